@@ -1,0 +1,327 @@
+"""Declared IR nodes: plain Python classes whose fields are declared once, with a role.
+
+Every IR node class in the project (PrimExpr, relax expressions, types, statements, ...)
+derives from :class:`Node`. A class declares its fields as annotated class attributes::
+
+    class Call(Expr, type_key="relax.expr.Call"):
+        op: Expr
+        args: tuple
+        attrs: object = None
+        name_hint: str = field(default="", role=IGNORE)
+
+The declaration drives structural equality and hashing (``tvm.ffi.structural``), generic
+traversal (:func:`iter_fields`, :func:`walk`), copying and :meth:`Node.replace`.
+
+Field roles
+-----------
+``USE``
+    An ordinary child: compared, hashed and traversed.
+``DEF``
+    A definition site: variables met inside this field are *bound* here, so structural
+    equality maps them alpha-equivalently (function parameters, binding variables).
+``IGNORE``
+    Not part of the node's structural identity (spans, name hints).
+
+A field flagged ``derived=True`` is recomputed by its owner (an inferred type, say):
+:meth:`Node.replace` resets it to its default when any other field changes.
+
+Nodes are immutable after construction. The one escape hatch is :func:`set_field`, used by
+normalizers that fill a derived field exactly once.
+
+Nodes use identity for ``==`` and ``hash`` (like TVM's ``ObjectRef``), so they work as dict
+keys. Subclasses such as PrimExpr may override the operators.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Iterator
+
+__all__ = [
+    "USE",
+    "DEF",
+    "IGNORE",
+    "Field",
+    "field",
+    "Node",
+    "NodeMeta",
+    "set_field",
+    "iter_fields",
+    "iter_children",
+    "walk",
+    "node_types",
+]
+
+USE = "use"
+DEF = "def"
+IGNORE = "ignore"
+
+_MISSING = object()
+_object_setattr = object.__setattr__
+
+#: Every registered node class by type key.
+_NODE_TYPES: dict[str, type] = {}
+
+
+class Field:
+    """One declared field of a node class."""
+
+    __slots__ = ("name", "role", "default", "derived", "kw_only", "doc")
+
+    def __init__(self, name, role=USE, default=_MISSING, derived=False, kw_only=False, doc=None):
+        if role not in (USE, DEF, IGNORE):
+            raise ValueError(f"field role must be one of 'use', 'def', 'ignore', got {role!r}")
+        self.name = name
+        self.role = role
+        self.default = default
+        self.derived = derived
+        self.kw_only = kw_only
+        self.doc = doc
+
+    @property
+    def has_default(self) -> bool:
+        return self.default is not _MISSING
+
+    def __repr__(self):
+        extra = "" if self.default is _MISSING else f", default={self.default!r}"
+        return f"Field({self.name!r}, role={self.role!r}{extra})"
+
+
+def field(default=_MISSING, *, role=USE, derived=False, kw_only=False, doc=None) -> Any:
+    """Declare a field with a role or options; used as the class attribute's value."""
+    if isinstance(default, (list, dict, set)):
+        raise TypeError("a node field default must be immutable (use a tuple or None)")
+    return Field(None, role, default, derived, kw_only, doc)
+
+
+def _is_classvar(annotation) -> bool:
+    text = annotation if isinstance(annotation, str) else repr(annotation)
+    return text.startswith("ClassVar") or text.startswith("typing.ClassVar")
+
+
+class NodeMeta(type):
+    """Builds ``__slots__`` and the field initializer from the annotated class body."""
+
+    def __new__(mcls, name, bases, ns, type_key=None, **kwargs):
+        annotations = ns.get("__annotations__", {})
+        own: list[Field] = []
+        for fname, ann in annotations.items():
+            if fname.startswith("_") or _is_classvar(ann):
+                continue
+            value = ns.pop(fname, _MISSING)
+            if isinstance(value, Field):
+                fobj = value
+                fobj.name = fname
+            else:
+                if isinstance(value, (list, dict, set)):
+                    raise TypeError(
+                        f"{name}.{fname}: a node field default must be immutable "
+                        "(use a tuple or None)"
+                    )
+                fobj = Field(fname, USE, value)
+            own.append(fobj)
+
+        inherited: list[Field] = []
+        for base in bases:
+            for fobj in getattr(base, "_fields", ()):
+                if all(f.name != fobj.name for f in inherited):
+                    inherited.append(fobj)
+        own_names = {f.name for f in own}
+        slots = [f.name for f in own if all(b.name != f.name for b in inherited)]
+        merged = [f for f in inherited if f.name not in own_names]
+        # A redeclared field replaces the inherited one in place (keeps positional order).
+        for fobj in own:
+            for i, base_f in enumerate(inherited):
+                if base_f.name == fobj.name:
+                    merged.insert(min(i, len(merged)), fobj)
+                    break
+            else:
+                merged.append(fobj)
+        # Keyword-only fields (span, inferred types) go after every positional one.
+        ordered = [f for f in merged if not f.kw_only] + [f for f in merged if f.kw_only]
+
+        extra_slots = ns.pop("__slots__", ())
+        if isinstance(extra_slots, str):
+            extra_slots = (extra_slots,)
+        ns["__slots__"] = tuple(slots) + tuple(extra_slots)
+        ns["_fields"] = tuple(ordered)
+        cls = super().__new__(mcls, name, bases, ns, **kwargs)
+        cls._field_names = tuple(f.name for f in ordered)
+        cls.__init_fields__ = _make_initializer(cls, ordered)
+        if type_key is not None:
+            cls.type_key = type_key
+            _NODE_TYPES[type_key] = cls
+        elif "type_key" not in ns:
+            cls.type_key = f"{cls.__module__}.{name}"
+        return cls
+
+
+def _make_initializer(cls, fields):
+    """Generate ``__init_fields__(self, a, b, c=default)`` for speed (no per-call loops)."""
+    params = []
+    body = []
+    env: dict[str, Any] = {"_set": _object_setattr}
+    seen_default = False
+    for i, fobj in enumerate(fields):
+        if fobj.has_default:
+            env[f"_d{i}"] = fobj.default
+            params.append(f"{fobj.name}=_d{i}")
+            seen_default = True
+        elif seen_default or fobj.kw_only:
+            # A required field after a defaulted one must be passed by keyword.
+            env[f"_d{i}"] = _MISSING
+            params.append(f"{fobj.name}=_d{i}")
+            body.append(
+                f"    if {fobj.name} is _d{i}: raise TypeError("
+                f"'{cls.__name__}() missing required argument: {fobj.name}')"
+            )
+        else:
+            params.append(fobj.name)
+        body.append(f"    _set(self, {fobj.name!r}, {fobj.name})")
+    src = f"def __init_fields__(self, {', '.join(params)}):\n" + ("\n".join(body) or "    pass")
+    if not fields:
+        src = "def __init_fields__(self):\n    pass"
+    exec(src, env)  # noqa: S102 - generated from declared field names only
+    return env["__init_fields__"]
+
+
+class Node(metaclass=NodeMeta):
+    """Base class of every declared IR node."""
+
+    __slots__ = ("__weakref__",)
+    _fields: tuple = ()
+    _field_names: tuple = ()
+    #: How structural equality treats the node: "tree" compares fields; "var" makes the node
+    #: a variable that is matched alpha-equivalently at definition sites.
+    _sequal_kind = "tree"
+
+    def __init__(self, *args, **kwargs):
+        self.__init_fields__(*args, **kwargs)
+
+    def __setattr__(self, name, value):
+        raise AttributeError(
+            f"{type(self).__name__} is immutable; use .replace({name}=...) to make a changed copy"
+        )
+
+    def __delattr__(self, name):
+        raise AttributeError(f"{type(self).__name__} is immutable")
+
+    # --- construction helpers -------------------------------------------------------------
+    @classmethod
+    def _from_fields(cls, *values):
+        """Make a node from its field values in declared order, bypassing custom ``__init__``."""
+        obj = object.__new__(cls)
+        for name, value in zip(cls._field_names, values):
+            _object_setattr(obj, name, value)
+        return obj
+
+    def replace(self, **changes):
+        """Return a copy with some fields changed, or ``self`` if every value is identical."""
+        names = self._field_names
+        for key in changes:
+            if key not in names:
+                raise TypeError(f"{type(self).__name__} has no field {key!r}; fields are {names}")
+        if all(getattr(self, k) is v for k, v in changes.items()):
+            return self
+        obj = object.__new__(type(self))
+        for fobj in self._fields:
+            name = fobj.name
+            if name in changes:
+                value = changes[name]
+            elif fobj.derived and fobj.has_default:
+                value = fobj.default
+            else:
+                value = getattr(self, name)
+            _object_setattr(obj, name, value)
+        return obj
+
+    def same_as(self, other) -> bool:
+        """Identity comparison, as in TVM."""
+        return self is other
+
+    def __copy__(self):
+        return type(self)._from_fields(*(getattr(self, n) for n in self._field_names))
+
+    def __reduce__(self):
+        return (_rebuild, (self.type_key, tuple(getattr(self, n) for n in self._field_names)))
+
+    # --- generic display ------------------------------------------------------------------
+    def __repr__(self):
+        parts = []
+        for fobj in self._fields:
+            if fobj.role == IGNORE and fobj.name == "span":
+                continue
+            value = getattr(self, fobj.name, None)
+            text = _short_repr(value)
+            parts.append(f"{fobj.name}={text}")
+        return f"{type(self).__name__}({', '.join(parts)})"
+
+
+def _short_repr(value, limit=60):
+    if isinstance(value, Node):
+        text = object.__repr__(value) if len(value._fields) > 3 else repr(value)
+    else:
+        text = repr(value)
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def _rebuild(type_key, values):
+    return _NODE_TYPES[type_key]._from_fields(*values)
+
+
+def set_field(node: Node, name: str, value) -> None:
+    """Set a field of a node in place. Only for filling a derived field exactly once."""
+    _object_setattr(node, name, value)
+
+
+def node_types() -> dict:
+    """All registered node classes, keyed by type key."""
+    return dict(_NODE_TYPES)
+
+
+def iter_fields(node: Node, roles=(USE, DEF)) -> Iterator[tuple[Field, Any]]:
+    """Yield ``(field, value)`` for the node's fields whose role is in ``roles``."""
+    for fobj in node._fields:
+        if fobj.role in roles:
+            yield fobj, getattr(node, fobj.name, None)
+
+
+def iter_children(value) -> Iterator[Node]:
+    """Yield the nodes directly under ``value`` (a node, or a tuple/list/dict of them)."""
+    if isinstance(value, Node):
+        for fobj in value._fields:
+            if fobj.role != IGNORE:
+                yield from _nodes_in(getattr(value, fobj.name, None))
+    else:
+        yield from _nodes_in(value)
+
+
+def _nodes_in(value):
+    if isinstance(value, Node):
+        yield value
+    elif isinstance(value, (tuple, list)):
+        for item in value:
+            yield from _nodes_in(item)
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            yield from _nodes_in(key)
+            yield from _nodes_in(item)
+
+
+def walk(root) -> Iterator[Node]:
+    """Pre-order traversal of every node reachable through non-ignored fields.
+
+    Iterative, so arbitrarily deep trees do not hit the recursion limit. A node reachable by
+    several paths is visited once per path.
+    """
+    stack = [root]
+    while stack:
+        value = stack.pop()
+        if isinstance(value, Node):
+            yield value
+            children = list(iter_children(value))
+            children.reverse()
+            stack.extend(children)
+        elif isinstance(value, (tuple, list, dict)):
+            children = list(_nodes_in(value))
+            children.reverse()
+            stack.extend(children)
