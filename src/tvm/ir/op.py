@@ -9,7 +9,7 @@ Examples
 --------
 >>> from tvm.ir.op import register_op, register_op_attr, Op
 >>> op = register_op("example.double", num_inputs=1, family="example")
->>> register_op_attr("example.double", "FReference", lambda x: 2 * x)
+>>> _ = register_op_attr("example.double", "FReference", lambda x: 2 * x)
 >>> Op.get("example.double").get_attr("FReference")(3)
 6
 """
