@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from ..ffi.node import Node
 
-__all__ = ["SourceName", "Span", "Node"]
+__all__ = ["SourceName", "Span", "Node", "Scriptable"]
 
 
 class SourceName(Node, type_key="ir.SourceName"):
@@ -21,3 +21,44 @@ class Span(Node, type_key="ir.Span"):
     end_line: int
     column: int
     end_column: int
+
+
+class Scriptable:
+    """Mixin giving IR objects ``script()``, ``show()`` and a TVMScript ``str()``.
+
+    The printer lives in the higher ``tvm.script`` layer; these methods import it lazily (the
+    documented exception to the layer rule), so the IR layers never import it at module level.
+    """
+
+    __slots__ = ()
+
+    def script(self, *, name=None, show_meta=False, ir_prefix="I", module_alias="cls",
+               int_dtype="int32", float_dtype="void", verbose_expr=False, indent_spaces=4,
+               print_line_numbers=False, num_context_lines=-1, syntax_sugar=True,
+               show_object_address=False, show_all_ty=True, extra_config=None,
+               path_to_underline=None, path_to_annotate=None, obj_to_underline=None,
+               obj_to_annotate=None) -> str:
+        """Print this object as TVMScript (options as in Apache TVM 0.27)."""
+        # Lazy: the printer is in the ``script`` layer above every IR layer.
+        from tvm.script.printer import script as _script
+
+        return _script(
+            self, name=name, show_meta=show_meta, ir_prefix=ir_prefix,
+            module_alias=module_alias, int_dtype=int_dtype, float_dtype=float_dtype,
+            verbose_expr=verbose_expr, indent_spaces=indent_spaces,
+            print_line_numbers=print_line_numbers, num_context_lines=num_context_lines,
+            syntax_sugar=syntax_sugar, show_object_address=show_object_address,
+            show_all_ty=show_all_ty, extra_config=extra_config,
+            path_to_underline=path_to_underline, path_to_annotate=path_to_annotate,
+            obj_to_underline=obj_to_underline, obj_to_annotate=obj_to_annotate,
+        )
+
+    def show(self, style=None, black_format=False, **kwargs) -> None:
+        """Print the TVMScript text to stdout."""
+        print(self.script(**kwargs))
+
+    def __str__(self):
+        try:
+            return self.script()
+        except ImportError:
+            return repr(self)

@@ -11,11 +11,12 @@
 from __future__ import annotations
 
 from ..ffi.node import IGNORE, Node, field
+from .base import Scriptable
 
 __all__ = ["BaseExpr", "PrimExpr", "RelaxExpr", "GlobalVar", "Range"]
 
 
-class BaseExpr(Node, type_key="ir.BaseExpr"):
+class BaseExpr(Scriptable, Node, type_key="ir.BaseExpr"):
     """Base class of all expressions."""
 
     span: object = field(None, role=IGNORE, kw_only=True)
