@@ -1,3 +1,136 @@
-"""pytvm: the TVM deep-learning compiler stack in Python."""
+"""pytvm: the TVM deep-learning compiler stack in Python, importable as ``tvm``.
 
-from . import ffi  # noqa: F401
+The import order follows Apache TVM: ``tvm_ffi`` re-exports, version and base, runtime,
+error kinds, then the compiler layers bottom to top, the ``sys.excepthook`` wrapper, and as the
+very last statement the backend autoload (so an autoload hook sees the whole namespace).
+
+Adding a subpackage: add one ``_import_layer("<name>")`` line in the layer-ordered block below
+(a missing package is skipped; a broken one raises). ``tvm.testing`` and other optional
+packages are imported on first attribute access.
+"""
+
+# ruff: noqa: E402, F401, I001
+import os as _os
+import sys as _sys
+import importlib as _importlib
+
+# --- tvm_ffi re-exports --------------------------------------------------------------------
+from tvm_ffi import Object, get_global_func, register_global_func, register_object
+
+# --- version and base ----------------------------------------------------------------------
+from .libinfo import __version__
+from .base import _RUNTIME_ONLY
+from . import base, libinfo, ffi
+
+# --- runtime --------------------------------------------------------------------------------
+from . import runtime
+from .runtime import (
+    Device,
+    cpu,
+    cuda,
+    device,
+    ext_dev,
+    hexagon,
+    metal,
+    opencl,
+    rocm,
+    vpi,
+    vulkan,
+)
+
+# --- error kinds ----------------------------------------------------------------------------
+from . import error
+
+
+def _import_layer(name):
+    """Import ``tvm.<name>`` if that package exists; a missing one is skipped, not an error."""
+    full_name = f"{__name__}.{name}"
+    try:
+        return _importlib.import_module(full_name)
+    except ModuleNotFoundError as err:
+        if err.name != full_name:
+            raise  # the package exists but one of its imports is broken
+        return None
+
+
+# --- compiler layers, bottom to top (one line per package) ----------------------------------
+if not _RUNTIME_ONLY:
+    _import_layer("ir")
+    _import_layer("target")
+    _import_layer("arith")
+    _import_layer("tirx")
+    _import_layer("s_tir")
+    _import_layer("te")
+    _import_layer("topi")
+    _import_layer("relax")
+    _import_layer("script")
+_import_layer("backend")
+if not _RUNTIME_ONLY:
+    _import_layer("driver")
+
+try:
+    from .runtime.data_type import DataType, DataTypeCode
+except ImportError:  # pragma: no cover - before tvm/runtime/data_type.py is complete
+    pass
+if "tvm.ir" in _sys.modules:
+    from .ir import IRModule, transform
+
+    try:
+        from .ir import instrument
+    except ImportError:  # pragma: no cover - optional part of tvm.ir
+        pass
+if "tvm.driver" in _sys.modules:
+    try:
+        from .driver import build, compile  # noqa: A004 - TVM's public name
+    except ImportError:  # pragma: no cover - before the driver defines them
+        pass
+
+# Imported on first access (``tvm.testing.<x>``) so ``import tvm`` stays fast.
+_LAZY_SUBMODULES = ("testing", "examples", "contrib", "support", "exec", "meta_schedule")
+
+
+def __getattr__(name):
+    if name in _LAZY_SUBMODULES:
+        module = _import_layer(name)
+        if module is not None:
+            return module
+    raise AttributeError(f"module 'tvm' has no attribute {name!r}")
+
+
+# --- sys.excepthook: a short note for uncaught TVMScript errors -----------------------------
+def _tvm_wrap_excepthook(original_hook):
+    """Wrap ``sys.excepthook``: an uncaught ``DiagnosticError`` prints only a backtrace note.
+
+    The parser's message already shows the underlined source, so the Python traceback is noise
+    unless ``TVM_BACKTRACE=1`` (or under pytest). Child processes are always terminated.
+    """
+
+    def wrapper(exctype, value, trbk):
+        text = _os.environ.get("TVM_BACKTRACE", "0")
+        try:
+            show_backtrace = bool(int(text))
+        except ValueError:
+            raise ValueError(
+                f"invalid value for TVM_BACKTRACE {text}, please set to 0 or 1."
+            ) from None
+        in_pytest = "PYTEST_CURRENT_TEST" in _os.environ
+        if exctype is error.DiagnosticError and not show_backtrace and not in_pytest:
+            print("note: run with `TVM_BACKTRACE=1` environment variable to display a backtrace.")
+        else:
+            original_hook(exctype, value, trbk)
+        multiprocessing = _sys.modules.get("multiprocessing")
+        if multiprocessing is not None:  # no children can exist if it was never imported
+            for child in multiprocessing.active_children():
+                child.terminate()
+
+    wrapper._tvm_original_hook = original_hook
+    return wrapper
+
+
+if not hasattr(_sys.excepthook, "_tvm_original_hook"):
+    _sys.excepthook = _tvm_wrap_excepthook(_sys.excepthook)
+
+# --- must stay the very last statement: autoload backends once the namespace is complete -----
+from .backend._autoload_backends import _autoload_backends as _autoload
+
+_autoload()

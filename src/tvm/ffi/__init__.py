@@ -20,3 +20,18 @@ from .structural import (  # noqa: F401
     structural_equal,
     structural_hash,
 )
+from .registry import (  # noqa: F401
+    Device,
+    Function,
+    Module,
+    Object,
+    Tensor,
+    convert,
+    get_global_func,
+    init_ffi_api,
+    list_global_func_names,
+    register_func,
+    register_global_func,
+    register_object,
+    remove_global_func,
+)

@@ -1,0 +1,142 @@
+"""``tvm.backend.load(name)`` and ``is_loaded(name)``.
+
+Loading a backend imports ``tvm.backend.<name>``, binds it as ``tvm.tirx.<name>`` (TVM user
+code imports backend helpers under that name), records it and calls its
+``register_backend()``. A ``sys.meta_path`` finder then resolves
+``import tvm.tirx.<name>.<sub>`` to ``tvm.backend.<name>.<sub>`` for loaded backends.
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.abc
+import importlib.util
+import sys
+from types import ModuleType
+
+__all__ = ["load", "is_loaded"]
+
+#: Loaded backend packages, by backend name.
+_LOADED_BACKENDS: dict[str, ModuleType] = {}
+
+_BACKEND_PREFIX = "tvm.backend."
+_ALIAS_PREFIX = "tvm.tirx."
+
+
+def is_loaded(name: str) -> bool:
+    """Whether the backend ``name`` has been loaded by :func:`load`."""
+    return name in _LOADED_BACKENDS
+
+
+def load(name: str) -> ModuleType:
+    """Load the backend ``tvm.backend.<name>`` once and return its package.
+
+    Raises
+    ------
+    ImportError
+        When the package ``tvm.backend.<name>`` does not exist.
+    AttributeError
+        When the package has no ``register_backend()``.
+    Exception
+        Whatever ``register_backend()`` raises; the backend is then left unloaded.
+    """
+    module = _LOADED_BACKENDS.get(name)
+    if module is not None:
+        return module
+    package_name = _BACKEND_PREFIX + name
+    try:
+        module = importlib.import_module(package_name)
+    except ModuleNotFoundError as err:
+        if err.name != package_name:
+            raise
+        raise ImportError(
+            f"Cannot load TVM backend '{name}': expected Python package '{package_name}'. "
+            "Install the backend package or check the backend name."
+        ) from err
+    register = getattr(module, "register_backend", None)
+    if register is None:
+        raise AttributeError(f"Backend package '{package_name}' has no register_backend()")
+
+    alias = _ALIAS_PREFIX + name
+    tirx = _tirx_package()
+    previous_attr = getattr(tirx, name, None) if tirx is not None else None
+    previous_module = sys.modules.get(alias)
+    if tirx is not None:
+        setattr(tirx, name, module)
+        sys.modules[alias] = module
+    _LOADED_BACKENDS[name] = module
+    try:
+        register()
+    except BaseException:
+        # Undo the binding and the record so a later load() can retry cleanly.
+        del _LOADED_BACKENDS[name]
+        if tirx is not None:
+            _restore(tirx, name, previous_attr, alias, previous_module)
+        raise
+    _alias_loaded_submodules(name)
+    return module
+
+
+def _tirx_package():
+    """``tvm.tirx`` if it exists (backends bind under it), else None."""
+    try:
+        return importlib.import_module("tvm.tirx")
+    except ModuleNotFoundError as err:
+        if err.name not in ("tvm.tirx", "tvm"):
+            raise
+        return None
+
+
+def _restore(tirx, name, previous_attr, alias, previous_module):
+    if previous_attr is None:
+        if name in vars(tirx):
+            delattr(tirx, name)
+    else:
+        setattr(tirx, name, previous_attr)
+    if previous_module is None:
+        sys.modules.pop(alias, None)
+    else:
+        sys.modules[alias] = previous_module
+
+
+def _alias_loaded_submodules(name: str) -> None:
+    """Expose already-imported ``tvm.backend.<name>.*`` modules as ``tvm.tirx.<name>.*``."""
+    if _tirx_package() is None:
+        return
+    prefix = f"{_BACKEND_PREFIX}{name}."
+    for full_name, module in list(sys.modules.items()):
+        if full_name.startswith(prefix):
+            sys.modules.setdefault(_ALIAS_PREFIX + full_name[len(_BACKEND_PREFIX):], module)
+
+
+class _AliasLoader(importlib.abc.Loader):
+    """Loads an alias by importing the real module and returning that very object."""
+
+    def __init__(self, real_name: str):
+        self.real_name = real_name
+
+    def create_module(self, spec):
+        return importlib.import_module(self.real_name)
+
+    def exec_module(self, module):
+        pass  # already executed under its real name
+
+
+class _BackendAliasFinder(importlib.abc.MetaPathFinder):
+    """Resolves ``tvm.tirx.<backend>.<sub>`` to ``tvm.backend.<backend>.<sub>``."""
+
+    def find_spec(self, fullname, path=None, target=None):
+        if not fullname.startswith(_ALIAS_PREFIX):
+            return None
+        rest = fullname[len(_ALIAS_PREFIX):]
+        backend, _, sub = rest.partition(".")
+        if not sub or backend not in _LOADED_BACKENDS:
+            return None
+        real_name = _BACKEND_PREFIX + rest
+        if importlib.util.find_spec(real_name) is None:
+            return None
+        return importlib.util.spec_from_loader(fullname, _AliasLoader(real_name))
+
+
+if not any(isinstance(f, _BackendAliasFinder) for f in sys.meta_path):
+    sys.meta_path.append(_BackendAliasFinder())

@@ -1,0 +1,53 @@
+"""``tvm.runtime``: devices, tensors, modules and the executables that run compiled code.
+
+Devices and tensors are ``tvm_ffi``'s, extended with TVM's helpers. ``Module``/``load_module``
+and ``DataType`` live in submodules owned by their components and are loaded on first use.
+"""
+
+from __future__ import annotations
+
+import importlib
+
+from .device import (  # noqa: F401
+    Device,
+    cpu,
+    cuda,
+    device,
+    ext_dev,
+    hexagon,
+    metal,
+    opencl,
+    rocm,
+    vpi,
+    vulkan,
+)
+from .tensor import Tensor, empty, from_dlpack, tensor  # noqa: F401
+
+# Names served lazily from submodules (they may not exist yet, or are heavier to import).
+_LAZY_ATTRS = {
+    "Module": "module",
+    "load_module": "module",
+    "system_lib": "module",
+    "DataType": "data_type",
+    "DataTypeCode": "data_type",
+}
+
+
+def __getattr__(name):
+    submodule = _LAZY_ATTRS.get(name)
+    if submodule is None:
+        raise AttributeError(f"module 'tvm.runtime' has no attribute {name!r}")
+    try:
+        module = importlib.import_module(f"{__name__}.{submodule}")
+    except ModuleNotFoundError as err:
+        if err.name != f"{__name__}.{submodule}":
+            raise
+        raise AttributeError(
+            f"tvm.runtime.{name} is not available yet: tvm/runtime/{submodule}.py does not exist"
+        ) from err
+    try:
+        value = getattr(module, name)
+    except AttributeError as err:
+        raise AttributeError(f"tvm.runtime.{submodule} does not define {name!r}") from err
+    globals()[name] = value
+    return value

@@ -1,0 +1,109 @@
+"""Zero-copy DLPack export of NumPy arrays whose dtype NumPy's own DLPack refuses.
+
+NumPy's ``__dlpack__`` rejects the ``ml_dtypes`` types (bfloat16, float8_*, float6_*,
+float4_*). This module builds the ``DLManagedTensor`` capsule itself with ctypes, tagging the
+memory with the DLPack dtype code that ``tvm_ffi`` knows, and keeps the array alive until the
+consumer calls the deleter. It also reads such tensors back into NumPy (CPU only).
+"""
+
+from __future__ import annotations
+
+import ctypes
+
+import numpy as np
+
+__all__ = ["export_array", "to_numpy_view"]
+
+
+class _DLDevice(ctypes.Structure):
+    _fields_ = [("device_type", ctypes.c_int32), ("device_id", ctypes.c_int32)]
+
+
+class _DLDataType(ctypes.Structure):
+    _fields_ = [("code", ctypes.c_uint8), ("bits", ctypes.c_uint8), ("lanes", ctypes.c_uint16)]
+
+
+class _DLTensor(ctypes.Structure):
+    _fields_ = [
+        ("data", ctypes.c_void_p),
+        ("device", _DLDevice),
+        ("ndim", ctypes.c_int32),
+        ("dtype", _DLDataType),
+        ("shape", ctypes.POINTER(ctypes.c_int64)),
+        ("strides", ctypes.POINTER(ctypes.c_int64)),
+        ("byte_offset", ctypes.c_uint64),
+    ]
+
+
+_DELETER_TYPE = ctypes.CFUNCTYPE(None, ctypes.c_void_p)
+
+
+class _DLManagedTensor(ctypes.Structure):
+    _fields_ = [
+        ("dl_tensor", _DLTensor),
+        ("manager_ctx", ctypes.c_void_p),
+        ("deleter", _DELETER_TYPE),
+    ]
+
+
+# Exported arrays and their ctypes structs, by the DLManagedTensor address, until deleted.
+_ALIVE: dict[int, tuple] = {}
+
+
+def _delete(address):
+    _ALIVE.pop(address, None)
+
+
+# Module-level so the C callback outlives every capsule that points at it.
+_DELETER = _DELETER_TYPE(_delete)
+
+_PyCapsule_New = ctypes.pythonapi.PyCapsule_New
+_PyCapsule_New.restype = ctypes.py_object
+_PyCapsule_New.argtypes = [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_void_p]
+
+
+class _CapsuleProducer:
+    """A one-shot object with ``__dlpack__`` returning a prepared capsule."""
+
+    def __init__(self, capsule):
+        self._capsule = capsule
+
+    def __dlpack__(self, stream=None, **kwargs):
+        return self._capsule
+
+    def __dlpack_device__(self):
+        return (1, 0)  # kDLCPU
+
+
+def export_array(arr: np.ndarray, type_code: int, bits: int):
+    """A DLPack producer for a C-contiguous CPU array, tagged with ``(type_code, bits)``."""
+    arr = np.ascontiguousarray(arr)
+    ndim = arr.ndim
+    shape = (ctypes.c_int64 * max(ndim, 1))(*arr.shape)
+    managed = _DLManagedTensor()
+    managed.dl_tensor.data = arr.ctypes.data if arr.size else None
+    managed.dl_tensor.device = _DLDevice(1, 0)
+    managed.dl_tensor.ndim = ndim
+    managed.dl_tensor.dtype = _DLDataType(type_code, bits, 1)
+    managed.dl_tensor.shape = shape
+    managed.dl_tensor.strides = None  # compact row-major
+    managed.dl_tensor.byte_offset = 0
+    managed.deleter = _DELETER
+    address = ctypes.addressof(managed)
+    _ALIVE[address] = (arr, shape, managed)
+    capsule = _PyCapsule_New(address, b"dltensor", None)
+    return _CapsuleProducer(capsule)
+
+
+def to_numpy_view(tensor, np_dtype) -> np.ndarray:
+    """A NumPy view of a CPU tensor's memory with ``np_dtype`` (tensor must stay alive)."""
+    shape = tuple(tensor.shape)
+    itemsize = np.dtype(np_dtype).itemsize
+    count = int(np.prod(shape, dtype=np.int64)) if shape else 1
+    if count == 0:
+        return np.empty(shape, dtype=np_dtype)
+    strides = tensor.strides
+    if strides is not None and tuple(strides) and not tensor.is_contiguous():
+        raise ValueError("reading a non-contiguous tensor of this dtype into NumPy is not supported")
+    buffer = (ctypes.c_uint8 * (count * itemsize)).from_address(tensor.data_ptr())
+    return np.frombuffer(buffer, dtype=np_dtype, count=count).reshape(shape)
