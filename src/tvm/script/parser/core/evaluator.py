@@ -1,0 +1,259 @@
+"""Evaluation of the Python expressions inside TVMScript (annotations, calls, arguments).
+
+TVMScript is never executed as Python; statements are interpreted by the dialect handlers,
+but the expressions inside them (``R.add(x, y)``, ``R.Tensor((n, 4), "float32")``,
+``T.int64(3)``) are evaluated here, node by node, against the parser's variable table and
+the decorated object's captured names. A failing call is reported at the call's own
+location, so a bad argument list underlines exactly that call.
+"""
+
+from __future__ import annotations
+
+import ast
+import builtins
+import operator
+from typing import Any
+
+from tvm.error import DiagnosticError
+
+from . import dispatch
+
+__all__ = ["ExprEvaluator", "UndefinedVariableError"]
+
+
+class UndefinedVariableError(NameError):
+    """A name used in TVMScript is neither defined by the script nor captured."""
+
+    def __init__(self, name: str):
+        super().__init__(f"Undefined variable: {name}")
+        self.var_name = name
+
+
+_BINARY = {
+    "Add": operator.add,
+    "Sub": operator.sub,
+    "Mult": operator.mul,
+    "Div": operator.truediv,
+    "FloorDiv": operator.floordiv,
+    "Mod": operator.mod,
+    "Pow": operator.pow,
+    "LShift": operator.lshift,
+    "RShift": operator.rshift,
+    "BitOr": operator.or_,
+    "BitXor": operator.xor,
+    "BitAnd": operator.and_,
+    "MatMult": operator.matmul,
+    "Eq": operator.eq,
+    "NotEq": operator.ne,
+    "Lt": operator.lt,
+    "LtE": operator.le,
+    "Gt": operator.gt,
+    "GtE": operator.ge,
+    "Is": operator.is_,
+    "IsNot": operator.is_not,
+    "In": lambda a, b: operator.contains(b, a),
+    "NotIn": lambda a, b: not operator.contains(b, a),
+}
+_UNARY = {
+    "USub": operator.neg,
+    "UAdd": operator.pos,
+    "Invert": operator.invert,
+    "Not": operator.not_,
+}
+
+
+class ExprEvaluator:
+    """Evaluates expression AST nodes for a parser (names come from ``parser.lookup``)."""
+
+    def __init__(self, parser):
+        self.parser = parser
+        self._methods = {
+            "Constant": self._constant,
+            "Name": self._name,
+            "Attribute": self._attribute,
+            "Call": self._call,
+            "Tuple": self._tuple,
+            "List": self._list,
+            "Dict": self._dict,
+            "Set": self._set,
+            "BinOp": self._binop,
+            "UnaryOp": self._unaryop,
+            "BoolOp": self._boolop,
+            "Compare": self._compare,
+            "Subscript": self._subscript,
+            "Slice": self._slice,
+            "IfExp": self._ifexp,
+            "JoinedStr": self._joinedstr,
+            "FormattedValue": self._formatted,
+            "Lambda": self._lambda,
+            "Starred": self._starred,
+        }
+
+    def eval(self, node: ast.AST) -> Any:
+        """The value of ``node``."""
+        method = self._methods.get(type(node).__name__)
+        if method is None:
+            self.parser.report_error(
+                node, f"Unsupported expression in TVMScript: {type(node).__name__}"
+            )
+        return method(node)
+
+    # Leaves -------------------------------------------------------------------------------
+    def _constant(self, node):
+        return node.value
+
+    def _name(self, node):
+        return self.parser.lookup(node.id)
+
+    def _attribute(self, node):
+        value = self.eval(node.value)
+        try:
+            return getattr(value, node.attr)
+        except AttributeError as err:
+            self.parser.report_error(node, err)
+
+    # Containers ---------------------------------------------------------------------------
+    def _tuple(self, node):
+        return tuple(self._elements(node.elts))
+
+    def _list(self, node):
+        return self._elements(node.elts)
+
+    def _set(self, node):
+        return set(self._elements(node.elts))
+
+    def _elements(self, elts):
+        out = []
+        for elt in elts:
+            if isinstance(elt, ast.Starred):
+                out.extend(self.eval(elt.value))
+            else:
+                out.append(self.eval(elt))
+        return out
+
+    def _dict(self, node):
+        out = {}
+        for key, value in zip(node.keys, node.values):
+            if key is None:  # ``**mapping``
+                out.update(self.eval(value))
+            else:
+                out[self.eval(key)] = self.eval(value)
+        return out
+
+    def _starred(self, node):
+        return self.eval(node.value)
+
+    # Operators ----------------------------------------------------------------------------
+    def _apply(self, node, op_name, operands, default):
+        token = self.parser.current_token
+        func = dispatch.get_op(token, op_name, len(operands)) or default
+        try:
+            return func(*operands)
+        except DiagnosticError:
+            raise
+        except Exception as err:  # noqa: BLE001 - any failure is reported at the operator
+            self.parser.report_error(node, err)
+
+    def _binop(self, node):
+        lhs = self.eval(node.left)
+        rhs = self.eval(node.right)
+        name = type(node.op).__name__
+        return self._apply(node, name, (lhs, rhs), _BINARY[name])
+
+    def _unaryop(self, node):
+        operand = self.eval(node.operand)
+        name = type(node.op).__name__
+        return self._apply(node, name, (operand,), _UNARY[name])
+
+    def _boolop(self, node):
+        name = type(node.op).__name__
+        override = dispatch.get_op(self.parser.current_token, name, 2)
+        values = [self.eval(v) for v in node.values]
+        result = values[0]
+        for value in values[1:]:
+            if override is not None:
+                result = self._apply(node, name, (result, value), override)
+            elif name == "And":
+                result = result and value
+            else:
+                result = result or value
+        return result
+
+    def _compare(self, node):
+        lhs = self.eval(node.left)
+        result = None
+        for op, comparator in zip(node.ops, node.comparators):
+            rhs = self.eval(comparator)
+            name = type(op).__name__
+            value = self._apply(node, name, (lhs, rhs), _BINARY[name])
+            result = value if result is None else self._apply(node, "And", (result, value),
+                                                              lambda a, b: a and b)
+            lhs = rhs
+        return result
+
+    def _subscript(self, node):
+        value = self.eval(node.value)
+        index = self.eval(node.slice)
+        try:
+            return value[index]
+        except DiagnosticError:
+            raise
+        except Exception as err:  # noqa: BLE001
+            self.parser.report_error(node, err)
+
+    def _slice(self, node):
+        lower = None if node.lower is None else self.eval(node.lower)
+        upper = None if node.upper is None else self.eval(node.upper)
+        step = None if node.step is None else self.eval(node.step)
+        return slice(lower, upper, step)
+
+    def _ifexp(self, node):
+        return self.eval(node.body) if self.eval(node.test) else self.eval(node.orelse)
+
+    def _joinedstr(self, node):
+        return "".join(str(self.eval(v)) for v in node.values)
+
+    def _formatted(self, node):
+        value = self.eval(node.value)
+        spec = "" if node.format_spec is None else self.eval(node.format_spec)
+        return format(value, spec)
+
+    def _lambda(self, node):
+        # Lambdas (TIR index maps) take their arguments as new names in a nested scope.
+        names = [a.arg for a in node.args.args]
+        parser = self.parser
+
+        def _fn(*args):
+            with parser.var_table.with_frame():
+                for name, arg in zip(names, args):
+                    parser.var_table.add(name, arg, allow_shadowing=True)
+                return self.eval(node.body)
+
+        return _fn
+
+    # Calls --------------------------------------------------------------------------------
+    def _call(self, node):
+        func = self.eval(node.func)
+        args = []
+        for arg in node.args:
+            if isinstance(arg, ast.Starred):
+                args.extend(self.eval(arg.value))
+            else:
+                args.append(self.eval(arg))
+        kwargs = {}
+        for kw in node.keywords:
+            if kw.arg is None:
+                kwargs.update(self.eval(kw.value))
+            else:
+                kwargs[kw.arg] = self.eval(kw.value)
+        try:
+            return func(*args, **kwargs)
+        except DiagnosticError:
+            raise
+        except Exception as err:  # noqa: BLE001 - reported at the call, with its traceback
+            self.parser.report_error(node, err)
+
+
+def builtin_value(name: str, default=None):
+    """A Python builtin by name (``range``, ``len``, ``True``...), or ``default``."""
+    return getattr(builtins, name, default)

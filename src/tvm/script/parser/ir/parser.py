@@ -1,0 +1,74 @@
+"""Parse handlers of the ``ir`` dialect: the ``@I.ir_module`` class body."""
+
+from __future__ import annotations
+
+import ast
+
+from ...ir_builder import ir as I
+from ..core import dispatch
+from ..core.parser import Parser
+
+__all__ = ["ModuleNamespace"]
+
+
+class ModuleNamespace:
+    """What the module's class name (``Module``, aliased ``cls``) evaluates to in its body.
+
+    ``cls.f`` is the GlobalVar of function ``f``, declared before any body is parsed, so
+    functions can call each other regardless of order.
+    """
+
+    def __init__(self, name: str):
+        self._name = name
+        self._gvars: dict = {}
+
+    def _add(self, name: str, gvar) -> None:
+        self._gvars[name] = gvar
+
+    def __getattr__(self, name: str):
+        try:
+            return self._gvars[name]
+        except KeyError:
+            raise AttributeError(
+                f"Module {self._name} has no function {name!r}; functions: {sorted(self._gvars)}"
+            ) from None
+
+
+@dispatch.register("ir", "ClassDef")
+def _visit_class_def(parser: Parser, node: ast.ClassDef) -> None:
+    namespace = ModuleNamespace(node.name)
+    with parser.var_table.with_frame():
+        parser.var_table.add(node.name, namespace)
+        with I.ir_module():
+            # Declare every function first so that calls between them can be typed.
+            for stmt in node.body:
+                if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                    namespace._add(stmt.name, _declare_function(parser, stmt))
+            parser.visit_body(node.body)
+
+
+def _declare_function(parser: Parser, node: ast.FunctionDef):
+    token = parser.decorator_token(node)
+    declare = dispatch.get(token or "", "tvm_declare_function")
+    if declare is None:
+        return I.decl_function(node.name)
+    with parser.with_dispatch_token(token):
+        try:
+            return declare(parser, node)
+        except Exception as err:  # noqa: BLE001 - reported at the function's signature
+            parser.report_error(node, err)
+
+
+@dispatch.register("ir", "Expr")
+def _visit_expr(parser: Parser, node: ast.Expr) -> None:
+    # ``I.module_attrs({...})``, ``I.module_global_infos({...})``, or a docstring.
+    parser.eval_expr(node.value)
+
+
+@dispatch.register("ir", "Assign")
+def _visit_assign(parser: Parser, node: ast.Assign) -> None:
+    from ..core.parser import bind_python_target
+
+    value = parser.eval_expr(node.value)
+    for target in node.targets:
+        bind_python_target(parser, target, value)
