@@ -23,25 +23,25 @@ Examples
 
 from __future__ import annotations
 
-from functools import lru_cache
+from functools import cache
 from typing import NamedTuple
 
 import tvm_ffi
 
 __all__ = [
+    "DTypeInfo",
     "DataType",
     "DataTypeCode",
-    "DTypeInfo",
+    "dtype_bits",
     "dtype_info",
     "dtype_kind",
-    "dtype_bits",
     "dtype_lanes",
     "element_dtype",
-    "with_lanes",
-    "is_int_dtype",
-    "is_float_dtype",
     "is_bool_dtype",
+    "is_float_dtype",
+    "is_int_dtype",
     "normalize_dtype",
+    "with_lanes",
 ]
 
 #: ``tvm.DataType``: the ``tvm_ffi`` dtype (a ``str`` subclass), exactly as TVM 0.27 exposes it.
@@ -74,7 +74,7 @@ class DTypeInfo(NamedTuple):
 _INT_CODES = {0: "int", 1: "uint"}
 
 
-@lru_cache(maxsize=None)
+@cache
 def dtype_info(dtype) -> DTypeInfo:
     """Parse a dtype string; ``ValueError`` naming the string if it is not a dtype."""
     if not isinstance(dtype, str):
@@ -131,7 +131,7 @@ def element_dtype(dtype: str) -> str:
     return dtype_info(dtype).element
 
 
-@lru_cache(maxsize=None)
+@cache
 def with_lanes(dtype: str, lanes: int) -> str:
     """``dtype`` with ``lanes`` vector lanes (``"int32"``, 4 -> ``"int32x4"``)."""
     element = dtype_info(dtype).element

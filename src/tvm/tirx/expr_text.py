@@ -9,9 +9,9 @@ render expressions itself). Node types defined elsewhere add their form with
 from __future__ import annotations
 
 import math
-from typing import Callable
+from collections.abc import Callable
 
-__all__ = ["expr_text", "register_expr_text", "const_text"]
+__all__ = ["const_text", "expr_text", "register_expr_text"]
 
 # Binding strength, loosest first (Python's own precedence, which TVMScript uses).
 _PREC_OR, _PREC_AND, _PREC_NOT, _PREC_CMP = 1, 2, 3, 4
@@ -164,5 +164,5 @@ def _call_text(e) -> str:
         return f"{callee}({', '.join(args)})"
     if op_name in _DTYPE_FIRST:
         args.insert(0, f'"{e.dtype}"')
-    short = op_name[5:] if op_name.startswith("tirx.") else op_name
+    short = op_name.removeprefix("tirx.")
     return f"T.{short}({', '.join(args)})"

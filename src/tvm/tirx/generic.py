@@ -56,40 +56,40 @@ from .expr import (
 )
 
 __all__ = [
-    "convert",
-    "convert_pair",
-    "const",
-    "cast",
-    "match_types",
     "add",
-    "subtract",
-    "multiply",
-    "true_divide",
-    "div",
-    "floordiv",
-    "floormod",
-    "truncdiv",
-    "truncmod",
-    "min",
-    "max",
-    "less",
-    "less_equal",
-    "greater",
-    "greater_equal",
-    "equal",
-    "not_equal",
-    "equal_op",
-    "not_equal_op",
-    "logical_and",
-    "logical_or",
-    "logical_not",
     "bitwise_and",
+    "bitwise_not",
     "bitwise_or",
     "bitwise_xor",
-    "bitwise_not",
+    "cast",
+    "const",
+    "convert",
+    "convert_pair",
+    "div",
+    "equal",
+    "equal_op",
+    "floordiv",
+    "floormod",
+    "greater",
+    "greater_equal",
     "left_shift",
-    "right_shift",
+    "less",
+    "less_equal",
+    "logical_and",
+    "logical_not",
+    "logical_or",
+    "match_types",
+    "max",
+    "min",
+    "multiply",
     "negate",
+    "not_equal",
+    "not_equal_op",
+    "right_shift",
+    "subtract",
+    "true_divide",
+    "truncdiv",
+    "truncmod",
 ]
 
 # --- conversion ------------------------------------------------------------------------------
@@ -437,7 +437,7 @@ def floormod(a, b, span=None):
     return FloorMod(a, b, span=span)
 
 
-def min(a, b, span=None):  # noqa: A001 - TVM's public name
+def min(a, b, span=None):
     """``min(a, b)`` with promotion and folding."""
     a, b = _operands(a, b, "min")
     if _is_const(a) and _is_const(b):
@@ -447,7 +447,7 @@ def min(a, b, span=None):  # noqa: A001 - TVM's public name
     return Min(a, b, span=span)
 
 
-def max(a, b, span=None):  # noqa: A001 - TVM's public name
+def max(a, b, span=None):
     """``max(a, b)`` with promotion and folding."""
     a, b = _operands(a, b, "max")
     if _is_const(a) and _is_const(b):
