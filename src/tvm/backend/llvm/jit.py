@@ -1,0 +1,240 @@
+"""Compile LLVM IR with packed-API functions into a ``tvm.runtime.Module`` (in-process JIT).
+
+:func:`build_module` takes an llvmlite ``ir.Module`` (or LLVM IR text) whose exported
+functions follow the TVM-FFI packed signature ``int32 __tvm_ffi_<name>(void*, TVMFFIAny*,
+int32, TVMFFIAny*)``, optimizes it (O3 by default, host CPU features or the target's
+``-mcpu``/``-mattr``), JIT-compiles it with MCJIT, and wraps every ``__tvm_ffi_<name>`` as a
+``tvm_ffi.Function``. External symbols resolve to the process: ``TVMFFI*`` functions from
+libtvm_ffi, ``TVMBackendParallelLaunch`` from the thread pool (see ``threadpool``), and libc.
+
+Results are cached in memory by a SHA-256 of the IR text and the target options, so building
+an unchanged module again returns the same ``runtime.Module`` object without compiling.
+"""
+
+from __future__ import annotations
+
+import collections
+import ctypes
+import hashlib
+import os
+import threading
+from typing import Optional
+
+import tvm_ffi
+
+from tvm.runtime.module import Module
+
+from . import threadpool
+from .target_machine import (
+    TargetOptions,
+    _LOCK,
+    emit_assembly,
+    emit_object,
+    llvm_binding,
+    optimize,
+    parse_ir,
+    target_machine,
+)
+
+PACKED_PREFIX = "__tvm_ffi_"
+_CACHE_SIZE = 256
+_CACHE: "collections.OrderedDict[str, Module]" = collections.OrderedDict()
+_CACHE_LOCK = threading.Lock()
+_STATS = {"compiled": 0, "cache_hits": 0}
+
+
+class LLVMModuleImpl:
+    """The runtime-module implementation of one JIT-compiled LLVM module.
+
+    It keeps the optimized LLVM IR text (``inspect_source("ll")``); assembly and object code
+    are produced from it on first request and then kept.
+    """
+
+    kind = "llvm"
+
+    def __init__(self, name: str, ir_text: str, options: TargetOptions):
+        self.name = name
+        self.options = options
+        self.ir_text = ir_text
+        self._asm: Optional[str] = None
+        self._object: Optional[bytes] = None
+        self._engine = None
+        self._functions: dict = {}
+        self.uses_parallel = f"@{threadpool.LAUNCH_SYMBOL}(" in ir_text
+
+    # -- compilation -------------------------------------------------------------------
+    def jit(self) -> None:
+        """Compile ``ir_text`` in-process and wrap the packed functions."""
+        llvm = llvm_binding()
+        mod = parse_ir(self.ir_text, self.name)
+        _resolve_symbols(mod)
+        with _LOCK:
+            engine = llvm.create_mcjit_compiler(mod, target_machine(self.options))
+            engine.finalize_object()
+        self._engine = engine
+        for fn in mod.functions:
+            if fn.is_declaration or not fn.name.startswith(PACKED_PREFIX):
+                continue
+            address = engine.get_function_address(fn.name)
+            # keep_alive_object: the machine code lives as long as any Function using it.
+            self._functions[fn.name[len(PACKED_PREFIX):]] = tvm_ffi.Function.__from_extern_c__(
+                address, keep_alive_object=engine)
+
+    # -- runtime.Module implementation protocol ----------------------------------------
+    @property
+    def entry_name(self) -> str:
+        if "main" in self._functions or len(self._functions) != 1:
+            return "main"
+        return next(iter(self._functions))
+
+    def function_names(self) -> list:
+        return list(self._functions)
+
+    def get_function(self, name: str):
+        return self._functions.get(name)
+
+    def assembly(self) -> str:
+        """The target assembly (computed once)."""
+        if self._asm is None:
+            self._asm = emit_assembly(parse_ir(self.ir_text, self.name), self.options)
+        return self._asm
+
+    def object_code(self) -> bytes:
+        """The relocatable object file (computed once)."""
+        if self._object is None:
+            self._object = emit_object(parse_ir(self.ir_text, self.name), self.options)
+        return self._object
+
+    def inspect_source(self, fmt: str = "") -> str:
+        if fmt in ("", "ll", "llvm"):
+            return self.ir_text
+        if fmt in ("asm", "s"):
+            return self.assembly()
+        raise ValueError(f"Do not know how to get source code with format: '{fmt}'; "
+                         "the llvm module supports 'll' (LLVM IR) and 'asm'/'s' (assembly)")
+
+    def get_write_formats(self) -> list:
+        return ["ll", "s", "o"]
+
+    def write_to_file(self, file_name: str, fmt: str = "") -> None:
+        fmt = fmt or os.path.splitext(file_name)[1].lstrip(".")
+        if fmt in ("ll", "s", "asm"):
+            with open(file_name, "w", encoding="utf-8") as out:
+                out.write(self.inspect_source(fmt))
+        elif fmt == "o":
+            with open(file_name, "wb") as out:
+                out.write(self.object_code())
+        else:
+            raise ValueError(f"cannot write an llvm module in format '{fmt}'; use 'll', 's' or 'o'")
+
+    def export_objects(self, workspace_dir: str) -> list:
+        """Write the object file(s) a shared library of this module needs; returns their paths."""
+        path = os.path.join(workspace_dir, f"{_safe(self.name)}.o")
+        with open(path, "wb") as out:
+            out.write(self.object_code())
+        paths = [path]
+        if self.uses_parallel:
+            stub = os.path.join(workspace_dir, "pytvm_runtime_parallel.o")
+            with open(stub, "wb") as out:
+                out.write(_parallel_stub_object(self.options))
+            paths.append(stub)
+        return paths
+
+
+def _safe(name: str) -> str:
+    return "".join(c if c.isalnum() or c in "_-" else "_" for c in name) or "module"
+
+
+_STUB_OBJECTS: dict = {}
+
+
+def _parallel_stub_object(options: TargetOptions) -> bytes:
+    key = options.key()
+    if key not in _STUB_OBJECTS:
+        mod = parse_ir(threadpool.parallel_stub_ir(), "pytvm_runtime_parallel")
+        optimize(mod, options)
+        _STUB_OBJECTS[key] = emit_object(mod, options)
+    return _STUB_OBJECTS[key]
+
+
+def _resolve_symbols(mod) -> None:
+    """Make the module's external tvm_ffi and thread-pool symbols resolvable by the JIT."""
+    llvm = llvm_binding()
+    for fn in mod.functions:
+        if not fn.is_declaration:
+            continue
+        if fn.name.startswith("TVMFFI"):
+            try:
+                address = ctypes.cast(getattr(tvm_ffi.LIB, fn.name), ctypes.c_void_p).value
+            except AttributeError as err:
+                raise ValueError(f"LLVM module '{mod.name}' calls '{fn.name}', which libtvm_ffi "
+                                 "does not export") from err
+            llvm.add_symbol(fn.name, address)
+        elif fn.name == threadpool.LAUNCH_SYMBOL:
+            threadpool.launch_address()  # compiles the pool once and registers the symbol
+
+
+def cache_key(ir_text: str, options: TargetOptions) -> str:
+    """The compilation cache key: SHA-256 of the IR text and the target options."""
+    digest = hashlib.sha256()
+    digest.update(ir_text.encode("utf-8"))
+    digest.update(b"\0")
+    digest.update(options.key().encode("utf-8"))
+    return digest.hexdigest()
+
+
+def build_module(ir_module, target=None, name: Optional[str] = None, *, use_cache: bool = True) -> Module:
+    """Optimize and JIT-compile LLVM IR into a ``tvm.runtime.Module``.
+
+    Parameters
+    ----------
+    ir_module : llvmlite.ir.Module or str
+        The module, or its LLVM IR text. Functions named ``__tvm_ffi_<name>`` become
+        ``mod["<name>"]``.
+    target : None, str, dict or Target
+        See :meth:`TargetOptions.from_target`; None compiles for the host CPU at O3.
+    name : str, optional
+        The module name (default: the llvmlite module's name, else ``"module"``).
+    use_cache : bool
+        Look up and store the result in the in-memory compilation cache.
+
+    Returns
+    -------
+    tvm.runtime.Module
+        A module of kind ``"llvm"``.
+    """
+    ir_text = ir_module if isinstance(ir_module, str) else str(ir_module)
+    name = name or getattr(ir_module, "name", None) or "module"
+    options = TargetOptions.from_target(target)
+    key = cache_key(ir_text, options) if use_cache else None
+    if key is not None:
+        with _CACHE_LOCK:
+            cached = _CACHE.get(key)
+            if cached is not None:
+                _CACHE.move_to_end(key)
+                _STATS["cache_hits"] += 1
+                return cached
+    mod = parse_ir(ir_text, name)
+    optimize(mod, options)
+    impl = LLVMModuleImpl(name, str(mod), options)
+    impl.jit()
+    result = Module(impl)
+    _STATS["compiled"] += 1
+    if key is not None:
+        with _CACHE_LOCK:
+            _CACHE[key] = result
+            while len(_CACHE) > _CACHE_SIZE:
+                _CACHE.popitem(last=False)
+    return result
+
+
+def cache_info() -> dict:
+    """Counters of the compilation cache: ``compiled``, ``cache_hits`` and ``size``."""
+    with _CACHE_LOCK:
+        return dict(_STATS, size=len(_CACHE))
+
+
+def clear_cache() -> None:
+    """Drop every cached module (modules already handed out keep working)."""
+    with _CACHE_LOCK:
+        _CACHE.clear()

@@ -1,0 +1,190 @@
+"""LLVM target machines through llvmlite: target options, optimization, object/assembly emission.
+
+llvmlite is imported lazily by :func:`llvm_binding` so that ``import tvm`` never pays for it.
+Everything else in ``tvm.backend.llvm`` reaches LLVM through the helpers of this module.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import shlex
+import threading
+
+# LLVM's global state (targets, the pass pipeline) is not safe to initialize twice concurrently.
+_LOCK = threading.RLock()
+
+
+@functools.lru_cache(maxsize=None)
+def llvm_binding():
+    """Import and initialize ``llvmlite.binding`` once; returns the module."""
+    # Lazy import: llvmlite costs ~100 ms and is only needed when something is compiled.
+    import llvmlite.binding as llvm
+
+    with _LOCK:
+        llvm.initialize_native_target()
+        llvm.initialize_native_asmprinter()
+        llvm.initialize_native_asmparser()
+    return llvm
+
+
+@dataclasses.dataclass(frozen=True)
+class TargetOptions:
+    """The LLVM code generation options derived from a TVM target.
+
+    Parameters
+    ----------
+    triple : str
+        The target triple; ``""`` means the host process triple.
+    cpu : str
+        The ``-mcpu`` name; ``""`` means the host CPU.
+    features : str
+        The ``-mattr`` feature string; ``""`` means the host CPU features when ``cpu`` is the
+        host CPU, and the CPU's defaults otherwise.
+    opt_level : int
+        The optimization level, 0 to 3.
+    """
+
+    triple: str = ""
+    cpu: str = ""
+    features: str = ""
+    opt_level: int = 3
+
+    @staticmethod
+    def from_target(target=None) -> TargetOptions:
+        """Read ``-mtriple``/``-mcpu``/``-mattr``/``-opt-level`` from a target.
+
+        ``target`` may be ``None`` (the host), a string such as ``"llvm -mcpu=skylake"``, a
+        dict, or an object with an ``attrs`` mapping or ``mcpu``/``mtriple``/``mattr``
+        attributes (such as ``tvm.target.Target``).
+        """
+        if target is None:
+            return TargetOptions()
+        if isinstance(target, TargetOptions):
+            return target
+        if isinstance(target, str):
+            return TargetOptions._from_string(target)
+        if isinstance(target, dict):
+            attrs = target
+        else:
+            attrs = dict(getattr(target, "attrs", None) or {})
+            for key in ("mtriple", "mcpu", "mattr", "opt_level"):
+                if key not in attrs and getattr(target, key, None) is not None:
+                    attrs[key] = getattr(target, key)
+        kind = attrs.get("kind", getattr(getattr(target, "kind", None), "name", "llvm"))
+        if kind not in ("llvm", None):
+            raise ValueError(f"the LLVM backend cannot compile for target kind '{kind}'")
+        mattr = attrs.get("mattr") or ""
+        if not isinstance(mattr, str):
+            mattr = ",".join(str(x) for x in mattr)
+        return TargetOptions(
+            triple=str(attrs.get("mtriple") or ""),
+            cpu=str(attrs.get("mcpu") or ""),
+            features=mattr,
+            opt_level=int(attrs.get("opt_level", attrs.get("opt-level", 3))),
+        )
+
+    @staticmethod
+    def _from_string(text: str) -> TargetOptions:
+        words = shlex.split(text)
+        if not words or words[0] != "llvm":
+            raise ValueError(f"the LLVM backend expects a target string starting with 'llvm', got {text!r}")
+        values = {}
+        for word in words[1:]:
+            if not word.startswith("-") or "=" not in word:
+                raise ValueError(f"cannot parse target option {word!r} in {text!r}: expected -key=value")
+            key, value = word.lstrip("-").split("=", 1)
+            values[key.replace("-", "_")] = value
+        known = {"mtriple", "mcpu", "mattr", "opt_level", "num_cores", "keys", "tag"}
+        unknown = sorted(set(values) - known)
+        if unknown:
+            raise ValueError(f"unknown LLVM target option(s) {unknown} in {text!r}; known: {sorted(known)}")
+        return TargetOptions(
+            triple=values.get("mtriple", ""),
+            cpu=values.get("mcpu", ""),
+            features=values.get("mattr", ""),
+            opt_level=int(values.get("opt_level", 3)),
+        )
+
+    def key(self) -> str:
+        """A string that identifies the generated code, used in compilation cache keys."""
+        llvm = llvm_binding()
+        return "|".join(
+            (self.resolved_triple(), self.resolved_cpu(), self.resolved_features(), str(self.opt_level),
+             llvm.llvm_version_info.__repr__())
+        )
+
+    def resolved_triple(self) -> str:
+        """The triple with the host default filled in."""
+        return self.triple or llvm_binding().get_process_triple()
+
+    def resolved_cpu(self) -> str:
+        """The CPU name with the host default filled in."""
+        return self.cpu or llvm_binding().get_host_cpu_name()
+
+    def resolved_features(self) -> str:
+        """The feature string; host features when compiling for the host CPU."""
+        if self.features or self.cpu or self.triple:
+            return self.features
+        return _host_features()
+
+
+@functools.lru_cache(maxsize=None)
+def _host_features() -> str:
+    return llvm_binding().get_host_cpu_features().flatten()
+
+
+@functools.lru_cache(maxsize=32)
+def target_machine(options: TargetOptions):
+    """Create (once per options) the llvmlite ``TargetMachine`` for ``options``."""
+    llvm = llvm_binding()
+    target = llvm.Target.from_triple(options.resolved_triple())
+    # PIC so the same machine code serves both the JIT and shared libraries.
+    return target.create_target_machine(
+        cpu=options.resolved_cpu(),
+        features=options.resolved_features(),
+        opt=min(max(options.opt_level, 0), 3),
+        reloc="pic",
+        codemodel="default",
+    )
+
+
+def parse_ir(ir_text: str, name: str = "module"):
+    """Parse and verify LLVM IR text into an llvmlite ``ModuleRef``.
+
+    Raises ``ValueError`` naming the module when the IR does not parse or verify.
+    """
+    llvm = llvm_binding()
+    try:
+        mod = llvm.parse_assembly(ir_text)
+        mod.verify()
+    except RuntimeError as err:
+        raise ValueError(f"invalid LLVM IR in module '{name}': {err}") from err
+    mod.name = name
+    return mod
+
+
+def optimize(mod, options: TargetOptions) -> None:
+    """Run the LLVM new-pass-manager pipeline at ``options.opt_level`` on ``mod`` in place."""
+    llvm = llvm_binding()
+    tm = target_machine(options)
+    mod.triple = tm.triple
+    mod.data_layout = str(tm.target_data)
+    if options.opt_level <= 0:
+        return
+    pto = llvm.create_pipeline_tuning_options(speed_level=options.opt_level)
+    pto.loop_vectorization = True
+    pto.slp_vectorization = True
+    with _LOCK:
+        pb = llvm.create_pass_builder(tm, pto)
+        pb.getModulePassManager().run(mod, pb)
+
+
+def emit_assembly(mod, options: TargetOptions) -> str:
+    """Return the target assembly of an (optimized) module."""
+    return target_machine(options).emit_assembly(mod)
+
+
+def emit_object(mod, options: TargetOptions) -> bytes:
+    """Return the relocatable object file bytes of an (optimized) module."""
+    return target_machine(options).emit_object(mod)
