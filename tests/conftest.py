@@ -1,0 +1,3 @@
+"""Project-wide pytest configuration."""
+
+pytest_plugins = ["tvm.testing.plugin"]
