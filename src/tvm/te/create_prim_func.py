@@ -1,0 +1,213 @@
+"""``create_prim_func``: lower tensor expressions to an s_tir PrimFunc (one SBlock per compute).
+
+The result matches what Apache TVM 0.27 prints for the same computes::
+
+    @T.prim_func(s_tir=True)
+    def main(A: T.Buffer((128, 128), "float32"), ..., C: T.Buffer((128, 128), "float32")):
+        T.func_attr({"tirx.noalias": True})
+        # with T.sblock("root"):
+        for i, j, k in T.grid(128, 128, 128):
+            with T.sblock("C"):
+                v_i, v_j, v_k = T.axis.remap("SSR", [i, j, k])
+                T.reads(A[v_i, v_k], B[v_j, v_k])
+                T.writes(C[v_i, v_j])
+                with T.init():
+                    C[v_i, v_j] = T.float32(0.0)
+                C[v_i, v_j] = C[v_i, v_j] + A[v_i, v_k] * B[v_j, v_k]
+
+Computes that are not arguments become ``alloc_buffers`` of the root block. Attributes:
+``global_symbol = "main"``, ``tirx.noalias = True``, ``s_tir = True``.
+"""
+
+from __future__ import annotations
+
+from ..ir.expr import PrimExpr, Range
+from ..tirx.buffer import decl_buffer
+from ..tirx.expr import IntImm, Var
+from ..tirx.function import PrimFunc
+from ..tirx.generic import cast
+from ..tirx.stmt import (
+    BufferLoad,
+    BufferStore,
+    For,
+    ForKind,
+    IfThenElse,
+    IterVar,
+    SBlock,
+    SBlockRealize,
+    SeqStmt,
+)
+from ..s_tir.access_region import infer_sblock_regions
+from ..tirx.expr_functor import ExprMutator
+from ..tirx.stmt_functor import substitute
+from .reduction import Reduce
+from .tensor import ComputeOp, PlaceholderOp, ProducerLoad, Tensor
+
+__all__ = ["create_prim_func"]
+
+
+def _post_order_ops(outputs):
+    """Operations reachable from ``outputs``, producers before consumers."""
+    order: list = []
+    seen: set = set()
+    for out in outputs:
+        stack = [(out.op, False)]
+        while stack:
+            op, expanded = stack.pop()
+            if expanded:
+                if id(op) not in seen:
+                    seen.add(id(op))
+                    order.append(op)
+                continue
+            if id(op) in seen:
+                continue
+            stack.append((op, True))
+            for t in reversed(op.input_tensors):
+                if id(t.op) not in seen:
+                    stack.append((t.op, False))
+    return order
+
+
+class _LowerLoads(ExprMutator):
+    def __init__(self, lowering, vmap):
+        self.lowering = lowering
+        self.vmap = vmap
+
+    def visit_var_(self, op):
+        return self.vmap.get(op, op)
+
+    def visit_producer_load_(self, op):
+        buf = self.lowering.buffer_of(op.producer)
+        return BufferLoad(buf, [self.visit_expr(i) for i in op.indices])
+
+    def visit_reduce_(self, op):
+        raise ValueError("create_prim_func: a reduction may only be the whole body of a compute")
+
+
+class _Lowering:
+    def __init__(self, index_dtype_override):
+        self.index_dtype = index_dtype_override
+        self.buffers: dict = {}  # (id(op), value_index) -> Buffer
+
+    def shape(self, shape):
+        if self.index_dtype is None:
+            return shape
+        return tuple(cast(s, self.index_dtype) if isinstance(s, PrimExpr) else s for s in shape)
+
+    def buffer_of(self, tensor: Tensor):
+        key = (id(tensor.op), tensor.value_index)
+        buf = self.buffers.get(key)
+        if buf is None:
+            buf = decl_buffer(self.shape(tensor.shape), tensor.dtype, tensor.name)
+            self.buffers[key] = buf
+        return buf
+
+    def lower_loads(self, expr, vmap):
+        """Replace axis variables by block variables and tensor reads by buffer loads."""
+        return _LowerLoads(self, vmap).visit_expr(expr)
+
+    def compute_block(self, op: ComputeOp, out_index: int):
+        if op.num_outputs != 1:
+            raise ValueError(
+                f"create_prim_func: compute {op.name} has {op.num_outputs} outputs; "
+                "multi-output computes are not supported yet"
+            )
+        out_buf = self.buffer_of(op.output(out_index))
+        body = op.body[0]
+        axes = list(op.axis)
+        is_reduce = isinstance(body, Reduce)
+        if is_reduce:
+            axes += list(body.axis)
+        loop_vars, block_ivs, vmap = [], [], {}
+        for iv in axes:
+            dtype = iv.var.dtype if self.index_dtype is None else self.index_dtype
+            loop_var = Var(iv.var.name, dtype)
+            block_var = Var("v_" + iv.var.name, dtype)
+            dom = iv.dom
+            if self.index_dtype is not None:
+                dom = Range(cast(dom.min, dtype), cast(dom.extent, dtype))
+            kind = IterVar.CommReduce if iv.iter_type == IterVar.CommReduce else IterVar.DataPar
+            loop_vars.append((loop_var, dom))
+            block_ivs.append(IterVar(dom, block_var, kind))
+            vmap[iv.var] = block_var
+        out_idx = [vmap[iv.var] for iv in op.axis]
+        init = None
+        if is_reduce:
+            comb = body.combiner
+            lhs = BufferLoad(out_buf, out_idx)
+            source = self.lower_loads(body.source[0], vmap)
+            update = substitute(comb.result[0], {comb.lhs[0]: lhs, comb.rhs[0]: source})
+            stmt = BufferStore(out_buf, update, out_idx)
+            cond = body.condition
+            if not (isinstance(cond, IntImm) and cond.value):
+                stmt = IfThenElse(self.lower_loads(cond, vmap), stmt)
+            identity = body.init[0] if body.init else comb.identity_element[0]
+            identity = self.lower_loads(identity, vmap)
+            init = BufferStore(out_buf, identity, out_idx)
+        else:
+            stmt = BufferStore(out_buf, self.lower_loads(body, vmap), out_idx)
+        # As TVM's te lowering: the output is not listed among the reads of its own update.
+        reads, writes = infer_sblock_regions(stmt, exclude_written_from_reads=True)
+        block = SBlock(block_ivs, reads, writes, op.name, stmt, init=init,
+                       annotations=dict(op.attrs) if op.attrs else None)
+        realize = SBlockRealize([lv for lv, _ in loop_vars], True, block)
+        nest = realize
+        for loop_var, dom in reversed(loop_vars):
+            nest = For(loop_var, dom.min, dom.extent, ForKind.SERIAL, nest)
+        return nest
+
+
+def create_prim_func(ops, index_dtype_override=None) -> PrimFunc:
+    """Lower te tensors to an s_tir ``PrimFunc`` with one SBlock per compute.
+
+    Parameters
+    ----------
+    ops : list of Tensor or Var
+        The function's arguments in order: input and output tensors, and scalar variables.
+    index_dtype_override : str, optional
+        Cast shapes and loop variables to this index dtype (``"int64"``).
+
+    Examples
+    --------
+    >>> from tvm import te
+    >>> A = te.placeholder((4,), name="A")
+    >>> B = te.compute((4,), lambda i: A[i] + 1.0, name="B")
+    >>> f = te.create_prim_func([A, B])
+    >>> f.attrs["global_symbol"], f.body.block.body.body.block.name_hint
+    ('main', 'B')
+    """
+    ops = list(ops)
+    tensors = [t for t in ops if isinstance(t, Tensor)]
+    low = _Lowering(index_dtype_override)
+    params = []
+    for arg in ops:
+        if isinstance(arg, Tensor):
+            params.append(low.buffer_of(arg))
+        elif isinstance(arg, Var):
+            params.append(arg)
+        else:
+            raise TypeError(
+                f"create_prim_func arguments must be te.Tensor or tirx.Var, got {type(arg)}"
+            )
+    arg_keys = {(id(t.op), t.value_index) for t in tensors}
+    stmts, allocs = [], []
+    for op in _post_order_ops(tensors):
+        if isinstance(op, PlaceholderOp):
+            if (id(op), 0) not in arg_keys:
+                raise ValueError(
+                    f"create_prim_func: placeholder {op.name} is used but is not in the "
+                    "argument list"
+                )
+            continue
+        if not isinstance(op, ComputeOp):
+            raise TypeError(f"create_prim_func does not support {type(op).__name__} yet")
+        stmts.append(low.compute_block(op, 0))
+        if (id(op), 0) not in arg_keys:
+            allocs.append(low.buffer_of(op.output(0)))
+    if not stmts:
+        raise ValueError("create_prim_func: the arguments contain no compute to lower")
+    body = stmts[0] if len(stmts) == 1 else SeqStmt(stmts)
+    root = SBlock([], [], [], "root", body, alloc_buffers=allocs)
+    attrs = {"global_symbol": "main", "tirx.noalias": True, "s_tir": True}
+    return PrimFunc(params, SBlockRealize([], True, root), attrs=attrs)
+

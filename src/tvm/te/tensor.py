@@ -1,0 +1,264 @@
+"""Tensor expressions: ``placeholder``, ``compute`` and the ``Tensor``/operation nodes.
+
+A :class:`Tensor` is one output of an operation: a :class:`PlaceholderOp` (an input) or a
+:class:`ComputeOp` (``out[i, j] = f(i, j)``). Indexing a tensor (``A[i, j]``) builds a
+:class:`ProducerLoad` expression, which :func:`tvm.te.create_prim_func` turns into a buffer
+load.
+"""
+
+from __future__ import annotations
+
+import inspect
+
+from ..ffi.node import DEF, Node, field
+from ..ir.base import Scriptable
+from ..ir.expr import PrimExpr, Range
+from ..tirx.expr import IntImm, PrimExprWithOp, Var
+from ..tirx.stmt import IterVar
+
+__all__ = [
+    "Tensor",
+    "Operation",
+    "PlaceholderOp",
+    "ComputeOp",
+    "ProducerLoad",
+    "placeholder",
+    "compute",
+    "var",
+    "size_var",
+]
+
+
+def _shape(shape) -> tuple:
+    if isinstance(shape, (int, PrimExpr)):
+        shape = (shape,)
+    out = []
+    for dim in shape:
+        if isinstance(dim, PrimExpr):
+            out.append(dim)
+        elif isinstance(dim, int) and not isinstance(dim, bool):
+            out.append(IntImm("int32", dim))
+        else:
+            raise TypeError(f"a tensor shape needs ints or PrimExprs, got {dim!r}")
+    return tuple(out)
+
+
+class Operation(Scriptable, Node, type_key="te.Operation"):
+    """Base of tensor operations."""
+
+    def output(self, index: int) -> "Tensor":
+        """The ``index``-th output tensor."""
+        if not 0 <= index < self.num_outputs:
+            raise IndexError(f"{self.name} has {self.num_outputs} outputs, asked for {index}")
+        return Tensor(self, index)
+
+    @property
+    def num_outputs(self) -> int:
+        return 1
+
+    @property
+    def input_tensors(self) -> list:
+        return []
+
+
+class PlaceholderOp(Operation, type_key="te.PlaceholderOp"):
+    """An input tensor."""
+
+    name: str
+    tag: str
+    attrs: object
+    shape: tuple
+    dtype: str
+
+
+class ComputeOp(Operation, type_key="te.ComputeOp"):
+    """``out[axis] = body`` for every point of ``axis`` (with optional reduction axes)."""
+
+    name: str
+    tag: str
+    attrs: object
+    axis: tuple = field(role=DEF)
+    body: tuple
+
+    @property
+    def num_outputs(self) -> int:
+        return len(self.body)
+
+    @property
+    def reduce_axis(self) -> tuple:
+        first = self.body[0]
+        return tuple(first.axis) if type(first).__name__ == "Reduce" else ()
+
+    @property
+    def input_tensors(self) -> list:
+        found: list = []
+        for node in _walk_exprs(self.body):
+            if isinstance(node, ProducerLoad) and all(t is not node.producer for t in found):
+                if not any(_same_tensor(t, node.producer) for t in found):
+                    found.append(node.producer)
+        return found
+
+    @property
+    def shape(self) -> tuple:
+        return tuple(iv.dom.extent for iv in self.axis)
+
+
+def _same_tensor(a, b) -> bool:
+    return a.op is b.op and a.value_index == b.value_index
+
+
+def _walk_exprs(roots):
+    # Lazy: a plain node walk suffices; imported here since only input_tensors needs it.
+    from ..ffi.node import walk
+
+    return walk(tuple(roots))
+
+
+class Tensor(Scriptable, Node, type_key="te.Tensor"):
+    """An output of an operation; ``A[i, j]`` reads it."""
+
+    op: Operation
+    value_index: int = 0
+
+    @property
+    def shape(self) -> tuple:
+        return self.op.shape
+
+    @property
+    def dtype(self) -> str:
+        if isinstance(self.op, ComputeOp):
+            return self.op.body[self.value_index].dtype
+        return self.op.dtype
+
+    @property
+    def name(self) -> str:
+        op = self.op
+        return op.name if op.num_outputs == 1 else f"{op.name}.v{self.value_index}"
+
+    @property
+    def ndim(self) -> int:
+        return len(self.shape)
+
+    def __getitem__(self, indices):
+        if not isinstance(indices, tuple):
+            indices = (indices,)
+        if len(indices) != self.ndim:
+            raise ValueError(
+                f"tensor {self.name} has {self.ndim} dimensions, indexed with {len(indices)}"
+            )
+        return ProducerLoad(self, indices)
+
+    # Tensors are compared by operation identity (as TVM's same_as), so they work as dict keys.
+    def __hash__(self):
+        return hash((id(self.op), self.value_index))
+
+    def __eq__(self, other):
+        return isinstance(other, Tensor) and _same_tensor(self, other)
+
+    def __repr__(self):
+        return f"Tensor(shape={list(self.shape)}, op.name={self.op.name})"
+
+
+class ProducerLoad(PrimExprWithOp, type_key="tirx.ProducerLoad"):
+    """``producer[indices]``: a read of a te tensor (lowered to a ``BufferLoad``)."""
+
+    producer: Tensor
+    indices: tuple
+
+    def __init__(self, producer, indices, span=None):
+        idx = []
+        for i in indices:
+            if isinstance(i, IterVar):
+                i = i.var
+            elif isinstance(i, int) and not isinstance(i, bool):
+                i = IntImm("int32", i)
+            if not isinstance(i, PrimExpr):
+                raise TypeError(f"tensor indices must be PrimExprs or ints, got {i!r}")
+            idx.append(i)
+        self.__init_fields__(producer, tuple(idx), span=span, dtype=producer.dtype)
+
+
+def placeholder(shape, dtype=None, name="placeholder") -> Tensor:
+    """An input tensor of ``shape`` and ``dtype`` (default ``float32``).
+
+    Examples
+    --------
+    >>> from tvm import te
+    >>> A = te.placeholder((3, 4), name="A")
+    >>> A.dtype, len(A.shape)
+    ('float32', 2)
+    """
+    op = PlaceholderOp(name, "", {}, _shape(shape), dtype or "float32")
+    return Tensor(op, 0)
+
+
+def _arg_names(fcompute, ndim, varargs_names):
+    params = inspect.signature(fcompute).parameters
+    names = []
+    for p in params.values():
+        if p.kind == inspect.Parameter.VAR_POSITIONAL:
+            extra = ndim - len(names)
+            if varargs_names is not None:
+                names.extend(list(varargs_names)[:extra])
+            else:
+                names.extend(f"i{len(names) + k}" for k in range(extra))
+            break
+        names.append(p.name)
+    if len(names) != ndim:
+        raise ValueError(
+            f"compute: fcompute takes {len(names)} arguments, but the shape has {ndim} "
+            "dimensions"
+        )
+    return names
+
+
+def compute(shape, fcompute, name="compute", tag="", attrs=None, varargs_names=None) -> Tensor:
+    """A tensor whose element at ``indices`` is ``fcompute(*indices)``.
+
+    The axis variables are named after ``fcompute``'s parameters. A body that is a reduction
+    (``te.sum(..., axis=k)``) makes a reduction; a tuple of bodies makes several outputs (the
+    first is returned; the others are ``op.output(i)``).
+
+    Examples
+    --------
+    >>> from tvm import te
+    >>> A = te.placeholder((3,), name="A")
+    >>> B = te.compute((3,), lambda i: A[i] + 1.0, name="B")
+    >>> B.op.axis[0].var.name
+    'i'
+    """
+    shape = _shape(shape)
+    names = _arg_names(fcompute, len(shape), varargs_names)
+    axis = tuple(
+        IterVar(Range(IntImm(dim.dtype, 0), dim), Var(n, dim.dtype), IterVar.DataPar)
+        for n, dim in zip(names, shape)
+    )
+    body = fcompute(*[iv.var for iv in axis])
+    bodies = tuple(body) if isinstance(body, (list, tuple)) else (body,)
+    converted = []
+    for b in bodies:
+        if isinstance(b, (int, float)) and not isinstance(b, bool):
+            # Lazy: tirx.op.const builds typed constants; imported here as only this path uses it.
+            from ..tirx.op import const
+
+            b = const(b)
+        if not isinstance(b, PrimExpr):
+            raise TypeError(f"compute {name}: fcompute must return PrimExprs, got {type(b)}")
+        converted.append(b)
+    reduces = [type(b).__name__ == "Reduce" for b in converted]
+    if any(reduces) and not all(reduces):
+        raise ValueError(f"compute {name}: reductions cannot be mixed with other bodies")
+    op = ComputeOp(name, tag, dict(attrs or {}), axis, tuple(converted))
+    return Tensor(op, 0)
+
+
+def var(name="tindex", dtype="int32", span=None) -> Var:
+    """A new symbolic variable."""
+    return Var(name, dtype, span=span)
+
+
+def size_var(name="size", dtype="int32", span=None):
+    """A new non-negative symbolic variable (a tensor extent)."""
+    from ..tirx.expr import SizeVar
+
+    return SizeVar(name, dtype, span=span)

@@ -1,0 +1,213 @@
+"""``Buffer``: a typed, shaped view of memory, and ``decl_buffer`` to make one.
+
+A buffer's memory is its ``data`` variable, whose type annotation is
+``PointerType(PrimType(dtype), scope)``; the storage scope (``"global"``, ``"shared"``,
+``"local"``...) is read from that pointer type. Indexing a buffer (``buf[i, j]``) builds a
+``BufferLoad``.
+
+Structural equality compares a buffer by its fields (``data``, dtype, shape, ...), not by its
+name. Where a buffer is *defined* (a PrimFunc's ``buffer_map``, ``AllocBuffer``,
+``DeclBuffer``, an SBlock's ``alloc_buffers``/``match_buffers``), its data and shape variables
+are definition sites.
+"""
+
+from __future__ import annotations
+
+from ..ffi.node import IGNORE, Node, field
+from ..ir.base import Scriptable
+from ..ir.expr import PrimExpr, Range
+from ..ir.type import PointerType, PrimType
+from .expr import IntImm, Var
+
+__all__ = ["Buffer", "decl_buffer", "BufferType"]
+
+
+class BufferType:
+    """Buffer kinds: a default buffer, or one whose size-1 dims broadcast (``auto_broadcast``)."""
+
+    DEFAULT = 1
+    AUTO_BROADCAST = 2
+
+
+#: Alignment (bytes) of buffers whose alignment is not given, as TVM's ``kAllocAlignment``.
+DEFAULT_ALIGNMENT = 64
+
+
+def _as_index(value, dtype="int32"):
+    if isinstance(value, PrimExpr):
+        return value
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise TypeError(f"buffer shapes and strides must be ints or PrimExprs, got {value!r}")
+    return IntImm(dtype, value)
+
+
+class Buffer(Scriptable, Node, type_key="tirx.Buffer"):
+    """A multi-dimensional view of memory.
+
+    Use :func:`decl_buffer` to make one. ``buf[i, j]`` builds a ``BufferLoad``; slices build a
+    ``BufferRegion``.
+    """
+
+    data: Var
+    dtype: str
+    shape: tuple
+    strides: tuple = ()
+    elem_offset: object = None
+    name: str = field("buffer", role=IGNORE)
+    data_alignment: int = DEFAULT_ALIGNMENT
+    offset_factor: int = 1
+    buffer_type: int = BufferType.DEFAULT
+    axis_separators: tuple = ()
+    span: object = field(None, role=IGNORE, kw_only=True)
+
+    def __init__(self, data, dtype, shape, strides=(), elem_offset=None, name="buffer",
+                 data_alignment=DEFAULT_ALIGNMENT, offset_factor=1,
+                 buffer_type=BufferType.DEFAULT, axis_separators=(), span=None):
+        self.__init_fields__(data, dtype, shape, strides, elem_offset, name, data_alignment,
+                             offset_factor, buffer_type, axis_separators, span=span)
+
+    # --- queries ------------------------------------------------------------------------------
+    def scope(self) -> str:
+        """The storage scope, from the data pointer's type (``"global"`` when unset)."""
+        ty = getattr(self.data, "type_annotation", None)
+        scope = getattr(ty, "storage_scope", "") if ty is not None else ""
+        return scope or "global"
+
+    @property
+    def ndim(self) -> int:
+        return len(self.shape)
+
+    def __repr__(self):
+        return f"Buffer({self.name}, {self.dtype}, shape={list(self.shape)})"
+
+    # --- access builders ----------------------------------------------------------------------
+    def __getitem__(self, indices):
+        # Lazy: stmt.py imports this module's users; BufferLoad/BufferRegion live there.
+        from .stmt import BufferLoad, BufferRegion
+
+        if not isinstance(indices, tuple):
+            indices = (indices,)
+        if any(isinstance(i, slice) for i in indices):
+            ranges = []
+            for dim, idx in enumerate(indices):
+                if isinstance(idx, slice):
+                    if idx.step not in (None, 1):
+                        raise ValueError("buffer region slices must have step 1")
+                    start = _as_index(0 if idx.start is None else idx.start)
+                    stop = self.shape[dim] if idx.stop is None else _as_index(idx.stop)
+                    ranges.append(Range(start, stop - start))
+                else:
+                    idx = _as_index(idx)
+                    ranges.append(Range(idx, IntImm(idx.dtype, 1)))
+            return BufferRegion(self, ranges)
+        return BufferLoad(self, list(indices))
+
+    def vload(self, begin, dtype=None, predicate=None):
+        """Load the element at ``begin`` (scalar loads only; vector loads are not supported)."""
+        from .stmt import BufferLoad
+
+        if dtype is not None and dtype != self.dtype:
+            raise ValueError(
+                f"Buffer.vload of {self.name}: only scalar loads of the buffer dtype "
+                f"{self.dtype} are supported, got dtype {dtype}"
+            )
+        begin = begin if isinstance(begin, (list, tuple)) else [begin]
+        return BufferLoad(self, list(begin), predicate)
+
+    def vstore(self, begin, value, predicate=None):
+        """Store ``value`` at ``begin`` (scalar stores only)."""
+        from .stmt import BufferStore
+
+        begin = begin if isinstance(begin, (list, tuple)) else [begin]
+        return BufferStore(self, value, list(begin), predicate)
+
+    def offset_of(self, indices) -> list:
+        """The flat element offset of ``indices`` (row-major unless strides are given)."""
+        indices = [_as_index(i) for i in indices]
+        if len(indices) != len(self.shape):
+            raise ValueError(f"buffer {self.name} has {len(self.shape)} dims, got {len(indices)}")
+        offset = None
+        if self.strides:
+            for idx, stride in zip(indices, self.strides):
+                term = idx * stride
+                offset = term if offset is None else offset + term
+        else:
+            for idx, extent in zip(indices, self.shape):
+                offset = idx if offset is None else offset * extent + idx
+        if offset is None:
+            offset = IntImm("int32", 0)
+        if self.elem_offset is not None and not (
+            isinstance(self.elem_offset, IntImm) and self.elem_offset.value == 0
+        ):
+            offset = self.elem_offset + offset
+        return [offset]
+
+
+def decl_buffer(shape, dtype="float32", name="buffer", data=None, strides=None,
+                elem_offset=None, scope="", data_alignment=-1, offset_factor=0,
+                buffer_type="", axis_separators=None, span=None) -> Buffer:
+    """Declare a new buffer.
+
+    Parameters
+    ----------
+    shape : tuple of int or PrimExpr
+        The buffer's shape.
+    dtype : str
+        The element dtype (``None`` means ``"float32"``).
+    name : str
+        The buffer's name (also the stem of its data variable's name).
+    data : Var, optional
+        The data pointer variable; a new ``Var(name, PointerType(PrimType(dtype), scope))``
+        when omitted.
+    strides : list of PrimExpr, optional
+        Strides per dimension; empty means compact row-major.
+    elem_offset : PrimExpr, optional
+        Offset of the first element, in elements (default 0).
+    scope : str
+        Storage scope of a new data variable (``""`` means global).
+    data_alignment : int
+        Alignment in bytes; -1 means the default (64).
+    offset_factor : int
+        ``elem_offset`` is a multiple of this; 0 means 1.
+    buffer_type : str
+        ``""`` or ``"default"``, or ``"auto_broadcast"``.
+    axis_separators : list of int, optional
+        Where the flattened physical axes split.
+
+    Examples
+    --------
+    >>> from tvm import tirx
+    >>> A = tirx.decl_buffer((4, 5), "float32", name="A")
+    >>> A.scope(), len(A.shape)
+    ('global', 2)
+    """
+    if dtype is None:
+        dtype = "float32"
+    if isinstance(shape, (int, PrimExpr)):
+        shape = (shape,)
+    shape = tuple(_as_index(s) for s in shape)
+    index_dtype = shape[0].dtype if shape and shape[0].dtype.startswith("int") else "int32"
+    strides = tuple(_as_index(s) for s in (strides or ()))
+    if data is None:
+        data = Var(name, PointerType(PrimType(dtype), scope))
+    elif not isinstance(data, Var):
+        raise TypeError(f"decl_buffer data must be a tirx.Var, got {type(data).__name__}")
+    if elem_offset is None:
+        elem_offset = IntImm(index_dtype, 0)
+    elif not isinstance(elem_offset, PrimExpr):
+        elem_offset = _as_index(elem_offset, index_dtype)
+    if buffer_type in ("", "default"):
+        kind = BufferType.DEFAULT
+    elif buffer_type == "auto_broadcast":
+        kind = BufferType.AUTO_BROADCAST
+    else:
+        raise ValueError(
+            f"decl_buffer buffer_type must be '', 'default' or 'auto_broadcast', "
+            f"got {buffer_type!r}"
+        )
+    return Buffer(
+        data, str(dtype), shape, strides, elem_offset, name,
+        DEFAULT_ALIGNMENT if data_alignment in (-1, None) else int(data_alignment),
+        1 if not offset_factor else int(offset_factor),
+        kind, tuple(axis_separators or ()), span=span,
+    )

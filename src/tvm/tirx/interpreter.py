@@ -1,0 +1,749 @@
+"""A slow, simple, NumPy-backed interpreter of PrimFuncs (the numerics oracle before codegen).
+
+:func:`run_prim_func` runs a ``PrimFunc`` on NumPy arrays, writing outputs in place, the way a
+compiled kernel would. It supports every statement of ``tvm.tirx.stmt`` (loops of every kind run
+serially, ``SBlock``/``SBlockRealize`` with ``init`` on the first reduction iteration and block
+predicates, allocations, buffer views, ``Bind``, ``AssertStmt``, ``Break``/``Continue``), and the
+scalar expressions of ``tvm.tirx.expr`` with TVM's integer semantics (``floordiv``/``floormod``
+round toward minus infinity, ``Div``/``Mod`` on integers truncate), casts that wrap integers,
+and math intrinsics computed by NumPy in the call's dtype.
+
+How it works: the function is compiled once per call into nested Python closures (one per
+statement and expression); variables live in slots of a flat list. Nothing is vectorized.
+
+Limitations (each raises a ``ValueError``/``TypeError`` naming the construct): vector lanes
+(``Ramp``/``Broadcast``, vector dtypes), ``call_extern``/``call_packed`` and other calls with no
+NumPy meaning, and pointer arithmetic. Memory that is allocated but never written reads as NaN
+(floats) or a fixed garbage pattern (integers), so a missing ``init`` shows up in results.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ..ir.expr import PrimExpr
+from .buffer import Buffer
+from .stmt import IterVar, Stmt
+
+__all__ = ["run_prim_func", "evaluate_expr", "InterpreterError"]
+
+
+class InterpreterError(ValueError):
+    """The interpreter met a construct it cannot run, or arguments that do not fit."""
+
+
+class _Break(Exception):
+    pass
+
+
+class _Continue(Exception):
+    pass
+
+
+_GARBAGE_INT = 0x5A5A5A5A
+
+
+def _np_dtype(dtype: str):
+    if dtype == "bool":
+        return np.dtype("bool")
+    if dtype == "bfloat16" or dtype.startswith("float8"):
+        import ml_dtypes  # bfloat16/float8 only come from ml_dtypes
+
+        return np.dtype(getattr(ml_dtypes, dtype))
+    try:
+        return np.dtype(dtype)
+    except TypeError as e:
+        raise InterpreterError(f"the interpreter cannot hold values of dtype {dtype}") from e
+
+
+def _is_float(dtype: str) -> bool:
+    return dtype.startswith(("float", "bfloat"))
+
+
+def _is_int(dtype: str) -> bool:
+    return dtype.startswith(("int", "uint"))
+
+
+def _bits(dtype: str) -> int:
+    digits = "".join(ch for ch in dtype if ch.isdigit())
+    return int(digits) if digits else 32
+
+
+def _wrap_int(value: int, dtype: str) -> int:
+    """Wrap a Python int into the range of an integer dtype (two's complement)."""
+    bits = _bits(dtype)
+    mask = (1 << bits) - 1
+    value &= mask
+    if dtype.startswith("int") and value >> (bits - 1):
+        value -= 1 << bits
+    return value
+
+
+def _cast(value, dtype: str):
+    if dtype == "bool":
+        return bool(value)
+    if _is_int(dtype):
+        if isinstance(value, (float, np.floating)):
+            if math.isnan(value) or math.isinf(value):
+                raise InterpreterError(f"cannot cast {value} to {dtype}")
+            value = math.trunc(float(value))
+        return _wrap_int(int(value), dtype)
+    if _is_float(dtype):
+        return _np_dtype(dtype).type(value)
+    raise InterpreterError(f"the interpreter cannot cast to dtype {dtype}")
+
+
+def _truncdiv(a, b):
+    if b == 0:
+        raise ZeroDivisionError("integer division by zero in the PrimFunc")
+    q = abs(a) // abs(b)
+    return q if (a >= 0) == (b >= 0) else -q
+
+
+def _truncmod(a, b):
+    return a - _truncdiv(a, b) * b
+
+
+def _floordiv(a, b):
+    if b == 0:
+        raise ZeroDivisionError("integer division by zero in the PrimFunc")
+    return a // b
+
+
+def _floormod(a, b):
+    if b == 0:
+        raise ZeroDivisionError("integer modulo by zero in the PrimFunc")
+    return a % b
+
+
+def _sigmoid(x):
+    return 1 / (1 + np.exp(-x))
+
+
+def _rsqrt(x):
+    return 1 / np.sqrt(x)
+
+
+def _erf(x):
+    return math.erf(float(x))
+
+
+def _round(x):
+    # TVM's round is round-half-to-even (nearbyint), as NumPy's rint.
+    return np.rint(x)
+
+
+#: Math intrinsics by op name suffix: NumPy functions of the call's arguments.
+MATH_INTRINSICS = {
+    "exp": np.exp, "exp2": np.exp2, "exp10": lambda x: np.power(type(x)(10), x),
+    "log": np.log, "log2": np.log2, "log10": np.log10, "log1p": np.log1p,
+    "sqrt": np.sqrt, "rsqrt": _rsqrt, "tanh": np.tanh, "sigmoid": _sigmoid, "erf": _erf,
+    "pow": np.power, "fabs": np.abs, "abs": np.abs, "floor": np.floor, "ceil": np.ceil,
+    "round": _round, "nearbyint": np.rint, "trunc": np.trunc, "sin": np.sin, "cos": np.cos,
+    "tan": np.tan, "asin": np.arcsin, "acos": np.arccos, "atan": np.arctan,
+    "atan2": np.arctan2, "sinh": np.sinh, "cosh": np.cosh, "asinh": np.arcsinh,
+    "acosh": np.arccosh, "atanh": np.arctanh, "isnan": np.isnan, "isinf": np.isinf,
+    "isfinite": np.isfinite, "fmod": np.fmod, "copysign": np.copysign, "hypot": np.hypot,
+    "nextafter": np.nextafter,
+}
+
+
+def _int_intrinsic(name):
+    table = {
+        "shift_left": lambda a, b: a << b,
+        "shift_right": lambda a, b: a >> b,
+        "bitwise_and": lambda a, b: a & b,
+        "bitwise_or": lambda a, b: a | b,
+        "bitwise_xor": lambda a, b: a ^ b,
+        "bitwise_not": lambda a: ~a,
+        "popcount": lambda a: bin(a & ((1 << 64) - 1)).count("1"),
+    }
+    return table.get(name)
+
+
+class _Compiler:
+    """Turns statements and expressions into closures over a slot list ``env``."""
+
+    def __init__(self):
+        self.slots: dict[int, int] = {}
+        self.keep: list = []
+
+    # --- slots --------------------------------------------------------------------------------
+    def slot(self, obj) -> int:
+        key = id(obj)
+        index = self.slots.get(key)
+        if index is None:
+            index = len(self.slots)
+            self.slots[key] = index
+            self.keep.append(obj)
+        return index
+
+    def has_slot(self, obj) -> bool:
+        return id(obj) in self.slots
+
+    # --- expressions --------------------------------------------------------------------------
+    def expr(self, e):
+        if isinstance(e, IterVar):
+            e = e.var
+        if not isinstance(e, PrimExpr):
+            if isinstance(e, (bool, int, float)):
+                return lambda env, v=e: v
+            raise InterpreterError(f"the interpreter cannot evaluate {type(e).__name__}")
+        method = getattr(self, "e_" + type(e).__name__, None)
+        if method is None:
+            raise InterpreterError(
+                f"the interpreter does not support expression {type(e).__name__}"
+            )
+        if e.dtype not in ("handle", "void") and "x" in e.dtype.replace("float8_e4m3fn", "") \
+                .replace("e5m2", ""):
+            raise InterpreterError(f"the interpreter does not support vector dtype {e.dtype}")
+        return method(e)
+
+    def e_Var(self, e):
+        if not self.has_slot(e):
+            raise InterpreterError(f"variable {e.name} is used but not defined")
+        i = self.slot(e)
+        return lambda env: env[i]
+
+    e_SizeVar = e_Var
+
+    def e_IntImm(self, e):
+        value = bool(e.value) if e.dtype == "bool" else int(e.value)
+        return lambda env: value
+
+    def e_FloatImm(self, e):
+        value = _np_dtype(e.dtype).type(e.value)
+        return lambda env: value
+
+    def e_StringImm(self, e):
+        value = e.value
+        return lambda env: value
+
+    def e_Cast(self, e):
+        f, dtype = self.expr(e.value), e.dtype
+        return lambda env: _cast(f(env), dtype)
+
+    def _binary(self, e, fn):
+        fa, fb = self.expr(e.a), self.expr(e.b)
+        return lambda env: fn(fa(env), fb(env))
+
+    def e_Add(self, e):
+        return self._wrapped(e, lambda a, b: a + b)
+
+    def e_Sub(self, e):
+        return self._wrapped(e, lambda a, b: a - b)
+
+    def e_Mul(self, e):
+        return self._wrapped(e, lambda a, b: a * b)
+
+    def _wrapped(self, e, fn):
+        if _is_int(e.dtype):
+            dtype = e.dtype
+            return self._binary(e, lambda a, b: _wrap_int(fn(a, b), dtype))
+        return self._binary(e, fn)
+
+    def e_Div(self, e):
+        if _is_int(e.dtype):
+            return self._binary(e, _truncdiv)
+        return self._binary(e, lambda a, b: a / b)
+
+    def e_Mod(self, e):
+        if _is_int(e.dtype):
+            return self._binary(e, _truncmod)
+        return self._binary(e, np.fmod)
+
+    def e_FloorDiv(self, e):
+        if _is_int(e.dtype):
+            return self._binary(e, _floordiv)
+        return self._binary(e, lambda a, b: np.floor(a / b))
+
+    def e_FloorMod(self, e):
+        if _is_int(e.dtype):
+            return self._binary(e, _floormod)
+        return self._binary(e, lambda a, b: a - np.floor(a / b) * b)
+
+    def e_Min(self, e):
+        return self._binary(e, lambda a, b: b if b < a else a)
+
+    def e_Max(self, e):
+        return self._binary(e, lambda a, b: b if b > a else a)
+
+    def e_EQ(self, e):
+        return self._binary(e, lambda a, b: bool(a == b))
+
+    def e_NE(self, e):
+        return self._binary(e, lambda a, b: bool(a != b))
+
+    def e_LT(self, e):
+        return self._binary(e, lambda a, b: bool(a < b))
+
+    def e_LE(self, e):
+        return self._binary(e, lambda a, b: bool(a <= b))
+
+    def e_GT(self, e):
+        return self._binary(e, lambda a, b: bool(a > b))
+
+    def e_GE(self, e):
+        return self._binary(e, lambda a, b: bool(a >= b))
+
+    def e_And(self, e):
+        fa, fb = self.expr(e.a), self.expr(e.b)
+        return lambda env: bool(fa(env)) and bool(fb(env))
+
+    def e_Or(self, e):
+        fa, fb = self.expr(e.a), self.expr(e.b)
+        return lambda env: bool(fa(env)) or bool(fb(env))
+
+    def e_Not(self, e):
+        fa = self.expr(e.a)
+        return lambda env: not fa(env)
+
+    def e_Select(self, e):
+        fc, ft, ff = self.expr(e.condition), self.expr(e.true_value), self.expr(e.false_value)
+        return lambda env: ft(env) if fc(env) else ff(env)
+
+    def e_Let(self, e):
+        fv = self.expr(e.value)
+        i = self.slot(e.var)
+        fb = self.expr(e.body)
+
+        def run(env):
+            env[i] = fv(env)
+            return fb(env)
+
+        return run
+
+    def e_BufferLoad(self, e):
+        if e.predicate is not None:
+            raise InterpreterError("the interpreter does not support predicated BufferLoad")
+        b = self.buffer_slot(e.buffer)
+        idx = [self.expr(i) for i in e.indices]
+        if len(idx) == 1:
+            (f0,) = idx
+            return lambda env: env[b][f0(env)]
+        if len(idx) == 2:
+            f0, f1 = idx
+            return lambda env: env[b][f0(env), f1(env)]
+        if not idx:
+            return lambda env: env[b][()]
+        return lambda env: env[b][tuple(f(env) for f in idx)]
+
+    def e_Call(self, e):
+        op = e.op
+        name = getattr(op, "name", None) or getattr(op, "name_hint", "")
+        short = name.rsplit(".", 1)[-1]
+        args = [self.expr(a) for a in e.args] if short != "if_then_else" else None
+        dtype = e.dtype
+        if short == "if_then_else":
+            fc, ft, ff = (self.expr(a) for a in e.args)
+            return lambda env: ft(env) if fc(env) else ff(env)
+        if short in ("likely", "assume"):
+            (fa,) = args[:1]
+            return fa
+        if short == "reinterpret":
+            (fa,) = args
+            src = e.args[0].dtype
+            src_np, dst_np = _np_dtype(src), _np_dtype(dtype)
+
+            def reinterpret(env):
+                raw = np.array(fa(env), dtype=src_np).view(dst_np)[()]
+                return int(raw) if _is_int(dtype) else raw
+
+            return reinterpret
+        if short in ("max_value", "min_value"):
+            raise InterpreterError(f"unexpected call {name}")
+        int_fn = _int_intrinsic(short)
+        if int_fn is not None and (_is_int(dtype) or dtype == "bool"):
+            return lambda env: _wrap_int(int_fn(*(f(env) for f in args)), dtype) \
+                if _is_int(dtype) else int_fn(*(f(env) for f in args))
+        fn = MATH_INTRINSICS.get(short)
+        if fn is None:
+            raise InterpreterError(
+                f"the interpreter cannot run call to {name}: it has no NumPy meaning"
+            )
+        if dtype == "bool":
+            return lambda env: bool(fn(*(f(env) for f in args)))
+        if _is_int(dtype):
+            return lambda env: _cast(fn(*(f(env) for f in args)), dtype)
+        out = _np_dtype(dtype).type
+        return lambda env: out(fn(*(f(env) for f in args)))
+
+    def e_Ramp(self, e):
+        raise InterpreterError("the interpreter does not support vector expressions (Ramp)")
+
+    def e_Broadcast(self, e):
+        raise InterpreterError("the interpreter does not support vector expressions (Broadcast)")
+
+    # --- buffers ------------------------------------------------------------------------------
+    def buffer_slot(self, buffer: Buffer) -> int:
+        if not self.has_slot(buffer):
+            raise InterpreterError(
+                f"buffer {buffer.name} is used but not defined (no buffer_map entry, "
+                "allocation or declaration)"
+            )
+        return self.slot(buffer)
+
+    def define_buffer_view(self, buffer: Buffer):
+        """A closure making the buffer's array view from its data var's flat storage."""
+        dslot = self.slot(buffer.data)
+        bslot = self.slot(buffer)
+        shape = [self.expr(s) for s in buffer.shape]
+        strides = [self.expr(s) for s in buffer.strides]
+        offset = self.expr(buffer.elem_offset) if buffer.elem_offset is not None else None
+        np_dtype = _np_dtype(buffer.dtype)
+
+        def define(env):
+            flat = env[dslot]
+            if flat.dtype != np_dtype:
+                flat = flat.view(np_dtype)
+            dims = [int(f(env)) for f in shape]
+            start = int(offset(env)) if offset is not None else 0
+            if strides:
+                st = [int(f(env)) * flat.itemsize for f in strides]
+                env[bslot] = np.lib.stride_tricks.as_strided(flat[start:], dims, st)
+            else:
+                size = math.prod(dims)
+                env[bslot] = flat[start:start + size].reshape(dims)
+
+        return define
+
+    def allocate(self, buffer: Buffer):
+        """A closure allocating fresh storage for ``buffer`` and defining its view."""
+        dslot = self.slot(buffer.data)
+        shape = [self.expr(s) for s in buffer.shape]
+        np_dtype = _np_dtype(buffer.dtype)
+        fill = np.nan if _is_float(buffer.dtype) else (
+            False if buffer.dtype == "bool" else _wrap_int(_GARBAGE_INT, buffer.dtype))
+        define = self.define_buffer_view(buffer.replace(strides=()))
+
+        def alloc(env):
+            size = math.prod(int(f(env)) for f in shape)
+            env[dslot] = np.full(size, fill, dtype=np_dtype)
+            define(env)
+
+        return alloc
+
+    # --- statements ---------------------------------------------------------------------------
+    def stmt(self, s):
+        method = getattr(self, "s_" + type(s).__name__, None)
+        if method is None:
+            raise InterpreterError(f"the interpreter does not support statement {type(s).__name__}")
+        return method(s)
+
+    def s_SeqStmt(self, s):
+        parts = [self.stmt(x) for x in s.seq]
+
+        def run(env):
+            for p in parts:
+                p(env)
+
+        return run
+
+    def s_BufferStore(self, s):
+        if s.predicate is not None:
+            raise InterpreterError("the interpreter does not support predicated BufferStore")
+        b = self.buffer_slot(s.buffer)
+        fv = self.expr(s.value)
+        idx = [self.expr(i) for i in s.indices]
+        if len(idx) == 1:
+            (f0,) = idx
+
+            def store1(env):
+                env[b][f0(env)] = fv(env)
+
+            return store1
+        if len(idx) == 2:
+            f0, f1 = idx
+
+            def store2(env):
+                env[b][f0(env), f1(env)] = fv(env)
+
+            return store2
+
+        def store(env):
+            env[b][tuple(f(env) for f in idx)] = fv(env)
+
+        return store
+
+    def s_For(self, s):
+        i = self.slot(s.loop_var)
+        flo, fext = self.expr(s.min), self.expr(s.extent)
+        fstep = self.expr(s.step) if s.step is not None else None
+        body = self.stmt(s.body)
+
+        def loop(env):
+            lo = flo(env)
+            step = fstep(env) if fstep is not None else 1
+            for v in range(lo, lo + fext(env), step):
+                env[i] = v
+                try:
+                    body(env)
+                except _Continue:
+                    continue
+                except _Break:
+                    break
+
+        return loop
+
+    def s_While(self, s):
+        fc, body = self.expr(s.condition), self.stmt(s.body)
+
+        def loop(env):
+            while fc(env):
+                try:
+                    body(env)
+                except _Continue:
+                    continue
+                except _Break:
+                    break
+
+        return loop
+
+    def s_IfThenElse(self, s):
+        fc, ft = self.expr(s.condition), self.stmt(s.then_case)
+        fe = self.stmt(s.else_case) if s.else_case is not None else None
+
+        def branch(env):
+            if fc(env):
+                ft(env)
+            elif fe is not None:
+                fe(env)
+
+        return branch
+
+    def s_Bind(self, s):
+        fv, i = self.expr(s.value), self.slot(s.var)
+
+        def bind(env):
+            env[i] = fv(env)
+
+        return bind
+
+    def s_AttrStmt(self, s):
+        return self.stmt(s.body)
+
+    def s_AllocBuffer(self, s):
+        return self.allocate(s.buffer)
+
+    def s_DeclBuffer(self, s):
+        buf = s.buffer
+        if s.data is not None and s.data is not buf.data:
+            raise InterpreterError(
+                f"the interpreter only supports DeclBuffer {buf.name} over its own data var"
+            )
+        if not self.has_slot(buf.data):
+            raise InterpreterError(
+                f"DeclBuffer {buf.name}: its data {buf.data.name} is not allocated"
+            )
+        return self.define_buffer_view(buf)
+
+    def s_Evaluate(self, s):
+        fv = self.expr(s.value)
+        return lambda env: fv(env)
+
+    def s_AssertStmt(self, s):
+        fc = self.expr(s.condition)
+        kind = getattr(s.error_kind, "value", str(s.error_kind))
+        message = "".join(getattr(p, "value", str(p)) for p in s.message_parts)
+        error = {"ValueError": ValueError, "TypeError": TypeError,
+                 "IndexError": IndexError}.get(kind, RuntimeError)
+
+        def check(env):
+            if not fc(env):
+                raise error(message)
+
+        return check
+
+    def s_Break(self, s):
+        def brk(env):
+            raise _Break()
+
+        return brk
+
+    def s_Continue(self, s):
+        def cont(env):
+            raise _Continue()
+
+        return cont
+
+    def s_SBlockRealize(self, s):
+        block = s.block
+        slots = [self.slot(iv.var) for iv in block.iter_vars]
+        values = [self.expr(v) for v in s.iter_values]
+        fpred = self.expr(s.predicate)
+        allocs = [self.allocate(b) for b in block.alloc_buffers]
+        matches = [self._match_buffer(mb) for mb in block.match_buffers]
+        body = self.stmt(block.body)
+        init = None
+        if block.init is not None:
+            reduce_checks = [
+                (self.slot(iv.var), self.expr(iv.dom.min))
+                for iv in block.iter_vars if iv.iter_type == IterVar.CommReduce
+            ]
+            init = self.stmt(block.init)
+        binds = list(zip(slots, values))
+
+        def realize(env):
+            if not fpred(env):
+                return
+            for i, f in binds:
+                env[i] = f(env)
+            for a in allocs:
+                a(env)
+            for m in matches:
+                m(env)
+            if init is not None and all(env[i] == lo(env) for i, lo in reduce_checks):
+                init(env)
+            body(env)
+
+        return realize
+
+    def s_SBlock(self, s):
+        # A bare SBlock (no realize) runs as a realize with no iteration variables.
+        if s.iter_vars:
+            raise InterpreterError(f"SBlock {s.name_hint!r} with iter_vars needs SBlockRealize")
+        from .stmt import SBlockRealize
+
+        return self.s_SBlockRealize(SBlockRealize([], True, s))
+
+    def _match_buffer(self, mb):
+        src = mb.source
+        sslot = self.buffer_slot(src.buffer)
+        mins = [self.expr(r.min) for r in src.region]
+        exts = [self.expr(r.extent) for r in src.region]
+        buf = mb.buffer
+        bslot, dslot = self.slot(buf), self.slot(buf.data)
+        shape_binds = [(s, self.slot(s) if type(s).__name__ in ("Var", "SizeVar") else None)
+                       for s in buf.shape]
+        ndim = len(buf.shape)
+
+        def match(env):
+            arr = env[sslot]
+            region = arr[tuple(slice(lo(env), lo(env) + ext(env)) for lo, ext in zip(mins, exts))]
+            # Drop leading unit dims so that a lower-rank match buffer views the region.
+            dims = [d for d in region.shape]
+            while len(dims) > ndim and dims[0] == 1:
+                dims.pop(0)
+            view = region.reshape(dims)
+            for d, (expr, slot) in enumerate(shape_binds):
+                if slot is not None:
+                    env[slot] = view.shape[d]
+            env[bslot] = view
+            env[dslot] = view
+
+        return match
+
+
+def _as_array(value):
+    if isinstance(value, np.ndarray):
+        return value
+    if hasattr(value, "numpy"):
+        raise InterpreterError(
+            "run_prim_func writes outputs in place and needs NumPy arrays; "
+            "pass tensor.numpy() and copy the result back"
+        )
+    raise InterpreterError(f"expected a NumPy array for a buffer argument, got {type(value)}")
+
+
+def run_prim_func(func, args, *, check_shapes=True):
+    """Run ``func`` on ``args`` (NumPy arrays for buffers, Python numbers for scalars).
+
+    Outputs are written into their arrays in place. Symbolic shape variables are bound from the
+    arrays' shapes. Returns ``None``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from tvm import te
+    >>> from tvm.tirx.interpreter import run_prim_func
+    >>> A = te.placeholder((3,), name="A")
+    >>> B = te.compute((3,), lambda i: A[i] * 2.0, name="B")
+    >>> a, b = np.arange(3, dtype="float32"), np.zeros(3, dtype="float32")
+    >>> run_prim_func(te.create_prim_func([A, B]), [a, b]); b.tolist()
+    [0.0, 2.0, 4.0]
+    """
+    params = func.params
+    if len(args) != len(params):
+        raise InterpreterError(
+            f"PrimFunc expects {len(params)} arguments, got {len(args)}"
+        )
+    comp = _Compiler()
+    steps = []  # closures run before the body: bind params, check shapes, define buffers
+    for p, arg in zip(params, args):
+        buf = func.buffer_map.get(p)
+        if buf is None:
+            slot = comp.slot(p)
+            if p.dtype == "handle":
+                arr = _as_array(arg)
+                steps.append(lambda env, s=slot, a=arr: env.__setitem__(s, a.reshape(-1)))
+            else:
+                value = _cast(arg, p.dtype)
+                steps.append(lambda env, s=slot, v=value: env.__setitem__(s, v))
+            continue
+        arr = _as_array(arg)
+        steps.extend(_bind_buffer_arg(comp, p, buf, arr, check_shapes))
+    body = comp.stmt(func.body)
+    env = [None] * len(comp.slots)
+    for step in steps:
+        step(env)
+    body(env)
+
+
+def _bind_buffer_arg(comp, param, buf, arr, check_shapes):
+    name = buf.name
+    expect = _np_dtype(buf.dtype)
+    if arr.dtype != expect:
+        raise InterpreterError(
+            f"argument {name} has dtype {arr.dtype}, but the buffer expects {buf.dtype}"
+        )
+    if arr.ndim != len(buf.shape):
+        raise InterpreterError(
+            f"argument {name} has {arr.ndim} dimensions, but the buffer has {len(buf.shape)}"
+        )
+    steps = []
+    for d, dim in enumerate(buf.shape):
+        actual = arr.shape[d]
+        if type(dim).__name__ in ("Var", "SizeVar") and not comp.has_slot(dim):
+            slot = comp.slot(dim)
+            steps.append(lambda env, s=slot, v=actual: env.__setitem__(s, v))
+        elif check_shapes:
+            f = comp.expr(dim)
+
+            def check(env, f=f, d=d, actual=actual):
+                want = f(env)
+                if want != actual:
+                    raise InterpreterError(
+                        f"argument {name} has shape {arr.shape}: dimension {d} is {actual}, "
+                        f"but the buffer expects {want}"
+                    )
+
+            steps.append(check)
+    bslot, dslot, pslot = comp.slot(buf), comp.slot(buf.data), comp.slot(param)
+    if buf.strides:
+        raise InterpreterError(f"the interpreter does not support strided buffer {name} as "
+                               "a parameter")
+
+    def define(env):
+        env[bslot] = arr
+        env[dslot] = arr.reshape(-1)
+        env[pslot] = env[dslot]
+
+    steps.append(define)
+    return steps
+
+
+def evaluate_expr(expr, bindings=None):
+    """Evaluate a scalar expression with ``{Var: value}`` bindings (Python/NumPy scalars)."""
+    comp = _Compiler()
+    values = []
+    for var, value in (bindings or {}).items():
+        values.append((comp.slot(var), value))
+    f = comp.expr(expr)
+    env = [None] * max(len(comp.slots), 1)
+    for slot, value in values:
+        env[slot] = value
+    return f(env)
+
+

@@ -1,0 +1,560 @@
+"""Statement functors: visitors and mutators over TIR statements (and their expressions).
+
+* :class:`StmtVisitor` / :class:`StmtMutator` walk statements only; expressions go to
+  :meth:`visit_expr`, which does nothing (visitor) or returns the expression (mutator).
+* :class:`StmtExprVisitor` / :class:`StmtExprMutator` also walk expressions, through the
+  expression functors of ``tvm.tirx.expr_functor``.
+
+Dispatch is by node class: a ``For`` goes to ``visit_for_``, an ``SBlockRealize`` to
+``visit_sblock_realize_`` (the class name in snake case, with a trailing underscore). Override
+those methods in a subclass. Mutators rebuild a node with ``replace()`` only when a child
+changed, so an unchanged tree comes back as the very same object.
+
+Helpers: :func:`post_order_visit`, :func:`pre_order_visit`, :func:`ir_transform`,
+:func:`substitute`, :func:`specialize_prim_func`.
+"""
+
+from __future__ import annotations
+
+import re
+
+from ..ir.expr import PrimExpr, Range
+from . import expr_functor
+from .generic import convert
+from .buffer import Buffer
+from .stmt import (
+    AllocBuffer,
+    AssertStmt,
+    AttrStmt,
+    Bind,
+    Break,
+    BufferLoad,
+    BufferRegion,
+    BufferStore,
+    Continue,
+    DeclBuffer,
+    Evaluate,
+    For,
+    IfThenElse,
+    IterVar,
+    MatchBufferRegion,
+    SBlock,
+    SBlockRealize,
+    SeqStmt,
+    Stmt,
+    While,
+)
+
+__all__ = [
+    "StmtVisitor",
+    "StmtMutator",
+    "StmtExprVisitor",
+    "StmtExprMutator",
+    "post_order_visit",
+    "pre_order_visit",
+    "ir_transform",
+    "substitute",
+    "specialize_prim_func",
+]
+
+_SNAKE = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
+
+
+def _method_name(cls) -> str:
+    name = cls.__name__
+    if name.startswith("SBlock"):
+        # ``SBlockRealize`` -> ``sblock_realize`` (not ``s_block_realize``).
+        return "visit_sblock" + _SNAKE.sub("_", name[6:]).lower() + "_" if name != "SBlock" \
+            else "visit_sblock_"
+    return "visit_" + _SNAKE.sub("_", name).lower() + "_"
+
+
+def _dispatch(functor, stmt):
+    table = type(functor).__dict__.get("_stmt_table")
+    if table is None:
+        table = {}
+        type.__setattr__(type(functor), "_stmt_table", table)
+    method = table.get(type(stmt))
+    if method is None:
+        for klass in type(stmt).__mro__:
+            method = getattr(type(functor), _method_name(klass), None)
+            if method is not None:
+                break
+        if method is None:
+            raise TypeError(
+                f"{type(functor).__name__} cannot visit {type(stmt).__name__}: "
+                "it is not a TIR statement"
+            )
+        table[type(stmt)] = method
+    return method
+
+
+class StmtVisitor:
+    """Visit every statement of a tree; expressions go to :meth:`visit_expr`."""
+
+    def visit_stmt(self, stmt):
+        return _dispatch(self, stmt)(self, stmt)
+
+    def __call__(self, node):
+        return _visit_any(self, node)
+
+    def visit_expr(self, expr):
+        """Called on every expression; does nothing here."""
+
+    def visit_buffer_def(self, buffer):
+        """Called where a buffer is defined (allocations, declarations, match buffers)."""
+        for e in buffer.shape:
+            self.visit_expr(e)
+
+    def visit_buffer_region(self, region: BufferRegion):
+        for r in region.region:
+            self.visit_expr(r.min)
+            self.visit_expr(r.extent)
+
+    # --- per statement ------------------------------------------------------------------------
+    def visit_buffer_store_(self, op: BufferStore):
+        self.visit_expr(op.value)
+        for i in op.indices:
+            self.visit_expr(i)
+        if op.predicate is not None:
+            self.visit_expr(op.predicate)
+
+    def visit_for_(self, op: For):
+        self.visit_expr(op.min)
+        self.visit_expr(op.extent)
+        if op.step is not None:
+            self.visit_expr(op.step)
+        self.visit_stmt(op.body)
+
+    def visit_while_(self, op: While):
+        self.visit_expr(op.condition)
+        self.visit_stmt(op.body)
+
+    def visit_if_then_else_(self, op: IfThenElse):
+        self.visit_expr(op.condition)
+        self.visit_stmt(op.then_case)
+        if op.else_case is not None:
+            self.visit_stmt(op.else_case)
+
+    def visit_bind_(self, op: Bind):
+        self.visit_expr(op.value)
+
+    def visit_attr_stmt_(self, op: AttrStmt):
+        self.visit_expr(op.value)
+        self.visit_stmt(op.body)
+
+    def visit_alloc_buffer_(self, op: AllocBuffer):
+        self.visit_buffer_def(op.buffer)
+
+    def visit_decl_buffer_(self, op: DeclBuffer):
+        self.visit_buffer_def(op.buffer)
+        if isinstance(op.data, PrimExpr):
+            self.visit_expr(op.data)
+
+    def visit_evaluate_(self, op: Evaluate):
+        self.visit_expr(op.value)
+
+    def visit_seq_stmt_(self, op: SeqStmt):
+        for s in op.seq:
+            self.visit_stmt(s)
+
+    def visit_assert_stmt_(self, op: AssertStmt):
+        self.visit_expr(op.condition)
+
+    def visit_break_(self, op: Break):
+        pass
+
+    def visit_continue_(self, op: Continue):
+        pass
+
+    def visit_sblock_(self, op: SBlock):
+        for iv in op.iter_vars:
+            self.visit_expr(iv.dom.min)
+            self.visit_expr(iv.dom.extent)
+        for buf in op.alloc_buffers:
+            self.visit_buffer_def(buf)
+        for mb in op.match_buffers:
+            self.visit_buffer_def(mb.buffer)
+            self.visit_buffer_region(mb.source)
+        for region in op.reads:
+            self.visit_buffer_region(region)
+        for region in op.writes:
+            self.visit_buffer_region(region)
+        if op.init is not None:
+            self.visit_stmt(op.init)
+        self.visit_stmt(op.body)
+
+    def visit_sblock_realize_(self, op: SBlockRealize):
+        for v in op.iter_values:
+            self.visit_expr(v)
+        self.visit_expr(op.predicate)
+        self.visit_stmt(op.block)
+
+
+def _same(new, old) -> bool:
+    if len(new) != len(old):
+        return False
+    return all(a is b for a, b in zip(new, old))
+
+
+class StmtMutator:
+    """Rebuild statements bottom-up; unchanged subtrees are returned as the same objects."""
+
+    def visit_stmt(self, stmt):
+        return _dispatch(self, stmt)(self, stmt)
+
+    def __call__(self, node):
+        return _visit_any(self, node)
+
+    def visit_expr(self, expr):
+        """Called on every expression; returns it unchanged here."""
+        return expr
+
+    def visit_buffer_def(self, buffer):
+        """Called where a buffer is defined; may return a new buffer (unchanged here)."""
+        return buffer
+
+    def visit_buffer_use(self, buffer):
+        """Called on a buffer referenced by a load, store or region (unchanged here)."""
+        return buffer
+
+    def _exprs(self, values):
+        new = tuple(self.visit_expr(v) for v in values)
+        return values if _same(new, values) else new
+
+    def _opt_expr(self, value):
+        return None if value is None else self.visit_expr(value)
+
+    def visit_buffer_region(self, region: BufferRegion):
+        buf = self.visit_buffer_use(region.buffer)
+        ranges = []
+        for r in region.region:
+            lo, ext = self.visit_expr(r.min), self.visit_expr(r.extent)
+            ranges.append(r if lo is r.min and ext is r.extent else Range(lo, ext))
+        ranges = tuple(ranges)
+        if buf is region.buffer and _same(ranges, region.region):
+            return region
+        return region.replace(buffer=buf, region=ranges)
+
+    # --- per statement ------------------------------------------------------------------------
+    def visit_buffer_store_(self, op: BufferStore):
+        return op.replace(
+            buffer=self.visit_buffer_use(op.buffer),
+            value=self.visit_expr(op.value),
+            indices=self._exprs(op.indices),
+            predicate=self._opt_expr(op.predicate),
+        )
+
+    def visit_for_(self, op: For):
+        return op.replace(
+            min=self.visit_expr(op.min),
+            extent=self.visit_expr(op.extent),
+            step=self._opt_expr(op.step),
+            body=self.visit_stmt(op.body),
+        )
+
+    def visit_while_(self, op: While):
+        return op.replace(condition=self.visit_expr(op.condition), body=self.visit_stmt(op.body))
+
+    def visit_if_then_else_(self, op: IfThenElse):
+        else_case = None if op.else_case is None else self.visit_stmt(op.else_case)
+        return op.replace(
+            condition=self.visit_expr(op.condition),
+            then_case=self.visit_stmt(op.then_case),
+            else_case=else_case,
+        )
+
+    def visit_bind_(self, op: Bind):
+        return op.replace(value=self.visit_expr(op.value))
+
+    def visit_attr_stmt_(self, op: AttrStmt):
+        return op.replace(value=self.visit_expr(op.value), body=self.visit_stmt(op.body))
+
+    def visit_alloc_buffer_(self, op: AllocBuffer):
+        return op.replace(buffer=self.visit_buffer_def(op.buffer))
+
+    def visit_decl_buffer_(self, op: DeclBuffer):
+        data = self.visit_expr(op.data) if isinstance(op.data, PrimExpr) else op.data
+        return op.replace(buffer=self.visit_buffer_def(op.buffer), data=data)
+
+    def visit_evaluate_(self, op: Evaluate):
+        return op.replace(value=self.visit_expr(op.value))
+
+    def visit_seq_stmt_(self, op: SeqStmt):
+        new = tuple(self.visit_stmt(s) for s in op.seq)
+        if _same(new, op.seq):
+            return op
+        return SeqStmt.flatten(list(new))
+
+    def visit_assert_stmt_(self, op: AssertStmt):
+        return op.replace(condition=self.visit_expr(op.condition))
+
+    def visit_break_(self, op: Break):
+        return op
+
+    def visit_continue_(self, op: Continue):
+        return op
+
+    def visit_sblock_(self, op: SBlock):
+        iter_vars = []
+        for iv in op.iter_vars:
+            lo, ext = self.visit_expr(iv.dom.min), self.visit_expr(iv.dom.extent)
+            if lo is iv.dom.min and ext is iv.dom.extent:
+                iter_vars.append(iv)
+            else:
+                iter_vars.append(iv.replace(dom=Range(lo, ext)))
+        iter_vars = tuple(iter_vars)
+        alloc = tuple(self.visit_buffer_def(b) for b in op.alloc_buffers)
+        match = []
+        for mb in op.match_buffers:
+            buf = self.visit_buffer_def(mb.buffer)
+            src = self.visit_buffer_region(mb.source)
+            match.append(mb if buf is mb.buffer and src is mb.source
+                         else MatchBufferRegion(buf, src))
+        match = tuple(match)
+        reads = tuple(self.visit_buffer_region(r) for r in op.reads)
+        writes = tuple(self.visit_buffer_region(r) for r in op.writes)
+        init = None if op.init is None else self.visit_stmt(op.init)
+        return op.replace(
+            iter_vars=iter_vars if not _same(iter_vars, op.iter_vars) else op.iter_vars,
+            alloc_buffers=alloc if not _same(alloc, op.alloc_buffers) else op.alloc_buffers,
+            match_buffers=match if not _same(match, op.match_buffers) else op.match_buffers,
+            reads=reads if not _same(reads, op.reads) else op.reads,
+            writes=writes if not _same(writes, op.writes) else op.writes,
+            init=init,
+            body=self.visit_stmt(op.body),
+        )
+
+    def visit_sblock_realize_(self, op: SBlockRealize):
+        return op.replace(
+            iter_values=self._exprs(op.iter_values),
+            predicate=self.visit_expr(op.predicate),
+            block=self.visit_stmt(op.block),
+        )
+
+
+class StmtExprVisitor(StmtVisitor, expr_functor.ExprVisitor):
+    """Visit statements and every expression inside them (including buffer loads)."""
+
+    def visit_expr(self, expr):
+        return expr_functor.ExprVisitor.visit_expr(self, expr)
+
+    def visit_buffer_load_(self, op: BufferLoad):
+        for i in op.indices:
+            self.visit_expr(i)
+        if op.predicate is not None:
+            self.visit_expr(op.predicate)
+
+
+class StmtExprMutator(StmtMutator, expr_functor.ExprMutator):
+    """Rebuild statements and the expressions inside them."""
+
+    def visit_expr(self, expr):
+        return expr_functor.ExprMutator.visit_expr(self, expr)
+
+    def visit_buffer_load_(self, op: BufferLoad):
+        return op.replace(
+            buffer=self.visit_buffer_use(op.buffer),
+            indices=self._exprs(op.indices),
+            predicate=self._opt_expr(op.predicate),
+        )
+
+
+def _visit_any(functor, node):
+    if isinstance(node, Stmt):
+        return functor.visit_stmt(node)
+    return functor.visit_expr(node)
+
+
+class _OrderVisitor(StmtExprVisitor):
+    """Calls ``fvisit`` on each statement and expression once (by identity)."""
+
+    def __init__(self, fvisit, pre):
+        self.fvisit = fvisit
+        self.pre = pre
+        self.seen: set = set()
+        self.keep: list = []
+
+    def _enter(self, node) -> bool:
+        if id(node) in self.seen:
+            return False
+        self.seen.add(id(node))
+        self.keep.append(node)
+        return True
+
+    def visit_stmt(self, stmt):
+        if not self._enter(stmt):
+            return
+        if self.pre:
+            if self.fvisit(stmt) is False:
+                return
+            super().visit_stmt(stmt)
+        else:
+            super().visit_stmt(stmt)
+            self.fvisit(stmt)
+
+    def visit_expr(self, expr):
+        if not self._enter(expr):
+            return
+        if self.pre:
+            if self.fvisit(expr) is False:
+                return
+            super().visit_expr(expr)
+        else:
+            super().visit_expr(expr)
+            self.fvisit(expr)
+
+
+def post_order_visit(stmt, fvisit):
+    """Call ``fvisit(node)`` on every statement and expression under ``stmt``, children first.
+
+    Each node object is visited once, even when it is shared.
+    """
+    expr_functor._ensure_recursion_limit()
+    _visit_any(_OrderVisitor(fvisit, pre=False), stmt)
+
+
+def pre_order_visit(stmt, fvisit):
+    """Call ``fvisit(node)`` parents first; when it returns ``False`` the children are skipped."""
+    expr_functor._ensure_recursion_limit()
+    _visit_any(_OrderVisitor(fvisit, pre=True), stmt)
+
+
+def _type_key_matches(node, only_enable):
+    if only_enable is None:
+        return True
+    key = node.type_key
+    short = key.split(".", 1)[-1]
+    return key in only_enable or short in only_enable or type(node).__name__ in only_enable
+
+
+class _Transform(StmtExprMutator):
+    def __init__(self, preorder, postorder, only_enable):
+        self.preorder = preorder
+        self.postorder = postorder
+        self.only_enable = only_enable
+
+    def _apply(self, node, base):
+        enabled = _type_key_matches(node, self.only_enable)
+        if enabled and self.preorder is not None:
+            new = self.preorder(node)
+            if new is not None:
+                return new
+        new = base(node)
+        if enabled and self.postorder is not None:
+            out = self.postorder(new)
+            if out is not None:
+                return out
+        return new
+
+    def visit_stmt(self, stmt):
+        return self._apply(stmt, super().visit_stmt)
+
+    def visit_expr(self, expr):
+        return self._apply(expr, super().visit_expr)
+
+
+def ir_transform(stmt, preorder, postorder, only_enable=None):
+    """Rewrite ``stmt``: ``preorder(node)`` may replace a node before its children are visited
+    (its result is used as is), ``postorder(node)`` after (``None`` keeps the node).
+
+    ``only_enable`` restricts the callbacks to some node types (type keys such as
+    ``"tirx.For"`` or class names such as ``"For"``).
+    """
+    expr_functor._ensure_recursion_limit()
+    return _visit_any(_Transform(preorder, postorder, only_enable), stmt)
+
+
+class _Substitute(StmtExprMutator):
+    """Replace variables; buffers whose shape/strides/offset change are rebuilt (memoized)."""
+
+    def __init__(self, fn):
+        self.fn = fn
+        self.buffer_memo: dict = {}
+
+    def visit_var_(self, op):
+        value = self.fn(op)
+        return op if value is None else value
+
+    def _buffer(self, buf):
+        memo = self.buffer_memo.get(id(buf))
+        if memo is not None:
+            return memo[1]
+        shape = self._exprs(buf.shape)
+        strides = self._exprs(buf.strides)
+        offset = self._opt_expr(buf.elem_offset)
+        new = buf.replace(shape=shape, strides=strides, elem_offset=offset)
+        self.buffer_memo[id(buf)] = (buf, new)
+        return new
+
+    def visit_buffer_def(self, buffer):
+        return self._buffer(buffer)
+
+    def visit_buffer_use(self, buffer):
+        return self._buffer(buffer)
+
+
+def _var_map_fn(vmap):
+    if callable(vmap) and not isinstance(vmap, dict):
+        return vmap
+    table = {}
+    for var, value in dict(vmap).items():
+        if isinstance(var, IterVar):
+            var = var.var
+        if not isinstance(var, expr_functor.Var):
+            raise TypeError(f"substitute keys must be tirx.Var, got {type(var).__name__}")
+        table[var] = convert(value, var.dtype)
+    return table.get
+
+
+def substitute(node, vmap):
+    """Replace variables in a statement or expression.
+
+    ``vmap`` is ``{Var: PrimExpr}`` (Python numbers become constants of the variable's dtype)
+    or a function returning the replacement of a Var, or ``None`` to keep it. Buffers whose
+    shapes mention a replaced variable are rebuilt consistently everywhere they appear.
+
+    Examples
+    --------
+    >>> from tvm import tirx
+    >>> x = tirx.Var("x", "int32")
+    >>> tirx.stmt_functor.substitute(x + 1, {x: 2})
+    3
+    """
+    expr_functor._ensure_recursion_limit()
+    return _visit_any(_Substitute(_var_map_fn(vmap)), node)
+
+
+def specialize_prim_func(func, param_map):
+    """``PrimFunc.specialize``: bind scalar params to values and handle params to buffers."""
+    vmap = {}
+    removed = set()
+    for param, value in param_map.items():
+        if not any(param is p for p in func.params):
+            raise ValueError(f"specialize: {param} is not a parameter of the function")
+        if isinstance(value, Buffer):
+            target = func.buffer_map.get(param)
+            if target is None:
+                raise ValueError(f"specialize: parameter {param.name} is not mapped to a buffer")
+            if len(target.shape) != len(value.shape):
+                raise ValueError(
+                    f"specialize: buffer {value.name} has {len(value.shape)} dims, parameter "
+                    f"{param.name} expects {len(target.shape)}"
+                )
+            for old, new in zip(target.shape, value.shape):
+                if isinstance(old, expr_functor.Var) and old not in vmap:
+                    vmap[old] = new
+            continue
+        vmap[param] = value
+        removed.add(id(param))
+    fn = _var_map_fn(vmap)
+    sub = _Substitute(fn)
+    body = sub.visit_stmt(func.body)
+    new_map = {}
+    for param, buf in func.buffer_map.items():
+        if param in param_map and isinstance(param_map[param], Buffer):
+            new_map[param] = param_map[param]
+        else:
+            new_map[param] = sub._buffer(buf)
+    params = [p for p in func.params if id(p) not in removed]
+    return func.replace(params=tuple(params), buffer_map=new_map, body=body)
