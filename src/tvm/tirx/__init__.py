@@ -55,3 +55,34 @@ from .generic import (  # noqa: F401
     truncdiv,
     truncmod,
 )
+
+# Statements, buffers, functions (the statement helper's modules).
+from .stmt import (  # noqa: F401
+    AllocBuffer,
+    AssertStmt,
+    AttrStmt,
+    Bind,
+    Break,
+    BufferLoad,
+    BufferRegion,
+    BufferStore,
+    Continue,
+    DeclBuffer,
+    Evaluate,
+    For,
+    ForKind,
+    IfThenElse,
+    IterVar,
+    LetStmt,
+    MatchBufferRegion,
+    SBlock,
+    SBlockRealize,
+    SeqStmt,
+    Stmt,
+    While,
+    stmt_list,
+    stmt_seq,
+)
+from .buffer import Buffer, decl_buffer  # noqa: F401
+from .function import PrimFunc  # noqa: F401
+from . import stmt_functor  # noqa: F401
