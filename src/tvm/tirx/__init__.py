@@ -1,6 +1,11 @@
 """``tvm.tirx``: the low-level tensor IR (scalar expressions, statements, buffers, PrimFuncs)."""
 
 # Expressions.
+from . import (
+    expr_functor,  # noqa: F401
+    stmt_functor,  # noqa: F401
+)
+from .buffer import Buffer, decl_buffer  # noqa: F401
 from .expr import (  # noqa: F401
     EQ,
     GE,
@@ -46,6 +51,7 @@ from .expr import (  # noqa: F401
     Sub,
     Var,
 )
+from .function import PrimFunc  # noqa: F401
 from .generic import (  # noqa: F401
     const,
     floordiv,
@@ -54,6 +60,77 @@ from .generic import (  # noqa: F401
     min,
     truncdiv,
     truncmod,
+)
+from .op import (  # noqa: F401
+    CallEffectKind,
+    abs,
+    acos,
+    acosh,
+    all,
+    any,
+    asin,
+    asinh,
+    atan,
+    atan2,
+    atanh,
+    bitwise_and,
+    bitwise_not,
+    bitwise_or,
+    bitwise_xor,
+    call_extern,
+    call_intrin,
+    call_llvm_intrin,
+    call_llvm_pure_intrin,
+    call_pure_extern,
+    ceil,
+    ceildiv,
+    clz,
+    copysign,
+    cos,
+    cosh,
+    div,
+    erf,
+    exp,
+    exp2,
+    exp10,
+    floor,
+    fmod,
+    hypot,
+    if_then_else,
+    indexdiv,
+    indexmod,
+    infinity,
+    isfinite,
+    isinf,
+    isnan,
+    ldexp,
+    likely,
+    log,
+    log1p,
+    log2,
+    log10,
+    logaddexp,
+    max_value,
+    min_value,
+    nearbyint,
+    nextafter,
+    popcount,
+    pow,
+    power,
+    q_multiply_shift,
+    reinterpret,
+    ret,
+    round,
+    rsqrt,
+    shift_left,
+    shift_right,
+    sigmoid,
+    sin,
+    sinh,
+    sqrt,
+    tan,
+    tanh,
+    trunc,
 )
 
 # Statements, buffers, functions (the statement helper's modules).
@@ -83,6 +160,3 @@ from .stmt import (  # noqa: F401
     stmt_list,
     stmt_seq,
 )
-from .buffer import Buffer, decl_buffer  # noqa: F401
-from .function import PrimFunc  # noqa: F401
-from . import stmt_functor  # noqa: F401

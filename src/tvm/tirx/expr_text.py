@@ -60,8 +60,8 @@ def const_text(dtype: str, value) -> str:
         value = float(value)
         if math.isnan(value) or math.isinf(value):
             return f'T.{dtype}("{value}")'
-        if value.is_integer() and abs(value) < 1e21:
-            body = f"{value:.1f}"
+        if value.is_integer():
+            body = f"{int(value)}.0"
         else:
             body = f"{value:.17g}"
             if "." not in body and "e" not in body:
