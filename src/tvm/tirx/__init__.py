@@ -160,3 +160,4 @@ from .stmt import (  # noqa: F401
     stmt_list,
     stmt_seq,
 )
+from . import analysis  # noqa: F401

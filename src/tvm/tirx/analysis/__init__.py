@@ -1,0 +1,8 @@
+"""``tvm.tirx.analysis``: analyses of TIR expressions, statements and PrimFuncs."""
+
+from .verify import (  # noqa: F401
+    undefined_vars,
+    verify_ssa,
+    verify_tirx_well_formed,
+    verify_well_formed,
+)
