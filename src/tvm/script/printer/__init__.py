@@ -1,0 +1,255 @@
+"""The TVMScript printer: IR -> doc tree -> text, in Apache TVM 0.27's format.
+
+``obj.script(**options)`` on any IR object (``IRModule``, Relax function or expression, type,
+PrimExpr) calls :func:`script`. The pipeline:
+
+1. docsifiers (``ir_printer``, ``relax_printer``, ``tirx_printer``; one file per dialect,
+   registered with :func:`register_printer`) turn the IR into a doc tree
+   (:mod:`~tvm.script.printer.doc`), each doc recording the access paths it renders;
+2. :mod:`~tvm.script.printer.doc_printer` renders the docs as text, recording the spans of
+   the docs to underline;
+3. underlines, ``Access path:`` headers, line numbers and context trimming are added.
+
+Limitations: ``PrimFunc``, TIR statements and buffers have no docsifier yet (printing one
+raises a ``TypeError`` naming the class); ``show_meta=True`` lists metadata values as comments
+rather than TVM's JSON blob.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from . import ir_printer as _ir_printer  # noqa: F401 - registers docsifiers
+from . import relax_printer as _relax_printer  # noqa: F401 - registers docsifiers
+from . import tirx_printer as _tirx_printer  # noqa: F401 - registers docsifiers
+from .doc import Doc, StmtBlockDoc, StmtDoc
+from .doc_printer import DocPrinter, decorate_lines
+from .ir_docsifier import ROOT, IRDocsifier, PrinterConfig, path_steps, register_printer
+from .relax_printer import register_call_printer
+
+__all__ = ["script", "register_printer", "register_call_printer", "PrinterConfig"]
+
+_NOTE_PARENT = "Note: The underlined object is the nearest visible parent of this path."
+_NOTE_NONE = "Note: No visible object for this path is rendered in TVMScript."
+_METADATA_OMITTED = "# Metadata omitted. Use show_meta=True in script() method to show it."
+
+
+def script(obj, name=None, show_meta=False, ir_prefix="I", module_alias="cls",
+           int_dtype="int32", float_dtype="void", verbose_expr=False, indent_spaces=4,
+           print_line_numbers=False, num_context_lines=-1, syntax_sugar=True,
+           show_object_address=False, show_all_ty=True, extra_config=None,
+           path_to_underline=None, path_to_annotate=None, obj_to_underline=None,
+           obj_to_annotate=None, show_all_struct_info=None) -> str:
+    """Print an IR object as TVMScript.
+
+    Parameters are Apache TVM 0.27's ``script()`` options. The ones with an effect here:
+    ``name`` (module or function name), ``show_meta``, ``ir_prefix``, ``module_alias``,
+    ``int_dtype``, ``float_dtype``, ``indent_spaces``, ``print_line_numbers``,
+    ``num_context_lines`` (lines kept around underlines; -1 keeps all), ``extra_config``
+    (``{"render_invisible_path_info": bool}``, default True: print ``Access path:`` headers),
+    ``path_to_underline`` (``tvm_ffi.access_path.AccessPath`` objects or internal linked
+    paths), ``obj_to_underline`` (IR objects, underlined where first referenced),
+    ``path_to_annotate`` / ``obj_to_annotate`` (``{path or obj: comment}``, appended to the
+    enclosing statement). ``verbose_expr``, ``syntax_sugar``, ``show_object_address`` and
+    ``show_all_ty`` are accepted and have no effect yet.
+
+    Examples
+    --------
+    >>> from tvm import tirx
+    >>> n = tirx.Var("n", "int64")
+    >>> script(n * 2)
+    'n * T.int64(2)'
+    """
+    extra = dict(extra_config or {})
+    cfg = PrinterConfig(
+        name=name, show_meta=show_meta, ir_prefix=ir_prefix, module_alias=module_alias,
+        int_dtype=int_dtype, float_dtype=float_dtype, verbose_expr=verbose_expr,
+        indent_spaces=indent_spaces, print_line_numbers=print_line_numbers,
+        num_context_lines=num_context_lines, syntax_sugar=syntax_sugar,
+        show_object_address=show_object_address,
+        show_all_ty=show_all_ty if show_all_struct_info is None else show_all_struct_info,
+        render_invisible_path_info=bool(extra.pop("render_invisible_path_info", True)),
+        path_to_underline=list(path_to_underline or []),
+        path_to_annotate=dict(path_to_annotate or {}),
+        obj_to_underline=list(obj_to_underline or []),
+        obj_to_annotate=dict(obj_to_annotate or {}),
+    )
+    if extra:
+        raise ValueError(f"unknown extra_config keys for the TVMScript printer: {sorted(extra)}")
+    d = IRDocsifier(cfg)
+    doc = d.as_doc(obj, ROOT)
+
+    # Underline targets: requested paths plus the paths where requested objects appear.
+    requests = [(_to_steps(p), _format(p)) for p in cfg.path_to_underline]
+    for target in cfg.obj_to_underline:
+        path = d.obj_paths.get(id(target))
+        if path is not None:
+            requests.append((path_steps(path), _format(path)))
+    annotations = [(_to_steps(p), text) for p, text in cfg.path_to_annotate.items()]
+    for target, text in cfg.obj_to_annotate.items():
+        path = d.obj_paths.get(id(target))
+        if path is not None:
+            annotations.append((path_steps(path), text))
+
+    marked, notes = _match(doc, [steps for steps, _ in requests])
+    if annotations:
+        _annotate(doc, annotations)
+
+    printer = DocPrinter(cfg.indent_spaces, marked)
+    is_stmt = isinstance(doc, (StmtDoc, StmtBlockDoc))
+    if is_stmt:
+        header = _import_header(d)
+        if header:
+            printer._w("\n".join(header) + "\n\n")
+        top = [_type_var_decl(n) for n in d.type_vars]
+        printer.print_doc(StmtBlockDoc(top + [doc]) if top else doc)
+    else:
+        printer.print_doc(doc)
+    if d.metadata:
+        printer._w("\n\n" + (_metadata_text(d) if cfg.show_meta else _METADATA_OMITTED))
+    text = printer.text()
+
+    spans = [span for key in marked for span in printer.spans.get(key, ())]
+    body = text
+    if spans or cfg.print_line_numbers:
+        body = decorate_lines(text, spans, cfg.num_context_lines, cfg.print_line_numbers)
+    if requests and cfg.render_invisible_path_info:
+        lines = []
+        for (_, shown), note in zip(requests, notes):
+            lines.append(f"Access path: {shown}")
+            if note:
+                lines.append(note)
+        return "\n".join(lines) + "\n\n" + body
+    return body
+
+
+# --- paths ------------------------------------------------------------------------------------
+
+_FFI_KINDS = {0: "attr", 1: "item", 2: "map", 3: "attr_missing", 4: "item_missing",
+              5: "map_missing"}
+
+
+def _to_steps(path) -> tuple:
+    """Steps of an ``AccessPath``, of an internal linked path, or of our printer path."""
+    if hasattr(path, "to_steps"):
+        return tuple((_FFI_KINDS.get(s.kind, str(s.kind)), s.key) for s in path.to_steps())
+    if path is None:
+        return ()
+    return path_steps(path)
+
+
+def _format(path) -> str:
+    if hasattr(path, "to_steps"):
+        return str(path)
+    # One formatter for paths: the structural-equality one (its root is None, ours is ()).
+    from ...ffi.structural import format_path
+
+    linked = None
+    for kind, key in path_steps(path) if path else ():
+        linked = (linked, kind, key)
+    return format_path(linked)
+
+
+def _key_norm(step):
+    kind, key = step
+    if kind in ("map", "map_missing"):
+        name = getattr(key, "name_hint", None)
+        return (kind, name if isinstance(name, str) else str(key))
+    return (kind, key)
+
+
+def _iter_docs(root):
+    """Every doc in the tree with its parent doc (iterative)."""
+    stack = [(root, None)]
+    while stack:
+        doc, parent = stack.pop()
+        yield doc, parent
+        for cls in type(doc).__mro__:
+            for slot in getattr(cls, "__slots__", ()):
+                if slot == "source_paths":
+                    continue
+                value = getattr(doc, slot, None)
+                if isinstance(value, Doc):
+                    stack.append((value, doc))
+                elif isinstance(value, list):
+                    stack.extend((v, doc) for v in value if isinstance(v, Doc))
+
+
+def _path_index(root):
+    index: dict[tuple, list] = {}
+    for doc, _ in _iter_docs(root):
+        for path in doc.source_paths:
+            key = tuple(_key_norm(s) for s in path_steps(path))
+            index.setdefault(key, []).append(doc)
+    return index
+
+
+def _match(root, requests):
+    """Docs to underline (ids) and one note per request (nearest visible parent rule)."""
+    if not requests:
+        return set(), []
+    index = _path_index(root)
+    marked, notes = set(), []
+    for steps in requests:
+        key = tuple(_key_norm(s) for s in steps)
+        for k in range(len(key), -1, -1):
+            docs = index.get(key[:k])
+            if docs:
+                marked.update(id(doc) for doc in docs)
+                notes.append(None if k == len(key) else _NOTE_PARENT)
+                break
+        else:
+            notes.append(_NOTE_NONE)
+    return marked, notes
+
+
+def _annotate(root, annotations):
+    """Attach comments to the statements rendering the annotated paths."""
+    index = _path_index(root)
+    parents = {id(doc): parent for doc, parent in _iter_docs(root)}
+    for steps, text in annotations:
+        key = tuple(_key_norm(s) for s in steps)
+        for k in range(len(key), -1, -1):
+            docs = index.get(key[:k])
+            if docs:
+                doc = docs[0]
+                while doc is not None and not isinstance(doc, StmtDoc):
+                    doc = parents.get(id(doc))
+                if doc is not None:
+                    doc.comment = f"{doc.comment}, {text}" if doc.comment else str(text)
+                break
+
+
+# --- header and metadata ------------------------------------------------------------------------
+
+
+def _import_header(d) -> list:
+    lines = []
+    if d.type_vars:
+        lines.append("# from typing import TypeVar")
+    if "I" in d.prefixes:
+        lines.append(f"# from tvm.script import ir as {d.cfg.ir_prefix}")
+    if "T" in d.prefixes:
+        lines.append(f"# from tvm.script import tirx as {d.cfg.tir_prefix}")
+        lines.append("# from tvm.tirx.layout import Axis")
+    if "R" in d.prefixes:
+        lines.append(f"# from tvm.script import relax as {d.cfg.relax_prefix}")
+    return lines
+
+
+def _type_var_decl(name):
+    from .doc import AssignDoc, IdDoc, LiteralDoc
+
+    return AssignDoc(IdDoc(name), IdDoc("TypeVar").call(LiteralDoc(name)))
+
+
+def _metadata_text(d) -> str:
+    lines = ["# Metadata (values of metadata[...] references):"]
+    for key, items in d.metadata.items():
+        for i, obj in enumerate(items):
+            data = getattr(obj, "data", obj)
+            array = np.asarray(data.numpy()) if hasattr(data, "numpy") else data
+            text = np.array2string(np.asarray(array), separator=", ").replace("\n", " ")
+            lines.append(f'# metadata["{key}"][{i}] = {text}')
+    return "\n".join(lines)
+

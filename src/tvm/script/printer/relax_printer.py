@@ -1,0 +1,583 @@
+"""Docsifiers for Relax: expressions, bindings, blocks, functions and types.
+
+Formats follow Apache TVM 0.27 (checked against it): ``R.Tensor((3, 3), dtype="float32")``,
+``R.Any`` for the object type, ``T.int64`` for a scalar ``PrimType``, ``R.shape([3, 3])``,
+op calls with the op's attributes as keywords (``R.sum(x, axis=None, keepdims=False)``),
+``with R.dataflow():`` blocks closed by ``R.output(...)``.
+
+Symbolic shape variables: those that appear in a function's parameter types are declared
+once at file level as ``n = TypeVar("n")`` (0.27's form); others are declared at the top of
+the function body as ``m = T.int64()``. In a signature, a compound shape expression prints as
+a string (``R.Tensor(("n * 2", 4), ...)``).
+
+How a call prints is data-driven: an op may carry an ``FPrintCall`` attribute
+(``fn(call, path, d) -> ExprDoc``, registered with ``tvm.ir.op.register_op_attr``) or an entry
+made with :func:`register_call_printer`; otherwise the call prints as ``R.<op name>(args...,
+attr=value...)`` with the attribute node's fields as keywords in declared order.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ... import relax, tirx
+from ...ffi.node import Node, walk
+from ...ir.attrs import Attrs, DictAttrs
+from ...ir.expr import GlobalVar, PrimExpr
+from ...ir.op import Op
+from ...ir.type import PrimType, StringType, TupleType
+from .doc import (
+    AssignDoc,
+    CallDoc,
+    DictDoc,
+    ExprStmtDoc,
+    FunctionDoc,
+    IdDoc,
+    IfDoc,
+    IndexDoc,
+    ListDoc,
+    LiteralDoc,
+    ReturnDoc,
+    ScopeDoc,
+    StmtBlockDoc,
+    TupleDoc,
+)
+from .ir_docsifier import attr_path, item_path, register_printer
+from .tirx_printer import _RawDoc, format_float
+
+__all__ = ["register_call_printer", "type_doc", "attr_value_doc", "CONSTANT_METADATA_KEY"]
+
+#: ``metadata[...]`` key of non-scalar constants (what Apache TVM 0.27 prints).
+CONSTANT_METADATA_KEY = "ir.GenericConst"
+
+# op name -> (fn(call, path, d) -> ExprDoc, annotate the bound var?)
+_CALL_PRINTERS: dict[str, tuple] = {}
+
+
+def register_call_printer(op_name: str, annotate_binding: bool = True):
+    """Register ``fn(call, path, d) -> ExprDoc`` printing calls of ``op_name``.
+
+    ``annotate_binding=False`` drops the type annotation of a variable bound to such a call
+    (TVM does so for ``R.call_tir``, whose ``out_ty`` already states it).
+    """
+
+    def _register(fn):
+        _CALL_PRINTERS[op_name] = (fn, annotate_binding)
+        return fn
+
+    return _register
+
+
+# --- helpers --------------------------------------------------------------------------------
+
+
+def _r(d, *names):
+    doc = d.prefix("R")
+    for name in names:
+        doc = doc.attr(name)
+    return doc
+
+
+def attr_value_doc(value, path, d):
+    """The doc of an attribute value: literals, lists, dicts, dtypes, or IR nodes."""
+    if value is None or isinstance(value, (bool, str)):
+        if value == "void":
+            return LiteralDoc(None, path)
+        return LiteralDoc(value, path)
+    if isinstance(value, (int, np.integer)):
+        return LiteralDoc(int(value), path)
+    if isinstance(value, (float, np.floating)):
+        return _RawDoc(format_float(float(value))).add_path(path)
+    if isinstance(value, (list, tuple)):
+        return ListDoc(
+            [attr_value_doc(v, item_path(path, i), d) for i, v in enumerate(value)]
+        ).add_path(path)
+    if isinstance(value, dict):
+        keys = sorted(value, key=str)
+        return DictDoc(
+            [attr_value_doc(k, None, d) for k in keys],
+            [attr_value_doc(value[k], (path, "map", k), d) for k in keys],
+        ).add_path(path)
+    if isinstance(value, DictAttrs):
+        return attr_value_doc(dict(value.values), path, d)
+    if isinstance(value, tirx.IntImm) and not d.state.get("in_relax"):
+        # An integer attribute (``num_input``) prints bare.
+        return LiteralDoc(int(value.value), path)
+    if isinstance(value, Node):
+        return d.as_doc(value, path)
+    if hasattr(value, "dtype") and type(value).__name__ == "DataType":
+        return LiteralDoc(str(value), path)
+    return LiteralDoc(str(value), path)
+
+
+def _prim_doc(expr, path, d):
+    """A PrimExpr in Relax context (int64 constants print bare)."""
+    old = d.state.get("in_relax")
+    d.state["in_relax"] = True
+    try:
+        if d.state.get("in_signature") and not isinstance(expr, (tirx.Var, tirx.IntImm)):
+            # A signature can only define plain variables; other expressions are strings.
+            from .doc_printer import to_python_script  # local: avoids a module cycle
+
+            text = to_python_script(d.as_doc(expr, None))
+            return LiteralDoc(text, path)
+        return d.as_doc(expr, path)
+    finally:
+        d.state["in_relax"] = old
+
+
+# --- types ----------------------------------------------------------------------------------
+
+
+def type_doc(ty, path, d):
+    """The annotation doc of a Relax type (``None`` when the type is unknown)."""
+    if ty is None:
+        return None
+    return d.as_doc(ty, path)
+
+
+def _shape_dims(values, path, d):
+    return [_prim_doc(v, item_path(path, i), d) for i, v in enumerate(values)]
+
+
+@register_printer(relax.TensorType)
+def _tensor_type(ty, path, d):
+    args, keys, values = [], [], []
+    shape = ty.shape
+    if shape is not None:
+        dims = getattr(shape, "values", None)
+        shape_path = attr_path(path, "shape")
+        if dims is not None:
+            args.append(TupleDoc(_shape_dims(dims, attr_path(shape_path, "values"), d)))
+        else:
+            args.append(d.as_doc(shape, shape_path))
+    if ty.dtype and ty.dtype != "void":
+        keys.append("dtype")
+        values.append(LiteralDoc(ty.dtype))
+    if shape is None and ty.ndim != -1:
+        keys.append("ndim")
+        values.append(LiteralDoc(ty.ndim))
+    if ty.vdevice is not None:
+        keys.append("vdevice")
+        values.append(LiteralDoc(str(ty.vdevice)))
+    if not args and not keys:
+        return _r(d, "Tensor")
+    return CallDoc(_r(d, "Tensor"), args, keys, values)
+
+
+@register_printer(relax.ShapeType)
+def _shape_type(ty, path, d):
+    if ty.values is not None:
+        dims = _shape_dims(ty.values, attr_path(path, "values"), d)
+        return _r(d, "Shape").call(ListDoc(dims))
+    if ty.ndim != -1:
+        return _r(d, "Shape").call(ndim=LiteralDoc(ty.ndim))
+    return _r(d, "Shape")
+
+
+@register_printer(TupleType)
+def _tuple_type(ty, path, d):
+    if not ty.fields:
+        return _r(d, "Tuple")
+    fields = [d.as_doc(f, item_path(attr_path(path, "fields"), i)) for i, f in enumerate(ty.fields)]
+    return _r(d, "Tuple").call(*fields)
+
+
+@register_printer(relax.ObjectType)
+def _object_type(ty, path, d):
+    return _r(d, "Any")
+
+
+@register_printer(PrimType)
+def _prim_type(ty, path, d):
+    return d.prefix("T").attr(ty.dtype)
+
+
+@register_printer(StringType)
+def _string_type(ty, path, d):
+    return d.prefix("I").attr("StringType").call()
+
+
+@register_printer(relax.FuncType)
+def _func_type(ty, path, d):
+    ret = d.as_doc(ty.ret, attr_path(path, "ret"))
+    if ty.params is None:
+        return CallDoc(_r(d, "Callable"), [], ["ret"], [ret])
+    params = [
+        d.as_doc(p, item_path(attr_path(path, "params"), i)) for i, p in enumerate(ty.params)
+    ]
+    return _r(d, "Callable").call(TupleDoc(params), ret, LiteralDoc(bool(ty.purity)))
+
+
+@register_printer(getattr(relax, "PackedFuncType", None))
+def _packed_func_type(ty, path, d):
+    return _r(d, "Any")
+
+
+# --- leaf expressions -----------------------------------------------------------------------
+
+
+@register_printer(relax.Var)
+def _var(var, path, d):
+    doc = d.var_doc(var)
+    return doc if doc is not None else IdDoc(var.name_hint or "v")
+
+
+@register_printer(GlobalVar)
+def _global_var(gv, path, d):
+    if d.in_module and id(gv) in d.module_gvars:
+        d.state["uses_module_alias"] = True
+        return IdDoc(d.cfg.module_alias).attr(gv.name_hint)
+    return IdDoc(gv.name_hint)
+
+
+@register_printer(relax.Constant)
+def _constant(const, path, d):
+    array = np.asarray(const.data.numpy())
+    dtype = str(array.dtype)
+    if array.ndim == 0:
+        value = array.item()
+        if isinstance(value, float):
+            value_doc = _RawDoc(format_float(value))
+        else:
+            value_doc = LiteralDoc(value)
+        return _r(d, "const").call(value_doc, LiteralDoc(dtype))
+    index = d.add_metadata(CONSTANT_METADATA_KEY, const)
+    return IdDoc("metadata")[LiteralDoc(CONSTANT_METADATA_KEY), LiteralDoc(index)]
+
+
+@register_printer(relax.Tuple)
+def _tuple(tup, path, d):
+    if not tup.fields:
+        return _r(d, "tuple").call()
+    fields_path = attr_path(path, "fields")
+    return TupleDoc([d.as_doc(f, item_path(fields_path, i)) for i, f in enumerate(tup.fields)])
+
+
+@register_printer(relax.TupleGetItem)
+def _tuple_get_item(node, path, d):
+    value = d.as_doc(node.tuple_value, attr_path(path, "tuple_value"))
+    return IndexDoc(value, [LiteralDoc(node.index, attr_path(path, "index"))])
+
+
+@register_printer(relax.ShapeExpr)
+def _shape_expr(node, path, d):
+    dims = _shape_dims(node.values, attr_path(path, "values"), d)
+    return _r(d, "shape").call(ListDoc(dims))
+
+
+@register_printer(relax.PrimValue)
+def _prim_value(node, path, d):
+    # Apache TVM 0.27 prints a PrimValue as the bare expression (annotated ``T.int64``).
+    return _prim_doc(node.value, attr_path(path, "value"), d)
+
+
+@register_printer(relax.StringImm)
+def _string_imm(node, path, d):
+    return _r(d, "str").call(LiteralDoc(node.value))
+
+
+@register_printer(relax.DataTypeImm)
+def _dtype_imm(node, path, d):
+    return _r(d, "dtype").call(LiteralDoc(str(node.value)))
+
+
+@register_printer(relax.ExternFunc)
+def _extern_func(node, path, d):
+    return _r(d, "ExternFunc").call(LiteralDoc(node.global_symbol))
+
+
+# --- calls ----------------------------------------------------------------------------------
+
+
+def _args_docs(call, path, d, start=0):
+    args_path = attr_path(path, "args")
+    return [
+        d.as_doc(arg, item_path(args_path, i))
+        for i, arg in enumerate(call.args)
+        if i >= start
+    ]
+
+
+def _ty_arg_doc(call, path, d):
+    """``out_ty=`` value: one type, or a list of them for a tuple output."""
+    ty = call.ty_args[0]
+    ty_path = item_path(attr_path(path, "ty_args"), 0)
+    if isinstance(ty, TupleType) and ty.fields:
+        return ListDoc(
+            [d.as_doc(f, item_path(attr_path(ty_path, "fields"), i)) for i, f in enumerate(ty.fields)]
+        )
+    return d.as_doc(ty, ty_path)
+
+
+def _call_printer_entry(call):
+    op = call.op
+    if isinstance(op, Op):
+        custom = op.get_attr("FPrintCall")
+        if custom is not None:
+            return custom, True
+        return _CALL_PRINTERS.get(op.name)
+    return None
+
+
+@register_printer(relax.Call)
+def _call(call, path, d):
+    entry = _call_printer_entry(call)
+    if entry is not None:
+        return entry[0](call, path, d)
+    op = call.op
+    op_path = attr_path(path, "op")
+    if isinstance(op, Op):
+        name = op.name[len("relax."):] if op.name.startswith("relax.") else op.name
+        callee = _r(d, *name.split(".")).add_path(op_path)
+        args = _args_docs(call, path, d)
+        keys, values = [], []
+        attrs = call.attrs
+        if isinstance(attrs, Attrs) and not isinstance(attrs, DictAttrs):
+            for fname in attrs._field_names:
+                keys.append(fname)
+                values.append(attr_value_doc(getattr(attrs, fname), None, d))
+        return CallDoc(callee, args, keys, values)
+    if isinstance(op, relax.ExternFunc):
+        args = [LiteralDoc(op.global_symbol, op_path)] + _args_docs(call, path, d)
+        keys, values = [], []
+        if call.ty_args:
+            keys.append("ty_args")
+            values.append(TupleDoc(
+                [d.as_doc(t, item_path(attr_path(path, "ty_args"), i))
+                 for i, t in enumerate(call.ty_args)]
+            ))
+        return CallDoc(_r(d, "call_packed"), args, keys, values)
+    callee = d.as_doc(op, op_path)
+    return callee.call(*_args_docs(call, path, d))
+
+
+def _call_tir_like(name):
+    def _print(call, path, d):
+        args = call.args
+        callee = d.as_doc(args[0], item_path(attr_path(path, "args"), 0))
+        inputs = args[1]
+        inputs_path = item_path(attr_path(path, "args"), 1)
+        if isinstance(inputs, relax.Tuple):
+            in_doc = TupleDoc(
+                [d.as_doc(f, item_path(attr_path(inputs_path, "fields"), i))
+                 for i, f in enumerate(inputs.fields)]
+            ).add_path(inputs_path)
+        else:
+            in_doc = d.as_doc(inputs, inputs_path)
+        keys, values = [], []
+        if call.ty_args:
+            keys.append("out_ty")
+            values.append(_ty_arg_doc(call, path, d))
+        if len(args) > 2:
+            keys.append("tir_vars")
+            values.append(d.as_doc(args[2], item_path(attr_path(path, "args"), 2)))
+        return CallDoc(_r(d, name), [callee, in_doc], keys, values)
+
+    return _print
+
+
+register_call_printer("relax.call_tir", annotate_binding=False)(_call_tir_like("call_tir"))
+register_call_printer("relax.call_dps_packed", annotate_binding=False)(
+    _call_tir_like("call_dps_packed")
+)
+register_call_printer("relax.call_tir_with_grad", annotate_binding=False)(
+    _call_tir_like("call_tir_with_grad")
+)
+
+
+# --- bindings and blocks --------------------------------------------------------------------
+
+
+def _annotation(var, value, d):
+    if var.ty is None:
+        return None
+    if isinstance(value, relax.Call):
+        entry = _call_printer_entry(value)
+        if entry is not None and not entry[1]:
+            return None
+    return d.as_doc(var.ty, None)
+
+
+def _binding_stmts(binding, path, d):
+    """The statements of one binding (a list: an ``if`` or a nested function is several)."""
+    var = binding.var
+    value = binding.value
+    value_path = attr_path(path, "value")
+    if isinstance(binding, relax.MatchCast):
+        rhs = _r(d, "match_cast").call(
+            d.as_doc(value, value_path), d.as_doc(binding.ty, attr_path(path, "ty"))
+        )
+        ann = d.as_doc(var.ty, None) if var.ty is not None else None
+        return [AssignDoc(d.define(var, var.name_hint), rhs, ann).add_path(path)]
+    if isinstance(value, relax.Function):
+        name = d.define(var, var.name_hint)
+        func_doc = _function_doc(value, value_path, d, name.name, nested=True)
+        return [func_doc.add_path(path)]
+    if isinstance(value, relax.If):
+        return [_if_doc(var, value, value_path, d).add_path(path)]
+    rhs = d.as_doc(value, value_path)
+    ann = _annotation(var, value, d)
+    return [AssignDoc(d.define(var, var.name_hint), rhs, ann).add_path(path)]
+
+
+def _branch_stmts(var_doc_name, var, seq, path, d):
+    stmts = []
+    if isinstance(seq, relax.SeqExpr):
+        stmts.extend(_blocks_stmts(seq.blocks, attr_path(path, "blocks"), d))
+        body, body_path = seq.body, attr_path(path, "body")
+    else:
+        body, body_path = seq, path
+    ann = d.as_doc(var.ty, None) if var.ty is not None else None
+    stmts.append(AssignDoc(IdDoc(var_doc_name), d.as_doc(body, body_path), ann))
+    return stmts
+
+
+def _if_doc(var, node, path, d):
+    cond = d.as_doc(node.cond, attr_path(path, "cond"))
+    name = d.define(var, var.name_hint).name
+    then = _branch_stmts(name, var, node.true_branch, attr_path(path, "true_branch"), d)
+    other = _branch_stmts(name, var, node.false_branch, attr_path(path, "false_branch"), d)
+    return IfDoc(cond, then, other)
+
+
+def _block_stmts(block, path, d):
+    bindings_path = attr_path(path, "bindings")
+    stmts = []
+    for i, binding in enumerate(block.bindings):
+        stmts.extend(_binding_stmts(binding, item_path(bindings_path, i), d))
+    if isinstance(block, relax.DataflowBlock):
+        outputs = [
+            d.as_doc(b.var, attr_path(item_path(bindings_path, i), "var"))
+            for i, b in enumerate(block.bindings)
+            if not isinstance(b.var, relax.DataflowVar)
+        ]
+        stmts.append(ExprStmtDoc(_r(d, "output").call(*outputs)))
+        return [ScopeDoc(None, _r(d, "dataflow").call(), stmts).add_path(path)]
+    return stmts
+
+
+def _blocks_stmts(blocks, path, d):
+    stmts = []
+    for i, block in enumerate(blocks):
+        stmts.extend(_block_stmts(block, item_path(path, i), d))
+    return stmts
+
+
+@register_printer(relax.BindingBlock)
+def _binding_block(block, path, d):
+    return StmtBlockDoc(_block_stmts(block, path, d))
+
+
+@register_printer(relax.VarBinding, relax.MatchCast)
+def _binding(binding, path, d):
+    return StmtBlockDoc(_binding_stmts(binding, path, d))
+
+
+@register_printer(relax.SeqExpr)
+def _seq_expr(seq, path, d):
+    stmts = _blocks_stmts(seq.blocks, attr_path(path, "blocks"), d)
+    stmts.append(ExprStmtDoc(d.as_doc(seq.body, attr_path(path, "body"))))
+    return StmtBlockDoc(stmts)
+
+
+@register_printer(relax.If)
+def _if_expr(node, path, d):
+    # An ``If`` outside a binding (not in normal form): print it as a statement.
+    cond = d.as_doc(node.cond, attr_path(path, "cond"))
+    then = d.as_doc(node.true_branch, attr_path(path, "true_branch"))
+    other = d.as_doc(node.false_branch, attr_path(path, "false_branch"))
+    return IfDoc(cond, [then], [other])
+
+
+# --- functions ------------------------------------------------------------------------------
+
+
+def _symbolic_vars(objs):
+    """tirx Vars under ``objs`` in first-appearance order (no duplicates)."""
+    seen, out = set(), []
+    for obj in objs:
+        if obj is None:
+            continue
+        for node in walk(obj):
+            if isinstance(node, tirx.Var) and id(node) not in seen:
+                seen.add(id(node))
+                out.append(node)
+    return out
+
+
+def _func_attrs(func, name):
+    attrs = dict(func.attrs.values) if func.attrs is not None else {}
+    return attrs
+
+
+def _function_doc(func, path, d, name, nested=False):
+    d.push_frame()
+    saved_alias = d.state.get("uses_module_alias", False)
+    d.state["uses_module_alias"] = False
+    try:
+        # Symbolic variables: those in parameter types become file-level TypeVars.
+        param_types = [p.ty for p in func.params]
+        sig_vars = _symbolic_vars(param_types)
+        for var in sig_vars:
+            if not d.is_defined(var):
+                d.var_names[id(var)] = var.name
+                if var.name not in d.type_vars:
+                    d.type_vars.append(var.name)
+        args = []
+        d.state["in_signature"] = True
+        for i, param in enumerate(func.params):
+            ann = d.as_doc(param.ty, None) if param.ty is not None else None
+            args.append(AssignDoc(d.define(param, param.name_hint), None, ann))
+        ret = d.as_doc(func.ret_ty, None) if func.ret_ty is not None else None
+        d.state["in_signature"] = False
+
+        body = []
+        attrs = _func_attrs(func, name)
+        symbol = attrs.get("global_symbol")
+        if symbol is not None and (nested or symbol == name or not d.in_module):
+            attrs.pop("global_symbol")
+        if attrs:
+            body.append(ExprStmtDoc(_r(d, "func_attr").call(attr_value_doc(attrs, None, d))))
+        # Symbolic variables first used in the body: ``m = T.int64()``.
+        for var in _symbolic_vars([func.body]):
+            if not d.is_defined(var):
+                decl = d.prefix("T").attr(var.dtype).call()
+                body.append(AssignDoc(d.define(var, var.name), decl, None))
+        header_len = len(body)
+        seq = func.body
+        body_path = attr_path(path, "body")
+        if isinstance(seq, relax.SeqExpr):
+            body.extend(_blocks_stmts(seq.blocks, attr_path(body_path, "blocks"), d))
+            ret_value = d.as_doc(seq.body, attr_path(body_path, "body"))
+        else:
+            ret_value = d.as_doc(seq, body_path)
+        body.append(ReturnDoc(ret_value))
+        if d.state.get("uses_module_alias") and d.in_module:
+            module_name = d.cfg.name or "Module"
+            body.insert(header_len, AssignDoc(IdDoc(d.cfg.module_alias), IdDoc(module_name)))
+    finally:
+        d.state["uses_module_alias"] = saved_alias
+        d.state["in_signature"] = False
+        d.pop_frame()
+
+    decorator = _r(d, "function")
+    keys, values = [], []
+    if not func.is_pure:
+        keys.append("pure")
+        values.append(LiteralDoc(False))
+    if not nested and symbol is None:
+        keys.append("private")
+        values.append(LiteralDoc(True))
+    if keys:
+        decorator = CallDoc(decorator, [], keys, values)
+    return FunctionDoc(IdDoc(name), args, [decorator], ret, body)
+
+
+@register_printer(relax.Function)
+def _function(func, path, d):
+    name = d.state.pop("func_name", None)
+    if name is None:
+        symbol = func.attrs.values.get("global_symbol") if func.attrs is not None else None
+        name = d.cfg.name or symbol or "main"
+    return _function_doc(func, path, d, name)

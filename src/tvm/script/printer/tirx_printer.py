@@ -1,0 +1,183 @@
+"""Docsifiers for TIR scalar expressions (PrimExpr): ``n * 2``, ``T.Cast("float32", i)``, ...
+
+Constants follow Apache TVM 0.27: an integer of ``int_dtype`` (``int32`` by default) prints
+as a bare number, others as ``T.int64(3)``; ``bool`` as ``T.bool(True)``; floats as
+``T.float32(1.5)`` (17 significant digits, like C's ``%.17g``). Inside Relax (shapes,
+``R.prim_value``), ``int64`` integers print bare too: ``R.shape([n * 2, 4])``.
+
+Only expressions are covered here; PrimFunc, statements and buffers register their own
+docsifiers when those classes exist (not yet printed: see the package docstring).
+"""
+
+from __future__ import annotations
+
+import math
+
+from ... import tirx
+from ...ir.op import Op
+from .doc import CallDoc, IdDoc, LiteralDoc, OperationDoc, OperationKind
+from .ir_docsifier import attr_path, item_path, register_printer
+
+__all__ = ["format_float", "int_doc"]
+
+K = OperationKind
+
+
+def format_float(value: float) -> str:
+    """Text of a float as TVM prints it: ``1.5``, ``0.10000000000000001``, ``1.0``."""
+    text = "%.17g" % value
+    if "." not in text and "e" not in text and "n" not in text:
+        text += ".0"
+    return text
+
+
+class _RawDoc(IdDoc):
+    """A preformatted token (a float's digits); printed as is."""
+
+
+def int_doc(value: int, dtype: str, d, path=None):
+    """The doc of an integer constant of ``dtype`` under the printer's rules."""
+    if dtype == "bool":
+        return d.prefix("T").attr("bool").call(LiteralDoc(bool(value)))
+    if dtype == d.cfg.int_dtype or (dtype == "int64" and d.state.get("in_relax")):
+        return LiteralDoc(int(value), path)
+    return d.prefix("T").attr(dtype).call(LiteralDoc(int(value)))
+
+
+@register_printer(getattr(tirx, "IntImm", None))
+def _int_imm(imm, path, d):
+    return int_doc(imm.value, imm.dtype, d)
+
+
+@register_printer(getattr(tirx, "FloatImm", None))
+def _float_imm(imm, path, d):
+    value = imm.value
+    if math.isnan(value) or math.isinf(value):
+        arg = LiteralDoc(str(value) if not math.isnan(value) else "nan")
+    else:
+        arg = _RawDoc(format_float(value))
+    if imm.dtype == d.cfg.float_dtype:
+        return arg
+    return d.prefix("T").attr(imm.dtype).call(arg)
+
+
+@register_printer(getattr(tirx, "StringImm", None))
+def _string_imm(imm, path, d):
+    return LiteralDoc(imm.value)
+
+
+@register_printer(getattr(tirx, "Var", None))
+def _var(var, path, d):
+    doc = d.var_doc(var)
+    if doc is not None:
+        return doc
+    # A free variable prints as its name (as TVM does for ``str(n * 2)``).
+    return IdDoc(var.name or "v")
+
+
+@register_printer(getattr(tirx, "Cast", None))
+def _cast(node, path, d):
+    value = d.as_doc(node.value, attr_path(path, "value"))
+    return d.prefix("T").attr("Cast").call(LiteralDoc(node.dtype), value)
+
+
+_BINARY = {
+    "Add": K.Add,
+    "Sub": K.Sub,
+    "Mul": K.Mult,
+    "FloorDiv": K.FloorDiv,
+    "FloorMod": K.Mod,
+    "EQ": K.Eq,
+    "NE": K.NotEq,
+    "LT": K.Lt,
+    "LE": K.LtE,
+    "GT": K.Gt,
+    "GE": K.GtE,
+    "And": K.And,
+    "Or": K.Or,
+    "BitwiseAnd": K.BitAnd,
+    "BitwiseOr": K.BitOr,
+    "BitwiseXor": K.BitXor,
+    "LShift": K.LShift,
+    "RShift": K.RShift,
+}
+# Binary nodes without a Python operator print as calls.
+_BINARY_CALL = {"Div": "Div", "Mod": "truncmod", "Min": "min", "Max": "max"}
+
+
+def _binary(node, path, d):
+    name = type(node).__name__
+    a = d.as_doc(node.a, attr_path(path, "a"))
+    b = d.as_doc(node.b, attr_path(path, "b"))
+    kind = _BINARY.get(name)
+    if kind is not None:
+        return OperationDoc(kind, [a, b])
+    return d.prefix("T").attr(_BINARY_CALL[name]).call(a, b)
+
+
+register_printer(*(getattr(tirx, n, None) for n in list(_BINARY) + list(_BINARY_CALL)))(_binary)
+
+
+@register_printer(getattr(tirx, "Not", None))
+def _not(node, path, d):
+    return OperationDoc(K.Not, [d.as_doc(node.a, attr_path(path, "a"))])
+
+
+@register_printer(getattr(tirx, "BitwiseNot", None))
+def _bitwise_not(node, path, d):
+    return OperationDoc(K.Invert, [d.as_doc(node.a, attr_path(path, "a"))])
+
+
+@register_printer(getattr(tirx, "Select", None))
+def _select(node, path, d):
+    return d.prefix("T").attr("Select").call(
+        d.as_doc(node.condition, attr_path(path, "condition")),
+        d.as_doc(node.true_value, attr_path(path, "true_value")),
+        d.as_doc(node.false_value, attr_path(path, "false_value")),
+    )
+
+
+@register_printer(getattr(tirx, "Ramp", None))
+def _ramp(node, path, d):
+    return d.prefix("T").attr("Ramp").call(
+        d.as_doc(node.base, attr_path(path, "base")),
+        d.as_doc(node.stride, attr_path(path, "stride")),
+        d.as_doc(node.lanes, attr_path(path, "lanes")),
+    )
+
+
+@register_printer(getattr(tirx, "Broadcast", None))
+def _broadcast(node, path, d):
+    return d.prefix("T").attr("Broadcast").call(
+        d.as_doc(node.value, attr_path(path, "value")),
+        d.as_doc(node.lanes, attr_path(path, "lanes")),
+    )
+
+
+@register_printer(getattr(tirx, "Let", None))
+def _let(node, path, d):
+    # ``T.Let(body, where={var: value})``; the var is printed by name.
+    from .doc import DictDoc  # local: only Let needs it
+
+    var = IdDoc(node.var.name or "v")
+    value = d.as_doc(node.value, attr_path(path, "value"))
+    body = d.as_doc(node.body, attr_path(path, "body"))
+    return CallDoc(d.prefix("T").attr("Let"), [body], ["where"], [DictDoc([var], [value])])
+
+
+@register_printer(getattr(tirx, "Call", None))
+def _call(node, path, d):
+    args = [d.as_doc(arg, item_path(attr_path(path, "args"), i)) for i, arg in enumerate(node.args)]
+    op = node.op
+    if isinstance(op, Op):
+        name = op.name
+        for prefix in ("tirx.", "tir."):
+            if name.startswith(prefix):
+                name = name[len(prefix):]
+                break
+        callee = d.prefix("T")
+        for part in name.split("."):
+            callee = callee.attr(part)
+        return callee.call(*args)
+    # A GlobalVar callee (a call to another PrimFunc).
+    return d.as_doc(op, attr_path(path, "op")).call(*args)
