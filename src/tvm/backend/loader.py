@@ -139,4 +139,6 @@ class _BackendAliasFinder(importlib.abc.MetaPathFinder):
 
 
 if not any(isinstance(f, _BackendAliasFinder) for f in sys.meta_path):
-    sys.meta_path.append(_BackendAliasFinder())
+    # First in line: the path-based finder would otherwise load a second copy of the file
+    # from the real package's __path__ under the alias name.
+    sys.meta_path.insert(0, _BackendAliasFinder())

@@ -14,7 +14,6 @@ an unchanged module again returns the same ``runtime.Module`` object without com
 from __future__ import annotations
 
 import collections
-import ctypes
 import hashlib
 import os
 import threading
@@ -33,6 +32,7 @@ from .target_machine import (
     llvm_binding,
     optimize,
     parse_ir,
+    register_tvm_ffi_symbols,
     target_machine,
 )
 
@@ -159,19 +159,9 @@ def _parallel_stub_object(options: TargetOptions) -> bytes:
 
 def _resolve_symbols(mod) -> None:
     """Make the module's external tvm_ffi and thread-pool symbols resolvable by the JIT."""
-    llvm = llvm_binding()
-    for fn in mod.functions:
-        if not fn.is_declaration:
-            continue
-        if fn.name.startswith("TVMFFI"):
-            try:
-                address = ctypes.cast(getattr(tvm_ffi.LIB, fn.name), ctypes.c_void_p).value
-            except AttributeError as err:
-                raise ValueError(f"LLVM module '{mod.name}' calls '{fn.name}', which libtvm_ffi "
-                                 "does not export") from err
-            llvm.add_symbol(fn.name, address)
-        elif fn.name == threadpool.LAUNCH_SYMBOL:
-            threadpool.launch_address()  # compiles the pool once and registers the symbol
+    register_tvm_ffi_symbols(mod)
+    if any(fn.is_declaration and fn.name == threadpool.LAUNCH_SYMBOL for fn in mod.functions):
+        threadpool.launch_address()  # compiles the pool once and registers the symbol
 
 
 def cache_key(ir_text: str, options: TargetOptions) -> str:

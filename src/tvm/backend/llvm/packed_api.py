@@ -200,9 +200,7 @@ def emit_packed_function(
     llvmlite.ir.Function
         The emitted wrapper.
     """
-    names = [p.name for p in params]
-    if len(set(names)) != len(names):
-        raise ValueError(f"packed function '{name}' has duplicate parameter names: {names}")
+    _validate(name, params)
     fn = ir.Function(module, PACKED_FUNCTION_TYPE, name=f"__tvm_ffi_{name}")
     fn.args[0].name, fn.args[1].name, fn.args[2].name, fn.args[3].name = (
         "self", "args", "nargs", "result")
@@ -214,6 +212,29 @@ def emit_packed_function(
     return fn
 
 
+def _validate(name: str, params: Sequence[Param]) -> None:
+    """Reject bad parameter specs before anything is added to the module."""
+    for index, param in enumerate(params):
+        if not isinstance(param, (TensorParam, ScalarParam)):
+            raise TypeError(f"parameter #{index} of '{name}' must be a TensorParam or "
+                            f"ScalarParam, got {type(param).__name__}")
+        if param.dtype is not None:
+            _parse_dtype(param.dtype)
+        if isinstance(param, ScalarParam):
+            code, _, lanes = _parse_dtype(param.dtype)
+            if lanes != 1 or code not in (0, 1, 2, 6):
+                raise ValueError(f"scalar parameter '{param.name}' of '{name}' has unsupported "
+                                 f"dtype '{param.dtype}'; expected an int, uint, float or bool dtype")
+            continue
+        for dim, want in enumerate(param.shape):
+            if isinstance(want, bool) or not isinstance(want, (int, str, type(None))):
+                raise TypeError(f"shape entry {dim} of parameter '{param.name}' must be an int, "
+                                f"a str or None, got {want!r}")
+    names = [p.name for p in params]
+    if len(set(names)) != len(names):
+        raise ValueError(f"packed function '{name}' has duplicate parameter names: {names}")
+
+
 class _Emitter:
     """Builds one wrapper; error messages share a stack buffer allocated in the entry block."""
 
@@ -221,8 +242,8 @@ class _Emitter:
         self.module, self.fn, self.name, self.params = module, fn, name, list(params)
         self.signature = signature_text(name, params)
         self.builder = ir.IRBuilder(fn.append_basic_block("entry"))
-        self.msg = self.builder.alloca(ir.ArrayType(I8, _MSG_BYTES), name="msg")
-        self.dtype_text = self.builder.alloca(ir.ArrayType(I8, 64), name="dtype_text")
+        self.msg = alloca(self.builder, ir.ArrayType(I8, _MSG_BYTES), "msg")
+        self.dtype_text = alloca(self.builder, ir.ArrayType(I8, 64), "dtype_text")
         self.snprintf = _declare(module, "snprintf", ir.FunctionType(I32, [PTR, I64, PTR], var_arg=True))
         self.raise_fn = _declare(module, "TVMFFIErrorSetRaisedFromCStr", ir.FunctionType(ir.VoidType(), [PTR, PTR]))
         self.shape_vars = {}  # symbolic name -> (i64 value, "A.shape[0]")
@@ -283,11 +304,8 @@ class _Emitter:
             value_ptr = b.gep(slot, [ir.Constant(I64, 8)], source_etype=I8)
             if isinstance(param, TensorParam):
                 tensors[param.name] = self._unpack_tensor(index, param, type_index, value_ptr)
-            elif isinstance(param, ScalarParam):
-                scalars[param.name] = self._unpack_scalar(index, param, type_index, value_ptr)
             else:
-                raise TypeError(f"parameter #{index} of '{self.name}' must be a TensorParam or "
-                                f"ScalarParam, got {type(param).__name__}")
+                scalars[param.name] = self._unpack_scalar(index, param, type_index, value_ptr)
         shape_vars = {key: value for key, (value, _) in self.shape_vars.items()}
         return PackedArgs(tensors, scalars, shape_vars, self.fn.args[3])
 
@@ -340,9 +358,6 @@ class _Emitter:
             extent = b.load(b.gep(shape_ptr, [ir.Constant(I64, dim)], source_etype=I64), typ=I64,
                             name=f"{p}.shape{dim}")
             label = f"{p}.shape[{dim}]"
-            if isinstance(want, bool) or not isinstance(want, (int, str, type(None))):
-                raise TypeError(f"shape entry {dim} of parameter '{p}' must be an int, a str or None, "
-                                f"got {want!r}")
             if isinstance(want, int):
                 self._fail_if(b.icmp_signed("!=", extent, ir.Constant(I64, want)), "ValueError",
                               self._where(index, f"Invalid {label}") + f"expected {want}, got %lld", extent)
@@ -400,6 +415,7 @@ class _Emitter:
             compact.insert(0, running)
             running = b.mul(running, extent)
         is_null = b.icmp_unsigned("==", strides_ptr, ir.Constant(PTR, None))
+        nonempty = b.icmp_signed("!=", running, ir.Constant(I64, 0))
         loaded = []
         # Loads are guarded by a select on a safe address so that NULL strides are never read.
         safe_ptr = b.select(is_null, b.gep(self.msg, [ir.Constant(I64, 0)], source_etype=I8), strides_ptr)
@@ -408,9 +424,10 @@ class _Emitter:
             value = b.select(is_null, compact[dim], value, name=f"{param.name}.stride{dim}")
             loaded.append(value)
             if param.compact:
-                # A dimension of extent 1 may carry any stride (DLPack exporters differ there).
+                # A dimension of extent 1 may carry any stride (DLPack exporters differ there),
+                # and an empty tensor has no layout to check.
                 bad = b.and_(b.icmp_signed("!=", value, compact[dim]),
-                             b.icmp_signed("!=", extent, ir.Constant(I64, 1)))
+                             b.and_(b.icmp_signed("!=", extent, ir.Constant(I64, 1)), nonempty))
                 self._fail_if(bad, "ValueError",
                               self._where(index, f"Mismatched {param.name}.strides")
                               + f"expected to be compact array, got strides[{dim}] = %lld where %lld "
@@ -419,10 +436,7 @@ class _Emitter:
 
     def _unpack_scalar(self, index, param: ScalarParam, type_index, value_ptr) -> ir.Value:
         b = self.builder
-        code, bits, lanes = _parse_dtype(param.dtype)
-        if lanes != 1 or code not in (0, 1, 2, 6):
-            raise ValueError(f"scalar parameter '{param.name}' of '{self.name}' has unsupported dtype "
-                             f"'{param.dtype}'; expected an int, uint, float or bool dtype")
+        code, bits, _ = _parse_dtype(param.dtype)
         is_int = b.icmp_signed("==", type_index, ir.Constant(I32, TYPE_INT))
         is_bool = b.icmp_signed("==", type_index, ir.Constant(I32, TYPE_BOOL))
         is_float = b.icmp_signed("==", type_index, ir.Constant(I32, TYPE_FLOAT))
@@ -443,6 +457,14 @@ class _Emitter:
         if code == 6:
             return b.icmp_signed("!=", as_int, ir.Constant(I64, 0), name=param.name)
         return b.trunc(as_int, target, name=param.name) if bits < 64 else as_int
+
+
+def alloca(builder: ir.IRBuilder, typ: ir.Type, name: str = "") -> ir.Value:
+    """``alloca`` returning an opaque ``ptr`` (llvmlite would type it ``T*``, which LLVM 15+
+    only accepts as legacy syntax and which llvmlite's ``store``/``select`` then reject)."""
+    value = builder.alloca(typ, name=name)
+    value.type = PTR
+    return value
 
 
 def _declare(module: ir.Module, name: str, ftype: ir.FunctionType) -> ir.Function:

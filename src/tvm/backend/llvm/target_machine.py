@@ -188,3 +188,26 @@ def emit_assembly(mod, options: TargetOptions) -> str:
 def emit_object(mod, options: TargetOptions) -> bytes:
     """Return the relocatable object file bytes of an (optimized) module."""
     return target_machine(options).emit_object(mod)
+
+
+def register_tvm_ffi_symbols(mod) -> None:
+    """Make the ``TVMFFI*`` functions that ``mod`` declares resolvable by the JIT.
+
+    libtvm_ffi is loaded privately (``RTLD_LOCAL``) by tvm_ffi, so the JIT cannot find its
+    symbols by itself; their addresses come from ``tvm_ffi.LIB`` through ctypes.
+    """
+    # Lazy imports: only needed when JIT-compiling.
+    import ctypes
+
+    import tvm_ffi
+
+    llvm = llvm_binding()
+    for fn in mod.functions:
+        if not fn.is_declaration or not fn.name.startswith("TVMFFI"):
+            continue
+        try:
+            address = ctypes.cast(getattr(tvm_ffi.LIB, fn.name), ctypes.c_void_p).value
+        except AttributeError as err:
+            raise ValueError(f"LLVM module '{mod.name}' calls '{fn.name}', which libtvm_ffi "
+                             "does not export") from err
+        llvm.add_symbol(fn.name, address)

@@ -31,7 +31,14 @@ import platform
 import sys
 import threading
 
-from .target_machine import TargetOptions, llvm_binding, optimize, parse_ir, target_machine
+from .target_machine import (
+    TargetOptions,
+    llvm_binding,
+    optimize,
+    parse_ir,
+    register_tvm_ffi_symbols,
+    target_machine,
+)
 
 LAUNCH_SYMBOL = "TVMBackendParallelLaunch"
 # A shared library made by export_library calls the process-wide pool through this pointer,
@@ -96,6 +103,9 @@ _POOL_IR = """
 @pool_cdata = internal global ptr null
 @pool_ntask = internal global i32 0
 @pool_err = internal global i32 0
+@pool_err_obj = internal global ptr null
+@pool_err_kind = private constant [13 x i8] c"RuntimeError\\00"
+@pool_err_msg = private constant [61 x i8] c"a parallel task returned an error code without raising error\\00"
 @pool_env_name = private constant [16 x i8] c"TVM_NUM_THREADS\\00"
 
 declare ptr @getenv(ptr)
@@ -105,6 +115,10 @@ declare i32 @sched_getaffinity(i32, i64, ptr)
 declare i32 @pthread_create(ptr, ptr, ptr, ptr)
 declare i32 @pthread_detach(i64)
 declare i64 @syscall(i64, ...)
+declare void @TVMFFIErrorMoveFromRaised(ptr)
+declare void @TVMFFIErrorSetRaised(ptr)
+declare void @TVMFFIErrorSetRaisedFromCStr(ptr, ptr)
+declare i32 @TVMFFIObjectDecRef(ptr)
 declare i64 @llvm.ctpop.i64(i64)
 declare void @llvm.memset.p0.i64(ptr, i8, i64, i1)
 {pause_decl}
@@ -170,8 +184,11 @@ done:
   ret i32 %res
 }}
 
+; Runs tasks start, start+step, ... < nt. The first failure anywhere wins: its error object is
+; moved out of this thread's TLS into @pool_err_obj, for the launching thread to re-raise.
 define internal void @pool_run_tasks(ptr %f, ptr %penv, ptr %cdata, i32 %start, i32 %nt, i32 %step) {{
 entry:
+  %slot = alloca ptr, align 8
   %any = icmp slt i32 %start, %nt
   br i1 %any, label %loop, label %exit
 loop:
@@ -180,7 +197,20 @@ loop:
   %bad = icmp ne i32 %r, 0
   br i1 %bad, label %fail, label %next
 fail:
+  store ptr null, ptr %slot
+  call void @TVMFFIErrorMoveFromRaised(ptr %slot)
+  %eobj = load ptr, ptr %slot
   %x = cmpxchg ptr @pool_err, i32 0, i32 %r seq_cst seq_cst
+  %first = extractvalue {{ i32, i1 }} %x, 1
+  br i1 %first, label %keep, label %drop
+keep:
+  store ptr %eobj, ptr @pool_err_obj
+  br label %exit
+drop:
+  %has_obj = icmp ne ptr %eobj, null
+  br i1 %has_obj, label %decref, label %exit
+decref:
+  %dr = call i32 @TVMFFIObjectDecRef(ptr %eobj)
   br label %exit
 next:
   %t1 = add i32 %t, %step
@@ -352,7 +382,22 @@ msleep_end:
   br label %finish
 finish:
   %err = load i32, ptr @pool_err
+  %eobj = load ptr, ptr @pool_err_obj
+  store ptr null, ptr @pool_err_obj
   store atomic i32 0, ptr @pool_busy release, align 4
+  %failed = icmp ne i32 %err, 0
+  br i1 %failed, label %reraise, label %success
+success:
+  ret i32 0
+reraise:
+  %has_obj = icmp ne ptr %eobj, null
+  br i1 %has_obj, label %set_obj, label %set_generic
+set_obj:
+  call void @TVMFFIErrorSetRaised(ptr %eobj)
+  %dr = call i32 @TVMFFIObjectDecRef(ptr %eobj)
+  ret i32 %err
+set_generic:
+  call void @TVMFFIErrorSetRaisedFromCStr(ptr @pool_err_kind, ptr @pool_err_msg)
   ret i32 %err
 {serial}
 }}
@@ -433,6 +478,7 @@ class _Pool:
         llvm = llvm_binding()
         options = TargetOptions()
         mod = parse_ir(pool_ir(), "pytvm_threadpool")
+        register_tvm_ffi_symbols(mod)
         optimize(mod, options)
         engine = llvm.create_mcjit_compiler(mod, target_machine(options))
         engine.finalize_object()
