@@ -1,0 +1,295 @@
+"""Pass infrastructure: ``Pass``, ``ModulePass``, ``Sequential``, ``PassInfo``, ``PassContext``.
+
+A pass maps an ``IRModule`` to a new ``IRModule``. ``tvm.transform`` is this module.
+
+Executors
+---------
+Each pass kind runs through exactly one executor function, the single place where the error
+enrichment of spec C.3 hooks in:
+
+* :func:`run_module_pass` for :class:`ModulePass` (including passes written in Python);
+* ``tvm.relax.transform.pass_executors.run_function_pass`` and ``run_dataflow_block_pass`` for
+  Relax function / dataflow-block passes.
+
+``Pass.__call__`` and :class:`Sequential` only dispatch (and call instruments); they never
+wrap errors, so enrichment cannot happen twice. See ``docs/arch/passes.md``.
+
+Examples
+--------
+>>> import tvm
+>>> @tvm.transform.module_pass(opt_level=1)
+... def identity(mod, ctx):
+...     return mod
+>>> identity.info.name
+'identity'
+>>> mod = tvm.IRModule()
+>>> identity(mod) is mod
+True
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+
+from ..ffi.node import Node
+from .instrument import run_instrumented
+from .module import IRModule
+
+__all__ = [
+    "PassInfo",
+    "PassContext",
+    "Pass",
+    "ModulePass",
+    "Sequential",
+    "module_pass",
+    "PrintIR",
+    "run_module_pass",
+    "register_named_pass",
+]
+
+
+class PassInfo(Node, type_key="transform.PassInfo"):
+    """Metadata of a pass: optimization level, name, names of required passes."""
+
+    opt_level: int
+    name: str
+    required: tuple = ()
+    traceable: bool = False
+
+    def __init__(self, opt_level, name, required=None, traceable=False):
+        if isinstance(required, str):
+            required = (required,)
+        self.__init_fields__(int(opt_level), str(name), tuple(required or ()), bool(traceable))
+
+    def __repr__(self):
+        return (f'transform.PassInfo(opt_level={self.opt_level}, name="{self.name}", '
+                f"required={self.required}, traceable={self.traceable})")
+
+
+class PassContext:
+    """Settings for running passes; use as ``with PassContext(opt_level=3): ...``.
+
+    Parameters
+    ----------
+    opt_level : int
+        Passes whose ``opt_level`` is higher are skipped by :class:`Sequential`.
+    required_pass : list of str
+        Passes that run regardless of ``opt_level``.
+    disabled_pass : list of str
+        Passes that never run inside a :class:`Sequential`.
+    instruments : list of PassInstrument
+        Hooks called around every pass.
+    config : dict
+        Pass-specific options, e.g. ``{"relax.backend.use_cuda_graph": True}``.
+    """
+
+    _stack: list = []
+
+    def __init__(self, opt_level=2, required_pass=None, disabled_pass=None, instruments=None,
+                 config=None):
+        for label, value in (("required_pass", required_pass), ("disabled_pass", disabled_pass)):
+            if value is not None and not isinstance(value, (list, tuple, set, frozenset)):
+                raise TypeError(f"PassContext {label} must be a list of pass names, got {value!r}")
+        self.opt_level = int(opt_level)
+        self.required_pass = tuple(required_pass or ())
+        self.disabled_pass = tuple(disabled_pass or ())
+        self.instruments = tuple(instruments or ())
+        self.config = dict(config or {})
+
+    @staticmethod
+    def current() -> "PassContext":
+        """The innermost active context (a default one outside any ``with`` block)."""
+        return PassContext._stack[-1] if PassContext._stack else _DEFAULT_CONTEXT
+
+    def __enter__(self):
+        PassContext._stack.append(self)
+        for inst in self.instruments:
+            inst.enter_pass_ctx()
+        return self
+
+    def __exit__(self, exc_type, exc, tb):
+        try:
+            for inst in self.instruments:
+                inst.exit_pass_ctx()
+        finally:
+            PassContext._stack.pop()
+        return False
+
+    def override_instruments(self, instruments) -> None:
+        """Replace the instruments (calling exit/enter hooks if the context is active)."""
+        active = self in PassContext._stack
+        if active:
+            for inst in self.instruments:
+                inst.exit_pass_ctx()
+        self.instruments = tuple(instruments or ())
+        if active:
+            for inst in self.instruments:
+                inst.enter_pass_ctx()
+
+    def pass_enabled(self, info: PassInfo) -> bool:
+        """Whether a pass with ``info`` runs here: disabled < required < opt_level."""
+        if info.name in self.disabled_pass:
+            return False
+        if info.name in self.required_pass:
+            return True
+        return self.opt_level >= info.opt_level
+
+    def __repr__(self):
+        return (f"PassContext(opt_level={self.opt_level}, required_pass={list(self.required_pass)}"
+                f", disabled_pass={list(self.disabled_pass)}, config={self.config})")
+
+
+_DEFAULT_CONTEXT = PassContext()
+
+
+class Pass:
+    """Base class of passes: call it on an ``IRModule`` to get the transformed module."""
+
+    def __init__(self, info: PassInfo):
+        self.info = info
+
+    def __call__(self, mod):
+        if not isinstance(mod, IRModule):
+            raise TypeError(
+                f"Pass {self.info.name} expects an IRModule, got {type(mod).__name__}"
+            )
+        ctx = PassContext.current()
+        return run_instrumented(ctx, self.info, mod, lambda m: self._execute(m, ctx))
+
+    def _execute(self, mod, ctx):  # pragma: no cover - every subclass defines it
+        raise NotImplementedError(f"{type(self).__name__} does not define _execute")
+
+    def __repr__(self):
+        return f"{type(self).__name__}({self.info!r})"
+
+
+class ModulePass(Pass):
+    """A pass defined by ``pass_func(mod, ctx) -> IRModule``."""
+
+    def __init__(self, pass_func, info: PassInfo):
+        super().__init__(info)
+        self.pass_func = pass_func
+
+    def _execute(self, mod, ctx):
+        return run_module_pass(self, mod, ctx)
+
+
+def run_module_pass(pass_obj: ModulePass, mod: IRModule, ctx: PassContext) -> IRModule:
+    """The executor of module passes (the hook point for error enrichment, spec C.3)."""
+    result = pass_obj.pass_func(mod, ctx)
+    if not isinstance(result, IRModule):
+        raise TypeError(
+            f"Module pass {pass_obj.info.name} must return an IRModule, "
+            f"got {type(result).__name__}"
+        )
+    return result
+
+
+# Passes that ``PassInfo.required`` may name, by name -> zero-argument factory.
+_NAMED_PASSES: dict = {}
+
+
+def register_named_pass(name: str, factory) -> None:
+    """Make ``factory()`` the pass run when a pass lists ``name`` in ``required``."""
+    _NAMED_PASSES[name] = factory
+
+
+class Sequential(Pass):
+    """Run passes in order, skipping those the current ``PassContext`` disables.
+
+    A pass runs when its name is in ``required_pass``, or its ``opt_level`` is at most the
+    context's and its name is not in ``disabled_pass``. Before a pass runs, the passes named in
+    its ``info.required`` run first (looked up in the table of :func:`register_named_pass`).
+    """
+
+    def __init__(self, passes=None, opt_level=0, name="sequential", required=None,
+                 traceable=False):
+        passes = list(passes or [])
+        for item in passes:
+            if not isinstance(item, Pass):
+                raise TypeError(f"Sequential expects Pass objects, got {type(item).__name__}")
+        super().__init__(PassInfo(opt_level, name, required, traceable))
+        self.passes = passes
+
+    def _execute(self, mod, ctx):
+        for item in self.passes:
+            if not ctx.pass_enabled(item.info):
+                continue
+            for req in item.info.required:
+                factory = _NAMED_PASSES.get(req)
+                if factory is None:
+                    raise ValueError(
+                        f"Pass {item.info.name} requires pass {req!r}, which is not registered "
+                        "(register it with tvm.transform.register_named_pass)"
+                    )
+                mod = factory()(mod)
+            mod = item(mod)
+        return mod
+
+
+def _wrap_class_module_pass(pass_cls, info_kwargs):
+    """Turn a class with ``transform_module(self, mod, ctx)`` into a ModulePass class."""
+    if not callable(getattr(pass_cls, "transform_module", None)):
+        raise TypeError(f"{pass_cls.__name__} must define transform_module(self, mod, ctx)")
+
+    class PyModulePass(ModulePass):
+        def __init__(self, *args, **kwargs):
+            inst = pass_cls(*args, **kwargs)
+            object.__setattr__(self, "_inst", inst)
+            super().__init__(inst.transform_module, PassInfo(**info_kwargs))
+
+        def __getattr__(self, name):
+            # Attributes of the user's instance are reachable through the pass.
+            return getattr(self.__dict__["_inst"], name)
+
+    functools.update_wrapper(PyModulePass.__init__, pass_cls.__init__)
+    PyModulePass.__name__ = pass_cls.__name__
+    PyModulePass.__qualname__ = pass_cls.__qualname__
+    PyModulePass.__doc__ = pass_cls.__doc__
+    return PyModulePass
+
+
+def module_pass(pass_func=None, opt_level=None, name=None, required=None, traceable=False):
+    """Make a module pass from ``pass_func(mod, ctx)`` or a class with ``transform_module``.
+
+    Usable as ``@module_pass(opt_level=1)`` on a function or a class, or called directly
+    as ``module_pass(fn, opt_level=1)``.
+
+    Parameters
+    ----------
+    pass_func : callable or class, optional
+    opt_level : int
+        Required (the pass is skipped in a context with a lower ``opt_level``).
+    name : str, optional
+        Defaults to the function or class name.
+    required : list of str, optional
+    traceable : bool
+    """
+    if opt_level is None:
+        raise ValueError("Please provide opt_level for the module pass.")
+
+    def create(func):
+        info = dict(opt_level=opt_level, name=name or func.__name__, required=required,
+                    traceable=traceable)
+        if inspect.isclass(func):
+            return _wrap_class_module_pass(func, info)
+        if not callable(func):
+            raise TypeError("module_pass expects a function or a class")
+        return ModulePass(func, PassInfo(**info))
+
+    if pass_func is not None:
+        return create(pass_func)
+    return create
+
+
+def PrintIR(header: str = "", show_meta_data: bool = False) -> ModulePass:  # noqa: N802
+    """A pass that prints the module (as TVMScript) and returns it unchanged."""
+
+    def _print(mod, ctx):
+        if header:
+            print(header)
+        print(mod.script(show_meta=show_meta_data))
+        return mod
+
+    return ModulePass(_print, PassInfo(0, "PrintIR"))

@@ -1,0 +1,52 @@
+"""``tvm.relax``: the graph-level IR (expressions, types, BlockBuilder, functors, passes)."""
+
+# ruff: noqa: F401
+from ..ir.expr import GlobalVar
+from ..ir.type import PrimType, TupleType
+from . import ty
+from .expr import (
+    BaseFunc,
+    Binding,
+    BindingBlock,
+    Call,
+    Constant,
+    DataflowBlock,
+    DataflowVar,
+    DataTypeImm,
+    Expr,
+    ExternFunc,
+    Function,
+    If,
+    MatchCast,
+    PrimValue,
+    SeqExpr,
+    ShapeExpr,
+    StringImm,
+    Tuple,
+    TupleGetItem,
+    Var,
+    VarBinding,
+    const,
+    extern,
+    get_shape_of,
+    make_shape,
+    prim_value,
+)
+from .ty import (
+    AnyType,
+    FuncStructInfo,
+    FuncType,
+    ObjectStructInfo,
+    ObjectType,
+    PackedFuncType,
+    PrimStructInfo,
+    ShapeStructInfo,
+    ShapeType,
+    StructInfo,
+    TensorStructInfo,
+    TensorType,
+    TupleStructInfo,
+    Type,
+)
+from . import op
+from .block_builder import BlockBuilder

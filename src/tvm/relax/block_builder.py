@@ -1,0 +1,331 @@
+"""``relax.BlockBuilder``: the one way to build Relax functions in normal form.
+
+Every value given to ``emit`` is normalized (nested calls are bound to fresh variables, types
+are inferred through each op's ``FInferType`` rule), so what the builder produces is in the
+normal form described in ``docs/arch/relax_ir.md``.
+
+Examples
+--------
+>>> from tvm import relax
+>>> x = relax.Var("x", relax.TensorType([3, 4], "float32"))
+>>> bb = relax.BlockBuilder()
+>>> with bb.function("main", [x]):
+...     with bb.dataflow():
+...         lv = bb.emit(relax.op.add(x, x))
+...         gv = bb.emit_output(relax.op.multiply(lv, x))
+...     bb.emit_func_output(gv)
+>>> [b.var.name_hint for b in bb.get()["main"].body.blocks[0].bindings]
+['lv', 'gv']
+"""
+
+from __future__ import annotations
+
+from ..ir.expr import GlobalVar
+from ..ir.module import IRModule
+from .analysis.type_analysis import tir_vars_in
+from .expr import (
+    BindingBlock,
+    DataflowBlock,
+    DataflowVar,
+    Function,
+    MatchCast,
+    SeqExpr,
+    Tuple,
+    Var,
+    VarBinding,
+)
+from .normalizer import Normalizer, _Frame
+from .ty import Type
+
+__all__ = ["BlockBuilder"]
+
+
+class _FunctionScope:
+    """``with bb.function(...)``: opens the function's first (non-dataflow) block."""
+
+    def __init__(self, bb, name, params, attrs, pure, private):
+        self._bb = bb
+        self._info = dict(name=name, params=params, attrs=attrs, pure=pure, private=private)
+
+    def __enter__(self):
+        self._bb._begin_function(**self._info)
+        return self
+
+    def __exit__(self, exc_type, exc, tb):
+        bb = self._bb
+        done = bb._func is None
+        bb._abandon_function()
+        if exc_type is None and not done:
+            raise ValueError("emit_func_output must be called in a relax function scope")
+        return False
+
+
+class _DataflowScope:
+    """``with bb.dataflow()``: a dataflow block inside a function scope."""
+
+    def __init__(self, bb):
+        self._bb = bb
+
+    def __enter__(self):
+        bb = self._bb
+        if bb._func is None:
+            raise ValueError("bb.dataflow() must be used inside a bb.function(...) scope")
+        if bb._frames and bb._frames[-1].is_dataflow:
+            raise ValueError("bb.dataflow() scopes cannot be nested")
+        bb._close_frame()
+        bb._frames.append(_Frame(True))
+        return self
+
+    def __exit__(self, exc_type, exc, tb):
+        bb = self._bb
+        if bb._func is None or not bb._frames:
+            return False
+        bb._close_frame()
+        bb._frames.append(_Frame(False))
+        return False
+
+
+class BlockBuilder(Normalizer):
+    """Builds Relax functions binding by binding, normalizing everything it is given.
+
+    Parameters
+    ----------
+    mod : IRModule, optional
+        A module whose functions are visible to calls (the builder works on a copy).
+    """
+
+    _stack: list = []
+
+    def __init__(self, mod: IRModule | None = None):
+        self._mod = mod.clone() if mod is not None else IRModule()
+        self._frames: list = []
+        self._tir_scopes: list = []
+        self._bindings: dict = {}
+        self._names: dict = {}
+        self._func = None
+
+    # --- context ----------------------------------------------------------------------------
+    @staticmethod
+    def current():
+        """The innermost builder entered with ``with`` or inside a ``bb.function`` scope."""
+        return BlockBuilder._stack[-1] if BlockBuilder._stack else None
+
+    def __enter__(self):
+        BlockBuilder._stack.append(self)
+        return self
+
+    def __exit__(self, exc_type, exc, tb):
+        BlockBuilder._stack.remove(self)
+        return False
+
+    # --- scopes -----------------------------------------------------------------------------
+    def function(self, name: str, params=None, attrs=None, pure: bool = True,
+                 private: bool = False):
+        """A function scope: ``with bb.function("main", [x, y]): ...``.
+
+        The function is added to the module by :meth:`emit_func_output`. Unless ``private``,
+        it gets the ``global_symbol`` attribute ``name``.
+        """
+        if not isinstance(name, str):
+            raise TypeError(f"bb.function name must be a str, got {name!r}")
+        return _FunctionScope(self, name, params, attrs, pure, private)
+
+    def dataflow(self):
+        """A dataflow block scope inside a function: ``with bb.dataflow(): ...``."""
+        return _DataflowScope(self)
+
+    def _begin_function(self, name, params, attrs, pure, private):
+        if self._func is not None:
+            raise ValueError(
+                f"bb.function({name!r}) cannot be nested inside function "
+                f"{self._func['name']!r}"
+            )
+        if isinstance(params, Var):
+            params = [params]
+        params = None if params is None else list(params)
+        self._check_params(params)
+        self._func = dict(name=name, params=params, attrs=dict(attrs or {}), pure=pure,
+                          private=private, blocks=[])
+        self._frames = [_Frame(False)]
+        self._tir_scopes.append(self._param_scope(params))
+        BlockBuilder._stack.append(self)
+
+    def _abandon_function(self):
+        if self in BlockBuilder._stack:
+            BlockBuilder._stack.reverse()
+            BlockBuilder._stack.remove(self)
+            BlockBuilder._stack.reverse()
+        if self._func is not None:
+            self._func = None
+            self._frames = []
+            if self._tir_scopes:
+                self._tir_scopes.pop()
+
+    @staticmethod
+    def _check_params(params):
+        for param in params or ():
+            if not isinstance(param, Var):
+                raise TypeError(f"function params must be relax.Var, got {param!r}")
+            if param.ty is None:
+                raise TypeError(f"function param {param.name_hint} has no type annotation")
+
+    @staticmethod
+    def _param_scope(params):
+        return set(id(v) for p in params or () for v in tir_vars_in(p.ty))
+
+    def _close_frame(self):
+        """End the innermost frame of the function, keeping it as a block if non-empty."""
+        frame = self._frames.pop()
+        if frame.bindings:
+            block_cls = DataflowBlock if frame.is_dataflow else BindingBlock
+            self._func["blocks"].append(block_cls(frame.bindings))
+
+    # --- generic block API (used by mutators and tests) -------------------------------------
+    def begin_dataflow_block(self) -> None:
+        """Open a dataflow block; close it with :meth:`end_block`."""
+        self._frames.append(_Frame(True))
+
+    def begin_binding_block(self) -> None:
+        """Open a (non-dataflow) binding block; close it with :meth:`end_block`."""
+        self._frames.append(_Frame(False))
+
+    def end_block(self):
+        """Close the innermost block and return it (a BindingBlock or DataflowBlock)."""
+        frame = self._current_frame("end_block")
+        self._frames.pop()
+        block_cls = DataflowBlock if frame.is_dataflow else BindingBlock
+        return block_cls(frame.bindings)
+
+    def begin_scope(self, params=None) -> None:
+        """Open a variable scope whose symbolic vars come from ``params``' annotations."""
+        self._tir_scopes.append(self._param_scope(params))
+
+    def end_scope(self) -> None:
+        """Close the scope opened by :meth:`begin_scope`."""
+        if not self._tir_scopes:
+            raise ValueError("end_scope called without a matching begin_scope")
+        self._tir_scopes.pop()
+
+    # --- emission ---------------------------------------------------------------------------
+    def emit(self, expr, name_hint: str = ""):
+        """Normalize ``expr``, bind it to a fresh variable and return that variable.
+
+        Inside a dataflow block the variable is a ``DataflowVar`` named ``lv``, ``lv1``, ...;
+        outside, a ``Var`` named ``gv``, ``gv1``, ... An explicit ``name_hint`` is used as is
+        the first time and gets a numeric suffix after that (``x``, ``x1``, ``x2``).
+        """
+        if not isinstance(name_hint, str):
+            raise TypeError(f"name_hint must be a str, got {name_hint!r}")
+        self._current_frame()
+        value = self.normalize(expr)
+        return self._emit_value(value, name_hint)
+
+    def emit_output(self, output, name_hint: str = ""):
+        """Inside a dataflow block, bind ``output`` to a ``Var`` visible after the block."""
+        frame = self._current_frame("emit_output")
+        if not frame.is_dataflow:
+            raise ValueError("emit_output can only be called inside a dataflow block")
+        if isinstance(output, (list, tuple)):
+            output = Tuple(list(output))
+        value = self.normalize(output)
+        var = self._emit_value(value, name_hint, is_output=True)
+        frame.outputs.append(var)
+        return var
+
+    def match_cast(self, value, ty: Type, name_hint: str = ""):
+        """Bind ``R.match_cast(value, ty)`` to a fresh variable of type ``ty``."""
+        if not isinstance(ty, Type):
+            raise TypeError(f"match_cast expects a Type, got {ty!r}")
+        frame = self._current_frame("match_cast")
+        value = self.normalize_argument(value) if isinstance(value, Tuple) else (
+            self.normalize(value)
+        )
+        name = self._fresh_name(name_hint or ("lv" if frame.is_dataflow else "gv"))
+        var_cls = DataflowVar if frame.is_dataflow else Var
+        var = var_cls(name, ty)
+        frame.bindings.append(MatchCast(var, value, ty))
+        self._bindings[var] = value
+        self._define_tir_vars(ty)
+        return var
+
+    def emit_normalized(self, binding) -> None:
+        """Append an already-normalized binding to the current block as is."""
+        frame = self._current_frame("emit_normalized")
+        frame.bindings.append(binding)
+        self._bindings[binding.var] = binding.value
+        if isinstance(binding, MatchCast):
+            self._define_tir_vars(binding.ty)
+
+    def emit_func_output(self, output, params=None):
+        """Finish the current function with result ``output`` and add it to the module."""
+        if self._func is None:
+            raise ValueError("emit_func_output must be called in a relax function scope")
+        if self._frames and self._frames[-1].is_dataflow:
+            raise ValueError("emit_func_output must be called outside of a dataflow block")
+        info = self._func
+        if params is not None:
+            if info["params"] is not None:
+                raise ValueError(
+                    "function params were already given to bb.function(...); "
+                    "do not pass them again to emit_func_output"
+                )
+            info["params"] = [params] if isinstance(params, Var) else list(params)
+            self._check_params(info["params"])
+            self._tir_scopes[-1] |= self._param_scope(info["params"])
+        if info["params"] is None:
+            info["params"] = []
+        if isinstance(output, (list, tuple)):
+            output = Tuple(list(output))
+        output = self.normalize_argument(output)
+        self._close_frame()
+        attrs = dict(info["attrs"])
+        if not info["private"]:
+            attrs.setdefault("global_symbol", info["name"])
+        func = Function(info["params"], SeqExpr(info["blocks"], output), None, info["pure"],
+                        attrs or None)
+        name = info["name"]
+        self._abandon_function()
+        func = self.normalize(func)
+        return self.add_func(func, name)
+
+    # --- module -----------------------------------------------------------------------------
+    def get(self) -> IRModule:
+        """The module built so far (the builder's own module object)."""
+        return self._mod
+
+    def add_func(self, func, func_name: str) -> GlobalVar:
+        """Add ``func`` under a fresh name based on ``func_name``; return its GlobalVar.
+
+        Adding the very same function object twice returns the existing GlobalVar.
+        """
+        for gvar, existing in self._mod.functions.items():
+            if existing is func:
+                return gvar
+        name = func_name
+        count = 0
+        while name in self._mod:
+            count += 1
+            name = f"{func_name}{count}"
+        gvar = GlobalVar(name)
+        self._mod.update_func(gvar, func)
+        return gvar
+
+    def update_func(self, gv: GlobalVar, updated_func) -> None:
+        """Replace the function of ``gv`` in the builder's module."""
+        self._mod.update_func(gv, updated_func)
+
+    def lookup_binding(self, var):
+        """The value bound to ``var`` by this builder, or None."""
+        return self._bindings.get(var)
+
+    def current_block_is_dataflow(self) -> bool:
+        return bool(self._frames) and self._frames[-1].is_dataflow
+
+    def emit_te(self, *args, **kwargs):
+        """Not available yet: needs ``tvm.te`` (``create_prim_func``), which is not built."""
+        raise NotImplementedError(
+            "BlockBuilder.emit_te/call_te need tvm.te.create_prim_func, which is not "
+            "implemented yet"
+        )
+
+    call_te = emit_te

@@ -1,0 +1,100 @@
+"""Python operators on Relax expressions (``x + y``, ``x * y``, ``-x``, ``t[0]``, ``x.astype``).
+
+Each operator builds a call of the matching ``relax.op`` function. Ops that the op library
+does not provide yet raise an ``AttributeError`` saying which ``relax.op`` function is
+missing.
+"""
+
+from __future__ import annotations
+
+__all__ = ["ExprWithOp"]
+
+
+def _op(name):
+    # Lazy: ``relax.op`` imports ``relax.expr``, which uses this mixin.
+    from . import op as _ops
+
+    fn = getattr(_ops, name, None)
+    if fn is None:
+        raise AttributeError(
+            f"this Python operator needs tvm.relax.op.{name}, which is not available yet"
+        )
+    return fn
+
+
+class ExprWithOp:
+    """Mixin adding Python operators to Relax expressions."""
+
+    __slots__ = ()
+
+    def __add__(self, other):
+        return _op("add")(self, _lift(other))
+
+    def __radd__(self, other):
+        return _op("add")(_lift(other), self)
+
+    def __sub__(self, other):
+        return _op("subtract")(self, _lift(other))
+
+    def __rsub__(self, other):
+        return _op("subtract")(_lift(other), self)
+
+    def __mul__(self, other):
+        return _op("multiply")(self, _lift(other))
+
+    def __rmul__(self, other):
+        return _op("multiply")(_lift(other), self)
+
+    def __truediv__(self, other):
+        return _op("divide")(self, _lift(other))
+
+    def __rtruediv__(self, other):
+        return _op("divide")(_lift(other), self)
+
+    def __floordiv__(self, other):
+        return _op("floor_divide")(self, _lift(other))
+
+    def __pow__(self, other):
+        return _op("power")(self, _lift(other))
+
+    def __neg__(self):
+        return _op("negative")(self)
+
+    def __lt__(self, other):
+        return _op("less")(self, _lift(other))
+
+    def __le__(self, other):
+        return _op("less_equal")(self, _lift(other))
+
+    def __gt__(self, other):
+        return _op("greater")(self, _lift(other))
+
+    def __ge__(self, other):
+        return _op("greater_equal")(self, _lift(other))
+
+    def astype(self, dtype):
+        """``R.astype(self, dtype)``."""
+        return _op("astype")(self, dtype)
+
+    def __getitem__(self, index):
+        """``t[i]`` on a tuple-valued expression builds ``TupleGetItem``."""
+        from .expr import TupleGetItem
+
+        if not isinstance(index, int):
+            raise TypeError(f"Relax expressions support only integer indexing, got {index!r}")
+        return TupleGetItem(self, index)
+
+    def __call__(self, *args, attrs=None):
+        """Call this expression (a function-typed value) with ``args``."""
+        from .expr import Call
+
+        return Call(self, [_lift(a) for a in args], attrs)
+
+
+def _lift(value):
+    """Python scalars become constants so ``x + 1.0`` works."""
+    if isinstance(value, (int, float, bool)):
+        from .expr import const
+
+        return const(value)
+    return value

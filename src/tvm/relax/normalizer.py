@@ -1,0 +1,434 @@
+"""The Relax normalizer: ANF conversion and type inference (the engine of ``BlockBuilder``).
+
+Normal form (see ``docs/arch/relax_ir.md``):
+
+* every expression has ``ty``;
+* call callees and arguments, tuple fields, ``TupleGetItem`` tuples and ``If`` conditions are
+  *leaves* (variables, constants, shapes, prim values, strings, dtypes, ops, global vars,
+  extern funcs) or tuples of leaves; anything else is bound to a fresh variable;
+* function bodies and ``If`` branches are ``SeqExpr`` whose body is a leaf;
+* a ``SeqExpr``'s type mentions no variable bound inside it (it is erased to its rank).
+
+Already-normal expressions come back as the very same object, so normalizing twice is cheap.
+Bindings are processed in a loop (no recursion per binding), so long functions are fine.
+"""
+
+from __future__ import annotations
+
+from ..ffi.node import set_field
+from ..ir.expr import GlobalVar
+from ..ir.op import Op
+from ..ir.type import PrimType, TupleType
+from .analysis.type_analysis import (
+    _erase,
+    struct_info_lca,
+    substitute_type,
+    tir_vars_in,
+)
+from .expr import (
+    Call,
+    Constant,
+    DataflowBlock,
+    DataflowVar,
+    DataTypeImm,
+    ExternFunc,
+    Function,
+    If,
+    MatchCast,
+    PrimValue,
+    SeqExpr,
+    ShapeExpr,
+    StringImm,
+    Tuple,
+    TupleGetItem,
+    Var,
+    VarBinding,
+)
+from .op.infer_utils import text
+from .ty import FuncType, ObjectType, ShapeType, TensorType
+
+__all__ = ["Normalizer", "LEAF_TYPES"]
+
+#: Expressions that may appear directly as call arguments (plus Tuples of them).
+LEAF_TYPES = (Var, DataflowVar, GlobalVar, Constant, ShapeExpr, PrimValue, StringImm,
+              DataTypeImm, Op, ExternFunc)
+_LEAF_SET = frozenset(LEAF_TYPES)
+
+
+class _Frame:
+    """An open binding block."""
+
+    __slots__ = ("bindings", "is_dataflow", "outputs")
+
+    def __init__(self, is_dataflow):
+        self.bindings = []
+        self.is_dataflow = is_dataflow
+        self.outputs = []
+
+
+class Normalizer:
+    """Mixin of ``BlockBuilder``: ``normalize`` and the binding frames it emits into."""
+
+    # Set by BlockBuilder.__init__: _frames (list of _Frame), _tir_scopes (list of sets of
+    # ids of TIR vars defined), _bindings (var -> value), _mod.
+
+    # --- entry points --------------------------------------------------------------------------
+    def normalize(self, expr):
+        """Normalize ``expr`` (ANF, types filled); non-leaf sub-expressions are emitted into
+        the current binding block."""
+        cls = type(expr)
+        if cls in _LEAF_SET:
+            return self._norm_leaf(expr)
+        handler = _DISPATCH.get(cls)
+        if handler is None:
+            for base, fn in _DISPATCH.items():
+                if isinstance(expr, base):
+                    handler = fn
+                    break
+            else:
+                if isinstance(expr, LEAF_TYPES):
+                    return self._norm_leaf(expr)
+                if hasattr(expr, "body") and hasattr(expr, "params"):
+                    return expr  # a TIR PrimFunc or other function kind: kept as is
+                raise TypeError(f"BlockBuilder cannot normalize {type(expr).__name__}: "
+                                f"{expr!r} is not a Relax expression")
+        return handler(self, expr)
+
+    def normalize_argument(self, expr):
+        """Normalize ``expr`` into a leaf (or tuple of leaves), emitting it if needed."""
+        cls = type(expr)
+        if cls in _LEAF_SET:
+            if expr.ty is None:
+                return self._norm_leaf(expr)
+            return expr
+        if cls is Tuple:
+            return self._norm_tuple(expr)
+        if cls is SeqExpr:
+            return self.normalize_argument(self._flatten_seq(expr))
+        value = self.normalize(expr)
+        if type(value) in _LEAF_SET or type(value) is Tuple:
+            return value
+        return self._emit_value(value, "")
+
+    # --- frames --------------------------------------------------------------------------------
+    def _current_frame(self, what="emit"):
+        if not self._frames:
+            raise ValueError(
+                f"BlockBuilder: {what} needs an open binding block; use bb.function(...), "
+                "bb.dataflow() or bb.begin_binding_block()"
+            )
+        return self._frames[-1]
+
+    def _fresh_name(self, hint):
+        names = self._names
+        count = names.get(hint)
+        if count is None:
+            names[hint] = 0
+            return hint
+        while True:
+            count += 1
+            candidate = f"{hint}{count}"
+            if candidate not in names:
+                break
+        names[hint] = count
+        names[candidate] = 0
+        return candidate
+
+    def _emit_value(self, value, name_hint, is_output=False):
+        frame = self._current_frame()
+        dataflow = frame.is_dataflow and not is_output
+        name = self._fresh_name(name_hint or ("lv" if dataflow else "gv"))
+        var = (DataflowVar if dataflow else Var)(name, value.ty)
+        frame.bindings.append(VarBinding(var, value))
+        self._bindings[var] = value
+        return var
+
+    def _define_tir_vars(self, ty):
+        if not self._tir_scopes:
+            return
+        top = self._tir_scopes[-1]
+        for var in tir_vars_in(ty):
+            if not any(id(var) in scope for scope in self._tir_scopes):
+                top.add(id(var))
+
+    # --- leaves --------------------------------------------------------------------------------
+    def _norm_leaf(self, expr):
+        if expr.ty is not None:
+            return expr
+        if isinstance(expr, GlobalVar):
+            func = None
+            if self._mod is not None and expr.name_hint in self._mod:
+                func = self._mod[expr.name_hint]
+            if func is not None and func.ty is not None:
+                set_field(expr, "ty", func.ty)
+            return expr
+        if isinstance(expr, Op):
+            return expr
+        if isinstance(expr, ShapeExpr):
+            return self._norm_shape(expr)
+        if isinstance(expr, PrimValue):
+            return self._norm_prim_value(expr)
+        if isinstance(expr, Var):
+            raise TypeError(
+                f"Var {expr.name_hint} has no type: annotate it (relax.Var(name, ty)) "
+                "before using it"
+            )
+        return expr
+
+    # --- composite expressions ---------------------------------------------------------------
+    def _norm_tuple(self, tup):
+        fields = tup.fields
+        new_fields = [self.normalize_argument(f) for f in fields]
+        if any(a is not b for a, b in zip(new_fields, fields)):
+            tup = Tuple(new_fields, span=tup.span)
+        if tup.ty is None:
+            set_field(tup, "ty", TupleType([f.ty for f in tup.fields]))
+        return tup
+
+    def _norm_tuple_get_item(self, item):
+        value = self.normalize_argument(item.tuple_value)
+        if value is not item.tuple_value:
+            item = TupleGetItem(value, item.index, span=item.span)
+        if item.ty is None:
+            ty = value.ty
+            if isinstance(ty, TupleType):
+                if not 0 <= item.index < len(ty.fields):
+                    raise IndexError(
+                        f"Index out of bounds: tuple {text(value)} is of size "
+                        f"{len(ty.fields)}, but the index is {item.index}"
+                    )
+                ty = ty.fields[item.index]
+            elif not isinstance(ty, ObjectType):
+                raise TypeError(
+                    f"TupleGetItem expects a tuple, but {text(value)} has type {text(ty)}"
+                )
+            set_field(item, "ty", ty)
+        return item
+
+    def _norm_call(self, call):
+        op = call.op
+        new_op = op if type(op) is Op else self.normalize_argument(op)
+        args = call.args
+        new_args = [a if type(a) in _LEAF_SET and a.ty is not None else
+                    self.normalize_argument(a) for a in args]
+        if new_op is not op or any(a is not b for a, b in zip(new_args, args)):
+            call = Call(new_op, new_args, call.attrs, call.ty_args, span=call.span)
+        if call.ty is None:
+            set_field(call, "ty", self._infer_call(call))
+        return call
+
+    def _infer_call(self, call):
+        op = call.op
+        if type(op) is Op:
+            rule = op.require_attr("FInferType", "type inference of a call")
+            return rule(call, self)
+        callee_ty = op.ty
+        if isinstance(callee_ty, FuncType):
+            if callee_ty.params is None:
+                if call.ty_args:
+                    return _one_or_tuple(call.ty_args)
+                return callee_ty.ret
+            return self._derive_call_ret(call, callee_ty)
+        if call.ty_args:
+            return _one_or_tuple(call.ty_args)
+        if isinstance(op, GlobalVar) and callee_ty is None:
+            raise TypeError(
+                f"Cannot infer the type of a call to {op.name_hint}: the global function "
+                "is not defined in the module being built (add it first, or give ty_args)"
+            )
+        raise TypeError(f"Cannot call {text(op)}: its type {text(callee_ty)} is not a function "
+                        "type")
+
+    def _derive_call_ret(self, call, fty):
+        """Bind the callee's symbolic params against the argument types, substitute in ret."""
+        if len(call.args) != len(fty.params):
+            raise TypeError(
+                f"Function {text(call.op)} expects {len(fty.params)} arguments, but "
+                f"{len(call.args)} were given"
+            )
+        mapping = {}
+        for param_ty, arg in zip(fty.params, call.args):
+            _bind_symbols(param_ty, arg.ty, mapping)
+        ret = substitute_type(fty.ret, mapping) if mapping else fty.ret
+        # Symbolic vars of the callee that stay unbound must not leak into the caller.
+        own = set(id(v) for p in fty.params for v in tir_vars_in(p))
+        if own:
+            bound = set(id(k) for k in mapping)
+            ret = _erase(ret, lambda v: id(v) not in own or id(v) in bound, lambda v: True)
+        return ret
+
+    def _norm_if(self, node):
+        cond = self.normalize_argument(node.cond)
+        true_branch = self._norm_branch(node.true_branch)
+        false_branch = self._norm_branch(node.false_branch)
+        if (cond is not node.cond or true_branch is not node.true_branch
+                or false_branch is not node.false_branch):
+            node = If(cond, true_branch, false_branch, span=node.span)
+        if node.ty is None:
+            set_field(node, "ty", struct_info_lca(true_branch.ty, false_branch.ty))
+        return node
+
+    def _norm_branch(self, expr):
+        if type(expr) is SeqExpr:
+            return self._norm_seq(expr)
+        return self._norm_seq(SeqExpr([], expr, span=expr.span), force_new=True)
+
+    def _flatten_seq(self, seq):
+        """Emit a SeqExpr's bindings into the current block and return its body."""
+        frame = self._current_frame("flattening a SeqExpr")
+        for block in seq.blocks:
+            for binding in block.bindings:
+                self._norm_binding(binding, frame)
+        return seq.body
+
+    def _norm_seq(self, seq, force_new=False):
+        self._tir_scopes.append(set())
+        try:
+            new_blocks = []
+            changed = force_new
+            bound = set()
+            for block in seq.blocks:
+                new_block = self._norm_block(block)
+                changed |= new_block is not block
+                if new_block.bindings:
+                    new_blocks.append(new_block)
+                else:
+                    changed = True
+                for binding in new_block.bindings:
+                    bound.add(id(binding.var))
+            self._frames.append(_Frame(False))
+            try:
+                body = self.normalize_argument(seq.body)
+            finally:
+                extra = self._frames.pop()
+            if extra.bindings:
+                from .expr import BindingBlock
+
+                new_blocks.append(BindingBlock(extra.bindings))
+                bound.update(id(b.var) for b in extra.bindings)
+                changed = True
+            if changed or body is not seq.body:
+                seq = SeqExpr(new_blocks, body, span=seq.span)
+            if seq.ty is None:
+                local_tir = self._tir_scopes[-1]
+                ty = body.ty
+                if local_tir or bound:
+                    ty = _erase(ty, lambda v: id(v) not in local_tir,
+                                lambda v: id(v) not in bound)
+                set_field(seq, "ty", ty)
+            return seq
+        finally:
+            self._tir_scopes.pop()
+
+    def _norm_block(self, block):
+        frame = _Frame(isinstance(block, DataflowBlock))
+        self._frames.append(frame)
+        try:
+            for binding in block.bindings:
+                self._norm_binding(binding, frame)
+        finally:
+            self._frames.pop()
+        old = block.bindings
+        if len(frame.bindings) == len(old) and all(
+            a is b for a, b in zip(frame.bindings, old)
+        ):
+            return block
+        return type(block)(frame.bindings, span=block.span)
+
+    def _norm_binding(self, binding, frame):
+        """Normalize one binding; nested values are emitted into ``frame`` before it."""
+        value = binding.value
+        if type(value) is SeqExpr:
+            value = self._flatten_seq(value)
+        new_value = self.normalize(value)
+        var = binding.var
+        if isinstance(binding, MatchCast):
+            if var.ty is None:
+                set_field(var, "ty", binding.ty)
+            self._define_tir_vars(binding.ty)
+            if new_value is not binding.value:
+                binding = MatchCast(var, new_value, binding.ty, span=binding.span)
+        else:
+            if var.ty is None:
+                set_field(var, "ty", new_value.ty)
+            if new_value is not binding.value:
+                binding = VarBinding(var, new_value, span=binding.span)
+        frame.bindings.append(binding)
+        self._bindings[var] = new_value
+        return binding
+
+    def _norm_function(self, func):
+        for param in func.params:
+            if param.ty is None:
+                raise TypeError(
+                    f"Function parameter {param.name_hint} has no type annotation"
+                )
+        if func.body is None:
+            return func
+        saved_frames = self._frames
+        self._frames = []
+        scope = set(id(v) for p in func.params for v in tir_vars_in(p.ty))
+        self._tir_scopes.append(scope)
+        try:
+            body = func.body
+            if type(body) is SeqExpr:
+                new_body = self._norm_seq(body)
+            else:
+                new_body = self._norm_seq(SeqExpr([], body, span=body.span), force_new=True)
+        finally:
+            self._tir_scopes.pop()
+            self._frames = saved_frames
+        if new_body is func.body and func.ty is not None:
+            return func
+        return Function(func.params, new_body, func.ret_ty, func.is_pure, func.attrs,
+                        span=func.span)
+
+    def _norm_shape(self, shape):
+        if shape.ty is None:
+            set_field(shape, "ty", ShapeType(shape.values))
+        return shape
+
+    def _norm_prim_value(self, value):
+        if value.ty is None:
+            set_field(value, "ty", PrimType(value.value.dtype, value.value))
+        return value
+
+
+def _one_or_tuple(types):
+    return types[0] if len(types) == 1 else TupleType(list(types))
+
+
+def _bind_symbols(param_ty, arg_ty, mapping):
+    """Match the bare symbolic dims of a parameter type against an argument type."""
+    if isinstance(param_ty, TensorType) and isinstance(arg_ty, TensorType):
+        pvals = getattr(param_ty.shape, "values", None)
+        avals = getattr(arg_ty.shape, "values", None)
+        if pvals is not None and avals is not None and len(pvals) == len(avals):
+            _bind_values(pvals, avals, mapping)
+    elif isinstance(param_ty, ShapeType) and isinstance(arg_ty, ShapeType):
+        if param_ty.values is not None and arg_ty.values is not None:
+            _bind_values(param_ty.values, arg_ty.values, mapping)
+    elif isinstance(param_ty, PrimType) and isinstance(arg_ty, PrimType):
+        if param_ty.value is not None and arg_ty.value is not None:
+            _bind_values([param_ty.value], [arg_ty.value], mapping)
+    elif isinstance(param_ty, TupleType) and isinstance(arg_ty, TupleType):
+        for p, a in zip(param_ty.fields, arg_ty.fields):
+            _bind_symbols(p, a, mapping)
+
+
+def _bind_values(params, args, mapping):
+    for p, a in zip(params, args):
+        if p._sequal_kind == "var" and not any(k is p for k in mapping):
+            mapping[p] = a
+
+
+_DISPATCH = {
+    Call: Normalizer._norm_call,
+    Tuple: Normalizer._norm_tuple,
+    TupleGetItem: Normalizer._norm_tuple_get_item,
+    If: Normalizer._norm_if,
+    SeqExpr: Normalizer._norm_seq,
+    Function: Normalizer._norm_function,
+    ShapeExpr: Normalizer._norm_shape,
+    PrimValue: Normalizer._norm_prim_value,
+}

@@ -1,0 +1,27 @@
+"""Relax operators (``tvm.relax.op``).
+
+Layout: one folder per op family, ``<family>/__init__.py`` declares the ops (constructor
+functions plus ``register_relax_op`` with the inference rule) and ``<family>/infer.py`` holds
+the inference rules; attribute classes are in ``op_attrs.py``. The core call ops
+(``call_tir``, ``print``, ...) are in ``base.py``.
+"""
+
+# ruff: noqa: F401
+from . import op_attrs
+from .base import (
+    call_dps_packed,
+    call_packed,
+    call_pure_packed,
+    call_tir,
+    invoke_closure,
+    invoke_pure_closure,
+    make_closure,
+    null_value,
+    print,
+    shape_of,
+)
+from .binary import add, multiply
+from .create import ones, zeros
+from .linear_algebra import matmul
+from .manipulate import broadcast_to, permute_dims, reshape
+from .statistical import sum

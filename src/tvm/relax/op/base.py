@@ -1,0 +1,185 @@
+"""Core Relax call ops (``tvm.relax.op.base``): ``call_tir``, ``call_dps_packed``, packed calls,
+``print``, ``shape_of``, ``null_value`` and closures, with their inference and purity rules.
+
+``R.print`` and ``invoke_closure`` are impure; a plain ``call_packed`` (a call of an
+``ExternFunc``) is impure through the ExternFunc's opaque, impure function type.
+"""
+
+from __future__ import annotations
+
+from ...ir.expr import GlobalVar, RelaxExpr
+from ...ir.op import Op
+from ...ir.type import TupleType, Type
+from ..expr import Call, ExternFunc, ShapeExpr, StringImm, Tuple
+from ..ty import ObjectType, ShapeType, TensorType
+from .infer_utils import op_name, text
+from .registry import register_relax_op
+
+__all__ = [
+    "call_tir",
+    "call_dps_packed",
+    "call_packed",
+    "call_pure_packed",
+    "print",
+    "shape_of",
+    "null_value",
+    "make_closure",
+    "invoke_closure",
+    "invoke_pure_closure",
+    "register_relax_op",
+]
+
+
+def _out_type(call, _bb=None):
+    """The type given at the call: ``ty_args[0]`` (one type) or a tuple of them."""
+    if not call.ty_args:
+        raise TypeError(f"{op_name(call)} requires its output type (ty_args / out_ty)")
+    if len(call.ty_args) == 1:
+        return call.ty_args[0]
+    return TupleType(list(call.ty_args))
+
+
+def _object(_call, _bb=None):
+    return ObjectType()
+
+
+def _infer_shape_of(call, _bb=None):
+    ty = call.args[0].ty
+    if not isinstance(ty, TensorType):
+        raise TypeError(f"shape_of expects a Tensor, but {text(call.args[0])} has type "
+                        f"{text(ty)}")
+    values = getattr(ty.shape, "values", None)
+    if values is not None:
+        return ShapeType(values)
+    shape_ty = getattr(ty.shape, "ty", None)
+    if isinstance(shape_ty, ShapeType):
+        return shape_ty
+    return ShapeType(ndim=ty.ndim)
+
+
+def _infer_print(_call, _bb=None):
+    return TupleType([])
+
+
+register_relax_op("call_tir", 3, "base", _out_type)
+register_relax_op("call_dps_packed", 2, "base", _out_type)
+register_relax_op("call_pure_packed", -1, "base", _out_type)
+register_relax_op("print", -1, "base", _infer_print, purity=False)
+register_relax_op("shape_of", 1, "base", _infer_shape_of)
+register_relax_op("null_value", 0, "base", _object)
+register_relax_op("make_closure", 2, "base", _object)
+register_relax_op("invoke_closure", 2, "base", _out_type, purity=False)
+register_relax_op("invoke_pure_closure", 2, "base", _out_type)
+
+
+def _as_out_types(out_ty, what):
+    if isinstance(out_ty, (list, tuple)):
+        out_ty = TupleType(list(out_ty)) if len(out_ty) != 1 else out_ty[0]
+    if not isinstance(out_ty, Type):
+        raise TypeError(f"{what}: the output type must be a Type or a list of Types, "
+                        f"got {out_ty!r}")
+    return out_ty
+
+
+def _as_args_tuple(args):
+    if isinstance(args, RelaxExpr) and not isinstance(args, Tuple):
+        return Tuple([args])
+    if isinstance(args, (list, tuple)):
+        return Tuple(list(args))
+    return args
+
+
+def call_tir(gvar, args, out_ty=None, tir_vars=None, *, out_sinfo=None):
+    """``R.call_tir(gvar, args, out_ty, tir_vars)``: call a PrimFunc in destination-passing style.
+
+    Parameters
+    ----------
+    gvar : GlobalVar
+        The PrimFunc to call.
+    args : Expr or list of Expr
+        Input tensors (made into a Tuple).
+    out_ty : Type or list of Type
+        The output tensor type(s) (``out_sinfo`` is the seed-era keyword).
+    tir_vars : ShapeExpr or list of PrimExpr, optional
+        Extra symbolic integer arguments.
+    """
+    out_ty = out_ty if out_ty is not None else out_sinfo
+    if out_ty is None:
+        raise TypeError("call_tir requires out_ty, the type of its output")
+    if not isinstance(gvar, (GlobalVar, RelaxExpr)):
+        raise TypeError(f"call_tir expects a GlobalVar, got {gvar!r}")
+    call_args = [gvar, _as_args_tuple(args)]
+    if tir_vars is not None:
+        call_args.append(tir_vars if isinstance(tir_vars, ShapeExpr) else ShapeExpr(tir_vars))
+    return Call(Op.get("relax.call_tir"), call_args, None,
+                [_as_out_types(out_ty, "call_tir")])
+
+
+def call_dps_packed(func, args, out_ty=None, *, out_sinfo=None):
+    """``R.call_dps_packed(func, args, out_ty)``: call a packed function in DPS style."""
+    out_ty = out_ty if out_ty is not None else out_sinfo
+    if out_ty is None:
+        raise TypeError("call_dps_packed requires out_ty, the type of its output")
+    if isinstance(func, str):
+        func = ExternFunc(func)
+    return Call(Op.get("relax.call_dps_packed"), [func, _as_args_tuple(args)], None,
+                [_as_out_types(out_ty, "call_dps_packed")])
+
+
+def call_packed(func, *args, ty_args=None, sinfo_args=None):
+    """``R.call_packed(name, *args, ty_args=...)``: an (impure) call of a packed function."""
+    ty_args = ty_args if ty_args is not None else sinfo_args
+    if isinstance(func, str):
+        func = ExternFunc(func)
+    if isinstance(ty_args, Type):
+        ty_args = [ty_args]
+    return Call(func, list(args), None, list(ty_args or [ObjectType()]))
+
+
+def call_pure_packed(func, *args, ty_args=None, sinfo_args=None):
+    """``R.call_pure_packed(name, *args, ty_args=...)``: a packed call declared pure."""
+    ty_args = ty_args if ty_args is not None else sinfo_args
+    if ty_args is None:
+        raise TypeError("call_pure_packed requires ty_args, the type of its result")
+    if isinstance(func, str):
+        func = ExternFunc(func)
+    if isinstance(ty_args, Type):
+        ty_args = [ty_args]
+    return Call(Op.get("relax.call_pure_packed"), [func, *args], None, list(ty_args))
+
+
+def print(*values, format=""):  # noqa: A001 - TVM's public name
+    """``R.print(*values, format=...)``: print at run time (impure)."""
+    fmt = format if isinstance(format, StringImm) else StringImm(format)
+    return Call(Op.get("relax.print"), [fmt, *values])
+
+
+def shape_of(expr):
+    """``R.shape_of(x)``: the runtime shape of a tensor."""
+    return Call(Op.get("relax.shape_of"), [expr])
+
+
+def null_value():
+    """``R.null_value()``: a null object."""
+    return Call(Op.get("relax.null_value"), [])
+
+
+def make_closure(func, args):
+    """Capture ``args`` with ``func`` into a closure object."""
+    return Call(Op.get("relax.make_closure"), [func, _as_args_tuple(args)])
+
+
+def invoke_closure(closure, args, ty_args):
+    """Call a closure (impure); ``ty_args`` gives the result type."""
+    if isinstance(ty_args, Type):
+        ty_args = [ty_args]
+    return Call(Op.get("relax.invoke_closure"), [closure, _as_args_tuple(args)], None,
+                list(ty_args))
+
+
+def invoke_pure_closure(closure, args, ty_args):
+    """Call a closure known to be pure; ``ty_args`` gives the result type."""
+    if isinstance(ty_args, Type):
+        ty_args = [ty_args]
+    return Call(Op.get("relax.invoke_pure_closure"), [closure, _as_args_tuple(args)], None,
+                list(ty_args))

@@ -1,0 +1,218 @@
+"""Helpers shared by the type-inference rules of every op family.
+
+A rule has the signature ``rule(call, bb) -> Type``: it reads the argument types
+(``call.args[i].ty``) and attributes, and returns the call's type or raises ``ValueError`` /
+``TypeError`` with a message naming the op and the argument.
+
+Symbolic dims are compared with :func:`prove_equal`, which answers True, False, or None
+(undecided). It uses ``tvm.arith.Analyzer`` when that package is present and otherwise
+structural equality plus integer constants, which decides every static case and symbolic
+dims that are literally the same expression.
+"""
+
+from __future__ import annotations
+
+from ...ffi.structural import structural_equal
+from ..ty import ObjectType, ShapeType, TensorType
+
+__all__ = [
+    "op_name",
+    "text",
+    "shape_text",
+    "dim_text",
+    "tensor_arg",
+    "tensor_args",
+    "static_dim",
+    "prove_equal",
+    "is_one",
+    "known_shape",
+    "make_tensor_type",
+    "binary_dtype",
+    "broadcast_shapes",
+    "normalize_axes",
+    "shape_arg_values",
+]
+
+
+def op_name(call) -> str:
+    """``"add"`` for ``relax.add``: the short name used in messages."""
+    name = getattr(call.op, "name", "")
+    return name[len("relax."):] if name.startswith("relax.") else name
+
+
+def text(obj) -> str:
+    """TVMScript text of an IR object for messages (repr when the printer is unavailable)."""
+    try:
+        return str(obj)
+    except Exception:  # noqa: BLE001 - a message must never fail to render
+        return repr(obj)
+
+
+def dim_text(value) -> str:
+    """A shape dim as TVMScript prints it inside messages: ``T.int64(4)`` or ``n``."""
+    if type(value).__name__ == "IntImm":
+        return f"T.{value.dtype}({value.value})"
+    return text(value)
+
+
+def _dim_plain(value) -> str:
+    if type(value).__name__ == "IntImm":
+        return str(value.value)
+    return text(value)
+
+
+def shape_text(ty) -> str:
+    """``R.shape([3, 4])`` for a tensor type with a known shape (else its type text)."""
+    values = known_shape(ty)
+    if values is None:
+        return text(ty.shape if getattr(ty, "shape", None) is not None else ty)
+    return "R.shape([" + ", ".join(_dim_plain(v) for v in values) + "])"
+
+
+def tensor_arg(call, index: int, role: str = ""):
+    """The TensorType of argument ``index``; TypeError naming the op and argument otherwise."""
+    arg = call.args[index]
+    ty = arg.ty
+    if not isinstance(ty, TensorType):
+        which = role or f"argument {index}"
+        raise TypeError(
+            f"Operator {op_name(call)} expects the {which} to be a Tensor, but {text(arg)} "
+            f"has type {text(ty)}"
+        )
+    return ty
+
+
+def tensor_args(call, count: int):
+    if len(call.args) != count:
+        raise TypeError(
+            f"Operator {op_name(call)} expects {count} arguments, but got {len(call.args)}"
+        )
+    return [tensor_arg(call, i) for i in range(count)]
+
+
+def static_dim(value):
+    """The int value of a constant dim, else None."""
+    if type(value).__name__ == "IntImm":
+        return value.value
+    return None
+
+
+def _analyzer():
+    try:
+        from ...arith import Analyzer
+    except ImportError:
+        return None
+    return Analyzer()
+
+
+def prove_equal(lhs, rhs):
+    """True/False when provable, None when undecided (symbolic dims)."""
+    a, b = static_dim(lhs), static_dim(rhs)
+    if a is not None and b is not None:
+        return a == b
+    if lhs is rhs or structural_equal(lhs, rhs, map_free_vars=False):
+        return True
+    analyzer = _analyzer()
+    if analyzer is not None:
+        try:
+            if analyzer.can_prove_equal(lhs, rhs):
+                return True
+            diff = analyzer.simplify(lhs - rhs)
+            if static_dim(diff) is not None:
+                return diff.value == 0
+        except Exception:  # noqa: BLE001 - an analyzer failure just leaves it undecided
+            return None
+    return None
+
+
+def is_one(value) -> bool:
+    return static_dim(value) == 1
+
+
+def known_shape(ty):
+    """The tuple of dims of a TensorType/ShapeType whose dims are known, else None."""
+    if isinstance(ty, ShapeType):
+        return ty.values
+    shape = getattr(ty, "shape", None)
+    return getattr(shape, "values", None)
+
+
+def make_tensor_type(shape_values, dtype, ndim=-1, vdevice=None):
+    """A TensorType from dims (or from ``ndim`` alone when ``shape_values`` is None)."""
+    if shape_values is not None:
+        return TensorType(list(shape_values), dtype, vdevice)
+    return TensorType(None, dtype, vdevice, ndim)
+
+
+def binary_dtype(call, lhs, rhs) -> str:
+    """The common dtype of two operands ("void" when one is unknown); TypeError if they differ."""
+    if lhs.dtype == "void" or rhs.dtype == "void":
+        return "void"
+    if lhs.dtype != rhs.dtype:
+        raise TypeError(
+            "Binary operators must have the same datatype for both operands.  However, "
+            f"{text(call)} uses datatype T.{lhs.dtype} on the LHS (Type of {text(lhs)}), and "
+            f"datatype T.{rhs.dtype} on the RHS (Type of {text(rhs)})."
+        )
+    return lhs.dtype
+
+
+def broadcast_shapes(call, lhs_values, rhs_values):
+    """NumPy-style broadcast of two dim tuples; None when a symbolic pair is undecided."""
+    out = []
+    n_l, n_r = len(lhs_values), len(rhs_values)
+    for i in range(1, max(n_l, n_r) + 1):
+        a = lhs_values[n_l - i] if i <= n_l else None
+        b = rhs_values[n_r - i] if i <= n_r else None
+        if a is None:
+            out.append(b)
+        elif b is None or is_one(b):
+            out.append(a)
+        elif is_one(a):
+            out.append(b)
+        else:
+            same = prove_equal(a, b)
+            if same is None:
+                return None
+            if not same:
+                raise ValueError(
+                    f"In {op_name(call)}, the first input shape at dim {n_l - i} is "
+                    f"{dim_text(a)} and the second input shape at dim {n_r - i} is "
+                    f"{dim_text(b)}, which are not broadcastable."
+                )
+            out.append(a)
+    out.reverse()
+    return out
+
+
+def normalize_axes(call, ndim: int, axes, what="axis"):
+    """Axes made non-negative and range-checked (``ndim`` must be known)."""
+    result = []
+    for axis in axes:
+        axis = int(axis)
+        if not -ndim <= axis < ndim:
+            raise ValueError(
+                f"{op_name(call)} expects the input {what} indices to be in range "
+                f"[-{ndim}, {ndim}), but {what} {axis} is given (the input has ndim {ndim})"
+            )
+        result.append(axis + ndim if axis < 0 else axis)
+    if len(set(result)) != len(result):
+        raise ValueError(f"{op_name(call)} expects {what} indices to be unique, got {list(axes)}")
+    return result
+
+
+def shape_arg_values(call, index: int):
+    """Dims of a shape argument (a ShapeExpr or shape-typed value): ``(values, ndim)``."""
+    arg = call.args[index]
+    ty = arg.ty
+    if not isinstance(ty, ShapeType):
+        raise TypeError(
+            f"Operator {op_name(call)} expects argument {index} to be a shape, but {text(arg)} "
+            f"has type {text(ty)}"
+        )
+    return ty.values, ty.ndim
+
+
+def object_type(_call=None, _bb=None):
+    """A rule giving ``R.Object``."""
+    return ObjectType()

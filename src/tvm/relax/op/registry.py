@@ -1,0 +1,22 @@
+"""Declaring Relax ops: one call registers the op and its per-concern rules.
+
+Families use :func:`register_relax_op` in their ``__init__.py`` with the rule from their
+``infer.py``, so every op states its inference rule and purity where it is declared.
+"""
+
+from __future__ import annotations
+
+from ...ir.op import Op, register_op, register_op_attr
+
+__all__ = ["register_relax_op"]
+
+
+def register_relax_op(name: str, num_inputs: int, family: str, infer=None, purity: bool = True,
+                      attrs_type_key: str = "", description: str = "") -> Op:
+    """Register ``relax.<name>`` with its ``FInferType`` rule and ``FPurity`` flag."""
+    op = register_op(f"relax.{name}", num_inputs=num_inputs, family=family,
+                     attrs_type_key=attrs_type_key, description=description)
+    if infer is not None:
+        register_op_attr(op.name, "FInferType", infer)
+    register_op_attr(op.name, "FPurity", purity)
+    return op

@@ -1,0 +1,31 @@
+"""Type inference of reductions (``relax.sum``): axes, ``keepdims``."""
+
+from __future__ import annotations
+
+from ...ir_types import IntImm64
+from ..infer_utils import known_shape, make_tensor_type, normalize_axes, tensor_args
+
+
+def infer_statistical(call, _bb=None):
+    """Reduce over ``attrs.axis`` (all axes when None); keep size-1 dims with ``keepdims``."""
+    (data,) = tensor_args(call, 1)
+    axis = call.attrs.axis
+    keepdims = bool(call.attrs.keepdims)
+    if data.ndim == -1:
+        if axis is None and not keepdims:
+            return make_tensor_type(None, data.dtype, 0, data.vdevice)
+        return make_tensor_type(None, data.dtype, -1, data.vdevice)
+    axes = range(data.ndim) if axis is None else normalize_axes(call, data.ndim, axis)
+    axes = set(axes)
+    out_ndim = data.ndim if keepdims else data.ndim - len(axes)
+    values = known_shape(data)
+    if values is None:
+        return make_tensor_type(None, data.dtype, out_ndim, data.vdevice)
+    out = []
+    for i, dim in enumerate(values):
+        if i in axes:
+            if keepdims:
+                out.append(IntImm64(1))
+        else:
+            out.append(dim)
+    return make_tensor_type(out, data.dtype, out_ndim, data.vdevice)

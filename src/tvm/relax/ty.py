@@ -1,0 +1,221 @@
+"""Relax types (Apache TVM 0.27 names; the StructInfo spellings are aliases).
+
+=================  ==========================  =========================================
+0.27 name          StructInfo alias            TVMScript
+=================  ==========================  =========================================
+``ObjectType``     ``ObjectStructInfo``        ``R.Object``
+``PrimType``       ``PrimStructInfo``          ``R.Prim("int64")``, ``R.Prim(value=n)``
+``ShapeType``      ``ShapeStructInfo``         ``R.Shape([n, 4])``, ``R.Shape(ndim=2)``
+``TensorType``     ``TensorStructInfo``        ``R.Tensor((n, 4), "float32")``
+``TupleType``      ``TupleStructInfo``         ``R.Tuple(...)``
+``FuncType``       ``FuncStructInfo``          ``R.Callable(...)``
+=================  ==========================  =========================================
+
+``PrimType`` and ``TupleType`` are the shared ``tvm.ir`` classes. Shapes hold int64
+``PrimExpr`` values; a Python int given to a constructor becomes ``T.int64(value)``.
+"""
+
+from __future__ import annotations
+
+from ..ffi.node import Node
+from ..ir.type import PrimType, TupleType, Type
+
+__all__ = [
+    "Type",
+    "StructInfo",
+    "ObjectType",
+    "AnyType",
+    "PrimType",
+    "ShapeType",
+    "TensorType",
+    "TupleType",
+    "FuncType",
+    "PackedFuncType",
+    "ObjectStructInfo",
+    "PrimStructInfo",
+    "ShapeStructInfo",
+    "TensorStructInfo",
+    "TupleStructInfo",
+    "FuncStructInfo",
+]
+
+_TIR = None
+
+
+def _tir():
+    # ``tvm.tirx`` is a lower layer; resolved once, on first use, to keep import order loose.
+    global _TIR
+    if _TIR is None:
+        from ..tirx import expr as tir_expr
+
+        _TIR = tir_expr
+    return _TIR
+
+
+def as_prim_expr(value, dtype="int64"):
+    """A shape value as a PrimExpr: ints become ``IntImm(dtype, value)``."""
+    if isinstance(value, bool):
+        raise TypeError(f"a shape value must be an integer or PrimExpr, got {value!r}")
+    if isinstance(value, int):
+        return _tir().IntImm(dtype, value)
+    if hasattr(value, "dtype") and isinstance(value, Node):
+        return value
+    try:
+        import numpy as np
+
+        if isinstance(value, np.integer):
+            return _tir().IntImm(dtype, int(value))
+    except ImportError:  # pragma: no cover
+        pass
+    raise TypeError(f"a shape value must be an integer or PrimExpr, got {value!r}")
+
+
+class ObjectType(Type, type_key="relax.ObjectType"):
+    """Any Relax value (the top of the type lattice); printed ``R.Object``."""
+
+    def __init__(self, span=None):
+        self.__init_fields__(span=span)
+
+
+AnyType = ObjectType
+
+
+class ShapeType(Type, type_key="relax.ShapeType"):
+    """The type of a shape value; ``values`` when known, else only ``ndim`` (-1: unknown)."""
+
+    values: object = None
+    ndim: int = -1
+
+    def __init__(self, values=None, ndim=-1, span=None):
+        if values is not None:
+            values = tuple(as_prim_expr(v) for v in values)
+            if ndim not in (-1, len(values)):
+                raise ValueError(
+                    f"ShapeType: ndim={ndim} does not match the {len(values)} values given"
+                )
+            ndim = len(values)
+        elif ndim < -1:
+            raise ValueError(f"ShapeType: ndim must be >= -1, got {ndim}")
+        self.__init_fields__(values, int(ndim), span=span)
+
+
+class TensorType(Type, type_key="relax.TensorType"):
+    """The type of a tensor: optional shape, dtype, optional virtual device, ndim.
+
+    Parameters
+    ----------
+    shape : list of PrimExpr/int, ShapeExpr, a shape-typed Var, or None
+        ``None`` means the shape is unknown (then ``ndim`` may still be known).
+    dtype : str
+        ``"void"`` (or ``None``) means the dtype is unknown.
+    vdevice : VDevice or str, optional
+    ndim : int
+        -1 means unknown rank; it is derived from ``shape`` when the shape is given.
+    """
+
+    shape: object = None
+    dtype: str = "float32"
+    vdevice: object = None
+    ndim: int = -1
+
+    def __init__(self, shape=None, dtype="float32", vdevice=None, ndim=-1, span=None):
+        if dtype is None:
+            dtype = "void"
+        elif isinstance(dtype, PrimType):
+            dtype = dtype.dtype
+        elif not isinstance(dtype, str):
+            dtype = str(dtype)
+        if shape is not None:
+            if isinstance(shape, (list, tuple)):
+                # Lazy: ShapeExpr lives in relax.expr, which imports this module.
+                from .expr import ShapeExpr
+
+                shape = ShapeExpr(shape)
+            shape_ndim = _shape_ndim(shape)
+            if ndim not in (-1, shape_ndim) and shape_ndim != -1:
+                raise ValueError(
+                    f"TensorType: ndim={ndim} does not match the shape's {shape_ndim} dims"
+                )
+            if shape_ndim != -1:
+                ndim = shape_ndim
+        elif ndim < -1:
+            raise ValueError(f"TensorType: ndim must be >= -1, got {ndim}")
+        self.__init_fields__(shape, dtype, vdevice, int(ndim), span=span)
+
+    @property
+    def is_unknown_ndim(self) -> bool:
+        return self.ndim == -1
+
+    @property
+    def is_unknown_dtype(self) -> bool:
+        return self.dtype == "void"
+
+    @property
+    def shape_values(self):
+        """The shape's PrimExpr values when the shape is a literal ``ShapeExpr``, else None."""
+        return getattr(self.shape, "values", None)
+
+
+def _shape_ndim(shape) -> int:
+    values = getattr(shape, "values", None)
+    if values is not None:
+        return len(values)
+    ty = getattr(shape, "ty", None)
+    if isinstance(ty, ShapeType):
+        return ty.ndim
+    if ty is not None or not hasattr(shape, "name_hint"):
+        raise TypeError(
+            f"TensorType shape must be a list of dims, a ShapeExpr or a shape-typed Var, "
+            f"got {shape!r}"
+        )
+    return -1
+
+
+class FuncType(Type, type_key="relax.FuncType"):
+    """The type of a Relax function: parameter types, return type, purity.
+
+    ``params=None`` makes an *opaque* function type (unknown parameters; see
+    :meth:`opaque_func`), used for packed functions and extern functions.
+    """
+
+    params: object
+    ret: Type
+    purity: bool = True
+    derive_func: object = None
+
+    def __init__(self, params, ret, purity=True, span=None, derive_func=None):
+        if params is not None:
+            params = tuple(params)
+            for i, item in enumerate(params):
+                if not isinstance(item, Type):
+                    raise TypeError(f"FuncType param {i} must be a Type, got {item!r}")
+        if not isinstance(ret, Type):
+            raise TypeError(f"FuncType ret must be a Type, got {ret!r}")
+        self.__init_fields__(params, ret, bool(purity), derive_func, span=span)
+
+    @staticmethod
+    def opaque_func(*, ret=None, derive_func=None, purity=False, span=None) -> "FuncType":
+        """A function type with unknown parameters; ``ret`` defaults to ``ObjectType()``."""
+        return FuncType(None, ret if ret is not None else ObjectType(), purity, span,
+                        derive_func)
+
+    @property
+    def is_opaque(self) -> bool:
+        return self.params is None
+
+
+class PackedFuncType(Type, type_key="relax.PackedFuncType"):
+    """The type of a packed function handle."""
+
+    def __init__(self, span=None):
+        self.__init_fields__(span=span)
+
+
+# StructInfo spellings (pre-0.27 TVM) are the same classes.
+StructInfo = Type
+ObjectStructInfo = ObjectType
+PrimStructInfo = PrimType
+ShapeStructInfo = ShapeType
+TensorStructInfo = TensorType
+TupleStructInfo = TupleType
+FuncStructInfo = FuncType
