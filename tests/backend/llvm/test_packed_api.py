@@ -1,0 +1,269 @@
+"""Packed-API wrappers: hand-written kernels called with NumPy arrays and tvm_ffi.Tensor."""
+
+import ctypes
+
+import numpy as np
+import pytest
+import tvm_ffi
+from llvmlite import ir
+
+from tvm.backend.llvm import build_module
+from tvm.backend.llvm.packed_api import (
+    I64,
+    ScalarParam,
+    TensorParam,
+    emit_packed_function,
+    llvm_type,
+    signature_text,
+)
+from tvm.backend.llvm.testing import elementwise_add_module, emit_counted_loop
+
+SIG = "`add(A: Tensor([n], float32), B: Tensor([n], float32), C: Tensor([n], float32))`"
+
+
+@pytest.fixture(scope="module")
+def add():
+    return build_module(elementwise_add_module("add", "float32", ("n",)))["add"]
+
+
+@pytest.fixture(scope="module")
+def add_static():
+    return build_module(elementwise_add_module("add1024", "float32", (1024,)))["add1024"]
+
+
+@pytest.mark.parametrize("n", [1, 3, 17, 1023, 1 << 20])
+def test_vector_add_numpy_args(add, n):
+    rng = np.random.default_rng(n)
+    a, b = rng.random(n, dtype="float32"), rng.random(n, dtype="float32")
+    c = np.zeros(n, "float32")
+    add(a, b, c)
+    np.testing.assert_array_equal(c, a + b)
+
+
+@pytest.mark.parametrize("n", [1, 17, 1023])
+def test_vector_add_tvm_ffi_tensor_args(add, n):
+    a = np.arange(n, dtype="float32")
+    b = np.full(n, 2.5, dtype="float32")
+    c = np.zeros(n, "float32")
+    ta, tb, tc = (tvm_ffi.from_dlpack(x) for x in (a, b, c))
+    add(ta, tb, tc)
+    np.testing.assert_array_equal(np.from_dlpack(tc), a + b)
+    np.testing.assert_array_equal(c, a + b)  # zero copy: the NumPy array sees the write
+
+
+def test_zero_length(add):
+    empty = np.zeros(0, "float32")
+    add(empty, empty, empty)
+
+
+@pytest.mark.parametrize("dtype", ["int32", "float64", "int8"])
+def test_other_dtypes(dtype):
+    f = build_module(elementwise_add_module(f"add_{dtype}", dtype, ("n",)))[f"add_{dtype}"]
+    a = np.arange(100).astype(dtype)
+    c = np.zeros_like(a)
+    f(a, a, c)
+    np.testing.assert_array_equal(c, a + a)
+
+
+def test_static_shape(add_static):
+    a = np.ones(1024, "float32")
+    c = np.zeros(1024, "float32")
+    add_static(a, a, c)
+    assert (c == 2).all()
+    with pytest.raises(ValueError) as err:
+        add_static(a, a, np.zeros(1000, "float32"))
+    assert str(err.value) == (
+        "Invalid C.shape[0] on argument #2 when calling:\n"
+        "  `add1024(A: Tensor([1024], float32), B: Tensor([1024], float32), "
+        "C: Tensor([1024], float32))`,\n  expected 1024, got 1000")
+
+
+def _expect(add, kind, args, *words):
+    with pytest.raises(kind) as err:
+        add(*args)
+    for word in words:
+        assert word in str(err.value), str(err.value)
+    return str(err.value)
+
+
+def test_wrong_argument_count(add):
+    a = np.zeros(4, "float32")
+    msg = _expect(add, TypeError, (a,), "Expected 3 arguments", SIG, "got 1")
+    assert msg == f"Expected 3 arguments when calling:\n  {SIG},\n  got 1"
+    _expect(add, TypeError, (a, a, a, a), "got 4")
+    _expect(add, TypeError, (), "got 0")
+
+
+def test_wrong_ndim(add):
+    a = np.zeros(4, "float32")
+    _expect(add, ValueError, (a, np.zeros((4, 1), "float32"), a),
+            "Mismatched B.ndim on argument #1", SIG, "expected 1, got 2")
+    _expect(add, ValueError, (np.zeros((), "float32"), a, a), "A.ndim", "expected 1, got 0")
+
+
+@pytest.mark.parametrize("dtype, shown", [("float64", "float64"), ("int32", "int32"),
+                                          ("uint8", "uint8"), ("bool", "bool"),
+                                          ("float16", "float16")])
+def test_wrong_dtype(add, dtype, shown):
+    a = np.zeros(4, "float32")
+    _expect(add, TypeError, (a, a, np.zeros(4, dtype)),
+            "Mismatched C.dtype on argument #2", SIG, f"expected float32, got {shown}")
+
+
+def test_inconsistent_symbolic_shape(add):
+    a = np.zeros(8, "float32")
+    msg = _expect(add, ValueError, (a, np.zeros(7, "float32"), a), "Mismatched B.shape[0]")
+    assert msg == (f"Mismatched B.shape[0] on argument #1 when calling:\n  {SIG},\n"
+                   "  expected to match A.shape[0] (n = 8), got 7")
+
+
+def test_non_contiguous(add):
+    a = np.zeros(8, "float32")
+    strided = np.zeros(16, "float32")[::2]
+    _expect(add, ValueError, (strided, a, a), "Mismatched A.strides on argument #0",
+            "expected to be compact array", "strides[0] = 2 where 1 is compact")
+
+
+def test_size_one_dimension_any_stride():
+    module = ir.Module("col")
+    emit_packed_function(module, "col", [TensorParam("X", "float32", (4, 1))], lambda b, a: None)
+    col = build_module(module)["col"]
+    base = np.zeros(4, "float32")
+    # The size-1 dimension's stride (100 elements) does not matter for a compact layout.
+    col(np.lib.stride_tricks.as_strided(base, (4, 1), (4, 400)))
+    _expect(col, ValueError, (np.zeros((4, 3), "float32")[:, :1],), "X.strides",
+            "strides[0] = 3 where 1 is compact")
+
+
+@pytest.mark.parametrize("value, shown", [(3, "int"), (2.5, "float"), (None, "None"),
+                                          ("s", "str"), (True, "bool")])
+def test_non_tensor_argument(add, value, shown):
+    a = np.zeros(4, "float32")
+    _expect(add, TypeError, (a, value, a), "Mismatched type on argument #1", SIG,
+            f"expected Tensor, got {shown}")
+
+
+# A DLPack producer with a chosen device type and byte_offset, built with ctypes.
+class _DLDevice(ctypes.Structure):
+    _fields_ = [("device_type", ctypes.c_int32), ("device_id", ctypes.c_int32)]
+
+
+class _DLDataType(ctypes.Structure):
+    _fields_ = [("code", ctypes.c_uint8), ("bits", ctypes.c_uint8), ("lanes", ctypes.c_uint16)]
+
+
+class _DLTensor(ctypes.Structure):
+    _fields_ = [("data", ctypes.c_void_p), ("device", _DLDevice), ("ndim", ctypes.c_int32),
+                ("dtype", _DLDataType), ("shape", ctypes.POINTER(ctypes.c_int64)),
+                ("strides", ctypes.POINTER(ctypes.c_int64)), ("byte_offset", ctypes.c_uint64)]
+
+
+class _DLManagedTensor(ctypes.Structure):
+    _fields_ = [("dl_tensor", _DLTensor), ("manager_ctx", ctypes.c_void_p),
+                ("deleter", ctypes.c_void_p)]  # NULL deleter: the test keeps the memory alive
+
+
+_KEEP_ALIVE = []
+
+
+def _fake_tensor(array, length, device_type=1, byte_offset=0):
+    """A tvm_ffi.Tensor viewing float32 ``array`` with a custom device type and byte offset."""
+    shape = (ctypes.c_int64 * 1)(length)
+    managed = _DLManagedTensor()
+    managed.dl_tensor = _DLTensor(array.ctypes.data, _DLDevice(device_type, 0), 1,
+                                  _DLDataType(2, 32, 1), shape, None, byte_offset)
+    new_capsule = ctypes.pythonapi.PyCapsule_New
+    new_capsule.restype = ctypes.py_object
+    new_capsule.argtypes = [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_void_p]
+    capsule = new_capsule(ctypes.addressof(managed), b"dltensor", None)
+
+    class Producer:
+        def __dlpack__(self, stream=None, **kwargs):
+            return capsule
+
+        def __dlpack_device__(self):
+            return (device_type, 0)
+
+    _KEEP_ALIVE.extend([array, shape, managed])
+    return tvm_ffi.from_dlpack(Producer())
+
+
+def test_wrong_device(add):
+    a = np.zeros(4, "float32")
+    fake = _fake_tensor(np.zeros(4, "float32"), 4, device_type=2)
+    _expect(add, ValueError, (a, fake, a), "Mismatched B.device on argument #1", SIG,
+            "expected cpu, got cuda (device_type=2)")
+
+
+def test_byte_offset_is_applied(add):
+    storage = np.arange(8, dtype="float32")
+    view = _fake_tensor(storage, 4, byte_offset=16)  # elements 4..7
+    c = np.zeros(4, "float32")
+    add(view, view, c)
+    np.testing.assert_array_equal(c, 2 * storage[4:])
+
+
+def _scale_module():
+    """scale(X, Y, alpha: float32, k: int32): Y = X * alpha + k."""
+    module = ir.Module("scale")
+    f32 = llvm_type("float32")
+
+    def body(builder, args):
+        x, y = args.tensors["X"], args.tensors["Y"]
+        alpha = args.scalars["alpha"]
+        k = builder.sitofp(args.scalars["k"], f32)
+
+        def step(b, i):
+            v = b.load(b.gep(x.data, [i], source_etype=f32), typ=f32)
+            b.store(b.fadd(b.fmul(v, alpha), k), b.gep(y.data, [i], source_etype=f32))
+
+        emit_counted_loop(builder, ir.Constant(I64, 0), args.shape_vars["n"], step)
+
+    params = [TensorParam("X", "float32", ("n",)), TensorParam("Y", "float32", ("n",)),
+              ScalarParam("alpha", "float32"), ScalarParam("k", "int32")]
+    emit_packed_function(module, "scale", params, body)
+    return build_module(module)["scale"]
+
+
+def test_scalar_parameters():
+    scale = _scale_module()
+    x = np.arange(5, dtype="float32")
+    y = np.zeros(5, "float32")
+    scale(x, y, 2.0, 1)
+    np.testing.assert_array_equal(y, x * 2 + 1)
+    scale(x, y, 3, True)  # an int for a float parameter, a bool for an int parameter
+    np.testing.assert_array_equal(y, x * 3 + 1)
+    sig = "`scale(X: Tensor([n], float32), Y: Tensor([n], float32), alpha: float32, k: int32)`"
+    _expect(scale, TypeError, (x, y, 1.0, 1.5), "Mismatched type on argument #3", sig,
+            "expected int32 (int or bool), got float")
+    _expect(scale, TypeError, (x, y, x, 1), "argument #2", "expected float32 (float or int), got Tensor")
+
+
+def test_signature_text():
+    params = [TensorParam("A", "float32", ("n", 4, None)), ScalarParam("s", "int64")]
+    assert signature_text("f", params) == "f(A: Tensor([n, 4, ?], float32), s: int64)"
+
+
+def test_bad_parameter_specs():
+    module = ir.Module("bad")
+    with pytest.raises(ValueError, match="duplicate parameter names"):
+        emit_packed_function(module, "dup", [TensorParam("A", "float32", (1,))] * 2, lambda b, a: None)
+    with pytest.raises(ValueError, match="unknown dtype 'floaty'"):
+        emit_packed_function(module, "d", [TensorParam("A", "floaty", (1,))], lambda b, a: None)
+    with pytest.raises(TypeError, match="shape entry 0 of parameter 'A'"):
+        emit_packed_function(module, "s", [TensorParam("A", "float32", (1.5,))], lambda b, a: None)
+    with pytest.raises(ValueError, match="scalar parameter 'x' of 'v' has unsupported dtype"):
+        emit_packed_function(module, "v", [ScalarParam("x", "float32x4")], lambda b, a: None)
+    with pytest.raises(TypeError, match="must be a TensorParam or ScalarParam"):
+        emit_packed_function(module, "p", ["A"], lambda b, a: None)
+    assert module.functions == []  # nothing half-built was left in the module
+
+
+def test_any_dtype_and_any_extent():
+    module = ir.Module("anything")
+    emit_packed_function(module, "anything", [TensorParam("T", None, (None, 2), device_type=None)],
+                         lambda b, a: None)
+    f = build_module(module)["anything"]
+    f(np.zeros((3, 2), "int16"))
+    f(np.zeros((0, 2), "float64"))
+    _expect(f, ValueError, (np.zeros((3, 3), "int16"),), "Invalid T.shape[1]", "expected 2, got 3")
