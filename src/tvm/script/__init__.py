@@ -44,8 +44,8 @@ _PARTS = {"package": 0, "parser": 1, "builder": 2}
 _PREFIXES = {"tvm.script.": 0, "tvm.script.parser.": 1, "tvm.script.ir_builder.": 2}
 
 
-def register_dialect(name: str, module_path: str, parser: str | None = None,
-                     builder: str | None = None) -> None:
+def register_dialect(name: str, module_path: str, parser_module: str | None = None,
+                     builder_module: str | None = None) -> None:
     """Record a TVMScript dialect.
 
     Parameters
@@ -54,14 +54,14 @@ def register_dialect(name: str, module_path: str, parser: str | None = None,
         The dialect name, as in ``from tvm.script import <name>``.
     module_path : str
         The dialect's package.
-    parser, builder : str, optional
+    parser_module, builder_module : str, optional
         Its parser and IR-builder modules; by default ``<module_path>.parser`` and
         ``<module_path>.builder``.
     """
     _DIALECTS[name] = (
         module_path,
-        parser or f"{module_path}.parser",
-        builder or f"{module_path}.builder",
+        parser_module or f"{module_path}.parser",
+        builder_module or f"{module_path}.builder",
     )
     for prefix in _PREFIXES:
         # A stale alias from an earlier registration must not shadow the new one.
@@ -149,7 +149,7 @@ def _tirx_package() -> tuple[str, str, str]:
 
 register_dialect(
     "relax", "tvm.script.parser.relax",
-    parser="tvm.script.parser.relax", builder="tvm.script.ir_builder.relax",
+    parser_module="tvm.script.parser.relax", builder_module="tvm.script.ir_builder.relax",
 )
 register_dialect("tirx", *_tirx_package())
 

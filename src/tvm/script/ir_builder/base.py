@@ -124,9 +124,15 @@ class IRBuilder:
     @staticmethod
     def name(name: str, value: Any) -> Any:
         """Give ``value`` (a variable) the name ``name``; returns the named value."""
-        setter = getattr(value, "_set_name_hint", None)
-        if setter is not None:
-            return setter(name)
+        # Variables are immutable nodes, but their name is not part of their identity: naming
+        # one right after it is created (as TVM's builder does) is safe.
+        from tvm.ffi.node import Node, set_field
+
+        if isinstance(value, Node):
+            for field_name in ("name_hint", "name"):
+                if field_name in value._field_names:
+                    set_field(value, field_name, name)
+                    break
         return value
 
     @staticmethod

@@ -246,7 +246,13 @@ class ExprEvaluator:
                 kwargs.update(self.eval(kw.value))
             else:
                 kwargs[kw.arg] = self.eval(kw.value)
+        # A dialect may give meaning to calling its values (``cls.f(x)`` in Relax).
+        override = dispatch.get_op(self.parser.current_token, "Call", 1)
         try:
+            if override is not None:
+                result = override(func, args, kwargs)
+                if result is not NotImplemented:
+                    return result
             return func(*args, **kwargs)
         except DiagnosticError:
             raise

@@ -1,0 +1,181 @@
+"""Relax IR builder: ``tvm.script.ir_builder.relax`` (the frames the ``R`` parser drives).
+
+Usable directly from Python::
+
+    from tvm import relax
+    from tvm.script.ir_builder import IRBuilder
+    from tvm.script.ir_builder import relax as R
+
+    with IRBuilder() as ib:
+        with R.function():
+            R.func_name("main")
+            x = R.arg("x", relax.TensorType((3,), "float32"))
+            with R.dataflow():
+                y = R.emit(relax.op.add(x, x))
+                IRBuilder.name("y", y)
+                R.output(y)
+            R.func_ret_value(y)
+    func = ib.get()
+"""
+
+from __future__ import annotations
+
+from tvm import relax
+
+from ..base import IRBuilder
+from .frame import (  # noqa: F401
+    EMITTER,
+    BlockFrame,
+    ElseFrame,
+    FunctionFrame,
+    IfFrame,
+    SeqFrame,
+    ThenFrame,
+    is_leaf,
+)
+
+__all__ = [
+    "function",
+    "arg",
+    "func_name",
+    "func_attr",
+    "func_is_pure",
+    "func_ret_ty",
+    "func_ret_struct_info",
+    "func_ret_value",
+    "dataflow",
+    "output",
+    "emit",
+    "emit_match_cast",
+    "emit_var_binding",
+    "If",
+    "Then",
+    "Else",
+    "FunctionFrame",
+    "BlockFrame",
+    "IfFrame",
+    "ThenFrame",
+    "ElseFrame",
+]
+
+
+def _function_frame(what: str) -> FunctionFrame:
+    frame = IRBuilder.current().find_frame(FunctionFrame)
+    if frame is None:
+        raise ValueError(f"{what} must be called inside R.function()")
+    return frame
+
+
+def function(is_pure: bool = True, is_private: bool = False) -> FunctionFrame:
+    """Open a Relax function frame."""
+    return FunctionFrame(is_pure, is_private)
+
+
+def arg(name: str, ty) -> relax.Var:
+    """Add a parameter ``name`` of type ``ty`` and return its variable."""
+    frame = _function_frame("R.arg")
+    if frame.blocks or frame.pending:
+        raise ValueError("R.arg must come before the function's bindings")
+    var = relax.Var(name, ty)
+    frame.params.append(var)
+    return var
+
+
+def func_name(name: str) -> None:
+    """Name the current function."""
+    frame = _function_frame("R.func_name")
+    if frame.name is not None:
+        raise ValueError(f"Duplicate function name: {frame.name!r} then {name!r}")
+    frame.name = name
+
+
+def func_attr(attrs: dict) -> None:
+    """Add attributes to the current function (``R.func_attr({"key": value})``)."""
+    frame = _function_frame("R.func_attr")
+    for key, value in dict(attrs).items():
+        if key in frame.attrs:
+            raise ValueError(f"Duplicate function attribute: {key}")
+        frame.attrs[key] = value
+
+
+def func_is_pure(is_pure: bool) -> None:
+    """Set whether the current function is pure."""
+    _function_frame("R.func_is_pure").is_pure = bool(is_pure)
+
+
+def func_ret_ty(ty) -> None:
+    """Set the return type of the current function."""
+    frame = _function_frame("R.func_ret_ty")
+    if frame.ret_ty is not None:
+        raise ValueError("Duplicate function return type")
+    frame.ret_ty = ty
+
+
+#: Seed-era name of :func:`func_ret_ty`.
+func_ret_struct_info = func_ret_ty
+
+
+def func_ret_value(value) -> None:
+    """Set the result of the innermost function or branch."""
+    frame = IRBuilder.current().find_frame(SeqFrame)
+    if frame is None:
+        raise ValueError("R.func_ret_value must be called inside R.function()")
+    if frame.output is not None:
+        raise ValueError("The function already has a return value")
+    if IRBuilder.current().find_frame(BlockFrame) is not None:
+        raise ValueError("A function cannot return inside a dataflow block")
+    frame.output = value
+
+
+def dataflow() -> BlockFrame:
+    """Open a dataflow block frame."""
+    return BlockFrame()
+
+
+def output(*vars) -> None:
+    """Mark the variables that leave the current dataflow block; ends the block."""
+    builder = IRBuilder.current()
+    frame = builder.frames[-1] if builder.frames else None
+    if not isinstance(frame, BlockFrame):
+        raise ValueError("R.output must be called directly inside R.dataflow()")
+    if frame.closed:
+        raise ValueError("R.output is called twice in one dataflow block")
+    defined = {b.var for b in frame.bindings}
+    for var in vars:
+        if not isinstance(var, relax.Var):
+            raise TypeError(f"R.output expects variables, got {type(var).__name__}")
+        if isinstance(var, relax.DataflowVar) and var not in defined:
+            raise ValueError(f"R.output: {var.name_hint} is not defined in this dataflow block")
+    frame.outputs.extend(vars)
+    frame.closed = True
+
+
+def emit(value, annotate_ty=None, name: str = "") -> relax.Var:
+    """Bind ``value`` (normalized) to a new variable; ``annotate_ty`` overrides its type."""
+    return EMITTER.emit(value, annotate_ty, name)
+
+
+def emit_match_cast(value, ty, name: str = "") -> relax.Var:
+    """Bind ``R.match_cast(value, ty)`` to a new variable."""
+    return EMITTER.emit_match_cast(value, ty, name)
+
+
+def emit_var_binding(binding) -> relax.Var:
+    """Add a ``VarBinding`` as is."""
+    EMITTER.emit_binding(binding)
+    return binding.var
+
+
+def If(cond) -> IfFrame:  # noqa: N802 - TVM's spelling
+    """Open an ``if`` frame on ``cond`` (not allowed in a dataflow block)."""
+    return IfFrame(cond)
+
+
+def Then() -> ThenFrame:  # noqa: N802
+    """Open the true branch of the enclosing ``R.If``."""
+    return ThenFrame()
+
+
+def Else() -> ElseFrame:  # noqa: N802
+    """Open the false branch of the enclosing ``R.If``."""
+    return ElseFrame()

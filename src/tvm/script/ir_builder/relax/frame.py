@@ -1,0 +1,407 @@
+"""IR-builder frames for Relax: function, dataflow block, and ``if``/``else`` branches.
+
+A *sequence frame* (a function, or one branch of an ``if``) collects binding blocks and a
+result, which become a ``SeqExpr``. Bindings go to the innermost open block: a dataflow
+block frame if one is open, else the sequence frame's implicit ordinary block.
+
+Values are normalized as the ``relax.BlockBuilder`` does it: non-leaf arguments are bound to
+fresh variables first (``gv`` outside dataflow blocks, ``lv`` inside), then the value's type
+is inferred by ``BlockBuilder.normalize``. A binding's annotation, when given, becomes the
+variable's type (as in Apache TVM); whether it agrees with the inferred type is checked by the
+parser's well-formedness gate.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tvm import relax
+from tvm.ffi.node import set_field
+from tvm.ir import GlobalVar
+
+from ..base import IRBuilder, IRBuilderFrame
+from ..ir.frame import IRModuleFrame, def_function
+
+__all__ = [
+    "SeqFrame",
+    "FunctionFrame",
+    "BlockFrame",
+    "IfFrame",
+    "ThenFrame",
+    "ElseFrame",
+    "is_leaf",
+]
+
+_LEAF_TYPES = (
+    relax.Var,
+    GlobalVar,
+    relax.Constant,
+    relax.ShapeExpr,
+    relax.PrimValue,
+    relax.StringImm,
+    relax.DataTypeImm,
+    relax.ExternFunc,
+)
+
+
+def is_leaf(expr) -> bool:
+    """Whether ``expr`` may appear as an argument in normal form (a tuple of leaves counts)."""
+    if isinstance(expr, _LEAF_TYPES):
+        return True
+    if isinstance(expr, relax.Tuple):
+        return all(is_leaf(f) for f in expr.fields)
+    from tvm.ir import Op
+
+    return isinstance(expr, Op)
+
+
+def _block_builder():
+    """A ``relax.BlockBuilder`` used for type inference only (bindings are kept here)."""
+    builder_cls = getattr(relax, "BlockBuilder", None)
+    if builder_cls is None:
+        # DEV FALLBACK (remove once relax.BlockBuilder lands): the normalizer mixin alone.
+        from tvm.relax.normalizer import Normalizer
+
+        class _Inference(Normalizer):
+            def __init__(self):
+                self._frames, self._tir_scopes, self._bindings = [], [], {}
+                self._mod, self._names = None, {}
+
+        return _Inference()
+    return builder_cls()
+
+
+class SeqFrame(IRBuilderFrame):
+    """A frame whose content becomes a ``SeqExpr``: blocks, then a result."""
+
+    def __init__(self):
+        self.blocks: list = []
+        self.pending: list = []  # bindings of the implicit ordinary block
+        self.output = None
+        #: Variables whose type came from an annotation (an if's result keeps it).
+        self.annotated_vars: set = set()
+
+    def flush(self) -> None:
+        """Close the implicit ordinary block (before a dataflow block, or at the end)."""
+        if self.pending:
+            self.blocks.append(relax.BindingBlock(self.pending))
+            self.pending = []
+
+    def seq_expr(self, emitter: "Emitter"):
+        """The ``SeqExpr`` of the blocks and the (leaf) output."""
+        output = self.output
+        if output is None:
+            raise ValueError("The function or branch has no result (missing `return`?)")
+        output = emitter.normalize(output)
+        if not is_leaf(output):
+            output = emitter.emit(output, name="gv")
+        self.flush()
+        return relax.SeqExpr(self.blocks, output)
+
+
+class Emitter:
+    """Emits bindings into the innermost open block of the current builder."""
+
+    def __init__(self):
+        self._bb = None
+
+    @property
+    def bb(self):
+        if self._bb is None:
+            self._bb = _block_builder()
+        return self._bb
+
+    def target(self):
+        """``(sequence frame, dataflow block frame or None)`` receiving new bindings."""
+        builder = IRBuilder.current()
+        for frame in reversed(builder.frames):
+            if isinstance(frame, BlockFrame):
+                return builder.find_frame(SeqFrame), frame
+            if isinstance(frame, SeqFrame):
+                return frame, None
+        raise ValueError("Relax bindings must be emitted inside R.function()")
+
+    def normalize(self, value):
+        """Bind non-leaf arguments first, then infer ``value``'s type."""
+        value = self._to_anf(value)
+        return self.bb.normalize(value)
+
+    def _arg(self, value):
+        if is_leaf(value):
+            return value
+        if isinstance(value, relax.Tuple):
+            return relax.Tuple([self._arg(f) for f in value.fields])
+        return self.emit(value)
+
+    def _to_anf(self, value):
+        if isinstance(value, relax.Call):
+            args = tuple(self._arg(a) for a in value.args)
+            if any(a is not b for a, b in zip(args, value.args)):
+                value = relax.Call(value.op, args, value.attrs, value.ty_args, span=value.span)
+        elif isinstance(value, relax.Tuple):
+            fields = tuple(self._arg(f) for f in value.fields)
+            if any(a is not b for a, b in zip(fields, value.fields)):
+                value = relax.Tuple(fields, span=value.span)
+        elif isinstance(value, relax.TupleGetItem) and not is_leaf(value.tuple_value):
+            value = relax.TupleGetItem(self._arg(value.tuple_value), value.index)
+        return value
+
+    def emit(self, value, annotation=None, name: str = "", is_output: bool | None = None):
+        """Bind ``value`` to a new variable in the innermost block and return the variable."""
+        seq, block = self.target()
+        if not name:
+            name = "lv" if block is not None else "gv"
+        value = self.normalize(value)
+        ty = annotation if annotation is not None else value.ty
+        if block is not None and not (is_output or name in block.output_names):
+            var = relax.DataflowVar(name, ty)
+        else:
+            var = relax.Var(name, ty)
+        binding = relax.VarBinding(var, value)
+        self._append(seq, block, binding)
+        if annotation is not None:
+            seq.annotated_vars.add(var)
+        return var
+
+    def emit_match_cast(self, value, ty, name: str = "", is_output: bool | None = None):
+        """Bind ``R.match_cast(value, ty)`` to a new variable and return it."""
+        seq, block = self.target()
+        if not name:
+            name = "lv" if block is not None else "gv"
+        value = self.normalize(value)
+        if not is_leaf(value):
+            value = self.emit(value)
+        if block is not None and not (is_output or name in block.output_names):
+            var = relax.DataflowVar(name, ty)
+        else:
+            var = relax.Var(name, ty)
+        self._append(seq, block, relax.MatchCast(var, value, ty))
+        return var
+
+    def emit_binding(self, binding) -> None:
+        """Add an already-built binding."""
+        seq, block = self.target()
+        self._append(seq, block, binding)
+
+    @staticmethod
+    def _append(seq, block, binding):
+        if block is not None:
+            if block.closed:
+                raise ValueError(
+                    "R.output must be the last statement of a dataflow block; found a binding "
+                    "after it"
+                )
+            block.bindings.append(binding)
+        else:
+            seq.pending.append(binding)
+
+
+EMITTER = Emitter()
+
+
+class FunctionFrame(SeqFrame):
+    """``R.function()``: parameters, attributes, return type and body of a Relax function."""
+
+    def __init__(self, is_pure: bool | None = None, is_private: bool | None = None):
+        super().__init__()
+        self.name: str | None = None
+        self.params: list = []
+        self.ret_ty = None
+        self.is_pure = True if is_pure is None else bool(is_pure)
+        self.is_private = bool(is_private)
+        self.attrs: dict[str, Any] = {}
+        #: Symbolic shape variables by name, shared by the signature and the body.
+        self.shape_vars: dict[str, Any] = {}
+        self.result = None
+
+    def exit_with_scope(self) -> None:
+        self._run_callbacks()
+        body = self.seq_expr(EMITTER)
+        attrs = dict(self.attrs)
+        if self.name is not None and not self.is_private and "global_symbol" not in attrs:
+            attrs["global_symbol"] = self.name
+        ret_ty = self.ret_ty
+        func = relax.Function(self.params, body, ret_ty, self.is_pure, attrs)
+        func = EMITTER.bb.normalize(func) if hasattr(EMITTER.bb, "normalize") else func
+        self.result = func
+        builder = IRBuilder.current()
+        parent = builder.frames[-1] if builder.frames else None
+        if isinstance(parent, IRModuleFrame):
+            if self.name is None:
+                raise ValueError("A module function needs a name: call R.func_name(...)")
+            def_function(self.name, func)
+        elif parent is None:
+            builder.set_result(func)
+        # Inside another function the caller binds the local function (see R.function).
+
+
+class BlockFrame(IRBuilderFrame):
+    """``R.dataflow()``: a dataflow block; ``R.output(...)`` ends it."""
+
+    def __init__(self):
+        self.bindings: list = []
+        #: Names that must be bound to ordinary Vars (the parser pre-reads ``R.output``).
+        self.output_names: set = set()
+        self.outputs: list = []
+        self.closed = False
+
+    def enter_with_scope(self) -> None:
+        seq = IRBuilder.current().find_frame(SeqFrame)
+        if seq is None:
+            raise ValueError("R.dataflow() must be used inside R.function()")
+        if IRBuilder.current().frames[-2] is not seq:
+            raise ValueError("R.dataflow() blocks cannot be nested")
+        seq.flush()
+
+    def exit_with_scope(self) -> None:
+        self._run_callbacks()
+        bindings = _convert_outputs(self.bindings, self.outputs)
+        seq = IRBuilder.current().find_frame(SeqFrame)
+        if bindings:
+            seq.blocks.append(relax.DataflowBlock(bindings))
+
+
+def _convert_outputs(bindings, outputs):
+    """Turn output DataflowVars (emitted before ``R.output`` named them) into Vars."""
+    mapping = {}
+    for var in outputs:
+        if isinstance(var, relax.DataflowVar):
+            mapping[var] = relax.Var(var.name_hint, var.ty)
+    if not mapping:
+        return bindings
+    out = []
+    for binding in bindings:
+        var = mapping.get(binding.var, binding.var)
+        value = _substitute(binding.value, mapping)
+        if isinstance(binding, relax.MatchCast):
+            out.append(relax.MatchCast(var, value, binding.ty))
+        else:
+            out.append(relax.VarBinding(var, value))
+    return out
+
+
+def _substitute(expr, mapping):
+    """``expr`` with variables replaced by ``mapping`` (types carried over unchanged)."""
+    from tvm.ffi.node import Node
+
+    if isinstance(expr, relax.Var):
+        return mapping.get(expr, expr)
+    if isinstance(expr, (tuple, list)):
+        items = [_substitute(e, mapping) for e in expr]
+        return type(expr)(items) if any(a is not b for a, b in zip(items, expr)) else expr
+    if not isinstance(expr, relax.Expr) or isinstance(expr, (relax.Function, GlobalVar)):
+        return expr
+    changes = {}
+    for name in expr._field_names:
+        if name in ("ty", "span"):
+            continue
+        value = getattr(expr, name)
+        if isinstance(value, (Node, tuple, list)):
+            new = _substitute(value, mapping)
+            if new is not value:
+                changes[name] = new
+    if not changes:
+        return expr
+    new = expr.replace(**changes)
+    set_field(new, "ty", expr.ty)
+    return new
+
+
+class IfFrame(IRBuilderFrame):
+    """``R.If(cond)``: holds the condition; its Then/Else frames produce the branches."""
+
+    def __init__(self, cond):
+        self.cond = cond
+        self.then_branch = None
+        self.else_branch = None
+        self.var_name: str | None = None
+        self.annotation = None
+        self.var = None
+
+    def enter_with_scope(self) -> None:
+        builder = IRBuilder.current()
+        if any(isinstance(f, BlockFrame) for f in builder.frames):
+            raise ValueError("Cannot create an IfFrame inside a dataflow block.")
+
+    def exit_with_scope(self) -> None:
+        self._run_callbacks()
+        if self.then_branch is None or self.else_branch is None:
+            raise ValueError("An R.If needs both a then branch and an else branch")
+        value = relax.If(self.cond, self.then_branch, self.else_branch)
+        self.var = EMITTER.emit(value, self.annotation, self.var_name or "")
+
+
+class _BranchFrame(SeqFrame):
+    """One branch of an ``if``: its last binding names the result."""
+
+    suffix = ""
+
+    def exit_with_scope(self) -> None:
+        self._run_callbacks()
+        if_frame = IRBuilder.current().frames[-1]
+        if not isinstance(if_frame, IfFrame):
+            raise ValueError("R.Then()/R.Else() must be directly inside R.If()")
+        self.flush()
+        last = self._pop_last_binding()
+        name = last.var.name_hint
+        if if_frame.var_name is not None and if_frame.var_name != name:
+            raise ValueError(
+                "The two branches of an if must end by assigning the same variable, "
+                f"got {if_frame.var_name!r} and {name!r}"
+            )
+        if_frame.var_name = name
+        if last.var in self.annotated_vars:
+            if_frame.annotation = last.var.ty
+        if is_leaf(last.value):
+            self.output = last.value
+        else:
+            # Keep the computation as its own binding (``z_then``) and return that variable.
+            renamed = relax.Var(f"{name}{self.suffix}", last.value.ty)
+            self.blocks.append(relax.BindingBlock([relax.VarBinding(renamed, last.value)]))
+            self._merge_last_block()
+            self.output = renamed
+        seq = relax.SeqExpr(self.blocks, self.output)
+        seq = EMITTER.normalize(seq)
+        self._store(if_frame, seq)
+
+    def _pop_last_binding(self):
+        if not self.blocks or not self.blocks[-1].bindings:
+            raise ValueError("Each branch of an if must end by assigning its result variable")
+        block = self.blocks.pop()
+        bindings = list(block.bindings)
+        last = bindings.pop()
+        if isinstance(last, relax.MatchCast):
+            raise ValueError("The last statement of an if branch cannot be R.match_cast")
+        if bindings:
+            self.blocks.append(relax.BindingBlock(bindings))
+        return last
+
+    def _merge_last_block(self):
+        # ``z_then`` belongs to the same ordinary block as the bindings before it.
+        if len(self.blocks) >= 2 and type(self.blocks[-2]) is relax.BindingBlock:
+            tail = self.blocks.pop()
+            head = self.blocks.pop()
+            self.blocks.append(relax.BindingBlock(list(head.bindings) + list(tail.bindings)))
+
+    def _store(self, if_frame, seq):
+        raise NotImplementedError  # pragma: no cover - defined by Then/Else
+
+
+class ThenFrame(_BranchFrame):
+    """``R.Then()``: the true branch."""
+
+    suffix = "_then"
+
+    def _store(self, if_frame, seq):
+        if_frame.then_branch = seq
+
+
+class ElseFrame(_BranchFrame):
+    """``R.Else()``: the false branch."""
+
+    suffix = "_else"
+
+    def _store(self, if_frame, seq):
+        if if_frame.then_branch is None:
+            raise ValueError("R.Else() must follow R.Then()")
+        if_frame.else_branch = seq

@@ -1,0 +1,67 @@
+"""The ``R`` namespace of TVMScript (``from tvm.script import relax as R``).
+
+It has three parts:
+
+* the parser entry points and value constructors (``R.function``, ``R.const``, ``R.shape``,
+  ``R.match_cast``...) and the IR-builder calls (``R.dataflow``, ``R.output``, ``R.emit``...);
+* the type annotations (``R.Tensor``, ``R.Shape``, ``R.Tuple``, ``R.Object``, ``R.Prim``,
+  ``R.Callable``);
+* **every operator of ``tvm.relax.op``**: any other name is looked up there (PEP 562), so a
+  new op family registered as ``tvm.relax.op.<family>`` (``R.nn.relu``,
+  ``R.grad.start_checkpoint``) appears here without editing this module.
+"""
+
+from __future__ import annotations
+
+import importlib
+
+from ...ir_builder.relax import (  # noqa: F401
+    Else,
+    If,
+    Then,
+    arg,
+    dataflow,
+    emit,
+    emit_match_cast,
+    emit_var_binding,
+    func_attr,
+    func_is_pure,
+    func_name,
+    func_ret_struct_info,
+    func_ret_ty,
+    func_ret_value,
+    output,
+)
+from . import parser as _parser  # noqa: F401 - registers the "relax" handlers
+from .entry import (  # noqa: F401
+    ExternFunc,
+    MatchCastPair,
+    const,
+    dtype,
+    function,
+    match_cast,
+    prim_value,
+    shape,
+    str,
+)
+from .types import Callable, Object, Prim, Shape, Tensor, Tuple  # noqa: F401
+
+dispatch_token = "relax"
+
+
+def __getattr__(name):
+    # Operators come from tvm.relax.op (and its family submodules) so that new op families
+    # appear in R without editing the parser.
+    if name.startswith("__"):
+        raise AttributeError(name)
+    ops = importlib.import_module("tvm.relax.op")
+    value = getattr(ops, name, None)
+    if value is None:
+        try:
+            value = importlib.import_module(f"tvm.relax.op.{name}")
+        except ImportError:
+            value = None
+    if value is None:
+        raise AttributeError(f"R.{name} does not exist: tvm.relax.op has no {name!r}")
+    globals()[name] = value
+    return value

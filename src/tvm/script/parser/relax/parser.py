@@ -1,0 +1,287 @@
+"""Parse handlers of the ``relax`` dialect (statements inside ``@R.function``)."""
+
+from __future__ import annotations
+
+import ast
+from typing import Any
+
+from tvm import relax
+from tvm.ffi.node import set_field
+from tvm.ir import GlobalVar, PrimExpr
+
+from ...ir_builder import relax as B
+from ...ir_builder.base import IRBuilder
+from ...ir_builder.ir import decl_function
+from ...ir_builder.relax.frame import EMITTER, BlockFrame, FunctionFrame
+from ..core import dispatch
+from ..core.parser import Parser, bind_python_target
+from .entry import MatchCastPair
+from .types import as_type
+
+__all__ = []
+
+_NOT_FOUND = object()
+
+
+# --- functions -------------------------------------------------------------------------------
+
+
+def _decorator_options(parser: Parser, node: ast.FunctionDef) -> dict[str, Any]:
+    """``pure``/``private`` given to ``@R.function(...)``."""
+    options: dict[str, Any] = {}
+    for deco in node.decorator_list:
+        if not isinstance(deco, ast.Call):
+            continue
+        if getattr(parser.eval_expr(deco.func), "dispatch_token", None) != "relax":
+            continue
+        for kw in deco.keywords:
+            if kw.arg in ("pure", "private", "check_well_formed"):
+                options[kw.arg] = parser.eval_expr(kw.value)
+            else:
+                parser.report_error(kw, f"R.function() got an unexpected keyword argument "
+                                        f"{kw.arg!r}")
+    return options
+
+
+def _visit_signature(parser: Parser, node: ast.FunctionDef, frame: FunctionFrame) -> None:
+    args = node.args
+    if args.vararg or args.kwarg or args.kwonlyargs or args.posonlyargs or args.defaults:
+        parser.report_error(node, "Relax functions take plain positional parameters only")
+    for param in args.args:
+        if param.annotation is None:
+            parser.report_error(param, f"Parameter {param.arg} needs a type annotation")
+        ty = _annotation(parser, param.annotation)
+        var = B.arg(param.arg, ty)
+        parser.var_table.add(param.arg, var)
+    if node.returns is not None:
+        B.func_ret_ty(_annotation(parser, node.returns))
+    # Symbolic variables introduced by the signature are visible in the body by name.
+    for name, var in frame.shape_vars.items():
+        if parser.var_table.lookup(name, _NOT_FOUND) is _NOT_FOUND:
+            parser.var_table.add(name, var)
+
+
+def _annotation(parser: Parser, node: ast.AST):
+    value = parser.eval_expr(node)
+    try:
+        return as_type(value)
+    except TypeError as err:
+        parser.report_error(node, err)
+
+
+@dispatch.register("relax", "FunctionDef")
+def _visit_function_def(parser: Parser, node: ast.FunctionDef) -> None:
+    options = _decorator_options(parser, node)
+    builder = IRBuilder.current()
+    nested = builder.find_frame(FunctionFrame) is not None
+    with parser.var_table.with_frame():
+        frame = B.function(options.get("pure", True), options.get("private", False))
+        with frame:
+            B.func_name(node.name)
+            _visit_signature(parser, node, frame)
+            parser.visit_body(node.body)
+    if nested:
+        # A local function is a value of the enclosing function.
+        var = EMITTER.emit(frame.result, name=node.name)
+        parser.var_table.add(node.name, var, allow_shadowing=True)
+
+
+@dispatch.register("relax", "tvm_declare_function")
+def _declare_function(parser: Parser, node: ast.FunctionDef) -> GlobalVar:
+    """Declare a module function with its signature type, before any body is parsed."""
+    options = _decorator_options(parser, node)
+    builder = IRBuilder.current()
+    frame = B.function(options.get("pure", True), options.get("private", False))
+    # The frame only scopes the signature's symbolic variables; it is never finished.
+    builder.frames.append(frame)
+    try:
+        with parser.var_table.with_frame():
+            params = []
+            for param in node.args.args:
+                if param.annotation is None:
+                    parser.report_error(param, f"Parameter {param.arg} needs a type annotation")
+                params.append(_annotation(parser, param.annotation))
+            ret = relax.ObjectType() if node.returns is None else _annotation(parser, node.returns)
+    finally:
+        builder.frames.pop()
+    signature = relax.FuncType(params, ret, frame.is_pure)
+    return decl_function(node.name, signature)
+
+
+@dispatch.register("relax", "Return")
+def _visit_return(parser: Parser, node: ast.Return) -> None:
+    if node.value is None:
+        parser.report_error(node, "A Relax function must return a value")
+    B.func_ret_value(_as_relax(parser.eval_expr(node.value)))
+
+
+# --- bindings --------------------------------------------------------------------------------
+
+
+def _as_relax(value):
+    """Python tuples/lists of Relax values become ``relax.Tuple`` (as TVM converts them)."""
+    if isinstance(value, (tuple, list)):
+        fields = [_as_relax(v) for v in value]
+        if all(isinstance(f, relax.Expr) for f in fields):
+            return relax.Tuple(fields)
+    return value
+
+
+def _is_output_statement(parser: Parser, stmt: ast.AST) -> bool:
+    outputs = parser.state.get("dataflow_output_stmts")
+    return bool(outputs) and id(stmt) in outputs[-1]
+
+
+def _bind(parser: Parser, stmt: ast.AST, target: ast.AST, value: Any, annotation=None) -> None:
+    if isinstance(target, ast.Name):
+        name = target.id
+        value = _as_relax(value)
+        is_output = _is_output_statement(parser, stmt)
+        if isinstance(value, MatchCastPair):
+            ty = annotation if annotation is not None else value.ty
+            var = EMITTER.emit_match_cast(value.value, ty, name, is_output)
+        elif isinstance(value, relax.Function):
+            var = EMITTER.emit(value, annotation, name, is_output)
+        elif isinstance(value, relax.Expr):
+            var = EMITTER.emit(value, annotation, name, is_output)
+        elif isinstance(value, PrimExpr) and _is_unnamed_var(value):
+            var = _bind_shape_var(parser, name, value)
+        else:
+            if annotation is not None:
+                parser.report_error(
+                    stmt, f"Only Relax values can be annotated; {name} is a {type(value).__name__}"
+                )
+            var = value
+        parser.var_table.add(name, var, allow_shadowing=True)
+        return
+    if isinstance(target, (ast.Tuple, ast.List)) and isinstance(value, relax.Expr):
+        if annotation is not None:
+            parser.report_error(stmt, "A tuple assignment cannot be annotated")
+        tuple_var = EMITTER.emit(value)
+        for index, elt in enumerate(target.elts):
+            _bind(parser, stmt, elt, relax.TupleGetItem(tuple_var, index))
+        return
+    bind_python_target(parser, target, value)
+
+
+def _is_unnamed_var(value) -> bool:
+    return type(value).__name__ in ("Var", "SizeVar") and getattr(value, "name", None) == ""
+
+
+def _bind_shape_var(parser: Parser, name: str, var):
+    """``n = T.int64()``: name the new variable, or reuse the signature's ``n``."""
+    frame = IRBuilder.current().find_frame(FunctionFrame)
+    existing = None if frame is None else frame.shape_vars.get(name)
+    if existing is not None and existing.dtype == var.dtype:
+        return existing
+    set_field(var, "name", name)
+    if frame is not None:
+        frame.shape_vars[name] = var
+    return var
+
+
+@dispatch.register("relax", "Assign")
+def _visit_assign(parser: Parser, node: ast.Assign) -> None:
+    if len(node.targets) != 1:
+        parser.report_error(node, "Chained assignment (a = b = value) is not supported")
+    value = parser.eval_expr(node.value)
+    _bind(parser, node, node.targets[0], value)
+
+
+@dispatch.register("relax", "AnnAssign")
+def _visit_ann_assign(parser: Parser, node: ast.AnnAssign) -> None:
+    if node.value is None:
+        parser.report_error(node, "An annotated name needs a value")
+    annotation = _annotation(parser, node.annotation)
+    value = parser.eval_expr(node.value)
+    _bind(parser, node, node.target, value, annotation)
+
+
+@dispatch.register("relax", "Expr")
+def _visit_expr(parser: Parser, node: ast.Expr) -> None:
+    value = parser.eval_expr(node.value)
+    if isinstance(value, relax.Expr):
+        # A call kept for its effect (``R.print(...)``) is bound to an unused variable.
+        EMITTER.emit(value, name="_")
+
+
+# --- blocks and control flow ----------------------------------------------------------------
+
+
+def _output_statements(body: list[ast.stmt]) -> set[int]:
+    """The statements of a dataflow block whose variables ``R.output(...)`` exports."""
+    names = set()
+    for stmt in body:
+        if (
+            isinstance(stmt, ast.Expr)
+            and isinstance(stmt.value, ast.Call)
+            and isinstance(stmt.value.func, (ast.Attribute, ast.Name))
+            and (getattr(stmt.value.func, "attr", None) or getattr(stmt.value.func, "id", None))
+            == "output"
+        ):
+            names.update(a.id for a in stmt.value.args if isinstance(a, ast.Name))
+    last: dict[str, int] = {}
+    for stmt in body:
+        targets = stmt.targets if isinstance(stmt, ast.Assign) else (
+            [stmt.target] if isinstance(stmt, ast.AnnAssign) else []
+        )
+        for target in targets:
+            if isinstance(target, ast.Name) and target.id in names:
+                last[target.id] = id(stmt)
+    return set(last.values())
+
+
+@dispatch.register("relax", "With")
+def _visit_with(parser: Parser, node: ast.With) -> None:
+    if len(node.items) != 1:
+        parser.report_error(node, "Only one `with` item is supported in Relax")
+    item = node.items[0]
+    frame = parser.eval_expr(item.context_expr)
+    if not isinstance(frame, BlockFrame):
+        parser.report_error(item.context_expr, "Relax only supports `with R.dataflow():`")
+    stack = parser.state.setdefault("dataflow_output_stmts", [])
+    stack.append(_output_statements(node.body))
+    try:
+        with parser.var_table.with_frame():
+            with frame:
+                if item.optional_vars is not None:
+                    bind_python_target(parser, item.optional_vars, frame)
+                parser.visit_body(node.body)
+    finally:
+        stack.pop()
+    # The block's outputs stay visible after it; its dataflow variables do not.
+    for var in frame.outputs:
+        parser.var_table.add(var.name_hint, var, allow_shadowing=True)
+
+
+@dispatch.register("relax", "If")
+def _visit_if(parser: Parser, node: ast.If) -> None:
+    cond = parser.eval_expr(node.test)
+    if not isinstance(cond, relax.Expr):
+        parser.report_error(node.test, f"The condition of a Relax if must be a Relax value, "
+                                       f"got {cond!r}")
+    if not node.orelse:
+        parser.report_error(node, "A Relax if needs an else branch")
+    with B.If(cond) as frame:
+        with B.Then():
+            with parser.var_table.with_frame():
+                parser.visit_body(node.body)
+        with B.Else():
+            with parser.var_table.with_frame():
+                parser.visit_body(node.orelse)
+    parser.var_table.add(frame.var_name, frame.var, allow_shadowing=True)
+
+
+# --- calls of Relax values: ``cls.f(x)``, ``inner(x)`` ---------------------------------------
+
+
+@dispatch.register_op("relax", "Call", 1)
+def _call_relax_value(func, args, kwargs):
+    """Calling a GlobalVar or a function-typed Relax value builds a ``relax.Call``."""
+    if isinstance(func, (GlobalVar, relax.Expr)) and not callable(func) or isinstance(
+        func, GlobalVar
+    ):
+        if kwargs:
+            raise TypeError(f"Calling {func!r} takes positional arguments only")
+        return relax.Call(func, list(args))
+    return NotImplemented

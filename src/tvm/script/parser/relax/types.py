@@ -1,0 +1,135 @@
+"""Type annotations of Relax TVMScript: ``R.Tensor``, ``R.Shape``, ``R.Tuple``, ``R.Prim``...
+
+Each constructor returns a ``relax`` type directly. Symbolic dimensions given as strings
+(``R.Tensor(("n", 4))``), as ``typing.TypeVar`` objects (the printer's ``n = TypeVar("n")``)
+or declared with ``n = T.int64()`` resolve to one int64 ``tirx.Var`` per name inside the
+current function, so the signature and the body share them.
+"""
+
+from __future__ import annotations
+
+import builtins
+import typing
+
+from tvm import relax
+from tvm.ir import PrimExpr
+
+from ...ir_builder.base import IRBuilder
+from ...ir_builder.relax.frame import FunctionFrame
+
+__all__ = ["Tensor", "Shape", "Tuple", "Object", "Prim", "Callable", "as_type", "shape_var"]
+
+
+def shape_var(name: str, dtype: str = "int64"):
+    """The symbolic variable ``name`` of the current function (created on first use)."""
+    from tvm import tirx
+
+    frame = None
+    if IRBuilder.is_in_scope():
+        frame = IRBuilder.current().find_frame(FunctionFrame)
+    if frame is None:
+        return tirx.Var(name, dtype)
+    var = frame.shape_vars.get(name)
+    if var is None:
+        var = frame.shape_vars[name] = tirx.Var(name, dtype)
+    return var
+
+
+def _dim(value, what: str):
+    if isinstance(value, builtins.str):
+        return shape_var(value)
+    if isinstance(value, typing.TypeVar):
+        return shape_var(value.__name__)
+    if isinstance(value, builtins.bool):
+        raise TypeError(f"{what}: a dimension must be an int, a str or a PrimExpr, got {value!r}")
+    if isinstance(value, (int, PrimExpr)):
+        return value
+    if hasattr(value, "__index__"):
+        return int(value)
+    raise TypeError(f"{what}: a dimension must be an int, a str or a PrimExpr, got {value!r}")
+
+
+def Tensor(shape=None, dtype=None, vdevice=None, ndim: int = -1):  # noqa: N802 - TVM's name
+    """``R.Tensor(shape, dtype)``: a tensor type; ``R.Tensor("float32")`` gives only the dtype."""
+    if isinstance(shape, builtins.str) and dtype is None:
+        shape, dtype = None, shape
+    if isinstance(shape, (list, builtins.tuple)):
+        shape = [_dim(v, "R.Tensor") for v in shape]
+    elif shape is not None and not isinstance(shape, relax.Expr):
+        raise TypeError(
+            f"R.Tensor: shape must be a list or tuple of dimensions, got {type(shape).__name__}"
+        )
+    if dtype is None:
+        dtype = "void"
+    if not isinstance(dtype, builtins.str):
+        dtype = builtins.str(dtype)
+    return relax.TensorType(shape, dtype, vdevice, ndim)
+
+
+def Shape(values=None, ndim: int = -1):  # noqa: N802
+    """``R.Shape([n, 4])`` or ``R.Shape(ndim=2)``: a shape type."""
+    if values is not None:
+        if not isinstance(values, (list, builtins.tuple)):
+            raise TypeError(f"R.Shape: values must be a list or tuple, got {values!r}")
+        values = [_dim(v, "R.Shape") for v in values]
+    return relax.ShapeType(values, ndim)
+
+
+def Tuple(*fields):  # noqa: N802
+    """``R.Tuple(t1, t2, ...)``: a tuple type (``R.Tuple([t1, t2])`` is accepted too)."""
+    if len(fields) == 1 and isinstance(fields[0], (list, builtins.tuple)):
+        fields = fields[0]
+    return relax.TupleType([as_type(f) for f in fields])
+
+
+def Object():  # noqa: N802
+    """``R.Object``: any value."""
+    return relax.ObjectType()
+
+
+def Prim(dtype=None, value=None):  # noqa: N802
+    """``R.Prim("int64")`` or ``R.Prim(value=n)``: a scalar type, optionally with a known value."""
+    if value is not None:
+        if isinstance(value, builtins.str):
+            value = shape_var(value, dtype or "int64")
+        elif isinstance(value, int) and not isinstance(value, builtins.bool):
+            from tvm import tirx
+
+            value = tirx.IntImm(dtype or "int64", value)
+        if dtype is None:
+            dtype = value.dtype
+        return relax.PrimType(dtype, value)
+    if dtype is None:
+        raise TypeError("R.Prim needs a dtype or a value")
+    return relax.PrimType(dtype)
+
+
+def Callable(params=None, ret=None, purity=None, derive_func=None):  # noqa: N802
+    """``R.Callable([param types], ret type, purity)``: a function type."""
+    if params is None:
+        return relax.FuncType.opaque_func(
+            ret=None if ret is None else as_type(ret),
+            derive_func=derive_func,
+            purity=False if purity is None else purity,
+        )
+    if not isinstance(params, (list, builtins.tuple)):
+        params = [params]
+    if ret is None:
+        raise TypeError("R.Callable: a return type is needed when parameter types are given")
+    return relax.FuncType(
+        [as_type(p) for p in params], as_type(ret), True if purity is None else purity
+    )
+
+
+_BARE = {Tensor, Shape, Tuple, Object, Callable}
+
+
+def as_type(value):
+    """An annotation's value as a Relax type (bare ``R.Tensor``, ``R.Object``... are allowed)."""
+    if isinstance(value, relax.Type):
+        return value
+    if value in _BARE:
+        return value()
+    raise TypeError(
+        f"Expected a Relax type annotation such as R.Tensor(...), got {value!r}"
+    )
