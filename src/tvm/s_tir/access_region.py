@@ -13,8 +13,12 @@ makes that dimension the whole buffer extent (a safe over-approximation).
 
 from __future__ import annotations
 
+from ..ffi.structural import structural_equal
 from ..ir.expr import PrimExpr, Range
 from ..tirx.expr import IntImm, Var
+from ..tirx.expr_functor import post_order_visit
+from ..tirx.generic import max as gmax
+from ..tirx.generic import min as gmin
 from ..tirx.stmt import (
     AllocBuffer,
     BufferLoad,
@@ -26,13 +30,9 @@ from ..tirx.stmt import (
     SBlockRealize,
     Stmt,
 )
-from ..ffi.structural import structural_equal
-from ..tirx.expr_functor import post_order_visit
-from ..tirx.generic import max as gmax
-from ..tirx.generic import min as gmin
 from ..tirx.stmt_functor import StmtExprVisitor, substitute
 
-__all__ = ["infer_sblock_regions", "get_sblock_access_region", "get_sblock_read_write_region"]
+__all__ = ["get_sblock_access_region", "get_sblock_read_write_region", "infer_sblock_regions"]
 
 
 def _simplify(expr):

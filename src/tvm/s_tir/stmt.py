@@ -6,4 +6,4 @@ lower ``tirx`` layer's functors and verifiers can name them; this module is thei
 
 from ..tirx.stmt import MatchBufferRegion, SBlock, SBlockRealize
 
-__all__ = ["SBlock", "SBlockRealize", "MatchBufferRegion"]
+__all__ = ["MatchBufferRegion", "SBlock", "SBlockRealize"]

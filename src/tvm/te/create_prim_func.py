@@ -22,8 +22,10 @@ Computes that are not arguments become ``alloc_buffers`` of the root block. Attr
 from __future__ import annotations
 
 from ..ir.expr import PrimExpr, Range
+from ..s_tir.access_region import infer_sblock_regions
 from ..tirx.buffer import decl_buffer
 from ..tirx.expr import IntImm, Var
+from ..tirx.expr_functor import ExprMutator
 from ..tirx.function import PrimFunc
 from ..tirx.generic import cast
 from ..tirx.stmt import (
@@ -37,11 +39,9 @@ from ..tirx.stmt import (
     SBlockRealize,
     SeqStmt,
 )
-from ..s_tir.access_region import infer_sblock_regions
-from ..tirx.expr_functor import ExprMutator
 from ..tirx.stmt_functor import substitute
 from .reduction import Reduce
-from .tensor import ComputeOp, PlaceholderOp, ProducerLoad, Tensor
+from .tensor import ComputeOp, PlaceholderOp, Tensor
 
 __all__ = ["create_prim_func"]
 

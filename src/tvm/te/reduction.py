@@ -11,8 +11,6 @@ The node classes keep TVM's type keys (``tirx.CommReducer``, ``tirx.Reduce``) bu
 
 from __future__ import annotations
 
-import numpy as np
-
 from ..ffi.node import DEF, IGNORE, Node, field
 from ..ir.base import Scriptable
 from ..ir.expr import PrimExpr, Range
@@ -20,19 +18,18 @@ from ..tirx.expr import IntImm, PrimExprWithOp, Var
 from ..tirx.generic import const, convert
 from ..tirx.generic import max as _max
 from ..tirx.generic import min as _min
+from ..tirx.op import max_value, min_value
 from ..tirx.stmt import IterVar
 
 __all__ = [
     "CommReducer",
     "Reduce",
-    "reduce_axis",
-    "thread_axis",
     "comm_reducer",
-    "sum",
     "max",
     "min",
-    "min_value",
-    "max_value",
+    "reduce_axis",
+    "sum",
+    "thread_axis",
 ]
 
 
@@ -112,32 +109,6 @@ def _dom(dom):
     raise TypeError(f"a reduction domain must be a Range or (min, max), got {dom!r}")
 
 
-def min_value(dtype):
-    """The smallest finite value of ``dtype`` (the identity of ``max``)."""
-    if dtype.startswith(("float", "bfloat")):
-        return const(-float(_finfo(dtype).max), dtype)
-    if dtype == "bool":
-        return const(False, "bool")
-    return const(int(np.iinfo(dtype).min), dtype)
-
-
-def max_value(dtype):
-    """The largest finite value of ``dtype`` (the identity of ``min``)."""
-    if dtype.startswith(("float", "bfloat")):
-        return const(float(_finfo(dtype).max), dtype)
-    if dtype == "bool":
-        return const(True, "bool")
-    return const(int(np.iinfo(dtype).max), dtype)
-
-
-def _finfo(dtype):
-    if dtype == "bfloat16" or dtype.startswith("float8"):
-        import ml_dtypes  # only for bfloat16/float8
-
-        return ml_dtypes.finfo(getattr(ml_dtypes, dtype))
-    return np.finfo(dtype)
-
-
 def comm_reducer(fcombine, fidentity, name="reduce"):
     """Make a reducer from ``fcombine(x, y)`` and ``fidentity(dtype)``.
 
@@ -176,11 +147,11 @@ def comm_reducer(fcombine, fidentity, name="reduce"):
     return reducer
 
 
-sum = comm_reducer(lambda x, y: x + y, lambda t: const(0, t), name="sum")  # noqa: A001
-max = comm_reducer(  # noqa: A001
+sum = comm_reducer(lambda x, y: x + y, lambda t: const(0, t), name="sum")
+max = comm_reducer(
     lambda x, y: _max(x, y), lambda t: min_value(t), name="max"
 )
-min = comm_reducer(  # noqa: A001
+min = comm_reducer(
     lambda x, y: _min(x, y), lambda t: max_value(t), name="min"
 )
 

@@ -14,18 +14,19 @@ from ..ffi.node import DEF, Node, field
 from ..ir.base import Scriptable
 from ..ir.expr import PrimExpr, Range
 from ..tirx.expr import IntImm, PrimExprWithOp, Var
+from ..tirx.generic import const
 from ..tirx.stmt import IterVar
 
 __all__ = [
-    "Tensor",
+    "ComputeOp",
     "Operation",
     "PlaceholderOp",
-    "ComputeOp",
     "ProducerLoad",
-    "placeholder",
+    "Tensor",
     "compute",
-    "var",
+    "placeholder",
     "size_var",
+    "var",
 ]
 
 
@@ -46,7 +47,7 @@ def _shape(shape) -> tuple:
 class Operation(Scriptable, Node, type_key="te.Operation"):
     """Base of tensor operations."""
 
-    def output(self, index: int) -> "Tensor":
+    def output(self, index: int) -> Tensor:
         """The ``index``-th output tensor."""
         if not 0 <= index < self.num_outputs:
             raise IndexError(f"{self.name} has {self.num_outputs} outputs, asked for {index}")
@@ -93,9 +94,10 @@ class ComputeOp(Operation, type_key="te.ComputeOp"):
     def input_tensors(self) -> list:
         found: list = []
         for node in _walk_exprs(self.body):
-            if isinstance(node, ProducerLoad) and all(t is not node.producer for t in found):
-                if not any(_same_tensor(t, node.producer) for t in found):
-                    found.append(node.producer)
+            if isinstance(node, ProducerLoad) and not any(
+                _same_tensor(t, node.producer) for t in found
+            ):
+                found.append(node.producer)
         return found
 
     @property
@@ -238,9 +240,6 @@ def compute(shape, fcompute, name="compute", tag="", attrs=None, varargs_names=N
     converted = []
     for b in bodies:
         if isinstance(b, (int, float)) and not isinstance(b, bool):
-            # Lazy: tirx.op.const builds typed constants; imported here as only this path uses it.
-            from ..tirx.op import const
-
             b = const(b)
         if not isinstance(b, PrimExpr):
             raise TypeError(f"compute {name}: fcompute must return PrimExprs, got {type(b)}")

@@ -19,7 +19,7 @@ from ..ir.expr import PrimExpr, Range
 from ..ir.type import PointerType, PrimType
 from .expr import IntImm, Var
 
-__all__ = ["Buffer", "decl_buffer", "BufferType"]
+__all__ = ["Buffer", "BufferType", "decl_buffer"]
 
 
 class BufferType:

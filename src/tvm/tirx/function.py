@@ -69,7 +69,7 @@ class PrimFunc(RelaxExpr, type_key="tirx.PrimFunc"):
                              ty=_func_type(new_params, ret_type))
 
     # --- attributes ---------------------------------------------------------------------------
-    def with_attr(self, attr_key_or_dict, attr_value=None) -> "PrimFunc":
+    def with_attr(self, attr_key_or_dict, attr_value=None) -> PrimFunc:
         """A copy with one attribute set (or several, given a dict)."""
         values = dict(self.attrs.values)
         if isinstance(attr_key_or_dict, dict):
@@ -78,16 +78,16 @@ class PrimFunc(RelaxExpr, type_key="tirx.PrimFunc"):
             values[attr_key_or_dict] = attr_value
         return self._with(attrs=DictAttrs(values))
 
-    def with_attrs(self, attr_map) -> "PrimFunc":
+    def with_attrs(self, attr_map) -> PrimFunc:
         """A copy with every attribute of ``attr_map`` set."""
         return self.with_attr(dict(attr_map))
 
-    def without_attr(self, attr_key) -> "PrimFunc":
+    def without_attr(self, attr_key) -> PrimFunc:
         """A copy without attribute ``attr_key``."""
         values = {k: v for k, v in self.attrs.values.items() if k != attr_key}
         return self._with(attrs=DictAttrs(values))
 
-    def with_body(self, new_body, span=None) -> "PrimFunc":
+    def with_body(self, new_body, span=None) -> PrimFunc:
         """A copy with another body."""
         return self._with(body=new_body)
 
@@ -101,7 +101,7 @@ class PrimFunc(RelaxExpr, type_key="tirx.PrimFunc"):
     def get_attr(self, key, default=None):
         return self.attrs.values.get(key, default)
 
-    def specialize(self, param_map) -> "PrimFunc":
+    def specialize(self, param_map) -> PrimFunc:
         """Bind parameters to values: scalars to PrimExprs, handles to Buffers.
 
         A buffer bound to a handle parameter fixes the symbolic variables of the mapped buffer's

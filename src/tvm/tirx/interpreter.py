@@ -25,9 +25,9 @@ import numpy as np
 
 from ..ir.expr import PrimExpr
 from .buffer import Buffer
-from .stmt import IterVar, Stmt
+from .stmt import IterVar
 
-__all__ = ["run_prim_func", "evaluate_expr", "InterpreterError"]
+__all__ = ["InterpreterError", "evaluate_expr", "run_prim_func"]
 
 
 class InterpreterError(ValueError):
@@ -75,7 +75,7 @@ def _wrap_int(value: int, dtype: str) -> int:
     """Wrap a Python int into the range of an integer dtype (two's complement)."""
     bits = _bits(dtype)
     mask = (1 << bits) - 1
-    value &= mask
+    value = int(value) & mask
     if dtype.startswith("int") and value >> (bits - 1):
         value -= 1 << bits
     return value
@@ -158,7 +158,7 @@ def _int_intrinsic(name):
         "bitwise_or": lambda a, b: a | b,
         "bitwise_xor": lambda a, b: a ^ b,
         "bitwise_not": lambda a: ~a,
-        "popcount": lambda a: bin(a & ((1 << 64) - 1)).count("1"),
+        "popcount": lambda a: (a & ((1 << 64) - 1)).bit_count(),
     }
     return table.get(name)
 
@@ -265,10 +265,10 @@ class _Compiler:
         return self._binary(e, lambda a, b: a - np.floor(a / b) * b)
 
     def e_Min(self, e):
-        return self._binary(e, lambda a, b: b if b < a else a)
+        return self._binary(e, lambda a, b: min(a, b))
 
     def e_Max(self, e):
-        return self._binary(e, lambda a, b: b if b > a else a)
+        return self._binary(e, lambda a, b: max(a, b))
 
     def e_EQ(self, e):
         return self._binary(e, lambda a, b: bool(a == b))
@@ -322,13 +322,25 @@ class _Compiler:
         idx = [self.expr(i) for i in e.indices]
         if len(idx) == 1:
             (f0,) = idx
-            return lambda env: env[b][f0(env)]
-        if len(idx) == 2:
+
+            def load(env):
+                return env[b][f0(env)]
+        elif len(idx) == 2:
             f0, f1 = idx
-            return lambda env: env[b][f0(env), f1(env)]
-        if not idx:
-            return lambda env: env[b][()]
-        return lambda env: env[b][tuple(f(env) for f in idx)]
+
+            def load(env):
+                return env[b][f0(env), f1(env)]
+        else:
+
+            def load(env):
+                return env[b][tuple(f(env) for f in idx)]
+
+        # Integers and booleans are Python values in the interpreter (exact arithmetic).
+        if _is_int(e.dtype):
+            return lambda env: int(load(env))
+        if e.dtype == "bool":
+            return lambda env: bool(load(env))
+        return load
 
     def e_Call(self, e):
         op = e.op

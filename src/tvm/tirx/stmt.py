@@ -24,30 +24,30 @@ from ..ir.expr import PrimExpr, Range
 from .expr import FloatImm, IntImm, PrimExprWithOp, StringImm, Var
 
 __all__ = [
-    "Stmt",
-    "ForKind",
-    "BufferStore",
-    "BufferLoad",
-    "For",
-    "While",
-    "IfThenElse",
-    "Bind",
-    "LetStmt",
-    "AttrStmt",
     "AllocBuffer",
+    "AssertStmt",
+    "AttrStmt",
+    "Bind",
+    "Break",
+    "BufferLoad",
+    "BufferRegion",
+    "BufferStore",
+    "Continue",
     "DeclBuffer",
     "Evaluate",
-    "SeqStmt",
-    "AssertStmt",
-    "Break",
-    "Continue",
-    "BufferRegion",
-    "MatchBufferRegion",
+    "For",
+    "ForKind",
+    "IfThenElse",
     "IterVar",
+    "LetStmt",
+    "MatchBufferRegion",
     "SBlock",
     "SBlockRealize",
-    "stmt_seq",
+    "SeqStmt",
+    "Stmt",
+    "While",
     "stmt_list",
+    "stmt_seq",
 ]
 
 
@@ -145,7 +145,7 @@ class For(Stmt, type_key="tirx.For"):
     annotations: object = None
     step: object = None
 
-    def __init__(self, loop_var, min, extent, kind, body, thread_binding=None,  # noqa: A002
+    def __init__(self, loop_var, min, extent, kind, body, thread_binding=None,
                  annotations=None, step=None, span=None):
         if not isinstance(loop_var, Var):
             raise TypeError(f"For loop_var must be a tirx.Var, got {type(loop_var).__name__}")
@@ -356,14 +356,13 @@ class BufferRegion(Scriptable, Node, type_key="tirx.BufferRegion"):
         self.__init_fields__(buffer, tuple(ranges))
 
     @staticmethod
-    def full_region(buffer) -> "BufferRegion":
+    def full_region(buffer) -> BufferRegion:
         """The whole buffer."""
-        return BufferRegion(buffer, [Range(_index(0) if not isinstance(e, PrimExpr) or
-                                           e.dtype == "int32" else IntImm(e.dtype, 0), _index(e))
-                                     for e in buffer.shape])
+        ranges = [Range(IntImm(e.dtype, 0), e) for e in buffer.shape]
+        return BufferRegion(buffer, ranges)
 
     @staticmethod
-    def from_point(buffer, indices) -> "BufferRegion":
+    def from_point(buffer, indices) -> BufferRegion:
         """The single element ``buffer[indices]``."""
         ranges = []
         for idx in indices:
@@ -444,6 +443,18 @@ class IterVar(Scriptable, Node, type_key="tirx.IterVar"):
 
     def __neg__(self):
         return -self.var
+
+    def __lt__(self, other):
+        return self.var < other
+
+    def __le__(self, other):
+        return self.var <= other
+
+    def __gt__(self, other):
+        return self.var > other
+
+    def __ge__(self, other):
+        return self.var >= other
 
 
 def _simplify_sub(hi, lo):

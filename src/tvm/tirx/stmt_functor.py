@@ -20,8 +20,8 @@ import re
 
 from ..ir.expr import PrimExpr, Range
 from . import expr_functor
-from .generic import convert
 from .buffer import Buffer
+from .generic import convert
 from .stmt import (
     AllocBuffer,
     AssertStmt,
@@ -46,15 +46,15 @@ from .stmt import (
 )
 
 __all__ = [
-    "StmtVisitor",
-    "StmtMutator",
-    "StmtExprVisitor",
     "StmtExprMutator",
+    "StmtExprVisitor",
+    "StmtMutator",
+    "StmtVisitor",
+    "ir_transform",
     "post_order_visit",
     "pre_order_visit",
-    "ir_transform",
-    "substitute",
     "specialize_prim_func",
+    "substitute",
 ]
 
 _SNAKE = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")

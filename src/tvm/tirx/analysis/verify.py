@@ -23,7 +23,7 @@ from ...ir.expr import PrimExpr
 from ..expr import Var
 from ..stmt import IterVar, Stmt
 
-__all__ = ["verify_well_formed", "verify_tirx_well_formed", "verify_ssa", "undefined_vars"]
+__all__ = ["undefined_vars", "verify_ssa", "verify_tirx_well_formed", "verify_well_formed"]
 
 
 class _Failed(Exception):
