@@ -32,8 +32,8 @@ from .target_machine import (
     llvm_binding,
     optimize,
     parse_ir,
+    new_target_machine,
     register_tvm_ffi_symbols,
-    target_machine,
 )
 
 PACKED_PREFIX = "__tvm_ffi_"
@@ -69,7 +69,7 @@ class LLVMModuleImpl:
         mod = parse_ir(self.ir_text, self.name)
         _resolve_symbols(mod)
         with _LOCK:
-            engine = llvm.create_mcjit_compiler(mod, target_machine(self.options))
+            engine = llvm.create_mcjit_compiler(mod, new_target_machine(self.options))
             engine.finalize_object()
         self._engine = engine
         for fn in mod.functions:

@@ -136,7 +136,16 @@ def _host_features() -> str:
 
 @functools.lru_cache(maxsize=32)
 def target_machine(options: TargetOptions):
-    """Create (once per options) the llvmlite ``TargetMachine`` for ``options``."""
+    """The shared llvmlite ``TargetMachine`` for ``options`` (for optimizing and emitting).
+
+    Never hand it to an execution engine: engines take ownership of their target machine and
+    free it with themselves. Use :func:`new_target_machine` for those.
+    """
+    return new_target_machine(options)
+
+
+def new_target_machine(options: TargetOptions):
+    """Create a new llvmlite ``TargetMachine`` for ``options``."""
     llvm = llvm_binding()
     target = llvm.Target.from_triple(options.resolved_triple())
     # PIC so the same machine code serves both the JIT and shared libraries.

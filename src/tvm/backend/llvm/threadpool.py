@@ -36,8 +36,8 @@ from .target_machine import (
     llvm_binding,
     optimize,
     parse_ir,
+    new_target_machine,
     register_tvm_ffi_symbols,
-    target_machine,
 )
 
 LAUNCH_SYMBOL = "TVMBackendParallelLaunch"
@@ -480,7 +480,7 @@ class _Pool:
         mod = parse_ir(pool_ir(), "pytvm_threadpool")
         register_tvm_ffi_symbols(mod)
         optimize(mod, options)
-        engine = llvm.create_mcjit_compiler(mod, target_machine(options))
+        engine = llvm.create_mcjit_compiler(mod, new_target_machine(options))
         engine.finalize_object()
         self.launch_address = engine.get_function_address(LAUNCH_SYMBOL)
         self._num_threads = ctypes.CFUNCTYPE(ctypes.c_int32)(
