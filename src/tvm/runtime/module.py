@@ -238,13 +238,14 @@ class Module:
         file_name : str or os.PathLike
             The output path (``.so``, ``.dylib``, or ``.o``).
         fcompile : callable, optional
-            ``fcompile(file_name, object_files, options=...)`` replaces the default linker.
+            ``fcompile(file_name, object_files, **kwargs)`` replaces the default linker.
         fpack_imports, addons : not supported
             Must be None (no device-code packing yet).
         workspace_dir : str, optional
             Where to write intermediate object files (default: a temporary directory).
         **kwargs
-            ``options`` (list of extra linker arguments) is passed to the linker.
+            Passed to ``fcompile``; the default linker takes ``options`` (extra arguments)
+            and ``cc`` (the compiler driver to use).
 
         Returns
         -------
@@ -257,7 +258,8 @@ class Module:
         file_name = os.fspath(file_name)
         modules = self._collect_exportable()
         if not modules:
-            raise ValueError("export_library: nothing to export (no module with compiled code)")
+            raise ValueError("export_library: nothing to export (no module with compiled code; a library "
+                             "loaded from disk cannot be exported again)")
         with tempfile.TemporaryDirectory(prefix="pytvm_export_") as tmp:
             work = workspace_dir or tmp
             os.makedirs(work, exist_ok=True)
@@ -273,13 +275,14 @@ class Module:
                                      f"got {len(objects)}; export a shared library (.so) instead")
                 shutil.copyfile(objects[0], file_name)
                 return file_name
-            options = list(kwargs.pop("options", []) or [])
-            if kwargs:
-                raise TypeError(f"export_library got unexpected keyword arguments {sorted(kwargs)}")
             if fcompile is not None:
-                fcompile(file_name, objects, options=options)
-            else:
-                link_shared(file_name, objects, options)
+                fcompile(file_name, objects, **kwargs)
+                return file_name
+            unknown = sorted(set(kwargs) - {"options", "cc"})
+            if unknown:
+                raise TypeError(f"export_library got unexpected keyword arguments {unknown}; "
+                                "the default linker takes 'options' and 'cc'")
+            link_shared(file_name, objects, kwargs.get("options") or (), cc=kwargs.get("cc"))
         return file_name
 
     # -- timing ----------------------------------------------------------------------------
@@ -355,9 +358,15 @@ def _dedupe_runtime_objects(objects: list) -> list:
     return result
 
 
-def find_linker() -> Optional[str]:
-    """The C compiler driver used to link shared libraries: ``$CC``, ``cc``, ``gcc``, ``clang``."""
-    candidates = [os.environ["CC"]] if os.environ.get("CC") else ["cc", "gcc", "clang"]
+def find_linker(cc: Optional[str] = None) -> Optional[str]:
+    """The C compiler driver that links shared libraries: ``cc``, else ``$CC``, else the first
+    of ``cc``, ``gcc``, ``clang`` on PATH; None when there is none."""
+    if cc:
+        candidates = [cc]
+    elif os.environ.get("CC"):
+        candidates = [os.environ["CC"]]
+    else:
+        candidates = ["cc", "gcc", "clang"]
     for name in candidates:
         path = shutil.which(name)
         if path:
@@ -365,14 +374,15 @@ def find_linker() -> Optional[str]:
     return None
 
 
-def link_shared(file_name: str, objects: Sequence[str], options: Sequence[str] = ()) -> None:
+def link_shared(file_name: str, objects: Sequence[str], options: Sequence[str] = (),
+                cc: Optional[str] = None) -> None:
     """Link ``objects`` into the shared library ``file_name`` against libtvm_ffi.
 
     Raises ``RuntimeError`` when no linker exists or linking fails (with the linker output).
     """
-    linker = find_linker()
+    linker = find_linker(cc)
     if linker is None:
-        wanted = os.environ.get("CC") or "cc, gcc or clang"
+        wanted = cc or os.environ.get("CC") or "cc, gcc or clang"
         raise RuntimeError(
             f"export_library('{file_name}') needs a C compiler driver to link the shared library, "
             f"but {wanted} was not found on PATH. Install one (e.g. gcc), set $CC, pass "
