@@ -243,7 +243,7 @@ def _constant(const, path, d):
             value_doc = LiteralDoc(value)
         return _r(d, "const").call(value_doc, LiteralDoc(dtype))
     index = d.add_metadata(CONSTANT_METADATA_KEY, const)
-    return IdDoc("metadata")[LiteralDoc(CONSTANT_METADATA_KEY), LiteralDoc(index)]
+    return IdDoc("metadata")[LiteralDoc(CONSTANT_METADATA_KEY)][LiteralDoc(index)]
 
 
 @register_printer(relax.Tuple)
@@ -355,7 +355,11 @@ def _call(call, path, d):
 def _call_tir_like(name):
     def _print(call, path, d):
         args = call.args
-        callee = d.as_doc(args[0], item_path(attr_path(path, "args"), 0))
+        callee_path = item_path(attr_path(path, "args"), 0)
+        if isinstance(args[0], relax.ExternFunc):
+            callee = LiteralDoc(args[0].global_symbol, callee_path)
+        else:
+            callee = d.as_doc(args[0], callee_path)
         inputs = args[1]
         inputs_path = item_path(attr_path(path, "args"), 1)
         if isinstance(inputs, relax.Tuple):

@@ -1,0 +1,203 @@
+"""Doc tree -> text: precedence, literals, statements, underlines, context, line numbers."""
+
+import pytest
+
+from tvm.script.printer.doc import (
+    AssertDoc,
+    AssignDoc,
+    ClassDoc,
+    CommentDoc,
+    DictDoc,
+    ExprStmtDoc,
+    ForDoc,
+    FunctionDoc,
+    IdDoc,
+    IfDoc,
+    LambdaDoc,
+    ListDoc,
+    LiteralDoc,
+    OperationDoc,
+    OperationKind as K,
+    ReturnDoc,
+    ScopeDoc,
+    SliceDoc,
+    StmtBlockDoc,
+    TupleDoc,
+    WhileDoc,
+)
+from tvm.script.printer.doc_printer import DocPrinter, decorate_lines, to_python_script
+
+a, b, c = IdDoc("a"), IdDoc("b"), IdDoc("c")
+
+
+def op(kind, *operands):
+    return OperationDoc(kind, list(operands))
+
+
+@pytest.mark.parametrize(
+    "doc, text",
+    [
+        (op(K.Add, op(K.Add, a, b), c), "a + b + c"),
+        (op(K.Add, a, op(K.Add, b, c)), "a + (b + c)"),
+        (op(K.Mult, op(K.Add, a, b), c), "(a + b) * c"),
+        (op(K.Sub, a, op(K.Sub, b, c)), "a - (b - c)"),
+        (op(K.Mult, op(K.FloorDiv, a, b), c), "a // b * c"),
+        (op(K.Pow, op(K.Pow, a, b), c), "(a ** b) ** c"),
+        (op(K.Pow, a, op(K.Pow, b, c)), "a ** b ** c"),
+        (op(K.USub, op(K.Add, a, b)), "-(a + b)"),
+        (op(K.Not, op(K.Lt, a, b)), "not a < b"),
+        (op(K.And, op(K.Lt, a, b), op(K.Gt, a, c)), "a < b and a > c"),
+        (op(K.Lt, op(K.Lt, a, b), c), "(a < b) < c"),
+        (op(K.Mult, a, LiteralDoc(-1)), "a * -1"),
+        (op(K.IfThenElse, c, a, b), "a if c else b"),
+        (op(K.Add, op(K.IfThenElse, c, a, b), a), "(a if c else b) + a"),
+        (op(K.BitOr, op(K.BitAnd, a, b), c), "a & b | c"),
+        (LambdaDoc([a], op(K.Add, a, b)), "lambda a: a + b"),
+        (a.attr("x").call(b, k=LiteralDoc(1)), "a.x(b, k=1)"),
+        (a.call(k=LiteralDoc(None)), "a(k=None)"),
+        (op(K.Add, a, b).attr("x"), "(a + b).x"),
+        (a[b, SliceDoc(LiteralDoc(1), None)], "a[b, 1:]"),
+        (a[SliceDoc(None, c, LiteralDoc(2))], "a[:c:2]"),
+        (TupleDoc([]), "()"),
+        (TupleDoc([a]), "(a,)"),
+        (TupleDoc([a, b]), "(a, b)"),
+        (ListDoc([a, LiteralDoc(2)]), "[a, 2]"),
+        (DictDoc([LiteralDoc("k")], [LiteralDoc(1.5)]), '{"k": 1.5}'),
+        (LiteralDoc('say "hi"\n'), '"say \\"hi\\"\\n"'),
+        (LiteralDoc(True), "True"),
+        (LiteralDoc(None), "None"),
+    ],
+)
+def test_expressions(doc, text):
+    assert to_python_script(doc) == text
+
+
+def test_bad_docs_are_rejected():
+    with pytest.raises(ValueError, match="takes 2 operand"):
+        OperationDoc(K.Add, [a])
+    with pytest.raises(TypeError, match="LiteralDoc takes"):
+        LiteralDoc([1])
+    with pytest.raises(ValueError, match="keyword values"):
+        from tvm.script.printer.doc import CallDoc
+
+        CallDoc(a, [], ["k"], [])
+
+
+def test_statements():
+    func = FunctionDoc(
+        IdDoc("f"),
+        [AssignDoc(a, None, IdDoc("int")), AssignDoc(b, LiteralDoc(1), None)],
+        [IdDoc("R").attr("function")],
+        IdDoc("int"),
+        [
+            AssignDoc(TupleDoc([a, b]), TupleDoc([b, a])),
+            AssignDoc(c, TupleDoc([a]), IdDoc("T")),
+            IfDoc(op(K.Lt, a, b), [ExprStmtDoc(a.call())], [ReturnDoc(b)]),
+            ForDoc(TupleDoc([a, b]), IdDoc("grid").call(), [AssertDoc(a, LiteralDoc("m"))]),
+            WhileDoc(c, []),
+            ScopeDoc(None, IdDoc("R").attr("dataflow").call(), [ExprStmtDoc(b, comment="note")]),
+            ScopeDoc(a, IdDoc("ctx").call(), [CommentDoc("two\nlines")]),
+            ReturnDoc(a),
+        ],
+    )
+    cls = ClassDoc(IdDoc("Module"), [IdDoc("I").attr("ir_module")], [func, func])
+    first = "\n".join([
+        "    @R.function",
+        "    def f(a: int, b = 1) -> int:",
+        "        a, b = b, a",
+        "        c: T = (a,)",
+        "        if a < b:",
+        "            a()",
+        "        else:",
+        "            return b",
+        "        for a, b in grid():",
+        '            assert a, "m"',
+        "        while c:",
+        "            pass",
+        "        with R.dataflow():",
+        "            b  # note",
+        "        with ctx() as a:",
+        "            # two",
+        "            # lines",
+        "        return a",
+    ])
+    # A blank line separates consecutive functions.
+    assert to_python_script(cls) == f"@I.ir_module\nclass Module:\n{first}\n\n{first}"
+
+
+def test_indent_spaces():
+    doc = FunctionDoc(IdDoc("f"), [], [], None, [ReturnDoc(a)])
+    assert to_python_script(doc, indent_spaces=2) == "def f():\n  return a"
+
+
+def _printed_with_mark(doc, marked_doc):
+    printer = DocPrinter(4, {id(marked_doc)})
+    printer.print_doc(doc)
+    return printer.text(), printer.spans[id(marked_doc)]
+
+
+def test_spans_and_underline_single_line():
+    target = a.call(b)
+    stmt = StmtBlockDoc([AssignDoc(c, target), ReturnDoc(c)])
+    text, spans = _printed_with_mark(stmt, target)
+    assert text[spans[0][0]:spans[0][1]] == "a(b)"
+    assert decorate_lines(text, spans) == "c = a(b)\n    ^^^^\nreturn c"
+
+
+def test_underline_multi_line_starts_at_first_non_blank():
+    inner = ScopeDoc(None, IdDoc("ctx").call(), [ExprStmtDoc(a), ExprStmtDoc(b)])
+    func = FunctionDoc(IdDoc("f"), [], [], None, [inner])
+    text, spans = _printed_with_mark(func, inner)
+    assert decorate_lines(text, spans) == "\n".join([
+        "def f():",
+        "    with ctx():",
+        "    ^^^^^^^^^^^",
+        "        a",
+        "        ^",
+        "        b",
+        "        ^",
+    ])
+
+
+def test_two_spans_on_one_line_share_a_caret_row():
+    text = "x = f(a, b)"
+    assert decorate_lines(text, [(6, 7), (9, 10)]) == "x = f(a, b)\n      ^  ^"
+
+
+def _numbered(n):
+    return "\n".join(f"line{i}" for i in range(1, n + 1))
+
+
+def test_context_trimming_markers():
+    text = _numbered(12)
+    line6 = text.index("line6")
+    out = decorate_lines(text, [(line6, line6 + 5)], num_context_lines=1)
+    assert out == "\n".join([
+        "(... 4 lines skipped ...)",
+        "line5",
+        "line6",
+        "^^^^^",
+        "line7",
+        "(... 5 lines skipped ...)",
+    ])
+
+
+def test_context_single_hidden_line_is_printed():
+    text = _numbered(5)
+    line3 = text.index("line3")
+    out = decorate_lines(text, [(line3, line3 + 5)], num_context_lines=1)
+    # Lines 1 and 5 are alone on each side: printed, not replaced by a marker.
+    assert "skipped" not in out
+    out0 = decorate_lines(text, [(line3, line3 + 5)], num_context_lines=0)
+    assert out0.splitlines() == ["(... 2 lines skipped ...)", "line3", "^^^^^",
+                                 "(... 2 lines skipped ...)"]
+
+
+def test_line_numbers_are_right_aligned():
+    text = _numbered(10) + "\n"
+    out = decorate_lines(text, [(0, 5)], print_line_numbers=True)
+    lines = out.split("\n")
+    assert lines[0] == " 1 line1"
+    assert lines[1] == "   ^^^^^"
+    assert lines[10] == "10 line10"
+    assert lines[11] == "11 "
