@@ -111,6 +111,11 @@ class BufferStore(Stmt, type_key="tirx.BufferStore"):
                 f"got {len(indices)}"
             )
         value = _expr(value, buffer.dtype)
+        if value.dtype != buffer.dtype:
+            raise TypeError(
+                f"dtype mismatch on BufferStore: buffer {buffer.name}'s dtype is "
+                f"`{buffer.dtype}`, but RHS's dtype is `{value.dtype}`"
+            )
         self.__init_fields__(buffer, value, indices, predicate, span=span)
 
 

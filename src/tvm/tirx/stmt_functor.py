@@ -63,9 +63,9 @@ _SNAKE = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
 def _method_name(cls) -> str:
     name = cls.__name__
     if name.startswith("SBlock"):
-        # ``SBlockRealize`` -> ``sblock_realize`` (not ``s_block_realize``).
-        return "visit_sblock" + _SNAKE.sub("_", name[6:]).lower() + "_" if name != "SBlock" \
-            else "visit_sblock_"
+        # ``SBlockRealize`` -> ``visit_sblock_realize_`` (not ``visit_s_block_realize_``).
+        rest = _SNAKE.sub("_", name[len("SBlock"):]).lower()
+        return "visit_sblock" + ("_" + rest if rest else "") + "_"
     return "visit_" + _SNAKE.sub("_", name).lower() + "_"
 
 

@@ -1,0 +1,86 @@
+"""PrimFunc: construction, attributes, buffer parameters, specialize, IRModule membership."""
+
+import numpy as np
+import pytest
+
+from tvm import tirx
+from tvm.ffi.structural import structural_equal
+from tvm.ir import DictAttrs, FuncType, IRModule
+from tvm.tirx.interpreter import run_prim_func
+
+
+def _scale_func(n=None):
+    """``B[i] = A[i] * s`` over a buffer of (possibly symbolic) length ``n``."""
+    n = n if n is not None else tirx.Var("n", "int32")
+    a, b = tirx.Var("a", "handle"), tirx.Var("b", "handle")
+    s = tirx.Var("s", "float32")
+    A = tirx.decl_buffer((n,), "float32", name="A")
+    B = tirx.decl_buffer((n,), "float32", name="B")
+    i = tirx.Var("i", "int32")
+    body = tirx.For(i, 0, n, tirx.ForKind.SERIAL, tirx.BufferStore(B, A[i] * s, [i]))
+    return tirx.PrimFunc([a, b, s], body, buffer_map={a: A, b: B}), n, s
+
+
+def test_params_buffer_map_and_type():
+    func, n, s = _scale_func()
+    assert [p.name for p in func.params] == ["a", "b", "s"]
+    assert [b.name for b in func.buffer_map.values()] == ["A", "B"]
+    assert func.ret_type is None
+    assert isinstance(func.ty, FuncType) and len(func.ty.arg_types) == 3
+    assert isinstance(func.attrs, DictAttrs) and len(func.attrs) == 0
+
+
+def test_buffer_params_become_mapped_handles():
+    A = tirx.decl_buffer((3,), "float32", name="A")
+    func = tirx.PrimFunc([A], tirx.BufferStore(A, 0.0, [0]))
+    (param,) = func.params
+    assert param.name == "A" and param.dtype == "handle" and func.buffer_map[param] is A
+
+
+def test_with_attr_without_attr():
+    func, _, _ = _scale_func()
+    f1 = func.with_attr("global_symbol", "scale")
+    assert f1.attrs["global_symbol"] == "scale" and "global_symbol" not in func.attrs
+    f2 = f1.with_attr({"tirx.noalias": True, "s_tir": True})
+    assert dict(f2.attrs.items()) == {"global_symbol": "scale", "tirx.noalias": True,
+                                      "s_tir": True}
+    f3 = f2.without_attr("s_tir")
+    assert "s_tir" not in f3.attrs and f3.body is func.body
+    assert f3.ty is not None
+    assert f2.with_body(tirx.Evaluate(0)).body.value.value == 0
+
+
+def test_constructor_errors():
+    A = tirx.decl_buffer((3,), "float32", name="A")
+    x = tirx.Var("x", "handle")
+    with pytest.raises(ValueError, match="buffer_map key x is not a parameter"):
+        tirx.PrimFunc([], tirx.Evaluate(0), buffer_map={x: A})
+    with pytest.raises(TypeError, match="params must be tirx.Var or Buffer"):
+        tirx.PrimFunc([3], tirx.Evaluate(0))
+    with pytest.raises(TypeError, match="body must be a Stmt"):
+        tirx.PrimFunc([], 0)
+
+
+def test_specialize_scalar_and_buffer():
+    func, n, s = _scale_func()
+    fixed = func.specialize({s: 2.0})
+    assert [p.name for p in fixed.params] == ["a", "b"]
+    a = np.arange(4, dtype="float32")
+    b = np.zeros(4, dtype="float32")
+    run_prim_func(fixed, [a, b])
+    np.testing.assert_allclose(b, a * 2)
+    A8 = tirx.decl_buffer((8,), "float32", name="A")
+    sized = func.specialize({func.params[0]: A8})
+    assert [int(d.value) for d in sized.buffer_map[sized.params[1]].shape] == [8]
+    assert sized.body.extent.value == 8
+    with pytest.raises(ValueError, match="not a parameter"):
+        func.specialize({tirx.Var("z", "int32"): 1})
+
+
+def test_prim_func_in_ir_module():
+    func, _, _ = _scale_func()
+    mod = IRModule({"scale": func})
+    assert mod["scale"] is func
+    assert mod.get_global_var("scale").name_hint == "scale"
+    other, _, _ = _scale_func()
+    assert structural_equal(mod, IRModule({"scale": other}))
