@@ -429,3 +429,16 @@ def _connect_parallel_runtime(path: str) -> None:
     from tvm.backend.llvm import threadpool
 
     hook.value = threadpool.launch_address()
+
+
+def system_lib(symbol_prefix: str = "") -> Module:
+    """The module of functions registered in this process's system library (``tvm_ffi``)."""
+    return Module(tvm_ffi.system_lib(symbol_prefix))
+
+
+def num_threads() -> int:
+    """Number of threads parallel loops of compiled code run on (``TVM_NUM_THREADS`` or CPUs)."""
+    # Lazy import: the pool is JIT-compiled LLVM IR owned by the llvm backend (a higher layer).
+    from tvm.backend.llvm import threadpool
+
+    return threadpool.num_threads()

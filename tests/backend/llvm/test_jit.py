@@ -144,3 +144,17 @@ def test_import_tvm_does_not_import_llvmlite():
             "assert 'llvmlite' not in sys.modules, 'llvmlite imported'")
     env = dict(os.environ, TVM_DEVICE_BACKEND_AUTOLOAD="0")
     subprocess.run([sys.executable, "-c", code], check=True, env=env, timeout=120)
+
+
+def test_time_evaluator_on_compiled_kernel():
+    import tvm_ffi
+
+    mod = build_module(elementwise_add_module("timed_add"))
+    a = np.ones(1000, "float32")
+    c = np.zeros_like(a)
+    timer = mod.time_evaluator("timed_add", tvm_ffi.device("cpu"), number=5, repeat=2)
+    result = timer(a, a, c)
+    assert len(result.results) == 2 and result.median > 0
+    assert (c == 2).all()
+    ta = tvm_ffi.from_dlpack(a)
+    assert timer(ta, ta, tvm_ffi.from_dlpack(c)).mean > 0
