@@ -50,3 +50,6 @@ from .ty import (
 )
 from . import op
 from .block_builder import BlockBuilder
+from . import analysis, expr_functor
+from .expr_functor import ExprFunctor, ExprMutator, ExprVisitor, PyExprMutator, PyExprVisitor
+from . import transform

@@ -258,6 +258,8 @@ class Normalizer:
         return ret
 
     def _norm_if(self, node):
+        if node.ty is not None:
+            return node  # only the normalizer sets an If's type: already normal
         cond = self.normalize_argument(node.cond)
         true_branch = self._norm_branch(node.true_branch)
         false_branch = self._norm_branch(node.false_branch)
@@ -282,6 +284,8 @@ class Normalizer:
         return seq.body
 
     def _norm_seq(self, seq, force_new=False):
+        if seq.ty is not None and not force_new:
+            return seq  # only the normalizer sets a SeqExpr's type: already normal
         self._tir_scopes.append(set())
         try:
             new_blocks = []
@@ -365,6 +369,9 @@ class Normalizer:
                 )
         if func.body is None:
             return func
+        body = func.body
+        if type(body) is SeqExpr and body.ty is not None and func.ty is not None:
+            return func  # the body was normalized before
         saved_frames = self._frames
         self._frames = []
         scope = set(id(v) for p in func.params for v in tir_vars_in(p.ty))

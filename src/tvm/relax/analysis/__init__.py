@@ -1,0 +1,23 @@
+"""``tvm.relax.analysis``: type relations, variable analyses, dead-code removal."""
+
+# ruff: noqa: F401
+from .remove_unused import remove_all_unused
+from .type_analysis import (
+    BaseCheckResult,
+    erase_to_well_defined,
+    get_static_type,
+    is_base_of,
+    struct_info_base_check,
+    struct_info_lca,
+    substitute_type,
+    type_base_check,
+    type_lca,
+)
+from .var_analysis import (
+    all_global_vars,
+    all_vars,
+    bound_vars,
+    defined_symbolic_vars,
+    free_symbolic_vars,
+    free_vars,
+)

@@ -1,0 +1,113 @@
+"""``remove_all_unused``: drop bindings whose variable is never used (dead code elimination)."""
+
+from __future__ import annotations
+
+from ...ir.module import IRModule
+from ...ir.op import Op
+from ..expr import (
+    Call,
+    DataflowBlock,
+    Function,
+    If,
+    MatchCast,
+    SeqExpr,
+    Var,
+)
+from ..ty import FuncType
+from .var_analysis import free_vars
+
+__all__ = ["remove_all_unused"]
+
+
+def _is_impure(value) -> bool:
+    if not isinstance(value, Call):
+        return False
+    op = value.op
+    if isinstance(op, Op):
+        return op.get_attr("FPurity") is False
+    ty = op.ty
+    return not (isinstance(ty, FuncType) and ty.purity)
+
+
+def _uses(value, binding):
+    used = free_vars(value) if not isinstance(value, Var) else [value]
+    if isinstance(binding, MatchCast):
+        shape = getattr(binding.ty, "shape", None)
+        if isinstance(shape, Var):
+            used.append(shape)
+    var_shape = getattr(binding.var.ty, "shape", None)
+    if isinstance(var_shape, Var):
+        used.append(var_shape)
+    return used
+
+
+def _clean_seq(seq: SeqExpr) -> SeqExpr:
+    live = set(free_vars(seq.body)) if not isinstance(seq.body, Var) else {seq.body}
+    new_blocks = []
+    changed = False
+    for block in reversed(seq.blocks):
+        dataflow = isinstance(block, DataflowBlock)
+        kept = []
+        for binding in reversed(block.bindings):
+            value = binding.value
+            if isinstance(value, If):
+                value = _clean_if(value)
+            needed = binding.var in live or (not dataflow and _is_impure(value))
+            if not needed:
+                changed = True
+                continue
+            if value is not binding.value:
+                binding = binding.replace(value=value)
+                changed = True
+            kept.append(binding)
+            live.update(_uses(value, binding))
+        kept.reverse()
+        if kept:
+            new_blocks.append(block if len(kept) == len(block.bindings) and not changed
+                              else type(block)(kept, span=block.span))
+    new_blocks.reverse()
+    if not changed:
+        return seq
+    return SeqExpr(new_blocks, seq.body, span=seq.span)
+
+
+def _clean_if(node: If) -> If:
+    true_branch = node.true_branch
+    false_branch = node.false_branch
+    if isinstance(true_branch, SeqExpr):
+        true_branch = _clean_seq(true_branch)
+    if isinstance(false_branch, SeqExpr):
+        false_branch = _clean_seq(false_branch)
+    if true_branch is node.true_branch and false_branch is node.false_branch:
+        return node
+    return If(node.cond, true_branch, false_branch, span=node.span)
+
+
+def remove_all_unused(func):
+    """Remove unused bindings from a Relax ``Function`` (or every function of an IRModule).
+
+    A binding is kept when its variable is used later (or returned), or when it sits in a
+    non-dataflow block and calls something impure (e.g. ``R.print``). Empty blocks are
+    dropped. The result is normalized again.
+    """
+    if isinstance(func, IRModule):
+        funcs = {gv: remove_all_unused(f) if isinstance(f, Function) else f
+                 for gv, f in func.functions.items()}
+        return IRModule(funcs, func.attrs, func.global_infos)
+    if not isinstance(func, Function):
+        raise TypeError(f"remove_all_unused expects a relax.Function or IRModule, got "
+                        f"{type(func).__name__}")
+    body = func.body
+    if not isinstance(body, SeqExpr):
+        return func
+    new_body = _clean_seq(body)
+    if new_body is body:
+        return func
+    # Lazy: the builder sits above analysis in the relax package's import order.
+    from ..block_builder import BlockBuilder
+
+    new_func = Function(func.params, new_body, func.ret_ty, func.is_pure, func.attrs,
+                        span=func.span)
+    return BlockBuilder().normalize(new_func)
+
+

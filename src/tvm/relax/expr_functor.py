@@ -1,0 +1,487 @@
+"""Visitors and mutators over Relax IR: ``ExprVisitor``, ``ExprMutator``.
+
+Subclass and override the ``visit_<kind>_`` methods, as in Apache TVM::
+
+    @relax.expr_functor.mutator
+    class AddToMul(relax.PyExprMutator):
+        def visit_call_(self, call):
+            call = super().visit_call_(call)
+            if call.op == tvm.ir.Op.get("relax.add"):
+                return relax.op.multiply(*call.args)
+            return call
+
+``visit_expr`` dispatches on the node type. The mutator rebuilds a node only when a child
+changed (otherwise the very same object comes back) and re-normalizes what it rebuilds
+through ``self.builder_``, a :class:`BlockBuilder`, so types are re-inferred. At binding
+sites, a binding whose value's type changed gets a fresh variable, recorded in the var
+remap, and later uses are rewritten (``set_var_remap`` / ``get_var_remap``).
+
+Bindings are visited in a loop, so a function with tens of thousands of bindings does not
+recurse per binding.
+"""
+
+from __future__ import annotations
+
+from ..ffi.structural import structural_equal
+from ..ir.expr import GlobalVar
+from ..ir.op import Op
+from ..ir.type import Type
+from .block_builder import BlockBuilder
+from .expr import (
+    BindingBlock,
+    Call,
+    Constant,
+    DataflowBlock,
+    DataflowVar,
+    DataTypeImm,
+    ExternFunc,
+    Function,
+    If,
+    MatchCast,
+    PrimValue,
+    SeqExpr,
+    ShapeExpr,
+    StringImm,
+    Tuple,
+    TupleGetItem,
+    Var,
+    VarBinding,
+)
+
+__all__ = [
+    "ExprFunctor",
+    "ExprVisitor",
+    "ExprMutator",
+    "PyExprVisitor",
+    "PyExprMutator",
+    "visitor",
+    "mutator",
+]
+
+_EXPR_METHODS = {
+    Constant: "visit_constant_",
+    Tuple: "visit_tuple_",
+    Var: "visit_var_",
+    DataflowVar: "visit_dataflow_var_",
+    ShapeExpr: "visit_shape_expr_",
+    ExternFunc: "visit_extern_func_",
+    GlobalVar: "visit_global_var_",
+    Function: "visit_function_",
+    Call: "visit_call_",
+    SeqExpr: "visit_seq_expr_",
+    If: "visit_if_",
+    Op: "visit_op_",
+    TupleGetItem: "visit_tuple_getitem_",
+    PrimValue: "visit_prim_value_",
+    StringImm: "visit_string_imm_",
+    DataTypeImm: "visit_data_type_imm_",
+}
+
+
+def _method_for(obj, cls):
+    name = _EXPR_METHODS.get(cls)
+    if name is None:
+        for base, base_name in _EXPR_METHODS.items():
+            if isinstance(obj, base):
+                return base_name
+        return None
+    return name
+
+
+class ExprFunctor:
+    """Dispatch on the expression type to ``visit_<kind>_``."""
+
+    def visit_expr(self, expr):
+        name = _method_for(expr, type(expr))
+        if name is None:
+            return self.visit_unknown_(expr)
+        return getattr(self, name)(expr)
+
+    def visit_unknown_(self, expr):
+        """Expressions of other IRs (e.g. a TIR PrimFunc) are left alone."""
+        return expr
+
+
+class ExprVisitor(ExprFunctor):
+    """Walks every expression, binding and type-annotation expression, changing nothing."""
+
+    def visit_expr(self, expr):
+        name = _method_for(expr, type(expr))
+        if name is not None:
+            getattr(self, name)(expr)
+
+    def visit_span(self, span):
+        pass
+
+    def visit_type(self, ty):
+        """Visit the expressions inside a type (tensor shapes given as ShapeExpr or a Var)."""
+        shape = getattr(ty, "shape", None)
+        if shape is not None and not isinstance(shape, ShapeExpr):
+            self.visit_expr(shape)
+
+    # leaves
+    def visit_constant_(self, op):
+        self.visit_span(op.span)
+
+    def visit_var_(self, op):
+        self.visit_span(op.span)
+
+    def visit_dataflow_var_(self, op):
+        self.visit_span(op.span)
+
+    def visit_shape_expr_(self, op):
+        self.visit_span(op.span)
+
+    def visit_extern_func_(self, op):
+        self.visit_span(op.span)
+
+    def visit_global_var_(self, op):
+        self.visit_span(op.span)
+
+    def visit_op_(self, op):
+        pass
+
+    def visit_prim_value_(self, op):
+        self.visit_span(op.span)
+
+    def visit_string_imm_(self, op):
+        self.visit_span(op.span)
+
+    def visit_data_type_imm_(self, op):
+        self.visit_span(op.span)
+
+    # composites
+    def visit_tuple_(self, op):
+        for field in op.fields:
+            self.visit_expr(field)
+
+    def visit_tuple_getitem_(self, op):
+        self.visit_expr(op.tuple_value)
+
+    def visit_call_(self, op):
+        self.visit_expr(op.op)
+        for arg in op.args:
+            self.visit_expr(arg)
+
+    def visit_if_(self, op):
+        self.visit_expr(op.cond)
+        self.visit_expr(op.true_branch)
+        self.visit_expr(op.false_branch)
+
+    def visit_function_(self, op):
+        for param in op.params:
+            self.visit_var_def(param)
+        if op.body is not None:
+            self.visit_expr(op.body)
+
+    def visit_seq_expr_(self, op):
+        for block in op.blocks:
+            self.visit_binding_block(block)
+        self.visit_expr(op.body)
+
+    # blocks and bindings
+    def visit_binding_block(self, block):
+        if isinstance(block, DataflowBlock):
+            self.visit_dataflow_block_(block)
+        else:
+            self.visit_binding_block_(block)
+
+    def visit_binding_block_(self, block):
+        for binding in block.bindings:
+            self.visit_binding(binding)
+
+    def visit_dataflow_block_(self, block):
+        for binding in block.bindings:
+            self.visit_binding(binding)
+
+    def visit_binding(self, binding):
+        if isinstance(binding, MatchCast):
+            self.visit_match_cast_(binding)
+        else:
+            self.visit_var_binding_(binding)
+
+    def visit_var_binding_(self, binding):
+        self.visit_expr(binding.value)
+        self.visit_var_def(binding.var)
+
+    def visit_match_cast_(self, binding):
+        self.visit_expr(binding.value)
+        self.visit_type(binding.ty)
+        self.visit_var_def(binding.var)
+
+    def visit_var_def(self, var):
+        if isinstance(var, DataflowVar):
+            self.visit_dataflow_var_def_(var)
+        else:
+            self.visit_var_def_(var)
+
+    def visit_var_def_(self, var):
+        self.visit_span(var.span)
+
+    def visit_dataflow_var_def_(self, var):
+        self.visit_span(var.span)
+
+
+class ExprMutator(ExprFunctor):
+    """Rebuilds changed expressions and re-normalizes them through ``self.builder_``.
+
+    Parameters
+    ----------
+    mod : IRModule, optional
+        Module whose functions calls may refer to (given to the builder).
+    """
+
+    def __init__(self, mod=None):
+        self.builder_ = BlockBuilder(mod)
+        self.var_remap_: dict = {}
+
+    # --- helpers TVM users call -------------------------------------------------------------
+    def visit_expr(self, expr):
+        """Visit ``expr`` and normalize the result."""
+        name = _method_for(expr, type(expr))
+        result = expr if name is None else getattr(self, name)(expr)
+        return self.builder_.normalize(result)
+
+    def visit_expr_post_order(self, expr):
+        """Visit the children first, then hand the rebuilt node to ``post_order_visit_``."""
+        return self.visit_expr(expr)
+
+    def set_var_remap(self, var, new_var) -> None:
+        """Make later uses of ``var`` refer to ``new_var``."""
+        self.var_remap_[var] = new_var
+
+    def get_var_remap(self, var):
+        return self.var_remap_.get(var)
+
+    def lookup_binding(self, var):
+        """The value bound to ``var`` (by this mutator's builder), or None."""
+        return self.builder_.lookup_binding(var)
+
+    def with_struct_info(self, var, ty):
+        """``var`` if it already has type ``ty``, else a fresh var of the same kind and name."""
+        if var.ty is ty or (var.ty is not None and structural_equal(var.ty, ty)):
+            return var
+        return type(var)(var.name_hint, ty, var.span)
+
+    with_ty = with_struct_info
+
+    def visit_with_new_scope(self, expr):
+        """Visit ``expr`` (a function body or branch) in its own binding scope."""
+        self.builder_.begin_binding_block()
+        try:
+            result = self.visit_expr(expr)
+        finally:
+            prologue = self.builder_.end_block()
+        if prologue.bindings:
+            if isinstance(result, SeqExpr):
+                result = SeqExpr(tuple(result.blocks) + (prologue,), result.body)
+            else:
+                result = SeqExpr([prologue], result)
+            result = self.builder_.normalize(result)
+        return result
+
+    def visit_span(self, span):
+        return span
+
+    def visit_type(self, ty: Type) -> Type:
+        """Rewrite variables used inside a type (a tensor shape given by a shape var)."""
+        shape = getattr(ty, "shape", None)
+        if isinstance(shape, Var) and shape in self.var_remap_:
+            return ty.replace(shape=self.var_remap_[shape])
+        return ty
+
+    # --- leaves -----------------------------------------------------------------------------
+    def visit_constant_(self, op):
+        return op
+
+    def visit_var_(self, op):
+        return self.var_remap_.get(op, op)
+
+    def visit_dataflow_var_(self, op):
+        return self.var_remap_.get(op, op)
+
+    def visit_shape_expr_(self, op):
+        return op
+
+    def visit_extern_func_(self, op):
+        return op
+
+    def visit_global_var_(self, op):
+        return op
+
+    def visit_op_(self, op):
+        return op
+
+    def visit_prim_value_(self, op):
+        return op
+
+    def visit_string_imm_(self, op):
+        return op
+
+    def visit_data_type_imm_(self, op):
+        return op
+
+    # --- composites ------------------------------------------------------------------------
+    def visit_tuple_(self, op):
+        fields = [self.visit_expr(f) for f in op.fields]
+        if all(a is b for a, b in zip(fields, op.fields)):
+            return op
+        return Tuple(fields, span=op.span)
+
+    def visit_tuple_getitem_(self, op):
+        value = self.visit_expr(op.tuple_value)
+        if value is op.tuple_value:
+            return op
+        return TupleGetItem(value, op.index, span=op.span)
+
+    def visit_call_(self, op):
+        new_op = self.visit_expr(op.op)
+        args = [self.visit_expr(a) for a in op.args]
+        ty_args = [self.visit_type(t) for t in op.ty_args]
+        if (new_op is op.op and all(a is b for a, b in zip(args, op.args))
+                and all(a is b for a, b in zip(ty_args, op.ty_args))):
+            return op
+        return Call(new_op, args, op.attrs, ty_args, span=op.span)
+
+    def visit_if_(self, op):
+        cond = self.visit_expr(op.cond)
+        true_branch = self.visit_with_new_scope(op.true_branch)
+        false_branch = self.visit_with_new_scope(op.false_branch)
+        if (cond is op.cond and true_branch is op.true_branch
+                and false_branch is op.false_branch):
+            return op
+        return If(cond, true_branch, false_branch, span=op.span)
+
+    def visit_function_(self, op):
+        params = [self.visit_var_def(p) for p in op.params]
+        self.builder_.begin_scope(params)
+        try:
+            body = None if op.body is None else self.visit_with_new_scope(op.body)
+        finally:
+            self.builder_.end_scope()
+        if all(a is b for a, b in zip(params, op.params)) and body is op.body:
+            return op
+        return Function(params, body, op.ret_ty, op.is_pure, op.attrs, span=op.span)
+
+    def visit_seq_expr_(self, op):
+        blocks = []
+        changed = False
+        for block in op.blocks:
+            new_block = self.visit_binding_block(block)
+            changed |= new_block is not block
+            if new_block.bindings:
+                blocks.append(new_block)
+            else:
+                changed = True
+        self.builder_.begin_binding_block()
+        try:
+            body = self.visit_expr(op.body)
+        finally:
+            prologue = self.builder_.end_block()
+        if prologue.bindings:
+            blocks.append(prologue)
+            changed = True
+        if not changed and body is op.body:
+            return op
+        return SeqExpr(blocks, body, span=op.span)
+
+    # --- blocks and bindings ---------------------------------------------------------------
+    def visit_binding_block(self, block):
+        if isinstance(block, DataflowBlock):
+            return self.visit_dataflow_block_(block)
+        return self.visit_binding_block_(block)
+
+    def visit_binding_block_(self, block):
+        self.builder_.begin_binding_block()
+        return self._finish_block(block)
+
+    def visit_dataflow_block_(self, block):
+        self.builder_.begin_dataflow_block()
+        return self._finish_block(block)
+
+    def _finish_block(self, block):
+        try:
+            for binding in block.bindings:
+                self.visit_binding(binding)
+        finally:
+            new_block = self.builder_.end_block()
+        old = block.bindings
+        if len(new_block.bindings) == len(old) and all(
+            a is b for a, b in zip(new_block.bindings, old)
+        ):
+            return block
+        return new_block
+
+    def visit_binding(self, binding):
+        if isinstance(binding, MatchCast):
+            self.visit_match_cast_(binding)
+        else:
+            self.visit_var_binding_(binding)
+
+    def visit_var_binding_(self, binding):
+        value = self.visit_expr(binding.value)
+        self._reemit(binding, value)
+
+    def _reemit(self, binding, value):
+        """Emit ``binding`` again (unchanged when possible), remapping its var if needed."""
+        var = self.visit_var_def(binding.var)
+        if value is binding.value and var is binding.var:
+            self.builder_.emit_normalized(binding)
+            return
+        new_var = self.with_struct_info(var, value.ty) if value.ty is not None else var
+        if new_var is not binding.var:
+            self.set_var_remap(binding.var, new_var)
+        self.builder_.emit_normalized(VarBinding(new_var, value, span=binding.span))
+
+    def visit_match_cast_(self, binding):
+        value = self.visit_expr(binding.value)
+        ty = self.visit_type(binding.ty)
+        var = self.visit_var_def(binding.var)
+        if value is binding.value and ty is binding.ty and var is binding.var:
+            self.builder_.emit_normalized(binding)
+            return
+        new_var = self.with_struct_info(var, ty)
+        if new_var is not binding.var:
+            self.set_var_remap(binding.var, new_var)
+        self.builder_.emit_normalized(MatchCast(new_var, value, ty, span=binding.span))
+
+    def visit_var_def(self, var):
+        if isinstance(var, DataflowVar):
+            return self.visit_dataflow_var_def_(var)
+        return self.visit_var_def_(var)
+
+    def visit_var_def_(self, var):
+        return var
+
+    def visit_dataflow_var_def_(self, var):
+        return var
+
+
+class PyExprVisitor(ExprVisitor):
+    """The base class TVM users subclass (with ``@relax.expr_functor.visitor``)."""
+
+
+class PyExprMutator(ExprMutator):
+    """The base class TVM users subclass (with ``@relax.expr_functor.mutator``)."""
+
+
+def visitor(visitor_cls=None):
+    """Class decorator for Python visitors (kept for TVM compatibility; checks the base)."""
+
+    def wrap(cls):
+        if not issubclass(cls, ExprVisitor):
+            raise TypeError(f"@visitor expects a subclass of PyExprVisitor, got {cls.__name__}")
+        return cls
+
+    return wrap(visitor_cls) if visitor_cls is not None else wrap
+
+
+def mutator(mutator_cls=None):
+    """Class decorator for Python mutators (kept for TVM compatibility; checks the base)."""
+
+    def wrap(cls):
+        if not issubclass(cls, ExprMutator):
+            raise TypeError(f"@mutator expects a subclass of PyExprMutator, got {cls.__name__}")
+        return cls
+
+    return wrap(mutator_cls) if mutator_cls is not None else wrap
