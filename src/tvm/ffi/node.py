@@ -242,18 +242,38 @@ class Node(metaclass=NodeMeta):
         return type(self)._from_fields(*(getattr(self, n) for n in self._field_names))
 
     def __reduce__(self):
-        return (_rebuild, (self.type_key, tuple(getattr(self, n) for n in self._field_names)))
+        # Flattened into a table so pickling a very deep tree never recurses deeply.
+        return (_rebuild_flat, (_flatten(self),))
+
+    def __deepcopy__(self, memo):
+        import copy  # only needed here
+
+        result = _rebuild_flat(_flatten(self), lambda leaf: copy.deepcopy(leaf, memo))
+        memo[id(self)] = result
+        return result
 
     # --- generic display ------------------------------------------------------------------
     def __repr__(self):
-        parts = []
-        for fobj in self._fields:
-            if fobj.role == IGNORE and fobj.name == "span":
-                continue
-            value = getattr(self, fobj.name, None)
-            text = _short_repr(value)
-            parts.append(f"{fobj.name}={text}")
-        return f"{type(self).__name__}({', '.join(parts)})"
+        # Nested nodes print in full only a few levels deep, so deep trees neither recurse
+        # without bound nor build huge strings.
+        if _REPR_DEPTH[0] >= _REPR_MAX_DEPTH:
+            return f"{type(self).__name__}(...)"
+        _REPR_DEPTH[0] += 1
+        try:
+            parts = []
+            for fobj in self._fields:
+                if fobj.role == IGNORE and fobj.name == "span":
+                    continue
+                value = getattr(self, fobj.name, None)
+                text = _short_repr(value)
+                parts.append(f"{fobj.name}={text}")
+            return f"{type(self).__name__}({', '.join(parts)})"
+        finally:
+            _REPR_DEPTH[0] -= 1
+
+
+_REPR_DEPTH = [0]
+_REPR_MAX_DEPTH = 4
 
 
 def _short_repr(value, limit=60):
@@ -266,6 +286,92 @@ def _short_repr(value, limit=60):
 
 def _rebuild(type_key, values):
     return _NODE_TYPES[type_key]._from_fields(*values)
+
+
+# --- deep-safe pickling -------------------------------------------------------------------------
+# ``Node.__reduce__`` encodes the node's subtree as a flat table (children before parents), so
+# pickle and deepcopy see a shallow structure whatever the tree depth. Nodes deeper than
+# ``_CHUNK_DEPTH`` below the root are left as references that pickle reduces in turn (one
+# more shallow table each), bounding the size of one table's walk and pickle's own nesting.
+# Variables (``_sequal_kind == "var"``), nodes with ``_pickle_by_reference = True`` and nodes
+# with their own ``__reduce__`` are always references, so pickle's memo keeps their identity
+# across the whole pickled object; other shared subtrees keep their sharing within a table.
+_CHUNK_DEPTH = 256
+
+
+def _by_reference(value) -> bool:
+    cls = type(value)
+    return (
+        value._sequal_kind == "var"
+        or getattr(cls, "_pickle_by_reference", False)
+        or cls.__reduce__ is not Node.__reduce__
+    )
+
+
+def _flatten(root):
+    """The table ``[(tag, payload), ...]`` describing ``root``'s subtree; root is last."""
+    table: list = []
+    index_of: dict[int, int] = {}
+    keep = []  # holds visited containers so their ids stay unique during the walk
+
+    def ref(value):
+        # Called only once the children of ``value`` are in the table.
+        return ("r", index_of[id(value)]) if id(value) in index_of else ("v", value)
+
+    def inline(value, depth):
+        if isinstance(value, Node):
+            return depth == 0 or (depth < _CHUNK_DEPTH and not _by_reference(value))
+        return type(value) in (tuple, list, dict) and depth < _CHUNK_DEPTH
+
+    stack = [(root, 0, False)]
+    while stack:
+        value, depth, expanded = stack.pop()
+        if id(value) in index_of:
+            continue
+        if isinstance(value, Node):
+            children = [getattr(value, n) for n in value._field_names]
+        elif isinstance(value, dict):
+            children = [item for pair in value.items() for item in pair]
+        else:
+            children = list(value)
+        if not expanded:
+            stack.append((value, depth, True))
+            for child in reversed(children):
+                if inline(child, depth + 1) and id(child) not in index_of:
+                    stack.append((child, depth + 1, False))
+            continue
+        refs = [ref(child) for child in children]
+        if isinstance(value, Node):
+            entry = ("n", (value.type_key, refs))
+        elif isinstance(value, dict):
+            entry = ("d", refs)
+        else:
+            entry = ("t" if type(value) is tuple else "l", refs)
+        index_of[id(value)] = len(table)
+        keep.append(value)
+        table.append(entry)
+    return table
+
+
+def _rebuild_flat(table, map_leaf=None):
+    """Inverse of :func:`_flatten`; ``map_leaf`` transforms each non-inlined value (deepcopy)."""
+    built: list = []
+    for tag, payload in table:
+        refs = payload[1] if tag == "n" else payload
+        if map_leaf is None:
+            values = [built[i] if kind == "r" else i for kind, i in refs]
+        else:
+            values = [built[i] if kind == "r" else map_leaf(i) for kind, i in refs]
+        if tag == "n":
+            built.append(_NODE_TYPES[payload[0]]._from_fields(*values))
+            continue
+        if tag == "t":
+            built.append(tuple(values))
+        elif tag == "l":
+            built.append(values)
+        else:
+            built.append(dict(zip(values[0::2], values[1::2])))
+    return built[-1]
 
 
 def set_field(node: Node, name: str, value) -> None:

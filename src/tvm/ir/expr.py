@@ -42,6 +42,8 @@ class RelaxExpr(BaseExpr, type_key="ir.RelaxExpr"):
 class GlobalVar(RelaxExpr, type_key="ir.GlobalVar"):
     """A global function name inside an ``IRModule``."""
 
+    # Identity matters (module keys and call sites): pickle keeps it shared (ffi/node.py).
+    _pickle_by_reference = True
     name_hint: str
 
     def __init__(self, name_hint: str, ty=None, span=None):
