@@ -1,0 +1,131 @@
+"""verify_well_formed and friends: one bad function per rule, with TVM's messages."""
+
+import pytest
+
+from tvm import te, tirx
+from tvm.ir import IRModule, Range
+from tvm.tirx import analysis
+
+F32 = "float32"
+
+
+def _range(n):
+    return Range(tirx.IntImm("int32", 0), tirx.IntImm("int32", n))
+
+
+def _good_func():
+    A = te.placeholder((4,), name="A")
+    B = te.compute((4,), lambda i: A[i] + 1.0, name="B")
+    return te.create_prim_func([A, B])
+
+
+def test_well_formed_functions_pass():
+    func = _good_func()
+    assert analysis.verify_well_formed(func)
+    assert analysis.verify_well_formed(IRModule({"main": func}))
+    assert analysis.verify_ssa(func)
+
+
+def test_undefined_variable():
+    x = tirx.Var("x", "int32")
+    A = tirx.decl_buffer((4,), F32, name="A")
+    i = tirx.Var("i", "int32")
+    body = tirx.BufferStore(A, tirx.Cast(F32, x), [i])
+    func = tirx.PrimFunc([A], tirx.For(i, 0, 4, tirx.ForKind.SERIAL, body))
+    with pytest.raises(ValueError, match=r"^Invalid use of undefined variable x at "
+                                         r"<root>\.body\.body\.value\.value\.$"):
+        analysis.verify_well_formed(func)
+    assert analysis.verify_well_formed(func, assert_mode=False) is False
+
+
+def test_variable_defined_twice():
+    A = tirx.decl_buffer((4,), F32, name="A")
+    i = tirx.Var("i", "int32")
+    loop = tirx.For(i, 0, 4, tirx.ForKind.SERIAL, tirx.BufferStore(A, 1.0, [i]))
+    func = tirx.PrimFunc([A], tirx.SeqStmt([loop, loop]))
+    with pytest.raises(ValueError, match=(
+            r"TIR is ill-formed, due to multiple definitions of variable i\. It was first "
+            r"defined at <root>\.body\.seq\[0\]\.loop_var, and was later re-defined at "
+            r"<root>\.body\.seq\[1\]\.loop_var")):
+        analysis.verify_well_formed(func)
+    assert analysis.verify_ssa(func) is False
+
+
+def test_loop_var_out_of_scope():
+    A = tirx.decl_buffer((4,), F32, name="A")
+    i = tirx.Var("i", "int32")
+    loop = tirx.For(i, 0, 4, tirx.ForKind.SERIAL, tirx.Evaluate(0))
+    func = tirx.PrimFunc([A], tirx.SeqStmt([loop, tirx.BufferStore(A, 1.0, [i])]))
+    with pytest.raises(ValueError, match=r"undefined variable i at <root>\.body\.seq\[1\]"):
+        analysis.verify_well_formed(func)
+
+
+def test_bind_scope_is_rest_of_sequence():
+    A = tirx.decl_buffer((4,), "int32", name="A")
+    x = tirx.Var("x", "int32")
+    ok = tirx.PrimFunc([A], tirx.SeqStmt([tirx.Bind(x, 1), tirx.BufferStore(A, x, [0])]))
+    assert analysis.verify_well_formed(ok)
+    inner = tirx.IfThenElse(tirx.const(True), tirx.Bind(x, 1))
+    bad = tirx.PrimFunc([A], tirx.SeqStmt([inner, tirx.BufferStore(A, x, [0])]))
+    with pytest.raises(ValueError, match="undefined variable x"):
+        analysis.verify_well_formed(bad)
+
+
+def test_undeclared_buffer():
+    A = tirx.decl_buffer((4,), F32, name="A")
+    T = tirx.decl_buffer((4,), F32, name="T")
+    func = tirx.PrimFunc([A], tirx.BufferStore(A, T[0], [0]))
+    with pytest.raises(ValueError, match=r"undeclared buffer T at <root>\.body\.value\.buffer"):
+        analysis.verify_well_formed(func)
+    declared = tirx.PrimFunc([A], tirx.SeqStmt([tirx.AllocBuffer(T),
+                                                tirx.BufferStore(A, T[0], [0])]))
+    assert analysis.verify_well_formed(declared)
+
+
+def test_block_must_not_use_outer_loop_vars_directly():
+    A = tirx.decl_buffer((4,), F32, name="A")
+    i, vi = tirx.Var("i", "int32"), tirx.Var("vi", "int32")
+    block = tirx.SBlock([tirx.IterVar(_range(4), vi, 0)], [], [], "b",
+                        tirx.BufferStore(A, 1.0, [i]))
+    loop = tirx.For(i, 0, 4, tirx.ForKind.SERIAL, tirx.SBlockRealize([i], True, block))
+    func = tirx.PrimFunc([A], loop)
+    with pytest.raises(ValueError, match=r'loop variable i inside block "b" at '
+                                         r"<root>\.body\.body\.block\.body\.indices\[0\]"):
+        analysis.verify_well_formed(func)
+
+
+def test_block_iter_var_not_visible_in_its_bindings():
+    A = tirx.decl_buffer((4,), F32, name="A")
+    vi = tirx.Var("vi", "int32")
+    block = tirx.SBlock([tirx.IterVar(_range(4), vi, 0)], [], [], "b",
+                        tirx.BufferStore(A, 1.0, [vi]))
+    func = tirx.PrimFunc([A], tirx.SBlockRealize([vi], True, block))
+    with pytest.raises(ValueError, match=r"undefined variable vi at <root>\.body\.iter_values"):
+        analysis.verify_well_formed(func)
+
+
+def test_tirx_verifier_rejects_sblocks():
+    func = _good_func()
+    with pytest.raises(ValueError, match=r"^TIR verifier does not support statement "
+                                         r"s_tir\.SBlockRealize at <root>\.body$"):
+        analysis.verify_tirx_well_formed(func)
+    A = tirx.decl_buffer((4,), F32, name="A")
+    i = tirx.Var("i", "int32")
+    plain = tirx.PrimFunc([A], tirx.For(i, 0, 4, 0, tirx.BufferStore(A, 1.0, [i])))
+    assert analysis.verify_tirx_well_formed(plain)
+
+
+def test_undefined_vars_order():
+    x = tirx.Var("x", "int32")
+    A = tirx.decl_buffer((4,), F32, name="A")
+    i = tirx.Var("i", "int32")
+    store = tirx.BufferStore(A, tirx.Cast(F32, x), [i])
+    assert analysis.undefined_vars(store) == [A.data, x, i]
+    assert analysis.undefined_vars(x + i, defs=[x]) == [i]
+    with pytest.raises(TypeError, match="Stmt or PrimExpr"):
+        analysis.undefined_vars("x")
+
+
+def test_bad_argument_kind():
+    with pytest.raises(TypeError, match="PrimFunc or an IRModule"):
+        analysis.verify_well_formed(3)
