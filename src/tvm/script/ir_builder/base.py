@@ -39,17 +39,26 @@ class IRBuilderFrame:
     """A scope of the IR builder (a module, a function, a block, a branch...)."""
 
     def __enter__(self):
-        IRBuilder.current().frames.append(self)
-        self.enter_with_scope()
+        frames = IRBuilder.current().frames
+        frames.append(self)
+        try:
+            self.enter_with_scope()
+        except BaseException:
+            frames.pop()
+            raise
         return self
 
     def __exit__(self, exc_type, exc, tb):
-        builder = IRBuilder.current()
-        frame = builder.frames.pop()
-        if frame is not self:
-            raise RuntimeError("IR builder frames were closed out of order")
-        if exc_type is None:
-            self.exit_with_scope()
+        frames = IRBuilder.current().frames
+        if exc_type is not None:
+            # Unwinding an error: drop this frame without finishing it.
+            if self in frames:
+                del frames[frames.index(self):]
+            return False
+        if not frames or frames[-1] is not self:
+            raise ValueError("IR builder frames were closed out of order")
+        frames.pop()
+        self.exit_with_scope()
         return False
 
     def enter_with_scope(self) -> None:

@@ -91,6 +91,9 @@ def def_function(func_name: str, func) -> GlobalVar:
 
 def module_attrs(attrs: dict, allow_overwrite: bool = False) -> None:
     """Set the module attributes (``I.module_attrs({"key": value})``)."""
+    if not IRBuilder.is_in_scope():
+        # Python runs the decorated class body before @I.ir_module parses it: nothing to do.
+        return
     frame = _module_frame("module_attrs")
     if frame.attrs is not None and not allow_overwrite:
         raise ValueError("Duplicate module attrs: I.module_attrs is called twice")
@@ -115,6 +118,8 @@ def module_set_attr(attr_key: str, attr_value, allow_overwrite: bool = False) ->
 
 def module_global_infos(global_infos: dict) -> None:
     """Set the module's global infos (``I.module_global_infos({"vdevice": [...]})``)."""
+    if not IRBuilder.is_in_scope():
+        return  # the class body running as Python (see module_attrs)
     frame = _module_frame("module_global_infos")
     if frame.global_infos is not None:
         raise ValueError("Duplicate module global infos: I.module_global_infos is called twice")

@@ -59,15 +59,10 @@ def _block_builder():
     """A ``relax.BlockBuilder`` used for type inference only (bindings are kept here)."""
     builder_cls = getattr(relax, "BlockBuilder", None)
     if builder_cls is None:
-        # DEV FALLBACK (remove once relax.BlockBuilder lands): the normalizer mixin alone.
-        from tvm.relax.normalizer import Normalizer
-
-        class _Inference(Normalizer):
-            def __init__(self):
-                self._frames, self._tir_scopes, self._bindings = [], [], {}
-                self._mod, self._names = None, {}
-
-        return _Inference()
+        raise ImportError(
+            "relax.BlockBuilder is not available: the Relax IR builder needs it to infer the "
+            "types of bindings"
+        )
     return builder_cls()
 
 
@@ -212,6 +207,8 @@ class FunctionFrame(SeqFrame):
         self.attrs: dict[str, Any] = {}
         #: Symbolic shape variables by name, shared by the signature and the body.
         self.shape_vars: dict[str, Any] = {}
+        #: Whether the signature is being read (only there may strings name new shape vars).
+        self.in_signature = False
         self.result = None
 
     def exit_with_scope(self) -> None:

@@ -25,7 +25,7 @@ def _class_source_lines(cls) -> tuple[list[str], int]:
     ``inspect`` cannot always locate nested classes (for example a class defined inside a
     function); scanning the file's AST for the dotted qualname is exact.
     """
-    filename = inspect.getsourcefile(cls)
+    filename = _source_file(cls)
     lines = linecache.getlines(filename)
     if not lines:
         raise OSError(f"could not read the source of class {cls.__qualname__}")
@@ -55,6 +55,21 @@ def _class_source_lines(cls) -> tuple[list[str], int]:
     # The span starts at the ``class`` line itself (decorators are not part of it).
     start = node.lineno - 1
     return lines[start : node.end_lineno], start
+
+
+def _source_file(obj) -> str:
+    """The file defining ``obj``; for a class whose module is not importable (a file run with
+    ``runpy``), the file of one of its methods."""
+    try:
+        return inspect.getsourcefile(obj)
+    except TypeError:
+        if not inspect.isclass(obj):
+            raise
+        for value in vars(obj).values():
+            code = getattr(value, "__code__", None)
+            if code is not None:
+                return code.co_filename
+        raise
 
 
 def _strip_indent(line: str, indent: int) -> str:
@@ -93,7 +108,7 @@ class Source:
             self.source = program
             self.full_source = program
             return
-        self.source_name = inspect.getsourcefile(program)
+        self.source_name = _source_file(program)
         if inspect.isclass(program):
             lines, start = _class_source_lines(program)
         else:

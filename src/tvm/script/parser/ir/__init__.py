@@ -5,7 +5,7 @@
 
 from __future__ import annotations
 
-from tvm.ir import GlobalVar, IRModule, Range  # noqa: F401
+from tvm.ir import GlobalVar, IRModule, Range, StringType  # noqa: F401
 
 from ...ir_builder.ir import (  # noqa: F401
     decl_function,
@@ -22,6 +22,7 @@ __all__ = [
     "GlobalVar",
     "IRModule",
     "Range",
+    "StringType",
     "ir_module",
     "decl_function",
     "def_function",

@@ -44,7 +44,7 @@ from .entry import (  # noqa: F401
     shape,
     str,
 )
-from .types import Callable, Object, Prim, Shape, Tensor, Tuple  # noqa: F401
+from .types import Any, Callable, Object, Prim, Shape, Tensor, Tuple  # noqa: F401
 
 dispatch_token = "relax"
 

@@ -47,7 +47,19 @@ def _visit_signature(parser: Parser, node: ast.FunctionDef, frame: FunctionFrame
     args = node.args
     if args.vararg or args.kwarg or args.kwonlyargs or args.posonlyargs or args.defaults:
         parser.report_error(node, "Relax functions take plain positional parameters only")
-    for param in args.args:
+    frame.in_signature = True
+    try:
+        _visit_params(parser, node, frame)
+    finally:
+        frame.in_signature = False
+    # Symbolic variables introduced by the signature are visible in the body by name.
+    for name, var in frame.shape_vars.items():
+        if parser.var_table.lookup(name, _NOT_FOUND) is _NOT_FOUND:
+            parser.var_table.add(name, var)
+
+
+def _visit_params(parser: Parser, node: ast.FunctionDef, frame: FunctionFrame) -> None:
+    for param in node.args.args:
         if param.annotation is None:
             parser.report_error(param, f"Parameter {param.arg} needs a type annotation")
         ty = _annotation(parser, param.annotation)
@@ -55,10 +67,6 @@ def _visit_signature(parser: Parser, node: ast.FunctionDef, frame: FunctionFrame
         parser.var_table.add(param.arg, var)
     if node.returns is not None:
         B.func_ret_ty(_annotation(parser, node.returns))
-    # Symbolic variables introduced by the signature are visible in the body by name.
-    for name, var in frame.shape_vars.items():
-        if parser.var_table.lookup(name, _NOT_FOUND) is _NOT_FOUND:
-            parser.var_table.add(name, var)
 
 
 def _annotation(parser: Parser, node: ast.AST):
@@ -93,6 +101,7 @@ def _declare_function(parser: Parser, node: ast.FunctionDef) -> GlobalVar:
     builder = IRBuilder.current()
     frame = B.function(options.get("pure", True), options.get("private", False))
     # The frame only scopes the signature's symbolic variables; it is never finished.
+    frame.in_signature = True
     builder.frames.append(frame)
     try:
         with parser.var_table.with_frame():
@@ -136,6 +145,9 @@ def _bind(parser: Parser, stmt: ast.AST, target: ast.AST, value: Any, annotation
     if isinstance(target, ast.Name):
         name = target.id
         value = _as_relax(value)
+        if isinstance(annotation, relax.PrimType) and not isinstance(value, relax.Expr):
+            # ``pv: T.int64 = 3`` binds a scalar value of the annotated dtype.
+            value = _prim_value(value, annotation.dtype)
         is_output = _is_output_statement(parser, stmt)
         if isinstance(value, MatchCastPair):
             ty = annotation if annotation is not None else value.ty
@@ -162,6 +174,21 @@ def _bind(parser: Parser, stmt: ast.AST, target: ast.AST, value: Any, annotation
             _bind(parser, stmt, elt, relax.TupleGetItem(tuple_var, index))
         return
     bind_python_target(parser, target, value)
+
+
+def _prim_value(value, dtype: str):
+    from tvm import tirx
+
+    if isinstance(value, bool):
+        return relax.PrimValue(tirx.IntImm(dtype, int(value)))
+    if isinstance(value, (int, float)):
+        if dtype.startswith(("float", "bfloat")):
+            return relax.PrimValue(tirx.FloatImm(dtype, float(value)))
+        return relax.PrimValue(tirx.IntImm(dtype, value))
+    if isinstance(value, PrimExpr):
+        return relax.PrimValue(value)
+    raise TypeError(f"A value annotated as a {dtype} scalar must be a number or PrimExpr, "
+                    f"got {value!r}")
 
 
 def _is_unnamed_var(value) -> bool:

@@ -17,7 +17,7 @@ from tvm.ir import PrimExpr
 from ...ir_builder.base import IRBuilder
 from ...ir_builder.relax.frame import FunctionFrame
 
-__all__ = ["Tensor", "Shape", "Tuple", "Object", "Prim", "Callable", "as_type", "shape_var"]
+__all__ = ["Any", "Callable", "Object", "Prim", "Shape", "Tensor", "Tuple", "as_type", "shape_var"]
 
 
 def shape_var(name: str, dtype: str = "int64"):
@@ -31,6 +31,11 @@ def shape_var(name: str, dtype: str = "int64"):
         return tirx.Var(name, dtype)
     var = frame.shape_vars.get(name)
     if var is None:
+        if not frame.in_signature:
+            raise ValueError(
+                "String-defined shape expr is only allowed when parsing function parameters "
+                "and return annotations for TVMScript."
+            )
         var = frame.shape_vars[name] = tirx.Var(name, dtype)
     return var
 
@@ -121,6 +126,9 @@ def Callable(params=None, ret=None, purity=None, derive_func=None):  # noqa: N80
     )
 
 
+#: ``R.Any`` is the 0.27 spelling of ``R.Object``.
+Any = Object
+
 _BARE = {Tensor, Shape, Tuple, Object, Callable}
 
 
@@ -130,6 +138,10 @@ def as_type(value):
         return value
     if value in _BARE:
         return value()
+    prim_dtype = getattr(value, "prim_dtype", None)
+    if isinstance(prim_dtype, builtins.str):
+        # A bare dtype constructor (``p: T.int64``) annotates a scalar of that dtype.
+        return relax.PrimType(prim_dtype)
     raise TypeError(
         f"Expected a Relax type annotation such as R.Tensor(...), got {value!r}"
     )

@@ -53,6 +53,8 @@ def dtype_constructor(dtype: str):
         return tirx.Cast(dtype, expr)
 
     constructor.__name__ = constructor.__qualname__ = dtype
+    # Read by Relax annotations: a bare ``T.int64`` annotates an int64 scalar.
+    constructor.prim_dtype = dtype
     constructor.__doc__ = f"``T.{dtype}(expr=None, is_size_var=False)``"
     return constructor
 
