@@ -517,8 +517,12 @@ def _func_attrs(func, name):
 
 def _function_doc(func, path, d, name, nested=False):
     d.push_frame()
+    saved_decls = d.state.get("func_decls")
     saved_alias = d.state.get("uses_module_alias", False)
     d.state["uses_module_alias"] = False
+    # Symbolic variables first met outside the parameters are declared when the tirx Var
+    # docsifier meets them (``m = T.int64()``) and inserted at the top of the body.
+    d.state["func_decls"] = decls = []
     try:
         # Symbolic variables: those in parameter types become file-level TypeVars.
         param_types = [p.ty for p in func.params]
@@ -526,6 +530,7 @@ def _function_doc(func, path, d, name, nested=False):
         for var in sig_vars:
             if not d.is_defined(var):
                 d.var_names[id(var)] = var.name
+                d.used_names.add(var.name)
                 if var.name not in d.type_vars:
                     d.type_vars.append(var.name)
         args = []
@@ -543,11 +548,6 @@ def _function_doc(func, path, d, name, nested=False):
             attrs.pop("global_symbol")
         if attrs:
             body.append(ExprStmtDoc(_r(d, "func_attr").call(attr_value_doc(attrs, None, d))))
-        # Symbolic variables first used in the body: ``m = T.int64()``.
-        for var in _symbolic_vars([func.body]):
-            if not d.is_defined(var):
-                decl = d.prefix("T").attr(var.dtype).call()
-                body.append(AssignDoc(d.define(var, var.name), decl, None))
         header_len = len(body)
         seq = func.body
         body_path = attr_path(path, "body")
@@ -557,10 +557,13 @@ def _function_doc(func, path, d, name, nested=False):
         else:
             ret_value = d.as_doc(seq, body_path)
         body.append(ReturnDoc(ret_value))
+        body[header_len:header_len] = decls
+        header_len += len(decls)
         if d.state.get("uses_module_alias") and d.in_module:
             module_name = d.cfg.name or "Module"
             body.insert(header_len, AssignDoc(IdDoc(d.cfg.module_alias), IdDoc(module_name)))
     finally:
+        d.state["func_decls"] = saved_decls
         d.state["uses_module_alias"] = saved_alias
         d.state["in_signature"] = False
         d.pop_frame()

@@ -15,7 +15,7 @@ import math
 
 from ... import tirx
 from ...ir.op import Op
-from .doc import CallDoc, IdDoc, LiteralDoc, OperationDoc, OperationKind
+from .doc import AssignDoc, CallDoc, IdDoc, LiteralDoc, OperationDoc, OperationKind
 from .ir_docsifier import attr_path, item_path, register_printer
 
 __all__ = ["format_float", "int_doc"]
@@ -71,6 +71,12 @@ def _var(var, path, d):
     doc = d.var_doc(var)
     if doc is not None:
         return doc
+    decls = d.state.get("func_decls")
+    if decls is not None:
+        # First use inside a Relax function body: declare it there (``m = T.int64()``).
+        doc = d.define(var, var.name)
+        decls.append(AssignDoc(IdDoc(doc.name), d.prefix("T").attr(var.dtype).call()))
+        return IdDoc(doc.name)
     # A free variable prints as its name (as TVM does for ``str(n * 2)``).
     return IdDoc(var.name or "v")
 
