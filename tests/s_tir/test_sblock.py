@@ -51,7 +51,7 @@ def test_point_regions_reads_in_first_access_order():
     assert _regions(writes) == [("C", [(vi, 1)])]
     reads2, _ = s_tir.infer_sblock_regions(block, exclude_written_from_reads=True)
     assert _regions(reads2) == [("A", [(vi, 1), (vk, 1)])]
-    r, w, opaque = s_tir.get_sblock_access_region(block, {})
+    r, _w, opaque = s_tir.get_sblock_access_region(block, {})
     assert structural_equal(r, reads) and opaque == []
 
 

@@ -22,7 +22,7 @@ def _scale_func(n=None):
 
 
 def test_params_buffer_map_and_type():
-    func, n, s = _scale_func()
+    func, _n, _s = _scale_func()
     assert [p.name for p in func.params] == ["a", "b", "s"]
     assert [b.name for b in func.buffer_map.values()] == ["A", "B"]
     assert func.ret_type is None
@@ -62,7 +62,7 @@ def test_constructor_errors():
 
 
 def test_specialize_scalar_and_buffer():
-    func, n, s = _scale_func()
+    func, _n, s = _scale_func()
     fixed = func.specialize({s: 2.0})
     assert [p.name for p in fixed.params] == ["a", "b"]
     a = np.arange(4, dtype="float32")

@@ -108,7 +108,7 @@ def test_substitute_in_statements_and_buffers():
 
 
 def test_post_order_and_pre_order_visit():
-    _, i, j, loop = _nest()
+    _, i, _j, loop = _nest()
     order = []
     post_order_visit(loop, lambda node: order.append(type(node).__name__))
     assert order[-1] == "For" and order.index("BufferStore") < order.index("For")
@@ -125,7 +125,7 @@ def test_post_order_and_pre_order_visit():
 
 
 def test_ir_transform_preorder_postorder_and_filter():
-    _, i, j, loop = _nest()
+    _, _i, _j, loop = _nest()
 
     def to_parallel(node):
         return node.replace(kind=tirx.ForKind.PARALLEL)
