@@ -1,0 +1,7 @@
+"""``tvm.arith``: integer analysis of PrimExprs (simplification, proofs, bounds).
+
+Apache TVM 0.27 also exposes this package as ``tvm.sym``.
+"""
+
+from .analyzer import Analyzer, IntervalSet, ProofStrength  # noqa: F401
+from .bound import ConstIntBound  # noqa: F401

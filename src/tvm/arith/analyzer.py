@@ -1,0 +1,261 @@
+"""``tvm.arith.Analyzer``: simplification, proofs and bounds for integer PrimExprs.
+
+The Analyzer holds what is known about variables: bindings ``var -> expr`` (substituted when
+simplifying), and integer bounds (from :meth:`Analyzer.bind` with a ``Range``, from
+:meth:`Analyzer.update`, from :meth:`Analyzer.constraint_scope`, and ``SizeVar >= 0``).
+
+* :meth:`simplify` rewrites to the canonical sum-of-products form of
+  :mod:`tvm.arith.canonical` (``n * 4 // 2`` is ``n * 2``); ``rewrite_simplify`` and
+  ``canonical_simplify`` are the same engine here (TVM has two; ours is one).
+* :meth:`can_prove` / :meth:`can_prove_equal` decide facts by multiplying products out
+  (a polynomial normal form) and by bounds; ``False`` means "not proven", never "disproven".
+* :meth:`const_int_bound` gives a :class:`ConstIntBound`.
+
+Limitations: ``int_set`` returns constant intervals only (not symbolic ones), and there is no
+``modular_set`` or iterator-map analysis yet.
+
+Examples
+--------
+>>> import tvm
+>>> from tvm import tirx, arith
+>>> n = tirx.Var("n", "int64")
+>>> ana = arith.Analyzer()
+>>> ana.simplify(n * 4 // 2)
+n * T.int64(2)
+>>> ana.can_prove_equal(n * 4 // 2, 2 * n)
+True
+>>> x = tirx.Var("x", "int32")
+>>> ana.bind(x, tvm.ir.Range.from_min_extent(0, 4))
+>>> ana.simplify(x % 4), ana.const_int_bound(x * 2 + 1)
+(x, arith.ConstIntBound(min_value=1, max_value=7))
+"""
+
+from __future__ import annotations
+
+import contextlib
+import math
+
+from ..ffi.node import IGNORE, Node, field
+from ..ffi.structural import structural_equal
+from ..runtime.data_type import dtype_info
+from ._tirx import tirx
+from .bound import NEG_INF, POS_INF, BoundAnalyzer, ConstIntBound, from_sentinel, to_sentinel
+from .canonical import Simplifier
+
+__all__ = ["Analyzer", "IntervalSet", "ProofStrength"]
+
+
+class ProofStrength:
+    """How hard :meth:`Analyzer.can_prove` tries (accepted for TVM compatibility)."""
+
+    DEFAULT = 0
+    SYMBOLIC_BOUND = 1
+
+
+class IntervalSet(Node, type_key="arith.IntervalSet"):
+    """A closed integer interval ``[min_value, max_value]`` of PrimExprs.
+
+    An unbounded side is ``None`` (TVM uses ``pos_inf``/``neg_inf`` markers).
+    """
+
+    min_value: object
+    max_value: object
+    span: object = field(None, role=IGNORE, kw_only=True)
+
+    def __repr__(self):
+        return f"IntervalSet[{self.min_value!r}, {self.max_value!r}]"
+
+    def is_single_point(self) -> bool:
+        return self.min_value is not None and structural_equal(self.min_value, self.max_value)
+
+
+class Analyzer:
+    """Integer arithmetic analysis; see the module docstring."""
+
+    def __init__(self):
+        self._bounds = BoundAnalyzer()
+        #: Var -> PrimExpr bindings, substituted when simplifying.
+        self._var_map: dict = {}
+
+    # --- simplification ---------------------------------------------------------------------
+    def simplify(self, expr, steps: int = 2):
+        """Simplify ``expr`` to the canonical form (repeated until stable, ``steps`` times)."""
+        _, generic = tirx()
+        result = generic.convert(expr)
+        for _ in range(max(1, steps)):
+            new = Simplifier(self).simplify(result)
+            if new is result or structural_equal(new, result):
+                return new
+            result = new
+        return result
+
+    def rewrite_simplify(self, expr):
+        """Same as :meth:`simplify` (one engine serves both of TVM's simplifiers)."""
+        return self.simplify(expr)
+
+    def canonical_simplify(self, expr):
+        """Same as :meth:`simplify` (one engine serves both of TVM's simplifiers)."""
+        return self.simplify(expr)
+
+    # --- proofs -----------------------------------------------------------------------------
+    def can_prove(self, cond, strength=ProofStrength.DEFAULT) -> bool:
+        """True when ``cond`` (a bool PrimExpr) holds for every value of its variables."""
+        expr_mod, generic = tirx()
+        cond = generic.convert(cond)
+        if isinstance(cond, expr_mod.IntImm):
+            return bool(cond.value)
+        if dtype_info(cond.dtype).kind != "bool":
+            raise TypeError(f"can_prove expects a bool expression, got dtype {cond.dtype}")
+        result = Simplifier(self, expand=True).simplify_bool(cond)
+        return isinstance(result, expr_mod.IntImm) and bool(result.value)
+
+    def can_prove_equal(self, lhs, rhs) -> bool:
+        """True when ``lhs == rhs`` for every value of the variables."""
+        _, generic = tirx()
+        lhs, rhs = generic.convert(lhs), generic.convert(rhs)
+        info_l, info_r = dtype_info(lhs.dtype), dtype_info(rhs.dtype)
+        ints = ("int", "uint")
+        if info_l.kind in ints and info_r.kind in ints and info_l.lanes == info_r.lanes == 1:
+            simp = Simplifier(self, expand=True)
+            diff = simp.recombine(simp.to_sum(lhs).plus(simp.to_sum(rhs), -1))
+            if diff.is_const:
+                return diff.const == 0
+            lo, hi = simp.sum_bound(diff)
+            return lo == hi == 0
+        return structural_equal(self.simplify(lhs), self.simplify(rhs))
+
+    # --- bounds -----------------------------------------------------------------------------
+    def const_int_bound(self, expr) -> ConstIntBound:
+        """Constant lower and upper bounds of an integer expression."""
+        _, generic = tirx()
+        return self._bounds.const_int_bound(generic.convert(expr))
+
+    def const_int_bound_is_bound(self, var) -> bool:
+        """Whether ``var`` has bounds recorded in this analyzer."""
+        return var in self._bounds.var_bounds
+
+    def update(self, var, info: ConstIntBound, override: bool = False) -> None:
+        """Record ``info`` as the bounds of ``var``.
+
+        Without ``override``, conflicting bounds for an already bounded variable raise
+        ``ValueError``.
+        """
+        if not isinstance(info, ConstIntBound):
+            raise TypeError(f"update expects a ConstIntBound, got {type(info).__name__}")
+        new = (from_sentinel(info.min_value), from_sentinel(info.max_value))
+        old = self._bounds.var_bounds.get(var)
+        if old is not None and old != new and not override:
+            raise ValueError(
+                f"Trying to update var '{_name(var)}' with a different const bound: "
+                f"original={_fmt(old)}, new={_fmt(new)}; pass override=True to replace it"
+            )
+        self._bounds.var_bounds[var] = new
+
+    def bind(self, var, expr, allow_override: bool = False) -> None:
+        """Bind ``var`` to a value (a PrimExpr, substituted when simplifying) or a ``Range``.
+
+        A range ``[min, min + extent)`` bounds the variable by the constant bounds of its ends.
+        """
+        expr_mod, generic = tirx()
+        if not isinstance(var, expr_mod.Var):
+            raise TypeError(f"bind expects a tirx.Var, got {type(var).__name__}")
+        if hasattr(expr, "extent") and hasattr(expr, "min"):
+            lo_expr = generic.convert(expr.min, var.dtype)
+            extent = generic.convert(expr.extent, var.dtype)
+            hi_expr = generic.subtract(generic.add(lo_expr, extent), 1)
+            lo = self._bounds.bound(self.simplify(lo_expr))[0]
+            hi = self._bounds.bound(self.simplify(hi_expr))[1]
+            self.update(var, ConstIntBound(to_sentinel(lo), to_sentinel(hi)), allow_override)
+            return
+        value = self.simplify(generic.convert(expr, var.dtype))
+        old = self._var_map.get(var)
+        if old is not None and not allow_override and not structural_equal(old, value):
+            raise ValueError(
+                f"Trying to update var '{_name(var)}' with a different value: "
+                f"original={old!r}, new={value!r}"
+            )
+        self._var_map[var] = value
+        self._bounds.var_bounds[var] = self._bounds.bound(value)
+
+    @contextlib.contextmanager
+    def constraint_scope(self, constraint):
+        """Within the ``with`` block, assume ``constraint`` (a bool expression).
+
+        Conjunctions of comparisons between a variable and an expression with constant bounds
+        (``x < 10``, ``0 <= x``, ``n >= m``) tighten the variable's bounds; other constraints are
+        accepted and ignored (the analyzer just knows less).
+        """
+        _, generic = tirx()
+        saved = dict(self._bounds.var_bounds)
+        try:
+            for var, lo, hi in self._constraint_bounds(generic.convert(constraint)):
+                old_lo, old_hi = self._bounds.bound(var)
+                self._bounds.var_bounds[var] = (max(old_lo, lo), min(old_hi, hi))
+            yield self
+        finally:
+            self._bounds.var_bounds.clear()
+            self._bounds.var_bounds.update(saved)
+
+    def _constraint_bounds(self, cond):
+        expr_mod, _ = tirx()
+        name = type(cond).__name__
+        if name == "And":
+            yield from self._constraint_bounds(cond.a)
+            yield from self._constraint_bounds(cond.b)
+            return
+        flip = {"LT": "GT", "LE": "GE", "GT": "LT", "GE": "LE", "EQ": "EQ"}
+        if name not in flip:
+            return
+        for var, other, op in ((cond.a, cond.b, name), (cond.b, cond.a, flip[name])):
+            if not isinstance(var, expr_mod.Var):
+                continue
+            lo, hi = self._bounds.bound(other)
+            inf = math.inf
+            if op == "LT":
+                yield var, -inf, hi - 1
+            elif op == "LE":
+                yield var, -inf, hi
+            elif op == "GT":
+                yield var, lo + 1, inf
+            elif op == "GE":
+                yield var, lo, inf
+            else:
+                yield var, lo, hi
+
+    def int_set(self, expr, dom_map=None) -> IntervalSet:
+        """The interval ``expr`` ranges over, with variables of ``dom_map`` over their ranges.
+
+        Partial: the interval's ends are constants from :meth:`const_int_bound` (an unbounded
+        side is ``None``), not symbolic expressions as in TVM.
+        """
+        expr_mod, generic = tirx()
+        expr = generic.convert(expr)
+        saved = dict(self._bounds.var_bounds)
+        try:
+            for var, dom in (dom_map or {}).items():
+                if hasattr(dom, "extent"):
+                    lo = self._bounds.bound(generic.convert(dom.min))[0]
+                    hi = self._bounds.bound(
+                        generic.subtract(generic.add(dom.min, dom.extent), 1)
+                    )[1]
+                else:
+                    lo = self._bounds.bound(dom.min_value)[0] if dom.min_value is not None \
+                        else -math.inf
+                    hi = self._bounds.bound(dom.max_value)[1] if dom.max_value is not None \
+                        else math.inf
+                self._bounds.var_bounds[var] = (lo, hi)
+            bound = self._bounds.const_int_bound(self.simplify(expr))
+        finally:
+            self._bounds.var_bounds.clear()
+            self._bounds.var_bounds.update(saved)
+        lo = None if bound.min_value == NEG_INF else expr_mod.IntImm(expr.dtype, bound.min_value)
+        hi = None if bound.max_value == POS_INF else expr_mod.IntImm(expr.dtype, bound.max_value)
+        return IntervalSet(lo, hi)
+
+
+def _name(var):
+    return getattr(var, "name", None) or getattr(var, "name_hint", "?")
+
+
+def _fmt(bound):
+    return f"[{to_sentinel(bound[0])}, {to_sentinel(bound[1])}]"

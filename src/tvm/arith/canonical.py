@@ -1,0 +1,625 @@
+"""Canonical simplification of integer PrimExprs: sums of products with constant coefficients.
+
+An integer expression is rewritten into a :class:`Sum` ``c0 + c1*m1 + c2*m2 + ...`` where each
+monomial ``m`` is a product of *atoms* (variables and expressions the normal form cannot open,
+such as ``x // 3`` or ``T.min(x, y)``). Like terms are collected whatever their order
+(``x*y + y*x`` is ``x*y*2``), constants fold, and:
+
+* ``floordiv``/``floormod`` by a positive constant pull out the divisible part
+  (``(x*6 + 3) // 2`` is ``x*3 + 1``; ``(x*4 + 2) % 4`` is ``2``), cancel a common factor
+  (``(x*3) // 6`` is ``x // 2``; ``(x*3) % 6`` is ``x % 2 * 3``), and vanish when the bounds
+  of the remainder allow (``x % 4`` with ``0 <= x < 4`` is ``x``);
+* ``a // c * c + a % c`` recombines to ``a`` and ``a - a // c * c`` becomes ``a % c``;
+* an exact symbolic division ``(n*m*2) // m`` is ``n*2`` (a division by zero is undefined
+  anyway, so the divisor is assumed nonzero, as TVM does);
+* ``min``/``max`` and comparisons are decided when the bounds of the difference of their
+  operands allow (``max(x, x + 1)`` is ``x + 1``; ``x < x + 1`` is ``True``).
+
+Products of two sums are kept factored (``n * (n + 1)``), as TVM prints them; with
+``expand=True`` (used for proofs) they are multiplied out, which makes the form canonical for
+every polynomial identity. The result is printed with positive terms first, in order of first
+appearance, then negative terms as subtractions, then the constant.
+
+The simplifier assumes integer arithmetic does not overflow (as TVM's does).
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from typing import ClassVar
+
+from ..runtime.data_type import dtype_info
+from ._tirx import tirx
+
+__all__ = ["Simplifier", "Sum"]
+
+
+class Sum:
+    """``const + sum(coeff * product(factors))``; terms keyed by their monomial's key."""
+
+    __slots__ = ("const", "dtype", "terms")
+
+    def __init__(self, dtype, terms=None, const=0):
+        self.dtype = dtype
+        #: monomial key -> [coeff, factors (tuple of atom expressions)]
+        self.terms = {} if terms is None else terms
+        self.const = const
+
+    @property
+    def is_const(self) -> bool:
+        return not self.terms
+
+    def copy(self) -> Sum:
+        return Sum(self.dtype, {k: [c, f] for k, (c, f) in self.terms.items()}, self.const)
+
+    def add_term(self, key, coeff, factors):
+        entry = self.terms.get(key)
+        if entry is None:
+            if coeff:
+                self.terms[key] = [coeff, factors]
+        else:
+            entry[0] += coeff
+            if entry[0] == 0:
+                del self.terms[key]
+
+    def plus(self, other: Sum, scale: int = 1) -> Sum:
+        """``self + scale * other`` (a new Sum)."""
+        out = self.copy()
+        for key, (coeff, factors) in other.terms.items():
+            out.add_term(key, coeff * scale, factors)
+        out.const += other.const * scale
+        return out
+
+    def scaled(self, scale: int) -> Sum:
+        if scale == 0:
+            return Sum(self.dtype)
+        return Sum(
+            self.dtype, {k: [c * scale, f] for k, (c, f) in self.terms.items()}, self.const * scale
+        )
+
+    def single_term(self):
+        """``(key, coeff, factors)`` when the sum is one term without constant, else None."""
+        if self.const == 0 and len(self.terms) == 1:
+            key, (coeff, factors) = next(iter(self.terms.items()))
+            return key, coeff, factors
+        return None
+
+
+def _mono_key(factor_keys) -> frozenset:
+    return frozenset(Counter(factor_keys).items())
+
+
+def _int_kind(dtype) -> bool:
+    info = dtype_info(dtype)
+    return info.kind in ("int", "uint") and info.lanes == 1
+
+
+class Simplifier:
+    """One simplification pass; create one per top-level call (it memoizes by node)."""
+
+    def __init__(self, analyzer, expand=False):
+        self.analyzer = analyzer
+        self.bounds = analyzer._bounds
+        self.var_map = analyzer._var_map
+        self.expand = expand
+        self.E, self.G = tirx()
+        self._sum_memo: dict = {}
+        self._key_memo: dict = {}
+        self._keep: list = []
+
+    # --- entry ------------------------------------------------------------------------------
+    def simplify(self, e):
+        """Simplify any PrimExpr (integer, bool or other dtype)."""
+        if not isinstance(e, self.E.PrimExpr):
+            return e
+        info = dtype_info(e.dtype)
+        if info.lanes == 1 and info.kind in ("int", "uint"):
+            return self.to_expr(self.to_sum(e))
+        if info.lanes == 1 and info.kind == "bool":
+            return self.simplify_bool(e)
+        return self.generic(e)
+
+    # --- structural keys --------------------------------------------------------------------
+    def key(self, e):
+        """A hashable key equal for structurally equal expressions (variables by identity)."""
+        memo = self._key_memo.get(id(e))
+        if memo is not None:
+            return memo[1]
+        if getattr(e, "_sequal_kind", None) == "var":
+            result = ("var", id(e))
+        elif type(e).__name__ in ("IntImm", "FloatImm"):
+            result = (type(e).__name__, e.dtype, e.value)
+        else:
+            parts = [type(e).__name__]
+            for fobj in e._fields:
+                if fobj.role == "ignore":
+                    continue
+                parts.append(self._field_key(getattr(e, fobj.name, None)))
+            result = tuple(parts)
+        self._key_memo[id(e)] = (e, result)
+        return result
+
+    def _field_key(self, value):
+        if isinstance(value, self.E.PrimExpr) or hasattr(value, "_fields"):
+            return self.key(value)
+        if isinstance(value, (tuple, list)):
+            return tuple(self._field_key(v) for v in value)
+        try:
+            hash(value)
+        except TypeError:
+            self._keep.append(value)
+            return ("id", id(value))
+        return value
+
+    # --- building sums ----------------------------------------------------------------------
+    def atom(self, e) -> Sum:
+        return Sum(e.dtype, {_mono_key((self.key(e),)): [1, (e,)]})
+
+    def const_sum(self, dtype, value) -> Sum:
+        return Sum(dtype, None, value)
+
+    def to_sum(self, e) -> Sum:
+        memo = self._sum_memo.get(id(e))
+        if memo is not None:
+            return memo[1]
+        rule = getattr(self, "_s_" + type(e).__name__, None)
+        if rule is not None:
+            result = rule(e)
+        elif getattr(e, "_sequal_kind", None) == "var":
+            result = self._s_Var(e)
+        else:
+            result = self.atom(self.generic(e))
+        self._sum_memo[id(e)] = (e, result)
+        return result
+
+    def _s_IntImm(self, e):
+        return self.const_sum(e.dtype, e.value)
+
+    def _s_Var(self, e):
+        bound = self.var_map.get(e)
+        if bound is not None:
+            return self.to_sum(bound)
+        return self.atom(e)
+
+    _s_SizeVar = _s_Var
+
+    def _s_Add(self, e):
+        return self.to_sum(e.a).plus(self.to_sum(e.b))
+
+    def _s_Sub(self, e):
+        return self.to_sum(e.a).plus(self.to_sum(e.b), -1)
+
+    def _s_Mul(self, e):
+        return self.multiply(self.to_sum(e.a), self.to_sum(e.b))
+
+    def multiply(self, sa: Sum, sb: Sum) -> Sum:
+        if sa.is_const:
+            return sb.scaled(sa.const)
+        if sb.is_const:
+            return sa.scaled(sb.const)
+        if self.expand:
+            out = Sum(sa.dtype, None, 0)
+            parts_a = [(c, f) for c, f in sa.terms.values()] + [(sa.const, ())]
+            parts_b = [(c, f) for c, f in sb.terms.values()] + [(sb.const, ())]
+            for ca, fa in parts_a:
+                for cb, fb in parts_b:
+                    if ca == 0 or cb == 0:
+                        continue
+                    factors = fa + fb
+                    if not factors:
+                        out.const += ca * cb
+                    else:
+                        out.add_term(self._factors_key(factors), ca * cb, factors)
+            return out
+        ta, tb = self._as_term(sa), self._as_term(sb)
+        factors = ta[1] + tb[1]
+        return Sum(sa.dtype, {self._factors_key(factors): [ta[0] * tb[0], factors]})
+
+    def _as_term(self, s: Sum):
+        """``(coeff, factors)``: a single term as is; a longer sum becomes one atom factor."""
+        single = s.single_term()
+        if single is not None:
+            return single[1], single[2]
+        return 1, (self.to_expr(s),)
+
+    def _factors_key(self, factors):
+        return _mono_key(tuple(self.key(f) for f in factors))
+
+    # --- division ---------------------------------------------------------------------------
+    def _s_FloorDiv(self, e):
+        sa, sb = self.to_sum(e.a), self.to_sum(e.b)
+        if sb.is_const and sb.const > 0:
+            if sa.is_const:
+                return self.const_sum(e.dtype, sa.const // sb.const)
+            return self.floordiv_const(sa, sb.const)
+        if sb.is_const and sb.const < 0 and sa.is_const:
+            return self.const_sum(e.dtype, sa.const // sb.const)
+        exact = self.exact_divide(sa, sb)
+        if exact is not None:
+            return exact
+        return self.atom(self.E.FloorDiv(self.to_expr(sa), self.to_expr(sb)))
+
+    def _s_FloorMod(self, e):
+        sa, sb = self.to_sum(e.a), self.to_sum(e.b)
+        if sb.is_const and sb.const > 0:
+            if sa.is_const:
+                return self.const_sum(e.dtype, sa.const % sb.const)
+            return self.floormod_const(sa, sb.const)
+        if sb.is_const and sb.const < 0 and sa.is_const:
+            return self.const_sum(e.dtype, sa.const % sb.const)
+        if self.exact_divide(sa, sb) is not None:
+            return self.const_sum(e.dtype, 0)
+        return self.atom(self.E.FloorMod(self.to_expr(sa), self.to_expr(sb)))
+
+    def _s_Div(self, e):
+        sa, sb = self.to_sum(e.a), self.to_sum(e.b)
+        if sa.is_const and sb.is_const and sb.const != 0:
+            q = abs(sa.const) // abs(sb.const)
+            return self.const_sum(e.dtype, q if (sa.const >= 0) == (sb.const > 0) else -q)
+        if sb.is_const and sb.const > 0 and self.sum_bound(sa)[0] >= 0:
+            # Truncation equals floor for a non-negative dividend.
+            return self.floordiv_const(sa, sb.const)
+        exact = self.exact_divide(sa, sb)
+        if exact is not None:
+            return exact
+        return self.atom(self.E.Div(self.to_expr(sa), self.to_expr(sb)))
+
+    def _s_Mod(self, e):
+        sa, sb = self.to_sum(e.a), self.to_sum(e.b)
+        if sa.is_const and sb.is_const and sb.const != 0:
+            q = abs(sa.const) // abs(sb.const)
+            q = q if (sa.const >= 0) == (sb.const > 0) else -q
+            return self.const_sum(e.dtype, sa.const - q * sb.const)
+        if sb.is_const and sb.const > 0 and self.sum_bound(sa)[0] >= 0:
+            return self.floormod_const(sa, sb.const)
+        if self.exact_divide(sa, sb) is not None:
+            return self.const_sum(e.dtype, 0)
+        return self.atom(self.E.Mod(self.to_expr(sa), self.to_expr(sb)))
+
+    def floordiv_const(self, sa: Sum, c: int) -> Sum:
+        """``sa // c`` for a constant ``c > 0``."""
+        if c == 1:
+            return sa
+        quotient = Sum(sa.dtype, None, sa.const // c)
+        rest = Sum(sa.dtype, None, sa.const % c)
+        for key, (coeff, factors) in sa.terms.items():
+            if coeff % c == 0:
+                quotient.add_term(key, coeff // c, factors)
+            else:
+                rest.add_term(key, coeff, factors)
+        if rest.is_const:
+            return quotient  # 0 <= rest.const < c
+        # A remainder with variables keeps the whole constant: (x + 5) // 4 stays as written.
+        quotient.const, rest.const = 0, sa.const
+        lo, hi = self.sum_bound(rest)
+        if not (math.isinf(lo) or math.isinf(hi)) and lo // c == hi // c:
+            quotient.const += lo // c
+            return quotient
+        g = self._gcd(rest, c)
+        if g > 1:
+            rest, c = self._divide_exact(rest, g), c // g
+        div = self.E.FloorDiv(self.to_expr(rest), self._imm(sa.dtype, c))
+        return quotient.plus(self.atom(div))
+
+    def floormod_const(self, sa: Sum, c: int) -> Sum:
+        """``sa % c`` for a constant ``c > 0``."""
+        if c == 1:
+            return Sum(sa.dtype)
+        rest = Sum(sa.dtype, None, sa.const % c)
+        for key, (coeff, factors) in sa.terms.items():
+            rest.add_term(key, coeff % c, factors)
+        if rest.is_const:
+            return rest
+        lo, hi = self.sum_bound(rest)
+        if not (math.isinf(lo) or math.isinf(hi)) and lo // c == hi // c:
+            rest.const -= (lo // c) * c
+            return rest
+        g = self._gcd(rest, c)
+        if g > 1:
+            inner = self.E.FloorMod(
+                self.to_expr(self._divide_exact(rest, g)), self._imm(sa.dtype, c // g)
+            )
+            return self.atom(inner).scaled(g)
+        return self.atom(self.E.FloorMod(self.to_expr(rest), self._imm(sa.dtype, c)))
+
+    @staticmethod
+    def _gcd(s: Sum, c: int) -> int:
+        g = c
+        for coeff, _ in s.terms.values():
+            g = math.gcd(g, coeff)
+        return math.gcd(g, s.const)
+
+    @staticmethod
+    def _divide_exact(s: Sum, g: int) -> Sum:
+        return Sum(s.dtype, {k: [c // g, f] for k, (c, f) in s.terms.items()}, s.const // g)
+
+    def exact_divide(self, sa: Sum, sb: Sum):
+        """``sa / sb`` when ``sb`` (a constant or one monomial) divides every term exactly."""
+        if sb.is_const:
+            c = sb.const
+            if c == 0 or sa.const % c or any(coeff % c for coeff, _ in sa.terms.values()):
+                return None
+            return self._divide_exact(sa, c)
+        single = sb.single_term()
+        if single is None or sa.const != 0 or not sa.terms:
+            return None
+        _, cb, fb = single
+        need = Counter(self.key(f) for f in fb)
+        out = Sum(sa.dtype)
+        for coeff, factors in sa.terms.values():
+            if coeff % cb:
+                return None
+            have = Counter(self.key(f) for f in factors)
+            if any(have[k] < n for k, n in need.items()):
+                return None
+            left, used = [], Counter()
+            for f in factors:
+                k = self.key(f)
+                if used[k] < need.get(k, 0):
+                    used[k] += 1
+                else:
+                    left.append(f)
+            left = tuple(left)
+            if left:
+                out.add_term(self._factors_key(left), coeff // cb, left)
+            else:
+                out.const += coeff // cb
+        return out
+
+    # --- min, max, cast, select -------------------------------------------------------------
+    def _s_Min(self, e):
+        return self._min_max(e, is_min=True)
+
+    def _s_Max(self, e):
+        return self._min_max(e, is_min=False)
+
+    def _min_max(self, e, is_min):
+        sa, sb = self.to_sum(e.a), self.to_sum(e.b)
+        lo, hi = self.sum_bound(self.recombine(sa.plus(sb, -1)))
+        if hi <= 0:
+            return sa if is_min else sb
+        if lo >= 0:
+            return sb if is_min else sa
+        cls = self.E.Min if is_min else self.E.Max
+        return self.atom(cls(self.to_expr(sa), self.to_expr(sb)))
+
+    def _s_Cast(self, e):
+        value = self.simplify(e.value)
+        result = self.G.cast(value, e.dtype)
+        if isinstance(result, self.E.IntImm):
+            return self.const_sum(e.dtype, result.value)
+        if result is value:
+            return self.to_sum(value)
+        return self.atom(e if value is e.value else result)
+
+    def _s_Select(self, e):
+        cond = self.simplify_bool(e.condition)
+        if isinstance(cond, self.E.IntImm):
+            return self.to_sum(e.true_value if cond.value else e.false_value)
+        st, sf = self.to_sum(e.true_value), self.to_sum(e.false_value)
+        diff = self.recombine(st.plus(sf, -1))
+        if diff.is_const and diff.const == 0:
+            return st
+        return self.atom(self.E.Select(cond, self.to_expr(st), self.to_expr(sf)))
+
+    # --- back to expressions ----------------------------------------------------------------
+    def _imm(self, dtype, value):
+        return self.G._make_const(dtype, value)
+
+    def _mono_expr(self, dtype, factors, coeff):
+        expr = factors[0]
+        for f in factors[1:]:
+            expr = self.E.Mul(expr, f)
+        if coeff != 1:
+            expr = self.E.Mul(expr, self._imm(dtype, coeff))
+        return expr
+
+    def to_expr(self, s: Sum):
+        """The canonical expression of a Sum."""
+        s = self.recombine(s)
+        dtype = s.dtype
+        result = None
+        terms = list(s.terms.values())
+        for coeff, factors in terms:
+            if coeff > 0:
+                term = self._mono_expr(dtype, factors, coeff)
+                result = term if result is None else self.E.Add(result, term)
+        negative = [(coeff, factors) for coeff, factors in terms if coeff < 0]
+        if result is None and negative:
+            if len(negative) == 1 and s.const == 0:
+                return self._mono_expr(dtype, negative[0][1], negative[0][0])
+            # Only negative terms: start from the constant (``3 - x - y``, ``0 - x - y``).
+            result = self._imm(dtype, s.const)
+            s = Sum(dtype, s.terms, 0)
+        for coeff, factors in negative:
+            result = self.E.Sub(result, self._mono_expr(dtype, factors, -coeff))
+        if result is None:
+            return self._imm(dtype, s.const)
+        if s.const > 0:
+            return self.E.Add(result, self._imm(dtype, s.const))
+        if s.const < 0:
+            return self.E.Sub(result, self._imm(dtype, -s.const))
+        return result
+
+    def recombine(self, s: Sum) -> Sum:
+        """Apply ``k*c*(u // c) + k*(u % c) == k*u`` where it shortens the sum."""
+        for _ in range(8):
+            improved = None
+            for coeff, factors in s.terms.values():
+                if len(factors) != 1:
+                    continue
+                atom = factors[0]
+                name = type(atom).__name__
+                if name not in ("FloorDiv", "FloorMod") or not isinstance(atom.b, self.E.IntImm):
+                    continue
+                c = atom.b.value
+                if c <= 0:
+                    continue
+                u = self.to_sum(atom.a)
+                div = self.atom(self.E.FloorDiv(atom.a, atom.b))
+                mod = self.atom(self.E.FloorMod(atom.a, atom.b))
+                if name == "FloorDiv":
+                    if coeff % c:
+                        continue
+                    k = coeff // c
+                    # k*c*D == k*u - k*M
+                    candidate = s.plus(div, -coeff).plus(u, k).plus(mod, -k)
+                else:
+                    k = coeff
+                    # k*M == k*u - k*c*D
+                    candidate = s.plus(mod, -k).plus(u, k).plus(div, -k * c)
+                if len(candidate.terms) < len(s.terms):
+                    improved = candidate
+                    break
+            if improved is None:
+                return s
+            s = improved
+        return s
+
+    # --- bounds -----------------------------------------------------------------------------
+    def sum_bound(self, s: Sum):
+        """Interval of a Sum: the constant plus each term's interval times its coefficient."""
+        lo = hi = s.const
+        for coeff, factors in s.terms.values():
+            tlo, thi = self.bounds.bound(self._mono_expr(s.dtype, factors, 1))
+            a, b = _scale(tlo, coeff), _scale(thi, coeff)
+            lo += min(a, b)
+            hi += max(a, b)
+            if math.isinf(lo) and math.isinf(hi):
+                break
+        return lo, hi
+
+    # --- booleans ---------------------------------------------------------------------------
+    def simplify_bool(self, e):
+        name = type(e).__name__
+        if name in ("EQ", "NE", "LT", "LE", "GT", "GE"):
+            return self.simplify_compare(e)
+        if name == "And":
+            a, b = self.simplify_bool(e.a), self.simplify_bool(e.b)
+            if self.key(a) == self.key(b):
+                return a
+            if a is e.a and b is e.b:
+                return e
+            return self.G.logical_and(a, b)
+        if name == "Or":
+            a, b = self.simplify_bool(e.a), self.simplify_bool(e.b)
+            if self.key(a) == self.key(b):
+                return a
+            if a is e.a and b is e.b:
+                return e
+            return self.G.logical_or(a, b)
+        if name == "Not":
+            return self.negate(self.simplify_bool(e.a))
+        if getattr(e, "_sequal_kind", None) == "var":
+            bound = self.var_map.get(e)
+            return e if bound is None else self.simplify_bool(bound)
+        return self.generic(e)
+
+    _NEGATED: ClassVar[dict] = {"LT": ("GE", False), "LE": ("GT", False), "GT": ("LE", False),
+                "GE": ("LT", False), "EQ": ("NE", False), "NE": ("EQ", False)}
+
+    def negate(self, a):
+        """``not a`` for a simplified bool ``a``; integer comparisons flip (``y <= x``)."""
+        if isinstance(a, self.E.IntImm):
+            return self.E.IntImm("bool", int(not a.value))
+        name = type(a).__name__
+        if name == "Not":
+            return a.a
+        if name in self._NEGATED and _int_kind(a.a.dtype):
+            if name == "LT":
+                return self.E.LE(a.b, a.a)
+            if name == "LE":
+                return self.E.LT(a.b, a.a)
+            if name == "GT":
+                return self.E.LE(a.a, a.b)
+            if name == "GE":
+                return self.E.LT(a.a, a.b)
+            if name == "EQ":
+                return self.E.NE(a.a, a.b)
+            return self.E.EQ(a.a, a.b)
+        return self.E.Not(a)
+
+    def decide(self, name, diff: Sum):
+        """True/False when ``diff <op> 0`` is decided by bounds, else None."""
+        lo, hi = self.sum_bound(diff)
+        if name == "LT":
+            return True if hi < 0 else False if lo >= 0 else None
+        if name == "LE":
+            return True if hi <= 0 else False if lo > 0 else None
+        if name == "GT":
+            return True if lo > 0 else False if hi <= 0 else None
+        if name == "GE":
+            return True if lo >= 0 else False if hi < 0 else None
+        if lo == hi == 0:
+            result = True
+        elif lo > 0 or hi < 0:
+            result = False
+        elif diff.terms and diff.const % self._gcd(Sum(diff.dtype, diff.terms), 0) != 0:
+            result = False  # e.g. 2*x == 1 has no integer solution
+        else:
+            return None
+        return result if name == "EQ" else not result
+
+    def simplify_compare(self, e):
+        name = type(e).__name__
+        if not _int_kind(e.a.dtype):
+            return self.generic(e)
+        sa, sb = self.to_sum(e.a), self.to_sum(e.b)
+        diff = self.recombine(sa.plus(sb, -1))
+        verdict = self.decide(name, diff)
+        if verdict is not None:
+            return self.E.IntImm("bool", int(verdict))
+        a, b = self.to_expr(sa), self.to_expr(sb)
+        if a is e.a and b is e.b:
+            return e
+        return type(e)(a, b)
+
+    # --- everything else --------------------------------------------------------------------
+    _GENERIC_BINARY: ClassVar[dict] = {
+        "Add": "add", "Sub": "subtract", "Mul": "multiply", "Div": "div", "Mod": "truncmod",
+        "FloorDiv": "floordiv", "FloorMod": "floormod", "Min": "min", "Max": "max",
+        "EQ": "equal", "NE": "not_equal", "LT": "less", "LE": "less_equal",
+        "GT": "greater", "GE": "greater_equal",
+    }
+
+    def generic(self, e):
+        """Simplify the children of a node the normal form does not model, then fold."""
+        name = type(e).__name__
+        if name == "Select":
+            cond = self.simplify(e.condition)
+            if isinstance(cond, self.E.IntImm):
+                return self.simplify(e.true_value if cond.value else e.false_value)
+        changes = {}
+        for fobj in e._fields:
+            if fobj.role == "ignore" or fobj.role == "def":
+                continue
+            value = getattr(e, fobj.name, None)
+            new = self._simplify_value(value)
+            if new is not value:
+                changes[fobj.name] = new
+        if name in self._GENERIC_BINARY:
+            a, b = changes.get("a", e.a), changes.get("b", e.b)
+            if (isinstance(a, (self.E.IntImm, self.E.FloatImm))
+                    and isinstance(b, (self.E.IntImm, self.E.FloatImm))) or changes:
+                try:
+                    return getattr(self.G, self._GENERIC_BINARY[name])(a, b)
+                except (TypeError, ValueError):
+                    pass  # e.g. a division by a zero constant: keep the node as written
+        if name == "Cast":
+            return self.G.cast(changes.get("value", e.value), e.dtype)
+        return e.replace(**changes) if changes else e
+
+    def _simplify_value(self, value):
+        if isinstance(value, self.E.PrimExpr):
+            return self.simplify(value)
+        if isinstance(value, tuple):
+            items = tuple(self._simplify_value(v) for v in value)
+            return value if all(a is b for a, b in zip(items, value)) else items
+        return value
+
+
+def _scale(bound, coeff):
+    if bound == 0:
+        return 0
+    return bound * coeff
