@@ -82,14 +82,14 @@ class SeqFrame(IRBuilderFrame):
             self.blocks.append(relax.BindingBlock(self.pending))
             self.pending = []
 
-    def seq_expr(self, emitter: "Emitter"):
+    def seq_expr(self):
         """The ``SeqExpr`` of the blocks and the (leaf) output."""
         output = self.output
         if output is None:
             raise ValueError("The function or branch has no result (missing `return`?)")
-        output = emitter.normalize(output)
         if not is_leaf(output):
-            output = emitter.emit(output, name="gv")
+            raise ValueError("The result of a function or branch must be a variable or a leaf "
+                             "value (R.func_ret_value binds computed values)")
         self.flush()
         return relax.SeqExpr(self.blocks, output)
 
@@ -213,7 +213,7 @@ class FunctionFrame(SeqFrame):
 
     def exit_with_scope(self) -> None:
         self._run_callbacks()
-        body = self.seq_expr(EMITTER)
+        body = self.seq_expr()
         attrs = dict(self.attrs)
         if self.name is not None and not self.is_private and "global_symbol" not in attrs:
             attrs["global_symbol"] = self.name
