@@ -182,3 +182,56 @@ def test_bad_arguments():
         te.compute((3,), lambda i, j: A[i])
     with pytest.raises(ValueError, match="indexed with 2"):
         A[1, 2]
+
+
+def test_index_dtype_override_int64():
+    A = te.placeholder((8, 6), name="A")
+    C = te.compute((7, 6), lambda i, j: A[i + 1, j] * tirx.Cast("float32", i), name="C")
+    func = te.create_prim_func([A, C], index_dtype_override="int64")
+    assert [s.dtype for s in func.buffer_map[func.params[0]].shape] == ["int64", "int64"]
+    loop = func.body.block.body
+    assert loop.loop_var.dtype == "int64" and loop.extent.dtype == "int64"
+    block = loop.body.body.block
+    assert [iv.var.dtype for iv in block.iter_vars] == ["int64", "int64"]
+    a = np.random.rand(8, 6).astype("float32")
+    out = _run(func, a, np.zeros((7, 6), "float32"))
+    np.testing.assert_allclose(out, a[1:] * np.arange(7, dtype="float32")[:, None])
+
+
+def test_multi_axis_reduction_and_offset_axis():
+    A = te.placeholder((2, 3, 4), name="A")
+    k1, k2 = te.reduce_axis((0, 3), "k1"), te.reduce_axis((1, 4), "k2")
+    B = te.compute((2,), lambda i: te.sum(A[i, k1, k2], axis=[k1, k2]), name="B")
+    func = te.create_prim_func([A, B])
+    loops = [func.body.block.body]
+    while isinstance(loops[-1].body, tirx.For):
+        loops.append(loops[-1].body)
+    assert [(lp.loop_var.name, lp.min.value, lp.extent.value) for lp in loops] == [
+        ("i", 0, 2), ("k1", 0, 3), ("k2", 1, 3)]
+    block = loops[-1].body.block
+    assert [iv.iter_type for iv in block.iter_vars] == [0, 2, 2]
+    assert block.iter_vars[2].dom.min.value == 1
+    a = np.random.rand(2, 3, 4).astype("float32")
+    out = _run(func, a, np.zeros(2, "float32"))
+    np.testing.assert_allclose(out, a[:, :, 1:].sum((1, 2)), rtol=1e-5)
+
+
+def test_scalar_var_argument():
+    s = te.var("s", "float32")
+    A = te.placeholder((4,), name="A")
+    D = te.compute((4,), lambda i: A[i] * s, name="D")
+    func = te.create_prim_func([A, D, s])
+    assert func.params[2] is s and s not in func.buffer_map
+    a = np.arange(4, dtype="float32")
+    d = np.zeros(4, "float32")
+    run_prim_func(func, [a, d, 0.5])
+    np.testing.assert_allclose(d, a * 0.5)
+
+
+def test_compute_attrs_become_block_annotations_and_tensor_api():
+    A = te.placeholder((3,), dtype="int8", name="A")
+    B = te.compute((3,), lambda i: A[i], name="B", tag="copy", attrs={"k": 1})
+    assert B.op.tag == "copy" and B.dtype == "int8" and B.ndim == 1 and B.name == "B"
+    assert B.op.input_tensors == [A]
+    block = te.create_prim_func([A, B]).body.block.body.body.block
+    assert block.annotations == {"k": 1}

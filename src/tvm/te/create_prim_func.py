@@ -24,7 +24,7 @@ from __future__ import annotations
 from ..ir.expr import PrimExpr, Range
 from ..s_tir.access_region import infer_sblock_regions
 from ..tirx.buffer import decl_buffer
-from ..tirx.expr import IntImm, Var
+from ..tirx.expr import Cast, IntImm, Var
 from ..tirx.expr_functor import ExprMutator
 from ..tirx.function import PrimFunc
 from ..tirx.generic import cast
@@ -74,11 +74,19 @@ class _LowerLoads(ExprMutator):
         self.vmap = vmap
 
     def visit_var_(self, op):
-        return self.vmap.get(op, op)
+        new = self.vmap.get(op)
+        if new is None:
+            return op
+        # With index_dtype_override the block variable is wider than the axis variable.
+        return new if new.dtype == op.dtype else Cast(op.dtype, new)
 
     def visit_producer_load_(self, op):
         buf = self.lowering.buffer_of(op.producer)
-        return BufferLoad(buf, [self.visit_expr(i) for i in op.indices])
+        indices = []
+        for i in op.indices:
+            direct = self.vmap.get(i) if isinstance(i, Var) else None
+            indices.append(direct if direct is not None else self.visit_expr(i))
+        return BufferLoad(buf, indices)
 
     def visit_reduce_(self, op):
         raise ValueError("create_prim_func: a reduction may only be the whole body of a compute")
