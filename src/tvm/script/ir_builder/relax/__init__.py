@@ -125,7 +125,7 @@ def func_ret_value(value) -> None:
     if IRBuilder.current().find_frame(BlockFrame) is not None:
         raise ValueError("A function cannot return inside a dataflow block")
     # The result must be a leaf: bind a computed value while the frame is still open.
-    value = EMITTER.normalize(value)
+    value = EMITTER.normalize(relax.Tuple(value) if isinstance(value, (list, tuple)) else value)
     if not is_leaf(value):
         value = EMITTER.emit(value, name="gv")
     frame.output = value

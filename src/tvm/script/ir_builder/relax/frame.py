@@ -75,6 +75,8 @@ class SeqFrame(IRBuilderFrame):
         self.output = None
         #: Variables whose type came from an annotation (an if's result keeps it).
         self.annotated_vars: set = set()
+        #: Output DataflowVars converted to Vars when their block ended (builder API use).
+        self.var_remap: dict = {}
 
     def flush(self) -> None:
         """Close the implicit ordinary block (before a dataflow block, or at the end)."""
@@ -118,8 +120,19 @@ class Emitter:
 
     def normalize(self, value):
         """Bind non-leaf arguments first, then infer ``value``'s type."""
+        remap = self._var_remap()
+        if remap:
+            value = _substitute(value, remap)
         value = self._to_anf(value)
         return self.bb.normalize(value)
+
+    @staticmethod
+    def _var_remap() -> dict:
+        remap = {}
+        for frame in IRBuilder.current().frames:
+            if isinstance(frame, SeqFrame) and frame.var_remap:
+                remap.update(frame.var_remap)
+        return remap
 
     def _arg(self, value):
         if is_leaf(value):
@@ -252,20 +265,24 @@ class BlockFrame(IRBuilderFrame):
 
     def exit_with_scope(self) -> None:
         self._run_callbacks()
-        bindings = _convert_outputs(self.bindings, self.outputs)
         seq = IRBuilder.current().find_frame(SeqFrame)
+        bindings = _convert_outputs(self.bindings, self.outputs, seq.var_remap)
         if bindings:
             seq.blocks.append(relax.DataflowBlock(bindings))
 
 
-def _convert_outputs(bindings, outputs):
-    """Turn output DataflowVars (emitted before ``R.output`` named them) into Vars."""
+def _convert_outputs(bindings, outputs, remap: dict):
+    """Turn output DataflowVars (emitted before ``R.output`` named them) into Vars.
+
+    ``remap`` records the conversions, so later uses of the old variables are rewritten.
+    """
     mapping = {}
     for var in outputs:
         if isinstance(var, relax.DataflowVar):
             mapping[var] = relax.Var(var.name_hint, var.ty)
     if not mapping:
         return bindings
+    remap.update(mapping)
     out = []
     for binding in bindings:
         var = mapping.get(binding.var, binding.var)
