@@ -6,3 +6,4 @@ from .verify import (  # noqa: F401
     verify_tirx_well_formed,
     verify_well_formed,
 )
+from .expr_analysis import evaluate, expr_deep_equal  # noqa: F401
