@@ -361,7 +361,11 @@ class SeqExpr(ExprWithOp, RelaxExpr, type_key="relax.expr.SeqExpr"):
         for i, item in enumerate(blocks):
             if not isinstance(item, BindingBlock):
                 raise TypeError(f"SeqExpr block {i} must be a BindingBlock, got {item!r}")
-        self.__init_fields__(blocks, body, span=span)
+        # ``SeqExpr([], leaf)`` is already normal: its type is the leaf's.
+        ty = None
+        if not blocks and isinstance(body, (Var, Constant, ShapeExpr, PrimValue)):
+            ty = body.ty
+        self.__init_fields__(blocks, body, span=span, ty=ty)
 
 
 class BaseFunc(RelaxExpr, type_key="ir.BaseFunc"):

@@ -216,3 +216,87 @@ def shape_arg_values(call, index: int):
 def object_type(_call=None, _bb=None):
     """A rule giving ``R.Object``."""
     return ObjectType()
+
+
+# --- helpers of the op library families (unary, nn, index, ...) -------------------------------
+
+
+def same_type_as(data, dtype=None):
+    """``data``'s type (shape, ndim, vdevice kept) with ``dtype`` when given."""
+    if dtype is None:
+        return data
+    return TensorType(data.shape, dtype, data.vdevice, data.ndim)
+
+
+def is_float_dtype(dtype: str) -> bool:
+    return dtype.startswith(("float", "bfloat"))
+
+
+def is_int_dtype(dtype: str) -> bool:
+    return dtype.startswith(("int", "uint"))
+
+
+def require_float(call, data, name: str = "") -> None:
+    """TypeError unless ``data``'s dtype is a float dtype (unknown "void" is accepted)."""
+    if data.dtype != "void" and not is_float_dtype(data.dtype):
+        raise TypeError(
+            f"{name or op_name(call)} requires the input tensor to have float dtype. However, "
+            f"the given input dtype is T.{data.dtype}"
+        )
+
+
+def require_int(call, data, what: str = "input tensor", name: str = "") -> None:
+    """TypeError unless ``data``'s dtype is an integer dtype (unknown "void" is accepted)."""
+    if data.dtype != "void" and not is_int_dtype(data.dtype):
+        short = what.split()[-1] if what.startswith("input ") else what
+        raise TypeError(
+            f"{name or op_name(call)} requires the {what} to have integer dtype. However, the "
+            f"given {short} dtype is T.{data.dtype}"
+        )
+
+
+def normalize_axis(call, ndim: int, axis) -> int:
+    """One axis made non-negative, with TVM's out-of-range message."""
+    axis = int(axis)
+    if not -ndim <= axis < ndim:
+        raise ValueError(
+            f"In {op_name(call)}, the input axis {axis} is out of range. The input tensor has "
+            f"{ndim} dimensions, so axis should be in range [-{ndim}, {ndim})."
+        )
+    return axis + ndim if axis < 0 else axis
+
+
+def prim_arg(call, index: int, role: str = ""):
+    """The PrimExpr value of a ``PrimValue`` argument (TypeError naming the op otherwise)."""
+    arg = call.args[index]
+    value = getattr(arg, "value", None)
+    if type(arg).__name__ != "PrimValue":
+        ty = arg.ty
+        if type(ty).__name__ == "PrimType":
+            return getattr(ty, "value", None)
+        raise TypeError(
+            f"Operator {op_name(call)} expects the {role or f'argument {index}'} to be a "
+            f"PrimValue, but {text(arg)} has type {text(ty)}"
+        )
+    return value
+
+
+def product(values):
+    """The product of dims (PrimExpr arithmetic folds constants)."""
+    from ..ir_types import IntImm64
+
+    result = IntImm64(1)
+    for v in values:
+        result = result * v
+    return result
+
+
+def int_list(value, what: str, name: str):
+    """A list of Python ints from an int / sequence attribute (TypeError naming the op)."""
+    if isinstance(value, int):
+        return [int(value)]
+    try:
+        return [int(v) for v in value]
+    except (TypeError, ValueError) as err:
+        raise TypeError(f"{name} expects {what} to be an int or a list of ints, got "
+                        f"{value!r}") from err

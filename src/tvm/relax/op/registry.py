@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from ...ir.op import Op, register_op, register_op_attr
 
-__all__ = ["register_relax_op"]
+__all__ = ["register_relax_op", "register_reference"]
 
 
 def register_relax_op(name: str, num_inputs: int, family: str, infer=None, purity: bool = True,
@@ -20,3 +20,18 @@ def register_relax_op(name: str, num_inputs: int, family: str, infer=None, purit
         register_op_attr(op.name, "FInferType", infer)
     register_op_attr(op.name, "FPurity", purity)
     return op
+
+
+def register_reference(name: str):
+    """Decorator registering the NumPy reference rule (``FReference``) of ``relax.<name>``.
+
+    A rule is called as ``rule(attrs, *args)`` with NumPy arrays for tensor arguments, Python
+    numbers for ``PrimValue`` arguments, tuples of ints for shapes and Python tuples for tuple
+    arguments; it returns a NumPy array or a tuple of them (see ``tvm.relax.testing``).
+    """
+
+    def _register(fn):
+        register_op_attr(f"relax.{name}", "FReference", fn)
+        return fn
+
+    return _register

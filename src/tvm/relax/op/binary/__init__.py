@@ -32,3 +32,59 @@ def add(x1, x2):
 def multiply(x1, x2):
     """``R.multiply(x1, x2)``: elementwise ``x1 * x2`` with NumPy broadcasting."""
     return Call(_OPS["multiply"], [x1, x2])
+
+
+# --- the op library's rows (arithmetic, comparison, logical and bitwise) -----------------------
+
+from .infer import infer_binary_compare  # noqa: E402
+
+#: (op name, description) of ops typed like arithmetic (same dtype in and out).
+MORE_BINARY_ARITH_OPS = (
+    ("subtract", "Elementwise subtraction with broadcasting."),
+    ("divide", "Elementwise true division (integer division truncates for ints)."),
+    ("floor_divide", "Elementwise division rounded toward minus infinity."),
+    ("floor_mod", "Elementwise remainder of floor division (sign of the divisor)."),
+    ("mod", "Elementwise remainder of truncated division (sign of the dividend)."),
+    ("power", "Elementwise power."),
+    ("maximum", "Elementwise maximum."),
+    ("minimum", "Elementwise minimum."),
+    ("logical_and", "Elementwise logical AND."),
+    ("logical_or", "Elementwise logical OR."),
+    ("logical_xor", "Elementwise logical XOR."),
+    ("bitwise_and", "Elementwise bitwise AND."),
+    ("bitwise_or", "Elementwise bitwise OR."),
+    ("bitwise_xor", "Elementwise bitwise XOR."),
+    ("left_shift", "Elementwise left shift."),
+    ("right_shift", "Elementwise right shift."),
+)
+
+#: (op name, description) of comparisons (bool out).
+BINARY_COMPARE_OPS = (
+    ("equal", "Elementwise ``x1 == x2``."),
+    ("not_equal", "Elementwise ``x1 != x2``."),
+    ("less", "Elementwise ``x1 < x2``."),
+    ("less_equal", "Elementwise ``x1 <= x2``."),
+    ("greater", "Elementwise ``x1 > x2``."),
+    ("greater_equal", "Elementwise ``x1 >= x2``."),
+)
+
+for _name, _doc in MORE_BINARY_ARITH_OPS:
+    _OPS[_name] = register_relax_op(_name, 2, "binary", infer_binary_arith, description=_doc)
+for _name, _doc in BINARY_COMPARE_OPS:
+    _OPS[_name] = register_relax_op(_name, 2, "binary", infer_binary_compare, description=_doc)
+
+
+def _make_binary(name, doc):
+    def constructor(x1, x2):
+        return Call(_OPS[name], [x1, x2])
+
+    constructor.__name__ = constructor.__qualname__ = name
+    constructor.__doc__ = f"``R.{name}(x1, x2)``: {doc}"
+    return constructor
+
+
+for _name, _doc in MORE_BINARY_ARITH_OPS + BINARY_COMPARE_OPS:
+    globals()[_name] = _make_binary(_name, _doc)
+    __all__.append(_name)
+
+from . import reference  # noqa: E402,F401 - registers FReference after the ops exist

@@ -24,3 +24,10 @@ def infer_binary_arith(call, _bb=None):
     if out is None:
         return make_tensor_type(None, dtype, ndim, vdevice)
     return make_tensor_type(out, dtype, ndim, vdevice)
+
+
+def infer_binary_compare(call, _bb=None):
+    """``R.equal(x, y)`` and the other comparisons: broadcast like arithmetic, dtype bool."""
+    from ..infer_utils import same_type_as
+
+    return same_type_as(infer_binary_arith(call), "bool")

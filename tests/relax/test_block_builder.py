@@ -1,0 +1,304 @@
+"""BlockBuilder: scopes, emission, naming, normalization (ANF, type inference), errors."""
+
+import pytest
+
+import tvm
+from tvm import relax
+from tvm.ir import Op
+from tvm.ir.op import register_op
+from tvm.relax import op
+from tvm.tirx.expr import Var as TirVar
+
+
+def _t(shape, dtype="float32"):
+    return relax.TensorType(shape, dtype)
+
+
+def _names(func, block=0):
+    return [b.var.name_hint for b in func.body.blocks[block].bindings]
+
+
+def test_function_with_dataflow_block():
+    x = relax.Var("x", _t([3, 4]))
+    y = relax.Var("y", _t([4, 5]))
+    bb = relax.BlockBuilder()
+    with bb.function("main", [x, y]):
+        with bb.dataflow():
+            lv = bb.emit(op.add(x, x))
+            mm = bb.emit(op.matmul(lv, y))
+            gv = bb.emit_output(mm)
+        bb.emit_func_output(gv)
+    func = bb.get()["main"]
+    assert func.attrs["global_symbol"] == "main"
+    assert len(func.body.blocks) == 1
+    block = func.body.blocks[0]
+    assert isinstance(block, relax.DataflowBlock)
+    assert [type(b.var) for b in block.bindings] == [relax.DataflowVar] * 2 + [relax.Var]
+    assert _names(func) == ["lv", "lv1", "gv"]
+    assert func.body.body is gv
+    tvm.ir.assert_structural_equal(func.ret_ty, _t([3, 5]))
+    tvm.ir.assert_structural_equal(gv.ty, _t([3, 5]))
+
+
+def test_naming_scheme_matches_tvm():
+    # Observed in Apache TVM 0.27: one name table per builder, shared across functions.
+    x = relax.Var("x", _t([3, 4]))
+    bb = relax.BlockBuilder()
+    with bb.function("f", [x]):
+        a = bb.emit(op.add(x, x), name_hint="x_adjoint")
+        a = bb.emit(op.add(a, x), name_hint="x_adjoint")
+        a = bb.emit(op.add(a, x), name_hint="lv1")
+        a = bb.emit(op.add(a, x))
+        a = bb.emit(op.add(a, x), name_hint="lv")
+        a = bb.emit(op.add(a, x), name_hint="lv")
+        a = bb.emit(op.add(op.add(a, x), x))
+        bb.emit_func_output(a)
+    with bb.function("g", [x]):
+        bb.emit_func_output(bb.emit(op.add(x, x)))
+    mod = bb.get()
+    assert _names(mod["f"]) == [
+        "x_adjoint", "x_adjoint1", "lv1", "gv", "lv", "lv2", "gv1", "gv2"
+    ]
+    assert _names(mod["g"]) == ["gv3"]
+
+
+def test_nested_calls_are_bound_anf():
+    x = relax.Var("x", _t([3]))
+    bb = relax.BlockBuilder()
+    with bb.function("main", [x]):
+        with bb.dataflow():
+            out = bb.emit_output(op.multiply(op.add(x, x), op.add(x, x)))
+        bb.emit_func_output(out)
+    bindings = bb.get()["main"].body.blocks[0].bindings
+    assert len(bindings) == 3
+    assert all(isinstance(a, relax.Var) for a in bindings[2].value.args)
+
+
+def test_emit_func_output_binds_non_leaf_output():
+    x = relax.Var("x", _t([3]))
+    bb = relax.BlockBuilder()
+    with bb.function("main", [x]):
+        bb.emit_func_output(op.add(x, x))
+    func = bb.get()["main"]
+    assert isinstance(func.body.body, relax.Var)
+    assert _names(func) == ["gv"]
+
+
+def test_params_given_to_emit_func_output_and_tuple_output():
+    x = relax.Var("x", _t([3]))
+    bb = relax.BlockBuilder()
+    with bb.function("main"):
+        bb.emit_func_output([x, x], params=[x])
+    func = bb.get()["main"]
+    assert func.params == (x,)
+    assert isinstance(func.ret_ty, relax.TupleType)
+
+
+def test_private_function_and_attrs():
+    x = relax.Var("x", _t([3]))
+    bb = relax.BlockBuilder()
+    with bb.function("helper", [x], attrs={"k": 1}, private=True, pure=False):
+        bb.emit_func_output(x)
+    func = bb.get()["helper"]
+    assert "global_symbol" not in func.attrs and func.attrs["k"] == 1
+    assert not func.is_pure
+
+
+def test_match_cast_defines_symbolic_vars():
+    x = relax.Var("x", _t(None, "float32").replace(ndim=2) if False else relax.TensorType(
+        ndim=2, dtype="float32"))
+    n, m = TirVar("n", "int64"), TirVar("m", "int64")
+    bb = relax.BlockBuilder()
+    with bb.function("main", [x]):
+        with bb.dataflow():
+            y = bb.match_cast(x, _t([n, m]))
+            z = bb.emit(op.add(y, y))
+            gv = bb.emit_output(z)
+        bb.emit_func_output(gv)
+    func = bb.get()["main"]
+    first = func.body.blocks[0].bindings[0]
+    assert isinstance(first, relax.MatchCast)
+    assert isinstance(first.var, relax.DataflowVar)
+    tvm.ir.assert_structural_equal(z.ty, _t([n, m]))
+    # n and m are defined inside the body only: the return type is erased to the rank.
+    assert func.ret_ty.shape is None and func.ret_ty.ndim == 2
+
+
+def test_call_global_function_derives_symbolic_return():
+    n = TirVar("n", "int64")
+    a = relax.Var("a", _t([n, 4]))
+    bb = relax.BlockBuilder()
+    with bb.function("callee", [a]):
+        gv_callee_out = bb.emit(op.add(a, a))
+        bb.emit_func_output(gv_callee_out)
+    callee = bb.get().get_global_var("callee")
+    x = relax.Var("x", _t([7, 4]))
+    with bb.function("main", [x]):
+        out = bb.emit(relax.Call(callee, [x]))
+        bb.emit_func_output(out)
+    tvm.ir.assert_structural_equal(out.ty, _t([7, 4]))
+
+
+def test_call_extern_and_packed():
+    x = relax.Var("x", _t([3]))
+    bb = relax.BlockBuilder()
+    with bb.function("main", [x], pure=False):
+        a = bb.emit(op.call_packed("my.func", x, ty_args=_t([3])))
+        b = bb.emit(op.call_packed("my.other", x))
+        c = bb.emit(op.call_dps_packed("my.dps", [x], _t([3])))
+        bb.emit_func_output(relax.Tuple([a, b, c]))
+    tvm.ir.assert_structural_equal(a.ty, _t([3]))
+    assert isinstance(b.ty, relax.ObjectType)
+    tvm.ir.assert_structural_equal(c.ty, _t([3]))
+
+
+def test_if_normalization():
+    cond = relax.Var("c", relax.TensorType([], "bool"))
+    x = relax.Var("x", _t([3]))
+    bb = relax.BlockBuilder()
+    with bb.function("main", [cond, x]):
+        out = bb.emit(relax.If(cond, op.add(x, x), x))
+        bb.emit_func_output(out)
+    value = bb.get()["main"].body.blocks[0].bindings[0].value
+    assert isinstance(value.true_branch, relax.SeqExpr)
+    assert isinstance(value.true_branch.body, relax.Var)  # the add was bound in the branch
+    tvm.ir.assert_structural_equal(out.ty, _t([3]))
+    y = relax.Var("y", _t([4]))
+    mixed = relax.BlockBuilder().normalize(relax.If(cond, x, y))
+    assert mixed.ty.shape is None and mixed.ty.ndim == 1
+
+
+def test_tuple_get_item_inference_and_errors():
+    x = relax.Var("x", _t([3]))
+    t = relax.Var("t", relax.TupleType([x.ty, _t([4])]))
+    bb = relax.BlockBuilder()
+    tvm.ir.assert_structural_equal(bb.normalize(t[1]).ty, _t([4]))
+    with pytest.raises(IndexError, match="Index out of bounds"):
+        bb.normalize(relax.TupleGetItem(t, 5))
+    with pytest.raises(TypeError, match="expects a tuple"):
+        bb.normalize(relax.TupleGetItem(x, 0))
+    obj = relax.Var("o", relax.ObjectType())
+    assert isinstance(bb.normalize(obj[0]).ty, relax.ObjectType)
+
+
+def test_normalize_is_identity_on_normal_form():
+    x = relax.Var("x", _t([3]))
+    bb = relax.BlockBuilder()
+    call = bb.normalize(op.add(x, x))
+    assert bb.normalize(call) is call
+    with bb.function("main", [x]):
+        bb.emit_func_output(bb.emit(op.add(x, x)))
+    func = bb.get()["main"]
+    assert relax.BlockBuilder().normalize(func) is func
+
+
+def test_normalize_nested_call_needs_a_block():
+    x = relax.Var("x", _t([3]))
+    bb = relax.BlockBuilder()
+    with pytest.raises(ValueError, match="needs an open binding block"):
+        bb.normalize(op.add(op.add(x, x), x))
+    bb.begin_dataflow_block()
+    call = bb.normalize(op.add(op.add(x, x), x))
+    block = bb.end_block()
+    assert isinstance(block, relax.DataflowBlock) and len(block.bindings) == 1
+    assert call.args[0] is block.bindings[0].var
+
+
+def test_op_without_inference_rule_names_the_op():
+    register_op("relax.test_no_rule", 1, family="test_family")
+    x = relax.Var("x", _t([3]))
+    with pytest.raises(TypeError, match="FInferType has not been registered for "
+                                        "relax.test_no_rule"):
+        relax.BlockBuilder().normalize(relax.Call(Op.get("relax.test_no_rule"), [x]))
+
+
+def test_untyped_var_is_an_error():
+    x = relax.Var("x")
+    with pytest.raises(TypeError, match="Var x has no type"):
+        relax.BlockBuilder().normalize(op.add(x, x))
+    bb = relax.BlockBuilder()
+    with pytest.raises(TypeError, match="param x has no type annotation"):
+        with bb.function("main", [x]):
+            pass
+
+
+def test_scope_errors():
+    x = relax.Var("x", _t([3]))
+    bb = relax.BlockBuilder()
+    with pytest.raises(ValueError, match="emit_func_output must be called"):
+        with bb.function("main", [x]):
+            bb.emit(op.add(x, x))
+    with pytest.raises(ValueError, match="inside a bb.function"):
+        with bb.dataflow():
+            pass
+    with pytest.raises(ValueError, match="needs an open binding block"):
+        bb.emit(op.add(x, x))
+    with bb.function("f", [x]):
+        with pytest.raises(ValueError, match="only be called inside a dataflow block"):
+            bb.emit_output(x)
+        with bb.dataflow():
+            with pytest.raises(ValueError, match="outside of a dataflow block"):
+                bb.emit_func_output(x)
+            with pytest.raises(ValueError, match="cannot be nested"):
+                with bb.dataflow():
+                    pass
+            gv = bb.emit_output(x)
+        with pytest.raises(ValueError, match="cannot be nested inside function"):
+            with bb.function("g", [x]):
+                pass
+        bb.emit_func_output(gv)
+    with pytest.raises(ValueError, match="emit_func_output must be called"):
+        bb.emit_func_output(x)
+
+
+def test_current_builder():
+    assert relax.BlockBuilder.current() is None
+    bb = relax.BlockBuilder()
+    x = relax.Var("x", _t([3]))
+    with bb.function("main", [x]):
+        assert relax.BlockBuilder.current() is bb
+        bb.emit_func_output(x)
+    assert relax.BlockBuilder.current() is None
+    with relax.BlockBuilder() as other:
+        assert relax.BlockBuilder.current() is other
+
+
+def test_add_func_update_func_lookup_binding():
+    x = relax.Var("x", _t([3]))
+    f = relax.Function([x], relax.SeqExpr([], x))
+    bb = relax.BlockBuilder()
+    gv = bb.add_func(f, "f")
+    assert bb.add_func(f, "f") is gv  # the same function is not added twice
+    g = relax.Function([x], relax.SeqExpr([], x))
+    gv1 = bb.add_func(g, "f")
+    assert gv1.name_hint == "f1"
+    bb.update_func(gv, g)
+    assert bb.get()[gv] is g
+    with bb.function("main", [x]):
+        lv = bb.emit(op.add(x, x))
+        assert bb.lookup_binding(lv).op is Op.get("relax.add")
+        assert bb.lookup_binding(x) is None
+        bb.emit_func_output(lv)
+
+
+def test_builder_over_existing_module_does_not_mutate_it():
+    x = relax.Var("x", _t([3]))
+    mod = tvm.IRModule({"f": relax.Function([x], relax.SeqExpr([], x))})
+    bb = relax.BlockBuilder(mod)
+    with bb.function("main", [x]):
+        out = bb.emit(relax.Call(bb.get().get_global_var("f"), [x]))
+        bb.emit_func_output(out)
+    assert "main" in bb.get() and "main" not in mod
+    tvm.ir.assert_structural_equal(out.ty, _t([3]))
+
+
+def test_call_to_unknown_global_is_error():
+    x = relax.Var("x", _t([3]))
+    bb = relax.BlockBuilder()
+    with pytest.raises(TypeError, match="not defined in the module"):
+        bb.normalize(relax.Call(tvm.ir.GlobalVar("missing"), [x]))
+
+
+def test_emit_te_is_explicitly_unavailable():
+    with pytest.raises(NotImplementedError, match="create_prim_func"):
+        relax.BlockBuilder().emit_te(None)
