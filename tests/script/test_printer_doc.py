@@ -17,7 +17,6 @@ from tvm.script.printer.doc import (
     ListDoc,
     LiteralDoc,
     OperationDoc,
-    OperationKind as K,
     ReturnDoc,
     ScopeDoc,
     SliceDoc,
@@ -25,9 +24,16 @@ from tvm.script.printer.doc import (
     TupleDoc,
     WhileDoc,
 )
+from tvm.script.printer.doc import (
+    OperationKind as K,
+)
 from tvm.script.printer.doc_printer import DocPrinter, decorate_lines, to_python_script
 
 a, b, c = IdDoc("a"), IdDoc("b"), IdDoc("c")
+
+
+def rows(*lines):
+    return "\n".join(lines)
 
 
 def op(kind, *operands):
@@ -101,7 +107,7 @@ def test_statements():
         ],
     )
     cls = ClassDoc(IdDoc("Module"), [IdDoc("I").attr("ir_module")], [func, func])
-    first = "\n".join([
+    first = rows(
         "    @R.function",
         "    def f(a: int, b = 1) -> int:",
         "        a, b = b, a",
@@ -120,7 +126,7 @@ def test_statements():
         "            # two",
         "            # lines",
         "        return a",
-    ])
+    )
     # A blank line separates consecutive functions.
     assert to_python_script(cls) == f"@I.ir_module\nclass Module:\n{first}\n\n{first}"
 
@@ -148,7 +154,7 @@ def test_underline_multi_line_starts_at_first_non_blank():
     inner = ScopeDoc(None, IdDoc("ctx").call(), [ExprStmtDoc(a), ExprStmtDoc(b)])
     func = FunctionDoc(IdDoc("f"), [], [], None, [inner])
     text, spans = _printed_with_mark(func, inner)
-    assert decorate_lines(text, spans) == "\n".join([
+    assert decorate_lines(text, spans) == rows(
         "def f():",
         "    with ctx():",
         "    ^^^^^^^^^^^",
@@ -156,7 +162,7 @@ def test_underline_multi_line_starts_at_first_non_blank():
         "        ^",
         "        b",
         "        ^",
-    ])
+    )
 
 
 def test_two_spans_on_one_line_share_a_caret_row():
@@ -172,14 +178,14 @@ def test_context_trimming_markers():
     text = _numbered(12)
     line6 = text.index("line6")
     out = decorate_lines(text, [(line6, line6 + 5)], num_context_lines=1)
-    assert out == "\n".join([
+    assert out == rows(
         "(... 4 lines skipped ...)",
         "line5",
         "line6",
         "^^^^^",
         "line7",
         "(... 5 lines skipped ...)",
-    ])
+    )
 
 
 def test_context_single_hidden_line_is_printed():

@@ -34,9 +34,9 @@ def gradient_module():
         ])
         return x, y, lv1, lv2, block
 
-    x, y, lv1, lv2, block = forward()
+    x, y, _, lv2, block = forward()
     main = func([x, y], [block], lv2, scalar, "main")
-    x, y, lv1, lv2, block = forward()
+    x, y, _, lv2, block = forward()
     names = ["lv2_adjoint", "lv1_adjoint", "x_adjoint", "y_adjoint"]
     lv2a, lv1a, xa, ya = (relax.DataflowVar(n, scalar if n == "lv2_adjoint" else t33)
                           for n in names)
@@ -416,8 +416,8 @@ def test_if_nested_function_calls_and_call_tir():
     ])
     f = func([x, c], [block], r, t, "f")
     assert f.script().split("\n")[3:] == [
-        'def f(x: R.Tensor((3,), dtype="float32"), c: R.Tensor((), dtype="bool")) -> '
-        'R.Tensor((3,), dtype="float32"):',
+        ('def f(x: R.Tensor((3,), dtype="float32"), c: R.Tensor((), dtype="bool")) -> '
+         'R.Tensor((3,), dtype="float32"):'),
         "    @R.function",
         '    def inner(y: R.Tensor((3,), dtype="float32")) -> R.Tensor((3,), dtype="float32"):',
         '        z: R.Tensor((3,), dtype="float32") = R.add(y, y)',
@@ -431,8 +431,8 @@ def test_if_nested_function_calls_and_call_tir():
         '        r_else: R.Tensor((3,), dtype="float32") = R.multiply(x, x)',
         '        r: R.Tensor((3,), dtype="float32") = r_else',
         '    e = R.call_dps_packed("ext", (x,), out_ty=R.Tensor((3,), dtype="float32"))',
-        '    p: R.Tensor((2, 3), dtype="float32") = R.call_packed("foo", x, '
-        'ty_args=(R.Tensor((2, 3), dtype="float32"),))',
+        ('    p: R.Tensor((2, 3), dtype="float32") = R.call_packed("foo", x, '
+         'ty_args=(R.Tensor((2, 3), dtype="float32"),))'),
         "    return r",
     ]
 
@@ -495,3 +495,66 @@ def test_missing_printer_rule_names_the_class():
         from tvm.script.printer import script
 
         script(Strange())
+
+
+# --- spec C.3 renderings ----------------------------------------------------------------------
+
+
+def matmul_function(n_before=0, n_after=0):
+    t34 = tensor((3, 4))
+    x, y = relax.Var("x", t34), relax.Var("y", tensor((5, 6)))
+    bindings, prev = [], x
+    for i in range(n_before):
+        var = relax.Var(f"a{i}", t34)
+        bindings.append(relax.VarBinding(var, op.add(prev if i else x, x)))
+        prev = var
+    # The bad call is bound with no type (built without normalization), so no annotation.
+    bad = relax.Var("bad" if n_before else "lv")
+    call = relax.Call(tvm_op("relax.matmul"), [prev if n_before else x, y],
+                      op.matmul(x, x).attrs)
+    bindings.append(relax.VarBinding(bad, call))
+    prev = bad
+    for i in range(n_after):
+        var = relax.Var(f"b{i}")
+        bindings.append(relax.VarBinding(var, op.add(prev, prev)))
+        prev = var
+    return func([x, y], [relax.BindingBlock(bindings)], prev, tensor((3, 6)), "main")
+
+
+def tvm_op(name):
+    from tvm.ir.op import Op
+
+    return Op.get(name)
+
+
+def test_spec_c3_enriched_location_block():
+    path = BINDINGS.array_item(0).attr("value")
+    text = matmul_function().script(path_to_underline=[path], num_context_lines=10)
+    assert text == """\
+Access path: <root>.body.blocks[0].bindings[0].value
+
+# from tvm.script import relax as R
+
+@R.function
+def main(x: R.Tensor((3, 4), dtype="float32"), y: R.Tensor((5, 6), dtype="float32")) -> \
+R.Tensor((3, 6), dtype="float32"):
+    lv = R.matmul(x, y, out_dtype=None)
+         ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+    return lv"""
+
+
+def test_spec_c3_long_function_trimming():
+    path = BINDINGS.array_item(14).attr("value")
+    text = matmul_function(14, 14).script(path_to_underline=[path], num_context_lines=10)
+    lines = text.split("\n")
+    assert lines[:3] == [
+        "Access path: <root>.body.blocks[0].bindings[14].value",
+        "",
+        "(... 8 lines skipped ...)",
+    ]
+    assert lines[3] == '    a4: R.Tensor((3, 4), dtype="float32") = R.add(a3, x)'
+    bad = lines.index("    bad = R.matmul(a13, y, out_dtype=None)")
+    assert lines[bad + 1] == "          " + "^" * 32
+    assert lines[bad + 2] == "    b0 = R.add(bad, bad)"
+    assert lines[-1] == "(... 5 lines skipped ...)"
+    assert len(lines) == 3 + 10 + 2 + 10 + 1

@@ -29,7 +29,7 @@ from .doc_printer import DocPrinter, decorate_lines
 from .ir_docsifier import ROOT, IRDocsifier, PrinterConfig, path_steps, register_printer
 from .relax_printer import register_call_printer
 
-__all__ = ["script", "register_printer", "register_call_printer", "PrinterConfig"]
+__all__ = ["PrinterConfig", "register_call_printer", "register_printer", "script"]
 
 _NOTE_PARENT = "Note: The underlined object is the nearest visible parent of this path."
 _NOTE_NONE = "Note: No visible object for this path is rendered in TVMScript."

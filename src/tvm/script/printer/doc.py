@@ -14,34 +14,34 @@ from __future__ import annotations
 from enum import IntEnum
 
 __all__ = [
-    "Doc",
-    "ExprDoc",
-    "StmtDoc",
-    "StmtBlockDoc",
-    "LiteralDoc",
-    "IdDoc",
-    "AttrAccessDoc",
-    "IndexDoc",
-    "CallDoc",
-    "OperationKind",
-    "OperationDoc",
-    "LambdaDoc",
-    "TupleDoc",
-    "ListDoc",
-    "DictDoc",
-    "SliceDoc",
-    "AssignDoc",
-    "IfDoc",
-    "WhileDoc",
-    "ForDoc",
-    "ScopeDoc",
-    "ExprStmtDoc",
     "AssertDoc",
-    "ReturnDoc",
-    "FunctionDoc",
+    "AssignDoc",
+    "AttrAccessDoc",
+    "CallDoc",
     "ClassDoc",
     "CommentDoc",
+    "DictDoc",
+    "Doc",
     "DocStringDoc",
+    "ExprDoc",
+    "ExprStmtDoc",
+    "ForDoc",
+    "FunctionDoc",
+    "IdDoc",
+    "IfDoc",
+    "IndexDoc",
+    "LambdaDoc",
+    "ListDoc",
+    "LiteralDoc",
+    "OperationDoc",
+    "OperationKind",
+    "ReturnDoc",
+    "ScopeDoc",
+    "SliceDoc",
+    "StmtBlockDoc",
+    "StmtDoc",
+    "TupleDoc",
+    "WhileDoc",
 ]
 
 
@@ -53,7 +53,7 @@ class Doc:
     def __init__(self):
         self.source_paths = []
 
-    def add_path(self, path) -> "Doc":
+    def add_path(self, path) -> Doc:
         """Record that this doc renders the IR object at ``path``; returns ``self``."""
         if path is not None:
             self.source_paths.append(path)
@@ -70,15 +70,15 @@ class ExprDoc(Doc):
 
     __slots__ = ()
 
-    def attr(self, name: str) -> "AttrAccessDoc":
+    def attr(self, name: str) -> AttrAccessDoc:
         """``self.name``."""
         return AttrAccessDoc(self, name)
 
-    def call(self, *args, **kwargs) -> "CallDoc":
+    def call(self, *args, **kwargs) -> CallDoc:
         """``self(*args, **kwargs)``; keyword order is kept."""
         return CallDoc(self, list(args), list(kwargs.keys()), list(kwargs.values()))
 
-    def __getitem__(self, indices) -> "IndexDoc":
+    def __getitem__(self, indices) -> IndexDoc:
         if not isinstance(indices, tuple):
             indices = (indices,)
         return IndexDoc(self, list(indices))
@@ -143,7 +143,7 @@ class IdDoc(ExprDoc):
 class AttrAccessDoc(ExprDoc):
     """``value.name``."""
 
-    __slots__ = ("value", "name")
+    __slots__ = ("name", "value")
 
     def __init__(self, value: ExprDoc, name: str):
         super().__init__()
@@ -154,7 +154,7 @@ class AttrAccessDoc(ExprDoc):
 class IndexDoc(ExprDoc):
     """``value[i, j, ...]``; an index may be a :class:`SliceDoc`."""
 
-    __slots__ = ("value", "indices")
+    __slots__ = ("indices", "value")
 
     def __init__(self, value: ExprDoc, indices: list):
         super().__init__()
@@ -165,7 +165,7 @@ class IndexDoc(ExprDoc):
 class CallDoc(ExprDoc):
     """``callee(args..., key=value...)``."""
 
-    __slots__ = ("callee", "args", "kwargs_keys", "kwargs_values")
+    __slots__ = ("args", "callee", "kwargs_keys", "kwargs_values")
 
     def __init__(self, callee: ExprDoc, args=(), kwargs_keys=(), kwargs_values=()):
         super().__init__()
@@ -276,7 +276,7 @@ class DictDoc(ExprDoc):
 class SliceDoc(Doc):
     """``start:stop:step`` inside an :class:`IndexDoc`; each part may be None."""
 
-    __slots__ = ("start", "stop", "step")
+    __slots__ = ("start", "step", "stop")
 
     def __init__(self, start=None, stop=None, step=None):
         super().__init__()
@@ -301,7 +301,7 @@ class StmtBlockDoc(Doc):
 class AssignDoc(StmtDoc):
     """``lhs: annotation = rhs``; ``rhs`` and ``annotation`` are optional (not both absent)."""
 
-    __slots__ = ("lhs", "rhs", "annotation")
+    __slots__ = ("annotation", "lhs", "rhs")
 
     def __init__(self, lhs: ExprDoc, rhs=None, annotation=None, comment=None):
         super().__init__(comment)
@@ -315,7 +315,7 @@ class AssignDoc(StmtDoc):
 class IfDoc(StmtDoc):
     """``if predicate: then_branch else: else_branch``."""
 
-    __slots__ = ("predicate", "then_branch", "else_branch")
+    __slots__ = ("else_branch", "predicate", "then_branch")
 
     def __init__(self, predicate: ExprDoc, then_branch=(), else_branch=(), comment=None):
         super().__init__(comment)
@@ -327,7 +327,7 @@ class IfDoc(StmtDoc):
 class WhileDoc(StmtDoc):
     """``while predicate: body``."""
 
-    __slots__ = ("predicate", "body")
+    __slots__ = ("body", "predicate")
 
     def __init__(self, predicate: ExprDoc, body=(), comment=None):
         super().__init__(comment)
@@ -338,7 +338,7 @@ class WhileDoc(StmtDoc):
 class ForDoc(StmtDoc):
     """``for lhs in rhs: body``."""
 
-    __slots__ = ("lhs", "rhs", "body")
+    __slots__ = ("body", "lhs", "rhs")
 
     def __init__(self, lhs: ExprDoc, rhs: ExprDoc, body=(), comment=None):
         super().__init__(comment)
@@ -350,7 +350,7 @@ class ForDoc(StmtDoc):
 class ScopeDoc(StmtDoc):
     """``with rhs as lhs: body`` (``lhs`` may be None)."""
 
-    __slots__ = ("lhs", "rhs", "body")
+    __slots__ = ("body", "lhs", "rhs")
 
     def __init__(self, lhs, rhs: ExprDoc, body=(), comment=None):
         super().__init__(comment)
@@ -372,7 +372,7 @@ class ExprStmtDoc(StmtDoc):
 class AssertDoc(StmtDoc):
     """``assert test, msg``."""
 
-    __slots__ = ("test", "msg")
+    __slots__ = ("msg", "test")
 
     def __init__(self, test: ExprDoc, msg=None, comment=None):
         super().__init__(comment)
@@ -393,7 +393,7 @@ class ReturnDoc(StmtDoc):
 class FunctionDoc(StmtDoc):
     """``@decorators def name(args) -> return_type: body``; each arg is an :class:`AssignDoc`."""
 
-    __slots__ = ("name", "args", "decorators", "return_type", "body")
+    __slots__ = ("args", "body", "decorators", "name", "return_type")
 
     def __init__(self, name: IdDoc, args=(), decorators=(), return_type=None, body=(),
                  comment=None):
@@ -408,7 +408,7 @@ class FunctionDoc(StmtDoc):
 class ClassDoc(StmtDoc):
     """``@decorators class name: body``."""
 
-    __slots__ = ("name", "decorators", "body")
+    __slots__ = ("body", "decorators", "name")
 
     def __init__(self, name: IdDoc, decorators=(), body=(), comment=None):
         super().__init__(comment)

@@ -27,7 +27,6 @@ from .doc import (
     DictDoc,
     Doc,
     DocStringDoc,
-    ExprDoc,
     ExprStmtDoc,
     ForDoc,
     FunctionDoc,
@@ -48,7 +47,7 @@ from .doc import (
     WhileDoc,
 )
 
-__all__ = ["to_python_script", "DocPrinter", "decorate_lines", "format_literal"]
+__all__ = ["DocPrinter", "decorate_lines", "format_literal", "to_python_script"]
 
 K = OperationKind
 # Python precedence, low to high; atoms (names, literals, calls, ...) are highest.

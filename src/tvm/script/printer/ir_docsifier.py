@@ -22,12 +22,12 @@ from .doc import Doc, IdDoc
 
 __all__ = [
     "ROOT",
+    "IRDocsifier",
+    "PrinterConfig",
     "attr_path",
     "item_path",
     "map_path",
     "path_steps",
-    "PrinterConfig",
-    "IRDocsifier",
     "register_printer",
 ]
 
@@ -159,9 +159,9 @@ class IRDocsifier:
         doc = fn(obj, path, self)
         if path is not None:
             doc.source_paths.append(path)
-        if self._track and id(obj) in self._track and id(obj) not in self.obj_paths:
-            if path is not None:
-                self.obj_paths[id(obj)] = path
+        if (self._track and path is not None and id(obj) in self._track
+                and id(obj) not in self.obj_paths):
+            self.obj_paths[id(obj)] = path
         return doc
 
     def _fallback(self, obj):

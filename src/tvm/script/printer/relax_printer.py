@@ -23,7 +23,7 @@ import numpy as np
 from ... import relax, tirx
 from ...ffi.node import Node, walk
 from ...ir.attrs import Attrs, DictAttrs
-from ...ir.expr import GlobalVar, PrimExpr
+from ...ir.expr import GlobalVar
 from ...ir.op import Op
 from ...ir.type import PrimType, StringType, TupleType
 from .doc import (
@@ -45,7 +45,7 @@ from .doc import (
 from .ir_docsifier import attr_path, item_path, register_printer
 from .tirx_printer import _RawDoc, format_float
 
-__all__ = ["register_call_printer", "type_doc", "attr_value_doc", "CONSTANT_METADATA_KEY"]
+__all__ = ["CONSTANT_METADATA_KEY", "attr_value_doc", "register_call_printer", "type_doc"]
 
 #: ``metadata[...]`` key of non-scalar constants (what Apache TVM 0.27 prints).
 CONSTANT_METADATA_KEY = "ir.GenericConst"
@@ -328,7 +328,7 @@ def _call(call, path, d):
     op = call.op
     op_path = attr_path(path, "op")
     if isinstance(op, Op):
-        name = op.name[len("relax."):] if op.name.startswith("relax.") else op.name
+        name = op.name.removeprefix("relax.")
         callee = _r(d, *name.split(".")).add_path(op_path)
         args = _args_docs(call, path, d)
         keys, values = [], []
@@ -526,7 +526,8 @@ def _function_doc(func, path, d, name, nested=False):
     try:
         # Symbolic variables: those in parameter types become file-level TypeVars.
         param_types = [p.ty for p in func.params]
-        sig_vars = _symbolic_vars(param_types)
+        # Within one function they are declared in name order (as TVM 0.27 does).
+        sig_vars = sorted(_symbolic_vars(param_types), key=lambda v: v.name)
         for var in sig_vars:
             if not d.is_defined(var):
                 d.var_names[id(var)] = var.name

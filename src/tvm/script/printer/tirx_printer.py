@@ -25,7 +25,7 @@ K = OperationKind
 
 def format_float(value: float) -> str:
     """Text of a float as TVM prints it: ``1.5``, ``0.10000000000000001``, ``1.0``."""
-    text = "%.17g" % value
+    text = f"{value:.17g}"
     if "." not in text and "e" not in text and "n" not in text:
         text += ".0"
     return text
