@@ -45,14 +45,21 @@ def test_num_threads_positive():
 def test_uses_more_than_one_thread():
     ids_fn = build_module(thread_ids_module())["thread_ids"]
     n = threadpool.num_threads()
-    out = np.zeros(max(n, 2) * 3, "int64")
-    ids_fn(out)
-    assert (out != 0).all()
-    distinct = len(set(out.tolist()))
-    assert distinct == min(n, len(out))
     if n == 1:
         pytest.skip("one CPU: the pool runs every task in the calling thread")
-    assert distinct > 1
+    for _ in range(3):
+        out = np.zeros(n, "int64")
+        ids_fn(out)  # each task waits for all n to start: n threads must take part
+        assert (out != 0).all()
+        assert len(set(out.tolist())) == n
+
+
+def test_more_tasks_than_threads():
+    par_add_tasks = build_module(thread_ids_module("ids_short", spin_limit=0))["ids_short"]
+    out = np.zeros(1000, "int64")
+    par_add_tasks(out)  # 1000 tasks over the pool: every task ran exactly once
+    assert (out != 0).all()
+    assert 1 <= len(set(out.tolist())) <= threadpool.num_threads()
 
 
 def test_task_error_is_raised():
@@ -85,7 +92,7 @@ import numpy as np
 from tvm.backend.llvm import build_module, threadpool
 from tvm.backend.llvm.testing import thread_ids_module
 f = build_module(thread_ids_module())["thread_ids"]
-out = np.zeros(6, "int64")
+out = np.zeros(threadpool.num_threads(), "int64")
 f(out)
 print(threadpool.num_threads(), len(set(out.tolist())))
 """

@@ -124,14 +124,36 @@ def noop_module(name: str = "noop", num_tensors: int = 3) -> ir.Module:
     return module
 
 
-def thread_ids_module(name: str = "thread_ids") -> ir.Module:
-    """``name(out: int64[m])``: launches m tasks, each writes ``pthread_self()`` to out[task]."""
+def thread_ids_module(name: str = "thread_ids", spin_limit: int = 1 << 28) -> ir.Module:
+    """``name(out: int64[m])``: m tasks, each writes ``pthread_self()`` to ``out[task_id]``.
+
+    Each task first waits until all m tasks have started (or ``spin_limit`` iterations pass),
+    so with m <= the pool size, m different threads must take part: a thread cannot run a
+    second task while its first is still waiting.
+    """
     module = ir.Module(name=f"{name}_module")
+    arrived = ir.GlobalVariable(module, I32, name=f"{name}_arrived")
+    arrived.linkage, arrived.initializer = "internal", ir.Constant(I32, 0)
     self_fn = ir.Function(module, ir.FunctionType(I64, []), name="pthread_self")
     task = ir.Function(module, _TASK_TYPE, name=f"{name}_task")
     task.linkage = "internal"
-    task_id, _, cdata = task.args
+    task_id, penv, cdata = task.args
     tb = ir.IRBuilder(task.append_basic_block("entry"))
+    num_task = tb.load(tb.gep(penv, [ir.Constant(I64, 8)], source_etype=ir.IntType(8)), typ=I32)
+    tb.atomic_rmw("add", arrived, ir.Constant(I32, 1), "seq_cst")
+    spin = task.append_basic_block("spin")
+    done = task.append_basic_block("done")
+    entry_block = tb.block
+    tb.branch(spin)
+    tb.position_at_end(spin)
+    count = tb.phi(I64)
+    count.add_incoming(ir.Constant(I64, 0), entry_block)
+    seen = tb.load_atomic(arrived, "seq_cst", 4, typ=I32)
+    waiting = tb.and_(tb.icmp_signed("<", seen, num_task),
+                      tb.icmp_signed("<", count, ir.Constant(I64, spin_limit)))
+    count.add_incoming(tb.add(count, ir.Constant(I64, 1)), spin)
+    tb.cbranch(waiting, spin, done)
+    tb.position_at_end(done)
     tid = tb.call(self_fn, [])
     tb.store(tid, tb.gep(cdata, [tb.sext(task_id, I64)], source_etype=I64))
     tb.ret(ir.Constant(I32, 0))
@@ -139,6 +161,7 @@ def thread_ids_module(name: str = "thread_ids") -> ir.Module:
 
     def body(builder, args):
         out = args.tensors["out"]
+        builder.store_atomic(ir.Constant(I32, 0), arrived, "seq_cst", 4)
         return builder.call(launch, [task, out.data, builder.trunc(out.shape[0], I32)])
 
     emit_packed_function(module, name, [TensorParam("out", "int64", ("m",))], body)

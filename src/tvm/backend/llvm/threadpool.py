@@ -96,12 +96,12 @@ _POOL_IR = """
 @pool_nthreads = internal global i32 1
 @pool_busy = internal global i32 0
 @pool_gen = internal global i32 0
-@pool_pending = internal global i32 0
+@pool_counter = internal global i64 0
+@pool_done = internal global i32 0
 @pool_sleepers = internal global i32 0
 @pool_main_sleeping = internal global i32 0
 @pool_ftask = internal global ptr null
 @pool_cdata = internal global ptr null
-@pool_ntask = internal global i32 0
 @pool_err = internal global i32 0
 @pool_err_obj = internal global ptr null
 @pool_err_kind = private constant [13 x i8] c"RuntimeError\\00"
@@ -184,49 +184,84 @@ done:
   ret i32 %res
 }}
 
-; Runs tasks start, start+step, ... < nt. The first failure anywhere wins: its error object is
-; moved out of this thread's TLS into @pool_err_obj, for the launching thread to re-raise.
-define internal void @pool_run_tasks(ptr %f, ptr %penv, ptr %cdata, i32 %start, i32 %nt, i32 %step) {{
+; Claim and run tasks of the job tagged %tag until none is left (any thread, the launcher too).
+; @pool_counter packs (tag << 32) | (num_task << 16) | next_task, so a claim (one cmpxchg)
+; succeeds only while that very job still has unclaimed tasks: a late worker can never run a
+; task of a finished job. The first failing task's error object is moved out of this
+; thread's TLS into @pool_err_obj, for the launching thread to re-raise; later tasks are skipped.
+define internal void @pool_work(i32 %tag, ptr %f, ptr %cdata) {{
 entry:
+  %penv = alloca %penv_t, align 8
   %slot = alloca ptr, align 8
-  %any = icmp slt i32 %start, %nt
-  br i1 %any, label %loop, label %exit
-loop:
-  %t = phi i32 [%start, %entry], [%t1, %next]
-  %r = call i32 %f(i32 %t, ptr %penv, ptr %cdata)
+  br label %claim
+claim:
+  %v = load atomic i64, ptr @pool_counter seq_cst, align 8
+  %vtag64 = lshr i64 %v, 32
+  %vtag = trunc i64 %vtag64 to i32
+  %same = icmp eq i32 %vtag, %tag
+  br i1 %same, label %check, label %exit
+check:
+  %next = and i64 %v, 65535
+  %nt_shifted = lshr i64 %v, 16
+  %nt = and i64 %nt_shifted, 65535
+  %unclaimed = icmp ult i64 %next, %nt
+  br i1 %unclaimed, label %try, label %exit
+try:
+  %v1 = add i64 %v, 1
+  %x = cmpxchg ptr @pool_counter, i64 %v, i64 %v1 seq_cst seq_cst
+  %claimed = extractvalue {{ i64, i1 }} %x, 1
+  br i1 %claimed, label %run, label %claim
+run:
+  %idx = trunc i64 %next to i32
+  %nt32 = trunc i64 %nt to i32
+  %env0 = getelementptr %penv_t, ptr %penv, i32 0, i32 0
+  store ptr null, ptr %env0
+  %env1 = getelementptr %penv_t, ptr %penv, i32 0, i32 1
+  store i32 %nt32, ptr %env1
+  %prior = load atomic i32, ptr @pool_err monotonic, align 4
+  %skip = icmp ne i32 %prior, 0
+  br i1 %skip, label %finished, label %call
+call:
+  %r = call i32 %f(i32 %idx, ptr %penv, ptr %cdata)
   %bad = icmp ne i32 %r, 0
-  br i1 %bad, label %fail, label %next
+  br i1 %bad, label %fail, label %finished
 fail:
   store ptr null, ptr %slot
   call void @TVMFFIErrorMoveFromRaised(ptr %slot)
   %eobj = load ptr, ptr %slot
-  %x = cmpxchg ptr @pool_err, i32 0, i32 %r seq_cst seq_cst
-  %first = extractvalue {{ i32, i1 }} %x, 1
+  %ex = cmpxchg ptr @pool_err, i32 0, i32 %r seq_cst seq_cst
+  %first = extractvalue {{ i32, i1 }} %ex, 1
   br i1 %first, label %keep, label %drop
 keep:
-  store ptr %eobj, ptr @pool_err_obj
-  br label %exit
+  store atomic ptr %eobj, ptr @pool_err_obj seq_cst, align 8
+  br label %finished
 drop:
   %has_obj = icmp ne ptr %eobj, null
-  br i1 %has_obj, label %decref, label %exit
+  br i1 %has_obj, label %decref, label %finished
 decref:
   %dr = call i32 @TVMFFIObjectDecRef(ptr %eobj)
-  br label %exit
-next:
-  %t1 = add i32 %t, %step
-  %more = icmp slt i32 %t1, %nt
-  br i1 %more, label %loop, label %exit
+  br label %finished
+finished:
+  %old = atomicrmw add ptr @pool_done, i32 1 seq_cst
+  %now = add i32 %old, 1
+  %all = icmp eq i32 %now, %nt32
+  br i1 %all, label %maybe_wake, label %claim
+maybe_wake:
+  %ms = load atomic i32, ptr @pool_main_sleeping seq_cst, align 4
+  %main_asleep = icmp ne i32 %ms, 0
+  br i1 %main_asleep, label %wake_main, label %claim
+wake_main:
+  call void @pool_futex_wake(ptr @pool_done, i32 1)
+  br label %claim
 exit:
   ret void
 }}
 
 define internal ptr @pool_worker(ptr %arg) {{
 entry:
-  %wid = ptrtoint ptr %arg to i32
-  %penv = alloca %penv_t, align 8
   br label %wait
 wait:
-  %seen = phi i32 [0, %entry], [%g0, %finish], [%seen, %slept]
+  %seen = phi i32 [0, %entry], [%g0, %work], [%seen, %slept]
   br label %spin
 spin:
   %k = phi i32 [0, %wait], [%k1, %spin_next]
@@ -246,26 +281,9 @@ sleep:
 slept:
   br label %wait
 work:
-  %f = load ptr, ptr @pool_ftask
-  %cdata = load ptr, ptr @pool_cdata
-  %nt = load i32, ptr @pool_ntask
-  %n = load i32, ptr @pool_nthreads
-  %env0 = getelementptr %penv_t, ptr %penv, i32 0, i32 0
-  store ptr null, ptr %env0
-  %env1 = getelementptr %penv_t, ptr %penv, i32 0, i32 1
-  store i32 %nt, ptr %env1
-  call void @pool_run_tasks(ptr %f, ptr %penv, ptr %cdata, i32 %wid, i32 %nt, i32 %n)
-  %old = atomicrmw sub ptr @pool_pending, i32 1 seq_cst
-  %last = icmp eq i32 %old, 1
-  br i1 %last, label %maybe_wake, label %finish
-maybe_wake:
-  %ms = load atomic i32, ptr @pool_main_sleeping seq_cst, align 4
-  %main_asleep = icmp ne i32 %ms, 0
-  br i1 %main_asleep, label %wake_main, label %finish
-wake_main:
-  call void @pool_futex_wake(ptr @pool_pending, i32 1)
-  br label %finish
-finish:
+  %f = load atomic ptr, ptr @pool_ftask monotonic, align 8
+  %cdata = load atomic ptr, ptr @pool_cdata monotonic, align 8
+  call void @pool_work(i32 %g0, ptr %f, ptr %cdata)
   br label %wait
 }}
 
@@ -280,8 +298,7 @@ check:
   %more = icmp slt i32 %w, %n
   br i1 %more, label %create, label %done
 create:
-  %arg = inttoptr i32 %w to ptr
-  %rc = call i32 @pthread_create(ptr %tid, ptr null, ptr @pool_worker, ptr %arg)
+  %rc = call i32 @pthread_create(ptr %tid, ptr null, ptr @pool_worker, ptr null)
   %ok = icmp eq i32 %rc, 0
   br i1 %ok, label %detach, label %failed
 detach:
@@ -295,7 +312,7 @@ failed:
   store i32 %w, ptr @pool_nthreads
   br label %done
 done:
-  store i32 1, ptr @pool_ready
+  store atomic i32 1, ptr @pool_ready release, align 4
   ret void
 }}
 
@@ -319,7 +336,7 @@ entry:
   %got = extractvalue {{ i32, i1 }} %x, 1
   br i1 %got, label %locked, label %serial
 locked:
-  %ready = load i32, ptr @pool_ready
+  %ready = load atomic i32, ptr @pool_ready acquire, align 4
   %is_ready = icmp ne i32 %ready, 0
   br i1 %is_ready, label %go, label %init
 init:
@@ -331,19 +348,27 @@ go:
   %nt = select i1 %nt_default, i32 %n, i32 %num_task
   %single = icmp sle i32 %n, 1
   %one = icmp sle i32 %nt, 1
-  %no_parallel = or i1 %single, %one
+  %many = icmp sgt i32 %nt, 65535
+  %few_or_one = or i1 %single, %one
+  %no_parallel = or i1 %few_or_one, %many
   br i1 %no_parallel, label %unlock_serial, label %dispatch
 unlock_serial:
   store atomic i32 0, ptr @pool_busy release, align 4
   br label %serial
 dispatch:
-  store ptr %f, ptr @pool_ftask
-  store ptr %cdata, ptr @pool_cdata
-  store i32 %nt, ptr @pool_ntask
-  store i32 0, ptr @pool_err
-  %nw = sub i32 %n, 1
-  store atomic i32 %nw, ptr @pool_pending seq_cst, align 4
-  %og = atomicrmw add ptr @pool_gen, i32 1 seq_cst
+  store atomic ptr %f, ptr @pool_ftask monotonic, align 8
+  store atomic ptr %cdata, ptr @pool_cdata monotonic, align 8
+  store atomic i32 0, ptr @pool_err monotonic, align 4
+  store atomic i32 0, ptr @pool_done seq_cst, align 4
+  %g = load atomic i32, ptr @pool_gen monotonic, align 4
+  %g1 = add i32 %g, 1
+  %tag64 = zext i32 %g1 to i64
+  %tag_bits = shl i64 %tag64, 32
+  %nt64 = zext i32 %nt to i64
+  %nt_bits = shl i64 %nt64, 16
+  %job = or i64 %tag_bits, %nt_bits
+  store atomic i64 %job, ptr @pool_counter seq_cst, align 8
+  store atomic i32 %g1, ptr @pool_gen seq_cst, align 4
   %sl = load atomic i32, ptr @pool_sleepers seq_cst, align 4
   %any_asleep = icmp ne i32 %sl, 0
   br i1 %any_asleep, label %wake, label %run
@@ -351,16 +376,12 @@ wake:
   call void @pool_futex_wake(ptr @pool_gen, i32 2147483647)
   br label %run
 run:
-  %env0 = getelementptr %penv_t, ptr %penv, i32 0, i32 0
-  store ptr null, ptr %env0
-  %env1 = getelementptr %penv_t, ptr %penv, i32 0, i32 1
-  store i32 %nt, ptr %env1
-  call void @pool_run_tasks(ptr %f, ptr %penv, ptr %cdata, i32 0, i32 %nt, i32 %n)
+  call void @pool_work(i32 %g1, ptr %f, ptr %cdata)
   br label %mspin
 mspin:
   %k = phi i32 [0, %run], [%k1, %mspin_next]
-  %pd = load atomic i32, ptr @pool_pending acquire, align 4
-  %all_done = icmp eq i32 %pd, 0
+  %pd = load atomic i32, ptr @pool_done acquire, align 4
+  %all_done = icmp eq i32 %pd, %nt
   br i1 %all_done, label %finish, label %mspin_next
 mspin_next:
   call void @pool_pause()
@@ -371,19 +392,19 @@ msleep_begin:
   %o = atomicrmw xchg ptr @pool_main_sleeping, i32 1 seq_cst
   br label %msleep
 msleep:
-  %pd2 = load atomic i32, ptr @pool_pending seq_cst, align 4
-  %done2 = icmp eq i32 %pd2, 0
+  %pd2 = load atomic i32, ptr @pool_done seq_cst, align 4
+  %done2 = icmp eq i32 %pd2, %nt
   br i1 %done2, label %msleep_end, label %msleep_wait
 msleep_wait:
-  call void @pool_futex_wait(ptr @pool_pending, i32 %pd2)
+  call void @pool_futex_wait(ptr @pool_done, i32 %pd2)
   br label %msleep
 msleep_end:
   store atomic i32 0, ptr @pool_main_sleeping seq_cst, align 4
   br label %finish
 finish:
-  %err = load i32, ptr @pool_err
-  %eobj = load ptr, ptr @pool_err_obj
-  store ptr null, ptr @pool_err_obj
+  %err = load atomic i32, ptr @pool_err seq_cst, align 4
+  %eobj = load atomic ptr, ptr @pool_err_obj seq_cst, align 8
+  store atomic ptr null, ptr @pool_err_obj seq_cst, align 8
   store atomic i32 0, ptr @pool_busy release, align 4
   %failed = icmp ne i32 %err, 0
   br i1 %failed, label %reraise, label %success
