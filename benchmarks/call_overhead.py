@@ -56,7 +56,10 @@ def main() -> None:
         ("numpy np.add(a, b, c), n=4", per_call_ns(np.add, small, n, r)),
         ("numpy np.copyto(c, a), n=4", per_call_ns(np.copyto, [small[2], small[0]], n, r)),
         ("compiled add, n=64, Tensor args (serial)", per_call_ns(add, medium_t, n, r)),
-        ("compiled add, n=64, Tensor args (thread pool)", per_call_ns(par_add, medium_t, n // 4, r)),
+        (
+            "compiled add, n=64, Tensor args (thread pool)",
+            per_call_ns(par_add, medium_t, n // 4, r),
+        ),
     ]
     launch = rows[-1][1] - rows[-2][1]
     print(f"threads in pool: {threadpool.num_threads()}")

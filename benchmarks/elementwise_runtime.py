@@ -45,8 +45,10 @@ def main() -> None:
     serial = build_module(elementwise_add_module("add"))["add"]
     compile_ms = (time.perf_counter() - start) * 1e3
     parallel = build_module(elementwise_add_module("par_add", parallel=True))["par_add"]
-    print(f"threads in pool: {threadpool.num_threads()}; compile time of one kernel "
-          f"(IR -> O3 -> JIT): {compile_ms:.0f} ms")
+    print(
+        f"threads in pool: {threadpool.num_threads()}; compile time of one kernel "
+        f"(IR -> O3 -> JIT): {compile_ms:.0f} ms"
+    )
     print(f"{'n':>10}  {'impl':<22} {'median':>10} {'GB/s':>7} {'vs numpy':>9}")
     for n in opts.sizes:
         rng = np.random.default_rng(0)
@@ -62,7 +64,9 @@ def main() -> None:
         base = results[0][1]
         for name, seconds in results:
             gbps = 12 * n / seconds / 1e9
-            print(f"{n:>10}  {name:<22} {seconds * 1e6:>8.0f}us {gbps:>7.1f} {base / seconds:>8.2f}x")
+            print(
+                f"{n:>10}  {name:<22} {seconds * 1e6:>8.0f}us {gbps:>7.1f} {base / seconds:>8.2f}x"
+            )
 
 
 if __name__ == "__main__":

@@ -134,7 +134,9 @@ def test_time_evaluator_errors():
         mod.time_evaluator("nope", tvm_ffi.device("cpu"))
     with pytest.raises(ValueError, match="CPU devices only"):
         mod.time_evaluator("work", tvm_ffi.device("cuda", 0))
-    with pytest.raises(ValueError, match="f_preproc='cache_flush_cpu_non_first_arg' is not supported"):
+    with pytest.raises(
+        ValueError, match="f_preproc='cache_flush_cpu_non_first_arg' is not supported"
+    ):
         mod.time_evaluator("work", None, f_preproc="cache_flush_cpu_non_first_arg")
     with pytest.raises(ValueError, match="number >= 1 and repeat >= 1"):
         mod.time_evaluator("work", None, number=0)

@@ -26,7 +26,7 @@ import statistics
 import subprocess
 import tempfile
 import time
-from typing import Callable, Optional, Sequence
+from collections.abc import Callable, Sequence
 
 import tvm_ffi
 
@@ -51,13 +51,20 @@ class BenchmarkResult:
         self.std = statistics.pstdev(self.results)
 
     def __repr__(self) -> str:
-        return (f"BenchmarkResult(min={self.min}, mean={self.mean}, median={self.median}, "
-                f"max={self.max}, std={self.std}, results={list(self.results)})")
+        return (
+            f"BenchmarkResult(min={self.min}, mean={self.mean}, median={self.median}, "
+            f"max={self.max}, std={self.std}, results={list(self.results)})"
+        )
 
     def __str__(self) -> str:
-        header = f"{'mean (ms)':>10}   {'median (ms)':>11}    {'max (ms)':>8}     {'min (ms)':>8}     {'std (ms)':>8}"
-        values = (f"{self.mean * 1e3:>10.4f}   {self.median * 1e3:>11.4f}    {self.max * 1e3:>8.4f}     "
-                  f"{self.min * 1e3:>8.4f}     {self.std * 1e3:>8.4f}")
+        header = (
+            f"{'mean (ms)':>10}   {'median (ms)':>11}    {'max (ms)':>8}     "
+            f"{'min (ms)':>8}     {'std (ms)':>8}"
+        )
+        values = (
+            f"{self.mean * 1e3:>10.4f}   {self.median * 1e3:>11.4f}    {self.max * 1e3:>8.4f}     "
+            f"{self.min * 1e3:>8.4f}     {self.std * 1e3:>8.4f}"
+        )
         return f"Execution time summary:\n{header}\n{values}"
 
 
@@ -84,7 +91,7 @@ class Module:
 
     # -- identity --------------------------------------------------------------------------
     @property
-    def ffi_module(self) -> Optional[tvm_ffi.Module]:
+    def ffi_module(self) -> tvm_ffi.Module | None:
         """The wrapped ``tvm_ffi.Module``, or None for an in-process (JIT) module."""
         return self._impl if isinstance(self._impl, tvm_ffi.Module) else None
 
@@ -130,7 +137,11 @@ class Module:
         if func is not None:
             return func
         if isinstance(self._impl, tvm_ffi.Module):
-            func = self._impl.get_function(name, False) if self._impl.implements_function(name) else None
+            func = (
+                self._impl.get_function(name, False)
+                if self._impl.implements_function(name)
+                else None
+            )
         else:
             func = self._impl.get_function(name)
         if func is not None:
@@ -174,7 +185,9 @@ class Module:
     def import_module(self, module: Module) -> None:
         """Import ``module``: ``get_function(..., query_imports=True)`` searches it too."""
         if not isinstance(module, Module):
-            raise TypeError(f"import_module expects a tvm.runtime.Module, got {type(module).__name__}")
+            raise TypeError(
+                f"import_module expects a tvm.runtime.Module, got {type(module).__name__}"
+            )
         if module is self:
             raise ValueError("a module cannot import itself")
         self._imports.append(module)
@@ -221,12 +234,22 @@ class Module:
             if mod.is_compilation_exportable():
                 found.append(mod)
             elif not isinstance(mod._impl, tvm_ffi.Module):
-                raise ValueError(f"module of kind '{mod.kind}' cannot be exported by export_library")
+                raise ValueError(
+                    f"module of kind '{mod.kind}' cannot be exported by export_library"
+                )
             stack.extend(reversed(mod._imports))
         return found
 
-    def export_library(self, file_name, *, fcompile=None, fpack_imports=None, addons=None,
-                       workspace_dir=None, **kwargs) -> str:
+    def export_library(
+        self,
+        file_name,
+        *,
+        fcompile=None,
+        fpack_imports=None,
+        addons=None,
+        workspace_dir=None,
+        **kwargs,
+    ) -> str:
         """Write this module and its imports as a shared library loadable by :func:`load_module`.
 
         Object files are produced in-process by the backends; linking them needs a C compiler
@@ -253,13 +276,17 @@ class Module:
             ``file_name``.
         """
         if fpack_imports is not None or addons:
-            raise ValueError("export_library: fpack_imports and addons are not supported "
-                             "(no device-code modules exist yet)")
+            raise ValueError(
+                "export_library: fpack_imports and addons are not supported "
+                "(no device-code modules exist yet)"
+            )
         file_name = os.fspath(file_name)
         modules = self._collect_exportable()
         if not modules:
-            raise ValueError("export_library: nothing to export (no module with compiled code; a library "
-                             "loaded from disk cannot be exported again)")
+            raise ValueError(
+                "export_library: nothing to export (no module with compiled code; a library "
+                "loaded from disk cannot be exported again)"
+            )
         with tempfile.TemporaryDirectory(prefix="pytvm_export_") as tmp:
             work = workspace_dir or tmp
             os.makedirs(work, exist_ok=True)
@@ -271,8 +298,10 @@ class Module:
             objects = _dedupe_runtime_objects(objects)
             if file_name.endswith(".o"):
                 if len(objects) != 1:
-                    raise ValueError(f"export_library to '{file_name}' needs exactly one object file, "
-                                     f"got {len(objects)}; export a shared library (.so) instead")
+                    raise ValueError(
+                        f"export_library to '{file_name}' needs exactly one object file, "
+                        f"got {len(objects)}; export a shared library (.so) instead"
+                    )
                 shutil.copyfile(objects[0], file_name)
                 return file_name
             if fcompile is not None:
@@ -280,16 +309,27 @@ class Module:
                 return file_name
             unknown = sorted(set(kwargs) - {"options", "cc"})
             if unknown:
-                raise TypeError(f"export_library got unexpected keyword arguments {unknown}; "
-                                "the default linker takes 'options' and 'cc'")
+                raise TypeError(
+                    f"export_library got unexpected keyword arguments {unknown}; "
+                    "the default linker takes 'options' and 'cc'"
+                )
             link_shared(file_name, objects, kwargs.get("options") or (), cc=kwargs.get("cc"))
         return file_name
 
     # -- timing ----------------------------------------------------------------------------
-    def time_evaluator(self, func_name: str, dev, number: int = 10, repeat: int = 1,
-                       min_repeat_ms: int = 0, limit_zero_time_iterations: int = 100,
-                       cooldown_interval_ms: int = 0, repeats_to_cooldown: int = 1,
-                       cache_flush_bytes: int = 0, f_preproc: str = "") -> Callable:
+    def time_evaluator(
+        self,
+        func_name: str,
+        dev,
+        number: int = 10,
+        repeat: int = 1,
+        min_repeat_ms: int = 0,
+        limit_zero_time_iterations: int = 100,
+        cooldown_interval_ms: int = 0,
+        repeats_to_cooldown: int = 1,
+        cache_flush_bytes: int = 0,
+        f_preproc: str = "",
+    ) -> Callable:
         """Return ``f(*args) -> BenchmarkResult`` timing ``func_name`` on ``dev``.
 
         Each of ``repeat`` measurements runs the function ``number`` times and records the
@@ -303,7 +343,9 @@ class Module:
         if device_type != 1:
             raise ValueError(f"time_evaluator supports CPU devices only, got {dev!r}")
         if number < 1 or repeat < 1:
-            raise ValueError(f"time_evaluator needs number >= 1 and repeat >= 1, got {number}, {repeat}")
+            raise ValueError(
+                f"time_evaluator needs number >= 1 and repeat >= 1, got {number}, {repeat}"
+            )
         func = self.get_function(func_name, query_imports=True)
         flush = bytearray(cache_flush_bytes) if cache_flush_bytes > 0 else None
 
@@ -358,7 +400,7 @@ def _dedupe_runtime_objects(objects: list) -> list:
     return result
 
 
-def find_linker(cc: Optional[str] = None) -> Optional[str]:
+def find_linker(cc: str | None = None) -> str | None:
     """The C compiler driver that links shared libraries: ``cc``, else ``$CC``, else the first
     of ``cc``, ``gcc``, ``clang`` on PATH; None when there is none."""
     if cc:
@@ -374,8 +416,9 @@ def find_linker(cc: Optional[str] = None) -> Optional[str]:
     return None
 
 
-def link_shared(file_name: str, objects: Sequence[str], options: Sequence[str] = (),
-                cc: Optional[str] = None) -> None:
+def link_shared(
+    file_name: str, objects: Sequence[str], options: Sequence[str] = (), cc: str | None = None
+) -> None:
     """Link ``objects`` into the shared library ``file_name`` against libtvm_ffi.
 
     Raises ``RuntimeError`` when no linker exists or linking fails (with the linker output).
@@ -386,15 +429,28 @@ def link_shared(file_name: str, objects: Sequence[str], options: Sequence[str] =
         raise RuntimeError(
             f"export_library('{file_name}') needs a C compiler driver to link the shared library, "
             f"but {wanted} was not found on PATH. Install one (e.g. gcc), set $CC, pass "
-            "fcompile=..., or export an object file ('.o') instead. In-process use needs no linker.")
+            "fcompile=..., or export an object file ('.o') instead. In-process use needs no linker."
+        )
     lib = tvm_ffi.libinfo.find_libtvm_ffi()
     lib_dir = os.path.dirname(lib)
-    cmd = [linker, "-shared", "-fPIC", "-o", file_name, *objects, f"-L{lib_dir}", "-ltvm_ffi",
-           f"-Wl,-rpath,{lib_dir}", *options]
+    cmd = [
+        linker,
+        "-shared",
+        "-fPIC",
+        "-o",
+        file_name,
+        *objects,
+        f"-L{lib_dir}",
+        "-ltvm_ffi",
+        f"-Wl,-rpath,{lib_dir}",
+        *options,
+    ]
     proc = subprocess.run(cmd, capture_output=True, text=True, check=False)
     if proc.returncode != 0:
-        raise RuntimeError(f"linking '{file_name}' failed (exit {proc.returncode}):\n"
-                           f"{' '.join(cmd)}\n{proc.stdout}{proc.stderr}")
+        raise RuntimeError(
+            f"linking '{file_name}' failed (exit {proc.returncode}):\n"
+            f"{' '.join(cmd)}\n{proc.stdout}{proc.stderr}"
+        )
 
 
 def load_module(path, fmt: str = "") -> Module:
@@ -406,8 +462,9 @@ def load_module(path, fmt: str = "") -> Module:
     if not os.path.isfile(path):
         raise ValueError(f"cannot find file {path}")
     if not path.endswith((".so", ".dylib", ".dll")) and fmt not in ("so", "dylib", "dll"):
-        raise ValueError(f"load_module('{path}'): only shared libraries (.so, .dylib, .dll) can "
-                         "be loaded")
+        raise ValueError(
+            f"load_module('{path}'): only shared libraries (.so, .dylib, .dll) can be loaded"
+        )
     ffi_mod = tvm_ffi.load_module(path)
     _connect_parallel_runtime(path)
     return Module(ffi_mod)

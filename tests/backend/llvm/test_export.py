@@ -83,8 +83,13 @@ print("ok")
 def test_parallel_library_without_our_loader_runs_serially(tmp_path):
     mod = build_module(elementwise_add_module("exp_par2", parallel=True))
     path = mod.export_library(str(tmp_path / "par2.so"))
-    out = subprocess.run([sys.executable, "-c", _PLAIN_LOAD, path], capture_output=True,
-                         text=True, timeout=120, check=True)
+    out = subprocess.run(
+        [sys.executable, "-c", _PLAIN_LOAD, path],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
+    )
     assert out.stdout.strip() == "ok"
 
 
@@ -111,7 +116,8 @@ def test_workspace_dir_keeps_objects(tmp_path):
 def test_export_object_file(tmp_path):
     mod = build_module(elementwise_add_module("exp_obj"))
     path = mod.export_library(str(tmp_path / "add.o"))
-    assert open(path, "rb").read(4) in (b"\x7fELF", b"\xcf\xfa\xed\xfe")
+    with open(path, "rb") as obj:
+        assert obj.read(4) in (b"\x7fELF", b"\xcf\xfa\xed\xfe")
 
 
 def test_export_object_file_needs_one_object(tmp_path):

@@ -96,12 +96,17 @@ def test_empty_module():
     mod = build_module("", name="empty")
     assert mod.function_names() == []
     with pytest.raises(AttributeError, match="Module has no function 'main'"):
-        mod.entry_func
+        _ = mod.entry_func
 
 
 def test_unknown_tvm_ffi_symbol():
-    text = "declare void @TVMFFINoSuchThing()\ndefine void @g() {\n  call void @TVMFFINoSuchThing()\n  ret void\n}\n"
-    with pytest.raises(ValueError, match="calls 'TVMFFINoSuchThing', which libtvm_ffi does not export"):
+    text = (
+        "declare void @TVMFFINoSuchThing()\n"
+        "define void @g() {\n  call void @TVMFFINoSuchThing()\n  ret void\n}\n"
+    )
+    with pytest.raises(
+        ValueError, match="calls 'TVMFFINoSuchThing', which libtvm_ffi does not export"
+    ):
         build_module(text, name="missing_sym")
 
 
@@ -113,7 +118,8 @@ def test_target_options_parsing():
     assert (opts.cpu, opts.features) == ("znver3", "+avx2")
 
     class FakeTarget:
-        attrs = {"mcpu": "cascadelake", "mtriple": "x86_64-unknown-linux-gnu"}
+        def __init__(self):
+            self.attrs = {"mcpu": "cascadelake", "mtriple": "x86_64-unknown-linux-gnu"}
 
     opts = TargetOptions.from_target(FakeTarget())
     assert (opts.cpu, opts.triple) == ("cascadelake", "x86_64-unknown-linux-gnu")
@@ -140,8 +146,10 @@ def test_generic_cpu_target_runs():
 
 
 def test_import_tvm_does_not_import_llvmlite():
-    code = ("import sys, tvm, tvm.runtime.module, tvm.backend.llvm; "
-            "assert 'llvmlite' not in sys.modules, 'llvmlite imported'")
+    code = (
+        "import sys, tvm, tvm.runtime.module, tvm.backend.llvm; "
+        "assert 'llvmlite' not in sys.modules, 'llvmlite imported'"
+    )
     env = dict(os.environ, TVM_DEVICE_BACKEND_AUTOLOAD="0")
     subprocess.run([sys.executable, "-c", code], check=True, env=env, timeout=120)
 

@@ -75,7 +75,8 @@ def test_static_shape(add_static):
     assert str(err.value) == (
         "Invalid C.shape[0] on argument #2 when calling:\n"
         "  `add1024(A: Tensor([1024], float32), B: Tensor([1024], float32), "
-        "C: Tensor([1024], float32))`,\n  expected 1024, got 1000")
+        "C: Tensor([1024], float32))`,\n  expected 1024, got 1000"
+    )
 
 
 def _expect(add, kind, args, *words):
@@ -96,32 +97,59 @@ def test_wrong_argument_count(add):
 
 def test_wrong_ndim(add):
     a = np.zeros(4, "float32")
-    _expect(add, ValueError, (a, np.zeros((4, 1), "float32"), a),
-            "Mismatched B.ndim on argument #1", SIG, "expected 1, got 2")
+    _expect(
+        add,
+        ValueError,
+        (a, np.zeros((4, 1), "float32"), a),
+        "Mismatched B.ndim on argument #1",
+        SIG,
+        "expected 1, got 2",
+    )
     _expect(add, ValueError, (np.zeros((), "float32"), a, a), "A.ndim", "expected 1, got 0")
 
 
-@pytest.mark.parametrize("dtype, shown", [("float64", "float64"), ("int32", "int32"),
-                                          ("uint8", "uint8"), ("bool", "bool"),
-                                          ("float16", "float16")])
+@pytest.mark.parametrize(
+    "dtype, shown",
+    [
+        ("float64", "float64"),
+        ("int32", "int32"),
+        ("uint8", "uint8"),
+        ("bool", "bool"),
+        ("float16", "float16"),
+    ],
+)
 def test_wrong_dtype(add, dtype, shown):
     a = np.zeros(4, "float32")
-    _expect(add, TypeError, (a, a, np.zeros(4, dtype)),
-            "Mismatched C.dtype on argument #2", SIG, f"expected float32, got {shown}")
+    _expect(
+        add,
+        TypeError,
+        (a, a, np.zeros(4, dtype)),
+        "Mismatched C.dtype on argument #2",
+        SIG,
+        f"expected float32, got {shown}",
+    )
 
 
 def test_inconsistent_symbolic_shape(add):
     a = np.zeros(8, "float32")
     msg = _expect(add, ValueError, (a, np.zeros(7, "float32"), a), "Mismatched B.shape[0]")
-    assert msg == (f"Mismatched B.shape[0] on argument #1 when calling:\n  {SIG},\n"
-                   "  expected to match A.shape[0] (n = 8), got 7")
+    assert msg == (
+        f"Mismatched B.shape[0] on argument #1 when calling:\n  {SIG},\n"
+        "  expected to match A.shape[0] (n = 8), got 7"
+    )
 
 
 def test_non_contiguous(add):
     a = np.zeros(8, "float32")
     strided = np.zeros(16, "float32")[::2]
-    _expect(add, ValueError, (strided, a, a), "Mismatched A.strides on argument #0",
-            "expected to be compact array", "strides[0] = 2 where 1 is compact")
+    _expect(
+        add,
+        ValueError,
+        (strided, a, a),
+        "Mismatched A.strides on argument #0",
+        "expected to be compact array",
+        "strides[0] = 2 where 1 is compact",
+    )
 
 
 def test_size_one_dimension_any_stride():
@@ -131,16 +159,28 @@ def test_size_one_dimension_any_stride():
     base = np.zeros(4, "float32")
     # The size-1 dimension's stride (100 elements) does not matter for a compact layout.
     col(np.lib.stride_tricks.as_strided(base, (4, 1), (4, 400)))
-    _expect(col, ValueError, (np.zeros((4, 3), "float32")[:, :1],), "X.strides",
-            "strides[0] = 3 where 1 is compact")
+    _expect(
+        col,
+        ValueError,
+        (np.zeros((4, 3), "float32")[:, :1],),
+        "X.strides",
+        "strides[0] = 3 where 1 is compact",
+    )
 
 
-@pytest.mark.parametrize("value, shown", [(3, "int"), (2.5, "float"), (None, "None"),
-                                          ("s", "str"), (True, "bool")])
+@pytest.mark.parametrize(
+    "value, shown", [(3, "int"), (2.5, "float"), (None, "None"), ("s", "str"), (True, "bool")]
+)
 def test_non_tensor_argument(add, value, shown):
     a = np.zeros(4, "float32")
-    _expect(add, TypeError, (a, value, a), "Mismatched type on argument #1", SIG,
-            f"expected Tensor, got {shown}")
+    _expect(
+        add,
+        TypeError,
+        (a, value, a),
+        "Mismatched type on argument #1",
+        SIG,
+        f"expected Tensor, got {shown}",
+    )
 
 
 # A DLPack producer with a chosen device type and byte_offset, built with ctypes.
@@ -153,14 +193,23 @@ class _DLDataType(ctypes.Structure):
 
 
 class _DLTensor(ctypes.Structure):
-    _fields_ = [("data", ctypes.c_void_p), ("device", _DLDevice), ("ndim", ctypes.c_int32),
-                ("dtype", _DLDataType), ("shape", ctypes.POINTER(ctypes.c_int64)),
-                ("strides", ctypes.POINTER(ctypes.c_int64)), ("byte_offset", ctypes.c_uint64)]
+    _fields_ = [
+        ("data", ctypes.c_void_p),
+        ("device", _DLDevice),
+        ("ndim", ctypes.c_int32),
+        ("dtype", _DLDataType),
+        ("shape", ctypes.POINTER(ctypes.c_int64)),
+        ("strides", ctypes.POINTER(ctypes.c_int64)),
+        ("byte_offset", ctypes.c_uint64),
+    ]
 
 
 class _DLManagedTensor(ctypes.Structure):
-    _fields_ = [("dl_tensor", _DLTensor), ("manager_ctx", ctypes.c_void_p),
-                ("deleter", ctypes.c_void_p)]  # NULL deleter: the test keeps the memory alive
+    _fields_ = [
+        ("dl_tensor", _DLTensor),
+        ("manager_ctx", ctypes.c_void_p),
+        ("deleter", ctypes.c_void_p),
+    ]  # NULL deleter: the test keeps the memory alive
 
 
 _KEEP_ALIVE = []
@@ -170,8 +219,15 @@ def _fake_tensor(array, length, device_type=1, byte_offset=0):
     """A tvm_ffi.Tensor viewing float32 ``array`` with a custom device type and byte offset."""
     shape = (ctypes.c_int64 * 1)(length)
     managed = _DLManagedTensor()
-    managed.dl_tensor = _DLTensor(array.ctypes.data, _DLDevice(device_type, 0), 1,
-                                  _DLDataType(2, 32, 1), shape, None, byte_offset)
+    managed.dl_tensor = _DLTensor(
+        array.ctypes.data,
+        _DLDevice(device_type, 0),
+        1,
+        _DLDataType(2, 32, 1),
+        shape,
+        None,
+        byte_offset,
+    )
     new_capsule = ctypes.pythonapi.PyCapsule_New
     new_capsule.restype = ctypes.py_object
     new_capsule.argtypes = [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_void_p]
@@ -191,8 +247,14 @@ def _fake_tensor(array, length, device_type=1, byte_offset=0):
 def test_wrong_device(add):
     a = np.zeros(4, "float32")
     fake = _fake_tensor(np.zeros(4, "float32"), 4, device_type=2)
-    _expect(add, ValueError, (a, fake, a), "Mismatched B.device on argument #1", SIG,
-            "expected cpu, got cuda (device_type=2)")
+    _expect(
+        add,
+        ValueError,
+        (a, fake, a),
+        "Mismatched B.device on argument #1",
+        SIG,
+        "expected cpu, got cuda (device_type=2)",
+    )
 
 
 def test_byte_offset_is_applied(add):
@@ -219,8 +281,12 @@ def _scale_module():
 
         emit_counted_loop(builder, ir.Constant(I64, 0), args.shape_vars["n"], step)
 
-    params = [TensorParam("X", "float32", ("n",)), TensorParam("Y", "float32", ("n",)),
-              ScalarParam("alpha", "float32"), ScalarParam("k", "int32")]
+    params = [
+        TensorParam("X", "float32", ("n",)),
+        TensorParam("Y", "float32", ("n",)),
+        ScalarParam("alpha", "float32"),
+        ScalarParam("k", "int32"),
+    ]
     emit_packed_function(module, "scale", params, body)
     return build_module(module)["scale"]
 
@@ -234,9 +300,17 @@ def test_scalar_parameters():
     scale(x, y, 3, True)  # an int for a float parameter, a bool for an int parameter
     np.testing.assert_array_equal(y, x * 3 + 1)
     sig = "`scale(X: Tensor([n], float32), Y: Tensor([n], float32), alpha: float32, k: int32)`"
-    _expect(scale, TypeError, (x, y, 1.0, 1.5), "Mismatched type on argument #3", sig,
-            "expected int32 (int or bool), got float")
-    _expect(scale, TypeError, (x, y, x, 1), "argument #2", "expected float32 (float or int), got Tensor")
+    _expect(
+        scale,
+        TypeError,
+        (x, y, 1.0, 1.5),
+        "Mismatched type on argument #3",
+        sig,
+        "expected int32 (int or bool), got float",
+    )
+    _expect(
+        scale, TypeError, (x, y, x, 1), "argument #2", "expected float32 (float or int), got Tensor"
+    )
 
 
 def test_signature_text():
@@ -247,7 +321,9 @@ def test_signature_text():
 def test_bad_parameter_specs():
     module = ir.Module("bad")
     with pytest.raises(ValueError, match="duplicate parameter names"):
-        emit_packed_function(module, "dup", [TensorParam("A", "float32", (1,))] * 2, lambda b, a: None)
+        emit_packed_function(
+            module, "dup", [TensorParam("A", "float32", (1,))] * 2, lambda b, a: None
+        )
     with pytest.raises(ValueError, match="unknown dtype 'floaty'"):
         emit_packed_function(module, "d", [TensorParam("A", "floaty", (1,))], lambda b, a: None)
     with pytest.raises(TypeError, match="shape entry 0 of parameter 'A'"):
@@ -261,8 +337,9 @@ def test_bad_parameter_specs():
 
 def test_any_dtype_and_any_extent():
     module = ir.Module("anything")
-    emit_packed_function(module, "anything", [TensorParam("T", None, (None, 2), device_type=None)],
-                         lambda b, a: None)
+    emit_packed_function(
+        module, "anything", [TensorParam("T", None, (None, 2), device_type=None)], lambda b, a: None
+    )
     f = build_module(module)["anything"]
     f(np.zeros((3, 2), "int16"))
     f(np.zeros((0, 2), "float64"))

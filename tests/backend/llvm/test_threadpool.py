@@ -14,7 +14,9 @@ from tvm.backend.llvm.testing import elementwise_add_module, failing_task_module
 
 @pytest.fixture(scope="module")
 def par_add():
-    return build_module(elementwise_add_module("par_add", "float32", ("n",), parallel=True))["par_add"]
+    return build_module(elementwise_add_module("par_add", "float32", ("n",), parallel=True))[
+        "par_add"
+    ]
 
 
 @pytest.mark.parametrize("n", [1, 3, 17, 1023, 1 << 20])
@@ -101,8 +103,14 @@ print(threadpool.num_threads(), len(set(out.tolist())))
 @pytest.mark.parametrize("value, expected", [("3", 3), ("1", 1)])
 def test_tvm_num_threads_env(value, expected):
     env = dict(os.environ, TVM_NUM_THREADS=value)
-    out = subprocess.run([sys.executable, "-c", _SCRIPT], env=env, capture_output=True, text=True,
-                         check=True, timeout=120)
+    out = subprocess.run(
+        [sys.executable, "-c", _SCRIPT],
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=120,
+    )
     num, distinct = map(int, out.stdout.split())
     assert num == expected
     assert distinct == expected

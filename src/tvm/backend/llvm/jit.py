@@ -17,7 +17,6 @@ import collections
 import hashlib
 import os
 import threading
-from typing import Optional
 
 import tvm_ffi
 
@@ -25,20 +24,20 @@ from tvm.runtime.module import Module
 
 from . import threadpool
 from .target_machine import (
-    TargetOptions,
     _LOCK,
+    TargetOptions,
     emit_assembly,
     emit_object,
     llvm_binding,
+    new_target_machine,
     optimize,
     parse_ir,
-    new_target_machine,
     register_tvm_ffi_symbols,
 )
 
 PACKED_PREFIX = "__tvm_ffi_"
 _CACHE_SIZE = 256
-_CACHE: "collections.OrderedDict[str, Module]" = collections.OrderedDict()
+_CACHE: collections.OrderedDict[str, Module] = collections.OrderedDict()
 _CACHE_LOCK = threading.Lock()
 _STATS = {"compiled": 0, "cache_hits": 0}
 
@@ -56,8 +55,8 @@ class LLVMModuleImpl:
         self.name = name
         self.options = options
         self.ir_text = ir_text
-        self._asm: Optional[str] = None
-        self._object: Optional[bytes] = None
+        self._asm: str | None = None
+        self._object: bytes | None = None
         self._engine = None
         self._functions: dict = {}
         self.uses_parallel = f"@{threadpool.LAUNCH_SYMBOL}(" in ir_text
@@ -77,8 +76,9 @@ class LLVMModuleImpl:
                 continue
             address = engine.get_function_address(fn.name)
             # keep_alive_object: the machine code lives as long as any Function using it.
-            self._functions[fn.name[len(PACKED_PREFIX):]] = tvm_ffi.Function.__from_extern_c__(
-                address, keep_alive_object=engine)
+            self._functions[fn.name[len(PACKED_PREFIX) :]] = tvm_ffi.Function.__from_extern_c__(
+                address, keep_alive_object=engine
+            )
 
     # -- runtime.Module implementation protocol ----------------------------------------
     @property
@@ -110,8 +110,10 @@ class LLVMModuleImpl:
             return self.ir_text
         if fmt in ("asm", "s"):
             return self.assembly()
-        raise ValueError(f"Do not know how to get source code with format: '{fmt}'; "
-                         "the llvm module supports 'll' (LLVM IR) and 'asm'/'s' (assembly)")
+        raise ValueError(
+            f"Do not know how to get source code with format: '{fmt}'; "
+            "the llvm module supports 'll' (LLVM IR) and 'asm'/'s' (assembly)"
+        )
 
     def get_write_formats(self) -> list:
         return ["ll", "s", "o"]
@@ -173,7 +175,9 @@ def cache_key(ir_text: str, options: TargetOptions) -> str:
     return digest.hexdigest()
 
 
-def build_module(ir_module, target=None, name: Optional[str] = None, *, use_cache: bool = True) -> Module:
+def build_module(
+    ir_module, target=None, name: str | None = None, *, use_cache: bool = True
+) -> Module:
     """Optimize and JIT-compile LLVM IR into a ``tvm.runtime.Module``.
 
     Parameters

@@ -42,7 +42,7 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
-from typing import Callable, Optional, Sequence, Union
+from collections.abc import Callable, Sequence
 
 from llvmlite import ir  # this module is only imported by code that is generating LLVM IR
 
@@ -51,13 +51,44 @@ TYPE_NONE, TYPE_INT, TYPE_BOOL, TYPE_FLOAT, TYPE_DLTENSOR_PTR, TYPE_TENSOR = 0, 
 # The TVMFFIObject header that precedes the DLTensor inside a tvm_ffi.Tensor object.
 _OBJECT_HEADER_BYTES = 24
 _TYPE_NAMES = {
-    0: "None", 1: "int", 2: "bool", 3: "float", 4: "void*", 5: "DataType", 6: "Device",
-    7: "DLTensor*", 8: "str", 9: "bytes", 11: "str", 12: "bytes", 64: "Object", 65: "str",
-    66: "bytes", 67: "Error", 68: "Function", 69: "Shape", 70: "Tensor", 71: "Array", 72: "Map",
-    73: "Module", 74: "OpaquePyObject", 75: "List", 76: "Dict",
+    0: "None",
+    1: "int",
+    2: "bool",
+    3: "float",
+    4: "void*",
+    5: "DataType",
+    6: "Device",
+    7: "DLTensor*",
+    8: "str",
+    9: "bytes",
+    11: "str",
+    12: "bytes",
+    64: "Object",
+    65: "str",
+    66: "bytes",
+    67: "Error",
+    68: "Function",
+    69: "Shape",
+    70: "Tensor",
+    71: "Array",
+    72: "Map",
+    73: "Module",
+    74: "OpaquePyObject",
+    75: "List",
+    76: "Dict",
 }
-_DEVICE_NAMES = {1: "cpu", 2: "cuda", 3: "cuda_host", 4: "opencl", 7: "vulkan", 8: "metal",
-                 10: "rocm", 13: "cuda_managed", 14: "oneapi", 15: "webgpu"}
+_DEVICE_NAMES = {
+    1: "cpu",
+    2: "cuda",
+    3: "cuda_host",
+    4: "opencl",
+    7: "vulkan",
+    8: "metal",
+    10: "rocm",
+    13: "cuda_managed",
+    14: "oneapi",
+    15: "webgpu",
+}
 _DTYPE_PREFIX = {0: "int", 1: "uint", 2: "float", 3: "handle", 4: "bfloat", 5: "complex"}
 
 I8, I16, I32, I64 = ir.IntType(8), ir.IntType(16), ir.IntType(32), ir.IntType(64)
@@ -65,7 +96,7 @@ PTR = ir.PointerType()
 PACKED_FUNCTION_TYPE = ir.FunctionType(I32, [PTR, PTR, I32, PTR])
 _MSG_BYTES = 1024
 
-Dim = Union[int, str, None]
+Dim = int | str | None
 
 
 @dataclasses.dataclass(frozen=True)
@@ -88,9 +119,9 @@ class TensorParam:
     """
 
     name: str
-    dtype: Optional[str]
+    dtype: str | None
     shape: Sequence[Dim]
-    device_type: Optional[int] = 1
+    device_type: int | None = 1
     compact: bool = True
 
     def type_text(self) -> str:
@@ -111,7 +142,7 @@ class ScalarParam:
         return self.dtype
 
 
-Param = Union[TensorParam, ScalarParam]
+Param = TensorParam | ScalarParam
 
 
 @dataclasses.dataclass
@@ -143,7 +174,7 @@ class PackedArgs:
     result: ir.Value
 
 
-BodyFn = Callable[[ir.IRBuilder, PackedArgs], Optional[ir.Value]]
+BodyFn = Callable[[ir.IRBuilder, PackedArgs], ir.Value | None]
 
 
 def llvm_type(dtype: str) -> ir.Type:
@@ -203,7 +234,11 @@ def emit_packed_function(
     _validate(name, params)
     fn = ir.Function(module, PACKED_FUNCTION_TYPE, name=f"__tvm_ffi_{name}")
     fn.args[0].name, fn.args[1].name, fn.args[2].name, fn.args[3].name = (
-        "self", "args", "nargs", "result")
+        "self",
+        "args",
+        "nargs",
+        "result",
+    )
     emitter = _Emitter(module, fn, name, params)
     args = emitter.unpack()
     ret = body(emitter.builder, args)
@@ -216,20 +251,26 @@ def _validate(name: str, params: Sequence[Param]) -> None:
     """Reject bad parameter specs before anything is added to the module."""
     for index, param in enumerate(params):
         if not isinstance(param, (TensorParam, ScalarParam)):
-            raise TypeError(f"parameter #{index} of '{name}' must be a TensorParam or "
-                            f"ScalarParam, got {type(param).__name__}")
+            raise TypeError(
+                f"parameter #{index} of '{name}' must be a TensorParam or "
+                f"ScalarParam, got {type(param).__name__}"
+            )
         if param.dtype is not None:
             _parse_dtype(param.dtype)
         if isinstance(param, ScalarParam):
             code, _, lanes = _parse_dtype(param.dtype)
             if lanes != 1 or code not in (0, 1, 2, 6):
-                raise ValueError(f"scalar parameter '{param.name}' of '{name}' has unsupported "
-                                 f"dtype '{param.dtype}'; expected an int, uint, float or bool dtype")
+                raise ValueError(
+                    f"scalar parameter '{param.name}' of '{name}' has unsupported "
+                    f"dtype '{param.dtype}'; expected an int, uint, float or bool dtype"
+                )
             continue
         for dim, want in enumerate(param.shape):
             if isinstance(want, bool) or not isinstance(want, (int, str, type(None))):
-                raise TypeError(f"shape entry {dim} of parameter '{param.name}' must be an int, "
-                                f"a str or None, got {want!r}")
+                raise TypeError(
+                    f"shape entry {dim} of parameter '{param.name}' must be an int, "
+                    f"a str or None, got {want!r}"
+                )
     names = [p.name for p in params]
     if len(set(names)) != len(names):
         raise ValueError(f"packed function '{name}' has duplicate parameter names: {names}")
@@ -244,8 +285,12 @@ class _Emitter:
         self.builder = ir.IRBuilder(fn.append_basic_block("entry"))
         self.msg = alloca(self.builder, ir.ArrayType(I8, _MSG_BYTES), "msg")
         self.dtype_text = alloca(self.builder, ir.ArrayType(I8, 64), "dtype_text")
-        self.snprintf = _declare(module, "snprintf", ir.FunctionType(I32, [PTR, I64, PTR], var_arg=True))
-        self.raise_fn = _declare(module, "TVMFFIErrorSetRaisedFromCStr", ir.FunctionType(ir.VoidType(), [PTR, PTR]))
+        self.snprintf = _declare(
+            module, "snprintf", ir.FunctionType(I32, [PTR, I64, PTR], var_arg=True)
+        )
+        self.raise_fn = _declare(
+            module, "TVMFFIErrorSetRaisedFromCStr", ir.FunctionType(ir.VoidType(), [PTR, PTR])
+        )
         self.shape_vars = {}  # symbolic name -> (i64 value, "A.shape[0]")
         self._counter = 0
 
@@ -294,9 +339,12 @@ class _Emitter:
         expected = len(self.params)
         sig = self.signature.replace("%", "%%")
         self._fail_if(
-            b.icmp_signed("!=", nargs, ir.Constant(I32, expected)), "TypeError",
+            b.icmp_signed("!=", nargs, ir.Constant(I32, expected)),
+            "TypeError",
             f"Expected {expected} argument{'s' if expected != 1 else ''} when calling:\n"
-            f"  `{sig}`,\n  got %d", nargs)
+            f"  `{sig}`,\n  got %d",
+            nargs,
+        )
         tensors, scalars = {}, {}
         for index, param in enumerate(self.params):
             slot = b.gep(self.fn.args[1], [ir.Constant(I64, 16 * index)], source_etype=I8)
@@ -322,14 +370,20 @@ class _Emitter:
         b = self.builder
         is_tensor = b.icmp_signed("==", type_index, ir.Constant(I32, TYPE_TENSOR))
         is_handle = b.icmp_signed("==", type_index, ir.Constant(I32, TYPE_DLTENSOR_PTR))
-        self._fail_if(b.not_(b.or_(is_tensor, is_handle)), "TypeError",
-                      self._where(index, "Mismatched type") + "expected Tensor, got %s",
-                      self._type_name(type_index))
+        self._fail_if(
+            b.not_(b.or_(is_tensor, is_handle)),
+            "TypeError",
+            self._where(index, "Mismatched type") + "expected Tensor, got %s",
+            self._type_name(type_index),
+        )
         raw = b.load(value_ptr, typ=PTR)
         header = b.gep(raw, [ir.Constant(I64, _OBJECT_HEADER_BYTES)], source_etype=I8)
         dl = b.select(is_tensor, header, raw, name=f"{param.name}.dltensor")
-        self._fail_if(b.icmp_unsigned("==", raw, ir.Constant(PTR, None)), "TypeError",
-                      self._where(index, "Mismatched type") + "expected Tensor, got NULL")
+        self._fail_if(
+            b.icmp_unsigned("==", raw, ir.Constant(PTR, None)),
+            "TypeError",
+            self._where(index, "Mismatched type") + "expected Tensor, got NULL",
+        )
 
         def field(offset, typ, label):
             ptr = b.gep(dl, [ir.Constant(I64, offset)], source_etype=I8)
@@ -337,40 +391,70 @@ class _Emitter:
 
         ndim = field(16, I32, "ndim")
         p = param.name
-        self._fail_if(b.icmp_signed("!=", ndim, ir.Constant(I32, len(param.shape))), "ValueError",
-                      self._where(index, f"Mismatched {p}.ndim") + f"expected {len(param.shape)}, got %d",
-                      ndim)
+        self._fail_if(
+            b.icmp_signed("!=", ndim, ir.Constant(I32, len(param.shape))),
+            "ValueError",
+            self._where(index, f"Mismatched {p}.ndim") + f"expected {len(param.shape)}, got %d",
+            ndim,
+        )
         if param.dtype is not None:
-            self._check_dtype(index, param, field(20, I8, "dtype.code"), field(21, I8, "dtype.bits"),
-                              field(22, I16, "dtype.lanes"))
+            self._check_dtype(
+                index,
+                param,
+                field(20, I8, "dtype.code"),
+                field(21, I8, "dtype.bits"),
+                field(22, I16, "dtype.lanes"),
+            )
         if param.device_type is not None:
             device = field(8, I32, "device_type")
             expected = _DEVICE_NAMES.get(param.device_type, f"device_type={param.device_type}")
             name = self._str_ptr("device_type=?")
             for code, text in _DEVICE_NAMES.items():
-                name = b.select(b.icmp_signed("==", device, ir.Constant(I32, code)), self._str_ptr(text), name)
-            self._fail_if(b.icmp_signed("!=", device, ir.Constant(I32, param.device_type)), "ValueError",
-                          self._where(index, f"Mismatched {p}.device") + f"expected {expected}, got %s (device_type=%d)",
-                          name, device)
+                name = b.select(
+                    b.icmp_signed("==", device, ir.Constant(I32, code)), self._str_ptr(text), name
+                )
+            self._fail_if(
+                b.icmp_signed("!=", device, ir.Constant(I32, param.device_type)),
+                "ValueError",
+                self._where(index, f"Mismatched {p}.device")
+                + f"expected {expected}, got %s (device_type=%d)",
+                name,
+                device,
+            )
         shape_ptr = field(24, PTR, "shape")
         shape = []
         for dim, want in enumerate(param.shape):
-            extent = b.load(b.gep(shape_ptr, [ir.Constant(I64, dim)], source_etype=I64), typ=I64,
-                            name=f"{p}.shape{dim}")
+            extent = b.load(
+                b.gep(shape_ptr, [ir.Constant(I64, dim)], source_etype=I64),
+                typ=I64,
+                name=f"{p}.shape{dim}",
+            )
             label = f"{p}.shape[{dim}]"
             if isinstance(want, int):
-                self._fail_if(b.icmp_signed("!=", extent, ir.Constant(I64, want)), "ValueError",
-                              self._where(index, f"Invalid {label}") + f"expected {want}, got %lld", extent)
+                self._fail_if(
+                    b.icmp_signed("!=", extent, ir.Constant(I64, want)),
+                    "ValueError",
+                    self._where(index, f"Invalid {label}") + f"expected {want}, got %lld",
+                    extent,
+                )
             elif isinstance(want, str):
                 if want in self.shape_vars:
                     first, first_label = self.shape_vars[want]
-                    self._fail_if(b.icmp_signed("!=", extent, first), "ValueError",
-                                  self._where(index, f"Mismatched {label}")
-                                  + f"expected to match {first_label} ({want} = %lld), got %lld",
-                                  first, extent)
+                    self._fail_if(
+                        b.icmp_signed("!=", extent, first),
+                        "ValueError",
+                        self._where(index, f"Mismatched {label}")
+                        + f"expected to match {first_label} ({want} = %lld), got %lld",
+                        first,
+                        extent,
+                    )
                 else:
-                    self._fail_if(b.icmp_signed("<", extent, ir.Constant(I64, 0)), "ValueError",
-                                  self._where(index, f"Invalid {label}") + "expected >= 0, got %lld", extent)
+                    self._fail_if(
+                        b.icmp_signed("<", extent, ir.Constant(I64, 0)),
+                        "ValueError",
+                        self._where(index, f"Invalid {label}") + "expected >= 0, got %lld",
+                        extent,
+                    )
                     self.shape_vars[want] = (extent, label)
             shape.append(extent)
         strides = self._strides(index, param, field(32, PTR, "strides"), shape)
@@ -382,9 +466,13 @@ class _Emitter:
     def _check_dtype(self, index, param, code, bits, lanes):
         b = self.builder
         want_code, want_bits, want_lanes = _parse_dtype(param.dtype)
-        bad = b.or_(b.icmp_unsigned("!=", code, ir.Constant(I8, want_code)),
-                    b.or_(b.icmp_unsigned("!=", bits, ir.Constant(I8, want_bits)),
-                          b.icmp_unsigned("!=", lanes, ir.Constant(I16, want_lanes))))
+        bad = b.or_(
+            b.icmp_unsigned("!=", code, ir.Constant(I8, want_code)),
+            b.or_(
+                b.icmp_unsigned("!=", bits, ir.Constant(I8, want_bits)),
+                b.icmp_unsigned("!=", lanes, ir.Constant(I16, want_lanes)),
+            ),
+        )
         self._counter += 1
         fail = self.fn.append_basic_block(f"fail{self._counter}")
         ok = self.fn.append_basic_block(f"ok{self._counter}")
@@ -393,16 +481,32 @@ class _Emitter:
         # Format the actual dtype as "<prefix><bits>[x<lanes>]" ("bool" for kDLBool).
         prefix = self._str_ptr("dtype_code")
         for c, text in _DTYPE_PREFIX.items():
-            prefix = b.select(b.icmp_unsigned("==", code, ir.Constant(I8, c)), self._str_ptr(text), prefix)
+            prefix = b.select(
+                b.icmp_unsigned("==", code, ir.Constant(I8, c)), self._str_ptr(text), prefix
+            )
         is_bool = b.icmp_unsigned("==", code, ir.Constant(I8, 6))
         prefix = b.select(is_bool, self._str_ptr("bool"), prefix)
         vector = b.icmp_unsigned("!=", lanes, ir.Constant(I16, 1))
         fmt = b.select(vector, self._str_ptr("%s%dx%d"), self._str_ptr("%s%d"))
         fmt = b.select(is_bool, self._str_ptr("%s"), fmt)
-        b.call(self.snprintf, [self.dtype_text, ir.Constant(I64, 64), fmt, prefix,
-                               b.zext(bits, I32), b.zext(lanes, I32)])
-        text = self._where(index, f"Mismatched {param.name}.dtype") + f"expected {param.dtype}, got %s"
-        b.call(self.snprintf, [self.msg, ir.Constant(I64, _MSG_BYTES), self._cstr(text), self.dtype_text])
+        b.call(
+            self.snprintf,
+            [
+                self.dtype_text,
+                ir.Constant(I64, 64),
+                fmt,
+                prefix,
+                b.zext(bits, I32),
+                b.zext(lanes, I32),
+            ],
+        )
+        text = (
+            self._where(index, f"Mismatched {param.name}.dtype") + f"expected {param.dtype}, got %s"
+        )
+        b.call(
+            self.snprintf,
+            [self.msg, ir.Constant(I64, _MSG_BYTES), self._cstr(text), self.dtype_text],
+        )
         b.call(self.raise_fn, [self._cstr("TypeError"), self.msg])
         b.ret(ir.Constant(I32, -1))
         b.position_at_end(ok)
@@ -418,7 +522,9 @@ class _Emitter:
         nonempty = b.icmp_signed("!=", running, ir.Constant(I64, 0))
         loaded = []
         # Loads are guarded by a select on a safe address so that NULL strides are never read.
-        safe_ptr = b.select(is_null, b.gep(self.msg, [ir.Constant(I64, 0)], source_etype=I8), strides_ptr)
+        safe_ptr = b.select(
+            is_null, b.gep(self.msg, [ir.Constant(I64, 0)], source_etype=I8), strides_ptr
+        )
         for dim, extent in enumerate(shape):
             value = b.load(b.gep(safe_ptr, [ir.Constant(I64, dim)], source_etype=I64), typ=I64)
             value = b.select(is_null, compact[dim], value, name=f"{param.name}.stride{dim}")
@@ -426,12 +532,19 @@ class _Emitter:
             if param.compact:
                 # A dimension of extent 1 may carry any stride (DLPack exporters differ there),
                 # and an empty tensor has no layout to check.
-                bad = b.and_(b.icmp_signed("!=", value, compact[dim]),
-                             b.and_(b.icmp_signed("!=", extent, ir.Constant(I64, 1)), nonempty))
-                self._fail_if(bad, "ValueError",
-                              self._where(index, f"Mismatched {param.name}.strides")
-                              + f"expected to be compact array, got strides[{dim}] = %lld where %lld "
-                              "is compact", value, compact[dim])
+                bad = b.and_(
+                    b.icmp_signed("!=", value, compact[dim]),
+                    b.and_(b.icmp_signed("!=", extent, ir.Constant(I64, 1)), nonempty),
+                )
+                self._fail_if(
+                    bad,
+                    "ValueError",
+                    self._where(index, f"Mismatched {param.name}.strides")
+                    + f"expected to be compact array, got strides[{dim}] = %lld where %lld "
+                    "is compact",
+                    value,
+                    compact[dim],
+                )
         return compact if param.compact else loaded
 
     def _unpack_scalar(self, index, param: ScalarParam, type_index, value_ptr) -> ir.Value:
@@ -443,9 +556,12 @@ class _Emitter:
         integral = b.or_(is_int, is_bool)
         accepted = b.or_(integral, is_float) if code == 2 else integral
         expected = "float or int" if code == 2 else "int or bool"
-        self._fail_if(b.not_(accepted), "TypeError",
-                      self._where(index, "Mismatched type") + f"expected {param.dtype} ({expected}), got %s",
-                      self._type_name(type_index))
+        self._fail_if(
+            b.not_(accepted),
+            "TypeError",
+            self._where(index, "Mismatched type") + f"expected {param.dtype} ({expected}), got %s",
+            self._type_name(type_index),
+        )
         target = llvm_type(param.dtype)
         as_int = b.load(value_ptr, typ=I64)
         if code == 2:

@@ -15,7 +15,7 @@ import threading
 _LOCK = threading.RLock()
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def llvm_binding():
     """Import and initialize ``llvmlite.binding`` once; returns the module."""
     # Lazy import: llvmlite costs ~100 ms and is only needed when something is compiled.
@@ -88,17 +88,23 @@ class TargetOptions:
     def _from_string(text: str) -> TargetOptions:
         words = shlex.split(text)
         if not words or words[0] != "llvm":
-            raise ValueError(f"the LLVM backend expects a target string starting with 'llvm', got {text!r}")
+            raise ValueError(
+                f"the LLVM backend expects a target string starting with 'llvm', got {text!r}"
+            )
         values = {}
         for word in words[1:]:
             if not word.startswith("-") or "=" not in word:
-                raise ValueError(f"cannot parse target option {word!r} in {text!r}: expected -key=value")
+                raise ValueError(
+                    f"cannot parse target option {word!r} in {text!r}: expected -key=value"
+                )
             key, value = word.lstrip("-").split("=", 1)
             values[key.replace("-", "_")] = value
         known = {"mtriple", "mcpu", "mattr", "opt_level", "num_cores", "keys", "tag"}
         unknown = sorted(set(values) - known)
         if unknown:
-            raise ValueError(f"unknown LLVM target option(s) {unknown} in {text!r}; known: {sorted(known)}")
+            raise ValueError(
+                f"unknown LLVM target option(s) {unknown} in {text!r}; known: {sorted(known)}"
+            )
         return TargetOptions(
             triple=values.get("mtriple", ""),
             cpu=values.get("mcpu", ""),
@@ -110,8 +116,13 @@ class TargetOptions:
         """A string that identifies the generated code, used in compilation cache keys."""
         llvm = llvm_binding()
         return "|".join(
-            (self.resolved_triple(), self.resolved_cpu(), self.resolved_features(), str(self.opt_level),
-             llvm.llvm_version_info.__repr__())
+            (
+                self.resolved_triple(),
+                self.resolved_cpu(),
+                self.resolved_features(),
+                str(self.opt_level),
+                llvm.llvm_version_info.__repr__(),
+            )
         )
 
     def resolved_triple(self) -> str:
@@ -129,7 +140,7 @@ class TargetOptions:
         return _host_features()
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _host_features() -> str:
     return llvm_binding().get_host_cpu_features().flatten()
 
@@ -217,6 +228,7 @@ def register_tvm_ffi_symbols(mod) -> None:
         try:
             address = ctypes.cast(getattr(tvm_ffi.LIB, fn.name), ctypes.c_void_p).value
         except AttributeError as err:
-            raise ValueError(f"LLVM module '{mod.name}' calls '{fn.name}', which libtvm_ffi "
-                             "does not export") from err
+            raise ValueError(
+                f"LLVM module '{mod.name}' calls '{fn.name}', which libtvm_ffi does not export"
+            ) from err
         llvm.add_symbol(fn.name, address)

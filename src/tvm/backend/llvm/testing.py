@@ -43,8 +43,9 @@ def emit_counted_loop(builder: ir.IRBuilder, start, stop, body) -> None:
 def _add_range_function(module: ir.Module, dtype: str) -> ir.Function:
     """``void add_range(noalias A, noalias B, noalias C, i64 begin, i64 end)``: C = A + B."""
     elem = llvm_type(dtype)
-    fn = ir.Function(module, ir.FunctionType(ir.VoidType(), [PTR, PTR, PTR, I64, I64]),
-                     name=f"add_range_{dtype}")
+    fn = ir.Function(
+        module, ir.FunctionType(ir.VoidType(), [PTR, PTR, PTR, I64, I64]), name=f"add_range_{dtype}"
+    )
     fn.linkage = "internal"
     for arg in fn.args[:3]:
         arg.add_attribute("noalias")
@@ -62,8 +63,9 @@ def _add_range_function(module: ir.Module, dtype: str) -> ir.Function:
     return fn
 
 
-def elementwise_add_module(name: str = "add", dtype: str = "float32", shape=("n",),
-                           parallel: bool = False) -> ir.Module:
+def elementwise_add_module(
+    name: str = "add", dtype: str = "float32", shape=("n",), parallel: bool = False
+) -> ir.Module:
     """A module with ``name(A, B, C)`` computing ``C = A + B`` over 1-D tensors.
 
     ``shape`` is the 1-entry shape spec of all three tensors (static int or symbolic name).
@@ -74,6 +76,7 @@ def elementwise_add_module(name: str = "add", dtype: str = "float32", shape=("n"
     add_range = _add_range_function(module, dtype)
     params = [TensorParam(p, dtype, tuple(shape)) for p in "ABC"]
     if not parallel:
+
         def body(builder, args):
             a, b, c = (args.tensors[p] for p in "ABC")
             builder.call(add_range, [a.data, b.data, c.data, ir.Constant(I64, 0), a.shape[0]])
@@ -86,11 +89,16 @@ def elementwise_add_module(name: str = "add", dtype: str = "float32", shape=("n"
     task.linkage = "internal"
     task_id, penv, cdata = task.args
     tb = ir.IRBuilder(task.append_basic_block("entry"))
-    fields = [tb.load(tb.gep(cdata, [ir.Constant(I32, 0), ir.Constant(I32, k)],
-                             source_etype=closure_type), typ=t)
-              for k, t in enumerate([PTR, PTR, PTR, I64])]
-    num_task = tb.sext(tb.load(tb.gep(penv, [ir.Constant(I64, 8)], source_etype=ir.IntType(8)),
-                               typ=I32), I64)
+    fields = [
+        tb.load(
+            tb.gep(cdata, [ir.Constant(I32, 0), ir.Constant(I32, k)], source_etype=closure_type),
+            typ=t,
+        )
+        for k, t in enumerate([PTR, PTR, PTR, I64])
+    ]
+    num_task = tb.sext(
+        tb.load(tb.gep(penv, [ir.Constant(I64, 8)], source_etype=ir.IntType(8)), typ=I32), I64
+    )
     n = fields[3]
     # chunk = ceil(n / num_task) rounded up to a multiple of 64 elements (whole cache lines).
     chunk = tb.sdiv(tb.add(n, tb.sub(num_task, ir.Constant(I64, 1))), num_task)
@@ -108,8 +116,12 @@ def elementwise_add_module(name: str = "add", dtype: str = "float32", shape=("n"
         a, b, c = (args.tensors[p] for p in "ABC")
         closure = alloca(builder, closure_type, "closure")
         for k, value in enumerate([a.data, b.data, c.data, a.shape[0]]):
-            builder.store(value, builder.gep(closure, [ir.Constant(I32, 0), ir.Constant(I32, k)],
-                                             source_etype=closure_type))
+            builder.store(
+                value,
+                builder.gep(
+                    closure, [ir.Constant(I32, 0), ir.Constant(I32, k)], source_etype=closure_type
+                ),
+            )
         return builder.call(launch, [task, closure, ir.Constant(I32, 0)])
 
     emit_packed_function(module, name, params, parallel_body)
@@ -149,8 +161,10 @@ def thread_ids_module(name: str = "thread_ids", spin_limit: int = 1 << 28) -> ir
     count = tb.phi(I64)
     count.add_incoming(ir.Constant(I64, 0), entry_block)
     seen = tb.load_atomic(arrived, "seq_cst", 4, typ=I32)
-    waiting = tb.and_(tb.icmp_signed("<", seen, num_task),
-                      tb.icmp_signed("<", count, ir.Constant(I64, spin_limit)))
+    waiting = tb.and_(
+        tb.icmp_signed("<", seen, num_task),
+        tb.icmp_signed("<", count, ir.Constant(I64, spin_limit)),
+    )
     count.add_incoming(tb.add(count, ir.Constant(I64, 1)), spin)
     tb.cbranch(waiting, spin, done)
     tb.position_at_end(done)
@@ -171,8 +185,9 @@ def thread_ids_module(name: str = "thread_ids", spin_limit: int = 1 << 28) -> ir
 def failing_task_module(name: str = "fail_task", failing_task: int = 1) -> ir.Module:
     """``name(num_task: int32)``: task ``failing_task`` raises ValueError from inside the pool."""
     module = ir.Module(name=f"{name}_module")
-    raise_fn = ir.Function(module, ir.FunctionType(ir.VoidType(), [PTR, PTR]),
-                           name="TVMFFIErrorSetRaisedFromCStr")
+    raise_fn = ir.Function(
+        module, ir.FunctionType(ir.VoidType(), [PTR, PTR]), name="TVMFFIErrorSetRaisedFromCStr"
+    )
     strings = {}
     for key, text in (("kind", "ValueError"), ("msg", f"task {failing_task} failed on purpose")):
         data = bytearray(text.encode()) + b"\0"

@@ -34,9 +34,9 @@ import threading
 from .target_machine import (
     TargetOptions,
     llvm_binding,
+    new_target_machine,
     optimize,
     parse_ir,
-    new_target_machine,
     register_tvm_ffi_symbols,
 )
 
@@ -105,7 +105,8 @@ _POOL_IR = """
 @pool_err = internal global i32 0
 @pool_err_obj = internal global ptr null
 @pool_err_kind = private constant [13 x i8] c"RuntimeError\\00"
-@pool_err_msg = private constant [61 x i8] c"a parallel task returned an error code without raising error\\00"
+@pool_err_msg = private constant [61 x i8]
+    c"a parallel task returned an error code without raising error\\00"
 @pool_env_name = private constant [16 x i8] c"TVM_NUM_THREADS\\00"
 
 declare ptr @getenv(ptr)
@@ -132,14 +133,16 @@ entry:
 define internal void @pool_futex_wait(ptr %addr, i32 %val) {{
 entry:
   %v = zext i32 %val to i64
-  %r = call i64 (i64, ...) @syscall(i64 {sys_futex}, ptr %addr, i64 128, i64 %v, ptr null, ptr null, i64 0)
+  %r = call i64 (i64, ...) @syscall(i64 {sys_futex}, ptr %addr, i64 128, i64 %v,
+                                    ptr null, ptr null, i64 0)
   ret void
 }}
 
 define internal void @pool_futex_wake(ptr %addr, i32 %count) {{
 entry:
   %v = zext i32 %count to i64
-  %r = call i64 (i64, ...) @syscall(i64 {sys_futex}, ptr %addr, i64 129, i64 %v, ptr null, ptr null, i64 0)
+  %r = call i64 (i64, ...) @syscall(i64 {sys_futex}, ptr %addr, i64 129, i64 %v,
+                                    ptr null, ptr null, i64 0)
   ret void
 }}
 
@@ -519,7 +522,7 @@ class _Pool:
 _POOL_LOCK = threading.Lock()
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _pool_locked() -> _Pool:
     return _Pool()
 
