@@ -52,10 +52,11 @@ def _visit_signature(parser: Parser, node: ast.FunctionDef, frame: FunctionFrame
         _visit_params(parser, node, frame)
     finally:
         frame.in_signature = False
-    # Symbolic variables introduced by the signature are visible in the body by name.
+    # Symbolic variables introduced by the signature are visible in the body by name; they
+    # shadow outer names (the printer's module-level ``n = TypeVar("n")``).
     for name, var in frame.shape_vars.items():
-        if parser.var_table.lookup(name, _NOT_FOUND) is _NOT_FOUND:
-            parser.var_table.add(name, var)
+        if parser.var_table.lookup(name, _NOT_FOUND) is not var:
+            parser.var_table.add(name, var, allow_shadowing=True)
 
 
 def _visit_params(parser: Parser, node: ast.FunctionDef, frame: FunctionFrame) -> None:

@@ -1,0 +1,98 @@
+"""Round trips over random modules: random chains of ops over random (symbolic) shapes.
+
+Modules are built with ``relax.BlockBuilder``, printed, parsed back, compared structurally,
+and printed again (the text must not change).
+"""
+
+import math
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import tvm
+from tvm import relax, tirx
+from tvm.script import from_source
+
+
+def _dims(ty):
+    return [d.value if isinstance(d, tirx.IntImm) else d for d in ty.shape.values]
+
+
+def _static(dims):
+    return all(isinstance(d, int) for d in dims)
+
+
+@st.composite
+def programs(draw):
+    """A list of ``(op, choice)`` steps plus the parameter shapes."""
+    symbolic = draw(st.booleans())
+    rank = draw(st.integers(1, 3))
+    dims = [draw(st.integers(1, 4)) for _ in range(rank)]
+    steps = draw(st.lists(st.tuples(st.sampled_from(
+        ["add", "multiply", "sum", "permute", "reshape", "broadcast", "matmul", "ones"]
+    ), st.integers(0, 1000)), min_size=1, max_size=8))
+    use_dataflow = draw(st.booleans())
+    return symbolic, dims, steps, use_dataflow
+
+
+def _apply(bb, pool, op, choice):
+    """Emit one step over a value of ``pool``; returns the new variable or None."""
+    x = pool[choice % len(pool)]
+    ty = x.ty
+    dims = _dims(ty)
+    if op in ("add", "multiply"):
+        same = [v for v in pool if tvm.ir.structural_equal(v.ty, ty)]
+        y = same[choice % len(same)]
+        return bb.emit(getattr(relax.op, op)(x, y))
+    if op == "sum" and dims:
+        axis = choice % len(dims)
+        return bb.emit(relax.op.sum(x, axis=[axis], keepdims=bool(choice % 2)))
+    if op == "permute" and len(dims) >= 2:
+        axes = list(range(len(dims)))
+        axes = axes[choice % len(axes):] + axes[: choice % len(axes)]
+        return bb.emit(relax.op.permute_dims(x, axes=axes))
+    if op == "reshape" and _static(dims):
+        return bb.emit(relax.op.reshape(x, (math.prod(dims),)))
+    if op == "broadcast" and _static(dims):
+        return bb.emit(relax.op.broadcast_to(x, relax.ShapeExpr([2] + dims)))
+    if op == "matmul" and len(dims) == 2:
+        xt = bb.emit(relax.op.permute_dims(x, axes=[1, 0]))
+        return bb.emit(relax.op.matmul(x, xt))
+    if op == "ones" and _static(dims):
+        return bb.emit(relax.op.ones(relax.ShapeExpr(dims), "float32"))
+    return None
+
+
+def _build(symbolic, dims, steps, use_dataflow):
+    shape = list(dims)
+    if symbolic:
+        shape[0] = tirx.Var("n", "int64")
+    x = relax.Var("x", relax.TensorType(shape, "float32"))
+    bb = relax.BlockBuilder()
+    with bb.function("main", [x]):
+        pool = [x]
+        if use_dataflow:
+            with bb.dataflow():
+                for op, choice in steps:
+                    out = _apply(bb, pool, op, choice)
+                    if out is not None:
+                        pool.append(out)
+                result = bb.emit_output(pool[-1])
+        else:
+            for op, choice in steps:
+                out = _apply(bb, pool, op, choice)
+                if out is not None:
+                    pool.append(out)
+            result = pool[-1]
+        bb.emit_func_output(result)
+    return bb.get()
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(programs())
+def test_random_module_roundtrip(program):
+    mod = _build(*program)
+    text = mod.script()
+    again = from_source(text)
+    tvm.ir.assert_structural_equal(mod, again)
+    assert again.script() == text
