@@ -25,7 +25,7 @@ import numpy as np
 
 from ..ir.expr import PrimExpr
 from .buffer import Buffer
-from .stmt import IterVar
+from .stmt import IterVar, SBlockRealize
 
 __all__ = ["InterpreterError", "evaluate_expr", "run_prim_func"]
 
@@ -589,24 +589,33 @@ class _Compiler:
         matches = [self._match_buffer(mb) for mb in block.match_buffers]
         body = self.stmt(block.body)
         init = None
+        # (slot, minimum) of each reduction variable; constant minimums are plain ints.
+        checks = []
         if block.init is not None:
-            reduce_checks = [
-                (self.slot(iv.var), self.expr(iv.dom.min))
-                for iv in block.iter_vars if iv.iter_type == IterVar.CommReduce
-            ]
             init = self.stmt(block.init)
+            for iv in block.iter_vars:
+                if iv.iter_type == IterVar.CommReduce:
+                    lo = iv.dom.min
+                    value = int(lo.value) if type(lo).__name__ == "IntImm" else self.expr(lo)
+                    checks.append((self.slot(iv.var), value))
         binds = list(zip(slots, values))
+        setup = allocs + matches
+        pred_true = type(s.predicate).__name__ == "IntImm" and bool(s.predicate.value)
+
+        def at_first_reduction(env):
+            for i, lo in checks:
+                if env[i] != (lo(env) if callable(lo) else lo):
+                    return False
+            return True
 
         def realize(env):
-            if not fpred(env):
+            if not pred_true and not fpred(env):
                 return
             for i, f in binds:
                 env[i] = f(env)
-            for a in allocs:
-                a(env)
-            for m in matches:
-                m(env)
-            if init is not None and all(env[i] == lo(env) for i, lo in reduce_checks):
+            for step in setup:
+                step(env)
+            if init is not None and at_first_reduction(env):
                 init(env)
             body(env)
 
@@ -616,8 +625,6 @@ class _Compiler:
         # A bare SBlock (no realize) runs as a realize with no iteration variables.
         if s.iter_vars:
             raise InterpreterError(f"SBlock {s.name_hint!r} with iter_vars needs SBlockRealize")
-        from .stmt import SBlockRealize
-
         return self.s_SBlockRealize(SBlockRealize([], True, s))
 
     def _match_buffer(self, mb):

@@ -517,9 +517,9 @@ def substitute(node, vmap):
     Examples
     --------
     >>> from tvm import tirx
-    >>> x = tirx.Var("x", "int32")
-    >>> tirx.stmt_functor.substitute(x + 1, {x: 2})
-    3
+    >>> x, y = tirx.Var("x", "int32"), tirx.Var("y", "int32")
+    >>> tirx.stmt_functor.substitute(x + 1, {x: y * 2})
+    y * 2 + 1
     """
     expr_functor._ensure_recursion_limit()
     return _visit_any(_Substitute(_var_map_fn(vmap)), node)
