@@ -208,3 +208,18 @@ def test_uninitialized_memory_reads_nan():
     a = np.zeros(2, F32)
     run_prim_func(func, [a])
     assert np.isnan(a[0])
+
+
+def test_bitwise_and_shift_semantics():
+    x, y = tirx.Var("x", I32), tirx.Var("y", I32)
+    assert evaluate_expr(x & y, {x: 6, y: 3}) == 2
+    assert evaluate_expr(x | y, {x: 6, y: 3}) == 7
+    assert evaluate_expr(x ^ y, {x: 6, y: 3}) == 5
+    assert evaluate_expr(~x, {x: 0}) == -1
+    assert evaluate_expr(x << y, {x: 1, y: 31}) == -(2**31)  # wraps into int32
+    assert evaluate_expr(x >> y, {x: -8, y: 1}) == -4  # arithmetic shift
+    assert evaluate_expr(op.clz(x), {x: 1}) == 31
+    assert evaluate_expr(op.popcount(x), {x: 7}) == 3
+    f = tirx.Var("f", F32)
+    assert evaluate_expr(op.isinf(f), {f: np.float32("inf")})
+    assert not evaluate_expr(op.isnan(f), {f: np.float32(1.0)})

@@ -146,7 +146,7 @@ MATH_INTRINSICS = {
     "atan2": np.arctan2, "sinh": np.sinh, "cosh": np.cosh, "asinh": np.arcsinh,
     "acosh": np.arccosh, "atanh": np.arctanh, "isnan": np.isnan, "isinf": np.isinf,
     "isfinite": np.isfinite, "fmod": np.fmod, "copysign": np.copysign, "hypot": np.hypot,
-    "nextafter": np.nextafter,
+    "nextafter": np.nextafter, "ldexp": np.ldexp,
 }
 
 
@@ -300,6 +300,25 @@ class _Compiler:
         fa = self.expr(e.a)
         return lambda env: not fa(env)
 
+    def e_BitwiseAnd(self, e):
+        return self._wrapped(e, lambda a, b: a & b)
+
+    def e_BitwiseOr(self, e):
+        return self._wrapped(e, lambda a, b: a | b)
+
+    def e_BitwiseXor(self, e):
+        return self._wrapped(e, lambda a, b: a ^ b)
+
+    def e_LShift(self, e):
+        return self._wrapped(e, lambda a, b: a << b)
+
+    def e_RShift(self, e):
+        return self._wrapped(e, lambda a, b: a >> b)
+
+    def e_BitwiseNot(self, e):
+        fa, dtype = self.expr(e.a), e.dtype
+        return lambda env: _wrap_int(~fa(env), dtype)
+
     def e_Select(self, e):
         fc, ft, ff = self.expr(e.condition), self.expr(e.true_value), self.expr(e.false_value)
         return lambda env: ft(env) if fc(env) else ff(env)
@@ -366,6 +385,10 @@ class _Compiler:
             return reinterpret
         if short in ("max_value", "min_value"):
             raise InterpreterError(f"unexpected call {name}")
+        if short == "clz":
+            (fa,) = args
+            bits = _bits(e.args[0].dtype)
+            return lambda env: bits - (fa(env) & ((1 << bits) - 1)).bit_length()
         int_fn = _int_intrinsic(short)
         if int_fn is not None and (_is_int(dtype) or dtype == "bool"):
             return lambda env: _wrap_int(int_fn(*(f(env) for f in args)), dtype) \
