@@ -24,20 +24,38 @@ TVM_DIR = Path(tvm.__file__).resolve().parent
 
 #: Rank of each layered package, bottom to top. The foundation modules sit with ffi.
 LAYERS = {
-    "ffi": 0, "base": 0, "libinfo": 0, "error": 0,
+    "ffi": 0,
+    "base": 0,
+    "libinfo": 0,
+    "error": 0,
     "runtime": 1,
-    "ir": 2, "target": 2,
+    "ir": 2,
+    "target": 2,
     "arith": 3,
     "tirx": 4,
-    "s_tir": 5, "te": 5,
+    "s_tir": 5,
+    "te": 5,
     "topi": 6,
     "relax": 7,
     "script": 8,
     "backend": 9,
     "driver": 10,
 }
-PACKAGES = ["ffi", "runtime", "ir", "target", "arith", "tirx", "s_tir", "te", "topi", "relax",
-            "script", "backend", "driver"]
+PACKAGES = [
+    "ffi",
+    "runtime",
+    "ir",
+    "target",
+    "arith",
+    "tirx",
+    "s_tir",
+    "te",
+    "topi",
+    "relax",
+    "script",
+    "backend",
+    "driver",
+]
 
 
 def layer_of(module_name):
@@ -71,11 +89,16 @@ print(json.dumps(sorted(m for m in sys.modules if m.startswith("tvm."))))
 def test_fresh_import_loads_no_higher_layer(name):
     if not (TVM_DIR / name).is_dir() and not (TVM_DIR / f"{name}.py").exists():
         pytest.skip(f"tvm.{name} does not exist yet")
-    code = FRESH_IMPORT.format(tvm_dir=str(TVM_DIR), init=str(TVM_DIR / "__init__.py"),
-                               name=name)
+    code = FRESH_IMPORT.format(tvm_dir=str(TVM_DIR), init=str(TVM_DIR / "__init__.py"), name=name)
     env = dict(os.environ, TVM_DEVICE_BACKEND_AUTOLOAD="0")
-    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env,
-                          timeout=300)
+    proc = subprocess.run(
+        [sys.executable, "-c", code],
+        check=False,
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=300,
+    )
     assert proc.returncode == 0, f"importing tvm.{name} alone failed:\n{proc.stderr}"
     loaded = json.loads(proc.stdout.strip().splitlines()[-1])
     rank = LAYERS[name]
@@ -145,8 +168,10 @@ def _static_violations():
             for target in _targets(node, module_name, path.name == "__init__.py"):
                 rank = layer_of(target)
                 if rank is not None and rank > own:
-                    violations.append(f"{path.relative_to(TVM_DIR)}:{node.lineno} imports "
-                                      f"{target} (layer {rank} > {own})")
+                    violations.append(
+                        f"{path.relative_to(TVM_DIR)}:{node.lineno} imports "
+                        f"{target} (layer {rank} > {own})"
+                    )
     return violations
 
 

@@ -9,7 +9,7 @@ Adding a subpackage: add one ``_import_layer("<name>")`` line in the layer-order
 packages are imported on first attribute access.
 """
 
-# ruff: noqa: E402, F401, I001
+# ruff: noqa: F401, I001
 import os as _os
 import sys as _sys
 import importlib as _importlib
@@ -81,7 +81,7 @@ if "tvm.ir" in _sys.modules:
         pass
 if "tvm.driver" in _sys.modules:
     try:
-        from .driver import build, compile  # noqa: A004 - TVM's public name
+        from .driver import build, compile
     except ImportError:  # pragma: no cover - before the driver defines them
         pass
 

@@ -41,8 +41,7 @@ if not _RUNTIME_ONLY:
 def _basename(path_or_name: str) -> str:
     """``/x/libtvm_runtime_cuda.so.1`` -> ``tvm_runtime_cuda``."""
     base = os.path.basename(path_or_name)
-    if base.startswith("lib"):
-        base = base[3:]
+    base = base.removeprefix("lib")
     for ext in (".so", ".dylib", ".dll"):
         index = base.find(ext)
         if index > 0:

@@ -16,18 +16,18 @@ from __future__ import annotations
 from tvm_ffi import register_error
 
 __all__ = [
-    "register_error",
+    "DiagnosticError",
     "InternalError",
-    "RPCError",
-    "RPCSessionTimeoutError",
+    "OpAttributeInvalid",
+    "OpAttributeRequired",
+    "OpAttributeUnImplemented",
     "OpError",
     "OpNotImplemented",
-    "OpAttributeRequired",
-    "OpAttributeInvalid",
-    "OpAttributeUnImplemented",
-    "DiagnosticError",
+    "RPCError",
+    "RPCSessionTimeoutError",
     "check",
     "check_failed",
+    "register_error",
 ]
 
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import os
 
-__all__ = ["__version__", "package_lib_paths", "find_libtvm_runtime", "find_include_path"]
+__all__ = ["__version__", "find_include_path", "find_libtvm_runtime", "package_lib_paths"]
 
 #: The TVM release whose public Python API this package follows (a development version).
 __version__ = "0.27.0.dev0"

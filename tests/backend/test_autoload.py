@@ -12,7 +12,7 @@ import tvm.backend
 from tvm.backend import _autoload_backends as autoload
 from tvm.backend import loader
 
-FAKE_PACKAGE = '''
+FAKE_PACKAGE = """
 import tvm_ffi
 
 def autoload_good():
@@ -23,7 +23,7 @@ def autoload_good():
 
 def autoload_bad():
     raise ValueError("boom")
-'''
+"""
 
 ENTRY_POINTS = """\
 [tvm.backends]
@@ -32,12 +32,12 @@ tvm_bad = tvm_fake_backend:autoload_bad
 tvm_missing = tvm_nonexistent_mod:hook
 """
 
-OUT_OF_TREE_BACKEND = '''
+OUT_OF_TREE_BACKEND = """
 LOG = []
 
 def register_backend():
     LOG.append("registered")
-'''
+"""
 
 
 @pytest.fixture(scope="module")
@@ -62,8 +62,14 @@ def _run(code, root, **env):
     full_env.pop("TVM_DEVICE_BACKEND_AUTOLOAD", None)
     full_env.update(env)
     full_env["PYTHONPATH"] = os.pathsep.join([str(root), full_env.get("PYTHONPATH", "")])
-    return subprocess.run([sys.executable, "-W", "default", "-c", textwrap.dedent(code)],
-                          capture_output=True, text=True, env=full_env, timeout=120)
+    return subprocess.run(
+        [sys.executable, "-W", "default", "-c", textwrap.dedent(code)],
+        check=False,
+        capture_output=True,
+        text=True,
+        env=full_env,
+        timeout=120,
+    )
 
 
 CHECK = """
@@ -168,8 +174,9 @@ def backend_dir(tmp_path, monkeypatch):
             delattr(tirx, name)
 
 
-@pytest.mark.skipif(os.environ.get("TVM_DEVICE_BACKEND_AUTOLOAD") == "0",
-                    reason="autoload disabled in this process")
+@pytest.mark.skipif(
+    os.environ.get("TVM_DEVICE_BACKEND_AUTOLOAD") == "0", reason="autoload disabled in this process"
+)
 def test_builtin_cuda_backend_loaded():
     assert tvm.backend.__all__ == ["is_loaded", "load"]
     assert tvm.backend.is_loaded("cuda")
@@ -194,14 +201,19 @@ def test_load_missing_backend():
 
 def test_load_without_register_backend(backend_dir):
     name = backend_dir("noreg_backend", "X = 1\n")
-    with pytest.raises(AttributeError, match="Backend package 'tvm.backend.noreg_backend' has no "
-                                             r"register_backend\(\)"):
+    with pytest.raises(
+        AttributeError,
+        match="Backend package 'tvm.backend.noreg_backend' has no "
+        r"register_backend\(\)",
+    ):
         tvm.backend.load(name)
     assert not tvm.backend.is_loaded(name)
 
 
 def test_failing_register_backend_is_undone(backend_dir):
-    name = backend_dir("failing_backend", "def register_backend():\n    raise RuntimeError('nope')\n")
+    name = backend_dir(
+        "failing_backend", "def register_backend():\n    raise RuntimeError('nope')\n"
+    )
     with pytest.raises(RuntimeError, match="nope"):
         tvm.backend.load(name)
     assert not tvm.backend.is_loaded(name)

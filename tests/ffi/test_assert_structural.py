@@ -1,5 +1,7 @@
 """tvm.ir.assert_structural_equal: the failure report (paths, both sides, underlining)."""
 
+from typing import ClassVar
+
 import pytest
 
 import tvm
@@ -20,7 +22,7 @@ class Scripted(Node, type_key="test_assert_structural.Scripted"):
     """Pretends to be printable as TVMScript; records the paths it was asked to underline."""
 
     items: tuple = field(role=DEF)
-    _calls = []
+    _calls: ClassVar[list] = []
 
     def script(self, path_to_underline=None):
         Scripted._calls.append(path_to_underline)

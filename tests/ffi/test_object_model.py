@@ -90,8 +90,10 @@ def rebuild(expr, var_map, change=None, path=()):
     if isinstance(expr, Var):
         return var_map.get(expr, expr)
     if isinstance(expr, Add):
-        return Add(rebuild(expr.a, var_map, change, path + ("a",)),
-                   rebuild(expr.b, var_map, change, path + ("b",)))
+        return Add(
+            rebuild(expr.a, var_map, change, path + ("a",)),
+            rebuild(expr.b, var_map, change, path + ("b",)),
+        )
     if isinstance(expr, Let):
         new_var = Var(expr.var.name + "_renamed")
         value = rebuild(expr.value, var_map, change, path + ("value",))
@@ -185,8 +187,9 @@ def test_free_vars_need_identity_unless_mapped():
     assert not structural_equal(Add(x, x), Add(y, y))
     assert structural_equal(Add(x, x), Add(y, y), map_free_vars=True)
     assert not structural_equal(Add(x, y), Add(x, x), map_free_vars=True)
-    assert structural_hash(Add(x, x), map_free_vars=True) == structural_hash(Add(y, y),
-                                                                             map_free_vars=True)
+    assert structural_hash(Add(x, x), map_free_vars=True) == structural_hash(
+        Add(y, y), map_free_vars=True
+    )
 
 
 # --- replace, immutability, copying ----------------------------------------------------------

@@ -136,6 +136,7 @@ def test_import_tvm_does_not_import_llvmlite():
     import sys
 
     code = "import sys, tvm; print('llvmlite' in sys.modules)"
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                         timeout=120, check=True)
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=True
+    )
     assert out.stdout.strip() == "False"

@@ -67,8 +67,10 @@ def test_tensor_from_lists_scalars_and_tensors():
     assert tvm.runtime.tensor(frozen).shape == (3,)
 
 
-@pytest.mark.parametrize("dtype", ["float32", "float16", "int32", "uint8", "bool", "bfloat16",
-                                   "float8_e4m3fn", "float8_e5m2"])
+@pytest.mark.parametrize(
+    "dtype",
+    ["float32", "float16", "int32", "uint8", "bool", "bfloat16", "float8_e4m3fn", "float8_e5m2"],
+)
 def test_empty(dtype):
     t = tvm.runtime.empty((2, 3), dtype, tvm.cpu())
     assert t.shape == (2, 3)

@@ -35,8 +35,14 @@ def test_str_is_tvm_json_and_round_trips():
         '{"kind":"cuda","tag":"","keys":["cuda","gpu"],"arch":"sm_90a",'
         '"max_num_threads":1024,"thread_warp_size":32}'
     )
-    for text in ["llvm", "llvm -mcpu=skylake -num-cores=4", "c", "cuda -arch=sm_90a",
-                 "llvm -mattr=+avx2,+fma -fast-math", "nvidia/nvidia-h100"]:
+    for text in [
+        "llvm",
+        "llvm -mcpu=skylake -num-cores=4",
+        "c",
+        "cuda -arch=sm_90a",
+        "llvm -mattr=+avx2,+fma -fast-math",
+        "nvidia/nvidia-h100",
+    ]:
         target = Target(text)
         again = Target(str(target))
         assert str(again) == str(target)
@@ -105,7 +111,9 @@ def test_context_is_per_thread():
 def test_host():
     cuda = Target("cuda", host="llvm")
     assert cuda.host.kind.name == "llvm"
-    assert str(cuda).startswith('{"kind":"cuda","tag":"","keys":["cuda","gpu"],"host":{"kind":"llvm"')
+    assert str(cuda).startswith(
+        '{"kind":"cuda","tag":"","keys":["cuda","gpu"],"host":{"kind":"llvm"'
+    )
     assert Target("cuda").host is None
     with_host = Target("cuda").with_host("llvm -mcpu=skylake")
     assert with_host.host.mcpu == "skylake"

@@ -36,7 +36,7 @@ def test_features():
     present = tvm.testing.requires_package("numpy")
     missing = tvm.testing.requires_package("numpy", "surely_not_a_package_xyz")
     assert present.enabled and not missing.enabled
-    skip = [m for m in missing.marks() if m.name == "skipif"][0]
+    skip = next(m for m in missing.marks() if m.name == "skipif")
     assert skip.kwargs["reason"] == "Cannot import 'surely_not_a_package_xyz'"
     with pytest.raises(ValueError, match="at least one package"):
         tvm.testing.requires_package()
@@ -71,7 +71,7 @@ def test_unknown_attribute():
         tvm.testing.definitely_missing  # noqa: B018
 
 
-USER_TEST_FILE = '''
+USER_TEST_FILE = """
 import numpy as np
 import tvm
 import tvm.testing
@@ -123,7 +123,7 @@ def test_gpu():
 
 if __name__ == "__main__":
     tvm.testing.main()
-'''
+"""
 
 
 @pytest.fixture(scope="module")
@@ -137,7 +137,12 @@ def user_run(tmp_path_factory):
     # tvm.testing.main() runs pytest on the file itself.
     return subprocess.run(
         [sys.executable, str(path), "-v", "-rs", "-p", "no:cacheprovider", "-p", "no:randomly"],
-        capture_output=True, text=True, env=env, cwd=folder, timeout=300,
+        check=False,
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=folder,
+        timeout=300,
     )
 
 

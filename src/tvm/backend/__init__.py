@@ -25,6 +25,6 @@ for _entry in _sys.path:
     ):
         __path__.append(_candidate)
 
-from .loader import is_loaded, load  # noqa: E402
+from .loader import is_loaded, load
 
 __all__ = ["is_loaded", "load"]

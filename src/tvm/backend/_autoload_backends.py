@@ -19,7 +19,7 @@ from __future__ import annotations
 import os
 import warnings
 
-__all__ = ["_autoload_backends", "_load_builtin_backends", "_BUILTIN_BACKENDS"]
+__all__ = ["_BUILTIN_BACKENDS", "_autoload_backends", "_load_builtin_backends"]
 
 _BUILTIN_BACKENDS = (
     "cuda",

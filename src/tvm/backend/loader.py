@@ -14,7 +14,7 @@ import importlib.util
 import sys
 from types import ModuleType
 
-__all__ = ["load", "is_loaded"]
+__all__ = ["is_loaded", "load"]
 
 #: Loaded backend packages, by backend name.
 _LOADED_BACKENDS: dict[str, ModuleType] = {}
@@ -106,7 +106,7 @@ def _alias_loaded_submodules(name: str) -> None:
     prefix = f"{_BACKEND_PREFIX}{name}."
     for full_name, module in list(sys.modules.items()):
         if full_name.startswith(prefix):
-            sys.modules.setdefault(_ALIAS_PREFIX + full_name[len(_BACKEND_PREFIX):], module)
+            sys.modules.setdefault(_ALIAS_PREFIX + full_name[len(_BACKEND_PREFIX) :], module)
 
 
 class _AliasLoader(importlib.abc.Loader):
@@ -128,7 +128,7 @@ class _BackendAliasFinder(importlib.abc.MetaPathFinder):
     def find_spec(self, fullname, path=None, target=None):
         if not fullname.startswith(_ALIAS_PREFIX):
             return None
-        rest = fullname[len(_ALIAS_PREFIX):]
+        rest = fullname[len(_ALIAS_PREFIX) :]
         backend, _, sub = rest.partition(".")
         if not sub or backend not in _LOADED_BACKENDS:
             return None

@@ -14,12 +14,6 @@ from .node import (  # noqa: F401
     set_field,
     walk,
 )
-from .structural import (  # noqa: F401
-    format_path,
-    get_first_structural_mismatch,
-    structural_equal,
-    structural_hash,
-)
 from .registry import (  # noqa: F401
     Device,
     Function,
@@ -34,4 +28,10 @@ from .registry import (  # noqa: F401
     register_global_func,
     register_object,
     remove_global_func,
+)
+from .structural import (  # noqa: F401
+    format_path,
+    get_first_structural_mismatch,
+    structural_equal,
+    structural_hash,
 )

@@ -15,7 +15,7 @@ Examples
 
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 import tvm_ffi
 from tvm_ffi import (
@@ -31,19 +31,19 @@ from tvm_ffi import (
 )
 
 __all__ = [
-    "register_func",
-    "register_global_func",
-    "get_global_func",
-    "list_global_func_names",
-    "remove_global_func",
-    "register_object",
-    "init_ffi_api",
-    "convert",
-    "Tensor",
     "Device",
     "Function",
     "Module",
     "Object",
+    "Tensor",
+    "convert",
+    "get_global_func",
+    "init_ffi_api",
+    "list_global_func_names",
+    "register_func",
+    "register_global_func",
+    "register_object",
+    "remove_global_func",
 ]
 
 

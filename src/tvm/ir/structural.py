@@ -19,10 +19,10 @@ from ..ffi.structural import (
 )
 
 __all__ = [
+    "assert_structural_equal",
+    "get_first_structural_mismatch",
     "structural_equal",
     "structural_hash",
-    "get_first_structural_mismatch",
-    "assert_structural_equal",
 ]
 
 

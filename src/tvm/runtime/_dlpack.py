@@ -104,6 +104,8 @@ def to_numpy_view(tensor, np_dtype) -> np.ndarray:
         return np.empty(shape, dtype=np_dtype)
     strides = tensor.strides
     if strides is not None and tuple(strides) and not tensor.is_contiguous():
-        raise ValueError("reading a non-contiguous tensor of this dtype into NumPy is not supported")
+        raise ValueError(
+            "reading a non-contiguous tensor of this dtype into NumPy is not supported"
+        )
     buffer = (ctypes.c_uint8 * (count * itemsize)).from_address(tensor.data_ptr())
     return np.frombuffer(buffer, dtype=np_dtype, count=count).reshape(shape)

@@ -16,16 +16,16 @@ from tvm_ffi import core as _ffi_core
 
 __all__ = [
     "Device",
-    "device",
     "cpu",
     "cuda",
-    "opencl",
-    "vulkan",
-    "metal",
-    "vpi",
-    "rocm",
+    "device",
     "ext_dev",
     "hexagon",
+    "metal",
+    "opencl",
+    "rocm",
+    "vpi",
+    "vulkan",
 ]
 
 
@@ -64,7 +64,7 @@ class Device(_ffi_core.Device):
 _ffi_core._set_class_device(Device)
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def cuda_device_count() -> int:
     """Number of CUDA devices, read through the driver library; 0 when there is none."""
     # ctypes on libcuda avoids a dependency on cuda-python just to answer "is there a GPU".

@@ -22,7 +22,7 @@ from tvm_ffi import core as _ffi_core
 from . import _dlpack
 from .device import Device, cpu
 
-__all__ = ["Tensor", "tensor", "empty", "from_dlpack"]
+__all__ = ["Tensor", "empty", "from_dlpack", "tensor"]
 
 # dtypes that NumPy's DLPack exports itself.
 _NUMPY_DLPACK_KINDS = "biuf"
@@ -70,7 +70,7 @@ class Tensor(_ffi_core.Tensor):
             return _dlpack.to_numpy_view(self, _numpy_dtype(name))
         return np.from_dlpack(self)
 
-    def copyfrom(self, source) -> "Tensor":
+    def copyfrom(self, source) -> Tensor:
         """Copy ``source`` (a NumPy array, list or Tensor) into this tensor; returns self."""
         if isinstance(source, _ffi_core.Tensor):
             source = source.numpy() if isinstance(source, Tensor) else np.from_dlpack(source)

@@ -4,5 +4,11 @@ from .kind import TargetKind, list_kinds, register_target_kind
 from .tag import list_tags, register_tag
 from .target import Target
 
-__all__ = ["Target", "TargetKind", "list_kinds", "list_tags", "register_tag",
-           "register_target_kind"]
+__all__ = [
+    "Target",
+    "TargetKind",
+    "list_kinds",
+    "list_tags",
+    "register_tag",
+    "register_target_kind",
+]

@@ -10,7 +10,7 @@ from __future__ import annotations
 import platform
 from types import MappingProxyType
 
-__all__ = ["TargetKind", "register_target_kind", "list_kinds", "get_target_kind", "host_triple"]
+__all__ = ["TargetKind", "get_target_kind", "host_triple", "list_kinds", "register_target_kind"]
 
 #: Options every kind accepts, in the order TVM lists them.
 COMMON_OPTIONS = {
@@ -25,7 +25,7 @@ COMMON_OPTIONS = {
     "target_device_type": "int",
 }
 
-_KINDS: dict[str, "TargetKind"] = {}
+_KINDS: dict[str, TargetKind] = {}
 
 
 class TargetKind:
@@ -39,7 +39,7 @@ class TargetKind:
     ('cuda', ('cuda', 'gpu'), 'str')
     """
 
-    __slots__ = ("name", "options", "default_keys", "defaults", "default_device_type")
+    __slots__ = ("default_device_type", "default_keys", "defaults", "name", "options")
 
     def __init__(self, name, options, default_keys, defaults, default_device_type):
         self.name = name
@@ -59,8 +59,9 @@ class TargetKind:
     __str__ = __repr__
 
 
-def register_target_kind(name, options=None, default_keys=(), defaults=None,
-                         default_device_type=1, override=False) -> TargetKind:
+def register_target_kind(
+    name, options=None, default_keys=(), defaults=None, default_device_type=1, override=False
+) -> TargetKind:
     """Register a target kind.
 
     Parameters
@@ -141,14 +142,25 @@ _GPU_LIMITS = {
 register_target_kind("llvm", _LLVM_OPTIONS, ("cpu",), {"mtriple": host_triple()}, 1)
 register_target_kind(
     "c",
-    {"mcpu": "str", "march": "str", "workspace-byte-alignment": "int",
-     "constants-byte-alignment": "int"},
-    ("cpu",), {}, 1,
+    {
+        "mcpu": "str",
+        "march": "str",
+        "workspace-byte-alignment": "int",
+        "constants-byte-alignment": "int",
+    },
+    ("cpu",),
+    {},
+    1,
 )
 register_target_kind(
     "cuda",
-    {"mcpu": "str", "arch": "str", "registers_per_block": "int", "l2_cache_size_bytes": "int",
-     **_GPU_LIMITS},
+    {
+        "mcpu": "str",
+        "arch": "str",
+        "registers_per_block": "int",
+        "l2_cache_size_bytes": "int",
+        **_GPU_LIMITS,
+    },
     ("cuda", "gpu"),
     {"arch": "sm_50", "max_num_threads": 1024, "thread_warp_size": 32},
     2,
@@ -157,62 +169,116 @@ register_target_kind(
     "nvptx",
     {"mcpu": "str", "mtriple": "str", "max_num_threads": "int", "thread_warp_size": "int"},
     ("cuda", "gpu"),
-    {"mcpu": "sm_50", "mtriple": "nvptx64-nvidia-cuda", "max_num_threads": 1024,
-     "thread_warp_size": 32},
+    {
+        "mcpu": "sm_50",
+        "mtriple": "nvptx64-nvidia-cuda",
+        "max_num_threads": 1024,
+        "thread_warp_size": 32,
+    },
     2,
 )
 register_target_kind(
     "rocm",
     {"mcpu": "str", "mtriple": "str", "mattr": "Array<str>", **_GPU_LIMITS},
     ("rocm", "gpu"),
-    {"mcpu": "gfx900", "mtriple": "amdgcn-amd-amdhsa-hcc", "max_num_threads": 256,
-     "max_threads_per_block": 256, "max_shared_memory_per_block": 65536,
-     "thread_warp_size": 64},
+    {
+        "mcpu": "gfx900",
+        "mtriple": "amdgcn-amd-amdhsa-hcc",
+        "max_num_threads": 256,
+        "max_threads_per_block": 256,
+        "max_shared_memory_per_block": 65536,
+        "thread_warp_size": 64,
+    },
     10,
 )
 register_target_kind(
     "opencl",
-    {**_GPU_LIMITS, "texture_spatial_limit": "int", "texture_depth_limit": "int",
-     "max_function_args": "int", "image_base_address_alignment": "int"},
+    {
+        **_GPU_LIMITS,
+        "texture_spatial_limit": "int",
+        "texture_depth_limit": "int",
+        "max_function_args": "int",
+        "image_base_address_alignment": "int",
+    },
     ("opencl", "gpu"),
-    {"max_num_threads": 256, "max_threads_per_block": 256,
-     "max_shared_memory_per_block": 16384, "thread_warp_size": 1,
-     "texture_spatial_limit": 16384, "texture_depth_limit": 2048, "max_function_args": 128,
-     "image_base_address_alignment": 64},
+    {
+        "max_num_threads": 256,
+        "max_threads_per_block": 256,
+        "max_shared_memory_per_block": 16384,
+        "thread_warp_size": 1,
+        "texture_spatial_limit": 16384,
+        "texture_depth_limit": 2048,
+        "max_function_args": 128,
+        "image_base_address_alignment": 64,
+    },
     4,
 )
 register_target_kind(
     "vulkan",
-    {"mattr": "Array<str>", "supports_float16": "bool", "supports_float32": "bool",
-     "supports_float64": "bool", "supports_int8": "bool", "supports_int16": "bool",
-     "supports_int32": "bool", "supports_int64": "bool", **_GPU_LIMITS},
+    {
+        "mattr": "Array<str>",
+        "supports_float16": "bool",
+        "supports_float32": "bool",
+        "supports_float64": "bool",
+        "supports_int8": "bool",
+        "supports_int16": "bool",
+        "supports_int32": "bool",
+        "supports_int64": "bool",
+        **_GPU_LIMITS,
+    },
     ("vulkan", "gpu"),
-    {"max_num_threads": 256, "max_threads_per_block": 256, "thread_warp_size": 1,
-     "supports_float32": True, "supports_int32": True},
+    {
+        "max_num_threads": 256,
+        "max_threads_per_block": 256,
+        "thread_warp_size": 1,
+        "supports_float32": True,
+        "supports_int32": True,
+    },
     7,
 )
 register_target_kind(
     "metal",
     {**_GPU_LIMITS, "max_function_args": "int"},
     ("metal", "gpu"),
-    {"max_num_threads": 256, "max_threads_per_block": 256,
-     "max_shared_memory_per_block": 32768, "thread_warp_size": 16, "max_function_args": 31},
+    {
+        "max_num_threads": 256,
+        "max_threads_per_block": 256,
+        "max_shared_memory_per_block": 32768,
+        "thread_warp_size": 16,
+        "max_function_args": 31,
+    },
     8,
 )
 register_target_kind(
     "webgpu",
-    {"max_num_threads": "int", "max_shared_memory_per_block": "int",
-     "supports_subgroups": "bool", "thread_warp_size": "int"},
+    {
+        "max_num_threads": "int",
+        "max_shared_memory_per_block": "int",
+        "supports_subgroups": "bool",
+        "thread_warp_size": "int",
+    },
     ("webgpu", "gpu"),
-    {"max_num_threads": 256, "max_shared_memory_per_block": 32768,
-     "supports_subgroups": False, "thread_warp_size": 1},
+    {
+        "max_num_threads": 256,
+        "max_shared_memory_per_block": 32768,
+        "supports_subgroups": False,
+        "thread_warp_size": 1,
+    },
     15,
 )
 register_target_kind(
     "hexagon",
-    {"mattr": "Array<str>", "mcpu": "str", "mtriple": "str", "llvm-options": "Array<str>",
-     "num-cores": "int", "vtcm-capacity": "int"},
-    ("hexagon", "cpu"), {}, 16,
+    {
+        "mattr": "Array<str>",
+        "mcpu": "str",
+        "mtriple": "str",
+        "llvm-options": "Array<str>",
+        "num-cores": "int",
+        "vtcm-capacity": "int",
+    },
+    ("hexagon", "cpu"),
+    {},
+    16,
 )
 register_target_kind("ext_dev", {}, (), {}, 12)
 register_target_kind("test", {}, (), {}, 1)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-__all__ = ["register_tag", "list_tags", "get_tag_config"]
+__all__ = ["get_tag_config", "list_tags", "register_tag"]
 
 _TAGS: dict[str, dict] = {}
 

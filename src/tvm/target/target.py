@@ -13,7 +13,7 @@ import json
 import threading
 from types import MappingProxyType
 
-from .kind import TargetKind, get_target_kind, list_kinds
+from .kind import TargetKind, get_target_kind, list_kinds  # noqa: F401 - TVM exposes it here
 from .tag import get_tag_config
 
 __all__ = ["Target"]
@@ -56,7 +56,7 @@ class Target:
     'c'
     """
 
-    __slots__ = ("kind", "tag", "keys", "host", "_attrs")
+    __slots__ = ("_attrs", "host", "keys", "kind", "tag")
 
     def __init__(self, target, host=None):
         if isinstance(target, Target):
@@ -66,9 +66,7 @@ class Target:
         elif isinstance(target, str):
             config = _parse_string(target)
         else:
-            raise TypeError(
-                f"Target expects a str, dict or Target, got {type(target).__name__}"
-            )
+            raise TypeError(f"Target expects a str, dict or Target, got {type(target).__name__}")
         if host is not None:
             config["host"] = host
         self._init_from_config(config, original=target)
@@ -133,7 +131,7 @@ class Target:
         config.update(self._attrs)
         return config
 
-    def with_host(self, host=None) -> "Target":
+    def with_host(self, host=None) -> Target:
         """This target with ``host`` as its host target."""
         return Target(self, host=host)
 
@@ -265,7 +263,3 @@ def _parse_cli_value(raw: str, type_name: str, option: str):
     if type_name == "Array<str>":
         return tuple(part for part in raw.split(",") if part)
     return raw
-
-
-# TargetKind is part of this module's public surface in TVM.
-TargetKind = TargetKind

@@ -27,6 +27,23 @@ from .utils import (
     requires_package,
 )
 
+__all__ = [
+    "DEFAULT_TEST_TARGETS",
+    "Feature",
+    "assert_allclose",
+    "assert_structural_equal",
+    "device_enabled",
+    "enabled_targets",
+    "fixture",
+    "main",
+    "parameter",
+    "parameters",
+    "requires_cuda",
+    "requires_gpu",
+    "requires_llvm",
+    "requires_package",
+]
+
 # Submodules already imported above, or not meant to be scanned for names.
 _SKIP_SCAN = {"utils", "_fixtures", "plugin"}
 

@@ -12,7 +12,7 @@ import functools
 import itertools
 import os
 
-__all__ = ["parameter", "parameters", "fixture"]
+__all__ = ["fixture", "parameter", "parameters"]
 
 _GROUP_COUNTER = itertools.count()
 

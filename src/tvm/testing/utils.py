@@ -12,16 +12,16 @@ import sys
 import numpy as np
 
 __all__ = [
-    "assert_allclose",
-    "main",
+    "DEFAULT_TEST_TARGETS",
     "Feature",
-    "requires_llvm",
+    "assert_allclose",
+    "device_enabled",
+    "enabled_targets",
+    "main",
     "requires_cuda",
     "requires_gpu",
+    "requires_llvm",
     "requires_package",
-    "enabled_targets",
-    "device_enabled",
-    "DEFAULT_TEST_TARGETS",
 ]
 
 #: Targets tried when ``TVM_TEST_TARGETS`` is unset, as in TVM.
@@ -163,8 +163,9 @@ def requires_package(*packages) -> Feature:
         raise ValueError("requires_package needs at least one package name")
     missing = [p for p in packages if importlib.util.find_spec(p) is None]
     reason = f"Cannot import '{missing[0]}'" if missing else ""
-    return Feature(f"package_{'_'.join(packages)}", ", ".join(packages), lambda: not missing,
-                   reason)
+    return Feature(
+        f"package_{'_'.join(packages)}", ", ".join(packages), lambda: not missing, reason
+    )
 
 
 # --- targets --------------------------------------------------------------------------------

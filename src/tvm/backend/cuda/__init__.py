@@ -5,7 +5,7 @@ generation, the ``T.cuda``/``T.ptx`` script namespaces and the device detector a
 written yet.
 """
 
-__all__ = ["register_backend", "is_registered"]
+__all__ = ["is_registered", "register_backend"]
 
 _REGISTERED = False
 

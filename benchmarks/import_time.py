@@ -1,0 +1,52 @@
+"""How long ``import tvm`` takes, next to ``python -c pass`` and ``import numpy``.
+
+Each command runs in a fresh interpreter several times; the median wall time is reported.
+Run: ``python benchmarks/import_time.py [--runs N]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import subprocess
+import sys
+import time
+
+COMMANDS = {
+    "python -c pass": "pass",
+    "import numpy": "import numpy",
+    "import tvm_ffi": "import tvm_ffi",
+    "import tvm": "import tvm",
+}
+
+
+def time_command(code: str, runs: int) -> list[float]:
+    env = dict(os.environ)
+    times = []
+    for _ in range(runs):
+        start = time.perf_counter()
+        subprocess.run([sys.executable, "-c", code], check=True, env=env)
+        times.append(time.perf_counter() - start)
+    return times
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=9)
+    args = parser.parse_args()
+    time_command("import tvm", 1)  # warm the file cache and bytecode
+    results = {name: time_command(code, args.runs) for name, code in COMMANDS.items()}
+    base = statistics.median(results["python -c pass"])
+    print(f"{'command':<18}{'median ms':>11}{'min ms':>9}{'max ms':>9}{'minus startup':>15}")
+    for name, times in results.items():
+        median = statistics.median(times)
+        print(
+            f"{name:<18}{median * 1e3:>11.1f}{min(times) * 1e3:>9.1f}{max(times) * 1e3:>9.1f}"
+            f"{(median - base) * 1e3:>15.1f}"
+        )
+    print(f"({args.runs} runs each, {sys.executable})")
+
+
+if __name__ == "__main__":
+    main()

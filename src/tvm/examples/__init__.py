@@ -1,0 +1,1 @@
+"""Runnable examples: ``python -m tvm.examples.demo`` shows what works today."""
