@@ -2,7 +2,8 @@
 
 Run: ``python benchmarks/elementwise_runtime.py``. For each size, prints the median over
 repeats of one call of: ``np.add(a, b, c)``; the O3-vectorized kernel from
-``tvm.backend.llvm.testing`` on one thread; the same kernel split over the thread pool.
+``tvm.backend.llvm.testing`` on one thread; the same kernel split over the thread pool. The
+three take turns in every round of measurement.
 Throughput counts 12 bytes moved per element (two loads, one store).
 """
 
@@ -19,20 +20,24 @@ from tvm.backend.llvm import build_module, threadpool
 from tvm.backend.llvm.testing import elementwise_add_module
 
 
-def median_seconds(fn, args, repeat: int) -> float:
-    """Median over ``repeat`` runs; each run calls ``fn`` enough times to last ~20 ms."""
-    fn(*args)
-    start = time.perf_counter()
-    fn(*args)
-    once = max(time.perf_counter() - start, 1e-7)
-    number = max(1, int(0.02 / once))
-    samples = []
-    for _ in range(repeat):
+def interleaved_medians(impls, repeat: int) -> list:
+    """Median seconds per call of each ``(fn, args)``; the implementations take turns in every
+    round, so load from other processes on a shared machine hits them alike."""
+    numbers = []
+    for fn, args in impls:
+        fn(*args)
         start = time.perf_counter()
-        for _ in range(number):
-            fn(*args)
-        samples.append((time.perf_counter() - start) / number)
-    return statistics.median(samples)
+        fn(*args)
+        once = max(time.perf_counter() - start, 1e-7)
+        numbers.append(max(1, int(0.02 / once)))  # ~20 ms per sample
+    samples = [[] for _ in impls]
+    for _ in range(repeat):
+        for k, (fn, args) in enumerate(impls):
+            start = time.perf_counter()
+            for _ in range(numbers[k]):
+                fn(*args)
+            samples[k].append((time.perf_counter() - start) / numbers[k])
+    return [statistics.median(s) for s in samples]
 
 
 def main() -> None:
@@ -55,11 +60,9 @@ def main() -> None:
         a, b = rng.random(n, dtype="float32"), rng.random(n, dtype="float32")
         c = np.zeros(n, "float32")
         ta, tb, tc = (tvm_ffi.from_dlpack(x) for x in (a, b, c))
-        results = [
-            ("numpy np.add", median_seconds(np.add, (a, b, c), opts.repeat)),
-            ("llvm, 1 thread", median_seconds(serial, (ta, tb, tc), opts.repeat)),
-            ("llvm, thread pool", median_seconds(parallel, (ta, tb, tc), opts.repeat)),
-        ]
+        names = ["numpy np.add", "llvm, 1 thread", "llvm, thread pool"]
+        impls = [(np.add, (a, b, c)), (serial, (ta, tb, tc)), (parallel, (ta, tb, tc))]
+        results = list(zip(names, interleaved_medians(impls, opts.repeat)))
         np.testing.assert_array_equal(c, a + b)
         base = results[0][1]
         for name, seconds in results:
