@@ -173,9 +173,11 @@ def test_tuple_get_item_inference_and_errors():
     t = relax.Var("t", relax.TupleType([x.ty, _t([4])]))
     bb = relax.BlockBuilder()
     tvm.ir.assert_structural_equal(bb.normalize(t[1]).ty, _t([4]))
-    with pytest.raises(IndexError, match="Index out of bounds"):
+    with pytest.raises(IndexError, match="Index out of bounds: Tuple t is of size 2, and "
+                                         "cannot be accessed with index 5"):
         bb.normalize(relax.TupleGetItem(t, 5))
-    with pytest.raises(TypeError, match="expects a tuple"):
+    with pytest.raises(TypeError, match="The type of Tuple must be TupleType, but expression "
+                                        "x has type"):
         bb.normalize(relax.TupleGetItem(x, 0))
     obj = relax.Var("o", relax.ObjectType())
     assert isinstance(bb.normalize(obj[0]).ty, relax.ObjectType)

@@ -194,13 +194,14 @@ class Normalizer:
             if isinstance(ty, TupleType):
                 if not 0 <= item.index < len(ty.fields):
                     raise IndexError(
-                        f"Index out of bounds: tuple {text(value)} is of size "
-                        f"{len(ty.fields)}, but the index is {item.index}"
+                        f"Index out of bounds: Tuple {text(value)} is of size "
+                        f"{len(ty.fields)}, and cannot be accessed with index {item.index}"
                     )
                 ty = ty.fields[item.index]
             elif not isinstance(ty, ObjectType):
                 raise TypeError(
-                    f"TupleGetItem expects a tuple, but {text(value)} has type {text(ty)}"
+                    f"The type of Tuple must be TupleType, but expression {text(value)} has "
+                    f"type {text(ty)}"
                 )
             set_field(item, "ty", ty)
         return item

@@ -72,8 +72,13 @@ def test_reduction_mismatch_message_is_exact():
 
 
 def test_other_errors():
-    with pytest.raises(ValueError, match="at least 1 dimension"):
+    with pytest.raises(ValueError) as err:
         _infer(op.matmul(_v("a", []), _v("b", [3])))
+    assert str(err.value) == (
+        "Matmul operands must not be scalar.  However, the expression R.matmul(a, b, "
+        'out_dtype=None) has a LHS of a with type R.Tensor((), dtype="float32"), which is '
+        "scalar (zero-dimensional) tensor."
+    )
     with pytest.raises(TypeError, match="same datatype"):
         _infer(op.matmul(_v("a", [2, 3]), _v("b", [3, 4], "float16")))
     with pytest.raises(ValueError, match="not broadcastable"):

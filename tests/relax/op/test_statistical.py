@@ -50,10 +50,13 @@ def test_symbolic_and_unknown():
 
 
 def test_errors():
-    with pytest.raises(ValueError, match=r"sum expects the input axis indices to be in range "
-                                         r"\[-2, 2\), but axis 2 is given"):
+    with pytest.raises(ValueError) as err:
         _infer(op.sum(_x([2, 3]), axis=[2]))
-    with pytest.raises(ValueError, match="unique"):
+    assert str(err.value) == (
+        "In relax.sum, the input axis 2 is out of range. The input tensor has 2 dimensions, "
+        "so axis should be in range [-2, 2)."
+    )
+    with pytest.raises(ValueError, match="referring to axis 0"):
         _infer(op.sum(_x([2, 3]), axis=[0, -2]))
     with pytest.raises(TypeError, match="expects the argument 0 to be a Tensor"):
         _infer(op.sum(relax.Var("s", relax.ShapeType([2]))))

@@ -176,7 +176,7 @@ def broadcast_shapes(call, lhs_values, rhs_values):
                 return None
             if not same:
                 raise ValueError(
-                    f"In {op_name(call)}, the first input shape at dim {n_l - i} is "
+                    f"In {call.op.name}, the first input shape at dim {n_l - i} is "
                     f"{dim_text(a)} and the second input shape at dim {n_r - i} is "
                     f"{dim_text(b)}, which are not broadcastable."
                 )
@@ -185,19 +185,23 @@ def broadcast_shapes(call, lhs_values, rhs_values):
     return out
 
 
-def normalize_axes(call, ndim: int, axes, what="axis"):
-    """Axes made non-negative and range-checked (``ndim`` must be known)."""
+def normalize_axes(call, ndim: int, axes):
+    """Axes made non-negative, range-checked and checked unique (``ndim`` must be known)."""
     result = []
     for axis in axes:
         axis = int(axis)
         if not -ndim <= axis < ndim:
             raise ValueError(
-                f"{op_name(call)} expects the input {what} indices to be in range "
-                f"[-{ndim}, {ndim}), but {what} {axis} is given (the input has ndim {ndim})"
+                f"In {call.op.name}, the input axis {axis} is out of range. The input tensor "
+                f"has {ndim} dimensions, so axis should be in range [-{ndim}, {ndim})."
             )
-        result.append(axis + ndim if axis < 0 else axis)
-    if len(set(result)) != len(result):
-        raise ValueError(f"{op_name(call)} expects {what} indices to be unique, got {list(axes)}")
+        axis = axis + ndim if axis < 0 else axis
+        if axis in result:
+            raise ValueError(
+                f"In {call.op.name}, the input axes is required to be non-repetitive. "
+                f"However, there are multiple given axes referring to axis {axis}"
+            )
+        result.append(axis)
     return result
 
 

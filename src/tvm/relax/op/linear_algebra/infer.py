@@ -25,9 +25,12 @@ def infer_matmul(call, _bb=None):
         dtype = str(out_dtype)
     vdevice = lhs.vdevice if lhs.vdevice is not None else rhs.vdevice
     if lhs.ndim == 0 or rhs.ndim == 0:
+        side, arg, ty = ("LHS", call.args[0], lhs) if lhs.ndim == 0 else (
+            "RHS", call.args[1], rhs)
         raise ValueError(
-            "Matmul requires both inputs to have at least 1 dimension.  However, "
-            f"{text(call.args[0] if lhs.ndim == 0 else call.args[1])} is a 0-rank tensor."
+            f"Matmul operands must not be scalar.  However, the expression {text(call)} has a "
+            f"{side} of {text(arg)} with type {text(ty)}, which is scalar (zero-dimensional) "
+            "tensor."
         )
     if lhs.ndim == -1 or rhs.ndim == -1:
         return make_tensor_type(None, dtype, -1, vdevice)
@@ -57,3 +60,72 @@ def infer_matmul(call, _bb=None):
     if not rhs_1d:
         out.append(rfull[-1])
     return make_tensor_type(out, dtype, out_ndim, vdevice)
+
+
+# --- the op library's rules: einsum, outer -----------------------------------------------------
+
+
+def parse_einsum(subscripts: str, n_operands: int):
+    """``(input subscripts, output subscript)`` of an einsum spec (implicit output sorted)."""
+    spec = subscripts.replace(" ", "")
+    if "." in spec:
+        raise ValueError(f"einsum: ellipsis ('...') subscripts are not supported yet, got "
+                         f"{subscripts!r}")
+    if "->" in spec:
+        lhs, out = spec.split("->")
+    else:
+        lhs = spec
+        letters = lhs.replace(",", "")
+        out = "".join(sorted(c for c in set(letters) if letters.count(c) == 1))
+    inputs = lhs.split(",")
+    if len(inputs) != n_operands:
+        raise ValueError(f"einsum: the subscripts {subscripts!r} name {len(inputs)} operands, "
+                         f"but {n_operands} were given")
+    return inputs, out
+
+
+def infer_einsum(call, _bb=None):
+    """Each output letter takes the extent its operands give it (they must agree)."""
+    from ...ty import TensorType
+
+    fields = getattr(call.args[0].ty, "fields", None)
+    if fields is None or not all(isinstance(f, TensorType) for f in fields):
+        raise TypeError(f"einsum expects a Tuple of Tensors, but {text(call.args[0])} has type "
+                        f"{text(call.args[0].ty)}")
+    dtypes = {f.dtype for f in fields if f.dtype != "void"}
+    if len(dtypes) > 1:
+        raise TypeError(f"einsum expects all operands to have the same dtype, got "
+                        f"{', '.join('T.' + d for d in sorted(dtypes))}")
+    dtype = dtypes.pop() if dtypes else "void"
+    inputs, out = parse_einsum(call.attrs.subscripts, len(fields))
+    extents = {}
+    for sub, ty in zip(inputs, fields):
+        if ty.ndim != -1 and ty.ndim != len(sub):
+            raise ValueError(f"einsum: operand subscript {sub!r} has {len(sub)} letters but "
+                             f"the operand has ndim {ty.ndim}")
+        values = known_shape(ty)
+        if values is None:
+            continue
+        for letter, dim in zip(sub, values):
+            if letter in extents and not is_one(dim) and not is_one(extents[letter]):
+                if prove_equal(extents[letter], dim) is False:
+                    raise ValueError(f"einsum: subscript {letter!r} has extents "
+                                     f"{dim_text(extents[letter])} and {dim_text(dim)}")
+            if letter not in extents or is_one(extents[letter]):
+                extents[letter] = dim
+    if any(letter not in extents for letter in out):
+        return make_tensor_type(None, dtype, len(out))
+    return make_tensor_type([extents[c] for c in out], dtype, len(out))
+
+
+def infer_outer(call, _bb=None):
+    """``outer(x1, x2)`` of two 1-D tensors: shape ``(len(x1), len(x2))``."""
+    lhs, rhs = tensor_args(call, 2)
+    dtype = binary_dtype(call, lhs, rhs)
+    if lhs.ndim not in (-1, 1) or rhs.ndim not in (-1, 1):
+        raise ValueError("outer requires both inputs to be 1-D tensors, got ndim "
+                         f"{lhs.ndim} and {rhs.ndim}")
+    lvals, rvals = known_shape(lhs), known_shape(rhs)
+    if lvals is None or rvals is None:
+        return make_tensor_type(None, dtype, 2)
+    return make_tensor_type([lvals[0], rvals[0]], dtype, 2)
