@@ -9,7 +9,12 @@ import pytest
 
 from tvm.backend.llvm import build_module, threadpool
 from tvm.backend.llvm.target_machine import parse_ir
-from tvm.backend.llvm.testing import elementwise_add_module, failing_task_module, thread_ids_module
+from tvm.backend.llvm.testing import (
+    elementwise_add_module,
+    failing_task_module,
+    nested_launch_module,
+    thread_ids_module,
+)
 
 
 @pytest.fixture(scope="module")
@@ -81,6 +86,38 @@ def test_every_task_failing_reports_one_error():
     fail_first = build_module(failing_task_module("fail_first", failing_task=0))["fail_first"]
     with pytest.raises(ValueError, match="task 0 failed on purpose"):
         fail_first(3)
+
+
+def test_nested_launch_runs_inline():
+    nested = build_module(nested_launch_module("nested", inner_tasks=3))["nested"]
+    for outer in (1, 2, 5, 64):
+        out = np.zeros(outer * 3, "int64")
+        nested(out)  # inner launches find the pool busy and run serially: no deadlock
+        np.testing.assert_array_equal(out, np.arange(1, outer * 3 + 1))
+
+
+def test_concurrent_launches_from_python_threads(par_add):
+    # tvm_ffi releases the GIL during calls, so these launches really overlap; a launch that
+    # finds the pool busy runs its tasks in its own thread.
+    import threading
+
+    errors = []
+
+    def worker(seed):
+        a = np.full(50_000, seed, dtype="float32")
+        c = np.zeros_like(a)
+        for k in range(100):
+            par_add(a, np.full_like(a, k), c)
+            if not (c == seed + k).all():
+                errors.append((seed, k))
+                return
+
+    threads = [threading.Thread(target=worker, args=(s,)) for s in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert errors == []
 
 
 def test_serial_stub_ir_parses():

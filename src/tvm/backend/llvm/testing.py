@@ -210,3 +210,46 @@ def failing_task_module(name: str = "fail_task", failing_task: int = 1) -> ir.Mo
 
     emit_packed_function(module, name, [ScalarParam("num_task", "int32")], body)
     return module
+
+
+def nested_launch_module(name: str = "nested", inner_tasks: int = 3) -> ir.Module:
+    """``name(out: int64[m * inner_tasks])``: m outer tasks, each launching ``inner_tasks``
+    inner tasks (a nested launch) that write ``out[i] = i + 1``."""
+    module = ir.Module(name=f"{name}_module")
+    launch = ir.Function(module, _LAUNCH_TYPE, name="TVMBackendParallelLaunch")
+    closure_type = ir.LiteralStructType([PTR, I64])  # (out, outer task id)
+
+    inner = ir.Function(module, _TASK_TYPE, name=f"{name}_inner")
+    inner.linkage = "internal"
+    ib = ir.IRBuilder(inner.append_basic_block("entry"))
+    fields = [
+        ib.load(
+            ib.gep(
+                inner.args[2], [ir.Constant(I32, 0), ir.Constant(I32, k)], source_etype=closure_type
+            ),
+            typ=t,
+        )
+        for k, t in enumerate([PTR, I64])
+    ]
+    index = ib.add(ib.mul(fields[1], ir.Constant(I64, inner_tasks)), ib.sext(inner.args[0], I64))
+    ib.store(ib.add(index, ir.Constant(I64, 1)), ib.gep(fields[0], [index], source_etype=I64))
+    ib.ret(ir.Constant(I32, 0))
+
+    outer = ir.Function(module, _TASK_TYPE, name=f"{name}_outer")
+    outer.linkage = "internal"
+    ob = ir.IRBuilder(outer.append_basic_block("entry"))
+    closure = alloca(ob, closure_type, "closure")
+    for k, value in enumerate([outer.args[2], ob.sext(outer.args[0], I64)]):
+        ob.store(
+            value,
+            ob.gep(closure, [ir.Constant(I32, 0), ir.Constant(I32, k)], source_etype=closure_type),
+        )
+    ob.ret(ob.call(launch, [inner, closure, ir.Constant(I32, inner_tasks)]))
+
+    def body(builder, args):
+        out = args.tensors["out"]
+        outer_count = builder.sdiv(out.shape[0], ir.Constant(I64, inner_tasks))
+        return builder.call(launch, [outer, out.data, builder.trunc(outer_count, I32)])
+
+    emit_packed_function(module, name, [TensorParam("out", "int64", ("m",))], body)
+    return module
