@@ -10,8 +10,8 @@ PrimExpr) calls :func:`script`. The pipeline:
    the docs to underline;
 3. underlines, ``Access path:`` headers, line numbers and context trimming are added.
 
-Limitations: ``PrimFunc``, TIR statements and buffers have no docsifier yet (printing one
-raises a ``TypeError`` naming the class); ``show_meta=True`` lists metadata values as comments
+Limitations: TIRx kernel constructs of spec D.3 (scope ids, layouts, tile primitives) have
+no docsifier yet (printing one raises a ``TypeError`` naming the class); ``show_meta=True`` lists metadata values as comments
 rather than TVM's JSON blob.
 """
 
@@ -24,6 +24,7 @@ import numpy as np
 from . import ir_printer as _ir_printer  # noqa: F401 - registers docsifiers
 from . import relax_printer as _relax_printer  # noqa: F401 - registers docsifiers
 from . import tirx_printer as _tirx_printer  # noqa: F401 - registers docsifiers
+from . import tirx_stmt_printer as _tirx_stmt_printer  # noqa: F401 - registers docsifiers
 from .doc import Doc, StmtBlockDoc, StmtDoc
 from .doc_printer import DocPrinter, decorate_lines
 from .ir_docsifier import ROOT, IRDocsifier, PrinterConfig, path_steps, register_printer

@@ -171,6 +171,10 @@ def _let(node, path, d):
     return CallDoc(d.prefix("T").attr("Let"), [body], ["where"], [DictDoc([var], [value])])
 
 
+_DTYPE_FIRST = {"call_extern", "call_pure_extern", "call_llvm_intrin", "call_llvm_pure_intrin",
+                "call_packed", "call_cpacked", "call_intrin"}
+
+
 @register_printer(getattr(tirx, "Call", None))
 def _call(node, path, d):
     args = [d.as_doc(arg, item_path(attr_path(path, "args"), i)) for i, arg in enumerate(node.args)]
@@ -184,6 +188,9 @@ def _call(node, path, d):
         callee = d.prefix("T")
         for part in name.split("."):
             callee = callee.attr(part)
+        if name in _DTYPE_FIRST:
+            # ``T.call_extern("int32", "foo", ...)``: these intrinsics take the dtype first.
+            args.insert(0, LiteralDoc(node.dtype))
         return callee.call(*args)
     # A GlobalVar callee (a call to another PrimFunc).
     return d.as_doc(op, attr_path(path, "op")).call(*args)

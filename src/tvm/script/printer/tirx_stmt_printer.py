@@ -1,0 +1,509 @@
+"""Docsifiers for TIR functions and statements: ``@T.prim_func``, loops, stores, SBlocks.
+
+Formats follow Apache TVM 0.27 for the common forms:
+
+* parameters ``A: T.Buffer((2, 3), "float32")`` (from ``buffer_map``), ``n: T.int32``,
+  ``h: T.handle``; ``T.func_attr({...})`` without ``global_symbol``;
+  ``@T.prim_func(s_tir=True)`` when the function has the ``s_tir`` attribute or a root SBlock;
+* loops ``for i in range(16):``, ``range(2, 8)``, ``T.parallel``/``T.vectorized``/
+  ``T.unroll``, ``T.thread_binding(16, thread="threadIdx.x")``, ``T.serial(16,
+  annotations=...)``, and nested plain loops merged into ``for i, j in T.grid(2, 3):``;
+* ``C[i, j] = value``, ``x: T.int32 = value``, ``T.evaluate(x)`` (a call prints bare),
+  ``if``/``else``, ``while``, ``with T.attr(node, "key", value):``, ``assert c, (kind, [msg])``;
+* ``B = T.alloc_buffer((16,), "int32")`` (``T.alloc_local``/``T.alloc_shared`` for those
+  scopes; the dtype is left out when it is ``float32``);
+* SBlocks: ``# with T.sblock("root"):``, ``with T.sblock("C"):``, ``T.axis.remap("SSR", [i, j,
+  k])`` or ``T.axis.spatial(16, i)``, ``T.where``, ``T.reads``/``T.writes``, ``T.sblock_attr``,
+  ``T.sblock_alloc_buffer``, ``T.match_buffer``, ``with T.init():``.
+
+Not covered yet (printed in a generic but valid form, or rejected): ``DeclBuffer`` prints as
+``T.decl_buffer(...)`` (TVM 0.27 prints the ``A.view(...)`` sugar), TIRx kernel constructs of
+spec D.3 (scope ids, layouts, tile primitives) have no docsifier.
+"""
+
+from __future__ import annotations
+
+from ... import tirx
+from ...ir.expr import Range
+from ...tirx import stmt as _stmt
+from ...tirx.buffer import Buffer
+from ...tirx.function import PrimFunc
+from .doc import (
+    AssertDoc,
+    AssignDoc,
+    CommentDoc,
+    ExprStmtDoc,
+    ForDoc,
+    FunctionDoc,
+    IdDoc,
+    IfDoc,
+    IndexDoc,
+    ListDoc,
+    LiteralDoc,
+    ScopeDoc,
+    SliceDoc,
+    StmtBlockDoc,
+    TupleDoc,
+    WhileDoc,
+)
+from .ir_docsifier import attr_path, item_path, register_printer
+from .relax_printer import attr_value_doc
+
+__all__ = []
+
+_ForKind = _stmt.ForKind
+
+
+def _t(d, *names):
+    doc = d.prefix("T")
+    for name in names:
+        doc = doc.attr(name)
+    return doc
+
+
+def _is_zero(expr) -> bool:
+    return isinstance(expr, tirx.IntImm) and expr.value == 0
+
+
+def _dims(values, path, d):
+    return TupleDoc([d.as_doc(v, item_path(path, i)) for i, v in enumerate(values)])
+
+
+# --- buffers --------------------------------------------------------------------------------
+
+
+def _buffer_kwargs(buf, d, with_dtype_default=True):
+    """Keyword arguments of a buffer declaration that differ from the defaults."""
+    keys, values = [], []
+    scope = buf.scope()
+    if scope != "global":
+        keys.append("scope")
+        values.append(LiteralDoc(scope))
+    if buf.strides:
+        keys.append("strides")
+        values.append(TupleDoc([d.as_doc(s, None) for s in buf.strides]))
+    if buf.elem_offset is not None and not _is_zero(buf.elem_offset):
+        keys.append("elem_offset")
+        values.append(d.as_doc(buf.elem_offset, None))
+    if buf.data_alignment != 64:
+        keys.append("align")
+        values.append(LiteralDoc(buf.data_alignment))
+    if buf.offset_factor != 1:
+        keys.append("offset_factor")
+        values.append(LiteralDoc(buf.offset_factor))
+    if buf.buffer_type == 2:
+        keys.append("buffer_type")
+        values.append(LiteralDoc("auto"))
+    if buf.axis_separators:
+        keys.append("axis_separators")
+        values.append(ListDoc([LiteralDoc(int(a)) for a in buf.axis_separators]))
+    return keys, values
+
+
+def _define_buffer(buf, d) -> IdDoc:
+    doc = d.define(buf, buf.name)
+    # The data pointer prints as ``A.data``.
+    if not d.is_defined(buf.data):
+        d.var_names[id(buf.data)] = f"{doc.name}.data"
+    return doc
+
+
+def _buffer_decl(buf, path, d, callee, dtype_optional=True):
+    """``callee(shape, dtype, kwargs...)``; the dtype is left out when it is float32."""
+    args = [_dims(buf.shape, attr_path(path, "shape"), d)]
+    if not (dtype_optional and buf.dtype == "float32"):
+        args.append(LiteralDoc(buf.dtype))
+    keys, values = _buffer_kwargs(buf, d)
+    return callee.call(*args, **dict(zip(keys, values)))
+
+
+@register_printer(Buffer)
+def _buffer(buf, path, d):
+    doc = d.var_doc(buf)
+    return doc if doc is not None else IdDoc(buf.name)
+
+
+@register_printer(_stmt.BufferLoad)
+def _buffer_load(node, path, d):
+    buf = d.as_doc(node.buffer, attr_path(path, "buffer"))
+    indices = [d.as_doc(i, item_path(attr_path(path, "indices"), k))
+               for k, i in enumerate(node.indices)]
+    return IndexDoc(buf, indices)
+
+
+def _region_doc(buf, region, path, d):
+    indices = []
+    for k, rng in enumerate(region):
+        rng_path = item_path(attr_path(path, "region"), k)
+        begin = d.as_doc(rng.min, attr_path(rng_path, "min"))
+        if isinstance(rng.extent, tirx.IntImm) and rng.extent.value == 1:
+            indices.append(begin)
+        else:
+            end = d.as_doc(_add(rng.min, rng.extent), None)
+            indices.append(SliceDoc(begin, end))
+    return IndexDoc(d.as_doc(buf, attr_path(path, "buffer")), indices)
+
+
+def _add(a, b):
+    if isinstance(a, tirx.IntImm) and isinstance(b, tirx.IntImm):
+        return tirx.IntImm(a.dtype, a.value + b.value)
+    if _is_zero(a):
+        return b
+    return a + b
+
+
+@register_printer(_stmt.BufferRegion)
+def _buffer_region(node, path, d):
+    return _region_doc(node.buffer, node.region, path, d)
+
+
+# --- statements -----------------------------------------------------------------------------
+
+
+def _stmts(stmt, path, d) -> list:
+    """The statement docs of a body (a ``SeqStmt`` is flattened)."""
+    if isinstance(stmt, _stmt.SeqStmt):
+        out = []
+        seq_path = attr_path(path, "seq")
+        for i, item in enumerate(stmt.seq):
+            out.extend(_stmts(item, item_path(seq_path, i), d))
+        return out
+    doc = d.as_doc(stmt, path)
+    if isinstance(doc, StmtBlockDoc):
+        return doc.stmts
+    return [doc]
+
+
+@register_printer(_stmt.SeqStmt)
+def _seq_stmt(node, path, d):
+    return StmtBlockDoc(_stmts(node, path, d))
+
+
+@register_printer(_stmt.BufferStore)
+def _buffer_store(node, path, d):
+    buf = d.as_doc(node.buffer, attr_path(path, "buffer"))
+    indices = [d.as_doc(i, item_path(attr_path(path, "indices"), k))
+               for k, i in enumerate(node.indices)]
+    value = d.as_doc(node.value, attr_path(path, "value"))
+    return AssignDoc(IndexDoc(buf, indices), value)
+
+
+@register_printer(_stmt.Evaluate)
+def _evaluate(node, path, d):
+    value = d.as_doc(node.value, attr_path(path, "value"))
+    if isinstance(node.value, tirx.Call):
+        return ExprStmtDoc(value)
+    return ExprStmtDoc(_t(d, "evaluate").call(value))
+
+
+@register_printer(_stmt.Bind)
+def _bind(node, path, d):
+    value = d.as_doc(node.value, attr_path(path, "value"))
+    var = d.define(node.var, node.var.name)
+    return AssignDoc(var, value, _t(d, node.var.dtype))
+
+
+@register_printer(_stmt.IfThenElse)
+def _if(node, path, d):
+    cond = d.as_doc(node.condition, attr_path(path, "condition"))
+    then = _stmts(node.then_case, attr_path(path, "then_case"), d)
+    other = []
+    if node.else_case is not None:
+        other = _stmts(node.else_case, attr_path(path, "else_case"), d)
+    return IfDoc(cond, then, other)
+
+
+@register_printer(_stmt.While)
+def _while(node, path, d):
+    cond = d.as_doc(node.condition, attr_path(path, "condition"))
+    return WhileDoc(cond, _stmts(node.body, attr_path(path, "body"), d))
+
+
+@register_printer(_stmt.AttrStmt)
+def _attr_stmt(node, path, d):
+    target = node.node
+    if isinstance(target, (tirx.IntImm,)) and not d.state.get("in_relax"):
+        target_doc = LiteralDoc(int(target.value))
+    else:
+        target_doc = d.as_doc(target, attr_path(path, "node"))
+    value = d.as_doc(node.value, attr_path(path, "value"))
+    rhs = _t(d, "attr").call(target_doc, LiteralDoc(node.attr_key), value)
+    return ScopeDoc(None, rhs, _stmts(node.body, attr_path(path, "body"), d))
+
+
+@register_printer(_stmt.AssertStmt)
+def _assert(node, path, d):
+    cond = d.as_doc(node.condition, attr_path(path, "condition"))
+    parts = [d.as_doc(p, None) if not isinstance(p, str) else LiteralDoc(p)
+             for p in node.message_parts]
+    kind = node.error_kind
+    kind_doc = LiteralDoc(kind if isinstance(kind, str) else getattr(kind, "value", str(kind)))
+    return AssertDoc(cond, TupleDoc([kind_doc, ListDoc(parts)]))
+
+
+@register_printer(_stmt.AllocBuffer)
+def _alloc_buffer(node, path, d):
+    buf = node.buffer
+    scope = buf.scope()
+    if scope in ("local", "shared") and not buf.strides and buf.elem_offset is None:
+        rhs = _t(d, f"alloc_{scope}").call(
+            *([_dims(buf.shape, None, d)] + ([] if buf.dtype == "float32"
+                                             else [LiteralDoc(buf.dtype)]))
+        )
+    else:
+        rhs = _buffer_decl(buf, attr_path(path, "buffer"), d, _t(d, "alloc_buffer"))
+    return AssignDoc(_define_buffer(buf, d), rhs)
+
+
+@register_printer(_stmt.DeclBuffer)
+def _decl_buffer(node, path, d):
+    buf = node.buffer
+    data = node.data if node.data is not None else buf.data
+    rhs = _buffer_decl(buf, attr_path(path, "buffer"), d, _t(d, "decl_buffer"), False)
+    if d.is_defined(data):
+        rhs.kwargs_keys.append("data")
+        rhs.kwargs_values.append(d.as_doc(data, None))
+    return AssignDoc(_define_buffer(buf, d), rhs)
+
+
+@register_printer(getattr(_stmt, "Break", None))
+def _break(node, path, d):
+    return ExprStmtDoc(IdDoc("break"))
+
+
+@register_printer(getattr(_stmt, "Continue", None))
+def _continue(node, path, d):
+    return ExprStmtDoc(IdDoc("continue"))
+
+
+# --- loops ----------------------------------------------------------------------------------
+
+_KIND_NAME = {
+    _ForKind.PARALLEL: "parallel",
+    _ForKind.VECTORIZED: "vectorized",
+    _ForKind.UNROLLED: "unroll",
+}
+
+
+def _is_plain_loop(loop) -> bool:
+    return (loop.kind == _ForKind.SERIAL and _is_zero(loop.min) and not loop.annotations
+            and loop.thread_binding is None and loop.step is None)
+
+
+@register_printer(_stmt.For)
+def _for(loop, path, d):
+    # Loop variables are scoped: a sibling loop may reuse the name (``for i`` twice).
+    d.push_frame()
+    try:
+        return _for_doc(loop, path, d)
+    finally:
+        d.pop_frame()
+
+
+def _for_doc(loop, path, d):
+    # Directly nested plain loops merge into ``T.grid`` when no extent uses an outer var.
+    chain, paths = [loop], [path]
+    while _is_plain_loop(chain[-1]) and isinstance(chain[-1].body, _stmt.For):
+        inner = chain[-1].body
+        if not _is_plain_loop(inner) or _uses_any(inner.extent, chain):
+            break
+        paths.append(attr_path(paths[-1], "body"))
+        chain.append(inner)
+    if len(chain) > 1:
+        extents = [d.as_doc(lp.extent, attr_path(p, "extent")) for lp, p in zip(chain, paths)]
+        names = [d.define(lp.loop_var, lp.loop_var.name) for lp in chain]
+        body = _stmts(chain[-1].body, attr_path(paths[-1], "body"), d)
+        return ForDoc(TupleDoc(names), _t(d, "grid").call(*extents), body)
+
+    min_doc = d.as_doc(loop.min, attr_path(path, "min"))
+    end = _add(loop.min, loop.extent)
+    end_doc = d.as_doc(end, attr_path(path, "extent") if end is loop.extent else None)
+    args = [end_doc] if _is_zero(loop.min) else [min_doc, end_doc]
+    keys, values = [], []
+    if loop.annotations:
+        keys.append("annotations")
+        values.append(attr_value_doc(dict(loop.annotations), attr_path(path, "annotations"), d))
+    if loop.step is not None:
+        keys.append("step")
+        values.append(d.as_doc(loop.step, attr_path(path, "step")))
+    if loop.kind == _ForKind.THREAD_BINDING:
+        keys.append("thread")
+        values.append(LiteralDoc(loop.thread_binding.thread_tag))
+        rhs = _t(d, "thread_binding").call(*args, **dict(zip(keys, values)))
+    elif loop.kind in _KIND_NAME:
+        rhs = _t(d, _KIND_NAME[loop.kind]).call(*args, **dict(zip(keys, values)))
+    elif keys:
+        rhs = _t(d, "serial").call(*args, **dict(zip(keys, values)))
+    else:
+        rhs = IdDoc("range").call(*args)
+    var = d.define(loop.loop_var, loop.loop_var.name)
+    return ForDoc(var, rhs, _stmts(loop.body, attr_path(path, "body"), d))
+
+
+def _uses_any(expr, loops) -> bool:
+    from ...ffi.node import walk  # local: only needed for grid merging
+
+    targets = {id(lp.loop_var) for lp in loops}
+    return any(id(node) in targets for node in walk(expr))
+
+
+# --- SBlocks --------------------------------------------------------------------------------
+
+_AXIS_KIND = {0: ("spatial", "S"), 2: ("reduce", "R"), 3: ("scan", None), 4: ("opaque", None)}
+
+
+def _block_body(block, path, d, realize=None, realize_path=None) -> list:
+    """The statements inside ``with T.sblock(...)`` (or after the root-block comment)."""
+    stmts = []
+    iter_vars = block.iter_vars
+    if realize is not None and iter_vars:
+        values = realize.iter_values
+        kinds = [_AXIS_KIND.get(iv.iter_type, ("opaque", None)) for iv in iter_vars]
+        remap = (len(iter_vars) > 1 and all(isinstance(v, tirx.Var) for v in values)
+                 and all(letter is not None for _, letter in kinds)
+                 and all(_is_zero(iv.dom.min) for iv in iter_vars))
+        if remap:
+            bound = [d.as_doc(v, item_path(attr_path(realize_path, "iter_values"), i))
+                     for i, v in enumerate(values)]
+            names = [d.define(iv.var, iv.var.name) for iv in iter_vars]
+            letters = "".join(letter for _, letter in kinds)
+            rhs = _t(d, "axis", "remap").call(LiteralDoc(letters), ListDoc(bound))
+            stmts.append(AssignDoc(TupleDoc(names), rhs))
+        else:
+            for i, (iv, value) in enumerate(zip(iter_vars, values)):
+                dom = iv.dom
+                if _is_zero(dom.min):
+                    dom_doc = d.as_doc(dom.extent, None)
+                else:
+                    dom_doc = TupleDoc([d.as_doc(dom.min, None),
+                                        d.as_doc(_add(dom.min, dom.extent), None)])
+                value_doc = d.as_doc(value, item_path(attr_path(realize_path, "iter_values"), i))
+                name = d.define(iv.var, iv.var.name)
+                kwargs = {} if iv.var.dtype == "int32" else {"dtype": LiteralDoc(iv.var.dtype)}
+                rhs = _t(d, "axis", kinds[i][0]).call(dom_doc, value_doc, **kwargs)
+                stmts.append(AssignDoc(name, rhs))
+    if realize is not None:
+        pred = realize.predicate
+        if not (isinstance(pred, tirx.IntImm) and pred.value == 1):
+            stmts.append(ExprStmtDoc(_t(d, "where").call(
+                d.as_doc(pred, attr_path(realize_path, "predicate")))))
+        reads = [d.as_doc(r, item_path(attr_path(path, "reads"), i))
+                 for i, r in enumerate(block.reads)]
+        writes = [d.as_doc(w, item_path(attr_path(path, "writes"), i))
+                  for i, w in enumerate(block.writes)]
+        stmts.append(ExprStmtDoc(_t(d, "reads").call(*reads)))
+        stmts.append(ExprStmtDoc(_t(d, "writes").call(*writes)))
+    if block.annotations:
+        annotations = attr_value_doc(dict(block.annotations), attr_path(path, "annotations"), d)
+        stmts.append(ExprStmtDoc(_t(d, "sblock_attr").call(annotations)))
+    for i, buf in enumerate(block.alloc_buffers):
+        buf_path = item_path(attr_path(path, "alloc_buffers"), i)
+        rhs = _buffer_decl(buf, buf_path, d, _t(d, "sblock_alloc_buffer"))
+        stmts.append(AssignDoc(_define_buffer(buf, d), rhs))
+    for i, match in enumerate(block.match_buffers):
+        m_path = item_path(attr_path(path, "match_buffers"), i)
+        source = d.as_doc(match.source, attr_path(m_path, "source"))
+        buf = match.buffer
+        args = [source, _dims(buf.shape, None, d)]
+        if buf.dtype != "float32":
+            args.append(LiteralDoc(buf.dtype))
+        keys, values = _buffer_kwargs(buf, d)
+        rhs = _t(d, "match_buffer").call(*args, **dict(zip(keys, values)))
+        stmts.append(AssignDoc(_define_buffer(buf, d), rhs))
+    if block.init is not None:
+        init = _stmts(block.init, attr_path(path, "init"), d)
+        stmts.append(ScopeDoc(None, _t(d, "init").call(), init))
+    stmts.extend(_stmts(block.body, attr_path(path, "body"), d))
+    return stmts
+
+
+@register_printer(_stmt.SBlockRealize)
+def _sblock_realize(node, path, d):
+    block = node.block
+    block_path = attr_path(path, "block")
+    d.push_frame()  # iteration variables and block buffers are scoped to the block
+    try:
+        body = _block_body(block, block_path, d, node, path)
+    finally:
+        d.pop_frame()
+    return ScopeDoc(None, _t(d, "sblock").call(LiteralDoc(block.name_hint)), body)
+
+
+@register_printer(_stmt.SBlock)
+def _sblock(block, path, d):
+    body = _block_body(block, path, d)
+    return ScopeDoc(None, _t(d, "sblock").call(LiteralDoc(block.name_hint)), body)
+
+
+# --- PrimFunc -------------------------------------------------------------------------------
+
+
+def _is_root_realize(stmt) -> bool:
+    return (isinstance(stmt, _stmt.SBlockRealize) and not stmt.block.iter_vars
+            and stmt.block.name_hint == "root")
+
+
+@register_printer(PrimFunc)
+def _prim_func(func, path, d):
+    name = d.state.pop("func_name", None)
+    attrs = dict(func.attrs.values) if func.attrs is not None else {}
+    symbol = attrs.get("global_symbol")
+    if name is None:
+        name = d.cfg.name or symbol or "main"
+    saved = {key: d.state.get(key) for key in ("in_relax", "func_decls")}
+    d.state["in_relax"] = False
+    d.state["func_decls"] = decls = []
+    d.push_frame()
+    try:
+        args = []
+        for i, param in enumerate(func.params):
+            buf = func.buffer_map.get(param)
+            if buf is None:
+                for key, value in func.buffer_map.items():
+                    if key is param:
+                        buf = value
+            if buf is not None:
+                ann = _buffer_decl(buf, None, d, _t(d, "Buffer"), dtype_optional=False)
+                args.append(AssignDoc(_define_buffer(buf, d), None, ann))
+            else:
+                var = d.define(param, param.name)
+                args.append(AssignDoc(var, None, _t(d, param.dtype)))
+        ret = None
+        if func.ret_type is not None:
+            ret = d.as_doc(func.ret_type, None)
+        s_tir = bool(attrs.pop("s_tir", False)) or _is_root_realize(func.body)
+        if symbol is not None and symbol == name:
+            attrs.pop("global_symbol")
+        body = []
+        if attrs:
+            body.append(ExprStmtDoc(_t(d, "func_attr").call(attr_value_doc(attrs, None, d))))
+        header_len = len(body)
+        body_path = attr_path(path, "body")
+        if _is_root_realize(func.body):
+            block = func.body.block
+            body.append(CommentDoc('with T.sblock("root"):'))
+            body.extend(_block_body(block, attr_path(body_path, "block"), d))
+        else:
+            body.extend(_stmts(func.body, body_path, d))
+        body[header_len:header_len] = decls
+    finally:
+        d.pop_frame()
+        d.state.update(saved)
+    keys, values = [], []
+    if s_tir:
+        keys.append("s_tir")
+        values.append(LiteralDoc(True))
+    if symbol is None and not d.state.get("nested"):
+        keys.append("private")
+        values.append(LiteralDoc(True))
+    decorator = _t(d, "prim_func")
+    if keys:
+        decorator = decorator.call(**dict(zip(keys, values)))
+    return FunctionDoc(IdDoc(name), args, [decorator], ret, body)
+
+
+@register_printer(Range)
+def _range(rng, path, d):
+    return IdDoc("range").call(d.as_doc(rng.min, attr_path(path, "min")),
+                               d.as_doc(_add(rng.min, rng.extent), None))
+
