@@ -227,7 +227,7 @@ class _Evaluator:
             return self.run(e.args[0])
         fn = _MATH.get(name)
         if fn is None:
-            raise ValueError(f"evaluate: cannot evaluate a call to {name or e.op!r}")
+            raise ValueError(f"evaluate: cannot evaluate a call to {name or repr(e.op)}")
         return fn(*(self.run(a) for a in e.args))
 
 
