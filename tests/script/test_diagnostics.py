@@ -104,7 +104,8 @@ def test_source_from_function_starts_at_the_decorator_and_is_dedented():
     assert src.start_line == first_line
     assert src.source.startswith("@_decorator\ndef method(self):")
     assert src.start_column == 8
-    assert src.full_source == open(__file__).read()
+    with open(__file__) as f:
+        assert src.full_source == f.read()
     tree = src.as_ast()
     ret = tree.body[0].body[0]
     line, col, _, _ = src.location(ret)

@@ -18,18 +18,17 @@ def _tensor(*shape):
 
 
 def test_builder_makes_the_same_function_as_the_parser():
-    with IRBuilder() as ib:
-        with RB.function():
-            RB.func_name("main")
-            x = RB.arg("x", _tensor(3))
-            RB.func_ret_ty(_tensor(3))
-            with RB.dataflow():
-                y = RB.emit(relax.op.add(x, x))
-                IRBuilder.name("y", y)
-                z = RB.emit(relax.op.multiply(y, y))
-                IRBuilder.name("z", z)
-                RB.output(z)
-            RB.func_ret_value(z)
+    with IRBuilder() as ib, RB.function():
+        RB.func_name("main")
+        x = RB.arg("x", _tensor(3))
+        RB.func_ret_ty(_tensor(3))
+        with RB.dataflow():
+            y = RB.emit(relax.op.add(x, x))
+            IRBuilder.name("y", y)
+            z = RB.emit(relax.op.multiply(y, y))
+            IRBuilder.name("z", z)
+            RB.output(z)
+        RB.func_ret_value(z)
     built = ib.get()
 
     parsed = tvm.script.from_source(
@@ -47,15 +46,14 @@ def test_builder_makes_the_same_function_as_the_parser():
 
 
 def test_output_rewrites_later_uses_in_the_block():
-    with IRBuilder() as ib:
-        with RB.function():
-            RB.func_name("main")
-            x = RB.arg("x", _tensor(3))
-            with RB.dataflow():
-                a = RB.emit(relax.op.add(x, x), name="a")
-                b = RB.emit(relax.op.multiply(a, a), name="b")
-                RB.output(a, b)
-            RB.func_ret_value(relax.Tuple([a, b]))
+    with IRBuilder() as ib, RB.function():
+        RB.func_name("main")
+        x = RB.arg("x", _tensor(3))
+        with RB.dataflow():
+            a = RB.emit(relax.op.add(x, x), name="a")
+            b = RB.emit(relax.op.multiply(a, a), name="b")
+            RB.output(a, b)
+        RB.func_ret_value(relax.Tuple([a, b]))
     func = ib.get()
     first, second = func.body.blocks[0].bindings
     assert type(first.var) is relax.Var
@@ -63,14 +61,13 @@ def test_output_rewrites_later_uses_in_the_block():
 
 
 def test_module_frame_with_decl_and_def():
-    with IRBuilder() as ib:
-        with IB.ir_module():
-            gv = IB.decl_function("helper")
-            with RB.function():
-                RB.func_name("helper")
-                x = RB.arg("x", _tensor(2))
-                RB.func_ret_value(x)
-            IB.module_attrs({"k": "v"})
+    with IRBuilder() as ib, IB.ir_module():
+        gv = IB.decl_function("helper")
+        with RB.function():
+            RB.func_name("helper")
+            x = RB.arg("x", _tensor(2))
+            RB.func_ret_value(x)
+        IB.module_attrs({"k": "v"})
     mod = ib.get()
     assert isinstance(mod, tvm.ir.IRModule)
     assert mod.get_global_var("helper") is gv
@@ -87,23 +84,22 @@ def test_builder_errors():
             IB.decl_function("f")
     with pytest.raises(ValueError, match="no result"):
         ib.get()
-    with IRBuilder() as ib:
-        with RB.function():
-            x = RB.arg("x", _tensor(2))
-            with pytest.raises(ValueError, match="Cannot create an IfFrame inside a dataflow"):
-                with RB.dataflow():
-                    with RB.If(x):
-                        pass
-            with pytest.raises(ValueError, match="R.output must be called directly"):
-                RB.output(x)
-            RB.func_ret_value(x)
+    with IRBuilder() as ib, RB.function():
+        x = RB.arg("x", _tensor(2))
+        with (
+            pytest.raises(ValueError, match="Cannot create an IfFrame inside a dataflow"),
+            RB.dataflow(),
+            RB.If(x),
+        ):
+            pass
+        with pytest.raises(ValueError, match="R.output must be called directly"):
+            RB.output(x)
+        RB.func_ret_value(x)
 
 
 def test_declared_but_undefined_function_is_an_error():
-    with IRBuilder():
-        with pytest.raises(ValueError, match="never defined"):
-            with IB.ir_module():
-                IB.decl_function("lost")
+    with IRBuilder(), pytest.raises(ValueError, match="never defined"), IB.ir_module():
+        IB.decl_function("lost")
 
 
 # --- the dialect registry --------------------------------------------------------------------

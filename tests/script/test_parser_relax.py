@@ -1,5 +1,7 @@
 """Parsing Relax TVMScript: every construct gives the expected IR."""
 
+# ruff: noqa: F841, RUF059 - TVMScript bodies bind names that Python sees as unused
+
 import numpy as np
 import pytest
 
@@ -401,3 +403,67 @@ def test_standalone_function_decorator_flags():
 
     assert main.is_pure is False
     assert main.attrs is None or "global_symbol" not in main.attrs
+
+
+def test_metadata_constants_round_trip_through_extra_vars():
+    data = np.arange(6, dtype="float32").reshape(2, 3)
+
+    @R.function
+    def main(x: R.Tensor((2, 3), "float32")):
+        c = R.const(data)
+        y = R.add(x, c)
+        return y
+
+    text = main.script()
+    assert 'metadata["ir.GenericConst"][0]' in text
+    const = _bindings(main)[0].value
+    again = from_source(text, extra_vars={"metadata": {"ir.GenericConst": [const]}})
+    tvm.ir.assert_structural_equal(main, again)
+    assert again.script() == text
+
+
+def test_call_tir_with_out_ty_and_seed_era_out_sinfo():
+    @I.ir_module
+    class Module:
+        @R.function
+        def main(x: R.Tensor((3,), "float32")):
+            cls = Module
+            y = R.call_tir(cls.kernel, (x,), out_ty=R.Tensor((3,), "float32"))
+            z = R.call_tir(cls.kernel, (y,), out_sinfo=R.Tensor((3,), "float32"))
+            return z
+
+        @R.function
+        def kernel(x: R.Tensor((3,), "float32")):
+            return x
+
+    y, z = (b.value for b in _bindings(Module["main"]))
+    assert y.op == tvm.ir.Op.get("relax.call_tir")
+    assert y.args[0].name_hint == "kernel"
+    tvm.ir.assert_structural_equal(y.ty_args, z.ty_args)
+
+
+def test_tuple_unpacking_of_a_relax_tuple_value():
+    @R.function
+    def main(x: R.Tensor((3,), "float32"), t: R.Tuple(R.Tensor((3,), "float32"), R.Object)):
+        a, b = t
+        return a
+
+    first, second = _bindings(main)
+    assert isinstance(first.value, relax.TupleGetItem) and first.value.index == 0
+    assert first.var.name_hint == "a" and second.var.name_hint == "b"
+    assert isinstance(second.var.ty, relax.ObjectType)
+
+
+def test_module_global_infos():
+    infos = {"my_info": [relax.const(1.0)]}
+
+    @I.ir_module
+    class Module:
+        I.module_global_infos(infos)
+
+        @R.function
+        def main(x: R.Tensor((3,), "float32")):
+            return x
+
+    assert list(Module.global_infos) == ["my_info"]
+    assert len(Module.global_infos["my_info"]) == 1

@@ -30,12 +30,12 @@ import importlib.util
 import sys
 
 __all__ = [
-    "register_dialect",
-    "registered_dialects",
     "dialect_module",
     "from_source",
-    "parse",
     "ir_module",
+    "parse",
+    "register_dialect",
+    "registered_dialects",
 ]
 
 # dialect name -> (package, parser module, builder module)
@@ -153,5 +153,5 @@ register_dialect(
 )
 register_dialect("tirx", *_tirx_package())
 
-from . import ir_builder, parser  # noqa: E402
-from .parser import from_source, ir_module, parse  # noqa: E402,F401
+from . import ir_builder, parser  # noqa: F401
+from .parser import from_source, ir_module, parse

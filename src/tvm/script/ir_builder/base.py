@@ -84,7 +84,7 @@ class IRBuilder:
         self.result: Any = None
         self._has_result = False
 
-    def __enter__(self) -> "IRBuilder":
+    def __enter__(self):
         _builder_stack().append(self)
         return self
 
@@ -95,7 +95,7 @@ class IRBuilder:
         return False
 
     @staticmethod
-    def current() -> "IRBuilder":
+    def current() -> IRBuilder:
         """The innermost active builder."""
         stack = _builder_stack()
         if not stack:

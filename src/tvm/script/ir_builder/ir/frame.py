@@ -10,13 +10,13 @@ from ..base import IRBuilder, IRBuilderFrame
 
 __all__ = [
     "IRModuleFrame",
-    "ir_module",
     "decl_function",
     "def_function",
+    "ir_module",
     "module_attrs",
     "module_get_attr",
-    "module_set_attr",
     "module_global_infos",
+    "module_set_attr",
 ]
 
 

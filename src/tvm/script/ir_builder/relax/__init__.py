@@ -23,7 +23,7 @@ from __future__ import annotations
 from tvm import relax
 
 from ..base import IRBuilder
-from .frame import (  # noqa: F401
+from .frame import (
     EMITTER,
     BlockFrame,
     ElseFrame,
@@ -35,27 +35,27 @@ from .frame import (  # noqa: F401
 )
 
 __all__ = [
-    "function",
+    "BlockFrame",
+    "Else",
+    "ElseFrame",
+    "FunctionFrame",
+    "If",
+    "IfFrame",
+    "Then",
+    "ThenFrame",
     "arg",
-    "func_name",
-    "func_attr",
-    "func_is_pure",
-    "func_ret_ty",
-    "func_ret_struct_info",
-    "func_ret_value",
     "dataflow",
-    "output",
     "emit",
     "emit_match_cast",
     "emit_var_binding",
-    "If",
-    "Then",
-    "Else",
-    "FunctionFrame",
-    "BlockFrame",
-    "IfFrame",
-    "ThenFrame",
-    "ElseFrame",
+    "func_attr",
+    "func_is_pure",
+    "func_name",
+    "func_ret_struct_info",
+    "func_ret_ty",
+    "func_ret_value",
+    "function",
+    "output",
 ]
 
 
@@ -141,7 +141,7 @@ def output(*vars) -> None:
     builder = IRBuilder.current()
     frame = builder.frames[-1] if builder.frames else None
     if not isinstance(frame, BlockFrame):
-        raise ValueError("R.output must be called directly inside R.dataflow()")
+        raise ValueError("R.output must be called directly inside R.dataflow()")  # noqa: TRY004
     if frame.closed:
         raise ValueError("R.output is called twice in one dataflow block")
     defined = {b.var for b in frame.bindings}
@@ -170,16 +170,16 @@ def emit_var_binding(binding) -> relax.Var:
     return binding.var
 
 
-def If(cond) -> IfFrame:  # noqa: N802 - TVM's spelling
+def If(cond) -> IfFrame:
     """Open an ``if`` frame on ``cond`` (not allowed in a dataflow block)."""
     return IfFrame(cond)
 
 
-def Then() -> ThenFrame:  # noqa: N802
+def Then() -> ThenFrame:
     """Open the true branch of the enclosing ``R.If``."""
     return ThenFrame()
 
 
-def Else() -> ElseFrame:  # noqa: N802
+def Else() -> ElseFrame:
     """Open the false branch of the enclosing ``R.If``."""
     return ElseFrame()

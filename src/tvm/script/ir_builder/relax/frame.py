@@ -23,12 +23,12 @@ from ..base import IRBuilder, IRBuilderFrame
 from ..ir.frame import IRModuleFrame, def_function
 
 __all__ = [
-    "SeqFrame",
-    "FunctionFrame",
     "BlockFrame",
-    "IfFrame",
-    "ThenFrame",
     "ElseFrame",
+    "FunctionFrame",
+    "IfFrame",
+    "SeqFrame",
+    "ThenFrame",
     "is_leaf",
 ]
 
@@ -99,14 +99,15 @@ class SeqFrame(IRBuilderFrame):
 class Emitter:
     """Emits bindings into the innermost open block of the current builder."""
 
-    def __init__(self):
-        self._bb = None
-
     @property
     def bb(self):
-        if self._bb is None:
-            self._bb = _block_builder()
-        return self._bb
+        """The BlockBuilder doing type inference for the current IR builder (one each, so
+        nothing is kept alive after the IR builder is done)."""
+        builder = IRBuilder.current()
+        bb = builder.__dict__.get("_relax_block_builder")
+        if bb is None:
+            bb = builder.__dict__["_relax_block_builder"] = _block_builder()
+        return bb
 
     def target(self):
         """``(sequence frame, dataflow block frame or None)`` receiving new bindings."""
@@ -354,7 +355,7 @@ class _BranchFrame(SeqFrame):
         self._run_callbacks()
         if_frame = IRBuilder.current().frames[-1]
         if not isinstance(if_frame, IfFrame):
-            raise ValueError("R.Then()/R.Else() must be directly inside R.If()")
+            raise ValueError("R.Then()/R.Else() must be directly inside R.If()")  # noqa: TRY004
         self.flush()
         last = self._pop_last_binding()
         name = last.var.name_hint
@@ -385,7 +386,9 @@ class _BranchFrame(SeqFrame):
         bindings = list(block.bindings)
         last = bindings.pop()
         if isinstance(last, relax.MatchCast):
-            raise ValueError("The last statement of an if branch cannot be R.match_cast")
+            raise ValueError(  # noqa: TRY004 - invalid IR, not a wrong Python type
+                "The last statement of an if branch cannot be R.match_cast"
+            )
         if bindings:
             self.blocks.append(relax.BindingBlock(bindings))
         return last

@@ -16,7 +16,7 @@ import linecache
 from tvm.error import DiagnosticError
 from tvm.ir.base import SourceName, Span
 
-__all__ = ["Source", "Diagnostics", "_format_source_snippet"]
+__all__ = ["Diagnostics", "Source", "_format_source_snippet"]
 
 
 def _class_source_lines(cls) -> tuple[list[str], int]:
@@ -154,8 +154,7 @@ def _format_source_snippet(source_lines, lineno, col, end_lineno, end_col) -> st
     column 1 (indentation included) on later ones, and stops before ``end_col`` on the last
     line. A zero-width span gives a marker row of spaces.
     """
-    if end_lineno < lineno:
-        end_lineno = lineno
+    end_lineno = max(end_lineno, lineno)
     width = len(f" {end_lineno} ")
     blank = " " * width
     rows = [blank + "|  "]

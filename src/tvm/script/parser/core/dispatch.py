@@ -8,9 +8,9 @@ the parser core knowing them.
 
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
-__all__ = ["register", "get", "register_op", "get_op"]
+__all__ = ["get", "get_op", "register", "register_op"]
 
 # (token, AST node type name) -> handler(parser, node)
 _HANDLERS: dict[tuple[str, str], Callable] = {}

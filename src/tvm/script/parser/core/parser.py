@@ -124,6 +124,8 @@ class Parser:
         top-level definition that carries no decorator (a class read back by ``inspect``)."""
         if node is None:
             node = self.source.as_ast()
+        #: The parsed tree; whole-program diagnostics are located at it.
+        self.tree = node
         self.state["default_token"] = default_token
         self.visit(node)
 

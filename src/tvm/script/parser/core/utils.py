@@ -6,7 +6,7 @@ import inspect
 import sys
 from typing import Any
 
-__all__ = ["capture_function_vars", "capture_caller_vars", "is_defined_in_class_body"]
+__all__ = ["capture_caller_vars", "capture_function_vars", "is_defined_in_class_body"]
 
 
 def capture_function_vars(func) -> dict[str, Any]:

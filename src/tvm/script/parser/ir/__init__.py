@@ -5,9 +5,9 @@
 
 from __future__ import annotations
 
-from tvm.ir import GlobalVar, IRModule, Range, StringType  # noqa: F401
+from tvm.ir import GlobalVar, IRModule, Range, StringType
 
-from ...ir_builder.ir import (  # noqa: F401
+from ...ir_builder.ir import (
     decl_function,
     def_function,
     module_attrs,
@@ -23,11 +23,11 @@ __all__ = [
     "IRModule",
     "Range",
     "StringType",
-    "ir_module",
     "decl_function",
     "def_function",
+    "ir_module",
     "module_attrs",
     "module_get_attr",
-    "module_set_attr",
     "module_global_infos",
+    "module_set_attr",
 ]

@@ -10,15 +10,15 @@ from ..core.entry import parse
 from ..core.utils import capture_caller_vars, capture_function_vars, is_defined_in_class_body
 
 __all__ = [
-    "function",
-    "MatchCastPair",
-    "match_cast",
-    "const",
-    "shape",
-    "prim_value",
-    "str",
-    "dtype",
     "ExternFunc",
+    "MatchCastPair",
+    "const",
+    "dtype",
+    "function",
+    "match_cast",
+    "prim_value",
+    "shape",
+    "str",
 ]
 
 _str = str
@@ -104,7 +104,7 @@ def prim_value(value):
     return relax.prim_value(value)
 
 
-def str(value):  # noqa: A001 - TVM's name
+def str(value):
     """``R.str("text")``: a string value."""
     return relax.StringImm(value)
 
@@ -114,6 +114,6 @@ def dtype(value):
     return relax.DataTypeImm(_str(value))
 
 
-def ExternFunc(global_symbol, ty=None):  # noqa: N802
+def ExternFunc(global_symbol, ty=None):
     """``R.ExternFunc("name")``: a runtime function."""
     return relax.ExternFunc(global_symbol, ty)

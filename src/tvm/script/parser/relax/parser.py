@@ -153,8 +153,6 @@ def _bind(parser: Parser, stmt: ast.AST, target: ast.AST, value: Any, annotation
         if isinstance(value, MatchCastPair):
             ty = annotation if annotation is not None else value.ty
             var = EMITTER.emit_match_cast(value.value, ty, name, is_output)
-        elif isinstance(value, relax.Function):
-            var = EMITTER.emit(value, annotation, name, is_output)
         elif isinstance(value, relax.Expr):
             var = EMITTER.emit(value, annotation, name, is_output)
         elif isinstance(value, PrimExpr) and _is_unnamed_var(value):
@@ -170,7 +168,7 @@ def _bind(parser: Parser, stmt: ast.AST, target: ast.AST, value: Any, annotation
     if isinstance(target, (ast.Tuple, ast.List)) and isinstance(value, relax.Expr):
         if annotation is not None:
             parser.report_error(stmt, "A tuple assignment cannot be annotated")
-        tuple_var = EMITTER.emit(value)
+        tuple_var = value if isinstance(value, relax.Var) else EMITTER.emit(value)
         for index, elt in enumerate(target.elts):
             _bind(parser, stmt, elt, relax.TupleGetItem(tuple_var, index))
         return
@@ -270,11 +268,10 @@ def _visit_with(parser: Parser, node: ast.With) -> None:
     stack = parser.state.setdefault("dataflow_output_stmts", [])
     stack.append(_output_statements(node.body))
     try:
-        with parser.var_table.with_frame():
-            with frame:
-                if item.optional_vars is not None:
-                    bind_python_target(parser, item.optional_vars, frame)
-                parser.visit_body(node.body)
+        with parser.var_table.with_frame(), frame:
+            if item.optional_vars is not None:
+                bind_python_target(parser, item.optional_vars, frame)
+            parser.visit_body(node.body)
     finally:
         stack.pop()
     # The block's outputs stay visible after it; its dataflow variables do not.
@@ -291,12 +288,10 @@ def _visit_if(parser: Parser, node: ast.If) -> None:
     if not node.orelse:
         parser.report_error(node, "A Relax if needs an else branch")
     with B.If(cond) as frame:
-        with B.Then():
-            with parser.var_table.with_frame():
-                parser.visit_body(node.body)
-        with B.Else():
-            with parser.var_table.with_frame():
-                parser.visit_body(node.orelse)
+        with B.Then(), parser.var_table.with_frame():
+            parser.visit_body(node.body)
+        with B.Else(), parser.var_table.with_frame():
+            parser.visit_body(node.orelse)
     parser.var_table.add(frame.var_name, frame.var, allow_shadowing=True)
 
 

@@ -54,7 +54,7 @@ def _dim(value, what: str):
     raise TypeError(f"{what}: a dimension must be an int, a str or a PrimExpr, got {value!r}")
 
 
-def Tensor(shape=None, dtype=None, vdevice=None, ndim: int = -1):  # noqa: N802 - TVM's name
+def Tensor(shape=None, dtype=None, vdevice=None, ndim: int = -1):
     """``R.Tensor(shape, dtype)``: a tensor type; ``R.Tensor("float32")`` gives only the dtype."""
     if isinstance(shape, builtins.str) and dtype is None:
         shape, dtype = None, shape
@@ -71,7 +71,7 @@ def Tensor(shape=None, dtype=None, vdevice=None, ndim: int = -1):  # noqa: N802 
     return relax.TensorType(shape, dtype, vdevice, ndim)
 
 
-def Shape(values=None, ndim: int = -1):  # noqa: N802
+def Shape(values=None, ndim: int = -1):
     """``R.Shape([n, 4])`` or ``R.Shape(ndim=2)``: a shape type."""
     if values is not None:
         if not isinstance(values, (list, builtins.tuple)):
@@ -80,19 +80,19 @@ def Shape(values=None, ndim: int = -1):  # noqa: N802
     return relax.ShapeType(values, ndim)
 
 
-def Tuple(*fields):  # noqa: N802
+def Tuple(*fields):
     """``R.Tuple(t1, t2, ...)``: a tuple type (``R.Tuple([t1, t2])`` is accepted too)."""
     if len(fields) == 1 and isinstance(fields[0], (list, builtins.tuple)):
         fields = fields[0]
     return relax.TupleType([as_type(f) for f in fields])
 
 
-def Object():  # noqa: N802
+def Object():
     """``R.Object``: any value."""
     return relax.ObjectType()
 
 
-def Prim(dtype=None, value=None):  # noqa: N802
+def Prim(dtype=None, value=None):
     """``R.Prim("int64")`` or ``R.Prim(value=n)``: a scalar type, optionally with a known value."""
     if value is not None:
         if isinstance(value, builtins.str):
@@ -109,7 +109,7 @@ def Prim(dtype=None, value=None):  # noqa: N802
     return relax.PrimType(dtype)
 
 
-def Callable(params=None, ret=None, purity=None, derive_func=None):  # noqa: N802
+def Callable(params=None, ret=None, purity=None, derive_func=None):
     """``R.Callable([param types], ret type, purity)``: a function type."""
     if params is None:
         return relax.FuncType.opaque_func(

@@ -37,7 +37,7 @@ def dtype_constructor(dtype: str):
             # The variable's name comes from the assignment (``n = T.int64()``).
             return (tirx.SizeVar if is_size_var else tirx.Var)("", dtype)
         if isinstance(expr, builtins.bool) or (isinstance(expr, int) and dtype != "bool"):
-            if dtype.startswith("float") or dtype.startswith("bfloat"):
+            if dtype.startswith(("float", "bfloat")):
                 return tirx.FloatImm(dtype, float(expr))
             return tirx.IntImm(dtype, int(expr))
         if isinstance(expr, float):
