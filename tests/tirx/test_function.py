@@ -84,3 +84,19 @@ def test_prim_func_in_ir_module():
     assert mod.get_global_var("scale").name_hint == "scale"
     other, _, _ = _scale_func()
     assert structural_equal(mod, IRModule({"scale": other}))
+
+
+def test_buffer_map_compares_in_parameter_order():
+    def make(names):
+        bufs = [tirx.decl_buffer((2 + k,), "float32", name=n) for k, n in enumerate(names)]
+        body = tirx.BufferStore(bufs[0], bufs[1][0], [0])
+        return tirx.PrimFunc(bufs, body)
+
+    # Alpha-equivalent although the names sort differently.
+    assert structural_equal(make(["x", "y"]), make(["y", "x"]))
+    func = make(["a", "b"])
+    assert dict(func.buffer_map)[func.params[1]].name == "b"
+    assert func.buffer_map.keys() == list(func.params)
+    assert func.params[0] in func.buffer_map
+    with pytest.raises(KeyError, match="not a buffer parameter"):
+        func.buffer_map[tirx.Var("z", "handle")]

@@ -17,7 +17,65 @@ from .buffer import Buffer
 from .expr import Var
 from .stmt import Stmt
 
-__all__ = ["PrimFunc"]
+__all__ = ["BufferMap", "PrimFunc"]
+
+
+class BufferMap(tuple):
+    """A read-only mapping ``{handle param: Buffer}`` stored as ``(param, buffer)`` pairs.
+
+    It is a tuple so that structural equality compares entries in parameter order (a dict
+    would be compared in name order, which breaks alpha-equivalence of renamed parameters).
+    Lookups (``m[param]``, ``m.get``, ``in``) and ``keys``/``values``/``items`` behave like a
+    dict's; iterating yields the ``(param, buffer)`` pairs, so ``dict(func.buffer_map)`` gives
+    a plain dict.
+    """
+
+    __slots__ = ()
+
+    def __new__(cls, mapping=(), params=None):
+        items = list(mapping.items()) if isinstance(mapping, dict) else list(mapping)
+        if params is not None:
+            order = {id(p): i for i, p in enumerate(params)}
+            items.sort(key=lambda kv: order.get(id(kv[0]), len(order)))
+        return super().__new__(cls, (tuple(kv) for kv in items))
+
+    def _find(self, key):
+        for k, v in tuple.__iter__(self):
+            if k is key:
+                return v
+        return _ABSENT
+
+    def __getitem__(self, key):
+        if isinstance(key, (int, slice)):  # tuple access, used by generic traversals
+            return tuple.__getitem__(self, key)
+        value = self._find(key)
+        if value is _ABSENT:
+            name = getattr(key, "name", key)
+            raise KeyError(f"{name} is not a buffer parameter")
+        return value
+
+    def get(self, key, default=None):
+        value = self._find(key)
+        return default if value is _ABSENT else value
+
+    def __contains__(self, key):
+        return self._find(key) is not _ABSENT
+
+    def keys(self):
+        return [k for k, _ in tuple.__iter__(self)]
+
+    def values(self):
+        return [v for _, v in tuple.__iter__(self)]
+
+    def items(self):
+        return list(tuple.__iter__(self))
+
+    def __repr__(self):
+        inner = ", ".join(f"{k.name}: {v!r}" for k, v in self.items())
+        return "{" + inner + "}"
+
+
+_ABSENT = object()
 
 
 class PrimFunc(RelaxExpr, type_key="tirx.PrimFunc"):
@@ -38,14 +96,14 @@ class PrimFunc(RelaxExpr, type_key="tirx.PrimFunc"):
     """
 
     params: tuple = field(role=DEF)
-    buffer_map: dict = field(role=DEF)
+    buffer_map: BufferMap = field(role=DEF)
     body: Stmt
     ret_type: object = None
     attrs: object = None
 
     def __init__(self, params, body, ret_type=None, buffer_map=None, attrs=None, span=None):
         new_params = []
-        bmap = dict(buffer_map or {})
+        bmap = dict(buffer_map.items()) if buffer_map else {}
         for p in params:
             if isinstance(p, Buffer):
                 handle = Var(p.name, "handle")
@@ -65,6 +123,7 @@ class PrimFunc(RelaxExpr, type_key="tirx.PrimFunc"):
             attrs = DictAttrs({})
         elif not isinstance(attrs, DictAttrs):
             attrs = DictAttrs(dict(attrs))
+        bmap = BufferMap(bmap, new_params)
         self.__init_fields__(tuple(new_params), bmap, body, ret_type, attrs, span=span,
                              ty=_func_type(new_params, ret_type))
 

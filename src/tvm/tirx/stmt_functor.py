@@ -21,6 +21,7 @@ import re
 from ..ir.expr import PrimExpr, Range
 from . import expr_functor
 from .buffer import Buffer
+from .function import BufferMap
 from .generic import convert
 from .stmt import (
     AllocBuffer,
@@ -557,4 +558,4 @@ def specialize_prim_func(func, param_map):
         else:
             new_map[param] = sub._buffer(buf)
     params = [p for p in func.params if id(p) not in removed]
-    return func.replace(params=tuple(params), buffer_map=new_map, body=body)
+    return func.replace(params=tuple(params), buffer_map=BufferMap(new_map, params), body=body)
