@@ -36,6 +36,9 @@ class LibrarySentinel:
 _LOADED_LIBS: dict[str, object] = {"tvm_runtime": tvm_ffi.LIB}
 if not _RUNTIME_ONLY:
     _LOADED_LIBS["tvm_compiler"] = LibrarySentinel("tvm_compiler")
+else:
+    # Compiler object types are not registered in runtime-only mode; let tvm_ffi pass them.
+    tvm_ffi.registry._SKIP_UNKNOWN_OBJECTS = True
 
 
 def _basename(path_or_name: str) -> str:

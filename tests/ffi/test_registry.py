@@ -140,3 +140,28 @@ def test_import_tvm_does_not_import_llvmlite():
         [sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=True
     )
     assert out.stdout.strip() == "False"
+
+
+def test_runtime_only_mode_skips_compiler_layers():
+    import os
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, tvm, tvm_ffi\n"
+        "print(tvm._RUNTIME_ONLY, 'tvm.relax' in sys.modules, 'tvm.ir' in sys.modules,\n"
+        "      sorted(tvm.base._LOADED_LIBS), tvm_ffi.registry._SKIP_UNKNOWN_OBJECTS)\n"
+        "print(tvm.runtime.tensor([1.0]).numpy())\n"
+    )
+    env = dict(os.environ, TVM_USE_RUNTIME_LIB="1")
+    out = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+        check=True,
+    )
+    first, second = out.stdout.strip().splitlines()
+    assert first == "True False False ['tvm_runtime'] True"
+    assert second == "[1.]"

@@ -24,17 +24,19 @@ __all__ = [
     "requires_package",
 ]
 
-#: Targets tried when ``TVM_TEST_TARGETS`` is unset, as in TVM.
-DEFAULT_TEST_TARGETS = (
+#: Targets tried when ``TVM_TEST_TARGETS`` is unset, as in TVM 0.27 (strings or config dicts).
+DEFAULT_TEST_TARGETS = [
     "llvm",
     "cuda",
     "nvptx",
-    "vulkan -from_device=0",
+    {"kind": "vulkan", "from_device": 0},
     "opencl",
+    {"kind": "opencl", "device": "mali"},
+    {"kind": "opencl", "device": "intel_graphics"},
     "metal",
     "rocm",
     "hexagon",
-)
+]
 
 
 def _as_numpy(value):
@@ -43,7 +45,7 @@ def _as_numpy(value):
     return np.asanyarray(value)
 
 
-def assert_allclose(actual, desired, rtol=1e-7, atol=1e-7):
+def assert_allclose(actual, desired, rtol=1e-7, atol=1e-7, verbose=True):
     """Assert two arrays (NumPy, Tensors, lists) have the same shape and close values.
 
     Same as ``numpy.testing.assert_allclose`` with a shape check first (NumPy would
@@ -57,7 +59,7 @@ def assert_allclose(actual, desired, rtol=1e-7, atol=1e-7):
     actual = _as_numpy(actual)
     desired = _as_numpy(desired)
     np.testing.assert_allclose(actual.shape, desired.shape)
-    np.testing.assert_allclose(actual, desired, rtol=rtol, atol=atol, verbose=True)
+    np.testing.assert_allclose(actual, desired, rtol=rtol, atol=atol, verbose=verbose)
 
 
 def main():
@@ -171,7 +173,7 @@ def requires_package(*packages) -> Feature:
 # --- targets --------------------------------------------------------------------------------
 
 
-def _test_target_strings() -> list[str]:
+def _test_targets() -> list:
     text = os.environ.get("TVM_TEST_TARGETS", "")
     if not text.strip():
         return list(DEFAULT_TEST_TARGETS)
@@ -199,8 +201,8 @@ def enabled_targets() -> list:
     from tvm.runtime.device import device
 
     pairs = []
-    for target in _test_target_strings():
-        kind = target.split()[0]
+    for target in _test_targets():
+        kind = _target_kind(target)
         if _kind_runnable(kind):
             dev_type = "cpu" if kind in ("llvm", "c") else "cuda"
             pairs.append((target, device(dev_type, 0)))
@@ -211,5 +213,10 @@ def device_enabled(target) -> bool:
     """Whether tests for ``target`` (a target string; only its kind counts) run here."""
     if not isinstance(target, str):
         raise TypeError(f"device_enabled expects a target string, got {type(target).__name__}")
-    kind = target.split()[0]
-    return any(t.split()[0] == kind for t, _ in enabled_targets())
+    kind = _target_kind(target)
+    return any(_target_kind(t) == kind for t, _ in enabled_targets())
+
+
+def _target_kind(target) -> str:
+    """The kind of a test target given as a string or a config dict."""
+    return target["kind"] if isinstance(target, dict) else target.split()[0]
