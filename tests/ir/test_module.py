@@ -29,7 +29,9 @@ def test_missing_global_var_message():
     mod = IRModule({"main": _func()})
     with pytest.raises(ValueError) as err:
         mod.get_global_var("main1")
-    assert str(err.value) == 'Cannot find global var "main1" in the Module\ncandidates are: ["main"]'
+    assert (
+        str(err.value) == 'Cannot find global var "main1" in the Module\ncandidates are: ["main"]'
+    )
     mod["b"] = _func()
     with pytest.raises(ValueError, match=r'candidates are: \["main", "b"\]'):
         mod["zzz"]

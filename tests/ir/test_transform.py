@@ -68,6 +68,7 @@ def test_module_pass_on_class():
 
 def test_class_without_transform_module():
     with pytest.raises(TypeError, match="transform_module"):
+
         @module_pass(opt_level=0)
         class Bad:
             pass
@@ -151,7 +152,7 @@ def test_pass_info():
     info = PassInfo(1, "X", required=["Y"])
     assert info.required == ("Y",) and not info.traceable
     assert repr(info) == (
-        'transform.PassInfo(opt_level=1, name="X", required=(\'Y\',), traceable=False)'
+        "transform.PassInfo(opt_level=1, name=\"X\", required=('Y',), traceable=False)"
     )
 
 
@@ -185,7 +186,12 @@ def test_instruments_are_called_around_each_pass():
         seq(_mod())
     assert log == ["A"]
     assert rec.events == [
-        "enter", ("before", "S"), ("before", "A"), ("after", "A"), ("after", "S"), "exit"
+        "enter",
+        ("before", "S"),
+        ("before", "A"),
+        ("after", "A"),
+        ("after", "S"),
+        "exit",
     ]
 
 

@@ -174,10 +174,13 @@ def test_mutator_on_if_and_match_cast():
 
 def test_decorators_check_base_class():
     with pytest.raises(TypeError, match="PyExprMutator"):
+
         @mutator
         class NotAMutator:
             pass
+
     with pytest.raises(TypeError, match="PyExprVisitor"):
+
         @visitor
         class NotAVisitor:
             pass

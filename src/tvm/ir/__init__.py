@@ -1,7 +1,7 @@
 """``tvm.ir``: what every IR shares: modules, types, ops, attributes, spans, passes."""
 
 from ..ffi.structural import get_first_structural_mismatch, structural_equal, structural_hash
-from . import transform  # noqa: F401
+from . import transform
 from .attrs import Attrs, DictAttrs, make_node
 from .base import Node, Scriptable, SourceName, Span
 from .expr import BaseExpr, GlobalVar, PrimExpr, Range, RelaxExpr
@@ -14,6 +14,7 @@ try:
     # The underlined-diff assertion lives with the foundation's structural helpers.
     from .structural import assert_structural_equal
 except ImportError:  # pragma: no cover - only before tvm/ir/structural.py exists
+
     def assert_structural_equal(lhs, rhs, map_free_vars=False):
         """Raise ``ValueError`` naming the first mismatching paths when not equal."""
         paths = get_first_structural_mismatch(lhs, rhs, map_free_vars)
@@ -21,6 +22,7 @@ except ImportError:  # pragma: no cover - only before tvm/ir/structural.py exist
             raise ValueError(
                 f"StructuralEqual check failed, caused by lhs at {paths[0]} and rhs at {paths[1]}"
             )
+
 
 Expr = RelaxExpr
 
@@ -33,8 +35,8 @@ __all__ = [
     "GlobalVar",
     "IRModule",
     "Node",
-    "OpaqueType",
     "Op",
+    "OpaqueType",
     "PassInstrument",
     "PointerType",
     "PrimExpr",

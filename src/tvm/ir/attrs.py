@@ -81,13 +81,13 @@ class DictAttrs(Attrs, type_key="ir.DictAttrs"):
     def get(self, key, default=None):
         return self.values.get(key, default)
 
-    def with_attr(self, key, value) -> "DictAttrs":
+    def with_attr(self, key, value) -> DictAttrs:
         """A copy with ``key`` set to ``value``."""
         values = dict(self.values)
         values[key] = value
         return DictAttrs(values)
 
-    def without_attr(self, key) -> "DictAttrs":
+    def without_attr(self, key) -> DictAttrs:
         """A copy without ``key``."""
         values = dict(self.values)
         values.pop(key, None)

@@ -69,8 +69,9 @@ class IRModule(Scriptable, Node, type_key="ir.IRModule"):
             if gvar.name_hint == name:
                 return gvar
         candidates = ", ".join(f'"{g.name_hint}"' for g in self.functions)
-        raise ValueError(f'Cannot find global var "{name}" in the Module\ncandidates are: '
-                         f"[{candidates}]")
+        raise ValueError(
+            f'Cannot find global var "{name}" in the Module\ncandidates are: [{candidates}]'
+        )
 
     def get_global_vars(self) -> list:
         """All GlobalVars of the module, sorted by name."""
@@ -145,26 +146,28 @@ class IRModule(Scriptable, Node, type_key="ir.IRModule"):
         """Add every function of ``other`` (an IRModule or dict) in place."""
         items = other.functions.items() if isinstance(other, IRModule) else other.items()
         for gvar, func in items:
-            self[gvar if isinstance(gvar, str) else gvar] = func
+            self[gvar] = func
 
     # --- functional updates --------------------------------------------------------------------
-    def clone(self) -> "IRModule":
+    def clone(self) -> IRModule:
         """A shallow copy (same functions and GlobalVars, independent function table)."""
         return IRModule(dict(self.functions), self.attrs, dict(self.global_infos))
 
-    def with_attr(self, attr_key: str, attr_value) -> "IRModule":
+    def with_attr(self, attr_key: str, attr_value) -> IRModule:
         """A copy of the module with attribute ``attr_key`` set."""
-        attrs = self.attrs.with_attr(attr_key, attr_value) if self.attrs is not None else (
-            DictAttrs({attr_key: attr_value})
+        attrs = (
+            self.attrs.with_attr(attr_key, attr_value)
+            if self.attrs is not None
+            else (DictAttrs({attr_key: attr_value}))
         )
         return IRModule(dict(self.functions), attrs, dict(self.global_infos))
 
-    def without_attr(self, attr_key: str) -> "IRModule":
+    def without_attr(self, attr_key: str) -> IRModule:
         """A copy of the module without attribute ``attr_key``."""
         attrs = None if self.attrs is None else self.attrs.without_attr(attr_key)
         return IRModule(dict(self.functions), attrs, dict(self.global_infos))
 
-    def with_attrs(self, attr_map) -> "IRModule":
+    def with_attrs(self, attr_map) -> IRModule:
         mod = self
         for key, value in dict(attr_map).items():
             mod = mod.with_attr(key, value)
@@ -177,7 +180,7 @@ class IRModule(Scriptable, Node, type_key="ir.IRModule"):
         set_field(self, "global_infos", infos)
 
     @staticmethod
-    def from_expr(expr, functions=None, type_defs=None) -> "IRModule":
+    def from_expr(expr, functions=None, type_defs=None) -> IRModule:
         """A module whose ``main`` is ``expr`` (wrapped in a parameterless function if needed)."""
         funcs = dict(functions or {})
         name = "main"

@@ -31,21 +31,22 @@ from __future__ import annotations
 
 import functools
 import inspect
+from typing import ClassVar
 
 from ..ffi.node import Node
 from .instrument import run_instrumented
 from .module import IRModule
 
 __all__ = [
-    "PassInfo",
-    "PassContext",
-    "Pass",
     "ModulePass",
+    "Pass",
+    "PassContext",
+    "PassInfo",
+    "PrintIR",
     "Sequential",
     "module_pass",
-    "PrintIR",
-    "run_module_pass",
     "register_named_pass",
+    "run_module_pass",
 ]
 
 
@@ -63,8 +64,10 @@ class PassInfo(Node, type_key="transform.PassInfo"):
         self.__init_fields__(int(opt_level), str(name), tuple(required or ()), bool(traceable))
 
     def __repr__(self):
-        return (f'transform.PassInfo(opt_level={self.opt_level}, name="{self.name}", '
-                f"required={self.required}, traceable={self.traceable})")
+        return (
+            f'transform.PassInfo(opt_level={self.opt_level}, name="{self.name}", '
+            f"required={self.required}, traceable={self.traceable})"
+        )
 
 
 class PassContext:
@@ -84,10 +87,11 @@ class PassContext:
         Pass-specific options, e.g. ``{"relax.backend.use_cuda_graph": True}``.
     """
 
-    _stack: list = []
+    _stack: ClassVar[list] = []
 
-    def __init__(self, opt_level=2, required_pass=None, disabled_pass=None, instruments=None,
-                 config=None):
+    def __init__(
+        self, opt_level=2, required_pass=None, disabled_pass=None, instruments=None, config=None
+    ):
         for label, value in (("required_pass", required_pass), ("disabled_pass", disabled_pass)):
             if value is not None and not isinstance(value, (list, tuple, set, frozenset)):
                 raise TypeError(f"PassContext {label} must be a list of pass names, got {value!r}")
@@ -98,7 +102,7 @@ class PassContext:
         self.config = dict(config or {})
 
     @staticmethod
-    def current() -> "PassContext":
+    def current() -> PassContext:
         """The innermost active context (a default one outside any ``with`` block)."""
         return PassContext._stack[-1] if PassContext._stack else _DEFAULT_CONTEXT
 
@@ -136,8 +140,10 @@ class PassContext:
         return self.opt_level >= info.opt_level
 
     def __repr__(self):
-        return (f"PassContext(opt_level={self.opt_level}, required_pass={list(self.required_pass)}"
-                f", disabled_pass={list(self.disabled_pass)}, config={self.config})")
+        return (
+            f"PassContext(opt_level={self.opt_level}, required_pass={list(self.required_pass)}"
+            f", disabled_pass={list(self.disabled_pass)}, config={self.config})"
+        )
 
 
 _DEFAULT_CONTEXT = PassContext()
@@ -151,9 +157,7 @@ class Pass:
 
     def __call__(self, mod):
         if not isinstance(mod, IRModule):
-            raise TypeError(
-                f"Pass {self.info.name} expects an IRModule, got {type(mod).__name__}"
-            )
+            raise TypeError(f"Pass {self.info.name} expects an IRModule, got {type(mod).__name__}")
         ctx = PassContext.current()
         return run_instrumented(ctx, self.info, mod, lambda m: self._execute(m, ctx))
 
@@ -180,8 +184,7 @@ def run_module_pass(pass_obj: ModulePass, mod: IRModule, ctx: PassContext) -> IR
     result = pass_obj.pass_func(mod, ctx)
     if not isinstance(result, IRModule):
         raise TypeError(
-            f"Module pass {pass_obj.info.name} must return an IRModule, "
-            f"got {type(result).__name__}"
+            f"Module pass {pass_obj.info.name} must return an IRModule, got {type(result).__name__}"
         )
     return result
 
@@ -203,8 +206,7 @@ class Sequential(Pass):
     its ``info.required`` run first (looked up in the table of :func:`register_named_pass`).
     """
 
-    def __init__(self, passes=None, opt_level=0, name="sequential", required=None,
-                 traceable=False):
+    def __init__(self, passes=None, opt_level=0, name="sequential", required=None, traceable=False):
         passes = list(passes or [])
         for item in passes:
             if not isinstance(item, Pass):
@@ -270,8 +272,12 @@ def module_pass(pass_func=None, opt_level=None, name=None, required=None, tracea
         raise ValueError("Please provide opt_level for the module pass.")
 
     def create(func):
-        info = dict(opt_level=opt_level, name=name or func.__name__, required=required,
-                    traceable=traceable)
+        info = {
+            "opt_level": opt_level,
+            "name": name or func.__name__,
+            "required": required,
+            "traceable": traceable,
+        }
         if inspect.isclass(func):
             return _wrap_class_module_pass(func, info)
         if not callable(func):
@@ -283,7 +289,7 @@ def module_pass(pass_func=None, opt_level=None, name=None, required=None, tracea
     return create
 
 
-def PrintIR(header: str = "", show_meta_data: bool = False) -> ModulePass:  # noqa: N802
+def PrintIR(header: str = "", show_meta_data: bool = False) -> ModulePass:
     """A pass that prints the module (as TVMScript) and returns it unchanged."""
 
     def _print(mod, ctx):

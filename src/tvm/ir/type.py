@@ -13,13 +13,13 @@ from ..ffi.node import IGNORE, Node, field
 from .base import Scriptable
 
 __all__ = [
-    "Type",
-    "PrimType",
-    "PointerType",
-    "TupleType",
     "FuncType",
     "OpaqueType",
+    "PointerType",
+    "PrimType",
     "StringType",
+    "TupleType",
+    "Type",
 ]
 
 
@@ -55,8 +55,10 @@ class PrimType(Type, type_key="ir.PrimType"):
         self.__init_fields__(str(dtype), value, span=span)
 
     def __repr__(self):
-        return f"PrimType({self.dtype!r})" if self.value is None else (
-            f"PrimType({self.dtype!r}, value={self.value!r})"
+        return (
+            f"PrimType({self.dtype!r})"
+            if self.value is None
+            else (f"PrimType({self.dtype!r}, value={self.value!r})")
         )
 
 
@@ -81,9 +83,7 @@ class TupleType(Type, type_key="ir.TupleType"):
         fields = tuple(fields)
         for i, item in enumerate(fields):
             if not isinstance(item, Type):
-                raise TypeError(
-                    f"TupleType field {i} must be a Type, got {type(item).__name__}"
-                )
+                raise TypeError(f"TupleType field {i} must be a Type, got {type(item).__name__}")
         self.__init_fields__(fields, span=span)
 
 

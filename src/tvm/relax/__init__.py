@@ -3,7 +3,8 @@
 # ruff: noqa: F401
 from ..ir.expr import GlobalVar
 from ..ir.type import PrimType, TupleType
-from . import ty
+from . import analysis, expr_functor, op, transform, ty
+from .block_builder import BlockBuilder
 from .expr import (
     BaseFunc,
     Binding,
@@ -32,6 +33,7 @@ from .expr import (
     make_shape,
     prim_value,
 )
+from .expr_functor import ExprFunctor, ExprMutator, ExprVisitor, PyExprMutator, PyExprVisitor
 from .ty import (
     AnyType,
     FuncStructInfo,
@@ -48,8 +50,3 @@ from .ty import (
     TupleStructInfo,
     Type,
 )
-from . import op
-from .block_builder import BlockBuilder
-from . import analysis, expr_functor
-from .expr_functor import ExprFunctor, ExprMutator, ExprVisitor, PyExprMutator, PyExprVisitor
-from . import transform

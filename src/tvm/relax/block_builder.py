@@ -20,6 +20,8 @@ Examples
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 from ..ir.expr import GlobalVar
 from ..ir.module import IRModule
 from .analysis.type_analysis import tir_vars_in
@@ -32,7 +34,6 @@ from .expr import (
     SeqExpr,
     Tuple,
     Var,
-    VarBinding,
 )
 from .normalizer import Normalizer, _Frame
 from .ty import Type
@@ -45,7 +46,13 @@ class _FunctionScope:
 
     def __init__(self, bb, name, params, attrs, pure, private):
         self._bb = bb
-        self._info = dict(name=name, params=params, attrs=attrs, pure=pure, private=private)
+        self._info = {
+            "name": name,
+            "params": params,
+            "attrs": attrs,
+            "pure": pure,
+            "private": private,
+        }
 
     def __enter__(self):
         self._bb._begin_function(**self._info)
@@ -94,7 +101,7 @@ class BlockBuilder(Normalizer):
         A module whose functions are visible to calls (the builder works on a copy).
     """
 
-    _stack: list = []
+    _stack: ClassVar[list] = []
 
     def __init__(self, mod: IRModule | None = None):
         self._mod = mod.clone() if mod is not None else IRModule()
@@ -119,8 +126,9 @@ class BlockBuilder(Normalizer):
         return False
 
     # --- scopes -----------------------------------------------------------------------------
-    def function(self, name: str, params=None, attrs=None, pure: bool = True,
-                 private: bool = False):
+    def function(
+        self, name: str, params=None, attrs=None, pure: bool = True, private: bool = False
+    ):
         """A function scope: ``with bb.function("main", [x, y]): ...``.
 
         The function is added to the module by :meth:`emit_func_output`. Unless ``private``,
@@ -137,15 +145,20 @@ class BlockBuilder(Normalizer):
     def _begin_function(self, name, params, attrs, pure, private):
         if self._func is not None:
             raise ValueError(
-                f"bb.function({name!r}) cannot be nested inside function "
-                f"{self._func['name']!r}"
+                f"bb.function({name!r}) cannot be nested inside function {self._func['name']!r}"
             )
         if isinstance(params, Var):
             params = [params]
         params = None if params is None else list(params)
         self._check_params(params)
-        self._func = dict(name=name, params=params, attrs=dict(attrs or {}), pure=pure,
-                          private=private, blocks=[])
+        self._func = {
+            "name": name,
+            "params": params,
+            "attrs": dict(attrs or {}),
+            "pure": pure,
+            "private": private,
+            "blocks": [],
+        }
         self._frames = [_Frame(False)]
         self._tir_scopes.append(self._param_scope(params))
         BlockBuilder._stack.append(self)
@@ -171,7 +184,7 @@ class BlockBuilder(Normalizer):
 
     @staticmethod
     def _param_scope(params):
-        return set(id(v) for p in params or () for v in tir_vars_in(p.ty))
+        return {id(v) for p in params or () for v in tir_vars_in(p.ty)}
 
     def _close_frame(self):
         """End the innermost frame of the function, keeping it as a block if non-empty."""
@@ -237,8 +250,8 @@ class BlockBuilder(Normalizer):
         if not isinstance(ty, Type):
             raise TypeError(f"match_cast expects a Type, got {ty!r}")
         frame = self._current_frame("match_cast")
-        value = self.normalize_argument(value) if isinstance(value, Tuple) else (
-            self.normalize(value)
+        value = (
+            self.normalize_argument(value) if isinstance(value, Tuple) else (self.normalize(value))
         )
         name = self._fresh_name(name_hint or ("lv" if frame.is_dataflow else "gv"))
         var_cls = DataflowVar if frame.is_dataflow else Var
@@ -281,8 +294,9 @@ class BlockBuilder(Normalizer):
         attrs = dict(info["attrs"])
         if not info["private"]:
             attrs.setdefault("global_symbol", info["name"])
-        func = Function(info["params"], SeqExpr(info["blocks"], output), None, info["pure"],
-                        attrs or None)
+        func = Function(
+            info["params"], SeqExpr(info["blocks"], output), None, info["pure"], attrs or None
+        )
         name = info["name"]
         self._abandon_function()
         func = self.normalize(func)

@@ -30,33 +30,33 @@ except ImportError:  # pragma: no cover - runtime tensors land with the foundati
     _runtime_tensor = None
 
 __all__ = [
-    "Expr",
-    "Var",
-    "DataflowVar",
+    "BaseFunc",
+    "Binding",
+    "BindingBlock",
+    "Call",
     "Constant",
+    "DataTypeImm",
+    "DataflowBlock",
+    "DataflowVar",
+    "Expr",
+    "ExternFunc",
+    "Function",
+    "GlobalVar",
+    "If",
+    "MatchCast",
+    "PrimValue",
+    "SeqExpr",
+    "ShapeExpr",
+    "StringImm",
     "Tuple",
     "TupleGetItem",
-    "Call",
-    "ShapeExpr",
-    "PrimValue",
-    "StringImm",
-    "DataTypeImm",
-    "If",
-    "SeqExpr",
-    "Binding",
+    "Var",
     "VarBinding",
-    "MatchCast",
-    "BindingBlock",
-    "DataflowBlock",
-    "BaseFunc",
-    "Function",
-    "ExternFunc",
-    "GlobalVar",
     "const",
     "extern",
-    "prim_value",
-    "make_shape",
     "get_shape_of",
+    "make_shape",
+    "prim_value",
 ]
 
 Expr = RelaxExpr
@@ -205,8 +205,9 @@ class Call(ExprWithOp, RelaxExpr, type_key="relax.expr.Call"):
     attrs: object = None
     ty_args: tuple = ()
 
-    def __init__(self, op, args, attrs=None, ty_args=None, span=None, *, sinfo_args=None,
-                 ret_ty=None):
+    def __init__(
+        self, op, args, attrs=None, ty_args=None, span=None, *, sinfo_args=None, ret_ty=None
+    ):
         if isinstance(op, str):
             op = Op.get(op)
         if sinfo_args is not None:
@@ -217,8 +218,9 @@ class Call(ExprWithOp, RelaxExpr, type_key="relax.expr.Call"):
         for i, item in enumerate(args):
             if not isinstance(item, RelaxExpr):
                 raise TypeError(f"Call argument {i} must be a Relax Expr, got {item!r}")
-        self.__init_fields__(op, args, attrs, tuple(ty_args or ()), span=span,
-                             ty=_check_type(ret_ty, "Call ret_ty"))
+        self.__init_fields__(
+            op, args, attrs, tuple(ty_args or ()), span=span, ty=_check_type(ret_ty, "Call ret_ty")
+        )
 
     @property
     def sinfo_args(self):
@@ -341,8 +343,9 @@ class BindingBlock(Scriptable, Node, type_key="relax.expr.BindingBlock"):
         bindings = tuple(bindings)
         for i, item in enumerate(bindings):
             if not isinstance(item, Binding):
-                raise TypeError(f"{type(self).__name__} binding {i} must be a Binding, "
-                                f"got {item!r}")
+                raise TypeError(
+                    f"{type(self).__name__} binding {i} must be a Binding, got {item!r}"
+                )
         self.__init_fields__(bindings, span=span)
 
 
@@ -395,8 +398,17 @@ class Function(ExprWithOp, BaseFunc, type_key="relax.expr.Function"):
     is_pure: bool = True
     attrs: object = None
 
-    def __init__(self, params, body, ret_ty=None, is_pure=True, attrs=None, span=None, *,
-                 ret_struct_info=None):
+    def __init__(
+        self,
+        params,
+        body,
+        ret_ty=None,
+        is_pure=True,
+        attrs=None,
+        span=None,
+        *,
+        ret_struct_info=None,
+    ):
         params = tuple(params)
         for i, item in enumerate(params):
             if not isinstance(item, Var):
@@ -406,26 +418,33 @@ class Function(ExprWithOp, BaseFunc, type_key="relax.expr.Function"):
             ret_ty = body.ty
         if attrs is not None and not isinstance(attrs, DictAttrs):
             attrs = DictAttrs(dict(attrs))
-        self.__init_fields__(params, body, ret_ty, bool(is_pure), attrs, span=span,
-                             ty=_function_type(params, ret_ty, is_pure))
+        self.__init_fields__(
+            params,
+            body,
+            ret_ty,
+            bool(is_pure),
+            attrs,
+            span=span,
+            ty=_function_type(params, ret_ty, is_pure),
+        )
 
     @staticmethod
     def create_empty(params, ret_ty, is_pure=True, attrs=None, span=None):
         """A function with a signature but no body (a forward declaration)."""
         return Function(params, None, ret_ty, is_pure, attrs, span)
 
-    def with_attr(self, attr_key, attr_value) -> "Function":
+    def with_attr(self, attr_key, attr_value) -> Function:
         """A copy with function attribute ``attr_key`` set."""
         attrs = DictAttrs({}) if self.attrs is None else self.attrs
         return self._with(attrs.with_attr(attr_key, attr_value))
 
-    def with_attrs(self, attr_map) -> "Function":
+    def with_attrs(self, attr_map) -> Function:
         func = self
         for key, value in dict(attr_map).items():
             func = func.with_attr(key, value)
         return func
 
-    def without_attr(self, attr_key) -> "Function":
+    def without_attr(self, attr_key) -> Function:
         """A copy without function attribute ``attr_key``."""
         if self.attrs is None or attr_key not in self.attrs:
             return self

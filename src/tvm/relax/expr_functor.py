@@ -28,7 +28,6 @@ from ..ir.op import Op
 from ..ir.type import Type
 from .block_builder import BlockBuilder
 from .expr import (
-    BindingBlock,
     Call,
     Constant,
     DataflowBlock,
@@ -50,12 +49,12 @@ from .expr import (
 
 __all__ = [
     "ExprFunctor",
-    "ExprVisitor",
     "ExprMutator",
-    "PyExprVisitor",
+    "ExprVisitor",
     "PyExprMutator",
-    "visitor",
+    "PyExprVisitor",
     "mutator",
+    "visitor",
 ]
 
 _EXPR_METHODS = {
@@ -338,8 +337,11 @@ class ExprMutator(ExprFunctor):
         new_op = self.visit_expr(op.op)
         args = [self.visit_expr(a) for a in op.args]
         ty_args = [self.visit_type(t) for t in op.ty_args]
-        if (new_op is op.op and all(a is b for a, b in zip(args, op.args))
-                and all(a is b for a, b in zip(ty_args, op.ty_args))):
+        if (
+            new_op is op.op
+            and all(a is b for a, b in zip(args, op.args))
+            and all(a is b for a, b in zip(ty_args, op.ty_args))
+        ):
             return op
         return Call(new_op, args, op.attrs, ty_args, span=op.span)
 
@@ -347,8 +349,7 @@ class ExprMutator(ExprFunctor):
         cond = self.visit_expr(op.cond)
         true_branch = self.visit_with_new_scope(op.true_branch)
         false_branch = self.visit_with_new_scope(op.false_branch)
-        if (cond is op.cond and true_branch is op.true_branch
-                and false_branch is op.false_branch):
+        if cond is op.cond and true_branch is op.true_branch and false_branch is op.false_branch:
             return op
         return If(cond, true_branch, false_branch, span=op.span)
 

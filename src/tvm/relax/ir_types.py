@@ -7,6 +7,6 @@ from .ty import as_prim_expr
 __all__ = ["IntImm64"]
 
 
-def IntImm64(value: int):  # noqa: N802 - reads like the node it builds
+def IntImm64(value: int):
     """``T.int64(value)``."""
     return as_prim_expr(int(value), "int64")

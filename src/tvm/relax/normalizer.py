@@ -47,11 +47,21 @@ from .expr import (
 from .op.infer_utils import text
 from .ty import FuncType, ObjectType, ShapeType, TensorType
 
-__all__ = ["Normalizer", "LEAF_TYPES"]
+__all__ = ["LEAF_TYPES", "Normalizer"]
 
 #: Expressions that may appear directly as call arguments (plus Tuples of them).
-LEAF_TYPES = (Var, DataflowVar, GlobalVar, Constant, ShapeExpr, PrimValue, StringImm,
-              DataTypeImm, Op, ExternFunc)
+LEAF_TYPES = (
+    Var,
+    DataflowVar,
+    GlobalVar,
+    Constant,
+    ShapeExpr,
+    PrimValue,
+    StringImm,
+    DataTypeImm,
+    Op,
+    ExternFunc,
+)
 _LEAF_SET = frozenset(LEAF_TYPES)
 
 
@@ -90,8 +100,10 @@ class Normalizer:
                     return self._norm_leaf(expr)
                 if hasattr(expr, "body") and hasattr(expr, "params"):
                     return expr  # a TIR PrimFunc or other function kind: kept as is
-                raise TypeError(f"BlockBuilder cannot normalize {type(expr).__name__}: "
-                                f"{expr!r} is not a Relax expression")
+                raise TypeError(
+                    f"BlockBuilder cannot normalize {type(expr).__name__}: "
+                    f"{expr!r} is not a Relax expression"
+                )
         return handler(self, expr)
 
     def normalize_argument(self, expr):
@@ -210,8 +222,10 @@ class Normalizer:
         op = call.op
         new_op = op if type(op) is Op else self.normalize_argument(op)
         args = call.args
-        new_args = [a if type(a) in _LEAF_SET and a.ty is not None else
-                    self.normalize_argument(a) for a in args]
+        new_args = [
+            a if type(a) in _LEAF_SET and a.ty is not None else self.normalize_argument(a)
+            for a in args
+        ]
         if new_op is not op or any(a is not b for a, b in zip(new_args, args)):
             call = Call(new_op, new_args, call.attrs, call.ty_args, span=call.span)
         if call.ty is None:
@@ -237,8 +251,9 @@ class Normalizer:
                 f"Cannot infer the type of a call to {op.name_hint}: the global function "
                 "is not defined in the module being built (add it first, or give ty_args)"
             )
-        raise TypeError(f"Cannot call {text(op)}: its type {text(callee_ty)} is not a function "
-                        "type")
+        raise TypeError(
+            f"Cannot call {text(op)}: its type {text(callee_ty)} is not a function type"
+        )
 
     def _derive_call_ret(self, call, fty):
         """Bind the callee's symbolic params against the argument types, substitute in ret."""
@@ -252,9 +267,9 @@ class Normalizer:
             _bind_symbols(param_ty, arg.ty, mapping)
         ret = substitute_type(fty.ret, mapping) if mapping else fty.ret
         # Symbolic vars of the callee that stay unbound must not leak into the caller.
-        own = set(id(v) for p in fty.params for v in tir_vars_in(p))
+        own = {id(v) for p in fty.params for v in tir_vars_in(p)}
         if own:
-            bound = set(id(k) for k in mapping)
+            bound = {id(k) for k in mapping}
             ret = _erase(ret, lambda v: id(v) not in own or id(v) in bound, lambda v: True)
         return ret
 
@@ -264,8 +279,11 @@ class Normalizer:
         cond = self.normalize_argument(node.cond)
         true_branch = self._norm_branch(node.true_branch)
         false_branch = self._norm_branch(node.false_branch)
-        if (cond is not node.cond or true_branch is not node.true_branch
-                or false_branch is not node.false_branch):
+        if (
+            cond is not node.cond
+            or true_branch is not node.true_branch
+            or false_branch is not node.false_branch
+        ):
             node = If(cond, true_branch, false_branch, span=node.span)
         if node.ty is None:
             set_field(node, "ty", struct_info_lca(true_branch.ty, false_branch.ty))
@@ -318,8 +336,7 @@ class Normalizer:
                 local_tir = self._tir_scopes[-1]
                 ty = body.ty
                 if local_tir or bound:
-                    ty = _erase(ty, lambda v: id(v) not in local_tir,
-                                lambda v: id(v) not in bound)
+                    ty = _erase(ty, lambda v: id(v) not in local_tir, lambda v: id(v) not in bound)
                 set_field(seq, "ty", ty)
             return seq
         finally:
@@ -334,9 +351,7 @@ class Normalizer:
         finally:
             self._frames.pop()
         old = block.bindings
-        if len(frame.bindings) == len(old) and all(
-            a is b for a, b in zip(frame.bindings, old)
-        ):
+        if len(frame.bindings) == len(old) and all(a is b for a, b in zip(frame.bindings, old)):
             return block
         return type(block)(frame.bindings, span=block.span)
 
@@ -365,9 +380,7 @@ class Normalizer:
     def _norm_function(self, func):
         for param in func.params:
             if param.ty is None:
-                raise TypeError(
-                    f"Function parameter {param.name_hint} has no type annotation"
-                )
+                raise TypeError(f"Function parameter {param.name_hint} has no type annotation")
         if func.body is None:
             return func
         body = func.body
@@ -375,7 +388,7 @@ class Normalizer:
             return func  # the body was normalized before
         saved_frames = self._frames
         self._frames = []
-        scope = set(id(v) for p in func.params for v in tir_vars_in(p.ty))
+        scope = {id(v) for p in func.params for v in tir_vars_in(p.ty)}
         self._tir_scopes.append(scope)
         try:
             body = func.body
@@ -388,8 +401,9 @@ class Normalizer:
             self._frames = saved_frames
         if new_body is func.body and func.ty is not None:
             return func
-        return Function(func.params, new_body, func.ret_ty, func.is_pure, func.attrs,
-                        span=func.span)
+        return Function(
+            func.params, new_body, func.ret_ty, func.is_pure, func.attrs, span=func.span
+        )
 
     def _norm_shape(self, shape):
         if shape.ty is None:

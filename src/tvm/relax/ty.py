@@ -21,22 +21,22 @@ from ..ffi.node import Node
 from ..ir.type import PrimType, TupleType, Type
 
 __all__ = [
-    "Type",
-    "StructInfo",
-    "ObjectType",
     "AnyType",
-    "PrimType",
-    "ShapeType",
-    "TensorType",
-    "TupleType",
-    "FuncType",
-    "PackedFuncType",
-    "ObjectStructInfo",
-    "PrimStructInfo",
-    "ShapeStructInfo",
-    "TensorStructInfo",
-    "TupleStructInfo",
     "FuncStructInfo",
+    "FuncType",
+    "ObjectStructInfo",
+    "ObjectType",
+    "PackedFuncType",
+    "PrimStructInfo",
+    "PrimType",
+    "ShapeStructInfo",
+    "ShapeType",
+    "StructInfo",
+    "TensorStructInfo",
+    "TensorType",
+    "TupleStructInfo",
+    "TupleType",
+    "Type",
 ]
 
 _TIR = None
@@ -194,10 +194,9 @@ class FuncType(Type, type_key="relax.FuncType"):
         self.__init_fields__(params, ret, bool(purity), derive_func, span=span)
 
     @staticmethod
-    def opaque_func(*, ret=None, derive_func=None, purity=False, span=None) -> "FuncType":
+    def opaque_func(*, ret=None, derive_func=None, purity=False, span=None) -> FuncType:
         """A function type with unknown parameters; ``ret`` defaults to ``ObjectType()``."""
-        return FuncType(None, ret if ret is not None else ObjectType(), purity, span,
-                        derive_func)
+        return FuncType(None, ret if ret is not None else ObjectType(), purity, span, derive_func)
 
     @property
     def is_opaque(self) -> bool:

@@ -84,8 +84,9 @@ def test_lca():
     assert isinstance(struct_info_lca(a, relax.ShapeType([3])), relax.ObjectType)
     t = struct_info_lca(relax.TupleType([a, a]), relax.TupleType([a, b]))
     tvm.ir.assert_structural_equal(t, relax.TupleType([a, T(ndim=1, dtype="float32")]))
-    assert isinstance(struct_info_lca(relax.TupleType([a]), relax.TupleType([a, a])),
-                      relax.ObjectType)
+    assert isinstance(
+        struct_info_lca(relax.TupleType([a]), relax.TupleType([a, a])), relax.ObjectType
+    )
     s = struct_info_lca(relax.ShapeType([1, 2]), relax.ShapeType([1, 3]))
     assert s.values is None and s.ndim == 2
     assert struct_info_lca(relax.ShapeType([1]), relax.ShapeType([1, 3])).ndim == -1

@@ -31,7 +31,7 @@ def _func():
 
 
 def test_free_bound_all():
-    func, x, y, a, b, z, n, m = _func()
+    func, x, y, a, b, z, _n, _m = _func()
     assert free_vars(func) == [z]
     assert bound_vars(func) == [x, y, a, b]
     assert set(map(id, all_vars(func))) == set(map(id, [x, y, a, b, z]))
@@ -44,7 +44,7 @@ def test_global_vars():
 
 
 def test_symbolic_vars():
-    func, x, y, a, b, z, n, m = _func()
+    func, *_, n, m = _func()
     assert defined_symbolic_vars(func) == [n, m]
     assert free_symbolic_vars(func) == []
     k = TirVar("k", "int64")

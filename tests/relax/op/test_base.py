@@ -67,8 +67,9 @@ def test_closures():
     clo = relax.BlockBuilder().normalize(op.make_closure(f, [x]))
     assert isinstance(clo.ty, relax.ObjectType)
     c = relax.Var("c", relax.ObjectType())
-    tvm.ir.assert_structural_equal(_infer(op.invoke_closure(c, [x], T([3], "float32"))),
-                                   T([3], "float32"))
+    tvm.ir.assert_structural_equal(
+        _infer(op.invoke_closure(c, [x], T([3], "float32"))), T([3], "float32")
+    )
     tvm.ir.assert_structural_equal(
         _infer(op.invoke_pure_closure(c, [x], [T([3], "float32")])), T([3], "float32")
     )

@@ -52,15 +52,21 @@ def test_unknown_rank_and_dtype():
 
 
 def test_errors_name_op_and_argument():
-    with pytest.raises(ValueError, match="In relax.add, the first input shape at dim 1 is "
-                                         r"T.int64\(3\) and the second input shape at dim 1 "
-                                         r"is T.int64\(4\), which are not broadcastable"):
+    with pytest.raises(
+        ValueError,
+        match="In relax.add, the first input shape at dim 1 is "
+        r"T.int64\(3\) and the second input shape at dim 1 "
+        r"is T.int64\(4\), which are not broadcastable",
+    ):
         _infer(op.add(_var([2, 3]), _var([2, 4])))
     with pytest.raises(TypeError, match="Binary operators must have the same datatype"):
         _infer(op.multiply(_var([2]), _var([2], "int32")))
     shape = relax.ShapeExpr([2])
-    with pytest.raises(TypeError, match=r"must be either R.Tensor or R.Prim types, but "
-                                        r"expression R.add\(x, R.shape\(\[2\]\)\) has RHS"):
+    with pytest.raises(
+        TypeError,
+        match=r"must be either R.Tensor or R.Prim types, but "
+        r"expression R.add\(x, R.shape\(\[2\]\)\) has RHS",
+    ):
         _infer(op.add(_var([2]), shape))
 
 

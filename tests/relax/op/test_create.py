@@ -31,6 +31,9 @@ def test_shape_var_argument():
 
 
 def test_non_shape_argument():
-    with pytest.raises(TypeError, match="Ones/Zeros requires the input shape to be a Shape. "
-                                        "However, the given one is relax.TensorType"):
+    with pytest.raises(
+        TypeError,
+        match="Ones/Zeros requires the input shape to be a Shape. "
+        "However, the given one is relax.TensorType",
+    ):
         _infer(op.ones(relax.Var("t", T([2], "int64")), "float32"))

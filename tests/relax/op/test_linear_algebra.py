@@ -30,8 +30,9 @@ def _v(name, shape=None, dtype="float32", ndim=-1):
     ],
 )
 def test_static(lhs, rhs, expected):
-    tvm.ir.assert_structural_equal(_infer(op.matmul(_v("a", lhs), _v("b", rhs))),
-                                   T(expected, "float32"))
+    tvm.ir.assert_structural_equal(
+        _infer(op.matmul(_v("a", lhs), _v("b", rhs))), T(expected, "float32")
+    )
 
 
 def test_out_dtype_and_attrs():

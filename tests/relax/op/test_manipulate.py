@@ -19,11 +19,13 @@ def _x(shape=None, ndim=-1, dtype="float32"):
 
 
 def test_broadcast_to():
-    tvm.ir.assert_structural_equal(_infer(op.broadcast_to(_x([3, 1]), [2, 3, 4])),
-                                   T([2, 3, 4], "float32"))
+    tvm.ir.assert_structural_equal(
+        _infer(op.broadcast_to(_x([3, 1]), [2, 3, 4])), T([2, 3, 4], "float32")
+    )
     n = TirVar("n", "int64")
-    tvm.ir.assert_structural_equal(_infer(op.broadcast_to(_x([n, 1]), [n, 5])),
-                                   T([n, 5], "float32"))
+    tvm.ir.assert_structural_equal(
+        _infer(op.broadcast_to(_x([n, 1]), [n, 5])), T([n, 5], "float32")
+    )
     r = _infer(op.broadcast_to(_x([3]), relax.Var("s", relax.ShapeType(ndim=2))))
     assert r.ndim == 2
     with pytest.raises(ValueError) as err:
@@ -33,8 +35,9 @@ def test_broadcast_to():
         "The target shape at dim 1 is T.int64(4) while the input tensor shape at dim 1 is "
         "T.int64(2), which are not equal."
     )
-    with pytest.raises(ValueError, match="However, the given tensor has ndim 2 while the "
-                                         "target shape has ndim 1"):
+    with pytest.raises(
+        ValueError, match="However, the given tensor has ndim 2 while the target shape has ndim 1"
+    ):
         _infer(op.broadcast_to(_x([3, 2]), [2]))
 
 
@@ -48,18 +51,19 @@ def test_permute_dims():
     assert _infer(op.permute_dims(_x(ndim=3))).ndim == 3
     with pytest.raises(ValueError, match="number of input axes to equal the ndim"):
         _infer(op.permute_dims(_x([2, 3]), [0]))
-    with pytest.raises(ValueError, match="In relax.permute_dims, the input axes is required "
-                                         "to be non-repetitive"):
+    with pytest.raises(
+        ValueError, match="In relax.permute_dims, the input axes is required to be non-repetitive"
+    ):
         _infer(op.permute_dims(_x([2, 3]), [0, 0]))
 
 
 def test_reshape():
     tvm.ir.assert_structural_equal(_infer(op.reshape(_x([2, 6]), [3, 4])), T([3, 4], "float32"))
-    tvm.ir.assert_structural_equal(_infer(op.reshape(_x([2, 6]), [-1, 3])),
-                                   T([4, 3], "float32"))
+    tvm.ir.assert_structural_equal(_infer(op.reshape(_x([2, 6]), [-1, 3])), T([4, 3], "float32"))
     n = TirVar("n", "int64")
-    tvm.ir.assert_structural_equal(_infer(op.reshape(_x([n, 4]), [n, 2, 2])),
-                                   T([n, 2, 2], "float32"))
+    tvm.ir.assert_structural_equal(
+        _infer(op.reshape(_x([n, 4]), [n, 2, 2])), T([n, 2, 2], "float32")
+    )
     assert _infer(op.reshape(_x([n, 4]), [-1])).ndim == 1
     with pytest.raises(ValueError) as err:
         _infer(op.reshape(_x([2, 6]), [5, 2]))

@@ -30,8 +30,9 @@ def _x(shape=None, ndim=-1):
     ],
 )
 def test_static(axis, keepdims, expected):
-    tvm.ir.assert_structural_equal(_infer(op.sum(_x([2, 3, 4]), axis, keepdims)),
-                                   T(expected, "float32"))
+    tvm.ir.assert_structural_equal(
+        _infer(op.sum(_x([2, 3, 4]), axis, keepdims)), T(expected, "float32")
+    )
 
 
 def test_attrs():

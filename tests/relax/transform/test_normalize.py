@@ -48,8 +48,9 @@ def test_matmul_error_surfaces():
     lv = relax.Var("lv", T([3, 6], "float32"))
     body = relax.SeqExpr([relax.BindingBlock([relax.VarBinding(lv, op.matmul(x, y))])], lv)
     mod = tvm.IRModule({"main": relax.Function([x, y], body, T([3, 6], "float32"))})
-    with pytest.raises(ValueError, match="Matmul requires the reduction length of the "
-                                         "operands to be equal"):
+    with pytest.raises(
+        ValueError, match="Matmul requires the reduction length of the operands to be equal"
+    ):
         relax.transform.Normalize()(mod)
 
 

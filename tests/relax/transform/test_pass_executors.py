@@ -32,8 +32,12 @@ class _AddToMul(relax.PyExprMutator):
 
 
 def _ops(func):
-    return [b.value.op.name for blk in func.body.blocks for b in blk.bindings
-            if isinstance(b.value, relax.Call)]
+    return [
+        b.value.op.name
+        for blk in func.body.blocks
+        for b in blk.bindings
+        if isinstance(b.value, relax.Call)
+    ]
 
 
 def test_function_pass_on_function():
@@ -76,6 +80,7 @@ def test_function_pass_must_return_function():
     with pytest.raises(ValueError, match="opt_level"):
         relax.transform.function_pass(lambda f, m, c: f)
     with pytest.raises(TypeError, match="transform_function"):
+
         @relax.transform.function_pass(opt_level=0)
         class NoMethod:
             pass

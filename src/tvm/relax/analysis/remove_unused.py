@@ -63,8 +63,11 @@ def _clean_seq(seq: SeqExpr) -> SeqExpr:
             live.update(_uses(value, binding))
         kept.reverse()
         if kept:
-            new_blocks.append(block if len(kept) == len(block.bindings) and not changed
-                              else type(block)(kept, span=block.span))
+            new_blocks.append(
+                block
+                if len(kept) == len(block.bindings) and not changed
+                else type(block)(kept, span=block.span)
+            )
     new_blocks.reverse()
     if not changed:
         return seq
@@ -91,12 +94,15 @@ def remove_all_unused(func):
     dropped. The result is normalized again.
     """
     if isinstance(func, IRModule):
-        funcs = {gv: remove_all_unused(f) if isinstance(f, Function) else f
-                 for gv, f in func.functions.items()}
+        funcs = {
+            gv: remove_all_unused(f) if isinstance(f, Function) else f
+            for gv, f in func.functions.items()
+        }
         return IRModule(funcs, func.attrs, func.global_infos)
     if not isinstance(func, Function):
-        raise TypeError(f"remove_all_unused expects a relax.Function or IRModule, got "
-                        f"{type(func).__name__}")
+        raise TypeError(
+            f"remove_all_unused expects a relax.Function or IRModule, got {type(func).__name__}"
+        )
     body = func.body
     if not isinstance(body, SeqExpr):
         return func
@@ -106,8 +112,7 @@ def remove_all_unused(func):
     # Lazy: the builder sits above analysis in the relax package's import order.
     from ..block_builder import BlockBuilder
 
-    new_func = Function(func.params, new_body, func.ret_ty, func.is_pure, func.attrs,
-                        span=func.span)
+    new_func = Function(
+        func.params, new_body, func.ret_ty, func.is_pure, func.attrs, span=func.span
+    )
     return BlockBuilder().normalize(new_func)
-
-

@@ -21,15 +21,15 @@ from ..ty import FuncType, ObjectType, PackedFuncType, ShapeType, TensorType
 
 __all__ = [
     "BaseCheckResult",
-    "struct_info_base_check",
-    "type_base_check",
-    "is_base_of",
-    "struct_info_lca",
-    "type_lca",
     "erase_to_well_defined",
     "get_static_type",
-    "tir_vars_in",
+    "is_base_of",
+    "struct_info_base_check",
+    "struct_info_lca",
     "substitute_type",
+    "tir_vars_in",
+    "type_base_check",
+    "type_lca",
 ]
 
 
@@ -47,8 +47,12 @@ class BaseCheckResult(enum.IntEnum):
     PASS = 3
 
 
-_F0, _F1, _F2, _PASS = (BaseCheckResult.FAIL_L0, BaseCheckResult.FAIL_L1,
-                        BaseCheckResult.FAIL_L2, BaseCheckResult.PASS)
+_F0, _F1, _F2, _PASS = (
+    BaseCheckResult.FAIL_L0,
+    BaseCheckResult.FAIL_L1,
+    BaseCheckResult.FAIL_L2,
+    BaseCheckResult.PASS,
+)
 
 
 def _values_check(base_values, derived_values):
@@ -121,8 +125,10 @@ def _tensor_check(base, derived):
             result = min(result, _F1)
         elif base.ndim != derived.ndim:
             return _F0
-    if base.vdevice is not None and derived.vdevice is not None and not structural_equal(
-        base.vdevice, derived.vdevice
+    if (
+        base.vdevice is not None
+        and derived.vdevice is not None
+        and not structural_equal(base.vdevice, derived.vdevice)
     ):
         return _F0
     if base.shape is None:
@@ -172,9 +178,7 @@ def struct_info_lca(lhs: Type, rhs: Type) -> Type:
     if isinstance(lhs, PrimType):
         if lhs.dtype != rhs.dtype:
             return ObjectType()
-        same = lhs.value is not None and rhs.value is not None and prove_equal(
-            lhs.value, rhs.value
-        )
+        same = lhs.value is not None and rhs.value is not None and prove_equal(lhs.value, rhs.value)
         return lhs if same else PrimType(lhs.dtype)
     if isinstance(lhs, ShapeType):
         if lhs.ndim != rhs.ndim:
@@ -190,9 +194,12 @@ def struct_info_lca(lhs: Type, rhs: Type) -> Type:
         if ndim != -1 and lhs.shape is not None and rhs.shape is not None:
             lvals = getattr(lhs.shape, "values", None)
             rvals = getattr(rhs.shape, "values", None)
-            if lvals is not None and _values_check(lvals, rvals) == _PASS:
-                shape = lhs.shape
-            elif lvals is None and lhs.shape is rhs.shape:
+            if (
+                lvals is not None
+                and _values_check(lvals, rvals) == _PASS
+                or lvals is None
+                and lhs.shape is rhs.shape
+            ):
                 shape = lhs.shape
         return TensorType(shape, dtype, vdevice, ndim if shape is None else -1)
     if isinstance(lhs, TupleType):
@@ -202,8 +209,11 @@ def struct_info_lca(lhs: Type, rhs: Type) -> Type:
     if isinstance(lhs, FuncType):
         purity = lhs.purity and rhs.purity
         ret = struct_info_lca(lhs.ret, rhs.ret)
-        if (lhs.params is not None and rhs.params is not None
-                and structural_equal(lhs.params, rhs.params)):
+        if (
+            lhs.params is not None
+            and rhs.params is not None
+            and structural_equal(lhs.params, rhs.params)
+        ):
             return FuncType(lhs.params, ret, purity)
         return FuncType.opaque_func(ret=ret, purity=purity)
     return lhs if structural_equal(lhs, rhs) else ObjectType()
@@ -252,7 +262,7 @@ def _erase(ty, tir_defined, relax_defined):
         return TupleType(fields)
     if isinstance(ty, FuncType) and ty.params is not None:
         # Symbolic vars in a function signature are bound by the signature itself.
-        params = set(id(v) for p in ty.params for v in tir_vars_in(p))
+        params = {id(v) for p in ty.params for v in tir_vars_in(p)}
 
         def inner(var):
             return id(var) in params or tir_defined(var)
@@ -273,11 +283,11 @@ def erase_to_well_defined(ty: Type, shape_var_map=None, var_map=None) -> Type:
     var_map = dict(var_map or {})
     if shape_var_map:
         ty = substitute_type(ty, shape_var_map)
-        values = set(id(v) for v in shape_var_map.values())
+        values = {id(v) for v in shape_var_map.values()}
     else:
         values = set()
-    keys = set(id(k) for k in shape_var_map)
-    relax_keys = set(id(k) for k in var_map)
+    keys = {id(k) for k in shape_var_map}
+    relax_keys = {id(k) for k in var_map}
 
     def tir_defined(var):
         return id(var) in keys or id(var) in values

@@ -11,12 +11,12 @@ from ..expr import Function, MatchCast, PrimValue, ShapeExpr, Var
 from .type_analysis import tir_vars_in
 
 __all__ = [
-    "free_vars",
-    "bound_vars",
-    "all_vars",
     "all_global_vars",
-    "free_symbolic_vars",
+    "all_vars",
+    "bound_vars",
     "defined_symbolic_vars",
+    "free_symbolic_vars",
+    "free_vars",
 ]
 
 
@@ -119,5 +119,5 @@ def defined_symbolic_vars(expr) -> list:
 def free_symbolic_vars(expr) -> list:
     """Symbolic TIR vars used in ``expr`` but not defined inside it."""
     defining, using = _symbolic_sites(expr)
-    defined = set(id(v) for ty in defining for v in tir_vars_in(ty))
+    defined = {id(v) for ty in defining for v in tir_vars_in(ty)}
     return _unique(v for site in using for v in tir_vars_in(site) if id(v) not in defined)

@@ -16,17 +16,17 @@ from .infer_utils import op_name, text
 from .registry import register_relax_op
 
 __all__ = [
-    "call_tir",
     "call_dps_packed",
     "call_packed",
     "call_pure_packed",
-    "print",
-    "shape_of",
-    "null_value",
-    "make_closure",
+    "call_tir",
     "invoke_closure",
     "invoke_pure_closure",
+    "make_closure",
+    "null_value",
+    "print",
     "register_relax_op",
+    "shape_of",
 ]
 
 
@@ -148,7 +148,7 @@ def call_pure_packed(func, *args, ty_args=None, sinfo_args=None):
     return Call(Op.get("relax.call_pure_packed"), [func, *args], None, list(ty_args))
 
 
-def print(*values, format=""):  # noqa: A001 - TVM's public name
+def print(*values, format=""):
     """``R.print(*values, format=...)``: print at run time (impure)."""
     fmt = format if isinstance(format, StringImm) else StringImm(format)
     return Call(Op.get("relax.print"), [fmt, *values])

@@ -16,28 +16,28 @@ from ...ffi.structural import structural_equal
 from ..ty import ObjectType, ShapeType, TensorType
 
 __all__ = [
-    "op_name",
-    "text",
-    "shape_text",
+    "binary_dtype",
+    "broadcast_shapes",
     "dim_text",
-    "tensor_arg",
-    "tensor_args",
-    "static_dim",
-    "prove_equal",
     "is_one",
     "known_shape",
     "make_tensor_type",
-    "binary_dtype",
-    "broadcast_shapes",
     "normalize_axes",
+    "op_name",
+    "prove_equal",
     "shape_arg_values",
+    "shape_text",
+    "static_dim",
+    "tensor_arg",
+    "tensor_args",
+    "text",
 ]
 
 
 def op_name(call) -> str:
     """``"add"`` for ``relax.add``: the short name used in messages."""
     name = getattr(call.op, "name", "")
-    return name[len("relax."):] if name.startswith("relax.") else name
+    return name.removeprefix("relax.")
 
 
 def text(obj) -> str:

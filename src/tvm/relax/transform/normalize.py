@@ -8,7 +8,7 @@ from .pass_executors import FunctionPass
 __all__ = ["Normalize"]
 
 
-def Normalize() -> FunctionPass:  # noqa: N802 - TVM's pass factory name
+def Normalize() -> FunctionPass:
     """Normalize each Relax function with a ``BlockBuilder``.
 
     Requires: nothing. Guarantees: the normal form of ``docs/arch/relax_ir.md`` (ANF, every

@@ -15,12 +15,12 @@ from ...ir.transform import Pass, PassInfo
 from ..expr import DataflowBlock, Function, If, SeqExpr, VarBinding
 
 __all__ = [
-    "FunctionPass",
     "DataflowBlockPass",
-    "function_pass",
+    "FunctionPass",
     "dataflowblock_pass",
-    "run_function_pass",
+    "function_pass",
     "run_dataflow_block_pass",
+    "run_function_pass",
 ]
 
 
@@ -90,8 +90,9 @@ def run_dataflow_block_pass(pass_obj: DataflowBlockPass, mod: IRModule, ctx) -> 
             continue
         body = _rewrite_seq(func.body, apply)
         if body is not func.body:
-            new_func = Function(func.params, body, func.ret_ty, func.is_pure, func.attrs,
-                                span=func.span)
+            new_func = Function(
+                func.params, body, func.ret_ty, func.is_pure, func.attrs, span=func.span
+            )
             updates[gvar] = BlockBuilder(mod).normalize(new_func)
     return _rebuild_module(mod, updates)
 
@@ -118,13 +119,22 @@ def _rewrite_bindings(block, apply):
     for binding in block.bindings:
         value = binding.value
         if isinstance(value, If) and isinstance(binding, VarBinding):
-            true_branch = _rewrite_seq(value.true_branch, apply) if isinstance(
-                value.true_branch, SeqExpr) else value.true_branch
-            false_branch = _rewrite_seq(value.false_branch, apply) if isinstance(
-                value.false_branch, SeqExpr) else value.false_branch
+            true_branch = (
+                _rewrite_seq(value.true_branch, apply)
+                if isinstance(value.true_branch, SeqExpr)
+                else value.true_branch
+            )
+            false_branch = (
+                _rewrite_seq(value.false_branch, apply)
+                if isinstance(value.false_branch, SeqExpr)
+                else value.false_branch
+            )
             if true_branch is not value.true_branch or false_branch is not value.false_branch:
-                binding = VarBinding(binding.var, If(value.cond, true_branch, false_branch,
-                                                     span=value.span), span=binding.span)
+                binding = VarBinding(
+                    binding.var,
+                    If(value.cond, true_branch, false_branch, span=value.span),
+                    span=binding.span,
+                )
                 changed = True
         bindings.append(binding)
     return type(block)(bindings, span=block.span) if changed else block
@@ -135,8 +145,12 @@ def _make_decorator(kind, method, pass_cls, pass_func, opt_level, name, required
         raise ValueError(f"Please provide opt_level for the {kind} pass.")
 
     def create(func):
-        info = dict(opt_level=opt_level, name=name or func.__name__, required=required,
-                    traceable=traceable)
+        info = {
+            "opt_level": opt_level,
+            "name": name or func.__name__,
+            "required": required,
+            "traceable": traceable,
+        }
         if inspect.isclass(func):
             return _wrap_class(func, method, pass_cls, info)
         if not callable(func):
@@ -180,13 +194,28 @@ def function_pass(pass_func=None, opt_level=None, name=None, required=None, trac
     >>> keep.info.name
     'keep'
     """
-    return _make_decorator("function", "transform_function", FunctionPass, pass_func,
-                           opt_level, name, required, traceable)
+    return _make_decorator(
+        "function",
+        "transform_function",
+        FunctionPass,
+        pass_func,
+        opt_level,
+        name,
+        required,
+        traceable,
+    )
 
 
-def dataflowblock_pass(pass_func=None, opt_level=None, name=None, required=None,
-                       traceable=False):
+def dataflowblock_pass(pass_func=None, opt_level=None, name=None, required=None, traceable=False):
     """Make a dataflow-block pass from ``pass_func(block, mod, ctx)`` or a class with
     ``transform_dataflowblock(self, block, mod, ctx)``."""
-    return _make_decorator("dataflowblock", "transform_dataflowblock", DataflowBlockPass,
-                           pass_func, opt_level, name, required, traceable)
+    return _make_decorator(
+        "dataflowblock",
+        "transform_dataflowblock",
+        DataflowBlockPass,
+        pass_func,
+        opt_level,
+        name,
+        required,
+        traceable,
+    )
