@@ -1,24 +1,21 @@
-"""Reductions: ``reduce_axis``, ``comm_reducer``, ``sum``/``max``/``min`` and the
-``CommReducer``/``Reduce`` nodes.
+"""Reductions: ``reduce_axis``, ``comm_reducer`` and ``sum``/``max``/``min``.
 
 ``te.sum(A[i, k], axis=k)`` builds a :class:`Reduce` expression: a commutative reducer (its
 combiner ``lhs, rhs -> result`` and identity element), the source value, the reduction axes and
 an optional condition. :func:`tvm.te.create_prim_func` lowers it to an SBlock with ``T.init()``.
 
-The node classes keep TVM's type keys (``tirx.CommReducer``, ``tirx.Reduce``) but live in
-``tvm.te``, the only layer that builds them for now.
+The nodes (``CommReducer``, ``Reduce``) live in :mod:`tvm.tirx.reduction`.
 """
 
 from __future__ import annotations
 
-from ..ffi.node import DEF, IGNORE, Node, field
-from ..ir.base import Scriptable
 from ..ir.expr import PrimExpr, Range
-from ..tirx.expr import IntImm, PrimExprWithOp, Var
+from ..tirx.expr import IntImm, Var
 from ..tirx.generic import const, convert
 from ..tirx.generic import max as _max
 from ..tirx.generic import min as _min
 from ..tirx.op import max_value, min_value
+from ..tirx.reduction import CommReducer, Reduce
 from ..tirx.stmt import IterVar
 
 __all__ = [
@@ -31,45 +28,6 @@ __all__ = [
     "sum",
     "thread_axis",
 ]
-
-
-class CommReducer(Scriptable, Node, type_key="tirx.CommReducer"):
-    """A commutative reducer: ``result(lhs, rhs)`` with ``identity_element``."""
-
-    lhs: tuple = field(role=DEF)
-    rhs: tuple = field(role=DEF)
-    result: tuple
-    identity_element: tuple
-    span: object = field(None, role=IGNORE, kw_only=True)
-
-    def __init__(self, lhs, rhs, result, identity_element, span=None):
-        self.__init_fields__(tuple(lhs), tuple(rhs), tuple(result), tuple(identity_element),
-                             span=span)
-
-    def __call__(self, a, b):
-        """Combine two values (single-value reducers only): substitutes ``lhs``/``rhs``."""
-        # Lazy: substitution lives in the statement functors, which import this layer's peers.
-        from ..tirx.stmt_functor import substitute
-
-        return substitute(self.result[0], {self.lhs[0]: a, self.rhs[0]: b})
-
-
-class Reduce(PrimExprWithOp, type_key="tirx.Reduce"):
-    """A reduction of ``source`` over ``axis`` with ``combiner`` where ``condition`` holds."""
-
-    combiner: CommReducer
-    source: tuple
-    axis: tuple = field(role=DEF)
-    condition: PrimExpr
-    value_index: int
-    init: tuple = ()
-
-    def __init__(self, combiner, src, rdom, condition, value_index, init=None, span=None):
-        src = tuple(src)
-        if not 0 <= value_index < len(src):
-            raise ValueError(f"Reduce value_index {value_index} out of range")
-        self.__init_fields__(combiner, src, tuple(rdom), convert(condition), value_index,
-                             tuple(init or ()), span=span, dtype=src[value_index].dtype)
 
 
 def reduce_axis(dom, name="rv", thread_tag="", span=None) -> IterVar:

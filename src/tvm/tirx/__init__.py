@@ -6,6 +6,7 @@ from . import (
     stmt_functor,  # noqa: F401
 )
 from .buffer import Buffer, decl_buffer  # noqa: F401
+from .reduction import CommReducer, Reduce  # noqa: F401
 from .expr import (  # noqa: F401
     EQ,
     GE,
