@@ -48,7 +48,7 @@ class Tensor(_ffi_core.Tensor):
     --------
     >>> import numpy as np, tvm
     >>> t = tvm.runtime.tensor(np.arange(6, dtype="float32").reshape(2, 3))
-    >>> t.shape, t.dtype, str(t.device)
+    >>> t.shape, str(t.dtype), str(t.device)
     ((2, 3), 'float32', 'cpu:0')
     >>> t.numpy().sum()
     np.float32(15.0)
