@@ -418,6 +418,8 @@ def test_if_nested_function_calls_and_call_tir():
     assert f.script().split("\n")[3:] == [
         ('def f(x: R.Tensor((3,), dtype="float32"), c: R.Tensor((), dtype="bool")) -> '
          'R.Tensor((3,), dtype="float32"):'),
+        "    # from tvm.script import relax as R",
+        "    ",
         "    @R.function",
         '    def inner(y: R.Tensor((3,), dtype="float32")) -> R.Tensor((3,), dtype="float32"):',
         '        z: R.Tensor((3,), dtype="float32") = R.add(y, y)',
@@ -558,3 +560,34 @@ def test_spec_c3_long_function_trimming():
     assert lines[bad + 2] == "    b0 = R.add(bad, bad)"
     assert lines[-1] == "(... 5 lines skipped ...)"
     assert len(lines) == 3 + 10 + 2 + 10 + 1
+
+
+def test_fragments_declare_free_vars_and_have_no_header():
+    t3 = tensor((3,))
+    x, y = relax.Var("x", t3), relax.Var("y", t3)
+    block = relax.DataflowBlock([relax.VarBinding(y, op.add(x, x))])
+    seq = relax.SeqExpr([block], y)
+    assert str(block.bindings[0].value) == "R.add(x, x)"
+    assert str(x) == "x"
+    assert str(t3) == 'R.Tensor((3,), dtype="float32")'
+    decl = 'x: R.Tensor((3,), dtype="float32")'
+    assert str(block.bindings[0]) == decl + '\ny: R.Tensor((3,), dtype="float32") = R.add(x, x)'
+    assert str(seq).split("\n") == [
+        decl,
+        "with R.dataflow():",
+        '    y: R.Tensor((3,), dtype="float32") = R.add(x, x)',
+        "    R.output(y)",
+        "y",
+    ]
+
+
+def test_annotations_go_on_statements_only():
+    f = small_function()
+    text = f.script(path_to_annotate={BINDINGS.array_item(1): "here"})
+    assert '        z: R.Tensor((3,), dtype="float32") = R.multiply(y, x)  # here' in text
+    text = f.script(path_to_annotate={ROOT.attr("body").attr("blocks").array_item(0): "blk"})
+    assert "    # blk\n    with R.dataflow():" in text
+    z = f.body.blocks[0].bindings[1].var
+    with pytest.warns(UserWarning, match="expected a statement"):
+        text = f.script(obj_to_annotate={z: "out"})
+    assert text == SMALL

@@ -18,6 +18,7 @@ rather than TVM's JSON blob.
 from __future__ import annotations
 
 import gc
+import warnings
 
 import numpy as np
 
@@ -25,13 +26,15 @@ from . import ir_printer as _ir_printer  # noqa: F401 - registers docsifiers
 from . import relax_printer as _relax_printer  # noqa: F401 - registers docsifiers
 from . import tirx_printer as _tirx_printer  # noqa: F401 - registers docsifiers
 from . import tirx_stmt_printer as _tirx_stmt_printer  # noqa: F401 - registers docsifiers
-from .doc import Doc, StmtBlockDoc, StmtDoc
+from .doc import ClassDoc, Doc, FunctionDoc, StmtBlockDoc, StmtDoc
 from .doc_printer import DocPrinter, decorate_lines
 from .ir_docsifier import ROOT, IRDocsifier, PrinterConfig, path_steps, register_printer
 from .relax_printer import register_call_printer
 
 __all__ = ["PrinterConfig", "register_call_printer", "register_printer", "script"]
 
+# Relax IR fragments that print as statements after declarations of their free variables.
+_FRAGMENT_ROOTS = {"VarBinding", "MatchCast", "BindingBlock", "DataflowBlock", "SeqExpr"}
 _NOTE_PARENT = "Note: The underlined object is the nearest visible parent of this path."
 _NOTE_NONE = "Note: No visible object for this path is rendered in TVMScript."
 _METADATA_OMITTED = "# Metadata omitted. Use show_meta=True in script() method to show it."
@@ -92,7 +95,14 @@ def script(obj, name=None, show_meta=False, ir_prefix="I", module_alias="cls",
 
 def _script(obj, cfg: PrinterConfig) -> str:
     d = IRDocsifier(cfg)
+    free_vars = None
+    if type(obj).__name__ in _FRAGMENT_ROOTS:
+        # A binding, block or sequence printed alone first declares the variables it uses
+        # but does not define: ``x: R.Tensor((3,), dtype="float32")``.
+        d.state["free_var_decls"] = free_vars = []
     doc = d.as_doc(obj, ROOT)
+    if free_vars:
+        doc = StmtBlockDoc(free_vars + (doc.stmts if isinstance(doc, StmtBlockDoc) else [doc]))
 
     # Underline targets: requested paths plus the paths where requested objects appear.
     requests = [(_to_steps(p), _format(p)) for p in cfg.path_to_underline]
@@ -111,8 +121,8 @@ def _script(obj, cfg: PrinterConfig) -> str:
         _annotate(doc, annotations)
 
     printer = DocPrinter(cfg.indent_spaces, marked)
-    is_stmt = isinstance(doc, (StmtDoc, StmtBlockDoc))
-    if is_stmt:
+    if isinstance(doc, (FunctionDoc, ClassDoc)):
+        # Only functions and modules get the import header (as in TVM).
         header = _import_header(d)
         if header:
             printer._w("\n".join(header) + "\n\n")
@@ -243,20 +253,26 @@ def _match(root, requests):
 
 
 def _annotate(root, annotations):
-    """Attach comments to the statements rendering the annotated paths."""
+    """Attach comments to the statements rendering exactly the annotated paths.
+
+    As in TVM, only a statement can carry an annotation; a path that renders as an expression
+    gives a warning and no comment.
+    """
     index = _path_index(root)
-    parents = {id(doc): parent for doc, parent in _iter_docs(root)}
     for steps, text in annotations:
         key = tuple(_key_norm(s) for s in steps)
-        for k in range(len(key), -1, -1):
-            docs = index.get(key[:k])
-            if docs:
-                doc = docs[0]
-                while doc is not None and not isinstance(doc, StmtDoc):
-                    doc = parents.get(id(doc))
-                if doc is not None:
-                    doc.comment = f"{doc.comment}, {text}" if doc.comment else str(text)
-                break
+        docs = index.get(key, [])
+        stmts = [doc for doc in docs if isinstance(doc, StmtDoc)]
+        if not stmts:
+            kind = type(docs[0]).__name__ if docs else "nothing"
+            warnings.warn(
+                f"path_to_annotate/obj_to_annotate: expected a statement at {key}, "
+                f"got {kind}; the annotation {text!r} is not printed",
+                stacklevel=4,
+            )
+            continue
+        doc = stmts[0]
+        doc.comment = f"{doc.comment}, {text}" if doc.comment else str(text)
 
 
 # --- header and metadata ------------------------------------------------------------------------

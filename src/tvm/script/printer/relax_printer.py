@@ -29,6 +29,7 @@ from ...ir.type import PrimType, StringType, TupleType
 from .doc import (
     AssignDoc,
     CallDoc,
+    CommentDoc,
     DictDoc,
     ExprStmtDoc,
     FunctionDoc,
@@ -220,7 +221,18 @@ def _packed_func_type(ty, path, d):
 @register_printer(relax.Var)
 def _var(var, path, d):
     doc = d.var_doc(var)
-    return doc if doc is not None else IdDoc(var.name_hint or "v")
+    if doc is not None:
+        return doc
+    decls = d.state.get("free_var_decls")
+    if decls is not None:
+        # Printing a fragment: declare the free variable before it (``x: R.Tensor(...)``).
+        name = d.define(var, var.name_hint).name
+        if var.ty is not None:
+            decls.append(AssignDoc(IdDoc(name), None, d.as_doc(var.ty, None)))
+        else:
+            decls.append(ExprStmtDoc(IdDoc(name)))
+        return IdDoc(name)
+    return IdDoc(var.name_hint or "v")
 
 
 @register_printer(GlobalVar)
@@ -417,7 +429,10 @@ def _binding_stmts(binding, path, d):
     if isinstance(value, relax.Function):
         name = d.define(var, var.name_hint)
         func_doc = _function_doc(value, value_path, d, name.name, nested=True)
-        return [func_doc.add_path(path)]
+        # TVM 0.27 repeats the import header (and a blank, indented line) before a nested
+        # function.
+        header = CommentDoc("from tvm.script import relax as R")
+        return [header, ExprStmtDoc(IdDoc("")), func_doc.add_path(path)]
     if isinstance(value, relax.If):
         return [_if_doc(var, value, value_path, d).add_path(path)]
     rhs = d.as_doc(value, value_path)
