@@ -223,3 +223,17 @@ def test_bitwise_and_shift_semantics():
     f = tirx.Var("f", F32)
     assert evaluate_expr(op.isinf(f), {f: np.float32("inf")})
     assert not evaluate_expr(op.isnan(f), {f: np.float32(1.0)})
+
+
+def test_scalar_param_that_is_also_a_shape_var_must_agree():
+    n = tirx.Var("n", I32)
+    A = tirx.decl_buffer((n,), F32, name="A")
+    a_handle = tirx.Var("a", "handle")
+    i = tirx.Var("i", I32)
+    body = _loop(i, n, tirx.BufferStore(A, tirx.Cast(F32, n), [i]))
+    func = tirx.PrimFunc([a_handle, n], body, buffer_map={a_handle: A})
+    a = np.zeros(3, F32)
+    run_prim_func(func, [a, 3])
+    np.testing.assert_array_equal(a, [3.0, 3.0, 3.0])
+    with pytest.raises(InterpreterError, match="argument n = 4 disagrees"):
+        run_prim_func(func, [a, 4])

@@ -716,10 +716,22 @@ def run_prim_func(func, args, *, check_shapes=True):
     for p, arg in zip(params, args):
         buf = func.buffer_map.get(p)
         if buf is None:
+            known = comp.has_slot(p)  # already bound from an earlier buffer's shape
             slot = comp.slot(p)
             if p.dtype == "handle":
                 arr = _as_array(arg)
                 steps.append(lambda env, s=slot, a=arr: env.__setitem__(s, a.reshape(-1)))
+            elif known:
+                value = _cast(arg, p.dtype)
+
+                def check(env, s=slot, v=value, name=p.name):
+                    if env[s] != v:
+                        raise InterpreterError(
+                            f"argument {name} = {v} disagrees with the buffer shape that "
+                            f"binds it to {env[s]}"
+                        )
+
+                steps.append(check)
             else:
                 value = _cast(arg, p.dtype)
                 steps.append(lambda env, s=slot, v=value: env.__setitem__(s, v))
