@@ -21,7 +21,8 @@ import enum
 from ..ffi.node import DEF, IGNORE, Node, field
 from ..ir.base import Scriptable
 from ..ir.expr import PrimExpr, Range
-from .expr import FloatImm, IntImm, PrimExprWithOp, StringImm, Var
+from .expr import IntImm, PrimExprWithOp, StringImm, Var
+from .generic import convert
 
 __all__ = [
     "AllocBuffer",
@@ -52,20 +53,15 @@ __all__ = [
 
 
 def _expr(value, dtype="int32"):
-    """Python numbers/bools become immediates; PrimExprs pass through."""
-    if isinstance(value, PrimExpr):
-        return value
+    """Python numbers/bools become immediates (``dtype`` as a hint); PrimExprs pass through."""
     if isinstance(value, IterVar):
         return value.var
-    if isinstance(value, bool):
-        return IntImm("bool", int(value))
-    if isinstance(value, int):
-        if dtype.startswith(("float", "bfloat")):
-            return FloatImm(dtype, float(value))
-        return IntImm(dtype, value)
-    if isinstance(value, float):
-        return FloatImm(dtype if dtype.startswith(("float", "bfloat")) else "float32", value)
-    raise TypeError(f"expected a PrimExpr or a Python number, got {type(value).__name__}")
+    try:
+        return convert(value, dtype)
+    except TypeError:
+        raise TypeError(
+            f"expected a PrimExpr or a Python number, got {type(value).__name__}"
+        ) from None
 
 
 def _index(value):
