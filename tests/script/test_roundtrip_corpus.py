@@ -129,6 +129,19 @@ def main(x: R.Tensor((3,), "float32")) -> R.Tensor((3,), "float32"):
     w = inner(x)
     return w
 """,
+    "callables_and_shape_params": """
+@R.function
+def main(
+    x: R.Tensor((3,), "float32"),
+    f: R.Callable([R.Tensor((3,), "float32")], R.Tensor((3,), "float32")),
+    g: R.Callable(ret=R.Object),
+    s: R.Shape(["n", 2]),
+) -> R.Tensor((3,), "float32"):
+    n = T.int64()
+    y = f(x)
+    t = R.shape([n, 2 * n])
+    return y
+""",
 }
 
 

@@ -1,0 +1,40 @@
+"""The minimal ``T`` namespace that Relax scripts use (dtype constructors, tirx fallbacks)."""
+
+import pytest
+
+from tvm import tirx
+from tvm.script import tirx as T
+
+
+def test_dtype_constructors():
+    var = T.int64()
+    assert isinstance(var, tirx.Var) and var.dtype == "int64" and var.name == ""
+    assert isinstance(T.int64(is_size_var=True), tirx.SizeVar)
+    assert T.int32(3).dtype == "int32" and T.int32(3).value == 3
+    assert isinstance(T.float32(1), tirx.FloatImm) and T.float32(1).value == 1.0
+    assert T.bool(True).value == 1 and T.bool(True).dtype == "bool"
+    named = T.float16("h")
+    assert isinstance(named, tirx.Var) and named.name == "h" and named.dtype == "float16"
+    cast = T.int32(T.int64(5) + tirx.Var("k", "int64"))
+    assert cast.dtype == "int32"
+    same = T.int64(5)
+    assert T.int64(same) is same
+
+
+def test_dtype_constructor_errors():
+    with pytest.raises(TypeError, match=r"T.int32\(\) expects an integer"):
+        T.int32(1.5)
+
+
+def test_other_names_come_from_tirx():
+    assert T.floordiv is tirx.floordiv
+    with pytest.raises(AttributeError, match="minimal T namespace"):
+        T.no_such_thing  # noqa: B018
+
+
+def test_bare_constructor_is_a_scalar_annotation():
+    from tvm import relax
+    from tvm.script.parser.relax.types import as_type
+
+    ty = as_type(T.float32)
+    assert isinstance(ty, relax.PrimType) and ty.dtype == "float32"
