@@ -120,10 +120,11 @@ def test_max_reducer_identity_is_lowest_float():
     assert init.value.value == -float(np.finfo("float32").max)
 
 
-def test_matmul_numerics_odd_sizes():
-    func = _matmul(3, 5, 7)
-    a, b = np.random.rand(3, 7).astype("float32"), np.random.rand(5, 7).astype("float32")
-    out = _run(func, a, b, np.full((3, 5), 99.0, "float32"))
+@pytest.mark.parametrize("n, m, kk", [(1, 1, 1), (3, 5, 7), (17, 3, 17)])
+def test_matmul_numerics_odd_sizes(n, m, kk):
+    func = _matmul(n, m, kk)
+    a, b = np.random.rand(n, kk).astype("float32"), np.random.rand(m, kk).astype("float32")
+    out = _run(func, a, b, np.full((n, m), 99.0, "float32"))
     np.testing.assert_allclose(out, a @ b.T, rtol=1e-5)
 
 

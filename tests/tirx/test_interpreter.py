@@ -2,6 +2,8 @@
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from tvm import tirx
 from tvm.tirx import op
@@ -237,3 +239,24 @@ def test_scalar_param_that_is_also_a_shape_var_must_agree():
     np.testing.assert_array_equal(a, [3.0, 3.0, 3.0])
     with pytest.raises(InterpreterError, match="argument n = 4 disagrees"):
         run_prim_func(func, [a, 4])
+
+
+@settings(max_examples=60, deadline=None)
+@given(a=st.integers(-1000, 1000), b=st.integers(-50, 50).filter(bool))
+def test_division_matches_reference_semantics(a, b):
+    x, y = tirx.Var("x", I32), tirx.Var("y", I32)
+    env = {x: a, y: b}
+    assert evaluate_expr(tirx.floordiv(x, y), env) == a // b
+    assert evaluate_expr(tirx.floormod(x, y), env) == a % b
+    q = evaluate_expr(tirx.truncdiv(x, y), env)
+    r = evaluate_expr(tirx.truncmod(x, y), env)
+    assert q == int(a / b) and q * b + r == a and (r == 0 or (r > 0) == (a > 0))
+
+
+@settings(max_examples=60, deadline=None)
+@given(v=st.integers(-(2**40), 2**40))
+def test_integer_casts_wrap_like_numpy(v):
+    x = tirx.Var("x", "int64")
+    for dtype in ("int8", "uint8", "int16", "int32", "uint32"):
+        got = evaluate_expr(tirx.Cast(dtype, x), {x: v})
+        assert got == int(np.array(v, dtype="int64").astype(dtype))
