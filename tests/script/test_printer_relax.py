@@ -591,3 +591,28 @@ def test_annotations_go_on_statements_only():
     with pytest.warns(UserWarning, match="expected a statement"):
         text = f.script(obj_to_annotate={z: "out"})
     assert text == SMALL
+
+
+def test_call_tir_tuple_output_and_extern_func_binding():
+    from tvm.ir import GlobalVar
+
+    t23 = tensor((2, 3))
+    x, s, u = relax.Var("x", t23), relax.Var("s", relax.ShapeType(ndim=2)), relax.Var(
+        "u", relax.TensorType(None, "float32"))
+    out_ty = relax.TupleType([t23, t23])
+    d, e = relax.Var("d", out_ty), relax.Var("e", relax.FuncType(None, relax.ObjectType()))
+    call = op.call_tir(GlobalVar("h"), relax.Tuple([x]), out_ty=out_ty)
+    block = relax.BindingBlock([
+        relax.VarBinding(d, call),
+        relax.VarBinding(e, relax.ExternFunc("myfunc")),
+    ])
+    text = func([x, s, u], [block], d, out_ty, "f").script()
+    assert text.split("\n")[3:] == [
+        'def f(x: R.Tensor((2, 3), dtype="float32"), s: R.Shape(ndim=2), '
+        'u: R.Tensor(dtype="float32")) -> R.Tuple(R.Tensor((2, 3), dtype="float32"), '
+        'R.Tensor((2, 3), dtype="float32")):',
+        '    d = R.call_tir(h, (x,), out_ty=[R.Tensor((2, 3), dtype="float32"), '
+        'R.Tensor((2, 3), dtype="float32")])',
+        '    e: R.Callable = R.ExternFunc("myfunc")',
+        "    return d",
+    ]

@@ -201,9 +201,10 @@ def _string_type(ty, path, d):
 
 @register_printer(relax.FuncType)
 def _func_type(ty, path, d):
-    ret = d.as_doc(ty.ret, attr_path(path, "ret"))
     if ty.params is None:
-        return CallDoc(_r(d, "Callable"), [], ["ret"], [ret])
+        # An opaque function type (an ExternFunc's, say) prints bare, as in TVM 0.27.
+        return _r(d, "Callable")
+    ret = d.as_doc(ty.ret, attr_path(path, "ret"))
     params = [
         d.as_doc(p, item_path(attr_path(path, "params"), i)) for i, p in enumerate(ty.params)
     ]
