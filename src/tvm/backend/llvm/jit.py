@@ -8,7 +8,8 @@ int32, TVMFFIAny*)``, optimizes it (O3 by default, host CPU features or the targ
 libtvm_ffi, ``TVMBackendParallelLaunch`` from the thread pool (see ``threadpool``), and libc.
 
 Results are cached in memory by a SHA-256 of the IR text and the target options, so building
-an unchanged module again returns the same ``runtime.Module`` object without compiling.
+an unchanged module again returns the same ``runtime.Module`` object without compiling; the
+object code is also cached on disk (``disk_cache``), so a new process skips O3 and codegen.
 """
 
 from __future__ import annotations
@@ -16,16 +17,18 @@ from __future__ import annotations
 import collections
 import hashlib
 import os
+import re
 import threading
 
 import tvm_ffi
 
 from tvm.runtime.module import Module
 
-from . import threadpool
+from . import disk_cache, threadpool
 from .target_machine import (
     _LOCK,
     TargetOptions,
+    declared_symbols,
     emit_assembly,
     emit_object,
     llvm_binding,
@@ -39,7 +42,7 @@ PACKED_PREFIX = "__tvm_ffi_"
 _CACHE_SIZE = 256
 _CACHE: collections.OrderedDict[str, Module] = collections.OrderedDict()
 _CACHE_LOCK = threading.Lock()
-_STATS = {"compiled": 0, "cache_hits": 0}
+_STATS = {"compiled": 0, "cache_hits": 0, "disk_hits": 0}
 
 
 class LLVMModuleImpl:
@@ -66,17 +69,41 @@ class LLVMModuleImpl:
         """Compile ``ir_text`` in-process and wrap the packed functions."""
         llvm = llvm_binding()
         mod = parse_ir(self.ir_text, self.name)
-        _resolve_symbols(mod)
+        _resolve_symbols(declared_symbols(mod), self.name)
         with _LOCK:
             engine = llvm.create_mcjit_compiler(mod, new_target_machine(self.options))
+            # MCJIT hands over the object file it produced: kept for export and the disk cache.
+            engine.set_object_cache(notify_func=self._remember_object)
             engine.finalize_object()
+        names = [
+            fn.name
+            for fn in mod.functions
+            if not fn.is_declaration and fn.name.startswith(PACKED_PREFIX)
+        ]
+        self._wrap_functions(engine, names)
+
+    def jit_object(self, obj: bytes) -> None:
+        """Load an object file compiled earlier from ``ir_text`` (disk cache hit)."""
+        llvm = llvm_binding()
+        _resolve_symbols(_DECLARATION.findall(self.ir_text), self.name)
+        with _LOCK:
+            engine = llvm.create_mcjit_compiler(
+                llvm.parse_assembly(""), new_target_machine(self.options)
+            )
+            engine.add_object_file(llvm.ObjectFileRef.from_data(obj))
+            engine.finalize_object()
+        self._object = obj
+        self._wrap_functions(engine, _PACKED_DEFINITION.findall(self.ir_text))
+
+    def _remember_object(self, _module, buffer: bytes) -> None:
+        self._object = bytes(buffer)
+
+    def _wrap_functions(self, engine, symbols) -> None:
         self._engine = engine
-        for fn in mod.functions:
-            if fn.is_declaration or not fn.name.startswith(PACKED_PREFIX):
-                continue
-            address = engine.get_function_address(fn.name)
+        for symbol in symbols:
+            address = engine.get_function_address(symbol)
             # keep_alive_object: the machine code lives as long as any Function using it.
-            self._functions[fn.name[len(PACKED_PREFIX) :]] = tvm_ffi.Function.__from_extern_c__(
+            self._functions[symbol[len(PACKED_PREFIX) :]] = tvm_ffi.Function.__from_extern_c__(
                 address, keep_alive_object=engine
             )
 
@@ -143,6 +170,13 @@ class LLVMModuleImpl:
         return paths
 
 
+# `define ... @__tvm_ffi_add(` or `@"__tvm_ffi_add"(` in LLVM IR text.
+_PACKED_DEFINITION = re.compile(
+    r'^define [^@]*@"?(' + PACKED_PREFIX + r'[\w.$]+)"?\(', re.MULTILINE
+)
+_DECLARATION = re.compile(r'^declare [^@]*@"?([\w.$]+)"?\(', re.MULTILINE)
+
+
 def _safe(name: str) -> str:
     return "".join(c if c.isalnum() or c in "_-" else "_" for c in name) or "module"
 
@@ -159,11 +193,21 @@ def _parallel_stub_object(options: TargetOptions) -> bytes:
     return _STUB_OBJECTS[key]
 
 
-def _resolve_symbols(mod) -> None:
-    """Make the module's external tvm_ffi and thread-pool symbols resolvable by the JIT."""
-    register_tvm_ffi_symbols(mod)
-    if any(fn.is_declaration and fn.name == threadpool.LAUNCH_SYMBOL for fn in mod.functions):
+def _resolve_symbols(symbols, module_name: str) -> None:
+    """Make a module's external tvm_ffi and thread-pool symbols resolvable by the JIT."""
+    register_tvm_ffi_symbols(symbols, module_name)
+    if threadpool.LAUNCH_SYMBOL in symbols:
         threadpool.launch_address()  # compiles the pool once and registers the symbol
+
+
+def _load_from_disk(key: str, name: str, options: TargetOptions) -> LLVMModuleImpl | None:
+    entry = disk_cache.load(key)
+    if entry is None:
+        return None
+    impl = LLVMModuleImpl(name, entry[0], options)
+    impl.jit_object(entry[1])
+    _STATS["disk_hits"] += 1
+    return impl
 
 
 def cache_key(ir_text: str, options: TargetOptions) -> str:
@@ -190,7 +234,8 @@ def build_module(
     name : str, optional
         The module name (default: the llvmlite module's name, else ``"module"``).
     use_cache : bool
-        Look up and store the result in the in-memory compilation cache.
+        Look up and store the result in the in-memory compilation cache and the on-disk
+        cache (see ``tvm.backend.llvm.disk_cache``).
 
     Returns
     -------
@@ -208,12 +253,16 @@ def build_module(
                 _CACHE.move_to_end(key)
                 _STATS["cache_hits"] += 1
                 return cached
-    mod = parse_ir(ir_text, name)
-    optimize(mod, options)
-    impl = LLVMModuleImpl(name, str(mod), options)
-    impl.jit()
+    impl = _load_from_disk(key, name, options) if key is not None else None
+    if impl is None:
+        mod = parse_ir(ir_text, name)
+        optimize(mod, options)
+        impl = LLVMModuleImpl(name, str(mod), options)
+        impl.jit()
+        _STATS["compiled"] += 1
+        if key is not None and disk_cache.cache_dir() is not None:
+            disk_cache.store(key, impl.ir_text, impl.object_code())
     result = Module(impl)
-    _STATS["compiled"] += 1
     if key is not None:
         with _CACHE_LOCK:
             _CACHE[key] = result
@@ -223,7 +272,7 @@ def build_module(
 
 
 def cache_info() -> dict:
-    """Counters of the compilation cache: ``compiled``, ``cache_hits`` and ``size``."""
+    """Counters: ``compiled``, ``cache_hits`` (memory), ``disk_hits`` and ``size`` (memory)."""
     with _CACHE_LOCK:
         return dict(_STATS, size=len(_CACHE))
 

@@ -210,8 +210,8 @@ def emit_object(mod, options: TargetOptions) -> bytes:
     return target_machine(options).emit_object(mod)
 
 
-def register_tvm_ffi_symbols(mod) -> None:
-    """Make the ``TVMFFI*`` functions that ``mod`` declares resolvable by the JIT.
+def register_tvm_ffi_symbols(symbols, module_name: str) -> None:
+    """Make the ``TVMFFI*`` functions among ``symbols`` resolvable by the JIT.
 
     libtvm_ffi is loaded privately (``RTLD_LOCAL``) by tvm_ffi, so the JIT cannot find its
     symbols by itself; their addresses come from ``tvm_ffi.LIB`` through ctypes.
@@ -222,13 +222,18 @@ def register_tvm_ffi_symbols(mod) -> None:
     import tvm_ffi
 
     llvm = llvm_binding()
-    for fn in mod.functions:
-        if not fn.is_declaration or not fn.name.startswith("TVMFFI"):
+    for name in symbols:
+        if not name.startswith("TVMFFI"):
             continue
         try:
-            address = ctypes.cast(getattr(tvm_ffi.LIB, fn.name), ctypes.c_void_p).value
+            address = ctypes.cast(getattr(tvm_ffi.LIB, name), ctypes.c_void_p).value
         except AttributeError as err:
             raise ValueError(
-                f"LLVM module '{mod.name}' calls '{fn.name}', which libtvm_ffi does not export"
+                f"LLVM module '{module_name}' calls '{name}', which libtvm_ffi does not export"
             ) from err
-        llvm.add_symbol(fn.name, address)
+        llvm.add_symbol(name, address)
+
+
+def declared_symbols(mod) -> list:
+    """Names of the functions an llvmlite ``ModuleRef`` declares but does not define."""
+    return [fn.name for fn in mod.functions if fn.is_declaration]

@@ -33,6 +33,7 @@ import threading
 
 from .target_machine import (
     TargetOptions,
+    declared_symbols,
     llvm_binding,
     new_target_machine,
     optimize,
@@ -502,7 +503,7 @@ class _Pool:
         llvm = llvm_binding()
         options = TargetOptions()
         mod = parse_ir(pool_ir(), "pytvm_threadpool")
-        register_tvm_ffi_symbols(mod)
+        register_tvm_ffi_symbols(declared_symbols(mod), mod.name)
         optimize(mod, options)
         engine = llvm.create_mcjit_compiler(mod, new_target_machine(options))
         engine.finalize_object()

@@ -1,0 +1,78 @@
+"""On-disk cache of JIT-compiled LLVM modules, so a new process skips optimization and codegen.
+
+Each entry is two files named by the compilation cache key (a SHA-256 of the IR text and the
+target options, see ``jit.cache_key``): ``<key>.ll`` (the optimized LLVM IR, served by
+``inspect_source("ll")``) and ``<key>.obj`` (a header with the SHA-256 of the object file,
+then the object file, which MCJIT loads and ``export_library`` reuses). The digest matters:
+MCJIT crashes the process on a damaged object file instead of raising. The directory is ``$PYTVM_CACHE_DIR/llvm`` (default
+``~/.cache/pytvm/llvm``); ``PYTVM_LLVM_DISK_CACHE=0`` turns the cache off. The cache is best
+effort: unreadable, partial or unwritable entries are ignored and compiled again.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import tempfile
+
+_MAGIC = b"PYTVM-OBJ-1\n"
+
+
+def cache_dir() -> str | None:
+    """The directory of the cache, or None when it is turned off."""
+    if os.environ.get("PYTVM_LLVM_DISK_CACHE", "1") == "0":
+        return None
+    base = os.environ.get("PYTVM_CACHE_DIR") or os.path.join(
+        os.path.expanduser("~"), ".cache", "pytvm"
+    )
+    return os.path.join(base, "llvm")
+
+
+def load(key: str) -> tuple[str, bytes] | None:
+    """Return ``(optimized IR text, object bytes)`` cached under ``key``, or None."""
+    directory = cache_dir()
+    if directory is None:
+        return None
+    try:
+        with open(os.path.join(directory, f"{key}.obj"), "rb") as obj_file:
+            blob = obj_file.read()
+        with open(os.path.join(directory, f"{key}.ll"), encoding="utf-8") as ir_file:
+            ir_text = ir_file.read()
+    except (OSError, UnicodeDecodeError):
+        return None
+    header = len(_MAGIC) + 32
+    obj = blob[header:]
+    if not blob.startswith(_MAGIC) or blob[len(_MAGIC) : header] != hashlib.sha256(obj).digest():
+        return None  # damaged or from another format version
+    if not obj or not ir_text:
+        return None
+    return ir_text, obj
+
+
+def store(key: str, ir_text: str, obj: bytes) -> bool:
+    """Write an entry (each file atomically, object last); returns whether it was written."""
+    directory = cache_dir()
+    if directory is None:
+        return False
+    try:
+        os.makedirs(directory, exist_ok=True)
+        # The object is written last: `load` reads it first, so a half-written entry
+        # (only the .ll) is a miss.
+        _write_atomic(os.path.join(directory, f"{key}.ll"), ir_text.encode("utf-8"))
+        blob = _MAGIC + hashlib.sha256(obj).digest() + obj
+        _write_atomic(os.path.join(directory, f"{key}.obj"), blob)
+    except OSError:
+        return False  # e.g. a read-only home directory: caching is an optimization only
+    return True
+
+
+def _write_atomic(path: str, data: bytes) -> None:
+    fd, tmp = tempfile.mkstemp(dir=os.path.dirname(path), prefix=".tmp-")
+    try:
+        with os.fdopen(fd, "wb") as out:
+            out.write(data)
+        os.replace(tmp, path)  # concurrent writers of the same key write the same bytes
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise

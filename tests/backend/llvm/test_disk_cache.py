@@ -1,0 +1,110 @@
+"""The on-disk compilation cache: a new process (here: a cleared memory cache) skips codegen."""
+
+import os
+
+import numpy as np
+import pytest
+
+from tvm.backend.llvm import build_module, disk_cache, jit
+from tvm.backend.llvm.target_machine import TargetOptions
+from tvm.backend.llvm.testing import elementwise_add_module, thread_ids_module
+from tvm.runtime.module import find_linker, load_module
+
+
+@pytest.fixture
+def cache_dir(tmp_path, monkeypatch):
+    monkeypatch.setenv("PYTVM_CACHE_DIR", str(tmp_path))
+    jit.clear_cache()
+    return tmp_path / "llvm"
+
+
+def _entry_files(directory):
+    return sorted(p.suffix for p in directory.iterdir()) if directory.exists() else []
+
+
+def test_second_build_loads_the_object(cache_dir):
+    ir_module = elementwise_add_module("disk_add")
+    first = build_module(ir_module)
+    assert _entry_files(cache_dir) == [".ll", ".obj"]
+    jit.clear_cache()
+    before = jit.cache_info()
+    second = build_module(ir_module)
+    after = jit.cache_info()
+    assert second is not first
+    assert after["disk_hits"] == before["disk_hits"] + 1
+    assert after["compiled"] == before["compiled"]
+    assert second.inspect_source("ll") == first.inspect_source("ll")
+    assert second.function_names() == ["disk_add"]
+    a = np.arange(33, dtype="float32")
+    c = np.zeros_like(a)
+    second["disk_add"](a, a, c)
+    np.testing.assert_array_equal(c, 2 * a)
+    with pytest.raises(ValueError, match=r"Mismatched B.shape\[0\]"):
+        second["disk_add"](a, a[:3], c)
+
+
+def test_cached_parallel_module_and_export(cache_dir, tmp_path):
+    build_module(thread_ids_module("disk_ids"))
+    jit.clear_cache()
+    mod = build_module(thread_ids_module("disk_ids"))
+    assert jit.cache_info()["disk_hits"] >= 1
+    out = np.zeros(4, "int64")
+    mod["disk_ids"](out)
+    assert (out != 0).all()
+    if find_linker() is None:
+        pytest.skip("no linker")
+    loaded = load_module(mod.export_library(str(tmp_path / "ids.so")))
+    out[:] = 0
+    loaded["disk_ids"](out)
+    assert (out != 0).all()
+
+
+def test_damaged_object_is_compiled_again(cache_dir):
+    ir_module = elementwise_add_module("disk_bad")
+    build_module(ir_module)
+    key = jit.cache_key(str(ir_module), TargetOptions())
+    blob = (cache_dir / f"{key}.obj").read_bytes()
+    (cache_dir / f"{key}.obj").write_bytes(blob[:-100] + b"damaged" * 10)
+    jit.clear_cache()
+    before = jit.cache_info()
+    mod = build_module(ir_module)
+    assert jit.cache_info()["compiled"] == before["compiled"] + 1
+    a = np.ones(3, "float32")
+    c = np.zeros_like(a)
+    mod["disk_bad"](a, a, c)
+    assert (c == 2).all()
+    assert (cache_dir / f"{key}.obj").read_bytes() == blob  # the entry was rewritten
+
+
+def test_partial_entry_is_a_miss(cache_dir):
+    ir_module = elementwise_add_module("disk_partial")
+    build_module(ir_module)
+    key = jit.cache_key(str(ir_module), TargetOptions())
+    os.unlink(cache_dir / f"{key}.ll")
+    assert disk_cache.load(key) is None
+
+
+def test_disabled(cache_dir, monkeypatch):
+    monkeypatch.setenv("PYTVM_LLVM_DISK_CACHE", "0")
+    assert disk_cache.cache_dir() is None
+    build_module(elementwise_add_module("disk_off"))
+    assert not cache_dir.exists()
+    assert disk_cache.store("k", "ir", b"obj") is False
+
+
+def test_unwritable_directory_is_ignored(tmp_path, monkeypatch):
+    blocker = tmp_path / "file"
+    blocker.write_text("a file where the cache directory should be")
+    monkeypatch.setenv("PYTVM_CACHE_DIR", str(blocker))
+    jit.clear_cache()
+    mod = build_module(elementwise_add_module("disk_unwritable"))
+    assert disk_cache.store("k", "ir", b"obj") is False
+    a = np.ones(2, "float32")
+    c = np.zeros_like(a)
+    mod["disk_unwritable"](a, a, c)
+    assert (c == 2).all()
+
+
+def test_use_cache_false_bypasses_disk(cache_dir):
+    build_module(elementwise_add_module("disk_bypass"), use_cache=False)
+    assert not cache_dir.exists()
