@@ -1,0 +1,125 @@
+"""Property tests: simplification, proofs and bounds agree with evaluation on random values."""
+
+import pytest
+from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import strategies as st
+
+from tvm import arith, tirx
+from tvm.ffi import structural_equal
+from tvm.tirx.analysis import evaluate
+
+X, Y, Z = tirx.Var("x", "int64"), tirx.Var("y", "int64"), tirx.Var("z", "int64")
+S = tirx.SizeVar("s", "int64")
+VARS = [X, Y, Z, S]
+
+SETTINGS = settings(
+    max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow]
+)
+
+leaves = st.one_of(
+    st.sampled_from(VARS),
+    st.integers(-6, 6).map(lambda v: tirx.const(v, "int64")),
+)
+divisors = st.sampled_from([-3, -2, 2, 3, 4, 6, 8]).map(lambda v: tirx.const(v, "int64"))
+
+
+def _extend(children):
+    pair = st.tuples(children, children)
+    return st.one_of(
+        pair.map(lambda p: p[0] + p[1]),
+        pair.map(lambda p: p[0] - p[1]),
+        pair.map(lambda p: p[0] * p[1]),
+        st.tuples(children, divisors).map(lambda p: tirx.floordiv(p[0], p[1])),
+        st.tuples(children, divisors).map(lambda p: tirx.floormod(p[0], p[1])),
+        st.tuples(children, divisors).map(lambda p: tirx.truncdiv(p[0], p[1])),
+        st.tuples(children, divisors).map(lambda p: tirx.truncmod(p[0], p[1])),
+        pair.map(lambda p: tirx.FloorDiv(p[0], p[1])),
+        pair.map(lambda p: tirx.FloorMod(p[0], p[1])),
+        pair.map(lambda p: tirx.min(p[0], p[1])),
+        pair.map(lambda p: tirx.max(p[0], p[1])),
+        st.tuples(children, children, children).map(
+            lambda p: tirx.Select(p[0] < p[1], p[1], p[2])
+        ),
+    )
+
+
+exprs = st.recursive(leaves, _extend, max_leaves=10)
+assignments = st.fixed_dictionaries(
+    {X: st.integers(-20, 20), Y: st.integers(-20, 20), Z: st.integers(-20, 20),
+     S: st.integers(0, 20)}
+)
+
+
+def _value(expr, env):
+    """The value, or None where the expression is undefined (a division by zero)."""
+    try:
+        return evaluate(expr, env)
+    except ValueError as err:
+        assert "division by zero" in str(err)
+        return None
+
+
+@SETTINGS
+@given(expr=exprs, env=st.lists(assignments, min_size=3, max_size=3))
+def test_simplify_preserves_value(expr, env):
+    simplified = arith.Analyzer().simplify(expr)
+    assert simplified.dtype == expr.dtype
+    for values in env:
+        expected = _value(expr, values)
+        assume(expected is not None)
+        assert evaluate(simplified, values) == expected, (expr, simplified, values)
+
+
+@SETTINGS
+@given(expr=exprs)
+def test_simplified_form_is_provably_equal_and_stable(expr):
+    ana = arith.Analyzer()
+    simplified = ana.simplify(expr)
+    assert ana.can_prove_equal(expr, simplified)
+    again = ana.simplify(simplified)
+    assert structural_equal(ana.simplify(again), again)
+
+
+@SETTINGS
+@given(a=exprs, b=exprs, op=st.sampled_from(["lt", "le", "eq", "ne"]), env=assignments)
+def test_comparisons_simplify_soundly(a, b, op, env):
+    cond = {"lt": tirx.LT, "le": tirx.LE, "eq": tirx.EQ, "ne": tirx.NE}[op](a, b)
+    expected = _value(cond, env)
+    assume(expected is not None)
+    simplified = arith.Analyzer().simplify(cond)
+    assert evaluate(simplified, env) == expected, (cond, simplified, env)
+
+
+@SETTINGS
+@given(a=exprs, b=exprs, env=st.lists(assignments, min_size=4, max_size=4))
+def test_proofs_are_sound(a, b, env):
+    ana = arith.Analyzer()
+    proved_le = ana.can_prove(a <= b)
+    proved_eq = ana.can_prove_equal(a, b)
+    for values in env:
+        va, vb = _value(a, values), _value(b, values)
+        if va is None or vb is None:
+            continue
+        if proved_le:
+            assert va <= vb, (a, b, values)
+        if proved_eq:
+            assert va == vb, (a, b, values)
+
+
+@SETTINGS
+@given(expr=exprs, env=st.lists(assignments, min_size=4, max_size=4))
+def test_const_int_bound_contains_every_value(expr, env):
+    ana = arith.Analyzer()
+    for var in (X, Y, Z):
+        ana.update(var, arith.ConstIntBound(-20, 20))
+    ana.update(S, arith.ConstIntBound(0, 20))
+    bound = ana.const_int_bound(expr)
+    for values in env:
+        value = _value(expr, values)
+        if value is not None:
+            assert bound.min_value <= value <= bound.max_value, (expr, bound, values)
+
+
+@pytest.mark.parametrize("steps", [1, 2])
+def test_simplify_steps_argument(steps):
+    assert repr(arith.Analyzer().simplify(X * 4 // 2, steps=steps)) == "x * T.int64(2)"
