@@ -1,6 +1,8 @@
 """Doc tree -> text: precedence, literals, statements, underlines, context, line numbers."""
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from tvm.script.printer.doc import (
     AssertDoc,
@@ -207,3 +209,65 @@ def test_line_numbers_are_right_aligned():
     assert lines[1] == "   ^^^^^"
     assert lines[10] == "10 line10"
     assert lines[11] == "11 "
+
+
+# --- property: printed operations parse back with the same meaning ---------------------------
+
+
+_BINARY = {
+    K.Add: lambda x, y: x + y,
+    K.Sub: lambda x, y: x - y,
+    K.Mult: lambda x, y: x * y,
+    K.FloorDiv: lambda x, y: x // y,
+    K.Mod: lambda x, y: x % y,
+    K.BitAnd: lambda x, y: x & y,
+    K.BitOr: lambda x, y: x | y,
+    K.BitXor: lambda x, y: x ^ y,
+    K.Lt: lambda x, y: x < y,
+    K.Eq: lambda x, y: x == y,
+    K.GtE: lambda x, y: x >= y,
+    K.And: lambda x, y: x and y,
+    K.Or: lambda x, y: x or y,
+}
+_UNARY = {K.USub: lambda x: -x, K.Invert: lambda x: ~x, K.Not: lambda x: not x}
+
+
+def _trees():
+    leaves = st.integers(-5, 5).map(lambda v: (LiteralDoc(v), v))
+
+    def extend(children):
+        binary = st.tuples(st.sampled_from(sorted(_BINARY)), children, children)
+        unary = st.tuples(st.sampled_from(sorted(_UNARY)), children)
+        ternary = st.tuples(st.just(K.IfThenElse), children, children, children)
+        return st.one_of(binary, unary, ternary).map(_build)
+
+    return st.recursive(leaves, extend, max_leaves=12)
+
+
+def _build(parts):
+    kind, *children = parts
+    docs = [c[0] for c in children]
+    values = [c[1] for c in children]
+    if any(v is ZeroDivisionError for v in values):
+        return OperationDoc(kind, docs), ZeroDivisionError
+    try:
+        if kind == K.IfThenElse:
+            value = values[1] if values[0] else values[2]
+        elif kind in _UNARY:
+            value = _UNARY[kind](values[0])
+        else:
+            value = _BINARY[kind](*values)
+    except ZeroDivisionError:
+        value = ZeroDivisionError
+    return OperationDoc(kind, docs), value
+
+
+@settings(max_examples=300, deadline=None)
+@given(_trees())
+def test_printed_operations_keep_their_meaning(tree):
+    doc, expected = tree
+    text = to_python_script(doc)
+    if expected is ZeroDivisionError:
+        return
+    # The text is made of int literals and operators only.
+    assert eval(text) == expected, text
