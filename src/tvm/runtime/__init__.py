@@ -28,6 +28,8 @@ _LAZY_ATTRS = {
     "Module": "module",
     "load_module": "module",
     "system_lib": "module",
+    "num_threads": "module",
+    "BenchmarkResult": "module",
     "DataType": "data_type",
     "DataTypeCode": "data_type",
 }
