@@ -21,8 +21,8 @@ from ..ir.op import Op
 from ..ir.type import PrimType, TupleType
 from .analysis.type_analysis import (
     _erase,
+    derive_call_ret_type,
     struct_info_lca,
-    substitute_type,
     tir_vars_in,
 )
 from .expr import (
@@ -45,7 +45,7 @@ from .expr import (
     VarBinding,
 )
 from .op.infer_utils import text
-from .ty import FuncType, ObjectType, ShapeType, TensorType
+from .ty import FuncType, ObjectType, ShapeType
 
 __all__ = ["LEAF_TYPES", "Normalizer"]
 
@@ -256,22 +256,7 @@ class Normalizer:
         )
 
     def _derive_call_ret(self, call, fty):
-        """Bind the callee's symbolic params against the argument types, substitute in ret."""
-        if len(call.args) != len(fty.params):
-            raise TypeError(
-                f"Function {text(call.op)} expects {len(fty.params)} arguments, but "
-                f"{len(call.args)} were given"
-            )
-        mapping = {}
-        for param_ty, arg in zip(fty.params, call.args):
-            _bind_symbols(param_ty, arg.ty, mapping)
-        ret = substitute_type(fty.ret, mapping) if mapping else fty.ret
-        # Symbolic vars of the callee that stay unbound must not leak into the caller.
-        own = {id(v) for p in fty.params for v in tir_vars_in(p)}
-        if own:
-            bound = {id(k) for k in mapping}
-            ret = _erase(ret, lambda v: id(v) not in own or id(v) in bound, lambda v: True)
-        return ret
+        return derive_call_ret_type(fty, call, self)
 
     def _norm_if(self, node):
         if node.ty is not None:
@@ -418,30 +403,6 @@ class Normalizer:
 
 def _one_or_tuple(types):
     return types[0] if len(types) == 1 else TupleType(list(types))
-
-
-def _bind_symbols(param_ty, arg_ty, mapping):
-    """Match the bare symbolic dims of a parameter type against an argument type."""
-    if isinstance(param_ty, TensorType) and isinstance(arg_ty, TensorType):
-        pvals = getattr(param_ty.shape, "values", None)
-        avals = getattr(arg_ty.shape, "values", None)
-        if pvals is not None and avals is not None and len(pvals) == len(avals):
-            _bind_values(pvals, avals, mapping)
-    elif isinstance(param_ty, ShapeType) and isinstance(arg_ty, ShapeType):
-        if param_ty.values is not None and arg_ty.values is not None:
-            _bind_values(param_ty.values, arg_ty.values, mapping)
-    elif isinstance(param_ty, PrimType) and isinstance(arg_ty, PrimType):
-        if param_ty.value is not None and arg_ty.value is not None:
-            _bind_values([param_ty.value], [arg_ty.value], mapping)
-    elif isinstance(param_ty, TupleType) and isinstance(arg_ty, TupleType):
-        for p, a in zip(param_ty.fields, arg_ty.fields):
-            _bind_symbols(p, a, mapping)
-
-
-def _bind_values(params, args, mapping):
-    for p, a in zip(params, args):
-        if p._sequal_kind == "var" and not any(k is p for k in mapping):
-            mapping[p] = a
 
 
 _DISPATCH = {

@@ -384,3 +384,89 @@ def _subst_type(ty, by_id):
         ret = _subst_type(ty.ret, by_id)
         return FuncType(params, ret, ty.purity)
     return ty
+
+
+def tir_vars_in_type(ty: Type) -> list:
+    """Every symbolic TIR variable used in ``ty`` (in order of first use)."""
+    return tir_vars_in(ty)
+
+
+def definable_tir_vars_in_type(ty: Type) -> list:
+    """The TIR variables ``ty`` can *define*: those appearing bare as a dim or prim value.
+
+    In ``R.Tensor((n * 2, n))`` only ``n`` (the second dim) is definable.
+    """
+    found = {}
+
+    def visit(t):
+        if isinstance(t, TensorType):
+            for value in getattr(t.shape, "values", None) or ():
+                if value._sequal_kind == "var":
+                    found.setdefault(id(value), value)
+        elif isinstance(t, ShapeType):
+            for value in t.values or ():
+                if value._sequal_kind == "var":
+                    found.setdefault(id(value), value)
+        elif isinstance(t, PrimType):
+            if t.value is not None and t.value._sequal_kind == "var":
+                found.setdefault(id(t.value), t.value)
+        elif isinstance(t, TupleType):
+            for field in t.fields:
+                visit(field)
+
+    visit(ty)
+    return list(found.values())
+
+
+def derive_call_ret_type(func_ty: FuncType, call, ctx=None) -> Type:
+    """The type of ``call`` to a function of type ``func_ty``.
+
+    The callee's symbolic parameters (bare dims of its parameter types) are bound against the
+    argument types and substituted into the return type; callee variables left unbound are
+    erased from the result. An opaque ``func_ty`` gives its ``ret``. ``ctx`` (the
+    BlockBuilder) is accepted for TVM compatibility.
+    """
+    if func_ty.params is None:
+        return func_ty.ret
+    if len(call.args) != len(func_ty.params):
+        from ..op.infer_utils import text
+
+        raise TypeError(
+            f"Function {text(call.op)} expects {len(func_ty.params)} arguments, but "
+            f"{len(call.args)} were given"
+        )
+    mapping = {}
+    for param_ty, arg in zip(func_ty.params, call.args):
+        _bind_symbols(param_ty, arg.ty, mapping)
+    ret = substitute_type(func_ty.ret, mapping) if mapping else func_ty.ret
+    # Every symbolic var of the signature is the callee's own: unbound ones must not leak.
+    own = {id(v) for v in tir_vars_in(func_ty.params)} | {id(v) for v in tir_vars_in(ret)}
+    own -= {id(v) for v in mapping.values()}
+    if own:
+        bound = {id(k) for k in mapping}
+        ret = _erase(ret, lambda v: id(v) not in own or id(v) in bound, _defined_all)
+    return ret
+
+
+def _bind_symbols(param_ty, arg_ty, mapping):
+    """Match the bare symbolic dims of a parameter type against an argument type."""
+    if isinstance(param_ty, TensorType) and isinstance(arg_ty, TensorType):
+        pvals = getattr(param_ty.shape, "values", None)
+        avals = getattr(arg_ty.shape, "values", None)
+        if pvals is not None and avals is not None and len(pvals) == len(avals):
+            _bind_values(pvals, avals, mapping)
+    elif isinstance(param_ty, ShapeType) and isinstance(arg_ty, ShapeType):
+        if param_ty.values is not None and arg_ty.values is not None:
+            _bind_values(param_ty.values, arg_ty.values, mapping)
+    elif isinstance(param_ty, PrimType) and isinstance(arg_ty, PrimType):
+        if param_ty.value is not None and arg_ty.value is not None:
+            _bind_values([param_ty.value], [arg_ty.value], mapping)
+    elif isinstance(param_ty, TupleType) and isinstance(arg_ty, TupleType):
+        for p, a in zip(param_ty.fields, arg_ty.fields):
+            _bind_symbols(p, a, mapping)
+
+
+def _bind_values(params, args, mapping):
+    for p, a in zip(params, args):
+        if p._sequal_kind == "var" and not any(k is p for k in mapping):
+            mapping[p] = a
