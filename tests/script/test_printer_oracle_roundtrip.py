@@ -1,3 +1,4 @@
+# ruff: noqa: E501  (the expected texts are TVM's output, long lines included)
 """Apache TVM 0.27's printed text for Relax modules, parsed by our parser and printed again.
 
 The expected texts were produced by Apache TVM 0.27 (format facts). Parsing one with our
@@ -72,6 +73,8 @@ class Module:
         return b"""
 
 
-@pytest.mark.parametrize("text", [CONSTRUCTS, SIGNATURES_AND_ATTRS], ids=["constructs", "signatures"])
+@pytest.mark.parametrize(
+    "text", [CONSTRUCTS, SIGNATURES_AND_ATTRS], ids=["constructs", "signatures"]
+)
 def test_tvm_text_reprints_identically(text):
     assert from_source(text).script() == text
