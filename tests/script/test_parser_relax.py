@@ -402,7 +402,7 @@ def test_standalone_function_decorator_flags():
         return x
 
     assert main.is_pure is False
-    assert main.attrs is None or "global_symbol" not in main.attrs
+    assert "global_symbol" not in main.attrs
 
 
 def test_metadata_constants_round_trip_through_extra_vars():
@@ -467,3 +467,22 @@ def test_module_global_infos():
 
     assert list(Module.global_infos) == ["my_info"]
     assert len(Module.global_infos["my_info"]) == 1
+
+
+def test_return_inside_an_if_branch_is_an_error():
+    program = (
+        '@R.function\ndef main(x: R.Tensor((3,), "float32"), c: R.Tensor((), "bool")):\n'
+        "    if c:\n        return x\n    else:\n        y = x\n    return y\n"
+    )
+    with pytest.raises(DiagnosticError, match="if branch cannot return") as info:
+        from_source(program)
+    assert " --> <str>:4:9" in str(info.value)
+
+
+def test_statements_after_return_are_an_error():
+    program = (
+        '@R.function\ndef main(x: R.Tensor((3,), "float32")):\n'
+        "    return x\n    y = R.add(x, x)\n"
+    )
+    with pytest.raises(DiagnosticError, match="No binding may follow the function's return"):
+        from_source(program)

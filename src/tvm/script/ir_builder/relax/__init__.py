@@ -120,6 +120,11 @@ def func_ret_value(value) -> None:
     frame = IRBuilder.current().find_frame(SeqFrame)
     if frame is None:
         raise ValueError("R.func_ret_value must be called inside R.function()")
+    if not isinstance(frame, FunctionFrame):
+        raise ValueError(
+            "A Relax if branch cannot return: end both branches by assigning the same "
+            "variable, and return after the if"
+        )
     if frame.output is not None:
         raise ValueError("The function already has a return value")
     if IRBuilder.current().find_frame(BlockFrame) is not None:

@@ -194,6 +194,8 @@ class Emitter:
 
     @staticmethod
     def _append(seq, block, binding):
+        if seq.output is not None:
+            raise ValueError("No binding may follow the function's return")
         if block is not None:
             if block.closed:
                 raise ValueError(
