@@ -11,8 +11,8 @@ PrimExpr) calls :func:`script`. The pipeline:
 3. underlines, ``Access path:`` headers, line numbers and context trimming are added.
 
 Limitations: TIRx kernel constructs of spec D.3 (scope ids, layouts, tile primitives) have
-no docsifier yet (printing one raises a ``TypeError`` naming the class); ``show_meta=True`` lists metadata values as comments
-rather than TVM's JSON blob.
+no docsifier yet (printing one raises a ``TypeError`` naming the class); ``show_meta=True``
+lists metadata values as comments rather than TVM's JSON blob.
 """
 
 from __future__ import annotations

@@ -317,9 +317,8 @@ def _ty_arg_doc(call, path, d):
     ty = call.ty_args[0]
     ty_path = item_path(attr_path(path, "ty_args"), 0)
     if isinstance(ty, TupleType) and ty.fields:
-        return ListDoc(
-            [d.as_doc(f, item_path(attr_path(ty_path, "fields"), i)) for i, f in enumerate(ty.fields)]
-        )
+        fields_path = attr_path(ty_path, "fields")
+        return ListDoc([d.as_doc(f, item_path(fields_path, i)) for i, f in enumerate(ty.fields)])
     return d.as_doc(ty, ty_path)
 
 
