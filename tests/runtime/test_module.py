@@ -174,3 +174,5 @@ def test_lazy_runtime_exports():
 
     assert tvm.runtime.Module is Module
     assert tvm.runtime.load_module is load_module
+    assert tvm.runtime.BenchmarkResult is BenchmarkResult
+    assert tvm.runtime.num_threads is rt.num_threads

@@ -344,3 +344,63 @@ def test_any_dtype_and_any_extent():
     f(np.zeros((3, 2), "int16"))
     f(np.zeros((0, 2), "float64"))
     _expect(f, ValueError, (np.zeros((3, 3), "int16"),), "Invalid T.shape[1]", "expected 2, got 3")
+
+
+# Calling the raw packed function through ctypes exercises what tvm_ffi never sends from
+# Python: DLTensor* arguments (type index 7), including a NULL one.
+class _Any(ctypes.Structure):
+    _fields_ = [
+        ("type_index", ctypes.c_int32),
+        ("zero_padding", ctypes.c_uint32),
+        ("v_ptr", ctypes.c_void_p),
+    ]
+
+
+_PACKED = ctypes.CFUNCTYPE(
+    ctypes.c_int32, ctypes.c_void_p, ctypes.POINTER(_Any), ctypes.c_int32, ctypes.POINTER(_Any)
+)
+
+
+def _raw_call(address, args):
+    """Call a packed function; returns (return code, error kind, error message)."""
+    packed = (_Any * len(args))(*args)
+    result = _Any(0, 0, None)
+    rc = _PACKED(address)(None, packed, len(args), ctypes.byref(result))
+    if rc == 0:
+        return rc, None, None
+    handle = ctypes.c_void_p()
+    tvm_ffi.LIB.TVMFFIErrorMoveFromRaised(ctypes.byref(handle))
+    # The TVMFFIErrorCell follows the 24-byte object header: kind, then message, as
+    # {const char* data; size_t size} byte arrays.
+    cell = (ctypes.c_void_p * 4).from_address(handle.value + 24)
+    kind = ctypes.string_at(cell[0], cell[1]).decode()
+    message = ctypes.string_at(cell[2], cell[3]).decode()
+    tvm_ffi.LIB.TVMFFIObjectDecRef(handle)
+    return rc, kind, message
+
+
+def _dltensor(array):
+    shape = (ctypes.c_int64 * array.ndim)(*array.shape)
+    tensor = _DLTensor(
+        array.ctypes.data, _DLDevice(1, 0), array.ndim, _DLDataType(2, 32, 1), shape, None, 0
+    )
+    _KEEP_ALIVE.extend([array, shape, tensor])
+    return _Any(7, 0, ctypes.addressof(tensor))
+
+
+def test_dltensor_pointer_arguments():
+    mod = build_module(elementwise_add_module("ptr_add"))
+    address = mod.impl.function_address("ptr_add")
+    a = np.arange(10, dtype="float32")
+    c = np.zeros_like(a)
+    assert _raw_call(address, [_dltensor(a), _dltensor(a), _dltensor(c)]) == (0, None, None)
+    np.testing.assert_array_equal(c, 2 * a)
+    rc, kind, message = _raw_call(address, [_dltensor(a), _Any(7, 0, None), _dltensor(c)])
+    assert (rc, kind) == (-1, "TypeError")
+    assert message.startswith("Mismatched type on argument #1 when calling:")
+    assert message.endswith("expected Tensor, got NULL")
+    rc, kind, message = _raw_call(address, [_dltensor(a), _dltensor(a[:4]), _dltensor(c)])
+    assert (rc, kind) == (-1, "ValueError")
+    assert message.endswith("expected to match A.shape[0] (n = 10), got 4")
+    with pytest.raises(AttributeError, match="Module has no function 'nope'"):
+        mod.impl.function_address("nope")

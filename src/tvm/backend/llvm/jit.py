@@ -120,6 +120,12 @@ class LLVMModuleImpl:
     def get_function(self, name: str):
         return self._functions.get(name)
 
+    def function_address(self, name: str) -> int:
+        """The machine-code address of ``__tvm_ffi_<name>`` (valid while this module lives)."""
+        if name not in self._functions:
+            raise AttributeError(f"Module has no function '{name}'")
+        return self._engine.get_function_address(PACKED_PREFIX + name)
+
     def assembly(self) -> str:
         """The target assembly (computed once)."""
         if self._asm is None:
