@@ -1,4 +1,3 @@
-# ruff: noqa: E501  (the expected texts are TVM's output, long lines included)
 """Apache TVM 0.27's printed text for Relax modules, parsed by our parser and printed again.
 
 The expected texts were produced by Apache TVM 0.27 (format facts). Parsing one with our

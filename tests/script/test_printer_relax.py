@@ -608,11 +608,11 @@ def test_call_tir_tuple_output_and_extern_func_binding():
     ])
     text = func([x, s, u], [block], d, out_ty, "f").script()
     assert text.split("\n")[3:] == [
-        'def f(x: R.Tensor((2, 3), dtype="float32"), s: R.Shape(ndim=2), '
-        'u: R.Tensor(dtype="float32")) -> R.Tuple(R.Tensor((2, 3), dtype="float32"), '
-        'R.Tensor((2, 3), dtype="float32")):',
-        '    d = R.call_tir(h, (x,), out_ty=[R.Tensor((2, 3), dtype="float32"), '
-        'R.Tensor((2, 3), dtype="float32")])',
+        ('def f(x: R.Tensor((2, 3), dtype="float32"), s: R.Shape(ndim=2), '
+         'u: R.Tensor(dtype="float32")) -> R.Tuple(R.Tensor((2, 3), dtype="float32"), '
+         'R.Tensor((2, 3), dtype="float32")):'),
+        ('    d = R.call_tir(h, (x,), out_ty=[R.Tensor((2, 3), dtype="float32"), '
+         'R.Tensor((2, 3), dtype="float32")])'),
         '    e: R.Callable = R.ExternFunc("myfunc")',
         "    return d",
     ]
