@@ -65,11 +65,14 @@ class Sum:
 
     def plus(self, other: Sum, scale: int = 1) -> Sum:
         """``self + scale * other`` (a new Sum)."""
-        out = self.copy()
+        return self.copy().add_inplace(other, scale)
+
+    def add_inplace(self, other: Sum, scale: int = 1) -> Sum:
+        """Add ``scale * other`` to this Sum (which must not be shared) and return it."""
         for key, (coeff, factors) in other.terms.items():
-            out.add_term(key, coeff * scale, factors)
-        out.const += other.const * scale
-        return out
+            self.add_term(key, coeff * scale, factors)
+        self.const += other.const * scale
+        return self
 
     def scaled(self, scale: int) -> Sum:
         if scale == 0:
@@ -185,10 +188,19 @@ class Simplifier:
     _s_SizeVar = _s_Var
 
     def _s_Add(self, e):
-        return self.to_sum(e.a).plus(self.to_sum(e.b))
+        # Walk the left spine of a chain ``a + b - c + ...`` iteratively: linear time, and no
+        # recursion on the chain's length.
+        rights = []
+        node = e
+        while type(node).__name__ in ("Add", "Sub") and id(node) not in self._sum_memo:
+            rights.append((node.b, 1 if type(node).__name__ == "Add" else -1))
+            node = node.a
+        out = Sum(e.dtype).add_inplace(self.to_sum(node))
+        for operand, sign in reversed(rights):
+            out.add_inplace(self.to_sum(operand), sign)
+        return out
 
-    def _s_Sub(self, e):
-        return self.to_sum(e.a).plus(self.to_sum(e.b), -1)
+    _s_Sub = _s_Add
 
     def _s_Mul(self, e):
         return self.multiply(self.to_sum(e.a), self.to_sum(e.b))
