@@ -71,9 +71,59 @@ class Module:
         e: R.Tensor((5, 4), dtype="float32") = cls.f(x, x)
         return b"""
 
+BLOCKS_AND_TUPLES = """\
+# from tvm.script import ir as I
+# from tvm.script import relax as R
+
+@I.ir_module
+class Module:
+    @R.function
+    def main(x: R.Tensor((2, 3), dtype="float32"), y: R.Tensor((3, 2), dtype="float32")) -> R.Tuple(R.Tensor((2, 2), dtype="float32"), R.Tuple(R.Tensor((2, 3), dtype="float32"))):
+        with R.dataflow():
+            a: R.Tensor((2, 2), dtype="float32") = R.matmul(x, y, out_dtype=None)
+            b: R.Tensor((2, 2), dtype="float32") = R.add(a, R.const(2.5, "float32"))
+            c: R.Tensor((2, 2), dtype="float32") = R.match_cast(b, R.Tensor((2, 2), dtype="float32"))
+            d: R.Tensor((), dtype="float32") = R.sum(c, axis=[0, 1], keepdims=False)
+            R.output(c, d)
+        t: R.Tuple(R.Tuple(R.Tensor((2, 3), dtype="float32"))) = ((x,),)
+        u: R.Tuple(R.Tensor((2, 3), dtype="float32")) = t[0]
+        v: R.Tensor((2, 3), dtype="float32") = u[0]
+        w: R.Tensor((3, 2), dtype="float32") = R.permute_dims(v, axes=[1, 0])
+        with R.dataflow():
+            z: R.Tensor((2, 2), dtype="float32") = R.multiply(c, c)
+            r: R.Tuple(R.Tensor((2, 2), dtype="float32"), R.Tuple(R.Tensor((2, 3), dtype="float32"))) = z, (v,)
+            R.output(r)
+        return r"""
+
+PRIVATE_IF_AND_CREATION = """\
+# from tvm.script import ir as I
+# from tvm.script import relax as R
+
+@I.ir_module
+class Module:
+    @R.function(private=True)
+    def helper(x: R.Tensor((4,), dtype="int32")) -> R.Tensor((4,), dtype="int32"):
+        y: R.Tensor((4,), dtype="int32") = R.add(x, R.const(1, "int32"))
+        return y
+
+    @R.function
+    def main(x: R.Tensor((4,), dtype="int32"), flag: R.Tensor((), dtype="bool")) -> R.Tensor((4,), dtype="int32"):
+        cls = Module
+        if flag:
+            a: R.Tensor((4,), dtype="int32") = cls.helper(x)
+            r_then: R.Tensor((4,), dtype="int32") = R.multiply(a, a)
+            r: R.Tensor((4,), dtype="int32") = r_then
+        else:
+            r: R.Tensor((4,), dtype="int32") = x
+        s: R.Tensor((4,), dtype="int32") = R.ones(R.shape([4]), dtype="int32")
+        q: R.Tensor((2, 2), dtype="float32") = R.zeros(R.shape([2, 2]), dtype="float32")
+        return r"""
+
 
 @pytest.mark.parametrize(
-    "text", [CONSTRUCTS, SIGNATURES_AND_ATTRS], ids=["constructs", "signatures"]
+    "text",
+    [CONSTRUCTS, SIGNATURES_AND_ATTRS, BLOCKS_AND_TUPLES, PRIVATE_IF_AND_CREATION],
+    ids=["constructs", "signatures", "blocks", "private"],
 )
 def test_tvm_text_reprints_identically(text):
     assert from_source(text).script() == text
