@@ -54,8 +54,20 @@ class ExprWithOp:
     def __floordiv__(self, other):
         return _op("floor_divide")(self, _lift(other))
 
+    def __rfloordiv__(self, other):
+        return _op("floor_divide")(_lift(other), self)
+
+    def __mod__(self, other):
+        return _op("mod")(self, _lift(other))
+
+    def __rmod__(self, other):
+        return _op("mod")(_lift(other), self)
+
     def __pow__(self, other):
         return _op("power")(self, _lift(other))
+
+    def __rpow__(self, other):
+        return _op("power")(_lift(other), self)
 
     def __neg__(self):
         return _op("negative")(self)

@@ -25,3 +25,17 @@ from .create import ones, zeros
 from .linear_algebra import matmul
 from .manipulate import broadcast_to, permute_dims, reshape
 from .statistical import sum
+
+# The op library's families (unary, ternary, datatype, index, search, nn, grad) and the ops
+# added to the core families.
+from . import datatype, grad, index, nn, search, ternary, unary  # noqa: E402
+from .binary import *  # noqa: E402,F403
+from .create import *  # noqa: E402,F403
+from .datatype import *  # noqa: E402,F403
+from .index import *  # noqa: E402,F403
+from .linear_algebra import *  # noqa: E402,F403
+from .manipulate import *  # noqa: E402,F403
+from .search import *  # noqa: E402,F403
+from .statistical import *  # noqa: E402,F403
+from .ternary import *  # noqa: E402,F403
+from .unary import *  # noqa: E402,F403

@@ -145,9 +145,10 @@ def make_tensor_type(shape_values, dtype, ndim=-1, vdevice=None):
 
 
 def binary_dtype(call, lhs, rhs) -> str:
-    """The common dtype of two operands ("void" when one is unknown); TypeError if they differ."""
-    if lhs.dtype == "void" or rhs.dtype == "void":
-        return "void"
+    """The common dtype of two operands; TypeError if they differ.
+
+    As in Apache TVM 0.27, an unknown dtype (``"void"``) matches only another unknown dtype.
+    """
     if lhs.dtype != rhs.dtype:
         raise TypeError(
             "Binary operators must have the same datatype for both operands.  However, "

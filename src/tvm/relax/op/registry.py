@@ -35,3 +35,16 @@ def register_reference(name: str):
         return fn
 
     return _register
+
+
+def reference_dtype(dtype):
+    """The NumPy dtype of a TVM dtype string (``ml_dtypes`` for bfloat16 and float8 kinds)."""
+    import numpy as np
+
+    dtype = str(dtype)
+    try:
+        return np.dtype(dtype)
+    except TypeError:
+        import ml_dtypes
+
+        return np.dtype(getattr(ml_dtypes, dtype))

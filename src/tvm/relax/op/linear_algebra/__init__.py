@@ -19,3 +19,33 @@ def matmul(x1, x2, out_dtype=None):
     if out_dtype is not None:
         out_dtype = str(out_dtype)
     return Call(_MATMUL, [x1, x2], MatmulAttrs(out_dtype))
+
+
+# --- the op library's linear algebra ops -------------------------------------------------------
+
+from ...expr import Tuple
+from ..op_attrs import EinsumAttrs
+from .infer import infer_einsum, infer_outer
+
+_EINSUM = register_relax_op("einsum", 1, "linear_algebra", infer_einsum,
+                            attrs_type_key="relax.attrs.EinsumAttrs",
+                            description="Einstein summation over a tuple of operands.")
+_OUTER = register_relax_op("outer", 2, "linear_algebra", infer_outer,
+                           description="Outer product of two 1-D tensors.")
+
+
+def einsum(operands, subscripts):
+    """``R.einsum(operands, subscripts)``: Einstein summation (no ellipsis yet)."""
+    if isinstance(operands, (list, tuple)):
+        operands = Tuple(list(operands))
+    return Call(_EINSUM, [operands], EinsumAttrs(str(subscripts)))
+
+
+def outer(x1, x2):
+    """``R.outer(x1, x2)``: the outer product of two 1-D tensors."""
+    return Call(_OUTER, [x1, x2])
+
+
+__all__ += ["einsum", "outer"]
+
+from . import reference  # noqa: F401 - registers FReference after the ops exist

@@ -6,6 +6,7 @@ from ..infer_utils import (
     binary_dtype,
     broadcast_shapes,
     dim_text,
+    is_one,
     known_shape,
     make_tensor_type,
     prove_equal,

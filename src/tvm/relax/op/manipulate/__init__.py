@@ -37,3 +37,169 @@ def permute_dims(x, axes=None):
 def reshape(x, shape):
     """``R.reshape(x, shape)``; one dim may be -1 (solved from the element count)."""
     return Call(_RESHAPE, [x, _shape(shape)])
+
+
+# --- the op library's shape manipulation ops ---------------------------------------------------
+
+from ...expr import PrimValue, Tuple  # noqa: E402
+from ..op_attrs import (  # noqa: E402
+    ConcatAttrs,
+    ExpandDimsAttrs,
+    FlipAttrs,
+    GatherElementsAttrs,
+    LayoutTransformAttrs,
+    OneHotAttrs,
+    RepeatAttrs,
+    ScatterElementsAttrs,
+    SplitAttrs,
+    SqueezeAttrs,
+    StackAttrs,
+    TileAttrs,
+)
+from . import infer as _infer  # noqa: E402
+
+
+def _register(name, num_inputs, attrs_key, doc):
+    rule = getattr(_infer, f"infer_{name}")
+    key = f"relax.attrs.{attrs_key}" if attrs_key else ""
+    return register_relax_op(name, num_inputs, "manipulate", rule, attrs_type_key=key,
+                             description=doc)
+
+
+_M = {
+    name: _register(name, n, key, doc)
+    for name, n, key, doc in (
+        ("expand_dims", 1, "ExpandDimsAttrs", "Insert size-1 dims."),
+        ("squeeze", 1, "SqueezeAttrs", "Remove size-1 dims."),
+        ("flatten", 1, "", "Flatten to 1-D."),
+        ("concat", 1, "ConcatAttrs", "Join tensors along an axis."),
+        ("stack", 1, "StackAttrs", "Stack tensors along a new axis."),
+        ("split", 1, "SplitAttrs", "Split a tensor into a tuple of pieces."),
+        ("collapse_sum_like", 2, "", "Sum a tensor down to another tensor's shape."),
+        ("collapse_sum_to", 2, "", "Sum a tensor down to a shape."),
+        ("repeat", 1, "RepeatAttrs", "Repeat elements along an axis."),
+        ("tile", 1, "TileAttrs", "Tile a tensor."),
+        ("flip", 1, "FlipAttrs", "Reverse the order along an axis."),
+        ("gather_elements", 2, "GatherElementsAttrs", "Gather elements along an axis."),
+        ("scatter_elements", 3, "ScatterElementsAttrs", "Scatter updates along an axis."),
+        ("one_hot", 3, "OneHotAttrs", "One-hot encode integer indices."),
+        ("layout_transform", 1, "LayoutTransformAttrs", "Transform the layout of a tensor."),
+    )
+}
+
+
+def _int_list(value):
+    return [int(value)] if isinstance(value, int) else [int(v) for v in value]
+
+
+def _tensors(tensors):
+    return Tuple(list(tensors)) if isinstance(tensors, (list, tuple)) else tensors
+
+
+def _prim(value):
+    return value if isinstance(value, PrimValue) else PrimValue(value)
+
+
+def expand_dims(x, axis):
+    """``R.expand_dims(x, axis)``: insert size-1 dims at ``axis`` (positions in the output)."""
+    return Call(_M["expand_dims"], [x], ExpandDimsAttrs(_int_list(axis)))
+
+
+def squeeze(x, axis=None):
+    """``R.squeeze(x, axis=None)``: remove size-1 dims (all of them when ``axis`` is None)."""
+    return Call(_M["squeeze"], [x], SqueezeAttrs(None if axis is None else _int_list(axis)))
+
+
+def flatten(x):
+    """``R.flatten(x)``: a 1-D tensor of all elements."""
+    return Call(_M["flatten"], [x])
+
+
+def concat(tensors, axis=0):
+    """``R.concat(tensors, axis=0)``: join along ``axis`` (None: flatten each first)."""
+    return Call(_M["concat"], [_tensors(tensors)],
+                ConcatAttrs(None if axis is None else int(axis)))
+
+
+def stack(tensors, axis=0):
+    """``R.stack(tensors, axis=0)``: stack equal-shaped tensors along a new ``axis``."""
+    return Call(_M["stack"], [_tensors(tensors)], StackAttrs(int(axis)))
+
+
+def split(x, indices_or_sections, axis=0):
+    """``R.split(x, indices_or_sections, axis=0)``: a tuple of pieces.
+
+    An int ``k`` gives ``k`` pieces of ``ceil(n / k)`` elements (the last one shorter, as in
+    TVM); a list gives the split points.
+    """
+    if not isinstance(indices_or_sections, int):
+        indices_or_sections = [int(getattr(i, "value", i)) for i in indices_or_sections]
+    return Call(_M["split"], [x], SplitAttrs(indices_or_sections, int(axis)))
+
+
+def collapse_sum_like(data, collapse_target):
+    """``R.collapse_sum_like(data, collapse_target)``: sum down to the target's shape."""
+    return Call(_M["collapse_sum_like"], [data, collapse_target])
+
+
+def collapse_sum_to(data, shape):
+    """``R.collapse_sum_to(data, shape)``: sum down to ``shape`` (the reverse of broadcasting)."""
+    return Call(_M["collapse_sum_to"], [data, _shape(shape)])
+
+
+def repeat(data, repeats, axis=None):
+    """``R.repeat(data, repeats, axis=None)``: repeat each element (``axis=None``: flattened)."""
+    return Call(_M["repeat"], [data], RepeatAttrs(int(repeats),
+                                                  None if axis is None else int(axis)))
+
+
+def tile(data, repeats):
+    """``R.tile(data, repeats)``: tile ``data`` (``numpy.tile`` semantics)."""
+    return Call(_M["tile"], [data], TileAttrs(_int_list(repeats)))
+
+
+def flip(data, axis):
+    """``R.flip(data, axis)``: reverse the order of elements along ``axis``."""
+    return Call(_M["flip"], [data], FlipAttrs(int(axis)))
+
+
+def gather_elements(data, indices, axis=0):
+    """``R.gather_elements(data, indices, axis=0)``: ``out[i][j] = data[indices[i][j]][j]``."""
+    return Call(_M["gather_elements"], [data, indices], GatherElementsAttrs(int(axis)))
+
+
+def scatter_elements(data, indices, updates, axis=0, reduction="update"):
+    """``R.scatter_elements(data, indices, updates, axis=0, reduction="update")``."""
+    return Call(_M["scatter_elements"], [data, indices, updates],
+                ScatterElementsAttrs(int(axis), str(reduction)))
+
+
+def one_hot(indices, on_value, off_value, depth, axis=-1):
+    """``R.one_hot(indices, on_value, off_value, depth, axis=-1)``; values are PrimValues."""
+    return Call(_M["one_hot"], [indices, _prim(on_value), _prim(off_value)],
+                OneHotAttrs(int(depth), int(axis)))
+
+
+def layout_transform(x, index_map, pad_value=None):
+    """``R.layout_transform(x, index_map, pad_value=None)``.
+
+    Partial: ``index_map`` is a Python callable from input indices to output indices (TVM's
+    ``IndexMap`` object is not available yet, so this op does not round-trip through
+    TVMScript); padding (a non-bijective map) is not supported.
+    """
+    if not callable(index_map):
+        raise TypeError(f"layout_transform expects index_map to be a callable, got "
+                        f"{index_map!r}")
+    if pad_value is not None:
+        raise ValueError("layout_transform with a pad_value is not supported yet (only "
+                         "bijective index maps are)")
+    return Call(_M["layout_transform"], [x], LayoutTransformAttrs(index_map, None))
+
+
+__all__ += [
+    "expand_dims", "squeeze", "flatten", "concat", "stack", "split", "collapse_sum_like",
+    "collapse_sum_to", "repeat", "tile", "flip", "gather_elements", "scatter_elements",
+    "one_hot", "layout_transform",
+]
+
+from . import reference  # noqa: E402,F401 - registers FReference after the ops exist

@@ -22,6 +22,67 @@ def _axes(axis):
     return tuple(int(a) for a in axis)
 
 
-def sum(x, axis=None, keepdims=False):  # noqa: A001 - TVM's public name
+def sum(x, axis=None, keepdims=False):
     """``R.sum(x, axis=None, keepdims=False)``: sum over ``axis`` (all axes when None)."""
     return Call(_SUM, [x], StatisticalAttrs(_axes(axis), bool(keepdims)))
+
+
+# --- the op library's reductions and scans -----------------------------------------------------
+
+from ..op_attrs import ScanopAttrs
+from .infer import infer_scan
+
+#: (op name, description): reductions typed like ``sum``.
+MORE_REDUCTIONS = (
+    ("mean", "Mean over the given axes."),
+    ("max", "Maximum over the given axes."),
+    ("min", "Minimum over the given axes."),
+    ("prod", "Product over the given axes."),
+    ("std", "Standard deviation (population) over the given axes."),
+    ("variance", "Variance (population) over the given axes."),
+)
+
+_STAT = {
+    name: register_relax_op(name, 1, "statistical", infer_statistical,
+                            attrs_type_key="relax.attrs.StatisticalAttrs", description=doc)
+    for name, doc in MORE_REDUCTIONS
+}
+for _name in ("cumsum", "cumprod"):
+    _STAT[_name] = register_relax_op(_name, 1, "statistical", infer_scan,
+                                     attrs_type_key="relax.attrs.ScanopAttrs",
+                                     description=f"Cumulative {_name[3:]} along an axis.")
+
+
+def _make_reduction(name, doc):
+    def constructor(x, axis=None, keepdims=False):
+        return Call(_STAT[name], [x], StatisticalAttrs(_axes(axis), bool(keepdims)))
+
+    constructor.__name__ = constructor.__qualname__ = name
+    constructor.__doc__ = f"``R.{name}(x, axis=None, keepdims=False)``: {doc}"
+    return constructor
+
+
+for _name, _doc in MORE_REDUCTIONS:
+    globals()[_name] = _make_reduction(_name, _doc)
+    __all__.append(_name)
+
+
+def _scan(name, data, axis, dtype, exclusive):
+    dtype = None if dtype is None else str(getattr(dtype, "dtype", dtype))
+    return Call(_STAT[name], [data], ScanopAttrs(None if axis is None else int(axis), dtype,
+                                                 bool(exclusive)))
+
+
+def cumsum(data, axis=None, dtype=None, exclusive=False):
+    """``R.cumsum(data, axis=None, dtype=None, exclusive=False)`` (flattened when no axis)."""
+    return _scan("cumsum", data, axis, dtype, exclusive)
+
+
+def cumprod(data, axis=None, dtype=None, exclusive=False):
+    """``R.cumprod(data, axis=None, dtype=None, exclusive=False)`` (flattened when no axis)."""
+    return _scan("cumprod", data, axis, dtype, exclusive)
+
+
+__all__ += ["cumprod", "cumsum"]
+
+from . import reference  # noqa: F401 - registers FReference after the ops exist

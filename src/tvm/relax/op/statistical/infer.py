@@ -29,3 +29,22 @@ def infer_statistical(call, _bb=None):
         else:
             out.append(dim)
     return make_tensor_type(out, data.dtype, out_ndim, data.vdevice)
+
+
+def infer_scan(call, _bb=None):
+    """``cumsum``/``cumprod``: the input's shape (flattened when ``axis`` is None)."""
+    from ..infer_utils import normalize_axis, product, tensor_arg
+
+    data = tensor_arg(call, 0, "input data")
+    dtype = call.attrs.dtype
+    dtype = data.dtype if dtype is None or str(dtype) in ("", "void") else str(dtype)
+    if call.attrs.axis is None:
+        values = known_shape(data)
+        if values is None:
+            return make_tensor_type(None, dtype, 1, data.vdevice)
+        return make_tensor_type([product(values)], dtype, 1, data.vdevice)
+    if data.ndim != -1:
+        normalize_axis(call, data.ndim, call.attrs.axis)
+    from ..infer_utils import same_type_as
+
+    return same_type_as(data, dtype)

@@ -1,0 +1,58 @@
+"""Indexing ops: ``relax.take``, ``relax.strided_slice``, ``relax.dynamic_strided_slice``."""
+
+from __future__ import annotations
+
+from ...expr import Call, PrimValue, Tuple
+from ..op_attrs import StridedSliceAttrs, TakeAttrs
+from ..registry import register_relax_op
+from .infer import infer_dynamic_strided_slice, infer_strided_slice, infer_take
+
+__all__ = ["take", "strided_slice", "dynamic_strided_slice"]
+
+_TAKE = register_relax_op("take", 2, "index", infer_take,
+                          attrs_type_key="relax.attrs.TakeAttrs",
+                          description="Take elements along an axis by integer indices.")
+_STRIDED_SLICE = register_relax_op("strided_slice", 5, "index", infer_strided_slice,
+                                   attrs_type_key="relax.attrs.StridedSliceAttrs",
+                                   description="Slice with static begin/end/strides per axis.")
+_DYN_SLICE = register_relax_op("dynamic_strided_slice", 4, "index",
+                               infer_dynamic_strided_slice,
+                               description="Slice with begin/end/strides given as tensors.")
+
+
+def take(x, indices, axis=None, mode="fast"):
+    """``R.take(x, indices, axis=None, mode="fast")``: ``numpy.take``.
+
+    ``mode`` handles out-of-range indices: ``"fast"`` (assumed in range), ``"clip"`` or
+    ``"wrap"``. ``axis=None`` takes from the flattened input.
+    """
+    if mode not in ("fast", "clip", "wrap", ""):
+        raise ValueError(f"take expects mode to be fast, clip or wrap, got {mode!r}")
+    return Call(_TAKE, [x, indices], TakeAttrs(None if axis is None else int(axis), mode))
+
+
+def _prim_tuple(values):
+    if isinstance(values, Tuple):
+        return values
+    return Tuple([v if isinstance(v, PrimValue) else PrimValue(v) for v in values])
+
+
+def strided_slice(x, axes, begin, end, strides=None, assume_inbound=False):
+    """``R.strided_slice(x, axes, begin, end, strides=None, assume_inbound=False)``.
+
+    ``axes``, ``begin``, ``end`` and ``strides`` are lists (one entry per sliced axis) of ints
+    or PrimExprs, stored as tuples of ``PrimValue``; slicing follows Python's rules (negative
+    indices count from the end, out-of-range bounds are clamped).
+    """
+    args = [x, _prim_tuple(axes), _prim_tuple(begin), _prim_tuple(end)]
+    if strides is not None:
+        args.append(_prim_tuple(strides))
+    return Call(_STRIDED_SLICE, args, StridedSliceAttrs(bool(assume_inbound)))
+
+
+def dynamic_strided_slice(x, begin, end, strides):
+    """``R.dynamic_strided_slice(x, begin, end, strides)``: bounds are 1-D int64 tensors."""
+    return Call(_DYN_SLICE, [x, begin, end, strides])
+
+
+from . import reference  # noqa: E402,F401 - registers FReference after the ops exist
