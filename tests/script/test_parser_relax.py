@@ -486,3 +486,36 @@ def test_statements_after_return_are_an_error():
     )
     with pytest.raises(DiagnosticError, match="No binding may follow the function's return"):
         from_source(program)
+
+
+def test_new_op_families_appear_in_r_without_parser_changes():
+    if not hasattr(relax.op, "nn") or not hasattr(relax.op.nn, "relu"):
+        pytest.skip("needs tvm.relax.op.nn.relu")
+
+    @R.function
+    def main(x: R.Tensor((3,), "float32")):
+        y = R.nn.relu(x)
+        return y
+
+    assert R.nn is relax.op.nn
+    assert _bindings(main)[0].value.op == tvm.ir.Op.get("relax.nn.relu")
+    again = from_source(main.script())
+    tvm.ir.assert_structural_equal(main, again)
+
+
+def test_checkpoint_markers_from_the_grad_family():
+    grad = getattr(relax.op, "grad", None)
+    if grad is None or not hasattr(grad, "start_checkpoint"):
+        pytest.skip("needs tvm.relax.op.grad.start_checkpoint")
+
+    @R.function
+    def main(x: R.Tensor((3,), "float32")):
+        with R.dataflow():
+            a = R.grad.start_checkpoint(x)
+            b = R.multiply(a, a)
+            c = R.grad.end_checkpoint(b)
+            R.output(c)
+        return c
+
+    ops = [b.value.op.name for b in _bindings(main)]
+    assert ops == ["relax.grad.start_checkpoint", "relax.multiply", "relax.grad.end_checkpoint"]

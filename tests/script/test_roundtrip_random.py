@@ -13,6 +13,21 @@ import tvm
 from tvm import relax, tirx
 from tvm.script import from_source
 
+#: Elementwise unary ops used when the op library provides them (``R`` follows it).
+_UNARY = [
+    name for name in ("exp", "negative", "abs", "tanh", "sigmoid", "sqrt", "square")
+    if hasattr(relax.op, name)
+]
+if hasattr(relax.op, "nn") and hasattr(relax.op.nn, "relu"):
+    _UNARY.append("nn.relu")
+
+
+def _unary(name):
+    fn = relax.op
+    for part in name.split("."):
+        fn = getattr(fn, part)
+    return fn
+
 
 def _dims(ty):
     return [d.value if isinstance(d, tirx.IntImm) else d for d in ty.shape.values]
@@ -29,7 +44,7 @@ def programs(draw):
     rank = draw(st.integers(1, 3))
     dims = [draw(st.integers(1, 4)) for _ in range(rank)]
     steps = draw(st.lists(st.tuples(st.sampled_from(
-        ["add", "multiply", "sum", "permute", "reshape", "broadcast", "matmul", "ones"]
+        ["add", "multiply", "sum", "permute", "reshape", "broadcast", "matmul", "ones", "unary"]
     ), st.integers(0, 1000)), min_size=1, max_size=8))
     use_dataflow = draw(st.booleans())
     return symbolic, dims, steps, use_dataflow
@@ -58,6 +73,8 @@ def _apply(bb, pool, op, choice):
     if op == "matmul" and len(dims) == 2:
         xt = bb.emit(relax.op.permute_dims(x, axes=[1, 0]))
         return bb.emit(relax.op.matmul(x, xt))
+    if op == "unary" and _UNARY:
+        return bb.emit(_unary(_UNARY[choice % len(_UNARY)])(x))
     if op == "ones" and _static(dims):
         return bb.emit(relax.op.ones(relax.ShapeExpr(dims), "float32"))
     return None
