@@ -20,6 +20,7 @@ __all__ = [
     "broadcast_shapes",
     "dim_text",
     "is_one",
+    "simplify",
     "known_shape",
     "make_tensor_type",
     "normalize_axes",
@@ -123,6 +124,17 @@ def prove_equal(lhs, rhs):
         except Exception:  # noqa: BLE001 - an analyzer failure just leaves it undecided
             return None
     return None
+
+
+def simplify(expr):
+    """``expr`` simplified by ``tvm.arith.Analyzer`` when available (else unchanged)."""
+    analyzer = _analyzer()
+    if analyzer is None:
+        return expr
+    try:
+        return analyzer.simplify(expr)
+    except Exception:  # noqa: BLE001 - the unsimplified expression is still correct
+        return expr
 
 
 def is_one(value) -> bool:
