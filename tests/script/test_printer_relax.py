@@ -616,3 +616,26 @@ def test_call_tir_tuple_output_and_extern_func_binding():
         '    e: R.Callable = R.ExternFunc("myfunc")',
         "    return d",
     ]
+
+
+def test_show_all_ty_false_drops_binding_annotations():
+    text = small_function().script(show_all_ty=False)
+    assert text.split("\n")[5:7] == ["        y = R.add(x, x)", "        z = R.multiply(y, x)"]
+
+
+def test_internal_linked_paths_format_global_vars():
+    mod = gradient_module()
+    gv = mod.get_global_var("main")
+    path = None
+    steps = [("attr", "functions"), ("map", gv), ("attr", "body"), ("attr", "blocks"),
+             ("item", 0), ("attr", "bindings"), ("item", 1), ("attr", "value")]
+    for kind, key in steps:
+        path = (path, kind, key)
+    lines = mod.script(path_to_underline=[path], num_context_lines=0).split("\n")
+    assert lines[0] == (
+        'Access path: <root>.functions[I.GlobalVar("main")].body.blocks[0].bindings[1].value'
+    )
+    assert lines[3:5] == [
+        '            lv2: R.Tensor((), dtype="float32") = R.sum(lv1, axis=None, keepdims=False)',
+        " " * 49 + "^" * 37,
+    ]

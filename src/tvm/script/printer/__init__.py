@@ -56,8 +56,9 @@ def script(obj, name=None, show_meta=False, ir_prefix="I", module_alias="cls",
     ``path_to_underline`` (``tvm_ffi.access_path.AccessPath`` objects or internal linked
     paths), ``obj_to_underline`` (IR objects, underlined where first referenced),
     ``path_to_annotate`` / ``obj_to_annotate`` (``{path or obj: comment}``, appended to the
-    enclosing statement). ``verbose_expr``, ``syntax_sugar``, ``show_object_address`` and
-    ``show_all_ty`` are accepted and have no effect yet.
+    enclosing statement), ``show_all_ty`` (False: no type annotations on Relax bindings).
+    ``verbose_expr``, ``syntax_sugar`` and ``show_object_address`` are accepted and have no
+    effect yet.
 
     Examples
     --------

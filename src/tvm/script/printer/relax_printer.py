@@ -406,7 +406,8 @@ register_call_printer("relax.call_tir_with_grad", annotate_binding=False)(
 
 
 def _annotation(var, value, d):
-    if var.ty is None:
+    if var.ty is None or not d.cfg.show_all_ty:
+        # ``show_all_ty=False`` leaves the types of bindings to inference, as TVM does.
         return None
     if isinstance(value, relax.Call):
         entry = _call_printer_entry(value)
@@ -447,7 +448,7 @@ def _branch_stmts(var_doc_name, var, seq, path, d):
         body, body_path = seq.body, attr_path(path, "body")
     else:
         body, body_path = seq, path
-    ann = d.as_doc(var.ty, None) if var.ty is not None else None
+    ann = _annotation(var, body, d)
     stmts.append(AssignDoc(IdDoc(var_doc_name), d.as_doc(body, body_path), ann))
     return stmts
 
