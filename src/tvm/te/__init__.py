@@ -47,6 +47,7 @@ from ..tirx.op import (  # noqa: F401
     trunc,
 )
 from .create_prim_func import create_prim_func  # noqa: F401
+from .extern import extern  # noqa: F401
 from .reduction import (  # noqa: F401
     CommReducer,
     Reduce,
@@ -59,6 +60,7 @@ from .reduction import (  # noqa: F401
 )
 from .tensor import (  # noqa: F401
     ComputeOp,
+    ExternOp,
     Operation,
     PlaceholderOp,
     ProducerLoad,

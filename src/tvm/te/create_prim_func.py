@@ -39,9 +39,9 @@ from ..tirx.stmt import (
     SBlockRealize,
     SeqStmt,
 )
-from ..tirx.stmt_functor import substitute
+from ..tirx.stmt_functor import StmtExprMutator, substitute
 from .reduction import Reduce
-from .tensor import ComputeOp, PlaceholderOp, Tensor
+from .tensor import ComputeOp, ExternOp, PlaceholderOp, Tensor
 
 __all__ = ["create_prim_func"]
 
@@ -92,6 +92,16 @@ class _LowerLoads(ExprMutator):
         raise ValueError("create_prim_func: a reduction may only be the whole body of a compute")
 
 
+class _RemapBuffers(StmtExprMutator):
+    def __init__(self, remap):
+        self.remap = remap
+
+    def visit_buffer_use(self, buffer):
+        return self.remap.get(id(buffer), buffer)
+
+    visit_buffer_def = visit_buffer_use
+
+
 class _Lowering:
     def __init__(self, index_dtype_override):
         self.index_dtype = index_dtype_override
@@ -106,9 +116,25 @@ class _Lowering:
         key = (id(tensor.op), tensor.value_index)
         buf = self.buffers.get(key)
         if buf is None:
-            buf = decl_buffer(self.shape(tensor.shape), tensor.dtype, tensor.name)
+            if isinstance(tensor.op, ExternOp):
+                # An extern's outputs are the buffers its statement writes.
+                buf = tensor.op.output_placeholders[tensor.value_index]
+            else:
+                buf = decl_buffer(self.shape(tensor.shape), tensor.dtype, tensor.name)
             self.buffers[key] = buf
         return buf
+
+    def extern_block(self, op: ExternOp):
+        """The extern's statement in a block, its input placeholders bound to real buffers."""
+        remap = {}
+        for tensor, placeholder in zip(op.inputs, op.input_placeholders):
+            buf = self.buffer_of(tensor)
+            if buf is not placeholder:
+                remap[id(placeholder)] = buf
+        body = _RemapBuffers(remap).visit_stmt(op.body) if remap else op.body
+        block = SBlock([], [], [], op.name, body,
+                       annotations=dict(op.attrs) if op.attrs else None)
+        return SBlockRealize([], True, block)
 
     def lower_loads(self, expr, vmap):
         """Replace axis variables by block variables and tensor reads by buffer loads."""
@@ -207,15 +233,22 @@ def create_prim_func(ops, index_dtype_override=None) -> PrimFunc:
                     "argument list"
                 )
             continue
-        if not isinstance(op, ComputeOp):
+        if isinstance(op, ExternOp):
+            stmts.append(low.extern_block(op))
+        elif isinstance(op, ComputeOp):
+            stmts.append(low.compute_block(op, 0))
+        else:
             raise TypeError(f"create_prim_func does not support {type(op).__name__} yet")
-        stmts.append(low.compute_block(op, 0))
-        if (id(op), 0) not in arg_keys:
-            allocs.append(low.buffer_of(op.output(0)))
+        for index in range(op.num_outputs):
+            if (id(op), index) not in arg_keys:
+                allocs.append(low.buffer_of(op.output(index)))
     if not stmts:
         raise ValueError("create_prim_func: the arguments contain no compute to lower")
+    attrs = {"global_symbol": "main", "tirx.noalias": True, "s_tir": True}
+    if len(stmts) == 1 and not allocs and isinstance(stmts[0], SBlockRealize):
+        # A lone extern block is the root block itself, as TVM prints it.
+        return PrimFunc(params, stmts[0], attrs=attrs)
     body = stmts[0] if len(stmts) == 1 else SeqStmt(stmts)
     root = SBlock([], [], [], "root", body, alloc_buffers=allocs)
-    attrs = {"global_symbol": "main", "tirx.noalias": True, "s_tir": True}
     return PrimFunc(params, SBlockRealize([], True, root), attrs=attrs)
 

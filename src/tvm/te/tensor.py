@@ -19,6 +19,7 @@ from ..tirx.stmt import IterVar
 
 __all__ = [
     "ComputeOp",
+    "ExternOp",
     "Operation",
     "PlaceholderOp",
     "ProducerLoad",
@@ -105,6 +106,30 @@ class ComputeOp(Operation, type_key="te.ComputeOp"):
         return tuple(iv.dom.extent for iv in self.axis)
 
 
+class ExternOp(Operation, type_key="te.ExternOp"):
+    """Outputs computed by a hand-written statement ``body`` over placeholder buffers.
+
+    ``body`` reads ``input_placeholders`` (one buffer per input tensor) and writes
+    ``output_placeholders`` (one per output).
+    """
+
+    name: str
+    tag: str
+    attrs: object
+    inputs: tuple
+    input_placeholders: tuple
+    output_placeholders: tuple
+    body: object
+
+    @property
+    def num_outputs(self) -> int:
+        return len(self.output_placeholders)
+
+    @property
+    def input_tensors(self) -> list:
+        return list(self.inputs)
+
+
 def _same_tensor(a, b) -> bool:
     return a.op is b.op and a.value_index == b.value_index
 
@@ -124,12 +149,16 @@ class Tensor(Scriptable, Node, type_key="te.Tensor"):
 
     @property
     def shape(self) -> tuple:
+        if isinstance(self.op, ExternOp):
+            return self.op.output_placeholders[self.value_index].shape
         return self.op.shape
 
     @property
     def dtype(self) -> str:
         if isinstance(self.op, ComputeOp):
             return self.op.body[self.value_index].dtype
+        if isinstance(self.op, ExternOp):
+            return self.op.output_placeholders[self.value_index].dtype
         return self.op.dtype
 
     @property
