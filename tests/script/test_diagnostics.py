@@ -226,3 +226,35 @@ def test_python_syntax_error_propagates_as_syntax_error():
 
 def test_ast_module_parse_is_plain_python_ast():
     assert isinstance(Source("x = 1").as_ast(), ast.Module)
+
+
+# --- the well-formedness gate on TIR results (spec C.7) ------------------------------------
+
+
+def _sblock_prim_func():
+    from tvm import te
+
+    a = te.placeholder((4,), name="A")
+    b = te.compute((4,), lambda i: a[i] * 2, name="B")
+    return te.create_prim_func([a, b])
+
+
+def test_tir_gate_appends_the_verifier_message():
+    from tvm.script.parser import WELL_FORMED_ERROR_MESSAGE
+    from tvm.script.parser.core.entry import _well_formed_gate
+
+    src = Source("x = 1\n")
+    parser = Parser(src, {})
+    parser.tree = src.as_ast()
+    func = _sblock_prim_func()
+    with pytest.raises(DiagnosticError) as info:
+        _well_formed_gate(parser, func, s_tir=False)
+    text = str(info.value)
+    assert text.startswith(f"error: {WELL_FORMED_ERROR_MESSAGE}\n\nTraceback: TIR verifier does "
+                           "not support statement s_tir.SBlockRealize at <root>.body")
+    assert "\n --> <str>:1:1\n" in text
+    # SBlocks are fine in an s_tir function, and in a module of s_tir functions.
+    _well_formed_gate(parser, func, s_tir=True)
+    _well_formed_gate(parser, tvm.ir.IRModule({"f": func}), s_tir=True)
+    with pytest.raises(DiagnosticError, match="Traceback: TIR verifier"):
+        _well_formed_gate(parser, tvm.ir.IRModule({"f": func}), s_tir=False)

@@ -98,42 +98,41 @@ def parse(program, extra_vars=None, check_well_formed=True, s_tir=False, absent_
 
 
 def _well_formed_gate(parser: Parser, result, s_tir: bool) -> None:
-    """Report :data:`WELL_FORMED_ERROR_MESSAGE` when ``result`` is not well-formed."""
+    """Report :data:`WELL_FORMED_ERROR_MESSAGE` when ``result`` is not well-formed.
+
+    A Relax function or a module goes through ``relax.analysis.check_well_formed``; a PrimFunc,
+    or a module holding PrimFuncs, through the TIR verifier (``verify_well_formed`` for s_tir,
+    ``verify_tirx_well_formed`` otherwise), whose message is appended after ``Traceback:``.
+    """
     whole = parser.tree
-    kind = _ir_kind(result)
-    if kind == "relax":
-        # Lazy: relax is a lower layer, but importing it here keeps ``tvm.script`` light.
-        # Until ``relax.analysis.check_well_formed`` exists (the errors issue), there is no gate.
-        try:
-            analysis = importlib.import_module("tvm.relax.analysis")
-        except ImportError:
-            return
-        check = getattr(analysis, "check_well_formed", None)
+    type_key = getattr(result, "type_key", "")
+    is_module = type_key == "ir.IRModule"
+    if is_module or type_key.startswith("relax."):
+        # Until ``relax.analysis.check_well_formed`` exists (the errors issue) this is a no-op.
+        check = getattr(_optional_module("tvm.relax.analysis"), "check_well_formed", None)
         if check is not None and not check(result):
             parser.report_error(whole, WELL_FORMED_ERROR_MESSAGE)
-    elif kind == "tirx":
-        try:
-            analysis = importlib.import_module("tvm.tirx.analysis")
-        except ImportError:
-            return
-        verify = getattr(
-            analysis, "verify_well_formed" if s_tir else "verify_tirx_well_formed", None
-        )
-        if verify is None:
-            return
-        try:
-            verify(result)
-        except DiagnosticError:
-            raise
-        except Exception as err:  # noqa: BLE001 - the verifier's message goes into the report
-            parser.report_error(whole, f"{WELL_FORMED_ERROR_MESSAGE}\n\nTraceback: {err}")
+    has_tir = type_key.startswith(("tirx.", "tir.")) or (
+        is_module
+        and any(getattr(f, "type_key", "").startswith("tirx.") for f in result.functions.values())
+    )
+    if not has_tir:
+        return
+    analysis = _optional_module("tvm.tirx.analysis")
+    verify = getattr(analysis, "verify_well_formed" if s_tir else "verify_tirx_well_formed", None)
+    if verify is None:
+        return
+    try:
+        verify(result)
+    except DiagnosticError:
+        raise
+    except Exception as err:  # noqa: BLE001 - the verifier's message goes into the report
+        parser.report_error(whole, f"{WELL_FORMED_ERROR_MESSAGE}\n\nTraceback: {err}")
 
 
-def _ir_kind(result) -> str | None:
-    """``"relax"`` for a Relax function or a module, ``"tirx"`` for a PrimFunc."""
-    type_key = getattr(result, "type_key", "")
-    if type_key.startswith(("tirx.", "tir.")):
-        return "tirx"
-    if type_key.startswith("relax.") or type_key in ("ir.IRModule", "IRModule"):
-        return "relax"
-    return None
+def _optional_module(name: str):
+    """``import name`` or ``None`` when that layer is absent (a runtime-only install)."""
+    try:
+        return importlib.import_module(name)
+    except ImportError:
+        return None
