@@ -189,3 +189,9 @@ def test_nodes_are_immutable_and_replace_resets_type():
     y = relax.Var("y", _t([3]))
     c2 = c.replace(args=(y, y))
     assert c2.ty is None and c2.args[0] is y
+
+
+def test_call_attrs_dict_becomes_dict_attrs():
+    x = relax.Var("x", _t([3]))
+    call = relax.Call(relax.ExternFunc("f"), [x], attrs={"k": 1})
+    assert isinstance(call.attrs, tvm.ir.DictAttrs) and call.attrs["k"] == 1

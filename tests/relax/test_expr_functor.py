@@ -190,3 +190,20 @@ def test_long_function_does_not_recurse_per_binding():
     func = _build(3000)
     assert relax.ExprMutator().visit_expr(func) is func
     relax.ExprVisitor().visit_expr(func)
+
+
+def test_param_redefinition_remaps_uses():
+    @mutator
+    class RenameParams(PyExprMutator):
+        def visit_var_def_(self, var):
+            if var.name_hint == "x":
+                return relax.Var("x_new", var.ty)
+            return var
+
+    func = _build(1)
+    new = RenameParams().visit_expr(func)
+    assert new.params[0].name_hint == "x_new"
+    first = new.body.blocks[0].bindings[0].value
+    # lv = add(x, y) now uses the new parameter.
+    assert first.args[0] is new.params[0]
+    tvm.ir.assert_structural_equal(new, func)

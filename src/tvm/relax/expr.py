@@ -212,6 +212,8 @@ class Call(ExprWithOp, RelaxExpr, type_key="relax.expr.Call"):
             op = Op.get(op)
         if sinfo_args is not None:
             ty_args = sinfo_args
+        if isinstance(attrs, dict):
+            attrs = DictAttrs(attrs)
         if isinstance(ty_args, Type):
             ty_args = (ty_args,)
         args = tuple(args)

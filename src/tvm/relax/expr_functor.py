@@ -354,7 +354,12 @@ class ExprMutator(ExprFunctor):
         return If(cond, true_branch, false_branch, span=op.span)
 
     def visit_function_(self, op):
-        params = [self.visit_var_def(p) for p in op.params]
+        params = []
+        for param in op.params:
+            new_param = self.visit_var_def(param)
+            if new_param is not param:
+                self.set_var_remap(param, new_param)
+            params.append(new_param)
         self.builder_.begin_scope(params)
         try:
             body = None if op.body is None else self.visit_with_new_scope(op.body)
