@@ -160,3 +160,13 @@ def test_sblock_construction_and_validation():
         tirx.SBlockRealize([i, i], True, block)
     with pytest.raises(TypeError, match="must be IterVar"):
         tirx.SBlock([vi], [], [], "b", tirx.Evaluate(0))
+
+
+def test_vector_access_dtype_follows_ramp_lanes():
+    A = tirx.decl_buffer((8,), "float32", name="A")
+    ramp = tirx.Ramp(tirx.IntImm("int32", 0), tirx.IntImm("int32", 1), 4)
+    load = A[ramp]
+    assert load.dtype == "float32x4"
+    assert tirx.BufferStore(A, load, [ramp]).value is load
+    with pytest.raises(TypeError, match="lanes of indexing are: `4`"):
+        tirx.BufferStore(A, A[0], [ramp])

@@ -21,6 +21,7 @@ import enum
 from ..ffi.node import DEF, IGNORE, Node, field
 from ..ir.base import Scriptable
 from ..ir.expr import PrimExpr, Range
+from ..runtime.data_type import dtype_lanes, with_lanes
 from .expr import IntImm, PrimExprWithOp, StringImm, Var
 from .generic import convert
 
@@ -62,6 +63,14 @@ def _expr(value, dtype="int32"):
         raise TypeError(
             f"expected a PrimExpr or a Python number, got {type(value).__name__}"
         ) from None
+
+
+def _access_dtype(dtype, indices):
+    """The dtype of an access: a vector index (a ``Ramp``) gives a vector of elements."""
+    lanes = 1
+    for idx in indices:
+        lanes *= dtype_lanes(idx.dtype)
+    return dtype if lanes == 1 else with_lanes(dtype, lanes * dtype_lanes(dtype))
 
 
 def _index(value):
@@ -106,11 +115,13 @@ class BufferStore(Stmt, type_key="tirx.BufferStore"):
                 f"BufferStore to buffer {buffer.name} expects {len(buffer.shape)} indices, "
                 f"got {len(indices)}"
             )
-        value = _expr(value, buffer.dtype)
-        if value.dtype != buffer.dtype:
+        expected = _access_dtype(buffer.dtype, indices)
+        value = _expr(value, expected)
+        if value.dtype != expected:
             raise TypeError(
                 f"dtype mismatch on BufferStore: buffer {buffer.name}'s dtype is "
-                f"`{buffer.dtype}`, but RHS's dtype is `{value.dtype}`"
+                f"`{buffer.dtype}`, the lanes of indexing are: `{dtype_lanes(expected)}`, "
+                f"but RHS's dtype is `{value.dtype}`"
             )
         self.__init_fields__(buffer, value, indices, predicate, span=span)
 
@@ -131,7 +142,8 @@ class BufferLoad(PrimExprWithOp, type_key="tirx.BufferLoad"):
                 f"BufferLoad from buffer {buffer.name} expects {len(buffer.shape)} indices, "
                 f"got {len(indices)}"
             )
-        self.__init_fields__(buffer, indices, predicate, span=span, dtype=buffer.dtype)
+        self.__init_fields__(buffer, indices, predicate, span=span,
+                             dtype=_access_dtype(buffer.dtype, indices))
 
 
 class For(Stmt, type_key="tirx.For"):
