@@ -260,3 +260,11 @@ def test_integer_casts_wrap_like_numpy(v):
     for dtype in ("int8", "uint8", "int16", "int32", "uint32"):
         got = evaluate_expr(tirx.Cast(dtype, x), {x: v})
         assert got == int(np.array(v, dtype="int64").astype(dtype))
+
+
+def test_vector_loads_are_rejected_by_name():
+    A = tirx.decl_buffer((4,), F32, name="A")
+    ramp = tirx.Ramp(tirx.IntImm(I32, 0), tirx.IntImm(I32, 1), 4)
+    func = tirx.PrimFunc([A], tirx.BufferStore(A, A[ramp], [ramp]))
+    with pytest.raises(InterpreterError, match="vector dtype float32x4"):
+        run_prim_func(func, [np.zeros(4, F32)])

@@ -24,6 +24,7 @@ import math
 import numpy as np
 
 from ..ir.expr import PrimExpr
+from ..runtime.data_type import dtype_lanes
 from .buffer import Buffer
 from .stmt import IterVar, SBlockRealize
 
@@ -196,8 +197,7 @@ class _Compiler:
             raise InterpreterError(
                 f"the interpreter does not support expression {type(e).__name__}"
             )
-        if e.dtype not in ("handle", "void") and "x" in e.dtype.replace("float8_e4m3fn", "") \
-                .replace("e5m2", ""):
+        if e.dtype not in ("handle", "void") and dtype_lanes(e.dtype) != 1:
             raise InterpreterError(f"the interpreter does not support vector dtype {e.dtype}")
         return method(e)
 
