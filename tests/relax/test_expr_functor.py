@@ -207,3 +207,31 @@ def test_param_redefinition_remaps_uses():
     # lv = add(x, y) now uses the new parameter.
     assert first.args[0] is new.params[0]
     tvm.ir.assert_structural_equal(new, func)
+
+
+def test_typical_module_transform_pattern():
+    # The way TVM users write module-level rewrites with a PyExprMutator.
+    @mutator
+    class AddToMulModule(PyExprMutator):
+        def __init__(self, mod):
+            super().__init__(mod)
+            self.mod_ = mod
+
+        def visit_call_(self, call):
+            call = super().visit_call_(call)
+            if call.op is Op.get("relax.add"):
+                return op.multiply(*call.args)
+            return call
+
+        def transform(self):
+            for gv, func in self.mod_.functions_items():
+                if isinstance(func, relax.Function):
+                    self.builder_.update_func(gv, self.visit_expr(func))
+            return self.builder_.get()
+
+    mod = tvm.IRModule({"main": _build(2)})
+    out = AddToMulModule(mod).transform()
+    assert [b.value.op.name for b in out["main"].body.blocks[0].bindings] == [
+        "relax.multiply"
+    ] * 3
+    assert [b.value.op.name for b in mod["main"].body.blocks[0].bindings][0] == "relax.add"
