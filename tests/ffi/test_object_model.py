@@ -3,7 +3,9 @@
 import copy
 import pickle
 
+import numpy as np
 import pytest
+import tvm_ffi
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from tvm_ffi.access_path import AccessPath
@@ -88,6 +90,8 @@ def rebuild(expr, var_map, change=None, path=()):
             return Const(change[1])
         return Const(expr.value)
     if isinstance(expr, Var):
+        if change is not None and change[0] == path:
+            return var_map.get(change[1], change[1])  # use another variable here
         return var_map.get(expr, expr)
     if isinstance(expr, Add):
         return Add(
@@ -116,6 +120,20 @@ def const_paths(expr, path=()):
         yield from const_paths(expr.body, path + ("body",))
     elif isinstance(expr, Func):
         yield from const_paths(expr.body, path + ("body",))
+
+
+def var_uses(expr, scope=(), path=()):
+    """``(path, scope)`` of every variable use, with the variables in scope there."""
+    if isinstance(expr, Var):
+        yield path, scope
+    elif isinstance(expr, Add):
+        yield from var_uses(expr.a, scope, path + ("a",))
+        yield from var_uses(expr.b, scope, path + ("b",))
+    elif isinstance(expr, Let):
+        yield from var_uses(expr.value, scope, path + ("value",))
+        yield from var_uses(expr.body, scope + (expr.var,), path + ("body",))
+    elif isinstance(expr, Func):
+        yield from var_uses(expr.body, scope + tuple(expr.params), path + ("body",))
 
 
 def access_path(steps):
@@ -167,6 +185,45 @@ def test_changed_leaf_breaks_equality_at_its_path(data):
     expected = access_path(target + ("value",))
     assert lhs_path == expected, (str(lhs_path), str(expected))
     assert rhs_path == expected
+
+
+@SETTINGS
+@given(st.data())
+def test_changed_variable_use_breaks_equality_at_its_path(data):
+    prog = gen_program(data)
+    candidates = []
+    for path, scope in var_uses(prog):
+        used = prog
+        for step in path:
+            used = getattr(used, step)
+        others = [v for v in scope if v is not used]
+        if others:
+            candidates.append((path, others))
+    if not candidates:
+        return
+    path, others = data.draw(st.sampled_from(candidates))
+    replacement = data.draw(st.sampled_from(others))
+    changed = rebuild(prog, {}, change=(path, replacement))
+    assert not structural_equal(prog, changed)
+    lhs_path, rhs_path = get_first_structural_mismatch(prog, changed)
+    assert lhs_path == access_path(path), (str(lhs_path), path)
+    assert rhs_path == access_path(path)
+
+
+@SETTINGS
+@given(st.data())
+def test_pickle_and_deepcopy_preserve_random_trees(data):
+    prog = gen_program(data)
+    loaded = pickle.loads(pickle.dumps(prog))
+    assert structural_equal(prog, loaded)
+    assert structural_hash(prog) == structural_hash(loaded)
+    assert structural_equal(prog, copy.deepcopy(prog))
+    # Every use of a parameter is the very parameter object after loading.
+    for path, _ in var_uses(loaded):
+        used = loaded
+        for step in path:
+            used = getattr(used, step)
+        assert any(used is v for v in walk(loaded) if isinstance(v, Var))
 
 
 @SETTINGS
@@ -287,3 +344,26 @@ def test_deep_replace_and_repr_do_not_crash(deep_pair):
     lhs, _ = deep_pair
     assert lhs.replace(b=Const(-1)).a is lhs.a
     assert repr(lhs).startswith("Add(")
+
+
+# --- leaves compared across Python types -----------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "lhs, rhs",
+    [
+        (1, np.int64(1)),
+        (1, 1.0),
+        (np.float32(2.5), 2.5),
+        ("float32", tvm_ffi.dtype("float32")),
+        (float("nan"), np.float64("nan")),
+    ],
+)
+def test_cross_type_leaves_equal_and_hash_alike(lhs, rhs):
+    assert structural_equal(Const(lhs), Const(rhs))
+    assert structural_hash(Const(lhs)) == structural_hash(Const(rhs))
+
+
+@pytest.mark.parametrize("lhs, rhs", [(True, 1), (False, 0), ("1", 1), (1, 2)])
+def test_cross_type_leaves_unequal(lhs, rhs):
+    assert not structural_equal(Const(lhs), Const(rhs))

@@ -98,13 +98,20 @@ def _key_text(key):
 # --- leaves -----------------------------------------------------------------------------------
 
 
+def _is_nan(value) -> bool:
+    return isinstance(value, (float, np.floating)) and math.isnan(value)
+
+
 def _leaf_equal(lhs, rhs, skip_tensor_content) -> bool:
     if type(lhs) is not type(rhs):
         # int vs numpy int and similar: compare by value only when both are plain numbers.
         if isinstance(lhs, bool) or isinstance(rhs, bool):
             return False
         if isinstance(lhs, (int, float, np.number)) and isinstance(rhs, (int, float, np.number)):
-            return lhs == rhs
+            return bool(lhs == rhs) or (_is_nan(lhs) and _is_nan(rhs))
+        if isinstance(lhs, str) and isinstance(rhs, str):
+            # A str subclass (tvm.DataType is tvm_ffi.dtype) equals the plain string it spells.
+            return str.__eq__(lhs, rhs)
         return False
     if isinstance(lhs, float):
         return lhs == rhs or (math.isnan(lhs) and math.isnan(rhs))
@@ -130,6 +137,12 @@ def _leaf_hash(value, skip_tensor_content):
         return hash((head, value.tobytes()))
     if hasattr(value, "numpy") and callable(value.numpy) and not isinstance(value, Node):
         return _leaf_hash(value.numpy(), skip_tensor_content)
+    # Values that _leaf_equal compares across types must hash alike: numbers by value
+    # (hash(1) == hash(1.0) == hash(np.int64(1))), strings as plain str.
+    if isinstance(value, str):
+        return hash(("str", str(value)))
+    if isinstance(value, (int, float, np.number)) and not isinstance(value, bool):
+        return hash("nan") if _is_nan(value) else hash(("num", value))
     try:
         return hash((type(value).__name__, value))
     except TypeError:
