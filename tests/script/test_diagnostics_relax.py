@@ -170,10 +170,6 @@ def test_decorated_class_in_a_file_reports_absolute_file_lines(tmp_path):
     sys.modules.pop("parse_err_case", None)
 
 
-_HAS_WF = hasattr(getattr(tvm.relax, "analysis", None), "check_well_formed")
-
-
-@pytest.mark.skipif(not _HAS_WF, reason="needs tvm.relax.analysis.check_well_formed")
 def test_well_formedness_gate_zero_width_marker_from_a_string():
     program = (
         '\n@R.function\ndef main(x: R.Tensor((3, 3), "float32")):\n'
@@ -187,7 +183,6 @@ def test_well_formedness_gate_zero_width_marker_from_a_string():
     assert func.body.blocks[0].bindings[0].var.ty.shape.values[0].value == 4
 
 
-@pytest.mark.skipif(not _HAS_WF, reason="needs tvm.relax.analysis.check_well_formed")
 def test_well_formedness_gate_on_a_class_in_a_file(tmp_path):
     path = tmp_path / "relwf.py"
     path.write_text(
@@ -213,3 +208,26 @@ def test_well_formedness_gate_on_a_class_in_a_file(tmp_path):
         "   |  \n 5 |      class M:\n   |              "
     )
     assert isinstance(module.build(False), tvm.ir.IRModule)
+
+
+def test_annotations_that_are_less_or_more_specific_are_accepted():
+    program = (
+        '@R.function\ndef main(x: R.Tensor("float32"), y: R.Tensor((3, 3), "float32")):\n'
+        '    w: R.Tensor((3, 3), dtype="float32") = R.add(x, x)\n'
+        '    v: R.Tensor(dtype="float32") = R.add(y, y)\n'
+        "    u: R.Object = R.add(y, y)\n"
+        "    return w\n"
+    )
+    func = from_source(program)
+    w, v, u = (b.var for b in func.body.blocks[0].bindings)
+    assert [int(d) for d in w.ty.shape.values] == [3, 3]
+    assert v.ty.shape is None and v.ty.ndim == -1
+    assert isinstance(u.ty, tvm.relax.ObjectType)
+
+
+def test_annotation_of_another_kind_is_provably_wrong():
+    program = (
+        '@R.function\ndef main(x: R.Tensor((3, 3), "float32")):\n'
+        "    w: R.Shape([3, 3]) = R.add(x, x)\n    return w\n"
+    )
+    assert _error(program).startswith(f"error: {WELL_FORMED_ERROR_MESSAGE}\n --> <str>:1:1")
