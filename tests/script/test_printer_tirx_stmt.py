@@ -201,3 +201,23 @@ def test_prim_func_in_module_comes_first_and_is_called_through_cls():
         '        d = R.call_tir(cls.h, (x,), out_ty=R.Tensor((2, 3), dtype="float32"))',
         "        return d",
     ]
+
+
+def test_statement_fragment_declares_free_vars_and_buffers():
+    a = decl_buffer((16,), "int32", name="A")
+    n, i = var("n"), var("i")
+    j = var("j")
+    stmt = S.SeqStmt([
+        loop(i, 16, S.IfThenElse(i < n, S.BufferStore(a, a[i] * 2, [i]))),
+        loop(j, 16, S.BufferStore(a, a[j] + n, [j])),
+    ])
+    # Declared once, at the top, even when first met inside a loop.
+    assert str(stmt).split("\n") == [
+        "n = T.int32()",
+        'A = T.Buffer((16,), "int32")',
+        "for i in range(16):",
+        "    if i < n:",
+        "        A[i] = A[i] * 2",
+        "for j in range(16):",
+        "    A[j] = A[j] + n",
+    ]

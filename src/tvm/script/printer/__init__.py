@@ -101,6 +101,9 @@ def _script(obj, cfg: PrinterConfig) -> str:
         # A binding, block or sequence printed alone first declares the variables it uses
         # but does not define: ``x: R.Tensor((3,), dtype="float32")``.
         d.state["free_var_decls"] = free_vars = []
+    elif _is_tir_stmt(obj):
+        # A TIR statement printed alone declares its free variables and buffers first.
+        free_vars = d.open_declarations()
     doc = d.as_doc(obj, ROOT)
     if free_vars:
         doc = StmtBlockDoc(free_vars + (doc.stmts if isinstance(doc, StmtBlockDoc) else [doc]))
@@ -147,6 +150,12 @@ def _script(obj, cfg: PrinterConfig) -> str:
                 lines.append(note)
         return "\n".join(lines) + "\n\n" + body
     return body
+
+
+def _is_tir_stmt(obj) -> bool:
+    from ...tirx.stmt import Stmt  # local: keeps the printer's import list short
+
+    return isinstance(obj, Stmt)
 
 
 # --- paths ------------------------------------------------------------------------------------

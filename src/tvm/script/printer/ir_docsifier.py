@@ -198,12 +198,39 @@ class IRDocsifier:
             if name is not None:
                 self.used_names.discard(name)
 
-    def define(self, var, name_hint: str) -> IdDoc:
-        """Give ``var`` a fresh printed name based on ``name_hint``: ``lv``, ``lv_1``, ..."""
+    def define(self, var, name_hint: str, frame=None) -> IdDoc:
+        """Give ``var`` a fresh printed name based on ``name_hint``: ``lv``, ``lv_1``, ...
+
+        The name is released when the innermost frame closes, or frame number ``frame``
+        (``-1``: never; used for declarations hoisted to an outer scope).
+        """
         name = self.fresh_name(name_hint)
         self.var_names[id(var)] = name
-        if self._frames:
-            self._frames[-1].append(id(var))
+        if frame is None:
+            target = self._frames[-1] if self._frames else None
+        else:
+            target = self._frames[frame] if 0 <= frame < len(self._frames) else None
+        if target is not None:
+            target.append(id(var))
+        return IdDoc(name)
+
+    def open_declarations(self) -> list:
+        """Start collecting hoisted declarations for the innermost frame; returns the list."""
+        decls: list = []
+        self.state["func_decls"] = decls
+        self.state["decl_frame"] = len(self._frames) - 1
+        return decls
+
+    def declare(self, var, name_hint: str, make_decl) -> IdDoc:
+        """Define ``var`` in the scope of the open declarations and record ``make_decl(name)``.
+
+        Returns None when no declaration scope is open.
+        """
+        decls = self.state.get("func_decls")
+        if decls is None:
+            return None
+        name = self.define(var, name_hint, frame=self.state.get("decl_frame", -1)).name
+        decls.append(make_decl(name))
         return IdDoc(name)
 
     def fresh_name(self, hint: str) -> str:

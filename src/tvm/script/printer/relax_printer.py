@@ -227,7 +227,7 @@ def _var(var, path, d):
     decls = d.state.get("free_var_decls")
     if decls is not None:
         # Printing a fragment: declare the free variable before it (``x: R.Tensor(...)``).
-        name = d.define(var, var.name_hint).name
+        name = d.define(var, var.name_hint, frame=-1).name
         if var.ty is not None:
             decls.append(AssignDoc(IdDoc(name), None, d.as_doc(var.ty, None)))
         else:
@@ -533,12 +533,12 @@ def _func_attrs(func, name):
 
 def _function_doc(func, path, d, name, nested=False):
     d.push_frame()
-    saved_decls = d.state.get("func_decls")
+    saved_decls = (d.state.get("func_decls"), d.state.get("decl_frame"))
     saved_alias = d.state.get("uses_module_alias", False)
     d.state["uses_module_alias"] = False
     # Symbolic variables first met outside the parameters are declared when the tirx Var
     # docsifier meets them (``m = T.int64()``) and inserted at the top of the body.
-    d.state["func_decls"] = decls = []
+    decls = d.open_declarations()
     try:
         # Symbolic variables: those in parameter types become file-level TypeVars.
         param_types = [p.ty for p in func.params]
@@ -580,7 +580,7 @@ def _function_doc(func, path, d, name, nested=False):
             module_name = d.cfg.name or "Module"
             body.insert(header_len, AssignDoc(IdDoc(d.cfg.module_alias), IdDoc(module_name)))
     finally:
-        d.state["func_decls"] = saved_decls
+        d.state["func_decls"], d.state["decl_frame"] = saved_decls
         d.state["uses_module_alias"] = saved_alias
         d.state["in_signature"] = False
         d.pop_frame()

@@ -71,12 +71,11 @@ def _var(var, path, d):
     doc = d.var_doc(var)
     if doc is not None:
         return doc
-    decls = d.state.get("func_decls")
-    if decls is not None:
-        # First use inside a Relax function body: declare it there (``m = T.int64()``).
-        doc = d.define(var, var.name)
-        decls.append(AssignDoc(IdDoc(doc.name), d.prefix("T").attr(var.dtype).call()))
-        return IdDoc(doc.name)
+    # First use where declarations are collected (a function body): ``m = T.int64()``.
+    decl = d.prefix("T").attr(var.dtype).call()
+    doc = d.declare(var, var.name, lambda name: AssignDoc(IdDoc(name), decl))
+    if doc is not None:
+        return doc
     # A free variable prints as its name (as TVM does for ``str(n * 2)``).
     return IdDoc(var.name or "v")
 

@@ -120,7 +120,16 @@ def _buffer_decl(buf, path, d, callee, dtype_optional=True):
 @register_printer(Buffer)
 def _buffer(buf, path, d):
     doc = d.var_doc(buf)
-    return doc if doc is not None else IdDoc(buf.name)
+    if doc is not None:
+        return doc
+    if d.state.get("func_decls") is not None:
+        # A buffer used but not defined here: declare it (``A = T.Buffer((16,), "int32")``).
+        decl = _buffer_decl(buf, None, d, _t(d, "Buffer"), dtype_optional=False)
+        doc = d.declare(buf, buf.name, lambda name: AssignDoc(IdDoc(name), decl))
+        if not d.is_defined(buf.data):
+            d.var_names[id(buf.data)] = f"{doc.name}.data"
+        return doc
+    return IdDoc(buf.name)
 
 
 @register_printer(_stmt.BufferLoad)
@@ -450,10 +459,10 @@ def _prim_func(func, path, d):
     symbol = attrs.get("global_symbol")
     if name is None:
         name = d.cfg.name or symbol or "main"
-    saved = {key: d.state.get(key) for key in ("in_relax", "func_decls")}
+    saved = {key: d.state.get(key) for key in ("in_relax", "func_decls", "decl_frame")}
     d.state["in_relax"] = False
-    d.state["func_decls"] = decls = []
     d.push_frame()
+    decls = d.open_declarations()
     try:
         args = []
         for i, param in enumerate(func.params):
