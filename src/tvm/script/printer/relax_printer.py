@@ -106,8 +106,7 @@ def attr_value_doc(value, path, d):
         return LiteralDoc(int(value.value), path)
     if isinstance(value, Node):
         return d.as_doc(value, path)
-    if hasattr(value, "dtype") and type(value).__name__ == "DataType":
-        return LiteralDoc(str(value), path)
+    # Anything else (a DataType, a runtime string) prints as its string form.
     return LiteralDoc(str(value), path)
 
 
@@ -526,11 +525,6 @@ def _symbolic_vars(objs):
     return out
 
 
-def _func_attrs(func, name):
-    attrs = dict(func.attrs.values) if func.attrs is not None else {}
-    return attrs
-
-
 def _function_doc(func, path, d, name, nested=False):
     d.push_frame()
     saved_decls = (d.state.get("func_decls"), d.state.get("decl_frame"))
@@ -559,7 +553,7 @@ def _function_doc(func, path, d, name, nested=False):
         d.state["in_signature"] = False
 
         body = []
-        attrs = _func_attrs(func, name)
+        attrs = dict(func.attrs.values) if func.attrs is not None else {}
         symbol = attrs.get("global_symbol")
         if symbol is not None and (nested or symbol == name or not d.in_module):
             attrs.pop("global_symbol")
