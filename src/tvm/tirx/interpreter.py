@@ -26,13 +26,25 @@ import numpy as np
 from ..ir.expr import PrimExpr
 from ..runtime.data_type import dtype_lanes
 from .buffer import Buffer
+from .interpreter_semantics import (
+    GARBAGE_INT,
+    MATH_INTRINSICS,
+    InterpreterError,
+    bits_of,
+    cast_value,
+    floordiv,
+    floormod,
+    int_intrinsic,
+    is_float,
+    is_int,
+    np_dtype,
+    truncdiv,
+    truncmod,
+    wrap_int,
+)
 from .stmt import IterVar, SBlockRealize
 
 __all__ = ["InterpreterError", "evaluate_expr", "run_prim_func"]
-
-
-class InterpreterError(ValueError):
-    """The interpreter met a construct it cannot run, or arguments that do not fit."""
 
 
 class _Break(Exception):
@@ -41,127 +53,6 @@ class _Break(Exception):
 
 class _Continue(Exception):
     pass
-
-
-_GARBAGE_INT = 0x5A5A5A5A
-
-
-def _np_dtype(dtype: str):
-    if dtype == "bool":
-        return np.dtype("bool")
-    if dtype == "bfloat16" or dtype.startswith("float8"):
-        import ml_dtypes  # bfloat16/float8 only come from ml_dtypes
-
-        return np.dtype(getattr(ml_dtypes, dtype))
-    try:
-        return np.dtype(dtype)
-    except TypeError as e:
-        raise InterpreterError(f"the interpreter cannot hold values of dtype {dtype}") from e
-
-
-def _is_float(dtype: str) -> bool:
-    return dtype.startswith(("float", "bfloat"))
-
-
-def _is_int(dtype: str) -> bool:
-    return dtype.startswith(("int", "uint"))
-
-
-def _bits(dtype: str) -> int:
-    digits = "".join(ch for ch in dtype if ch.isdigit())
-    return int(digits) if digits else 32
-
-
-def _wrap_int(value: int, dtype: str) -> int:
-    """Wrap a Python int into the range of an integer dtype (two's complement)."""
-    bits = _bits(dtype)
-    mask = (1 << bits) - 1
-    value = int(value) & mask
-    if dtype.startswith("int") and value >> (bits - 1):
-        value -= 1 << bits
-    return value
-
-
-def _cast(value, dtype: str):
-    if dtype == "bool":
-        return bool(value)
-    if _is_int(dtype):
-        if isinstance(value, (float, np.floating)):
-            if math.isnan(value) or math.isinf(value):
-                raise InterpreterError(f"cannot cast {value} to {dtype}")
-            value = math.trunc(float(value))
-        return _wrap_int(int(value), dtype)
-    if _is_float(dtype):
-        return _np_dtype(dtype).type(value)
-    raise InterpreterError(f"the interpreter cannot cast to dtype {dtype}")
-
-
-def _truncdiv(a, b):
-    if b == 0:
-        raise ZeroDivisionError("integer division by zero in the PrimFunc")
-    q = abs(a) // abs(b)
-    return q if (a >= 0) == (b >= 0) else -q
-
-
-def _truncmod(a, b):
-    return a - _truncdiv(a, b) * b
-
-
-def _floordiv(a, b):
-    if b == 0:
-        raise ZeroDivisionError("integer division by zero in the PrimFunc")
-    return a // b
-
-
-def _floormod(a, b):
-    if b == 0:
-        raise ZeroDivisionError("integer modulo by zero in the PrimFunc")
-    return a % b
-
-
-def _sigmoid(x):
-    return 1 / (1 + np.exp(-x))
-
-
-def _rsqrt(x):
-    return 1 / np.sqrt(x)
-
-
-def _erf(x):
-    return math.erf(float(x))
-
-
-def _round(x):
-    # TVM's round is round-half-to-even (nearbyint), as NumPy's rint.
-    return np.rint(x)
-
-
-#: Math intrinsics by op name suffix: NumPy functions of the call's arguments.
-MATH_INTRINSICS = {
-    "exp": np.exp, "exp2": np.exp2, "exp10": lambda x: np.power(type(x)(10), x),
-    "log": np.log, "log2": np.log2, "log10": np.log10, "log1p": np.log1p,
-    "sqrt": np.sqrt, "rsqrt": _rsqrt, "tanh": np.tanh, "sigmoid": _sigmoid, "erf": _erf,
-    "pow": np.power, "fabs": np.abs, "abs": np.abs, "floor": np.floor, "ceil": np.ceil,
-    "round": _round, "nearbyint": np.rint, "trunc": np.trunc, "sin": np.sin, "cos": np.cos,
-    "tan": np.tan, "asin": np.arcsin, "acos": np.arccos, "atan": np.arctan,
-    "atan2": np.arctan2, "sinh": np.sinh, "cosh": np.cosh, "asinh": np.arcsinh,
-    "acosh": np.arccosh, "atanh": np.arctanh, "isnan": np.isnan, "isinf": np.isinf,
-    "isfinite": np.isfinite, "fmod": np.fmod, "copysign": np.copysign, "hypot": np.hypot,
-    "nextafter": np.nextafter, "ldexp": np.ldexp,
-}
-
-
-def _int_intrinsic(name):
-    table = {
-        "shift_left": lambda a, b: a << b,
-        "shift_right": lambda a, b: a >> b,
-        "bitwise_and": lambda a, b: a & b,
-        "bitwise_or": lambda a, b: a | b,
-        "bitwise_xor": lambda a, b: a ^ b,
-        "bitwise_not": lambda a: ~a,
-        "popcount": lambda a: (a & ((1 << 64) - 1)).bit_count(),
-    }
-    return table.get(name)
 
 
 class _Compiler:
@@ -214,7 +105,7 @@ class _Compiler:
         return lambda env: value
 
     def e_FloatImm(self, e):
-        value = _np_dtype(e.dtype).type(e.value)
+        value = np_dtype(e.dtype).type(e.value)
         return lambda env: value
 
     def e_StringImm(self, e):
@@ -223,7 +114,7 @@ class _Compiler:
 
     def e_Cast(self, e):
         f, dtype = self.expr(e.value), e.dtype
-        return lambda env: _cast(f(env), dtype)
+        return lambda env: cast_value(f(env), dtype)
 
     def _binary(self, e, fn):
         fa, fb = self.expr(e.a), self.expr(e.b)
@@ -239,29 +130,29 @@ class _Compiler:
         return self._wrapped(e, lambda a, b: a * b)
 
     def _wrapped(self, e, fn):
-        if _is_int(e.dtype):
+        if is_int(e.dtype):
             dtype = e.dtype
-            return self._binary(e, lambda a, b: _wrap_int(fn(a, b), dtype))
+            return self._binary(e, lambda a, b: wrap_int(fn(a, b), dtype))
         return self._binary(e, fn)
 
     def e_Div(self, e):
-        if _is_int(e.dtype):
-            return self._binary(e, _truncdiv)
+        if is_int(e.dtype):
+            return self._binary(e, truncdiv)
         return self._binary(e, lambda a, b: a / b)
 
     def e_Mod(self, e):
-        if _is_int(e.dtype):
-            return self._binary(e, _truncmod)
+        if is_int(e.dtype):
+            return self._binary(e, truncmod)
         return self._binary(e, np.fmod)
 
     def e_FloorDiv(self, e):
-        if _is_int(e.dtype):
-            return self._binary(e, _floordiv)
+        if is_int(e.dtype):
+            return self._binary(e, floordiv)
         return self._binary(e, lambda a, b: np.floor(a / b))
 
     def e_FloorMod(self, e):
-        if _is_int(e.dtype):
-            return self._binary(e, _floormod)
+        if is_int(e.dtype):
+            return self._binary(e, floormod)
         return self._binary(e, lambda a, b: a - np.floor(a / b) * b)
 
     def e_Min(self, e):
@@ -317,7 +208,7 @@ class _Compiler:
 
     def e_BitwiseNot(self, e):
         fa, dtype = self.expr(e.a), e.dtype
-        return lambda env: _wrap_int(~fa(env), dtype)
+        return lambda env: wrap_int(~fa(env), dtype)
 
     def e_Select(self, e):
         fc, ft, ff = self.expr(e.condition), self.expr(e.true_value), self.expr(e.false_value)
@@ -355,7 +246,7 @@ class _Compiler:
                 return env[b][tuple(f(env) for f in idx)]
 
         # Integers and booleans are Python values in the interpreter (exact arithmetic).
-        if _is_int(e.dtype):
+        if is_int(e.dtype):
             return lambda env: int(load(env))
         if e.dtype == "bool":
             return lambda env: bool(load(env))
@@ -376,23 +267,23 @@ class _Compiler:
         if short == "reinterpret":
             (fa,) = args
             src = e.args[0].dtype
-            src_np, dst_np = _np_dtype(src), _np_dtype(dtype)
+            src_np, dst_np = np_dtype(src), np_dtype(dtype)
 
             def reinterpret(env):
                 raw = np.array(fa(env), dtype=src_np).view(dst_np)[()]
-                return int(raw) if _is_int(dtype) else raw
+                return int(raw) if is_int(dtype) else raw
 
             return reinterpret
         if short in ("max_value", "min_value"):
             raise InterpreterError(f"unexpected call {name}")
         if short == "clz":
             (fa,) = args
-            bits = _bits(e.args[0].dtype)
+            bits = bits_of(e.args[0].dtype)
             return lambda env: bits - (fa(env) & ((1 << bits) - 1)).bit_length()
-        int_fn = _int_intrinsic(short)
-        if int_fn is not None and (_is_int(dtype) or dtype == "bool"):
-            return lambda env: _wrap_int(int_fn(*(f(env) for f in args)), dtype) \
-                if _is_int(dtype) else int_fn(*(f(env) for f in args))
+        int_fn = int_intrinsic(short)
+        if int_fn is not None and (is_int(dtype) or dtype == "bool"):
+            return lambda env: wrap_int(int_fn(*(f(env) for f in args)), dtype) \
+                if is_int(dtype) else int_fn(*(f(env) for f in args))
         fn = MATH_INTRINSICS.get(short)
         if fn is None:
             raise InterpreterError(
@@ -400,9 +291,9 @@ class _Compiler:
             )
         if dtype == "bool":
             return lambda env: bool(fn(*(f(env) for f in args)))
-        if _is_int(dtype):
-            return lambda env: _cast(fn(*(f(env) for f in args)), dtype)
-        out = _np_dtype(dtype).type
+        if is_int(dtype):
+            return lambda env: cast_value(fn(*(f(env) for f in args)), dtype)
+        out = np_dtype(dtype).type
         return lambda env: out(fn(*(f(env) for f in args)))
 
     def e_Ramp(self, e):
@@ -427,12 +318,12 @@ class _Compiler:
         shape = [self.expr(s) for s in buffer.shape]
         strides = [self.expr(s) for s in buffer.strides]
         offset = self.expr(buffer.elem_offset) if buffer.elem_offset is not None else None
-        np_dtype = _np_dtype(buffer.dtype)
+        elem_dtype = np_dtype(buffer.dtype)
 
         def define(env):
             flat = env[dslot]
-            if flat.dtype != np_dtype:
-                flat = flat.view(np_dtype)
+            if flat.dtype != elem_dtype:
+                flat = flat.view(elem_dtype)
             dims = [int(f(env)) for f in shape]
             start = int(offset(env)) if offset is not None else 0
             if strides:
@@ -448,14 +339,14 @@ class _Compiler:
         """A closure allocating fresh storage for ``buffer`` and defining its view."""
         dslot = self.slot(buffer.data)
         shape = [self.expr(s) for s in buffer.shape]
-        np_dtype = _np_dtype(buffer.dtype)
-        fill = np.nan if _is_float(buffer.dtype) else (
-            False if buffer.dtype == "bool" else _wrap_int(_GARBAGE_INT, buffer.dtype))
+        elem_dtype = np_dtype(buffer.dtype)
+        fill = np.nan if is_float(buffer.dtype) else (
+            False if buffer.dtype == "bool" else wrap_int(GARBAGE_INT, buffer.dtype))
         define = self.define_buffer_view(buffer.replace(strides=()))
 
         def alloc(env):
             size = math.prod(int(f(env)) for f in shape)
-            env[dslot] = np.full(size, fill, dtype=np_dtype)
+            env[dslot] = np.full(size, fill, dtype=elem_dtype)
             define(env)
 
         return alloc
@@ -722,7 +613,7 @@ def run_prim_func(func, args, *, check_shapes=True):
                 arr = _as_array(arg)
                 steps.append(lambda env, s=slot, a=arr: env.__setitem__(s, a.reshape(-1)))
             elif known:
-                value = _cast(arg, p.dtype)
+                value = cast_value(arg, p.dtype)
 
                 def check(env, s=slot, v=value, name=p.name):
                     if env[s] != v:
@@ -733,7 +624,7 @@ def run_prim_func(func, args, *, check_shapes=True):
 
                 steps.append(check)
             else:
-                value = _cast(arg, p.dtype)
+                value = cast_value(arg, p.dtype)
                 steps.append(lambda env, s=slot, v=value: env.__setitem__(s, v))
             continue
         arr = _as_array(arg)
@@ -747,7 +638,7 @@ def run_prim_func(func, args, *, check_shapes=True):
 
 def _bind_buffer_arg(comp, param, buf, arr, check_shapes):
     name = buf.name
-    expect = _np_dtype(buf.dtype)
+    expect = np_dtype(buf.dtype)
     if arr.dtype != expect:
         raise InterpreterError(
             f"argument {name} has dtype {arr.dtype}, but the buffer expects {buf.dtype}"
