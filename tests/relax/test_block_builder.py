@@ -306,3 +306,18 @@ def test_call_to_unknown_global_is_error():
 def test_emit_te_is_explicitly_unavailable():
     with pytest.raises(NotImplementedError, match="create_prim_func"):
         relax.BlockBuilder().emit_te(None)
+
+
+def test_private_builder_function_equals_parsed_style_function():
+    # Functions and modules always carry a (possibly empty) DictAttrs, as in TVM, so a
+    # builder-made private function equals one built from an empty attribute dict.
+    x = relax.Var("x", _t([3]))
+    bb = relax.BlockBuilder()
+    with bb.function("p", [x], private=True):
+        bb.emit_func_output(x)
+    built = bb.get()["p"]
+    assert isinstance(built.attrs, tvm.ir.DictAttrs) and len(built.attrs) == 0
+    y = relax.Var("y", _t([3]))
+    other = relax.Function([y], relax.SeqExpr([], y), _t([3]), attrs={})
+    tvm.ir.assert_structural_equal(built, other)
+    assert tvm.ir.structural_equal(tvm.IRModule(attrs={}), tvm.IRModule())

@@ -57,8 +57,9 @@ class IRModule(Scriptable, Node, type_key="ir.IRModule"):
                 raise TypeError(f"IRModule keys must be GlobalVar or str, got {key!r}")
             _attach_type(key, func)
             funcs[key] = func
-        if attrs is not None and not isinstance(attrs, DictAttrs):
-            attrs = DictAttrs(dict(attrs))
+        # As in TVM, a module always has a (possibly empty) DictAttrs.
+        if not isinstance(attrs, DictAttrs):
+            attrs = DictAttrs(dict(attrs or {}))
         infos = {k: tuple(v) for k, v in (global_infos or {}).items()}
         self.__init_fields__(funcs, attrs, infos)
 

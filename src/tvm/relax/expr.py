@@ -418,8 +418,9 @@ class Function(ExprWithOp, BaseFunc, type_key="relax.expr.Function"):
         ret_ty = _pick_ty(ret_ty, ret_struct_info, "Function ret")
         if ret_ty is None and body is not None:
             ret_ty = body.ty
-        if attrs is not None and not isinstance(attrs, DictAttrs):
-            attrs = DictAttrs(dict(attrs))
+        # As in TVM, a function always has a (possibly empty) DictAttrs.
+        if not isinstance(attrs, DictAttrs):
+            attrs = DictAttrs(dict(attrs or {}))
         self.__init_fields__(
             params,
             body,
