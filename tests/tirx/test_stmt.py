@@ -170,3 +170,14 @@ def test_vector_access_dtype_follows_ramp_lanes():
     assert tirx.BufferStore(A, load, [ramp]).value is load
     with pytest.raises(TypeError, match="lanes of indexing are: `4`"):
         tirx.BufferStore(A, A[0], [ramp])
+
+
+def test_conditions_must_be_boolean():
+    x = tirx.Var("x", "int32")
+    with pytest.raises(TypeError, match="IfThenElse condition must be a boolean.*int32"):
+        tirx.IfThenElse(x, tirx.Evaluate(0))
+    with pytest.raises(TypeError, match="While condition must be a boolean"):
+        tirx.While(x, tirx.Evaluate(0))
+    with pytest.raises(TypeError, match="AssertStmt condition"):
+        tirx.AssertStmt("RuntimeError", x, ["bad"])
+    assert tirx.IfThenElse(True, tirx.Evaluate(0)).condition.dtype == "bool"

@@ -73,6 +73,14 @@ def _access_dtype(dtype, indices):
     return dtype if lanes == 1 else with_lanes(dtype, lanes * dtype_lanes(dtype))
 
 
+def _condition(value, what):
+    """A boolean condition; other dtypes are rejected, as TVM does."""
+    cond = _expr(value, "bool")
+    if cond.dtype != "bool":
+        raise TypeError(f"{what} must be a boolean expression, got dtype {cond.dtype}")
+    return cond
+
+
 def _index(value):
     """An index expression: ints become int32 immediates (TVM's default index dtype)."""
     return _expr(value, "int32")
@@ -179,7 +187,7 @@ class While(Stmt, type_key="tirx.While"):
     body: Stmt
 
     def __init__(self, condition, body, span=None):
-        self.__init_fields__(_expr(condition), body, span=span)
+        self.__init_fields__(_condition(condition, "While condition"), body, span=span)
 
 
 class IfThenElse(Stmt, type_key="tirx.IfThenElse"):
@@ -190,7 +198,8 @@ class IfThenElse(Stmt, type_key="tirx.IfThenElse"):
     else_case: object = None
 
     def __init__(self, condition, then_case, else_case=None, span=None):
-        self.__init_fields__(_expr(condition), then_case, else_case, span=span)
+        self.__init_fields__(_condition(condition, "IfThenElse condition"), then_case, else_case,
+                             span=span)
 
 
 class Bind(Stmt, type_key="tirx.Bind"):
@@ -333,7 +342,8 @@ class AssertStmt(Stmt, type_key="tirx.AssertStmt"):
         parts = []
         for part in message_parts or ():
             parts.append(StringImm(part) if isinstance(part, str) else part)
-        self.__init_fields__(kind, _expr(condition), tuple(parts), span=span)
+        self.__init_fields__(kind, _condition(condition, "AssertStmt condition"), tuple(parts),
+                             span=span)
 
     @property
     def kind(self):
@@ -525,4 +535,5 @@ class SBlockRealize(Stmt, type_key="s_tir.SBlockRealize"):
                 f"SBlockRealize of block {block.name_hint!r} binds {len(values)} values to "
                 f"{len(block.iter_vars)} iteration variables"
             )
-        self.__init_fields__(values, _expr(predicate, "bool"), block, span=span)
+        self.__init_fields__(values, _condition(predicate, "SBlockRealize predicate"), block,
+                             span=span)
