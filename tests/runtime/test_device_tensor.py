@@ -167,3 +167,22 @@ def test_dlpack_with_torch():
     assert t.numpy()[0, 0] == 9
     back = torch.from_dlpack(t)
     assert back.data_ptr() == tt.data_ptr()
+
+
+def test_ml_dtype_exports_release_their_arrays():
+    import gc
+
+    from tvm.runtime import _dlpack
+
+    before = len(_dlpack._ALIVE)
+    t = tvm.runtime.tensor(np.ones(3, ml_dtypes.bfloat16))
+    assert len(_dlpack._ALIVE) == before + 1  # kept alive while the tensor lives
+    del t
+    gc.collect()
+    assert len(_dlpack._ALIVE) == before
+    # A capsule nobody consumed releases its array when it is destroyed.
+    producer = _dlpack.export_array(np.zeros(2, np.uint16), 4, 16)
+    assert len(_dlpack._ALIVE) == before + 1
+    del producer
+    gc.collect()
+    assert len(_dlpack._ALIVE) == before

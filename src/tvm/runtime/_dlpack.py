@@ -57,9 +57,27 @@ def _delete(address):
 # Module-level so the C callback outlives every capsule that points at it.
 _DELETER = _DELETER_TYPE(_delete)
 
+_CAPSULE_NAME = b"dltensor"
 _PyCapsule_New = ctypes.pythonapi.PyCapsule_New
 _PyCapsule_New.restype = ctypes.py_object
 _PyCapsule_New.argtypes = [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_void_p]
+_PyCapsule_IsValid = ctypes.pythonapi.PyCapsule_IsValid
+_PyCapsule_IsValid.restype = ctypes.c_int
+_PyCapsule_IsValid.argtypes = [ctypes.c_void_p, ctypes.c_char_p]
+_PyCapsule_GetPointer = ctypes.pythonapi.PyCapsule_GetPointer
+_PyCapsule_GetPointer.restype = ctypes.c_void_p
+_PyCapsule_GetPointer.argtypes = [ctypes.c_void_p, ctypes.c_char_p]
+
+
+def _capsule_destructor(capsule_address):
+    # A consumer renames the capsule ("used_dltensor") and calls the deleter itself; a capsule
+    # still named "dltensor" was never consumed, so its array is released here.
+    if _PyCapsule_IsValid(capsule_address, _CAPSULE_NAME):
+        _delete(_PyCapsule_GetPointer(capsule_address, _CAPSULE_NAME))
+
+
+# Raw pointer argument: the capsule is being destroyed and must not be touched as an object.
+_CAPSULE_DESTRUCTOR = ctypes.CFUNCTYPE(None, ctypes.c_void_p)(_capsule_destructor)
 
 
 class _CapsuleProducer:
@@ -91,7 +109,9 @@ def export_array(arr: np.ndarray, type_code: int, bits: int):
     managed.deleter = _DELETER
     address = ctypes.addressof(managed)
     _ALIVE[address] = (arr, shape, managed)
-    capsule = _PyCapsule_New(address, b"dltensor", None)
+    capsule = _PyCapsule_New(
+        address, _CAPSULE_NAME, ctypes.cast(_CAPSULE_DESTRUCTOR, ctypes.c_void_p)
+    )
     return _CapsuleProducer(capsule)
 
 
