@@ -1,17 +1,18 @@
 """The IR builder: a stack of frames that TVMScript handlers (or Python code) open and close.
 
-Usage mirrors Apache TVM::
+Usage mirrors Apache TVM:
 
-    from tvm.script.ir_builder import IRBuilder
-    from tvm.script.ir_builder import ir as I, relax as R
-
-    with IRBuilder() as ib:
-        with I.ir_module():
-            with R.function():
-                R.func_name("main")
-                x = R.arg("x", relax.TensorType((3,), "float32"))
-                R.func_ret_value(x)
-    mod = ib.get()
+>>> from tvm import relax
+>>> from tvm.script.ir_builder import IRBuilder
+>>> from tvm.script.ir_builder import ir as I, relax as R
+>>> with IRBuilder() as ib:
+...     with I.ir_module():
+...         with R.function():
+...             R.func_name("main")
+...             x = R.arg("x", relax.TensorType((3,), "float32"))
+...             R.func_ret_value(x)
+>>> ib.get()
+IRModule([main])
 
 Each frame is a context manager. Entering pushes it on the current builder's stack; leaving
 pops it and calls :meth:`IRBuilderFrame.exit_with_scope`, which hands what the frame built to

@@ -1,21 +1,21 @@
 """Relax IR builder: ``tvm.script.ir_builder.relax`` (the frames the ``R`` parser drives).
 
-Usable directly from Python::
+Usable directly from Python:
 
-    from tvm import relax
-    from tvm.script.ir_builder import IRBuilder
-    from tvm.script.ir_builder import relax as R
-
-    with IRBuilder() as ib:
-        with R.function():
-            R.func_name("main")
-            x = R.arg("x", relax.TensorType((3,), "float32"))
-            with R.dataflow():
-                y = R.emit(relax.op.add(x, x))
-                IRBuilder.name("y", y)
-                R.output(y)
-            R.func_ret_value(y)
-    func = ib.get()
+>>> from tvm import relax
+>>> from tvm.script.ir_builder import IRBuilder
+>>> from tvm.script.ir_builder import relax as R
+>>> with IRBuilder() as ib:
+...     with R.function():
+...         R.func_name("main")
+...         x = R.arg("x", relax.TensorType((3,), "float32"))
+...         with R.dataflow():
+...             y = R.emit(relax.op.add(x, x), name="y")
+...             R.output(y)
+...         R.func_ret_value(y)
+>>> func = ib.get()
+>>> [b.var.name_hint for b in func.body.blocks[0].bindings]
+['y']
 """
 
 from __future__ import annotations
@@ -121,7 +121,7 @@ def func_ret_value(value) -> None:
     if frame is None:
         raise ValueError("R.func_ret_value must be called inside R.function()")
     if not isinstance(frame, FunctionFrame):
-        raise ValueError(
+        raise ValueError(  # noqa: TRY004 - invalid IR, not a wrong Python type
             "A Relax if branch cannot return: end both branches by assigning the same "
             "variable, and return after the if"
         )

@@ -49,7 +49,7 @@ def default_globals() -> dict[str, Any]:
 
 
 def parse(program, extra_vars=None, check_well_formed=True, s_tir=False, absent_params=None,
-          default_token=None):
+          *, default_token=None):
     """Parse TVMScript into IR.
 
     Parameters

@@ -10,7 +10,6 @@ location, so a bad argument list underlines exactly that call.
 from __future__ import annotations
 
 import ast
-import builtins
 import operator
 from typing import Any
 
@@ -259,7 +258,3 @@ class ExprEvaluator:
         except Exception as err:  # noqa: BLE001 - reported at the call, with its traceback
             self.parser.report_error(node, err)
 
-
-def builtin_value(name: str, default=None):
-    """A Python builtin by name (``range``, ``len``, ``True``...), or ``default``."""
-    return getattr(builtins, name, default)

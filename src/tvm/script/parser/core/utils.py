@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import inspect
 import sys
 from typing import Any
 
@@ -51,11 +50,3 @@ def is_defined_in_class_body(depth: int) -> bool:
     finally:
         del frame
 
-
-def source_of(obj) -> Any:
-    """``obj`` itself, checked to be something whose source :mod:`inspect` can read."""
-    if not (inspect.isfunction(obj) or inspect.isclass(obj) or isinstance(obj, str)):
-        raise TypeError(
-            f"TVMScript can only parse a string, a function or a class, got {type(obj).__name__}"
-        )
-    return obj
