@@ -185,6 +185,20 @@ def test_bad_arguments():
         A[1, 2]
 
 
+def test_partial_indexing_and_call_syntax():
+    A = te.placeholder((2, 3), name="A")
+    i, j = tirx.Var("i", "int32"), tirx.Var("j", "int32")
+    row = A[i]
+    assert isinstance(row, te.TensorSlice)
+    load = row[j]
+    assert isinstance(load, te.ProducerLoad) and load.indices == (i, j)
+    assert A(i, j).indices == (i, j)
+    B = te.compute((2, 3), lambda i, j: A[i][j] * 2.0, name="B")
+    a = np.random.rand(2, 3).astype("float32")
+    out = _run(te.create_prim_func([A, B]), a, np.zeros((2, 3), "float32"))
+    np.testing.assert_allclose(out, a * 2)
+
+
 def test_index_dtype_override_int64():
     A = te.placeholder((8, 6), name="A")
     C = te.compute((7, 6), lambda i, j: A[i + 1, j] * tirx.Cast("float32", i), name="C")

@@ -65,6 +65,7 @@ from .tensor import (  # noqa: F401
     PlaceholderOp,
     ProducerLoad,
     Tensor,
+    TensorSlice,
     compute,
     placeholder,
     size_var,

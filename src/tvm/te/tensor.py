@@ -24,6 +24,7 @@ __all__ = [
     "PlaceholderOp",
     "ProducerLoad",
     "Tensor",
+    "TensorSlice",
     "compute",
     "placeholder",
     "size_var",
@@ -173,11 +174,17 @@ class Tensor(Scriptable, Node, type_key="te.Tensor"):
     def __getitem__(self, indices):
         if not isinstance(indices, tuple):
             indices = (indices,)
+        if len(indices) < self.ndim:
+            return TensorSlice(self, indices)
         if len(indices) != self.ndim:
             raise ValueError(
                 f"tensor {self.name} has {self.ndim} dimensions, indexed with {len(indices)}"
             )
         return ProducerLoad(self, indices)
+
+    def __call__(self, *indices):
+        """``A(i, j)`` is ``A[i, j]``."""
+        return self[tuple(indices)]
 
     # Tensors are compared by operation identity (as TVM's same_as), so they work as dict keys.
     def __hash__(self):
@@ -188,6 +195,25 @@ class Tensor(Scriptable, Node, type_key="te.Tensor"):
 
     def __repr__(self):
         return f"Tensor(shape={list(self.shape)}, op.name={self.op.name})"
+
+
+class TensorSlice:
+    """A partly indexed tensor: ``A[i]`` of a 2-D tensor; ``A[i][j]`` completes the access."""
+
+    __slots__ = ("indices", "tensor")
+
+    def __init__(self, tensor, indices):
+        self.tensor = tensor
+        self.indices = tuple(indices)
+
+    def __getitem__(self, indices):
+        if not isinstance(indices, tuple):
+            indices = (indices,)
+        return self.tensor[self.indices + indices]
+
+    @property
+    def dtype(self):
+        return self.tensor.dtype
 
 
 class ProducerLoad(PrimExprWithOp, type_key="tirx.ProducerLoad"):
