@@ -4,6 +4,8 @@ import ast
 import inspect
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 import tvm
 from tvm.error import DiagnosticError, InternalError
@@ -258,3 +260,70 @@ def test_tir_gate_appends_the_verifier_message():
     _well_formed_gate(parser, tvm.ir.IRModule({"f": func}), s_tir=True)
     with pytest.raises(DiagnosticError, match="Traceback: TIR verifier"):
         _well_formed_gate(parser, tvm.ir.IRModule({"f": func}), s_tir=False)
+
+
+# --- rendering invariants (property test) ------------------------------------------------
+
+_line = st.text(alphabet=" abc()=:", min_size=0, max_size=12).map(lambda t: t + "\n")
+
+
+@given(
+    lines=st.lists(_line, min_size=1, max_size=6),
+    first=st.integers(1, 6),
+    extra=st.integers(0, 3),
+    col=st.integers(1, 14),
+    end_col=st.integers(1, 14),
+)
+def test_snippet_shape(lines, first, extra, col, end_col):
+    last = first + extra
+    text = _format_source_snippet(lines, first, col, last, end_col)
+    shown = [n for n in range(first, last + 1) if n <= len(lines)]
+    if not shown:
+        assert text == ""
+        return
+    rows = text.split("\n")
+    width = len(f" {last} ")
+    assert rows[0] == " " * width + "|  "
+    assert len(rows) == 1 + 2 * len(shown)
+    for i, num in enumerate(shown):
+        source_row, marker_row = rows[1 + 2 * i], rows[2 + 2 * i]
+        line_text = lines[num - 1].rstrip("\n")
+        assert source_row == f" {num} ".rjust(width) + "|  " + line_text
+        marker = marker_row[width + 3:]
+        assert len(marker) == len(line_text)
+        assert set(marker) <= {" ", "^"}
+        start = col if num == first else 1
+        stop = end_col if num == last else len(line_text) + 1
+        assert marker.count("^") == max(0, min(stop, len(line_text) + 1) - max(start, 1))
+
+
+def test_top_level_decorated_class_in_a_file(tmp_path):
+    import importlib.util
+    import sys
+
+    path = tmp_path / "toplevel_case.py"
+    path.write_text(
+        "from tvm.script import ir as I, relax as R\n"
+        "\n"
+        "\n"
+        "@I.ir_module\n"
+        "class Module:\n"
+        "    @R.function\n"
+        '    def main(x: R.Tensor((3,), "float32")):\n'
+        "        return R.nothing(x)\n"
+    )
+    spec = importlib.util.spec_from_file_location("toplevel_case", path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["toplevel_case"] = module
+    try:
+        with pytest.raises(DiagnosticError) as info:
+            spec.loader.exec_module(module)
+    finally:
+        sys.modules.pop("toplevel_case", None)
+    assert str(info.value) == (
+        "error: R.nothing does not exist: tvm.relax.op has no 'nothing'\n"
+        f" --> {path}:8:16\n"
+        "   |  \n"
+        " 8 |          return R.nothing(x)\n"
+        "   |                 ^^^^^^^^^   "
+    )
