@@ -250,3 +250,19 @@ def test_compute_attrs_become_block_annotations_and_tensor_api():
     assert B.op.input_tensors == [A]
     block = te.create_prim_func([A, B]).body.block.body.body.block
     assert block.annotations == {"k": 1}
+
+
+def test_multi_output_compute_shares_loops():
+    A = te.placeholder((4,), name="A")
+    C, D = te.compute((4,), lambda i: (A[i] + 1.0, A[i] * 2.0), name="C")
+    assert (C.name, D.name) == ("C.v0", "C.v1")
+    func = te.create_prim_func([A, C, D])
+    assert [b.name for b in func.buffer_map.values()] == ["A", "C_v0", "C_v1"]
+    loop = func.body.block.body
+    assert [r.block.name_hint for r in loop.body.seq] == ["C_v0", "C_v1"]
+    assert analysis.verify_well_formed(func)
+    a = np.arange(4, dtype="float32")
+    c, d = np.zeros(4, "float32"), np.zeros(4, "float32")
+    run_prim_func(func, [a, c, d])
+    np.testing.assert_allclose(c, a + 1)
+    np.testing.assert_allclose(d, a * 2)

@@ -120,7 +120,9 @@ class _Lowering:
                 # An extern's outputs are the buffers its statement writes.
                 buf = tensor.op.output_placeholders[tensor.value_index]
             else:
-                buf = decl_buffer(self.shape(tensor.shape), tensor.dtype, tensor.name)
+                # Outputs of a multi-output compute are named like TVM's: ``C_v0``, ``C_v1``.
+                name = tensor.name.replace(".", "_")
+                buf = decl_buffer(self.shape(tensor.shape), tensor.dtype, name)
             self.buffers[key] = buf
         return buf
 
@@ -140,33 +142,40 @@ class _Lowering:
         """Replace axis variables by block variables and tensor reads by buffer loads."""
         return _LowerLoads(self, vmap).visit_expr(expr)
 
-    def compute_block(self, op: ComputeOp, out_index: int):
-        if op.num_outputs != 1:
+    def compute_block(self, op: ComputeOp):
+        """The loop nest of a compute: one SBlock per output, sharing the loops."""
+        is_reduce = isinstance(op.body[0], Reduce)
+        if is_reduce and op.num_outputs != 1:
             raise ValueError(
-                f"create_prim_func: compute {op.name} has {op.num_outputs} outputs; "
-                "multi-output computes are not supported yet"
+                f"create_prim_func: compute {op.name} is a reduction with {op.num_outputs} "
+                "outputs; multi-output reductions are not supported yet"
             )
-        out_buf = self.buffer_of(op.output(out_index))
-        body = op.body[0]
-        axes = list(op.axis)
-        is_reduce = isinstance(body, Reduce)
-        if is_reduce:
-            axes += list(body.axis)
-        loop_vars, block_ivs, vmap = [], [], {}
+        axes = list(op.axis) + (list(op.body[0].axis) if is_reduce else [])
+        loops = []
         for iv in axes:
             dtype = iv.var.dtype if self.index_dtype is None else self.index_dtype
-            loop_var = Var(iv.var.name, dtype)
-            block_var = Var("v_" + iv.var.name, dtype)
             dom = iv.dom
             if self.index_dtype is not None:
                 dom = Range(cast(dom.min, dtype), cast(dom.extent, dtype))
+            loops.append((Var(iv.var.name, dtype), dom))
+        realizes = [self._block(op, index, axes, loops) for index in range(op.num_outputs)]
+        nest = realizes[0] if len(realizes) == 1 else SeqStmt(realizes)
+        for loop_var, dom in reversed(loops):
+            nest = For(loop_var, dom.min, dom.extent, ForKind.SERIAL, nest)
+        return nest
+
+    def _block(self, op, index, axes, loops):
+        out_buf = self.buffer_of(op.output(index))
+        body = op.body[index]
+        block_ivs, vmap = [], {}
+        for iv, (loop_var, dom) in zip(axes, loops):
+            block_var = Var("v_" + iv.var.name, loop_var.dtype)
             kind = IterVar.CommReduce if iv.iter_type == IterVar.CommReduce else IterVar.DataPar
-            loop_vars.append((loop_var, dom))
             block_ivs.append(IterVar(dom, block_var, kind))
             vmap[iv.var] = block_var
         out_idx = [vmap[iv.var] for iv in op.axis]
         init = None
-        if is_reduce:
+        if isinstance(body, Reduce):
             comb = body.combiner
             lhs = BufferLoad(out_buf, out_idx)
             source = self.lower_loads(body.source[0], vmap)
@@ -182,13 +191,10 @@ class _Lowering:
             stmt = BufferStore(out_buf, self.lower_loads(body, vmap), out_idx)
         # As TVM's te lowering: the output is not listed among the reads of its own update.
         reads, writes = infer_sblock_regions(stmt, exclude_written_from_reads=True)
-        block = SBlock(block_ivs, reads, writes, op.name, stmt, init=init,
+        name = op.name if op.num_outputs == 1 else f"{op.name}_v{index}"
+        block = SBlock(block_ivs, reads, writes, name, stmt, init=init,
                        annotations=dict(op.attrs) if op.attrs else None)
-        realize = SBlockRealize([lv for lv, _ in loop_vars], True, block)
-        nest = realize
-        for loop_var, dom in reversed(loop_vars):
-            nest = For(loop_var, dom.min, dom.extent, ForKind.SERIAL, nest)
-        return nest
+        return SBlockRealize([lv for lv, _ in loops], True, block)
 
 
 def create_prim_func(ops, index_dtype_override=None) -> PrimFunc:
@@ -236,7 +242,7 @@ def create_prim_func(ops, index_dtype_override=None) -> PrimFunc:
         if isinstance(op, ExternOp):
             stmts.append(low.extern_block(op))
         elif isinstance(op, ComputeOp):
-            stmts.append(low.compute_block(op, 0))
+            stmts.append(low.compute_block(op))
         else:
             raise TypeError(f"create_prim_func does not support {type(op).__name__} yet")
         for index in range(op.num_outputs):

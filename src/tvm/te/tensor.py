@@ -273,8 +273,8 @@ def compute(shape, fcompute, name="compute", tag="", attrs=None, varargs_names=N
     """A tensor whose element at ``indices`` is ``fcompute(*indices)``.
 
     The axis variables are named after ``fcompute``'s parameters. A body that is a reduction
-    (``te.sum(..., axis=k)``) makes a reduction; a tuple of bodies makes several outputs (the
-    first is returned; the others are ``op.output(i)``).
+    (``te.sum(..., axis=k)``) makes a reduction; a tuple of bodies makes several outputs, and
+    a list of tensors is returned (as in TVM).
 
     Examples
     --------
@@ -303,6 +303,8 @@ def compute(shape, fcompute, name="compute", tag="", attrs=None, varargs_names=N
     if any(reduces) and not all(reduces):
         raise ValueError(f"compute {name}: reductions cannot be mixed with other bodies")
     op = ComputeOp(name, tag, dict(attrs or {}), axis, tuple(converted))
+    if len(converted) > 1:
+        return [Tensor(op, i) for i in range(len(converted))]
     return Tensor(op, 0)
 
 
