@@ -100,3 +100,13 @@ def test_buffer_map_compares_in_parameter_order():
     assert func.params[0] in func.buffer_map
     with pytest.raises(KeyError, match="not a buffer parameter"):
         func.buffer_map[tirx.Var("z", "handle")]
+
+
+def test_pickle_and_deepcopy_round_trip():
+    import copy
+    import pickle
+
+    func, _, _ = _scale_func()
+    for clone in (pickle.loads(pickle.dumps(func)), copy.deepcopy(func)):
+        assert structural_equal(clone, func)
+        assert clone.buffer_map[clone.params[0]].name == "A"

@@ -39,6 +39,10 @@ class BufferMap(tuple):
             items.sort(key=lambda kv: order.get(id(kv[0]), len(order)))
         return super().__new__(cls, (tuple(kv) for kv in items))
 
+    def __getnewargs__(self):
+        # Pickle and copy rebuild from the pairs.
+        return (tuple(tuple.__iter__(self)),)
+
     def _find(self, key):
         for k, v in tuple.__iter__(self):
             if k is key:
