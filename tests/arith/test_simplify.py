@@ -76,6 +76,14 @@ n, m = tirx.Var("n", "int64"), tirx.Var("m", "int64")
         (x * y * 2, "x * y * 2"),
         (2 * y * x, "y * x * 2"),
         ((n * 4 + m * 4) // 2, "n * T.int64(2) + m * T.int64(2)"),
+        ((m + 4) // 2, "m // T.int64(2) + T.int64(2)"),
+        (x // 2 // 3, "x // 6"),
+        ((x // 2 + 1) // 3, "(x + 2) // 6"),
+        ((m - n) % 4, "(m - n) % T.int64(4)"),
+        ((m - 5) % 2, "(m + T.int64(1)) % T.int64(2)"),
+        (3 - (n + 4), "T.int64(0) - n - T.int64(1)"),
+        (x * x - (y - 4), "x * x + 4 - y"),
+        (x + (y % 8 - y), "x + y % 8 - y"),
     ],
 )
 def test_integer_canonical_form(expr, text):

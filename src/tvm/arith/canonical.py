@@ -302,8 +302,10 @@ class Simplifier:
                 rest.add_term(key, coeff, factors)
         if rest.is_const:
             return quotient  # 0 <= rest.const < c
-        # A remainder with variables keeps the whole constant: (x + 5) // 4 stays as written.
-        quotient.const, rest.const = 0, sa.const
+        if sa.const % c:
+            # The constant stays inside unless divisible: (x + 5) // 4, but (x + 4) // 2 is
+            # x // 2 + 2 (as TVM writes them).
+            quotient.const, rest.const = 0, sa.const
         lo, hi = self.sum_bound(rest)
         if not (math.isinf(lo) or math.isinf(hi)) and lo // c == hi // c:
             quotient.const += lo // c
@@ -311,6 +313,12 @@ class Simplifier:
         g = self._gcd(rest, c)
         if g > 1:
             rest, c = self._divide_exact(rest, g), c // g
+        inner = self._single_floordiv(rest)
+        if inner is not None:
+            # (u // a + k) // c == (u + k*a) // (a*c) for positive a and c.
+            u, a, k = inner
+            rest = self.to_sum(u).plus(Sum(sa.dtype, None, k * a))
+            return quotient.plus(self.floordiv_const(rest, a * c))
         div = self.E.FloorDiv(self.to_expr(rest), self._imm(sa.dtype, c))
         return quotient.plus(self.atom(div))
 
@@ -320,7 +328,9 @@ class Simplifier:
             return Sum(sa.dtype)
         rest = Sum(sa.dtype, None, sa.const % c)
         for key, (coeff, factors) in sa.terms.items():
-            rest.add_term(key, coeff % c, factors)
+            # Truncated remainder keeps small negative coefficients: (m - k) % 4 stays.
+            rem = abs(coeff) % c
+            rest.add_term(key, rem if coeff >= 0 else -rem, factors)
         if rest.is_const:
             return rest
         lo, hi = self.sum_bound(rest)
@@ -334,6 +344,18 @@ class Simplifier:
             )
             return self.atom(inner).scaled(g)
         return self.atom(self.E.FloorMod(self.to_expr(rest), self._imm(sa.dtype, c)))
+
+    def _single_floordiv(self, s: Sum):
+        """``(u, a, k)`` when ``s`` is ``u // a + k`` with a constant ``a > 0``, else None."""
+        if len(s.terms) != 1:
+            return None
+        coeff, factors = next(iter(s.terms.values()))
+        if coeff != 1 or len(factors) != 1 or type(factors[0]).__name__ != "FloorDiv":
+            return None
+        div = factors[0]
+        if not isinstance(div.b, self.E.IntImm) or div.b.value <= 0:
+            return None
+        return div.a, div.b.value, s.const
 
     @staticmethod
     def _gcd(s: Sum, c: int) -> int:
@@ -428,30 +450,34 @@ class Simplifier:
         return expr
 
     def to_expr(self, s: Sum):
-        """The canonical expression of a Sum."""
+        """The canonical expression of a Sum.
+
+        Positive terms come first (in order of first appearance), then a positive constant,
+        then the negative terms and a negative constant as subtractions: ``k + 4 - n``. With no
+        positive term the expression starts from the constant, or ``0``: ``3 - x - y``,
+        ``0 - n - 1``; a lone negative term is ``x * -1``.
+        """
         s = self.recombine(s)
-        dtype = s.dtype
-        result = None
+        dtype, const = s.dtype, s.const
         terms = list(s.terms.values())
-        for coeff, factors in terms:
-            if coeff > 0:
-                term = self._mono_expr(dtype, factors, coeff)
-                result = term if result is None else self.E.Add(result, term)
-        negative = [(coeff, factors) for coeff, factors in terms if coeff < 0]
-        if result is None and negative:
-            if len(negative) == 1 and s.const == 0:
-                return self._mono_expr(dtype, negative[0][1], negative[0][0])
-            # Only negative terms: start from the constant (``3 - x - y``, ``0 - x - y``).
-            result = self._imm(dtype, s.const)
-            s = Sum(dtype, s.terms, 0)
+        positive = [(c, f) for c, f in terms if c > 0]
+        negative = [(c, f) for c, f in terms if c < 0]
+        if not terms:
+            return self._imm(dtype, const)
+        if not positive and len(negative) == 1 and const == 0:
+            return self._mono_expr(dtype, negative[0][1], negative[0][0])
+        result = None
+        for coeff, factors in positive:
+            term = self._mono_expr(dtype, factors, coeff)
+            result = term if result is None else self.E.Add(result, term)
+        if result is None:
+            result = self._imm(dtype, max(0, const))
+        elif const > 0:
+            result = self.E.Add(result, self._imm(dtype, const))
         for coeff, factors in negative:
             result = self.E.Sub(result, self._mono_expr(dtype, factors, -coeff))
-        if result is None:
-            return self._imm(dtype, s.const)
-        if s.const > 0:
-            return self.E.Add(result, self._imm(dtype, s.const))
-        if s.const < 0:
-            return self.E.Sub(result, self._imm(dtype, -s.const))
+        if const < 0:
+            result = self.E.Sub(result, self._imm(dtype, -const))
         return result
 
     def recombine(self, s: Sum) -> Sum:
@@ -478,6 +504,8 @@ class Simplifier:
                     # k*c*D == k*u - k*M
                     candidate = s.plus(div, -coeff).plus(u, k).plus(mod, -k)
                 else:
+                    if self._only_key(div) not in s.terms:
+                        continue  # keep ``%`` unless the matching ``//`` term cancels
                     k = coeff
                     # k*M == k*u - k*c*D
                     candidate = s.plus(mod, -k).plus(u, k).plus(div, -k * c)
@@ -488,6 +516,10 @@ class Simplifier:
                 return s
             s = improved
         return s
+
+    @staticmethod
+    def _only_key(single: Sum):
+        return next(iter(single.terms))
 
     # --- bounds -----------------------------------------------------------------------------
     def sum_bound(self, s: Sum):
