@@ -195,3 +195,10 @@ def test_call_attrs_dict_becomes_dict_attrs():
     x = relax.Var("x", _t([3]))
     call = relax.Call(relax.ExternFunc("f"), [x], attrs={"k": 1})
     assert isinstance(call.attrs, tvm.ir.DictAttrs) and call.attrs["k"] == 1
+
+
+def test_var_name_keywords():
+    ty = _t([3])
+    assert relax.Var(name="a", ty=ty).name_hint == "a"
+    assert relax.Var(name_hint="b", ty=ty).name == "b"
+    assert relax.DataflowVar(name="c", ty=ty).name_hint == "c"

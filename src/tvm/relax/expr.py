@@ -87,7 +87,10 @@ class Var(ExprWithOp, RelaxExpr, type_key="relax.expr.Var"):
 
     _sequal_kind = "var"
 
-    def __init__(self, name_hint="", ty=None, span=None, *, struct_info=None):
+    def __init__(self, name_hint="", ty=None, span=None, *, name=None, struct_info=None):
+        # TVM 0.27 calls the first parameter ``name``; ``name_hint`` is the older keyword.
+        if name is not None:
+            name_hint = name
         if not isinstance(name_hint, str):
             raise TypeError(f"Var name must be a str, got {type(name_hint).__name__}")
         self.__init_fields__(name_hint, ty=_pick_ty(ty, struct_info, "Var"), span=span)
