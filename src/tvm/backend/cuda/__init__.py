@@ -5,7 +5,12 @@ generation, the ``T.cuda``/``T.ptx`` script namespaces and the device detector a
 written yet.
 """
 
-__all__ = ["is_registered", "register_backend"]
+__all__ = ["CODEGEN_AVAILABLE", "is_registered", "register_backend"]
+
+#: Set to True once this package can compile and run CUDA code: ``tvm.testing.requires_cuda``
+#: and ``tvm.testing.enabled_targets()`` only enable CUDA tests when it is True (and a GPU
+#: is present).
+CODEGEN_AVAILABLE = False
 
 _REGISTERED = False
 
