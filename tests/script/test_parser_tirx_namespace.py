@@ -38,3 +38,24 @@ def test_bare_constructor_is_a_scalar_annotation():
 
     ty = as_type(T.float32)
     assert isinstance(ty, relax.PrimType) and ty.dtype == "float32"
+
+
+def test_prim_func_needs_the_tir_dialect():
+    import importlib.util
+
+    from tvm.error import DiagnosticError
+    from tvm.script import from_source
+
+    if importlib.util.find_spec("tvm.tirx.script") is not None:
+        pytest.skip("the TIR dialect is installed: T.prim_func is parsed there")
+    program = (
+        "@I.ir_module\nclass Module:\n    @T.prim_func\n"
+        '    def add(A: T.Buffer((3,), "float32")):\n        T.evaluate(0)\n'
+    )
+    with pytest.raises(DiagnosticError) as info:
+        from_source(program)
+    assert str(info.value).startswith(
+        "error: T.prim_func is not available: this minimal T namespace only provides dtype "
+        "constructors and tvm.tirx names (TIR functions are parsed by the TIR dialect)\n"
+        " --> <str>:3:6"
+    )
