@@ -151,3 +151,19 @@ def test_tvm_num_threads_env(value, expected):
     num, distinct = map(int, out.stdout.split())
     assert num == expected
     assert distinct == expected
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="needs fork")
+def test_forked_child_runs_launches_without_workers(par_add):
+    # The child inherits a started pool but none of its threads: the launcher claims every
+    # task itself instead of waiting for workers that do not exist.
+    a = np.arange(100_000, dtype="float32")
+    c = np.zeros_like(a)
+    par_add(a, a, c)  # make sure the pool is started before forking
+    pid = os.fork()
+    if pid == 0:  # pragma: no cover - runs in the child
+        c[:] = 0
+        par_add(a, a, c)
+        os._exit(0 if (c == 2 * a).all() else 1)
+    _, status = os.waitpid(pid, 0)
+    assert os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0
