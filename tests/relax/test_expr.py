@@ -100,9 +100,11 @@ def test_python_operators():
     x = relax.Var("x", _t([3]))
     assert (x + x).op is Op.get("relax.add")
     assert (x * x).op is Op.get("relax.multiply")
-    lifted = x + 1.0
-    assert isinstance(lifted.args[1], relax.Constant)
-    assert (2.0 * x).args[0].data.numpy() == 2.0
+    assert (x + relax.const(1.0)).args[1].data.numpy() == 1.0
+    with pytest.raises(TypeError, match="Please convert 1.0 with `const` first"):
+        x + 1.0
+    with pytest.raises(TypeError, match="Please convert 2 with `const` first"):
+        2 * x
     with pytest.raises(TypeError, match="integer indexing"):
         x["a"]
 

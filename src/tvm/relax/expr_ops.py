@@ -100,13 +100,11 @@ class ExprWithOp:
         """Call this expression (a function-typed value) with ``args``."""
         from .expr import Call
 
-        return Call(self, [_lift(a) for a in args], attrs)
+        return Call(self, list(args), attrs)
 
 
 def _lift(value):
-    """Python scalars become constants so ``x + 1.0`` works."""
+    """Python numbers are rejected (as in TVM): the dtype must be chosen with ``relax.const``."""
     if isinstance(value, (int, float, bool)):
-        from .expr import const
-
-        return const(value)
+        raise TypeError(f"Please convert {value} with `const` first")
     return value
