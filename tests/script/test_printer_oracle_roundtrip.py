@@ -127,3 +127,41 @@ class Module:
 )
 def test_tvm_text_reprints_identically(text):
     assert from_source(text).script() == text
+
+
+NESTED = """\
+# from tvm.script import ir as I
+# from tvm.script import relax as R
+
+@I.ir_module
+class Module:
+    @R.function
+    def f(x: R.Tensor((3,), dtype="float32"), c: R.Tensor((), dtype="bool")) -> R.Tensor((3,), dtype="float32"):
+        # from tvm.script import relax as R
+        
+        @R.function
+        def inner(y: R.Tensor((3,), dtype="float32")) -> R.Tensor((3,), dtype="float32"):
+            z: R.Tensor((3,), dtype="float32") = R.add(y, y)
+            return z
+
+        a: R.Tensor((3,), dtype="float32") = inner(x)
+        if c:
+            b: R.Tensor((3,), dtype="float32") = R.add(x, x)
+            r: R.Tensor((3,), dtype="float32") = b
+        else:
+            r_else: R.Tensor((3,), dtype="float32") = R.multiply(x, x)
+            r: R.Tensor((3,), dtype="float32") = r_else
+        return r
+
+    @R.function
+    def g(x: R.Tensor((3,), dtype="float32")) -> R.Tensor((3,), dtype="float32"):
+        return x"""
+
+
+def test_root_underline_skips_comments_and_blank_lines():
+    from tvm_ffi.access_path import AccessPath
+
+    text = from_source(NESTED).script(
+        path_to_underline=[AccessPath.root()], print_line_numbers=True
+    )
+    assert text == 'Access path: <root>\n\n 1 # from tvm.script import ir as I\n 2 # from tvm.script import relax as R\n 3 \n 4 @I.ir_module\n   ^^^^^^^^^^^^\n 5 class Module:\n   ^^^^^^^^^^^^^\n 6     @R.function\n       ^^^^^^^^^^^\n 7     def f(x: R.Tensor((3,), dtype="float32"), c: R.Tensor((), dtype="bool")) -> R.Tensor((3,), dtype="float32"):\n       ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^\n 8         # from tvm.script import relax as R\n 9         \n10         @R.function\n           ^^^^^^^^^^^\n11         def inner(y: R.Tensor((3,), dtype="float32")) -> R.Tensor((3,), dtype="float32"):\n           ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^\n12             z: R.Tensor((3,), dtype="float32") = R.add(y, y)\n               ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^\n13             return z\n\n               ^^^^^^^^\n14         a: R.Tensor((3,), dtype="float32") = inner(x)\n           ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^\n15         if c:\n           ^^^^^\n16             b: R.Tensor((3,), dtype="float32") = R.add(x, x)\n               ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^\n17             r: R.Tensor((3,), dtype="float32") = b\n               ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^\n18         else:\n           ^^^^^\n19             r_else: R.Tensor((3,), dtype="float32") = R.multiply(x, x)\n               ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^\n20             r: R.Tensor((3,), dtype="float32") = r_else\n               ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^\n21         return r\n\n           ^^^^^^^^\n22     @R.function\n       ^^^^^^^^^^^\n23     def g(x: R.Tensor((3,), dtype="float32")) -> R.Tensor((3,), dtype="float32"):\n       ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^\n24         return x\n           ^^^^^^^^'

@@ -639,3 +639,41 @@ def test_internal_linked_paths_format_global_vars():
         '            lv2: R.Tensor((), dtype="float32") = R.sum(lv1, axis=None, keepdims=False)',
         " " * 49 + "^" * 37,
     ]
+
+
+def two_function_module():
+    t3 = tensor((3,))
+
+    def chain(name, names):
+        x = relax.Var("x", t3)
+        bindings, prev = [], x
+        for i, var_name in enumerate(names):
+            var = relax.Var(var_name, t3)
+            bindings.append(relax.VarBinding(var, op.add(prev if i else x, x)))
+            prev = var
+        return func([x], [relax.BindingBlock(bindings)], prev, t3, name)
+
+    return IRModule({"f": chain("f", ["a"]), "g": chain("g", ["b", "c"])})
+
+
+def linked(*steps):
+    path = None
+    for kind, key in steps:
+        path = (path, kind, key)
+    return path
+
+
+def test_blank_line_after_function_joins_the_line_before():
+    # TVM 0.27 does not number the blank line after a function and puts the underline row of
+    # the function's last line after it.
+    mod = two_function_module()
+    g, f = mod.get_global_var("g"), mod.get_global_var("f")
+    value = linked(("attr", "functions"), ("map", g), ("attr", "body"), ("attr", "blocks"),
+                   ("item", 0), ("attr", "bindings"), ("item", 0), ("attr", "value"))
+    text = mod.script(path_to_underline=[value], num_context_lines=0, print_line_numbers=True)
+    assert text == 'Access path: <root>.functions[I.GlobalVar("g")].body.blocks[0].bindings[0].value\n\n(... 11 lines skipped ...)\n12         b: R.Tensor((3,), dtype="float32") = R.add(x, x)\n                                                ^^^^^^^^^^^\n(... 2 lines skipped ...)'
+    whole_f = linked(("attr", "functions"), ("map", f))
+    text = mod.script(path_to_underline=[whole_f], print_line_numbers=True)
+    assert text == 'Access path: <root>.functions[I.GlobalVar("f")]\n\n 1 # from tvm.script import ir as I\n 2 # from tvm.script import relax as R\n 3 \n 4 @I.ir_module\n 5 class Module:\n 6     @R.function\n       ^^^^^^^^^^^\n 7     def f(x: R.Tensor((3,), dtype="float32")) -> R.Tensor((3,), dtype="float32"):\n       ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^\n 8         a: R.Tensor((3,), dtype="float32") = R.add(x, x)\n           ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^\n 9         return a\n\n           ^^^^^^^^\n10     @R.function\n11     def g(x: R.Tensor((3,), dtype="float32")) -> R.Tensor((3,), dtype="float32"):\n12         b: R.Tensor((3,), dtype="float32") = R.add(x, x)\n13         c: R.Tensor((3,), dtype="float32") = R.add(b, x)\n14         return c'
+    text = mod.script(path_to_underline=[whole_f], num_context_lines=1)
+    assert text == 'Access path: <root>.functions[I.GlobalVar("f")]\n\n(... 4 lines skipped ...)\nclass Module:\n    @R.function\n    ^^^^^^^^^^^\n    def f(x: R.Tensor((3,), dtype="float32")) -> R.Tensor((3,), dtype="float32"):\n    ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^\n        a: R.Tensor((3,), dtype="float32") = R.add(x, x)\n        ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^\n        return a\n\n        ^^^^^^^^\n    @R.function\n(... 4 lines skipped ...)'

@@ -141,7 +141,8 @@ def _script(obj, cfg: PrinterConfig) -> str:
     spans = [span for key in marked for span in printer.spans.get(key, ())]
     body = text
     if spans or cfg.print_line_numbers:
-        body = decorate_lines(text, spans, cfg.num_context_lines, cfg.print_line_numbers)
+        body = decorate_lines(text, spans, cfg.num_context_lines, cfg.print_line_numbers,
+                              printer.exempt, printer.soft_breaks)
     if requests and cfg.render_invisible_path_info:
         lines = []
         for (_, shown), note in zip(requests, notes):

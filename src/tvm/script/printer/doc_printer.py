@@ -156,6 +156,12 @@ class DocPrinter:
         self.marked = marked or set()
         #: ``id(doc) -> [(start, end), ...]`` character spans of marked docs.
         self.spans: dict[int, list] = {}
+        #: Character spans of comments: never underlined.
+        self.exempt: list = []
+        #: Offsets of the newlines that make the blank line after a function or class. As in
+        #: TVM, that blank line belongs to the line before it (for numbering, context counting
+        #: and where the underline row goes).
+        self.soft_breaks: set = set()
         self._expr_table = {
             LiteralDoc: self._literal,
             IdDoc: self._id,
@@ -349,6 +355,7 @@ class DocPrinter:
                 self._stmt(stmt)
             if i + 1 < n and isinstance(stmt, (FunctionDoc, ClassDoc)):
                 # A blank line separates a function or class from what follows.
+                self.soft_breaks.add(self.size)
                 self._w("\n")
         if block is not None and self.marked and id(block) in self.marked:
             self.spans.setdefault(id(block), []).append((start, self.size))
@@ -374,14 +381,20 @@ class DocPrinter:
         else:
             fn(doc)
 
+    def _write_comment(self, text: str) -> None:
+        start = self.size
+        self._w(text)
+        self.exempt.append((start, self.size))
+
     def _trailing_comment(self, doc: StmtDoc) -> None:
         if doc.comment:
-            self._w("  # " + doc.comment.replace("\n", " "))
+            self._w("  ")
+            self._write_comment("# " + doc.comment.replace("\n", " "))
 
     def _leading_comment(self, doc: StmtDoc) -> None:
         if doc.comment:
             for line in doc.comment.split("\n"):
-                self._w("# " + line if line else "#")
+                self._write_comment("# " + line if line else "#")
                 self._newline()
 
     def _assign(self, doc: AssignDoc) -> None:
@@ -518,7 +531,7 @@ class DocPrinter:
         for i, line in enumerate(lines):
             if i:
                 self._newline()
-            self._w("# " + line if line else "#")
+            self._write_comment("# " + line if line else "#")
 
     def _docstring(self, doc: DocStringDoc) -> None:
         self._w('"""' + (doc.comment or "") + '"""')
@@ -532,7 +545,7 @@ def to_python_script(doc: Doc, indent_spaces: int = 4) -> str:
 
 
 def decorate_lines(text: str, spans, num_context_lines: int = -1,
-                   print_line_numbers: bool = False) -> str:
+                   print_line_numbers: bool = False, exempt=(), soft_breaks=()) -> str:
     """Add ``^`` underline rows, line numbers and context trimming to printed text.
 
     Parameters
@@ -545,6 +558,12 @@ def decorate_lines(text: str, spans, num_context_lines: int = -1,
         Lines of context to keep around underlined lines; negative keeps every line.
     print_line_numbers : bool
         Prefix each script line with its 1-based number, right-aligned.
+    exempt : list of (int, int)
+        Character spans never underlined (comments).
+    soft_breaks : set of int
+        Offsets of newlines that do not start a new numbered line (the blank line after a
+        function): that blank line is shown with the line before it, below which the
+        underline row goes.
     """
     lines = text.split("\n")
     starts = []
@@ -563,43 +582,69 @@ def decorate_lines(text: str, spans, num_context_lines: int = -1,
             line_start = starts[index]
             col_start = start - line_start if index == first else len(line) - len(line.lstrip())
             col_end = min(end - line_start, len(line))
-            if col_end > col_start and line.strip():
-                carets.setdefault(index, []).append((col_start, col_end))
+            for lo, hi in _minus(col_start, col_end, exempt, line_start):
+                if line[lo:hi].strip():
+                    carets.setdefault(index, []).append((lo, hi))
+
+    # Numbered lines: a soft blank line joins the line before it.
+    groups: list[list[int]] = []
+    for index in range(len(lines)):
+        if index and starts[index] - 1 in soft_breaks and groups:
+            groups[-1].append(index)
+        else:
+            groups.append([index])
+    marked = [any(k in carets for k in group) for group in groups]
 
     shown = None
-    if num_context_lines >= 0 and carets:
-        shown = [False] * len(lines)
-        for index in carets:
-            low = max(0, index - num_context_lines)
-            high = min(len(lines) - 1, index + num_context_lines)
-            for k in range(low, high + 1):
-                shown[k] = True
-        # A single hidden line between shown parts is printed: its marker would be no shorter.
-        for k in range(len(lines)):
-            if not shown[k]:
-                before = k == 0 or shown[k - 1]
-                after = k == len(lines) - 1 or shown[k + 1]
-                if before and after:
+    if num_context_lines >= 0 and any(marked):
+        n = len(groups)
+        shown = [False] * n
+        for g, is_marked in enumerate(marked):
+            if is_marked:
+                for k in range(max(0, g - num_context_lines), min(n, g + num_context_lines + 1)):
                     shown[k] = True
+        # A single hidden line between shown parts is printed: its marker would be no shorter.
+        for g in range(n):
+            if not shown[g] and (g == 0 or shown[g - 1]) and (g == n - 1 or shown[g + 1]):
+                shown[g] = True
 
-    width = len(str(len(lines)))
+    width = len(str(len(groups)))
     out = []
     skipped = 0
-    for index, line in enumerate(lines):
-        if shown is not None and not shown[index]:
+    for g, group in enumerate(groups):
+        if shown is not None and not shown[g]:
             skipped += 1
             continue
         if skipped:
             out.append(f"(... {skipped} lines skipped ...)")
             skipped = 0
-        prefix = f"{index + 1:>{width}} " if print_line_numbers else ""
-        out.append(prefix + line)
-        if index in carets:
-            row = _caret_row(carets[index])
+        for k, index in enumerate(group):
+            prefix = f"{g + 1:>{width}} " if print_line_numbers and k == 0 else ""
+            out.append(prefix + lines[index])
+        rows = [carets[index] for index in group if index in carets]
+        if rows:
+            row = _caret_row([iv for intervals in rows for iv in intervals])
             out.append((" " * (width + 1) if print_line_numbers else "") + row)
     if skipped:
         out.append(f"(... {skipped} lines skipped ...)")
     return "\n".join(out)
+
+
+def _minus(lo, hi, exempt, line_start):
+    """``[lo, hi)`` (line columns) without the exempt character spans."""
+    parts = [(lo, hi)]
+    for e_start, e_end in exempt:
+        a, b = e_start - line_start, e_end - line_start
+        if b <= lo or a >= hi:
+            continue
+        next_parts = []
+        for p_lo, p_hi in parts:
+            if a > p_lo:
+                next_parts.append((p_lo, min(a, p_hi)))
+            if b < p_hi:
+                next_parts.append((max(b, p_lo), p_hi))
+        parts = [(x, y) for x, y in next_parts if y > x]
+    return parts
 
 
 def _line_of(starts, offset) -> int:
