@@ -268,3 +268,42 @@ def test_vector_loads_are_rejected_by_name():
     func = tirx.PrimFunc([A], tirx.BufferStore(A, A[ramp], [ramp]))
     with pytest.raises(InterpreterError, match="vector dtype float32x4"):
         run_prim_func(func, [np.zeros(4, F32)])
+
+
+def test_loop_min_and_step():
+    A = tirx.decl_buffer((10,), I32, name="A")
+    i = tirx.Var("i", I32)
+    loop = tirx.For(i, 2, 7, tirx.ForKind.SERIAL, tirx.BufferStore(A, i, [i]), step=3)
+    a = np.full(10, -1, I32)
+    run_prim_func(tirx.PrimFunc([A], loop), [a])
+    # range(2, 2 + 7, 3) visits 2, 5, 8
+    np.testing.assert_array_equal(np.nonzero(a >= 0)[0], [2, 5, 8])
+
+
+def test_strided_view_with_offset():
+    A = tirx.decl_buffer((3, 4), F32, name="A")
+    # A column view: 3 elements with stride 4, starting at element 1.
+    col = tirx.decl_buffer((3,), F32, name="col", data=A.data, strides=[4], elem_offset=1)
+    i = tirx.Var("i", I32)
+    body = tirx.SeqStmt([tirx.DeclBuffer(col),
+                         _loop(i, 3, tirx.BufferStore(col, tirx.const(7.0, F32), [i]))])
+    a = np.zeros((3, 4), F32)
+    run_prim_func(tirx.PrimFunc([A], body), [a])
+    np.testing.assert_array_equal(a[:, 1], [7.0, 7.0, 7.0])
+    assert a.sum() == 21.0
+
+
+def test_bool_and_reinterpret():
+    A = tirx.decl_buffer((2,), F32, name="A")
+    B = tirx.decl_buffer((2,), "int32", name="B")
+    i = tirx.Var("i", I32)
+    body = _loop(i, 2, tirx.BufferStore(B, op.reinterpret("int32", A[i]), [i]))
+    a = np.array([1.0, -2.0], F32)
+    b = np.zeros(2, "int32")
+    run_prim_func(tirx.PrimFunc([A, B], body), [a, b])
+    np.testing.assert_array_equal(b, a.view("int32"))
+    M = tirx.decl_buffer((3,), "bool", name="M")
+    body = _loop(i, 3, tirx.BufferStore(M, tirx.floormod(i, 2) == 0, [i]))
+    m = np.zeros(3, bool)
+    run_prim_func(tirx.PrimFunc([M], body), [m])
+    np.testing.assert_array_equal(m, [True, False, True])
