@@ -129,3 +129,38 @@ def test_undefined_vars_order():
 def test_bad_argument_kind():
     with pytest.raises(TypeError, match="PrimFunc or an IRModule"):
         analysis.verify_well_formed(3)
+
+
+def test_match_buffer_defines_shape_vars_and_decl_buffer_views():
+    A = tirx.decl_buffer((8,), F32, name="A")
+    n = tirx.Var("n", "int32")
+    sub = tirx.decl_buffer((n,), F32, name="sub")
+    vi = tirx.Var("vi", "int32")
+    source = tirx.BufferRegion(A, [Range(vi * 4, tirx.IntImm("int32", 4))])
+    j = tirx.Var("j", "int32")
+    body = tirx.For(j, 0, n, 0, tirx.BufferStore(sub, 0.0, [j]))
+    block = tirx.SBlock([tirx.IterVar(_range(2), vi, 0)], [], [source], "b", body,
+                        match_buffers=[tirx.MatchBufferRegion(sub, source)])
+    i = tirx.Var("i", "int32")
+    func = tirx.PrimFunc([A], tirx.For(i, 0, 2, 0, tirx.SBlockRealize([i], True, block)))
+    assert analysis.verify_well_formed(func)
+    flat = tirx.decl_buffer((8,), F32, name="flat", data=A.data)
+    view = tirx.PrimFunc([A], tirx.SeqStmt([tirx.DeclBuffer(flat),
+                                            tirx.BufferStore(flat, 1.0, [0])]))
+    assert analysis.verify_well_formed(view)
+
+
+def test_thread_extent_attr_defines_its_iter_var():
+    A = tirx.decl_buffer((4,), F32, name="A")
+    tx = tirx.IterVar(_range(4), "threadIdx.x", tirx.IterVar.ThreadIndex, "threadIdx.x")
+    body = tirx.AttrStmt(tx, "thread_extent", 4, tirx.BufferStore(A, 1.0, [tx.var]))
+    assert analysis.verify_well_formed(tirx.PrimFunc([A], body))
+
+
+def test_non_assert_mode_collects_without_raising():
+    A = tirx.decl_buffer((4,), F32, name="A")
+    x, y = tirx.Var("x", "int32"), tirx.Var("y", "int32")
+    body = tirx.SeqStmt([tirx.BufferStore(A, 1.0, [x]), tirx.BufferStore(A, 1.0, [y])])
+    assert analysis.verify_well_formed(tirx.PrimFunc([A], body), assert_mode=False) is False
+    mod = IRModule({"f": tirx.PrimFunc([A], body), "g": _good_func()})
+    assert analysis.verify_well_formed(mod, assert_mode=False) is False
