@@ -677,3 +677,15 @@ def test_blank_line_after_function_joins_the_line_before():
     assert text == 'Access path: <root>.functions[I.GlobalVar("f")]\n\n 1 # from tvm.script import ir as I\n 2 # from tvm.script import relax as R\n 3 \n 4 @I.ir_module\n 5 class Module:\n 6     @R.function\n       ^^^^^^^^^^^\n 7     def f(x: R.Tensor((3,), dtype="float32")) -> R.Tensor((3,), dtype="float32"):\n       ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^\n 8         a: R.Tensor((3,), dtype="float32") = R.add(x, x)\n           ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^\n 9         return a\n\n           ^^^^^^^^\n10     @R.function\n11     def g(x: R.Tensor((3,), dtype="float32")) -> R.Tensor((3,), dtype="float32"):\n12         b: R.Tensor((3,), dtype="float32") = R.add(x, x)\n13         c: R.Tensor((3,), dtype="float32") = R.add(b, x)\n14         return c'
     text = mod.script(path_to_underline=[whole_f], num_context_lines=1)
     assert text == 'Access path: <root>.functions[I.GlobalVar("f")]\n\n(... 4 lines skipped ...)\nclass Module:\n    @R.function\n    ^^^^^^^^^^^\n    def f(x: R.Tensor((3,), dtype="float32")) -> R.Tensor((3,), dtype="float32"):\n    ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^\n        a: R.Tensor((3,), dtype="float32") = R.add(x, x)\n        ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^\n        return a\n\n        ^^^^^^^^\n    @R.function\n(... 4 lines skipped ...)'
+
+
+def test_empty_tuple_variables_print_as_their_value():
+    unit = relax.TupleType([])
+    x, y, t0 = relax.Var("x", unit), relax.Var("y", unit), relax.Var("t0", unit)
+    block = relax.BindingBlock([relax.VarBinding(t0, relax.Tuple([]))])
+    f = func([x, y], [block], x, unit, "f")
+    assert f.script().split("\n")[3:] == [
+        "def f(x: R.Tuple, y: R.Tuple) -> R.Tuple:",
+        "    R.tuple()",
+        "    return R.tuple()",
+    ]

@@ -218,8 +218,15 @@ def _packed_func_type(ty, path, d):
 # --- leaf expressions -----------------------------------------------------------------------
 
 
+def _is_unit(ty) -> bool:
+    return isinstance(ty, TupleType) and not ty.fields
+
+
 @register_printer(relax.Var)
 def _var(var, path, d):
+    if _is_unit(var.ty) and d.state.get("in_body"):
+        # TVM 0.27 prints a use of an empty-tuple variable as the value itself.
+        return _r(d, "tuple").call()
     doc = d.var_doc(var)
     if doc is not None:
         return doc
@@ -436,6 +443,9 @@ def _binding_stmts(binding, path, d):
     if isinstance(value, relax.If):
         return [_if_doc(var, value, value_path, d).add_path(path)]
     rhs = d.as_doc(value, value_path)
+    if _is_unit(var.ty):
+        # An empty-tuple binding prints as its value alone (uses print ``R.tuple()``).
+        return [ExprStmtDoc(rhs).add_path(path)]
     ann = _annotation(var, value, d)
     return [AssignDoc(d.define(var, var.name_hint), rhs, ann).add_path(path)]
 
@@ -562,12 +572,15 @@ def _function_doc(func, path, d, name, nested=False):
         header_len = len(body)
         seq = func.body
         body_path = attr_path(path, "body")
+        saved_in_body = d.state.get("in_body")
+        d.state["in_body"] = True
         if isinstance(seq, relax.SeqExpr):
             body.extend(_blocks_stmts(seq.blocks, attr_path(body_path, "blocks"), d))
             ret_value = d.as_doc(seq.body, attr_path(body_path, "body"))
         else:
             ret_value = d.as_doc(seq, body_path)
         body.append(ReturnDoc(ret_value))
+        d.state["in_body"] = saved_in_body
         body[header_len:header_len] = decls
         header_len += len(decls)
         if d.state.get("uses_module_alias") and d.in_module:
