@@ -121,6 +121,14 @@ def test_pkg_skipped():
 def test_gpu():
     pass
 
+@tvm.testing.uses_gpu
+def test_uses_gpu_runs_anywhere():
+    pass
+
+@tvm.testing.slow
+def test_slow_one():
+    pass
+
 if __name__ == "__main__":
     tvm.testing.main()
 """
@@ -132,7 +140,7 @@ def user_run(tmp_path_factory):
     path = folder / "test_user_file.py"
     path.write_text(textwrap.dedent(USER_TEST_FILE))
     (folder / "conftest.py").write_text('pytest_plugins = ["tvm.testing.plugin"]\n')
-    env = dict(os.environ, TVM_DEVICE_BACKEND_AUTOLOAD="0")
+    env = dict(os.environ, TVM_DEVICE_BACKEND_AUTOLOAD="0", SKIP_SLOW_TESTS="1")
     env.pop("PYTEST_ADDOPTS", None)
     # tvm.testing.main() runs pytest on the file itself.
     return subprocess.run(
@@ -156,6 +164,9 @@ def test_user_file_outcome(user_run):
     assert "test_cache_counted PASSED" in out
     assert "test_llvm_runs PASSED" in out
     assert "Cannot import 'surely_not_a_package_xyz'" in out
+    assert "test_uses_gpu_runs_anywhere PASSED" in out
+    assert "test_slow_one SKIPPED" in out  # the run sets SKIP_SLOW_TESTS=1
+    assert "SKIP_SLOW_TESTS environment variable is 'true'" in out
 
 
 def test_user_file_gpu_marker(user_run):

@@ -16,6 +16,8 @@ from ..ir.structural import assert_structural_equal
 from ._fixtures import fixture, parameter, parameters
 from .utils import (
     DEFAULT_TEST_TARGETS,
+    IS_IN_CI,
+    SKIP_SLOW_TESTS,
     Feature,
     assert_allclose,
     device_enabled,
@@ -25,10 +27,14 @@ from .utils import (
     requires_gpu,
     requires_llvm,
     requires_package,
+    slow,
+    uses_gpu,
 )
 
 __all__ = [
     "DEFAULT_TEST_TARGETS",
+    "IS_IN_CI",
+    "SKIP_SLOW_TESTS",
     "Feature",
     "assert_allclose",
     "assert_structural_equal",
@@ -42,6 +48,8 @@ __all__ = [
     "requires_gpu",
     "requires_llvm",
     "requires_package",
+    "slow",
+    "uses_gpu",
 ]
 
 # Submodules already imported above, or not meant to be scanned for names.

@@ -13,6 +13,8 @@ import numpy as np
 
 __all__ = [
     "DEFAULT_TEST_TARGETS",
+    "IS_IN_CI",
+    "SKIP_SLOW_TESTS",
     "Feature",
     "assert_allclose",
     "device_enabled",
@@ -22,6 +24,8 @@ __all__ = [
     "requires_gpu",
     "requires_llvm",
     "requires_package",
+    "slow",
+    "uses_gpu",
 ]
 
 #: Targets tried when ``TVM_TEST_TARGETS`` is unset, as in TVM 0.27 (strings or config dicts).
@@ -149,6 +153,27 @@ requires_cuda = Feature(
     "CUDA not enabled: needs a CUDA device and pytvm's CUDA code generation",
     extra_marks=("gpu", "cuda"),
 )
+
+
+def uses_gpu(func):
+    """Mark a test as using a GPU when one is present; it still runs on CPU-only machines."""
+    import pytest
+
+    return pytest.mark.gpu(func)
+
+
+#: ``CI=true`` in the environment.
+IS_IN_CI = os.getenv("CI", "") == "true"
+#: ``SKIP_SLOW_TESTS=true`` (or 1/yes) skips the tests marked with :func:`slow`.
+SKIP_SLOW_TESTS = os.getenv("SKIP_SLOW_TESTS", "").lower() in {"true", "1", "yes"}
+
+
+def slow(func):
+    """Skip this test when ``SKIP_SLOW_TESTS`` is set (it runs by default)."""
+    import pytest
+
+    reason = "Skipping slow test since SKIP_SLOW_TESTS environment variable is 'true'"
+    return pytest.mark.skipif(SKIP_SLOW_TESTS, reason=reason)(func)
 
 
 def requires_package(*packages) -> Feature:
