@@ -519,3 +519,20 @@ def test_checkpoint_markers_from_the_grad_family():
 
     ops = [b.value.op.name for b in _bindings(main)]
     assert ops == ["relax.grad.start_checkpoint", "relax.multiply", "relax.grad.end_checkpoint"]
+
+
+def test_spans_point_back_to_the_source():
+    program = (
+        "@R.function\n"
+        'def main(x: R.Tensor((3,), "float32")):\n'
+        "    y = R.add(x, x)\n"
+        "    return y\n"
+    )
+    func = from_source(program)
+    (binding,) = _bindings(func)
+    span = binding.span
+    assert (span.source_name.name, span.line, span.column, span.end_line, span.end_column) == (
+        "<str>", 3, 5, 3, 20)
+    assert binding.var.span is span
+    assert func.params[0].span.line == 2 and func.params[0].span.column == 10
+    assert func.span.line == 2

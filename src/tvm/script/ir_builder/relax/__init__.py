@@ -71,12 +71,12 @@ def function(is_pure: bool = True, is_private: bool = False) -> FunctionFrame:
     return FunctionFrame(is_pure, is_private)
 
 
-def arg(name: str, ty) -> relax.Var:
+def arg(name: str, ty, span=None) -> relax.Var:
     """Add a parameter ``name`` of type ``ty`` and return its variable."""
     frame = _function_frame("R.arg")
     if frame.blocks or frame.pending:
         raise ValueError("R.arg must come before the function's bindings")
-    var = relax.Var(name, ty)
+    var = relax.Var(name, ty, span)
     frame.params.append(var)
     return var
 

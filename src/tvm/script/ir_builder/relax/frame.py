@@ -155,7 +155,8 @@ class Emitter:
             value = relax.TupleGetItem(self._arg(value.tuple_value), value.index)
         return value
 
-    def emit(self, value, annotation=None, name: str = "", is_output: bool | None = None):
+    def emit(self, value, annotation=None, name: str = "", is_output: bool | None = None,
+             span=None):
         """Bind ``value`` to a new variable in the innermost block and return the variable."""
         seq, block = self.target()
         if not name:
@@ -163,16 +164,17 @@ class Emitter:
         value = self.normalize(value)
         ty = annotation if annotation is not None else value.ty
         if block is not None and not (is_output or name in block.output_names):
-            var = relax.DataflowVar(name, ty)
+            var = relax.DataflowVar(name, ty, span)
         else:
-            var = relax.Var(name, ty)
-        binding = relax.VarBinding(var, value)
+            var = relax.Var(name, ty, span)
+        binding = relax.VarBinding(var, value, span)
         self._append(seq, block, binding)
         if annotation is not None:
             seq.annotated_vars.add(var)
         return var
 
-    def emit_match_cast(self, value, ty, name: str = "", is_output: bool | None = None):
+    def emit_match_cast(self, value, ty, name: str = "", is_output: bool | None = None,
+                        span=None):
         """Bind ``R.match_cast(value, ty)`` to a new variable and return it."""
         seq, block = self.target()
         if not name:
@@ -181,10 +183,10 @@ class Emitter:
         if not is_leaf(value):
             value = self.emit(value)
         if block is not None and not (is_output or name in block.output_names):
-            var = relax.DataflowVar(name, ty)
+            var = relax.DataflowVar(name, ty, span)
         else:
-            var = relax.Var(name, ty)
-        self._append(seq, block, relax.MatchCast(var, value, ty))
+            var = relax.Var(name, ty, span)
+        self._append(seq, block, relax.MatchCast(var, value, ty, span))
         return var
 
     def emit_binding(self, binding) -> None:
@@ -221,6 +223,8 @@ class FunctionFrame(SeqFrame):
         self.is_pure = True if is_pure is None else bool(is_pure)
         self.is_private = bool(is_private)
         self.attrs: dict[str, Any] = {}
+        #: Source location of the definition (set by the parser).
+        self.span = None
         #: Symbolic shape variables by name, shared by the signature and the body.
         self.shape_vars: dict[str, Any] = {}
         #: Whether the signature is being read (only there may strings name new shape vars).
@@ -234,7 +238,7 @@ class FunctionFrame(SeqFrame):
         if self.name is not None and not self.is_private and "global_symbol" not in attrs:
             attrs["global_symbol"] = self.name
         ret_ty = self.ret_ty
-        func = relax.Function(self.params, body, ret_ty, self.is_pure, attrs)
+        func = relax.Function(self.params, body, ret_ty, self.is_pure, attrs, self.span)
         func = EMITTER.bb.normalize(func) if hasattr(EMITTER.bb, "normalize") else func
         self.result = func
         builder = IRBuilder.current()

@@ -144,7 +144,10 @@ class Source:
     def to_span(self, node) -> Span:
         """The :class:`tvm.ir.Span` of ``node``."""
         line, col, end_line, end_col = self.location(node)
-        return Span(SourceName(self.source_name), line, end_line, col, end_col)
+        name = self.__dict__.get("_span_source_name")
+        if name is None:
+            name = self._span_source_name = SourceName(self.source_name)
+        return Span(name, line, end_line, col, end_col)
 
 
 def _format_source_snippet(source_lines, lineno, col, end_lineno, end_col) -> str:

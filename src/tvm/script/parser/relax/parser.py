@@ -64,7 +64,7 @@ def _visit_params(parser: Parser, node: ast.FunctionDef, frame: FunctionFrame) -
         if param.annotation is None:
             parser.report_error(param, f"Parameter {param.arg} needs a type annotation")
         ty = _annotation(parser, param.annotation)
-        var = B.arg(param.arg, ty)
+        var = B.arg(param.arg, ty, parser.source.to_span(param))
         parser.var_table.add(param.arg, var)
     if node.returns is not None:
         B.func_ret_ty(_annotation(parser, node.returns))
@@ -86,6 +86,7 @@ def _visit_function_def(parser: Parser, node: ast.FunctionDef) -> None:
     with parser.var_table.with_frame():
         frame = B.function(options.get("pure", True), options.get("private", False))
         with frame:
+            frame.span = parser.source.to_span(node)
             B.func_name(node.name)
             _visit_signature(parser, node, frame)
             parser.visit_body(node.body)
@@ -152,9 +153,11 @@ def _bind(parser: Parser, stmt: ast.AST, target: ast.AST, value: Any, annotation
         is_output = _is_output_statement(parser, stmt)
         if isinstance(value, MatchCastPair):
             ty = annotation if annotation is not None else value.ty
-            var = EMITTER.emit_match_cast(value.value, ty, name, is_output)
+            span = parser.source.to_span(stmt)
+            var = EMITTER.emit_match_cast(value.value, ty, name, is_output, span)
         elif isinstance(value, relax.Expr):
-            var = EMITTER.emit(value, annotation, name, is_output)
+            span = parser.source.to_span(stmt)
+            var = EMITTER.emit(value, annotation, name, is_output, span)
         elif isinstance(value, PrimExpr) and _is_unnamed_var(value):
             var = _bind_shape_var(parser, name, value)
         else:
