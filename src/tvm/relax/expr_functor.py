@@ -365,9 +365,14 @@ class ExprMutator(ExprFunctor):
             body = None if op.body is None else self.visit_with_new_scope(op.body)
         finally:
             self.builder_.end_scope()
-        if all(a is b for a, b in zip(params, op.params)) and body is op.body:
+        ret_ty = None if op.ret_ty is None else self.visit_type(op.ret_ty)
+        if (
+            all(a is b for a, b in zip(params, op.params))
+            and body is op.body
+            and ret_ty is op.ret_ty
+        ):
             return op
-        return Function(params, body, op.ret_ty, op.is_pure, op.attrs, span=op.span)
+        return Function(params, body, ret_ty, op.is_pure, op.attrs, span=op.span)
 
     def visit_seq_expr_(self, op):
         blocks = []
