@@ -689,3 +689,64 @@ def test_empty_tuple_variables_print_as_their_value():
         "    R.tuple()",
         "    return R.tuple()",
     ]
+
+
+def test_op_print_rules_are_data_driven():
+    from tvm.ir.op import Op, register_op, register_op_attr
+    from tvm.script.printer import register_call_printer
+    from tvm.script.printer.doc import IdDoc
+
+    register_op("relax.test_printer.custom_a", 1)
+    register_op("relax.test_printer.custom_b", 1)
+    t3 = tensor((3,))
+    x, a, b = relax.Var("x", t3), relax.Var("a", t3), relax.Var("b", t3)
+
+    # An op attribute (what an op family registers next to its other rules)...
+    def print_a(call, path, d):
+        return IdDoc("special_a").call(d.as_doc(call.args[0], None))
+
+    register_op_attr("relax.test_printer.custom_a", "FPrintCall", print_a)
+
+    # ... or the printer's own table, which can also drop the binding annotation.
+    @register_call_printer("relax.test_printer.custom_b", annotate_binding=False)
+    def print_b(call, path, d):
+        return IdDoc("special_b").call(d.as_doc(call.args[0], None))
+
+    try:
+        block = relax.BindingBlock([
+            relax.VarBinding(a, relax.Call(Op.get("relax.test_printer.custom_a"), [x])),
+            relax.VarBinding(b, relax.Call(Op.get("relax.test_printer.custom_b"), [a])),
+        ])
+        lines = func([x], [block], b, t3, "f").script().split("\n")
+        assert lines[4:6] == [
+            '    a: R.Tensor((3,), dtype="float32") = special_a(x)',
+            "    b = special_b(a)",
+        ]
+    finally:
+        Op.get("relax.test_printer.custom_a").reset_attr("FPrintCall")
+        _forget_ops("relax.test_printer.custom_a", "relax.test_printer.custom_b")
+
+
+def _forget_ops(*names):
+    """Remove test-only ops so registry-wide checks in the same run do not see them."""
+    from tvm.ir import op as op_module
+    from tvm.script.printer import relax_printer
+
+    for name in names:
+        op_module._OPS.pop(name, None)
+        relax_printer._CALL_PRINTERS.pop(name, None)
+
+
+def test_generic_op_call_spelling():
+    from tvm.ir.op import Op, register_op
+
+    register_op("relax.test_printer.nn.thing", 1)
+    t3 = tensor((3,))
+    x, a = relax.Var("x", t3), relax.Var("a", t3)
+    call = relax.Call(Op.get("relax.test_printer.nn.thing"), [x])
+    block = relax.BindingBlock([relax.VarBinding(a, call)])
+    try:
+        lines = func([x], [block], a, t3, "f").script().split("\n")
+    finally:
+        _forget_ops("relax.test_printer.nn.thing")
+    assert lines[4] == '    a: R.Tensor((3,), dtype="float32") = R.test_printer.nn.thing(x)'
