@@ -286,7 +286,7 @@ def _convert_outputs(bindings, outputs, remap: dict):
     mapping = {}
     for var in outputs:
         if isinstance(var, relax.DataflowVar):
-            mapping[var] = relax.Var(var.name_hint, var.ty)
+            mapping[var] = relax.Var(var.name_hint, var.ty, var.span)
     if not mapping:
         return bindings
     remap.update(mapping)
