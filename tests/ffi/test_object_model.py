@@ -367,3 +367,43 @@ def test_cross_type_leaves_equal_and_hash_alike(lhs, rhs):
 @pytest.mark.parametrize("lhs, rhs", [(True, 1), (False, 0), ("1", 1), (1, 2)])
 def test_cross_type_leaves_unequal(lhs, rhs):
     assert not structural_equal(Const(lhs), Const(rhs))
+
+
+# --- traversal and shallow copies -------------------------------------------------------------
+
+
+def test_iter_fields_roles_and_children():
+    from tvm.ffi import USE, iter_children, iter_fields, node_types
+
+    x = Var("x")
+    func = Func((x,), Add(x, Const(1)), span="somewhere")
+    names = [f.name for f, _ in iter_fields(func)]
+    assert names == ["params", "body"]  # IGNORE fields (span) are skipped by default
+    assert [f.name for f, _ in iter_fields(func, roles=(USE,))] == ["body"]
+    roles = {f.name: f.role for f in Func._fields}
+    assert roles == {"params": DEF, "body": "use", "span": IGNORE}
+    assert list(iter_children(func)) == [x, func.body]
+    assert list(iter_children({"k": (x, [func.body])})) == [x, func.body]
+    assert node_types()["test_object_model.Func"] is Func
+
+
+def test_walk_is_preorder_through_containers():
+    x = Var("x")
+    c = Const(3)
+    tree = Func((x,), Add(x, c))
+    assert list(walk(tree)) == [tree, x, tree.body, x, c]
+    assert list(walk([Const(1), {"a": c}]))[1] is c
+
+
+def test_shallow_copy_shares_children():
+    tree = Add(Const(1), Const(2))
+    dup = copy.copy(tree)
+    assert dup is not tree and dup.a is tree.a and dup.b is tree.b
+    assert structural_equal(dup, tree)
+
+
+def test_required_fields_and_mutable_defaults_rejected():
+    with pytest.raises(TypeError):
+        Add(Const(1))
+    with pytest.raises(TypeError, match="immutable"):
+        field(default=[])
