@@ -250,3 +250,43 @@ def test_vector_scalar_broadcast():
     assert (ramp < 3).dtype == "boolx4"
     with pytest.raises(TypeError, match="lanes differ"):
         ramp + tirx.Ramp(x, 1, 8)
+
+
+def test_literals_that_do_not_fit_are_errors():
+    u = tirx.Var("u", "uint32")
+    with pytest.raises(ValueError, match="cannot make uint from negative value -1"):
+        u + -1
+    with pytest.raises(ValueError, match="cannot make uint from negative value -1"):
+        tirx.const(-1).astype("uint32")
+    with pytest.raises(ValueError, match="exceeds maximum of float16"):
+        tirx.Var("h", "float16") + 2**40
+    with pytest.raises(ValueError, match="exceeds maximum of float32"):
+        tirx.const(1e40, "float32")
+    # Infinities and NaN are values, not overflow.
+    assert repr(tirx.FloatImm("float16", float("inf"))) == 'T.float16("inf")'
+
+
+def test_bitwise_with_python_int_uses_the_other_dtype():
+    c = tirx.Var("c", "int8")
+    assert repr(c & 1) == "c & T.int8(1)"
+    assert repr(c | -1) == "c | T.int8(-1)"
+    with pytest.raises(ValueError, match="Literal value 300 exceeds range of int8"):
+        c & 300
+    with pytest.raises(ValueError, match="cannot make uint from negative value -1"):
+        tirx.Var("v", "uint8") & -1
+
+
+def test_integer_division_rejects_bool():
+    c, b = tirx.Var("c", "int8"), tirx.Var("b", "bool")
+    with pytest.raises(TypeError, match="floordiv requires integer operands, got bool"):
+        c // True
+    with pytest.raises(TypeError, match="floordiv requires integer operands, got bool"):
+        b // c
+    with pytest.raises(TypeError, match="truncmod requires integer operands, got bool"):
+        tirx.truncmod(c, b)
+
+
+def test_float16_beats_bfloat16_in_either_order():
+    h, bf = tirx.Var("h", "float16"), tirx.Var("b", "bfloat16")
+    assert repr(h + bf) == 'h + T.Cast("float16", b)'
+    assert repr(bf + h) == 'T.Cast("float16", b) + h'

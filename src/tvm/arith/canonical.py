@@ -420,7 +420,10 @@ class Simplifier:
 
     def _s_Cast(self, e):
         value = self.simplify(e.value)
-        result = self.G.cast(value, e.dtype)
+        try:
+            result = self.G.cast(value, e.dtype)
+        except ValueError:  # e.g. a negative constant cast to uint: keep the cast as written
+            return self.atom(e if value is e.value else self.E.Cast(e.dtype, value))
         if isinstance(result, self.E.IntImm):
             return self.const_sum(e.dtype, result.value)
         if result is value:
@@ -651,7 +654,10 @@ class Simplifier:
                 except (TypeError, ValueError):
                     pass  # e.g. a division by a zero constant: keep the node as written
         if name == "Cast":
-            return self.G.cast(changes.get("value", e.value), e.dtype)
+            try:
+                return self.G.cast(changes.get("value", e.value), e.dtype)
+            except ValueError:
+                pass  # a negative constant cast to uint: keep the cast as written
         return e.replace(**changes) if changes else e
 
     def _simplify_value(self, value):

@@ -337,9 +337,8 @@ class IntImm(ConstExpr, type_key="ir.IntImm"):
     def __init__(self, dtype, value, span=None):
         dtype = normalize_dtype(dtype)
         lo, hi = int_range(dtype)
-        if isinstance(value, float):
-            if value != int(value):
-                raise ValueError(f"IntImm value must be an integer, got {value!r}")
+        if isinstance(value, float) and value != int(value):
+            raise ValueError(f"IntImm value must be an integer, got {value!r}")
         ivalue = int(value)
         if not lo <= ivalue <= hi:
             raise ValueError(f"Literal value {ivalue} exceeds range of {dtype}")
@@ -357,6 +356,12 @@ class IntImm(ConstExpr, type_key="ir.IntImm"):
     __hash__ = object.__hash__
 
 
+_INF = float("inf")
+# Largest finite values: a literal beyond them would silently become infinity.
+_FLOAT_MAX = {"float16": 65504.0, "float32": 3.4028234663852886e38,
+              "bfloat16": 3.3895313892515355e38}
+
+
 class FloatImm(ConstExpr, type_key="ir.FloatImm"):
     """A floating-point constant: ``FloatImm("float32", 1.5)``."""
 
@@ -366,7 +371,11 @@ class FloatImm(ConstExpr, type_key="ir.FloatImm"):
         dtype = normalize_dtype(dtype)
         if dtype_info(dtype).kind != "float":
             raise ValueError(f"FloatImm supports only float type, but {dtype} was supplied.")
-        self.__init_fields__(float(value), span=span, dtype=dtype)
+        value = float(value)
+        limit = _FLOAT_MAX.get(dtype_info(dtype).element)
+        if limit is not None and abs(value) > limit and abs(value) != _INF:  # nan compares False
+            raise ValueError(f"Literal value {value:g} exceeds maximum of {dtype}")
+        self.__init_fields__(value, span=span, dtype=dtype)
 
     def __float__(self):
         return self.value

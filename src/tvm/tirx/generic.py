@@ -171,9 +171,9 @@ def const(value, dtype=None, span=None):
     dtype = normalize_dtype(dtype)
     kind = dtype_info(dtype).kind
     if kind in ("int", "uint", "bool"):
-        if isinstance(value, numbers.Real) and not isinstance(value, numbers.Integral):
-            if float(value) != int(value):
-                raise ValueError(f"const {value!r} is not an integer, but dtype is {dtype}")
+        fractional = isinstance(value, numbers.Real) and not isinstance(value, numbers.Integral)
+        if fractional and float(value) != int(value):
+            raise ValueError(f"const {value!r} is not an integer, but dtype is {dtype}")
         return IntImm(dtype, int(value), span=span)
     if kind == "float":
         return FloatImm(dtype, float(value), span=span)
@@ -232,6 +232,8 @@ def cast(value, dtype, span=None):
         return value
     info = dtype_info(dtype)
     src_lanes = dtype_info(value.dtype).lanes
+    if (isinstance(value, (IntImm, FloatImm)) and info.kind == "uint" and value.value < 0):
+        raise ValueError(f"cannot make uint from negative value {value.value}")
     if isinstance(value, IntImm) and info.lanes == 1:
         if info.kind == "float":
             return FloatImm(dtype, float(value.value), span=span)
@@ -276,7 +278,10 @@ def match_types(a, b, op_name="binary op"):
     ka, kb = ia.kind, ib.kind
     if ka not in ("int", "uint", "float", "bool") or kb not in ("int", "uint", "float", "bool"):
         raise TypeError(f"{op_name}: cannot combine operands of dtype {a.dtype} and {b.dtype}")
-    if ka == kb:
+    if ka == kb == "float" and ia.bits == ib.bits and ia.element != ib.element:
+        # float16 vs bfloat16 (or two float8 formats): the IEEE-style "float<bits>" wins.
+        target = a.dtype if ia.element.startswith("float") else b.dtype
+    elif ka == kb:
         target = a.dtype if ia.bits >= ib.bits else b.dtype
     elif ka == "float" or kb == "float":
         target = a.dtype if ka == "float" else b.dtype
@@ -308,6 +313,17 @@ def _convertible(value) -> bool:
 def _require_int(a, name):
     if dtype_info(a.dtype).kind not in ("int", "uint"):
         raise TypeError(f"{name} requires integer operands, got {a.dtype}")
+
+
+def _division_operands(a, b, symbol, name):
+    """Operands of an integer division; bools are rejected before promotion, as in TVM."""
+    for v in (a, b):
+        if isinstance(v, bool) or (isinstance(v, PrimExpr) and dtype_info(v.dtype).kind == "bool"):
+            raise TypeError(f"{name} requires integer operands, got bool")
+    a, b = _operands(a, b, symbol)
+    _require_int(a, name)
+    _check_nonzero_divisor(b, name)
+    return a, b
 
 
 def _check_nonzero_divisor(b, name):
@@ -387,9 +403,7 @@ def _trunc_div(x: int, y: int) -> int:
 
 def truncdiv(a, b, span=None):
     """Integer division rounding toward zero (C semantics); builds ``Div``."""
-    a, b = _operands(a, b, "truncdiv")
-    _require_int(a, "truncdiv")
-    _check_nonzero_divisor(b, "truncdiv")
+    a, b = _division_operands(a, b, "truncdiv", "truncdiv")
     if _is_const(a) and _is_const(b):
         return _make_const(a.dtype, _trunc_div(a.value, b.value), span)
     if _is_const(b, 1) or _is_const(a, 0):
@@ -399,9 +413,7 @@ def truncdiv(a, b, span=None):
 
 def truncmod(a, b, span=None):
     """Remainder of :func:`truncdiv` (sign of ``a``); builds ``Mod``."""
-    a, b = _operands(a, b, "truncmod")
-    _require_int(a, "truncmod")
-    _check_nonzero_divisor(b, "truncmod")
+    a, b = _division_operands(a, b, "truncmod", "truncmod")
     if _is_const(a) and _is_const(b):
         return _make_const(a.dtype, a.value - _trunc_div(a.value, b.value) * b.value, span)
     if _is_const(b, 1):
@@ -413,9 +425,7 @@ def truncmod(a, b, span=None):
 
 def floordiv(a, b, span=None):
     """Integer division rounding toward minus infinity (``a // b``)."""
-    a, b = _operands(a, b, "//")
-    _require_int(a, "floordiv")
-    _check_nonzero_divisor(b, "floordiv")
+    a, b = _division_operands(a, b, "//", "floordiv")
     if _is_const(a) and _is_const(b):
         return _make_const(a.dtype, a.value // b.value, span)
     if _is_const(b, 1) or _is_const(a, 0):
@@ -425,9 +435,7 @@ def floordiv(a, b, span=None):
 
 def floormod(a, b, span=None):
     """Remainder of :func:`floordiv`, with the sign of ``b`` (``a % b``)."""
-    a, b = _operands(a, b, "%")
-    _require_int(a, "floormod")
-    _check_nonzero_divisor(b, "floormod")
+    a, b = _division_operands(a, b, "%", "floormod")
     if _is_const(a) and _is_const(b):
         return _make_const(a.dtype, a.value % b.value, span)
     if _is_const(b, 1):
@@ -546,6 +554,11 @@ def logical_not(a, span=None):
 
 def _bitwise(cls, symbol, fold):
     def build(a, b, span=None):
+        # A Python int takes the other operand's dtype (and must fit it), as in TVM.
+        if isinstance(a, PrimExpr) and _is_python_int(b):
+            b = _int_like(b, a.dtype)
+        elif isinstance(b, PrimExpr) and _is_python_int(a):
+            a = _int_like(a, b.dtype)
         a, b = _operands(a, b, symbol)
         if dtype_info(a.dtype).kind not in ("int", "uint", "bool"):
             raise TypeError(f"operator {symbol} requires integer operands, got {a.dtype}")
@@ -562,6 +575,21 @@ bitwise_or = _bitwise(BitwiseOr, "|", lambda x, y: x | y)
 bitwise_xor = _bitwise(BitwiseXor, "^", lambda x, y: x ^ y)
 left_shift = _bitwise(LShift, "<<", lambda x, y: x << y)
 right_shift = _bitwise(RShift, ">>", lambda x, y: x >> y)
+
+
+def _is_python_int(value) -> bool:
+    return isinstance(value, numbers.Integral) and not isinstance(value, bool)
+
+
+def _int_like(value, dtype):
+    """The int ``value`` as a constant of integer dtype ``dtype`` (errors if it cannot be)."""
+    info = dtype_info(dtype)
+    if info.kind not in ("int", "uint") or info.lanes != 1:
+        return value
+    value = int(value)
+    if info.kind == "uint" and value < 0:
+        raise ValueError(f"cannot make uint from negative value {value}")
+    return IntImm(dtype, value)
 
 
 def bitwise_not(a, span=None):
