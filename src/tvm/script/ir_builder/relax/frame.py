@@ -18,6 +18,7 @@ from typing import Any
 from tvm import relax
 from tvm.ffi.node import set_field
 from tvm.ir import GlobalVar
+from tvm.relax.normalizer import LEAF_TYPES
 
 from ..base import IRBuilder, IRBuilderFrame
 from ..ir.frame import IRModuleFrame, def_function
@@ -32,31 +33,17 @@ __all__ = [
     "is_leaf",
 ]
 
-_LEAF_TYPES = (
-    relax.Var,
-    GlobalVar,
-    relax.Constant,
-    relax.ShapeExpr,
-    relax.PrimValue,
-    relax.StringImm,
-    relax.DataTypeImm,
-    relax.ExternFunc,
-)
-
-
 def is_leaf(expr) -> bool:
     """Whether ``expr`` may appear as an argument in normal form (a tuple of leaves counts)."""
-    if isinstance(expr, _LEAF_TYPES):
+    if isinstance(expr, LEAF_TYPES):
         return True
     if isinstance(expr, relax.Tuple):
         return all(is_leaf(f) for f in expr.fields)
-    from tvm.ir import Op
-
-    return isinstance(expr, Op)
+    return False
 
 
 def _block_builder():
-    """A ``relax.BlockBuilder`` used for type inference only (bindings are kept here)."""
+    """A ``relax.BlockBuilder`` used for type inference only (the frames keep the bindings)."""
     builder_cls = getattr(relax, "BlockBuilder", None)
     if builder_cls is None:
         raise ImportError(
