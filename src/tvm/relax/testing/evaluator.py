@@ -168,7 +168,8 @@ class ReferenceEvaluator:
         if isinstance(expr, ShapeExpr):
             return Shape(int(self._prim(v, sym)) for v in expr.values)
         if isinstance(expr, PrimValue):
-            return _py_scalar(self._prim(expr.value, sym))
+            # A typed NumPy scalar, so references keep the value's dtype (float32 stays).
+            return _np_dtype(expr.value.dtype).type(self._prim(expr.value, sym))
         if isinstance(expr, (StringImm, DataTypeImm)):
             return expr.value
         if isinstance(expr, SeqExpr):
@@ -408,12 +409,6 @@ def _np_dtype(dtype):
     return reference_dtype(dtype)
 
 
-def _py_scalar(value):
-    if isinstance(value, np.generic):
-        return value.item()
-    return value
-
-
 def _from_user(value, ty=None):
     """A user argument (or packed-call result) as an evaluator value, guided by its type."""
     if isinstance(ty, ShapeType) and isinstance(value, (list, tuple)):
@@ -436,6 +431,8 @@ def _to_user(value):
     """Evaluator values to results: arrays, tuples (shapes become plain tuples of ints)."""
     if isinstance(value, Shape):
         return tuple(value)
+    if isinstance(value, np.generic):
+        return value.item()
     if isinstance(value, tuple):
         return tuple(_to_user(v) for v in value)
     return value

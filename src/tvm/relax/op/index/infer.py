@@ -79,13 +79,18 @@ def infer_strided_slice(call, _bb=None):
         return make_tensor_type(None, data.dtype, data.ndim, data.vdevice)
     out = list(values)
     for axis, b, e, s in zip(axis_ints, begin, end, strides):
-        ints = [static_dim(b), static_dim(e), static_dim(s), static_dim(values[axis])]
+        ints = [_const(b), _const(e), _const(s), _const(values[axis])]
         if ints[2] == 0:
             raise ValueError("strided_slice expects nonzero strides")
         if None in ints:
             return make_tensor_type(None, data.dtype, data.ndim, data.vdevice)
         out[axis] = IntImm64(slice_length(*ints))
     return make_tensor_type(out, data.dtype, data.ndim, data.vdevice)
+
+
+def _const(value):
+    """An int dim or bound as a Python int (None when symbolic)."""
+    return value if isinstance(value, int) else static_dim(value)
 
 
 def infer_dynamic_strided_slice(call, _bb=None):

@@ -106,6 +106,13 @@ def infer_reshape(call, _bb=None):
                 break
             if v != -1:
                 known *= v
+        if known is not None and known != 0 and old_count is None and values is not None:
+            # Symbolic input dims: the -1 dim is the element count divided by the rest.
+            from ..infer_utils import product, simplify
+
+            target = list(target)
+            target[statics.index(-1)] = simplify(product(values) // IntImm64(known))
+            return make_tensor_type(target, data.dtype, len(target), data.vdevice)
         if known is None or old_count is None:
             return make_tensor_type(None, data.dtype, len(target), data.vdevice)
         target = list(target)
@@ -222,7 +229,7 @@ def infer_concat(call, _bb=None):
     if axis is None:
         if any(s is None for s in shapes):
             return make_tensor_type(None, dtype, 1)
-        return make_tensor_type([product([product(s) for s in shapes])], dtype, 1)
+        return make_tensor_type([sum_dims([product(s) for s in shapes])], dtype, 1)
     ndims = {t.ndim for t in tys if t.ndim != -1}
     if len(ndims) > 1:
         raise ValueError("Concat expects all input tensors to have the same ndim. However, "
@@ -283,7 +290,7 @@ def infer_stack(call, _bb=None):
 
 def split_bounds(call, dim_value, indices_or_sections):
     """Static [start, end) pieces of a split, TVM's way (sections of ceil(n / k) each)."""
-    n = static_dim(dim_value)
+    n = dim_value if isinstance(dim_value, int) else static_dim(dim_value)
     if isinstance(indices_or_sections, int):
         k = indices_or_sections
         if k <= 0:

@@ -59,22 +59,13 @@ def _stack(attrs, tensors):
 @register_reference("split")
 def _split(attrs, x):
     axis = attrs.axis % x.ndim
-    pieces = split_bounds(None, _StaticDim(x.shape[axis]), attrs.indices_or_sections)
+    pieces = split_bounds(None, int(x.shape[axis]), attrs.indices_or_sections)
     index = [slice(None)] * x.ndim
     out = []
     for start, end in pieces:
         index[axis] = slice(start, end)
         out.append(np.array(x[tuple(index)]))
     return tuple(out)
-
-
-class _StaticDim:
-    """Lets :func:`split_bounds` read a runtime extent like a constant IntImm dim."""
-
-    __slots__ = ("value",)
-
-    def __init__(self, value):
-        self.value = int(value)
 
 
 def _collapse(data, shape):

@@ -124,7 +124,16 @@ def window_out(extent, kernel, stride, dilation, pad_before, pad_after, ceil_mod
     span = extent + (pad_before + pad_after) - (dilation * (kernel - 1) + 1)
     if ceil_mode:
         span = span + (stride - 1)
-    return span // stride + 1
+    return simplify_dim(span // stride + 1)
+
+
+def simplify_dim(value):
+    """A symbolic dim simplified by ``tvm.arith`` (``h - 3 + 1`` becomes ``h - 2``)."""
+    if static_dim(value) is not None or isinstance(value, int):
+        return value
+    from ....arith import Analyzer  # lazy: the analyzer is only needed for symbolic dims
+
+    return Analyzer().simplify(value)
 
 
 def _dims(values, axes, letters):
@@ -198,8 +207,9 @@ def infer_conv2d_transpose(call, _bb=None):
     out = {"N": n, "C": o * groups}
     for k, letter in enumerate("HW"):
         extent, kernel = dv[daxes[letter]], kv[kaxes[letter]]
-        out[letter] = ((extent - 1) * attrs.strides[k] - attrs.padding[k] - attrs.padding[k + 2]
-                       + attrs.dilation[k] * (kernel - 1) + attrs.output_padding[k] + 1)
+        out[letter] = simplify_dim(
+            (extent - 1) * attrs.strides[k] - attrs.padding[k] - attrs.padding[k + 2]
+            + attrs.dilation[k] * (kernel - 1) + attrs.output_padding[k] + 1)
     return _out_tensor(call, out, attrs.out_layout, dtype, 4)
 
 

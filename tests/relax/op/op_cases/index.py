@@ -1,0 +1,40 @@
+"""Cases of take, strided_slice and dynamic_strided_slice."""
+
+import numpy as np
+
+from tvm import relax
+from tvm.relax import op
+
+from . import Case, Err, t
+
+CASES = [
+    Case(op.take, [t((4, 3)), t((2,), "int64", domain="index:4"), 0],
+         'R.Tensor((2, 3), dtype="float32")', lambda x, i: x[i]),
+    Case(op.take, [t((4, 3)), t((2, 2), "int32", domain="index:3"), 1],
+         'R.Tensor((4, 2, 2), dtype="float32")', lambda x, i: np.take(x, i, 1), id="take-2d"),
+    Case(op.take, [t((4, 3)), t((5,), "int64", domain="index:12")],
+         'R.Tensor((5,), dtype="float32")', lambda x, i: np.take(x, i), id="take-flat"),
+    Case(op.take, [t(("n", 3)), t(("m",), "int64", domain="index:2"), 0],
+         'R.Tensor((m, 3), dtype="float32")', lambda x, i: x[i], sizes={"n": 2, "m": 3},
+         id="take-sym"),
+    Case(op.strided_slice, [t((5, 6)), [0, 1], [1, 0], [4, 6], [2, 3]],
+         'R.Tensor((2, 2), dtype="float32")', lambda x: x[1:4:2, 0:6:3]),
+    Case(op.strided_slice, [t((5,)), [0], [-3], [100]], 'R.Tensor((3,), dtype="float32")',
+         lambda x: x[-3:], id="strided_slice-clamp"),
+    Case(op.strided_slice, [t((5,)), [0], [4], [0], [-1]], 'R.Tensor((4,), dtype="float32")',
+         lambda x: x[4:0:-1], id="strided_slice-negative-stride"),
+    Case(op.dynamic_strided_slice,
+         [t((4, 4)), relax.const(np.array([0, 1], "int64")), relax.const(np.array([3, 4],
+                                                                                "int64")),
+          relax.const(np.array([2, 1], "int64"))],
+         'R.Tensor(dtype="float32", ndim=2)', lambda x: x[0:3:2, 1:4:1]),
+]
+
+ERRORS = [
+    Err(op.take, [t((4, 3)), t((2,))], TypeError,
+        ("Take op requires the input indices to have integer dtype", "T.float32")),
+    Err(op.take, [t((4, 3)), t((2,), "int64"), 2], ValueError, ("take", "out of range")),
+    Err(op.strided_slice, [t((5, 6)), [0, 1], [0], [1, 1]], ValueError,
+        ("strided_slice", "same length")),
+    Err(op.take, [t((4,)), t((2,), "int64"), 0, "bogus"], ValueError, ("take", "mode")),
+]

@@ -1,0 +1,36 @@
+"""Cases of matmul, einsum and outer."""
+
+import numpy as np
+
+from tvm.relax import op
+
+from . import Case, Err, t
+
+CASES = [
+    Case(op.matmul, [t((2, 3)), t((3, 4))], 'R.Tensor((2, 4), dtype="float32")', np.matmul),
+    Case(op.matmul, [t((5, 2, 3)), t((3,))], 'R.Tensor((5, 2), dtype="float32")', np.matmul,
+         id="matmul-vector"),
+    Case(op.matmul, [t(("b", 2, "k")), t(("k", 4))], 'R.Tensor((b, 2, 4), dtype="float32")',
+         np.matmul, sizes={"b": 2, "k": 3}, id="matmul-sym"),
+    Case(op.matmul, [t((2, 3), "int32"), t((3, 2), "int32")], 'R.Tensor((2, 2), dtype="int64")',
+         lambda a, b: np.matmul(a, b).astype("int64"), kwargs={"out_dtype": "int64"},
+         id="matmul-out_dtype"),
+    Case(op.einsum, [[t((2, 3)), t((3, 4))], "ij,jk->ik"], 'R.Tensor((2, 4), dtype="float32")',
+         lambda a, b: np.einsum("ij,jk->ik", a, b)),
+    Case(op.einsum, [[t((3, 3))], "ii"], 'R.Tensor((), dtype="float32")',
+         lambda a: np.einsum("ii", a), id="einsum-trace"),
+    Case(op.einsum, [[t((2, 3)), t((2, 3))], "ij,ij->i"], 'R.Tensor((2,), dtype="float32")',
+         lambda a, b: np.einsum("ij,ij->i", a, b), id="einsum-rowdot"),
+    Case(op.outer, [t((3,)), t((4,))], 'R.Tensor((3, 4), dtype="float32")', np.outer),
+    Case(op.outer, [t(("n",)), t((2,))], 'R.Tensor((n, 2), dtype="float32")', np.outer,
+         sizes={"n": 3}, id="outer-sym"),
+]
+
+ERRORS = [
+    Err(op.matmul, [t((2, 3)), t((2, 3))], ValueError,
+        ("Matmul requires the reduction length of the operands to be equal",
+         "T.int64(3) and T.int64(2)")),
+    Err(op.einsum, [[t((2, 3)), t((4, 5))], "ij,jk->ik"], ValueError, ("einsum", "'j'")),
+    Err(op.einsum, [[t((2, 3))], "ij,jk->ik"], ValueError, ("einsum", "operands")),
+    Err(op.outer, [t((2, 3)), t((3,))], ValueError, ("outer", "1-D")),
+]

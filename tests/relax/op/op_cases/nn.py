@@ -1,0 +1,198 @@
+"""Cases of the relax.nn ops (activations, losses, convolutions, pooling, norms, ...)."""
+
+import math
+
+import numpy as np
+
+from tvm.relax.op import nn
+
+from . import Case, Err, t
+
+F23 = 'R.Tensor((2, 3), dtype="float32")'
+_erf = np.vectorize(math.erf)
+
+
+def _softmax(x, axis=-1):
+    e = np.exp(x - x.max(axis=axis, keepdims=True))
+    return e / e.sum(axis=axis, keepdims=True)
+
+
+def _conv2d_loops(x, w, stride=1, pad=0, groups=1):
+    """A direct (slow, obvious) grouped NCHW convolution."""
+    x = np.pad(x, ((0, 0), (0, 0), (pad, pad), (pad, pad)))
+    n, c, h, wd = x.shape
+    o, cg, kh, kw = w.shape
+    oh, ow = (h - kh) // stride + 1, (wd - kw) // stride + 1
+    out = np.zeros((n, o, oh, ow))
+    og = o // groups
+    for b in range(n):
+        for oc in range(o):
+            g = oc // og
+            for i in range(oh):
+                for j in range(ow):
+                    patch = x[b, g * cg:(g + 1) * cg, i * stride:i * stride + kh,
+                              j * stride:j * stride + kw]
+                    out[b, oc, i, j] = np.sum(patch * w[oc])
+    return out.astype(np.float32)
+
+
+def _conv_t_loops(x, w, stride, pad, out_pad):
+    n, c, h, wd = x.shape
+    _, o, kh, kw = w.shape
+    full = np.zeros((n, o, (h - 1) * stride + kh + out_pad, (wd - 1) * stride + kw + out_pad))
+    for i in range(h):
+        for j in range(wd):
+            full[:, :, i * stride:i * stride + kh, j * stride:j * stride + kw] += np.einsum(
+                "nc,cokl->nokl", x[:, :, i, j], w)
+    end_h, end_w = full.shape[2] - pad, full.shape[3] - pad
+    return full[:, :, pad:end_h, pad:end_w].astype(np.float32)
+
+
+def _max_pool(x, k, s):
+    n, c, h, w = x.shape
+    oh, ow = (h - k) // s + 1, (w - k) // s + 1
+    out = np.zeros((n, c, oh, ow), x.dtype)
+    for i in range(oh):
+        for j in range(ow):
+            out[:, :, i, j] = x[:, :, i * s:i * s + k, j * s:j * s + k].max(axis=(2, 3))
+    return out
+
+
+def _layer_norm(x, g, b, eps=1e-5):
+    mean, var = x.mean(-1, keepdims=True), x.var(-1, keepdims=True)
+    return (x - mean) / np.sqrt(var + eps) * g + b
+
+
+def _nll(pred, target, reduction="mean"):
+    picked = -pred[np.arange(len(target)), target]
+    return {"mean": picked.mean(), "sum": picked.sum(), "none": picked}[reduction]
+
+
+def _attention(q, k, v, causal=False):
+    scores = np.einsum("bsnh,btnh->bnst", q, k) / math.sqrt(q.shape[-1])
+    if causal:
+        s, tt = scores.shape[-2:]
+        scores = np.where(np.triu(np.ones((s, tt), bool), 1), -np.inf, scores)
+    return np.einsum("bnst,btnh->bsnh", _softmax(scores), v)
+
+
+CASES = [
+    Case(nn.relu, [t((2, 3))], F23, lambda x: np.maximum(x, 0)),
+    Case(nn.relu, [t(("n",), "int32")], 'R.Tensor((n,), dtype="int32")',
+         lambda x: np.maximum(x, 0), sizes={"n": 4}, id="relu-int-sym"),
+    Case(nn.leakyrelu, [t((2, 3)), 0.1], F23, lambda x: np.where(x > 0, x, 0.1 * x)),
+    Case(nn.gelu, [t((2, 3))], F23, lambda x: 0.5 * x * (1 + _erf(x / math.sqrt(2)))),
+    Case(nn.gelu_tanh, [t((2, 3))], F23, lambda x: 0.5 * x * (1 + np.tanh(
+        math.sqrt(2 / math.pi) * (x + 0.044715 * x**3)))),
+    Case(nn.silu, [t((2, 3))], F23, lambda x: x / (1 + np.exp(-x))),
+    Case(nn.softplus, [t((2, 3))], F23, lambda x: np.log1p(np.exp(x))),
+    Case(nn.softplus, [t((3,))], 'R.Tensor((3,), dtype="float32")',
+         lambda x: np.where(2 * x > 20, x, np.log1p(np.exp(2 * x)) / 2),
+         kwargs={"beta": 2.0}, inputs=[np.array([30.0, 1.0, -1.0], "float32")],
+         id="softplus-threshold"),
+    Case(nn.softmax, [t((2, 3))], F23, _softmax),
+    Case(nn.softmax, [t(("n", 3)), 0], 'R.Tensor((n, 3), dtype="float32")',
+         lambda x: _softmax(x, 0), sizes={"n": 2}, id="softmax-axis0-sym"),
+    Case(nn.log_softmax, [t((2, 3))], F23, lambda x: np.log(_softmax(x))),
+    Case(nn.cross_entropy_with_logits, [t((2, 3)), t((2, 3))], 'R.Tensor((), dtype="float32")',
+         lambda p, lab: -np.sum(p * lab) / 2),
+    Case(nn.nll_loss, [t((4, 3)), t((4,), "int64", domain="index:3")],
+         'R.Tensor((), dtype="float32")', _nll),
+    Case(nn.nll_loss, [t((4, 3)), t((4,), "int64", domain="index:3")],
+         'R.Tensor((4,), dtype="float32")', lambda p, y: _nll(p, y, "none"),
+         kwargs={"reduction": "none"}, id="nll_loss-none"),
+    Case(nn.nll_loss, [t((3, 2)), t((3,), "int64"), t((2,))], 'R.Tensor((), dtype="float32")',
+         lambda p, y, w: np.float32(-(0.2 * 2.0 + 0.6 * 2.0) / 4.0),
+         kwargs={"ignore_index": 0},
+         inputs=[np.array([[0.1, 0.2], [0.3, 0.4], [0.5, 0.6]], "float32"),
+                 np.array([1, 0, 1], "int64"), np.array([1.0, 2.0], "float32")],
+         id="nll_loss-weights-ignore"),
+    Case(nn.conv1d, [t((1, 2, 7)), t((3, 2, 3))], 'R.Tensor((1, 3, 5), dtype="float32")',
+         lambda x, w: _conv2d_loops(x[:, :, None], w[:, :, None])[:, :, 0]),
+    Case(nn.conv2d, [t((1, 2, 5, 5)), t((4, 2, 3, 3))], 'R.Tensor((1, 4, 3, 3), dtype="float32")',
+         _conv2d_loops),
+    Case(nn.conv2d, [t((1, 4, 6, 6)), t((4, 2, 3, 3))], 'R.Tensor((1, 4, 3, 3), dtype="float32")',
+         lambda x, w: _conv2d_loops(x, w, stride=2, pad=1, groups=2),
+         kwargs={"strides": 2, "padding": 1, "groups": 2}, id="conv2d-stride-pad-groups"),
+    Case(nn.conv2d, [t((1, 5, 5, 2)), t((4, 2, 3, 3))], 'R.Tensor((1, 3, 3, 4), dtype="float32")',
+         lambda x, w: _conv2d_loops(x.transpose(0, 3, 1, 2), w).transpose(0, 2, 3, 1),
+         kwargs={"data_layout": "NHWC"}, id="conv2d-nhwc"),
+    Case(nn.conv2d, [t(("n", 2, "h", 8)), t((4, 2, 3, 3))],
+         'R.Tensor((n, 4, h - 2, 6), dtype="float32")', _conv2d_loops,
+         sizes={"n": 1, "h": 5}, id="conv2d-sym"),
+    Case(nn.conv2d_transpose, [t((1, 2, 3, 3)), t((2, 3, 3, 3))],
+         'R.Tensor((1, 3, 6, 6), dtype="float32")', lambda x, w: _conv_t_loops(x, w, 2, 1, 1),
+         kwargs={"strides": 2, "padding": 1, "output_padding": 1}),
+    Case(nn.max_pool2d, [t((1, 2, 4, 4)), 2, 2], 'R.Tensor((1, 2, 2, 2), dtype="float32")',
+         lambda x: _max_pool(x, 2, 2)),
+    Case(nn.max_pool2d, [t((1, 1, 5, 5)), 2, 2], 'R.Tensor((1, 1, 3, 3), dtype="float32")',
+         lambda x: np.pad(x, ((0, 0), (0, 0), (0, 1), (0, 1)), constant_values=-np.inf)
+         .reshape(1, 1, 3, 2, 3, 2).max(axis=(3, 5)), kwargs={"ceil_mode": True},
+         id="max_pool2d-ceil"),
+    Case(nn.avg_pool2d, [t((1, 2, 4, 4)), 2, 2], 'R.Tensor((1, 2, 2, 2), dtype="float32")',
+         lambda x: x.reshape(1, 2, 2, 2, 2, 2).mean(axis=(3, 5))),
+    Case(nn.avg_pool2d, [t((1, 1, 2, 2)), 2, 1, 1], 'R.Tensor((1, 1, 3, 3), dtype="float32")',
+         lambda x: np.array([[[[1, 1.5, 2], [2, 2.5, 3], [3, 3.5, 4]]]], "float32"),
+         inputs=[np.array([[[[1, 2], [3, 4]]]], "float32")], id="avg_pool2d-pad-excluded"),
+    Case(nn.adaptive_avg_pool2d, [t((1, 2, 4, 6)), (2, 3)],
+         'R.Tensor((1, 2, 2, 3), dtype="float32")',
+         lambda x: x.reshape(1, 2, 2, 2, 3, 2).mean(axis=(3, 5))),
+    Case(nn.layer_norm, [t((2, 4)), t((4,)), t((4,)), -1], 'R.Tensor((2, 4), dtype="float32")',
+         _layer_norm),
+    Case(nn.group_norm, [t((2, 4, 3)), t((4,)), t((4,)), 2, 1, [2]],
+         'R.Tensor((2, 4, 3), dtype="float32")',
+         lambda x, g, b: ((x.reshape(2, 2, 6) - x.reshape(2, 2, 6).mean(-1, keepdims=True))
+                          / np.sqrt(x.reshape(2, 2, 6).var(-1, keepdims=True) + 1e-5))
+         .reshape(2, 4, 3) * g[:, None] + b[:, None]),
+    Case(nn.rms_norm, [t((2, 4)), t((4,))], 'R.Tensor((2, 4), dtype="float32")',
+         lambda x, w: x / np.sqrt((x * x).mean(-1, keepdims=True) + 1e-5) * w),
+    Case(nn.batch_norm, [t((2, 3, 2)), t((3,)), t((3,)), t((3,)), t((3,), domain="pos"), 1],
+         'R.Tuple(R.Tensor((2, 3, 2), dtype="float32"), R.Tensor((3,), dtype="float32"), '
+         'R.Tensor((3,), dtype="float32"))',
+         lambda x, g, b, m, v: (
+             (x - x.mean((0, 2), keepdims=True)) / np.sqrt(x.var((0, 2), keepdims=True) + 1e-5)
+             * g[:, None] + b[:, None],
+             0.9 * m + 0.1 * x.mean((0, 2)), 0.9 * v + 0.1 * x.var((0, 2))), rtol=1e-4),
+    Case(nn.batch_norm, [t((2, 3)), t((3,)), t((3,)), t((3,)), t((3,), domain="pos"), 1],
+         'R.Tuple(R.Tensor((2, 3), dtype="float32"), R.Tensor((3,), dtype="float32"), '
+         'R.Tensor((3,), dtype="float32"))',
+         lambda x, g, b, m, v: ((x - m) / np.sqrt(v + 1e-5) * g + b, m, v),
+         kwargs={"training": False}, rtol=1e-4, id="batch_norm-eval"),
+    Case(nn.dropout, [t((2, 3))],
+         'R.Tuple(R.Tensor((2, 3), dtype="float32"), R.Tensor((2, 3), dtype="float32"))',
+         lambda x: (x, np.ones_like(x))),
+    Case(nn.attention, [t((1, 3, 2, 4)), t((1, 5, 2, 4)), t((1, 5, 2, 6))],
+         'R.Tensor((1, 3, 2, 6), dtype="float32")', _attention),
+    Case(nn.attention, [t((1, 3, 2, 4)), t((1, 3, 2, 4)), t((1, 3, 2, 4))],
+         'R.Tensor((1, 3, 2, 4), dtype="float32")', lambda q, k, v: _attention(q, k, v, True),
+         kwargs={"causal_mask": "TopLeft"}, id="attention-causal"),
+    Case(nn.pad, [t((2, 3)), [1, 0, 0, 2]], 'R.Tensor((3, 5), dtype="float32")',
+         lambda x: np.pad(x, ((1, 0), (0, 2)))),
+    Case(nn.pad, [t((2, 3)), [1, 1, 2, 2], "reflect"], 'R.Tensor((4, 7), dtype="float32")',
+         lambda x: np.pad(x, ((1, 1), (2, 2)), mode="reflect"), id="pad-reflect"),
+]
+
+ERRORS = [
+    Err(nn.softmax, [t((2, 3), "int32")], TypeError,
+        ("Softmax requires the input tensor to have float dtype", "T.int32")),
+    Err(nn.softmax, [t((2, 3)), 5], ValueError,
+        ("nn.softmax", "the input axis 5 is out of range", "[-2, 2)")),
+    Err(nn.gelu, [t((2,), "int32")], TypeError, ("nn.gelu", "float dtype")),
+    Err(nn.conv2d, [t((1, 3, 8, 8)), t((4, 2, 3, 3))], ValueError,
+        ("The channel size of the data should equal to the product of input channel size",
+         "T.int64(3)", "T.int64(2) and 1")),
+    Err(nn.conv2d, [t((1, 4, 8, 8)), t((3, 2, 3, 3))], ValueError,
+        ("number of output channels to be divisible by the number of groups",),
+        kwargs={"groups": 2}),
+    Err(nn.max_pool2d, [t((2, 3))], ValueError,
+        ("layout NCHW requires the input to be 4-dim tensor", "ndim 2")),
+    Err(nn.nll_loss, [t((2, 3)), t((2,))], TypeError,
+        ("NLLLoss expects the dtype of targets to be int/uint", "T.float32")),
+    Err(nn.cross_entropy_with_logits, [t((2, 3)), t((3,))], ValueError,
+        ("CrossEntropy requires predictions and labels to have the same ndim",)),
+    Err(nn.layer_norm, [t((2, 4)), t((3,)), t((4,)), -1], ValueError,
+        ("layer_norm", "gamma", "(T.int64(4))")),
+    Err(nn.pad, [t((2, 3)), [1, 1]], ValueError, ("pad", "2 * ndim = 4")),
+    Err(nn.conv2d, [t((1, 2, 5, 5)), t((4, 2, 3, 3))], ValueError, ("conv2d", "layouts"),
+        kwargs={"data_layout": "NCHW4c"}),
+]

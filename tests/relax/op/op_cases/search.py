@@ -1,0 +1,40 @@
+"""Cases of argmax/argmin, sort/argsort, topk."""
+
+import numpy as np
+
+from tvm.relax import op
+
+from . import Case, Err, t
+
+CASES = [
+    Case(op.argmax, [t((2, 3, 4)), 1], 'R.Tensor((2, 4), dtype="int64")',
+         lambda x: np.argmax(x, 1)),
+    Case(op.argmin, [t((2, 3)), None, True], 'R.Tensor((1, 1), dtype="int64")',
+         lambda x: np.argmin(x, keepdims=True), id="argmin-all"),
+    Case(op.argmax, [t(("n", 3)), -1], 'R.Tensor((n,), dtype="int64")',
+         lambda x: np.argmax(x, -1), sizes={"n": 2}, id="argmax-sym"),
+    Case(op.sort, [t((3, 4))], 'R.Tensor((3, 4), dtype="float32")', lambda x: np.sort(x, -1)),
+    Case(op.sort, [t((3, 4)), 0, True], 'R.Tensor((3, 4), dtype="float32")',
+         lambda x: -np.sort(-x, 0), id="sort-descending"),
+    Case(op.argsort, [t((3, 4))], 'R.Tensor((3, 4), dtype="int32")',
+         lambda x: np.argsort(x, -1, kind="stable").astype("int32")),
+    Case(op.argsort, [t((5,), "int32")], 'R.Tensor((5,), dtype="int64")',
+         lambda x: np.array([1, 0, 2, 3, 4]), kwargs={"descending": True, "dtype": "int64"},
+         inputs=[np.array([3, 5, 3, 1, 0], "int32")], id="argsort-stable-descending"),
+    Case(op.topk, [t((3, 5)), 2],
+         'R.Tuple(R.Tensor((3, 2), dtype="float32"), R.Tensor((3, 2), dtype="int32"))',
+         lambda x: (-np.sort(-x, -1)[:, :2], np.argsort(-x, -1, kind="stable")[:, :2])),
+    Case(op.topk, [t((5,)), 2], 'R.Tensor((2,), dtype="float32")',
+         lambda x: np.sort(x)[:2], kwargs={"ret_type": "values", "largest": False},
+         id="topk-smallest-values"),
+    Case(op.topk, [t((5,)), 3], 'R.Tensor((3,), dtype="int64")',
+         lambda x: np.argsort(-x, kind="stable")[:3],
+         kwargs={"ret_type": "indices", "dtype": "int64"}, id="topk-indices"),
+]
+
+ERRORS = [
+    Err(op.argmax, [t((2, 3)), 4], ValueError,
+        ("argmax", "the input axis 4 is out of range", "[-2, 2)")),
+    Err(op.sort, [t((2, 3)), 2], ValueError, ("sort", "out of range")),
+    Err(op.topk, [t((2, 3)), 1], ValueError, ("topk", "ret_type"), kwargs={"ret_type": "x"}),
+]
