@@ -215,7 +215,7 @@ class _DLManagedTensor(ctypes.Structure):
 _KEEP_ALIVE = []
 
 
-def _fake_tensor(array, length, device_type=1, byte_offset=0):
+def _fake_tensor(array, length, device_type=1, byte_offset=0, dtype=(2, 32, 1)):
     """A tvm_ffi.Tensor viewing float32 ``array`` with a custom device type and byte offset."""
     shape = (ctypes.c_int64 * 1)(length)
     managed = _DLManagedTensor()
@@ -223,7 +223,7 @@ def _fake_tensor(array, length, device_type=1, byte_offset=0):
         array.ctypes.data,
         _DLDevice(device_type, 0),
         1,
-        _DLDataType(2, 32, 1),
+        _DLDataType(*dtype),
         shape,
         None,
         byte_offset,
@@ -404,3 +404,33 @@ def test_dltensor_pointer_arguments():
     assert message.endswith("expected to match A.shape[0] (n = 10), got 4")
     with pytest.raises(AttributeError, match="Module has no function 'nope'"):
         mod.impl.function_address("nope")
+
+
+def test_tvm_runtime_tensors(add):
+    import ml_dtypes
+
+    import tvm.runtime
+
+    a = tvm.runtime.tensor(np.arange(6, dtype="float32"))
+    c = tvm.runtime.empty((6,), "float32")
+    add(a, a, c)
+    np.testing.assert_array_equal(c.numpy(), 2 * np.arange(6, dtype="float32"))
+    half = tvm.runtime.tensor(np.arange(6).astype(ml_dtypes.bfloat16))
+    _expect(add, TypeError, (a, half, c), "Mismatched B.dtype", "expected float32, got bfloat16")
+    module = ir.Module("bf16")
+    emit_packed_function(module, "bf16", [TensorParam("X", "bfloat16", (6,))], lambda b, a: None)
+    build_module(module)["bf16"](half)  # bfloat16 tensors are recognized by the dtype check
+
+
+@pytest.mark.parametrize(
+    "dtype, shown",
+    [
+        ((2, 32, 4), "float32x4"),
+        ((10, 8, 1), "float8_e4m3fn"),
+        ((99, 8, 1), "dtype(bits=8, code=99)"),
+    ],
+)
+def test_dtype_names_in_messages(add, dtype, shown):
+    fake = _fake_tensor(np.zeros(16, "float32"), 4, dtype=dtype)
+    a = np.zeros(4, "float32")
+    _expect(add, TypeError, (a, fake, a), f"expected float32, got {shown}")

@@ -41,6 +41,7 @@ and byte_offset (e.g. the device id) are not checked.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import hashlib
 from collections.abc import Callable, Sequence
 
@@ -201,6 +202,33 @@ def _parse_dtype(dtype: str) -> tuple:
     except Exception as err:  # tvm_ffi raises its own kinds for unknown names
         raise ValueError(f"unknown dtype '{dtype}'") from err
     return int(parsed.type_code), int(parsed.bits), int(parsed.lanes)
+
+
+@functools.cache
+def _named_dtypes() -> dict:
+    """``(type code, bits) -> name`` of DLPack dtypes whose code has a fixed meaning."""
+    names = [
+        "bool",
+        "float8_e3m4",
+        "float8_e4m3",
+        "float8_e4m3b11fnuz",
+        "float8_e4m3fn",
+        "float8_e4m3fnuz",
+        "float8_e5m2",
+        "float8_e5m2fnuz",
+        "float8_e8m0fnu",
+        "float6_e2m3fn",
+        "float6_e3m2fn",
+        "float4_e2m1fn",
+    ]
+    table = {}
+    for name in names:
+        try:
+            code, bits, _ = _parse_dtype(name)
+        except ValueError:
+            continue  # a tvm_ffi without this dtype
+        table[(code, bits)] = name
+    return table
 
 
 def signature_text(name: str, params: Sequence[Param]) -> str:
@@ -478,34 +506,31 @@ class _Emitter:
         ok = self.fn.append_basic_block(f"ok{self._counter}")
         b.cbranch(bad, fail, ok)
         b.position_at_end(fail)
-        # Format the actual dtype as "<prefix><bits>[x<lanes>]" ("bool" for kDLBool).
-        prefix = self._str_ptr("dtype_code")
-        for c, text in _DTYPE_PREFIX.items():
-            prefix = b.select(
-                b.icmp_unsigned("==", code, ir.Constant(I8, c)), self._str_ptr(text), prefix
+        # Format the actual dtype: "<prefix><bits>" for int/uint/float/bfloat/..., the exact
+        # name for codes with fixed meanings (bool, the float8/6/4 kinds), else the numbers;
+        # then "x<lanes>" for vectors. Arguments (text, bits, code) suit all three formats.
+        generic = b.icmp_unsigned("<=", code, ir.Constant(I8, max(_DTYPE_PREFIX)))
+        text_arg = self._str_ptr("")
+        for c, prefix in _DTYPE_PREFIX.items():
+            hit = b.icmp_unsigned("==", code, ir.Constant(I8, c))
+            text_arg = b.select(hit, self._str_ptr(prefix), text_arg)
+        fmt = b.select(generic, self._str_ptr("%s%d"), self._str_ptr("dtype%s(bits=%d, code=%d)"))
+        for (c, nbits), name in _named_dtypes().items():
+            hit = b.and_(
+                b.icmp_unsigned("==", code, ir.Constant(I8, c)),
+                b.icmp_unsigned("==", bits, ir.Constant(I8, nbits)),
             )
-        is_bool = b.icmp_unsigned("==", code, ir.Constant(I8, 6))
-        prefix = b.select(is_bool, self._str_ptr("bool"), prefix)
-        vector = b.icmp_unsigned("!=", lanes, ir.Constant(I16, 1))
-        fmt = b.select(vector, self._str_ptr("%s%dx%d"), self._str_ptr("%s%d"))
-        fmt = b.select(is_bool, self._str_ptr("%s"), fmt)
+            text_arg = b.select(hit, self._str_ptr(name), text_arg)
+            fmt = b.select(hit, self._str_ptr("%s"), fmt)
+        args = [self.dtype_text, ir.Constant(I64, 64), fmt, text_arg]
+        b.call(self.snprintf, [*args, b.zext(bits, I32), b.zext(code, I32)])
+        where = self._where(index, f"Mismatched {param.name}.dtype")
+        scalar = self._str_ptr(where + f"expected {param.dtype}, got %s")
+        vector = self._str_ptr(where + f"expected {param.dtype}, got %sx%d")
+        text = b.select(b.icmp_unsigned("!=", lanes, ir.Constant(I16, 1)), vector, scalar)
         b.call(
             self.snprintf,
-            [
-                self.dtype_text,
-                ir.Constant(I64, 64),
-                fmt,
-                prefix,
-                b.zext(bits, I32),
-                b.zext(lanes, I32),
-            ],
-        )
-        text = (
-            self._where(index, f"Mismatched {param.name}.dtype") + f"expected {param.dtype}, got %s"
-        )
-        b.call(
-            self.snprintf,
-            [self.msg, ir.Constant(I64, _MSG_BYTES), self._cstr(text), self.dtype_text],
+            [self.msg, ir.Constant(I64, _MSG_BYTES), text, self.dtype_text, b.zext(lanes, I32)],
         )
         b.call(self.raise_fn, [self._cstr("TypeError"), self.msg])
         b.ret(ir.Constant(I32, -1))
