@@ -300,7 +300,7 @@ class BlockBuilder(Normalizer):
         name = info["name"]
         self._abandon_function()
         func = self.normalize(func)
-        return self.add_func(func, name)
+        self.add_func(func, name)
 
     # --- module -----------------------------------------------------------------------------
     def get(self) -> IRModule:
