@@ -85,6 +85,12 @@ def test_empty_bad_shape_and_dtype():
         tvm.runtime.empty((2, -1))
     with pytest.raises(TypeError, match="unsupported dtype 'complex64'"):
         tvm.runtime.empty((2,), "complex64")
+    for name in ["i4", "int4", "float32x4", "handle", "float4_e2m1fn"]:
+        with pytest.raises(TypeError, match=f"unsupported dtype '{name}'"):
+            tvm.runtime.empty((2,), name)
+    # NumPy dtype objects and tvm.DataType work too.
+    assert tvm.runtime.empty((2,), np.dtype("int16")).dtype == "int16"
+    assert tvm.runtime.empty((2,), tvm.DataType("float16")).dtype == "float16"
 
 
 def test_copyfrom_copyto():

@@ -118,10 +118,19 @@ def _numpy_dtype(dtype) -> np.dtype:
         import ml_dtypes  # only needed for these dtypes
 
         return np.dtype(getattr(ml_dtypes, name))
+    if isinstance(dtype, str) and name not in _TVM_SCALAR_NAMES:
+        # Only TVM's spellings: NumPy would read codes such as "i4" with another meaning.
+        raise TypeError(_unsupported_dtype_message(name))
     try:
-        return np.dtype(dtype if not isinstance(dtype, str) else name)
+        return np.dtype(name if isinstance(dtype, str) else dtype)
     except TypeError as err:
         raise TypeError(_unsupported_dtype_message(name)) from err
+
+
+_TVM_SCALAR_NAMES = frozenset(
+    ["bool", "float16", "float32", "float64"]
+    + [f"{sign}int{bits}" for sign in ("", "u") for bits in (8, 16, 32, 64)]
+)
 
 
 def _unsupported_dtype_message(name: str) -> str:
