@@ -142,15 +142,19 @@ class Emitter:
             value = relax.TupleGetItem(self._arg(value.tuple_value), value.index)
         return value
 
-    def emit(self, value, annotation=None, name: str = "", is_output: bool | None = None,
+    def emit(self, value, annotation=None, name: str = "", is_output: bool = False,
              span=None):
-        """Bind ``value`` to a new variable in the innermost block and return the variable."""
+        """Bind ``value`` to a new variable in the innermost block and return the variable.
+
+        In a dataflow block the variable is a ``DataflowVar`` unless ``is_output`` (the parser
+        knows, from ``R.output``, which bindings leave the block).
+        """
         seq, block = self.target()
         if not name:
             name = "lv" if block is not None else "gv"
         value = self.normalize(value)
         ty = annotation if annotation is not None else value.ty
-        if block is not None and not (is_output or name in block.output_names):
+        if block is not None and not is_output:
             var = relax.DataflowVar(name, ty, span)
         else:
             var = relax.Var(name, ty, span)
@@ -160,7 +164,7 @@ class Emitter:
             seq.annotated_vars.add(var)
         return var
 
-    def emit_match_cast(self, value, ty, name: str = "", is_output: bool | None = None,
+    def emit_match_cast(self, value, ty, name: str = "", is_output: bool = False,
                         span=None):
         """Bind ``R.match_cast(value, ty)`` to a new variable and return it."""
         seq, block = self.target()
@@ -169,7 +173,7 @@ class Emitter:
         value = self.normalize(value)
         if not is_leaf(value):
             value = self.emit(value)
-        if block is not None and not (is_output or name in block.output_names):
+        if block is not None and not is_output:
             var = relax.DataflowVar(name, ty, span)
         else:
             var = relax.Var(name, ty, span)
@@ -226,7 +230,8 @@ class FunctionFrame(SeqFrame):
             attrs["global_symbol"] = self.name
         ret_ty = self.ret_ty
         func = relax.Function(self.params, body, ret_ty, self.is_pure, attrs, self.span)
-        func = EMITTER.bb.normalize(func) if hasattr(EMITTER.bb, "normalize") else func
+        # Fills the body's type (erasing symbols bound inside) and the function's type.
+        func = EMITTER.bb.normalize(func)
         self.result = func
         builder = IRBuilder.current()
         parent = builder.frames[-1] if builder.frames else None
@@ -244,8 +249,6 @@ class BlockFrame(IRBuilderFrame):
 
     def __init__(self):
         self.bindings: list = []
-        #: Names that must be bound to ordinary Vars (the parser pre-reads ``R.output``).
-        self.output_names: set = set()
         self.outputs: list = []
         self.closed = False
 
