@@ -271,3 +271,14 @@ def test_printed_operations_keep_their_meaning(tree):
         return
     # The text is made of int literals and operators only.
     assert eval(text) == expected, text
+
+
+def test_to_python_script_underlines_source_paths():
+    from tvm_ffi.access_path import AccessPath
+
+    call = a.call(b)
+    call.source_paths.append((None, "attr", "value"))
+    doc = StmtBlockDoc([AssignDoc(c, call), ReturnDoc(c)])
+    text = to_python_script(doc, path_to_underline=[AccessPath.root().attr("value")],
+                            print_line_numbers=True)
+    assert text == rows("1 c = a(b)", "      ^^^^", "2 return c")

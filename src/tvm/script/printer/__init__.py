@@ -18,7 +18,6 @@ lists metadata values as comments rather than TVM's JSON blob.
 from __future__ import annotations
 
 import gc
-import warnings
 
 import numpy as np
 
@@ -26,17 +25,16 @@ from . import ir_printer as _ir_printer  # noqa: F401 - registers docsifiers
 from . import relax_printer as _relax_printer  # noqa: F401 - registers docsifiers
 from . import tirx_printer as _tirx_printer  # noqa: F401 - registers docsifiers
 from . import tirx_stmt_printer as _tirx_stmt_printer  # noqa: F401 - registers docsifiers
-from .doc import ClassDoc, Doc, FunctionDoc, StmtBlockDoc, StmtDoc
+from .doc import ClassDoc, FunctionDoc, StmtBlockDoc
 from .doc_printer import DocPrinter, decorate_lines
 from .ir_docsifier import ROOT, IRDocsifier, PrinterConfig, path_steps, register_printer
 from .relax_printer import register_call_printer
+from .underline import annotate_paths, format_path_text, match_paths, to_steps
 
 __all__ = ["PrinterConfig", "register_call_printer", "register_printer", "script"]
 
 # Relax IR fragments that print as statements after declarations of their free variables.
 _FRAGMENT_ROOTS = {"VarBinding", "MatchCast", "BindingBlock", "DataflowBlock", "SeqExpr"}
-_NOTE_PARENT = "Note: The underlined object is the nearest visible parent of this path."
-_NOTE_NONE = "Note: No visible object for this path is rendered in TVMScript."
 _METADATA_OMITTED = "# Metadata omitted. Use show_meta=True in script() method to show it."
 
 
@@ -109,20 +107,20 @@ def _script(obj, cfg: PrinterConfig) -> str:
         doc = StmtBlockDoc(free_vars + (doc.stmts if isinstance(doc, StmtBlockDoc) else [doc]))
 
     # Underline targets: requested paths plus the paths where requested objects appear.
-    requests = [(_to_steps(p), _format(p)) for p in cfg.path_to_underline]
+    requests = [(to_steps(p), format_path_text(p)) for p in cfg.path_to_underline]
     for target in cfg.obj_to_underline:
         path = d.obj_paths.get(id(target))
         if path is not None:
-            requests.append((path_steps(path), _format(path)))
-    annotations = [(_to_steps(p), text) for p, text in cfg.path_to_annotate.items()]
+            requests.append((path_steps(path), format_path_text(path)))
+    annotations = [(to_steps(p), text) for p, text in cfg.path_to_annotate.items()]
     for target, text in cfg.obj_to_annotate.items():
         path = d.obj_paths.get(id(target))
         if path is not None:
             annotations.append((path_steps(path), text))
 
-    marked, notes = _match(doc, [steps for steps, _ in requests])
+    marked, notes = match_paths(doc, [steps for steps, _ in requests])
     if annotations:
-        _annotate(doc, annotations)
+        annotate_paths(doc, annotations)
 
     printer = DocPrinter(cfg.indent_spaces, marked)
     if isinstance(doc, (FunctionDoc, ClassDoc)):
@@ -157,133 +155,6 @@ def _is_tir_stmt(obj) -> bool:
     from ...tirx.stmt import Stmt  # local: keeps the printer's import list short
 
     return isinstance(obj, Stmt)
-
-
-# --- paths ------------------------------------------------------------------------------------
-
-_FFI_KINDS = {0: "attr", 1: "item", 2: "map", 3: "attr_missing", 4: "item_missing",
-              5: "map_missing"}
-
-
-def _to_steps(path) -> tuple:
-    """Steps of an ``AccessPath``, of an internal linked path, or of our printer path."""
-    if hasattr(path, "to_steps"):
-        return tuple((_FFI_KINDS.get(s.kind, str(s.kind)), s.key) for s in path.to_steps())
-    if path is None:
-        return ()
-    return path_steps(path)
-
-
-def _format(path) -> str:
-    if hasattr(path, "to_steps"):
-        return str(path)
-    # One formatter for paths: the structural-equality one (its root is None, ours is ()).
-    from ...ffi.structural import format_path
-
-    linked = None
-    for kind, key in path_steps(path) if path else ():
-        linked = (linked, kind, key)
-    return format_path(linked)
-
-
-def _key_norm(step):
-    kind, key = step
-    if kind in ("map", "map_missing"):
-        name = getattr(key, "name_hint", None)
-        return (kind, name if isinstance(name, str) else str(key))
-    return (kind, key)
-
-
-_DOC_SLOTS: dict = {}
-
-
-def _doc_slots(cls):
-    slots = _DOC_SLOTS.get(cls)
-    if slots is None:
-        slots = tuple(
-            slot for klass in cls.__mro__ for slot in getattr(klass, "__slots__", ())
-            if slot not in ("source_paths", "comment")
-        )
-        _DOC_SLOTS[cls] = slots
-    return slots
-
-
-def _iter_docs(root):
-    """Every doc in the tree with its parent doc (iterative)."""
-    stack = [(root, None)]
-    while stack:
-        doc, parent = stack.pop()
-        yield doc, parent
-        for slot in _doc_slots(type(doc)):
-            value = getattr(doc, slot, None)
-            if isinstance(value, Doc):
-                stack.append((value, doc))
-            elif isinstance(value, list):
-                stack.extend((v, doc) for v in value if isinstance(v, Doc))
-
-
-def _path_index(root):
-    """``normalized steps -> [docs]`` for every doc with a source path."""
-    index: dict[tuple, list] = {}
-    cache: dict[int, tuple] = {}
-
-    def key_of(path):
-        # Linked paths share parents: normalize each parent once.
-        if not path:
-            return ()
-        found = cache.get(id(path))
-        if found is None:
-            parent, kind, key = path
-            found = key_of(parent) + (_key_norm((kind, key)),)
-            cache[id(path)] = found
-        return found
-
-    for doc, _ in _iter_docs(root):
-        for path in doc.source_paths:
-            index.setdefault(key_of(path), []).append(doc)
-    return index
-
-
-def _match(root, requests):
-    """Docs to underline (ids) and one note per request (nearest visible parent rule)."""
-    if not requests:
-        return set(), []
-    index = _path_index(root)
-    marked, notes = set(), []
-    for steps in requests:
-        key = tuple(_key_norm(s) for s in steps)
-        for k in range(len(key), -1, -1):
-            docs = index.get(key[:k])
-            if docs:
-                marked.update(id(doc) for doc in docs)
-                notes.append(None if k == len(key) else _NOTE_PARENT)
-                break
-        else:
-            notes.append(_NOTE_NONE)
-    return marked, notes
-
-
-def _annotate(root, annotations):
-    """Attach comments to the statements rendering exactly the annotated paths.
-
-    As in TVM, only a statement can carry an annotation; a path that renders as an expression
-    gives a warning and no comment.
-    """
-    index = _path_index(root)
-    for steps, text in annotations:
-        key = tuple(_key_norm(s) for s in steps)
-        docs = index.get(key, [])
-        stmts = [doc for doc in docs if isinstance(doc, StmtDoc)]
-        if not stmts:
-            kind = type(docs[0]).__name__ if docs else "nothing"
-            warnings.warn(
-                f"path_to_annotate/obj_to_annotate: expected a statement at {key}, "
-                f"got {kind}; the annotation {text!r} is not printed",
-                stacklevel=4,
-            )
-            continue
-        doc = stmts[0]
-        doc.comment = f"{doc.comment}, {text}" if doc.comment else str(text)
 
 
 # --- header and metadata ------------------------------------------------------------------------

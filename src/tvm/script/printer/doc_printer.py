@@ -537,11 +537,28 @@ class DocPrinter:
         self._w('"""' + (doc.comment or "") + '"""')
 
 
-def to_python_script(doc: Doc, indent_spaces: int = 4) -> str:
-    """Render a doc as text (no underlines, no line numbers)."""
-    printer = DocPrinter(indent_spaces)
+def to_python_script(doc: Doc, indent_spaces: int = 4, print_line_numbers: bool = False,
+                     num_context_lines=None, path_to_underline=None) -> str:
+    """Render a doc as text (TVM's ``doc_printer.to_python_script``).
+
+    ``path_to_underline`` lists access paths matched against the docs' ``source_paths``
+    (nearest visible parent rule); ``num_context_lines`` (None or negative: all lines) trims
+    around underlines; ``print_line_numbers`` numbers the lines.
+    """
+    marked = set()
+    if path_to_underline:
+        from .underline import match_paths, to_steps  # local: underline imports this module
+
+        marked, _ = match_paths(doc, [to_steps(p) for p in path_to_underline])
+    printer = DocPrinter(indent_spaces, marked)
     printer.print_doc(doc)
-    return printer.text()
+    text = printer.text()
+    spans = [span for key in marked for span in printer.spans.get(key, ())]
+    context = -1 if num_context_lines is None else num_context_lines
+    if spans or print_line_numbers:
+        text = decorate_lines(text, spans, context, print_line_numbers, printer.exempt,
+                              printer.soft_breaks)
+    return text
 
 
 def decorate_lines(text: str, spans, num_context_lines: int = -1,
