@@ -151,6 +151,8 @@ def known_shape(ty):
 
 def make_tensor_type(shape_values, dtype, ndim=-1, vdevice=None):
     """A TensorType from dims (or from ``ndim`` alone when ``shape_values`` is None)."""
+    if shape_values is None and ndim == 0:
+        shape_values = []  # a 0-d tensor's shape is known: ``R.Tensor((), ...)`` as in TVM
     if shape_values is not None:
         return TensorType(list(shape_values), dtype, vdevice)
     return TensorType(None, dtype, vdevice, ndim)
