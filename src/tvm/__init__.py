@@ -4,8 +4,9 @@ The import order follows Apache TVM: ``tvm_ffi`` re-exports, version and base, r
 error kinds, then the compiler layers bottom to top, the ``sys.excepthook`` wrapper, and as the
 very last statement the backend autoload (so an autoload hook sees the whole namespace).
 
-Adding a subpackage: add one ``_import_layer("<name>")`` line in the layer-ordered block below
-(a missing package is skipped; a broken one raises). ``tvm.testing`` and other optional
+Every layered package is already listed in the block below with ``_import_layer("<name>")``
+(a missing package is skipped; a broken one raises), so a new layer package needs no edit
+here; a new top-level package adds one such line. ``tvm.testing`` and other optional
 packages are imported on first attribute access.
 """
 
