@@ -434,3 +434,23 @@ def test_dtype_names_in_messages(add, dtype, shown):
     fake = _fake_tensor(np.zeros(16, "float32"), 4, dtype=dtype)
     a = np.zeros(4, "float32")
     _expect(add, TypeError, (a, fake, a), f"expected float32, got {shown}")
+
+
+def test_alignment_check():
+    module = ir.Module("aligned")
+    param = TensorParam("X", "float32", ("n",), alignment=16)
+    emit_packed_function(module, "aligned", [param], lambda b, a: None)
+    aligned = build_module(module)["aligned"]
+    storage = np.zeros(64, "float32")
+    offset = (-storage.ctypes.data % 16) // 4  # first 16-byte aligned element
+    aligned(storage[offset : offset + 8])
+    msg = _expect(
+        aligned, ValueError, (storage[offset + 1 : offset + 9],), "Misaligned Tensor data"
+    )
+    assert msg.endswith("expected data alignment=16 byte, got address % 16 = 4")
+    with pytest.raises(
+        ValueError, match="alignment of parameter 'Y' must be a power of two, got 12"
+    ):
+        emit_packed_function(
+            module, "bad", [TensorParam("Y", "float32", (1,), alignment=12)], lambda b, a: None
+        )

@@ -117,6 +117,9 @@ class TensorParam:
         Required DLPack device type (1 = CPU); None: any.
     compact : bool
         Require a compact row-major layout (strides NULL or equal to the compact strides).
+    alignment : int
+        Required alignment in bytes of the data pointer (after ``byte_offset``), a power of
+        two; 1 checks nothing. A body may then assume it (e.g. ``align`` on vector loads).
     """
 
     name: str
@@ -124,6 +127,7 @@ class TensorParam:
     shape: Sequence[Dim]
     device_type: int | None = 1
     compact: bool = True
+    alignment: int = 1
 
     def type_text(self) -> str:
         """The parameter's type as shown in error messages: ``Tensor([n, 8], float32)``."""
@@ -293,6 +297,11 @@ def _validate(name: str, params: Sequence[Param]) -> None:
                     f"dtype '{param.dtype}'; expected an int, uint, float or bool dtype"
                 )
             continue
+        if param.alignment < 1 or param.alignment & (param.alignment - 1):
+            raise ValueError(
+                f"alignment of parameter '{param.name}' must be a power of two, "
+                f"got {param.alignment}"
+            )
         for dim, want in enumerate(param.shape):
             if isinstance(want, bool) or not isinstance(want, (int, str, type(None))):
                 raise TypeError(
@@ -489,6 +498,17 @@ class _Emitter:
         data = field(0, PTR, "data")
         offset = field(40, I64, "byte_offset")
         data = b.gep(data, [offset], source_etype=I8, name=f"{p}.data")
+        if param.alignment > 1:
+            address = b.ptrtoint(data, I64)
+            misaligned = b.and_(address, ir.Constant(I64, param.alignment - 1))
+            self._fail_if(
+                b.icmp_unsigned("!=", misaligned, ir.Constant(I64, 0)),
+                "ValueError",
+                self._where(index, "Misaligned Tensor data")
+                + f"expected data alignment={param.alignment} byte, got address %% "
+                f"{param.alignment} = %lld",
+                misaligned,
+            )
         return TensorArg(data=data, shape=shape, strides=strides, dltensor=dl)
 
     def _check_dtype(self, index, param, code, bits, lanes):
