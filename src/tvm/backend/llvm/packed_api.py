@@ -4,9 +4,9 @@ A compiled kernel is exported as ``int32 __tvm_ffi_<name>(void* self, TVMFFIAny*
 int32 nargs, TVMFFIAny* result)`` and called by ``tvm_ffi`` with NumPy arrays,
 ``tvm_ffi.Tensor`` objects, ``DLTensor*`` handles, ints and floats. :func:`emit_packed_function`
 writes that wrapper: it checks the argument count, each argument's type, and for tensors the
-ndim, dtype, device type, static shapes, symbolic shapes (equal wherever the same name appears)
-and compactness. A failing check raises ``TypeError`` (count, type, dtype) or ``ValueError``
-(ndim, device, shape, strides) through ``TVMFFIErrorSetRaisedFromCStr`` with a message that
+ndim, dtype, device type, static shapes, symbolic shapes (equal wherever the same name appears),
+compactness and, when asked, data alignment. A failing check raises ``TypeError`` (count, type,
+dtype) or ``ValueError`` (ndim, device, shape, strides, alignment) through ``TVMFFIErrorSetRaisedFromCStr`` with a message that
 names the function signature, the parameter, and the expected and actual values; a bad call
 never reaches the body, so it cannot crash. Then the body runs.
 
