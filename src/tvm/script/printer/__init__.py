@@ -127,13 +127,13 @@ def _script(obj, cfg: PrinterConfig) -> str:
         # Only functions and modules get the import header (as in TVM).
         header = _import_header(d)
         if header:
-            printer._w("\n".join(header) + "\n\n")
+            printer.write("\n".join(header) + "\n\n")
         top = [_type_var_decl(n) for n in d.type_vars]
         printer.print_doc(StmtBlockDoc(top + [doc]) if top else doc)
     else:
         printer.print_doc(doc)
     if d.metadata:
-        printer._w("\n\n" + (_metadata_text(d) if cfg.show_meta else _METADATA_OMITTED))
+        printer.write("\n\n" + (_metadata_text(d) if cfg.show_meta else _METADATA_OMITTED))
     text = printer.text()
 
     spans = [span for key in marked for span in printer.spans.get(key, ())]

@@ -200,6 +200,10 @@ class DocPrinter:
         self.parts.append(text)
         self.size += len(text)
 
+    def write(self, text: str) -> None:
+        """Append raw text (a header, a footer) at the current position."""
+        self._w(text)
+
     def text(self) -> str:
         """The printed text so far."""
         return "".join(self.parts)
