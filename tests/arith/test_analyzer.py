@@ -153,7 +153,27 @@ def test_int_set():
     s = ana.int_set(x * 2 + 1, {x: tvm.ir.Range.from_min_extent(0, 10)})
     assert (s.min_value.value, s.max_value.value) == (1, 19)
     assert not s.is_single_point()
-    unbounded = ana.int_set(n)
-    assert unbounded.min_value is None and unbounded.max_value is None
+    # A variable outside dom_map stays symbolic: a single point.
+    point = ana.int_set(n)
+    assert point.min_value is n and point.max_value is n
     # dom_map is only in effect during the call
     assert ana.const_int_bound(x).max_value == 2**31 - 1
+
+
+def test_int_set_symbolic_ends():
+    ana = arith.Analyzer()
+    r = tvm.ir.Range.from_min_extent
+    assert repr(ana.int_set(x + y, {x: r(0, 10)})) == "IntervalSet[y, y + 9]"
+    assert repr(ana.int_set(x * 2 - y, {x: r(0, 10), y: r(1, 3)})) == "IntervalSet[-3, 17]"
+    assert repr(ana.int_set(x * -2, {x: r(0, 10)})) == "IntervalSet[-18, 0]"
+    assert repr(ana.int_set(x // 4, {x: r(y, 16)})) == "IntervalSet[y // 4, (y + 15) // 4]"
+    assert repr(ana.int_set(x % 4, {x: r(0, 16)})) == "IntervalSet[0, 3]"
+    assert repr(ana.int_set(tirx.max(x, y), {x: r(0, 16)})) == (
+        "IntervalSet[T.max(0, y), T.max(15, y)]"
+    )
+    assert ana.int_set(x, {}).is_single_point()
+    nested = ana.int_set(x + 1, {x: arith.IntervalSet(tirx.const(2), y)})
+    assert repr(nested) == "IntervalSet[3, y + 1]"
+    assert ana.int_set(n * m, {n: r(tirx.const(0, "int64"), tirx.const(4, "int64"))}).is_everything()
+    with pytest.raises(TypeError, match="int_set domain of x must be a Range or IntervalSet"):
+        ana.int_set(x, {x: 3})

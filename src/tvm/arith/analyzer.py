@@ -11,8 +11,9 @@ simplifying), and integer bounds (from :meth:`Analyzer.bind` with a ``Range``, f
   (a polynomial normal form) and by bounds; ``False`` means "not proven", never "disproven".
 * :meth:`const_int_bound` gives a :class:`ConstIntBound`.
 
-Limitations: ``int_set`` returns constant intervals only (not symbolic ones), and there is no
-``modular_set`` or iterator-map analysis yet.
+Limitations: there is no ``modular_set``, iterator-map analysis or ``deduce_bound`` yet, and
+``int_set`` tracks symbolic ends through ``+ - * // % min max Select`` only (see
+:mod:`tvm.arith.int_set`).
 
 Examples
 --------
@@ -35,12 +36,12 @@ from __future__ import annotations
 import contextlib
 import math
 
-from ..ffi.node import IGNORE, Node, field
 from ..ffi.structural import structural_equal
 from ..runtime.data_type import dtype_info
 from ._tirx import tirx
-from .bound import NEG_INF, POS_INF, BoundAnalyzer, ConstIntBound, from_sentinel, to_sentinel
+from .bound import BoundAnalyzer, ConstIntBound, from_sentinel, to_sentinel
 from .canonical import Simplifier
+from .int_set import IntervalSet, eval_interval
 
 __all__ = ["Analyzer", "IntervalSet", "ProofStrength"]
 
@@ -50,23 +51,6 @@ class ProofStrength:
 
     DEFAULT = 0
     SYMBOLIC_BOUND = 1
-
-
-class IntervalSet(Node, type_key="arith.IntervalSet"):
-    """A closed integer interval ``[min_value, max_value]`` of PrimExprs.
-
-    An unbounded side is ``None`` (TVM uses ``pos_inf``/``neg_inf`` markers).
-    """
-
-    min_value: object
-    max_value: object
-    span: object = field(None, role=IGNORE, kw_only=True)
-
-    def __repr__(self):
-        return f"IntervalSet[{self.min_value!r}, {self.max_value!r}]"
-
-    def is_single_point(self) -> bool:
-        return self.min_value is not None and structural_equal(self.min_value, self.max_value)
 
 
 class Analyzer:
@@ -223,34 +207,31 @@ class Analyzer:
                 yield var, lo, hi
 
     def int_set(self, expr, dom_map=None) -> IntervalSet:
-        """The interval ``expr`` ranges over, with variables of ``dom_map`` over their ranges.
+        """The interval ``expr`` ranges over while each Var of ``dom_map`` ranges over its domain.
 
-        Partial: the interval's ends are constants from :meth:`const_int_bound` (an unbounded
-        side is ``None``), not symbolic expressions as in TVM.
+        ``dom_map`` maps variables to a ``Range`` or an :class:`IntervalSet`; other variables stay
+        symbolic, so the ends are PrimExprs (``x + y`` with ``x`` in ``[0, 10)`` gives
+        ``[y, y + 9]``). See :mod:`tvm.arith.int_set` for what is tracked exactly.
         """
-        expr_mod, generic = tirx()
-        expr = generic.convert(expr)
-        saved = dict(self._bounds.var_bounds)
-        try:
-            for var, dom in (dom_map or {}).items():
-                if hasattr(dom, "extent"):
-                    lo = self._bounds.bound(generic.convert(dom.min))[0]
-                    hi = self._bounds.bound(
-                        generic.subtract(generic.add(dom.min, dom.extent), 1)
-                    )[1]
-                else:
-                    lo = self._bounds.bound(dom.min_value)[0] if dom.min_value is not None \
-                        else -math.inf
-                    hi = self._bounds.bound(dom.max_value)[1] if dom.max_value is not None \
-                        else math.inf
-                self._bounds.var_bounds[var] = (lo, hi)
-            bound = self._bounds.const_int_bound(self.simplify(expr))
-        finally:
-            self._bounds.var_bounds.clear()
-            self._bounds.var_bounds.update(saved)
-        lo = None if bound.min_value == NEG_INF else expr_mod.IntImm(expr.dtype, bound.min_value)
-        hi = None if bound.max_value == POS_INF else expr_mod.IntImm(expr.dtype, bound.max_value)
-        return IntervalSet(lo, hi)
+        _, generic = tirx()
+        expr = self.simplify(generic.convert(expr))
+        dom = {}
+        for var, value in (dom_map or {}).items():
+            if hasattr(value, "extent"):
+                lo = generic.convert(value.min, var.dtype)
+                hi = generic.subtract(generic.add(lo, value.extent), 1)
+                dom[var] = (self.simplify(lo), self.simplify(hi))
+            elif isinstance(value, IntervalSet):
+                dom[var] = (value.min_value, value.max_value)
+            else:
+                raise TypeError(
+                    f"int_set domain of {_name(var)} must be a Range or IntervalSet, "
+                    f"got {type(value).__name__}"
+                )
+        lo, hi = eval_interval(expr, dom, self)
+        return IntervalSet(
+            None if lo is None else self.simplify(lo), None if hi is None else self.simplify(hi)
+        )
 
 
 def _name(var):
