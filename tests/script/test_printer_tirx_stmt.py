@@ -221,3 +221,34 @@ def test_statement_fragment_declares_free_vars_and_buffers():
         "for j in range(16):",
         "    A[j] = A[j] + n",
     ]
+
+
+def test_params_attrs_asserts_views_and_extern_calls():
+    from tvm.tirx import op as tir_op
+
+    a = decl_buffer((16, 16), "float32", name="A")
+    b = decl_buffer((tirx.IntImm("int64", 8),), "float32", name="B", scope="shared")
+    c = decl_buffer((4,), "float32", name="C", scope="local")
+    view = decl_buffer((16,), "float32", name="D", data=a.data)
+    n, h = var("n"), tirx.Var("h", "handle")
+    exp_call = tir_op.exp(a[i32(0), i32(1)])
+    body = S.SeqStmt([
+        S.AllocBuffer(c),
+        S.AssertStmt("RuntimeError", n > 0, ["n must be positive"]),
+        S.AttrStmt(i32(0), "pragma_x", i32(1), S.BufferStore(a, exp_call, [i32(0), i32(0)])),
+        S.DeclBuffer(view),
+        S.BufferStore(view, tirx.FloatImm("float32", 1.0), [i32(0)]),
+        S.Evaluate(tir_op.call_extern("int32", "foo", n, a.data)),
+    ])
+    f = PrimFunc([a, b, n, h], body, attrs={"global_symbol": "loops"})
+    assert f.script() == HEADER + """\
+@T.prim_func
+def loops(A: T.Buffer((16, 16), "float32"), B: T.Buffer((T.int64(8),), "float32", \
+scope="shared"), n: T.int32, h: T.handle):
+    C = T.alloc_local((4,))
+    assert n > 0, ("RuntimeError", ["n must be positive"])
+    with T.attr(0, "pragma_x", 1):
+        A[0, 0] = T.exp(A[0, 1])
+    D = A.view(16)
+    D[0] = T.float32(1.0)
+    T.call_extern("int32", "foo", n, A.data)"""

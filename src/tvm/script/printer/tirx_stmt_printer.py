@@ -16,9 +16,11 @@ Formats follow Apache TVM 0.27 for the common forms:
   k])`` or ``T.axis.spatial(16, i)``, ``T.where``, ``T.reads``/``T.writes``, ``T.sblock_attr``,
   ``T.sblock_alloc_buffer``, ``T.match_buffer``, ``with T.init():``.
 
-Not covered yet (printed in a generic but valid form, or rejected): ``DeclBuffer`` prints as
-``T.decl_buffer(...)`` (TVM 0.27 prints the ``A.view(...)`` sugar), TIRx kernel constructs of
-spec D.3 (scope ids, layouts, tile primitives) have no docsifier.
+A ``DeclBuffer`` viewing another buffer's memory with the same dtype prints as
+``D = A.view(16)``; other declarations as ``T.decl_buffer(..., data=...)``.
+
+Not covered yet: TIRx kernel constructs of spec D.3 (scope ids, layouts, tile primitives)
+have no docsifier (printing one raises ``TypeError`` naming the class).
 """
 
 from __future__ import annotations
@@ -105,6 +107,7 @@ def _define_buffer(buf, d) -> IdDoc:
     # The data pointer prints as ``A.data``.
     if not d.is_defined(buf.data):
         d.var_names[id(buf.data)] = f"{doc.name}.data"
+        d.state.setdefault("data_owner", {})[id(buf.data)] = buf
     return doc
 
 
@@ -254,7 +257,7 @@ def _assert(node, path, d):
 def _alloc_buffer(node, path, d):
     buf = node.buffer
     scope = buf.scope()
-    if scope in ("local", "shared") and not buf.strides and buf.elem_offset is None:
+    if scope in ("local", "shared") and not _buffer_kwargs(buf, d)[0][1:]:
         rhs = _t(d, f"alloc_{scope}").call(
             *([_dims(buf.shape, None, d)] + ([] if buf.dtype == "float32"
                                              else [LiteralDoc(buf.dtype)]))
@@ -268,6 +271,13 @@ def _alloc_buffer(node, path, d):
 def _decl_buffer(node, path, d):
     buf = node.buffer
     data = node.data if node.data is not None else buf.data
+    owner = d.state.get("data_owner", {}).get(id(data))
+    if (owner is not None and owner is not buf and owner.dtype == buf.dtype
+            and not _buffer_kwargs(buf, d)[0] and buf.scope() == owner.scope() == "global"):
+        # A same-dtype view of another buffer's memory: ``D = A.view(16)``.
+        dims = [d.as_doc(v, None) for v in buf.shape]
+        rhs = d.as_doc(owner, None).attr("view").call(*dims)
+        return AssignDoc(d.define(buf, buf.name), rhs)
     rhs = _buffer_decl(buf, attr_path(path, "buffer"), d, _t(d, "decl_buffer"), False)
     if d.is_defined(data):
         rhs.kwargs_keys.append("data")
