@@ -132,7 +132,7 @@ def func_ret_value(value) -> None:
     # The result must be a leaf: bind a computed value while the frame is still open.
     value = EMITTER.normalize(relax.Tuple(value) if isinstance(value, (list, tuple)) else value)
     if not is_leaf(value):
-        value = EMITTER.emit(value, name="gv")
+        value = EMITTER.emit(value)
     frame.output = value
 
 

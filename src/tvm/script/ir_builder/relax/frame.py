@@ -150,9 +150,11 @@ class Emitter:
         knows, from ``R.output``, which bindings leave the block).
         """
         seq, block = self.target()
-        if not name:
-            name = "lv" if block is not None else "gv"
         value = self.normalize(value)
+        # Every binding takes a fresh automatic name, even one the script names (as in TVM,
+        # so the automatic names of nested calls come out the same: ``gv``, ``gv1``...).
+        auto = self._fresh_name(block)
+        name = name or auto
         ty = annotation if annotation is not None else value.ty
         if block is not None and not is_output:
             var = relax.DataflowVar(name, ty, span)
@@ -168,17 +170,27 @@ class Emitter:
                         span=None):
         """Bind ``R.match_cast(value, ty)`` to a new variable and return it."""
         seq, block = self.target()
-        if not name:
-            name = "lv" if block is not None else "gv"
         value = self.normalize(value)
         if not is_leaf(value):
             value = self.emit(value)
+        auto = self._fresh_name(block)
+        name = name or auto
         if block is not None and not is_output:
             var = relax.DataflowVar(name, ty, span)
         else:
             var = relax.Var(name, ty, span)
         self._append(seq, block, relax.MatchCast(var, value, ty, span))
         return var
+
+    @staticmethod
+    def _fresh_name(block) -> str:
+        """``lv``, ``lv1``, ``lv2``... in dataflow blocks, ``gv``... elsewhere, per function."""
+        prefix = "lv" if block is not None else "gv"
+        frame = IRBuilder.current().find_frame(FunctionFrame)
+        counts = frame.name_counts if frame is not None else {}
+        count = counts.get(prefix, 0)
+        counts[prefix] = count + 1
+        return prefix if count == 0 else f"{prefix}{count}"
 
     def emit_binding(self, binding) -> None:
         """Add an already-built binding."""
@@ -220,6 +232,8 @@ class FunctionFrame(SeqFrame):
         self.shape_vars: dict[str, Any] = {}
         #: Whether the signature is being read (only there may strings name new shape vars).
         self.in_signature = False
+        #: How many automatic names of each prefix (``gv``, ``lv``) were handed out.
+        self.name_counts: dict[str, int] = {}
         self.result = None
 
     def exit_with_scope(self) -> None:
@@ -285,9 +299,9 @@ def _convert_outputs(bindings, outputs, remap: dict):
         var = mapping.get(binding.var, binding.var)
         value = _substitute(binding.value, mapping)
         if isinstance(binding, relax.MatchCast):
-            out.append(relax.MatchCast(var, value, binding.ty))
+            out.append(relax.MatchCast(var, value, binding.ty, binding.span))
         else:
-            out.append(relax.VarBinding(var, value))
+            out.append(relax.VarBinding(var, value, binding.span))
     return out
 
 
@@ -367,8 +381,10 @@ class _BranchFrame(SeqFrame):
             self.output = last.value
         else:
             # Keep the computation as its own binding (``z_then``) and return that variable.
-            renamed = relax.Var(f"{name}{self.suffix}", last.value.ty)
-            self.blocks.append(relax.BindingBlock([relax.VarBinding(renamed, last.value)]))
+            renamed = relax.Var(f"{name}{self.suffix}", last.value.ty, last.span)
+            self.blocks.append(
+                relax.BindingBlock([relax.VarBinding(renamed, last.value, last.span)])
+            )
             self._merge_last_block()
             self.output = renamed
         seq = relax.SeqExpr(self.blocks, self.output)
@@ -386,7 +402,7 @@ class _BranchFrame(SeqFrame):
                 "The last statement of an if branch cannot be R.match_cast"
             )
         if bindings:
-            self.blocks.append(relax.BindingBlock(bindings))
+            self.blocks.append(type(block)(bindings))
         return last
 
     def _merge_last_block(self):
