@@ -282,3 +282,29 @@ def test_to_python_script_underlines_source_paths():
     text = to_python_script(doc, path_to_underline=[AccessPath.root().attr("value")],
                             print_line_numbers=True)
     assert text == rows("1 c = a(b)", "      ^^^^", "2 return c")
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    n_lines=st.integers(1, 30),
+    marked=st.sets(st.integers(0, 29), max_size=4),
+    context=st.integers(-1, 5),
+)
+def test_context_trimming_accounts_for_every_line(n_lines, marked, context):
+    text = "\n".join(f"line{i}" for i in range(n_lines))
+    starts = [text.index(f"line{i}") for i in range(n_lines)]
+    spans = [(starts[i], starts[i] + 4) for i in marked if i < n_lines]
+    out = decorate_lines(text, spans, num_context_lines=context).split("\n")
+    shown = [line for line in out if line.startswith("line")]
+    skipped = sum(int(line.split()[1]) for line in out if line.startswith("(..."))
+    # Every line is either shown or counted in a marker, in order; markers hide 2+ lines.
+    assert len(shown) + skipped == n_lines
+    assert shown == sorted(shown, key=lambda line: int(line[4:]))
+    assert all(int(line.split()[1]) >= 2 for line in out if line.startswith("(..."))
+    # Each underlined line is shown, followed by its caret row.
+    for i in marked:
+        if i < n_lines:
+            k = out.index(f"line{i}")
+            assert out[k + 1] == "^^^^"
+    if not spans or context < 0:
+        assert skipped == 0
