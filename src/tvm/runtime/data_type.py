@@ -104,7 +104,8 @@ def dtype_info(dtype) -> DTypeInfo:
 def normalize_dtype(dtype) -> str:
     """Return ``dtype`` as a validated plain ``str`` (accepts ``DataType`` and NumPy dtypes)."""
     if isinstance(dtype, str):
-        text = "".join([dtype])  # a plain str even for the DataType subclass
+        # A plain str even for the DataType subclass (str.__str__ copies a subclass to str).
+        text = dtype if type(dtype) is str else str.__str__(dtype)
     else:
         text = str(tvm_ffi.dtype(dtype))
     dtype_info(text)

@@ -335,8 +335,12 @@ class IntImm(ConstExpr, type_key="ir.IntImm"):
     value: int
 
     def __init__(self, dtype, value, span=None):
-        dtype = normalize_dtype(dtype)
-        lo, hi = int_range(dtype)
+        # Fast path: a dtype string already seen here is known to be valid.
+        rng = _INT_RANGE_CACHE.get(dtype) if type(dtype) is str else None
+        if rng is None:
+            dtype = normalize_dtype(dtype)
+            rng = int_range(dtype)
+        lo, hi = rng
         if isinstance(value, float) and value != int(value):
             raise ValueError(f"IntImm value must be an integer, got {value!r}")
         ivalue = int(value)

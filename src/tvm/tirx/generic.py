@@ -116,14 +116,13 @@ def convert(value, dtype=None, span=None):
     """
     if isinstance(value, PrimExpr):
         return value
-    if isinstance(value, (EqualOp, NotEqualOp)):
-        return value.asobject()
-    if isinstance(value, bool) or type(value).__name__ == "bool_":
+    tp = type(value)
+    if tp is bool or tp.__name__ == "bool_":
         value = bool(value)
         if dtype is not None and dtype_info(dtype).kind in ("int", "uint", "bool"):
             return IntImm(dtype, int(value), span=span)
         return IntImm("bool", int(value), span=span)
-    if isinstance(value, numbers.Integral):
+    if tp is int or isinstance(value, numbers.Integral):
         value = int(value)
         if dtype is not None:
             kind = dtype_info(dtype).kind
@@ -133,11 +132,13 @@ def convert(value, dtype=None, span=None):
                     return IntImm(dtype, value, span=span)
             elif kind == "float":
                 return FloatImm(dtype, value, span=span)
-        return _default_int(value)
-    if isinstance(value, numbers.Real):
+        return _default_int(value, span)
+    if tp is float or isinstance(value, numbers.Real):
         if dtype is not None and dtype_info(dtype).kind == "float":
             return FloatImm(dtype, float(value), span=span)
         return FloatImm("float32", float(value), span=span)
+    if isinstance(value, (EqualOp, NotEqualOp)):
+        return value.asobject()
     raise TypeError(f"cannot convert {type(value).__name__} {value!r} to a PrimExpr")
 
 
@@ -256,11 +257,8 @@ def cast(value, dtype, span=None):
 
 def match_types(a, b, op_name="binary op"):
     """Convert and promote two operands to one dtype (see the module docstring)."""
-    if not isinstance(a, PrimExpr) and not isinstance(b, PrimExpr):
-        a, b = convert(a), convert(b)
-    else:
-        a = convert(a)
-        b = convert(b)
+    a = convert(a)
+    b = convert(b)
     if a.dtype == b.dtype:
         return a, b
     ia, ib = dtype_info(a.dtype), dtype_info(b.dtype)
