@@ -5,6 +5,6 @@ arrays with no compilation; they are the numerics oracle for legalization, codeg
 tests.
 """
 
-from .evaluator import EvaluationError, ReferenceEvaluator, evaluate
+from .evaluator import EVALUATOR_BUILTIN_OPS, EvaluationError, ReferenceEvaluator, evaluate
 
-__all__ = ["EvaluationError", "ReferenceEvaluator", "evaluate"]
+__all__ = ["EVALUATOR_BUILTIN_OPS", "EvaluationError", "ReferenceEvaluator", "evaluate"]

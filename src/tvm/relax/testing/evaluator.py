@@ -55,7 +55,7 @@ from ..expr import (
 )
 from ..ty import ObjectType, ShapeType, TensorType
 
-__all__ = ["EvaluationError", "ReferenceEvaluator", "evaluate"]
+__all__ = ["EVALUATOR_BUILTIN_OPS", "EvaluationError", "ReferenceEvaluator", "evaluate"]
 
 
 class EvaluationError(ValueError):
@@ -367,6 +367,11 @@ _SPECIAL_CALLS = {
     "relax.invoke_closure": ReferenceEvaluator._invoke_closure,
     "relax.invoke_pure_closure": ReferenceEvaluator._invoke_closure,
 }
+
+
+#: Ops the evaluator runs itself (calls into PrimFuncs, packed functions, closures, printing)
+#: rather than through an ``FReference`` rule.
+EVALUATOR_BUILTIN_OPS = frozenset(_SPECIAL_CALLS)
 
 
 class _Packed:

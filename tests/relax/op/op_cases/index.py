@@ -2,7 +2,6 @@
 
 import numpy as np
 
-from tvm import relax
 from tvm.relax import op
 
 from . import Case, Err, t
@@ -23,11 +22,11 @@ CASES = [
          lambda x: x[-3:], id="strided_slice-clamp"),
     Case(op.strided_slice, [t((5,)), [0], [4], [0], [-1]], 'R.Tensor((4,), dtype="float32")',
          lambda x: x[4:0:-1], id="strided_slice-negative-stride"),
-    Case(op.dynamic_strided_slice,
-         [t((4, 4)), relax.const(np.array([0, 1], "int64")), relax.const(np.array([3, 4],
-                                                                                "int64")),
-          relax.const(np.array([2, 1], "int64"))],
-         'R.Tensor(dtype="float32", ndim=2)', lambda x: x[0:3:2, 1:4:1]),
+    Case(op.dynamic_strided_slice, [t((4, 4)), t((2,), "int64"), t((2,), "int64"),
+                                    t((2,), "int64")],
+         'R.Tensor(dtype="float32", ndim=2)', lambda x, b, e, s: x[0:3:2, 1:4:1],
+         inputs=[np.arange(16, dtype="float32").reshape(4, 4), np.array([0, 1]),
+                 np.array([3, 4]), np.array([2, 1])]),
 ]
 
 ERRORS = [

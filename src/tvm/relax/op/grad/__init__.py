@@ -88,10 +88,13 @@ def avg_pool2d_backward(output_grad, data, pool_size=(1, 1), strides=(1, 1),
     return Call(_OPS["avg_pool2d_backward"], [output_grad, data], attrs)
 
 
-def take_backward(output_grad, x, indices, axis=None):
-    """``R.grad.take_backward(output_grad, x, indices, axis=None)``: scatter-add the gradient."""
+def take_backward(output_grad, x, indices, axis=None, *, mode=""):
+    """``R.grad.take_backward(output_grad, x, indices, axis=None)``: scatter-add the gradient.
+
+    ``mode`` is accepted only because TVM prints the (unused) ``mode=""`` of its attributes.
+    """
     return Call(_OPS["take_backward"], [output_grad, x, indices],
-                TakeAttrs(None if axis is None else int(axis), ""))
+                TakeAttrs(None if axis is None else int(axis), str(mode)))
 
 
 from . import reference  # noqa: E402,F401 - registers FReference after the ops exist
