@@ -220,6 +220,69 @@ def main(x: R.Tensor((3,), dtype="float32"), c: R.Tensor((), dtype="bool")) -> R
     z: R.Tensor((3,), dtype="float32") = R.add(y, gv5)
     return z""",
     ),
+    "source_document_after_gradient": (
+        """
+@I.ir_module
+class After:
+    @R.function
+    def main(
+        x: R.Tensor((3, 3), dtype="float32"), y: R.Tensor((3, 3), dtype="float32")
+    ) -> R.Tensor((), dtype="float32"):
+        with R.dataflow():
+            lv1: R.Tensor((3, 3), dtype="float32") = R.add(x, y)
+            lv2: R.Tensor((), dtype="float32") = R.sum(lv1, axis=None, keepdims=False)
+            R.output(lv2)
+        return lv2
+
+    @R.function
+    def main_adjoint(
+        x: R.Tensor((3, 3), dtype="float32"), y: R.Tensor((3, 3), dtype="float32")
+    ) -> R.Tuple(
+        R.Tensor((), dtype="float32"),
+        R.Tuple(R.Tensor((3, 3), dtype="float32"), R.Tensor((3, 3), dtype="float32")),
+    ):
+        with R.dataflow():
+            # original bindings
+            lv1: R.Tensor((3, 3), dtype="float32") = R.add(x, y)
+            lv2: R.Tensor((), dtype="float32") = R.sum(lv1, axis=None, keepdims=False)
+            # bindings w.r.t. intermediate variables
+            lv2_adjoint: R.Tensor((), dtype="float32") = R.ones((), dtype="float32")
+            lv1_adjoint: R.Tensor((3, 3), dtype="float32") = R.broadcast_to(
+                lv2_adjoint, (3, 3)
+            )
+            # bindings w.r.t. parameters
+            x_adjoint: R.Tensor((3, 3), dtype="float32") = lv1_adjoint
+            y_adjoint: R.Tensor((3, 3), dtype="float32") = lv1_adjoint
+            R.output(lv2, x_adjoint, y_adjoint)
+        # return value: (orig_return_values, tuple(adjoints))
+        return (lv2, (x_adjoint, y_adjoint))
+""",
+        """\
+# from tvm.script import ir as I
+# from tvm.script import relax as R
+
+@I.ir_module
+class Module:
+    @R.function
+    def main_adjoint(x: R.Tensor((3, 3), dtype="float32"), y: R.Tensor((3, 3), dtype="float32")) -> R.Tuple(R.Tensor((), dtype="float32"), R.Tuple(R.Tensor((3, 3), dtype="float32"), R.Tensor((3, 3), dtype="float32"))):
+        with R.dataflow():
+            lv1: R.Tensor((3, 3), dtype="float32") = R.add(x, y)
+            lv2: R.Tensor((), dtype="float32") = R.sum(lv1, axis=None, keepdims=False)
+            lv2_adjoint: R.Tensor((), dtype="float32") = R.ones(R.shape([]), dtype="float32")
+            lv1_adjoint: R.Tensor((3, 3), dtype="float32") = R.broadcast_to(lv2_adjoint, R.shape([3, 3]))
+            x_adjoint: R.Tensor((3, 3), dtype="float32") = lv1_adjoint
+            y_adjoint: R.Tensor((3, 3), dtype="float32") = lv1_adjoint
+            R.output(lv2, x_adjoint, y_adjoint)
+        return (lv2, (x_adjoint, y_adjoint))
+
+    @R.function
+    def main(x: R.Tensor((3, 3), dtype="float32"), y: R.Tensor((3, 3), dtype="float32")) -> R.Tensor((), dtype="float32"):
+        with R.dataflow():
+            lv1: R.Tensor((3, 3), dtype="float32") = R.add(x, y)
+            lv2: R.Tensor((), dtype="float32") = R.sum(lv1, axis=None, keepdims=False)
+            R.output(lv2)
+        return lv2""",
+    ),
 }
 
 
