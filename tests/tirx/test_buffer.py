@@ -75,3 +75,14 @@ def test_buffers_compare_by_content_not_name():
     b = tirx.decl_buffer((4,), name="b", data=data)
     assert structural_equal(a, b)
     assert not structural_equal(a, tirx.decl_buffer((5,), name="a", data=data))
+
+
+def test_numpy_integer_shapes_and_flattened_buffer():
+    import numpy as np
+
+    A = tirx.decl_buffer((np.int64(2), np.int32(3)), "float32", name="A")
+    assert [s.value for s in A.shape] == [2, 3]
+    flat = A.get_flattened_buffer()
+    assert [s.value for s in flat.shape] == [6] and flat.data is A.data
+    S = tirx.decl_buffer((2, 3), "float32", name="S", strides=[8, 2])
+    assert S.get_flattened_buffer().shape[0].value == 1 * 8 + 2 * 2 + 1

@@ -13,6 +13,8 @@ are definition sites.
 
 from __future__ import annotations
 
+import numbers
+
 from ..ffi.node import IGNORE, Node, field
 from ..ir.base import Scriptable
 from ..ir.expr import PrimExpr, Range
@@ -36,9 +38,9 @@ DEFAULT_ALIGNMENT = 64
 def _as_index(value, dtype="int32"):
     if isinstance(value, PrimExpr):
         return value
-    if isinstance(value, bool) or not isinstance(value, int):
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
         raise TypeError(f"buffer shapes and strides must be ints or PrimExprs, got {value!r}")
-    return IntImm(dtype, value)
+    return IntImm(dtype, int(value))
 
 
 class Buffer(Scriptable, Node, type_key="tirx.Buffer"):
@@ -120,6 +122,26 @@ class Buffer(Scriptable, Node, type_key="tirx.Buffer"):
 
         begin = begin if isinstance(begin, (list, tuple)) else [begin]
         return BufferStore(self, value, list(begin), predicate)
+
+    def get_flattened_buffer(self) -> Buffer:
+        """A 1-D view of the same memory (``axis_separators`` are not supported yet)."""
+        if self.axis_separators:
+            raise ValueError(
+                f"get_flattened_buffer of {self.name}: axis_separators are not supported yet"
+            )
+        if self.strides:
+            size = None
+            for extent, stride in zip(self.shape, self.strides):
+                term = (extent - 1) * stride
+                size = term if size is None else size + term
+            size = size + 1
+        else:
+            size = None
+            for extent in self.shape:
+                size = extent if size is None else size * extent
+        if size is None:
+            size = IntImm("int32", 1)
+        return self.replace(shape=(size,), strides=(), axis_separators=())
 
     def offset_of(self, indices) -> list:
         """The flat element offset of ``indices`` (row-major unless strides are given)."""
