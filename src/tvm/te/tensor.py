@@ -9,6 +9,7 @@ load.
 from __future__ import annotations
 
 import inspect
+import numbers
 
 from ..ffi.node import DEF, Node, field
 from ..ir.base import Scriptable
@@ -39,8 +40,8 @@ def _shape(shape) -> tuple:
     for dim in shape:
         if isinstance(dim, PrimExpr):
             out.append(dim)
-        elif isinstance(dim, int) and not isinstance(dim, bool):
-            out.append(IntImm("int32", dim))
+        elif isinstance(dim, numbers.Integral) and not isinstance(dim, bool):
+            out.append(IntImm("int32", int(dim)))
         else:
             raise TypeError(f"a tensor shape needs ints or PrimExprs, got {dim!r}")
     return tuple(out)
