@@ -24,7 +24,7 @@ import tvm_ffi
 
 from tvm.runtime.module import Module
 
-from . import disk_cache, threadpool
+from . import disk_cache, threadpool, workspace
 from .target_machine import (
     _LOCK,
     TargetOptions,
@@ -62,7 +62,8 @@ class LLVMModuleImpl:
         self._object: bytes | None = None
         self._engine = None
         self._functions: dict = {}
-        self.uses_parallel = f"@{threadpool.LAUNCH_SYMBOL}(" in ir_text
+        # Runtime functions the code calls; a shared library gets them linked in.
+        self.runtime_symbols = set(_DECLARATION.findall(ir_text)) & set(_RUNTIME_OBJECTS)
 
     # -- compilation -------------------------------------------------------------------
     def jit(self) -> None:
@@ -168,11 +169,13 @@ class LLVMModuleImpl:
         with open(path, "wb") as out:
             out.write(self.object_code())
         paths = [path]
-        if self.uses_parallel:
-            stub = os.path.join(workspace_dir, "pytvm_runtime_parallel.o")
-            with open(stub, "wb") as out:
-                out.write(_parallel_stub_object(self.options))
-            paths.append(stub)
+        for symbol in sorted(self.runtime_symbols):
+            stem, make_ir = _RUNTIME_OBJECTS[symbol]
+            path = os.path.join(workspace_dir, f"{stem}.o")
+            if path not in paths:
+                with open(path, "wb") as out:
+                    out.write(_runtime_object(stem, make_ir, self.options))
+                paths.append(path)
         return paths
 
 
@@ -187,23 +190,32 @@ def _safe(name: str) -> str:
     return "".join(c if c.isalnum() or c in "_-" else "_" for c in name) or "module"
 
 
-_STUB_OBJECTS: dict = {}
+# Runtime symbol -> (object file stem, IR of its hidden definition for shared libraries).
+# export_library keeps one object per stem even when several modules need it.
+_RUNTIME_OBJECTS = {
+    threadpool.LAUNCH_SYMBOL: ("pytvm_runtime_parallel", threadpool.parallel_stub_ir),
+    workspace.ALLOC_SYMBOL: ("pytvm_runtime_workspace", lambda: workspace.workspace_ir(True)),
+    workspace.FREE_SYMBOL: ("pytvm_runtime_workspace", lambda: workspace.workspace_ir(True)),
+}
+_RUNTIME_OBJECT_CACHE: dict = {}
 
 
-def _parallel_stub_object(options: TargetOptions) -> bytes:
-    key = options.key()
-    if key not in _STUB_OBJECTS:
-        mod = parse_ir(threadpool.parallel_stub_ir(), "pytvm_runtime_parallel")
+def _runtime_object(stem: str, make_ir, options: TargetOptions) -> bytes:
+    key = (stem, options.key())
+    if key not in _RUNTIME_OBJECT_CACHE:
+        mod = parse_ir(make_ir(), stem)
         optimize(mod, options)
-        _STUB_OBJECTS[key] = emit_object(mod, options)
-    return _STUB_OBJECTS[key]
+        _RUNTIME_OBJECT_CACHE[key] = emit_object(mod, options)
+    return _RUNTIME_OBJECT_CACHE[key]
 
 
 def _resolve_symbols(symbols, module_name: str) -> None:
-    """Make a module's external tvm_ffi and thread-pool symbols resolvable by the JIT."""
+    """Make a module's external tvm_ffi and runtime symbols resolvable by the JIT."""
     register_tvm_ffi_symbols(symbols, module_name)
     if threadpool.LAUNCH_SYMBOL in symbols:
         threadpool.launch_address()  # compiles the pool once and registers the symbol
+    if any(symbol in symbols for symbol in workspace.SYMBOLS):
+        workspace.register_symbols()
 
 
 def _load_from_disk(key: str, name: str, options: TargetOptions) -> LLVMModuleImpl | None:

@@ -26,6 +26,7 @@ __all__ = [
     "nested_launch_module",
     "noop_module",
     "thread_ids_module",
+    "workspace_module",
 ]
 
 
@@ -184,4 +185,54 @@ def nested_launch_module(name: str = "nested", inner_tasks: int = 3) -> ir.Modul
         return emit_parallel_launch(builder, [out.data], outer_body, f"{name}_outer", count)
 
     emit_packed_function(module, name, [TensorParam("out", "int64", ("m",))], body)
+    return module
+
+
+def workspace_module(name: str = "workspace") -> ir.Module:
+    """``name(X: float32[n], Y: float32[n], extra_bytes: int64, device_type: int32)``.
+
+    Allocates an ``n * 4 + extra_bytes`` workspace on ``device_type`` through
+    ``TVMBackendAllocWorkspace`` (returning -1 when it is NULL), writes ``2 * X`` plus the
+    pointer's misalignment ``address % 64`` into it, copies it to ``Y`` and frees it.
+    """
+    module = ir.Module(name=f"{name}_module")
+    alloc = ir.Function(
+        module, ir.FunctionType(PTR, [I32, I32, I64, I32, I32]), name="TVMBackendAllocWorkspace"
+    )
+    free = ir.Function(
+        module, ir.FunctionType(I32, [I32, I32, PTR]), name="TVMBackendFreeWorkspace"
+    )
+    f32 = llvm_type("float32")
+
+    def body(builder, args):
+        x, y = args.tensors["X"], args.tensors["Y"]
+        n = args.shape_vars["n"]
+        device = args.scalars["device_type"]
+        nbytes = builder.add(builder.mul(n, ir.Constant(I64, 4)), args.scalars["extra_bytes"])
+        hints = [ir.Constant(I32, 2), ir.Constant(I32, 32)]
+        ws = builder.call(alloc, [device, ir.Constant(I32, 0), nbytes, *hints])
+        with builder.if_then(builder.icmp_unsigned("==", ws, ir.Constant(PTR, None))):
+            builder.ret(ir.Constant(I32, -1))
+        skew = builder.uitofp(builder.urem(builder.ptrtoint(ws, I64), ir.Constant(I64, 64)), f32)
+
+        def fill(b, i):
+            v = b.load(b.gep(x.data, [i], source_etype=f32), typ=f32)
+            v = b.fadd(b.fmul(v, ir.Constant(f32, 2.0)), skew)
+            b.store(v, b.gep(ws, [i], source_etype=f32))
+
+        def copy(b, i):
+            v = b.load(b.gep(ws, [i], source_etype=f32), typ=f32)
+            b.store(v, b.gep(y.data, [i], source_etype=f32))
+
+        emit_counted_loop(builder, ir.Constant(I64, 0), n, fill)
+        emit_counted_loop(builder, ir.Constant(I64, 0), n, copy)
+        return builder.call(free, [device, ir.Constant(I32, 0), ws])
+
+    params = [
+        TensorParam("X", "float32", ("n",)),
+        TensorParam("Y", "float32", ("n",)),
+        ScalarParam("extra_bytes", "int64"),
+        ScalarParam("device_type", "int32"),
+    ]
+    emit_packed_function(module, name, params, body)
     return module
