@@ -321,3 +321,28 @@ def test_private_builder_function_equals_parsed_style_function():
     other = relax.Function([y], relax.SeqExpr([], y), _t([3]), attrs={})
     tvm.ir.assert_structural_equal(built, other)
     assert tvm.ir.structural_equal(tvm.IRModule(attrs={}), tvm.IRModule())
+
+
+def test_deeply_nested_expression_is_normalized_without_recursion():
+    import sys
+
+    x = relax.Var("x", _t([3]))
+    depth = 3000
+    expr = x
+    for _ in range(depth):
+        expr = op.add(expr, x)
+    pair = relax.TupleGetItem(relax.Tuple([expr, op.multiply(x, x)]), 0)
+    bb = relax.BlockBuilder()
+    old_limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(1000)  # well below the nesting depth
+    try:
+        with bb.function("main", [x]):
+            out = bb.emit(pair)
+            bb.emit_func_output(out)
+    finally:
+        sys.setrecursionlimit(old_limit)
+    bindings = bb.get()["main"].body.blocks[0].bindings
+    # depth adds, one multiply, and the TupleGetItem itself.
+    assert len(bindings) == depth + 2
+    assert bindings[0].value.args == (x, x)
+    assert isinstance(bindings[-1].value, relax.TupleGetItem)

@@ -188,6 +188,35 @@ class Normalizer:
         return expr
 
     # --- composite expressions ---------------------------------------------------------------
+    def _norm_nested(self, root):
+        """Normalize nested calls/tuples without recursing once per nesting level.
+
+        A post-order walk over the Call / Tuple / TupleGetItem nodes below ``root`` (an
+        explicit stack): each node is rebuilt over its already-normalized children, normalized
+        shallowly, and (except ``root``) turned into an argument, emitted when not a leaf.
+        Built-up expressions such as ``x + x + ... + x`` can be thousands of levels deep.
+        """
+        memo = {}
+        stack = [(root, False)]
+        while stack:
+            node, ready = stack.pop()
+            if ready:
+                node_id = id(node)
+                rebuilt = _with_children(node, memo)
+                shallow = _SHALLOW[type(rebuilt)](self, rebuilt)
+                is_leaf = type(shallow) in _LEAF_SET or type(shallow) is Tuple
+                if node is not root and not is_leaf:
+                    shallow = self._emit_value(shallow, "")
+                memo[node_id] = shallow
+                continue
+            if id(node) in memo:
+                continue
+            stack.append((node, True))
+            for child in reversed(_nested_children(node)):
+                if id(child) not in memo:
+                    stack.append((child, False))
+        return memo[id(root)]
+
     def _norm_tuple(self, tup):
         fields = tup.fields
         new_fields = [self.normalize_argument(f) for f in fields]
@@ -219,6 +248,11 @@ class Normalizer:
         return item
 
     def _norm_call(self, call):
+        if any(type(a) in _NESTED and a.ty is None for a in call.args):
+            return self._norm_nested(call)
+        return self._norm_call_shallow(call)
+
+    def _norm_call_shallow(self, call):
         op = call.op
         new_op = op if type(op) is Op else self.normalize_argument(op)
         args = call.args
@@ -401,9 +435,40 @@ class Normalizer:
         return value
 
 
+def _nested_children(node):
+    """The children of ``node`` that the iterative walk of ``_norm_nested`` must visit."""
+    if type(node) is Call:
+        return [a for a in node.args if type(a) in _NESTED]
+    if type(node) is Tuple:
+        return [f for f in node.fields if type(f) in _NESTED]
+    value = node.tuple_value
+    return [value] if type(value) in _NESTED else []
+
+
+def _with_children(node, memo):
+    """``node`` with its nested children replaced by their normalized forms."""
+    if type(node) is Call:
+        args = [memo.get(id(a), a) for a in node.args]
+        if all(a is b for a, b in zip(args, node.args)):
+            return node
+        return Call(node.op, args, node.attrs, node.ty_args, span=node.span)
+    if type(node) is Tuple:
+        fields = [memo.get(id(f), f) for f in node.fields]
+        if all(a is b for a, b in zip(fields, node.fields)):
+            return node
+        return Tuple(fields, span=node.span)
+    value = memo.get(id(node.tuple_value), node.tuple_value)
+    if value is node.tuple_value:
+        return node
+    return TupleGetItem(value, node.index, span=node.span)
+
+
 def _one_or_tuple(types):
     return types[0] if len(types) == 1 else TupleType(list(types))
 
+
+# Nodes whose nesting ``_norm_nested`` unrolls, and their shallow normalizers.
+_NESTED = frozenset((Call, Tuple, TupleGetItem))
 
 _DISPATCH = {
     Call: Normalizer._norm_call,
@@ -414,4 +479,10 @@ _DISPATCH = {
     Function: Normalizer._norm_function,
     ShapeExpr: Normalizer._norm_shape,
     PrimValue: Normalizer._norm_prim_value,
+}
+
+_SHALLOW = {
+    Call: Normalizer._norm_call_shallow,
+    Tuple: Normalizer._norm_tuple,
+    TupleGetItem: Normalizer._norm_tuple_get_item,
 }
