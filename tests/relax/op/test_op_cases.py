@@ -13,7 +13,7 @@ from tvm import relax
 from tvm.relax.testing import evaluate
 
 sys.path.insert(0, str(pathlib.Path(__file__).parent))
-import op_cases  # noqa: E402
+import op_cases
 
 _TABLES = {f: importlib.import_module(f"op_cases.{f}") for f in op_cases.FAMILIES}
 

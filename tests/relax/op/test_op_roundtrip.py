@@ -11,8 +11,8 @@ import tvm
 from tvm import relax
 
 sys.path.insert(0, str(pathlib.Path(__file__).parent))
-import op_cases  # noqa: E402
-from test_op_cases import CASES  # noqa: E402
+import op_cases
+from test_op_cases import CASES
 
 #: Ops whose attributes cannot be written in TVMScript yet, with the missing piece.
 NOT_ROUND_TRIPPABLE = {

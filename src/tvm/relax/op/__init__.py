@@ -7,7 +7,9 @@ the inference rules; attribute classes are in ``op_attrs.py``. The core call ops
 """
 
 # ruff: noqa: F401
-from . import op_attrs
+# Every family's ops are re-exported here (``relax.op.exp``); ``nn`` and ``grad`` stay
+# namespaces (``relax.op.nn.conv2d``), as in TVM.
+from . import datatype, grad, index, nn, op_attrs, search, ternary, unary
 from .base import (
     call_dps_packed,
     call_packed,
@@ -20,22 +22,18 @@ from .base import (
     print,
     shape_of,
 )
+from .binary import *
 from .binary import add, multiply
+from .create import *
 from .create import ones, zeros
+from .datatype import *
+from .index import *
+from .linear_algebra import *
 from .linear_algebra import matmul
+from .manipulate import *
 from .manipulate import broadcast_to, permute_dims, reshape
+from .search import *
+from .statistical import *
 from .statistical import sum
-
-# The op library's families (unary, ternary, datatype, index, search, nn, grad) and the ops
-# added to the core families.
-from . import datatype, grad, index, nn, search, ternary, unary  # noqa: E402
-from .binary import *  # noqa: E402,F403
-from .create import *  # noqa: E402,F403
-from .datatype import *  # noqa: E402,F403
-from .index import *  # noqa: E402,F403
-from .linear_algebra import *  # noqa: E402,F403
-from .manipulate import *  # noqa: E402,F403
-from .search import *  # noqa: E402,F403
-from .statistical import *  # noqa: E402,F403
-from .ternary import *  # noqa: E402,F403
-from .unary import *  # noqa: E402,F403
+from .ternary import *
+from .unary import *

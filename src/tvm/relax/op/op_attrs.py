@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from ...ir.attrs import Attrs
 
-__all__ = ["MatmulAttrs", "StatisticalAttrs", "PermuteDimsAttrs", "InitAttrs", "Attrs"]
+__all__ = ["Attrs", "InitAttrs", "MatmulAttrs", "PermuteDimsAttrs", "StatisticalAttrs"]
 
 
 class MatmulAttrs(Attrs, type_key="relax.attrs.MatmulAttrs"):

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from ...ir.op import Op, register_op, register_op_attr
 
-__all__ = ["register_relax_op", "register_reference"]
+__all__ = ["register_reference", "register_relax_op"]
 
 
 def register_relax_op(name: str, num_inputs: int, family: str, infer=None, purity: bool = True,

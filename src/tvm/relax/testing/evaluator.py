@@ -17,15 +17,15 @@ be evaluated), so a reference rule and an inference rule that disagree fail loud
 Examples
 --------
 >>> import numpy as np
->>> from tvm.script import ir as I, relax as R
+>>> from tvm import relax, tirx
 >>> from tvm.relax.testing import evaluate
->>> @I.ir_module
-... class Module:
-...     @R.function
-...     def main(x: R.Tensor(("n", 2), "float32")):
-...         y = R.nn.relu(x)
-...         return R.sum(y, axis=[0])
->>> evaluate(Module, np.array([[1.0, -2.0], [3.0, 4.0]], "float32")).tolist()
+>>> n = tirx.Var("n", "int64")
+>>> x = relax.Var("x", relax.TensorType([n, 2], "float32"))
+>>> bb = relax.BlockBuilder()
+>>> with bb.function("main", [x]):
+...     y = bb.emit(relax.op.nn.relu(x))
+...     bb.emit_func_output(bb.emit(relax.op.sum(y, axis=[0])))
+>>> evaluate(bb.get(), np.array([[1.0, -2.0], [3.0, 4.0]], "float32")).tolist()
 [4.0, 4.0]
 """
 
@@ -71,7 +71,7 @@ class Shape(tuple):
 class _Closure:
     """A Relax function value: the function plus the variables it captured."""
 
-    __slots__ = ("func", "env", "sym", "evaluator")
+    __slots__ = ("env", "evaluator", "func", "sym")
 
     def __init__(self, func, env, sym, evaluator):
         self.func, self.env, self.sym, self.evaluator = func, env, sym, evaluator
@@ -377,7 +377,7 @@ EVALUATOR_BUILTIN_OPS = frozenset(_SPECIAL_CALLS)
 class _Packed:
     """A global packed function, called with runtime tensors and giving NumPy back."""
 
-    __slots__ = ("name", "func")
+    __slots__ = ("func", "name")
 
     def __init__(self, name, func):
         self.name, self.func = name, func

@@ -13,7 +13,8 @@ parameters, and anything else is passed to the constructor as is.
 from __future__ import annotations
 
 import dataclasses
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 

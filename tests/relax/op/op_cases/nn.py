@@ -20,7 +20,7 @@ def _softmax(x, axis=-1):
 def _conv2d_loops(x, w, stride=1, pad=0, groups=1):
     """A direct (slow, obvious) grouped NCHW convolution."""
     x = np.pad(x, ((0, 0), (0, 0), (pad, pad), (pad, pad)))
-    n, c, h, wd = x.shape
+    n, _, h, wd = x.shape
     o, cg, kh, kw = w.shape
     oh, ow = (h - kh) // stride + 1, (wd - kw) // stride + 1
     out = np.zeros((n, o, oh, ow))
@@ -37,7 +37,7 @@ def _conv2d_loops(x, w, stride=1, pad=0, groups=1):
 
 
 def _conv_t_loops(x, w, stride, pad, out_pad):
-    n, c, h, wd = x.shape
+    n, _, h, wd = x.shape
     _, o, kh, kw = w.shape
     full = np.zeros((n, o, (h - 1) * stride + kh + out_pad, (wd - 1) * stride + kw + out_pad))
     for i in range(h):

@@ -36,7 +36,7 @@ def multiply(x1, x2):
 
 # --- the op library's rows (arithmetic, comparison, logical and bitwise) -----------------------
 
-from .infer import infer_binary_compare  # noqa: E402
+from .infer import infer_binary_compare
 
 #: (op name, description) of ops typed like arithmetic (same dtype in and out).
 MORE_BINARY_ARITH_OPS = (
@@ -87,4 +87,4 @@ for _name, _doc in MORE_BINARY_ARITH_OPS + BINARY_COMPARE_OPS:
     globals()[_name] = _make_binary(_name, _doc)
     __all__.append(_name)
 
-from . import reference  # noqa: E402,F401 - registers FReference after the ops exist
+from . import reference  # noqa: F401 - registers FReference after the ops exist

@@ -33,8 +33,8 @@ def zeros(shape, dtype="float32"):
 
 # --- the op library's creation ops -------------------------------------------------------------
 
-from ...expr import PrimValue, const  # noqa: E402
-from .infer import (  # noqa: E402
+from ...expr import PrimValue, const
+from .infer import (
     infer_arange,
     infer_eye,
     infer_full,
@@ -125,6 +125,6 @@ def eye(n, m=None, k=0, dtype="float32"):
     return Call(_EYE, [_prim(n), _prim(m), _prim(k)], InitAttrs(_dtype(dtype)))
 
 
-__all__ += ["full", "full_like", "ones_like", "zeros_like", "arange", "tril", "triu", "eye"]
+__all__ += ["arange", "eye", "full", "full_like", "ones_like", "tril", "triu", "zeros_like"]
 
-from . import reference  # noqa: E402,F401 - registers FReference after the ops exist
+from . import reference  # noqa: F401 - registers FReference after the ops exist

@@ -34,4 +34,4 @@ def wrap_param(data, dtype="float32"):
     return Call(_WRAP_PARAM, [data], WrapParamAttrs(_dtype(dtype, "wrap_param")))
 
 
-from . import reference  # noqa: E402,F401 - registers FReference after the ops exist
+from . import reference  # noqa: F401 - registers FReference after the ops exist

@@ -15,8 +15,13 @@ from ..registry import register_relax_op
 from . import infer as _infer
 
 __all__ = [
-    "no_grad", "start_checkpoint", "end_checkpoint", "nll_loss_backward",
-    "max_pool2d_backward", "avg_pool2d_backward", "take_backward",
+    "avg_pool2d_backward",
+    "end_checkpoint",
+    "max_pool2d_backward",
+    "nll_loss_backward",
+    "no_grad",
+    "start_checkpoint",
+    "take_backward",
 ]
 
 _OPS = {
@@ -39,7 +44,7 @@ _OPS = {
 }
 
 
-def no_grad(input):  # noqa: A002 - TVM's parameter name
+def no_grad(input):
     """``R.grad.no_grad(input)``: the input, with no gradient flowing back through it."""
     return Call(_OPS["no_grad"], [input])
 
@@ -50,7 +55,7 @@ def _checkpoint(name, value):
     return Call(_OPS[name], [value])
 
 
-def start_checkpoint(input):  # noqa: A002 - TVM's parameter name
+def start_checkpoint(input):
     """``R.grad.start_checkpoint(input)``: mark the start of a checkpointed segment.
 
     ``input`` must be a Var (TypeError otherwise).
@@ -58,7 +63,7 @@ def start_checkpoint(input):  # noqa: A002 - TVM's parameter name
     return _checkpoint("start_checkpoint", input)
 
 
-def end_checkpoint(input):  # noqa: A002 - TVM's parameter name
+def end_checkpoint(input):
     """``R.grad.end_checkpoint(input)``: mark the end of a checkpointed segment (a Var)."""
     return _checkpoint("end_checkpoint", input)
 
@@ -97,4 +102,4 @@ def take_backward(output_grad, x, indices, axis=None, *, mode=""):
                 TakeAttrs(None if axis is None else int(axis), str(mode)))
 
 
-from . import reference  # noqa: E402,F401 - registers FReference after the ops exist
+from . import reference  # noqa: F401 - registers FReference after the ops exist

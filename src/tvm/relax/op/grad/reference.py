@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..nn.reference import _pool_positions, _to_canonical, _from_canonical, nll_terms
+from ..nn.reference import _from_canonical, _pool_positions, _to_canonical, nll_terms
 from ..registry import register_reference
 
 for _name in ("no_grad", "start_checkpoint", "end_checkpoint"):
@@ -31,7 +31,7 @@ def _nll_loss_backward(attrs, output_grad, pred, targets, weights=None):
 def _pool_backward(attrs, output_grad, x, route_max):
     data = np.asarray(_to_canonical(x, attrs.layout, "NCHW"), np.float64)
     grad_out = np.asarray(_to_canonical(output_grad, attrs.out_layout, "NCHW"), np.float64)
-    n, c, h, w = data.shape
+    h, w = data.shape[2:]
     grad = np.zeros_like(data)
     pt, pl, pb, pr = attrs.padding
     for i in range(grad_out.shape[2]):

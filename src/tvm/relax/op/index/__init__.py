@@ -7,7 +7,7 @@ from ..op_attrs import StridedSliceAttrs, TakeAttrs
 from ..registry import register_relax_op
 from .infer import infer_dynamic_strided_slice, infer_strided_slice, infer_take
 
-__all__ = ["take", "strided_slice", "dynamic_strided_slice"]
+__all__ = ["dynamic_strided_slice", "strided_slice", "take"]
 
 _TAKE = register_relax_op("take", 2, "index", infer_take,
                           attrs_type_key="relax.attrs.TakeAttrs",
@@ -55,4 +55,4 @@ def dynamic_strided_slice(x, begin, end, strides):
     return Call(_DYN_SLICE, [x, begin, end, strides])
 
 
-from . import reference  # noqa: E402,F401 - registers FReference after the ops exist
+from . import reference  # noqa: F401 - registers FReference after the ops exist

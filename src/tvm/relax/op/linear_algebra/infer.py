@@ -108,11 +108,12 @@ def infer_einsum(call, _bb=None):
         if values is None:
             continue
         for letter, dim in zip(sub, values):
-            if letter in extents and not is_one(dim) and not is_one(extents[letter]):
-                if prove_equal(extents[letter], dim) is False:
-                    raise ValueError(f"einsum: subscript {letter!r} has extents "
-                                     f"{dim_text(extents[letter])} and {dim_text(dim)}")
-            if letter not in extents or is_one(extents[letter]):
+            known = extents.get(letter)
+            if (known is not None and not is_one(dim) and not is_one(known)
+                    and prove_equal(known, dim) is False):
+                raise ValueError(f"einsum: subscript {letter!r} has extents "
+                                 f"{dim_text(known)} and {dim_text(dim)}")
+            if known is None or is_one(known):
                 extents[letter] = dim
     if any(letter not in extents for letter in out):
         return make_tensor_type(None, dtype, len(out))

@@ -41,8 +41,8 @@ def reshape(x, shape):
 
 # --- the op library's shape manipulation ops ---------------------------------------------------
 
-from ...expr import PrimValue, Tuple  # noqa: E402
-from ..op_attrs import (  # noqa: E402
+from ...expr import PrimValue, Tuple
+from ..op_attrs import (
     ConcatAttrs,
     ExpandDimsAttrs,
     FlipAttrs,
@@ -56,7 +56,7 @@ from ..op_attrs import (  # noqa: E402
     StackAttrs,
     TileAttrs,
 )
-from . import infer as _infer  # noqa: E402
+from . import infer as _infer
 
 
 def _register(name, num_inputs, attrs_key, doc):
@@ -197,9 +197,21 @@ def layout_transform(x, index_map, pad_value=None):
 
 
 __all__ += [
-    "expand_dims", "squeeze", "flatten", "concat", "stack", "split", "collapse_sum_like",
-    "collapse_sum_to", "repeat", "tile", "flip", "gather_elements", "scatter_elements",
-    "one_hot", "layout_transform",
+    "collapse_sum_like",
+    "collapse_sum_to",
+    "concat",
+    "expand_dims",
+    "flatten",
+    "flip",
+    "gather_elements",
+    "layout_transform",
+    "one_hot",
+    "repeat",
+    "scatter_elements",
+    "split",
+    "squeeze",
+    "stack",
+    "tile",
 ]
 
-from . import reference  # noqa: E402,F401 - registers FReference after the ops exist
+from . import reference  # noqa: F401 - registers FReference after the ops exist

@@ -134,9 +134,9 @@ def infer_reshape(call, _bb=None):
 
 # --- the op library's shape manipulation rules -------------------------------------------------
 
-from ...ir_types import IntImm64 as _I64  # noqa: E402
-from ...ty import TensorType as _TensorType  # noqa: E402
-from ..infer_utils import (  # noqa: E402
+from ...ir_types import IntImm64 as _I64
+from ...ty import TensorType as _TensorType
+from ..infer_utils import (
     normalize_axis,
     product,
     require_int,

@@ -30,10 +30,29 @@ from .attrs import (
 )
 
 __all__ = [
-    "relu", "leakyrelu", "gelu", "gelu_tanh", "silu", "softplus", "softmax", "log_softmax",
-    "cross_entropy_with_logits", "nll_loss", "conv1d", "conv2d", "conv2d_transpose",
-    "max_pool2d", "avg_pool2d", "adaptive_avg_pool2d", "layer_norm", "group_norm", "rms_norm",
-    "batch_norm", "dropout", "attention", "pad",
+    "adaptive_avg_pool2d",
+    "attention",
+    "avg_pool2d",
+    "batch_norm",
+    "conv1d",
+    "conv2d",
+    "conv2d_transpose",
+    "cross_entropy_with_logits",
+    "dropout",
+    "gelu",
+    "gelu_tanh",
+    "group_norm",
+    "layer_norm",
+    "leakyrelu",
+    "log_softmax",
+    "max_pool2d",
+    "nll_loss",
+    "pad",
+    "relu",
+    "rms_norm",
+    "silu",
+    "softmax",
+    "softplus",
 ]
 
 #: (op name, number of inputs, inference rule, attrs class name or "", description)
@@ -303,4 +322,4 @@ def pad(data, pad_width, pad_mode="constant", pad_value=0.0):
                                                                           "constant")))
 
 
-from . import reference  # noqa: E402,F401 - registers FReference after the ops exist
+from . import reference  # noqa: F401 - registers FReference after the ops exist

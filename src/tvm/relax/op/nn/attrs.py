@@ -9,10 +9,22 @@ from __future__ import annotations
 from ..op_attrs import Attrs
 
 __all__ = [
-    "LeakyReluAttrs", "SoftplusAttrs", "SoftmaxAttrs", "NLLLossAttrs", "Conv1DAttrs",
-    "Conv2DAttrs", "Conv2DTransposeAttrs", "Pool2DAttrs", "AdaptivePool2DAttrs",
-    "LayerNormAttrs", "GroupNormAttrs", "RMSNormAttrs", "BatchNormAttrs", "DropoutAttrs",
-    "AttentionAttrs", "PadAttrs",
+    "AdaptivePool2DAttrs",
+    "AttentionAttrs",
+    "BatchNormAttrs",
+    "Conv1DAttrs",
+    "Conv2DAttrs",
+    "Conv2DTransposeAttrs",
+    "DropoutAttrs",
+    "GroupNormAttrs",
+    "LayerNormAttrs",
+    "LeakyReluAttrs",
+    "NLLLossAttrs",
+    "PadAttrs",
+    "Pool2DAttrs",
+    "RMSNormAttrs",
+    "SoftmaxAttrs",
+    "SoftplusAttrs",
 ]
 
 

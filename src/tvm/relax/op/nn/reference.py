@@ -127,7 +127,7 @@ def conv_nchw(data, weight, strides, padding, dilation, groups):
     pads = [(0, 0), (0, 0)] + [(padding[i], padding[i + spatial]) for i in range(spatial)]
     x = np.pad(_f64(data), pads)
     w = _f64(weight)
-    n, c = x.shape[:2]
+    n = x.shape[0]
     o, i_per_group = w.shape[:2]
     kernel = w.shape[2:]
     out_sizes = [(x.shape[2 + d] - dilation[d] * (kernel[d] - 1) - 1) // strides[d] + 1

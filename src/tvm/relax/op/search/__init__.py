@@ -7,7 +7,7 @@ from ..op_attrs import ArgmaxArgminAttrs, ArgsortAttrs, SortAttrs, TopKAttrs
 from ..registry import register_relax_op
 from .infer import infer_argmax_argmin, infer_argsort, infer_sort, infer_topk
 
-__all__ = ["argmax", "argmin", "sort", "argsort", "topk"]
+__all__ = ["argmax", "argmin", "argsort", "sort", "topk"]
 
 _ARGMAX = register_relax_op("argmax", 1, "search", infer_argmax_argmin,
                             attrs_type_key="relax.attrs.ArgmaxArgminAttrs",
@@ -62,4 +62,4 @@ def topk(data, k=1, axis=-1, ret_type="both", largest=True, dtype="int32"):
                                          str(dtype)))
 
 
-from . import reference  # noqa: E402,F401 - registers FReference after the ops exist
+from . import reference  # noqa: F401 - registers FReference after the ops exist

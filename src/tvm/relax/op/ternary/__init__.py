@@ -24,4 +24,4 @@ def where(condition, x1, x2):
     return Call(_WHERE, [condition, x1, x2])
 
 
-from . import reference  # noqa: E402,F401 - registers FReference after the ops exist
+from . import reference  # noqa: F401 - registers FReference after the ops exist

@@ -76,7 +76,7 @@ def _prim(value):
     return value if isinstance(value, PrimValue) else PrimValue(value)
 
 
-def clip(x, min, max):  # noqa: A002 - TVM's parameter names
+def clip(x, min, max):
     """``R.clip(x, min, max)``: clamp each element of ``x`` into ``[min, max]``.
 
     ``min`` and ``max`` are scalars (Python numbers or PrimExprs, carried as ``PrimValue``).
@@ -86,4 +86,4 @@ def clip(x, min, max):  # noqa: A002 - TVM's parameter names
 
 __all__ = [name for name, _, _ in UNARY_OPS] + ["clip"]
 
-from . import reference  # noqa: E402,F401 - registers FReference after the ops exist
+from . import reference  # noqa: F401 - registers FReference after the ops exist
