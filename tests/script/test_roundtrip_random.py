@@ -44,13 +44,14 @@ def programs(draw):
     rank = draw(st.integers(1, 3))
     dims = [draw(st.integers(1, 4)) for _ in range(rank)]
     steps = draw(st.lists(st.tuples(st.sampled_from(
-        ["add", "multiply", "sum", "permute", "reshape", "broadcast", "matmul", "ones", "unary"]
+        ["add", "multiply", "sum", "permute", "reshape", "broadcast", "matmul", "ones", "unary",
+         "if", "match_cast"]
     ), st.integers(0, 1000)), min_size=1, max_size=8))
     use_dataflow = draw(st.booleans())
     return symbolic, dims, steps, use_dataflow
 
 
-def _apply(bb, pool, op, choice):
+def _apply(bb, pool, op, choice, cond=None):
     """Emit one step over a value of ``pool``; returns the new variable or None."""
     x = pool[choice % len(pool)]
     ty = x.ty
@@ -75,6 +76,13 @@ def _apply(bb, pool, op, choice):
         return bb.emit(relax.op.matmul(x, xt))
     if op == "unary" and _UNARY:
         return bb.emit(_unary(_UNARY[choice % len(_UNARY)])(x))
+    if op == "if" and cond is not None:
+        # Branch bodies are plain expressions; normalization makes them SeqExprs.
+        return bb.emit(relax.If(cond, relax.op.multiply(x, x), x))
+    if op == "match_cast":
+        # A fresh symbolic first dimension, defined by the match_cast itself.
+        fresh = [tirx.Var(f"m{choice}", "int64")] + dims[1:]
+        return bb.match_cast(x, relax.TensorType(fresh, "float32"))
     if op == "ones" and _static(dims):
         return bb.emit(relax.op.ones(relax.ShapeExpr(dims), "float32"))
     return None
@@ -85,8 +93,9 @@ def _build(symbolic, dims, steps, use_dataflow):
     if symbolic:
         shape[0] = tirx.Var("n", "int64")
     x = relax.Var("x", relax.TensorType(shape, "float32"))
+    cond = relax.Var("c", relax.TensorType((), "bool"))
     bb = relax.BlockBuilder()
-    with bb.function("main", [x]):
+    with bb.function("main", [x, cond]):
         pool = [x]
         if use_dataflow:
             with bb.dataflow():
@@ -97,7 +106,7 @@ def _build(symbolic, dims, steps, use_dataflow):
                 result = bb.emit_output(pool[-1])
         else:
             for op, choice in steps:
-                out = _apply(bb, pool, op, choice)
+                out = _apply(bb, pool, op, choice, cond)
                 if out is not None:
                     pool.append(out)
             result = pool[-1]
