@@ -12,7 +12,37 @@ import pytest
 import tvm
 from tvm.script import from_source
 
-SEED_GRADIENT = pathlib.Path("/work/shared/spec/seed_gradient_expected.txt")
+SEED_GRADIENT_FILE = pathlib.Path("/work/shared/spec/seed_gradient_expected.txt")
+#: What Apache TVM 0.27 prints for the Gradient example (the spec's seed_gradient_expected.txt,
+#: embedded so the test runs where the spec folder is absent).
+SEED_GRADIENT = """\
+# from tvm.script import ir as I
+# from tvm.script import relax as R
+
+@I.ir_module
+class Module:
+    @R.function
+    def main_adjoint(x: R.Tensor((3, 3), dtype="float32"), y: R.Tensor((3, 3), dtype="float32")) -> R.Tuple(R.Tensor((), dtype="float32"), R.Tuple(R.Tensor((3, 3), dtype="float32"), R.Tensor((3, 3), dtype="float32"))):
+        with R.dataflow():
+            lv1: R.Tensor((3, 3), dtype="float32") = R.add(x, y)
+            lv2: R.Tensor((), dtype="float32") = R.sum(lv1, axis=None, keepdims=False)
+            lv2_adjoint: R.Tensor((), dtype="float32") = R.ones(R.shape([]), dtype="float32")
+            lv1_adjoint: R.Tensor((3, 3), dtype="float32") = R.broadcast_to(lv2_adjoint, R.shape([3, 3]))
+            x_adjoint: R.Tensor((3, 3), dtype="float32") = lv1_adjoint
+            y_adjoint: R.Tensor((3, 3), dtype="float32") = lv1_adjoint
+            x_adjoint_out: R.Tensor((3, 3), dtype="float32") = x_adjoint
+            y_adjoint_out: R.Tensor((3, 3), dtype="float32") = y_adjoint
+            R.output(lv2, x_adjoint_out, y_adjoint_out)
+        return (lv2, (x_adjoint_out, y_adjoint_out))
+
+    @R.function
+    def main(x: R.Tensor((3, 3), dtype="float32"), y: R.Tensor((3, 3), dtype="float32")) -> R.Tensor((), dtype="float32"):
+        with R.dataflow():
+            lv1: R.Tensor((3, 3), dtype="float32") = R.add(x, y)
+            lv2: R.Tensor((), dtype="float32") = R.sum(lv1, axis=None, keepdims=False)
+            R.output(lv2)
+        return lv2
+"""
 
 CORPUS = {
     "dataflow_and_output": """
@@ -160,7 +190,9 @@ def test_roundtrip(name):
 
 
 def test_seed_gradient_text_is_a_fixpoint():
-    expected = SEED_GRADIENT.read_text()
+    expected = SEED_GRADIENT
+    if SEED_GRADIENT_FILE.exists():
+        assert SEED_GRADIENT_FILE.read_text() == expected
     mod = from_source(expected)
     assert isinstance(mod, tvm.ir.IRModule)
     assert mod.script() + "\n" == expected
