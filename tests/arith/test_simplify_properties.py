@@ -123,3 +123,30 @@ def test_const_int_bound_contains_every_value(expr, env):
 @pytest.mark.parametrize("steps", [1, 2])
 def test_simplify_steps_argument(steps):
     assert repr(arith.Analyzer().simplify(X * 4 // 2, steps=steps)) == "x * T.int64(2)"
+
+
+@SETTINGS
+@given(
+    expr=exprs,
+    lo=st.integers(-10, 10),
+    extent=st.integers(1, 12),
+    env=st.lists(assignments, min_size=3, max_size=3),
+)
+def test_int_set_contains_every_value(expr, lo, extent, env):
+    import tvm
+
+    ana = arith.Analyzer()
+    dom = {X: tvm.ir.Range.from_min_extent(tirx.const(lo, "int64"), tirx.const(extent, "int64"))}
+    interval = ana.int_set(expr, dom)
+    for values in env:
+        values = dict(values)
+        values[X] = lo + values[X] % extent  # a point of the domain
+        value = _value(expr, values)
+        if value is None:
+            continue
+        if interval.min_value is not None:
+            bound = _value(interval.min_value, values)
+            assert bound is None or bound <= value, (expr, interval, values)
+        if interval.max_value is not None:
+            bound = _value(interval.max_value, values)
+            assert bound is None or value <= bound, (expr, interval, values)

@@ -5,6 +5,8 @@ Expected texts are what Apache TVM 0.27's ``tvm.tirx`` builds for the same Pytho
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from tvm import tirx
 
@@ -290,3 +292,70 @@ def test_float16_beats_bfloat16_in_either_order():
     h, bf = tirx.Var("h", "float16"), tirx.Var("b", "bfloat16")
     assert repr(h + bf) == 'h + T.Cast("float16", b)'
     assert repr(bf + h) == 'T.Cast("float16", b) + h'
+
+
+_WRAP_DTYPES = ["int8", "int32", "int64", "uint8", "uint32"]
+
+
+def _wrap(value, dtype):
+    bits = int("".join(ch for ch in dtype if ch.isdigit()))
+    value &= (1 << bits) - 1
+    if dtype.startswith("int") and value >= 1 << (bits - 1):
+        value -= 1 << bits
+    return value
+
+
+def _trunc_div(a, b):
+    q = abs(a) // abs(b)
+    return q if (a >= 0) == (b >= 0) else -q
+
+
+_FOLDS = {
+    "add": (lambda a, b: a + b, lambda a, b: a + b),
+    "sub": (lambda a, b: a - b, lambda a, b: a - b),
+    "mul": (lambda a, b: a * b, lambda a, b: a * b),
+    "floordiv": (lambda a, b: a // b, lambda a, b: a // b),
+    "floormod": (lambda a, b: a % b, lambda a, b: a % b),
+    "truncdiv": (tirx.truncdiv, _trunc_div),
+    "truncmod": (tirx.truncmod, lambda a, b: a - _trunc_div(a, b) * b),
+    "min": (tirx.min, min),
+    "max": (tirx.max, max),
+    "and": (lambda a, b: a & b, lambda a, b: a & b),
+    "xor": (lambda a, b: a ^ b, lambda a, b: a ^ b),
+}
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    dtype=st.sampled_from(_WRAP_DTYPES),
+    op=st.sampled_from(sorted(_FOLDS)),
+    a=st.integers(-(2**63), 2**64 - 1),
+    b=st.integers(-(2**63), 2**64 - 1),
+)
+def test_constant_folding_matches_wrapping_arithmetic(dtype, op, a, b):
+    a, b = _wrap(a, dtype), _wrap(b, dtype)
+    build, reference = _FOLDS[op]
+    if op in ("floordiv", "floormod", "truncdiv", "truncmod") and b == 0:
+        return
+    folded = build(tirx.const(a, dtype), tirx.const(b, dtype))
+    assert isinstance(folded, tirx.IntImm) and folded.dtype == dtype
+    assert folded.value == _wrap(reference(a, b), dtype)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    a=st.integers(-(2**31), 2**31 - 1),
+    b=st.integers(-(2**31), 2**31 - 1),
+    op=st.sampled_from(["lt", "le", "gt", "ge", "eq", "ne"]),
+)
+def test_constant_comparisons_fold(a, b, op):
+    import operator
+
+    ca, cb = tirx.const(a), tirx.const(b)
+    fn = {"lt": operator.lt, "le": operator.le, "gt": operator.gt, "ge": operator.ge}.get(op)
+    if fn is None:
+        folded = ca == cb if op == "eq" else ca != cb
+        expected = (a == b) if op == "eq" else (a != b)
+    else:
+        folded, expected = fn(ca, cb), fn(a, b)
+    assert repr(folded) == f"T.bool({expected})"
