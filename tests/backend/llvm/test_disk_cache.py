@@ -5,7 +5,7 @@ import os
 import numpy as np
 import pytest
 
-from tvm.backend.llvm import build_module, disk_cache, jit
+from tvm.backend.llvm import build_module, disk_cache, jit, threadpool
 from tvm.backend.llvm.target_machine import TargetOptions
 from tvm.backend.llvm.testing import elementwise_add_module, thread_ids_module
 from tvm.runtime.module import find_linker, load_module
@@ -48,7 +48,7 @@ def test_cached_parallel_module_and_export(cache_dir, tmp_path):
     jit.clear_cache()
     mod = build_module(thread_ids_module("disk_ids"))
     assert jit.cache_info()["disk_hits"] >= 1
-    out = np.zeros(4, "int64")
+    out = np.zeros(threadpool.num_threads(), "int64")
     mod["disk_ids"](out)
     assert (out != 0).all()
     if find_linker() is None:
