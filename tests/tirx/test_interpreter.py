@@ -262,12 +262,45 @@ def test_integer_casts_wrap_like_numpy(v):
         assert got == int(np.array(v, dtype="int64").astype(dtype))
 
 
-def test_vector_loads_are_rejected_by_name():
-    A = tirx.decl_buffer((4,), F32, name="A")
-    ramp = tirx.Ramp(tirx.IntImm(I32, 0), tirx.IntImm(I32, 1), 4)
-    func = tirx.PrimFunc([A], tirx.BufferStore(A, A[ramp], [ramp]))
-    with pytest.raises(InterpreterError, match="vector dtype float32x4"):
-        run_prim_func(func, [np.zeros(4, F32)])
+def test_vector_lanes_gather_scatter_and_arithmetic():
+    A = tirx.decl_buffer((8,), F32, name="A")
+    B = tirx.decl_buffer((8,), F32, name="B")
+    i = tirx.Var("i", I32)
+    ramp = tirx.Ramp(i * 4, tirx.IntImm(I32, 1), 4)
+    zero = tirx.Broadcast(tirx.const(0.0, F32), 4)
+    # B[i*4 : i*4+4] = max(A[...] * 2, 0), vectorized by hand.
+    value = tirx.Max(A[ramp] * tirx.Broadcast(tirx.const(2.0, F32), 4), zero)
+    body = _loop(i, 2, tirx.BufferStore(B, value, [ramp]))
+    a = np.arange(-4, 4, dtype=F32)
+    b = np.zeros(8, F32)
+    run_prim_func(tirx.PrimFunc([A, B], body), [a, b])
+    np.testing.assert_array_equal(b, np.maximum(a * 2, 0))
+
+
+def test_vector_integer_semantics_and_select():
+    x = tirx.Var("x", I32)
+    ramp = tirx.Ramp(x, tirx.IntImm(I32, 1), 4)  # x, x+1, x+2, x+3
+    three = tirx.Broadcast(tirx.IntImm(I32, 3), 4)
+    got = evaluate_expr(tirx.FloorDiv(ramp, three), {x: -2})
+    np.testing.assert_array_equal(got, np.array([-2, -1, 0, 1]) // 3)
+    got = evaluate_expr(tirx.Div(ramp, three), {x: -5})
+    np.testing.assert_array_equal(got, [-1, -1, -1, 0])
+    got = evaluate_expr(tirx.Mod(ramp, three), {x: -5})
+    np.testing.assert_array_equal(got, np.fmod(np.arange(-5, -1), 3))
+    big = tirx.Broadcast(tirx.IntImm(I32, 2**31 - 1), 4)
+    np.testing.assert_array_equal(evaluate_expr(big + ramp, {x: 1}),
+                                  np.full(4, 2**31 - 1, I32) + np.arange(1, 5, dtype=I32))
+    zero = tirx.Broadcast(tirx.IntImm(I32, 0), 4)
+    picked = evaluate_expr(tirx.Select(ramp < zero, zero, ramp), {x: -2})
+    np.testing.assert_array_equal(picked, [0, 0, 0, 1])
+    as_float = evaluate_expr(tirx.Cast("float32x4", ramp), {x: 1})
+    assert as_float.dtype == np.float32 and as_float.tolist() == [1.0, 2.0, 3.0, 4.0]
+
+
+def test_unsupported_vector_node_is_named():
+    x = tirx.Var("x", "float32x4")
+    with pytest.raises(InterpreterError, match="cannot run vector call to tirx.call_extern"):
+        evaluate_expr(op.call_extern("float32x4", "f", x), {x: np.zeros(4, F32)})
 
 
 def test_loop_min_and_step():

@@ -11,10 +11,14 @@ and math intrinsics computed by NumPy in the call's dtype.
 How it works: the function is compiled once per call into nested Python closures (one per
 statement and expression); variables live in slots of a flat list. Nothing is vectorized.
 
-Limitations (each raises a ``ValueError``/``TypeError`` naming the construct): vector lanes
-(``Ramp``/``Broadcast``, vector dtypes), ``call_extern``/``call_packed`` and other calls with no
-NumPy meaning, and pointer arithmetic. Memory that is allocated but never written reads as NaN
-(floats) or a fixed garbage pattern (integers), so a missing ``init`` shows up in results.
+Vector lanes (``Ramp``, ``Broadcast``, ``float32x4`` values) are NumPy arrays, handled by
+:mod:`tvm.tirx.interpreter_vector`.
+
+Limitations (each raises an ``InterpreterError``, a ``ValueError``, naming the construct):
+predicated loads/stores, ``call_extern``/``call_packed`` and other calls with no NumPy meaning,
+pointer arithmetic, and strided buffers as parameters. Memory that is allocated but never
+written reads as NaN (floats) or a fixed garbage pattern (integers), so a missing ``init``
+shows up in results.
 """
 
 from __future__ import annotations
@@ -42,6 +46,7 @@ from .interpreter_semantics import (
     truncmod,
     wrap_int,
 )
+from .interpreter_vector import VectorOps
 from .stmt import IterVar, SBlockRealize
 
 __all__ = ["InterpreterError", "evaluate_expr", "run_prim_func"]
@@ -61,6 +66,7 @@ class _Compiler:
     def __init__(self):
         self.slots: dict[int, int] = {}
         self.keep: list = []
+        self.vectors = VectorOps(self)
 
     # --- slots --------------------------------------------------------------------------------
     def slot(self, obj) -> int:
@@ -83,13 +89,20 @@ class _Compiler:
             if isinstance(e, (bool, int, float)):
                 return lambda env, v=e: v
             raise InterpreterError(f"the interpreter cannot evaluate {type(e).__name__}")
+        if e.dtype not in ("handle", "void") and dtype_lanes(e.dtype) != 1:
+            # Vector lanes are NumPy arrays: a separate family of closures (vector_ops.py).
+            method = getattr(self.vectors, "v_" + type(e).__name__, None)
+            if method is None:
+                raise InterpreterError(
+                    f"the interpreter does not support vector dtype {e.dtype} in "
+                    f"{type(e).__name__}"
+                )
+            return method(e)
         method = getattr(self, "e_" + type(e).__name__, None)
         if method is None:
             raise InterpreterError(
                 f"the interpreter does not support expression {type(e).__name__}"
             )
-        if e.dtype not in ("handle", "void") and dtype_lanes(e.dtype) != 1:
-            raise InterpreterError(f"the interpreter does not support vector dtype {e.dtype}")
         return method(e)
 
     def e_Var(self, e):
@@ -295,12 +308,6 @@ class _Compiler:
             return lambda env: cast_value(fn(*(f(env) for f in args)), dtype)
         out = np_dtype(dtype).type
         return lambda env: out(fn(*(f(env) for f in args)))
-
-    def e_Ramp(self, e):
-        raise InterpreterError("the interpreter does not support vector expressions (Ramp)")
-
-    def e_Broadcast(self, e):
-        raise InterpreterError("the interpreter does not support vector expressions (Broadcast)")
 
     # --- buffers ------------------------------------------------------------------------------
     def buffer_slot(self, buffer: Buffer) -> int:
