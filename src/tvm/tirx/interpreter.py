@@ -9,7 +9,8 @@ round toward minus infinity, ``Div``/``Mod`` on integers truncate), casts that w
 and math intrinsics computed by NumPy in the call's dtype.
 
 How it works: the function is compiled once per call into nested Python closures (one per
-statement and expression); variables live in slots of a flat list. Nothing is vectorized.
+statement and expression); variables live in slots of a flat list. Loops run one iteration
+at a time in Python (no NumPy vectorization of loop nests).
 
 Vector lanes (``Ramp``, ``Broadcast``, ``float32x4`` values) are NumPy arrays, handled by
 :mod:`tvm.tirx.interpreter_vector`.
