@@ -70,6 +70,44 @@ class PassInfo(Node, type_key="transform.PassInfo"):
         )
 
 
+# Declared pass-config options: name -> value type (bool, int, float, str or dict).
+_CONFIG_OPTIONS: dict = {}
+
+
+def register_pass_config(name: str, value_type: type) -> None:
+    """Declare the ``PassContext`` config option ``name`` whose values have ``value_type``.
+
+    The layer that reads an option declares it (next to the pass that reads it); a
+    ``PassContext`` rejects undeclared options, so a misspelled option is an error, not a
+    silently ignored setting.
+    """
+    if value_type not in (bool, int, float, str, dict, list):
+        raise TypeError(f"register_pass_config: unsupported value type {value_type!r} for {name}")
+    _CONFIG_OPTIONS[name] = value_type
+
+
+def _check_config(config: dict) -> dict:
+    checked = {}
+    for key, value in config.items():
+        value_type = _CONFIG_OPTIONS.get(key)
+        if value_type is None:
+            candidates = " ,".join(_CONFIG_OPTIONS)
+            raise AttributeError(
+                f"Invalid config option '{key}' candidates are: {candidates} "
+                "(options are declared with tvm.transform.register_pass_config)"
+            )
+        if value_type is bool and isinstance(value, int) and value in (0, 1):
+            value = bool(value)
+        elif value_type is float and isinstance(value, int) and not isinstance(value, bool):
+            value = float(value)
+        if not isinstance(value, value_type) or (value_type is int and isinstance(value, bool)):
+            raise TypeError(
+                f"PassContext config option '{key}' expects a {value_type.__name__}, got {value!r}"
+            )
+        checked[key] = value
+    return checked
+
+
 class PassContext:
     """Settings for running passes; use as ``with PassContext(opt_level=3): ...``.
 
@@ -84,7 +122,9 @@ class PassContext:
     instruments : list of PassInstrument
         Hooks called around every pass.
     config : dict
-        Pass-specific options, e.g. ``{"relax.backend.use_cuda_graph": True}``.
+        Pass-specific options, e.g. ``{"relax.backend.use_cuda_graph": True}``. Each option
+        must have been declared with :func:`register_pass_config` (``AttributeError``
+        otherwise); values are checked against the declared type.
     """
 
     _stack: ClassVar[list] = []
@@ -99,7 +139,7 @@ class PassContext:
         self.required_pass = tuple(required_pass or ())
         self.disabled_pass = tuple(disabled_pass or ())
         self.instruments = tuple(instruments or ())
-        self.config = dict(config or {})
+        self.config = _check_config(dict(config or {}))
 
     @staticmethod
     def current() -> PassContext:
@@ -119,6 +159,11 @@ class PassContext:
         finally:
             PassContext._stack.pop()
         return False
+
+    @staticmethod
+    def list_configs() -> dict:
+        """Every declared config option: ``{name: {"type": type name}}``."""
+        return {name: {"type": t.__name__} for name, t in _CONFIG_OPTIONS.items()}
 
     def override_instruments(self, instruments) -> None:
         """Replace the instruments (calling exit/enter hooks if the context is active)."""
