@@ -340,3 +340,17 @@ def test_bool_and_reinterpret():
     m = np.zeros(3, bool)
     run_prim_func(tirx.PrimFunc([M], body), [m])
     np.testing.assert_array_equal(m, [True, False, True])
+
+
+def test_predicated_vector_load_and_store():
+    A = tirx.decl_buffer((4,), F32, name="A")
+    B = tirx.decl_buffer((4,), F32, name="B")
+    ramp = tirx.Ramp(tirx.IntImm(I32, 0), tirx.IntImm(I32, 1), 4)
+    mask = ramp < tirx.Broadcast(tirx.IntImm(I32, 3), 4)
+    load = tirx.BufferLoad(A, [ramp], predicate=mask)
+    store = tirx.BufferStore(B, load + tirx.Broadcast(tirx.const(1.0, F32), 4), [ramp],
+                             predicate=mask)
+    a = np.array([1.0, 2.0, 3.0, 4.0], F32)
+    b = np.full(4, -1.0, F32)
+    run_prim_func(tirx.PrimFunc([A, B], store), [a, b])
+    np.testing.assert_array_equal(b, [2.0, 3.0, 4.0, -1.0])

@@ -16,7 +16,7 @@ Vector lanes (``Ramp``, ``Broadcast``, ``float32x4`` values) are NumPy arrays, h
 :mod:`tvm.tirx.interpreter_vector`.
 
 Limitations (each raises an ``InterpreterError``, a ``ValueError``, naming the construct):
-predicated loads/stores, ``call_extern``/``call_packed`` and other calls with no NumPy meaning,
+predicated *scalar* loads, ``call_extern``/``call_packed`` and other calls with no NumPy meaning,
 pointer arithmetic, and strided buffers as parameters. Memory that is allocated but never
 written reads as NaN (floats) or a fixed garbage pattern (integers), so a missing ``init``
 shows up in results.
@@ -377,7 +377,7 @@ class _Compiler:
 
     def s_BufferStore(self, s):
         if s.predicate is not None:
-            raise InterpreterError("the interpreter does not support predicated BufferStore")
+            return self._masked_store(s)
         b = self.buffer_slot(s.buffer)
         fv = self.expr(s.value)
         idx = [self.expr(i) for i in s.indices]
@@ -398,6 +398,20 @@ class _Compiler:
 
         def store(env):
             env[b][tuple(f(env) for f in idx)] = fv(env)
+
+        return store
+
+    def _masked_store(self, s):
+        b = self.buffer_slot(s.buffer)
+        fv, fpred = self.expr(s.value), self.expr(s.predicate)
+        idx = [self.expr(i) for i in s.indices]
+
+        def store(env):
+            # Only lanes whose predicate is true are written.
+            mask = np.asarray(fpred(env), dtype=bool)
+            parts = np.broadcast_arrays(*(np.asarray(f(env)) for f in idx),
+                                        np.asarray(fv(env)), mask)
+            env[b][tuple(p[mask] for p in parts[:-2])] = parts[-2][mask]
 
         return store
 

@@ -152,11 +152,22 @@ class VectorOps:
         return self.c.e_Let(e)
 
     def v_BufferLoad(self, e):
-        if e.predicate is not None:
-            raise InterpreterError("the interpreter does not support predicated BufferLoad")
         b = self.c.buffer_slot(e.buffer)
         idx = [self.c.expr(i) for i in e.indices]
-        return lambda env: env[b][tuple(f(env) for f in idx)]
+        if e.predicate is None:
+            return lambda env: env[b][tuple(f(env) for f in idx)]
+        fpred = self.c.expr(e.predicate)
+        elem = _elem(e.dtype)
+
+        def masked_load(env):
+            # Lanes whose predicate is false are not read (they load zero).
+            mask = np.asarray(fpred(env), dtype=bool)
+            where = np.broadcast_arrays(*(np.asarray(f(env)) for f in idx), mask)
+            out = np.zeros(mask.shape, dtype=elem)
+            out[mask] = env[b][tuple(w[mask] for w in where[:-1])]
+            return out
+
+        return masked_load
 
     def v_Shuffle(self, e):
         vectors = [self.c.expr(v) for v in e.vectors]
