@@ -137,9 +137,10 @@ def test_sequential_rejects_non_pass():
 def test_pass_context_current_and_config():
     default = PassContext.current()
     assert default.opt_level == 2 and default.config == {}
-    with PassContext(opt_level=3, config={"relax.x": 1}) as ctx:
+    tvm.transform.register_pass_config("test.relax_x", int)
+    with PassContext(opt_level=3, config={"test.relax_x": 1}) as ctx:
         assert PassContext.current() is ctx
-        assert ctx.config["relax.x"] == 1
+        assert ctx.config["test.relax_x"] == 1
         with PassContext(opt_level=0) as inner:
             assert PassContext.current() is inner
         assert PassContext.current() is ctx
@@ -201,3 +202,15 @@ def test_print_ir(capsys):
     assert out is mod
     text = capsys.readouterr().out
     assert "HEADER" in text and "def main" in text
+
+
+def test_pass_config_options_are_declared_and_typed():
+    tvm.transform.register_pass_config("test.flag", bool)
+    assert PassContext.list_configs()["test.flag"] == {"type": "bool"}
+    assert PassContext(config={"test.flag": 1}).config["test.flag"] is True
+    with pytest.raises(AttributeError, match="Invalid config option 'test.flga' candidates are: "):
+        PassContext(config={"test.flga": True})
+    with pytest.raises(TypeError, match="'test.flag' expects a bool, got 'yes'"):
+        PassContext(config={"test.flag": "yes"})
+    with pytest.raises(TypeError, match="unsupported value type"):
+        tvm.transform.register_pass_config("test.bad", object)

@@ -46,6 +46,7 @@ __all__ = [
     "Sequential",
     "module_pass",
     "register_named_pass",
+    "register_pass_config",
     "run_module_pass",
 ]
 
