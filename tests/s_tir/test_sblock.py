@@ -164,3 +164,15 @@ def test_sblock_structural_equality_maps_iter_vars():
 def test_region_inference_rejects_non_statements():
     with pytest.raises(TypeError, match="SBlock or Stmt"):
         s_tir.infer_sblock_regions(3)
+
+
+def test_vector_index_regions():
+    A = tirx.decl_buffer((16,), F32, name="A")
+    vi = tirx.Var("vi", I32)
+    ramp = tirx.Ramp(vi * 4, tirx.IntImm(I32, 1), 4)
+    zeros = tirx.Broadcast(tirx.const(0.0, F32), 4)
+    block = tirx.SBlock([tirx.IterVar(_r(0, 4), vi, 0)], [], [], "b",
+                        tirx.BufferStore(A, zeros, [ramp]))
+    _, writes = s_tir.infer_sblock_regions(block)
+    ((name, [(lo, ext)]),) = _regions(writes)
+    assert name == "A" and ext == 4 and evaluate_expr(lo, {vi: 2}) == 8

@@ -63,9 +63,17 @@ def _uses(expr, relaxed) -> bool:
 
 def _bound(expr, relaxed):
     """``(lo, hi)`` inclusive bounds of ``expr`` over the relaxed vars, or ``None``."""
+    name = type(expr).__name__
+    if name == "Ramp" and _is_const(expr.stride) and expr.stride.value >= 0:
+        # Lanes base, base + stride, ..., base + stride * (lanes - 1).
+        base = _bound(expr.base, relaxed)
+        if base is None:
+            return None
+        return base[0], base[1] + expr.stride * (int(expr.lanes) - 1)
+    if name == "Broadcast":
+        return _bound(expr.value, relaxed)
     if not _uses(expr, relaxed):
         return expr, expr
-    name = type(expr).__name__
     if isinstance(expr, Var):
         lo, ext = relaxed[id(expr)]
         return lo, lo + ext - 1
