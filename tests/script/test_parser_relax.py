@@ -536,3 +536,19 @@ def test_spans_point_back_to_the_source():
     assert binding.var.span is span
     assert func.params[0].span.line == 2 and func.params[0].span.column == 10
     assert func.span.line == 2
+
+
+def test_other_python_expressions_run_as_python():
+    func = from_source(
+        "@R.function\n"
+        'def main(x: R.Tuple(*[R.Tensor((3,), "float32") for _ in range(2)])):\n'
+        "    return x\n"
+    )
+    assert len(func.params[0].ty.fields) == 2
+    with pytest.raises(DiagnosticError, match="name 'nowhere' is not defined") as info:
+        from_source(
+            "@R.function\n"
+            'def main(x: R.Tuple(*[R.Tensor((3,), "float32") for _ in nowhere])):\n'
+            "    return x\n"
+        )
+    assert " --> <str>:2:22" in str(info.value)

@@ -92,10 +92,20 @@ class ExprEvaluator:
         """The value of ``node``."""
         method = self._methods.get(type(node).__name__)
         if method is None:
-            self.parser.report_error(
-                node, f"Unsupported expression in TVMScript: {type(node).__name__}"
-            )
+            return self._python_eval(node)
         return method(node)
+
+    def _python_eval(self, node):
+        """Other expressions (comprehensions, ...) run as plain Python over the visible names."""
+        names = dict(self.parser.extra_vars)
+        names.update(self.parser.var_table.get())
+        try:
+            code = compile(ast.Expression(body=node), self.parser.source.source_name, "eval")
+            return eval(code, names)  # noqa: S307 - the user's own script expression
+        except DiagnosticError:
+            raise
+        except Exception as err:  # noqa: BLE001 - reported at the expression
+            self.parser.report_error(node, err)
 
     # Leaves -------------------------------------------------------------------------------
     def _constant(self, node):
