@@ -40,7 +40,8 @@ CASES = [
 
 ERRORS = [
     Err(op.full, [(2, 3), relax.const(np.ones(2, "float32"))], ValueError,
-        ("full", "zero-rank")),
+        ("Full requires the input fill value to be zero rank Tensor",
+         'R.Tensor((2,), dtype="float32")')),
     Err(op.tril, [t((3,))], ValueError, ("tril", "at least two dimensions")),
     Err(op.ones, [t((3,)), "float32"], TypeError, ("Ones/Zeros", "Shape")),
 ]

@@ -11,8 +11,8 @@ CASES = [
          'R.Tensor((2, 3), dtype="float32")', lambda x, i: x[i]),
     Case(op.take, [t((4, 3)), t((2, 2), "int32", domain="index:3"), 1],
          'R.Tensor((4, 2, 2), dtype="float32")', lambda x, i: np.take(x, i, 1), id="take-2d"),
-    Case(op.take, [t((4, 3)), t((5,), "int64", domain="index:12")],
-         'R.Tensor((5,), dtype="float32")', lambda x, i: np.take(x, i), id="take-flat"),
+    Case(op.take, [t((4,)), t((2, 5), "int64", domain="index:4")],
+         'R.Tensor((2, 5), dtype="float32")', lambda x, i: np.take(x, i), id="take-no-axis"),
     Case(op.take, [t(("n", 3)), t(("m",), "int64", domain="index:2"), 0],
          'R.Tensor((m, 3), dtype="float32")', lambda x, i: x[i], sizes={"n": 2, "m": 3},
          id="take-sym"),
@@ -36,4 +36,7 @@ ERRORS = [
     Err(op.strided_slice, [t((5, 6)), [0, 1], [0], [1, 1]], ValueError,
         ("strided_slice", "same length")),
     Err(op.take, [t((4,)), t((2,), "int64"), 0, "bogus"], ValueError, ("take", "mode")),
+    Err(op.take, [t((4, 3)), t((2,), "int64")], ValueError,
+        ("Take op expects the input data to be 1-dimensional tensor when the axis is not "
+         "specified", "ndim 2")),
 ]

@@ -24,9 +24,9 @@ ERRORS = [
     Err(op.where, [t((2, 3)), t((2, 3)), t((2, 3))], TypeError,
         ("Where requires the input condition tensor to have boolean dtype", "T.float32")),
     Err(op.where, [t((2,), "bool"), t((2,)), t((2,), "int32")], TypeError,
-        ("Where requires the input tensors to have the same dtype",)),
+        ("Binary operators must have the same datatype", "R.where(p0, p1, p2)")),
     Err(op.ewise_fma, [t((2, 3)), t((2, 3)), t((3, 3))], ValueError,
         ("The 3 arguments of EwiseFMA must have the same shape",)),
     Err(op.ewise_fma, [t((2, 3)), t((2, 3), "float16"), t((2, 3))], TypeError,
-        ("EwiseFMA", "same dtype")),
+        ("Data types T.float32, T.float16, and T.float32 must be equal for EwiseFMA",)),
 ]

@@ -42,24 +42,24 @@ def _shape_type(call, index, dtype):
 
 def infer_full(call, _bb=None):
     """``full(shape, fill_value, dtype)``: ``fill_value`` is a 0-d tensor; its dtype by default."""
-    from ..infer_utils import tensor_arg
+    from ..infer_utils import tensor_arg, text
 
     fill = tensor_arg(call, 1, "fill value")
     if fill.ndim not in (-1, 0):
-        raise ValueError(f"full requires the input fill value to be a zero-rank Tensor. "
-                         f"However, the given fill value has ndim {fill.ndim}")
+        raise ValueError("Full requires the input fill value to be zero rank Tensor. However, "
+                         f"the given one is {text(fill)}")
     return _shape_type(call, 0, _dtype_attr(call) or fill.dtype)
 
 
 def infer_full_like(call, _bb=None):
     """``full_like(x, fill_value, dtype)``: ``x``'s shape; ``dtype`` or ``x``'s dtype."""
-    from ..infer_utils import same_type_as, tensor_arg
+    from ..infer_utils import same_type_as, tensor_arg, text
 
     data = tensor_arg(call, 0, "input x")
     fill = tensor_arg(call, 1, "fill value")
     if fill.ndim not in (-1, 0):
-        raise ValueError(f"full_like requires the input fill value to be a zero-rank Tensor. "
-                         f"However, the given fill value has ndim {fill.ndim}")
+        raise ValueError("FullLike requires the input fill value to be zero rank Tensor. "
+                         f"However, the given one is {text(fill)}")
     return same_type_as(data, _dtype_attr(call) or data.dtype)
 
 

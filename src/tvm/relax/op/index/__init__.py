@@ -24,7 +24,7 @@ def take(x, indices, axis=None, mode="fast"):
     """``R.take(x, indices, axis=None, mode="fast")``: ``numpy.take``.
 
     ``mode`` handles out-of-range indices: ``"fast"`` (assumed in range), ``"clip"`` or
-    ``"wrap"``. ``axis=None`` takes from the flattened input.
+    ``"wrap"``. ``axis=None`` requires a 1-D ``x`` (as in TVM).
     """
     if mode not in ("fast", "clip", "wrap", ""):
         raise ValueError(f"take expects mode to be fast, clip or wrap, got {mode!r}")

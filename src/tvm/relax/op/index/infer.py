@@ -21,6 +21,10 @@ def infer_take(call, _bb=None):
     require_int(call, indices, "input indices", "Take op")
     axis = call.attrs.axis
     if axis is None:
+        if data.ndim not in (-1, 1):
+            raise ValueError(
+                "Take op expects the input data to be 1-dimensional tensor when the axis is not "
+                f"specified. However, the given data tensor has ndim {data.ndim}")
         values = known_shape(indices)
         if values is None:
             return make_tensor_type(None, data.dtype, indices.ndim, data.vdevice)

@@ -281,8 +281,9 @@ def infer_stack(call, _bb=None):
     for s in shapes[1:]:
         for dim, (a, b) in enumerate(zip(shapes[0], s)):
             if prove_equal(a, b) is False:
-                raise ValueError("Stack expects all input tensors to have the same shape. "
-                                 f"However, dim {dim} is {dim_text(a)} and {dim_text(b)}")
+                raise ValueError("Stack expects all input tensors to have identical shapes. "
+                                 f"Dimension {dim} differs between tensors: {dim_text(a)} vs "
+                                 f"{dim_text(b)}")
     out = list(shapes[0])
     out.insert(axis, _I64(len(tys)))
     return make_tensor_type(out, dtype, ndim + 1)

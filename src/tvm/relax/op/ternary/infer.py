@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from ..infer_utils import (
+    binary_dtype,
     broadcast_shapes,
     known_shape,
     make_tensor_type,
@@ -17,8 +18,8 @@ def infer_ewise_fma(call, _bb=None):
     args = tensor_args(call, 3)
     dtypes = {a.dtype for a in args if a.dtype != "void"}
     if len(dtypes) > 1:
-        raise TypeError(f"The 3 arguments of EwiseFMA must have the same dtype, got "
-                        f"{', '.join('T.' + d for d in sorted(dtypes))}")
+        a, b, c = (f"T.{a.dtype}" for a in args)
+        raise TypeError(f"Data types {a}, {b}, and {c} must be equal for EwiseFMA")
     dtype = dtypes.pop() if dtypes else "void"
     ndims = {a.ndim for a in args if a.ndim != -1}
     if len(ndims) > 1:
@@ -38,11 +39,7 @@ def infer_where(call, _bb=None):
     if cond.dtype not in ("bool", "void"):
         raise TypeError("Where requires the input condition tensor to have boolean dtype. "
                         f"However, the given condition dtype is T.{cond.dtype}")
-    if "void" not in (lhs.dtype, rhs.dtype) and lhs.dtype != rhs.dtype:
-        raise TypeError("Where requires the input tensors to have the same dtype. However, "
-                        f"{text(call.args[1])} has dtype T.{lhs.dtype} while "
-                        f"{text(call.args[2])} has dtype T.{rhs.dtype}")
-    dtype = lhs.dtype if lhs.dtype != "void" else rhs.dtype
+    dtype = binary_dtype(call, lhs, rhs)
     if -1 in (cond.ndim, lhs.ndim, rhs.ndim):
         return make_tensor_type(None, dtype, -1)
     ndim = max(cond.ndim, lhs.ndim, rhs.ndim)
