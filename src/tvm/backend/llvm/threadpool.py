@@ -50,9 +50,11 @@ LAUNCH_SYMBOL = "TVMBackendParallelLaunch"
 # which load_module fills in (it stays NULL, meaning "run serially", when nobody fills it).
 LAUNCH_POINTER_SYMBOL = "__pytvm_parallel_launch_fptr"
 
-# How many `pause` iterations a worker (and the launcher) spins before sleeping on a futex.
+# How many `pause` iterations (tens of cycles each) an idle worker spins before sleeping on a
+# futex (~0.5 ms: catches back-to-back launches), and how long the launcher spins waiting for
+# tasks running on workers (shorter: on a loaded machine its spinning would slow them down).
 _WORKER_SPIN = 1 << 15
-_MAIN_SPIN = 1 << 20
+_MAIN_SPIN = 1 << 14
 
 _SYS_FUTEX = {"x86_64": 202, "amd64": 202, "aarch64": 98, "arm64": 98}
 _PAUSE = {
