@@ -101,7 +101,7 @@ class ExprEvaluator:
         names.update(self.parser.var_table.get())
         try:
             code = compile(ast.Expression(body=node), self.parser.source.source_name, "eval")
-            return eval(code, names)  # noqa: S307 - the user's own script expression
+            return eval(code, names)  # the user's own script expression
         except DiagnosticError:
             raise
         except Exception as err:  # noqa: BLE001 - reported at the expression
