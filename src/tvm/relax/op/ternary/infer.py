@@ -9,7 +9,6 @@ from ..infer_utils import (
     make_tensor_type,
     prove_equal,
     tensor_args,
-    text,
 )
 
 
