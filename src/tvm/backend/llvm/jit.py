@@ -48,8 +48,9 @@ _STATS = {"compiled": 0, "cache_hits": 0, "disk_hits": 0}
 class LLVMModuleImpl:
     """The runtime-module implementation of one JIT-compiled LLVM module.
 
-    It keeps the optimized LLVM IR text (``inspect_source("ll")``); assembly and object code
-    are produced from it on first request and then kept.
+    It keeps the optimized LLVM IR text (``inspect_source("ll")``) and the object file MCJIT
+    compiled (for ``export_library`` and the disk cache); the assembly is produced from the
+    IR text on first request.
     """
 
     kind = "llvm"
