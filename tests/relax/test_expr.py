@@ -36,7 +36,9 @@ def test_constant():
     np.testing.assert_array_equal(c.data.numpy(), np.arange(6).reshape(2, 3))
     assert tvm.ir.structural_equal(c.ty, _t([2, 3]))
     assert relax.const(1.5).ty.dtype == "float32"
-    assert relax.const(1).ty.dtype == "int64"
+    assert relax.const(1).ty.dtype == "int32"  # TVM's defaults: int64 -> int32
+    assert relax.const(np.array([1.0])).ty.dtype == "float32"  # float64 -> float32
+    assert relax.const(np.int64(3), "int64").ty.dtype == "int64"
     assert relax.const(True).ty.dtype == "bool"
     assert relax.const([1.0, 2.0]).ty.dtype == "float32"
     assert relax.const(1, "float16").ty.dtype == "float16"

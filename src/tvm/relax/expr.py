@@ -497,30 +497,28 @@ class ExternFunc(ExprWithOp, BaseFunc, type_key="relax.expr.ExternFunc"):
 def const(value, dtype=None) -> Constant:
     """A constant tensor from a Python scalar, list, NumPy array or runtime tensor.
 
-    Python floats default to ``float32`` and ints to ``int64``... unless ``dtype`` is given.
+    Without ``dtype``, as in Apache TVM: ``float64`` data becomes ``float32`` and ``int64``
+    data becomes ``int32`` (Python ints and floats included); a runtime tensor is used as is.
 
     Examples
     --------
     >>> from tvm import relax
     >>> relax.const(1.5).data.numpy()
     array(1.5, dtype=float32)
+    >>> relax.const([1, 2]).ty.dtype
+    'int32'
     """
-    if hasattr(value, "numpy") and not isinstance(value, np.ndarray):
+    if hasattr(value, "numpy") and not isinstance(value, (np.ndarray, np.generic)):
+        if dtype is None:
+            return Constant(value)
         value = value.numpy()
-    if isinstance(value, bool):
-        array = np.array(value, dtype=dtype or "bool")
-    elif isinstance(value, int):
-        array = np.array(value, dtype=dtype or "int64")
-    elif isinstance(value, float):
-        array = np.array(value, dtype=dtype or "float32")
-    else:
-        array = np.asarray(value)
-        if dtype is not None:
-            array = array.astype(dtype)
-        elif array.dtype == np.float64 and not isinstance(value, np.ndarray):
-            array = array.astype("float32")
-        elif array.dtype == np.int64 and not isinstance(value, np.ndarray):
-            array = array.astype("int64")
+    array = np.asarray(value)
+    if dtype is not None:
+        array = array.astype(dtype)
+    elif array.dtype == np.float64:
+        array = array.astype("float32")
+    elif array.dtype == np.int64:
+        array = array.astype("int32")
     return Constant(array)
 
 
