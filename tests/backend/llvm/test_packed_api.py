@@ -406,6 +406,22 @@ def test_dltensor_pointer_arguments():
         mod.impl.function_address("nope")
 
 
+def test_null_data_pointer():
+    mod = build_module(elementwise_add_module("null_add"))
+    address = mod.impl.function_address("null_add")
+    a = np.arange(4, dtype="float32")
+    null = _dltensor(a)
+    ctypes.cast(null.v_ptr, ctypes.POINTER(_DLTensor)).contents.data = None
+    rc, kind, message = _raw_call(address, [_dltensor(a), null, _dltensor(a)])
+    assert (rc, kind) == (-1, "ValueError")
+    assert "Invalid B.data on argument #1" in message
+    assert message.endswith("expected a non-NULL data pointer for a non-empty tensor, got NULL")
+    empty = np.zeros(0, "float32")
+    null_empty = _dltensor(empty)
+    ctypes.cast(null_empty.v_ptr, ctypes.POINTER(_DLTensor)).contents.data = None
+    assert _raw_call(address, [_dltensor(empty), null_empty, _dltensor(empty)])[0] == 0
+
+
 def test_tvm_runtime_tensors(add):
     import ml_dtypes
 

@@ -496,6 +496,18 @@ class _Emitter:
             shape.append(extent)
         strides = self._strides(index, param, field(32, PTR, "strides"), shape)
         data = field(0, PTR, "data")
+        numel = ir.Constant(I64, 1)
+        for extent in shape:
+            numel = b.mul(numel, extent)
+        self._fail_if(
+            b.and_(
+                b.icmp_unsigned("==", data, ir.Constant(PTR, None)),
+                b.icmp_signed("!=", numel, ir.Constant(I64, 0)),
+            ),
+            "ValueError",
+            self._where(index, f"Invalid {p}.data")
+            + "expected a non-NULL data pointer for a non-empty tensor, got NULL",
+        )
         offset = field(40, I64, "byte_offset")
         data = b.gep(data, [offset], source_etype=I8, name=f"{p}.data")
         if param.alignment > 1:
