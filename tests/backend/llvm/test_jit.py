@@ -166,3 +166,13 @@ def test_time_evaluator_on_compiled_kernel():
     assert (c == 2).all()
     ta = tvm_ffi.from_dlpack(a)
     assert timer(ta, ta, tvm_ffi.from_dlpack(c)).mean > 0
+
+
+def test_tvm_target_objects():
+    target_mod = pytest.importorskip("tvm.target")
+    opts = TargetOptions.from_target(target_mod.Target("llvm -mcpu=skylake -mattr=+avx2"))
+    assert (opts.cpu, opts.features) == ("skylake", "+avx2")
+    host = TargetOptions.from_target(target_mod.Target("llvm"))
+    assert host.cpu == ""
+    # A target naming the host triple still gets the host's CPU features.
+    assert host.resolved_features() == TargetOptions().resolved_features()

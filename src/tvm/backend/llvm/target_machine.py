@@ -134,9 +134,15 @@ class TargetOptions:
         return self.cpu or llvm_binding().get_host_cpu_name()
 
     def resolved_features(self) -> str:
-        """The feature string; host features when compiling for the host CPU."""
-        if self.features or self.cpu or self.triple:
+        """The feature string; the host's features when compiling for the host CPU.
+
+        Host features matter: a virtual machine may report a CPU name whose default features
+        (e.g. AVX-512) it does not enable.
+        """
+        if self.features or self.cpu:
             return self.features
+        if self.triple and self.triple != llvm_binding().get_process_triple():
+            return ""
         return _host_features()
 
 
