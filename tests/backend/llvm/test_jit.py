@@ -176,3 +176,9 @@ def test_tvm_target_objects():
     assert host.cpu == ""
     # A target naming the host triple still gets the host's CPU features.
     assert host.resolved_features() == TargetOptions().resolved_features()
+
+
+def test_cross_compilation_is_refused():
+    other = "riscv64-unknown-linux-gnu" if platform.machine() != "riscv64" else "x86_64-pc-linux"
+    with pytest.raises(ValueError, match="cross compilation is not supported"):
+        build_module(elementwise_add_module("cross_add"), target=f"llvm -mtriple={other}")

@@ -264,6 +264,12 @@ def build_module(
     ir_text = ir_module if isinstance(ir_module, str) else str(ir_module)
     name = name or getattr(ir_module, "name", None) or "module"
     options = TargetOptions.from_target(target)
+    host = llvm_binding().get_process_triple()
+    if options.resolved_triple().split("-")[0] != host.split("-")[0]:
+        raise ValueError(
+            f"cannot JIT-compile module '{name}' for triple '{options.triple}' on this "
+            f"'{host}' host: cross compilation is not supported by the llvm backend yet"
+        )
     key = cache_key(ir_text, options) if use_cache else None
     if key is not None:
         with _CACHE_LOCK:
