@@ -34,6 +34,7 @@ import inspect
 from typing import ClassVar
 
 from ..ffi.node import Node
+from .error_context import enrich_pass_error
 from .instrument import run_instrumented
 from .module import IRModule
 
@@ -227,7 +228,14 @@ class ModulePass(Pass):
 
 def run_module_pass(pass_obj: ModulePass, mod: IRModule, ctx: PassContext) -> IRModule:
     """The executor of module passes (the hook point for error enrichment, spec C.3)."""
-    result = pass_obj.pass_func(mod, ctx)
+    try:
+        result = pass_obj.pass_func(mod, ctx)
+    except Exception as err:
+        # Spec C.3: an error seeded with a node gets the pass name and the underlined script.
+        enriched = enrich_pass_error(err, mod, pass_obj.info.name)
+        if enriched is err:
+            raise
+        raise enriched from err.__cause__
     if not isinstance(result, IRModule):
         raise TypeError(
             f"Module pass {pass_obj.info.name} must return an IRModule, got {type(result).__name__}"

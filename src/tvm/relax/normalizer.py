@@ -16,6 +16,7 @@ Bindings are processed in a loop (no recursion per binding), so long functions a
 from __future__ import annotations
 
 from ..ffi.node import set_field
+from ..ir.error_context import add_enclosing_node, attach_node
 from ..ir.expr import GlobalVar
 from ..ir.op import Op
 from ..ir.type import PrimType, TupleType
@@ -253,6 +254,7 @@ class Normalizer:
         return self._norm_call_shallow(call)
 
     def _norm_call_shallow(self, call):
+        original = call
         op = call.op
         new_op = op if type(op) is Op else self.normalize_argument(op)
         args = call.args
@@ -263,7 +265,14 @@ class Normalizer:
         if new_op is not op or any(a is not b for a, b in zip(new_args, args)):
             call = Call(new_op, new_args, call.attrs, call.ty_args, span=call.span)
         if call.ty is None:
-            set_field(call, "ty", self._infer_call(call))
+            try:
+                ty = self._infer_call(call)
+            except Exception as err:
+                # Spec C.2: seed the inference rule's error with the call as it was written,
+                # so that pass executors can underline it.
+                attach_node(err, original)
+                raise
+            set_field(call, "ty", ty)
         return call
 
     def _infer_call(self, call):
@@ -377,9 +386,15 @@ class Normalizer:
     def _norm_binding(self, binding, frame):
         """Normalize one binding; nested values are emitted into ``frame`` before it."""
         value = binding.value
-        if type(value) is SeqExpr:
-            value = self._flatten_seq(value)
-        new_value = self.normalize(value)
+        try:
+            if type(value) is SeqExpr:
+                value = self._flatten_seq(value)
+            new_value = self.normalize(value)
+        except Exception as err:
+            # Spec C.2: the bound value encloses whatever failed inside it (used when the
+            # failing node was rebuilt and is not in the input IR).
+            add_enclosing_node(err, binding.value)
+            raise
         var = binding.var
         if isinstance(binding, MatchCast):
             if var.ty is None:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import functools
 import inspect
 
+from ...ir.error_context import enrich_pass_error
 from ...ir.module import IRModule
 from ...ir.transform import Pass, PassInfo
 from ..expr import DataflowBlock, Function, If, SeqExpr, VarBinding
@@ -59,7 +60,15 @@ def run_function_pass(pass_obj: FunctionPass, mod: IRModule, ctx) -> IRModule:
     for gvar, func in list(mod.functions.items()):
         if not isinstance(func, Function):
             continue
-        new_func = pass_obj.pass_func(func, mod, ctx)
+        try:
+            new_func = pass_obj.pass_func(func, mod, ctx)
+        except Exception as err:
+            # Spec C.3: an error seeded with a node gets the pass name and the underlined
+            # script of this function.
+            enriched = enrich_pass_error(err, mod, pass_obj.info.name, gvar)
+            if enriched is err:
+                raise
+            raise enriched from err.__cause__
         if not isinstance(new_func, Function):
             raise TypeError(
                 f"Function pass {pass_obj.info.name} must return a relax.Function for "
@@ -88,12 +97,19 @@ def run_dataflow_block_pass(pass_obj: DataflowBlockPass, mod: IRModule, ctx) -> 
     for gvar, func in list(mod.functions.items()):
         if not isinstance(func, Function) or not isinstance(func.body, SeqExpr):
             continue
-        body = _rewrite_seq(func.body, apply)
-        if body is not func.body:
-            new_func = Function(
-                func.params, body, func.ret_ty, func.is_pure, func.attrs, span=func.span
-            )
-            updates[gvar] = BlockBuilder(mod).normalize(new_func)
+        try:
+            body = _rewrite_seq(func.body, apply)
+            if body is not func.body:
+                new_func = Function(
+                    func.params, body, func.ret_ty, func.is_pure, func.attrs, span=func.span
+                )
+                updates[gvar] = BlockBuilder(mod).normalize(new_func)
+        except Exception as err:
+            # Spec C.3, as in run_function_pass.
+            enriched = enrich_pass_error(err, mod, pass_obj.info.name, gvar)
+            if enriched is err:
+                raise
+            raise enriched from err.__cause__
     return _rebuild_module(mod, updates)
 
 
