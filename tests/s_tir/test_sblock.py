@@ -10,6 +10,13 @@ from tvm.ir import Range
 from tvm.tirx import analysis
 from tvm.tirx.interpreter import evaluate_expr, run_prim_func
 
+_RNG = np.random.default_rng(0)
+
+
+def _rand(*shape):
+    """Uniform [0, 1) samples from a seeded generator (deterministic tests)."""
+    return _RNG.random(shape)
+
 I32, F32 = "int32", "float32"
 
 
@@ -117,7 +124,7 @@ def _reduce_func(predicate_limit=None):
 def test_interpreter_runs_init_on_first_reduction_iteration():
     func = _reduce_func()
     assert analysis.verify_well_formed(func)
-    a = np.random.rand(3, 5).astype(F32)
+    a = _rand(3, 5).astype(F32)
     b = np.full(3, 123.0, F32)  # garbage: init must overwrite it
     run_prim_func(func, [a, b])
     np.testing.assert_allclose(b, a.sum(1), rtol=1e-6)
@@ -150,7 +157,7 @@ def test_block_alloc_and_match_buffers():
     i = tirx.Var("i", I32)
     func = tirx.PrimFunc([A, B], tirx.For(i, 0, 4, 0, tirx.SBlockRealize([i], True, block)))
     assert analysis.verify_well_formed(func)
-    a = np.random.rand(4, 4).astype(F32)
+    a = _rand(4, 4).astype(F32)
     b = np.zeros(4, F32)
     run_prim_func(func, [a, b])
     np.testing.assert_allclose(b, a.sum(1), rtol=1e-6)
