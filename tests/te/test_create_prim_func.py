@@ -277,3 +277,18 @@ def test_multi_output_compute_shares_loops():
     run_prim_func(func, [a, c, d])
     np.testing.assert_allclose(c, a + 1)
     np.testing.assert_allclose(d, a * 2)
+
+
+def test_reduction_init_value_and_integer_max():
+    A = te.placeholder((3, 4), dtype="int32", name="A")
+    k = te.reduce_axis((0, 4), name="k")
+    B = te.compute((3,), lambda i: te.sum(A[i, k], axis=k, init=100), name="B")
+    M = te.compute((3,), lambda i: te.max(A[i, k], axis=k), name="M")
+    a = np.arange(-6, 6, dtype="int32").reshape(3, 4)
+    b, m = np.zeros(3, "int32"), np.zeros(3, "int32")
+    run_prim_func(te.create_prim_func([A, B]), [a, b])
+    run_prim_func(te.create_prim_func([A, M]), [a, m])
+    np.testing.assert_array_equal(b, a.sum(1) + 100)
+    np.testing.assert_array_equal(m, a.max(1))
+    init = te.create_prim_func([A, M]).body.block.body.body.body.block.init
+    assert init.value.value == -(2**31)
