@@ -354,3 +354,11 @@ def test_predicated_vector_load_and_store():
     b = np.full(4, -1.0, F32)
     run_prim_func(tirx.PrimFunc([A, B], store), [a, b])
     np.testing.assert_array_equal(b, [2.0, 3.0, 4.0, -1.0])
+
+
+def test_deep_expressions():
+    x = tirx.Var("x", I32)
+    e = x
+    for _ in range(3000):
+        e = tirx.Add(e, tirx.IntImm(I32, 1))
+    assert evaluate_expr(e, {x: 1}) == 3001

@@ -31,6 +31,7 @@ import numpy as np
 from ..ir.expr import PrimExpr
 from ..runtime.data_type import dtype_lanes
 from .buffer import Buffer
+from .expr_functor import _ensure_recursion_limit
 from .interpreter_semantics import (
     GARBAGE_INT,
     MATH_INTRINSICS,
@@ -619,6 +620,8 @@ def run_prim_func(func, args, *, check_shapes=True):
     >>> run_prim_func(te.create_prim_func([A, B]), [a, b]); b.tolist()
     [0.0, 2.0, 4.0]
     """
+    # Compilation and evaluation recurse along expression depth (long sums).
+    _ensure_recursion_limit()
     params = func.params
     if len(args) != len(params):
         raise InterpreterError(
@@ -703,6 +706,7 @@ def _bind_buffer_arg(comp, param, buf, arr, check_shapes):
 
 def evaluate_expr(expr, bindings=None):
     """Evaluate a scalar expression with ``{Var: value}`` bindings (Python/NumPy scalars)."""
+    _ensure_recursion_limit()
     comp = _Compiler()
     values = []
     for var, value in (bindings or {}).items():
