@@ -21,6 +21,7 @@ from __future__ import annotations
 
 from ...ir.expr import PrimExpr
 from ..expr import Var
+from ..expr_functor import _ensure_recursion_limit
 from ..stmt import IterVar, Stmt
 
 __all__ = ["undefined_vars", "verify_ssa", "verify_tirx_well_formed", "verify_well_formed"]
@@ -325,6 +326,7 @@ def _functions(func_or_mod):
 
 
 def _check(func_or_mod, assert_mode, allow_sblock, ssa_only=False):
+    _ensure_recursion_limit()  # the walk recurses along expression depth
     ok = True
     for _, func in _functions(func_or_mod):
         verifier = _Verifier(allow_sblock=allow_sblock, ssa_only=ssa_only,
@@ -362,6 +364,7 @@ def undefined_vars(node, defs=None) -> list:
     ``defs`` lists variables to treat as already defined. A buffer used without a declaration
     contributes its data variable. Variables come in order of first use.
     """
+    _ensure_recursion_limit()
     verifier = _Verifier(collect_undefined=True, stop_at_first=False)
     verifier.push()
     for v in defs or ():
