@@ -283,6 +283,24 @@ class Module:
             R.output(lv2)
         return lv2""",
     ),
+    "compound_signature_dims": (
+        """
+@R.function
+def main(x: R.Tensor(("n * 2",), "float32"), y: R.Tensor(("n", 4), "float32")) -> R.Tensor(("n * 4",), "float32"):
+    n = T.int64()
+    z = R.reshape(y, (n * 4,))
+    return z
+""",
+        """\
+# from typing import TypeVar
+# from tvm.script import relax as R
+
+n = TypeVar("n")
+@R.function
+def main(x: R.Tensor(("n * 2",), dtype="float32"), y: R.Tensor((n, 4), dtype="float32")) -> R.Tensor(("n * 4",), dtype="float32"):
+    z: R.Tensor((n * 4,), dtype="float32") = R.reshape(y, R.shape([n * 4]))
+    return z""",
+    ),
 }
 
 

@@ -40,9 +40,31 @@ def shape_var(name: str, dtype: str = "int64"):
     return var
 
 
+class _ShapeNames(dict):
+    """Names of a string dimension: each unknown name is the function's shape variable."""
+
+    def __missing__(self, name):
+        return shape_var(name)
+
+
+def _string_dim(text: str):
+    """``"n"`` is the shape variable ``n``; ``"n * 2"`` is an expression over such variables
+    (the printer writes compound signature dimensions this way, as Apache TVM does)."""
+    if text.isidentifier():
+        return shape_var(text)
+    try:
+        code = compile(text, "<shape>", "eval")
+    except SyntaxError as err:
+        raise ValueError(f"Invalid shape expression {text!r}: {err.msg}") from None
+    from tvm.script import dialect_module
+
+    names = _ShapeNames(T=dialect_module("tirx", "parser"))
+    return eval(code, {"__builtins__": {}}, names)  # the script's own annotation text
+
+
 def _dim(value, what: str):
     if isinstance(value, builtins.str):
-        return shape_var(value)
+        return _string_dim(value)
     if isinstance(value, typing.TypeVar):
         return shape_var(value.__name__)
     if isinstance(value, builtins.bool):
