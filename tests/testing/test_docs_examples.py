@@ -13,8 +13,10 @@ def test_readme_python_blocks_run(capsys):
         pytest.skip("README.md is not next to the tests (installed without the source tree)")
     blocks = re.findall(r"```python\n(.*?)```", README.read_text(encoding="utf-8"), re.DOTALL)
     assert blocks, "the README has no Python example"
+    # The tour reads as one session: later blocks use names from earlier ones.
+    namespace = {"__name__": "readme_tour"}
     for block in blocks:
-        exec(compile(block, str(README), "exec"), {"__name__": "readme_tour"})  # noqa: S102
+        exec(compile(block, str(README), "exec"), namespace)  # noqa: S102
     out = capsys.readouterr().out
     assert "(2, 3) float32 cpu:0" in out
     assert "42" in out
