@@ -283,7 +283,10 @@ def test_pickle_keeps_variable_identity_and_sharing():
     assert loaded.params[0] is loaded_x
     assert loaded.body.value.a is loaded_x
     assert loaded.body.value.b is loaded.body.body.a  # shared subtree stays shared
-    assert copy.deepcopy(prog).params[0] is not x
+    copied = copy.deepcopy(prog)
+    assert copied.params[0] is not x
+    assert copied.body.value.a is copied.params[0]  # one copy per variable
+    assert copied.body.value.b is copied.body.body.a
     assert structural_equal(copy.deepcopy(prog), prog)
 
 
