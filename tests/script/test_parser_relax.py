@@ -552,3 +552,13 @@ def test_other_python_expressions_run_as_python():
             "    return x\n"
         )
     assert " --> <str>:2:22" in str(info.value)
+
+
+def test_two_top_level_definitions_are_an_error():
+    program = (
+        '@R.function\ndef a(x: R.Tensor((3,), "float32")):\n    return x\n\n'
+        '@R.function\ndef b(x: R.Tensor((3,), "float32")):\n    return x\n'
+    )
+    with pytest.raises(DiagnosticError, match="only one top-level") as info:
+        from_source(program)
+    assert " --> <str>:6:1" in str(info.value)

@@ -109,7 +109,12 @@ class IRBuilder:
         return bool(_builder_stack())
 
     def set_result(self, value: Any) -> None:
-        """Record the outermost frame's product."""
+        """Record the outermost frame's product (once: a script defines one top-level object)."""
+        if self._has_result:
+            raise ValueError(
+                "The IR builder already has a result: a script may define only one top-level "
+                "function or module"
+            )
         self.result = value
         self._has_result = True
 
