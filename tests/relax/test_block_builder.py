@@ -273,7 +273,10 @@ def test_add_func_update_func_lookup_binding():
     bb = relax.BlockBuilder()
     gv = bb.add_func(f, "f")
     assert bb.add_func(f, "f") is gv  # the same function is not added twice
-    g = relax.Function([x], relax.SeqExpr([], x))
+    same = relax.Function([x], relax.SeqExpr([], x))
+    assert bb.add_func(same, "other") is gv  # structurally equal: shared
+    y = relax.Var("y", _t([4]))
+    g = relax.Function([y], relax.SeqExpr([], y))
     gv1 = bb.add_func(g, "f")
     assert gv1.name_hint == "f1"
     bb.update_func(gv, g)
@@ -301,11 +304,6 @@ def test_call_to_unknown_global_is_error():
     bb = relax.BlockBuilder()
     with pytest.raises(TypeError, match="not defined in the module"):
         bb.normalize(relax.Call(tvm.ir.GlobalVar("missing"), [x]))
-
-
-def test_emit_te_is_explicitly_unavailable():
-    with pytest.raises(NotImplementedError, match="create_prim_func"):
-        relax.BlockBuilder().emit_te(None)
 
 
 def test_private_builder_function_equals_parsed_style_function():

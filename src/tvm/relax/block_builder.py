@@ -22,6 +22,7 @@ from __future__ import annotations
 
 from typing import ClassVar
 
+from ..ffi.structural import structural_equal, structural_hash
 from ..ir.expr import GlobalVar
 from ..ir.module import IRModule
 from .analysis.type_analysis import tir_vars_in
@@ -110,6 +111,7 @@ class BlockBuilder(Normalizer):
         self._bindings: dict = {}
         self._names: dict = {}
         self._func = None
+        self._func_hashes = None  # structural hash -> [GlobalVar], built on first add_func
 
     # --- context ----------------------------------------------------------------------------
     @staticmethod
@@ -310,10 +312,21 @@ class BlockBuilder(Normalizer):
     def add_func(self, func, func_name: str) -> GlobalVar:
         """Add ``func`` under a fresh name based on ``func_name``; return its GlobalVar.
 
-        Adding the very same function object twice returns the existing GlobalVar.
+        A function structurally equal to one already in the module is not added again: the
+        existing GlobalVar is returned (as in TVM, so identical te kernels are shared).
         """
         for gvar, existing in self._mod.functions.items():
             if existing is func:
+                return gvar
+        if self._func_hashes is None:
+            # The module's own functions take part in deduplication too (hashed once).
+            self._func_hashes = {}
+            for gvar, existing in self._mod.functions.items():
+                self._func_hashes.setdefault(structural_hash(existing), []).append(gvar)
+        key = structural_hash(func)
+        for gvar in self._func_hashes.get(key, ()):
+            existing = self._mod.functions.get(gvar)
+            if existing is not None and structural_equal(existing, func):
                 return gvar
         name = func_name
         count = 0
@@ -322,6 +335,7 @@ class BlockBuilder(Normalizer):
             name = f"{func_name}{count}"
         gvar = GlobalVar(name)
         self._mod.update_func(gvar, func)
+        self._func_hashes.setdefault(key, []).append(gvar)
         return gvar
 
     def update_func(self, gv: GlobalVar, updated_func) -> None:
@@ -335,11 +349,19 @@ class BlockBuilder(Normalizer):
     def current_block_is_dataflow(self) -> bool:
         return bool(self._frames) and self._frames[-1].is_dataflow
 
-    def emit_te(self, *args, **kwargs):
-        """Not available yet: needs ``tvm.te`` (``create_prim_func``), which is not built."""
-        raise NotImplementedError(
-            "BlockBuilder.emit_te/call_te need tvm.te.create_prim_func, which is not "
-            "implemented yet"
-        )
+    def call_te(self, func, *args, **kwargs):
+        """``R.call_tir`` of a PrimFunc built with te from ``func(*args, **kwargs)``.
 
-    call_te = emit_te
+        Relax tensor arguments become ``te.placeholder``s; the PrimFunc (named
+        ``primfunc_name_hint`` or ``func.__name__``, private) is added to the module, shared
+        with any structurally equal one already there.
+        """
+        # Lazy: the te bridge imports tvm.te only when a te function is emitted.
+        from .te_bridge import call_te
+
+        return call_te(self, func, *args, **kwargs)
+
+    def emit_te(self, func, *args, **kwargs):
+        """``emit(call_te(func, *args, **kwargs))``; ``name_hint=`` names the new variable."""
+        name_hint = kwargs.pop("name_hint", "")
+        return self.emit(self.call_te(func, *args, **kwargs), name_hint=name_hint)

@@ -1,0 +1,111 @@
+"""``BlockBuilder.call_te`` / ``emit_te``: turn a te compute function into ``R.call_tir``.
+
+The Relax tensor arguments become ``te.placeholder``s (named after the Relax variables), the
+function builds te tensors, ``te.create_prim_func`` lowers them to a private PrimFunc that is
+added to the builder's module (structurally equal PrimFuncs are shared), and the result is a
+``call_tir`` whose output type is read from the te outputs. Symbolic dims of the outputs that
+no input determines are passed as ``tir_vars``.
+"""
+
+from __future__ import annotations
+
+from ..ir.expr import PrimExpr, RelaxExpr
+from .analysis.type_analysis import tir_vars_in
+from .expr import PrimValue
+from .ty import TensorType
+
+__all__ = ["call_te"]
+
+
+class _Converter:
+    """Replaces Relax tensor arguments by te placeholders, remembering the Relax inputs."""
+
+    def __init__(self, te):
+        self.te = te
+        self.inputs = []  # (relax expr, placeholder) in order of first use
+        self.by_id = {}
+
+    def convert(self, value):
+        if isinstance(value, (list, tuple)):
+            return type(value)(self.convert(v) for v in value)
+        if isinstance(value, dict):
+            return {k: self.convert(v) for k, v in value.items()}
+        if isinstance(value, PrimValue):
+            return value.value
+        if isinstance(value, RelaxExpr) and not isinstance(value, PrimExpr):
+            return self._placeholder(value)
+        return value
+
+    def _placeholder(self, expr):
+        known = self.by_id.get(id(expr))
+        if known is not None:
+            return known
+        ty = expr.ty
+        if not isinstance(ty, TensorType):
+            raise TypeError(
+                f"call_te: Relax argument {expr!r} must be a tensor, but its type is {ty!r}"
+            )
+        values = getattr(ty.shape, "values", None)
+        if values is None:
+            raise ValueError(
+                f"call_te: the shape of argument {expr!r} must be known (symbolic dims are "
+                f"fine), but its type is {ty!r}"
+            )
+        name = getattr(expr, "name_hint", "") or "rxplaceholder"
+        tensor = self.te.placeholder(values, ty.dtype, name=name)
+        self.by_id[id(expr)] = tensor
+        self.inputs.append((expr, tensor))
+        return tensor
+
+
+def _as_int64(value):
+    """Relax shapes are int64: te's int32 literals and expressions are widened (``astype``
+    folds constants)."""
+    if value.dtype == "int64":
+        return value
+    return value.astype("int64")
+
+
+def _outputs(result):
+    if isinstance(result, (list, tuple)):
+        return list(result), True
+    return [result], False
+
+
+def call_te(bb, func, *args, **kwargs):
+    """``R.call_tir`` of the PrimFunc that ``func(*args, **kwargs)`` computes with te.
+
+    Keyword-only options consumed here: ``primfunc_name_hint`` (default ``func.__name__``)
+    and ``primfunc_attrs`` (extra PrimFunc attributes).
+    """
+    # Lazy: te is only needed by call_te; relax stays importable without it.
+    from .. import te
+    from .op.base import call_tir
+
+    name_hint = kwargs.pop("primfunc_name_hint", None) or getattr(func, "__name__", "te_func")
+    extra_attrs = kwargs.pop("primfunc_attrs", None) or {}
+    converter = _Converter(te)
+    te_args = converter.convert(list(args))
+    te_kwargs = converter.convert(dict(kwargs))
+    outs, many = _outputs(func(*te_args, **te_kwargs))
+    for out in outs:
+        if not isinstance(out, te.Tensor):
+            raise TypeError(f"call_te: {name_hint} must return te tensors, got {out!r}")
+    placeholders = [t for _, t in converter.inputs]
+    known = {id(v) for t in placeholders for v in tir_vars_in(t.shape)}
+    extra_vars = []
+    for out in outs:
+        for var in tir_vars_in(out.shape):
+            if id(var) not in known:
+                known.add(id(var))
+                extra_vars.append(var)
+    prim = te.create_prim_func(placeholders + outs + extra_vars)
+    prim = prim.without_attr("global_symbol")  # private: the module calls it by GlobalVar
+    if extra_attrs:
+        prim = prim.with_attr(dict(extra_attrs))
+    gvar = bb.add_func(prim, name_hint)
+    out_types = [TensorType([_as_int64(v) for v in o.shape], o.dtype) for o in outs]
+    out_ty = out_types if many else out_types[0]
+    relax_inputs = [expr for expr, _ in converter.inputs]
+    tir_vars = extra_vars or None
+    return call_tir(gvar, relax_inputs, out_ty, tir_vars=tir_vars)

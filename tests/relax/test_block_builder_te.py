@@ -1,0 +1,102 @@
+"""BlockBuilder.call_te / emit_te: te functions become call_tir to private PrimFuncs."""
+
+import pytest
+
+import tvm
+from tvm import relax, te
+from tvm.ir import Op
+from tvm.tirx.expr import Var as TirVar
+
+T = relax.TensorType
+
+
+def _scale_add(a, b, scale=1.0):
+    return te.compute(a.shape, lambda i, j: a[i, j] * scale + b[j], name="out")
+
+
+def test_emit_te_builds_call_tir_and_primfunc():
+    n = TirVar("n", "int64")
+    x = relax.Var("x", T([n, 4], "float32"))
+    y = relax.Var("y", T([4], "float32"))
+    bb = relax.BlockBuilder()
+    with bb.function("main", [x, y]):
+        with bb.dataflow():
+            lv = bb.emit_te(_scale_add, x, y, scale=2.0)
+            gv = bb.emit_output(lv)
+        bb.emit_func_output(gv)
+    mod = bb.get()
+    call = mod["main"].body.blocks[0].bindings[0].value
+    assert call.op is Op.get("relax.call_tir")
+    assert call.args[0].name_hint == "_scale_add"
+    assert [a.name_hint for a in call.args[1].fields] == ["x", "y"]
+    tvm.ir.assert_structural_equal(lv.ty, T([n, 4], "float32"))
+    prim = mod["_scale_add"]
+    assert "global_symbol" not in prim.attrs  # private
+    # Buffers are named after the Relax variables and the te output.
+    assert [prim.buffer_map[p].name for p in prim.params] == ["x", "y", "out"]
+
+
+def test_structurally_equal_kernels_are_shared():
+    x = relax.Var("x", T([2, 4], "float32"))
+    y = relax.Var("y", T([4], "float32"))
+    bb = relax.BlockBuilder()
+    with bb.function("main", [x, y]):
+        a = bb.emit_te(_scale_add, x, y, scale=2.0)
+        b = bb.emit_te(_scale_add, a, y, scale=2.0, primfunc_name_hint="other")
+        c = bb.emit_te(_scale_add, b, y, scale=3.0)
+        bb.emit_func_output(c)
+    mod = bb.get()
+    names = sorted(g.name_hint for g in mod.get_global_vars())
+    assert names == ["_scale_add", "_scale_add1", "main"]
+    calls = [bd.value for bd in mod["main"].body.blocks[0].bindings]
+    assert calls[0].args[0] is calls[1].args[0]
+
+
+def test_output_only_symbolic_dims_become_tir_vars():
+    m = TirVar("m", "int64")
+    x = relax.Var("x", T([4], "float32"))
+
+    def tile(a):
+        return te.compute((m, 4), lambda i, j: a[j], name="tiled")
+
+    bb = relax.BlockBuilder()
+    with bb.function("main", [x]):
+        out = bb.emit(bb.call_te(tile, x))
+        bb.emit_func_output(out)
+    call = bb.get()["main"].body.blocks[0].bindings[0].value
+    assert len(call.args) == 3 and call.args[2].values[0] is m
+    tvm.ir.assert_structural_equal(out.ty, T([m, 4], "float32"))
+
+
+def test_multiple_outputs_and_errors():
+    x = relax.Var("x", T([3], "float32"))
+
+    def two(a):
+        return [
+            te.compute((3,), lambda i: a[i] + 1.0, name="p"),
+            te.compute((3,), lambda i: a[i] * 2.0, name="q"),
+        ]
+
+    bb = relax.BlockBuilder()
+    with bb.function("main", [x]):
+        out = bb.emit_te(two, x)
+        bb.emit_func_output(out)
+    assert isinstance(out.ty, relax.TupleType) and len(out.ty.fields) == 2
+
+    unknown = relax.Var("u", T(ndim=1, dtype="float32"))
+    with pytest.raises(ValueError, match="shape of argument u must be known"):
+        relax.BlockBuilder().call_te(lambda a: a, unknown)
+    with pytest.raises(TypeError, match="must be a tensor"):
+        relax.BlockBuilder().call_te(lambda a: a, relax.Var("s", relax.ShapeType([2])))
+
+
+def test_add_func_deduplicates_structurally_equal_functions():
+    # As observed in Apache TVM 0.27: a second, structurally equal private function is the
+    # first one.
+    x = relax.Var("x", T([3], "float32"))
+    bb = relax.BlockBuilder()
+    with bb.function("f", [x], private=True):
+        bb.emit_func_output(x)
+    with bb.function("g", [x], private=True):
+        bb.emit_func_output(x)
+    assert [g.name_hint for g in bb.get().get_global_vars()] == ["f"]
