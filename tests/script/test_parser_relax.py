@@ -562,3 +562,20 @@ def test_two_top_level_definitions_are_an_error():
     with pytest.raises(DiagnosticError, match="only one top-level") as info:
         from_source(program)
     assert " --> <str>:6:1" in str(info.value)
+
+
+def test_imports_at_the_top_of_a_script():
+    program = (
+        "import numpy as np\n"
+        "from tvm.script import relax as R\n"
+        "from tvm.script import ir as I\n"
+        "@R.function\n"
+        'def main(x: R.Tensor((2,), "float32")):\n'
+        '    c = R.const(np.ones((2,), "float32"))\n'
+        "    y = R.add(x, c)\n"
+        "    return y\n"
+    )
+    func = from_source(program)
+    np.testing.assert_array_equal(_bindings(func)[0].value.data.numpy(), np.ones(2))
+    with pytest.raises(DiagnosticError, match="No module named 'no_such_module_xyz'"):
+        from_source("import no_such_module_xyz\n")

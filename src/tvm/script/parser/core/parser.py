@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import ast
 import builtins
+import importlib
 from collections import defaultdict
 from contextlib import contextmanager
 from typing import Any
@@ -234,10 +235,31 @@ def _visit_expr(parser: Parser, node: ast.Expr) -> None:
 
 
 @dispatch.register("default", "Import")
+def _visit_import(parser: Parser, node: ast.Import) -> None:
+    # ``import numpy as np`` at the top of a script binds the module, as Python would.
+    for alias in node.names:
+        module = importlib.import_module(alias.name)
+        if alias.asname:
+            parser.var_table.add(alias.asname, module, allow_shadowing=True)
+        else:
+            top = alias.name.partition(".")[0]
+            parser.var_table.add(top, importlib.import_module(top), allow_shadowing=True)
+
+
 @dispatch.register("default", "ImportFrom")
-def _visit_import(parser: Parser, node) -> None:
-    # ``from tvm.script import relax as R`` in a script: the names are already provided.
-    return None
+def _visit_import_from(parser: Parser, node: ast.ImportFrom) -> None:
+    # ``from tvm.script import relax as R``: the same module the default names hold.
+    if node.level:
+        parser.report_error(node, "Relative imports are not supported in TVMScript")
+    module = importlib.import_module(node.module)
+    for alias in node.names:
+        if alias.name == "*":
+            parser.report_error(node, "`import *` is not supported in TVMScript")
+        try:
+            value = getattr(module, alias.name)
+        except AttributeError:
+            value = importlib.import_module(f"{node.module}.{alias.name}")
+        parser.var_table.add(alias.asname or alias.name, value, allow_shadowing=True)
 
 
 @dispatch.register("default", "Pass")
