@@ -185,3 +185,54 @@ def test_rewrite_and_canonical_simplify_are_available():
     ana = arith.Analyzer()
     assert repr(ana.rewrite_simplify(x + 1 - 1)) == "x"
     assert repr(ana.canonical_simplify(x * 2 + x)) == "x * 3"
+
+
+def test_let_inlining():
+    ana = arith.Analyzer()
+    t = tirx.Var("t")
+    assert repr(ana.simplify(tirx.Let(t, 1, t + y))) == "y + 1"
+    assert repr(ana.simplify(tirx.Let(t, x, t * 2 - x))) == "x"
+    # A computed value stays bound, the body is simplified.
+    assert repr(ana.simplify(tirx.Let(t, y * 2, t + t))) == "T.Let(t * 2, where={t: y * 2})"
+    # A float Let is inlined too.
+    f = tirx.Var("f", "float32")
+    assert repr(ana.simplify(tirx.Let(f, tirx.const(1.5), f + tirx.Var("g", "float32")))) == (
+        "T.float32(1.5) + g"
+    )
+
+
+def test_let_shadowing():
+    ana = arith.Analyzer()
+    t = tirx.Var("t")
+    inner = tirx.Let(t, y * 2, t + 1)
+    assert repr(ana.simplify(tirx.Let(t, 5, inner + t))) == "T.Let(t + 1, where={t: y * 2}) + 5"
+
+
+def test_intrinsic_calls_with_decided_conditions():
+    ana = arith.Analyzer()
+    assert ana.simplify(tirx.if_then_else(x < x + 1, x, y)) is x
+    assert repr(ana.simplify(tirx.likely(x < x + 1))) == "T.bool(True)"
+    assert repr(ana.simplify(tirx.if_then_else(x < 3, x, y) + 1)) == (
+        "T.if_then_else(x < 3, x, y) + 1"
+    )
+
+
+def test_widening_casts_distribute():
+    ana = arith.Analyzer()
+    cx = tirx.Cast("int64", x)
+    assert repr(ana.simplify(tirx.Cast("int64", x + 1) - cx)) == "T.int64(1)"
+    assert repr(ana.simplify(cx * 2 - cx)) == 'T.Cast("int64", x)'
+    # Narrowing casts can lose information and stay opaque.
+    assert repr(ana.simplify(tirx.Cast("int32", n) - tirx.Cast("int32", n))) == "0"
+    assert repr(ana.simplify(tirx.Cast("int64", tirx.Cast("int32", n)))) == (
+        'T.Cast("int64", T.Cast("int32", n))'
+    )
+
+
+def test_conjunctions_and_disjunctions_of_one_difference():
+    ana = arith.Analyzer()
+    assert repr(ana.simplify(tirx.all(x < y, y < x))) == "T.bool(False)"
+    assert repr(ana.simplify(tirx.any(x < y, y <= x))) == "T.bool(True)"
+    assert repr(ana.simplify(tirx.all(x < y, x > y + 3))) == "T.bool(False)"
+    assert repr(ana.simplify(tirx.any(tirx.NE(x, y), tirx.EQ(x - y, 0)))) == "T.bool(True)"
+    assert repr(ana.simplify(tirx.all(x <= y, y <= x))) == "x <= y and y <= x"

@@ -10,6 +10,7 @@ from tvm.tirx.analysis import evaluate
 
 X, Y, Z = tirx.Var("x", "int64"), tirx.Var("y", "int64"), tirx.Var("z", "int64")
 S = tirx.SizeVar("s", "int64")
+T = tirx.Var("t", "int64")  # bound by Let expressions only
 VARS = [X, Y, Z, S]
 
 SETTINGS = settings(
@@ -37,8 +38,17 @@ def _extend(children):
         pair.map(lambda p: tirx.FloorMod(p[0], p[1])),
         pair.map(lambda p: tirx.min(p[0], p[1])),
         pair.map(lambda p: tirx.max(p[0], p[1])),
-        st.tuples(children, children, children).map(
-            lambda p: tirx.Select(p[0] < p[1], p[1], p[2])
+        st.tuples(children, children, children, children).map(
+            lambda p: tirx.Select(p[0] < p[1], p[2], p[3])
+        ),
+        st.tuples(children, children).map(lambda p: tirx.Let(T, p[0], p[1] * T + T)),
+        st.tuples(children, st.integers(-3, 3)).map(
+            lambda p: tirx.Let(T, tirx.const(p[1], "int64"), p[0] - T)
+        ),
+        children.map(lambda c: tirx.Cast("int64", tirx.Cast("int32", c))),
+        children.map(lambda c: tirx.Cast("int64", tirx.Cast("int32", c) + 1)),
+        st.tuples(children, children, children, children).map(
+            lambda p: tirx.if_then_else(tirx.all(p[0] < p[1], p[1] <= p[0] + 3), p[2], p[3])
         ),
     )
 

@@ -157,6 +157,8 @@ class Simplifier:
 
     # --- building sums ----------------------------------------------------------------------
     def atom(self, e) -> Sum:
+        if isinstance(e, self.E.IntImm):
+            return self.const_sum(e.dtype, e.value)
         return Sum(e.dtype, {_mono_key((self.key(e),)): [1, (e,)]})
 
     def const_sum(self, dtype, value) -> Sum:
@@ -172,7 +174,15 @@ class Simplifier:
         elif getattr(e, "_sequal_kind", None) == "var":
             result = self._s_Var(e)
         else:
-            result = self.atom(self.generic(e))
+            simplified = self.generic(e)
+            if simplified is not e and (
+                hasattr(self, "_s_" + type(simplified).__name__)
+                or getattr(simplified, "_sequal_kind", None) == "var"
+            ):
+                # e.g. if_then_else(True, a, b) became ``a``, which the normal form can open.
+                result = self.to_sum(simplified)
+            else:
+                result = self.atom(simplified)
         self._sum_memo[id(e)] = (e, result)
         return result
 
@@ -419,6 +429,15 @@ class Simplifier:
         return self.atom(cls(self.to_expr(sa), self.to_expr(sb)))
 
     def _s_Cast(self, e):
+        if _is_widening(e.value.dtype, e.dtype):
+            # Widening an integer commutes with + and * when nothing overflows (the simplifier's
+            # assumption): cast(int64, x + 1) - cast(int64, x) is 1.
+            inner = self.to_sum(e.value)
+            out = Sum(e.dtype, None, inner.const)
+            for coeff, factors in inner.terms.values():
+                cast_factors = tuple(self._cast_atom(f, e.dtype) for f in factors)
+                out.add_term(self._factors_key(cast_factors), coeff, cast_factors)
+            return out
         value = self.simplify(e.value)
         try:
             result = self.G.cast(value, e.dtype)
@@ -429,6 +448,35 @@ class Simplifier:
         if result is value:
             return self.to_sum(value)
         return self.atom(e if value is e.value else result)
+
+    def _cast_atom(self, atom, dtype):
+        if isinstance(atom, self.E.IntImm):
+            return self._imm(dtype, atom.value)
+        return self.E.Cast(dtype, atom)
+
+    def _s_Let(self, e):
+        result = self.simplify_let(e)
+        return self.atom(result) if isinstance(result, self.E.Let) else self.to_sum(result)
+
+    def simplify_let(self, e):
+        """Inline a Let whose value is a constant or a variable; otherwise simplify its parts."""
+        value = self.simplify(e.value)
+        if isinstance(value, (self.E.IntImm, self.E.FloatImm, self.E.Var)):
+            # A fresh simplifier: memoized results elsewhere do not know this binding.
+            inner = Simplifier(self.analyzer, self.expand)
+            inner.var_map = dict(self.var_map)
+            inner.var_map[e.var] = value
+            return inner.simplify(e.body)
+        if e.var in self.var_map:
+            # The Let shadows an outer binding of the same variable.
+            inner = Simplifier(self.analyzer, self.expand)
+            inner.var_map = {k: v for k, v in self.var_map.items() if k is not e.var}
+            body = inner.simplify(e.body)
+        else:
+            body = self.simplify(e.body)
+        if value is e.value and body is e.body:
+            return e
+        return self.E.Let(e.var, value, body)
 
     def _s_Select(self, e):
         cond = self.simplify_bool(e.condition)
@@ -542,26 +590,50 @@ class Simplifier:
         name = type(e).__name__
         if name in ("EQ", "NE", "LT", "LE", "GT", "GE"):
             return self.simplify_compare(e)
-        if name == "And":
+        if name in ("And", "Or"):
             a, b = self.simplify_bool(e.a), self.simplify_bool(e.b)
             if self.key(a) == self.key(b):
                 return a
+            decided = self.decide_pair(name, a, b)
+            if decided is not None:
+                return self.E.IntImm("bool", int(decided))
             if a is e.a and b is e.b:
                 return e
-            return self.G.logical_and(a, b)
-        if name == "Or":
-            a, b = self.simplify_bool(e.a), self.simplify_bool(e.b)
-            if self.key(a) == self.key(b):
-                return a
-            if a is e.a and b is e.b:
-                return e
-            return self.G.logical_or(a, b)
+            return (self.G.logical_and if name == "And" else self.G.logical_or)(a, b)
         if name == "Not":
             return self.negate(self.simplify_bool(e.a))
         if getattr(e, "_sequal_kind", None) == "var":
             bound = self.var_map.get(e)
             return e if bound is None else self.simplify_bool(bound)
         return self.generic(e)
+
+    def _difference_set(self, cmp):
+        """``(d, intervals)``: the comparison says ``d`` (a Sum) lies in the integer intervals."""
+        name = type(cmp).__name__
+        if name not in _CMP_SETS or not _int_kind(cmp.a.dtype):
+            return None
+        d = self.recombine(self.to_sum(cmp.a).plus(self.to_sum(cmp.b), -1))
+        return d, _CMP_SETS[name]
+
+    def decide_pair(self, name, a, b):
+        """True/False when ``a and b`` / ``a or b`` is decided: both compare one difference."""
+        first, second = self._difference_set(a), self._difference_set(b)
+        if first is None or second is None:
+            return None
+        (d1, set1), (d2, set2) = first, second
+        same = d1.plus(d2, -1)
+        if same.is_const:  # d2 = d1 - k, so d2 in S means d1 in S + k
+            k = same.const
+            moved = [(lo + k, hi + k) for lo, hi in set2]
+        else:
+            opposite = d1.plus(d2)
+            if not opposite.is_const:
+                return None
+            k = opposite.const  # d2 = k - d1, so d2 in S means d1 in k - S
+            moved = [(k - hi, k - lo) for lo, hi in set2]
+        if name == "And":
+            return False if not _intersect(set1, moved) else None
+        return True if _covers_all(set1 + moved) else None
 
     _NEGATED: ClassVar[dict] = {"LT": ("GE", False), "LE": ("GT", False), "GT": ("LE", False),
                 "GE": ("LT", False), "EQ": ("NE", False), "NE": ("EQ", False)}
@@ -633,6 +705,17 @@ class Simplifier:
     def generic(self, e):
         """Simplify the children of a node the normal form does not model, then fold."""
         name = type(e).__name__
+        if getattr(e, "_sequal_kind", None) == "var":
+            bound = self.var_map.get(e)
+            return e if bound is None else bound
+        if name == "Let":
+            return self.simplify_let(e)
+        if name == "Call" and getattr(e.op, "name", None) in ("tirx.if_then_else", "tirx.likely"):
+            cond = self.simplify(e.args[0])
+            if isinstance(cond, self.E.IntImm):
+                if e.op.name == "tirx.likely":
+                    return cond
+                return self.simplify(e.args[1] if cond.value else e.args[2])
         if name == "Select":
             cond = self.simplify(e.condition)
             if isinstance(cond, self.E.IntImm):
@@ -667,6 +750,43 @@ class Simplifier:
             items = tuple(self._simplify_value(v) for v in value)
             return value if all(a is b for a, b in zip(items, value)) else items
         return value
+
+
+_INF = math.inf
+# The integers d satisfying ``d <op> 0``, as closed intervals.
+_CMP_SETS = {
+    "LT": [(-_INF, -1)],
+    "LE": [(-_INF, 0)],
+    "GT": [(1, _INF)],
+    "GE": [(0, _INF)],
+    "EQ": [(0, 0)],
+    "NE": [(-_INF, -1), (1, _INF)],
+}
+
+
+def _intersect(set1, set2) -> bool:
+    """Whether two unions of closed integer intervals meet."""
+    return any(max(a[0], b[0]) <= min(a[1], b[1]) for a in set1 for b in set2)
+
+
+def _covers_all(intervals) -> bool:
+    """Whether a union of closed integer intervals is every integer."""
+    reach = -_INF
+    for lo, hi in sorted(intervals):
+        if lo > reach + 1:
+            return False
+        reach = max(reach, hi)
+    return reach == _INF
+
+
+def _is_widening(src, dst) -> bool:
+    """An integer cast that keeps every value: int8 -> int32, uint8 -> int16, uint8 -> uint32."""
+    a, b = dtype_info(src), dtype_info(dst)
+    if a.lanes != 1 or b.lanes != 1 or a.kind not in ("int", "uint"):
+        return False
+    if b.kind == a.kind:
+        return b.bits > a.bits
+    return a.kind == "uint" and b.kind == "int" and b.bits > a.bits
 
 
 def _scale(bound, coeff):
