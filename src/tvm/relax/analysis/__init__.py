@@ -10,6 +10,7 @@ from .binding_analysis import (
     used_vars,
 )
 from .remove_unused import remove_all_unused
+from .well_formed import check_well_formed, well_formed
 from .type_analysis import (
     BaseCheckResult,
     definable_tir_vars_in_type,
