@@ -107,7 +107,9 @@ def test_rule3_global_symbol_matches_name():
     x = rx.Var("x", TT(3))
     mod = module(bar=func([x], [], x, attrs={"global_symbol": "foo"}))
     check_fails(
-        mod, ValueError, 'Name in GlobalVar is not equal to name in gsymbol: I.GlobalVar("bar") != foo'
+        mod,
+        ValueError,
+        'Name in GlobalVar is not equal to name in gsymbol: I.GlobalVar("bar") != foo',
     )
 
 

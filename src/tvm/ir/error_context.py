@@ -153,9 +153,7 @@ def _render(root, path) -> str:
 def _with_message(exc: BaseException, message: str) -> BaseException:
     """``exc`` showing ``message``: the same object when its text is its single argument."""
     args = exc.args
-    if type(exc).__str__ is BaseException.__str__ and len(args) == 1 and isinstance(
-        args[0], str
-    ):
+    if type(exc).__str__ is BaseException.__str__ and len(args) == 1 and isinstance(args[0], str):
         exc.args = (message,)
         return exc
     try:

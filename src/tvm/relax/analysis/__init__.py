@@ -10,7 +10,6 @@ from .binding_analysis import (
     used_vars,
 )
 from .remove_unused import remove_all_unused
-from .well_formed import check_well_formed, well_formed
 from .type_analysis import (
     BaseCheckResult,
     definable_tir_vars_in_type,
@@ -33,3 +32,4 @@ from .var_analysis import (
     free_symbolic_vars,
     free_vars,
 )
+from .well_formed import check_well_formed, well_formed

@@ -160,8 +160,7 @@ class _Checker:
     def __init__(self, obj, check_ty):
         if not isinstance(obj, (IRModule, Function)):
             raise TypeError(
-                "well_formed expects an IRModule or a relax.Function, got "
-                f"{type(obj).__name__}"
+                f"well_formed expects an IRModule or a relax.Function, got {type(obj).__name__}"
             )
         self.obj = obj
         self.mod = obj if isinstance(obj, IRModule) else None
@@ -274,7 +273,9 @@ class _Checker:
     def visit_var(self, var):
         if isinstance(var, DataflowVar):
             if not self.in_dataflow:
-                _fail(ValueError, f"DataflowVar {var.name_hint} is used outside DataflowBlock.", var)
+                _fail(
+                    ValueError, f"DataflowVar {var.name_hint} is used outside DataflowBlock.", var
+                )
             if id(var) not in self.visible:
                 _fail(ValueError, f"DataflowVar {var.name_hint} is not defined.", var)
         elif id(var) not in self.visible:
@@ -375,8 +376,7 @@ class _Checker:
         elif isinstance(expr, Tuple):
             for index, item in enumerate(expr.fields):
                 self._require_leaf(
-                    item, TypeError, f"Tuple is not in ANF form, field {index} gets "
-                    f"{item.type_key}"
+                    item, TypeError, f"Tuple is not in ANF form, field {index} gets {item.type_key}"
                 )
                 self.visit(item)
         elif isinstance(expr, TupleGetItem):
@@ -423,7 +423,9 @@ class _Checker:
         if self.mod is not None:
             known = self.mod.functions.get(gvar)
             if known is None:
-                _fail(ValueError, f'GlobalVar I.GlobalVar("{gvar.name_hint}") is not defined.', gvar)
+                _fail(
+                    ValueError, f'GlobalVar I.GlobalVar("{gvar.name_hint}") is not defined.', gvar
+                )
         ty = gvar.ty
         if ty is not None and not isinstance(ty, FuncType):
             _fail(
@@ -531,4 +533,3 @@ class _Checker:
 def _func_name(func, default):
     symbol = func.get_attr("global_symbol") if func.attrs is not None else None
     return str(symbol) if symbol is not None else (default or "<anonymous>")
-
