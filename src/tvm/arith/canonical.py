@@ -13,7 +13,10 @@ such as ``x // 3`` or ``T.min(x, y)``). Like terms are collected whatever their 
 * an exact symbolic division ``(n*m*2) // m`` is ``n*2`` (a division by zero is undefined
   anyway, so the divisor is assumed nonzero, as TVM does);
 * ``min``/``max`` and comparisons are decided when the bounds of the difference of their
-  operands allow (``max(x, x + 1)`` is ``x + 1``; ``x < x + 1`` is ``True``).
+  operands allow (``max(x, x + 1)`` is ``x + 1``; ``x < x + 1`` is ``True``); boolean rules
+  are in :mod:`tvm.arith.logic`;
+* a widening integer cast distributes over the sum (``cast(int64, x + 1) - cast(int64, x)``
+  is ``1``), and a ``Let`` whose value is a constant or a variable is inlined.
 
 Products of two sums are kept factored (``n * (n + 1)``), as TVM prints them; with
 ``expand=True`` (used for proofs) they are multiplied out, which makes the form canonical for
@@ -31,6 +34,7 @@ from typing import ClassVar
 
 from ..runtime.data_type import dtype_info
 from ._tirx import tirx
+from .logic import BoolRules
 
 __all__ = ["Simplifier", "Sum"]
 
@@ -93,12 +97,7 @@ def _mono_key(factor_keys) -> frozenset:
     return frozenset(Counter(factor_keys).items())
 
 
-def _int_kind(dtype) -> bool:
-    info = dtype_info(dtype)
-    return info.kind in ("int", "uint") and info.lanes == 1
-
-
-class Simplifier:
+class Simplifier(BoolRules):
     """One simplification pass; create one per top-level call (it memoizes by node)."""
 
     def __init__(self, analyzer, expand=False):
@@ -585,115 +584,6 @@ class Simplifier:
                 break
         return lo, hi
 
-    # --- booleans ---------------------------------------------------------------------------
-    def simplify_bool(self, e):
-        name = type(e).__name__
-        if name in ("EQ", "NE", "LT", "LE", "GT", "GE"):
-            return self.simplify_compare(e)
-        if name in ("And", "Or"):
-            a, b = self.simplify_bool(e.a), self.simplify_bool(e.b)
-            if self.key(a) == self.key(b):
-                return a
-            decided = self.decide_pair(name, a, b)
-            if decided is not None:
-                return self.E.IntImm("bool", int(decided))
-            if a is e.a and b is e.b:
-                return e
-            return (self.G.logical_and if name == "And" else self.G.logical_or)(a, b)
-        if name == "Not":
-            return self.negate(self.simplify_bool(e.a))
-        if getattr(e, "_sequal_kind", None) == "var":
-            bound = self.var_map.get(e)
-            return e if bound is None else self.simplify_bool(bound)
-        return self.generic(e)
-
-    def _difference_set(self, cmp):
-        """``(d, intervals)``: the comparison says ``d`` (a Sum) lies in the integer intervals."""
-        name = type(cmp).__name__
-        if name not in _CMP_SETS or not _int_kind(cmp.a.dtype):
-            return None
-        d = self.recombine(self.to_sum(cmp.a).plus(self.to_sum(cmp.b), -1))
-        return d, _CMP_SETS[name]
-
-    def decide_pair(self, name, a, b):
-        """True/False when ``a and b`` / ``a or b`` is decided: both compare one difference."""
-        first, second = self._difference_set(a), self._difference_set(b)
-        if first is None or second is None:
-            return None
-        (d1, set1), (d2, set2) = first, second
-        same = d1.plus(d2, -1)
-        if same.is_const:  # d2 = d1 - k, so d2 in S means d1 in S + k
-            k = same.const
-            moved = [(lo + k, hi + k) for lo, hi in set2]
-        else:
-            opposite = d1.plus(d2)
-            if not opposite.is_const:
-                return None
-            k = opposite.const  # d2 = k - d1, so d2 in S means d1 in k - S
-            moved = [(k - hi, k - lo) for lo, hi in set2]
-        if name == "And":
-            return False if not _intersect(set1, moved) else None
-        return True if _covers_all(set1 + moved) else None
-
-    _NEGATED: ClassVar[dict] = {"LT": ("GE", False), "LE": ("GT", False), "GT": ("LE", False),
-                "GE": ("LT", False), "EQ": ("NE", False), "NE": ("EQ", False)}
-
-    def negate(self, a):
-        """``not a`` for a simplified bool ``a``; integer comparisons flip (``y <= x``)."""
-        if isinstance(a, self.E.IntImm):
-            return self.E.IntImm("bool", int(not a.value))
-        name = type(a).__name__
-        if name == "Not":
-            return a.a
-        if name in self._NEGATED and _int_kind(a.a.dtype):
-            if name == "LT":
-                return self.E.LE(a.b, a.a)
-            if name == "LE":
-                return self.E.LT(a.b, a.a)
-            if name == "GT":
-                return self.E.LE(a.a, a.b)
-            if name == "GE":
-                return self.E.LT(a.a, a.b)
-            if name == "EQ":
-                return self.E.NE(a.a, a.b)
-            return self.E.EQ(a.a, a.b)
-        return self.E.Not(a)
-
-    def decide(self, name, diff: Sum):
-        """True/False when ``diff <op> 0`` is decided by bounds, else None."""
-        lo, hi = self.sum_bound(diff)
-        if name == "LT":
-            return True if hi < 0 else False if lo >= 0 else None
-        if name == "LE":
-            return True if hi <= 0 else False if lo > 0 else None
-        if name == "GT":
-            return True if lo > 0 else False if hi <= 0 else None
-        if name == "GE":
-            return True if lo >= 0 else False if hi < 0 else None
-        if lo == hi == 0:
-            result = True
-        elif lo > 0 or hi < 0:
-            result = False
-        elif diff.terms and diff.const % self._gcd(Sum(diff.dtype, diff.terms), 0) != 0:
-            result = False  # e.g. 2*x == 1 has no integer solution
-        else:
-            return None
-        return result if name == "EQ" else not result
-
-    def simplify_compare(self, e):
-        name = type(e).__name__
-        if not _int_kind(e.a.dtype):
-            return self.generic(e)
-        sa, sb = self.to_sum(e.a), self.to_sum(e.b)
-        diff = self.recombine(sa.plus(sb, -1))
-        verdict = self.decide(name, diff)
-        if verdict is not None:
-            return self.E.IntImm("bool", int(verdict))
-        a, b = self.to_expr(sa), self.to_expr(sb)
-        if a is e.a and b is e.b:
-            return e
-        return type(e)(a, b)
-
     # --- everything else --------------------------------------------------------------------
     _GENERIC_BINARY: ClassVar[dict] = {
         "Add": "add", "Sub": "subtract", "Mul": "multiply", "Div": "div", "Mod": "truncmod",
@@ -750,33 +640,6 @@ class Simplifier:
             items = tuple(self._simplify_value(v) for v in value)
             return value if all(a is b for a, b in zip(items, value)) else items
         return value
-
-
-_INF = math.inf
-# The integers d satisfying ``d <op> 0``, as closed intervals.
-_CMP_SETS = {
-    "LT": [(-_INF, -1)],
-    "LE": [(-_INF, 0)],
-    "GT": [(1, _INF)],
-    "GE": [(0, _INF)],
-    "EQ": [(0, 0)],
-    "NE": [(-_INF, -1), (1, _INF)],
-}
-
-
-def _intersect(set1, set2) -> bool:
-    """Whether two unions of closed integer intervals meet."""
-    return any(max(a[0], b[0]) <= min(a[1], b[1]) for a in set1 for b in set2)
-
-
-def _covers_all(intervals) -> bool:
-    """Whether a union of closed integer intervals is every integer."""
-    reach = -_INF
-    for lo, hi in sorted(intervals):
-        if lo > reach + 1:
-            return False
-        reach = max(reach, hi)
-    return reach == _INF
 
 
 def _is_widening(src, dst) -> bool:
