@@ -319,11 +319,11 @@ class BlockBuilder(Normalizer):
             if existing is func:
                 return gvar
         if self._func_hashes is None:
-            # The module's own functions take part in deduplication too (hashed once).
+            # The module's own functions take part in deduplication too (keyed once).
             self._func_hashes = {}
             for gvar, existing in self._mod.functions.items():
-                self._func_hashes.setdefault(structural_hash(existing), []).append(gvar)
-        key = structural_hash(func)
+                self._func_hashes.setdefault(_dedup_key(existing), []).append(gvar)
+        key = _dedup_key(func)
         for gvar in self._func_hashes.get(key, ()):
             existing = self._mod.functions.get(gvar)
             if existing is not None and structural_equal(existing, func):
@@ -365,3 +365,16 @@ class BlockBuilder(Normalizer):
         """``emit(call_te(func, *args, **kwargs))``; ``name_hint=`` names the new variable."""
         name_hint = kwargs.pop("name_hint", "")
         return self.emit(self.call_te(func, *args, **kwargs), name_hint=name_hint)
+
+
+def _dedup_key(func):
+    """A cheap key for finding structurally equal functions: kind and signature type.
+
+    Hashing a whole function would cost as much as building it; functions with equal keys
+    are then compared with ``structural_equal``, which stops at the first difference.
+    """
+    return (
+        type(func).__name__,
+        len(getattr(func, "params", ())),
+        structural_hash(getattr(func, "ty", None)),
+    )

@@ -39,8 +39,7 @@ def infer_binary_arith(call, _bb=None):
     provably broadcastable; a symbolic pair that can't be decided leaves only the rank known.
     """
     if len(call.args) != 2:
-        raise TypeError(f"Operator {call.op.name} expects 2 arguments, but got "
-                        f"{len(call.args)}")
+        raise TypeError(f"Operator {call.op.name} expects 2 arguments, but got {len(call.args)}")
     lhs_ty, rhs_ty = _operand(call, 0, "LHS"), _operand(call, 1, "RHS")
     lhs, rhs = _as_tensor(lhs_ty), _as_tensor(rhs_ty)
     dtype = binary_dtype(call, lhs, rhs)
@@ -56,6 +55,16 @@ def infer_binary_arith(call, _bb=None):
     out = broadcast_shapes(call, lvals, rvals)
     if out is None:
         return make_tensor_type(None, dtype, ndim, vdevice)
+    # Types are immutable: reuse an operand's type when the result is exactly it (the common
+    # same-shape case), instead of building an equal one.
+    for operand, values in ((lhs, lvals), (rhs, rvals)):
+        if (
+            operand.dtype == dtype
+            and operand.vdevice is vdevice
+            and len(values) == len(out)
+            and all(a is b for a, b in zip(values, out))
+        ):
+            return operand
     return make_tensor_type(out, dtype, ndim, vdevice)
 
 
