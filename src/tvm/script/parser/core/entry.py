@@ -108,14 +108,10 @@ def _well_formed_gate(parser: Parser, result, s_tir: bool) -> None:
     type_key = getattr(result, "type_key", "")
     is_module = type_key == "ir.IRModule"
     if is_module or type_key.startswith("relax."):
-        analysis = _optional_module("tvm.relax.analysis")
-        check = getattr(analysis, "check_well_formed", None)
-        if check is None:
-            # ``relax.analysis.check_well_formed`` comes with the errors issue. Until then only
-            # its rule 21 is checked here (a binding annotation that provably contradicts the
-            # inferred type), so that such a mistake is never accepted silently.
-            check = _annotations_not_provably_wrong
-        if not check(result):
+        # Lazy: importing relax with the parser core would load the whole op library early.
+        from tvm.relax.analysis import check_well_formed
+
+        if not check_well_formed(result):
             parser.report_error(whole, WELL_FORMED_ERROR_MESSAGE)
     has_tir = type_key.startswith(("tirx.", "tir.")) or (
         is_module
@@ -133,42 +129,6 @@ def _well_formed_gate(parser: Parser, result, s_tir: bool) -> None:
         raise
     except Exception as err:  # noqa: BLE001 - the verifier's message goes into the report
         parser.report_error(whole, f"{WELL_FORMED_ERROR_MESSAGE}\n\nTraceback: {err}")
-
-
-def _annotations_not_provably_wrong(result) -> bool:
-    """Whether no binding's annotation provably contradicts its value's inferred type."""
-    from tvm import relax
-    from tvm.relax.analysis import BaseCheckResult, struct_info_base_check
-
-    fail = BaseCheckResult.FAIL_L0
-    funcs = result.functions.values() if getattr(result, "type_key", "") == "ir.IRModule" else [
-        result
-    ]
-    stack = [f for f in funcs if isinstance(f, relax.Function)]
-    while stack:
-        func = stack.pop()
-        seqs = [func.body]
-        while seqs:
-            seq = seqs.pop()
-            if not isinstance(seq, relax.SeqExpr):
-                continue
-            for block in seq.blocks:
-                for binding in block.bindings:
-                    value = binding.value
-                    if isinstance(value, relax.Function):
-                        stack.append(value)
-                    elif isinstance(value, relax.If):
-                        seqs.extend((value.true_branch, value.false_branch))
-                    declared, inferred = binding.var.ty, value.ty
-                    if (
-                        isinstance(binding, relax.VarBinding)
-                        and declared is not None
-                        and inferred is not None
-                        and struct_info_base_check(declared, inferred) == fail
-                        and struct_info_base_check(inferred, declared) == fail
-                    ):
-                        return False
-    return True
 
 
 def _optional_module(name: str):
