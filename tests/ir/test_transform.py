@@ -214,3 +214,12 @@ def test_pass_config_options_are_declared_and_typed():
         PassContext(config={"test.flag": "yes"})
     with pytest.raises(TypeError, match="unsupported value type"):
         tvm.transform.register_pass_config("test.bad", object)
+
+
+def test_override_instruments_in_active_context():
+    first, second = _Recorder(), _Recorder()
+    with PassContext(instruments=[first]) as ctx:
+        ctx.override_instruments([second])
+        assert ctx.instruments == (second,)
+    assert first.events == ["enter", "exit"]
+    assert second.events == ["enter", "exit"]

@@ -231,7 +231,27 @@ def test_typical_module_transform_pattern():
 
     mod = tvm.IRModule({"main": _build(2)})
     out = AddToMulModule(mod).transform()
-    assert [b.value.op.name for b in out["main"].body.blocks[0].bindings] == [
-        "relax.multiply"
-    ] * 3
-    assert [b.value.op.name for b in mod["main"].body.blocks[0].bindings][0] == "relax.add"
+    assert [b.value.op.name for b in out["main"].body.blocks[0].bindings] == ["relax.multiply"] * 3
+    assert mod["main"].body.blocks[0].bindings[0].value.op.name == "relax.add"
+
+
+def test_shape_var_in_annotation_follows_remap():
+    s = relax.Var("s", relax.ShapeType(ndim=1))
+    x = relax.Var("x", _t([3]))
+    bb = relax.BlockBuilder()
+    with bb.function("main", [x, s]):
+        y = bb.match_cast(x, relax.TensorType(s, "float32"))
+        bb.emit_func_output(y)
+    func = bb.get()["main"]
+
+    @mutator
+    class RenameShape(PyExprMutator):
+        def visit_var_def_(self, var):
+            if var.name_hint == "s":
+                return relax.Var("s2", var.ty)
+            return var
+
+    new = RenameShape().visit_expr(func)
+    cast = new.body.blocks[0].bindings[0]
+    assert cast.ty.shape is new.params[1]
+    assert cast.var.ty.shape is new.params[1]
