@@ -46,8 +46,7 @@ def _object(_call, _bb=None):
 def _infer_shape_of(call, _bb=None):
     ty = call.args[0].ty
     if not isinstance(ty, TensorType):
-        raise TypeError(f"shape_of expects a Tensor, but {text(call.args[0])} has type "
-                        f"{text(ty)}")
+        raise TypeError(f"shape_of expects a Tensor, but {text(call.args[0])} has type {text(ty)}")
     values = getattr(ty.shape, "values", None)
     if values is not None:
         return ShapeType(values)
@@ -76,8 +75,9 @@ def _as_out_types(out_ty, what):
     if isinstance(out_ty, (list, tuple)):
         out_ty = TupleType(list(out_ty)) if len(out_ty) != 1 else out_ty[0]
     if not isinstance(out_ty, Type):
-        raise TypeError(f"{what}: the output type must be a Type or a list of Types, "
-                        f"got {out_ty!r}")
+        raise TypeError(
+            f"{what}: the output type must be a Type or a list of Types, got {out_ty!r}"
+        )
     return out_ty
 
 
@@ -111,8 +111,7 @@ def call_tir(gvar, args, out_ty=None, tir_vars=None, *, out_sinfo=None):
     call_args = [gvar, _as_args_tuple(args)]
     if tir_vars is not None:
         call_args.append(tir_vars if isinstance(tir_vars, ShapeExpr) else ShapeExpr(tir_vars))
-    return Call(Op.get("relax.call_tir"), call_args, None,
-                [_as_out_types(out_ty, "call_tir")])
+    return Call(Op.get("relax.call_tir"), call_args, None, [_as_out_types(out_ty, "call_tir")])
 
 
 def call_dps_packed(func, args, out_ty=None, *, out_sinfo=None):
@@ -122,8 +121,12 @@ def call_dps_packed(func, args, out_ty=None, *, out_sinfo=None):
         raise TypeError("call_dps_packed requires out_ty, the type of its output")
     if isinstance(func, str):
         func = ExternFunc(func)
-    return Call(Op.get("relax.call_dps_packed"), [func, _as_args_tuple(args)], None,
-                [_as_out_types(out_ty, "call_dps_packed")])
+    return Call(
+        Op.get("relax.call_dps_packed"),
+        [func, _as_args_tuple(args)],
+        None,
+        [_as_out_types(out_ty, "call_dps_packed")],
+    )
 
 
 def call_packed(func, *args, ty_args=None, sinfo_args=None):
@@ -173,13 +176,15 @@ def invoke_closure(closure, args, ty_args):
     """Call a closure (impure); ``ty_args`` gives the result type."""
     if isinstance(ty_args, Type):
         ty_args = [ty_args]
-    return Call(Op.get("relax.invoke_closure"), [closure, _as_args_tuple(args)], None,
-                list(ty_args))
+    return Call(
+        Op.get("relax.invoke_closure"), [closure, _as_args_tuple(args)], None, list(ty_args)
+    )
 
 
 def invoke_pure_closure(closure, args, ty_args):
     """Call a closure known to be pure; ``ty_args`` gives the result type."""
     if isinstance(ty_args, Type):
         ty_args = [ty_args]
-    return Call(Op.get("relax.invoke_pure_closure"), [closure, _as_args_tuple(args)], None,
-                list(ty_args))
+    return Call(
+        Op.get("relax.invoke_pure_closure"), [closure, _as_args_tuple(args)], None, list(ty_args)
+    )
