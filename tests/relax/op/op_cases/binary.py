@@ -71,6 +71,12 @@ CASES += [
     Case(op.divide, [t(None, ndim=2), t((3,))], 'R.Tensor(dtype="float32", ndim=2)',
          id="divide-unknown-shape"),
     Case(op.power, [t(None), t((3,))], 'R.Tensor(dtype="float32")', id="power-unknown-rank"),
+    Case(op.power, [t((3,), "int32"), t((3,), "int32")], 'R.Tensor((3,), dtype="int32")',
+         lambda a, b: np.array([8, 1, -8], "int32"),
+         inputs=[np.array([2, 3, -2], "int32"), np.array([3, 0, 3], "int32")], id="power-int"),
+    Case(op.right_shift, [t((3,), "int32"), t((3,), "int32")], 'R.Tensor((3,), dtype="int32")',
+         lambda a, b: np.array([-4, 2, 3], "int32"), inputs=[np.array([-8, 8, 7], "int32"), np.array([1, 2, 1], "int32")],
+         id="right_shift-negative"),
 ]
 
 ERRORS = [

@@ -15,6 +15,14 @@ def _split_ref(x, sections, axis):
     return tuple(np.split(x, [size * i for i in range(1, sections)], axis=axis))
 
 
+def _scatter_mul_axis1(data, indices, updates):
+    out = data.copy()
+    for r in range(indices.shape[0]):
+        for c in range(indices.shape[1]):
+            out[r, indices[r, c]] *= updates[r, c]
+    return out
+
+
 CASES = [
     Case(op.reshape, [t((2, 3)), (3, 2)], 'R.Tensor((3, 2), dtype="float32")',
          lambda x: x.reshape(3, 2)),
@@ -87,6 +95,26 @@ CASES = [
     Case(op.layout_transform, [t((2, 8)), lambda a, b: (a, b // 4, b % 4)],
          'R.Tensor((2, 2, 4), dtype="float32")', lambda x: x.reshape(2, 2, 4),
          id="layout_transform-split"),
+    Case(op.scatter_elements, [t((2, 3)), t((2, 2), "int64", domain="index:3"), t((2, 2))],
+         'R.Tensor((2, 3), dtype="float32")', _scatter_mul_axis1,
+         kwargs={"axis": 1, "reduction": "mul"},
+         id="scatter_elements-mul"),
+    Case(op.scatter_elements, [t((4,)), t((3,), "int64"), t((3,))],
+         'R.Tensor((4,), dtype="float32")', lambda d, i, u: np.array([1, 2.75, 1, 3], "float32"),
+         kwargs={"reduction": "mean"},
+         inputs=[np.ones(4, "float32"), np.array([1, 1, 3]), np.array([2.0, 4.0, 5.0],
+                                                                       "float32")],
+         id="scatter_elements-mean"),
+    Case(op.gather_elements, [t((3, 2)), t((4, 2), "int64", domain="index:3")],
+         'R.Tensor((4, 2), dtype="float32")', lambda x, i: np.take_along_axis(x, i, 0),
+         id="gather_elements-axis0"),
+    Case(op.one_hot, [t((2, 2), "int32", domain="index:3"), relax.prim_value(5),
+                      relax.prim_value(-1), 3, 1],
+         'R.Tensor((2, 3, 2), dtype="int64")',
+         lambda i: np.where(i[:, None, :] == np.arange(3)[None, :, None], 5, -1),
+         id="one_hot-axis1-int"),
+    Case(op.repeat, [t((2, 3)), 3, -2], 'R.Tensor((6, 3), dtype="float32")',
+         lambda x: np.repeat(x, 3, -2), id="repeat-negative-axis"),
 ]
 
 ERRORS = [

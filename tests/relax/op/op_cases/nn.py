@@ -68,12 +68,46 @@ def _nll(pred, target, reduction="mean"):
     return {"mean": picked.mean(), "sum": picked.sum(), "none": picked}[reduction]
 
 
-def _attention(q, k, v, causal=False):
-    scores = np.einsum("bsnh,btnh->bnst", q, k) / math.sqrt(q.shape[-1])
+def _attention(q, k, v, causal=None, scale=None, bias=None):
+    scores = np.einsum("bsnh,btnh->bnst", q, k) * (scale or 1 / math.sqrt(q.shape[-1]))
+    if bias is not None:
+        scores = scores + bias
     if causal:
         s, tt = scores.shape[-2:]
-        scores = np.where(np.triu(np.ones((s, tt), bool), 1), -np.inf, scores)
+        offset = 0 if causal in (True, "TopLeft") else tt - s
+        scores = np.where(np.triu(np.ones((s, tt), bool), 1 + offset), -np.inf, scores)
     return np.einsum("bnst,btnh->bsnh", _softmax(scores), v)
+
+
+def _dilated_conv(x, w):
+    dilated = np.zeros(w.shape[:2] + (5, 5), w.dtype)
+    dilated[:, :, ::2, ::2] = w
+    return _conv2d_loops(x, dilated)
+
+
+def _avg_pool(x, k, s, pad, count_pad, out=None):
+    """Average pooling; the divisor counts padding only with ``count_pad`` (never the part
+    of a ceil-mode window beyond the padding)."""
+    h = x.shape[2]
+    out = out or (h + 2 * pad - k) // s + 1
+    res = np.zeros(x.shape[:2] + (out, out))
+    for i in range(out):
+        for j in range(out):
+            rows = [r for r in range(i * s - pad, i * s - pad + k) if -pad <= r < h + pad]
+            cols = [c for c in range(j * s - pad, j * s - pad + k) if -pad <= c < h + pad]
+            inside_r = [r for r in rows if 0 <= r < h]
+            inside_c = [c for c in cols if 0 <= c < h]
+            total = x[:, :, inside_r][:, :, :, inside_c].sum(axis=(2, 3))
+            count = len(rows) * len(cols) if count_pad else len(inside_r) * len(inside_c)
+            res[:, :, i, j] = total / count
+    return res
+
+
+def _group_norm_last(x, g, b):
+    grouped = x.reshape(2, 3, 2, 2)
+    norm = (grouped - grouped.mean((1, 3), keepdims=True)) / np.sqrt(
+        grouped.var((1, 3), keepdims=True) + 1e-5)
+    return norm.reshape(2, 3, 4) * g + b
 
 
 CASES = [
@@ -164,12 +198,50 @@ CASES = [
     Case(nn.attention, [t((1, 3, 2, 4)), t((1, 5, 2, 4)), t((1, 5, 2, 6))],
          'R.Tensor((1, 3, 2, 6), dtype="float32")', _attention),
     Case(nn.attention, [t((1, 3, 2, 4)), t((1, 3, 2, 4)), t((1, 3, 2, 4))],
-         'R.Tensor((1, 3, 2, 4), dtype="float32")', lambda q, k, v: _attention(q, k, v, True),
+         'R.Tensor((1, 3, 2, 4), dtype="float32")', lambda q, k, v: _attention(q, k, v, "TopLeft"),
          kwargs={"causal_mask": "TopLeft"}, id="attention-causal"),
     Case(nn.pad, [t((2, 3)), [1, 0, 0, 2]], 'R.Tensor((3, 5), dtype="float32")',
          lambda x: np.pad(x, ((1, 0), (0, 2)))),
     Case(nn.pad, [t((2, 3)), [1, 1, 2, 2], "reflect"], 'R.Tensor((4, 7), dtype="float32")',
          lambda x: np.pad(x, ((1, 1), (2, 2)), mode="reflect"), id="pad-reflect"),
+    # Edge settings, checked against Apache TVM 0.27's compiled kernels.
+    Case(nn.conv2d, [t((1, 2, 7, 7)), t((3, 2, 3, 3))], 'R.Tensor((1, 3, 3, 3), dtype="float32")',
+         _dilated_conv, kwargs={"dilation": 2}, id="conv2d-dilation"),
+    Case(nn.conv2d_transpose, [t((1, 4, 3, 3)), t((4, 1, 2, 2))],
+         'R.Tensor((1, 2, 4, 4), dtype="float32")', lambda x, w: np.concatenate(
+             [_conv_t_loops(x[:, 2 * g:2 * g + 2], w[2 * g:2 * g + 2], 1, 0, 0)
+              for g in range(2)], axis=1), kwargs={"groups": 2}, id="conv2d_transpose-groups"),
+    Case(nn.avg_pool2d, [t((1, 1, 5, 5)), 3, 2, 1], 'R.Tensor((1, 1, 3, 3), dtype="float32")',
+         lambda x: _avg_pool(x, 3, 2, 1, True), kwargs={"count_include_pad": True},
+         id="avg_pool2d-count-pad"),
+    Case(nn.avg_pool2d, [t((1, 1, 6, 6)), 3, 2], 'R.Tensor((1, 1, 3, 3), dtype="float32")',
+         lambda x: _avg_pool(x, 3, 2, 0, False, out=3), kwargs={"ceil_mode": True},
+         id="avg_pool2d-ceil"),
+    Case(nn.max_pool2d, [t((1, 3, 3, 2)), 2, 1], 'R.Tensor((1, 2, 2, 2), dtype="float32")',
+         lambda x: _max_pool(x.transpose(0, 3, 1, 2), 2, 1).transpose(0, 2, 3, 1),
+         kwargs={"layout": "NHWC"}, id="max_pool2d-nhwc"),
+    Case(nn.group_norm, [t((2, 3, 4)), t((4,)), t((4,)), 2, -1, [1]],
+         'R.Tensor((2, 3, 4), dtype="float32")', _group_norm_last, id="group_norm-last-axis"),
+    Case(nn.layer_norm, [t((2, 3, 4)), t((3, 4)), t((3, 4)), [1, 2]],
+         'R.Tensor((2, 3, 4), dtype="float32")',
+         lambda x, g, b: (x - x.mean((1, 2), keepdims=True))
+         / np.sqrt(x.var((1, 2), keepdims=True) + 1e-5),
+         kwargs={"center": False, "scale": False}, id="layer_norm-no-affine"),
+    Case(nn.nll_loss, [t((2, 3, 2)), t((2, 2), "int64", domain="index:3"), t((3,), domain="pos")],
+         'R.Tensor((), dtype="float32")',
+         lambda p, y, w: -np.sum(w[y] * np.take_along_axis(p, y[:, None], 1)[:, 0]),
+         kwargs={"reduction": "sum"}, id="nll_loss-spatial-sum"),
+    Case(nn.attention, [t((1, 2, 4, 3)), t((1, 3, 2, 3)), t((1, 3, 2, 3))],
+         'R.Tensor((1, 2, 4, 3), dtype="float32")',
+         lambda q, k, v: _attention(q, np.tile(k, (1, 1, 2, 1)), np.tile(v, (1, 1, 2, 1)),
+                                    "BottomRight", 0.5),
+         kwargs={"causal_mask": "BottomRight", "scale": 0.5}, id="attention-gqa-bottomright"),
+    Case(nn.attention, [t((1, 2, 2, 3)), t((1, 3, 2, 3)), t((1, 3, 2, 3)), t((1, 2, 2, 3))],
+         'R.Tensor((1, 2, 2, 3), dtype="float32")',
+         lambda q, k, v, b: _attention(q, k, v, bias=b), id="attention-bias"),
+    Case(nn.log_softmax, [t((2, 3, 2)), 1], 'R.Tensor((2, 3, 2), dtype="float32")', lambda x: np.log(_softmax(x, 1)),
+         id="log_softmax-axis1"),
+    Case(nn.pad, [t((2, 3)), [1, 1, 2, 0], "edge"], 'R.Tensor((4, 5), dtype="float32")', lambda x: np.pad(x, ((1, 1), (2, 0)), mode="edge"), id="pad-edge"),
 ]
 
 ERRORS = [

@@ -30,6 +30,13 @@ CASES = [
     Case(op.topk, [t((5,)), 3], 'R.Tensor((3,), dtype="int64")',
          lambda x: np.argsort(-x, kind="stable")[:3],
          kwargs={"ret_type": "indices", "dtype": "int64"}, id="topk-indices"),
+    Case(op.topk, [t((6,), "int32")], 'R.Tuple(R.Tensor((3,), dtype="int32"), '
+         'R.Tensor((3,), dtype="int32"))',
+         lambda x: (np.array([0, 1, 1], "int32"), np.array([4, 1, 3], "int32")),
+         kwargs={"k": 3, "largest": False},
+         inputs=[np.array([4, 1, 4, 1, 0, 9], "int32")], id="topk-ties"),
+    Case(op.argmax, [t((2, 4))], 'R.Tensor((), dtype="int64")', lambda x: np.array(1),
+         inputs=[np.array([[1, 5, 5, 0], [2, 5, 1, 1]], "float32")], id="argmax-flat-ties"),
 ]
 
 ERRORS = [

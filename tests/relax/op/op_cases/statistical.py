@@ -31,6 +31,13 @@ CASES += [
          id="cumsum-exclusive"),
     Case(op.cumprod, [t((2, 3)), 0, "float64"], 'R.Tensor((2, 3), dtype="float64")',
          lambda x: np.cumprod(x.astype("float64"), 0)),
+    Case(op.cumprod, [t((2, 3)), 1, None, True], 'R.Tensor((2, 3), dtype="float32")',
+         lambda x: np.concatenate([np.ones((2, 1)), np.cumprod(x, 1)[:, :-1]], 1),
+         id="cumprod-exclusive"),
+    Case(op.cumsum, [t((3,), "bool"), None, "int32"], 'R.Tensor((3,), dtype="int32")',
+         lambda x: np.cumsum(x.astype("int32")).astype("int32"), id="cumsum-bool-to-int"),
+    Case(op.prod, [t((2, 3), "int32"), [0, 1]], 'R.Tensor((), dtype="int32")',
+         lambda x: np.prod(x).astype("int32"), id="prod-int-all"),
 ]
 
 ERRORS = [

@@ -51,6 +51,11 @@ CASES += [
     Case(op.clip, [t((2, 3)), 0.0, 1.0], F32, lambda x: np.clip(x, 0.0, 1.0)),
     Case(op.clip, [t((5,), "int32"), -1, 2], 'R.Tensor((5,), dtype="int32")',
          lambda x: np.clip(x, -1, 2), id="clip-int"),
+    Case(op.round, [t((6,))], 'R.Tensor((6,), dtype="float32")',
+         lambda x: np.array([0, 2, 2, 0, -2, 2], "float32"),
+         inputs=[np.array([0.5, 1.5, 2.5, -0.5, -1.5, 2.4], "float32")], id="round-half"),
+    Case(op.sign, [t((4,), "int32")], 'R.Tensor((4,), dtype="int32")', np.sign,
+         inputs=[np.array([-3, 0, 2, -1], "int32")], id="sign-int"),
 ]
 
 ERRORS = [

@@ -169,7 +169,11 @@ def gather_elements(data, indices, axis=0):
 
 
 def scatter_elements(data, indices, updates, axis=0, reduction="update"):
-    """``R.scatter_elements(data, indices, updates, axis=0, reduction="update")``."""
+    """``R.scatter_elements(data, indices, updates, axis=0, reduction="update")``.
+
+    ``reduction`` is update, add, mul, max, min or mean; as in TVM 0.27, ``mean`` replaces the
+    current value by its average with each update in turn (a running pairwise mean).
+    """
     return Call(_M["scatter_elements"], [data, indices, updates],
                 ScatterElementsAttrs(int(axis), str(reduction)))
 

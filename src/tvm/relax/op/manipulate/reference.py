@@ -117,7 +117,6 @@ def _scatter_elements(attrs, data, indices, updates):
     axis = attrs.axis % data.ndim
     out = np.array(data)
     idx = np.where(indices < 0, indices + data.shape[axis], indices).astype(np.int64)
-    counts = np.ones(data.shape, np.int64)
     for pos in itertools.product(*(range(n) for n in indices.shape)):
         target = list(pos)
         target[axis] = idx[pos]
@@ -125,12 +124,10 @@ def _scatter_elements(attrs, data, indices, updates):
         if attrs.reduction == "update":
             out[target] = updates[pos]
         elif attrs.reduction == "mean":
-            out[target] += updates[pos]
-            counts[target] += 1
+            # TVM 0.27's "mean" averages each update with the current value, in index order.
+            out[target] = (out[target] + updates[pos]) / 2
         else:
             out[target] = _SCATTER[attrs.reduction](out[target], updates[pos])
-    if attrs.reduction == "mean":
-        out = (out / counts).astype(data.dtype)
     return out
 
 

@@ -303,7 +303,8 @@ def attention(query, key, value, bias=None, scale=None, causal_mask=None, window
     """``R.nn.attention(query, key, value, bias=None, scale=None, causal_mask=None, ...)``.
 
     Tensors are ``(batch, seq, heads, head_dim)``; ``causal_mask`` is None, ``"TopLeft"`` or
-    ``"BottomRight"``; key/value may have fewer heads than query (grouped-query attention).
+    ``"BottomRight"``; key/value may have fewer heads than query (grouped-query attention:
+    query head ``h`` uses key/value head ``h % kv_heads``, as in TVM).
     """
     scale = None if scale is None else float(getattr(scale, "value", scale))
     args = [query, key, value] + ([bias] if bias is not None else [])

@@ -352,8 +352,9 @@ def _attention(attrs, query, key, value, bias=None):
     q, k, v = _f64(query), _f64(key), _f64(value)
     heads, kv_heads = q.shape[2], k.shape[2]
     if kv_heads != heads:
-        k = np.repeat(k, heads // kv_heads, axis=2)
-        v = np.repeat(v, heads // kv_heads, axis=2)
+        # Grouped-query attention: query head h reads key/value head h % kv_heads (as TVM).
+        k = np.tile(k, (1, 1, heads // kv_heads, 1))
+        v = np.tile(v, (1, 1, heads // kv_heads, 1))
     scale = attrs.scale if attrs.scale is not None else 1 / math.sqrt(q.shape[3])
     scores = np.einsum("bsnh,btnh->bnst", q, k) * scale
     if bias is not None:
