@@ -83,3 +83,18 @@ def test_call_function_typed_var():
         _infer(relax.Call(f, [x, x]))
     with pytest.raises(TypeError, match="is not a function type"):
         _infer(relax.Call(x, [x]))
+
+
+def test_register_gradient_fills_the_fprimal_gradient_table():
+    from tvm.ir.op import register_op
+    from tvm.relax.op.base import register_gradient
+
+    register_op("relax.test_grad_op", 1, family="test")
+
+    @register_gradient("relax.test_grad_op")
+    def grad(orig_var, orig_call, output_grad, ctx):
+        return [output_grad]
+
+    assert Op.get("relax.test_grad_op").get_attr("FPrimalGradient") is grad
+    register_gradient("relax.test_grad_op", lambda *a: [], level=5)  # lower level: ignored
+    assert Op.get("relax.test_grad_op").get_attr("FPrimalGradient") is grad

@@ -25,6 +25,7 @@ __all__ = [
     "make_closure",
     "null_value",
     "print",
+    "register_gradient",
     "register_relax_op",
     "shape_of",
 ]
@@ -188,3 +189,15 @@ def invoke_pure_closure(closure, args, ty_args):
     return Call(
         Op.get("relax.invoke_pure_closure"), [closure, _as_args_tuple(args)], None, list(ty_args)
     )
+
+
+def register_gradient(op_name: str, fgradient=None, level: int = 10):
+    """Register ``fgradient`` as the ``FPrimalGradient`` rule of op ``op_name``.
+
+    ``fgradient(orig_var, orig_call, output_grad, ctx) -> list[Expr]`` returns one partial
+    per argument of ``orig_call`` (``ctx`` is the BlockBuilder of the Gradient pass). Usable
+    directly or as a decorator; a lower ``level`` than the registered rule's is ignored.
+    """
+    from ...ir.op import register_op_attr
+
+    return register_op_attr(op_name, "FPrimalGradient", fgradient, level)
