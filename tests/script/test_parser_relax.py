@@ -579,3 +579,60 @@ def test_imports_at_the_top_of_a_script():
     np.testing.assert_array_equal(_bindings(func)[0].value.data.numpy(), np.ones(2))
     with pytest.raises(DiagnosticError, match="No module named 'no_such_module_xyz'"):
         from_source("import no_such_module_xyz\n")
+
+
+def test_decorator_misuse():
+    with pytest.raises(TypeError, match="@I.ir_module expects a class"):
+        I.ir_module(lambda: None)
+    with pytest.raises(TypeError, match="@R.function expects a function"):
+        R.function(42)
+    with pytest.raises(TypeError, match="R.match_cast expects a Relax expression"):
+        R.match_cast(3, R.Tensor((3,), "float32"))
+    with pytest.raises(TypeError, match="Expected a Relax type annotation"):
+        R.Tuple(3)
+    with pytest.raises(TypeError, match="R.Tensor: shape must be a list or tuple"):
+        R.Tensor(3)
+    with pytest.raises(TypeError, match="a dimension must be an int, a str or a PrimExpr"):
+        R.Tensor((1.5,))
+    with pytest.raises(ValueError, match="Invalid shape expression 'n \\+'"):
+        R.Tensor(("n +",))
+
+
+def test_types_outside_a_parse_make_fresh_shape_vars():
+    ty = R.Tensor(("n", "n * 2"), "float32")
+    n, n2 = ty.shape.values
+    assert isinstance(n, tirx.Var) and n.name == "n"
+    assert n2.dtype == "int64"
+
+
+def test_annotation_rules_for_leaf_and_computed_values():
+    @R.function
+    def main(x: R.Tensor((3,), "float32"), z: R.Tensor("float32")):
+        y: R.Tensor(ndim=1, dtype="float32") = x
+        u: R.Tensor((3,), "float32") = z
+        w: R.Tensor(dtype="float32") = R.add(x, x)
+        return (y, u, w)
+
+    y, u, w = _bindings(main)
+    # A leaf value keeps its own type; the annotation only has to be compatible.
+    assert y.var.ty is main.params[0].ty
+    assert u.var.ty.shape is None
+    # A computed value takes the annotation, less precise here than the inferred (3,).
+    assert w.var.ty.shape is None and w.value.ty is w.var.ty
+
+
+def test_incompatible_annotation_of_a_leaf_value():
+    program = (
+        '@R.function\ndef main(x: R.Tensor((3,), "float32")):\n'
+        '    y: R.Tensor((4,), "float32") = x\n    return y\n'
+    )
+    with pytest.raises(DiagnosticError) as info:
+        from_source(program)
+    assert str(info.value) == (
+        "error: Invalid annotation. Got rhs value type: R.Tensor((3,), dtype=\"float32\"), "
+        "given type: R.Tensor((4,), dtype=\"float32\")\n"
+        " --> <str>:3:5\n"
+        "   |  \n"
+        ' 3 |      y: R.Tensor((4,), "float32") = x\n'
+        "   |      ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^"
+    )

@@ -18,6 +18,7 @@ from typing import Any
 from tvm import relax
 from tvm.ffi.node import set_field
 from tvm.ir import GlobalVar
+from tvm.relax.analysis import BaseCheckResult, struct_info_base_check
 from tvm.relax.normalizer import LEAF_TYPES
 
 from ..base import IRBuilder, IRBuilderFrame
@@ -155,7 +156,7 @@ class Emitter:
         # so the automatic names of nested calls come out the same: ``gv``, ``gv1``...).
         auto = self._fresh_name(block)
         name = name or auto
-        ty = annotation if annotation is not None else value.ty
+        ty = value.ty if annotation is None else _annotated_type(value, annotation)
         if block is not None and not is_output:
             var = relax.DataflowVar(name, ty, span)
         else:
@@ -213,6 +214,28 @@ class Emitter:
 
 
 EMITTER = Emitter()
+
+
+def _annotated_type(value, annotation):
+    """The type a binding annotated with ``annotation`` gets (Apache TVM's rules).
+
+    * A computed value (a call, an ``if``...) takes the annotation as its own type: the
+      annotation may be more or less precise than the inferred type, and the
+      well-formedness check rejects one that provably contradicts it.
+    * A leaf value (a variable, constant, shape, tuple) keeps its type, so the annotation
+      only has to be compatible with it.
+    """
+    if is_leaf(value):
+        if struct_info_base_check(annotation, value.ty) == BaseCheckResult.FAIL_L0:
+            raise ValueError(
+                f"Invalid annotation. Got rhs value type: {value.ty}, given type: {annotation}"
+            )
+        if not isinstance(value, (relax.StringImm, relax.DataTypeImm)):
+            return value.ty
+        # Literals typed more coarsely here than in TVM (``R.str`` is an Object, where TVM says
+        # ``I.StringType()``): like computed values, they take the compatible annotation.
+    set_field(value, "ty", annotation)
+    return annotation
 
 
 class FunctionFrame(SeqFrame):
