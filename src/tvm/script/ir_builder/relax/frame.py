@@ -6,9 +6,8 @@ block frame if one is open, else the sequence frame's implicit ordinary block.
 
 Values are normalized as the ``relax.BlockBuilder`` does it: non-leaf arguments are bound to
 fresh variables first (``gv`` outside dataflow blocks, ``lv`` inside), then the value's type
-is inferred by ``BlockBuilder.normalize``. A binding's annotation, when given, becomes the
-variable's type (as in Apache TVM); whether it agrees with the inferred type is checked by the
-parser's well-formedness gate.
+is inferred by ``BlockBuilder.normalize``. Binding annotations follow Apache TVM's rules
+(see :func:`_annotated_type`).
 """
 
 from __future__ import annotations
