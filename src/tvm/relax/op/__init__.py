@@ -20,6 +20,7 @@ from .base import (
     make_closure,
     null_value,
     print,
+    register_gradient,
     shape_of,
 )
 from .binary import *
