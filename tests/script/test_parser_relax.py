@@ -636,3 +636,18 @@ def test_incompatible_annotation_of_a_leaf_value():
         ' 3 |      y: R.Tensor((4,), "float32") = x\n'
         "   |      ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^"
     )
+
+
+def test_tvm_script_ir_module_spelling():
+    @tvm.script.ir_module
+    class Module:
+        @R.function
+        def main(x: R.Tensor((3,), "float32")):
+            return x
+
+    assert isinstance(Module, tvm.ir.IRModule)
+    text = (
+        "@tvm.script.ir_module\nclass Module:\n    @R.function\n"
+        '    def main(x: R.Tensor((3,), "float32")):\n        return x\n'
+    )
+    tvm.ir.assert_structural_equal(from_source(text), Module)

@@ -6,6 +6,7 @@ the registry in :mod:`tvm.script`.
 
 from . import core  # noqa: F401
 from .core.entry import WELL_FORMED_ERROR_MESSAGE, parse  # noqa: F401
+from .ir import ir_module  # noqa: F401 - also ``tvm.script.ir_module``
 
 
 def from_source(program, extra_vars=None, check_well_formed=True, s_tir=False,
@@ -37,13 +38,6 @@ def from_source(program, extra_vars=None, check_well_formed=True, s_tir=False,
     'Function'
     """
     return parse(program, extra_vars, check_well_formed, s_tir, absent_params)
-
-
-def ir_module(mod=None, check_well_formed=True, s_tir=False):
-    """``@I.ir_module`` (also reachable as ``tvm.script.ir_module``)."""
-    from .ir import ir_module as _ir_module
-
-    return _ir_module(mod, check_well_formed=check_well_formed, s_tir=s_tir)
 
 
 def __getattr__(name):
