@@ -18,8 +18,9 @@ def _mod():
             lv = bb.emit(op.add(x, x))
             gv = bb.emit_output(op.add(lv, x))
         bb.emit_func_output(gv)
-    with bb.function("second", [x]):
-        bb.emit_func_output(bb.emit(op.multiply(x, x)))
+    y = relax.Var("y", T([3], "float32"))  # a Var is a parameter of one function only
+    with bb.function("second", [y]):
+        bb.emit_func_output(bb.emit(op.multiply(y, y)))
     return bb.get()
 
 
