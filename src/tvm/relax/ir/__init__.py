@@ -1,0 +1,1 @@
+"""``tvm.relax.ir``: Relax-specific IR utilities (``tvm.relax.ir.instrument``)."""
