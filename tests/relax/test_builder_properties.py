@@ -3,7 +3,7 @@
 A program is a list of steps over a growing pool of same-shaped tensors: each step emits
 ``add``/``multiply`` of two pool entries, a ``sum`` + ``broadcast_to`` round trip, or a
 ``permute_dims`` twice. Properties: normalizing and identity-mutating return the same
-objects, building twice gives structurally equal (and equally hashed) functions regardless of
+objects and the result is well-formed, building twice gives structurally equal (and equally hashed) functions regardless of
 names, and swapping add/multiply twice gives back a structurally equal function.
 """
 
@@ -69,6 +69,7 @@ class _Swap(relax.PyExprMutator):
 @given(PROGRAM)
 def test_normal_form_is_a_fixpoint(program):
     func = _build(program)
+    relax.analysis.well_formed(tvm.IRModule({"main": func}))  # raises on any violation
     assert relax.BlockBuilder().normalize(func) is func
     assert relax.ExprMutator().visit_expr(func) is func
     mod = tvm.IRModule({"main": func})
