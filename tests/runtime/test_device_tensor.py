@@ -192,3 +192,15 @@ def test_ml_dtype_exports_release_their_arrays():
     del producer
     gc.collect()
     assert len(_dlpack._ALIVE) == before
+
+
+def test_setitem_full_slice():
+    t = tvm.runtime.empty((3,), "float32")
+    t[:] = np.arange(3, dtype="float32")
+    np.testing.assert_array_equal(t.numpy(), [0, 1, 2])
+    t[:] = tvm.runtime.tensor(np.full(3, 7, "float32"))
+    np.testing.assert_array_equal(t.numpy(), [7, 7, 7])
+    with pytest.raises(ValueError, match=r"only tensor\[:\] = value"):
+        t[0] = np.ones(3, "float32")
+    with pytest.raises(TypeError, match="NumPy array or Tensor, got float"):
+        t[:] = 5.0

@@ -83,6 +83,18 @@ class Tensor(_ffi_core.Tensor):
         view[...] = source.astype(view.dtype, copy=False)
         return self
 
+    def __setitem__(self, key, value):
+        """``tensor[:] = value`` copies a NumPy array or Tensor in (the only form supported)."""
+        if not isinstance(key, slice) or key != slice(None):
+            raise ValueError(
+                f"Tensor item assignment supports only tensor[:] = value, got index {key!r}"
+            )
+        if not isinstance(value, (np.ndarray, _ffi_core.Tensor)):
+            raise TypeError(
+                f"tensor[:] = value needs a NumPy array or Tensor, got {type(value).__name__}"
+            )
+        self.copyfrom(value)
+
     def copyto(self, target):
         """Copy into a Tensor (returns it) or onto a Device (returns a new Tensor)."""
         if isinstance(target, _ffi_core.Tensor):
