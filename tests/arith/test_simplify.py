@@ -236,3 +236,27 @@ def test_conjunctions_and_disjunctions_of_one_difference():
     assert repr(ana.simplify(tirx.all(x < y, x > y + 3))) == "T.bool(False)"
     assert repr(ana.simplify(tirx.any(tirx.NE(x, y), tirx.EQ(x - y, 0)))) == "T.bool(True)"
     assert repr(ana.simplify(tirx.all(x <= y, y <= x))) == "x <= y and y <= x"
+
+
+@pytest.mark.parametrize(
+    "expr, text",
+    [
+        (x >= y + 1, "y + 1 <= x"),
+        (x > y, "y < x"),
+        (tirx.EQ(n - n, m), "m == T.int64(0)"),
+        (tirx.NE(3, x), "x != 3"),
+        (tirx.EQ(m, (n % 8) % 2), "m == n % T.int64(2)"),
+    ],
+)
+def test_comparison_spelling_follows_tvm(expr, text):
+    assert repr(arith.Analyzer().simplify(expr)) == text
+
+
+def test_division_by_a_sum_that_divides_exactly():
+    ana = arith.Analyzer()
+    assert repr(ana.simplify((n * 2 + m * 2) // (n + m))) == "T.int64(2)"
+    assert repr(ana.simplify((n * 2 + m * 2) % (n + m))) == "T.int64(0)"
+    assert repr(ana.simplify((n + m + 1) // (n + m))) == "(n + m + T.int64(1)) // (n + m)"
+    e = n * (n + m) // (n * (n + m))
+    assert repr(ana.simplify(e)) == "T.int64(1)"
+    assert ana.can_prove_equal(e, 1)

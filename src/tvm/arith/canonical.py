@@ -346,6 +346,13 @@ class Simplifier(BoolRules):
         if not (math.isinf(lo) or math.isinf(hi)) and lo // c == hi // c:
             rest.const -= (lo // c) * c
             return rest
+        single = rest.single_term()
+        if single is not None and single[1] == 1 and len(single[2]) == 1:
+            inner_mod = single[2][0]
+            if (type(inner_mod).__name__ == "FloorMod" and isinstance(inner_mod.b, self.E.IntImm)
+                    and inner_mod.b.value > 0 and inner_mod.b.value % c == 0):
+                # (u % (k*c)) % c == u % c
+                return self.floormod_const(self.to_sum(inner_mod.a), c)
         g = self._gcd(rest, c)
         if g > 1:
             inner = self.E.FloorMod(
@@ -385,7 +392,9 @@ class Simplifier(BoolRules):
                 return None
             return self._divide_exact(sa, c)
         single = sb.single_term()
-        if single is None or sa.const != 0 or not sa.terms:
+        if single is None:
+            return self._constant_ratio(sa, sb)
+        if sa.const != 0 or not sa.terms:
             return None
         _, cb, fb = single
         need = Counter(self.key(f) for f in fb)
@@ -409,6 +418,18 @@ class Simplifier(BoolRules):
             else:
                 out.const += coeff // cb
         return out
+
+    def _constant_ratio(self, sa: Sum, sb: Sum):
+        """``q`` (a constant Sum) when ``sa == q * sb`` for a longer sum ``sb``, else None."""
+        if not sb.terms:
+            return None
+        key, (cb, _) = next(iter(sb.terms.items()))
+        entry = sa.terms.get(key)
+        if entry is None or entry[0] % cb:
+            return None
+        q = entry[0] // cb
+        rest = sa.plus(sb, -q)
+        return self.const_sum(sa.dtype, q) if rest.is_const and rest.const == 0 else None
 
     # --- min, max, cast, select -------------------------------------------------------------
     def _s_Min(self, e):

@@ -4,7 +4,9 @@ A comparison of integers ``a <op> b`` is decided from the bounds of the canonica
 ``a - b`` (``x < x + 1`` is ``True``; ``2*x == 1`` is ``False`` since 2 does not divide 1).
 ``a and b`` / ``a or b`` over comparisons of one difference (up to a constant and sign) are
 decided by intersecting or joining the integer sets they allow (``x < y and y < x`` is
-``False``). ``not`` flips an integer comparison (``not x < y`` is ``y <= x``). Floating-point
+``False``). ``not`` flips an integer comparison (``not x < y`` is ``y <= x``). Undecided
+comparisons are written as TVM writes them: ``a >= b`` as ``b <= a``, ``a > b`` as ``b < a``,
+and ``0 == m`` as ``m == 0``. Floating-point
 comparisons are only simplified inside, never decided (NaN).
 
 :class:`BoolRules` is a mixin of :class:`tvm.arith.canonical.Simplifier`; it uses the
@@ -134,6 +136,14 @@ class BoolRules:
         if verdict is not None:
             return self.E.IntImm("bool", int(verdict))
         a, b = self.to_expr(sa), self.to_expr(sb)
+        # TVM's spelling: ``a >= b`` is ``b <= a``, ``a > b`` is ``b < a``, and an equality
+        # keeps its constant on the right.
+        if name in ("GE", "GT"):
+            return (self.E.LE if name == "GE" else self.E.LT)(b, a)
+        if name in ("EQ", "NE") and isinstance(a, self.E.IntImm) and not isinstance(
+            b, self.E.IntImm
+        ):
+            a, b = b, a
         if a is e.a and b is e.b:
             return e
         return type(e)(a, b)
