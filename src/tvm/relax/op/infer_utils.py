@@ -319,3 +319,12 @@ def int_list(value, what: str, name: str):
     except (TypeError, ValueError) as err:
         raise TypeError(f"{name} expects {what} to be an int or a list of ints, got "
                         f"{value!r}") from err
+
+
+def simplify_dim(value):
+    """A symbolic dim simplified by ``tvm.arith`` (``h - 3 + 1`` becomes ``h - 2``)."""
+    if isinstance(value, int) or static_dim(value) is not None:
+        return value
+    from ...arith import Analyzer  # lazy: the analyzer is only needed for symbolic dims
+
+    return Analyzer().simplify(value)

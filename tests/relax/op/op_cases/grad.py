@@ -31,6 +31,10 @@ CASES = [
          'R.Tensor((1, 1, 2, 2), dtype="float32")',
          lambda g, x: np.full((1, 1, 2, 2), 1.0, "float32"),
          inputs=[np.array([[[[4.0]]]], "float32"), np.zeros((1, 1, 2, 2), "float32")]),
+    Case(grad.take_backward, [t(("k", 3)), t(("n", 3)), t(("k",), "int64"), 0],
+         'R.Tensor((n, 3), dtype="float32")', id="take_backward-sym"),
+    Case(grad.nll_loss_backward, [t(()), t(("n", 3)), t(("n",), "int64")],
+         'R.Tensor((n, 3), dtype="float32")', id="nll_loss_backward-sym"),
 ]
 
 ERRORS = [

@@ -36,6 +36,13 @@ CASES = [
     Case(op.strided_slice, [t((6, 4)), [0, 1], [-1, 3], [0, -5], [-2, -1]],
          'R.Tensor((3, 4), dtype="float32")', lambda x: x[-1:0:-2, 3:-5:-1],
          id="strided_slice-negative"),
+    Case(op.take, [t(None, ndim=2), t((3,), "int64"), 1], 'R.Tensor(dtype="float32", ndim=2)',
+         id="take-unknown"),
+    Case(op.strided_slice, [t(("n", 6)), [1], [1], [5]], 'R.Tensor((n, 4), dtype="float32")',
+         lambda x: x[:, 1:5], sizes={"n": 2}, id="strided_slice-sym"),
+    Case(op.strided_slice, [t(("n", 6)), [0], [1], [3]],
+         'R.Tensor((T.min(3, n) - T.min(1, n), 6), dtype="float32")', lambda x: x[1:3],
+         sizes={"n": 2}, id="strided_slice-sym-axis"),
 ]
 
 ERRORS = [

@@ -24,6 +24,10 @@ CASES = [
     Case(op.outer, [t((3,)), t((4,))], 'R.Tensor((3, 4), dtype="float32")', np.outer),
     Case(op.outer, [t(("n",)), t((2,))], 'R.Tensor((n, 2), dtype="float32")', np.outer,
          sizes={"n": 3}, id="outer-sym"),
+    Case(op.matmul, [t(None), t((3, 4))], 'R.Tensor(dtype="float32")', id="matmul-unknown"),
+    Case(op.einsum, [[t(("n", "k")), t(("k", "m"))], "ik,km->im"],
+         'R.Tensor((n, m), dtype="float32")', lambda a, b: a @ b,
+         sizes={"n": 2, "k": 3, "m": 4}, id="einsum-sym"),
 ]
 
 ERRORS = [

@@ -115,6 +115,31 @@ CASES = [
          id="one_hot-axis1-int"),
     Case(op.repeat, [t((2, 3)), 3, -2], 'R.Tensor((6, 3), dtype="float32")',
          lambda x: np.repeat(x, 3, -2), id="repeat-negative-axis"),
+    # Symbolic and unknown shapes (types checked against TVM 0.27).
+    Case(op.permute_dims, [t(None, ndim=3), [1, 0, 2]], 'R.Tensor(dtype="float32", ndim=3)'),
+    Case(op.expand_dims, [t(None), [0]], 'R.Tensor(dtype="float32")', id="expand_dims-unknown"),
+    Case(op.squeeze, [t(("n", 1, 3))], 'R.Tensor(dtype="float32")', id="squeeze-sym-all"),
+    Case(op.squeeze, [t(("n", 1, 3)), [0]], 'R.Tensor((1, 3), dtype="float32")',
+         lambda x: x[0], sizes={"n": 1}, id="squeeze-sym-axis"),
+    Case(op.flatten, [t(())], 'R.Tensor((1,), dtype="float32")', lambda x: x.reshape(1),
+         id="flatten-0d"),
+    Case(op.stack, [[t(("n", 3)), t(("n", 3))], -1], 'R.Tensor((n, 3, 2), dtype="float32")',
+         lambda a, b: np.stack([a, b], -1), sizes={"n": 2}, id="stack-sym"),
+    Case(op.split, [t(("n", 6)), 2, 0],
+         'R.Tuple(R.Tensor(((n + 1) // 2, 6), dtype="float32"), '
+         'R.Tensor((n - (n + 1) // 2, 6), dtype="float32"))',
+         lambda x: (x[:3], x[3:]), sizes={"n": 5}, id="split-sym-axis"),
+    Case(op.split, [t(None, ndim=2), [1, 3], 1],
+         'R.Tuple(R.Tensor(dtype="float32", ndim=2), R.Tensor(dtype="float32", ndim=2), '
+         'R.Tensor(dtype="float32", ndim=2))', id="split-unknown"),
+    Case(op.repeat, [t(("n", 3)), 2, 0], 'R.Tensor((n * 2, 3), dtype="float32")',
+         lambda x: np.repeat(x, 2, 0), sizes={"n": 2}, id="repeat-sym"),
+    Case(op.tile, [t(None, ndim=2), [2, 2, 2]], 'R.Tensor(dtype="float32", ndim=3)',
+         id="tile-unknown"),
+    Case(op.one_hot, [t(("n",), "int32", domain="index:3"), relax.prim_value(1),
+                      relax.prim_value(0), 3, 0], 'R.Tensor((3, n), dtype="int64")',
+         lambda i: (np.arange(3)[:, None] == i[None]).astype("int64"), sizes={"n": 4},
+         id="one_hot-sym"),
 ]
 
 ERRORS = [

@@ -242,6 +242,30 @@ CASES = [
     Case(nn.log_softmax, [t((2, 3, 2)), 1], 'R.Tensor((2, 3, 2), dtype="float32")', lambda x: np.log(_softmax(x, 1)),
          id="log_softmax-axis1"),
     Case(nn.pad, [t((2, 3)), [1, 1, 2, 0], "edge"], 'R.Tensor((4, 5), dtype="float32")', lambda x: np.pad(x, ((1, 1), (2, 0)), mode="edge"), id="pad-edge"),
+    # Symbolic and unknown shapes (types checked against TVM 0.27).
+    Case(nn.conv2d, [t(None, ndim=4), t((4, 2, 3, 3))], 'R.Tensor(dtype="float32", ndim=4)',
+         id="conv2d-unknown"),
+    Case(nn.max_pool2d, [t(("n", 3, "h", "w")), 3, 2, 1],
+         'R.Tensor((n, 3, (h - 1) // 2 + 1, (w - 1) // 2 + 1), dtype="float32")',
+         sizes={"n": 1, "h": 5, "w": 4}, id="max_pool2d-sym"),
+    Case(nn.avg_pool2d, [t((1, 3, "h", 8)), 3, 2, 0, 1, True],
+         'R.Tensor((1, 3, h // 2, 4), dtype="float32")', id="avg_pool2d-ceil-sym"),
+    Case(nn.adaptive_avg_pool2d, [t(("n", 3, "h", "w"))],
+         'R.Tensor((n, 3, h, w), dtype="float32")', lambda x: x,
+         sizes={"n": 1, "h": 2, "w": 3}, id="adaptive_avg_pool2d-sym"),
+    Case(nn.conv2d_transpose, [t((1, 4, "h", 5)), t((4, 3, 3, 3)), 2, 1],
+         'R.Tensor((1, 3, h * 2 - 1, 9), dtype="float32")',
+         lambda x, w: _conv_t_loops(x, w, 2, 1, 0), sizes={"h": 3},
+         id="conv2d_transpose-sym"),
+    Case(nn.attention, [t(("b", "s", 4, 8)), t(("b", "t", 4, 8)), t(("b", "t", 4, 6))],
+         'R.Tensor((b, s, 4, 6), dtype="float32")', id="attention-sym"),
+    Case(nn.pad, [t(("n", 3)), [1, 2, 0, 0]], 'R.Tensor((n + 3, 3), dtype="float32")',
+         lambda x: np.pad(x, ((1, 2), (0, 0))), sizes={"n": 2}, id="pad-sym"),
+    Case(nn.batch_norm, [t(None, ndim=4), t((3,)), t((3,)), t((3,)), t((3,)), 1],
+         'R.Tuple(R.Tensor(dtype="float32", ndim=4), R.Tensor((3,), dtype="float32"), '
+         'R.Tensor((3,), dtype="float32"))', id="batch_norm-unknown"),
+    Case(nn.nll_loss, [t((5,)), t((), "int64", domain="index:5")],
+         'R.Tensor((), dtype="float32")', lambda p, y: -p[y], id="nll_loss-1d"),
 ]
 
 ERRORS = [

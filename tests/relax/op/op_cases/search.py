@@ -37,6 +37,10 @@ CASES = [
          inputs=[np.array([4, 1, 4, 1, 0, 9], "int32")], id="topk-ties"),
     Case(op.argmax, [t((2, 4))], 'R.Tensor((), dtype="int64")', lambda x: np.array(1),
          inputs=[np.array([[1, 5, 5, 0], [2, 5, 1, 1]], "float32")], id="argmax-flat-ties"),
+    Case(op.argmax, [t(None)], 'R.Tensor((), dtype="int64")', id="argmax-unknown-rank"),
+    Case(op.topk, [t(("n", 5)), 2],
+         'R.Tuple(R.Tensor((n, 2), dtype="float32"), R.Tensor((n, 2), dtype="int32"))',
+         id="topk-sym"),
 ]
 
 ERRORS = [

@@ -38,6 +38,10 @@ CASES += [
          lambda x: np.cumsum(x.astype("int32")).astype("int32"), id="cumsum-bool-to-int"),
     Case(op.prod, [t((2, 3), "int32"), [0, 1]], 'R.Tensor((), dtype="int32")',
          lambda x: np.prod(x).astype("int32"), id="prod-int-all"),
+    Case(op.cumsum, [t(("n", 3))], 'R.Tensor((n * 3,), dtype="float32")',
+         lambda x: np.cumsum(x), sizes={"n": 2}, id="cumsum-sym-flat"),
+    Case(op.sum, [t(None, ndim=3), [1]], 'R.Tensor(dtype="float32", ndim=2)',
+         id="sum-unknown-shape"),
 ]
 
 ERRORS = [

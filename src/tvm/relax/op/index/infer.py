@@ -8,6 +8,7 @@ from ..infer_utils import (
     make_tensor_type,
     normalize_axis,
     require_int,
+    simplify_dim,
     static_dim,
     tensor_arg,
     tensor_args,
@@ -57,6 +58,16 @@ def slice_length(begin, end, stride, extent):
     return len(range(*slice(begin, end, stride).indices(extent)))
 
 
+def symbolic_slice_length(begin, end, stride, extent):
+    """``ceil((min(end, n) - min(begin, n)) / stride)`` for a symbolic extent ``n``."""
+    from ....tirx import Min  # lazy: TIR min nodes only for symbolic extents
+
+    span = Min(IntImm64(end), extent) - Min(IntImm64(begin), extent)
+    if stride != 1:
+        span = (span + (stride - 1)) // stride
+    return simplify_dim(span)
+
+
 def infer_strided_slice(call, _bb=None):
     """Each sliced axis gets its Python slice length when its bounds and extent are static."""
     data = tensor_arg(call, 0, "input x")
@@ -86,8 +97,13 @@ def infer_strided_slice(call, _bb=None):
         ints = [_const(b), _const(e), _const(s), _const(values[axis])]
         if ints[2] == 0:
             raise ValueError("strided_slice expects nonzero strides")
-        if None in ints:
+        if None in ints[:3] or (ints[3] is None and not (ints[0] >= 0 and ints[1] >= 0
+                                                          and ints[2] > 0)):
             return make_tensor_type(None, data.dtype, data.ndim, data.vdevice)
+        if ints[3] is None:
+            # A symbolic extent n with non-negative bounds: (min(e, n) - min(b, n)) / s, rounded up.
+            out[axis] = symbolic_slice_length(ints[0], ints[1], ints[2], values[axis])
+            continue
         out[axis] = IntImm64(slice_length(*ints))
     return make_tensor_type(out, data.dtype, data.ndim, data.vdevice)
 

@@ -309,6 +309,27 @@ def split_bounds(call, dim_value, indices_or_sections):
     return [(s, max(s, e)) for s, e in zip(starts, ends)]
 
 
+def _symbolic_split(values, axis, indices_or_sections):
+    """Piece shapes along a symbolic extent ``n`` (sections of ``ceil(n / k)``, as TVM)."""
+    from ..infer_utils import simplify_dim
+
+    n = values[axis]
+    if isinstance(indices_or_sections, int):
+        k = indices_or_sections
+        size = simplify_dim((n + (k - 1)) // k)
+        extents = [size] * (k - 1) + [simplify_dim(n - size * (k - 1))]
+    else:
+        cuts = [int(i) for i in indices_or_sections]
+        extents = [_I64(b - a) for a, b in zip([0] + cuts, cuts)]
+        extents.append(simplify_dim(n - cuts[-1]) if cuts else n)
+    pieces = []
+    for extent in extents:
+        dims = list(values)
+        dims[axis] = extent
+        pieces.append(dims)
+    return pieces
+
+
 def infer_split(call, _bb=None):
     """A tuple of tensors, one per piece along ``attrs.axis``."""
     from ....ir.type import TupleType
@@ -321,6 +342,9 @@ def infer_split(call, _bb=None):
     axis = normalize_axis(call, data.ndim, call.attrs.axis)
     values = known_shape(data)
     pieces = None if values is None else split_bounds(call, values[axis], ios)
+    if pieces is None and values is not None:
+        return TupleType([make_tensor_type(dims, data.dtype, data.ndim, data.vdevice)
+                          for dims in _symbolic_split(values, axis, ios)])
     if pieces is None:
         return TupleType([make_tensor_type(None, data.dtype, data.ndim)] * count)
     out = []

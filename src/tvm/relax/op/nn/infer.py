@@ -20,6 +20,7 @@ from ..infer_utils import (
     prove_equal,
     require_float,
     same_type_as,
+    simplify_dim,
     static_dim,
     tensor_arg,
     tensor_args,
@@ -125,15 +126,6 @@ def window_out(extent, kernel, stride, dilation, pad_before, pad_after, ceil_mod
     if ceil_mode:
         span = span + (stride - 1)
     return simplify_dim(span // stride + 1)
-
-
-def simplify_dim(value):
-    """A symbolic dim simplified by ``tvm.arith`` (``h - 3 + 1`` becomes ``h - 2``)."""
-    if static_dim(value) is not None or isinstance(value, int):
-        return value
-    from ....arith import Analyzer  # lazy: the analyzer is only needed for symbolic dims
-
-    return Analyzer().simplify(value)
 
 
 def _dims(values, axes, letters):
@@ -381,6 +373,6 @@ def infer_pad(call, _bb=None):
     values = known_shape(data)
     if values is None:
         return make_tensor_type(None, data.dtype, data.ndim)
-    out = [v + widths[2 * i] + widths[2 * i + 1] for i, v in enumerate(values)]
+    out = [simplify_dim(v + widths[2 * i] + widths[2 * i + 1]) for i, v in enumerate(values)]
     return make_tensor_type(out, data.dtype, data.ndim)
 
