@@ -162,3 +162,12 @@ from .stmt import (  # noqa: F401
     stmt_seq,
 )
 from . import analysis  # noqa: F401
+from . import transform, compilation_pipeline  # noqa: F401, E402  (lowering passes, pipelines)
+
+
+def build(mod, target=None, pipeline="default"):
+    """``tvm.tirx.build``: compile TIR into a ``runtime.Module`` (see ``tvm.compile``)."""
+    # Lazy: the driver is the top layer; tirx only forwards to it.
+    from ..driver.build_module import build as _build
+
+    return _build(mod, target, pipeline)

@@ -1,0 +1,601 @@
+"""The tirx -> LLVM IR code generator (llvmlite).
+
+Input: lowered PrimFuncs (no SBlocks, flat 1-D buffer accesses; see
+``tvm.tirx.compilation_pipeline``). Output: one ``llvmlite.ir.Module`` in which each PrimFunc
+``f`` becomes
+
+* ``internal i32 f_compute(ptr noalias A, ..., <shape vars>, <scalars>)``: the body, with
+  ``noalias`` data pointers when the function has ``tirx.noalias`` (TVM's default), so LLVM's
+  loop vectorizer can vectorize without runtime alias checks;
+* ``__tvm_ffi_f``: the packed-API wrapper (``packed_api.emit_packed_function``) that checks
+  the arguments (count, ndim, dtype, device, static and symbolic shapes, layout) and calls
+  ``f_compute``.
+
+Statements: serial loops are counted loops; ``T.parallel`` loops are outlined into a task of
+the thread pool (``parallel.emit_parallel_for``); ``T.vectorized`` loops are counted loops
+that LLVM's loop vectorizer handles (O3); unrolled loops are unrolled by ``UnrollLoop`` before.
+``AllocBuffer`` uses the stack (``alloca`` in the entry block) up to 64 KiB of constant size,
+else the heap (``TVMBackendAllocWorkspace``, freed at the end of the enclosing scope).
+``AssertStmt`` raises its error kind through ``TVMFFIErrorSetRaisedFromCStr``. Limitations:
+predicated (masked) vector loads/stores, ``Shuffle``, thread-bound loops (GPU) and buffers
+without a ``buffer_map`` entry for a handle parameter are rejected with a ``ValueError``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+
+from llvmlite import ir  # this module is only imported by code that is generating LLVM IR
+
+from ...ir.op import Op
+from ...tirx import expr as E
+from ...tirx.function import PrimFunc
+from ...tirx.stmt import (
+    AllocBuffer,
+    AssertStmt,
+    AttrStmt,
+    Bind,
+    Break,
+    BufferStore,
+    Continue,
+    DeclBuffer,
+    Evaluate,
+    For,
+    ForKind,
+    IfThenElse,
+    SeqStmt,
+    While,
+)
+from . import intrin
+from .codegen_expr import I8, I32, I64, PTR, ExprEmitter, register_expr_method, value_type
+from .packed_api import ScalarParam, TensorParam, emit_packed_function
+from .parallel import emit_parallel_for
+
+__all__ = ["CodeGenLLVM", "codegen_module"]
+
+STACK_LIMIT_BYTES = 64 * 1024
+_ERROR_SET = "TVMFFIErrorSetRaisedFromCStr"
+_ALLOC_WS = "TVMBackendAllocWorkspace"
+_FREE_WS = "TVMBackendFreeWorkspace"
+
+
+class CodeGenLLVM(ExprEmitter):
+    """Emit PrimFuncs into one llvmlite module; see the module docstring."""
+
+    def __init__(self, module_name: str = "pytvm"):
+        self.module = ir.Module(module_name)
+        self.builder = None
+        self.vars = {}
+        self.func_name = ""
+        self._strings = {}
+        self._loops = []  # (continue block, break block) of enclosing loops
+        self._scopes = []  # heap allocations to free per statement scope
+
+    # --- functions ----------------------------------------------------------------------------
+    def add_function(self, func: PrimFunc, name: str) -> None:
+        """Emit ``func`` as ``<name>_compute`` plus its packed wrapper ``__tvm_ffi_<name>``."""
+        self.func_name = name
+        params, inner_args = self._signature(func, name)
+        noalias = bool(func.get_attr("tirx.noalias", False))
+        arg_types = [value_type(v.dtype) if kind != "data" else PTR
+                     for kind, v, _ in inner_args]
+        inner = ir.Function(self.module, ir.FunctionType(I32, arg_types), f"{name}_compute")
+        inner.linkage = "internal"
+        for (kind, var, _), arg in zip(inner_args, inner.args):
+            arg.name = var.name
+            if kind == "data" and noalias:
+                arg.add_attribute("noalias")
+        self._emit_body(func, inner, inner_args)
+
+        def body(builder, args):
+            values = []
+            for kind, var, source in inner_args:
+                if kind == "data":
+                    values.append(args.tensors[source].data)
+                elif kind == "shape":
+                    tensor, dim = source
+                    values.append(_fit(builder, args.tensors[tensor].shape[dim],
+                                       value_type(var.dtype)))
+                elif kind == "stride":
+                    tensor, dim = source
+                    values.append(_fit(builder, args.tensors[tensor].strides[dim],
+                                       value_type(var.dtype)))
+                else:
+                    values.append(args.scalars[source])
+            return builder.call(inner, values)
+
+        emit_packed_function(self.module, name, params, body)
+
+    def _signature(self, func: PrimFunc, name: str):
+        """Packed-API parameter specs and the inner function's arguments.
+
+        ``inner_args`` holds ``(kind, var, source)``: ``("data", data var, tensor name)``,
+        ``("shape", var, (tensor name, dim))``, ``("stride", var, (tensor, dim))`` or
+        ``("scalar", var, param name)``.
+        """
+        params, inner_args, seen = [], [], set()
+        for p in func.params:
+            buf = func.buffer_map.get(p)
+            if buf is None:
+                if p.dtype == "handle":
+                    raise ValueError(
+                        f"function {name}: handle parameter {p.name} has no buffer_map "
+                        "entry; raw pointer parameters are not supported yet"
+                    )
+                params.append(ScalarParam(p.name, p.dtype))
+                inner_args.append(("scalar", p, p.name))
+                seen.add(id(p))
+                continue
+            tname = p.name
+            shape = []
+            for dim, extent in enumerate(buf.shape):
+                if isinstance(extent, E.IntImm):
+                    shape.append(int(extent.value))
+                elif isinstance(extent, E.Var):
+                    shape.append(extent.name)
+                    if id(extent) not in seen:
+                        seen.add(id(extent))
+                        inner_args.append(("shape", extent, (tname, dim)))
+                else:
+                    raise ValueError(  # noqa: TRY004 - invalid IR, not a wrong argument type
+                        f"function {name}: parameter {tname} has shape dimension {dim} = "
+                        f"{extent}, a compound expression; only constants and variables are "
+                        "supported in parameter shapes yet"
+                    )
+            compact = not buf.strides
+            if not compact:
+                for dim, stride in enumerate(buf.strides):
+                    if isinstance(stride, E.Var) and id(stride) not in seen:
+                        seen.add(id(stride))
+                        inner_args.append(("stride", stride, (tname, dim)))
+                    elif not isinstance(stride, (E.Var, E.IntImm)):
+                        raise ValueError(
+                            f"function {name}: parameter {tname} has a compound stride "
+                            f"{stride}; only constants and variables are supported"
+                        )
+            if buf.elem_offset is not None and not (
+                isinstance(buf.elem_offset, E.IntImm) and buf.elem_offset.value == 0
+            ):
+                raise ValueError(
+                    f"function {name}: parameter {tname} has elem_offset {buf.elem_offset}; "
+                    "offset buffer parameters are not supported yet"
+                )
+            params.append(TensorParam(tname, buf.dtype, tuple(shape), compact=compact))
+            inner_args.append(("data", buf.data, tname))
+            seen.add(id(buf.data))
+        # Symbolic names must be unique across different variables for the packed checks.
+        names = {}
+        for kind, var, _ in inner_args:
+            if kind in ("shape", "stride"):
+                if var.name in names and names[var.name] is not var:
+                    raise ValueError(
+                        f"function {name}: two different shape variables are named {var.name}"
+                    )
+                names[var.name] = var
+        return params, inner_args
+
+    def _emit_body(self, func, inner, inner_args):
+        entry = inner.append_basic_block("entry")
+        self._entry = entry
+        self.builder = ir.IRBuilder(entry)
+        self.vars = {id(var): arg for (_, var, _), arg in zip(inner_args, inner.args)}
+        # Static shapes and stride constants of parameters are known values too.
+        for p in func.params:
+            buf = func.buffer_map.get(p)
+            if buf is None:
+                continue
+            for dims in (buf.shape, buf.strides):
+                for extent in dims:
+                    if isinstance(extent, E.Var) and id(extent) not in self.vars:
+                        raise ValueError(f"function {self.func_name}: cannot bind {extent.name}")
+        self._scopes = [[]]
+        self.emit_stmt(func.body)
+        self._free_scope()
+        if not self.builder.block.is_terminated:
+            self.builder.ret(ir.Constant(I32, 0))
+
+    # --- statements ---------------------------------------------------------------------------
+    def emit_stmt(self, stmt):
+        if self.builder.block.is_terminated:
+            # Code after a break/continue/return in the same block is unreachable.
+            self.builder.position_at_end(self.builder.function.append_basic_block("dead"))
+        method = _STMT_METHODS.get(type(stmt))
+        if method is None:
+            raise ValueError(
+                f"the llvm code generator does not support {type(stmt).__name__} statements "
+                f"(in function {self.func_name}); lower them first"
+            )
+        method(self, stmt)
+
+    def _scoped(self, stmt):
+        self._scopes.append([])
+        self.emit_stmt(stmt)
+        self._free_scope()
+
+    def _free_scope(self):
+        allocations = self._scopes.pop() if len(self._scopes) > 1 else self._scopes[0]
+        if allocations and not self.builder.block.is_terminated:
+            free = self._declare(_FREE_WS, ir.FunctionType(I32, [I32, I32, PTR]))
+            for ptr in reversed(allocations):
+                self.builder.call(free, [ir.Constant(I32, 1), ir.Constant(I32, 0), ptr])
+        if len(self._scopes) == 0:
+            self._scopes.append([])
+
+    def _seq(self, stmt):
+        for s in stmt.seq:
+            self.emit_stmt(s)
+
+    def _for(self, op: For):
+        if op.thread_binding is not None or op.kind == ForKind.THREAD_BINDING:
+            raise ValueError(
+                f"loop {op.loop_var.name} in function {self.func_name} is bound to a GPU "
+                "thread; the llvm target runs only CPU loops"
+            )
+        if op.step is not None and not (isinstance(op.step, E.IntImm) and op.step.value == 1):
+            raise ValueError(f"loop {op.loop_var.name}: steps other than 1 are not supported")
+        lo = self.emit_expr(op.min)
+        extent = self.emit_expr(op.extent)
+        if op.kind == ForKind.PARALLEL:
+            self._parallel_for(op, lo, extent)
+            return
+        b = self.builder
+        ty = lo.type
+        fn = b.function
+        pre = b.block
+        head = fn.append_basic_block(f"for.{op.loop_var.name}")
+        latch = fn.append_basic_block(f"for.{op.loop_var.name}.latch")
+        done = fn.append_basic_block(f"for.{op.loop_var.name}.end")
+        stop = b.add(lo, extent)
+        b.cbranch(b.icmp_signed("<", lo, stop), head, done)
+        b.position_at_end(head)
+        index = b.phi(ty, name=op.loop_var.name)
+        index.add_incoming(lo, pre)
+        self.vars[id(op.loop_var)] = index
+        self._loops.append((latch, done))
+        self._scoped(op.body)
+        self._loops.pop()
+        if not self.builder.block.is_terminated:
+            self.builder.branch(latch)
+        b = self.builder
+        b.position_at_end(latch)
+        nxt = b.add(index, ir.Constant(ty, 1), name=f"{op.loop_var.name}.next")
+        index.add_incoming(nxt, latch)
+        b.cbranch(b.icmp_signed("<", nxt, stop), head, done)
+        b.position_at_end(done)
+
+    def _parallel_for(self, op: For, lo, extent):
+        # Outline the body into a pool task; every value bound so far is captured.
+        used = _used_var_ids(op)
+        keys = [k for k in self.vars if k in used]
+        captured = [self.vars[k] for k in keys]
+        outer = (self.builder, dict(self.vars), self._loops, self._scopes, self._entry)
+        extent64 = _fit(self.builder, extent, I64)
+        ty = lo.type
+
+        def body(tb, i, values):
+            self.builder = tb
+            self.vars = dict(zip(keys, values))
+            self._loops, self._scopes = [], [[]]
+            self._entry = tb.function.entry_basic_block
+            start = self.emit_expr(op.min)
+            self.vars[id(op.loop_var)] = tb.add(start, _fit(tb, i, ty), name=op.loop_var.name)
+            self.emit_stmt(op.body)
+            self._free_scope()
+            if self.builder.block.is_terminated:
+                # An error return inside the body; give the counted loop a block to continue.
+                self.builder.position_at_end(self.builder.function.append_basic_block("cont"))
+
+        status = emit_parallel_for(self.builder, extent64, captured, body,
+                                   name=f"{self.func_name}_parallel_{op.loop_var.name}")
+        self.builder, self.vars, self._loops, self._scopes, self._entry = outer
+        self._return_on_error(status)
+
+    def _return_on_error(self, status):
+        b = self.builder
+        with b.if_then(b.icmp_signed("!=", status, ir.Constant(I32, 0)), likely=False):
+            b.ret(status)
+
+    def _while(self, op: While):
+        b = self.builder
+        fn = b.function
+        head = fn.append_basic_block("while.cond")
+        body = fn.append_basic_block("while.body")
+        done = fn.append_basic_block("while.end")
+        b.branch(head)
+        b.position_at_end(head)
+        b.cbranch(self.emit_expr(op.condition), body, done)
+        self.builder.position_at_end(body)
+        self._loops.append((head, done))
+        self._scoped(op.body)
+        self._loops.pop()
+        if not self.builder.block.is_terminated:
+            self.builder.branch(head)
+        self.builder.position_at_end(done)
+
+    def _break(self, op):
+        if not self._loops:
+            raise ValueError(f"break outside of a loop in function {self.func_name}")
+        self.builder.branch(self._loops[-1][1])
+
+    def _continue(self, op):
+        if not self._loops:
+            raise ValueError(f"continue outside of a loop in function {self.func_name}")
+        self.builder.branch(self._loops[-1][0])
+
+    def _if(self, op: IfThenElse):
+        cond = self.emit_expr(op.condition)
+        b = self.builder
+        fn = b.function
+        then_bb = fn.append_basic_block("if.then")
+        else_bb = fn.append_basic_block("if.else") if op.else_case is not None else None
+        done = fn.append_basic_block("if.end")
+        b.cbranch(cond, then_bb, else_bb or done)
+        self.builder.position_at_end(then_bb)
+        self._scoped(op.then_case)
+        if not self.builder.block.is_terminated:
+            self.builder.branch(done)
+        if else_bb is not None:
+            self.builder.position_at_end(else_bb)
+            self._scoped(op.else_case)
+            if not self.builder.block.is_terminated:
+                self.builder.branch(done)
+        self.builder.position_at_end(done)
+
+    def _bind(self, op: Bind):
+        self.vars[id(op.var)] = self.emit_expr(op.value)
+
+    def _attr(self, op: AttrStmt):
+        self.emit_stmt(op.body)
+
+    def _decl_buffer(self, op: DeclBuffer):
+        if op.data is not None and id(op.buffer.data) not in self.vars:
+            self.vars[id(op.buffer.data)] = self.emit_expr(op.data)
+
+    def _alloc_buffer(self, op: AllocBuffer):
+        buf = op.buffer
+        if len(buf.shape) != 1:
+            raise ValueError(f"buffer {buf.name} is not flat; run FlattenBuffer first")
+        element = buf.dtype
+        from .codegen_expr import _elem_bytes, storage_type
+
+        elem_t = storage_type(element)
+        size = buf.shape[0]
+        if isinstance(size, E.IntImm) and size.value * _elem_bytes(element) <= STACK_LIMIT_BYTES:
+            # Allocate in the entry block so a loop does not grow the stack.
+            here = self.builder.block
+            entry_builder = ir.IRBuilder(self._entry)
+            first = self._entry.instructions[0] if self._entry.instructions else None
+            if first is not None:
+                entry_builder.position_before(first)
+            ptr = entry_builder.alloca(ir.ArrayType(elem_t, max(1, size.value)), name=buf.name)
+            ptr.align = 64
+            self.builder.position_at_end(here)
+            self.vars[id(buf.data)] = ptr
+            return
+        nbytes = self.builder.mul(_fit(self.builder, self.emit_expr(size), I64),
+                                  ir.Constant(I64, _elem_bytes(element)))
+        alloc = self._declare(_ALLOC_WS, ir.FunctionType(PTR, [I32, I32, I64, I32, I32]))
+        ptr = self.builder.call(alloc, [ir.Constant(I32, 1), ir.Constant(I32, 0), nbytes,
+                                        ir.Constant(I32, 2), ir.Constant(I32, 32)],
+                                name=buf.name)
+        with self.builder.if_then(self.builder.icmp_unsigned("==", ptr, ir.Constant(PTR, None)),
+                                  likely=False):
+            self.builder.ret(ir.Constant(I32, -1))  # the workspace already raised MemoryError
+        self.vars[id(buf.data)] = ptr
+        self._scopes[-1].append(ptr)
+
+    def _store(self, op: BufferStore):
+        if len(op.indices) != 1:
+            raise ValueError(
+                f"buffer {op.buffer.name} is stored with {len(op.indices)} indices in function "
+                f"{self.func_name}; run FlattenBuffer before code generation"
+            )
+        if op.predicate is not None:
+            raise ValueError(f"predicated stores to {op.buffer.name} are not supported yet")
+        value = self.emit_expr(op.value)
+        index = op.indices[0]
+        element = op.buffer.dtype
+        from .codegen_expr import _elem_bytes
+
+        if isinstance(index, E.Ramp):
+            if not (isinstance(index.stride, E.IntImm) and index.stride.value == 1):
+                raise ValueError(f"strided vector stores to {op.buffer.name} are not supported")
+            ptr = self.element_pointer(op.buffer, index.base)
+        else:
+            ptr = self.element_pointer(op.buffer, index)
+        self.builder.store(self.to_storage(value, element), ptr, align=_elem_bytes(element))
+
+    def _evaluate(self, op: Evaluate):
+        if isinstance(op.value, (E.IntImm, E.FloatImm)):
+            return
+        self.emit_expr(op.value)
+
+    def _assert(self, op: AssertStmt):
+        cond = self.emit_expr(op.condition)
+        b = self.builder
+        with b.if_then(b.not_(cond), likely=False):
+            message = "".join(p.value if isinstance(p, E.StringImm) else str(p)
+                              for p in op.message_parts)
+            self._raise(op.error_kind.value, message)
+
+    def _raise(self, kind: str, message: str):
+        fn = self._declare(_ERROR_SET, ir.FunctionType(ir.VoidType(), [PTR, PTR]))
+        self.builder.call(fn, [self.string_constant(kind), self.string_constant(message)])
+        self.builder.ret(ir.Constant(I32, -1))
+
+    # --- calls ----------------------------------------------------------------------------------
+    def _call(self, op: E.Call):
+        if not isinstance(op.op, Op):
+            raise ValueError(  # noqa: TRY004 - invalid IR, not a wrong argument type
+                f"call of {op.op} in function {self.func_name}: calls of other PrimFuncs are "
+                "not supported by the llvm code generator yet"
+            )
+        name = op.op.name
+        handler = _CALL_HANDLERS.get(name)
+        if handler is not None:
+            return handler(self, op)
+        rule = op.op.get_attr(intrin.ATTR_KEY)
+        if rule is not None:
+            lowered = rule(op)
+            return self.emit_expr(lowered)
+        raise ValueError(
+            f"intrinsic {name} in function {self.func_name} has no llvm lowering rule "
+            f"(add one to src/tvm/backend/llvm/intrin.py)"
+        )
+
+    def call_intrinsic(self, name: str, args, dtype: str):
+        """Call the overloaded LLVM intrinsic ``name`` at the type of ``dtype``."""
+        ty = value_type(dtype)
+        fn = self.module.declare_intrinsic(name, [ty], ir.FunctionType(ty, [a.type for a in args]))
+        return self.builder.call(fn, list(args))
+
+    def _call_llvm_intrin(self, op):
+        name = op.args[0].value
+        args = [self.emit_expr(a) for a in op.args[1:]]
+        if name in ("llvm.fma", "llvm.fmuladd") or all(a.type == args[0].type for a in args):
+            return self.call_intrinsic(name, args, op.dtype)
+        ty = value_type(op.dtype)
+        fn = self.module.declare_intrinsic(name, [ty], ir.FunctionType(ty, [a.type for a in args]))
+        return self.builder.call(fn, args)
+
+    def _call_extern(self, op):
+        name = op.args[0].value
+        args = [self.emit_expr(a) for a in op.args[1:]]
+        ret_t = ir.VoidType() if op.dtype == "void" else value_type(op.dtype)
+        ftype = ir.FunctionType(ret_t, [a.type for a in args])
+        fn = self._declare(name, ftype)
+        if "x" in op.dtype.replace("0x", ""):
+            raise ValueError(f"vector calls of the C function {name} are not supported")
+        result = self.builder.call(fn, args)
+        return result if op.dtype != "void" else ir.Constant(I32, 0)
+
+    def _if_then_else(self, op):
+        # Lazy evaluation: only the taken side runs (it may load out of bounds otherwise).
+        cond = self.emit_expr(op.args[0])
+        b = self.builder
+        fn = b.function
+        then_bb = fn.append_basic_block("ite.then")
+        else_bb = fn.append_basic_block("ite.else")
+        done = fn.append_basic_block("ite.end")
+        b.cbranch(cond, then_bb, else_bb)
+        self.builder.position_at_end(then_bb)
+        t = self.emit_expr(op.args[1])
+        then_end = self.builder.block
+        self.builder.branch(done)
+        self.builder.position_at_end(else_bb)
+        f = self.emit_expr(op.args[2])
+        else_end = self.builder.block
+        self.builder.branch(done)
+        self.builder.position_at_end(done)
+        phi = self.builder.phi(t.type)
+        phi.add_incoming(t, then_end)
+        phi.add_incoming(f, else_end)
+        return phi
+
+    def _likely(self, op):
+        return self.emit_expr(op.args[0])
+
+    def _reinterpret(self, op):
+        value = self.emit_expr(op.args[0])
+        from .codegen_expr import storage_type
+
+        src, dst = op.args[0].dtype, op.dtype
+        raw = self.to_storage(value, src) if src in ("bfloat16", "bool") else value
+        out_t = storage_type(dst) if dst in ("bfloat16", "bool") else value_type(dst)
+        cast = self.builder.bitcast(raw, out_t)
+        return self.from_storage(cast, dst) if dst in ("bfloat16", "bool") else cast
+
+    def _isnan(self, op):
+        value = self.emit_expr(op.args[0])
+        return self.builder.fcmp_unordered("uno", value, value)
+
+    def _ret(self, op):
+        raise ValueError(f"T.ret in function {self.func_name}: return values are not "
+                         "supported by the llvm code generator yet")
+
+    # --- helpers --------------------------------------------------------------------------------
+    def _declare(self, name, ftype):
+        existing = self.module.globals.get(name)
+        return existing if existing is not None else ir.Function(self.module, ftype, name)
+
+    def string_constant(self, text: str):
+        """A pointer to a NUL-terminated constant string (named by content hash)."""
+        existing = self._strings.get(text)
+        if existing is not None:
+            return existing
+        data = bytearray(text.encode("utf-8") + b"\0")
+        digest = hashlib.sha256(data).hexdigest()[:16]
+        var = ir.GlobalVariable(self.module, ir.ArrayType(I8, len(data)), f".str.cg.{digest}")
+        var.global_constant = True
+        var.linkage = "private"
+        var.initializer = ir.Constant(ir.ArrayType(I8, len(data)), data)
+        self._strings[text] = var
+        return var
+
+
+def _used_var_ids(stmt) -> set:
+    """Ids of the variables (and buffer data pointers) a statement refers to."""
+    from ...tirx.stmt import BufferLoad
+    from ...tirx.stmt_functor import post_order_visit
+
+    used = set()
+
+    def visit(node):
+        if isinstance(node, E.Var):
+            used.add(id(node))
+        elif isinstance(node, (BufferLoad, BufferStore)):
+            used.add(id(node.buffer.data))
+
+    post_order_visit(stmt, visit)
+    return used
+
+
+def _fit(builder, value, ty):
+    """Sign-extend or truncate an integer value to ``ty``."""
+    if value.type == ty:
+        return value
+    if value.type.width < ty.width:
+        return builder.sext(value, ty)
+    return builder.trunc(value, ty)
+
+
+_STMT_METHODS = {
+    SeqStmt: CodeGenLLVM._seq,
+    For: CodeGenLLVM._for,
+    While: CodeGenLLVM._while,
+    Break: CodeGenLLVM._break,
+    Continue: CodeGenLLVM._continue,
+    IfThenElse: CodeGenLLVM._if,
+    Bind: CodeGenLLVM._bind,
+    AttrStmt: CodeGenLLVM._attr,
+    DeclBuffer: CodeGenLLVM._decl_buffer,
+    AllocBuffer: CodeGenLLVM._alloc_buffer,
+    BufferStore: CodeGenLLVM._store,
+    Evaluate: CodeGenLLVM._evaluate,
+    AssertStmt: CodeGenLLVM._assert,
+}
+
+_CALL_HANDLERS = {
+    "tirx.call_llvm_pure_intrin": CodeGenLLVM._call_llvm_intrin,
+    "tirx.call_llvm_intrin": CodeGenLLVM._call_llvm_intrin,
+    "tirx.call_pure_extern": CodeGenLLVM._call_extern,
+    "tirx.call_extern": CodeGenLLVM._call_extern,
+    "tirx.if_then_else": CodeGenLLVM._if_then_else,
+    "tirx.likely": CodeGenLLVM._likely,
+    "tirx.reinterpret": CodeGenLLVM._reinterpret,
+    "tirx.isnan": CodeGenLLVM._isnan,
+    "tirx.ret": CodeGenLLVM._ret,
+}
+
+register_expr_method(E.Call, CodeGenLLVM._call)
+
+
+def codegen_module(mod, module_name: str = "pytvm") -> ir.Module:
+    """Emit every PrimFunc of a lowered ``IRModule`` (named by ``global_symbol`` or its
+    GlobalVar) into one llvmlite module."""
+    cg = CodeGenLLVM(module_name)
+    for gvar, func in mod.functions.items():
+        if isinstance(func, PrimFunc):
+            name = func.get_attr("global_symbol") or gvar.name_hint
+            cg.add_function(func, str(name))
+    return cg.module

@@ -1,0 +1,424 @@
+"""Expression emission of the tirx -> LLVM code generator (see ``codegen.py``).
+
+Value representation: a tirx value of dtype ``d`` is an LLVM value of ``value_type(d)``:
+``iN`` for ints/uints, ``i1`` for bool, ``half``/``float``/``double`` for floats, and
+``float`` for ``bfloat16`` (bfloat16 is a storage type: loads widen to float32, stores round
+to nearest even). ``xL`` dtypes are LLVM vectors of ``L`` lanes.
+"""
+
+from __future__ import annotations
+
+from llvmlite import ir  # this module is only imported by code that is generating LLVM IR
+
+from ...runtime.data_type import dtype_info
+from ...tirx import expr as E
+from ...tirx.stmt import BufferLoad
+
+I1, I8, I16, I32, I64 = (ir.IntType(b) for b in (1, 8, 16, 32, 64))
+F32 = ir.FloatType()
+PTR = ir.PointerType()
+_FLOATS = {16: ir.HalfType(), 32: F32, 64: ir.DoubleType()}
+
+
+def _split(dtype: str):
+    """``(element dtype, lanes)`` of a dtype string such as ``"float32x8"``."""
+    info = dtype_info(dtype)
+    return info.element, info.lanes
+
+
+def scalar_type(element: str) -> ir.Type:
+    """The LLVM type computing values of a scalar dtype."""
+    info = dtype_info(element)
+    if element == "bool":
+        return I1
+    if element == "bfloat16":
+        return F32
+    if info.kind == "float":
+        if info.bits not in _FLOATS:
+            raise ValueError(f"the llvm backend cannot compute with dtype {element}")
+        return _FLOATS[info.bits]
+    if info.kind in ("int", "uint"):
+        return ir.IntType(info.bits)
+    if element == "handle":
+        return PTR
+    raise ValueError(f"the llvm backend cannot compute with dtype {element}")
+
+
+def value_type(dtype: str) -> ir.Type:
+    """The LLVM type of values of ``dtype`` (vectors for ``xL`` dtypes)."""
+    if dtype == "handle":
+        return PTR
+    element, lanes = _split(dtype)
+    elem = scalar_type(element)
+    return elem if lanes == 1 else ir.VectorType(elem, lanes)
+
+
+def storage_type(element: str) -> ir.Type:
+    """The LLVM type of one element in memory (bool: i8, bfloat16: i16)."""
+    if element == "bool":
+        return I8
+    if element == "bfloat16":
+        return I16
+    return scalar_type(element)
+
+
+def _kind(dtype: str) -> str:
+    if dtype == "handle":
+        return "handle"
+    element = _split(dtype)[0]
+    return "bool" if element == "bool" else dtype_info(element).kind
+
+
+def _is_float(dtype):
+    return _kind(dtype) == "float"
+
+
+def _is_signed(dtype):
+    return _kind(dtype) == "int"
+
+
+class ExprEmitter:
+    """Mixin of :class:`CodeGenLLVM`: ``emit_expr(expr) -> ir.Value``.
+
+    Needs ``self.builder``, ``self.vars`` (Var -> value), ``self.module`` and the call
+    emission of ``codegen_call.CallEmitter``.
+    """
+
+    def emit_expr(self, expr):
+        method = _EXPR_METHODS.get(type(expr))
+        if method is None:
+            for cls in type(expr).__mro__:
+                method = _EXPR_METHODS.get(cls)
+                if method is not None:
+                    _EXPR_METHODS[type(expr)] = method
+                    break
+            else:
+                raise ValueError(
+                    f"the llvm code generator does not support {type(expr).__name__} "
+                    f"expressions yet (in function {self.func_name})"
+                )
+        return method(self, expr)
+
+    # --- leaves ---------------------------------------------------------------------------------
+    def _var(self, op):
+        value = self.vars.get(id(op))
+        if value is None:
+            raise ValueError(
+                f"variable {op.name} is used in function {self.func_name} but not defined "
+                "(free variable after lowering)"
+            )
+        return value
+
+    def _int_imm(self, op):
+        ty = value_type(op.dtype)
+        return ir.Constant(ty, int(op.value) & ((1 << ty.width) - 1) if ty.width > 1 else
+                           int(bool(op.value)))
+
+    def _float_imm(self, op):
+        return ir.Constant(value_type(op.dtype), float(op.value))
+
+    def _string_imm(self, op):
+        return self.string_constant(op.value)
+
+    # --- casts --------------------------------------------------------------------------------
+    def _cast(self, op):
+        return self.cast_value(self.emit_expr(op.value), op.value.dtype, op.dtype)
+
+    def cast_value(self, value, src: str, dst: str):
+        """Convert ``value`` of dtype ``src`` to ``dst`` (C semantics; float->int truncates)."""
+        b = self.builder
+        src_t, dst_t = value_type(src), value_type(dst)
+        sk, dk = _kind(src), _kind(dst)
+        if dk == "bool":
+            zero = ir.Constant(src_t, None)
+            return b.fcmp_unordered("!=", value, zero) if sk == "float" else b.icmp_unsigned(
+                "!=", value, zero)
+        if src_t == dst_t:
+            return value
+        if sk == "float" and dk == "float":
+            return b.fpext(value, dst_t) if _width(src_t) < _width(dst_t) else b.fptrunc(
+                value, dst_t)
+        if sk == "float":
+            return b.fptosi(value, dst_t) if dk == "int" else b.fptoui(value, dst_t)
+        if dk == "float":
+            return b.sitofp(value, dst_t) if sk == "int" else b.uitofp(value, dst_t)
+        if dk == "handle" or sk == "handle":
+            raise ValueError(f"cannot cast {src} to {dst} in function {self.func_name}")
+        sw, dw = _width(src_t), _width(dst_t)
+        if sw > dw:
+            return b.trunc(value, dst_t)
+        return b.sext(value, dst_t) if sk == "int" else b.zext(value, dst_t)
+
+    # --- arithmetic ---------------------------------------------------------------------------
+    def _binary(self, op):
+        a, b = self.emit_expr(op.a), self.emit_expr(op.b)
+        return self.arith(type(op), a, b, op.a.dtype)
+
+    def arith(self, cls, a, b, dtype):
+        bld = self.builder
+        if _is_float(dtype):
+            if cls is E.Add:
+                return bld.fadd(a, b)
+            if cls is E.Sub:
+                return bld.fsub(a, b)
+            if cls is E.Mul:
+                return bld.fmul(a, b)
+            if cls is E.Div:
+                return bld.fdiv(a, b)
+            if cls is E.Mod:
+                return bld.frem(a, b)
+            if cls is E.FloorDiv:
+                return self.call_intrinsic("llvm.floor", [bld.fdiv(a, b)], dtype)
+            if cls is E.FloorMod:
+                q = self.call_intrinsic("llvm.floor", [bld.fdiv(a, b)], dtype)
+                return bld.fsub(a, bld.fmul(q, b))
+            if cls is E.Min:
+                return self.call_intrinsic("llvm.minnum", [a, b], dtype)
+            if cls is E.Max:
+                return self.call_intrinsic("llvm.maxnum", [a, b], dtype)
+            raise ValueError(f"operator {cls.__name__} is not defined on float dtype {dtype}")
+        signed = _is_signed(dtype)
+        if cls is E.Add:
+            return bld.add(a, b)
+        if cls is E.Sub:
+            return bld.sub(a, b)
+        if cls is E.Mul:
+            return bld.mul(a, b)
+        if cls is E.Div:
+            return bld.sdiv(a, b) if signed else bld.udiv(a, b)
+        if cls is E.Mod:
+            return bld.srem(a, b) if signed else bld.urem(a, b)
+        if cls is E.FloorDiv:
+            return self._floordiv(a, b) if signed else bld.udiv(a, b)
+        if cls is E.FloorMod:
+            return self._floormod(a, b) if signed else bld.urem(a, b)
+        if cls is E.Min:
+            cond = bld.icmp_signed("<", a, b) if signed else bld.icmp_unsigned("<", a, b)
+            return bld.select(cond, a, b)
+        if cls is E.Max:
+            cond = bld.icmp_signed(">", a, b) if signed else bld.icmp_unsigned(">", a, b)
+            return bld.select(cond, a, b)
+        if cls is E.BitwiseAnd:
+            return bld.and_(a, b)
+        if cls is E.BitwiseOr:
+            return bld.or_(a, b)
+        if cls is E.BitwiseXor:
+            return bld.xor(a, b)
+        if cls is E.LShift:
+            return bld.shl(a, b)
+        if cls is E.RShift:
+            return bld.ashr(a, b) if signed else bld.lshr(a, b)
+        raise ValueError(f"operator {cls.__name__} is not supported on dtype {dtype}")
+
+    def _floordiv(self, a, b):
+        # Python semantics: round toward -inf. q = a / b (trunc); subtract 1 when the
+        # remainder is nonzero and its sign differs from b's.
+        bld = self.builder
+        q = bld.sdiv(a, b)
+        r = bld.srem(a, b)
+        zero = ir.Constant(a.type, 0)
+        adjust = bld.and_(bld.icmp_signed("!=", r, zero),
+                          bld.icmp_signed("!=", bld.icmp_signed("<", r, zero),
+                                          bld.icmp_signed("<", b, zero)))
+        return bld.sub(q, bld.zext(adjust, a.type))
+
+    def _floormod(self, a, b):
+        bld = self.builder
+        r = bld.srem(a, b)
+        zero = ir.Constant(a.type, 0)
+        adjust = bld.and_(bld.icmp_signed("!=", r, zero),
+                          bld.icmp_signed("!=", bld.icmp_signed("<", r, zero),
+                                          bld.icmp_signed("<", b, zero)))
+        return bld.select(adjust, bld.add(r, b), r)
+
+    def _compare(self, op):
+        a, b = self.emit_expr(op.a), self.emit_expr(op.b)
+        sym = _CMP_SYMBOLS[type(op)]
+        dtype = op.a.dtype
+        if _is_float(dtype):
+            # NaN compares false except with !=, as in C.
+            if sym == "!=":
+                return self.builder.fcmp_unordered(sym, a, b)
+            return self.builder.fcmp_ordered(sym, a, b)
+        if _is_signed(dtype):
+            return self.builder.icmp_signed(sym, a, b)
+        return self.builder.icmp_unsigned(sym, a, b)
+
+    def _and(self, op):
+        return self.builder.and_(self.emit_expr(op.a), self.emit_expr(op.b))
+
+    def _or(self, op):
+        return self.builder.or_(self.emit_expr(op.a), self.emit_expr(op.b))
+
+    def _not(self, op):
+        return self.builder.not_(self.emit_expr(op.a))
+
+    def _bitwise_not(self, op):
+        return self.builder.not_(self.emit_expr(op.a))
+
+    def _select(self, op):
+        cond = self.emit_expr(op.condition)
+        t, f = self.emit_expr(op.true_value), self.emit_expr(op.false_value)
+        return self.builder.select(cond, t, f)
+
+    def _let(self, op):
+        self.vars[id(op.var)] = self.emit_expr(op.value)
+        return self.emit_expr(op.body)
+
+    # --- vectors ------------------------------------------------------------------------------
+    def _broadcast(self, op):
+        value = self.emit_expr(op.value)
+        return self.splat(value, int(op.lanes))
+
+    def splat(self, value, lanes):
+        vec_t = ir.VectorType(value.type, lanes)
+        undef = ir.Constant(vec_t, ir.Undefined)
+        one = self.builder.insert_element(undef, value, ir.Constant(I32, 0))
+        mask = ir.Constant(ir.VectorType(I32, lanes), [0] * lanes)
+        return self.builder.shuffle_vector(one, undef, mask)
+
+    def _ramp(self, op):
+        lanes = int(op.lanes)
+        base = self.splat(self.emit_expr(op.base), lanes)
+        stride = self.splat(self.emit_expr(op.stride), lanes)
+        elem = value_type(op.base.dtype)
+        iota = ir.Constant(ir.VectorType(elem, lanes), list(range(lanes)))
+        return self.builder.add(base, self.builder.mul(stride, iota))
+
+    # --- memory -------------------------------------------------------------------------------
+    def element_pointer(self, buffer, index):
+        """``&buffer[index]`` for a flat buffer and a scalar index expression."""
+        base = self._var(buffer.data)
+        offset = self.cast_value(self.emit_expr(index), index.dtype, "int64")
+        elem_t = storage_type(buffer.dtype.split("x")[0] if "x" in buffer.dtype else buffer.dtype)
+        return self.builder.gep(base, [offset], source_etype=elem_t)
+
+    def _buffer_load(self, op: BufferLoad):
+        if len(op.indices) != 1:
+            raise ValueError(
+                f"buffer {op.buffer.name} is accessed with {len(op.indices)} indices in function "
+                f"{self.func_name}; run FlattenBuffer before code generation"
+            )
+        if op.predicate is not None:
+            raise ValueError(f"predicated loads of {op.buffer.name} are not supported yet")
+        index = op.indices[0]
+        element, lanes = _split(op.dtype)
+        if isinstance(index, E.Ramp):
+            if not (isinstance(index.stride, E.IntImm) and index.stride.value == 1):
+                return self._gather(op, index, element)
+            ptr = self.element_pointer(op.buffer, index.base)
+            vec_t = ir.VectorType(storage_type(element), lanes)
+            raw = self.builder.load(ptr, typ=vec_t, align=_elem_bytes(element))
+            return self.from_storage(raw, element)
+        ptr = self.element_pointer(op.buffer, index)
+        raw = self.builder.load(ptr, typ=storage_type(element), align=_elem_bytes(element))
+        return self.from_storage(raw, element)
+
+    def _gather(self, op, index, element):
+        # A strided vector load: scalar loads assembled into a vector.
+        lanes = int(index.lanes)
+        result = ir.Constant(ir.VectorType(scalar_type(element), lanes), ir.Undefined)
+        for lane in range(lanes):
+            idx = index.base + index.stride * lane
+            ptr = self.element_pointer(op.buffer, idx)
+            raw = self.builder.load(ptr, typ=storage_type(element), align=_elem_bytes(element))
+            result = self.builder.insert_element(result, self.from_storage(raw, element),
+                                                 ir.Constant(I32, lane))
+        return result
+
+    def from_storage(self, raw, element):
+        """A loaded element (or vector of them) as a computed value."""
+        b = self.builder
+        if element == "bool":
+            return b.trunc(raw, _like(raw.type, I1))
+        if element == "bfloat16":
+            wide = b.shl(b.zext(raw, _like(raw.type, I32)), _const_like(raw.type, I32, 16))
+            return b.bitcast(wide, _like(raw.type, F32))
+        return raw
+
+    def to_storage(self, value, element):
+        """A computed value converted to its in-memory form."""
+        b = self.builder
+        if element == "bool":
+            return b.zext(value, _like(value.type, I8))
+        if element == "bfloat16":
+            bits = b.bitcast(value, _like(value.type, I32))
+            # Round to nearest even: add 0x7fff plus the lowest kept bit, then drop 16 bits.
+            lsb = b.and_(b.lshr(bits, _const_like(value.type, I32, 16)),
+                         _const_like(value.type, I32, 1))
+            rounded = b.add(bits, b.add(lsb, _const_like(value.type, I32, 0x7FFF)))
+            is_nan = b.fcmp_unordered("uno", value, value)
+            quiet = b.or_(bits, _const_like(value.type, I32, 0x400000))
+            chosen = b.select(is_nan, quiet, rounded)
+            return b.trunc(b.lshr(chosen, _const_like(value.type, I32, 16)),
+                           _like(value.type, I16))
+        return value
+
+
+def _width(ty):
+    if isinstance(ty, ir.VectorType):
+        ty = ty.element
+    if isinstance(ty, ir.IntType):
+        return ty.width
+    return {ir.HalfType: 16, ir.FloatType: 32, ir.DoubleType: 64}[type(ty)]
+
+
+def _like(ty, elem):
+    return ir.VectorType(elem, ty.count) if isinstance(ty, ir.VectorType) else elem
+
+
+def _const_like(ty, elem, value):
+    if isinstance(ty, ir.VectorType):
+        return ir.Constant(ir.VectorType(elem, ty.count), [value] * ty.count)
+    return ir.Constant(elem, value)
+
+
+def _elem_bytes(element):
+    if element == "bool":
+        return 1
+    return max(1, dtype_info(element).bits // 8)
+
+
+_CMP_SYMBOLS = {E.EQ: "==", E.NE: "!=", E.LT: "<", E.LE: "<=", E.GT: ">", E.GE: ">="}
+
+_EXPR_METHODS = {
+    E.Var: ExprEmitter._var,
+    E.IntImm: ExprEmitter._int_imm,
+    E.FloatImm: ExprEmitter._float_imm,
+    E.StringImm: ExprEmitter._string_imm,
+    E.Cast: ExprEmitter._cast,
+    E.Add: ExprEmitter._binary,
+    E.Sub: ExprEmitter._binary,
+    E.Mul: ExprEmitter._binary,
+    E.Div: ExprEmitter._binary,
+    E.Mod: ExprEmitter._binary,
+    E.FloorDiv: ExprEmitter._binary,
+    E.FloorMod: ExprEmitter._binary,
+    E.Min: ExprEmitter._binary,
+    E.Max: ExprEmitter._binary,
+    E.BitwiseAnd: ExprEmitter._binary,
+    E.BitwiseOr: ExprEmitter._binary,
+    E.BitwiseXor: ExprEmitter._binary,
+    E.LShift: ExprEmitter._binary,
+    E.RShift: ExprEmitter._binary,
+    E.EQ: ExprEmitter._compare,
+    E.NE: ExprEmitter._compare,
+    E.LT: ExprEmitter._compare,
+    E.LE: ExprEmitter._compare,
+    E.GT: ExprEmitter._compare,
+    E.GE: ExprEmitter._compare,
+    E.And: ExprEmitter._and,
+    E.Or: ExprEmitter._or,
+    E.Not: ExprEmitter._not,
+    E.BitwiseNot: ExprEmitter._bitwise_not,
+    E.Select: ExprEmitter._select,
+    E.Let: ExprEmitter._let,
+    E.Broadcast: ExprEmitter._broadcast,
+    E.Ramp: ExprEmitter._ramp,
+    BufferLoad: ExprEmitter._buffer_load,
+}
+
+
+def register_expr_method(cls, method):
+    """Add the emission of another expression class (used by the call emitter)."""
+    _EXPR_METHODS[cls] = method

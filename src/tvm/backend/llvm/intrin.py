@@ -1,0 +1,112 @@
+"""The LLVM target's intrinsic table: how each ``tirx`` math op is lowered for ``llvm``.
+
+Each rule is registered as the op attribute ``"llvm.FLowerIntrinsic"`` (a function
+``Call -> PrimExpr``); ``tvm.tirx.transform.LowerIntrin`` applies the rules of the target's
+kind, and the code generator applies them too for calls that reach it unlowered. A rule maps
+an op onto one of:
+
+* an LLVM intrinsic (``T.call_llvm_pure_intrin(dtype, "llvm.exp", x)``), which LLVM may turn
+  into vector code or libm calls itself (``exp``, ``log``, ``sqrt``, ``floor``...);
+* a libm function (``T.call_pure_extern("float32", "tanhf", x)``) for the ops LLVM has no
+  intrinsic for;
+* an expression over other ops (``sigmoid(x) = 1 / (1 + exp(-x))``, ``rsqrt``).
+
+float16/bfloat16 arguments are computed in float32 (cast in, call, cast back), since libm has
+no half-precision functions. Integer arguments of math ops are rejected by the code generator.
+"""
+
+from __future__ import annotations
+
+from ...ir.op import register_op_attr
+from ...tirx import op as tir_op
+from ...tirx.expr import Call, Cast, FloatImm
+from ...tirx.generic import cast
+
+ATTR_KEY = "llvm.FLowerIntrinsic"
+
+# Ops with an LLVM intrinsic of the same meaning: tirx name -> llvm intrinsic name.
+LLVM_INTRINSICS = {
+    "exp": "llvm.exp", "exp2": "llvm.exp2", "exp10": "llvm.exp10", "log": "llvm.log",
+    "log2": "llvm.log2", "log10": "llvm.log10", "sqrt": "llvm.sqrt", "fabs": "llvm.fabs",
+    "floor": "llvm.floor", "ceil": "llvm.ceil", "round": "llvm.roundeven",
+    "trunc": "llvm.trunc", "nearbyint": "llvm.nearbyint", "sin": "llvm.sin", "cos": "llvm.cos",
+    "pow": "llvm.pow", "copysign": "llvm.copysign",
+}
+# Ops lowered to libm: tirx name -> C function name for double (float adds an "f").
+LIBM_FUNCTIONS = {
+    "tan": "tan", "asin": "asin", "acos": "acos", "atan": "atan", "sinh": "sinh",
+    "cosh": "cosh", "tanh": "tanh", "asinh": "asinh", "acosh": "acosh", "atanh": "atanh",
+    "erf": "erf", "log1p": "log1p", "atan2": "atan2", "fmod": "fmod", "hypot": "hypot",
+    "nextafter": "nextafter",
+}
+_NARROW_FLOATS = ("float16", "bfloat16")
+
+
+def _widened(call: Call, build):
+    """Compute half-precision calls in float32: cast the arguments in and the result back."""
+    dtype = call.dtype
+    lanes = dtype.split("x")[1] if "x" in dtype else ""
+    element = dtype.split("x")[0]
+    if element not in _NARROW_FLOATS:
+        return build(dtype, list(call.args))
+    wide = "float32" + (f"x{lanes}" if lanes else "")
+    args = [cast(a, wide) if a.dtype.split("x")[0] in _NARROW_FLOATS else a for a in call.args]
+    return Cast(dtype, build(wide, args))
+
+
+def _llvm_rule(intrinsic):
+    def lower(call: Call):
+        return _widened(call, lambda dt, args: tir_op.call_llvm_pure_intrin(dt, intrinsic, *args))
+
+    return lower
+
+
+def _libm_rule(name):
+    def lower(call: Call):
+        def build(dtype, args):
+            element = dtype.split("x")[0]
+            func = name + "f" if element == "float32" else name
+            return tir_op.call_pure_extern(dtype, func, *args)
+
+        return _widened(call, build)
+
+    return lower
+
+
+def _lower_sigmoid(call: Call):
+    def build(dtype, args):
+        one = FloatImm(dtype, 1.0)
+        exp = tir_op.call_llvm_pure_intrin(dtype, "llvm.exp", -args[0])
+        return one / (one + exp)
+
+    return _widened(call, build)
+
+
+def _lower_rsqrt(call: Call):
+    def build(dtype, args):
+        return FloatImm(dtype, 1.0) / tir_op.call_llvm_pure_intrin(dtype, "llvm.sqrt", args[0])
+
+    return _widened(call, build)
+
+
+def _lower_ldexp(call: Call):
+    def build(dtype, args):
+        element = dtype.split("x")[0]
+        func = "ldexpf" if element == "float32" else "ldexp"
+        return tir_op.call_pure_extern(dtype, func, args[0], cast(args[1], "int32"))
+
+    return _widened(call, build)
+
+
+def register_intrinsic_rules() -> None:
+    """Register every rule above (idempotent: same level, same functions)."""
+    for name, intrinsic in LLVM_INTRINSICS.items():
+        register_op_attr(f"tirx.{name}", ATTR_KEY, _llvm_rule(intrinsic))
+    for name, func in LIBM_FUNCTIONS.items():
+        register_op_attr(f"tirx.{name}", ATTR_KEY, _libm_rule(func))
+    register_op_attr("tirx.sigmoid", ATTR_KEY, _lower_sigmoid)
+    register_op_attr("tirx.rsqrt", ATTR_KEY, _lower_rsqrt)
+    register_op_attr("tirx.ldexp", ATTR_KEY, _lower_ldexp)
+
+
+register_intrinsic_rules()

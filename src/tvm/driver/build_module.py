@@ -1,0 +1,161 @@
+"""``tvm.compile`` / ``tvm.tirx.build``: PrimFuncs -> lowered tirx -> LLVM -> runtime.Module.
+
+Steps (``docs/arch/codegen.md``):
+
+1. wrap a lone PrimFunc into an ``IRModule``; give each function a ``global_symbol``;
+2. apply the default CPU schedule to unscheduled functions (``tvm.s_tir.default_schedule``);
+3. run the TIR pipeline (``tir_pipeline``, see ``tvm.tirx.compilation_pipeline``) and the
+   host finalization (``LowerIntrin``);
+4. generate LLVM IR (``tvm.backend.llvm.codegen``) and JIT-compile it
+   (``tvm.backend.llvm.jit.build_module``).
+
+Compilation is cached by the structural hash of the input module plus the target and
+pipeline: compiling a structurally equal module again returns the same ``runtime.Module``
+without lowering. Relax modules are not compiled yet (``ValueError``); that comes with the
+end-to-end (Relax VM) work.
+"""
+
+from __future__ import annotations
+
+import collections
+import threading
+
+from ..ffi.structural import structural_equal, structural_hash
+from ..ir.module import IRModule
+from ..tirx.function import PrimFunc
+
+__all__ = ["build", "clear_cache", "compile", "lower"]
+
+_CACHE: collections.OrderedDict = collections.OrderedDict()
+_CACHE_LOCK = threading.Lock()
+_CACHE_SIZE = 256
+
+
+def _as_module(mod) -> IRModule:
+    if isinstance(mod, PrimFunc):
+        name = mod.get_attr("global_symbol") or "main"
+        return IRModule({str(name): mod})
+    if isinstance(mod, IRModule):
+        return mod
+    raise TypeError(
+        f"tvm.compile expects a PrimFunc or an IRModule, got {type(mod).__name__}"
+    )
+
+
+def _target_kind(target) -> str:
+    if target is None:
+        return "llvm"
+    if isinstance(target, str):
+        return target.split()[0] if target.strip() else "llvm"
+    if isinstance(target, dict):
+        return str(target.get("kind", "llvm"))
+    kind = getattr(target, "kind", None)
+    return str(getattr(kind, "name", kind) or "llvm")
+
+
+def _with_symbols(mod: IRModule) -> IRModule:
+    funcs, changed = {}, False
+    for gvar, func in mod.functions.items():
+        if not isinstance(func, PrimFunc):
+            raise ValueError(  # noqa: TRY004 - invalid IR, not a wrong argument type
+                f"tvm.compile: function {gvar.name_hint} is a {type(func).__name__}; compiling "
+                "Relax functions is not supported yet (it comes with the end-to-end Relax "
+                "build and VM). Compile PrimFuncs, or an IRModule of PrimFuncs"
+            )
+        if func.get_attr("global_symbol") is None:
+            func = func.with_attr("global_symbol", gvar.name_hint)
+            changed = True
+        funcs[gvar] = func
+    return IRModule(funcs, attrs=mod.attrs) if changed else mod
+
+
+def lower(mod, target=None, tir_pipeline="default", default_schedule: bool = True) -> IRModule:
+    """Lower PrimFuncs to the form the code generator takes (returns an ``IRModule``)."""
+    # Lazy imports: the driver sits on top of every layer it calls into.
+    from ..s_tir import transform as _s_tir_transform  # noqa: F401  (registers "default")
+    from ..tirx.compilation_pipeline import finalize_host_passes, get_tir_pipeline
+
+    mod = _with_symbols(_as_module(mod))
+    if default_schedule:
+        from ..s_tir.default_schedule import apply_default_schedule
+
+        mod = apply_default_schedule(mod, target)
+    pipeline = tir_pipeline if not isinstance(tir_pipeline, str) else get_tir_pipeline(
+        tir_pipeline)
+    passes = pipeline(target) if not hasattr(pipeline, "info") else pipeline
+    mod = passes(mod)
+    return finalize_host_passes(target)(mod)
+
+
+def compile(mod, target=None, *, relax_pipeline="default", tir_pipeline="default"):
+    """Compile a PrimFunc or an IRModule of PrimFuncs into a ``tvm.runtime.Module``.
+
+    Parameters
+    ----------
+    mod : PrimFunc or IRModule
+        What to compile. Every function must be a PrimFunc (Relax is not supported yet).
+    target : str, dict or Target, optional
+        ``"llvm"`` (the default; ``"llvm -mcpu=... -opt-level=..."`` also works).
+    relax_pipeline : str
+        Accepted for TVM compatibility; unused until Relax compilation exists.
+    tir_pipeline : str or callable
+        A name in ``tvm.tirx.compilation_pipeline.PIPELINE_MAP`` or a pipeline function.
+
+    Returns
+    -------
+    tvm.runtime.Module
+        ``mod["name"](*tensors)`` runs a function on ``tvm.runtime.Tensor`` or NumPy arrays.
+
+    Examples
+    --------
+    >>> import numpy as np, tvm
+    >>> from tvm import te
+    >>> A = te.placeholder((4,), name="A")
+    >>> B = te.compute((4,), lambda i: A[i] + 1.0, name="B")
+    >>> f = tvm.compile(te.create_prim_func([A, B]))
+    >>> a, b = np.arange(4, dtype="float32"), np.zeros(4, dtype="float32")
+    >>> f["main"](a, b); b.tolist()
+    [1.0, 2.0, 3.0, 4.0]
+    """
+    kind = _target_kind(target)
+    if kind not in ("llvm", "c"):
+        raise ValueError(
+            f"tvm.compile: target kind {kind!r} is not supported; available: 'llvm'"
+        )
+    if kind == "c":
+        raise ValueError("tvm.compile: the 'c' target is not implemented; use 'llvm'")
+    mod = _as_module(mod)
+    key = None
+    if isinstance(tir_pipeline, str):
+        key = (structural_hash(mod), str(target), tir_pipeline)
+        with _CACHE_LOCK:
+            entry = _CACHE.get(key)
+        if entry is not None and structural_equal(entry[0], mod):
+            return entry[1]
+    lowered = lower(mod, target, tir_pipeline)
+    # Lazy: llvmlite is imported only when something is compiled.
+    from ..backend.llvm.codegen import codegen_module
+    from ..backend.llvm.jit import build_module
+
+    names = [gv.name_hint for gv in lowered.functions]
+    llvm_module = codegen_module(lowered, module_name="_".join(names)[:64] or "pytvm")
+    llvm_target = None if target is None or isinstance(target, str) and target.strip() == "llvm" \
+        else target
+    result = build_module(llvm_module, llvm_target)
+    if key is not None:
+        with _CACHE_LOCK:
+            _CACHE[key] = (mod, result)
+            while len(_CACHE) > _CACHE_SIZE:
+                _CACHE.popitem(last=False)
+    return result
+
+
+def build(mod, target=None, pipeline="default"):
+    """``tvm.tirx.build``: compile TIR (same as :func:`compile` with ``tir_pipeline``)."""
+    return compile(mod, target, tir_pipeline=pipeline)
+
+
+def clear_cache() -> None:
+    """Forget every compiled module (the LLVM-level caches are separate)."""
+    with _CACHE_LOCK:
+        _CACHE.clear()

@@ -1,0 +1,28 @@
+"""``tvm.s_tir.transform``: passes that lower schedulable TIR (``SBlock``) into ``tirx``."""
+
+from .lower_sblocks import (  # noqa: F401
+    ConvertBlocksToOpaque,
+    LowerInitBlock,
+    LowerOpaqueBlock,
+    lower_sblocks,
+)
+
+
+def _s_tir_default_pipeline(target=None):
+    """``"default"``: lower SBlocks, then the ``tirx`` pipeline."""
+    # Import here: the pipeline table lives in the lower tirx layer; we register into it.
+    from ...ir.transform import Sequential
+    from ...tirx.compilation_pipeline import tirx_passes
+
+    passes = [LowerInitBlock(), ConvertBlocksToOpaque(), LowerOpaqueBlock()]
+    return Sequential(passes + tirx_passes(target), name="s_tir.default")
+
+
+def _register():
+    from ...tirx.compilation_pipeline import register_tir_pipeline
+
+    register_tir_pipeline("default", _s_tir_default_pipeline)
+    register_tir_pipeline("s_tir", _s_tir_default_pipeline)
+
+
+_register()

@@ -1,0 +1,142 @@
+"""Passes that lower schedulable blocks (``SBlock``) into plain ``tirx`` loop nests.
+
+Run in this order (``tvm.tirx.compilation_pipeline`` does):
+
+1. :func:`LowerInitBlock`: a block's ``init`` statement runs when every reduction iterator
+   sits at its first value: ``if v_k == 0: init`` is put in front of the body.
+2. :func:`ConvertBlocksToOpaque`: block iterators are replaced by their bound values
+   (``v_i`` -> ``i``), so the block no longer needs them (it becomes *opaque*).
+3. :func:`LowerOpaqueBlock`: the blocks themselves go: ``alloc_buffers`` become
+   ``AllocBuffer`` statements, a realize predicate becomes an ``IfThenElse``, loops whose
+   ``thread_binding`` is set are kept as they are. ``match_buffers`` are not supported yet
+   (a ``ValueError`` names the block).
+
+Before::
+
+    for i, k in T.grid(4, 8):
+        with T.sblock("C"):
+            v_i, v_k = T.axis.remap("SR", [i, k])
+            with T.init():
+                C[v_i] = T.float32(0)
+            C[v_i] = C[v_i] + A[v_i, v_k]
+
+After all three::
+
+    for i, k in T.grid(4, 8):
+        if k == 0:
+            C[i] = T.float32(0)
+        C[i] = C[i] + A[i, k]
+"""
+
+from __future__ import annotations
+
+from ...ir.transform import PassInfo
+from ...tirx.expr import EQ, IntImm
+from ...tirx.function import PrimFunc
+from ...tirx.stmt import AllocBuffer, IfThenElse, IterVar, SBlock, SBlockRealize, SeqStmt
+from ...tirx.stmt_functor import StmtExprMutator, substitute
+from ...tirx.transform.common import PrimFuncPass
+
+__all__ = ["ConvertBlocksToOpaque", "LowerInitBlock", "LowerOpaqueBlock", "lower_sblocks"]
+
+
+def _is_true(expr) -> bool:
+    return isinstance(expr, IntImm) and expr.value != 0
+
+
+class _InitLowerer(StmtExprMutator):
+    def visit_sblock_(self, op: SBlock):
+        op = super().visit_sblock_(op)
+        if op.init is None:
+            return op
+        cond = None
+        for iv in op.iter_vars:
+            if iv.iter_type != IterVar.CommReduce:
+                continue
+            term = EQ(iv.var, iv.dom.min)
+            cond = term if cond is None else cond & term
+        init = op.init if cond is None else IfThenElse(cond, op.init)
+        return op.replace(init=None, body=SeqStmt.flatten(init, op.body))
+
+
+class _Opaquer(StmtExprMutator):
+    def visit_sblock_realize_(self, op: SBlockRealize):
+        op = super().visit_sblock_realize_(op)
+        block = op.block
+        if not block.iter_vars:
+            return op
+        vmap = {iv.var: value for iv, value in zip(block.iter_vars, op.iter_values)}
+        new_block = SBlock(
+            (),
+            reads=[substitute(r, vmap) for r in block.reads],
+            writes=[substitute(w, vmap) for w in block.writes],
+            name_hint=block.name_hint,
+            body=substitute(block.body, vmap),
+            init=None if block.init is None else substitute(block.init, vmap),
+            alloc_buffers=block.alloc_buffers,
+            match_buffers=block.match_buffers,
+            annotations=block.annotations,
+        )
+        return SBlockRealize((), op.predicate, new_block)
+
+
+class _OpaqueLowerer(StmtExprMutator):
+    def visit_sblock_realize_(self, op: SBlockRealize):
+        op = super().visit_sblock_realize_(op)
+        block = op.block
+        if block.iter_vars:
+            raise ValueError(
+                f"LowerOpaqueBlock: block '{block.name_hint}' still has iterators; "
+                "run ConvertBlocksToOpaque first"
+            )
+        if block.match_buffers:
+            raise ValueError(
+                f"LowerOpaqueBlock: block '{block.name_hint}' has match_buffers, which the "
+                "lowering does not support yet"
+            )
+        if block.init is not None:
+            raise ValueError(
+                f"LowerOpaqueBlock: block '{block.name_hint}' still has an init statement; "
+                "run LowerInitBlock first"
+            )
+        body = block.body
+        if not _is_true(op.predicate):
+            body = IfThenElse(op.predicate, body)
+        allocs = [AllocBuffer(buf) for buf in block.alloc_buffers]
+        return SeqStmt.flatten(allocs, body)
+
+
+def _apply(mutator_cls, drop_s_tir=False):
+    def run(func: PrimFunc, mod, ctx):
+        body = mutator_cls()(func.body)
+        if body is not func.body:
+            func = func.with_body(body)
+        if drop_s_tir and func.get_attr("s_tir") is not None:
+            func = func.without_attr("s_tir")
+        return func
+
+    return run
+
+
+def LowerInitBlock():
+    """Turn each block's ``init`` into a guarded statement in front of its body."""
+    return PrimFuncPass(_apply(_InitLowerer), PassInfo(0, "s_tir.LowerInitBlock"))
+
+
+def ConvertBlocksToOpaque():
+    """Substitute block iterators by their bound values, leaving iterator-free blocks."""
+    return PrimFuncPass(_apply(_Opaquer), PassInfo(0, "s_tir.ConvertBlocksToOpaque"))
+
+
+def LowerOpaqueBlock():
+    """Remove iterator-free blocks: allocations become ``AllocBuffer``, predicates ``if``."""
+    return PrimFuncPass(
+        _apply(_OpaqueLowerer, drop_s_tir=True), PassInfo(0, "s_tir.LowerOpaqueBlock")
+    )
+
+
+def lower_sblocks(func: PrimFunc) -> PrimFunc:
+    """All three block-lowering steps on one function (a helper for tests and the driver)."""
+    for mutator_cls in (_InitLowerer, _Opaquer):
+        func = _apply(mutator_cls)(func, None, None)
+    return _apply(_OpaqueLowerer, drop_s_tir=True)(func, None, None)

@@ -1,0 +1,77 @@
+"""Named TIR lowering pipelines (``tvm.compile(..., tir_pipeline=name)``).
+
+A pipeline is a function ``(target) -> tvm.transform.Pass`` (usually a ``Sequential``).
+``PIPELINE_MAP`` holds them by name: ``"tirx"`` is the pipeline over ``tirx`` code
+(low-level loops and buffers); ``"default"`` is the same here and is replaced by
+``tvm.s_tir.transform`` with one that first lowers ``SBlock``s. The order follows TVM 0.27
+(spec D.6) for the passes that exist in this implementation::
+
+    StmtSimplify, FlattenBuffer, VectorizeLoop, UnrollLoop, StmtSimplify, StorageRewrite,
+    AnnotateEntryFunc, SplitHostDevice, MakePackedAPI
+
+followed by the host finalization :func:`finalize_host_passes` (``LowerIntrin``).
+"""
+
+from __future__ import annotations
+
+from ..ir.transform import Sequential
+from . import transform as _t
+
+__all__ = [
+    "PIPELINE_MAP",
+    "finalize_host_passes",
+    "get_default_tir_pipeline",
+    "get_tir_pipeline",
+    "register_tir_pipeline",
+    "tirx_passes",
+]
+
+
+def tirx_passes(target=None) -> list:
+    """The passes of the ``tirx`` pipeline, in order (a list, so pipelines can extend it)."""
+    return [
+        _t.StmtSimplify(),
+        _t.FlattenBuffer(),
+        _t.VectorizeLoop(),
+        _t.UnrollLoop(),
+        _t.StmtSimplify(),
+        _t.StorageRewrite(),
+        _t.AnnotateEntryFunc(),
+        _t.SplitHostDevice(),
+        _t.MakePackedAPI(),
+    ]
+
+
+def finalize_host_passes(target=None):
+    """Passes run on host functions after the pipeline: intrinsic lowering."""
+    return Sequential([_t.LowerIntrin()], name="tirx.finalize_host")
+
+
+def _tirx_pipeline(target=None):
+    return Sequential(tirx_passes(target), name="tirx")
+
+
+PIPELINE_MAP: dict = {"default": _tirx_pipeline, "tirx": _tirx_pipeline}
+
+
+def register_tir_pipeline(name: str, pipeline, override: bool = True) -> None:
+    """Register ``pipeline(target) -> Pass`` under ``name``."""
+    if not callable(pipeline):
+        raise TypeError(f"register_tir_pipeline: pipeline {name!r} must be callable")
+    if name in PIPELINE_MAP and not override:
+        raise ValueError(f"TIR pipeline {name!r} is already registered")
+    PIPELINE_MAP[name] = pipeline
+
+
+def get_tir_pipeline(name: str = "default", **kwargs):
+    """The pipeline registered as ``name``: a function ``(target) -> Pass``."""
+    if name not in PIPELINE_MAP:
+        raise ValueError(
+            f"Unknown TIR pipeline {name!r}; registered: {sorted(PIPELINE_MAP)}"
+        )
+    return PIPELINE_MAP[name]
+
+
+def get_default_tir_pipeline(target=None):
+    """The default pipeline for ``target``."""
+    return get_tir_pipeline("default")

@@ -1,0 +1,18 @@
+"""``tvm.tirx.transform``: the TIR lowering passes, one file per pass (family).
+
+Each pass is a factory returning a pass object: ``tvm.tirx.transform.FlattenBuffer()(mod)``.
+The order they run in is the pipeline of ``tvm.tirx.compilation_pipeline``.
+"""
+
+from .common import PrimFuncPass, prim_func_pass  # noqa: F401
+from .flatten_buffer import FlattenBuffer  # noqa: F401
+from .function_attrs import (  # noqa: F401
+    AnnotateEntryFunc,
+    BindTarget,
+    MakePackedAPI,
+    SplitHostDevice,
+)
+from .loops import UnrollLoop, VectorizeLoop  # noqa: F401
+from .lower_intrin import LowerIntrin  # noqa: F401
+from .simplify import Simplify, StmtSimplify  # noqa: F401
+from .storage_rewrite import StorageRewrite  # noqa: F401

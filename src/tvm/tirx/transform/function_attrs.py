@@ -1,0 +1,114 @@
+"""Passes that set function attributes or check the calling convention.
+
+* ``BindTarget(target)``: set the ``target`` attribute of functions that have none.
+* ``AnnotateEntryFunc()``: a module with one PrimFunc marks it ``tirx.is_entry_func``.
+* ``SplitHostDevice()``: split device kernels out of host functions. On CPU targets (the only
+  ones the code generator has now) everything is host code, so functions are only marked
+  ``tirx.is_host_func``; a function with GPU thread-bound loops raises ``ValueError`` until
+  the CUDA backend plugs its split in here.
+* ``MakePackedAPI()``: functions with a ``global_symbol`` get the packed calling convention
+  (``calling_conv`` = 1, TVM's ``kCPackedFunc``): the code generator wraps them in a
+  ``__tvm_ffi_<name>`` function that checks the argument count, ndim, dtype, device, static
+  and symbolic shapes (``tvm.backend.llvm.packed_api``). The pass checks that every parameter
+  can be described that way and raises ``ValueError`` naming the function and parameter
+  otherwise.
+"""
+
+from __future__ import annotations
+
+from ...ir.transform import PassInfo
+from ..expr import IntImm, Var
+from ..function import PrimFunc
+from ..stmt import For, ForKind
+from ..stmt_functor import post_order_visit
+from .common import PrimFuncPass
+
+__all__ = ["AnnotateEntryFunc", "BindTarget", "MakePackedAPI", "SplitHostDevice"]
+
+CALLING_CONV_PACKED = 1
+
+
+def BindTarget(target):
+    """Set ``target`` on every PrimFunc without one."""
+
+    def run(func, mod, ctx):
+        if func.get_attr("target") is not None:
+            return func
+        return func.with_attr("target", target)
+
+    return PrimFuncPass(run, PassInfo(0, "tirx.BindTarget"))
+
+
+def AnnotateEntryFunc():
+    """Mark the only PrimFunc of a module as the entry function."""
+
+    def run(func, mod, ctx):
+        prim_funcs = [f for f in mod.functions.values() if isinstance(f, PrimFunc)]
+        if len(prim_funcs) != 1 or func.get_attr("tirx.is_entry_func"):
+            return func
+        return func.with_attr("tirx.is_entry_func", True)
+
+    return PrimFuncPass(run, PassInfo(0, "tirx.AnnotateEntryFunc"))
+
+
+def _has_thread_binding(stmt) -> bool:
+    found = []
+
+    def visit(node):
+        if isinstance(node, For) and (node.kind == ForKind.THREAD_BINDING
+                                      or node.thread_binding is not None):
+            found.append(node)
+
+    post_order_visit(stmt, visit)
+    return bool(found)
+
+
+def SplitHostDevice():
+    """Host/device split; for CPU targets every function is host code (see module doc)."""
+
+    def run(func, mod, ctx):
+        if _has_thread_binding(func.body):
+            name = func.get_attr("global_symbol") or "<anonymous>"
+            raise ValueError(
+                f"SplitHostDevice: function {name} has GPU thread-bound loops; device code "
+                "generation (CUDA) is not available in this build"
+            )
+        if func.get_attr("tirx.is_host_func"):
+            return func
+        return func.with_attr("tirx.is_host_func", True)
+
+    return PrimFuncPass(run, PassInfo(0, "tirx.SplitHostDevice"))
+
+
+def check_packable(func: PrimFunc, name: str) -> None:
+    """Raise ``ValueError`` when a parameter cannot be unpacked by the packed API."""
+    for p in func.params:
+        buf = func.buffer_map.get(p)
+        if buf is None:
+            if p.dtype == "handle":
+                raise ValueError(
+                    f"MakePackedAPI: function {name}, parameter {p.name}: a handle without a "
+                    "buffer_map entry (raw pointer) is not supported yet"
+                )
+            continue
+        for dim, extent in enumerate(buf.shape):
+            if not isinstance(extent, (IntImm, Var)):
+                raise ValueError(  # noqa: TRY004 - invalid IR, not a wrong argument type
+                    f"MakePackedAPI: function {name}, parameter {p.name}: shape[{dim}] = "
+                    f"{extent} is a compound expression; expected a constant or a variable"
+                )
+
+
+def MakePackedAPI():
+    """Give exported functions the packed calling convention (see module doc)."""
+
+    def run(func, mod, ctx):
+        name = func.get_attr("global_symbol")
+        if name is None:
+            return func
+        check_packable(func, str(name))
+        if func.get_attr("calling_conv") == CALLING_CONV_PACKED:
+            return func
+        return func.with_attr("calling_conv", CALLING_CONV_PACKED)
+
+    return PrimFuncPass(run, PassInfo(0, "tirx.MakePackedAPI"))
