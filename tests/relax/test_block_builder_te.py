@@ -100,3 +100,21 @@ def test_add_func_deduplicates_structurally_equal_functions():
     with bb.function("g", [x], private=True):
         bb.emit_func_output(x)
     assert [g.name_hint for g in bb.get().get_global_vars()] == ["f"]
+
+
+def test_prim_func_global_var_has_relax_function_type():
+    # As in Apache TVM 0.27: R.Callable((buffers...), R.Tuple, False).
+    x = relax.Var("x", T([3], "float32"))
+    bb = relax.BlockBuilder()
+    with bb.function("main", [x]):
+        out = bb.emit_te(
+            lambda t: te.compute(t.shape, lambda i: t[i] * 2.0, name="d"),
+            x,
+            primfunc_name_hint="dbl",
+        )
+        bb.emit_func_output(out)
+    mod = bb.get()
+    ty = mod.get_global_var("dbl").ty
+    expected = relax.FuncType([T([3], "float32"), T([3], "float32")], relax.TupleType([]), False)
+    tvm.ir.assert_structural_equal(ty, expected)
+    relax.analysis.well_formed(mod)

@@ -20,7 +20,7 @@ from .attrs import DictAttrs
 from .base import Scriptable
 from .expr import GlobalVar
 
-__all__ = ["IRModule"]
+__all__ = ["IRModule", "register_global_var_type"]
 
 
 class IRModule(Scriptable, Node, type_key="ir.IRModule"):
@@ -205,8 +205,29 @@ def _is_function(value) -> bool:
     return hasattr(value, "params") and hasattr(value, "body")
 
 
+# type key of a function kind -> rule giving the type its GlobalVar has in a module. Upper
+# layers register here: Relax gives a TIR PrimFunc's GlobalVar a Relax function type, so that
+# ``R.call_tir(gv, ...)`` and the well-formedness rules see a callable.
+_GLOBAL_VAR_TYPE_RULES: dict = {}
+
+
+def register_global_var_type(func_type_key: str, rule) -> None:
+    """Make ``rule(func) -> Type`` give the GlobalVar type of functions of ``func_type_key``."""
+    _GLOBAL_VAR_TYPE_RULES[func_type_key] = rule
+
+
 def _attach_type(gvar: GlobalVar, func) -> None:
-    """Give ``gvar`` the function's type when it has none yet (TVM does this on insertion)."""
+    """Give ``gvar`` its function's type (TVM does this when a function is added).
+
+    Functions whose kind has a registered rule always get the rule's type; others set the
+    GlobalVar's type only when it has none yet.
+    """
+    rule = _GLOBAL_VAR_TYPE_RULES.get(getattr(func, "type_key", None))
+    if rule is not None:
+        ty = rule(func)
+        if ty is not None and gvar.ty is not ty:
+            set_field(gvar, "ty", ty)
+        return
     ty = getattr(func, "ty", None)
     if gvar.ty is None and ty is not None:
         set_field(gvar, "ty", ty)

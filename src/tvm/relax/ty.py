@@ -218,3 +218,30 @@ ShapeStructInfo = ShapeType
 TensorStructInfo = TensorType
 TupleStructInfo = TupleType
 FuncStructInfo = FuncType
+
+
+def prim_func_type(prim_func) -> FuncType:
+    """The Relax type of a TIR PrimFunc, as its GlobalVar has it in a module.
+
+    Buffer parameters are tensors of the buffer's shape and dtype, scalar parameters are
+    ``R.Prim`` of their dtype; the result is ``R.Tuple()`` and the function is impure (it
+    writes its output buffers), as in Apache TVM 0.27.
+    """
+    params = []
+    for param in prim_func.params:
+        buffer = prim_func.buffer_map.get(param)
+        if buffer is not None:
+            params.append(TensorType(list(buffer.shape), buffer.dtype))
+        else:
+            params.append(PrimType(param.dtype))
+    return FuncType(params, TupleType([]), purity=False)
+
+
+def _register_prim_func_type():
+    # Upper layers register into the table held by tvm.ir.module (see its docstring).
+    from ..ir.module import register_global_var_type
+
+    register_global_var_type("tirx.PrimFunc", prim_func_type)
+
+
+_register_prim_func_type()
