@@ -344,3 +344,41 @@ def test_deeply_nested_expression_is_normalized_without_recursion():
     assert len(bindings) == depth + 2
     assert bindings[0].value.args == (x, x)
     assert isinstance(bindings[-1].value, relax.TupleGetItem)
+
+
+def test_nested_emission_names_and_kinds_match_tvm():
+    # Observed in Apache TVM 0.27 for the same program.
+    x = relax.Var("x", _t([3]))
+    bb = relax.BlockBuilder()
+    with bb.function("main", [x]):
+        with bb.dataflow():
+            a = bb.emit(op.add(op.multiply(x, x), op.add(x, x)))
+            b = bb.match_cast(a, _t([3]))
+            c = bb.emit_output(op.add(op.multiply(b, b), x))
+        d = bb.match_cast(c, relax.TensorType(ndim=1, dtype="float32"))
+        e = bb.emit(relax.Tuple([op.add(d, d), d]))
+        bb.emit_func_output(op.add(op.multiply(d, d), e[0]))
+    func = bb.get()["main"]
+    shapes = [
+        [(type(b).__name__, type(b.var).__name__, b.var.name_hint) for b in blk.bindings]
+        for blk in func.body.blocks
+    ]
+    assert shapes == [
+        [
+            ("VarBinding", "DataflowVar", "lv"),
+            ("VarBinding", "DataflowVar", "lv1"),
+            ("VarBinding", "DataflowVar", "lv2"),
+            ("MatchCast", "DataflowVar", "lv3"),
+            ("VarBinding", "DataflowVar", "lv4"),
+            ("VarBinding", "Var", "gv"),
+        ],
+        [
+            ("MatchCast", "Var", "gv1"),
+            ("VarBinding", "Var", "gv2"),
+            ("VarBinding", "Var", "gv3"),
+            ("VarBinding", "Var", "gv4"),
+            ("VarBinding", "Var", "gv5"),
+            ("VarBinding", "Var", "gv6"),
+        ],
+    ]
+    assert func.body.body.name_hint == "gv6"
