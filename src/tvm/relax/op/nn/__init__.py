@@ -200,7 +200,33 @@ def conv2d(data, weight, strides=(1, 1), padding=(0, 0), dilation=(1, 1), groups
            data_layout="NCHW", kernel_layout="OIHW", out_layout=None, out_dtype=None):
     """``R.nn.conv2d(data, weight, strides=(1, 1), padding=(0, 0), dilation=(1, 1), ...)``.
 
-    ``padding`` is 1, 2 (vertical, horizontal) or 4 (top, left, bottom, right) values.
+    Parameters
+    ----------
+    data, weight : Expr
+        Tensors in ``data_layout`` (default NCHW) and ``kernel_layout`` (default OIHW); any
+        permutation of those letters is accepted.
+    strides, dilation : int or tuple of 2 ints
+    padding : int or tuple of 1, 2 (vertical, horizontal) or 4 (top, left, bottom, right) ints
+    groups : int
+        The data channels must equal ``I * groups`` and ``O`` must divide by ``groups``.
+    out_layout : str, optional
+        The output layout (``data_layout`` when None).
+    out_dtype : str, optional
+        The output dtype (the input dtype when None).
+
+    Returns
+    -------
+    Call
+        Output ``(N, O, (H + pads - dilation * (kh - 1) - 1) // stride + 1, ...)``.
+
+    Examples
+    --------
+    >>> from tvm import relax
+    >>> x = relax.Var("x", relax.TensorType([1, 3, 8, 8], "float32"))
+    >>> w = relax.Var("w", relax.TensorType([4, 3, 3, 3], "float32"))
+    >>> call = relax.op.nn.conv2d(x, w, strides=2, padding=1)
+    >>> print(relax.BlockBuilder().normalize(call).ty)
+    R.Tensor((1, 4, 4, 4), dtype="float32")
     """
     name = "conv2d"
     attrs = Conv2DAttrs(_ints(strides, 2, "strides", name), _padding(padding, 2, name),
@@ -231,7 +257,21 @@ def pool2d_attrs(name, pool_size, strides, padding, dilation, ceil_mode, count_i
 
 def max_pool2d(data, pool_size=(1, 1), strides=(1, 1), padding=(0, 0), dilation=(1, 1),
                ceil_mode=False, count_include_pad=False, layout="NCHW", out_layout=None):
-    """``R.nn.max_pool2d(data, pool_size=(1, 1), strides=(1, 1), padding=(0, 0), ...)``."""
+    """``R.nn.max_pool2d(data, pool_size=(1, 1), strides=(1, 1), padding=(0, 0), ...)``.
+
+    Parameters
+    ----------
+    data : Expr
+        A 4-D tensor in ``layout`` (default NCHW).
+    pool_size, strides, dilation : int or tuple of 2 ints
+    padding : int or tuple of 1, 2 or 4 ints
+        Padded positions never win the maximum.
+    ceil_mode : bool
+        Round the output size up (a last, partial window).
+    count_include_pad : bool
+        Unused by max pooling (kept for TVM's signature and printed form).
+    layout, out_layout : str
+    """
     attrs = pool2d_attrs("max_pool2d", pool_size, strides, padding, dilation, ceil_mode,
                          count_include_pad, layout, out_layout)
     return Call(_OPS["max_pool2d"], [data], attrs)
@@ -259,7 +299,12 @@ def _axes(axes):
 
 
 def layer_norm(data, gamma, beta, axes, epsilon=1e-5, center=True, scale=True):
-    """``R.nn.layer_norm(data, gamma, beta, axes, epsilon=1e-5, center=True, scale=True)``."""
+    """``R.nn.layer_norm(data, gamma, beta, axes, epsilon=1e-5, center=True, scale=True)``.
+
+    ``(data - mean) / sqrt(var + epsilon) * gamma + beta`` with the mean and (population)
+    variance over ``axes``; ``gamma``/``beta`` have the shape of those axes and are skipped
+    when ``scale``/``center`` are False.
+    """
     attrs = LayerNormAttrs(_axes(axes), float(epsilon), bool(center), bool(scale))
     return Call(_OPS["layer_norm"], [data, gamma, beta], attrs)
 

@@ -53,7 +53,18 @@ def argsort(data, axis=-1, descending=False, dtype="int32"):
 def topk(data, k=1, axis=-1, ret_type="both", largest=True, dtype="int32"):
     """``R.topk(data, k=1, axis=-1, ret_type="both", largest=True, dtype="int32")``.
 
-    ``ret_type`` is ``"both"`` (a tuple ``(values, indices)``), ``"values"`` or ``"indices"``.
+    Parameters
+    ----------
+    data : Expr
+    k : int
+        How many elements to keep (``k < 1`` keeps them all).
+    axis : int
+    ret_type : str
+        ``"both"`` (a tuple ``(values, indices)``), ``"values"`` or ``"indices"``.
+    largest : bool
+        The largest elements first, else the smallest; ties keep the input order.
+    dtype : str
+        The dtype of the indices.
     """
     if ret_type not in ("both", "values", "indices"):
         raise ValueError(f"topk expects ret_type to be both, values or indices, got "
