@@ -255,3 +255,20 @@ def test_shape_var_in_annotation_follows_remap():
     cast = new.body.blocks[0].bindings[0]
     assert cast.ty.shape is new.params[1]
     assert cast.var.ty.shape is new.params[1]
+
+
+def test_visit_expr_post_order_uses_the_default_rule():
+    @mutator
+    class Rewrite(PyExprMutator):
+        def visit_call_(self, call):
+            call = self.visit_expr_post_order(call)  # children first, default rebuild
+            if call.op is Op.get("relax.add"):
+                return op.multiply(*call.args)
+            return call
+
+        def visit_var_(self, var):
+            return var
+
+    func = _build(2)
+    new = Rewrite().visit_expr(func)
+    assert [b.value.op.name for b in new.body.blocks[0].bindings] == ["relax.multiply"] * 3

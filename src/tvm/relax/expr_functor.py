@@ -242,8 +242,19 @@ class ExprMutator(ExprFunctor):
         return self.builder_.normalize(result)
 
     def visit_expr_post_order(self, expr):
-        """Visit the children first, then hand the rebuilt node to ``post_order_visit_``."""
-        return self.visit_expr(expr)
+        """Rebuild ``expr`` over its visited children with the *default* rule for its kind.
+
+        The user's override for ``expr``'s own kind is bypassed (children still go through
+        ``visit_expr``), so an override can call this on the node it was given and then
+        rewrite the result, as in TVM::
+
+            def visit_call_(self, call):
+                call = self.visit_expr_post_order(call)
+                ...
+        """
+        name = _method_for(expr, type(expr))
+        result = expr if name is None else getattr(ExprMutator, name)(self, expr)
+        return self.builder_.normalize(result)
 
     def set_var_remap(self, var, new_var) -> None:
         """Make later uses of ``var`` refer to ``new_var``."""
