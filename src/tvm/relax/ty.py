@@ -27,6 +27,7 @@ __all__ = [
     "ObjectStructInfo",
     "ObjectType",
     "PackedFuncType",
+    "prim_func_type",
     "PrimStructInfo",
     "PrimType",
     "ShapeStructInfo",
