@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from tvm import relax
+from tvm import relax, tirx
 from tvm.relax import op
 
 from . import Case, Err, t
@@ -28,6 +28,10 @@ CASES = [
     Case(op.arange, [5], 'R.Tensor((5,), dtype="int64")', lambda: np.arange(5), id="arange-end"),
     Case(op.arange, [0.0, 5.0, 0.5], 'R.Tensor((10,), dtype="float32")',
          lambda: np.arange(0, 5, 0.5, dtype="float32"), id="arange-float"),
+    Case(op.arange, [1, tirx.Var("n", "int64"), 3], 'R.Tensor(((n + 1) // 3,), dtype="int64")',
+         id="arange-sym"),
+    Case(op.eye, [tirx.Var("n", "int64"), 3], 'R.Tensor((n, 3), dtype="float32")',
+         id="eye-sym"),
     Case(op.tril, [t((3, 4))], 'R.Tensor((3, 4), dtype="float32")', np.tril),
     Case(op.tril, [t((2, 3, 3)), 1], 'R.Tensor((2, 3, 3), dtype="float32")',
          lambda x: np.tril(x, 1), id="tril-k"),

@@ -88,6 +88,14 @@ def infer_arange(call, _bb=None):
         if step == 0:
             raise ValueError("arange requires a nonzero step, got step 0")
         return make_tensor_type([max(0, math.ceil((end - start) / step))], dtype)
+    step = consts[2]
+    if isinstance(step, int) and step > 0 and not dtype.startswith(("float", "bfloat")):
+        # Integer bounds with a symbolic part: ceil((end - start) / step), as TVM writes it.
+        from ..infer_utils import simplify_dim
+
+        start, end = values[0], values[1]
+        span = end - start if step == 1 else (end - start + (step - 1)) // step
+        return make_tensor_type([simplify_dim(span)], dtype)
     return make_tensor_type(None, dtype, 1)
 
 
