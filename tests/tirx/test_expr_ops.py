@@ -359,3 +359,12 @@ def test_constant_comparisons_fold(a, b, op):
     else:
         folded, expected = fn(ca, cb), fn(a, b)
     assert repr(folded) == f"T.bool({expected})"
+
+
+def test_negation():
+    x = tirx.Var("x")
+    assert repr(-tirx.Ramp(x, 1, 4)) == "T.Ramp(x, 1, 4) * T.Broadcast(-1, 4)"
+    with pytest.raises(TypeError, match="cannot negate an expression of unsigned dtype uint8"):
+        -tirx.Var("u", "uint8")
+    with pytest.raises(TypeError, match="cannot negate an expression of unsigned dtype bool"):
+        -tirx.Var("b", "bool")

@@ -31,6 +31,7 @@ from __future__ import annotations
 
 from ..ffi.node import DEF, IGNORE, Node, field
 from ..ir.expr import PrimExpr
+from ..ir.op import Op
 from ..runtime.data_type import dtype_info, normalize_dtype, with_lanes
 
 __all__ = [
@@ -713,8 +714,6 @@ class Call(PrimExprWithOp, type_key="tirx.Call"):
     def __init__(self, dtype, op, args, span=None):
         dtype = normalize_dtype(dtype)
         if isinstance(op, str):
-            from ..ir.op import Op  # same layer below; imported here to keep import order simple
-
             op = Op.get(op if "." in op else f"tirx.{op}")
         self.__init_fields__(op, tuple(_call_arg(a) for a in args), span=span, dtype=dtype)
 

@@ -470,9 +470,13 @@ def negate(a, span=None):
         return _make_const(a.dtype, -a.value, span)
     if isinstance(a, FloatImm):
         return FloatImm(a.dtype, -a.value, span=span)
-    return Mul(a, convert(-1, a.dtype) if dtype_info(a.dtype).lanes == 1 else
-               Broadcast(convert(-1, dtype_info(a.dtype).element), dtype_info(a.dtype).lanes),
-               span=span)
+    info = dtype_info(a.dtype)
+    if info.kind in ("uint", "bool"):
+        raise TypeError(f"cannot negate an expression of unsigned dtype {a.dtype}")
+    minus_one = convert(-1, info.element)
+    if info.lanes != 1:
+        minus_one = Broadcast(minus_one, info.lanes)
+    return Mul(a, minus_one, span=span)
 
 
 # --- comparison ------------------------------------------------------------------------------
