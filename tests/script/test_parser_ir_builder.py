@@ -150,3 +150,40 @@ def test_unknown_dialect():
         tvm.script.dialect_module("nope")
     with pytest.raises(AttributeError):
         tvm.script.nope  # noqa: B018
+
+
+def test_if_frames_from_python():
+    with IRBuilder() as ib, RB.function():
+        RB.func_name("main")
+        x = RB.arg("x", _tensor(3))
+        c = RB.arg("c", relax.TensorType((), "bool"))
+        with RB.If(c) as if_frame:
+            with RB.Then():
+                RB.emit(relax.op.multiply(x, x), name="y")
+            with RB.Else():
+                RB.emit(x, name="y")
+        RB.func_ret_value(if_frame.var)
+    built = ib.get()
+
+    parsed = tvm.script.from_source(
+        '@R.function\ndef main(x: R.Tensor((3,), "float32"), c: R.Tensor((), "bool")):\n'
+        "    if c:\n        y = R.multiply(x, x)\n    else:\n        y = x\n    return y\n"
+    )
+    tvm.ir.assert_structural_equal(built, parsed)
+    (binding,) = built.body.blocks[0].bindings
+    assert binding.var.name_hint == "y" and isinstance(binding.value, relax.If)
+
+
+def test_emit_match_cast_and_var_binding_from_python():
+    with IRBuilder() as ib, RB.function():
+        RB.func_name("main")
+        x = RB.arg("x", relax.TensorType(ndim=1, dtype="float32"))
+        m = tvm.tirx.Var("m", "int64")
+        y = RB.emit_match_cast(x, relax.TensorType([m], "float32"), name="y")
+        z = relax.Var("z", y.ty)
+        RB.emit_var_binding(relax.VarBinding(z, y))
+        RB.func_ret_value(z)
+    func = ib.get()
+    cast, alias = func.body.blocks[0].bindings
+    assert isinstance(cast, relax.MatchCast) and cast.ty.shape.values[0] is m
+    assert alias.var is z and alias.value is y
