@@ -382,3 +382,16 @@ def test_nested_emission_names_and_kinds_match_tvm():
         ],
     ]
     assert func.body.body.name_hint == "gv6"
+
+
+def test_call_uses_the_modules_current_callee_signature():
+    a = relax.Var("a", _t([3]))
+    old = relax.Function([a], relax.SeqExpr([], a), _t([3]))
+    mod = tvm.IRModule({"f": old})
+    gv = mod.get_global_var("f")
+    b = relax.Var("b", _t([3]))
+    new = relax.Function([b], relax.SeqExpr([], relax.const([1.0, 2.0])), _t([2]))
+    mod.update_func(gv, new)  # the GlobalVar still carries the old signature
+    x = relax.Var("x", _t([3]))
+    ty = relax.BlockBuilder(mod).normalize(relax.Call(gv, [x])).ty
+    tvm.ir.assert_structural_equal(ty, _t([2]))

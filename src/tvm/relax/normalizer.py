@@ -281,6 +281,12 @@ class Normalizer:
             rule = op.require_attr("FInferType", "type inference of a call")
             return rule(call, self)
         callee_ty = op.ty
+        if type(op) is GlobalVar and self._mod is not None:
+            # The module's current function wins over a type recorded on the GlobalVar
+            # earlier (a pass may have changed the callee's signature since).
+            callee = self._mod.functions.get(op)
+            if isinstance(callee, Function) and isinstance(callee.ty, FuncType):
+                callee_ty = callee.ty
         if isinstance(callee_ty, FuncType):
             if callee_ty.params is None:
                 if call.ty_args:
