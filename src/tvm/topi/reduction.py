@@ -1,0 +1,147 @@
+"""Reductions over axes (``topi.sum``, ``max``, ``min``, ``prod``, ``argmax``, ``argmin``...).
+
+``axis=None`` reduces every axis; ``keepdims=True`` keeps reduced axes as extent 1. The
+results keep the input dtype, except ``argmax``/``argmin`` which give indices in the shape's
+index dtype (int64 for the int64 shapes Relax uses); with several reduced axes the index is
+the row-major flat position within the reduced axes, as NumPy's ``axis=None``.
+"""
+
+from __future__ import annotations
+
+from .. import te, tirx
+from ..tirx import generic as _g
+from .utils import const_like, get_const_int, is_const_int, normalize_axes, reduce_axis
+from .utils import shape_dtype
+
+__all__ = ["all", "any", "argmax", "argmin", "max", "mean", "min", "prod", "sum"]
+
+
+def reduced_shape(shape, axes, keepdims) -> tuple:
+    """The output shape of reducing ``axes`` of ``shape``."""
+    out = []
+    for d, dim in enumerate(shape):
+        if d in axes:
+            if keepdims:
+                out.append(const_like(1, dim.dtype))
+        else:
+            out.append(dim)
+    return tuple(out)
+
+
+def reduce_indices(data, axes, keepdims, out_index, raxes) -> tuple:
+    """The index of ``data`` read at output ``out_index`` and reduction axes ``raxes``."""
+    idx, pos, r = [], 0, 0
+    for d in range(data.ndim):
+        if d in axes:
+            idx.append(raxes[r].var)
+            r += 1
+            if keepdims:
+                pos += 1
+        else:
+            idx.append(out_index[pos])
+            pos += 1
+    return tuple(idx)
+
+
+def comm_reduce(data, axis, keepdims, reducer, name):
+    """Reduce ``data`` over ``axis`` with a ``te`` reducer (``te.sum``, ``te.max``...)."""
+    axes = normalize_axes(axis, data.ndim, name)
+    raxes = [reduce_axis(data.shape[d], f"k{d}") for d in axes]
+
+    def body(*i):
+        return reducer(data(*reduce_indices(data, axes, keepdims, i, raxes)), axis=raxes)
+
+    return te.compute(reduced_shape(data.shape, axes, keepdims), body, name=name,
+                      tag="comm_reduce")
+
+
+_prod = te.comm_reducer(lambda x, y: x * y, lambda t: tirx.const(1, t), name="prod")
+_all = te.comm_reducer(_g.logical_and, lambda t: tirx.const(True, "bool"), name="all")
+_any = te.comm_reducer(_g.logical_or, lambda t: tirx.const(False, "bool"), name="any")
+
+
+def sum(data, axis=None, keepdims=False):  # noqa: A001 - TVM's public name
+    """Sum of ``data`` over ``axis``."""
+    return comm_reduce(data, axis, keepdims, te.sum, "T_sum")
+
+
+def max(data, axis=None, keepdims=False):  # noqa: A001 - TVM's public name
+    """Maximum of ``data`` over ``axis``."""
+    return comm_reduce(data, axis, keepdims, te.max, "T_max")
+
+
+def min(data, axis=None, keepdims=False):  # noqa: A001 - TVM's public name
+    """Minimum of ``data`` over ``axis``."""
+    return comm_reduce(data, axis, keepdims, te.min, "T_min")
+
+
+def prod(data, axis=None, keepdims=False):
+    """Product of ``data`` over ``axis``."""
+    return comm_reduce(data, axis, keepdims, _prod, "T_prod")
+
+
+def all(data, axis=None, keepdims=False):  # noqa: A001 - TVM's public name
+    """Logical and of a bool tensor over ``axis``."""
+    return comm_reduce(data, axis, keepdims, _all, "T_all")
+
+
+def any(data, axis=None, keepdims=False):  # noqa: A001 - TVM's public name
+    """Logical or of a bool tensor over ``axis``."""
+    return comm_reduce(data, axis, keepdims, _any, "T_any")
+
+
+def reduced_count(data, axis):
+    """The number of elements each output of a reduction over ``axis`` combines."""
+    axes = normalize_axes(axis, data.ndim, "mean")
+    count = 1
+    for d in axes:
+        dim = data.shape[d]
+        count = count * (get_const_int(dim) if is_const_int(dim) else dim)
+    return count
+
+
+def mean(data, axis=None, keepdims=False):
+    """Mean of ``data`` over ``axis`` (the sum divided by the count; floats)."""
+    total = sum(data, axis, keepdims)
+    count = reduced_count(data, axis)
+    return te.compute(total.shape, lambda *i: total(*i) / const_like(count, data.dtype),
+                      name="T_divide", tag="elemwise")
+
+
+def _arg_reduce(data, axis, keepdims, select_last_index, is_max, name):
+    axes = normalize_axes(axis, data.ndim, name)
+    idx_dtype = shape_dtype(data.shape)
+    extreme = (max if is_max else min)(data, axes, True)
+    raxes = [reduce_axis(data.shape[d], f"k{d}") for d in axes]
+    out_shape = reduced_shape(data.shape, axes, keepdims)
+
+    def body(*i):
+        src = reduce_indices(data, axes, keepdims, i, raxes)
+        # The extreme value sits at the same index with the reduced axes at 0.
+        ext_idx = tuple(const_like(0, s.dtype) if d in axes else s for d, s in enumerate(src))
+        flat = const_like(0, idx_dtype)
+        for d, r in zip(axes, raxes):
+            flat = flat * const_like(data.shape[d], idx_dtype) + const_like(r.var, idx_dtype)
+        hit = _g.equal(data(*src), extreme(*ext_idx))
+        if select_last_index:
+            return te.max(tirx.Select(hit, flat, const_like(-1, idx_dtype)), axis=raxes)
+        big = tirx.max_value(idx_dtype)
+        return te.min(tirx.Select(hit, flat, big), axis=raxes)
+
+    return te.compute(out_shape, body, name=name, tag="comm_reduce_idx")
+
+
+def argmax(data, axis=None, keepdims=False, select_last_index=False):
+    """Index of the maximum of ``data`` over ``axis`` (the first one, or the last one).
+
+    Limitation: NaN inputs are not special-cased (NumPy returns the first NaN's index).
+    """
+    return _arg_reduce(data, axis, keepdims, select_last_index, True, "T_argmax")
+
+
+def argmin(data, axis=None, keepdims=False, select_last_index=False):
+    """Index of the minimum of ``data`` over ``axis`` (the first one, or the last one).
+
+    Limitation: NaN inputs are not special-cased (NumPy returns the first NaN's index).
+    """
+    return _arg_reduce(data, axis, keepdims, select_last_index, False, "T_argmin")
