@@ -28,7 +28,9 @@ WELL_FORMED_ERROR_MESSAGE = (
 
 
 def default_globals() -> dict[str, Any]:
-    """The names every script sees without importing them: ``tvm``, ``I``, ``R``, ``T``..."""
+    """The names every script sees without importing them: ``tvm``, ``I``/``ir``,
+    ``R``/``relax``, ``T``/``tir``/``tirx``, ``TypeVar``, and ``Tx``/``Axis`` when the TIR
+    dialect provides them."""
     # Lazy: the dialect modules sit above this core module and import it.
     import typing
 
@@ -45,6 +47,13 @@ def default_globals() -> dict[str, Any]:
             continue
         for alias in aliases:
             names[alias] = module
+    # TIR extras, when the TIR dialect provides them: the tile namespace and layout axes.
+    tile = getattr(names.get("T"), "tile", None)
+    if tile is not None:
+        names["Tx"] = tile
+    layout = _optional_module("tvm.tirx.layout")
+    if getattr(layout, "Axis", None) is not None:
+        names["Axis"] = layout.Axis
     return names
 
 
