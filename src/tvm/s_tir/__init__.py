@@ -1,8 +1,8 @@
-"""``tvm.s_tir``: the schedulable TIR layer (SBlocks; schedules are still to come).
+"""``tvm.s_tir``: the schedulable TIR layer (SBlocks and schedules).
 
-What exists now: the block nodes (``SBlock``, ``SBlockRealize``, ``MatchBufferRegion``) and
-read/write region inference (:func:`infer_sblock_regions`). ``Schedule`` and the schedule
-primitives are not written yet.
+What exists now: the block nodes (``SBlock``, ``SBlockRealize``, ``MatchBufferRegion``),
+read/write region inference (:func:`infer_sblock_regions`) and ``Schedule`` with the
+primitives listed in :mod:`tvm.s_tir.schedule.schedule`.
 """
 
 from .access_region import (  # noqa: F401
@@ -11,3 +11,13 @@ from .access_region import (  # noqa: F401
     infer_sblock_regions,
 )
 from .stmt import MatchBufferRegion, SBlock, SBlockRealize  # noqa: F401
+from .schedule import (  # noqa: F401
+    ExprRV,
+    LoopRV,
+    SBlockRV,
+    Schedule,
+    ScheduleError,
+    ScheduleState,
+    StmtSRef,
+    Trace,
+)

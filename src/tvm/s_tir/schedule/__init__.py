@@ -1,0 +1,6 @@
+"""``tvm.s_tir.schedule``: the ``Schedule`` class, its handles, traces and ``ScheduleError``."""
+
+from .base import ExprRV, LoopRV, SBlockRV  # noqa: F401
+from .schedule import Schedule, ScheduleError  # noqa: F401
+from .state import ScheduleState, StmtSRef  # noqa: F401
+from .trace import Instruction, Trace  # noqa: F401

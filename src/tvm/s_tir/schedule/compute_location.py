@@ -1,0 +1,370 @@
+"""Compute-location primitives: ``compute_inline``, ``reverse_compute_inline``,
+``compute_at`` and ``reverse_compute_at``.
+
+Supported block shapes (each checked, with a ``ScheduleError`` naming the condition otherwise):
+
+* inlining needs a *complete* block (spatial iters only, no ``init``) whose body is one
+  ``BufferStore`` indexed by distinct iteration variables;
+* ``compute_at``/``reverse_compute_at`` need the moved block to write (resp. read the
+  produced buffer at) the point of its spatial iteration variables, as ``te`` computes do. The
+  region each iteration of the target loop needs is found with interval arithmetic; the moved
+  block is not clamped to its iteration domain (a region larger than the domain is not cut).
+"""
+
+from __future__ import annotations
+
+from ...arith import Analyzer
+from ...ir.expr import Range
+from ...tirx.expr import Var
+from ...tirx.generic import const
+from ...tirx.stmt import BufferStore, For, ForKind, IterVar, SBlockRealize
+from ...tirx.stmt_functor import StmtExprMutator, substitute
+from ..access_region import infer_sblock_regions
+from .base import SBlockRV
+from .lookup import consumers, enclosing_block, producers
+from .state import iter_blocks, make_seq, replace_stmts, seq_of
+
+__all__ = ["ComputeLocationPrimitives"]
+
+
+class _InlineLoads(StmtExprMutator):
+    """Replace loads of ``buffer`` by ``fn(indices)``."""
+
+    def __init__(self, buffer, fn):
+        self.buffer = buffer
+        self.fn = fn
+
+    def visit_buffer_load_(self, op):
+        op = super().visit_buffer_load_(op)
+        if op.buffer is self.buffer:
+            return self.fn(op.indices)
+        return op
+
+
+def _store_of(block):
+    return block.body if isinstance(block.body, BufferStore) else None
+
+
+def _is_complete(block):
+    return block.init is None and all(iv.iter_type == IterVar.DataPar for iv in block.iter_vars)
+
+
+def _index_vars(indices, block):
+    """The iteration variables used as ``indices`` (each index a distinct iter var), or None."""
+    ivars = {id(iv.var): iv.var for iv in block.iter_vars}
+    out = []
+    for idx in indices:
+        if not isinstance(idx, Var) or id(idx) not in ivars or any(idx is v for v in out):
+            return None
+        out.append(idx)
+    return out
+
+
+def _loads(stmt, buffer):
+    found = []
+
+    class _Find(StmtExprMutator):
+        def visit_buffer_load_(self, op):
+            if op.buffer is buffer:
+                found.append(op)
+            return super().visit_buffer_load_(op)
+
+    _Find().visit_stmt(stmt)
+    return found
+
+
+def _refresh_reads(block, removed, written_from_reads=False):
+    """Reads of ``block`` with the region of ``removed`` replaced by freshly inferred ones."""
+    reads, _ = infer_sblock_regions(block)
+    old = [r for r in block.reads if r.buffer is not removed]
+    have = {id(r.buffer) for r in old}
+    writes = {id(r.buffer) for r in block.writes}
+    pos = next((i for i, r in enumerate(block.reads) if r.buffer is removed), len(old))
+    new = [r for r in reads if id(r.buffer) not in have and r.buffer is not removed
+           and (written_from_reads or id(r.buffer) not in writes)]
+    return block.replace(reads=tuple(old[:pos] + new + old[pos:]))
+
+
+def _is_param(sch, func_name, buffer):
+    return any(b is buffer for b in sch.mod[func_name].buffer_map.values())
+
+
+def _drop_alloc(body, buffer):
+    """``body`` without ``buffer`` in the alloc list of the block that allocates it."""
+    for realize, _ in iter_blocks(body):
+        blk = realize.block
+        if any(b is buffer for b in blk.alloc_buffers):
+            allocs = tuple(b for b in blk.alloc_buffers if b is not buffer)
+            return replace_stmts(body, {id(blk): blk.replace(alloc_buffers=allocs)})
+    return body
+
+
+def _relaxed_region(region, realize, inner_loops, ana):
+    """``[(lo, hi)]`` of a block region in loop variables, relaxing ``inner_loops``."""
+    vmap = {iv.var: v for iv, v in zip(realize.block.iter_vars, realize.iter_values)}
+    dom = {lp.loop_var: Range(lp.min, lp.extent) for lp in inner_loops}
+    out = []
+    for r in region.region:
+        lo = ana.int_set(substitute(r.min, vmap), dom).min_value
+        hi = ana.int_set(substitute(r.min + r.extent - 1, vmap), dom).max_value
+        out.append((ana.simplify(lo), ana.simplify(hi)))
+    return out
+
+
+def _union(a, b, ana):
+    from ...tirx.generic import max as gmax  # Lazy: only multi-consumer unions need these.
+    from ...tirx.generic import min as gmin
+
+    return [(ana.simplify(gmin(la, lb)), ana.simplify(gmax(ha, hb)))
+            for (la, ha), (lb, hb) in zip(a, b)]
+
+
+class ComputeLocationPrimitives:
+    """Mixin: move or inline blocks."""
+
+    # --- inlining ------------------------------------------------------------------------------
+    def _inline_checks(self, block, primitive):
+        func_name, path = self._block(block, primitive)
+        realize = path[-1]
+        blk = realize.block
+        store = _store_of(blk)
+        if enclosing_block(path) is None:
+            raise self._error(primitive, "The root block cannot be inlined", [blk])
+        if not _is_complete(blk) or store is None:
+            raise self._error(
+                primitive,
+                f"The block {blk.name_hint!r} is not a complete block whose body is a single "
+                "BufferStore: inlining needs spatial iteration variables only, no init, and "
+                "one store statement", [blk])
+        return func_name, path, realize, blk, store
+
+    def compute_inline(self, block: SBlockRV) -> None:
+        """Inline a complete block into its consumers (its buffer disappears)."""
+        func_name, path, realize, blk, store = self._inline_checks(block, "compute_inline")
+        buf = store.buffer
+        index_vars = _index_vars(store.indices, blk)
+        if index_vars is None:
+            raise self._error(
+                "compute_inline", f"The block {blk.name_hint!r} must store to {buf.name} at "
+                "distinct iteration variables (e.g. B[v_i, v_j]) to be inlined", [blk])
+        if _is_param(self, func_name, buf):
+            raise self._error(
+                "compute_inline", f"The block {blk.name_hint!r} writes {buf.name}, an output "
+                "buffer of the function; an output block cannot be inlined", [blk])
+        if _loads(store, buf):
+            raise self._error("compute_inline", f"The block {blk.name_hint!r} reads the buffer "
+                              f"{buf.name} it writes and cannot be inlined", [blk])
+        value = store.value
+
+        def inline(indices):
+            return substitute(value, dict(zip(index_vars, indices)))
+
+        body = self.mod[func_name].body
+        table = {id(realize): None}
+        mutator = _InlineLoads(buf, inline)
+        for other, opath in iter_blocks(body):
+            if other is realize or not any(r.buffer is buf for r in other.block.reads):
+                continue
+            new_blk = mutator.visit_stmt(other.block)
+            table[id(other.block)] = _refresh_reads(new_blk, buf)
+        self._commit(func_name, _drop_alloc(replace_stmts(body, table), buf))
+        self._record("compute_inline", kwargs={"block": block})
+
+    def reverse_compute_inline(self, block: SBlockRV) -> None:
+        """Inline a complete block into its single complete producer."""
+        prim = "reverse_compute_inline"
+        func_name, path, realize, blk, store = self._inline_checks(block, prim)
+        body = self.mod[func_name].body
+        prods = producers(body, path)
+        if len(prods) != 1:
+            raise self._error(
+                prim, f"The consumer block {blk.name_hint!r} to be inlined is required to have "
+                f"only a single producer block, found {len(prods)}", [blk])
+        prod = prods[0]
+        pstore = _store_of(prod.block)
+        if not _is_complete(prod.block) or pstore is None:
+            raise self._error(
+                prim, f"The producer block {prod.block.name_hint!r} must be a complete block "
+                "(spatial iters only, no init) with a single BufferStore body", [blk, prod.block])
+        prod_path = next(p for r, p in iter_blocks(body) if r is prod)
+        if len(consumers(body, prod_path)) != 1:
+            raise self._error(prim, f"The producer block {prod.block.name_hint!r} must have "
+                              f"{blk.name_hint!r} as its only consumer", [blk, prod.block])
+        buf = pstore.buffer
+        loads = _loads(store, buf)
+        if not loads:
+            raise self._error(prim, f"The block {blk.name_hint!r} does not load {buf.name}",
+                              [blk])
+        load_vars = _index_vars(loads[0].indices, blk)
+        same = all(len(ld.indices) == len(loads[0].indices)
+                   and all(a is b for a, b in zip(ld.indices, loads[0].indices)) for ld in loads)
+        if load_vars is None or not same or len(load_vars) != len(blk.iter_vars):
+            raise self._error(
+                prim, f"The block {blk.name_hint!r} must load {buf.name} at exactly its "
+                "iteration variables (a bijective index map) to be reverse-inlined", [blk])
+        if _is_param(self, func_name, buf):
+            raise self._error(prim, f"The buffer {buf.name} is an output of the function; its "
+                              "producer's result cannot be dropped", [blk])
+        vmap = dict(zip(load_vars, pstore.indices))
+        new_value = substitute(_InlineLoads(buf, lambda _idx: pstore.value)
+                               .visit_expr(store.value), vmap)
+        new_store = BufferStore(store.buffer, new_value,
+                                [substitute(i, vmap) for i in store.indices])
+        pblk = prod.block.replace(body=new_store)
+        reads, writes = infer_sblock_regions(pblk)
+        pblk = pblk.replace(reads=tuple(reads), writes=tuple(writes))
+        table = {id(realize): None, id(prod.block): pblk}
+        self._commit(func_name, _drop_alloc(replace_stmts(body, table), buf))
+        self._record(prim, kwargs={"block": block})
+
+    # --- compute_at -----------------------------------------------------------------------------
+    def _at_common(self, block, loop, primitive):
+        func_name, bpath = self._block(block, primitive)
+        lfunc, lpath = self._loop(loop, primitive)
+        realize, target = bpath[-1], lpath[-1]
+        if lfunc != func_name:
+            raise ValueError(f"{primitive}: the block and the loop are in different functions")
+        if any(n is target for n in bpath):
+            raise self._error(
+                primitive, f"The loop {target.loop_var.name} is an ancestor of block "
+                f"{realize.block.name_hint!r}; the target loop must be outside the block's "
+                "loop nest", [target, realize.block])
+        scope = enclosing_block(bpath)
+        if not any(n is scope for n in lpath):
+            raise self._error(primitive, f"The loop {target.loop_var.name} is not in the scope "
+                              f"of block {realize.block.name_hint!r}", [target])
+        return func_name, bpath, lpath, realize, target
+
+    def _place(self, func_name, bpath, lpath, realize, region_of, related, index, primitive,
+               preserve_unit_loops, after):
+        """Move ``realize`` under the loop ``lpath[-1]``; ``region_of`` maps each iter var of
+        the block to the ``(lo, hi)`` it must cover (or None for its whole domain)."""
+        target = lpath[-1]
+        blk = realize.block
+        ana = Analyzer()
+        loops, values = [], []
+        for iv in blk.iter_vars:
+            bound = region_of.get(id(iv.var))
+            if bound is None:
+                lo, ext = iv.dom.min, iv.dom.extent
+            else:
+                lo, ext = bound[0], ana.simplify(bound[1] - bound[0] + 1)
+            ext = ana.simplify(ext)
+            if not preserve_unit_loops and getattr(ext, "value", None) == 1:
+                values.append(ana.simplify(lo))
+                continue
+            var = Var(f"ax{len(loops)}", iv.var.dtype)
+            loops.append((var, ext))
+            values.append(ana.simplify(lo + var))
+        nest = SBlockRealize(values, const(True, "bool"), blk)
+        for var, ext in reversed(loops):
+            nest = For(var, const(0, var.dtype), ext, ForKind.SERIAL, nest)
+        items = seq_of(target.body)
+        holds = [any(any(x is r for x in _subtree(s)) for r in related) for s in items]
+        if after:
+            last = max(i for i, h in enumerate(holds) if h)
+            lo_pos, hi_pos = last + 1, len(items)
+        else:
+            first = min(i for i, h in enumerate(holds) if h)
+            lo_pos, hi_pos = 0, first
+        if index == -1:
+            pos = hi_pos
+        elif index == -2:
+            pos = lo_pos
+        elif lo_pos <= index <= hi_pos:
+            pos = index
+        else:
+            raise self._error(primitive, f"index {index} is not a valid insertion point; valid "
+                              f"positions are {lo_pos}..{hi_pos} (or -1 / -2)", [target])
+        items.insert(pos, nest)
+        new_loop = target.replace(body=make_seq(items))
+        body = self.mod[func_name].body
+        self._commit(func_name, replace_stmts(body, {id(realize): None, id(target): new_loop}))
+
+    def compute_at(self, block: SBlockRV, loop, preserve_unit_loops: bool = False,
+                   index: int = -1) -> None:
+        """Move a producer block under ``loop``, computing what each iteration's consumers
+        need."""
+        prim = "compute_at"
+        func_name, bpath, lpath, realize, target = self._at_common(block, loop, prim)
+        blk = realize.block
+        body = self.mod[func_name].body
+        if len(blk.writes) != 1:
+            raise self._error(prim, f"The block {blk.name_hint!r} must write exactly one buffer",
+                              [blk])
+        write = blk.writes[0]
+        cons = consumers(body, bpath)
+        under = [(r, p) for r, p in iter_blocks(target) if any(r is c for c in cons)]
+        if not under:
+            raise self._error(
+                prim, f"The loop {target.loop_var.name} is not an ancestor of any consumer of "
+                f"block {blk.name_hint!r}", [target, blk])
+        if len(under) != len(cons):
+            raise self._error(
+                prim, f"Not all consumers of block {blk.name_hint!r} are under loop "
+                f"{target.loop_var.name}", [target, blk])
+        region = self._needed(under, write.buffer, "reads")
+        region_of = self._iter_bounds(blk, write, region, prim)
+        self._place(func_name, bpath, lpath, realize, region_of, [r for r, _ in under], index,
+                    prim, preserve_unit_loops, after=False)
+        self._record(prim, kwargs={"block": block, "loop": loop,
+                                   "preserve_unit_loops": preserve_unit_loops, "index": index})
+
+    def reverse_compute_at(self, block: SBlockRV, loop, preserve_unit_loops: bool = False,
+                           index: int = -1) -> None:
+        """Move a consumer block under ``loop``, consuming what each iteration produces."""
+        prim = "reverse_compute_at"
+        func_name, bpath, lpath, realize, target = self._at_common(block, loop, prim)
+        blk = realize.block
+        body = self.mod[func_name].body
+        prods = producers(body, bpath)
+        under = [(r, p) for r, p in iter_blocks(target) if any(r is c for c in prods)]
+        if not under:
+            raise self._error(
+                prim, f"The loop {target.loop_var.name} is not an ancestor of any producer of "
+                f"block {blk.name_hint!r}", [target, blk])
+        if len(under) != len(prods):
+            raise self._error(prim, f"Not all producers of block {blk.name_hint!r} are under "
+                              f"loop {target.loop_var.name}", [target, blk])
+        produced = {id(w.buffer) for r, _ in under for w in r.block.writes}
+        read = next(r for r in blk.reads if id(r.buffer) in produced)
+        region = self._needed(under, read.buffer, "writes")
+        region_of = self._iter_bounds(blk, read, region, prim)
+        self._place(func_name, bpath, lpath, realize, region_of, [r for r, _ in under], index,
+                    prim, preserve_unit_loops, after=True)
+        self._record(prim, kwargs={"block": block, "loop": loop,
+                                   "preserve_unit_loops": preserve_unit_loops, "index": index})
+
+    def _needed(self, under, buffer, field_name):
+        """Union of the ``reads``/``writes`` regions on ``buffer`` of the blocks ``under`` a
+        loop, per iteration of that loop."""
+        ana = Analyzer()
+        region = None
+        for realize, path in under:
+            inner = [n for n in path if isinstance(n, For)][1:]
+            for reg in getattr(realize.block, field_name):
+                if reg.buffer is not buffer:
+                    continue
+                got = _relaxed_region(reg, realize, inner, ana)
+                region = got if region is None else _union(region, got, ana)
+        return region
+
+    def _iter_bounds(self, blk, access, region, primitive):
+        """Map the block's iter vars indexing ``access`` to the bounds in ``region``."""
+        out = {}
+        for r, bound in zip(access.region, region):
+            var = r.min
+            if (not isinstance(var, Var) or getattr(r.extent, "value", None) != 1
+                    or not any(iv.var is var and iv.iter_type == IterVar.DataPar
+                               for iv in blk.iter_vars)):
+                raise self._error(
+                    primitive, f"The block {blk.name_hint!r} must access {access.buffer.name} "
+                    "at the point of its spatial iteration variables (e.g. B[v_i, v_j]); "
+                    "other access patterns are not supported by this implementation", [blk])
+            out[id(var)] = bound
+        return out
+
+
+def _subtree(stmt):
+    return [r for r, _ in iter_blocks(stmt)]
+

@@ -1,0 +1,250 @@
+"""Reduction primitives: ``decompose_reduction`` and ``rfactor``.
+
+``rfactor`` recognises the reducers ``x + e``, ``x * e``, ``max(x, e)`` and ``min(x, e)``
+(the accumulator load on either side) in a block whose body is a single ``BufferStore``.
+"""
+
+from __future__ import annotations
+
+from ...ir.expr import Range
+from ...tirx.buffer import decl_buffer
+from ...tirx.expr import Add, Max, Min, Mul, Var
+from ...tirx.generic import const
+from ...tirx.stmt import BufferLoad, BufferRegion, BufferStore, IterVar, SBlock, SBlockRealize
+from ...tirx.stmt_functor import substitute
+from ..access_region import infer_sblock_regions
+from .base import SBlockRV
+from .lookup import block_loops, child_realizes, enclosing_block
+from .loops import uses_var
+from .state import make_seq, replace_stmts, seq_of
+
+__all__ = ["ReductionPrimitives"]
+
+
+def _fresh_iter(iv, name=None, dom=None, kind=None):
+    return IterVar(dom if dom is not None else iv.dom, Var(name or iv.var.name, iv.var.dtype),
+                   iv.iter_type if kind is None else kind)
+
+
+def _subst_region(region, vmap):
+    return BufferRegion(region.buffer, [Range(substitute(r.min, vmap), substitute(r.extent, vmap))
+                                        for r in region.region])
+
+
+def _reducer(store):
+    """``(combine(a, b), rhs)`` of ``buf[idx] = buf[idx] op rhs``, or ``None``."""
+    value = store.value
+    for cls, fn in ((Add, lambda a, b: a + b), (Mul, lambda a, b: a * b),
+                    (Max, Max), (Min, Min)):
+        if type(value) is not cls:
+            continue
+        for acc, rhs in ((value.a, value.b), (value.b, value.a)):
+            if (isinstance(acc, BufferLoad) and acc.buffer is store.buffer
+                    and len(acc.indices) == len(store.indices)
+                    and all(x is y or str(x) == str(y)
+                            for x, y in zip(acc.indices, store.indices))):
+                return fn, rhs
+    return None
+
+
+class ReductionPrimitives:
+    """Mixin: split the init out of a reduction, factor a reduction loop out."""
+
+    def decompose_reduction(self, block: SBlockRV, loop) -> SBlockRV:
+        """Move the block's ``init`` into a block ``<name>_init`` placed before ``loop``.
+
+        The original block becomes ``<name>_update``; the loops from ``loop`` down that only
+        drive spatial iteration variables are copied (as ``<loop>_init``) around the init block.
+        """
+        prim = "decompose_reduction"
+        func_name, bpath = self._block(block, prim)
+        lfunc, lpath = self._loop(loop, prim)
+        realize, target = bpath[-1], lpath[-1]
+        blk = realize.block
+        if blk.init is None:
+            raise self._error(prim, f"The block {blk.name_hint!r} has no init statement, so it "
+                              "is not a reduction block that can be decomposed", [blk])
+        if lfunc != func_name or not any(n is target for n in bpath):
+            raise self._error(prim, f"The loop {target.loop_var.name} is not an ancestor of "
+                              f"block {blk.name_hint!r}", [target, blk])
+        loops = block_loops(bpath)
+        nest = loops[next(i for i, lp in enumerate(loops) if lp is target):]
+        spatial = [(iv, v) for iv, v in zip(blk.iter_vars, realize.iter_values)
+                   if iv.iter_type == IterVar.DataPar]
+        reduce_vals = [v for iv, v in zip(blk.iter_vars, realize.iter_values)
+                       if iv.iter_type != IterVar.DataPar]
+        kept, vmap = [], {}
+        for lp in nest:
+            in_s = any(uses_var(v, lp.loop_var) for _, v in spatial)
+            in_r = any(uses_var(v, lp.loop_var) for v in reduce_vals)
+            if in_s and in_r:
+                raise self._error(prim, f"The loop {lp.loop_var.name} drives both spatial and "
+                                  "reduction iteration variables; decompose_reduction cannot "
+                                  "separate them", [lp, blk])
+            if in_s:
+                new_var = Var(f"{lp.loop_var.name}_init", lp.loop_var.dtype)
+                vmap[lp.loop_var] = new_var
+                kept.append(lp.replace(loop_var=new_var))
+        kept_ids = {id(v) for v in vmap}
+        if any(uses_var(realize.predicate, lp.loop_var) for lp in nest
+               if id(lp.loop_var) not in kept_ids):
+            raise self._error(prim, f"The predicate of block {blk.name_hint!r} uses a reduction "
+                              "loop; this implementation cannot decompose it", [blk])
+        new_ivs = [_fresh_iter(iv) for iv, _ in spatial]
+        ivmap = {iv.var: n.var for (iv, _), n in zip(spatial, new_ivs)}
+        init_body = substitute(blk.init, ivmap)
+        init_name = self._unique_block_name(func_name, f"{blk.name_hint}_init")
+        init_blk = SBlock(new_ivs, [], [_subst_region(w, ivmap) for w in blk.writes], init_name,
+                          init_body)
+        init_stmt = SBlockRealize([substitute(v, vmap) for _, v in spatial],
+                                  substitute(realize.predicate, vmap), init_blk)
+        for lp in reversed(kept):
+            init_stmt = lp.replace(body=init_stmt)
+        update_name = self._unique_block_name(func_name, f"{blk.name_hint}_update")
+        have = {id(r.buffer) for r in blk.reads}
+        reads = tuple(w for w in blk.writes if id(w.buffer) not in have) + tuple(blk.reads)
+        new_blk = blk.replace(init=None, name_hint=update_name, reads=reads)
+        new_loop = replace_stmts(target, {id(blk): new_blk})
+        body = self.mod[func_name].body
+        self._commit(func_name, replace_stmts(body, {id(target): make_seq([init_stmt,
+                                                                            new_loop])}))
+        self._rename_block(func_name, blk.name_hint, update_name)
+        rv = self._new_rv(SBlockRV, func_name, init_name)
+        self._record(prim, kwargs={"block": block, "loop": loop}, outputs=[rv])
+        return rv
+
+    def rfactor(self, loop, factor_axis: int) -> SBlockRV:
+        """Factor the reduction over ``loop`` into a new block ``<name>_rf`` that writes
+        partial results to ``<buffer>_rf`` (the loop's extent inserted at ``factor_axis``); the
+        original block then reduces ``<buffer>_rf`` over that axis."""
+        prim = "rfactor"
+        func_name, lpath = self._loop(loop, prim)
+        target = lpath[-1]
+        realizes = child_realizes(target)
+        if len(realizes) != 1:
+            raise self._error(prim, f"The loop {target.loop_var.name} must contain exactly one "
+                              f"block to be rfactor-ed, found {len(realizes)}", [target])
+        realize = realizes[0]
+        blk = realize.block
+        store = blk.body if isinstance(blk.body, BufferStore) else None
+        red = _reducer(store) if store is not None and blk.init is not None else None
+        if red is None:
+            raise self._error(prim, f"The block {blk.name_hint!r} is not a reduction block of "
+                              "the form `C[...] = C[...] op value` (op: +, *, max, min) with an "
+                              "init statement", [blk])
+        combine, rhs = red
+        rvar = target.loop_var
+        bound = [(iv, v) for iv, v in zip(blk.iter_vars, realize.iter_values)
+                 if uses_var(v, rvar)]
+        if not bound or any(iv.iter_type != IterVar.CommReduce for iv, _ in bound):
+            raise self._error(prim, f"The loop {rvar.name} must drive only reduction iteration "
+                              f"variables of block {blk.name_hint!r}", [target, blk])
+        _, bpath = self._block_path_of(func_name, realize)
+        loops = block_loops(bpath)
+        buf = store.buffer
+        ndim = len(buf.shape)
+        if not isinstance(factor_axis, int) or not -ndim - 1 <= factor_axis <= ndim:
+            raise self._error(prim, f"factor_axis {factor_axis} is out of range for a "
+                              f"{ndim + 1}-d rfactor buffer", [blk])
+        axis = factor_axis if factor_axis >= 0 else factor_axis + ndim + 1
+        rf_shape = list(buf.shape)
+        rf_shape.insert(axis, target.extent)
+        rf_buf = decl_buffer(rf_shape, buf.dtype, name=f"{buf.name}_rf", scope=buf.scope())
+        # rf block: a spatial var for the rf loop, other loops of the rfactor-ed iters as vars.
+        rf_iv = IterVar(Range(target.min, target.extent), Var(f"v{rvar.name}", rvar.dtype),
+                        IterVar.DataPar)
+        ivs, values, vmap = [rf_iv], [rvar], {}
+        loop_of = {lp.loop_var: lp for lp in loops}
+        for iv, v in zip(blk.iter_vars, realize.iter_values):
+            if not uses_var(v, rvar):
+                new = _fresh_iter(iv)
+                ivs.append(new)
+                values.append(v)
+                vmap[iv.var] = new.var
+                continue
+            lmap = {rvar: rf_iv.var}
+            for lv, lp in loop_of.items():
+                if lv is not rvar and uses_var(v, lv):
+                    new = IterVar(Range(lp.min, lp.extent), Var(f"v{lv.name}", lv.dtype),
+                                  IterVar.CommReduce)
+                    ivs.append(new)
+                    values.append(lv)
+                    lmap[lv] = new.var
+            vmap[iv.var] = substitute(v, lmap)
+        rf_idx = [substitute(i, vmap) for i in store.indices]
+        rf_idx.insert(axis, rf_iv.var)
+        rf_load = BufferLoad(rf_buf, rf_idx)
+        rf_body = BufferStore(rf_buf, combine(rf_load, substitute(rhs, vmap)), rf_idx)
+        rf_init = BufferStore(rf_buf, substitute(blk.init.value, vmap), rf_idx)
+        rf_name = self._unique_block_name(func_name, f"{blk.name_hint}_rf")
+        rf_blk = SBlock(ivs, [], [BufferRegion.from_point(rf_buf, rf_idx)], rf_name, rf_body,
+                        init=rf_init)
+        reads, _ = infer_sblock_regions(rf_blk, exclude_written_from_reads=True)
+        rf_blk = rf_blk.replace(reads=tuple(reads))
+        rf_realize = SBlockRealize(values, realize.predicate, rf_blk)
+        # Write-back block: reduce the rf buffer over the rf axis.
+        scope = enclosing_block(bpath)
+        top = self._exclusive_top(bpath, realize, loops)
+        wb_loops, wmap = [], {}
+        for lp in loops[next(i for i, n in enumerate(loops) if n is top):]:
+            used = lp.loop_var is rvar or any(
+                uses_var(v, lp.loop_var) for iv, v in zip(blk.iter_vars, realize.iter_values)
+                if iv.iter_type == IterVar.DataPar)
+            if used:
+                nv = Var(lp.loop_var.name, lp.loop_var.dtype)
+                wmap[lp.loop_var] = nv
+                wb_loops.append(lp.replace(loop_var=nv))
+        wb_rf = IterVar(rf_iv.dom, Var(rf_iv.var.name, rvar.dtype), IterVar.CommReduce)
+        wb_ivs, wb_vals, wvmap = [wb_rf], [wmap[rvar]], {}
+        for iv, v in zip(blk.iter_vars, realize.iter_values):
+            if iv.iter_type == IterVar.DataPar:
+                new = _fresh_iter(iv)
+                wb_ivs.append(new)
+                wb_vals.append(substitute(v, wmap))
+                wvmap[iv.var] = new.var
+        wb_idx = [substitute(i, wvmap) for i in store.indices]
+        rf_read_idx = list(wb_idx)
+        rf_read_idx.insert(axis, wb_rf.var)
+        wb_body = BufferStore(buf, combine(BufferLoad(buf, wb_idx), BufferLoad(rf_buf,
+                                                                               rf_read_idx)),
+                              wb_idx)
+        wb_blk = SBlock(wb_ivs, [BufferRegion.from_point(rf_buf, rf_read_idx)],
+                        [BufferRegion.from_point(buf, wb_idx)], blk.name_hint, wb_body,
+                        init=BufferStore(buf, substitute(blk.init.value, wvmap), wb_idx),
+                        annotations=blk.annotations)
+        wb_stmt = SBlockRealize(wb_vals, const(True, "bool"), wb_blk)
+        for lp in reversed(wb_loops):
+            wb_stmt = lp.replace(body=wb_stmt)
+        new_top = replace_stmts(top, {id(realize): rf_realize})
+        items = []
+        for s in seq_of(scope.body):
+            items.extend([new_top, wb_stmt] if s is top else [s])
+        if not any(s is top for s in seq_of(scope.body)):
+            parent = bpath[next(i for i, n in enumerate(bpath) if n is top) - 1]
+            new_parent = parent.replace(body=make_seq(
+                [x for s in seq_of(parent.body) for x in ([new_top, wb_stmt] if s is top
+                                                             else [s])]))
+            new_scope = replace_stmts(scope, {id(parent): new_parent})
+        else:
+            new_scope = scope.replace(body=make_seq(items))
+        new_scope = new_scope.replace(alloc_buffers=tuple(new_scope.alloc_buffers) + (rf_buf,))
+        self._commit(func_name, replace_stmts(self.mod[func_name].body, {id(scope): new_scope}))
+        rv = self._new_rv(SBlockRV, func_name, rf_name)
+        self._record(prim, kwargs={"loop": loop, "factor_axis": factor_axis}, outputs=[rv])
+        return rv
+
+    def _block_path_of(self, func_name, realize):
+        from .state import find_path  # Lazy: keeps this module's imports to what it uses most.
+
+        return func_name, find_path(self.mod[func_name].body, lambda n: n is realize)
+
+    def _exclusive_top(self, bpath, realize, loops):
+        """The outermost loop above ``realize`` whose subtree holds no other block."""
+        top = loops[-1]
+        for lp in reversed(loops):
+            found = child_realizes(lp)
+            if len(found) == 1 and found[0] is realize:
+                top = lp
+            else:
+                break
+        return top

@@ -1,0 +1,56 @@
+"""``tvm.s_tir.Schedule``: schedule primitives over s_tir PrimFuncs, and ``ScheduleError``.
+
+The class assembles the primitive families (one module each: lookup, loops, compute location,
+caching, reduction, annotation) on top of :class:`~.base.ScheduleBase`, which keeps the module,
+the trace and the handles.
+
+Not implemented yet (no method): sampling (``sample_*``), ``merge``, ``loop_partition``,
+``reorder_block_iter_var``, the reindex/inplace cache variants, storage, tensorization, layout
+and padding primitives.
+"""
+
+from __future__ import annotations
+
+from .annotate import AnnotatePrimitives
+from .base import ExprRV, LoopRV, SBlockRV, ScheduleBase
+from .cache import CachePrimitives
+from .compute_location import ComputeLocationPrimitives
+from .error import ScheduleError
+from .lookup import LookupPrimitives
+from .loops import LoopPrimitives
+from .reduction import ReductionPrimitives
+
+__all__ = ["ExprRV", "LoopRV", "SBlockRV", "Schedule", "ScheduleError"]
+
+
+class Schedule(
+    LookupPrimitives,
+    LoopPrimitives,
+    ComputeLocationPrimitives,
+    CachePrimitives,
+    ReductionPrimitives,
+    AnnotatePrimitives,
+    ScheduleBase,
+):
+    """A schedule of an IRModule (or a PrimFunc, scheduled as ``main``).
+
+    Parameters
+    ----------
+    mod : IRModule or PrimFunc
+        The s_tir functions to schedule.
+    seed : int, optional
+        Random seed (kept for API compatibility; sampling primitives are not implemented).
+    debug_mask : str or int
+        Accepted for API compatibility.
+    error_render_level : str
+        ``"detail"`` (errors show the IR in TVMScript with the culprits underlined),
+        ``"fast"`` (message only) or ``"none"``.
+    enable_check : bool
+        Accepted for API compatibility (preconditions are always checked).
+
+    Examples
+    --------
+    >>> sch = tvm.s_tir.Schedule(func)             # doctest: +SKIP
+    >>> i, j, k = sch.get_loops(sch.get_sblock("C"))  # doctest: +SKIP
+    >>> io, ii = sch.split(i, [None, 32])           # doctest: +SKIP
+    """

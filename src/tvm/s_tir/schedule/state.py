@@ -1,0 +1,168 @@
+"""Schedule state: the module being scheduled, and the IR-tree helpers the primitives share.
+
+IR nodes are immutable here, so a primitive never edits a statement: it builds the new
+statements and :func:`replace_stmts` rebuilds the path from the function body down to them
+(unchanged subtrees are kept as the same objects). Random variables stay valid across such
+rebuilds because they are resolved by *stable identities*: a block by its name (unique in a
+function), a loop by its loop variable object (loop rebuilds keep the variable).
+"""
+
+from __future__ import annotations
+
+from ...ir.expr import Range
+from ...tirx.expr import IntImm, Var
+from ...tirx.stmt import (
+    AttrStmt,
+    For,
+    IfThenElse,
+    SBlock,
+    SBlockRealize,
+    SeqStmt,
+    While,
+)
+from ...tirx.stmt_functor import StmtMutator
+
+__all__ = [
+    "ScheduleState",
+    "StmtSRef",
+    "children",
+    "const_int",
+    "find_path",
+    "iter_blocks",
+    "replace_stmts",
+    "seq_of",
+]
+
+
+class StmtSRef:
+    """A reference to a block or loop of the current IR (``sch.get_sref``).
+
+    ``stmt`` is the statement when the reference was taken; ``parent`` the nearest enclosing
+    block or loop reference (``None`` at the function's root block).
+    """
+
+    def __init__(self, stmt, parent=None):
+        self.stmt = stmt
+        self.parent = parent
+
+    def __repr__(self):
+        kind = "SBlock" if isinstance(self.stmt, SBlock) else "For"
+        return f"StmtSRef({kind})"
+
+
+class ScheduleState:
+    """The module under scheduling (``sch.state``); ``mod`` is replaced by every primitive."""
+
+    def __init__(self, mod, debug_mask="none", enable_check=True):
+        self.mod = mod
+        self.debug_mask = debug_mask
+        self.enable_check = enable_check
+
+
+def const_int(expr):
+    """The Python int of a constant integer expression, else ``None``."""
+    return int(expr.value) if isinstance(expr, IntImm) else None
+
+
+def children(stmt):
+    """Direct child statements that can hold blocks or loops, in program order."""
+    if isinstance(stmt, (For, While, AttrStmt)):
+        return [stmt.body]
+    if isinstance(stmt, SBlockRealize):
+        return [stmt.block]
+    if isinstance(stmt, SBlock):
+        return [stmt.body]
+    if isinstance(stmt, SeqStmt):
+        return list(stmt.seq)
+    if isinstance(stmt, IfThenElse):
+        return [stmt.then_case] + ([stmt.else_case] if stmt.else_case is not None else [])
+    return []
+
+
+def find_path(root, pred):
+    """Ancestors ``[root, ..., node]`` of the first node (pre-order) with ``pred(node)``."""
+    stack = [(root, (root,))]
+    while stack:
+        node, path = stack.pop()
+        if pred(node):
+            return list(path)
+        for child in reversed(children(node)):
+            stack.append((child, path + (child,)))
+    return None
+
+
+def iter_blocks(root):
+    """Every ``(realize, path)`` below ``root`` in pre-order (``path`` ends at the realize)."""
+    out = []
+    stack = [(root, (root,))]
+    while stack:
+        node, path = stack.pop()
+        if isinstance(node, SBlockRealize):
+            out.append((node, list(path)))
+        for child in reversed(children(node)):
+            stack.append((child, path + (child,)))
+    return out
+
+
+def seq_of(stmt):
+    """The statements of a body: a ``SeqStmt``'s items or the statement alone."""
+    if stmt is None:
+        return []
+    return list(stmt.seq) if isinstance(stmt, SeqStmt) else [stmt]
+
+
+def make_seq(stmts):
+    """A body from statements (``None`` when empty, the statement itself when single)."""
+    stmts = [s for s in stmts if s is not None]
+    if not stmts:
+        return None
+    return stmts[0] if len(stmts) == 1 else SeqStmt(stmts)
+
+
+class _Replacer(StmtMutator):
+    """Swap statements by identity; a ``None`` replacement removes the statement and prunes
+    the loops/sequences left empty by the removal."""
+
+    def __init__(self, table):
+        self.table = table
+
+    def visit_stmt(self, stmt):
+        if id(stmt) in self.table:
+            return self.table[id(stmt)]
+        return super().visit_stmt(stmt)
+
+    def visit_seq_stmt_(self, op):
+        items = [self.visit_stmt(s) for s in op.seq]
+        if all(a is b for a, b in zip(items, op.seq)):
+            return op
+        flat = []
+        for s in items:
+            flat.extend(seq_of(s))
+        return make_seq(flat)
+
+    def visit_for_(self, op):
+        body = self.visit_stmt(op.body)
+        if body is None:
+            return None
+        return op if body is op.body else op.replace(body=body)
+
+    def visit_sblock_(self, op):
+        body = self.visit_stmt(op.body)
+        if body is None:
+            body = SeqStmt([])
+        return op if body is op.body else op.replace(body=body)
+
+
+def replace_stmts(root, table):
+    """``root`` with each statement ``old`` replaced by ``table[id(old)]`` (``None``: removed)."""
+    return _Replacer(table).visit_stmt(root)
+
+
+def loop_range(loop):
+    """The loop's range as a ``Range``."""
+    return Range(loop.min, loop.extent)
+
+
+def fresh_var(name, dtype="int32"):
+    """A new index variable."""
+    return Var(name, dtype)

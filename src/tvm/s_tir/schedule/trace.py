@@ -1,0 +1,134 @@
+"""``Trace``: the instructions a schedule applied, printable as Python and replayable.
+
+An :class:`Instruction` is the name of a ``Schedule`` method with its positional and keyword
+arguments (handles included) and the handles it returned. Replaying calls the same methods on
+another schedule, mapping each recorded handle to the one the replay produced.
+"""
+
+from __future__ import annotations
+
+__all__ = ["Instruction", "Trace"]
+
+
+class Instruction:
+    """One applied primitive: ``kind`` (method name), ``args``, ``kwargs``, ``outputs``."""
+
+    def __init__(self, kind, args, kwargs, outputs):
+        self.kind = kind
+        self.args = args
+        self.kwargs = kwargs
+        self.outputs = outputs
+
+    @property
+    def inputs(self):
+        """Positional then keyword argument values."""
+        return list(self.args) + list(self.kwargs.values())
+
+    def __repr__(self):
+        return f"Instruction({self.kind})"
+
+
+def _is_rv(value):
+    # Lazy: base imports this module, so the handle classes are looked up at call time.
+    from .base import _RV
+
+    return isinstance(value, _RV)
+
+
+def _rv_prefix(value):
+    return {"SBlockRV": "b", "LoopRV": "l", "ExprRV": "v"}[type(value).__name__]
+
+
+def _map(value, fn):
+    if isinstance(value, (list, tuple)):
+        return type(value)(_map(v, fn) for v in value)
+    return fn(value)
+
+
+class Trace:
+    """The instructions applied by a schedule, in order (``sch.trace``).
+
+    Examples
+    --------
+    >>> trace = sch.trace                      # doctest: +SKIP
+    >>> trace.apply_to_schedule(fresh_schedule, remove_postproc=False)  # doctest: +SKIP
+    """
+
+    def __init__(self, insts=None, decisions=None):
+        self.insts = list(insts or [])
+        self.decisions = dict(decisions or {})
+
+    def append(self, inst: Instruction) -> None:
+        """Add an instruction at the end."""
+        self.insts.append(inst)
+
+    def __len__(self):
+        return len(self.insts)
+
+    def apply_to_schedule(self, sch, remove_postproc: bool, decision_provider=None) -> None:
+        """Replay the instructions on ``sch`` (stopping at ``enter_postproc`` if asked)."""
+        rv_map = {}
+
+        def to_new(value):
+            if _is_rv(value):
+                if value not in rv_map:
+                    raise ValueError(
+                        "Trace.apply_to_schedule: an instruction uses a handle that no earlier "
+                        "instruction of the trace produced"
+                    )
+                return rv_map[value]
+            return value
+
+        for inst in self.insts:
+            if remove_postproc and inst.kind == "enter_postproc":
+                break
+            args = [_map(a, to_new) for a in inst.args]
+            kwargs = {k: _map(v, to_new) for k, v in inst.kwargs.items()}
+            result = getattr(sch, inst.kind)(*args, **kwargs)
+            if not inst.outputs:
+                continue
+            results = list(result) if isinstance(result, (list, tuple)) else [result]
+            for old, new in zip(inst.outputs, results):
+                rv_map[old] = new
+
+    def as_python(self, remove_postproc: bool = False) -> list:
+        """The trace as lines of Python (``sch.<primitive>(...)`` calls)."""
+        names = {}
+
+        def name_of(value):
+            if value not in names:
+                names[value] = f"{_rv_prefix(value)}{len(names)}"
+            return names[value]
+
+        def fmt(value):
+            if _is_rv(value):
+                return name_of(value)
+            if isinstance(value, str):
+                return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
+            if isinstance(value, (list, tuple)):
+                return "[" + ", ".join(fmt(v) for v in value) + "]"
+            if isinstance(value, dict):
+                return "{" + ", ".join(f"{fmt(k)}: {fmt(v)}" for k, v in value.items()) + "}"
+            return repr(value) if isinstance(value, (bool, int, float, type(None))) else str(value)
+
+        lines = []
+        for inst in self.insts:
+            if remove_postproc and inst.kind == "enter_postproc":
+                break
+            call_args = [fmt(a) for a in inst.args]
+            call_args += [f"{k}={fmt(v)}" for k, v in inst.kwargs.items()]
+            call = f"sch.{inst.kind}({', '.join(call_args)})"
+            if inst.outputs:
+                call = ", ".join(name_of(o) for o in inst.outputs) + " = " + call
+            lines.append(call)
+        return lines
+
+    def __str__(self):
+        body = self.as_python()
+        lines = ["# from tvm import s_tir", "def apply_trace(sch: s_tir.Schedule) -> None:"]
+        lines += ["  " + line for line in body] or ["  pass"]
+        return "\n".join(lines)
+
+    def show(self, style=None, black_format=False) -> None:
+        """Print the trace as Python."""
+        print(str(self))
