@@ -36,6 +36,15 @@ def _module(case):
 COMPOUND_DIM_CASES = ("flatten-sym", "concat-sym", "conv2d-sym")
 
 
+def _is_well_formed(mod) -> bool:
+    # TVM's well_formed returns a bool; ours raises at the first violation. Accept both.
+    try:
+        result = relax.analysis.well_formed(mod)
+    except (ValueError, TypeError):
+        return False
+    return result is not False
+
+
 @pytest.mark.parametrize("case", CASES)
 def test_print_parse_print(case):
     name = getattr(case.op, "__name__", "")
@@ -44,7 +53,7 @@ def test_print_parse_print(case):
     if case.id in COMPOUND_DIM_CASES:
         pytest.xfail("the parser does not read string dims of a return annotation back yet")
     mod = _module(case)
-    if not relax.analysis.well_formed(mod):
+    if not _is_well_formed(mod):
         # Type-only rows may use a symbolic variable no parameter defines (``R.arange(0, n)``).
         pytest.skip("the case's function uses a symbolic variable it does not define")
     text = mod.script()
