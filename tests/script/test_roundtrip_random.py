@@ -48,7 +48,8 @@ def programs(draw):
          "if", "match_cast"]
     ), st.integers(0, 1000)), min_size=1, max_size=8))
     use_dataflow = draw(st.booleans())
-    return symbolic, dims, steps, use_dataflow
+    helper = draw(st.sampled_from([None, "private", "public"]))
+    return symbolic, dims, steps, use_dataflow, helper
 
 
 def _apply(bb, pool, op, choice, cond=None):
@@ -88,15 +89,29 @@ def _apply(bb, pool, op, choice, cond=None):
     return None
 
 
-def _build(symbolic, dims, steps, use_dataflow):
+def _add_helper(bb, ty, private):
+    """A second module function ``helper(a) = a * a`` (called from ``main``)."""
+    a = relax.Var("a", ty)
+    with bb.function("helper", [a], attrs={"k": 1}, private=private):
+        out = bb.emit(relax.op.multiply(a, a))
+        bb.emit_func_output(out)
+    return bb.get().get_global_var("helper")
+
+
+def _build(symbolic, dims, steps, use_dataflow, helper=None):
     shape = list(dims)
     if symbolic:
         shape[0] = tirx.Var("n", "int64")
     x = relax.Var("x", relax.TensorType(shape, "float32"))
     cond = relax.Var("c", relax.TensorType((), "bool"))
     bb = relax.BlockBuilder()
+    gvar = None
+    if helper is not None:
+        gvar = _add_helper(bb, relax.TensorType(list(dims), "float32"), helper == "private")
     with bb.function("main", [x, cond]):
         pool = [x]
+        if gvar is not None and not symbolic:
+            pool.append(bb.emit(relax.Call(gvar, [x])))
         if use_dataflow:
             with bb.dataflow():
                 for op, choice in steps:
