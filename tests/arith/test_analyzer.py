@@ -177,3 +177,28 @@ def test_int_set_symbolic_ends():
     assert ana.int_set(n * m, {n: r(tirx.const(0, "int64"), tirx.const(4, "int64"))}).is_everything()
     with pytest.raises(TypeError, match="int_set domain of x must be a Range or IntervalSet"):
         ana.int_set(x, {x: 3})
+
+
+@pytest.mark.parametrize(
+    "expr, coeff, base",
+    [
+        (x * 4 + 2, 4, 2),
+        (tirx.const(7), 0, 7),
+        (x, 1, 0),
+        (x * 4 + y * 6 + 1, 2, 1),
+        ((x * 4) // 2, 2, 0),
+        (x * 6 % 4, 2, 0),
+        ((x * 8 + 4) * 3, 24, 12),
+        (x * x * 4, 4, 0),
+        (x * 4 - 1, 4, 3),
+    ],
+)
+def test_modular_set(expr, coeff, base):
+    m = arith.Analyzer().modular_set(expr)
+    assert (m.coeff, m.base) == (coeff, base)
+    assert repr(m) == f"arith.ModularSet(coeff={coeff}, base={base})"
+
+
+def test_modular_set_rejects_floats():
+    with pytest.raises(TypeError, match="modular_set expects an integer expression, got dtype float32"):
+        arith.Analyzer().modular_set(tirx.Var("f", "float32"))

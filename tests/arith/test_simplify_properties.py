@@ -160,3 +160,17 @@ def test_int_set_contains_every_value(expr, lo, extent, env):
         if interval.max_value is not None:
             bound = _value(interval.max_value, values)
             assert bound is None or value <= bound, (expr, interval, values)
+
+
+@SETTINGS
+@given(expr=exprs, env=st.lists(assignments, min_size=3, max_size=3))
+def test_modular_set_holds_for_every_value(expr, env):
+    m = arith.Analyzer().modular_set(expr)
+    for values in env:
+        value = _value(expr, values)
+        if value is None:
+            continue
+        if m.coeff == 0:
+            assert value == m.base, (expr, m, values)
+        else:
+            assert (value - m.base) % m.coeff == 0, (expr, m, values)

@@ -11,7 +11,9 @@ simplifying), and integer bounds (from :meth:`Analyzer.bind` with a ``Range``, f
   (a polynomial normal form) and by bounds; ``False`` means "not proven", never "disproven".
 * :meth:`const_int_bound` gives a :class:`ConstIntBound`.
 
-Limitations: there is no ``modular_set``, iterator-map analysis or ``deduce_bound`` yet, and
+* :meth:`modular_set` gives a :class:`ModularSet` (``x * 4 + 2`` is 2 modulo 4).
+
+Limitations: there is no iterator-map analysis or ``deduce_bound`` yet, and
 ``int_set`` tracks symbolic ends through ``+ - * // % min max Select`` only (see
 :mod:`tvm.arith.int_set`).
 
@@ -42,6 +44,7 @@ from ._tirx import tirx
 from .bound import BoundAnalyzer, ConstIntBound, from_sentinel, to_sentinel
 from .canonical import Simplifier
 from .int_set import IntervalSet, eval_interval
+from .modular_set import ModularSet, modular_set_of_sum
 
 __all__ = ["Analyzer", "IntervalSet", "ProofStrength"]
 
@@ -107,6 +110,16 @@ class Analyzer:
             lo, hi = simp.sum_bound(diff)
             return lo == hi == 0
         return structural_equal(self.simplify(lhs), self.simplify(rhs))
+
+    def modular_set(self, expr) -> ModularSet:
+        """What ``expr`` is modulo a constant: ``x * 4 + 2`` gives ``coeff=4, base=2``."""
+        _, generic = tirx()
+        expr = generic.convert(expr)
+        info = dtype_info(expr.dtype)
+        if info.kind not in ("int", "uint") or info.lanes != 1:
+            raise TypeError(f"modular_set expects an integer expression, got dtype {expr.dtype}")
+        simp = Simplifier(self, expand=True)
+        return modular_set_of_sum(simp.recombine(simp.to_sum(expr)))
 
     # --- bounds -----------------------------------------------------------------------------
     def const_int_bound(self, expr) -> ConstIntBound:
