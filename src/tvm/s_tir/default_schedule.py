@@ -1,8 +1,243 @@
-"""Default CPU schedules for unscheduled PrimFuncs (placeholder rules, see apply_default_schedule)."""
+"""Default CPU schedules for unscheduled PrimFuncs (such as those of ``te.create_prim_func``).
+
+``tvm.s_tir.Schedule`` is being written separately, so these rules are direct loop-nest
+transformations on the s_tir function (before the blocks are lowered). They apply to a
+function whose loops are all serial without annotations (nothing scheduled yet) and that does
+not carry the attribute ``"tirx.is_scheduled"``. Each loop nest that is a perfect nest of
+``For`` loops around one block, bound one loop per block iterator, is rewritten by the first
+rule that matches:
+
+1. **matmul-like** (``C[i, j] += A[i, k] * B[k, j]`` up to operand order: two spatial
+   iterators, one reduction, constant extents divisible by the tiles): tiled for registers
+   and cache, ``i`` tiles in parallel::
+
+       for i0 in T.parallel(M // 4):
+           for j0, k in T.grid(N // 64, K):
+               for i1 in T.unroll(4):
+                   for j1 in T.vectorized(64):
+                       C[i0 * 4 + i1, j0 * 64 + j1] += A[...] * B[k, j0 * 64 + j1]
+
+   (a 4 x 64 block of C accumulates over ``k`` while a 64-wide strip of B streams through
+   the cache). B is not repacked into a blocked layout (a packed copy is future work).
+2. **generic**: when the innermost loop is a reduction and the last spatial loop indexes the
+   output's last (contiguous) dimension, that spatial loop is moved innermost (the
+   reduction runs outside it, so the innermost loop is vectorizable, e.g. ``sum(A, axis=0)``);
+   then the outermost loop becomes ``T.parallel`` when it is spatial and the nest does enough
+   work (at least 4096 iterations, or a symbolic extent); the innermost loop, when spatial,
+   becomes ``T.vectorized``.
+
+The rules never change results beyond the order of floating-point accumulation.
+"""
 
 from __future__ import annotations
 
+from ..ffi.structural import structural_equal
+from ..ir.module import IRModule
+from ..tirx.expr import Add, IntImm, Mul, Var
+from ..tirx.function import PrimFunc
+from ..tirx.stmt import (
+    BufferLoad,
+    BufferStore,
+    For,
+    ForKind,
+    IterVar,
+    SBlock,
+    SBlockRealize,
+    SeqStmt,
+)
+from ..tirx.stmt_functor import post_order_visit, substitute
 
-def apply_default_schedule(mod, target=None):
-    """Return ``mod`` unchanged (default schedules are applied by a later step)."""
-    return mod
+__all__ = ["MATMUL_TILE", "apply_default_schedule", "schedule_prim_func"]
+
+#: Rows and columns of the matmul register tile (``j`` tile: 4 AVX-512 / 8 AVX2 vectors).
+MATMUL_TILE = (4, 64)
+PARALLEL_MIN_WORK = 4096
+
+
+class _Loop:
+    """A loop header of a nest being rewritten."""
+
+    __slots__ = ("var", "min", "extent", "kind")
+
+    def __init__(self, var, min_, extent, kind=ForKind.SERIAL):
+        self.var, self.min, self.extent, self.kind = var, min_, extent, kind
+
+
+def apply_default_schedule(mod: IRModule, target=None) -> IRModule:
+    """Schedule every unscheduled s_tir PrimFunc of ``mod`` (see the module docstring)."""
+    funcs, changed = {}, False
+    for gvar, func in mod.functions.items():
+        new = schedule_prim_func(func) if isinstance(func, PrimFunc) else func
+        changed |= new is not func
+        funcs[gvar] = new
+    return IRModule(funcs, attrs=mod.attrs, global_infos=mod.global_infos) if changed else mod
+
+
+def _unscheduled(func: PrimFunc) -> bool:
+    if func.get_attr("tirx.is_scheduled") or not func.get_attr("s_tir"):
+        return False
+    scheduled = []
+
+    def visit(node):
+        if isinstance(node, For) and (node.kind != ForKind.SERIAL or node.annotations):
+            scheduled.append(node)
+
+    post_order_visit(func.body, visit)
+    return not scheduled
+
+
+def schedule_prim_func(func: PrimFunc) -> PrimFunc:
+    """The function with the default schedule applied (unchanged when it is scheduled)."""
+    if not _unscheduled(func):
+        return func
+    body = func.body
+    if not isinstance(body, SBlockRealize):
+        return func
+    root = body.block
+    stmts = list(root.body.seq) if isinstance(root.body, SeqStmt) else [root.body]
+    new_stmts = [_schedule_nest(s) for s in stmts]
+    if all(a is b for a, b in zip(new_stmts, stmts)):
+        return func
+    new_root = root.replace(body=SeqStmt.flatten(new_stmts))
+    return func.with_body(body.replace(block=new_root))
+
+
+def _perfect_nest(stmt):
+    loops = []
+    while isinstance(stmt, For):
+        loops.append(stmt)
+        stmt = stmt.body
+    if not loops or not isinstance(stmt, SBlockRealize):
+        return None, None
+    return loops, stmt
+
+
+def _schedule_nest(stmt):
+    loops, realize = _perfect_nest(stmt)
+    if loops is None:
+        return stmt
+    block = realize.block
+    # Each block iterator must be bound to exactly one loop variable, one loop each.
+    kinds = {}
+    for iv, value in zip(block.iter_vars, realize.iter_values):
+        if not isinstance(value, Var):
+            return stmt
+        kinds[id(value)] = iv.iter_type
+    if len(kinds) != len(loops) or any(id(lp.loop_var) not in kinds for lp in loops):
+        return stmt
+    headers = [_Loop(lp.loop_var, lp.min, lp.extent) for lp in loops]
+    spatial = [kinds[id(h.var)] == IterVar.DataPar for h in headers]
+    values = list(realize.iter_values)
+    tiled = _matmul(headers, spatial, realize)
+    if tiled is not None:
+        return tiled
+    headers = _generic(headers, spatial, block, realize)
+    new_realize = realize.replace(iter_values=tuple(values))
+    body = new_realize
+    for h in reversed(headers):
+        body = For(h.var, h.min, h.extent, h.kind, body)
+    return body
+
+
+def _is_zero(e):
+    return isinstance(e, IntImm) and e.value == 0
+
+
+def _generic(headers, spatial, block, realize):
+    headers = list(headers)
+    kind_of = {id(h.var): s for h, s in zip(headers, spatial)}
+    out_last = _output_last_index_var(block, realize)
+    if not kind_of[id(headers[-1].var)] and out_last is not None:
+        last_spatial = [h for h in headers if kind_of[id(h.var)]]
+        if last_spatial and last_spatial[-1].var is out_last:
+            moved = last_spatial[-1]
+            headers.remove(moved)
+            headers.append(moved)
+    work = 1
+    symbolic = False
+    for h in headers:
+        if isinstance(h.extent, IntImm):
+            work *= h.extent.value
+        else:
+            symbolic = True
+    outer = headers[0]
+    if kind_of[id(outer.var)] and (symbolic or work >= PARALLEL_MIN_WORK) and not (
+        isinstance(outer.extent, IntImm) and outer.extent.value == 1
+    ):
+        outer.kind = ForKind.PARALLEL
+    inner = headers[-1]
+    if kind_of[id(inner.var)] and inner is not outer:
+        inner.kind = ForKind.VECTORIZED
+    return headers
+
+
+def _output_last_index_var(block, realize):
+    """The loop variable bound to the iterator in the output's last index, if any."""
+    body = block.body
+    if not isinstance(body, BufferStore) or not body.indices:
+        return None
+    last = body.indices[-1]
+    for iv, value in zip(block.iter_vars, realize.iter_values):
+        if last is iv.var:
+            return value
+    return None
+
+
+def _matmul(headers, spatial, realize):
+    """The tiled schedule of a matmul-like nest, or None when the pattern does not match."""
+    block = realize.block
+    if len(headers) != 3 or spatial != [True, True, False] or block.init is None:
+        return None
+    if not all(isinstance(h.extent, IntImm) and _is_zero(h.min) for h in headers):
+        return None
+    m, n, k = (h.extent.value for h in headers)
+    tile_m, tile_n = MATMUL_TILE
+    if m % tile_m or n % tile_n or m * n * k < 64**3:
+        return None
+    store = block.body
+    if not isinstance(store, BufferStore) or not isinstance(store.value, Add):
+        return None
+    vi, vj, vk = (iv.var for iv in block.iter_vars)
+    if not (len(store.indices) == 2 and store.indices[0] is vi and store.indices[1] is vj):
+        return None
+    acc, prod = store.value.a, store.value.b
+    if not (isinstance(acc, BufferLoad) and acc.buffer is store.buffer
+            and structural_equal(list(acc.indices), list(store.indices))):
+        return None
+    if not isinstance(prod, Mul):
+        return None
+    loads = [x for x in (prod.a, prod.b) if isinstance(x, BufferLoad)]
+    if len(loads) != 2:
+        return None
+    rhs = [ld for ld in loads if len(ld.indices) == 2 and ld.indices[1] is vj
+           and ld.indices[0] is vk]
+    if not rhs:
+        return None
+    i, j, kk = headers
+    i0, i1 = Var(f"{i.var.name}_0", i.var.dtype), Var(f"{i.var.name}_1", i.var.dtype)
+    j0, j1 = Var(f"{j.var.name}_0", j.var.dtype), Var(f"{j.var.name}_1", j.var.dtype)
+    dt_i, dt_j = i.var.dtype, j.var.dtype
+    vmap = {
+        i.var: i0 * IntImm(dt_i, tile_m) + i1,
+        j.var: j0 * IntImm(dt_j, tile_n) + j1,
+    }
+    values = [substitute(v, vmap) for v in realize.iter_values]
+    # The update: C[i, j] += A[i, k] * B[k, j] without init (it moves to its own block).
+    update = realize.replace(iter_values=tuple(values), block=block.replace(init=None))
+    # The init: C[i, j] = 0 over the same tile, before the k loop (decomposed reduction).
+    new_ivs = [IterVar(iv.dom, Var(iv.var.name, iv.var.dtype), IterVar.DataPar)
+               for iv in block.iter_vars[:2]]
+    init_body = substitute(block.init, {old.var: new.var
+                                        for old, new in zip(block.iter_vars[:2], new_ivs)})
+    writes = [substitute(w, {old.var: new.var for old, new in zip(block.iter_vars[:2], new_ivs)})
+              for w in block.writes]
+    init_block = SBlock(new_ivs, [], writes, f"{block.name_hint}_init", init_body)
+    init = SBlockRealize(values[:2], realize.predicate, init_block)
+
+    def tile(body):
+        body = For(j1, IntImm(dt_j, 0), IntImm(dt_j, tile_n), ForKind.VECTORIZED, body)
+        return For(i1, IntImm(dt_i, 0), IntImm(dt_i, tile_m), ForKind.UNROLLED, body)
+
+    inner = SeqStmt([tile(init), For(kk.var, kk.min, kk.extent, ForKind.SERIAL, tile(update))])
+    nest = For(j0, IntImm(dt_j, 0), IntImm(dt_j, n // tile_n), ForKind.SERIAL, inner)
+    return For(i0, IntImm(dt_i, 0), IntImm(dt_i, m // tile_m), ForKind.PARALLEL, nest)

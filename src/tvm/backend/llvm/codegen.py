@@ -49,7 +49,7 @@ from ...tirx.stmt import (
 from . import intrin
 from .codegen_expr import I8, I32, I64, PTR, ExprEmitter, register_expr_method, value_type
 from .packed_api import ScalarParam, TensorParam, emit_packed_function
-from .parallel import emit_parallel_for
+from .parallel import emit_parallel_chunks
 
 __all__ = ["CodeGenLLVM", "codegen_module"]
 
@@ -70,6 +70,8 @@ class CodeGenLLVM(ExprEmitter):
         self._strings = {}
         self._loops = []  # (continue block, break block) of enclosing loops
         self._scopes = []  # heap allocations to free per statement scope
+        self._noalias_ids = set()  # ids of buffer data vars that may be marked noalias
+        self._par_count = 0
 
     # --- functions ----------------------------------------------------------------------------
     def add_function(self, func: PrimFunc, name: str) -> None:
@@ -85,6 +87,7 @@ class CodeGenLLVM(ExprEmitter):
             arg.name = var.name
             if kind == "data" and noalias:
                 arg.add_attribute("noalias")
+        self._noalias_ids = {id(v) for kind, v, _ in inner_args if kind == "data" and noalias}
         self._emit_body(func, inner, inner_args)
 
         def body(builder, args):
@@ -264,30 +267,56 @@ class CodeGenLLVM(ExprEmitter):
         b.position_at_end(done)
 
     def _parallel_for(self, op: For, lo, extent):
-        # Outline the body into a pool task; every value bound so far is captured.
+        # The body becomes an internal function over [begin, end) whose buffer pointers are
+        # `noalias` again (values reloaded from a closure lose that), called by pool tasks.
         used = _used_var_ids(op)
         keys = [k for k in self.vars if k in used]
         captured = [self.vars[k] for k in keys]
-        outer = (self.builder, dict(self.vars), self._loops, self._scopes, self._entry)
-        extent64 = _fit(self.builder, extent, I64)
-        ty = lo.type
-
-        def body(tb, i, values):
-            self.builder = tb
-            self.vars = dict(zip(keys, values))
-            self._loops, self._scopes = [], [[]]
-            self._entry = tb.function.entry_basic_block
-            start = self.emit_expr(op.min)
-            self.vars[id(op.loop_var)] = tb.add(start, _fit(tb, i, ty), name=op.loop_var.name)
-            self.emit_stmt(op.body)
-            self._free_scope()
-            if self.builder.block.is_terminated:
-                # An error return inside the body; give the counted loop a block to continue.
-                self.builder.position_at_end(self.builder.function.append_basic_block("cont"))
-
-        status = emit_parallel_for(self.builder, extent64, captured, body,
-                                   name=f"{self.func_name}_parallel_{op.loop_var.name}")
+        outer = (self.builder, self.vars, self._loops, self._scopes, self._entry)
+        self._par_count += 1
+        name = f"{self.func_name}_parallel_{self._par_count}"
+        fn = ir.Function(self.module, ir.FunctionType(I32, [v.type for v in captured] + [I64, I64]),
+                         name)
+        fn.linkage = "internal"
+        for key, arg in zip(keys, fn.args):
+            if key in self._noalias_ids:
+                arg.add_attribute("noalias")
+        entry = fn.append_basic_block("entry")
+        self.builder = ir.IRBuilder(entry)
+        self.vars = dict(zip(keys, fn.args))
+        self._loops, self._scopes, self._entry = [], [[]], entry
+        begin, end = fn.args[-2], fn.args[-1]
+        start = self.emit_expr(op.min)
+        ty = start.type
+        b = self.builder
+        body_bb = fn.append_basic_block("par.body")
+        latch = fn.append_basic_block("par.latch")
+        done = fn.append_basic_block("par.end")
+        b.cbranch(b.icmp_signed("<", begin, end), body_bb, done)
+        b.position_at_end(body_bb)
+        index = b.phi(I64, name="i")
+        index.add_incoming(begin, entry)
+        self.vars[id(op.loop_var)] = b.add(start, _fit(b, index, ty), name=op.loop_var.name)
+        self._loops.append((latch, done))
+        self._scoped(op.body)
+        if not self.builder.block.is_terminated:
+            self.builder.branch(latch)
+        b = self.builder
+        b.position_at_end(latch)
+        nxt = b.add(index, ir.Constant(I64, 1))
+        index.add_incoming(nxt, latch)
+        b.cbranch(b.icmp_signed("<", nxt, end), body_bb, done)
+        b.position_at_end(done)
+        b.ret(ir.Constant(I32, 0))
         self.builder, self.vars, self._loops, self._scopes, self._entry = outer
+
+        def chunk(tb, chunk_begin, chunk_end, values):
+            status = tb.call(fn, [*values, chunk_begin, chunk_end])
+            with tb.if_then(tb.icmp_signed("!=", status, ir.Constant(I32, 0)), likely=False):
+                tb.ret(status)
+
+        status = emit_parallel_chunks(self.builder, _fit(self.builder, extent, I64), captured,
+                                      chunk, name=f"{name}_task")
         self._return_on_error(status)
 
     def _return_on_error(self, status):

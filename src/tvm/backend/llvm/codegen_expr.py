@@ -158,11 +158,11 @@ class ExprEmitter:
         bld = self.builder
         if _is_float(dtype):
             if cls is E.Add:
-                return bld.fadd(a, b)
+                return _fast(bld.fadd(a, b))
             if cls is E.Sub:
-                return bld.fsub(a, b)
+                return _fast(bld.fsub(a, b))
             if cls is E.Mul:
-                return bld.fmul(a, b)
+                return _fast(bld.fmul(a, b))
             if cls is E.Div:
                 return bld.fdiv(a, b)
             if cls is E.Mod:
@@ -353,6 +353,17 @@ class ExprEmitter:
             return b.trunc(b.lshr(chosen, _const_like(value.type, I32, 16)),
                            _like(value.type, I16))
         return value
+
+
+#: Fast-math flags on float add/sub/mul: reassociation lets LLVM vectorize float reductions
+#: (sums, dot products) and contraction fuses multiply-adds. Results differ from strict
+#: left-to-right evaluation only by rounding (no NaN/Inf assumptions are made).
+FAST_MATH_FLAGS = ("reassoc", "contract")
+
+
+def _fast(instr):
+    instr.flags.extend(FAST_MATH_FLAGS)
+    return instr
 
 
 def _width(ty):
