@@ -7,6 +7,13 @@ else spans its dtype). ``ConstIntBound.POS_INF`` / ``NEG_INF`` (``±(2**63 - 1)`
 
 Like TVM, the analysis assumes index arithmetic does not overflow: each interval is intersected
 with its dtype's range rather than widened to it on wrap-around.
+
+Examples
+--------
+>>> from tvm import tirx, arith
+>>> x = tirx.Var("x", "int32")
+>>> arith.Analyzer().const_int_bound(x % 8 * 2 + 1)
+arith.ConstIntBound(min_value=1, max_value=15)
 """
 
 from __future__ import annotations

@@ -24,6 +24,13 @@ every polynomial identity. The result is printed with positive terms first, in o
 appearance, then negative terms as subtractions, then the constant.
 
 The simplifier assumes integer arithmetic does not overflow (as TVM's does).
+
+Examples
+--------
+>>> from tvm import tirx, arith
+>>> x, y = tirx.Var("x"), tirx.Var("y")
+>>> arith.Analyzer().simplify(x * y + y * x - (x // 4) * 4 - x % 4)
+x * y * 2 - x
 """
 
 from __future__ import annotations

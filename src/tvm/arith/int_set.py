@@ -6,6 +6,14 @@ domain; variables outside ``dom_map`` stay symbolic, so the interval's ends are 
 multiplication by a constant, ``//`` and ``%`` by a positive constant, ``min``, ``max`` and
 ``Select``; anything else that depends on a domain variable falls back to constant bounds. An
 unbounded end is ``None`` (TVM uses ``pos_inf``/``neg_inf`` markers).
+
+Examples
+--------
+>>> import tvm
+>>> from tvm import tirx, arith
+>>> x, y = tirx.Var("x"), tirx.Var("y")
+>>> arith.Analyzer().int_set(x * 2 + y, {x: tvm.ir.Range.from_min_extent(0, 8)})
+IntervalSet[y, y + 14]
 """
 
 from __future__ import annotations

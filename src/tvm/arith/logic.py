@@ -11,6 +11,14 @@ comparisons are only simplified inside, never decided (NaN).
 
 :class:`BoolRules` is a mixin of :class:`tvm.arith.canonical.Simplifier`; it uses the
 simplifier's ``to_sum``, ``recombine``, ``sum_bound``, ``key`` and ``generic``.
+
+Examples
+--------
+>>> from tvm import tirx, arith
+>>> x, y = tirx.Var("x"), tirx.Var("y")
+>>> ana = arith.Analyzer()
+>>> ana.simplify(tirx.all(x < y, y < x)), ana.simplify(tirx.Not(x < y)), ana.simplify(x >= y)
+(T.bool(False), y <= x, y <= x)
 """
 
 from __future__ import annotations

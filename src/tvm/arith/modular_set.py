@@ -4,6 +4,13 @@
 A constant ``c`` is ``coeff=0, base=c``; an unknown variable is ``coeff=1, base=0``. The facts
 come from the expanded canonical sum: the coefficient is the gcd of the term coefficients
 (each monomial of unknown atoms may be any integer), the base is the constant modulo it.
+
+Examples
+--------
+>>> from tvm import tirx, arith
+>>> x = tirx.Var("x")
+>>> arith.Analyzer().modular_set(x * 8 + 6)
+arith.ModularSet(coeff=8, base=6)
 """
 
 from __future__ import annotations

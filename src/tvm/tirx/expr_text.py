@@ -4,6 +4,13 @@ This is the ``repr`` of every ``tvm.tirx`` expression, so expressions read well 
 tests without the TVMScript printer (which lives in the higher ``script`` layer and may
 render expressions itself). Node types defined elsewhere add their form with
 :func:`register_expr_text`.
+
+Examples
+--------
+>>> from tvm import tirx
+>>> x = tirx.Var("x")
+>>> tirx.expr_text.expr_text((x + 1) * 2 < tirx.const(3, "int64"))
+'T.Cast("int64", (x + 1) * 2) < T.int64(3)'
 """
 
 from __future__ import annotations

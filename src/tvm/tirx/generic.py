@@ -12,6 +12,17 @@ These functions are what ``x + 1``, ``x // 2``, ``tirx.min(a, b)`` etc. call. Th
   and the identities ``x + 0``, ``x - 0``, ``x * 1``, ``x * 0``, ``x // 1``, ``x % 1``,
   ``min(x, x)`` simplify. Anything deeper is :class:`tvm.arith.Analyzer`'s job.
 * ``/`` on integers raises ``TypeError``: say ``floordiv``/``truncdiv`` explicitly.
+
+Examples
+--------
+>>> from tvm import tirx
+>>> x = tirx.Var("x", "int32")
+>>> x + tirx.Var("y", "int64")
+T.Cast("int64", x) + y
+>>> x * 1 + 0
+x
+>>> tirx.const(7) // 2
+3
 """
 
 from __future__ import annotations
