@@ -327,3 +327,11 @@ def test_top_level_decorated_class_in_a_file(tmp_path):
         " 8 |          return R.nothing(x)\n"
         "   |                 ^^^^^^^^^   "
     )
+
+
+def test_source_of_code_without_a_file():
+    namespace = {}
+    exec("def made_by_exec():\n    return 1\n", namespace)  # noqa: S102
+    with pytest.raises(OSError, match="Cannot read the source of made_by_exec") as info:
+        Source(namespace["made_by_exec"])
+    assert "tvm.script.from_source" in str(info.value)

@@ -108,13 +108,20 @@ class Source:
             self.source = program
             self.full_source = program
             return
-        self.source_name = _source_file(program)
-        if inspect.isclass(program):
-            lines, start = _class_source_lines(program)
-        else:
-            # For a decorated function this starts at the first decorator line.
-            lines, lnum = inspect.getsourcelines(program)
-            start = max(lnum - 1, 0)
+        try:
+            self.source_name = _source_file(program)
+            if inspect.isclass(program):
+                lines, start = _class_source_lines(program)
+            else:
+                # For a decorated function this starts at the first decorator line.
+                lines, lnum = inspect.getsourcelines(program)
+                start = max(lnum - 1, 0)
+        except (OSError, TypeError) as err:
+            name = getattr(program, "__qualname__", type(program).__name__)
+            raise OSError(
+                f"Cannot read the source of {name} ({err}): TVMScript is parsed from source "
+                "text; define it in a file, or pass the text to tvm.script.from_source"
+            ) from err
         first = lines[0]
         indent = len(first) - len(first.lstrip())
         self.start_line = start + 1
