@@ -33,6 +33,7 @@ from __future__ import annotations
 
 from ..ffi.structural import structural_equal
 from ..ir.module import IRModule
+from ..tirx.buffer import decl_buffer
 from ..tirx.expr import Add, IntImm, Mul, Var
 from ..tirx.function import PrimFunc
 from ..tirx.stmt import (
@@ -57,7 +58,7 @@ PARALLEL_MIN_WORK = 4096
 class _Loop:
     """A loop header of a nest being rewritten."""
 
-    __slots__ = ("var", "min", "extent", "kind")
+    __slots__ = ("extent", "kind", "min", "var")
 
     def __init__(self, var, min_, extent, kind=ForKind.SERIAL):
         self.var, self.min, self.extent, self.kind = var, min_, extent, kind
@@ -221,23 +222,29 @@ def _matmul(headers, spatial, realize):
         i.var: i0 * IntImm(dt_i, tile_m) + i1,
         j.var: j0 * IntImm(dt_j, tile_n) + j1,
     }
-    values = [substitute(v, vmap) for v in realize.iter_values]
-    # The update: C[i, j] += A[i, k] * B[k, j] without init (it moves to its own block).
-    update = realize.replace(iter_values=tuple(values), block=block.replace(init=None))
-    # The init: C[i, j] = 0 over the same tile, before the k loop (decomposed reduction).
-    new_ivs = [IterVar(iv.dom, Var(iv.var.name, iv.var.dtype), IterVar.DataPar)
-               for iv in block.iter_vars[:2]]
-    init_body = substitute(block.init, {old.var: new.var
-                                        for old, new in zip(block.iter_vars[:2], new_ivs)})
-    writes = [substitute(w, {old.var: new.var for old, new in zip(block.iter_vars[:2], new_ivs)})
-              for w in block.writes]
-    init_block = SBlock(new_ivs, [], writes, f"{block.name_hint}_init", init_body)
-    init = SBlockRealize(values[:2], realize.predicate, init_block)
+    del vmap
+    ii = i0 * IntImm(dt_i, tile_m) + i1
+    jj = j0 * IntImm(dt_j, tile_n) + j1
+    bind = {vi: ii, vj: jj, vk: kk.var}
+    init = block.init
+    if not (isinstance(init, BufferStore) and init.buffer is store.buffer):
+        return None
+    # A per-task accumulator tile (stack memory of the parallel task): LLVM keeps it in
+    # vector registers once the tile loops are unrolled and vectorized.
+    acc_buf = decl_buffer((tile_m, tile_n), store.buffer.dtype, name=f"{store.buffer.name}_local")
+    zero = substitute(init.value, bind)
+    update = acc_buf[i1, j1] + substitute(prod, bind)
 
-    def tile(body):
-        body = For(j1, IntImm(dt_j, 0), IntImm(dt_j, tile_n), ForKind.VECTORIZED, body)
-        return For(i1, IntImm(dt_i, 0), IntImm(dt_i, tile_m), ForKind.UNROLLED, body)
+    def tile(stmt):
+        stmt = For(j1, IntImm(dt_j, 0), IntImm(dt_j, tile_n), ForKind.VECTORIZED, stmt)
+        return For(i1, IntImm(dt_i, 0), IntImm(dt_i, tile_m), ForKind.UNROLLED, stmt)
 
-    inner = SeqStmt([tile(init), For(kk.var, kk.min, kk.extent, ForKind.SERIAL, tile(update))])
-    nest = For(j0, IntImm(dt_j, 0), IntImm(dt_j, n // tile_n), ForKind.SERIAL, inner)
+    body = SeqStmt([
+        tile(BufferStore(acc_buf, zero, [i1, j1])),
+        For(kk.var, kk.min, kk.extent, ForKind.SERIAL, tile(BufferStore(acc_buf, update, [i1, j1]))),
+        tile(BufferStore(store.buffer, acc_buf[i1, j1], [ii, jj])),
+    ])
+    scope = SBlock((), [], [], f"{block.name_hint}_tile", body, alloc_buffers=[acc_buf])
+    nest = For(j0, IntImm(dt_j, 0), IntImm(dt_j, n // tile_n), ForKind.SERIAL,
+               SBlockRealize((), IntImm("bool", 1), scope))
     return For(i0, IntImm(dt_i, 0), IntImm(dt_i, m // tile_m), ForKind.PARALLEL, nest)

@@ -396,7 +396,8 @@ class CodeGenLLVM(ExprEmitter):
             first = self._entry.instructions[0] if self._entry.instructions else None
             if first is not None:
                 entry_builder.position_before(first)
-            ptr = entry_builder.alloca(ir.ArrayType(elem_t, max(1, size.value)), name=buf.name)
+            ptr = entry_builder.alloca(elem_t, size=ir.Constant(I64, max(1, size.value)),
+                                      name=buf.name)
             ptr.align = 64
             self.builder.position_at_end(here)
             self.vars[id(buf.data)] = ptr
