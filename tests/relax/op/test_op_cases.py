@@ -46,6 +46,9 @@ def _compare(actual, expected, rtol, where="result"):
     expected = np.asarray(expected)
     assert isinstance(actual, np.ndarray), where
     assert actual.shape == expected.shape, (where, actual.shape, expected.shape)
+    if expected.dtype.kind == "V" or actual.dtype.kind == "V":  # ml_dtypes (bfloat16, fp8)
+        assert actual.dtype == expected.dtype, (where, actual.dtype, expected.dtype)
+        actual, expected = actual.astype("float32"), expected.astype("float32")
     if expected.dtype.kind in "biu":
         np.testing.assert_array_equal(actual, expected, err_msg=where)
     else:
