@@ -206,3 +206,15 @@ def test_var_name_keywords():
     assert relax.Var(name="a", ty=ty).name_hint == "a"
     assert relax.Var(name_hint="b", ty=ty).name == "b"
     assert relax.DataflowVar(name="c", ty=ty).name_hint == "c"
+
+
+def test_vdevice_and_global_infos():
+    vdev = relax.VDevice("llvm", 0, "global")
+    assert vdev.vdevice_id == 0 and vdev.memory_scope == "global"
+    assert vdev.target.kind.name == "llvm"
+    assert isinstance(vdev, tvm.ir.GlobalInfo)
+    ty = relax.TensorType([3], "float32", vdev)
+    assert ty.vdevice is vdev
+    mod = tvm.IRModule(global_infos={"vdevice": [vdev]})
+    assert mod.global_infos["vdevice"][0] is vdev
+    assert tvm.ir.structural_equal(relax.DummyGlobalInfo(), relax.DummyGlobalInfo())

@@ -6,7 +6,7 @@ from .attrs import Attrs, DictAttrs, make_node
 from .base import Node, Scriptable, SourceName, Span
 from .expr import BaseExpr, GlobalVar, PrimExpr, Range, RelaxExpr
 from .instrument import PassInstrument
-from .module import IRModule
+from .module import GlobalInfo, IRModule
 from .op import Op, register_op, register_op_attr
 from .type import FuncType, OpaqueType, PointerType, PrimType, StringType, TupleType, Type
 
@@ -32,6 +32,7 @@ __all__ = [
     "DictAttrs",
     "Expr",
     "FuncType",
+    "GlobalInfo",
     "GlobalVar",
     "IRModule",
     "Node",

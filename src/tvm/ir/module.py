@@ -20,7 +20,12 @@ from .attrs import DictAttrs
 from .base import Scriptable
 from .expr import GlobalVar
 
-__all__ = ["IRModule", "register_global_var_type"]
+__all__ = ["GlobalInfo", "IRModule", "register_global_var_type"]
+
+
+class GlobalInfo(Scriptable, Node, type_key="ir.GlobalInfo"):
+    """Base class of module-level information kept in ``IRModule.global_infos``
+    (for example Relax's virtual devices)."""
 
 
 class IRModule(Scriptable, Node, type_key="ir.IRModule"):

@@ -3,7 +3,7 @@
 # ruff: noqa: F401
 from ..ir.expr import GlobalVar
 from ..ir.type import PrimType, TupleType
-from . import analysis, expr_functor, op, transform, ty
+from . import analysis, expr_functor, op, transform, ty, utils
 from .block_builder import BlockBuilder
 from .expr import (
     BaseFunc,
@@ -34,6 +34,7 @@ from .expr import (
     prim_value,
 )
 from .expr_functor import ExprFunctor, ExprMutator, ExprVisitor, PyExprMutator, PyExprVisitor
+from .global_info import DummyGlobalInfo, VDevice
 from .ty import (
     AnyType,
     FuncStructInfo,
