@@ -185,6 +185,34 @@ def test_rule7_dataflow_var_not_defined():
     check_fails(mod, ValueError, "DataflowVar y is not defined.")
 
 
+def test_rule7_dataflow_var_in_dependent_type():
+    x = rx.Var("x", TT(3))
+    shape = rx.DataflowVar("s", rx.ShapeType(ndim=1))
+    y = rx.DataflowVar("y", rx.TensorType(shape, "float32"))
+    z = rx.Var("z", TT(3))
+    bindings = [
+        rx.VarBinding(shape, typed(rx.op.shape_of(x))),
+        rx.VarBinding(y, x),
+        rx.VarBinding(z, x),
+    ]
+    mod = module(main=func([x], bindings, z, dataflow=True))
+    check_fails(mod, ValueError, "DataflowVar cannot be used as a dependent type expression.")
+
+
+def test_rule2b_global_var_type_must_be_a_function_type():
+    x, y = rx.Var("x", TT(3)), rx.Var("y", TT(3))
+    gv = tvm.ir.GlobalVar("helper")
+    a = rx.Var("a", TT(3))
+    call = rx.Call(gv, [x])
+    set_field(call, "ty", TT(3))
+    mod = module(main=func([x], [rx.VarBinding(y, call)], y))
+    mod = tvm.IRModule({**mod.functions, gv: func([a], [], a)})
+    set_field(gv, "ty", TT(3))
+    check_fails(
+        mod, TypeError, 'The ty of GlobalVar I.GlobalVar("helper") must be either FuncType.'
+    )
+
+
 def test_rule8_if_branch_bindings_do_not_escape():
     c, x = rx.Var("c", rx.TensorType([], "bool")), rx.Var("x", TT(3))
     y, z, w = rx.Var("y", TT(3)), rx.Var("z", TT(3)), rx.Var("w", TT(3))

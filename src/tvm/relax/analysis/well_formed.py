@@ -142,6 +142,26 @@ def _symbolic_vars(ty) -> list:
     return list(found.values())
 
 
+def _relax_vars_in_type(ty) -> list:
+    """Relax variables a type depends on (``R.Tensor(shape_var)``), outside function types."""
+    found = []
+    stack = [ty]
+    while stack:
+        value = stack.pop()
+        if isinstance(value, FuncType):
+            continue
+        if isinstance(value, Var):
+            found.append(value)
+            continue
+        if isinstance(value, (list, tuple)):
+            stack.extend(value)
+            continue
+        for fobj in getattr(value, "_fields", ()):
+            if fobj.role != "ignore":
+                stack.append(getattr(value, fobj.name, None))
+    return found
+
+
 class _FuncState:
     """What is visible inside one function being checked."""
 
@@ -265,6 +285,8 @@ class _Checker:
     def _check_symbolic_uses(self, ty, node):
         if ty is None or not self.funcs:
             return
+        if any(isinstance(v, DataflowVar) for v in _relax_vars_in_type(ty)):
+            _fail(ValueError, "DataflowVar cannot be used as a dependent type expression.", node)
         defined = self.funcs[-1].tir_defined
         for sym in _symbolic_vars(ty):
             if id(sym) not in defined:
