@@ -260,3 +260,19 @@ def test_division_by_a_sum_that_divides_exactly():
     e = n * (n + m) // (n * (n + m))
     assert repr(ana.simplify(e)) == "T.int64(1)"
     assert ana.can_prove_equal(e, 1)
+
+
+@pytest.mark.parametrize(
+    "build, text",
+    [
+        (lambda R, B: R(x, 1, 4) + B(y, 4) - B(y, 4), "T.Ramp(x, 1, 4)"),
+        (lambda R, B: R(x, 1, 4) * B(tirx.const(2), 4), "T.Ramp(x * 2, 2, 4)"),
+        (lambda R, B: R(x, 1, 4) + R(y, 2, 4), "T.Ramp(x + y, 3, 4)"),
+        (lambda R, B: B(x, 4) - R(x, 1, 4), "T.Ramp(0, -1, 4)"),
+        (lambda R, B: R(x, 1, 4) - R(x, 1, 4), "T.Broadcast(0, 4)"),
+        (lambda R, B: (R(x * 2, 1, 4) + 2) * 3, "T.Ramp(x * 6 + 6, 3, 4)"),
+        (lambda R, B: B(x + 1, 4) * B(tirx.const(2), 4), "T.Broadcast(x * 2 + 2, 4)"),
+    ],
+)
+def test_vector_lanes_simplify(build, text):
+    assert repr(arith.Analyzer().simplify(build(tirx.Ramp, tirx.Broadcast))) == text

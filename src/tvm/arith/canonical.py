@@ -646,6 +646,10 @@ class Simplifier(BoolRules):
             new = self._simplify_value(value)
             if new is not value:
                 changes[fobj.name] = new
+        if name in ("Add", "Sub", "Mul") and dtype_info(e.dtype).lanes > 1:
+            vector = self._vector_rule(name, changes.get("a", e.a), changes.get("b", e.b))
+            if vector is not None:
+                return vector
         if name in self._GENERIC_BINARY:
             a, b = changes.get("a", e.a), changes.get("b", e.b)
             if (isinstance(a, (self.E.IntImm, self.E.FloatImm))
@@ -660,6 +664,37 @@ class Simplifier(BoolRules):
             except ValueError:
                 pass  # a negative constant cast to uint: keep the cast as written
         return e.replace(**changes) if changes else e
+
+    def _vector_rule(self, name, a, b):
+        """Lane-wise arithmetic on ``Ramp``/``Broadcast`` operands, or None."""
+        ka, kb = type(a).__name__, type(b).__name__
+        if ka not in ("Ramp", "Broadcast") or kb not in ("Ramp", "Broadcast"):
+            return None
+        E, G = self.E, self.G
+        lanes = a.lanes
+        if name == "Mul":
+            if ka == kb == "Broadcast":
+                return E.Broadcast(self.simplify(G.multiply(a.value, b.value)), lanes)
+            if kb == "Broadcast" or ka == "Broadcast":
+                ramp, scale = (a, b.value) if ka == "Ramp" else (b, a.value)
+                return self._ramp(G.multiply(ramp.base, scale), G.multiply(ramp.stride, scale),
+                                  lanes)
+            return None
+        op = G.add if name == "Add" else G.subtract
+        if ka == kb == "Broadcast":
+            return E.Broadcast(self.simplify(op(a.value, b.value)), lanes)
+        base_a, stride_a = (a.base, a.stride) if ka == "Ramp" else (a.value, None)
+        base_b, stride_b = (b.base, b.stride) if kb == "Ramp" else (b.value, None)
+        zero = self._imm(base_a.dtype, 0)
+        stride = op(stride_a if stride_a is not None else zero,
+                    stride_b if stride_b is not None else zero)
+        return self._ramp(op(base_a, base_b), stride, lanes)
+
+    def _ramp(self, base, stride, lanes):
+        base, stride = self.simplify(base), self.simplify(stride)
+        if isinstance(stride, self.E.IntImm) and stride.value == 0:
+            return self.E.Broadcast(base, lanes)
+        return self.E.Ramp(base, stride, lanes)
 
     def _simplify_value(self, value):
         if isinstance(value, self.E.PrimExpr):
