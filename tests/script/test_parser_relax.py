@@ -651,3 +651,18 @@ def test_tvm_script_ir_module_spelling():
         '    def main(x: R.Tensor((3,), "float32")):\n        return x\n'
     )
     tvm.ir.assert_structural_equal(from_source(text), Module)
+
+
+def test_docstring_and_nested_tuple_unpacking():
+    @R.function
+    def main(
+        t: R.Tuple(R.Tuple(R.Tensor((3,), "float32"), R.Object), R.Tensor((2,), "float32")),
+    ):
+        """A docstring is not a binding."""
+        (a, b), c = t
+        return a
+
+    names = [b.var.name_hint for b in _bindings(main)]
+    assert names == ["gv", "a", "b", "c"]
+    first = _bindings(main)[0]
+    assert isinstance(first.value, relax.TupleGetItem) and first.value.index == 0

@@ -301,6 +301,24 @@ def main(x: R.Tensor(("n * 2",), dtype="float32"), y: R.Tensor((n, 4), dtype="fl
     z: R.Tensor((n * 4,), dtype="float32") = R.reshape(y, R.shape([n * 4]))
     return z""",
     ),
+    "nested_tuple_unpacking": (
+        """
+@R.function
+def main(t: R.Tuple(R.Tuple(R.Tensor((3,), "float32"), R.Object), R.Tensor((2,), "float32"))):
+    (a, b), c = t
+    return a
+""",
+        """\
+# from tvm.script import relax as R
+
+@R.function
+def main(t: R.Tuple(R.Tuple(R.Tensor((3,), dtype="float32"), R.Any), R.Tensor((2,), dtype="float32"))) -> R.Tensor((3,), dtype="float32"):
+    gv: R.Tuple(R.Tensor((3,), dtype="float32"), R.Any) = t[0]
+    a: R.Tensor((3,), dtype="float32") = gv[0]
+    b: R.Any = gv[1]
+    c: R.Tensor((2,), dtype="float32") = t[1]
+    return a""",
+    ),
 }
 
 
