@@ -221,7 +221,7 @@ class ReferenceEvaluator:
                 raise TypeError(op.missing_rule_message(
                     "FReference", "the reference evaluator runs ops with it"))
             args = [self._eval(a, env, sym) for a in call.args]
-            result = rule(call.attrs, *args)
+            result = _as_tensors(rule(call.attrs, *args))
             if call.ty is not None:
                 self._match(result, call.ty, dict(sym), f"the result of {op.name}", bind=False,
                             internal=True)
@@ -412,6 +412,15 @@ def _np_dtype(dtype):
     from ..op.registry import reference_dtype
 
     return reference_dtype(dtype)
+
+
+def _as_tensors(value):
+    """NumPy scalars from 0-d computations (``np.clip`` of a 0-d array) as 0-d arrays."""
+    if isinstance(value, tuple):
+        return tuple(_as_tensors(v) for v in value)
+    if isinstance(value, np.generic):
+        return np.asarray(value)
+    return value
 
 
 def _from_user(value, ty=None):

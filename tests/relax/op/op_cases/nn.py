@@ -112,6 +112,8 @@ def _group_norm_last(x, g, b):
 
 CASES = [
     Case(nn.relu, [t((2, 3))], F23, lambda x: np.maximum(x, 0)),
+    Case(nn.relu, [t(())], 'R.Tensor((), dtype="float32")', lambda x: np.maximum(x, 0),
+         id="relu-0d"),
     Case(nn.relu, [t(("n",), "int32")], 'R.Tensor((n,), dtype="int32")',
          lambda x: np.maximum(x, 0), sizes={"n": 4}, id="relu-int-sym"),
     Case(nn.leakyrelu, [t((2, 3)), 0.1], F23, lambda x: np.where(x > 0, x, 0.1 * x)),
