@@ -46,6 +46,9 @@ def uses_var(expr, var) -> bool:
     return bool(found)
 
 
+_VERBS = {"parallel": "parallelized", "vectorize": "vectorized", "bind": "bound to a thread"}
+
+
 def check_iter_kinds(sch, loop, path, primitive, allow_reduce=False):
     """Refuse a loop bound to a reduction (or opaque) block iter of a block below it."""
     for realize, _ in iter_blocks(loop.body):
@@ -59,7 +62,8 @@ def check_iter_kinds(sch, loop, path, primitive, allow_reduce=False):
             kind = "reduction" if iv.iter_type == IterVar.CommReduce else "non-spatial"
             raise sch._error(
                 primitive,
-                f"The loop {loop.loop_var.name} cannot be {primitive}d: it is bound to the "
+                f"The loop {loop.loop_var.name} cannot be {_VERBS[primitive]}: it is bound to "
+                f"the "
                 f"{kind} block iter {iv.var.name} of block {realize.block.name_hint!r}; only "
                 "loops bound to spatial (data-parallel) block iters qualify",
                 [loop, realize.block],
@@ -163,8 +167,8 @@ class LoopPrimitives:
                 raise self._error(
                     primitive,
                     "The loops are not in a single chain: loop "
-                    f"{p[-1].loop_var.name} is not nested in loop {top[-1].loop_var.name}"
-                    " on one line of ancestors",
+                    f"{p[-1].loop_var.name} is not nested inside loop {top[-1].loop_var.name}"
+                    " (they are not on one line of ancestors)",
                     [top[-1], p[-1]])
         bottom = ordered[-1]
         chain = [n for n in bottom[len(top) - 1:]]

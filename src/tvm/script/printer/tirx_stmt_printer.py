@@ -63,6 +63,13 @@ def _t(d, *names):
     return doc
 
 
+def _same_const(a, b) -> bool:
+    """Two expressions are the same integer constant or the same object."""
+    if a is b:
+        return True
+    return isinstance(a, tirx.IntImm) and isinstance(b, tirx.IntImm) and a.value == b.value
+
+
 def _is_zero(expr) -> bool:
     return isinstance(expr, tirx.IntImm) and expr.value == 0
 
@@ -328,6 +335,8 @@ def _for_doc(loop, path, d):
             break
         paths.append(attr_path(paths[-1], "body"))
         chain.append(inner)
+    # Block printing groups T.axis.remap by the ranges of the enclosing loops (_block_body).
+    d.__dict__.setdefault("tir_loops", {}).update((id(lp.loop_var), lp) for lp in chain)
     if len(chain) > 1:
         extents = [d.as_doc(lp.extent, attr_path(p, "extent")) for lp, p in zip(chain, paths)]
         names = [d.define(lp.loop_var, lp.loop_var.name) for lp in chain]
@@ -378,18 +387,35 @@ def _block_body(block, path, d, realize=None, realize_path=None) -> list:
     if realize is not None and iter_vars:
         values = realize.iter_values
         kinds = [_AXIS_KIND.get(iv.iter_type, ("opaque", None)) for iv in iter_vars]
-        remap = (len(iter_vars) > 1 and all(isinstance(v, tirx.Var) for v in values)
-                 and all(letter is not None for _, letter in kinds)
-                 and all(_is_zero(iv.dom.min) for iv in iter_vars))
-        if remap:
-            bound = [d.as_doc(v, item_path(attr_path(realize_path, "iter_values"), i))
-                     for i, v in enumerate(values)]
-            names = [d.define(iv.var, iv.var.name) for iv in iter_vars]
-            letters = "".join(letter for _, letter in kinds)
-            rhs = _t(d, "axis", "remap").call(LiteralDoc(letters), ListDoc(bound))
-            stmts.append(AssignDoc(TupleDoc(names), rhs))
-        else:
-            for i, (iv, value) in enumerate(zip(iter_vars, values)):
+        # As in TVM: each run of >= 2 consecutive iter vars bound to a loop var whose loop has
+        # the iter var's range prints as one T.axis.remap; the others print one per line.
+        loops = getattr(d, "tir_loops", {})
+
+        def remappable(i):
+            lp = loops.get(id(values[i])) if isinstance(values[i], tirx.Var) else None
+            return (lp is not None and kinds[i][1] is not None
+                    and _same_const(lp.min, iter_vars[i].dom.min)
+                    and _same_const(lp.extent, iter_vars[i].dom.extent))
+
+        runs, i = [], 0
+        while i < len(iter_vars):
+            j = i
+            while j < len(iter_vars) and remappable(j):
+                j += 1
+            runs.append((i, max(j, i + 1), j - i >= 2))
+            i = max(j, i + 1)
+        for start, stop, remap in runs:
+            if remap:
+                bound = [d.as_doc(values[k], item_path(attr_path(realize_path, "iter_values"),
+                                                       k)) for k in range(start, stop)]
+                names = [d.define(iter_vars[k].var, iter_vars[k].var.name)
+                         for k in range(start, stop)]
+                letters = "".join(kinds[k][1] for k in range(start, stop))
+                rhs = _t(d, "axis", "remap").call(LiteralDoc(letters), ListDoc(bound))
+                stmts.append(AssignDoc(TupleDoc(names), rhs))
+                continue
+            for i in range(start, stop):
+                iv, value = iter_vars[i], values[i]
                 dom = iv.dom
                 if _is_zero(dom.min):
                     dom_doc = d.as_doc(dom.extent, None)
