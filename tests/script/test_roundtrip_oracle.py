@@ -319,6 +319,172 @@ def main(t: R.Tuple(R.Tuple(R.Tensor((3,), dtype="float32"), R.Any), R.Tensor((2
     c: R.Tensor((2,), dtype="float32") = t[1]
     return a""",
     ),
+    "multi_output_dataflow": (
+        """
+@R.function
+def main(x: R.Tensor((2, 3), "float32"), y: R.Tensor((2, 3), "float32")):
+    with R.dataflow():
+        a = R.add(x, y)
+        b = R.multiply(a, y)
+        c = R.sum(b, axis=[1], keepdims=False)
+        R.output(a, c)
+    return (a, c)
+""",
+        """\
+# from tvm.script import relax as R
+
+@R.function
+def main(x: R.Tensor((2, 3), dtype="float32"), y: R.Tensor((2, 3), dtype="float32")) -> R.Tuple(R.Tensor((2, 3), dtype="float32"), R.Tensor((2,), dtype="float32")):
+    with R.dataflow():
+        a: R.Tensor((2, 3), dtype="float32") = R.add(x, y)
+        b: R.Tensor((2, 3), dtype="float32") = R.multiply(a, y)
+        c: R.Tensor((2,), dtype="float32") = R.sum(b, axis=[1], keepdims=False)
+        R.output(a, c)
+    return (a, c)""",
+    ),
+    "match_cast_shape_and_prim": (
+        """
+@R.function
+def main(s: R.Shape(ndim=2), p: R.Prim("int64"), x: R.Tensor(ndim=2, dtype="float32")):
+    a = T.int64()
+    b = T.int64()
+    s2 = R.match_cast(s, R.Shape([a, b]))
+    y = R.match_cast(x, R.Tensor((a, b), "float32"))
+    z = R.reshape(y, R.shape([b, a]))
+    return z
+""",
+        """\
+# from tvm.script import tirx as T
+# from tvm.tirx.layout import Axis
+# from tvm.script import relax as R
+
+@R.function
+def main(s: R.Shape(ndim=2), p: T.int64, x: R.Tensor(dtype="float32", ndim=2)) -> R.Tensor(dtype="float32", ndim=2):
+    a = T.int64()
+    b = T.int64()
+    s2: R.Shape([a, b]) = R.match_cast(s, R.Shape([a, b]))
+    y: R.Tensor((a, b), dtype="float32") = R.match_cast(x, R.Tensor((a, b), dtype="float32"))
+    z: R.Tensor((b, a), dtype="float32") = R.reshape(y, R.shape([b, a]))
+    return z""",
+    ),
+    "packed_multi_ty_args": (
+        """
+@R.function(pure=False)
+def main(x: R.Tensor((3,), "float32")):
+    y = R.call_packed("f", x, R.prim_value(1), R.str("s"), ty_args=[R.Tensor((3,), "float32")])
+    z = R.call_packed("g", y, ty_args=(R.Tuple(R.Tensor((3,), "float32"), R.Object),))
+    return z
+""",
+        """\
+# from tvm.script import relax as R
+
+@R.function(pure=False)
+def main(x: R.Tensor((3,), dtype="float32")) -> R.Tuple(R.Tensor((3,), dtype="float32"), R.Any):
+    y: R.Tensor((3,), dtype="float32") = R.call_packed("f", x, 1, R.str("s"), ty_args=(R.Tensor((3,), dtype="float32"),))
+    z: R.Tuple(R.Tensor((3,), dtype="float32"), R.Any) = R.call_packed("g", y, ty_args=(R.Tuple(R.Tensor((3,), dtype="float32"), R.Any),))
+    return z""",
+    ),
+    "annotated_if_result": (
+        """
+@R.function
+def main(x: R.Tensor((3,), "float32"), c: R.Tensor((), "bool")) -> R.Tensor(ndim=1, dtype="float32"):
+    if c:
+        y: R.Tensor(ndim=1, dtype="float32") = R.add(x, x)
+    else:
+        y: R.Tensor(ndim=1, dtype="float32") = R.multiply(x, x)
+    return y
+""",
+        """\
+# from tvm.script import relax as R
+
+@R.function
+def main(x: R.Tensor((3,), dtype="float32"), c: R.Tensor((), dtype="bool")) -> R.Tensor(dtype="float32", ndim=1):
+    if c:
+        y_then: R.Tensor(dtype="float32", ndim=1) = R.add(x, x)
+        y: R.Tensor(dtype="float32", ndim=1) = y_then
+    else:
+        y_else: R.Tensor(dtype="float32", ndim=1) = R.multiply(x, x)
+        y: R.Tensor(dtype="float32", ndim=1) = y_else
+    return y""",
+    ),
+    "shape_arithmetic": (
+        """
+@R.function
+def main(x: R.Tensor(("n", "m"), "float32")):
+    n = T.int64()
+    m = T.int64()
+    y = R.reshape(x, (n * m,))
+    z = R.reshape(y, R.shape([m, n]))
+    w: R.Tensor((m * n,), "float32") = R.reshape(z, (2 * 3 * 0 + m * n,))
+    return w
+""",
+        """\
+# from typing import TypeVar
+# from tvm.script import relax as R
+
+m = TypeVar("m")
+n = TypeVar("n")
+@R.function
+def main(x: R.Tensor((n, m), dtype="float32")) -> R.Tensor(("m * n",), dtype="float32"):
+    y: R.Tensor((n * m,), dtype="float32") = R.reshape(x, R.shape([n * m]))
+    z: R.Tensor((m, n), dtype="float32") = R.reshape(y, R.shape([m, n]))
+    w: R.Tensor((m * n,), dtype="float32") = R.reshape(z, R.shape([m * n]))
+    return w""",
+    ),
+    "local_function_twice": (
+        """
+@R.function
+def main(x: R.Tensor((3,), "float32")):
+    @R.function
+    def sq(y: R.Tensor((3,), "float32")) -> R.Tensor((3,), "float32"):
+        z = R.multiply(y, y)
+        return z
+
+    a = sq(x)
+    b = sq(a)
+    return b
+""",
+        """\
+# from tvm.script import relax as R
+
+@R.function
+def main(x: R.Tensor((3,), dtype="float32")) -> R.Tensor((3,), dtype="float32"):
+    # from tvm.script import relax as R
+    
+    @R.function
+    def sq(y: R.Tensor((3,), dtype="float32")) -> R.Tensor((3,), dtype="float32"):
+        z: R.Tensor((3,), dtype="float32") = R.multiply(y, y)
+        return z
+
+    a: R.Tensor((3,), dtype="float32") = sq(x)
+    b: R.Tensor((3,), dtype="float32") = sq(a)
+    return b""",
+    ),
+    "ops_with_attrs": (
+        """
+@R.function
+def main(x: R.Tensor((2, 3), "float32"), y: R.Tensor((3, 4), "float32")):
+    a = R.matmul(x, y, out_dtype="float32")
+    b = R.permute_dims(a)
+    c = R.sum(b, axis=[0, 1], keepdims=True)
+    d = R.ones(R.shape([2, 2]), "float16")
+    e = R.zeros((2, 2), dtype="int32")
+    f = R.broadcast_to(c, (4, 2, 2))
+    return (f, d, e)
+""",
+        """\
+# from tvm.script import relax as R
+
+@R.function
+def main(x: R.Tensor((2, 3), dtype="float32"), y: R.Tensor((3, 4), dtype="float32")) -> R.Tuple(R.Tensor((4, 2, 2), dtype="float32"), R.Tensor((2, 2), dtype="float16"), R.Tensor((2, 2), dtype="int32")):
+    a: R.Tensor((2, 4), dtype="float32") = R.matmul(x, y, out_dtype="float32")
+    b: R.Tensor((4, 2), dtype="float32") = R.permute_dims(a, axes=None)
+    c: R.Tensor((1, 1), dtype="float32") = R.sum(b, axis=[0, 1], keepdims=True)
+    d: R.Tensor((2, 2), dtype="float16") = R.ones(R.shape([2, 2]), dtype="float16")
+    e: R.Tensor((2, 2), dtype="int32") = R.zeros(R.shape([2, 2]), dtype="int32")
+    f: R.Tensor((4, 2, 2), dtype="float32") = R.broadcast_to(c, R.shape([4, 2, 2]))
+    return (f, d, e)""",
+    ),
 }
 
 
