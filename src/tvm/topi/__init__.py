@@ -20,6 +20,9 @@ Examples
 
 from . import nn, utils  # noqa: F401
 from .broadcast import *  # noqa: F401, F403
+from .creation import *  # noqa: F401, F403
+from .index import *  # noqa: F401, F403
 from .math import *  # noqa: F401, F403
 from .reduction import *  # noqa: F401, F403
+from .transform import *  # noqa: F401, F403
 from .utils import get_const_int, get_const_tuple  # noqa: F401
