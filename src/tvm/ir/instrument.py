@@ -25,10 +25,7 @@ Examples
 from __future__ import annotations
 
 import inspect
-import re
-import shutil
 import time
-from pathlib import Path
 
 __all__ = [
     "DumpIR",
@@ -179,6 +176,10 @@ class DumpIR:
     """
 
     def __init__(self, dump_dir, refresh: bool = False):
+        # Lazy: file-system modules are only needed by this instrument (import tvm stays fast).
+        import shutil
+        from pathlib import Path
+
         self.dump_dir = Path(dump_dir)
         self.counter = 0
         if refresh and self.dump_dir.exists():
@@ -187,7 +188,7 @@ class DumpIR:
     def run_after_pass(self, mod, info):
         self.dump_dir.mkdir(parents=True, exist_ok=True)
         # Pass names may hold characters that are not valid in file names.
-        name = re.sub(r"[^\w.-]", "_", info.name)
+        name = "".join(c if c.isalnum() or c in "_.-" else "_" for c in info.name)
         target = self.dump_dir / f"{self.counter:03d}_{name}.py"
         self.counter += 1
         target.write_text(mod.script())
