@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..nn.reference import _from_canonical, _pool_positions, _to_canonical, nll_terms
+from ..nn.reference import from_canonical, nll_terms, pool_positions, to_canonical
 from ..registry import register_reference
 
 for _name in ("no_grad", "start_checkpoint", "end_checkpoint"):
@@ -21,22 +21,23 @@ def _nll_loss_backward(attrs, output_grad, pred, targets, weights=None):
         g = g.reshape(weight.shape)
     per_item = -weight * g
     one_d = np.ndim(pred) == 1
-    grad = np.zeros((1,) + np.shape(pred) if one_d else np.shape(pred))
-    onehot = np.expand_dims(safe, 1) == np.arange(grad.shape[1]).reshape(
-        [1, -1] + [1] * (grad.ndim - 2))
+    shape = (1, *np.shape(pred)) if one_d else np.shape(pred)
+    # d loss / d pred[n, c, ...] is -weight * g at the target class c = target[n, ...], else 0.
+    classes = np.arange(shape[1]).reshape([1, -1] + [1] * (len(shape) - 2))
+    onehot = np.expand_dims(safe, 1) == classes
     grad = np.where(onehot, np.expand_dims(per_item, 1), 0.0)
     return (grad[0] if one_d else grad).astype(pred.dtype)
 
 
 def _pool_backward(attrs, output_grad, x, route_max):
-    data = np.asarray(_to_canonical(x, attrs.layout, "NCHW"), np.float64)
-    grad_out = np.asarray(_to_canonical(output_grad, attrs.out_layout, "NCHW"), np.float64)
+    data = np.asarray(to_canonical(x, attrs.layout, "NCHW"), np.float64)
+    grad_out = np.asarray(to_canonical(output_grad, attrs.out_layout, "NCHW"), np.float64)
     h, w = data.shape[2:]
     grad = np.zeros_like(data)
     pt, pl, pb, pr = attrs.padding
     for i in range(grad_out.shape[2]):
         for j in range(grad_out.shape[3]):
-            pos = _pool_positions(attrs, i, j)
+            pos = pool_positions(attrs, i, j)
             inside = [(r, s) for r, s in pos if 0 <= r < h and 0 <= s < w]
             if not inside:
                 continue
@@ -53,7 +54,7 @@ def _pool_backward(attrs, output_grad, x, route_max):
                 count = len(inside)
             for r, s in inside:
                 grad[:, :, r, s] += g / count
-    return _from_canonical(grad, attrs.layout, "NCHW").astype(x.dtype)
+    return from_canonical(grad, attrs.layout, "NCHW").astype(x.dtype)
 
 
 @register_reference("grad.max_pool2d_backward")

@@ -364,8 +364,8 @@ def pad(data, pad_width, pad_mode="constant", pad_value=0.0):
     reflect.
     """
     widths = [int(getattr(v, "value", v)) for v in pad_width]
-    return Call(_OPS["pad"], [data], PadAttrs(widths, float(pad_value), str(pad_mode or
-                                                                          "constant")))
+    attrs = PadAttrs(widths, float(pad_value), str(pad_mode or "constant"))
+    return Call(_OPS["pad"], [data], attrs)
 
 
 from . import reference  # noqa: F401 - registers FReference after the ops exist

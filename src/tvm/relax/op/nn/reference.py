@@ -113,11 +113,11 @@ def _nll_loss(attrs, pred, targets, weights=None):
 # --- convolutions ----------------------------------------------------------------------------
 
 
-def _to_canonical(x, layout, canonical):
+def to_canonical(x, layout, canonical):
     return np.transpose(x, [layout.index(c) for c in canonical])
 
 
-def _from_canonical(x, layout, canonical):
+def from_canonical(x, layout, canonical):
     return np.transpose(x, [canonical.index(c) for c in layout])
 
 
@@ -148,11 +148,11 @@ def conv_nchw(data, weight, strides, padding, dilation, groups):
 
 
 def _conv(attrs, data, weight, spatial):
-    data_c = _to_canonical(data, attrs.data_layout, "NC" + spatial)
-    weight_c = _to_canonical(weight, attrs.kernel_layout, "OI" + spatial)
+    data_c = to_canonical(data, attrs.data_layout, "NC" + spatial)
+    weight_c = to_canonical(weight, attrs.kernel_layout, "OI" + spatial)
     out = conv_nchw(data_c, weight_c, attrs.strides, attrs.padding, attrs.dilation,
                     attrs.groups)
-    out = _from_canonical(out, attrs.out_layout, "NC" + spatial)
+    out = from_canonical(out, attrs.out_layout, "NC" + spatial)
     dtype = attrs.out_dtype if attrs.out_dtype not in (None, "", "void") else data.dtype
     return out.astype(reference_dtype(dtype))
 
@@ -169,8 +169,8 @@ def _conv2d(attrs, data, weight):
 
 @register_reference("nn.conv2d_transpose")
 def _conv2d_transpose(attrs, data, weight):
-    x = _f64(_to_canonical(data, attrs.data_layout, "NCHW"))
-    w = _f64(_to_canonical(weight, attrs.kernel_layout, "IOHW"))
+    x = _f64(to_canonical(data, attrs.data_layout, "NCHW"))
+    w = _f64(to_canonical(weight, attrs.kernel_layout, "IOHW"))
     n, c, h, wd = x.shape
     o_per_group = w.shape[1]
     groups = attrs.groups
@@ -191,7 +191,7 @@ def _conv2d_transpose(attrs, data, weight):
                     "nchw,co->nohw", xs, ws)
     pt, pl, pb, pr = attrs.padding
     out = full[:, :, pt:full_h - pb, pl:full_w - pr]
-    out = _from_canonical(out, attrs.out_layout, "NCHW")
+    out = from_canonical(out, attrs.out_layout, "NCHW")
     dtype = attrs.out_dtype if attrs.out_dtype not in (None, "", "void") else data.dtype
     return out.astype(reference_dtype(dtype))
 
@@ -213,21 +213,21 @@ def pool_out_size(attrs, h, w):
     return oh, ow
 
 
-def _pool_positions(attrs, i, j):
+def pool_positions(attrs, i, j):
     (kh, kw), (sh, sw), (dh, dw) = attrs.pool_size, attrs.strides, attrs.dilation
     pt, pl = attrs.padding[0], attrs.padding[1]
     return [(i * sh - pt + a * dh, j * sw - pl + b * dw) for a in range(kh) for b in range(kw)]
 
 
 def _pool(attrs, x, reduce_max):
-    data = _f64(_to_canonical(x, attrs.layout, "NCHW"))
+    data = _f64(to_canonical(x, attrs.layout, "NCHW"))
     n, c, h, w = data.shape
     oh, ow = pool_out_size(attrs, h, w)
     out = np.zeros((n, c, oh, ow))
     pt, pl, pb, pr = attrs.padding
     for i in range(oh):
         for j in range(ow):
-            pos = _pool_positions(attrs, i, j)
+            pos = pool_positions(attrs, i, j)
             inside = [(r, s) for r, s in pos if 0 <= r < h and 0 <= s < w]
             vals = [data[:, :, r, s] for r, s in inside]
             if reduce_max:
@@ -238,7 +238,7 @@ def _pool(attrs, x, reduce_max):
             else:
                 count = len(inside)
             out[:, :, i, j] = np.sum(vals, axis=0) / max(count, 1) if vals else 0.0
-    return _from_canonical(out, attrs.out_layout, "NCHW").astype(x.dtype)
+    return from_canonical(out, attrs.out_layout, "NCHW").astype(x.dtype)
 
 
 @register_reference("nn.max_pool2d")
@@ -253,7 +253,7 @@ def _avg_pool2d(attrs, x):
 
 @register_reference("nn.adaptive_avg_pool2d")
 def _adaptive_avg_pool2d(attrs, x):
-    data = _f64(_to_canonical(x, attrs.layout, "NCHW"))
+    data = _f64(to_canonical(x, attrs.layout, "NCHW"))
     n, c, h, w = data.shape
     oh, ow = attrs.output_size if attrs.output_size is not None else (h, w)
     out = np.zeros((n, c, oh, ow))
@@ -262,7 +262,7 @@ def _adaptive_avg_pool2d(attrs, x):
         for j in range(ow):
             c0, c1 = (j * w) // ow, -((-(j + 1) * w) // ow)
             out[:, :, i, j] = data[:, :, r0:r1, c0:c1].mean(axis=(2, 3))
-    return _from_canonical(out, attrs.out_layout, "NCHW").astype(x.dtype)
+    return from_canonical(out, attrs.out_layout, "NCHW").astype(x.dtype)
 
 
 # --- normalization, dropout, attention, pad --------------------------------------------------
