@@ -36,6 +36,8 @@ from . import parser as _parser  # noqa: F401 - registers the "relax" handlers
 from .entry import (  # noqa: F401
     ExternFunc,
     MatchCastPair,
+    call_packed,
+    call_pure_packed,
     const,
     dtype,
     function,

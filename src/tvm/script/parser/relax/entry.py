@@ -117,3 +117,35 @@ def dtype(value):
 def ExternFunc(global_symbol, ty=None):
     """``R.ExternFunc("name")``: a runtime function."""
     return relax.ExternFunc(global_symbol, ty)
+
+
+def _as_arg(value):
+    """A Python argument of a packed call as a Relax value (as TVM's ``R.call_packed`` does)."""
+    if isinstance(value, relax.Expr):
+        return value
+    if isinstance(value, _str):
+        return relax.StringImm(value)
+    if isinstance(value, (bool, int, float)):
+        return relax.prim_value(value)
+    if isinstance(value, (list, tuple)):
+        return relax.Tuple([_as_arg(v) for v in value])
+    from tvm.ir import PrimExpr
+
+    if isinstance(value, PrimExpr):
+        return relax.PrimValue(value)
+    raise TypeError(f"Cannot pass {value!r} to a packed function")
+
+
+def call_packed(func, *args, **kwargs):
+    """``R.call_packed("name", *args, ty_args=...)``: Python numbers and strings become Relax
+    values, then ``relax.op.call_packed`` builds the call."""
+    from tvm.relax import op as relax_op
+
+    return relax_op.call_packed(func, *(_as_arg(a) for a in args), **kwargs)
+
+
+def call_pure_packed(func, *args, **kwargs):
+    """``R.call_pure_packed``: like :func:`call_packed`, for a packed function known pure."""
+    from tvm.relax import op as relax_op
+
+    return relax_op.call_pure_packed(func, *(_as_arg(a) for a in args), **kwargs)
