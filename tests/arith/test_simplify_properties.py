@@ -174,3 +174,33 @@ def test_modular_set_holds_for_every_value(expr, env):
             assert value == m.base, (expr, m, values)
         else:
             assert (value - m.base) % m.coeff == 0, (expr, m, values)
+
+
+_small = st.recursive(
+    st.one_of(st.sampled_from([X, Y]), st.integers(-4, 4).map(lambda v: tirx.const(v, "int64"))),
+    lambda c: st.tuples(c, c, st.sampled_from(["+", "-", "*"])).map(
+        lambda p: p[0] + p[1] if p[2] == "+" else p[0] - p[1] if p[2] == "-" else p[0] * p[1]
+    ),
+    max_leaves=4,
+)
+_vector_leaves = st.one_of(
+    st.tuples(_small, st.integers(-3, 3)).map(
+        lambda p: tirx.Ramp(p[0], tirx.const(p[1], "int64"), 4)
+    ),
+    _small.map(lambda v: tirx.Broadcast(v, 4)),
+)
+vector_exprs = st.recursive(
+    _vector_leaves,
+    lambda c: st.tuples(c, c, st.sampled_from(["+", "-", "*"])).map(
+        lambda p: p[0] + p[1] if p[2] == "+" else p[0] - p[1] if p[2] == "-" else p[0] * p[1]
+    ),
+    max_leaves=5,
+)
+
+
+@SETTINGS
+@given(expr=vector_exprs, env=assignments)
+def test_vector_simplify_preserves_every_lane(expr, env):
+    simplified = arith.Analyzer().simplify(expr)
+    assert simplified.dtype == expr.dtype
+    assert evaluate(simplified, env) == evaluate(expr, env), (expr, simplified)

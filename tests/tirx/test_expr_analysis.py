@@ -58,3 +58,12 @@ def test_expr_deep_equal():
     # Unlike structural_equal, Let variables are not mapped.
     assert not expr_deep_equal(tirx.Let(x, 1, x), tirx.Let(y, 1, y))
     assert expr_deep_equal(tirx.Let(x, 1, x), tirx.Let(x, 1, x))
+
+
+def test_vector_lanes():
+    x = tirx.Var("x")
+    ramp = tirx.Ramp(x, 2, 4)
+    assert evaluate(ramp * 3 + 1, {x: 1}) == (4, 10, 16, 22)
+    assert evaluate(tirx.Ramp(x, 1, 4) < 6, {x: 4}) == (True, True, False, False)
+    assert evaluate(tirx.Shuffle([ramp], [3, 0]), {x: 10}) == (16, 10)
+    assert evaluate(tirx.Select(ramp < 3, ramp, tirx.Broadcast(x, 4)), {x: 0}) == (0, 2, 0, 0)

@@ -22,9 +22,10 @@ import math
 
 from ...ir.expr import PrimExpr
 from ...runtime.data_type import dtype_info
+from .. import expr as E
 from ..expr import IntImm, Var, int_range
 
-__all__ = ["evaluate", "expr_deep_equal"]
+__all__ = ["evaluate", "expr_deep_equal", "lane_expr"]
 
 
 def expr_deep_equal(lhs, rhs) -> bool:
@@ -252,11 +253,41 @@ _MATH = {
 def evaluate(expr, bindings=None, wrap: bool = False):
     """The value of ``expr`` given ``{Var: value}`` bindings.
 
-    Integers are exact unless ``wrap=True``; bools come back as ``bool``, floats as ``float``.
+    Integers are exact unless ``wrap=True``; bools come back as ``bool``, floats as ``float``;
+    a vector expression (``Ramp``, ``Broadcast`` and arithmetic on them) gives a tuple of lanes.
     Raises ``ValueError`` for an unbound variable, a division by zero or an unsupported call.
     """
     if isinstance(expr, (int, float)):
         return expr
     if isinstance(expr, IntImm) and not bindings:
         return bool(expr.value) if expr.dtype == "bool" else expr.value
-    return _Evaluator(bindings, wrap).run(expr)
+    evaluator = _Evaluator(bindings, wrap)
+    lanes = dtype_info(expr.dtype).lanes
+    if lanes > 1:
+        return tuple(evaluator.run(lane_expr(expr, i)) for i in range(lanes))
+    return evaluator.run(expr)
+
+
+def lane_expr(expr, lane: int):
+    """The scalar expression computing lane ``lane`` of a vector expression."""
+    if dtype_info(expr.dtype).lanes == 1:
+        return expr
+    if isinstance(expr, E.Ramp):
+        offset = IntImm(expr.stride.dtype, lane)
+        return E.Add(expr.base, E.Mul(expr.stride, offset))
+    if isinstance(expr, E.Broadcast):
+        return expr.value
+    if isinstance(expr, E.BinaryOpExpr):
+        return type(expr)(lane_expr(expr.a, lane), lane_expr(expr.b, lane))
+    if isinstance(expr, (E.Not, E.BitwiseNot)):
+        return type(expr)(lane_expr(expr.a, lane))
+    if isinstance(expr, E.Select):
+        return E.Select(*(lane_expr(x, lane) for x in
+                          (expr.condition, expr.true_value, expr.false_value)))
+    if isinstance(expr, E.Cast):
+        return E.Cast(dtype_info(expr.dtype).element, lane_expr(expr.value, lane))
+    if isinstance(expr, E.Shuffle):
+        flat = [(v, i) for v in expr.vectors for i in range(dtype_info(v.dtype).lanes)]
+        vector, index = flat[int(evaluate(expr.indices[lane]))]
+        return lane_expr(vector, index)
+    raise ValueError(f"evaluate: cannot split {type(expr).__name__} into lanes")
