@@ -360,7 +360,8 @@ class _Checker:
         self._define_var(var)
         if var.ty is None:
             _fail(TypeError, f"The ty of Expr {var.name_hint} is missing.", var)
-        self._check_symbolic_uses(var.ty, var)
+        if self.check_ty:  # as in TVM, a binding's annotation is a type check
+            self._check_symbolic_uses(var.ty, var)
         if (
             isinstance(binding, VarBinding)
             and self.check_ty
@@ -406,7 +407,7 @@ class _Checker:
         elif isinstance(expr, Tuple):
             for index, item in enumerate(expr.fields):
                 self._require_leaf(
-                    item, TypeError, f"Tuple is not in ANF form, field {index} gets {item.type_key}"
+                    item, ValueError, f"Tuple is not in ANF form, field {index} gets {_key(item)}"
                 )
                 self.visit(item)
         elif isinstance(expr, TupleGetItem):
@@ -470,7 +471,7 @@ class _Checker:
             _fail(TypeError, "The called expression must be a leaf expression", call)
         for index, arg in enumerate(call.args):
             self._require_leaf(
-                arg, TypeError, f"Call is not in ANF form, arg {index} gets {arg.type_key}"
+                arg, ValueError, f"Call is not in ANF form, arg {index} gets {_key(arg)}"
             )
         self.visit(op)
         for arg in call.args:
@@ -558,6 +559,15 @@ class _Checker:
 
             self._builder = BlockBuilder(self.mod)
         return self._builder
+
+
+# TVM 0.27 moved Call to the ``ir`` namespace; messages use its type key.
+_TVM_TYPE_KEYS = {"relax.expr.Call": "ir.Call"}
+
+
+def _key(node) -> str:
+    key = getattr(node, "type_key", type(node).__name__)
+    return _TVM_TYPE_KEYS.get(key, key)
 
 
 def _func_name(func, default):
