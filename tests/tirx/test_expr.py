@@ -252,3 +252,10 @@ def test_deep_expression_repr_and_equality():
 
     assert repr(build()).startswith("x + 1 + 2 + 3")
     assert structural_equal(build(), build())
+
+
+def test_constants_need_scalar_dtypes():
+    with pytest.raises(ValueError, match="needs a scalar dtype, got int32x4"):
+        tirx.IntImm("int32x4", 1)
+    with pytest.raises(ValueError, match="needs a scalar dtype, got float32x4"):
+        tirx.FloatImm("float32x4", 1.0)

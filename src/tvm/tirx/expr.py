@@ -316,6 +316,8 @@ def int_range(dtype: str):
     rng = _INT_RANGE_CACHE.get(dtype)
     if rng is None:
         info = dtype_info(dtype)
+        if info.lanes != 1:
+            raise ValueError(f"an integer constant needs a scalar dtype, got {dtype}")
         if info.kind == "bool":
             rng = (0, 1)
         elif info.kind == "uint":
@@ -376,6 +378,8 @@ class FloatImm(ConstExpr, type_key="ir.FloatImm"):
         dtype = normalize_dtype(dtype)
         if dtype_info(dtype).kind != "float":
             raise ValueError(f"FloatImm supports only float type, but {dtype} was supplied.")
+        if dtype_info(dtype).lanes != 1:
+            raise ValueError(f"a float constant needs a scalar dtype, got {dtype}")
         value = float(value)
         limit = _FLOAT_MAX.get(dtype_info(dtype).element)
         if limit is not None and abs(value) > limit and abs(value) != _INF:  # nan compares False
