@@ -328,3 +328,23 @@ def simplify_dim(value):
     from ...arith import Analyzer  # lazy: the analyzer is only needed for symbolic dims
 
     return Analyzer().simplify(value)
+
+
+def prim_value_arg(value, name: str, role: str):
+    """A constructor argument as a ``PrimValue``: ints, floats, bools and PrimExprs are wrapped.
+
+    A ``PrimValue`` passes through; any other Relax expression is a TypeError naming the op
+    and the argument (``eye expects n to be ...``).
+    """
+    from ...ir.expr import PrimExpr, RelaxExpr
+    from ..expr import PrimValue
+
+    if isinstance(value, PrimValue):
+        return value
+    if isinstance(value, (bool, int, float, PrimExpr)):
+        return PrimValue(value)
+    if isinstance(value, RelaxExpr):
+        raise TypeError(f"{name} expects {role} to be an int, a float, a PrimExpr or a "
+                        f"PrimValue, but got a {type(value).__name__} of type {text(value.ty)}")
+    raise TypeError(f"{name} expects {role} to be an int, a float, a PrimExpr or a PrimValue, "
+                    f"but got {value!r}")

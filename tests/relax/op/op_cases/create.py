@@ -48,4 +48,6 @@ ERRORS = [
          'R.Tensor((2,), dtype="float32")')),
     Err(op.tril, [t((3,))], ValueError, ("tril", "at least two dimensions")),
     Err(op.ones, [t((3,)), "float32"], TypeError, ("Ones/Zeros", "Shape")),
+    Err(op.arange, [0, 5, 0], ValueError, ("arange requires a nonzero step",)),
+    Err(op.eye, [t((2,))], TypeError, ("eye expects n to be an int, a float, a PrimExpr",)),
 ]

@@ -54,4 +54,8 @@ ERRORS = [
     Err(op.take, [t((4,)), t((2,), "int64"), 0, "bogus"], ValueError, ("take", "mode")),
     Err(op.take, [t((4, 3)), t((2,), "int64")], ValueError,
         ("Take op expects the input data to be 1-dimensional tensor", "ndim 2")),
+    Err(op.strided_slice, [t((5,)), [0], [0], [5], [0]], ValueError,
+        ("strided_slice expects nonzero strides",)),
+    Err(op.dynamic_strided_slice, [t((4,)), t((1,)), t((1,), "int64"), t((1,), "int64")],
+        TypeError, ("dynamic_strided_slice requires the begin to have integer dtype",)),
 ]

@@ -160,4 +160,10 @@ ERRORS = [
     Err(op.collapse_sum_to, [t((2, 3)), (4,)], ValueError, ("collapse_sum_to", "target")),
     Err(op.layout_transform, [t((2,)), "not a map"], TypeError, ("layout_transform",
                                                                  "callable")),
+    Err(op.split, [t((2, 6)), 0], ValueError, ("split expects a positive number of sections",)),
+    Err(op.scatter_elements, [t((3,)), t((2,), "int64"), t((2,))], ValueError,
+        ("ScatterElements expects reduction to be one of", "'sub'"),
+        kwargs={"reduction": "sub"}),
+    Err(op.repeat, [t((2,)), -1], ValueError, ("repeat expects a non-negative repeats",)),
+    Err(op.squeeze, [t((1, 3)), [2]], ValueError, ("squeeze", "range")),
 ]

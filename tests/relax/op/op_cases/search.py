@@ -48,4 +48,5 @@ ERRORS = [
         ("argmax", "the input axis 4 is out of range", "[-2, 2)")),
     Err(op.sort, [t((2, 3)), 2], ValueError, ("sort", "out of range")),
     Err(op.topk, [t((2, 3)), 1], ValueError, ("topk", "ret_type"), kwargs={"ret_type": "x"}),
+    Err(op.argsort, [t((2, 3)), 3], ValueError, ("argsort", "the input axis 3 is out of range")),
 ]

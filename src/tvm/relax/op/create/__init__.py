@@ -33,7 +33,8 @@ def zeros(shape, dtype="float32"):
 
 # --- the op library's creation ops -------------------------------------------------------------
 
-from ...expr import PrimValue, const
+from ...expr import const
+from ..infer_utils import prim_value_arg
 from .infer import (
     infer_arange,
     infer_eye,
@@ -67,8 +68,8 @@ def _dtype(dtype):
     return None if dtype is None else str(getattr(dtype, "dtype", dtype))
 
 
-def _prim(value):
-    return value if isinstance(value, PrimValue) else PrimValue(value)
+def _prim(value, name="create op", role="the argument"):
+    return prim_value_arg(value, name, role)
 
 
 def _scalar_tensor(value):
@@ -106,23 +107,26 @@ def arange(start, end=None, step=1, dtype=None):
     if dtype is None:
         floaty = any(isinstance(v, float) for v in (start, end, step))
         dtype = "float32" if floaty else "int64"
-    return Call(_ARANGE, [_prim(start), _prim(end), _prim(step)], InitAttrs(_dtype(dtype)))
+    args = [_prim(v, "arange", role) for v, role in ((start, "start"), (end, "end"),
+                                                      (step, "step"))]
+    return Call(_ARANGE, args, InitAttrs(_dtype(dtype)))
 
 
 def tril(x, k=0):
     """``R.tril(x, k=0)``: zero the elements above the ``k``-th diagonal."""
-    return Call(_TRIL, [x, _prim(k)])
+    return Call(_TRIL, [x, _prim(k, "tril", "k")])
 
 
 def triu(x, k=0):
     """``R.triu(x, k=0)``: zero the elements below the ``k``-th diagonal."""
-    return Call(_TRIU, [x, _prim(k)])
+    return Call(_TRIU, [x, _prim(k, "triu", "k")])
 
 
 def eye(n, m=None, k=0, dtype="float32"):
     """``R.eye(n, m=None, k=0, dtype="float32")``: ones on the ``k``-th diagonal."""
     m = n if m is None else m
-    return Call(_EYE, [_prim(n), _prim(m), _prim(k)], InitAttrs(_dtype(dtype)))
+    args = [_prim(v, "eye", role) for v, role in ((n, "n"), (m, "m"), (k, "k"))]
+    return Call(_EYE, args, InitAttrs(_dtype(dtype)))
 
 
 __all__ += ["arange", "eye", "full", "full_like", "ones_like", "tril", "triu", "zeros_like"]

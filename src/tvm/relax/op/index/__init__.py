@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from ...expr import Call, PrimValue, Tuple
+from ...expr import Call, Tuple
+from ..infer_utils import prim_value_arg
 from ..op_attrs import StridedSliceAttrs, TakeAttrs
 from ..registry import register_relax_op
 from .infer import infer_dynamic_strided_slice, infer_strided_slice, infer_take
@@ -31,10 +32,10 @@ def take(x, indices, axis=None, mode="fast"):
     return Call(_TAKE, [x, indices], TakeAttrs(None if axis is None else int(axis), mode))
 
 
-def _prim_tuple(values):
+def _prim_tuple(values, role):
     if isinstance(values, Tuple):
         return values
-    return Tuple([v if isinstance(v, PrimValue) else PrimValue(v) for v in values])
+    return Tuple([prim_value_arg(v, "strided_slice", role) for v in values])
 
 
 def strided_slice(x, axes, begin, end, strides=None, assume_inbound=False):
@@ -44,9 +45,9 @@ def strided_slice(x, axes, begin, end, strides=None, assume_inbound=False):
     or PrimExprs, stored as tuples of ``PrimValue``; slicing follows Python's rules (negative
     indices count from the end, out-of-range bounds are clamped).
     """
-    args = [x, _prim_tuple(axes), _prim_tuple(begin), _prim_tuple(end)]
+    args = [x, _prim_tuple(axes, "axes"), _prim_tuple(begin, "begin"), _prim_tuple(end, "end")]
     if strides is not None:
-        args.append(_prim_tuple(strides))
+        args.append(_prim_tuple(strides, "strides"))
     return Call(_STRIDED_SLICE, args, StridedSliceAttrs(bool(assume_inbound)))
 
 

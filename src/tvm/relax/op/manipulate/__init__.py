@@ -41,7 +41,8 @@ def reshape(x, shape):
 
 # --- the op library's shape manipulation ops ---------------------------------------------------
 
-from ...expr import PrimValue, Tuple
+from ...expr import Tuple
+from ..infer_utils import prim_value_arg
 from ..op_attrs import (
     ConcatAttrs,
     ExpandDimsAttrs,
@@ -96,8 +97,6 @@ def _tensors(tensors):
     return Tuple(list(tensors)) if isinstance(tensors, (list, tuple)) else tensors
 
 
-def _prim(value):
-    return value if isinstance(value, PrimValue) else PrimValue(value)
 
 
 def expand_dims(x, axis):
@@ -180,7 +179,9 @@ def scatter_elements(data, indices, updates, axis=0, reduction="update"):
 
 def one_hot(indices, on_value, off_value, depth, axis=-1):
     """``R.one_hot(indices, on_value, off_value, depth, axis=-1)``; values are PrimValues."""
-    return Call(_M["one_hot"], [indices, _prim(on_value), _prim(off_value)],
+    on_value = prim_value_arg(on_value, "one_hot", "on_value")
+    off_value = prim_value_arg(off_value, "one_hot", "off_value")
+    return Call(_M["one_hot"], [indices, on_value, off_value],
                 OneHotAttrs(int(depth), int(axis)))
 
 

@@ -7,7 +7,8 @@ row here plus one entry in :mod:`.reference`.
 
 from __future__ import annotations
 
-from ...expr import Call, PrimValue
+from ...expr import Call
+from ..infer_utils import prim_value_arg
 from ..registry import register_relax_op
 from . import infer
 from .infer import infer_clip
@@ -72,8 +73,6 @@ for _name, _kind, _doc in UNARY_OPS:
     globals()[_name] = _make_constructor(_name, _doc)
 
 
-def _prim(value):
-    return value if isinstance(value, PrimValue) else PrimValue(value)
 
 
 def clip(x, min, max):
@@ -81,7 +80,7 @@ def clip(x, min, max):
 
     ``min`` and ``max`` are scalars (Python numbers or PrimExprs, carried as ``PrimValue``).
     """
-    return Call(_CLIP, [x, _prim(min), _prim(max)])
+    return Call(_CLIP, [x, prim_value_arg(min, "clip", "min"), prim_value_arg(max, "clip", "max")])
 
 
 __all__ = [name for name, _, _ in UNARY_OPS] + ["clip"]
