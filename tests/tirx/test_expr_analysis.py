@@ -67,3 +67,12 @@ def test_vector_lanes():
     assert evaluate(tirx.Ramp(x, 1, 4) < 6, {x: 4}) == (True, True, False, False)
     assert evaluate(tirx.Shuffle([ramp], [3, 0]), {x: 10}) == (16, 10)
     assert evaluate(tirx.Select(ramp < 3, ramp, tirx.Broadcast(x, 4)), {x: 0}) == (0, 2, 0, 0)
+
+
+def test_undefined_vars_of_expressions():
+    from tvm.tirx.analysis import undefined_vars
+
+    x, y = tirx.Var("x"), tirx.Var("y")
+    assert undefined_vars(tirx.Let(x, 1, x + y)) == [y]
+    assert undefined_vars(x * 2 + y + x) == [x, y]
+    assert undefined_vars(x + y, defs=[x]) == [y]
