@@ -20,9 +20,12 @@ Examples
 
 from . import nn, utils  # noqa: F401
 from .broadcast import *  # noqa: F401, F403
+from .einsum import einsum  # noqa: F401
 from .creation import *  # noqa: F401, F403
 from .index import *  # noqa: F401, F403
 from .math import *  # noqa: F401, F403
 from .reduction import *  # noqa: F401, F403
+from .scan import cumprod, cumsum, scanop  # noqa: F401
+from .sort import argsort, sort, topk  # noqa: F401
 from .transform import *  # noqa: F401, F403
 from .utils import get_const_int, get_const_tuple  # noqa: F401

@@ -1,8 +1,8 @@
 """Elementwise unary computes (``topi.exp``, ``topi.sigmoid``, ``topi.clip``, ``topi.cast``...).
 
 Each builds ``te.compute(x.shape, lambda *i: f(x[i]))`` with the tag ``"elemwise"``; shapes may
-be symbolic. Float-only math (``exp``, ``log``...) on an integer tensor raises the intrinsic's
-``TypeError``.
+be symbolic. The math follows the ``tvm.tirx`` intrinsics' dtype rules (the result has the
+input's dtype).
 """
 
 from __future__ import annotations
