@@ -1,0 +1,116 @@
+"""Bad calls of compiled PrimFuncs raise TypeError/ValueError naming function, parameter, values."""
+
+import ctypes
+
+import numpy as np
+import pytest
+import tvm_ffi
+
+import tvm
+from tvm import te
+
+
+@pytest.fixture(scope="module")
+def add():
+    n = te.var("n")
+    A = te.placeholder((n, 4), "float32", name="A")
+    B = te.placeholder((n, 4), "float32", name="B")
+    C = te.compute((n, 4), lambda i, j: A[i, j] + B[i, j], name="C")
+    return tvm.compile(te.create_prim_func([A, B, C]).with_attr("global_symbol", "add"))["add"]
+
+
+def _zeros(*shape, dtype="float32"):
+    return np.zeros(shape, dtype)
+
+
+def test_argument_count(add):
+    with pytest.raises(TypeError, match=r"(?s)Expected 3 arguments.*add\(.*got 2"):
+        add(_zeros(2, 4), _zeros(2, 4))
+
+
+def test_argument_kind(add):
+    with pytest.raises(TypeError, match=r"(?s)argument #1.*expected Tensor, got int"):
+        add(_zeros(2, 4), 3, _zeros(2, 4))
+
+
+def test_ndim(add):
+    with pytest.raises(ValueError, match=r"(?s)Mismatched B.ndim on argument #1.*expected 2, got 1"):
+        add(_zeros(2, 4), _zeros(8), _zeros(2, 4))
+
+
+def test_dtype(add):
+    with pytest.raises(TypeError, match=r"(?s)Mismatched C.dtype.*expected float32, got float64"):
+        add(_zeros(2, 4), _zeros(2, 4), _zeros(2, 4, dtype="float64"))
+
+
+def test_static_shape(add):
+    with pytest.raises(ValueError, match=r"(?s)Invalid A.shape\[1\].*expected 4, got 5"):
+        add(_zeros(2, 5), _zeros(2, 4), _zeros(2, 4))
+
+
+def test_symbolic_shape_consistency(add):
+    with pytest.raises(ValueError, match=r"(?s)Mismatched B.shape\[0\].*n = 2.*got 3"):
+        add(_zeros(2, 4), _zeros(3, 4), _zeros(2, 4))
+
+
+def test_non_compact_strides_rejected(add):
+    base = _zeros(4, 8)
+    with pytest.raises(ValueError, match=r"(?s)Mismatched A.strides.*compact"):
+        add(base[:, ::2], _zeros(4, 4), _zeros(4, 4))
+
+
+class _Device(ctypes.Structure):
+    _fields_ = [("device_type", ctypes.c_int32), ("device_id", ctypes.c_int32)]
+
+
+class _DType(ctypes.Structure):
+    _fields_ = [("code", ctypes.c_uint8), ("bits", ctypes.c_uint8), ("lanes", ctypes.c_uint16)]
+
+
+class _DLTensor(ctypes.Structure):
+    _fields_ = [("data", ctypes.c_void_p), ("device", _Device), ("ndim", ctypes.c_int32),
+                ("dtype", _DType), ("shape", ctypes.POINTER(ctypes.c_int64)),
+                ("strides", ctypes.POINTER(ctypes.c_int64)), ("byte_offset", ctypes.c_uint64)]
+
+
+class _Managed(ctypes.Structure):
+    _fields_ = [("dl_tensor", _DLTensor), ("manager_ctx", ctypes.c_void_p),
+                ("deleter", ctypes.c_void_p)]
+
+
+_ALIVE = []
+
+
+def _on_device(array, device_type):
+    """A tvm_ffi.Tensor over ``array``'s memory that claims to live on ``device_type``."""
+    shape = (ctypes.c_int64 * array.ndim)(*array.shape)
+    managed = _Managed()
+    managed.dl_tensor = _DLTensor(array.ctypes.data, _Device(device_type, 0), array.ndim,
+                                  _DType(2, 32, 1), shape, None, 0)
+    make = ctypes.pythonapi.PyCapsule_New
+    make.restype = ctypes.py_object
+    make.argtypes = [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_void_p]
+    capsule = make(ctypes.addressof(managed), b"dltensor", None)
+
+    class Producer:
+        def __dlpack__(self, stream=None, **kwargs):
+            return capsule
+
+        def __dlpack_device__(self):
+            return (device_type, 0)
+
+    _ALIVE.extend([array, shape, managed])
+    return tvm_ffi.from_dlpack(Producer())
+
+
+def test_device(add):
+    fake = _on_device(_zeros(2, 4), 2)
+    with pytest.raises(ValueError, match=r"(?s)Mismatched B.device.*expected cpu, got cuda"):
+        add(_zeros(2, 4), fake, _zeros(2, 4))
+
+
+def test_good_call_after_bad_calls(add):
+    a = np.ones((3, 4), "float32")
+    c = _zeros(3, 4)
+    add(a, a, c)
+    np.testing.assert_array_equal(c, 2 * a)
