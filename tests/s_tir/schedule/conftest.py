@@ -1,5 +1,6 @@
 """Workloads and checks shared by the schedule tests (exposed through the ``wl`` fixture)."""
 
+import os
 import sys
 
 import numpy as np
@@ -25,6 +26,31 @@ def chain_ref(a):
     return (a * 2).sum(1) + 1
 
 
+def transpose_chain(n=16, m=12):
+    """B = A * 2; C[j, i] = B[i, j] + 1 (C loads B at a permutation of its iter vars)."""
+    A = te.placeholder((n, m), name="A")
+    B = te.compute((n, m), lambda i, j: A[i, j] * 2.0, name="B")
+    C = te.compute((m, n), lambda i, j: B[j, i] + 1.0, name="C")
+    return te.create_prim_func([A, C])
+
+
+def tvm_output(name):
+    """``(function text, trace text)`` printed by Apache TVM 0.27 (see tvm_outputs.txt)."""
+    path = os.path.join(os.path.dirname(__file__), "tvm_outputs.txt")
+    with open(path) as f:
+        text = f.read()
+    section = text.split(f"### {name}\n", 1)[1].split("\n### ", 1)[0]
+    func, trace = section.split("\n---\n")
+    return func.strip("\n"), trace.strip("\n")
+
+
+def assert_tvm_output(sch, name):
+    """The scheduled ``main`` and the trace print exactly as TVM 0.27 printed them."""
+    func, trace = tvm_output(name)
+    assert script(sch) == func
+    assert str(sch.trace) == trace
+
+
 def elemwise(n=7, m=5):
     """B = A * 2; C = B + 1 (two complete blocks)."""
     A = te.placeholder((n, m), name="A")
@@ -41,7 +67,7 @@ def matmul(n=9, m=7, k=5, relu=False):
     C = te.compute((n, m), lambda i, j: te.sum(A[i, r] * B[j, r], axis=r), name="C")
     if not relu:
         return te.create_prim_func([A, B, C])
-    D = te.compute((n, m), lambda i, j: te.max(C[i, j], tirx.const(0.0, "float32")), name="D")
+    D = te.compute((n, m), lambda i, j: tirx.max(C[i, j], tirx.const(0.0, "float32")), name="D")
     return te.create_prim_func([A, B, D])
 
 
@@ -107,7 +133,8 @@ def assert_replays(sch, func):
 def script(sch):
     """The scheduled ``main`` in TVMScript, without the two header comment lines."""
     text = sch.mod["main"].script()
-    return "\n".join(line for line in text.splitlines() if not line.startswith("# from"))
+    return "\n".join(line for line in text.splitlines()
+                     if not line.startswith("# from")).strip("\n")
 
 
 @pytest.fixture

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from ...arith import Analyzer
 from ...ir.expr import Range
-from ...tirx.expr import Var
+from ...tirx.expr import And, Var
 from ...tirx.generic import const
 from ...tirx.stmt import BufferStore, For, ForKind, IterVar, SBlockRealize
 from ...tirx.stmt_functor import StmtExprMutator, substitute
@@ -242,21 +242,31 @@ class ComputeLocationPrimitives:
         target = lpath[-1]
         blk = realize.block
         ana = Analyzer()
-        loops, values = [], []
+        outer = {lp.loop_var: Range(lp.min, lp.extent) for lp in lpath if isinstance(lp, For)}
+        loops, values, pred = [], [], None
         for iv in blk.iter_vars:
             bound = region_of.get(id(iv.var))
             if bound is None:
                 lo, ext = iv.dom.min, iv.dom.extent
             else:
                 lo, ext = bound[0], ana.simplify(bound[1] - bound[0] + 1)
+                # A tile that can overhang the iteration domain is guarded (as in TVM).
+                hi = ana.int_set(bound[1], outer).max_value
+                dom_end = ana.simplify(iv.dom.min + iv.dom.extent)
+                if hi is not None and ana.can_prove(hi < dom_end):
+                    dom_end = None
             ext = ana.simplify(ext)
             if not preserve_unit_loops and getattr(ext, "value", None) == 1:
-                values.append(ana.simplify(lo))
-                continue
-            var = Var(f"ax{len(loops)}", iv.var.dtype)
-            loops.append((var, ext))
-            values.append(ana.simplify(lo + var))
-        nest = SBlockRealize(values, const(True, "bool"), blk)
+                value = ana.simplify(lo)
+            else:
+                var = Var(f"ax{len(loops)}", iv.var.dtype)
+                loops.append((var, ext))
+                value = ana.simplify(lo + var)
+            values.append(value)
+            if bound is not None and dom_end is not None:
+                cond = value < dom_end
+                pred = cond if pred is None else And(pred, cond)
+        nest = SBlockRealize(values, const(True, "bool") if pred is None else pred, blk)
         for var, ext in reversed(loops):
             nest = For(var, const(0, var.dtype), ext, ForKind.SERIAL, nest)
         items = seq_of(target.body)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from ...arith import Analyzer
 from ...ir.expr import Range
-from ...tirx.expr import IntImm, Var
+from ...tirx.expr import And, IntImm, Var
 from ...tirx.expr_functor import post_order_visit
 from ...tirx.generic import const
 from ...tirx.stmt import For, ForKind, IterVar
@@ -24,7 +24,7 @@ __all__ = ["LoopPrimitives", "simplify_bindings"]
 def _and(a, b):
     if isinstance(a, IntImm) and a.value == 1:
         return b
-    return a & b
+    return And(a, b)
 
 
 def simplify_bindings(stmt, extra_pred=None):

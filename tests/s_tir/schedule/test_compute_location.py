@@ -1,0 +1,166 @@
+"""compute_inline, reverse_compute_inline, compute_at and reverse_compute_at."""
+
+import pytest
+
+from tvm import s_tir, te
+from tvm.ffi.structural import structural_equal
+
+
+def _loops(sch, name):
+    return sch.get_loops(sch.get_sblock(name))
+
+
+# --- compute_inline ---------------------------------------------------------------------------
+def test_compute_inline_matches_tvm(wl):
+    sch = s_tir.Schedule(wl.chain())
+    sch.compute_inline(sch.get_sblock("B"))
+    wl.assert_tvm_output(sch, "inline")
+
+
+def test_compute_inline_equals_the_inlined_te_compute(wl):
+    sch = s_tir.Schedule(wl.chain(7, 5))
+    sch.compute_inline(sch.get_sblock("B"))
+    A = te.placeholder((7, 5), name="A")
+    k = te.reduce_axis((0, 5), name="k")
+    C = te.compute((7,), lambda i: te.sum(A[i, k] * 2.0, axis=k), name="C")
+    D = te.compute((7,), lambda i: C[i] + 1.0, name="D")
+    expected = te.create_prim_func([A, D])
+    assert structural_equal(sch.mod["main"], expected)
+
+
+def test_compute_inline_computes_the_same(wl):
+    func = wl.elemwise()
+    sch = s_tir.Schedule(func)
+    sch.compute_inline(sch.get_sblock("B"))
+    assert "B" not in [b.name for b in sch.mod["main"].body.block.alloc_buffers]
+    wl.assert_same_result(func, sch, [wl.rand(7, 5)], (7, 5))
+    wl.assert_replays(sch, func)
+
+
+def test_compute_inline_errors(wl):
+    sch = s_tir.Schedule(wl.chain(), error_render_level="fast")
+    with pytest.raises(s_tir.ScheduleError, match="The block 'C' is not a complete block"):
+        sch.compute_inline(sch.get_sblock("C"))
+    with pytest.raises(s_tir.ScheduleError, match="writes D, an output buffer of the function"):
+        sch.compute_inline(sch.get_sblock("D"))
+    with pytest.raises(s_tir.ScheduleError, match="root block cannot be inlined"):
+        sch.compute_inline(sch.get_sblock("root"))
+    sch.compute_inline(sch.get_sblock("B"))
+    b = s_tir.SBlockRV
+    assert b is not None
+    with pytest.raises(s_tir.ScheduleError, match="Cannot find a block with the name: B"):
+        sch.get_sblock("B")
+
+
+def test_inlined_block_handle_expires(wl):
+    sch = s_tir.Schedule(wl.chain())
+    b = sch.get_sblock("B")
+    sch.compute_inline(b)
+    with pytest.raises(ValueError, match="block 'B' referred to by this SBlockRV no longer exists"):
+        sch.get(b)
+
+
+# --- reverse_compute_inline -------------------------------------------------------------------
+def test_reverse_compute_inline_matches_tvm(wl):
+    sch = s_tir.Schedule(wl.transpose_chain())
+    sch.reverse_compute_inline(sch.get_sblock("C"))
+    wl.assert_tvm_output(sch, "rinline")
+
+
+def test_reverse_compute_inline_computes_the_same(wl):
+    func = wl.transpose_chain(7, 5)
+    sch = s_tir.Schedule(func)
+    sch.reverse_compute_inline(sch.get_sblock("C"))
+    wl.assert_same_result(func, sch, [wl.rand(7, 5)], (5, 7))
+    wl.assert_replays(sch, func)
+
+
+def test_reverse_compute_inline_errors(wl):
+    sch = s_tir.Schedule(wl.chain(), error_render_level="fast")
+    # D's producer C is a reduction.
+    with pytest.raises(s_tir.ScheduleError, match="producer block 'C' must be a complete block"):
+        sch.reverse_compute_inline(sch.get_sblock("D"))
+    with pytest.raises(s_tir.ScheduleError, match="'C' is not a complete block"):
+        sch.reverse_compute_inline(sch.get_sblock("C"))
+    # B reads only the input A: no producer block.
+    with pytest.raises(s_tir.ScheduleError, match="only a single producer block, found 0"):
+        sch.reverse_compute_inline(sch.get_sblock("B"))
+
+
+# --- compute_at -------------------------------------------------------------------------------
+def test_compute_at_matches_tvm(wl):
+    sch = s_tir.Schedule(wl.chain())
+    i, _ = _loops(sch, "C")
+    sch.compute_at(sch.get_sblock("B"), i)
+    wl.assert_tvm_output(sch, "compute_at")
+
+
+def test_compute_at_under_split_loops_computes_the_same(wl):
+    func = wl.matmul(9, 7, 5, relu=True)
+    sch = s_tir.Schedule(func)
+    i, j = _loops(sch, "D")
+    io, ii = sch.split(i, [None, 4])
+    jo, ji = sch.split(j, [None, 3])
+    sch.reorder(io, jo, ii, ji)
+    sch.compute_at(sch.get_sblock("C"), jo)
+    text = wl.script(sch)
+    # Each (io, jo) tile computes a 4 x 3 tile of C (plus the reduction loop).
+    assert "for ax0, ax1, ax2 in T.grid(4, 3, 5):" in text
+    inputs = [wl.rand(9, 5), wl.rand(7, 5, seed=1)]
+    wl.assert_same_result(func, sch, inputs, (9, 7))
+    wl.assert_replays(sch, func)
+
+
+def test_compute_at_preserve_unit_loops_and_index(wl):
+    func = wl.chain(7, 5)
+    sch = s_tir.Schedule(func)
+    i, _ = _loops(sch, "C")
+    sch.compute_at(sch.get_sblock("B"), i, preserve_unit_loops=True, index=0)
+    assert "for ax0, ax1 in T.grid(1, 5):" in wl.script(sch)
+    wl.assert_same_result(func, sch, [wl.rand(7, 5)], (7,))
+
+
+def test_compute_at_errors(wl):
+    sch = s_tir.Schedule(wl.chain(), error_render_level="fast")
+    b = sch.get_sblock("B")
+    bi, _ = _loops(sch, "B")
+    di = _loops(sch, "D")[0]
+    with pytest.raises(s_tir.ScheduleError, match="The loop i is an ancestor of block 'B'"):
+        sch.compute_at(b, bi)
+    with pytest.raises(s_tir.ScheduleError,
+                       match="The loop i is not an ancestor of any consumer of block 'B'"):
+        sch.compute_at(b, di)
+    ci = _loops(sch, "C")[0]
+    with pytest.raises(s_tir.ScheduleError, match="not a valid insertion point"):
+        sch.compute_at(b, ci, index=5)
+
+
+# --- reverse_compute_at -----------------------------------------------------------------------
+def test_reverse_compute_at_matches_tvm(wl):
+    sch = s_tir.Schedule(wl.chain())
+    i, _ = _loops(sch, "C")
+    sch.reverse_compute_at(sch.get_sblock("D"), i)
+    wl.assert_tvm_output(sch, "rcompute_at")
+
+
+def test_reverse_compute_at_under_split_loops_computes_the_same(wl):
+    func = wl.matmul(9, 7, 5, relu=True)
+    sch = s_tir.Schedule(func)
+    i, j, k = _loops(sch, "C")
+    io, ii = sch.split(i, [None, 2])
+    sch.reverse_compute_at(sch.get_sblock("D"), io)
+    assert "for ax0, ax1 in T.grid(2, 7):" in wl.script(sch)
+    inputs = [wl.rand(9, 5), wl.rand(7, 5, seed=1)]
+    wl.assert_same_result(func, sch, inputs, (9, 7))
+    wl.assert_replays(sch, func)
+
+
+def test_reverse_compute_at_errors(wl):
+    sch = s_tir.Schedule(wl.chain(), error_render_level="fast")
+    d = sch.get_sblock("D")
+    bi, _ = _loops(sch, "B")
+    with pytest.raises(s_tir.ScheduleError,
+                       match="The loop i is not an ancestor of any producer of block 'D'"):
+        sch.reverse_compute_at(d, bi)
+    with pytest.raises(s_tir.ScheduleError, match="is an ancestor of block 'D'"):
+        sch.reverse_compute_at(d, _loops(sch, "D")[0])
