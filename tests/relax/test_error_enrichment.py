@@ -282,3 +282,81 @@ def test_attach_keeps_the_innermost_node_and_find_path():
     assert tvm.ffi.structural.format_path(path) == "<root>.body.blocks[0].bindings[0].value"
     assert find_node_path(call, call) == ()
     assert find_node_path(mod, relax.Var("nowhere")) is None
+
+
+def _enriched_suffix(mod):
+    with pytest.raises(ValueError) as info:
+        relax.transform.Normalize()(mod)
+    return str(info.value).split("\n\n", 1)[1]
+
+
+def test_error_inside_an_if_branch_and_in_a_dataflow_block():
+    x, y = relax.Var("x", TT(3, 4)), relax.Var("y", TT(5, 6))
+    c, lv, r = relax.Var("c", relax.TensorType([], "bool")), relax.Var("lv"), relax.Var("r")
+    branch = relax.SeqExpr([relax.BindingBlock([relax.VarBinding(lv, relax.op.matmul(x, y))])], lv)
+    cond = relax.If(c, branch, relax.SeqExpr([], x))
+    mod = _main([relax.VarBinding(r, cond)], r, [c, x, y])
+    assert _enriched_suffix(mod) == (
+        "Error in pass: Normalize\n"
+        "Location (TVMScript):\n"
+        "Access path: <root>.body.blocks[0].bindings[0].value.true_branch.blocks[0].bindings[0]"
+        ".value\n"
+        "\n"
+        "# from tvm.script import relax as R\n"
+        "\n"
+        "@R.function\n"
+        'def main(c: R.Tensor((), dtype="bool"), x: R.Tensor((3, 4), dtype="float32"), '
+        'y: R.Tensor((5, 6), dtype="float32")) -> R.Tensor((3, 6), dtype="float32"):\n'
+        "    if c:\n"
+        "        lv = R.matmul(x, y, out_dtype=None)\n"
+        "             ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^\n"
+        "        r = lv\n"
+        "    else:\n"
+        "        r = x\n"
+        "    return r"
+    )
+    x, y = relax.Var("x", TT(3, 4)), relax.Var("y", TT(5, 6))
+    lv, out = relax.DataflowVar("lv"), relax.Var("o")
+    block = relax.DataflowBlock(
+        [relax.VarBinding(lv, relax.op.matmul(x, y)), relax.VarBinding(out, lv)]
+    )
+    func = relax.Function([x, y], relax.SeqExpr([block], out), TT(3, 6))
+    mod = tvm.IRModule({"main": func.with_attr("global_symbol", "main")})
+    assert _enriched_suffix(mod).endswith(
+        "    with R.dataflow():\n"
+        "        lv = R.matmul(x, y, out_dtype=None)\n"
+        "             ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^\n"
+        "        o = lv\n"
+        "        R.output(o)\n"
+        "    return o"
+    )
+
+
+def test_error_in_the_function_body_expression():
+    x, y = relax.Var("x", TT(3, 4)), relax.Var("y", TT(5, 6))
+    func = relax.Function([x, y], relax.SeqExpr([], relax.op.matmul(x, y)), TT(3, 6))
+    mod = tvm.IRModule({"main": func.with_attr("global_symbol", "main")})
+    assert _enriched_suffix(mod) == (
+        "Error in pass: Normalize\n"
+        "Location (TVMScript):\n"
+        "Access path: <root>.body.body\n"
+        "\n"
+        "# from tvm.script import relax as R\n"
+        "\n"
+        "@R.function\n" + SIGNATURE + "\n"
+        "    return R.matmul(x, y, out_dtype=None)\n"
+        "           ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^"
+    )
+
+
+def test_function_pass_renders_only_the_failing_function():
+    a = relax.Var("a", TT(3, 4))
+    first = relax.Function([a], relax.SeqExpr([], a), TT(3, 4)).with_attr("global_symbol", "first")
+    mod = _matmul_module()
+    mod = tvm.IRModule({"first": first, "main": mod["main"]})
+    suffix = _enriched_suffix(mod)
+    assert "def first" not in suffix
+    assert suffix.startswith(
+        "Error in pass: Normalize\nLocation (TVMScript):\n"
+        "Access path: <root>.body.blocks[0].bindings[0].value\n\n"
+    )
