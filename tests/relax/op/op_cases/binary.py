@@ -75,7 +75,8 @@ CASES += [
          lambda a, b: np.array([8, 1, -8], "int32"),
          inputs=[np.array([2, 3, -2], "int32"), np.array([3, 0, 3], "int32")], id="power-int"),
     Case(op.right_shift, [t((3,), "int32"), t((3,), "int32")], 'R.Tensor((3,), dtype="int32")',
-         lambda a, b: np.array([-4, 2, 3], "int32"), inputs=[np.array([-8, 8, 7], "int32"), np.array([1, 2, 1], "int32")],
+         lambda a, b: np.array([-4, 2, 3], "int32"),
+         inputs=[np.array([-8, 8, 7], "int32"), np.array([1, 2, 1], "int32")],
          id="right_shift-negative"),
 ]
 

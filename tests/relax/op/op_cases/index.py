@@ -28,11 +28,13 @@ CASES = [
          inputs=[np.arange(16, dtype="float32").reshape(4, 4), np.array([0, 1]),
                  np.array([3, 4]), np.array([2, 1])]),
     Case(op.take, [t((4, 3)), t((3,), "int64")], 'R.Tensor((4, 3), dtype="float32")',
-         lambda x, i: np.take(x, i, 1, mode="wrap"), kwargs={"axis": 1, "mode": "wrap"}, inputs=[np.arange(12, dtype="float32").reshape(
-             4, 3), np.array([-1, 3, 5])], id="take-wrap"),
+         lambda x, i: np.take(x, i, 1, mode="wrap"), kwargs={"axis": 1, "mode": "wrap"},
+         inputs=[np.arange(12, dtype="float32").reshape(4, 3), np.array([-1, 3, 5])],
+         id="take-wrap"),
     Case(op.take, [t((4, 3)), t((3,), "int64")], 'R.Tensor((4, 3), dtype="float32")',
-         lambda x, i: np.take(x, i, 1, mode="clip"), kwargs={"axis": 1, "mode": "clip"}, inputs=[np.arange(12, dtype="float32").reshape(
-             4, 3), np.array([-1, 3, 1])], id="take-clip"),
+         lambda x, i: np.take(x, i, 1, mode="clip"), kwargs={"axis": 1, "mode": "clip"},
+         inputs=[np.arange(12, dtype="float32").reshape(4, 3), np.array([-1, 3, 1])],
+         id="take-clip"),
     Case(op.strided_slice, [t((6, 4)), [0, 1], [-1, 3], [0, -5], [-2, -1]],
          'R.Tensor((3, 4), dtype="float32")', lambda x: x[-1:0:-2, 3:-5:-1],
          id="strided_slice-negative"),

@@ -143,7 +143,8 @@ CASES = [
 ]
 
 ERRORS = [
-    Err(op.reshape, [t((2, 3)), (5,)], ValueError, ("Reshape", "product T.int64(6)", "product T.int64(5)")),
+    Err(op.reshape, [t((2, 3)), (5,)], ValueError,
+        ("Reshape", "product T.int64(6)", "product T.int64(5)")),
     Err(op.concat, [[t((2, 3)), t((3, 4))], 0], ValueError,
         ("Concat expects the input tensors to have the same shape on every dimension",
          "T.int64(3) and T.int64(4)")),

@@ -241,9 +241,10 @@ CASES = [
     Case(nn.attention, [t((1, 2, 2, 3)), t((1, 3, 2, 3)), t((1, 3, 2, 3)), t((1, 2, 2, 3))],
          'R.Tensor((1, 2, 2, 3), dtype="float32")',
          lambda q, k, v, b: _attention(q, k, v, bias=b), id="attention-bias"),
-    Case(nn.log_softmax, [t((2, 3, 2)), 1], 'R.Tensor((2, 3, 2), dtype="float32")', lambda x: np.log(_softmax(x, 1)),
-         id="log_softmax-axis1"),
-    Case(nn.pad, [t((2, 3)), [1, 1, 2, 0], "edge"], 'R.Tensor((4, 5), dtype="float32")', lambda x: np.pad(x, ((1, 1), (2, 0)), mode="edge"), id="pad-edge"),
+    Case(nn.log_softmax, [t((2, 3, 2)), 1], 'R.Tensor((2, 3, 2), dtype="float32")',
+         lambda x: np.log(_softmax(x, 1)), id="log_softmax-axis1"),
+    Case(nn.pad, [t((2, 3)), [1, 1, 2, 0], "edge"], 'R.Tensor((4, 5), dtype="float32")',
+         lambda x: np.pad(x, ((1, 1), (2, 0)), mode="edge"), id="pad-edge"),
     # Symbolic and unknown shapes (types checked against TVM 0.27).
     Case(nn.conv2d, [t(None, ndim=4), t((4, 2, 3, 3))], 'R.Tensor(dtype="float32", ndim=4)',
          id="conv2d-unknown"),
