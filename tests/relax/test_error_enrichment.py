@@ -360,3 +360,22 @@ def test_function_pass_renders_only_the_failing_function():
         "Error in pass: Normalize\nLocation (TVMScript):\n"
         "Access path: <root>.body.blocks[0].bindings[0].value\n\n"
     )
+
+
+def test_class_with_its_own_str_is_rebuilt_with_the_same_class():
+    class LoudError(ValueError):
+        def __str__(self):
+            return self.args[0].upper() if "Error in pass" not in self.args[0] else self.args[0]
+
+    mod = _matmul_module()
+    call = mod["main"].body.blocks[0].bindings[0].value
+
+    @tvm.transform.module_pass(opt_level=0, name="Loud")
+    def loud(mod, ctx):
+        raise_with_node(LoudError("quiet"), call)
+
+    with pytest.raises(LoudError) as info:
+        loud(mod)
+    assert str(info.value).startswith("QUIET\n\nError in pass: Loud\nLocation (TVMScript):\n")
+    assert "loud" in [entry.name for entry in info.traceback]  # the original traceback
+    assert error_node(info.value) is None
