@@ -48,8 +48,7 @@ def test_if_module_calls_tuples_and_symbolic_shapes():
 
 
 def test_evaluator_object_runs_any_function():
-    np.testing.assert_array_equal(ReferenceEvaluator(Branchy).run("helper", X),
-                                  np.maximum(X, 0))
+    np.testing.assert_array_equal(ReferenceEvaluator(Branchy).run("helper", X), np.maximum(X, 0))
 
 
 def test_argument_checks():
@@ -69,8 +68,9 @@ class SharedDim:
 
 
 def test_symbolic_dim_bound_by_first_use_and_checked_after():
-    np.testing.assert_array_equal(evaluate(SharedDim, np.ones(3, "float32"),
-                                           np.ones(3, "float32")), np.full(3, 2.0))
+    np.testing.assert_array_equal(
+        evaluate(SharedDim, np.ones(3, "float32"), np.ones(3, "float32")), np.full(3, 2.0)
+    )
     with pytest.raises(EvaluationError, match="parameter y: dim 0 is 4, but the type requires n"):
         evaluate(SharedDim, np.ones(3, "float32"), np.ones(4, "float32"))
 
@@ -133,8 +133,9 @@ def test_call_tir_and_packed_functions():
     def _times10(t, out):
         out.copyfrom(t.numpy() * 10)
 
-    np.testing.assert_array_equal(evaluate(_dps_module(), np.arange(3, dtype="float32")),
-                                  [10.0, 30.0, 50.0])
+    np.testing.assert_array_equal(
+        evaluate(_dps_module(), np.arange(3, dtype="float32")), [10.0, 30.0, 50.0]
+    )
 
 
 def test_impure_call_packed():
@@ -157,8 +158,7 @@ def test_missing_packed_function():
     bb = relax.BlockBuilder()
     x = relax.Var("x", relax.TensorType((2,), "float32"))
     with bb.function("main", [x]):
-        y = bb.emit(relax.op.call_pure_packed("testing.evaluator.nowhere", x,
-                                              ty_args=x.ty))
+        y = bb.emit(relax.op.call_pure_packed("testing.evaluator.nowhere", x, ty_args=x.ty))
         bb.emit_func_output(y)
     with pytest.raises(ValueError, match="testing.evaluator.nowhere"):
         evaluate(bb.get(), np.ones(2, "float32"))
@@ -168,19 +168,18 @@ def test_nested_function_closure():
     bb = relax.BlockBuilder()
     x = relax.Var("x", relax.TensorType((2,), "float32"))
     y = relax.Var("y", relax.TensorType((2,), "float32"))
-    inner = relax.Function([y], relax.op.multiply(x, y), ret_ty=relax.TensorType((2,),
-                                                                                 "float32"))
+    inner = relax.Function([y], relax.op.multiply(x, y), ret_ty=relax.TensorType((2,), "float32"))
     with bb.function("main", [x]):
         f = bb.emit(inner)
         out = bb.emit(relax.Call(f, [x]))
         bb.emit_func_output(out)
-    np.testing.assert_array_equal(evaluate(bb.get(), np.array([2.0, 3.0], "float32")),
-                                  [4.0, 9.0])
+    np.testing.assert_array_equal(evaluate(bb.get(), np.array([2.0, 3.0], "float32")), [4.0, 9.0])
 
 
 def test_missing_reference_rule_names_op_concern_and_file():
-    op = register_relax_op("testing_evaluator_noref", 1, "unary",
-                           lambda call, bb=None: call.args[0].ty)
+    op = register_relax_op(
+        "testing_evaluator_noref", 1, "unary", lambda call, bb=None: call.args[0].ty
+    )
     bb = relax.BlockBuilder()
     x = relax.Var("x", relax.TensorType((2,), "float32"))
     with bb.function("main", [x]):
@@ -194,8 +193,9 @@ def test_missing_reference_rule_names_op_concern_and_file():
 
 
 def test_reference_disagreeing_with_inference_is_an_internal_error():
-    op = register_relax_op("testing_evaluator_wrong", 1, "unary",
-                           lambda call, bb=None: call.args[0].ty)
+    op = register_relax_op(
+        "testing_evaluator_wrong", 1, "unary", lambda call, bb=None: call.args[0].ty
+    )
     tvm.ir.register_op_attr(op.name, "FReference", lambda attrs, x: x.astype("float64"))
     bb = relax.BlockBuilder()
     x = relax.Var("x", relax.TensorType((2,), "float32"))

@@ -19,31 +19,152 @@ from test_op_cases import CASES
 
 #: The ops of the op-library issue (TVM 0.27 names); each must have inference and reference.
 LIBRARY_OPS = (
-    "abs", "acos", "acosh", "asin", "asinh", "atan", "atanh", "bitwise_not", "ceil", "clip",
-    "cos", "cosh", "erf", "exp", "floor", "isfinite", "isinf", "isnan", "log", "logical_not",
-    "negative", "round", "rsqrt", "sigmoid", "sign", "sin", "sinh", "sqrt", "square", "tan",
-    "tanh", "trunc", "add", "subtract", "multiply", "divide", "floor_divide", "floor_mod",
-    "mod", "power", "maximum", "minimum", "equal", "not_equal", "less", "less_equal",
-    "greater", "greater_equal", "logical_and", "logical_or", "logical_xor", "bitwise_and",
-    "bitwise_or", "bitwise_xor", "left_shift", "right_shift", "ewise_fma", "where", "full",
-    "full_like", "ones", "ones_like", "zeros", "zeros_like", "arange", "tril", "triu", "eye",
-    "astype", "wrap_param", "reshape", "permute_dims", "expand_dims", "squeeze", "flatten",
-    "concat", "stack", "split", "broadcast_to", "collapse_sum_like", "collapse_sum_to",
-    "repeat", "tile", "flip", "gather_elements", "scatter_elements", "one_hot",
-    "layout_transform", "take", "strided_slice", "dynamic_strided_slice", "matmul", "einsum",
-    "outer", "sum", "mean", "max", "min", "prod", "std", "variance", "cumsum", "cumprod",
-    "argmax", "argmin", "sort", "argsort", "topk", "nn.relu", "nn.leakyrelu", "nn.gelu",
-    "nn.gelu_tanh", "nn.silu", "nn.softplus", "nn.softmax", "nn.log_softmax",
-    "nn.cross_entropy_with_logits", "nn.nll_loss", "nn.conv1d", "nn.conv2d",
-    "nn.conv2d_transpose", "nn.max_pool2d", "nn.avg_pool2d", "nn.adaptive_avg_pool2d",
-    "nn.layer_norm", "nn.group_norm", "nn.rms_norm", "nn.batch_norm", "nn.dropout",
-    "nn.attention", "nn.pad", "grad.no_grad", "grad.start_checkpoint", "grad.end_checkpoint",
-    "grad.nll_loss_backward", "grad.max_pool2d_backward", "grad.avg_pool2d_backward",
+    "abs",
+    "acos",
+    "acosh",
+    "asin",
+    "asinh",
+    "atan",
+    "atanh",
+    "bitwise_not",
+    "ceil",
+    "clip",
+    "cos",
+    "cosh",
+    "erf",
+    "exp",
+    "floor",
+    "isfinite",
+    "isinf",
+    "isnan",
+    "log",
+    "logical_not",
+    "negative",
+    "round",
+    "rsqrt",
+    "sigmoid",
+    "sign",
+    "sin",
+    "sinh",
+    "sqrt",
+    "square",
+    "tan",
+    "tanh",
+    "trunc",
+    "add",
+    "subtract",
+    "multiply",
+    "divide",
+    "floor_divide",
+    "floor_mod",
+    "mod",
+    "power",
+    "maximum",
+    "minimum",
+    "equal",
+    "not_equal",
+    "less",
+    "less_equal",
+    "greater",
+    "greater_equal",
+    "logical_and",
+    "logical_or",
+    "logical_xor",
+    "bitwise_and",
+    "bitwise_or",
+    "bitwise_xor",
+    "left_shift",
+    "right_shift",
+    "ewise_fma",
+    "where",
+    "full",
+    "full_like",
+    "ones",
+    "ones_like",
+    "zeros",
+    "zeros_like",
+    "arange",
+    "tril",
+    "triu",
+    "eye",
+    "astype",
+    "wrap_param",
+    "reshape",
+    "permute_dims",
+    "expand_dims",
+    "squeeze",
+    "flatten",
+    "concat",
+    "stack",
+    "split",
+    "broadcast_to",
+    "collapse_sum_like",
+    "collapse_sum_to",
+    "repeat",
+    "tile",
+    "flip",
+    "gather_elements",
+    "scatter_elements",
+    "one_hot",
+    "layout_transform",
+    "take",
+    "strided_slice",
+    "dynamic_strided_slice",
+    "matmul",
+    "einsum",
+    "outer",
+    "sum",
+    "mean",
+    "max",
+    "min",
+    "prod",
+    "std",
+    "variance",
+    "cumsum",
+    "cumprod",
+    "argmax",
+    "argmin",
+    "sort",
+    "argsort",
+    "topk",
+    "nn.relu",
+    "nn.leakyrelu",
+    "nn.gelu",
+    "nn.gelu_tanh",
+    "nn.silu",
+    "nn.softplus",
+    "nn.softmax",
+    "nn.log_softmax",
+    "nn.cross_entropy_with_logits",
+    "nn.nll_loss",
+    "nn.conv1d",
+    "nn.conv2d",
+    "nn.conv2d_transpose",
+    "nn.max_pool2d",
+    "nn.avg_pool2d",
+    "nn.adaptive_avg_pool2d",
+    "nn.layer_norm",
+    "nn.group_norm",
+    "nn.rms_norm",
+    "nn.batch_norm",
+    "nn.dropout",
+    "nn.attention",
+    "nn.pad",
+    "grad.no_grad",
+    "grad.start_checkpoint",
+    "grad.end_checkpoint",
+    "grad.nll_loss_backward",
+    "grad.max_pool2d_backward",
+    "grad.avg_pool2d_backward",
     "grad.take_backward",
 )
 
-CONCERNS = (("inference", "FInferType"), ("reference", "FReference"),
-            ("legalization", "FLegalize"), ("gradient", "FPrimalGradient"))
+CONCERNS = (
+    ("inference", "FInferType"),
+    ("reference", "FReference"),
+    ("legalization", "FLegalize"),
+    ("gradient", "FPrimalGradient"),
+)
 
 
 def coverage_rows():
@@ -68,15 +189,20 @@ def _mark(value) -> str:
 
 def coverage_table() -> str:
     """The coverage report as a Markdown table (one row per op, ``-`` marks a missing rule)."""
-    lines = ["| op | family | " + " | ".join(c for c, _ in CONCERNS) + " |",
-             "|---|---|" + "---|" * len(CONCERNS)]
+    lines = [
+        "| op | family | " + " | ".join(c for c, _ in CONCERNS) + " |",
+        "|---|---|" + "---|" * len(CONCERNS),
+    ]
     for name, family, has in coverage_rows():
         marks = " | ".join(_mark(has[c]) for c, _ in CONCERNS)
         lines.append(f"| `{name}` | {family} | {marks} |")
     missing = {c: sum(not has[c] for _, _, has in coverage_rows()) for c, _ in CONCERNS}
     lines.append("")
-    lines.append(f"{len(coverage_rows())} ops; missing rules: "
-                 + ", ".join(f"{c} {n}" for c, n in missing.items()) + ".")
+    lines.append(
+        f"{len(coverage_rows())} ops; missing rules: "
+        + ", ".join(f"{c} {n}" for c, n in missing.items())
+        + "."
+    )
     return "\n".join(lines)
 
 
@@ -94,7 +220,7 @@ def test_every_library_op_has_a_case():
     covered = set()
     for param in CASES:
         call, _, _ = op_cases.build(param.values[0])
-        covered.add(call.op.name[len("relax."):])
+        covered.add(call.op.name[len("relax.") :])
     missing = [name for name in LIBRARY_OPS if name not in covered]
     assert not missing, missing
 

@@ -15,8 +15,10 @@ dims = st.lists(st.integers(1, 3), min_size=0, max_size=3)
 
 
 def _run(build, arrays):
-    params = [relax.Var(f"p{i}", relax.TensorType(list(a.shape), str(a.dtype)))
-              for i, a in enumerate(arrays)]
+    params = [
+        relax.Var(f"p{i}", relax.TensorType(list(a.shape), str(a.dtype)))
+        for i, a in enumerate(arrays)
+    ]
     bb = relax.BlockBuilder()
     with bb.function("main", params):
         out = bb.emit(build(*params))
@@ -45,12 +47,17 @@ def test_binary_broadcasting(lhs, rhs, name):
 
 
 @SETTINGS
-@given(st.lists(st.integers(1, 3), min_size=1, max_size=4), st.data(),
-       st.sampled_from(["sum", "mean", "max", "min", "prod"]), st.booleans())
+@given(
+    st.lists(st.integers(1, 3), min_size=1, max_size=4),
+    st.data(),
+    st.sampled_from(["sum", "mean", "max", "min", "prod"]),
+    st.booleans(),
+)
 def test_reductions(shape, data, name, keepdims):
     ndim = len(shape)
-    axes = data.draw(st.lists(st.integers(-ndim, ndim - 1), unique_by=lambda a: a % ndim,
-                              max_size=ndim))
+    axes = data.draw(
+        st.lists(st.integers(-ndim, ndim - 1), unique_by=lambda a: a % ndim, max_size=ndim)
+    )
     x = np.random.default_rng(ndim).uniform(0.5, 1.5, shape).astype("float32")
     ty, out = _run(lambda p: getattr(op, name)(p, axes or None, keepdims), [x])
     expected = getattr(np, name)(x, axis=tuple(axes) or None, keepdims=keepdims)

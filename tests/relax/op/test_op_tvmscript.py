@@ -13,8 +13,11 @@ from tvm.script import tirx as T
 @I.ir_module
 class SmallNet:
     @R.function
-    def main(x: R.Tensor((1, 2, 6, 6), "float32"), w: R.Tensor((3, 2, 3, 3), "float32"),
-             labels: R.Tensor((1,), "int64")):
+    def main(
+        x: R.Tensor((1, 2, 6, 6), "float32"),
+        w: R.Tensor((3, 2, 3, 3), "float32"),
+        labels: R.Tensor((1,), "int64"),
+    ):
         with R.dataflow():
             y = R.nn.conv2d(x, w, padding=1)
             y = R.nn.relu(y)
@@ -34,7 +37,7 @@ def _numpy_net(x, w, labels):
     conv = np.zeros((1, 3, 6, 6), "float64")
     for i in range(6):
         for j in range(6):
-            conv[0, :, i, j] = np.einsum("chw,ochw->o", xp[0, :, i:i + 3, j:j + 3], w)
+            conv[0, :, i, j] = np.einsum("chw,ochw->o", xp[0, :, i : i + 3, j : j + 3], w)
     y = np.maximum(conv, 0).reshape(1, 3, 3, 2, 3, 2).max(axis=(3, 5)).reshape(1, 27)
     z = y[:, :5]
     logp = z - z.max() - np.log(np.exp(z - z.max()).sum())
@@ -56,6 +59,6 @@ def test_hand_written_tvmscript_runs():
 
 def test_printed_types_of_hand_written_ops():
     text = SmallNet.script()
-    assert 'R.nn.conv2d(x, w, strides=[1, 1], padding=[1, 1, 1, 1]' in text
+    assert "R.nn.conv2d(x, w, strides=[1, 1], padding=[1, 1, 1, 1]" in text
     assert 'R.Tensor((1, 3, 6, 6), dtype="float32")' in text
-    assert "R.topk(z, k=2, axis=-1, ret_type=\"both\", largest=True, dtype=\"int32\")" in text
+    assert 'R.topk(z, k=2, axis=-1, ret_type="both", largest=True, dtype="int32")' in text

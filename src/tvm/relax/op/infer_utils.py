@@ -317,8 +317,9 @@ def int_list(value, what: str, name: str):
     try:
         return [int(v) for v in value]
     except (TypeError, ValueError) as err:
-        raise TypeError(f"{name} expects {what} to be an int or a list of ints, got "
-                        f"{value!r}") from err
+        raise TypeError(
+            f"{name} expects {what} to be an int or a list of ints, got {value!r}"
+        ) from err
 
 
 def simplify_dim(value):
@@ -344,7 +345,10 @@ def prim_value_arg(value, name: str, role: str):
     if isinstance(value, (bool, int, float, PrimExpr)):
         return PrimValue(value)
     if isinstance(value, RelaxExpr):
-        raise TypeError(f"{name} expects {role} to be an int, a float, a PrimExpr or a "
-                        f"PrimValue, but got a {type(value).__name__} of type {text(value.ty)}")
-    raise TypeError(f"{name} expects {role} to be an int, a float, a PrimExpr or a PrimValue, "
-                    f"but got {value!r}")
+        raise TypeError(
+            f"{name} expects {role} to be an int, a float, a PrimExpr or a "
+            f"PrimValue, but got a {type(value).__name__} of type {text(value.ty)}"
+        )
+    raise TypeError(
+        f"{name} expects {role} to be an int, a float, a PrimExpr or a PrimValue, but got {value!r}"
+    )

@@ -11,11 +11,23 @@ from ...ir.op import Op, register_op, register_op_attr
 __all__ = ["register_reference", "register_relax_op"]
 
 
-def register_relax_op(name: str, num_inputs: int, family: str, infer=None, purity: bool = True,
-                      attrs_type_key: str = "", description: str = "") -> Op:
+def register_relax_op(
+    name: str,
+    num_inputs: int,
+    family: str,
+    infer=None,
+    purity: bool = True,
+    attrs_type_key: str = "",
+    description: str = "",
+) -> Op:
     """Register ``relax.<name>`` with its ``FInferType`` rule and ``FPurity`` flag."""
-    op = register_op(f"relax.{name}", num_inputs=num_inputs, family=family,
-                     attrs_type_key=attrs_type_key, description=description)
+    op = register_op(
+        f"relax.{name}",
+        num_inputs=num_inputs,
+        family=family,
+        attrs_type_key=attrs_type_key,
+        description=description,
+    )
     if infer is not None:
         register_op_attr(op.name, "FInferType", infer)
     register_op_attr(op.name, "FPurity", purity)

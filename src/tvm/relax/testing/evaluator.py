@@ -77,8 +77,7 @@ class _Closure:
         self.func, self.env, self.sym, self.evaluator = func, env, sym, evaluator
 
     def __call__(self, *args):
-        return self.evaluator._call_function(self.func, list(args), dict(self.env),
-                                             dict(self.sym))
+        return self.evaluator._call_function(self.func, list(args), dict(self.env), dict(self.sym))
 
 
 def evaluate(mod, *args, func_name: str = "main"):
@@ -119,11 +118,11 @@ class ReferenceEvaluator:
         """Call the module function ``func_name`` with ``args``."""
         func = self.mod[func_name]
         if not isinstance(func, Function):
-            raise TypeError(f"evaluate expects {func_name!r} to be a Relax function, got "
-                            f"{type(func).__name__}")
+            raise TypeError(
+                f"evaluate expects {func_name!r} to be a Relax function, got {type(func).__name__}"
+            )
         if len(args) != len(func.params):
-            raise TypeError(f"{func_name} expects {len(func.params)} arguments, got "
-                            f"{len(args)}")
+            raise TypeError(f"{func_name} expects {len(func.params)} arguments, got {len(args)}")
         values = [_from_user(a, p.ty) for a, p in zip(args, func.params)]
         return _to_user(self._call_function(func, values, {}, {}))
 
@@ -131,8 +130,7 @@ class ReferenceEvaluator:
 
     def _call_function(self, func, args, env, sym):
         if len(args) != len(func.params):
-            raise TypeError(f"the function expects {len(func.params)} arguments, got "
-                            f"{len(args)}")
+            raise TypeError(f"the function expects {len(func.params)} arguments, got {len(args)}")
         for param, value in zip(func.params, args):
             self._match(value, param.ty, sym, f"parameter {param.name_hint}")
             env[param] = value
@@ -147,8 +145,7 @@ class ReferenceEvaluator:
             for binding in block.bindings:
                 value = self._eval(binding.value, env, sym)
                 if isinstance(binding, MatchCast):
-                    self._match(value, binding.ty, sym,
-                                f"R.match_cast of {binding.var.name_hint}")
+                    self._match(value, binding.ty, sym, f"R.match_cast of {binding.var.name_hint}")
                 env[binding.var] = value
         return self._eval(seq.body, env, sym)
 
@@ -186,15 +183,15 @@ class ReferenceEvaluator:
             return _packed(expr.global_symbol)
         if isinstance(expr, Call):
             return self._eval_call(expr, env, sym)
-        raise TypeError(f"the reference evaluator does not support {type(expr).__name__} "
-                        "expressions")
+        raise TypeError(
+            f"the reference evaluator does not support {type(expr).__name__} expressions"
+        )
 
     def _global(self, gvar):
         func = self.mod[gvar]
         if isinstance(func, Function):
             return _Closure(func, {}, {}, self)
-        raise TypeError(f"{gvar.name_hint} is a {type(func).__name__}; only R.call_tir can "
-                        "call it")
+        raise TypeError(f"{gvar.name_hint} is a {type(func).__name__}; only R.call_tir can call it")
 
     def _prim(self, value, sym):
         if isinstance(value, (int, float, bool, np.generic)):
@@ -204,8 +201,10 @@ class ReferenceEvaluator:
 
         missing = [v for v in _free_tir_vars(value) if v not in sym]
         if missing:
-            raise EvaluationError(f"symbolic variable {missing[0].name} is used before a "
-                                  "parameter or match_cast defines it")
+            raise EvaluationError(
+                f"symbolic variable {missing[0].name} is used before a "
+                "parameter or match_cast defines it"
+            )
         return evaluate_expr(value, sym)
 
     # --- calls --------------------------------------------------------------------------------
@@ -218,13 +217,22 @@ class ReferenceEvaluator:
                 return special(self, call, env, sym)
             rule = op.get_attr("FReference")
             if rule is None:
-                raise TypeError(op.missing_rule_message(
-                    "FReference", "the reference evaluator runs ops with it"))
+                raise TypeError(
+                    op.missing_rule_message(
+                        "FReference", "the reference evaluator runs ops with it"
+                    )
+                )
             args = [self._eval(a, env, sym) for a in call.args]
             result = _as_tensors(rule(call.attrs, *args))
             if call.ty is not None:
-                self._match(result, call.ty, dict(sym), f"the result of {op.name}", bind=False,
-                            internal=True)
+                self._match(
+                    result,
+                    call.ty,
+                    dict(sym),
+                    f"the result of {op.name}",
+                    bind=False,
+                    internal=True,
+                )
             return result
         callee = self._eval(op, env, sym)
         args = [self._eval(a, env, sym) for a in call.args]
@@ -238,8 +246,9 @@ class ReferenceEvaluator:
         arrays = []
         for ty in tys:
             if not isinstance(ty, TensorType) or getattr(ty.shape, "values", None) is None:
-                raise TypeError(f"{call.op.name}: the evaluator needs output types with known "
-                                f"shapes, got {ty}")
+                raise TypeError(
+                    f"{call.op.name}: the evaluator needs output types with known shapes, got {ty}"
+                )
             shape = [int(self._prim(v, sym)) for v in ty.shape.values]
             arrays.append(np.zeros(shape, _np_dtype(ty.dtype)))
         return arrays, isinstance(out_ty, TupleType)
@@ -251,8 +260,9 @@ class ReferenceEvaluator:
         gvar = call.args[0]
         func = self.mod[gvar]
         if not isinstance(func, PrimFunc):
-            raise TypeError(f"R.call_tir expects a PrimFunc, but {gvar.name_hint} is a "
-                            f"{type(func).__name__}")
+            raise TypeError(
+                f"R.call_tir expects a PrimFunc, but {gvar.name_hint} is a {type(func).__name__}"
+            )
         inputs = self._eval(call.args[1], env, sym)
         inputs = list(inputs) if isinstance(inputs, tuple) else [inputs]
         outputs, is_tuple = self._out_arrays(call, sym)
@@ -326,8 +336,10 @@ class ReferenceEvaluator:
             return
         if isinstance(ty, TupleType):
             if not isinstance(value, tuple) or len(value) != len(ty.fields):
-                raise error(f"{what}: expected a tuple of {len(ty.fields)} values, got "
-                            f"{type(value).__name__}")
+                raise error(
+                    f"{what}: expected a tuple of {len(ty.fields)} values, got "
+                    f"{type(value).__name__}"
+                )
             for i, (v, t) in enumerate(zip(value, ty.fields)):
                 self._match(v, t, sym, f"{what}[{i}]", bind, internal)
             return
@@ -352,8 +364,9 @@ class ReferenceEvaluator:
                 continue  # not decidable here (a dim defined later)
             expect = self._prim(want, sym)
             if int(expect) != int(have):
-                raise error(f"{what}: dim {i} is {int(have)}, but the type requires {want} = "
-                            f"{int(expect)}")
+                raise error(
+                    f"{what}: dim {i} is {int(have)}, but the type requires {want} = {int(expect)}"
+                )
 
 
 _SPECIAL_CALLS = {
@@ -395,8 +408,10 @@ def _packed(name):
 
     func = get_global_func(name, allow_missing=True)
     if func is None:
-        raise ValueError(f"the packed function {name!r} is not registered (register it with "
-                         "tvm.ffi.register_func)")
+        raise ValueError(
+            f"the packed function {name!r} is not registered (register it with "
+            "tvm.ffi.register_func)"
+        )
     return _Packed(name, func)
 
 

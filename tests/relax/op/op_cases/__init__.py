@@ -22,8 +22,18 @@ from tvm import relax
 from tvm.tirx.expr import Var as TirVar
 
 FAMILIES = (
-    "unary", "binary", "ternary", "create", "datatype", "manipulate", "index",
-    "linear_algebra", "statistical", "search", "nn", "grad",
+    "unary",
+    "binary",
+    "ternary",
+    "create",
+    "datatype",
+    "manipulate",
+    "index",
+    "linear_algebra",
+    "statistical",
+    "search",
+    "nn",
+    "grad",
 )
 
 
@@ -122,7 +132,8 @@ def random_input(spec: TensorParam, sizes, rng):
         low = 1 if spec.domain == "pos" else (0 if dtype.startswith("uint") else -5)
         return rng.integers(low, 6, shape).astype(dtype)
     low, high = {"pos": (0.5, 2.0), "unit": (-0.9, 0.9), "ge1": (1.1, 3.0)}.get(
-        spec.domain, (-2.0, 2.0))
+        spec.domain, (-2.0, 2.0)
+    )
     return rng.uniform(low, high, shape).astype(dtype)
 
 

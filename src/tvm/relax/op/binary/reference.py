@@ -50,16 +50,32 @@ def _same_dtype(fn):
 
 
 _ARITH = {
-    "add": np.add, "subtract": np.subtract, "multiply": np.multiply, "divide": _divide,
-    "floor_divide": _floor_divide, "floor_mod": _floor_mod, "mod": _mod, "power": np.power,
-    "maximum": np.maximum, "minimum": np.minimum, "logical_and": np.logical_and,
-    "logical_or": np.logical_or, "logical_xor": np.logical_xor, "bitwise_and": np.bitwise_and,
-    "bitwise_or": np.bitwise_or, "bitwise_xor": np.bitwise_xor, "left_shift": np.left_shift,
+    "add": np.add,
+    "subtract": np.subtract,
+    "multiply": np.multiply,
+    "divide": _divide,
+    "floor_divide": _floor_divide,
+    "floor_mod": _floor_mod,
+    "mod": _mod,
+    "power": np.power,
+    "maximum": np.maximum,
+    "minimum": np.minimum,
+    "logical_and": np.logical_and,
+    "logical_or": np.logical_or,
+    "logical_xor": np.logical_xor,
+    "bitwise_and": np.bitwise_and,
+    "bitwise_or": np.bitwise_or,
+    "bitwise_xor": np.bitwise_xor,
+    "left_shift": np.left_shift,
     "right_shift": np.right_shift,
 }
 _COMPARE = {
-    "equal": np.equal, "not_equal": np.not_equal, "less": np.less, "less_equal": np.less_equal,
-    "greater": np.greater, "greater_equal": np.greater_equal,
+    "equal": np.equal,
+    "not_equal": np.not_equal,
+    "less": np.less,
+    "less_equal": np.less_equal,
+    "greater": np.greater,
+    "greater_equal": np.greater_equal,
 }
 
 for _name, _fn in _ARITH.items():

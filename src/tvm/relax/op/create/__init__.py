@@ -9,12 +9,22 @@ from .infer import infer_init
 
 __all__ = ["ones", "zeros"]
 
-_ONES = register_relax_op("ones", 1, "create", infer_init,
-                          attrs_type_key="relax.attrs.InitAttrs",
-                          description="A tensor filled with ones.")
-_ZEROS = register_relax_op("zeros", 1, "create", infer_init,
-                           attrs_type_key="relax.attrs.InitAttrs",
-                           description="A tensor filled with zeros.")
+_ONES = register_relax_op(
+    "ones",
+    1,
+    "create",
+    infer_init,
+    attrs_type_key="relax.attrs.InitAttrs",
+    description="A tensor filled with ones.",
+)
+_ZEROS = register_relax_op(
+    "zeros",
+    1,
+    "create",
+    infer_init,
+    attrs_type_key="relax.attrs.InitAttrs",
+    description="A tensor filled with zeros.",
+)
 
 
 def _shape(shape):
@@ -45,23 +55,60 @@ from .infer import (
 )
 
 _INIT_KEY = "relax.attrs.InitAttrs"
-_FULL = register_relax_op("full", 2, "create", infer_full, attrs_type_key=_INIT_KEY,
-                          description="A tensor filled with a scalar value.")
-_FULL_LIKE = register_relax_op("full_like", 2, "create", infer_full_like,
-                               attrs_type_key=_INIT_KEY,
-                               description="A tensor shaped like x, filled with a value.")
-_ONES_LIKE = register_relax_op("ones_like", 1, "create", infer_init_like,
-                               attrs_type_key=_INIT_KEY, description="Ones shaped like x.")
-_ZEROS_LIKE = register_relax_op("zeros_like", 1, "create", infer_init_like,
-                                attrs_type_key=_INIT_KEY, description="Zeros shaped like x.")
-_ARANGE = register_relax_op("arange", 3, "create", infer_arange, attrs_type_key=_INIT_KEY,
-                            description="Evenly spaced values in [start, end).")
-_TRIL = register_relax_op("tril", 2, "create", infer_trilu,
-                          description="The lower triangle of a matrix (batch).")
-_TRIU = register_relax_op("triu", 2, "create", infer_trilu,
-                          description="The upper triangle of a matrix (batch).")
-_EYE = register_relax_op("eye", 3, "create", infer_eye, attrs_type_key=_INIT_KEY,
-                         description="A 2-D tensor with ones on a diagonal.")
+_FULL = register_relax_op(
+    "full",
+    2,
+    "create",
+    infer_full,
+    attrs_type_key=_INIT_KEY,
+    description="A tensor filled with a scalar value.",
+)
+_FULL_LIKE = register_relax_op(
+    "full_like",
+    2,
+    "create",
+    infer_full_like,
+    attrs_type_key=_INIT_KEY,
+    description="A tensor shaped like x, filled with a value.",
+)
+_ONES_LIKE = register_relax_op(
+    "ones_like",
+    1,
+    "create",
+    infer_init_like,
+    attrs_type_key=_INIT_KEY,
+    description="Ones shaped like x.",
+)
+_ZEROS_LIKE = register_relax_op(
+    "zeros_like",
+    1,
+    "create",
+    infer_init_like,
+    attrs_type_key=_INIT_KEY,
+    description="Zeros shaped like x.",
+)
+_ARANGE = register_relax_op(
+    "arange",
+    3,
+    "create",
+    infer_arange,
+    attrs_type_key=_INIT_KEY,
+    description="Evenly spaced values in [start, end).",
+)
+_TRIL = register_relax_op(
+    "tril", 2, "create", infer_trilu, description="The lower triangle of a matrix (batch)."
+)
+_TRIU = register_relax_op(
+    "triu", 2, "create", infer_trilu, description="The upper triangle of a matrix (batch)."
+)
+_EYE = register_relax_op(
+    "eye",
+    3,
+    "create",
+    infer_eye,
+    attrs_type_key=_INIT_KEY,
+    description="A 2-D tensor with ones on a diagonal.",
+)
 
 
 def _dtype(dtype):
@@ -107,8 +154,9 @@ def arange(start, end=None, step=1, dtype=None):
     if dtype is None:
         floaty = any(isinstance(v, float) for v in (start, end, step))
         dtype = "float32" if floaty else "int64"
-    args = [_prim(v, "arange", role) for v, role in ((start, "start"), (end, "end"),
-                                                      (step, "step"))]
+    args = [
+        _prim(v, "arange", role) for v, role in ((start, "start"), (end, "end"), (step, "step"))
+    ]
     return Call(_ARANGE, args, InitAttrs(_dtype(dtype)))
 
 

@@ -46,8 +46,10 @@ def infer_full(call, _bb=None):
 
     fill = tensor_arg(call, 1, "fill value")
     if fill.ndim not in (-1, 0):
-        raise ValueError("Full requires the input fill value to be zero rank Tensor. However, "
-                         f"the given one is {text(fill)}")
+        raise ValueError(
+            "Full requires the input fill value to be zero rank Tensor. However, "
+            f"the given one is {text(fill)}"
+        )
     return _shape_type(call, 0, _dtype_attr(call) or fill.dtype)
 
 
@@ -58,8 +60,10 @@ def infer_full_like(call, _bb=None):
     data = tensor_arg(call, 0, "input x")
     fill = tensor_arg(call, 1, "fill value")
     if fill.ndim not in (-1, 0):
-        raise ValueError("FullLike requires the input fill value to be zero rank Tensor. "
-                         f"However, the given one is {text(fill)}")
+        raise ValueError(
+            "FullLike requires the input fill value to be zero rank Tensor. "
+            f"However, the given one is {text(fill)}"
+        )
     return same_type_as(data, _dtype_attr(call) or data.dtype)
 
 
@@ -105,8 +109,10 @@ def infer_trilu(call, _bb=None):
 
     data = tensor_arg(call, 0, "input x")
     if data.ndim != -1 and data.ndim < 2:
-        raise ValueError(f"{op_name(call)} requires the input tensor to have at least two "
-                         f"dimensions. However, the given input has {data.ndim} dimension(s)")
+        raise ValueError(
+            f"{op_name(call)} requires the input tensor to have at least two "
+            f"dimensions. However, the given input has {data.ndim} dimension(s)"
+        )
     return data
 
 

@@ -9,12 +9,22 @@ from .infer import infer_astype
 
 __all__ = ["astype", "wrap_param"]
 
-_ASTYPE = register_relax_op("astype", 1, "datatype", infer_astype,
-                            attrs_type_key="relax.attrs.AstypeAttrs",
-                            description="Cast a tensor to another dtype.")
-_WRAP_PARAM = register_relax_op("wrap_param", 1, "datatype", infer_astype,
-                                attrs_type_key="relax.attrs.WrapParamAttrs",
-                                description="Cast a model parameter to another dtype.")
+_ASTYPE = register_relax_op(
+    "astype",
+    1,
+    "datatype",
+    infer_astype,
+    attrs_type_key="relax.attrs.AstypeAttrs",
+    description="Cast a tensor to another dtype.",
+)
+_WRAP_PARAM = register_relax_op(
+    "wrap_param",
+    1,
+    "datatype",
+    infer_astype,
+    attrs_type_key="relax.attrs.WrapParamAttrs",
+    description="Cast a model parameter to another dtype.",
+)
 
 
 def _dtype(dtype, name):

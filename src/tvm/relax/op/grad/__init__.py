@@ -25,21 +25,46 @@ __all__ = [
 ]
 
 _OPS = {
-    name: register_relax_op(f"grad.{name}", n, "grad", rule,
-                            attrs_type_key=f"relax.attrs.{key}" if key else "",
-                            description=doc)
+    name: register_relax_op(
+        f"grad.{name}",
+        n,
+        "grad",
+        rule,
+        attrs_type_key=f"relax.attrs.{key}" if key else "",
+        description=doc,
+    )
     for name, n, rule, key, doc in (
         ("no_grad", 1, _infer.infer_identity, "", "Stop gradients through the input."),
         ("start_checkpoint", 1, _infer.infer_identity, "", "Start a checkpointed segment."),
         ("end_checkpoint", 1, _infer.infer_identity, "", "End a checkpointed segment."),
-        ("nll_loss_backward", 4, _infer.infer_nll_loss_backward, "NLLLossAttrs",
-         "Gradient of nll_loss w.r.t. predictions."),
-        ("max_pool2d_backward", 2, _infer.infer_like_data, "Pool2DAttrs",
-         "Gradient of max_pool2d w.r.t. its data."),
-        ("avg_pool2d_backward", 2, _infer.infer_like_data, "Pool2DAttrs",
-         "Gradient of avg_pool2d w.r.t. its data."),
-        ("take_backward", 3, _infer.infer_like_data, "TakeAttrs",
-         "Gradient of take w.r.t. its data."),
+        (
+            "nll_loss_backward",
+            4,
+            _infer.infer_nll_loss_backward,
+            "NLLLossAttrs",
+            "Gradient of nll_loss w.r.t. predictions.",
+        ),
+        (
+            "max_pool2d_backward",
+            2,
+            _infer.infer_like_data,
+            "Pool2DAttrs",
+            "Gradient of max_pool2d w.r.t. its data.",
+        ),
+        (
+            "avg_pool2d_backward",
+            2,
+            _infer.infer_like_data,
+            "Pool2DAttrs",
+            "Gradient of avg_pool2d w.r.t. its data.",
+        ),
+        (
+            "take_backward",
+            3,
+            _infer.infer_like_data,
+            "TakeAttrs",
+            "Gradient of take w.r.t. its data.",
+        ),
     )
 }
 
@@ -68,28 +93,65 @@ def end_checkpoint(input):
     return _checkpoint("end_checkpoint", input)
 
 
-def nll_loss_backward(output_grad, predictions, targets, weights=None, reduction="mean",
-                      ignore_index=-100):
+def nll_loss_backward(
+    output_grad, predictions, targets, weights=None, reduction="mean", ignore_index=-100
+):
     """``R.grad.nll_loss_backward(output_grad, predictions, targets, weights=None, ...)``."""
     args = [output_grad, predictions, targets] + ([weights] if weights is not None else [])
     return Call(_OPS["nll_loss_backward"], args, NLLLossAttrs(str(reduction), int(ignore_index)))
 
 
-def max_pool2d_backward(output_grad, data, pool_size=(1, 1), strides=(1, 1),
-                        padding=(0, 0, 0, 0), dilation=(1, 1), ceil_mode=False,
-                        count_include_pad=False, layout="NCHW", out_layout=None):
+def max_pool2d_backward(
+    output_grad,
+    data,
+    pool_size=(1, 1),
+    strides=(1, 1),
+    padding=(0, 0, 0, 0),
+    dilation=(1, 1),
+    ceil_mode=False,
+    count_include_pad=False,
+    layout="NCHW",
+    out_layout=None,
+):
     """``R.grad.max_pool2d_backward(output_grad, data, ...)``: route each gradient to the max."""
-    attrs = pool2d_attrs("max_pool2d_backward", pool_size, strides, padding, dilation,
-                         ceil_mode, count_include_pad, layout, out_layout)
+    attrs = pool2d_attrs(
+        "max_pool2d_backward",
+        pool_size,
+        strides,
+        padding,
+        dilation,
+        ceil_mode,
+        count_include_pad,
+        layout,
+        out_layout,
+    )
     return Call(_OPS["max_pool2d_backward"], [output_grad, data], attrs)
 
 
-def avg_pool2d_backward(output_grad, data, pool_size=(1, 1), strides=(1, 1),
-                        padding=(0, 0, 0, 0), dilation=(1, 1), ceil_mode=False,
-                        count_include_pad=False, layout="NCHW", out_layout=None):
+def avg_pool2d_backward(
+    output_grad,
+    data,
+    pool_size=(1, 1),
+    strides=(1, 1),
+    padding=(0, 0, 0, 0),
+    dilation=(1, 1),
+    ceil_mode=False,
+    count_include_pad=False,
+    layout="NCHW",
+    out_layout=None,
+):
     """``R.grad.avg_pool2d_backward(output_grad, data, ...)``: spread each gradient evenly."""
-    attrs = pool2d_attrs("avg_pool2d_backward", pool_size, strides, padding, dilation,
-                         ceil_mode, count_include_pad, layout, out_layout)
+    attrs = pool2d_attrs(
+        "avg_pool2d_backward",
+        pool_size,
+        strides,
+        padding,
+        dilation,
+        ceil_mode,
+        count_include_pad,
+        layout,
+        out_layout,
+    )
     return Call(_OPS["avg_pool2d_backward"], [output_grad, data], attrs)
 
 
@@ -98,8 +160,11 @@ def take_backward(output_grad, x, indices, axis=None, *, mode=""):
 
     ``mode`` is accepted only because TVM prints the (unused) ``mode=""`` of its attributes.
     """
-    return Call(_OPS["take_backward"], [output_grad, x, indices],
-                TakeAttrs(None if axis is None else int(axis), str(mode)))
+    return Call(
+        _OPS["take_backward"],
+        [output_grad, x, indices],
+        TakeAttrs(None if axis is None else int(axis), str(mode)),
+    )
 
 
 from . import reference  # noqa: F401 - registers FReference after the ops exist

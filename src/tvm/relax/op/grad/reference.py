@@ -77,9 +77,10 @@ def _take_backward(attrs, output_grad, x, indices):
         return grad.astype(x.dtype)
     axis = attrs.axis % np.ndim(x)
     moved = np.moveaxis(grad, axis, 0)
-    g_moved = np.moveaxis(g.reshape(
-        np.shape(x)[:axis] + idx.shape + np.shape(x)[axis + 1:]), list(range(axis,
-                                                                     axis + idx.ndim)),
-        list(range(idx.ndim)))
+    g_moved = np.moveaxis(
+        g.reshape(np.shape(x)[:axis] + idx.shape + np.shape(x)[axis + 1 :]),
+        list(range(axis, axis + idx.ndim)),
+        list(range(idx.ndim)),
+    )
     np.add.at(moved, idx, g_moved)
     return grad.astype(x.dtype)

@@ -10,15 +10,29 @@ from .infer import infer_dynamic_strided_slice, infer_strided_slice, infer_take
 
 __all__ = ["dynamic_strided_slice", "strided_slice", "take"]
 
-_TAKE = register_relax_op("take", 2, "index", infer_take,
-                          attrs_type_key="relax.attrs.TakeAttrs",
-                          description="Take elements along an axis by integer indices.")
-_STRIDED_SLICE = register_relax_op("strided_slice", 5, "index", infer_strided_slice,
-                                   attrs_type_key="relax.attrs.StridedSliceAttrs",
-                                   description="Slice with static begin/end/strides per axis.")
-_DYN_SLICE = register_relax_op("dynamic_strided_slice", 4, "index",
-                               infer_dynamic_strided_slice,
-                               description="Slice with begin/end/strides given as tensors.")
+_TAKE = register_relax_op(
+    "take",
+    2,
+    "index",
+    infer_take,
+    attrs_type_key="relax.attrs.TakeAttrs",
+    description="Take elements along an axis by integer indices.",
+)
+_STRIDED_SLICE = register_relax_op(
+    "strided_slice",
+    5,
+    "index",
+    infer_strided_slice,
+    attrs_type_key="relax.attrs.StridedSliceAttrs",
+    description="Slice with static begin/end/strides per axis.",
+)
+_DYN_SLICE = register_relax_op(
+    "dynamic_strided_slice",
+    4,
+    "index",
+    infer_dynamic_strided_slice,
+    description="Slice with begin/end/strides given as tensors.",
+)
 
 
 def take(x, indices, axis=None, mode="fast"):

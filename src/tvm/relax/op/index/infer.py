@@ -25,7 +25,8 @@ def infer_take(call, _bb=None):
         if data.ndim not in (-1, 1):
             raise ValueError(
                 "Take op expects the input data to be 1-dimensional tensor when the axis is not "
-                f"specified. However, the given data tensor has ndim {data.ndim}")
+                f"specified. However, the given data tensor has ndim {data.ndim}"
+            )
         values = known_shape(indices)
         if values is None:
             return make_tensor_type(None, data.dtype, indices.ndim, data.vdevice)
@@ -37,7 +38,7 @@ def infer_take(call, _bb=None):
     dvals, ivals = known_shape(data), known_shape(indices)
     if dvals is None or ivals is None:
         return make_tensor_type(None, data.dtype, ndim, data.vdevice)
-    out = list(dvals[:axis]) + list(ivals) + list(dvals[axis + 1:])
+    out = list(dvals[:axis]) + list(ivals) + list(dvals[axis + 1 :])
     return make_tensor_type(out, data.dtype, ndim, data.vdevice)
 
 
@@ -47,8 +48,10 @@ def _tuple_values(call, index, role):
     if fields is None:
         fields_ty = getattr(arg.ty, "fields", None)
         if fields_ty is None:
-            raise TypeError(f"strided_slice expects {role} to be a tuple of PrimValues, but "
-                            f"{text(arg)} has type {text(arg.ty)}")
+            raise TypeError(
+                f"strided_slice expects {role} to be a tuple of PrimValues, but "
+                f"{text(arg)} has type {text(arg.ty)}"
+            )
         return [getattr(t, "value", None) for t in fields_ty]
     return [getattr(f, "value", None) for f in fields]
 
@@ -79,7 +82,8 @@ def infer_strided_slice(call, _bb=None):
         raise ValueError(
             "strided_slice expects axes, begin, end and strides to have the same length. "
             f"However, they have lengths {len(axes)}, {len(begin)}, {len(end)} and "
-            f"{len(strides)}")
+            f"{len(strides)}"
+        )
     if data.ndim == -1:
         return make_tensor_type(None, data.dtype, -1, data.vdevice)
     axis_ints = []
@@ -97,8 +101,9 @@ def infer_strided_slice(call, _bb=None):
         ints = [_const(b), _const(e), _const(s), _const(values[axis])]
         if ints[2] == 0:
             raise ValueError("strided_slice expects nonzero strides")
-        if None in ints[:3] or (ints[3] is None and not (ints[0] >= 0 and ints[1] >= 0
-                                                          and ints[2] > 0)):
+        if None in ints[:3] or (
+            ints[3] is None and not (ints[0] >= 0 and ints[1] >= 0 and ints[2] > 0)
+        ):
             return make_tensor_type(None, data.dtype, data.ndim, data.vdevice)
         if ints[3] is None:
             # A symbolic extent n with non-negative bounds: (min(e, n) - min(b, n)) / s, rounded up.
@@ -119,6 +124,7 @@ def infer_dynamic_strided_slice(call, _bb=None):
     for ty, role in ((begin, "begin"), (end, "end"), (strides, "strides")):
         require_int(call, ty, role, "dynamic_strided_slice")
         if ty.ndim not in (-1, 1):
-            raise ValueError(f"dynamic_strided_slice expects {role} to be a 1-D tensor, got "
-                             f"ndim {ty.ndim}")
+            raise ValueError(
+                f"dynamic_strided_slice expects {role} to be a 1-D tensor, got ndim {ty.ndim}"
+            )
     return make_tensor_type(None, data.dtype, data.ndim, data.vdevice)

@@ -9,9 +9,14 @@ from .infer import infer_matmul
 
 __all__ = ["matmul"]
 
-_MATMUL = register_relax_op("matmul", 2, "linear_algebra", infer_matmul,
-                            attrs_type_key="relax.attrs.MatmulAttrs",
-                            description="Matrix product with NumPy matmul semantics.")
+_MATMUL = register_relax_op(
+    "matmul",
+    2,
+    "linear_algebra",
+    infer_matmul,
+    attrs_type_key="relax.attrs.MatmulAttrs",
+    description="Matrix product with NumPy matmul semantics.",
+)
 
 
 def matmul(x1, x2, out_dtype=None):
@@ -27,11 +32,17 @@ from ...expr import Tuple
 from ..op_attrs import EinsumAttrs
 from .infer import infer_einsum, infer_outer
 
-_EINSUM = register_relax_op("einsum", 1, "linear_algebra", infer_einsum,
-                            attrs_type_key="relax.attrs.EinsumAttrs",
-                            description="Einstein summation over a tuple of operands.")
-_OUTER = register_relax_op("outer", 2, "linear_algebra", infer_outer,
-                           description="Outer product of two 1-D tensors.")
+_EINSUM = register_relax_op(
+    "einsum",
+    1,
+    "linear_algebra",
+    infer_einsum,
+    attrs_type_key="relax.attrs.EinsumAttrs",
+    description="Einstein summation over a tuple of operands.",
+)
+_OUTER = register_relax_op(
+    "outer", 2, "linear_algebra", infer_outer, description="Outer product of two 1-D tensors."
+)
 
 
 def einsum(operands, subscripts):

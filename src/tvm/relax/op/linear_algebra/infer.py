@@ -26,8 +26,7 @@ def infer_matmul(call, _bb=None):
         dtype = str(out_dtype)
     vdevice = lhs.vdevice if lhs.vdevice is not None else rhs.vdevice
     if lhs.ndim == 0 or rhs.ndim == 0:
-        side, arg, ty = ("LHS", call.args[0], lhs) if lhs.ndim == 0 else (
-            "RHS", call.args[1], rhs)
+        side, arg, ty = ("LHS", call.args[0], lhs) if lhs.ndim == 0 else ("RHS", call.args[1], rhs)
         raise ValueError(
             f"Matmul operands must not be scalar.  However, the expression {text(call)} has a "
             f"{side} of {text(arg)} with type {text(ty)}, which is scalar (zero-dimensional) "
@@ -70,8 +69,9 @@ def parse_einsum(subscripts: str, n_operands: int):
     """``(input subscripts, output subscript)`` of an einsum spec (implicit output sorted)."""
     spec = subscripts.replace(" ", "")
     if "." in spec:
-        raise ValueError(f"einsum: ellipsis ('...') subscripts are not supported yet, got "
-                         f"{subscripts!r}")
+        raise ValueError(
+            f"einsum: ellipsis ('...') subscripts are not supported yet, got {subscripts!r}"
+        )
     if "->" in spec:
         lhs, out = spec.split("->")
     else:
@@ -80,8 +80,10 @@ def parse_einsum(subscripts: str, n_operands: int):
         out = "".join(sorted(c for c in set(letters) if letters.count(c) == 1))
     inputs = lhs.split(",")
     if len(inputs) != n_operands:
-        raise ValueError(f"einsum: the subscripts {subscripts!r} name {len(inputs)} operands, "
-                         f"but {n_operands} were given")
+        raise ValueError(
+            f"einsum: the subscripts {subscripts!r} name {len(inputs)} operands, "
+            f"but {n_operands} were given"
+        )
     return inputs, out
 
 
@@ -91,28 +93,40 @@ def infer_einsum(call, _bb=None):
 
     fields = getattr(call.args[0].ty, "fields", None)
     if fields is None or not all(isinstance(f, TensorType) for f in fields):
-        raise TypeError(f"einsum expects a Tuple of Tensors, but {text(call.args[0])} has type "
-                        f"{text(call.args[0].ty)}")
+        raise TypeError(
+            f"einsum expects a Tuple of Tensors, but {text(call.args[0])} has type "
+            f"{text(call.args[0].ty)}"
+        )
     dtypes = {f.dtype for f in fields if f.dtype != "void"}
     if len(dtypes) > 1:
-        raise TypeError(f"einsum expects all operands to have the same dtype, got "
-                        f"{', '.join('T.' + d for d in sorted(dtypes))}")
+        raise TypeError(
+            f"einsum expects all operands to have the same dtype, got "
+            f"{', '.join('T.' + d for d in sorted(dtypes))}"
+        )
     dtype = dtypes.pop() if dtypes else "void"
     inputs, out = parse_einsum(call.attrs.subscripts, len(fields))
     extents = {}
     for sub, ty in zip(inputs, fields):
         if ty.ndim != -1 and ty.ndim != len(sub):
-            raise ValueError(f"einsum: operand subscript {sub!r} has {len(sub)} letters but "
-                             f"the operand has ndim {ty.ndim}")
+            raise ValueError(
+                f"einsum: operand subscript {sub!r} has {len(sub)} letters but "
+                f"the operand has ndim {ty.ndim}"
+            )
         values = known_shape(ty)
         if values is None:
             continue
         for letter, dim in zip(sub, values):
             known = extents.get(letter)
-            if (known is not None and not is_one(dim) and not is_one(known)
-                    and prove_equal(known, dim) is False):
-                raise ValueError(f"einsum: subscript {letter!r} has extents "
-                                 f"{dim_text(known)} and {dim_text(dim)}")
+            if (
+                known is not None
+                and not is_one(dim)
+                and not is_one(known)
+                and prove_equal(known, dim) is False
+            ):
+                raise ValueError(
+                    f"einsum: subscript {letter!r} has extents "
+                    f"{dim_text(known)} and {dim_text(dim)}"
+                )
             if known is None or is_one(known):
                 extents[letter] = dim
     if any(letter not in extents for letter in out):
@@ -125,8 +139,9 @@ def infer_outer(call, _bb=None):
     lhs, rhs = tensor_args(call, 2)
     dtype = binary_dtype(call, lhs, rhs)
     if lhs.ndim not in (-1, 1) or rhs.ndim not in (-1, 1):
-        raise ValueError("outer requires both inputs to be 1-D tensors, got ndim "
-                         f"{lhs.ndim} and {rhs.ndim}")
+        raise ValueError(
+            f"outer requires both inputs to be 1-D tensors, got ndim {lhs.ndim} and {rhs.ndim}"
+        )
     lvals, rvals = known_shape(lhs), known_shape(rhs)
     if lvals is None or rvals is None:
         return make_tensor_type(None, dtype, 2)

@@ -9,13 +9,24 @@ from .infer import infer_broadcast_to, infer_permute_dims, infer_reshape
 
 __all__ = ["broadcast_to", "permute_dims", "reshape"]
 
-_BROADCAST_TO = register_relax_op("broadcast_to", 2, "manipulate", infer_broadcast_to,
-                                  description="Broadcast a tensor to a shape.")
-_PERMUTE_DIMS = register_relax_op("permute_dims", 1, "manipulate", infer_permute_dims,
-                                  attrs_type_key="relax.attrs.PermuteDimsAttrs",
-                                  description="Permute the dims of a tensor.")
-_RESHAPE = register_relax_op("reshape", 2, "manipulate", infer_reshape,
-                             description="Reshape a tensor.")
+_BROADCAST_TO = register_relax_op(
+    "broadcast_to",
+    2,
+    "manipulate",
+    infer_broadcast_to,
+    description="Broadcast a tensor to a shape.",
+)
+_PERMUTE_DIMS = register_relax_op(
+    "permute_dims",
+    1,
+    "manipulate",
+    infer_permute_dims,
+    attrs_type_key="relax.attrs.PermuteDimsAttrs",
+    description="Permute the dims of a tensor.",
+)
+_RESHAPE = register_relax_op(
+    "reshape", 2, "manipulate", infer_reshape, description="Reshape a tensor."
+)
 
 
 def _shape(shape):
@@ -63,8 +74,9 @@ from . import infer as _infer
 def _register(name, num_inputs, attrs_key, doc):
     rule = getattr(_infer, f"infer_{name}")
     key = f"relax.attrs.{attrs_key}" if attrs_key else ""
-    return register_relax_op(name, num_inputs, "manipulate", rule, attrs_type_key=key,
-                             description=doc)
+    return register_relax_op(
+        name, num_inputs, "manipulate", rule, attrs_type_key=key, description=doc
+    )
 
 
 _M = {
@@ -97,8 +109,6 @@ def _tensors(tensors):
     return Tuple(list(tensors)) if isinstance(tensors, (list, tuple)) else tensors
 
 
-
-
 def expand_dims(x, axis):
     """``R.expand_dims(x, axis)``: insert size-1 dims at ``axis`` (positions in the output)."""
     return Call(_M["expand_dims"], [x], ExpandDimsAttrs(_int_list(axis)))
@@ -116,8 +126,7 @@ def flatten(x):
 
 def concat(tensors, axis=0):
     """``R.concat(tensors, axis=0)``: join along ``axis`` (None: flatten each first)."""
-    return Call(_M["concat"], [_tensors(tensors)],
-                ConcatAttrs(None if axis is None else int(axis)))
+    return Call(_M["concat"], [_tensors(tensors)], ConcatAttrs(None if axis is None else int(axis)))
 
 
 def stack(tensors, axis=0):
@@ -148,8 +157,9 @@ def collapse_sum_to(data, shape):
 
 def repeat(data, repeats, axis=None):
     """``R.repeat(data, repeats, axis=None)``: repeat each element (``axis=None``: flattened)."""
-    return Call(_M["repeat"], [data], RepeatAttrs(int(repeats),
-                                                  None if axis is None else int(axis)))
+    return Call(
+        _M["repeat"], [data], RepeatAttrs(int(repeats), None if axis is None else int(axis))
+    )
 
 
 def tile(data, repeats):
@@ -173,16 +183,18 @@ def scatter_elements(data, indices, updates, axis=0, reduction="update"):
     ``reduction`` is update, add, mul, max, min or mean; as in TVM 0.27, ``mean`` replaces the
     current value by its average with each update in turn (a running pairwise mean).
     """
-    return Call(_M["scatter_elements"], [data, indices, updates],
-                ScatterElementsAttrs(int(axis), str(reduction)))
+    return Call(
+        _M["scatter_elements"],
+        [data, indices, updates],
+        ScatterElementsAttrs(int(axis), str(reduction)),
+    )
 
 
 def one_hot(indices, on_value, off_value, depth, axis=-1):
     """``R.one_hot(indices, on_value, off_value, depth, axis=-1)``; values are PrimValues."""
     on_value = prim_value_arg(on_value, "one_hot", "on_value")
     off_value = prim_value_arg(off_value, "one_hot", "off_value")
-    return Call(_M["one_hot"], [indices, on_value, off_value],
-                OneHotAttrs(int(depth), int(axis)))
+    return Call(_M["one_hot"], [indices, on_value, off_value], OneHotAttrs(int(depth), int(axis)))
 
 
 def layout_transform(x, index_map, pad_value=None):
@@ -193,11 +205,11 @@ def layout_transform(x, index_map, pad_value=None):
     TVMScript); padding (a non-bijective map) is not supported.
     """
     if not callable(index_map):
-        raise TypeError(f"layout_transform expects index_map to be a callable, got "
-                        f"{index_map!r}")
+        raise TypeError(f"layout_transform expects index_map to be a callable, got {index_map!r}")
     if pad_value is not None:
-        raise ValueError("layout_transform with a pad_value is not supported yet (only "
-                         "bijective index maps are)")
+        raise ValueError(
+            "layout_transform with a pad_value is not supported yet (only bijective index maps are)"
+        )
     return Call(_M["layout_transform"], [x], LayoutTransformAttrs(index_map, None))
 
 

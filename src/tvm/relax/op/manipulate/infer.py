@@ -43,8 +43,10 @@ def infer_broadcast_to(call, _bb=None):
     shape = call.args[1]
     if target is not None:
         return make_tensor_type(target, data.dtype, target_ndim, data.vdevice)
-    return make_tensor_type(None, data.dtype, target_ndim, data.vdevice) if shape is None else (
-        _shape_var_type(shape, data, target_ndim)
+    return (
+        make_tensor_type(None, data.dtype, target_ndim, data.vdevice)
+        if shape is None
+        else (_shape_var_type(shape, data, target_ndim))
     )
 
 
@@ -182,8 +184,7 @@ def infer_squeeze(call, _bb=None):
     axes = normalize_axes(call, data.ndim, axis)
     if values is None:
         return make_tensor_type(None, data.dtype, data.ndim - len(axes), data.vdevice)
-    out = [v for i, v in enumerate(values)
-           if i not in axes or static_dim(v) not in (None, 1)]
+    out = [v for i, v in enumerate(values) if i not in axes or static_dim(v) not in (None, 1)]
     return make_tensor_type(out, data.dtype, len(out), data.vdevice)
 
 
@@ -200,12 +201,16 @@ def _tuple_tensor_types(call, index=0):
     arg = call.args[index]
     fields = getattr(arg.ty, "fields", None)
     if fields is None:
-        raise TypeError(f"{op_name(call)} expects the input to be a Tuple of Tensors, but "
-                        f"{text(arg)} has type {text(arg.ty)}")
+        raise TypeError(
+            f"{op_name(call)} expects the input to be a Tuple of Tensors, but "
+            f"{text(arg)} has type {text(arg.ty)}"
+        )
     for i, ty in enumerate(fields):
         if not isinstance(ty, _TensorType):
-            raise TypeError(f"{op_name(call)} expects the input to be a Tuple of Tensors, but "
-                            f"field {i} has type {text(ty)}")
+            raise TypeError(
+                f"{op_name(call)} expects the input to be a Tuple of Tensors, but "
+                f"field {i} has type {text(ty)}"
+            )
     if not fields:
         raise ValueError(f"{op_name(call)} expects at least one tensor in the input Tuple")
     return list(fields)
@@ -214,9 +219,11 @@ def _tuple_tensor_types(call, index=0):
 def _common_dtype(call, tys):
     dtypes = {t.dtype for t in tys if t.dtype != "void"}
     if len(dtypes) > 1:
-        raise TypeError(f"{op_name(call)} expects all input tensors to have the same dtype. "
-                        f"However, the input contains tensors of dtypes "
-                        f"{', '.join('T.' + d for d in sorted(dtypes))}")
+        raise TypeError(
+            f"{op_name(call)} expects all input tensors to have the same dtype. "
+            f"However, the input contains tensors of dtypes "
+            f"{', '.join('T.' + d for d in sorted(dtypes))}"
+        )
     return dtypes.pop() if dtypes else "void"
 
 
@@ -232,8 +239,10 @@ def infer_concat(call, _bb=None):
         return make_tensor_type([sum_dims([product(s) for s in shapes])], dtype, 1)
     ndims = {t.ndim for t in tys if t.ndim != -1}
     if len(ndims) > 1:
-        raise ValueError("Concat expects all input tensors to have the same ndim. However, "
-                         f"the input contains tensors with ndim {sorted(ndims)}")
+        raise ValueError(
+            "Concat expects all input tensors to have the same ndim. However, "
+            f"the input contains tensors with ndim {sorted(ndims)}"
+        )
     if not ndims:
         return make_tensor_type(None, dtype, -1)
     ndim = ndims.pop()
@@ -251,7 +260,8 @@ def infer_concat(call, _bb=None):
                     "Concat expects the input tensors to have the same shape on every "
                     "dimension except the one indicated by the input axis. However, the input "
                     f"contains tensors whose shapes on dimension {dim} is "
-                    f"{dim_text(shapes[0][dim])} and {dim_text(s[dim])}")
+                    f"{dim_text(shapes[0][dim])} and {dim_text(s[dim])}"
+                )
     return make_tensor_type(out, dtype, ndim)
 
 
@@ -269,8 +279,10 @@ def infer_stack(call, _bb=None):
     dtype = _common_dtype(call, tys)
     ndims = {t.ndim for t in tys if t.ndim != -1}
     if len(ndims) > 1:
-        raise ValueError("Stack expects all input tensors to have the same ndim. However, "
-                         f"the input contains tensors with ndim {sorted(ndims)}")
+        raise ValueError(
+            "Stack expects all input tensors to have the same ndim. However, "
+            f"the input contains tensors with ndim {sorted(ndims)}"
+        )
     if not ndims:
         return make_tensor_type(None, dtype, -1)
     ndim = ndims.pop()
@@ -281,9 +293,11 @@ def infer_stack(call, _bb=None):
     for s in shapes[1:]:
         for dim, (a, b) in enumerate(zip(shapes[0], s)):
             if prove_equal(a, b) is False:
-                raise ValueError("Stack expects all input tensors to have identical shapes. "
-                                 f"Dimension {dim} differs between tensors: {dim_text(a)} vs "
-                                 f"{dim_text(b)}")
+                raise ValueError(
+                    "Stack expects all input tensors to have identical shapes. "
+                    f"Dimension {dim} differs between tensors: {dim_text(a)} vs "
+                    f"{dim_text(b)}"
+                )
     out = list(shapes[0])
     out.insert(axis, _I64(len(tys)))
     return make_tensor_type(out, dtype, ndim + 1)
@@ -343,8 +357,12 @@ def infer_split(call, _bb=None):
     values = known_shape(data)
     pieces = None if values is None else split_bounds(call, values[axis], ios)
     if pieces is None and values is not None:
-        return TupleType([make_tensor_type(dims, data.dtype, data.ndim, data.vdevice)
-                          for dims in _symbolic_split(values, axis, ios)])
+        return TupleType(
+            [
+                make_tensor_type(dims, data.dtype, data.ndim, data.vdevice)
+                for dims in _symbolic_split(values, axis, ios)
+            ]
+        )
     if pieces is None:
         return TupleType([make_tensor_type(None, data.dtype, data.ndim)] * count)
     out = []
@@ -357,8 +375,10 @@ def infer_split(call, _bb=None):
 
 def _collapse_to(call, data, target_values, target_ndim, target_expr=None):
     if data.ndim != -1 and target_ndim != -1 and target_ndim > data.ndim:
-        raise ValueError(f"{op_name(call)} expects the target shape to have no more dims than "
-                         f"the input; the input has ndim {data.ndim}, the target {target_ndim}")
+        raise ValueError(
+            f"{op_name(call)} expects the target shape to have no more dims than "
+            f"the input; the input has ndim {data.ndim}, the target {target_ndim}"
+        )
     values = known_shape(data)
     if values is not None and target_values is not None:
         offset = len(values) - len(target_values)
@@ -368,7 +388,8 @@ def _collapse_to(call, data, target_values, target_ndim, target_expr=None):
                 raise ValueError(
                     f"{op_name(call)}: the input shape {shape_text(data)} cannot be collapsed "
                     f"(summed) to the target shape; dim {offset + i} is {dim_text(have)} but "
-                    f"the target has {dim_text(want)}")
+                    f"the target has {dim_text(want)}"
+                )
     if target_values is not None:
         return make_tensor_type(target_values, data.dtype, target_ndim, data.vdevice)
     if target_expr is not None and hasattr(target_expr, "name_hint"):
@@ -432,8 +453,10 @@ def infer_flip(call, _bb=None):
     data = tensor_arg(call, 0, "input data")
     axis = int(call.attrs.axis)
     if data.ndim != -1 and not -data.ndim <= axis < data.ndim:
-        raise ValueError("Flip requires the input axis belongs range [-ndim, ndim - 1]. "
-                         f"However, the input axis is {axis}, while ndim is {data.ndim}")
+        raise ValueError(
+            "Flip requires the input axis belongs range [-ndim, ndim - 1]. "
+            f"However, the input axis is {axis}, while ndim is {data.ndim}"
+        )
     return data
 
 
@@ -442,9 +465,11 @@ def infer_gather_elements(call, _bb=None):
     data, indices = tensor_args(call, 2)
     require_int(call, indices, "input indices", "GatherElements")
     if -1 not in (data.ndim, indices.ndim) and data.ndim != indices.ndim:
-        raise ValueError("GatherElements requires data and indices to have the same rank. "
-                         f"However, data has rank {data.ndim} while indices has rank "
-                         f"{indices.ndim}")
+        raise ValueError(
+            "GatherElements requires data and indices to have the same rank. "
+            f"However, data has rank {data.ndim} while indices has rank "
+            f"{indices.ndim}"
+        )
     if data.ndim != -1:
         normalize_axis(call, data.ndim, call.attrs.axis)
     return same_type_as(indices, data.dtype)
@@ -455,12 +480,16 @@ def infer_scatter_elements(call, _bb=None):
     data, indices, updates = tensor_args(call, 3)
     require_int(call, indices, "input indices", "ScatterElements")
     if "void" not in (data.dtype, updates.dtype) and data.dtype != updates.dtype:
-        raise TypeError("ScatterElements requires data and updates to have the same dtype. "
-                        f"However, data has dtype T.{data.dtype} while updates has dtype "
-                        f"T.{updates.dtype}")
+        raise TypeError(
+            "ScatterElements requires data and updates to have the same dtype. "
+            f"However, data has dtype T.{data.dtype} while updates has dtype "
+            f"T.{updates.dtype}"
+        )
     if call.attrs.reduction not in ("update", "add", "mul", "mean", "max", "min"):
-        raise ValueError("ScatterElements expects reduction to be one of update, add, mul, "
-                         f"mean, max, min, got {call.attrs.reduction!r}")
+        raise ValueError(
+            "ScatterElements expects reduction to be one of update, add, mul, "
+            f"mean, max, min, got {call.attrs.reduction!r}"
+        )
     if data.ndim != -1:
         normalize_axis(call, data.ndim, call.attrs.axis)
     return data
@@ -474,8 +503,10 @@ def infer_one_hot(call, _bb=None):
     require_int(call, indices, "input indices", "one_hot op")
     on, off = prim_arg(call, 1, "on_value"), prim_arg(call, 2, "off_value")
     if on.dtype != off.dtype:
-        raise TypeError(f"one_hot op requires on_value and off_value to have the same dtype, "
-                        f"got T.{on.dtype} and T.{off.dtype}")
+        raise TypeError(
+            f"one_hot op requires on_value and off_value to have the same dtype, "
+            f"got T.{on.dtype} and T.{off.dtype}"
+        )
     depth = int(call.attrs.depth)
     if depth <= 0:
         raise ValueError(f"one_hot op expects a positive depth, got {depth}")

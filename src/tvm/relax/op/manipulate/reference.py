@@ -136,7 +136,8 @@ def _one_hot(attrs, indices, on_value, off_value):
     depth = int(attrs.depth)
     axis = attrs.axis % (indices.ndim + 1)
     hot = np.expand_dims(indices, axis) == np.reshape(
-        np.arange(depth), [depth if i == axis else 1 for i in range(indices.ndim + 1)])
+        np.arange(depth), [depth if i == axis else 1 for i in range(indices.ndim + 1)]
+    )
     dtype = np.asarray(on_value).dtype
     return np.where(hot, on_value, off_value).astype(dtype)
 

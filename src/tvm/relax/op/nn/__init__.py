@@ -65,31 +65,56 @@ NN_OPS = (
     ("softplus", 1, _infer.infer_activation_float, "SoftplusAttrs", "Softplus."),
     ("softmax", 1, _infer.infer_softmax, "SoftmaxAttrs", "Softmax along an axis."),
     ("log_softmax", 1, _infer.infer_softmax, "SoftmaxAttrs", "Log of softmax along an axis."),
-    ("cross_entropy_with_logits", 2, _infer.infer_cross_entropy_with_logits, "",
-     "Cross entropy of log-probabilities and labels."),
+    (
+        "cross_entropy_with_logits",
+        2,
+        _infer.infer_cross_entropy_with_logits,
+        "",
+        "Cross entropy of log-probabilities and labels.",
+    ),
     ("nll_loss", 3, _infer.infer_nll_loss, "NLLLossAttrs", "Negative log-likelihood loss."),
     ("conv1d", 2, _infer.infer_conv, "Conv1DAttrs", "1-D convolution."),
     ("conv2d", 2, _infer.infer_conv, "Conv2DAttrs", "2-D convolution."),
-    ("conv2d_transpose", 2, _infer.infer_conv2d_transpose, "Conv2DTransposeAttrs",
-     "2-D transposed convolution."),
+    (
+        "conv2d_transpose",
+        2,
+        _infer.infer_conv2d_transpose,
+        "Conv2DTransposeAttrs",
+        "2-D transposed convolution.",
+    ),
     ("max_pool2d", 1, _infer.infer_pool2d, "Pool2DAttrs", "2-D max pooling."),
     ("avg_pool2d", 1, _infer.infer_pool2d, "Pool2DAttrs", "2-D average pooling."),
-    ("adaptive_avg_pool2d", 1, _infer.infer_adaptive_avg_pool2d, "AdaptivePool2DAttrs",
-     "2-D adaptive average pooling."),
+    (
+        "adaptive_avg_pool2d",
+        1,
+        _infer.infer_adaptive_avg_pool2d,
+        "AdaptivePool2DAttrs",
+        "2-D adaptive average pooling.",
+    ),
     ("layer_norm", 3, _infer.infer_layer_norm, "LayerNormAttrs", "Layer normalization."),
     ("group_norm", 3, _infer.infer_group_norm, "GroupNormAttrs", "Group normalization."),
     ("rms_norm", 2, _infer.infer_rms_norm, "RMSNormAttrs", "RMS normalization."),
     ("batch_norm", 5, _infer.infer_batch_norm, "BatchNormAttrs", "Batch normalization."),
     ("dropout", 1, _infer.infer_dropout, "DropoutAttrs", "Dropout (output and mask)."),
-    ("attention", 4, _infer.infer_attention, "AttentionAttrs",
-     "Scaled dot-product attention on (batch, seq, heads, dim) tensors."),
+    (
+        "attention",
+        4,
+        _infer.infer_attention,
+        "AttentionAttrs",
+        "Scaled dot-product attention on (batch, seq, heads, dim) tensors.",
+    ),
     ("pad", 1, _infer.infer_pad, "PadAttrs", "Pad a tensor."),
 )
 
 _OPS = {
-    name: register_relax_op(f"nn.{name}", n, "nn", rule,
-                            attrs_type_key=f"relax.attrs.{key}" if key else "",
-                            description=doc)
+    name: register_relax_op(
+        f"nn.{name}",
+        n,
+        "nn",
+        rule,
+        attrs_type_key=f"relax.attrs.{key}" if key else "",
+        description=doc,
+    )
     for name, n, rule, key, doc in NN_OPS
 }
 
@@ -116,8 +141,9 @@ def _padding(value, spatial, name):
     if len(value) == spatial:
         return value + value
     if len(value) != 2 * spatial:
-        raise ValueError(f"{name} expects padding to have 1, {spatial} or {2 * spatial} "
-                         f"values, got {value}")
+        raise ValueError(
+            f"{name} expects padding to have 1, {spatial} or {2 * spatial} values, got {value}"
+        )
     return value
 
 
@@ -186,18 +212,45 @@ def nll_loss(predictions, targets, weights=None, reduction="mean", ignore_index=
     return Call(_OPS["nll_loss"], args, NLLLossAttrs(str(reduction), int(ignore_index)))
 
 
-def conv1d(data, weight, strides=1, padding=0, dilation=1, groups=1, data_layout="NCW",
-           kernel_layout="OIW", out_layout=None, out_dtype=None):
+def conv1d(
+    data,
+    weight,
+    strides=1,
+    padding=0,
+    dilation=1,
+    groups=1,
+    data_layout="NCW",
+    kernel_layout="OIW",
+    out_layout=None,
+    out_dtype=None,
+):
     """``R.nn.conv1d(data, weight, strides=1, padding=0, dilation=1, groups=1, ...)``."""
     name = "conv1d"
-    attrs = Conv1DAttrs(_ints(strides, 1, "strides", name), _padding(padding, 1, name),
-                        _ints(dilation, 1, "dilation", name), int(groups), data_layout,
-                        kernel_layout, out_layout or data_layout, _dtype(out_dtype))
+    attrs = Conv1DAttrs(
+        _ints(strides, 1, "strides", name),
+        _padding(padding, 1, name),
+        _ints(dilation, 1, "dilation", name),
+        int(groups),
+        data_layout,
+        kernel_layout,
+        out_layout or data_layout,
+        _dtype(out_dtype),
+    )
     return Call(_OPS["conv1d"], [data, weight], attrs)
 
 
-def conv2d(data, weight, strides=(1, 1), padding=(0, 0), dilation=(1, 1), groups=1,
-           data_layout="NCHW", kernel_layout="OIHW", out_layout=None, out_dtype=None):
+def conv2d(
+    data,
+    weight,
+    strides=(1, 1),
+    padding=(0, 0),
+    dilation=(1, 1),
+    groups=1,
+    data_layout="NCHW",
+    kernel_layout="OIHW",
+    out_layout=None,
+    out_dtype=None,
+):
     """``R.nn.conv2d(data, weight, strides=(1, 1), padding=(0, 0), dilation=(1, 1), ...)``.
 
     Parameters
@@ -229,34 +282,75 @@ def conv2d(data, weight, strides=(1, 1), padding=(0, 0), dilation=(1, 1), groups
     R.Tensor((1, 4, 4, 4), dtype="float32")
     """
     name = "conv2d"
-    attrs = Conv2DAttrs(_ints(strides, 2, "strides", name), _padding(padding, 2, name),
-                        _ints(dilation, 2, "dilation", name), int(groups), data_layout,
-                        kernel_layout, out_layout or data_layout, _dtype(out_dtype))
+    attrs = Conv2DAttrs(
+        _ints(strides, 2, "strides", name),
+        _padding(padding, 2, name),
+        _ints(dilation, 2, "dilation", name),
+        int(groups),
+        data_layout,
+        kernel_layout,
+        out_layout or data_layout,
+        _dtype(out_dtype),
+    )
     return Call(_OPS["conv2d"], [data, weight], attrs)
 
 
-def conv2d_transpose(data, weight, strides=(1, 1), padding=(0, 0), output_padding=(0, 0),
-                     dilation=(1, 1), groups=1, data_layout="NCHW", kernel_layout="IOHW",
-                     out_layout=None, out_dtype=None):
+def conv2d_transpose(
+    data,
+    weight,
+    strides=(1, 1),
+    padding=(0, 0),
+    output_padding=(0, 0),
+    dilation=(1, 1),
+    groups=1,
+    data_layout="NCHW",
+    kernel_layout="IOHW",
+    out_layout=None,
+    out_dtype=None,
+):
     """``R.nn.conv2d_transpose(data, weight, ...)``: the gradient of conv2d w.r.t. its data."""
     name = "conv2d_transpose"
     attrs = Conv2DTransposeAttrs(
-        _ints(strides, 2, "strides", name), _padding(padding, 2, name),
-        _ints(output_padding, 2, "output_padding", name), _ints(dilation, 2, "dilation", name),
-        int(groups), data_layout, kernel_layout, out_layout or data_layout, _dtype(out_dtype))
+        _ints(strides, 2, "strides", name),
+        _padding(padding, 2, name),
+        _ints(output_padding, 2, "output_padding", name),
+        _ints(dilation, 2, "dilation", name),
+        int(groups),
+        data_layout,
+        kernel_layout,
+        out_layout or data_layout,
+        _dtype(out_dtype),
+    )
     return Call(_OPS["conv2d_transpose"], [data, weight], attrs)
 
 
-def pool2d_attrs(name, pool_size, strides, padding, dilation, ceil_mode, count_include_pad,
-                 layout, out_layout):
+def pool2d_attrs(
+    name, pool_size, strides, padding, dilation, ceil_mode, count_include_pad, layout, out_layout
+):
     """Normalized ``Pool2DAttrs`` (shared with the pooling backward ops)."""
-    return Pool2DAttrs(_ints(pool_size, 2, "pool_size", name), _ints(strides, 2, "strides", name),
-                       _ints(dilation, 2, "dilation", name), _padding(padding, 2, name),
-                       bool(ceil_mode), bool(count_include_pad), layout, out_layout or layout)
+    return Pool2DAttrs(
+        _ints(pool_size, 2, "pool_size", name),
+        _ints(strides, 2, "strides", name),
+        _ints(dilation, 2, "dilation", name),
+        _padding(padding, 2, name),
+        bool(ceil_mode),
+        bool(count_include_pad),
+        layout,
+        out_layout or layout,
+    )
 
 
-def max_pool2d(data, pool_size=(1, 1), strides=(1, 1), padding=(0, 0), dilation=(1, 1),
-               ceil_mode=False, count_include_pad=False, layout="NCHW", out_layout=None):
+def max_pool2d(
+    data,
+    pool_size=(1, 1),
+    strides=(1, 1),
+    padding=(0, 0),
+    dilation=(1, 1),
+    ceil_mode=False,
+    count_include_pad=False,
+    layout="NCHW",
+    out_layout=None,
+):
     """``R.nn.max_pool2d(data, pool_size=(1, 1), strides=(1, 1), padding=(0, 0), ...)``.
 
     Parameters
@@ -272,17 +366,44 @@ def max_pool2d(data, pool_size=(1, 1), strides=(1, 1), padding=(0, 0), dilation=
         Unused by max pooling (kept for TVM's signature and printed form).
     layout, out_layout : str
     """
-    attrs = pool2d_attrs("max_pool2d", pool_size, strides, padding, dilation, ceil_mode,
-                         count_include_pad, layout, out_layout)
+    attrs = pool2d_attrs(
+        "max_pool2d",
+        pool_size,
+        strides,
+        padding,
+        dilation,
+        ceil_mode,
+        count_include_pad,
+        layout,
+        out_layout,
+    )
     return Call(_OPS["max_pool2d"], [data], attrs)
 
 
-def avg_pool2d(data, pool_size=(1, 1), strides=(1, 1), padding=(0, 0), dilation=(1, 1),
-               ceil_mode=False, count_include_pad=False, layout="NCHW", out_layout=None):
+def avg_pool2d(
+    data,
+    pool_size=(1, 1),
+    strides=(1, 1),
+    padding=(0, 0),
+    dilation=(1, 1),
+    ceil_mode=False,
+    count_include_pad=False,
+    layout="NCHW",
+    out_layout=None,
+):
     """``R.nn.avg_pool2d(...)``; padding is excluded from the average unless
     ``count_include_pad``."""
-    attrs = pool2d_attrs("avg_pool2d", pool_size, strides, padding, dilation, ceil_mode,
-                         count_include_pad, layout, out_layout)
+    attrs = pool2d_attrs(
+        "avg_pool2d",
+        pool_size,
+        strides,
+        padding,
+        dilation,
+        ceil_mode,
+        count_include_pad,
+        layout,
+        out_layout,
+    )
     return Call(_OPS["avg_pool2d"], [data], attrs)
 
 
@@ -309,11 +430,13 @@ def layer_norm(data, gamma, beta, axes, epsilon=1e-5, center=True, scale=True):
     return Call(_OPS["layer_norm"], [data, gamma, beta], attrs)
 
 
-def group_norm(data, gamma, beta, num_groups, channel_axis, axes, epsilon=1e-5, center=True,
-               scale=True):
+def group_norm(
+    data, gamma, beta, num_groups, channel_axis, axes, epsilon=1e-5, center=True, scale=True
+):
     """``R.nn.group_norm(data, gamma, beta, num_groups, channel_axis, axes, epsilon=1e-5, ...)``."""
-    attrs = GroupNormAttrs(int(num_groups), int(channel_axis), _axes(axes), float(epsilon),
-                           bool(center), bool(scale))
+    attrs = GroupNormAttrs(
+        int(num_groups), int(channel_axis), _axes(axes), float(epsilon), bool(center), bool(scale)
+    )
     return Call(_OPS["group_norm"], [data, gamma, beta], attrs)
 
 
@@ -322,16 +445,28 @@ def rms_norm(data, weight, axes=-1, epsilon=1e-5):
     return Call(_OPS["rms_norm"], [data, weight], RMSNormAttrs(_axes(axes), float(epsilon)))
 
 
-def batch_norm(data, gamma, beta, moving_mean, moving_var, axis, epsilon=1e-5, center=True,
-               scale=True, momentum=0.1, training=True):
+def batch_norm(
+    data,
+    gamma,
+    beta,
+    moving_mean,
+    moving_var,
+    axis,
+    epsilon=1e-5,
+    center=True,
+    scale=True,
+    momentum=0.1,
+    training=True,
+):
     """``R.nn.batch_norm(...)``: a tuple ``(output, new moving mean, new moving var)``.
 
     With ``training`` the batch statistics normalize the data and update the moving ones
     (``new = (1 - momentum) * moving + momentum * batch``); otherwise the moving statistics
     normalize and are returned unchanged.
     """
-    attrs = BatchNormAttrs(int(axis), float(epsilon), bool(center), bool(scale),
-                           float(momentum), bool(training))
+    attrs = BatchNormAttrs(
+        int(axis), float(epsilon), bool(center), bool(scale), float(momentum), bool(training)
+    )
     return Call(_OPS["batch_norm"], [data, gamma, beta, moving_mean, moving_var], attrs)
 
 

@@ -58,9 +58,11 @@ def infer_cross_entropy_with_logits(call, _bb=None):
     pred, labels = tensor_args(call, 2)
     dtype = binary_dtype(call, pred, labels)
     if -1 not in (pred.ndim, labels.ndim) and pred.ndim != labels.ndim:
-        raise ValueError("CrossEntropy requires predictions and labels to have the same ndim. "
-                         f"However, the ndim of predictions is {pred.ndim} while the ndim of "
-                         f"labels is {labels.ndim}")
+        raise ValueError(
+            "CrossEntropy requires predictions and labels to have the same ndim. "
+            f"However, the ndim of predictions is {pred.ndim} while the ndim of "
+            f"labels is {labels.ndim}"
+        )
     _check_same_shape(call, pred, labels, "predictions", "labels")
     return _scalar(dtype)
 
@@ -71,8 +73,10 @@ def _check_same_shape(call, a, b, a_name, b_name):
         return
     for i, (x, y) in enumerate(zip(av, bv)):
         if prove_equal(x, y) is False:
-            raise ValueError(f"{op_name(call)} requires {a_name} and {b_name} to have the same "
-                             f"shape. However, dim {i} is {dim_text(x)} and {dim_text(y)}")
+            raise ValueError(
+                f"{op_name(call)} requires {a_name} and {b_name} to have the same "
+                f"shape. However, dim {i} is {dim_text(x)} and {dim_text(y)}"
+            )
 
 
 def infer_nll_loss(call, _bb=None):
@@ -81,29 +85,36 @@ def infer_nll_loss(call, _bb=None):
     targets = tensor_arg(call, 1, "targets")
     require_float(call, pred, "NLLLoss")
     if targets.dtype != "void" and not targets.dtype.startswith(("int", "uint")):
-        raise TypeError("NLLLoss expects the dtype of targets to be int/uint. However, the "
-                        f"dtype of targets is T.{targets.dtype}")
+        raise TypeError(
+            "NLLLoss expects the dtype of targets to be int/uint. However, the "
+            f"dtype of targets is T.{targets.dtype}"
+        )
     if len(call.args) > 2:
         weights = tensor_arg(call, 2, "weights")
         if weights.ndim not in (-1, 1):
             raise ValueError(f"NLLLoss expects the weights to be 1-D, got ndim {weights.ndim}")
     if pred.ndim != -1 and targets.ndim != -1:
-        if pred.ndim == 0 or (pred.ndim == 1 and targets.ndim != 0) or (
-                pred.ndim > 1 and targets.ndim != pred.ndim - 1):
+        if (
+            pred.ndim == 0
+            or (pred.ndim == 1 and targets.ndim != 0)
+            or (pred.ndim > 1 and targets.ndim != pred.ndim - 1)
+        ):
             raise ValueError(
                 "NLLLoss expects predictions of shape (N, C, d1, ...) or (C,) and targets of "
-                f"shape (N, d1, ...) or (); got ndim {pred.ndim} and {targets.ndim}")
+                f"shape (N, d1, ...) or (); got ndim {pred.ndim} and {targets.ndim}"
+            )
         pv, tv = known_shape(pred), known_shape(targets)
         if pv is not None and tv is not None and pred.ndim > 1:
             for i, (x, y) in enumerate(zip([pv[0], *pv[2:]], tv)):
                 if prove_equal(x, y) is False:
-                    raise ValueError(f"NLLLoss expects targets to match the non-class dims of "
-                                     f"predictions; dim {i} of targets is {dim_text(y)} but "
-                                     f"predictions have {dim_text(x)}")
+                    raise ValueError(
+                        f"NLLLoss expects targets to match the non-class dims of "
+                        f"predictions; dim {i} of targets is {dim_text(y)} but "
+                        f"predictions have {dim_text(x)}"
+                    )
     reduction = call.attrs.reduction
     if reduction not in ("none", "mean", "sum"):
-        raise ValueError(f"NLLLoss expects reduction to be none, mean or sum, got "
-                         f"{reduction!r}")
+        raise ValueError(f"NLLLoss expects reduction to be none, mean or sum, got {reduction!r}")
     if reduction == "none":
         return same_type_as(targets, pred.dtype)
     return _scalar(pred.dtype)
@@ -115,8 +126,9 @@ def infer_nll_loss(call, _bb=None):
 def layout_axes(call, layout: str, letters: str, role: str):
     """Position of each letter of ``letters`` in ``layout`` (a permutation of them)."""
     if sorted(layout) != sorted(letters):
-        raise ValueError(f"{op_name(call)} supports {role} layouts that permute {letters}, got "
-                         f"{layout!r}")
+        raise ValueError(
+            f"{op_name(call)} supports {role} layouts that permute {letters}, got {layout!r}"
+        )
     return {c: layout.index(c) for c in letters}
 
 
@@ -153,8 +165,9 @@ def infer_conv(call, _bb=None):
     kaxes = layout_axes(call, attrs.kernel_layout, "OI" + spatial, "kernel")
     for ty, role in ((data, "data"), (weight, "weight")):
         if ty.ndim not in (-1, ndim):
-            raise ValueError(f"{name} expects the {role} to be a {ndim}-D tensor, but it has "
-                             f"ndim {ty.ndim}")
+            raise ValueError(
+                f"{name} expects the {role} to be a {ndim}-D tensor, but it has ndim {ty.ndim}"
+            )
     dv, kv = known_shape(data), known_shape(weight)
     if dv is None or kv is None:
         return make_tensor_type(None, dtype, ndim)
@@ -166,16 +179,25 @@ def infer_conv(call, _bb=None):
             "The channel size of the data should equal to the product of input channel size "
             f"of the weight and the number of groups. However, the data channel size is "
             f"{dim_text(c)} while the weight input channel size and number of groups are "
-            f"{dim_text(i)} and {groups}")
+            f"{dim_text(i)} and {groups}"
+        )
     if static_dim(o) is not None and static_dim(o) % groups != 0:
-        raise ValueError(f"{name} expects the number of output channels to be divisible by the "
-                         f"number of groups. However, the number of output channels is "
-                         f"{dim_text(o)} while the number of groups is {groups}")
+        raise ValueError(
+            f"{name} expects the number of output channels to be divisible by the "
+            f"number of groups. However, the number of output channels is "
+            f"{dim_text(o)} while the number of groups is {groups}"
+        )
     out = {"N": n, "C": o}
     half = len(spatial)
     for k, letter in enumerate(spatial):
-        out[letter] = window_out(dv[daxes[letter]], kv[kaxes[letter]], attrs.strides[k],
-                                 attrs.dilation[k], attrs.padding[k], attrs.padding[k + half])
+        out[letter] = window_out(
+            dv[daxes[letter]],
+            kv[kaxes[letter]],
+            attrs.strides[k],
+            attrs.dilation[k],
+            attrs.padding[k],
+            attrs.padding[k + half],
+        )
     return _out_tensor(call, out, attrs.out_layout, dtype, ndim)
 
 
@@ -194,14 +216,21 @@ def infer_conv2d_transpose(call, _bb=None):
     i, o = _dims(kv, kaxes, "IO")
     groups = int(attrs.groups)
     if prove_equal(c, i) is False:
-        raise ValueError(f"Conv2dTranspose expects the data channel size {dim_text(c)} to "
-                         f"equal the weight input channel size {dim_text(i)}")
+        raise ValueError(
+            f"Conv2dTranspose expects the data channel size {dim_text(c)} to "
+            f"equal the weight input channel size {dim_text(i)}"
+        )
     out = {"N": n, "C": o * groups}
     for k, letter in enumerate("HW"):
         extent, kernel = dv[daxes[letter]], kv[kaxes[letter]]
         out[letter] = simplify_dim(
-            (extent - 1) * attrs.strides[k] - attrs.padding[k] - attrs.padding[k + 2]
-            + attrs.dilation[k] * (kernel - 1) + attrs.output_padding[k] + 1)
+            (extent - 1) * attrs.strides[k]
+            - attrs.padding[k]
+            - attrs.padding[k + 2]
+            + attrs.dilation[k] * (kernel - 1)
+            + attrs.output_padding[k]
+            + 1
+        )
     return _out_tensor(call, out, attrs.out_layout, dtype, 4)
 
 
@@ -211,16 +240,24 @@ def infer_pool2d(call, _bb=None):
     attrs = call.attrs
     axes = layout_axes(call, attrs.layout, "NCHW", "data")
     if data.ndim not in (-1, 4):
-        raise ValueError(f"In {op_name(call)}, layout {attrs.layout} requires the input to be "
-                         f"4-dim tensor. However, the given input has ndim {data.ndim}")
+        raise ValueError(
+            f"In {op_name(call)}, layout {attrs.layout} requires the input to be "
+            f"4-dim tensor. However, the given input has ndim {data.ndim}"
+        )
     values = known_shape(data)
     if values is None:
         return make_tensor_type(None, data.dtype, 4)
     out = {"N": values[axes["N"]], "C": values[axes["C"]]}
     for k, letter in enumerate("HW"):
-        out[letter] = window_out(values[axes[letter]], attrs.pool_size[k], attrs.strides[k],
-                                 attrs.dilation[k], attrs.padding[k], attrs.padding[k + 2],
-                                 bool(attrs.ceil_mode))
+        out[letter] = window_out(
+            values[axes[letter]],
+            attrs.pool_size[k],
+            attrs.strides[k],
+            attrs.dilation[k],
+            attrs.padding[k],
+            attrs.padding[k + 2],
+            bool(attrs.ceil_mode),
+        )
     return _out_tensor(call, out, attrs.out_layout, data.dtype, 4)
 
 
@@ -230,15 +267,16 @@ def infer_adaptive_avg_pool2d(call, _bb=None):
     attrs = call.attrs
     axes = layout_axes(call, attrs.layout, "NCHW", "data")
     if data.ndim not in (-1, 4):
-        raise ValueError(f"In {op_name(call)}, layout {attrs.layout} requires the input to be "
-                         f"4-dim tensor. However, the given input has ndim {data.ndim}")
+        raise ValueError(
+            f"In {op_name(call)}, layout {attrs.layout} requires the input to be "
+            f"4-dim tensor. However, the given input has ndim {data.ndim}"
+        )
     values = known_shape(data)
     if values is None:
         return make_tensor_type(None, data.dtype, 4)
     out = {c: values[axes[c]] for c in "NCHW"}
     if attrs.output_size is not None:
-        out["H"], out["W"] = (IntImm64(v) if isinstance(v, int) else v
-                              for v in attrs.output_size)
+        out["H"], out["W"] = (IntImm64(v) if isinstance(v, int) else v for v in attrs.output_size)
     return _out_tensor(call, out, attrs.out_layout, data.dtype, 4)
 
 
@@ -247,16 +285,19 @@ def infer_adaptive_avg_pool2d(call, _bb=None):
 
 def _check_param(call, data, param, role, expected):
     if param.dtype not in ("void", data.dtype) and data.dtype != "void":
-        raise TypeError(f"{op_name(call)} expects {role} to have the dtype of the data "
-                        f"(T.{data.dtype}), got T.{param.dtype}")
+        raise TypeError(
+            f"{op_name(call)} expects {role} to have the dtype of the data "
+            f"(T.{data.dtype}), got T.{param.dtype}"
+        )
     pv = known_shape(param)
     if pv is None or expected is None:
         return
-    if len(pv) != len(expected) or any(prove_equal(a, b) is False
-                                       for a, b in zip(pv, expected)):
+    if len(pv) != len(expected) or any(prove_equal(a, b) is False for a, b in zip(pv, expected)):
         shape = ", ".join(dim_text(v) for v in expected)
-        raise ValueError(f"{op_name(call)} expects {role} to have shape ({shape}), but it has "
-                         f"shape ({', '.join(dim_text(v) for v in pv)})")
+        raise ValueError(
+            f"{op_name(call)} expects {role} to have shape ({shape}), but it has "
+            f"shape ({', '.join(dim_text(v) for v in pv)})"
+        )
 
 
 def infer_layer_norm(call, _bb=None):
@@ -287,8 +328,10 @@ def infer_group_norm(call, _bb=None):
             expected = [values[channel]]
             c = static_dim(values[channel])
             if c is not None and c % int(attrs.num_groups) != 0:
-                raise ValueError(f"group_norm expects the number of channels {c} to be "
-                                 f"divisible by num_groups {attrs.num_groups}")
+                raise ValueError(
+                    f"group_norm expects the number of channels {c} to be "
+                    f"divisible by num_groups {attrs.num_groups}"
+                )
     _check_param(call, data, gamma, "gamma", expected)
     _check_param(call, data, beta, "beta", expected)
     return data
@@ -319,8 +362,11 @@ def infer_batch_norm(call, _bb=None):
         expected = None if values is None else [values[axis]]
     for ty, role in zip(args[1:], ("gamma", "beta", "moving_mean", "moving_var")):
         _check_param(call, data, ty, role, expected)
-    vec = args[3] if known_shape(args[3]) is not None or expected is None else (
-        make_tensor_type(expected, data.dtype, 1))
+    vec = (
+        args[3]
+        if known_shape(args[3]) is not None or expected is None
+        else (make_tensor_type(expected, data.dtype, 1))
+    )
     return TupleType([data, vec, vec])
 
 
@@ -335,26 +381,35 @@ def infer_dropout(call, _bb=None):
 
 def infer_attention(call, _bb=None):
     """``(B, S, N, H)`` query, ``(B, T, N_kv, H)`` key, ``(B, T, N_kv, H_v)`` value -> BSNH_v."""
-    query, key, value = (tensor_arg(call, i, role)
-                         for i, role in enumerate(("query", "key", "value")))
+    query, key, value = (
+        tensor_arg(call, i, role) for i, role in enumerate(("query", "key", "value"))
+    )
     for ty, role in ((query, "query"), (key, "key"), (value, "value")):
         if ty.ndim not in (-1, 4):
-            raise ValueError(f"attention expects the {role} to be a 4-D tensor (batch, seq, "
-                             f"heads, head dim), but it has ndim {ty.ndim}")
+            raise ValueError(
+                f"attention expects the {role} to be a 4-D tensor (batch, seq, "
+                f"heads, head dim), but it has ndim {ty.ndim}"
+            )
     dtype = binary_dtype(call, query, key)
     if call.attrs.causal_mask not in (None, "TopLeft", "BottomRight"):
-        raise ValueError(f"attention expects causal_mask to be None, TopLeft or BottomRight, "
-                         f"got {call.attrs.causal_mask!r}")
+        raise ValueError(
+            f"attention expects causal_mask to be None, TopLeft or BottomRight, "
+            f"got {call.attrs.causal_mask!r}"
+        )
     qv, kv, vv = known_shape(query), known_shape(key), known_shape(value)
     if qv is None or kv is None or vv is None:
         return make_tensor_type(None, dtype, 4)
-    checks = ((qv[0], kv[0], "batch size"), (qv[3], kv[3], "head dim of query and key"),
-              (kv[1], vv[1], "sequence length of key and value"),
-              (kv[2], vv[2], "number of heads of key and value"))
+    checks = (
+        (qv[0], kv[0], "batch size"),
+        (qv[3], kv[3], "head dim of query and key"),
+        (kv[1], vv[1], "sequence length of key and value"),
+        (kv[2], vv[2], "number of heads of key and value"),
+    )
     for a, b, what in checks:
         if prove_equal(a, b) is False:
-            raise ValueError(f"attention expects the {what} to match, got {dim_text(a)} and "
-                             f"{dim_text(b)}")
+            raise ValueError(
+                f"attention expects the {what} to match, got {dim_text(a)} and {dim_text(b)}"
+            )
     return make_tensor_type([qv[0], qv[1], qv[2], vv[3]], dtype, 4)
 
 
@@ -363,16 +418,18 @@ def infer_pad(call, _bb=None):
     data = tensor_arg(call, 0, "input data")
     widths = list(call.attrs.pad_width)
     if call.attrs.pad_mode not in ("constant", "edge", "reflect"):
-        raise ValueError(f"pad expects pad_mode to be constant, edge or reflect, got "
-                         f"{call.attrs.pad_mode!r}")
+        raise ValueError(
+            f"pad expects pad_mode to be constant, edge or reflect, got {call.attrs.pad_mode!r}"
+        )
     if data.ndim == -1:
         return make_tensor_type(None, data.dtype, -1)
     if len(widths) != 2 * data.ndim:
-        raise ValueError(f"pad expects pad_width to have 2 * ndim = {2 * data.ndim} entries "
-                         f"(before and after for each dim), got {len(widths)}")
+        raise ValueError(
+            f"pad expects pad_width to have 2 * ndim = {2 * data.ndim} entries "
+            f"(before and after for each dim), got {len(widths)}"
+        )
     values = known_shape(data)
     if values is None:
         return make_tensor_type(None, data.dtype, data.ndim)
     out = [simplify_dim(v + widths[2 * i] + widths[2 * i + 1]) for i, v in enumerate(values)]
     return make_tensor_type(out, data.dtype, data.ndim)
-

@@ -130,28 +130,33 @@ def conv_nchw(data, weight, strides, padding, dilation, groups):
     n = x.shape[0]
     o, i_per_group = w.shape[:2]
     kernel = w.shape[2:]
-    out_sizes = [(x.shape[2 + d] - dilation[d] * (kernel[d] - 1) - 1) // strides[d] + 1
-                 for d in range(spatial)]
+    out_sizes = [
+        (x.shape[2 + d] - dilation[d] * (kernel[d] - 1) - 1) // strides[d] + 1
+        for d in range(spatial)
+    ]
     out = np.zeros([n, o] + out_sizes)
     o_per_group = o // groups
     for pos in np.ndindex(*kernel):
-        index = tuple(slice(pos[d] * dilation[d],
-                            pos[d] * dilation[d] + (out_sizes[d] - 1) * strides[d] + 1,
-                            strides[d]) for d in range(spatial))
+        index = tuple(
+            slice(
+                pos[d] * dilation[d],
+                pos[d] * dilation[d] + (out_sizes[d] - 1) * strides[d] + 1,
+                strides[d],
+            )
+            for d in range(spatial)
+        )
         patch = x[(slice(None), slice(None)) + index]
         for g in range(groups):
-            xs = patch[:, g * i_per_group:(g + 1) * i_per_group]
+            xs = patch[:, g * i_per_group : (g + 1) * i_per_group]
             ws = w[(slice(g * o_per_group, (g + 1) * o_per_group), slice(None)) + pos]
-            out[:, g * o_per_group:(g + 1) * o_per_group] += np.einsum(
-                "nc...,oc->no...", xs, ws)
+            out[:, g * o_per_group : (g + 1) * o_per_group] += np.einsum("nc...,oc->no...", xs, ws)
     return out
 
 
 def _conv(attrs, data, weight, spatial):
     data_c = to_canonical(data, attrs.data_layout, "NC" + spatial)
     weight_c = to_canonical(weight, attrs.kernel_layout, "OI" + spatial)
-    out = conv_nchw(data_c, weight_c, attrs.strides, attrs.padding, attrs.dilation,
-                    attrs.groups)
+    out = conv_nchw(data_c, weight_c, attrs.strides, attrs.padding, attrs.dilation, attrs.groups)
     out = from_canonical(out, attrs.out_layout, "NC" + spatial)
     dtype = attrs.out_dtype if attrs.out_dtype not in (None, "", "void") else data.dtype
     return out.astype(reference_dtype(dtype))
@@ -185,12 +190,13 @@ def _conv2d_transpose(attrs, data, weight):
             rows = slice(a * dh, a * dh + (h - 1) * sh + 1, sh)
             cols = slice(b * dw, b * dw + (wd - 1) * sw + 1, sw)
             for g in range(groups):
-                xs = x[:, g * c_per_group:(g + 1) * c_per_group]
-                ws = w[g * c_per_group:(g + 1) * c_per_group, :, a, b]
-                full[:, g * o_per_group:(g + 1) * o_per_group, rows, cols] += np.einsum(
-                    "nchw,co->nohw", xs, ws)
+                xs = x[:, g * c_per_group : (g + 1) * c_per_group]
+                ws = w[g * c_per_group : (g + 1) * c_per_group, :, a, b]
+                full[:, g * o_per_group : (g + 1) * o_per_group, rows, cols] += np.einsum(
+                    "nchw,co->nohw", xs, ws
+                )
     pt, pl, pb, pr = attrs.padding
-    out = full[:, :, pt:full_h - pb, pl:full_w - pr]
+    out = full[:, :, pt : full_h - pb, pl : full_w - pr]
     out = from_canonical(out, attrs.out_layout, "NCHW")
     dtype = attrs.out_dtype if attrs.out_dtype not in (None, "", "void") else data.dtype
     return out.astype(reference_dtype(dtype))
@@ -295,7 +301,7 @@ def _group_norm(attrs, x, gamma, beta):
     ch = attrs.channel_axis % x.ndim
     groups = attrs.num_groups
     shape = list(x.shape)
-    grouped = shape[:ch] + [groups, shape[ch] // groups] + shape[ch + 1:]
+    grouped = shape[:ch] + [groups, shape[ch] // groups] + shape[ch + 1 :]
     g = v.reshape(grouped)
     axes = [ch + 1] + [a % x.ndim + (1 if a % x.ndim > ch else 0) for a in attrs.axes]
     mean = g.mean(axis=tuple(axes), keepdims=True)

@@ -9,21 +9,46 @@ from .infer import infer_argmax_argmin, infer_argsort, infer_sort, infer_topk
 
 __all__ = ["argmax", "argmin", "argsort", "sort", "topk"]
 
-_ARGMAX = register_relax_op("argmax", 1, "search", infer_argmax_argmin,
-                            attrs_type_key="relax.attrs.ArgmaxArgminAttrs",
-                            description="Index of the maximum along an axis.")
-_ARGMIN = register_relax_op("argmin", 1, "search", infer_argmax_argmin,
-                            attrs_type_key="relax.attrs.ArgmaxArgminAttrs",
-                            description="Index of the minimum along an axis.")
-_SORT = register_relax_op("sort", 1, "search", infer_sort,
-                          attrs_type_key="relax.attrs.SortAttrs",
-                          description="Sort along an axis.")
-_ARGSORT = register_relax_op("argsort", 1, "search", infer_argsort,
-                             attrs_type_key="relax.attrs.ArgsortAttrs",
-                             description="Indices that sort along an axis.")
-_TOPK = register_relax_op("topk", 1, "search", infer_topk,
-                          attrs_type_key="relax.attrs.TopKAttrs",
-                          description="The k largest (or smallest) elements along an axis.")
+_ARGMAX = register_relax_op(
+    "argmax",
+    1,
+    "search",
+    infer_argmax_argmin,
+    attrs_type_key="relax.attrs.ArgmaxArgminAttrs",
+    description="Index of the maximum along an axis.",
+)
+_ARGMIN = register_relax_op(
+    "argmin",
+    1,
+    "search",
+    infer_argmax_argmin,
+    attrs_type_key="relax.attrs.ArgmaxArgminAttrs",
+    description="Index of the minimum along an axis.",
+)
+_SORT = register_relax_op(
+    "sort",
+    1,
+    "search",
+    infer_sort,
+    attrs_type_key="relax.attrs.SortAttrs",
+    description="Sort along an axis.",
+)
+_ARGSORT = register_relax_op(
+    "argsort",
+    1,
+    "search",
+    infer_argsort,
+    attrs_type_key="relax.attrs.ArgsortAttrs",
+    description="Indices that sort along an axis.",
+)
+_TOPK = register_relax_op(
+    "topk",
+    1,
+    "search",
+    infer_topk,
+    attrs_type_key="relax.attrs.TopKAttrs",
+    description="The k largest (or smallest) elements along an axis.",
+)
 
 
 def _axis(axis):
@@ -67,10 +92,8 @@ def topk(data, k=1, axis=-1, ret_type="both", largest=True, dtype="int32"):
         The dtype of the indices.
     """
     if ret_type not in ("both", "values", "indices"):
-        raise ValueError(f"topk expects ret_type to be both, values or indices, got "
-                         f"{ret_type!r}")
-    return Call(_TOPK, [data], TopKAttrs(int(k), int(axis), ret_type, bool(largest),
-                                         str(dtype)))
+        raise ValueError(f"topk expects ret_type to be both, values or indices, got {ret_type!r}")
+    return Call(_TOPK, [data], TopKAttrs(int(k), int(axis), ret_type, bool(largest), str(dtype)))
 
 
 from . import reference  # noqa: F401 - registers FReference after the ops exist

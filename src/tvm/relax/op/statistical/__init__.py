@@ -9,9 +9,14 @@ from .infer import infer_statistical
 
 __all__ = ["sum"]
 
-_SUM = register_relax_op("sum", 1, "statistical", infer_statistical,
-                         attrs_type_key="relax.attrs.StatisticalAttrs",
-                         description="Sum over the given axes.")
+_SUM = register_relax_op(
+    "sum",
+    1,
+    "statistical",
+    infer_statistical,
+    attrs_type_key="relax.attrs.StatisticalAttrs",
+    description="Sum over the given axes.",
+)
 
 
 def _axes(axis):
@@ -43,14 +48,25 @@ MORE_REDUCTIONS = (
 )
 
 _STAT = {
-    name: register_relax_op(name, 1, "statistical", infer_statistical,
-                            attrs_type_key="relax.attrs.StatisticalAttrs", description=doc)
+    name: register_relax_op(
+        name,
+        1,
+        "statistical",
+        infer_statistical,
+        attrs_type_key="relax.attrs.StatisticalAttrs",
+        description=doc,
+    )
     for name, doc in MORE_REDUCTIONS
 }
 for _name in ("cumsum", "cumprod"):
-    _STAT[_name] = register_relax_op(_name, 1, "statistical", infer_scan,
-                                     attrs_type_key="relax.attrs.ScanopAttrs",
-                                     description=f"Cumulative {_name[3:]} along an axis.")
+    _STAT[_name] = register_relax_op(
+        _name,
+        1,
+        "statistical",
+        infer_scan,
+        attrs_type_key="relax.attrs.ScanopAttrs",
+        description=f"Cumulative {_name[3:]} along an axis.",
+    )
 
 
 def _make_reduction(name, doc):
@@ -69,8 +85,11 @@ for _name, _doc in MORE_REDUCTIONS:
 
 def _scan(name, data, axis, dtype, exclusive):
     dtype = None if dtype is None else str(getattr(dtype, "dtype", dtype))
-    return Call(_STAT[name], [data], ScanopAttrs(None if axis is None else int(axis), dtype,
-                                                 bool(exclusive)))
+    return Call(
+        _STAT[name],
+        [data],
+        ScanopAttrs(None if axis is None else int(axis), dtype, bool(exclusive)),
+    )
 
 
 def cumsum(data, axis=None, dtype=None, exclusive=False):

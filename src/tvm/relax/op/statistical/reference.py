@@ -6,8 +6,15 @@ import numpy as np
 
 from ..registry import reference_dtype, register_reference
 
-_REDUCE = {"sum": np.sum, "mean": np.mean, "max": np.max, "min": np.min, "prod": np.prod,
-           "std": np.std, "variance": np.var}
+_REDUCE = {
+    "sum": np.sum,
+    "mean": np.mean,
+    "max": np.max,
+    "min": np.min,
+    "prod": np.prod,
+    "std": np.std,
+    "variance": np.var,
+}
 
 
 def _reduction(fn):
@@ -33,8 +40,12 @@ def _scan(fn, identity):
         if attrs.exclusive:
             # Exclusive scan: shift by one along the axis, starting from the identity.
             out = np.concatenate(
-                [np.full_like(np.take(out, [0], axis=axis), identity),
-                 np.take(out, range(out.shape[axis] - 1), axis=axis)], axis=axis)
+                [
+                    np.full_like(np.take(out, [0], axis=axis), identity),
+                    np.take(out, range(out.shape[axis] - 1), axis=axis),
+                ],
+                axis=axis,
+            )
         return out.astype(data.dtype, copy=False)
 
     return rule

@@ -8,10 +8,16 @@ from .infer import infer_ewise_fma, infer_where
 
 __all__ = ["ewise_fma", "where"]
 
-_EWISE_FMA = register_relax_op("ewise_fma", 3, "ternary", infer_ewise_fma,
-                               description="Elementwise fused multiply-add x1 * x2 + x3.")
-_WHERE = register_relax_op("where", 3, "ternary", infer_where,
-                           description="Select from x1 where condition holds, else x2.")
+_EWISE_FMA = register_relax_op(
+    "ewise_fma",
+    3,
+    "ternary",
+    infer_ewise_fma,
+    description="Elementwise fused multiply-add x1 * x2 + x3.",
+)
+_WHERE = register_relax_op(
+    "where", 3, "ternary", infer_where, description="Select from x1 where condition holds, else x2."
+)
 
 
 def ewise_fma(x1, x2, x3):

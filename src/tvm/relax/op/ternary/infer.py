@@ -36,8 +36,10 @@ def infer_where(call, _bb=None):
     """``condition`` is bool; ``x1``/``x2`` share a dtype; the three shapes broadcast."""
     cond, lhs, rhs = tensor_args(call, 3)
     if cond.dtype not in ("bool", "void"):
-        raise TypeError("Where requires the input condition tensor to have boolean dtype. "
-                        f"However, the given condition dtype is T.{cond.dtype}")
+        raise TypeError(
+            "Where requires the input condition tensor to have boolean dtype. "
+            f"However, the given condition dtype is T.{cond.dtype}"
+        )
     dtype = binary_dtype(call, lhs, rhs)
     if -1 in (cond.ndim, lhs.ndim, rhs.ndim):
         return make_tensor_type(None, dtype, -1)

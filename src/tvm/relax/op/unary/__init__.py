@@ -49,15 +49,19 @@ UNARY_OPS = (
     ("trunc", "any", "Round toward zero."),
 )
 
-_RULES = {"float": infer.infer_unary_float, "any": infer.infer_unary_any,
-          "check": infer.infer_unary_check}
+_RULES = {
+    "float": infer.infer_unary_float,
+    "any": infer.infer_unary_any,
+    "check": infer.infer_unary_check,
+}
 
 _OPS = {
     name: register_relax_op(name, 1, "unary", _RULES[kind], description=doc)
     for name, kind, doc in UNARY_OPS
 }
-_CLIP = register_relax_op("clip", 3, "unary", infer_clip,
-                          description="Clamp each element into [min, max].")
+_CLIP = register_relax_op(
+    "clip", 3, "unary", infer_clip, description="Clamp each element into [min, max]."
+)
 
 
 def _make_constructor(name, doc):
@@ -71,8 +75,6 @@ def _make_constructor(name, doc):
 
 for _name, _kind, _doc in UNARY_OPS:
     globals()[_name] = _make_constructor(_name, _doc)
-
-
 
 
 def clip(x, min, max):

@@ -24,8 +24,10 @@ def _erf(x):
 
 def _bitwise_not(x):
     if x.dtype.kind == "f":
-        raise TypeError("bitwise_not has no NumPy meaning on a float tensor "
-                        f"(dtype {x.dtype}); the reference needs an integer or bool tensor")
+        raise TypeError(
+            "bitwise_not has no NumPy meaning on a float tensor "
+            f"(dtype {x.dtype}); the reference needs an integer or bool tensor"
+        )
     return np.invert(x)
 
 
@@ -34,13 +36,34 @@ def _sigmoid(x):
 
 
 _UNARY = {
-    "abs": np.abs, "acos": np.arccos, "acosh": np.arccosh, "asin": np.arcsin,
-    "asinh": np.arcsinh, "atan": np.arctan, "atanh": np.arctanh, "bitwise_not": _bitwise_not,
-    "ceil": np.ceil, "cos": np.cos, "cosh": np.cosh, "erf": _erf, "exp": np.exp,
-    "floor": np.floor, "log": np.log, "logical_not": np.logical_not, "negative": np.negative,
-    "round": np.rint, "rsqrt": lambda x: 1 / np.sqrt(x), "sigmoid": _sigmoid, "sign": np.sign,
-    "sin": np.sin, "sinh": np.sinh, "sqrt": np.sqrt, "square": np.square, "tan": np.tan,
-    "tanh": np.tanh, "trunc": np.trunc,
+    "abs": np.abs,
+    "acos": np.arccos,
+    "acosh": np.arccosh,
+    "asin": np.arcsin,
+    "asinh": np.arcsinh,
+    "atan": np.arctan,
+    "atanh": np.arctanh,
+    "bitwise_not": _bitwise_not,
+    "ceil": np.ceil,
+    "cos": np.cos,
+    "cosh": np.cosh,
+    "erf": _erf,
+    "exp": np.exp,
+    "floor": np.floor,
+    "log": np.log,
+    "logical_not": np.logical_not,
+    "negative": np.negative,
+    "round": np.rint,
+    "rsqrt": lambda x: 1 / np.sqrt(x),
+    "sigmoid": _sigmoid,
+    "sign": np.sign,
+    "sin": np.sin,
+    "sinh": np.sinh,
+    "sqrt": np.sqrt,
+    "square": np.square,
+    "tan": np.tan,
+    "tanh": np.tanh,
+    "trunc": np.trunc,
 }
 
 for _name, _fn in _UNARY.items():
