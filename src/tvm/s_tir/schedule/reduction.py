@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from ...ir.expr import Range
 from ...tirx.buffer import decl_buffer
-from ...tirx.expr import Add, Max, Min, Mul, Var
+from ...tirx.expr import Add, And, IntImm, Max, Min, Mul, Var
 from ...tirx.generic import const
 from ...tirx.stmt import BufferLoad, BufferRegion, BufferStore, IterVar, SBlock, SBlockRealize
 from ...tirx.stmt_functor import substitute
@@ -24,6 +24,16 @@ __all__ = ["ReductionPrimitives"]
 def _fresh_iter(iv, name=None, dom=None, kind=None):
     return IterVar(dom if dom is not None else iv.dom, Var(name or iv.var.name, iv.var.dtype),
                    iv.iter_type if kind is None else kind)
+
+
+def _conjuncts(pred):
+    if isinstance(pred, And):
+        return _conjuncts(pred.a) + _conjuncts(pred.b)
+    return [] if _is_true(pred) else [pred]
+
+
+def _is_true(pred):
+    return isinstance(pred, IntImm) and pred.value == 1
 
 
 def _subst_region(region, vmap):
@@ -85,11 +95,14 @@ class ReductionPrimitives:
                 new_var = Var(f"{lp.loop_var.name}_init", lp.loop_var.dtype)
                 vmap[lp.loop_var] = new_var
                 kept.append(lp.replace(loop_var=new_var))
+        # The init keeps the predicate's conjuncts that do not involve the dropped loops.
         kept_ids = {id(v) for v in vmap}
-        if any(uses_var(realize.predicate, lp.loop_var) for lp in nest
-               if id(lp.loop_var) not in kept_ids):
-            raise self._error(prim, f"The predicate of block {blk.name_hint!r} uses a reduction "
-                              "loop; this implementation cannot decompose it", [blk])
+        dropped = [lp.loop_var for lp in nest if id(lp.loop_var) not in kept_ids]
+        conds = [c for c in _conjuncts(realize.predicate)
+                 if not any(uses_var(c, v) for v in dropped)]
+        init_pred = conds[0] if conds else const(True, "bool")
+        for c in conds[1:]:
+            init_pred = And(init_pred, c)
         new_ivs = [_fresh_iter(iv) for iv, _ in spatial]
         ivmap = {iv.var: n.var for (iv, _), n in zip(spatial, new_ivs)}
         init_body = substitute(blk.init, ivmap)
@@ -97,7 +110,7 @@ class ReductionPrimitives:
         init_blk = SBlock(new_ivs, [], [_subst_region(w, ivmap) for w in blk.writes], init_name,
                           init_body)
         init_stmt = SBlockRealize([substitute(v, vmap) for _, v in spatial],
-                                  substitute(realize.predicate, vmap), init_blk)
+                                  substitute(init_pred, vmap), init_blk)
         for lp in reversed(kept):
             init_stmt = lp.replace(body=init_stmt)
         update_name = self._unique_block_name(func_name, f"{blk.name_hint}_update")
