@@ -39,6 +39,7 @@ binding whose value type can be neither proved nor refuted a subtype (symbolic s
 
 from __future__ import annotations
 
+from ...ffi.node import Node
 from ...ir.error_context import attach_node
 from ...ir.expr import GlobalVar
 from ...ir.module import IRModule
@@ -118,48 +119,31 @@ def _fail(cls, message, node):
     raise attach_node(cls(message), node)
 
 
-def _symbolic_vars(ty) -> list:
-    """Symbolic TIR vars in ``ty``, not descending into function types (which bind their own)."""
-    found = {}
+def _type_dependencies(ty):
+    """``(symbolic TIR vars, Relax vars)`` a type depends on, outside nested function types
+    (which bind their own)."""
+    symbolic, relax_vars = {}, []
     stack = [ty]
     while stack:
         value = stack.pop()
-        if isinstance(value, FuncType):
-            continue
         if isinstance(value, (list, tuple)):
             stack.extend(value)
-            continue
-        kind = getattr(value, "_sequal_kind", None)
-        if kind == "var" and hasattr(value, "dtype") and not isinstance(value, Var):
-            found.setdefault(id(value), value)
             continue
         fields = getattr(value, "_fields", None)
-        if fields is None or isinstance(value, Var):
-            continue
-        for fobj in fields:
-            if fobj.role != "ignore":
-                stack.append(getattr(value, fobj.name, None))
-    return list(found.values())
-
-
-def _relax_vars_in_type(ty) -> list:
-    """Relax variables a type depends on (``R.Tensor(shape_var)``), outside function types."""
-    found = []
-    stack = [ty]
-    while stack:
-        value = stack.pop()
-        if isinstance(value, FuncType):
+        if fields is None or isinstance(value, FuncType):
             continue
         if isinstance(value, Var):
-            found.append(value)
-            continue
-        if isinstance(value, (list, tuple)):
-            stack.extend(value)
-            continue
-        for fobj in getattr(value, "_fields", ()):
-            if fobj.role != "ignore":
-                stack.append(getattr(value, fobj.name, None))
-    return found
+            relax_vars.append(value)
+        elif value._sequal_kind == "var" and hasattr(value, "dtype"):
+            symbolic.setdefault(id(value), value)
+        else:
+            for fobj in fields:
+                if fobj.role != "ignore":
+                    child = getattr(value, fobj.name, None)
+                    # Only nodes and sequences can hold variables (skip ints, strings).
+                    if isinstance(child, (Node, list, tuple)):
+                        stack.append(child)
+    return list(symbolic.values()), relax_vars
 
 
 class _FuncState:
@@ -285,10 +269,11 @@ class _Checker:
     def _check_symbolic_uses(self, ty, node):
         if ty is None or not self.funcs:
             return
-        if any(isinstance(v, DataflowVar) for v in _relax_vars_in_type(ty)):
+        symbolic, relax_vars = _type_dependencies(ty)
+        if any(isinstance(v, DataflowVar) for v in relax_vars):
             _fail(ValueError, "DataflowVar cannot be used as a dependent type expression.", node)
         defined = self.funcs[-1].tir_defined
-        for sym in _symbolic_vars(ty):
+        for sym in symbolic:
             if id(sym) not in defined:
                 _fail(ValueError, f"Var {sym.name} is not defined.", node)
 
