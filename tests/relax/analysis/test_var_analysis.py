@@ -50,3 +50,10 @@ def test_symbolic_vars():
     k = TirVar("k", "int64")
     s = relax.ShapeExpr([k])
     assert free_symbolic_vars(s) == [k]
+
+
+def test_shape_var_in_annotation_is_a_use():
+    s = relax.Var("s", relax.ShapeType(ndim=1))
+    x = relax.Var("x", T(s, "float32"))
+    func = relax.Function([x], relax.SeqExpr([], x), T(s, "float32"))
+    assert free_vars(func) == [s]
