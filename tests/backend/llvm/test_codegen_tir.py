@@ -194,7 +194,7 @@ def test_heap_allocation(built, n):
 
 
 def test_while_break_if(built):
-    func, fn = _fn(built, "while_break")
+    _, fn = _fn(built, "while_break")
     a = np.array([3, 1, 4, 1, 5, -9, 2, 6] + [1] * 8, "int32")
     out = np.zeros(1, "int32")
     fn(a, out)

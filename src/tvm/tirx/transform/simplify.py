@@ -21,6 +21,7 @@ After::
 from __future__ import annotations
 
 from ...arith.analyzer import Analyzer
+from ...ffi.structural import structural_equal
 from ...ir.expr import PrimExpr, Range
 from ...ir.transform import PassInfo
 from ..expr import IntImm
@@ -71,7 +72,9 @@ class _Simplifier(StmtExprMutator):
 def simplify_prim_func(func: PrimFunc) -> PrimFunc:
     """Simplify one function's body (see the module docstring)."""
     body = _Simplifier()(func.body)
-    return func if body is func.body else func.with_body(body)
+    if body is func.body or structural_equal(body, func.body):
+        return func  # nothing simplified: keep the very same function object
+    return func.with_body(body)
 
 
 def StmtSimplify():
