@@ -21,4 +21,4 @@ from .schedule import (  # noqa: F401
     StmtSRef,
     Trace,
 )
-from . import transform  # noqa: F401, E402  (block lowering; registers the "default" TIR pipeline)
+from . import transform  # noqa: F401  (block lowering; registers the "default" TIR pipeline)

@@ -162,7 +162,7 @@ from .stmt import (  # noqa: F401
     stmt_seq,
 )
 from . import analysis  # noqa: F401
-from . import transform, compilation_pipeline  # noqa: F401, E402  (lowering passes, pipelines)
+from . import compilation_pipeline, transform  # noqa: F401  (lowering passes, pipelines)
 
 
 def build(mod, target=None, pipeline="default"):
