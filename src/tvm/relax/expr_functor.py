@@ -209,8 +209,6 @@ class ExprVisitor(ExprFunctor):
         self.visit_var_def(binding.var)
 
     def visit_var_def(self, var):
-        if var.ty is not None:
-            self.visit_type(var.ty)  # a shape variable used in the annotation is a use
         if isinstance(var, DataflowVar):
             self.visit_dataflow_var_def_(var)
         else:

@@ -52,6 +52,9 @@ def _collector_cls():
             def visit_global_var_(self, gvar):
                 self.globals.setdefault(gvar, None)
 
+            def visit_type(self, ty):
+                pass  # as in TVM, variables inside type annotations are not counted
+
         _COLLECTOR = _VarCollector
     return _COLLECTOR
 
