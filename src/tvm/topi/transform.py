@@ -23,7 +23,7 @@ from .utils import (
 
 __all__ = [
     "broadcast_to", "collapse_sum", "concatenate", "expand_dims", "flatten", "flip",
-    "layout_transform", "repeat", "reshape", "split", "squeeze", "stack", "tile", "transpose",
+    "layout_transform", "matmul", "repeat", "reshape", "split", "squeeze", "stack", "tile", "transpose",
 ]
 
 
@@ -389,3 +389,11 @@ def layout_transform(array, src_layout, dst_layout, schedule_rule="None"):
         )
     return transpose(array, [src.index(c) for c in dst])
 
+
+
+def matmul(a, b, transp_a=False, transp_b=False):
+    """``op(a) @ op(b)`` (``topi.matmul``; see :func:`tvm.topi.nn.matmul` for the rules)."""
+    # Lazy: nn.dense imports broadcast helpers; importing it here at call time avoids a cycle.
+    from .nn.dense import matmul as _matmul
+
+    return _matmul(a, b, transpose_a=transp_a, transpose_b=transp_b)

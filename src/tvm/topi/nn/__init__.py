@@ -1,0 +1,30 @@
+"""``tvm.topi.nn``: neural-network computes (dense/matmul, activations, softmax, convolutions,
+pooling, normalization, losses, attention, padding)."""
+
+from .conv import (  # noqa: F401
+    conv,
+    conv1d,
+    conv1d_ncw,
+    conv1d_nwc,
+    conv2d,
+    conv2d_nchw,
+    conv2d_nhwc,
+    conv2d_transpose,
+    conv2d_transpose_nchw,
+    get_pad_tuple,
+    group_conv2d_nchw,
+    group_conv2d_transpose_nchw,
+)
+from .dense import batch_matmul, dense, matmul  # noqa: F401
+from .elemwise import (  # noqa: F401
+    dropout,
+    gelu,
+    gelu_tanh,
+    leaky_relu,
+    prelu,
+    relu,
+    silu,
+    softplus,
+)
+from .pad import mirror_pad, pad, replicate_pad  # noqa: F401
+from .softmax import log_softmax, softmax  # noqa: F401
