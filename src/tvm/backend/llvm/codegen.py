@@ -624,8 +624,17 @@ def codegen_module(mod, module_name: str = "pytvm") -> ir.Module:
     """Emit every PrimFunc of a lowered ``IRModule`` (named by ``global_symbol`` or its
     GlobalVar) into one llvmlite module."""
     cg = CodeGenLLVM(module_name)
+    owners = {}
     for gvar, func in mod.functions.items():
         if isinstance(func, PrimFunc):
-            name = func.get_attr("global_symbol") or gvar.name_hint
-            cg.add_function(func, str(name))
+            name = str(func.get_attr("global_symbol") or gvar.name_hint)
+            if name in owners:
+                raise ValueError(
+                    f"Duplicate PrimFunc global_symbol '{name}' in LLVM codegen: IRModule keys "
+                    f"'{owners[name]}' and '{gvar.name_hint}' both lower to the same exported "
+                    f"symbol '__tvm_ffi_{name}'. Each exposed PrimFunc in one IRModule must "
+                    "have a unique global_symbol."
+                )
+            owners[name] = gvar.name_hint
+            cg.add_function(func, name)
     return cg.module
