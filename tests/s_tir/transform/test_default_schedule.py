@@ -1,0 +1,82 @@
+"""Default CPU schedules: which loops become parallel/vectorized/tiled, and results unchanged."""
+
+import numpy as np
+
+from tvm import te
+from tvm.s_tir.default_schedule import MATMUL_TILE, schedule_prim_func
+from tvm.tirx import For, ForKind
+from tvm.tirx.interpreter import run_prim_func
+from tvm.tirx.stmt_functor import post_order_visit
+
+
+def _loops(func):
+    loops = []
+    post_order_visit(func.body, lambda n: loops.append(n) if isinstance(n, For) else None)
+    return loops[::-1]  # outermost first
+
+
+def _same_results(before, after, args, n_out):
+    want = [a.copy() for a in args]
+    got = [a.copy() for a in args]
+    run_prim_func(before, want)
+    run_prim_func(after, got)
+    for w, g in zip(want[-n_out:], got[-n_out:]):
+        np.testing.assert_allclose(g, w, rtol=1e-5, atol=1e-5)
+
+
+def test_elementwise_parallel_outer_vectorized_inner():
+    A = te.placeholder((64, 128), "float32", name="A")
+    B = te.compute((64, 128), lambda i, j: A[i, j] * 2.0, name="B")
+    func = te.create_prim_func([A, B])
+    out = schedule_prim_func(func)
+    kinds = [lp.kind for lp in _loops(out)]
+    assert kinds == [ForKind.PARALLEL, ForKind.VECTORIZED]
+    a = np.random.default_rng(0).standard_normal((64, 128)).astype("float32")
+    _same_results(func, out, [a, np.zeros_like(a)], 1)
+
+
+def test_small_nests_stay_serial():
+    A = te.placeholder((4, 4), "float32", name="A")
+    B = te.compute((4, 4), lambda i, j: A[i, j] + 1.0, name="B")
+    out = schedule_prim_func(te.create_prim_func([A, B]))
+    assert [lp.kind for lp in _loops(out)] == [ForKind.SERIAL, ForKind.VECTORIZED]
+
+
+def test_column_reduction_moves_contiguous_loop_inside():
+    A = te.placeholder((200, 64), "float32", name="A")
+    k = te.reduce_axis((0, 200), name="k")
+    B = te.compute((64,), lambda j: te.sum(A[k, j], axis=k), name="B")
+    func = te.create_prim_func([A, B])
+    out = schedule_prim_func(func)
+    loops = _loops(out)
+    assert [lp.loop_var.name for lp in loops] == ["k", "j"]
+    assert loops[-1].kind == ForKind.VECTORIZED
+    a = np.random.default_rng(1).standard_normal((200, 64)).astype("float32")
+    _same_results(func, out, [a, np.zeros(64, "float32")], 1)
+
+
+def test_matmul_gets_the_tiled_schedule():
+    m, n, k_ = 16, 128, 128
+    A = te.placeholder((m, k_), "float32", name="A")
+    B = te.placeholder((k_, n), "float32", name="B")
+    k = te.reduce_axis((0, k_), name="k")
+    C = te.compute((m, n), lambda i, j: te.sum(A[i, k] * B[k, j], axis=k), name="C")
+    func = te.create_prim_func([A, B, C])
+    out = schedule_prim_func(func)
+    loops = _loops(out)
+    assert loops[0].kind == ForKind.PARALLEL and int(loops[0].extent) == m // MATMUL_TILE[0]
+    assert ForKind.UNROLLED in [lp.kind for lp in loops]
+    assert ForKind.VECTORIZED in [lp.kind for lp in loops]
+    rng = np.random.default_rng(2)
+    a = rng.standard_normal((m, k_)).astype("float32")
+    b = rng.standard_normal((k_, n)).astype("float32")
+    _same_results(func, out, [a, b, np.zeros((m, n), "float32")], 1)
+
+
+def test_scheduled_functions_are_left_alone():
+    A = te.placeholder((64, 128), "float32", name="A")
+    B = te.compute((64, 128), lambda i, j: A[i, j] * 2.0, name="B")
+    func = te.create_prim_func([A, B]).with_attr("tirx.is_scheduled", True)
+    assert schedule_prim_func(func) is func
+    once = schedule_prim_func(te.create_prim_func([A, B]))
+    assert schedule_prim_func(once) is once  # loops already have kinds
