@@ -371,6 +371,9 @@ class ReferenceEvaluator:
 
 _SPECIAL_CALLS = {
     "relax.call_tir": ReferenceEvaluator._call_tir,
+    # The gradient's call_tir variant runs its PrimFunc the same way (the gradient name is only
+    # read by the Gradient pass).
+    "relax.call_tir_with_grad": ReferenceEvaluator._call_tir,
     "relax.call_dps_packed": ReferenceEvaluator._call_dps_packed,
     "relax.call_pure_packed": ReferenceEvaluator._call_pure_packed,
     "relax.print": ReferenceEvaluator._print,

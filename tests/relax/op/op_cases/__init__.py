@@ -69,6 +69,10 @@ class Case:
     inputs: list | None = None
     rtol: float = 1e-5
     id: str = ""
+    #: For the gradient checks (issue 5): None lets them decide (the op has an
+    #: ``FPrimalGradient`` rule and float inputs); False marks a row where the op is not
+    #: differentiable at these inputs.
+    grad: bool | None = None
 
 
 @dataclasses.dataclass
