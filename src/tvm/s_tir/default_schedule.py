@@ -53,6 +53,8 @@ __all__ = ["MATMUL_TILE", "apply_default_schedule", "schedule_prim_func"]
 #: Rows and columns of the matmul register tile (``j`` tile: 4 AVX-512 / 8 AVX2 vectors).
 MATMUL_TILE = (4, 64)
 PARALLEL_MIN_WORK = 4096
+#: Smallest m * n * k given the tiled matmul schedule (smaller ones use the generic rule).
+MATMUL_MIN_WORK = 64**3
 
 
 class _Loop:
@@ -193,7 +195,7 @@ def _matmul(headers, spatial, realize):
         return None
     m, n, k = (h.extent.value for h in headers)
     tile_m, tile_n = MATMUL_TILE
-    if m % tile_m or n % tile_n or m * n * k < 64**3:
+    if m % tile_m or n % tile_n or m * n * k < MATMUL_MIN_WORK:
         return None
     store = block.body
     if not isinstance(store, BufferStore) or not isinstance(store.value, Add):

@@ -55,8 +55,11 @@ def test_column_reduction_moves_contiguous_loop_inside():
     _same_results(func, out, [a, np.zeros(64, "float32")], 1)
 
 
-def test_matmul_gets_the_tiled_schedule():
-    m, n, k_ = 16, 128, 128
+def test_matmul_gets_the_tiled_schedule(monkeypatch):
+    from tvm.s_tir import default_schedule
+
+    monkeypatch.setattr(default_schedule, "MATMUL_MIN_WORK", 1)  # small enough to interpret
+    m, n, k_ = 8, 64, 16
     A = te.placeholder((m, k_), "float32", name="A")
     B = te.placeholder((k_, n), "float32", name="B")
     k = te.reduce_axis((0, k_), name="k")
