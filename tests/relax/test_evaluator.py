@@ -209,3 +209,27 @@ def test_reference_disagreeing_with_inference_is_an_internal_error():
 def test_evaluates_a_bare_function():
     func = Branchy["helper"]
     np.testing.assert_array_equal(evaluate(func, X), np.maximum(X, 0))
+
+
+def test_undefined_variable_is_invalid_ir():
+    x = relax.Var("x", relax.TensorType((2,), "float32"))
+    ghost = relax.Var("ghost", relax.TensorType((2,), "float32"))
+    func = relax.Function([x], relax.SeqExpr([], ghost), ret_ty=x.ty)
+    with pytest.raises(ValueError, match="ghost is used before it is defined"):
+        evaluate(func, np.ones(2, "float32"))
+
+
+def test_call_tir_with_symbolic_tir_vars():
+    n = tirx.Var("n", "int64")
+    a = te.placeholder((n,), name="A")
+    b = te.compute((n,), lambda i: a[i] + 1.0, name="B")
+    bb = relax.BlockBuilder()
+    x = relax.Var("x", relax.TensorType((n,), "float32"))
+    with bb.function("main", [x]):
+        gv = bb.add_func(te.create_prim_func([a, b]), "plus1")
+        y = bb.emit(relax.op.call_tir(gv, [x], relax.TensorType((n,), "float32")))
+        z = bb.emit(relax.op.call_tir(gv, [y], relax.TensorType((n,), "float32")))
+        bb.emit_func_output(relax.Tuple([y, z]))
+    y, z = evaluate(bb.get(), np.zeros(4, "float32"))
+    np.testing.assert_array_equal(y, np.ones(4))
+    np.testing.assert_array_equal(z, np.full(4, 2.0))

@@ -154,7 +154,7 @@ class ReferenceEvaluator:
     def _eval(self, expr, env, sym):
         if isinstance(expr, Var):
             if expr not in env:
-                raise InternalError(f"the evaluator reached {expr.name_hint} before its binding")
+                raise ValueError(f"{expr.name_hint} is used before it is defined (invalid IR)")
             return env[expr]
         if isinstance(expr, Constant):
             return np.asarray(expr.data.numpy())
