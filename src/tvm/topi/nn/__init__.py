@@ -26,5 +26,6 @@ from .elemwise import (  # noqa: F401
     silu,
     softplus,
 )
+from .pooling import adaptive_pool, global_pool, pool2d, pool_grad  # noqa: F401
 from .pad import mirror_pad, pad, replicate_pad  # noqa: F401
 from .softmax import log_softmax, softmax  # noqa: F401

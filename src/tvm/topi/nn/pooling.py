@@ -1,0 +1,274 @@
+"""Pooling: ``pool2d`` (max/avg with padding, dilation, ``ceil_mode``, ``count_include_pad``,
+NCHW or NHWC), ``adaptive_pool`` (avg/max), ``global_pool`` and ``pool_grad`` (the backward
+of ``pool2d``).
+
+Output extent per spatial axis: ``(extent + pad_before + pad_after - (dilation * (k - 1) + 1)
++ (stride - 1 if ceil_mode else 0)) // stride + 1``. A max window with no input element gives
+``-inf`` (the dtype's lowest value); an average window divides by the number of positions
+inside the padded input (``count_include_pad``) or inside the input, at least 1.
+"""
+
+from __future__ import annotations
+
+from ... import te, tirx
+from ...tirx import generic as _g
+from ..utils import as_index, const_like, get_const_int, is_const_int, reduce_axis
+from .conv import _simplify, _tuple
+
+__all__ = ["adaptive_pool", "global_pool", "pool2d", "pool_grad"]
+
+
+def _hw(layout):
+    if layout not in ("NCHW", "NHWC"):
+        raise ValueError(f"pool2d: layout must be 'NCHW' or 'NHWC', got {layout!r}")
+    return layout.index("H"), layout.index("W")
+
+
+class _Window:
+    """Geometry of a 2-D pooling window: which input row/column a (output, kernel) pair hits."""
+
+    def __init__(self, data, kernel, stride, dilation, padding, ceil_mode, layout):
+        self.hax, self.wax = _hw(layout)
+        self.h, self.w = data.shape[self.hax], data.shape[self.wax]
+        self.kernel = _tuple(kernel, 2, "pool_size")
+        self.stride = _tuple(stride, 2, "strides")
+        self.dilation = _tuple(dilation, 2, "dilation")
+        pads = list(padding) if not is_const_int(padding) else [get_const_int(padding)] * 4
+        pads = [get_const_int(p) for p in pads]
+        if len(pads) == 2:
+            pads = pads * 2
+        if len(pads) != 4:
+            raise ValueError(f"pool2d: padding needs 2 or 4 values, got {pads}")
+        self.pads = pads  # top, left, bottom, right
+        self.out = []
+        for s, extent in enumerate((self.h, self.w)):
+            dt = extent.dtype
+            eff = self.dilation[s] * (self.kernel[s] - 1) + 1
+            span = extent + const_like(pads[s] + pads[s + 2] - eff +
+                                       (self.stride[s] - 1 if ceil_mode else 0), dt)
+            self.out.append(_simplify(_g.floordiv(span, const_like(self.stride[s], dt)) +
+                                      const_like(1, dt)))
+
+    def pos(self, s, out_index, k_index):
+        """Input position (may be in the padding) of output ``out_index``, kernel ``k_index``."""
+        dt = out_index.dtype
+        return out_index * const_like(self.stride[s], dt) - const_like(self.pads[s], dt) + \
+            as_index(k_index, dt) * const_like(self.dilation[s], dt)
+
+    def inside(self, s, p, low_pad=0, high_pad=0):
+        extent = (self.h, self.w)[s]
+        dt = p.dtype
+        return _g.logical_and(_g.greater_equal(p, const_like(-low_pad, dt)),
+                              _g.less(p, as_index(extent, dt) + const_like(high_pad, dt)))
+
+    def count(self, count_include_pad):
+        """``count[oh, ow]``: how many window positions the average divides by."""
+        ra, rb = reduce_axis(self.kernel[0], "ra"), reduce_axis(self.kernel[1], "rb")
+        dt = self.h.dtype
+
+        def body(i, j):
+            p, q = self.pos(0, i, ra.var), self.pos(1, j, rb.var)
+            if count_include_pad:
+                ok = _g.logical_and(self.inside(0, p, self.pads[0], self.pads[2]),
+                                    self.inside(1, q, self.pads[1], self.pads[3]))
+            else:
+                ok = _g.logical_and(self.inside(0, p), self.inside(1, q))
+            return te.sum(tirx.Select(ok, const_like(1, dt), const_like(0, dt)), axis=[ra, rb])
+
+        return te.compute(tuple(self.out), body, name="pool_count")
+
+
+def pool2d(data, kernel, stride, dilation, padding, pool_type, ceil_mode=False,
+           layout="NCHW", count_include_pad=True):
+    """2-D max or average pooling (see the module docstring)."""
+    if pool_type not in ("max", "avg"):
+        raise ValueError(f"pool2d: pool_type must be 'max' or 'avg', got {pool_type!r}")
+    win = _Window(data, kernel, stride, dilation, padding, ceil_mode, layout)
+    ra, rb = reduce_axis(win.kernel[0], "ra"), reduce_axis(win.kernel[1], "rb")
+    shape = list(data.shape)
+    shape[win.hax], shape[win.wax] = win.out
+    count = None if pool_type == "max" else win.count(count_include_pad)
+
+    def window_value(i, fill):
+        idx = list(i)
+        p, q = win.pos(0, i[win.hax], ra.var), win.pos(1, i[win.wax], rb.var)
+        idx[win.hax], idx[win.wax] = p, q
+        ok = _g.logical_and(win.inside(0, p), win.inside(1, q))
+        # if_then_else: the load would be out of bounds in the padding.
+        return tirx.if_then_else(ok, data(*idx), fill)
+
+    if pool_type == "max":
+        return _max_pool(data, win)
+    total = te.compute(tuple(shape), lambda *i: te.sum(
+        window_value(i, const_like(0, data.dtype)), axis=[ra, rb]), name="pool_sum",
+        tag="pool_sum")
+
+    def average(*i):
+        n = count(i[win.hax], i[win.wax])
+        n = _g.max(n, const_like(1, n.dtype))
+        return total(*i) / _g.cast(n, data.dtype)
+
+    return te.compute(tuple(shape), average, name="pool_avg", tag="elemwise")
+
+
+def _adaptive_bounds(o, out_extent, extent):
+    """``[start, end)`` of adaptive window ``o``: ``floor(o*n/m)`` to ``ceil((o+1)*n/m)``."""
+    dt = o.dtype
+    n, m = as_index(extent, dt), as_index(out_extent, dt)
+    start = _g.floordiv(o * n, m)
+    end = _g.floordiv((o + const_like(1, dt)) * n + m - const_like(1, dt), m)
+    return start, end
+
+
+def adaptive_pool(data, output_size, pool_type, layout="NCHW"):
+    """Adaptive 2-D pooling: output cell ``(i, j)`` pools rows ``floor(i*h/oh)`` to
+    ``ceil((i+1)*h/oh)`` (same for columns); ``output_size`` ``None`` keeps the input size."""
+    if pool_type not in ("max", "avg"):
+        raise ValueError(f"adaptive_pool: pool_type must be 'max' or 'avg', got {pool_type!r}")
+    hax, wax = _hw(layout)
+    h, w = data.shape[hax], data.shape[wax]
+    if output_size is None:
+        out = [h, w]
+    else:
+        sizes = [output_size] if is_const_int(output_size) else list(output_size)
+        sizes = sizes * 2 if len(sizes) == 1 else sizes
+        out = [h if s is None else as_index(s, h.dtype) for s in sizes]
+    # A window spans at most ceil(n / m) + 1 positions; symbolic extents scan the whole axis.
+    bounds = []
+    for extent, m in ((h, out[0]), (w, out[1])):
+        if is_const_int(extent) and is_const_int(m):
+            n_, m_ = get_const_int(extent), get_const_int(m)
+            bounds.append(min(n_, -(-n_ // m_) + 1))
+        else:
+            bounds.append(extent)
+    ra, rb = reduce_axis(bounds[0], "ra"), reduce_axis(bounds[1], "rb")
+    shape = list(data.shape)
+    shape[hax], shape[wax] = out
+
+    def window(i):
+        (r0, r1), (c0, c1) = (_adaptive_bounds(i[hax], out[0], h),
+                              _adaptive_bounds(i[wax], out[1], w))
+        p, q = r0 + as_index(ra.var, r0.dtype), c0 + as_index(rb.var, c0.dtype)
+        idx = list(i)
+        idx[hax], idx[wax] = p, q
+        return idx, _g.logical_and(_g.less(p, r1), _g.less(q, c1)), (r1 - r0) * (c1 - c0)
+
+    if pool_type == "max":
+        def body_max(*i):
+            idx, ok, _ = window(i)
+            return te.max(tirx.if_then_else(ok, data(*idx), tirx.min_value(data.dtype)),
+                          axis=[ra, rb])
+
+        return te.compute(tuple(shape), body_max, name="adaptive_pool_max",
+                          tag="adaptive_pool_max")
+
+    def body_sum(*i):
+        idx, ok, _ = window(i)
+        return te.sum(tirx.if_then_else(ok, data(*idx), const_like(0, data.dtype)),
+                      axis=[ra, rb])
+
+    total = te.compute(tuple(shape), body_sum, name="adaptive_pool_sum",
+                       tag="adaptive_pool_sum")
+
+    def average(*i):
+        _, _, size = window(i)
+        return total(*i) / _g.cast(size, data.dtype)
+
+    return te.compute(tuple(shape), average, name="adaptive_pool_avg", tag="elemwise")
+
+
+def global_pool(data, pool_type, layout="NCHW"):
+    """Pooling over the whole spatial extent (output 1 x 1)."""
+    return adaptive_pool(data, (1, 1), pool_type, layout)
+
+
+def pool_grad(grads, data, kernel, stride, padding, pool_type, ceil_mode=False,
+              count_include_pad=True, layout="NCHW", dilation=(1, 1)):
+    """Gradient of :func:`pool2d` with respect to ``data``, given the output gradient.
+
+    Max pooling routes each window's gradient to the window's first maximal input (in
+    row-major kernel order); average pooling spreads it evenly over the inside positions,
+    divided by the forward count. ``dilation`` is an extension of TVM's signature (Relax's
+    pooling backward ops carry it).
+    """
+    if pool_type not in ("max", "avg"):
+        raise ValueError(f"pool_grad: pool_type must be 'max' or 'avg', got {pool_type!r}")
+    win = _Window(data, kernel, stride, dilation, padding, ceil_mode, layout)
+    kh, kw = win.kernel
+    if pool_type == "max":
+        choice = _first_max(data, win)
+    else:
+        count = win.count(count_include_pad)
+    ra, rb = reduce_axis(kh, "ra"), reduce_axis(kw, "rb")
+
+    def body(*i):
+        r, s = i[win.hax], i[win.wax]
+        dt = r.dtype
+        conds, outs = [], []
+        for axis, (p, k) in enumerate(((r, ra.var), (s, rb.var))):
+            # Output o covers p when p = o * stride - pad + k * dilation.
+            full = p + const_like(win.pads[axis], dt) - as_index(k, dt) * \
+                const_like(win.dilation[axis], dt)
+            st = const_like(win.stride[axis], dt)
+            o = _g.floordiv(full, st)
+            conds += [_g.equal(_g.floormod(full, st), const_like(0, dt)),
+                      _g.greater_equal(full, const_like(0, dt)),
+                      _g.less(o, as_index(win.out[axis], dt))]
+            outs.append(o)
+        ok = conds[0]
+        for c in conds[1:]:
+            ok = _g.logical_and(ok, c)
+        idx = list(i)
+        idx[win.hax], idx[win.wax] = outs
+        g = grads(*idx)
+        if pool_type == "max":
+            flat = as_index(ra.var, dt) * const_like(kw, dt) + as_index(rb.var, dt)
+            ok_max = _g.equal(choice(*idx), flat)
+            value = tirx.if_then_else(ok, tirx.if_then_else(ok_max, g, const_like(0, g.dtype)),
+                                      const_like(0, g.dtype))
+        else:
+            n = count(outs[0], outs[1])
+            value = tirx.if_then_else(ok, g / _g.cast(_g.max(n, const_like(1, n.dtype)),
+                                                      g.dtype), const_like(0, g.dtype))
+        return te.sum(value, axis=[ra, rb])
+
+    return te.compute(data.shape, body, name="pool_grad", tag="pool_grad")
+
+
+def _first_max(data, win):
+    """``choice[..., oh, ow]``: the row-major kernel offset of each window's first maximum."""
+    maxed = _max_pool(data, win)
+    ra, rb = reduce_axis(win.kernel[0], "ra"), reduce_axis(win.kernel[1], "rb")
+    shape = list(data.shape)
+    shape[win.hax], shape[win.wax] = win.out
+    dt = win.h.dtype
+
+    def body(*i):
+        idx = list(i)
+        p, q = win.pos(0, i[win.hax], ra.var), win.pos(1, i[win.wax], rb.var)
+        idx[win.hax], idx[win.wax] = p, q
+        ok = _g.logical_and(win.inside(0, p), win.inside(1, q))
+        hit = _g.logical_and(ok, _g.equal(tirx.if_then_else(ok, data(*idx),
+                                                            tirx.min_value(data.dtype)),
+                                          maxed(*i)))
+        flat = as_index(ra.var, dt) * const_like(win.kernel[1], dt) + as_index(rb.var, dt)
+        return te.min(tirx.Select(hit, flat, tirx.max_value(dt)), axis=[ra, rb])
+
+    return te.compute(tuple(shape), body, name="pool_argmax")
+
+
+def _max_pool(data, win):
+    """Max pooling with ``win``'s geometry (``pool2d`` and the routing of ``pool_grad``)."""
+    ra, rb = reduce_axis(win.kernel[0], "ra"), reduce_axis(win.kernel[1], "rb")
+    shape = list(data.shape)
+    shape[win.hax], shape[win.wax] = win.out
+
+    def body(*i):
+        idx = list(i)
+        p, q = win.pos(0, i[win.hax], ra.var), win.pos(1, i[win.wax], rb.var)
+        idx[win.hax], idx[win.wax] = p, q
+        ok = _g.logical_and(win.inside(0, p), win.inside(1, q))
+        return te.max(tirx.if_then_else(ok, data(*idx), tirx.min_value(data.dtype)),
+                      axis=[ra, rb])
+
+    return te.compute(tuple(shape), body, name="pool_max", tag="pool_max")

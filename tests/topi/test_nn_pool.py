@@ -1,0 +1,147 @@
+"""topi.nn pooling (max/avg, padding, dilation, ceil_mode, count_include_pad, layouts),
+adaptive pooling and pooling gradients against NumPy."""
+
+import numpy as np
+import pytest
+
+from tvm import te, topi
+
+
+def _positions(i, j, kernel, strides, dilation, pads):
+    (kh, kw), (sh, sw), (dh, dw) = kernel, strides, dilation
+    return [(i * sh - pads[0] + a * dh, j * sw - pads[1] + b * dw)
+            for a in range(kh) for b in range(kw)]
+
+
+def _out_size(h, w, kernel, strides, dilation, pads, ceil_mode):
+    def size(extent, k, s, d, p0, p1):
+        span = extent + p0 + p1 - (d * (k - 1) + 1)
+        return (span + (s - 1 if ceil_mode else 0)) // s + 1
+
+    return (size(h, kernel[0], strides[0], dilation[0], pads[0], pads[2]),
+            size(w, kernel[1], strides[1], dilation[1], pads[1], pads[3]))
+
+
+def _count(pos, h, w, pads, count_include_pad):
+    if count_include_pad:
+        return sum(1 for r, s in pos if -pads[0] <= r < h + pads[2] and -pads[1] <= s < w + pads[3])
+    return sum(1 for r, s in pos if 0 <= r < h and 0 <= s < w)
+
+
+def pool_ref(x, kernel, strides, dilation, pads, is_max, ceil_mode, count_include_pad):
+    n, c, h, w = x.shape
+    oh, ow = _out_size(h, w, kernel, strides, dilation, pads, ceil_mode)
+    out = np.zeros((n, c, oh, ow))
+    for i in range(oh):
+        for j in range(ow):
+            pos = _positions(i, j, kernel, strides, dilation, pads)
+            vals = [x[:, :, r, s] for r, s in pos if 0 <= r < h and 0 <= s < w]
+            if is_max:
+                out[:, :, i, j] = np.max(vals, axis=0) if vals else -np.inf
+            else:
+                count = max(_count(pos, h, w, pads, count_include_pad), 1)
+                out[:, :, i, j] = np.sum(vals, axis=0) / count if vals else 0.0
+    return out
+
+
+def pool_grad_ref(g_out, x, kernel, strides, dilation, pads, is_max, count_include_pad):
+    n, c, h, w = x.shape
+    grad = np.zeros(x.shape)
+    for i in range(g_out.shape[2]):
+        for j in range(g_out.shape[3]):
+            pos = _positions(i, j, kernel, strides, dilation, pads)
+            inside = [(r, s) for r, s in pos if 0 <= r < h and 0 <= s < w]
+            if not inside:
+                continue
+            g = g_out[:, :, i, j]
+            if is_max:
+                first = np.argmax(np.stack([x[:, :, r, s] for r, s in inside]), axis=0)
+                for k, (r, s) in enumerate(inside):
+                    grad[:, :, r, s] += np.where(first == k, g, 0.0)
+            else:
+                count = _count(pos, h, w, pads, count_include_pad)
+                for r, s in inside:
+                    grad[:, :, r, s] += g / count
+    return grad
+
+
+CASES = [
+    # kernel, strides, dilation, pads, ceil_mode, count_include_pad
+    ((2, 2), (2, 2), (1, 1), (0, 0, 0, 0), False, True),
+    ((3, 3), (1, 1), (1, 1), (1, 1, 1, 1), False, True),
+    ((3, 3), (1, 1), (1, 1), (1, 1, 1, 1), False, False),
+    ((2, 3), (2, 2), (1, 1), (0, 1, 1, 0), True, False),
+    ((2, 2), (2, 2), (1, 1), (0, 0, 0, 0), True, True),
+    ((2, 2), (1, 2), (2, 1), (1, 0, 0, 0), False, True),
+]
+
+
+@pytest.mark.parametrize("pool_type", ["max", "avg"])
+@pytest.mark.parametrize("case", CASES)
+def test_pool2d(run, rng, pool_type, case):
+    kernel, strides, dilation, pads, ceil_mode, cip = case
+    x = rng.standard_normal((1, 2, 5, 5)).astype("float32")
+    X = te.placeholder(x.shape, name="X")
+    out = run([X], topi.nn.pool2d(X, kernel, strides, dilation, pads, pool_type, ceil_mode,
+                                  "NCHW", cip), [x])
+    np.testing.assert_allclose(out, pool_ref(x, kernel, strides, dilation, pads,
+                                             pool_type == "max", ceil_mode, cip), rtol=1e-5)
+
+
+def test_pool2d_nhwc_and_errors(run, rng):
+    x = rng.standard_normal((1, 2, 5, 3)).astype("float32")
+    xh = x.transpose(0, 2, 3, 1)
+    X = te.placeholder(xh.shape, name="X")
+    out = run([X], topi.nn.pool2d(X, (2, 2), (1, 1), (1, 1), (1, 0, 0, 1), "avg",
+                                  layout="NHWC"), [xh])
+    expected = pool_ref(x, (2, 2), (1, 1), (1, 1), (1, 0, 0, 1), False, False, True)
+    np.testing.assert_allclose(out, expected.transpose(0, 2, 3, 1), rtol=1e-5)
+    with pytest.raises(ValueError, match="pool_type"):
+        topi.nn.pool2d(X, 2, 1, 1, 0, "sum", layout="NHWC")
+    with pytest.raises(ValueError, match="layout"):
+        topi.nn.pool2d(X, 2, 1, 1, 0, "max", layout="NCHW4c")
+
+
+def adaptive_ref(x, out_size, is_max):
+    n, c, h, w = x.shape
+    oh, ow = out_size
+    out = np.zeros((n, c, oh, ow))
+    for i in range(oh):
+        r0, r1 = (i * h) // oh, -((-(i + 1) * h) // oh)
+        for j in range(ow):
+            c0, c1 = (j * w) // ow, -((-(j + 1) * w) // ow)
+            window = x[:, :, r0:r1, c0:c1]
+            out[:, :, i, j] = window.max(axis=(2, 3)) if is_max else window.mean(axis=(2, 3))
+    return out
+
+
+@pytest.mark.parametrize("out_size", [(1, 1), (2, 3), (5, 4), None])
+@pytest.mark.parametrize("pool_type", ["avg", "max"])
+def test_adaptive_pool(run, rng, out_size, pool_type):
+    x = rng.standard_normal((1, 2, 5, 4)).astype("float32")
+    X = te.placeholder(x.shape, name="X")
+    out = run([X], topi.nn.adaptive_pool(X, out_size, pool_type), [x])
+    np.testing.assert_allclose(out, adaptive_ref(x, out_size or (5, 4), pool_type == "max"),
+                               rtol=1e-5)
+
+
+def test_global_pool_nhwc(run, rng):
+    x = rng.standard_normal((1, 3, 4, 2)).astype("float32")
+    X = te.placeholder(x.shape, name="X")
+    out = run([X], topi.nn.global_pool(X, "avg", "NHWC"), [x])
+    np.testing.assert_allclose(out, x.mean(axis=(1, 2), keepdims=True), rtol=1e-5)
+
+
+@pytest.mark.parametrize("pool_type", ["max", "avg"])
+@pytest.mark.parametrize("case", CASES[:4] + CASES[5:])
+def test_pool_grad(run, rng, pool_type, case):
+    kernel, strides, dilation, pads, ceil_mode, cip = case
+    x = rng.integers(0, 4, (1, 2, 5, 5)).astype("float32")  # ties: first maximum wins
+    oh, ow = _out_size(5, 5, kernel, strides, dilation, pads, ceil_mode)
+    g = rng.standard_normal((1, 2, oh, ow)).astype("float32")
+    X, G = te.placeholder(x.shape, name="X"), te.placeholder(g.shape, name="G")
+    out = run([G, X], topi.nn.pool_grad(G, X, kernel, strides, pads, pool_type, ceil_mode,
+                                        cip, "NCHW", dilation), [g, x])
+    np.testing.assert_allclose(out, pool_grad_ref(g, x, kernel, strides, dilation, pads,
+                                                  pool_type == "max", cip), rtol=1e-5,
+                               atol=1e-6)
