@@ -78,3 +78,31 @@ def test_cache_errors(wl):
         sch.cache_write(sch.get_sblock("C"), -1, "local")
     with pytest.raises(TypeError, match="storage_scope must be a str"):
         sch.cache_write(sch.get_sblock("C"), 0, None)
+
+
+def test_cache_read_inside_the_writer_nest_is_refused(wl):
+    sch = s_tir.Schedule(wl.chain(), error_render_level="fast")
+    sch.compute_at(sch.get_sblock("B"), sch.get_loops(sch.get_sblock("C"))[0])
+    with pytest.raises(s_tir.ScheduleError, match="reads it inside the loop nest that writes it"):
+        sch.cache_read(sch.get_sblock("C"), 0, "shared")
+
+
+def test_cache_write_inside_a_tile_copies_the_tile(wl):
+    func = wl.matmul(9, 7, 5, relu=True)
+    sch = s_tir.Schedule(func)
+    i, j = sch.get_loops(sch.get_sblock("D"))
+    io, ii = sch.split(i, [None, 4])
+    jo, ji = sch.split(j, [None, 3])
+    sch.reorder(io, jo, ii, ji)
+    sch.compute_at(sch.get_sblock("C"), jo)
+    sch.cache_write(sch.get_sblock("C"), 0, "local")
+    text = wl.script(sch)
+    # TVM 0.27 clips the extents instead (9 - T.max(i_0 * 4, 5)); here the tile is guarded.
+    assert """        for ax0, ax1 in T.grid(4, 3):
+            with T.sblock("C_local"):
+                v0 = T.axis.spatial(9, i_0 * 4 + ax0)
+                v1 = T.axis.spatial(7, j_0 * 3 + ax1)
+                T.where(i_0 * 4 + ax0 < 9 and j_0 * 3 + ax1 < 7)""" in text
+    inputs = [wl.rand(9, 5), wl.rand(7, 5, seed=1)]
+    wl.assert_same_result(func, sch, inputs, (9, 7))
+    wl.assert_replays(sch, func)

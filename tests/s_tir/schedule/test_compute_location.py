@@ -146,8 +146,8 @@ def test_reverse_compute_at_matches_tvm(wl):
 def test_reverse_compute_at_under_split_loops_computes_the_same(wl):
     func = wl.matmul(9, 7, 5, relu=True)
     sch = s_tir.Schedule(func)
-    i, j, k = _loops(sch, "C")
-    io, ii = sch.split(i, [None, 2])
+    i, _j, _k = _loops(sch, "C")
+    io, _ii = sch.split(i, [None, 2])
     sch.reverse_compute_at(sch.get_sblock("D"), io)
     assert "for ax0, ax1 in T.grid(2, 7):" in wl.script(sch)
     inputs = [wl.rand(9, 5), wl.rand(7, 5, seed=1)]

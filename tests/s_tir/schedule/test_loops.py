@@ -90,7 +90,7 @@ def test_fuse_split_parallel_vectorize_matches_tvm(wl):
 def test_fuse_computes_the_same(wl):
     func = wl.matmul(5, 3, 7)
     sch = s_tir.Schedule(func)
-    i, j, k = _loops(sch, "C")
+    i, j, _k = _loops(sch, "C")
     fused = sch.fuse(i, j)
     assert int(sch.get(fused).extent) == 15
     a, b = sch.split(fused, [None, 4])
@@ -102,7 +102,7 @@ def test_fuse_computes_the_same(wl):
 
 def test_fuse_errors(wl):
     sch = s_tir.Schedule(wl.chain(), error_render_level="fast")
-    (bi, bj), (ci, ck) = _loops(sch, "B"), _loops(sch, "C")
+    (bi, bj), (ci, _ck) = _loops(sch, "B"), _loops(sch, "C")
     with pytest.raises(s_tir.ScheduleError, match="not in a single chain"):
         sch.fuse(bi, ci)
     with pytest.raises(ValueError, match="at least 2 loops"):
@@ -125,7 +125,7 @@ def test_reorder_computes_the_same(wl):
 
 def test_reorder_errors(wl):
     sch = s_tir.Schedule(wl.chain(), error_render_level="fast")
-    (bi, bj), (ci, ck) = _loops(sch, "B"), _loops(sch, "C")
+    (_bi, bj), (ci, ck) = _loops(sch, "B"), _loops(sch, "C")
     with pytest.raises(s_tir.ScheduleError, match="not in a single chain"):
         sch.reorder(bj, ck)
     # After compute_at, loop i holds two nests: i and k are no longer one chain.

@@ -28,8 +28,8 @@ def test_decompose_reduction_renames_and_keeps_handles(wl):
     func = wl.matmul(9, 7, 5)
     sch = s_tir.Schedule(func)
     c = sch.get_sblock("C")
-    i, j, k = sch.get_loops(c)
-    ko, ki = sch.split(k, [None, 2])
+    _i, j, k = sch.get_loops(c)
+    ko, _ki = sch.split(k, [None, 2])
     sch.reorder(ko, j)
     init = sch.decompose_reduction(c, ko)
     # The handle follows the renamed update block.
@@ -67,8 +67,8 @@ def test_rfactor_matches_tvm(wl):
 def test_rfactor_computes_the_same(wl, factor_axis):
     func = wl.matmul(5, 3, 7)
     sch = s_tir.Schedule(func)
-    i, j, k = _loops(sch, "C")
-    ko, ki = sch.split(k, [None, 3])  # 9 > 7: the rf block is predicated
+    _i, _j, k = _loops(sch, "C")
+    ko, _ki = sch.split(k, [None, 3])  # 9 > 7: the rf block is predicated
     sch.rfactor(ko, factor_axis)
     inputs = [wl.rand(5, 7), wl.rand(3, 7, seed=1)]
     wl.assert_same_result(func, sch, inputs, (5, 3))

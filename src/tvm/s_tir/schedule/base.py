@@ -12,7 +12,7 @@ from ...tirx.expr import Var
 from ...tirx.function import PrimFunc
 from ...tirx.stmt import For, SBlock, SBlockRealize
 from .error import render_error
-from .state import ScheduleState, StmtSRef, find_path, iter_blocks
+from .state import ScheduleState, StmtSRef, access_path, find_path, iter_blocks
 from .trace import Instruction, Trace
 
 __all__ = ["ExprRV", "LoopRV", "SBlockRV", "ScheduleBase"]
@@ -50,6 +50,10 @@ class ExprRV(_RV):
 
 
 _RENDER_LEVELS = ("detail", "fast", "none")
+
+# Primitives that return a list of handles (their trace lines unpack even a single item).
+_LIST_KINDS = frozenset({"get_loops", "get_child_blocks", "get_producers", "get_consumers",
+                         "get_output_blocks", "split"})
 
 
 class ScheduleBase:
@@ -128,7 +132,17 @@ class ScheduleBase:
         return self.mod[name]
 
     def _error(self, primitive, message, objs=()):
-        return render_error(primitive, message, self.mod, list(objs), self._error_render_level)
+        paths = []
+        if self._error_render_level == "detail":
+            funcs = [g.name_hint for g, f in self.mod.functions.items()
+                     if isinstance(f, PrimFunc)]
+            for obj in objs:
+                for name in funcs:
+                    path = access_path(self.mod, name, obj)
+                    if path is not None:
+                        paths.append(path)
+                        break
+        return render_error(primitive, message, self.mod, paths, self._error_render_level)
 
     def _new_rv(self, cls, func_name, key):
         rv = cls()
@@ -197,8 +211,11 @@ class ScheduleBase:
             i += 1
         return f"{base}_{i}"
 
-    def _record(self, kind, args=(), kwargs=None, outputs=()):
-        self._trace.append(Instruction(kind, list(args), dict(kwargs or {}), list(outputs)))
+    def _record(self, kind, args=(), kwargs=None, outputs=(), returns_list=None):
+        if returns_list is None:
+            returns_list = isinstance(outputs, list) and kind in _LIST_KINDS
+        self._trace.append(Instruction(kind, list(args), dict(kwargs or {}), list(outputs),
+                                       returns_list))
 
     # --- public state API -----------------------------------------------------------------------
     def get(self, rv):

@@ -7,12 +7,22 @@ the copy block to narrow it).
 
 from __future__ import annotations
 
+from ...arith import Analyzer
 from ...ir.expr import Range
 from ...tirx.buffer import decl_buffer
-from ...tirx.expr import Var
+from ...tirx.expr import And, Var
 from ...tirx.generic import const
-from ...tirx.stmt import BufferRegion, BufferStore, For, ForKind, IterVar, SBlock, SBlockRealize
-from ...tirx.stmt_functor import StmtExprMutator
+from ...tirx.stmt import (
+    BufferRegion,
+    BufferStore,
+    For,
+    ForKind,
+    IterVar,
+    SBlock,
+    SBlockRealize,
+    SeqStmt,
+)
+from ...tirx.stmt_functor import StmtExprMutator, substitute
 from .base import SBlockRV
 from .lookup import enclosing_block, scope_blocks
 from .state import iter_blocks, make_seq, replace_stmts, seq_of
@@ -42,18 +52,50 @@ class _SwapBuffer(StmtExprMutator):
         return new
 
 
-def _copy_nest(src, dst, name):
-    """``for ax...: with T.sblock(name): dst[v...] = src[v...]`` over the whole buffer."""
-    loop_vars = [Var(f"ax{i}", getattr(e, "dtype", "int32")) for i, e in enumerate(src.shape)]
-    ivs = [IterVar(Range(const(0, v.dtype), e), Var(f"v{i}", v.dtype), IterVar.DataPar)
-           for i, (v, e) in enumerate(zip(loop_vars, src.shape))]
+def _copy_nest(src, dst, name, region=None, outer=None):
+    """``for ax...: with T.sblock(name): dst[v...] = src[v...]``.
+
+    ``region`` is ``[(lo, hi)]`` per dimension (default: the whole buffer); ``outer`` maps the
+    variables of the enclosing loops to their ranges, to decide whether a tile can overhang
+    the buffer (then the block is guarded with ``T.where``, as in TVM).
+    """
+    ana = Analyzer()
+    loop_vars, ivs, values, pred = [], [], [], None
+    for i, e in enumerate(src.shape):
+        dtype = getattr(e, "dtype", "int32")
+        lo, ext = (const(0, dtype), e) if region is None else (
+            region[i][0], ana.simplify(region[i][1] - region[i][0] + 1))
+        ax = Var(f"ax{i}", dtype)
+        loop_vars.append((ax, ext))
+        value = ana.simplify(lo + ax)
+        values.append(value)
+        ivs.append(IterVar(Range(const(0, dtype), e), Var(f"v{i}", dtype), IterVar.DataPar))
+        if region is not None:
+            hi = ana.int_set(region[i][1], outer or {}).max_value
+            if hi is None or not ana.can_prove(hi < e):
+                cond = value < e
+                pred = cond if pred is None else And(pred, cond)
     idx = [iv.var for iv in ivs]
     block = SBlock(ivs, [BufferRegion.from_point(src, idx)], [BufferRegion.from_point(dst, idx)],
                    name, BufferStore(dst, src[tuple(idx)] if idx else src[()], idx))
-    stmt = SBlockRealize(loop_vars, const(True, "bool"), block)
-    for v, e in reversed(list(zip(loop_vars, src.shape))):
+    stmt = SBlockRealize(values, const(True, "bool") if pred is None else pred, block)
+    for v, e in reversed(loop_vars):
         stmt = For(v, const(0, v.dtype), e, ForKind.SERIAL, stmt)
     return stmt
+
+
+def _write_back_site(path, readers):
+    """Where the copy back of a cache_write goes: ``(seq_owner, seq, index)`` right after the
+    innermost sequence item that holds the writer (``path[-1]``) but none of ``readers``."""
+    for k in range(len(path) - 2, -1, -1):
+        node = path[k]
+        if not isinstance(node, SeqStmt):
+            continue
+        item = path[k + 1]
+        inside = {id(r) for r, _ in iter_blocks(item)}
+        if not any(id(r) in inside for r in readers):
+            return k, next(i for i, x in enumerate(node.seq) if x is item)
+    return None
 
 
 def _top_level(scope, realize):
@@ -62,6 +104,22 @@ def _top_level(scope, realize):
         if any(r is realize for r, _ in iter_blocks(s)):
             return i
     return None
+
+
+def _relaxed_writes(realize, path, item, buf):
+    """``[(lo, hi)]`` of what ``realize`` writes to ``buf`` over the loops inside ``item``."""
+    ana = Analyzer()
+    at = next(i for i, n in enumerate(path) if n is item)
+    inner = [n for n in path[at:] if isinstance(n, For)]
+    vmap = {iv.var: v for iv, v in zip(realize.block.iter_vars, realize.iter_values)}
+    dom = {lp.loop_var: Range(lp.min, lp.extent) for lp in inner}
+    region = next(w for w in realize.block.writes if w.buffer is buf)
+    out = []
+    for r in region.region:
+        lo = ana.int_set(substitute(r.min, vmap), dom).min_value
+        hi = ana.int_set(substitute(r.min + r.extent - 1, vmap), dom).max_value
+        out.append((ana.simplify(lo), ana.simplify(hi)))
+    return out
 
 
 class CachePrimitives:
@@ -108,6 +166,12 @@ class CachePrimitives:
         pos = 0
         if writers:
             pos = max(_top_level(scope, w) for w in writers) + 1
+        early = [t for t in targets if _top_level(scope, t) < pos]
+        if early:
+            raise self._error(
+                prim, f"cache_read copies the whole buffer {buf.name} at the scope level, but "
+                f"block {early[0].block.name_hint!r} reads it inside the loop nest that writes "
+                "it; this implementation cannot place the copy there", [early[0].block])
         swap = _SwapBuffer(buf, new, stores=False)
         table = {id(t.block): swap.visit_stmt(t.block) for t in targets}
         new_items = [replace_stmts(s, table) for s in items]
@@ -136,14 +200,32 @@ class CachePrimitives:
         body = self.mod[func_name].body
         scope = enclosing_block(path)
         name = self._unique_block_name(func_name, new.name)
-        nest = _copy_nest(new, buf, name)
-        items = seq_of(scope.body)
-        pos = _top_level(scope, realize) + 1
+        readers = [r for r, _ in iter_blocks(scope.body)
+                   if r is not realize and any(rg.buffer is buf for rg in r.block.reads)]
+        scope_at = next(k for k, n in enumerate(path) if n is scope)
+        # The copy back goes right after the innermost loop-nest item holding the writer and
+        # no reader, and copies what that item writes (the whole buffer at the scope level).
+        site = _write_back_site(path[scope_at:], readers)
+        if site is None:
+            raise self._error(prim, f"cache_write: no place after block "
+                              f"{realize.block.name_hint!r} precedes all readers of "
+                              f"{buf.name}", [realize.block])
+        k, pos = site
+        seq = path[scope_at + k]
+        item = seq.seq[pos]
+        enclosing = [n for n in path[:scope_at + k] if isinstance(n, For)]
+        outer = {lp.loop_var: Range(lp.min, lp.extent) for lp in enclosing}
+        region = None
+        if enclosing:
+            region = _relaxed_writes(realize, path, item, buf)
+        nest = _copy_nest(new, buf, name, region, outer)
         new_block = _SwapBuffer(buf, new).visit_stmt(realize.block)
-        new_items = [replace_stmts(s, {id(realize.block): new_block}) for s in items]
-        new_items.insert(pos, nest)
-        new_scope = scope.replace(body=make_seq(new_items), alloc_buffers=tuple(
-            scope.alloc_buffers) + (new,))
+        items = list(seq.seq)
+        items[pos] = replace_stmts(item, {id(realize.block): new_block})
+        items.insert(pos + 1, nest)
+        new_seq = SeqStmt(items)
+        new_scope = replace_stmts(scope, {id(seq): new_seq})
+        new_scope = new_scope.replace(alloc_buffers=tuple(new_scope.alloc_buffers) + (new,))
         self._commit(func_name, replace_stmts(body, {id(scope): new_scope}))
         rv = self._new_rv(SBlockRV, func_name, name)
         kwargs = {"block": block, "write_buffer_index": write_buffer_index,

@@ -140,7 +140,7 @@ class ComputeLocationPrimitives:
 
     def compute_inline(self, block: SBlockRV) -> None:
         """Inline a complete block into its consumers (its buffer disappears)."""
-        func_name, path, realize, blk, store = self._inline_checks(block, "compute_inline")
+        func_name, _path, realize, blk, store = self._inline_checks(block, "compute_inline")
         buf = store.buffer
         index_vars = _index_vars(store.indices, blk)
         if index_vars is None:

@@ -21,12 +21,12 @@ class ScheduleError(RuntimeError):
 ScheduleError.__module__ = "tvm.s_tir.schedule.schedule"
 
 
-def render_error(primitive, message, mod, objs, level):
+def render_error(primitive, message, mod, paths, level):
     """Build the ``ScheduleError`` for ``primitive`` failing with ``message``.
 
     ``level`` is the schedule's ``error_render_level``: ``"detail"`` shows the module in
-    TVMScript with ``objs`` (blocks, loops) underlined, ``"fast"`` only the message and
-    ``"none"`` a fixed text.
+    TVMScript with the statements at ``paths`` (printer access paths) underlined, ``"fast"``
+    only the message and ``"none"`` a fixed text.
     """
     if level == "none":
         return ScheduleError("ScheduleError: (not rendered)")
@@ -34,7 +34,7 @@ def render_error(primitive, message, mod, objs, level):
     if level == "fast" or mod is None:
         return ScheduleError(f"{head}Error message: {message}")
     try:
-        text = mod.script(obj_to_underline=[o for o in objs if o is not None])
+        text = mod.script(path_to_underline=[p for p in paths if p is not None])
     except Exception as err:  # noqa: BLE001 - never hide the real error behind a printer bug
         text = f"(the IR could not be printed: {type(err).__name__}: {err})"
     return ScheduleError(

@@ -137,12 +137,16 @@ class LookupPrimitives:
         self._record("get_consumers", kwargs={"block": block}, outputs=rvs)
         return rvs
 
-    def get_output_blocks(self, scope_block: SBlockRV) -> list:
-        """Blocks under ``scope_block`` that write a buffer of the function's parameters."""
+    def get_output_blocks(self, scope_block: SBlockRV = None, *, block=None) -> list:
+        """Blocks under ``scope_block`` that write a buffer of the function's parameters.
+
+        ``block=`` is the keyword TVM's traces print for ``scope_block``.
+        """
+        scope_block = block if scope_block is None else scope_block
         func_name, path = self._block(scope_block, "get_output_blocks")
         params = {id(b) for b in self.mod[func_name].buffer_map.values()}
         found = [r for r in child_realizes(path[-1].block)
                  if _buffers(r.block.writes) & params]
         rvs = [self._new_rv(SBlockRV, func_name, r.block.name_hint) for r in found]
-        self._record("get_output_blocks", kwargs={"scope_block": scope_block}, outputs=rvs)
+        self._record("get_output_blocks", kwargs={"block": scope_block}, outputs=rvs)
         return rvs

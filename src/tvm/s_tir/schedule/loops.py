@@ -8,6 +8,8 @@ blocks below with a predicate (``T.where``).
 
 from __future__ import annotations
 
+import itertools
+
 from ...arith import Analyzer
 from ...ir.expr import Range
 from ...tirx.expr import And, IntImm, Var
@@ -172,7 +174,7 @@ class LoopPrimitives:
                     [top[-1], p[-1]])
         bottom = ordered[-1]
         chain = [n for n in bottom[len(top) - 1:]]
-        for outer, inner in zip(chain, chain[1:], strict=False):
+        for outer, inner in itertools.pairwise(chain):
             if not isinstance(outer, For) or outer.body is not inner:
                 raise self._error(
                     primitive,

@@ -79,6 +79,37 @@ def children(stmt):
     return []
 
 
+def _child_steps(stmt):
+    """``(step, child)`` pairs: the access step from ``stmt`` to each child statement."""
+    if isinstance(stmt, (For, While, AttrStmt, SBlock)):
+        return [(("attr", "body"), stmt.body)]
+    if isinstance(stmt, SBlockRealize):
+        return [(("attr", "block"), stmt.block)]
+    if isinstance(stmt, SeqStmt):
+        return [(("item", i), s) for i, s in enumerate(stmt.seq)]
+    if isinstance(stmt, IfThenElse):
+        out = [(("attr", "then_case"), stmt.then_case)]
+        return out + ([(("attr", "else_case"), stmt.else_case)] if stmt.else_case else [])
+    return []
+
+
+def access_path(mod, func_name, target):
+    """The printer's linked access path of statement ``target`` in ``mod[func_name]``."""
+    gvar = mod.get_global_var(func_name)
+    base = ((((), "attr", "functions"), "map", gvar), "attr", "body")
+    stack = [(mod[func_name].body, base)]
+    while stack:
+        node, path = stack.pop()
+        if node is target:
+            return path
+        for (kind, key), child in _child_steps(node):
+            if kind == "item":
+                stack.append((child, ((path, "attr", "seq"), "item", key)))
+            else:
+                stack.append((child, (path, kind, key)))
+    return None
+
+
 def find_path(root, pred):
     """Ancestors ``[root, ..., node]`` of the first node (pre-order) with ``pred(node)``."""
     stack = [(root, (root,))]

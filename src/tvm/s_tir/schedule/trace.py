@@ -13,11 +13,13 @@ __all__ = ["Instruction", "Trace"]
 class Instruction:
     """One applied primitive: ``kind`` (method name), ``args``, ``kwargs``, ``outputs``."""
 
-    def __init__(self, kind, args, kwargs, outputs):
+    def __init__(self, kind, args, kwargs, outputs, returns_list=False):
         self.kind = kind
         self.args = args
         self.kwargs = kwargs
         self.outputs = outputs
+        # Whether the primitive returns a list (printed ``b1, = ...`` for one item).
+        self.returns_list = returns_list
 
     @property
     def inputs(self):
@@ -119,7 +121,10 @@ class Trace:
             call_args += [f"{k}={fmt(v)}" for k, v in inst.kwargs.items()]
             call = f"sch.{inst.kind}({', '.join(call_args)})"
             if inst.outputs:
-                call = ", ".join(name_of(o) for o in inst.outputs) + " = " + call
+                targets = ", ".join(name_of(o) for o in inst.outputs)
+                if inst.returns_list and len(inst.outputs) == 1:
+                    targets += ","
+                call = targets + " = " + call
             lines.append(call)
         return lines
 
