@@ -395,3 +395,25 @@ def test_call_uses_the_modules_current_callee_signature():
     x = relax.Var("x", _t([3]))
     ty = relax.BlockBuilder(mod).normalize(relax.Call(gv, [x])).ty
     tvm.ir.assert_structural_equal(ty, _t([2]))
+
+
+def test_scoping_of_symbolic_vars_in_result_types_matches_tvm():
+    # Observed in Apache TVM 0.27.
+    n, k = TirVar("n", "int64"), TirVar("k", "int64")
+    c = relax.Var("c", relax.TensorType([], "bool"))
+    x = relax.Var("x", _t([n, 4]))
+    bb = relax.BlockBuilder()
+    # An If outside any function: n is not in scope, so only the rank is kept.
+    assert bb.normalize(relax.If(c, x, x)).ty.shape is None
+    # A SeqExpr only erases what is bound inside it.
+    tvm.ir.assert_structural_equal(bb.normalize(relax.SeqExpr([], x)).ty, _t([n, 4]))
+    # An unannotated return type keeps only the signature's symbolic vars.
+    with bb.function("f", [x]):
+        r = bb.emit(relax.ShapeExpr([k, n]))
+        bb.emit_func_output(r)
+    ret = bb.get()["f"].ret_ty
+    assert isinstance(ret, relax.ShapeType) and ret.values is None and ret.ndim == 2
+    y = relax.Var("y", _t([n, 4]))
+    with bb.function("g", [y]):
+        bb.emit_func_output(y)
+    tvm.ir.assert_structural_equal(bb.get()["g"].ret_ty, _t([n, 4]))

@@ -320,7 +320,12 @@ class Normalizer:
         ):
             node = If(cond, true_branch, false_branch, span=node.span)
         if node.ty is None:
-            set_field(node, "ty", struct_info_lca(true_branch.ty, false_branch.ty))
+            # As in TVM, the result may only mention symbolic vars defined in the enclosing
+            # scopes (function parameters, earlier match_casts); others are erased.
+            ty = struct_info_lca(true_branch.ty, false_branch.ty)
+            scopes = self._tir_scopes
+            ty = _erase(ty, lambda v: any(id(v) in s for s in scopes), _always)
+            set_field(node, "ty", ty)
         return node
 
     def _norm_branch(self, expr):
@@ -441,9 +446,11 @@ class Normalizer:
             self._frames = saved_frames
         if new_body is func.body and func.ty is not None:
             return func
-        return Function(
-            func.params, new_body, func.ret_ty, func.is_pure, func.attrs, span=func.span
-        )
+        ret_ty = func.ret_ty
+        if ret_ty is None and new_body.ty is not None:
+            # An unannotated return type may only mention the signature's symbolic vars.
+            ret_ty = _erase(new_body.ty, lambda v: id(v) in scope, _always)
+        return Function(func.params, new_body, ret_ty, func.is_pure, func.attrs, span=func.span)
 
     def _norm_shape(self, shape):
         if shape.ty is None:
@@ -482,6 +489,10 @@ def _with_children(node, memo):
     if value is node.tuple_value:
         return node
     return TupleGetItem(value, node.index, span=node.span)
+
+
+def _always(_var):
+    return True
 
 
 def _one_or_tuple(types):
