@@ -167,3 +167,11 @@ def test_trace_with_foreign_handles_is_rejected(wl):
     trace = Trace([Instruction("parallel", [], {"loop": LoopRV()}, [])])
     with pytest.raises(ValueError, match="no earlier instruction of the trace produced"):
         trace.apply_to_schedule(s_tir.Schedule(wl.chain()), remove_postproc=False)
+
+
+def test_unimplemented_primitives_say_so(wl):
+    sch = s_tir.Schedule(wl.chain())
+    with pytest.raises(AttributeError, match="Schedule.tensorize .* is not implemented"):
+        _ = sch.tensorize
+    with pytest.raises(AttributeError, match="no attribute 'frobnicate'"):
+        _ = sch.frobnicate

@@ -22,6 +22,17 @@ from .reduction import ReductionPrimitives
 
 __all__ = ["ExprRV", "LoopRV", "SBlockRV", "Schedule", "ScheduleError"]
 
+# TVM 0.27 Schedule methods that have no implementation here yet.
+_NOT_IMPLEMENTED = frozenset({
+    "sample_categorical", "sample_perfect_tile", "sample_partitioned_tile",
+    "sample_compute_location", "merge", "loop_partition", "reorder_block_iter_var",
+    "reindex_cache_read", "reindex_cache_write", "cache_inplace", "cache_index", "reindex",
+    "read_at", "write_at", "fuse_reduction_epilogue", "storage_align", "set_scope",
+    "unsafe_set_dtype", "blockize", "tensorize", "transform_layout", "transform_block_layout",
+    "decompose_padding", "can_decompose_padding", "pad_einsum", "rolling_buffer",
+    "unsafe_hide_buffer_access", "annotate_buffer_access",
+})
+
 
 class Schedule(
     LookupPrimitives,
@@ -54,3 +65,12 @@ class Schedule(
     >>> i, j, k = sch.get_loops(sch.get_sblock("C"))  # doctest: +SKIP
     >>> io, ii = sch.split(i, [None, 32])           # doctest: +SKIP
     """
+
+    def __getattr__(self, name):
+        # Only reached for missing attributes: name TVM primitives that are not written yet.
+        if name in _NOT_IMPLEMENTED:
+            raise AttributeError(
+                f"Schedule.{name} (a TVM 0.27 schedule primitive) is not implemented in this "
+                "pytvm version; see docs/arch/tir.md, section Schedules"
+            )
+        raise AttributeError(f"'Schedule' object has no attribute {name!r}")
