@@ -1,6 +1,7 @@
 """``tvm.topi.nn``: neural-network computes (dense/matmul, activations, softmax, convolutions,
 pooling, normalization, losses, attention, padding)."""
 
+from .attention import attention  # noqa: F401
 from .conv import (  # noqa: F401
     conv,
     conv1d,
@@ -26,6 +27,20 @@ from .elemwise import (  # noqa: F401
     silu,
     softplus,
 )
+from .loss import cross_entropy_with_logits, nll_loss, nll_loss_backward  # noqa: F401
+from .norm import batch_norm, group_norm, layer_norm, rms_norm  # noqa: F401
 from .pooling import adaptive_pool, global_pool, pool2d, pool_grad  # noqa: F401
 from .pad import mirror_pad, pad, replicate_pad  # noqa: F401
 from .softmax import log_softmax, softmax  # noqa: F401
+
+
+
+def flatten(data):
+    """``data`` reshaped to ``(batch, product of the other extents)`` (TVM's batch flatten)."""
+    # Lazy: transform sits beside nn in topi; imported at call time to keep nn's imports flat.
+    from ..transform import reshape
+
+    rest = data.shape[1] if data.ndim > 1 else 1
+    for dim in data.shape[2:]:
+        rest = rest * dim
+    return reshape(data, (data.shape[0], rest))

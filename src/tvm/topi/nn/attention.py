@@ -1,0 +1,72 @@
+"""Scaled dot-product ``attention`` with Relax's ``nn.attention`` layout and options.
+
+``query`` is ``(batch, seq, heads, head_dim)``, ``key`` ``(batch, seq_kv, kv_heads,
+head_dim)``, ``value`` ``(batch, seq_kv, kv_heads, head_dim_v)``; the result is ``(batch, seq,
+heads, head_dim_v)``. ``scores = q . k * scale (+ bias)``, with ``scale`` defaulting to
+``1 / sqrt(head_dim)``; ``bias`` broadcasts to ``(batch, heads, seq, seq_kv)``;
+``causal_mask`` ``"TopLeft"`` hides ``t > s``, ``"BottomRight"`` hides ``t > s + seq_kv -
+seq``. With fewer key/value heads (grouped-query attention), query head ``h`` reads key/value
+head ``h % kv_heads``, as the Relax reference. Limitation: ``window_size`` is not supported.
+"""
+
+from __future__ import annotations
+
+import math
+
+from ... import te, tirx
+from ...tirx import generic as _g
+from ..broadcast import broadcast_index
+from ..utils import as_index, const_like, get_const_int, is_const_int, reduce_axis
+from .softmax import softmax
+
+__all__ = ["attention"]
+
+
+def attention(query, key, value, bias=None, scale=None, causal_mask=None, window_size=None):
+    """Scaled dot-product attention (see the module docstring)."""
+    if window_size is not None:
+        raise ValueError("attention: window_size is not supported")
+    if causal_mask not in (None, "TopLeft", "BottomRight"):
+        raise ValueError(f"attention: causal_mask must be None, 'TopLeft' or 'BottomRight', "
+                         f"got {causal_mask!r}")
+    if query.ndim != 4 or key.ndim != 4 or value.ndim != 4:
+        raise ValueError("attention expects 4-D query, key and value (batch, seq, heads, dim)")
+    b, s, heads, dim = query.shape
+    t, kv_heads = key.shape[1], key.shape[2]
+    dim_v = value.shape[3]
+    dtype = query.dtype
+    if scale is None:
+        if not is_const_int(dim):
+            raise ValueError("attention: a symbolic head dimension needs an explicit scale")
+        scale = 1 / math.sqrt(get_const_int(dim))
+    scale_c = const_like(scale, dtype)
+    rd = reduce_axis(dim, "rd")
+    score_shape = (b, heads, s, t)
+
+    def kv_head(h):
+        return h if kv_heads is heads else _g.floormod(h, as_index(kv_heads, h.dtype))
+
+    def score_body(bi, h, si, ti):
+        qk = te.sum(query(bi, si, h, rd.var) * key(bi, ti, kv_head(h), rd.var), axis=[rd])
+        return qk
+
+    raw = te.compute(score_shape, score_body, name="T_attention_qk")
+
+    def scaled_body(bi, h, si, ti):
+        v = raw(bi, h, si, ti) * scale_c
+        if bias is not None:
+            v = v + bias(*broadcast_index(bias, score_shape, (bi, h, si, ti)))
+        if causal_mask is not None:
+            limit = si if causal_mask == "TopLeft" else si + as_index(t, si.dtype) - \
+                as_index(s, si.dtype)
+            v = tirx.Select(_g.greater(ti, limit), tirx.min_value(dtype), v)
+        return v
+
+    scores = te.compute(score_shape, scaled_body, name="T_attention_scores")
+    probs = softmax(scores, axis=-1)
+    rt = reduce_axis(t, "rt")
+
+    def out_body(bi, si, h, dv):
+        return te.sum(probs(bi, h, si, rt.var) * value(bi, rt.var, kv_head(h), dv), axis=[rt])
+
+    return te.compute((b, s, heads, dim_v), out_body, name="T_attention", tag="attention")

@@ -1,0 +1,195 @@
+"""Normalization: ``layer_norm``, ``group_norm``, ``rms_norm`` and ``batch_norm``.
+
+Statistics are computed in two passes (mean, then the mean of squared deviations: the biased
+variance, as NumPy's ``var``), in the input dtype.
+"""
+
+from __future__ import annotations
+
+from ... import te, tirx
+from ...tirx import generic as _g
+from ..utils import as_index, const_like, get_const_int, is_const_int, normalize_axes
+from ..utils import normalize_axis, reduce_axis
+
+__all__ = ["batch_norm", "group_norm", "layer_norm", "rms_norm"]
+
+
+def _count(shape, axes, dtype):
+    total = None
+    for a in axes:
+        dim = shape[a]
+        term = const_like(get_const_int(dim), dtype) if is_const_int(dim) else _g.cast(dim, dtype)
+        total = term if total is None else total * term
+    return const_like(1, dtype) if total is None else total
+
+
+def _mean_over(data, axes, value, name):
+    """``mean(value(idx))`` over ``axes`` with the reduced axes kept as extent 1."""
+    raxes = {a: reduce_axis(data.shape[a], f"k{a}") for a in axes}
+    shape = tuple(const_like(1, s.dtype) if d in raxes else s for d, s in enumerate(data.shape))
+    count = _count(data.shape, axes, data.dtype)
+
+    def body(*i):
+        idx = [raxes[d].var if d in raxes else v for d, v in enumerate(i)]
+        return te.sum(value(idx), axis=list(raxes.values()))
+
+    total = te.compute(shape, body, name=f"{name}_sum")
+    return te.compute(shape, lambda *i: total(*i) / count, name=name)
+
+
+def _stat_index(i, axes):
+    return [const_like(0, v.dtype) if d in axes else v for d, v in enumerate(i)]
+
+
+def _mean_var(data, axes, prefix):
+    mean = _mean_over(data, axes, lambda idx: data(*idx), f"{prefix}_mean")
+
+    def sq_dev(idx):
+        diff = data(*idx) - mean(*_stat_index(idx, axes))
+        return diff * diff
+
+    var = _mean_over(data, axes, sq_dev, f"{prefix}_var")
+    return mean, var
+
+
+def layer_norm(data, gamma, beta, axis, epsilon=1e-5):
+    """``(x - mean) / sqrt(var + epsilon) * gamma + beta`` over ``axis``; ``gamma``/``beta``
+    have the normalized axes' shape (either may be ``None``)."""
+    axes = normalize_axes(axis, data.ndim, "layer_norm")
+    mean, var = _mean_var(data, axes, "T_layer_norm")
+    eps = const_like(epsilon, data.dtype)
+
+    def body(*i):
+        s = _stat_index(i, axes)
+        out = (data(*i) - mean(*s)) * tirx.rsqrt(var(*s) + eps)
+        p = [i[a] for a in axes]
+        if gamma is not None:
+            out = out * gamma(*p)
+        if beta is not None:
+            out = out + beta(*p)
+        return out
+
+    return te.compute(data.shape, body, name="T_layer_norm", tag="injective")
+
+
+def rms_norm(data, weight, axis, epsilon=1e-5):
+    """``x / sqrt(mean(x^2) + epsilon) * weight`` over ``axis`` (``weight`` may be ``None``)."""
+    axes = normalize_axes(axis, data.ndim, "rms_norm")
+    msq = _mean_over(data, axes, lambda idx: data(*idx) * data(*idx), "T_rms_norm_msq")
+    eps = const_like(epsilon, data.dtype)
+
+    def body(*i):
+        out = data(*i) * tirx.rsqrt(msq(*_stat_index(i, axes)) + eps)
+        return out if weight is None else out * weight(*[i[a] for a in axes])
+
+    return te.compute(data.shape, body, name="T_rms_norm", tag="injective")
+
+
+def group_norm(data, gamma, beta, num_groups, channel_axis, axes, epsilon=1e-5):
+    """Group normalization: channels split into ``num_groups`` groups; each group is
+    normalized over its channels and ``axes``; ``gamma``/``beta`` are per channel."""
+    groups = get_const_int(num_groups)
+    ch = normalize_axis(channel_axis, data.ndim, "group_norm")
+    axes = [a for a in normalize_axes(axes, data.ndim, "group_norm") if a != ch]
+    channels = data.shape[ch]
+    if is_const_int(channels) and get_const_int(channels) % groups:
+        raise ValueError(f"group_norm: {get_const_int(channels)} channels are not divisible "
+                         f"into {groups} groups")
+    per_group = _g.floordiv(channels, const_like(groups, channels.dtype))
+    rc = reduce_axis(per_group, "rc")
+    raxes = {a: reduce_axis(data.shape[a], f"k{a}") for a in axes}
+    stat_shape = tuple(const_like(groups, s.dtype) if d == ch else
+                       const_like(1, s.dtype) if d in raxes else s
+                       for d, s in enumerate(data.shape))
+    count = _count(data.shape, axes, data.dtype) * _g.cast(per_group, data.dtype)
+
+    def src(i):
+        idx = [raxes[d].var if d in raxes else v for d, v in enumerate(i)]
+        idx[ch] = i[ch] * as_index(per_group, i[ch].dtype) + as_index(rc.var, i[ch].dtype)
+        return idx
+
+    all_axes = [rc] + list(raxes.values())
+    total = te.compute(stat_shape, lambda *i: te.sum(data(*src(i)), axis=all_axes),
+                       name="T_group_norm_sum")
+    mean = te.compute(stat_shape, lambda *i: total(*i) / count, name="T_group_norm_mean")
+    rc2 = reduce_axis(per_group, "rc")
+    raxes2 = {a: reduce_axis(data.shape[a], f"k{a}") for a in axes}
+
+    def sq_dev(*i):
+        idx = [raxes2[d].var if d in raxes2 else v for d, v in enumerate(i)]
+        idx[ch] = i[ch] * as_index(per_group, i[ch].dtype) + as_index(rc2.var, i[ch].dtype)
+        diff = data(*idx) - mean(*i)
+        return te.sum(diff * diff, axis=[rc2] + list(raxes2.values()))
+
+    sq = te.compute(stat_shape, sq_dev, name="T_group_norm_sqsum")
+    eps = const_like(epsilon, data.dtype)
+
+    def body(*i):
+        s = [const_like(0, v.dtype) if d in raxes else v for d, v in enumerate(i)]
+        s[ch] = _g.floordiv(i[ch], as_index(per_group, i[ch].dtype))
+        out = (data(*i) - mean(*s)) * tirx.rsqrt(sq(*s) / count + eps)
+        if gamma is not None:
+            out = out * gamma(i[ch])
+        if beta is not None:
+            out = out + beta(i[ch])
+        return out
+
+    return te.compute(data.shape, body, name="T_group_norm", tag="injective")
+
+
+def batch_norm(data, gamma, beta, moving_mean, moving_var, axis=None, epsilon=None,
+               center=None, scale=None, training=None, momentum=None):
+    """Batch normalization over every axis but ``axis`` (default 1).
+
+    Returns ``[out, mean, var]``. Inference (``training`` false): normalizes with the moving
+    statistics and returns them unchanged. Training: normalizes with the batch statistics and
+    returns the updated moving statistics ``(1 - momentum) * moving + momentum * batch``
+    (as Relax's ``batch_norm``). ``center``/``scale`` (default true) add ``beta`` and
+    multiply by ``gamma``.
+    """
+    axis = normalize_axis(1 if axis is None else axis, data.ndim, "batch_norm")
+    epsilon = 1e-5 if epsilon is None else epsilon
+    center = True if center is None else center
+    scale = True if scale is None else scale
+    momentum = 0.1 if momentum is None else momentum
+    reduce = [d for d in range(data.ndim) if d != axis]
+    if training:
+        mean4, var4 = _mean_var(data, reduce, "T_batch_norm")
+        zeros = [None] * data.ndim
+
+        def stat(t):
+            def read(c):
+                idx = list(zeros)
+                for d in range(data.ndim):
+                    idx[d] = c if d == axis else const_like(0, c.dtype)
+                return t(*idx)
+
+            return read
+
+        mean, var = stat(mean4), stat(var4)
+        m = const_like(momentum, moving_mean.dtype)
+        one = const_like(1, moving_mean.dtype)
+        new_mean = te.compute(moving_mean.shape, lambda c: (one - m) * moving_mean(c) + m *
+                              _g.cast(mean(c), moving_mean.dtype), name="T_batch_norm_mean")
+        new_var = te.compute(moving_var.shape, lambda c: (one - m) * moving_var(c) + m *
+                             _g.cast(var(c), moving_var.dtype), name="T_batch_norm_var")
+    else:
+        mean, var = moving_mean, moving_var
+        new_mean = te.compute(moving_mean.shape, lambda c: moving_mean(c),
+                              name="T_batch_norm_mean")
+        new_var = te.compute(moving_var.shape, lambda c: moving_var(c), name="T_batch_norm_var")
+    eps = const_like(epsilon, data.dtype)
+
+    def body(*i):
+        c = i[axis]
+        mu, sigma2 = mean(c), var(c)
+        out = (data(*i) - _g.cast(mu, data.dtype)) * tirx.rsqrt(_g.cast(sigma2, data.dtype) +
+                                                                 eps)
+        if scale:
+            out = out * gamma(c)
+        if center:
+            out = out + beta(c)
+        return out
+
+    out = te.compute(data.shape, body, name="T_batch_norm", tag="injective")
+    return [out, new_mean, new_var]
