@@ -90,3 +90,20 @@ def test_derive_call_ret_type():
     fty2 = relax.FuncType([T([n, 4], "float32")], T([n, 2], "float32"))
     ret2 = derive_call_ret_type(fty2, relax.Call(relax.Var("f", fty2), [x]))
     tvm.ir.assert_structural_equal(ret2, T([7, 2], "float32"))
+
+
+def test_derive_substitutes_expressions_and_erases_unbound_vars():
+    # Observed in Apache TVM 0.27.
+    n, m, k = TirVar("n", "int64"), TirVar("m", "int64"), TirVar("k", "int64")
+    x = relax.Var("x", T([k * 2, 4], "float32"))
+    f1 = relax.FuncType([T([n, 4], "float32")], T([n, 4], "float32"))
+    tvm.ir.assert_structural_equal(
+        derive_call_ret_type(f1, relax.Call(relax.Var("f", f1), [x])), T([k * 2, 4], "float32")
+    )
+    y = relax.Var("y", T(ndim=2, dtype="float32"))
+    assert derive_call_ret_type(f1, relax.Call(relax.Var("f", f1), [y])).shape is None
+    f2 = relax.FuncType([T([n, m], "float32")], T([n], "float32"))
+    z = relax.Var("z", T([7, 5], "float32"))
+    tvm.ir.assert_structural_equal(
+        derive_call_ret_type(f2, relax.Call(relax.Var("f", f2), [z])), T([7], "float32")
+    )

@@ -438,14 +438,14 @@ def derive_call_ret_type(func_ty: FuncType, call, ctx=None) -> Type:
     mapping = {}
     for param_ty, arg in zip(func_ty.params, call.args):
         _bind_symbols(param_ty, arg.ty, mapping)
-    ret = substitute_type(func_ty.ret, mapping) if mapping else func_ty.ret
-    # Every symbolic var of the signature is the callee's own: unbound ones must not leak.
+    # Every symbolic var of the signature is the callee's own: the unbound ones must not leak
+    # into the caller, so they are erased before the bound ones are substituted.
+    ret = func_ty.ret
     own = {id(v) for v in tir_vars_in(func_ty.params)} | {id(v) for v in tir_vars_in(ret)}
-    own -= {id(v) for v in mapping.values()}
     if own:
         bound = {id(k) for k in mapping}
         ret = _erase(ret, lambda v: id(v) not in own or id(v) in bound, _defined_all)
-    return ret
+    return substitute_type(ret, mapping) if mapping else ret
 
 
 def _bind_symbols(param_ty, arg_ty, mapping):
