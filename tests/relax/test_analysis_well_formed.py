@@ -94,6 +94,14 @@ def test_rule1_missing_type_checked_even_without_check_ty():
     check_fails(mod, TypeError, "The ty of Expr R.add(x, x) is missing.", False, node=call)
 
 
+def test_rule1b_variable_inside_a_type_must_be_typed():
+    shape = rx.Var("s")  # no type
+    x = rx.Var("x", rx.TensorType(shape, "float32"))
+    mod = module(main=func([x], [], x))
+    check_fails(mod, TypeError, "Expr must have ty populated.  Expr.type_key=relax.expr.Var")
+    assert rx.analysis.check_well_formed(mod, check_ty=False)
+
+
 def test_rule2_global_var_not_in_module():
     x, y = rx.Var("x", TT(3)), rx.Var("y", TT(3))
     gv = tvm.ir.GlobalVar("foo")

@@ -5,7 +5,8 @@ the offending node (``tvm.ir.error_context``), so that inside a pass the error i
 that node underlined. :func:`check_well_formed` returns a bool. The rules (spec C.5), with the
 stem of each message:
 
-1. every expression except an ``Op`` has a type: ``The ty of Expr <e> is missing.``;
+1. every expression except an ``Op`` has a type: ``The ty of Expr <e> is missing.``; with
+   ``check_ty``, so do the Relax variables a type depends on (``R.Tensor(shape_var)``);
 2. a GlobalVar used in a module is that module's (``GlobalVar <gv> is not defined.``) and its
    type, if any, is a function type (``The ty of GlobalVar <gv> must be either FuncType.``);
 3. a ``global_symbol`` attribute equals the GlobalVar's name;
@@ -270,8 +271,14 @@ class _Checker:
         if ty is None or not self.funcs:
             return
         symbolic, relax_vars = _type_dependencies(ty)
-        if any(isinstance(v, DataflowVar) for v in relax_vars):
-            _fail(ValueError, "DataflowVar cannot be used as a dependent type expression.", node)
+        for var in relax_vars:
+            if isinstance(var, DataflowVar):
+                _fail(
+                    ValueError, "DataflowVar cannot be used as a dependent type expression.", node
+                )
+            if self.check_ty and var.ty is None:
+                # Rule 1b: expressions embedded in a type are typed as well.
+                _fail(TypeError, f"Expr must have ty populated.  Expr.type_key={var.type_key}", var)
         defined = self.funcs[-1].tir_defined
         for sym in symbolic:
             if id(sym) not in defined:
