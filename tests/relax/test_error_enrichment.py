@@ -8,6 +8,7 @@ import pytest
 import tvm
 from tvm import relax
 from tvm.error import InternalError
+from tvm.ffi.node import walk
 from tvm.ir.error_context import (
     add_enclosing_node,
     attach_node,
@@ -379,3 +380,31 @@ def test_class_with_its_own_str_is_rebuilt_with_the_same_class():
     assert str(info.value).startswith("QUIET\n\nError in pass: Loud\nLocation (TVMScript):\n")
     assert "loud" in [entry.name for entry in info.traceback]  # the original traceback
     assert error_node(info.value) is None
+
+
+def test_every_node_of_a_parsed_module_can_be_located_and_rendered():
+    mod = tvm.script.from_source(
+        "@I.ir_module\n"
+        "class Module:\n"
+        "    @R.function\n"
+        '    def main(x: R.Tensor(("n", 4), "float32"), c: R.Tensor((), "bool")):\n'
+        "        n = T.int64()\n"
+        "        with R.dataflow():\n"
+        "            y = R.add(x, x)\n"
+        "            R.output(y)\n"
+        "        if c:\n"
+        "            z = R.multiply(y, y)\n"
+        "        else:\n"
+        "            z = y\n"
+        "        s = R.shape([n, 4])\n"
+        "        return (z, s)\n"
+    )
+    gvar = mod.get_global_var("main")
+    count = 0
+    for node in walk(mod["main"]):
+        err = enrich_pass_error(attach_node(ValueError("m"), node), mod, "P", gvar)
+        text = str(err)
+        assert text.startswith("m\n\nError in pass: P\nLocation (TVMScript):\nAccess path: <root>")
+        assert "^" in text and error_node(err) is None
+        count += 1
+    assert count > 50
