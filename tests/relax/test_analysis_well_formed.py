@@ -167,6 +167,20 @@ def test_rule5_match_cast_defines_symbolic_var():
     assert rx.analysis.check_well_formed(mod)
 
 
+def test_local_function_may_call_itself():
+    x, n = rx.Var("x", TT(3)), rx.Var("n", TT(3))
+    fvar = rx.Var("f", rx.FuncType([TT(3)], TT(3)))
+    call = rx.Call(fvar, [n])
+    set_field(call, "ty", TT(3))
+    r = rx.Var("r", TT(3))
+    local = func([n], [rx.VarBinding(r, call)], r)
+    y = rx.Var("y", TT(3))
+    outer_call = rx.Call(fvar, [x])
+    set_field(outer_call, "ty", TT(3))
+    mod = module(main=func([x], [rx.VarBinding(fvar, local), rx.VarBinding(y, outer_call)], y))
+    rx.analysis.well_formed(mod)
+
+
 def test_rule6_defined_twice():
     x, y = rx.Var("x", TT(3)), rx.Var("y", TT(3))
     mod = module(main=func([x], [rx.VarBinding(y, x), rx.VarBinding(y, x)], y))

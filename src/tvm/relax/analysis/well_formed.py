@@ -337,11 +337,14 @@ class _Checker:
                 "branch body in IfNode.",
                 value,
             )
-        if isinstance(value, Function):
-            self.visit_function(value, binding.var.name_hint)
+        var = binding.var
+        local_function = isinstance(value, Function)
+        if local_function:
+            # A local function may call itself through the variable it is bound to.
+            self._define_var(var)
+            self.visit_function(value, var.name_hint)
         else:
             self.visit(value)
-        var = binding.var
         if isinstance(var, DataflowVar) and not is_dataflow:
             _fail(ValueError, f"DataflowVar {var.name_hint} is defined outside DataflowBlock.", var)
         state = self.funcs[-1]
@@ -349,7 +352,8 @@ class _Checker:
             for sym in definable_tir_vars_in_type(binding.ty):
                 state.tir_defined.add(id(sym))
             self._check_symbolic_uses(binding.ty, binding)
-        self._define_var(var)
+        if not local_function:
+            self._define_var(var)
         if var.ty is None:
             _fail(TypeError, f"The ty of Expr {var.name_hint} is missing.", var)
         if self.check_ty:  # as in TVM, a binding's annotation is a type check
