@@ -53,7 +53,7 @@ _RENDER_LEVELS = ("detail", "fast", "none")
 
 # Primitives that return a list of handles (their trace lines unpack even a single item).
 _LIST_KINDS = frozenset({"get_loops", "get_child_blocks", "get_producers", "get_consumers",
-                         "get_output_blocks", "split"})
+                         "get_output_blocks", "split", "sample_perfect_tile"})
 
 
 class ScheduleBase:
@@ -117,7 +117,7 @@ class ScheduleBase:
 
     @property
     def seed(self):
-        """The random seed given at construction (sampling is not implemented yet)."""
+        """The random seed of the sampling primitives."""
         return self._seed
 
     # --- helpers for primitives -----------------------------------------------------------------
@@ -262,7 +262,11 @@ class ScheduleBase:
         other.__dict__.update(self.__dict__)
         other._state = ScheduleState(self.mod, self._state.debug_mask, self._state.enable_check)
         other._table = dict(self._table)
-        other._trace = Trace(list(self._trace.insts), dict(self._trace.decisions))
+        other._trace = Trace(list(self._trace.insts))
+        if self.__dict__.get("_rng") is not None:
+            # Both schedules continue the same random stream independently.
+            other._rng = type(self._rng)()
+            other._rng.setstate(self._rng.getstate())
         return other
 
     def show(self, *args, **kwargs) -> None:
@@ -271,11 +275,7 @@ class ScheduleBase:
 
     def fork_seed(self) -> int:
         """A new seed derived from this schedule's seed."""
-        import random  # Lazy: only the rare sampling-style callers need it.
-
-        rng = random.Random(self._seed)
-        self._seed = rng.randrange(1, 2**31 - 1)
-        return self._seed
+        return self._random().randrange(1, 2**31 - 1)
 
     def enter_postproc(self) -> None:
         """Mark the start of postprocessing in the trace (``remove_postproc`` drops the rest)."""

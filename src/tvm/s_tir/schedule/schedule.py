@@ -4,7 +4,8 @@ The class assembles the primitive families (one module each: lookup, loops, comp
 caching, reduction, annotation) on top of :class:`~.base.ScheduleBase`, which keeps the module,
 the trace and the handles.
 
-Not implemented yet (no method): sampling (``sample_*``), ``merge``, ``loop_partition``,
+Not implemented yet (no method): ``sample_partitioned_tile``, ``sample_compute_location``,
+``merge``, ``loop_partition``,
 ``reorder_block_iter_var``, the reindex/inplace cache variants, storage, tensorization, layout
 and padding primitives.
 """
@@ -19,13 +20,13 @@ from .error import ScheduleError
 from .lookup import LookupPrimitives
 from .loops import LoopPrimitives
 from .reduction import ReductionPrimitives
+from .sampling import SamplingPrimitives
 
 __all__ = ["ExprRV", "LoopRV", "SBlockRV", "Schedule", "ScheduleError"]
 
 # TVM 0.27 Schedule methods that have no implementation here yet.
 _NOT_IMPLEMENTED = frozenset({
-    "sample_categorical", "sample_perfect_tile", "sample_partitioned_tile",
-    "sample_compute_location", "merge", "loop_partition", "reorder_block_iter_var",
+    "sample_partitioned_tile", "sample_compute_location", "merge", "loop_partition", "reorder_block_iter_var",
     "reindex_cache_read", "reindex_cache_write", "cache_inplace", "cache_index", "reindex",
     "read_at", "write_at", "fuse_reduction_epilogue", "storage_align", "set_scope",
     "unsafe_set_dtype", "blockize", "tensorize", "transform_layout", "transform_block_layout",
@@ -41,6 +42,7 @@ class Schedule(
     CachePrimitives,
     ReductionPrimitives,
     AnnotatePrimitives,
+    SamplingPrimitives,
     ScheduleBase,
 ):
     """A schedule of an IRModule (or a PrimFunc, scheduled as ``main``).
@@ -50,7 +52,7 @@ class Schedule(
     mod : IRModule or PrimFunc
         The s_tir functions to schedule.
     seed : int, optional
-        Random seed (kept for API compatibility; sampling primitives are not implemented).
+        Seed of the sampling primitives' random stream (``None``: from the system).
     debug_mask : str or int
         Accepted for API compatibility.
     error_render_level : str

@@ -58,7 +58,14 @@ class Trace:
 
     def __init__(self, insts=None, decisions=None):
         self.insts = list(insts or [])
-        self.decisions = dict(decisions or {})
+        for inst, decision in dict(decisions or {}).items():
+            inst.kwargs["decision"] = decision
+
+    @property
+    def decisions(self) -> dict:
+        """``{instruction: decision}`` of the sampling instructions."""
+        return {inst: inst.kwargs["decision"] for inst in self.insts
+                if "decision" in inst.kwargs}
 
     def append(self, inst: Instruction) -> None:
         """Add an instruction at the end."""
@@ -111,7 +118,11 @@ class Trace:
                 return "[" + ", ".join(fmt(v) for v in value) + "]"
             if isinstance(value, dict):
                 return "{" + ", ".join(f"{fmt(k)}: {fmt(v)}" for k, v in value.items()) + "}"
-            return repr(value) if isinstance(value, (bool, int, float, type(None))) else str(value)
+            if isinstance(value, float):
+                # TVM prints trace floats with 17 significant digits (0.20000000000000001).
+                text = f"{value:.17g}"
+                return text if any(c in text for c in ".einf") else text + ".0"
+            return repr(value) if isinstance(value, (bool, int, type(None))) else str(value)
 
         lines = []
         for inst in self.insts:
