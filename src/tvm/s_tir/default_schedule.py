@@ -134,9 +134,35 @@ def _schedule_nest(stmt):
     tiled = _matmul(headers, spatial, realize)
     if tiled is not None:
         return tiled
+    del values
+    kind_of = {id(h.var): s for h, s in zip(headers, spatial)}
     headers = _generic(headers, spatial, block, realize)
-    new_realize = realize.replace(iter_values=tuple(values))
-    body = new_realize
+    first_reduce = next((p for p, h in enumerate(headers) if not kind_of[id(h.var)]), None)
+    if block.init is None or first_reduce is None:
+        return _wrap(headers, realize)
+    # Decompose the reduction: the init runs in its own nest before the reduction loops, so
+    # the update loop has no `if k == 0` branch and vectorizes (TVM's decompose_reduction).
+    inner = headers[first_reduce:]
+    fresh = {id(h.var): Var(h.var.name, h.var.dtype) for h in inner if kind_of[id(h.var)]}
+    init_ivs, init_values, vmap = [], [], {}
+    for iv, value in zip(block.iter_vars, realize.iter_values):
+        if iv.iter_type != IterVar.DataPar:
+            continue
+        new_iv = IterVar(iv.dom, Var(iv.var.name, iv.var.dtype), IterVar.DataPar)
+        vmap[iv.var] = new_iv.var
+        init_ivs.append(new_iv)
+        init_values.append(fresh.get(id(value), value))
+    writes = [substitute(w, vmap) for w in block.writes]
+    init_block = SBlock(init_ivs, [], writes, f"{block.name_hint}_init",
+                        substitute(block.init, vmap))
+    init_nest = SBlockRealize(init_values, realize.predicate, init_block)
+    for h in reversed([h for h in inner if kind_of[id(h.var)]]):
+        init_nest = For(fresh[id(h.var)], h.min, h.extent, h.kind, init_nest)
+    update = _wrap(inner, realize.replace(block=block.replace(init=None)))
+    return _wrap(headers[:first_reduce], SeqStmt([init_nest, update]))
+
+
+def _wrap(headers, body):
     for h in reversed(headers):
         body = For(h.var, h.min, h.extent, h.kind, body)
     return body
@@ -150,7 +176,9 @@ def _generic(headers, spatial, block, realize):
     headers = list(headers)
     kind_of = {id(h.var): s for h, s in zip(headers, spatial)}
     out_last = _output_last_index_var(block, realize)
-    if not kind_of[id(headers[-1].var)] and out_last is not None:
+    reduce_vars = [h.var for h in headers if not kind_of[id(h.var)]]
+    if (not kind_of[id(headers[-1].var)] and out_last is not None
+            and not _indexes_last_dim_of_a_load(block, realize, reduce_vars)):
         last_spatial = [h for h in headers if kind_of[id(h.var)]]
         if last_spatial and last_spatial[-1].var is out_last:
             moved = last_spatial[-1]
@@ -172,6 +200,24 @@ def _generic(headers, spatial, block, realize):
     if kind_of[id(inner.var)] and inner is not outer:
         inner.kind = ForKind.VECTORIZED
     return headers
+
+
+def _indexes_last_dim_of_a_load(block, realize, loop_vars) -> bool:
+    """Whether one of ``loop_vars`` is bound to an iterator used in a load's last index."""
+    bound = {id(iv.var) for iv, v in zip(block.iter_vars, realize.iter_values)
+             if any(v is lv for lv in loop_vars)}
+    found = []
+
+    def visit_index(node):
+        if isinstance(node, Var) and id(node) in bound:
+            found.append(node)
+
+    def visit(node):
+        if isinstance(node, BufferLoad) and node.indices:
+            post_order_visit(node.indices[-1], visit_index)
+
+    post_order_visit(block.body, visit)
+    return bool(found)
 
 
 def _output_last_index_var(block, realize):

@@ -24,6 +24,20 @@ def _same_results(before, after, args, n_out):
         np.testing.assert_allclose(g, w, rtol=1e-5, atol=1e-5)
 
 
+def test_row_reduction_keeps_order_and_decomposes_init():
+    A = te.placeholder((64, 100), "float32", name="A")
+    k = te.reduce_axis((0, 100), name="k")
+    B = te.compute((64,), lambda i: te.sum(A[i, k], axis=k), name="B")
+    func = te.create_prim_func([A, B])
+    out = schedule_prim_func(func)
+    outer = out.body.block.body
+    assert outer.loop_var.name == "i" and outer.kind == ForKind.PARALLEL
+    _, update = outer.body.seq
+    assert update.loop_var.name == "k" and update.body.block.init is None
+    a = np.random.default_rng(3).standard_normal((64, 100)).astype("float32")
+    _same_results(func, out, [a, np.zeros(64, "float32")], 1)
+
+
 def test_elementwise_parallel_outer_vectorized_inner():
     A = te.placeholder((64, 128), "float32", name="A")
     B = te.compute((64, 128), lambda i, j: A[i, j] * 2.0, name="B")
@@ -48,9 +62,10 @@ def test_column_reduction_moves_contiguous_loop_inside():
     B = te.compute((64,), lambda j: te.sum(A[k, j], axis=k), name="B")
     func = te.create_prim_func([A, B])
     out = schedule_prim_func(func)
-    loops = _loops(out)
-    assert [lp.loop_var.name for lp in loops] == ["k", "j"]
-    assert loops[-1].kind == ForKind.VECTORIZED
+    init, update = out.body.block.body.seq  # the init is decomposed into its own nest
+    assert isinstance(init, For) and init.kind == ForKind.VECTORIZED
+    assert update.loop_var.name == "k" and update.body.loop_var.name == "j"
+    assert update.body.kind == ForKind.VECTORIZED
     a = np.random.default_rng(1).standard_normal((200, 64)).astype("float32")
     _same_results(func, out, [a, np.zeros(64, "float32")], 1)
 

@@ -54,6 +54,8 @@ from .parallel import emit_parallel_chunks
 __all__ = ["CodeGenLLVM", "codegen_module"]
 
 STACK_LIMIT_BYTES = 64 * 1024
+#: float32 ``exp`` as inline polynomial arithmetic (vectorizes) instead of ``expf`` calls.
+FAST_EXP = True
 _ERROR_SET = "TVMFFIErrorSetRaisedFromCStr"
 _ALLOC_WS = "TVMBackendAllocWorkspace"
 _FREE_WS = "TVMBackendFreeWorkspace"
@@ -482,6 +484,8 @@ class CodeGenLLVM(ExprEmitter):
     def _call_llvm_intrin(self, op):
         name = op.args[0].value
         args = [self.emit_expr(a) for a in op.args[1:]]
+        if name == "llvm.exp" and op.dtype.split("x")[0] == "float32" and FAST_EXP:
+            return self.fast_exp_f32(args[0])
         if name in ("llvm.fma", "llvm.fmuladd") or all(a.type == args[0].type for a in args):
             return self.call_intrinsic(name, args, op.dtype)
         ty = value_type(op.dtype)

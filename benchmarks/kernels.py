@@ -1,0 +1,183 @@
+"""Compiled te kernels side by side with NumPy: throughput, GFLOP/s and compile time.
+
+Run: ``python benchmarks/kernels.py [--repeat N] [--quick]``. Every row reports the median of
+``repeat`` timed runs (each after a warm-up call) for our kernel and for NumPy, in one process,
+so both see the same machine load. Results and their discussion: ``benchmarks/README_kernels.md``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import statistics
+import time
+
+os.environ.setdefault("PYTVM_LLVM_DISK_CACHE", "0")  # measure real compile times
+
+import numpy as np  # noqa: E402
+
+import tvm  # noqa: E402
+from tvm import te  # noqa: E402
+
+
+def _median_seconds(fn, repeat, number=1):
+    fn()  # warm-up (page faults, pool start)
+    samples = []
+    for _ in range(repeat):
+        start = time.perf_counter()
+        for _ in range(number):
+            fn()
+        samples.append((time.perf_counter() - start) / number)
+    return statistics.median(samples)
+
+
+def _compile(func):
+    from tvm.backend.llvm import jit
+    from tvm.driver import clear_cache
+
+    clear_cache()
+    jit.clear_cache()
+    start = time.perf_counter()
+    lib = tvm.compile(func)
+    return lib["main"], time.perf_counter() - start
+
+
+def _elementwise(n, op):
+    A = te.placeholder((n,), "float32", name="A")
+    if op == "add":
+        B = te.placeholder((n,), "float32", name="B")
+        C = te.compute((n,), lambda i: A[i] + B[i], name="C")
+        return te.create_prim_func([A, B, C])
+    B = te.compute((n,), lambda i: te.exp(A[i]), name="B")
+    return te.create_prim_func([A, B])
+
+
+def _matmul(n):
+    A = te.placeholder((n, n), "float32", name="A")
+    B = te.placeholder((n, n), "float32", name="B")
+    k = te.reduce_axis((0, n), name="k")
+    C = te.compute((n, n), lambda i, j: te.sum(A[i, k] * B[k, j], axis=k), name="C")
+    return te.create_prim_func([A, B, C])
+
+
+def _softmax(m, n):
+    X = te.placeholder((m, n), "float32", name="X")
+    k1 = te.reduce_axis((0, n), name="k1")
+    mx = te.compute((m,), lambda i: te.max(X[i, k1], axis=k1), name="mx")
+    E = te.compute((m, n), lambda i, j: te.exp(X[i, j] - mx[i]), name="E")
+    k2 = te.reduce_axis((0, n), name="k2")
+    S = te.compute((m,), lambda i: te.sum(E[i, k2], axis=k2), name="S")
+    Y = te.compute((m, n), lambda i, j: E[i, j] / S[i], name="Y")
+    return te.create_prim_func([X, Y])
+
+
+def _layer_norm(m, n):
+    X = te.placeholder((m, n), "float32", name="X")
+    k1 = te.reduce_axis((0, n), name="k1")
+    total = te.compute((m,), lambda i: te.sum(X[i, k1], axis=k1), name="total")
+    k2 = te.reduce_axis((0, n), name="k2")
+    sq = te.compute((m,), lambda i: te.sum(X[i, k2] * X[i, k2], axis=k2), name="sq")
+
+    def norm(i, j):
+        mean = total[i] * (1.0 / n)
+        var = sq[i] * (1.0 / n) - mean * mean
+        return (X[i, j] - mean) * te.rsqrt(var + 1e-5)
+
+    Y = te.compute((m, n), norm, name="Y")
+    return te.create_prim_func([X, Y])
+
+
+def _np_softmax(x, out):
+    np.subtract(x, x.max(axis=1, keepdims=True), out=out)
+    np.exp(out, out=out)
+    out /= out.sum(axis=1, keepdims=True)
+
+
+def _np_layer_norm(x, out):
+    mean = x.mean(axis=1, keepdims=True)
+    var = x.var(axis=1, keepdims=True)
+    np.subtract(x, mean, out=out)
+    out *= 1.0 / np.sqrt(var + 1e-5)
+
+
+def _peak_gflops():
+    """Single-precision peak estimate: cores x clock x FLOP/cycle (see README_kernels.md)."""
+    mhz = None
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("cpu MHz"):
+                    mhz = float(line.split(":")[1])
+                    break
+    except OSError:
+        pass
+    flags = open("/proc/cpuinfo").read() if os.path.exists("/proc/cpuinfo") else ""
+    per_cycle = 32 if "avx512f" in flags or "avx2" in flags else 8  # 2 FMA pipes x 8 lanes x 2
+    cores = len(os.sched_getaffinity(0))
+    return (cores * mhz * 1e6 * per_cycle / 1e9) if mhz else None, mhz, cores
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--repeat", type=int, default=15)
+    parser.add_argument("--quick", action="store_true", help="smaller sizes, fewer repeats")
+    args = parser.parse_args()
+    repeat = 5 if args.quick else args.repeat
+    rng = np.random.default_rng(0)
+    rows = []
+
+    def row(name, ours, theirs, unit_fn, unit, compile_s):
+        rows.append((name, unit_fn(ours), unit_fn(theirs), unit, ours / theirs, compile_s))
+
+    sizes = [1 << 20] if args.quick else [1 << 20, 1 << 24]
+    for n in sizes:
+        label = f"{n >> 20}M"
+        a, b = rng.standard_normal(n).astype("float32"), rng.standard_normal(n).astype("float32")
+        c = np.empty_like(a)
+        fn, cs = _compile(_elementwise(n, "add"))
+        ours = _median_seconds(lambda: fn(a, b, c), repeat)
+        theirs = _median_seconds(lambda: np.add(a, b, out=c), repeat)
+        row(f"add {label}", ours, theirs, lambda s, n=n: 3 * 4 * n / s / 1e9, "GB/s", cs)
+        fn, cs = _compile(_elementwise(n, "exp"))
+        ours = _median_seconds(lambda: fn(a, c), repeat)
+        theirs = _median_seconds(lambda: np.exp(a, out=c), repeat)
+        row(f"exp {label}", ours, theirs, lambda s, n=n: n / s / 1e9, "Gelem/s", cs)
+
+    n = 512 if args.quick else 1024
+    a, b = rng.standard_normal((n, n)).astype("float32"), rng.standard_normal((n, n)).astype(
+        "float32")
+    c = np.empty((n, n), "float32")
+    fn, cs = _compile(_matmul(n))
+    ours = _median_seconds(lambda: fn(a, b, c), repeat)
+    theirs = _median_seconds(lambda: np.matmul(a, b, out=c), repeat)
+    row(f"matmul {n}^3", ours, theirs, lambda s: 2 * n**3 / s / 1e9, "GFLOP/s", cs)
+    matmul_gflops = 2 * n**3 / ours / 1e9
+
+    m, n = (1024, 1024) if args.quick else (4096, 1024)
+    x = rng.standard_normal((m, n)).astype("float32")
+    y = np.empty_like(x)
+    fn, cs = _compile(_softmax(m, n))
+    ours = _median_seconds(lambda: fn(x, y), repeat)
+    theirs = _median_seconds(lambda: _np_softmax(x, y), repeat)
+    row(f"softmax {m}x{n}", ours, theirs, lambda s: m * n / s / 1e9, "Gelem/s", cs)
+    fn, cs = _compile(_layer_norm(m, n))
+    ours = _median_seconds(lambda: fn(x, y), repeat)
+    theirs = _median_seconds(lambda: _np_layer_norm(x, y), repeat)
+    row(f"layer_norm {m}x{n}", ours, theirs, lambda s: m * n / s / 1e9, "Gelem/s", cs)
+
+    peak, mhz, cores = _peak_gflops()
+    print(f"# {platform.processor() or platform.machine()}, {cores} cores"
+          f"{f' @ {mhz:.0f} MHz' if mhz else ''}, numpy {np.__version__}, "
+          f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, median of {repeat}")
+    print(f"| kernel | pytvm | numpy | unit | pytvm/numpy | compile (s) |")
+    print("| --- | ---: | ---: | --- | ---: | ---: |")
+    for name, ours, theirs, unit, _, cs in rows:
+        print(f"| {name} | {ours:.2f} | {theirs:.2f} | {unit} | {ours / theirs:.2f} | {cs:.2f} |")
+    if peak:
+        print(f"\nmatmul: {matmul_gflops:.1f} GFLOP/s = {matmul_gflops / peak:.0%} of the "
+              f"estimated fp32 peak {peak:.0f} GFLOP/s")
+
+
+if __name__ == "__main__":
+    main()
