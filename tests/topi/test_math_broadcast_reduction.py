@@ -164,7 +164,8 @@ def test_broadcast_symbolic(run, rng):
 
 
 @pytest.mark.parametrize("name, fn", [("sum", np.sum), ("max", np.max), ("min", np.min),
-                                      ("prod", np.prod), ("mean", np.mean)])
+                                      ("prod", np.prod), ("mean", np.mean),
+                                      ("variance", np.var), ("std", np.std)])
 @pytest.mark.parametrize("axis", [None, 0, (0, 2), -1])
 @pytest.mark.parametrize("keepdims", [False, True])
 def test_reductions(run, rng, name, fn, axis, keepdims):

@@ -45,7 +45,7 @@ def pool_ref(x, kernel, strides, dilation, pads, is_max, ceil_mode, count_includ
 
 
 def pool_grad_ref(g_out, x, kernel, strides, dilation, pads, is_max, count_include_pad):
-    n, c, h, w = x.shape
+    h, w = x.shape[2:]
     grad = np.zeros(x.shape)
     for i in range(g_out.shape[2]):
         for j in range(g_out.shape[3]):

@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from tvm import te, tirx, topi
+from tvm import te, topi
 
 
 def _ph(shape, dtype="float32", name="A"):

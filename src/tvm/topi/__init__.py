@@ -19,13 +19,13 @@ Examples
 """
 
 from . import nn, utils  # noqa: F401
-from .broadcast import *  # noqa: F401, F403
+from .broadcast import *
+from .creation import *
 from .einsum import einsum  # noqa: F401
-from .creation import *  # noqa: F401, F403
-from .index import *  # noqa: F401, F403
-from .math import *  # noqa: F401, F403
-from .reduction import *  # noqa: F401, F403
+from .index import *
+from .math import *
+from .reduction import *
 from .scan import cumprod, cumsum, scanop  # noqa: F401
 from .sort import argsort, sort, topk  # noqa: F401
-from .transform import *  # noqa: F401, F403
+from .transform import *
 from .utils import get_const_int, get_const_tuple  # noqa: F401

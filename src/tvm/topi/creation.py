@@ -10,8 +10,18 @@ from ..ir.expr import PrimExpr
 from ..tirx import generic as _g
 from .utils import as_index, const_like, get_const_int, is_const_int, normalize_axis
 
-__all__ = ["arange", "eye", "full", "full_like", "one_hot", "ones", "tril", "triu", "trilu",
-           "zeros"]
+__all__ = [
+    "arange",
+    "eye",
+    "full",
+    "full_like",
+    "one_hot",
+    "ones",
+    "tril",
+    "trilu",
+    "triu",
+    "zeros",
+]
 
 
 def _shape(shape):

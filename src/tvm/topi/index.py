@@ -9,8 +9,7 @@ from .. import te, tirx
 from ..ir.expr import PrimExpr
 from ..tirx import generic as _g
 from .broadcast import broadcast_index, broadcast_shape
-from .utils import as_index, const_like, get_const_int, is_const_int, normalize_axis
-from .utils import reduce_axis
+from .utils import as_index, const_like, get_const_int, is_const_int, normalize_axis, reduce_axis
 
 __all__ = ["gather", "gather_elements", "scatter_elements", "strided_slice", "take", "where"]
 

@@ -10,10 +10,10 @@ from __future__ import annotations
 
 from .. import te, tirx
 from ..tirx import generic as _g
-from .utils import const_like, get_const_int, is_const_int, normalize_axes, reduce_axis
-from .utils import shape_dtype
+from .utils import const_like, get_const_int, is_const_int, normalize_axes, reduce_axis, shape_dtype
 
-__all__ = ["all", "any", "argmax", "argmin", "max", "mean", "min", "prod", "sum"]
+__all__ = ["all", "any", "argmax", "argmin", "max", "mean", "min", "prod", "std", "sum",
+           "variance"]
 
 
 def reduced_shape(shape, axes, keepdims) -> tuple:
@@ -60,17 +60,17 @@ _all = te.comm_reducer(_g.logical_and, lambda t: tirx.const(True, "bool"), name=
 _any = te.comm_reducer(_g.logical_or, lambda t: tirx.const(False, "bool"), name="any")
 
 
-def sum(data, axis=None, keepdims=False):  # noqa: A001 - TVM's public name
+def sum(data, axis=None, keepdims=False):
     """Sum of ``data`` over ``axis``."""
     return comm_reduce(data, axis, keepdims, te.sum, "T_sum")
 
 
-def max(data, axis=None, keepdims=False):  # noqa: A001 - TVM's public name
+def max(data, axis=None, keepdims=False):
     """Maximum of ``data`` over ``axis``."""
     return comm_reduce(data, axis, keepdims, te.max, "T_max")
 
 
-def min(data, axis=None, keepdims=False):  # noqa: A001 - TVM's public name
+def min(data, axis=None, keepdims=False):
     """Minimum of ``data`` over ``axis``."""
     return comm_reduce(data, axis, keepdims, te.min, "T_min")
 
@@ -80,12 +80,12 @@ def prod(data, axis=None, keepdims=False):
     return comm_reduce(data, axis, keepdims, _prod, "T_prod")
 
 
-def all(data, axis=None, keepdims=False):  # noqa: A001 - TVM's public name
+def all(data, axis=None, keepdims=False):
     """Logical and of a bool tensor over ``axis``."""
     return comm_reduce(data, axis, keepdims, _all, "T_all")
 
 
-def any(data, axis=None, keepdims=False):  # noqa: A001 - TVM's public name
+def any(data, axis=None, keepdims=False):
     """Logical or of a bool tensor over ``axis``."""
     return comm_reduce(data, axis, keepdims, _any, "T_any")
 
@@ -106,6 +106,25 @@ def mean(data, axis=None, keepdims=False):
     count = reduced_count(data, axis)
     return te.compute(total.shape, lambda *i: total(*i) / const_like(count, data.dtype),
                       name="T_divide", tag="elemwise")
+
+
+def variance(data, axis=None, keepdims=False):
+    """Biased variance (``np.var``) over ``axis``: the mean of squared deviations."""
+    axes = normalize_axes(axis, data.ndim, "variance")
+    center = mean(data, axes, True)
+
+    def sq_dev(*i):
+        c = [const_like(0, v.dtype) if d in axes else v for d, v in enumerate(i)]
+        diff = data(*i) - center(*c)
+        return diff * diff
+
+    return mean(te.compute(data.shape, sq_dev, name="T_squared_deviation"), axes, keepdims)
+
+
+def std(data, axis=None, keepdims=False):
+    """Standard deviation (``np.std``): ``sqrt(variance)``."""
+    var = variance(data, axis, keepdims)
+    return te.compute(var.shape, lambda *i: tirx.sqrt(var(*i)), name="T_sqrt", tag="elemwise")
 
 
 def _arg_reduce(data, axis, keepdims, select_last_index, is_max, name):

@@ -11,8 +11,7 @@ from __future__ import annotations
 
 from .. import te, tirx
 from ..tirx import generic as _g
-from .utils import as_index, const_like, get_const_int, normalize_axis, reduce_axis
-from .utils import shape_dtype
+from .utils import as_index, const_like, get_const_int, normalize_axis, reduce_axis, shape_dtype
 
 __all__ = ["argsort", "sort", "topk"]
 

@@ -73,7 +73,7 @@ def const_like(value, dtype: str):
     if isinstance(value, PrimExpr):
         if value.dtype == dtype:
             return value
-        from ..tirx.generic import cast  # noqa: PLC0415 - same layer; kept local for clarity
+        from ..tirx.generic import cast
 
         return cast(value, dtype)
     return const(value, dtype)

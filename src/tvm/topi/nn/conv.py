@@ -158,25 +158,25 @@ def conv1d_nwc(data, kernel, strides=1, padding="VALID", dilation=1, out_dtype=N
     return conv(data, kernel, strides, padding, dilation, 1, "NWC", "WIO", out_dtype)
 
 
-def conv2d(input, filter, strides, padding, dilation, data_layout="NCHW",  # noqa: A002
+def conv2d(input, filter, strides, padding, dilation, data_layout="NCHW",
            kernel_layout="", out_dtype=None, groups=1):
     """2-D convolution (``groups`` is an extension: TVM uses ``group_conv2d_*``)."""
     return conv(input, filter, strides, padding, dilation, groups, data_layout, kernel_layout,
                 out_dtype)
 
 
-def conv2d_nchw(Input, Filter, stride, padding, dilation, out_dtype=None):  # noqa: N803
+def conv2d_nchw(Input, Filter, stride, padding, dilation, out_dtype=None):
     """2-D convolution, NCHW data and OIHW kernel."""
     return conv(Input, Filter, stride, padding, dilation, 1, "NCHW", "OIHW", out_dtype)
 
 
-def conv2d_nhwc(Input, Filter, stride, padding, dilation, out_dtype="float32",  # noqa: N803
+def conv2d_nhwc(Input, Filter, stride, padding, dilation, out_dtype="float32",
                 auto_scheduler_rewritten_layout="", meta_schedule_original_shape=None):
     """2-D convolution, NHWC data and HWIO kernel."""
     return conv(Input, Filter, stride, padding, dilation, 1, "NHWC", "HWIO", out_dtype)
 
 
-def group_conv2d_nchw(Input, Filter, stride, padding, dilation, groups,  # noqa: N803
+def group_conv2d_nchw(Input, Filter, stride, padding, dilation, groups,
                       out_dtype=None):
     """Grouped 2-D convolution, NCHW data and OIHW kernel."""
     return conv(Input, Filter, stride, padding, dilation, groups, "NCHW", "OIHW", out_dtype)
@@ -247,7 +247,7 @@ def conv2d_transpose(data, kernel, strides, padding, dilation=1, groups=1,
                       tag="conv2d_transpose_nchw")
 
 
-def conv2d_transpose_nchw(Input, Filter, strides, padding, out_dtype,  # noqa: N803
+def conv2d_transpose_nchw(Input, Filter, strides, padding, out_dtype,
                           output_padding):
     """Transposed 2-D convolution, NCHW data and IOHW kernel."""
     return conv2d_transpose(Input, Filter, strides, padding, 1, 1, output_padding, out_dtype)

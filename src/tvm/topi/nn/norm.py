@@ -8,8 +8,15 @@ from __future__ import annotations
 
 from ... import te, tirx
 from ...tirx import generic as _g
-from ..utils import as_index, const_like, get_const_int, is_const_int, normalize_axes
-from ..utils import normalize_axis, reduce_axis
+from ..utils import (
+    as_index,
+    const_like,
+    get_const_int,
+    is_const_int,
+    normalize_axes,
+    normalize_axis,
+    reduce_axis,
+)
 
 __all__ = ["batch_norm", "group_norm", "layer_norm", "rms_norm"]
 
