@@ -15,10 +15,10 @@ import time
 
 os.environ.setdefault("PYTVM_LLVM_DISK_CACHE", "0")  # measure real compile times
 
-import numpy as np  # noqa: E402
+import numpy as np
 
-import tvm  # noqa: E402
-from tvm import te  # noqa: E402
+import tvm
+from tvm import te
 
 
 def _median_seconds(fn, repeat, number=1):
@@ -112,10 +112,27 @@ def _peak_gflops():
                     break
     except OSError:
         pass
-    flags = open("/proc/cpuinfo").read() if os.path.exists("/proc/cpuinfo") else ""
+    flags = ""
+    if os.path.exists("/proc/cpuinfo"):
+        with open("/proc/cpuinfo") as f:
+            flags = f.read()
     per_cycle = 32 if "avx512f" in flags or "avx2" in flags else 8  # 2 FMA pipes x 8 lanes x 2
     cores = len(os.sched_getaffinity(0))
     return (cores * mhz * 1e6 * per_cycle / 1e9) if mhz else None, mhz, cores
+
+
+def _bench_elementwise(n, repeat, rng, row):
+    label = f"{n >> 20}M"
+    a, b = rng.standard_normal(n).astype("float32"), rng.standard_normal(n).astype("float32")
+    c = np.empty_like(a)
+    fn, cs = _compile(_elementwise(n, "add"))
+    ours = _median_seconds(lambda: fn(a, b, c), repeat)
+    theirs = _median_seconds(lambda: np.add(a, b, out=c), repeat)
+    row(f"add {label}", ours, theirs, lambda s: 3 * 4 * n / s / 1e9, "GB/s", cs)
+    fn, cs = _compile(_elementwise(n, "exp"))
+    ours = _median_seconds(lambda: fn(a, c), repeat)
+    theirs = _median_seconds(lambda: np.exp(a, out=c), repeat)
+    row(f"exp {label}", ours, theirs, lambda s: n / s / 1e9, "Gelem/s", cs)
 
 
 def main():
@@ -132,17 +149,7 @@ def main():
 
     sizes = [1 << 20] if args.quick else [1 << 20, 1 << 24]
     for n in sizes:
-        label = f"{n >> 20}M"
-        a, b = rng.standard_normal(n).astype("float32"), rng.standard_normal(n).astype("float32")
-        c = np.empty_like(a)
-        fn, cs = _compile(_elementwise(n, "add"))
-        ours = _median_seconds(lambda: fn(a, b, c), repeat)
-        theirs = _median_seconds(lambda: np.add(a, b, out=c), repeat)
-        row(f"add {label}", ours, theirs, lambda s, n=n: 3 * 4 * n / s / 1e9, "GB/s", cs)
-        fn, cs = _compile(_elementwise(n, "exp"))
-        ours = _median_seconds(lambda: fn(a, c), repeat)
-        theirs = _median_seconds(lambda: np.exp(a, out=c), repeat)
-        row(f"exp {label}", ours, theirs, lambda s, n=n: n / s / 1e9, "Gelem/s", cs)
+        _bench_elementwise(n, repeat, rng, row)
 
     n = 512 if args.quick else 1024
     a, b = rng.standard_normal((n, n)).astype("float32"), rng.standard_normal((n, n)).astype(
@@ -170,7 +177,7 @@ def main():
     print(f"# {platform.processor() or platform.machine()}, {cores} cores"
           f"{f' @ {mhz:.0f} MHz' if mhz else ''}, numpy {np.__version__}, "
           f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, median of {repeat}")
-    print(f"| kernel | pytvm | numpy | unit | pytvm/numpy | compile (s) |")
+    print("| kernel | pytvm | numpy | unit | pytvm/numpy | compile (s) |")
     print("| --- | ---: | ---: | --- | ---: | ---: |")
     for name, ours, theirs, unit, _, cs in rows:
         print(f"| {name} | {ours:.2f} | {theirs:.2f} | {unit} | {ours / theirs:.2f} | {cs:.2f} |")
