@@ -53,9 +53,14 @@ def broadcast_shape(shape_a, shape_b, op_name="broadcast") -> tuple:
 
 def broadcast_index(tensor, out_shape, indices) -> tuple:
     """The index into ``tensor`` that ``indices`` of the broadcast output read."""
-    lead = len(out_shape) - tensor.ndim
+    return broadcast_index_of_shape(tensor.shape, out_shape, indices)
+
+
+def broadcast_index_of_shape(shape, out_shape, indices) -> tuple:
+    """The index into a tensor of ``shape`` that ``indices`` of the broadcast output read."""
+    lead = len(out_shape) - len(shape)
     idx = []
-    for d, dim in enumerate(tensor.shape):
+    for d, dim in enumerate(shape):
         out_dim = out_shape[lead + d]
         stretched = is_const_int(dim) and get_const_int(dim) == 1 and not (
             is_const_int(out_dim) and get_const_int(out_dim) == 1

@@ -21,7 +21,7 @@ __all__ = [
 ]
 
 
-def elemwise(x, fn, name, dtype=None):
+def elemwise(x, fn, name):
     """``out[i] = fn(x[i])`` over ``x``'s shape (the building block of this module)."""
     return _te.compute(x.shape, lambda *i: fn(x(*i)), name=name, tag="elemwise")
 

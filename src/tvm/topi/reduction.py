@@ -101,11 +101,15 @@ def reduced_count(data, axis):
 
 
 def mean(data, axis=None, keepdims=False):
-    """Mean of ``data`` over ``axis`` (the sum divided by the count; floats)."""
+    """Mean of ``data`` over ``axis`` (the sum divided by the count)."""
     total = sum(data, axis, keepdims)
-    count = reduced_count(data, axis)
-    return te.compute(total.shape, lambda *i: total(*i) / const_like(count, data.dtype),
-                      name="T_divide", tag="elemwise")
+    count = const_like(reduced_count(data, axis), data.dtype)
+    if data.dtype.startswith(("int", "uint")):
+        # As ``np.mean(...).astype(int)``: the integer quotient truncates toward zero.
+        return te.compute(total.shape, lambda *i: _g.truncdiv(total(*i), count),
+                          name="T_divide", tag="elemwise")
+    return te.compute(total.shape, lambda *i: total(*i) / count, name="T_divide",
+                      tag="elemwise")
 
 
 def variance(data, axis=None, keepdims=False):

@@ -19,6 +19,7 @@ from .utils import (
     normalize_axis,
     reduce_axis,
     shape_dtype,
+    simplify,
 )
 
 __all__ = [
@@ -190,7 +191,7 @@ def concatenate(a_tuple, axis=0):
         if t.ndim != ndim:
             raise ValueError(f"concatenate: tensors have {ndim} and {t.ndim} dimensions")
         offsets.append(total)
-        total = tirx_simplify(total + _dim(t.shape[axis], dtype))
+        total = simplify(total + _dim(t.shape[axis], dtype))
     shape = list(tensors[0].shape)
     shape[axis] = total
 
@@ -208,16 +209,6 @@ def concatenate(a_tuple, axis=0):
         return value
 
     return te.compute(tuple(shape), body, name="T_concat", tag="injective")
-
-
-def tirx_simplify(expr):
-    """Fold constant extents (``2 + 3`` -> ``5``) so static shapes stay static."""
-    if is_const_int(expr):
-        return expr
-    # Lazy: arith is below topi; imported here to keep the module import light.
-    from ..arith import Analyzer
-
-    return Analyzer().simplify(expr)
 
 
 def stack(tensors, axis=0):
@@ -267,7 +258,7 @@ def split(ary, indices_or_sections, axis=0):
     ends = [as_index(c, dtype) for c in cuts] + [n]
     outs = []
     for j, (start, end) in enumerate(zip(starts, ends)):
-        extent = tirx_simplify(_g.max(end - start, const_like(0, dtype)))
+        extent = simplify(_g.max(end - start, const_like(0, dtype)))
         shape = list(ary.shape)
         shape[axis] = extent
 
@@ -300,7 +291,7 @@ def repeat(a, repeats, axis=None):
         a, axis = flatten(a), 0
     axis = normalize_axis(axis, a.ndim, "repeat")
     shape = list(a.shape)
-    shape[axis] = tirx_simplify(shape[axis] * const_like(repeats, shape[axis].dtype))
+    shape[axis] = simplify(shape[axis] * const_like(repeats, shape[axis].dtype))
 
     def body(*i):
         idx = list(i)
@@ -318,7 +309,7 @@ def tile(a, reps):
     lead = ndim - a.ndim
     dtype = shape_dtype(a.shape)
     in_shape = [const_like(1, dtype)] * lead + list(a.shape)
-    shape = tuple(tirx_simplify(s * const_like(r, s.dtype)) for s, r in zip(in_shape, reps))
+    shape = tuple(simplify(s * const_like(r, s.dtype)) for s, r in zip(in_shape, reps))
 
     def body(*i):
         return a(*[_g.floormod(i[lead + d], a.shape[d]) for d in range(a.ndim)])

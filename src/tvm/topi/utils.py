@@ -6,16 +6,20 @@ import numbers
 
 from ..ir.expr import PrimExpr
 from ..tirx.expr import IntImm
-from ..tirx.generic import const
+from ..tirx.generic import cast, const
 
 __all__ = [
+    "as_index",
     "const_like",
+    "expand_tuple",
     "get_const_int",
     "get_const_tuple",
     "is_const_int",
     "normalize_axes",
     "normalize_axis",
+    "reduce_axis",
     "shape_dtype",
+    "simplify",
 ]
 
 
@@ -71,11 +75,7 @@ def shape_dtype(shape) -> str:
 def const_like(value, dtype: str):
     """A constant of ``dtype`` (a PrimExpr passes through, cast when its dtype differs)."""
     if isinstance(value, PrimExpr):
-        if value.dtype == dtype:
-            return value
-        from ..tirx.generic import cast
-
-        return cast(value, dtype)
+        return value if value.dtype == dtype else cast(value, dtype)
     return const(value, dtype)
 
 
@@ -94,3 +94,25 @@ def reduce_axis(extent, name: str):
 
     dtype = extent.dtype if isinstance(extent, PrimExpr) else "int32"
     return _reduce_axis(Range(IntImm(dtype, 0), as_index(extent, dtype)), name=name)
+
+
+def simplify(expr):
+    """``expr`` simplified (``2 + 3`` -> ``5``), so static shapes stay static."""
+    if is_const_int(expr):
+        return expr
+    # Lazy: arith is a lower layer, but only shape arithmetic needs it.
+    from ..arith import Analyzer
+
+    return Analyzer().simplify(expr)
+
+
+def expand_tuple(value, n: int, name: str) -> list:
+    """An int or 1/``n`` ints as a list of ``n`` Python ints (strides, dilations...)."""
+    if is_const_int(value):
+        return [get_const_int(value)] * n
+    values = [get_const_int(v) for v in value]
+    if len(values) == 1:
+        return values * n
+    if len(values) != n:
+        raise ValueError(f"{name} needs 1 or {n} values, got {values}")
+    return values

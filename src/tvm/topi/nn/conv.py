@@ -15,7 +15,15 @@ from __future__ import annotations
 
 from ... import te, tirx
 from ...tirx import generic as _g
-from ..utils import as_index, const_like, get_const_int, is_const_int, reduce_axis
+from ..utils import (
+    as_index,
+    const_like,
+    expand_tuple,
+    get_const_int,
+    is_const_int,
+    reduce_axis,
+    simplify,
+)
 from .pad import pad as _pad
 
 __all__ = [
@@ -23,17 +31,6 @@ __all__ = [
     "conv2d_transpose", "conv2d_transpose_nchw", "get_pad_tuple", "group_conv2d_nchw",
     "group_conv2d_transpose_nchw",
 ]
-
-
-def _tuple(value, n, name):
-    if is_const_int(value):
-        return [get_const_int(value)] * n
-    values = [get_const_int(v) for v in value]
-    if len(values) == 1:
-        return values * n
-    if len(values) != n:
-        raise ValueError(f"conv: {name} needs 1 or {n} values, got {values}")
-    return values
 
 
 def get_pad_tuple(padding, kernel_sizes):
@@ -76,8 +73,8 @@ def conv(inp, filt, stride, padding, dilation, groups, data_layout, kernel_layou
             "".join(spatial) + "IO"
     _check_layout(kernel_layout, ["O", "I"] + spatial, filt.ndim, "kernel")
     out_dtype = str(out_dtype) if out_dtype not in (None, "", "void") else inp.dtype
-    strides = _tuple(stride, nsp, "strides")
-    dilations = _tuple(dilation, nsp, "dilation")
+    strides = expand_tuple(stride, nsp, "conv: strides")
+    dilations = expand_tuple(dilation, nsp, "conv: dilation")
     groups = get_const_int(groups)
     dsize = {c: inp.shape[data_layout.index(c)] for c in data_layout}
     ksize = {c: filt.shape[kernel_layout.index(c)] for c in kernel_layout}
@@ -101,7 +98,7 @@ def conv(inp, filt, stride, padding, dilation, groups, data_layout, kernel_layou
         eff = const_like(dilations[s], dtype) * (ksize[c] - const_like(1, dtype)) + \
             const_like(1, dtype)
         span = dsize[c] + const_like(before[s] + after[s], dtype) - eff
-        out_size[c] = _simplify(_g.floordiv(span, const_like(strides[s], dtype)) +
+        out_size[c] = simplify(_g.floordiv(span, const_like(strides[s], dtype)) +
                                 const_like(1, dtype))
     shape = tuple(out_size[c] for c in data_layout)
     rc = reduce_axis(per_group, "rc")
@@ -132,13 +129,6 @@ def conv(inp, filt, stride, padding, dilation, groups, data_layout, kernel_layou
         return te.sum(a * w, axis=[rc] + [rk[c] for c in spatial])
 
     return te.compute(shape, body, name="conv", tag=f"conv{nsp}d_{data_layout.lower()}")
-
-
-def _simplify(expr):
-    # Lazy: arith is a lower layer; only shapes need folding.
-    from ...arith import Analyzer
-
-    return Analyzer().simplify(expr)
 
 
 def conv1d(data, kernel, strides=1, padding="VALID", dilation=1, groups=1, data_layout="NCW",
@@ -194,9 +184,9 @@ def conv2d_transpose(data, kernel, strides, padding, dilation=1, groups=1,
     if data.ndim != 4 or kernel.ndim != 4:
         raise ValueError("conv2d_transpose expects 4-D NCHW data and an IOHW kernel")
     out_dtype = str(out_dtype) if out_dtype not in (None, "", "void") else data.dtype
-    strides = _tuple(strides, 2, "strides")
-    dilations = _tuple(dilation, 2, "dilation")
-    opad = _tuple(output_padding, 2, "output_padding")
+    strides = expand_tuple(strides, 2, "conv: strides")
+    dilations = expand_tuple(dilation, 2, "conv: dilation")
+    opad = expand_tuple(output_padding, 2, "conv: output_padding")
     groups = get_const_int(groups)
     n, c, h, w = data.shape
     c_k, o_per_group, kh, kw = kernel.shape
@@ -209,8 +199,8 @@ def conv2d_transpose(data, kernel, strides, padding, dilation=1, groups=1,
         dt = extent.dtype
         full = (extent - const_like(1, dt)) * const_like(strides[s], dt) + \
             const_like(dilations[s], dt) * (k - const_like(1, dt)) + const_like(1, dt)
-        sizes.append(_simplify(full - const_like(before[s] + after[s] - opad[s], dt)))
-    out_ch = _simplify(o_per_group * const_like(groups, o_per_group.dtype))
+        sizes.append(simplify(full - const_like(before[s] + after[s] - opad[s], dt)))
+    out_ch = simplify(o_per_group * const_like(groups, o_per_group.dtype))
     c_per_group = _g.floordiv(c, const_like(groups, c.dtype))
     rc = reduce_axis(c_per_group, "rc")
     ra, rb = reduce_axis(kh, "ra"), reduce_axis(kw, "rb")

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from ... import te
 from ...tirx import generic as _g
-from ..broadcast import broadcast_index, broadcast_shape
+from ..broadcast import add, broadcast_index_of_shape, broadcast_shape
 from ..utils import reduce_axis
 
 __all__ = ["batch_matmul", "dense", "matmul"]
@@ -50,21 +50,17 @@ def matmul(tensor_a, tensor_b, bias=None, out_dtype=None, transpose_a=False,
     k = reduce_axis(k_extent, "k")
     nb = len(batch)
 
-    class _View:  # shape-only stand-in so broadcast_index can map batch indices
-        def __init__(self, dims):
-            self.shape, self.ndim = dims, len(dims)
-
     def body(*i):
         bi = i[:nb]
         rest = list(i[nb:])
         m = rest.pop(0) if a_m is not None else None
         n = rest.pop(0) if b_n is not None else None
-        a_idx = list(broadcast_index(_View(a_batch), batch, bi)) if a_batch else []
+        a_idx = list(broadcast_index_of_shape(a_batch, batch, bi)) if a_batch else []
         if a_vec:
             a_idx = [k.var]
         else:
             a_idx += [k.var, m] if transpose_a else [m, k.var]
-        b_idx = list(broadcast_index(_View(b_batch), batch, bi)) if b_batch else []
+        b_idx = list(broadcast_index_of_shape(b_batch, batch, bi)) if b_batch else []
         if b_vec:
             b_idx = [k.var]
         else:
@@ -73,10 +69,7 @@ def matmul(tensor_a, tensor_b, bias=None, out_dtype=None, transpose_a=False,
 
     out = te.compute(tuple(shape), body, name="T_matmul", tag="matmul")
     if bias is not None:
-        # Lazy-free: broadcast is a sibling module; the bias broadcasts over the output.
-        from ..broadcast import add
-
-        out = add(out, bias)
+        out = add(out, bias)  # the bias broadcasts over the output
     return out
 
 

@@ -12,8 +12,15 @@ from __future__ import annotations
 
 from ... import te, tirx
 from ...tirx import generic as _g
-from ..utils import as_index, const_like, get_const_int, is_const_int, reduce_axis
-from .conv import _simplify, _tuple
+from ..utils import (
+    as_index,
+    const_like,
+    expand_tuple,
+    get_const_int,
+    is_const_int,
+    reduce_axis,
+    simplify,
+)
 
 __all__ = ["adaptive_pool", "global_pool", "pool2d", "pool_grad"]
 
@@ -30,9 +37,9 @@ class _Window:
     def __init__(self, data, kernel, stride, dilation, padding, ceil_mode, layout):
         self.hax, self.wax = _hw(layout)
         self.h, self.w = data.shape[self.hax], data.shape[self.wax]
-        self.kernel = _tuple(kernel, 2, "pool_size")
-        self.stride = _tuple(stride, 2, "strides")
-        self.dilation = _tuple(dilation, 2, "dilation")
+        self.kernel = expand_tuple(kernel, 2, "pool2d: pool_size")
+        self.stride = expand_tuple(stride, 2, "pool2d: strides")
+        self.dilation = expand_tuple(dilation, 2, "pool2d: dilation")
         pads = list(padding) if not is_const_int(padding) else [get_const_int(padding)] * 4
         pads = [get_const_int(p) for p in pads]
         if len(pads) == 2:
@@ -46,7 +53,7 @@ class _Window:
             eff = self.dilation[s] * (self.kernel[s] - 1) + 1
             span = extent + const_like(pads[s] + pads[s + 2] - eff +
                                        (self.stride[s] - 1 if ceil_mode else 0), dt)
-            self.out.append(_simplify(_g.floordiv(span, const_like(self.stride[s], dt)) +
+            self.out.append(simplify(_g.floordiv(span, const_like(self.stride[s], dt)) +
                                       const_like(1, dt)))
 
     def pos(self, s, out_index, k_index):
