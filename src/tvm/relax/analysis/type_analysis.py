@@ -154,8 +154,8 @@ def _func_check(base, derived):
         return _F0
     result = _PASS
     for b, d in zip(base.params, derived.params):
-        # Parameters are contravariant.
-        result = min(result, struct_info_base_check(d, b))
+        # As in TVM, parameters are compared covariantly (not contravariantly), for simplicity.
+        result = min(result, struct_info_base_check(b, d))
         if result == _F0:
             return result
     return min(result, struct_info_base_check(base.ret, derived.ret))
@@ -207,6 +207,11 @@ def struct_info_lca(lhs: Type, rhs: Type) -> Type:
             return ObjectType()
         return TupleType([struct_info_lca(a, b) for a, b in zip(lhs.fields, rhs.fields)])
     if isinstance(lhs, FuncType):
+        # When one signature is a base of the other, it is the least common ancestor.
+        if struct_info_base_check(lhs, rhs) == _PASS:
+            return lhs
+        if struct_info_base_check(rhs, lhs) == _PASS:
+            return rhs
         purity = lhs.purity and rhs.purity
         ret = struct_info_lca(lhs.ret, rhs.ret)
         if (
