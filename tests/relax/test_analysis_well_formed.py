@@ -1,5 +1,7 @@
 """relax.analysis.well_formed / check_well_formed: one bad module per rule (spec C.5)."""
 
+import doctest
+import importlib
 import re
 
 import pytest
@@ -447,3 +449,13 @@ def test_tir_functions_are_ignored():
     prim = tirx.PrimFunc([], tirx.Evaluate(0))
     mod = tvm.IRModule({"main": Good["main"], "kernel": prim})
     assert rx.analysis.check_well_formed(mod)
+
+
+@pytest.mark.parametrize(
+    "name", ["tvm.relax.analysis.well_formed", "tvm.ir.error_context", "tvm.ir.instrument"]
+)
+def test_docstring_examples(name):
+    module = importlib.import_module(name)
+    result = doctest.testmod(module, optionflags=doctest.ELLIPSIS)
+    assert result.failed == 0, f"{result.failed} doctest example(s) failed in {name}"
+    assert callable(rx.analysis.well_formed)  # the function, not the module of the same name

@@ -97,10 +97,11 @@ def well_formed(obj, check_ty: bool = True, *, check_struct_info=None) -> None:
     >>> from tvm import relax
     >>> x = relax.Var("x", relax.TensorType([3], "float32"))
     >>> relax.analysis.well_formed(relax.Function([x], relax.SeqExpr([], x)))
-    >>> relax.analysis.well_formed(relax.Function([x], relax.SeqExpr([], relax.Var("u"))))
+    >>> undefined = relax.Var("u", relax.TensorType([3], "float32"))
+    >>> relax.analysis.well_formed(relax.Function([x], relax.SeqExpr([], undefined)))
     Traceback (most recent call last):
     ...
-    TypeError: The ty of Expr u is missing.
+    ValueError: Var u is not defined.
     """
     if check_struct_info is not None:
         check_ty = check_struct_info
