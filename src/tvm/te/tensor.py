@@ -259,7 +259,8 @@ def _arg_names(fcompute, ndim, varargs_names):
             if varargs_names is not None:
                 names.extend(list(varargs_names)[:extra])
             else:
-                names.extend(f"i{len(names) + k}" for k in range(extra))
+                start = len(names)  # fixed before extending (a generator would see it grow)
+                names.extend(f"i{start + k}" for k in range(extra))
             break
         names.append(p.name)
     if len(names) != ndim:
