@@ -34,6 +34,14 @@ def transpose_chain(n=16, m=12):
     return te.create_prim_func([A, C])
 
 
+def stencil():
+    """B[i] = A[i % 9] * 2 (11 values); C[i] = B[i] + B[i + 1] + B[i + 2]."""
+    A = te.placeholder((9,), name="A")
+    B = te.compute((11,), lambda i: A[i % 9] * 2.0, name="B")
+    C = te.compute((9,), lambda i: B[i] + B[i + 1] + B[i + 2], name="C")
+    return te.create_prim_func([A, C])
+
+
 def tvm_output(name):
     """``(function text, trace text)`` printed by Apache TVM 0.27 (see tvm_outputs.txt)."""
     path = os.path.join(os.path.dirname(__file__), "tvm_outputs.txt")

@@ -164,3 +164,15 @@ def test_reverse_compute_at_errors(wl):
         sch.reverse_compute_at(d, bi)
     with pytest.raises(s_tir.ScheduleError, match="is an ancestor of block 'D'"):
         sch.reverse_compute_at(d, _loops(sch, "D")[0])
+
+
+def test_compute_at_of_a_stencil_matches_tvm(wl):
+    func = wl.stencil()
+    sch = s_tir.Schedule(func)
+    (i,) = sch.get_loops(sch.get_sblock("C"))
+    io, _ = sch.split(i, [None, 4])
+    sch.compute_at(sch.get_sblock("B"), io)
+    # Each 4-wide tile of C needs 6 values of B (a halo of 2), guarded at the end.
+    assert wl.script(sch) == wl.tvm_output("stencil_compute_at")[0]
+    wl.assert_same_result(func, sch, [wl.rand(9)], (9,))
+    wl.assert_replays(sch, func)

@@ -27,16 +27,19 @@ from .base import SBlockRV
 from .lookup import enclosing_block, scope_blocks
 from .state import iter_blocks, make_seq, replace_stmts, seq_of
 
-__all__ = ["CachePrimitives"]
+__all__ = ["CachePrimitives", "SwapBuffer"]
 
 
-class _SwapBuffer(StmtExprMutator):
+class SwapBuffer(StmtExprMutator):
     """Use ``new`` in place of ``old`` (loads, stores and regions)."""
 
     def __init__(self, old, new, stores=True):
         self.old, self.new, self.stores = old, new, stores
 
     def visit_buffer_use(self, buffer):
+        return self.new if buffer is self.old else buffer
+
+    def visit_buffer_def(self, buffer):
         return self.new if buffer is self.old else buffer
 
     def visit_buffer_store_(self, op):
@@ -172,7 +175,7 @@ class CachePrimitives:
                 prim, f"cache_read copies the whole buffer {buf.name} at the scope level, but "
                 f"block {early[0].block.name_hint!r} reads it inside the loop nest that writes "
                 "it; this implementation cannot place the copy there", [early[0].block])
-        swap = _SwapBuffer(buf, new, stores=False)
+        swap = SwapBuffer(buf, new, stores=False)
         table = {id(t.block): swap.visit_stmt(t.block) for t in targets}
         new_items = [replace_stmts(s, table) for s in items]
         new_items.insert(pos, nest)
@@ -219,7 +222,7 @@ class CachePrimitives:
         if enclosing:
             region = _relaxed_writes(realize, path, item, buf)
         nest = _copy_nest(new, buf, name, region, outer)
-        new_block = _SwapBuffer(buf, new).visit_stmt(realize.block)
+        new_block = SwapBuffer(buf, new).visit_stmt(realize.block)
         items = list(seq.seq)
         items[pos] = replace_stmts(item, {id(realize.block): new_block})
         items.insert(pos + 1, nest)

@@ -1,13 +1,12 @@
 """``tvm.s_tir.Schedule``: schedule primitives over s_tir PrimFuncs, and ``ScheduleError``.
 
 The class assembles the primitive families (one module each: lookup, loops, compute location,
-caching, reduction, annotation) on top of :class:`~.base.ScheduleBase`, which keeps the module,
-the trace and the handles.
+caching, reduction, annotation, sampling, storage) on top of :class:`~.base.ScheduleBase`,
+which keeps the module, the trace and the handles.
 
-Not implemented yet (no method): ``sample_partitioned_tile``, ``sample_compute_location``,
-``merge``, ``loop_partition``,
-``reorder_block_iter_var``, the reindex/inplace cache variants, storage, tensorization, layout
-and padding primitives.
+Not implemented yet (accessing one raises an ``AttributeError`` saying so): the names in
+``_NOT_IMPLEMENTED`` (``merge``, ``loop_partition``, the reindex/inplace cache variants,
+tensorization, layout and padding primitives, two samplers).
 """
 
 from __future__ import annotations
@@ -21,17 +20,18 @@ from .lookup import LookupPrimitives
 from .loops import LoopPrimitives
 from .reduction import ReductionPrimitives
 from .sampling import SamplingPrimitives
+from .storage import StoragePrimitives
 
 __all__ = ["ExprRV", "LoopRV", "SBlockRV", "Schedule", "ScheduleError"]
 
 # TVM 0.27 Schedule methods that have no implementation here yet.
 _NOT_IMPLEMENTED = frozenset({
-    "sample_partitioned_tile", "sample_compute_location", "merge", "loop_partition", "reorder_block_iter_var",
+    "sample_partitioned_tile", "sample_compute_location", "merge", "loop_partition",
     "reindex_cache_read", "reindex_cache_write", "cache_inplace", "cache_index", "reindex",
-    "read_at", "write_at", "fuse_reduction_epilogue", "storage_align", "set_scope",
-    "unsafe_set_dtype", "blockize", "tensorize", "transform_layout", "transform_block_layout",
-    "decompose_padding", "can_decompose_padding", "pad_einsum", "rolling_buffer",
-    "unsafe_hide_buffer_access", "annotate_buffer_access",
+    "read_at", "write_at", "fuse_reduction_epilogue", "blockize", "tensorize",
+    "transform_layout", "transform_block_layout", "decompose_padding",
+    "can_decompose_padding", "pad_einsum", "rolling_buffer", "unsafe_hide_buffer_access",
+    "annotate_buffer_access",
 })
 
 
@@ -43,6 +43,7 @@ class Schedule(
     ReductionPrimitives,
     AnnotatePrimitives,
     SamplingPrimitives,
+    StoragePrimitives,
     ScheduleBase,
 ):
     """A schedule of an IRModule (or a PrimFunc, scheduled as ``main``).

@@ -1,0 +1,131 @@
+"""Storage primitives: ``set_scope``, ``unsafe_set_dtype``, ``storage_align``, and
+``reorder_block_iter_var``."""
+
+from __future__ import annotations
+
+from ...tirx.buffer import decl_buffer
+from ...tirx.expr import Cast
+from .base import SBlockRV
+from .cache import SwapBuffer
+from .state import iter_blocks, replace_stmts
+
+__all__ = ["StoragePrimitives"]
+
+
+class _SetDtype(SwapBuffer):
+    """Swap a buffer for one of another dtype, casting what is stored and loaded."""
+
+    def visit_buffer_load_(self, op):
+        new = super().visit_buffer_load_(op)
+        if op.buffer is self.old:
+            return Cast(self.old.dtype, new)
+        return new
+
+    def visit_buffer_store_(self, op):
+        new = super().visit_buffer_store_(op)
+        if op.buffer is self.old:
+            return new.replace(value=Cast(self.new.dtype, new.value))
+        return new
+
+
+class StoragePrimitives:
+    """Mixin: change how a block's buffers are stored, or its iterator order."""
+
+    def _allocated_write(self, block, buffer_index, primitive):
+        func_name, path = self._block(block, primitive)
+        blk = path[-1].block
+        if not isinstance(buffer_index, int) or not 0 <= buffer_index < len(blk.writes):
+            raise self._error(
+                primitive, f"The write buffer index {buffer_index} is out of range: block "
+                f"{blk.name_hint!r} writes {len(blk.writes)} buffers "
+                f"({[w.buffer.name for w in blk.writes]})", [blk])
+        buf = blk.writes[buffer_index].buffer
+        body = self.mod[func_name].body
+        owner = next((r.block for r, _ in iter_blocks(body)
+                      if any(b is buf for b in r.block.alloc_buffers)), None)
+        if owner is None:
+            raise self._error(
+                primitive, f"The input buffer {buf.name} is not allocated by a block. This "
+                "means the buffer is either a function parameter or defined in `match_buffer` "
+                "of a block", [blk])
+        return func_name, blk, buf
+
+    def set_scope(self, block: SBlockRV, buffer_index: int, storage_scope: str) -> None:
+        """Move the block's ``buffer_index``-th written buffer (allocated in the function) to
+        ``storage_scope``; the buffer is renamed ``<name>_<scope>``, as in TVM."""
+        prim = "set_scope"
+        if not isinstance(storage_scope, str):
+            raise TypeError(f"set_scope: storage_scope must be a str, got {storage_scope!r}")
+        func_name, _, buf = self._allocated_write(block, buffer_index, prim)
+        if buf.scope() != storage_scope:
+            new = decl_buffer(buf.shape, buf.dtype, name=f"{buf.name}_{storage_scope}",
+                              scope=storage_scope)
+            body = SwapBuffer(buf, new).visit_stmt(self.mod[func_name].body)
+            self._commit(func_name, body)
+        self._record(prim, kwargs={"block": block, "buffer_index": buffer_index,
+                                   "storage_scope": storage_scope})
+
+    def unsafe_set_dtype(self, block: SBlockRV, buffer_index: int, dtype: str) -> None:
+        """Store the block's ``buffer_index``-th written buffer in ``dtype``: stores cast to it
+        and loads cast back (unsafe: precision may be lost)."""
+        prim = "unsafe_set_dtype"
+        func_name, _, buf = self._allocated_write(block, buffer_index, prim)
+        if buf.dtype != dtype:
+            new = decl_buffer(buf.shape, dtype, name=buf.name, scope=buf.scope())
+            body = _SetDtype(buf, new).visit_stmt(self.mod[func_name].body)
+            self._commit(func_name, body)
+        self._record(prim, kwargs={"block": block, "buffer_index": buffer_index,
+                                   "dtype": dtype})
+
+    def storage_align(self, block: SBlockRV, buffer_index: int, axis: int, factor: int,
+                      offset: int) -> None:
+        """Ask that the stride of ``axis`` of a written buffer be ``factor * k + offset``.
+
+        Recorded as the block annotation ``buffer_dim_align`` (as in TVM); the lowering pass
+        that applies it to the allocation is not part of this package.
+        """
+        prim = "storage_align"
+        func_name, path = self._block(block, prim)
+        blk = path[-1].block
+        if not isinstance(buffer_index, int) or not 0 <= buffer_index < len(blk.writes):
+            raise self._error(prim, f"The write buffer index {buffer_index} is out of range "
+                              f"for block {blk.name_hint!r}", [blk])
+        buf = blk.writes[buffer_index].buffer
+        ndim = len(buf.shape)
+        if not -ndim <= axis < ndim:
+            raise self._error(
+                prim, f"The buffer to set storage alignment of, {buf.name}, has {ndim} "
+                f"dimension(s), so `axis` is required to be in [{-ndim}, {ndim}) for "
+                f"storage_align. However, the input `axis` is {axis}, which is out of the "
+                "expected range", [blk])
+        if factor <= 0:
+            raise self._error(prim, f"storage_align: factor must be positive, got {factor}",
+                              [blk])
+        axis = axis % ndim
+        anns = dict(blk.annotations or {})
+        entries = [list(e) for e in anns.get("buffer_dim_align", ())]
+        entries = [e for e in entries if e[:2] != [buffer_index, axis]]
+        entries.append([buffer_index, axis, factor, offset])
+        anns["buffer_dim_align"] = entries
+        new = blk.replace(annotations=anns)
+        self._commit(func_name, replace_stmts(self.mod[func_name].body, {id(blk): new}))
+        self._record(prim, kwargs={"block": block, "buffer_index": buffer_index, "axis": axis,
+                                   "factor": factor, "offset": offset})
+
+    def reorder_block_iter_var(self, block: SBlockRV, new_order) -> None:
+        """Permute the block's iteration variables (and their bindings)."""
+        prim = "reorder_block_iter_var"
+        func_name, path = self._block(block, prim)
+        realize = path[-1]
+        blk = realize.block
+        order = [int(i) for i in new_order]
+        if sorted(order) != list(range(len(blk.iter_vars))):
+            raise self._error(
+                prim, f"The user provided block itervar index order {tuple(order)} is not a "
+                "valid permutation of [0, 1, ..., num_block_iter_vars-1] in block "
+                f"{blk.name_hint!r}", [blk])
+        new_blk = blk.replace(iter_vars=tuple(blk.iter_vars[i] for i in order))
+        new = realize.replace(iter_values=tuple(realize.iter_values[i] for i in order),
+                              block=new_blk)
+        self._commit(func_name, replace_stmts(self.mod[func_name].body, {id(realize): new}))
+        self._record(prim, kwargs={"block": block, "new_order": order})

@@ -1,0 +1,66 @@
+"""set_scope, unsafe_set_dtype, storage_align and reorder_block_iter_var."""
+
+import pytest
+
+from tvm import s_tir
+
+
+def test_storage_primitives_match_tvm(wl):
+    sch = s_tir.Schedule(wl.chain())
+    sch.set_scope(sch.get_sblock("B"), 0, "shared")
+    sch.reorder_block_iter_var(sch.get_sblock("B"), [1, 0])
+    sch.storage_align(sch.get_sblock("B"), 0, axis=0, factor=16, offset=1)
+    sch.unsafe_set_dtype(sch.get_sblock("C"), 0, "float16")
+    wl.assert_tvm_output(sch, "storage")
+
+
+def test_set_scope_and_reorder_block_iter_var_compute_the_same(wl):
+    func = wl.chain(7, 5)
+    sch = s_tir.Schedule(func)
+    sch.set_scope(sch.get_sblock("B"), 0, "shared")
+    sch.set_scope(sch.get_sblock("B"), 0, "shared")  # already there: no change
+    sch.set_scope(sch.get_sblock("C"), 0, "local")
+    sch.reorder_block_iter_var(sch.get_sblock("C"), [1, 0])
+    allocs = [(b.name, b.scope()) for b in sch.mod["main"].body.block.alloc_buffers]
+    assert allocs == [("B_shared", "shared"), ("C_local", "local")]
+    wl.assert_same_result(func, sch, [wl.rand(7, 5)], (7,))
+    wl.assert_replays(sch, func)
+
+
+def test_unsafe_set_dtype_computes_in_the_new_dtype(wl):
+    func = wl.chain(7, 5)
+    sch = s_tir.Schedule(func)
+    sch.unsafe_set_dtype(sch.get_sblock("B"), 0, "float16")
+    import numpy as np
+
+    a = wl.rand(7, 5)
+    expected = (a * 2).astype("float16").astype("float32").sum(1) + 1
+    np.testing.assert_allclose(wl.run(sch.mod["main"], [a], (7,)), expected, rtol=1e-3)
+    wl.assert_replays(sch, func)
+
+
+def test_storage_align_updates_one_entry_per_axis(wl):
+    sch = s_tir.Schedule(wl.elemwise())
+    b = sch.get_sblock("B")
+    sch.storage_align(b, 0, axis=-1, factor=8, offset=0)
+    sch.storage_align(b, 0, axis=1, factor=16, offset=2)
+    assert [list(e) for e in sch.get(b).annotations["buffer_dim_align"]] == [[0, 1, 16, 2]]
+
+
+def test_storage_errors(wl):
+    sch = s_tir.Schedule(wl.chain(), error_render_level="fast")
+    d, b = sch.get_sblock("D"), sch.get_sblock("B")
+    for prim, args in [("set_scope", ("shared",)), ("unsafe_set_dtype", ("float16",))]:
+        with pytest.raises(s_tir.ScheduleError,
+                           match="The input buffer D is not allocated by a block"):
+            getattr(sch, prim)(d, 0, *args)
+    with pytest.raises(s_tir.ScheduleError, match="write buffer index 1 is out of range"):
+        sch.set_scope(b, 1, "shared")
+    with pytest.raises(TypeError, match="storage_scope must be a str"):
+        sch.set_scope(b, 0, 3)
+    with pytest.raises(s_tir.ScheduleError, match=r"\(0, 0\) is not a valid permutation"):
+        sch.reorder_block_iter_var(b, [0, 0])
+    with pytest.raises(s_tir.ScheduleError, match=r"axis` is required to be in \[-2, 2\)"):
+        sch.storage_align(b, 0, axis=3, factor=16, offset=1)
+    with pytest.raises(s_tir.ScheduleError, match="factor must be positive"):
+        sch.storage_align(b, 0, axis=0, factor=0, offset=1)
