@@ -355,6 +355,13 @@ class Simplifier(BoolRules):
             return rest
         single = rest.single_term()
         if single is not None and single[1] == 1 and len(single[2]) == 1:
+            inner_div = single[2][0]
+            if (type(inner_div).__name__ == "FloorDiv" and isinstance(inner_div.b, self.E.IntImm)
+                    and inner_div.b.value > 0):
+                # (u // a) % c == (u % (a*c)) // a, the form TVM prints
+                a = inner_div.b.value
+                return self.floordiv_const(self.floormod_const(self.to_sum(inner_div.a), a * c), a)
+        if single is not None and single[1] == 1 and len(single[2]) == 1:
             inner_mod = single[2][0]
             if (type(inner_mod).__name__ == "FloorMod" and isinstance(inner_mod.b, self.E.IntImm)
                     and inner_mod.b.value > 0 and inner_mod.b.value % c == 0):
@@ -533,16 +540,16 @@ class Simplifier(BoolRules):
         Positive terms come first (in order of first appearance), then a positive constant,
         then the negative terms and a negative constant as subtractions: ``k + 4 - n``. With no
         positive term the expression starts from the constant, or ``0``: ``3 - x - y``,
-        ``0 - n - 1``; a lone negative term is ``x * -1``.
+        ``0 - n - 1``, ``0 - x``; a lone term with another negative coefficient is ``x * -2``.
         """
         s = self.recombine(s)
         dtype, const = s.dtype, s.const
         terms = list(s.terms.values())
-        positive = [(c, f) for c, f in terms if c > 0]
-        negative = [(c, f) for c, f in terms if c < 0]
+        positive = sorted(((c, f) for c, f in terms if c > 0), key=self._term_order)
+        negative = sorted(((c, f) for c, f in terms if c < 0), key=self._term_order)
         if not terms:
             return self._imm(dtype, const)
-        if not positive and len(negative) == 1 and const == 0:
+        if not positive and len(negative) == 1 and const == 0 and negative[0][0] != -1:
             return self._mono_expr(dtype, negative[0][1], negative[0][0])
         result = None
         for coeff, factors in positive:
@@ -557,6 +564,20 @@ class Simplifier(BoolRules):
         if const < 0:
             result = self.E.Sub(result, self._imm(dtype, -const))
         return result
+
+    def _term_order(self, term):
+        """Sort key of printed terms, as TVM orders them: larger (signed) scale first, then
+        divisions by larger constants, then remainders by larger constants; otherwise first
+        appearance (the sort is stable)."""
+        coeff, factors = term
+        lower, upper = 1, math.inf
+        if len(factors) == 1 and isinstance(getattr(factors[0], "b", None), self.E.IntImm):
+            kind = type(factors[0]).__name__
+            if kind == "FloorDiv":
+                lower = factors[0].b.value
+            elif kind == "FloorMod":
+                upper = factors[0].b.value
+        return (-coeff, -lower, -upper)
 
     def recombine(self, s: Sum) -> Sum:
         """Apply ``k*c*(u // c) + k*(u % c) == k*u`` where it shortens the sum."""
