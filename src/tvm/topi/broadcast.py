@@ -15,7 +15,7 @@ from ..ffi.structural import structural_equal
 from ..ir.expr import PrimExpr
 from ..te import tensor as _te
 from ..tirx import generic as _g
-from .utils import const_like, get_const_int, is_const_int
+from .utils import compute, const_like, get_const_int, is_const_int
 
 __all__ = [
     "add", "bitwise_and", "bitwise_or", "bitwise_xor", "broadcast_shape", "divide", "equal",
@@ -85,18 +85,18 @@ def broadcast_binary(lhs, rhs, fn, name):
                   _scalar(rhs, "float32" if isinstance(rhs, float) else "int32"))
     if not lt:
         lhs_value = _scalar(lhs, rhs.dtype)
-        return _te.compute(rhs.shape, lambda *i: fn(lhs_value, rhs(*i)), name=name,
+        return compute(rhs.shape, lambda *i: fn(lhs_value, rhs(*i)), name=name,
                            tag="elemwise")
     if not rt:
         rhs_value = _scalar(rhs, lhs.dtype)
-        return _te.compute(lhs.shape, lambda *i: fn(lhs(*i), rhs_value), name=name,
+        return compute(lhs.shape, lambda *i: fn(lhs(*i), rhs_value), name=name,
                            tag="elemwise")
     shape = broadcast_shape(lhs.shape, rhs.shape, name)
 
     def body(*i):
         return fn(lhs(*broadcast_index(lhs, shape, i)), rhs(*broadcast_index(rhs, shape, i)))
 
-    return _te.compute(shape, body, name=name, tag="broadcast")
+    return compute(shape, body, name=name, tag="broadcast")
 
 
 def _binary(fn, name, doc):

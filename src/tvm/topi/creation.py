@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import math
 
-from .. import te, tirx
+from .. import tirx
 from ..ir.expr import PrimExpr
 from ..tirx import generic as _g
-from .utils import as_index, const_like, get_const_int, is_const_int, normalize_axis
+from .utils import as_index, compute, const_like, get_const_int, is_const_int, normalize_axis
 
 __all__ = [
     "arange",
@@ -34,7 +34,7 @@ def _shape(shape):
 def full(shape, dtype, fill_value):
     """A tensor of ``shape`` filled with ``fill_value`` (a number or scalar PrimExpr)."""
     value = const_like(fill_value, str(dtype))
-    return te.compute(_shape(shape), lambda *i: value, name="T_full", tag="elemwise")
+    return compute(_shape(shape), lambda *i: value, name="T_full", tag="elemwise")
 
 
 def full_like(x, fill_value):
@@ -67,7 +67,7 @@ def arange(start, stop=None, step=1, dtype="float32"):
         length = tirx.ceildiv(as_index(stop, "int64") - as_index(start, "int64"),
                               as_index(step, "int64"))
     first, delta = const_like(start, dtype), const_like(step, dtype)
-    return te.compute((length,), lambda i: first + _g.cast(i, dtype) * delta,
+    return compute((length,), lambda i: first + _g.cast(i, dtype) * delta,
                       name="T_arange", tag="elemwise")
 
 
@@ -80,7 +80,7 @@ def eye(n, m=None, k=0, dtype="float32"):
     def body(i, j):
         return tirx.Select(_g.equal(j - i, const_like(k, i.dtype)), one, zero)
 
-    return te.compute(shape, body, name="T_eye", tag="elemwise")
+    return compute(shape, body, name="T_eye", tag="elemwise")
 
 
 def trilu(data, k, upper):
@@ -96,7 +96,7 @@ def trilu(data, k, upper):
         keep = _g.greater_equal(col, diag) if upper else _g.less_equal(col, diag)
         return tirx.Select(keep, data(*i), zero)
 
-    return te.compute(data.shape, body, name="T_trilu", tag="elemwise")
+    return compute(data.shape, body, name="T_trilu", tag="elemwise")
 
 
 def tril(data, k=0):
@@ -125,4 +125,4 @@ def one_hot(indices, on_value, off_value, depth, axis, dtype):
         hot = _g.equal(_g.cast(indices(*rest), i[axis].dtype), i[axis])
         return tirx.Select(hot, on, off)
 
-    return te.compute(tuple(shape), body, name="T_one_hot", tag="injective")
+    return compute(tuple(shape), body, name="T_one_hot", tag="injective")

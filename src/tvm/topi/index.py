@@ -9,7 +9,15 @@ from .. import te, tirx
 from ..ir.expr import PrimExpr
 from ..tirx import generic as _g
 from .broadcast import broadcast_index, broadcast_shape
-from .utils import as_index, const_like, get_const_int, is_const_int, normalize_axis, reduce_axis
+from .utils import (
+    as_index,
+    compute,
+    const_like,
+    get_const_int,
+    is_const_int,
+    normalize_axis,
+    reduce_axis,
+)
 
 __all__ = ["gather", "gather_elements", "scatter_elements", "strided_slice", "take", "where"]
 
@@ -65,7 +73,7 @@ def take(a, indices, axis=None, batch_dims=0, mode="fast"):
         pos = _take_index(raw, extent, mode)
         return a(*(list(i[:axis]) + [pos] + list(i[axis + k:])))
 
-    return te.compute(shape, body, name="T_take", tag="injective")
+    return compute(shape, body, name="T_take", tag="injective")
 
 
 def _slice_bounds(extent, begin, end, stride, assume_inbound):
@@ -141,7 +149,7 @@ def strided_slice(a, begin, end, strides=None, axes=None, slice_mode="end",
         return a(*[st + v * const_like(sp, v.dtype) if sp != 1 else st + v
                    for st, v, sp in zip(starts, i, steps)])
 
-    return te.compute(tuple(shape), body, name="T_strided_slice", tag="injective")
+    return compute(tuple(shape), body, name="T_strided_slice", tag="injective")
 
 
 def where(condition, x, y):
@@ -166,7 +174,7 @@ def where(condition, x, y):
             cond = _g.not_equal(cond, const_like(0, cond.dtype))
         return tirx.Select(cond, read(x, i), read(y, i))
 
-    return te.compute(shape, body, name="T_where", tag="broadcast")
+    return compute(shape, body, name="T_where", tag="broadcast")
 
 
 def gather(data, axis, indices):
@@ -182,7 +190,7 @@ def gather(data, axis, indices):
         idx[axis] = _wrap_negative(_g.cast(raw, extent.dtype), extent)
         return data(*idx)
 
-    return te.compute(indices.shape, body, name="T_gather", tag="injective")
+    return compute(indices.shape, body, name="T_gather", tag="injective")
 
 
 def gather_elements(data, indices, axis=0):
@@ -234,5 +242,5 @@ def scatter_elements(data, indices, updates, axis=0, reduction="update"):
         hit = _g.logical_and(inside, _g.equal(target, as_index(p[axis], extent.dtype)))
         return reducer(updates(*q), axis=[j], where=hit, init=data(*p))
 
-    return te.compute(data.shape, body, name="T_scatter_elements", tag="injective")
+    return compute(data.shape, body, name="T_scatter_elements", tag="injective")
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 from .. import tirx
 from ..te import tensor as _te
 from ..tirx import generic as _g
-from .utils import const_like
+from .utils import compute, const_like
 
 __all__ = [
     "abs", "acos", "acosh", "asin", "asinh", "atan", "atanh", "bitwise_not", "cast", "ceil",
@@ -21,18 +21,21 @@ __all__ = [
 ]
 
 
-def elemwise(x, fn, name):
-    """``out[i] = fn(x[i])`` over ``x``'s shape (the building block of this module)."""
+def elemwise(x, fn, name="compute"):
+    """``out[i] = fn(x[i])`` over ``x``'s shape (the building block of this module).
+
+    The compute is named ``"compute"`` with axes ``i0, i1, ...``, as TVM's unary computes.
+    """
     return _te.compute(x.shape, lambda *i: fn(x(*i)), name=name, tag="elemwise")
 
 
 def _unary(intrinsic, name):
-    def compute(x):
-        return elemwise(x, intrinsic, name)
+    def op(x):
+        return elemwise(x, intrinsic)
 
-    compute.__name__ = name
-    compute.__doc__ = f"Elementwise ``{name}(x)``."
-    return compute
+    op.__name__ = name
+    op.__doc__ = f"Elementwise ``{name}(x)``."
+    return op
 
 
 exp = _unary(tirx.exp, "exp")
@@ -71,29 +74,29 @@ fast_erf = _unary(tirx.erf, "fast_erf")
 
 def identity(x):
     """``out[i] = x[i]`` (a copy)."""
-    return elemwise(x, lambda v: v, "identity")
+    return elemwise(x, lambda v: v)
 
 
 def negative(x):
     """Elementwise ``-x``."""
-    return elemwise(x, lambda v: -v, "negative")
+    return elemwise(x, lambda v: -v)
 
 
 def square(x):
     """Elementwise ``x * x``."""
-    return elemwise(x, lambda v: v * v, "square")
+    return elemwise(x, lambda v: v * v)
 
 
 def logical_not(x):
     """Elementwise ``not x`` on bools."""
-    return elemwise(x, _g.logical_not, "logical_not")
+    return elemwise(x, _g.logical_not)
 
 
 def bitwise_not(x):
     """Elementwise ``~x`` on integers (``not x`` on bools)."""
     if x.dtype == "bool":
         return logical_not(x)
-    return elemwise(x, _g.bitwise_not, "bitwise_not")
+    return elemwise(x, _g.bitwise_not)
 
 
 def sign(x):
@@ -107,7 +110,8 @@ def sign(x):
         # The innermost case returns ``v`` itself: 0 for ints, and 0.0/-0.0/NaN for floats.
         return tirx.Select(_g.greater(v, zero), one, tirx.Select(_g.less(v, zero), neg, v))
 
-    return elemwise(x, fn, "sign")
+    # Named as TVM's sign (T_sign over ax0, ax1...).
+    return compute(x.shape, lambda *i: fn(x(*i)), name="T_sign", tag="elemwise")
 
 
 def clip(x, a_min, a_max):
@@ -117,7 +121,7 @@ def clip(x, a_min, a_max):
         lo, hi = const_like(a_min, v.dtype), const_like(a_max, v.dtype)
         return _g.min(_g.max(v, lo), hi)
 
-    return elemwise(x, fn, "clip")
+    return elemwise(x, fn)
 
 
 def cast(x, dtype, span=None):
@@ -125,10 +129,10 @@ def cast(x, dtype, span=None):
     dtype = str(dtype)
     if isinstance(x, _te.Tensor):
         # Always a new compute (even for the same dtype), so the result is a distinct output.
-        return elemwise(x, lambda v: _g.cast(v, dtype), "T_cast")
+        return elemwise(x, lambda v: _g.cast(v, dtype))
     return _g.cast(x, dtype, span=span)
 
 
 def reinterpret(x, dtype):
     """The bits of each element of ``x`` read as ``dtype`` (same width)."""
-    return elemwise(x, lambda v: tirx.reinterpret(dtype, v), "reinterpret")
+    return elemwise(x, lambda v: tirx.reinterpret(dtype, v))

@@ -10,7 +10,15 @@ from __future__ import annotations
 
 from .. import te, tirx
 from ..tirx import generic as _g
-from .utils import const_like, get_const_int, is_const_int, normalize_axes, reduce_axis, shape_dtype
+from .utils import (
+    compute,
+    const_like,
+    get_const_int,
+    is_const_int,
+    normalize_axes,
+    reduce_axis,
+    shape_dtype,
+)
 
 __all__ = ["all", "any", "argmax", "argmin", "max", "mean", "min", "prod", "std", "sum",
            "variance"]
@@ -45,14 +53,15 @@ def reduce_indices(data, axes, keepdims, out_index, raxes) -> tuple:
 
 def comm_reduce(data, axis, keepdims, reducer, name):
     """Reduce ``data`` over ``axis`` with a ``te`` reducer (``te.sum``, ``te.max``...)."""
-    axes = normalize_axes(axis, data.ndim, name)
+    axes = normalize_axes(axis, data.ndim, name or "reduce")
     raxes = [reduce_axis(data.shape[d], f"k{d}") for d in axes]
 
     def body(*i):
         return reducer(data(*reduce_indices(data, axes, keepdims, i, raxes)), axis=raxes)
 
-    return te.compute(reduced_shape(data.shape, axes, keepdims), body, name=name,
-                      tag="comm_reduce")
+    # Named "<input>_red" with axes ax0, ax1... as TVM's reductions.
+    return compute(reduced_shape(data.shape, axes, keepdims), body,
+                   name=f"{data.name}_red" if name is None else name, tag="comm_reduce")
 
 
 _prod = te.comm_reducer(lambda x, y: x * y, lambda t: tirx.const(1, t), name="prod")
@@ -62,32 +71,32 @@ _any = te.comm_reducer(_g.logical_or, lambda t: tirx.const(False, "bool"), name=
 
 def sum(data, axis=None, keepdims=False):
     """Sum of ``data`` over ``axis``."""
-    return comm_reduce(data, axis, keepdims, te.sum, "T_sum")
+    return comm_reduce(data, axis, keepdims, te.sum, None)
 
 
 def max(data, axis=None, keepdims=False):
     """Maximum of ``data`` over ``axis``."""
-    return comm_reduce(data, axis, keepdims, te.max, "T_max")
+    return comm_reduce(data, axis, keepdims, te.max, None)
 
 
 def min(data, axis=None, keepdims=False):
     """Minimum of ``data`` over ``axis``."""
-    return comm_reduce(data, axis, keepdims, te.min, "T_min")
+    return comm_reduce(data, axis, keepdims, te.min, None)
 
 
 def prod(data, axis=None, keepdims=False):
     """Product of ``data`` over ``axis``."""
-    return comm_reduce(data, axis, keepdims, _prod, "T_prod")
+    return comm_reduce(data, axis, keepdims, _prod, None)
 
 
 def all(data, axis=None, keepdims=False):
     """Logical and of a bool tensor over ``axis``."""
-    return comm_reduce(data, axis, keepdims, _all, "T_all")
+    return comm_reduce(data, axis, keepdims, _all, None)
 
 
 def any(data, axis=None, keepdims=False):
     """Logical or of a bool tensor over ``axis``."""
-    return comm_reduce(data, axis, keepdims, _any, "T_any")
+    return comm_reduce(data, axis, keepdims, _any, None)
 
 
 def reduced_count(data, axis):
@@ -151,7 +160,7 @@ def _arg_reduce(data, axis, keepdims, select_last_index, is_max, name):
         big = tirx.max_value(idx_dtype)
         return te.min(tirx.Select(hit, flat, big), axis=raxes)
 
-    return te.compute(out_shape, body, name=name, tag="comm_reduce_idx")
+    return compute(out_shape, body, name=f"{data.name}_red", tag="comm_reduce_idx")
 
 
 def argmax(data, axis=None, keepdims=False, select_last_index=False):

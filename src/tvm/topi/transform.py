@@ -12,6 +12,7 @@ from ..tirx import generic as _g
 from .broadcast import broadcast_index, broadcast_shape
 from .utils import (
     as_index,
+    compute,
     const_like,
     get_const_int,
     is_const_int,
@@ -100,7 +101,7 @@ def reshape(a, newshape):
         return a(*[as_index(v, a.shape[k].dtype) for k, v in
                    enumerate(unravel_index(flat, a.shape, dtype))])
 
-    return te.compute(shape, body, name="T_reshape", tag="injective")
+    return compute(shape, body, name="T_reshape", tag="injective")
 
 
 def flatten(a):
@@ -124,7 +125,7 @@ def transpose(a, axes=None):
             idx[src] = i[out_pos]
         return a(*idx)
 
-    return te.compute(shape, body, name="T_transpose", tag="injective")
+    return compute(shape, body, name="T_transpose", tag="injective")
 
 
 def expand_dims(a, axis, num_newaxis=1):
@@ -151,7 +152,7 @@ def expand_dims(a, axis, num_newaxis=1):
         else:
             shape.append(next(it))
             src_pos.append(d)
-    return te.compute(tuple(shape), lambda *i: a(*[i[d] for d in src_pos]),
+    return compute(tuple(shape), lambda *i: a(*[i[d] for d in src_pos]),
                       name="T_expand_dims", tag="broadcast")
 
 
@@ -175,7 +176,7 @@ def squeeze(a, axis=None):
             idx[d] = i[pos]
         return a(*idx)
 
-    return te.compute(shape, body, name="T_squeeze", tag="injective")
+    return compute(shape, body, name="T_squeeze", tag="injective")
 
 
 def concatenate(a_tuple, axis=0):
@@ -208,7 +209,7 @@ def concatenate(a_tuple, axis=0):
                 _g.less(pos, off + _dim(t.shape[axis], dtype)), load, value)
         return value
 
-    return te.compute(tuple(shape), body, name="T_concat", tag="injective")
+    return compute(tuple(shape), body, name="T_concat", tag="injective")
 
 
 def stack(tensors, axis=0):
@@ -233,7 +234,7 @@ def stack(tensors, axis=0):
                                 tensors[k](*rest), value)
         return value
 
-    return te.compute(tuple(shape), body, name="T_stack", tag="injective")
+    return compute(tuple(shape), body, name="T_stack", tag="injective")
 
 
 def split(ary, indices_or_sections, axis=0):
@@ -267,7 +268,8 @@ def split(ary, indices_or_sections, axis=0):
             idx[axis] = as_index(i[axis], dtype) + start
             return ary(*idx)
 
-        outs.append(te.compute(tuple(shape), body, name=f"T_split_{j}", tag="injective"))
+        name = "T_split_sections" if is_const_int(indices_or_sections) else "T_split"
+        outs.append(compute(tuple(shape), body, name=name, tag="injective"))
     return outs
 
 
@@ -278,7 +280,7 @@ def broadcast_to(data, shape):
     out = broadcast_shape(data.shape, target, "broadcast_to")
     if len(out) != len(target):
         raise ValueError(f"broadcast_to: cannot broadcast {list(data.shape)} to {list(shape)}")
-    return te.compute(target, lambda *i: data(*broadcast_index(data, target, i)),
+    return compute(target, lambda *i: data(*broadcast_index(data, target, i)),
                       name="T_broadcast_to", tag="broadcast")
 
 
@@ -298,7 +300,7 @@ def repeat(a, repeats, axis=None):
         idx[axis] = _g.floordiv(i[axis], const_like(repeats, i[axis].dtype))
         return a(*idx)
 
-    return te.compute(tuple(shape), body, name="T_repeat", tag="broadcast")
+    return compute(tuple(shape), body, name="T_repeat", tag="broadcast")
 
 
 def tile(a, reps):
@@ -314,7 +316,7 @@ def tile(a, reps):
     def body(*i):
         return a(*[_g.floormod(i[lead + d], a.shape[d]) for d in range(a.ndim)])
 
-    return te.compute(shape, body, name="T_tile", tag="broadcast")
+    return compute(shape, body, name="T_tile", tag="broadcast")
 
 
 def flip(a, axis=0):
@@ -326,7 +328,7 @@ def flip(a, axis=0):
         idx[axis] = a.shape[axis] - const_like(1, a.shape[axis].dtype) - i[axis]
         return a(*idx)
 
-    return te.compute(a.shape, body, name="T_reverse_sequence", tag="injective")
+    return compute(a.shape, body, name="T_reverse_sequence", tag="injective")
 
 
 def collapse_sum(data, target_shape):
@@ -361,7 +363,7 @@ def collapse_sum(data, target_shape):
             return data(*idx)
         return te.sum(data(*idx), axis=raxes)
 
-    return te.compute(tuple(target), body, name="T_collapse_sum", tag="comm_reduce")
+    return compute(tuple(target), body, name="T_collapse_sum", tag="comm_reduce")
 
 
 def layout_transform(array, src_layout, dst_layout, schedule_rule="None"):

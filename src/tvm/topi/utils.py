@@ -10,6 +10,7 @@ from ..tirx.generic import cast, const
 
 __all__ = [
     "as_index",
+    "compute",
     "const_like",
     "expand_tuple",
     "get_const_int",
@@ -116,3 +117,12 @@ def expand_tuple(value, n: int, name: str) -> list:
     if len(values) != n:
         raise ValueError(f"{name} needs 1 or {n} values, got {values}")
     return values
+
+
+def compute(shape, fcompute, name, tag="", attrs=None):
+    """``te.compute`` with axes named ``ax0, ax1, ...`` (TVM's names for topi's computes)."""
+    # Lazy: te sits beside topi's helpers; utils stays importable on its own.
+    from ..te import compute as _compute
+
+    names = [f"ax{d}" for d in range(len(shape))]
+    return _compute(shape, fcompute, name=name, tag=tag, attrs=attrs, varargs_names=names)

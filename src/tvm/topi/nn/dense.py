@@ -67,7 +67,8 @@ def matmul(tensor_a, tensor_b, bias=None, out_dtype=None, transpose_a=False,
             b_idx += [n, k.var] if transpose_b else [k.var, n]
         return te.sum(_load_as(a, a_idx, out_dtype) * _load_as(b, b_idx, out_dtype), axis=[k])
 
-    out = te.compute(tuple(shape), body, name="T_matmul", tag="matmul")
+    name = f"T_matmul_{'T' if transpose_a else 'N'}{'T' if transpose_b else 'N'}"
+    out = te.compute(tuple(shape), body, name=name, tag="matmul")
     if bias is not None:
         out = add(out, bias)  # the bias broadcasts over the output
     return out

@@ -15,7 +15,7 @@ __all__ = ["dropout", "gelu", "gelu_tanh", "leaky_relu", "prelu", "relu", "silu"
 
 def relu(x):
     """``max(x, 0)``."""
-    return elemwise(x, lambda v: _g.max(v, const_like(0, v.dtype)), "T_relu")
+    return elemwise(x, lambda v: _g.max(v, const_like(0, v.dtype)))
 
 
 def leaky_relu(x, alpha):
@@ -25,7 +25,7 @@ def leaky_relu(x, alpha):
         return tirx.Select(_g.greater(v, const_like(0, v.dtype)), v,
                            v * const_like(alpha, v.dtype))
 
-    return elemwise(x, fn, "T_leaky_relu")
+    return elemwise(x, fn)
 
 
 def prelu(x, slope, axis=1):
@@ -46,7 +46,7 @@ def gelu(x):
         half, one = const_like(0.5, v.dtype), const_like(1, v.dtype)
         return half * v * (one + tirx.erf(v * const_like(1 / math.sqrt(2), v.dtype)))
 
-    return elemwise(x, fn, "T_gelu")
+    return elemwise(x, fn)
 
 
 def gelu_tanh(x):
@@ -57,12 +57,12 @@ def gelu_tanh(x):
         inner = c * (v + const_like(0.044715, v.dtype) * v * v * v)
         return const_like(0.5, v.dtype) * v * (const_like(1, v.dtype) + tirx.tanh(inner))
 
-    return elemwise(x, fn, "T_gelu_tanh")
+    return elemwise(x, fn)
 
 
 def silu(x):
     """``x * sigmoid(x)``."""
-    return elemwise(x, lambda v: v * tirx.sigmoid(v), "T_silu")
+    return elemwise(x, lambda v: v * tirx.sigmoid(v))
 
 
 def softplus(x, beta=1.0, threshold=20.0):
@@ -74,7 +74,7 @@ def softplus(x, beta=1.0, threshold=20.0):
         soft = tirx.log1p(tirx.exp(scaled)) / b
         return tirx.Select(_g.greater(scaled, const_like(threshold, v.dtype)), v, soft)
 
-    return elemwise(x, fn, "T_softplus")
+    return elemwise(x, fn)
 
 
 def dropout(data, rate=0.5):

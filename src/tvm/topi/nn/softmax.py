@@ -45,4 +45,4 @@ def log_softmax(x, axis=-1):
     axis, x_max, exp_sum, drop = _parts(x, axis, "log_softmax")
     return te.compute(
         x.shape, lambda *i: x(*i) - x_max(*drop(i)) - tirx.log(exp_sum(*drop(i))),
-        name="T_log_softmax_norm", tag="log_softmax_output")
+        name="compute", tag="log_softmax_output")
