@@ -20,8 +20,9 @@ such as ``x // 3`` or ``T.min(x, y)``). Like terms are collected whatever their 
 
 Products of two sums are kept factored (``n * (n + 1)``), as TVM prints them; with
 ``expand=True`` (used for proofs) they are multiplied out, which makes the form canonical for
-every polynomial identity. The result is printed with positive terms first, in order of first
-appearance, then negative terms as subtractions, then the constant.
+every polynomial identity. The result is printed as TVM prints it: terms by descending signed
+coefficient (then ``//`` and ``%`` by larger constants first, then first appearance), positive
+terms added, a positive constant, negative terms and a negative constant subtracted.
 
 The simplifier assumes integer arithmetic does not overflow (as TVM's does).
 
