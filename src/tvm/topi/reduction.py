@@ -143,7 +143,9 @@ def std(data, axis=None, keepdims=False):
 def _arg_reduce(data, axis, keepdims, select_last_index, is_max, name):
     axes = normalize_axes(axis, data.ndim, name)
     idx_dtype = shape_dtype(data.shape)
-    extreme = (max if is_max else min)(data, axes, True)
+    # A separate first pass (the extreme value), named apart from the index block.
+    extreme = comm_reduce(data, axes, True, te.max if is_max else te.min,
+                          f"{data.name}_red_temp")
     raxes = [reduce_axis(data.shape[d], f"k{d}") for d in axes]
     out_shape = reduced_shape(data.shape, axes, keepdims)
 
