@@ -136,7 +136,34 @@ def _scalar_params():
     return _func([A, alpha, shift], body, "axpb")
 
 
+def _strided_view():
+    # A buffer with symbolic strides accepts non-contiguous views (e.g. a[:, ::2], a.T).
+    s0, s1 = Var("s0", "int32"), Var("s1", "int32")
+    A = decl_buffer((4, 3), "float32", name="A", strides=[s0, s1])
+    B = decl_buffer((4, 3), "float32", name="B")
+    i, j = Var("i", "int32"), Var("j", "int32")
+    body = _loop(i, 4, _loop(j, 3, BufferStore(B, A[i, j] + 0.5, [i, j])))
+    return _func([A, B], body, "strided")
+
+
+def _bfloat16_roundtrip():
+    # float32 -> bfloat16 storage (round to nearest even) -> float32.
+    A = decl_buffer((64,), "float32", name="A")
+    B = decl_buffer((64,), "float32", name="B")
+    T = decl_buffer((64,), "bfloat16", name="T")
+    i = Var("i", "int32")
+    body = SeqStmt([
+        AllocBuffer(T),
+        _loop(i, 64, BufferStore(T, tirx.Cast("bfloat16", A[i]), [i])),
+        _loop(i, 64, BufferStore(B, tirx.Cast("float32", T[i] * tirx.FloatImm("bfloat16", 2.0)),
+                                 [i])),
+    ])
+    return _func([A, B], body, "bf16")
+
+
 FUNCS = {
+    "strided": _strided_view,
+    "bf16": _bfloat16_roundtrip,
     "serial_unroll": lambda: _scaled_copy(ForKind.SERIAL),
     "parallel_vec": lambda: _scaled_copy(ForKind.PARALLEL),
     "parallel_reduce": _parallel_reduce,
@@ -284,3 +311,25 @@ def test_unused_evaluate_is_fine():
     a = np.zeros(1, "float32")
     tvm.compile(func)["evaluate_zero"](a)
     assert a[0] == 4
+
+
+@pytest.mark.parametrize("view", ["step", "transpose"])
+def test_non_contiguous_strides(built, view):
+    _, fn = _fn(built, "strided")
+    base = np.arange(24, dtype="float32").reshape(4, 6)
+    a = base[:, ::2] if view == "step" else np.arange(12, dtype="float32").reshape(3, 4).T
+    b = np.zeros((4, 3), "float32")
+    fn(a, b)
+    np.testing.assert_array_equal(b, a + 0.5)
+
+
+def test_bfloat16_storage_rounds_to_nearest_even(built):
+    import ml_dtypes
+
+    _, fn = _fn(built, "bf16")
+    a = np.random.default_rng(4).standard_normal(64).astype("float32") * 100
+    a[:4] = [np.nan, np.inf, -np.inf, 1.0 + 2.0**-8]  # a tie: rounds to even (1.0)
+    b = np.zeros_like(a)
+    fn(a, b)
+    ref = (a.astype(ml_dtypes.bfloat16).astype("float32") * 2).astype(ml_dtypes.bfloat16)
+    np.testing.assert_array_equal(b, ref.astype("float32"))
