@@ -21,13 +21,9 @@ from ..ir.base import Scriptable
 from ..ir.expr import GlobalVar, RelaxExpr
 from ..ir.op import Op
 from ..ir.type import PrimType, TupleType, Type
+from ..runtime.tensor import tensor as _runtime_tensor
 from .expr_ops import ExprWithOp
 from .ty import FuncType, ObjectType, ShapeType, TensorType, as_prim_expr
-
-try:
-    from ..runtime.tensor import tensor as _runtime_tensor
-except ImportError:  # pragma: no cover - runtime tensors land with the foundation work
-    _runtime_tensor = None
 
 __all__ = [
     "BaseFunc",
@@ -121,36 +117,10 @@ class Constant(ExprWithOp, RelaxExpr, type_key="relax.expr.Constant"):
         self.__init_fields__(data, span=span, ty=ty)
 
 
-class _HostTensor:
-    """A NumPy-backed tensor used until ``tvm.runtime.tensor`` is available."""
-
-    __slots__ = ("_array",)
-
-    def __init__(self, array):
-        self._array = array
-
-    def numpy(self):
-        return self._array
-
-    @property
-    def shape(self):
-        return tuple(self._array.shape)
-
-    @property
-    def dtype(self):
-        return str(self._array.dtype)
-
-    def __repr__(self):
-        return f"<tensor {self._array!r}>"
-
-
 def _as_tensor(data):
     if hasattr(data, "numpy") and not isinstance(data, np.ndarray):
         return data
-    array = np.asarray(data)
-    if _runtime_tensor is not None:
-        return _runtime_tensor(array)
-    return _HostTensor(array)
+    return _runtime_tensor(np.asarray(data))
 
 
 class Tuple(ExprWithOp, RelaxExpr, type_key="relax.expr.Tuple"):
