@@ -87,18 +87,25 @@ def _copy_nest(src, dst, name, region=None, outer=None):
     return stmt
 
 
-def _write_back_site(path, readers):
-    """Where the copy back of a cache_write goes: ``(seq_owner, seq, index)`` right after the
-    innermost sequence item that holds the writer (``path[-1]``) but none of ``readers``."""
-    for k in range(len(path) - 2, -1, -1):
-        node = path[k]
-        if not isinstance(node, SeqStmt):
-            continue
-        item = path[k + 1]
-        inside = {id(r) for r, _ in iter_blocks(item)}
-        if not any(id(r) in inside for r in readers):
-            return k, next(i for i, x in enumerate(node.seq) if x is item)
-    return None
+def _write_back_site(path, scope_at, reader_paths):
+    """Where the copy back of a cache_write goes, as in TVM: in the lowest sequence holding
+    the writer (``path[-1]``) and every reader, right after the item holding the writer.
+
+    Returns ``(seq, index of that item)``; ``seq`` is ``None`` when the scope block's body is
+    the writer's item itself.
+    """
+    common = len(path)
+    for rp in reader_paths:
+        n = 0
+        while n < min(len(path), len(rp)) and path[n] is rp[n]:
+            n += 1
+        common = min(common, n)
+    if not reader_paths:
+        common = scope_at + 1
+    for k in range(common - 1, scope_at - 1, -1):
+        if isinstance(path[k], SeqStmt):
+            return path[k], next(i for i, x in enumerate(path[k].seq) if x is path[k + 1])
+    return None, 0
 
 
 def _top_level(scope, realize):
@@ -203,31 +210,27 @@ class CachePrimitives:
         body = self.mod[func_name].body
         scope = enclosing_block(path)
         name = self._unique_block_name(func_name, new.name)
-        readers = [r for r, _ in iter_blocks(scope.body)
-                   if r is not realize and any(rg.buffer is buf for rg in r.block.reads)]
         scope_at = next(k for k, n in enumerate(path) if n is scope)
-        # The copy back goes right after the innermost loop-nest item holding the writer and
-        # no reader, and copies what that item writes (the whole buffer at the scope level).
-        site = _write_back_site(path[scope_at:], readers)
-        if site is None:
-            raise self._error(prim, f"cache_write: no place after block "
-                              f"{realize.block.name_hint!r} precedes all readers of "
-                              f"{buf.name}", [realize.block])
-        k, pos = site
-        seq = path[scope_at + k]
-        item = seq.seq[pos]
-        enclosing = [n for n in path[:scope_at + k] if isinstance(n, For)]
+        reader_paths = [p for r, p in iter_blocks(body) if r is not realize
+                        and any(rg.buffer is buf for rg in r.block.reads)]
+        seq, pos = _write_back_site(path, scope_at, reader_paths)
+        item = seq.seq[pos] if seq is not None else scope.body
+        # The copy covers what the writer writes inside that item (the whole buffer when the
+        # item is a top-level nest of the scope).
+        at = next(k for k, n in enumerate(path) if n is item)
+        enclosing = [n for n in path[scope_at:at] if isinstance(n, For)]
         outer = {lp.loop_var: Range(lp.min, lp.extent) for lp in enclosing}
-        region = None
-        if enclosing:
-            region = _relaxed_writes(realize, path, item, buf)
+        region = _relaxed_writes(realize, path, item, buf) if enclosing else None
         nest = _copy_nest(new, buf, name, region, outer)
         new_block = SwapBuffer(buf, new).visit_stmt(realize.block)
-        items = list(seq.seq)
-        items[pos] = replace_stmts(item, {id(realize.block): new_block})
-        items.insert(pos + 1, nest)
-        new_seq = SeqStmt(items)
-        new_scope = replace_stmts(scope, {id(seq): new_seq})
+        new_item = replace_stmts(item, {id(realize.block): new_block})
+        if seq is None:
+            new_scope = scope.replace(body=SeqStmt([new_item, nest]))
+        else:
+            items = list(seq.seq)
+            items[pos] = new_item
+            items.insert(pos + 1, nest)
+            new_scope = replace_stmts(scope, {id(seq): SeqStmt(items)})
         new_scope = new_scope.replace(alloc_buffers=tuple(new_scope.alloc_buffers) + (new,))
         self._commit(func_name, replace_stmts(body, {id(scope): new_scope}))
         rv = self._new_rv(SBlockRV, func_name, name)

@@ -111,6 +111,30 @@ def _relaxed_region(region, realize, inner_loops, ana):
     return out
 
 
+def _storage_rank(scope):
+    if scope.startswith("shared"):
+        return 1
+    if scope.startswith("warp"):
+        return 2
+    if scope.startswith("local"):
+        return 3
+    return 0  # global
+
+
+def _relax_for_storage(loop, scope):
+    """Whether every thread of ``loop``'s thread axis sees the same ``scope`` buffer."""
+    if loop.kind != ForKind.THREAD_BINDING or loop.thread_binding is None:
+        return False
+    tag = loop.thread_binding.thread_tag
+    thread_rank = 0 if tag.startswith("blockIdx") else 1 if tag.startswith("threadIdx") else None
+    if thread_rank is None:
+        return False
+    rank = _storage_rank(scope)
+    if rank == 2 and tag == "threadIdx.x":
+        return True
+    return rank <= thread_rank
+
+
 def _union(a, b, ana):
     from ...tirx.generic import max as gmax  # Lazy: only multi-consumer unions need these.
     from ...tirx.generic import min as gmin
@@ -313,7 +337,7 @@ class ComputeLocationPrimitives:
             raise self._error(
                 prim, f"Not all consumers of block {blk.name_hint!r} are under loop "
                 f"{target.loop_var.name}", [target, blk])
-        region = self._needed(under, write.buffer, "reads")
+        region = self._needed(under, write.buffer, "reads", lpath)
         region_of = self._iter_bounds(blk, write, region, prim)
         self._place(func_name, bpath, lpath, realize, region_of, [r for r, _ in under], index,
                     prim, preserve_unit_loops, after=False)
@@ -338,20 +362,26 @@ class ComputeLocationPrimitives:
                               f"loop {target.loop_var.name}", [target, blk])
         produced = {id(w.buffer) for r, _ in under for w in r.block.writes}
         read = next(r for r in blk.reads if id(r.buffer) in produced)
-        region = self._needed(under, read.buffer, "writes")
+        region = self._needed(under, read.buffer, "writes", lpath)
         region_of = self._iter_bounds(blk, read, region, prim)
         self._place(func_name, bpath, lpath, realize, region_of, [r for r, _ in under], index,
                     prim, preserve_unit_loops, after=True)
         self._record(prim, kwargs={"block": block, "loop": loop,
                                    "preserve_unit_loops": preserve_unit_loops, "index": index})
 
-    def _needed(self, under, buffer, field_name):
+    def _needed(self, under, buffer, field_name, lpath):
         """Union of the ``reads``/``writes`` regions on ``buffer`` of the blocks ``under`` a
-        loop, per iteration of that loop."""
+        loop, per iteration of that loop.
+
+        As in TVM, loops bound to threads that share ``buffer``'s storage (``threadIdx`` for
+        ``shared``, every thread axis for ``global``) are relaxed too, even above the loop.
+        """
         ana = Analyzer()
         region = None
+        shared = [lp for lp in lpath if isinstance(lp, For) and _relax_for_storage(
+            lp, buffer.scope())]
         for realize, path in under:
-            inner = [n for n in path if isinstance(n, For)][1:]
+            inner = shared + [n for n in path if isinstance(n, For)][1:]
             for reg in getattr(realize.block, field_name):
                 if reg.buffer is not buffer:
                     continue

@@ -199,7 +199,7 @@ class LoopPrimitives:
                 "nested (no other loop between them)", nodes)
         extents = []
         for n in nodes:
-            if const_int(n.min) not in (0, None) or const_int(n.min) is None:
+            if const_int(n.min) != 0:
                 raise self._error("fuse", f"fuse requires loops starting at 0; loop "
                                   f"{n.loop_var.name} starts at {n.min}", [n])
             extents.append(n.extent)
