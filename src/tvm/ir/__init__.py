@@ -8,21 +8,8 @@ from .expr import BaseExpr, GlobalVar, PrimExpr, Range, RelaxExpr
 from .instrument import PassInstrument
 from .module import GlobalInfo, IRModule
 from .op import Op, register_op, register_op_attr
+from .structural import assert_structural_equal
 from .type import FuncType, OpaqueType, PointerType, PrimType, StringType, TupleType, Type
-
-try:
-    # The underlined-diff assertion lives with the foundation's structural helpers.
-    from .structural import assert_structural_equal
-except ImportError:  # pragma: no cover - only before tvm/ir/structural.py exists
-
-    def assert_structural_equal(lhs, rhs, map_free_vars=False):
-        """Raise ``ValueError`` naming the first mismatching paths when not equal."""
-        paths = get_first_structural_mismatch(lhs, rhs, map_free_vars)
-        if paths is not None:
-            raise ValueError(
-                f"StructuralEqual check failed, caused by lhs at {paths[0]} and rhs at {paths[1]}"
-            )
-
 
 Expr = RelaxExpr
 
