@@ -218,3 +218,19 @@ def test_vdevice_and_global_infos():
     mod = tvm.IRModule(global_infos={"vdevice": [vdev]})
     assert mod.global_infos["vdevice"][0] is vdev
     assert tvm.ir.structural_equal(relax.DummyGlobalInfo(), relax.DummyGlobalInfo())
+
+
+def test_operators_of_the_op_library():
+    x = relax.Var("x", _t([3]))
+    bb = relax.BlockBuilder()
+    cases = {
+        "relax.subtract": x - x,
+        "relax.negative": -x,
+        "relax.divide": x / x,
+        "relax.less": x < x,
+        "relax.astype": x.astype("float16"),
+    }
+    for name, expr in cases.items():
+        assert expr.op.name == name
+        assert bb.normalize(expr).ty.ndim == 1
+    assert bb.normalize(x.astype("float16")).ty.dtype == "float16"
