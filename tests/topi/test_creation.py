@@ -51,3 +51,12 @@ def test_one_hot(run, axis):
     out = run([I], topi.one_hot(I, 1.0, 0.0, 4, axis, "float32"), [idx])
     hot = np.eye(4, dtype="float32")[idx]  # one-hot on the last axis
     np.testing.assert_array_equal(out, np.moveaxis(hot, -1, axis))
+
+
+def test_full_from_tensor(run):
+    F = te.placeholder((), "float64", name="F")
+    out = run([F], topi.full((2, 3), "float32", F), [np.array(2.5)])
+    assert out.dtype == np.float32
+    np.testing.assert_array_equal(out, np.full((2, 3), 2.5, "float32"))
+    with pytest.raises(ValueError, match="0-D"):
+        topi.full((2,), "float32", te.placeholder((1,), name="G"))

@@ -121,3 +121,15 @@ def test_scatter_elements_bad_reduction():
     indices = te.placeholder((3,), "int32", name="I")
     with pytest.raises(ValueError, match="reduction must be one of"):
         topi.scatter_elements(D, indices, D, 0, "bogus")
+
+
+def test_dynamic_strided_slice(run, rng):
+    a = rng.standard_normal((4, 5)).astype("float32")
+    begin, end, strides = (np.array(v, "int64") for v in ([1, -4], [4, 5], [2, 1]))
+    A = te.placeholder((4, 5), name="A")
+    B, E, S = (te.placeholder((2,), "int64", name=n) for n in "BES")
+    out = run([A, B, E, S], topi.dynamic_strided_slice(A, B, E, S, (2, 4)),
+              [a, begin, end, strides])
+    np.testing.assert_array_equal(out, a[1:4:2, -4:5])
+    with pytest.raises(ValueError, match="output_shape"):
+        topi.dynamic_strided_slice(A, B, E, S, (2,))

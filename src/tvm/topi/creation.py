@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import math
 
-from .. import tirx
+from .. import te, tirx
 from ..ir.expr import PrimExpr
 from ..tirx import generic as _g
 from .utils import as_index, compute, const_like, get_const_int, is_const_int, normalize_axis
@@ -32,8 +32,21 @@ def _shape(shape):
 
 
 def full(shape, dtype, fill_value):
-    """A tensor of ``shape`` filled with ``fill_value`` (a number or scalar PrimExpr)."""
-    value = const_like(fill_value, str(dtype))
+    """A tensor of ``shape`` filled with ``fill_value`` (a number, a scalar PrimExpr, or a 0-D
+    ``te.Tensor``, which is read and cast to ``dtype``)."""
+    dtype = str(dtype)
+    if isinstance(fill_value, te.Tensor):
+        if fill_value.ndim != 0:
+            raise ValueError(f"full: fill_value must be a 0-D tensor, got shape "
+                             f"{list(fill_value.shape)}")
+        source = fill_value
+
+        def body(*_):
+            v = source()
+            return v if v.dtype == dtype else _g.cast(v, dtype)
+
+        return compute(_shape(shape), body, name="T_full", tag="elemwise")
+    value = const_like(fill_value, dtype)
     return compute(_shape(shape), lambda *i: value, name="T_full", tag="elemwise")
 
 

@@ -19,7 +19,8 @@ from .utils import (
     reduce_axis,
 )
 
-__all__ = ["gather", "gather_elements", "scatter_elements", "strided_slice", "take", "where"]
+__all__ = ["dynamic_strided_slice", "gather", "gather_elements", "scatter_elements",
+           "strided_slice", "take", "where"]
 
 
 def _wrap_negative(index, extent):
@@ -150,6 +151,36 @@ def strided_slice(a, begin, end, strides=None, axes=None, slice_mode="end",
                    for st, v, sp in zip(starts, i, steps)])
 
     return compute(tuple(shape), body, name="T_strided_slice", tag="injective")
+
+
+def dynamic_strided_slice(a, begin, end, strides, output_shape):
+    """``a[begin:end:strides]`` with 1-D ``begin``/``end``/``strides`` *tensors* (one entry per
+    leading axis of ``a``), producing ``output_shape`` (the caller computes the extents, e.g.
+    Relax's inferred shape). A negative begin counts from the end; begins are not clamped
+    (they must select in-range elements, as TVM's ``assume_inbound``).
+    """
+    del end  # the extents come from output_shape; end only determined them
+    count = get_const_int(begin.shape[0])
+    if len(output_shape) != a.ndim:
+        raise ValueError(f"dynamic_strided_slice: output_shape {list(output_shape)} needs "
+                         f"{a.ndim} extents")
+
+    def body(*i):
+        idx = []
+        for d, v in enumerate(i):
+            if d >= count:
+                idx.append(v)
+                continue
+            extent = a.shape[d]
+            b = _wrap_negative(_g.cast(begin(as_index(d, begin.shape[0].dtype)), extent.dtype),
+                               extent)
+            st = _g.cast(strides(as_index(d, strides.shape[0].dtype)), extent.dtype)
+            idx.append(b + as_index(v, extent.dtype) * st)
+        return a(*idx)
+
+    dtype = a.shape[0].dtype if a.ndim else "int64"
+    shape = tuple(as_index(s, dtype) for s in output_shape)
+    return compute(shape, body, name="T_dynamic_strided_slice", tag="injective")
 
 
 def where(condition, x, y):
