@@ -118,7 +118,17 @@ class CodeGenLLVM(ExprEmitter):
         ``("shape", var, (tensor name, dim))``, ``("stride", var, (tensor, dim))`` or
         ``("scalar", var, param name)``.
         """
-        params, inner_args, seen = [], [], set()
+        params, inner_args, seen, used_names = [], [], set(), set()
+
+        def unique(base):
+            # Parameter names appear in error messages and must differ (te may repeat them).
+            name_, k = base, 0
+            while name_ in used_names:
+                k += 1
+                name_ = f"{base}_{k}"
+            used_names.add(name_)
+            return name_
+
         for p in func.params:
             buf = func.buffer_map.get(p)
             if buf is None:
@@ -127,11 +137,12 @@ class CodeGenLLVM(ExprEmitter):
                         f"function {name}: handle parameter {p.name} has no buffer_map "
                         "entry; raw pointer parameters are not supported yet"
                     )
-                params.append(ScalarParam(p.name, p.dtype))
-                inner_args.append(("scalar", p, p.name))
+                sname = unique(p.name)
+                params.append(ScalarParam(sname, p.dtype))
+                inner_args.append(("scalar", p, sname))
                 seen.add(id(p))
                 continue
-            tname = p.name
+            tname = unique(p.name)
             shape = []
             for dim, extent in enumerate(buf.shape):
                 if isinstance(extent, E.IntImm):
