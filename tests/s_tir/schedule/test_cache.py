@@ -80,11 +80,25 @@ def test_cache_errors(wl):
         sch.cache_write(sch.get_sblock("C"), 0, None)
 
 
-def test_cache_read_inside_the_writer_nest_is_refused(wl):
-    sch = s_tir.Schedule(wl.chain(), error_render_level="fast")
+def test_cache_read_inside_the_writer_nest_matches_tvm(wl):
+    func = wl.chain()
+    sch = s_tir.Schedule(func)
     sch.compute_at(sch.get_sblock("B"), sch.get_loops(sch.get_sblock("C"))[0])
-    with pytest.raises(s_tir.ScheduleError, match="reads it inside the loop nest that writes it"):
-        sch.cache_read(sch.get_sblock("C"), 0, "shared")
+    sch.cache_read(sch.get_sblock("C"), 0, "shared")
+    # The copy sits between B and C inside loop i and covers the row C reads.
+    assert wl.script(sch) == wl.tvm_output("cache_read_in_nest")[0]
+    wl.assert_same_result(func, sch, [wl.rand(16, 12)], (16,))
+    wl.assert_replays(sch, func)
+
+
+def test_cache_read_of_a_buffer_read_where_it_is_written_is_refused(wl):
+    sch = s_tir.Schedule(wl.chain(), error_render_level="fast")
+    c = sch.get_sblock("C")
+    sch.decompose_reduction(c, sch.get_loops(c)[0])
+    # C_update reads C where it writes it: no place for a copy in between.
+    with pytest.raises(s_tir.ScheduleError, match="reads C in the same loop-nest item that "
+                       "writes it"):
+        sch.cache_read(c, 0, "local")
 
 
 def test_cache_write_inside_a_tile_copies_the_tile(wl):

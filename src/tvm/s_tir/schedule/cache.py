@@ -108,6 +108,48 @@ def _write_back_site(path, scope_at, reader_paths):
     return None, 0
 
 
+def _lowest_common_seq(paths, scope_at):
+    """The deepest ``SeqStmt`` on every path (below the scope block), or ``None``."""
+    common = min(len(p) for p in paths)
+    for p in paths[1:]:
+        n = 0
+        while n < common and p[n] is paths[0][n]:
+            n += 1
+        common = n
+    for k in range(common - 1, scope_at, -1):
+        if isinstance(paths[0][k], SeqStmt):
+            return paths[0][k]
+    return None
+
+
+def _relaxed_reads(readers, seq, buf):
+    """Union over ``readers`` of ``[(lo, hi)]`` they read of ``buf``, relaxing loops below
+    ``seq``."""
+    ana = Analyzer()
+    region = None
+    for realize, path in readers:
+        at = next(i for i, n in enumerate(path) if n is seq)
+        dom = {lp.loop_var: Range(lp.min, lp.extent) for lp in path[at:] if isinstance(lp, For)}
+        vmap = {iv.var: v for iv, v in zip(realize.block.iter_vars, realize.iter_values)}
+        for reg in realize.block.reads:
+            if reg.buffer is not buf:
+                continue
+            got = []
+            for r in reg.region:
+                lo = ana.int_set(substitute(r.min, vmap), dom).min_value
+                hi = ana.int_set(substitute(r.min + r.extent - 1, vmap), dom).max_value
+                got.append((ana.simplify(lo), ana.simplify(hi)))
+            if region is None:
+                region = got
+            else:
+                from ...tirx.generic import max as gmax  # Lazy: only unions need these.
+                from ...tirx.generic import min as gmin
+
+                region = [(ana.simplify(gmin(a, c)), ana.simplify(gmax(b, d)))
+                          for (a, b), (c, d) in zip(region, got)]
+    return region
+
+
 def _top_level(scope, realize):
     """Index in the scope body of the statement holding ``realize``."""
     for i, s in enumerate(seq_of(scope.body)):
@@ -154,9 +196,9 @@ class CachePrimitives:
                    consumer_blocks=None) -> SBlockRV:
         """Read the block's ``read_buffer_index``-th buffer through a copy in ``storage_scope``.
 
-        The copy block is placed after the buffer's writer in the scope (at the start of the
-        scope for a function input); ``consumer_blocks`` (default: every reader in the scope)
-        read the copy.
+        The copy block is placed after the buffer's writer, in the lowest sequence holding the
+        writer and the readers (at the start of the scope for a function input);
+        ``consumer_blocks`` (default: every reader in the scope) read the copy.
         """
         prim = "cache_read"
         func_name, path, _, buf, new = self._cache_setup(
@@ -168,26 +210,47 @@ class CachePrimitives:
                        if any(rg.buffer is buf for rg in r.block.reads)]
         else:
             targets = [self._block(b, prim)[1][-1] for b in consumer_blocks]
+        paths = {id(r): p for r, p in iter_blocks(body)}
         writers = [r for r in scope_blocks(body, path)
                    if any(w.buffer is buf for w in r.block.writes)]
         name = self._unique_block_name(func_name, new.name)
-        nest = _copy_nest(buf, new, name)
-        items = seq_of(scope.body)
-        pos = 0
-        if writers:
-            pos = max(_top_level(scope, w) for w in writers) + 1
-        early = [t for t in targets if _top_level(scope, t) < pos]
-        if early:
-            raise self._error(
-                prim, f"cache_read copies the whole buffer {buf.name} at the scope level, but "
-                f"block {early[0].block.name_hint!r} reads it inside the loop nest that writes "
-                "it; this implementation cannot place the copy there", [early[0].block])
+        scope_at = next(k for k, n in enumerate(path) if n is scope)
         swap = SwapBuffer(buf, new, stores=False)
         table = {id(t.block): swap.visit_stmt(t.block) for t in targets}
-        new_items = [replace_stmts(s, table) for s in items]
-        new_items.insert(pos, nest)
-        new_scope = scope.replace(body=make_seq(new_items), alloc_buffers=tuple(
-            scope.alloc_buffers) + (new,))
+        if not writers:
+            # A function input: copy the whole buffer first thing in the scope.
+            items = [replace_stmts(s, table) for s in seq_of(scope.body)]
+            new_body = make_seq([_copy_nest(buf, new, name)] + items)
+            new_scope = scope.replace(body=new_body)
+        else:
+            # As in TVM: in the lowest sequence holding the writers and the readers, right
+            # after the last item holding a writer; the copy covers what the readers read
+            # inside that sequence (the whole buffer at the scope level).
+            all_paths = [paths[id(r)] for r in writers + targets]
+            seq = _lowest_common_seq(all_paths, scope_at)
+            items = seq_of(seq) if seq is not None else [scope.body]
+            holds = [{id(r) for r, _ in iter_blocks(item)} for item in items]
+            pos = max(i for i, h in enumerate(holds) for w in writers if id(w) in h) + 1
+            first_reader = min(i for i, h in enumerate(holds) for t in targets if id(t) in h)
+            if first_reader < pos:
+                raise self._error(
+                    prim, f"cache_read: block {targets[0].block.name_hint!r} reads "
+                    f"{buf.name} in the same loop-nest item that writes it; no place for the "
+                    "copy lies between the writer and the readers", [targets[0].block])
+            region, outer = None, {}
+            if seq is not None:
+                seq_at = next(k for k, n in enumerate(all_paths[0]) if n is seq)
+                enclosing = [n for n in all_paths[0][scope_at:seq_at] if isinstance(n, For)]
+                outer = {lp.loop_var: Range(lp.min, lp.extent) for lp in enclosing}
+                if enclosing:
+                    region = _relaxed_reads([(t, paths[id(t)]) for t in targets], seq, buf)
+            new_items = [replace_stmts(s, table) for s in items]
+            new_items.insert(pos, _copy_nest(buf, new, name, region, outer))
+            if seq is None or seq is scope.body:
+                new_scope = scope.replace(body=make_seq(new_items))
+            else:
+                new_scope = replace_stmts(scope, {id(seq): SeqStmt(new_items)})
+        new_scope = new_scope.replace(alloc_buffers=tuple(new_scope.alloc_buffers) + (new,))
         self._commit(func_name, replace_stmts(body, {id(scope): new_scope}))
         rv = self._new_rv(SBlockRV, func_name, name)
         kwargs = {"block": block, "read_buffer_index": read_buffer_index,
