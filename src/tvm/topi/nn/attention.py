@@ -6,7 +6,10 @@ heads, head_dim_v)``. ``scores = q . k * scale (+ bias)``, with ``scale`` defaul
 ``1 / sqrt(head_dim)``; ``bias`` broadcasts to ``(batch, heads, seq, seq_kv)``;
 ``causal_mask`` ``"TopLeft"`` hides ``t > s``, ``"BottomRight"`` hides ``t > s + seq_kv -
 seq``. With fewer key/value heads (grouped-query attention), query head ``h`` reads key/value
-head ``h % kv_heads``, as the Relax reference. Limitation: ``window_size`` is not supported.
+head ``h % kv_heads``, as the Relax reference. Masked scores are the dtype's lowest finite
+value, so a row with every score masked (``"BottomRight"`` with ``seq > seq_kv``) averages
+all values where the NumPy reference gives NaN. Limitation: ``window_size`` is not
+supported.
 """
 
 from __future__ import annotations

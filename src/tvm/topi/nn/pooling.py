@@ -4,7 +4,8 @@ of ``pool2d``).
 
 Output extent per spatial axis: ``(extent + pad_before + pad_after - (dilation * (k - 1) + 1)
 + (stride - 1 if ceil_mode else 0)) // stride + 1``. A max window with no input element gives
-``-inf`` (the dtype's lowest value); an average window divides by the number of positions
+the dtype's lowest finite value (``tirx.min_value``, as TVM; the Relax reference says
+``-inf``); an average window divides by the number of positions
 inside the padded input (``count_include_pad``) or inside the input, at least 1.
 """
 
