@@ -417,3 +417,35 @@ def test_scoping_of_symbolic_vars_in_result_types_matches_tvm():
     with bb.function("g", [y]):
         bb.emit_func_output(y)
     tvm.ir.assert_structural_equal(bb.get()["g"].ret_ty, _t([n, 4]))
+
+
+def test_testing_scope_unique_names_and_private_aliases():
+    n = TirVar("n", "int64")
+    x = relax.Var("x", _t([n, 3]))
+    bb = relax.BlockBuilder()
+    with bb.testing_scope(def_vars=[x]):
+        call = bb.normalize(op.add(op.add(x, x), x))
+        # n is in scope: an If keeps the symbolic shape.
+        c = relax.Var("c", relax.TensorType([], "bool"))
+        tvm.ir.assert_structural_equal(bb.normalize(relax.If(c, x, x)).ty, _t([n, 3]))
+    assert isinstance(call.args[0], relax.Var)
+    assert bb.get_unique_name("t") == "t" and bb.get_unique_name("t") == "t1"
+    bb._begin_dataflow_block()
+    assert bb.current_block_is_dataflow()
+    assert isinstance(bb._end_block(), relax.DataflowBlock)
+
+
+def test_finalize_names_functions_after_global_symbol():
+    x = relax.Var("x", _t([3]))
+    bb = relax.BlockBuilder()
+    with bb.function("helper", [x], attrs={"global_symbol": "renamed"}):
+        bb.emit_func_output(bb.emit(op.add(x, x)))
+    helper = bb.get().get_global_var("helper")
+    y = relax.Var("y", _t([3]))
+    with bb.function("main", [y]):
+        bb.emit_func_output(bb.emit(relax.Call(helper, [y])))
+    mod = bb.finalize()
+    assert sorted(g.name_hint for g in mod.get_global_vars()) == ["main", "renamed"]
+    call = mod["main"].body.blocks[0].bindings[0].value
+    assert call.op is mod.get_global_var("renamed")
+    relax.analysis.well_formed(mod)

@@ -93,6 +93,24 @@ class _DataflowScope:
         return False
 
 
+class _TestingScope:
+    """``with bb.testing_scope(def_vars): ...`` (see :meth:`BlockBuilder.testing_scope`)."""
+
+    def __init__(self, bb, def_vars):
+        self._bb = bb
+        self._def_vars = def_vars
+
+    def __enter__(self):
+        self._bb.begin_scope(self._def_vars)
+        self._bb.begin_binding_block()
+        return self
+
+    def __exit__(self, exc_type, exc, tb):
+        self._bb.end_block()
+        self._bb.end_scope()
+        return False
+
+
 class BlockBuilder(Normalizer):
     """Builds Relax functions binding by binding, normalizing everything it is given.
 
@@ -348,6 +366,57 @@ class BlockBuilder(Normalizer):
 
     def current_block_is_dataflow(self) -> bool:
         return bool(self._frames) and self._frames[-1].is_dataflow
+
+    def get_unique_name(self, name_prefix: str) -> str:
+        """A fresh name from this builder's name table (``x``, then ``x1``, ``x2``...)."""
+        return self._fresh_name(name_prefix)
+
+    def testing_scope(self, def_vars):
+        """A scope for tests of single expressions: ``def_vars`` (whose symbolic vars become
+        defined) are in scope and a binding block is open, so nested calls can be emitted."""
+        return _TestingScope(self, list(def_vars))
+
+    # TVM's private spellings, which some user code calls.
+    _begin_dataflow_block = begin_dataflow_block
+    _begin_binding_block = begin_binding_block
+    _end_block = end_block
+
+    def finalize(self) -> IRModule:
+        """The module, with every public function named as its ``global_symbol``.
+
+        A GlobalVar whose name differs from its function's ``global_symbol`` is replaced by
+        one named after the symbol (calls to it are rewritten). Call once, at the end: the old
+        GlobalVars are no longer in the result.
+        """
+        renames = {}
+        taken = {g.name_hint for g in self._mod.functions}
+        for gvar, func in self._mod.functions.items():
+            symbol = func.attrs.get("global_symbol") if getattr(func, "attrs", None) else None
+            if isinstance(symbol, str) and symbol != gvar.name_hint:
+                if symbol in taken:
+                    raise ValueError(
+                        f"finalize: function {gvar.name_hint} has global_symbol {symbol!r}, "
+                        "which is already the name of another function"
+                    )
+                taken.add(symbol)
+                renames[gvar] = GlobalVar(symbol, ty=gvar.ty if gvar.ty is not None else func.ty)
+        if not renames:
+            return self._mod
+        # Lazy: the mutator module imports this one.
+        from .expr_functor import ExprMutator
+
+        class _Rename(ExprMutator):
+            def visit_global_var_(self, op):
+                return renames.get(op, op)
+
+        funcs = {}
+        for gvar, func in self._mod.functions.items():
+            if isinstance(func, Function):
+                func = _Rename(self._mod).visit_expr(func)
+            funcs[renames.get(gvar, gvar)] = func
+        self._mod = IRModule(funcs, self._mod.attrs, self._mod.global_infos)
+        self._func_hashes = None
+        return self._mod
 
     def call_te(self, func, *args, **kwargs):
         """``R.call_tir`` of a PrimFunc built with te from ``func(*args, **kwargs)``.
