@@ -1,5 +1,7 @@
 """Computes on symbolic int64 shapes (as Relax legalization builds them) against NumPy."""
 
+import math
+
 import numpy as np
 import pytest
 
@@ -55,3 +57,41 @@ def test_symbolic_int64(run, rng, name):
     else:
         expected = ref(*arrays)
     np.testing.assert_allclose(out, expected, rtol=1e-4, atol=1e-5)
+
+
+H = te.var("h", "int64")
+
+
+def test_symbolic_spatial_conv_and_pool(run, rng):
+    x = rng.standard_normal((1, 2, 5, 5)).astype("float32")
+    X = te.placeholder(_i64(1, 2) + (H,) + _i64(5), name="X")
+    P = topi.nn.pool2d(X, 2, 2, 1, 0, "max", ceil_mode=True)
+    out = run([X], P, [x], h=5)
+    xp = np.pad(x, [(0, 0), (0, 0), (0, 1), (0, 1)], constant_values=-np.inf)
+    np.testing.assert_array_equal(out, xp.reshape(1, 2, 3, 2, 3, 2).max((3, 5)))
+    w = rng.standard_normal((3, 2, 3, 3)).astype("float32")
+    out = run([X, W], topi.nn.conv2d(X, W, 2, 1, 1), [x, w], h=5)
+    xp = np.pad(x, [(0, 0), (0, 0), (1, 1), (1, 1)])
+    expected = np.zeros((1, 3, 3, 3))
+    for a in range(3):
+        for b in range(3):
+            expected += np.einsum("nchw,oc->nohw", xp[:, :, a:a + 5:2, b:b + 5:2], w[:, :, a, b])
+    np.testing.assert_allclose(out, expected, rtol=1e-4, atol=1e-5)
+
+
+@pytest.mark.parametrize("name", ["softmax", "layer_norm", "gelu", "sum"])
+def test_float16(run, rng, name):
+    a = rng.uniform(-1, 1, (3, 5)).astype("float16")
+    A = te.placeholder((3, 5), "float16", name="A")
+    build = {"softmax": lambda: topi.nn.softmax(A), "gelu": lambda: topi.nn.gelu(A),
+             "layer_norm": lambda: topi.nn.layer_norm(A, None, None, [1]),
+             "sum": lambda: topi.sum(A, 1)}[name]
+    v = a.astype("float64")
+    ref = {"softmax": lambda: np.exp(v) / np.exp(v).sum(1, keepdims=True),
+           "gelu": lambda: 0.5 * v * (1 + np.vectorize(math.erf)(v / np.sqrt(2))),
+           "layer_norm": lambda: (v - v.mean(1, keepdims=True)) /
+           np.sqrt(v.var(1, keepdims=True) + 1e-5),
+           "sum": lambda: v.sum(1)}[name]
+    out = run([A], build(), [a])
+    assert out.dtype == np.float16
+    np.testing.assert_allclose(out, ref(), rtol=1e-2, atol=1e-2)
