@@ -148,3 +148,20 @@ def test_layout_transform(run, rng):
                                   a.transpose(0, 2, 3, 1))
     with pytest.raises(ValueError, match="split layouts"):
         topi.layout_transform(A, "NCHW", "NCHW4c")
+
+
+def test_layout_transform_index_map(run, rng):
+    a = rng.standard_normal((1, 8, 3, 2)).astype("float32")
+    A = _ph((1, 8, 3, 2))
+    out = run([A], topi.layout_transform_index_map(
+        A, lambda n, c, h, w: (n, c // 4, h, w, c % 4)), [a])
+    np.testing.assert_array_equal(out, a.reshape(1, 2, 4, 3, 2).transpose(0, 1, 3, 4, 2))
+    out = run([A], topi.layout_transform_index_map(A, lambda n, c, h, w: (n, h, w, c)), [a])
+    np.testing.assert_array_equal(out, a.transpose(0, 2, 3, 1))
+    # 8 channels split by 3: the last block is padded.
+    out = run([A], topi.layout_transform_index_map(
+        A, lambda n, c, h, w: (n, c // 3, h, w, c % 3), pad_value=-1.0), [a])
+    padded = np.concatenate([a, np.full((1, 1, 3, 2), -1.0, "float32")], axis=1)
+    np.testing.assert_array_equal(out, padded.reshape(1, 3, 3, 3, 2).transpose(0, 1, 3, 4, 2))
+    with pytest.raises(ValueError, match="not supported"):
+        topi.layout_transform_index_map(A, lambda n, c, h, w: (n, c + h, w))

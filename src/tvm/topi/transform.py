@@ -25,7 +25,7 @@ from .utils import (
 
 __all__ = [
     "broadcast_to", "collapse_sum", "concatenate", "expand_dims", "flatten", "flip",
-    "layout_transform", "matmul", "repeat", "reshape", "split", "squeeze", "stack", "tile", "transpose",
+    "layout_transform", "layout_transform_index_map", "matmul", "repeat", "reshape", "split", "squeeze", "stack", "tile", "transpose",
 ]
 
 
@@ -390,3 +390,71 @@ def matmul(a, b, transp_a=False, transp_b=False):
     from .nn.dense import matmul as _matmul
 
     return _matmul(a, b, transpose_a=transp_a, transpose_b=transp_b)
+
+
+def _map_pieces(outs, in_vars):
+    """For each input variable, how the output indices read it: ``{var_pos: {kind: (out_pos,
+    factor)}}`` with kinds ``"id"`` (``v``), ``"div"`` (``v // c``) and ``"mod"`` (``v % c``)."""
+    pieces = {d: {} for d in range(len(in_vars))}
+    for pos, expr in enumerate(outs):
+        kind, var, factor = None, expr, None
+        if isinstance(expr, (tirx.FloorDiv, tirx.FloorMod)) and is_const_int(expr.b):
+            kind = "div" if isinstance(expr, tirx.FloorDiv) else "mod"
+            var, factor = expr.a, get_const_int(expr.b)
+        elif isinstance(expr, tirx.Var):
+            kind = "id"
+        d = next((k for k, v in enumerate(in_vars) if v is var), None)
+        if kind is None or d is None or kind in pieces[d]:
+            raise ValueError(
+                f"layout_transform: output index {expr} is not an input index, or an input "
+                "index split by a constant (i // c, i % c); other index maps are not supported"
+            )
+        pieces[d][kind] = (pos, factor)
+    return pieces
+
+
+def layout_transform_index_map(data, index_map, pad_value=None):
+    """``data`` rearranged by ``index_map`` (a callable from input indices to output indices,
+    as Relax's ``layout_transform``): ``out[index_map(i)] = data[i]``.
+
+    Supported maps: each output index is an input index ``i``, or ``i // c`` and ``i % c``
+    together (a split, e.g. NCHW -> NCHW4c: ``lambda n, c, h, w: (n, c // 4, h, w, c % 4)``).
+    Output positions that no input maps to (a split of an extent ``c`` does not divide) hold
+    ``pad_value`` (default 0).
+    """
+    dtype = shape_dtype(data.shape)
+    in_vars = [tirx.Var(f"i{d}", dtype) for d in range(data.ndim)]
+    outs = index_map(*in_vars)
+    outs = list(outs) if isinstance(outs, (list, tuple)) else [outs]
+    pieces = _map_pieces(outs, in_vars)
+    shape = [None] * len(outs)
+    for d, kinds in pieces.items():
+        extent = _dim(data.shape[d], dtype)
+        if set(kinds) == {"id"}:
+            shape[kinds["id"][0]] = extent
+        elif set(kinds) == {"div", "mod"} and kinds["div"][1] == kinds["mod"][1]:
+            c = const_like(kinds["div"][1], dtype)
+            shape[kinds["div"][0]] = simplify(tirx.ceildiv(extent, c))
+            shape[kinds["mod"][0]] = c
+        else:
+            raise ValueError(f"layout_transform: input axis {d} must appear once, or split as "
+                             f"i // c and i % c with the same c; got {sorted(kinds)}")
+    fill = const_like(0 if pad_value is None else pad_value, data.dtype)
+
+    def body(*j):
+        idx, inside = [], None
+        for d, kinds in pieces.items():
+            if "id" in kinds:
+                idx.append(j[kinds["id"][0]])
+                continue
+            c = const_like(kinds["div"][1], j[0].dtype)
+            v = j[kinds["div"][0]] * c + j[kinds["mod"][0]]
+            idx.append(v)
+            ok = _g.less(v, _dim(data.shape[d], v.dtype))
+            inside = ok if inside is None else _g.logical_and(inside, ok)
+        if inside is None:
+            return data(*idx)
+        # if_then_else: positions past the extent would read out of bounds.
+        return tirx.if_then_else(inside, data(*idx), fill)
+
+    return compute(tuple(shape), body, name="T_layout_trans", tag="injective")
