@@ -161,7 +161,16 @@ def _bfloat16_roundtrip():
     return _func([A, B], body, "bf16")
 
 
+def _scalar_extent():
+    # The scalar parameter n is also A's extent: both must agree at run time.
+    n = Var("n", "int32")
+    A = decl_buffer((n,), "float32", name="A")
+    i = Var("i", "int32")
+    return _func([n, A], _loop(i, n, BufferStore(A, tirx.Cast("float32", i), [i])), "fill_n")
+
+
 FUNCS = {
+    "fill_n": _scalar_extent,
     "strided": _strided_view,
     "bf16": _bfloat16_roundtrip,
     "serial_unroll": lambda: _scaled_copy(ForKind.SERIAL),
@@ -333,3 +342,13 @@ def test_bfloat16_storage_rounds_to_nearest_even(built):
     fn(a, b)
     ref = (a.astype(ml_dtypes.bfloat16).astype("float32") * 2).astype(ml_dtypes.bfloat16)
     np.testing.assert_array_equal(b, ref.astype("float32"))
+
+
+def test_scalar_parameter_that_is_also_an_extent(built):
+    _, fn = _fn(built, "fill_n")
+    a = np.zeros(6, "float32")
+    fn(6, a)
+    np.testing.assert_array_equal(a, np.arange(6))
+    with pytest.raises(ValueError, match=r"(?s)Mismatched A.shape\[0\] when calling fill_n.*"
+                                         r"equal argument n"):
+        fn(7, a)

@@ -79,7 +79,14 @@ class CodeGenLLVM(ExprEmitter):
     def add_function(self, func: PrimFunc, name: str) -> None:
         """Emit ``func`` as ``<name>_compute`` plus its packed wrapper ``__tvm_ffi_<name>``."""
         self.func_name = name
-        params, inner_args = self._signature(func, name)
+        params, all_args = self._signature(func, name)
+        inner_args, checks, first_of = [], [], {}
+        for entry in all_args:
+            if id(entry[1]) in first_of:
+                checks.append((first_of[id(entry[1])], entry))
+                continue
+            first_of[id(entry[1])] = entry
+            inner_args.append(entry)
         noalias = bool(func.get_attr("tirx.noalias", False))
         arg_types = [value_type(v.dtype) if kind != "data" else PTR
                      for kind, v, _ in inner_args]
@@ -92,22 +99,31 @@ class CodeGenLLVM(ExprEmitter):
         self._noalias_ids = {id(v) for kind, v, _ in inner_args if kind == "data" and noalias}
         self._emit_body(func, inner, inner_args)
 
+        def value_of(builder, args, entry):
+            kind, var, source = entry
+            if kind == "data":
+                return args.tensors[source].data
+            if kind == "shape":
+                tensor, dim = source
+                return _fit(builder, args.tensors[tensor].shape[dim], value_type(var.dtype))
+            if kind == "stride":
+                tensor, dim = source
+                return _fit(builder, args.tensors[tensor].strides[dim], value_type(var.dtype))
+            return args.scalars[source]
+
         def body(builder, args):
-            values = []
-            for kind, var, source in inner_args:
-                if kind == "data":
-                    values.append(args.tensors[source].data)
-                elif kind == "shape":
-                    tensor, dim = source
-                    values.append(_fit(builder, args.tensors[tensor].shape[dim],
-                                       value_type(var.dtype)))
-                elif kind == "stride":
-                    tensor, dim = source
-                    values.append(_fit(builder, args.tensors[tensor].strides[dim],
-                                       value_type(var.dtype)))
-                else:
-                    values.append(args.scalars[source])
-            return builder.call(inner, values)
+            for first, other in checks:
+                # A variable bound twice (a scalar parameter that is also a buffer extent):
+                # both sources must agree, or the kernel would index out of bounds.
+                a, b = value_of(builder, args, first), value_of(builder, args, other)
+                with builder.if_then(builder.icmp_signed("!=", a, b), likely=False):
+                    message = (f"Mismatched {_describe(other)} when calling {name}: expected "
+                               f"it to equal {_describe(first)} (both bind {first[1].name})")
+                    fn = self._declare(_ERROR_SET, ir.FunctionType(ir.VoidType(), [PTR, PTR]))
+                    builder.call(fn, [self.string_constant("ValueError"),
+                                      self.string_constant(message)])
+                    builder.ret(ir.Constant(I32, -1))
+            return builder.call(inner, [value_of(builder, args, e) for e in inner_args])
 
         emit_packed_function(self.module, name, params, body)
 
@@ -140,7 +156,6 @@ class CodeGenLLVM(ExprEmitter):
                 sname = unique(p.name)
                 params.append(ScalarParam(sname, p.dtype))
                 inner_args.append(("scalar", p, sname))
-                seen.add(id(p))
                 continue
             tname = unique(p.name)
             shape = []
@@ -150,6 +165,7 @@ class CodeGenLLVM(ExprEmitter):
                 elif isinstance(extent, E.Var):
                     shape.append(extent.name)
                     if id(extent) not in seen:
+                        # Later uses of the name are checked by the packed API itself.
                         seen.add(id(extent))
                         inner_args.append(("shape", extent, (tname, dim)))
                 else:
@@ -576,6 +592,15 @@ class CodeGenLLVM(ExprEmitter):
         var.initializer = ir.Constant(ir.ArrayType(I8, len(data)), data)
         self._strings[text] = var
         return var
+
+
+def _describe(entry) -> str:
+    kind, _, source = entry
+    if kind == "scalar":
+        return f"argument {source}"
+    if kind in ("shape", "stride"):
+        return f"{source[0]}.{kind}{'s' if kind == 'stride' else ''}[{source[1]}]"
+    return f"{source}.data"
 
 
 def _used_var_ids(stmt) -> set:
