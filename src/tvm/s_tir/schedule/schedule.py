@@ -1,8 +1,8 @@
 """``tvm.s_tir.Schedule``: schedule primitives over s_tir PrimFuncs, and ``ScheduleError``.
 
 The class assembles the primitive families (one module each: lookup, loops, compute location,
-caching, reduction, annotation, sampling, storage) on top of :class:`~.base.ScheduleBase`,
-which keeps the module, the trace and the handles.
+caching, reduction, annotation, sampling, storage, blockize) on top of
+:class:`~.base.ScheduleBase`, which keeps the module, the trace and the handles.
 
 Not implemented yet (accessing one raises an ``AttributeError`` saying so): the names in
 ``_NOT_IMPLEMENTED`` (``merge``, ``loop_partition``, the reindex/inplace cache variants,
@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from .annotate import AnnotatePrimitives
 from .base import ExprRV, LoopRV, SBlockRV, ScheduleBase
+from .blockize import BlockizePrimitives
 from .cache import CachePrimitives
 from .compute_location import ComputeLocationPrimitives
 from .error import ScheduleError
@@ -28,7 +29,7 @@ __all__ = ["ExprRV", "LoopRV", "SBlockRV", "Schedule", "ScheduleError"]
 _NOT_IMPLEMENTED = frozenset({
     "sample_partitioned_tile", "sample_compute_location", "merge", "loop_partition",
     "reindex_cache_read", "reindex_cache_write", "cache_inplace", "cache_index", "reindex",
-    "read_at", "write_at", "fuse_reduction_epilogue", "blockize", "tensorize",
+    "read_at", "write_at", "fuse_reduction_epilogue", "tensorize",
     "transform_layout", "transform_block_layout", "decompose_padding",
     "can_decompose_padding", "pad_einsum", "rolling_buffer", "unsafe_hide_buffer_access",
     "annotate_buffer_access",
@@ -44,6 +45,7 @@ class Schedule(
     AnnotatePrimitives,
     SamplingPrimitives,
     StoragePrimitives,
+    BlockizePrimitives,
     ScheduleBase,
 ):
     """A schedule of an IRModule (or a PrimFunc, scheduled as ``main``).
