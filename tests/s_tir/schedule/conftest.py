@@ -9,6 +9,7 @@ import pytest
 import tvm
 from tvm import te, tirx
 from tvm.ffi.structural import structural_equal
+from tvm.tirx.analysis import verify_well_formed
 from tvm.tirx.interpreter import run_prim_func
 
 
@@ -131,7 +132,9 @@ def assert_same_result(before, sch_or_func, inputs, out_shape):
 
 
 def assert_replays(sch, func):
-    """Replaying ``sch.trace`` on a fresh schedule of ``func`` gives the same module."""
+    """The scheduled module is well formed, and replaying ``sch.trace`` on a fresh schedule
+    of ``func`` gives the same module."""
+    verify_well_formed(sch.mod)
     fresh = tvm.s_tir.Schedule(func)
     sch.trace.apply_to_schedule(fresh, remove_postproc=False)
     assert structural_equal(fresh.mod, sch.mod, map_free_vars=True)

@@ -175,3 +175,19 @@ def test_unimplemented_primitives_say_so(wl):
         _ = sch.tensorize
     with pytest.raises(AttributeError, match="no attribute 'frobnicate'"):
         _ = sch.frobnicate
+
+
+def test_debug_mask_all_verifies_every_primitive(wl, monkeypatch):
+    sch = s_tir.Schedule(wl.chain(), debug_mask="all")
+    sch.compute_at(sch.get_sblock("B"), sch.get_loops(sch.get_sblock("C"))[0])
+    sch.decompose_reduction(sch.get_sblock("C"), sch.get_loops(sch.get_sblock("C"))[0])
+
+    # A primitive that produced an ill-formed function would be reported as our own bug.
+    from tvm.s_tir.schedule import base
+
+    def reject(func):
+        raise ValueError("undefined variable x")
+
+    monkeypatch.setattr(base, "verify_well_formed", reject)
+    with pytest.raises(tvm.error.InternalError, match="ill-formed function 'main': undefined"):
+        sch.unroll(sch.get_loops(sch.get_sblock("D"))[0])

@@ -7,7 +7,9 @@ function body, recording an instruction and raising a rendered ``ScheduleError``
 
 from __future__ import annotations
 
+from ...error import InternalError
 from ...ir.module import IRModule
+from ...tirx.analysis import verify_well_formed
 from ...tirx.expr import Var
 from ...tirx.function import PrimFunc
 from ...tirx.stmt import For, SBlock, SBlockRealize
@@ -188,8 +190,17 @@ class ScheduleBase:
 
     def _commit(self, func_name, new_body):
         func = self.mod[func_name]
+        new_func = func.with_body(new_body)
+        if self._state.debug_mask in ("all", -1):
+            # debug_mask="all": check every primitive's result (a failure is our bug).
+            try:
+                verify_well_formed(new_func)
+            except ValueError as err:
+                raise InternalError(
+                    f"a schedule primitive produced an ill-formed function {func_name!r}: {err}"
+                ) from err
         new_mod = self.mod.clone()
-        new_mod[func_name] = func.with_body(new_body)
+        new_mod[func_name] = new_func
         self._state.mod = new_mod
 
     def _rename_block(self, func_name, old, new):
