@@ -129,7 +129,7 @@ class BlockBuilder(Normalizer):
         self._bindings: dict = {}
         self._names: dict = {}
         self._func = None
-        self._func_hashes = None  # structural hash -> [GlobalVar], built on first add_func
+        self._func_hashes = None  # dedup key -> [GlobalVar], built on first add_func
 
     # --- context ----------------------------------------------------------------------------
     @staticmethod
@@ -184,10 +184,11 @@ class BlockBuilder(Normalizer):
         BlockBuilder._stack.append(self)
 
     def _abandon_function(self):
-        if self in BlockBuilder._stack:
-            BlockBuilder._stack.reverse()
-            BlockBuilder._stack.remove(self)
-            BlockBuilder._stack.reverse()
+        stack = BlockBuilder._stack
+        for index in range(len(stack) - 1, -1, -1):  # the innermost entry is this scope's
+            if stack[index] is self:
+                del stack[index]
+                break
         if self._func is not None:
             self._func = None
             self._frames = []
