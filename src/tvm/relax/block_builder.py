@@ -142,8 +142,16 @@ class BlockBuilder(Normalizer):
         return self
 
     def __exit__(self, exc_type, exc, tb):
-        BlockBuilder._stack.remove(self)
+        self._pop_current()
         return False
+
+    def _pop_current(self):
+        """Remove this builder's innermost entry from the ``current()`` stack."""
+        stack = BlockBuilder._stack
+        for index in range(len(stack) - 1, -1, -1):
+            if stack[index] is self:
+                del stack[index]
+                break
 
     # --- scopes -----------------------------------------------------------------------------
     def function(
@@ -184,11 +192,7 @@ class BlockBuilder(Normalizer):
         BlockBuilder._stack.append(self)
 
     def _abandon_function(self):
-        stack = BlockBuilder._stack
-        for index in range(len(stack) - 1, -1, -1):  # the innermost entry is this scope's
-            if stack[index] is self:
-                del stack[index]
-                break
+        self._pop_current()
         if self._func is not None:
             self._func = None
             self._frames = []
