@@ -1,6 +1,8 @@
 """``tvm.relax.transform``: Relax passes and the function / dataflow-block pass decorators."""
 
 # ruff: noqa: F401
+from . import legalize_ops
+from .legalize_ops import LegalizeOps
 from .normalize import Normalize
 from .pass_executors import (
     DataflowBlockPass,
@@ -8,3 +10,4 @@ from .pass_executors import (
     dataflowblock_pass,
     function_pass,
 )
+from .gradient import Gradient, GradientSimplifier

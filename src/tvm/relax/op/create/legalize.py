@@ -1,0 +1,82 @@
+"""Legalization rules of the create family (``full``, ``ones``, ``arange``, ``tril``, ...).
+
+The output shape and dtype are read from the call's inferred type, so symbolic shapes and
+the ``dtype=None`` defaults need no special handling here.
+"""
+
+from __future__ import annotations
+
+from .... import te, topi
+from ...transform.legalize_ops.common import prim_value, register_legalize
+
+
+def _out(call):
+    return list(call.ty.shape.values), call.ty.dtype
+
+
+def _full_from(shape, dtype, name):
+    """A te function filling ``shape`` with the value of a 0-d fill tensor, cast to dtype."""
+
+    def full(fill):
+        return te.compute(shape, lambda *_: fill().astype(dtype), name="T_full")
+
+    full.__name__ = name
+    return full
+
+
+def _constant_fill(value, name):
+    def rule(bb, call):
+        shape, dtype = _out(call)
+        return bb.call_te(topi.full, shape, dtype, value, primfunc_name_hint=name)
+
+    return rule
+
+
+register_legalize("relax.ones", _constant_fill(1, "ones"))
+register_legalize("relax.zeros", _constant_fill(0, "zeros"))
+register_legalize("relax.ones_like", _constant_fill(1, "ones_like"))
+register_legalize("relax.zeros_like", _constant_fill(0, "zeros_like"))
+
+
+@register_legalize("relax.full")
+def _full(bb, call):
+    shape, dtype = _out(call)
+    return bb.call_te(_full_from(shape, dtype, "full"), call.args[1], primfunc_name_hint="full")
+
+
+@register_legalize("relax.full_like")
+def _full_like(bb, call):
+    shape, dtype = _out(call)
+    fill = _full_from(shape, dtype, "full_like")
+    return bb.call_te(fill, call.args[1], primfunc_name_hint="full_like")
+
+
+@register_legalize("relax.arange")
+def _arange(bb, call):
+    start, stop, step = (prim_value(a) for a in call.args)
+    dtype = call.ty.dtype
+    (length,) = call.ty.shape.values
+
+    def arange():
+        # The length is the inferred one, so symbolic bounds keep a consistent shape.
+        return te.compute(
+            (length,), lambda i: (start + step * i.astype(start.dtype)).astype(dtype), name="T_arange"
+        )
+
+    return bb.call_te(arange, primfunc_name_hint="arange")
+
+
+@register_legalize("relax.eye")
+def _eye(bb, call):
+    n, m, k = (prim_value(a) for a in call.args)
+    return bb.call_te(topi.eye, n, m, k, call.ty.dtype, primfunc_name_hint="eye")
+
+
+@register_legalize("relax.tril")
+def _tril(bb, call):
+    return bb.call_te(topi.tril, call.args[0], prim_value(call.args[1]), primfunc_name_hint="tril")
+
+
+@register_legalize("relax.triu")
+def _triu(bb, call):
+    return bb.call_te(topi.triu, call.args[0], prim_value(call.args[1]), primfunc_name_hint="triu")

@@ -1,0 +1,77 @@
+"""Legalization rules of the grad family.
+
+``no_grad``, ``start_checkpoint`` and ``end_checkpoint`` are markers for the Gradient pass:
+they legalize to their argument. The ``*_backward`` ops become te/topi computes.
+"""
+
+from __future__ import annotations
+
+from .... import te, tirx
+from ....topi import nn as tnn
+from ...transform.legalize_ops.common import register_legalize
+
+
+def _identity(bb, call):
+    return call.args[0]
+
+
+for _name in ("no_grad", "start_checkpoint", "end_checkpoint"):
+    register_legalize(f"relax.grad.{_name}", _identity)
+
+
+def _take_backward_te(axis):
+    def take_backward(output_grad, x, indices):
+        """``dx[.., i, ..] = sum_j (indices[j] == i) * output_grad[.., j, ..]`` (1-D or N-D
+        indices; the indices' dims replace dim ``axis`` of ``x`` in ``output_grad``)."""
+        ax = axis if axis >= 0 else axis + len(x.shape)
+        idx_dims = list(indices.shape)
+        rs = [te.reduce_axis((0, d), name=f"j{k}") for k, d in enumerate(idx_dims)]
+
+        def body(*i):
+            i = list(i)
+            pos = indices(*rs).astype(i[ax].dtype)
+            g_idx = i[:ax] + rs + i[ax + 1 :]
+            zero = tirx.const(0, output_grad.dtype)
+            return te.sum(tirx.Select(tirx.EQ(pos, i[ax]), output_grad(*g_idx), zero), axis=rs)
+
+        return te.compute(x.shape, body, name="T_take_backward")
+
+    return take_backward
+
+
+@register_legalize("relax.grad.take_backward")
+def _take_backward(bb, call):
+    axis = call.attrs.axis
+    output_grad, x, indices = call.args
+    if axis is None:
+        raise ValueError("LegalizeOps: relax.grad.take_backward with axis=None has no rule yet")
+    return bb.call_te(_take_backward_te(int(axis)), output_grad, x, indices,
+                      primfunc_name_hint="take_backward")
+
+
+@register_legalize("relax.grad.nll_loss_backward")
+def _nll_loss_backward(bb, call):
+    a = call.attrs
+
+    def nll_loss_backward(output_grad, pred, tgt, *weight):
+        return tnn.nll_loss_backward(output_grad, pred, tgt, weight[0] if weight else None,
+                                     a.reduction, int(a.ignore_index))
+
+    return bb.call_te(nll_loss_backward, *call.args, primfunc_name_hint="nll_loss_backward")
+
+
+def _pool_backward(pool_type):
+    def rule(bb, call):
+        a = call.attrs
+        return bb.call_te(
+            tnn.pool_grad, call.args[0], call.args[1], [int(v) for v in a.pool_size],
+            [int(v) for v in a.strides], [int(v) for v in a.padding], pool_type,
+            bool(a.ceil_mode), bool(a.count_include_pad), a.layout,
+            [int(v) for v in a.dilation], primfunc_name_hint=f"{pool_type}_pool2d_backward",
+        )
+
+    return rule
+
+
+register_legalize("relax.grad.max_pool2d_backward", _pool_backward("max"))
+register_legalize("relax.grad.avg_pool2d_backward", _pool_backward("avg"))

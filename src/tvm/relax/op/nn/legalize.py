@@ -1,0 +1,190 @@
+"""Legalization rules of the nn family: each op maps to its ``topi.nn`` compute."""
+
+from __future__ import annotations
+
+from .... import topi
+from ....topi import nn as tnn
+from ...transform.legalize_ops.common import call_topi, register_legalize
+
+
+def _ints(values):
+    return [int(v) for v in values]
+
+
+for _name in ("relu", "gelu", "gelu_tanh", "silu"):
+    register_legalize(f"relax.nn.{_name}", call_topi(getattr(tnn, _name)))
+
+
+@register_legalize("relax.nn.leakyrelu")
+def _leakyrelu(bb, call):
+    return bb.call_te(tnn.leaky_relu, call.args[0], float(call.attrs.alpha),
+                      primfunc_name_hint="leaky_relu")
+
+
+@register_legalize("relax.nn.softplus")
+def _softplus(bb, call):
+    attrs = call.attrs
+    return bb.call_te(tnn.softplus, call.args[0], float(attrs.beta), float(attrs.threshold),
+                      primfunc_name_hint="softplus")
+
+
+@register_legalize("relax.nn.softmax")
+def _softmax(bb, call):
+    return bb.call_te(tnn.softmax, call.args[0], int(call.attrs.axis),
+                      primfunc_name_hint="softmax")
+
+
+@register_legalize("relax.nn.log_softmax")
+def _log_softmax(bb, call):
+    return bb.call_te(tnn.log_softmax, call.args[0], int(call.attrs.axis),
+                      primfunc_name_hint="log_softmax")
+
+
+register_legalize(
+    "relax.nn.cross_entropy_with_logits",
+    call_topi(tnn.cross_entropy_with_logits, "cross_entropy_with_logits"),
+)
+
+
+@register_legalize("relax.nn.nll_loss")
+def _nll_loss(bb, call):
+    attrs = call.attrs
+    predictions, targets = call.args[:2]
+    weights = call.args[2] if len(call.args) > 2 else None
+
+    def nll_loss(pred, tgt, *weight):
+        return tnn.nll_loss(pred, tgt, weight[0] if weight else None, attrs.reduction,
+                            int(attrs.ignore_index))
+
+    args = [predictions, targets] + ([weights] if weights is not None else [])
+    return bb.call_te(nll_loss, *args, primfunc_name_hint="nll_loss")
+
+
+def _out_dtype(call):
+    return call.attrs.out_dtype or call.ty.dtype
+
+
+@register_legalize("relax.nn.conv1d")
+def _conv1d(bb, call):
+    a = call.attrs
+    return bb.call_te(
+        tnn.conv1d, call.args[0], call.args[1], _ints(a.strides), _ints(a.padding),
+        _ints(a.dilation), int(a.groups), a.data_layout, a.kernel_layout, _out_dtype(call),
+        primfunc_name_hint="conv1d",
+    )
+
+
+@register_legalize("relax.nn.conv2d")
+def _conv2d(bb, call):
+    a = call.attrs
+    return bb.call_te(
+        tnn.conv2d, call.args[0], call.args[1], _ints(a.strides), _ints(a.padding),
+        _ints(a.dilation), a.data_layout, a.kernel_layout, _out_dtype(call), int(a.groups),
+        primfunc_name_hint="conv2d",
+    )
+
+
+@register_legalize("relax.nn.conv2d_transpose")
+def _conv2d_transpose(bb, call):
+    a = call.attrs
+    return bb.call_te(
+        tnn.conv2d_transpose, call.args[0], call.args[1], _ints(a.strides), _ints(a.padding),
+        _ints(a.dilation), int(a.groups), _ints(a.output_padding), _out_dtype(call),
+        primfunc_name_hint="conv2d_transpose",
+    )
+
+
+def _pool(pool_type):
+    def rule(bb, call):
+        a = call.attrs
+        return bb.call_te(
+            tnn.pool2d, call.args[0], _ints(a.pool_size), _ints(a.strides), _ints(a.dilation),
+            _ints(a.padding), pool_type, bool(a.ceil_mode), a.layout,
+            bool(a.count_include_pad), primfunc_name_hint=f"{pool_type}_pool2d",
+        )
+
+    return rule
+
+
+register_legalize("relax.nn.max_pool2d", _pool("max"))
+register_legalize("relax.nn.avg_pool2d", _pool("avg"))
+
+
+@register_legalize("relax.nn.adaptive_avg_pool2d")
+def _adaptive_avg_pool2d(bb, call):
+    a = call.attrs
+    # The output size is the inferred one (output_size=None keeps the input's spatial dims).
+    shape = list(call.ty.shape.values)
+    layout = a.layout
+    size = [shape[layout.index("H")], shape[layout.index("W")]]
+    return bb.call_te(tnn.adaptive_pool, call.args[0], size, "avg", layout,
+                      primfunc_name_hint="adaptive_pool_avg")
+
+
+@register_legalize("relax.nn.layer_norm")
+def _layer_norm(bb, call):
+    a = call.attrs
+    return bb.call_te(tnn.layer_norm, *call.args, _ints(a.axes), float(a.epsilon),
+                      primfunc_name_hint="layer_norm")
+
+
+@register_legalize("relax.nn.group_norm")
+def _group_norm(bb, call):
+    a = call.attrs
+    return bb.call_te(
+        tnn.group_norm, *call.args, int(a.num_groups), int(a.channel_axis), _ints(a.axes),
+        float(a.epsilon), primfunc_name_hint="group_norm",
+    )
+
+
+@register_legalize("relax.nn.rms_norm")
+def _rms_norm(bb, call):
+    a = call.attrs
+    return bb.call_te(tnn.rms_norm, *call.args, _ints(a.axes), float(a.epsilon),
+                      primfunc_name_hint="rms_norm")
+
+
+@register_legalize("relax.nn.batch_norm")
+def _batch_norm(bb, call):
+    a = call.attrs
+    return bb.call_te(
+        tnn.batch_norm, *call.args, axis=int(a.axis), epsilon=float(a.epsilon),
+        center=bool(a.center), scale=bool(a.scale), training=bool(a.training),
+        momentum=float(a.momentum), primfunc_name_hint="batch_norm",
+    )
+
+
+@register_legalize("relax.nn.dropout")
+def _dropout(bb, call):
+    return bb.call_te(tnn.dropout, call.args[0], float(call.attrs.rate),
+                      primfunc_name_hint="dropout")
+
+
+@register_legalize("relax.nn.attention")
+def _attention(bb, call):
+    a = call.attrs
+
+    def attention(q, k, v, *bias):
+        return tnn.attention(q, k, v, bias[0] if bias else None, a.scale, a.causal_mask,
+                             a.window_size)
+
+    return bb.call_te(attention, *call.args, primfunc_name_hint="attention")
+
+
+@register_legalize("relax.nn.pad")
+def _pad(bb, call):
+    a = call.attrs
+    widths = _ints(a.pad_width)
+    before, after = widths[0::2], widths[1::2]
+    x = call.args[0]
+    if a.pad_mode == "constant":
+        return bb.call_te(tnn.pad, x, before, after, float(a.pad_value), primfunc_name_hint="pad")
+    if a.pad_mode == "edge":
+        return bb.call_te(tnn.replicate_pad, x, before, after, primfunc_name_hint="replicate_pad")
+    if a.pad_mode == "reflect":
+        return bb.call_te(tnn.mirror_pad, x, before, after, "REFLECT",
+                          primfunc_name_hint="mirror_pad")
+    raise ValueError(f"LegalizeOps: relax.nn.pad mode {a.pad_mode!r} has no rule")
+
+
+del topi

@@ -1,0 +1,117 @@
+"""``relax.transform.LegalizeOps``: every high-level op call becomes an ``R.call_tir``.
+
+The pass reads only the ``FLegalize`` table (:func:`register_legalize`); the default rules are
+in ``src/tvm/relax/op/<family>/legalize.py``. Before/after::
+
+    # before
+    lv = R.add(x, y)
+    # after (the PrimFunc ``add`` is built with te/topi and added to the module)
+    lv = R.call_tir(cls.add, (x, y), out_ty=R.Tensor((2, 3), dtype="float32"))
+"""
+
+from __future__ import annotations
+
+import warnings
+
+from ....ir.op import Op, get_op_attr_table
+from ....ir.transform import module_pass
+from ...expr import Call, Function
+from ...expr_functor import ExprMutator
+from .common import has_known_shape, load_default_rules, register_legalize
+
+__all__ = ["LegalizeOps", "register_legalize", "KEPT_OPS"]
+
+#: Ops that are already low level (the VM or later passes handle them): never legalized.
+KEPT_OPS = frozenset(
+    {
+        "relax.call_tir",
+        "relax.call_dps_packed",
+        "relax.call_packed",
+        "relax.call_pure_packed",
+        "relax.print",
+        "relax.shape_of",
+        "relax.null_value",
+        "relax.make_closure",
+        "relax.invoke_closure",
+        "relax.invoke_pure_closure",
+    }
+)
+_KEPT_PREFIXES = ("relax.builtin.", "relax.memory.", "relax.vm.")
+
+
+class _Legalizer(ExprMutator):
+    def __init__(self, mod, table, enable_warning, keep_ops):
+        super().__init__(mod)
+        self.table = table
+        self.enable_warning = enable_warning
+        self.keep_ops = keep_ops
+
+    def visit_call_(self, call):
+        call = self.visit_expr_post_order(call)
+        if not isinstance(call, Call) or not isinstance(call.op, Op):
+            return call
+        name = call.op.name
+        rule = self.table.get(name)
+        if rule is None:
+            self._missing(call.op)
+            return call
+        # As in TVM, a call whose tensors have unknown shapes is left for a later stage.
+        if not has_known_shape(call.ty) or not all(has_known_shape(a.ty) for a in call.args):
+            if self.enable_warning:
+                warnings.warn(
+                    f"LegalizeOps: {name} is not legalized, since an argument or the result "
+                    f"has an unknown shape",
+                    stacklevel=2,
+                )
+            return call
+        result = self.builder_.normalize(rule(self.builder_, call))
+        # A rule may return other high-level ops (a composite): legalize them in turn.
+        if isinstance(result, Call) and isinstance(result.op, Op) and result.op.name != name:
+            return self.visit_call_(result)
+        return result
+
+    def _missing(self, op):
+        name = op.name
+        if name in KEPT_OPS or name.startswith(_KEPT_PREFIXES) or name in self.keep_ops:
+            return
+        if not name.startswith("relax."):
+            return
+        raise TypeError(
+            f"LegalizeOps: no legalization rule (FLegalize) for {name}. "
+            + op.missing_rule_message("FLegalize", "needed by LegalizeOps")
+            + " To leave the op as is, pass keep_ops=[...] to LegalizeOps."
+        )
+
+
+@module_pass(opt_level=0, name="LegalizeOps")
+class LegalizeOps:
+    """Legalize every high-level Relax op call into ``R.call_tir`` of a te-built PrimFunc.
+
+    Parameters
+    ----------
+    customize_legalize_map : dict[str, callable], optional
+        Rules ``rule(bb, call)`` that take precedence over the registered ones.
+    enable_warning : bool
+        Warn about calls left as they are because a shape is unknown.
+    keep_ops : iterable of str, optional
+        Extra op names to leave as they are (pytvm extension). Any other op of the library
+        without a rule raises a ``TypeError`` naming the op and the file to add the rule to.
+    """
+
+    def __init__(self, customize_legalize_map=None, enable_warning=True, keep_ops=None):
+        self.customize_legalize_map = dict(customize_legalize_map or {})
+        self.enable_warning = enable_warning
+        self.keep_ops = frozenset(keep_ops or ())
+
+    def transform_module(self, mod, ctx):
+        load_default_rules()
+        table = get_op_attr_table("FLegalize")
+        table.update(self.customize_legalize_map)
+        legalizer = _Legalizer(mod, table, self.enable_warning, self.keep_ops)
+        for gvar, func in list(mod.functions.items()):
+            if not isinstance(func, Function) or func.attrs and "Codegen" in func.attrs:
+                continue
+            new_func = legalizer.visit_expr(func)
+            if new_func is not func:
+                legalizer.builder_.update_func(gvar, new_func)
+        return legalizer.builder_.get()

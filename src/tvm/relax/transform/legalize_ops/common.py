@@ -1,0 +1,121 @@
+"""Registering legalization rules (``FLegalize``) and helpers the family rules share.
+
+A rule is ``rule(bb, call) -> Expr``: it receives the :class:`~tvm.relax.BlockBuilder` of the
+pass and a normalized call of its op, and returns an equivalent expression made of lower
+level calls, usually ``bb.call_te(topi_fn, *call.args, ...)`` (an ``R.call_tir``).
+The default rules live in ``src/tvm/relax/op/<family>/legalize.py``.
+"""
+
+from __future__ import annotations
+
+import importlib
+
+from ....ir.op import register_op_attr
+from ...expr import PrimValue, ShapeExpr, Tuple
+from ...ty import ShapeType, TensorType
+
+__all__ = ["register_legalize", "load_default_rules", "LegalizeFunc"]
+
+#: Families whose ``legalize.py`` hold the default rules.
+RULE_FAMILIES = (
+    "unary",
+    "binary",
+    "ternary",
+    "create",
+    "datatype",
+    "manipulate",
+    "index",
+    "linear_algebra",
+    "statistical",
+    "search",
+    "nn",
+    "grad",
+)
+
+LegalizeFunc = object  # rule(bb, call) -> Expr (a name TVM exports for annotations)
+
+_loaded = False
+
+
+def load_default_rules() -> None:
+    """Import every family's ``legalize.py`` once (their import registers the rules)."""
+    global _loaded
+    if _loaded:
+        return
+    _loaded = True
+    for family in RULE_FAMILIES:
+        importlib.import_module(f"tvm.relax.op.{family}.legalize")
+
+
+def register_legalize(op_name: str, legal_func=None, level: int = 10):
+    """Register ``legal_func(bb, call)`` as the legalization rule of ``op_name``.
+
+    Usable as a decorator. A registration with a higher ``level`` than the existing rule
+    overrides it; the default rules use level 10, so a user rule of level 11 wins.
+
+    Parameters
+    ----------
+    op_name : str
+        The op, e.g. ``"relax.add"``.
+    legal_func : callable, optional
+        ``legal_func(bb, call) -> Expr``.
+    level : int
+        Priority of the rule.
+    """
+    # The defaults are loaded first so that a user rule is never overwritten by them later.
+    if not op_name.startswith(("relax.memory.", "relax.builtin.", "relax.vm.")):
+        load_default_rules()
+    return register_op_attr(op_name, "FLegalize", legal_func, level)
+
+
+# --- helpers for the family rules ----------------------------------------------------------
+
+
+def has_known_shape(ty) -> bool:
+    """Whether every tensor in ``ty`` has a known (possibly symbolic) shape."""
+    if isinstance(ty, TensorType):
+        return getattr(ty.shape, "values", None) is not None
+    fields = getattr(ty, "fields", None)
+    if fields is not None:
+        return all(has_known_shape(f) for f in fields)
+    return True
+
+
+def shape_values(expr):
+    """The dims of a shape argument (a ``ShapeExpr`` or an expression of known shape type)."""
+    if isinstance(expr, ShapeExpr):
+        return list(expr.values)
+    ty = expr.ty
+    if isinstance(ty, ShapeType) and ty.values is not None:
+        return list(ty.values)
+    raise ValueError(f"LegalizeOps: the shape {expr!r} must have known dims")
+
+
+def prim_value(expr):
+    """The TIR value of a ``PrimValue`` argument."""
+    if isinstance(expr, PrimValue):
+        return expr.value
+    raise ValueError(f"LegalizeOps: expected a PrimValue argument, got {expr!r}")
+
+
+def tuple_fields(expr):
+    """The fields of a tuple argument (a ``Tuple`` node or a tuple-typed expression)."""
+    if isinstance(expr, Tuple):
+        return list(expr.fields)
+    from ...expr import TupleGetItem
+
+    return [TupleGetItem(expr, i) for i in range(len(expr.ty.fields))]
+
+
+def out_ty(call):
+    """The tensor type of the call's result."""
+    return call.ty
+
+
+def call_topi(topi_fn, name=None):
+    """A rule calling ``topi_fn`` on every argument of the call (no attributes)."""
+
+    def rule(bb, call):
+        return bb.call_te(topi_fn, *call.args, primfunc_name_hint=name or topi_fn.__name__)
+
+    return rule
