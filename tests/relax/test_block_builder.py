@@ -449,3 +449,13 @@ def test_finalize_names_functions_after_global_symbol():
     call = mod["main"].body.blocks[0].bindings[0].value
     assert call.op is mod.get_global_var("renamed")
     relax.analysis.well_formed(mod)
+
+
+def test_current_is_restored_with_nested_with_and_function_scopes():
+    x = relax.Var("x", _t([3]))
+    with relax.BlockBuilder() as bb:
+        with bb.function("main", [x]):
+            assert relax.BlockBuilder.current() is bb
+            bb.emit_func_output(x)
+        assert relax.BlockBuilder.current() is bb  # the outer `with bb` is still active
+    assert relax.BlockBuilder.current() is None

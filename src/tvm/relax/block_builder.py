@@ -192,12 +192,14 @@ class BlockBuilder(Normalizer):
         BlockBuilder._stack.append(self)
 
     def _abandon_function(self):
+        """Leave the function scope (once: emit_func_output and the scope's exit both call)."""
+        if self._func is None:
+            return
         self._pop_current()
-        if self._func is not None:
-            self._func = None
-            self._frames = []
-            if self._tir_scopes:
-                self._tir_scopes.pop()
+        self._func = None
+        self._frames = []
+        if self._tir_scopes:
+            self._tir_scopes.pop()
 
     @staticmethod
     def _check_params(params):
