@@ -169,7 +169,25 @@ def _scalar_extent():
     return _func([n, A], _loop(i, n, BufferStore(A, tirx.Cast("float32", i), [i])), "fill_n")
 
 
+def _reused_temporaries():
+    # StorageRewrite lets t2 live in t1's memory (t1 is dead when t2 is first written).
+    A = decl_buffer((64,), "float32", name="A")
+    C = decl_buffer((64,), "float32", name="C")
+    t1 = decl_buffer((64,), "float32", name="t1")
+    t2 = decl_buffer((64,), "float32", name="t2")
+    i = Var("i", "int32")
+    body = SeqStmt([
+        AllocBuffer(t1), AllocBuffer(t2),
+        _loop(i, 64, BufferStore(t1, A[i] * 2.0, [i])),
+        _loop(i, 64, BufferStore(C, t1[i] + 1.0, [i])),
+        _loop(i, 64, BufferStore(t2, C[i] * 3.0, [63 - i])),
+        _loop(i, 64, BufferStore(C, t2[i], [i])),
+    ])
+    return _func([A, C], body, "reuse")
+
+
 FUNCS = {
+    "reuse": _reused_temporaries,
     "fill_n": _scalar_extent,
     "strided": _strided_view,
     "bf16": _bfloat16_roundtrip,
@@ -352,3 +370,11 @@ def test_scalar_parameter_that_is_also_an_extent(built):
     with pytest.raises(ValueError, match=r"(?s)Mismatched A.shape\[0\] when calling fill_n.*"
                                          r"equal argument n"):
         fn(7, a)
+
+
+def test_reused_storage(built):
+    _, fn = _fn(built, "reuse")
+    a = np.arange(64, dtype="float32")
+    c = np.zeros(64, "float32")
+    fn(a, c)
+    np.testing.assert_array_equal(c, ((a * 2 + 1) * 3)[::-1])

@@ -6,6 +6,7 @@ import tvm
 from tvm.tirx import (
     AllocBuffer,
     BufferStore,
+    DeclBuffer,
     For,
     ForKind,
     PrimFunc,
@@ -76,3 +77,45 @@ def test_storage_rewrite_drops_unused_allocations():
     out = T.StorageRewrite()(tvm.IRModule({"f": PrimFunc([A], body)}))["f"]
     allocs = [s for s in out.body.seq if isinstance(s, AllocBuffer)]
     assert [a.buffer.name for a in allocs] == ["used"]
+
+
+def _chain(size_t2=64):
+    A = decl_buffer((64,), "float32", name="A")
+    C = decl_buffer((64,), "float32", name="C")
+    t1 = decl_buffer((64,), "float32", name="t1")
+    t2 = decl_buffer((size_t2,), "float32", name="t2")
+    i = Var("i", "int32")
+    body = SeqStmt([
+        AllocBuffer(t1), AllocBuffer(t2),
+        For(i, 0, 64, ForKind.SERIAL, BufferStore(t1, A[i] * 2.0, [i])),
+        For(i, 0, 64, ForKind.SERIAL, BufferStore(C, t1[i] + 1.0, [i])),
+        For(i, 0, 64, ForKind.SERIAL, BufferStore(t2, C[i] * 3.0, [i % size_t2])),
+        For(i, 0, 64, ForKind.SERIAL, BufferStore(C, t2[i % size_t2], [i])),
+    ])
+    return PrimFunc([A, C], body), t1
+
+
+def test_storage_rewrite_reuses_dead_allocation():
+    import numpy as np
+
+    from tvm.tirx.interpreter import run_prim_func
+
+    func, t1 = _chain()
+    out = T.StorageRewrite()(tvm.IRModule({"f": func}))["f"]
+    allocs = [s for s in out.body.seq if isinstance(s, AllocBuffer)]
+    assert [a.buffer.name for a in allocs] == ["t1"]
+    assert isinstance(out.body.seq[1], DeclBuffer) and out.body.seq[1].buffer.data is t1.data
+    store_t2 = out.body.seq[-2].body
+    assert store_t2.buffer.name == "t2" and store_t2.buffer.data is t1.data
+    a = np.arange(64, dtype="float32")
+    want, got = np.zeros(64, "float32"), np.zeros(64, "float32")
+    run_prim_func(func, [a, want])
+    run_prim_func(out, [a, got])
+    np.testing.assert_array_equal(got, want)
+
+
+def test_storage_rewrite_keeps_larger_buffers_apart():
+    func, _ = _chain(size_t2=128)  # t2 does not fit in t1
+    out = T.StorageRewrite()(tvm.IRModule({"f": func}))["f"]
+    allocs = [s for s in out.body.seq if isinstance(s, AllocBuffer)]
+    assert [a.buffer.name for a in allocs] == ["t1", "t2"]
