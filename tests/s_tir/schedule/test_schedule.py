@@ -191,3 +191,29 @@ def test_debug_mask_all_verifies_every_primitive(wl, monkeypatch):
     monkeypatch.setattr(base, "verify_well_formed", reject)
     with pytest.raises(tvm.error.InternalError, match="ill-formed function 'main': undefined"):
         sch.unroll(sch.get_loops(sch.get_sblock("D"))[0])
+
+
+def test_blocks_and_buffers_by_name_match_tvm(wl):
+    func = wl.chain()
+    sch = s_tir.Schedule(func)
+    sch.compute_inline("B")
+    sch.cache_read("C", "A", "shared")
+    sch.cache_write("C", "C", "local")
+    sch.compute_at("A_shared", sch.get_loops("C")[0])
+    # Names are looked up first (get_sblock lines in the trace), buffer names become indices.
+    wl.assert_tvm_output(sch, "by_name")
+    wl.assert_same_result(func, sch, [wl.rand(16, 12)], (16,))
+    wl.assert_replays(sch, func)
+
+
+def test_buffer_given_by_data_var_and_unknown_names(wl):
+    sch = s_tir.Schedule(wl.chain())
+    c = sch.get_sblock("C")
+    data = sch.get(c).reads[0].buffer.data
+    sch.cache_read(c, data, "shared")
+    assert 'read_buffer_index=0, storage_scope="shared"' in str(sch.trace)
+    with pytest.raises(ValueError, match=r"block 'C' has no read buffer 'Z'; its reads buffers "
+                       r"are \['B_shared'\]"):
+        sch.cache_read(c, "Z", "shared")
+    with pytest.raises(s_tir.ScheduleError, match="Cannot find a block with the name: Q"):
+        sch.compute_inline("Q")

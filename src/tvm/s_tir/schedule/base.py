@@ -151,6 +151,24 @@ class ScheduleBase:
         self._table[rv] = (func_name, key)
         return rv
 
+    def _as_block(self, block):
+        """A block handle from a handle or a block name (looked up as ``get_sblock`` does)."""
+        return self.get_sblock(block) if isinstance(block, str) else block
+
+    def _buffer_index(self, blk, index, field, primitive):
+        """The position in ``blk.<field>`` of a buffer given by position, name or data var."""
+        regions = getattr(blk, field)
+        if isinstance(index, (str, Var)):
+            for i, r in enumerate(regions):
+                if r.buffer.name == index if isinstance(index, str) else r.buffer.data is index:
+                    return i
+            raise ValueError(
+                f"{primitive}: block {blk.name_hint!r} has no {field[:-1]} buffer "
+                f"{index if isinstance(index, str) else index.name!r}; its {field} buffers are "
+                f"{[r.buffer.name for r in regions]}"
+            )
+        return index
+
     def _lookup_rv(self, rv, cls, primitive):
         if not isinstance(rv, cls):
             raise TypeError(

@@ -192,7 +192,7 @@ class CachePrimitives:
         new = decl_buffer(buf.shape, buf.dtype, name=f"{buf.name}_{scope}", scope=scope)
         return func_name, path, realize, buf, new
 
-    def cache_read(self, block: SBlockRV, read_buffer_index: int, storage_scope: str,
+    def cache_read(self, block: SBlockRV | str, read_buffer_index, storage_scope: str,
                    consumer_blocks=None) -> SBlockRV:
         """Read the block's ``read_buffer_index``-th buffer through a copy in ``storage_scope``.
 
@@ -200,6 +200,8 @@ class CachePrimitives:
         writer and the readers (at the start of the scope for a function input);
         ``consumer_blocks`` (default: every reader in the scope) read the copy.
         """
+        block = self._as_block(block)
+        read_buffer_index = self._buffer_index(self.get(block), read_buffer_index, "reads", "cache_read")
         prim = "cache_read"
         func_name, path, _, buf, new = self._cache_setup(
             block, read_buffer_index, storage_scope, prim, "reads")
@@ -260,13 +262,15 @@ class CachePrimitives:
         self._record(prim, kwargs=kwargs, outputs=[rv])
         return rv
 
-    def cache_write(self, block: SBlockRV, write_buffer_index: int, storage_scope: str,
+    def cache_write(self, block: SBlockRV | str, write_buffer_index, storage_scope: str,
                     consumer_blocks=None) -> SBlockRV:
         """Make the block write a copy in ``storage_scope``, copied back right after it.
 
         ``consumer_blocks`` is accepted for API compatibility; every consumer keeps reading the
         original buffer (after the copy back).
         """
+        block = self._as_block(block)
+        write_buffer_index = self._buffer_index(self.get(block), write_buffer_index, "writes", "cache_write")
         prim = "cache_write"
         func_name, path, realize, buf, new = self._cache_setup(
             block, write_buffer_index, storage_scope, prim, "writes")

@@ -162,8 +162,9 @@ class ComputeLocationPrimitives:
                 "one store statement", [blk])
         return func_name, path, realize, blk, store
 
-    def compute_inline(self, block: SBlockRV) -> None:
+    def compute_inline(self, block: SBlockRV | str) -> None:
         """Inline a complete block into its consumers (its buffer disappears)."""
+        block = self._as_block(block)
         func_name, _path, realize, blk, store = self._inline_checks(block, "compute_inline")
         buf = store.buffer
         index_vars = _index_vars(store.indices, blk)
@@ -194,8 +195,9 @@ class ComputeLocationPrimitives:
         self._commit(func_name, _drop_alloc(replace_stmts(body, table), buf))
         self._record("compute_inline", kwargs={"block": block})
 
-    def reverse_compute_inline(self, block: SBlockRV) -> None:
+    def reverse_compute_inline(self, block: SBlockRV | str) -> None:
         """Inline a complete block into its single complete producer."""
+        block = self._as_block(block)
         prim = "reverse_compute_inline"
         func_name, path, realize, blk, store = self._inline_checks(block, prim)
         body = self.mod[func_name].body
@@ -315,10 +317,11 @@ class ComputeLocationPrimitives:
         body = self.mod[func_name].body
         self._commit(func_name, replace_stmts(body, {id(realize): None, id(target): new_loop}))
 
-    def compute_at(self, block: SBlockRV, loop, preserve_unit_loops: bool = False,
+    def compute_at(self, block: SBlockRV | str, loop, preserve_unit_loops: bool = False,
                    index: int = -1) -> None:
         """Move a producer block under ``loop``, computing what each iteration's consumers
         need."""
+        block = self._as_block(block)
         prim = "compute_at"
         func_name, bpath, lpath, realize, target = self._at_common(block, loop, prim)
         blk = realize.block
@@ -344,9 +347,10 @@ class ComputeLocationPrimitives:
         self._record(prim, kwargs={"block": block, "loop": loop,
                                    "preserve_unit_loops": preserve_unit_loops, "index": index})
 
-    def reverse_compute_at(self, block: SBlockRV, loop, preserve_unit_loops: bool = False,
+    def reverse_compute_at(self, block: SBlockRV | str, loop, preserve_unit_loops: bool = False,
                            index: int = -1) -> None:
         """Move a consumer block under ``loop``, consuming what each iteration produces."""
+        block = self._as_block(block)
         prim = "reverse_compute_at"
         func_name, bpath, lpath, realize, target = self._at_common(block, loop, prim)
         blk = realize.block

@@ -98,8 +98,9 @@ class LookupPrimitives:
         self._record("get_sblock", kwargs={"name": name, "func_name": func_name}, outputs=[rv])
         return rv
 
-    def get_loops(self, block: SBlockRV) -> list:
+    def get_loops(self, block: SBlockRV | str) -> list:
         """The loops above ``block``, outermost first."""
+        block = self._as_block(block)
         func_name, path = self._block(block, "get_loops")
         rvs = [self._new_rv(LoopRV, func_name, loop.loop_var) for loop in block_loops(path)]
         self._record("get_loops", kwargs={"block": block}, outputs=rvs)
@@ -123,15 +124,17 @@ class LookupPrimitives:
         body = self.mod[func_name].body
         return func_name, which(body, path)
 
-    def get_producers(self, block: SBlockRV) -> list:
+    def get_producers(self, block: SBlockRV | str) -> list:
         """Blocks of the same scope that write a buffer ``block`` reads."""
+        block = self._as_block(block)
         func_name, found = self._related(block, "get_producers", producers)
         rvs = [self._new_rv(SBlockRV, func_name, r.block.name_hint) for r in found]
         self._record("get_producers", kwargs={"block": block}, outputs=rvs)
         return rvs
 
-    def get_consumers(self, block: SBlockRV) -> list:
+    def get_consumers(self, block: SBlockRV | str) -> list:
         """Blocks of the same scope that read a buffer ``block`` writes."""
+        block = self._as_block(block)
         func_name, found = self._related(block, "get_consumers", consumers)
         rvs = [self._new_rv(SBlockRV, func_name, r.block.name_hint) for r in found]
         self._record("get_consumers", kwargs={"block": block}, outputs=rvs)
@@ -142,7 +145,7 @@ class LookupPrimitives:
 
         ``block=`` is the keyword TVM's traces print for ``scope_block``.
         """
-        scope_block = block if scope_block is None else scope_block
+        scope_block = self._as_block(block if scope_block is None else scope_block)
         func_name, path = self._block(scope_block, "get_output_blocks")
         params = {id(b) for b in self.mod[func_name].buffer_map.values()}
         found = [r for r in child_realizes(path[-1].block)

@@ -60,12 +60,13 @@ def _reducer(store):
 class ReductionPrimitives:
     """Mixin: split the init out of a reduction, factor a reduction loop out."""
 
-    def decompose_reduction(self, block: SBlockRV, loop) -> SBlockRV:
+    def decompose_reduction(self, block: SBlockRV | str, loop) -> SBlockRV:
         """Move the block's ``init`` into a block ``<name>_init`` placed before ``loop``.
 
         The original block becomes ``<name>_update``; the loops from ``loop`` down that only
         drive spatial iteration variables are copied (as ``<loop>_init``) around the init block.
         """
+        block = self._as_block(block)
         prim = "decompose_reduction"
         func_name, bpath = self._block(block, prim)
         lfunc, lpath = self._loop(loop, prim)

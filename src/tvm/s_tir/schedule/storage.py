@@ -50,9 +50,11 @@ class StoragePrimitives:
                 "of a block", [blk])
         return func_name, blk, buf
 
-    def set_scope(self, block: SBlockRV, buffer_index: int, storage_scope: str) -> None:
+    def set_scope(self, block: SBlockRV | str, buffer_index, storage_scope: str) -> None:
         """Move the block's ``buffer_index``-th written buffer (allocated in the function) to
         ``storage_scope``; the buffer is renamed ``<name>_<scope>``, as in TVM."""
+        block = self._as_block(block)
+        buffer_index = self._buffer_index(self.get(block), buffer_index, "writes", "set_scope")
         prim = "set_scope"
         if not isinstance(storage_scope, str):
             raise TypeError(f"set_scope: storage_scope must be a str, got {storage_scope!r}")
@@ -65,9 +67,10 @@ class StoragePrimitives:
         self._record(prim, kwargs={"block": block, "buffer_index": buffer_index,
                                    "storage_scope": storage_scope})
 
-    def unsafe_set_dtype(self, block: SBlockRV, buffer_index: int, dtype: str) -> None:
+    def unsafe_set_dtype(self, block: SBlockRV | str, buffer_index: int, dtype: str) -> None:
         """Store the block's ``buffer_index``-th written buffer in ``dtype``: stores cast to it
         and loads cast back (unsafe: precision may be lost)."""
+        block = self._as_block(block)
         prim = "unsafe_set_dtype"
         func_name, _, buf = self._allocated_write(block, buffer_index, prim)
         if buf.dtype != dtype:
@@ -77,13 +80,14 @@ class StoragePrimitives:
         self._record(prim, kwargs={"block": block, "buffer_index": buffer_index,
                                    "dtype": dtype})
 
-    def storage_align(self, block: SBlockRV, buffer_index: int, axis: int, factor: int,
+    def storage_align(self, block: SBlockRV | str, buffer_index: int, axis: int, factor: int,
                       offset: int) -> None:
         """Ask that the stride of ``axis`` of a written buffer be ``factor * k + offset``.
 
         Recorded as the block annotation ``buffer_dim_align`` (as in TVM); the lowering pass
         that applies it to the allocation is not part of this package.
         """
+        block = self._as_block(block)
         prim = "storage_align"
         func_name, path = self._block(block, prim)
         blk = path[-1].block
@@ -112,8 +116,9 @@ class StoragePrimitives:
         self._record(prim, kwargs={"block": block, "buffer_index": buffer_index, "axis": axis,
                                    "factor": factor, "offset": offset})
 
-    def reorder_block_iter_var(self, block: SBlockRV, new_order) -> None:
+    def reorder_block_iter_var(self, block: SBlockRV | str, new_order) -> None:
         """Permute the block's iteration variables (and their bindings)."""
+        block = self._as_block(block)
         prim = "reorder_block_iter_var"
         func_name, path = self._block(block, prim)
         realize = path[-1]
