@@ -38,3 +38,16 @@ from .statistical import *
 from .statistical import sum
 from .ternary import *
 from .unary import *
+
+# Gradient rules (FPrimalGradient) use ops of several families, so they register once every
+# family is loaded: one ``<family>/grad.py`` per family.
+from .binary import grad as _binary_grad
+from .create import grad as _create_grad
+from .datatype import grad as _datatype_grad
+from .index import grad as _index_grad
+from .linear_algebra import grad as _linear_algebra_grad
+from .manipulate import grad as _manipulate_grad
+from .nn import grad as _nn_grad
+from .statistical import grad as _statistical_grad
+from .ternary import grad as _ternary_grad
+from .unary import grad as _unary_grad

@@ -1,0 +1,196 @@
+"""``FPrimalGradient`` rules of the shape-manipulation family (permute_dims ... broadcast_to as
+in TVM 0.27; squeeze, flatten, collapse_sum_*, flip, stack, tile, repeat, gather/scatter beyond
+it)."""
+
+from __future__ import annotations
+
+from ...expr import Tuple, TupleGetItem
+from ...ty import TupleType
+from ..create import zeros_like
+from ..grad.grad import no_grad_all, register_gradient, shape_of, static_dims
+from ..manipulate import (
+    broadcast_to,
+    collapse_sum_to,
+    concat,
+    flip,
+    gather_elements,
+    permute_dims,
+    reshape,
+    scatter_elements,
+    split,
+    squeeze,
+)
+from ..statistical import sum
+
+
+@register_gradient("relax.permute_dims")
+def _permute_dims_grad(orig_var, orig_call, output_grad, ctx):
+    axes = orig_call.attrs.axes
+    if axes is None:
+        return [permute_dims(output_grad, None)]
+    axes = [int(a) % len(axes) for a in axes]
+    inverse = [0] * len(axes)
+    for i, axis in enumerate(axes):
+        inverse[axis] = i
+    return [permute_dims(output_grad, inverse)]
+
+
+def _field_types(expr):
+    ty = expr.ty
+    if isinstance(ty, TupleType):
+        return list(ty.fields)
+    raise ValueError(f"expected a tuple of tensors, got {expr} of type {ty}")
+
+
+@register_gradient("relax.concat")
+def _concat_grad(orig_var, orig_call, output_grad, ctx):
+    # Split the gradient back at the cumulative sizes of the inputs along the axis.
+    (tensors,) = orig_call.args
+    axis = int(orig_call.attrs.axis)
+    sizes = []
+    for ty in _field_types(tensors):
+        dims = ty.shape.values
+        sizes.append(dims[axis % len(dims)])
+    indices, total = [], 0
+    for size in sizes[:-1]:
+        total = total + size
+        indices.append(total)
+    return [split(output_grad, indices, axis)]
+
+
+@register_gradient("relax.split")
+def _split_grad(orig_var, orig_call, output_grad, ctx):
+    return [concat(output_grad, int(orig_call.attrs.axis))]
+
+
+@register_gradient("relax.expand_dims")
+def _expand_dims_grad(orig_var, orig_call, output_grad, ctx):
+    return [squeeze(output_grad, list(orig_call.attrs.axis))]
+
+
+@register_gradient("relax.reshape")
+def _reshape_grad(orig_var, orig_call, output_grad, ctx):
+    grads = no_grad_all(orig_call)
+    grads[0] = reshape(output_grad, shape_of(orig_call.args[0]))
+    return grads
+
+
+@register_gradient("relax.broadcast_to")
+def _broadcast_to_grad(orig_var, orig_call, output_grad, ctx):
+    grads = no_grad_all(orig_call)
+    grads[0] = collapse_sum_to(output_grad, shape_of(orig_call.args[0]))
+    return grads
+
+
+# --- beyond TVM 0.27's list --------------------------------------------------------------------
+
+
+def _reshape_back(orig_var, orig_call, output_grad, ctx):
+    return [reshape(output_grad, shape_of(orig_call.args[0]))]
+
+
+register_gradient("relax.squeeze", _reshape_back)
+register_gradient("relax.flatten", _reshape_back)
+
+
+@register_gradient("relax.collapse_sum_to")
+def _collapse_sum_to_grad(orig_var, orig_call, output_grad, ctx):
+    grads = no_grad_all(orig_call)
+    grads[0] = broadcast_to(output_grad, shape_of(orig_call.args[0]))
+    return grads
+
+
+@register_gradient("relax.collapse_sum_like")
+def _collapse_sum_like_grad(orig_var, orig_call, output_grad, ctx):
+    grads = no_grad_all(orig_call)
+    grads[0] = broadcast_to(output_grad, shape_of(orig_call.args[0]))
+    return grads
+
+
+@register_gradient("relax.flip")
+def _flip_grad(orig_var, orig_call, output_grad, ctx):
+    return [flip(output_grad, int(orig_call.attrs.axis))]
+
+
+@register_gradient("relax.stack")
+def _stack_grad(orig_var, orig_call, output_grad, ctx):
+    # Each input gets its slice of the gradient along the new axis.
+    (tensors,) = orig_call.args
+    count = len(_field_types(tensors))
+    axis = int(orig_call.attrs.axis)
+    ndim = orig_var.ty.ndim
+    axis = axis % ndim
+    pieces = ctx.emit(split(output_grad, count, axis))
+    return [Tuple([squeeze(TupleGetItem(pieces, i), [axis]) for i in range(count)])]
+
+
+def _static(expr, what):
+    dims = static_dims(expr)
+    if dims is None:
+        raise ValueError(f"the gradient of {what} needs static shapes, but {expr} is {expr.ty}")
+    return dims
+
+
+@register_gradient("relax.tile")
+def _tile_grad(orig_var, orig_call, output_grad, ctx):
+    # Output dim i is reps_i copies of input dim i: view it as (reps_i, d_i) and sum the copies.
+    x = orig_call.args[0]
+    in_dims = _static(x, "tile")
+    out_dims = _static(orig_var, "tile")
+    lead = len(out_dims) - len(in_dims)
+    padded = [1] * lead + in_dims
+    split_shape, axes = [], []
+    for out_dim, in_dim in zip(out_dims, padded):
+        axes.append(len(split_shape))
+        split_shape += [out_dim // in_dim, in_dim]
+    grad = sum(reshape(output_grad, split_shape), axes)
+    return [reshape(grad, shape_of(x))]
+
+
+@register_gradient("relax.repeat")
+def _repeat_grad(orig_var, orig_call, output_grad, ctx):
+    # Each element is copied ``repeats`` times in a row: view as (..., d, repeats, ...) and sum.
+    x = orig_call.args[0]
+    repeats = int(orig_call.attrs.repeats)
+    axis = orig_call.attrs.axis
+    dims = _static(x, "repeat")
+    if axis is None:
+        grad = sum(reshape(output_grad, [_prod(dims), repeats]), [1])
+        return [reshape(grad, shape_of(x))]
+    axis = int(axis) % len(dims)
+    view = dims[: axis + 1] + [repeats] + dims[axis + 1 :]
+    return [sum(reshape(output_grad, view), [axis + 1])]
+
+
+def _prod(dims):
+    total = 1
+    for dim in dims:
+        total *= dim
+    return total
+
+
+@register_gradient("relax.gather_elements")
+def _gather_elements_grad(orig_var, orig_call, output_grad, ctx):
+    data, indices = orig_call.args
+    axis = int(orig_call.attrs.axis)
+    grad = scatter_elements(zeros_like(data), indices, output_grad, axis, "add")
+    return [grad, no_grad_all(orig_call)[1]]
+
+
+@register_gradient("relax.scatter_elements")
+def _scatter_elements_grad(orig_var, orig_call, output_grad, ctx):
+    # reduction="update": overwritten positions get no gradient; the updates get theirs.
+    _data, indices, updates = orig_call.args
+    axis = int(orig_call.attrs.axis)
+    if orig_call.attrs.reduction not in ("update", "add"):
+        raise ValueError(
+            "the gradient of scatter_elements is implemented for reduction 'update' and 'add' "
+            f"only, not {orig_call.attrs.reduction!r}"
+        )
+    grads = no_grad_all(orig_call)
+    if orig_call.attrs.reduction == "update":
+        grads[0] = scatter_elements(output_grad, indices, zeros_like(updates), axis, "update")
+    else:
+        grads[0] = output_grad
+    grads[2] = gather_elements(output_grad, indices, axis)
+    return grads

@@ -1,0 +1,273 @@
+"""``FPrimalGradient`` rules of the neural-network family (``relax.nn.*``).
+
+relu ... avg_pool2d follow Apache TVM 0.27 exactly; leakyrelu, gelu, gelu_tanh, softplus, pad,
+layer_norm and rms_norm go beyond its list.
+"""
+
+from __future__ import annotations
+
+import math
+
+from ...expr import const
+from ..binary import add, divide, greater, less, multiply, subtract
+from ..grad import avg_pool2d_backward, max_pool2d_backward, nll_loss_backward, no_grad
+from ..grad.grad import no_grad_all, register_gradient, scalar, shape_of, static_dims
+from ..index import strided_slice
+from ..manipulate import collapse_sum_to
+from ..nn import conv2d, conv2d_transpose
+from ..statistical import mean, sum
+from ..ternary import where
+from ..unary import erf, exp, negative, sigmoid, sqrt, tanh
+
+
+@register_gradient("relax.nn.relu")
+def _relu_grad(orig_var, orig_call, output_grad, ctx):
+    x = orig_call.args[0]
+    zero = scalar(0.0, x)
+    return [where(less(x, zero), zero, output_grad)]
+
+
+@register_gradient("relax.nn.silu")
+def _silu_grad(orig_var, orig_call, output_grad, ctx):
+    # y = x * s(x): dy/dx = s + y * (1 - s)
+    x = orig_call.args[0]
+    sig = ctx.emit(sigmoid(x))
+    slope = add(sig, multiply(orig_var, subtract(scalar(1.0, x), sig)))
+    return [multiply(output_grad, slope)]
+
+
+@register_gradient("relax.nn.softmax")
+def _softmax_grad(orig_var, orig_call, output_grad, ctx):
+    axis = int(orig_call.attrs.axis)
+    inner = sum(multiply(output_grad, orig_var), [axis], keepdims=True)
+    return [multiply(subtract(output_grad, inner), orig_var)]
+
+
+@register_gradient("relax.nn.log_softmax")
+def _log_softmax_grad(orig_var, orig_call, output_grad, ctx):
+    axis = int(orig_call.attrs.axis)
+    total = sum(output_grad, [axis], keepdims=True)
+    return [subtract(output_grad, multiply(total, exp(orig_var)))]
+
+
+@register_gradient("relax.nn.cross_entropy_with_logits")
+def _cross_entropy_grad(orig_var, orig_call, output_grad, ctx):
+    # loss = -sum(p * l) (/ batch when batched)
+    predictions, labels = orig_call.args
+    grad = output_grad
+    if predictions.ty.ndim == 2:
+        batch = shape_of(predictions).values[0]
+        grad = ctx.emit(divide(grad, const(float(getattr(batch, "value", batch)), "float32")))
+    return [multiply(negative(grad), labels), multiply(negative(grad), predictions)]
+
+
+@register_gradient("relax.nn.nll_loss")
+def _nll_loss_grad(orig_var, orig_call, output_grad, ctx):
+    predictions, targets, *weights = orig_call.args
+    attrs = orig_call.attrs
+    grads = no_grad_all(orig_call)
+    grads[0] = nll_loss_backward(
+        output_grad,
+        predictions,
+        targets,
+        weights[0] if weights else None,
+        attrs.reduction,
+        attrs.ignore_index,
+    )
+    return grads
+
+
+def _pair(values):
+    return [int(getattr(v, "value", v)) for v in values]
+
+
+@register_gradient("relax.nn.conv2d")
+def _conv2d_grad(orig_var, orig_call, output_grad, ctx):
+    data, weight = orig_call.args
+    attrs = orig_call.attrs
+    if (attrs.data_layout, attrs.kernel_layout, attrs.out_layout) != ("NCHW", "OIHW", "NCHW"):
+        raise ValueError(
+            "the conv2d gradient supports the NCHW/OIHW/NCHW layouts only, got "
+            f"{attrs.data_layout}/{attrs.kernel_layout}/{attrs.out_layout}"
+        )
+    in_dims, w_dims, g_dims = static_dims(data), static_dims(weight), static_dims(output_grad)
+    if None in (in_dims, w_dims, g_dims):
+        raise ValueError("the conv2d gradient needs static shapes")
+    strides, dilation = _pair(attrs.strides), _pair(attrs.dilation)
+    top, left, bottom, right = _pair(attrs.padding)
+    # The transposed convolution reproduces the input size up to this remainder.
+    out_padding = []
+    for k, (size, pad_sum) in enumerate(zip(in_dims[2:], (top + bottom, left + right))):
+        covered = (g_dims[2 + k] - 1) * strides[k] - pad_sum + (w_dims[2 + k] - 1) * dilation[k]
+        out_padding.append(size - covered - 1)
+    data_grad = conv2d_transpose(
+        output_grad,
+        weight,
+        strides,
+        [top, left, bottom, right],
+        out_padding,
+        dilation,
+        attrs.groups,
+        "NCHW",
+        "IOHW",
+        "NCHW",
+        attrs.out_dtype,
+    )
+    # The weight gradient correlates the input with the output gradient (strides and dilation
+    # swap roles), computed in the CNHW/IOHW layouts so batch acts as the reduction axis.
+    weight_grad = conv2d(
+        data,
+        output_grad,
+        dilation,
+        [top, left, bottom, right],
+        strides,
+        attrs.groups,
+        "CNHW",
+        "IOHW",
+        "CNHW",
+        attrs.out_dtype,
+    )
+    normalized = ctx.normalize(weight_grad)
+    if static_dims(normalized) != w_dims:
+        weight_grad = strided_slice(
+            normalized, list(range(4)), [0, 0, 0, 0], list(w_dims), assume_inbound=False
+        )
+    return [data_grad, weight_grad]
+
+
+def _pool_backward(backward):
+    def rule(orig_var, orig_call, output_grad, ctx):
+        attrs = orig_call.attrs
+        return [
+            backward(
+                output_grad,
+                orig_call.args[0],
+                attrs.pool_size,
+                attrs.strides,
+                attrs.padding,
+                attrs.dilation,
+                attrs.ceil_mode,
+                attrs.count_include_pad,
+                attrs.layout,
+                attrs.out_layout,
+            )
+        ]
+
+    return rule
+
+
+register_gradient("relax.nn.max_pool2d", _pool_backward(max_pool2d_backward))
+register_gradient("relax.nn.avg_pool2d", _pool_backward(avg_pool2d_backward))
+
+
+# --- beyond TVM 0.27's list --------------------------------------------------------------------
+
+
+@register_gradient("relax.nn.leakyrelu")
+def _leakyrelu_grad(orig_var, orig_call, output_grad, ctx):
+    x = orig_call.args[0]
+    alpha = scalar(float(orig_call.attrs.alpha), x)
+    return [where(greater(x, scalar(0.0, x)), output_grad, multiply(alpha, output_grad))]
+
+
+@register_gradient("relax.nn.gelu")
+def _gelu_grad(orig_var, orig_call, output_grad, ctx):
+    # y = x * Phi(x): dy/dx = Phi(x) + x * phi(x)
+    x = orig_call.args[0]
+    cdf = multiply(
+        scalar(0.5, x), add(scalar(1.0, x), erf(multiply(x, scalar(1 / math.sqrt(2.0), x))))
+    )
+    pdf = multiply(
+        scalar(1 / math.sqrt(2 * math.pi), x), exp(multiply(scalar(-0.5, x), multiply(x, x)))
+    )
+    return [multiply(output_grad, add(cdf, multiply(x, pdf)))]
+
+
+@register_gradient("relax.nn.gelu_tanh")
+def _gelu_tanh_grad(orig_var, orig_call, output_grad, ctx):
+    # y = 0.5 x (1 + t), t = tanh(c (x + k x^3))
+    x = orig_call.args[0]
+    c, k = math.sqrt(2 / math.pi), 0.044715
+    x2 = ctx.emit(multiply(x, x))
+    t = ctx.emit(tanh(multiply(scalar(c, x), add(x, multiply(scalar(k, x), multiply(x2, x))))))
+    one = scalar(1.0, x)
+    dt = multiply(
+        subtract(one, multiply(t, t)),
+        multiply(scalar(c, x), add(one, multiply(scalar(3 * k, x), x2))),
+    )
+    slope = add(multiply(scalar(0.5, x), add(one, t)), multiply(multiply(scalar(0.5, x), x), dt))
+    return [multiply(output_grad, slope)]
+
+
+@register_gradient("relax.nn.softplus")
+def _softplus_grad(orig_var, orig_call, output_grad, ctx):
+    x = orig_call.args[0]
+    scaled = ctx.emit(multiply(scalar(float(orig_call.attrs.beta), x), x))
+    linear = greater(scaled, scalar(float(orig_call.attrs.threshold), x))
+    return [where(linear, output_grad, multiply(output_grad, sigmoid(scaled)))]
+
+
+@register_gradient("relax.nn.pad")
+def _pad_grad(orig_var, orig_call, output_grad, ctx):
+    attrs = orig_call.attrs
+    if attrs.pad_mode != "constant":
+        raise ValueError(
+            f"the pad gradient supports pad_mode='constant' only, not {attrs.pad_mode!r}"
+        )
+    x = orig_call.args[0]
+    dims = static_dims(x)
+    widths = _pair(attrs.pad_width)
+    ndim = len(dims)
+    begin = [widths[2 * i] for i in range(ndim)]
+    end = [begin[i] + dims[i] for i in range(ndim)]
+    return [strided_slice(output_grad, list(range(ndim)), begin, end)]
+
+
+def _norm_axes(call, x):
+    ndim = x.ty.ndim
+    axes = sorted(int(a) % ndim for a in call.attrs.axes)
+    if axes != list(range(ndim - len(axes), ndim)):
+        raise ValueError(
+            f"the gradient of {call.op.name} supports normalizing over trailing axes only, "
+            f"got axes {list(call.attrs.axes)} for a rank-{ndim} input"
+        )
+    return axes
+
+
+@register_gradient("relax.nn.layer_norm")
+def _layer_norm_grad(orig_var, orig_call, output_grad, ctx):
+    x, gamma, beta = orig_call.args
+    attrs = orig_call.attrs
+    axes = _norm_axes(orig_call, x)
+    centered = ctx.emit(subtract(x, mean(x, axes, keepdims=True)))
+    var = mean(multiply(centered, centered), axes, keepdims=True)
+    inv_std = ctx.emit(divide(scalar(1.0, x), sqrt(add(var, scalar(float(attrs.epsilon), x)))))
+    xhat = ctx.emit(multiply(centered, inv_std))
+    grads = [None, no_grad(gamma), no_grad(beta)]
+    dxhat = output_grad
+    if attrs.scale:
+        dxhat = ctx.emit(multiply(output_grad, gamma))
+        grads[1] = collapse_sum_to(multiply(output_grad, xhat), shape_of(gamma))
+    if attrs.center:
+        grads[2] = collapse_sum_to(output_grad, shape_of(beta))
+    inner = subtract(
+        subtract(dxhat, mean(dxhat, axes, keepdims=True)),
+        multiply(xhat, mean(multiply(dxhat, xhat), axes, keepdims=True)),
+    )
+    grads[0] = multiply(inv_std, inner)
+    return grads
+
+
+@register_gradient("relax.nn.rms_norm")
+def _rms_norm_grad(orig_var, orig_call, output_grad, ctx):
+    x, weight = orig_call.args
+    axes = _norm_axes(orig_call, x)
+    eps = scalar(float(orig_call.attrs.epsilon), x)
+    inv_rms = ctx.emit(
+        divide(scalar(1.0, x), sqrt(add(mean(multiply(x, x), axes, keepdims=True), eps)))
+    )
+    dxhat = ctx.emit(multiply(output_grad, weight))
+    proj = mean(multiply(dxhat, x), axes, keepdims=True)
+    dx = multiply(inv_rms, subtract(dxhat, multiply(multiply(x, proj), multiply(inv_rms, inv_rms))))
+    dw = collapse_sum_to(multiply(output_grad, multiply(x, inv_rms)), shape_of(weight))
+    return [dx, dw]

@@ -1,0 +1,199 @@
+"""The reverse sweep of the Gradient pass (spec F.3, steps 4-6).
+
+Adjoints are emitted eagerly: every contribution to a variable's adjoint is bound right away
+to ``<var>_adjoint`` (the builder suffixes repeats: ``x_adjoint1``, ``x_adjoint2``), adding
+to the previous adjoint with a tuple-aware ``R.add``.
+"""
+
+from __future__ import annotations
+
+from ....error import InternalError, check_failed
+from ....ir.op import MissingOpRuleError, Op
+from ...expr import Call, Constant, Tuple, TupleGetItem, Var, VarBinding
+from ...op import add, ones, zeros
+from ...ty import TensorType, TupleType
+from .checkpoint import Recomputer
+
+__all__ = ["BackwardGenerator", "GradientRuleMissingError", "zeros_of_type"]
+
+
+class GradientRuleMissingError(MissingOpRuleError, InternalError):
+    """An op on the path to the target has no ``FPrimalGradient`` rule.
+
+    It is a :class:`~tvm.ir.op.MissingOpRuleError` (a TypeError: the IR is unsupported) and an
+    ``InternalError`` (the kind Apache TVM 0.27 raises).
+    """
+
+
+def _shape_expr(ty, what):
+    shape = getattr(ty, "shape", None)
+    if shape is None or getattr(shape, "values", None) is None:
+        raise ValueError(
+            f"Gradient needs a known shape to build {what}, but the type is {ty}; "
+            "annotate the variable with a shape"
+        )
+    return shape
+
+
+def zeros_of_type(ty, what="a zero adjoint"):
+    """``R.zeros`` of a tensor type, or a (nested) Tuple of them for a tuple type."""
+    if isinstance(ty, TupleType):
+        return Tuple([zeros_of_type(field, what) for field in ty.fields])
+    if isinstance(ty, TensorType):
+        return zeros(_shape_expr(ty, what), ty.dtype)
+    raise ValueError(f"Gradient cannot build {what} for a value of type {ty}")
+
+
+def ones_of_type(ty):
+    """``R.ones`` of the target's tensor type (the seed adjoint)."""
+    return ones(_shape_expr(ty, "the seed adjoint"), ty.dtype)
+
+
+def tuple_aware_add(lhs, rhs):
+    """``lhs + rhs`` for tensors, fieldwise (recursively) for tuples."""
+    ty = lhs.ty
+    if isinstance(ty, TupleType):
+        fields = []
+        for i in range(len(ty.fields)):
+            left = lhs.fields[i] if isinstance(lhs, Tuple) else TupleGetItem(lhs, i)
+            right = rhs.fields[i] if isinstance(rhs, Tuple) else TupleGetItem(rhs, i)
+            fields.append(tuple_aware_add(left, right))
+        return Tuple(fields)
+    return add(lhs, rhs)
+
+
+def _is_no_grad(expr) -> bool:
+    return isinstance(expr, Call) and getattr(expr.op, "name", None) == "relax.grad.no_grad"
+
+
+class BackwardGenerator:
+    """Emits the adjoint bindings of one dataflow block into ``bb``, in reverse order."""
+
+    def __init__(self, bb, recomputer: Recomputer):
+        self._bb = bb
+        self._recompute = recomputer
+        #: var -> the variable currently bound to its adjoint.
+        self.adjoints = {}
+
+    # --- accumulation -----------------------------------------------------------------------
+    def _emit_adjoint(self, var, value):
+        self.adjoints[var] = self._bb.emit(value, f"{var.name_hint}_adjoint")
+
+    def update(self, base, increment):
+        """Add ``increment`` into the adjoint of ``base`` (a Var, a Tuple of them, a leaf)."""
+        if isinstance(base, Var):
+            existing = self.adjoints.get(base)
+            value = increment if existing is None else tuple_aware_add(existing, increment)
+            self._emit_adjoint(base, value)
+        elif isinstance(base, Tuple):
+            if not isinstance(increment, Tuple):
+                # Bind the tuple-valued increment once, then hand out its fields.
+                increment = (
+                    self._bb.emit(increment) if not isinstance(increment, Var) else (increment)
+                )
+                parts = [TupleGetItem(increment, i) for i in range(len(base.fields))]
+            else:
+                parts = list(increment.fields)
+            for field, part in zip(base.fields, parts):
+                self.update(field, part)
+        # Constants, shapes and other leaves have no adjoint.
+
+    def update_item(self, base, index, increment):
+        """Add ``increment`` into position ``index`` of the adjoint of tuple ``base``."""
+        if not isinstance(base, Var):
+            if isinstance(base, Tuple):
+                self.update(base.fields[index], increment)
+            return
+        ty = base.ty
+        existing = self.adjoints.get(base)
+        fields = []
+        for i, field_ty in enumerate(ty.fields):
+            if existing is None:
+                fields.append(increment if i == index else zeros_of_type(field_ty))
+            else:
+                item = TupleGetItem(existing, i)
+                fields.append(tuple_aware_add(item, increment) if i == index else item)
+        self._emit_adjoint(base, Tuple(fields))
+
+    # --- the sweep --------------------------------------------------------------------------
+    def seed(self, target):
+        """Bind ``<target>_adjoint = R.ones(shape, dtype)``."""
+        self._emit_adjoint(target, ones_of_type(target.ty))
+
+    def visit_binding(self, binding):
+        """Propagate the adjoint of ``binding.var`` (if any) into the values it reads."""
+        if not isinstance(binding, VarBinding):
+            raise check_failed(
+                "binding->IsInstance<VarBindingNode>()",
+                f"Now only support VarBindingNode, but {binding.var.name_hint} is bound by a "
+                f"{type(binding).__name__}; Gradient cannot differentiate through it, so move "
+                "it out of the differentiated function",
+            )
+        var = binding.var
+        grad = self.adjoints.get(var)
+        if grad is None:
+            return  # the value does not reach the target
+        value = binding.value
+        if isinstance(value, Call):
+            self._visit_call(binding, grad)
+        elif isinstance(value, Tuple):
+            for i, field in enumerate(value.fields):
+                self.update(field, TupleGetItem(grad, i))
+        elif isinstance(value, TupleGetItem):
+            self.update_item(value.tuple_value, value.index, grad)
+        elif isinstance(value, Var):
+            self.update(value, grad)
+        elif isinstance(value, Constant):
+            pass
+        else:
+            raise check_failed(
+                "false",
+                f"Now does not support the type of binding value: {type(value).__name__} "
+                f"(bound to {var.name_hint}); Gradient supports Call, Tuple, TupleGetItem, "
+                "Var and Constant values",
+            )
+
+    def _visit_call(self, binding, grad):
+        call = binding.value
+        op = call.op
+        if not isinstance(op, Op):
+            return  # calls of functions are treated as having no gradient (as in TVM)
+        if op.name == "relax.call_tir":
+            raise InternalError(
+                "Differentiation of call_tir op without registering corresponding gradient "
+                "function is not supported yet. Use R.call_tir_with_grad with a registered "
+                "te gradient, or express the computation with Relax ops."
+            )
+        if op.name == "relax.call_tir_with_grad":
+            raise InternalError(
+                "Differentiation of call_tir_with_grad is not implemented in pytvm yet "
+                "(register_te_gradient is missing); express the computation with Relax ops."
+            )
+        rule = op.get_attr("FPrimalGradient")
+        if rule is None:
+            raise GradientRuleMissingError(
+                op.missing_rule_message("FPrimalGradient", "needed by relax.transform.Gradient")
+            )
+        orig_var, orig_call = self._recompute.binding(binding.var, call)
+        partials = rule(orig_var, orig_call, grad, self._bb)
+        if len(partials) != len(call.args):
+            raise check_failed(
+                "partials.size() == call->args.size()",
+                f"the FPrimalGradient rule of {op.name} returned {len(partials)} partials for "
+                f"{len(call.args)} arguments; fix the rule in "
+                f"src/tvm/relax/op/{op.family}/grad.py",
+            )
+        for arg, partial in zip(call.args, partials):
+            if partial is None or _is_no_grad(partial):
+                continue
+            self.update(arg, partial)
+
+    # --- epilogue ---------------------------------------------------------------------------
+    def epilogue(self, require_grads):
+        """Zero-fill the requested variables without adjoint; emit the ``_adjoint_out`` aliases."""
+        outs = []
+        for var in require_grads:
+            if var not in self.adjoints:
+                self._emit_adjoint(var, zeros_of_type(var.ty))
+            outs.append(self._bb.emit_output(self.adjoints[var], f"{var.name_hint}_adjoint_out"))
+        return outs

@@ -1,0 +1,249 @@
+"""``relax.transform.Gradient``: the driver of reverse-mode automatic differentiation.
+
+It checks the function (spec F.2), copies it with fresh variables, strips checkpoint markers
+(:mod:`.checkpoint`), re-emits the forward bindings, runs the reverse sweep
+(:mod:`.adjoint`), then removes unused bindings and simplifies (:mod:`.simplify`).
+"""
+
+from __future__ import annotations
+
+from ....error import InternalError, check_failed
+from ....ir.module import IRModule
+from ....ir.transform import module_pass
+from ...analysis import remove_all_unused
+from ...block_builder import BlockBuilder
+from ...expr import DataflowBlock, Function, SeqExpr, Tuple, Var
+from ...ty import TensorType, TupleType
+from ...utils import copy_with_new_vars
+from .adjoint import BackwardGenerator
+from .checkpoint import Recomputer, strip_checkpoints
+from .simplify import simplify_gradient
+
+__all__ = ["Gradient", "GradientError"]
+
+
+class GradientError(InternalError, ValueError):
+    """A function or argument the Gradient pass cannot differentiate.
+
+    An ``InternalError`` (the kind Apache TVM 0.27 raises, so ``RuntimeError`` handlers catch
+    it) and a ``ValueError`` (the IR or the arguments are what is wrong).
+    """
+
+
+def _fail(cond_text, msg):
+    err = check_failed(cond_text, msg)
+    return GradientError(str(err))
+
+
+def _is_float_dtype(dtype) -> bool:
+    return str(dtype).startswith(("float", "bfloat"))
+
+
+def _is_float_value(ty) -> bool:
+    if isinstance(ty, TupleType):
+        return all(_is_float_value(field) for field in ty.fields)
+    return isinstance(ty, TensorType) and _is_float_dtype(ty.dtype)
+
+
+def _script(node) -> str:
+    try:
+        return node.script() if hasattr(node, "script") else str(node)
+    except Exception:  # noqa: BLE001 - only a message is being built
+        return repr(node)
+
+
+def _check_function(mod: IRModule, func_name: str):
+    """The Relax function to differentiate, its single dataflow block and its target."""
+    func = mod[func_name]  # ValueError naming the candidates when absent
+    if not isinstance(func, Function):
+        raise _fail(
+            "func_node",
+            f"{func_name} is not a Relax Function (it is a {type(func).__name__}); "
+            "Gradient differentiates Relax functions only",
+        )
+    body = func.body
+    if (
+        not isinstance(body, SeqExpr)
+        or len(body.blocks) != 1
+        or not isinstance(body.blocks[0], DataflowBlock)
+    ):
+        raise _fail(
+            "seq_expr->blocks.size() == 1",
+            f"now only support one dataflow block: the body of {func_name} must be a single "
+            "R.dataflow() block followed by the return (no control flow, no bindings outside "
+            "the block)",
+        )
+    return func
+
+
+def _check_target(func, func_name, target_index):
+    ret = func.body.body
+    if isinstance(ret, Var):
+        if target_index != 0:
+            raise _fail(
+                f"target_index == 0 ({target_index} vs. 0) ",
+                "When the function has only one return value, target_index can only be 0. "
+                f"But the target_index specified is {target_index}",
+            )
+        target = ret
+    elif isinstance(ret, Tuple):
+        if not 0 <= target_index < len(ret.fields):
+            raise _fail(
+                "target_index < ret->fields.size()",
+                "target_index should be in the range of the number of return values of the "
+                f"function. But the specified target_index is {target_index}, while the number "
+                f"of return values is {len(ret.fields)}",
+            )
+        target = ret.fields[target_index]
+        if not isinstance(target, Var):
+            raise _fail(
+                "target->IsInstance<VarNode>()",
+                f"Target must be a Var, but the specified target is {_script(target)}; bind it "
+                "to a variable inside the dataflow block",
+            )
+    else:
+        raise GradientError(
+            "The return value of the function must be Var or Tuple. However, the return value "
+            f"of {func_name} is {type(ret).__name__} {_script(ret)}"
+        )
+    ty = target.ty
+    if not (isinstance(ty, TensorType) and ty.ndim == 0 and _is_float_dtype(ty.dtype)):
+        raise _fail(
+            "IsFloatScalar(target)",
+            "The differentiation target must be a float scalar (0-dim Tensor), but the Type of "
+            f"the given target {target.name_hint} is {_script(ty)}; reduce it to a scalar "
+            "(e.g. with R.sum) first",
+        )
+    return target
+
+
+def _check_require_grads(func, func_name, require_grads):
+    """Positions of the requested variables: ``("param", i)`` or ``("bound", i)``."""
+    params = list(func.params)
+    bound = [b.var for b in func.body.blocks[0].bindings]
+    if require_grads is None:
+        return [("param", i) for i in range(len(params))]
+    positions, seen = [], set()
+    for var in require_grads:
+        if not isinstance(var, Var):
+            raise TypeError(f"require_grads must hold relax.Var objects, got {var!r}")
+        if any(var is p for p in params):
+            pos = ("param", next(i for i, p in enumerate(params) if p is var))
+        elif any(var is v for v in bound):
+            pos = ("bound", next(i for i, v in enumerate(bound) if v is var))
+        else:
+            raise _fail(
+                "var_in_function",
+                f"There is no Var named {var.name_hint} in the function {func_name}; "
+                "require_grads must name parameters or bound variables of that function",
+            )
+        if pos in seen:
+            raise _fail(
+                "var_set.count(var) == 0 (1 vs. 0) ",
+                f"Var {var.name_hint} appears more than once in require_grads",
+            )
+        seen.add(pos)
+        if not _is_float_value(var.ty):
+            raise _fail(
+                "IsFloatTensorOrTupleOfFloat(var)",
+                "Only Tensors of floating point dtype or Tuples of float Tensors can require "
+                f"gradients, but the Type of Var {var.name_hint} is {_script(var.ty)}",
+            )
+        positions.append(pos)
+    return positions
+
+
+def _adjoint_function(func, func_name, require_grads, target_index):
+    """Build ``<func_name>_adjoint`` from ``func`` (already checked)."""
+    target = _check_target(func, func_name, target_index)
+    positions = _check_require_grads(func, func_name, require_grads)
+    target_pos = (
+        next(i for i, b in enumerate(func.body.blocks[0].bindings) if b.var is target)
+        if (any(b.var is target for b in func.body.blocks[0].bindings))
+        else None
+    )
+
+    new_func = copy_with_new_vars(func)
+    params = list(new_func.params)
+    bindings = list(new_func.body.blocks[0].bindings)
+    ret = new_func.body.body
+    new_target = (
+        bindings[target_pos].var
+        if target_pos is not None
+        else params[next(i for i, p in enumerate(func.params) if p is target)]
+    )
+    requested = [params[i] if kind == "param" else bindings[i].var for kind, i in positions]
+
+    forward, info = strip_checkpoints(params, bindings)
+    name = f"{func_name}_adjoint"
+    attrs = {k: v for k, v in (func.attrs or {}).items() if k != "global_symbol"}
+    bb = BlockBuilder()
+    with bb.function(name, params, attrs=attrs, pure=func.is_pure):
+        with bb.dataflow():
+            for binding in forward:
+                bb.emit_normalized(binding)
+            generator = BackwardGenerator(bb, Recomputer(bb, info))
+            generator.seed(new_target)
+            for binding in reversed(forward):
+                generator.visit_binding(binding)
+            outs = generator.epilogue(requested)
+        bb.emit_func_output(Tuple([ret, Tuple(outs)]))
+    adjoint = bb.get()[name]
+    adjoint = remove_all_unused(adjoint)
+    return simplify_gradient(adjoint)
+
+
+def Gradient(func_name: str, require_grads=None, target_index: int = 0):
+    """Reverse-mode automatic differentiation of one Relax function (a module pass).
+
+    Adds ``<func_name>_adjoint`` to the module. It takes the same parameters (fresh
+    variables) and returns ``(original return value, (adjoint_1, ..., adjoint_k))``: one
+    adjoint per entry of ``require_grads``, in order.
+
+    Parameters
+    ----------
+    func_name : str
+        The function to differentiate. Its body must be one dataflow block.
+    require_grads : relax.Var or list of relax.Var, optional
+        The variables (parameters or bound variables of the function) whose adjoints are
+        returned; all parameters when None.
+    target_index : int
+        When the function returns a tuple, which field is the target; it must be a float
+        scalar (0-d tensor).
+
+    Returns
+    -------
+    tvm.ir.transform.Pass
+        A module pass named ``"Gradient"`` (opt_level 0).
+
+    Examples
+    --------
+    >>> from tvm import relax
+    >>> x = relax.Var("x", relax.TensorType([3], "float32"))
+    >>> bb = relax.BlockBuilder()
+    >>> with bb.function("main", [x]):
+    ...     with bb.dataflow():
+    ...         gv = bb.emit_output(relax.op.sum(relax.op.multiply(x, x)))
+    ...     bb.emit_func_output(gv)
+    >>> mod = relax.transform.Gradient("main")(bb.get())
+    >>> [b.var.name_hint for b in mod["main_adjoint"].body.blocks[0].bindings][-2:]
+    ['x_adjoint', 'x_adjoint_out']
+    """
+    if not isinstance(func_name, str):
+        raise TypeError(f"Gradient expects the function name as a str, got {func_name!r}")
+    if isinstance(require_grads, Var):
+        require_grads = [require_grads]
+    elif require_grads is not None:
+        require_grads = list(require_grads)
+    if not isinstance(target_index, int) or isinstance(target_index, bool):
+        raise TypeError(f"target_index must be an int, got {target_index!r}")
+
+    def _transform(mod, _ctx):
+        func = _check_function(mod, func_name)
+        adjoint = _adjoint_function(func, func_name, require_grads, target_index)
+        adjoint = adjoint.with_attr("global_symbol", f"{func_name}_adjoint")
+        new_mod = mod.clone()
+        new_mod[f"{func_name}_adjoint"] = adjoint
+        return new_mod
+
+    return module_pass(_transform, opt_level=0, name="Gradient")
