@@ -114,7 +114,35 @@ def _cast_select():
     return te.create_prim_func([A, B, C])
 
 
+def _dtypes():
+    U = te.placeholder((50,), "uint8", name="U")
+    V = te.compute((50,), lambda i: U[i] + tirx.const(200, "uint8"), name="V")  # wraps
+    D = te.placeholder((50,), "float64", name="D")
+    E = te.compute((50,), lambda i: te.exp(D[i]) + te.tanh(D[i]), name="E")
+    G = te.compute((50,), lambda i: D[i] > 0.0, name="G")  # bool output
+    return te.create_prim_func([U, D, V, E, G])
+
+
+def _int64_indices():
+    n = tirx.Var("n", "int64")
+    A = te.placeholder((n, tirx.IntImm("int64", 3)), "float32", name="A")
+    B = te.compute((n, tirx.IntImm("int64", 3)), lambda i, j: A[i, j] * 3.0, name="B")
+    return te.create_prim_func([A, B])
+
+
+def _matmul_symbolic():
+    m = te.var("m")
+    A = te.placeholder((m, 24), "float32", name="A")
+    B = te.placeholder((24, 10), "float32", name="B")
+    k = te.reduce_axis((0, 24), name="k")
+    C = te.compute((m, 10), lambda i, j: te.sum(A[i, k] * B[k, j], axis=k), name="C")
+    return te.create_prim_func([A, B, C])
+
+
 KERNELS = {
+    "dtypes": _dtypes,
+    "int64": _int64_indices,
+    "matmul_sym": _matmul_symbolic,
     "add1": lambda: _elementwise(1),
     "add3": lambda: _elementwise(3),
     "add17": lambda: _elementwise(17),
@@ -282,3 +310,31 @@ def test_runtime_tensor_arguments(kernels):
     tc = tvm.runtime.tensor(np.zeros(10, "float32"))
     fn(ta, tb, tc)
     np.testing.assert_allclose(tc.numpy(), a + b * 2, rtol=1e-6)
+
+
+def test_small_ints_float64_and_bool(kernels):
+    _, fn = kernels("dtypes")
+    u = np.arange(50, dtype="uint8") * 5
+    d = np.linspace(-2, 2, 50)
+    v, e, g = np.zeros(50, "uint8"), np.zeros(50, "float64"), np.zeros(50, "bool")
+    fn(u, d, v, e, g)
+    np.testing.assert_array_equal(v, (u.astype("int64") + 200) % 256)
+    np.testing.assert_allclose(e, np.exp(d) + np.tanh(d), rtol=1e-13)
+    np.testing.assert_array_equal(g, d > 0)
+
+
+def test_int64_shapes(kernels):
+    _, fn = kernels("int64")
+    a = _rand(7, 3)
+    b = np.zeros_like(a)
+    fn(a, b)
+    np.testing.assert_allclose(b, a * 3, rtol=1e-6)
+
+
+@pytest.mark.parametrize("m", [1, 5, 64])
+def test_matmul_symbolic_rows(kernels, m):
+    _, fn = kernels("matmul_sym")
+    a, b = _rand(m, 24), _rand(24, 10)
+    c = np.zeros((m, 10), "float32")
+    fn(a, b, c)
+    np.testing.assert_allclose(c, a @ b, rtol=1e-4, atol=1e-4)
