@@ -10,6 +10,7 @@ no input determines are passed as ``tir_vars``.
 from __future__ import annotations
 
 from ..ir.expr import PrimExpr, RelaxExpr
+from ..tirx.expr import Var as TirVar
 from .analysis.type_analysis import tir_vars_in
 from .expr import PrimValue
 from .ty import TensorType
@@ -92,10 +93,12 @@ def call_te(bb, func, *args, **kwargs):
         if not isinstance(out, te.Tensor):
             raise TypeError(f"call_te: {name_hint} must return te tensors, got {out!r}")
     placeholders = [t for _, t in converter.inputs]
-    known = {id(v) for t in placeholders for v in tir_vars_in(t.shape)}
+    # A var is bound by an input only when it is a whole dim of it (``n``, not ``n * 3``):
+    # the others are passed as tir_vars so the PrimFunc can read them.
+    known = {id(d) for t in placeholders for d in t.shape if isinstance(d, TirVar)}
     extra_vars = []
-    for out in outs:
-        for var in tir_vars_in(out.shape):
+    for shape in [t.shape for t in placeholders] + [o.shape for o in outs]:
+        for var in tir_vars_in(shape):
             if id(var) not in known:
                 known.add(id(var))
                 extra_vars.append(var)

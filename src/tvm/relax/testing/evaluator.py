@@ -269,7 +269,9 @@ class ReferenceEvaluator:
         extra = []
         if len(call.args) > 2:
             extra = list(self._eval(call.args[2], env, sym))
-        run_prim_func(func, [np.ascontiguousarray(a) for a in inputs] + outputs + extra)
+        # np.require keeps 0-d arrays 0-d (np.ascontiguousarray would make them 1-d).
+        contiguous = [np.require(a, requirements="C") for a in inputs]
+        run_prim_func(func, contiguous + outputs + extra)
         return tuple(outputs) if is_tuple else outputs[0]
 
     def _call_dps_packed(self, call, env, sym):

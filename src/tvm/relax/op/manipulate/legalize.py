@@ -18,6 +18,11 @@ from ...transform.legalize_ops.common import (
 )
 
 
+def _numel(expr):
+    """The element count of a tensor expression of known shape (symbolic dims multiply)."""
+    return functools.reduce(operator.mul, list(expr.ty.shape.values), 1)
+
+
 def _to_out_shape(name):
     def rule(bb, call):
         shape = list(call.ty.shape.values)
@@ -49,7 +54,9 @@ def _concat(bb, call):
     axis = 0 if call.attrs.axis is None else int(call.attrs.axis)
     if call.attrs.axis is None:
         # axis=None concatenates the flattened tensors.
-        fields = [bb.emit_te(topi.reshape, f, [-1], primfunc_name_hint="reshape") for f in fields]
+        fields = [
+            bb.emit_te(topi.reshape, f, [_numel(f)], primfunc_name_hint="reshape") for f in fields
+        ]
     return bb.call_te(topi.concatenate, fields, axis, primfunc_name_hint="concatenate")
 
 
@@ -86,7 +93,7 @@ def _repeat(bb, call):
     x = call.args[0]
     if axis is None:
         # axis=None repeats the flattened tensor.
-        x = bb.emit_te(topi.reshape, x, [-1], primfunc_name_hint="reshape")
+        x = bb.emit_te(topi.reshape, x, [_numel(x)], primfunc_name_hint="reshape")
         axis = 0
     return bb.call_te(topi.repeat, x, int(call.attrs.repeats), int(axis), primfunc_name_hint="repeat")
 
@@ -152,7 +159,7 @@ def _layout_transform_te(index_map, out_shape, pad_value):
         axes = [te.reduce_axis((0, d), name=f"r{k}") for k, d in enumerate(x.shape)]
 
         def gather(*o):
-            target = index_map(*axes)
+            target = index_map(*[a.var for a in axes])
             hit = functools.reduce(operator.and_, [tirx.EQ(t, v) for t, v in zip(target, o)])
             zero = tirx.const(0, x.dtype)
             return te.sum(tirx.Select(hit, x(*axes), zero), axis=axes)

@@ -124,8 +124,14 @@ def _adaptive_avg_pool2d(bb, call):
 @register_legalize("relax.nn.layer_norm")
 def _layer_norm(bb, call):
     a = call.attrs
-    return bb.call_te(tnn.layer_norm, *call.args, _ints(a.axes), float(a.epsilon),
-                      primfunc_name_hint="layer_norm")
+    data, gamma, beta = call.args
+
+    def layer_norm(x, g, b):
+        # center=False / scale=False drop beta / gamma (their arguments stay unused).
+        return tnn.layer_norm(x, g if a.scale else None, b if a.center else None,
+                              _ints(a.axes), float(a.epsilon))
+
+    return bb.call_te(layer_norm, data, gamma, beta, primfunc_name_hint="layer_norm")
 
 
 @register_legalize("relax.nn.group_norm")

@@ -28,7 +28,7 @@ def _scan(topi_fn):
         x = call.args[0]
         if axis is None:
             # axis=None scans the flattened tensor.
-            x = bb.emit_te(topi.reshape, x, [-1], primfunc_name_hint="reshape")
+            x = bb.emit_te(topi.reshape, x, list(call.ty.shape.values), primfunc_name_hint="reshape")
             axis = 0
         return bb.call_te(
             topi_fn, x, int(axis), call.ty.dtype, bool(call.attrs.exclusive),
