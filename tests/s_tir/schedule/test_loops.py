@@ -204,3 +204,39 @@ def test_vectorize_needs_a_constant_extent(wl):
     with pytest.raises(s_tir.ScheduleError, match="None factor can only be inferred"):
         sch.split(i, [None, 4])
     sch.parallel(i)
+
+
+# --- merge ------------------------------------------------------------------------------------
+def test_merge_matches_tvm(wl):
+    sch = s_tir.Schedule(wl.elemwise(8, 6))
+    _, j1 = _loops(sch, "B")
+    _, j2 = _loops(sch, "C")
+    merged = sch.merge(j1, j2)
+    wl.assert_tvm_output(sch, "merge")
+    assert sch.get(merged).loop_var.name == "j_m"
+
+
+def test_merge_computes_the_same(wl):
+    func = wl.elemwise(7, 5)
+    sch = s_tir.Schedule(func)
+    sch.merge(_loops(sch, "B")[0], _loops(sch, "C")[0])
+    # The inner loops are now siblings under i_m: merge them too.
+    sch.merge(_loops(sch, "B")[1], _loops(sch, "C")[1])
+    assert "for i_m, j_m in T.grid(7, 5):" in wl.script(sch)
+    wl.assert_same_result(func, sch, [wl.rand(7, 5)], (7, 5))
+    wl.assert_replays(sch, func)
+
+
+def test_merge_errors(wl):
+    sch = s_tir.Schedule(wl.elemwise(8, 6), error_render_level="fast")
+    with pytest.raises(s_tir.ScheduleError, match="nesting depth must be same"):
+        sch.merge(_loops(sch, "B")[0], _loops(sch, "C")[1])
+    with pytest.raises(ValueError, match="merge needs at least 2 loops, got 1"):
+        sch.merge(_loops(sch, "B")[0])
+    sch.split(_loops(sch, "C")[0], [2, 4])
+    with pytest.raises(s_tir.ScheduleError, match=r"loop i_0 \(extent 2\) differs from loop i"):
+        sch.merge(_loops(sch, "B")[0], _loops(sch, "C")[0])
+    chain = s_tir.Schedule(wl.chain(8, 6), error_render_level="fast")
+    # TVM would run B after C here (C reads B); this implementation refuses.
+    with pytest.raises(s_tir.ScheduleError, match="must be adjacent statements"):
+        chain.merge(_loops(chain, "B")[0], _loops(chain, "D")[0])

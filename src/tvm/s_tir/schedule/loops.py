@@ -15,7 +15,7 @@ from ...ir.expr import Range
 from ...tirx.expr import And, IntImm, Var
 from ...tirx.expr_functor import post_order_visit
 from ...tirx.generic import const
-from ...tirx.stmt import For, ForKind, IterVar
+from ...tirx.stmt import For, ForKind, IterVar, SeqStmt
 from ...tirx.stmt_functor import substitute
 from .base import ExprRV, LoopRV, SBlockRV
 from .state import const_int, iter_blocks, replace_stmts
@@ -242,6 +242,74 @@ class LoopPrimitives:
             body = node.replace(body=body)
         self._commit(func_name, replace_stmts(self.mod[func_name].body, {id(chain[0]): body}))
         self._record("reorder", args=list(ordered_loops))
+
+    # --- merge ----------------------------------------------------------------------------------
+    def merge(self, *loops: LoopRV) -> LoopRV:
+        """Merge loops of sibling nests into one loop running their bodies in turn.
+
+        The loops must have the same extents and depth below the sequence holding their nests,
+        each nest a chain of loops; the whole chains are merged level by level (``i_m``,
+        ``j_m``). The nests must be adjacent in that sequence (TVM also merges across other
+        statements, which can reorder dependent blocks; here that is refused).
+        """
+        if len(loops) == 1 and isinstance(loops[0], (list, tuple)):
+            loops = tuple(loops[0])
+        if len(loops) < 2:
+            raise ValueError(f"merge needs at least 2 loops, got {len(loops)}")
+        found = [self._loop(rv, "merge") for rv in loops]
+        if len({fn for fn, _ in found}) != 1:
+            raise ValueError("merge: the loops belong to different functions")
+        func_name = found[0][0]
+        paths = [p for _, p in found]
+        common = min(len(p) for p in paths)
+        for p in paths[1:]:
+            n = 0
+            while n < common and p[n] is paths[0][n]:
+                n += 1
+            common = n
+        seq = paths[0][common - 1]
+        chains = [p[common:] for p in paths]
+        nodes = [p[-1] for p in paths]
+        if not isinstance(seq, SeqStmt) or len({len(c) for c in chains}) != 1:
+            raise self._error("merge", "Merge loop's nesting depth must be same, but not: the "
+                              "loops must sit at the same depth in sibling loop nests", nodes)
+        for chain in chains:
+            for outer, inner in itertools.pairwise(chain):
+                if not isinstance(outer, For) or outer.body is not inner:
+                    raise self._error("merge", "Each loop to merge must be reached from the "
+                                      "sequence holding the nests by a chain of loops, each the "
+                                      "only child of the previous", nodes)
+        for level in zip(*chains):
+            first = level[0]
+            for lp in level:
+                if (const_int(lp.min) != 0 or lp.kind != ForKind.SERIAL or lp.annotations
+                        or not Analyzer().can_prove_equal(lp.extent, first.extent)):
+                    raise self._error(
+                        "merge", f"The loops to merge must be serial, start at 0, have no "
+                        f"annotations and the same extent; loop {lp.loop_var.name} (extent "
+                        f"{lp.extent}) differs from loop {first.loop_var.name} (extent "
+                        f"{first.extent})", list(level))
+        positions = sorted(next(i for i, s in enumerate(seq.seq) if s is c[0]) for c in chains)
+        if positions != list(range(positions[0], positions[0] + len(positions))):
+            raise self._error("merge", "The loop nests to merge must be adjacent statements; "
+                              "merging across other statements could reorder dependent blocks",
+                              nodes)
+        ordered = sorted(chains, key=lambda c: next(i for i, s in enumerate(seq.seq)
+                                                     if s is c[0]))
+        new_vars = [Var(f"{lp.loop_var.name}_m", lp.loop_var.dtype) for lp in ordered[0]]
+        bodies = []
+        for chain in ordered:
+            bodies.append(substitute(chain[-1].body, dict(zip([lp.loop_var for lp in chain],
+                                                              new_vars))))
+        stmt = SeqStmt(bodies)
+        for var, lp in reversed(list(zip(new_vars, ordered[0]))):
+            stmt = For(var, const(0, var.dtype), lp.extent, ForKind.SERIAL, stmt)
+        table = {id(c[0]): None for c in ordered[1:]}
+        table[id(ordered[0][0])] = stmt
+        self._commit(func_name, replace_stmts(self.mod[func_name].body, table))
+        rv = self._new_rv(LoopRV, func_name, new_vars[-1])
+        self._record("merge", args=list(loops), outputs=[rv])
+        return rv
 
     # --- add_unit_loop --------------------------------------------------------------------------
     def add_unit_loop(self, block_or_loop) -> LoopRV:

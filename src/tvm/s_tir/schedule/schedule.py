@@ -5,7 +5,7 @@ caching, reduction, annotation, sampling, storage, blockize) on top of
 :class:`~.base.ScheduleBase`, which keeps the module, the trace and the handles.
 
 Not implemented yet (accessing one raises an ``AttributeError`` saying so): the names in
-``_NOT_IMPLEMENTED`` (``merge``, ``loop_partition``, the reindex/inplace cache variants,
+``_NOT_IMPLEMENTED`` (``loop_partition``, the reindex/inplace cache variants,
 tensorization, layout and padding primitives, two samplers).
 """
 
@@ -27,7 +27,7 @@ __all__ = ["ExprRV", "LoopRV", "SBlockRV", "Schedule", "ScheduleError"]
 
 # TVM 0.27 Schedule methods that have no implementation here yet.
 _NOT_IMPLEMENTED = frozenset({
-    "sample_partitioned_tile", "sample_compute_location", "merge", "loop_partition",
+    "sample_partitioned_tile", "sample_compute_location", "loop_partition",
     "reindex_cache_read", "reindex_cache_write", "cache_inplace", "cache_index", "reindex",
     "read_at", "write_at", "fuse_reduction_epilogue", "tensorize",
     "transform_layout", "transform_block_layout", "decompose_padding",
