@@ -265,6 +265,16 @@ class Normalizer:
         if new_op is not op or any(a is not b for a, b in zip(new_args, args)):
             call = Call(new_op, new_args, call.attrs, call.ty_args, span=call.span)
         if call.ty is None:
+            if type(op) is Op:
+                # An op-specific normal form (``FNormalize``, e.g. reshape's -1 resolved)
+                # is applied before inference, as in TVM.
+                fnormalize = op.get_attr("FNormalize")
+                if fnormalize is not None:
+                    try:
+                        call = fnormalize(self, call)
+                    except Exception as err:
+                        attach_node(err, original)
+                        raise
             try:
                 ty = self._infer_call(call)
             except Exception as err:

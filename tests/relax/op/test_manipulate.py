@@ -77,3 +77,15 @@ def test_reshape():
         _infer(op.reshape(_x([2, 6]), [-1, -1]))
     with pytest.raises(TypeError, match="expects argument 1 to be a shape"):
         _infer(relax.Call(op.reshape(_x([2]), [2]).op, [_x([2]), _x([2])]))
+
+
+def test_reshape_normal_form_resolves_minus_one():
+    # As Apache TVM 0.27 prints it: R.reshape(x, R.shape([4, 3])).
+    x = _x([2, 6])
+    call = relax.BlockBuilder().normalize(op.reshape(x, [-1, 3]))
+    assert [v.value for v in call.args[1].values] == [4, 3]
+    n = TirVar("n", "int64")
+    flat = relax.BlockBuilder().normalize(op.reshape(_x([n, 4]), [-1]))
+    assert tvm.ir.structural_equal(flat.args[1].values[0], n * 4)
+    unknown = relax.BlockBuilder().normalize(op.reshape(_x(ndim=2), [-1, 3]))
+    assert unknown.args[1].values[0].value == -1  # nothing to solve with: left as written

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+from ....ir.op import register_op_attr
 from ...expr import Call, ShapeExpr
 from ..op_attrs import PermuteDimsAttrs
 from ..registry import register_relax_op
-from .infer import infer_broadcast_to, infer_permute_dims, infer_reshape
+from .infer import infer_broadcast_to, infer_permute_dims, infer_reshape, normalize_reshape
 
 __all__ = ["broadcast_to", "permute_dims", "reshape"]
 
@@ -27,6 +28,8 @@ _PERMUTE_DIMS = register_relax_op(
 _RESHAPE = register_relax_op(
     "reshape", 2, "manipulate", infer_reshape, description="Reshape a tensor."
 )
+# Reshape has an op-specific normal form (a -1 dim resolved), applied by the normalizer.
+register_op_attr(_RESHAPE.name, "FNormalize", normalize_reshape)
 
 
 def _shape(shape):

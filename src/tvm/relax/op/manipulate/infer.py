@@ -81,6 +81,27 @@ def infer_permute_dims(call, _bb=None):
     return make_tensor_type([values[i] for i in order], data.dtype, data.ndim, data.vdevice)
 
 
+def normalize_reshape(_bb, call):
+    """``FNormalize`` of reshape: a ``-1`` in a literal new shape is replaced by the solved dim.
+
+    ``R.reshape(x, R.shape([-1]))`` with ``x: R.Tensor((n, 4))`` becomes
+    ``R.reshape(x, R.shape([n * 4]))``, as Apache TVM prints it. Unsolvable cases (unknown
+    input shape) are left as written.
+    """
+    shape = call.args[1]
+    values = getattr(shape, "values", None)
+    if values is None or not any(static_dim(v) == -1 for v in values):
+        return call
+    solved = known_shape(infer_reshape(call))
+    if solved is None:
+        return call
+    from ...expr import Call, ShapeExpr
+
+    return Call(
+        call.op, [call.args[0], ShapeExpr(solved)], call.attrs, call.ty_args, span=call.span
+    )
+
+
 def infer_reshape(call, _bb=None):
     """The new shape; a ``-1`` dim is solved from the element count when it is static."""
     data = tensor_arg(call, 0)
