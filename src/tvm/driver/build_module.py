@@ -125,6 +125,11 @@ def compile(mod, target=None, *, relax_pipeline="default", tir_pipeline="default
     if kind == "c":
         raise ValueError("tvm.compile: the 'c' target is not implemented; use 'llvm'")
     mod = _as_module(mod)
+    if any(not isinstance(f, PrimFunc) for f in mod.functions.values()):
+        # Relax functions: relax.build makes a VM executable (lazy: relax is a higher layer).
+        from ..relax.vm_build import build as relax_build
+
+        return relax_build(mod, target, relax_pipeline=relax_pipeline, tir_pipeline=tir_pipeline)
     key = None
     if isinstance(tir_pipeline, str):
         key = (structural_hash(mod), str(target), tir_pipeline)

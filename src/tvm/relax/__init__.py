@@ -35,6 +35,8 @@ from .expr import (
 )
 from .expr_functor import ExprFunctor, ExprMutator, ExprVisitor, PyExprMutator, PyExprVisitor
 from .global_info import DummyGlobalInfo, VDevice
+from .vm import Executable, VirtualMachine, VMExecutable
+from .vm_build import build
 from .ty import (
     AnyType,
     FuncStructInfo,

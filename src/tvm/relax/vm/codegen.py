@@ -1,0 +1,619 @@
+"""Relax function -> straight-line Python closure (the VM's "bytecode").
+
+Each Relax function of a built module becomes the source text of one Python function, compiled
+once with ``exec``. A binding becomes one line: a ``call_tir`` allocates its outputs and calls
+the compiled kernel (a raw ``tvm_ffi.Function``) directly, tuples are Python tuples, symbolic
+dims are Python ints held in local variables. There is no per-instruction dispatch: the per-call
+cost is the parameter checks plus one Python call per kernel.
+
+Memory: outputs that only feed kernels (never returned, put in a tuple, or passed to another
+Relax function) and have static shapes are allocated once per ``VirtualMachine`` and reused by
+every call (one buffer per such binding; lifetime-based sharing is future work). Functions that
+call other Relax functions get no planned buffers (recursion would clobber them). Everything a
+call can return is allocated fresh, so results never alias a later call's work. A VM is
+therefore not reentrant across threads (one VM per thread).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ...error import InternalError
+from ...ir.expr import GlobalVar
+from ...ir.op import Op
+from ...ir.type import PrimType, TupleType
+from ..expr import (
+    Call,
+    Constant,
+    DataTypeImm,
+    ExternFunc,
+    Function,
+    If,
+    MatchCast,
+    PrimValue,
+    SeqExpr,
+    ShapeExpr,
+    StringImm,
+    Tuple,
+    TupleGetItem,
+    Var,
+)
+from ..ty import ObjectType, ShapeType, TensorType
+
+__all__ = ["FunctionCode", "compile_function"]
+
+# Ops whose result is a call into a compiled kernel (destination-passing style).
+_CALL_TIR = ("relax.call_tir", "relax.call_tir_with_grad")
+
+
+class FunctionCode:
+    """The generated source of one Relax function and the constants it refers to."""
+
+    def __init__(self, name, source, namespace, planned, kernels, fallbacks):
+        self.name = name
+        self.source = source
+        self.namespace = namespace
+        #: (slot name, shape, numpy dtype) of buffers allocated once per VM.
+        self.planned = planned
+        #: names of the compiled kernels the function calls, in call order.
+        self.kernels = kernels
+        #: ops run by their NumPy reference rule (no legalization rule was applied).
+        self.fallbacks = fallbacks
+
+
+def compile_function(name, func, mod, profile=False) -> FunctionCode:
+    """Generate the Python source that runs Relax function ``func`` (module ``mod``)."""
+    return _Gen(name, func, mod, profile).run()
+
+
+def _np_dtype(dtype):
+    from ..op.registry import reference_dtype
+
+    return reference_dtype(dtype)
+
+
+class _Gen:
+    def __init__(self, name, func, mod, profile):
+        self.name, self.func, self.mod, self.profile = name, func, mod, profile
+        self.lines = []
+        self.ns = {}
+        self.names = {}  # relax Var -> python name
+        self.sym = {}  # tir Var -> python name
+        self.counter = 0
+        self.planned = []
+        self.kernels = []
+        self.fallbacks = []
+        self.escaping = set()
+
+    # --- helpers --------------------------------------------------------------------------
+    def fresh(self, prefix):
+        self.counter += 1
+        return f"{prefix}{self.counter}"
+
+    def const(self, value, prefix="_c"):
+        key = self.fresh(prefix)
+        self.ns[key] = value
+        return key
+
+    def emit(self, indent, line):
+        self.lines.append("    " * indent + line)
+
+    # --- driver ---------------------------------------------------------------------------
+    def run(self):
+        func = self.func
+        self._find_escaping(func)
+        self.calls_relax = _calls_relax_function(func, self.mod)
+        params = []
+        for i, p in enumerate(func.params):
+            pname = self.fresh("a")
+            self.names[p] = pname
+            params.append(pname)
+        self.emit(0, f"def {_ident(self.name)}({', '.join(params)}):")
+        self._param_checks(func, params)
+        result = self.expr(func.body, 1)
+        self.emit(1, f"return _ret({result})")
+        source = "\n".join(self.lines) + "\n"
+        return FunctionCode(
+            self.name, source, self.ns, self.planned, self.kernels, self.fallbacks
+        )
+
+    def _find_escaping(self, func):
+        """Variables whose value may leave a kernel call (returned, tupled, passed on)."""
+        # Lazy: the visitor is only needed while generating code.
+        from ..expr_functor import ExprVisitor
+
+        escaping = self.escaping
+
+        class _Visitor(ExprVisitor):
+            def visit_call_(self, call):
+                op = call.op
+                if isinstance(op, Op) and op.name in _CALL_TIR:
+                    # Kernel inputs do not escape; visit them without marking.
+                    inputs = call.args[1]
+                    fields = inputs.fields if isinstance(inputs, Tuple) else [inputs]
+                    for f in fields:
+                        if not isinstance(f, Var):
+                            self.visit_expr(f)
+                    for a in call.args[2:]:
+                        self.visit_expr(a)
+                    return
+                for a in call.args:
+                    _mark(a)
+                super().visit_call_(call)
+
+            def visit_tuple_(self, tup):
+                for f in tup.fields:
+                    _mark(f)
+                super().visit_tuple_(tup)
+
+            def visit_seq_expr_(self, seq):
+                super().visit_seq_expr_(seq)
+                _mark(seq.body)
+
+            def visit_var_binding_(self, binding):
+                super().visit_var_binding_(binding)
+                if isinstance(binding.value, (Var, TupleGetItem, If)):
+                    _mark(binding.value)
+                    escaping.add(binding.var)  # aliases: be conservative
+
+            def visit_match_cast_(self, binding):
+                super().visit_match_cast_(binding)
+                _mark(binding.value)
+                escaping.add(binding.var)
+
+        def _mark(expr):
+            if isinstance(expr, Var):
+                escaping.add(expr)
+            elif isinstance(expr, TupleGetItem):
+                _mark(expr.tuple_value)
+
+        _Visitor().visit_expr(func)
+
+    # --- run-time parameter checks ----------------------------------------------------------
+    def _param_checks(self, func, params):
+        deferred = []
+        for i, (p, pname) in enumerate(zip(func.params, params)):
+            self._check_value(pname, p.ty, i, p.name_hint, deferred, 1)
+        for line in deferred:
+            self.emit(1, str(line))
+
+    def _check_value(self, value, ty, index, pname, deferred, indent, what=None):
+        """Emit checks of ``value`` against ``ty``; bind symbolic dims seen first here."""
+        fail = self.const(_ParamError(self.name, index, pname, ty, what), "_e")
+        if ty is None or isinstance(ty, ObjectType):
+            return
+        if isinstance(ty, TensorType):
+            conds = [f"not hasattr({value}, 'shape')"]
+            self.emit(indent, f"if {conds[0]}: {fail}({value})")
+            shape = self.fresh("_s")
+            self.emit(indent, f"{shape} = {value}.shape")
+            dims = getattr(ty.shape, "values", None)
+            checks = []
+            if dims is not None:
+                checks.append(f"len({shape}) != {len(dims)}")
+            elif ty.ndim != -1:
+                checks.append(f"len({shape}) != {ty.ndim}")
+            if ty.dtype != "void":
+                dt = self.const(_DTypeCheck(ty.dtype), "_dt")
+                checks.append(f"not {dt}({value})")
+            if checks:
+                self.emit(indent, f"if {' or '.join(checks)}: {fail}({value})")
+            if dims is not None:
+                self._match_dims(shape, dims, value, fail, deferred, indent)
+            return
+        if isinstance(ty, ShapeType):
+            self.emit(indent, f"if not isinstance({value}, tuple): {fail}({value})")
+            if ty.values is not None:
+                self.emit(indent, f"if len({value}) != {len(ty.values)}: {fail}({value})")
+                self._match_dims(value, ty.values, value, fail, deferred, indent)
+            return
+        if isinstance(ty, TupleType):
+            n = len(ty.fields)
+            self.emit(
+                indent,
+                f"if not isinstance({value}, (tuple, list)) or len({value}) != {n}: "
+                f"{fail}({value})",
+            )
+            for k, field_ty in enumerate(ty.fields):
+                sub = self.fresh("_t")
+                self.emit(indent, f"{sub} = {value}[{k}]")
+                label = f"{what or ''}[{k}]"
+                self._check_value(sub, field_ty, index, pname, deferred, indent, label)
+            return
+        if isinstance(ty, PrimType):
+            expr = getattr(ty, "value", None)
+            if expr is not None:
+                self._match_dims(f"({value},)", (expr,), value, fail, deferred, indent)
+
+    def _match_dims(self, shape, dims, value, fail, deferred, indent):
+        from ...tirx.expr import IntImm
+        from ...tirx.expr import Var as TirVar
+
+        for k, dim in enumerate(dims):
+            if isinstance(dim, (int, IntImm)):
+                self.emit(indent, f"if {shape}[{k}] != {int(dim)}: {fail}({value})")
+            elif isinstance(dim, TirVar) and dim not in self.sym:
+                name = self.fresh("n")
+                self.sym[dim] = name
+                self.emit(indent, f"{name} = {shape}[{k}]")
+            elif isinstance(dim, TirVar):
+                self.emit(indent, f"if {shape}[{k}] != {self.sym[dim]}: {fail}({value})")
+            else:
+                # A compound dim (n * 2): checked after every parameter bound its vars.
+                deferred.append(_LazyLine(self, shape, k, dim, value, fail))
+
+    # --- expressions ------------------------------------------------------------------------
+    def prim(self, expr):
+        """Python source of a PrimExpr over the bound symbolic variables."""
+        return _prim_source(expr, self.sym, self.name)
+
+    def expr(self, expr, indent):
+        """Emit code computing ``expr``; return the Python expression holding its value."""
+        if isinstance(expr, Var):
+            if expr not in self.names:
+                raise ValueError(
+                    f"relax.build: {expr.name_hint} is used before it is defined in function "
+                    f"{self.name} (invalid IR)"
+                )
+            return self.names[expr]
+        if isinstance(expr, Constant):
+            return self.const(np.ascontiguousarray(expr.data.numpy()))
+        if isinstance(expr, Tuple):
+            items = [self.expr(f, indent) for f in expr.fields]
+            return "(" + "".join(f"{i}, " for i in items) + ")"
+        if isinstance(expr, TupleGetItem):
+            return f"{self.expr(expr.tuple_value, indent)}[{expr.index}]"
+        if isinstance(expr, ShapeExpr):
+            items = [self.prim(v) for v in expr.values]
+            return "(" + "".join(f"{i}, " for i in items) + ")"
+        if isinstance(expr, PrimValue):
+            return self.prim(expr.value)
+        if isinstance(expr, (StringImm, DataTypeImm)):
+            return repr(str(expr.value))
+        if isinstance(expr, SeqExpr):
+            for block in expr.blocks:
+                for binding in block.bindings:
+                    self.binding(binding, indent)
+            return self.expr(expr.body, indent)
+        if isinstance(expr, If):
+            return self._if(expr, indent)
+        if isinstance(expr, GlobalVar):
+            return f"_funcs[{expr.name_hint!r}]"
+        if isinstance(expr, ExternFunc):
+            return f"_packed({expr.global_symbol!r})"
+        if isinstance(expr, Call):
+            return self.call(expr, indent, None)
+        raise ValueError(
+            f"relax.build: function {self.name}: the VM does not run "
+            f"{type(expr).__name__} expressions (nested functions and closures are not "
+            "supported yet; lift them with LambdaLift first)"
+        )
+
+    def binding(self, binding, indent):
+        var = binding.var
+        name = self.fresh("v")
+        if isinstance(binding.value, Call):
+            value = self.call(binding.value, indent, var)
+        else:
+            value = self.expr(binding.value, indent)
+        self.emit(indent, f"{name} = {value}")
+        if isinstance(binding, MatchCast):
+            deferred = []
+            self._check_value(name, binding.ty, -1, var.name_hint, deferred, indent)
+            for line in deferred:
+                self.emit(indent, str(line))
+        self.names[var] = name
+
+    def _if(self, expr, indent):
+        cond = self.expr(expr.cond, indent)
+        out = self.fresh("r")
+        self.emit(indent, f"if _truth({cond}):")
+        t = self.expr(expr.true_branch, indent + 1)
+        self.emit(indent + 1, f"{out} = {t}")
+        self.emit(indent, "else:")
+        f = self.expr(expr.false_branch, indent + 1)
+        self.emit(indent + 1, f"{out} = {f}")
+        return out
+
+    # --- calls ------------------------------------------------------------------------------
+    def call(self, call, indent, var):
+        op = call.op
+        if isinstance(op, Op):
+            name = op.name
+            if name in _CALL_TIR:
+                return self._call_tir(call, indent, var)
+            special = _SPECIAL.get(name)
+            if special is not None:
+                return special(self, call, indent)
+            return self._fallback(call, indent)
+        if isinstance(op, GlobalVar):
+            target = self.mod[op]
+            from ...tirx.function import PrimFunc  # lazy: the TIR layer only for kernels
+
+            if isinstance(target, PrimFunc):
+                # A direct destination-passing call (after CallTIRRewrite): f(inputs..., outs).
+                kernel = self._kernel(op.name_hint)
+                args = [self.expr(a, indent) for a in call.args]
+                self.emit(indent, f"{kernel}({', '.join(args)})")
+                return "None"
+            args = [self.expr(a, indent) for a in call.args]
+            return f"_funcs[{op.name_hint!r}]({', '.join(args)})"
+        callee = self.expr(op, indent)
+        args = [self.expr(a, indent) for a in call.args]
+        return f"{callee}({', '.join(args)})"
+
+    def _kernel(self, name):
+        key = f"_k_{_ident(name)}"
+        self.ns.setdefault("__kernels__", {})[key] = name
+        self.kernels.append(name)
+        return key
+
+    def _out_types(self, call):
+        out_ty = call.ty_args[0] if len(call.ty_args) == 1 else TupleType(list(call.ty_args))
+        if not call.ty_args:
+            out_ty = call.ty
+        tys = list(out_ty.fields) if isinstance(out_ty, TupleType) else [out_ty]
+        return tys, isinstance(out_ty, TupleType)
+
+    def _alloc(self, ty, indent, planned_ok, what):
+        if not isinstance(ty, TensorType) or getattr(ty.shape, "values", None) is None:
+            raise ValueError(
+                f"relax.build: function {self.name}: {what} needs an output type with a known "
+                f"shape, got {ty}"
+            )
+        dtype = self.const(_np_dtype(ty.dtype), "_d")
+        dims = [self.prim(v) for v in ty.shape.values]
+        static = all(d.lstrip("-").isdigit() for d in dims)
+        shape = "(" + "".join(f"{d}, " for d in dims) + ")"
+        if planned_ok and static:
+            slot = self.fresh("_p")
+            self.planned.append((slot, tuple(int(d) for d in dims), _np_dtype(ty.dtype)))
+            return f"_mem[{slot!r}]", None
+        out = self.fresh("o")
+        self.emit(indent, f"{out} = _empty({shape}, {dtype})")
+        return out, out
+
+    def _call_tir(self, call, indent, var):
+        gvar = call.args[0]
+        kernel = self._kernel(gvar.name_hint)
+        inputs = call.args[1]
+        fields = list(inputs.fields) if isinstance(inputs, Tuple) else [inputs]
+        args = [self.expr(f, indent) for f in fields]
+        if isinstance(inputs, Var):
+            args = [f"*{args[0]}"] if isinstance(inputs.ty, TupleType) else args
+        tys, is_tuple = self._out_types(call)
+        planned_ok = (
+            var is not None and var not in self.escaping and not is_tuple and not self.calls_relax
+        )
+        outs = []
+        for ty in tys:
+            out, _ = self._alloc(ty, indent, planned_ok, f"R.call_tir({gvar.name_hint})")
+            outs.append(out)
+        extra = []
+        if len(call.args) > 2:
+            tir_vars = call.args[2]
+            if isinstance(tir_vars, ShapeExpr):
+                extra = [self.prim(v) for v in tir_vars.values]
+            else:
+                extra = [f"*{self.expr(tir_vars, indent)}"]
+        all_args = ", ".join(args + outs + extra)
+        if self.profile:
+            self.emit(indent, f"_prof({gvar.name_hint!r}, {kernel}, {all_args})")
+        else:
+            self.emit(indent, f"{kernel}({all_args})")
+        if is_tuple:
+            return "(" + "".join(f"{o}, " for o in outs) + ")"
+        return outs[0]
+
+    def _fallback(self, call, indent):
+        op = call.op
+        rule = op.get_attr("FReference")
+        if rule is None:
+            raise ValueError(
+                f"relax.build: function {self.name} calls {op.name}, which was not legalized "
+                "(no R.call_tir) and has no reference rule the VM could run; run "
+                "relax.transform.LegalizeOps first or register a legalization for it"
+            )
+        self.fallbacks.append(op.name)
+        fn = self.const(_Reference(op.name, rule, call.attrs), "_ref")
+        args = [self.expr(a, indent) for a in call.args]
+        if self.profile:
+            return f"_prof({'numpy:' + op.name!r}, {fn}, {', '.join(args)})"
+        return f"{fn}({', '.join(args)})"
+
+    def _builtin(fn_name):
+        def emit(self, call, indent):
+            args = [self.expr(a, indent) for a in call.args]
+            return f"{fn_name}({', '.join(args)})"
+
+        return emit
+
+    def _alloc_tensor(self, call, indent):
+        out, _ = self._alloc(call.ty, indent, False, "R.builtin.alloc_tensor")
+        return out
+
+    def _call_dps_packed(self, call, indent):
+        func = self.expr(call.args[0], indent)
+        inputs = call.args[1]
+        fields = list(inputs.fields) if isinstance(inputs, Tuple) else [inputs]
+        args = [self.expr(f, indent) for f in fields]
+        tys, is_tuple = self._out_types(call)
+        outs = [self._alloc(ty, indent, False, "R.call_dps_packed")[0] for ty in tys]
+        self.emit(indent, f"{func}({', '.join(args + outs)})")
+        return "(" + "".join(f"{o}, " for o in outs) + ")" if is_tuple else outs[0]
+
+    def _call_packed(self, call, indent):
+        func = self.expr(call.args[0], indent)
+        args = [self.expr(a, indent) for a in call.args[1:]]
+        return f"{func}({', '.join(args)})"
+
+    def _print(self, call, indent):
+        args = [self.expr(a, indent) for a in call.args]
+        self.emit(indent, f"_print({', '.join(args)})")
+        return "()"
+
+
+_SPECIAL = {
+    "relax.shape_of": _Gen._builtin("_shape_of"),
+    "relax.null_value": lambda self, call, indent: "None",
+    "relax.call_dps_packed": _Gen._call_dps_packed,
+    "relax.call_pure_packed": _Gen._call_packed,
+    "relax.call_packed": _Gen._call_packed,
+    "relax.builtin.alloc_tensor": _Gen._alloc_tensor,
+    "relax.print": _Gen._print,
+    "relax.memory.kill_tensor": lambda self, call, indent: "None",
+    "relax.memory.kill_storage": lambda self, call, indent: "None",
+}
+
+
+class _LazyLine:
+    """A compound-dim check, rendered once every symbolic variable has been bound."""
+
+    def __init__(self, gen, shape, k, dim, value, fail):
+        self.gen, self.shape, self.k, self.dim, self.value, self.fail = (
+            gen, shape, k, dim, value, fail
+        )
+
+    def __str__(self):
+        expect = self.gen.prim(self.dim)
+        return f"if {self.shape}[{self.k}] != {expect}: {self.fail}({self.value})"
+
+
+def _calls_relax_function(func, mod):
+    from ..expr_functor import ExprVisitor
+
+    found = []
+
+    class _Visitor(ExprVisitor):
+        def visit_global_var_(self, gvar):
+            if isinstance(mod[gvar], Function):
+                found.append(gvar)
+
+    _Visitor().visit_expr(func.body)
+    return bool(found)
+
+
+def _ident(name):
+    return "".join(c if c.isalnum() or c == "_" else "_" for c in str(name)) or "f"
+
+
+def _prim_source(expr, sym, fname):
+    from ...tirx import expr as te
+
+    if isinstance(expr, (int, np.integer)):
+        return str(int(expr))
+    if isinstance(expr, (float, bool)):
+        return repr(expr)
+    if isinstance(expr, te.IntImm):
+        return str(int(expr.value))
+    if isinstance(expr, te.FloatImm):
+        return repr(float(expr.value))
+    if isinstance(expr, te.Var):
+        if expr not in sym:
+            raise ValueError(
+                f"relax.build: function {fname}: symbolic variable {expr.name} is used before "
+                "a parameter or match_cast defines it"
+            )
+        return sym[expr]
+    if isinstance(expr, te.Cast):
+        inner = _prim_source(expr.value, sym, fname)
+        return f"int({inner})" if "int" in expr.dtype else f"float({inner})"
+    ops = {te.Add: "+", te.Sub: "-", te.Mul: "*", te.FloorDiv: "//", te.FloorMod: "%",
+           te.EQ: "==", te.NE: "!=", te.LT: "<", te.LE: "<=", te.GT: ">", te.GE: ">="}
+    for cls, sign in ops.items():
+        if type(expr) is cls:
+            a = _prim_source(expr.a, sym, fname)
+            b = _prim_source(expr.b, sym, fname)
+            return f"({a} {sign} {b})"
+    if isinstance(expr, (te.Min, te.Max)):
+        fn = "min" if isinstance(expr, te.Min) else "max"
+        return f"{fn}({_prim_source(expr.a, sym, fname)}, {_prim_source(expr.b, sym, fname)})"
+    raise ValueError(
+        f"relax.build: function {fname}: the VM cannot evaluate the shape expression {expr} "
+        f"({type(expr).__name__}); supported: + - * // % min max casts and comparisons"
+    )
+
+
+class _DTypeCheck:
+    """``check(x)``: whether tensor ``x`` (NumPy array or runtime Tensor) has the dtype."""
+
+    __slots__ = ("accepted", "name")
+
+    def __init__(self, name):
+        self.name = name
+        self.accepted = set()
+
+    def __call__(self, x):
+        dt = x.dtype
+        try:
+            if dt in self.accepted:
+                return True
+        except TypeError:
+            pass
+        ok = str(dt) == self.name or (isinstance(dt, np.dtype) and dt == _np_dtype(self.name))
+        if ok:
+            try:
+                self.accepted.add(dt)  # hashable dtype objects are remembered
+            except TypeError:
+                pass
+        return ok
+
+
+class _ParamError:
+    """Raises the ValueError of a parameter (or match_cast) that does not fit its type."""
+
+    def __init__(self, fname, index, pname, ty, what):
+        # The annotation is rendered now so that the executable can be pickled (exported).
+        self.fname, self.index, self.pname, self.what = fname, index, pname, what
+        self.annotation = _annotation(ty)
+
+    def __call__(self, value):
+        annotation = self.annotation
+        got = _describe(value)
+        if self.index < 0:
+            where = f"R.match_cast of {self.pname}"
+        else:
+            where = f"parameter {self.index} ({self.pname}{self.what or ''})"
+        raise ValueError(
+            f"VirtualMachine: function {self.fname}: {where} expects {annotation}, got {got}"
+        )
+
+
+def _annotation(ty):
+    try:
+        return ty.script()
+    except Exception:  # noqa: BLE001 - printing is best effort; the type's repr still says it
+        return str(ty)
+
+
+def _describe(value):
+    shape = getattr(value, "shape", None)
+    if shape is not None:
+        return f"a tensor of shape {tuple(shape)} and dtype {value.dtype}"
+    return f"{type(value).__name__} {value!r}"
+
+
+class _Reference:
+    """An op run by its NumPy reference rule (used when an op was not legalized)."""
+
+    def __init__(self, name, rule, attrs):
+        self.name, self.rule, self.attrs = name, rule, attrs
+
+    def __call__(self, *args):
+        values = [np.asarray(a) if hasattr(a, "shape") else a for a in args]
+        result = self.rule(self.attrs, *values)
+        return _as_arrays(result)
+
+
+def _as_arrays(value):
+    if isinstance(value, tuple):
+        return tuple(_as_arrays(v) for v in value)
+    if isinstance(value, (np.ndarray, np.generic)):
+        return np.ascontiguousarray(value)
+    return value
+
+
+def check_invariant(cond, message):
+    """Raise InternalError when a VM code-generation invariant does not hold."""
+    if not cond:
+        raise InternalError(message)

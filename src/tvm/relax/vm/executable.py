@@ -1,0 +1,147 @@
+"""``relax.Executable`` (``VMExecutable``): compiled kernels plus the VM code of each function.
+
+An executable holds the ``tvm.runtime.Module`` of compiled kernels and, for each Relax function,
+the generated Python source (see :mod:`.codegen`) with its constants. ``export_library`` writes
+one shared library: the kernels plus an extra exported function ``__pytvm_relax_program`` that
+returns the VM program (pickled, base64 text), so ``tvm.runtime.load_module(path)`` followed by
+``relax.VirtualMachine(lib, dev)`` runs it again in another process.
+"""
+
+from __future__ import annotations
+
+import base64
+import pickle
+
+__all__ = ["PROGRAM_SYMBOL", "Executable", "VMExecutable"]
+
+#: The exported function of a library that returns its VM program.
+PROGRAM_SYMBOL = "__pytvm_relax_program"
+_FORMAT = "pytvm-relax-vm-1"
+
+
+class Executable:
+    """The result of :func:`tvm.relax.build`: run it with :class:`tvm.relax.VirtualMachine`.
+
+    Parameters
+    ----------
+    lib : tvm.runtime.Module or None
+        The compiled kernels (None when the module has no PrimFunc).
+    codes : dict
+        ``name -> (FunctionCode, FunctionCode for profiling)`` for every Relax function.
+    mod : IRModule, optional
+        The module after the Relax pipeline (what was compiled); None for a loaded library.
+    """
+
+    def __init__(self, lib, codes, mod=None):
+        self.lib = lib
+        self._codes = codes
+        self.mod = mod
+
+    # --- introspection ----------------------------------------------------------------------
+    @property
+    def function_names(self) -> list:
+        """Names of the Relax functions the executable can run."""
+        return list(self._codes)
+
+    def as_python(self) -> str:
+        """The generated Python source of every function (what the VM runs)."""
+        return "\n".join(code.source for code, _ in self._codes.values())
+
+    def as_text(self) -> str:
+        """Alias of :meth:`as_python` (TVM prints VM bytecode here)."""
+        return self.as_python()
+
+    def stats(self) -> str:
+        """A short summary: functions, kernels called, planned buffers, NumPy fallbacks."""
+        lines = []
+        for name, (code, _) in self._codes.items():
+            planned = sum(int(_size(shape, dtype)) for _, shape, dtype in code.planned)
+            lines.append(
+                f"{name}: {len(code.kernels)} kernel calls, {len(code.planned)} planned "
+                f"buffers ({planned} bytes), NumPy fallbacks: {sorted(set(code.fallbacks)) or 0}"
+            )
+        return "\n".join(lines)
+
+    def __repr__(self) -> str:
+        return f"relax.Executable(functions={self.function_names!r})"
+
+    # --- export -------------------------------------------------------------------------------
+    def _program_text(self) -> str:
+        for name, (code, _) in self._codes.items():
+            if code.fallbacks:
+                raise ValueError(
+                    f"export_library: function {name} runs {sorted(set(code.fallbacks))} with "
+                    "NumPy reference rules (not legalized), which cannot be exported; legalize "
+                    "every op before exporting"
+                )
+        payload = pickle.dumps((_FORMAT, self._codes), protocol=4)
+        return base64.b64encode(payload).decode("ascii")
+
+    def export_library(self, file_name, *, fcompile=None, workspace_dir=None, **kwargs) -> str:
+        """Write a shared library that ``tvm.runtime.load_module`` loads back.
+
+        Parameters
+        ----------
+        file_name : str or os.PathLike
+            The ``.so`` to write (linking needs a C compiler driver, see
+            :meth:`tvm.runtime.Module.export_library`).
+        fcompile, workspace_dir, **kwargs
+            Passed to :meth:`tvm.runtime.Module.export_library`.
+        """
+        # Lazy: llvmlite compiles the program carrier only when exporting.
+        from ...backend.llvm.jit import build_module
+
+        carrier = build_module(_program_ir(self._program_text()), name="pytvm_relax_program")
+        if self.lib is not None:
+            # A fresh wrapper so the cached kernels module does not collect imports.
+            from ...runtime.module import Module
+
+            root = Module(self.lib.impl)
+            root.import_module(carrier)
+        else:
+            root = carrier
+        return root.export_library(
+            file_name, fcompile=fcompile, workspace_dir=workspace_dir, **kwargs
+        )
+
+    @staticmethod
+    def from_library(lib) -> Executable:
+        """The executable stored in a library written by :meth:`export_library`."""
+        try:
+            getter = lib.get_function(PROGRAM_SYMBOL, query_imports=True)
+        except (AttributeError, KeyError, ValueError, RuntimeError) as err:
+            raise ValueError(
+                "VirtualMachine: this runtime module holds no Relax VM program (it was not "
+                "written by relax.Executable.export_library)"
+            ) from err
+        payload = pickle.loads(base64.b64decode(str(getter())))  # noqa: S301 - our own library
+        if not isinstance(payload, tuple) or payload[0] != _FORMAT:
+            raise ValueError("VirtualMachine: unknown VM program format in the library")
+        return Executable(lib, payload[1])
+
+
+#: TVM's class name for the same thing.
+VMExecutable = Executable
+
+
+def _size(shape, dtype):
+    n = 1
+    for d in shape:
+        n *= d
+    return n * dtype.itemsize
+
+
+def _program_ir(text: str) -> str:
+    """LLVM IR of a packed function returning ``text`` as a ``tvm_ffi`` string."""
+    data = text.encode("ascii")
+    n = len(data)
+    return f"""
+@.pytvm_program = private constant [{n} x i8] c"{data.decode('ascii')}"
+@.pytvm_program_ba = private constant {{ ptr, i64 }} {{ ptr @.pytvm_program, i64 {n} }}
+declare i32 @TVMFFIStringFromByteArray(ptr, ptr)
+define dllexport i32 @__tvm_ffi_{PROGRAM_SYMBOL}(ptr %self, ptr %args, i32 %n, ptr %result) {{
+entry:
+  %r = call i32 @TVMFFIStringFromByteArray(ptr @.pytvm_program_ba, ptr %result)
+  ret i32 %r
+}}
+"""

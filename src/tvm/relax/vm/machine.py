@@ -1,0 +1,308 @@
+"""``relax.VirtualMachine``: runs the functions of a :class:`relax.Executable`.
+
+``vm["main"]`` is the generated Python function itself (no wrapper), so a call costs its
+parameter checks plus one Python call per kernel. Arguments are ``tvm.runtime.Tensor``s or
+NumPy arrays; results are ``tvm.runtime.Tensor``s (tuples of them for tuple results, tuples of
+ints for shapes, Python numbers for ``R.Prim`` values).
+"""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+import tvm_ffi
+
+from .executable import Executable
+
+__all__ = ["ProfileReport", "VirtualMachine"]
+
+
+def _ret(value):
+    """Function results as runtime tensors (NumPy arrays are wrapped without a copy)."""
+    if type(value) is np.ndarray:
+        return _wrap(value)
+    if type(value) is tuple:
+        return tuple(_ret(v) for v in value)
+    if isinstance(value, np.generic):
+        return value.item()
+    return value
+
+
+def _wrap(array):
+    if array.dtype.kind in "biuf":
+        return tvm_ffi.from_dlpack(array)
+    from ...runtime import tensor  # ml_dtypes (bfloat16, float8) go through pytvm's exporter
+
+    return tensor(array)
+
+
+def _truth(cond):
+    if hasattr(cond, "shape"):
+        return bool(np.asarray(cond))
+    return bool(cond)
+
+
+def _shape_of(x):
+    return tuple(int(d) for d in x.shape)
+
+
+def _packed(name):
+    from ...ffi import get_global_func  # lazy: the registry only for packed calls
+
+    func = get_global_func(name, allow_missing=True)
+    if func is None:
+        raise ValueError(f"VirtualMachine: packed function {name!r} is not registered")
+    return func
+
+
+def _print(fmt, *values):
+    values = [np.asarray(v) if hasattr(v, "shape") else v for v in values]
+    print(fmt.format(*values) if fmt else " ".join(str(v) for v in values))
+
+
+class VirtualMachine:
+    """Runs Relax functions compiled by :func:`tvm.relax.build`.
+
+    Parameters
+    ----------
+    rt_mod : relax.Executable or tvm.runtime.Module
+        An executable, or a library written by ``Executable.export_library`` and loaded with
+        ``tvm.runtime.load_module``.
+    device : Device or list of Device
+        Where to run (CPU only).
+    memory_cfg : str, optional
+        Accepted for TVM compatibility (``"naive"``/``"pooled"``); memory is always planned
+        statically where shapes are static and taken from NumPy otherwise.
+    profile : bool
+        Also prepare the profiling variant used by :meth:`profile`.
+
+    Examples
+    --------
+    >>> import numpy as np, tvm
+    >>> from tvm import relax, topi
+    >>> bb = relax.BlockBuilder()
+    >>> x = relax.Var("x", relax.TensorType([3], "float32"))
+    >>> with bb.function("main", [x]):
+    ...     bb.emit_func_output(bb.emit_te(topi.add, x, x))
+    >>> vm = relax.VirtualMachine(relax.build(bb.get()), tvm.cpu())
+    >>> vm["main"](np.arange(3, dtype="float32")).numpy().tolist()
+    [0.0, 2.0, 4.0]
+    """
+
+    def __init__(self, rt_mod, device=None, memory_cfg=None, profile=False):
+        if not isinstance(rt_mod, Executable):
+            rt_mod = Executable.from_library(rt_mod)
+        if memory_cfg not in (None, "naive", "pooled"):
+            raise ValueError(
+                f"VirtualMachine: memory_cfg must be 'naive' or 'pooled', got {memory_cfg!r}"
+            )
+        devices = device if isinstance(device, (list, tuple)) else [device]
+        for dev in devices:
+            if dev is not None and getattr(dev, "device_type", 1) != 1:
+                raise ValueError(f"VirtualMachine: only CPU devices are supported, got {dev}")
+        self.module = rt_mod
+        self.device = devices[0]
+        self._funcs = {}
+        self._profiled = {}
+        self._inputs = {}
+        self._outputs = {}
+        self._records = None
+        self._link(self._funcs, profile=False)
+
+    # --- linking: generated source -> Python functions ---------------------------------------
+    def _link(self, table, profile):
+        exe = self.module
+        for name, codes in exe._codes.items():
+            code = codes[1] if profile else codes[0]
+            ns = dict(code.namespace)
+            for key, kernel in ns.pop("__kernels__", {}).items():
+                ns[key] = self._kernel(kernel)
+            mem = {}
+            for slot, shape, dtype in code.planned:
+                mem[slot] = _wrap(np.empty(shape, dtype))
+            ns.update(
+                _funcs=table, _mem=mem, _empty=np.empty, _ret=_ret, _truth=_truth,
+                _shape_of=_shape_of, _packed=_packed, _print=_print, _prof=self._prof_call,
+            )
+            exec(compile(code.source, f"<relax.vm {name}>", "exec"), ns)  # noqa: S102
+            table[name] = _find_function(ns, code)
+
+    def _kernel(self, name):
+        lib = self.module.lib
+        if lib is None:
+            raise ValueError(f"VirtualMachine: kernel {name} is missing (no compiled library)")
+        try:
+            return lib.get_function(name, query_imports=True)
+        except Exception as err:  # noqa: BLE001 - re-raised with the kernel's name
+            raise ValueError(f"VirtualMachine: the library has no kernel {name!r}") from err
+
+    # --- calling -----------------------------------------------------------------------------
+    def __getitem__(self, name):
+        try:
+            return self._funcs[name]
+        except KeyError:
+            raise ValueError(
+                f"VirtualMachine: no function {name!r}; available: {sorted(self._funcs)}"
+            ) from None
+
+    def __contains__(self, name):
+        return name in self._funcs
+
+    def get_function(self, name):
+        """The callable of function ``name`` (same as ``vm[name]``)."""
+        return self[name]
+
+    def invoke_closure(self, closure, *args):
+        """Call a closure value returned by a function."""
+        return closure(*args)
+
+    def set_input(self, func_name, *args, **kwargs):
+        """Store the arguments of ``func_name`` for :meth:`invoke_stateful`."""
+        self[func_name]  # raises ValueError for an unknown function
+        if kwargs:
+            names = _param_names(self.module, func_name)
+            merged = list(args) + [None] * (len(names) - len(args))
+            for key, value in kwargs.items():
+                if key not in names:
+                    raise ValueError(
+                        f"VirtualMachine.set_input: {func_name} has no parameter {key!r}; "
+                        f"parameters: {names}"
+                    )
+                merged[names.index(key)] = value
+            args = tuple(merged)
+        self._inputs[func_name] = tuple(args)
+
+    def invoke_stateful(self, func_name):
+        """Run ``func_name`` on the inputs given by :meth:`set_input`; keep the outputs."""
+        if func_name not in self._inputs:
+            raise ValueError(
+                f"VirtualMachine.invoke_stateful: call set_input({func_name!r}, ...) first"
+            )
+        self._outputs[func_name] = self[func_name](*self._inputs[func_name])
+
+    def get_outputs(self, func_name):
+        """The outputs of the last :meth:`invoke_stateful` of ``func_name``."""
+        if func_name not in self._outputs:
+            raise ValueError(
+                f"VirtualMachine.get_outputs: {func_name} has not been run with invoke_stateful"
+            )
+        return self._outputs[func_name]
+
+    def time_evaluator(self, func_name, dev=None, number=10, repeat=1, min_repeat_ms=0,
+                       cooldown_interval_ms=0, repeats_to_cooldown=1, f_preproc=""):
+        """Return ``f(*args) -> BenchmarkResult`` timing ``func_name``.
+
+        With no arguments, ``f()`` uses the inputs stored by :meth:`set_input`.
+        """
+        from ...runtime.module import BenchmarkResult
+
+        if number < 1 or repeat < 1:
+            raise ValueError(
+                f"time_evaluator needs number >= 1 and repeat >= 1, got {number}, {repeat}"
+            )
+        if f_preproc:
+            raise ValueError(f"time_evaluator: f_preproc={f_preproc!r} is not supported")
+        func = self[func_name]
+
+        def evaluator(*args):
+            if not args:
+                args = self._inputs.get(func_name, ())
+            func(*args)  # warm up
+            results, count = [], number
+            for index in range(repeat):
+                if index and cooldown_interval_ms and index % repeats_to_cooldown == 0:
+                    time.sleep(cooldown_interval_ms / 1e3)
+                while True:
+                    start = time.perf_counter()
+                    for _ in range(count):
+                        func(*args)
+                    elapsed = time.perf_counter() - start
+                    if min_repeat_ms <= 0 or elapsed * 1e3 >= min_repeat_ms:
+                        break
+                    count = max(count * 2, int(count * min_repeat_ms / max(elapsed * 1e3, 1e-6)))
+                results.append(elapsed / count)
+            return BenchmarkResult(results)
+
+        return evaluator
+
+    # --- profiling -----------------------------------------------------------------------------
+    def _prof_call(self, name, fn, *args):
+        start = time.perf_counter()
+        result = fn(*args)
+        self._records.append((name, time.perf_counter() - start))
+        return result
+
+    def profile(self, func_name, *args):
+        """Run ``func_name`` once and report the time of every kernel call.
+
+        Returns
+        -------
+        ProfileReport
+            ``str(report)`` is a table (kernel, calls, total and mean microseconds, percent);
+            ``report.calls`` lists ``(kernel, seconds)`` in call order.
+        """
+        if not self._profiled:
+            self._link(self._profiled, profile=True)
+        if func_name not in self._profiled:
+            raise ValueError(f"VirtualMachine.profile: no function {func_name!r}")
+        if not args:
+            args = self._inputs.get(func_name, ())
+        self._records = []
+        start = time.perf_counter()
+        self._profiled[func_name](*args)
+        total = time.perf_counter() - start
+        records, self._records = self._records, None
+        return ProfileReport(func_name, records, total)
+
+
+def _find_function(ns, code):
+    from .codegen import _ident
+
+    return ns[_ident(code.name)]
+
+
+def _param_names(exe, func_name):
+    mod = exe.mod
+    if mod is None:
+        raise ValueError("set_input with keyword arguments needs the executable's IRModule")
+    return [p.name_hint for p in mod[func_name].params]
+
+
+class ProfileReport:
+    """Per-kernel times of one profiled call (``str()`` gives a table)."""
+
+    def __init__(self, func_name, calls, total):
+        self.func_name = func_name
+        self.calls = calls
+        self.total = total
+
+    def table(self) -> str:
+        """The report as a text table, slowest kernel first."""
+        agg = {}
+        for name, seconds in self.calls:
+            count, acc = agg.get(name, (0, 0.0))
+            agg[name] = (count + 1, acc + seconds)
+        rows = sorted(agg.items(), key=lambda kv: -kv[1][1])
+        width = max([len("Name")] + [len(n) for n in agg])
+        lines = [f"{'Name':<{width}}  {'Calls':>5}  {'Total (us)':>11}  {'Mean (us)':>10}  "
+                 f"{'Percent':>7}"]
+        for name, (count, acc) in rows:
+            pct = 100.0 * acc / self.total if self.total else 0.0
+            lines.append(
+                f"{name:<{width}}  {count:>5}  {acc * 1e6:>11.2f}  {acc / count * 1e6:>10.2f}  "
+                f"{pct:>6.1f}%"
+            )
+        kernel_time = sum(s for _, s in self.calls)
+        lines.append(f"{'Total':<{width}}  {len(self.calls):>5}  {self.total * 1e6:>11.2f}")
+        lines.append(
+            f"(function {self.func_name}: {kernel_time * 1e6:.2f} us in kernels, "
+            f"{(self.total - kernel_time) * 1e6:.2f} us elsewhere)"
+        )
+        return "\n".join(lines)
+
+    def __str__(self) -> str:
+        return self.table()
+
+    def __repr__(self) -> str:
+        return f"ProfileReport({self.func_name!r}, {len(self.calls)} calls)"

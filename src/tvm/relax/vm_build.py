@@ -1,0 +1,134 @@
+"""``relax.build``: Relax pipeline, TIR compilation, and the VM executable.
+
+Steps (``docs/arch/build_and_vm.md``):
+
+1. the Relax pipeline (``relax_pipeline``): by default the legalization and fusion passes that
+   exist (``LegalizeOps``, ``AnnotateTIROpPattern``/``FuseOps``/``FuseTIR`` when available);
+2. every PrimFunc of the result is compiled with ``tvm.compile`` (default schedules, the TIR
+   pipeline, LLVM) into one ``tvm.runtime.Module``;
+3. every Relax function becomes VM code (``tvm.relax.vm.codegen``).
+"""
+
+from __future__ import annotations
+
+from ..ir.module import IRModule
+from .expr import Function
+from .vm.codegen import compile_function
+from .vm.executable import Executable
+
+__all__ = ["build", "default_relax_pipeline"]
+
+# Passes of the default pipeline, by name in tvm.relax.transform, in order. A pass that does
+# not exist yet is skipped (the build still works on modules that need no such pass).
+_DEFAULT_PASSES = (
+    "LegalizeOps",
+    "AnnotateTIROpPattern",
+    "FoldConstant",
+    "FuseOps",
+    "FuseTIR",
+    "DeadCodeElimination",
+)
+
+
+def default_relax_pipeline():
+    """The passes ``relax.build`` runs by default, as a ``tvm.transform.Sequential``."""
+    from ..ir import transform as ir_transform  # lazy: pass infrastructure
+    from . import transform
+
+    passes = [getattr(transform, name)() for name in _DEFAULT_PASSES if hasattr(transform, name)]
+    return ir_transform.Sequential(passes, name="relax.build.default")
+
+
+def _relax_pipeline(relax_pipeline):
+    if relax_pipeline is None or relax_pipeline == "none":
+        return None
+    if isinstance(relax_pipeline, str):
+        if relax_pipeline in ("default", "default_build", "zero"):
+            return default_relax_pipeline()
+        # Lazy: relax.pipeline is written by the compilation-pass work (may not exist yet).
+        try:
+            from . import pipeline as _pipeline
+        except ImportError:
+            _pipeline = None
+        if _pipeline is not None and hasattr(_pipeline, "get_pipeline"):
+            return _pipeline.get_pipeline(relax_pipeline)
+        raise ValueError(
+            f"relax.build: unknown relax_pipeline {relax_pipeline!r}; use 'default', None, or "
+            "a pass"
+        )
+    return relax_pipeline
+
+
+def build(
+    mod,
+    target=None,
+    params=None,
+    relax_pipeline="default",
+    tir_pipeline="default",
+    exec_mode="bytecode",
+    *,
+    system_lib=None,
+):
+    """Compile an IRModule with Relax functions into a :class:`relax.Executable`.
+
+    Parameters
+    ----------
+    mod : IRModule
+        Relax functions (and PrimFuncs they call with ``R.call_tir``).
+    target : str, dict or Target, optional
+        ``"llvm"`` (the default).
+    params : dict, optional
+        Not supported yet (bind constants with ``relax.transform.BindParams`` first); must be
+        None or empty.
+    relax_pipeline : str, Pass or None
+        ``"default"`` (legalize and fuse), None to compile the module as given, or a pass.
+    tir_pipeline : str or callable
+        Passed to ``tvm.compile`` for the PrimFuncs.
+    exec_mode : str
+        ``"bytecode"`` (the default) or ``"compiled"``; both produce the Python VM code.
+    system_lib : bool, optional
+        Must be falsy (system libraries are not supported by the VM build).
+
+    Returns
+    -------
+    relax.Executable
+        Run it with ``relax.VirtualMachine(ex, tvm.cpu())``.
+    """
+    if not isinstance(mod, IRModule):
+        if isinstance(mod, Function):
+            mod = IRModule({"main": mod})
+        else:
+            raise TypeError(f"relax.build expects an IRModule, got {type(mod).__name__}")
+    if params:
+        raise ValueError(
+            "relax.build: params= is not supported yet; bind them into the module first "
+            "(relax.transform.BindParams) or pass them as arguments"
+        )
+    if exec_mode not in ("bytecode", "compiled"):
+        raise ValueError(f"relax.build: exec_mode must be 'bytecode' or 'compiled', got {exec_mode!r}")
+    if system_lib:
+        raise ValueError("relax.build: system_lib=True is not supported")
+    passes = _relax_pipeline(relax_pipeline)
+    if passes is not None:
+        mod = passes(mod)
+    return _build_executable(mod, target, tir_pipeline)
+
+
+def _build_executable(mod, target, tir_pipeline):
+    # Lazy: the TIR layer and the driver sit below/beside relax but are heavy to import.
+    from ..driver.build_module import compile as tir_compile
+    from ..tirx.function import PrimFunc
+
+    prims = {gv: f for gv, f in mod.functions.items() if isinstance(f, PrimFunc)}
+    lib = None
+    if prims:
+        lib = tir_compile(IRModule(prims), target, tir_pipeline=tir_pipeline)
+    codes = {}
+    for gv, func in mod.functions.items():
+        if isinstance(func, Function):
+            name = gv.name_hint
+            codes[name] = (
+                compile_function(name, func, mod),
+                compile_function(name, func, mod, profile=True),
+            )
+    return Executable(lib, codes, mod)
