@@ -217,3 +217,26 @@ def test_buffer_given_by_data_var_and_unknown_names(wl):
         sch.cache_read(c, "Z", "shared")
     with pytest.raises(s_tir.ScheduleError, match="Cannot find a block with the name: Q"):
         sch.compute_inline("Q")
+
+
+def test_trace_editing(wl):
+    func = wl.matmul(12, 10, 3)
+    sch = s_tir.Schedule(func, seed=1)
+    c = sch.get_sblock("C")
+    sch.get_sblock("C")  # unused lookup
+    i, _, _ = sch.get_loops(c)
+    tiles = sch.sample_perfect_tile(i, n=2, decision=[3, 4])
+    sch.split(i, tiles)
+    sch.get_consumers(c)  # unused lookup
+    trace = sch.trace
+    simple = trace.simplified(remove_postproc=False)
+    assert [inst.kind for inst in simple.insts] == [
+        "get_sblock", "get_loops", "sample_perfect_tile", "split"]
+    sample = simple.insts[2]
+    assert simple.get_decision(sample) == [3, 4]
+    changed = simple.with_decision(sample, [6, 2], remove_postproc=False)
+    fresh = s_tir.Schedule(func)
+    changed.apply_to_schedule(fresh, remove_postproc=False)
+    assert "for i_0, i_1, j, k in T.grid(6, 2, 10, 3):" in wl.script(fresh)
+    assert simple.pop().kind == "split" and len(simple) == 3
+    assert trace.get_decision(trace.insts[0]) is None

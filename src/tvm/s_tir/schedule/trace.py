@@ -30,6 +30,12 @@ class Instruction:
         return f"Instruction({self.kind})"
 
 
+# Instructions without side effects on the IR (dropped by ``simplified`` when unused).
+_PURE = frozenset({"get_sblock", "get_loops", "get_child_blocks", "get_producers",
+                   "get_consumers", "get_output_blocks", "sample_categorical",
+                   "sample_perfect_tile"})
+
+
 def _is_rv(value):
     # Lazy: base imports this module, so the handle classes are looked up at call time.
     from .base import _RV
@@ -73,6 +79,42 @@ class Trace:
 
     def __len__(self):
         return len(self.insts)
+
+    def pop(self):
+        """Remove and return the last instruction (``None`` if the trace is empty)."""
+        return self.insts.pop() if self.insts else None
+
+    def get_decision(self, inst):
+        """The decision recorded for a sampling instruction (``None`` otherwise)."""
+        return inst.kwargs.get("decision")
+
+    def with_decision(self, inst, decision, remove_postproc: bool) -> Trace:
+        """A copy of the trace where ``inst`` carries ``decision`` (replays then use it)."""
+        out = []
+        for old in self.insts:
+            if remove_postproc and old.kind == "enter_postproc":
+                break
+            if old is inst:
+                old = Instruction(old.kind, old.args, dict(old.kwargs, decision=decision),
+                                  old.outputs, old.returns_list)
+            out.append(old)
+        return Trace(out)
+
+    def simplified(self, remove_postproc: bool) -> Trace:
+        """A copy without the pure instructions (lookups, samples) whose results are unused."""
+        insts = []
+        for inst in self.insts:
+            if remove_postproc and inst.kind == "enter_postproc":
+                break
+            insts.append(inst)
+        used, kept = set(), []
+        for inst in reversed(insts):
+            if inst.kind in _PURE and not any(id(o) in used for o in inst.outputs):
+                continue
+            kept.append(inst)
+            for value in inst.args + list(inst.kwargs.values()):
+                _map(value, lambda v: used.add(id(v)) if _is_rv(v) else None)
+        return Trace(kept[::-1])
 
     def apply_to_schedule(self, sch, remove_postproc: bool, decision_provider=None) -> None:
         """Replay the instructions on ``sch`` (stopping at ``enter_postproc`` if asked)."""
