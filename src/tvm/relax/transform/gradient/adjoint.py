@@ -49,17 +49,25 @@ def ones_of_type(ty):
     return ones(_shape_expr(ty, "the seed adjoint"), ty.dtype)
 
 
-def tuple_aware_add(lhs, rhs):
-    """``lhs + rhs`` for tensors, fieldwise (recursively) for tuples."""
-    ty = lhs.ty
-    if isinstance(ty, TupleType):
-        fields = []
-        for i in range(len(ty.fields)):
-            left = lhs.fields[i] if isinstance(lhs, Tuple) else TupleGetItem(lhs, i)
-            right = rhs.fields[i] if isinstance(rhs, Tuple) else TupleGetItem(rhs, i)
-            fields.append(tuple_aware_add(left, right))
-        return Tuple(fields)
-    return add(lhs, rhs)
+def tuple_aware_add(bb, lhs, rhs):
+    """``lhs + rhs`` for tensors, fieldwise (recursively) for tuples.
+
+    A tuple-typed operand that is neither a variable nor a Tuple literal is bound first, so
+    its fields are read from one variable.
+    """
+    ty = lhs.ty if lhs.ty is not None else bb.normalize(lhs).ty
+    if not isinstance(ty, TupleType):
+        return add(lhs, rhs)
+    if not isinstance(lhs, (Var, Tuple)):
+        lhs = bb.emit(lhs)
+    if not isinstance(rhs, (Var, Tuple)):
+        rhs = bb.emit(rhs)
+    fields = []
+    for i in range(len(ty.fields)):
+        left = lhs.fields[i] if isinstance(lhs, Tuple) else TupleGetItem(lhs, i)
+        right = rhs.fields[i] if isinstance(rhs, Tuple) else TupleGetItem(rhs, i)
+        fields.append(tuple_aware_add(bb, left, right))
+    return Tuple(fields)
 
 
 def _is_no_grad(expr) -> bool:
@@ -83,7 +91,9 @@ class BackwardGenerator:
         """Add ``increment`` into the adjoint of ``base`` (a Var, a Tuple of them, a leaf)."""
         if isinstance(base, Var):
             existing = self.adjoints.get(base)
-            value = increment if existing is None else tuple_aware_add(existing, increment)
+            value = (
+                increment if existing is None else tuple_aware_add(self._bb, existing, increment)
+            )
             self._emit_adjoint(base, value)
         elif isinstance(base, Tuple):
             if not isinstance(increment, Tuple):
@@ -112,7 +122,7 @@ class BackwardGenerator:
                 fields.append(increment if i == index else zeros_of_type(field_ty))
             else:
                 item = TupleGetItem(existing, i)
-                fields.append(tuple_aware_add(item, increment) if i == index else item)
+                fields.append(tuple_aware_add(self._bb, item, increment) if i == index else item)
         self._emit_adjoint(base, Tuple(fields))
 
     # --- the sweep --------------------------------------------------------------------------

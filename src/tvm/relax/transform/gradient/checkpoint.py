@@ -4,7 +4,7 @@ values are kept, and recompute the others lazily in the backward sweep.
 
 from __future__ import annotations
 
-from ...expr import Call, DataflowVar, VarBinding
+from ...expr import Call, DataflowVar, Var, VarBinding
 from ...expr_functor import ExprMutator, ExprVisitor
 
 __all__ = ["CheckpointInfo", "Recomputer", "strip_checkpoints"]
@@ -64,12 +64,18 @@ def substitute(expr, mapping: dict):
 class CheckpointInfo:
     """What stripping the markers learned: which variables the forward pass keeps."""
 
-    def __init__(self, checkpointed: set, bindings: dict):
+    def __init__(self, checkpointed: set, bindings: dict, redirect: dict):
         #: Variables whose forward value is kept (params, start_checkpoint inputs, and values
         #: computed only from kept values or end_checkpoint outputs).
         self.checkpointed = checkpointed
         #: var -> forward value (after stripping) of every binding of the block.
         self.bindings = bindings
+        #: marker variable -> the variable standing in for it once markers are stripped.
+        self.redirect = redirect
+
+    def resolve(self, var):
+        """The variable that replaces ``var`` after stripping (``var`` itself if unchanged)."""
+        return self.redirect.get(var, var)
 
 
 def strip_checkpoints(params, bindings):
@@ -99,16 +105,20 @@ def strip_checkpoints(params, bindings):
         source = value.args[0]
         target = redirect.get(source, source)
         if kind == "start":
-            checkpointed.add(source)
+            checkpointed.add(target)
         else:
             end_outputs.add(binding.var)
         if not isinstance(binding.var, DataflowVar) and isinstance(target, DataflowVar):
-            # The marker's variable is a function output: keep it as an alias of the input.
-            new_bindings.append(VarBinding(binding.var, target))
-            checkpointed.add(binding.var)
+            # The marker's variable is a function output: an output alias of the input (named
+            # like the input, as TVM does) stands in for it.
+            alias = Var(target.name_hint, binding.var.ty, binding.var.span)
+            new_bindings.append(VarBinding(alias, target))
+            checkpointed.add(alias)
+            end_outputs.add(alias)
+            redirect[binding.var] = alias
             continue
         redirect[binding.var] = target
-    info = CheckpointInfo(checkpointed, {b.var: b.value for b in new_bindings})
+    info = CheckpointInfo(checkpointed, {b.var: b.value for b in new_bindings}, redirect)
     return new_bindings, info
 
 

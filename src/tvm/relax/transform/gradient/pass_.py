@@ -16,7 +16,7 @@ from ...expr import DataflowBlock, Function, SeqExpr, Tuple, Var
 from ...ty import TensorType, TupleType
 from ...utils import copy_with_new_vars
 from .adjoint import BackwardGenerator
-from .checkpoint import Recomputer, strip_checkpoints
+from .checkpoint import Recomputer, strip_checkpoints, substitute
 from .simplify import simplify_gradient
 
 __all__ = ["Gradient", "GradientError"]
@@ -175,6 +175,9 @@ def _adjoint_function(func, func_name, require_grads, target_index):
     requested = [params[i] if kind == "param" else bindings[i].var for kind, i in positions]
 
     forward, info = strip_checkpoints(params, bindings)
+    ret = substitute(ret, info.redirect)
+    new_target = info.resolve(new_target)
+    requested = [info.resolve(var) for var in requested]
     name = f"{func_name}_adjoint"
     attrs = {k: v for k, v in (func.attrs or {}).items() if k != "global_symbol"}
     bb = BlockBuilder()
