@@ -12,12 +12,11 @@ import pytest
 
 from tvm import relax
 from tvm.ir.op import Op
-from tvm.relax.expr import Call
 from tvm.relax.expr_functor import ExprVisitor
 from tvm.relax.testing import evaluate
 
 sys.path.insert(0, str(pathlib.Path(__file__).parent / "op"))
-import op_cases  # noqa: E402
+import op_cases
 
 _TABLES = {f: importlib.import_module(f"op_cases.{f}") for f in op_cases.FAMILIES}
 # Calls that stay after legalization (the VM runs them directly).

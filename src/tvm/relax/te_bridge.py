@@ -12,7 +12,7 @@ from __future__ import annotations
 from ..ir.expr import PrimExpr, RelaxExpr
 from ..tirx.expr import Var as TirVar
 from .analysis.type_analysis import tir_vars_in
-from .expr import PrimValue
+from .expr import Constant, PrimValue
 from .ty import TensorType
 
 __all__ = ["call_te"]
@@ -33,6 +33,11 @@ class _Converter:
             return {k: self.convert(v) for k, v in value.items()}
         if isinstance(value, PrimValue):
             return value.value
+        if isinstance(value, Constant) and value.data.ndim == 0:
+            # A scalar constant is inlined into the PrimFunc as a TIR literal, as in TVM.
+            from ..tirx.generic import const
+
+            return const(value.data.numpy().item(), value.ty.dtype)
         if isinstance(value, RelaxExpr) and not isinstance(value, PrimExpr):
             return self._placeholder(value)
         return value

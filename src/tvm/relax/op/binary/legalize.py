@@ -5,11 +5,7 @@ from __future__ import annotations
 from .... import te, tirx, topi
 from ...transform.legalize_ops.common import call_topi, register_legalize
 
-_NAMES = (
-    "add subtract multiply divide floor_divide floor_mod mod power maximum minimum "
-    "logical_and logical_or logical_xor bitwise_and bitwise_or bitwise_xor left_shift "
-    "right_shift equal not_equal less less_equal greater greater_equal"
-).split()
+_NAMES = ["add", "subtract", "multiply", "divide", "floor_divide", "floor_mod", "mod", "power", "maximum", "minimum", "logical_and", "logical_or", "logical_xor", "bitwise_and", "bitwise_or", "bitwise_xor", "left_shift", "right_shift", "equal", "not_equal", "less", "less_equal", "greater", "greater_equal"]
 
 for _name in _NAMES:
     register_legalize(f"relax.{_name}", call_topi(getattr(topi, _name)))
@@ -19,6 +15,7 @@ def _power(a, b):
     """``a ** b``; integer powers go through float64 and are rounded back (exact for
     results below 2**53)."""
     if a.dtype.startswith(("int", "uint")):
+
         def body(x, y):
             value = tirx.round(tirx.pow(x.astype("float64"), y.astype("float64")))
             return value.astype(a.dtype)

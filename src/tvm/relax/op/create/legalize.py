@@ -53,14 +53,16 @@ def _full_like(bb, call):
 
 @register_legalize("relax.arange")
 def _arange(bb, call):
-    start, stop, step = (prim_value(a) for a in call.args)
+    start, _stop, step = (prim_value(a) for a in call.args)  # the length is inferred
     dtype = call.ty.dtype
     (length,) = call.ty.shape.values
 
     def arange():
         # The length is the inferred one, so symbolic bounds keep a consistent shape.
         return te.compute(
-            (length,), lambda i: (start + step * i.astype(start.dtype)).astype(dtype), name="T_arange"
+            (length,),
+            lambda i: (start + step * i.astype(start.dtype)).astype(dtype),
+            name="T_arange",
         )
 
     return bb.call_te(arange, primfunc_name_hint="arange")

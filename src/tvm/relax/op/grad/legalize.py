@@ -45,8 +45,9 @@ def _take_backward(bb, call):
     output_grad, x, indices = call.args
     if axis is None:
         raise ValueError("LegalizeOps: relax.grad.take_backward with axis=None has no rule yet")
-    return bb.call_te(_take_backward_te(int(axis)), output_grad, x, indices,
-                      primfunc_name_hint="take_backward")
+    return bb.call_te(
+        _take_backward_te(int(axis)), output_grad, x, indices, primfunc_name_hint="take_backward"
+    )
 
 
 @register_legalize("relax.grad.nll_loss_backward")
@@ -54,8 +55,9 @@ def _nll_loss_backward(bb, call):
     a = call.attrs
 
     def nll_loss_backward(output_grad, pred, tgt, *weight):
-        return tnn.nll_loss_backward(output_grad, pred, tgt, weight[0] if weight else None,
-                                     a.reduction, int(a.ignore_index))
+        return tnn.nll_loss_backward(
+            output_grad, pred, tgt, weight[0] if weight else None, a.reduction, int(a.ignore_index)
+        )
 
     return bb.call_te(nll_loss_backward, *call.args, primfunc_name_hint="nll_loss_backward")
 
@@ -64,10 +66,18 @@ def _pool_backward(pool_type):
     def rule(bb, call):
         a = call.attrs
         return bb.call_te(
-            tnn.pool_grad, call.args[0], call.args[1], [int(v) for v in a.pool_size],
-            [int(v) for v in a.strides], [int(v) for v in a.padding], pool_type,
-            bool(a.ceil_mode), bool(a.count_include_pad), a.layout,
-            [int(v) for v in a.dilation], primfunc_name_hint=f"{pool_type}_pool2d_backward",
+            tnn.pool_grad,
+            call.args[0],
+            call.args[1],
+            [int(v) for v in a.pool_size],
+            [int(v) for v in a.strides],
+            [int(v) for v in a.padding],
+            pool_type,
+            bool(a.ceil_mode),
+            bool(a.count_include_pad),
+            a.layout,
+            [int(v) for v in a.dilation],
+            primfunc_name_hint=f"{pool_type}_pool2d_backward",
         )
 
     return rule

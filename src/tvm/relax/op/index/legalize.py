@@ -16,7 +16,11 @@ def _take(bb, call):
     axis = call.attrs.axis
     mode = call.attrs.mode or "fast"
     return bb.call_te(
-        topi.take, x, indices, None if axis is None else int(axis), mode=mode,
+        topi.take,
+        x,
+        indices,
+        None if axis is None else int(axis),
+        mode=mode,
         primfunc_name_hint="take",
     )
 
@@ -30,6 +34,12 @@ def _strided_slice(bb, call):
     x, axes, begin, end = call.args[:4]
     strides = _values(call.args[4]) if len(call.args) > 4 else None
     return bb.call_te(
-        topi.strided_slice, x, _values(begin), _values(end), strides, _values(axes),
-        assume_inbound=bool(call.attrs.assume_inbound), primfunc_name_hint="strided_slice",
+        topi.strided_slice,
+        x,
+        _values(begin),
+        _values(end),
+        strides,
+        _values(axes),
+        assume_inbound=bool(call.attrs.assume_inbound),
+        primfunc_name_hint="strided_slice",
     )

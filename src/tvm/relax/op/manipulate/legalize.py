@@ -95,7 +95,9 @@ def _repeat(bb, call):
         # axis=None repeats the flattened tensor.
         x = bb.emit_te(topi.reshape, x, [_numel(x)], primfunc_name_hint="reshape")
         axis = 0
-    return bb.call_te(topi.repeat, x, int(call.attrs.repeats), int(axis), primfunc_name_hint="repeat")
+    return bb.call_te(
+        topi.repeat, x, int(call.attrs.repeats), int(axis), primfunc_name_hint="repeat"
+    )
 
 
 @register_legalize("relax.tile")
@@ -113,7 +115,10 @@ def _flip(bb, call):
 def _gather_elements(bb, call):
     data, indices = call.args
     return bb.call_te(
-        topi.gather_elements, data, indices, int(call.attrs.axis),
+        topi.gather_elements,
+        data,
+        indices,
+        int(call.attrs.axis),
         primfunc_name_hint="gather_elements",
     )
 
@@ -122,8 +127,13 @@ def _gather_elements(bb, call):
 def _scatter_elements(bb, call):
     data, indices, updates = call.args
     return bb.call_te(
-        topi.scatter_elements, data, indices, updates, int(call.attrs.axis),
-        call.attrs.reduction, primfunc_name_hint="scatter_elements",
+        topi.scatter_elements,
+        data,
+        indices,
+        updates,
+        int(call.attrs.axis),
+        call.attrs.reduction,
+        primfunc_name_hint="scatter_elements",
     )
 
 
@@ -131,8 +141,13 @@ def _scatter_elements(bb, call):
 def _one_hot(bb, call):
     indices, on_value, off_value = call.args
     return bb.call_te(
-        topi.one_hot, indices, prim_value(on_value), prim_value(off_value),
-        int(call.attrs.depth), int(call.attrs.axis), call.ty.dtype,
+        topi.one_hot,
+        indices,
+        prim_value(on_value),
+        prim_value(off_value),
+        int(call.attrs.depth),
+        int(call.attrs.axis),
+        call.ty.dtype,
         primfunc_name_hint="one_hot",
     )
 
@@ -153,7 +168,8 @@ def _layout_transform_te(index_map, out_shape, pad_value):
             order = [next(k for k, p in enumerate(probe) if p is m) for m in mapped]
             inverse = [order.index(k) for k in range(len(probe))]
             return te.compute(
-                out_shape, lambda *o: x(*[o[inverse[k]] for k in range(len(probe))]),
+                out_shape,
+                lambda *o: x(*[o[inverse[k]] for k in range(len(probe))]),
                 name="T_layout_trans",
             )
         axes = [te.reduce_axis((0, d), name=f"r{k}") for k, d in enumerate(x.shape)]

@@ -17,27 +17,33 @@ for _name in ("relu", "gelu", "gelu_tanh", "silu"):
 
 @register_legalize("relax.nn.leakyrelu")
 def _leakyrelu(bb, call):
-    return bb.call_te(tnn.leaky_relu, call.args[0], float(call.attrs.alpha),
-                      primfunc_name_hint="leaky_relu")
+    return bb.call_te(
+        tnn.leaky_relu, call.args[0], float(call.attrs.alpha), primfunc_name_hint="leaky_relu"
+    )
 
 
 @register_legalize("relax.nn.softplus")
 def _softplus(bb, call):
     attrs = call.attrs
-    return bb.call_te(tnn.softplus, call.args[0], float(attrs.beta), float(attrs.threshold),
-                      primfunc_name_hint="softplus")
+    return bb.call_te(
+        tnn.softplus,
+        call.args[0],
+        float(attrs.beta),
+        float(attrs.threshold),
+        primfunc_name_hint="softplus",
+    )
 
 
 @register_legalize("relax.nn.softmax")
 def _softmax(bb, call):
-    return bb.call_te(tnn.softmax, call.args[0], int(call.attrs.axis),
-                      primfunc_name_hint="softmax")
+    return bb.call_te(tnn.softmax, call.args[0], int(call.attrs.axis), primfunc_name_hint="softmax")
 
 
 @register_legalize("relax.nn.log_softmax")
 def _log_softmax(bb, call):
-    return bb.call_te(tnn.log_softmax, call.args[0], int(call.attrs.axis),
-                      primfunc_name_hint="log_softmax")
+    return bb.call_te(
+        tnn.log_softmax, call.args[0], int(call.attrs.axis), primfunc_name_hint="log_softmax"
+    )
 
 
 register_legalize(
@@ -53,8 +59,9 @@ def _nll_loss(bb, call):
     weights = call.args[2] if len(call.args) > 2 else None
 
     def nll_loss(pred, tgt, *weight):
-        return tnn.nll_loss(pred, tgt, weight[0] if weight else None, attrs.reduction,
-                            int(attrs.ignore_index))
+        return tnn.nll_loss(
+            pred, tgt, weight[0] if weight else None, attrs.reduction, int(attrs.ignore_index)
+        )
 
     args = [predictions, targets] + ([weights] if weights is not None else [])
     return bb.call_te(nll_loss, *args, primfunc_name_hint="nll_loss")
@@ -68,8 +75,16 @@ def _out_dtype(call):
 def _conv1d(bb, call):
     a = call.attrs
     return bb.call_te(
-        tnn.conv1d, call.args[0], call.args[1], _ints(a.strides), _ints(a.padding),
-        _ints(a.dilation), int(a.groups), a.data_layout, a.kernel_layout, _out_dtype(call),
+        tnn.conv1d,
+        call.args[0],
+        call.args[1],
+        _ints(a.strides),
+        _ints(a.padding),
+        _ints(a.dilation),
+        int(a.groups),
+        a.data_layout,
+        a.kernel_layout,
+        _out_dtype(call),
         primfunc_name_hint="conv1d",
     )
 
@@ -78,8 +93,16 @@ def _conv1d(bb, call):
 def _conv2d(bb, call):
     a = call.attrs
     return bb.call_te(
-        tnn.conv2d, call.args[0], call.args[1], _ints(a.strides), _ints(a.padding),
-        _ints(a.dilation), a.data_layout, a.kernel_layout, _out_dtype(call), int(a.groups),
+        tnn.conv2d,
+        call.args[0],
+        call.args[1],
+        _ints(a.strides),
+        _ints(a.padding),
+        _ints(a.dilation),
+        a.data_layout,
+        a.kernel_layout,
+        _out_dtype(call),
+        int(a.groups),
         primfunc_name_hint="conv2d",
     )
 
@@ -88,8 +111,15 @@ def _conv2d(bb, call):
 def _conv2d_transpose(bb, call):
     a = call.attrs
     return bb.call_te(
-        tnn.conv2d_transpose, call.args[0], call.args[1], _ints(a.strides), _ints(a.padding),
-        _ints(a.dilation), int(a.groups), _ints(a.output_padding), _out_dtype(call),
+        tnn.conv2d_transpose,
+        call.args[0],
+        call.args[1],
+        _ints(a.strides),
+        _ints(a.padding),
+        _ints(a.dilation),
+        int(a.groups),
+        _ints(a.output_padding),
+        _out_dtype(call),
         primfunc_name_hint="conv2d_transpose",
     )
 
@@ -98,9 +128,17 @@ def _pool(pool_type):
     def rule(bb, call):
         a = call.attrs
         return bb.call_te(
-            tnn.pool2d, call.args[0], _ints(a.pool_size), _ints(a.strides), _ints(a.dilation),
-            _ints(a.padding), pool_type, bool(a.ceil_mode), a.layout,
-            bool(a.count_include_pad), primfunc_name_hint=f"{pool_type}_pool2d",
+            tnn.pool2d,
+            call.args[0],
+            _ints(a.pool_size),
+            _ints(a.strides),
+            _ints(a.dilation),
+            _ints(a.padding),
+            pool_type,
+            bool(a.ceil_mode),
+            a.layout,
+            bool(a.count_include_pad),
+            primfunc_name_hint=f"{pool_type}_pool2d",
         )
 
     return rule
@@ -117,8 +155,9 @@ def _adaptive_avg_pool2d(bb, call):
     shape = list(call.ty.shape.values)
     layout = a.layout
     size = [shape[layout.index("H")], shape[layout.index("W")]]
-    return bb.call_te(tnn.adaptive_pool, call.args[0], size, "avg", layout,
-                      primfunc_name_hint="adaptive_pool_avg")
+    return bb.call_te(
+        tnn.adaptive_pool, call.args[0], size, "avg", layout, primfunc_name_hint="adaptive_pool_avg"
+    )
 
 
 @register_legalize("relax.nn.layer_norm")
@@ -128,8 +167,9 @@ def _layer_norm(bb, call):
 
     def layer_norm(x, g, b):
         # center=False / scale=False drop beta / gamma (their arguments stay unused).
-        return tnn.layer_norm(x, g if a.scale else None, b if a.center else None,
-                              _ints(a.axes), float(a.epsilon))
+        return tnn.layer_norm(
+            x, g if a.scale else None, b if a.center else None, _ints(a.axes), float(a.epsilon)
+        )
 
     return bb.call_te(layer_norm, data, gamma, beta, primfunc_name_hint="layer_norm")
 
@@ -138,32 +178,45 @@ def _layer_norm(bb, call):
 def _group_norm(bb, call):
     a = call.attrs
     return bb.call_te(
-        tnn.group_norm, *call.args, int(a.num_groups), int(a.channel_axis), _ints(a.axes),
-        float(a.epsilon), primfunc_name_hint="group_norm",
+        tnn.group_norm,
+        *call.args,
+        int(a.num_groups),
+        int(a.channel_axis),
+        _ints(a.axes),
+        float(a.epsilon),
+        primfunc_name_hint="group_norm",
     )
 
 
 @register_legalize("relax.nn.rms_norm")
 def _rms_norm(bb, call):
     a = call.attrs
-    return bb.call_te(tnn.rms_norm, *call.args, _ints(a.axes), float(a.epsilon),
-                      primfunc_name_hint="rms_norm")
+    return bb.call_te(
+        tnn.rms_norm, *call.args, _ints(a.axes), float(a.epsilon), primfunc_name_hint="rms_norm"
+    )
 
 
 @register_legalize("relax.nn.batch_norm")
 def _batch_norm(bb, call):
     a = call.attrs
     return bb.call_te(
-        tnn.batch_norm, *call.args, axis=int(a.axis), epsilon=float(a.epsilon),
-        center=bool(a.center), scale=bool(a.scale), training=bool(a.training),
-        momentum=float(a.momentum), primfunc_name_hint="batch_norm",
+        tnn.batch_norm,
+        *call.args,
+        axis=int(a.axis),
+        epsilon=float(a.epsilon),
+        center=bool(a.center),
+        scale=bool(a.scale),
+        training=bool(a.training),
+        momentum=float(a.momentum),
+        primfunc_name_hint="batch_norm",
     )
 
 
 @register_legalize("relax.nn.dropout")
 def _dropout(bb, call):
-    return bb.call_te(tnn.dropout, call.args[0], float(call.attrs.rate),
-                      primfunc_name_hint="dropout")
+    return bb.call_te(
+        tnn.dropout, call.args[0], float(call.attrs.rate), primfunc_name_hint="dropout"
+    )
 
 
 @register_legalize("relax.nn.attention")
@@ -171,8 +224,9 @@ def _attention(bb, call):
     a = call.attrs
 
     def attention(q, k, v, *bias):
-        return tnn.attention(q, k, v, bias[0] if bias else None, a.scale, a.causal_mask,
-                             a.window_size)
+        return tnn.attention(
+            q, k, v, bias[0] if bias else None, a.scale, a.causal_mask, a.window_size
+        )
 
     return bb.call_te(attention, *call.args, primfunc_name_hint="attention")
 
@@ -188,8 +242,9 @@ def _pad(bb, call):
     if a.pad_mode == "edge":
         return bb.call_te(tnn.replicate_pad, x, before, after, primfunc_name_hint="replicate_pad")
     if a.pad_mode == "reflect":
-        return bb.call_te(tnn.mirror_pad, x, before, after, "REFLECT",
-                          primfunc_name_hint="mirror_pad")
+        return bb.call_te(
+            tnn.mirror_pad, x, before, after, "REFLECT", primfunc_name_hint="mirror_pad"
+        )
     raise ValueError(f"LegalizeOps: relax.nn.pad mode {a.pad_mode!r} has no rule")
 
 

@@ -10,8 +10,11 @@ def _arg_reduction(topi_fn):
     def rule(bb, call):
         axis = call.attrs.axis
         return bb.call_te(
-            topi_fn, call.args[0], None if axis is None else int(axis),
-            bool(call.attrs.keepdims), primfunc_name_hint=topi_fn.__name__,
+            topi_fn,
+            call.args[0],
+            None if axis is None else int(axis),
+            bool(call.attrs.keepdims),
+            primfunc_name_hint=topi_fn.__name__,
         )
 
     return rule
@@ -24,7 +27,10 @@ register_legalize("relax.argmin", _arg_reduction(topi.argmin))
 @register_legalize("relax.sort")
 def _sort(bb, call):
     return bb.call_te(
-        topi.sort, call.args[0], int(call.attrs.axis), not call.attrs.descending,
+        topi.sort,
+        call.args[0],
+        int(call.attrs.axis),
+        not call.attrs.descending,
         primfunc_name_hint="sort",
     )
 
@@ -32,8 +38,11 @@ def _sort(bb, call):
 @register_legalize("relax.argsort")
 def _argsort(bb, call):
     return bb.call_te(
-        topi.argsort, call.args[0], axis=int(call.attrs.axis),
-        is_ascend=not call.attrs.descending, dtype=call.attrs.dtype,
+        topi.argsort,
+        call.args[0],
+        axis=int(call.attrs.axis),
+        is_ascend=not call.attrs.descending,
+        dtype=call.attrs.dtype,
         primfunc_name_hint="argsort",
     )
 
@@ -42,6 +51,12 @@ def _argsort(bb, call):
 def _topk(bb, call):
     attrs = call.attrs
     return bb.call_te(
-        topi.topk, call.args[0], int(attrs.k), int(attrs.axis), attrs.ret_type,
-        not attrs.largest, attrs.dtype, primfunc_name_hint="topk",
+        topi.topk,
+        call.args[0],
+        int(attrs.k),
+        int(attrs.axis),
+        attrs.ret_type,
+        not attrs.largest,
+        attrs.dtype,
+        primfunc_name_hint="topk",
     )

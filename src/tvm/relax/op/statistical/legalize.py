@@ -11,7 +11,10 @@ def _reduction(topi_fn):
         axis = call.attrs.axis
         axis = None if axis is None else [int(a) for a in axis]
         return bb.call_te(
-            topi_fn, call.args[0], axis, bool(call.attrs.keepdims),
+            topi_fn,
+            call.args[0],
+            axis,
+            bool(call.attrs.keepdims),
             primfunc_name_hint=topi_fn.__name__,
         )
 
@@ -28,10 +31,16 @@ def _scan(topi_fn):
         x = call.args[0]
         if axis is None:
             # axis=None scans the flattened tensor.
-            x = bb.emit_te(topi.reshape, x, list(call.ty.shape.values), primfunc_name_hint="reshape")
+            x = bb.emit_te(
+                topi.reshape, x, list(call.ty.shape.values), primfunc_name_hint="reshape"
+            )
             axis = 0
         return bb.call_te(
-            topi_fn, x, int(axis), call.ty.dtype, bool(call.attrs.exclusive),
+            topi_fn,
+            x,
+            int(axis),
+            call.ty.dtype,
+            bool(call.attrs.exclusive),
             primfunc_name_hint=topi_fn.__name__,
         )
 

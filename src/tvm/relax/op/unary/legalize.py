@@ -21,8 +21,9 @@ def _logical_not(x):
     if x.dtype == "bool":
         return topi.logical_not(x)
     zero = tirx.const(0, x.dtype)
-    return te.compute(x.shape, lambda *i: tirx.EQ(x(*i), zero).astype(x.dtype),
-                      name="T_logical_not")
+    return te.compute(
+        x.shape, lambda *i: tirx.EQ(x(*i), zero).astype(x.dtype), name="T_logical_not"
+    )
 
 
 register_legalize("relax.logical_not", call_topi(_logical_not, "logical_not"))

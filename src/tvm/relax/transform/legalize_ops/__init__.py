@@ -19,7 +19,7 @@ from ...expr import Call, Function
 from ...expr_functor import ExprMutator
 from .common import has_known_shape, load_default_rules, register_legalize
 
-__all__ = ["LegalizeOps", "register_legalize", "KEPT_OPS"]
+__all__ = ["KEPT_OPS", "LegalizeOps", "register_legalize"]
 
 #: Ops that are already low level (the VM or later passes handle them): never legalized.
 KEPT_OPS = frozenset(

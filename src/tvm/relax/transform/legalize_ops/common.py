@@ -14,7 +14,7 @@ from ....ir.op import register_op_attr
 from ...expr import PrimValue, ShapeExpr, Tuple
 from ...ty import ShapeType, TensorType
 
-__all__ = ["register_legalize", "load_default_rules", "LegalizeFunc"]
+__all__ = ["LegalizeFunc", "load_default_rules", "register_legalize"]
 
 #: Families whose ``legalize.py`` hold the default rules.
 RULE_FAMILIES = (

@@ -1,0 +1,224 @@
+"""LegalizeOps: the IR TVM 0.27 produces (add, sum, matmul), rule overrides, errors."""
+
+from __future__ import annotations
+
+import re
+import warnings
+
+import numpy as np
+import pytest
+
+from tvm import relax, topi
+from tvm.ir.op import Op
+from tvm.relax.testing import evaluate
+from tvm.relax.transform.legalize_ops.common import register_legalize
+from tvm.script import ir as I
+from tvm.script import relax as R
+
+# Printed by Apache TVM 0.27 for ``LegalizeOps()(Before)`` of the test below.
+TVM_EXPECTED = """\
+# from typing import TypeVar
+# from tvm.script import ir as I
+# from tvm.script import tirx as T
+# from tvm.tirx.layout import Axis
+# from tvm.script import relax as R
+
+n = TypeVar("n")
+@I.ir_module
+class Module:
+    @T.prim_func(private=True, s_tir=True)
+    def add(x: T.Buffer((n, T.int64(3)), "float32"), T_add: T.Buffer((n, T.int64(3)), "float32")):
+        T.func_attr({"tirx.noalias": True})
+        # with T.sblock("root"):
+        for ax0, ax1 in T.grid(n, T.int64(3)):
+            with T.sblock("T_add"):
+                v_ax0, v_ax1 = T.axis.remap("SS", [ax0, ax1])
+                T.reads(x[v_ax0, v_ax1])
+                T.writes(T_add[v_ax0, v_ax1])
+                T_add[v_ax0, v_ax1] = x[v_ax0, v_ax1] + T.float32(1.0)
+
+    @T.prim_func(private=True, s_tir=True)
+    def matmul(x: T.Buffer((n, T.int64(3)), "float32"), y: T.Buffer((T.int64(3), T.int64(4)), "float32"), matmul: T.Buffer((n, T.int64(4)), "float32")):
+        T.func_attr({"tirx.noalias": True})
+        # with T.sblock("root"):
+        for i0, i1, k in T.grid(n, T.int64(4), T.int64(3)):
+            with T.sblock("matmul"):
+                v_i0, v_i1, v_k = T.axis.remap("SSR", [i0, i1, k])
+                T.reads(x[v_i0, v_k], y[v_k, v_i1])
+                T.writes(matmul[v_i0, v_i1])
+                with T.init():
+                    matmul[v_i0, v_i1] = T.float32(0.0)
+                matmul[v_i0, v_i1] = matmul[v_i0, v_i1] + x[v_i0, v_k] * y[v_k, v_i1]
+
+    @T.prim_func(private=True, s_tir=True)
+    def sum(a: T.Buffer((n, T.int64(3)), "float32"), a_red: T.Buffer((n, T.int64(1)), "float32")):
+        T.func_attr({"tirx.noalias": True})
+        # with T.sblock("root"):
+        for ax0, ax1, k1 in T.grid(n, T.int64(1), T.int64(3)):
+            with T.sblock("a_red"):
+                v_ax0, v_ax1, v_k1 = T.axis.remap("SSR", [ax0, ax1, k1])
+                T.reads(a[v_ax0, v_k1])
+                T.writes(a_red[v_ax0, v_ax1])
+                with T.init():
+                    a_red[v_ax0, v_ax1] = T.float32(0.0)
+                a_red[v_ax0, v_ax1] = a_red[v_ax0, v_ax1] + a[v_ax0, v_k1]
+
+    @R.function
+    def main(x: R.Tensor((n, 3), dtype="float32"), y: R.Tensor((3, 4), dtype="float32")) -> R.Tuple(R.Tensor((n, 1), dtype="float32"), R.Tensor((n, 4), dtype="float32")):
+        cls = Module
+        with R.dataflow():
+            a = R.call_tir(cls.add, (x,), out_ty=R.Tensor((n, 3), dtype="float32"))
+            b = R.call_tir(cls.sum, (a,), out_ty=R.Tensor((n, 1), dtype="float32"))
+            c = R.call_tir(cls.matmul, (x, y), out_ty=R.Tensor((n, 4), dtype="float32"))
+            R.output(b, c)
+        return (b, c)
+"""
+
+
+def _normalize(text):
+    """Drop two printer differences unrelated to legalization: the order of the
+    ``T.prim_func`` keywords and a re-declaration of the module-level symbolic var ``n``."""
+    text = text.replace(
+        "@T.prim_func(s_tir=True, private=True)", "@T.prim_func(private=True, s_tir=True)"
+    )
+    return re.sub(r"\n        n = T\.int64\(\)", "", text).strip()
+
+
+@I.ir_module
+class AddSumMatmul:
+    @R.function
+    def main(x: R.Tensor(("n", 3), "float32"), y: R.Tensor((3, 4), "float32")):
+        with R.dataflow():
+            a = R.add(x, R.const(1.0, "float32"))
+            b = R.sum(a, axis=[1], keepdims=True)
+            c = R.matmul(x, y)
+            R.output(b, c)
+        return (b, c)
+
+
+def test_add_sum_matmul_print_as_tvm():
+    after = relax.transform.LegalizeOps()(AddSumMatmul)
+    assert _normalize(after.script()) == _normalize(TVM_EXPECTED)
+
+
+def test_add_sum_matmul_values_with_symbolic_n():
+    after = relax.transform.LegalizeOps()(AddSumMatmul)
+    rng = np.random.default_rng(0)
+    x = rng.standard_normal((5, 3)).astype("float32")
+    y = rng.standard_normal((3, 4)).astype("float32")
+    b, c = evaluate(after, x, y)
+    np.testing.assert_allclose(b, (x + 1).sum(1, keepdims=True), rtol=1e-5)
+    np.testing.assert_allclose(c, x @ y, rtol=1e-5)
+
+
+def test_input_module_is_not_mutated():
+    before_text = AddSumMatmul.script()
+    relax.transform.LegalizeOps()(AddSumMatmul)
+    assert AddSumMatmul.script() == before_text
+    assert len(AddSumMatmul.functions) == 1
+
+
+def _single_op_module(make_call, *types):
+    bb = relax.BlockBuilder()
+    params = [relax.Var(f"x{i}", ty) for i, ty in enumerate(types)]
+    with bb.function("main", params):
+        with bb.dataflow():
+            out = bb.emit_output(bb.emit(make_call(*params)))
+        bb.emit_func_output(out)
+    return bb.get()
+
+
+F23 = relax.TensorType((2, 3), "float32")
+
+
+def _call_tir_names(mod):
+    return sorted(gv.name_hint for gv, f in mod.functions.items() if gv.name_hint != "main")
+
+
+def test_customize_legalize_map_takes_precedence():
+    mod = _single_op_module(relax.op.add, F23, F23)
+
+    def add_as_subtract(bb, call):
+        return bb.call_te(topi.subtract, *call.args, primfunc_name_hint="my_sub")
+
+    after = relax.transform.LegalizeOps({"relax.add": add_as_subtract})(mod)
+    assert _call_tir_names(after) == ["my_sub"]
+    a, b = np.ones((2, 3), "float32"), np.full((2, 3), 3, "float32")
+    np.testing.assert_allclose(evaluate(after, a, b), a - b)
+
+
+def test_register_legalize_higher_level_overrides_default():
+    mod = _single_op_module(relax.op.multiply, F23, F23)
+    default = Op.get("relax.multiply").get_attr("FLegalize")
+
+    def mul_as_add(bb, call):
+        return bb.call_te(topi.add, *call.args, primfunc_name_hint="mul_as_add")
+
+    register_legalize("relax.multiply", mul_as_add, level=11)
+    try:
+        after = relax.transform.LegalizeOps()(mod)
+    finally:
+        register_legalize("relax.multiply", default, level=12)
+    assert _call_tir_names(after) == ["mul_as_add"]
+    assert _call_tir_names(relax.transform.LegalizeOps()(mod)) == ["multiply"]
+
+
+def test_op_without_rule_raises_naming_op_and_file():
+    mod = _single_op_module(
+        lambda x: relax.op.dynamic_strided_slice(x, x, x, x), relax.TensorType((2,), "int64")
+    )
+    with pytest.raises(TypeError) as info:
+        relax.transform.LegalizeOps()(mod)
+    message = str(info.value)
+    for word in ("relax.dynamic_strided_slice", "FLegalize", "index/legalize.py", "keep_ops"):
+        assert word in message, (word, message)
+
+
+def test_keep_ops_leaves_the_call():
+    mod = _single_op_module(
+        lambda x: relax.op.dynamic_strided_slice(x, x, x, x), relax.TensorType((2,), "int64")
+    )
+    after = relax.transform.LegalizeOps(keep_ops=["relax.dynamic_strided_slice"])(mod)
+    assert "R.dynamic_strided_slice" in after.script()
+
+
+def test_unknown_shape_is_left_with_a_warning():
+    mod = _single_op_module(relax.op.exp, relax.TensorType(None, "float32", ndim=2))
+    with pytest.warns(UserWarning, match="relax.exp is not legalized.*unknown shape"):
+        after = relax.transform.LegalizeOps()(mod)
+    assert "R.exp" in after.script()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        relax.transform.LegalizeOps(enable_warning=False)(mod)
+
+
+def test_grad_markers_become_their_argument():
+    bb = relax.BlockBuilder()
+    x = relax.Var("x", F23)
+    with bb.function("main", [x]):
+        with bb.dataflow():
+            lv = bb.emit(relax.op.grad.no_grad(x))
+            lv = bb.emit(relax.op.grad.start_checkpoint(lv))
+            out = bb.emit_output(relax.op.grad.end_checkpoint(lv))
+        bb.emit_func_output(out)
+    mod = bb.get()
+    after = relax.transform.LegalizeOps()(mod)
+    assert _call_tir_names(after) == []
+    x = np.arange(6, dtype="float32").reshape(2, 3)
+    np.testing.assert_array_equal(evaluate(after, x), x)
+
+
+def test_nested_and_tuple_outputs():
+    mod = _single_op_module(lambda x: relax.op.split(relax.op.exp(x), 3, axis=1), F23)
+    after = relax.transform.LegalizeOps()(mod)
+    assert _call_tir_names(after) == ["exp", "split"]
+    x = np.arange(6, dtype="float32").reshape(2, 3)
+    parts = evaluate(after, x)
+    for k, part in enumerate(parts):
+        np.testing.assert_allclose(part, np.exp(x)[:, k : k + 1], rtol=1e-6)
+
+
+def test_identical_kernels_are_shared():
+    mod = _single_op_module(lambda x, y: relax.op.add(relax.op.add(x, y), y), F23, F23)
+    after = relax.transform.LegalizeOps()(mod)
+    assert _call_tir_names(after) == ["add"]
