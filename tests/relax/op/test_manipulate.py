@@ -89,3 +89,10 @@ def test_reshape_normal_form_resolves_minus_one():
     assert tvm.ir.structural_equal(flat.args[1].values[0], n * 4)
     unknown = relax.BlockBuilder().normalize(op.reshape(_x(ndim=2), [-1, 3]))
     assert unknown.args[1].values[0].value == -1  # nothing to solve with: left as written
+
+
+def test_broadcast_to_a_shape_variable_keeps_the_variable():
+    # As in TVM 0.27: R.Tensor(s, dtype="float32").
+    s = relax.Var("s", relax.ShapeType([3, 4]))
+    r = _infer(op.broadcast_to(_x([3, 4]), s))
+    assert r.shape is s and r.ndim == 2

@@ -16,7 +16,8 @@ def infer_init(call, _bb=None):
     values, ndim = shape_arg_values(call, 0)
     dtype = call.attrs.dtype
     dtype = "void" if dtype is None else str(dtype)
-    if values is None and hasattr(call.args[0], "name_hint"):
+    if hasattr(call.args[0], "name_hint"):
+        # A shape variable: the result's shape is that variable, as in TVM.
         from ...ty import TensorType
 
         return TensorType(call.args[0], dtype)

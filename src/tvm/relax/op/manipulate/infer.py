@@ -41,13 +41,10 @@ def infer_broadcast_to(call, _bb=None):
                     "not equal."
                 )
     shape = call.args[1]
-    if target is not None:
-        return make_tensor_type(target, data.dtype, target_ndim, data.vdevice)
-    return (
-        make_tensor_type(None, data.dtype, target_ndim, data.vdevice)
-        if shape is None
-        else (_shape_var_type(shape, data, target_ndim))
-    )
+    if hasattr(shape, "name_hint"):
+        # A shape variable: the result's shape is that variable, as in TVM.
+        return _shape_var_type(shape, data, target_ndim)
+    return make_tensor_type(target, data.dtype, target_ndim, data.vdevice)
 
 
 def _shape_var_type(shape, data, ndim):
