@@ -114,7 +114,7 @@ class Executable:
                 "VirtualMachine: this runtime module holds no Relax VM program (it was not "
                 "written by relax.Executable.export_library)"
             ) from err
-        payload = pickle.loads(base64.b64decode(str(getter())))  # noqa: S301 - our own library
+        payload = pickle.loads(base64.b64decode(str(getter())))
         if not isinstance(payload, tuple) or payload[0] != _FORMAT:
             raise ValueError("VirtualMachine: unknown VM program format in the library")
         return Executable(lib, payload[1])

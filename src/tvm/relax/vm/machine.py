@@ -99,7 +99,7 @@ class VirtualMachine:
             )
         devices = device if isinstance(device, (list, tuple)) else [device]
         for dev in devices:
-            if dev is not None and getattr(dev, "device_type", 1) != 1:
+            if dev is not None and _device_type(dev) != 1:
                 raise ValueError(f"VirtualMachine: only CPU devices are supported, got {dev}")
         self.module = rt_mod
         self.device = devices[0]
@@ -134,7 +134,7 @@ class VirtualMachine:
             raise ValueError(f"VirtualMachine: kernel {name} is missing (no compiled library)")
         try:
             return lib.get_function(name, query_imports=True)
-        except Exception as err:  # noqa: BLE001 - re-raised with the kernel's name
+        except Exception as err:
             raise ValueError(f"VirtualMachine: the library has no kernel {name!r}") from err
 
     # --- calling -----------------------------------------------------------------------------
@@ -256,6 +256,11 @@ class VirtualMachine:
         return ProfileReport(func_name, records, total)
 
 
+def _device_type(dev):
+    get = getattr(dev, "dlpack_device_type", None)
+    return int(get()) if callable(get) else int(getattr(dev, "device_type", 1))
+
+
 def _find_function(ns, code):
     from .codegen import _ident
 
@@ -285,8 +290,8 @@ class ProfileReport:
             agg[name] = (count + 1, acc + seconds)
         rows = sorted(agg.items(), key=lambda kv: -kv[1][1])
         width = max([len("Name")] + [len(n) for n in agg])
-        lines = [f"{'Name':<{width}}  {'Calls':>5}  {'Total (us)':>11}  {'Mean (us)':>10}  "
-                 f"{'Percent':>7}"]
+        header = f"{'Name':<{width}}  {'Calls':>5}  {'Total (us)':>11}  {'Mean (us)':>10}  "
+        lines = [header + f"{'Percent':>7}"]
         for name, (count, acc) in rows:
             pct = 100.0 * acc / self.total if self.total else 0.0
             lines.append(
