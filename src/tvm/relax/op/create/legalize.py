@@ -18,7 +18,9 @@ def _full_from(shape, dtype, name):
     """A te function filling ``shape`` with the value of a 0-d fill tensor, cast to dtype."""
 
     def full(fill):
-        return te.compute(shape, lambda *_: fill().astype(dtype), name="T_full")
+        # A constant fill arrives inlined as a TIR literal; a variable one as a 0-d tensor.
+        value = fill if not isinstance(fill, te.Tensor) else fill()
+        return te.compute(shape, lambda *_: value.astype(dtype), name="T_full")
 
     full.__name__ = name
     return full
