@@ -1739,3 +1739,69 @@ def test_mlp_nll_loss():
     After = relax.transform.Gradient("main", require_grads=Before["main"].params[1:4])(Before)
     assert_structural_equal(After["main_adjoint"], Expected["main_adjoint"])
     assert_structural_equal(After["main"], Before["main"])
+
+
+SEED_EXPECTED_TEXT = """# from tvm.script import ir as I
+# from tvm.script import relax as R
+
+@I.ir_module
+class Module:
+    @R.function
+    def main_adjoint(x: R.Tensor((3, 3), dtype="float32"), y: R.Tensor((3, 3), dtype="float32")) -> R.Tuple(R.Tensor((), dtype="float32"), R.Tuple(R.Tensor((3, 3), dtype="float32"), R.Tensor((3, 3), dtype="float32"))):
+        with R.dataflow():
+            lv1: R.Tensor((3, 3), dtype="float32") = R.add(x, y)
+            lv2: R.Tensor((), dtype="float32") = R.sum(lv1, axis=None, keepdims=False)
+            lv2_adjoint: R.Tensor((), dtype="float32") = R.ones(R.shape([]), dtype="float32")
+            lv1_adjoint: R.Tensor((3, 3), dtype="float32") = R.broadcast_to(lv2_adjoint, R.shape([3, 3]))
+            x_adjoint: R.Tensor((3, 3), dtype="float32") = lv1_adjoint
+            y_adjoint: R.Tensor((3, 3), dtype="float32") = lv1_adjoint
+            x_adjoint_out: R.Tensor((3, 3), dtype="float32") = x_adjoint
+            y_adjoint_out: R.Tensor((3, 3), dtype="float32") = y_adjoint
+            R.output(lv2, x_adjoint_out, y_adjoint_out)
+        return (lv2, (x_adjoint_out, y_adjoint_out))
+
+    @R.function
+    def main(x: R.Tensor((3, 3), dtype="float32"), y: R.Tensor((3, 3), dtype="float32")) -> R.Tensor((), dtype="float32"):
+        with R.dataflow():
+            lv1: R.Tensor((3, 3), dtype="float32") = R.add(x, y)
+            lv2: R.Tensor((), dtype="float32") = R.sum(lv1, axis=None, keepdims=False)
+            R.output(lv2)
+        return lv2
+"""
+
+
+def _seed_module():
+    x = relax.Var("x", relax.TensorType([3, 3], "float32"))
+    y = relax.Var("y", relax.TensorType([3, 3], "float32"))
+    bb = relax.BlockBuilder()
+    with bb.function("main", [x, y]):
+        with bb.dataflow():
+            lv1 = bb.emit(relax.op.add(x, y), "lv1")
+            lv2 = bb.emit_output(relax.op.sum(lv1), "lv2")
+        bb.emit_func_output(lv2)
+    return bb.get()
+
+
+def test_seed_example_text_byte_for_byte():
+    """The docstring example prints exactly what Apache TVM 0.27 prints (spec F.1)."""
+    after = relax.transform.Gradient("main")(_seed_module())
+    assert after.script() + "\n" == SEED_EXPECTED_TEXT
+
+
+def test_seed_example_structural():
+    after = relax.transform.Gradient("main")(_seed_module())
+    expected = tvm.script.from_source(SEED_EXPECTED_TEXT)
+    assert_structural_equal(after, expected)
+
+
+def test_adjoint_has_fresh_params_and_global_symbol():
+    before = _seed_module()
+    after = relax.transform.Gradient("main")(before)
+    adjoint = after["main_adjoint"]
+    assert adjoint.attrs["global_symbol"] == "main_adjoint"
+    for new, old in zip(adjoint.params, before["main"].params):
+        assert new is not old
+        assert new.name_hint == old.name_hint
+    # The input module is not modified and the original function is kept as is.
+    assert "main_adjoint" not in before
+    assert after["main"] is before["main"]
