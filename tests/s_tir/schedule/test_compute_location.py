@@ -176,3 +176,18 @@ def test_compute_at_of_a_stencil_matches_tvm(wl):
     assert wl.script(sch) == wl.tvm_output("stencil_compute_at")[0]
     wl.assert_same_result(func, sch, [wl.rand(9)], (9,))
     wl.assert_replays(sch, func)
+
+
+def test_compute_at_with_a_nonlinear_consumer_index(wl):
+    # C[i, j] reads B[(j * j) % 7]: interval arithmetic over j gives a safe bound (or the whole
+    # dimension), and the result is unchanged.
+    A = te.placeholder((7,), name="A")
+    B = te.compute((7,), lambda i: A[i] + 1.0, name="B")
+    C = te.compute((3, 7), lambda i, j: B[(j * j) % 7] * 2.0, name="C")
+    func = te.create_prim_func([A, C])
+    sch = s_tir.Schedule(func)
+    i, _ = _loops(sch, "C")
+    sch.compute_at(sch.get_sblock("B"), i)
+    assert "for ax0 in range(7):" in wl.script(sch)
+    wl.assert_same_result(func, sch, [wl.rand(7)], (3, 7))
+    wl.assert_replays(sch, func)

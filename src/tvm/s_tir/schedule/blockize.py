@@ -19,7 +19,7 @@ from ...tirx.stmt import BufferRegion, For, IterVar, SBlock, SBlockRealize
 from ...tirx.stmt_functor import substitute
 from .base import SBlockRV
 from .loops import uses_var
-from .state import replace_stmts
+from .state import relax_region, replace_stmts
 
 __all__ = ["BlockizePrimitives"]
 
@@ -43,13 +43,8 @@ def _region(region, vmap):
 
 
 def _relax(region, vmap, dom, ana):
-    ranges = []
-    for r in region.region:
-        lo = ana.int_set(substitute(r.min, vmap), dom).min_value
-        hi = ana.int_set(substitute(r.min + r.extent - 1, vmap), dom).max_value
-        lo = ana.simplify(lo)
-        ranges.append(Range(lo, ana.simplify(hi - lo + 1)))
-    return BufferRegion(region.buffer, ranges)
+    return BufferRegion(region.buffer, [Range(lo, ana.simplify(hi - lo + 1))
+                                        for lo, hi in relax_region(region, vmap, dom, ana)])
 
 
 class BlockizePrimitives:

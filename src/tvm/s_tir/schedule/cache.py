@@ -22,10 +22,10 @@ from ...tirx.stmt import (
     SBlockRealize,
     SeqStmt,
 )
-from ...tirx.stmt_functor import StmtExprMutator, substitute
+from ...tirx.stmt_functor import StmtExprMutator
 from .base import SBlockRV
 from .lookup import enclosing_block, scope_blocks
-from .state import iter_blocks, make_seq, replace_stmts, seq_of
+from .state import iter_blocks, make_seq, relax_region, replace_stmts, seq_of
 
 __all__ = ["CachePrimitives", "SwapBuffer"]
 
@@ -134,11 +134,7 @@ def _relaxed_reads(readers, seq, buf):
         for reg in realize.block.reads:
             if reg.buffer is not buf:
                 continue
-            got = []
-            for r in reg.region:
-                lo = ana.int_set(substitute(r.min, vmap), dom).min_value
-                hi = ana.int_set(substitute(r.min + r.extent - 1, vmap), dom).max_value
-                got.append((ana.simplify(lo), ana.simplify(hi)))
+            got = relax_region(reg, vmap, dom, ana)
             if region is None:
                 region = got
             else:
@@ -166,12 +162,7 @@ def _relaxed_writes(realize, path, item, buf):
     vmap = {iv.var: v for iv, v in zip(realize.block.iter_vars, realize.iter_values)}
     dom = {lp.loop_var: Range(lp.min, lp.extent) for lp in inner}
     region = next(w for w in realize.block.writes if w.buffer is buf)
-    out = []
-    for r in region.region:
-        lo = ana.int_set(substitute(r.min, vmap), dom).min_value
-        hi = ana.int_set(substitute(r.min + r.extent - 1, vmap), dom).max_value
-        out.append((ana.simplify(lo), ana.simplify(hi)))
-    return out
+    return relax_region(region, vmap, dom, ana)
 
 
 class CachePrimitives:

@@ -7,8 +7,9 @@ Supported block shapes (each checked, with a ``ScheduleError`` naming the condit
   ``BufferStore`` indexed by distinct iteration variables;
 * ``compute_at``/``reverse_compute_at`` need the moved block to write (resp. read the
   produced buffer at) the point of its spatial iteration variables, as ``te`` computes do. The
-  region each iteration of the target loop needs is found with interval arithmetic; the moved
-  block is not clamped to its iteration domain (a region larger than the domain is not cut).
+  region each iteration of the target loop needs is found with interval arithmetic (a
+  dimension it cannot bound is taken whole); iterations that can overhang the block's domain
+  are guarded with ``T.where``.
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ from ...tirx.stmt_functor import StmtExprMutator, substitute
 from ..access_region import infer_sblock_regions
 from .base import SBlockRV
 from .lookup import consumers, enclosing_block, producers
-from .state import iter_blocks, make_seq, replace_stmts, seq_of
+from .state import iter_blocks, make_seq, relax_region, replace_stmts, seq_of
 
 __all__ = ["ComputeLocationPrimitives"]
 
@@ -103,12 +104,7 @@ def _relaxed_region(region, realize, inner_loops, ana):
     """``[(lo, hi)]`` of a block region in loop variables, relaxing ``inner_loops``."""
     vmap = {iv.var: v for iv, v in zip(realize.block.iter_vars, realize.iter_values)}
     dom = {lp.loop_var: Range(lp.min, lp.extent) for lp in inner_loops}
-    out = []
-    for r in region.region:
-        lo = ana.int_set(substitute(r.min, vmap), dom).min_value
-        hi = ana.int_set(substitute(r.min + r.extent - 1, vmap), dom).max_value
-        out.append((ana.simplify(lo), ana.simplify(hi)))
-    return out
+    return relax_region(region, vmap, dom, ana)
 
 
 def _storage_rank(scope):

@@ -20,7 +20,7 @@ from ...tirx.stmt import (
     SeqStmt,
     While,
 )
-from ...tirx.stmt_functor import StmtMutator
+from ...tirx.stmt_functor import StmtMutator, substitute
 
 __all__ = [
     "ScheduleState",
@@ -29,6 +29,7 @@ __all__ = [
     "const_int",
     "find_path",
     "iter_blocks",
+    "relax_region",
     "replace_stmts",
     "seq_of",
 ]
@@ -187,6 +188,24 @@ class _Replacer(StmtMutator):
 def replace_stmts(root, table):
     """``root`` with each statement ``old`` replaced by ``table[id(old)]`` (``None``: removed)."""
     return _Replacer(table).visit_stmt(root)
+
+
+def relax_region(region, vmap, dom, ana):
+    """``[(lo, hi)]`` bounds of ``region`` after substituting ``vmap`` (block iter vars to
+    their bindings) and letting each variable of ``dom`` range over its ``Range``.
+
+    A dimension that interval arithmetic cannot bound falls back to the whole buffer extent
+    (a safe over-approximation).
+    """
+    out = []
+    for dim, r in enumerate(region.region):
+        lo = ana.int_set(substitute(r.min, vmap), dom).min_value
+        hi = ana.int_set(substitute(r.min + r.extent - 1, vmap), dom).max_value
+        if lo is None or hi is None:
+            extent = region.buffer.shape[dim]
+            lo, hi = IntImm(extent.dtype, 0), extent - 1
+        out.append((ana.simplify(lo), ana.simplify(hi)))
+    return out
 
 
 def loop_range(loop):
