@@ -10,8 +10,6 @@ from tvm.ir import assert_structural_equal
 from tvm.script import ir as I
 from tvm.script import relax as R
 
-# ruff: noqa: E501 - printed TVMScript signatures are long
-
 
 def test_seed():
     """The source document's example: add then sum (spec F.1)."""
