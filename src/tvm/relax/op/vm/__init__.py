@@ -1,0 +1,50 @@
+"""VM-level memory ops made by ``VMBuiltinLower`` (``R.vm.*``); the Relax VM runs them.
+
+* ``alloc_storage(size, runtime_device_index, dtype, storage_scope)`` -> a storage object of
+  ``size`` bytes (``size`` is a 1-d shape);
+* ``alloc_tensor(storage, offset, shape, dtype, runtime_device_index=0)`` -> a tensor view;
+* ``kill_object(obj)`` releases the register holding ``obj``.
+"""
+
+from __future__ import annotations
+
+from ...expr import Call
+from ..memory._args import as_dtype, as_int, as_shape, as_str, infer_object, infer_unit, tensor_of
+from ..registry import register_relax_op
+
+__all__ = ["alloc_storage", "alloc_tensor", "kill_object"]
+
+
+def _infer_alloc_tensor(call, _bb=None):
+    return tensor_of(call.args[2], call.args[3])
+
+
+_ALLOC_STORAGE = register_relax_op(
+    "vm.alloc_storage", 4, "vm", infer_object, purity=False,
+    description="Allocate a storage block of a byte size on a device.",
+)
+_ALLOC_TENSOR = register_relax_op(
+    "vm.alloc_tensor", 5, "vm", _infer_alloc_tensor, purity=False,
+    description="A tensor placed in a storage block at a byte offset.",
+)
+_KILL_OBJECT = register_relax_op(
+    "vm.kill_object", 1, "vm", infer_unit, purity=False,
+    description="Release the register holding an object.",
+)
+
+
+def alloc_storage(size, runtime_device_index, dtype, storage_scope="global"):
+    """``R.vm.alloc_storage(size, runtime_device_index, dtype, storage_scope)``."""
+    args = [as_shape(size), as_int(runtime_device_index), as_dtype(dtype), as_str(storage_scope)]
+    return Call(_ALLOC_STORAGE, args)
+
+
+def alloc_tensor(storage, offset, shape, dtype, runtime_device_index=0):
+    """``R.vm.alloc_tensor(storage, offset, shape, dtype, runtime_device_index=0)``."""
+    args = [storage, as_int(offset), as_shape(shape), as_dtype(dtype), as_int(runtime_device_index)]
+    return Call(_ALLOC_TENSOR, args)
+
+
+def kill_object(obj):
+    """``R.vm.kill_object(obj)``."""
+    return Call(_KILL_OBJECT, [obj])
