@@ -11,8 +11,8 @@ Steps (``docs/arch/codegen.md``):
 
 Compilation is cached by the structural hash of the input module plus the target and
 pipeline: compiling a structurally equal module again returns the same ``runtime.Module``
-without lowering. Relax modules are not compiled yet (``ValueError``); that comes with the
-end-to-end (Relax VM) work.
+without lowering. A module with Relax functions goes to ``tvm.relax.vm_build.build`` (the
+Relax VM executable), which compiles its PrimFuncs through this same path.
 """
 
 from __future__ import annotations
@@ -58,9 +58,9 @@ def _with_symbols(mod: IRModule) -> IRModule:
     for gvar, func in mod.functions.items():
         if not isinstance(func, PrimFunc):
             raise ValueError(  # noqa: TRY004 - invalid IR, not a wrong argument type
-                f"tvm.compile: function {gvar.name_hint} is a {type(func).__name__}; compiling "
-                "Relax functions is not supported yet (it comes with the end-to-end Relax "
-                "build and VM). Compile PrimFuncs, or an IRModule of PrimFuncs"
+                f"tvm.driver.lower: function {gvar.name_hint} is a {type(func).__name__}; "
+                "lowering Relax functions is not supported here: use tvm.compile or "
+                "relax.build for modules with Relax functions"
             )
         if func.get_attr("global_symbol") is None:
             func = func.with_attr("global_symbol", gvar.name_hint)
@@ -93,7 +93,8 @@ def compile(mod, target=None, *, relax_pipeline="default", tir_pipeline="default
     Parameters
     ----------
     mod : PrimFunc or IRModule
-        What to compile. Every function must be a PrimFunc (Relax is not supported yet).
+        What to compile. A module with Relax functions is built by ``relax.build`` into a VM
+        executable; otherwise every function is a PrimFunc and the result a runtime.Module.
     target : str, dict or Target, optional
         ``"llvm"`` (the default; ``"llvm -mcpu=... -opt-level=..."`` also works).
     relax_pipeline : str

@@ -1,8 +1,21 @@
 """UnrollLoop and VectorizeLoop."""
 
 import tvm
+from tvm import tirx
 from tvm.ir import assert_structural_equal
-from tvm.tirx import BufferStore, For, ForKind, IntImm, PrimFunc, SeqStmt, Var, decl_buffer
+from tvm.tirx import (
+    Broadcast,
+    BufferStore,
+    FloatImm,
+    For,
+    ForKind,
+    IntImm,
+    PrimFunc,
+    Ramp,
+    SeqStmt,
+    Var,
+    decl_buffer,
+)
 from tvm.tirx.transform import UnrollLoop, VectorizeLoop
 
 
@@ -30,12 +43,36 @@ def test_unroll_keeps_symbolic_or_long_loops_serial():
     assert _run(UnrollLoop(max_extent=64), long).body.kind == ForKind.SERIAL
 
 
-def test_vectorize_marks_loop_for_llvm():
+def test_vectorize_rewrites_simple_store_into_vector_expressions():
+    A = decl_buffer((32,), "float32", name="A")
+    B = decl_buffer((32,), "float32", name="B")
+    i, j = Var("i", "int32"), Var("j", "int32")
+    store = BufferStore(B, A[i * 4 + j] * 2.0 + A[i], [i * 4 + j])
+    before = PrimFunc([A, B], For(i, 0, 8, ForKind.SERIAL, For(j, 0, 4, ForKind.VECTORIZED,
+                                                                   store)))
+    ramp = Ramp(i * 4, IntImm("int32", 1), 4)
+    vec = BufferStore(B, A[ramp] * Broadcast(FloatImm("float32", 2.0), 4)
+                      + Broadcast(A[i], 4), [ramp])
+    expected = PrimFunc([A, B], For(i, 0, 8, ForKind.SERIAL, vec))
+    assert_structural_equal(_run(VectorizeLoop(), before), expected)
+
+
+def test_vectorize_falls_back_to_llvm_loop_vectorizer():
     A = decl_buffer((16,), "float32", name="A")
     k = Var("k", "int32")
-    before = PrimFunc([A], For(k, 0, 16, ForKind.VECTORIZED, BufferStore(A, 1.0, [k])))
+    # A call in the body (and a symbolic or long extent) keeps a loop, marked for LLVM.
+    before = PrimFunc([A], For(k, 0, 16, ForKind.VECTORIZED,
+                               BufferStore(A, tirx.exp(A[k]), [k])))
     after = _run(VectorizeLoop(), before)
     assert after.body.kind == ForKind.SERIAL
     assert int(after.body.annotations["pragma_vectorize"]) == 1
     plain = _run(VectorizeLoop(enable_vectorize=False), before)
     assert plain.body.kind == ForKind.SERIAL and not plain.body.annotations
+
+
+def test_vectorized_strided_store_falls_back():
+    A = decl_buffer((32,), "float32", name="A")
+    k = Var("k", "int32")
+    before = PrimFunc([A], For(k, 0, 8, ForKind.VECTORIZED, BufferStore(A, 1.0, [k * 2])))
+    after = _run(VectorizeLoop(), before)
+    assert isinstance(after.body, For) and after.body.annotations["pragma_vectorize"]

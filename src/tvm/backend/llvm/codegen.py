@@ -47,7 +47,16 @@ from ...tirx.stmt import (
     While,
 )
 from . import intrin
-from .codegen_expr import I8, I32, I64, PTR, ExprEmitter, register_expr_method, value_type
+from .codegen_expr import (
+    I8,
+    I32,
+    I64,
+    PTR,
+    ExprEmitter,
+    declare_intrinsic,
+    register_expr_method,
+    value_type,
+)
 from .packed_api import ScalarParam, TensorParam, emit_packed_function
 from .parallel import emit_parallel_chunks
 
@@ -462,7 +471,11 @@ class CodeGenLLVM(ExprEmitter):
             ptr = self.element_pointer(op.buffer, index.base)
         else:
             ptr = self.element_pointer(op.buffer, index)
-        self.builder.store(self.to_storage(value, element), ptr, align=_elem_bytes(element))
+        stored = self.to_storage(value, element)
+        if isinstance(stored.type, ir.VectorType):
+            # llvmlite checks the pointee type of stores; the cast is a no-op in LLVM IR.
+            ptr = self.builder.bitcast(ptr, stored.type.as_pointer())
+        self.builder.store(stored, ptr, align=_elem_bytes(element))
 
     def _evaluate(self, op: Evaluate):
         if isinstance(op.value, (E.IntImm, E.FloatImm)):
@@ -505,7 +518,7 @@ class CodeGenLLVM(ExprEmitter):
     def call_intrinsic(self, name: str, args, dtype: str):
         """Call the overloaded LLVM intrinsic ``name`` at the type of ``dtype``."""
         ty = value_type(dtype)
-        fn = self.module.declare_intrinsic(name, [ty], ir.FunctionType(ty, [a.type for a in args]))
+        fn = declare_intrinsic(self.module, name, ty, [a.type for a in args])
         return self.builder.call(fn, list(args))
 
     def _call_llvm_intrin(self, op):
@@ -516,7 +529,7 @@ class CodeGenLLVM(ExprEmitter):
         if name in ("llvm.fma", "llvm.fmuladd") or all(a.type == args[0].type for a in args):
             return self.call_intrinsic(name, args, op.dtype)
         ty = value_type(op.dtype)
-        fn = self.module.declare_intrinsic(name, [ty], ir.FunctionType(ty, [a.type for a in args]))
+        fn = declare_intrinsic(self.module, name, ty, [a.type for a in args])
         return self.builder.call(fn, args)
 
     def _call_extern(self, op):

@@ -374,7 +374,7 @@ class ExprEmitter:
 
     def call_intrinsic_typed(self, name, args, ty):
         """Call the LLVM intrinsic ``name`` overloaded on the LLVM type ``ty``."""
-        fn = self.module.declare_intrinsic(name, [ty], ir.FunctionType(ty, [a.type for a in args]))
+        fn = declare_intrinsic(self.module, name, ty, [a.type for a in args])
         return self.builder.call(fn, list(args))
 
     def from_storage(self, raw, element):
@@ -415,6 +415,24 @@ FAST_MATH_FLAGS = ("reassoc", "contract")
 def _fast(instr):
     instr.flags.extend(FAST_MATH_FLAGS)
     return instr
+
+
+def _type_suffix(ty) -> str:
+    """The overload suffix of an LLVM intrinsic for ``ty``: ``f32``, ``v8f32``, ``i64``..."""
+    if isinstance(ty, ir.VectorType):
+        return f"v{ty.count}{_type_suffix(ty.element)}"
+    if isinstance(ty, ir.IntType):
+        return f"i{ty.width}"
+    return {ir.HalfType: "f16", ir.FloatType: "f32", ir.DoubleType: "f64"}[type(ty)]
+
+
+def declare_intrinsic(module, name: str, ret_ty, arg_types):
+    """Get or declare the LLVM intrinsic ``name`` overloaded on ``ret_ty`` (any vector width)."""
+    mangled = f"{name}.{_type_suffix(ret_ty)}"
+    existing = module.globals.get(mangled)
+    if existing is not None:
+        return existing
+    return ir.Function(module, ir.FunctionType(ret_ty, list(arg_types)), mangled)
 
 
 def _width(ty):

@@ -11,20 +11,30 @@ After::
     C[0] = A[0]
     C[1] = A[1]
 
-``VectorizeLoop`` lowers ``T.vectorized`` loops into serial loops annotated
-``"pragma_vectorize"``; LLVM's loop vectorizer (at O3, with ``noalias`` buffer pointers)
-vectorizes them in the code generator. Limitation: unlike TVM, the pass does not rewrite the
-body into ``Ramp``/``Broadcast`` vector expressions itself (the code generator supports such
-expressions when they are written explicitly).
+``VectorizeLoop`` lowers ``T.vectorized`` loops. A loop of constant extent (2 to
+``max_lanes``, 64 by default) whose body is one store of arithmetic, casts, selects and loads
+(no calls, no nested statements), whose store index and every load index that uses the loop
+variable simplify to a ``Ramp`` (stride 1 for the store), becomes one vector statement, as in
+TVM::
+
+    for j in T.vectorized(4):
+        B[i * 4 + j] = A[i * 4 + j] * T.float32(2)
+
+becomes ``B[T.Ramp(i * 4, 1, 4)] = A[T.Ramp(i * 4, 1, 4)] * T.Broadcast(T.float32(2), 4)``.
+Any other vectorized loop becomes a serial loop annotated ``"pragma_vectorize"``; LLVM's loop
+vectorizer (O3, ``noalias`` pointers) vectorizes those in the code generator. As in TVM,
+``T.vectorized`` is the user's promise that iterations are independent.
 """
 
 from __future__ import annotations
 
+from ...arith.analyzer import Analyzer
 from ...ir.transform import PassInfo
-from ..expr import IntImm
+from ...runtime.data_type import dtype_info
+from ..expr import BinaryOpExpr, Broadcast, Call, Cast, IntImm, Let, Not, Ramp, Select
 from ..function import PrimFunc
-from ..stmt import For, ForKind, SeqStmt
-from ..stmt_functor import StmtMutator, substitute
+from ..stmt import BufferLoad, BufferStore, For, ForKind, SeqStmt
+from ..stmt_functor import StmtMutator, post_order_visit, substitute
 from .common import PrimFuncPass
 
 __all__ = ["UnrollLoop", "VectorizeLoop", "unroll_loops", "vectorize_loops"]
@@ -59,11 +69,102 @@ def UnrollLoop(max_extent: int = 64):
     return PrimFuncPass(lambda f, m, c: unroll_loops(f, max_extent), PassInfo(0, "tirx.UnrollLoop"))
 
 
+class _NotVectorizable(Exception):
+    """The loop body is outside what the vector rewrite handles (fall back to LLVM)."""
+
+
+class _Lanes:
+    """Rewrite one expression with the loop variable replaced by a ``Ramp`` of ``lanes``."""
+
+    def __init__(self, var, lo, lanes):
+        self.var, self.lanes = var, lanes
+        self.ramp = Ramp(lo, IntImm(var.dtype, 1), lanes)
+        self.analyzer = Analyzer()
+
+    def uses_var(self, expr) -> bool:
+        found = []
+        post_order_visit(expr, lambda n: found.append(n) if n is self.var else None)
+        return bool(found)
+
+    def widen(self, expr):
+        return expr if dtype_info(expr.dtype).lanes > 1 else Broadcast(expr, self.lanes)
+
+    def index(self, expr):
+        """A vectorized index: a ``Ramp`` (or a scalar when it does not use the variable)."""
+        if not self.uses_var(expr):
+            return expr
+        # Evaluate the index at every lane; it must step by one loop-invariant stride.
+        simplify = self.analyzer.simplify
+        lo = self.ramp.base
+        points = [simplify(substitute(expr, {self.var: lo + t})) for t in range(self.lanes)]
+        stride = simplify(points[1] - points[0])
+        for a, b in zip(points[1:], points[2:]):
+            if not self.analyzer.can_prove_equal(b - a, stride):
+                raise _NotVectorizable
+        return Ramp(points[0], stride, self.lanes)
+
+    def expr(self, e):
+        if not self.uses_var(e):
+            return e
+        if e is self.var:
+            return self.ramp
+        if isinstance(e, BufferLoad):
+            if len(e.indices) != 1 or e.predicate is not None:
+                raise _NotVectorizable
+            return BufferLoad(e.buffer, [self.index(e.indices[0])])
+        if isinstance(e, BinaryOpExpr):
+            a, b = self.expr(e.a), self.expr(e.b)
+            return type(e)(self.widen(a), self.widen(b))
+        if isinstance(e, Cast):
+            value = self.widen(self.expr(e.value))
+            return Cast(f"{dtype_info(e.dtype).element}x{self.lanes}", value)
+        if isinstance(e, Select):
+            parts = [self.widen(self.expr(x)) for x in (e.condition, e.true_value,
+                                                        e.false_value)]
+            return Select(*parts)
+        if isinstance(e, Not):
+            return Not(self.widen(self.expr(e.a)))
+        raise _NotVectorizable
+
+
+def _vectorize_store(op: For, max_lanes: int):
+    """The vector statement for ``op``, or None when the loop is not handled."""
+    store = op.body
+    if not (isinstance(op.extent, IntImm) and isinstance(op.min, IntImm)):
+        return None
+    lanes = op.extent.value
+    if not (2 <= lanes <= max_lanes) or not isinstance(store, BufferStore):
+        return None
+    if len(store.indices) != 1 or store.predicate is not None:
+        return None
+    calls = []
+    post_order_visit(store.value, lambda n: calls.append(n) if isinstance(n, (Call, Let)) else 0)
+    if calls:
+        return None
+    rw = _Lanes(op.loop_var, op.min, lanes)
+    try:
+        index = rw.index(store.indices[0])
+        if not (isinstance(index, Ramp) and isinstance(index.stride, IntImm)
+                and index.stride.value == 1):
+            return None
+        value = rw.widen(rw.expr(store.value))
+        return BufferStore(store.buffer, value, [index])
+    except (_NotVectorizable, TypeError, ValueError):
+        return None
+
+
 class _Vectorizer(StmtMutator):
+    def __init__(self, max_lanes=64):
+        super().__init__()
+        self.max_lanes = max_lanes
+
     def visit_for_(self, op: For):
         op = super().visit_for_(op)
         if op.kind != ForKind.VECTORIZED:
             return op
+        vector = _vectorize_store(op, self.max_lanes)
+        if vector is not None:
+            return vector
         annotations = dict(op.annotations or {})
         annotations["pragma_vectorize"] = IntImm("int32", 1)
         return op.replace(kind=ForKind.SERIAL, annotations=annotations)
