@@ -64,3 +64,25 @@ def test_storage_errors(wl):
         sch.storage_align(b, 0, axis=3, factor=16, offset=1)
     with pytest.raises(s_tir.ScheduleError, match="factor must be positive"):
         sch.storage_align(b, 0, axis=0, factor=0, offset=1)
+
+
+# Printed by TVM 0.27 after hiding read 1 (B) of matmul(4, 4, 4)'s block C.
+HIDDEN_TRACE = '''# from tvm import s_tir
+def apply_trace(sch: s_tir.Schedule) -> None:
+  b0 = sch.get_sblock(name="C", func_name="main")
+  sch.unsafe_hide_buffer_access(block=b0, buf_type="read", buf_index_array=[1])'''
+
+
+def test_unsafe_hide_buffer_access(wl):
+    func = wl.matmul(4, 4, 4)
+    sch = s_tir.Schedule(func, error_render_level="fast")
+    c = sch.get_sblock("C")
+    sch.unsafe_hide_buffer_access(c, "read", [1])
+    assert "            T.reads(A[v_i, v_k])\n" in wl.script(sch)
+    assert str(sch.trace) == HIDDEN_TRACE
+    # Only the declaration changes: the computation is the same.
+    wl.assert_same_result(func, sch, [wl.rand(4, 4), wl.rand(4, 4, seed=1)], (4, 4))
+    with pytest.raises(s_tir.ScheduleError, match="integers between 0 and 0, got 5 instead"):
+        sch.unsafe_hide_buffer_access(c, "read", [5])
+    with pytest.raises(s_tir.ScheduleError, match="either be 'read' or 'write', got readx"):
+        sch.unsafe_hide_buffer_access(c, "readx", [0])

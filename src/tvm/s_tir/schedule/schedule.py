@@ -31,8 +31,7 @@ _NOT_IMPLEMENTED = frozenset({
     "reindex_cache_read", "reindex_cache_write", "cache_inplace", "cache_index", "reindex",
     "read_at", "write_at", "fuse_reduction_epilogue", "tensorize",
     "transform_layout", "transform_block_layout", "decompose_padding",
-    "can_decompose_padding", "pad_einsum", "rolling_buffer", "unsafe_hide_buffer_access",
-    "annotate_buffer_access",
+    "can_decompose_padding", "pad_einsum", "rolling_buffer", "annotate_buffer_access",
 })
 
 

@@ -1,5 +1,5 @@
-"""Storage primitives: ``set_scope``, ``unsafe_set_dtype``, ``storage_align``, and
-``reorder_block_iter_var``."""
+"""Storage primitives: ``set_scope``, ``unsafe_set_dtype``, ``storage_align``,
+``reorder_block_iter_var`` and ``unsafe_hide_buffer_access``."""
 
 from __future__ import annotations
 
@@ -134,3 +134,27 @@ class StoragePrimitives:
                               block=new_blk)
         self._commit(func_name, replace_stmts(self.mod[func_name].body, {id(realize): new}))
         self._record(prim, kwargs={"block": block, "new_order": order})
+
+    def unsafe_hide_buffer_access(self, block: SBlockRV, buf_type: str,
+                                  buf_index_array) -> None:
+        """Drop read (``buf_type="read"``) or write regions, by index, from the block's
+        declared accesses (unsafe: dependence analysis no longer sees them)."""
+        prim = "unsafe_hide_buffer_access"
+        func_name, path = self._block(block, prim)
+        blk = path[-1].block
+        if buf_type not in ("read", "write"):
+            raise self._error(prim, "The buffer type for hide_buffer_access schedule should "
+                              f"either be 'read' or 'write', got {buf_type} instead", [blk])
+        regions = blk.reads if buf_type == "read" else blk.writes
+        indices = [int(i) for i in buf_index_array]
+        for i in indices:
+            if not 0 <= i < len(regions):
+                raise self._error(
+                    prim, "The buffer index array for hide_buffer_access schedule should be a "
+                    f"list of integers between 0 and {len(regions) - 1}, got {i} instead", [blk])
+        kept = tuple(r for i, r in enumerate(regions) if i not in indices)
+        new = blk.replace(**{"reads" if buf_type == "read" else "writes": kept})
+        self._commit(func_name, replace_stmts(self.mod[func_name].body, {id(blk): new}))
+        self._record(prim, kwargs={"block": block, "buf_type": buf_type,
+                                   "buf_index_array": indices})
+
