@@ -1,7 +1,7 @@
 """``tvm.s_tir.Schedule``: schedule primitives over s_tir PrimFuncs, and ``ScheduleError``.
 
 The class assembles the primitive families (one module each: lookup, loops, compute location,
-caching, reduction, annotation, sampling, storage, blockize) on top of
+caching, reduction, annotation, sampling, storage, blockize, padding) on top of
 :class:`~.base.ScheduleBase`, which keeps the module, the trace and the handles.
 
 Not implemented yet (accessing one raises an ``AttributeError`` saying so): the names in
@@ -19,6 +19,7 @@ from .compute_location import ComputeLocationPrimitives
 from .error import ScheduleError
 from .lookup import LookupPrimitives
 from .loops import LoopPrimitives
+from .padding import PaddingPrimitives
 from .reduction import ReductionPrimitives
 from .sampling import SamplingPrimitives
 from .storage import StoragePrimitives
@@ -30,8 +31,8 @@ _NOT_IMPLEMENTED = frozenset({
     "sample_partitioned_tile", "sample_compute_location", "loop_partition",
     "reindex_cache_read", "reindex_cache_write", "cache_inplace", "cache_index", "reindex",
     "read_at", "write_at", "fuse_reduction_epilogue", "tensorize",
-    "transform_layout", "transform_block_layout", "decompose_padding",
-    "can_decompose_padding", "pad_einsum", "rolling_buffer", "annotate_buffer_access",
+    "transform_layout", "transform_block_layout", "pad_einsum", "rolling_buffer",
+    "annotate_buffer_access",
 })
 
 
@@ -45,6 +46,7 @@ class Schedule(
     SamplingPrimitives,
     StoragePrimitives,
     BlockizePrimitives,
+    PaddingPrimitives,
     ScheduleBase,
 ):
     """A schedule of an IRModule (or a PrimFunc, scheduled as ``main``).
