@@ -144,7 +144,7 @@ def _tirx_package() -> tuple[str, str, str]:
         found = None
     if found is not None:
         return "tvm.tirx.script", "tvm.tirx.script.parser", "tvm.tirx.script.builder"
-    return "tvm.script.parser.tirx", "tvm.script.parser.tirx", "tvm.script.parser.tirx"
+    return "tvm.script.parser.tirx", "tvm.script.parser.tirx", "tvm.script.ir_builder.tirx"
 
 
 register_dialect(

@@ -100,7 +100,8 @@ def parse(program, extra_vars=None, check_well_formed=True, s_tir=False, absent_
             parser.parse(default_token=default_token)
         result = builder.get()
         if check_well_formed:
-            _well_formed_gate(parser, result, s_tir)
+            # A ``@T.prim_func(s_tir=True)`` in the program also allows SBlocks.
+            _well_formed_gate(parser, result, s_tir or parser.state.get("tirx_s_tir", False))
     finally:
         if gc_was_enabled:
             gc.enable()

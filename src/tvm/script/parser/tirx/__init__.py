@@ -1,13 +1,15 @@
-"""The ``T`` namespace used inside Relax scripts: dtype constructors for shape expressions.
+"""The ``T`` namespace of TVMScript: ``@T.prim_func`` and the TIR dialect.
 
-This is the *extension point* for the TIR dialect. It provides what Relax TVMScript needs
-from ``T`` (``n = T.int64()``, ``T.int64(3)``, ``T.float32(1.0)``, ``T.max(a, b)``...) and
-nothing else: ``@T.prim_func`` bodies are not parsed here. The TIR dialect proper belongs in
-``tvm/tirx/script/{parser,builder}``; once ``tvm.tirx.script`` exists, :mod:`tvm.script`
-registers it as the ``tirx`` dialect instead of this module (see ``_tirx_package``), and it
-should re-export these constructors (or import this module) so Relax scripts keep working.
+``from tvm.script import tirx as T`` gives this module. It holds
 
-Any other ``T.<name>`` falls back to ``tvm.tirx.<name>`` (``T.floordiv``, ``T.Cast``...).
+* the decorator :func:`prim_func` (the parse handlers are in :mod:`.parser`);
+* the IR-builder calls of :mod:`tvm.script.ir_builder.tirx` (``T.alloc_buffer``,
+  ``T.match_buffer``, ``T.grid``, ``T.sblock``, ``T.axis``, ``T.reads``...);
+* the dtype constructors (``n = T.int64()``, ``T.int64(3)``, ``T.float32(1.0)``; a bare
+  ``T.int64`` as a scalar annotation), also used by Relax shapes, and ``T.handle``/``T.let``.
+
+Any other ``T.<name>`` falls back to ``tvm.tirx.<name>`` (``T.floordiv``, ``T.Cast``,
+``T.exp``, ``T.call_extern``...).
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ from __future__ import annotations
 import builtins
 import importlib
 
-__all__ = ["DTYPE_CONSTRUCTORS", "dtype_constructor"]
+__all__ = ["DTYPE_CONSTRUCTORS", "dtype_constructor", "prim_func"]
 
 #: The dtype constructors ``T.<name>(...)``; each name is also its dtype string.
 DTYPE_CONSTRUCTORS = (
@@ -65,6 +67,44 @@ del _dtype
 
 dispatch_token = "tirx"
 
+# The TIR dialect proper: builder calls, the decorator, and the parse handlers.
+from ...ir_builder.tirx import (  # noqa: E402,F401
+    Assert,
+    Bind,
+    Buffer,
+    Else,
+    If,
+    Then,
+    While,
+    alloc_buffer,
+    alloc_local,
+    alloc_shared,
+    attr,
+    axis,
+    buffer_store,
+    decl_buffer,
+    evaluate,
+    func_attr,
+    func_name,
+    func_ret,
+    grid,
+    init,
+    match_buffer,
+    parallel,
+    reads,
+    sblock,
+    sblock_alloc_buffer,
+    sblock_attr,
+    serial,
+    thread_binding,
+    unroll,
+    vectorized,
+    where,
+    writes,
+)
+from . import parser as _parser  # noqa: E402,F401 - registers the "tirx" handlers
+from .entry import handle, let, prim_func  # noqa: E402,F401
+
 
 def __getattr__(name):
     # Everything else comes from tvm.tirx (T.floordiv, T.max, T.Cast, T.IntImm...).
@@ -73,6 +113,6 @@ def __getattr__(name):
         return getattr(tirx, name)
     except AttributeError:
         raise AttributeError(
-            f"T.{name} is not available: this minimal T namespace only provides dtype "
-            "constructors and tvm.tirx names (TIR functions are parsed by the TIR dialect)"
+            f"T.{name} is not available: it is neither a TIR TVMScript construct nor a "
+            "tvm.tirx name"
         ) from None

@@ -1,0 +1,512 @@
+"""The TIR IR builder: frames and calls that build PrimFuncs, usable from Python like TVM's.
+
+>>> from tvm.script.ir_builder import IRBuilder
+>>> from tvm.script.ir_builder import tirx as T
+>>> with IRBuilder() as ib:
+...     with T.prim_func():
+...         T.func_name("main")
+...         A = T.arg("A", T.Buffer((4,), "float32"))
+...         with T.serial(4) as i:
+...             T.buffer_store(A, A[i] * 2.0, [i])
+>>> ib.get().params[0].name
+'A'
+
+The ``T`` namespace of TVMScript (:mod:`tvm.script.parser.tirx`) re-exports these calls; the
+parser drives them statement by statement.
+"""
+
+from __future__ import annotations
+
+from tvm.error import InternalError
+from tvm.ffi.node import set_field
+from tvm.ir import Range
+from tvm.ir.expr import PrimExpr
+from tvm.tirx import stmt as _stmt
+from tvm.tirx.buffer import Buffer as _Buffer
+from tvm.tirx.buffer import decl_buffer as _decl_buffer
+from tvm.tirx.expr import IntImm, StringImm, Var
+
+from ..base import IRBuilder
+from .frame import (
+    AttrFrame,
+    ElseFrame,
+    ForFrame,
+    IfFrame,
+    InitFrame,
+    PrimFuncFrame,
+    SBlockFrame,
+    ThenFrame,
+    WhileFrame,
+    add_to_parent,
+    current_frame,
+)
+
+__all__ = [
+    "Assert", "Bind", "Buffer", "Else", "If", "Then", "While", "alloc_buffer", "arg", "attr",
+    "axis", "buffer_store", "decl_buffer", "evaluate", "func_attr", "func_name", "func_ret",
+    "grid", "init", "match_buffer", "parallel", "prim_func", "reads", "sblock",
+    "sblock_alloc_buffer", "sblock_attr", "serial", "thread_binding", "unroll", "vectorized",
+    "where", "writes", "add_to_parent", "name_buffer",
+]
+
+
+# --- functions ------------------------------------------------------------------------------
+
+
+def prim_func(s_tir: bool = False, private: bool = False) -> PrimFuncFrame:
+    """Open a PrimFunc frame."""
+    return PrimFuncFrame(s_tir=s_tir, private=private)
+
+
+def _func_frame(what: str) -> PrimFuncFrame:
+    return current_frame(PrimFuncFrame, what)
+
+
+def func_name(name: str) -> None:
+    """Name the function (its ``global_symbol`` unless private)."""
+    _func_frame("T.func_name").name = name
+
+
+def func_attr(attrs: dict) -> None:
+    """``T.func_attr({...})``: set the function's attributes."""
+    frame = _func_frame("T.func_attr")
+    if frame.attrs is not None:
+        raise ValueError("T.func_attr is called twice in the same function")
+    frame.attrs = dict(attrs)
+
+
+def func_ret(ret_type) -> None:
+    """Set the function's return type."""
+    _func_frame("T.func_ret").ret_type = ret_type
+
+
+def arg(name: str, obj):
+    """Add a parameter: a ``Var`` (scalar or handle) or a ``Buffer`` (a handle mapped to it)."""
+    frame = _func_frame("T.arg")
+    if isinstance(obj, _Buffer):
+        name_buffer(obj, name)
+        handle = Var(name, "handle")
+        frame.args.append(handle)
+        frame.buffer_map[handle] = obj
+        return obj
+    if not isinstance(obj, Var):
+        raise TypeError(f"T.arg expects a tirx.Var or a Buffer, got {type(obj).__name__}")
+    IRBuilder.name(name, obj)
+    frame.args.append(obj)
+    return obj
+
+
+# --- buffers --------------------------------------------------------------------------------
+
+
+def name_buffer(buf, name: str):
+    """Give ``buf`` (and its own data pointer, when unnamed) the name ``name``."""
+    if not buf.name or buf.name == "buffer":
+        set_field(buf, "name", name)
+        if buf.data.name in ("", "buffer"):
+            set_field(buf.data, "name", name)
+    return buf
+
+
+def _sym_dim(value):
+    """A shape entry: a string names a symbolic variable of the current function."""
+    if not isinstance(value, str):
+        return value
+    frame = IRBuilder.current().find_frame(PrimFuncFrame) if IRBuilder.is_in_scope() else None
+    if frame is None:
+        return Var(value, "int32")
+    var = frame.sym_vars.get(value)
+    if var is None:
+        var = frame.sym_vars[value] = Var(value, "int32")
+    return var
+
+
+def _make_buffer(shape, dtype, data, strides, elem_offset, scope, align, offset_factor,
+                 buffer_type, axis_separators):
+    if isinstance(shape, (int, str, PrimExpr)):
+        shape = (shape,)
+    shape = tuple(_sym_dim(s) for s in shape)
+    if buffer_type == "auto":
+        buffer_type = "auto_broadcast"
+    return _decl_buffer(
+        shape, dtype or "float32", "buffer", data=data,
+        strides=[_sym_dim(s) for s in strides] if strides else None,
+        elem_offset=_sym_dim(elem_offset), scope="" if scope == "global" else scope,
+        data_alignment=align, offset_factor=offset_factor, buffer_type=buffer_type,
+        axis_separators=axis_separators,
+    )
+
+
+def Buffer(shape, dtype="float32", data=None, strides=None, elem_offset=None, scope="global",
+           align=-1, offset_factor=0, buffer_type="", axis_separators=None):
+    """``T.Buffer((16,), "float32")``: a buffer (a parameter annotation or a declaration)."""
+    return _make_buffer(shape, dtype, data, strides, elem_offset, scope, align, offset_factor,
+                        buffer_type, axis_separators)
+
+
+def match_buffer(param, shape=None, dtype="float32", data=None, strides=None, elem_offset=None,
+                 scope="global", align=-1, offset_factor=0, buffer_type="default",
+                 axis_separators=None):
+    """``T.match_buffer(a, shape, dtype)``: bind a handle parameter (at function level) or a
+    buffer region (inside a block) to a new buffer."""
+    if isinstance(param, _stmt.BufferLoad):
+        param = _stmt.BufferRegion.from_point(param.buffer, param.indices)
+    if shape is None:
+        if not isinstance(param, _stmt.BufferRegion):
+            raise ValueError("T.match_buffer of a handle needs a shape")
+        shape = [r.extent for r in param.region]
+    buf = _make_buffer(shape, dtype, data, strides, elem_offset, scope, align, offset_factor,
+                       buffer_type, axis_separators)
+    if isinstance(param, _stmt.BufferRegion):
+        block = current_frame(SBlockFrame, "T.match_buffer of a buffer region")
+        block.match_buffers.append(_stmt.MatchBufferRegion(buf, param))
+        return buf
+    frame = _func_frame("T.match_buffer")
+    if not isinstance(param, Var) or not any(param is a for a in frame.args):
+        raise ValueError(
+            f"T.match_buffer expects a handle parameter of the function or a buffer region, "
+            f"got {param!r}"
+        )
+    if param in frame.buffer_map:
+        raise ValueError(f"Parameter {param.name} is matched to a buffer twice")
+    frame.buffer_map[param] = buf
+    return buf
+
+
+def alloc_buffer(shape, dtype="float32", data=None, strides=None, elem_offset=None,
+                 scope="global", align=-1, offset_factor=0, buffer_type="default",
+                 axis_separators=None, annotations=None):
+    """``T.alloc_buffer(shape, dtype)``: allocate a buffer for the rest of the scope."""
+    buf = _make_buffer(shape, dtype, data, strides, elem_offset, scope, align, offset_factor,
+                       buffer_type, axis_separators)
+    add_to_parent(_stmt.AllocBuffer(buf, annotations))
+    return buf
+
+
+def alloc_local(shape, dtype="float32", **kwargs):
+    """``T.alloc_local(shape, dtype)``: a ``local``-scope allocation."""
+    return alloc_buffer(shape, dtype, scope="local", **kwargs)
+
+
+def alloc_shared(shape, dtype="float32", **kwargs):
+    """``T.alloc_shared(shape, dtype)``: a ``shared``-scope allocation."""
+    return alloc_buffer(shape, dtype, scope="shared", **kwargs)
+
+
+def decl_buffer(shape, dtype="float32", data=None, strides=None, elem_offset=None,
+                scope="global", align=-1, offset_factor=0, buffer_type="default",
+                axis_separators=None):
+    """``T.decl_buffer(shape, dtype, data=...)``: declare a buffer view for the rest of the
+    scope."""
+    buf = _make_buffer(shape, dtype, data, strides, elem_offset, scope, align, offset_factor,
+                       buffer_type, axis_separators)
+    add_to_parent(_stmt.DeclBuffer(buf, data))
+    return buf
+
+
+def sblock_alloc_buffer(shape, dtype="float32", data=None, strides=None, elem_offset=None,
+                        scope="global", align=-1, offset_factor=0, buffer_type="default",
+                        axis_separators=None):
+    """``T.sblock_alloc_buffer``: a buffer allocated by the enclosing block (the root block
+    at function level)."""
+    buf = _make_buffer(shape, dtype, data, strides, elem_offset, scope, align, offset_factor,
+                       buffer_type, axis_separators)
+    frames = IRBuilder.current().frames
+    block = next((f for f in reversed(frames) if isinstance(f, (SBlockFrame, PrimFuncFrame))),
+                 None)
+    if block is None:
+        raise ValueError("T.sblock_alloc_buffer must be used inside a PrimFunc or a block")
+    (block.alloc_buffers if isinstance(block, SBlockFrame)
+     else block.root_alloc_buffers).append(buf)
+    return buf
+
+
+# --- statements -----------------------------------------------------------------------------
+
+
+def buffer_store(buffer, value, indices) -> None:
+    """``buffer[indices] = value``."""
+    add_to_parent(_stmt.BufferStore(buffer, value, list(indices)))
+
+
+def evaluate(value) -> None:
+    """``T.evaluate(value)``: evaluate an expression for its side effects."""
+    add_to_parent(_stmt.Evaluate(value))
+
+
+def Bind(value, dtype=None, var=None):
+    """``x = T.Bind(value)``: bind a new variable for the statements that follow."""
+    if var is None:
+        if dtype is None:
+            dtype = value.dtype if isinstance(value, PrimExpr) else _python_dtype(value)
+        var = Var("", dtype)
+    add_to_parent(_stmt.Bind(var, value))
+    frame = IRBuilder.current().find_frame(PrimFuncFrame)
+    if frame is not None:
+        frame.bound_vars.add(id(var))
+    return var
+
+
+def _python_dtype(value) -> str:
+    if isinstance(value, bool):
+        return "bool"
+    if isinstance(value, int):
+        return "int32" if -(2**31) <= value < 2**31 else "int64"
+    if isinstance(value, float):
+        return "float32"
+    raise TypeError(f"Cannot bind a {type(value).__name__} to a TIR variable")
+
+
+def Assert(condition, message) -> None:
+    """``T.Assert(cond, message)``: a ``RuntimeError`` assertion; ``message`` is a string, a
+    list of parts, or ``(kind, parts)`` (the printed form)."""
+    kind = "RuntimeError"
+    if isinstance(message, tuple) and len(message) == 2 and isinstance(message[0], str):
+        kind, message = message
+    if isinstance(message, (str, StringImm)):
+        message = [message]
+    add_to_parent(_stmt.AssertStmt(kind, condition, list(message)))
+
+
+def attr(node, attr_key: str, value) -> AttrFrame:
+    """``with T.attr(node, "key", value):``."""
+    if isinstance(node, int):
+        node = IntImm("int32", node)
+    return AttrFrame(node, attr_key, value)
+
+
+def While(condition) -> WhileFrame:
+    """``with T.While(cond):``."""
+    return WhileFrame(condition)
+
+
+def If(condition) -> IfFrame:
+    """``with T.If(cond):`` (then ``with T.Then():`` / ``with T.Else():``)."""
+    return IfFrame(condition)
+
+
+def Then() -> ThenFrame:
+    """The then-branch of ``T.If``."""
+    return ThenFrame()
+
+
+def Else() -> ElseFrame:
+    """The else-branch of ``T.If``."""
+    return ElseFrame()
+
+
+# --- loops ----------------------------------------------------------------------------------
+
+
+def _loop_dtype(*values) -> str:
+    for v in values:
+        if isinstance(v, PrimExpr) and v.dtype == "int64":
+            return "int64"
+    return "int32"
+
+
+def _as_expr(value, dtype):
+    if isinstance(value, PrimExpr):
+        return value
+    return IntImm(dtype, int(value))
+
+
+def _bounds(start, stop):
+    if stop is None:
+        start, stop = 0, start
+    dtype = _loop_dtype(start, stop)
+    lo, hi = _as_expr(start, dtype), _as_expr(stop, dtype)
+    if isinstance(lo, IntImm) and lo.value == 0:
+        extent = hi
+    elif isinstance(lo, IntImm) and isinstance(hi, IntImm):
+        extent = IntImm(dtype, hi.value - lo.value)
+    else:
+        # Lazy: the analyzer is only needed for symbolic bounds.
+        from tvm.arith import Analyzer
+
+        extent = Analyzer().simplify(hi - lo)
+    return lo, extent, dtype
+
+
+def _loop(kind, start, stop, annotations=None, step=None, thread=None) -> ForFrame:
+    lo, extent, dtype = _bounds(start, stop)
+    return ForFrame([Var("", dtype)], [lo], [extent], kind, thread, annotations, step)
+
+
+def serial(start, stop=None, *, annotations=None, step=None) -> ForFrame:
+    """``for i in T.serial(n)`` / ``T.serial(lo, hi)``; ``range`` means the same."""
+    return _loop(_stmt.ForKind.SERIAL, start, stop, annotations, step)
+
+
+def parallel(start, stop=None, *, annotations=None, step=None) -> ForFrame:
+    """``for i in T.parallel(n)``."""
+    return _loop(_stmt.ForKind.PARALLEL, start, stop, annotations, step)
+
+
+def vectorized(start, stop=None, *, annotations=None, step=None) -> ForFrame:
+    """``for i in T.vectorized(n)``."""
+    return _loop(_stmt.ForKind.VECTORIZED, start, stop, annotations, step)
+
+
+def unroll(start, stop=None, *, annotations=None, step=None) -> ForFrame:
+    """``for i in T.unroll(n)``."""
+    return _loop(_stmt.ForKind.UNROLLED, start, stop, annotations, step)
+
+
+def thread_binding(start, stop=None, thread=None, *, annotations=None) -> ForFrame:
+    """``for i in T.thread_binding(n, thread="threadIdx.x")``."""
+    if thread is None:
+        if isinstance(stop, str):  # T.thread_binding(n, "threadIdx.x")
+            start, stop, thread = start, None, stop
+        else:
+            raise ValueError("T.thread_binding needs a thread tag (thread=\"threadIdx.x\")")
+    return _loop(_stmt.ForKind.THREAD_BINDING, start, stop, annotations, thread=thread)
+
+
+def grid(*extents) -> ForFrame:
+    """``for i, j in T.grid(m, n)``: directly nested serial loops."""
+    if not extents:
+        raise ValueError("T.grid needs at least one extent")
+    mins, exts, loop_vars = [], [], []
+    for e in extents:
+        lo, extent, dtype = _bounds(e, None)
+        mins.append(lo)
+        exts.append(extent)
+        loop_vars.append(Var("", dtype))
+    return ForFrame(loop_vars, mins, exts)
+
+
+# --- blocks ---------------------------------------------------------------------------------
+
+
+def sblock(name: str = "", no_realize: bool = False) -> SBlockFrame:
+    """``with T.sblock("name"):``."""
+    return SBlockFrame(name, no_realize)
+
+
+def init() -> InitFrame:
+    """``with T.init():`` inside a block."""
+    return InitFrame()
+
+
+def _block(what: str) -> SBlockFrame:
+    return current_frame(SBlockFrame, what)
+
+
+def _regions(args):
+    out = []
+    for a in args:
+        if isinstance(a, (list, tuple)):
+            out.extend(_regions(a))
+        elif isinstance(a, _stmt.BufferLoad):
+            out.append(_stmt.BufferRegion.from_point(a.buffer, a.indices))
+        elif isinstance(a, _stmt.BufferRegion):
+            out.append(a)
+        elif isinstance(a, _Buffer):
+            out.append(_stmt.BufferRegion.full_region(a))
+        else:
+            raise TypeError(f"Expected a buffer region such as A[i, 0:4], got {a!r}")
+    return out
+
+
+def reads(*regions) -> None:
+    """``T.reads(A[i, 0:4], ...)``: the block's read regions."""
+    block = _block("T.reads")
+    if block.reads is not None:
+        raise ValueError(f"T.reads is called twice in block {block.name!r}")
+    block.reads = _regions(regions)
+
+
+def writes(*regions) -> None:
+    """``T.writes(C[i, j])``: the block's write regions."""
+    block = _block("T.writes")
+    if block.writes is not None:
+        raise ValueError(f"T.writes is called twice in block {block.name!r}")
+    block.writes = _regions(regions)
+
+
+def where(predicate) -> None:
+    """``T.where(cond)``: the block predicate."""
+    _block("T.where").predicate = predicate
+
+
+def sblock_attr(attrs: dict) -> None:
+    """``T.sblock_attr({...})``: block annotations."""
+    block = _block("T.sblock_attr")
+    block.annotations = {**(block.annotations or {}), **dict(attrs)}
+
+
+def _dom(dom, dtype):
+    if isinstance(dom, Range):
+        return dom
+    if isinstance(dom, (tuple, list)):
+        if len(dom) != 2:
+            raise ValueError(f"An axis domain is an extent or (min, max), got {dom!r}")
+        lo, extent, _ = _bounds(_as_expr(dom[0], dtype), _as_expr(dom[1], dtype))
+        return Range(lo, extent)
+    return Range(IntImm(dtype, 0), _as_expr(dom, dtype))
+
+
+def _axis(iter_type, dom, binding, dtype):
+    block = _block("T.axis")
+    rng = _dom(dom, dtype)
+    var = Var("", dtype)
+    block.iter_vars.append(_stmt.IterVar(rng, var, iter_type))
+    block.iter_values.append(binding)
+    return var
+
+
+class axis:  # noqa: N801 - TVMScript spells it T.axis
+    """``T.axis.spatial/reduce/scan/opaque/remap`` (and the ``S``/``R`` aliases)."""
+
+    @staticmethod
+    def spatial(dom, binding, dtype="int32"):
+        """A data-parallel block iteration variable bound to ``binding``."""
+        return _axis(_stmt.IterVar.DataPar, dom, binding, dtype)
+
+    @staticmethod
+    def reduce(dom, binding, dtype="int32"):
+        """A reduction block iteration variable."""
+        return _axis(_stmt.IterVar.CommReduce, dom, binding, dtype)
+
+    @staticmethod
+    def scan(dom, binding, dtype="int32"):
+        """An ordered (scan) block iteration variable."""
+        return _axis(_stmt.IterVar.Ordered, dom, binding, dtype)
+
+    @staticmethod
+    def opaque(dom, binding, dtype="int32"):
+        """An opaque block iteration variable."""
+        return _axis(_stmt.IterVar.Opaque, dom, binding, dtype)
+
+    S = spatial
+    R = reduce
+
+    @staticmethod
+    def remap(kinds: str, bindings, dtype="int32"):
+        """``vi, vj, vk = T.axis.remap("SSR", [i, j, k])``: one iteration variable per loop
+        variable, with the loop's domain."""
+        bindings = list(bindings)
+        if len(kinds) != len(bindings):
+            raise ValueError(
+                f"T.axis.remap: {len(kinds)} kinds ({kinds!r}) for {len(bindings)} bindings"
+            )
+        frames = IRBuilder.current().frames
+        out = []
+        for kind, value in zip(kinds, bindings):
+            if kind not in "SR":
+                raise InternalError(f"Unknown axis kind: {kind}")
+            dom = None
+            for frame in reversed(frames):
+                if isinstance(frame, ForFrame):
+                    dom = frame.dom_of(value)
+                    if dom is not None:
+                        break
+            if dom is None:
+                raise ValueError(
+                    f"T.axis.remap binds {value!r}, which is not the variable of an enclosing "
+                    "loop"
+                )
+            maker = axis.spatial if kind == "S" else axis.reduce
+            out.append(maker(dom, value, value.dtype if dtype == "int32" else dtype))
+        return out[0] if len(out) == 1 else out

@@ -1,0 +1,267 @@
+"""IR-builder frames of TIR: a PrimFunc, loops, SBlocks, branches, ``while``, ``T.attr``.
+
+Every frame that holds statements is a :class:`TIRFrame`; statements built inside it are
+appended to its ``stmts`` (:func:`add_to_parent`), and when the frame exits it turns them into
+one statement (``SeqStmt.flatten``) and hands its own product to the enclosing frame. 0.27
+statements such as ``Bind`` and ``AllocBuffer`` have no body: they are plain entries of the
+list, in effect for the statements after them.
+"""
+
+from __future__ import annotations
+
+from tvm.ir import Range
+from tvm.tirx import stmt as _stmt
+from tvm.tirx.expr import IntImm, Var
+from tvm.tirx.function import PrimFunc
+
+from ..base import IRBuilder, IRBuilderFrame
+
+__all__ = [
+    "AttrFrame",
+    "ElseFrame",
+    "ForFrame",
+    "IfFrame",
+    "InitFrame",
+    "PrimFuncFrame",
+    "SBlockFrame",
+    "TIRFrame",
+    "ThenFrame",
+    "WhileFrame",
+    "add_to_parent",
+    "current_frame",
+]
+
+
+class TIRFrame(IRBuilderFrame):
+    """A frame whose body is a list of statements."""
+
+    def __init__(self):
+        self.stmts: list = []
+
+    def body(self):
+        """The collected statements as one statement (``Evaluate(0)`` when empty)."""
+        return _stmt.SeqStmt.flatten(self.stmts)
+
+
+def current_frame(frame_type, what: str):
+    """The innermost open frame of ``frame_type``; a ``ValueError`` naming ``what`` if none."""
+    frame = IRBuilder.current().find_frame(frame_type)
+    if frame is None:
+        raise ValueError(f"{what} must be used inside a {frame_type.__name__}")
+    return frame
+
+
+def add_to_parent(stmt) -> None:
+    """Append ``stmt`` to the innermost statement-holding frame."""
+    frames = IRBuilder.current().frames
+    if not frames or not isinstance(frames[-1], TIRFrame):
+        where = type(frames[-1]).__name__ if frames else "no frame"
+        raise ValueError(f"A TIR statement cannot be added here (innermost frame: {where})")
+    frames[-1].stmts.append(stmt)
+
+
+def _contains_sblock(stmt) -> bool:
+    from tvm.ffi.node import walk  # local: only needed when a function is finished
+
+    return any(isinstance(node, _stmt.SBlockRealize) for node in walk(stmt))
+
+
+class PrimFuncFrame(TIRFrame):
+    """``@T.prim_func``: parameters, buffer map, attributes and the body."""
+
+    def __init__(self, s_tir: bool = False, private: bool = False):
+        super().__init__()
+        self.name: str | None = None
+        self.args: list = []
+        self.buffer_map: dict = {}
+        self.attrs: dict | None = None
+        self.ret_type = None
+        self.s_tir = s_tir
+        self.private = private
+        #: ``T.sblock_alloc_buffer`` at function level: buffers of the implicit root block.
+        self.root_alloc_buffers: list = []
+        #: Symbolic variables by name (strings in buffer shapes, ``n = T.int32()``).
+        self.sym_vars: dict[str, Var] = {}
+        #: Variables returned by ``T.Bind``/``T.let`` whose ``Bind`` is already emitted.
+        self.bound_vars: set[int] = set()
+        self.result: PrimFunc | None = None
+
+    def exit_with_scope(self) -> None:
+        self._run_callbacks()
+        body = self.body()
+        if self.root_alloc_buffers or (self.s_tir and _contains_sblock(body)
+                                       and not _is_root(body)):
+            # As in TVM, a schedulable function's blocks live under a "root" block.
+            root = _stmt.SBlock([], [], [], "root", body, alloc_buffers=self.root_alloc_buffers)
+            body = _stmt.SBlockRealize([], IntImm("bool", 1), root)
+        attrs = dict(self.attrs or {})
+        if not self.private and self.name is not None:
+            attrs.setdefault("global_symbol", self.name)
+        if self.s_tir:
+            attrs["s_tir"] = True
+        func = PrimFunc(self.args, body, self.ret_type, self.buffer_map, attrs or None)
+        self.result = func
+        builder = IRBuilder.current()
+        from ..ir.frame import IRModuleFrame, def_function
+
+        if builder.find_frame(IRModuleFrame) is not None:
+            def_function(self.name or "main", func)
+        elif builder.frames:
+            raise ValueError("A PrimFunc can only be defined at top level or in an IRModule")
+        else:
+            builder.set_result(func)
+
+
+def _is_root(stmt) -> bool:
+    return (isinstance(stmt, _stmt.SBlockRealize) and stmt.block.name_hint == "root"
+            and not stmt.block.iter_vars)
+
+
+class ForFrame(TIRFrame):
+    """One or more directly nested loops (``T.grid`` gives several)."""
+
+    def __init__(self, loop_vars, mins, extents, kind=_stmt.ForKind.SERIAL, thread=None,
+                 annotations=None, step=None):
+        super().__init__()
+        self.vars = list(loop_vars)
+        self.mins = list(mins)
+        self.extents = list(extents)
+        self.kind = kind
+        self.thread = thread
+        self.annotations = annotations
+        self.step = step
+
+    def __enter__(self):
+        super().__enter__()
+        return self.vars[0] if len(self.vars) == 1 else list(self.vars)
+
+    def dom_of(self, var):
+        """The ``Range`` of loop variable ``var`` of this frame, or ``None``."""
+        for v, lo, ext in zip(self.vars, self.mins, self.extents):
+            if v is var:
+                return Range(lo, ext)
+        return None
+
+    def exit_with_scope(self) -> None:
+        body = self.body()
+        for i in reversed(range(len(self.vars))):
+            thread = None
+            if self.kind == _stmt.ForKind.THREAD_BINDING:
+                thread = _stmt.IterVar(Range(self.mins[i], self.extents[i]),
+                                       Var(self.thread, self.vars[i].dtype),
+                                       _stmt.IterVar.ThreadIndex, self.thread)
+            body = _stmt.For(self.vars[i], self.mins[i], self.extents[i], self.kind, body,
+                             thread_binding=thread, annotations=self.annotations,
+                             step=self.step)
+        add_to_parent(body)
+
+
+class SBlockFrame(TIRFrame):
+    """``with T.sblock("name"):``: iteration variables, regions, init and body."""
+
+    def __init__(self, name: str = "", no_realize: bool = False):
+        super().__init__()
+        self.name = name
+        self.no_realize = no_realize
+        self.iter_vars: list = []
+        self.iter_values: list = []
+        self.reads: list | None = None
+        self.writes: list | None = None
+        self.predicate = None
+        self.annotations: dict | None = None
+        self.alloc_buffers: list = []
+        self.match_buffers: list = []
+        self.init = None
+
+    def exit_with_scope(self) -> None:
+        block = _stmt.SBlock(self.iter_vars, [], [], self.name, self.body(), init=self.init,
+                             alloc_buffers=self.alloc_buffers,
+                             match_buffers=self.match_buffers, annotations=self.annotations)
+        if self.reads is None or self.writes is None:
+            # Lazy: s_tir sits above the IR builder's tirx imports only for this inference.
+            from tvm.s_tir import infer_sblock_regions
+
+            reads, writes = infer_sblock_regions(block)
+            block = block.replace(reads=tuple(self.reads if self.reads is not None else reads),
+                                  writes=tuple(self.writes if self.writes is not None
+                                               else writes))
+        else:
+            block = block.replace(reads=tuple(self.reads), writes=tuple(self.writes))
+        if self.no_realize:
+            add_to_parent(block)
+            return
+        predicate = self.predicate if self.predicate is not None else IntImm("bool", 1)
+        add_to_parent(_stmt.SBlockRealize(self.iter_values, predicate, block))
+
+
+class InitFrame(TIRFrame):
+    """``with T.init():`` inside a block: the reduction's initialisation."""
+
+    def exit_with_scope(self) -> None:
+        frames = IRBuilder.current().frames
+        parent = frames[-1] if frames else None
+        if not isinstance(parent, SBlockFrame):
+            raise ValueError("T.init() must be used directly inside a T.sblock()")
+        if parent.init is not None:
+            raise ValueError(f"Block {parent.name!r} has two T.init() sections")
+        parent.init = self.body()
+
+
+class WhileFrame(TIRFrame):
+    """``while condition:``."""
+
+    def __init__(self, condition):
+        super().__init__()
+        self.condition = condition
+
+    def exit_with_scope(self) -> None:
+        add_to_parent(_stmt.While(self.condition, self.body()))
+
+
+class AttrFrame(TIRFrame):
+    """``with T.attr(node, key, value):``."""
+
+    def __init__(self, node, attr_key, value):
+        super().__init__()
+        self.node = node
+        self.attr_key = attr_key
+        self.value = value
+
+    def exit_with_scope(self) -> None:
+        add_to_parent(_stmt.AttrStmt(self.node, self.attr_key, self.value, self.body()))
+
+
+class IfFrame(IRBuilderFrame):
+    """``with T.If(cond):`` holding a ``T.Then()`` and an optional ``T.Else()`` frame."""
+
+    def __init__(self, condition):
+        self.condition = condition
+        self.then_case = None
+        self.else_case = None
+
+    def exit_with_scope(self) -> None:
+        if self.then_case is None:
+            raise ValueError("T.If() needs a T.Then() branch")
+        add_to_parent(_stmt.IfThenElse(self.condition, self.then_case, self.else_case))
+
+
+class ThenFrame(TIRFrame):
+    """The then-branch of the enclosing :class:`IfFrame`."""
+
+    def exit_with_scope(self) -> None:
+        frames = IRBuilder.current().frames
+        if not frames or not isinstance(frames[-1], IfFrame):
+            raise ValueError("T.Then() must be used directly inside T.If()")
+        frames[-1].then_case = self.body()
+
+
+class ElseFrame(TIRFrame):
+    """The else-branch of the enclosing :class:`IfFrame`."""
+
+    def exit_with_scope(self) -> None:
+        frames = IRBuilder.current().frames
+        if not frames or not isinstance(frames[-1], IfFrame):
+            raise ValueError("T.Else() must be used directly inside T.If()")
+        if frames[-1].then_case is None:
+            raise ValueError("T.Else() must follow T.Then()")
+        frames[-1].else_case = self.body()

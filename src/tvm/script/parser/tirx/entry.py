@@ -1,0 +1,101 @@
+"""``@T.prim_func`` and the annotation helpers of TIR TVMScript (``T.handle``, ``T.let[...]``)."""
+
+from __future__ import annotations
+
+import inspect
+
+from tvm.ir.expr import PrimExpr
+
+from ...ir_builder.tirx import Bind
+from ..core.entry import parse
+from ..core.utils import capture_caller_vars, capture_function_vars, is_defined_in_class_body
+
+__all__ = ["LetAnnotation", "handle", "let", "prim_func"]
+
+
+def prim_func(func=None, private: bool = False, check_well_formed: bool = True,
+              s_tir: bool = False, persistent: bool = False):
+    """Decorate a Python function written in TIR TVMScript.
+
+    Parameters
+    ----------
+    func : function, optional
+        The function (when used as ``@T.prim_func`` without arguments).
+    private : bool
+        A private function gets no ``global_symbol`` attribute.
+    check_well_formed : bool
+        Run the well-formedness gate (``verify_well_formed`` for s_tir functions, else
+        ``verify_tirx_well_formed``) on the parsed function.
+    s_tir : bool
+        A schedulable function: attribute ``"s_tir": True``; its blocks go under a root block.
+    persistent : bool
+        Accepted for TVM compatibility; it does not change the parsed function.
+
+    Returns
+    -------
+    tirx.PrimFunc, or the Python function itself inside an ``@I.ir_module`` class (whose
+    decorator parses the whole class).
+    """
+
+    def _decorate(f, in_class, captured):
+        if not inspect.isfunction(f):
+            raise TypeError(f"@T.prim_func expects a function, got {type(f).__name__}")
+        if in_class:
+            return f
+        names = dict(captured)
+        names.update(capture_function_vars(f))
+        return parse(f, names, check_well_formed=check_well_formed, s_tir=s_tir,
+                     default_token="tirx")
+
+    if func is not None:
+        return _decorate(func, is_defined_in_class_body(1), capture_caller_vars(1))
+
+    def decorator(f):
+        return _decorate(f, is_defined_in_class_body(1), capture_caller_vars(1))
+
+    decorator.dispatch_token = "tirx"
+    return decorator
+
+
+prim_func.dispatch_token = "tirx"
+
+
+class _HandleType:
+    """``T.handle``: the annotation of an opaque pointer parameter; ``T.handle()`` a variable."""
+
+    prim_dtype = "handle"
+
+    def __call__(self, name: str = ""):
+        from tvm.tirx import Var
+
+        return Var(name, "handle")
+
+    def __repr__(self):
+        return "T.handle"
+
+
+handle = _HandleType()
+
+
+class LetAnnotation:
+    """``T.let[T.int32]``: the annotation of a ``Bind`` (``x: T.let[T.int32] = value``)."""
+
+    def __init__(self, dtype: str):
+        self.dtype = dtype
+
+
+class _Let:
+    """``T.let``: ``T.let[T.int32]`` annotates a binding; ``x = T.let(value)`` binds."""
+
+    def __getitem__(self, dtype):
+        return LetAnnotation(getattr(dtype, "prim_dtype", dtype))
+
+    def __call__(self, value, dtype=None):
+        if dtype is not None and not isinstance(dtype, str):
+            dtype = getattr(dtype, "prim_dtype", dtype)
+        if dtype is not None and isinstance(value, PrimExpr) and value.dtype != dtype:
+            raise TypeError(f"T.let: the value's dtype {value.dtype} is not {dtype}")
+        return Bind(value, dtype)
+
+
+let = _Let()

@@ -1,0 +1,376 @@
+"""Parse handlers of the ``tirx`` dialect (statements inside ``@T.prim_func``).
+
+Each statement drives the TIR IR builder (:mod:`tvm.script.ir_builder.tirx`):
+
+* ``for ... in T.grid/T.serial/range/...`` opens a loop frame, ``with T.sblock(...)``,
+  ``with T.init()``, ``with T.attr(...)`` open theirs, ``if``/``while`` open branch frames;
+* ``A[i, j] = v`` stores (``A[i] += v`` too), ``x: T.int32 = v``, ``x: T.let[T.int32] = v``
+  and ``x = <PrimExpr>`` bind a new variable (``Bind``), ``n = T.int32()`` declares a symbolic
+  variable, ``B = T.alloc_buffer(...)`` (and the other buffer calls) names the buffer;
+* a bare expression statement is evaluated (``T.evaluate`` for a value, nothing for a builder
+  call such as ``T.reads``); ``assert c, msg`` is an ``AssertStmt``.
+
+Names defined in a loop, block or branch are scoped to it.
+"""
+
+from __future__ import annotations
+
+import ast
+from typing import Any
+
+from tvm import tirx
+from tvm.ir.expr import PrimExpr
+from tvm.tirx import stmt as _stmt
+from tvm.tirx.buffer import Buffer
+from tvm.tirx.expr import Var
+
+from ...ir_builder import tirx as B
+from ...ir_builder.base import IRBuilder, IRBuilderFrame
+from ...ir_builder.ir import decl_function
+from ...ir_builder.tirx.frame import ForFrame, PrimFuncFrame, SBlockFrame
+from ..core import dispatch
+from ..core.parser import Parser, bind_python_target
+from .entry import LetAnnotation
+
+__all__ = []
+
+_OPTIONS = ("private", "check_well_formed", "s_tir", "persistent")
+
+
+# --- functions -------------------------------------------------------------------------------
+
+
+def _decorator_options(parser: Parser, node: ast.FunctionDef) -> dict[str, Any]:
+    """The keyword arguments given to ``@T.prim_func(...)``."""
+    options: dict[str, Any] = {}
+    for deco in node.decorator_list:
+        if not isinstance(deco, ast.Call):
+            continue
+        if getattr(parser.eval_expr(deco.func), "dispatch_token", None) != "tirx":
+            continue
+        for kw in deco.keywords:
+            if kw.arg not in _OPTIONS:
+                parser.report_error(
+                    kw, f"T.prim_func() got an unexpected keyword argument {kw.arg!r}"
+                )
+            options[kw.arg] = parser.eval_expr(kw.value)
+    return options
+
+
+@dispatch.register("tirx", "FunctionDef")
+def _visit_function_def(parser: Parser, node: ast.FunctionDef) -> None:
+    if IRBuilder.current().find_frame(PrimFuncFrame) is not None:
+        parser.report_error(node, "A TIR function cannot define nested functions")
+    options = _decorator_options(parser, node)
+    s_tir = bool(options.get("s_tir", False) or parser.s_tir)
+    if s_tir:
+        # Read by the well-formedness gate: SBlocks are allowed in this program.
+        parser.state["tirx_s_tir"] = True
+    args = node.args
+    if args.vararg or args.kwarg or args.kwonlyargs or args.posonlyargs or args.defaults:
+        parser.report_error(node, "TIR functions take plain positional parameters only")
+    with parser.var_table.with_frame():
+        # ``range(...)`` in a TIR function is a serial loop.
+        parser.var_table.add("range", B.serial, allow_shadowing=True)
+        frame = B.prim_func(s_tir=s_tir, private=bool(options.get("private", False)))
+        with frame:
+            B.func_name(node.name)
+            for param in args.args:
+                _visit_param(parser, param, frame)
+            if node.returns is not None:
+                B.func_ret(_ret_type(parser.eval_expr(node.returns)))
+            parser.visit_body(node.body)
+
+
+def _visit_param(parser: Parser, param: ast.arg, frame: PrimFuncFrame) -> None:
+    if param.annotation is None:
+        parser.report_error(param, f"Parameter {param.arg} needs a type annotation")
+    ann = parser.eval_expr(param.annotation)
+    if isinstance(ann, Buffer):
+        value = B.arg(param.arg, ann)
+    else:
+        dtype = getattr(ann, "prim_dtype", None)
+        if dtype is None:
+            parser.report_error(
+                param.annotation,
+                f"Parameter {param.arg}: expected T.Buffer(...), T.handle or a scalar dtype "
+                f"such as T.int32, got {ann!r}",
+            )
+        # A scalar used by name in an earlier buffer shape (``T.Buffer(("n",))``) is that var.
+        var = frame.sym_vars.get(param.arg)
+        if var is None or var.dtype != dtype:
+            var = Var(param.arg, dtype)
+            if dtype != "handle":
+                frame.sym_vars[param.arg] = var
+        value = B.arg(param.arg, var)
+    parser.var_table.add(param.arg, value)
+
+
+def _ret_type(value):
+    from tvm.ir import PrimType
+
+    dtype = getattr(value, "prim_dtype", None)
+    return PrimType(dtype) if dtype is not None else value
+
+
+@dispatch.register("tirx", "tvm_declare_function")
+def _declare_function(parser: Parser, node: ast.FunctionDef):
+    """Declare a PrimFunc of a module before any body is parsed (``cls.f`` in Relax)."""
+    return decl_function(node.name)
+
+
+@dispatch.register("tirx", "Return")
+def _visit_return(parser: Parser, node: ast.Return) -> None:
+    parser.report_error(node, "`return` is not supported in TIR functions")
+
+
+# --- assignments -----------------------------------------------------------------------------
+
+
+def _func_frame() -> PrimFuncFrame:
+    return IRBuilder.current().find_frame(PrimFuncFrame)
+
+
+def _is_block_var(var) -> bool:
+    block = IRBuilder.current().find_frame(SBlockFrame)
+    return block is not None and any(iv.var is var for iv in block.iter_vars)
+
+
+def _bind_name(parser: Parser, target: ast.AST, value: Any) -> None:
+    """Give ``value`` (made by the right-hand side) the name of ``target`` and define it."""
+    if isinstance(target, (ast.Tuple, ast.List)):
+        if not isinstance(value, (list, tuple)):
+            parser.report_error(target, f"Cannot unpack {value!r} into several names")
+        if len(value) != len(target.elts):
+            parser.report_error(
+                target, f"Cannot unpack {len(value)} values into {len(target.elts)} names"
+            )
+        for elt, item in zip(target.elts, value):
+            _bind_name(parser, elt, item)
+        return
+    if not isinstance(target, ast.Name):
+        parser.report_error(target, f"Unsupported assignment target: {type(target).__name__}")
+    name = target.id
+    frame = _func_frame()
+    if isinstance(value, Buffer):
+        B.name_buffer(value, name)
+    elif isinstance(value, Var) and frame is not None and id(value) in frame.bound_vars:
+        IRBuilder.name(name, value)  # ``x = T.Bind(v)``: its Bind is already emitted
+    elif isinstance(value, Var) and value.name == "":
+        if _is_block_var(value):
+            IRBuilder.name(name, value)
+        else:
+            # ``n = T.int32()``: a symbolic variable, the same as one named in a signature.
+            known = frame.sym_vars.get(name) if frame is not None else None
+            if known is not None and known.dtype == value.dtype:
+                value = known
+            else:
+                IRBuilder.name(name, value)
+                if frame is not None:
+                    frame.sym_vars[name] = value
+    elif isinstance(value, (PrimExpr, bool, int, float)) and frame is not None:
+        # ``x = expr``: bind a new variable for the statements that follow.
+        value = B.Bind(value)
+        IRBuilder.name(name, value)
+    parser.var_table.add(name, value, allow_shadowing=True)
+
+
+def _store(parser: Parser, target: ast.Subscript, value: Any) -> None:
+    buffer = parser.eval_expr(target.value)
+    if not isinstance(buffer, Buffer):
+        parser.report_error(target.value, f"Only buffers can be stored to, got {buffer!r}")
+    index = parser.eval_expr(target.slice)
+    indices = list(index) if isinstance(index, tuple) else [index]
+    if any(isinstance(i, slice) for i in indices):
+        parser.report_error(
+            target, "Stores to buffer slices (vector stores) are not supported by this parser"
+        )
+    B.buffer_store(buffer, value, indices)
+
+
+@dispatch.register("tirx", "Assign")
+def _visit_assign(parser: Parser, node: ast.Assign) -> None:
+    value = parser.eval_expr(node.value)
+    for target in node.targets:
+        if isinstance(target, ast.Subscript):
+            _store(parser, target, value)
+        else:
+            _bind_name(parser, target, value)
+
+
+@dispatch.register("tirx", "AugAssign")
+def _visit_aug_assign(parser: Parser, node: ast.AugAssign) -> None:
+    # ``A[i] += v`` stores ``A[i] + v``.
+    if not isinstance(node.target, ast.Subscript):
+        parser.report_error(node, "Augmented assignment is supported on buffer elements only")
+    load = ast.Subscript(value=node.target.value, slice=node.target.slice, ctx=ast.Load())
+    ast.copy_location(load, node.target)
+    expr = ast.BinOp(left=load, op=node.op, right=node.value)
+    ast.copy_location(expr, node)
+    _store(parser, node.target, parser.eval_expr(expr))
+
+
+@dispatch.register("tirx", "AnnAssign")
+def _visit_ann_assign(parser: Parser, node: ast.AnnAssign) -> None:
+    ann = parser.eval_expr(node.annotation)
+    if isinstance(ann, LetAnnotation):
+        dtype = ann.dtype
+    else:
+        dtype = getattr(ann, "prim_dtype", None)
+    if dtype is None:
+        parser.report_error(node.annotation,
+                            f"Expected a scalar annotation such as T.int32, got {ann!r}")
+    if node.value is None:
+        parser.report_error(node, f"{ast.unparse(node.target)} needs a value")
+    if not isinstance(node.target, ast.Name):
+        parser.report_error(node.target, "Only a name can be bound with an annotation")
+    value = parser.eval_expr(node.value)
+    if isinstance(value, PrimExpr) and value.dtype != dtype:
+        parser.report_error(
+            node, f"The value of {node.target.id} has dtype {value.dtype}, annotated {dtype}"
+        )
+    var = Var(node.target.id, dtype)
+    B.Bind(value, var=var)
+    parser.var_table.add(node.target.id, var, allow_shadowing=True)
+
+
+# --- expression statements -------------------------------------------------------------------
+
+
+@dispatch.register("tirx", "Expr")
+def _visit_expr(parser: Parser, node: ast.Expr) -> None:
+    if isinstance(node.value, ast.Constant) and isinstance(node.value.value, str):
+        return  # a docstring
+    value = parser.eval_expr(node.value)
+    if isinstance(value, IRBuilderFrame):
+        parser.report_error(node, f"{ast.unparse(node.value)} must be used in a `with` statement")
+    if isinstance(value, (PrimExpr, int)) and not isinstance(value, bool):
+        B.evaluate(value)
+
+
+@dispatch.register("tirx", "Assert")
+def _visit_assert(parser: Parser, node: ast.Assert) -> None:
+    cond = parser.eval_expr(node.test)
+    msg = "" if node.msg is None else parser.eval_expr(node.msg)
+    B.Assert(cond, msg)
+
+
+@dispatch.register("tirx", "Break")
+def _visit_break(parser: Parser, node) -> None:
+    B.add_to_parent(_stmt.Break())
+
+
+@dispatch.register("tirx", "Continue")
+def _visit_continue(parser: Parser, node) -> None:
+    B.add_to_parent(_stmt.Continue())
+
+
+# --- scopes ----------------------------------------------------------------------------------
+
+
+@dispatch.register("tirx", "For")
+def _visit_for(parser: Parser, node: ast.For) -> None:
+    frame = parser.eval_expr(node.iter)
+    if not isinstance(frame, ForFrame):
+        parser.report_error(
+            node.iter,
+            "A TIR loop iterates over range(...), T.serial, T.parallel, T.vectorized, "
+            f"T.unroll, T.thread_binding or T.grid, got {frame!r}",
+        )
+    if node.orelse:
+        parser.report_error(node, "A TIR loop cannot have an `else` clause")
+    with parser.var_table.with_frame():
+        with frame as loop_vars:
+            if isinstance(node.target, (ast.Tuple, ast.List)):
+                if not isinstance(loop_vars, list) or len(loop_vars) != len(node.target.elts):
+                    count = len(loop_vars) if isinstance(loop_vars, list) else 1
+                    parser.report_error(
+                        node.target,
+                        f"The loop binds {count} variable(s) to {len(node.target.elts)} names",
+                    )
+            elif isinstance(loop_vars, list):
+                parser.report_error(
+                    node.target, f"T.grid of {len(loop_vars)} loops needs as many names"
+                )
+            _name_loop_vars(parser, node.target, loop_vars)
+            parser.visit_body(node.body)
+
+
+def _name_loop_vars(parser: Parser, target: ast.AST, loop_vars) -> None:
+    if isinstance(target, (ast.Tuple, ast.List)):
+        for elt, var in zip(target.elts, loop_vars):
+            _name_loop_vars(parser, elt, var)
+        return
+    if not isinstance(target, ast.Name):
+        parser.report_error(target, "A loop variable must be a name")
+    IRBuilder.name(target.id, loop_vars)
+    parser.var_table.add(target.id, loop_vars, allow_shadowing=True)
+
+
+@dispatch.register("tirx", "With")
+def _visit_with(parser: Parser, node: ast.With) -> None:
+    _visit_with_items(parser, node, list(node.items))
+
+
+def _visit_with_items(parser: Parser, node: ast.With, items) -> None:
+    if not items:
+        parser.visit_body(node.body)
+        return
+    item = items[0]
+    frame = parser.eval_expr(item.context_expr)
+    if not isinstance(frame, IRBuilderFrame):
+        parser.report_error(
+            item.context_expr,
+            f"Expected a TIR scope such as T.sblock(...), T.init() or T.attr(...), got {frame!r}",
+        )
+    with parser.var_table.with_frame():
+        with frame as value:
+            if item.optional_vars is not None:
+                bind_python_target(parser, item.optional_vars, value)
+            _visit_with_items(parser, node, items[1:])
+
+
+@dispatch.register("tirx", "If")
+def _visit_if(parser: Parser, node: ast.If) -> None:
+    cond = parser.eval_expr(node.test)
+    if isinstance(cond, (bool, int)) and not isinstance(cond, PrimExpr):
+        # A condition known while parsing keeps only the branch taken.
+        with parser.var_table.with_frame():
+            parser.visit_body(node.body if cond else node.orelse)
+        return
+    with B.If(cond):
+        with parser.var_table.with_frame(), B.Then():
+            parser.visit_body(node.body)
+        if node.orelse:
+            with parser.var_table.with_frame(), B.Else():
+                parser.visit_body(node.orelse)
+
+
+@dispatch.register("tirx", "While")
+def _visit_while(parser: Parser, node: ast.While) -> None:
+    if node.orelse:
+        parser.report_error(node, "A TIR while loop cannot have an `else` clause")
+    cond = parser.eval_expr(node.test)
+    with parser.var_table.with_frame(), B.While(cond):
+        parser.visit_body(node.body)
+
+
+# --- operators -------------------------------------------------------------------------------
+
+
+def _logical(make, python_op):
+    def apply(a, b):
+        if isinstance(a, PrimExpr) or isinstance(b, PrimExpr):
+            return make(a, b)
+        return python_op(a, b)
+
+    return apply
+
+
+dispatch.register_op("tirx", "And", 2)(_logical(tirx.And, lambda a, b: a and b))
+dispatch.register_op("tirx", "Or", 2)(_logical(tirx.Or, lambda a, b: a or b))
+
+
+@dispatch.register_op("tirx", "Not", 1)
+def _not(a):
+    return tirx.Not(a) if isinstance(a, PrimExpr) else not a
