@@ -22,9 +22,11 @@ rule that matches:
 2. **generic**: when the innermost loop is a reduction and the last spatial loop indexes the
    output's last (contiguous) dimension, that spatial loop is moved innermost (the
    reduction runs outside it, so the innermost loop is vectorizable, e.g. ``sum(A, axis=0)``);
-   then the outermost loop becomes ``T.parallel`` when it is spatial and the nest does enough
-   work (at least 4096 iterations, or a symbolic extent); the innermost loop, when spatial,
-   becomes ``T.vectorized``.
+   then the outermost loop becomes ``T.parallel`` when it is spatial, the nest does enough
+   work (at least 4096 iterations, or a symbolic extent) and is not memory-bound (it has a
+   reduction or calls a function such as ``exp``; see ``PARALLEL_MEMORY_BOUND``); the
+   innermost loop, when spatial, becomes ``T.vectorized``. A reduction's init is moved into
+   its own loop nest before the reduction loops (decompose_reduction).
 
 The rules never change results beyond the order of floating-point accumulation.
 """
@@ -34,7 +36,7 @@ from __future__ import annotations
 from ..ffi.structural import structural_equal
 from ..ir.module import IRModule
 from ..tirx.buffer import decl_buffer
-from ..tirx.expr import Add, IntImm, Mul, Var
+from ..tirx.expr import Add, Call, IntImm, Mul, Var
 from ..tirx.function import PrimFunc
 from ..tirx.stmt import (
     BufferLoad,
@@ -53,6 +55,10 @@ __all__ = ["MATMUL_TILE", "apply_default_schedule", "schedule_prim_func"]
 #: Rows and columns of the matmul register tile (``j`` tile: 4 AVX-512 / 8 AVX2 vectors).
 MATMUL_TILE = (4, 64)
 PARALLEL_MIN_WORK = 4096
+#: Parallelize memory-bound nests too (plain loads and arithmetic, no reduction, no calls).
+#: Off: measured on the 2-core VM, a second thread adds no memory bandwidth there and the
+#: launch costs (16M-element add: 22-26 GB/s serial vs 13 GB/s parallel).
+PARALLEL_MEMORY_BOUND = False
 #: Smallest m * n * k given the tiled matmul schedule (smaller ones use the generic rule).
 MATMUL_MIN_WORK = 64**3
 
@@ -192,7 +198,8 @@ def _generic(headers, spatial, block, realize):
         else:
             symbolic = True
     outer = headers[0]
-    if kind_of[id(outer.var)] and (symbolic or work >= PARALLEL_MIN_WORK) and not (
+    busy = PARALLEL_MEMORY_BOUND or not all(kind_of.values()) or _calls_functions(block)
+    if busy and kind_of[id(outer.var)] and (symbolic or work >= PARALLEL_MIN_WORK) and not (
         isinstance(outer.extent, IntImm) and outer.extent.value == 1
     ):
         outer.kind = ForKind.PARALLEL
@@ -217,6 +224,13 @@ def _indexes_last_dim_of_a_load(block, realize, loop_vars) -> bool:
             post_order_visit(node.indices[-1], visit_index)
 
     post_order_visit(block.body, visit)
+    return bool(found)
+
+
+def _calls_functions(block) -> bool:
+    """Whether the block computes more than loads and plain arithmetic (e.g. ``exp``)."""
+    found = []
+    post_order_visit(block.body, lambda n: found.append(n) if isinstance(n, Call) else None)
     return bool(found)
 
 

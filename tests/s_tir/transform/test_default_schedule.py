@@ -40,13 +40,25 @@ def test_row_reduction_keeps_order_and_decomposes_init():
 
 def test_elementwise_parallel_outer_vectorized_inner():
     A = te.placeholder((64, 128), "float32", name="A")
-    B = te.compute((64, 128), lambda i, j: A[i, j] * 2.0, name="B")
+    B = te.compute((64, 128), lambda i, j: te.exp(A[i, j]) * 2.0, name="B")
     func = te.create_prim_func([A, B])
     out = schedule_prim_func(func)
     kinds = [lp.kind for lp in _loops(out)]
     assert kinds == [ForKind.PARALLEL, ForKind.VECTORIZED]
     a = np.random.default_rng(0).standard_normal((64, 128)).astype("float32")
     _same_results(func, out, [a, np.zeros_like(a)], 1)
+
+
+def test_memory_bound_nests_stay_serial(monkeypatch):
+    from tvm.s_tir import default_schedule
+
+    A = te.placeholder((64, 128), "float32", name="A")
+    B = te.compute((64, 128), lambda i, j: A[i, j] * 2.0, name="B")
+    out = schedule_prim_func(te.create_prim_func([A, B]))
+    assert [lp.kind for lp in _loops(out)] == [ForKind.SERIAL, ForKind.VECTORIZED]
+    monkeypatch.setattr(default_schedule, "PARALLEL_MEMORY_BOUND", True)
+    out = schedule_prim_func(te.create_prim_func([A, B]))
+    assert [lp.kind for lp in _loops(out)] == [ForKind.PARALLEL, ForKind.VECTORIZED]
 
 
 def test_small_nests_stay_serial():
