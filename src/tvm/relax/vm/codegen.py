@@ -198,6 +198,9 @@ class _Gen:
                 checks.append(f"not {dt}({value})")
             if checks:
                 self.emit(indent, f"if {' or '.join(checks)}: {fail}({value})")
+            if ty.dtype != "void" and _np_dtype(ty.dtype).kind not in "biuf":
+                # ml_dtypes arrays reach kernels as runtime tensors (NumPy's DLPack refuses them).
+                self.emit(indent, f"{value} = _as_tensor({value})")
             if dims is not None:
                 self._match_dims(shape, dims, value, fail, deferred, indent)
             return
@@ -257,7 +260,7 @@ class _Gen:
                 )
             return self.names[expr]
         if isinstance(expr, Constant):
-            return self.const(np.ascontiguousarray(expr.data.numpy()))
+            return self.const(np.require(expr.data.numpy(), requirements="C"))
         if isinstance(expr, Tuple):
             items = [self.expr(f, indent) for f in expr.fields]
             return "(" + "".join(f"{i}, " for i in items) + ")"
@@ -365,12 +368,16 @@ class _Gen:
         dims = [self.prim(v) for v in ty.shape.values]
         static = all(d.lstrip("-").isdigit() for d in dims)
         shape = "(" + "".join(f"{d}, " for d in dims) + ")"
-        if planned_ok and static:
+        if planned_ok and static and _np_dtype(ty.dtype).kind in "biuf":
             slot = self.fresh("_p")
             self.planned.append((slot, tuple(int(d) for d in dims), _np_dtype(ty.dtype)))
             return f"_mem[{slot!r}]", None
         out = self.fresh("o")
-        self.emit(indent, f"{out} = _empty({shape}, {dtype})")
+        if _np_dtype(ty.dtype).kind in "biuf":
+            self.emit(indent, f"{out} = _empty({shape}, {dtype})")
+        else:
+            # NumPy cannot export ml_dtypes (bfloat16, float8) through DLPack: runtime tensors.
+            self.emit(indent, f"{out} = _empty_tensor({shape}, {str(ty.dtype)!r})")
         return out, out
 
     def _call_tir(self, call, indent, var):
@@ -609,7 +616,8 @@ def _as_arrays(value):
     if isinstance(value, tuple):
         return tuple(_as_arrays(v) for v in value)
     if isinstance(value, (np.ndarray, np.generic)):
-        return np.ascontiguousarray(value)
+        # np.require keeps 0-d arrays 0-d (ascontiguousarray would make them 1-d).
+        return np.require(np.asarray(value), requirements="C")
     return value
 
 

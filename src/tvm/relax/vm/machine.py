@@ -37,6 +37,20 @@ def _wrap(array):
     return tensor(array)
 
 
+def _empty_tensor(shape, dtype):
+    from ...runtime import empty
+
+    return empty(shape, dtype)
+
+
+def _as_tensor(value):
+    if type(value) is np.ndarray:
+        from ...runtime import tensor
+
+        return tensor(value)
+    return value
+
+
 def _truth(cond):
     if hasattr(cond, "shape"):
         return bool(np.asarray(cond))
@@ -124,6 +138,7 @@ class VirtualMachine:
             ns.update(
                 _funcs=table, _mem=mem, _empty=np.empty, _ret=_ret, _truth=_truth,
                 _shape_of=_shape_of, _packed=_packed, _print=_print, _prof=self._prof_call,
+                _empty_tensor=_empty_tensor, _as_tensor=_as_tensor,
             )
             exec(compile(code.source, f"<relax.vm {name}>", "exec"), ns)  # noqa: S102
             table[name] = _find_function(ns, code)
