@@ -8,6 +8,7 @@ from ...expr import Tuple, TupleGetItem
 from ...ty import TupleType
 from ..create import zeros_like
 from ..grad.grad import no_grad_all, register_gradient, shape_of, static_dims
+from ..index import strided_slice
 from ..manipulate import (
     broadcast_to,
     collapse_sum_to,
@@ -46,16 +47,33 @@ def _field_types(expr):
 def _concat_grad(orig_var, orig_call, output_grad, ctx):
     # Split the gradient back at the cumulative sizes of the inputs along the axis.
     (tensors,) = orig_call.args
-    axis = int(orig_call.attrs.axis)
-    sizes = []
-    for ty in _field_types(tensors):
-        dims = ty.shape.values
-        sizes.append(dims[axis % len(dims)])
+    axis = orig_call.attrs.axis
+    fields = _field_types(tensors)
+    if axis is None:
+        # concat(axis=None) flattens: split the flat gradient, then reshape each piece.
+        sizes = [_prod(_static_ty(ty)) for ty in fields]
+        pieces = ctx.emit(split(output_grad, _cumulative(sizes), 0))
+        return [Tuple([reshape(TupleGetItem(pieces, i), ty.shape) for i, ty in enumerate(fields)])]
+    axis = int(axis)
+    sizes = [ty.shape.values[axis % len(ty.shape.values)] for ty in fields]
+    return [split(output_grad, _cumulative(sizes), axis)]
+
+
+def _cumulative(sizes):
     indices, total = [], 0
     for size in sizes[:-1]:
         total = total + size
         indices.append(total)
-    return [split(output_grad, indices, axis)]
+    return indices
+
+
+def _static_ty(ty):
+    dims = [getattr(d, "value", d) for d in ty.shape.values]
+    if not all(isinstance(d, int) for d in dims):
+        raise ValueError(
+            f"the concat(axis=None) gradient is supported for static shapes only, got {ty}"
+        )
+    return dims
 
 
 @register_gradient("relax.split")
@@ -184,7 +202,7 @@ def _scatter_elements_grad(orig_var, orig_call, output_grad, ctx):
     axis = int(orig_call.attrs.axis)
     if orig_call.attrs.reduction not in ("update", "add"):
         raise ValueError(
-            "the gradient of scatter_elements is implemented for reduction 'update' and 'add' "
+            "the gradient of scatter_elements is supported for reduction 'update' and 'add' "
             f"only, not {orig_call.attrs.reduction!r}"
         )
     grads = no_grad_all(orig_call)
@@ -192,5 +210,12 @@ def _scatter_elements_grad(orig_var, orig_call, output_grad, ctx):
         grads[0] = scatter_elements(output_grad, indices, zeros_like(updates), axis, "update")
     else:
         grads[0] = output_grad
-    grads[2] = gather_elements(output_grad, indices, axis)
+    # gather_elements reads an indices-shaped window: cut the gradient to it off the axis.
+    g_dims, i_dims = static_dims(output_grad), static_dims(indices)
+    window = output_grad
+    if g_dims is not None and i_dims is not None:
+        axes = [d for d in range(len(g_dims)) if d != axis % len(g_dims) and i_dims[d] != g_dims[d]]
+        if axes:
+            window = strided_slice(output_grad, axes, [0] * len(axes), [i_dims[d] for d in axes])
+    grads[2] = gather_elements(window, indices, axis)
     return grads

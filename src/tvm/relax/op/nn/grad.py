@@ -57,7 +57,8 @@ def _cross_entropy_grad(orig_var, orig_call, output_grad, ctx):
     grad = output_grad
     if predictions.ty.ndim == 2:
         batch = shape_of(predictions).values[0]
-        grad = ctx.emit(divide(grad, const(float(getattr(batch, "value", batch)), "float32")))
+        batch = float(getattr(batch, "value", batch))
+        grad = ctx.emit(divide(grad, const(batch, predictions.ty.dtype)))
     return [multiply(negative(grad), labels), multiply(negative(grad), predictions)]
 
 
@@ -90,6 +91,8 @@ def _conv2d_grad(orig_var, orig_call, output_grad, ctx):
             "the conv2d gradient supports the NCHW/OIHW/NCHW layouts only, got "
             f"{attrs.data_layout}/{attrs.kernel_layout}/{attrs.out_layout}"
         )
+    if int(attrs.groups) != 1:
+        raise ValueError(f"the conv2d gradient supports groups=1 only, got groups={attrs.groups}")
     in_dims, w_dims, g_dims = static_dims(data), static_dims(weight), static_dims(output_grad)
     if None in (in_dims, w_dims, g_dims):
         raise ValueError("the conv2d gradient needs static shapes")

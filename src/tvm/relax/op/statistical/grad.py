@@ -130,7 +130,9 @@ def _cumprod_grad(orig_var, orig_call, output_grad, ctx):
     # y_j = prod_{i<=j} x_i: dL/dx_i = sum_{j>=i} g_j * y_j / x_i (x nonzero, inclusive scans).
     x = orig_call.args[0]
     if orig_call.attrs.exclusive:
-        raise ValueError("the gradient of an exclusive cumprod is not implemented")
+        raise ValueError(
+            "the cumprod gradient is supported for inclusive scans only (exclusive=True is not supported)"
+        )
     axis = _scan_axis(orig_call)
     scan_axis = 0 if axis is None else axis
     weighted = multiply(output_grad, orig_var)

@@ -1,0 +1,160 @@
+"""Every FPrimalGradient rule against central finite differences (``check_numerical_grads``).
+
+The cases come from the op case tables (``tests/relax/op/op_cases``): each static-shape case of
+an op with a gradient rule and float inputs becomes ``gv = sum(op(...) * w)`` (``w`` random,
+so every output element matters). Its adjoint, computed by ``relax.transform.Gradient`` and run
+by the reference evaluator, is compared with finite differences of the forward function run by
+the same evaluator; in float64 when the op accepts it. Adding an op case adds its check.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import importlib
+import pathlib
+import sys
+
+import numpy as np
+import pytest
+
+import tvm
+from tvm import relax
+from tvm.ir.op import Op
+from tvm.relax.testing import ReferenceEvaluator
+
+sys.path.insert(0, str(pathlib.Path(__file__).parent / "op"))
+import op_cases
+
+_TABLES = {f: importlib.import_module(f"op_cases.{f}") for f in op_cases.FAMILIES}
+_FLOAT = ("float16", "float32", "float64", "bfloat16")
+#: Ops whose rule is only a checkpoint/no-gradient marker, or whose cases are not smooth.
+_SKIP_OPS = {"relax.grad.start_checkpoint", "relax.grad.end_checkpoint"}
+#: Float parameters that TVM 0.27's rules deliberately give no gradient (param positions).
+_NO_GRAD_PARAMS = {"relax.nn.nll_loss": (2,)}
+#: Piecewise-constant ops: their explicit inputs sit on the jumps (e.g. round at .5).
+_STEP_OPS = {"relax.ceil", "relax.floor", "relax.round", "relax.sign", "relax.trunc"}
+
+
+def _op_name(case):
+    try:
+        call, _, _ = op_cases.build(case)
+    except Exception:  # noqa: BLE001 - a case that does not build is the op tests' business
+        return None
+    return getattr(getattr(call, "op", None), "name", None)
+
+
+def _params(case):
+    return [a for a in case.args if isinstance(a, op_cases.TensorParam)] + [
+        p
+        for a in case.args
+        if isinstance(a, list)
+        for p in a
+        if isinstance(p, op_cases.TensorParam)
+    ]
+
+
+def _is_static(case):
+    return all(
+        p.shape is not None and all(isinstance(d, int) for d in p.shape) for p in _params(case)
+    )
+
+
+def _collect():
+    items = []
+    for family, module in _TABLES.items():
+        for i, case in enumerate(module.CASES):
+            if case.grad is False or not _is_static(case):
+                continue
+            name = _op_name(case)
+            if name is None or name in _SKIP_OPS:
+                continue
+            if name in _STEP_OPS and case.inputs is not None:
+                continue
+            if Op.get(name).get_attr("FPrimalGradient") is None:
+                continue
+            if not any(p.dtype in _FLOAT for p in _params(case)):
+                continue
+            items.append(pytest.param(case, id=f"{family}-{op_cases.case_id(case)}-{i}"))
+    return items
+
+
+def _with_dtype(case, dtype):
+    def convert(arg):
+        if isinstance(arg, op_cases.TensorParam) and arg.dtype in _FLOAT:
+            return dataclasses.replace(arg, dtype=dtype)
+        if isinstance(arg, list):
+            return [convert(a) for a in arg]
+        return arg
+
+    inputs = case.inputs
+    if inputs is not None:
+        inputs = [
+            np.asarray(a).astype(dtype) if np.asarray(a).dtype.kind == "f" else a for a in inputs
+        ]
+    return dataclasses.replace(case, args=[convert(a) for a in case.args], inputs=inputs)
+
+
+def _build(case, rng):
+    """``(mod, params, inputs)``: main(params) = sum(op(...) * w); None for non-float outputs."""
+    call, params, specs = op_cases.build(case)
+    ty = relax.BlockBuilder().normalize(call).ty
+    if isinstance(ty, relax.TupleType):
+        ty = ty.fields[0]
+    # Casts to low-precision or integer types are steps: finite differences see no slope.
+    if not isinstance(ty, relax.TensorType) or ty.dtype not in ("float32", "float64"):
+        return None
+    bb = relax.BlockBuilder()
+    with bb.function("main", params):
+        with bb.dataflow():
+            out = bb.emit(call)
+            if isinstance(out.ty, relax.TupleType):
+                out = bb.emit(relax.TupleGetItem(out, 0))
+            dims = [int(d) for d in ty.shape.values]
+            weight = relax.const(rng.uniform(0.5, 1.5, dims).astype(ty.dtype), ty.dtype)
+            gv = bb.emit_output(relax.op.sum(relax.op.multiply(out, weight)))
+        bb.emit_func_output(gv)
+    inputs = op_cases.as_numpy_inputs(case, specs, rng)
+    return bb.get(), params, inputs
+
+
+@pytest.mark.parametrize("case", _collect())
+def test_gradient_matches_finite_differences(case):
+    rng = np.random.default_rng(0)
+    dtype = "float64"
+    try:
+        built = _build(_with_dtype(case, "float64"), rng)
+        if built is not None and built[0]["main"].body.blocks[0].bindings[-1].var.ty.dtype != (
+            "float64"
+        ):
+            raise TypeError("the op computes in float32 (e.g. a cast): check in float32")
+    except (TypeError, ValueError):
+        # The op (or an attribute of this case) does not accept float64: check in float32.
+        dtype = "float32"
+        rng = np.random.default_rng(0)
+        built = _build(case, rng)
+    if built is None:
+        pytest.skip("the op's output is not a float tensor")
+    mod, params, inputs = built
+    stopped = _NO_GRAD_PARAMS.get(_op_name(case), ())
+    float_idx = [i for i, p in enumerate(params) if p.ty.dtype in _FLOAT and i not in stopped]
+    require = [params[i] for i in float_idx]
+    try:
+        mod = relax.transform.Gradient("main", require_grads=require)(mod)
+    except ValueError as err:
+        if "not supported" in str(err) or "only" in str(err):
+            # A rule that states its limits (listed in docs/arch/autodiff.md).
+            pytest.skip(f"partial gradient rule: {err}")
+        raise
+    evaluator = ReferenceEvaluator(mod)
+    _, grads = evaluator.run("main_adjoint", *inputs)
+
+    def forward(*float_values):
+        values = list(inputs)
+        for i, value in zip(float_idx, float_values):
+            values[i] = value.astype(inputs[i].dtype)
+        return evaluator.run("main", *values)
+
+    tol = {"atol": 1e-4, "rtol": 1e-3, "delta": 1e-6} if dtype == "float64" else {}
+    tvm.testing.check_numerical_grads(
+        forward, [inputs[i] for i in float_idx], [np.asarray(g) for g in grads], **tol
+    )
