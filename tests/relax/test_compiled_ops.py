@@ -20,7 +20,7 @@ import tvm
 from tvm import relax
 
 sys.path.insert(0, str(pathlib.Path(__file__).parent / "op"))
-import op_cases  # noqa: E402
+import op_cases
 
 _TABLES = {f: importlib.import_module(f"op_cases.{f}") for f in op_cases.FAMILIES}
 _BUILT: dict = {}
@@ -76,7 +76,7 @@ def _build_group(funcs):
                 renames[gv] = relax.GlobalVar(f"{gv.name_hint}_c{i}")
 
         class _Rename(ExprMutator):
-            def visit_global_var_(self, gvar):
+            def visit_global_var_(self, gvar, renames=renames):
                 return renames.get(gvar, gvar)
 
         for gv, f in legal.functions.items():
