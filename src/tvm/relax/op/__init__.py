@@ -10,6 +10,8 @@ the inference rules; attribute classes are in ``op_attrs.py``. The core call ops
 # Every family's ops are re-exported here (``relax.op.exp``); ``nn`` and ``grad`` stay
 # namespaces (``relax.op.nn.conv2d``), as in TVM.
 from . import datatype, grad, index, nn, op_attrs, search, ternary, unary
+from . import builtin, memory, vm  # explicit-memory ops of the build passes
+from .vm import call_builtin_with_ctx
 from .base import (
     call_dps_packed,
     call_packed,

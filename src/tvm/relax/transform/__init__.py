@@ -2,7 +2,11 @@
 
 # ruff: noqa: F401
 from . import legalize_ops
+from .call_tir_rewrite import CallTIRRewrite
+from .gradient import Gradient, GradientSimplifier
+from .kill_after_last_use import KillAfterLastUse
 from .legalize_ops import LegalizeOps
+from .lower_alloc_tensor import LowerAllocTensor
 from .normalize import Normalize
 from .pass_executors import (
     DataflowBlockPass,
@@ -10,4 +14,7 @@ from .pass_executors import (
     dataflowblock_pass,
     function_pass,
 )
-from .gradient import Gradient, GradientSimplifier
+from .static_plan_block_memory import StaticPlanBlockMemory
+from .to_non_dataflow import ToNonDataflow
+from .vm_builtin_lower import LowerRuntimeBuiltin, VMBuiltinLower
+from .vm_shape_lower import VMShapeLower

@@ -14,7 +14,11 @@ def _infer_alloc_tensor(call, _bb=None):
 
 
 _ALLOC_TENSOR = register_relax_op(
-    "builtin.alloc_tensor", 4, "builtin", _infer_alloc_tensor, purity=False,
+    "builtin.alloc_tensor",
+    4,
+    "builtin",
+    _infer_alloc_tensor,
+    purity=False,
     description="Allocate a tensor (planned into storage by StaticPlanBlockMemory).",
 )
 

@@ -22,19 +22,35 @@ def _infer_alloc_tensor(call, _bb=None):
 
 
 _ALLOC_STORAGE = register_relax_op(
-    "memory.alloc_storage", 4, "memory", infer_object, purity=False,
+    "memory.alloc_storage",
+    4,
+    "memory",
+    infer_object,
+    purity=False,
     description="Allocate a storage block.",
 )
 _ALLOC_TENSOR = register_relax_op(
-    "memory.alloc_tensor", 5, "memory", _infer_alloc_tensor, purity=False,
+    "memory.alloc_tensor",
+    5,
+    "memory",
+    _infer_alloc_tensor,
+    purity=False,
     description="A tensor placed in a storage block at an offset.",
 )
 _KILL_STORAGE = register_relax_op(
-    "memory.kill_storage", 1, "memory", infer_unit, purity=False,
+    "memory.kill_storage",
+    1,
+    "memory",
+    infer_unit,
+    purity=False,
     description="End the lifetime of a storage block.",
 )
 _KILL_TENSOR = register_relax_op(
-    "memory.kill_tensor", 1, "memory", infer_unit, purity=False,
+    "memory.kill_tensor",
+    1,
+    "memory",
+    infer_unit,
+    purity=False,
     description="End the lifetime of a tensor.",
 )
 

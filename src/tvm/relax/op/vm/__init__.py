@@ -12,7 +12,7 @@ from ...expr import Call
 from ..memory._args import as_dtype, as_int, as_shape, as_str, infer_object, infer_unit, tensor_of
 from ..registry import register_relax_op
 
-__all__ = ["alloc_storage", "alloc_tensor", "kill_object"]
+__all__ = ["alloc_storage", "alloc_tensor", "call_builtin_with_ctx", "kill_object"]
 
 
 def _infer_alloc_tensor(call, _bb=None):
@@ -20,15 +20,27 @@ def _infer_alloc_tensor(call, _bb=None):
 
 
 _ALLOC_STORAGE = register_relax_op(
-    "vm.alloc_storage", 4, "vm", infer_object, purity=False,
+    "vm.alloc_storage",
+    4,
+    "vm",
+    infer_object,
+    purity=False,
     description="Allocate a storage block of a byte size on a device.",
 )
 _ALLOC_TENSOR = register_relax_op(
-    "vm.alloc_tensor", 5, "vm", _infer_alloc_tensor, purity=False,
+    "vm.alloc_tensor",
+    5,
+    "vm",
+    _infer_alloc_tensor,
+    purity=False,
     description="A tensor placed in a storage block at a byte offset.",
 )
 _KILL_OBJECT = register_relax_op(
-    "vm.kill_object", 1, "vm", infer_unit, purity=False,
+    "vm.kill_object",
+    1,
+    "vm",
+    infer_unit,
+    purity=False,
     description="Release the register holding an object.",
 )
 
@@ -48,3 +60,33 @@ def alloc_tensor(storage, offset, shape, dtype, runtime_device_index=0):
 def kill_object(obj):
     """``R.vm.kill_object(obj)``."""
     return Call(_KILL_OBJECT, [obj])
+
+
+def _infer_builtin_with_ctx(call, _bb=None):
+    from ...ty import ObjectType
+
+    return call.ty_args[0] if call.ty_args else ObjectType()
+
+
+_CALL_BUILTIN_WITH_CTX = register_relax_op(
+    "call_builtin_with_ctx",
+    2,
+    "vm",
+    _infer_builtin_with_ctx,
+    purity=False,
+    description="Call a VM builtin, passing the VM context first.",
+)
+
+
+def call_builtin_with_ctx(func, args, ty_args=None, *, sinfo_args=None):
+    """``R.call_builtin_with_ctx(func, args, ty_args=...)``: a VM builtin given the VM context."""
+    from ...expr import ExternFunc, Tuple
+
+    ty_args = ty_args if ty_args is not None else sinfo_args
+    if isinstance(func, str):
+        func = ExternFunc(func)
+    if not isinstance(args, Tuple):
+        args = Tuple([as_int(a) for a in args])
+    if ty_args is not None and not isinstance(ty_args, (list, tuple)):
+        ty_args = [ty_args]
+    return Call(_CALL_BUILTIN_WITH_CTX, [func, args], None, list(ty_args or []))

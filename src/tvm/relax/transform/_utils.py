@@ -1,0 +1,99 @@
+"""Helpers shared by the Relax passes of this package."""
+
+from __future__ import annotations
+
+from ...ir.op import Op
+from ..expr import Call, Function
+
+
+def relax_functions(mod):
+    """``[(gvar, func)]`` of the module's Relax functions (PrimFuncs and externs skipped)."""
+    return [(gv, f) for gv, f in mod.functions.items() if isinstance(f, Function)]
+
+
+def is_op(expr, name: str) -> bool:
+    """Whether ``expr`` is a call of the op ``name``."""
+    return isinstance(expr, Call) and isinstance(expr.op, Op) and expr.op.name == name
+
+
+def map_functions(mod, mutator_factory):
+    """Run ``mutator_factory(mod)`` over every Relax function; the mutator's module back.
+
+    The mutator's builder holds a copy of ``mod``; functions it changes are updated there, and
+    any functions it adds (PrimFuncs) come along.
+    """
+    mutator = mutator_factory(mod)
+    for gvar, func in relax_functions(mod):
+        new_func = mutator.visit_expr(func)
+        if new_func is not func:
+            mutator.builder_.update_func(gvar, new_func)
+    return mutator.builder_.get()
+
+
+def with_attr(func, key, value):
+    """``func`` with one more attribute."""
+    return func.with_attr(key, value)
+
+
+def free_relax_vars(expr):
+    """The Relax variables used in ``expr`` (not descending into nested functions' bodies)."""
+    from ..expr import Var
+    from ..expr_functor import ExprVisitor
+
+    found = []
+    seen = set()
+
+    class _Collect(ExprVisitor):
+        def visit_var_(self, var):
+            if id(var) not in seen:
+                seen.add(id(var))
+                found.append(var)
+
+        visit_dataflow_var_ = visit_var_
+
+    _Collect().visit_expr(expr)
+    return [v for v in found if isinstance(v, Var)]
+
+
+def flat_bindings(func):
+    """``[(block index, binding)]`` of the top-level bindings of a function body."""
+    body = func.body
+    return [(b, binding) for b, block in enumerate(body.blocks) for binding in block.bindings]
+
+
+def rebuild_body(func, new_blocks_bindings, body_expr=None):
+    """``func`` with its body's blocks replaced by these binding lists (same block kinds)."""
+    from ..expr import SeqExpr
+
+    body = func.body
+    blocks = [
+        type(block)(bindings, span=block.span)
+        for block, bindings in zip(body.blocks, new_blocks_bindings)
+        if bindings
+    ]
+    new_body = SeqExpr(blocks, body.body if body_expr is None else body_expr, span=body.span)
+    return func.replace(body=new_body)
+
+
+def emit_binding(bb, name, value):
+    """A new ``VarBinding`` of ``value`` (normalized by ``bb`` for its type)."""
+    from ..expr import Var, VarBinding
+
+    value = bb.normalize(value)
+    return VarBinding(Var(name, value.ty), value)
+
+
+def byte_size(ty):
+    """The byte size of a tensor type of known shape (a PrimExpr, simplified)."""
+    from ...arith import Analyzer
+    from ...runtime import DataType
+
+    dtype = DataType(ty.dtype)
+    size = (dtype.bits * dtype.lanes + 7) // 8
+    total = None
+    for dim in ty.shape.values:
+        total = dim if total is None else total * dim
+    from ...tirx.generic import const
+
+    total = const(size, "int64") if total is None else total * const(size, "int64")
+    return Analyzer().simplify(total)

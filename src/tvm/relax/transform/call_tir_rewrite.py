@@ -1,0 +1,95 @@
+"""``CallTIRRewrite``: ``R.call_tir`` / ``R.call_dps_packed`` with explicit output allocation.
+
+Before::
+
+    lv = R.call_tir(cls.exp, (x,), out_ty=R.Tensor((2, 3), dtype="float32"))
+
+After (the function gets ``"relax.force_pure": True``, since the direct call writes into its
+argument)::
+
+    alloc = R.builtin.alloc_tensor(R.shape([2, 3]), R.dtype("float32"), 0, R.str("global"))
+    cls.exp(x, alloc)
+    lv = alloc
+
+Tuple outputs get one allocation each and ``lv = (alloc, alloc1)``; ``tir_vars`` are passed
+after the outputs. Runs after ``ToNonDataflow`` (the direct call is impure).
+"""
+
+from __future__ import annotations
+
+from ...ir.transform import module_pass
+from ...ir.type import TupleType
+from ..expr import Call, ShapeExpr, Tuple, TupleGetItem
+from ..expr_functor import ExprMutator
+from ..op.builtin import alloc_tensor
+from ..ty import TensorType
+from ._utils import is_op, relax_functions
+
+__all__ = ["CallTIRRewrite"]
+
+
+def _fields(expr):
+    if isinstance(expr, Tuple):
+        return list(expr.fields)
+    return [TupleGetItem(expr, i) for i in range(len(expr.ty.fields))]
+
+
+class _Rewriter(ExprMutator):
+    def __init__(self, mod):
+        super().__init__(mod)
+        self.changed = False
+
+    def visit_var_binding_(self, binding):
+        value = self.visit_expr(binding.value)
+        if not (is_op(value, "relax.call_tir") or is_op(value, "relax.call_dps_packed")):
+            self._reemit(binding, value)
+            return
+        self.changed = True
+        callee, args = value.args[0], value.args[1]
+        out_ty = value.ty
+        out_types = list(out_ty.fields) if isinstance(out_ty, TupleType) else [out_ty]
+        allocs = []
+        for ty in out_types:
+            if not isinstance(ty, TensorType) or getattr(ty.shape, "values", None) is None:
+                raise ValueError(
+                    f"CallTIRRewrite: the output of {binding.var.name_hint} must be a tensor "
+                    f"of known shape to be allocated, but its type is {ty}"
+                )
+            alloc = alloc_tensor(list(ty.shape.values), ty.dtype, 0, "global")
+            allocs.append(self.builder_.emit(alloc, name_hint="alloc"))
+        call_args = _fields(args) + allocs
+        if len(value.args) > 2:
+            extra = value.args[2]
+            call_args += list(extra.values) if isinstance(extra, ShapeExpr) else [extra]
+            call_args = [_as_value(a) for a in call_args]
+        self.builder_.emit(Call(callee, call_args), name_hint="_")
+        single = len(allocs) == 1 and not isinstance(out_ty, TupleType)
+        result = allocs[0] if single else Tuple(allocs)
+        bound = self.builder_.emit(result, name_hint=binding.var.name_hint)
+        self.set_var_remap(binding.var, bound)
+
+
+def _as_value(arg):
+    """A TIR dim passed to a PrimFunc becomes a ``PrimValue`` argument."""
+    from ...ir.expr import PrimExpr
+    from ..expr import PrimValue
+
+    if isinstance(arg, PrimExpr):
+        return PrimValue(arg)
+    return arg
+
+
+@module_pass(opt_level=0, name="CallTIRRewrite")
+class CallTIRRewrite:
+    """Make the outputs of ``call_tir`` / ``call_dps_packed`` explicit allocations."""
+
+    def transform_module(self, mod, ctx):
+        rewriter = _Rewriter(mod)
+        for gvar, func in relax_functions(mod):
+            rewriter.changed = False
+            new_func = rewriter.visit_expr(func)
+            if rewriter.changed:
+                new_func = new_func.with_attr("relax.force_pure", True)
+            if new_func is not func:
+                rewriter.builder_.update_func(gvar, new_func)
+        return rewriter.builder_.get()

@@ -1,0 +1,44 @@
+"""``ToNonDataflow``: dataflow blocks become ordinary binding blocks.
+
+Before::
+
+    with R.dataflow():
+        lv = R.call_tir(cls.exp, (x,), out_ty=R.Tensor((2,), dtype="float32"))
+        gv = R.call_tir(cls.exp, (lv,), out_ty=R.Tensor((2,), dtype="float32"))
+        R.output(gv)
+    return gv
+
+After (every ``DataflowVar`` is now a ``Var``)::
+
+    lv = R.call_tir(cls.exp, (x,), out_ty=R.Tensor((2,), dtype="float32"))
+    gv = R.call_tir(cls.exp, (lv,), out_ty=R.Tensor((2,), dtype="float32"))
+    return gv
+"""
+
+from __future__ import annotations
+
+from ...ir.transform import module_pass
+from ..expr import Var
+from ..expr_functor import ExprMutator
+from ._utils import map_functions
+
+__all__ = ["ToNonDataflow"]
+
+
+class _ToNonDataflow(ExprMutator):
+    def visit_dataflow_block_(self, block):
+        self.builder_.begin_binding_block()
+        return self._finish_block(block)
+
+    def visit_dataflow_var_def_(self, var):
+        new_var = Var(var.name_hint, var.ty, var.span)
+        self.set_var_remap(var, new_var)
+        return new_var
+
+
+@module_pass(opt_level=0, name="ToNonDataflow")
+class ToNonDataflow:
+    """Turn every dataflow block into a binding block (dataflow vars into vars)."""
+
+    def transform_module(self, mod, ctx):
+        return map_functions(mod, _ToNonDataflow)

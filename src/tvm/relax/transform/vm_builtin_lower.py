@@ -1,0 +1,74 @@
+"""``VMBuiltinLower``: ``R.memory.*`` (and leftover ``R.builtin.alloc_tensor``) to ``R.vm.*``.
+
+Before::
+
+    storage = R.memory.alloc_storage(R.shape([24]), 0, R.str("global"), R.dtype("float32"))
+    alloc = R.memory.alloc_tensor(storage, 0, R.shape([2, 3]), R.dtype("float32"), 0)
+    R.memory.kill_storage(storage)
+
+After (VM storage sizes are bytes, of dtype uint8)::
+
+    storage = R.vm.alloc_storage(R.shape([24]), 0, R.dtype("uint8"), R.str("global"))
+    alloc = R.vm.alloc_tensor(storage, 0, R.shape([2, 3]), R.dtype("float32"), 0)
+    R.vm.kill_object(storage)
+
+A remaining ``R.builtin.alloc_tensor`` becomes ``R.vm.alloc_storage`` + ``R.vm.alloc_tensor``.
+TVM 0.27 names this pass ``LowerRuntimeBuiltin``; both names are exported.
+"""
+
+from __future__ import annotations
+
+from ...ir.transform import module_pass
+from ..block_builder import BlockBuilder
+from ..expr import VarBinding
+from ..op import vm
+from ._utils import byte_size, emit_binding, flat_bindings, is_op, rebuild_body, relax_functions
+
+__all__ = ["LowerRuntimeBuiltin", "VMBuiltinLower"]
+
+
+def _lower(func, bb):
+    new_blocks = [[] for _ in func.body.blocks]
+    changed = False
+    for b, binding in flat_bindings(func):
+        value = binding.value
+        out = new_blocks[b]
+        new_value = None
+        if is_op(value, "relax.memory.alloc_storage"):
+            size, device, scope, _dtype = value.args
+            new_value = vm.alloc_storage(size, device, "uint8", scope)
+        elif is_op(value, "relax.memory.alloc_tensor"):
+            new_value = vm.alloc_tensor(*value.args)
+        elif is_op(value, "relax.memory.kill_storage") or is_op(value, "relax.memory.kill_tensor"):
+            new_value = vm.kill_object(value.args[0])
+        elif is_op(value, "relax.builtin.alloc_tensor"):
+            shape, dtype, device, scope = value.args
+            storage = emit_binding(
+                bb, "storage", vm.alloc_storage([byte_size(value.ty)], device, "uint8", scope)
+            )
+            out.append(storage)
+            new_value = vm.alloc_tensor(storage.var, 0, shape, dtype, device)
+        if new_value is None:
+            out.append(binding)
+            continue
+        changed = True
+        out.append(VarBinding(binding.var, bb.normalize(new_value), span=binding.span))
+    return rebuild_body(func, new_blocks) if changed else func
+
+
+@module_pass(opt_level=0, name="VMBuiltinLower")
+class VMBuiltinLower:
+    """Lower the memory builtins to the ``R.vm`` ops the Relax VM executes."""
+
+    def transform_module(self, mod, ctx):
+        bb = BlockBuilder(mod)
+        for gvar, func in relax_functions(mod):
+            new_func = _lower(func, bb)
+            if new_func is not func:
+                bb.update_func(gvar, new_func)
+        return bb.get()
+
+
+def LowerRuntimeBuiltin():
+    """TVM 0.27's name of :class:`VMBuiltinLower`."""
+    return VMBuiltinLower()

@@ -1,0 +1,258 @@
+"""``VMShapeLower``: symbolic shapes become VM builtin calls over a *shape heap*.
+
+The Relax VM keeps the values of a function's symbolic variables in an int64 tensor, the
+shape heap (one slot per variable, then one per composite expression such as ``n * 16``).
+The pass makes every shape computation explicit (this is the IR the VM executes):
+
+* ``shape_heap = R.call_builtin_with_ctx("vm.builtin.alloc_shape_heap", (k,), ...)``, or
+  ``R.null_value()`` when the function has no symbolic variable;
+* for each tensor parameter, ``R.call_packed("vm.builtin.check_tensor_info", x, ndim,
+  R.dtype(dtype), R.str(err))``, then ``R.call_packed("vm.builtin.match_shape", x,
+  shape_heap, ndim, code0, value0, ..., R.str(err))`` with per-dim codes
+  0 = must equal the immediate value, 1 = store into heap slot value, 2 = no check,
+  3 = must equal heap slot value;
+* a PrimFunc ``shape_func(H)`` computing the composite expressions into their slots, called
+  once after the parameters are matched;
+* every ``R.shape([...])`` that is not constant becomes ``R.call_packed("vm.builtin.make_shape",
+  shape_heap, ndim, code0, value0, ...)`` (code 0 = immediate, 1 = load heap slot);
+* ``MatchCast`` of a tensor matches its dims the same way (storing new variables);
+* before returning, the result is checked against the function's return annotation.
+
+``err`` strings read ``ErrorContext(fn=main, loc=param[0], param=x, annotation=...)``.
+Limitation: a symbolic ``PrimValue`` argument (``tir_vars``) is left as is.
+"""
+
+from __future__ import annotations
+
+from ...ffi.structural import structural_equal
+from ...ir.transform import module_pass
+from ...ir.type import TupleType
+from ...tirx import expr as tir_expr
+from ...tirx.expr import IntImm
+from ..block_builder import BlockBuilder
+from ..expr import DataTypeImm, MatchCast, ShapeExpr, StringImm, VarBinding
+from ..op.base import call_packed as _call_packed
+from ..op.base import null_value
+from ..op.vm import call_builtin_with_ctx
+from ..ty import ShapeType, TensorType
+from ._utils import emit_binding, relax_functions
+
+__all__ = ["VMShapeLower"]
+
+USE_IMM, STORE, NO_OP, ASSERT_EQUAL = 0, 1, 2, 3
+MAKE_IMM, MAKE_LOAD = 0, 1
+
+
+def call_packed(name, *args, ty_args):
+    """A packed call; Python ints become int64 ``PrimValue`` arguments."""
+    from ..expr import PrimValue
+
+    args = [PrimValue(IntImm("int64", a)) if isinstance(a, int) else a for a in args]
+    return _call_packed(name, *args, ty_args=ty_args)
+
+
+def _static(dim):
+    return isinstance(dim, (int, IntImm))
+
+
+def _int(dim):
+    return dim if isinstance(dim, int) else int(dim.value)
+
+
+class _Lowerer:
+    def __init__(self, func, name, bb):
+        self.func = func
+        self.name = name
+        self.bb = bb
+        self.slots = {}  # tir Var -> heap slot
+        self.exprs = []  # (PrimExpr, slot) of composite expressions
+        self.out = []
+        self.heap = None
+
+    # --- heap slots --------------------------------------------------------------------------
+    def _collect(self):
+        def visit_dims(dims):
+            for dim in dims:
+                if isinstance(dim, tir_expr.Var) and dim not in self.slots:
+                    self.slots[dim] = len(self.slots)
+
+        for param in self.func.params:
+            visit_dims(_dims(param.ty))
+        for block in self.func.body.blocks:
+            for binding in block.bindings:
+                if isinstance(binding, MatchCast):
+                    visit_dims(_dims(binding.ty))
+
+    def _slot_of_expr(self, expr):
+        for known, slot in self.exprs:
+            if structural_equal(known, expr):
+                return slot
+        slot = len(self.slots) + len(self.exprs)
+        self.exprs.append((expr, slot))
+        return slot
+
+    # --- emission ----------------------------------------------------------------------------
+    def emit(self, name, value):
+        binding = emit_binding(self.bb, name, value)
+        self.out.append(binding)
+        return binding.var
+
+    def _err(self, loc, ty, param=None):
+        param_part = f", param={param}" if param else ""
+        return StringImm(f"ErrorContext(fn={self.name}, loc={loc}{param_part}, annotation={ty}) ")
+
+    def _match(self, value, ty, err, stored):
+        dims = _dims(ty)
+        if dims is None:
+            return
+        args = [value, self.heap, len(dims)]
+        for dim in dims:
+            if _static(dim):
+                args += [USE_IMM, _int(dim)]
+            elif isinstance(dim, tir_expr.Var) and dim in self.slots:
+                if dim in stored:
+                    args += [ASSERT_EQUAL, self.slots[dim]]
+                else:
+                    stored.add(dim)
+                    args += [STORE, self.slots[dim]]
+            else:
+                args += [NO_OP, 0]
+        self.emit("_", call_packed("vm.builtin.match_shape", *args, err, ty_args=TupleType([])))
+
+    def make_shape(self, values):
+        args = [self.heap, len(values)]
+        for dim in values:
+            if _static(dim):
+                args += [MAKE_IMM, _int(dim)]
+            elif isinstance(dim, tir_expr.Var) and dim in self.slots:
+                args += [MAKE_LOAD, self.slots[dim]]
+            else:
+                args += [MAKE_LOAD, self._slot_of_expr(dim)]
+        return self.emit(
+            "gv", call_packed("vm.builtin.make_shape", *args, ty_args=ShapeType(ndim=len(values)))
+        )
+
+    def rewrite_shapes(self, value):
+        """``value`` with its non-constant ``ShapeExpr`` arguments replaced by make_shape."""
+        from ..expr import Call
+
+        if not isinstance(value, Call):
+            return value
+        args = []
+        changed = False
+        for arg in value.args:
+            if isinstance(arg, ShapeExpr) and not all(_static(d) for d in arg.values):
+                args.append(self.make_shape(list(arg.values)))
+                changed = True
+            else:
+                args.append(arg)
+        if not changed:
+            return value
+        return Call(value.op, args, value.attrs, value.ty_args, span=value.span)
+
+    def _collect_exprs(self):
+        """Slots for the composite dims of every shape in the body (known before emission)."""
+        from ..expr_functor import ExprVisitor
+
+        lowerer = self
+
+        class _Find(ExprVisitor):
+            def visit_shape_expr_(self, op):
+                for dim in op.values:
+                    if not _static(dim) and not (
+                        isinstance(dim, tir_expr.Var) and dim in lowerer.slots
+                    ):
+                        lowerer._slot_of_expr(dim)
+
+        _Find().visit_expr(self.func.body)
+
+    def run(self, add_shape_func):
+        from ..expr import BindingBlock, Call, SeqExpr, Var
+
+        self._collect()
+        self._collect_exprs()
+        size = len(self.slots) + len(self.exprs)
+        if size:
+            heap = call_builtin_with_ctx(
+                "vm.builtin.alloc_shape_heap", [size], ty_args=TensorType(None, "int64", ndim=1)
+            )
+        else:
+            heap = null_value()
+        self.heap = self.emit("shape_heap", heap)
+        stored = set()
+        tensor_params = [
+            (i, p) for i, p in enumerate(self.func.params) if isinstance(p.ty, TensorType)
+        ]
+        for i, param in tensor_params:
+            ty = param.ty
+            err = self._err(f"param[{i}]", ty, param.name_hint)
+            args = [param, ty.ndim, DataTypeImm(ty.dtype), err]
+            self.emit(
+                "_", call_packed("vm.builtin.check_tensor_info", *args, ty_args=TupleType([]))
+            )
+        for i, param in tensor_params:
+            err = self._err(f"param[{i}]", param.ty, param.name_hint)
+            self._match(param, param.ty, err, stored)
+        if self.exprs:
+            # Composite dims are computed once every variable they read is known.
+            gvar = add_shape_func(self._shape_func(size))
+            self.emit("_", Call(gvar, [self.heap]))
+        for block in self.func.body.blocks:
+            for binding in block.bindings:
+                value = self.rewrite_shapes(binding.value)
+                if isinstance(binding, MatchCast):
+                    if value is not binding.value:
+                        binding = MatchCast(binding.var, value, binding.ty, span=binding.span)
+                    self.out.append(binding)
+                    err = self._err(f"match_cast {binding.var.name_hint}", binding.ty)
+                    self._match(binding.var, binding.ty, err, stored)
+                    continue
+                if value is not binding.value:
+                    binding = VarBinding(binding.var, self.bb.normalize(value), span=binding.span)
+                self.out.append(binding)
+        ret_ty = self.func.ret_ty
+        body_value = self.func.body.body
+        if isinstance(body_value, Var) and _dims(ret_ty) is not None:
+            self._match(body_value, ret_ty, self._err("return", ret_ty), stored)
+        return self.func.replace(body=SeqExpr([BindingBlock(self.out)], body_value))
+
+    def _shape_func(self, size):
+        from ... import tirx
+        from ...tirx import stmt_functor
+
+        heap = tirx.decl_buffer((size,), "int64", name="H")
+        loads = {v: tirx.BufferLoad(heap, [IntImm("int64", s)]) for v, s in self.slots.items()}
+        stores = [
+            tirx.BufferStore(heap, stmt_functor.substitute(expr, loads), [IntImm("int64", s)])
+            for expr, s in self.exprs
+        ]
+        body = stores[0] if len(stores) == 1 else tirx.SeqStmt(stores)
+        handle = tirx.Var("H_handle", "handle")
+        return tirx.PrimFunc([handle], body, buffer_map={handle: heap}).with_attr(
+            {"tirx.is_host_func": True}
+        )
+
+
+def _dims(ty):
+    if isinstance(ty, TensorType):
+        values = getattr(ty.shape, "values", None)
+        return None if values is None else list(values)
+    return None
+
+
+@module_pass(opt_level=0, name="VMShapeLower")
+class VMShapeLower:
+    """Lower shape checks and symbolic shape computations to VM builtins (see module doc)."""
+
+    def __init__(self, *, emit_err_ctx: bool = True):
+        self.emit_err_ctx = emit_err_ctx
+
+    def transform_module(self, mod, ctx):
+        bb = BlockBuilder(mod)
+        for gvar, func in relax_functions(mod):
+            if func.attrs and func.attrs.get("Primitive"):
+                continue
+            name = gvar.name_hint
+            new_func = _Lowerer(func, name, bb).run(lambda prim: bb.add_func(prim, "shape_func"))
+            bb.update_func(gvar, bb.normalize(new_func.with_attr("relax.force_pure", True)))
+        return bb.get()
