@@ -12,7 +12,7 @@ from ..binary import (
 )
 from ..grad.grad import fit_shape, no_grad_all, register_gradient, scalar
 from ..ternary import where
-from ..unary import log, negative
+from ..unary import floor, log, negative, trunc
 
 
 @register_gradient("relax.add")
@@ -83,4 +83,27 @@ def _no_grad_rule(orig_var, orig_call, output_grad, ctx):
 
 
 for _name in ("equal", "greater", "greater_equal", "less", "less_equal", "not_equal"):
+    register_gradient(f"relax.{_name}", _no_grad_rule)
+
+
+# --- beyond TVM 0.27's list --------------------------------------------------------------------
+
+
+def _remainder_grad(rounding):
+    # r = x - round(x / y) * y with a piecewise-constant rounding: dr/dx = 1, dr/dy = -round(x/y)
+    def rule(orig_var, orig_call, output_grad, ctx):
+        x, y = orig_call.args
+        quotient = rounding(divide(x, y))
+        return [
+            fit_shape(ctx, output_grad, x),
+            fit_shape(ctx, negative(multiply(output_grad, quotient)), y),
+        ]
+
+    return rule
+
+
+register_gradient("relax.floor_mod", _remainder_grad(floor))
+register_gradient("relax.mod", _remainder_grad(trunc))
+# floor_divide and the logical ops are piecewise constant: no gradient flows through them.
+for _name in ("floor_divide", "logical_and", "logical_or", "logical_xor"):
     register_gradient(f"relax.{_name}", _no_grad_rule)

@@ -166,5 +166,5 @@ def _stop(orig_var, orig_call, output_grad, ctx):
     return no_grad_all(orig_call)
 
 
-for _name in ("ceil", "floor", "round", "sign", "trunc"):
+for _name in ("ceil", "floor", "round", "sign", "trunc", "logical_not"):
     register_gradient(f"relax.{_name}", _stop)
