@@ -151,6 +151,8 @@ def match_buffer(param, shape=None, dtype="float32", data=None, strides=None, el
     buffer region (inside a block) to a new buffer."""
     if isinstance(param, _stmt.BufferLoad):
         param = _stmt.BufferRegion.from_point(param.buffer, param.indices)
+    elif isinstance(param, _stmt.BufferRegion):
+        param = _simplified(param)
     if shape is None:
         if not isinstance(param, _stmt.BufferRegion):
             raise ValueError("T.match_buffer of a handle needs a shape")
@@ -225,8 +227,23 @@ def sblock_alloc_buffer(shape, dtype="float32", data=None, strides=None, elem_of
 
 
 def buffer_store(buffer, value, indices) -> None:
-    """``buffer[indices] = value``."""
+    """``buffer[indices] = value``; a scalar value of another dtype is converted to the
+    buffer's (a constant is re-typed, an expression cast), as TVM does."""
+    if (isinstance(value, PrimExpr) and isinstance(getattr(buffer, "dtype", None), str)
+            and value.dtype != buffer.dtype and "x" not in value.dtype):
+        value = _convert(value, buffer.dtype)
     add_to_parent(_stmt.BufferStore(buffer, value, list(indices)))
+
+
+def _convert(value, dtype):
+    from tvm.tirx.expr import Cast, FloatImm
+
+    is_float = dtype.startswith(("float", "bfloat"))
+    if isinstance(value, IntImm) and not is_float:
+        return IntImm(dtype, value.value)
+    if isinstance(value, (IntImm, FloatImm)) and is_float:
+        return FloatImm(dtype, float(value.value))
+    return Cast(dtype, value)
 
 
 def evaluate(value) -> None:
@@ -268,11 +285,18 @@ def Assert(condition, message) -> None:
     add_to_parent(_stmt.AssertStmt(kind, condition, list(message)))
 
 
-def attr(node, attr_key: str, value) -> AttrFrame:
-    """``with T.attr(node, "key", value):``."""
+def attr(node, attr_key: str | None = None, value=None) -> AttrFrame:
+    """``with T.attr(node, "key", value):``; ``T.attr({"key": value, ...})`` (0.27's form
+    for attributes about no node) nests one attribute per entry, about the node ``0``."""
+    if isinstance(node, dict):
+        if attr_key is not None or value is not None:
+            raise TypeError("T.attr({...}) takes the attribute dict only")
+        return AttrFrame([(IntImm("int32", 0), k, v) for k, v in node.items()])
+    if attr_key is None:
+        raise TypeError("T.attr(node, attr_key, value) is missing attr_key")
     if isinstance(node, int):
         node = IntImm("int32", node)
-    return AttrFrame(node, attr_key, value)
+    return AttrFrame([(node, attr_key, value)])
 
 
 def While(condition) -> WhileFrame:
@@ -393,6 +417,20 @@ def _block(what: str) -> SBlockFrame:
     return current_frame(SBlockFrame, what)
 
 
+def _simplified(region):
+    """``region`` with simplified extents: a slice ``A[4 * i:4 * i + 4]`` has extent 4."""
+    from tvm.arith import Analyzer  # local: only regions with symbolic bounds need it
+
+    analyzer = Analyzer()
+    ranges = []
+    for r in region.region:
+        extent = r.extent if isinstance(r.extent, IntImm) else analyzer.simplify(r.extent)
+        ranges.append(r if extent is r.extent else Range(r.min, extent))
+    if all(a is b for a, b in zip(ranges, region.region)):
+        return region
+    return _stmt.BufferRegion(region.buffer, ranges)
+
+
 def _regions(args):
     out = []
     for a in args:
@@ -401,7 +439,7 @@ def _regions(args):
         elif isinstance(a, _stmt.BufferLoad):
             out.append(_stmt.BufferRegion.from_point(a.buffer, a.indices))
         elif isinstance(a, _stmt.BufferRegion):
-            out.append(a)
+            out.append(_simplified(a))
         elif isinstance(a, _Buffer):
             out.append(_stmt.BufferRegion.full_region(a))
         else:

@@ -181,7 +181,11 @@ class SBlockFrame(TIRFrame):
             # Lazy: s_tir sits above the IR builder's tirx imports only for this inference.
             from tvm.s_tir import infer_sblock_regions
 
-            reads, writes = infer_sblock_regions(block)
+            # As in TVM, a reduction block (one with an init) does not list the buffers it
+            # writes among its reads.
+            reads, writes = infer_sblock_regions(
+                block, exclude_written_from_reads=self.init is not None
+            )
             block = block.replace(reads=tuple(self.reads if self.reads is not None else reads),
                                   writes=tuple(self.writes if self.writes is not None
                                                else writes))
@@ -219,16 +223,17 @@ class WhileFrame(TIRFrame):
 
 
 class AttrFrame(TIRFrame):
-    """``with T.attr(node, key, value):``."""
+    """``with T.attr(node, key, value):``; several ``entries`` nest, the first outermost."""
 
-    def __init__(self, node, attr_key, value):
+    def __init__(self, entries):
         super().__init__()
-        self.node = node
-        self.attr_key = attr_key
-        self.value = value
+        self.entries = list(entries)
 
     def exit_with_scope(self) -> None:
-        add_to_parent(_stmt.AttrStmt(self.node, self.attr_key, self.value, self.body()))
+        body = self.body()
+        for node, attr_key, value in reversed(self.entries):
+            body = _stmt.AttrStmt(node, attr_key, value, body)
+        add_to_parent(body)
 
 
 class IfFrame(IRBuilderFrame):

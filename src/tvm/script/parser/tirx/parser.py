@@ -75,16 +75,43 @@ def _visit_function_def(parser: Parser, node: ast.FunctionDef) -> None:
         frame = B.prim_func(s_tir=s_tir, private=bool(options.get("private", False)))
         with frame:
             B.func_name(node.name)
+            _predeclare_symbolic_vars(parser, node, frame)
             for param in args.args:
                 _visit_param(parser, param, frame)
+                # Names given as strings in a buffer shape (``T.Buffer(("n", 4))``) are
+                # visible to the following parameters and the body.
+                for name, var in frame.sym_vars.items():
+                    if parser.var_table.lookup(name, None) is None:
+                        parser.var_table.add(name, var)
             if node.returns is not None:
                 B.func_ret(_ret_type(parser.eval_expr(node.returns)))
             parser.visit_body(node.body)
 
 
+def _predeclare_symbolic_vars(parser: Parser, node: ast.FunctionDef,
+                              frame: PrimFuncFrame) -> None:
+    """``n = T.int32()`` at the top of the body declares ``n`` for the signature too (the
+    printer writes ``A: T.Buffer((n, 4))`` and declares ``n`` in the body)."""
+    for stmt in node.body:
+        if not (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1
+                and isinstance(stmt.targets[0], ast.Name) and isinstance(stmt.value, ast.Call)
+                and not stmt.value.args and not stmt.value.keywords):
+            continue
+        try:
+            ctor = parser.eval_expr(stmt.value.func)
+        except Exception:  # noqa: BLE001 - not a declaration; the body reports it if wrong
+            continue
+        dtype = getattr(ctor, "prim_dtype", None)
+        name = stmt.targets[0].id
+        if dtype is None or dtype == "handle" or name in frame.sym_vars:
+            continue
+        var = frame.sym_vars[name] = Var(name, dtype)
+        parser.var_table.add(name, var, allow_shadowing=True)
+
+
 def _visit_param(parser: Parser, param: ast.arg, frame: PrimFuncFrame) -> None:
     if param.annotation is None:
-        parser.report_error(param, f"Parameter {param.arg} needs a type annotation")
+        parser.report_error(param, "Type annotation required for function parameters.")
     ann = parser.eval_expr(param.annotation)
     if isinstance(ann, Buffer):
         value = B.arg(param.arg, ann)
@@ -274,8 +301,8 @@ def _visit_for(parser: Parser, node: ast.For) -> None:
     if not isinstance(frame, ForFrame):
         parser.report_error(
             node.iter,
-            "A TIR loop iterates over range(...), T.serial, T.parallel, T.vectorized, "
-            f"T.unroll, T.thread_binding or T.grid, got {frame!r}",
+            "Expect the for loop to be one of the following: range, T.serial, T.grid, "
+            "T.parallel, T.vectorized, T.unroll, T.thread_binding",
         )
     if node.orelse:
         parser.report_error(node, "A TIR loop cannot have an `else` clause")
