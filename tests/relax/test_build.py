@@ -79,12 +79,6 @@ def test_without_a_pipeline_unlegalized_ops_run_their_numpy_reference():
         ex._program_text()
 
 
-@pytest.mark.xfail(
-    strict=True,
-    raises=ValueError,
-    reason="codegen: the default schedule's decomposed reduction mixes an int32 loop with "
-    "int64 bounds (LLVM 'Operands must be the same type'); owned by the codegen work",
-)
 def test_matmul_compiles():
     vm = relax.VirtualMachine(tvm.compile(Dense), tvm.cpu())
     x = np.ones((4, 16), "float32")

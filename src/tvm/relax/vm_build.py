@@ -119,7 +119,9 @@ def _build_executable(mod, target, tir_pipeline):
     from ..driver.build_module import compile as tir_compile
     from ..tirx.function import PrimFunc
 
-    prims = {gv: f for gv, f in mod.functions.items() if isinstance(f, PrimFunc)}
+    prims = {
+        gv: _unify_loop_dtypes(f) for gv, f in mod.functions.items() if isinstance(f, PrimFunc)
+    }
     lib = None
     if prims:
         lib = tir_compile(IRModule(prims), target, tir_pipeline=tir_pipeline)
@@ -132,3 +134,33 @@ def _build_executable(mod, target, tir_pipeline):
                 compile_function(name, func, mod, profile=True),
             )
     return Executable(lib, codes, mod)
+
+
+def _unify_loop_dtypes(func):
+    """Give every loop's ``min`` and ``extent`` the dtype of its loop variable.
+
+    Workaround: te reduce axes built from ``range(0, K)`` with an int64 ``K`` carry an int32
+    ``0`` as the loop minimum, which the LLVM code generator rejects ("Operands must be the
+    same type"). Remove once ``te``/``Range`` unify the dtypes themselves.
+    """
+    from ..tirx.expr import IntImm
+    from ..tirx.stmt import For
+    from ..tirx.stmt_functor import ir_transform
+
+    def fix(value, dtype):
+        if value.dtype == dtype:
+            return value
+        if isinstance(value, IntImm):
+            return IntImm(dtype, value.value)
+        from ..tirx.generic import cast
+
+        return cast(value, dtype)
+
+    def post(stmt):
+        dtype = stmt.loop_var.dtype
+        if stmt.min.dtype == dtype and stmt.extent.dtype == dtype:
+            return None
+        return stmt.replace(min=fix(stmt.min, dtype), extent=fix(stmt.extent, dtype))
+
+    body = ir_transform(func.body, None, post, only_enable=["tirx.For"])
+    return func if body is func.body else func.replace(body=body)
