@@ -36,6 +36,7 @@ from ...tirx.stmt import (
     AttrStmt,
     Bind,
     Break,
+    BufferLoad,
     BufferStore,
     Continue,
     DeclBuffer,
@@ -46,6 +47,7 @@ from ...tirx.stmt import (
     SeqStmt,
     While,
 )
+from ...tirx.stmt_functor import post_order_visit
 from . import intrin
 from .codegen_expr import (
     I8,
@@ -54,7 +56,9 @@ from .codegen_expr import (
     PTR,
     ExprEmitter,
     declare_intrinsic,
+    elem_bytes,
     register_expr_method,
+    storage_type,
     value_type,
 )
 from .packed_api import ScalarParam, TensorParam, emit_packed_function
@@ -277,7 +281,7 @@ class CodeGenLLVM(ExprEmitter):
         lo = self.emit_expr(op.min)
         extent = self.emit_expr(op.extent)
         if op.kind == ForKind.PARALLEL:
-            self._parallel_for(op, lo, extent)
+            self._parallel_for(op, extent)
             return
         b = self.builder
         ty = lo.type
@@ -304,7 +308,7 @@ class CodeGenLLVM(ExprEmitter):
         b.cbranch(b.icmp_signed("<", nxt, stop), head, done)
         b.position_at_end(done)
 
-    def _parallel_for(self, op: For, lo, extent):
+    def _parallel_for(self, op: For, extent):
         # The body becomes an internal function over [begin, end) whose buffer pointers are
         # `noalias` again (values reloaded from a closure lose that), called by pool tasks.
         used = _used_var_ids(op)
@@ -423,11 +427,9 @@ class CodeGenLLVM(ExprEmitter):
         if len(buf.shape) != 1:
             raise ValueError(f"buffer {buf.name} is not flat; run FlattenBuffer first")
         element = buf.dtype
-        from .codegen_expr import _elem_bytes, storage_type
-
         elem_t = storage_type(element)
         size = buf.shape[0]
-        if isinstance(size, E.IntImm) and size.value * _elem_bytes(element) <= STACK_LIMIT_BYTES:
+        if isinstance(size, E.IntImm) and size.value * elem_bytes(element) <= STACK_LIMIT_BYTES:
             # Allocate in the entry block so a loop does not grow the stack.
             here = self.builder.block
             entry_builder = ir.IRBuilder(self._entry)
@@ -441,7 +443,7 @@ class CodeGenLLVM(ExprEmitter):
             self.vars[id(buf.data)] = ptr
             return
         nbytes = self.builder.mul(_fit(self.builder, self.emit_expr(size), I64),
-                                  ir.Constant(I64, _elem_bytes(element)))
+                                  ir.Constant(I64, elem_bytes(element)))
         alloc = self._declare(_ALLOC_WS, ir.FunctionType(PTR, [I32, I32, I64, I32, I32]))
         ptr = self.builder.call(alloc, [ir.Constant(I32, 1), ir.Constant(I32, 0), nbytes,
                                         ir.Constant(I32, 2), ir.Constant(I32, 32)],
@@ -463,8 +465,6 @@ class CodeGenLLVM(ExprEmitter):
         value = self.emit_expr(op.value)
         index = op.indices[0]
         element = op.buffer.dtype
-        from .codegen_expr import _elem_bytes
-
         if isinstance(index, E.Ramp):
             if not (isinstance(index.stride, E.IntImm) and index.stride.value == 1):
                 raise ValueError(f"strided vector stores to {op.buffer.name} are not supported")
@@ -475,7 +475,7 @@ class CodeGenLLVM(ExprEmitter):
         if isinstance(stored.type, ir.VectorType):
             # llvmlite checks the pointee type of stores; the cast is a no-op in LLVM IR.
             ptr = self.builder.bitcast(ptr, stored.type.as_pointer())
-        self.builder.store(stored, ptr, align=_elem_bytes(element))
+        self.builder.store(stored, ptr, align=elem_bytes(element))
 
     def _evaluate(self, op: Evaluate):
         if isinstance(op.value, (E.IntImm, E.FloatImm)):
@@ -571,8 +571,6 @@ class CodeGenLLVM(ExprEmitter):
 
     def _reinterpret(self, op):
         value = self.emit_expr(op.args[0])
-        from .codegen_expr import storage_type
-
         src, dst = op.args[0].dtype, op.dtype
         raw = self.to_storage(value, src) if src in ("bfloat16", "bool") else value
         out_t = storage_type(dst) if dst in ("bfloat16", "bool") else value_type(dst)
@@ -618,9 +616,6 @@ def _describe(entry) -> str:
 
 def _used_var_ids(stmt) -> set:
     """Ids of the variables (and buffer data pointers) a statement refers to."""
-    from ...tirx.stmt import BufferLoad
-    from ...tirx.stmt_functor import post_order_visit
-
     used = set()
 
     def visit(node):

@@ -308,10 +308,10 @@ class ExprEmitter:
                 return self._gather(op, index, element)
             ptr = self.element_pointer(op.buffer, index.base)
             vec_t = ir.VectorType(storage_type(element), lanes)
-            raw = self.builder.load(ptr, typ=vec_t, align=_elem_bytes(element))
+            raw = self.builder.load(ptr, typ=vec_t, align=elem_bytes(element))
             return self.from_storage(raw, element)
         ptr = self.element_pointer(op.buffer, index)
-        raw = self.builder.load(ptr, typ=storage_type(element), align=_elem_bytes(element))
+        raw = self.builder.load(ptr, typ=storage_type(element), align=elem_bytes(element))
         return self.from_storage(raw, element)
 
     def _gather(self, op, index, element):
@@ -321,7 +321,7 @@ class ExprEmitter:
         for lane in range(lanes):
             idx = index.base + index.stride * lane
             ptr = self.element_pointer(op.buffer, idx)
-            raw = self.builder.load(ptr, typ=storage_type(element), align=_elem_bytes(element))
+            raw = self.builder.load(ptr, typ=storage_type(element), align=elem_bytes(element))
             result = self.builder.insert_element(result, self.from_storage(raw, element),
                                                  ir.Constant(I32, lane))
         return result
@@ -453,7 +453,7 @@ def _const_like(ty, elem, value):
     return ir.Constant(elem, value)
 
 
-def _elem_bytes(element):
+def elem_bytes(element):
     if element == "bool":
         return 1
     return max(1, dtype_info(element).bits // 8)
