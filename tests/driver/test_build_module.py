@@ -90,3 +90,11 @@ def test_lower_returns_the_codegen_input():
     func = lowered["main"]
     assert func.get_attr("calling_conv") == 1
     assert func.get_attr("global_symbol") == "main"
+
+
+def test_lower_applies_the_llvm_intrinsic_rules():
+    A = te.placeholder((4,), "float32", name="A")
+    B = te.compute((4,), lambda i: te.tanh(A[i]) + te.exp(A[i]), name="B")
+    text = tvm.driver.lower(te.create_prim_func([A, B])).script()
+    assert 'T.call_pure_extern("float32", "tanhf"' in text
+    assert 'T.call_llvm_pure_intrin("float32", "llvm.exp"' in text

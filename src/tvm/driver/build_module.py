@@ -72,6 +72,7 @@ def _with_symbols(mod: IRModule) -> IRModule:
 def lower(mod, target=None, tir_pipeline="default", default_schedule: bool = True) -> IRModule:
     """Lower PrimFuncs to the form the code generator takes (returns an ``IRModule``)."""
     # Lazy imports: the driver sits on top of every layer it calls into.
+    from ..backend.llvm import intrin as _llvm_intrin  # noqa: F401  (LowerIntrin's rules)
     from ..s_tir import transform as _s_tir_transform  # noqa: F401  (registers "default")
     from ..tirx.compilation_pipeline import finalize_host_passes, get_tir_pipeline
 
