@@ -108,7 +108,8 @@ class BlockizePrimitives:
             if outer_v is None and not preserve_unit_iters:
                 vmap[iv.var] = inner_iv.var
                 continue
-            outer_v = const(0, dtype) if outer_v is None else outer_v
+            inner_only = outer_v is None
+            outer_v = const(0, dtype) if inner_only else outer_v
             quotient = ana.simplify(outer_v // c)
             extent = iv.dom.extent.value if isinstance(iv.dom.extent, IntImm) else None
             if not ana.can_prove_equal(quotient * c, outer_v) or extent is None or extent % c:
@@ -118,7 +119,9 @@ class BlockizePrimitives:
                                Var(f"{name}_o", dtype), iv.iter_type)
             outer_ivs.append(outer_iv)
             outer_vals.append(quotient)
-            vmap[iv.var] = outer_iv.var * c + inner_iv.var
+            # A purely inner binding keeps a unit outer iterator (bound to 0) that the body
+            # does not use, as in TVM.
+            vmap[iv.var] = inner_iv.var if inner_only else outer_iv.var * c + inner_iv.var
         # Inner block: the original, over the inner iterators (its init moves out).
         reads = [_region(r, vmap) for r in blk.reads]
         writes = [_region(w, vmap) for w in blk.writes]

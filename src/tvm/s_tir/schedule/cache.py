@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from ...arith import Analyzer
 from ...ir.expr import Range
-from ...tirx.buffer import decl_buffer
 from ...tirx.expr import And, Var
 from ...tirx.generic import const
 from ...tirx.stmt import (
@@ -25,7 +24,7 @@ from ...tirx.stmt import (
 from ...tirx.stmt_functor import StmtExprMutator
 from .base import SBlockRV
 from .lookup import enclosing_block, scope_blocks
-from .state import iter_blocks, make_seq, relax_region, replace_stmts, seq_of
+from .state import iter_blocks, make_seq, new_buffer, relax_region, replace_stmts, seq_of
 
 __all__ = ["CachePrimitives", "SwapBuffer"]
 
@@ -101,7 +100,8 @@ def _write_back_site(path, scope_at, reader_paths):
             n += 1
         common = min(common, n)
     if not reader_paths:
-        common = scope_at + 1
+        # No reader: right after the writer's top-level item of the scope body.
+        common = min(len(path) - 1, scope_at + 2)
     for k in range(common - 1, scope_at - 1, -1):
         if isinstance(path[k], SeqStmt):
             return path[k], next(i for i, x in enumerate(path[k].seq) if x is path[k + 1])
@@ -180,7 +180,7 @@ class CachePrimitives:
                 f"{realize.block.name_hint!r} has {len(regions)} {field} buffers "
                 f"({[r.buffer.name for r in regions]})", [realize.block])
         buf = regions[index].buffer
-        new = decl_buffer(buf.shape, buf.dtype, name=f"{buf.name}_{scope}", scope=scope)
+        new = new_buffer(buf.shape, buf.dtype, f"{buf.name}_{scope}", scope)
         return func_name, path, realize, buf, new
 
     def cache_read(self, block: SBlockRV | str, read_buffer_index, storage_scope: str,
@@ -242,7 +242,7 @@ class CachePrimitives:
             if seq is None or seq is scope.body:
                 new_scope = scope.replace(body=make_seq(new_items))
             else:
-                new_scope = replace_stmts(scope, {id(seq): SeqStmt(new_items)})
+                new_scope = replace_stmts(scope, {id(seq): make_seq(new_items)})
         new_scope = new_scope.replace(alloc_buffers=tuple(new_scope.alloc_buffers) + (new,))
         self._commit(func_name, replace_stmts(body, {id(scope): new_scope}))
         rv = self._new_rv(SBlockRV, func_name, name)
@@ -283,12 +283,12 @@ class CachePrimitives:
         new_block = SwapBuffer(buf, new).visit_stmt(realize.block)
         new_item = replace_stmts(item, {id(realize.block): new_block})
         if seq is None:
-            new_scope = scope.replace(body=SeqStmt([new_item, nest]))
+            new_scope = scope.replace(body=make_seq([new_item, nest]))
         else:
             items = list(seq.seq)
             items[pos] = new_item
             items.insert(pos + 1, nest)
-            new_scope = replace_stmts(scope, {id(seq): SeqStmt(items)})
+            new_scope = replace_stmts(scope, {id(seq): make_seq(items)})
         new_scope = new_scope.replace(alloc_buffers=tuple(new_scope.alloc_buffers) + (new,))
         self._commit(func_name, replace_stmts(body, {id(scope): new_scope}))
         rv = self._new_rv(SBlockRV, func_name, name)

@@ -18,7 +18,7 @@ from ...tirx.generic import const
 from ...tirx.stmt import For, ForKind, IterVar, SeqStmt
 from ...tirx.stmt_functor import substitute
 from .base import ExprRV, LoopRV, SBlockRV
-from .state import const_int, iter_blocks, replace_stmts
+from .state import const_int, iter_blocks, make_seq, replace_stmts
 
 __all__ = ["LoopPrimitives", "simplify_bindings"]
 
@@ -301,7 +301,7 @@ class LoopPrimitives:
         for chain in ordered:
             bodies.append(substitute(chain[-1].body, dict(zip([lp.loop_var for lp in chain],
                                                               new_vars))))
-        stmt = SeqStmt(bodies)
+        stmt = make_seq(bodies)
         for var, lp in reversed(list(zip(new_vars, ordered[0]))):
             stmt = For(var, const(0, var.dtype), lp.extent, ForKind.SERIAL, stmt)
         table = {id(c[0]): None for c in ordered[1:]}

@@ -13,13 +13,13 @@ from ...arith import Analyzer
 from ...ir.expr import Range
 from ...tirx.expr import GE, GT, LE, LT, And, Call, IntImm, Var
 from ...tirx.generic import const
-from ...tirx.stmt import BufferRegion, BufferStore, For, IterVar, SBlock, SBlockRealize, SeqStmt
+from ...tirx.stmt import BufferRegion, BufferStore, For, IterVar, SBlock, SBlockRealize
 from ...tirx.stmt_functor import substitute
 from ..access_region import infer_sblock_regions
 from .base import SBlockRV
 from .error import ScheduleError
 from .loops import uses_var
-from .state import replace_stmts
+from .state import make_seq, replace_stmts
 
 __all__ = ["PaddingPrimitives"]
 
@@ -73,7 +73,7 @@ class PaddingPrimitives:
         func_name, target, pad_nest, data_nest, pad_name = self._decompose_padding_plan(
             block, loop)
         body = self.mod[func_name].body
-        self._commit(func_name, replace_stmts(body, {id(target): SeqStmt([pad_nest,
+        self._commit(func_name, replace_stmts(body, {id(target): make_seq([pad_nest,
                                                                           data_nest])}))
         rv = self._new_rv(SBlockRV, func_name, pad_name)
         self._record("decompose_padding", kwargs={"block": block, "loop": loop}, outputs=[rv])

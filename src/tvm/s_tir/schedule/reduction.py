@@ -7,7 +7,6 @@
 from __future__ import annotations
 
 from ...ir.expr import Range
-from ...tirx.buffer import decl_buffer
 from ...tirx.expr import Add, And, IntImm, Max, Min, Mul, Var
 from ...tirx.generic import const
 from ...tirx.stmt import BufferLoad, BufferRegion, BufferStore, IterVar, SBlock, SBlockRealize
@@ -16,7 +15,7 @@ from ..access_region import infer_sblock_regions
 from .base import SBlockRV
 from .lookup import block_loops, child_realizes, enclosing_block
 from .loops import uses_var
-from .state import make_seq, replace_stmts, seq_of
+from .state import make_seq, new_buffer, replace_stmts, seq_of
 
 __all__ = ["ReductionPrimitives"]
 
@@ -163,7 +162,7 @@ class ReductionPrimitives:
         axis = factor_axis if factor_axis >= 0 else factor_axis + ndim + 1
         rf_shape = list(buf.shape)
         rf_shape.insert(axis, target.extent)
-        rf_buf = decl_buffer(rf_shape, buf.dtype, name=f"{buf.name}_rf", scope=buf.scope())
+        rf_buf = new_buffer(rf_shape, buf.dtype, f"{buf.name}_rf", buf.scope())
         # rf block: a spatial var for the rf loop, other loops of the rfactor-ed iters as vars.
         rf_iv = IterVar(Range(target.min, target.extent), Var(f"v{rvar.name}", rvar.dtype),
                         IterVar.DataPar)

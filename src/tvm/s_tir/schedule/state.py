@@ -29,6 +29,7 @@ __all__ = [
     "const_int",
     "find_path",
     "iter_blocks",
+    "new_buffer",
     "relax_region",
     "replace_stmts",
     "seq_of",
@@ -144,11 +145,14 @@ def seq_of(stmt):
 
 
 def make_seq(stmts):
-    """A body from statements (``None`` when empty, the statement itself when single)."""
-    stmts = [s for s in stmts if s is not None]
-    if not stmts:
+    """A body from statements, nested sequences flattened (``None`` when empty, the statement
+    itself when single)."""
+    flat = []
+    for s in stmts:
+        flat.extend(seq_of(s))
+    if not flat:
         return None
-    return stmts[0] if len(stmts) == 1 else SeqStmt(stmts)
+    return flat[0] if len(flat) == 1 else SeqStmt(flat)
 
 
 class _Replacer(StmtMutator):
@@ -206,6 +210,14 @@ def relax_region(region, vmap, dom, ana):
             lo, hi = IntImm(extent.dtype, 0), extent - 1
         out.append((ana.simplify(lo), ana.simplify(hi)))
     return out
+
+
+def new_buffer(shape, dtype, name, scope):
+    """A buffer for a schedule to allocate; global memory is the empty scope, as the TVMScript
+    parser and ``te`` make it (so results compare equal to parsed functions)."""
+    from ...tirx.buffer import decl_buffer  # Lazy: only the buffer-creating primitives use it.
+
+    return decl_buffer(shape, dtype, name=name, scope="" if scope == "global" else scope)
 
 
 def loop_range(loop):

@@ -3,11 +3,10 @@
 
 from __future__ import annotations
 
-from ...tirx.buffer import decl_buffer
 from ...tirx.expr import Cast
 from .base import SBlockRV
 from .cache import SwapBuffer
-from .state import iter_blocks, replace_stmts
+from .state import iter_blocks, new_buffer, replace_stmts
 
 __all__ = ["StoragePrimitives"]
 
@@ -60,8 +59,8 @@ class StoragePrimitives:
             raise TypeError(f"set_scope: storage_scope must be a str, got {storage_scope!r}")
         func_name, _, buf = self._allocated_write(block, buffer_index, prim)
         if buf.scope() != storage_scope:
-            new = decl_buffer(buf.shape, buf.dtype, name=f"{buf.name}_{storage_scope}",
-                              scope=storage_scope)
+            new = new_buffer(buf.shape, buf.dtype, f"{buf.name}_{storage_scope}",
+                             storage_scope)
             body = SwapBuffer(buf, new).visit_stmt(self.mod[func_name].body)
             self._commit(func_name, body)
         self._record(prim, kwargs={"block": block, "buffer_index": buffer_index,
@@ -74,7 +73,7 @@ class StoragePrimitives:
         prim = "unsafe_set_dtype"
         func_name, _, buf = self._allocated_write(block, buffer_index, prim)
         if buf.dtype != dtype:
-            new = decl_buffer(buf.shape, dtype, name=buf.name, scope=buf.scope())
+            new = new_buffer(buf.shape, dtype, buf.name, buf.scope())
             body = _SetDtype(buf, new).visit_stmt(self.mod[func_name].body)
             self._commit(func_name, body)
         self._record(prim, kwargs={"block": block, "buffer_index": buffer_index,

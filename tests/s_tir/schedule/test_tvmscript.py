@@ -1,0 +1,372 @@
+"""Before/After tests in TVMScript: each schedule applied to a parsed function gives the
+parsed expected function (structural equality). The expected functions are what Apache TVM
+0.27 prints for the same schedules."""
+
+import pytest
+
+from tvm import s_tir
+from tvm.ir import assert_structural_equal
+from tvm.script import tirx as T
+
+# ruff: noqa: F841 - TVMScript blocks define axes they do not use, as TVM prints them.
+
+
+@T.prim_func(s_tir=True)
+def elemwise(A: T.Buffer((16, 12), "float32"), C: T.Buffer((16, 12), "float32")):
+    B = T.sblock_alloc_buffer((16, 12))
+    for i, j in T.grid(16, 12):
+        with T.sblock("B"):
+            vi, vj = T.axis.remap("SS", [i, j])
+            T.reads(A[vi, vj])
+            T.writes(B[vi, vj])
+            B[vi, vj] = A[vi, vj] * T.float32(2.0)
+    for i, j in T.grid(16, 12):
+        with T.sblock("C"):
+            vi, vj = T.axis.remap("SS", [i, j])
+            T.reads(B[vi, vj])
+            T.writes(C[vi, vj])
+            C[vi, vj] = B[vi, vj] + T.float32(1.0)
+
+
+@T.prim_func(s_tir=True)
+def matmul(A: T.Buffer((128, 128), "float32"), B: T.Buffer((128, 128), "float32"), C: T.Buffer((128, 128), "float32")):
+    for i, j, k in T.grid(128, 128, 128):
+        with T.sblock("C"):
+            vi, vj, vk = T.axis.remap("SSR", [i, j, k])
+            T.reads(A[vi, vk], B[vj, vk])
+            T.writes(C[vi, vj])
+            with T.init():
+                C[vi, vj] = T.float32(0.0)
+            C[vi, vj] = C[vi, vj] + A[vi, vk] * B[vj, vk]
+
+
+@T.prim_func(s_tir=True)
+def rowsum(A: T.Buffer((16, 12), "float32"), C: T.Buffer((16,), "float32")):
+    B = T.sblock_alloc_buffer((16, 12))
+    for i, j in T.grid(16, 12):
+        with T.sblock("B"):
+            vi, vj = T.axis.remap("SS", [i, j])
+            T.reads(A[vi, vj])
+            T.writes(B[vi, vj])
+            B[vi, vj] = A[vi, vj] * T.float32(2.0)
+    for i, k in T.grid(16, 12):
+        with T.sblock("C"):
+            vi, vk = T.axis.remap("SR", [i, k])
+            T.reads(B[vi, vk])
+            T.writes(C[vi])
+            with T.init():
+                C[vi] = T.float32(0.0)
+            C[vi] = C[vi] + B[vi, vk]
+
+
+@T.prim_func(s_tir=True)
+def expected_compute_inline(A: T.Buffer((16, 12), "float32"), C: T.Buffer((16, 12), "float32")):
+    # with T.sblock("root"):
+    for i, j in T.grid(16, 12):
+        with T.sblock("C"):
+            vi, vj = T.axis.remap("SS", [i, j])
+            T.reads(A[vi, vj])
+            T.writes(C[vi, vj])
+            C[vi, vj] = A[vi, vj] * T.float32(2.0) + T.float32(1.0)
+
+
+@T.prim_func(s_tir=True)
+def expected_reverse_compute_inline(A: T.Buffer((16, 12), "float32"), C: T.Buffer((16, 12), "float32")):
+    # with T.sblock("root"):
+    for i, j in T.grid(16, 12):
+        with T.sblock("B"):
+            vi, vj = T.axis.remap("SS", [i, j])
+            T.reads(A[vi, vj])
+            T.writes(C[vi, vj])
+            C[vi, vj] = A[vi, vj] * T.float32(2.0) + T.float32(1.0)
+
+
+@T.prim_func(s_tir=True)
+def expected_split_reorder(A: T.Buffer((128, 128), "float32"), B: T.Buffer((128, 128), "float32"), C: T.Buffer((128, 128), "float32")):
+    # with T.sblock("root"):
+    for i_0, j, i_1, k in T.grid(4, 128, 32, 128):
+        with T.sblock("C"):
+            vi = T.axis.spatial(128, i_0 * 32 + i_1)
+            vj, vk = T.axis.remap("SR", [j, k])
+            T.reads(A[vi, vk], B[vj, vk])
+            T.writes(C[vi, vj])
+            with T.init():
+                C[vi, vj] = T.float32(0.0)
+            C[vi, vj] = C[vi, vj] + A[vi, vk] * B[vj, vk]
+
+
+@T.prim_func(s_tir=True)
+def expected_fuse_split(A: T.Buffer((16, 12), "float32"), C: T.Buffer((16, 12), "float32")):
+    # with T.sblock("root"):
+    B = T.sblock_alloc_buffer((16, 12))
+    for i_j_fused_0, i_j_fused_1 in T.grid(39, 5):
+        with T.sblock("B"):
+            vi = T.axis.spatial(16, (i_j_fused_0 * 5 + i_j_fused_1) // 12)
+            vj = T.axis.spatial(12, (i_j_fused_0 * 5 + i_j_fused_1) % 12)
+            T.where(i_j_fused_0 * 5 + i_j_fused_1 < 192)
+            T.reads(A[vi, vj])
+            T.writes(B[vi, vj])
+            B[vi, vj] = A[vi, vj] * T.float32(2.0)
+    for i, j in T.grid(16, 12):
+        with T.sblock("C"):
+            vi, vj = T.axis.remap("SS", [i, j])
+            T.reads(B[vi, vj])
+            T.writes(C[vi, vj])
+            C[vi, vj] = B[vi, vj] + T.float32(1.0)
+
+
+@T.prim_func(s_tir=True)
+def expected_compute_at(A: T.Buffer((16, 12), "float32"), C: T.Buffer((16,), "float32")):
+    # with T.sblock("root"):
+    B = T.sblock_alloc_buffer((16, 12))
+    for i in range(16):
+        for ax0 in range(12):
+            with T.sblock("B"):
+                vi, vj = T.axis.remap("SS", [i, ax0])
+                T.reads(A[vi, vj])
+                T.writes(B[vi, vj])
+                B[vi, vj] = A[vi, vj] * T.float32(2.0)
+        for k in range(12):
+            with T.sblock("C"):
+                vi, vk = T.axis.remap("SR", [i, k])
+                T.reads(B[vi, vk])
+                T.writes(C[vi])
+                with T.init():
+                    C[vi] = T.float32(0.0)
+                C[vi] = C[vi] + B[vi, vk]
+
+
+@T.prim_func(s_tir=True)
+def expected_reverse_compute_at(A: T.Buffer((16, 12), "float32"), C: T.Buffer((16, 12), "float32")):
+    # with T.sblock("root"):
+    B = T.sblock_alloc_buffer((16, 12))
+    for i_0 in range(4):
+        for i_1, j in T.grid(4, 12):
+            with T.sblock("B"):
+                vi = T.axis.spatial(16, i_0 * 4 + i_1)
+                vj = T.axis.spatial(12, j)
+                T.reads(A[vi, vj])
+                T.writes(B[vi, vj])
+                B[vi, vj] = A[vi, vj] * T.float32(2.0)
+        for ax0, ax1 in T.grid(4, 12):
+            with T.sblock("C"):
+                vi = T.axis.spatial(16, i_0 * 4 + ax0)
+                vj = T.axis.spatial(12, ax1)
+                T.reads(B[vi, vj])
+                T.writes(C[vi, vj])
+                C[vi, vj] = B[vi, vj] + T.float32(1.0)
+
+
+@T.prim_func(s_tir=True)
+def expected_cache_read_write(A: T.Buffer((16, 12), "float32"), C: T.Buffer((16,), "float32")):
+    # with T.sblock("root"):
+    B = T.sblock_alloc_buffer((16, 12))
+    B_shared = T.sblock_alloc_buffer((16, 12), scope="shared")
+    C_local = T.sblock_alloc_buffer((16,), scope="local")
+    for i, j in T.grid(16, 12):
+        with T.sblock("B"):
+            vi, vj = T.axis.remap("SS", [i, j])
+            T.reads(A[vi, vj])
+            T.writes(B[vi, vj])
+            B[vi, vj] = A[vi, vj] * T.float32(2.0)
+    for ax0, ax1 in T.grid(16, 12):
+        with T.sblock("B_shared"):
+            v0, v1 = T.axis.remap("SS", [ax0, ax1])
+            T.reads(B[v0, v1])
+            T.writes(B_shared[v0, v1])
+            B_shared[v0, v1] = B[v0, v1]
+    for i, k in T.grid(16, 12):
+        with T.sblock("C"):
+            vi, vk = T.axis.remap("SR", [i, k])
+            T.reads(B_shared[vi, vk])
+            T.writes(C_local[vi])
+            with T.init():
+                C_local[vi] = T.float32(0.0)
+            C_local[vi] = C_local[vi] + B_shared[vi, vk]
+    for ax0 in range(16):
+        with T.sblock("C_local"):
+            v0 = T.axis.spatial(16, ax0)
+            T.reads(C_local[v0])
+            T.writes(C[v0])
+            C[v0] = C_local[v0]
+
+
+@T.prim_func(s_tir=True)
+def expected_decompose_reduction(A: T.Buffer((128, 128), "float32"), B: T.Buffer((128, 128), "float32"), C: T.Buffer((128, 128), "float32")):
+    # with T.sblock("root"):
+    for i, j in T.grid(128, 128):
+        with T.sblock("C_init"):
+            vi, vj = T.axis.remap("SS", [i, j])
+            T.reads()
+            T.writes(C[vi, vj])
+            C[vi, vj] = T.float32(0.0)
+        for k in range(128):
+            with T.sblock("C_update"):
+                vi, vj, vk = T.axis.remap("SSR", [i, j, k])
+                T.reads(C[vi, vj], A[vi, vk], B[vj, vk])
+                T.writes(C[vi, vj])
+                C[vi, vj] = C[vi, vj] + A[vi, vk] * B[vj, vk]
+
+
+@T.prim_func(s_tir=True)
+def expected_rfactor(A: T.Buffer((16, 12), "float32"), C: T.Buffer((16,), "float32")):
+    # with T.sblock("root"):
+    B = T.sblock_alloc_buffer((16, 12))
+    C_rf = T.sblock_alloc_buffer((16, 4))
+    for i, j in T.grid(16, 12):
+        with T.sblock("B"):
+            vi, vj = T.axis.remap("SS", [i, j])
+            T.reads(A[vi, vj])
+            T.writes(B[vi, vj])
+            B[vi, vj] = A[vi, vj] * T.float32(2.0)
+    for i, k_0, k_1 in T.grid(16, 3, 4):
+        with T.sblock("C_rf"):
+            vk_1, vi, vk_0 = T.axis.remap("SSR", [k_1, i, k_0])
+            T.reads(B[vi, vk_0 * 4 + vk_1])
+            T.writes(C_rf[vi, vk_1])
+            with T.init():
+                C_rf[vi, vk_1] = T.float32(0.0)
+            C_rf[vi, vk_1] = C_rf[vi, vk_1] + B[vi, vk_0 * 4 + vk_1]
+    for i, k_1 in T.grid(16, 4):
+        with T.sblock("C"):
+            vk_1, vi = T.axis.remap("RS", [k_1, i])
+            T.reads(C_rf[vi, vk_1])
+            T.writes(C[vi])
+            with T.init():
+                C[vi] = T.float32(0.0)
+            C[vi] = C[vi] + C_rf[vi, vk_1]
+
+
+@T.prim_func(s_tir=True)
+def expected_blockize(A: T.Buffer((128, 128), "float32"), B: T.Buffer((128, 128), "float32"), C: T.Buffer((128, 128), "float32")):
+    # with T.sblock("root"):
+    for i_0, j_0 in T.grid(8, 8):
+        with T.sblock("C_o"):
+            vi_o, vj_o = T.axis.remap("SS", [i_0, j_0])
+            vk_o = T.axis.reduce(1, 0)
+            T.reads(A[vi_o * 16:vi_o * 16 + 16, 0:128], B[vj_o * 16:vj_o * 16 + 16, 0:128])
+            T.writes(C[vi_o * 16:vi_o * 16 + 16, vj_o * 16:vj_o * 16 + 16])
+            with T.init():
+                for i_1, j_1 in T.grid(16, 16):
+                    with T.sblock("C_init"):
+                        vi_i_init, vj_i_init = T.axis.remap("SS", [i_1, j_1])
+                        T.reads()
+                        T.writes(C[vi_o * 16 + vi_i_init, vj_o * 16 + vj_i_init])
+                        C[vi_o * 16 + vi_i_init, vj_o * 16 + vj_i_init] = T.float32(0.0)
+            for i_1, j_1, k in T.grid(16, 16, 128):
+                with T.sblock("C"):
+                    vi_i, vj_i, vk_i = T.axis.remap("SSR", [i_1, j_1, k])
+                    T.reads(C[vi_o * 16 + vi_i, vj_o * 16 + vj_i], A[vi_o * 16 + vi_i, vk_i], B[vj_o * 16 + vj_i, vk_i])
+                    T.writes(C[vi_o * 16 + vi_i, vj_o * 16 + vj_i])
+                    C[vi_o * 16 + vi_i, vj_o * 16 + vj_i] = C[vi_o * 16 + vi_i, vj_o * 16 + vj_i] + A[vi_o * 16 + vi_i, vk_i] * B[vj_o * 16 + vj_i, vk_i]
+
+
+@T.prim_func(s_tir=True)
+def expected_loop_kinds(A: T.Buffer((16, 12), "float32"), C: T.Buffer((16, 12), "float32")):
+    # with T.sblock("root"):
+    B = T.sblock_alloc_buffer((16, 12))
+    for i in T.parallel(16):
+        for j in T.vectorized(12):
+            with T.sblock("B"):
+                vi, vj = T.axis.remap("SS", [i, j])
+                T.reads(A[vi, vj])
+                T.writes(B[vi, vj])
+                B[vi, vj] = A[vi, vj] * T.float32(2.0)
+    for i in T.thread_binding(16, thread="blockIdx.x"):
+        for j in T.thread_binding(12, thread="threadIdx.x"):
+            with T.sblock("C"):
+                vi, vj = T.axis.remap("SS", [i, j])
+                T.reads(B[vi, vj])
+                T.writes(C[vi, vj])
+                C[vi, vj] = B[vi, vj] + T.float32(1.0)
+
+
+def _compute_inline(sch):
+    sch.compute_inline(sch.get_sblock("B"))
+
+
+def _reverse_compute_inline(sch):
+    sch.reverse_compute_inline(sch.get_sblock("C"))
+
+
+def _split_reorder(sch):
+    i, j, _k = sch.get_loops(sch.get_sblock("C"))
+    io, ii = sch.split(i, [None, 32])
+    sch.reorder(io, j, ii)
+
+
+def _fuse_split(sch):
+    i, j = sch.get_loops(sch.get_sblock("B"))
+    f = sch.fuse(i, j)
+    sch.split(f, [None, 5])
+
+
+def _compute_at(sch):
+    sch.compute_at(sch.get_sblock("B"), sch.get_loops(sch.get_sblock("C"))[0])
+
+
+def _reverse_compute_at(sch):
+    i, _j = sch.get_loops(sch.get_sblock("B"))
+    io, _ii = sch.split(i, [None, 4])
+    sch.reverse_compute_at(sch.get_sblock("C"), io)
+
+
+def _cache_read_write(sch):
+    sch.cache_read(sch.get_sblock("C"), 0, "shared")
+    sch.cache_write(sch.get_sblock("C"), 0, "local")
+
+
+def _decompose_reduction(sch):
+    _i, _j, k = sch.get_loops(sch.get_sblock("C"))
+    sch.decompose_reduction(sch.get_sblock("C"), k)
+
+
+def _rfactor(sch):
+    _i, k = sch.get_loops(sch.get_sblock("C"))
+    _ko, ki = sch.split(k, [None, 4])
+    sch.rfactor(ki, 1)
+
+
+def _blockize(sch):
+    i, j, _k = sch.get_loops(sch.get_sblock("C"))
+    io, ii = sch.split(i, [None, 16])
+    jo, ji = sch.split(j, [None, 16])
+    sch.reorder(io, jo, ii, ji)
+    sch.blockize(ii)
+
+
+def _parallel_vectorize_bind(sch):
+    i, j = sch.get_loops(sch.get_sblock("B"))
+    sch.parallel(i)
+    sch.vectorize(j)
+    i, j = sch.get_loops(sch.get_sblock("C"))
+    sch.bind(i, "blockIdx.x")
+    sch.bind(j, "threadIdx.x")
+
+
+
+CASES = [
+    ("compute_inline", elemwise, _compute_inline, expected_compute_inline),
+    ("reverse_compute_inline", elemwise, _reverse_compute_inline, expected_reverse_compute_inline),
+    ("split_reorder", matmul, _split_reorder, expected_split_reorder),
+    ("fuse_split", elemwise, _fuse_split, expected_fuse_split),
+    ("compute_at", rowsum, _compute_at, expected_compute_at),
+    ("reverse_compute_at", elemwise, _reverse_compute_at, expected_reverse_compute_at),
+    ("cache_read_write", rowsum, _cache_read_write, expected_cache_read_write),
+    ("decompose_reduction", matmul, _decompose_reduction, expected_decompose_reduction),
+    ("rfactor", rowsum, _rfactor, expected_rfactor),
+    ("blockize", matmul, _blockize, expected_blockize),
+    ("loop_kinds", elemwise, _parallel_vectorize_bind, expected_loop_kinds),
+]
+
+
+def _strip(func):
+    return func.without_attr("global_symbol") if func.attrs and "global_symbol" in func.attrs else func
+
+
+@pytest.mark.parametrize("name, before, schedule, expected", CASES, ids=[c[0] for c in CASES])
+def test_schedule_gives_the_expected_function(wl, name, before, schedule, expected):
+    sch = s_tir.Schedule(before)
+    schedule(sch)
+    assert_structural_equal(_strip(sch.mod["main"]), _strip(expected))
+    wl.assert_replays(sch, before)
