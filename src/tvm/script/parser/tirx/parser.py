@@ -215,9 +215,24 @@ def _store(parser: Parser, target: ast.Subscript, value: Any) -> None:
     B.buffer_store(buffer, value, indices)
 
 
+def _eval_rhs(parser: Parser, node: ast.AST) -> Any:
+    """The right-hand side of an assignment; ``A.view(4, 4)`` declares a view of ``A``."""
+    if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+            and node.func.attr == "view"):
+        owner = parser.eval_expr(node.func.value)
+        if isinstance(owner, Buffer):
+            shape = [parser.eval_expr(a) for a in node.args]
+            kwargs = {kw.arg: parser.eval_expr(kw.value) for kw in node.keywords}
+            dtype = kwargs.pop("dtype", owner.dtype)
+            if kwargs:
+                parser.report_error(node, f"Buffer.view() got unexpected arguments {sorted(kwargs)}")
+            return B.decl_buffer(shape, dtype, data=owner.data, scope=owner.scope())
+    return parser.eval_expr(node)
+
+
 @dispatch.register("tirx", "Assign")
 def _visit_assign(parser: Parser, node: ast.Assign) -> None:
-    value = parser.eval_expr(node.value)
+    value = _eval_rhs(parser, node.value)
     for target in node.targets:
         if isinstance(target, ast.Subscript):
             _store(parser, target, value)
