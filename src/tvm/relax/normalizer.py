@@ -121,6 +121,8 @@ class Normalizer:
         value = self.normalize(expr)
         if type(value) in _LEAF_SET or type(value) is Tuple:
             return value
+        if isinstance(value, LEAF_TYPES):
+            return value  # a leaf subclass, e.g. relax.testing.nn.Parameter (a Var)
         return self._emit_value(value, "")
 
     # --- frames --------------------------------------------------------------------------------
