@@ -2,7 +2,10 @@
 
 # ruff: noqa: F401
 from . import legalize_ops
+from .annotate_tir_op_pattern import AnnotateTIROpPattern
 from .call_tir_rewrite import CallTIRRewrite
+from .fuse_ops import FuseOps
+from .fuse_tir import FuseTIR
 from .gradient import Gradient, GradientSimplifier
 from .kill_after_last_use import KillAfterLastUse
 from .legalize_ops import LegalizeOps

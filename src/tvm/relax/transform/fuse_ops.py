@@ -1,0 +1,248 @@
+"""``FuseOps``: group ``R.call_tir`` bindings into fused Relax functions (``Primitive``).
+
+Works on the PrimFunc ``op_pattern`` attributes (run ``AnnotateTIROpPattern`` first). Within a
+dataflow block, a call joins the group of one of its producers when that producer's result has
+no other use and the patterns allow it:
+
+* injective (elementwise, broadcast, injective) calls chain together;
+* elementwise/broadcast calls join a group ending in a reduction or an
+  out-elementwise-fusable call (``matmul``, ``conv2d``), so ``matmul -> add -> relu`` is one
+  group;
+* a reduction joins a group of injective calls (``exp -> sum``).
+
+Each group of two or more calls becomes a private Relax function with ``"Primitive": True``
+whose parameters are the group's inputs, and the calls are replaced by one call of it.
+Opaque calls and calls with tuple outputs are never fused. This is a greedy version of TVM's
+dominator-based partitioning: a producer used more than once is not fused into its consumers.
+
+Before::
+
+    with R.dataflow():
+        lv = R.call_tir(cls.matmul, (x, w), out_ty=R.Tensor((2, 4), dtype="float32"))
+        lv1 = R.call_tir(cls.add, (lv, b), out_ty=R.Tensor((2, 4), dtype="float32"))
+        gv = R.call_tir(cls.relu, (lv1,), out_ty=R.Tensor((2, 4), dtype="float32"))
+        R.output(gv)
+
+After::
+
+    @R.function(private=True)
+    def fused_matmul_add_relu(x, w, b):
+        R.func_attr({"Primitive": True})
+        with R.dataflow():
+            lv = R.call_tir(cls.matmul, (x, w), ...)
+            lv1 = R.call_tir(cls.add, (lv, b), ...)
+            gv = R.call_tir(cls.relu, (lv1,), ...)
+            R.output(gv)
+        return gv
+
+    # in main
+    gv = cls.fused_matmul_add_relu(x, w, b)
+"""
+
+from __future__ import annotations
+
+from ...ir.transform import module_pass
+from ...ir.type import TupleType
+from ..block_builder import BlockBuilder
+from ..expr import (
+    Call,
+    DataflowBlock,
+    DataflowVar,
+    Function,
+    SeqExpr,
+    Tuple,
+    Var,
+    VarBinding,
+)
+from ._utils import free_relax_vars, is_op, relax_functions
+from .annotate_tir_op_pattern import OpPatternKind as K
+
+__all__ = ["FuseOps"]
+
+
+def _pattern(mod, call):
+    """The op pattern of a call_tir binding value, or None when it cannot be fused."""
+    if not is_op(call, "relax.call_tir") or isinstance(call.ty, TupleType) or len(call.args) > 2:
+        return None
+    func = mod[call.args[0]]
+    attrs = getattr(func, "attrs", None)
+    if attrs is None or "op_pattern" not in attrs:
+        return None
+    kind = int(attrs["op_pattern"])
+    return None if kind >= K.kTuple else kind
+
+
+def _can_join(group_kind, consumer_kind):
+    if consumer_kind <= K.kInjective:
+        if group_kind <= K.kInjective:
+            return True
+        return consumer_kind <= K.kBroadcast and group_kind in (K.kCommReduce, K.kOutEWiseFusable)
+    if consumer_kind == K.kCommReduce:
+        return group_kind <= K.kInjective
+    return False
+
+
+class _Group:
+    def __init__(self, index, kind):
+        self.members = [index]
+        self.kind = kind
+
+    def add(self, index, kind):
+        self.members.append(index)
+        if kind >= K.kCommReduce or self.kind < K.kCommReduce:
+            self.kind = max(self.kind, kind)
+
+
+def _use_counts(block, body_vars):
+    counts = {}
+    for binding in block.bindings:
+        for var in free_relax_vars(binding.value):
+            counts[var] = counts.get(var, 0) + 1
+    for var in body_vars:
+        counts[var] = counts.get(var, 0) + 1
+    return counts
+
+
+def _partition(mod, block, uses):
+    bindings = list(block.bindings)
+    group_of = {}  # binding index -> _Group
+    producer = {b.var: i for i, b in enumerate(bindings) if isinstance(b, VarBinding)}
+    for i, binding in enumerate(bindings):
+        if not isinstance(binding, VarBinding):
+            continue
+        kind = _pattern(mod, binding.value)
+        if kind is None:
+            continue
+        chosen = None
+        args = binding.value.args[1]
+        inputs = list(args.fields) if isinstance(args, Tuple) else []
+        for arg in inputs:
+            j = producer.get(arg)
+            if j is None or j not in group_of or uses.get(arg, 0) != 1:
+                continue
+            if isinstance(arg, Var) and not isinstance(arg, DataflowVar):
+                continue  # a block output stays visible outside the block
+            group = group_of[j]
+            if group.members[-1] != j:
+                continue  # only the group's current output may feed the next call
+            if _can_join(group.kind, kind):
+                chosen = group
+                break
+        if chosen is None:
+            group_of[i] = _Group(i, kind)
+        else:
+            chosen.add(i, kind)
+            group_of[i] = chosen
+    seen, groups = set(), []
+    for group in group_of.values():
+        if id(group) not in seen and len(group.members) > 1:
+            seen.add(id(group))
+            groups.append(group)
+    return groups
+
+
+def _group_function(mod, bindings, group, bb):
+    members = [bindings[i] for i in group.members]
+    defined = {b.var for b in members}
+    inputs = []
+    for binding in members:
+        for var in free_relax_vars(binding.value):
+            if var not in defined and var not in inputs:
+                inputs.append(var)
+    params = [Var(v.name_hint, v.ty) for v in inputs]
+    remap = dict(zip(inputs, params))
+    new_bindings = []
+    for binding in members:
+        value = binding.value
+        args = [remap.get(a, a) for a in value.args[1].fields]
+        new_value = Call(
+            value.op,
+            [value.args[0], Tuple(args)] + list(value.args[2:]),
+            value.attrs,
+            value.ty_args,
+            span=value.span,
+        )
+        last = binding is members[-1]
+        new_var = (Var if last else DataflowVar)(binding.var.name_hint, binding.var.ty)
+        remap[binding.var] = new_var
+        new_bindings.append(VarBinding(new_var, new_value))
+    out = new_bindings[-1].var
+    body = SeqExpr([DataflowBlock(new_bindings)], out)
+    func = Function(params, body, out.ty, True, {"Primitive": True})
+    names = "_".join(
+        mod[b.value.args[0]].attrs.get("global_symbol", None) or _gvar_name(b.value.args[0])
+        for b in members
+    )
+    gvar = bb.add_func(bb.normalize(func).without_attr("global_symbol"), f"fused_{names}")
+    return gvar, inputs
+
+
+def _gvar_name(gvar):
+    return gvar.name_hint
+
+
+def _fuse_function(mod, func, bb):
+    body = func.body
+    if not isinstance(body, SeqExpr):
+        return func
+    new_blocks = []
+    changed = False
+    for block in body.blocks:
+        if not isinstance(block, DataflowBlock):
+            new_blocks.append(block)
+            continue
+        later_vars = free_relax_vars(body.body)
+        for other in body.blocks:
+            if other is not block:
+                for binding in other.bindings:
+                    later_vars += free_relax_vars(binding.value)
+        uses = _use_counts(block, later_vars)
+        bindings = list(block.bindings)
+        groups = _partition(mod, block, uses)
+        if not groups:
+            new_blocks.append(block)
+            continue
+        changed = True
+        replaced = {}
+        dropped = set()
+        for group in groups:
+            gvar, inputs = _group_function(mod, bindings, group, bb)
+            last = group.members[-1]
+            replaced[last] = VarBinding(bindings[last].var, Call(gvar, list(inputs)))
+            dropped.update(group.members[:-1])
+        out = []
+        for i, binding in enumerate(bindings):
+            if i in dropped:
+                continue
+            out.append(replaced.get(i, binding))
+        new_blocks.append(DataflowBlock(out, span=block.span))
+    if not changed:
+        return func
+    return bb.normalize(func.replace(body=SeqExpr(new_blocks, body.body, span=body.span)))
+
+
+@module_pass(opt_level=0, name="FuseOps")
+class FuseOps:
+    """Group fusable ``call_tir`` chains into ``Primitive`` Relax functions (see module doc).
+
+    Parameters
+    ----------
+    fuse_opt_level : int
+        -1 uses the PassContext's opt_level; at level 0 nothing is fused (as in TVM).
+    """
+
+    def __init__(self, fuse_opt_level: int = -1):
+        self.fuse_opt_level = fuse_opt_level
+
+    def transform_module(self, mod, ctx):
+        level = self.fuse_opt_level if self.fuse_opt_level >= 0 else ctx.opt_level
+        if level < 1:
+            return mod
+        bb = BlockBuilder(mod)
+        for gvar, func in relax_functions(mod):
+            if func.attrs is not None and func.attrs.get("Primitive"):
+                continue
+            new_func = _fuse_function(mod, func, bb)
+            if new_func is not func:
+                bb.update_func(gvar, new_func)
+        return bb.get()
