@@ -42,11 +42,40 @@ from .frame import (
 )
 
 __all__ = [
-    "Assert", "Bind", "Buffer", "Else", "If", "Then", "While", "alloc_buffer", "arg", "attr",
-    "axis", "buffer_store", "decl_buffer", "evaluate", "func_attr", "func_name", "func_ret",
-    "grid", "init", "match_buffer", "parallel", "prim_func", "reads", "sblock",
-    "sblock_alloc_buffer", "sblock_attr", "serial", "thread_binding", "unroll", "vectorized",
-    "where", "writes", "add_to_parent", "name_buffer",
+    "Assert",
+    "Bind",
+    "Buffer",
+    "Else",
+    "If",
+    "Then",
+    "While",
+    "add_to_parent",
+    "alloc_buffer",
+    "arg",
+    "attr",
+    "axis",
+    "buffer_store",
+    "decl_buffer",
+    "evaluate",
+    "func_attr",
+    "func_name",
+    "func_ret",
+    "grid",
+    "init",
+    "match_buffer",
+    "name_buffer",
+    "parallel",
+    "prim_func",
+    "reads",
+    "sblock",
+    "sblock_alloc_buffer",
+    "sblock_attr",
+    "serial",
+    "thread_binding",
+    "unroll",
+    "vectorized",
+    "where",
+    "writes",
 ]
 
 
@@ -381,7 +410,7 @@ def thread_binding(start, stop=None, thread=None, *, annotations=None) -> ForFra
     """``for i in T.thread_binding(n, thread="threadIdx.x")``."""
     if thread is None:
         if isinstance(stop, str):  # T.thread_binding(n, "threadIdx.x")
-            start, stop, thread = start, None, stop
+            stop, thread = None, stop
         else:
             raise ValueError("T.thread_binding needs a thread tag (thread=\"threadIdx.x\")")
     return _loop(_stmt.ForKind.THREAD_BINDING, start, stop, annotations, thread=thread)
@@ -494,7 +523,7 @@ def _axis(iter_type, dom, binding, dtype):
     return var
 
 
-class axis:  # noqa: N801 - TVMScript spells it T.axis
+class axis:
     """``T.axis.spatial/reduce/scan/opaque/remap`` (and the ``S``/``R`` aliases)."""
 
     @staticmethod

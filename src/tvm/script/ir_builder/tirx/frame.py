@@ -205,7 +205,7 @@ class InitFrame(TIRFrame):
         frames = IRBuilder.current().frames
         parent = frames[-1] if frames else None
         if not isinstance(parent, SBlockFrame):
-            raise ValueError("T.init() must be used directly inside a T.sblock()")
+            raise ValueError("T.init() must be used directly inside a T.sblock()")  # noqa: TRY004
         if parent.init is not None:
             raise ValueError(f"Block {parent.name!r} has two T.init() sections")
         parent.init = self.body()

@@ -68,7 +68,7 @@ del _dtype
 dispatch_token = "tirx"
 
 # The TIR dialect proper: builder calls, the decorator, and the parse handlers.
-from ...ir_builder.tirx import (  # noqa: E402,F401
+from ...ir_builder.tirx import (  # noqa: F401
     Assert,
     Bind,
     Buffer,
@@ -102,8 +102,8 @@ from ...ir_builder.tirx import (  # noqa: E402,F401
     where,
     writes,
 )
-from . import parser as _parser  # noqa: E402,F401 - registers the "tirx" handlers
-from .entry import handle, let, prim_func  # noqa: E402,F401
+from . import parser as _parser  # noqa: F401 - registers the "tirx" handlers
+from .entry import handle, let, prim_func  # noqa: F401
 
 
 def __getattr__(name):

@@ -99,7 +99,7 @@ def _predeclare_symbolic_vars(parser: Parser, node: ast.FunctionDef,
             continue
         try:
             ctor = parser.eval_expr(stmt.value.func)
-        except Exception:  # noqa: BLE001 - not a declaration; the body reports it if wrong
+        except Exception:  # noqa: BLE001,S112 - not a declaration; the body reports it
             continue
         dtype = getattr(ctor, "prim_dtype", None)
         name = stmt.targets[0].id
@@ -321,21 +321,20 @@ def _visit_for(parser: Parser, node: ast.For) -> None:
         )
     if node.orelse:
         parser.report_error(node, "A TIR loop cannot have an `else` clause")
-    with parser.var_table.with_frame():
-        with frame as loop_vars:
-            if isinstance(node.target, (ast.Tuple, ast.List)):
-                if not isinstance(loop_vars, list) or len(loop_vars) != len(node.target.elts):
-                    count = len(loop_vars) if isinstance(loop_vars, list) else 1
-                    parser.report_error(
-                        node.target,
-                        f"The loop binds {count} variable(s) to {len(node.target.elts)} names",
-                    )
-            elif isinstance(loop_vars, list):
+    with parser.var_table.with_frame(), frame as loop_vars:
+        if isinstance(node.target, (ast.Tuple, ast.List)):
+            if not isinstance(loop_vars, list) or len(loop_vars) != len(node.target.elts):
+                count = len(loop_vars) if isinstance(loop_vars, list) else 1
                 parser.report_error(
-                    node.target, f"T.grid of {len(loop_vars)} loops needs as many names"
+                    node.target,
+                    f"The loop binds {count} variable(s) to {len(node.target.elts)} names",
                 )
-            _name_loop_vars(parser, node.target, loop_vars)
-            parser.visit_body(node.body)
+        elif isinstance(loop_vars, list):
+            parser.report_error(
+                node.target, f"T.grid of {len(loop_vars)} loops needs as many names"
+            )
+        _name_loop_vars(parser, node.target, loop_vars)
+        parser.visit_body(node.body)
 
 
 def _name_loop_vars(parser: Parser, target: ast.AST, loop_vars) -> None:
@@ -365,11 +364,10 @@ def _visit_with_items(parser: Parser, node: ast.With, items) -> None:
             item.context_expr,
             f"Expected a TIR scope such as T.sblock(...), T.init() or T.attr(...), got {frame!r}",
         )
-    with parser.var_table.with_frame():
-        with frame as value:
-            if item.optional_vars is not None:
-                bind_python_target(parser, item.optional_vars, value)
-            _visit_with_items(parser, node, items[1:])
+    with parser.var_table.with_frame(), frame as value:
+        if item.optional_vars is not None:
+            bind_python_target(parser, item.optional_vars, value)
+        _visit_with_items(parser, node, items[1:])
 
 
 @dispatch.register("tirx", "If")
