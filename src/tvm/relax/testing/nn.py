@@ -208,7 +208,8 @@ def emit_checkpoint(func: Callable, *args: Any, **kwargs: Any):
     bb = _builder("emit_checkpoint")
 
     def start(value):
-        return bb.emit(start_checkpoint(value), f"{_name(value)}_scp")
+        name = _name(value)
+        return bb.emit(start_checkpoint(value), f"{name}_scp")
 
     def end(value):
         out = bb.emit(value)
