@@ -140,9 +140,11 @@ def _unify_loop_dtypes(func):
     """Give every loop's ``min`` and ``extent`` the dtype of its loop variable.
 
     Workaround: te reduce axes built from ``range(0, K)`` with an int64 ``K`` carry an int32
-    ``0`` as the loop minimum, which the LLVM code generator rejects ("Operands must be the
-    same type"). Remove once ``te``/``Range`` unify the dtypes themselves.
+    ``0`` as the loop (and block iterator) minimum, which the lowering and the LLVM code
+    generator reject ("Operands must be the same type", "mismatched types"). Remove once
+    ``te``/``Range`` unify the dtypes themselves.
     """
+    from ..ir.expr import Range
     from ..tirx.expr import IntImm
     from ..tirx.stmt import For
     from ..tirx.stmt_functor import ir_transform
@@ -157,10 +159,21 @@ def _unify_loop_dtypes(func):
         return cast(value, dtype)
 
     def post(stmt):
-        dtype = stmt.loop_var.dtype
-        if stmt.min.dtype == dtype and stmt.extent.dtype == dtype:
-            return None
-        return stmt.replace(min=fix(stmt.min, dtype), extent=fix(stmt.extent, dtype))
+        if isinstance(stmt, For):
+            dtype = stmt.loop_var.dtype
+            if stmt.min.dtype == dtype and stmt.extent.dtype == dtype:
+                return None
+            return stmt.replace(min=fix(stmt.min, dtype), extent=fix(stmt.extent, dtype))
+        # A block: its iterators' domains (reduction iterators carry the same int32 0).
+        changed, ivs = False, []
+        for iv in stmt.iter_vars:
+            dom, dtype = iv.dom, iv.var.dtype
+            if dom is not None and (dom.min.dtype != dtype or dom.extent.dtype != dtype):
+                dom = Range(fix(dom.min, dtype), fix(dom.extent, dtype))
+                iv = iv.replace(dom=dom)
+                changed = True
+            ivs.append(iv)
+        return stmt.replace(iter_vars=tuple(ivs)) if changed else None
 
-    body = ir_transform(func.body, None, post, only_enable=["tirx.For"])
+    body = ir_transform(func.body, None, post, only_enable=["tirx.For", "s_tir.SBlock"])
     return func if body is func.body else func.replace(body=body)

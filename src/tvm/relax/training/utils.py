@@ -1,0 +1,107 @@
+"""``AppendLoss``: append a loss function to a backbone function (a module pass)."""
+
+from __future__ import annotations
+
+from ...ir import transform as ir_transform
+from ..block_builder import BlockBuilder
+from ..expr import Function, SeqExpr, Tuple, TupleGetItem, Var
+from ..expr_functor import ExprMutator
+
+__all__ = ["AppendLoss"]
+
+
+class _Inline(ExprMutator):
+    """Copies bindings with variables renamed (inlining a function body into a builder)."""
+
+    def __init__(self, vmap):
+        super().__init__()
+        self.vmap = dict(vmap)
+
+    def visit_var_(self, var):
+        return self.vmap.get(var, var)
+
+    def visit_dataflow_var_(self, var):
+        return self.vmap.get(var, var)
+
+
+def inline_body(bb, func, args):
+    """Emit ``func``'s bindings into ``bb`` with its parameters bound to ``args``.
+
+    Returns the (renamed) body expression. The function body must be a ``SeqExpr``.
+    """
+    body = func.body
+    if not isinstance(body, SeqExpr):
+        raise ValueError(f"inline: the body of {func} must be a SeqExpr")
+    mutator = _Inline(dict(zip(func.params, args)))
+    for block in body.blocks:
+        for binding in block.bindings:
+            value = mutator.visit_expr(binding.value)
+            if type(binding).__name__ == "MatchCast":
+                new = bb.match_cast(value, binding.ty, binding.var.name_hint)
+            else:
+                new = bb.emit(value, binding.var.name_hint)
+            mutator.vmap[binding.var] = new
+    return mutator.visit_expr(body.body)
+
+
+def _outputs(expr):
+    if isinstance(expr, Tuple):
+        return list(expr.fields)
+    return [expr]
+
+
+def AppendLoss(func_name: str, loss_function: Function, num_backbone_outputs: int = 1,
+               new_func_name: str | None = None):
+    """A pass adding ``<func_name>_loss``: the backbone followed by ``loss_function``.
+
+    The new function takes the backbone's parameters, then the loss function's parameters
+    after its first ``num_backbone_outputs`` (the targets), and returns the loss. Backbone
+    outputs after the first ``num_backbone_outputs`` (updated states) are returned after the
+    loss, as in TVM.
+
+    Parameters
+    ----------
+    func_name : str
+        The backbone function.
+    loss_function : relax.Function
+        ``loss(predictions..., targets...) -> R.Tensor(())``.
+    num_backbone_outputs : int
+        How many backbone outputs feed the loss.
+    new_func_name : str, optional
+        Default ``func_name + "_loss"``.
+    """
+    new_name = new_func_name or f"{func_name}_loss"
+
+    def transform(mod, ctx):
+        if func_name not in [gv.name_hint for gv in mod.functions]:
+            raise ValueError(f"AppendLoss: the module has no function {func_name!r}")
+        backbone = mod[func_name]
+        if len(loss_function.params) < num_backbone_outputs:
+            raise ValueError(
+                f"AppendLoss: the loss function takes {len(loss_function.params)} parameters, "
+                f"fewer than num_backbone_outputs={num_backbone_outputs}"
+            )
+        params = [Var(p.name_hint, p.ty) for p in backbone.params]
+        extra = [Var(p.name_hint, p.ty) for p in loss_function.params[num_backbone_outputs:]]
+        bb = BlockBuilder()
+        with bb.function(new_name, params + extra):
+            with bb.dataflow():
+                out = inline_body(bb, backbone, params)
+                fields = _outputs(out)
+                if len(fields) == 1 and num_backbone_outputs > 1:
+                    fields = [bb.emit(TupleGetItem(out, i)) for i in range(num_backbone_outputs)]
+                if len(fields) < num_backbone_outputs:
+                    raise ValueError(
+                        f"AppendLoss: {func_name} returns {len(fields)} values, fewer than "
+                        f"num_backbone_outputs={num_backbone_outputs}"
+                    )
+                loss = inline_body(bb, loss_function, fields[:num_backbone_outputs] + extra)
+                loss = bb.emit_output(loss, "loss")
+                rest = [bb.emit_output(f) for f in fields[num_backbone_outputs:]]
+            bb.emit_func_output(Tuple([loss, *rest]) if rest else loss)
+        new_func = bb.get()[new_name]
+        result = mod.clone()
+        result[new_name] = new_func
+        return result
+
+    return ir_transform.module_pass(transform, opt_level=0, name="AppendLoss")
