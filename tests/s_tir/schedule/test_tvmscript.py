@@ -281,6 +281,161 @@ def expected_loop_kinds(A: T.Buffer((16, 12), "float32"), C: T.Buffer((16, 12), 
                 C[vi, vj] = B[vi, vj] + T.float32(1.0)
 
 
+@T.prim_func(s_tir=True)
+def expected_merge(A: T.Buffer((16, 12), "float32"), C: T.Buffer((16, 12), "float32")):
+    # with T.sblock("root"):
+    B = T.sblock_alloc_buffer((16, 12))
+    for i_m in range(16):
+        for j in range(12):
+            with T.sblock("B"):
+                vi, vj = T.axis.remap("SS", [i_m, j])
+                T.reads(A[vi, vj])
+                T.writes(B[vi, vj])
+                B[vi, vj] = A[vi, vj] * T.float32(2.0)
+        for j in range(12):
+            with T.sblock("C"):
+                vi, vj = T.axis.remap("SS", [i_m, j])
+                T.reads(B[vi, vj])
+                T.writes(C[vi, vj])
+                C[vi, vj] = B[vi, vj] + T.float32(1.0)
+
+
+@T.prim_func(s_tir=True)
+def expected_storage(A: T.Buffer((16, 12), "float32"), C: T.Buffer((16,), "float32")):
+    # with T.sblock("root"):
+    B_shared = T.sblock_alloc_buffer((16, 12), "float16", scope="shared")
+    for i, j in T.grid(16, 12):
+        with T.sblock("B"):
+            vj, vi = T.axis.remap("SS", [j, i])
+            T.reads(A[vi, vj])
+            T.writes(B_shared[vi, vj])
+            T.sblock_attr({"buffer_dim_align": [[0, 0, 16, 1]]})
+            B_shared[vi, vj] = T.Cast("float16", A[vi, vj] * T.float32(2.0))
+    for i, k in T.grid(16, 12):
+        with T.sblock("C"):
+            vi, vk = T.axis.remap("SR", [i, k])
+            T.reads(B_shared[vi, vk])
+            T.writes(C[vi])
+            with T.init():
+                C[vi] = T.float32(0.0)
+            C[vi] = C[vi] + T.Cast("float32", B_shared[vi, vk])
+
+
+@T.prim_func(s_tir=True)
+def expected_annotate_unit_loop(A: T.Buffer((16, 12), "float32"), C: T.Buffer((16, 12), "float32")):
+    # with T.sblock("root"):
+    B = T.sblock_alloc_buffer((16, 12))
+    for i in T.serial(16, annotations={"pragma_auto_unroll_max_step": 16}):
+        for j, u in T.grid(12, 1):
+            with T.sblock("B"):
+                vi, vj = T.axis.remap("SS", [i, j])
+                T.reads(A[vi, vj])
+                T.writes(B[vi, vj])
+                T.sblock_attr({"meta_schedule.tiling_structure": "SSRSRS"})
+                B[vi, vj] = A[vi, vj] * T.float32(2.0)
+    for i, j in T.grid(16, 12):
+        with T.sblock("C"):
+            vi, vj = T.axis.remap("SS", [i, j])
+            T.reads(B[vi, vj])
+            T.writes(C[vi, vj])
+            C[vi, vj] = B[vi, vj] + T.float32(1.0)
+
+
+@T.prim_func(s_tir=True)
+def expected_nested_cache_read(A: T.Buffer((16, 12), "float32"), C: T.Buffer((16,), "float32")):
+    # with T.sblock("root"):
+    B = T.sblock_alloc_buffer((16, 12))
+    B_local = T.sblock_alloc_buffer((16, 12), scope="local")
+    for i in range(16):
+        for ax0 in range(12):
+            with T.sblock("B"):
+                vi, vj = T.axis.remap("SS", [i, ax0])
+                T.reads(A[vi, vj])
+                T.writes(B[vi, vj])
+                B[vi, vj] = A[vi, vj] * T.float32(2.0)
+        for ax0, ax1 in T.grid(1, 12):
+            with T.sblock("B_local"):
+                v0 = T.axis.spatial(16, i + ax0)
+                v1 = T.axis.spatial(12, ax1)
+                T.reads(B[v0, v1])
+                T.writes(B_local[v0, v1])
+                B_local[v0, v1] = B[v0, v1]
+        for k in range(12):
+            with T.sblock("C"):
+                vi, vk = T.axis.remap("SR", [i, k])
+                T.reads(B_local[vi, vk])
+                T.writes(C[vi])
+                with T.init():
+                    C[vi] = T.float32(0.0)
+                C[vi] = C[vi] + B_local[vi, vk]
+
+
+@T.prim_func(s_tir=True)
+def expected_gemm(A: T.Buffer((128, 128), "float32"), B: T.Buffer((128, 128), "float32"), C: T.Buffer((128, 128), "float32")):
+    # with T.sblock("root"):
+    A_shared = T.sblock_alloc_buffer((128, 128), scope="shared")
+    B_shared = T.sblock_alloc_buffer((128, 128), scope="shared")
+    C_local = T.sblock_alloc_buffer((128, 128), scope="local")
+    for i_0 in T.thread_binding(4, thread="blockIdx.x"):
+        for j_0 in T.thread_binding(4, thread="threadIdx.y"):
+            for i_1_init, j_1_init in T.grid(32, 32):
+                with T.sblock("C_init"):
+                    vi = T.axis.spatial(128, i_0 * 32 + i_1_init)
+                    vj = T.axis.spatial(128, j_0 * 32 + j_1_init)
+                    T.reads()
+                    T.writes(C_local[vi, vj])
+                    C_local[vi, vj] = T.float32(0.0)
+            for k_0 in range(8):
+                for ax0, ax1 in T.grid(32, 16):
+                    with T.sblock("A_shared"):
+                        v0 = T.axis.spatial(128, i_0 * 32 + ax0)
+                        v1 = T.axis.spatial(128, k_0 * 16 + ax1)
+                        T.reads(A[v0, v1])
+                        T.writes(A_shared[v0, v1])
+                        A_shared[v0, v1] = A[v0, v1]
+                for ax0, ax1 in T.grid(128, 16):
+                    with T.sblock("B_shared"):
+                        v0 = T.axis.spatial(128, ax0)
+                        v1 = T.axis.spatial(128, k_0 * 16 + ax1)
+                        T.reads(B[v0, v1])
+                        T.writes(B_shared[v0, v1])
+                        B_shared[v0, v1] = B[v0, v1]
+                for i_1, j_1, k_1 in T.grid(32, 32, 16):
+                    with T.sblock("C_update"):
+                        vi = T.axis.spatial(128, i_0 * 32 + i_1)
+                        vj = T.axis.spatial(128, j_0 * 32 + j_1)
+                        vk = T.axis.reduce(128, k_0 * 16 + k_1)
+                        T.reads(C_local[vi, vj], A_shared[vi, vk], B_shared[vj, vk])
+                        T.writes(C_local[vi, vj])
+                        C_local[vi, vj] = C_local[vi, vj] + A_shared[vi, vk] * B_shared[vj, vk]
+            for ax0, ax1 in T.grid(32, 32):
+                with T.sblock("C_local"):
+                    v0 = T.axis.spatial(128, i_0 * 32 + ax0)
+                    v1 = T.axis.spatial(128, j_0 * 32 + ax1)
+                    T.reads(C_local[v0, v1])
+                    T.writes(C[v0, v1])
+                    C[v0, v1] = C_local[v0, v1]
+
+
+@T.prim_func(s_tir=True)
+def expected_split_fuse_unit(A: T.Buffer((16, 12), "float32"), C: T.Buffer((16, 12), "float32")):
+    # with T.sblock("root"):
+    B = T.sblock_alloc_buffer((16, 12))
+    for i_0, i_1_i_2_j_fused in T.grid(1, 192):
+        with T.sblock("B"):
+            vi = T.axis.spatial(16, i_1_i_2_j_fused // 12)
+            vj = T.axis.spatial(12, i_1_i_2_j_fused % 12)
+            T.reads(A[vi, vj])
+            T.writes(B[vi, vj])
+            B[vi, vj] = A[vi, vj] * T.float32(2.0)
+    for i, j in T.grid(16, 12):
+        with T.sblock("C"):
+            vi, vj = T.axis.remap("SS", [i, j])
+            T.reads(B[vi, vj])
+            T.writes(C[vi, vj])
+            C[vi, vj] = B[vi, vj] + T.float32(1.0)
+
+
 def _compute_inline(sch):
     sch.compute_inline(sch.get_sblock("B"))
 
@@ -344,6 +499,55 @@ def _parallel_vectorize_bind(sch):
     sch.bind(j, "threadIdx.x")
 
 
+def _merge(sch):
+    sch.merge(sch.get_loops(sch.get_sblock("B"))[0], sch.get_loops(sch.get_sblock("C"))[0])
+
+
+def _storage(sch):
+    b = sch.get_sblock("B")
+    sch.set_scope(b, 0, "shared")
+    sch.reorder_block_iter_var(b, [1, 0])
+    sch.storage_align(b, 0, axis=0, factor=16, offset=1)
+    sch.unsafe_set_dtype(b, 0, "float16")
+
+
+def _annotate_unit_loop(sch):
+    b = sch.get_sblock("B")
+    i, _j = sch.get_loops(b)
+    sch.annotate(i, "pragma_auto_unroll_max_step", 16)
+    sch.annotate(b, "meta_schedule.tiling_structure", "SSRSRS")
+    sch.add_unit_loop(b)
+
+
+def _nested_cache_read(sch):
+    sch.compute_at(sch.get_sblock("B"), sch.get_loops(sch.get_sblock("C"))[0])
+    sch.cache_read(sch.get_sblock("C"), 0, "local")
+
+
+def _gemm(sch):
+    c = sch.get_sblock("C")
+    i, j, k = sch.get_loops(c)
+    io, ii = sch.split(i, [None, 32])
+    jo, ji = sch.split(j, [None, 32])
+    ko, ki = sch.split(k, [None, 16])
+    sch.reorder(io, jo, ko, ii, ji, ki)
+    sch.bind(io, "blockIdx.x")
+    sch.bind(jo, "threadIdx.y")
+    a_sh = sch.cache_read(c, 0, "shared")
+    b_sh = sch.cache_read(c, 1, "shared")
+    sch.compute_at(a_sh, ko)
+    sch.compute_at(b_sh, ko)
+    cl = sch.cache_write(c, 0, "local")
+    sch.reverse_compute_at(cl, jo)
+    sch.decompose_reduction(c, ko)
+
+
+def _split_fuse_unit(sch):
+    i, j = sch.get_loops(sch.get_sblock("B"))
+    _a, b, c = sch.split(i, [1, 4, None], preserve_unit_iters=False)
+    sch.fuse(b, c, j, preserve_unit_iters=False)
+
+
 
 CASES = [
     ("compute_inline", elemwise, _compute_inline, expected_compute_inline),
@@ -357,6 +561,12 @@ CASES = [
     ("rfactor", rowsum, _rfactor, expected_rfactor),
     ("blockize", matmul, _blockize, expected_blockize),
     ("loop_kinds", elemwise, _parallel_vectorize_bind, expected_loop_kinds),
+    ("merge", elemwise, _merge, expected_merge),
+    ("storage", rowsum, _storage, expected_storage),
+    ("annotate_unit_loop", elemwise, _annotate_unit_loop, expected_annotate_unit_loop),
+    ("nested_cache_read", rowsum, _nested_cache_read, expected_nested_cache_read),
+    ("gemm", matmul, _gemm, expected_gemm),
+    ("split_fuse_unit", elemwise, _split_fuse_unit, expected_split_fuse_unit),
 ]
 
 

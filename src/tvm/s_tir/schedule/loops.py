@@ -11,6 +11,7 @@ from __future__ import annotations
 import itertools
 
 from ...arith import Analyzer
+from ...arith.iter_map import merge_index_digits
 from ...ir.expr import Range
 from ...tirx.expr import And, IntImm, Var
 from ...tirx.expr_functor import post_order_visit
@@ -35,7 +36,7 @@ def simplify_bindings(stmt, extra_pred=None):
     ana = Analyzer()
     table = {}
     for realize, _ in iter_blocks(stmt):
-        values = tuple(ana.simplify(v) for v in realize.iter_values)
+        values = tuple(merge_index_digits(ana.simplify(v)) for v in realize.iter_values)
         pred = realize.predicate if extra_pred is None else _and(realize.predicate, extra_pred)
         table[id(realize)] = realize.replace(iter_values=values, predicate=pred)
     return replace_stmts(stmt, table) if table else stmt

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 from ...tirx.expr import Cast
+from ...tirx.stmt import BufferLoad
 from .base import SBlockRV
 from .cache import SwapBuffer
 from .state import iter_blocks, new_buffer, replace_stmts
@@ -17,7 +18,8 @@ class _SetDtype(SwapBuffer):
     def visit_buffer_load_(self, op):
         new = super().visit_buffer_load_(op)
         if op.buffer is self.old:
-            return Cast(self.old.dtype, new)
+            # A fresh load: its dtype is the new buffer's.
+            return Cast(self.old.dtype, BufferLoad(self.new, new.indices, new.predicate))
         return new
 
     def visit_buffer_store_(self, op):
