@@ -28,6 +28,12 @@ rule that matches:
    innermost loop, when spatial, becomes ``T.vectorized``. A reduction's init is moved into
    its own loop nest before the reduction loops (decompose_reduction).
 
+3. **row fusion** (before 1-2): consecutive nests with the same outer extent, where each
+   nest reads from buffers written by the earlier ones only the row its own outer loop is at
+   (softmax, layer_norm rows), share one outer loop: ``for i: (max; exp; sum; divide)``. The
+   stages inside are scheduled by rule 2 without parallelism; the shared loop is parallel
+   under the same conditions. A row then stays in the cache between the stages.
+
 The rules never change results beyond the order of floating-point accumulation.
 """
 
@@ -104,7 +110,9 @@ def schedule_prim_func(func: PrimFunc) -> PrimFunc:
         return func
     root = body.block
     stmts = list(root.body.seq) if isinstance(root.body, SeqStmt) else [root.body]
-    new_stmts = [_schedule_nest(s) for s in stmts]
+    new_stmts = []
+    for group in _row_groups(stmts):
+        new_stmts.append(_fuse_rows(group) if len(group) > 1 else _schedule_nest(group[0]))
     if all(a is b for a, b in zip(new_stmts, stmts)):
         return func
     new_root = root.replace(body=SeqStmt.flatten(new_stmts))
@@ -121,28 +129,138 @@ def _perfect_nest(stmt):
     return loops, stmt
 
 
-def _schedule_nest(stmt):
+def _outer_row(stmt):
+    """``(outer loop, realize, row iterator var)`` of a nest whose outer loop is spatial."""
+    loops, realize = _perfect_nest(stmt)
+    if loops is None or not _is_zero(loops[0].min):
+        return None
+    for iv, value in zip(realize.block.iter_vars, realize.iter_values):
+        if value is loops[0].loop_var and iv.iter_type == IterVar.DataPar:
+            return loops[0], realize, iv.var
+    return None
+
+
+def _stores(block):
+    stores = []
+    for part in (block.init, block.body):
+        if part is not None:
+            post_order_visit(part, lambda n: stores.append(n) if isinstance(n, BufferStore)
+                             else None)
+    return stores
+
+
+def _loads(block):
+    loads = []
+    post_order_visit(block.body, lambda n: loads.append(n) if isinstance(n, BufferLoad) else None)
+    return loads
+
+
+def _same_extent(a, b) -> bool:
+    if isinstance(a, IntImm) and isinstance(b, IntImm):
+        return a.value == b.value
+    return structural_equal(a, b)
+
+
+def _row_groups(stmts):
+    """Split consecutive nests into groups that can share their outer (row) loop.
+
+    A nest joins the group when its outer loop has the same extent and it only reads, from
+    buffers the group writes, the row its own outer loop is at (first index = the row
+    iterator), and the group wrote exactly that row; it must not write what the group reads.
+    Then ``for i: nest_1; for i: nest_2`` computes the same as ``for i: (nest_1; nest_2)``.
+    """
+    groups, current, rows_written, written, read = [], [], set(), set(), set()
+    extent = None
+    for stmt in stmts:
+        row = _outer_row(stmt)
+        joinable = row is not None and current and _same_extent(row[0].extent, extent)
+        if joinable:
+            block, row_var = row[1].block, row[2]
+            for load in _loads(block):
+                if id(load.buffer) in written and not (
+                    id(load.buffer) in rows_written and load.indices
+                    and load.indices[0] is row_var
+                ):
+                    joinable = False
+            if any(id(st.buffer) in read or id(st.buffer) in written for st in _stores(block)):
+                joinable = False
+        if not joinable:
+            if current:
+                groups.append(current)
+            current, rows_written, written, read = [], set(), set(), set()
+            if row is None:
+                groups.append([stmt])
+                continue
+            extent = row[0].extent
+        current.append(stmt)
+        block, row_var = row[1].block, row[2]
+        for st in _stores(block):
+            written.add(id(st.buffer))
+            if st.indices and st.indices[0] is row_var:
+                rows_written.add(id(st.buffer))
+        read.update(id(ld.buffer) for ld in _loads(block))
+    if current:
+        groups.append(current)
+    return groups
+
+
+def _fuse_rows(group):
+    """One outer (row) loop around the group's nests, each scheduled inside it."""
+    first = group[0]
+    row_var = Var(first.loop_var.name, first.loop_var.dtype)
+    inner, busy, work = [], False, 0
+    for nest in group:
+        nest_work = _nest_work(nest)
+        work = None if work is None or nest_work is None else work + nest_work
+        body = substitute(nest.body, {nest.loop_var: row_var})
+        inner.append(_schedule_nest(body, outer_vars={id(row_var)}, allow_parallel=False))
+        block = _perfect_nest(nest)[1].block
+        busy |= block.init is not None or _calls_functions(block)
+    extent = first.extent
+    kind = ForKind.SERIAL
+    enough = work is None or work >= PARALLEL_MIN_WORK
+    if (busy or PARALLEL_MEMORY_BOUND) and enough and not (isinstance(extent, IntImm)
+                                                           and extent.value < 2):
+        kind = ForKind.PARALLEL
+    return For(row_var, first.min, extent, kind, SeqStmt.flatten(inner))
+
+
+def _nest_work(stmt):
+    """Iterations of a loop nest (None when an extent is symbolic)."""
+    work = 1
+    while isinstance(stmt, For):
+        if not isinstance(stmt.extent, IntImm):
+            return None
+        work *= stmt.extent.value
+        stmt = stmt.body
+    return work
+
+
+def _schedule_nest(stmt, outer_vars=frozenset(), allow_parallel=True):
     loops, realize = _perfect_nest(stmt)
     if loops is None:
         return stmt
     block = realize.block
-    # Each block iterator must be bound to exactly one loop variable, one loop each.
+    # Each block iterator must be bound to exactly one loop variable, one loop each (or to a
+    # variable of an enclosing loop, in ``outer_vars``).
     kinds = {}
     for iv, value in zip(block.iter_vars, realize.iter_values):
         if not isinstance(value, Var):
             return stmt
+        if id(value) in outer_vars:
+            continue
         kinds[id(value)] = iv.iter_type
     if len(kinds) != len(loops) or any(id(lp.loop_var) not in kinds for lp in loops):
         return stmt
     headers = [_Loop(lp.loop_var, lp.min, lp.extent) for lp in loops]
     spatial = [kinds[id(h.var)] == IterVar.DataPar for h in headers]
     values = list(realize.iter_values)
-    tiled = _matmul(headers, spatial, realize)
+    tiled = _matmul(headers, spatial, realize) if not outer_vars else None
     if tiled is not None:
         return tiled
     del values
     kind_of = {id(h.var): s for h, s in zip(headers, spatial)}
-    headers = _generic(headers, spatial, block, realize)
+    headers = _generic(headers, spatial, block, realize, allow_parallel)
     first_reduce = next((p for p, h in enumerate(headers) if not kind_of[id(h.var)]), None)
     if block.init is None or first_reduce is None:
         return _wrap(headers, realize)
@@ -178,7 +296,7 @@ def _is_zero(e):
     return isinstance(e, IntImm) and e.value == 0
 
 
-def _generic(headers, spatial, block, realize):
+def _generic(headers, spatial, block, realize, allow_parallel=True):
     headers = list(headers)
     kind_of = {id(h.var): s for h, s in zip(headers, spatial)}
     out_last = _output_last_index_var(block, realize)
@@ -199,12 +317,12 @@ def _generic(headers, spatial, block, realize):
             symbolic = True
     outer = headers[0]
     busy = PARALLEL_MEMORY_BOUND or not all(kind_of.values()) or _calls_functions(block)
-    if busy and kind_of[id(outer.var)] and (symbolic or work >= PARALLEL_MIN_WORK) and not (
+    if allow_parallel and busy and kind_of[id(outer.var)] and (symbolic or work >= PARALLEL_MIN_WORK) and not (
         isinstance(outer.extent, IntImm) and outer.extent.value == 1
     ):
         outer.kind = ForKind.PARALLEL
     inner = headers[-1]
-    if kind_of[id(inner.var)] and inner is not outer:
+    if kind_of[id(inner.var)] and (inner is not outer or not allow_parallel):
         inner.kind = ForKind.VECTORIZED
     return headers
 

@@ -110,3 +110,32 @@ def test_scheduled_functions_are_left_alone():
     assert schedule_prim_func(func) is func
     once = schedule_prim_func(te.create_prim_func([A, B]))
     assert schedule_prim_func(once) is once  # loops already have kinds
+
+
+def test_row_stages_share_one_parallel_row_loop():
+    m, n = 16, 300
+    X = te.placeholder((m, n), "float32", name="X")
+    k1 = te.reduce_axis((0, n), name="k1")
+    mx = te.compute((m,), lambda i: te.max(X[i, k1], axis=k1), name="mx")
+    E = te.compute((m, n), lambda i, j: te.exp(X[i, j] - mx[i]), name="E")
+    k2 = te.reduce_axis((0, n), name="k2")
+    S = te.compute((m,), lambda i: te.sum(E[i, k2], axis=k2), name="S")
+    Y = te.compute((m, n), lambda i, j: E[i, j] / S[i], name="Y")
+    func = te.create_prim_func([X, Y])
+    out = schedule_prim_func(func)
+    row = out.body.block.body
+    assert isinstance(row, For) and row.kind == ForKind.PARALLEL  # one loop over the rows
+    assert len(row.body.seq) == 6  # mx init/update, E, S init/update, Y
+    x = np.random.default_rng(5).standard_normal((m, n)).astype("float32")
+    _same_results(func, out, [x, np.zeros_like(x)], 1)
+
+
+def test_column_reads_prevent_row_fusion():
+    A = te.placeholder((8, 8), "float32", name="A")
+    B = te.compute((8, 8), lambda i, j: te.exp(A[i, j]), name="B")
+    C = te.compute((8, 8), lambda i, j: B[j, i] + 1.0, name="C")  # reads other rows of B
+    func = te.create_prim_func([A, C])
+    out = schedule_prim_func(func)
+    assert len(out.body.block.body.seq) == 2  # two separate nests
+    a = np.random.default_rng(6).standard_normal((8, 8)).astype("float32")
+    _same_results(func, out, [a, np.zeros_like(a)], 1)
