@@ -4,6 +4,8 @@
 from ..ir.expr import GlobalVar
 from ..ir.type import PrimType, TupleType
 from . import analysis, expr_functor, op, transform, ty, utils
+from . import pipeline  # compilation pipelines (named pass lists)
+from .pipeline import get_default_pipeline, get_pipeline, register_pipeline
 from .block_builder import BlockBuilder
 from .expr import (
     BaseFunc,

@@ -3,7 +3,11 @@
 # ruff: noqa: F401
 from . import legalize_ops
 from .annotate_tir_op_pattern import AnnotateTIROpPattern
+from .attach_global_symbol import AttachGlobalSymbol
 from .call_tir_rewrite import CallTIRRewrite
+from .canonicalize_bindings import CanonicalizeBindings
+from .dead_code_elimination import DeadCodeElimination
+from .fold_constant import FoldConstant
 from .fuse_ops import FuseOps
 from .fuse_tir import FuseTIR
 from .gradient import Gradient, GradientSimplifier

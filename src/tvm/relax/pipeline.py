@@ -1,0 +1,129 @@
+"""Relax compilation pipelines (``tvm.relax.pipeline``), as named lists of passes.
+
+Each stage is a function returning a list, so a reader sees the whole pipeline and a user can
+splice their own passes in::
+
+    passes = legalize_passes(target) + dataflow_lower_passes(target) + finalize_passes(target)
+    mod = tvm.transform.Sequential(passes)(mod)
+
+``get_default_pipeline(target)`` = library dispatch + legalization and fusion + dataflow
+lowering + finalization (memory planning and VM lowering), as in Apache TVM 0.27.
+``default_build_pipeline()`` is the same without fusion (what ``relax.build`` runs on an
+already optimized module) and ``zero_pipeline()`` only legalizes and fuses.
+TVM passes not implemented here (DispatchSampling, DispatchSortScan,
+RewriteDataflowReshape, RemovePurityChecking, RewriteCUDAGraph, ComputePrimValue) are
+omitted: none changes the result on the CPU.
+"""
+
+from __future__ import annotations
+
+from ..ir import transform as _ir_transform
+from . import transform
+
+__all__ = [
+    "PIPELINE_MAP",
+    "dataflow_lower_passes",
+    "default_build_pipeline",
+    "finalize_passes",
+    "get_default_pipeline",
+    "get_pipeline",
+    "legalize_passes",
+    "library_dispatch_passes",
+    "register_pipeline",
+    "zero_pipeline",
+]
+
+
+def library_dispatch_passes(target=None) -> list:
+    """Passes dispatching ops to vendor libraries: none for the CPU targets here."""
+    return []
+
+
+def legalize_passes(target=None, *, enable_warning: bool = True) -> list:
+    """High-level ops to ``call_tir``, then fusion of the kernels."""
+    return [
+        transform.LegalizeOps(enable_warning=enable_warning),
+        transform.AnnotateTIROpPattern(),
+        transform.FoldConstant(),
+        transform.FuseOps(),
+        transform.FuseTIR(),
+        transform.CanonicalizeBindings(),
+        transform.DeadCodeElimination(),
+    ]
+
+
+def dataflow_lower_passes(target=None) -> list:
+    """Leave dataflow form: explicit output allocation of every kernel call."""
+    return [
+        transform.ToNonDataflow(),
+        transform.CallTIRRewrite(),
+    ]
+
+
+def finalize_passes(target=None) -> list:
+    """Memory planning, then the VM-level lowering of memory and shapes."""
+    return [
+        transform.StaticPlanBlockMemory(),
+        transform.LowerAllocTensor(),
+        transform.KillAfterLastUse(),
+        transform.VMBuiltinLower(),
+        transform.VMShapeLower(),
+        transform.AttachGlobalSymbol(),
+    ]
+
+
+def _sequential(passes, name):
+    return _ir_transform.Sequential(passes, opt_level=0, name=name)
+
+
+def zero_pipeline(*, enable_warning: bool = False):
+    """Legalize and fuse (no memory planning): the optimizations before ``relax.build``."""
+    return _sequential(legalize_passes(enable_warning=enable_warning), "zero_pipeline")
+
+
+def default_build_pipeline():
+    """Legalize (no fusion), lower dataflow, plan memory and lower to the VM."""
+    passes = (
+        library_dispatch_passes()
+        + [transform.LegalizeOps()]
+        + dataflow_lower_passes()
+        + finalize_passes()
+    )
+    return _sequential(passes, "default_build_pipeline")
+
+
+def get_default_pipeline(target=None):
+    """The whole pipeline for ``target``: dispatch, legalize and fuse, lower, finalize."""
+    passes = (
+        library_dispatch_passes(target)
+        + legalize_passes(target)
+        + dataflow_lower_passes(target)
+        + finalize_passes(target)
+    )
+    return _sequential(passes, "default_pipeline")
+
+
+PIPELINE_MAP = {
+    "zero": zero_pipeline,
+    "default": default_build_pipeline,
+    "default_build": default_build_pipeline,
+}
+
+
+def register_pipeline(name: str):
+    """Decorator registering a pipeline factory under ``name`` (for ``get_pipeline``)."""
+
+    def _register(func):
+        if name in PIPELINE_MAP:
+            raise ValueError(f"Pipeline {name!r} is already registered")
+        PIPELINE_MAP[name] = func
+        return func
+
+    return _register
+
+
+def get_pipeline(name: str = "zero", **kwargs):
+    """The pipeline registered as ``name``, built with ``kwargs``."""
+    if name not in PIPELINE_MAP:
+        raise ValueError(f"Unknown pipeline {name!r}; registered pipelines: {sorted(PIPELINE_MAP)}")
+    return PIPELINE_MAP[name](**kwargs)
