@@ -60,6 +60,57 @@ def rowsum(A: T.Buffer((16, 12), "float32"), C: T.Buffer((16,), "float32")):
 
 
 @T.prim_func(s_tir=True)
+def transpose(A: T.Buffer((16, 12), "float32"), C: T.Buffer((12, 16), "float32")):
+    B = T.sblock_alloc_buffer((16, 12))
+    for i, j in T.grid(16, 12):
+        with T.sblock("B"):
+            vi, vj = T.axis.remap("SS", [i, j])
+            T.reads(A[vi, vj])
+            T.writes(B[vi, vj])
+            B[vi, vj] = A[vi, vj] * T.float32(2.0)
+    for i, j in T.grid(12, 16):
+        with T.sblock("C"):
+            vi, vj = T.axis.remap("SS", [i, j])
+            T.reads(B[vj, vi])
+            T.writes(C[vi, vj])
+            C[vi, vj] = B[vj, vi] + T.float32(1.0)
+
+
+@T.prim_func(s_tir=True)
+def padded(A: T.Buffer((4, 9), "float32"), C: T.Buffer((4, 11), "float32")):
+    P = T.sblock_alloc_buffer((4, 11))
+    for i, j in T.grid(4, 11):
+        with T.sblock("P"):
+            vi, vj = T.axis.remap("SS", [i, j])
+            T.reads(A[vi, vj - 1])
+            T.writes(P[vi, vj])
+            P[vi, vj] = T.if_then_else(1 <= vj < 10, A[vi, vj - 1], T.float32(0.0))
+    for i, j in T.grid(4, 11):
+        with T.sblock("C"):
+            vi, vj = T.axis.remap("SS", [i, j])
+            T.reads(P[vi, vj])
+            T.writes(C[vi, vj])
+            C[vi, vj] = P[vi, vj] * T.float32(2.0)
+
+
+@T.prim_func(s_tir=True)
+def stencil(A: T.Buffer((18,), "float32"), C: T.Buffer((16,), "float32")):
+    B = T.sblock_alloc_buffer((18,))
+    for i in range(18):
+        with T.sblock("B"):
+            vi = T.axis.spatial(18, i)
+            T.reads(A[vi])
+            T.writes(B[vi])
+            B[vi] = A[vi] * T.float32(2.0)
+    for i in range(16):
+        with T.sblock("C"):
+            vi = T.axis.spatial(16, i)
+            T.reads(B[vi:vi + 3])
+            T.writes(C[vi])
+            C[vi] = B[vi] + B[vi + 1] + B[vi + 2]
+
+
+@T.prim_func(s_tir=True)
 def expected_compute_inline(A: T.Buffer((16, 12), "float32"), C: T.Buffer((16, 12), "float32")):
     # with T.sblock("root"):
     for i, j in T.grid(16, 12):
@@ -436,6 +487,164 @@ def expected_split_fuse_unit(A: T.Buffer((16, 12), "float32"), C: T.Buffer((16, 
             C[vi, vj] = B[vi, vj] + T.float32(1.0)
 
 
+@T.prim_func(s_tir=True)
+def expected_rinline_transpose(A: T.Buffer((16, 12), "float32"), C: T.Buffer((12, 16), "float32")):
+    # with T.sblock("root"):
+    for i, j in T.grid(16, 12):
+        with T.sblock("B"):
+            vi, vj = T.axis.remap("SS", [i, j])
+            T.reads(A[vi, vj])
+            T.writes(C[vj, vi])
+            C[vj, vi] = A[vi, vj] * T.float32(2.0) + T.float32(1.0)
+
+
+@T.prim_func(s_tir=True)
+def expected_decompose_padding(A: T.Buffer((4, 9), "float32"), C: T.Buffer((4, 11), "float32")):
+    # with T.sblock("root"):
+    P = T.sblock_alloc_buffer((4, 11))
+    for i in range(4):
+        for j in range(11):
+            with T.sblock("P_pad_const"):
+                vi, vj = T.axis.remap("SS", [i, j])
+                T.reads()
+                T.writes(P[vi, vj])
+                P[vi, vj] = T.float32(0.0)
+        for j in range(9):
+            with T.sblock("P"):
+                vi, vj = T.axis.remap("SS", [i, j])
+                T.reads(A[vi, vj])
+                T.writes(P[vi, vj + 1])
+                P[vi, vj + 1] = A[vi, vj]
+    for i, j in T.grid(4, 11):
+        with T.sblock("C"):
+            vi, vj = T.axis.remap("SS", [i, j])
+            T.reads(P[vi, vj])
+            T.writes(C[vi, vj])
+            C[vi, vj] = P[vi, vj] * T.float32(2.0)
+
+
+@T.prim_func(s_tir=True)
+def expected_stencil_compute_at(A: T.Buffer((18,), "float32"), C: T.Buffer((16,), "float32")):
+    # with T.sblock("root"):
+    B = T.sblock_alloc_buffer((18,))
+    for i_0 in range(4):
+        for ax0 in range(6):
+            with T.sblock("B"):
+                vi = T.axis.spatial(18, i_0 * 4 + ax0)
+                T.reads(A[vi])
+                T.writes(B[vi])
+                B[vi] = A[vi] * T.float32(2.0)
+        for i_1 in range(4):
+            with T.sblock("C"):
+                vi = T.axis.spatial(16, i_0 * 4 + i_1)
+                T.reads(B[vi:vi + 3])
+                T.writes(C[vi])
+                C[vi] = B[vi] + B[vi + 1] + B[vi + 2]
+
+
+@T.prim_func(s_tir=True)
+def expected_rfactor_matmul(A: T.Buffer((128, 128), "float32"), B: T.Buffer((128, 128), "float32"), C: T.Buffer((128, 128), "float32")):
+    # with T.sblock("root"):
+    C_rf = T.sblock_alloc_buffer((16, 128, 128))
+    for i, j, k_0, k_1 in T.grid(128, 128, 16, 8):
+        with T.sblock("C_rf"):
+            vk_0, vi, vj, vk_1 = T.axis.remap("SSSR", [k_0, i, j, k_1])
+            T.reads(A[vi, vk_0 * 8 + vk_1], B[vj, vk_0 * 8 + vk_1])
+            T.writes(C_rf[vk_0, vi, vj])
+            with T.init():
+                C_rf[vk_0, vi, vj] = T.float32(0.0)
+            C_rf[vk_0, vi, vj] = C_rf[vk_0, vi, vj] + A[vi, vk_0 * 8 + vk_1] * B[vj, vk_0 * 8 + vk_1]
+    for i, j, k_0 in T.grid(128, 128, 16):
+        with T.sblock("C"):
+            vk_0, vi, vj = T.axis.remap("RSS", [k_0, i, j])
+            T.reads(C_rf[vk_0, vi, vj])
+            T.writes(C[vi, vj])
+            with T.init():
+                C[vi, vj] = T.float32(0.0)
+            C[vi, vj] = C[vi, vj] + C_rf[vk_0, vi, vj]
+
+
+@T.prim_func(s_tir=True)
+def expected_fuse3(A: T.Buffer((128, 128), "float32"), B: T.Buffer((128, 128), "float32"), C: T.Buffer((128, 128), "float32")):
+    # with T.sblock("root"):
+    for k, i_j_fused_2, i_j_fused_1, i_j_fused_0 in T.grid(128, 4, 8, 512):
+        with T.sblock("C"):
+            vi = T.axis.spatial(128, (i_j_fused_0 * 32 + i_j_fused_1 * 4 + i_j_fused_2) // 128)
+            vj = T.axis.spatial(128, (i_j_fused_0 * 32 + i_j_fused_1 * 4 + i_j_fused_2) % 128)
+            vk = T.axis.reduce(128, k)
+            T.reads(A[vi, vk], B[vj, vk])
+            T.writes(C[vi, vj])
+            with T.init():
+                C[vi, vj] = T.float32(0.0)
+            C[vi, vj] = C[vi, vj] + A[vi, vk] * B[vj, vk]
+
+
+@T.prim_func(s_tir=True)
+def expected_cross_thread(A: T.Buffer((16, 12), "float32"), C: T.Buffer((16,), "float32")):
+    # with T.sblock("root"):
+    for i in T.thread_binding(16, thread="blockIdx.x"):
+        for k in T.thread_binding(12, thread="threadIdx.x"):
+            with T.sblock("C"):
+                vi, vk = T.axis.remap("SR", [i, k])
+                T.reads(A[vi, vk])
+                T.writes(C[vi])
+                with T.init():
+                    C[vi] = T.float32(0.0)
+                C[vi] = C[vi] + A[vi, vk] * T.float32(2.0)
+
+
+@T.prim_func(s_tir=True)
+def expected_blockize_elem(A: T.Buffer((16, 12), "float32"), C: T.Buffer((16, 12), "float32")):
+    # with T.sblock("root"):
+    B = T.sblock_alloc_buffer((16, 12))
+    for i, j in T.grid(16, 12):
+        with T.sblock("B"):
+            vi, vj = T.axis.remap("SS", [i, j])
+            T.reads(A[vi, vj])
+            T.writes(B[vi, vj])
+            B[vi, vj] = A[vi, vj] * T.float32(2.0)
+    for i, j_0 in T.grid(16, 3):
+        with T.sblock("C_o"):
+            vi_o, vj_o = T.axis.remap("SS", [i, j_0])
+            T.reads(B[vi_o, vj_o * 4:vj_o * 4 + 4])
+            T.writes(C[vi_o, vj_o * 4:vj_o * 4 + 4])
+            for j_1 in range(4):
+                with T.sblock("C"):
+                    vj_i = T.axis.spatial(4, j_1)
+                    T.reads(B[vi_o, vj_o * 4 + vj_i])
+                    T.writes(C[vi_o, vj_o * 4 + vj_i])
+                    C[vi_o, vj_o * 4 + vj_i] = B[vi_o, vj_o * 4 + vj_i] + T.float32(1.0)
+
+
+@T.prim_func(s_tir=True)
+def expected_cache_write_tile(A: T.Buffer((16, 12), "float32"), C: T.Buffer((16, 12), "float32")):
+    # with T.sblock("root"):
+    B = T.sblock_alloc_buffer((16, 12))
+    B_local = T.sblock_alloc_buffer((16, 12), scope="local")
+    for i_0 in range(4):
+        for ax0, ax1 in T.grid(4, 12):
+            with T.sblock("B"):
+                vi = T.axis.spatial(16, i_0 * 4 + ax0)
+                vj = T.axis.spatial(12, ax1)
+                T.reads(A[vi, vj])
+                T.writes(B_local[vi, vj])
+                B_local[vi, vj] = A[vi, vj] * T.float32(2.0)
+        for ax0, ax1 in T.grid(4, 12):
+            with T.sblock("B_local"):
+                v0 = T.axis.spatial(16, i_0 * 4 + ax0)
+                v1 = T.axis.spatial(12, ax1)
+                T.reads(B_local[v0, v1])
+                T.writes(B[v0, v1])
+                B[v0, v1] = B_local[v0, v1]
+        for i_1, j in T.grid(4, 12):
+            with T.sblock("C"):
+                vi = T.axis.spatial(16, i_0 * 4 + i_1)
+                vj = T.axis.spatial(12, j)
+                T.reads(B[vi, vj])
+                T.writes(C[vi, vj])
+                C[vi, vj] = B[vi, vj] + T.float32(1.0)
+
+
 def _compute_inline(sch):
     sch.compute_inline(sch.get_sblock("B"))
 
@@ -548,6 +757,54 @@ def _split_fuse_unit(sch):
     sch.fuse(b, c, j, preserve_unit_iters=False)
 
 
+def _rinline_transpose(sch):
+    sch.reverse_compute_inline(sch.get_sblock("C"))
+
+
+def _decompose_padding(sch):
+    sch.decompose_padding(sch.get_sblock("P"), sch.get_loops(sch.get_sblock("P"))[1])
+
+
+def _stencil_compute_at(sch):
+    i, = sch.get_loops(sch.get_sblock("C"))
+    io, _ii = sch.split(i, [None, 4])
+    sch.compute_at(sch.get_sblock("B"), io)
+
+
+def _rfactor_matmul(sch):
+    _i, _j, k = sch.get_loops(sch.get_sblock("C"))
+    ko, _ki = sch.split(k, [None, 8])
+    sch.rfactor(ko, 0)
+
+
+def _fuse3(sch):
+    i, j, k = sch.get_loops(sch.get_sblock("C"))
+    sch.reorder(k, i, j)
+    f = sch.fuse(i, j)
+    a, _b, c = sch.split(f, [None, 8, 4])
+    sch.reorder(c, a)
+
+
+def _cross_thread(sch):
+    i, k = sch.get_loops(sch.get_sblock("C"))
+    sch.bind(k, "threadIdx.x")
+    sch.bind(i, "blockIdx.x")
+    sch.compute_inline(sch.get_sblock("B"))
+
+
+def _blockize_elem(sch):
+    _i, j = sch.get_loops(sch.get_sblock("C"))
+    _jo, ji = sch.split(j, [None, 4])
+    sch.blockize(ji)
+
+
+def _cache_write_tile(sch):
+    i, _j = sch.get_loops(sch.get_sblock("C"))
+    io, _ii = sch.split(i, [None, 4])
+    sch.compute_at(sch.get_sblock("B"), io)
+    sch.cache_write(sch.get_sblock("B"), 0, "local")
+
+
 
 CASES = [
     ("compute_inline", elemwise, _compute_inline, expected_compute_inline),
@@ -567,6 +824,14 @@ CASES = [
     ("nested_cache_read", rowsum, _nested_cache_read, expected_nested_cache_read),
     ("gemm", matmul, _gemm, expected_gemm),
     ("split_fuse_unit", elemwise, _split_fuse_unit, expected_split_fuse_unit),
+    ("rinline_transpose", transpose, _rinline_transpose, expected_rinline_transpose),
+    ("decompose_padding", padded, _decompose_padding, expected_decompose_padding),
+    ("stencil_compute_at", stencil, _stencil_compute_at, expected_stencil_compute_at),
+    ("rfactor_matmul", matmul, _rfactor_matmul, expected_rfactor_matmul),
+    ("fuse3", matmul, _fuse3, expected_fuse3),
+    ("cross_thread", rowsum, _cross_thread, expected_cross_thread),
+    ("blockize_elem", elemwise, _blockize_elem, expected_blockize_elem),
+    ("cache_write_tile", elemwise, _cache_write_tile, expected_cache_write_tile),
 ]
 
 
