@@ -195,9 +195,12 @@ def _row_groups(stmts):
         current.append(stmt)
         block, row_var = row[1].block, row[2]
         for st in _stores(block):
-            written.add(id(st.buffer))
-            if st.indices and st.indices[0] is row_var:
+            row_store = bool(st.indices) and st.indices[0] is row_var
+            if row_store and id(st.buffer) not in written:
                 rows_written.add(id(st.buffer))
+            elif not row_store:
+                rows_written.discard(id(st.buffer))  # every store must stay in its row
+            written.add(id(st.buffer))
         read.update(id(ld.buffer) for ld in _loads(block))
     if current:
         groups.append(current)
