@@ -31,7 +31,7 @@ def inline_body(bb, func, args):
     """
     body = func.body
     if not isinstance(body, SeqExpr):
-        raise ValueError(f"inline: the body of {func} must be a SeqExpr")
+        raise ValueError(f"inline: the body of {func} must be a SeqExpr")  # noqa: TRY004 - invalid IR
     mutator = _Inline(dict(zip(func.params, args)))
     for block in body.blocks:
         for binding in block.bindings:
