@@ -130,7 +130,7 @@ def _visit_param(parser: Parser, param: ast.arg, frame: PrimFuncFrame) -> None:
             if dtype != "handle":
                 frame.sym_vars[param.arg] = var
         value = B.arg(param.arg, var)
-    parser.var_table.add(param.arg, value)
+    parser.var_table.add(param.arg, value, allow_shadowing=True)
 
 
 def _ret_type(value):
@@ -372,7 +372,7 @@ def _visit_with_items(parser: Parser, node: ast.With, items) -> None:
 
 @dispatch.register("tirx", "If")
 def _visit_if(parser: Parser, node: ast.If) -> None:
-    cond = parser.eval_expr(node.test)
+    cond = _as_prim(parser.eval_expr(node.test))
     if isinstance(cond, (bool, int)) and not isinstance(cond, PrimExpr):
         # A condition known while parsing keeps only the branch taken.
         with parser.var_table.with_frame():
@@ -398,8 +398,16 @@ def _visit_while(parser: Parser, node: ast.While) -> None:
 # --- operators -------------------------------------------------------------------------------
 
 
+def _as_prim(value):
+    """``a == b`` on PrimExprs gives a helper object (``EqualOp``) usable as a Python bool;
+    logical operators need its expression."""
+    asobject = getattr(value, "asobject", None)
+    return asobject() if asobject is not None else value
+
+
 def _logical(make, python_op):
     def apply(a, b):
+        a, b = _as_prim(a), _as_prim(b)
         if isinstance(a, PrimExpr) or isinstance(b, PrimExpr):
             return make(a, b)
         return python_op(a, b)
@@ -413,4 +421,5 @@ dispatch.register_op("tirx", "Or", 2)(_logical(tirx.Or, lambda a, b: a or b))
 
 @dispatch.register_op("tirx", "Not", 1)
 def _not(a):
+    a = _as_prim(a)
     return tirx.Not(a) if isinstance(a, PrimExpr) else not a

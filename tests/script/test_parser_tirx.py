@@ -1,0 +1,541 @@
+"""The T dialect parser: what each TIR TVMScript construct builds, and its diagnostics."""
+
+import pytest
+
+import tvm
+from tvm import tirx
+from tvm.error import DiagnosticError
+from tvm.script import from_source
+from tvm.script import tirx as T
+from tvm.tirx import stmt as S
+from tvm.tirx.analysis import verify_well_formed
+
+ForKind = S.ForKind
+
+
+def _seq(func):
+    return list(S.stmt_list(func.body))
+
+
+# --- functions and parameters ---------------------------------------------------------------
+
+
+@T.prim_func
+def scale(a: T.handle, b: T.handle):
+    A = T.match_buffer(a, (16,), "float32")
+    B = T.match_buffer(b, (16,), "float32")
+    T.func_attr({"tirx.noalias": True})
+    for i in range(16):
+        B[i] = A[i] * T.float32(2.0)
+
+
+def test_decorated_function_with_match_buffer():
+    assert isinstance(scale, tirx.PrimFunc)
+    assert [p.name for p in scale.params] == ["a", "b"]
+    assert all(p.dtype == "handle" for p in scale.params)
+    A = scale.buffer_map[scale.params[0]]
+    assert A.name == "A" and A.data.name == "A" and A.dtype == "float32"
+    assert [int(s) for s in A.shape] == [16]
+    assert scale.attrs["global_symbol"] == "scale"
+    assert scale.attrs["tirx.noalias"]
+    loop = scale.body
+    assert isinstance(loop, S.For) and loop.kind == ForKind.SERIAL
+    assert int(loop.min) == 0 and int(loop.extent) == 16
+    store = loop.body
+    assert isinstance(store, S.BufferStore)
+    assert store.buffer.name == "B" and store.indices[0] is loop.loop_var
+
+
+def test_buffer_annotations_private_and_scalar_params():
+    func = from_source(
+        """
+@T.prim_func(private=True)
+def f(A: T.Buffer(("n", 4), "int8"), n: T.int32, h: T.handle):
+    A[0, 0] = T.int8(1)
+"""
+    )
+    assert "global_symbol" not in func.attrs
+    n = func.params[1]
+    assert n.dtype == "int32" and n.name == "n"
+    A = func.buffer_map[func.params[0]]
+    # The string in the shape is the scalar parameter declared after it.
+    assert A.shape[0] is n
+    assert func.params[2].dtype == "handle" and func.params[2] not in func.buffer_map
+
+
+def test_closure_values_are_visible():
+    size = 8
+
+    @T.prim_func
+    def fill(A: T.Buffer((size,), "int32")):
+        for i in range(size):
+            A[i] = i
+
+    assert int(fill.buffer_map[fill.params[0]].shape[0]) == 8
+    assert int(fill.body.extent) == 8
+
+
+def test_s_tir_adds_the_attribute_and_a_root_block():
+    func = from_source(
+        """
+@T.prim_func(s_tir=True)
+def f(A: T.Buffer((4,), "float32")):
+    B = T.sblock_alloc_buffer((4,))
+    for i in range(4):
+        with T.sblock("B"):
+            vi = T.axis.spatial(4, i)
+            B[vi] = A[vi]
+"""
+    )
+    assert func.attrs["s_tir"]
+    root = func.body
+    assert isinstance(root, S.SBlockRealize) and root.block.name_hint == "root"
+    assert [b.name for b in root.block.alloc_buffers] == ["B"]
+    assert verify_well_formed(func)
+    # Without blocks there is no root block.
+    plain = from_source(
+        '@T.prim_func(s_tir=True)\ndef g(A: T.Buffer((4,), "float32")):\n'
+        "    A[0] = T.float32(1.0)\n"
+    )
+    assert plain.attrs["s_tir"] and isinstance(plain.body, S.BufferStore)
+
+
+def test_from_source_s_tir_flag():
+    func = from_source(
+        '@T.prim_func\ndef g(A: T.Buffer((4,), "float32")):\n    A[0] = T.float32(1.0)\n',
+        s_tir=True,
+    )
+    assert func.attrs["s_tir"]
+
+
+# --- loops ----------------------------------------------------------------------------------
+
+
+def test_loop_kinds():
+    func = from_source(
+        """
+@T.prim_func
+def f(A: T.Buffer((16,), "float32"), n: T.int32):
+    for i in T.parallel(16):
+        A[i] = T.float32(0.0)
+    for i in T.vectorized(4):
+        A[i] = T.float32(0.0)
+    for i in T.unroll(4):
+        A[i] = T.float32(0.0)
+    for i in T.thread_binding(16, thread="threadIdx.x"):
+        A[i] = T.float32(0.0)
+    for i in T.serial(2, 10, annotations={"pragma": 1}):
+        A[i] = T.float32(0.0)
+    for i in range(2, n):
+        A[i] = T.float32(0.0)
+    for i, j in T.grid(4, n):
+        A[i + j] = T.float32(0.0)
+"""
+    )
+    loops = _seq(func)
+    assert [lp.kind for lp in loops[:4]] == [
+        ForKind.PARALLEL, ForKind.VECTORIZED, ForKind.UNROLLED, ForKind.THREAD_BINDING
+    ]
+    assert loops[3].thread_binding.thread_tag == "threadIdx.x"
+    assert loops[3].thread_binding.var.name == "threadIdx.x"
+    assert int(loops[4].min) == 2 and int(loops[4].extent) == 8
+    assert dict(loops[4].annotations) == {"pragma": 1}
+    n = func.params[1]
+    assert int(loops[5].min) == 2
+    tvm.ir.assert_structural_equal(loops[5].extent, n - 2)
+    outer = loops[6]
+    assert outer.loop_var.name == "i" and isinstance(outer.body, S.For)
+    assert outer.body.loop_var.name == "j" and outer.body.extent is n
+
+
+def test_int64_loop_variable():
+    func = from_source(
+        """
+@T.prim_func
+def f(A: T.Buffer((T.int64(8),), "float32")):
+    for i in range(T.int64(8)):
+        A[i] = T.float32(0.0)
+"""
+    )
+    assert func.body.loop_var.dtype == "int64"
+
+
+# --- statements -----------------------------------------------------------------------------
+
+
+def test_binds_and_stores():
+    func = from_source(
+        """
+@T.prim_func
+def f(A: T.Buffer((4,), "float32"), B: T.Buffer((4,), "int64"), n: T.int32):
+    x: T.int32 = n + 1
+    y: T.let[T.int32] = x * 2
+    z = T.Bind(T.float32(0.5))
+    w = y + 1
+    A[0] = T.Cast("float32", w) + z
+    A[1] = 1
+    A[2] = T.int32(3)
+    A[3] = n
+    B[0] = T.int32(2)
+    A[0] += T.float32(1.0)
+"""
+    )
+    stmts = _seq(func)
+    binds = stmts[:4]
+    assert all(isinstance(b, S.Bind) for b in binds)
+    assert [b.var.name for b in binds] == ["x", "y", "z", "w"]
+    assert [b.var.dtype for b in binds] == ["int32", "int32", "float32", "int32"]
+    assert binds[1].value.a is binds[0].var
+    stores = stmts[4:]
+    # Values of another dtype are converted to the buffer's: constants re-typed, others cast.
+    assert isinstance(stores[1].value, tirx.FloatImm) and stores[1].value.value == 1.0
+    assert isinstance(stores[2].value, tirx.FloatImm) and stores[2].value.dtype == "float32"
+    assert isinstance(stores[3].value, tirx.Cast) and stores[3].value.dtype == "float32"
+    assert isinstance(stores[4].value, tirx.IntImm) and stores[4].value.dtype == "int64"
+    # ``A[0] += v`` stores A[0] + v.
+    assert isinstance(stores[5].value, tirx.Add)
+    assert isinstance(stores[5].value.a, S.BufferLoad)
+
+
+def test_control_flow_and_misc_statements():
+    func = from_source(
+        """
+@T.prim_func
+def f(A: T.Buffer((16,), "int32"), n: T.int32):
+    if n > 4 and n < 10:
+        A[0] = n
+    else:
+        A[1] = 1
+    if not n == 3:
+        A[2] = 2
+    while A[0] < 100:
+        A[0] = A[0] * 2
+    assert n > 0, "n must be positive"
+    T.evaluate(T.call_extern("int32", "foo", n))
+    T.call_extern("int32", "bar")
+    with T.attr(0, "pragma_key", 1):
+        A[3] = 3
+    with T.attr({"a": 1, "b": 2}):
+        A[4] = 4
+    if 1 > 2:
+        A[5] = 5
+    for i in range(4):
+        if i == 2:
+            break
+        continue
+"""
+    )
+    stmts = _seq(func)
+    first = stmts[0]
+    assert isinstance(first, S.IfThenElse) and isinstance(first.condition, tirx.And)
+    assert first.else_case is not None
+    assert isinstance(stmts[1].condition, tirx.Not) and stmts[1].else_case is None
+    assert isinstance(stmts[2], S.While)
+    check = stmts[3]
+    assert isinstance(check, S.AssertStmt) and check.kind.value == "RuntimeError"
+    assert [p.value for p in check.message_parts] == ["n must be positive"]
+    assert isinstance(stmts[4], S.Evaluate) and isinstance(stmts[5], S.Evaluate)
+    assert stmts[5].value.args[0].value == "bar"
+    attr = stmts[6]
+    assert isinstance(attr, S.AttrStmt) and attr.attr_key == "pragma_key"
+    assert int(attr.node) == 0
+    nested = stmts[7]
+    assert nested.attr_key == "a" and nested.body.attr_key == "b"
+    # ``if 1 > 2`` is decided while parsing: nothing is built.
+    loop = stmts[8]
+    assert isinstance(loop, S.For) and len(stmts) == 9
+    body = list(S.stmt_list(loop.body))
+    assert isinstance(body[0].then_case, S.Break) and isinstance(body[1], S.Continue)
+
+
+def test_buffer_allocations_and_views():
+    func = from_source(
+        """
+@T.prim_func
+def f(A: T.Buffer((16,), "float32")):
+    L = T.alloc_buffer((4,), scope="local")
+    Sh = T.alloc_shared((16,), "int32")
+    V = T.decl_buffer((4, 4), data=A.data)
+    W = A.view(2, 8)
+    L[0] = V[1, 2] + W[1, 1]
+    Sh[0] = 1
+"""
+    )
+    stmts = _seq(func)
+    alloc_l, alloc_s, decl_v, decl_w = stmts[:4]
+    assert isinstance(alloc_l, S.AllocBuffer) and alloc_l.buffer.scope() == "local"
+    assert alloc_l.buffer.name == "L" and alloc_l.buffer.data.name == "L"
+    assert alloc_s.buffer.scope() == "shared" and alloc_s.buffer.dtype == "int32"
+    A = func.buffer_map[func.params[0]]
+    for decl, shape in ((decl_v, [4, 4]), (decl_w, [2, 8])):
+        assert isinstance(decl, S.DeclBuffer)
+        assert decl.buffer.data is A.data
+        assert [int(s) for s in decl.buffer.shape] == shape
+
+
+# --- blocks ---------------------------------------------------------------------------------
+
+
+def _blocks(func):
+    out = []
+    for node in tvm.ffi.node.walk(func.body):
+        if isinstance(node, S.SBlockRealize) and node.block.name_hint != "root":
+            out.append(node)
+    return out
+
+
+def test_sblock_axes_regions_init_and_attributes():
+    func = from_source(
+        """
+@T.prim_func(s_tir=True)
+def f(A: T.Buffer((16, 16), "float32"), C: T.Buffer((16,), "float32")):
+    for i_0, i_1, k in T.grid(4, 4, 16):
+        with T.sblock("C"):
+            vi = T.axis.spatial(16, i_0 * 4 + i_1)
+            vk = T.axis.R(16, k)
+            T.where(i_0 * 4 + i_1 < 16)
+            T.sblock_attr({"meta": 1})
+            with T.init():
+                C[vi] = T.float32(0.0)
+            C[vi] = C[vi] + A[vi, vk]
+    for i, j in T.grid(16, 16):
+        with T.sblock("D"):
+            vi, vj = T.axis.remap("SS", [i, j])
+            tmp = T.sblock_alloc_buffer((1,))
+            sub = T.match_buffer(A[vi, 0:16], (16,))
+            tmp[0] = sub[vj]
+            C[vi] = C[vi] + tmp[0]
+    for i in range(2, 6):
+        with T.sblock("E"):
+            vs = T.axis.scan((2, 6), i)
+            vo = T.axis.opaque(4, i - 2)
+            T.reads(A[vs, 0:vo + 1])
+            T.writes([C[vs]])
+            C[vs] = A[vs, vo]
+"""
+    )
+    c, d, e = _blocks(func)
+    block = c.block
+    assert [iv.iter_type for iv in block.iter_vars] == [tirx.IterVar.DataPar,
+                                                       tirx.IterVar.CommReduce]
+    assert [iv.var.name for iv in block.iter_vars] == ["vi", "vk"]
+    assert int(block.iter_vars[0].dom.extent) == 16
+    assert isinstance(c.predicate, tirx.LT)
+    assert dict(block.annotations) == {"meta": 1}
+    assert isinstance(block.init, S.BufferStore)
+    # Omitted regions are inferred; a reduction block does not read what it writes.
+    assert [r.buffer.name for r in block.reads] == ["A"]
+    assert [r.buffer.name for r in block.writes] == ["C"]
+    dblock = d.block
+    assert [v.name for v in d.iter_values] == ["i", "j"]
+    assert [b.name for b in dblock.alloc_buffers] == ["tmp"]
+    match = dblock.match_buffers[0]
+    assert match.buffer.name == "sub" and match.source.buffer.name == "A"
+    assert int(match.source.region[1].extent) == 16
+    # Not a reduction: C is read and written.
+    assert sorted(r.buffer.name for r in dblock.reads) == ["A", "C"]
+    eblock = e.block
+    assert [iv.iter_type for iv in eblock.iter_vars] == [tirx.IterVar.Ordered,
+                                                        tirx.IterVar.Opaque]
+    assert int(eblock.iter_vars[0].dom.min) == 2 and int(eblock.iter_vars[0].dom.extent) == 4
+    extent = eblock.reads[0].region[1].extent
+    tvm.ir.assert_structural_equal(extent, eblock.iter_vars[1].var + 1)
+    assert [r.buffer.name for r in eblock.writes] == ["C"]
+
+
+def test_axis_remap_takes_the_loop_domain():
+    func = from_source(
+        """
+@T.prim_func(s_tir=True)
+def f(A: T.Buffer((8,), "float32")):
+    for i in range(2, 8):
+        with T.sblock("b"):
+            vi = T.axis.remap("S", [i])
+            A[vi] = T.float32(0.0)
+"""
+    )
+    iv = _blocks(func)[0].block.iter_vars[0]
+    assert int(iv.dom.min) == 2 and int(iv.dom.extent) == 6
+
+
+# --- modules --------------------------------------------------------------------------------
+
+
+def test_module_mixing_prim_funcs_and_relax():
+    from tvm.script import ir as I
+    from tvm.script import relax as R
+
+    @I.ir_module
+    class Module:
+        @T.prim_func
+        def add_one(A: T.Buffer((4,), "float32"), B: T.Buffer((4,), "float32")):
+            for i in range(4):
+                B[i] = A[i] + T.float32(1.0)
+
+        @R.function
+        def main(x: R.Tensor((4,), "float32")) -> R.Tensor((4,), "float32"):
+            cls = Module
+            y = R.call_tir(cls.add_one, (x,), out_ty=R.Tensor((4,), "float32"))
+            return y
+
+    assert isinstance(Module["add_one"], tirx.PrimFunc)
+    call = Module["main"].body.blocks[0].bindings[0].value
+    assert call.args[0] is Module.get_global_var("add_one")
+
+
+# --- the IR builder from Python --------------------------------------------------------------
+
+
+def test_ir_builder_from_python():
+    from tvm.script.ir_builder import IRBuilder
+    from tvm.script.ir_builder import tirx as TB
+
+    with IRBuilder() as ib, TB.prim_func():
+        TB.func_name("main")
+        A = TB.arg("A", TB.Buffer((4,), "float32"))
+        with TB.serial(4) as i:
+            TB.buffer_store(A, A[i] * 2.0, [i])
+        with TB.If(A[0] > 1.0):
+            with TB.Then():
+                TB.evaluate(0)
+            with TB.Else():
+                TB.evaluate(1)
+    func = ib.get()
+    expected = from_source(
+        """
+@T.prim_func
+def main(A: T.Buffer((4,), "float32")):
+    for i in range(4):
+        A[i] = A[i] * T.float32(2.0)
+    if A[0] > T.float32(1.0):
+        T.evaluate(0)
+    else:
+        T.evaluate(1)
+"""
+    )
+    tvm.ir.assert_structural_equal(func, expected)
+
+
+# --- diagnostics ----------------------------------------------------------------------------
+
+UNDEFINED = """
+@T.prim_func
+def main(a: T.handle):
+    A = T.match_buffer(a, (16,), "float32")
+    for i in range(16):
+        A[i] = undefined_var
+"""
+
+
+def _error(program, **kwargs) -> str:
+    with pytest.raises(DiagnosticError) as info:
+        from_source(program, **kwargs)
+    return str(info.value)
+
+
+def test_undefined_variable_exact_rendering():
+    # The observed Apache TVM 0.27 rendering (spec C.6).
+    assert _error(UNDEFINED) == (
+        "error: Undefined variable: undefined_var\n"
+        " --> <str>:6:9\n"
+        "   |  \n"
+        " 6 |          A[i] = undefined_var\n"
+        "   |          ^^^^^^^^^^^^^^^^^^^^"
+    )
+
+
+SBLOCK_IN_TIRX = """
+@T.prim_func
+def main(A: T.Buffer((16,), "float32")):
+    for i in range(16):
+        with T.sblock("b"):
+            vi = T.axis.spatial(16, i)
+            A[vi] = T.float32(1.0)
+"""
+
+
+def test_well_formedness_gate_rejects_sblocks_outside_s_tir():
+    from tvm.script.parser.core.entry import WELL_FORMED_ERROR_MESSAGE
+
+    # The observed Apache TVM 0.27 text (spec C.7).
+    assert _error(SBLOCK_IN_TIRX) == (
+        f"error: {WELL_FORMED_ERROR_MESSAGE}\n\nTraceback: TIR verifier does not support "
+        "statement s_tir.SBlockRealize at <root>.body.body\n --> <str>:1:1\n   |  \n 1 |  \n   |  "
+    )
+    # Opting out, or declaring the function schedulable, accepts it.
+    assert isinstance(from_source(SBLOCK_IN_TIRX, check_well_formed=False), tirx.PrimFunc)
+    assert from_source(SBLOCK_IN_TIRX, s_tir=True).attrs["s_tir"]
+
+
+def test_well_formedness_gate_with_the_decorator_flag():
+    program = SBLOCK_IN_TIRX.replace("@T.prim_func", "@T.prim_func(check_well_formed=False)")
+    with pytest.raises(DiagnosticError, match="Program is not well-formed"):
+        from_source(program)  # the flag of the text's decorator is not the parse's
+    from tvm.script.parser.core.entry import parse
+
+    assert isinstance(parse(SBLOCK_IN_TIRX, check_well_formed=False), tirx.PrimFunc)
+
+
+def test_unknown_axis_kind():
+    # The observed Apache TVM 0.27 rendering.
+    program = SBLOCK_IN_TIRX.replace('T.axis.spatial(16, i)', 'T.axis.remap("X", [i])')
+    program = program.replace("@T.prim_func", "@T.prim_func(s_tir=True)")
+    assert _error(program) == (
+        "error: Unknown axis kind: X\n --> <str>:6:18\n   |  \n"
+        ' 6 |              vi = T.axis.remap("X", [i])\n'
+        "   |                   ^^^^^^^^^^^^^^^^^^^^^^"
+    )
+
+
+@pytest.mark.parametrize(
+    ("body", "words"),
+    [
+        ("    for i in [1, 2]:\n        A[i] = A[i]\n",
+         "Expect the for loop to be one of the following: range, T.serial, T.grid"),
+        ("    for i in range(4):\n        vi = T.axis.spatial(4, i)\n",
+         "T.axis must be used inside a SBlockFrame"),
+        ("    T.reads(A[0])\n", "T.reads must be used inside a SBlockFrame"),
+        ("    A[0:2] = A[0:2]\n", "Stores to buffer slices (vector stores) are not supported"),
+        ("    return A\n", "`return` is not supported in TIR functions"),
+        ("    n: T.int32 = T.float32(1.0)\n", "The value of n has dtype float32, annotated int32"),
+        ("    T.init()\n", "T.init() must be used in a `with` statement"),
+        ("    with A[0]:\n        pass\n", "Expected a TIR scope such as T.sblock(...)"),
+        ("    for i, j in range(4):\n        pass\n", "The loop binds 1 variable(s) to 2 names"),
+        ("    x: T.int32\n", "x needs a value"),
+    ],
+)
+def test_error_messages(body, words):
+    program = '@T.prim_func\ndef main(A: T.Buffer((4,), "float32")):\n' + body
+    text = _error(program)
+    assert text.startswith("error: " + words), text
+    assert " --> <str>:" in text
+
+
+def test_remap_needs_a_loop_variable():
+    program = (
+        '@T.prim_func(s_tir=True)\ndef main(A: T.Buffer((4,), "float32")):\n'
+        "    for i in range(4):\n"
+        '        with T.sblock("b"):\n'
+        '            vi = T.axis.remap("S", [i + 1])\n'
+    )
+    assert "which is not the variable of an enclosing loop" in _error(program)
+
+
+def test_init_twice_and_bad_decorator_keyword():
+    program = (
+        '@T.prim_func(s_tir=True)\ndef main(A: T.Buffer((4,), "float32")):\n'
+        "    for i in range(4):\n"
+        '        with T.sblock("b"):\n'
+        "            vi = T.axis.spatial(4, i)\n"
+        "            with T.init():\n                A[vi] = T.float32(0.0)\n"
+        "            with T.init():\n                A[vi] = T.float32(0.0)\n"
+    )
+    assert "has two T.init() sections" in _error(program)
+    text = _error('@T.prim_func(fast=True)\ndef main(A: T.Buffer((4,), "float32")):\n    pass\n')
+    assert text.startswith("error: T.prim_func() got an unexpected keyword argument 'fast'")
+
+
+def test_missing_parameter_annotation():
+    text = _error("@T.prim_func\ndef main(A):\n    pass\n")
+    assert text.startswith("error: Type annotation required for function parameters.\n"
+                           " --> <str>:2:10")
