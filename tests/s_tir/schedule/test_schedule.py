@@ -240,3 +240,13 @@ def test_trace_editing(wl):
     assert "for i_0, i_1, j, k in T.grid(6, 2, 10, 3):" in wl.script(fresh)
     assert simple.pop().kind == "split" and len(simple) == 3
     assert trace.get_decision(trace.insts[0]) is None
+
+
+def test_debug_mask_values(wl):
+    from tvm.s_tir.schedule import ScheduleDebugMask
+
+    for mask in ("none", 0, ScheduleDebugMask.VERIFY_SREF_TREE, -1, "all"):
+        sch = s_tir.Schedule(wl.elemwise(), debug_mask=mask)
+        sch.compute_inline(sch.get_sblock("B"))
+    with pytest.raises(ValueError, match="debug_mask must be 'all', 'none' or an int"):
+        s_tir.Schedule(wl.elemwise(), debug_mask="some")

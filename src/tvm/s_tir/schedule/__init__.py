@@ -2,5 +2,5 @@
 
 from .base import ExprRV, LoopRV, SBlockRV  # noqa: F401
 from .schedule import Schedule, ScheduleError  # noqa: F401
-from .state import ScheduleState, StmtSRef  # noqa: F401
+from .state import ScheduleDebugMask, ScheduleState, StmtSRef  # noqa: F401
 from .trace import Instruction, Trace  # noqa: F401

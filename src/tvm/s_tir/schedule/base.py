@@ -14,7 +14,7 @@ from ...tirx.expr import Var
 from ...tirx.function import PrimFunc
 from ...tirx.stmt import For, SBlock, SBlockRealize
 from .error import render_error
-from .state import ScheduleState, StmtSRef, access_path, find_path, iter_blocks
+from .state import ScheduleState, StmtSRef, access_path, find_path, iter_blocks, verifies
 from .trace import Instruction, Trace
 
 __all__ = ["ExprRV", "LoopRV", "SBlockRV", "ScheduleBase"]
@@ -69,6 +69,7 @@ class ScheduleBase:
             raise TypeError(
                 f"Schedule expects an IRModule or a PrimFunc, got {type(mod).__name__}"
             )
+        verifies(debug_mask)  # validates the value
         if error_render_level not in _RENDER_LEVELS:
             raise ValueError(
                 f"error_render_level must be one of {list(_RENDER_LEVELS)}, "
@@ -209,7 +210,7 @@ class ScheduleBase:
     def _commit(self, func_name, new_body):
         func = self.mod[func_name]
         new_func = func.with_body(new_body)
-        if self._state.debug_mask in ("all", -1):
+        if verifies(self._state.debug_mask):
             # debug_mask="all": check every primitive's result (a failure is our bug).
             try:
                 verify_well_formed(new_func)

@@ -58,8 +58,8 @@ class Schedule(
     seed : int, optional
         Seed of the sampling primitives' random stream (``None``: from the system).
     debug_mask : str or int
-        ``"all"`` (or -1) verifies the function after every primitive
-        (``tirx.analysis.verify_well_formed``); other values check nothing extra.
+        ``"all"`` or any nonzero :class:`ScheduleDebugMask` value verifies the function after
+        every primitive (``tirx.analysis.verify_well_formed``); ``"none"``/0 does not.
     error_render_level : str
         ``"detail"`` (errors show the IR in TVMScript with the culprits underlined),
         ``"fast"`` (message only) or ``"none"``.

@@ -9,6 +9,8 @@ function), a loop by its loop variable object (loop rebuilds keep the variable).
 
 from __future__ import annotations
 
+import enum
+
 from ...ir.expr import Range
 from ...tirx.expr import IntImm, Var
 from ...tirx.stmt import (
@@ -23,6 +25,7 @@ from ...tirx.stmt import (
 from ...tirx.stmt_functor import StmtMutator, substitute
 
 __all__ = [
+    "ScheduleDebugMask",
     "ScheduleState",
     "StmtSRef",
     "children",
@@ -50,6 +53,22 @@ class StmtSRef:
     def __repr__(self):
         kind = "SBlock" if isinstance(self.stmt, SBlock) else "For"
         return f"StmtSRef({kind})"
+
+
+class ScheduleDebugMask(enum.IntFlag):
+    """``debug_mask`` bits of a Schedule; any of them (or ``"all"``) verifies each result."""
+
+    VERIFY_SREF_TREE = 1
+    VERIFY_CACHED_FLAGS = 2
+
+
+def verifies(debug_mask) -> bool:
+    """Whether a ``debug_mask`` asks for verification after every primitive."""
+    if isinstance(debug_mask, str):
+        if debug_mask not in ("all", "none"):
+            raise ValueError(f"debug_mask must be 'all', 'none' or an int, got {debug_mask!r}")
+        return debug_mask == "all"
+    return int(debug_mask) != 0
 
 
 class ScheduleState:
