@@ -98,3 +98,15 @@ def test_lower_applies_the_llvm_intrinsic_rules():
     text = tvm.driver.lower(te.create_prim_func([A, B])).script()
     assert 'T.call_pure_extern("float32", "tanhf"' in text
     assert 'T.call_llvm_pure_intrin("float32", "llvm.exp"' in text
+
+
+def test_pass_context_is_part_of_the_cache_key():
+    A = te.placeholder((4, 8), "float32", name="A")
+    B = te.compute((4, 8), lambda i, j: A[i, j] * 2.0, name="B")
+    func = te.create_prim_func([A, B])  # the j loop gets vectorized by default
+    plain = tvm.compile(func)
+    with tvm.transform.PassContext(config={"tirx.disable_vectorize": True}):
+        scalar = tvm.compile(func)
+    assert scalar is not plain
+    assert "<8 x float>" in plain.inspect_source("ll")
+    assert tvm.compile(func) is plain

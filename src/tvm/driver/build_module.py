@@ -22,6 +22,7 @@ import threading
 
 from ..ffi.structural import structural_equal, structural_hash
 from ..ir.module import IRModule
+from ..ir.transform import PassContext
 from ..tirx.function import PrimFunc
 
 __all__ = ["build", "clear_cache", "compile", "lower"]
@@ -133,8 +134,13 @@ def compile(mod, target=None, *, relax_pipeline="default", tir_pipeline="default
 
         return relax_build(mod, target, relax_pipeline=relax_pipeline, tir_pipeline=tir_pipeline)
     key = None
-    if isinstance(tir_pipeline, str):
-        key = (structural_hash(mod), str(target), tir_pipeline)
+    ctx = PassContext.current()
+    if isinstance(tir_pipeline, str) and not ctx.instruments:
+        # The pass context changes what the passes do, so it is part of the key; with
+        # instruments the passes must really run, so nothing is cached.
+        settings = repr((ctx.opt_level, sorted(ctx.config.items()), sorted(ctx.disabled_pass),
+                         sorted(ctx.required_pass)))
+        key = (structural_hash(mod), str(target), tir_pipeline, settings)
         with _CACHE_LOCK:
             entry = _CACHE.get(key)
         if entry is not None and structural_equal(entry[0], mod):

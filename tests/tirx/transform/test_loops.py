@@ -76,3 +76,13 @@ def test_vectorized_strided_store_falls_back():
     before = PrimFunc([A], For(k, 0, 8, ForKind.VECTORIZED, BufferStore(A, 1.0, [k * 2])))
     after = _run(VectorizeLoop(), before)
     assert isinstance(after.body, For) and after.body.annotations["pragma_vectorize"]
+
+
+def test_disable_vectorize_config():
+    A = decl_buffer((8,), "float32", name="A")
+    k = Var("k", "int32")
+    before = PrimFunc([A], For(k, 0, 8, ForKind.VECTORIZED, BufferStore(A, 1.0, [k])))
+    with tvm.transform.PassContext(config={"tirx.disable_vectorize": True}):
+        after = _run(VectorizeLoop(), before)
+    assert isinstance(after.body, For) and after.body.kind == ForKind.SERIAL
+    assert not after.body.annotations

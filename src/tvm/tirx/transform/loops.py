@@ -28,8 +28,10 @@ vectorizer (O3, ``noalias`` pointers) vectorizes those in the code generator. As
 
 from __future__ import annotations
 
+import itertools
+
 from ...arith.analyzer import Analyzer
-from ...ir.transform import PassInfo
+from ...ir.transform import PassInfo, register_pass_config
 from ...runtime.data_type import dtype_info
 from ..expr import BinaryOpExpr, Broadcast, Call, Cast, IntImm, Let, Not, Ramp, Select
 from ..function import PrimFunc
@@ -98,7 +100,7 @@ class _Lanes:
         lo = self.ramp.base
         points = [simplify(substitute(expr, {self.var: lo + t})) for t in range(self.lanes)]
         stride = simplify(points[1] - points[0])
-        for a, b in zip(points[1:], points[2:]):
+        for a, b in itertools.pairwise(points[1:]):
             if not self.analyzer.can_prove_equal(b - a, stride):
                 raise _NotVectorizable
         return Ramp(points[0], stride, self.lanes)
@@ -176,14 +178,18 @@ def vectorize_loops(func: PrimFunc) -> PrimFunc:
     return func if body is func.body else func.with_body(body)
 
 
+register_pass_config("tirx.disable_vectorize", bool)
+
+
 def VectorizeLoop(enable_vectorize: bool = True):
     """The pass object: ``tvm.tirx.transform.VectorizeLoop()(mod)``.
 
-    With ``enable_vectorize=False`` vectorized loops become plain serial loops.
+    With ``enable_vectorize=False``, or the ``PassContext`` option
+    ``"tirx.disable_vectorize": True``, vectorized loops become plain serial loops.
     """
 
     def run(func, mod, ctx):
-        if enable_vectorize:
+        if enable_vectorize and not ctx.config.get("tirx.disable_vectorize", False):
             return vectorize_loops(func)
         return func.with_body(_Serializer()(func.body))
 
