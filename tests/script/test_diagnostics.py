@@ -248,7 +248,9 @@ def test_tir_gate_appends_the_verifier_message():
     src = Source("x = 1\n")
     parser = Parser(src, {})
     parser.tree = src.as_ast()
-    func = _sblock_prim_func()
+    # Without its "s_tir" attribute (a schedulable function may hold SBlocks, whatever the flag).
+    func = _sblock_prim_func().without_attr("s_tir")
+    _well_formed_gate(parser, _sblock_prim_func(), s_tir=False)
     with pytest.raises(DiagnosticError) as info:
         _well_formed_gate(parser, func, s_tir=False)
     text = str(info.value)

@@ -539,3 +539,14 @@ def test_missing_parameter_annotation():
     text = _error("@T.prim_func\ndef main(A):\n    pass\n")
     assert text.startswith("error: Type annotation required for function parameters.\n"
                            " --> <str>:2:10")
+
+
+def test_gate_checks_each_function_by_its_own_kind():
+    schedulable = SBLOCK_IN_TIRX.replace("@T.prim_func", "@T.prim_func(s_tir=True)")
+    body = "\n".join("    " + line for line in schedulable.strip().splitlines())
+    module = "@I.ir_module\nclass M:\n" + body + "\n"
+    mod = from_source(module)  # an s_tir function may hold SBlocks in a plain module
+    assert mod["main"].attrs["s_tir"]
+    plain = "\n".join("    " + line for line in SBLOCK_IN_TIRX.strip().splitlines())
+    mixed = module + plain.replace("def main", "def other") + "\n"
+    assert "TIR verifier does not support statement s_tir.SBlockRealize" in _error(mixed)

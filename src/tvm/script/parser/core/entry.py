@@ -100,8 +100,7 @@ def parse(program, extra_vars=None, check_well_formed=True, s_tir=False, absent_
             parser.parse(default_token=default_token)
         result = builder.get()
         if check_well_formed:
-            # A ``@T.prim_func(s_tir=True)`` in the program also allows SBlocks.
-            _well_formed_gate(parser, result, s_tir or parser.state.get("tirx_s_tir", False))
+            _well_formed_gate(parser, result, s_tir)
     finally:
         if gc_was_enabled:
             gc.enable()
@@ -131,11 +130,21 @@ def _well_formed_gate(parser: Parser, result, s_tir: bool) -> None:
     if not has_tir:
         return
     analysis = _optional_module("tvm.tirx.analysis")
-    verify = getattr(analysis, "verify_well_formed" if s_tir else "verify_tirx_well_formed", None)
-    if verify is None:
+    if analysis is None:
         return
+    funcs = list(result.functions.values()) if is_module else [result]
     try:
-        verify(result)
+        for func in funcs:
+            if not getattr(func, "type_key", "").startswith("tirx."):
+                continue
+            # Each PrimFunc by its own kind: an ``s_tir`` one (attribute or parse flag) may
+            # hold SBlocks.
+            attrs = getattr(func, "attrs", None)
+            schedulable = s_tir or bool(attrs is not None and attrs.get("s_tir", False))
+            if schedulable:
+                analysis.verify_well_formed(func)
+            else:
+                analysis.verify_tirx_well_formed(func)
     except DiagnosticError:
         raise
     except Exception as err:  # noqa: BLE001 - the verifier's message goes into the report

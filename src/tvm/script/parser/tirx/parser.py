@@ -63,9 +63,6 @@ def _visit_function_def(parser: Parser, node: ast.FunctionDef) -> None:
         parser.report_error(node, "A TIR function cannot define nested functions")
     options = _decorator_options(parser, node)
     s_tir = bool(options.get("s_tir", False) or parser.s_tir)
-    if s_tir:
-        # Read by the well-formedness gate: SBlocks are allowed in this program.
-        parser.state["tirx_s_tir"] = True
     args = node.args
     if args.vararg or args.kwarg or args.kwonlyargs or args.posonlyargs or args.defaults:
         parser.report_error(node, "TIR functions take plain positional parameters only")
