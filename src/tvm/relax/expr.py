@@ -20,7 +20,7 @@ from ..ir.attrs import DictAttrs
 from ..ir.base import Scriptable
 from ..ir.expr import GlobalVar, RelaxExpr
 from ..ir.op import Op
-from ..ir.type import PrimType, TupleType, Type
+from ..ir.type import PrimType, StringType, TupleType, Type
 from ..runtime.tensor import tensor as _runtime_tensor
 from .expr_ops import ExprWithOp
 from .ty import FuncType, ObjectType, ShapeType, TensorType, as_prim_expr
@@ -245,7 +245,7 @@ class StringImm(ExprWithOp, RelaxExpr, type_key="relax.expr.StringImm"):
     def __init__(self, value, span=None):
         if not isinstance(value, str):
             raise TypeError(f"StringImm expects a str, got {value!r}")
-        self.__init_fields__(value, span=span, ty=ObjectType())
+        self.__init_fields__(value, span=span, ty=StringType())
 
 
 class DataTypeImm(ExprWithOp, RelaxExpr, type_key="relax.expr.DataTypeImm"):

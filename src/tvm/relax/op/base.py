@@ -137,7 +137,8 @@ def call_packed(func, *args, ty_args=None, sinfo_args=None):
         func = ExternFunc(func)
     if isinstance(ty_args, Type):
         ty_args = [ty_args]
-    return Call(func, list(args), None, list(ty_args or [ObjectType()]))
+    # No ty_args (as in TVM 0.27): the call's type comes from the ExternFunc's, an R.Object.
+    return Call(func, list(args), None, list(ty_args or []))
 
 
 def call_pure_packed(func, *args, ty_args=None, sinfo_args=None):

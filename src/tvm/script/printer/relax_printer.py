@@ -170,9 +170,8 @@ def _shape_type(ty, path, d):
     if ty.values is not None:
         dims = _shape_dims(ty.values, attr_path(path, "values"), d)
         return _r(d, "Shape").call(ListDoc(dims))
-    if ty.ndim != -1:
-        return _r(d, "Shape").call(ndim=LiteralDoc(ty.ndim))
-    return _r(d, "Shape")
+    # TVM 0.27 spells out ``ndim=-1`` too (a bare ``R.Shape`` parses to the same type).
+    return _r(d, "Shape").call(ndim=LiteralDoc(ty.ndim))
 
 
 @register_printer(TupleType)
@@ -361,10 +360,7 @@ def _call(call, path, d):
         keys, values = [], []
         if call.ty_args:
             keys.append("ty_args")
-            values.append(TupleDoc(
-                [d.as_doc(t, item_path(attr_path(path, "ty_args"), i))
-                 for i, t in enumerate(call.ty_args)]
-            ))
+            values.append(_ty_args_tuple_doc(call, path, d))
         return CallDoc(_r(d, "call_packed"), args, keys, values)
     callee = d.as_doc(op, op_path)
     return callee.call(*_args_docs(call, path, d))
@@ -406,6 +402,36 @@ register_call_printer("relax.call_dps_packed", annotate_binding=False)(
 register_call_printer("relax.call_tir_with_grad", annotate_binding=False)(
     _call_tir_like("call_tir_with_grad")
 )
+
+
+def _ty_args_tuple_doc(call, path, d):
+    """``ty_args=(t1, ...)``: every type argument of a call, always as a tuple."""
+    ty_path = attr_path(path, "ty_args")
+    return TupleDoc([d.as_doc(t, item_path(ty_path, i)) for i, t in enumerate(call.ty_args)])
+
+
+@register_call_printer("relax.call_pure_packed")
+def _call_pure_packed(call, path, d):
+    # TVM 0.27: R.call_pure_packed("name", *args, ty_args=(...)), the callee as its name.
+    args_path = attr_path(path, "args")
+    callee = call.args[0]
+    if isinstance(callee, relax.ExternFunc):
+        callee_doc = LiteralDoc(callee.global_symbol, item_path(args_path, 0))
+    else:
+        callee_doc = d.as_doc(callee, item_path(args_path, 0))
+    args = [callee_doc] + _args_docs(call, path, d, start=1)
+    keys, values = [], []
+    if call.ty_args:
+        keys.append("ty_args")
+        values.append(_ty_args_tuple_doc(call, path, d))
+    return CallDoc(_r(d, "call_pure_packed"), args, keys, values)
+
+
+@register_call_printer("relax.print")
+def _print_call(call, path, d):
+    # The format string is the op's first argument but prints last, as ``format=`` (TVM 0.27).
+    fmt = d.as_doc(call.args[0], item_path(attr_path(path, "args"), 0))
+    return CallDoc(_r(d, "print"), _args_docs(call, path, d, start=1), ["format"], [fmt])
 
 
 # --- bindings and blocks --------------------------------------------------------------------

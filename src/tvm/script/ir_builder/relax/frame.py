@@ -229,10 +229,7 @@ def _annotated_type(value, annotation):
             raise ValueError(
                 f"Invalid annotation. Got rhs value type: {value.ty}, given type: {annotation}"
             )
-        if not isinstance(value, (relax.StringImm, relax.DataTypeImm)):
-            return value.ty
-        # Literals typed more coarsely here than in TVM (``R.str`` is an Object, where TVM says
-        # ``I.StringType()``): like computed values, they take the compatible annotation.
+        return value.ty
     set_field(value, "ty", annotation)
     return annotation
 

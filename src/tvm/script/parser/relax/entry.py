@@ -136,16 +136,29 @@ def _as_arg(value):
     raise TypeError(f"Cannot pass {value!r} to a packed function")
 
 
+def _type_kwargs(kwargs):
+    """``ty_args=`` / ``sinfo_args=`` as Relax types (bare ``R.Object`` in a list is allowed)."""
+    from .types import as_type
+
+    for key in ("ty_args", "sinfo_args"):
+        value = kwargs.get(key)
+        if isinstance(value, (list, tuple)):
+            kwargs[key] = [as_type(v) for v in value]
+        elif value is not None:
+            kwargs[key] = as_type(value)
+    return kwargs
+
+
 def call_packed(func, *args, **kwargs):
     """``R.call_packed("name", *args, ty_args=...)``: Python numbers and strings become Relax
     values, then ``relax.op.call_packed`` builds the call."""
     from tvm.relax import op as relax_op
 
-    return relax_op.call_packed(func, *(_as_arg(a) for a in args), **kwargs)
+    return relax_op.call_packed(func, *(_as_arg(a) for a in args), **_type_kwargs(kwargs))
 
 
 def call_pure_packed(func, *args, **kwargs):
     """``R.call_pure_packed``: like :func:`call_packed`, for a packed function known pure."""
     from tvm.relax import op as relax_op
 
-    return relax_op.call_pure_packed(func, *(_as_arg(a) for a in args), **kwargs)
+    return relax_op.call_pure_packed(func, *(_as_arg(a) for a in args), **_type_kwargs(kwargs))
