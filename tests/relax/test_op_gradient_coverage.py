@@ -39,7 +39,6 @@ MISSING = {
     "relax.grad.max_pool2d_backward": "a gradient op itself (no second derivatives)",
     "relax.grad.avg_pool2d_backward": "a gradient op itself (no second derivatives)",
     "relax.grad.take_backward": "a gradient op itself (no second derivatives)",
-    "relax.grad.no_grad": "marks where gradients stop",
     "relax.grad.start_checkpoint": "stripped by the Gradient pass before differentiation",
 }
 

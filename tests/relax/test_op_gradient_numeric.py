@@ -27,8 +27,8 @@ import op_cases
 
 _TABLES = {f: importlib.import_module(f"op_cases.{f}") for f in op_cases.FAMILIES}
 _FLOAT = ("float16", "float32", "float64", "bfloat16")
-#: Ops whose rule is only a checkpoint/no-gradient marker, or whose cases are not smooth.
-_SKIP_OPS = {"relax.grad.start_checkpoint", "relax.grad.end_checkpoint"}
+#: Markers: stripped by the pass (checkpoints) or stopping gradients by definition (no_grad).
+_SKIP_OPS = {"relax.grad.start_checkpoint", "relax.grad.end_checkpoint", "relax.grad.no_grad"}
 #: Float parameters that TVM 0.27's rules deliberately give no gradient (param positions).
 _NO_GRAD_PARAMS = {"relax.nn.nll_loss": (2,)}
 #: Piecewise-constant ops: their explicit inputs sit on the jumps (e.g. round at .5).

@@ -9,6 +9,7 @@ from tvm import relax
 from tvm.ir import assert_structural_equal
 from tvm.script import ir as I
 from tvm.script import relax as R
+from tvm.script import tirx as T
 
 
 def test_seed():
@@ -1803,3 +1804,256 @@ def test_adjoint_has_fresh_params_and_global_symbol():
     # The input module is not modified and the original function is kept as is.
     assert "main_adjoint" not in before
     assert after["main"] is before["main"]
+
+
+def test_symbolic_sum():
+    """Symbolic shapes: broadcast, collapse_sum_to and R.ones/zeros use the symbolic dims."""
+
+    @I.ir_module
+    class Before:
+        @R.function
+        def main(x: R.Tensor(("n", 3), "float32"), y: R.Tensor((3,), "float32")):
+            with R.dataflow():
+                lv = R.multiply(x, y)
+                lv1 = R.sum(lv)
+                R.output(lv1)
+            return lv1
+
+    @I.ir_module
+    class Expected:
+        @R.function
+        def main_adjoint(
+            x: R.Tensor(("n", 3), dtype="float32"), y: R.Tensor((3,), dtype="float32")
+        ) -> R.Tuple(
+            R.Tensor((), dtype="float32"),
+            R.Tuple(R.Tensor(("n", 3), dtype="float32"), R.Tensor((3,), dtype="float32")),
+        ):
+            n = T.int64()
+            with R.dataflow():
+                lv: R.Tensor((n, 3), dtype="float32") = R.multiply(x, y)
+                lv1: R.Tensor((), dtype="float32") = R.sum(lv, axis=None, keepdims=False)
+                lv1_adjoint: R.Tensor((), dtype="float32") = R.ones(R.shape([]), dtype="float32")
+                lv_adjoint: R.Tensor(("n", 3), dtype="float32") = R.broadcast_to(
+                    lv1_adjoint, R.shape([n, 3])
+                )
+                x_adjoint: R.Tensor(("n", 3), dtype="float32") = R.multiply(lv_adjoint, y)
+                lv_1: R.Tensor(("n", 3), dtype="float32") = R.multiply(lv_adjoint, x)
+                y_adjoint: R.Tensor((3,), dtype="float32") = R.collapse_sum_to(lv_1, R.shape([3]))
+                x_adjoint_out: R.Tensor(("n", 3), dtype="float32") = x_adjoint
+                y_adjoint_out: R.Tensor((3,), dtype="float32") = y_adjoint
+                R.output(lv1, x_adjoint_out, y_adjoint_out)
+            return (lv1, (x_adjoint_out, y_adjoint_out))
+
+        @R.function
+        def main(
+            x: R.Tensor(("n", 3), dtype="float32"), y: R.Tensor((3,), dtype="float32")
+        ) -> R.Tensor((), dtype="float32"):
+            n = T.int64()
+            with R.dataflow():
+                lv: R.Tensor((n, 3), dtype="float32") = R.multiply(x, y)
+                lv1: R.Tensor((), dtype="float32") = R.sum(lv, axis=None, keepdims=False)
+                R.output(lv1)
+            return lv1
+
+    After = relax.transform.Gradient("main")(Before)
+    assert_structural_equal(After["main_adjoint"], Expected["main_adjoint"])
+
+
+def test_call_function():
+    """A call of another Relax function is treated as having no gradient (as TVM 0.27)."""
+
+    @I.ir_module
+    class Before:
+        @R.function
+        def f(x: R.Tensor((3,), "float32")) -> R.Tensor((3,), "float32"):
+            return x
+
+        @R.function
+        def main(x: R.Tensor((3,), "float32"), y: R.Tensor((3,), "float32")):
+            cls = Before
+            with R.dataflow():
+                lv = cls.f(y)
+                lv1 = R.multiply(x, lv)
+                gv = R.sum(lv1)
+                R.output(gv)
+            return gv
+
+    @I.ir_module
+    class Expected:
+        @R.function
+        def f(x: R.Tensor((3,), dtype="float32")) -> R.Tensor((3,), dtype="float32"):
+            return x
+
+        @R.function
+        def main_adjoint(
+            x: R.Tensor((3,), dtype="float32"), y: R.Tensor((3,), dtype="float32")
+        ) -> R.Tuple(
+            R.Tensor((), dtype="float32"),
+            R.Tuple(R.Tensor((3,), dtype="float32"), R.Tensor((3,), dtype="float32")),
+        ):
+            cls = Expected
+            with R.dataflow():
+                lv: R.Tensor((3,), dtype="float32") = cls.f(y)
+                lv1: R.Tensor((3,), dtype="float32") = R.multiply(x, lv)
+                gv: R.Tensor((), dtype="float32") = R.sum(lv1, axis=None, keepdims=False)
+                gv_adjoint: R.Tensor((), dtype="float32") = R.ones(R.shape([]), dtype="float32")
+                lv1_adjoint: R.Tensor((3,), dtype="float32") = R.broadcast_to(
+                    gv_adjoint, R.shape([3])
+                )
+                x_adjoint: R.Tensor((3,), dtype="float32") = R.multiply(lv1_adjoint, lv)
+                x_adjoint_out: R.Tensor((3,), dtype="float32") = x_adjoint
+                y_adjoint: R.Tensor((3,), dtype="float32") = R.zeros(R.shape([3]), dtype="float32")
+                y_adjoint_out: R.Tensor((3,), dtype="float32") = y_adjoint
+                R.output(gv, x_adjoint_out, y_adjoint_out)
+            return (gv, (x_adjoint_out, y_adjoint_out))
+
+        @R.function
+        def main(
+            x: R.Tensor((3,), dtype="float32"), y: R.Tensor((3,), dtype="float32")
+        ) -> R.Tensor((), dtype="float32"):
+            cls = Expected
+            with R.dataflow():
+                lv: R.Tensor((3,), dtype="float32") = cls.f(y)
+                lv1: R.Tensor((3,), dtype="float32") = R.multiply(x, lv)
+                gv: R.Tensor((), dtype="float32") = R.sum(lv1, axis=None, keepdims=False)
+                R.output(gv)
+            return gv
+
+    After = relax.transform.Gradient("main")(Before)
+    assert_structural_equal(After["main_adjoint"], Expected["main_adjoint"])
+
+
+def test_float16():
+    """A float16 target is seeded with float16 ones."""
+
+    @I.ir_module
+    class Before:
+        @R.function
+        def main(x: R.Tensor((3,), "float16")):
+            with R.dataflow():
+                lv = R.exp(x)
+                gv = R.sum(lv)
+                R.output(gv)
+            return gv
+
+    @I.ir_module
+    class Expected:
+        @R.function
+        def main_adjoint(x: R.Tensor((3,), dtype="float16")) -> R.Tuple(
+            R.Tensor((), dtype="float16"), R.Tuple(R.Tensor((3,), dtype="float16"))
+        ):
+            with R.dataflow():
+                lv: R.Tensor((3,), dtype="float16") = R.exp(x)
+                gv: R.Tensor((), dtype="float16") = R.sum(lv, axis=None, keepdims=False)
+                gv_adjoint: R.Tensor((), dtype="float16") = R.ones(R.shape([]), dtype="float16")
+                lv_adjoint: R.Tensor((3,), dtype="float16") = R.broadcast_to(
+                    gv_adjoint, R.shape([3])
+                )
+                x_adjoint: R.Tensor((3,), dtype="float16") = R.multiply(lv_adjoint, lv)
+                x_adjoint_out: R.Tensor((3,), dtype="float16") = x_adjoint
+                R.output(gv, x_adjoint_out)
+            return (gv, (x_adjoint_out,))
+
+        @R.function
+        def main(x: R.Tensor((3,), dtype="float16")) -> R.Tensor((), dtype="float16"):
+            with R.dataflow():
+                lv: R.Tensor((3,), dtype="float16") = R.exp(x)
+                gv: R.Tensor((), dtype="float16") = R.sum(lv, axis=None, keepdims=False)
+                R.output(gv)
+            return gv
+
+    After = relax.transform.Gradient("main")(Before)
+    assert_structural_equal(After["main_adjoint"], Expected["main_adjoint"])
+
+
+def test_out_dtype():
+    """The gradient matmuls drop out_dtype (out_dtype=None), as TVM 0.27 emits them."""
+
+    @I.ir_module
+    class Before:
+        @R.function
+        def main(x: R.Tensor((3, 4), "float32"), y: R.Tensor((4, 2), "float32")):
+            with R.dataflow():
+                lv = R.matmul(x, y, out_dtype="float32")
+                gv = R.sum(lv)
+                R.output(gv)
+            return gv
+
+    @I.ir_module
+    class Expected:
+        @R.function
+        def main_adjoint(
+            x: R.Tensor((3, 4), dtype="float32"), y: R.Tensor((4, 2), dtype="float32")
+        ) -> R.Tuple(
+            R.Tensor((), dtype="float32"),
+            R.Tuple(R.Tensor((3, 4), dtype="float32"), R.Tensor((4, 2), dtype="float32")),
+        ):
+            with R.dataflow():
+                lv: R.Tensor((3, 2), dtype="float32") = R.matmul(x, y, out_dtype="float32")
+                gv: R.Tensor((), dtype="float32") = R.sum(lv, axis=None, keepdims=False)
+                gv_adjoint: R.Tensor((), dtype="float32") = R.ones(R.shape([]), dtype="float32")
+                lv_adjoint: R.Tensor((3, 2), dtype="float32") = R.broadcast_to(
+                    gv_adjoint, R.shape([3, 2])
+                )
+                lv_1: R.Tensor((2, 4), dtype="float32") = R.permute_dims(y, axes=[1, 0])
+                lv1: R.Tensor((4, 3), dtype="float32") = R.permute_dims(x, axes=[1, 0])
+                x_adjoint: R.Tensor((3, 4), dtype="float32") = R.matmul(
+                    lv_adjoint, lv_1, out_dtype=None
+                )
+                y_adjoint: R.Tensor((4, 2), dtype="float32") = R.matmul(
+                    lv1, lv_adjoint, out_dtype=None
+                )
+                x_adjoint_out: R.Tensor((3, 4), dtype="float32") = x_adjoint
+                y_adjoint_out: R.Tensor((4, 2), dtype="float32") = y_adjoint
+                R.output(gv, x_adjoint_out, y_adjoint_out)
+            return (gv, (x_adjoint_out, y_adjoint_out))
+
+        @R.function
+        def main(
+            x: R.Tensor((3, 4), dtype="float32"), y: R.Tensor((4, 2), dtype="float32")
+        ) -> R.Tensor((), dtype="float32"):
+            with R.dataflow():
+                lv: R.Tensor((3, 2), dtype="float32") = R.matmul(x, y, out_dtype="float32")
+                gv: R.Tensor((), dtype="float32") = R.sum(lv, axis=None, keepdims=False)
+                R.output(gv)
+            return gv
+
+    After = relax.transform.Gradient("main")(Before)
+    assert_structural_equal(After["main_adjoint"], Expected["main_adjoint"])
+
+
+def test_no_grad_in_forward_stops_the_gradient():
+    """Beyond TVM 0.27 (which has no rule for it): a forward no_grad stops the gradient."""
+
+    @I.ir_module
+    class Before:
+        @R.function
+        def main(x: R.Tensor((3,), "float32"), y: R.Tensor((3,), "float32")):
+            with R.dataflow():
+                lv = R.grad.no_grad(y)
+                lv1 = R.multiply(x, lv)
+                gv = R.sum(lv1)
+                R.output(gv)
+            return gv
+
+    @I.ir_module
+    class Expected:
+        @R.function
+        def main_adjoint(x: R.Tensor((3,), "float32"), y: R.Tensor((3,), "float32")) -> R.Tuple(
+            R.Tensor((), "float32"), R.Tuple(R.Tensor((3,), "float32"), R.Tensor((3,), "float32"))
+        ):
+            with R.dataflow():
+                lv = R.grad.no_grad(y)
+                lv1 = R.multiply(x, lv)
+                gv = R.sum(lv1)
+                gv_adjoint = R.ones(R.shape([]), "float32")
+                lv1_adjoint = R.broadcast_to(gv_adjoint, R.shape([3]))
+                x_adjoint = R.multiply(lv1_adjoint, lv)
+                x_adjoint_out = x_adjoint
+                y_adjoint = R.zeros(R.shape([3]), "float32")
+                y_adjoint_out = y_adjoint
+                R.output(gv, x_adjoint_out, y_adjoint_out)
+            return (gv, (x_adjoint_out, y_adjoint_out))
+
+    After = relax.transform.Gradient("main")(Before)
+    assert_structural_equal(After["main_adjoint"], Expected["main_adjoint"])

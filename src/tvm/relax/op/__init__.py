@@ -46,6 +46,7 @@ from .unary import *
 from .binary import grad as _binary_grad
 from .create import grad as _create_grad
 from .datatype import grad as _datatype_grad
+from .grad import grad as _grad_grad
 from .index import grad as _index_grad
 from .linear_algebra import grad as _linear_algebra_grad
 from .manipulate import grad as _manipulate_grad

@@ -82,3 +82,14 @@ def no_grad_all(orig_call):
     from . import no_grad
 
     return [no_grad(arg) for arg in orig_call.args]
+
+
+# --- the grad family's own ops ------------------------------------------------------------------
+
+
+def _stop_gradient(orig_var, orig_call, output_grad, ctx):
+    # no_grad in a forward pass stops the gradient (TVM 0.27 has no rule and rejects it).
+    return no_grad_all(orig_call)
+
+
+register_gradient("relax.grad.no_grad", _stop_gradient)

@@ -23,7 +23,8 @@ def _transpose(x, ndim):
 def _matmul_grad(orig_var, orig_call, output_grad, ctx):
     a, b = orig_call.args
     a_dim, b_dim = a.ty.ndim, b.ty.ndim
-    out_dtype = orig_call.attrs.out_dtype
+    # As in TVM 0.27, the gradient matmuls compute in the operands' dtype (out_dtype=None).
+    out_dtype = None
     g = output_grad
     if a_dim == 1 and b_dim == 1:
         return [fit_shape(ctx, multiply(g, b), a), fit_shape(ctx, multiply(g, a), b)]
