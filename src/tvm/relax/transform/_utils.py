@@ -63,6 +63,7 @@ def flat_bindings(func):
 
 def rebuild_body(func, new_blocks_bindings, body_expr=None):
     """``func`` with its body's blocks replaced by these binding lists (same block kinds)."""
+    from ...ffi.node import set_field
     from ..expr import SeqExpr
 
     body = func.body
@@ -72,6 +73,9 @@ def rebuild_body(func, new_blocks_bindings, body_expr=None):
         if bindings
     ]
     new_body = SeqExpr(blocks, body.body if body_expr is None else body_expr, span=body.span)
+    if new_body.ty is None:
+        # The new sequence has the old one's value, hence its type.
+        set_field(new_body, "ty", body.ty)
     return func.replace(body=new_body)
 
 

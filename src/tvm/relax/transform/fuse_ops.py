@@ -54,6 +54,7 @@ from ..expr import (
     Var,
     VarBinding,
 )
+from ..utils import copy_with_new_vars
 from ._utils import free_relax_vars, is_op, relax_functions
 from .annotate_tir_op_pattern import OpPatternKind as K
 
@@ -173,7 +174,9 @@ def _group_function(mod, bindings, group, bb):
         mod[b.value.args[0]].attrs.get("global_symbol", None) or _gvar_name(b.value.args[0])
         for b in members
     )
-    gvar = bb.add_func(bb.normalize(func).without_attr("global_symbol"), f"fused_{names}")
+    # Fresh variables (symbolic ones included): a function may not share them with main.
+    func = copy_with_new_vars(bb.normalize(func))
+    gvar = bb.add_func(func.without_attr("global_symbol"), f"fused_{names}")
     return gvar, inputs
 
 

@@ -159,8 +159,9 @@ class _ReplaceCalls(ExprMutator):
         target = self.fused.get(call.op) if isinstance(call, Call) else None
         if target is None:
             return call
-        prim_gvar, out_ty = target
-        return call_tir(prim_gvar, Tuple(list(call.args)), out_ty)
+        prim_gvar, _ = target
+        # The call's own type is in the caller's symbolic vars (the Relax function had its own).
+        return call_tir(prim_gvar, Tuple(list(call.args)), call.ty)
 
 
 @module_pass(opt_level=0, name="FuseTIR")

@@ -18,7 +18,7 @@ After (every ``DataflowVar`` is now a ``Var``)::
 from __future__ import annotations
 
 from ...ir.transform import module_pass
-from ..expr import Var
+from ..expr import BindingBlock, SeqExpr, Var
 from ..expr_functor import ExprMutator
 from ._utils import map_functions
 
@@ -26,6 +26,14 @@ __all__ = ["ToNonDataflow"]
 
 
 class _ToNonDataflow(ExprMutator):
+    def visit_seq_expr_(self, op):
+        seq = super().visit_seq_expr_(op)
+        if len(seq.blocks) < 2:
+            return seq
+        # With no dataflow block left, consecutive binding blocks are one block.
+        bindings = [b for block in seq.blocks for b in block.bindings]
+        return SeqExpr([BindingBlock(bindings)], seq.body, span=seq.span)
+
     def visit_dataflow_block_(self, block):
         self.builder_.begin_binding_block()
         return self._finish_block(block)

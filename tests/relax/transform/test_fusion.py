@@ -1,0 +1,166 @@
+"""AnnotateTIROpPattern, FuseOps and FuseTIR: elementwise chains after a matmul fuse."""
+
+import numpy as np
+import pytest
+
+import tvm
+from tvm import relax, topi
+from tvm.ir import assert_structural_equal
+from tvm.relax.testing import evaluate
+from tvm.relax.transform.annotate_tir_op_pattern import OpPatternKind as K
+from tvm.script import ir as I
+from tvm.script import relax as R
+
+
+@I.ir_module
+class MLP:
+    @R.function
+    def main(
+        x: R.Tensor(("n", 3), "float32"),
+        w: R.Tensor((3, 4), "float32"),
+        b: R.Tensor((4,), "float32"),
+    ):
+        with R.dataflow():
+            a = R.matmul(x, w)
+            c = R.add(a, b)
+            d = R.nn.relu(c)
+            s = R.sum(d, axis=[1])
+            R.output(s)
+        return s
+
+
+def _annotated():
+    return relax.transform.AnnotateTIROpPattern()(relax.transform.LegalizeOps()(MLP))
+
+
+def _patterns(mod):
+    return {
+        gv.name_hint: int(f.attrs["op_pattern"])
+        for gv, f in mod.functions.items()
+        if isinstance(f, tvm.tirx.PrimFunc)
+    }
+
+
+def test_annotate_op_patterns():
+    assert _patterns(_annotated()) == {
+        "matmul": K.kOutEWiseFusable,
+        "add": K.kBroadcast,
+        "relu": K.kElemWise,
+        "sum": K.kCommReduce,
+    }
+
+
+def test_annotate_keeps_existing_pattern_and_classifies_mean_and_transpose():
+    @I.ir_module
+    class Before:
+        @R.function
+        def main(x: R.Tensor((2, 3), "float32")):
+            with R.dataflow():
+                m = R.mean(x, axis=[1])
+                t = R.permute_dims(x)
+                R.output(m, t)
+            return (m, t)
+
+    mod = relax.transform.AnnotateTIROpPattern()(relax.transform.LegalizeOps()(Before))
+    # mean = a sum then a division: out-elementwise-fusable, as TVM 0.27 says.
+    assert _patterns(mod) == {"mean": K.kOutEWiseFusable, "transpose": K.kInjective}
+    again = relax.transform.AnnotateTIROpPattern()(mod)
+    assert_structural_equal(again, mod)
+
+
+def _fused():
+    with tvm.transform.PassContext(opt_level=3):
+        return relax.transform.FuseOps()(_annotated())
+
+
+def test_fuse_ops_groups_matmul_with_the_elementwise_chain():
+    mod = _fused()
+    # Expected: the same module built by hand with the BlockBuilder.
+    base = _annotated()
+    # The PrimFuncs share the symbolic n of the parsed signature: reuse it.
+    n = base["main"].params[0].ty.shape.values[0]
+    base.remove(base.get_global_var("main"))
+    bb = relax.BlockBuilder(base)
+    x = relax.Var("x", relax.TensorType((n, 3), "float32"))
+    w = relax.Var("w", relax.TensorType((3, 4), "float32"))
+    b = relax.Var("b", relax.TensorType((4,), "float32"))
+    m = tvm.tirx.Var("n", "int64")  # the fused function has its own symbolic var
+    fx = relax.Var("x", relax.TensorType((m, 3), "float32"))
+    fw, fb = (relax.Var(v.name_hint, v.ty) for v in (w, b))
+    gv = {g.name_hint: g for g in base.get_global_vars()}
+    out_ty = relax.TensorType((m, 4), "float32")
+    with bb.function("fused_matmul_add_relu", [fx, fw, fb], attrs={"Primitive": True},
+                     private=True):
+        with bb.dataflow():
+            a = bb.emit(relax.op.call_tir(gv["matmul"], [fx, fw], out_ty))
+            c = bb.emit(relax.op.call_tir(gv["add"], [a, fb], out_ty))
+            d = bb.emit_output(relax.op.call_tir(gv["relu"], [c], out_ty))
+        bb.emit_func_output(d)
+    fused_gv = bb.get().get_global_var("fused_matmul_add_relu")
+    with bb.function("main", [x, w, b]):
+        with bb.dataflow():
+            d = bb.emit(relax.Call(fused_gv, [x, w, b]))
+            assert str(d.ty) == 'R.Tensor((n, 4), dtype="float32")'
+            s = bb.emit_output(
+                relax.op.call_tir(gv["sum"], [d], relax.TensorType((n,), "float32"))
+            )
+        bb.emit_func_output(s)
+    assert_structural_equal(mod, bb.get())
+
+
+def test_fuse_ops_level_zero_does_nothing():
+    mod = _annotated()
+    assert_structural_equal(relax.transform.FuseOps(fuse_opt_level=0)(mod), mod)
+
+
+def test_fuse_ops_does_not_fuse_a_value_used_twice():
+    @I.ir_module
+    class Before:
+        @R.function
+        def main(x: R.Tensor((2, 3), "float32")):
+            with R.dataflow():
+                a = R.exp(x)
+                b = R.negative(a)
+                c = R.add(a, b)
+                R.output(c)
+            return c
+
+    mod = relax.transform.AnnotateTIROpPattern()(relax.transform.LegalizeOps()(Before))
+    with tvm.transform.PassContext(opt_level=3):
+        fused = relax.transform.FuseOps()(mod)
+    names = sorted(g.name_hint for g in fused.get_global_vars())
+    assert names == ["add", "exp", "fused_negative_add", "main", "negative"]
+
+
+@pytest.mark.parametrize("n", [1, 5])
+def test_fuse_tir_makes_one_kernel_with_the_same_values(n):
+    mod = relax.transform.FuseTIR()(_fused())
+    names = sorted(g.name_hint for g in mod.get_global_vars())
+    assert names == ["fused_matmul_add_relu", "main", "sum"]
+    kernel = mod["fused_matmul_add_relu"]
+    assert len(kernel.params) == 4
+    text = kernel.script()
+    assert "matmul_intermediate = T.sblock_alloc_buffer" in text
+    assert "T_add_intermediate = T.sblock_alloc_buffer" in text
+    rng = np.random.default_rng(0)
+    x = rng.standard_normal((n, 3)).astype("float32")
+    w = rng.standard_normal((3, 4)).astype("float32")
+    b = rng.standard_normal((4,)).astype("float32")
+    np.testing.assert_allclose(evaluate(mod, x, w, b), np.maximum(x @ w + b, 0).sum(1), rtol=1e-5)
+
+
+def test_fuse_tir_with_te_built_module():
+    bb = relax.BlockBuilder()
+    x = relax.Var("x", relax.TensorType((2, 3), "float32"))
+    with bb.function("main", [x]):
+        with bb.dataflow():
+            a = bb.emit_te(topi.exp, x)
+            b = bb.emit_te(topi.negative, a)
+            c = bb.emit_output(bb.call_te(topi.sqrt, b))
+        bb.emit_func_output(c)
+    mod = relax.transform.AnnotateTIROpPattern()(bb.get())
+    with tvm.transform.PassContext(opt_level=3):
+        mod = relax.transform.FuseTIR()(relax.transform.FuseOps()(mod))
+    assert sorted(g.name_hint for g in mod.get_global_vars()) == ["fused_exp_negative_sqrt", "main"]
+    data = np.full((2, 3), -1.0, "float32")
+    np.testing.assert_allclose(evaluate(mod, data), np.sqrt(-np.exp(data)), rtol=1e-6)
