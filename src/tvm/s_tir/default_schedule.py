@@ -20,8 +20,10 @@ rule that matches:
    (a 4 x 64 block of C accumulates over ``k`` while a 64-wide strip of B streams through
    the cache). B is not repacked into a blocked layout (a packed copy is future work).
 2. **generic**: when the innermost loop is a reduction and the last spatial loop indexes the
-   output's last (contiguous) dimension, that spatial loop is moved innermost (the
-   reduction runs outside it, so the innermost loop is vectorizable, e.g. ``sum(A, axis=0)``);
+   output's last (contiguous) dimension, that spatial loop is moved innermost when it also
+   runs along an input's last axis or the reduction runs along none (the reduction runs
+   outside it, so the innermost loop is vectorizable: ``sum(A, axis=0)``, untiled matmul
+   ``for i, k, j``);
    then the outermost loop becomes ``T.parallel`` when it is spatial, the nest does enough
    work (at least 4096 iterations, or a symbolic extent) and is not memory-bound (it has a
    reduction or calls a function such as ``exp``; see ``PARALLEL_MEMORY_BOUND``); the
@@ -305,7 +307,8 @@ def _generic(headers, spatial, block, realize, allow_parallel=True):
     out_last = _output_last_index_var(block, realize)
     reduce_vars = [h.var for h in headers if not kind_of[id(h.var)]]
     if (not kind_of[id(headers[-1].var)] and out_last is not None
-            and not _indexes_last_dim_of_a_load(block, realize, reduce_vars)):
+            and (not _indexes_last_dim_of_a_load(block, realize, reduce_vars)
+                 or _indexes_last_dim_of_a_load(block, realize, [out_last]))):
         last_spatial = [h for h in headers if kind_of[id(h.var)]]
         if last_spatial and last_spatial[-1].var is out_last:
             moved = last_spatial[-1]
@@ -340,8 +343,11 @@ def _indexes_last_dim_of_a_load(block, realize, loop_vars) -> bool:
         if isinstance(node, Var) and id(node) in bound:
             found.append(node)
 
+    outputs = {id(st.buffer) for st in _stores(block)}
+
     def visit(node):
-        if isinstance(node, BufferLoad) and node.indices:
+        # Inputs only: the accumulator's own load follows the output's layout.
+        if isinstance(node, BufferLoad) and node.indices and id(node.buffer) not in outputs:
             post_order_visit(node.indices[-1], visit_index)
 
     post_order_visit(block.body, visit)
