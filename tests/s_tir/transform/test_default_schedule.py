@@ -139,3 +139,20 @@ def test_column_reads_prevent_row_fusion():
     assert len(out.body.block.body.seq) == 2  # two separate nests
     a = np.random.default_rng(6).standard_normal((8, 8)).astype("float32")
     _same_results(func, out, [a, np.zeros_like(a)], 1)
+
+
+def test_untiled_matmul_runs_i_k_j():
+    A = te.placeholder((6, 5), "float32", name="A")
+    B = te.placeholder((5, 7), "float32", name="B")  # 7 columns: not a multiple of the tile
+    k = te.reduce_axis((0, 5), name="k")
+    C = te.compute((6, 7), lambda i, j: te.sum(A[i, k] * B[k, j], axis=k), name="C")
+    func = te.create_prim_func([A, B, C])
+    out = schedule_prim_func(func)
+    outer = out.body.block.body
+    _, update = outer.body.seq
+    assert [outer.loop_var.name, update.loop_var.name, update.body.loop_var.name] == [
+        "i", "k", "j"]
+    rng = np.random.default_rng(8)
+    a = rng.standard_normal((6, 5)).astype("float32")
+    b = rng.standard_normal((5, 7)).astype("float32")
+    _same_results(func, out, [a, b, np.zeros((6, 7), "float32")], 1)
