@@ -186,7 +186,19 @@ def _reused_temporaries():
     return _func([A, C], body, "reuse")
 
 
+def _parallel_assert():
+    # An assertion failing inside a parallel task raises in the caller.
+    A = decl_buffer((64,), "float32", name="A")
+    i = Var("i", "int32")
+    body = SeqStmt([
+        AssertStmt("ValueError", A[i] >= 0.0, ["negative input"]),
+        BufferStore(A, A[i] * 2.0, [i]),
+    ])
+    return _func([A], _loop(i, 64, body, ForKind.PARALLEL), "parallel_assert")
+
+
 FUNCS = {
+    "parallel_assert": _parallel_assert,
     "reuse": _reused_temporaries,
     "fill_n": _scalar_extent,
     "strided": _strided_view,
@@ -378,3 +390,13 @@ def test_reused_storage(built):
     c = np.zeros(64, "float32")
     fn(a, c)
     np.testing.assert_array_equal(c, ((a * 2 + 1) * 3)[::-1])
+
+
+def test_error_inside_a_parallel_task(built):
+    _, fn = _fn(built, "parallel_assert")
+    a = np.ones(64, "float32")
+    fn(a)
+    np.testing.assert_array_equal(a, 2)
+    a[50] = -1
+    with pytest.raises(ValueError, match="negative input"):
+        fn(a)
