@@ -153,25 +153,25 @@ def _check_require_grads(func, func_name, require_grads):
     return positions
 
 
+def _renamed_vars(func, new_func) -> dict:
+    """``id(original var) -> copied var`` for the parameters and bound variables (by position)."""
+    mapping = {id(old): new for old, new in zip(func.params, new_func.params)}
+    old_bindings = func.body.blocks[0].bindings
+    new_bindings = new_func.body.blocks[0].bindings
+    mapping.update({id(a.var): b.var for a, b in zip(old_bindings, new_bindings)})
+    return mapping
+
+
 def _adjoint_function(func, func_name, require_grads, target_index):
     """Build ``<func_name>_adjoint`` from ``func`` (already checked)."""
     target = _check_target(func, func_name, target_index)
     positions = _check_require_grads(func, func_name, require_grads)
-    target_pos = (
-        next(i for i, b in enumerate(func.body.blocks[0].bindings) if b.var is target)
-        if (any(b.var is target for b in func.body.blocks[0].bindings))
-        else None
-    )
 
     new_func = copy_with_new_vars(func)
     params = list(new_func.params)
     bindings = list(new_func.body.blocks[0].bindings)
     ret = new_func.body.body
-    new_target = (
-        bindings[target_pos].var
-        if target_pos is not None
-        else params[next(i for i, p in enumerate(func.params) if p is target)]
-    )
+    new_target = _renamed_vars(func, new_func)[id(target)]
     requested = [params[i] if kind == "param" else bindings[i].var for kind, i in positions]
 
     forward, info = strip_checkpoints(params, bindings)
