@@ -708,3 +708,17 @@ def test_no_grad_in_forward_stops_the_gradient():
 
     After = relax.transform.Gradient("main")(Before)
     assert_structural_equal(After["main_adjoint"], Expected["main_adjoint"])
+
+
+def test_adjoint_modules_are_well_formed():
+    """The module with the adjoint passes the well-formedness check (it throws otherwise)."""
+    after = relax.transform.Gradient("main")(_seed_module())
+    relax.analysis.well_formed(after)
+    assert relax.analysis.check_well_formed(after)
+
+
+def test_pass_runs_inside_sequential_and_pass_context():
+    seq = tvm.ir.transform.Sequential([relax.transform.Gradient("main")])
+    with tvm.transform.PassContext(opt_level=0):
+        after = seq(_seed_module())
+    assert "main_adjoint" in after

@@ -98,9 +98,8 @@ class BackwardGenerator:
         elif isinstance(base, Tuple):
             if not isinstance(increment, Tuple):
                 # Bind the tuple-valued increment once, then hand out its fields.
-                increment = (
-                    self._bb.emit(increment) if not isinstance(increment, Var) else (increment)
-                )
+                if not isinstance(increment, Var):
+                    increment = self._bb.emit(increment)
                 parts = [TupleGetItem(increment, i) for i in range(len(base.fields))]
             else:
                 parts = list(increment.fields)
