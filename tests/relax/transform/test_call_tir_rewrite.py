@@ -1,7 +1,6 @@
 """CallTIRRewrite: explicit output allocation for call_tir / call_dps_packed."""
 
 from tvm import relax
-from tvm.ir import assert_structural_equal
 from tvm.relax.expr import Call
 from tvm.script import ir as I
 from tvm.script import relax as R
@@ -22,7 +21,9 @@ def test_call_dps_packed_single_and_tuple_outputs():
     assert after["main"].attrs["relax.force_pure"]
     assert after.script().count("R.builtin.alloc_tensor") == 3
     after_calls = [
-        b.value for blk in after["main"].body.blocks for b in blk.bindings
+        b.value
+        for blk in after["main"].body.blocks
+        for b in blk.bindings
         if isinstance(b.value, Call) and isinstance(b.value.op, relax.ExternFunc)
     ]
     # The packed function receives its inputs then one allocation per output.
@@ -55,4 +56,4 @@ def test_call_tir_becomes_direct_call_with_tir_vars_last():
     assert "cumsum(" in text and "reshape(" in text
 
 
-from tvm.script import tirx as T  # noqa: E402 - used inside the TVMScript above
+from tvm.script import tirx as T

@@ -12,7 +12,7 @@ def test_unused_binding_and_unreachable_function():
         @R.function
         def main(x: R.Tensor((2,), "float32")):
             with R.dataflow():
-                unused = R.exp(x)
+                unused = R.exp(x)  # noqa: F841
                 gv = R.nn.relu(x)
                 R.output(gv)
             return gv
@@ -64,7 +64,7 @@ def test_impure_call_outside_dataflow_is_kept():
         @R.function(pure=False)
         def main(x: R.Tensor((2,), "float32")):
             _ = R.print(x, format="{}")
-            unused = R.exp(x)
+            unused = R.exp(x)  # noqa: F841
             return x
 
     @I.ir_module

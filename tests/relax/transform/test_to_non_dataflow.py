@@ -74,3 +74,23 @@ def test_module_without_dataflow_is_unchanged():
             return y
 
     assert_structural_equal(relax.transform.ToNonDataflow()(Before), Before)
+
+
+def test_block_of_output_vars_only_is_converted():
+    @I.ir_module
+    class Before:
+        @R.function
+        def main(x: R.Tensor((2,), "float32")):
+            with R.dataflow():
+                gv = R.exp(x)
+                R.output(gv)
+            return gv
+
+    @I.ir_module
+    class Expected:
+        @R.function
+        def main(x: R.Tensor((2,), "float32")):
+            gv = R.exp(x)
+            return gv
+
+    assert_structural_equal(relax.transform.ToNonDataflow()(Before), Expected)

@@ -18,7 +18,7 @@ After (every ``DataflowVar`` is now a ``Var``)::
 from __future__ import annotations
 
 from ...ir.transform import module_pass
-from ..expr import BindingBlock, SeqExpr, Var
+from ..expr import BindingBlock, DataflowBlock, SeqExpr, Var
 from ..expr_functor import ExprMutator
 from ._utils import map_functions
 
@@ -36,7 +36,11 @@ class _ToNonDataflow(ExprMutator):
 
     def visit_dataflow_block_(self, block):
         self.builder_.begin_binding_block()
-        return self._finish_block(block)
+        new_block = self._finish_block(block)
+        if isinstance(new_block, DataflowBlock):
+            # Unchanged bindings (no dataflow var in the block) still leave the dataflow block.
+            new_block = BindingBlock(new_block.bindings, span=new_block.span)
+        return new_block
 
     def visit_dataflow_var_def_(self, var):
         new_var = Var(var.name_hint, var.ty, var.span)

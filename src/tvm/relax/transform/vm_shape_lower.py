@@ -254,5 +254,8 @@ class VMShapeLower:
                 continue
             name = gvar.name_hint
             new_func = _Lowerer(func, name, bb).run(lambda prim: bb.add_func(prim, "shape_func"))
-            bb.update_func(gvar, bb.normalize(new_func.with_attr("relax.force_pure", True)))
+            if new_func.is_pure:
+                # The checks are impure calls: a pure function now forces its purity.
+                new_func = new_func.with_attr("relax.force_pure", True)
+            bb.update_func(gvar, bb.normalize(new_func))
         return bb.get()

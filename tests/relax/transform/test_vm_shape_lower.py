@@ -1,0 +1,95 @@
+"""VMShapeLower: parameter checks, the shape heap, make_shape and the shape function."""
+
+import tvm
+from tvm import relax
+from tvm.ir import Op
+from tvm.relax.expr import Call, ExternFunc
+from tvm.relax.ir.instrument import WellFormedInstrument
+from tvm.script import ir as I
+from tvm.script import relax as R
+
+
+def _calls(func):
+    out = []
+    for block in func.body.blocks:
+        for binding in block.bindings:
+            value = binding.value
+            if isinstance(value, Call):
+                if isinstance(value.op, ExternFunc):
+                    out.append(value.op.global_symbol)
+                elif isinstance(value.op, Op):
+                    out.append(value.op.name)
+                else:
+                    out.append(value.op.name_hint)
+    return out
+
+
+def _ints(call):
+    return [a.value.value for a in call.args if isinstance(a, relax.PrimValue)]
+
+
+def _packed(func, name):
+    return [
+        b.value
+        for blk in func.body.blocks
+        for b in blk.bindings
+        if isinstance(b.value, Call)
+        and isinstance(b.value.op, ExternFunc)
+        and b.value.op.global_symbol == name
+    ]
+
+
+def test_static_shapes_use_a_null_heap_and_immediate_codes():
+    @I.ir_module
+    class Before:
+        @R.function(pure=False)
+        def main(x: R.Tensor((2, 3), "float32")):
+            storage = R.vm.alloc_storage(R.shape([24]), 0, R.dtype("uint8"), R.str("global"))
+            alloc = R.vm.alloc_tensor(storage, 0, R.shape([2, 3]), R.dtype("float32"), 0)
+            _ = R.call_packed("exp", x, alloc, ty_args=R.Tuple())
+            return alloc
+
+    after = relax.transform.VMShapeLower()(Before)
+    func = after["main"]
+    assert _calls(func)[:3] == [
+        "relax.null_value",
+        "vm.builtin.check_tensor_info",
+        "vm.builtin.match_shape",
+    ]
+    (match,) = _packed(func, "vm.builtin.match_shape")[:1]
+    # ndim 2, then (code 0 = immediate, value) per dim
+    assert _ints(match) == [2, 0, 2, 0, 3]
+    assert match.args[-1].value == (
+        'ErrorContext(fn=main, loc=param[0], param=x, annotation=R.Tensor((2, 3), dtype="float32")) '
+    )
+    assert "vm.builtin.make_shape" not in func.script()
+
+
+def test_symbolic_shapes_store_load_and_compute_in_the_heap():
+    @I.ir_module
+    class Before:
+        @R.function
+        def main(x: R.Tensor(("n", 4), "float32"), y: R.Tensor((4, 4), "float32")):
+            with R.dataflow():
+                a = R.matmul(x, y)
+                b = R.exp(a)
+                R.output(b)
+            return b
+
+    with tvm.transform.PassContext(opt_level=0, instruments=[WellFormedInstrument()]):
+        mod = relax.pipeline.default_build_pipeline()(Before)
+    func = mod["main"]
+    calls = _calls(func)
+    assert calls[0] == "relax.call_builtin_with_ctx"
+    assert "shape_func" in calls
+    heap_size = func.body.blocks[0].bindings[0].value.args[1].fields[0].value.value
+    assert heap_size == 2  # n, then n * 16 (the byte size of an (n, 4) float32 tensor)
+    first_match = _packed(func, "vm.builtin.match_shape")[0]
+    assert _ints(first_match) == [2, 1, 0, 0, 4]  # store n in slot 0
+    last_match = _packed(func, "vm.builtin.match_shape")[-1]
+    assert _ints(last_match) == [2, 3, 0, 0, 4]  # the result: n must equal slot 0
+    make_shapes = [_ints(c) for c in _packed(func, "vm.builtin.make_shape")]
+    assert [1, 1, 1] in make_shapes  # the storage size: load slot 1
+    assert [2, 1, 0, 0, 4] in make_shapes  # the tensor shape (n, 4)
+    shape_func = mod["shape_func"].script()
+    assert "H[T.int64(1)] = H[T.int64(0)] * T.int64(16)" in shape_func
