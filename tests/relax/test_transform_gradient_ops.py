@@ -101,6 +101,10 @@ CASES = {
         ['R.Tensor((2, 3, 6, 6), "float32")', 'R.Tensor((4, 3, 3, 3), "float32")'],
         "R.nn.conv2d(a0, a1, strides=(1, 1), padding=(1, 1))",
     ),
+    "conv2d_strided_crop": (
+        ['R.Tensor((2, 3, 8, 8), "float32")', 'R.Tensor((4, 3, 3, 3), "float32")'],
+        "R.nn.conv2d(a0, a1, strides=(2, 2))",
+    ),
     "max_pool2d": (
         ['R.Tensor((2, 3, 6, 6), "float32")'],
         "R.nn.max_pool2d(a0, (2, 2), strides=(2, 2))",
@@ -531,6 +535,15 @@ EXPECTED = {
         'lv_adjoint: R.Tensor((2, 4, 6, 6), dtype="float32") = R.broadcast_to(gv_adjoint, R.shape([2, 4, 6, 6]))',
         'a0_adjoint: R.Tensor((2, 3, 6, 6), dtype="float32") = R.nn.conv2d_transpose(lv_adjoint, a1, strides=[1, 1], padding=[1, 1, 1, 1], output_padding=[0, 0], dilation=[1, 1], groups=1, data_layout="NCHW", kernel_layout="IOHW", out_layout="NCHW", out_dtype=None)',
         'a1_adjoint: R.Tensor((4, 3, 3, 3), dtype="float32") = R.nn.conv2d(a0, lv_adjoint, strides=[1, 1], padding=[1, 1, 1, 1], dilation=[1, 1], groups=1, data_layout="CNHW", kernel_layout="IOHW", out_layout="CNHW", out_dtype=None)',
+    ],
+    "conv2d_strided_crop": [
+        'lv: R.Tensor((2, 4, 3, 3), dtype="float32") = R.nn.conv2d(a0, a1, strides=[2, 2], padding=[0, 0, 0, 0], dilation=[1, 1], groups=1, data_layout="NCHW", kernel_layout="OIHW", out_layout="NCHW", out_dtype=None)',
+        'gv: R.Tensor((), dtype="float32") = R.sum(lv, axis=None, keepdims=False)',
+        'gv_adjoint: R.Tensor((), dtype="float32") = R.ones(R.shape([]), dtype="float32")',
+        'lv_adjoint: R.Tensor((2, 4, 3, 3), dtype="float32") = R.broadcast_to(gv_adjoint, R.shape([2, 4, 3, 3]))',
+        'a0_adjoint: R.Tensor((2, 3, 8, 8), dtype="float32") = R.nn.conv2d_transpose(lv_adjoint, a1, strides=[2, 2], padding=[0, 0, 0, 0], output_padding=[1, 1], dilation=[1, 1], groups=1, data_layout="NCHW", kernel_layout="IOHW", out_layout="NCHW", out_dtype=None)',
+        'lv_1: R.Tensor((4, 3, 4, 4), dtype="float32") = R.nn.conv2d(a0, lv_adjoint, strides=[1, 1], padding=[0, 0, 0, 0], dilation=[2, 2], groups=1, data_layout="CNHW", kernel_layout="IOHW", out_layout="CNHW", out_dtype=None)',
+        'a1_adjoint: R.Tensor((4, 3, 3, 3), dtype="float32") = R.strided_slice(lv_1, (0, 1, 2, 3), (0, 0, 0, 0), (4, 3, 3, 3), assume_inbound=False)',
     ],
     "max_pool2d": [
         'lv: R.Tensor((2, 3, 3, 3), dtype="float32") = R.nn.max_pool2d(a0, pool_size=[2, 2], strides=[2, 2], dilation=[1, 1], padding=[0, 0, 0, 0], ceil_mode=False, count_include_pad=False, layout="NCHW", out_layout="NCHW")',

@@ -3,8 +3,11 @@
 
 from __future__ import annotations
 
+import numpy as np
+
 from ...expr import const
 from ..binary import floor_mod
+from ..create import zeros
 from ..grad import take_backward
 from ..grad.grad import no_grad_all, register_gradient, static_dims
 from ..unary import clip
@@ -38,4 +41,36 @@ def _take_grad(orig_var, orig_call, output_grad, ctx):
         else:
             indices = clip(indices, 0, size - 1)
     grads[0] = take_backward(output_grad, x, indices, None if axis is None else int(axis))
+    return grads
+
+
+def _ints(expr):
+    """The Python ints of a Tuple of PrimValues (a strided_slice argument)."""
+    values = []
+    for field in expr.fields:
+        value = getattr(field, "value", field)
+        values.append(int(getattr(value, "value", value)))
+    return values
+
+
+@register_gradient("relax.strided_slice")
+def _strided_slice_grad(orig_var, orig_call, output_grad, ctx):
+    # Scatter the gradient back axis by axis: take_backward adds each gradient row at the
+    # input position it was sliced from, into zeros of the partially restored shape.
+    x, axes, begin, end, *rest = orig_call.args
+    dims = static_dims(x)
+    if dims is None:
+        raise ValueError("the strided_slice gradient is supported for static shapes only")
+    strides = _ints(rest[0]) if rest else [1] * len(axes.fields)
+    shape = list(static_dims(orig_var))
+    grad = output_grad
+    for axis, b, e, s in zip(_ints(axes), _ints(begin), _ints(end), strides):
+        axis %= len(dims)
+        positions = list(range(*slice(b, e, s).indices(dims[axis])))
+        shape[axis] = dims[axis]
+        target = zeros(shape, x.ty.dtype)
+        index = const(np.array(positions, "int64"), "int64")
+        grad = take_backward(grad, target, index, axis)
+    grads = no_grad_all(orig_call)
+    grads[0] = grad
     return grads

@@ -13,7 +13,7 @@ from ..binary import add, divide, greater, less, multiply, subtract
 from ..grad import avg_pool2d_backward, max_pool2d_backward, nll_loss_backward, no_grad
 from ..grad.grad import no_grad_all, register_gradient, scalar, shape_of, static_dims
 from ..index import strided_slice
-from ..manipulate import collapse_sum_to
+from ..manipulate import collapse_sum_to, expand_dims, squeeze
 from ..nn import conv2d, conv2d_transpose
 from ..statistical import mean, sum
 from ..ternary import where
@@ -82,60 +82,100 @@ def _pair(values):
     return [int(getattr(v, "value", v)) for v in values]
 
 
-@register_gradient("relax.nn.conv2d")
-def _conv2d_grad(orig_var, orig_call, output_grad, ctx):
-    data, weight = orig_call.args
-    attrs = orig_call.attrs
-    if (attrs.data_layout, attrs.kernel_layout, attrs.out_layout) != ("NCHW", "OIHW", "NCHW"):
+def _check_conv(attrs, name, layouts):
+    if (attrs.data_layout, attrs.kernel_layout, attrs.out_layout) != layouts:
         raise ValueError(
-            "the conv2d gradient supports the NCHW/OIHW/NCHW layouts only, got "
+            f"the {name} gradient supports the {'/'.join(layouts)} layouts only, got "
             f"{attrs.data_layout}/{attrs.kernel_layout}/{attrs.out_layout}"
         )
     if int(attrs.groups) != 1:
-        raise ValueError(f"the conv2d gradient supports groups=1 only, got groups={attrs.groups}")
+        raise ValueError(f"the {name} gradient supports groups=1 only, got groups={attrs.groups}")
+
+
+def _conv2d_grads(ctx, data, weight, output_grad, strides, padding, dilation, out_dtype):
+    """``(data_grad, weight_grad)`` of an NCHW/OIHW conv2d with groups=1 (as TVM 0.27)."""
     in_dims, w_dims, g_dims = static_dims(data), static_dims(weight), static_dims(output_grad)
     if None in (in_dims, w_dims, g_dims):
-        raise ValueError("the conv2d gradient needs static shapes")
-    strides, dilation = _pair(attrs.strides), _pair(attrs.dilation)
-    top, left, bottom, right = _pair(attrs.padding)
+        raise ValueError("the conv2d gradient is supported for static shapes only")
+    top, left, bottom, right = padding
     # The transposed convolution reproduces the input size up to this remainder.
     out_padding = []
     for k, (size, pad_sum) in enumerate(zip(in_dims[2:], (top + bottom, left + right))):
         covered = (g_dims[2 + k] - 1) * strides[k] - pad_sum + (w_dims[2 + k] - 1) * dilation[k]
         out_padding.append(size - covered - 1)
     data_grad = conv2d_transpose(
-        output_grad,
-        weight,
-        strides,
-        [top, left, bottom, right],
-        out_padding,
-        dilation,
-        attrs.groups,
-        "NCHW",
-        "IOHW",
-        "NCHW",
-        attrs.out_dtype,
-    )
+        output_grad, weight, strides, list(padding), out_padding, dilation, 1,
+        "NCHW", "IOHW", "NCHW", out_dtype,
+    )  # fmt: skip
     # The weight gradient correlates the input with the output gradient (strides and dilation
     # swap roles), computed in the CNHW/IOHW layouts so batch acts as the reduction axis.
     weight_grad = conv2d(
-        data,
-        output_grad,
-        dilation,
-        [top, left, bottom, right],
-        strides,
-        attrs.groups,
-        "CNHW",
-        "IOHW",
-        "CNHW",
-        attrs.out_dtype,
+        data, output_grad, dilation, list(padding), strides, 1, "CNHW", "IOHW", "CNHW", out_dtype
     )
-    normalized = ctx.normalize(weight_grad)
-    if static_dims(normalized) != w_dims:
-        weight_grad = strided_slice(
-            normalized, list(range(4)), [0, 0, 0, 0], list(w_dims), assume_inbound=False
-        )
-    return [data_grad, weight_grad]
+    return data_grad, _crop(ctx, weight_grad, w_dims)
+
+
+def _crop(ctx, expr, dims):
+    """``expr`` cut to ``dims`` when the computed window came out larger."""
+    normalized = ctx.normalize(expr)
+    if static_dims(normalized) == dims:
+        return expr
+    return strided_slice(normalized, list(range(len(dims))), [0] * len(dims), list(dims),
+                         assume_inbound=False)  # fmt: skip
+
+
+@register_gradient("relax.nn.conv2d")
+def _conv2d_grad(orig_var, orig_call, output_grad, ctx):
+    data, weight = orig_call.args
+    attrs = orig_call.attrs
+    _check_conv(attrs, "conv2d", ("NCHW", "OIHW", "NCHW"))
+    grads = _conv2d_grads(
+        ctx, data, weight, output_grad, _pair(attrs.strides), _pair(attrs.padding),
+        _pair(attrs.dilation), attrs.out_dtype,
+    )  # fmt: skip
+    return list(grads)
+
+
+@register_gradient("relax.nn.conv1d")
+def _conv1d_grad(orig_var, orig_call, output_grad, ctx):
+    # conv1d is conv2d with a unit height: expand, take the conv2d gradients, squeeze.
+    data, weight = orig_call.args
+    attrs = orig_call.attrs
+    _check_conv(attrs, "conv1d", ("NCW", "OIW", "NCW"))
+    (stride,), (dilation,) = _pair(attrs.strides), _pair(attrs.dilation)
+    left, right = _pair(attrs.padding)
+
+    def lift(expr):
+        return ctx.normalize(expand_dims(expr, [2]))
+
+    data_grad, weight_grad = _conv2d_grads(
+        ctx, lift(data), lift(weight), lift(output_grad), [1, stride], [0, left, 0, right],
+        [1, dilation], attrs.out_dtype,
+    )  # fmt: skip
+    return [squeeze(data_grad, [2]), squeeze(weight_grad, [2])]
+
+
+@register_gradient("relax.nn.conv2d_transpose")
+def _conv2d_transpose_grad(orig_var, orig_call, output_grad, ctx):
+    # conv2d_transpose(x, w) is the adjoint of conv2d(., w) (w read as OIHW), so the data
+    # gradient is that conv2d, and the weight gradient is conv2d's weight gradient with the
+    # roles of input and output swapped.
+    data, weight = orig_call.args
+    attrs = orig_call.attrs
+    _check_conv(attrs, "conv2d_transpose", ("NCHW", "IOHW", "NCHW"))
+    w_dims = static_dims(weight)
+    strides, padding, dilation = (
+        _pair(attrs.strides), _pair(attrs.padding), _pair(attrs.dilation)
+    )  # fmt: skip
+    data_grad = conv2d(
+        output_grad, weight, strides, padding, dilation, 1, "NCHW", "OIHW", "NCHW",
+        attrs.out_dtype,
+    )  # fmt: skip
+    weight_grad = conv2d(
+        output_grad, data, dilation, padding, strides, 1, "CNHW", "IOHW", "CNHW",
+        attrs.out_dtype,
+    )  # fmt: skip
+    return [data_grad, _crop(ctx, weight_grad, w_dims)]
 
 
 def _pool_backward(backward):
