@@ -93,3 +93,23 @@ def test_symbolic_shapes_store_load_and_compute_in_the_heap():
     assert [2, 1, 0, 0, 4] in make_shapes  # the tensor shape (n, 4)
     shape_func = mod["shape_func"].script()
     assert "H[T.int64(1)] = H[T.int64(0)] * T.int64(16)" in shape_func
+
+
+def test_symbolic_tir_vars_become_make_prim_value():
+    @I.ir_module
+    class Before:
+        @R.function
+        def main(x: R.Tensor(("n", 3), "float32")):
+            with R.dataflow():
+                y = R.cumsum(x, axis=None)
+                R.output(y)
+            return y
+
+    with tvm.transform.PassContext(opt_level=0, instruments=[WellFormedInstrument()]):
+        mod = relax.pipeline.default_build_pipeline()(Before)
+    func = mod["main"]
+    (prim,) = _packed(func, "vm.builtin.make_prim_value")
+    # The cumsum kernel reads n as a scalar: load heap slot 0 (where n was stored).
+    assert _ints(prim) == [1, 0]
+    assert str(prim.ty) == "T.int64"
+    assert "R.call_tir" not in mod.script()

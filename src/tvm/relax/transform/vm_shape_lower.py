@@ -16,21 +16,23 @@ The pass makes every shape computation explicit (this is the IR the VM executes)
 * every ``R.shape([...])`` that is not constant becomes ``R.call_packed("vm.builtin.make_shape",
   shape_heap, ndim, code0, value0, ...)`` (code 0 = immediate, 1 = load heap slot);
 * ``MatchCast`` of a tensor matches its dims the same way (storing new variables);
+* a symbolic scalar argument (a ``PrimValue`` from ``tir_vars``) becomes
+  ``R.call_packed("vm.builtin.make_prim_value", shape_heap, 1, slot)`` (code 1: load the
+  slot; 0: immediate);
 * before returning, the result is checked against the function's return annotation.
 
 ``err`` strings read ``ErrorContext(fn=main, loc=param[0], param=x, annotation=...)``.
-Limitation: a symbolic ``PrimValue`` argument (``tir_vars``) is left as is.
 """
 
 from __future__ import annotations
 
 from ...ffi.structural import structural_equal
 from ...ir.transform import module_pass
-from ...ir.type import TupleType
+from ...ir.type import PrimType, TupleType
 from ...tirx import expr as tir_expr
 from ...tirx.expr import IntImm
 from ..block_builder import BlockBuilder
-from ..expr import DataTypeImm, MatchCast, ShapeExpr, StringImm, VarBinding
+from ..expr import DataTypeImm, MatchCast, PrimValue, ShapeExpr, StringImm, VarBinding
 from ..op.base import call_packed as _call_packed
 from ..op.base import null_value
 from ..op.vm import call_builtin_with_ctx
@@ -53,6 +55,13 @@ def call_packed(name, *args, ty_args):
 
 def _static(dim):
     return isinstance(dim, (int, IntImm))
+
+
+def _is_const(value):
+    """A literal scalar (int, float or bool): nothing to compute at run time."""
+    return isinstance(value, (int, float)) or (
+        not isinstance(value, tir_expr.Var) and getattr(value, "value", None) is not None
+    )
 
 
 def _int(dim):
@@ -132,6 +141,21 @@ class _Lowerer:
             "gv", call_packed("vm.builtin.make_shape", *args, ty_args=ShapeType(ndim=len(values)))
         )
 
+    def make_prim_value(self, value):
+        """A symbolic scalar argument (``tir_vars``) read from its heap slot."""
+        if isinstance(value, tir_expr.Var) and value in self.slots:
+            slot = self.slots[value]
+        else:
+            slot = self._slot_of_expr(value)
+        call = call_packed(
+            "vm.builtin.make_prim_value",
+            self.heap,
+            MAKE_LOAD,
+            slot,
+            ty_args=PrimType(value.dtype),
+        )
+        return self.emit("gv", call)
+
     def rewrite_shapes(self, value):
         """``value`` with its non-constant ``ShapeExpr`` arguments replaced by make_shape."""
         from ..expr import Call
@@ -143,6 +167,9 @@ class _Lowerer:
         for arg in value.args:
             if isinstance(arg, ShapeExpr) and not all(_static(d) for d in arg.values):
                 args.append(self.make_shape(list(arg.values)))
+                changed = True
+            elif isinstance(arg, PrimValue) and not _is_const(arg.value):
+                args.append(self.make_prim_value(arg.value))
                 changed = True
             else:
                 args.append(arg)
@@ -156,13 +183,18 @@ class _Lowerer:
 
         lowerer = self
 
+        def need(dim):
+            if not _static(dim) and not (isinstance(dim, tir_expr.Var) and dim in lowerer.slots):
+                lowerer._slot_of_expr(dim)
+
         class _Find(ExprVisitor):
             def visit_shape_expr_(self, op):
                 for dim in op.values:
-                    if not _static(dim) and not (
-                        isinstance(dim, tir_expr.Var) and dim in lowerer.slots
-                    ):
-                        lowerer._slot_of_expr(dim)
+                    need(dim)
+
+            def visit_prim_value_(self, op):
+                if not _is_const(op.value):
+                    need(op.value)
 
         _Find().visit_expr(self.func.body)
 
