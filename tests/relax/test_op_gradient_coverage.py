@@ -29,7 +29,6 @@ MISSING = {
     "relax.dynamic_strided_slice": "no rule yet",
     "relax.nn.adaptive_avg_pool2d": "no rule yet",
     "relax.nn.attention": "no rule yet",
-    "relax.nn.batch_norm": "no rule yet (tuple output with running statistics)",
     "relax.nn.dropout": "no rule yet (the mask is random)",
     "relax.nn.group_norm": "no rule yet",
     "relax.grad.nll_loss_backward": "a gradient op itself (no second derivatives)",

@@ -158,3 +158,36 @@ def test_gradient_matches_finite_differences(case):
     tvm.testing.check_numerical_grads(
         forward, [inputs[i] for i in float_idx], [np.asarray(g) for g in grads], **tol
     )
+
+
+@pytest.mark.parametrize("training", [True, False])
+def test_batch_norm_gradient_through_all_outputs(training):
+    """The running statistics (outputs 1 and 2) carry gradient too."""
+    rng = np.random.default_rng(3)
+    shapes = [(4, 3, 2), (3,), (3,), (3,), (3,)]
+    names = ["x", "gamma", "beta", "moving_mean", "moving_var"]
+    params = [relax.Var(n, relax.TensorType(list(s), "float64")) for n, s in zip(names, shapes)]
+    bb = relax.BlockBuilder()
+    with bb.function("main", params):
+        with bb.dataflow():
+            out = bb.emit(relax.op.nn.batch_norm(*params, axis=1, training=training))
+            terms = []
+            for i, shape in enumerate([(4, 3, 2), (3,), (3,)]):
+                weight = relax.const(rng.uniform(0.5, 1.5, shape), "float64")
+                field = relax.TupleGetItem(out, i)
+                terms.append(bb.emit(relax.op.sum(relax.op.multiply(field, weight))))
+            gv = bb.emit_output(relax.op.add(relax.op.add(terms[0], terms[1]), terms[2]))
+        bb.emit_func_output(gv)
+    mod = relax.transform.Gradient("main")(bb.get())
+    evaluator = ReferenceEvaluator(mod)
+    inputs = [rng.uniform(-1, 1, s) for s in shapes]
+    inputs[4] = rng.uniform(0.5, 1.5, shapes[4])  # a variance is positive
+    _, grads = evaluator.run("main_adjoint", *inputs)
+    tvm.testing.check_numerical_grads(
+        lambda *args: evaluator.run("main", *args),
+        inputs,
+        [np.asarray(g) for g in grads],
+        atol=1e-5,
+        rtol=1e-4,
+        delta=1e-6,
+    )

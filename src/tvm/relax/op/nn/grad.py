@@ -8,12 +8,12 @@ from __future__ import annotations
 
 import math
 
-from ...expr import const
+from ...expr import TupleGetItem, const
 from ..binary import add, divide, greater, less, multiply, subtract
 from ..grad import avg_pool2d_backward, max_pool2d_backward, nll_loss_backward, no_grad
 from ..grad.grad import no_grad_all, register_gradient, scalar, shape_of, static_dims
 from ..index import strided_slice
-from ..manipulate import collapse_sum_to, expand_dims, squeeze
+from ..manipulate import collapse_sum_to, expand_dims, reshape, squeeze
 from ..nn import conv2d, conv2d_transpose
 from ..statistical import mean, sum
 from ..ternary import where
@@ -314,3 +314,61 @@ def _rms_norm_grad(orig_var, orig_call, output_grad, ctx):
     dx = multiply(inv_rms, subtract(dxhat, multiply(multiply(x, proj), multiply(inv_rms, inv_rms))))
     dw = collapse_sum_to(multiply(output_grad, multiply(x, inv_rms)), shape_of(weight))
     return [dx, dw]
+
+
+@register_gradient("relax.nn.batch_norm")
+def _batch_norm_grad(orig_var, orig_call, output_grad, ctx):
+    # Outputs: (normalized, new running mean, new running var). In training the batch statistics
+    # normalize and the running statistics move by momentum m towards them; in evaluation the
+    # running statistics normalize and pass through unchanged.
+    x, gamma, beta, moving_mean, moving_var = orig_call.args
+    attrs = orig_call.attrs
+    dims = static_dims(x)
+    if dims is None:
+        raise ValueError("the batch_norm gradient is supported for static shapes only")
+    axis = int(attrs.axis) % len(dims)
+    reduce = [i for i in range(len(dims)) if i != axis]
+    count = 1
+    for i in reduce:
+        count *= dims[i]
+    channel_shape = [dims[axis] if i == axis else 1 for i in range(len(dims))]
+
+    def per_channel(value):
+        return reshape(value, channel_shape)
+
+    g = ctx.emit(TupleGetItem(output_grad, 0))
+    g_mean, g_var = TupleGetItem(output_grad, 1), TupleGetItem(output_grad, 2)
+    momentum = float(attrs.momentum)
+    if attrs.training:
+        centered = ctx.emit(subtract(x, mean(x, reduce, keepdims=True)))
+        var = mean(multiply(centered, centered), reduce, keepdims=True)
+    else:
+        centered = ctx.emit(subtract(x, per_channel(moving_mean)))
+        var = per_channel(moving_var)
+    inv_std = ctx.emit(divide(scalar(1.0, x), sqrt(add(var, scalar(float(attrs.epsilon), x)))))
+    xhat = ctx.emit(multiply(centered, inv_std))
+    dxhat = ctx.emit(multiply(g, per_channel(gamma))) if attrs.scale else g
+    grads = [None, no_grad(gamma), no_grad(beta), None, None]
+    if attrs.scale:
+        grads[1] = sum(multiply(g, xhat), reduce)
+    if attrs.center:
+        grads[2] = sum(g, reduce)
+    if attrs.training:
+        inner = subtract(
+            subtract(dxhat, mean(dxhat, reduce, keepdims=True)),
+            multiply(xhat, mean(multiply(dxhat, xhat), reduce, keepdims=True)),
+        )
+        stats = add(
+            multiply(scalar(momentum / count, x), per_channel(g_mean)),
+            multiply(multiply(scalar(2 * momentum / count, x), centered), per_channel(g_var)),
+        )
+        grads[0] = add(multiply(inv_std, inner), stats)
+        grads[3] = multiply(scalar(1.0 - momentum, x), g_mean)
+        grads[4] = multiply(scalar(1.0 - momentum, x), g_var)
+    else:
+        grads[0] = multiply(dxhat, inv_std)
+        grads[3] = subtract(g_mean, sum(multiply(dxhat, inv_std), reduce))
+        cube = multiply(multiply(inv_std, inv_std), inv_std)
+        slope = multiply(multiply(dxhat, centered), multiply(scalar(-0.5, x), cube))
+        grads[4] = add(g_var, sum(slope, reduce))
+    return grads
