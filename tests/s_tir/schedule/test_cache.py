@@ -91,16 +91,6 @@ def test_cache_read_inside_the_writer_nest_matches_tvm(wl):
     wl.assert_replays(sch, func)
 
 
-def test_cache_read_of_a_buffer_read_where_it_is_written_is_refused(wl):
-    sch = s_tir.Schedule(wl.chain(), error_render_level="fast")
-    c = sch.get_sblock("C")
-    sch.decompose_reduction(c, sch.get_loops(c)[0])
-    # C_update reads C where it writes it: no place for a copy in between.
-    with pytest.raises(s_tir.ScheduleError, match="reads C in the same loop-nest item that "
-                       "writes it"):
-        sch.cache_read(c, 0, "local")
-
-
 def test_cache_write_inside_a_tile_copies_the_tile(wl):
     func = wl.matmul(9, 7, 5, relu=True)
     sch = s_tir.Schedule(func)
@@ -120,3 +110,26 @@ def test_cache_write_inside_a_tile_copies_the_tile(wl):
     inputs = [wl.rand(9, 5), wl.rand(7, 5, seed=1)]
     wl.assert_same_result(func, sch, inputs, (9, 7))
     wl.assert_replays(sch, func)
+
+
+def test_cache_of_a_buffer_with_two_writers_is_refused(wl):
+    sch = s_tir.Schedule(wl.matmul(6, 5, 4, relu=True), error_render_level="fast")
+    c = sch.get_sblock("C")
+    init = sch.decompose_reduction(c, sch.get_loops(c)[1])
+    message = (r"The buffer C is expected to be written by single block, but got 2 blocks who "
+               r"write it \(\['C_init', 'C_update'\]\)")
+    with pytest.raises(s_tir.ScheduleError, match=message):
+        sch.cache_write(init, 0, "local")
+    with pytest.raises(s_tir.ScheduleError, match=message):
+        sch.cache_read(c, 0, "local")
+
+
+def test_inlining_a_block_that_shares_its_buffer_is_refused(wl):
+    sch = s_tir.Schedule(wl.chain(), error_render_level="fast")
+    c = sch.get_sblock("C")
+    init = sch.decompose_reduction(c, sch.get_loops(c)[1])
+    with pytest.raises(s_tir.ScheduleError, match=r"'C_init' is not the only writer of C \(also "
+                       r"written by \['C_update'\]\)"):
+        sch.compute_inline(init)
+    with pytest.raises(s_tir.ScheduleError, match="'C_update' is not the only writer"):
+        sch.reverse_compute_inline(c)

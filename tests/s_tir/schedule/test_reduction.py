@@ -101,3 +101,14 @@ def test_rfactor_errors(wl):
         sch.rfactor(bi, 0)
     with pytest.raises(s_tir.ScheduleError, match="factor_axis 5 is out of range"):
         sch.rfactor(ck, 5)
+
+
+def test_decompose_reduction_below_a_reduction_loop_is_refused(wl):
+    sch = s_tir.Schedule(wl.chain(), error_render_level="fast")
+    c = sch.get_sblock("C")
+    i, k = sch.get_loops(c)
+    sch.reorder(k, i)
+    with pytest.raises(s_tir.ScheduleError, match="The loop k above loop i drives a reduction "
+                       "iteration variable of block 'C'"):
+        sch.decompose_reduction(c, i)
+    sch.decompose_reduction(c, k)

@@ -180,6 +180,14 @@ class CachePrimitives:
                 f"{realize.block.name_hint!r} has {len(regions)} {field} buffers "
                 f"({[r.buffer.name for r in regions]})", [realize.block])
         buf = regions[index].buffer
+        body = self.mod[func_name].body
+        writers = [r for r in scope_blocks(body, path)
+                   if any(w.buffer is buf for w in r.block.writes)]
+        if len(writers) > 1:
+            raise self._error(
+                primitive, f"The buffer {buf.name} is expected to be written by single block, "
+                f"but got {len(writers)} blocks who write it "
+                f"({[w.block.name_hint for w in writers]})", [w.block for w in writers])
         new = new_buffer(buf.shape, buf.dtype, f"{buf.name}_{scope}", scope)
         return func_name, path, realize, buf, new
 

@@ -15,31 +15,55 @@ Supported block shapes (each checked, with a ``ScheduleError`` naming the condit
 from __future__ import annotations
 
 from ...arith import Analyzer
+from ...ffi.structural import structural_equal
 from ...ir.expr import Range
 from ...tirx.expr import And, Var
 from ...tirx.generic import const
-from ...tirx.stmt import BufferStore, For, ForKind, IterVar, SBlockRealize
+from ...tirx.stmt import BufferRegion, BufferStore, For, ForKind, IterVar, SBlockRealize
 from ...tirx.stmt_functor import StmtExprMutator, substitute
 from ..access_region import infer_sblock_regions
 from .base import SBlockRV
-from .lookup import consumers, enclosing_block, producers
+from .lookup import consumers, enclosing_block, producers, scope_blocks
 from .state import iter_blocks, make_seq, relax_region, replace_stmts, seq_of
 
 __all__ = ["ComputeLocationPrimitives"]
 
 
 class _InlineLoads(StmtExprMutator):
-    """Replace loads of ``buffer`` by ``fn(indices)``."""
+    """Replace loads of ``buffer`` by ``fn(indices)``; with a ``producer`` block (storing at
+    ``index_vars``), also replace read regions of ``buffer`` by what the producer reads."""
 
-    def __init__(self, buffer, fn):
+    def __init__(self, buffer, fn, producer=None, index_vars=None):
         self.buffer = buffer
         self.fn = fn
+        self.producer = producer
+        self.index_vars = index_vars
 
     def visit_buffer_load_(self, op):
         op = super().visit_buffer_load_(op)
         if op.buffer is self.buffer:
             return self.fn(op.indices)
         return op
+
+    def visit_sblock_(self, op):
+        new = super().visit_sblock_(op)
+        if self.producer is None or not any(r.buffer is self.buffer for r in new.reads):
+            return new
+        ana = Analyzer()
+        reads = []
+        for r in new.reads:
+            if r.buffer is not self.buffer:
+                reads.append(r)
+                continue
+            dom = dict(zip(self.index_vars, r.region))
+            for pr in self.producer.reads:
+                bounds = relax_region(pr, {}, dom, ana)
+                mapped = BufferRegion(pr.buffer, [Range(lo, ana.simplify(hi - lo + 1))
+                                                  for lo, hi in bounds])
+                if not any(x.buffer is mapped.buffer and structural_equal(x, mapped)
+                           for x in reads):
+                    reads.append(mapped)
+        return new.replace(reads=tuple(reads))
 
 
 def _store_of(block):
@@ -72,18 +96,6 @@ def _loads(stmt, buffer):
 
     _Find().visit_stmt(stmt)
     return found
-
-
-def _refresh_reads(block, removed, written_from_reads=False):
-    """Reads of ``block`` with the region of ``removed`` replaced by freshly inferred ones."""
-    reads, _ = infer_sblock_regions(block)
-    old = [r for r in block.reads if r.buffer is not removed]
-    have = {id(r.buffer) for r in old}
-    writes = {id(r.buffer) for r in block.writes}
-    pos = next((i for i, r in enumerate(block.reads) if r.buffer is removed), len(old))
-    new = [r for r in reads if id(r.buffer) not in have and r.buffer is not removed
-           and (written_from_reads or id(r.buffer) not in writes)]
-    return block.replace(reads=tuple(old[:pos] + new + old[pos:]))
 
 
 def _is_param(sch, func_name, buffer):
@@ -150,6 +162,14 @@ class ComputeLocationPrimitives:
         store = _store_of(blk)
         if enclosing_block(path) is None:
             raise self._error(primitive, "The root block cannot be inlined", [blk])
+        others = [r.block.name_hint for r in scope_blocks(self.mod[func_name].body, path)
+                  if r is not realize and store is not None
+                  and any(w.buffer is store.buffer for w in r.block.writes)]
+        if others:
+            raise self._error(
+                primitive, f"The block {blk.name_hint!r} is not the only writer of "
+                f"{store.buffer.name} (also written by {others}); it is not a complete block "
+                "and cannot be inlined", [blk])
         if not _is_complete(blk) or store is None:
             raise self._error(
                 primitive,
@@ -180,15 +200,11 @@ class ComputeLocationPrimitives:
         def inline(indices):
             return substitute(value, dict(zip(index_vars, indices)))
 
-        body = self.mod[func_name].body
-        table = {id(realize): None}
-        mutator = _InlineLoads(buf, inline)
-        for other, opath in iter_blocks(body):
-            if other is realize or not any(r.buffer is buf for r in other.block.reads):
-                continue
-            new_blk = mutator.visit_stmt(other.block)
-            table[id(other.block)] = _refresh_reads(new_blk, buf)
-        self._commit(func_name, _drop_alloc(replace_stmts(body, table), buf))
+        body = replace_stmts(self.mod[func_name].body, {id(realize): None})
+        # Loads of the buffer become the producer's value; in every block (nested ones too)
+        # a read region of the buffer becomes the regions the producer reads for it.
+        body = _InlineLoads(buf, inline, blk, index_vars).visit_stmt(body)
+        self._commit(func_name, _drop_alloc(body, buf))
         self._record("compute_inline", kwargs={"block": block})
 
     def reverse_compute_inline(self, block: SBlockRV | str) -> None:
@@ -209,6 +225,10 @@ class ComputeLocationPrimitives:
                 prim, f"The producer block {prod.block.name_hint!r} must be a complete block "
                 "(spatial iters only, no init) with a single BufferStore body", [blk, prod.block])
         prod_path = next(p for r, p in iter_blocks(body) if r is prod)
+        if any(r is not prod and any(w.buffer is pstore.buffer for w in r.block.writes)
+               for r in scope_blocks(body, prod_path)):
+            raise self._error(prim, f"The producer block {prod.block.name_hint!r} is not the "
+                              f"only writer of {pstore.buffer.name}", [blk, prod.block])
         if len(consumers(body, prod_path)) != 1:
             raise self._error(prim, f"The producer block {prod.block.name_hint!r} must have "
                               f"{blk.name_hint!r} as its only consumer", [blk, prod.block])

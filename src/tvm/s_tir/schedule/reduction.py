@@ -15,7 +15,7 @@ from ..access_region import infer_sblock_regions
 from .base import SBlockRV
 from .lookup import block_loops, child_realizes, enclosing_block
 from .loops import uses_var
-from .state import make_seq, new_buffer, replace_stmts, seq_of
+from .state import make_seq, new_buffer, replace_stmts
 
 __all__ = ["ReductionPrimitives"]
 
@@ -78,7 +78,17 @@ class ReductionPrimitives:
             raise self._error(prim, f"The loop {target.loop_var.name} is not an ancestor of "
                               f"block {blk.name_hint!r}", [target, blk])
         loops = block_loops(bpath)
-        nest = loops[next(i for i, lp in enumerate(loops) if lp is target):]
+        at = next(i for i, lp in enumerate(loops) if lp is target)
+        nest = loops[at:]
+        reduce_binds = [v for iv, v in zip(blk.iter_vars, realize.iter_values)
+                        if iv.iter_type != IterVar.DataPar]
+        above = [lp for lp in loops[:at] if any(uses_var(v, lp.loop_var) for v in reduce_binds)]
+        if above:
+            raise self._error(
+                prim, f"The loop {above[0].loop_var.name} above loop {target.loop_var.name} "
+                f"drives a reduction iteration variable of block {blk.name_hint!r}; "
+                "decompose_reduction needs every reduction loop under the given loop (the "
+                "init would otherwise run on every iteration)", [above[0], target, blk])
         spatial = [(iv, v) for iv, v in zip(blk.iter_vars, realize.iter_values)
                    if iv.iter_type == IterVar.DataPar]
         reduce_vals = [v for iv, v in zip(blk.iter_vars, realize.iter_values)
@@ -225,21 +235,21 @@ class ReductionPrimitives:
                         [BufferRegion.from_point(buf, wb_idx)], blk.name_hint, wb_body,
                         init=BufferStore(buf, substitute(blk.init.value, wvmap), wb_idx),
                         annotations=blk.annotations)
-        wb_stmt = SBlockRealize(wb_vals, const(True, "bool"), wb_blk)
+        # The write-back keeps the predicate's conjuncts over the loops it copies.
+        top_at = next(i for i, n in enumerate(loops) if n is top)
+        kept_ids = {id(v) for v in wmap}
+        dropped = [lp.loop_var for lp in loops[top_at:] if id(lp.loop_var) not in kept_ids]
+        conds = [substitute(c, wmap) for c in _conjuncts(realize.predicate)
+                 if not any(uses_var(c, v) for v in dropped)]
+        wb_pred = conds[0] if conds else const(True, "bool")
+        for c in conds[1:]:
+            wb_pred = And(wb_pred, c)
+        wb_stmt = SBlockRealize(wb_vals, wb_pred, wb_blk)
         for lp in reversed(wb_loops):
             wb_stmt = lp.replace(body=wb_stmt)
         new_top = replace_stmts(top, {id(realize): rf_realize})
-        items = []
-        for s in seq_of(scope.body):
-            items.extend([new_top, wb_stmt] if s is top else [s])
-        if not any(s is top for s in seq_of(scope.body)):
-            parent = bpath[next(i for i, n in enumerate(bpath) if n is top) - 1]
-            new_parent = parent.replace(body=make_seq(
-                [x for s in seq_of(parent.body) for x in ([new_top, wb_stmt] if s is top
-                                                             else [s])]))
-            new_scope = replace_stmts(scope, {id(parent): new_parent})
-        else:
-            new_scope = scope.replace(body=make_seq(items))
+        # The write-back nest follows the rf nest (in the sequence holding it, or a new one).
+        new_scope = replace_stmts(scope, {id(top): make_seq([new_top, wb_stmt])})
         new_scope = new_scope.replace(alloc_buffers=tuple(new_scope.alloc_buffers) + (rf_buf,))
         self._commit(func_name, replace_stmts(self.mod[func_name].body, {id(scope): new_scope}))
         rv = self._new_rv(SBlockRV, func_name, rf_name)
