@@ -23,14 +23,11 @@ _FLOAT = ("float16", "float32", "float64", "bfloat16")
 #: Float ops without a gradient rule, with the reason.
 MISSING = {
     "relax.sort": "kept without a rule, as in TVM 0.27 (the F.2 error example)",
-    "relax.topk": "values and indices output; no rule yet",
     "relax.einsum": "no rule yet (would need subscript rewriting)",
     "relax.layout_transform": "no rule yet (needs the inverse index map)",
     "relax.dynamic_strided_slice": "no rule yet",
-    "relax.nn.adaptive_avg_pool2d": "no rule yet",
     "relax.nn.attention": "no rule yet",
     "relax.nn.dropout": "no rule yet (the mask is random)",
-    "relax.nn.group_norm": "no rule yet",
     "relax.grad.nll_loss_backward": "a gradient op itself (no second derivatives)",
     "relax.grad.max_pool2d_backward": "a gradient op itself (no second derivatives)",
     "relax.grad.avg_pool2d_backward": "a gradient op itself (no second derivatives)",

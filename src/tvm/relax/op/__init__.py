@@ -51,6 +51,7 @@ from .index import grad as _index_grad
 from .linear_algebra import grad as _linear_algebra_grad
 from .manipulate import grad as _manipulate_grad
 from .nn import grad as _nn_grad
+from .search import grad as _search_grad
 from .statistical import grad as _statistical_grad
 from .ternary import grad as _ternary_grad
 from .unary import grad as _unary_grad

@@ -372,3 +372,68 @@ def _batch_norm_grad(orig_var, orig_call, output_grad, ctx):
         slope = multiply(multiply(dxhat, centered), multiply(scalar(-0.5, x), cube))
         grads[4] = add(g_var, sum(slope, reduce))
     return grads
+
+
+@register_gradient("relax.nn.adaptive_avg_pool2d")
+def _adaptive_avg_pool2d_grad(orig_var, orig_call, output_grad, ctx):
+    # When the output size divides the input size, the adaptive windows are a regular
+    # average pool (window = stride = input / output).
+    x = orig_call.args[0]
+    attrs = orig_call.attrs
+    layout = attrs.layout
+    in_dims, out_dims = static_dims(x), static_dims(orig_var)
+    if in_dims is None or out_dims is None:
+        raise ValueError("the adaptive_avg_pool2d gradient is supported for static shapes only")
+    spatial = [layout.index("H"), layout.index("W")]
+    window = []
+    for axis in spatial:
+        if in_dims[axis] % out_dims[axis]:
+            raise ValueError(
+                "the adaptive_avg_pool2d gradient is supported only when the output size "
+                f"divides the input size, got {in_dims[axis]} -> {out_dims[axis]}"
+            )
+        window.append(in_dims[axis] // out_dims[axis])
+    return [
+        avg_pool2d_backward(
+            output_grad, x, window, window, [0, 0, 0, 0], [1, 1], False, False, layout,
+            attrs.out_layout,
+        )
+    ]  # fmt: skip
+
+
+@register_gradient("relax.nn.group_norm")
+def _group_norm_grad(orig_var, orig_call, output_grad, ctx):
+    # Split the channel axis into (groups, channels per group) and apply the layer-norm
+    # gradient over each group's channels and the normalized axes.
+    x, gamma, beta = orig_call.args
+    attrs = orig_call.attrs
+    dims = static_dims(x)
+    if dims is None:
+        raise ValueError("the group_norm gradient is supported for static shapes only")
+    ndim = len(dims)
+    ch = int(attrs.channel_axis) % ndim
+    groups = int(attrs.num_groups)
+    grouped = dims[:ch] + [groups, dims[ch] // groups] + dims[ch + 1 :]
+    axes = [ch + 1] + [int(a) % ndim + (1 if int(a) % ndim > ch else 0) for a in attrs.axes]
+    others = [i for i in range(ndim) if i != ch]
+    channel_shape = [dims[ch] if i == ch else 1 for i in range(ndim)]
+
+    xg = reshape(x, grouped)
+    centered = ctx.emit(subtract(xg, mean(xg, axes, keepdims=True)))
+    var = mean(multiply(centered, centered), axes, keepdims=True)
+    inv_std = ctx.emit(divide(scalar(1.0, x), sqrt(add(var, scalar(float(attrs.epsilon), x)))))
+    xhat_g = ctx.emit(multiply(centered, inv_std))
+    grads = [None, no_grad(gamma), no_grad(beta)]
+    dxhat = output_grad
+    if attrs.scale:
+        dxhat = multiply(output_grad, reshape(gamma, channel_shape))
+        grads[1] = sum(multiply(output_grad, reshape(xhat_g, dims)), others)
+    if attrs.center:
+        grads[2] = sum(output_grad, others)
+    dxhat_g = ctx.emit(reshape(dxhat, grouped))
+    inner = subtract(
+        subtract(dxhat_g, mean(dxhat_g, axes, keepdims=True)),
+        multiply(xhat_g, mean(multiply(dxhat_g, xhat_g), axes, keepdims=True)),
+    )
+    grads[0] = reshape(multiply(inv_std, inner), dims)
+    return grads
