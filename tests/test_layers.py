@@ -32,6 +32,7 @@ LAYERS = {
     "ir": 2,
     "target": 2,
     "arith": 3,
+    "sym": 3,  # TVM 0.27's name for arith (a re-export package)
     "tirx": 4,
     "s_tir": 5,
     "te": 5,
@@ -47,6 +48,7 @@ PACKAGES = [
     "ir",
     "target",
     "arith",
+    "sym",
     "tirx",
     "s_tir",
     "te",

@@ -59,6 +59,7 @@ if not _RUNTIME_ONLY:
     _import_layer("ir")
     _import_layer("target")
     _import_layer("arith")
+    _import_layer("sym")  # TVM 0.27's name for tvm.arith (a re-export)
     _import_layer("tirx")
     _import_layer("s_tir")
     _import_layer("te")

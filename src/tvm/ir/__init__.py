@@ -5,6 +5,7 @@ from . import transform
 from .attrs import Attrs, DictAttrs, make_node
 from .base import Node, Scriptable, SourceName, Span
 from .expr import BaseExpr, GlobalVar, PrimExpr, Range, RelaxExpr
+from .function import BaseFunc
 from .instrument import PassInstrument
 from .module import GlobalInfo, IRModule
 from .op import Op, register_op, register_op_attr
@@ -16,6 +17,7 @@ Expr = RelaxExpr
 __all__ = [
     "Attrs",
     "BaseExpr",
+    "BaseFunc",
     "DictAttrs",
     "Expr",
     "FuncType",

@@ -19,6 +19,7 @@ from ..ffi.node import DEF, IGNORE, Node, field
 from ..ir.attrs import DictAttrs
 from ..ir.base import Scriptable
 from ..ir.expr import GlobalVar, RelaxExpr
+from ..ir.function import BaseFunc
 from ..ir.op import Op
 from ..ir.type import PrimType, StringType, TupleType, Type
 from ..runtime.tensor import tensor as _runtime_tensor
@@ -344,10 +345,6 @@ class SeqExpr(ExprWithOp, RelaxExpr, type_key="relax.expr.SeqExpr"):
         if not blocks and isinstance(body, (Var, Constant, ShapeExpr, PrimValue)):
             ty = body.ty
         self.__init_fields__(blocks, body, span=span, ty=ty)
-
-
-class BaseFunc(RelaxExpr, type_key="ir.BaseFunc"):
-    """Base class of functions stored in an IRModule (Relax ``Function``, TIR ``PrimFunc``)."""
 
 
 class Function(ExprWithOp, BaseFunc, type_key="relax.expr.Function"):

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from ..ffi.node import DEF, field
 from ..ir.attrs import DictAttrs
-from ..ir.expr import RelaxExpr
+from ..ir.function import BaseFunc
 from ..ir.type import FuncType, PointerType, PrimType, TupleType
 from .buffer import Buffer
 from .expr import Var
@@ -82,7 +82,7 @@ class BufferMap(tuple):
 _ABSENT = object()
 
 
-class PrimFunc(RelaxExpr, type_key="tirx.PrimFunc"):
+class PrimFunc(BaseFunc, type_key="tirx.PrimFunc"):
     """A function of TIR statements.
 
     Parameters
