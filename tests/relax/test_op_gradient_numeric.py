@@ -191,3 +191,41 @@ def test_batch_norm_gradient_through_all_outputs(training):
         rtol=1e-4,
         delta=1e-6,
     )
+
+
+@pytest.mark.parametrize(
+    "subscripts, shapes",
+    [
+        ("ij->j", [(3, 4)]),
+        ("ij,jk", [(2, 3), (3, 4)]),
+        ("ij,ij->", [(2, 3), (2, 3)]),
+        ("bij,bjk->bik", [(2, 3, 4), (2, 4, 5)]),
+        ("i,j->ij", [(3,), (4,)]),
+        ("ijk,k->i", [(2, 3, 4), (4,)]),
+    ],
+)
+def test_einsum_gradient(subscripts, shapes):
+    rng = np.random.default_rng(5)
+    params = [
+        relax.Var(f"a{i}", relax.TensorType(list(s), "float64")) for i, s in enumerate(shapes)
+    ]
+    bb = relax.BlockBuilder()
+    with bb.function("main", params):
+        with bb.dataflow():
+            out = bb.emit(relax.op.einsum(params, subscripts))
+            dims = [int(d) for d in out.ty.shape.values]
+            weight = relax.const(rng.uniform(0.5, 1.5, dims), "float64")
+            gv = bb.emit_output(relax.op.sum(relax.op.multiply(out, weight)))
+        bb.emit_func_output(gv)
+    mod = relax.transform.Gradient("main")(bb.get())
+    evaluator = ReferenceEvaluator(mod)
+    inputs = [rng.uniform(-1, 1, s) for s in shapes]
+    _, grads = evaluator.run("main_adjoint", *inputs)
+    tvm.testing.check_numerical_grads(
+        lambda *args: evaluator.run("main", *args),
+        inputs,
+        [np.asarray(g) for g in grads],
+        atol=1e-5,
+        rtol=1e-4,
+        delta=1e-6,
+    )

@@ -7,10 +7,11 @@ shapes (collapse-sum over broadcast batch dims, squeeze of a promoted 1-D ``b``)
 
 from __future__ import annotations
 
+from ...expr import Tuple, TupleGetItem
 from ..binary import multiply
-from ..grad.grad import fit_shape, register_gradient
-from ..linear_algebra import matmul
-from ..manipulate import expand_dims, permute_dims, squeeze
+from ..grad.grad import fit_shape, register_gradient, shape_of
+from ..linear_algebra import einsum, matmul
+from ..manipulate import broadcast_to, expand_dims, permute_dims, squeeze
 
 
 def _transpose(x, ndim):
@@ -47,3 +48,57 @@ def _outer_grad(orig_var, orig_call, output_grad, ctx):
     # z = a b^T: dz/da = g @ b, dz/db = g^T @ a
     a, b = orig_call.args
     return [matmul(output_grad, b), matmul(permute_dims(output_grad, [1, 0]), a)]
+
+
+def _einsum_terms(subscripts, count):
+    """``(input subscripts, output subscript)`` of an einsum (implicit output: the letters
+    appearing once, sorted, as NumPy)."""
+    subscripts = subscripts.replace(" ", "")
+    if "." in subscripts:
+        raise ValueError("einsum gradients of ellipsis ('...') subscripts are not supported")
+    if "->" in subscripts:
+        inputs, output = subscripts.split("->")
+    else:
+        inputs = subscripts
+        letters = inputs.replace(",", "")
+        output = "".join(sorted(c for c in set(letters) if letters.count(c) == 1))
+    terms = inputs.split(",")
+    if len(terms) != count:
+        raise ValueError(f"einsum subscripts {subscripts!r} do not match {count} operands")
+    return terms, output
+
+
+@register_gradient("relax.einsum")
+def _einsum_grad(orig_var, orig_call, output_grad, ctx):
+    # The gradient of operand i contracts the output gradient with the other operands back to
+    # operand i's subscript; letters only operand i has (summed away) are broadcast back.
+    (operands,) = orig_call.args
+    fields = operands.ty.fields
+    exprs = [
+        operands.fields[i] if isinstance(operands, Tuple) else TupleGetItem(operands, i)
+        for i in range(len(fields))
+    ]
+    terms, output = _einsum_terms(str(orig_call.attrs.subscripts), len(fields))
+    grads = []
+    for i, term in enumerate(terms):
+        if len(set(term)) != len(term):
+            raise ValueError(
+                "einsum gradients of repeated subscripts in one operand (diagonals) are not "
+                f"supported (got {term!r})"
+            )
+        others = [t for j, t in enumerate(terms) if j != i]
+        other_exprs = [e for j, e in enumerate(exprs) if j != i]
+        available = set(output) | set("".join(others))
+        kept = "".join(c for c in term if c in available)
+        if output:
+            grad = einsum([output_grad, *other_exprs], f"{output},{','.join(others)}->{kept}"
+                          if others else f"{output}->{kept}")  # fmt: skip
+        elif others:
+            grad = multiply(output_grad, einsum(other_exprs, f"{','.join(others)}->{kept}"))
+        else:
+            grad = output_grad
+        if kept != term:
+            missing = [k for k, c in enumerate(term) if c not in available]
+            grad = broadcast_to(expand_dims(grad, missing) if kept else grad, shape_of(exprs[i]))
+        grads.append(grad)
+    return [Tuple(grads)]
