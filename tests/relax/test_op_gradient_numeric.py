@@ -229,3 +229,29 @@ def test_einsum_gradient(subscripts, shapes):
         rtol=1e-4,
         delta=1e-6,
     )
+
+
+def test_attention_gradient_with_bias_scale_and_bottom_right_mask():
+    rng = np.random.default_rng(7)
+    shapes = [(1, 3, 2, 4), (1, 4, 2, 4), (1, 4, 2, 5), (1, 2, 3, 4)]
+    params = [relax.Var(n, relax.TensorType(list(s), "float64")) for n, s in zip("qkvb", shapes)]
+    bb = relax.BlockBuilder()
+    with bb.function("main", params):
+        with bb.dataflow():
+            q, k, v, b = params
+            out = bb.emit(relax.op.nn.attention(q, k, v, b, scale=0.7, causal_mask="BottomRight"))
+            weight = relax.const(rng.uniform(0.5, 1.5, (1, 3, 2, 5)), "float64")
+            gv = bb.emit_output(relax.op.sum(relax.op.multiply(out, weight)))
+        bb.emit_func_output(gv)
+    mod = relax.transform.Gradient("main")(bb.get())
+    evaluator = ReferenceEvaluator(mod)
+    inputs = [rng.uniform(-1, 1, s) for s in shapes]
+    _, grads = evaluator.run("main_adjoint", *inputs)
+    tvm.testing.check_numerical_grads(
+        lambda *args: evaluator.run("main", *args),
+        inputs,
+        [np.asarray(g) for g in grads],
+        atol=1e-5,
+        rtol=1e-4,
+        delta=1e-6,
+    )

@@ -8,13 +8,15 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
+
 from ...expr import TupleGetItem, const
 from ..binary import add, divide, greater, less, multiply, subtract
 from ..grad import avg_pool2d_backward, max_pool2d_backward, nll_loss_backward, no_grad
 from ..grad.grad import no_grad_all, register_gradient, scalar, shape_of, static_dims
 from ..index import strided_slice
 from ..manipulate import collapse_sum_to, expand_dims, reshape, squeeze
-from ..nn import conv2d, conv2d_transpose
+from ..nn import conv2d, conv2d_transpose, softmax
 from ..statistical import mean, sum
 from ..ternary import where
 from ..unary import erf, exp, negative, sigmoid, sqrt, tanh
@@ -436,4 +438,51 @@ def _group_norm_grad(orig_var, orig_call, output_grad, ctx):
         multiply(xhat_g, mean(multiply(dxhat_g, xhat_g), axes, keepdims=True)),
     )
     grads[0] = reshape(multiply(inv_std, inner), dims)
+    return grads
+
+
+@register_gradient("relax.nn.attention")
+def _attention_grad(orig_var, orig_call, output_grad, ctx):
+    # out = softmax(q k^T * scale + bias, masked) v, per batch and head ((batch, seq, head, dim)
+    # tensors). The probabilities are recomputed, then the usual softmax/matmul gradients.
+    from ..linear_algebra import einsum
+    from ..manipulate import tile
+
+    query, key, value, *bias = orig_call.args
+    attrs = orig_call.attrs
+    if attrs.window_size is not None:
+        raise ValueError("the attention gradient with window_size is not supported")
+    q_dims, k_dims = static_dims(query), static_dims(key)
+    if q_dims is None or k_dims is None:
+        raise ValueError("the attention gradient is supported for static shapes only")
+    heads, kv_heads = q_dims[2], k_dims[2]
+    reps = heads // kv_heads
+    key_t = tile(key, [1, 1, reps, 1]) if reps != 1 else key
+    value_t = tile(value, [1, 1, reps, 1]) if reps != 1 else value
+    scale = attrs.scale if attrs.scale is not None else 1 / math.sqrt(q_dims[3])
+    scale = scalar(float(scale), query)
+    scores = multiply(einsum([query, key_t], "bsnh,btnh->bnst"), scale)
+    if bias:
+        scores = add(scores, bias[0])
+    if attrs.causal_mask is not None:
+        s, t = q_dims[1], k_dims[1]
+        offset = 0 if attrs.causal_mask == "TopLeft" else t - s
+        hidden = np.arange(t)[None, :] > np.arange(s)[:, None] + offset
+        scores = where(const(hidden, "bool"), scalar(-np.inf, query), scores)
+    probs = ctx.emit(softmax(scores, -1))
+    d_probs = einsum([output_grad, value_t], "bsnh,btnh->bnst")
+    d_scores = ctx.emit(
+        multiply(probs, subtract(d_probs, sum(multiply(d_probs, probs), [-1], keepdims=True)))
+    )
+    d_query = multiply(einsum([d_scores, key_t], "bnst,btnh->bsnh"), scale)
+    d_key = multiply(einsum([d_scores, query], "bnst,bsnh->btnh"), scale)
+    d_value = einsum([probs, output_grad], "bnst,bsnh->btnh")
+    if reps != 1:
+        # Key/value heads were tiled: each original head collects the gradient of its copies.
+        split_shape = [k_dims[0], k_dims[1], reps, kv_heads, k_dims[3]]
+        d_key = sum(reshape(d_key, split_shape), [2])
+        d_value = sum(reshape(d_value, split_shape[:4] + [static_dims(value)[3]]), [2])
+    grads = [d_query, d_key, d_value]
+    if bias:
+        grads.append(collapse_sum_to(d_scores, shape_of(bias[0])))
     return grads
