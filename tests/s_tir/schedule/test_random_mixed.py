@@ -9,7 +9,8 @@ from tvm import s_tir
 
 PRIMS = ["split", "fuse", "reorder", "compute_at", "reverse_compute_at", "compute_inline",
          "reverse_compute_inline", "cache_read", "cache_write", "decompose_reduction",
-         "rfactor", "parallel", "unroll", "blockize", "merge"]
+         "rfactor", "parallel", "unroll", "blockize", "merge", "vectorize", "bind",
+         "set_scope", "reorder_block_iter_var", "add_unit_loop", "storage_align"]
 
 
 def _blocks(sch):
@@ -56,6 +57,19 @@ def _step(sch, rng):
         sch.unroll(rng.choice(loops))
     elif prim == "blockize" and loops:
         sch.blockize(rng.choice(loops))
+    elif prim == "vectorize" and loops:
+        sch.vectorize(rng.choice(loops))
+    elif prim == "bind" and loops:
+        sch.bind(rng.choice(loops), rng.choice(["blockIdx.x", "threadIdx.x", "vthread.x"]))
+    elif prim == "set_scope" and sch.get(block).writes:
+        sch.set_scope(block, 0, rng.choice(["shared", "local"]))
+    elif prim == "reorder_block_iter_var":
+        n = len(sch.get(block).iter_vars)
+        sch.reorder_block_iter_var(block, rng.sample(range(n), n))
+    elif prim == "add_unit_loop":
+        sch.add_unit_loop(rng.choice([block] + loops))
+    elif prim == "storage_align" and sch.get(block).writes:
+        sch.storage_align(block, 0, axis=0, factor=4, offset=1)
     elif prim == "merge":
         other = rng.choice(blocks)
         a, b = sch.get_loops(block), sch.get_loops(other)
