@@ -550,3 +550,34 @@ def test_gate_checks_each_function_by_its_own_kind():
     plain = "\n".join("    " + line for line in SBLOCK_IN_TIRX.strip().splitlines())
     mixed = module + plain.replace("def main", "def other") + "\n"
     assert "TIR verifier does not support statement s_tir.SBlockRealize" in _error(mixed)
+
+
+def test_ir_module_s_tir_flag_marks_its_prim_funcs():
+    from tvm.script import ir as I
+
+    @I.ir_module(s_tir=True)
+    class Module:
+        @T.prim_func
+        def f(A: T.Buffer((4,), "float32")):
+            for i in range(4):
+                with T.sblock("b"):
+                    vi = T.axis.spatial(4, i)
+                    A[vi] = T.float32(0.0)
+
+    func = Module["f"]
+    assert func.attrs["s_tir"] and func.body.block.name_hint == "root"
+
+
+def test_errors_in_decorated_functions_point_into_this_file():
+    import inspect
+
+    line = inspect.currentframe().f_lineno + 5
+    with pytest.raises(DiagnosticError) as info:
+
+        @T.prim_func
+        def bad(A: T.Buffer((4,), "float32")):
+            A[0] = missing_name  # noqa: F821
+
+    assert str(info.value).startswith(
+        f"error: Undefined variable: missing_name\n --> {__file__}:{line}:13\n"
+    )
