@@ -255,3 +255,23 @@ def test_attention_gradient_with_bias_scale_and_bottom_right_mask():
         rtol=1e-4,
         delta=1e-6,
     )
+
+
+@pytest.mark.parametrize("mode", ["constant", "edge", "reflect"])
+def test_pad_gradient_both_sides_two_axes(mode):
+    rng = np.random.default_rng(9)
+    x = relax.Var("x", relax.TensorType([3, 4], "float64"))
+    bb = relax.BlockBuilder()
+    with bb.function("main", [x]):
+        with bb.dataflow():
+            out = bb.emit(relax.op.nn.pad(x, [2, 1, 1, 3], pad_mode=mode))
+            weight = relax.const(rng.uniform(0.5, 1.5, (6, 8)), "float64")
+            gv = bb.emit_output(relax.op.sum(relax.op.multiply(out, weight)))
+        bb.emit_func_output(gv)
+    mod = relax.transform.Gradient("main")(bb.get())
+    evaluator = ReferenceEvaluator(mod)
+    data = rng.uniform(-1, 1, (3, 4))
+    _, (grad,) = evaluator.run("main_adjoint", data)
+    tvm.testing.check_numerical_grads(
+        lambda a: evaluator.run("main", a), [data], [np.asarray(grad)], atol=1e-6, rtol=1e-5
+    )

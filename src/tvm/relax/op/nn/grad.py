@@ -15,8 +15,9 @@ from ..binary import add, divide, greater, less, multiply, subtract
 from ..grad import avg_pool2d_backward, max_pool2d_backward, nll_loss_backward, no_grad
 from ..grad.grad import no_grad_all, register_gradient, scalar, shape_of, static_dims
 from ..index import strided_slice
-from ..manipulate import collapse_sum_to, expand_dims, reshape, squeeze
+from ..manipulate import collapse_sum_to, expand_dims, flip, reshape, squeeze
 from ..nn import conv2d, conv2d_transpose, softmax
+from ..nn import pad as nn_pad
 from ..statistical import mean, sum
 from ..ternary import where
 from ..unary import erf, exp, negative, sigmoid, sqrt, tanh
@@ -254,18 +255,58 @@ def _softplus_grad(orig_var, orig_call, output_grad, ctx):
 
 @register_gradient("relax.nn.pad")
 def _pad_grad(orig_var, orig_call, output_grad, ctx):
+    # Constant padding: the gradient is the interior. Edge and reflect padding copy input
+    # elements into the border, so each border's gradient is folded back onto them, one axis
+    # at a time.
     attrs = orig_call.attrs
-    if attrs.pad_mode != "constant":
-        raise ValueError(
-            f"the pad gradient supports pad_mode='constant' only, not {attrs.pad_mode!r}"
-        )
+    mode = str(attrs.pad_mode)
+    if mode not in ("constant", "edge", "reflect"):
+        raise ValueError(f"the pad gradient for pad_mode={mode!r} is not supported")
     x = orig_call.args[0]
     dims = static_dims(x)
+    if dims is None:
+        raise ValueError("the pad gradient is supported for static shapes only")
     widths = _pair(attrs.pad_width)
     ndim = len(dims)
-    begin = [widths[2 * i] for i in range(ndim)]
-    end = [begin[i] + dims[i] for i in range(ndim)]
-    return [strided_slice(output_grad, list(range(ndim)), begin, end)]
+    if mode == "constant":
+        begin = [widths[2 * i] for i in range(ndim)]
+        end = [begin[i] + dims[i] for i in range(ndim)]
+        return [strided_slice(output_grad, list(range(ndim)), begin, end)]
+    grad = output_grad
+    for axis in range(ndim):
+        before, after, size = widths[2 * axis], widths[2 * axis + 1], dims[axis]
+        if before == 0 and after == 0:
+            continue
+        grad = ctx.emit(grad)
+        grad = _fold_axis(grad, axis, before, after, size, mode)
+    return [grad]
+
+
+def _fold_axis(grad, axis, before, after, size, mode):
+    """Fold the borders of ``grad`` along ``axis`` onto the ``size`` interior elements."""
+
+    def cut(start, stop):
+        return strided_slice(grad, [axis], [start], [stop])
+
+    def place(value, lead, trail):
+        # Zero-pad ``value`` along the axis to the interior size.
+        pads = [0, 0] * axis + [lead, trail] + [0, 0] * (len(static_dims(grad)) - axis - 1)
+        return nn_pad(value, pads)
+
+    result = cut(before, before + size)
+    if before:
+        left = cut(0, before)
+        if mode == "edge":
+            result = add(result, place(sum(left, [axis], keepdims=True), 0, size - 1))
+        else:  # reflect: padded index i (< before) copies input index before - i
+            result = add(result, place(flip(left, axis), 1, size - 1 - before))
+    if after:
+        right = cut(before + size, before + size + after)
+        if mode == "edge":
+            result = add(result, place(sum(right, [axis], keepdims=True), size - 1, 0))
+        else:  # the first right pad copies input index size - 2, going down
+            result = add(result, place(flip(right, axis), size - 1 - after, 1))
+    return result
 
 
 def _norm_axes(call, x):
