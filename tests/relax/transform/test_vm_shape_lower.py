@@ -113,3 +113,29 @@ def test_symbolic_tir_vars_become_make_prim_value():
     assert _ints(prim) == [1, 0]
     assert str(prim.ty) == "T.int64"
     assert "R.call_tir" not in mod.script()
+
+
+def test_shape_func_waits_for_variables_bound_by_match_cast():
+    @I.ir_module
+    class Before:
+        @R.function
+        def main(
+            x: R.Tensor((4, 4), "float32"),
+            b: R.Tensor((2,), "int64"),
+            e: R.Tensor((2,), "int64"),
+            s: R.Tensor((2,), "int64"),
+        ):
+            with R.dataflow():
+                y = R.dynamic_strided_slice(x, b, e, s)
+                R.output(y)
+            return y
+
+    with tvm.transform.PassContext(opt_level=3, instruments=[WellFormedInstrument()]):
+        mod = relax.get_default_pipeline(None)(Before)
+    calls = _calls(mod["main"])
+    bindings = [b for blk in mod["main"].body.blocks for b in blk.bindings]
+    match_cast_at = next(i for i, b in enumerate(bindings) if isinstance(b, relax.MatchCast))
+    # The storage size s0 * s1 * 4 needs s0 and s1, which the match_cast stores.
+    assert calls.index("shape_func") >= match_cast_at
+    assert "vm.builtin.tensor_to_shape" in mod.script()
+    assert calls.count("vm.builtin.make_prim_value") == 2  # s0, s1 for the slicing kernel

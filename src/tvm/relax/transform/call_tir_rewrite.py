@@ -50,23 +50,40 @@ class _Rewriter(ExprMutator):
         out_types = list(out_ty.fields) if isinstance(out_ty, TupleType) else [out_ty]
         allocs = []
         for ty in out_types:
-            if not isinstance(ty, TensorType) or getattr(ty.shape, "values", None) is None:
+            shape = _alloc_shape(ty)
+            if shape is None:
                 raise ValueError(
                     f"CallTIRRewrite: the output of {binding.var.name_hint} must be a tensor "
                     f"of known shape to be allocated, but its type is {ty}"
                 )
-            alloc = alloc_tensor(list(ty.shape.values), ty.dtype, 0, "global")
+            alloc = alloc_tensor(shape, ty.dtype, 0, "global")
             allocs.append(self.builder_.emit(alloc, name_hint="alloc"))
         call_args = _fields(args) + allocs
         if len(value.args) > 2:
             extra = value.args[2]
-            call_args += list(extra.values) if isinstance(extra, ShapeExpr) else [extra]
+            # tir_vars: a shape expression, or a variable of known shape type (its dims).
+            values = extra.values if isinstance(extra, ShapeExpr) else extra.ty.values
+            call_args += list(values)
             call_args = [_as_value(a) for a in call_args]
         self.builder_.emit(Call(callee, call_args), name_hint="_")
         single = len(allocs) == 1 and not isinstance(out_ty, TupleType)
         result = allocs[0] if single else Tuple(allocs)
         bound = self.builder_.emit(result, name_hint=binding.var.name_hint)
         self.set_var_remap(binding.var, bound)
+
+
+def _alloc_shape(ty):
+    """The shape argument of an allocation of type ``ty``: its dims, or the shape variable
+    that holds them (a tensor typed by a ``match_cast`` shape), else None."""
+    if not isinstance(ty, TensorType):
+        return None
+    values = getattr(ty.shape, "values", None)
+    if values is not None:
+        return list(values)
+    shape_ty = getattr(ty.shape, "ty", None)
+    if getattr(shape_ty, "values", None) is not None:
+        return ty.shape
+    return None
 
 
 def _as_value(arg):

@@ -11,8 +11,9 @@ The pass makes every shape computation explicit (this is the IR the VM executes)
   shape_heap, ndim, code0, value0, ..., R.str(err))`` with per-dim codes
   0 = must equal the immediate value, 1 = store into heap slot value, 2 = no check,
   3 = must equal heap slot value;
-* a PrimFunc ``shape_func(H)`` computing the composite expressions into their slots, called
-  once after the parameters are matched;
+* PrimFuncs ``shape_func(H)`` computing the composite expressions into their slots, each
+  called as soon as the variables it reads are stored (after the parameters are matched,
+  then after each ``match_cast`` that binds new variables);
 * every ``R.shape([...])`` that is not constant becomes ``R.call_packed("vm.builtin.make_shape",
   shape_heap, ndim, code0, value0, ...)`` (code 0 = immediate, 1 = load heap slot);
 * ``MatchCast`` of a tensor matches its dims the same way (storing new variables);
@@ -81,7 +82,7 @@ class _Lowerer:
     # --- heap slots --------------------------------------------------------------------------
     def _collect(self):
         def visit_dims(dims):
-            for dim in dims:
+            for dim in dims or ():
                 if isinstance(dim, tir_expr.Var) and dim not in self.slots:
                     self.slots[dim] = len(self.slots)
 
@@ -225,10 +226,21 @@ class _Lowerer:
         for i, param in tensor_params:
             err = self._err(f"param[{i}]", param.ty, param.name_hint)
             self._match(param, param.ty, err, stored)
-        if self.exprs:
-            # Composite dims are computed once every variable they read is known.
-            gvar = add_shape_func(self._shape_func(size))
-            self.emit("_", Call(gvar, [self.heap]))
+        computed = set()
+
+        def compute_ready():
+            # Composite dims are computed as soon as every variable they read is stored.
+            ready = [
+                (expr, slot)
+                for expr, slot in self.exprs
+                if slot not in computed and _free_vars(expr) <= stored
+            ]
+            if ready:
+                computed.update(slot for _, slot in ready)
+                gvar = add_shape_func(self._shape_func(size, ready))
+                self.emit("_", Call(gvar, [self.heap]))
+
+        compute_ready()
         for block in self.func.body.blocks:
             for binding in block.bindings:
                 value = self.rewrite_shapes(binding.value)
@@ -238,6 +250,7 @@ class _Lowerer:
                     self.out.append(binding)
                     err = self._err(f"match_cast {binding.var.name_hint}", binding.ty)
                     self._match(binding.var, binding.ty, err, stored)
+                    compute_ready()
                     continue
                 if value is not binding.value:
                     binding = VarBinding(binding.var, self.bb.normalize(value), span=binding.span)
@@ -248,7 +261,7 @@ class _Lowerer:
             self._match(body_value, ret_ty, self._err("return", ret_ty), stored)
         return self.func.replace(body=SeqExpr([BindingBlock(self.out)], body_value))
 
-    def _shape_func(self, size):
+    def _shape_func(self, size, exprs):
         from ... import tirx
         from ...tirx import stmt_functor
 
@@ -256,7 +269,7 @@ class _Lowerer:
         loads = {v: tirx.BufferLoad(heap, [IntImm("int64", s)]) for v, s in self.slots.items()}
         stores = [
             tirx.BufferStore(heap, stmt_functor.substitute(expr, loads), [IntImm("int64", s)])
-            for expr, s in self.exprs
+            for expr, s in exprs
         ]
         body = stores[0] if len(stores) == 1 else tirx.SeqStmt(stores)
         handle = tirx.Var("H_handle", "handle")
@@ -265,10 +278,22 @@ class _Lowerer:
         )
 
 
+def _free_vars(expr):
+    """The TIR variables an expression reads."""
+    from ...tirx.stmt_functor import post_order_visit
+
+    found = set()
+    post_order_visit(expr, lambda n: found.add(n) if isinstance(n, tir_expr.Var) else None)
+    return found
+
+
 def _dims(ty):
+    """The dims of a tensor type or a shape type, when known."""
     if isinstance(ty, TensorType):
         values = getattr(ty.shape, "values", None)
         return None if values is None else list(values)
+    if isinstance(ty, ShapeType) and ty.values is not None:
+        return list(ty.values)
     return None
 
 

@@ -1,12 +1,16 @@
-"""Legalization rules of the index family (``take``, ``strided_slice``).
+"""Legalization rules of the index family (``take``, ``strided_slice``,
+``dynamic_strided_slice``).
 
-``dynamic_strided_slice`` has a data-dependent output shape; it has no rule yet (LegalizeOps
-leaves calls whose result shape is unknown, with a warning).
+``dynamic_strided_slice`` has a data-dependent output shape, so (as in TVM) it becomes three
+steps: a kernel computing the output shape into an int64 tensor, the runtime builtin
+``vm.builtin.tensor_to_shape`` with a ``match_cast`` binding fresh symbolic dims, and the
+slicing kernel (NumPy slice semantics: negative indices count from the end, out-of-range
+bounds are clamped).
 """
 
 from __future__ import annotations
 
-from .... import topi
+from .... import te, tirx, topi
 from ...transform.legalize_ops.common import prim_value, register_legalize, tuple_fields
 
 
@@ -43,3 +47,109 @@ def _strided_slice(bb, call):
         assume_inbound=bool(call.attrs.assume_inbound),
         primfunc_name_hint="strided_slice",
     )
+
+
+def _canonical_bounds(begin, end, stride, dim):
+    """NumPy's normalized (begin, end) of one sliced axis of extent ``dim``."""
+    zero, one = tirx.const(0, "int64"), tirx.const(1, "int64")
+
+    def wrap(v, low, high):
+        v = tirx.Select(v < zero, v + dim, v)
+        return tirx.min(tirx.max(v, low), high)
+
+    forward = stride > zero
+    b = tirx.Select(forward, wrap(begin, zero, dim), wrap(begin, -one, dim - one))
+    e = tirx.Select(forward, wrap(end, zero, dim), wrap(end, -one, dim - one))
+    return b, e
+
+
+def _slice_length(b, e, stride):
+    zero, one = tirx.const(0, "int64"), tirx.const(1, "int64")
+    span = tirx.Select(stride > zero, e - b, b - e)
+    step = tirx.Select(stride > zero, stride, zero - stride)
+    return tirx.max(tirx.floordiv(span + step - one, step), zero)
+
+
+def _dynamic_slice_shape(x, begin, end, strides):
+    """The output shape of a dynamic strided slice, as an int64 tensor."""
+    naxes = int(begin.shape[0])
+    dims = list(x.shape)
+
+    def body(i):
+        out = tirx.const(0, "int64")
+        for axis in range(len(dims) - 1, -1, -1):
+            dim = tirx.const(dims[axis], "int64") if isinstance(dims[axis], int) else dims[axis]
+            if axis < naxes:
+                k = tirx.const(axis, "int64")
+                s = strides[k].astype("int64")
+                b, e = _canonical_bounds(begin[k].astype("int64"), end[k].astype("int64"), s, dim)
+                value = _slice_length(b, e, s)
+            else:
+                value = dim.astype("int64")
+            out = tirx.Select(i == tirx.const(axis, i.dtype), value, out)
+        return out
+
+    return te.compute((len(dims),), body, name="T_shape_func_strided_slice_dynamic")
+
+
+def _dynamic_slice_te(out_shape):
+    def dynamic_strided_slice(x, begin, end, strides):
+        naxes = int(begin.shape[0])
+
+        def body(*idx):
+            src = []
+            for axis, i in enumerate(idx):
+                if axis < naxes:
+                    k = tirx.const(axis, "int64")
+                    s = strides[k].astype("int64")
+                    b, _ = _canonical_bounds(
+                        begin[k].astype("int64"), end[k].astype("int64"), s, x.shape[axis]
+                    )
+                    src.append(b + i.astype("int64") * s)
+                else:
+                    src.append(i)
+            return x(*src)
+
+        return te.compute(out_shape, body, name="T_dynamic_strided_slice")
+
+    return dynamic_strided_slice
+
+
+@register_legalize("relax.dynamic_strided_slice")
+def _dynamic_strided_slice(bb, call):
+    from ...expr import Call
+    from ...op.base import call_pure_packed
+    from ...ty import ShapeType
+
+    x, begin, end, strides = call.args
+    shape_tensor = bb.emit_te(
+        _dynamic_slice_shape,
+        x,
+        begin,
+        end,
+        strides,
+        primfunc_name_hint="shape_func_dynamic_strided_slice",
+    )
+    ndim = x.ty.ndim
+    shape = bb.emit(
+        call_pure_packed("vm.builtin.tensor_to_shape", shape_tensor, ty_args=ShapeType(ndim=ndim))
+    )
+    # Fresh symbolic dims bound at run time by the match_cast; the slicing kernel receives
+    # them as tir_vars.
+    dims = [tirx.Var(f"s{i}", "int64") for i in range(ndim)]
+    matched = bb.match_cast(shape, ShapeType(dims))
+    call = bb.call_te(
+        _dynamic_slice_te(dims),
+        x,
+        begin,
+        end,
+        strides,
+        primfunc_name_hint="dynamic_strided_slice",
+    )
+    # The kernel's tir_vars (s0, s1) are passed as the matched shape variable itself, so the
+    # match_cast that defines them stays live for dead-code removal.
+    return Call(call.op, [*call.args[:2], matched], call.attrs, call.ty_args, span=call.span)
+
+
+# The result shape is unknown before run time: LegalizeOps must not skip the call for that.
+_dynamic_strided_slice.legalizes_unknown_output_shape = True

@@ -56,7 +56,10 @@ class _Legalizer(ExprMutator):
             self._missing(call.op)
             return call
         # As in TVM, a call whose tensors have unknown shapes is left for a later stage.
-        if not has_known_shape(call.ty) or not all(has_known_shape(a.ty) for a in call.args):
+        output_known = has_known_shape(call.ty) or getattr(
+            rule, "legalizes_unknown_output_shape", False
+        )
+        if not output_known or not all(has_known_shape(a.ty) for a in call.args):
             if self.enable_warning:
                 warnings.warn(
                     f"LegalizeOps: {name} is not legalized, since an argument or the result "
