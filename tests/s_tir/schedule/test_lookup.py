@@ -91,3 +91,28 @@ def test_handles_of_the_wrong_kind(wl):
     other = s_tir.Schedule(wl.chain())
     with pytest.raises(ValueError, match="does not belong to this schedule"):
         other.get(b)
+
+
+def test_block_scope_dependencies(wl):
+    from tvm.s_tir.schedule import DepKind
+
+    sch = s_tir.Schedule(wl.chain())
+    root = sch.get_sref(sch.get_sblock("root"))
+    scope = sch.state.get_sblock_scope(root)
+    c = sch.get_sref(sch.get_sblock("C"))
+    into = [(d.src.stmt.name_hint, d.kind) for d in scope.get_deps_by_dst(c)]
+    out = [(d.dst.stmt.name_hint, d.kind) for d in scope.get_deps_by_src(c)]
+    assert into == [("B", DepKind.RAW)] and out == [("D", DepKind.RAW)]
+    # References compare by the statement they refer to.
+    k = sch.get_loops(sch.get_sblock("C"))[1]
+    assert c.parent == sch.get_sref(k) and c.parent.same_as(sch.get_sref(k))
+    assert sch.get(c).name_hint == "C"
+    assert sch.state.get_sref(sch.get(k)) == sch.get_sref(k)
+    assert s_tir.StmtSRef.inline_mark() is not s_tir.StmtSRef.root_mark()
+
+
+def test_schedule_state_from_a_prim_func(wl):
+    state = s_tir.ScheduleState(wl.elemwise(), debug_mask="all")
+    assert [g.name_hint for g in state.mod.get_global_vars()] == ["main"]
+    with pytest.raises(TypeError, match="get_sref expects an SBlock or For"):
+        state.get_sref(3)

@@ -14,7 +14,15 @@ from ...tirx.expr import Var
 from ...tirx.function import PrimFunc
 from ...tirx.stmt import For, SBlock, SBlockRealize
 from .error import render_error
-from .state import ScheduleState, StmtSRef, access_path, find_path, iter_blocks, verifies
+from .state import (
+    ScheduleState,
+    StmtSRef,
+    access_path,
+    find_path,
+    iter_blocks,
+    sref_of_path,
+    verifies,
+)
 from .trace import Instruction, Trace
 
 __all__ = ["ExprRV", "LoopRV", "SBlockRV", "ScheduleBase"]
@@ -75,7 +83,7 @@ class ScheduleBase:
                 f"error_render_level must be one of {list(_RENDER_LEVELS)}, "
                 f"got {error_render_level!r}"
             )
-        self._state = ScheduleState(mod, debug_mask, enable_check)
+        self._state = ScheduleState(mod, debug_mask=debug_mask, enable_check=enable_check)
         self._seed = seed
         self._error_render_level = error_render_level
         self._trace = Trace()
@@ -256,6 +264,8 @@ class ScheduleBase:
             return self._loop(rv, "get")[1][-1]
         if isinstance(rv, ExprRV):
             return self._lookup_rv(rv, ExprRV, "get")[1]
+        if isinstance(rv, StmtSRef):
+            return rv.stmt
         raise TypeError(f"get expects an SBlockRV, LoopRV or ExprRV, got {type(rv).__name__}")
 
     def get_sref(self, rv_or_stmt):
@@ -273,13 +283,7 @@ class ScheduleBase:
                 raise ValueError("get_sref: the statement is not in the function worked on")
         else:
             raise TypeError(f"get_sref expects a handle or a statement, got {rv_or_stmt!r}")
-        sref = None
-        for node in path:
-            if isinstance(node, For):
-                sref = StmtSRef(node, sref)
-            elif isinstance(node, SBlockRealize):
-                sref = StmtSRef(node.block, sref)
-        return sref
+        return sref_of_path(path)
 
     def remove_rv(self, rv) -> None:
         """Forget a handle (later uses of it are errors)."""
@@ -290,7 +294,8 @@ class ScheduleBase:
         """An independent schedule with the same module, trace and (shared) handles."""
         other = object.__new__(type(self))
         other.__dict__.update(self.__dict__)
-        other._state = ScheduleState(self.mod, self._state.debug_mask, self._state.enable_check)
+        other._state = ScheduleState(self.mod, debug_mask=self._state.debug_mask,
+                                     enable_check=self._state.enable_check)
         other._table = dict(self._table)
         other._trace = Trace(list(self._trace.insts))
         if self.__dict__.get("_rng") is not None:

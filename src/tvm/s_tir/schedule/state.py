@@ -36,23 +36,61 @@ __all__ = [
     "relax_region",
     "replace_stmts",
     "seq_of",
+    "sref_of_path",
 ]
 
 
 class StmtSRef:
-    """A reference to a block or loop of the current IR (``sch.get_sref``).
+    """A reference to a block or loop of the IR (``sch.get_sref``).
 
     ``stmt`` is the statement when the reference was taken; ``parent`` the nearest enclosing
-    block or loop reference (``None`` at the function's root block).
+    block or loop reference (``None`` at the function's root block). Two references are equal
+    when they refer to the same statement.
     """
 
-    def __init__(self, stmt, parent=None):
+    def __init__(self, stmt, parent=None, seq_index=-1):
         self.stmt = stmt
         self.parent = parent
+        self.seq_index = seq_index
+
+    def same_as(self, other) -> bool:
+        """Whether ``other`` refers to the same statement."""
+        return isinstance(other, StmtSRef) and other.stmt is self.stmt
+
+    def __eq__(self, other):
+        return self.same_as(other)
+
+    def __hash__(self):
+        return id(self.stmt)
+
+    @staticmethod
+    def inline_mark() -> StmtSRef:
+        """The marker location "inline" (of compute-location sampling)."""
+        return _INLINE_MARK
+
+    @staticmethod
+    def root_mark() -> StmtSRef:
+        """The marker location "root" (of compute-location sampling)."""
+        return _ROOT_MARK
 
     def __repr__(self):
-        kind = "SBlock" if isinstance(self.stmt, SBlock) else "For"
+        kind = type(self.stmt).__name__ if self.stmt is not None else "mark"
         return f"StmtSRef({kind})"
+
+
+_INLINE_MARK = StmtSRef(None)
+_ROOT_MARK = StmtSRef(None)
+
+
+def sref_of_path(path):
+    """The :class:`StmtSRef` of the last block or loop on ``path`` (with its parents)."""
+    sref = None
+    for node in path:
+        if isinstance(node, For):
+            sref = StmtSRef(node, sref)
+        elif isinstance(node, SBlockRealize):
+            sref = StmtSRef(node.block, sref)
+    return sref
 
 
 class ScheduleDebugMask(enum.IntFlag):
@@ -74,10 +112,46 @@ def verifies(debug_mask) -> bool:
 class ScheduleState:
     """The module under scheduling (``sch.state``); ``mod`` is replaced by every primitive."""
 
-    def __init__(self, mod, debug_mask="none", enable_check=True):
+    def __init__(self, mod, *, debug_mask="none", enable_check=True):
+        from ...ir.module import IRModule  # Lazy: keeps this module's imports to the IR nodes.
+        from ...tirx.function import PrimFunc
+
+        if isinstance(mod, PrimFunc):
+            mod = IRModule({"main": mod})
         self.mod = mod
         self.debug_mask = debug_mask
         self.enable_check = enable_check
+
+    def _find(self, target):
+        from ...tirx.function import PrimFunc  # Lazy: see __init__.
+
+        for func in self.mod.functions.values():
+            if not isinstance(func, PrimFunc):
+                continue
+            path = find_path(func.body, lambda n: n is target or (
+                isinstance(n, SBlockRealize) and n.block is target))
+            if path is not None:
+                return path
+        raise ValueError(
+            f"ScheduleState: the {type(target).__name__} is not in the module (a primitive may "
+            "have replaced it)"
+        )
+
+    def get_sref(self, stmt) -> StmtSRef:
+        """The reference of a block or loop of the current module."""
+        if not isinstance(stmt, (SBlock, For)):
+            raise TypeError(f"get_sref expects an SBlock or For, got {type(stmt).__name__}")
+        return sref_of_path(self._find(stmt))
+
+    def get_sblock_scope(self, scope_root):
+        """The dependencies among the child blocks of a block (a ``StmtSRef`` of it)."""
+        from .sblock_scope import SBlockScope  # Lazy: sblock_scope builds on this module.
+
+        block = scope_root.stmt if isinstance(scope_root, StmtSRef) else scope_root
+        if not isinstance(block, SBlock):
+            raise TypeError("get_sblock_scope expects the sref of a block")
+        self._find(block)
+        return SBlockScope(block)
 
 
 def const_int(expr):
