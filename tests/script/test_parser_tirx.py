@@ -581,3 +581,37 @@ def test_errors_in_decorated_functions_point_into_this_file():
     assert str(info.value).startswith(
         f"error: Undefined variable: missing_name\n --> {__file__}:{line}:13\n"
     )
+
+
+def test_range_is_a_loop_only_in_for_statements():
+    func = from_source(
+        """
+@T.prim_func(s_tir=True)
+def f(A: T.Buffer((8,), "float32")):
+    for i in range(0, 8, 2):
+        with T.sblock("b"):
+            vi = T.axis.spatial(8, i)
+            T.reads([A[k] for k in range(2)])
+            T.writes(A[vi])
+            A[vi] = T.float32(1.0)
+"""
+    )
+    loop = func.body.block.body
+    assert int(loop.step) == 2 and int(loop.extent) == 8
+    reads = _blocks(func)[0].block.reads
+    assert [int(r.region[0].min) for r in reads] == [0, 1]
+
+
+def test_buffer_declared_over_another_buffers_data():
+    func = from_source(
+        """
+@T.prim_func
+def f(A: T.Buffer((4, 4), "float32")):
+    A_1 = T.Buffer((16,), data=A.data)
+    A_1[5] = T.float32(1.0)
+""",
+        check_well_formed=False,
+    )
+    store = func.body
+    A = func.buffer_map[func.params[0]]
+    assert store.buffer.name == "A_1" and store.buffer.data is A.data

@@ -16,9 +16,11 @@ Names defined in a loop, block or branch are scoped to it.
 from __future__ import annotations
 
 import ast
+import builtins
 from typing import Any
 
 from tvm import tirx
+from tvm.ir import PrimType
 from tvm.ir.expr import PrimExpr
 from tvm.tirx import stmt as _stmt
 from tvm.tirx.buffer import Buffer
@@ -67,8 +69,6 @@ def _visit_function_def(parser: Parser, node: ast.FunctionDef) -> None:
     if args.vararg or args.kwarg or args.kwonlyargs or args.posonlyargs or args.defaults:
         parser.report_error(node, "TIR functions take plain positional parameters only")
     with parser.var_table.with_frame():
-        # ``range(...)`` in a TIR function is a serial loop.
-        parser.var_table.add("range", B.serial, allow_shadowing=True)
         frame = B.prim_func(s_tir=s_tir, private=bool(options.get("private", False)))
         with frame:
             B.func_name(node.name)
@@ -131,8 +131,6 @@ def _visit_param(parser: Parser, param: ast.arg, frame: PrimFuncFrame) -> None:
 
 
 def _ret_type(value):
-    from tvm.ir import PrimType
-
     dtype = getattr(value, "prim_dtype", None)
     return PrimType(dtype) if dtype is not None else value
 
@@ -307,9 +305,25 @@ def _visit_continue(parser: Parser, node) -> None:
 # --- scopes ----------------------------------------------------------------------------------
 
 
+def _loop_frame(parser: Parser, node: ast.AST):
+    """The frame a ``for`` iterates over; Python's ``range(...)`` is a serial loop."""
+    if (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
+            and node.func.id == "range" and parser.lookup("range") is builtins.range):
+        if node.keywords:
+            parser.report_error(node, "range() takes positional arguments only")
+        args = [parser.eval_expr(a) for a in node.args]
+        if not 1 <= len(args) <= 3:
+            parser.report_error(node, f"range expected 1 to 3 arguments, got {len(args)}")
+        try:
+            return B.serial(*args[:2], step=args[2] if len(args) == 3 else None)
+        except Exception as err:  # noqa: BLE001 - reported at the call
+            parser.report_error(node, err)
+    return parser.eval_expr(node)
+
+
 @dispatch.register("tirx", "For")
 def _visit_for(parser: Parser, node: ast.For) -> None:
-    frame = parser.eval_expr(node.iter)
+    frame = _loop_frame(parser, node.iter)
     if not isinstance(frame, ForFrame):
         parser.report_error(
             node.iter,
