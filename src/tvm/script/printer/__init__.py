@@ -12,7 +12,8 @@ PrimExpr) calls :func:`script`. The pipeline:
 
 Limitations: TIRx kernel constructs of spec D.3 (scope ids, layouts, tile primitives) have
 no docsifier yet (printing one raises a ``TypeError`` naming the class); ``show_meta=True``
-lists metadata values as comments rather than TVM's JSON blob.
+writes the metadata section as TVMScript (``metadata = {"key": [R.const(...)]}``) rather than
+TVM's ``tvm.ir.load_json`` blob.
 """
 
 from __future__ import annotations
@@ -132,9 +133,12 @@ def _script(obj, cfg: PrinterConfig) -> str:
         printer.print_doc(StmtBlockDoc(top + [doc]) if top else doc)
     else:
         printer.print_doc(doc)
-    if d.metadata:
-        printer.write("\n\n" + (_metadata_text(d) if cfg.show_meta else _METADATA_OMITTED))
+    if d.metadata and not cfg.show_meta:
+        printer.write("\n\n" + _METADATA_OMITTED)
     text = printer.text()
+    if d.metadata and cfg.show_meta:
+        # As in TVM, the metadata section comes first, so ``metadata`` is defined when read.
+        text = _metadata_text(d) + "\n" + text
 
     spans = [span for key in marked for span in printer.spans.get(key, ())]
     body = text
@@ -181,12 +185,54 @@ def _type_var_decl(name):
 
 
 def _metadata_text(d) -> str:
-    lines = ["# Metadata (values of metadata[...] references):"]
+    """``metadata = {"key": [R.const(...), ...]}``: the values of ``metadata[...]`` references.
+
+    Apache TVM 0.27 writes ``metadata = tvm.ir.load_json("<JSON>")`` before the script (its
+    own printer crashes on it); the JSON graph format is not implemented here, so each value is
+    written as the TVMScript that builds it, which the parser reads back (a round trip gives a
+    structurally equal module).
+    """
+    lines = ["metadata = {"]
     for key, items in d.metadata.items():
-        for i, obj in enumerate(items):
-            data = getattr(obj, "data", obj)
-            array = np.asarray(data.numpy()) if hasattr(data, "numpy") else data
-            text = np.array2string(np.asarray(array), separator=", ").replace("\n", " ")
-            lines.append(f'# metadata["{key}"][{i}] = {text}')
+        lines.append(f"    {_quote(key)}: [")
+        lines.extend(f"        {_metadata_value_text(obj, d)}," for obj in items)
+        lines.append("    ],")
+    lines.append("}")
     return "\n".join(lines)
+
+
+def _quote(text: str) -> str:
+    return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def _metadata_value_text(obj, d) -> str:
+    """One metadata value (a Relax constant) as ``R.const(<nested list>, "<dtype>")``."""
+    array = np.asarray(obj.data.numpy())
+    dtype = str(array.dtype)
+    text = _nested_list_text(array)
+    if np.array(array.tolist()).shape != array.shape:
+        # An empty array whose leading dims are 0 loses its trailing dims as a nested list.
+        raise ValueError(
+            f"show_meta=True cannot write the empty constant of shape {array.shape} as "
+            "TVMScript (a nested list keeps no trailing dimensions after a 0)"
+        )
+    return f"{d.cfg.relax_prefix}.const({text}, {_quote(dtype)})"
+
+
+def _nested_list_text(array) -> str:
+    if array.ndim == 0:
+        return _scalar_text(array.item(), array.dtype)
+    return "[" + ", ".join(_nested_list_text(sub) for sub in array) + "]"
+
+
+def _scalar_text(value, dtype) -> str:
+    if isinstance(value, (bool, int, np.bool_, np.integer)):
+        return repr(value.item() if hasattr(value, "item") else value)
+    value = float(value)
+    if np.isnan(value):
+        return 'float("nan")'
+    if np.isinf(value):
+        return 'float("inf")' if value > 0 else '-float("inf")'
+    # The shortest text that reads back as the same value of this dtype.
+    return str(dtype.type(value))
 
