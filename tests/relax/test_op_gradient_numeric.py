@@ -275,3 +275,41 @@ def test_pad_gradient_both_sides_two_axes(mode):
     tvm.testing.check_numerical_grads(
         lambda a: evaluator.run("main", a), [data], [np.asarray(grad)], atol=1e-6, rtol=1e-5
     )
+
+
+@pytest.mark.parametrize(
+    "layouts, data_shape, weight_shape, groups",
+    [
+        (("NHWC", "HWIO", "NHWC"), (1, 5, 5, 4), (3, 3, 2, 6), 2),
+        (("NCHW", "OIHW", "NHWC"), (2, 2, 6, 6), (3, 2, 2, 2), 1),
+    ],
+)
+def test_conv2d_gradient_other_layouts_and_groups(layouts, data_shape, weight_shape, groups):
+    rng = np.random.default_rng(11)
+    x = relax.Var("x", relax.TensorType(list(data_shape), "float64"))
+    w = relax.Var("w", relax.TensorType(list(weight_shape), "float64"))
+    bb = relax.BlockBuilder()
+    with bb.function("main", [x, w]):
+        with bb.dataflow():
+            out = bb.emit(
+                relax.op.nn.conv2d(
+                    x, w, strides=2, padding=1, groups=groups, data_layout=layouts[0],
+                    kernel_layout=layouts[1], out_layout=layouts[2],
+                )
+            )  # fmt: skip
+            dims = [int(d) for d in out.ty.shape.values]
+            weight = relax.const(rng.uniform(0.5, 1.5, dims), "float64")
+            gv = bb.emit_output(relax.op.sum(relax.op.multiply(out, weight)))
+        bb.emit_func_output(gv)
+    mod = relax.transform.Gradient("main")(bb.get())
+    evaluator = ReferenceEvaluator(mod)
+    inputs = [rng.uniform(-1, 1, data_shape), rng.uniform(-1, 1, weight_shape)]
+    _, grads = evaluator.run("main_adjoint", *inputs)
+    tvm.testing.check_numerical_grads(
+        lambda *args: evaluator.run("main", *args),
+        inputs,
+        [np.asarray(g) for g in grads],
+        atol=1e-5,
+        rtol=1e-4,
+        delta=1e-6,
+    )

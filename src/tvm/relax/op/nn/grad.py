@@ -15,7 +15,16 @@ from ..binary import add, divide, greater, less, multiply, subtract
 from ..grad import avg_pool2d_backward, max_pool2d_backward, nll_loss_backward, no_grad
 from ..grad.grad import no_grad_all, register_gradient, scalar, shape_of, static_dims
 from ..index import strided_slice
-from ..manipulate import collapse_sum_to, expand_dims, flip, reshape, squeeze
+from ..manipulate import (
+    collapse_sum_to,
+    concat,
+    expand_dims,
+    flip,
+    permute_dims,
+    reshape,
+    split,
+    squeeze,
+)
 from ..nn import conv2d, conv2d_transpose, softmax
 from ..nn import pad as nn_pad
 from ..statistical import mean, sum
@@ -85,18 +94,19 @@ def _pair(values):
     return [int(getattr(v, "value", v)) for v in values]
 
 
-def _check_conv(attrs, name, layouts):
+def _check_conv(attrs, name, layouts, grouped=False):
     if (attrs.data_layout, attrs.kernel_layout, attrs.out_layout) != layouts:
         raise ValueError(
             f"the {name} gradient supports the {'/'.join(layouts)} layouts only, got "
             f"{attrs.data_layout}/{attrs.kernel_layout}/{attrs.out_layout}"
         )
-    if int(attrs.groups) != 1:
+    if int(attrs.groups) != 1 and not grouped:
         raise ValueError(f"the {name} gradient supports groups=1 only, got groups={attrs.groups}")
 
 
-def _conv2d_grads(ctx, data, weight, output_grad, strides, padding, dilation, out_dtype):
-    """``(data_grad, weight_grad)`` of an NCHW/OIHW conv2d with groups=1 (as TVM 0.27)."""
+def _conv2d_grads(ctx, data, weight, output_grad, strides, padding, dilation, out_dtype, groups=1):
+    """``(data_grad, weight_grad)`` of an NCHW/OIHW conv2d (the expressions of TVM 0.27 for
+    groups=1; grouped convolutions take the weight gradient group by group)."""
     in_dims, w_dims, g_dims = static_dims(data), static_dims(weight), static_dims(output_grad)
     if None in (in_dims, w_dims, g_dims):
         raise ValueError("the conv2d gradient is supported for static shapes only")
@@ -107,15 +117,29 @@ def _conv2d_grads(ctx, data, weight, output_grad, strides, padding, dilation, ou
         covered = (g_dims[2 + k] - 1) * strides[k] - pad_sum + (w_dims[2 + k] - 1) * dilation[k]
         out_padding.append(size - covered - 1)
     data_grad = conv2d_transpose(
-        output_grad, weight, strides, list(padding), out_padding, dilation, 1,
+        output_grad, weight, strides, list(padding), out_padding, dilation, groups,
         "NCHW", "IOHW", "NCHW", out_dtype,
     )  # fmt: skip
+
     # The weight gradient correlates the input with the output gradient (strides and dilation
     # swap roles), computed in the CNHW/IOHW layouts so batch acts as the reduction axis.
-    weight_grad = conv2d(
-        data, output_grad, dilation, list(padding), strides, 1, "CNHW", "IOHW", "CNHW", out_dtype
-    )
-    return data_grad, _crop(ctx, weight_grad, w_dims)
+    def weight_grad_of(part_data, part_grad, dims):
+        grad = conv2d(
+            part_data, part_grad, dilation, list(padding), strides, 1, "CNHW", "IOHW", "CNHW",
+            out_dtype,
+        )  # fmt: skip
+        return _crop(ctx, grad, dims)
+
+    if groups == 1:
+        return data_grad, weight_grad_of(data, output_grad, w_dims)
+    data_parts = ctx.emit(split(data, groups, 1))
+    grad_parts = ctx.emit(split(output_grad, groups, 1))
+    group_dims = [w_dims[0] // groups, *w_dims[1:]]
+    pieces = [
+        weight_grad_of(TupleGetItem(data_parts, i), TupleGetItem(grad_parts, i), group_dims)
+        for i in range(groups)
+    ]
+    return data_grad, concat(pieces, 0)
 
 
 def _crop(ctx, expr, dims):
@@ -131,10 +155,32 @@ def _crop(ctx, expr, dims):
 def _conv2d_grad(orig_var, orig_call, output_grad, ctx):
     data, weight = orig_call.args
     attrs = orig_call.attrs
-    _check_conv(attrs, "conv2d", ("NCHW", "OIHW", "NCHW"))
+    layouts = (str(attrs.data_layout), str(attrs.kernel_layout), str(attrs.out_layout))
+    default = ("NCHW", "OIHW", "NCHW")
+    if layouts != default:
+        # Other orders of the same axes (e.g. NHWC/HWIO): transpose into NCHW/OIHW, take the
+        # gradients there, and transpose them back.
+        if any(sorted(have) != sorted(want) for have, want in zip(layouts, default)):
+            raise ValueError(
+                "the conv2d gradient supports permutations of the NCHW/OIHW layouts only, got "
+                f"{'/'.join(layouts)}"
+            )
+
+        def to_default(expr, have, want):
+            return ctx.normalize(permute_dims(expr, [have.index(c) for c in want]))
+
+        data_grad, weight_grad = _conv2d_grads(
+            ctx, to_default(data, layouts[0], "NCHW"), to_default(weight, layouts[1], "OIHW"),
+            to_default(output_grad, layouts[2], "NCHW"), _pair(attrs.strides),
+            _pair(attrs.padding), _pair(attrs.dilation), attrs.out_dtype, int(attrs.groups),
+        )  # fmt: skip
+        return [
+            permute_dims(data_grad, ["NCHW".index(c) for c in layouts[0]]),
+            permute_dims(weight_grad, ["OIHW".index(c) for c in layouts[1]]),
+        ]
     grads = _conv2d_grads(
         ctx, data, weight, output_grad, _pair(attrs.strides), _pair(attrs.padding),
-        _pair(attrs.dilation), attrs.out_dtype,
+        _pair(attrs.dilation), attrs.out_dtype, int(attrs.groups),
     )  # fmt: skip
     return list(grads)
 
@@ -144,7 +190,7 @@ def _conv1d_grad(orig_var, orig_call, output_grad, ctx):
     # conv1d is conv2d with a unit height: expand, take the conv2d gradients, squeeze.
     data, weight = orig_call.args
     attrs = orig_call.attrs
-    _check_conv(attrs, "conv1d", ("NCW", "OIW", "NCW"))
+    _check_conv(attrs, "conv1d", ("NCW", "OIW", "NCW"), grouped=True)
     (stride,), (dilation,) = _pair(attrs.strides), _pair(attrs.dilation)
     left, right = _pair(attrs.padding)
 
@@ -153,7 +199,7 @@ def _conv1d_grad(orig_var, orig_call, output_grad, ctx):
 
     data_grad, weight_grad = _conv2d_grads(
         ctx, lift(data), lift(weight), lift(output_grad), [1, stride], [0, left, 0, right],
-        [1, dilation], attrs.out_dtype,
+        [1, dilation], attrs.out_dtype, int(attrs.groups),
     )  # fmt: skip
     return [squeeze(data_grad, [2]), squeeze(weight_grad, [2])]
 
