@@ -615,3 +615,17 @@ def f(A: T.Buffer((4, 4), "float32")):
     store = func.body
     A = func.buffer_map[func.params[0]]
     assert store.buffer.name == "A_1" and store.buffer.data is A.data
+
+
+def test_rebinding_a_scalar_is_an_error_not_a_new_variable():
+    # In Apache TVM 0.27 ``x = x - 1`` stores into a mutable scalar; a silent new variable
+    # here would change what the loop does.
+    program = (
+        '@T.prim_func\ndef main(A: T.Buffer((4,), "int32")):\n'
+        "    x: T.int32 = 3\n"
+        "    while x > 0:\n"
+        "        x = x - 1\n"
+    )
+    text = _error(program)
+    assert text.startswith("error: Variable x is already bound: TIR variables are immutable")
+    assert " --> <str>:5:9" in text

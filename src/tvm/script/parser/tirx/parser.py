@@ -174,6 +174,7 @@ def _bind_name(parser: Parser, target: ast.AST, value: Any) -> None:
         parser.report_error(target, f"Unsupported assignment target: {type(target).__name__}")
     name = target.id
     frame = _func_frame()
+    _check_not_rebinding(parser, name, frame)
     if isinstance(value, Buffer):
         B.name_buffer(value, name)
     elif isinstance(value, Var) and frame is not None and id(value) in frame.bound_vars:
@@ -195,6 +196,17 @@ def _bind_name(parser: Parser, target: ast.AST, value: Any) -> None:
         value = B.Bind(value)
         IRBuilder.name(name, value)
     parser.var_table.add(name, value, allow_shadowing=True)
+
+
+def _check_not_rebinding(parser: Parser, name: str, frame) -> None:
+    """Assigning again to a name bound by ``Bind`` is an error, not a silent new variable."""
+    current = parser.var_table.lookup(name, None)
+    if frame is not None and isinstance(current, Var) and id(current) in frame.bound_vars:
+        raise ValueError(
+            f"Variable {name} is already bound: TIR variables are immutable. Apache TVM 0.27 "
+            "would store into a one-element local buffer here, which this parser does not "
+            f"model; use a new name, or T.alloc_buffer((1,), scope=\"local\") and {name}[0]"
+        )
 
 
 def _store(parser: Parser, target: ast.Subscript, value: Any) -> None:
@@ -261,6 +273,7 @@ def _visit_ann_assign(parser: Parser, node: ast.AnnAssign) -> None:
         parser.report_error(node, f"{ast.unparse(node.target)} needs a value")
     if not isinstance(node.target, ast.Name):
         parser.report_error(node.target, "Only a name can be bound with an annotation")
+    _check_not_rebinding(parser, node.target.id, _func_frame())
     value = parser.eval_expr(node.value)
     if isinstance(value, PrimExpr) and value.dtype != dtype:
         parser.report_error(
