@@ -33,7 +33,7 @@ def test_sampled_split_trace_matches_tvm(wl):
     wl.assert_replays(sch, func)
 
 
-@pytest.mark.parametrize("seed", range(8))
+@pytest.mark.parametrize("seed", range(1, 9))
 def test_sampled_tiles_are_perfect_and_replay(wl, seed):
     func = wl.matmul(12, 10, 3)
     sch = s_tir.Schedule(func, seed=seed)
@@ -54,7 +54,7 @@ def test_sampled_tiles_are_perfect_and_replay(wl, seed):
 
 
 def test_sample_categorical_respects_zero_weights(wl):
-    sch = s_tir.Schedule(wl.elemwise(), seed=0)
+    sch = s_tir.Schedule(wl.elemwise(), seed=1)
     values = {sch.get(sch.sample_categorical([3, 5], [0.0, 1.0])) for _ in range(20)}
     assert values == {5}
 
@@ -74,3 +74,8 @@ def test_sampling_errors(wl):
         sch.sample_perfect_tile(i, n=2, decision=[5, 4])
     with pytest.raises(ValueError, match="n must be a positive int"):
         sch.sample_perfect_tile(i, n=0)
+
+
+def test_seed_range(wl):
+    with pytest.raises(ValueError, match=r"seed must be in the range \[1, 2147483647\], but gets: 0"):
+        s_tir.Schedule(wl.elemwise(), seed=0)

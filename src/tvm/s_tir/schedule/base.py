@@ -78,6 +78,8 @@ class ScheduleBase:
                 f"Schedule expects an IRModule or a PrimFunc, got {type(mod).__name__}"
             )
         verifies(debug_mask)  # validates the value
+        if seed is not None and not (isinstance(seed, int) and 1 <= seed <= 2147483647):
+            raise ValueError(f"seed must be in the range [1, 2147483647], but gets: {seed}")
         if error_render_level not in _RENDER_LEVELS:
             raise ValueError(
                 f"error_render_level must be one of {list(_RENDER_LEVELS)}, "
@@ -122,8 +124,7 @@ class ScheduleBase:
 
     def work_on(self, func_name: str) -> None:
         """Make ``func_name`` the function that name lookups (``get_sblock``) search."""
-        func = self._prim_func(func_name, "work_on")
-        del func
+        self._prim_func(func_name, "work_on")  # checks that the function exists
         self._func_name = func_name
 
     @property
