@@ -845,3 +845,26 @@ def test_schedule_gives_the_expected_function(wl, name, before, schedule, expect
     schedule(sch)
     assert_structural_equal(_strip(sch.mod["main"]), _strip(expected))
     wl.assert_replays(sch, before)
+
+
+@T.prim_func(s_tir=True)
+def two_blocks_named_b(A: T.Buffer((4,), "float32"), C: T.Buffer((4,), "float32")):
+    B = T.sblock_alloc_buffer((4,))
+    for i in range(4):
+        with T.sblock("B"):
+            vi = T.axis.spatial(4, i)
+            T.reads(A[vi])
+            T.writes(B[vi])
+            B[vi] = A[vi] + T.float32(1.0)
+    for i in range(4):
+        with T.sblock("B"):
+            vi = T.axis.spatial(4, i)
+            T.reads(B[vi])
+            T.writes(C[vi])
+            C[vi] = B[vi] * T.float32(2.0)
+
+
+def test_a_name_shared_by_two_blocks_is_reported():
+    sch = s_tir.Schedule(two_blocks_named_b, error_render_level="fast")
+    with pytest.raises(s_tir.ScheduleError, match="Found 2 blocks with the name: B"):
+        sch.get_sblock("B")
