@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from .... import te, tirx
 from ....topi import nn as tnn
-from ...transform.legalize_ops.common import register_legalize
+from ...transform.legalize_ops.common import reduce_axis, register_legalize
 
 
 def _identity(bb, call):
@@ -25,7 +25,7 @@ def _take_backward_te(axis):
         indices; the indices' dims replace dim ``axis`` of ``x`` in ``output_grad``)."""
         ax = axis if axis >= 0 else axis + len(x.shape)
         idx_dims = list(indices.shape)
-        rs = [te.reduce_axis((0, d), name=f"j{k}") for k, d in enumerate(idx_dims)]
+        rs = [reduce_axis(d, f"j{k}") for k, d in enumerate(idx_dims)]
 
         def body(*i):
             i = list(i)

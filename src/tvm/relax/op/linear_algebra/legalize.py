@@ -7,7 +7,7 @@ dim dropped, batch dims broadcast), a reduction named ``matmul`` as in TVM.
 from __future__ import annotations
 
 from .... import te, tirx, topi
-from ...transform.legalize_ops.common import register_legalize
+from ...transform.legalize_ops.common import reduce_axis, register_legalize
 
 
 def _matmul_te(out_dtype):
@@ -15,7 +15,7 @@ def _matmul_te(out_dtype):
         a_shape, b_shape = list(a.shape), list(b.shape)
         a_vec, b_vec = len(a_shape) == 1, len(b_shape) == 1
         k_dim = a_shape[-1]
-        rk = te.reduce_axis((0, k_dim), name="k")
+        rk = reduce_axis(k_dim, "k")
         a_batch = [] if a_vec else a_shape[:-2]
         b_batch = [] if b_vec else b_shape[:-2]
         nbatch = max(len(a_batch), len(b_batch))

@@ -12,6 +12,7 @@ import operator
 from .... import te, tirx, topi
 from ...transform.legalize_ops.common import (
     prim_value,
+    reduce_axis,
     register_legalize,
     shape_values,
     tuple_fields,
@@ -172,7 +173,7 @@ def _layout_transform_te(index_map, out_shape, pad_value):
                 lambda *o: x(*[o[inverse[k]] for k in range(len(probe))]),
                 name="T_layout_trans",
             )
-        axes = [te.reduce_axis((0, d), name=f"r{k}") for k, d in enumerate(x.shape)]
+        axes = [reduce_axis(d, f"r{k}") for k, d in enumerate(x.shape)]
 
         def gather(*o):
             target = index_map(*[a.var for a in axes])

@@ -119,3 +119,13 @@ def call_topi(topi_fn, name=None):
         return bb.call_te(topi_fn, *call.args, primfunc_name_hint=name or topi_fn.__name__)
 
     return rule
+
+
+def reduce_axis(extent, name):
+    """``te.reduce_axis`` over ``[0, extent)`` with the start in the extent's dtype (te would
+    make a literal 0 int32 next to an int64 extent, which code generation rejects)."""
+    from .... import te
+    from ....tirx.generic import const
+
+    dtype = getattr(extent, "dtype", "int32")
+    return te.reduce_axis((const(0, dtype), extent), name=name)
