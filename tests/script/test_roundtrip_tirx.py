@@ -885,3 +885,27 @@ def test_scheduled_roundtrip_and_oracle_text(te_programs, name):
     _roundtrip(func)
     assert func.script() == ORACLE_SCHEDULED[name]
     tvm.ir.assert_structural_equal(from_source(ORACLE_SCHEDULED[name]), func)
+
+
+def _tvm_schedule_outputs():
+    """The scheduled functions Apache TVM 0.27 printed for the schedule tests (their file)."""
+    import os
+    import re
+
+    path = os.path.join(os.path.dirname(__file__), "..", "s_tir", "schedule", "tvm_outputs.txt")
+    if not os.path.exists(path):
+        return {}
+    with open(path) as f:
+        sections = re.split(r"^### (\S+)\n", f.read(), flags=re.MULTILINE)[1:]
+    return {name: body.split("\n---\n")[0] for name, body in zip(sections[::2], sections[1::2])}
+
+
+_SCHEDULE_OUTPUTS = _tvm_schedule_outputs()
+
+
+@pytest.mark.parametrize("name", sorted(_SCHEDULE_OUTPUTS))
+def test_tvm_printed_schedule_outputs(name):
+    text = _SCHEDULE_OUTPUTS[name]
+    func = _roundtrip(from_source(text))
+    # Our printer writes the same function text (after the import header).
+    assert func.script().split("\n\n", 1)[1].strip() == text.strip()
