@@ -313,3 +313,37 @@ def test_conv2d_gradient_other_layouts_and_groups(layouts, data_shape, weight_sh
         rtol=1e-4,
         delta=1e-6,
     )
+
+
+# --- check_numerical_grads itself -----------------------------------------------------------------
+
+
+def test_check_numerical_grads_positional_and_keyword():
+    x, y = np.array([1.0, 2.0]), np.array([[0.5], [3.0]])
+    tvm.testing.check_numerical_grads(
+        lambda a, b: (a * a).sum() + b.sum(), [x, y], [2 * x, 1 + 0 * y]
+    )
+    tvm.testing.check_numerical_grads(
+        lambda a, b: a * b, {"a": np.array(2.0), "b": np.array(3.0)},
+        {"b": np.array(2.0), "a": np.array(3.0)}, function_value=6.0,
+    )  # fmt: skip
+
+
+def test_check_numerical_grads_reports_the_worst_element():
+    x = np.array([1.0, 2.0, 3.0])
+    with pytest.raises(AssertionError) as info:
+        tvm.testing.check_numerical_grads(lambda a: (a**2).sum(), [x], [np.array([2.0, 4.0, 0.0])])
+    message = str(info.value)
+    assert "input 0" in message and "index (2,)" in message and "given 0.0" in message
+
+
+def test_check_numerical_grads_bad_arguments():
+    x = np.ones(2)
+    with pytest.raises(ValueError, match="1 input values but 2 gradient values"):
+        tvm.testing.check_numerical_grads(np.sum, [x], [x, x])
+    with pytest.raises(ValueError, match="has shape"):
+        tvm.testing.check_numerical_grads(np.sum, [x], [np.ones(3)])
+    with pytest.raises(ValueError, match="same keys"):
+        tvm.testing.check_numerical_grads(np.sum, {"a": x}, {"b": x})
+    with pytest.raises(AssertionError, match="function_value"):
+        tvm.testing.check_numerical_grads(np.sum, [x], [np.ones(2)], function_value=5.0)

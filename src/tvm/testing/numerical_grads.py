@@ -76,9 +76,7 @@ def check_numerical_grads(
     grads = [np.asarray(g.numpy() if hasattr(g, "numpy") else g, dtype="float64") for g in grads]
     for i, (x, g) in enumerate(zip(inputs, grads)):
         if x.shape != g.shape:
-            raise ValueError(
-                f"input {i} has shape {x.shape} but its gradient has shape {g.shape}"
-            )
+            raise ValueError(f"input {i} has shape {x.shape} but its gradient has shape {g.shape}")
 
     if function_value is not None:
         fresh = _as_scalar(_call(function, inputs, names))
@@ -101,11 +99,11 @@ def check_numerical_grads(
             numeric.reshape(-1)[j] = (up - down) / (2 * delta)
         error = np.abs(numeric - given) - (atol + rtol * np.abs(numeric))
         if np.any(error > 0):
-            worst = np.unravel_index(int(np.argmax(error)), x.shape) if x.shape else ()
+            worst = tuple(int(k) for k in np.unravel_index(int(np.argmax(error)), x.shape))
             label = names[i] if names else f"input {i}"
             raise AssertionError(
                 f"Gradient check failed for {label} (shape {x.shape}) at index {worst}: "
-                f"numerical {numeric[worst]!r} vs given {given[worst]!r} "
+                f"numerical {float(numeric[worst])} vs given {float(given[worst])} "
                 f"(atol={atol}, rtol={rtol}, delta={delta}); "
                 f"max abs difference {float(np.max(np.abs(numeric - given)))}"
             )
