@@ -114,3 +114,29 @@ def test_good_call_after_bad_calls(add):
     c = _zeros(3, 4)
     add(a, a, c)
     np.testing.assert_array_equal(c, 2 * a)
+
+
+@pytest.fixture(scope="module")
+def repeat2():
+    n = te.var("n")
+    A = te.placeholder((n,), "float32", name="A")
+    B = te.compute((n * 2,), lambda i: A[i // 2], name="B")
+    return tvm.compile(te.create_prim_func([A, B]).with_attr("global_symbol", "rep"))["rep"]
+
+
+def test_compound_dimension_is_checked(repeat2):
+    a = np.arange(3, dtype="float32")
+    b = _zeros(6)
+    repeat2(a, b)
+    np.testing.assert_array_equal(b, np.repeat(a, 2))
+    with pytest.raises(ValueError, match=r"(?s)Invalid B.shape\[0\] when calling rep: "
+                                         r"expected n \* 2 = 6, got 5"):
+        repeat2(a, _zeros(5))
+
+
+def test_compound_dimension_needs_its_variables_bound():
+    n = te.var("n")
+    A = te.placeholder((n * 2,), "float32", name="A")
+    B = te.compute((n * 2,), lambda i: A[i] + 1.0, name="B")
+    with pytest.raises(ValueError, match="uses n, which no plain dimension or scalar parameter"):
+        tvm.compile(te.create_prim_func([A, B]))

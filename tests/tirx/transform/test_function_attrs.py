@@ -38,12 +38,16 @@ def test_make_packed_api_sets_calling_convention():
     assert func.get_attr("calling_conv") == 1
 
 
-def test_make_packed_api_rejects_compound_shapes():
+def test_make_packed_api_compound_shapes_need_bound_variables():
     n = Var("n", "int32")
     A = decl_buffer((n * 2,), "float32", name="A")
     func = PrimFunc([A], BufferStore(A, 1.0, [0])).with_attr("global_symbol", "twice")
-    with pytest.raises(ValueError, match=r"function twice, parameter A.*shape\[0\] = n \* 2"):
+    with pytest.raises(ValueError, match=r"function twice, parameter A.*shape\[0\] = n \* 2 "
+                                         r"uses n, which no plain dimension"):
         T.MakePackedAPI()(tvm.IRModule({"twice": func}))
+    B = decl_buffer((n,), "float32", name="B")
+    ok = PrimFunc([B, A], BufferStore(A, 1.0, [0])).with_attr("global_symbol", "ok")
+    assert T.MakePackedAPI()(tvm.IRModule({"ok": ok}))["ok"].get_attr("calling_conv") == 1
 
 
 def test_make_packed_api_rejects_raw_handles():

@@ -92,6 +92,7 @@ class CodeGenLLVM(ExprEmitter):
     def add_function(self, func: PrimFunc, name: str) -> None:
         """Emit ``func`` as ``<name>_compute`` plus its packed wrapper ``__tvm_ffi_<name>``."""
         self.func_name = name
+        self._dim_checks = []  # (compound extent, tensor name, dim) of parameter shapes
         params, all_args = self._signature(func, name)
         inner_args, checks, first_of = [], [], {}
         for entry in all_args:
@@ -136,9 +137,37 @@ class CodeGenLLVM(ExprEmitter):
                     builder.call(fn, [self.string_constant("ValueError"),
                                       self.string_constant(message)])
                     builder.ret(ir.Constant(I32, -1))
+            if dim_checks:
+                self._emit_dim_checks(builder, args, name, dim_checks,
+                                      {id(e[1]): value_of(builder, args, e) for e in inner_args
+                                       if e[0] != "data"})
             return builder.call(inner, [value_of(builder, args, e) for e in inner_args])
 
+        dim_checks = list(self._dim_checks)
         emit_packed_function(self.module, name, params, body)
+
+    def _emit_dim_checks(self, builder, args, name, checks, values):
+        """``shape[d] == expr`` for parameter dims given by expressions (``n * 2``)."""
+        saved = (self.builder, self.vars)
+        self.builder, self.vars = builder, dict(values)
+        try:
+            for extent, tname, dim in checks:
+                expected = self.cast_value(self.emit_expr(extent), extent.dtype, "int64")
+                actual = args.tensors[tname].shape[dim]
+                with builder.if_then(builder.icmp_signed("!=", expected, actual), likely=False):
+                    snprintf = self._declare(
+                        "snprintf", ir.FunctionType(I32, [PTR, I64, PTR], var_arg=True))
+                    buf = builder.alloca(ir.ArrayType(I8, 512))
+                    text = str(extent).replace("%", "%%")
+                    fmt = (f"Invalid {tname}.shape[{dim}] when calling {name}: expected "
+                           f"{text} = %lld, got %lld")
+                    builder.call(snprintf, [buf, ir.Constant(I64, 512),
+                                            self.string_constant(fmt), expected, actual])
+                    fn = self._declare(_ERROR_SET, ir.FunctionType(ir.VoidType(), [PTR, PTR]))
+                    builder.call(fn, [self.string_constant("ValueError"), buf])
+                    builder.ret(ir.Constant(I32, -1))
+        finally:
+            self.builder, self.vars = saved
 
     def _signature(self, func: PrimFunc, name: str):
         """Packed-API parameter specs and the inner function's arguments.
@@ -182,11 +211,9 @@ class CodeGenLLVM(ExprEmitter):
                         seen.add(id(extent))
                         inner_args.append(("shape", extent, (tname, dim)))
                 else:
-                    raise ValueError(  # noqa: TRY004 - invalid IR, not a wrong argument type
-                        f"function {name}: parameter {tname} has shape dimension {dim} = "
-                        f"{extent}, a compound expression; only constants and variables are "
-                        "supported in parameter shapes yet"
-                    )
+                    # Checked after unpacking, against the variables other dims bind.
+                    shape.append(None)
+                    self._dim_checks.append((extent, tname, dim))
             compact = not buf.strides
             if not compact:
                 for dim, stride in enumerate(buf.strides):
@@ -208,6 +235,17 @@ class CodeGenLLVM(ExprEmitter):
             params.append(TensorParam(tname, buf.dtype, tuple(shape), compact=compact))
             inner_args.append(("data", buf.data, tname))
             seen.add(id(buf.data))
+        bound = {id(v) for kind, v, _ in inner_args if kind != "data"}
+        for extent, tname, dim in self._dim_checks:
+            free = []
+            post_order_visit(extent, lambda n, free=free: free.append(n)
+                             if isinstance(n, E.Var) else None)
+            for var in free:
+                if id(var) not in bound:
+                    raise ValueError(
+                        f"function {name}: parameter {tname} has shape[{dim}] = {extent}, but "
+                        f"{var.name} is not bound by a plain dimension or scalar parameter"
+                    )
         # Symbolic names must be unique across different variables for the packed checks.
         names = {}
         for kind, var, _ in inner_args:

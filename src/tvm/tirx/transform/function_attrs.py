@@ -82,6 +82,7 @@ def SplitHostDevice():
 
 def check_packable(func: PrimFunc, name: str) -> None:
     """Raise ``ValueError`` when a parameter cannot be unpacked by the packed API."""
+    bound, compound = set(), []
     for p in func.params:
         buf = func.buffer_map.get(p)
         if buf is None:
@@ -91,11 +92,25 @@ def check_packable(func: PrimFunc, name: str) -> None:
                     "buffer_map entry (raw pointer) is not supported yet"
                 )
             continue
+        for extent in buf.shape:
+            if isinstance(extent, Var):
+                bound.add(id(extent))
         for dim, extent in enumerate(buf.shape):
-            if not isinstance(extent, (IntImm, Var)):
-                raise ValueError(  # noqa: TRY004 - invalid IR, not a wrong argument type
-                    f"MakePackedAPI: function {name}, parameter {p.name}: shape[{dim}] = "
-                    f"{extent} is a compound expression; expected a constant or a variable"
+            if isinstance(extent, (IntImm, Var)):
+                continue
+            compound.append((p.name, dim, extent))
+    # A compound dim (``n * 2``) is checked at call time against the variables that plain
+    # dims or scalar parameters bind; each of its variables must be bound that way.
+    bound.update(id(p) for p in func.params if p not in func.buffer_map)
+    for pname, dim, extent in compound:
+        free = []
+        post_order_visit(extent, lambda n, free=free: free.append(n) if isinstance(n, Var) else 0)
+        for var in free:
+            if id(var) not in bound:
+                raise ValueError(
+                    f"MakePackedAPI: function {name}, parameter {pname}: shape[{dim}] = "
+                    f"{extent} uses {var.name}, which no plain dimension or scalar parameter "
+                    "binds"
                 )
 
 
