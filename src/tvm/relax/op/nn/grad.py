@@ -211,20 +211,35 @@ def _conv2d_transpose_grad(orig_var, orig_call, output_grad, ctx):
     # roles of input and output swapped.
     data, weight = orig_call.args
     attrs = orig_call.attrs
-    _check_conv(attrs, "conv2d_transpose", ("NCHW", "IOHW", "NCHW"))
+    _check_conv(attrs, "conv2d_transpose", ("NCHW", "IOHW", "NCHW"), grouped=True)
+    groups = int(attrs.groups)
     w_dims = static_dims(weight)
     strides, padding, dilation = (
         _pair(attrs.strides), _pair(attrs.padding), _pair(attrs.dilation)
     )  # fmt: skip
     data_grad = conv2d(
-        output_grad, weight, strides, padding, dilation, 1, "NCHW", "OIHW", "NCHW",
+        output_grad, weight, strides, padding, dilation, groups, "NCHW", "OIHW", "NCHW",
         attrs.out_dtype,
     )  # fmt: skip
-    weight_grad = conv2d(
-        output_grad, data, dilation, padding, strides, 1, "CNHW", "IOHW", "CNHW",
-        attrs.out_dtype,
-    )  # fmt: skip
-    return [data_grad, _crop(ctx, weight_grad, w_dims)]
+
+    def weight_grad_of(part_grad, part_data, dims):
+        grad = conv2d(
+            part_grad, part_data, dilation, padding, strides, 1, "CNHW", "IOHW", "CNHW",
+            attrs.out_dtype,
+        )  # fmt: skip
+        return _crop(ctx, grad, dims)
+
+    if groups == 1:
+        return [data_grad, weight_grad_of(output_grad, data, w_dims)]
+    # Group by group: input channels i*C/G.. pair with output channels i*O/G...
+    grad_parts = ctx.emit(split(output_grad, groups, 1))
+    data_parts = ctx.emit(split(data, groups, 1))
+    group_dims = [w_dims[0] // groups, *w_dims[1:]]
+    pieces = [
+        weight_grad_of(TupleGetItem(grad_parts, i), TupleGetItem(data_parts, i), group_dims)
+        for i in range(groups)
+    ]
+    return [data_grad, concat(pieces, 0)]
 
 
 def _pool_backward(backward):

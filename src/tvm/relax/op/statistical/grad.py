@@ -127,16 +127,16 @@ def _cumsum_grad(orig_var, orig_call, output_grad, ctx):
 
 @register_gradient("relax.cumprod")
 def _cumprod_grad(orig_var, orig_call, output_grad, ctx):
-    # y_j = prod_{i<=j} x_i: dL/dx_i = sum_{j>=i} g_j * y_j / x_i (x nonzero, inclusive scans).
+    # y_j = prod_{i<=j} x_i (i<j when exclusive): dL/dx_i = sum_{j>=i} g_j y_j / x_i (j>i when
+    # exclusive), a reversed cumulative sum; the inputs must be nonzero.
     x = orig_call.args[0]
-    if orig_call.attrs.exclusive:
-        raise ValueError(
-            "the cumprod gradient is supported for inclusive scans only (exclusive=True is not supported)"
-        )
+    exclusive = bool(orig_call.attrs.exclusive)
     axis = _scan_axis(orig_call)
     scan_axis = 0 if axis is None else axis
     weighted = multiply(output_grad, orig_var)
-    reversed_sum = flip(cumsum(flip(weighted, scan_axis), scan_axis), scan_axis)
+    reversed_sum = flip(
+        cumsum(flip(weighted, scan_axis), scan_axis, exclusive=exclusive), scan_axis
+    )
     if axis is None:
         reversed_sum = reshape(reversed_sum, shape_of(x))
     return [divide(reversed_sum, x)]
