@@ -495,7 +495,8 @@ def test_unknown_axis_kind():
         ("    for i in range(4):\n        vi = T.axis.spatial(4, i)\n",
          "T.axis must be used inside a SBlockFrame"),
         ("    T.reads(A[0])\n", "T.reads must be used inside a SBlockFrame"),
-        ("    A[0:2] = A[0:2]\n", "Stores to buffer slices (vector stores) are not supported"),
+        ("    for i in range(2):\n        A[0:i] = A[0]\n",
+         "A vector store's slice must have a constant length and step"),
         ("    return A\n", "`return` is not supported in TIR functions"),
         ("    n: T.int32 = T.float32(1.0)\n", "The value of n has dtype float32, annotated int32"),
         ("    T.init()\n", "T.init() must be used in a `with` statement"),
@@ -629,3 +630,20 @@ def test_rebinding_a_scalar_is_an_error_not_a_new_variable():
     text = _error(program)
     assert text.startswith("error: Variable x is already bound: TIR variables are immutable")
     assert " --> <str>:5:9" in text
+
+
+def test_vector_stores_through_slices():
+    func = from_source(
+        """
+@T.prim_func
+def f(A: T.Buffer((16,), "float32"), B: T.Buffer((16,), "float32")):
+    for i in range(2):
+        B[i * 8:i * 8 + 4] = A[T.Ramp(i * 8, 1, 4)] * T.Broadcast(T.float32(2.0), 4)
+    B[0:8:2] = A[T.Ramp(1, 2, 4)]
+"""
+    )
+    loop, strided = _seq(func)
+    ramp = loop.body.indices[0]
+    assert isinstance(ramp, tirx.Ramp) and int(ramp.stride) == 1 and ramp.lanes == 4
+    assert loop.body.value.dtype == "float32x4"
+    assert int(strided.indices[0].stride) == 2 and strided.indices[0].lanes == 4

@@ -909,3 +909,33 @@ def test_tvm_printed_schedule_outputs(name):
     func = _roundtrip(from_source(text))
     # Our printer writes the same function text (after the import header).
     assert func.script().split("\n\n", 1)[1].strip() == text.strip()
+
+
+# Apache TVM 0.27: VectorizeLoop of the program below, then .script() (a stride-1 store ramp
+# prints as a slice).
+ORACLE_VECTORIZED = """\
+# from tvm.script import ir as I
+# from tvm.script import tirx as T
+# from tvm.tirx.layout import Axis
+
+@I.ir_module
+class Module:
+    @T.prim_func
+    def main(A: T.Buffer((16,), "float32"), B: T.Buffer((16,), "float32")):
+        for i in range(4):
+            B[i * 4:i * 4 + 4] = A[T.Ramp(i * 4, 1, 4)] * T.Broadcast(T.float32(2.0), 4)"""
+
+
+def test_vectorized_code_roundtrip_and_oracle_text():
+    func = from_source(
+        """
+@T.prim_func
+def main(A: T.Buffer((16,), "float32"), B: T.Buffer((16,), "float32")):
+    for i in range(4):
+        for j in T.vectorized(4):
+            B[i * 4 + j] = A[i * 4 + j] * T.float32(2.0)
+"""
+    )
+    mod = tvm.tirx.transform.VectorizeLoop()(tvm.IRModule({"main": func}))
+    _roundtrip(mod)
+    tvm.ir.assert_structural_equal(from_source(ORACLE_VECTORIZED), mod)

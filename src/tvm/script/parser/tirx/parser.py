@@ -215,11 +215,25 @@ def _store(parser: Parser, target: ast.Subscript, value: Any) -> None:
         parser.report_error(target.value, f"Only buffers can be stored to, got {buffer!r}")
     index = parser.eval_expr(target.slice)
     indices = list(index) if isinstance(index, tuple) else [index]
-    if any(isinstance(i, slice) for i in indices):
-        parser.report_error(
-            target, "Stores to buffer slices (vector stores) are not supported by this parser"
-        )
+    # ``B[i:i + 4] = v`` is a vector store through a ``Ramp`` index (TVM prints stride-1
+    # ramps of stores this way).
+    indices = [_ramp(parser, target, i) if isinstance(i, slice) else i for i in indices]
     B.buffer_store(buffer, value, indices)
+
+
+def _ramp(parser: Parser, target: ast.AST, index: slice):
+    from tvm.arith import Analyzer  # local: only vector stores need it
+
+    if index.start is None or index.stop is None:
+        parser.report_error(target, "A vector store needs explicit slice bounds (A[i:i + 4])")
+    step = 1 if index.step is None else index.step
+    lanes = Analyzer().simplify(tirx.const(0) + index.stop - index.start)
+    if not isinstance(lanes, tirx.IntImm) or not isinstance(step, (int, tirx.IntImm)):
+        parser.report_error(
+            target, "A vector store's slice must have a constant length and step (A[i:i + 4])"
+        )
+    count = (int(lanes) + int(step) - 1) // int(step)
+    return tirx.Ramp(index.start, step, count)
 
 
 def _eval_rhs(parser: Parser, node: ast.AST) -> Any:
