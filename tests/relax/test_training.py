@@ -81,7 +81,7 @@ def test_sgd_step_with_weight_decay():
 @pytest.mark.parametrize("nesterov", [False, True])
 def test_momentum_sgd_first_step(nesterov):
     w, g = rng.standard_normal(3).astype("float32"), rng.standard_normal(3).astype("float32")
-    (new,), (steps, v) = _opt_step(MomentumSGD(0.1, 0.9, nesterov=nesterov), [w], [g])
+    (new,), (_, v) = _opt_step(MomentumSGD(0.1, 0.9, nesterov=nesterov), [w], [g])
     np.testing.assert_allclose(v, g, rtol=1e-6)
     direction = g + 0.9 * g if nesterov else g
     np.testing.assert_allclose(new, w - 0.1 * direction, rtol=1e-6)
@@ -91,6 +91,8 @@ def test_adam_first_step():
     w, g = rng.standard_normal(3).astype("float32"), rng.standard_normal(3).astype("float32")
     (new,), states = _opt_step(Adam(0.01), [w], [g])
     steps, b1p, b2p, m, v = states
+    assert int(steps) == 1
+    np.testing.assert_allclose(b2p, 0.999, rtol=1e-6)
     np.testing.assert_allclose(m, 0.1 * g, rtol=1e-5)
     np.testing.assert_allclose(v, 0.001 * g * g, rtol=1e-5)
     np.testing.assert_allclose(b1p, 0.9, rtol=1e-6)
