@@ -939,3 +939,33 @@ def main(A: T.Buffer((16,), "float32"), B: T.Buffer((16,), "float32")):
     mod = tvm.tirx.transform.VectorizeLoop()(tvm.IRModule({"main": func}))
     _roundtrip(mod)
     tvm.ir.assert_structural_equal(from_source(ORACLE_VECTORIZED), mod)
+
+
+# Apache TVM 0.27: te.create_prim_func of an int64-shaped elementwise compute, .script()
+ORACLE_TE_INT64 = """\
+# from tvm.script import tirx as T
+# from tvm.tirx.layout import Axis
+
+@T.prim_func(s_tir=True)
+def main(A: T.Buffer((T.int64(8), T.int64(4)), "float32"), B: T.Buffer((T.int64(8), T.int64(4)), "float32")):
+    T.func_attr({"tirx.noalias": True})
+    # with T.sblock("root"):
+    for i, j in T.grid(T.int64(8), T.int64(4)):
+        with T.sblock("B"):
+            v_i = T.axis.spatial(T.int64(8), i)
+            v_j = T.axis.spatial(T.int64(4), j)
+            T.reads(A[v_i, v_j])
+            T.writes(B[v_i, v_j])
+            B[v_i, v_j] = A[v_i, v_j] * T.float32(2.0)"""
+
+
+def test_int64_shapes_roundtrip_and_oracle_text():
+    A = te.placeholder((tirx.IntImm("int64", 8), tirx.IntImm("int64", 4)), name="A")
+    B = te.compute(A.shape, lambda i, j: A[i, j] * 2.0, name="B")
+    func = te.create_prim_func([A, B])
+    _roundtrip(func)
+    parsed = from_source(ORACLE_TE_INT64)
+    # ``T.axis.spatial(T.int64(8), i)``: an int64 domain gives an int64 block variable.
+    block = parsed.body.block.body.body.body.block
+    assert [iv.var.dtype for iv in block.iter_vars] == ["int64", "int64"]
+    tvm.ir.assert_structural_equal(parsed, func)

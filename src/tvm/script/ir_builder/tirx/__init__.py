@@ -514,8 +514,21 @@ def _dom(dom, dtype):
     return Range(IntImm(dtype, 0), _as_expr(dom, dtype))
 
 
+def _dom_dtype(dom, dtype):
+    """The iteration variable's dtype: an ``int64`` domain makes an ``int64`` variable (as in
+    TVM) unless another dtype is asked for."""
+    if dtype != "int32":
+        return dtype
+    parts = [dom.min, dom.extent] if isinstance(dom, Range) else (
+        list(dom) if isinstance(dom, (tuple, list)) else [dom])
+    if any(isinstance(p, PrimExpr) and p.dtype == "int64" for p in parts):
+        return "int64"
+    return dtype
+
+
 def _axis(iter_type, dom, binding, dtype):
     block = _block("T.axis")
+    dtype = _dom_dtype(dom, dtype)
     rng = _dom(dom, dtype)
     var = Var("", dtype)
     block.iter_vars.append(_stmt.IterVar(rng, var, iter_type))
