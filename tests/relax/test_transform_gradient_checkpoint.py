@@ -206,3 +206,16 @@ def test_checkpoint_gradients_checked_numerically():
         atol=1e-2,
         rtol=1e-2,
     )
+
+
+def test_emit_checkpoint_sequential_bad_segments():
+    x = _x()
+    bb = relax.BlockBuilder()
+    with (
+        pytest.raises(ValueError, match="segments must be positive"),
+        bb.function("main", [x]),
+        bb.dataflow(),
+    ):
+        nn.emit_checkpoint_sequential([relax.op.exp], 0, x)
+    with pytest.raises(ValueError, match="current BlockBuilder"):
+        nn.emit_checkpoint_sequential([relax.op.exp], 1, x)
