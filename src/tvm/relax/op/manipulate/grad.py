@@ -6,7 +6,8 @@ from __future__ import annotations
 
 from ...expr import Tuple, TupleGetItem
 from ...ty import TupleType
-from ..create import zeros_like
+from ..binary import divide, multiply
+from ..create import ones_like, zeros_like
 from ..grad.grad import no_grad_all, register_gradient, shape_of, static_dims
 from ..index import strided_slice
 from ..manipulate import (
@@ -197,25 +198,34 @@ def _gather_elements_grad(orig_var, orig_call, output_grad, ctx):
 
 @register_gradient("relax.scatter_elements")
 def _scatter_elements_grad(orig_var, orig_call, output_grad, ctx):
-    # reduction="update": overwritten positions get no gradient; the updates get theirs.
-    _data, indices, updates = orig_call.args
+    # update: overwritten positions get no gradient, the updates get theirs. add: both pass the
+    # gradient through. mul: out = data * M (M the product of the updates scattered at each
+    # position), and each update's gradient is g * out / update (updates must be nonzero).
+    data, indices, updates = orig_call.args
     axis = int(orig_call.attrs.axis)
-    if orig_call.attrs.reduction not in ("update", "add"):
+    reduction = str(orig_call.attrs.reduction)
+    if reduction not in ("update", "add", "mul"):
         raise ValueError(
-            "the gradient of scatter_elements is supported for reduction 'update' and 'add' "
-            f"only, not {orig_call.attrs.reduction!r}"
+            "the gradient of scatter_elements is supported for reduction 'update', 'add' and "
+            f"'mul' only, not {reduction!r}"
         )
     grads = no_grad_all(orig_call)
-    if orig_call.attrs.reduction == "update":
+    per_position = output_grad
+    if reduction == "update":
         grads[0] = scatter_elements(output_grad, indices, zeros_like(updates), axis, "update")
-    else:
+    elif reduction == "add":
         grads[0] = output_grad
+    else:
+        factor = scatter_elements(ones_like(data), indices, updates, axis, "mul")
+        grads[0] = multiply(output_grad, factor)
+        per_position = ctx.emit(multiply(output_grad, orig_var))
     # gather_elements reads an indices-shaped window: cut the gradient to it off the axis.
     g_dims, i_dims = static_dims(output_grad), static_dims(indices)
-    window = output_grad
+    window = per_position
     if g_dims is not None and i_dims is not None:
         axes = [d for d in range(len(g_dims)) if d != axis % len(g_dims) and i_dims[d] != g_dims[d]]
         if axes:
-            window = strided_slice(output_grad, axes, [0] * len(axes), [i_dims[d] for d in axes])
-    grads[2] = gather_elements(window, indices, axis)
+            window = strided_slice(per_position, axes, [0] * len(axes), [i_dims[d] for d in axes])
+    gathered = gather_elements(window, indices, axis)
+    grads[2] = divide(gathered, updates) if reduction == "mul" else gathered
     return grads
