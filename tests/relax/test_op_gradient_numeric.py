@@ -347,3 +347,27 @@ def test_check_numerical_grads_bad_arguments():
         tvm.testing.check_numerical_grads(np.sum, {"a": x}, {"b": x})
     with pytest.raises(AssertionError, match="function_value"):
         tvm.testing.check_numerical_grads(np.sum, [x], [np.ones(2)], function_value=5.0)
+
+
+@pytest.mark.parametrize("reduce", ["mean", "variance", "std", "sum"])
+@pytest.mark.parametrize("axis, keepdims", [(None, False), ([1], False), ([0], True)])
+def test_reduction_gradients_with_symbolic_shapes(reduce, axis, keepdims):
+    """The element count of mean/variance/std is a tensor when the shape is symbolic."""
+    from tvm.tirx.expr import Var as TirVar
+
+    n = TirVar("n", "int64")
+    x = relax.Var("x", relax.TensorType([n, 3], "float64"))
+    bb = relax.BlockBuilder()
+    with bb.function("main", [x]):
+        with bb.dataflow():
+            out = bb.emit(getattr(relax.op, reduce)(x, axis, keepdims=keepdims))
+            gv = bb.emit_output(relax.op.sum(relax.op.multiply(out, out)))
+        bb.emit_func_output(gv)
+    mod = relax.transform.Gradient("main")(bb.get())
+    evaluator = ReferenceEvaluator(mod)
+    data = np.random.default_rng(13).uniform(-1, 1, (4, 3))
+    _, (grad,) = evaluator.run("main_adjoint", data)
+    tvm.testing.check_numerical_grads(
+        lambda a: evaluator.run("main", a), [data], [np.asarray(grad)], atol=1e-5, rtol=1e-4,
+        delta=1e-6,
+    )  # fmt: skip

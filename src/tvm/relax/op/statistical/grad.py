@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from ...expr import const
 from ..binary import divide, equal, multiply, subtract
+from ..create import ones_like
 from ..grad.grad import register_gradient, scalar, shape_of, static_dims
 from ..manipulate import broadcast_to, expand_dims, flip, reshape
 from ..statistical import cumsum, mean, sum
@@ -25,20 +26,23 @@ def _restore_dims(call, grad):
 
 
 def _count(call):
-    """The number of elements each output element reduces (static shapes only)."""
+    """The number of elements each output element reduces, or None for symbolic shapes."""
     x = call.args[0]
     dims = static_dims(x)
     if dims is None:
-        raise ValueError(
-            f"the gradient of {call.op.name} needs a static input shape, but {x} has type "
-            f"{x.ty}; symbolic shapes are not supported by this rule yet"
-        )
+        return None
     axis = _axes(call)
     count = 1
     for i, dim in enumerate(dims):
         if axis is None or i in {a % len(dims) for a in axis}:
             count *= dim
     return count
+
+
+def _count_tensor(ctx, call, keepdims):
+    """The reduced element count as a tensor (for symbolic shapes): the sum of ones."""
+    x = call.args[0]
+    return ctx.emit(sum(ones_like(x), _axes(call), keepdims=keepdims))
 
 
 @register_gradient("relax.sum")
@@ -50,7 +54,11 @@ def _sum_grad(orig_var, orig_call, output_grad, ctx):
 @register_gradient("relax.mean")
 def _mean_grad(orig_var, orig_call, output_grad, ctx):
     x = orig_call.args[0]
-    scaled = divide(output_grad, const(float(_count(orig_call)), x.ty.dtype))
+    count = _count(orig_call)
+    if count is not None:
+        scaled = divide(output_grad, const(float(count), x.ty.dtype))
+    else:
+        scaled = divide(output_grad, _count_tensor(ctx, orig_call, orig_call.attrs.keepdims))
     return [broadcast_to(_restore_dims(orig_call, scaled), shape_of(x))]
 
 
@@ -58,10 +66,16 @@ def _mean_grad(orig_var, orig_call, output_grad, ctx):
 def _variance_grad(orig_var, orig_call, output_grad, ctx):
     # d var / dx = 2 / N * x - 2 / N^2 * sum(x)
     x = orig_call.args[0]
-    n = float(_count(orig_call))
     axis = _axes(orig_call)
     total = sum(x, axis, keepdims=True)
-    inner = subtract(multiply(scalar(2.0 / n, x), x), multiply(scalar(2.0 / (n * n), x), total))
+    count = _count(orig_call)
+    if count is not None:
+        n = float(count)
+        inner = subtract(multiply(scalar(2.0 / n, x), x), multiply(scalar(2.0 / (n * n), x), total))
+    else:
+        n = _count_tensor(ctx, orig_call, True)
+        two_over_n = ctx.emit(divide(scalar(2.0, x), n))
+        inner = subtract(multiply(two_over_n, x), multiply(divide(two_over_n, n), total))
     return [multiply(_restore_dims(orig_call, output_grad), inner)]
 
 
@@ -72,10 +86,11 @@ def _variance_grad(orig_var, orig_call, output_grad, ctx):
 def _std_grad(orig_var, orig_call, output_grad, ctx):
     # d std / dx = (x - mean) / (N * std)
     x = orig_call.args[0]
-    n = float(_count(orig_call))
+    count = _count(orig_call)
+    n = scalar(float(count), x) if count is not None else _count_tensor(ctx, orig_call, True)
     axis = _axes(orig_call)
     centered = subtract(x, mean(x, axis, keepdims=True))
-    denom = multiply(scalar(n, x), _restore_dims(orig_call, orig_var))
+    denom = multiply(n, _restore_dims(orig_call, orig_var))
     return [multiply(_restore_dims(orig_call, output_grad), divide(centered, denom))]
 
 
