@@ -647,3 +647,51 @@ def f(A: T.Buffer((16,), "float32"), B: T.Buffer((16,), "float32")):
     assert isinstance(ramp, tirx.Ramp) and int(ramp.stride) == 1 and ramp.lanes == 4
     assert loop.body.value.dtype == "float32x4"
     assert int(strided.indices[0].stride) == 2 and strided.indices[0].lanes == 4
+
+
+# Apache TVM 0.27's printed form of a function launching threads.
+LAUNCH = """
+@T.prim_func
+def f(A: T.Buffer((256,), "float32")):
+    bx = T.launch_thread("blockIdx.x", 4)
+    tx = T.launch_thread("threadIdx.x", 64)
+    A[bx * 64 + tx] = T.float32(1.0)
+"""
+
+
+def test_launch_thread_lasts_to_the_end_of_the_body():
+    func = from_source(LAUNCH)
+    outer = func.body
+    assert isinstance(outer, S.AttrStmt) and outer.attr_key == "thread_extent"
+    assert outer.node.thread_tag == "blockIdx.x" and outer.node.var.name == "bx"
+    assert int(outer.node.dom.extent) == 4 and int(outer.value) == 4
+    inner = outer.body
+    assert inner.node.thread_tag == "threadIdx.x" and int(inner.value) == 64
+    store = inner.body
+    assert isinstance(store, S.BufferStore)
+    used = {id(n) for n in tvm.ffi.node.walk(store.indices[0])}
+    assert id(outer.node.var) in used and id(inner.node.var) in used
+    # The env_thread spelling builds the same function.
+    env = LAUNCH.replace(
+        '    tx = T.launch_thread("threadIdx.x", 64)\n',
+        '    tx = T.env_thread("threadIdx.x")\n    T.launch_thread(tx, 64)\n',
+    )
+    tvm.ir.assert_structural_equal(from_source(env), func)
+
+
+def test_launch_thread_as_a_with_scope():
+    func = from_source(
+        """
+@T.prim_func
+def f(A: T.Buffer((256,), "float32")):
+    for i in range(2):
+        with T.launch_thread("threadIdx.x", 64) as tx:
+            A[i * 64 + tx] = T.float32(1.0)
+        A[0] = T.float32(2.0)
+"""
+    )
+    first, second = func.body.body.seq
+    assert isinstance(first, S.AttrStmt) and isinstance(second, S.BufferStore)
+    with pytest.raises(DiagnosticError, match="is not a T.env_thread variable"):
+        from_source(LAUNCH.replace('T.launch_thread("threadIdx.x", 64)',
+                                   "T.launch_thread(bx, 64)"))

@@ -33,6 +33,7 @@ from .frame import (
     ForFrame,
     IfFrame,
     InitFrame,
+    LaunchThreadFrame,
     PrimFuncFrame,
     SBlockFrame,
     ThenFrame,
@@ -326,6 +327,39 @@ def attr(node, attr_key: str | None = None, value=None) -> AttrFrame:
     if isinstance(node, int):
         node = IntImm("int32", node)
     return AttrFrame([(node, attr_key, value)])
+
+
+def env_thread(thread_tag: str):
+    """``tx = T.env_thread("threadIdx.x")``: a thread variable, launched later with
+    ``T.launch_thread(tx, extent)``."""
+    iter_var = _stmt.IterVar(None, Var("", "int32"), _stmt.IterVar.ThreadIndex, thread_tag)
+    frame = IRBuilder.current().find_frame(PrimFuncFrame) if IRBuilder.is_in_scope() else None
+    if frame is not None:
+        # Scripts use the variable by name; T.launch_thread(tx, n) finds its tag here.
+        frame.env_threads[id(iter_var.var)] = iter_var
+    return iter_var
+
+
+def launch_thread(thread, extent) -> LaunchThreadFrame:
+    """``bx = T.launch_thread("blockIdx.x", 4)`` (or ``T.launch_thread(tx, 64)`` for a
+    ``T.env_thread``): launch ``extent`` threads; the body runs with the thread variable."""
+    extent = _as_expr(extent, extent.dtype if isinstance(extent, PrimExpr) else "int32")
+    dom = Range(IntImm(extent.dtype, 0), extent)
+    if isinstance(thread, str):
+        iter_var = _stmt.IterVar(dom, Var("", extent.dtype), _stmt.IterVar.ThreadIndex, thread)
+    elif isinstance(thread, Var) and IRBuilder.is_in_scope():
+        frame = IRBuilder.current().find_frame(PrimFuncFrame)
+        env = frame.env_threads.get(id(thread)) if frame is not None else None
+        if env is None:
+            raise ValueError(f"T.launch_thread: {thread.name} is not a T.env_thread variable")
+        return launch_thread(env, extent)
+    elif isinstance(thread, _stmt.IterVar):
+        iter_var = _stmt.IterVar(dom, thread.var, _stmt.IterVar.ThreadIndex, thread.thread_tag)
+    else:
+        raise TypeError(
+            f"T.launch_thread expects a thread tag or a T.env_thread variable, got {thread!r}"
+        )
+    return LaunchThreadFrame(iter_var, extent)
 
 
 def While(condition) -> WhileFrame:

@@ -22,6 +22,7 @@ __all__ = [
     "ForFrame",
     "IfFrame",
     "InitFrame",
+    "LaunchThreadFrame",
     "PrimFuncFrame",
     "SBlockFrame",
     "TIRFrame",
@@ -84,6 +85,8 @@ class PrimFuncFrame(TIRFrame):
         self.sym_vars: dict[str, Var] = {}
         #: Variables returned by ``T.Bind``/``T.let`` whose ``Bind`` is already emitted.
         self.bound_vars: set[int] = set()
+        #: ``T.env_thread`` variables (by id) -> their IterVar, for ``T.launch_thread(tx, n)``.
+        self.env_threads: dict = {}
         self.result: PrimFunc | None = None
 
     def exit_with_scope(self) -> None:
@@ -234,6 +237,20 @@ class AttrFrame(TIRFrame):
         for node, attr_key, value in reversed(self.entries):
             body = _stmt.AttrStmt(node, attr_key, value, body)
         add_to_parent(body)
+
+
+class LaunchThreadFrame(AttrFrame):
+    """``bx = T.launch_thread("blockIdx.x", 4)``: ``AttrStmt(iter_var, "thread_extent",
+    extent, body)``. Entering it gives the thread variable; written as an assignment it lasts
+    to the end of the enclosing body."""
+
+    def __init__(self, iter_var, extent):
+        super().__init__([(iter_var, "thread_extent", extent)])
+        self.iter_var = iter_var
+
+    def __enter__(self):
+        super().__enter__()
+        return self.iter_var.var
 
 
 class IfFrame(IRBuilderFrame):

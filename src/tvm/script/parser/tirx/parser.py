@@ -29,7 +29,7 @@ from tvm.tirx.expr import Var
 from ...ir_builder import tirx as B
 from ...ir_builder.base import IRBuilder, IRBuilderFrame
 from ...ir_builder.ir import decl_function
-from ...ir_builder.tirx.frame import ForFrame, PrimFuncFrame, SBlockFrame
+from ...ir_builder.tirx.frame import ForFrame, LaunchThreadFrame, PrimFuncFrame, SBlockFrame
 from ..core import dispatch
 from ..core.parser import Parser, bind_python_target
 from .entry import LetAnnotation
@@ -37,6 +37,19 @@ from .entry import LetAnnotation
 __all__ = []
 
 _OPTIONS = ("private", "check_well_formed", "s_tir", "persistent")
+
+
+# --- scopes that outlive their statement ----------------------------------------------------
+
+
+def _visit_scoped(parser: Parser, stmts) -> None:
+    """Visit a body; frames opened by its statements without ``with`` (``bx =
+    T.launch_thread(...)``) last to the end of the body and are closed here, innermost first."""
+    frames = IRBuilder.current().frames
+    depth = len(frames)
+    parser.visit_body(stmts)
+    while len(frames) > depth:
+        frames[-1].__exit__(None, None, None)
 
 
 # --- functions -------------------------------------------------------------------------------
@@ -82,7 +95,7 @@ def _visit_function_def(parser: Parser, node: ast.FunctionDef) -> None:
                         parser.var_table.add(name, var)
             if node.returns is not None:
                 B.func_ret(_ret_type(parser.eval_expr(node.returns)))
-            parser.visit_body(node.body)
+            _visit_scoped(parser, node.body)
 
 
 def _predeclare_symbolic_vars(parser: Parser, node: ast.FunctionDef,
@@ -175,7 +188,14 @@ def _bind_name(parser: Parser, target: ast.AST, value: Any) -> None:
     name = target.id
     frame = _func_frame()
     _check_not_rebinding(parser, name, frame)
-    if isinstance(value, Buffer):
+    if isinstance(value, LaunchThreadFrame):
+        # ``bx = T.launch_thread("blockIdx.x", 4)``: open until the end of the body.
+        value = value.__enter__()
+        IRBuilder.name(name, value)
+    elif isinstance(value, _stmt.IterVar) and value.var.name == "":
+        # ``tx = T.env_thread("threadIdx.x")``: the name stands for the thread variable.
+        value = IRBuilder.name(name, value.var)
+    elif isinstance(value, Buffer):
         B.name_buffer(value, name)
     elif isinstance(value, Var) and frame is not None and id(value) in frame.bound_vars:
         IRBuilder.name(name, value)  # ``x = T.Bind(v)``: its Bind is already emitted
@@ -306,6 +326,9 @@ def _visit_expr(parser: Parser, node: ast.Expr) -> None:
     if isinstance(node.value, ast.Constant) and isinstance(node.value.value, str):
         return  # a docstring
     value = parser.eval_expr(node.value)
+    if isinstance(value, LaunchThreadFrame):
+        value.__enter__()  # ``T.launch_thread(tx, 64)``: open until the end of the body
+        return
     if isinstance(value, IRBuilderFrame):
         parser.report_error(node, f"{ast.unparse(node.value)} must be used in a `with` statement")
     if isinstance(value, (PrimExpr, int)) and not isinstance(value, bool):
@@ -393,7 +416,7 @@ def _visit_with(parser: Parser, node: ast.With) -> None:
 
 def _visit_with_items(parser: Parser, node: ast.With, items) -> None:
     if not items:
-        parser.visit_body(node.body)
+        _visit_scoped(parser, node.body)
         return
     item = items[0]
     frame = parser.eval_expr(item.context_expr)
@@ -414,14 +437,14 @@ def _visit_if(parser: Parser, node: ast.If) -> None:
     if isinstance(cond, (bool, int)) and not isinstance(cond, PrimExpr):
         # A condition known while parsing keeps only the branch taken.
         with parser.var_table.with_frame():
-            parser.visit_body(node.body if cond else node.orelse)
+            _visit_scoped(parser, node.body if cond else node.orelse)
         return
     with B.If(cond):
         with parser.var_table.with_frame(), B.Then():
-            parser.visit_body(node.body)
+            _visit_scoped(parser, node.body)
         if node.orelse:
             with parser.var_table.with_frame(), B.Else():
-                parser.visit_body(node.orelse)
+                _visit_scoped(parser, node.orelse)
 
 
 @dispatch.register("tirx", "While")
@@ -430,7 +453,7 @@ def _visit_while(parser: Parser, node: ast.While) -> None:
         parser.report_error(node, "A TIR while loop cannot have an `else` clause")
     cond = parser.eval_expr(node.test)
     with parser.var_table.with_frame(), B.While(cond):
-        parser.visit_body(node.body)
+        _visit_scoped(parser, node.body)
 
 
 # --- operators -------------------------------------------------------------------------------
