@@ -14,7 +14,20 @@ from ...op import add, ones, zeros
 from ...ty import TensorType, TupleType
 from .checkpoint import Recomputer
 
-__all__ = ["BackwardGenerator", "GradientRuleMissingError", "zeros_of_type"]
+__all__ = ["BackwardGenerator", "GradientError", "GradientRuleMissingError", "zeros_of_type"]
+
+
+class GradientError(InternalError, ValueError):
+    """A function or argument the Gradient pass cannot differentiate.
+
+    An ``InternalError`` (the kind Apache TVM 0.27 raises, so ``RuntimeError`` handlers catch
+    it) and a ``ValueError`` (the IR or the arguments are what is wrong).
+    """
+
+
+def gradient_error(cond_text: str, msg: str) -> GradientError:
+    """A :class:`GradientError` with TVM's ``Check failed: (cond) is false: msg`` text."""
+    return GradientError(str(check_failed(cond_text, msg)))
 
 
 class GradientRuleMissingError(MissingOpRuleError, InternalError):
@@ -132,7 +145,7 @@ class BackwardGenerator:
     def visit_binding(self, binding):
         """Propagate the adjoint of ``binding.var`` (if any) into the values it reads."""
         if not isinstance(binding, VarBinding):
-            raise check_failed(
+            raise gradient_error(
                 "binding->IsInstance<VarBindingNode>()",
                 f"Now only support VarBindingNode, but {binding.var.name_hint} is bound by a "
                 f"{type(binding).__name__}; Gradient cannot differentiate through it, so move "
@@ -155,7 +168,7 @@ class BackwardGenerator:
         elif isinstance(value, Constant):
             pass
         else:
-            raise check_failed(
+            raise gradient_error(
                 "false",
                 f"Now does not support the type of binding value: {type(value).__name__} "
                 f"(bound to {var.name_hint}); Gradient supports Call, Tuple, TupleGetItem, "
@@ -168,13 +181,13 @@ class BackwardGenerator:
         if not isinstance(op, Op):
             return  # calls of functions are treated as having no gradient (as in TVM)
         if op.name == "relax.call_tir":
-            raise InternalError(
+            raise GradientError(
                 "Differentiation of call_tir op without registering corresponding gradient "
-                "function is not supported yet. Use R.call_tir_with_grad with a registered "
-                "te gradient, or express the computation with Relax ops."
+                "function is not supported yet. Express the computation with Relax ops (TE "
+                "gradients through R.call_tir_with_grad are not implemented in pytvm)."
             )
         if op.name == "relax.call_tir_with_grad":
-            raise InternalError(
+            raise GradientError(
                 "Differentiation of call_tir_with_grad is not implemented in pytvm yet "
                 "(register_te_gradient is missing); express the computation with Relax ops."
             )

@@ -7,7 +7,6 @@ It checks the function (spec F.2), copies it with fresh variables, strips checkp
 
 from __future__ import annotations
 
-from ....error import InternalError, check_failed
 from ....ir.module import IRModule
 from ....ir.transform import module_pass
 from ...analysis import remove_all_unused
@@ -15,24 +14,11 @@ from ...block_builder import BlockBuilder
 from ...expr import DataflowBlock, Function, SeqExpr, Tuple, Var
 from ...ty import TensorType, TupleType
 from ...utils import copy_with_new_vars
-from .adjoint import BackwardGenerator
+from .adjoint import BackwardGenerator, GradientError, gradient_error
 from .checkpoint import Recomputer, strip_checkpoints, substitute
 from .simplify import simplify_gradient
 
 __all__ = ["Gradient", "GradientError"]
-
-
-class GradientError(InternalError, ValueError):
-    """A function or argument the Gradient pass cannot differentiate.
-
-    An ``InternalError`` (the kind Apache TVM 0.27 raises, so ``RuntimeError`` handlers catch
-    it) and a ``ValueError`` (the IR or the arguments are what is wrong).
-    """
-
-
-def _fail(cond_text, msg):
-    err = check_failed(cond_text, msg)
-    return GradientError(str(err))
 
 
 def _is_float_dtype(dtype) -> bool:
@@ -56,7 +42,7 @@ def _check_function(mod: IRModule, func_name: str):
     """The Relax function to differentiate, its single dataflow block and its target."""
     func = mod[func_name]  # ValueError naming the candidates when absent
     if not isinstance(func, Function):
-        raise _fail(
+        raise gradient_error(
             "func_node",
             f"{func_name} is not a Relax Function (it is a {type(func).__name__}); "
             "Gradient differentiates Relax functions only",
@@ -67,7 +53,7 @@ def _check_function(mod: IRModule, func_name: str):
         or len(body.blocks) != 1
         or not isinstance(body.blocks[0], DataflowBlock)
     ):
-        raise _fail(
+        raise gradient_error(
             "seq_expr->blocks.size() == 1",
             f"now only support one dataflow block: the body of {func_name} must be a single "
             "R.dataflow() block followed by the return (no control flow, no bindings outside "
@@ -80,7 +66,7 @@ def _check_target(func, func_name, target_index):
     ret = func.body.body
     if isinstance(ret, Var):
         if target_index != 0:
-            raise _fail(
+            raise gradient_error(
                 f"target_index == 0 ({target_index} vs. 0) ",
                 "When the function has only one return value, target_index can only be 0. "
                 f"But the target_index specified is {target_index}",
@@ -88,7 +74,7 @@ def _check_target(func, func_name, target_index):
         target = ret
     elif isinstance(ret, Tuple):
         if not 0 <= target_index < len(ret.fields):
-            raise _fail(
+            raise gradient_error(
                 "target_index < ret->fields.size()",
                 "target_index should be in the range of the number of return values of the "
                 f"function. But the specified target_index is {target_index}, while the number "
@@ -96,7 +82,7 @@ def _check_target(func, func_name, target_index):
             )
         target = ret.fields[target_index]
         if not isinstance(target, Var):
-            raise _fail(
+            raise gradient_error(
                 "target->IsInstance<VarNode>()",
                 f"Target must be a Var, but the specified target is {_script(target)}; bind it "
                 "to a variable inside the dataflow block",
@@ -108,7 +94,7 @@ def _check_target(func, func_name, target_index):
         )
     ty = target.ty
     if not (isinstance(ty, TensorType) and ty.ndim == 0 and _is_float_dtype(ty.dtype)):
-        raise _fail(
+        raise gradient_error(
             "IsFloatScalar(target)",
             "The differentiation target must be a float scalar (0-dim Tensor), but the Type of "
             f"the given target {target.name_hint} is {_script(ty)}; reduce it to a scalar "
@@ -132,19 +118,19 @@ def _check_require_grads(func, func_name, require_grads):
         elif any(var is v for v in bound):
             pos = ("bound", next(i for i, v in enumerate(bound) if v is var))
         else:
-            raise _fail(
+            raise gradient_error(
                 "var_in_function",
                 f"There is no Var named {var.name_hint} in the function {func_name}; "
                 "require_grads must name parameters or bound variables of that function",
             )
         if pos in seen:
-            raise _fail(
+            raise gradient_error(
                 "var_set.count(var) == 0 (1 vs. 0) ",
                 f"Var {var.name_hint} appears more than once in require_grads",
             )
         seen.add(pos)
         if not _is_float_value(var.ty):
-            raise _fail(
+            raise gradient_error(
                 "IsFloatTensorOrTupleOfFloat(var)",
                 "Only Tensors of floating point dtype or Tuples of float Tensors can require "
                 f"gradients, but the Type of Var {var.name_hint} is {_script(var.ty)}",
