@@ -230,3 +230,20 @@ def test_identical_kernels_are_shared():
     mod = _single_op_module(lambda x, y: relax.op.add(relax.op.add(x, y), y), F23, F23)
     after = relax.transform.LegalizeOps()(mod)
     assert _call_tir_names(after) == ["add"]
+
+
+def test_every_library_op_has_a_rule_or_is_kept():
+    from tvm.ir.op import list_op_names
+    from tvm.relax.transform.legalize_ops import _KEPT_PREFIXES, KEPT_OPS
+    from tvm.relax.transform.legalize_ops.common import load_default_rules
+
+    load_default_rules()
+    missing = [
+        name
+        for name in list_op_names()
+        if name.startswith("relax.")
+        and Op.get(name).get_attr("FLegalize") is None
+        and name not in KEPT_OPS
+        and not name.startswith(_KEPT_PREFIXES)
+    ]
+    assert missing == []

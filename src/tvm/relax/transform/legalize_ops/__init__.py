@@ -34,6 +34,8 @@ KEPT_OPS = frozenset(
         "relax.make_closure",
         "relax.invoke_closure",
         "relax.invoke_pure_closure",
+        "relax.call_builtin_with_ctx",
+        "relax.assert_op",  # a run-time check: the VM executes it
     }
 )
 _KEPT_PREFIXES = ("relax.builtin.", "relax.memory.", "relax.vm.")
