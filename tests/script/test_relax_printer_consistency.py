@@ -131,3 +131,80 @@ class Module:
 )
 def test_standalone_type_text(ty, text):
     assert str(ty) == text
+
+
+_ASSERT_SRC = '''
+@I.ir_module
+class Module:
+    @R.function(pure=False)
+    def main(x: R.Tensor((3,), "float32"), c: R.Prim("bool")):
+        R.assert_op(c, [x, x], format="g")
+        R.assert_op(c)
+        R.assert_op(R.const(True, "bool"), x, format=R.str("h {}"))
+        return x
+'''
+
+# Apache TVM 0.27's output for _ASSERT_SRC.
+_ASSERT_EXPECTED = _HEADER.replace(
+    "# from tvm.script import relax", "# from tvm.script import tirx as T\n"
+    "# from tvm.tirx.layout import Axis\n# from tvm.script import relax"
+) + '''@I.ir_module
+class Module:
+    @R.function(pure=False)
+    def main(x: R.Tensor((3,), dtype="float32"), c: T.bool) -> R.Tensor((3,), dtype="float32"):
+        R.assert_op(c, x, x, format=R.str("g"))
+        R.assert_op(c, format=R.str(""))
+        R.assert_op(R.const(True, "bool"), x, format=R.str("h {}"))
+        return x'''
+
+
+def test_assert_op_printed_like_tvm():
+    assert from_source(_ASSERT_SRC).script() == _ASSERT_EXPECTED
+
+
+def test_assert_op_arguments_and_type():
+    c = relax.Var("c", relax.PrimType("bool"))
+    x = relax.Var("x", relax.TensorType((3,), "float32"))
+    call = relax.op.assert_op(c, x, format="v={}")
+    assert [type(a).__name__ for a in call.args] == ["Var", "StringImm", "Var"]
+    assert call.args[1].value == "v={}"
+    ty = relax.BlockBuilder().normalize(call).ty
+    assert isinstance(ty, tvm.ir.TupleType) and not ty.fields
+
+
+@pytest.mark.parametrize(
+    "cond, shown",
+    [
+        (relax.Var("x", relax.TensorType((3,), "float32")), 'R.Tensor((3,), dtype="float32")'),
+        (relax.const(1, "int32"), 'R.Tensor((), dtype="int32")'),
+        (relax.const([True, False], "bool"), 'R.Tensor((2,), dtype="bool")'),
+    ],
+)
+def test_assert_op_needs_boolean_scalar(cond, shown):
+    with pytest.raises(TypeError) as info:
+        relax.BlockBuilder().normalize(relax.op.assert_op(cond))
+    assert str(info.value) == (
+        f"The argument to assert must be a boolean scalar, but received {shown}"
+    )
+
+
+def test_if_branches_reuse_names():
+    # TVM 0.27 scopes each branch: both may bind ``y`` (no ``y_1`` in the else branch).
+    src = '''
+@I.ir_module
+class Module:
+    @R.function
+    def main(cond: R.Tensor((), "bool"), x: R.Tensor((3,), "float32")):
+        if cond:
+            y = R.add(x, x)
+            z = R.multiply(y, y)
+        else:
+            y = R.subtract(x, x)
+            z = R.exp(y)
+        w = R.add(z, z)
+        return w
+'''
+    text = from_source(src).script()
+    assert "            y: R.Tensor((3,), dtype=\"float32\") = R.subtract(x, x)\n" in text
+    assert "y_1" not in text
+    tvm.ir.assert_structural_equal(from_source(text), from_source(src))

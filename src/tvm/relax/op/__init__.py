@@ -13,6 +13,7 @@ from . import datatype, grad, index, nn, op_attrs, search, ternary, unary
 from . import builtin, memory, vm  # explicit-memory ops of the build passes
 from .vm import call_builtin_with_ctx
 from .base import (
+    assert_op,
     call_dps_packed,
     call_packed,
     call_pure_packed,

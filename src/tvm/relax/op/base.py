@@ -9,13 +9,14 @@ from __future__ import annotations
 
 from ...ir.expr import GlobalVar, RelaxExpr
 from ...ir.op import Op
-from ...ir.type import TupleType, Type
+from ...ir.type import PrimType, TupleType, Type
 from ..expr import Call, ExternFunc, ShapeExpr, StringImm, Tuple
 from ..ty import ObjectType, ShapeType, TensorType
 from .infer_utils import op_name, text
 from .registry import register_relax_op
 
 __all__ = [
+    "assert_op",
     "call_dps_packed",
     "call_packed",
     "call_pure_packed",
@@ -61,10 +62,26 @@ def _infer_print(_call, _bb=None):
     return TupleType([])
 
 
+def _infer_assert(call, _bb=None):
+    """``assert_op`` returns nothing; its condition must be a boolean scalar."""
+    if not call.args:
+        raise TypeError("assert_op needs a condition")
+    ty = call.args[0].ty
+    is_bool_scalar = (
+        isinstance(ty, TensorType) and ty.dtype == "bool" and ty.ndim == 0
+    ) or (isinstance(ty, PrimType) and ty.dtype == "bool")
+    if not is_bool_scalar:
+        raise TypeError(
+            f"The argument to assert must be a boolean scalar, but received {text(ty)}"
+        )
+    return TupleType([])
+
+
 register_relax_op("call_tir", 3, "base", _out_type)
 register_relax_op("call_dps_packed", 2, "base", _out_type)
 register_relax_op("call_pure_packed", -1, "base", _out_type)
 register_relax_op("print", -1, "base", _infer_print, purity=False)
+register_relax_op("assert_op", -1, "base", _infer_assert, purity=False)
 register_relax_op("shape_of", 1, "base", _infer_shape_of)
 register_relax_op("null_value", 0, "base", _object)
 register_relax_op("make_closure", 2, "base", _object)
@@ -157,6 +174,19 @@ def print(*values, format=""):
     """``R.print(*values, format=...)``: print at run time (impure)."""
     fmt = format if isinstance(format, StringImm) else StringImm(format)
     return Call(Op.get("relax.print"), [fmt, *values])
+
+
+def assert_op(condition, format_args=None, format=""):
+    """``R.assert_op(cond, *format_args, format=...)``: fail at run time when ``cond`` is false.
+
+    The call's arguments are ``[condition, format, *format_args]`` (as in TVM); impure.
+    """
+    if format_args is None:
+        format_args = []
+    elif not isinstance(format_args, (list, tuple)):
+        format_args = [format_args]
+    fmt = format if isinstance(format, StringImm) else StringImm(format)
+    return Call(Op.get("relax.assert_op"), [condition, fmt, *format_args])
 
 
 def shape_of(expr):

@@ -434,6 +434,16 @@ def _print_call(call, path, d):
     return CallDoc(_r(d, "print"), _args_docs(call, path, d, start=1), ["format"], [fmt])
 
 
+@register_call_printer("relax.assert_op")
+def _assert_call(call, path, d):
+    # Arguments [cond, format, *format_args] print as R.assert_op(cond, *args, format=...).
+    args_path = attr_path(path, "args")
+    cond = d.as_doc(call.args[0], item_path(args_path, 0))
+    fmt = d.as_doc(call.args[1], item_path(args_path, 1))
+    args = [cond] + _args_docs(call, path, d, start=2)
+    return CallDoc(_r(d, "assert_op"), args, ["format"], [fmt])
+
+
 # --- bindings and blocks --------------------------------------------------------------------
 
 
@@ -491,9 +501,15 @@ def _branch_stmts(var_doc_name, var, seq, path, d):
 def _if_doc(var, node, path, d):
     cond = d.as_doc(node.cond, attr_path(path, "cond"))
     name = d.define(var, var.name_hint).name
-    then = _branch_stmts(name, var, node.true_branch, attr_path(path, "true_branch"), d)
-    other = _branch_stmts(name, var, node.false_branch, attr_path(path, "false_branch"), d)
-    return IfDoc(cond, then, other)
+    branches = []
+    for attr in ("true_branch", "false_branch"):
+        # Each branch is its own scope (as in TVM 0.27): its names are free again after it.
+        d.push_frame()
+        try:
+            branches.append(_branch_stmts(name, var, getattr(node, attr), attr_path(path, attr), d))
+        finally:
+            d.pop_frame()
+    return IfDoc(cond, *branches)
 
 
 def _block_stmts(block, path, d):
