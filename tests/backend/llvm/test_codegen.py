@@ -139,7 +139,16 @@ def _matmul_symbolic():
     return te.create_prim_func([A, B, C])
 
 
+def _fp8(fmt):
+    A = te.placeholder((te.var("n"),), "float32", name="A")
+    B = te.compute(A.shape, lambda i: A[i].astype(fmt), name="B")
+    C = te.compute(A.shape, lambda i: B[i].astype("float32") * 2.0, name="C")
+    return te.create_prim_func([A, B, C])
+
+
 KERNELS = {
+    "float8_e4m3fn": lambda: _fp8("float8_e4m3fn"),
+    "float8_e5m2": lambda: _fp8("float8_e5m2"),
     "dtypes": _dtypes,
     "int64": _int64_indices,
     "matmul_sym": _matmul_symbolic,
@@ -338,3 +347,24 @@ def test_matmul_symbolic_rows(kernels, m):
     c = np.zeros((m, 10), "float32")
     fn(a, b, c)
     np.testing.assert_allclose(c, a @ b, rtol=1e-4, atol=1e-4)
+
+
+@pytest.mark.parametrize("fmt", ["float8_e4m3fn", "float8_e5m2"])
+def test_float8_storage_rounds_like_ml_dtypes(kernels, fmt):
+    import ml_dtypes
+
+    _, fn = kernels(fmt)
+    dt = getattr(ml_dtypes, fmt)
+    x = np.concatenate([
+        RNG.standard_normal(2000).astype("float32") * 300,
+        np.geomspace(2.0**-20, 2.0**-5, 300).astype("float32"),  # subnormal range and ties
+        np.array([448, 464, 480, 500, 57344, 61440, 65536, 1e9, np.inf, -np.inf, np.nan,
+                  -np.nan, 0.0, -0.0], "float32"),
+    ])
+    x = np.concatenate([x, -x])
+    b = tvm.runtime.tensor(np.zeros(x.size, dt))
+    c = np.zeros_like(x)
+    fn(x, b, c)
+    ref = x.astype(dt)
+    np.testing.assert_array_equal(b.numpy().view(np.uint8), ref.view(np.uint8))
+    np.testing.assert_array_equal(c, ref.astype("float32") * 2)

@@ -13,6 +13,8 @@ from llvmlite import ir  # this module is only imported by code that is generati
 from ...runtime.data_type import dtype_info
 from ...tirx import expr as E
 from ...tirx.stmt import BufferLoad
+from . import codegen_fp8 as fp8
+from .codegen_fp8 import FP8_FORMATS
 
 I1, I8, I16, I32, I64 = (ir.IntType(b) for b in (1, 8, 16, 32, 64))
 F32 = ir.FloatType()
@@ -31,8 +33,8 @@ def scalar_type(element: str) -> ir.Type:
     info = dtype_info(element)
     if element == "bool":
         return I1
-    if element == "bfloat16":
-        return F32
+    if element == "bfloat16" or element in FP8_FORMATS:
+        return F32  # storage-only formats compute in float32
     if info.kind == "float":
         if info.bits not in _FLOATS:
             raise ValueError(f"the llvm backend cannot compute with dtype {element}")
@@ -59,6 +61,8 @@ def storage_type(element: str) -> ir.Type:
         return I8
     if element == "bfloat16":
         return I16
+    if element in FP8_FORMATS:
+        return I8
     return scalar_type(element)
 
 
@@ -133,6 +137,13 @@ class ExprEmitter:
             zero = ir.Constant(src_t, None)
             return b.fcmp_unordered("!=", value, zero) if sk == "float" else b.icmp_unsigned(
                 "!=", value, zero)
+        dst_elem = _split(dst)[0]
+        if dk == "float" and (dst_elem == "bfloat16" or dst_elem in FP8_FORMATS) and (
+                _split(src)[0] != dst_elem):
+            # Storage-only formats: round now, so the value is the one a store would keep.
+            wide = self.cast_value(value, src, "float32" if "x" not in dst else
+                                   f"float32x{dtype_info(dst).lanes}")
+            return self.from_storage(self.to_storage(wide, dst_elem), dst_elem)
         if src_t == dst_t:
             return value
         if sk == "float" and dk == "float":
@@ -385,6 +396,8 @@ class ExprEmitter:
         if element == "bfloat16":
             wide = b.shl(b.zext(raw, _like(raw.type, I32)), _const_like(raw.type, I32, 16))
             return b.bitcast(wide, _like(raw.type, F32))
+        if element in FP8_FORMATS:
+            return fp8.decode(b, self.module, raw, element)
         return raw
 
     def to_storage(self, value, element):
@@ -392,6 +405,9 @@ class ExprEmitter:
         b = self.builder
         if element == "bool":
             return b.zext(value, _like(value.type, I8))
+        if element in FP8_FORMATS:
+            return fp8.encode(b, self.module, value, element,
+                              lambda x: self.call_intrinsic_typed("llvm.rint", [x], x.type))
         if element == "bfloat16":
             bits = b.bitcast(value, _like(value.type, I32))
             # Round to nearest even: add 0x7fff plus the lowest kept bit, then drop 16 bits.
