@@ -21,6 +21,16 @@ def _tensor(value):
     return tensor(np.asarray(value))
 
 
+def _unique(names):
+    """Parameter names with repeats made distinct (``linear_weight``, ``linear_weight_1``)."""
+    seen, out = {}, []
+    for name in names:
+        count = seen.get(name, 0)
+        seen[name] = count + 1
+        out.append(name if count == 0 else f"{name}_{count}")
+    return out
+
+
 class Trainer:
     """Holds parameters and optimizer state; ``predict`` and ``update`` call the VM.
 
@@ -57,7 +67,7 @@ class Trainer:
         backbone = train_mod[BACKBONE_FUNC]
         first = self._input_num
         self._param_vars = list(backbone.params[first:first + self._param_num])
-        self._param_names = [p.name_hint for p in self._param_vars]
+        self._param_names = _unique([p.name_hint for p in self._param_vars])
         self._optim_state = [_tensor(t.numpy()) for t in train_mod.get_attr("optim_state")]
         self._params = None
         self._step = vm[TRAIN_STEP_FUNC]
@@ -125,7 +135,10 @@ class Trainer:
         self._params = checked
 
     def export_params(self) -> dict:
-        """The parameters by name (runtime tensors)."""
+        """The parameters by name (runtime tensors), in order.
+
+        Repeated parameter names (two ``nn.Linear`` layers) get ``_1``, ``_2``... suffixes.
+        """
         return dict(zip(self._param_names, self._params))
 
     def zero_init_states(self):
