@@ -6,7 +6,7 @@ import pytest
 
 pytest.importorskip("sklearn")
 
-from tvm.examples import train_digits  # noqa: E402
+from tvm.examples import train_digits
 
 
 def test_help_documents_the_options(capsys):
