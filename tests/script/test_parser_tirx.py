@@ -695,3 +695,65 @@ def f(A: T.Buffer((256,), "float32")):
     with pytest.raises(DiagnosticError, match="is not a T.env_thread variable"):
         from_source(LAUNCH.replace('T.launch_thread("threadIdx.x", 64)',
                                    "T.launch_thread(bx, 64)"))
+
+
+# --- macros ---------------------------------------------------------------------------------
+
+_SCALE = 2.0
+
+
+@T.macro
+def _fill(buf, i, value):
+    buf[i] = value
+
+
+@T.macro
+def _scaled(buf, i):
+    # Hygienic: _SCALE is this module's.
+    return buf[i] * T.float32(_SCALE)
+
+
+@T.macro(hygienic=False)
+def _store_from_caller(i):
+    # Not hygienic: ``A`` is the caller's buffer.
+    A[i] = A[i] + T.float32(1.0)  # noqa: F821
+
+
+def test_macros_expand_in_place():
+    @T.prim_func
+    def f(A: T.Buffer((4,), "float32")):
+        for i in range(4):
+            _fill(A, i, T.float32(1.0))
+            A[i] = _scaled(A, i)
+            _store_from_caller(i)
+
+    expected = from_source(
+        """
+@T.prim_func
+def f(A: T.Buffer((4,), "float32")):
+    for i in range(4):
+        A[i] = T.float32(1.0)
+        A[i] = A[i] * T.float32(2.0)
+        A[i] = A[i] + T.float32(1.0)
+"""
+    )
+    tvm.ir.assert_structural_equal(f, expected)
+
+
+@T.macro
+def _bad_macro(buf):
+    buf[0] = nowhere  # noqa: F821
+
+
+def test_macro_errors():
+    with pytest.raises(TypeError, match="can only be called inside a @T.prim_func"):
+        _fill(None, 0, 1)
+    with pytest.raises(DiagnosticError) as info:
+
+        @T.prim_func
+        def f(A: T.Buffer((4,), "float32")):
+            _bad_macro(A)
+
+    # Reported in the macro's own source.
+    assert str(info.value).startswith("error: Undefined variable: nowhere\n --> " + __file__)
+    assert "buf[0] = nowhere" in str(info.value)

@@ -105,7 +105,7 @@ from ...ir_builder.tirx import (  # noqa: F401
     writes,
 )
 from . import parser as _parser  # noqa: F401 - registers the "tirx" handlers
-from .entry import handle, let, prim_func  # noqa: F401
+from .entry import handle, let, macro, prim_func  # noqa: F401
 
 
 def __getattr__(name):

@@ -10,7 +10,7 @@ from ...ir_builder.tirx import Bind
 from ..core.entry import parse
 from ..core.utils import capture_caller_vars, capture_function_vars, is_defined_in_class_body
 
-__all__ = ["LetAnnotation", "handle", "let", "prim_func"]
+__all__ = ["LetAnnotation", "TIRMacro", "handle", "let", "macro", "prim_func"]
 
 
 def prim_func(func=None, private: bool = False, check_well_formed: bool = True,
@@ -99,3 +99,45 @@ class _Let:
 
 
 let = _Let()
+
+
+class TIRMacro:
+    """A ``@T.macro`` function: calling it inside a ``@T.prim_func`` body parses its body in
+    place, with its parameters bound to the call's arguments.
+
+    A hygienic macro (the default) sees the names of the place it was defined (its globals
+    and closure) plus its parameters; a non-hygienic one sees the caller's names instead. A
+    final ``return value`` statement gives the call's value.
+    """
+
+    def __init__(self, func, hygienic: bool, captured: dict):
+        self.func = func
+        self.hygienic = hygienic
+        self.captured = captured
+        self.__name__ = func.__name__
+        self.__doc__ = func.__doc__
+
+    def __call__(self, *args, **kwargs):
+        # Same package; imported here because the parser module imports this one.
+        from .parser import expand_macro
+
+        return expand_macro(self, args, kwargs)
+
+    def __repr__(self):
+        return f"T.macro({self.__name__})"
+
+
+def macro(func=None, *, hygienic: bool = True):
+    """``@T.macro`` / ``@T.macro(hygienic=False)``: a piece of TIR TVMScript to reuse inside
+    ``@T.prim_func`` bodies (see :class:`TIRMacro`)."""
+
+    def _decorate(f, captured):
+        if not inspect.isfunction(f):
+            raise TypeError(f"@T.macro expects a function, got {type(f).__name__}")
+        names = dict(captured)
+        names.update(capture_function_vars(f))
+        return TIRMacro(f, hygienic, names)
+
+    if func is not None:
+        return _decorate(func, capture_caller_vars(1))
+    return lambda f: _decorate(f, capture_caller_vars(1))

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import ast
 import builtins
+import inspect
 from typing import Any
 
 from tvm import tirx
@@ -31,6 +32,7 @@ from ...ir_builder.base import IRBuilder, IRBuilderFrame
 from ...ir_builder.ir import decl_function
 from ...ir_builder.tirx.frame import ForFrame, LaunchThreadFrame, PrimFuncFrame, SBlockFrame
 from ..core import dispatch
+from ..core.diagnostics import Source
 from ..core.parser import Parser, bind_python_target
 from .entry import LetAnnotation
 
@@ -72,8 +74,51 @@ def _decorator_options(parser: Parser, node: ast.FunctionDef) -> dict[str, Any]:
     return options
 
 
+#: The parsers of the TIR functions being parsed (innermost last): where macros expand.
+_ACTIVE: list = []
+
+
+def expand_macro(macro, args, kwargs):
+    """Parse ``macro``'s body at the current point of the TIR function being parsed."""
+    if not _ACTIVE:
+        raise TypeError(f"{macro!r} can only be called inside a @T.prim_func being parsed")
+    caller = _ACTIVE[-1]
+    bound = inspect.signature(macro.func).bind(*args, **kwargs)
+    bound.apply_defaults()
+    source = Source(macro.func)
+    tree = source.as_ast()
+    func_def = next(n for n in tree.body if isinstance(n, ast.FunctionDef))
+    if macro.hygienic:
+        names = macro.captured
+    else:
+        names = {**caller.extra_vars, **caller.var_table.get()}
+    sub = Parser(source, names, s_tir=caller.s_tir, absent_params=caller.absent_params)
+    sub.tree = tree
+    body = list(func_def.body)
+    ret = body.pop() if body and isinstance(body[-1], ast.Return) else None
+    with sub.with_dispatch_token("tirx"), sub.var_table.with_frame():
+        for name, value in bound.arguments.items():
+            sub.var_table.add(name, value, allow_shadowing=True)
+        _ACTIVE.append(sub)
+        try:
+            _visit_scoped(sub, body)
+            if ret is None or ret.value is None:
+                return None
+            return sub.eval_expr(ret.value)
+        finally:
+            _ACTIVE.pop()
+
+
 @dispatch.register("tirx", "FunctionDef")
 def _visit_function_def(parser: Parser, node: ast.FunctionDef) -> None:
+    _ACTIVE.append(parser)
+    try:
+        _parse_prim_func(parser, node)
+    finally:
+        _ACTIVE.pop()
+
+
+def _parse_prim_func(parser: Parser, node: ast.FunctionDef) -> None:
     if IRBuilder.current().find_frame(PrimFuncFrame) is not None:
         parser.report_error(node, "A TIR function cannot define nested functions")
     options = _decorator_options(parser, node)
