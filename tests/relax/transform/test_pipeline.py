@@ -84,3 +84,25 @@ def test_zero_pipeline_and_registry():
         del pipeline.PIPELINE_MAP["test_only_identity"]
     with pytest.raises(ValueError, match="Unknown pipeline 'nope'.*zero"):
         relax.get_pipeline("nope")
+
+
+def test_branches_are_lowered_too():
+    @I.ir_module
+    class Branchy:
+        @R.function
+        def main(x: R.Tensor(("n", 3), "float32"), c: R.Prim("bool")):
+            y = R.exp(x)
+            if c:
+                z = R.negative(y)
+                w = R.exp(z)
+            else:
+                w = R.add(y, y)
+            return w
+
+    with tvm.transform.PassContext(opt_level=3, instruments=[WellFormedInstrument()]):
+        mod = relax.get_default_pipeline(None)(Branchy)
+    text = mod["main"].script()
+    assert "R.builtin" not in text and "R.memory" not in text and "R.call_tir" not in text
+    # Each branch allocates its own outputs, with shapes made from the heap.
+    assert text.count("R.vm.alloc_storage") == 4
+    assert text.count("vm.builtin.make_shape") == 8

@@ -101,3 +101,48 @@ def byte_size(ty):
 
     total = const(size, "int64") if total is None else total * const(size, "int64")
     return Analyzer().simplify(total)
+
+
+def rewrite_bindings(func, rewrite):
+    """``func`` with every binding (in If branches too) replaced by ``rewrite(binding)``.
+
+    ``rewrite`` returns None to keep the binding, or a list of bindings to put in its place.
+    Types are unchanged by construction (the rewrites keep each variable's value type), so
+    the sequences keep their types.
+    """
+    body = _rewrite_seq(func.body, rewrite)
+    return func if body is func.body else func.replace(body=body)
+
+
+def _rewrite_seq(seq, rewrite):
+    from ...ffi.node import set_field
+    from ..expr import If, SeqExpr, VarBinding
+
+    changed = False
+    blocks = []
+    for block in seq.blocks:
+        out = []
+        for binding in block.bindings:
+            value = binding.value
+            if isinstance(value, If):
+                true_branch = _rewrite_seq(value.true_branch, rewrite)
+                false_branch = _rewrite_seq(value.false_branch, rewrite)
+                if true_branch is not value.true_branch or false_branch is not value.false_branch:
+                    new_if = If(value.cond, true_branch, false_branch, span=value.span)
+                    if new_if.ty is None:
+                        set_field(new_if, "ty", value.ty)
+                    binding = VarBinding(binding.var, new_if, span=binding.span)
+                    changed = True
+            replaced = rewrite(binding)
+            if replaced is None:
+                out.append(binding)
+            else:
+                out.extend(replaced)
+                changed = True
+        blocks.append(type(block)(out, span=block.span) if changed else block)
+    if not changed:
+        return seq
+    new_seq = SeqExpr(blocks, seq.body, span=seq.span)
+    if new_seq.ty is None:
+        set_field(new_seq, "ty", seq.ty)
+    return new_seq

@@ -22,18 +22,15 @@ from ...ir.transform import module_pass
 from ..block_builder import BlockBuilder
 from ..expr import VarBinding
 from ..op import vm
-from ._utils import byte_size, emit_binding, flat_bindings, is_op, rebuild_body, relax_functions
+from ._utils import byte_size, emit_binding, is_op, relax_functions, rewrite_bindings
 
 __all__ = ["LowerRuntimeBuiltin", "VMBuiltinLower"]
 
 
 def _lower(func, bb):
-    new_blocks = [[] for _ in func.body.blocks]
-    changed = False
-    for b, binding in flat_bindings(func):
+    def rewrite(binding):
         value = binding.value
-        out = new_blocks[b]
-        new_value = None
+        out = []
         if is_op(value, "relax.memory.alloc_storage"):
             size, device, scope, _dtype = value.args
             new_value = vm.alloc_storage(size, device, "uint8", scope)
@@ -48,12 +45,12 @@ def _lower(func, bb):
             )
             out.append(storage)
             new_value = vm.alloc_tensor(storage.var, 0, shape, dtype, device)
-        if new_value is None:
-            out.append(binding)
-            continue
-        changed = True
+        else:
+            return None
         out.append(VarBinding(binding.var, bb.normalize(new_value), span=binding.span))
-    return rebuild_body(func, new_blocks) if changed else func
+        return out
+
+    return rewrite_bindings(func, rewrite)
 
 
 @module_pass(opt_level=0, name="VMBuiltinLower")

@@ -200,7 +200,7 @@ class _Lowerer:
         _Find().visit_expr(self.func.body)
 
     def run(self, add_shape_func):
-        from ..expr import BindingBlock, Call, SeqExpr, Var
+        from ..expr import BindingBlock, Call, If, SeqExpr, Var
 
         self._collect()
         self._collect_exprs()
@@ -241,9 +241,18 @@ class _Lowerer:
                 self.emit("_", Call(gvar, [self.heap]))
 
         compute_ready()
-        for block in self.func.body.blocks:
-            for binding in block.bindings:
-                value = self.rewrite_shapes(binding.value)
+
+        def lower_bindings(bindings):
+            for binding in bindings:
+                value = binding.value
+                if isinstance(value, If):
+                    value = If(
+                        value.cond,
+                        lower_branch(value.true_branch),
+                        lower_branch(value.false_branch),
+                        span=value.span,
+                    )
+                value = self.rewrite_shapes(value)
                 if isinstance(binding, MatchCast):
                     if value is not binding.value:
                         binding = MatchCast(binding.var, value, binding.ty, span=binding.span)
@@ -255,6 +264,18 @@ class _Lowerer:
                 if value is not binding.value:
                     binding = VarBinding(binding.var, self.bb.normalize(value), span=binding.span)
                 self.out.append(binding)
+
+        def lower_branch(seq):
+            # A branch's shape computations are emitted inside the branch.
+            outer, self.out = self.out, []
+            try:
+                lower_bindings([b for block in seq.blocks for b in block.bindings])
+                branch = SeqExpr([BindingBlock(self.out)], seq.body, span=seq.span)
+            finally:
+                self.out = outer
+            return branch
+
+        lower_bindings([b for block in self.func.body.blocks for b in block.bindings])
         ret_ty = self.func.ret_ty
         body_value = self.func.body.body
         if isinstance(body_value, Var) and _dims(ret_ty) is not None:
