@@ -139,3 +139,26 @@ def test_shape_func_waits_for_variables_bound_by_match_cast():
     assert calls.index("shape_func") >= match_cast_at
     assert "vm.builtin.tensor_to_shape" in mod.script()
     assert calls.count("vm.builtin.make_prim_value") == 2  # s0, s1 for the slicing kernel
+
+
+def test_tuple_shape_and_prim_parameters_are_checked():
+    @I.ir_module
+    class Before:
+        @R.function
+        def main(
+            p: R.Tuple(R.Tensor(("n", 3), "float32"), R.Tensor((3,), "float32")),
+            s: R.Shape(["m"]),
+            c: R.Prim("bool"),
+        ):
+            x = p[0]
+            return x
+
+    func = relax.transform.VMShapeLower()(Before)["main"]
+    calls = _calls(func)
+    assert calls[:2] == ["relax.call_builtin_with_ctx", "vm.builtin.check_tuple_info"]
+    assert calls.count("vm.builtin.check_tensor_info") == 2
+    assert "vm.builtin.check_shape_info" in calls
+    assert "vm.builtin.check_prim_value_info" in calls
+    matches = [_ints(c) for c in _packed(func, "vm.builtin.match_shape")]
+    # p[0] stores n (slot 0), p[1] is (3,), s stores m (slot 1), the result must equal n.
+    assert matches == [[2, 1, 0, 0, 3], [1, 0, 3], [1, 1, 1], [2, 3, 0, 0, 3]]

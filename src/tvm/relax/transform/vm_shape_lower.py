@@ -6,9 +6,12 @@ The pass makes every shape computation explicit (this is the IR the VM executes)
 
 * ``shape_heap = R.call_builtin_with_ctx("vm.builtin.alloc_shape_heap", (k,), ...)``, or
   ``R.null_value()`` when the function has no symbolic variable;
-* for each tensor parameter, ``R.call_packed("vm.builtin.check_tensor_info", x, ndim,
-  R.dtype(dtype), R.str(err))``, then ``R.call_packed("vm.builtin.match_shape", x,
-  shape_heap, ndim, code0, value0, ..., R.str(err))`` with per-dim codes
+* for each parameter, a check of its kind: ``R.call_packed("vm.builtin.check_tensor_info",
+  x, ndim, R.dtype(dtype), R.str(err))``, ``check_shape_info(s, ndim, err)``,
+  ``check_prim_value_info(v, R.dtype(dtype), err)``, or ``check_tuple_info(t, nfields, err)``
+  followed by the checks of each field (read with ``t[i]``); after all checks, each tensor
+  and shape is matched with ``R.call_packed("vm.builtin.match_shape", x, shape_heap, ndim,
+  code0, value0, ..., R.str(err))``, with per-dim codes
   0 = must equal the immediate value, 1 = store into heap slot value, 2 = no check,
   3 = must equal heap slot value;
 * PrimFuncs ``shape_func(H)`` computing the composite expressions into their slots, each
@@ -33,7 +36,15 @@ from ...ir.type import PrimType, TupleType
 from ...tirx import expr as tir_expr
 from ...tirx.expr import IntImm
 from ..block_builder import BlockBuilder
-from ..expr import DataTypeImm, MatchCast, PrimValue, ShapeExpr, StringImm, VarBinding
+from ..expr import (
+    DataTypeImm,
+    MatchCast,
+    PrimValue,
+    ShapeExpr,
+    StringImm,
+    TupleGetItem,
+    VarBinding,
+)
 from ..op.base import call_packed as _call_packed
 from ..op.base import null_value
 from ..op.vm import call_builtin_with_ctx
@@ -86,8 +97,15 @@ class _Lowerer:
                 if isinstance(dim, tir_expr.Var) and dim not in self.slots:
                     self.slots[dim] = len(self.slots)
 
+        def visit_type(ty):
+            if isinstance(ty, TupleType):
+                for field_ty in ty.fields:
+                    visit_type(field_ty)
+            else:
+                visit_dims(_dims(ty))
+
         for param in self.func.params:
-            visit_dims(_dims(param.ty))
+            visit_type(param.ty)
         for block in self.func.body.blocks:
             for binding in block.bindings:
                 if isinstance(binding, MatchCast):
@@ -141,6 +159,28 @@ class _Lowerer:
         return self.emit(
             "gv", call_packed("vm.builtin.make_shape", *args, ty_args=ShapeType(ndim=len(values)))
         )
+
+    def _check(self, value, ty, err, deferred):
+        """Emit the run-time checks of a parameter (recursing into tuples), deferring the
+        shape matches."""
+        unit = TupleType([])
+        if isinstance(ty, TensorType):
+            args = [value, ty.ndim, DataTypeImm(ty.dtype), err]
+            self.emit("_", call_packed("vm.builtin.check_tensor_info", *args, ty_args=unit))
+            deferred.append((value, ty, err))
+        elif isinstance(ty, ShapeType):
+            args = [value, ty.ndim, err]
+            self.emit("_", call_packed("vm.builtin.check_shape_info", *args, ty_args=unit))
+            deferred.append((value, ty, err))
+        elif isinstance(ty, PrimType):
+            args = [value, DataTypeImm(ty.dtype), err]
+            self.emit("_", call_packed("vm.builtin.check_prim_value_info", *args, ty_args=unit))
+        elif isinstance(ty, TupleType):
+            args = [value, len(ty.fields), err]
+            self.emit("_", call_packed("vm.builtin.check_tuple_info", *args, ty_args=unit))
+            for i, field_ty in enumerate(ty.fields):
+                item = self.emit("gv", TupleGetItem(value, i))
+                self._check(item, field_ty, err, deferred)
 
     def make_prim_value(self, value):
         """A symbolic scalar argument (``tir_vars``) read from its heap slot."""
@@ -213,19 +253,12 @@ class _Lowerer:
             heap = null_value()
         self.heap = self.emit("shape_heap", heap)
         stored = set()
-        tensor_params = [
-            (i, p) for i, p in enumerate(self.func.params) if isinstance(p.ty, TensorType)
-        ]
-        for i, param in tensor_params:
-            ty = param.ty
-            err = self._err(f"param[{i}]", ty, param.name_hint)
-            args = [param, ty.ndim, DataTypeImm(ty.dtype), err]
-            self.emit(
-                "_", call_packed("vm.builtin.check_tensor_info", *args, ty_args=TupleType([]))
-            )
-        for i, param in tensor_params:
+        deferred = []  # (value, type, err) whose dims are matched after every check
+        for i, param in enumerate(self.func.params):
             err = self._err(f"param[{i}]", param.ty, param.name_hint)
-            self._match(param, param.ty, err, stored)
+            self._check(param, param.ty, err, deferred)
+        for value, ty, err in deferred:
+            self._match(value, ty, err, stored)
         computed = set()
 
         def compute_ready():
