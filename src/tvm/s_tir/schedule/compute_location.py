@@ -24,7 +24,7 @@ from ...tirx.stmt_functor import StmtExprMutator, substitute
 from ..access_region import infer_sblock_regions
 from .base import SBlockRV
 from .lookup import consumers, enclosing_block, producers, scope_blocks
-from .state import iter_blocks, make_seq, relax_region, replace_stmts, seq_of
+from .state import children, iter_blocks, make_seq, relax_region, replace_stmts, seq_of
 
 __all__ = ["ComputeLocationPrimitives"]
 
@@ -272,17 +272,38 @@ class ComputeLocationPrimitives:
                 f"{realize.block.name_hint!r}; the target loop must be outside the block's "
                 "loop nest", [target, realize.block])
         scope = enclosing_block(bpath)
+        written = {id(w.buffer) for w in realize.block.writes}
+        others = [r.block.name_hint for r in scope_blocks(self.mod[func_name].body, bpath)
+                  if r is not realize and written & {id(w.buffer) for w in r.block.writes}]
+        if others:
+            raise self._error(
+                primitive, f"The block {realize.block.name_hint!r} is not the only writer of "
+                f"its output (also written by {others}); it cannot be moved", [realize.block])
         if not any(n is scope for n in lpath):
             raise self._error(primitive, f"The loop {target.loop_var.name} is not in the scope "
                               f"of block {realize.block.name_hint!r}", [target])
         return func_name, bpath, lpath, realize, target
 
     def _place(self, func_name, bpath, lpath, realize, region_of, related, index, primitive,
-               preserve_unit_loops, after):
+               preserve_unit_loops):
         """Move ``realize`` under the loop ``lpath[-1]``; ``region_of`` maps each iter var of
         the block to the ``(lo, hi)`` it must cover (or None for its whole domain)."""
         target = lpath[-1]
         blk = realize.block
+        body = self.mod[func_name].body
+        # Producers left outside the loop must run before it, consumers after it.
+        order = _program_order(body)
+        start, end = order[id(target)]
+        for r in producers(body, bpath):
+            if not start <= order[id(r)][0] <= end and order[id(r)][0] > start:
+                raise self._error(primitive, f"The producer {r.block.name_hint!r} of block "
+                                  f"{blk.name_hint!r} runs after loop {target.loop_var.name}",
+                                  [target, r.block])
+        for r in consumers(body, bpath):
+            if not start <= order[id(r)][0] <= end and order[id(r)][0] < start:
+                raise self._error(primitive, f"The consumer {r.block.name_hint!r} of block "
+                                  f"{blk.name_hint!r} runs before loop {target.loop_var.name}",
+                                  [target, r.block])
         ana = Analyzer()
         outer = {lp.loop_var: Range(lp.min, lp.extent) for lp in lpath if isinstance(lp, For)}
         loops, values, pred = [], [], None
@@ -312,13 +333,17 @@ class ComputeLocationPrimitives:
         for var, ext in reversed(loops):
             nest = For(var, const(0, var.dtype), ext, ForKind.SERIAL, nest)
         items = seq_of(target.body)
-        holds = [any(any(x is r for x in _subtree(s)) for r in related) for s in items]
-        if after:
-            last = max(i for i, h in enumerate(holds) if h)
-            lo_pos, hi_pos = last + 1, len(items)
-        else:
-            first = min(i for i, h in enumerate(holds) if h)
-            lo_pos, hi_pos = 0, first
+        inside = [{id(x) for x in _subtree(s)} for s in items]
+        # Valid positions: after every producer, before every consumer of the moved block.
+        prods, cons = related
+        lo_pos = max((i + 1 for i, ids in enumerate(inside) if any(id(r) in ids for r in prods)),
+                     default=0)
+        hi_pos = min((i for i, ids in enumerate(inside) if any(id(r) in ids for r in cons)),
+                     default=len(items))
+        if lo_pos > hi_pos:
+            raise self._error(primitive, f"No position under loop {target.loop_var.name} is "
+                              f"after the producers and before the consumers of block "
+                              f"{blk.name_hint!r}", [target, blk])
         if index == -1:
             pos = hi_pos
         elif index == -2:
@@ -348,7 +373,7 @@ class ComputeLocationPrimitives:
         write = blk.writes[0]
         cons = consumers(body, bpath)
         under = [(r, p) for r, p in iter_blocks(target) if any(r is c for c in cons)]
-        if not under:
+        if cons and not under:
             raise self._error(
                 prim, f"The loop {target.loop_var.name} is not an ancestor of any consumer of "
                 f"block {blk.name_hint!r}", [target, blk])
@@ -356,10 +381,14 @@ class ComputeLocationPrimitives:
             raise self._error(
                 prim, f"Not all consumers of block {blk.name_hint!r} are under loop "
                 f"{target.loop_var.name}", [target, blk])
-        region = self._needed(under, write.buffer, "reads", lpath)
-        region_of = self._iter_bounds(blk, write, region, prim)
-        self._place(func_name, bpath, lpath, realize, region_of, [r for r, _ in under], index,
-                    prim, preserve_unit_loops, after=False)
+        region_of = {}
+        if under:  # without consumers the whole domain is computed, as in TVM
+            region = self._needed(under, write.buffer, "reads", lpath)
+            region_of = self._iter_bounds(blk, write, region, prim)
+        prods = [r for r, _ in iter_blocks(target)
+                 if any(r is c for c in producers(body, bpath))]
+        self._place(func_name, bpath, lpath, realize, region_of,
+                    (prods, [r for r, _ in under]), index, prim, preserve_unit_loops)
         self._record(prim, kwargs={"block": block, "loop": loop,
                                    "preserve_unit_loops": preserve_unit_loops, "index": index})
 
@@ -373,19 +402,23 @@ class ComputeLocationPrimitives:
         body = self.mod[func_name].body
         prods = producers(body, bpath)
         under = [(r, p) for r, p in iter_blocks(target) if any(r is c for c in prods)]
-        if not under:
+        if prods and not under:
             raise self._error(
                 prim, f"The loop {target.loop_var.name} is not an ancestor of any producer of "
                 f"block {blk.name_hint!r}", [target, blk])
         if len(under) != len(prods):
             raise self._error(prim, f"Not all producers of block {blk.name_hint!r} are under "
                               f"loop {target.loop_var.name}", [target, blk])
-        produced = {id(w.buffer) for r, _ in under for w in r.block.writes}
-        read = next(r for r in blk.reads if id(r.buffer) in produced)
-        region = self._needed(under, read.buffer, "writes", lpath)
-        region_of = self._iter_bounds(blk, read, region, prim)
-        self._place(func_name, bpath, lpath, realize, region_of, [r for r, _ in under], index,
-                    prim, preserve_unit_loops, after=True)
+        region_of = {}
+        if under:  # without producers the whole domain is computed, as in TVM
+            produced = {id(w.buffer) for r, _ in under for w in r.block.writes}
+            read = next(r for r in blk.reads if id(r.buffer) in produced)
+            region = self._needed(under, read.buffer, "writes", lpath)
+            region_of = self._iter_bounds(blk, read, region, prim)
+        cons = [r for r, _ in iter_blocks(target)
+                if any(r is c for c in consumers(body, bpath))]
+        self._place(func_name, bpath, lpath, realize, region_of,
+                    ([r for r, _ in under], cons), index, prim, preserve_unit_loops)
         self._record(prim, kwargs={"block": block, "loop": loop,
                                    "preserve_unit_loops": preserve_unit_loops, "index": index})
 
@@ -423,6 +456,22 @@ class ComputeLocationPrimitives:
                     "other access patterns are not supported by this implementation", [blk])
             out[id(var)] = bound
         return out
+
+
+def _program_order(root):
+    """``{id(node): (first, last)}`` pre-order numbers of each statement and its subtree."""
+    order, counter = {}, [0]
+    stack = [(root, False)]
+    while stack:
+        node, done = stack.pop()
+        if done:
+            order[id(node)] = (order[id(node)][0], counter[0])
+            continue
+        order[id(node)] = (counter[0], None)
+        counter[0] += 1
+        stack.append((node, True))
+        stack.extend((c, False) for c in reversed(children(node)))
+    return order
 
 
 def _subtree(stmt):
