@@ -208,3 +208,42 @@ class Module:
     assert "            y: R.Tensor((3,), dtype=\"float32\") = R.subtract(x, x)\n" in text
     assert "y_1" not in text
     tvm.ir.assert_structural_equal(from_source(text), from_source(src))
+
+
+def test_op_type_args_and_extern_callee_printed_like_tvm():
+    src = '''
+@I.ir_module
+class Module:
+    @R.function(pure=False)
+    def main(x: R.Tensor((3,), "float32")):
+        y = R.call_builtin_with_ctx("vm.builtin.reshape", (x, R.shape([3])), ty_args=R.Tensor((3,), "float32"))
+        z = R.invoke_closure(x, (x,), ty_args=R.Object)
+        return y
+'''
+    # Apache TVM 0.27's output (bare ``R.Object`` is accepted in ``ty_args``).
+    expected = _HEADER + '''@I.ir_module
+class Module:
+    @R.function(pure=False)
+    def main(x: R.Tensor((3,), dtype="float32")) -> R.Tensor((3,), dtype="float32"):
+        y: R.Tensor((3,), dtype="float32") = R.call_builtin_with_ctx("vm.builtin.reshape", (x, R.shape([3])), ty_args=(R.Tensor((3,), dtype="float32"),))
+        z: R.Any = R.invoke_closure(x, (x,), ty_args=(R.Any,))
+        return y'''
+    mod = from_source(src)
+    assert mod.script() == expected
+    tvm.ir.assert_structural_equal(from_source(expected), mod)
+
+
+@pytest.mark.parametrize(
+    "op_name, text",
+    [
+        ("relax.shape_of", 'R.shape_of("f", x, R.ExternFunc("g"))'),
+        ("relax.make_closure", 'R.make_closure("f", x, R.ExternFunc("g"))'),
+        ("relax.invoke_closure", 'R.invoke_closure("f", x, R.ExternFunc("g"))'),
+        ("relax.call_pure_packed", 'R.call_pure_packed("f", x, R.ExternFunc("g"))'),
+    ],
+)
+def test_extern_func_first_argument_prints_as_name(op_name, text):
+    # TVM 0.27: only an ExternFunc in first position prints as its name.
+    x = relax.Var("x", relax.TensorType((3,), "float32"))
+    call = relax.Call(tvm.ir.Op.get(op_name), [relax.ExternFunc("f"), x, relax.ExternFunc("g")])
+    assert str(call) == text

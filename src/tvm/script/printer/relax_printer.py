@@ -348,12 +348,19 @@ def _call(call, path, d):
         name = op.name.removeprefix("relax.")
         callee = _r(d, *name.split(".")).add_path(op_path)
         args = _args_docs(call, path, d)
+        if call.args and isinstance(call.args[0], relax.ExternFunc):
+            # TVM 0.27 prints an ExternFunc first argument as its name (R.call_pure_packed("f")).
+            args[0] = LiteralDoc(call.args[0].global_symbol, item_path(attr_path(path, "args"), 0))
         keys, values = [], []
         attrs = call.attrs
         if isinstance(attrs, Attrs) and not isinstance(attrs, DictAttrs):
             for fname in attrs._field_names:
                 keys.append(fname)
                 values.append(attr_value_doc(getattr(attrs, fname), None, d))
+        if call.ty_args:
+            # TVM 0.27 prints an op call's type arguments (``R.invoke_pure_closure``...).
+            keys.append("ty_args")
+            values.append(_ty_args_tuple_doc(call, path, d))
         return CallDoc(callee, args, keys, values)
     if isinstance(op, relax.ExternFunc):
         args = [LiteralDoc(op.global_symbol, op_path)] + _args_docs(call, path, d)
@@ -408,23 +415,6 @@ def _ty_args_tuple_doc(call, path, d):
     """``ty_args=(t1, ...)``: every type argument of a call, always as a tuple."""
     ty_path = attr_path(path, "ty_args")
     return TupleDoc([d.as_doc(t, item_path(ty_path, i)) for i, t in enumerate(call.ty_args)])
-
-
-@register_call_printer("relax.call_pure_packed")
-def _call_pure_packed(call, path, d):
-    # TVM 0.27: R.call_pure_packed("name", *args, ty_args=(...)), the callee as its name.
-    args_path = attr_path(path, "args")
-    callee = call.args[0]
-    if isinstance(callee, relax.ExternFunc):
-        callee_doc = LiteralDoc(callee.global_symbol, item_path(args_path, 0))
-    else:
-        callee_doc = d.as_doc(callee, item_path(args_path, 0))
-    args = [callee_doc] + _args_docs(call, path, d, start=1)
-    keys, values = [], []
-    if call.ty_args:
-        keys.append("ty_args")
-        values.append(_ty_args_tuple_doc(call, path, d))
-    return CallDoc(_r(d, "call_pure_packed"), args, keys, values)
 
 
 @register_call_printer("relax.print")

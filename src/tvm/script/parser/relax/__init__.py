@@ -32,6 +32,7 @@ from ...ir_builder.relax import (  # noqa: F401
     func_ret_value,
     output,
 )
+from . import entry as _entry
 from . import parser as _parser  # noqa: F401 - registers the "relax" handlers
 from .entry import (  # noqa: F401
     ExternFunc,
@@ -65,5 +66,24 @@ def __getattr__(name):
             value = None
     if value is None:
         raise AttributeError(f"R.{name} does not exist: tvm.relax.op has no {name!r}")
+    value = _with_type_kwargs(value)
     globals()[name] = value
     return value
+
+
+def _with_type_kwargs(op_func):
+    """``op_func`` reading bare annotations (``ty_args=R.Object``) in its type keywords."""
+    import functools
+    import inspect
+
+    if not inspect.isfunction(op_func):
+        return op_func
+    params = inspect.signature(op_func).parameters
+    if "ty_args" not in params and "sinfo_args" not in params:
+        return op_func
+
+    @functools.wraps(op_func)
+    def wrapper(*args, **kwargs):
+        return op_func(*args, **_entry._type_kwargs(kwargs))
+
+    return wrapper
