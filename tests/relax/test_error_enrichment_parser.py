@@ -16,9 +16,6 @@ def main(A: T.Buffer((4,), "float32")):
 """
 
 
-@pytest.mark.xfail(
-    strict=True, reason="T.prim_func parsing is not available yet (the TIR dialect parser)"
-)
 def test_tir_undefined_variable_single_line():
     # Apache TVM 0.27's exact output for this program.
     with pytest.raises(DiagnosticError) as info:
