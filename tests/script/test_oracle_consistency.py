@@ -658,6 +658,379 @@ class Module:
         z: R.Tensor((3,), dtype="float32") = R.call_pure_packed("my.extern", y, ty_args=(R.Tensor((3,), dtype="float32"),))
         return z'''
 
+SOURCES['create'] = '''
+@I.ir_module
+class Module:
+    @R.function
+    def main(x: R.Tensor((2, 3, 4), "float32")):
+        a = R.full((2, 3), R.const(1.5, "float32"), "float32")
+        b = R.zeros((2, 3), "int32")
+        c = R.ones_like(x)
+        d = R.arange(0, 10, 2, dtype="int64")
+        e = R.tril(x, 1)
+        f = R.full_like(x, R.const(2.0, "float32"))
+        g = R.eye(3, dtype="float32")
+        return (a, b, c, d, e, f, g)
+'''
+
+EXPECTED['create'] = '''\
+# from tvm.script import ir as I
+# from tvm.script import relax as R
+
+@I.ir_module
+class Module:
+    @R.function
+    def main(x: R.Tensor((2, 3, 4), dtype="float32")) -> R.Tuple(R.Tensor((2, 3), dtype="float32"), R.Tensor((2, 3), dtype="int32"), R.Tensor((2, 3, 4), dtype="float32"), R.Tensor((5,), dtype="int64"), R.Tensor((2, 3, 4), dtype="float32"), R.Tensor((2, 3, 4), dtype="float32"), R.Tensor((3, 3), dtype="float32")):
+        a: R.Tensor((2, 3), dtype="float32") = R.full(R.shape([2, 3]), R.const(1.5, "float32"), dtype="float32")
+        b: R.Tensor((2, 3), dtype="int32") = R.zeros(R.shape([2, 3]), dtype="int32")
+        c: R.Tensor((2, 3, 4), dtype="float32") = R.ones_like(x, dtype=None)
+        d: R.Tensor((5,), dtype="int64") = R.arange(0, 10, 2, dtype="int64")
+        e: R.Tensor((2, 3, 4), dtype="float32") = R.tril(x, 1)
+        f: R.Tensor((2, 3, 4), dtype="float32") = R.full_like(x, R.const(2.0, "float32"), dtype=None)
+        g: R.Tensor((3, 3), dtype="float32") = R.eye(3, 3, 0, dtype="float32")
+        return (a, b, c, d, e, f, g)'''
+
+SOURCES['sort_search'] = '''
+@I.ir_module
+class Module:
+    @R.function
+    def main(x: R.Tensor((2, 3, 4), "float32")):
+        a = R.sort(x, axis=1, descending=True)
+        b = R.argsort(x, axis=-1)
+        c = R.topk(x, k=2, axis=-1)
+        d = R.argmin(x, axis=0, keepdims=True)
+        e = R.cumprod(x, axis=2)
+        return (a, b, c, d, e)
+'''
+
+EXPECTED['sort_search'] = '''\
+# from tvm.script import ir as I
+# from tvm.script import relax as R
+
+@I.ir_module
+class Module:
+    @R.function
+    def main(x: R.Tensor((2, 3, 4), dtype="float32")) -> R.Tuple(R.Tensor((2, 3, 4), dtype="float32"), R.Tensor((2, 3, 4), dtype="int32"), R.Tuple(R.Tensor((2, 3, 2), dtype="float32"), R.Tensor((2, 3, 2), dtype="int32")), R.Tensor((1, 3, 4), dtype="int64"), R.Tensor((2, 3, 4), dtype="float32")):
+        a: R.Tensor((2, 3, 4), dtype="float32") = R.sort(x, axis=1, descending=True)
+        b: R.Tensor((2, 3, 4), dtype="int32") = R.argsort(x, axis=-1, descending=False, dtype="int32")
+        c: R.Tuple(R.Tensor((2, 3, 2), dtype="float32"), R.Tensor((2, 3, 2), dtype="int32")) = R.topk(x, k=2, axis=-1, ret_type="both", largest=True, dtype="int32")
+        d: R.Tensor((1, 3, 4), dtype="int64") = R.argmin(x, axis=0, keepdims=True)
+        e: R.Tensor((2, 3, 4), dtype="float32") = R.cumprod(x, axis=2, dtype=None, exclusive=False)
+        return (a, b, c, d, e)'''
+
+SOURCES['nn_more'] = '''
+@I.ir_module
+class Module:
+    @R.function
+    def main(x: R.Tensor((2, 3, 4), "float32")):
+        a = R.nn.log_softmax(x, axis=-1)
+        b = R.nn.silu(x)
+        c = R.nn.gelu_tanh(x)
+        d = R.nn.leakyrelu(x, alpha=0.1)
+        e = R.nn.rms_norm(x, R.const([1.0, 1.0, 1.0, 1.0], "float32"), axes=[-1])
+        f = R.nn.conv1d(x, R.ones((5, 3, 3), "float32"), padding=[1, 1])
+        return (a, b, c, d, e, f)
+'''
+
+EXPECTED['nn_more'] = '''\
+# from tvm.script import ir as I
+# from tvm.script import relax as R
+
+@I.ir_module
+class Module:
+    @R.function
+    def main(x: R.Tensor((2, 3, 4), dtype="float32")) -> R.Tuple(R.Tensor((2, 3, 4), dtype="float32"), R.Tensor((2, 3, 4), dtype="float32"), R.Tensor((2, 3, 4), dtype="float32"), R.Tensor((2, 3, 4), dtype="float32"), R.Tensor((2, 3, 4), dtype="float32"), R.Tensor((2, 5, 4), dtype="float32")):
+        a: R.Tensor((2, 3, 4), dtype="float32") = R.nn.log_softmax(x, axis=-1)
+        b: R.Tensor((2, 3, 4), dtype="float32") = R.nn.silu(x)
+        c: R.Tensor((2, 3, 4), dtype="float32") = R.nn.gelu_tanh(x)
+        d: R.Tensor((2, 3, 4), dtype="float32") = R.nn.leakyrelu(x, alpha=0.10000000000000001)
+        e: R.Tensor((2, 3, 4), dtype="float32") = R.nn.rms_norm(x, metadata["ir.GenericConst"][0], axes=[-1], epsilon=1.0000000000000001e-05)
+        gv5: R.Tensor((5, 3, 3), dtype="float32") = R.ones(R.shape([5, 3, 3]), dtype="float32")
+        f: R.Tensor((2, 5, 4), dtype="float32") = R.nn.conv1d(x, gv5, strides=[1], padding=[1, 1], dilation=[1], groups=1, data_layout="NCW", kernel_layout="OIW", out_layout="NCW", out_dtype=None)
+        return (a, b, c, d, e, f)
+
+# Metadata omitted. Use show_meta=True in script() method to show it.'''
+
+SOURCES['index_ops'] = '''
+@I.ir_module
+class Module:
+    @R.function
+    def main(x: R.Tensor((2, 3, 4), "float32")):
+        a = R.gather_elements(x, R.zeros((2, 3, 4), "int64"), axis=1)
+        b = R.scatter_elements(x, R.zeros((2, 3, 4), "int64"), x, axis=1)
+        c = R.dynamic_strided_slice(x, R.const([0, 0, 0], "int64"), R.const([1, 2, 3], "int64"), R.const([1, 1, 1], "int64"))
+        d = R.one_hot(R.zeros((4,), "int32"), R.prim_value(T.float32(1)), R.prim_value(T.float32(0)), 5)
+        return (a, b, c, d)
+'''
+
+EXPECTED['index_ops'] = '''\
+# from tvm.script import ir as I
+# from tvm.script import tirx as T
+# from tvm.tirx.layout import Axis
+# from tvm.script import relax as R
+
+@I.ir_module
+class Module:
+    @R.function
+    def main(x: R.Tensor((2, 3, 4), dtype="float32")) -> R.Tuple(R.Tensor((2, 3, 4), dtype="float32"), R.Tensor((2, 3, 4), dtype="float32"), R.Tensor(dtype="float32", ndim=3), R.Tensor((4, 5), dtype="float32")):
+        gv: R.Tensor((2, 3, 4), dtype="int64") = R.zeros(R.shape([2, 3, 4]), dtype="int64")
+        a: R.Tensor((2, 3, 4), dtype="float32") = R.gather_elements(x, gv, axis=1)
+        gv2: R.Tensor((2, 3, 4), dtype="int64") = R.zeros(R.shape([2, 3, 4]), dtype="int64")
+        b: R.Tensor((2, 3, 4), dtype="float32") = R.scatter_elements(x, gv2, x, axis=1, reduction="update")
+        c: R.Tensor(dtype="float32", ndim=3) = R.dynamic_strided_slice(x, metadata["ir.GenericConst"][0], metadata["ir.GenericConst"][1], metadata["ir.GenericConst"][2])
+        gv5: R.Tensor((4,), dtype="int32") = R.zeros(R.shape([4]), dtype="int32")
+        d: R.Tensor((4, 5), dtype="float32") = R.one_hot(gv5, T.float32(1.0), T.float32(0.0), depth=5, axis=-1)
+        return (a, b, c, d)
+
+# Metadata omitted. Use show_meta=True in script() method to show it.'''
+
+SOURCES['manip_more'] = '''
+@I.ir_module
+class Module:
+    @R.function
+    def main(x: R.Tensor((2, 3, 4), "float32")):
+        b = R.flip(x, axis=1)
+        c = R.repeat(x, 2, axis=1)
+        d = R.collapse_sum_to(x, R.shape([3, 4]))
+        e = R.einsum((x, x), "ijk,ijk->ij")
+        f = R.stack([x, x], axis=0)
+        g = R.split(x, indices_or_sections=[1, 2], axis=1)
+        return (b, c, d, e, f, g)
+'''
+
+EXPECTED['manip_more'] = '''\
+# from tvm.script import ir as I
+# from tvm.script import relax as R
+
+@I.ir_module
+class Module:
+    @R.function
+    def main(x: R.Tensor((2, 3, 4), dtype="float32")) -> R.Tuple(R.Tensor((2, 3, 4), dtype="float32"), R.Tensor((2, 6, 4), dtype="float32"), R.Tensor((3, 4), dtype="float32"), R.Tensor((2, 3), dtype="float32"), R.Tensor((2, 2, 3, 4), dtype="float32"), R.Tuple(R.Tensor((2, 1, 4), dtype="float32"), R.Tensor((2, 1, 4), dtype="float32"), R.Tensor((2, 1, 4), dtype="float32"))):
+        b: R.Tensor((2, 3, 4), dtype="float32") = R.flip(x, axis=1)
+        c: R.Tensor((2, 6, 4), dtype="float32") = R.repeat(x, repeats=2, axis=1)
+        d: R.Tensor((3, 4), dtype="float32") = R.collapse_sum_to(x, R.shape([3, 4]))
+        e: R.Tensor((2, 3), dtype="float32") = R.einsum((x, x), subscripts="ijk,ijk->ij")
+        f: R.Tensor((2, 2, 3, 4), dtype="float32") = R.stack((x, x), axis=0)
+        g: R.Tuple(R.Tensor((2, 1, 4), dtype="float32"), R.Tensor((2, 1, 4), dtype="float32"), R.Tensor((2, 1, 4), dtype="float32")) = R.split(x, indices_or_sections=[1, 2], axis=1)
+        return (b, c, d, e, f, g)'''
+
+SOURCES['dtype_ops'] = '''
+@I.ir_module
+class Module:
+    @R.function
+    def main(x: R.Tensor((2, 3, 4), "float32")):
+        a = R.astype(x, "int8")
+        b = R.wrap_param(x, "float16")
+        c = R.isnan(x)
+        d = R.round(x)
+        e = R.bitwise_and(R.astype(x, "int32"), R.astype(x, "int32"))
+        f = R.floor_divide(x, x)
+        return (a, b, c, d, e, f)
+'''
+
+EXPECTED['dtype_ops'] = '''\
+# from tvm.script import ir as I
+# from tvm.script import relax as R
+
+@I.ir_module
+class Module:
+    @R.function
+    def main(x: R.Tensor((2, 3, 4), dtype="float32")) -> R.Tuple(R.Tensor((2, 3, 4), dtype="int8"), R.Tensor((2, 3, 4), dtype="float16"), R.Tensor((2, 3, 4), dtype="bool"), R.Tensor((2, 3, 4), dtype="float32"), R.Tensor((2, 3, 4), dtype="int32"), R.Tensor((2, 3, 4), dtype="float32")):
+        a: R.Tensor((2, 3, 4), dtype="int8") = R.astype(x, dtype="int8")
+        b: R.Tensor((2, 3, 4), dtype="float16") = R.wrap_param(x, dtype="float16")
+        c: R.Tensor((2, 3, 4), dtype="bool") = R.isnan(x)
+        d: R.Tensor((2, 3, 4), dtype="float32") = R.round(x)
+        gv4: R.Tensor((2, 3, 4), dtype="int32") = R.astype(x, dtype="int32")
+        gv5: R.Tensor((2, 3, 4), dtype="int32") = R.astype(x, dtype="int32")
+        e: R.Tensor((2, 3, 4), dtype="int32") = R.bitwise_and(gv4, gv5)
+        f: R.Tensor((2, 3, 4), dtype="float32") = R.floor_divide(x, x)
+        return (a, b, c, d, e, f)'''
+
+SOURCES['closures'] = '''
+@I.ir_module
+class Module:
+    @R.function
+    def main(x: R.Tensor((3,), "float32")):
+        c = R.make_closure(Module.lifted, (x,))
+        y = R.invoke_pure_closure(c, (x,), ty_args=R.Tensor((3,), "float32"))
+        return y
+
+    @R.function
+    def lifted(a: R.Tensor((3,), "float32"), b: R.Tensor((3,), "float32")) -> R.Tensor((3,), "float32"):
+        return R.add(a, b)
+'''
+
+EXPECTED['closures'] = '''\
+# from tvm.script import ir as I
+# from tvm.script import relax as R
+
+@I.ir_module
+class Module:
+    @R.function
+    def lifted(a: R.Tensor((3,), dtype="float32"), b: R.Tensor((3,), dtype="float32")) -> R.Tensor((3,), dtype="float32"):
+        gv: R.Tensor((3,), dtype="float32") = R.add(a, b)
+        return gv
+
+    @R.function
+    def main(x: R.Tensor((3,), dtype="float32")) -> R.Tensor((3,), dtype="float32"):
+        cls = Module
+        c: R.Any = R.make_closure(cls.lifted, (x,))
+        y: R.Tensor((3,), dtype="float32") = R.invoke_pure_closure(c, (x,), ty_args=(R.Tensor((3,), dtype="float32"),))
+        return y'''
+
+SOURCES['call_dps'] = '''
+@I.ir_module
+class Module:
+    @R.function
+    def main(x: R.Tensor((3,), "float32")):
+        y = R.call_dps_packed("my_kernel", (x,), out_ty=R.Tensor((3,), "float32"))
+        z = R.call_dps_packed("my_kernel2", (x, y), out_ty=[R.Tensor((3,), "float32"), R.Tensor((3,), "int32")])
+        return z
+'''
+
+EXPECTED['call_dps'] = '''\
+# from tvm.script import ir as I
+# from tvm.script import relax as R
+
+@I.ir_module
+class Module:
+    @R.function
+    def main(x: R.Tensor((3,), dtype="float32")) -> R.Tuple(R.Tensor((3,), dtype="float32"), R.Tensor((3,), dtype="int32")):
+        y = R.call_dps_packed("my_kernel", (x,), out_ty=R.Tensor((3,), dtype="float32"))
+        z = R.call_dps_packed("my_kernel2", (x, y), out_ty=[R.Tensor((3,), dtype="float32"), R.Tensor((3,), dtype="int32")])
+        return z'''
+
+SOURCES['shape_funcs'] = '''
+@I.ir_module
+class Module:
+    @R.function
+    def main(x: R.Tensor(("n", "m"), "float32")):
+        n = T.int64()
+        m = T.int64()
+        s = R.shape([n + 1, m * 2])
+        t = R.tensor_to_shape(R.const([1, 2], "int64"))
+        u = R.shape_to_tensor(s)
+        v = R.reshape(x, R.shape([m, n]))
+        return (s, t, u, v)
+'''
+
+EXPECTED['shape_funcs'] = '''\
+# from typing import TypeVar
+# from tvm.script import ir as I
+# from tvm.script import relax as R
+
+m = TypeVar("m")
+n = TypeVar("n")
+@I.ir_module
+class Module:
+    @R.function
+    def main(x: R.Tensor((n, m), dtype="float32")) -> R.Tuple(R.Shape(["n + 1", "m * 2"]), R.Shape(ndim=2), R.Tensor((2,), dtype="int64"), R.Tensor((m, n), dtype="float32")):
+        s: R.Shape([n + 1, m * 2]) = R.shape([n + 1, m * 2])
+        t: R.Shape(ndim=2) = R.tensor_to_shape(metadata["ir.GenericConst"][0])
+        u: R.Tensor((2,), dtype="int64") = R.shape_to_tensor(s)
+        v: R.Tensor((m, n), dtype="float32") = R.reshape(x, R.shape([m, n]))
+        return (s, t, u, v)
+
+# Metadata omitted. Use show_meta=True in script() method to show it.'''
+
+SOURCES['nested_if_dataflow'] = '''
+@I.ir_module
+class Module:
+    @R.function
+    def main(c: R.Tensor((), "bool"), d: R.Tensor((), "bool"), x: R.Tensor((3,), "float32")):
+        with R.dataflow():
+            a = R.add(x, x)
+            R.output(a)
+        if c:
+            if d:
+                y = R.multiply(a, a)
+            else:
+                y = R.subtract(a, a)
+        else:
+            y = a
+        return y
+'''
+
+EXPECTED['nested_if_dataflow'] = '''\
+# from tvm.script import ir as I
+# from tvm.script import relax as R
+
+@I.ir_module
+class Module:
+    @R.function
+    def main(c: R.Tensor((), dtype="bool"), d: R.Tensor((), dtype="bool"), x: R.Tensor((3,), dtype="float32")) -> R.Tensor((3,), dtype="float32"):
+        with R.dataflow():
+            a: R.Tensor((3,), dtype="float32") = R.add(x, x)
+            R.output(a)
+        if c:
+            if d:
+                y_then_1: R.Tensor((3,), dtype="float32") = R.multiply(a, a)
+                y_then: R.Tensor((3,), dtype="float32") = y_then_1
+            else:
+                y_else: R.Tensor((3,), dtype="float32") = R.subtract(a, a)
+                y_then: R.Tensor((3,), dtype="float32") = y_else
+            y: R.Tensor((3,), dtype="float32") = y_then
+        else:
+            y: R.Tensor((3,), dtype="float32") = a
+        return y'''
+
+SOURCES['func_private_attrs'] = '''
+@I.ir_module
+class Module:
+    @R.function(private=True, pure=False)
+    def helper(x: R.Tensor((3,), "float32")) -> R.Tensor((3,), "float32"):
+        R.func_attr({"relax.force_pure": False, "custom": "v", "n": 3})
+        R.print(x, format="{}")
+        return x
+
+    @R.function(pure=False)
+    def main(x: R.Tensor((3,), "float32")):
+        y = Module.helper(x)
+        return y
+'''
+
+EXPECTED['func_private_attrs'] = '''\
+# from tvm.script import ir as I
+# from tvm.script import relax as R
+
+@I.ir_module
+class Module:
+    @R.function(pure=False, private=True)
+    def helper(x: R.Tensor((3,), dtype="float32")) -> R.Tensor((3,), dtype="float32"):
+        R.func_attr({"custom": "v", "n": 3, "relax.force_pure": False})
+        R.print(x, format=R.str("{}"))
+        return x
+
+    @R.function(pure=False)
+    def main(x: R.Tensor((3,), dtype="float32")) -> R.Tensor((3,), dtype="float32"):
+        cls = Module
+        y: R.Tensor((3,), dtype="float32") = cls.helper(x)
+        return y'''
+
+SOURCES['grad_ops'] = '''
+@I.ir_module
+class Module:
+    @R.function
+    def main(x: R.Tensor((2, 3, 4), "float32")):
+        a = R.grad.no_grad(x)
+        b = R.grad.start_checkpoint(x)
+        c = R.grad.end_checkpoint(b)
+        return (a, c)
+'''
+
+EXPECTED['grad_ops'] = '''\
+# from tvm.script import ir as I
+# from tvm.script import relax as R
+
+@I.ir_module
+class Module:
+    @R.function
+    def main(x: R.Tensor((2, 3, 4), dtype="float32")) -> R.Tuple(R.Tensor((2, 3, 4), dtype="float32"), R.Tensor((2, 3, 4), dtype="float32")):
+        a: R.Tensor((2, 3, 4), dtype="float32") = R.grad.no_grad(x)
+        b: R.Tensor((2, 3, 4), dtype="float32") = R.grad.start_checkpoint(x)
+        c: R.Tensor((2, 3, 4), dtype="float32") = R.grad.end_checkpoint(b)
+        return (a, c)'''
+
 
 @pytest.mark.parametrize("name", list(SOURCES))
 def test_printed_like_tvm(name):

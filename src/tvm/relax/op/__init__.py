@@ -25,6 +25,8 @@ from .base import (
     print,
     register_gradient,
     shape_of,
+    shape_to_tensor,
+    tensor_to_shape,
 )
 from .binary import *
 from .binary import add, multiply

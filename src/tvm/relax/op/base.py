@@ -29,6 +29,8 @@ __all__ = [
     "register_gradient",
     "register_relax_op",
     "shape_of",
+    "shape_to_tensor",
+    "tensor_to_shape",
 ]
 
 
@@ -58,6 +60,38 @@ def _infer_shape_of(call, _bb=None):
     return ShapeType(ndim=ty.ndim)
 
 
+def _infer_tensor_to_shape(call, _bb=None):
+    """A 1-d integer tensor of length n gives an ``R.Shape(ndim=n)`` (unknown length: -1)."""
+    ty = call.args[0].ty
+    if not isinstance(ty, TensorType):
+        raise TypeError(
+            f"relax.tensor_to_shape expects a 1-d tensor, but {text(call)} has argument "
+            f"{text(call.args[0])} of type {text(ty)}"
+        )
+    if ty.ndim != 1:
+        raise TypeError(
+            f"relax.tensor_to_shape expected argument to be 1-d, but {text(call)} has argument "
+            f"{text(call.args[0])} with type {text(ty)}"
+        )
+    values = getattr(ty.shape, "values", None)
+    length = values[0] if values is not None else None
+    return ShapeType(ndim=int(length.value) if hasattr(length, "value") else -1)
+
+
+def _infer_shape_to_tensor(call, _bb=None):
+    """An ``R.Shape(ndim=n)`` gives a 1-d ``int64`` tensor of n elements."""
+    ty = call.args[0].ty
+    if not isinstance(ty, ShapeType):
+        raise TypeError(
+            f"relax.shape_to_tensor expects a shape, but {text(call)} has argument "
+            f"{text(call.args[0])} of type {text(ty)}"
+        )
+    if ty.ndim == -1:
+        # TVM 0.27 says R.Tensor((-1,)) here; an unknown length is the honest type.
+        return TensorType(None, "int64", ndim=1)
+    return TensorType([ty.ndim], "int64")
+
+
 def _infer_print(_call, _bb=None):
     return TupleType([])
 
@@ -83,6 +117,8 @@ register_relax_op("call_pure_packed", -1, "base", _out_type)
 register_relax_op("print", -1, "base", _infer_print, purity=False)
 register_relax_op("assert_op", -1, "base", _infer_assert, purity=False)
 register_relax_op("shape_of", 1, "base", _infer_shape_of)
+register_relax_op("tensor_to_shape", 1, "base", _infer_tensor_to_shape)
+register_relax_op("shape_to_tensor", 1, "base", _infer_shape_to_tensor)
 register_relax_op("null_value", 0, "base", _object)
 register_relax_op("make_closure", 2, "base", _object)
 register_relax_op("invoke_closure", 2, "base", _out_type, purity=False)
@@ -192,6 +228,16 @@ def assert_op(condition, format_args=None, format=""):
 def shape_of(expr):
     """``R.shape_of(x)``: the runtime shape of a tensor."""
     return Call(Op.get("relax.shape_of"), [expr])
+
+
+def tensor_to_shape(expr):
+    """``R.tensor_to_shape(t)``: the shape whose dims are the values of 1-d tensor ``t``."""
+    return Call(Op.get("relax.tensor_to_shape"), [expr])
+
+
+def shape_to_tensor(expr):
+    """``R.shape_to_tensor(s)``: the dims of shape ``s`` as a 1-d ``int64`` tensor."""
+    return Call(Op.get("relax.shape_to_tensor"), [expr])
 
 
 def null_value():
