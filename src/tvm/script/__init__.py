@@ -15,9 +15,9 @@ Built-in dialects:
 
 * ``relax``: ``tvm.script.parser.relax`` (parser and ``R`` namespace) and
   ``tvm.script.ir_builder.relax``;
-* ``tirx``: ``tvm.tirx.script`` once the TIR dialect package exists there (with ``parser`` and
-  ``builder`` submodules); until then ``tvm.script.parser.tirx``, a minimal namespace with the
-  dtype constructors Relax shapes need (``T.int64()``, ``T.int64(3)``...).
+* ``tirx``: ``tvm.script.parser.tirx`` (the ``T`` namespace and parser) and
+  ``tvm.script.ir_builder.tirx``; a ``tvm.tirx.script`` package, if one exists, is used
+  instead (with ``parser`` and ``builder`` submodules).
 
 ``ir`` is not a dialect: ``tvm.script.ir`` and ``tvm.script.parser.ir`` are real modules.
 """
@@ -137,7 +137,7 @@ def __getattr__(name):
 
 
 def _tirx_package() -> tuple[str, str, str]:
-    """Where the TIR dialect lives: ``tvm.tirx.script`` once it exists, else the fallback."""
+    """Where the TIR dialect lives: ``tvm.tirx.script`` if it exists, else ``tvm.script``'s."""
     try:
         found = importlib.util.find_spec("tvm.tirx.script")
     except (ImportError, ValueError):
