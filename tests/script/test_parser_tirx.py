@@ -757,3 +757,11 @@ def test_macro_errors():
     # Reported in the macro's own source.
     assert str(info.value).startswith("error: Undefined variable: nowhere\n --> " + __file__)
     assert "buf[0] = nowhere" in str(info.value)
+
+
+def test_sblock_exec_scope_is_not_supported_yet():
+    program = (
+        '@T.prim_func(s_tir=True)\ndef main(A: T.Buffer((4,), "float32")):\n'
+        '    with T.sblock("b", exec_scope="cta"):\n        A[0] = T.float32(0.0)\n'
+    )
+    assert "TIRx execution scopes are not supported" in _error(program)

@@ -466,8 +466,14 @@ def grid(*extents) -> ForFrame:
 # --- blocks ---------------------------------------------------------------------------------
 
 
-def sblock(name: str = "", no_realize: bool = False) -> SBlockFrame:
-    """``with T.sblock("name"):``."""
+def sblock(name: str = "", no_realize: bool = False, exec_scope: str = "") -> SBlockFrame:
+    """``with T.sblock("name"):``. ``exec_scope`` (TIRx execution scopes, spec D.3) is not
+    supported yet: only the default ``""`` is accepted."""
+    if exec_scope:
+        raise ValueError(
+            f"T.sblock(exec_scope={exec_scope!r}): TIRx execution scopes are not supported by "
+            "this builder yet (only exec_scope=\"\")"
+        )
     return SBlockFrame(name, no_realize)
 
 
