@@ -125,5 +125,5 @@ def register_pipeline(name: str):
 def get_pipeline(name: str = "zero", **kwargs):
     """The pipeline registered as ``name``, built with ``kwargs``."""
     if name not in PIPELINE_MAP:
-        raise ValueError(f"Unknown pipeline {name!r}; registered pipelines: {sorted(PIPELINE_MAP)}")
+        raise ValueError(f"Unknown pre-built pipeline {name}, candidates are {list(PIPELINE_MAP)}")
     return PIPELINE_MAP[name](**kwargs)

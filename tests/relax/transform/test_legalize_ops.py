@@ -247,3 +247,19 @@ def test_every_library_op_has_a_rule_or_is_kept():
         and not name.startswith(_KEPT_PREFIXES)
     ]
     assert missing == []
+
+
+def test_tensor_to_shape_and_back_become_vm_builtins():
+    @I.ir_module
+    class Before:
+        @R.function
+        def main(t: R.Tensor((2,), "int64")):
+            s = R.tensor_to_shape(t)
+            u = R.shape_to_tensor(s)
+            return u
+
+    after = relax.transform.LegalizeOps()(Before)
+    text = after.script()
+    assert 'R.call_pure_packed("vm.builtin.tensor_to_shape", t' in text
+    assert 'R.call_pure_packed("vm.builtin.shape_to_tensor", s' in text
+    assert str(after["main"].ret_ty) == 'R.Tensor((2,), dtype="int64")'

@@ -82,7 +82,7 @@ def test_zero_pipeline_and_registry():
             pipeline.register_pipeline("test_only_identity")(_identity)
     finally:
         del pipeline.PIPELINE_MAP["test_only_identity"]
-    with pytest.raises(ValueError, match="Unknown pipeline 'nope'.*zero"):
+    with pytest.raises(ValueError, match="Unknown pre-built pipeline nope, candidates are.*zero"):
         relax.get_pipeline("nope")
 
 

@@ -45,6 +45,8 @@ def load_default_rules() -> None:
     _loaded = True
     for family in RULE_FAMILIES:
         importlib.import_module(f"tvm.relax.op.{family}.legalize")
+    # The core ops of relax/op/base.py have no family folder: their rules live here.
+    importlib.import_module("tvm.relax.transform.legalize_ops.base")
 
 
 def register_legalize(op_name: str, legal_func=None, level: int = 10):
