@@ -53,6 +53,7 @@ from .expr import (  # noqa: F401
     Var,
 )
 from .function import PrimFunc  # noqa: F401
+from .index_map import IndexMap  # noqa: F401
 from .generic import (  # noqa: F401
     const,
     floordiv,

@@ -122,7 +122,7 @@ class OneHotAttrs(Attrs, type_key="relax.attrs.OneHotAttrs"):
 
 
 class LayoutTransformAttrs(Attrs, type_key="relax.attrs.LayoutTransformAttrs"):
-    """``layout_transform``: the ``index_map`` (a Python callable here) and ``pad_value``."""
+    """``layout_transform``: the ``index_map`` (a ``tirx.IndexMap``) and ``pad_value``."""
 
     index_map: object = None
     pad_value: object = None

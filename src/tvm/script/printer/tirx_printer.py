@@ -193,3 +193,26 @@ def _call(node, path, d):
         return callee.call(*args)
     # A GlobalVar callee (a call to another PrimFunc).
     return d.as_doc(op, attr_path(path, "op")).call(*args)
+
+
+@register_printer(getattr(tirx, "IndexMap", None))
+def _index_map(imap, path, d):
+    # ``T.index_map(lambda i, j: (j, i))``: the lambda's parameters are names local to it.
+    from .doc import LambdaDoc, TupleDoc  # local: only index maps print lambdas
+
+    d.push_frame()
+    old_in_relax = d.state.get("in_relax")
+    if d.state.get("in_body"):
+        # Inside a Relax function (``R.layout_transform``) TVM 0.27 prints int64 constants
+        # bare: ``i // 4``; a standalone map prints ``i // T.int64(4)``.
+        d.state["in_relax"] = True
+    try:
+        params = [d.define(v, v.name or "i") for v in imap.initial_indices]
+        finals = [
+            d.as_doc(f, item_path(attr_path(path, "final_indices"), k))
+            for k, f in enumerate(imap.final_indices)
+        ]
+    finally:
+        d.state["in_relax"] = old_in_relax
+        d.pop_frame()
+    return d.prefix("T").attr("index_map").call(LambdaDoc(params, TupleDoc(finals)))

@@ -222,6 +222,22 @@ CASES = [
         id="layout_transform-split",
     ),
     Case(
+        op.layout_transform,
+        [t((10,)), lambda i: (i // 4, i % 4)],
+        'R.Tensor((3, 4), dtype="float32")',
+        lambda x: np.concatenate([x, np.full(2, 1.5, x.dtype)]).reshape(3, 4),
+        kwargs={"pad_value": 1.5},
+        id="layout_transform-pad",
+    ),
+    Case(
+        op.layout_transform,
+        [t(("n", 8)), lambda a, b: (b // 4, a, b % 4)],
+        'R.Tensor((2, n, 4), dtype="float32")',
+        lambda x: x.reshape(-1, 2, 4).transpose(1, 0, 2),
+        sizes={"n": 3},
+        id="layout_transform-sym",
+    ),
+    Case(
         op.scatter_elements,
         [t((2, 3)), t((2, 2), "int64", domain="index:3"), t((2, 2))],
         'R.Tensor((2, 3), dtype="float32")',
@@ -367,6 +383,12 @@ ERRORS = [
     ),
     Err(op.collapse_sum_to, [t((2, 3)), (4,)], ValueError, ("collapse_sum_to", "target")),
     Err(op.layout_transform, [t((2,)), "not a map"], TypeError, ("layout_transform", "callable")),
+    Err(
+        op.layout_transform,
+        [t((2, 3)), lambda i: (i,)],
+        ValueError,
+        ("layout_transform", "takes 1", "ndim"),
+    ),
     Err(op.split, [t((2, 6)), 0], ValueError, ("split expects a positive number of sections",)),
     Err(
         op.scatter_elements,

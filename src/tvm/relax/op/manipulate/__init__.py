@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from ....ir.expr import PrimExpr
 from ....ir.op import register_op_attr
-from ...expr import Call, ShapeExpr
+from ....tirx import IndexMap, const
+from ...expr import Call, PrimValue, ShapeExpr
 from ..op_attrs import PermuteDimsAttrs
 from ..registry import register_relax_op
 from .infer import infer_broadcast_to, infer_permute_dims, infer_reshape, normalize_reshape
@@ -201,19 +203,33 @@ def one_hot(indices, on_value, off_value, depth, axis=-1):
 
 
 def layout_transform(x, index_map, pad_value=None):
-    """``R.layout_transform(x, index_map, pad_value=None)``.
+    """``R.layout_transform(x, index_map, pad_value=None)``: ``out[index_map(i)] = x[i]``.
 
-    Partial: ``index_map`` is a Python callable from input indices to output indices (TVM's
-    ``IndexMap`` object is not available yet, so this op does not round-trip through
-    TVMScript); padding (a non-bijective map) is not supported.
+    ``index_map`` is a ``tirx.IndexMap`` or a callable (converted with
+    ``IndexMap.from_func``, int64 indices). Output positions no input index reaches (a split
+    by a factor that does not divide the dim) hold ``pad_value``, stored as a constant of
+    ``x``'s dtype (0 when None).
     """
-    if not callable(index_map):
-        raise TypeError(f"layout_transform expects index_map to be a callable, got {index_map!r}")
-    if pad_value is not None:
-        raise ValueError(
-            "layout_transform with a pad_value is not supported yet (only bijective index maps are)"
-        )
-    return Call(_M["layout_transform"], [x], LayoutTransformAttrs(index_map, None))
+    if not isinstance(index_map, IndexMap):
+        if not callable(index_map):
+            raise TypeError(
+                f"layout_transform expects index_map to be a tirx.IndexMap or a callable, "
+                f"got {index_map!r}"
+            )
+        index_map = IndexMap.from_func(index_map, index_dtype="int64")
+    if isinstance(pad_value, PrimValue):
+        pad_value = pad_value.value
+    if pad_value is not None and not isinstance(pad_value, PrimExpr):
+        if isinstance(pad_value, bool) or not isinstance(pad_value, (int, float)):
+            raise TypeError(
+                f"layout_transform expects pad_value to be an int, a float or a PrimExpr, "
+                f"got {pad_value!r}"
+            )
+        dtype = getattr(getattr(x, "ty", None), "dtype", None)
+        if not dtype or dtype == "void":
+            dtype = "float32" if isinstance(pad_value, float) else "int64"
+        pad_value = const(pad_value, dtype)
+    return Call(_M["layout_transform"], [x], LayoutTransformAttrs(index_map, pad_value))
 
 
 __all__ += [

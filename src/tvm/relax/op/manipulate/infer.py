@@ -540,20 +540,28 @@ def infer_one_hot(call, _bb=None):
 
 
 def infer_layout_transform(call, _bb=None):
-    """The index map applied to the last index of each dim, plus one.
-
-    This is exact for permutations and for splits of a dim by a factor that divides it (the
-    common layout transforms); other maps are rejected when they produce a non-integer.
+    """The index map's ``map_shape`` of the input shape (padded when a split does not divide).
     """
     data = tensor_arg(call, 0, "input x")
     index_map = call.attrs.index_map
+    ndim_in = len(index_map.initial_indices)
+    ndim_out = len(index_map.final_indices)
+    if data.ndim not in (-1, ndim_in):
+        raise ValueError(
+            f"layout_transform expects the index map to take {data.ndim} indices (the input "
+            f"x's ndim), but it takes {ndim_in}"
+        )
+    pad = call.attrs.pad_value
+    if pad is not None and data.dtype != "void" and pad.dtype != data.dtype:
+        raise TypeError(
+            f"layout_transform expects pad_value to have the input's dtype {data.dtype}, "
+            f"got {pad.dtype}"
+        )
     values = known_shape(data)
     if values is None:
-        return make_tensor_type(None, data.dtype, -1, data.vdevice)
-    last = [v - 1 for v in values]
-    out = index_map(*last)
-    out = list(out) if isinstance(out, (list, tuple)) else [out]
-    return make_tensor_type([as_dim(o) + 1 for o in out], data.dtype, len(out), data.vdevice)
+        return make_tensor_type(None, data.dtype, ndim_out, data.vdevice)
+    out = index_map.map_shape(values)
+    return make_tensor_type(out, data.dtype, ndim_out, data.vdevice)
 
 
 def as_dim(value):

@@ -144,13 +144,6 @@ def _one_hot(attrs, indices, on_value, off_value):
 
 @register_reference("layout_transform")
 def _layout_transform(attrs, x):
-    out_shape = [int(v) + 1 for v in _call_map(attrs.index_map, [n - 1 for n in x.shape])]
-    out = np.zeros(out_shape, x.dtype)
-    for pos in itertools.product(*(range(n) for n in x.shape)):
-        out[tuple(int(v) for v in _call_map(attrs.index_map, pos))] = x[pos]
-    return out
-
-
-def _call_map(index_map, indices):
-    result = index_map(*indices)
-    return list(result) if isinstance(result, (list, tuple)) else [result]
+    # Padding positions hold pad_value (0 when None, as the compiled kernel fills them).
+    pad = 0 if attrs.pad_value is None else attrs.pad_value.value
+    return attrs.index_map.map_tensor(np.asarray(x), pad_value=pad)

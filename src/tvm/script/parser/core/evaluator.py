@@ -238,6 +238,12 @@ class ExprEvaluator:
                     parser.var_table.add(name, arg, allow_shadowing=True)
                 return self.eval(node.body)
 
+        # The real parameter names, so ``IndexMap.from_func`` names its variables after them.
+        import inspect  # local: only lambdas need it
+
+        _fn.__signature__ = inspect.Signature(
+            [inspect.Parameter(n, inspect.Parameter.POSITIONAL_OR_KEYWORD) for n in names]
+        )
         return _fn
 
     # Calls --------------------------------------------------------------------------------

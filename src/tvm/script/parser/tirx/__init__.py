@@ -108,6 +108,14 @@ from . import parser as _parser  # noqa: F401 - registers the "tirx" handlers
 from .entry import handle, let, macro, prim_func  # noqa: F401
 
 
+def index_map(mapping, *, inverse_index_map=None, index_dtype="int64"):
+    """``T.index_map(lambda i, j: (j, i))``: a ``tirx.IndexMap`` built from ``mapping``."""
+    tirx = importlib.import_module("tvm.tirx")
+    return tirx.IndexMap.from_func(
+        mapping, inverse_index_map=inverse_index_map, index_dtype=index_dtype
+    )
+
+
 def __getattr__(name):
     # Everything else comes from tvm.tirx (T.floordiv, T.max, T.Cast, T.IntImm...).
     tirx = importlib.import_module("tvm.tirx")
