@@ -16,6 +16,7 @@ from ..manipulate import (
     concat,
     flip,
     gather_elements,
+    layout_transform,
     permute_dims,
     reshape,
     scatter_elements,
@@ -229,3 +230,24 @@ def _scatter_elements_grad(orig_var, orig_call, output_grad, ctx):
     gathered = gather_elements(window, indices, axis)
     grads[2] = divide(gathered, updates) if reduction == "mul" else gathered
     return grads
+
+
+@register_gradient("relax.layout_transform")
+def _layout_transform_grad(orig_var, orig_call, output_grad, ctx):
+    # The gradient moves back through the inverse map; padding positions (a split that does
+    # not divide a dim) map past the input's end and are cut off.
+    in_shape = list(shape_of(orig_call.args[0]).values)
+    inverse, _padding = orig_call.attrs.index_map.non_surjective_inverse(in_shape)
+    grad = layout_transform(output_grad, inverse)
+    padded = inverse.map_shape(list(shape_of(orig_var).values))
+    cut = [k for k, (p, n) in enumerate(zip(padded, in_shape)) if not _same_dim(p, n)]
+    if cut:
+        grad = strided_slice(grad, cut, [0] * len(cut), [in_shape[k] for k in cut])
+    return [grad]
+
+
+def _same_dim(a, b):
+    """Whether two dims are provably equal (ints or PrimExprs)."""
+    from ....arith import Analyzer  # local: only this rule compares symbolic dims
+
+    return Analyzer().can_prove_equal(a, b)
