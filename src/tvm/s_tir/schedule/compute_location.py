@@ -295,12 +295,12 @@ class ComputeLocationPrimitives:
         order = _program_order(body)
         start, end = order[id(target)]
         for r in producers(body, bpath):
-            if not start <= order[id(r)][0] <= end and order[id(r)][0] > start:
+            if not start <= order[id(r)][0] < end and order[id(r)][0] > start:
                 raise self._error(primitive, f"The producer {r.block.name_hint!r} of block "
                                   f"{blk.name_hint!r} runs after loop {target.loop_var.name}",
                                   [target, r.block])
         for r in consumers(body, bpath):
-            if not start <= order[id(r)][0] <= end and order[id(r)][0] < start:
+            if not start <= order[id(r)][0] < end and order[id(r)][0] < start:
                 raise self._error(primitive, f"The consumer {r.block.name_hint!r} of block "
                                   f"{blk.name_hint!r} runs before loop {target.loop_var.name}",
                                   [target, r.block])
@@ -459,7 +459,8 @@ class ComputeLocationPrimitives:
 
 
 def _program_order(root):
-    """``{id(node): (first, last)}`` pre-order numbers of each statement and its subtree."""
+    """``{id(node): (first, end)}``: pre-order number of each statement, and the number after
+    its subtree's last (so the subtree is ``first <= n < end``)."""
     order, counter = {}, [0]
     stack = [(root, False)]
     while stack:
