@@ -1,0 +1,289 @@
+"""Training-step benchmark: pytvm vs hand-written NumPy vs PyTorch eager (vs Apache TVM).
+
+Usage::
+
+    python benchmarks/train_step.py [--tvm-python /opt/tvm-oracle/bin/python] [--threads N]
+                                    [--steps 50] [--repeats 5] [--only mlp64,mlp256,cnn]
+
+Workloads (float32, cross entropy, Adam lr=1e-3):
+
+* ``mlp64``: batch 64, 784-256-10 MLP (ReLU);
+* ``mlp256``: batch 256, 784-1024-10 MLP;
+* ``cnn``: batch 64, 1x28x28 input, conv 3x3 (8 channels, padding 1), ReLU, 2x2 max-pool,
+  linear 8*14*14 -> 10.
+
+The pytvm and Apache TVM steps are built by the same worker code (``_WORKER``: BlockBuilder,
+``relax.training.SetupTrainer``, ``relax.build``, ``Trainer``), each run in its own process with
+its own interpreter, so Apache TVM is never imported here. The timed step is
+``trainer.update(x, y)``; compile time is SetupTrainer (Gradient) plus the build. Reported:
+median ms/step over ``--repeats`` runs of ``--steps`` steps, and ratios to pytvm. Threads:
+``--threads`` (default 1) is given to PyTorch (``torch.set_num_threads``) and to TVM
+(``TVM_NUM_THREADS``) alike; NumPy's BLAS gets ``OMP_NUM_THREADS``/``OPENBLAS_NUM_THREADS``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import json
+import os
+import platform
+import subprocess
+import sys
+import textwrap
+import time
+
+import numpy as np
+
+WORKLOADS = {
+    "mlp64": {"kind": "mlp", "batch": 64, "sizes": [784, 256, 10]},
+    "mlp256": {"kind": "mlp", "batch": 256, "sizes": [784, 1024, 10]},
+    "cnn": {"kind": "cnn", "batch": 64, "channels": 8},
+}
+
+# Runs under either interpreter (pytvm or Apache TVM): only public, shared API names.
+_WORKER = textwrap.dedent('''
+    import json, sys, time
+    import numpy as np
+    import tvm
+    from tvm import relax
+    from tvm.relax.training import SetupTrainer, Trainer
+    from tvm.relax.training.loss import CrossEntropyLoss
+    from tvm.relax.training.optimizer import Adam
+
+    spec = json.loads(sys.argv[1])
+    steps, repeats = int(sys.argv[2]), int(sys.argv[3])
+    f32 = "float32"
+    batch = spec["batch"]
+    bb = relax.BlockBuilder()
+    if spec["kind"] == "mlp":
+        n_in, n_hidden, n_out = spec["sizes"]
+        x = relax.Var("x", relax.TensorType((batch, n_in), f32))
+        w0 = relax.Var("w0", relax.TensorType((n_in, n_hidden), f32))
+        b0 = relax.Var("b0", relax.TensorType((n_hidden,), f32))
+        w1 = relax.Var("w1", relax.TensorType((n_hidden, n_out), f32))
+        b1 = relax.Var("b1", relax.TensorType((n_out,), f32))
+        params = [w0, b0, w1, b1]
+        with bb.function("backbone", [x] + params):
+            with bb.dataflow():
+                h = bb.emit(relax.op.nn.relu(relax.op.add(relax.op.matmul(x, w0), b0)))
+                out = bb.emit_output(relax.op.add(relax.op.matmul(h, w1), b1))
+            bb.emit_func_output(out)
+        x_shape = (batch, n_in)
+    else:
+        c, n_out = spec["channels"], 10
+        x = relax.Var("x", relax.TensorType((batch, 1, 28, 28), f32))
+        wc = relax.Var("wc", relax.TensorType((c, 1, 3, 3), f32))
+        bc = relax.Var("bc", relax.TensorType((1, c, 1, 1), f32))
+        w1 = relax.Var("w1", relax.TensorType((c * 14 * 14, n_out), f32))
+        b1 = relax.Var("b1", relax.TensorType((n_out,), f32))
+        params = [wc, bc, w1, b1]
+        with bb.function("backbone", [x] + params):
+            with bb.dataflow():
+                conv = bb.emit(relax.op.nn.conv2d(x, wc, padding=(1, 1)))
+                act = bb.emit(relax.op.nn.relu(relax.op.add(conv, bc)))
+                pool = bb.emit(relax.op.nn.max_pool2d(act, pool_size=(2, 2), strides=(2, 2)))
+                flat = bb.emit(relax.op.reshape(pool, (batch, c * 14 * 14)))
+                out = bb.emit_output(relax.op.add(relax.op.matmul(flat, w1), b1))
+            bb.emit_func_output(out)
+        x_shape = (batch, 1, 28, 28)
+    mod = bb.get().with_attrs({"param_num": 4, "state_num": 0})
+    start = time.perf_counter()
+    setup = SetupTrainer(CrossEntropyLoss(), Adam(1e-3), [
+        relax.TensorType((batch, n_out), f32), relax.TensorType((batch,), "int64")])
+    train_mod = setup(mod)
+    ex = relax.build(train_mod, target="llvm")
+    compile_s = time.perf_counter() - start
+    vm = relax.VirtualMachine(ex, tvm.cpu())
+    trainer = Trainer(train_mod, vm, tvm.cpu())
+    trainer.xaiver_uniform_init_params()
+    rng = np.random.default_rng(0)
+    xb = rng.random(x_shape, dtype=np.float32)
+    yb = rng.integers(0, n_out, batch).astype("int64")
+    for _ in range(3):
+        trainer.update(xb, yb)
+    times = []
+    for _ in range(repeats):
+        t0 = time.perf_counter()
+        for _ in range(steps):
+            loss = trainer.update(xb, yb)
+        float(loss.numpy())
+        times.append((time.perf_counter() - t0) / steps)
+    print("RESULT " + json.dumps({"compile_s": compile_s, "ms": 1e3 * float(np.median(times))}))
+''')
+
+
+def run_worker(python, spec, steps, repeats, threads, timeout):
+    """Run ``_WORKER`` with ``python``; returns its result dict or an error string."""
+    env = dict(os.environ, TVM_NUM_THREADS=str(threads), PYTHONUNBUFFERED="1")
+    try:
+        proc = subprocess.run(
+            [python, "-c", _WORKER, json.dumps(spec), str(steps), str(repeats)],
+            capture_output=True, text=True, timeout=timeout, env=env, check=False,
+        )
+    except subprocess.TimeoutExpired:
+        return f"timed out after {timeout} s"
+    for line in proc.stdout.splitlines():
+        if line.startswith("RESULT "):
+            return json.loads(line[7:])
+    tail = (proc.stderr or proc.stdout).strip().splitlines()[-1:] or ["no output"]
+    return f"failed: {tail[0][:200]}"
+
+
+# --- NumPy -------------------------------------------------------------------------------------
+
+
+def numpy_mlp_step(spec, steps, repeats):
+    """A hand-written MLP step (forward, softmax cross entropy, backward, Adam)."""
+    batch, (n_in, n_hidden, n_out) = spec["batch"], spec["sizes"]
+    rng = np.random.default_rng(0)
+    params = [rng.uniform(-0.05, 0.05, (n_in, n_hidden)).astype("float32"),
+              np.zeros(n_hidden, "float32"),
+              rng.uniform(-0.05, 0.05, (n_hidden, n_out)).astype("float32"),
+              np.zeros(n_out, "float32")]
+    m = [np.zeros_like(p) for p in params]
+    v = [np.zeros_like(p) for p in params]
+    x = rng.random((batch, n_in), dtype=np.float32)
+    y = rng.integers(0, n_out, batch)
+    t = [0]
+
+    def step():
+        w0, b0, w1, b1 = params
+        pre = x @ w0 + b0
+        h = np.maximum(pre, 0)
+        logits = h @ w1 + b1
+        shifted = logits - logits.max(1, keepdims=True)
+        e = np.exp(shifted)
+        prob = e / e.sum(1, keepdims=True)
+        loss = -np.log(prob[np.arange(batch), y]).mean()
+        d = prob
+        d[np.arange(batch), y] -= 1
+        d /= batch
+        dh = (d @ w1.T) * (pre > 0)
+        grads = [x.T @ dh, dh.sum(0), h.T @ d, d.sum(0)]
+        t[0] += 1
+        c1, c2 = 1 - 0.9 ** t[0], 1 - 0.999 ** t[0]
+        for i, g in enumerate(grads):
+            m[i] *= 0.9
+            m[i] += 0.1 * g
+            v[i] *= 0.999
+            v[i] += 0.001 * g * g
+            params[i] -= 1e-3 * (m[i] / c1) / (np.sqrt(v[i] / c2) + 1e-8)
+        return loss
+
+    return _time(step, steps, repeats)
+
+
+def _time(step, steps, repeats):
+    for _ in range(3):
+        step()
+    times = []
+    for _ in range(repeats):
+        t0 = time.perf_counter()
+        for _ in range(steps):
+            step()
+        times.append((time.perf_counter() - t0) / steps)
+    return 1e3 * float(np.median(times))
+
+
+# --- PyTorch -------------------------------------------------------------------------------------
+
+
+def torch_step(spec, steps, repeats, threads):
+    try:
+        import torch
+    except ImportError:
+        return "torch not installed (pip install torch==2.13.0, the bench extra)"
+    torch.set_num_threads(threads)
+    torch.manual_seed(0)
+    batch = spec["batch"]
+    if spec["kind"] == "mlp":
+        n_in, n_hidden, n_out = spec["sizes"]
+        model = torch.nn.Sequential(torch.nn.Linear(n_in, n_hidden), torch.nn.ReLU(),
+                                    torch.nn.Linear(n_hidden, n_out))
+        x = torch.rand(batch, n_in)
+    else:
+        c = spec["channels"]
+        model = torch.nn.Sequential(torch.nn.Conv2d(1, c, 3, padding=1), torch.nn.ReLU(),
+                                    torch.nn.MaxPool2d(2), torch.nn.Flatten(),
+                                    torch.nn.Linear(c * 14 * 14, 10))
+        x = torch.rand(batch, 1, 28, 28)
+    y = torch.randint(0, 10, (batch,))
+    opt = torch.optim.Adam(model.parameters(), lr=1e-3)
+    loss_fn = torch.nn.CrossEntropyLoss()
+
+    def step():
+        opt.zero_grad(set_to_none=True)
+        loss = loss_fn(model(x), y)
+        loss.backward()
+        opt.step()
+        return loss
+
+    return _time(step, steps, repeats)
+
+
+# --- report ---------------------------------------------------------------------------------------
+
+
+def _fmt(value):
+    return f"{value:.3f}" if isinstance(value, float) else str(value)
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--tvm-python", help="a Python interpreter with Apache TVM installed")
+    parser.add_argument("--threads", type=int, default=1, help="threads for every framework")
+    parser.add_argument("--steps", type=int, default=50)
+    parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument("--only", default=",".join(WORKLOADS))
+    parser.add_argument("--timeout", type=int, default=900, help="seconds per TVM worker")
+    parser.add_argument("--json", help="also write the results to this file")
+    args = parser.parse_args(argv)
+    os.environ.setdefault("OMP_NUM_THREADS", str(args.threads))
+    os.environ.setdefault("OPENBLAS_NUM_THREADS", str(args.threads))
+    results = {}
+    for name in args.only.split(","):
+        spec = WORKLOADS[name]
+        row = {}
+        row["pytvm"] = run_worker(sys.executable, spec, args.steps, args.repeats, args.threads,
+                                  args.timeout)
+        row["numpy"] = numpy_mlp_step(spec, args.steps, args.repeats) \
+            if spec["kind"] == "mlp" else "not written"
+        row["torch"] = torch_step(spec, args.steps, args.repeats, args.threads)
+        if args.tvm_python:
+            row["tvm"] = run_worker(args.tvm_python, spec, args.steps, args.repeats,
+                                    args.threads, args.timeout)
+        results[name] = row
+        print(f"{name}: {json.dumps(row)}", flush=True)
+
+    print()
+    print(f"machine: {platform.processor() or platform.machine()}, {os.cpu_count()} CPUs, "
+          f"threads={args.threads}; {datetime.date.today()}")
+    header = "| workload | pytvm ms/step | pytvm compile s | NumPy ms | PyTorch ms | TVM ms | " \
+             "TVM compile s | NumPy/pytvm | PyTorch/pytvm | TVM/pytvm |"
+    print(header)
+    print("|" + " --- |" * (header.count("|") - 1))
+    for name, row in results.items():
+        ours = row["pytvm"]
+        ours_ms = ours["ms"] if isinstance(ours, dict) else None
+        tvm_row = row.get("tvm")
+        tvm_ms = tvm_row["ms"] if isinstance(tvm_row, dict) else tvm_row or "-"
+        tvm_c = tvm_row["compile_s"] if isinstance(tvm_row, dict) else "-"
+
+        def ratio(value, ours_ms=ours_ms):
+            if isinstance(value, float) and ours_ms:
+                return f"{value / ours_ms:.2f}"
+            return "-"
+
+        print(f"| {name} | {_fmt(ours_ms if ours_ms else ours)} | "
+              f"{_fmt(ours['compile_s']) if isinstance(ours, dict) else '-'} | "
+              f"{_fmt(row['numpy'])} | {_fmt(row['torch'])} | {_fmt(tvm_ms)} | {_fmt(tvm_c)} | "
+              f"{ratio(row['numpy'])} | {ratio(row['torch'])} | {ratio(tvm_ms)} |")
+    if args.json:
+        with open(args.json, "w") as out:
+            json.dump(results, out, indent=2)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
