@@ -3,7 +3,8 @@
 The model is written with ``tvm.relax.testing.nn`` (a 2-layer MLP, or ``--model cnn`` for a
 small convolutional net), ``relax.training.SetupTrainer`` appends the loss, differentiates it
 (``relax.transform.Gradient``, with checkpointing when asked, and its simplifier) and adds the
-optimizer; ``relax.build`` legalizes, fuses and compiles everything with LLVM; the VM runs one
+optimizer; ``relax.build`` legalizes (``--fuse`` also fuses) and compiles everything with LLVM;
+the VM runs one
 call per training step. The data is scikit-learn's bundled 8x8 handwritten digits (no
 download). At the end it prints held-out accuracy, compile time, ms per step, and the same MLP
 step written by hand in NumPy for comparison.
@@ -152,7 +153,7 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(
         prog="python -m tvm.examples.train_digits",
         description="Train a digit classifier (scikit-learn's 8x8 digits) with pytvm: Relax "
-        "model, Gradient, LegalizeOps/FuseOps, LLVM and the Relax VM.",
+        "model, Gradient, LegalizeOps (and optionally FuseOps), LLVM and the Relax VM.",
     )
     parser.add_argument("--model", choices=["mlp", "cnn"], default="mlp",
                         help="2-layer MLP (default) or a small conv net")
@@ -168,6 +169,9 @@ def main(argv=None) -> int:
                         help="recompute the first layer in the backward pass (gradient "
                         "checkpointing) instead of keeping its activations")
     parser.add_argument("--target", default="llvm", help="compilation target (llvm)")
+    parser.add_argument("--fuse", action="store_true",
+                        help="also run FuseOps/FuseTIR (off by default: fused matmul kernels "
+                        "are not scheduled yet, see docs/arch/build_and_vm.md)")
     parser.add_argument("--seed", type=int, default=0, help="data split and init seed (0)")
     parser.add_argument("--no-numpy", action="store_true",
                         help="skip the NumPy comparison step")
@@ -197,7 +201,8 @@ def main(argv=None) -> int:
     )
     train_mod = setup(backbone)
     gradient_s = time.perf_counter() - start
-    executable = relax.build(train_mod, target=args.target)
+    executable = relax.build(train_mod, target=args.target,
+                             relax_pipeline="fuse" if args.fuse else "default")
     compile_s = time.perf_counter() - start
     print(f"compile: {compile_s:.2f} s (Gradient and setup {gradient_s:.2f} s, build "
           f"{compile_s - gradient_s:.2f} s)")
