@@ -69,6 +69,41 @@ CASES = [
         sizes={"n": 2, "k": 3, "m": 4},
         id="einsum-sym",
     ),
+    Case(
+        op.einsum,
+        [[t((2, 3, 4)), t((4, 5))], "...ij,...jk->...ik"],
+        'R.Tensor((2, 3, 5), dtype="float32")',
+        lambda a, b: np.einsum("...ij,...jk->...ik", a, b),
+        id="einsum-ellipsis",
+    ),
+    Case(
+        op.einsum,
+        [[t((2, 1, 3, 4)), t((5, 4, 6))], "...ij,...jk"],
+        'R.Tensor((2, 5, 3, 6), dtype="float32")',
+        lambda a, b: np.einsum("...ij,...jk", a, b),
+        id="einsum-ellipsis-broadcast",
+    ),
+    Case(
+        op.einsum,
+        [[t((2, 3, 4))], "i...->..."],
+        'R.Tensor((3, 4), dtype="float32")',
+        lambda a: np.einsum("i...->...", a),
+        id="einsum-ellipsis-sum",
+    ),
+    Case(
+        op.einsum,
+        [[t(("n", 3, 4)), t((4, 2))], "...j,jk->...k"],
+        'R.Tensor((n, 3, 2), dtype="float32")',
+        lambda a, b: np.einsum("...j,jk->...k", a, b),
+        sizes={"n": 2},
+        id="einsum-ellipsis-sym",
+    ),
+    Case(
+        op.einsum,
+        [[t(None), t((4, 5))], "...ij,jk->...ik"],
+        'R.Tensor(dtype="float32")',
+        id="einsum-ellipsis-unknown",
+    ),
 ]
 
 ERRORS = [
@@ -83,5 +118,8 @@ ERRORS = [
     ),
     Err(op.einsum, [[t((2, 3)), t((4, 5))], "ij,jk->ik"], ValueError, ("einsum", "'j'")),
     Err(op.einsum, [[t((2, 3))], "ij,jk->ik"], ValueError, ("einsum", "operands")),
+    Err(op.einsum, [[t((3,))], "...ij->..."], ValueError, ("einsum", "'...ij'", "ndim 1")),
+    Err(op.einsum, [[t((2, 3)), t((4, 3))], "...j,...j->..."], ValueError, ("einsum", "extents")),
+    Err(op.einsum, [[t((2, 3))], "i.j->i"], ValueError, ("einsum", "ellipsis")),
     Err(op.outer, [t((2, 3)), t((3,))], ValueError, ("outer", "1-D")),
 ]

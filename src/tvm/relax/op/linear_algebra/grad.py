@@ -12,6 +12,7 @@ from ..binary import multiply
 from ..grad.grad import fit_shape, register_gradient, shape_of
 from ..linear_algebra import einsum, matmul
 from ..manipulate import broadcast_to, expand_dims, permute_dims, squeeze
+from .infer import parse_einsum
 
 
 def _transpose(x, ndim):
@@ -50,24 +51,6 @@ def _outer_grad(orig_var, orig_call, output_grad, ctx):
     return [matmul(output_grad, b), matmul(permute_dims(output_grad, [1, 0]), a)]
 
 
-def _einsum_terms(subscripts, count):
-    """``(input subscripts, output subscript)`` of an einsum (implicit output: the letters
-    appearing once, sorted, as NumPy)."""
-    subscripts = subscripts.replace(" ", "")
-    if "." in subscripts:
-        raise ValueError("einsum gradients of ellipsis ('...') subscripts are not supported")
-    if "->" in subscripts:
-        inputs, output = subscripts.split("->")
-    else:
-        inputs = subscripts
-        letters = inputs.replace(",", "")
-        output = "".join(sorted(c for c in set(letters) if letters.count(c) == 1))
-    terms = inputs.split(",")
-    if len(terms) != count:
-        raise ValueError(f"einsum subscripts {subscripts!r} do not match {count} operands")
-    return terms, output
-
-
 @register_gradient("relax.einsum")
 def _einsum_grad(orig_var, orig_call, output_grad, ctx):
     # The gradient of operand i contracts the output gradient with the other operands back to
@@ -78,7 +61,12 @@ def _einsum_grad(orig_var, orig_call, output_grad, ctx):
         operands.fields[i] if isinstance(operands, Tuple) else TupleGetItem(operands, i)
         for i in range(len(fields))
     ]
-    terms, output = _einsum_terms(str(orig_call.attrs.subscripts), len(fields))
+    # Ellipses expand to explicit letters from the operands' ranks (known: shape_of below
+    # needs the shapes anyway).
+    parsed = parse_einsum(str(orig_call.attrs.subscripts), len(fields), [f.ndim for f in fields])
+    if parsed is None:
+        raise ValueError("einsum gradients of an ellipsis need operands of known rank")
+    terms, output = parsed
     grads = []
     for i, term in enumerate(terms):
         if len(set(term)) != len(term):
@@ -100,5 +88,6 @@ def _einsum_grad(orig_var, orig_call, output_grad, ctx):
         if kept != term:
             missing = [k for k, c in enumerate(term) if c not in available]
             grad = broadcast_to(expand_dims(grad, missing) if kept else grad, shape_of(exprs[i]))
-        grads.append(grad)
+        # An ellipsis dim of extent 1 broadcast against a larger one sums back to extent 1.
+        grads.append(fit_shape(ctx, grad, exprs[i]))
     return [Tuple(grads)]

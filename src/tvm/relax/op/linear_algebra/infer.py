@@ -65,26 +65,63 @@ def infer_matmul(call, _bb=None):
 # --- the op library's rules: einsum, outer -----------------------------------------------------
 
 
-def parse_einsum(subscripts: str, n_operands: int):
-    """``(input subscripts, output subscript)`` of an einsum spec (implicit output sorted)."""
+def parse_einsum(subscripts: str, n_operands: int, ndims=None):
+    """``(input subscripts, output subscript)`` of an einsum spec (implicit output sorted).
+
+    An ellipsis (``...``) is expanded to fresh letters, given the operands' ``ndims``: it
+    stands for the dims the letters do not name, aligned from the right across operands and
+    broadcast (as NumPy). The implicit output puts the ellipsis dims first. ``ndims`` None
+    (or an unknown ndim, -1, of an operand with an ellipsis) returns None.
+    """
     spec = subscripts.replace(" ", "")
-    if "." in spec:
-        raise ValueError(
-            f"einsum: ellipsis ('...') subscripts are not supported yet, got {subscripts!r}"
-        )
     if "->" in spec:
         lhs, out = spec.split("->")
     else:
         lhs = spec
-        letters = lhs.replace(",", "")
-        out = "".join(sorted(c for c in set(letters) if letters.count(c) == 1))
+        letters = lhs.replace(",", "").replace(".", "")
+        single = "".join(sorted(c for c in set(letters) if letters.count(c) == 1))
+        out = ("..." if "..." in lhs else "") + single
     inputs = lhs.split(",")
     if len(inputs) != n_operands:
         raise ValueError(
             f"einsum: the subscripts {subscripts!r} name {len(inputs)} operands, "
             f"but {n_operands} were given"
         )
-    return inputs, out
+    for sub in [*inputs, out]:
+        if sub.replace("...", "", 1).count(".") or sub.count("...") > 1:
+            raise ValueError(f"einsum: a subscript has a '.' that is not one ellipsis ('...'), "
+                             f"got {subscripts!r}")
+    if "..." not in spec:
+        return inputs, out
+    if ndims is None:
+        return None
+    used = set(spec)
+    fresh = [c for c in "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz" if c not in used]
+    spans = []
+    for sub, ndim in zip(inputs, ndims):
+        if "..." not in sub:
+            continue
+        if ndim == -1:
+            return None
+        span = ndim - (len(sub) - 3)
+        if span < 0:
+            raise ValueError(
+                f"einsum: operand subscript {sub!r} names more dims than the operand's "
+                f"ndim {ndim}"
+            )
+        spans.append(span)
+    width = max(spans, default=0)
+    if "..." in out and "..." not in lhs:
+        raise ValueError(f"einsum: the output has an ellipsis but no operand has one: "
+                         f"{subscripts!r}")
+    ell = "".join(fresh[:width])
+    expanded = []
+    for sub, ndim in zip(inputs, ndims):
+        if "..." in sub:
+            span = ndim - (len(sub) - 3)
+            sub = sub.replace("...", ell[width - span:])
+        expanded.append(sub)
+    return expanded, out.replace("...", ell)
 
 
 def infer_einsum(call, _bb=None):
@@ -104,7 +141,11 @@ def infer_einsum(call, _bb=None):
             f"{', '.join('T.' + d for d in sorted(dtypes))}"
         )
     dtype = dtypes.pop() if dtypes else "void"
-    inputs, out = parse_einsum(call.attrs.subscripts, len(fields))
+    parsed = parse_einsum(call.attrs.subscripts, len(fields), [f.ndim for f in fields])
+    if parsed is None:
+        # An ellipsis over an operand of unknown rank: the output rank is unknown too.
+        return make_tensor_type(None, dtype, -1)
+    inputs, out = parsed
     extents = {}
     for sub, ty in zip(inputs, fields):
         if ty.ndim != -1 and ty.ndim != len(sub):
