@@ -732,3 +732,55 @@ def test_int64_shapes_roundtrip_and_oracle_text():
     block = parsed.body.block.body.body.body.block
     assert [iv.var.dtype for iv in block.iter_vars] == ["int64", "int64"]
     tvm.ir.assert_structural_equal(parsed, func)
+
+
+SYMBOLIC_MODULE = """
+@I.ir_module
+class Module:
+    @T.prim_func(private=True)
+    def exp(a: T.handle, b: T.handle):
+        n = T.int64()
+        A = T.match_buffer(a, (n, T.int64(4)))
+        B = T.match_buffer(b, (n, T.int64(4)))
+        for i, j in T.grid(n, T.int64(4)):
+            B[i, j] = T.exp(A[i, j])
+
+    @R.function
+    def main(x: R.Tensor(("n", 4), "float32")) -> R.Tensor(("n", 4), "float32"):
+        n = T.int64()
+        cls = Module
+        y = R.call_tir(cls.exp, (x,), out_ty=R.Tensor((n, 4), "float32"))
+        return y
+"""
+
+# Apache TVM 0.27: from_source(SYMBOLIC_MODULE).script(). The shape variable is a module-level
+# TypeVar, used by the PrimFunc's signature without a declaration in its body.
+ORACLE_SYMBOLIC_MODULE = """\
+# from typing import TypeVar
+# from tvm.script import ir as I
+# from tvm.script import tirx as T
+# from tvm.tirx.layout import Axis
+# from tvm.script import relax as R
+
+n = TypeVar("n")
+@I.ir_module
+class Module:
+    @T.prim_func(private=True)
+    def exp(A: T.Buffer((n, T.int64(4)), "float32"), B: T.Buffer((n, T.int64(4)), "float32")):
+        for i, j in T.grid(n, T.int64(4)):
+            B[i, j] = T.exp(A[i, j])
+
+    @R.function
+    def main(x: R.Tensor((n, 4), dtype="float32")) -> R.Tensor((n, 4), dtype="float32"):
+        cls = Module
+        y = R.call_tir(cls.exp, (x,), out_ty=R.Tensor((n, 4), dtype="float32"))
+        return y"""
+
+
+def test_symbolic_module_roundtrip_and_oracle_text():
+    mod = from_source(SYMBOLIC_MODULE)
+    _roundtrip(mod)
+    parsed = from_source(ORACLE_SYMBOLIC_MODULE)
+    tvm.ir.assert_structural_equal(parsed, mod)
+    n = parsed["exp"].buffer_map[parsed["exp"].params[0]].shape[0]
+    assert isinstance(n, tirx.Var) and n.name == "n" and n.dtype == "int64"

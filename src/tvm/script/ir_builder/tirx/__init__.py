@@ -17,6 +17,8 @@ parser drives them statement by statement.
 
 from __future__ import annotations
 
+import typing
+
 from tvm.error import InternalError
 from tvm.ffi.node import set_field
 from tvm.ir import Range
@@ -139,15 +141,20 @@ def name_buffer(buf, name: str):
 
 
 def _sym_dim(value):
-    """A shape entry: a string names a symbolic variable of the current function."""
+    """A shape entry: a string names a symbolic ``int32`` variable of the current function; a
+    ``typing.TypeVar`` (a module-level ``n = TypeVar("n")``, which TVM prints for the Relax
+    shape variables of a module) an ``int64`` one."""
+    dtype = "int32"
+    if isinstance(value, typing.TypeVar):
+        value, dtype = value.__name__, "int64"
     if not isinstance(value, str):
         return value
     frame = IRBuilder.current().find_frame(PrimFuncFrame) if IRBuilder.is_in_scope() else None
     if frame is None:
-        return Var(value, "int32")
+        return Var(value, dtype)
     var = frame.sym_vars.get(value)
     if var is None:
-        var = frame.sym_vars[value] = Var(value, "int32")
+        var = frame.sym_vars[value] = Var(value, dtype)
     return var
 
 

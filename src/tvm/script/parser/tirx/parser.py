@@ -18,6 +18,7 @@ from __future__ import annotations
 import ast
 import builtins
 import inspect
+import typing
 from typing import Any
 
 from tvm import tirx
@@ -135,9 +136,11 @@ def _parse_prim_func(parser: Parser, node: ast.FunctionDef) -> None:
                 _visit_param(parser, param, frame)
                 # Names given as strings in a buffer shape (``T.Buffer(("n", 4))``) are
                 # visible to the following parameters and the body.
+                # They shadow a module-level ``n = TypeVar("n")`` (TVM's printed modules).
                 for name, var in frame.sym_vars.items():
-                    if parser.var_table.lookup(name, None) is None:
-                        parser.var_table.add(name, var)
+                    current = parser.var_table.lookup(name, None)
+                    if current is None or isinstance(current, typing.TypeVar):
+                        parser.var_table.add(name, var, allow_shadowing=True)
             if node.returns is not None:
                 B.func_ret(_ret_type(parser.eval_expr(node.returns)))
             _visit_scoped(parser, node.body)
