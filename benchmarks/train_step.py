@@ -222,6 +222,35 @@ def torch_step(spec, steps, repeats, threads):
     return _time(step, steps, repeats)
 
 
+# --- VM call overhead ----------------------------------------------------------------------------
+
+
+def vm_overhead():
+    """Microseconds per call of a compiled Relax function taking 3 tensors and doing nothing."""
+    import tvm
+    from tvm import relax
+
+    bb = relax.BlockBuilder()
+    params = [relax.Var(f"x{i}", relax.TensorType([4], "float32")) for i in range(3)]
+    with bb.function("main", params):
+        bb.emit_func_output(relax.Tuple([]))
+    vm = relax.VirtualMachine(relax.build(bb.get(), relax_pipeline=None), tvm.cpu())
+    func = vm["main"]
+    out = {}
+    for label, args in (
+        ("tensor", [tvm.runtime.tensor(np.zeros(4, "float32")) for _ in range(3)]),
+        ("numpy", [np.zeros(4, "float32") for _ in range(3)]),
+    ):
+        best = float("inf")
+        for _ in range(5):
+            t0 = time.perf_counter()
+            for _ in range(20000):
+                func(*args)
+            best = min(best, (time.perf_counter() - t0) / 20000)
+        out[label] = 1e6 * best
+    return out
+
+
 # --- report ---------------------------------------------------------------------------------------
 
 
@@ -238,10 +267,15 @@ def main(argv=None) -> int:
     parser.add_argument("--only", default=",".join(WORKLOADS))
     parser.add_argument("--timeout", type=int, default=900, help="seconds per TVM worker")
     parser.add_argument("--json", help="also write the results to this file")
+    parser.add_argument("--overhead-only", action="store_true",
+                        help="only measure the VM call overhead")
     args = parser.parse_args(argv)
     os.environ.setdefault("OMP_NUM_THREADS", str(args.threads))
     os.environ.setdefault("OPENBLAS_NUM_THREADS", str(args.threads))
     results = {}
+    if args.overhead_only:
+        print(json.dumps(vm_overhead()))
+        return 0
     for name in args.only.split(","):
         spec = WORKLOADS[name]
         row = {}
@@ -279,6 +313,10 @@ def main(argv=None) -> int:
               f"{_fmt(ours['compile_s']) if isinstance(ours, dict) else '-'} | "
               f"{_fmt(row['numpy'])} | {_fmt(row['torch'])} | {_fmt(tvm_ms)} | {_fmt(tvm_c)} | "
               f"{ratio(row['numpy'])} | {ratio(row['torch'])} | {ratio(tvm_ms)} |")
+    overhead = vm_overhead()
+    print(f"\nVM call overhead (3 tensor args, empty function): {overhead['tensor']:.2f} us "
+          f"with tvm.runtime.Tensor args, {overhead['numpy']:.2f} us with NumPy arrays")
+    results["vm_overhead_us"] = overhead
     if args.json:
         with open(args.json, "w") as out:
             json.dump(results, out, indent=2)

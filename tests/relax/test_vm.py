@@ -185,3 +185,21 @@ def test_only_cpu_devices(sym_mod):
     ex = relax.build(sym_mod, relax_pipeline=None)
     with pytest.raises(ValueError, match="only CPU"):
         relax.VirtualMachine(ex, tvm.cuda())
+
+
+def test_exported_library_runs_in_a_new_process(sym_mod, tmp_path):
+    import subprocess
+    import sys
+
+    path = str(tmp_path / "mod.so")
+    relax.build(sym_mod, relax_pipeline=None).export_library(path)
+    script = (
+        "import numpy as np, tvm\n"
+        "from tvm import relax\n"
+        f"vm = relax.VirtualMachine(tvm.runtime.load_module({path!r}), tvm.cpu())\n"
+        "a = np.full((2, 4), 2.0, 'float32')\n"
+        "print(vm['main'](a, a).numpy().sum())\n"
+    )
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                         timeout=120, check=True)
+    assert out.stdout.strip() == "64.0"
