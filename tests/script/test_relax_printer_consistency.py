@@ -247,3 +247,42 @@ def test_extern_func_first_argument_prints_as_name(op_name, text):
     x = relax.Var("x", relax.TensorType((3,), "float32"))
     call = relax.Call(tvm.ir.Op.get(op_name), [relax.ExternFunc("f"), x, relax.ExternFunc("g")])
     assert str(call) == text
+
+
+def test_matmul_out_dtype_printed_like_tvm():
+    x = relax.Var("x", relax.TensorType((2, 3), "float32"))
+    y = relax.Var("y", relax.TensorType((3, 4), "float32"))
+    # TVM 0.27: unset is None, an explicit "void" is kept and printed.
+    assert str(relax.op.matmul(x, y)) == "R.matmul(x, y, out_dtype=None)"
+    assert str(relax.op.matmul(x, y, out_dtype="void")) == 'R.matmul(x, y, out_dtype="void")'
+    assert str(relax.op.matmul(x, y, out_dtype="float16")) == (
+        'R.matmul(x, y, out_dtype="float16")'
+    )
+
+
+def test_global_var_alone_prints_its_constructor():
+    gv = tvm.ir.GlobalVar("main")
+    assert str(gv) == 'I.GlobalVar("main")'
+    # Used inside an expression, outside a module, it prints as its name.
+    x = relax.Var("x", relax.TensorType((2,), "float32"))
+    assert str(relax.Call(gv, [x])) == "main(x)"
+
+
+def test_metadata_note_spacing_like_tvm():
+    import numpy as np
+
+    x = relax.Var("x", relax.TensorType((2,), "float32"))
+    c = relax.const(np.ones((2,), "float32"))
+    note = "# Metadata omitted. Use show_meta=True in script() method to show it."
+    # An expression or statements: the note is the next line (TVM 0.27) ...
+    assert relax.op.add(x, c).script() == f'R.add(x, metadata["ir.GenericConst"][0])\n{note}'
+    bb = relax.BlockBuilder()
+    with bb.function("main", [x]):
+        y = bb.emit(relax.op.add(x, c))
+        bb.emit_func_output(y)
+    mod = bb.get()
+    binding = mod["main"].body.blocks[0].bindings[0]
+    assert binding.script().endswith('R.add(x, metadata["ir.GenericConst"][0])\n' + note)
+    # ... after a function or a module, a blank line comes first.
+    assert mod["main"].script().endswith("    return gv\n\n" + note)
+    assert mod.script().endswith("        return gv\n\n" + note)

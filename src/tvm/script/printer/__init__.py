@@ -134,7 +134,9 @@ def _script(obj, cfg: PrinterConfig) -> str:
     else:
         printer.print_doc(doc)
     if d.metadata and not cfg.show_meta:
-        printer.write("\n\n" + _METADATA_OMITTED)
+        # As in TVM, the note is one more statement: a blank line follows a function or class.
+        sep = "\n\n" if isinstance(doc, (FunctionDoc, ClassDoc)) else "\n"
+        printer.write(sep + _METADATA_OMITTED)
     text = printer.text()
     if d.metadata and cfg.show_meta:
         # As in TVM, the metadata section comes first, so ``metadata`` is defined when read.

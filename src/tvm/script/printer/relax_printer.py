@@ -82,8 +82,7 @@ def _r(d, *names):
 def attr_value_doc(value, path, d):
     """The doc of an attribute value: literals, lists, dicts, dtypes, or IR nodes."""
     if value is None or isinstance(value, (bool, str)):
-        if value == "void":
-            return LiteralDoc(None, path)
+        # An explicit "void" dtype prints as given (TVM 0.27); an unset one is None.
         return LiteralDoc(value, path)
     if isinstance(value, (int, np.integer)):
         return LiteralDoc(int(value), path)
@@ -246,6 +245,9 @@ def _global_var(gv, path, d):
     if d.in_module and id(gv) in d.module_gvars:
         d.state["uses_module_alias"] = True
         return IdDoc(d.cfg.module_alias).attr(gv.name_hint)
+    if path == ():
+        # Printed alone (the root object), as in TVM 0.27: ``I.GlobalVar("name")``.
+        return d.prefix("I").attr("GlobalVar").call(LiteralDoc(gv.name_hint))
     return IdDoc(gv.name_hint)
 
 
