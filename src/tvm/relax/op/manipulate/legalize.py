@@ -154,46 +154,98 @@ def _one_hot(bb, call):
 
 
 def _layout_transform_te(index_map, out_shape, pad_value):
-    """te function of ``layout_transform``.
+    """te function of ``layout_transform`` (``out[index_map(i)] = x[i]``).
 
     A map that only permutes the input indices is inverted directly. Any other map (a split
     such as ``(a, b // 4, b % 4)``) is computed as a gather over every input position,
-    ``out[j] = sum_i (map(i) == j) * x[i]``: correct, but O(input size x output size), so
-    meant for small tensors only until index-map inversion exists.
+    ``out[j] = sum_i (map(i) == j) * x[i]``, with ``pad_value`` where no input lands: correct,
+    but O(input size x output size), so meant for small tensors until index maps can be
+    inverted.
     """
 
     def layout_transform(x):
-        probe = [tirx.Var(f"i{k}", "int64") for k in range(len(x.shape))]
-        mapped = list(index_map(*probe))
-        if all(any(m is p for p in probe) for m in mapped) and len(mapped) == len(probe):
+        ndim = len(x.shape)
+        probe = [tirx.Var(f"i{k}", "int64") for k in range(ndim)]
+        mapped = list(index_map.map_indices(probe))
+        if len(mapped) == ndim and all(any(m is p for p in probe) for m in mapped):
             order = [next(k for k, p in enumerate(probe) if p is m) for m in mapped]
-            inverse = [order.index(k) for k in range(len(probe))]
+            inverse = [order.index(k) for k in range(ndim)]
             return te.compute(
                 out_shape,
-                lambda *o: x(*[o[inverse[k]] for k in range(len(probe))]),
+                lambda *o: x(*[o[inverse[k]] for k in range(ndim)]),
                 name="T_layout_trans",
             )
-        axes = [reduce_axis(d, f"r{k}") for k, d in enumerate(x.shape)]
+
+        def hit(axes, out_index):
+            target = index_map.map_indices([a.var for a in axes])
+            return functools.reduce(
+                operator.and_, [tirx.EQ(t, v) for t, v in zip(target, out_index)]
+            )
 
         def gather(*o):
-            target = index_map(*[a.var for a in axes])
-            hit = functools.reduce(operator.and_, [tirx.EQ(t, v) for t, v in zip(target, o)])
+            axes = [reduce_axis(d, f"r{k}") for k, d in enumerate(x.shape)]
             zero = tirx.const(0, x.dtype)
-            return te.sum(tirx.Select(hit, x(*axes), zero), axis=axes)
+            return te.sum(tirx.Select(hit(axes, o), x(*axes), zero), axis=axes)
 
-        if pad_value is not None:
-            raise ValueError(
-                "LegalizeOps: layout_transform with a non-bijective map and pad_value is not "
-                "supported yet (src/tvm/relax/op/manipulate/legalize.py)"
-            )
-        return te.compute(out_shape, gather, name="T_layout_trans")
+        values = te.compute(out_shape, gather, name="T_layout_trans_gather")
+        if pad_value is None:
+            return values
+
+        def count(*o):
+            axes = [reduce_axis(d, f"c{k}") for k, d in enumerate(x.shape)]
+            one, zero = tirx.const(1, "int32"), tirx.const(0, "int32")
+            return te.sum(tirx.Select(hit(axes, o), one, zero), axis=axes)
+
+        hits = te.compute(out_shape, count, name="T_layout_trans_hits")
+        pad = tirx.const(pad_value.value, x.dtype) if hasattr(pad_value, "value") else pad_value
+        return te.compute(
+            out_shape,
+            lambda *o: tirx.Select(hits(*o) > 0, values(*o), pad.astype(x.dtype)),
+            name="T_layout_trans",
+        )
+
+    return layout_transform
+
+
+def _layout_transform_inverse_te(index_map, in_shape, out_shape, pad_value):
+    """te function of ``layout_transform`` through the map's inverse (None if it has none).
+
+    ``out[j] = x[inverse(j)]``, and ``pad_value`` (0 when None) where ``inverse(j)`` is out
+    of the input's bounds. O(output size), unlike the gather of ``_layout_transform_te``.
+    """
+    try:
+        inverse, padding = index_map.non_surjective_inverse(in_shape)
+    except ValueError:
+        return None
+
+    def layout_transform(x):
+        def body(*o):
+            vmap = dict(zip(inverse.initial_indices, o))
+            idx = [tirx.stmt_functor.substitute(f, vmap) for f in inverse.final_indices]
+            if isinstance(padding, tirx.IntImm) and not padding.value:
+                return x(*idx)
+            fill = pad_value if pad_value is not None else tirx.const(0, x.dtype)
+            cond = tirx.stmt_functor.substitute(padding, vmap)
+            # if_then_else: padding positions would read past the input's end.
+            return tirx.if_then_else(cond, fill, x(*idx))
+
+        return te.compute(out_shape, body, name="T_layout_trans")
 
     return layout_transform
 
 
 @register_legalize("relax.layout_transform")
 def _layout_transform(bb, call):
-    te_fn = _layout_transform_te(
-        call.attrs.index_map, list(call.ty.shape.values), call.attrs.pad_value
-    )
+    index_map = call.attrs.index_map
+    if isinstance(index_map, tirx.IndexMap):
+        te_fn = _layout_transform_inverse_te(
+            index_map,
+            list(call.args[0].ty.shape.values),
+            list(call.ty.shape.values),
+            call.attrs.pad_value,
+        )
+        if te_fn is not None:
+            return bb.call_te(te_fn, call.args[0], primfunc_name_hint="te_layout_transform")
+        # A map the inversion does not handle: the gather of _layout_transform_te.
+    te_fn = _layout_transform_te(index_map, list(call.ty.shape.values), call.attrs.pad_value)
     return bb.call_te(te_fn, call.args[0], primfunc_name_hint="te_layout_transform")
