@@ -191,3 +191,13 @@ def test_compute_at_with_a_nonlinear_consumer_index(wl):
     assert "for ax0 in range(7):" in wl.script(sch)
     wl.assert_same_result(func, sch, [wl.rand(7)], (3, 7))
     wl.assert_replays(sch, func)
+
+
+def test_reverse_compute_at_of_a_reduction_matches_tvm(wl):
+    # C reads B[v_i, v_k] with v_k a reduction iterator: each row of B feeds one row of C.
+    func = wl.chain(6, 5)
+    sch = s_tir.Schedule(func)
+    sch.reverse_compute_at(sch.get_sblock("C"), _loops(sch, "B")[0])
+    assert wl.script(sch) == wl.tvm_output("reverse_compute_at_reduction")[0]
+    wl.assert_same_result(func, sch, [wl.rand(6, 5)], (6,))
+    wl.assert_replays(sch, func)

@@ -6,7 +6,7 @@ Supported block shapes (each checked, with a ``ScheduleError`` naming the condit
 * inlining needs a *complete* block (spatial iters only, no ``init``) whose body is one
   ``BufferStore`` indexed by distinct iteration variables;
 * ``compute_at``/``reverse_compute_at`` need the moved block to write (resp. read the
-  produced buffer at) the point of its spatial iteration variables, as ``te`` computes do. The
+  produced buffer at) the point of distinct iteration variables, as ``te`` computes do. The
   region each iteration of the target loop needs is found with interval arithmetic (a
   dimension it cannot bound is taken whole); iterations that can overhang the block's domain
   are guarded with ``T.where``.
@@ -448,12 +448,16 @@ class ComputeLocationPrimitives:
         for r, bound in zip(access.region, region):
             var = r.min
             if (not isinstance(var, Var) or getattr(r.extent, "value", None) != 1
-                    or not any(iv.var is var and iv.iter_type == IterVar.DataPar
-                               for iv in blk.iter_vars)):
+                    or not any(iv.var is var and iv.iter_type in (IterVar.DataPar,
+                                                                  IterVar.CommReduce)
+                               for iv in blk.iter_vars)
+                    or id(var) in out):
                 raise self._error(
                     primitive, f"The block {blk.name_hint!r} must access {access.buffer.name} "
-                    "at the point of its spatial iteration variables (e.g. B[v_i, v_j]); "
-                    "other access patterns are not supported by this implementation", [blk])
+                    "at the point of distinct iteration variables (e.g. B[v_i, v_j]); other "
+                    "access patterns are not supported by this implementation", [blk])
+            # A reduction iterator may cover part of its domain per iteration: the block's
+            # init runs where every reduction iterator is at its minimum, i.e. once.
             out[id(var)] = bound
         return out
 
