@@ -8,8 +8,10 @@ heads, head_dim_v)``. ``scores = q . k * scale (+ bias)``, with ``scale`` defaul
 seq``. With fewer key/value heads (grouped-query attention), query head ``h`` reads key/value
 head ``h % kv_heads``, as the Relax reference. Masked scores are the dtype's lowest finite
 value, so a row with every score masked (``"BottomRight"`` with ``seq > seq_kv``) averages
-all values where the NumPy reference gives NaN. Limitation: ``window_size`` is not
-supported.
+all values where the NumPy reference gives NaN. ``window_size`` ``W`` (sliding-window
+attention, only with ``"BottomRight"``, as TVM 0.27 defines it through flash attention's
+``window_size_left = W - 1``, ``window_size_right = 0``) also hides ``t < s + seq_kv - seq -
+(W - 1)``: each query sees the last ``W`` keys up to its diagonal.
 """
 
 from __future__ import annotations
@@ -22,13 +24,26 @@ from ..broadcast import broadcast_index
 from ..utils import as_index, const_like, get_const_int, is_const_int, reduce_axis
 from .softmax import softmax
 
-__all__ = ["attention"]
+__all__ = ["attention", "check_window_size"]
+
+
+def check_window_size(window_size, causal_mask):
+    """ValueError unless ``window_size`` is a positive int used with ``"BottomRight"``."""
+    if isinstance(window_size, bool) or not isinstance(window_size, int) or window_size < 1:
+        raise ValueError(f"attention: window_size must be a positive int, got {window_size!r}")
+    if causal_mask != "BottomRight":
+        # TVM 0.27 defines sliding windows only for the bottom-right causal mask (its flash
+        # attention offload asserts so; its legalization rejects any window).
+        raise ValueError(
+            "attention: window_size (sliding-window attention) is only defined with "
+            f"causal_mask='BottomRight', got causal_mask={causal_mask!r}"
+        )
 
 
 def attention(query, key, value, bias=None, scale=None, causal_mask=None, window_size=None):
     """Scaled dot-product attention (see the module docstring)."""
     if window_size is not None:
-        raise ValueError("attention: window_size is not supported")
+        check_window_size(window_size, causal_mask)
     if causal_mask not in (None, "TopLeft", "BottomRight"):
         raise ValueError(f"attention: causal_mask must be None, 'TopLeft' or 'BottomRight', "
                          f"got {causal_mask!r}")
@@ -62,7 +77,12 @@ def attention(query, key, value, bias=None, scale=None, causal_mask=None, window
         if causal_mask is not None:
             limit = si if causal_mask == "TopLeft" else si + as_index(t, si.dtype) - \
                 as_index(s, si.dtype)
-            v = tirx.Select(_g.greater(ti, limit), tirx.min_value(dtype), v)
+            hidden = _g.greater(ti, limit)
+            if window_size is not None:
+                # Sliding window: only the last window_size keys up to the diagonal.
+                start = limit - as_index(int(window_size) - 1, si.dtype)
+                hidden = _g.logical_or(hidden, _g.less(ti, start))
+            v = tirx.Select(hidden, tirx.min_value(dtype), v)
         return v
 
     scores = te.compute(score_shape, scaled_body, name="T_attention_scores")

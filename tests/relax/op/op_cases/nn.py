@@ -84,6 +84,18 @@ def _attention(q, k, v, causal=None, scale=None, bias=None):
     return np.einsum("bnst,btnh->bsnh", _softmax(scores), v)
 
 
+def _window_attention(q, k, v, window):
+    """Sliding-window attention written out: query ``i`` of ``s`` sees keys ``j`` of ``t``
+    with ``i + t - s - window < j <= i + t - s`` (TVM 0.27's bottom-right window)."""
+    s, tt = q.shape[1], k.shape[1]
+    allowed = np.zeros((s, tt), bool)
+    for i in range(s):
+        last = i + tt - s
+        allowed[i, max(0, last - window + 1) : last + 1] = True
+    scores = np.einsum("bsnh,btnh->bnst", q, k) / math.sqrt(q.shape[-1])
+    return np.einsum("bnst,btnh->bsnh", _softmax(np.where(allowed, scores, -np.inf)), v)
+
+
 def _dilated_conv(x, w):
     dilated = np.zeros(w.shape[:2] + (5, 5), w.dtype)
     dilated[:, :, ::2, ::2] = w
@@ -436,6 +448,14 @@ CASES = [
         ),
         kwargs={"causal_mask": "BottomRight", "scale": 0.5},
         id="attention-gqa-bottomright",
+    ),
+    Case(
+        nn.attention,
+        [t((1, 3, 2, 3)), t((1, 5, 2, 3)), t((1, 5, 2, 3))],
+        'R.Tensor((1, 3, 2, 3), dtype="float32")',
+        lambda q, k, v: _window_attention(q, k, v, 2),
+        kwargs={"causal_mask": "BottomRight", "window_size": 2},
+        id="attention-window",
     ),
     Case(
         nn.attention,

@@ -353,8 +353,16 @@ def _dropout(_attrs, x):
 
 @register_reference("nn.attention")
 def _attention(attrs, query, key, value, bias=None):
-    if attrs.window_size is not None:
-        raise ValueError("the attention reference does not support window_size yet")
+    window = attrs.window_size
+    if window is not None:
+        window = int(window)
+        if window < 1 or attrs.causal_mask != "BottomRight":
+            # As TVM 0.27 (flash attention's window_size_left = W - 1, right = 0).
+            raise ValueError(
+                "attention: window_size (sliding-window attention) is only defined as a "
+                f"positive int with causal_mask='BottomRight', got window_size={window}, "
+                f"causal_mask={attrs.causal_mask!r}"
+            )
     q, k, v = _f64(query), _f64(key), _f64(value)
     heads, kv_heads = q.shape[2], k.shape[2]
     if kv_heads != heads:
@@ -369,6 +377,9 @@ def _attention(attrs, query, key, value, bias=None):
         s, t = scores.shape[2], scores.shape[3]
         offset = 0 if attrs.causal_mask == "TopLeft" else t - s
         mask = np.arange(t)[None, :] > np.arange(s)[:, None] + offset
+        if window is not None:
+            # Sliding window: each query sees the last ``window`` keys up to its diagonal.
+            mask |= np.arange(t)[None, :] < np.arange(s)[:, None] + offset - (window - 1)
         scores = np.where(mask, -np.inf, scores)
     probs = softmax_f64(scores, -1)
     return _like(np.einsum("bnst,btnh->bsnh", probs, v), query)
