@@ -2,7 +2,8 @@
 
 Constants follow Apache TVM 0.27: an integer of ``int_dtype`` (``int32`` by default) prints
 as a bare number, others as ``T.int64(3)``; ``bool`` as ``T.bool(True)``; floats as
-``T.float32(1.5)`` (17 significant digits, like C's ``%.17g``). Inside Relax (shapes,
+``T.float32(1.5)`` (17 significant digits, like C's ``%.17g``; integral values in fixed
+notation with every digit: ``T.float32(100000000000000000.0)``). Inside Relax (shapes,
 ``R.prim_value``), ``int64`` integers print bare too: ``R.shape([n * 2, 4])``.
 
 Only expressions are covered here; PrimFunc, statements and buffers register their own
@@ -24,7 +25,14 @@ K = OperationKind
 
 
 def format_float(value: float) -> str:
-    """Text of a float as TVM prints it: ``1.5``, ``0.10000000000000001``, ``1.0``."""
+    """Text of a float as TVM 0.27 prints it: ``1.5``, ``0.10000000000000001``, ``1.0``.
+
+    An integral value prints all its digits in fixed notation (``1e17`` as
+    ``100000000000000000.0``, ``-FLT_MAX`` as ``-340282346638528859811704183484516925440.0``);
+    others as C's ``%.17g`` (``9.9999999999999995e-21``). Every float dtype uses this rule.
+    """
+    if math.isfinite(value) and value == math.floor(value):
+        return f"{value:.1f}"
     text = f"{value:.17g}"
     if "." not in text and "e" not in text and "n" not in text:
         text += ".0"
@@ -71,6 +79,10 @@ def _var(var, path, d):
     doc = d.var_doc(var)
     if doc is not None:
         return doc
+    later_params = d.state.get("later_params")
+    if later_params and id(var) in later_params:
+        # A PrimFunc parameter first used in an earlier buffer's shape: ``T.Buffer(("n",))``.
+        return LiteralDoc(d.define(var, var.name).name)
     # First use where declarations are collected (a function body): ``m = T.int64()``.
     decl = d.prefix("T").attr(var.dtype).call()
     doc = d.declare(var, var.name, lambda name: AssignDoc(IdDoc(name), decl))

@@ -495,8 +495,15 @@ def _prim_func(func, path, d):
     symbol = attrs.get("global_symbol")
     if name is None:
         name = d.cfg.name or symbol or "main"
-    saved = {key: d.state.get(key) for key in ("in_relax", "func_decls", "decl_frame")}
+    saved = {
+        key: d.state.get(key) for key in ("in_relax", "func_decls", "decl_frame", "later_params")
+    }
     d.state["in_relax"] = False
+    # A scalar parameter used in an earlier parameter's buffer shape prints there as a string
+    # (``A: T.Buffer(("n",), ...), n: T.int64``), as in TVM 0.27; see ``tirx_printer._var``.
+    d.state["later_params"] = {
+        id(p): p for p in func.params if func.buffer_map.get(p) is None
+    }
     d.push_frame()
     decls = d.open_declarations()
     try:
@@ -511,7 +518,8 @@ def _prim_func(func, path, d):
                 ann = _buffer_decl(buf, None, d, _t(d, "Buffer"), dtype_optional=False)
                 args.append(AssignDoc(_define_buffer(buf, d), None, ann))
             else:
-                var = d.define(param, param.name)
+                d.state["later_params"].pop(id(param), None)
+                var = d.var_doc(param) or d.define(param, param.name)
                 args.append(AssignDoc(var, None, _t(d, param.dtype)))
         ret = None
         if func.ret_type is not None:
