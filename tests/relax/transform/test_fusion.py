@@ -45,9 +45,36 @@ def _patterns(mod):
 def test_annotate_op_patterns():
     assert _patterns(_annotated()) == {
         "matmul": K.kOutEWiseFusable,
-        "add": K.kBroadcast,
+        "add": K.kElemWise,  # x is read at the output index: elementwise, as TVM 0.27
         "relu": K.kElemWise,
         "sum": K.kCommReduce,
+    }
+
+
+def test_annotate_broadcasts_as_tvm():
+    @I.ir_module
+    class Before:
+        @R.function
+        def main(
+            x: R.Tensor((2, 3), "float32"),
+            z: R.Tensor((2, 1), "float32"),
+            v: R.Tensor((3,), "float32"),
+        ):
+            with R.dataflow():
+                a = R.add(x, z)
+                c = R.broadcast_to(v, R.shape([2, 3]))
+                d = R.expand_dims(v, 0)
+                e = R.multiply(z, v)
+                R.output(a, c, d, e)
+            return (a, c, d, e)
+
+    mod = relax.transform.AnnotateTIROpPattern()(relax.transform.LegalizeOps()(Before))
+    # The kinds Apache TVM 0.27 gives these kernels.
+    assert _patterns(mod) == {
+        "add": K.kElemWise,
+        "broadcast_to": K.kBroadcast,
+        "expand_dims": K.kBroadcast,
+        "multiply": K.kBroadcast,
     }
 
 

@@ -5,8 +5,8 @@ The kinds are TVM's ``OpPatternKind`` values:
 =====  ==================  ============================================================
 value  kind                a block of this kind
 =====  ==================  ============================================================
-0      kElemWise           reads every input at exactly the output index
-1      kBroadcast          reads inputs at a subsequence of the output index vars
+0      kElemWise           reads inputs at the output index (others may broadcast)
+1      kBroadcast          reads every input at a subsequence of the output index vars
 2      kInjective          any other spatial (non-reduction) indexing
 3      kCommReduce         a reduction (``T.init``) reading one input
 4      kOutEWiseFusable    a reduction combining several inputs (matmul, conv)
@@ -15,8 +15,7 @@ value  kind                a block of this kind
 
 A PrimFunc's kind is the largest kind of its blocks, except that blocks before a reduction
 (padding) do not count and a block after a reduction makes the whole kOutEWiseFusable (mean,
-softmax), as TVM classifies them. Difference from TVM: a broadcasting elementwise PrimFunc
-(``x + y`` with ``y`` of fewer dims) is kBroadcast here, kElemWise in TVM 0.27. PrimFuncs that already have ``op_pattern``
+softmax), as TVM classifies them. PrimFuncs that already have ``op_pattern``
 are left alone.
 
 Before::
@@ -77,16 +76,15 @@ def _block_kind(block):
         buffers = {id(ld.buffer) for ld in inputs}
         return OpPatternKind.kOutEWiseFusable if len(buffers) > 1 else OpPatternKind.kCommReduce
     out_index = list(store.indices)
-    kind = OpPatternKind.kElemWise
-    for load in inputs:
-        index = list(load.indices)
-        if _index_equal(index, out_index):
-            continue
-        if _is_subsequence(index, out_index):
-            kind = max(kind, OpPatternKind.kBroadcast)
-        else:
-            kind = max(kind, OpPatternKind.kInjective)
-    return kind
+    same = [_index_equal(list(ld.indices), out_index) for ld in inputs]
+    if not all(s or _is_subsequence(list(ld.indices), out_index) for s, ld in zip(same, inputs)):
+        return OpPatternKind.kInjective
+    # As TVM 0.27 classifies them: an input read at the output index makes the block
+    # elementwise even when other inputs broadcast (x + y with y of shape (3,)); only
+    # broadcasting reads (broadcast_to, z * v) make it a broadcast.
+    if all(same) or any(same):
+        return OpPatternKind.kElemWise
+    return OpPatternKind.kBroadcast
 
 
 def _index_equal(a, b):

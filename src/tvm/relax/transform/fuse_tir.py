@@ -124,7 +124,8 @@ def _fuse(mod, func, name):
             if relax_arg is binding.var:
                 base = old.name
                 if binding.var is out_var:
-                    new = _new_buffer(base, binding.var.ty)
+                    # TVM names the fused output buffer like an intermediate one too.
+                    new = _new_buffer(f"{base}_intermediate", binding.var.ty)
                     out_buffer = new
                 else:
                     new = _new_buffer(f"{base}_intermediate", binding.var.ty)

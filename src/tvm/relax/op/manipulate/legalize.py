@@ -32,8 +32,52 @@ def _to_out_shape(name):
     return rule
 
 
-for _name in ("reshape", "expand_dims", "squeeze", "flatten"):
+for _name in ("reshape", "flatten"):
     register_legalize(f"relax.{_name}", _to_out_shape(_name))
+
+
+def _insert_remove_axes(call, name, keep):
+    """A te compute mapping output indices to input indices, for ``expand_dims`` (``keep``:
+    the output axes read from the input) and ``squeeze`` (``keep``: the input axes kept).
+    Direct indexing (no reshape arithmetic) keeps the kernel a broadcast, as in TVM."""
+    out_shape = list(call.ty.shape.values)
+
+    def compute(x):
+        zero = tirx.const(0, "int64")
+        if name == "expand_dims":
+            return te.compute(out_shape, lambda *o: x(*[o[k] for k in keep]), name="T_expand_dims")
+
+        def body(*o):
+            it = iter(o)
+            return x(*[next(it) if k in keep else zero for k in range(len(x.shape))])
+
+        return te.compute(out_shape, body, name="T_squeeze")
+
+    compute.__name__ = name
+    return compute
+
+
+@register_legalize("relax.expand_dims")
+def _expand_dims(bb, call):
+    out_ndim = call.ty.ndim
+    new_axes = {int(a) % out_ndim for a in call.attrs.axis}
+    keep = [k for k in range(out_ndim) if k not in new_axes]
+    te_fn = _insert_remove_axes(call, "expand_dims", keep)
+    return bb.call_te(te_fn, call.args[0], primfunc_name_hint="expand_dims")
+
+
+@register_legalize("relax.squeeze")
+def _squeeze(bb, call):
+    x = call.args[0]
+    shape = list(x.ty.shape.values)
+    axis = call.attrs.axis
+    if axis is None:
+        removed = {k for k, d in enumerate(shape) if getattr(d, "value", d) == 1}
+    else:
+        removed = {int(a) % len(shape) for a in axis}
+    keep = {k for k in range(len(shape)) if k not in removed}
+    te_fn = _insert_remove_axes(call, "squeeze", keep)
+    return bb.call_te(te_fn, x, primfunc_name_hint="squeeze")
 
 
 @register_legalize("relax.permute_dims")
