@@ -134,3 +134,15 @@ def test_errors(args, kwargs, kind, words):
     x = relax.Var("x", relax.TensorType((2, 3), "float32"))
     with pytest.raises(kind, match=words):
         relax.BlockBuilder().normalize(relax.op.layout_transform(x, *args, **kwargs))
+
+
+def test_gradient_of_non_invertible_map_is_an_error():
+    x = relax.Var("x", relax.TensorType((2, 3), "float32"))
+    bb = relax.BlockBuilder()
+    with bb.function("main", [x]):
+        with bb.dataflow():
+            y = bb.emit(relax.op.layout_transform(x, lambda i, j: (i + j, j)))
+            loss = bb.emit_output(relax.op.sum(y))
+        bb.emit_func_output(loss)
+    with pytest.raises(ValueError, match=r"cannot invert T.index_map\(lambda i, j"):
+        relax.transform.Gradient("main")(bb.get())
