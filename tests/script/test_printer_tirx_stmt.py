@@ -60,7 +60,7 @@ def misc(A: T.Buffer((16,), "int32"), n: T.int32):
             B[i] = 0
     for i in range(16):
         A[i] = B[i]
-    x: T.int32 = n + 1
+    x: T.let[T.int32] = n + 1
     T.evaluate(x)
     while x > 0:
         A[0] = x"""
@@ -247,7 +247,7 @@ def loops(A: T.Buffer((16, 16), "float32"), B: T.Buffer((T.int64(8),), "float32"
 scope="shared"), n: T.int32, h: T.handle):
     C = T.alloc_local((4,))
     assert n > 0, ("RuntimeError", ["n must be positive"])
-    with T.attr(0, "pragma_x", 1):
+    with T.attr({"pragma_x": 1}):
         A[0, 0] = T.exp(A[0, 1])
     D = A.view(16)
     D[0] = T.float32(1.0)

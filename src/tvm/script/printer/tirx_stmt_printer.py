@@ -219,7 +219,9 @@ def _evaluate(node, path, d):
 def _bind(node, path, d):
     value = d.as_doc(node.value, attr_path(path, "value"))
     var = d.define(node.var, node.var.name)
-    return AssignDoc(var, value, _t(d, node.var.dtype))
+    # TVM 0.27: ``x: T.let[T.int32] = v``; a bare ``x: T.int32 = v`` means a local buffer there.
+    ann = IndexDoc(_t(d, "let"), [_t(d, node.var.dtype)])
+    return AssignDoc(var, value, ann)
 
 
 @register_printer(_stmt.IfThenElse)
@@ -238,16 +240,42 @@ def _while(node, path, d):
     return WhileDoc(cond, _stmts(node.body, attr_path(path, "body"), d))
 
 
+_LAUNCH_KEYS = ("thread_extent",)
+
+
 @register_printer(_stmt.AttrStmt)
 def _attr_stmt(node, path, d):
     target = node.node
-    if isinstance(target, (tirx.IntImm,)) and not d.state.get("in_relax"):
+    body_path = attr_path(path, "body")
+    if isinstance(target, _stmt.IterVar) and node.attr_key in _LAUNCH_KEYS:
+        return _launch_thread(node, path, d)
+    value = d.as_doc(node.value, attr_path(path, "value"))
+    if isinstance(target, tirx.IntImm) and target.value == 0:
+        # An attribute about no node prints as TVM 0.27 does: ``T.attr({"key": value})``.
+        from .doc import DictDoc  # local: only this form prints a dict
+
+        rhs = _t(d, "attr").call(DictDoc([LiteralDoc(node.attr_key)], [value]))
+        return ScopeDoc(None, rhs, _stmts(node.body, body_path, d))
+    if isinstance(target, tirx.IntImm) and not d.state.get("in_relax"):
         target_doc = LiteralDoc(int(target.value))
     else:
         target_doc = d.as_doc(target, attr_path(path, "node"))
-    value = d.as_doc(node.value, attr_path(path, "value"))
     rhs = _t(d, "attr").call(target_doc, LiteralDoc(node.attr_key), value)
-    return ScopeDoc(None, rhs, _stmts(node.body, attr_path(path, "body"), d))
+    return ScopeDoc(None, rhs, _stmts(node.body, body_path, d))
+
+
+def _launch_thread(node, path, d):
+    """``tx = T.launch_thread("threadIdx.x", 256)`` and the body after it, unindented."""
+    iter_var = node.node
+    extent = d.as_doc(node.value, attr_path(path, "value"))
+    var = iter_var.var
+    if d.is_defined(var):
+        # A thread launched again (``T.env_thread`` reused): launch it by name.
+        first = ExprStmtDoc(_t(d, "launch_thread").call(d.as_doc(var, None), extent))
+    else:
+        rhs = _t(d, "launch_thread").call(LiteralDoc(iter_var.thread_tag), extent)
+        first = AssignDoc(d.define(var, var.name or "t"), rhs)
+    return StmtBlockDoc([first] + _stmts(node.body, attr_path(path, "body"), d))
 
 
 @register_printer(_stmt.AssertStmt)
@@ -543,11 +571,12 @@ def _prim_func(func, path, d):
         d.pop_frame()
         d.state.update(saved)
     keys, values = [], []
-    if s_tir:
-        keys.append("s_tir")
-        values.append(LiteralDoc(True))
+    # TVM 0.27 writes ``@T.prim_func(private=True, s_tir=True)``: private first.
     if symbol is None and not d.state.get("nested"):
         keys.append("private")
+        values.append(LiteralDoc(True))
+    if s_tir:
+        keys.append("s_tir")
         values.append(LiteralDoc(True))
     decorator = _t(d, "prim_func")
     if keys:
