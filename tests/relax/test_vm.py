@@ -203,3 +203,15 @@ def test_exported_library_runs_in_a_new_process(sym_mod, tmp_path):
     out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
                          timeout=120, check=True)
     assert out.stdout.strip() == "64.0"
+
+
+def test_wrong_dtype_runtime_tensor_is_reported_by_parameter(vm):
+    # Runtime tensors feeding kernels skip the Python dtype check on the fast path; the kernel
+    # rejects them and the VM re-checks to name the parameter.
+    a = tvm.runtime.tensor(np.zeros((3, 4), "float32"))
+    b = tvm.runtime.tensor(np.zeros((3, 4), "float64"))
+    with pytest.raises(ValueError, match=r"function main: parameter 1 \(y\)") as err:
+        vm["main"](a, b)
+    assert "dtype float64" in str(err.value)
+    with pytest.raises(ValueError, match=r"function pair: parameter 0 \(x\)"):
+        vm["pair"](b, a)

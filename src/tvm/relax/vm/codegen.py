@@ -80,6 +80,7 @@ class _Gen:
         self.names = {}  # relax Var -> python name
         self.sym = {}  # tir Var -> python name
         self.counter = 0
+        self.lazy = set()
         self.planned = []
         self.kernels = []
         self.fallbacks = []
@@ -108,11 +109,29 @@ class _Gen:
             pname = self.fresh("a")
             self.names[p] = pname
             params.append(pname)
+        # The full checks, as a separate function run only when a kernel rejected an argument
+        # (the fast path below leaves dtype checks of runtime tensors to the kernels).
+        self.lazy = set()
+        self.emit(0, f"def _check_{_ident(self.name)}({', '.join(params)}):")
+        self._param_checks(func, params)
+        self.emit(1, "return None")
+        checker = self.lines
+        self.lines, self.sym = [], {}
+        self.lazy = self._lazy_dtype_params(func)
         self.emit(0, f"def {_ident(self.name)}({', '.join(params)}):")
         self._param_checks(func, params)
-        result = self.expr(func.body, 1)
-        self.emit(1, f"return _ret({result})")
-        source = "\n".join(self.lines) + "\n"
+        if self.lazy:
+            self.emit(1, "try:")
+            result = self.expr(func.body, 2)
+            self.emit(2, f"return _ret({result})")
+            self.emit(1, "except (TypeError, ValueError):")
+            # Re-raise as the parameter's ValueError when an argument is what is wrong.
+            self.emit(2, f"_check_{_ident(self.name)}({', '.join(params)})")
+            self.emit(2, "raise")
+        else:
+            result = self.expr(func.body, 1)
+            self.emit(1, f"return _ret({result})")
+        source = "\n".join(checker + self.lines) + "\n"
         return FunctionCode(
             self.name, source, self.ns, self.planned, self.kernels, self.fallbacks
         )
@@ -170,14 +189,47 @@ class _Gen:
         _Visitor().visit_expr(func)
 
     # --- run-time parameter checks ----------------------------------------------------------
+    def _lazy_dtype_params(self, func):
+        """``(param index, tuple field or None)`` of tensors that go straight into a kernel.
+
+        Reading ``dtype`` of a runtime tensor costs about 1 µs; a kernel checks the dtype of
+        its arguments anyway, so for these the fast path checks NumPy arrays only.
+        """
+        from ..expr_functor import ExprVisitor
+
+        direct, items = set(), {}
+
+        class _Visitor(ExprVisitor):
+            def visit_call_(self, call):
+                if isinstance(call.op, Op) and call.op.name in _CALL_TIR:
+                    inputs = call.args[1]
+                    fields = inputs.fields if isinstance(inputs, Tuple) else [inputs]
+                    direct.update(f for f in fields if isinstance(f, Var))
+                super().visit_call_(call)
+
+            def visit_var_binding_(self, binding):
+                value = binding.value
+                if isinstance(value, TupleGetItem) and isinstance(value.tuple_value, Var):
+                    items[binding.var] = (value.tuple_value, value.index)
+                super().visit_var_binding_(binding)
+
+        _Visitor().visit_expr(func)
+        index = {p: i for i, p in enumerate(func.params)}
+        lazy = {(index[v], None) for v in direct if v in index}
+        for var, (tup, k) in items.items():
+            if var in direct and tup in index:
+                lazy.add((index[tup], k))
+        return lazy
+
     def _param_checks(self, func, params):
         deferred = []
         for i, (p, pname) in enumerate(zip(func.params, params)):
-            self._check_value(pname, p.ty, i, p.name_hint, deferred, 1)
+            self._check_value(pname, p.ty, i, p.name_hint, deferred, 1, lazy_key=(i, None))
         for line in deferred:
             self.emit(1, str(line))
 
-    def _check_value(self, value, ty, index, pname, deferred, indent, what=None):
+    def _check_value(self, value, ty, index, pname, deferred, indent, what=None,
+                     lazy_key=None):
         """Emit checks of ``value`` against ``ty``; bind symbolic dims seen first here."""
         fail = self.const(_ParamError(self.name, index, pname, ty, what), "_e")
         if ty is None or isinstance(ty, ObjectType):
@@ -195,7 +247,10 @@ class _Gen:
                 checks.append(f"len({shape}) != {ty.ndim}")
             if ty.dtype != "void":
                 dt = self.const(_DTypeCheck(ty.dtype), "_dt")
-                checks.append(f"not {dt}({value})")
+                if lazy_key in self.lazy:
+                    checks.append(f"(type({value}) is _ndarray and not {dt}({value}))")
+                else:
+                    checks.append(f"not {dt}({value})")
             if checks:
                 self.emit(indent, f"if {' or '.join(checks)}: {fail}({value})")
             if ty.dtype != "void" and _np_dtype(ty.dtype).kind not in "biuf":
@@ -221,7 +276,9 @@ class _Gen:
                 sub = self.fresh("_t")
                 self.emit(indent, f"{sub} = {value}[{k}]")
                 label = f"{what or ''}[{k}]"
-                self._check_value(sub, field_ty, index, pname, deferred, indent, label)
+                key = (index, k) if what is None else None
+                self._check_value(sub, field_ty, index, pname, deferred, indent, label,
+                                  lazy_key=key)
             return
         if isinstance(ty, PrimType):
             expr = getattr(ty, "value", None)

@@ -138,7 +138,7 @@ class VirtualMachine:
             ns.update(
                 _funcs=table, _mem=mem, _empty=np.empty, _ret=_ret, _truth=_truth,
                 _shape_of=_shape_of, _packed=_packed, _print=_print, _prof=self._prof_call,
-                _empty_tensor=_empty_tensor, _as_tensor=_as_tensor,
+                _empty_tensor=_empty_tensor, _as_tensor=_as_tensor, _ndarray=np.ndarray,
             )
             exec(compile(code.source, f"<relax.vm {name}>", "exec"), ns)  # noqa: S102
             table[name] = _find_function(ns, code)
