@@ -95,6 +95,7 @@ def test_map_shape_symbolic():
         dim = ana.simplify(tvm.tirx.stmt_functor.substitute(out[0], {n: size}))
         assert int(dim.value) == -(-size // 4)  # ceil(n / 4)
     assert int(out[1].value) == 4
+    assert str(out[0]) == "(n + T.int64(3)) // T.int64(4)"
     out = IndexMap.from_func(lambda i, j: (j, i)).map_shape([n, 5])
     assert out[1] is n or ana.can_prove_equal(out[1], n)
 

@@ -149,6 +149,12 @@ class IndexMap(Scriptable, Node, type_key="tirx.IndexMap"):
             dom[v] = Range.from_min_extent(_e.IntImm(v.dtype, 0), s)
         out = []
         for f in self.final_indices:
+            c = _const(f.b) if isinstance(f, _e.FloorDiv) else None
+            if c is not None and c > 0:
+                # max(x) // c + 1 == (max(x) + c) // c: the ceil-division form, (n + 3) // 4.
+                top = ana.int_set(f.a, dom).max_value
+                out.append(ana.simplify(_e.FloorDiv(top + _e.IntImm(top.dtype, c), f.b)))
+                continue
             interval = ana.int_set(f, dom)
             out.append(ana.simplify(interval.max_value + 1))
         return out
