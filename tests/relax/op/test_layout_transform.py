@@ -146,3 +146,14 @@ def test_gradient_of_non_invertible_map_is_an_error():
         bb.emit_func_output(loss)
     with pytest.raises(ValueError, match=r"cannot invert T.index_map\(lambda i, j"):
         relax.transform.Gradient("main")(bb.get())
+
+
+def test_symbolic_padded_split():
+    n = tirx.Var("n", "int64")
+    mod = _module((n,), (lambda i: (i // 4, i % 4), 2.0))
+    assert str(mod["main"].ret_ty) == 'R.Tensor(((n + 3) // 4, 4), dtype="float32")'
+    tvm.ir.assert_structural_equal(mod, tvm.script.from_source(mod.script()))
+    x = np.arange(10, dtype="float32")
+    expected = np.concatenate([x, [2, 2]]).astype("float32").reshape(3, 4)
+    np.testing.assert_array_equal(evaluate(mod, x), expected)
+    np.testing.assert_array_equal(evaluate(relax.transform.LegalizeOps()(mod), x), expected)
