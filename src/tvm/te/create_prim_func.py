@@ -142,6 +142,14 @@ class _Lowering:
         """Replace axis variables by block variables and tensor reads by buffer loads."""
         return _LowerLoads(self, vmap).visit_expr(expr)
 
+    def lower_simplified(self, expr, vmap):
+        """``lower_loads``, then simplified as TVM 0.27's te lowering does (``i > j`` becomes
+        ``v_j < v_i``, ``A[j + 1 - 1]`` becomes ``A[v_j]``); block variable ranges are not
+        used (``v_i < 4`` stays), as in TVM."""
+        from ..arith import Analyzer  # local: arith is only needed while lowering a compute
+
+        return Analyzer().simplify(self.lower_loads(expr, vmap))
+
     def compute_block(self, op: ComputeOp):
         """The loop nest of a compute: one SBlock per output, sharing the loops."""
         is_reduce = isinstance(op.body[0], Reduce)
@@ -178,7 +186,7 @@ class _Lowering:
         if isinstance(body, Reduce):
             comb = body.combiner
             lhs = BufferLoad(out_buf, out_idx)
-            source = self.lower_loads(body.source[0], vmap)
+            source = self.lower_simplified(body.source[0], vmap)
             update = substitute(comb.result[0], {comb.lhs[0]: lhs, comb.rhs[0]: source})
             stmt = BufferStore(out_buf, update, out_idx)
             cond = body.condition
@@ -188,7 +196,7 @@ class _Lowering:
             identity = self.lower_loads(identity, vmap)
             init = BufferStore(out_buf, identity, out_idx)
         else:
-            stmt = BufferStore(out_buf, self.lower_loads(body, vmap), out_idx)
+            stmt = BufferStore(out_buf, self.lower_simplified(body, vmap), out_idx)
         # As TVM's te lowering: the output is not listed among the reads of its own update.
         reads, writes = infer_sblock_regions(stmt, exclude_written_from_reads=True)
         name = op.name if op.num_outputs == 1 else f"{op.name}_v{index}"
