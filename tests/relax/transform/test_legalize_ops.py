@@ -244,6 +244,7 @@ def test_every_library_op_has_a_rule_or_is_kept():
         name
         for name in list_op_names()
         if name.startswith("relax.")
+        and "test" not in name  # ops registered by tests (relax.testing_evaluator_noref)
         and Op.get(name).family in families
         and Op.get(name).get_attr("FLegalize") is None
         and name not in KEPT_OPS
