@@ -1,7 +1,8 @@
 """Core Relax call ops (``tvm.relax.op.base``): ``call_tir``, ``call_dps_packed``, packed calls,
-``print``, ``shape_of``, ``null_value`` and closures, with their inference and purity rules.
+``print``, ``assert_op``, ``shape_of``, ``tensor_to_shape`` / ``shape_to_tensor``, ``null_value``
+and closures, with their inference and purity rules.
 
-``R.print`` and ``invoke_closure`` are impure; a plain ``call_packed`` (a call of an
+``R.print``, ``R.assert_op`` and ``invoke_closure`` are impure; a plain ``call_packed`` (a call of an
 ``ExternFunc``) is impure through the ExternFunc's opaque, impure function type.
 """
 
