@@ -2,8 +2,8 @@
 ``print``, ``assert_op``, ``shape_of``, ``tensor_to_shape`` / ``shape_to_tensor``, ``null_value``
 and closures, with their inference and purity rules.
 
-``R.print``, ``R.assert_op`` and ``invoke_closure`` are impure; a plain ``call_packed`` (a call of an
-``ExternFunc``) is impure through the ExternFunc's opaque, impure function type.
+``R.print``, ``R.assert_op`` and ``invoke_closure`` are impure; a plain ``call_packed`` (a call
+of an ``ExternFunc``) is impure through the ExternFunc's opaque, impure function type.
 """
 
 from __future__ import annotations
