@@ -3,9 +3,9 @@
 The member PrimFuncs' bodies are concatenated in call order inside one root block: the
 group's inputs and final output are the new PrimFunc's buffers, each intermediate result is
 a block-local buffer (``<name>_intermediate``, ``T.sblock_alloc_buffer``), and symbolic dims
-are unified through the Relax types. The call of the Relax function becomes an
-``R.call_tir`` of the fused PrimFunc (same name), and the Relax function and the member
-PrimFuncs no longer used are removed.
+are unified through the Relax types. The fused PrimFunc replaces the Relax function under
+the same GlobalVar, its calls become ``R.call_tir``, and the member PrimFuncs no longer used
+are removed.
 
 Before::
 
@@ -98,7 +98,7 @@ def _root_parts(prim):
     return body, []
 
 
-def _fuse(mod, func, name):
+def _fuse(mod, func):
     """The fused PrimFunc of a Primitive Relax function (parameters: inputs, then output)."""
     from ... import tirx
 
@@ -153,16 +153,14 @@ def _fuse(mod, func, name):
 class _ReplaceCalls(ExprMutator):
     def __init__(self, mod, fused):
         super().__init__(mod)
-        self.fused = fused  # relax gvar -> (prim gvar, out type)
+        self.fused = fused  # GlobalVars whose Relax function became a fused PrimFunc
 
     def visit_call_(self, call):
         call = self.visit_expr_post_order(call)
-        target = self.fused.get(call.op) if isinstance(call, Call) else None
-        if target is None:
+        if not isinstance(call, Call) or call.op not in self.fused:
             return call
-        prim_gvar, _ = target
         # The call's own type is in the caller's symbolic vars (the Relax function had its own).
-        return call_tir(prim_gvar, Tuple(list(call.args)), call.ty)
+        return call_tir(call.op, Tuple(list(call.args)), call.ty)
 
 
 @module_pass(opt_level=0, name="FuseTIR")
@@ -178,7 +176,7 @@ class FuseTIR:
         if not primitives:
             return mod
         bb = BlockBuilder(mod)
-        fused = {}
+        fused = set()
         for gvar, func in primitives:
             if not all(
                 isinstance(b, VarBinding) and is_op(b.value, "relax.call_tir")
@@ -186,9 +184,9 @@ class FuseTIR:
                 for b in block.bindings
             ):
                 continue  # not a group made of call_tir bindings: left to the VM as a call
-            prim = _fuse(mod, func, gvar.name_hint)
-            bb.update_func(gvar, prim)  # placeholder: same name, replaced below
-            fused[gvar] = (gvar, func.ret_ty)
+            # The fused PrimFunc takes the Relax function's place under the same GlobalVar.
+            bb.update_func(gvar, _fuse(mod, func))
+            fused.add(gvar)
         replacer = _ReplaceCalls(bb.get(), fused)
         for gvar, func in relax_functions(bb.get()):
             new_func = replacer.visit_expr(func)

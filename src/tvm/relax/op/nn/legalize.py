@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from .... import topi
 from ....topi import nn as tnn
 from ...transform.legalize_ops.common import call_topi, register_legalize
 
@@ -246,6 +245,3 @@ def _pad(bb, call):
             tnn.mirror_pad, x, before, after, "REFLECT", primfunc_name_hint="mirror_pad"
         )
     raise ValueError(f"LegalizeOps: relax.nn.pad mode {a.pad_mode!r} has no rule")
-
-
-del topi
