@@ -130,9 +130,14 @@ def _visit_return(parser: Parser, node: ast.Return) -> None:
 
 
 def _as_relax(value):
-    """Python tuples/lists of Relax values become ``relax.Tuple`` (as TVM converts them)."""
+    """Python tuples/lists of Relax values become ``relax.Tuple`` (as TVM converts them).
+
+    A PrimExpr inside a tuple becomes a ``PrimValue`` (TVM prints ``(x, T.float32(1.5))``).
+    """
     if isinstance(value, (tuple, list)):
-        fields = [_as_relax(v) for v in value]
+        fields = [
+            relax.PrimValue(v) if isinstance(v, PrimExpr) else _as_relax(v) for v in value
+        ]
         if all(isinstance(f, relax.Expr) for f in fields):
             return relax.Tuple(fields)
     return value
