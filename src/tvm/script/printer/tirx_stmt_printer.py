@@ -118,9 +118,31 @@ def _define_buffer(buf, d) -> IdDoc:
     return doc
 
 
-def _buffer_decl(buf, path, d, callee, dtype_optional=True):
+def _signature_dims(shape, d, params) -> TupleDoc:
+    """A parameter buffer's shape: an int32 variable first seen as a whole dimension prints
+    as its name in quotes, as TVM 0.27 writes it (``T.Buffer(("n", 4))``); it is still
+    declared in the body (``n = T.int32()``).
+
+    TVM 0.27 also quotes a first-seen compound dimension (``"n * 4"``), which parses back as
+    a variable named ``n * 4``; that form is not reproduced: it prints ``n * 4``.
+    """
+    docs = []
+    for dim in shape:
+        if (isinstance(dim, tirx.Var) and dim.dtype == "int32" and not d.is_defined(dim)
+                and id(dim) not in params):
+            d.as_doc(dim, None)  # records the ``n = T.int32()`` declaration
+            docs.append(LiteralDoc(d.var_names.get(id(dim), dim.name)))
+        else:
+            docs.append(d.as_doc(dim, None))
+    return TupleDoc(docs)
+
+
+def _buffer_decl(buf, path, d, callee, dtype_optional=True, params=None):
     """``callee(shape, dtype, kwargs...)``; the dtype is left out when it is float32."""
-    args = [_dims(buf.shape, attr_path(path, "shape"), d)]
+    if params is not None:
+        args = [_signature_dims(buf.shape, d, params)]
+    else:
+        args = [_dims(buf.shape, attr_path(path, "shape"), d)]
     if not (dtype_optional and buf.dtype == "float32"):
         args.append(LiteralDoc(buf.dtype))
     keys, values = _buffer_kwargs(buf, d)
@@ -198,10 +220,25 @@ def _seq_stmt(node, path, d):
     return StmtBlockDoc(_stmts(node, path, d))
 
 
+def _store_index_doc(index, path, d):
+    """A store index; a constant-stride ``Ramp`` prints as TVM 0.27's slice ``i:i + 4``
+    (``i:i + 8:2`` for stride 2)."""
+    if isinstance(index, tirx.Ramp) and isinstance(index.stride, tirx.IntImm):
+        lanes = index.lanes.value if isinstance(index.lanes, tirx.IntImm) else index.lanes
+        if isinstance(lanes, int) and index.stride.value > 0:
+            stride = index.stride.value
+            base = d.as_doc(index.base, attr_path(path, "base"))
+            stop = d.as_doc(_add(index.base, tirx.IntImm(index.base.dtype, stride * lanes)),
+                            None)
+            step = None if stride == 1 else d.as_doc(index.stride, attr_path(path, "stride"))
+            return SliceDoc(base, stop, step)
+    return d.as_doc(index, path)
+
+
 @register_printer(_stmt.BufferStore)
 def _buffer_store(node, path, d):
     buf = d.as_doc(node.buffer, attr_path(path, "buffer"))
-    indices = [d.as_doc(i, item_path(attr_path(path, "indices"), k))
+    indices = [_store_index_doc(i, item_path(attr_path(path, "indices"), k), d)
                for k, i in enumerate(node.indices)]
     value = d.as_doc(node.value, attr_path(path, "value"))
     return AssignDoc(IndexDoc(buf, indices), value)
@@ -536,6 +573,7 @@ def _prim_func(func, path, d):
     decls = d.open_declarations()
     try:
         args = []
+        param_ids = {id(p) for p in func.params}
         for i, param in enumerate(func.params):
             buf = func.buffer_map.get(param)
             if buf is None:
@@ -543,7 +581,8 @@ def _prim_func(func, path, d):
                     if key is param:
                         buf = value
             if buf is not None:
-                ann = _buffer_decl(buf, None, d, _t(d, "Buffer"), dtype_optional=False)
+                ann = _buffer_decl(buf, None, d, _t(d, "Buffer"), dtype_optional=False,
+                                   params=param_ids)
                 args.append(AssignDoc(_define_buffer(buf, d), None, ann))
             else:
                 d.state["later_params"].pop(id(param), None)
@@ -558,7 +597,6 @@ def _prim_func(func, path, d):
         body = []
         if attrs:
             body.append(ExprStmtDoc(_t(d, "func_attr").call(attr_value_doc(attrs, None, d))))
-        header_len = len(body)
         body_path = attr_path(path, "body")
         if _is_root_realize(func.body):
             block = func.body.block
@@ -566,7 +604,8 @@ def _prim_func(func, path, d):
             body.extend(_block_body(block, attr_path(body_path, "block"), d))
         else:
             body.extend(_stmts(func.body, body_path, d))
-        body[header_len:header_len] = decls
+        # TVM 0.27 declares symbolic variables (``n = T.int32()``) before ``T.func_attr``.
+        body[0:0] = decls
     finally:
         d.pop_frame()
         d.state.update(saved)
