@@ -71,7 +71,8 @@ def comm_reducer(fcombine, fidentity, name="reduce"):
     """Make a reducer from ``fcombine(x, y)`` and ``fidentity(dtype)``.
 
     The returned function is called as ``reducer(expr, axis, where=None, init=None)``, like
-    ``te.sum``.
+    ``te.sum``. Called with two expressions instead (``te.max(a, b)``), it combines them
+    elementwise: ``fcombine(a, b)``, as in TVM.
 
     Examples
     --------
@@ -84,6 +85,12 @@ def comm_reducer(fcombine, fidentity, name="reduce"):
     """
 
     def reducer(expr, axis, where=None, init=None, *args):
+        if not isinstance(axis, (IterVar, list, tuple)):
+            # ``te.max(a, b)``: the elementwise combination of two expressions.
+            if where is not None or init is not None:
+                raise TypeError(f"{name}(a, b) combines two expressions; where/init need an "
+                                "axis of te.reduce_axis IterVars")
+            return fcombine(convert(expr), convert(axis))
         if isinstance(axis, IterVar):
             axis = [axis]
         axis = list(axis)
