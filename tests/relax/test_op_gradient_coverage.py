@@ -23,7 +23,6 @@ _FLOAT = ("float16", "float32", "float64", "bfloat16")
 #: Float ops without a gradient rule, with the reason.
 MISSING = {
     "relax.sort": "kept without a rule, as in TVM 0.27 (the F.2 error example)",
-    "relax.layout_transform": "no rule yet (needs the inverse index map)",
     "relax.dynamic_strided_slice": "no rule yet",
     "relax.nn.dropout": "no rule yet (the mask is random)",
     "relax.grad.nll_loss_backward": "a gradient op itself (no second derivatives)",
