@@ -155,8 +155,14 @@ def _buffer(buf, path, d):
     if doc is not None:
         return doc
     if d.state.get("func_decls") is not None:
-        # A buffer used but not defined here: declare it (``A = T.Buffer((16,), "int32")``).
-        decl = _buffer_decl(buf, None, d, _t(d, "Buffer"), dtype_optional=False)
+        # A buffer used but not defined here: declare it (``A = T.Buffer((16,), "int32")``;
+        # TVM 0.27 leaves out ``"float32"`` here).
+        decl = _buffer_decl(buf, None, d, _t(d, "Buffer"))
+        if d.is_defined(buf.data):
+            # Aliasing another buffer's memory (a flattened parameter): TVM 0.27 prints no
+            # ``data=`` and so loses the alias; we print it so the text parses back the same.
+            decl.kwargs_keys.insert(0, "data")
+            decl.kwargs_values.insert(0, d.as_doc(buf.data, None))
         doc = d.declare(buf, buf.name, lambda name: AssignDoc(IdDoc(name), decl))
         if not d.is_defined(buf.data):
             d.var_names[id(buf.data)] = f"{doc.name}.data"
@@ -350,10 +356,12 @@ def _decl_buffer(node, path, d):
         dims = [d.as_doc(v, None) for v in buf.shape]
         rhs = d.as_doc(owner, None).attr("view").call(*dims)
         return AssignDoc(d.define(buf, buf.name), rhs)
-    rhs = _buffer_decl(buf, attr_path(path, "buffer"), d, _t(d, "decl_buffer"), False)
+    # As TVM 0.27: ``T.decl_buffer((8,), data=A.data, elem_offset=8)`` (no "float32"; data
+    # first).
+    rhs = _buffer_decl(buf, attr_path(path, "buffer"), d, _t(d, "decl_buffer"))
     if d.is_defined(data):
-        rhs.kwargs_keys.append("data")
-        rhs.kwargs_values.append(d.as_doc(data, None))
+        rhs.kwargs_keys.insert(0, "data")
+        rhs.kwargs_values.insert(0, d.as_doc(data, None))
     return AssignDoc(_define_buffer(buf, d), rhs)
 
 
