@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from ...ir.op import Op, register_op, register_op_attr
 
-__all__ = ["register_reference", "register_relax_op"]
+__all__ = ["register_op_table", "register_reference", "register_relax_op"]
 
 
 def register_relax_op(
@@ -32,6 +32,25 @@ def register_relax_op(
         register_op_attr(op.name, "FInferType", infer)
     register_op_attr(op.name, "FPurity", purity)
     return op
+
+
+def register_op_table(prefix: str, family: str, rows) -> dict[str, Op]:
+    """Register a family's ops from ``(name, num_inputs, infer, attrs_name, doc)`` rows.
+
+    Each op becomes ``relax.<prefix><name>``; ``attrs_name`` is the bare attrs class name
+    (``"Conv2DAttrs"``, or ``""`` for none). Returns ``{name: Op}`` for the family's builders.
+    """
+    return {
+        name: register_relax_op(
+            f"{prefix}{name}",
+            num_inputs,
+            family,
+            infer,
+            attrs_type_key=f"relax.attrs.{attrs_name}" if attrs_name else "",
+            description=doc,
+        )
+        for name, num_inputs, infer, attrs_name, doc in rows
+    }
 
 
 def register_reference(name: str):

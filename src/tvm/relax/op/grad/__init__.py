@@ -11,7 +11,7 @@ from ...expr import Call, Var
 from ..nn import pool2d_attrs
 from ..nn.attrs import NLLLossAttrs
 from ..op_attrs import TakeAttrs
-from ..registry import register_relax_op
+from ..registry import register_op_table
 from . import infer as _infer
 
 __all__ = [
@@ -24,16 +24,10 @@ __all__ = [
     "take_backward",
 ]
 
-_OPS = {
-    name: register_relax_op(
-        f"grad.{name}",
-        n,
-        "grad",
-        rule,
-        attrs_type_key=f"relax.attrs.{key}" if key else "",
-        description=doc,
-    )
-    for name, n, rule, key, doc in (
+_OPS = register_op_table(
+    "grad.",
+    "grad",
+    (
         ("no_grad", 1, _infer.infer_identity, "", "Stop gradients through the input."),
         ("start_checkpoint", 1, _infer.infer_identity, "", "Start a checkpointed segment."),
         ("end_checkpoint", 1, _infer.infer_identity, "", "End a checkpointed segment."),
@@ -65,8 +59,8 @@ _OPS = {
             "TakeAttrs",
             "Gradient of take w.r.t. its data.",
         ),
-    )
-}
+    ),
+)
 
 
 def no_grad(input):

@@ -7,7 +7,7 @@ from ....ir.op import register_op_attr
 from ....tirx import IndexMap, const
 from ...expr import Call, PrimValue, ShapeExpr
 from ..op_attrs import PermuteDimsAttrs
-from ..registry import register_relax_op
+from ..registry import register_op_table, register_relax_op
 from .infer import infer_broadcast_to, infer_permute_dims, infer_reshape, normalize_reshape
 
 __all__ = ["broadcast_to", "permute_dims", "reshape"]
@@ -75,35 +75,31 @@ from ..op_attrs import (
 )
 from . import infer as _infer
 
-
-def _register(name, num_inputs, attrs_key, doc):
-    rule = getattr(_infer, f"infer_{name}")
-    key = f"relax.attrs.{attrs_key}" if attrs_key else ""
-    return register_relax_op(
-        name, num_inputs, "manipulate", rule, attrs_type_key=key, description=doc
-    )
-
-
-_M = {
-    name: _register(name, n, key, doc)
-    for name, n, key, doc in (
-        ("expand_dims", 1, "ExpandDimsAttrs", "Insert size-1 dims."),
-        ("squeeze", 1, "SqueezeAttrs", "Remove size-1 dims."),
-        ("flatten", 1, "", "Flatten to 1-D."),
-        ("concat", 1, "ConcatAttrs", "Join tensors along an axis."),
-        ("stack", 1, "StackAttrs", "Stack tensors along a new axis."),
-        ("split", 1, "SplitAttrs", "Split a tensor into a tuple of pieces."),
-        ("collapse_sum_like", 2, "", "Sum a tensor down to another tensor's shape."),
-        ("collapse_sum_to", 2, "", "Sum a tensor down to a shape."),
-        ("repeat", 1, "RepeatAttrs", "Repeat elements along an axis."),
-        ("tile", 1, "TileAttrs", "Tile a tensor."),
-        ("flip", 1, "FlipAttrs", "Reverse the order along an axis."),
-        ("gather_elements", 2, "GatherElementsAttrs", "Gather elements along an axis."),
-        ("scatter_elements", 3, "ScatterElementsAttrs", "Scatter updates along an axis."),
-        ("one_hot", 3, "OneHotAttrs", "One-hot encode integer indices."),
-        ("layout_transform", 1, "LayoutTransformAttrs", "Transform the layout of a tensor."),
-    )
-}
+# Each op's rule is ``infer.infer_<name>``, so the rows name only the op, arity, attrs, doc.
+_M = register_op_table(
+    "",
+    "manipulate",
+    (
+        (name, n, getattr(_infer, f"infer_{name}"), key, doc)
+        for name, n, key, doc in (
+            ("expand_dims", 1, "ExpandDimsAttrs", "Insert size-1 dims."),
+            ("squeeze", 1, "SqueezeAttrs", "Remove size-1 dims."),
+            ("flatten", 1, "", "Flatten to 1-D."),
+            ("concat", 1, "ConcatAttrs", "Join tensors along an axis."),
+            ("stack", 1, "StackAttrs", "Stack tensors along a new axis."),
+            ("split", 1, "SplitAttrs", "Split a tensor into a tuple of pieces."),
+            ("collapse_sum_like", 2, "", "Sum a tensor down to another tensor's shape."),
+            ("collapse_sum_to", 2, "", "Sum a tensor down to a shape."),
+            ("repeat", 1, "RepeatAttrs", "Repeat elements along an axis."),
+            ("tile", 1, "TileAttrs", "Tile a tensor."),
+            ("flip", 1, "FlipAttrs", "Reverse the order along an axis."),
+            ("gather_elements", 2, "GatherElementsAttrs", "Gather elements along an axis."),
+            ("scatter_elements", 3, "ScatterElementsAttrs", "Scatter updates along an axis."),
+            ("one_hot", 3, "OneHotAttrs", "One-hot encode integer indices."),
+            ("layout_transform", 1, "LayoutTransformAttrs", "Transform the layout of a tensor."),
+        )
+    ),
+)
 
 
 def _int_list(value):

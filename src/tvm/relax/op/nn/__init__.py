@@ -8,7 +8,7 @@ normalized the way TVM prints them (``strides=[1, 1]``, 4-value ``padding`` for 
 from __future__ import annotations
 
 from ...expr import Call
-from ..registry import register_relax_op
+from ..registry import register_op_table
 from . import infer as _infer
 from .attrs import (
     AdaptivePool2DAttrs,
@@ -106,17 +106,7 @@ NN_OPS = (
     ("pad", 1, _infer.infer_pad, "PadAttrs", "Pad a tensor."),
 )
 
-_OPS = {
-    name: register_relax_op(
-        f"nn.{name}",
-        n,
-        "nn",
-        rule,
-        attrs_type_key=f"relax.attrs.{key}" if key else "",
-        description=doc,
-    )
-    for name, n, rule, key, doc in NN_OPS
-}
+_OPS = register_op_table("nn.", "nn", NN_OPS)
 
 
 def _ints(value, n, what, name):
