@@ -284,26 +284,51 @@ class Sequential(Pass):
         return mod
 
 
-def _wrap_class_module_pass(pass_cls, info_kwargs):
-    """Turn a class with ``transform_module(self, mod, ctx)`` into a ModulePass class."""
-    if not callable(getattr(pass_cls, "transform_module", None)):
-        raise TypeError(f"{pass_cls.__name__} must define transform_module(self, mod, ctx)")
+def _wrap_pass_class(user_cls, method, pass_cls, info_kwargs):
+    """Turn a class with ``<method>(self, ...)`` into a ``pass_cls`` subclass."""
+    if not callable(getattr(user_cls, method, None)):
+        raise TypeError(f"{user_cls.__name__} must define {method}(self, ...)")
 
-    class PyModulePass(ModulePass):
+    class PyPass(pass_cls):
         def __init__(self, *args, **kwargs):
-            inst = pass_cls(*args, **kwargs)
+            inst = user_cls(*args, **kwargs)
             object.__setattr__(self, "_inst", inst)
-            super().__init__(inst.transform_module, PassInfo(**info_kwargs))
+            super().__init__(getattr(inst, method), PassInfo(**info_kwargs))
 
-        def __getattr__(self, name):
+        def __getattr__(self, attr):
             # Attributes of the user's instance are reachable through the pass.
-            return getattr(self.__dict__["_inst"], name)
+            return getattr(self.__dict__["_inst"], attr)
 
-    functools.update_wrapper(PyModulePass.__init__, pass_cls.__init__)
-    PyModulePass.__name__ = pass_cls.__name__
-    PyModulePass.__qualname__ = pass_cls.__qualname__
-    PyModulePass.__doc__ = pass_cls.__doc__
-    return PyModulePass
+    functools.update_wrapper(PyPass.__init__, user_cls.__init__)
+    PyPass.__name__ = user_cls.__name__
+    PyPass.__qualname__ = user_cls.__qualname__
+    PyPass.__doc__ = user_cls.__doc__
+    return PyPass
+
+
+def make_pass_decorator(kind, method, pass_cls, pass_func, opt_level, name, required, traceable):
+    """The body of every ``<kind>_pass`` decorator (module, function, dataflow block).
+
+    ``pass_func`` is a function (wrapped as ``pass_cls(func, info)``) or a class whose
+    ``method`` does the work; with ``pass_func=None`` the decorator itself is returned.
+    """
+    if opt_level is None:
+        raise ValueError(f"Please provide opt_level for the {kind} pass.")
+
+    def create(func):
+        info = {
+            "opt_level": opt_level,
+            "name": name or func.__name__,
+            "required": required,
+            "traceable": traceable,
+        }
+        if inspect.isclass(func):
+            return _wrap_pass_class(func, method, pass_cls, info)
+        if not callable(func):
+            raise TypeError(f"{kind}_pass expects a function or a class")
+        return pass_cls(func, PassInfo(**info))
+
+    return create(pass_func) if pass_func is not None else create
 
 
 def module_pass(pass_func=None, opt_level=None, name=None, required=None, traceable=False):
@@ -322,25 +347,16 @@ def module_pass(pass_func=None, opt_level=None, name=None, required=None, tracea
     required : list of str, optional
     traceable : bool
     """
-    if opt_level is None:
-        raise ValueError("Please provide opt_level for the module pass.")
-
-    def create(func):
-        info = {
-            "opt_level": opt_level,
-            "name": name or func.__name__,
-            "required": required,
-            "traceable": traceable,
-        }
-        if inspect.isclass(func):
-            return _wrap_class_module_pass(func, info)
-        if not callable(func):
-            raise TypeError("module_pass expects a function or a class")
-        return ModulePass(func, PassInfo(**info))
-
-    if pass_func is not None:
-        return create(pass_func)
-    return create
+    return make_pass_decorator(
+        "module",
+        "transform_module",
+        ModulePass,
+        pass_func,
+        opt_level,
+        name,
+        required,
+        traceable,
+    )
 
 
 def PrintIR(header: str = "", show_meta_data: bool = False) -> ModulePass:

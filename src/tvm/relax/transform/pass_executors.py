@@ -7,12 +7,9 @@ Relax function pass / dataflow-block pass runs its user function; error enrichme
 
 from __future__ import annotations
 
-import functools
-import inspect
-
 from ...ir.error_context import enrich_pass_error
 from ...ir.module import IRModule
-from ...ir.transform import Pass, PassInfo
+from ...ir.transform import Pass, PassInfo, make_pass_decorator
 from ..expr import DataflowBlock, Function, If, SeqExpr, VarBinding
 
 __all__ = [
@@ -156,47 +153,6 @@ def _rewrite_bindings(block, apply):
     return type(block)(bindings, span=block.span) if changed else block
 
 
-def _make_decorator(kind, method, pass_cls, pass_func, opt_level, name, required, traceable):
-    if opt_level is None:
-        raise ValueError(f"Please provide opt_level for the {kind} pass.")
-
-    def create(func):
-        info = {
-            "opt_level": opt_level,
-            "name": name or func.__name__,
-            "required": required,
-            "traceable": traceable,
-        }
-        if inspect.isclass(func):
-            return _wrap_class(func, method, pass_cls, info)
-        if not callable(func):
-            raise TypeError(f"{kind}_pass expects a function or a class")
-        return pass_cls(func, PassInfo(**info))
-
-    return create(pass_func) if pass_func is not None else create
-
-
-def _wrap_class(user_cls, method, pass_cls, info_kwargs):
-    if not callable(getattr(user_cls, method, None)):
-        raise TypeError(f"{user_cls.__name__} must define {method}(self, ...)")
-
-    class PyPass(pass_cls):
-        def __init__(self, *args, **kwargs):
-            inst = user_cls(*args, **kwargs)
-            object.__setattr__(self, "_inst", inst)
-            super().__init__(getattr(inst, method), PassInfo(**info_kwargs))
-
-        def __getattr__(self, attr):
-            # Attributes of the user's instance are reachable through the pass.
-            return getattr(self.__dict__["_inst"], attr)
-
-    functools.update_wrapper(PyPass.__init__, user_cls.__init__)
-    PyPass.__name__ = user_cls.__name__
-    PyPass.__qualname__ = user_cls.__qualname__
-    PyPass.__doc__ = user_cls.__doc__
-    return PyPass
-
-
 def function_pass(pass_func=None, opt_level=None, name=None, required=None, traceable=False):
     """Make a Relax function pass from ``pass_func(func, mod, ctx)`` or a class with
     ``transform_function(self, func, mod, ctx)``.
@@ -210,7 +166,7 @@ def function_pass(pass_func=None, opt_level=None, name=None, required=None, trac
     >>> keep.info.name
     'keep'
     """
-    return _make_decorator(
+    return make_pass_decorator(
         "function",
         "transform_function",
         FunctionPass,
@@ -225,7 +181,7 @@ def function_pass(pass_func=None, opt_level=None, name=None, required=None, trac
 def dataflowblock_pass(pass_func=None, opt_level=None, name=None, required=None, traceable=False):
     """Make a dataflow-block pass from ``pass_func(block, mod, ctx)`` or a class with
     ``transform_dataflowblock(self, block, mod, ctx)``."""
-    return _make_decorator(
+    return make_pass_decorator(
         "dataflowblock",
         "transform_dataflowblock",
         DataflowBlockPass,
