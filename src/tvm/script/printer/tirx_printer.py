@@ -127,6 +127,8 @@ def _binary(node, path, d):
     a = d.as_doc(node.a, attr_path(path, "a"))
     b = d.as_doc(node.b, attr_path(path, "b"))
     kind = _BINARY.get(name)
+    if name == "Div" and node.dtype.startswith(("float", "bfloat")):
+        kind = K.Div  # TVM 0.27 prints a float division as ``x / y``; ``T.Div`` for integers
     if kind is not None:
         return OperationDoc(kind, [a, b])
     return d.prefix("T").attr(_BINARY_CALL[name]).call(a, b)
