@@ -220,9 +220,13 @@ class DocPrinter:
 
     def expr(self, doc) -> None:
         """Print an expression doc."""
-        fn = self._expr_table.get(type(doc))
+        self._dispatch(doc, self._expr_table, "expression")
+
+    def _dispatch(self, doc, table, what) -> None:
+        """Print ``doc`` with its rule in ``table``, recording its span when it is marked."""
+        fn = table.get(type(doc))
         if fn is None:
-            fn = self._lookup(doc, self._expr_table, "expression")
+            fn = self._lookup(doc, table, what)
         if self.marked and id(doc) in self.marked:
             start = self.size
             fn(doc)
@@ -375,15 +379,7 @@ class DocPrinter:
         self.indent -= 1
 
     def _stmt(self, doc: StmtDoc) -> None:
-        fn = self._stmt_table.get(type(doc))
-        if fn is None:
-            fn = self._lookup(doc, self._stmt_table, "statement")
-        if self.marked and id(doc) in self.marked:
-            start = self.size
-            fn(doc)
-            self.spans.setdefault(id(doc), []).append((start, self.size))
-        else:
-            fn(doc)
+        self._dispatch(doc, self._stmt_table, "statement")
 
     def _write_comment(self, text: str) -> None:
         start = self.size
