@@ -61,7 +61,21 @@ def _shape_of(x):
     return tuple(int(d) for d in x.shape)
 
 
+def _tensor_to_shape(tensor):
+    return tuple(int(v) for v in np.asarray(tensor).reshape(-1))
+
+
+#: VM builtins that legalized code calls with R.call_pure_packed, run here in Python.
+_BUILTINS = {
+    "vm.builtin.tensor_to_shape": _tensor_to_shape,
+    "vm.builtin.shape_of": _shape_of,
+}
+
+
 def _packed(name):
+    builtin = _BUILTINS.get(name)
+    if builtin is not None:
+        return builtin
     from ...ffi import get_global_func  # lazy: the registry only for packed calls
 
     func = get_global_func(name, allow_missing=True)
