@@ -234,8 +234,8 @@ def infer_conv2d_transpose(call, _bb=None):
     return _out_tensor(call, out, attrs.out_layout, dtype, 4)
 
 
-def infer_pool2d(call, _bb=None):
-    """``max_pool2d``/``avg_pool2d``: sliding-window extents (``ceil_mode`` rounds up)."""
+def _pool2d_input(call):
+    """The 4-D input of a 2-D pooling op: ``(data type, attrs, layout axes, known extents)``."""
     data = tensor_arg(call, 0, "input data")
     attrs = call.attrs
     axes = layout_axes(call, attrs.layout, "NCHW", "data")
@@ -244,7 +244,12 @@ def infer_pool2d(call, _bb=None):
             f"In {op_name(call)}, layout {attrs.layout} requires the input to be "
             f"4-dim tensor. However, the given input has ndim {data.ndim}"
         )
-    values = known_shape(data)
+    return data, attrs, axes, known_shape(data)
+
+
+def infer_pool2d(call, _bb=None):
+    """``max_pool2d``/``avg_pool2d``: sliding-window extents (``ceil_mode`` rounds up)."""
+    data, attrs, axes, values = _pool2d_input(call)
     if values is None:
         return make_tensor_type(None, data.dtype, 4)
     out = {"N": values[axes["N"]], "C": values[axes["C"]]}
@@ -263,15 +268,7 @@ def infer_pool2d(call, _bb=None):
 
 def infer_adaptive_avg_pool2d(call, _bb=None):
     """The ``output_size`` spatial extents (the input's when None)."""
-    data = tensor_arg(call, 0, "input data")
-    attrs = call.attrs
-    axes = layout_axes(call, attrs.layout, "NCHW", "data")
-    if data.ndim not in (-1, 4):
-        raise ValueError(
-            f"In {op_name(call)}, layout {attrs.layout} requires the input to be "
-            f"4-dim tensor. However, the given input has ndim {data.ndim}"
-        )
-    values = known_shape(data)
+    data, attrs, axes, values = _pool2d_input(call)
     if values is None:
         return make_tensor_type(None, data.dtype, 4)
     out = {c: values[axes[c]] for c in "NCHW"}
