@@ -505,6 +505,200 @@ EXPECTED_FLOATS = [
 ]
 
 
+MORE_SOURCES = {
+    "misc": '''
+@T.prim_func
+def f(A: T.Buffer((16,), "float32"), B: T.Buffer((16,), "int32"), n: T.int32):
+    T.func_attr({"tir.noalias": True, "target": "llvm"})
+    for i in range(16):
+        A[i] = T.Select(i < n, A[i], T.float32(0.5)) + T.exp(A[i]) * T.float32(1e-5)
+        B[i] = T.shift_left(B[i], 2) + T.truncdiv(B[i], 3) + T.floordiv(B[i], 4)
+    T.evaluate(T.call_extern("int32", "foo", A.data, n))
+    assert n > 0, "n must be positive"
+    while n > 0:
+        B[0] = B[0] - 1
+''',
+    "vthread": '''
+@T.prim_func
+def f(A: T.Buffer((16,), "float32")):
+    vx = T.env_thread("vthread")
+    T.launch_thread(vx, 2)
+    A[vx] = T.float32(2.0)
+''',
+    "alloc_scopes": '''
+@T.prim_func
+def f(A: T.Buffer((16,), "float16")):
+    B = T.alloc_buffer((16,), "float16", scope="shared")
+    C = T.alloc_buffer((4, 4), scope="local")
+    D = T.alloc_buffer((16,), "int8", align=16)
+    for i in range(16):
+        B[i] = A[i]
+        C[i // 4, i % 4] = T.Cast("float32", B[i])
+        D[i] = T.int8(1)
+    A[0] = T.Cast("float16", C[0, 0]) + T.float16(0.1)
+''',
+    "int64_loops": '''
+@T.prim_func
+def f(A: T.Buffer((T.int64(16),), "float32"), n: T.int64):
+    for i in range(T.int64(16)):
+        A[i] = T.Cast("float32", i * n + T.int64(1))
+    for j in T.serial(T.int64(2), T.int64(8)):
+        A[j] = T.float32(0.0)
+''',
+}
+
+
+def producer_consumer():
+    A = te.placeholder((64, 64), name="A")
+    B = te.compute((64, 64), lambda i, j: A[i, j] * 2.0, name="B")
+    C = te.compute((64, 64), lambda i, j: B[i, j] + 1.0, name="C")
+    return te.create_prim_func([A, C])
+
+
+def _compute_at(s):
+    i, _ = s.get_loops(s.get_sblock("C"))
+    s.compute_at(s.get_sblock("B"), i)
+
+
+def _reverse_compute_at(s):
+    i, _ = s.get_loops(s.get_sblock("B"))
+    s.reverse_compute_at(s.get_sblock("C"), i)
+
+
+def _annotate_align(s):
+    b = s.get_sblock("B")
+    i, _ = s.get_loops(b)
+    s.annotate(i, "pragma_auto_unroll_max_step", 16)
+    s.annotate(b, "meta", "x")
+    s.storage_align(b, 0, 0, 32, 8)
+
+
+def _inline(s):
+    s.compute_inline(s.get_sblock("B"))
+
+
+PC_SCHEDULES = {"compute_at": _compute_at, "reverse_compute_at": _reverse_compute_at,
+                "annotate_storage_align": _annotate_align, "compute_inline": _inline}
+
+
+def scheduled_pc(name):
+    s = Schedule(producer_consumer())
+    PC_SCHEDULES[name](s)
+    return s.mod["main"]
+
+
+# Apache TVM 0.27: from_source(MORE_SOURCES[name]).script()
+EXPECTED_MORE_SOURCES = {
+    "misc": HEADER + """\
+@T.prim_func
+def f(A: T.Buffer((16,), "float32"), B: T.Buffer((16,), "int32"), n: T.int32):
+    T.func_attr({"target": "llvm", "tir.noalias": True})
+    for i in range(16):
+        A[i] = T.Select(i < n, A[i], \
+T.float32(0.5)) + T.exp(A[i]) * T.float32(1.0000000000000001e-05)
+        B[i] = (B[i] << 2) + T.Div(B[i], 3) + B[i] // 4
+    T.call_extern("int32", "foo", A.data, n)
+    assert n > 0, ("RuntimeError", ["n must be positive"])
+    while n > 0:
+        B[0] = B[0] - 1""",
+    "vthread": HEADER + """\
+@T.prim_func
+def f(A: T.Buffer((16,), "float32")):
+    vx = T.launch_thread("vthread", 2)
+    A[vx] = T.float32(2.0)""",
+    "alloc_scopes": HEADER + """\
+@T.prim_func
+def f(A: T.Buffer((16,), "float16")):
+    B = T.alloc_shared((16,), "float16")
+    C = T.alloc_local((4, 4))
+    D = T.alloc_buffer((16,), "int8", align=16)
+    for i in range(16):
+        B[i] = A[i]
+        C[i // 4, i % 4] = T.Cast("float32", B[i])
+        D[i] = T.int8(1)
+    A[0] = T.Cast("float16", C[0, 0]) + T.float16(0.10000000000000001)""",
+    "int64_loops": HEADER + """\
+@T.prim_func
+def f(A: T.Buffer((T.int64(16),), "float32"), n: T.int64):
+    for i in range(T.int64(16)):
+        A[i] = T.Cast("float32", i * n + T.int64(1))
+    for j in range(T.int64(2), T.int64(8)):
+        A[j] = T.float32(0.0)""",
+}
+
+# Apache TVM 0.27: scheduled_pc(name).script()
+EXPECTED_PC_SCHEDULED = {
+    "compute_at": HEADER + """\
+@T.prim_func(s_tir=True)
+def main(A: T.Buffer((64, 64), "float32"), C: T.Buffer((64, 64), "float32")):
+    T.func_attr({"tirx.noalias": True})
+    # with T.sblock("root"):
+    B = T.sblock_alloc_buffer((64, 64))
+    for i in range(64):
+        for ax0 in range(64):
+            with T.sblock("B"):
+                v_i, v_j = T.axis.remap("SS", [i, ax0])
+                T.reads(A[v_i, v_j])
+                T.writes(B[v_i, v_j])
+                B[v_i, v_j] = A[v_i, v_j] * T.float32(2.0)
+        for j in range(64):
+            with T.sblock("C"):
+                v_i, v_j = T.axis.remap("SS", [i, j])
+                T.reads(B[v_i, v_j])
+                T.writes(C[v_i, v_j])
+                C[v_i, v_j] = B[v_i, v_j] + T.float32(1.0)""",
+    "reverse_compute_at": HEADER + """\
+@T.prim_func(s_tir=True)
+def main(A: T.Buffer((64, 64), "float32"), C: T.Buffer((64, 64), "float32")):
+    T.func_attr({"tirx.noalias": True})
+    # with T.sblock("root"):
+    B = T.sblock_alloc_buffer((64, 64))
+    for i in range(64):
+        for j in range(64):
+            with T.sblock("B"):
+                v_i, v_j = T.axis.remap("SS", [i, j])
+                T.reads(A[v_i, v_j])
+                T.writes(B[v_i, v_j])
+                B[v_i, v_j] = A[v_i, v_j] * T.float32(2.0)
+        for ax0 in range(64):
+            with T.sblock("C"):
+                v_i, v_j = T.axis.remap("SS", [i, ax0])
+                T.reads(B[v_i, v_j])
+                T.writes(C[v_i, v_j])
+                C[v_i, v_j] = B[v_i, v_j] + T.float32(1.0)""",
+    "annotate_storage_align": HEADER + """\
+@T.prim_func(s_tir=True)
+def main(A: T.Buffer((64, 64), "float32"), C: T.Buffer((64, 64), "float32")):
+    T.func_attr({"tirx.noalias": True})
+    # with T.sblock("root"):
+    B = T.sblock_alloc_buffer((64, 64))
+    for i in T.serial(64, annotations={"pragma_auto_unroll_max_step": 16}):
+        for j in range(64):
+            with T.sblock("B"):
+                v_i, v_j = T.axis.remap("SS", [i, j])
+                T.reads(A[v_i, v_j])
+                T.writes(B[v_i, v_j])
+                T.sblock_attr({"buffer_dim_align": [[0, 0, 32, 8]], "meta": "x"})
+                B[v_i, v_j] = A[v_i, v_j] * T.float32(2.0)
+    for i, j in T.grid(64, 64):
+        with T.sblock("C"):
+            v_i, v_j = T.axis.remap("SS", [i, j])
+            T.reads(B[v_i, v_j])
+            T.writes(C[v_i, v_j])
+            C[v_i, v_j] = B[v_i, v_j] + T.float32(1.0)""",
+    "compute_inline": HEADER + """\
+@T.prim_func(s_tir=True)
+def main(A: T.Buffer((64, 64), "float32"), C: T.Buffer((64, 64), "float32")):
+    T.func_attr({"tirx.noalias": True})
+    # with T.sblock("root"):
+    for i, j in T.grid(64, 64):
+        with T.sblock("C"):
+            v_i, v_j = T.axis.remap("SS", [i, j])
+            T.reads(A[v_i, v_j])
+            T.writes(C[v_i, v_j])
+            C[v_i, v_j] = A[v_i, v_j] * T.float32(2.0) + T.float32(1.0)""",
+}
+
 def _roundtrip(func):
     """The printed text parses back to an equal function that prints the same."""
     text = func.script()
@@ -604,3 +798,17 @@ def test_te_reducer_on_two_expressions_is_elementwise():
     with pytest.raises(TypeError, match="where/init need an axis"):
         te.max(i, j, where=i < j)
     assert isinstance(te.max(i + k.var, axis=k), te.reduction.Reduce)
+
+
+@pytest.mark.parametrize("name", sorted(MORE_SOURCES))
+def test_more_sources_print_as_tvm(name):
+    func = from_source(MORE_SOURCES[name])
+    assert func.script() == EXPECTED_MORE_SOURCES[name]
+    _roundtrip(func)
+
+
+@pytest.mark.parametrize("name", sorted(PC_SCHEDULES))
+def test_scheduled_producer_consumer_prints_as_tvm(name):
+    func = scheduled_pc(name)
+    assert func.script() == EXPECTED_PC_SCHEDULED[name]
+    _roundtrip(func)
