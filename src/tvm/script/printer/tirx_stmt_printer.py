@@ -8,8 +8,11 @@ Formats follow Apache TVM 0.27 for the common forms:
 * loops ``for i in range(16):``, ``range(2, 8)``, ``T.parallel``/``T.vectorized``/
   ``T.unroll``, ``T.thread_binding(16, thread="threadIdx.x")``, ``T.serial(16,
   annotations=...)``, and nested plain loops merged into ``for i, j in T.grid(2, 3):``;
-* ``C[i, j] = value``, ``x: T.int32 = value``, ``T.evaluate(x)`` (a call prints bare),
-  ``if``/``else``, ``while``, ``with T.attr(node, "key", value):``, ``assert c, (kind, [msg])``;
+* ``C[i, j] = value`` (a constant-stride ramp index as a slice ``B[i:i + 4]``),
+  ``x: T.let[T.int32] = value`` (a ``Bind``), ``T.evaluate(x)`` (a call prints bare),
+  ``if``/``else``, ``while``, ``with T.attr(node, "key", value):`` (``T.attr({"key": value})``
+  about the node ``0``), ``tx = T.launch_thread("threadIdx.x", 256)`` (a ``thread_extent``
+  attribute, its body unindented), ``assert c, (kind, [msg])``;
 * ``B = T.alloc_buffer((16,), "int32")`` (``T.alloc_local``/``T.alloc_shared`` for those
   scopes; the dtype is left out when it is ``float32``);
 * SBlocks: ``# with T.sblock("root"):``, ``with T.sblock("C"):``, ``T.axis.remap("SSR", [i, j,
@@ -17,7 +20,13 @@ Formats follow Apache TVM 0.27 for the common forms:
   ``T.sblock_alloc_buffer``, ``T.match_buffer``, ``with T.init():``.
 
 A ``DeclBuffer`` viewing another buffer's memory with the same dtype prints as
-``D = A.view(16)``; other declarations as ``T.decl_buffer(..., data=...)``.
+``D = A.view(16)``; other declarations as ``T.decl_buffer((8,), data=A.data, ...)``. A
+buffer used without a declaration is declared at the top (``B_1 = T.Buffer((16,))``), with
+``data=B.data`` when it aliases another buffer (TVM 0.27 leaves that out and loses the alias).
+
+The decorator is ``@T.prim_func(private=True, s_tir=True)`` (that order); symbolic variables
+first seen as a whole dimension of a parameter buffer print quoted (``T.Buffer(("n", 4))``)
+and are declared (``n = T.int32()``) before ``T.func_attr``.
 
 Not covered yet: TIRx kernel constructs of spec D.3 (scope ids, layouts, tile primitives)
 have no docsifier (printing one raises ``TypeError`` naming the class).

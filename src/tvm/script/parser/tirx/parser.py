@@ -7,6 +7,10 @@ Each statement drives the TIR IR builder (:mod:`tvm.script.ir_builder.tirx`):
 * ``A[i, j] = v`` stores (``A[i] += v`` too), ``x: T.int32 = v``, ``x: T.let[T.int32] = v``
   and ``x = <PrimExpr>`` bind a new variable (``Bind``), ``n = T.int32()`` declares a symbolic
   variable, ``B = T.alloc_buffer(...)`` (and the other buffer calls) names the buffer;
+  the printer writes a ``Bind`` as ``x: T.let[T.int32] = v``, as TVM 0.27 does. Known
+  difference: TVM 0.27 reads the bare ``x: T.int32 = v`` as a one-element ``"local"`` buffer
+  (later ``x`` loads it, ``x = w`` stores to it); here it stays a ``Bind`` (no scalar-buffer
+  form is parsed or printed yet);
 * a bare expression statement is evaluated (``T.evaluate`` for a value, nothing for a builder
   call such as ``T.reads``); ``assert c, msg`` is an ``AssertStmt``.
 
@@ -361,6 +365,8 @@ def _visit_ann_assign(parser: Parser, node: ast.AnnAssign) -> None:
         parser.report_error(
             node, f"The value of {node.target.id} has dtype {value.dtype}, annotated {dtype}"
         )
+    # ``x: T.int32 = v`` is a Bind here; TVM 0.27 makes it a one-element local buffer (see
+    # the module docstring). ``x: T.let[T.int32] = v`` is a Bind in both.
     var = Var(node.target.id, dtype)
     B.Bind(value, var=var)
     parser.var_table.add(node.target.id, var, allow_shadowing=True)
