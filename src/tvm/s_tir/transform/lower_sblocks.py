@@ -30,10 +30,19 @@ After all three::
 
 from __future__ import annotations
 
+from ...ir.expr import Range
 from ...ir.transform import PassInfo
 from ...tirx.expr import EQ, IntImm
 from ...tirx.function import PrimFunc
-from ...tirx.stmt import AllocBuffer, IfThenElse, IterVar, SBlock, SBlockRealize, SeqStmt
+from ...tirx.stmt import (
+    AllocBuffer,
+    BufferRegion,
+    IfThenElse,
+    IterVar,
+    SBlock,
+    SBlockRealize,
+    SeqStmt,
+)
 from ...tirx.stmt_functor import StmtExprMutator, substitute
 from ...tirx.transform.common import PrimFuncPass
 
@@ -59,6 +68,17 @@ class _InitLowerer(StmtExprMutator):
         return op.replace(init=None, body=SeqStmt.flatten(init, op.body))
 
 
+def _substitute_region(region: BufferRegion, vmap) -> BufferRegion:
+    """``region`` with ``vmap`` applied to each range's min and extent."""
+    # ``substitute`` walks statements and expressions; a BufferRegion is neither, so it
+    # came back unchanged and the reads/writes kept the removed block iterators.
+    ranges = [
+        Range.from_min_extent(substitute(r.min, vmap), substitute(r.extent, vmap))
+        for r in region.region
+    ]
+    return BufferRegion(region.buffer, ranges)
+
+
 class _Opaquer(StmtExprMutator):
     def visit_sblock_realize_(self, op: SBlockRealize):
         op = super().visit_sblock_realize_(op)
@@ -68,8 +88,8 @@ class _Opaquer(StmtExprMutator):
         vmap = {iv.var: value for iv, value in zip(block.iter_vars, op.iter_values)}
         new_block = SBlock(
             (),
-            reads=[substitute(r, vmap) for r in block.reads],
-            writes=[substitute(w, vmap) for w in block.writes],
+            reads=[_substitute_region(r, vmap) for r in block.reads],
+            writes=[_substitute_region(w, vmap) for w in block.writes],
             name_hint=block.name_hint,
             body=substitute(block.body, vmap),
             init=None if block.init is None else substitute(block.init, vmap),

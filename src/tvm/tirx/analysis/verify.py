@@ -274,8 +274,13 @@ class _Verifier:
 
     def sblock(self, block, path):
         self.push()
-        # Loop variables in scope now are hidden inside the block.
-        self.block_stack.append((block.name_hint, set(self.loop_vars)))
+        # Loop variables in scope now are hidden inside a block with iterators; an opaque
+        # block (no iterators, as ConvertBlocksToOpaque leaves them) may use them, as in TVM.
+        if block.iter_vars:
+            hidden = set(self.loop_vars)
+        else:
+            hidden = self.block_stack[-1][1] if self.block_stack else set()
+        self.block_stack.append((block.name_hint, hidden))
         for i, iv in enumerate(block.iter_vars):
             ipath = f"{path}.iter_vars[{i}]"
             if iv.dom is not None:

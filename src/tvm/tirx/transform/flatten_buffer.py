@@ -23,7 +23,7 @@ from __future__ import annotations
 from ...ir.transform import PassInfo
 from ..expr import IntImm
 from ..function import PrimFunc
-from ..stmt import BufferLoad, BufferStore, SBlock
+from ..stmt import BufferLoad, BufferStore, DeclBuffer, SBlock, SeqStmt
 from ..stmt_functor import StmtExprMutator
 from .common import PrimFuncPass
 
@@ -89,7 +89,17 @@ def flatten_buffer(func: PrimFunc) -> PrimFunc:
         if buf.axis_separators:
             raise ValueError(f"FlattenBuffer: buffer {buf.name} has axis_separators, which "
                              "are not supported yet")
-    body = _Flattener()(func.body)
+    flattener = _Flattener()
+    body = flattener(func.body)
+    # The flat views of parameter buffers are new buffers: declare them (``DeclBuffer`` over
+    # the parameter's data) in front of the body, so the result stays well-formed.
+    decls = []
+    for buf in func.buffer_map.values():
+        entry = flattener._flat.get(id(buf))
+        if entry is not None and entry[1] is not buf:
+            decls.append(entry[1])
+    if decls:
+        body = SeqStmt.flatten([DeclBuffer(flat, flat.data) for flat in decls], body)
     return func if body is func.body else func.with_body(body)
 
 

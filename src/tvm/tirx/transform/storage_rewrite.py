@@ -142,8 +142,10 @@ class _Rewriter(StmtExprMutator):
 
     def visit_alloc_buffer_(self, op: AllocBuffer):
         if id(op) in self.dropped:
-            # The buffer stays declared, as a view of the owner's memory.
-            return DeclBuffer(self._view(op.buffer))
+            # The buffer stays declared, as a view of the owner's memory; ``data`` is given
+            # explicitly, as the TVMScript parser does, so the function round-trips.
+            view = self._view(op.buffer)
+            return DeclBuffer(view, view.data)
         return op
 
     def visit_buffer_load_(self, op: BufferLoad):
