@@ -216,3 +216,16 @@ def test_trainer_errors(trained):
         trainer.predict()
     with pytest.raises(ValueError, match="function train_step"):
         trainer.update(np.zeros((7, 4), "float32"), np.zeros(8, "int64"))
+
+
+@pytest.mark.parametrize(
+    "module_name",
+    ["tvm.relax.vm.machine", "tvm.relax.training.loss", "tvm.relax.training.optimizer"],
+)
+def test_docstring_examples_run(module_name):
+    import doctest
+    import importlib
+
+    result = doctest.testmod(importlib.import_module(module_name), optionflags=doctest.ELLIPSIS)
+    assert result.attempted > 0
+    assert result.failed == 0

@@ -9,7 +9,7 @@ Examples
 >>> from tvm import relax
 >>> from tvm.relax.training.loss import MSELoss
 >>> f = MSELoss()(relax.TensorType((2, 3), "float32"), relax.TensorType((2, 3), "float32"))
->>> f.ret_ty
+>>> print(f.ret_ty)
 R.Tensor((), dtype="float32")
 """
 
