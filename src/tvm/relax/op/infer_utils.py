@@ -13,6 +13,7 @@ dims that are literally the same expression.
 from __future__ import annotations
 
 from ...ffi.structural import structural_equal
+from ..ir_types import IntImm64
 from ..ty import ObjectType, ShapeType, TensorType
 
 __all__ = [
@@ -25,6 +26,7 @@ __all__ = [
     "normalize_axes",
     "op_name",
     "prove_equal",
+    "reduced_tensor_type",
     "shape_arg_values",
     "shape_text",
     "simplify",
@@ -156,6 +158,23 @@ def make_tensor_type(shape_values, dtype, ndim=-1, vdevice=None):
     if shape_values is not None:
         return TensorType(list(shape_values), dtype, vdevice)
     return TensorType(None, dtype, vdevice, ndim)
+
+
+def reduced_tensor_type(data, axes, keepdims: bool, dtype: str):
+    """The type of reducing ``data`` (ndim known) over ``axes``: those dims are dropped, or
+    kept as 1 with ``keepdims``."""
+    out_ndim = data.ndim if keepdims else data.ndim - len(axes)
+    values = known_shape(data)
+    if values is None:
+        return make_tensor_type(None, dtype, out_ndim, data.vdevice)
+    out = []
+    for i, dim in enumerate(values):
+        if i in axes:
+            if keepdims:
+                out.append(IntImm64(1))
+        else:
+            out.append(dim)
+    return make_tensor_type(out, dtype, out_ndim, data.vdevice)
 
 
 def binary_dtype(call, lhs, rhs) -> str:

@@ -4,7 +4,14 @@ from __future__ import annotations
 
 from ....ir.type import TupleType
 from ...ir_types import IntImm64
-from ..infer_utils import known_shape, make_tensor_type, normalize_axis, same_type_as, tensor_arg
+from ..infer_utils import (
+    known_shape,
+    make_tensor_type,
+    normalize_axis,
+    reduced_tensor_type,
+    same_type_as,
+    tensor_arg,
+)
 
 
 def infer_argmax_argmin(call, _bb=None):
@@ -15,18 +22,7 @@ def infer_argmax_argmin(call, _bb=None):
         ndim = 0 if axis is None and not keepdims else -1
         return make_tensor_type(None, "int64", ndim, data.vdevice)
     axes = range(data.ndim) if axis is None else [normalize_axis(call, data.ndim, axis)]
-    out_ndim = data.ndim if keepdims else data.ndim - len(axes)
-    values = known_shape(data)
-    if values is None:
-        return make_tensor_type(None, "int64", out_ndim, data.vdevice)
-    out = []
-    for i, dim in enumerate(values):
-        if i in axes:
-            if keepdims:
-                out.append(IntImm64(1))
-        else:
-            out.append(dim)
-    return make_tensor_type(out, "int64", out_ndim, data.vdevice)
+    return reduced_tensor_type(data, axes, keepdims, "int64")
 
 
 def _check_axis(call, data):

@@ -2,8 +2,13 @@
 
 from __future__ import annotations
 
-from ...ir_types import IntImm64
-from ..infer_utils import known_shape, make_tensor_type, normalize_axes, tensor_args
+from ..infer_utils import (
+    known_shape,
+    make_tensor_type,
+    normalize_axes,
+    reduced_tensor_type,
+    tensor_args,
+)
 
 
 def infer_statistical(call, _bb=None):
@@ -17,18 +22,7 @@ def infer_statistical(call, _bb=None):
         return make_tensor_type(None, data.dtype, -1, data.vdevice)
     axes = range(data.ndim) if axis is None else normalize_axes(call, data.ndim, axis)
     axes = set(axes)
-    out_ndim = data.ndim if keepdims else data.ndim - len(axes)
-    values = known_shape(data)
-    if values is None:
-        return make_tensor_type(None, data.dtype, out_ndim, data.vdevice)
-    out = []
-    for i, dim in enumerate(values):
-        if i in axes:
-            if keepdims:
-                out.append(IntImm64(1))
-        else:
-            out.append(dim)
-    return make_tensor_type(out, data.dtype, out_ndim, data.vdevice)
+    return reduced_tensor_type(data, axes, keepdims, data.dtype)
 
 
 def infer_scan(call, _bb=None):
