@@ -545,6 +545,22 @@ def f(A: T.Buffer((T.int64(16),), "float32"), n: T.int64):
     for j in T.serial(T.int64(2), T.int64(8)):
         A[j] = T.float32(0.0)
 ''',
+    "local_allocs_in_s_tir": '''
+@T.prim_func(s_tir=True)
+def f(A: T.Buffer((4,), "int32")):
+    x = T.sblock_alloc_buffer((1,), "int32", scope="local")
+    for i in range(4):
+        with T.sblock("b"):
+            vi = T.axis.spatial(4, i)
+            x[0] = vi
+            A[vi] = x[0]
+    y = T.alloc_buffer((1,), "int32", scope="local")
+    z = T.alloc_buffer((1,), "float16", scope="local", align=16)
+    w = T.alloc_buffer((1, 1), "int32", scope="local")
+    y[0] = A[0]
+    z[0] = T.float16(1)
+    w[0, 0] = 1
+''',
 }
 
 
@@ -624,6 +640,24 @@ def f(A: T.Buffer((T.int64(16),), "float32"), n: T.int64):
         A[i] = T.Cast("float32", i * n + T.int64(1))
     for j in range(T.int64(2), T.int64(8)):
         A[j] = T.float32(0.0)""",
+    "local_allocs_in_s_tir": HEADER + """\
+@T.prim_func(s_tir=True)
+def f(A: T.Buffer((4,), "int32")):
+    # with T.sblock("root"):
+    x = T.sblock_alloc_buffer((1,), "int32", scope="local")
+    for i in range(4):
+        with T.sblock("b"):
+            vi = T.axis.spatial(4, i)
+            T.reads(x[0])
+            T.writes(x[0], A[vi])
+            x[0] = vi
+            A[vi] = x[0]
+    y = T.alloc_local((1,), "int32")
+    z = T.alloc_local((1,), "float16", align=16)
+    w = T.alloc_local((1, 1), "int32")
+    y[0] = A[0]
+    z[0] = T.float16(1.0)
+    w[0, 0] = 1""",
 }
 
 # Apache TVM 0.27: scheduled_pc(name).script()

@@ -344,10 +344,13 @@ def _assert(node, path, d):
 def _alloc_buffer(node, path, d):
     buf = node.buffer
     scope = buf.scope()
-    if scope in ("local", "shared") and not _buffer_kwargs(buf, d)[0][1:]:
+    if scope in ("local", "shared"):
+        # ``T.alloc_local((1,), "float16", align=16)``: the other keywords follow, as in TVM.
+        keys, values = _buffer_kwargs(buf, d)
         rhs = _t(d, f"alloc_{scope}").call(
             *([_dims(buf.shape, None, d)] + ([] if buf.dtype == "float32"
-                                             else [LiteralDoc(buf.dtype)]))
+                                             else [LiteralDoc(buf.dtype)])),
+            **dict(zip(keys[1:], values[1:])),
         )
     else:
         rhs = _buffer_decl(buf, attr_path(path, "buffer"), d, _t(d, "alloc_buffer"))
