@@ -7,6 +7,7 @@ from tvm.ir import assert_structural_equal
 from tvm.tirx import (
     AllocBuffer,
     BufferStore,
+    DeclBuffer,
     For,
     ForKind,
     IntImm,
@@ -36,7 +37,10 @@ def test_row_major_and_local_allocation():
     after = FlattenBuffer()(tvm.IRModule({"main": before}))["main"]
 
     A1, B1, T1 = (b.get_flattened_buffer() for b in (A, B, T))
+    # The flat views of the parameters are declared first, so the result is well-formed.
     expected = PrimFunc([A, B], SeqStmt([
+        DeclBuffer(A1, A1.data),
+        DeclBuffer(B1, B1.data),
         AllocBuffer(T1),
         _grid(i, j, 4, 8, BufferStore(B1, A1[i * 8 + j] * 2.0 + T1[1 * 3 + 2], [i * 8 + j])),
     ]))
@@ -51,7 +55,10 @@ def test_declared_strides():
     i, j = Var("i", "int32"), Var("j", "int32")
     before = PrimFunc([A], _grid(i, j, 4, 8, BufferStore(A, 1.0, [i, j])))
     after = FlattenBuffer()(tvm.IRModule({"main": before}))["main"]
-    store = after.body.body.body
+    decl, loops = after.body.seq
+    assert isinstance(decl, DeclBuffer) and decl.buffer.data is A.data
+    assert len(decl.buffer.shape) == 1
+    store = loops.body.body
     assert len(store.indices) == 1
     assert_structural_equal(store.indices[0], i * s + j * 1)
 
