@@ -215,3 +215,19 @@ def test_wrong_dtype_runtime_tensor_is_reported_by_parameter(vm):
     assert "dtype float64" in str(err.value)
     with pytest.raises(ValueError, match=r"function pair: parameter 0 \(x\)"):
         vm["pair"](b, a)
+
+
+def test_if_branch_values_are_not_planned_buffers():
+    # Branch results are the If's value (returned): they must be fresh on every call.
+    bb = relax.BlockBuilder()
+    c = relax.Var("c", relax.TensorType([], "bool"))
+    x = relax.Var("x", _f32(4))
+    with bb.function("main", [c, x]):
+        a = bb.emit_te(topi.add, x, x)
+        b = bb.emit_te(topi.multiply, x, x)
+        bb.emit_func_output(bb.emit(relax.If(c, a, b)))
+    vm = relax.VirtualMachine(relax.build(bb.get(), relax_pipeline=None), tvm.cpu())
+    v = np.arange(4, dtype="float32")
+    first = vm["main"](np.array(True), v)
+    vm["main"](np.array(True), v + 1)
+    np.testing.assert_array_equal(first.numpy(), 2 * v)

@@ -169,6 +169,12 @@ class _Gen:
                 super().visit_seq_expr_(seq)
                 _mark(seq.body)
 
+            def visit_if_(self, node):
+                super().visit_if_(node)
+                # A branch's value is the If's value: it may be returned.
+                _mark(node.true_branch)
+                _mark(node.false_branch)
+
             def visit_var_binding_(self, binding):
                 super().visit_var_binding_(binding)
                 if isinstance(binding.value, (Var, TupleGetItem, If)):
@@ -187,6 +193,7 @@ class _Gen:
                 _mark(expr.tuple_value)
 
         _Visitor().visit_expr(func)
+        _mark(func.body)
 
     # --- run-time parameter checks ----------------------------------------------------------
     def _lazy_dtype_params(self, func):
