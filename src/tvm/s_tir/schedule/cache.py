@@ -24,7 +24,15 @@ from ...tirx.stmt import (
 from ...tirx.stmt_functor import StmtExprMutator
 from .base import SBlockRV
 from .lookup import enclosing_block, scope_blocks
-from .state import iter_blocks, make_seq, new_buffer, relax_region, replace_stmts, seq_of
+from .state import (
+    common_prefix_len,
+    iter_blocks,
+    make_seq,
+    new_buffer,
+    relax_region,
+    replace_stmts,
+    seq_of,
+)
 
 __all__ = ["CachePrimitives", "SwapBuffer"]
 
@@ -93,12 +101,7 @@ def _write_back_site(path, scope_at, reader_paths):
     Returns ``(seq, index of that item)``; ``seq`` is ``None`` when the scope block's body is
     the writer's item itself.
     """
-    common = len(path)
-    for rp in reader_paths:
-        n = 0
-        while n < min(len(path), len(rp)) and path[n] is rp[n]:
-            n += 1
-        common = min(common, n)
+    common = common_prefix_len([path, *reader_paths])
     if not reader_paths:
         # No reader: right after the writer's top-level item of the scope body.
         common = min(len(path) - 1, scope_at + 2)
@@ -110,12 +113,7 @@ def _write_back_site(path, scope_at, reader_paths):
 
 def _lowest_common_seq(paths, scope_at):
     """The deepest ``SeqStmt`` on every path (below the scope block), or ``None``."""
-    common = min(len(p) for p in paths)
-    for p in paths[1:]:
-        n = 0
-        while n < common and p[n] is paths[0][n]:
-            n += 1
-        common = n
+    common = common_prefix_len(paths)
     for k in range(common - 1, scope_at, -1):
         if isinstance(paths[0][k], SeqStmt):
             return paths[0][k]
@@ -191,6 +189,17 @@ class CachePrimitives:
         new = new_buffer(buf.shape, buf.dtype, f"{buf.name}_{scope}", scope)
         return func_name, path, realize, buf, new
 
+    def _cache_commit(self, func_name, body, scope, new_scope, new, name, prim, kwargs,
+                      consumer_blocks):
+        """Allocate ``new`` in the rewritten scope, commit, record ``prim``; the copy block's RV."""
+        new_scope = new_scope.replace(alloc_buffers=tuple(new_scope.alloc_buffers) + (new,))
+        self._commit(func_name, replace_stmts(body, {id(scope): new_scope}))
+        rv = self._new_rv(SBlockRV, func_name, name)
+        if consumer_blocks is not None:
+            kwargs["consumer_blocks"] = list(consumer_blocks)
+        self._record(prim, kwargs=kwargs, outputs=[rv])
+        return rv
+
     def cache_read(self, block: SBlockRV | str, read_buffer_index, storage_scope: str,
                    consumer_blocks=None) -> SBlockRV:
         """Read the block's ``read_buffer_index``-th buffer through a copy in ``storage_scope``.
@@ -251,15 +260,10 @@ class CachePrimitives:
                 new_scope = scope.replace(body=make_seq(new_items))
             else:
                 new_scope = replace_stmts(scope, {id(seq): make_seq(new_items)})
-        new_scope = new_scope.replace(alloc_buffers=tuple(new_scope.alloc_buffers) + (new,))
-        self._commit(func_name, replace_stmts(body, {id(scope): new_scope}))
-        rv = self._new_rv(SBlockRV, func_name, name)
         kwargs = {"block": block, "read_buffer_index": read_buffer_index,
                   "storage_scope": storage_scope}
-        if consumer_blocks is not None:
-            kwargs["consumer_blocks"] = list(consumer_blocks)
-        self._record(prim, kwargs=kwargs, outputs=[rv])
-        return rv
+        return self._cache_commit(func_name, body, scope, new_scope, new, name, prim, kwargs,
+                                  consumer_blocks)
 
     def cache_write(self, block: SBlockRV | str, write_buffer_index, storage_scope: str,
                     consumer_blocks=None) -> SBlockRV:
@@ -297,12 +301,7 @@ class CachePrimitives:
             items[pos] = new_item
             items.insert(pos + 1, nest)
             new_scope = replace_stmts(scope, {id(seq): make_seq(items)})
-        new_scope = new_scope.replace(alloc_buffers=tuple(new_scope.alloc_buffers) + (new,))
-        self._commit(func_name, replace_stmts(body, {id(scope): new_scope}))
-        rv = self._new_rv(SBlockRV, func_name, name)
         kwargs = {"block": block, "write_buffer_index": write_buffer_index,
                   "storage_scope": storage_scope}
-        if consumer_blocks is not None:
-            kwargs["consumer_blocks"] = list(consumer_blocks)
-        self._record(prim, kwargs=kwargs, outputs=[rv])
-        return rv
+        return self._cache_commit(func_name, body, scope, new_scope, new, name, prim, kwargs,
+                                  consumer_blocks)

@@ -19,7 +19,7 @@ from ...tirx.generic import const
 from ...tirx.stmt import For, ForKind, IterVar, SeqStmt
 from ...tirx.stmt_functor import substitute
 from .base import ExprRV, LoopRV, SBlockRV
-from .state import const_int, iter_blocks, make_seq, replace_stmts
+from .state import common_prefix_len, const_int, iter_blocks, make_seq, replace_stmts
 
 __all__ = ["LoopPrimitives", "simplify_bindings"]
 
@@ -262,12 +262,7 @@ class LoopPrimitives:
             raise ValueError("merge: the loops belong to different functions")
         func_name = found[0][0]
         paths = [p for _, p in found]
-        common = min(len(p) for p in paths)
-        for p in paths[1:]:
-            n = 0
-            while n < common and p[n] is paths[0][n]:
-                n += 1
-            common = n
+        common = common_prefix_len(paths)
         seq = paths[0][common - 1]
         chains = [p[common:] for p in paths]
         nodes = [p[-1] for p in paths]

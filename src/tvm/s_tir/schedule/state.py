@@ -29,6 +29,7 @@ __all__ = [
     "ScheduleState",
     "StmtSRef",
     "children",
+    "common_prefix_len",
     "const_int",
     "find_path",
     "iter_blocks",
@@ -215,6 +216,17 @@ def find_path(root, pred):
         for child in reversed(children(node)):
             stack.append((child, path + (child,)))
     return None
+
+
+def common_prefix_len(paths):
+    """How many leading nodes all ``paths`` (ancestor lists) share, compared by identity."""
+    common = min(len(p) for p in paths)
+    for p in paths[1:]:
+        n = 0
+        while n < common and p[n] is paths[0][n]:
+            n += 1
+        common = n
+    return common
 
 
 def iter_blocks(root):
