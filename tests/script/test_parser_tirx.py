@@ -168,7 +168,7 @@ def test_binds_and_stores():
         """
 @T.prim_func
 def f(A: T.Buffer((4,), "float32"), B: T.Buffer((4,), "int64"), n: T.int32):
-    x: T.int32 = n + 1
+    x: T.let[T.int32] = n + 1
     y: T.let[T.int32] = x * 2
     z = T.Bind(T.float32(0.5))
     w = y + 1
@@ -502,7 +502,7 @@ def test_unknown_axis_kind():
         ("    T.init()\n", "T.init() must be used in a `with` statement"),
         ("    with A[0]:\n        pass\n", "Expected a TIR scope such as T.sblock(...)"),
         ("    for i, j in range(4):\n        pass\n", "The loop binds 1 variable(s) to 2 names"),
-        ("    x: T.int32\n", "x needs a value"),
+        ("    x: T.let[T.int32]\n", "x needs a value"),
     ],
 )
 def test_error_messages(body, words):
@@ -619,11 +619,11 @@ def f(A: T.Buffer((4, 4), "float32")):
 
 
 def test_rebinding_a_scalar_is_an_error_not_a_new_variable():
-    # In Apache TVM 0.27 ``x = x - 1`` stores into a mutable scalar; a silent new variable
-    # here would change what the loop does.
+    # A let-bound variable is immutable (``x: T.int32 = 3`` would be a mutable one-element
+    # buffer, as in TVM 0.27); a silent new variable here would change what the loop does.
     program = (
         '@T.prim_func\ndef main(A: T.Buffer((4,), "int32")):\n'
-        "    x: T.int32 = 3\n"
+        "    x: T.let[T.int32] = 3\n"
         "    while x > 0:\n"
         "        x = x - 1\n"
     )

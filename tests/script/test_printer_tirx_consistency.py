@@ -790,17 +790,70 @@ def main(A: T.Buffer((T.int64(8), T.int64(8)), "float32"), C: T.Buffer((T.int64(
     _roundtrip(func)
 
 
-def test_bare_scalar_annotation_is_a_bind_here():
-    # Known difference: TVM 0.27 parses ``x: T.int32 = v`` as a one-element local buffer
-    # (it prints a Bind as ``x: T.let[T.int32] = v``); here it is a Bind, printed TVM's way.
+def test_bare_scalar_annotation_is_a_one_element_buffer():
+    # As in TVM 0.27: ``x: T.int32 = v`` allocates a local (1,) buffer; ``x`` reads x[0] and
+    # ``x = w`` stores into it; ``x: T.let[T.int32] = v`` is a Bind.
     func = from_source("""
-@T.prim_func(private=True)
-def main(A: T.Buffer((4,), "int32"), n: T.int32):
-    x: T.int32 = n + 1
-    A[0] = x
+@T.prim_func
+def f(A: T.Buffer((4,), "int32")):
+    x: T.int32 = 3
+    x = x + 1
+    for i in range(4):
+        A[i] = x
+    y: T.int32
 """)
-    assert isinstance(func.body.seq[0], S.Bind)
-    assert func.script() == EXPECTED_SOURCES["bind_let"]
+    alloc, store, again, loop, alloc_y = func.body.seq
+    assert isinstance(alloc, S.AllocBuffer) and alloc.buffer.scope() == "local"
+    assert [int(d) for d in alloc.buffer.shape] == [1] and alloc.buffer.name == "x"
+    assert store.buffer is alloc.buffer and again.buffer is alloc.buffer
+    assert isinstance(again.value.a, S.BufferLoad) and loop.body.value.buffer is alloc.buffer
+    assert isinstance(alloc_y, S.AllocBuffer)
+    # Apache TVM 0.27: the same source, parsed and printed.
+    assert func.script() == HEADER + """\
+@T.prim_func
+def f(A: T.Buffer((4,), "int32")):
+    x: T.int32 = 3
+    x = x + 1
+    for i in range(4):
+        A[i] = x
+    y: T.int32"""
+    _roundtrip(func)
+
+
+def test_one_element_buffers_print_as_scalars_outside_s_tir():
+    # Apache TVM 0.27's text for each source (an s_tir function keeps the buffer form).
+    plain = from_source("""
+@T.prim_func
+def f(A: T.Buffer((4,), "int32")):
+    y = T.alloc_buffer((1,), "int32", scope="local")
+    z = T.alloc_buffer((1,), "float16", scope="local", align=16)
+    y[0] = A[0]
+    z[0] = T.float16(1)
+    A[1] = y[0]
+""")
+    assert plain.script() == HEADER + """\
+@T.prim_func
+def f(A: T.Buffer((4,), "int32")):
+    y: T.int32
+    z = T.alloc_local((1,), "float16", align=16)
+    y = A[0]
+    z[0] = T.float16(1.0)
+    A[1] = y"""
+    _roundtrip(plain)
+    s_tir = from_source("""
+@T.prim_func(s_tir=True)
+def f(A: T.Buffer((4,), "int32")):
+    y = T.alloc_buffer((1,), "int32", scope="local")
+    y[0] = A[0]
+    A[1] = y[0]
+""")
+    assert s_tir.script() == HEADER + """\
+@T.prim_func(s_tir=True)
+def f(A: T.Buffer((4,), "int32")):
+    y = T.alloc_local((1,), "int32")
+    y[0] = A[0]
+    A[1] = y[0]"""
+    _roundtrip(s_tir)
 
 
 def test_buffer_aliasing_a_parameter_prints_its_data():

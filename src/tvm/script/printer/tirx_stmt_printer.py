@@ -179,9 +179,26 @@ def _buffer(buf, path, d):
     return IdDoc(buf.name)
 
 
+def _is_scalar_buffer(buf) -> bool:
+    """A one-element ``"local"`` buffer without other options: TVM 0.27 prints it as a
+    scalar (``x: T.int32 = v``, reads ``x``, stores ``x = v``) outside s_tir functions."""
+    return (len(buf.shape) == 1 and isinstance(buf.shape[0], tirx.IntImm)
+            and buf.shape[0].value == 1 and buf.scope() == "local" and not buf.strides
+            and (buf.elem_offset is None or _is_zero(buf.elem_offset))
+            and buf.data_alignment == 64 and buf.offset_factor == 1 and buf.buffer_type != 2
+            and not buf.axis_separators)
+
+
+def _scalar_access(node, d) -> bool:
+    return (id(node.buffer) in d.state.get("scalar_buffers", ()) and len(node.indices) == 1
+            and _is_zero(node.indices[0]))
+
+
 @register_printer(_stmt.BufferLoad)
 def _buffer_load(node, path, d):
     buf = d.as_doc(node.buffer, attr_path(path, "buffer"))
+    if _scalar_access(node, d):
+        return buf
     indices = [d.as_doc(i, item_path(attr_path(path, "indices"), k))
                for k, i in enumerate(node.indices)]
     return IndexDoc(buf, indices)
@@ -221,7 +238,24 @@ def _stmts(stmt, path, d) -> list:
     if isinstance(stmt, _stmt.SeqStmt):
         out = []
         seq_path = attr_path(path, "seq")
+        skip = False
         for i, item in enumerate(stmt.seq):
+            if skip:
+                skip = False
+                continue
+            nxt = stmt.seq[i + 1] if i + 1 < len(stmt.seq) else None
+            if (isinstance(item, _stmt.AllocBuffer) and isinstance(nxt, _stmt.BufferStore)
+                    and nxt.buffer is item.buffer and _scalar_sugar(item.buffer, d)
+                    and not item.annotations):
+                # ``x: T.int32 = v``: a scalar buffer and its first store, as TVM 0.27.
+                decl = d.as_doc(item, item_path(seq_path, i))
+                store = d.as_doc(nxt, item_path(seq_path, i + 1))
+                skip = True
+                if isinstance(store.lhs, IdDoc):
+                    out.append(AssignDoc(decl.lhs, store.rhs, decl.annotation))
+                else:
+                    out.extend([decl, store])
+                continue
             out.extend(_stmts(item, item_path(seq_path, i), d))
         return out
     doc = d.as_doc(stmt, path)
@@ -256,6 +290,8 @@ def _buffer_store(node, path, d):
     indices = [_store_index_doc(i, item_path(attr_path(path, "indices"), k), d)
                for k, i in enumerate(node.indices)]
     value = d.as_doc(node.value, attr_path(path, "value"))
+    if _scalar_access(node, d):
+        return AssignDoc(buf, value)
     return AssignDoc(IndexDoc(buf, indices), value)
 
 
@@ -340,9 +376,17 @@ def _assert(node, path, d):
     return AssertDoc(cond, TupleDoc([kind_doc, ListDoc(parts)]))
 
 
+def _scalar_sugar(buf, d) -> bool:
+    return d.state.get("scalar_sugar", False) and _is_scalar_buffer(buf)
+
+
 @register_printer(_stmt.AllocBuffer)
 def _alloc_buffer(node, path, d):
     buf = node.buffer
+    if _scalar_sugar(buf, d) and not node.annotations:
+        # ``x: T.int32``; its loads print ``x`` and its stores ``x = v``.
+        d.state.setdefault("scalar_buffers", set()).add(id(buf))
+        return AssignDoc(_define_buffer(buf, d), None, _t(d, buf.dtype))
     scope = buf.scope()
     if scope in ("local", "shared"):
         # ``T.alloc_local((1,), "float16", align=16)``: the other keywords follow, as in TVM.
@@ -581,9 +625,12 @@ def _prim_func(func, path, d):
     if name is None:
         name = d.cfg.name or symbol or "main"
     saved = {
-        key: d.state.get(key) for key in ("in_relax", "func_decls", "decl_frame", "later_params")
+        key: d.state.get(key)
+        for key in ("in_relax", "func_decls", "decl_frame", "later_params", "scalar_sugar")
     }
     d.state["in_relax"] = False
+    # TVM 0.27 prints one-element local buffers as scalars outside s_tir functions only.
+    d.state["scalar_sugar"] = not (attrs.get("s_tir", False) or _is_root_realize(func.body))
     # A scalar parameter used in an earlier parameter's buffer shape prints there as a string
     # (``A: T.Buffer(("n",), ...), n: T.int64``), as in TVM 0.27; see ``tirx_printer._var``.
     d.state["later_params"] = {

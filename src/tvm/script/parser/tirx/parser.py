@@ -7,10 +7,10 @@ Each statement drives the TIR IR builder (:mod:`tvm.script.ir_builder.tirx`):
 * ``A[i, j] = v`` stores (``A[i] += v`` too), ``x: T.int32 = v``, ``x: T.let[T.int32] = v``
   and ``x = <PrimExpr>`` bind a new variable (``Bind``), ``n = T.int32()`` declares a symbolic
   variable, ``B = T.alloc_buffer(...)`` (and the other buffer calls) names the buffer;
-  the printer writes a ``Bind`` as ``x: T.let[T.int32] = v``, as TVM 0.27 does. Known
-  difference: TVM 0.27 reads the bare ``x: T.int32 = v`` as a one-element ``"local"`` buffer
-  (later ``x`` loads it, ``x = w`` stores to it); here it stays a ``Bind`` (no scalar-buffer
-  form is parsed or printed yet);
+  the printer writes a ``Bind`` as ``x: T.let[T.int32] = v``, as TVM 0.27 does;
+* as in TVM 0.27, the bare ``x: T.int32 = v`` (or ``x: T.int32``) allocates a one-element
+  ``"local"`` buffer ``x`` and stores ``v`` into it; afterwards ``x`` reads ``x[0]`` and
+  ``x = w`` stores ``w`` into it;
 * a bare expression statement is evaluated (``T.evaluate`` for a value, nothing for a builder
   call such as ``T.reads``); ``assert c, msg`` is an ``AssertStmt``.
 
@@ -239,6 +239,12 @@ def _bind_name(parser: Parser, target: ast.AST, value: Any) -> None:
         parser.report_error(target, f"Unsupported assignment target: {type(target).__name__}")
     name = target.id
     frame = _func_frame()
+    current = parser.var_table.lookup(name, None)
+    if isinstance(current, _stmt.BufferLoad) and isinstance(value, (PrimExpr, bool, int, float)):
+        # ``x = v`` after ``x: T.int32 = ...``: a store into the one-element buffer. Only that
+        # annotation binds a name to a load (``x = A[0]`` binds a new variable).
+        B.buffer_store(current.buffer, value, list(current.indices))
+        return
     _check_not_rebinding(parser, name, frame)
     if isinstance(value, LaunchThreadFrame):
         # ``bx = T.launch_thread("blockIdx.x", 4)``: open until the end of the body.
@@ -275,9 +281,9 @@ def _check_not_rebinding(parser: Parser, name: str, frame) -> None:
     current = parser.var_table.lookup(name, None)
     if frame is not None and isinstance(current, Var) and id(current) in frame.bound_vars:
         raise ValueError(
-            f"Variable {name} is already bound: TIR variables are immutable. Apache TVM 0.27 "
-            "would store into a one-element local buffer here, which this parser does not "
-            f"model; use a new name, or T.alloc_buffer((1,), scope=\"local\") and {name}[0]"
+            f"Variable {name} is already bound: TIR variables are immutable; use a new name, "
+            f"or declare it as `{name}: T.{current.dtype} = value` (a one-element local "
+            "buffer, as in Apache TVM 0.27) to assign it again"
         )
 
 
@@ -355,21 +361,30 @@ def _visit_ann_assign(parser: Parser, node: ast.AnnAssign) -> None:
     if dtype is None:
         parser.report_error(node.annotation,
                             f"Expected a scalar annotation such as T.int32, got {ann!r}")
-    if node.value is None:
+    is_let = isinstance(ann, LetAnnotation)
+    if node.value is None and is_let:
         parser.report_error(node, f"{ast.unparse(node.target)} needs a value")
     if not isinstance(node.target, ast.Name):
         parser.report_error(node.target, "Only a name can be bound with an annotation")
-    _check_not_rebinding(parser, node.target.id, _func_frame())
-    value = parser.eval_expr(node.value)
+    name = node.target.id
+    _check_not_rebinding(parser, name, _func_frame())
+    value = None if node.value is None else parser.eval_expr(node.value)
     if isinstance(value, PrimExpr) and value.dtype != dtype:
         parser.report_error(
-            node, f"The value of {node.target.id} has dtype {value.dtype}, annotated {dtype}"
+            node, f"The value of {name} has dtype {value.dtype}, annotated {dtype}"
         )
-    # ``x: T.int32 = v`` is a Bind here; TVM 0.27 makes it a one-element local buffer (see
-    # the module docstring). ``x: T.let[T.int32] = v`` is a Bind in both.
-    var = Var(node.target.id, dtype)
+    if not is_let:
+        # TVM 0.27: ``x: T.int32 = v`` is a one-element local buffer; ``x`` then reads x[0].
+        buf = B.alloc_buffer((1,), dtype, scope="local")
+        B.name_buffer(buf, name)
+        if value is not None:
+            B.buffer_store(buf, value, [tirx.IntImm("int32", 0)])
+        load = _stmt.BufferLoad(buf, [tirx.IntImm("int32", 0)])
+        parser.var_table.add(name, load, allow_shadowing=True)
+        return
+    var = Var(name, dtype)
     B.Bind(value, var=var)
-    parser.var_table.add(node.target.id, var, allow_shadowing=True)
+    parser.var_table.add(name, var, allow_shadowing=True)
 
 
 # --- expression statements -------------------------------------------------------------------
