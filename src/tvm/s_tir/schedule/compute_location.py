@@ -358,6 +358,20 @@ class ComputeLocationPrimitives:
         body = self.mod[func_name].body
         self._commit(func_name, replace_stmts(body, {id(realize): None, id(target): new_loop}))
 
+    def _deps_under(self, target, deps, blk, role, prim):
+        """``(realize, path)`` of the ``deps`` (``role``: consumer/producer of ``blk``) under
+        loop ``target``; all of them must be there."""
+        under = [(r, p) for r, p in iter_blocks(target) if any(r is c for c in deps)]
+        if deps and not under:
+            raise self._error(
+                prim, f"The loop {target.loop_var.name} is not an ancestor of any {role} of "
+                f"block {blk.name_hint!r}", [target, blk])
+        if len(under) != len(deps):
+            raise self._error(
+                prim, f"Not all {role}s of block {blk.name_hint!r} are under loop "
+                f"{target.loop_var.name}", [target, blk])
+        return under
+
     def compute_at(self, block: SBlockRV | str, loop, preserve_unit_loops: bool = False,
                    index: int = -1) -> None:
         """Move a producer block under ``loop``, computing what each iteration's consumers
@@ -372,15 +386,7 @@ class ComputeLocationPrimitives:
                               [blk])
         write = blk.writes[0]
         cons = consumers(body, bpath)
-        under = [(r, p) for r, p in iter_blocks(target) if any(r is c for c in cons)]
-        if cons and not under:
-            raise self._error(
-                prim, f"The loop {target.loop_var.name} is not an ancestor of any consumer of "
-                f"block {blk.name_hint!r}", [target, blk])
-        if len(under) != len(cons):
-            raise self._error(
-                prim, f"Not all consumers of block {blk.name_hint!r} are under loop "
-                f"{target.loop_var.name}", [target, blk])
+        under = self._deps_under(target, cons, blk, "consumer", prim)
         region_of = {}
         if under:  # without consumers the whole domain is computed, as in TVM
             region = self._needed(under, write.buffer, "reads", lpath)
@@ -401,14 +407,7 @@ class ComputeLocationPrimitives:
         blk = realize.block
         body = self.mod[func_name].body
         prods = producers(body, bpath)
-        under = [(r, p) for r, p in iter_blocks(target) if any(r is c for c in prods)]
-        if prods and not under:
-            raise self._error(
-                prim, f"The loop {target.loop_var.name} is not an ancestor of any producer of "
-                f"block {blk.name_hint!r}", [target, blk])
-        if len(under) != len(prods):
-            raise self._error(prim, f"Not all producers of block {blk.name_hint!r} are under "
-                              f"loop {target.loop_var.name}", [target, blk])
+        under = self._deps_under(target, prods, blk, "producer", prim)
         region_of = {}
         if under:  # without producers the whole domain is computed, as in TVM
             produced = {id(w.buffer) for r, _ in under for w in r.block.writes}
