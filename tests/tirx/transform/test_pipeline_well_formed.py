@@ -7,6 +7,7 @@ gone, and ``func.script()`` must parse back (``tvm.script.from_source``) to a st
 equal function.
 """
 
+import numpy as np
 import pytest
 
 import tvm
@@ -14,6 +15,7 @@ from tvm import s_tir, te
 from tvm.tirx import compilation_pipeline as cp
 from tvm.tirx.analysis import verify_tirx_well_formed, verify_well_formed
 from tvm.tirx.instrument import WellFormedInstrument, has_sblock, verify_after_pass
+from tvm.tirx.interpreter import run_prim_func
 
 
 # --- corpus: te computes --------------------------------------------------------------------
@@ -221,6 +223,46 @@ def test_unrolled_is_well_formed_after_every_pass_and_round_trips_after_all_but_
     assert "+ 0]" not in mod["main"].script()  # the following StmtSimplify cleaned it
 
 
+# --- numbers: each pass keeps what the function computes --------------------------------------
+def _random_args(func, seed=0):
+    """One float32 array per buffer parameter; symbolic dimensions are given the size 5."""
+    rng = np.random.default_rng(seed)
+    args = []
+    for buf in func.buffer_map.values():
+        shape = tuple(int(d.value) if hasattr(d, "value") else 5 for d in buf.shape)
+        args.append(rng.standard_normal(shape).astype("float32"))
+    return args
+
+
+@pytest.mark.parametrize("name", sorted(CORPUS))
+def test_every_pass_keeps_the_numbers(name):
+    func = CORPUS[name]()
+    inputs = _random_args(func)
+    expected = [a.copy() for a in inputs]
+    run_prim_func(func, expected)  # the interpreter runs SBlock functions too
+    mod = tvm.IRModule({"main": func})
+    for p in _pipeline_passes():
+        if p.info.name == "tirx.MakePackedAPI":
+            break  # the packed calling convention takes other arguments
+        mod = p(mod)
+        got = [a.copy() for a in inputs]
+        run_prim_func(mod["main"], got)
+        for g, e in zip(got, expected):
+            np.testing.assert_allclose(g, e, rtol=1e-5, atol=1e-6, err_msg=p.info.name)
+
+
+def test_reference_numbers_match_numpy():
+    # The interpreter's result on the unlowered functions, which the test above uses as its
+    # reference, is itself checked against NumPy for two of the corpus functions.
+    a, b, c = _random_args(_matmul())
+    run_prim_func(_matmul(), [a, b, c])
+    np.testing.assert_allclose(c, a @ b, rtol=1e-5, atol=1e-5)
+    x, out = _random_args(_softmax_rows())
+    run_prim_func(_softmax_rows(), [x, out])
+    e = np.exp(x - x.max(axis=1, keepdims=True))
+    np.testing.assert_allclose(out, e / e.sum(axis=1, keepdims=True), rtol=1e-5, atol=1e-6)
+
+
 # --- the two fixed bugs, pinned ---------------------------------------------------------------
 def test_convert_blocks_to_opaque_rewrites_reads_and_writes():
     mod = tvm.IRModule({"main": _reduction()})
@@ -249,11 +291,23 @@ def test_flatten_buffer_declares_the_flat_parameter_views():
 
 
 def test_opaque_block_may_use_enclosing_loop_vars_but_not_a_block_with_iterators():
+    from tvm.tirx.stmt_functor import StmtExprMutator, substitute
+
     mod = tvm.IRModule({"main": _elementwise()})
-    opaque = s_tir.transform.ConvertBlocksToOpaque()(mod)
-    assert verify_well_formed(opaque)
-    # Before the conversion, the body of block "B" reads only v_i/v_j: fine too.
     assert verify_well_formed(mod)
+    assert verify_well_formed(s_tir.transform.ConvertBlocksToOpaque()(mod))
+
+    class UseLoopVarsInBody(StmtExprMutator):
+        # Keep the block's iterators but let its body read the loop variables directly.
+        def visit_sblock_realize_(self, op):
+            op = super().visit_sblock_realize_(op)
+            block = op.block
+            vmap = {iv.var: v for iv, v in zip(block.iter_vars, op.iter_values)}
+            return op.replace(block=block.replace(body=substitute(block.body, vmap)))
+
+    bad = mod["main"].with_body(UseLoopVarsInBody()(mod["main"].body))
+    with pytest.raises(ValueError, match='loop variable i inside block "B"'):
+        verify_well_formed(bad)
 
 
 # --- the instrument ---------------------------------------------------------------------------
