@@ -125,6 +125,14 @@ def _rfactor():
     return sch.mod["main"]
 
 
+def _symbolic_split_parallel():
+    sch = s_tir.Schedule(_symbolic_elementwise())
+    i, j = sch.get_loops(sch.get_sblock("B"))
+    sch.split(j, factors=[None, 3])  # 4 = 2 * 3 - 2: a predicate guards the tail
+    sch.parallel(i)  # over the symbolic extent n
+    return sch.mod["main"]
+
+
 def _unrolled():
     sch = s_tir.Schedule(_two_stage())
     _, j = sch.get_loops(sch.get_sblock("C"))
@@ -147,6 +155,7 @@ CORPUS = {
     "compute_at": _compute_at,
     "cache_write": _cache_write,
     "rfactor": _rfactor,
+    "symbolic_split_parallel": _symbolic_split_parallel,
     "unrolled": _unrolled,
 }
 
@@ -221,6 +230,35 @@ def test_unrolled_is_well_formed_after_every_pass_and_round_trips_after_all_but_
     names, mod = _lower_checking_each_pass(_unrolled(), round_trip_exempt={"tirx.UnrollLoop"})
     assert "tirx.UnrollLoop" in names
     assert "+ 0]" not in mod["main"].script()  # the following StmtSimplify cleaned it
+
+
+def _thread_bound():
+    sch = s_tir.Schedule(_elementwise())
+    i, j = sch.get_loops(sch.get_sblock("B"))
+    sch.bind(i, "blockIdx.x")
+    sch.bind(j, "threadIdx.x")
+    return sch.mod["main"]
+
+
+def test_thread_bound_function_is_well_formed_until_split_host_device_refuses_it():
+    # Device code generation does not exist here: SplitHostDevice says so; every pass before
+    # it leaves well-formed IR that round-trips (the thread-bound loops stay as they are).
+    mod = tvm.IRModule({"main": _thread_bound()})
+    for p in _pipeline_passes():
+        if p.info.name == "tirx.SplitHostDevice":
+            with pytest.raises(ValueError, match="thread-bound loops; device code generation"):
+                p(mod)
+            break
+        mod = p(mod)
+        f = mod["main"]
+        if has_sblock(f):
+            assert verify_well_formed(f)
+        else:
+            assert verify_tirx_well_formed(f)
+        _check_round_trip(f, f"after {p.info.name}")
+    else:
+        pytest.fail("the pipeline has no SplitHostDevice")
+    assert 'T.thread_binding(8, thread="threadIdx.x")' in mod["main"].script()
 
 
 # --- numbers: each pass keeps what the function computes --------------------------------------

@@ -4,7 +4,8 @@ Every buffer used in the body (parameters' buffers, ``AllocBuffer``, ``DeclBuffe
 replaced by a 1-D view of the same ``data`` variable, and each access ``A[i, j]`` by
 ``A_flat[i * stride_0 + j * stride_1 + elem_offset]`` (row-major strides unless the buffer
 declares its own). The function's ``buffer_map`` keeps the original N-D buffers, since they
-describe the arguments the packed API checks. Requires: no ``SBlock`` left (run the s_tir
+describe the arguments the packed API checks; the flat views of those parameters are declared
+(``DeclBuffer``) at the top of the body, as TVM does, so the result is well-formed. Requires: no ``SBlock`` left (run the s_tir
 lowering first). ``axis_separators`` are not supported (a ``ValueError`` names the buffer).
 
 Before::
@@ -14,6 +15,8 @@ Before::
 
 After::
 
+    A_1 = A.view(32)
+    B_1 = B.view(32)
     for i, j in T.grid(4, 8):
         B_1[i * 8 + j] = A_1[i * 8 + j] * T.float32(2)
 """
