@@ -113,18 +113,14 @@ register_gradient("relax.squeeze", _reshape_back)
 register_gradient("relax.flatten", _reshape_back)
 
 
-@register_gradient("relax.collapse_sum_to")
-def _collapse_sum_to_grad(orig_var, orig_call, output_grad, ctx):
+def _broadcast_back(orig_var, orig_call, output_grad, ctx):
     grads = no_grad_all(orig_call)
     grads[0] = broadcast_to(output_grad, shape_of(orig_call.args[0]))
     return grads
 
 
-@register_gradient("relax.collapse_sum_like")
-def _collapse_sum_like_grad(orig_var, orig_call, output_grad, ctx):
-    grads = no_grad_all(orig_call)
-    grads[0] = broadcast_to(output_grad, shape_of(orig_call.args[0]))
-    return grads
+register_gradient("relax.collapse_sum_to", _broadcast_back)
+register_gradient("relax.collapse_sum_like", _broadcast_back)
 
 
 @register_gradient("relax.flip")

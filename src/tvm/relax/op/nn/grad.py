@@ -381,15 +381,25 @@ def _norm_axes(call, x):
     return axes
 
 
+def _centered_var(ctx, x, axes):
+    """``x - mean(x)`` (emitted) and the variance over ``axes``, both keeping dims."""
+    centered = ctx.emit(subtract(x, mean(x, axes, keepdims=True)))
+    return centered, mean(multiply(centered, centered), axes, keepdims=True)
+
+
+def _inv_std_xhat(ctx, centered, var, epsilon, like):
+    """``1 / sqrt(var + eps)`` and the normalized input, both emitted (dtype of ``like``)."""
+    inv_std = ctx.emit(divide(scalar(1.0, like), sqrt(add(var, scalar(float(epsilon), like)))))
+    return inv_std, ctx.emit(multiply(centered, inv_std))
+
+
 @register_gradient("relax.nn.layer_norm")
 def _layer_norm_grad(orig_var, orig_call, output_grad, ctx):
     x, gamma, beta = orig_call.args
     attrs = orig_call.attrs
     axes = _norm_axes(orig_call, x)
-    centered = ctx.emit(subtract(x, mean(x, axes, keepdims=True)))
-    var = mean(multiply(centered, centered), axes, keepdims=True)
-    inv_std = ctx.emit(divide(scalar(1.0, x), sqrt(add(var, scalar(float(attrs.epsilon), x)))))
-    xhat = ctx.emit(multiply(centered, inv_std))
+    centered, var = _centered_var(ctx, x, axes)
+    inv_std, xhat = _inv_std_xhat(ctx, centered, var, attrs.epsilon, x)
     grads = [None, no_grad(gamma), no_grad(beta)]
     dxhat = output_grad
     if attrs.scale:
@@ -444,13 +454,11 @@ def _batch_norm_grad(orig_var, orig_call, output_grad, ctx):
     g_mean, g_var = TupleGetItem(output_grad, 1), TupleGetItem(output_grad, 2)
     momentum = float(attrs.momentum)
     if attrs.training:
-        centered = ctx.emit(subtract(x, mean(x, reduce, keepdims=True)))
-        var = mean(multiply(centered, centered), reduce, keepdims=True)
+        centered, var = _centered_var(ctx, x, reduce)
     else:
         centered = ctx.emit(subtract(x, per_channel(moving_mean)))
         var = per_channel(moving_var)
-    inv_std = ctx.emit(divide(scalar(1.0, x), sqrt(add(var, scalar(float(attrs.epsilon), x)))))
-    xhat = ctx.emit(multiply(centered, inv_std))
+    inv_std, xhat = _inv_std_xhat(ctx, centered, var, attrs.epsilon, x)
     dxhat = ctx.emit(multiply(g, per_channel(gamma))) if attrs.scale else g
     grads = [None, no_grad(gamma), no_grad(beta), None, None]
     if attrs.scale:
@@ -523,10 +531,8 @@ def _group_norm_grad(orig_var, orig_call, output_grad, ctx):
     channel_shape = [dims[ch] if i == ch else 1 for i in range(ndim)]
 
     xg = reshape(x, grouped)
-    centered = ctx.emit(subtract(xg, mean(xg, axes, keepdims=True)))
-    var = mean(multiply(centered, centered), axes, keepdims=True)
-    inv_std = ctx.emit(divide(scalar(1.0, x), sqrt(add(var, scalar(float(attrs.epsilon), x)))))
-    xhat_g = ctx.emit(multiply(centered, inv_std))
+    centered, var = _centered_var(ctx, xg, axes)
+    inv_std, xhat_g = _inv_std_xhat(ctx, centered, var, attrs.epsilon, x)
     grads = [None, no_grad(gamma), no_grad(beta)]
     dxhat = output_grad
     if attrs.scale:
