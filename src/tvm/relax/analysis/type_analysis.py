@@ -100,12 +100,7 @@ def struct_info_base_check(base: Type, derived: Type) -> BaseCheckResult:
     if isinstance(base, TupleType):
         if len(base.fields) != len(derived.fields):
             return _F0
-        result = _PASS
-        for b, d in zip(base.fields, derived.fields):
-            result = min(result, struct_info_base_check(b, d))
-            if result == _F0:
-                break
-        return result
+        return _pairwise_check(base.fields, derived.fields)
     if isinstance(base, FuncType):
         return _func_check(base, derived)
     if isinstance(base, PackedFuncType):
@@ -152,13 +147,21 @@ def _func_check(base, derived):
         return _F2
     if len(base.params) != len(derived.params):
         return _F0
+    # As in TVM, parameters are compared covariantly (not contravariantly), for simplicity.
+    result = _pairwise_check(base.params, derived.params)
+    if result == _F0:
+        return result
+    return min(result, struct_info_base_check(base.ret, derived.ret))
+
+
+def _pairwise_check(bases, deriveds):
+    """The weakest base check over paired types (stopping at the first failure)."""
     result = _PASS
-    for b, d in zip(base.params, derived.params):
-        # As in TVM, parameters are compared covariantly (not contravariantly), for simplicity.
+    for b, d in zip(bases, deriveds):
         result = min(result, struct_info_base_check(b, d))
         if result == _F0:
-            return result
-    return min(result, struct_info_base_check(base.ret, derived.ret))
+            break
+    return result
 
 
 type_base_check = struct_info_base_check
