@@ -280,6 +280,15 @@ def _param_shape(x, axes):
     return [x.shape[i] if i in axes else 1 for i in range(x.ndim)]
 
 
+def _scale_center(out, attrs, gamma, beta, shape):
+    """A normalized ``out`` times ``gamma`` / plus ``beta`` (reshaped to ``shape``) as asked."""
+    if attrs.scale:
+        out = out * _f64(gamma).reshape(shape)
+    if attrs.center:
+        out = out + _f64(beta).reshape(shape)
+    return out
+
+
 @register_reference("nn.layer_norm")
 def _layer_norm(attrs, x, gamma, beta):
     v = _f64(x)
@@ -288,10 +297,7 @@ def _layer_norm(attrs, x, gamma, beta):
     var = v.var(axis=axes, keepdims=True)
     out = (v - mean) / np.sqrt(var + attrs.epsilon)
     shape = _param_shape(x, attrs.axes)
-    if attrs.scale:
-        out = out * _f64(gamma).reshape(shape)
-    if attrs.center:
-        out = out + _f64(beta).reshape(shape)
+    out = _scale_center(out, attrs, gamma, beta, shape)
     return _like(out, x)
 
 
@@ -308,10 +314,7 @@ def _group_norm(attrs, x, gamma, beta):
     var = g.var(axis=tuple(axes), keepdims=True)
     out = ((g - mean) / np.sqrt(var + attrs.epsilon)).reshape(shape)
     pshape = [shape[ch] if i == ch else 1 for i in range(x.ndim)]
-    if attrs.scale:
-        out = out * _f64(gamma).reshape(pshape)
-    if attrs.center:
-        out = out + _f64(beta).reshape(pshape)
+    out = _scale_center(out, attrs, gamma, beta, pshape)
     return _like(out, x)
 
 
@@ -338,10 +341,7 @@ def _batch_norm(attrs, x, gamma, beta, moving_mean, moving_var):
         mean, var = _f64(moving_mean), _f64(moving_var)
         new_mean, new_var = mean, var
     out = (v - mean.reshape(shape)) / np.sqrt(var.reshape(shape) + attrs.epsilon)
-    if attrs.scale:
-        out = out * _f64(gamma).reshape(shape)
-    if attrs.center:
-        out = out + _f64(beta).reshape(shape)
+    out = _scale_center(out, attrs, gamma, beta, shape)
     return (_like(out, x), _like(new_mean, moving_mean), _like(new_var, moving_var))
 
 
