@@ -94,7 +94,10 @@ class _Opaquer(StmtExprMutator):
             body=substitute(block.body, vmap),
             init=None if block.init is None else substitute(block.init, vmap),
             alloc_buffers=block.alloc_buffers,
-            match_buffers=block.match_buffers,
+            match_buffers=[
+                mb.replace(source=_substitute_region(mb.source, vmap))
+                for mb in block.match_buffers
+            ],
             annotations=block.annotations,
         )
         return SBlockRealize((), op.predicate, new_block)
