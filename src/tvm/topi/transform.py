@@ -7,6 +7,8 @@ sums the broadcast axes. Shapes may be symbolic where the remapping allows it.
 
 from __future__ import annotations
 
+import math
+
 from .. import te, tirx
 from ..tirx import generic as _g
 from .broadcast import broadcast_index, broadcast_shape
@@ -40,6 +42,11 @@ def _product(dims, dtype):
     return total
 
 
+def _const_product(dims) -> int:
+    """The product of constant extents, as a Python int."""
+    return math.prod(get_const_int(d) for d in dims)
+
+
 def ravel_index(indices, shape, dtype):
     """The row-major flat position of ``indices`` in ``shape``."""
     flat = const_like(0, dtype)
@@ -68,23 +75,13 @@ def _infer_newshape(a, newshape):
         known = [s for i, s in enumerate(newshape) if i != minus[0]]
         if not all(is_const_int(s) for s in list(a.shape) + known):
             raise ValueError("reshape: -1 needs constant extents (symbolic shapes: give them)")
-        total = 1
-        for s in a.shape:
-            total *= get_const_int(s)
-        part = 1
-        for s in known:
-            part *= get_const_int(s)
+        total, part = _const_product(a.shape), _const_product(known)
         if part == 0 or total % part:
             raise ValueError(f"reshape: cannot reshape {list(a.shape)} to {newshape}")
         newshape[minus[0]] = total // part
     out = tuple(_dim(s, dtype) for s in newshape)
     if all(is_const_int(s) for s in list(a.shape) + list(out)):
-        src = 1
-        for s in a.shape:
-            src *= get_const_int(s)
-        dst = 1
-        for s in out:
-            dst *= get_const_int(s)
+        src, dst = _const_product(a.shape), _const_product(out)
         if src != dst:
             raise ValueError(f"reshape: cannot reshape {list(a.shape)} ({src} elements) to "
                              f"{[get_const_int(s) for s in out]} ({dst} elements)")
