@@ -42,12 +42,14 @@ The rules never change results beyond the order of floating-point accumulation.
 from __future__ import annotations
 
 from ..ffi.structural import structural_equal
+from ..ir.expr import Range
 from ..ir.module import IRModule
 from ..tirx.buffer import decl_buffer
-from ..tirx.expr import Add, Call, IntImm, Mul, Var
+from ..tirx.expr import Add, And, Call, IntImm, Mul, Var
 from ..tirx.function import PrimFunc
 from ..tirx.stmt import (
     BufferLoad,
+    BufferRegion,
     BufferStore,
     For,
     ForKind,
@@ -281,14 +283,53 @@ def _schedule_nest(stmt, outer_vars=frozenset(), allow_parallel=True):
         vmap[iv.var] = new_iv.var
         init_ivs.append(new_iv)
         init_values.append(fresh.get(id(value), value))
-    writes = [substitute(w, vmap) for w in block.writes]
+    # ``substitute`` leaves a BufferRegion as it is: map each range's min and extent instead.
+    writes = [
+        BufferRegion(w.buffer, [Range.from_min_extent(substitute(r.min, vmap),
+                                                      substitute(r.extent, vmap))
+                                for r in w.region])
+        for w in block.writes
+    ]
     init_block = SBlock(init_ivs, [], writes, f"{block.name_hint}_init",
                         substitute(block.init, vmap))
-    init_nest = SBlockRealize(init_values, realize.predicate, init_block)
+    init_nest = SBlockRealize(init_values, _init_predicate(realize.predicate, inner, fresh,
+                                                          kind_of), init_block)
     for h in reversed([h for h in inner if kind_of[id(h.var)]]):
         init_nest = For(fresh[id(h.var)], h.min, h.extent, h.kind, init_nest)
     update = _wrap(inner, realize.replace(block=block.replace(init=None)))
     return _wrap(headers[:first_reduce], SeqStmt([init_nest, update]))
+
+
+def _init_predicate(pred, inner, fresh, kind_of):
+    """The realize predicate of a decomposed init: its conjuncts over spatial loops only."""
+    # The init nest copies the spatial loops under new variables (``fresh``) and has no
+    # reduction loops: conjuncts that mention a reduction loop are dropped (the init runs
+    # once per spatial point, as TVM's decompose_reduction), the rest use the copies.
+    reduce_ids = {id(h.var) for h in inner if not kind_of[id(h.var)]}
+    loop_map = {h.var: fresh[id(h.var)] for h in inner if kind_of[id(h.var)]}
+    kept = []
+    stack = [pred]
+    while stack:
+        cond = stack.pop()
+        if isinstance(cond, And):
+            stack += [cond.b, cond.a]
+            continue
+        if isinstance(cond, IntImm) and cond.value == 1:
+            continue
+        if not _mentions_any(cond, reduce_ids):
+            kept.append(substitute(cond, loop_map))
+    if not kept:
+        return IntImm("bool", 1)
+    result = kept[0]
+    for cond in kept[1:]:
+        result = And(result, cond)
+    return result
+
+
+def _mentions_any(expr, var_ids) -> bool:
+    found = []
+    post_order_visit(expr, lambda n: found.append(n) if id(n) in var_ids else None)
+    return bool(found)
 
 
 def _wrap(headers, body):

@@ -289,6 +289,24 @@ def test_every_pass_keeps_the_numbers(name):
             np.testing.assert_allclose(g, e, rtol=1e-5, atol=1e-6, err_msg=p.info.name)
 
 
+@pytest.mark.parametrize("name", sorted(CORPUS))
+def test_llvm_build_is_well_formed_after_every_pass_and_computes_the_reference(name):
+    # tvm.compile first applies the default CPU schedule (which decomposes reductions) and
+    # then the pipeline; the instrument checks every PrimFunc after each pass on the way.
+    func = CORPUS[name]()
+    inputs = _random_args(func, seed=1)
+    expected = [a.copy() for a in inputs]
+    run_prim_func(func, expected)
+    checker = WellFormedInstrument()
+    with tvm.transform.PassContext(instruments=[checker]):
+        lib = tvm.compile(func, target="llvm")
+    assert "tirx.FlattenBuffer" in checker.checked and "tirx.LowerIntrin" in checker.checked
+    got = [a.copy() for a in inputs]
+    lib["main"](*got)
+    for g, e in zip(got, expected):
+        np.testing.assert_allclose(g, e, rtol=1e-5, atol=1e-5)
+
+
 def test_reference_numbers_match_numpy():
     # The interpreter's result on the unlowered functions, which the test above uses as its
     # reference, is itself checked against NumPy for two of the corpus functions.
