@@ -12,13 +12,17 @@ from __future__ import annotations
 
 from ...expr import Call
 from ..registry import register_relax_op
-from ._args import as_dtype, as_int, as_shape, as_str, infer_object, infer_unit, tensor_of
+from ._args import (
+    as_dtype,
+    as_int,
+    as_shape,
+    as_str,
+    infer_object,
+    infer_tensor_in_storage,
+    infer_unit,
+)
 
 __all__ = ["alloc_storage", "alloc_tensor", "kill_storage", "kill_tensor"]
-
-
-def _infer_alloc_tensor(call, _bb=None):
-    return tensor_of(call.args[2], call.args[3])
 
 
 _ALLOC_STORAGE = register_relax_op(
@@ -33,7 +37,7 @@ _ALLOC_TENSOR = register_relax_op(
     "memory.alloc_tensor",
     5,
     "memory",
-    _infer_alloc_tensor,
+    infer_tensor_in_storage,
     purity=False,
     description="A tensor placed in a storage block at an offset.",
 )

@@ -51,6 +51,11 @@ def tensor_of(shape_arg, dtype_arg):
     return TensorType(None, str(dtype), ndim=ndim)
 
 
+def infer_tensor_in_storage(call, _bb=None):
+    """``alloc_tensor(storage, offset, shape, dtype, ...)``: a tensor of that shape and dtype."""
+    return tensor_of(call.args[2], call.args[3])
+
+
 def infer_object(_call, _bb=None):
     return ObjectType()
 

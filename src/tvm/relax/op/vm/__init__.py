@@ -9,14 +9,18 @@
 from __future__ import annotations
 
 from ...expr import Call
-from ..memory._args import as_dtype, as_int, as_shape, as_str, infer_object, infer_unit, tensor_of
+from ..memory._args import (
+    as_dtype,
+    as_int,
+    as_shape,
+    as_str,
+    infer_object,
+    infer_tensor_in_storage,
+    infer_unit,
+)
 from ..registry import register_relax_op
 
 __all__ = ["alloc_storage", "alloc_tensor", "call_builtin_with_ctx", "kill_object"]
-
-
-def _infer_alloc_tensor(call, _bb=None):
-    return tensor_of(call.args[2], call.args[3])
 
 
 _ALLOC_STORAGE = register_relax_op(
@@ -31,7 +35,7 @@ _ALLOC_TENSOR = register_relax_op(
     "vm.alloc_tensor",
     5,
     "vm",
-    _infer_alloc_tensor,
+    infer_tensor_in_storage,
     purity=False,
     description="A tensor placed in a storage block at a byte offset.",
 )
