@@ -109,11 +109,16 @@ NN_OPS = (
 _OPS = register_op_table("nn.", "nn", NN_OPS)
 
 
+def _int_values(value):
+    """An int as ``[value]``; a sequence (of ints or IntImms) as a list of Python ints."""
+    if isinstance(value, int):
+        return [value]
+    return [int(getattr(v, "value", v)) for v in value]
+
+
 def _ints(value, n, what, name):
     """An int or sequence as a list of ``n`` ints (a single value is repeated)."""
-    if isinstance(value, int):
-        return [value] * n
-    value = [int(getattr(v, "value", v)) for v in value]
+    value = _int_values(value)
     if len(value) == 1:
         return value * n
     if len(value) != n:
@@ -123,9 +128,7 @@ def _ints(value, n, what, name):
 
 def _padding(value, spatial, name):
     """Padding as (before..., after...) for ``spatial`` dims, TVM's way."""
-    if isinstance(value, int):
-        return [value] * (2 * spatial)
-    value = [int(getattr(v, "value", v)) for v in value]
+    value = _int_values(value)
     if len(value) == 1:
         return value * (2 * spatial)
     if len(value) == spatial:
