@@ -86,6 +86,19 @@ def _index(value):
     return _expr(value, "int32")
 
 
+def _buffer_indices(buffer, indices, node, preposition):
+    """``indices`` as index exprs, checked against ``buffer`` for a ``node`` ("BufferLoad")."""
+    if not hasattr(buffer, "shape") or not hasattr(buffer, "data"):
+        raise TypeError(f"{node} expects a Buffer, got {type(buffer).__name__}")
+    indices = tuple(_index(i) for i in indices)
+    if len(indices) != len(buffer.shape):
+        raise ValueError(
+            f"{node} {preposition} buffer {buffer.name} expects {len(buffer.shape)} indices, "
+            f"got {len(indices)}"
+        )
+    return indices
+
+
 def _dict(value):
     return {} if value is None else dict(value)
 
@@ -115,14 +128,7 @@ class BufferStore(Stmt, type_key="tirx.BufferStore"):
     predicate: object = None
 
     def __init__(self, buffer, value, indices, predicate=None, span=None):
-        if not hasattr(buffer, "shape") or not hasattr(buffer, "data"):
-            raise TypeError(f"BufferStore expects a Buffer, got {type(buffer).__name__}")
-        indices = tuple(_index(i) for i in indices)
-        if len(indices) != len(buffer.shape):
-            raise ValueError(
-                f"BufferStore to buffer {buffer.name} expects {len(buffer.shape)} indices, "
-                f"got {len(indices)}"
-            )
+        indices = _buffer_indices(buffer, indices, "BufferStore", "to")
         expected = _access_dtype(buffer.dtype, indices)
         value = _expr(value, expected)
         if value.dtype != expected:
@@ -142,14 +148,7 @@ class BufferLoad(PrimExprWithOp, type_key="tirx.BufferLoad"):
     predicate: object = None
 
     def __init__(self, buffer, indices, predicate=None, span=None):
-        if not hasattr(buffer, "shape") or not hasattr(buffer, "data"):
-            raise TypeError(f"BufferLoad expects a Buffer, got {type(buffer).__name__}")
-        indices = tuple(_index(i) for i in indices)
-        if len(indices) != len(buffer.shape):
-            raise ValueError(
-                f"BufferLoad from buffer {buffer.name} expects {len(buffer.shape)} indices, "
-                f"got {len(indices)}"
-            )
+        indices = _buffer_indices(buffer, indices, "BufferLoad", "from")
         self.__init_fields__(buffer, indices, predicate, span=span,
                              dtype=_access_dtype(buffer.dtype, indices))
 
