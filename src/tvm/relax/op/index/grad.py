@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from ...expr import const
@@ -11,13 +13,6 @@ from ..create import zeros
 from ..grad import take_backward
 from ..grad.grad import no_grad_all, register_gradient, static_dims
 from ..unary import clip
-
-
-def _prod(dims):
-    total = 1
-    for dim in dims:
-        total *= dim
-    return total
 
 
 @register_gradient("relax.take")
@@ -34,7 +29,7 @@ def _take_grad(orig_var, orig_call, output_grad, ctx):
             raise ValueError(
                 f"the take gradient with mode={mode!r} is supported for static shapes only"
             )
-        size = dims[int(axis) % len(dims)] if axis is not None else _prod(dims)
+        size = dims[int(axis) % len(dims)] if axis is not None else math.prod(dims)
         dtype = indices.ty.dtype
         if mode == "wrap":
             indices = floor_mod(indices, const(size, dtype))

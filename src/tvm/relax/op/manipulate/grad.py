@@ -4,6 +4,8 @@ it)."""
 
 from __future__ import annotations
 
+import math
+
 from ...expr import Tuple, TupleGetItem
 from ...ty import TupleType
 from ..binary import divide, multiply
@@ -53,7 +55,7 @@ def _concat_grad(orig_var, orig_call, output_grad, ctx):
     fields = _field_types(tensors)
     if axis is None:
         # concat(axis=None) flattens: split the flat gradient, then reshape each piece.
-        sizes = [_prod(_static_ty(ty)) for ty in fields]
+        sizes = [math.prod(_static_ty(ty)) for ty in fields]
         pieces = ctx.emit(split(output_grad, _cumulative(sizes), 0))
         return [Tuple([reshape(TupleGetItem(pieces, i), ty.shape) for i, ty in enumerate(fields)])]
     axis = int(axis)
@@ -171,18 +173,11 @@ def _repeat_grad(orig_var, orig_call, output_grad, ctx):
     axis = orig_call.attrs.axis
     dims = _static(x, "repeat")
     if axis is None:
-        grad = sum(reshape(output_grad, [_prod(dims), repeats]), [1])
+        grad = sum(reshape(output_grad, [math.prod(dims), repeats]), [1])
         return [reshape(grad, shape_of(x))]
     axis = int(axis) % len(dims)
     view = dims[: axis + 1] + [repeats] + dims[axis + 1 :]
     return [sum(reshape(output_grad, view), [axis + 1])]
-
-
-def _prod(dims):
-    total = 1
-    for dim in dims:
-        total *= dim
-    return total
 
 
 @register_gradient("relax.gather_elements")
