@@ -120,25 +120,21 @@ class LookupPrimitives:
         return rvs
 
     def _related(self, block, primitive, which):
+        """RVs of the blocks ``which(body, path)`` finds for ``block``; records ``primitive``."""
+        block = self._as_block(block)
         func_name, path = self._block(block, primitive)
-        body = self.mod[func_name].body
-        return func_name, which(body, path)
+        found = which(self.mod[func_name].body, path)
+        rvs = [self._new_rv(SBlockRV, func_name, r.block.name_hint) for r in found]
+        self._record(primitive, kwargs={"block": block}, outputs=rvs)
+        return rvs
 
     def get_producers(self, block: SBlockRV | str) -> list:
         """Blocks of the same scope that write a buffer ``block`` reads."""
-        block = self._as_block(block)
-        func_name, found = self._related(block, "get_producers", producers)
-        rvs = [self._new_rv(SBlockRV, func_name, r.block.name_hint) for r in found]
-        self._record("get_producers", kwargs={"block": block}, outputs=rvs)
-        return rvs
+        return self._related(block, "get_producers", producers)
 
     def get_consumers(self, block: SBlockRV | str) -> list:
         """Blocks of the same scope that read a buffer ``block`` writes."""
-        block = self._as_block(block)
-        func_name, found = self._related(block, "get_consumers", consumers)
-        rvs = [self._new_rv(SBlockRV, func_name, r.block.name_hint) for r in found]
-        self._record("get_consumers", kwargs={"block": block}, outputs=rvs)
-        return rvs
+        return self._related(block, "get_consumers", consumers)
 
     def get_output_blocks(self, scope_block: SBlockRV = None, *, block=None) -> list:
         """Blocks under ``scope_block`` that write a buffer of the function's parameters.
