@@ -34,21 +34,22 @@ keys. Subclasses such as PrimExpr may override the operators.
 
 from __future__ import annotations
 
-from typing import Any, Iterator
+from collections.abc import Iterator
+from typing import Any
 
 __all__ = [
-    "USE",
     "DEF",
     "IGNORE",
+    "USE",
     "Field",
-    "field",
     "Node",
     "NodeMeta",
-    "set_field",
-    "iter_fields",
+    "field",
     "iter_children",
-    "walk",
+    "iter_fields",
     "node_types",
+    "set_field",
+    "walk",
 ]
 
 USE = "use"
@@ -65,7 +66,7 @@ _NODE_TYPES: dict[str, type] = {}
 class Field:
     """One declared field of a node class."""
 
-    __slots__ = ("name", "role", "default", "derived", "kw_only", "doc")
+    __slots__ = ("default", "derived", "doc", "kw_only", "name", "role")
 
     def __init__(self, name, role=USE, default=_MISSING, derived=False, kw_only=False, doc=None):
         if role not in (USE, DEF, IGNORE):

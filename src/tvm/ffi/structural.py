@@ -20,11 +20,11 @@ import numpy as np
 from .node import DEF, IGNORE, Node
 
 __all__ = [
-    "structural_equal",
-    "structural_hash",
+    "format_path",
     "get_first_structural_mismatch",
     "path_to_access_path",
-    "format_path",
+    "structural_equal",
+    "structural_hash",
 ]
 
 _MASK64 = (1 << 64) - 1

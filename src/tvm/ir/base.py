@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from ..ffi.node import Node
 
-__all__ = ["SourceName", "Span", "Node", "Scriptable"]
+__all__ = ["Node", "Scriptable", "SourceName", "Span"]
 
 
 class SourceName(Node, type_key="ir.SourceName"):

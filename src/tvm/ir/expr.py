@@ -13,7 +13,7 @@ from __future__ import annotations
 from ..ffi.node import IGNORE, Node, field
 from .base import Scriptable
 
-__all__ = ["BaseExpr", "PrimExpr", "RelaxExpr", "GlobalVar", "Range"]
+__all__ = ["BaseExpr", "GlobalVar", "PrimExpr", "Range", "RelaxExpr"]
 
 
 class BaseExpr(Scriptable, Node, type_key="ir.BaseExpr"):

@@ -16,21 +16,22 @@ Examples
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from .expr import RelaxExpr
 
 __all__ = [
+    "MissingOpRuleError",
     "Op",
-    "register_op",
-    "register_op_attr",
     "get_op_attr_table",
     "list_op_names",
-    "MissingOpRuleError",
+    "register_op",
+    "register_op_attr",
 ]
 
 # name -> Op
-_OPS: dict[str, "Op"] = {}
+_OPS: dict[str, Op] = {}
 # attribute key -> {op name -> (value, level)}
 _ATTR_TABLES: dict[str, dict[str, tuple[Any, int]]] = {}
 
@@ -55,7 +56,7 @@ class Op(RelaxExpr, type_key="ir.Op"):
 
     name: str
 
-    __slots__ = ("num_inputs", "arguments", "description", "attrs_type_key", "family")
+    __slots__ = ("arguments", "attrs_type_key", "description", "family", "num_inputs")
 
     def __init__(self, name: str):
         self.__init_fields__(name)
@@ -67,7 +68,7 @@ class Op(RelaxExpr, type_key="ir.Op"):
         _set(self, "family", "")
 
     @staticmethod
-    def get(op_name: str) -> "Op":
+    def get(op_name: str) -> Op:
         """The registered op called ``op_name``; ``ValueError`` if there is none."""
         op = _OPS.get(op_name)
         if op is None:

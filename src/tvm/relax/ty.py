@@ -27,7 +27,6 @@ __all__ = [
     "ObjectStructInfo",
     "ObjectType",
     "PackedFuncType",
-    "prim_func_type",
     "PrimStructInfo",
     "PrimType",
     "ShapeStructInfo",
@@ -38,6 +37,7 @@ __all__ = [
     "TupleStructInfo",
     "TupleType",
     "Type",
+    "prim_func_type",
 ]
 
 _TIR = None

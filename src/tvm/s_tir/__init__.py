@@ -5,12 +5,12 @@ read/write region inference (:func:`infer_sblock_regions`) and ``Schedule`` with
 primitives listed in :mod:`tvm.s_tir.schedule.schedule`.
 """
 
+from . import transform  # noqa: F401  (block lowering; registers the "default" TIR pipeline)
 from .access_region import (  # noqa: F401
     get_sblock_access_region,
     get_sblock_read_write_region,
     infer_sblock_regions,
 )
-from .stmt import MatchBufferRegion, SBlock, SBlockRealize  # noqa: F401
 from .schedule import (  # noqa: F401
     ExprRV,
     LoopRV,
@@ -22,4 +22,4 @@ from .schedule import (  # noqa: F401
     StmtSRef,
     Trace,
 )
-from . import transform  # noqa: F401  (block lowering; registers the "default" TIR pipeline)
+from .stmt import MatchBufferRegion, SBlock, SBlockRealize  # noqa: F401

@@ -1,12 +1,14 @@
 """``tvm.tirx``: the low-level tensor IR (scalar expressions, statements, buffers, PrimFuncs)."""
 
 # Expressions.
-from . import (
-    expr_functor,  # noqa: F401
-    stmt_functor,  # noqa: F401
+from . import (  # noqa: F401  (lowering passes, pipelines)
+    analysis,
+    compilation_pipeline,
+    expr_functor,
+    stmt_functor,
+    transform,
 )
 from .buffer import Buffer, decl_buffer  # noqa: F401
-from .reduction import CommReducer, Reduce  # noqa: F401
 from .expr import (  # noqa: F401
     EQ,
     GE,
@@ -53,7 +55,6 @@ from .expr import (  # noqa: F401
     Var,
 )
 from .function import PrimFunc  # noqa: F401
-from .index_map import IndexMap  # noqa: F401
 from .generic import (  # noqa: F401
     const,
     floordiv,
@@ -63,6 +64,7 @@ from .generic import (  # noqa: F401
     truncdiv,
     truncmod,
 )
+from .index_map import IndexMap  # noqa: F401
 from .op import (  # noqa: F401
     CallEffectKind,
     abs,
@@ -134,6 +136,7 @@ from .op import (  # noqa: F401
     tanh,
     trunc,
 )
+from .reduction import CommReducer, Reduce  # noqa: F401
 
 # Statements, buffers, functions (the statement helper's modules).
 from .stmt import (  # noqa: F401
@@ -162,8 +165,6 @@ from .stmt import (  # noqa: F401
     stmt_list,
     stmt_seq,
 )
-from . import analysis  # noqa: F401
-from . import compilation_pipeline, transform  # noqa: F401  (lowering passes, pipelines)
 
 
 def build(mod, target=None, pipeline="default"):
