@@ -3,9 +3,15 @@
 # ruff: noqa: F401
 from ..ir.expr import GlobalVar
 from ..ir.type import PrimType, TupleType
-from . import analysis, expr_functor, op, transform, ty, utils
-from . import pipeline  # compilation pipelines (named pass lists)
-from .pipeline import get_default_pipeline, get_pipeline, register_pipeline
+from . import (
+    analysis,
+    expr_functor,
+    op,
+    pipeline,  # compilation pipelines (named pass lists)
+    transform,
+    ty,
+    utils,
+)
 from .block_builder import BlockBuilder
 from .expr import (
     BaseFunc,
@@ -37,8 +43,7 @@ from .expr import (
 )
 from .expr_functor import ExprFunctor, ExprMutator, ExprVisitor, PyExprMutator, PyExprVisitor
 from .global_info import DummyGlobalInfo, VDevice
-from .vm import Executable, VirtualMachine, VMExecutable
-from .vm_build import build
+from .pipeline import get_default_pipeline, get_pipeline, register_pipeline
 from .ty import (
     AnyType,
     FuncStructInfo,
@@ -55,3 +60,5 @@ from .ty import (
     TupleStructInfo,
     Type,
 )
+from .vm import Executable, VirtualMachine, VMExecutable
+from .vm_build import build
