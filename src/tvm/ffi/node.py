@@ -96,7 +96,7 @@ def field(default=_MISSING, *, role=USE, derived=False, kw_only=False, doc=None)
 
 def _is_classvar(annotation) -> bool:
     text = annotation if isinstance(annotation, str) else repr(annotation)
-    return text.startswith("ClassVar") or text.startswith("typing.ClassVar")
+    return text.startswith(("ClassVar", "typing.ClassVar"))
 
 
 class NodeMeta(type):
