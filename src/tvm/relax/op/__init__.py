@@ -18,6 +18,7 @@ from .base import (
     call_packed,
     call_pure_packed,
     call_tir,
+    call_tir_with_grad,
     invoke_closure,
     invoke_pure_closure,
     make_closure,

@@ -14,6 +14,7 @@ from ...ir.type import PrimType, TupleType, Type
 from ..expr import Call, ExternFunc, ShapeExpr, StringImm, Tuple
 from ..ty import ObjectType, ShapeType, TensorType
 from .infer_utils import op_name, text
+from .op_attrs import CallTIRWithGradAttrs
 from .registry import register_relax_op
 
 __all__ = [
@@ -22,6 +23,7 @@ __all__ = [
     "call_packed",
     "call_pure_packed",
     "call_tir",
+    "call_tir_with_grad",
     "invoke_closure",
     "invoke_pure_closure",
     "make_closure",
@@ -113,6 +115,10 @@ def _infer_assert(call, _bb=None):
 
 
 register_relax_op("call_tir", 3, "base", _out_type)
+register_relax_op(
+    "call_tir_with_grad", 3, "base", _out_type,
+    attrs_type_key="relax.attrs.CallTIRWithGradAttrs",
+)
 register_relax_op("call_dps_packed", 2, "base", _out_type)
 register_relax_op("call_pure_packed", -1, "base", _out_type)
 register_relax_op("print", -1, "base", _infer_print, purity=False)
@@ -167,6 +173,58 @@ def call_tir(gvar, args, out_ty=None, tir_vars=None, *, out_sinfo=None):
     if tir_vars is not None:
         call_args.append(tir_vars if isinstance(tir_vars, ShapeExpr) else ShapeExpr(tir_vars))
     return Call(Op.get("relax.call_tir"), call_args, None, [_as_out_types(out_ty, "call_tir")])
+
+
+def call_tir_with_grad(
+    gvar, args, out_ty=None, te_grad_name=None, te_grad_kwargs=None, tir_vars=None, *,
+    out_sinfo=None,
+):
+    """``R.call_tir_with_grad``: ``call_tir`` bound to a registered TE gradient function.
+
+    ``relax.transform.Gradient`` differentiates the call with the TE function registered as
+    ``te_grad_name`` (:func:`tvm.relax.training.utils.register_te_gradient`); everywhere
+    else the call behaves as ``call_tir``.
+
+    Parameters
+    ----------
+    gvar : GlobalVar
+        The PrimFunc to call.
+    args : Expr or list of Expr
+        Input tensors (made into a Tuple).
+    out_ty : Type or list of Type
+        The output tensor type(s) (``out_sinfo`` is the seed-era keyword).
+    te_grad_name : str
+        The name the TE gradient function is registered under.
+    te_grad_kwargs : dict of str to Object, optional
+        Keyword arguments passed to the TE gradient function (default: none).
+    tir_vars : ShapeExpr or list of PrimExpr, optional
+        Extra symbolic integer arguments (a pytvm extension; TVM 0.27 has no such parameter).
+
+    Returns
+    -------
+    Call
+        The ``relax.call_tir_with_grad`` call.
+    """
+    out_ty = out_ty if out_ty is not None else out_sinfo
+    if out_ty is None:
+        raise TypeError("call_tir_with_grad requires out_ty, the type of its output")
+    if not isinstance(te_grad_name, str) or not te_grad_name:
+        raise TypeError(
+            "call_tir_with_grad requires te_grad_name, the name of a TE gradient registered "
+            f"with relax.training.utils.register_te_gradient, got {te_grad_name!r}"
+        )
+    if not isinstance(gvar, (GlobalVar, RelaxExpr)):
+        raise TypeError(f"call_tir_with_grad expects a GlobalVar, got {gvar!r}")
+    kwargs = dict(te_grad_kwargs or {})
+    for key in kwargs:
+        if not isinstance(key, str):
+            raise TypeError(f"call_tir_with_grad: te_grad_kwargs keys must be str, got {key!r}")
+    call_args = [gvar, _as_args_tuple(args)]
+    if tir_vars is not None:
+        call_args.append(tir_vars if isinstance(tir_vars, ShapeExpr) else ShapeExpr(tir_vars))
+    attrs = CallTIRWithGradAttrs(te_grad_name, kwargs)
+    out = _as_out_types(out_ty, "call_tir_with_grad")
+    return Call(Op.get("relax.call_tir_with_grad"), call_args, attrs, [out])
 
 
 def call_dps_packed(func, args, out_ty=None, *, out_sinfo=None):

@@ -185,3 +185,10 @@ class TopKAttrs(Attrs, type_key="relax.attrs.TopKAttrs"):
     ret_type: str = "both"
     largest: bool = True
     dtype: object = "int32"
+
+
+class CallTIRWithGradAttrs(Attrs, type_key="relax.attrs.CallTIRWithGradAttrs"):
+    """``call_tir_with_grad``: the registered TE gradient's name and its keyword arguments."""
+
+    te_grad_name: str = ""
+    te_grad_kwargs: object = None

@@ -396,6 +396,15 @@ def _call_tir_like(name):
         if call.ty_args:
             keys.append("out_ty")
             values.append(_ty_arg_doc(call, path, d))
+        if name == "call_tir_with_grad":
+            # The TE gradient's name, then its kwargs when there are any (TVM 0.27's order).
+            attrs_path = attr_path(path, "attrs")
+            keys.append("te_grad_name")
+            values.append(LiteralDoc(call.attrs.te_grad_name, attr_path(attrs_path, "te_grad_name")))
+            if call.attrs.te_grad_kwargs:
+                keys.append("te_grad_kwargs")
+                kw_path = attr_path(attrs_path, "te_grad_kwargs")
+                values.append(attr_value_doc(dict(call.attrs.te_grad_kwargs), kw_path, d))
         if len(args) > 2:
             keys.append("tir_vars")
             values.append(d.as_doc(args[2], item_path(attr_path(path, "args"), 2)))
@@ -408,9 +417,8 @@ register_call_printer("relax.call_tir", annotate_binding=False)(_call_tir_like("
 register_call_printer("relax.call_dps_packed", annotate_binding=False)(
     _call_tir_like("call_dps_packed")
 )
-register_call_printer("relax.call_tir_with_grad", annotate_binding=False)(
-    _call_tir_like("call_tir_with_grad")
-)
+# Unlike call_tir, TVM 0.27 annotates a call_tir_with_grad binding with its type.
+register_call_printer("relax.call_tir_with_grad")(_call_tir_like("call_tir_with_grad"))
 
 
 def _ty_args_tuple_doc(call, path, d):

@@ -13,6 +13,7 @@ from ...expr import Call, Constant, Tuple, TupleGetItem, Var, VarBinding
 from ...op import add, ones, zeros
 from ...ty import TensorType, TupleType
 from .checkpoint import Recomputer
+from .te_grad import emit_te_gradient
 
 __all__ = ["BackwardGenerator", "GradientError", "GradientRuleMissingError", "zeros_of_type"]
 
@@ -183,14 +184,16 @@ class BackwardGenerator:
         if op.name == "relax.call_tir":
             raise GradientError(
                 "Differentiation of call_tir op without registering corresponding gradient "
-                "function is not supported yet. Express the computation with Relax ops (TE "
-                "gradients through R.call_tir_with_grad are not implemented in pytvm)."
+                "function is not supported yet. Express the computation with Relax ops, or "
+                "use R.call_tir_with_grad with a TE gradient (register_te_gradient)."
             )
         if op.name == "relax.call_tir_with_grad":
-            raise GradientError(
-                "Differentiation of call_tir_with_grad is not implemented in pytvm yet "
-                "(register_te_gradient is missing); express the computation with Relax ops."
-            )
+            # The registered TE gradient gives the partials of the inputs (spec F.2).
+            _orig_var, orig_call = self._recompute.binding(binding.var, call)
+            partials = emit_te_gradient(self._bb, orig_call, grad)
+            for arg, partial in zip(call.args[1].fields, partials):
+                self.update(arg, partial)
+            return
         rule = op.get_attr("FPrimalGradient")
         if rule is None:
             raise GradientRuleMissingError(
@@ -219,3 +222,4 @@ class BackwardGenerator:
                 self._emit_adjoint(var, zeros_of_type(var.ty))
             outs.append(self._bb.emit_output(self.adjoints[var], f"{var.name_hint}_adjoint_out"))
         return outs
+

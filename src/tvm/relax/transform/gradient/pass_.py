@@ -17,6 +17,7 @@ from ...utils import copy_with_new_vars
 from .adjoint import BackwardGenerator, GradientError, gradient_error
 from .checkpoint import Recomputer, strip_checkpoints, substitute
 from .simplify import simplify_gradient
+from .te_grad import as_call_tir
 
 __all__ = ["Gradient", "GradientError"]
 
@@ -148,8 +149,12 @@ def _renamed_vars(func, new_func) -> dict:
     return mapping
 
 
-def _adjoint_function(func, func_name, require_grads, target_index):
-    """Build ``<func_name>_adjoint`` from ``func`` (already checked)."""
+def _adjoint_function(func, func_name, require_grads, target_index, mod=None):
+    """Build ``<func_name>_adjoint`` from ``func`` (already checked).
+
+    Returns the adjoint and the builder's module: ``mod`` plus the PrimFuncs of TE
+    gradients (``call_tir_with_grad``) emitted on the way.
+    """
     target = _check_target(func, func_name, target_index)
     positions = _check_require_grads(func, func_name, require_grads)
 
@@ -166,11 +171,12 @@ def _adjoint_function(func, func_name, require_grads, target_index):
     requested = [info.resolve(var) for var in requested]
     name = f"{func_name}_adjoint"
     attrs = {k: v for k, v in (func.attrs or {}).items() if k != "global_symbol"}
-    bb = BlockBuilder()
+    bb = BlockBuilder(mod)
     with bb.function(name, params, attrs=attrs, pure=func.is_pure):
         with bb.dataflow():
             for binding in forward:
-                bb.emit_normalized(binding)
+                # Inside the adjoint a call_tir_with_grad is a plain call_tir (as in TVM).
+                bb.emit_normalized(binding.replace(value=as_call_tir(binding.value)))
             generator = BackwardGenerator(bb, Recomputer(bb, info))
             generator.seed(new_target)
             for binding in reversed(forward):
@@ -179,7 +185,7 @@ def _adjoint_function(func, func_name, require_grads, target_index):
         bb.emit_func_output(Tuple([ret, Tuple(outs)]))
     adjoint = bb.get()[name]
     adjoint = remove_all_unused(adjoint)
-    return simplify_gradient(adjoint)
+    return simplify_gradient(adjoint), bb.get()
 
 
 def Gradient(func_name: str, require_grads=None, target_index: int = 0):
@@ -229,10 +235,12 @@ def Gradient(func_name: str, require_grads=None, target_index: int = 0):
 
     def _transform(mod, _ctx):
         func = _check_function(mod, func_name)
-        adjoint = _adjoint_function(func, func_name, require_grads, target_index)
-        adjoint = adjoint.with_attr("global_symbol", f"{func_name}_adjoint")
-        new_mod = mod.clone()
-        new_mod[f"{func_name}_adjoint"] = adjoint
+        name = f"{func_name}_adjoint"
+        base = mod.clone()
+        if name in base:
+            del base[name]  # replaced: the builder must add the adjoint under this very name
+        adjoint, new_mod = _adjoint_function(func, func_name, require_grads, target_index, base)
+        new_mod[name] = adjoint.with_attr("global_symbol", name)
         return new_mod
 
     return module_pass(_transform, opt_level=0, name="Gradient")
