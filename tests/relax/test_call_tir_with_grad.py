@@ -372,3 +372,71 @@ def test_adjoint_matches_finite_differences_compiled(case):
         np.testing.assert_allclose(got.numpy(), want, rtol=1e-6, atol=1e-6)
     # The forward function (still a call_tir_with_grad) compiles and runs as a call_tir.
     np.testing.assert_allclose(_run_vm(mod, "main", *args).numpy(), value.numpy(), rtol=1e-12)
+
+
+@register_te_gradient("pytvm_test_mul_grad_plain")
+def _mul_grad_plain(output_grad, src1, src2):
+    return [
+        te.compute(src1.shape, lambda *i: src2(*i) * output_grad(*i), "f_mul_grad_1"),
+        te.compute(src2.shape, lambda *i: src1(*i) * output_grad(*i), "f_mul_grad_2"),
+    ]
+
+
+# The oracle's (TVM 0.27) main_adjoint for test_gradient_recomputed_call_is_call_tir.
+_CHECKPOINT_EXPECTED = """
+@R.function
+def main_adjoint(a: R.Tensor((5, 5), dtype="float32"), b: R.Tensor((5, 5), dtype="float32")) -> R.Tuple(R.Tensor((), dtype="float32"), R.Tuple(R.Tensor((5, 5), dtype="float32"), R.Tensor((5, 5), dtype="float32"))):
+    with R.dataflow():
+        lv1 = R.call_tir(f_mul, (a, b), out_ty=R.Tensor((5, 5), dtype="float32"))
+        lv2: R.Tensor((5, 5), dtype="float32") = R.exp(lv1)
+        lv4: R.Tensor((), dtype="float32") = R.sum(lv2, axis=None, keepdims=False)
+        lv4_adjoint: R.Tensor((), dtype="float32") = R.ones(R.shape([]), dtype="float32")
+        lv1_cp = R.call_tir(f_mul, (a, b), out_ty=R.Tensor((5, 5), dtype="float32"))
+        lv2_cp: R.Tensor((5, 5), dtype="float32") = R.exp(lv1_cp)
+        lv2_adjoint: R.Tensor((5, 5), dtype="float32") = R.broadcast_to(lv4_adjoint, R.shape([5, 5]))
+        lv1_adjoint: R.Tensor((5, 5), dtype="float32") = R.multiply(lv2_adjoint, lv2_cp)
+        lv = R.call_tir(pytvm_test_mul_grad_plain, (lv1_adjoint, a, b), out_ty=[R.Tensor((5, 5), dtype="float32"), R.Tensor((5, 5), dtype="float32")])
+        a_adjoint: R.Tensor((5, 5), dtype="float32") = lv[0]
+        b_adjoint: R.Tensor((5, 5), dtype="float32") = lv[1]
+        a_adjoint_out: R.Tensor((5, 5), dtype="float32") = a_adjoint
+        b_adjoint_out: R.Tensor((5, 5), dtype="float32") = b_adjoint
+        R.output(lv4, a_adjoint_out, b_adjoint_out)
+    return (lv4, (a_adjoint_out, b_adjoint_out))
+"""
+
+
+def test_gradient_recomputed_call_is_call_tir():
+    # lv1 is recomputed (not checkpointed): its copy lv1_cp is a plain call_tir as well.
+    @I.ir_module
+    class Before:
+        @T.prim_func(private=True, s_tir=True)
+        def f_mul(
+            A: T.Buffer((T.int64(5), T.int64(5)), "float32"),
+            B: T.Buffer((T.int64(5), T.int64(5)), "float32"),
+            f_mul_1: T.Buffer((T.int64(5), T.int64(5)), "float32"),
+        ):
+            for i0, i1 in T.grid(T.int64(5), T.int64(5)):
+                with T.sblock("f_mul"):
+                    v_i0, v_i1 = T.axis.remap("SS", [i0, i1])
+                    f_mul_1[v_i0, v_i1] = A[v_i0, v_i1] * B[v_i0, v_i1]
+
+        @R.function
+        def main(a: R.Tensor((5, 5), "float32"), b: R.Tensor((5, 5), "float32")):
+            cls = Before
+            with R.dataflow():
+                x1 = R.grad.start_checkpoint(a)
+                lv1 = R.call_tir_with_grad(
+                    cls.f_mul,
+                    (x1, b),
+                    out_ty=R.Tensor((5, 5), dtype="float32"),
+                    te_grad_name="pytvm_test_mul_grad_plain",
+                )
+                lv2 = R.exp(lv1)
+                lv3 = R.grad.end_checkpoint(lv2)
+                lv4 = R.sum(lv3)
+                R.output(lv4)
+            return lv4
+
+    after = relax.transform.Gradient("main")(Before)
+    text = after["main_adjoint"].script()
+    assert text.split("\n", 2)[2].strip() == _CHECKPOINT_EXPECTED.strip()

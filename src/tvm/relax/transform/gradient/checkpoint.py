@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from ...expr import Call, DataflowVar, Var, VarBinding
 from ...expr_functor import ExprMutator, ExprVisitor
+from .te_grad import as_call_tir
 
 __all__ = ["CheckpointInfo", "Recomputer", "strip_checkpoints"]
 
@@ -141,7 +142,8 @@ class Recomputer:
         done = self._memo.get(var)
         if done is not None:
             return done
-        value = self.value(self._info.bindings[var])
+        # A recomputed call_tir_with_grad is a plain call_tir, like the forward copy.
+        value = self.value(as_call_tir(self._info.bindings[var]))
         new_var = self._bb.emit(value, f"{var.name_hint}_cp")
         self._memo[var] = new_var
         return new_var
