@@ -266,6 +266,26 @@ def test_gradient_wrong_number_of_te_gradients():
         relax.transform.Gradient("main")(mod)
 
 
+@register_te_gradient("pytvm_test_bad_signature")
+def _bad_signature(output_grad, a):
+    return [a]
+
+
+def test_gradient_te_gradient_with_wrong_signature():
+    mod = _mul_module(grad_name="pytvm_test_bad_signature")
+    with pytest.raises(TypeError, match="the TE gradient 'pytvm_test_bad_signature'.*failed"):
+        relax.transform.Gradient("main")(mod)
+
+
+def test_relax_namespace_spelling():
+    # tvm.relax.call_tir_with_grad is the op constructor, as in TVM 0.27.
+    a = relax.Var("a", relax.TensorType([4], "float32"))
+    call = relax.call_tir_with_grad(
+        tvm.ir.GlobalVar("f"), [a], relax.TensorType([4], "float32"), te_grad_name="g"
+    )
+    assert call.op.name == "relax.call_tir_with_grad"
+
+
 def test_gradient_keeps_existing_function_names():
     # A function already named like the TE gradient: the new PrimFunc gets a fresh name.
     mod = _mul_module()

@@ -1,4 +1,5 @@
-"""``AppendLoss``: append a loss function to a backbone function (a module pass)."""
+"""Training utilities: ``AppendLoss`` (append a loss function to a backbone function, a module
+pass) and ``register_te_gradient`` (the TE gradients of ``R.call_tir_with_grad``)."""
 
 from __future__ import annotations
 

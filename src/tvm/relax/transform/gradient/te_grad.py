@@ -61,7 +61,15 @@ def emit_te_gradient(bb, call, output_grad):
     func = lookup_te_gradient(name)
     inputs = list(call.args[1].fields)
     kwargs = dict(call.attrs.te_grad_kwargs or {})
-    grads = bb.emit(call_te(bb, func, output_grad, *inputs, primfunc_name_hint=name, **kwargs))
+    try:
+        expr = call_te(bb, func, output_grad, *inputs, primfunc_name_hint=name, **kwargs)
+    except TypeError as err:
+        # Name the gradient: the user's function is called far from where it was written.
+        raise TypeError(
+            f"the TE gradient {name!r} (called as {name}(output_grad, *{len(inputs)} inputs, "
+            f"**{sorted(kwargs)}) by Gradient) failed: {err}"
+        ) from err
+    grads = bb.emit(expr)
     ty = grads.ty
     count = len(ty.fields) if isinstance(ty, TupleType) else 1
     if count != len(inputs):
