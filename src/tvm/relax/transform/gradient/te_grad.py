@@ -11,7 +11,13 @@ from ...expr import Call, TupleGetItem
 from ...op.base import call_tir
 from ...ty import TupleType
 
-__all__ = ["TE_GRAD_PREFIX", "as_call_tir", "emit_te_gradient", "lookup_te_gradient"]
+__all__ = [
+    "TE_GRAD_PREFIX",
+    "as_call_tir",
+    "emit_te_gradient",
+    "lookup_te_gradient",
+    "store_te_gradient",
+]
 
 #: Global-function name prefix of registered TE gradients.
 TE_GRAD_PREFIX = "tvm.relax.te_grad._register."
