@@ -5,7 +5,9 @@
 * ``SplitHostDevice()``: split device kernels out of host functions. On CPU targets (the only
   ones the code generator has now) everything is host code, so functions are only marked
   ``tirx.is_host_func``; a function with GPU thread-bound loops raises ``ValueError`` until
-  the CUDA backend plugs its split in here.
+  the CUDA backend plugs its split in here. Loops bound to virtual threads (``vthread*``,
+  ``cthread``) are host code: they become serial loops (TVM interleaves their iterations; for
+  race-free code, which a virtual-thread binding requires, the result is the same).
 * ``MakePackedAPI()``: functions with a ``global_symbol`` get the packed calling convention
   (``calling_conv`` = 1, TVM's ``kCPackedFunc``): the code generator wraps them in a
   ``__tvm_ffi_<name>`` function that checks the argument count, ndim, dtype, device, static
@@ -20,7 +22,7 @@ from ...ir.transform import PassInfo
 from ..expr import IntImm, Var
 from ..function import PrimFunc
 from ..stmt import For, ForKind
-from ..stmt_functor import post_order_visit
+from ..stmt_functor import ir_transform, post_order_visit
 from .common import PrimFuncPass
 
 __all__ = ["AnnotateEntryFunc", "BindTarget", "MakePackedAPI", "SplitHostDevice"]
@@ -63,10 +65,29 @@ def _has_thread_binding(stmt) -> bool:
     return bool(found)
 
 
+def _is_virtual_thread_loop(node) -> bool:
+    binding = node.thread_binding
+    return (binding is not None and node.kind == ForKind.THREAD_BINDING
+            and (binding.thread_tag.startswith("vthread") or binding.thread_tag == "cthread"))
+
+
+def _virtual_threads_to_serial(stmt):
+    def postorder(node):
+        if isinstance(node, For) and _is_virtual_thread_loop(node):
+            return For(node.loop_var, node.min, node.extent, ForKind.SERIAL, node.body,
+                       annotations=node.annotations, step=node.step, span=node.span)
+        return None
+
+    return ir_transform(stmt, None, postorder, ["tirx.For"])
+
+
 def SplitHostDevice():
     """Host/device split; for CPU targets every function is host code (see module doc)."""
 
     def run(func, mod, ctx):
+        body = _virtual_threads_to_serial(func.body)
+        if body is not func.body:
+            func = func.replace(body=body)
         if _has_thread_binding(func.body):
             name = func.get_attr("global_symbol") or "<anonymous>"
             raise ValueError(
