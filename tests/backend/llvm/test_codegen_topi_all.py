@@ -31,6 +31,9 @@ def _load(name):
 
 _MATH = _load("test_math_broadcast_reduction.py")
 _NN = _load("test_nn_basic.py")
+_CONV = _load("test_nn_conv.py")
+_INDEX = _load("test_index.py")
+_LOSS = _load("test_nn_norm_loss_attention.py")
 _ERF = np.vectorize(math.erf, otypes=[np.float64])
 
 
@@ -44,6 +47,12 @@ def _i(shape, lo, hi, dtype="int32"):
 
 def _b(shape):
     return ("bool", shape, "bool", 0, 2)
+
+
+def _c(values, dtype="int64"):
+    """A fixed input array (index arguments that must stay in range)."""
+    values = np.asarray(values, dtype)
+    return ("const", values.shape, dtype, values, None)
 
 
 def _softmax(x, axis):
@@ -84,6 +93,17 @@ def _attention(q, k, v):
     # BSNH layout, as topi.nn.attention.
     s = np.einsum("bsnh,btnh->bnst", q, k) / math.sqrt(q.shape[-1])
     return np.einsum("bnst,btnh->bsnh", _softmax(s, -1), v)
+
+
+def _nll_reference(g, p, t, w):
+    loss, weight = _LOSS._nll_ref(p, t, w, "mean", -100)
+    grad = np.zeros_like(p)
+    scale = g / weight.sum()
+    safe = np.where(t == -100, 0, t)
+    for b in range(p.shape[0]):
+        for x in range(p.shape[2]):
+            grad[b, safe[b, x], x] = -weight[b, x] * scale
+    return [loss, grad]
 
 
 # name -> (input specs, builder(*placeholders) -> tensor(s), NumPy reference(*arrays) -> array(s))
@@ -270,7 +290,59 @@ CASES.update({
                       lambda p, t, w: -p[np.arange(4), t] * w[t]),
     "attention": ([_f((1, 3, 2, 4)), _f((1, 5, 2, 4)), _f((1, 5, 2, 4))],
                   topi.nn.attention, _attention),
+    # more of the families exercised in tests/topi (references from those tests where factored)
+    "variance_std": ([_f((3, 1, 5), 0.5, 1.5)],
+                     lambda a: [topi.variance(a, (0, 2)), topi.std(a, -1, True)],
+                     lambda a: [a.var((0, 2)), a.std(-1, keepdims=True)]),
+    "dynamic_strided_slice": ([_f((4, 5)), _c([1, -4]), _c([4, 5]), _c([2, 1])],
+                              lambda a, b, e, s: topi.dynamic_strided_slice(a, b, e, s, (2, 4)),
+                              lambda a, b, e, s: a[1:4:2, -4:5]),
+    "layout_transform_index_map": ([_f((1, 8, 3, 2))],
+                                   lambda a: topi.layout_transform_index_map(
+                                       a, lambda n, c, h, w: (n, c // 3, h, w, c % 3),
+                                       pad_value=-1.0),
+                                   lambda a: np.concatenate(
+                                       [a, np.full((1, 1, 3, 2), -1.0)], 1).reshape(
+                                       1, 3, 3, 3, 2).transpose(0, 1, 3, 4, 2)),
+    "conv2d_generic_groups_dilation": ([_f((1, 2, 5, 5)), _f((2, 1, 3, 2))],
+                                       lambda x, w: topi.nn.conv2d(x, w, (1, 2), (0, 1, 0, 1),
+                                                                   (2, 1), groups=2),
+                                       lambda x, w: _CONV.conv_ref(x, w, (1, 2), (0, 1, 0, 1),
+                                                                   (2, 1), 2)),
+    "conv1d_nwc_int8": ([_i((1, 5, 2), -3, 3, "int8"), _i((2, 2, 3), -3, 3, "int8")],
+                        lambda x, w: topi.nn.conv1d_nwc(x, w, 1, 0, 1, out_dtype="int32"),
+                        lambda x, w: _CONV.conv_ref(x.transpose(0, 2, 1), w.transpose(2, 1, 0),
+                                                    (1,), (0, 0), (1,), 1).transpose(0, 2, 1)),
+    "conv2d_transpose_generic": ([_f((1, 2, 3, 4)), _f((2, 3, 3, 2))],
+                                 lambda x, w: topi.nn.conv2d_transpose(
+                                     x, w, (2, 1), (0, 1, 1, 0), (1, 2), 2, (0, 0)),
+                                 lambda x, w: _CONV.conv_transpose_ref(
+                                     x, w, (2, 1), (0, 1, 1, 0), (1, 2), 2, (0, 0))),
+    "group_conv2d_transpose_nchw": ([_f((1, 2, 3, 4)), _f((2, 3, 3, 2))],
+                                    lambda x, w: topi.nn.group_conv2d_transpose_nchw(
+                                        x, w, (1, 1), (0, 0, 0, 0), F32, (0, 0), 2),
+                                    lambda x, w: _CONV.conv_transpose_ref(
+                                        x, w, (1, 1), (0, 0, 0, 0), (1, 1), 2, (0, 0))),
+    "dropout": ([_f((2, 3, 5))], lambda a: list(topi.nn.dropout(a, 0.3)),
+                lambda a: [a, np.ones_like(a)]),
+    "nll_loss_mean_backward": ([_f(()), _f((2, 4, 3)), _c([[0, 3, -100], [1, 2, 2]]),
+                                _f((4,), 0.5, 1.5)],
+                               lambda g, p, t, w: [topi.nn.nll_loss(p, t, w, "mean", -100),
+                                                   topi.nn.nll_loss_backward(g, p, t, w, "mean",
+                                                                             -100)],
+                               None),
+    "topk_both_argsort_descending": ([_f((3, 9))],
+                                     lambda a: list(topi.topk(a, 2, 0, "both", False, "int32"))
+                                     + [topi.argsort(a, axis=0, is_ascend=False, dtype="int32")],
+                                     lambda a: [-np.sort(-a, 0)[:2], np.argsort(-a, 0)[:2],
+                                                np.argsort(-a, 0, kind="stable")]),
 })
+
+for _red in ("update", "add", "mul", "max", "min", "mean"):
+    CASES[f"scatter_elements_{_red}"] = (
+        [_f((3, 5)), _c([[0, -1, 4], [2, 2, -5]]), _f((2, 3))],
+        lambda d, i, u, _red=_red: topi.scatter_elements(d, i, u, 1, _red),
+        lambda d, i, u, _red=_red: _INDEX._scatter_ref(d, i, u, 1, _red))
 
 
 def _make(name):
@@ -286,7 +358,9 @@ def _inputs(specs, rng):
     arrays = []
     for kind, shape, dtype, lo, hi in specs:
         if kind == "float":
-            arrays.append(rng.uniform(lo, hi, shape).astype(dtype))
+            arrays.append(np.asarray(rng.uniform(lo, hi, shape), dtype))
+        elif kind == "const":
+            arrays.append(lo.copy())
         else:
             arrays.append(rng.integers(lo, hi, shape).astype(dtype))
     return arrays
@@ -316,6 +390,8 @@ def test_topi_compiled_matches_interpreter_and_numpy(built, name):
     specs, _, ref = CASES[name]
     inputs = _inputs(specs, rng)
     compiled, interp = _run_all(func, lib[name], outs, inputs)
+    if ref is None:  # NumPy reference from the interpreter test's helper (see _nll_reference)
+        ref = _nll_reference
     expected = ref(*[a.astype("float64") if a.dtype == F32 else a for a in inputs])
     expected = list(expected) if isinstance(expected, (list, tuple)) else [expected]
     assert len(expected) == len(compiled)
