@@ -287,3 +287,18 @@ def test_symbolic_extent_schedule_compiled():
         lib["main"](a, got)
         np.testing.assert_allclose(got, WL.run(func, [a], (size, 4)), rtol=1e-6)
         np.testing.assert_allclose(got, a * 2 + 1, rtol=1e-6)
+
+
+def test_unsafe_set_dtype_compiled_computes_in_the_new_dtype():
+    """unsafe_set_dtype changes results (float16 temporary): compare with the scheduled
+    function's interpreter result and the float16-rounded NumPy reference."""
+    sch = s_tir.Schedule(WL.chain(17, 3))
+    sch.unsafe_set_dtype(sch.get_sblock("B"), 0, "float16")
+    sch.parallel(_loops(sch, "C")[0])
+    lib = tvm.compile(sch.mod, target="llvm")
+    a = np.random.default_rng(5).standard_normal((17, 3)).astype("float32")
+    got = np.zeros(17, "float32")
+    lib["main"](a, got)
+    np.testing.assert_allclose(got, WL.run(sch.mod["main"], [a], (17,)), rtol=1e-6, atol=1e-6)
+    expected = (a * 2).astype("float16").astype("float32").sum(1) + 1
+    np.testing.assert_allclose(got, expected, rtol=1e-3)
