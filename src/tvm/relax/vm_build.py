@@ -2,8 +2,8 @@
 
 Steps (``docs/arch/build_and_vm.md``):
 
-1. the Relax pipeline (``relax_pipeline``): by default ``LegalizeOps`` and the clean-up passes
-   that exist; ``"fuse"`` adds ``AnnotateTIROpPattern``/``FuseOps``/``FuseTIR``;
+1. the Relax pipeline (``relax_pipeline``): by default ``LegalizeOps``,
+   ``AnnotateTIROpPattern``/``FuseOps``/``FuseTIR`` and the clean-up passes that exist;
 2. every PrimFunc of the result is compiled with ``tvm.compile`` (default schedules, the TIR
    pipeline, LLVM) into one ``tvm.runtime.Module``;
 3. every Relax function becomes VM code (``tvm.relax.vm.codegen``).
@@ -20,24 +20,23 @@ __all__ = ["build", "default_relax_pipeline"]
 
 # Passes of the default pipeline, by name in tvm.relax.transform, in order. A pass that does
 # not exist yet is skipped (the build still works on modules that need no such pass).
-# FuseOps/FuseTIR are left out for now: the default CPU schedule only rewrites a PrimFunc that
-# is one loop nest, so a fused `matmul + add` (two nests) runs unscheduled, 10-100x slower
-# than the tiled matmul plus a separate add (measured: MLP 784-256-10 batch 64 training step,
-# 42 ms fused vs 5 ms unfused). Put them back (FUSION_PASSES) once the default schedule
-# handles each nest of a fused function.
+# The fusion passes (FUSION_PASSES) run after LegalizeOps: the default CPU schedule runs a
+# fused matmul's elementwise epilogue (bias add, relu) on each tile of the tiled matmul and
+# row-fuses the other nests of a fused function (see s_tir/default_schedule.py).
 _DEFAULT_PASSES = (
     "LegalizeOps",
     "FoldConstant",
     "DeadCodeElimination",
 )
-#: The fusion passes; ``relax.build(mod, relax_pipeline="fuse")`` runs them after legalization.
+#: The fusion passes, run after legalization unless ``default_relax_pipeline(fuse=False)``.
 FUSION_PASSES = ("AnnotateTIROpPattern", "FuseOps", "FuseTIR")
 
 
-def default_relax_pipeline(fuse: bool = False):
+def default_relax_pipeline(fuse: bool = True):
     """The passes ``relax.build`` runs by default, as a ``tvm.transform.Sequential``.
 
-    With ``fuse``, the fusion passes run after legalization (see ``FUSION_PASSES``).
+    With ``fuse`` (the default), the fusion passes run after legalization (see
+    ``FUSION_PASSES``); ``fuse=False`` gives the legalize-only pipeline.
     """
     from ..ir import transform as ir_transform  # lazy: pass infrastructure
     from . import transform
@@ -55,7 +54,7 @@ def _relax_pipeline(relax_pipeline):
     if isinstance(relax_pipeline, str):
         if relax_pipeline in ("default", "default_build", "zero"):
             return default_relax_pipeline()
-        if relax_pipeline == "fuse":
+        if relax_pipeline == "fuse":  # the default since fusion is on by default
             return default_relax_pipeline(fuse=True)
         # Lazy: relax.pipeline is written by the compilation-pass work (may not exist yet).
         try:
@@ -93,8 +92,9 @@ def build(
         Not supported yet (bind constants with ``relax.transform.BindParams`` first); must be
         None or empty.
     relax_pipeline : str, Pass or None
-        ``"default"`` (legalize; see ``_DEFAULT_PASSES`` for why fusion is off), ``"fuse"``
-        (legalize and fuse), None to compile the module as given, or a pass.
+        ``"default"`` (legalize and fuse; ``"fuse"`` is the same),
+        ``default_relax_pipeline(fuse=False)`` (legalize only), None to compile the module as
+        given, or a pass.
     tir_pipeline : str or callable
         Passed to ``tvm.compile`` for the PrimFuncs.
     exec_mode : str
@@ -182,7 +182,7 @@ def _unify_loop_dtypes(func):
         for iv in stmt.iter_vars:
             dom, dtype = iv.dom, iv.var.dtype
             if dom is not None and (dom.min.dtype != dtype or dom.extent.dtype != dtype):
-                dom = Range(fix(dom.min, dtype), fix(dom.extent, dtype))
+                dom = Range.from_min_extent(fix(dom.min, dtype), fix(dom.extent, dtype))
                 iv = iv.replace(dom=dom)
                 changed = True
             ivs.append(iv)

@@ -5,7 +5,8 @@ transformations on the s_tir function (before the blocks are lowered). They appl
 function whose loops are all serial without annotations (nothing scheduled yet) and that does
 not carry the attribute ``"tirx.is_scheduled"``. Each loop nest that is a perfect nest of
 ``For`` loops around one block, bound one loop per block iterator, is rewritten by the first
-rule that matches:
+rule that matches (a function of several nests, such as FuseTIR's, has each nest scheduled;
+FuseTIR's functions have no ``"s_tir"`` attribute, a root block realize marks them):
 
 1. **matmul-like** (``C[i, j] += A[i, k] * B[k, j]`` up to operand order: two spatial
    iterators, one reduction, constant extents divisible by the tiles): tiled for registers
@@ -19,6 +20,11 @@ rule that matches:
 
    (a 4 x 64 block of C accumulates over ``k`` while a 64-wide strip of B streams through
    the cache). B is not repacked into a blocked layout (a packed copy is future work).
+   **Epilogue** (FuseTIR's ``matmul + add + relu``): the nests right after the matmul that are
+   elementwise over its output (two spatial loops of its extents, reading what the matmul
+   or an earlier such nest wrote only at their own ``[i, j]``) run inside the tile, one
+   ``4 x 64`` unrolled/vectorized loop each after the tile is written back, while it is in
+   the cache (TVM's ``reverse_compute_at``). The intermediate buffers are still written.
 2. **generic**: when the innermost loop is a reduction and the last spatial loop indexes the
    output's last (contiguous) dimension, that spatial loop is moved innermost when it also
    runs along an input's last axis or the reduction runs along none (the reduction runs
@@ -93,7 +99,11 @@ def apply_default_schedule(mod: IRModule, target=None) -> IRModule:
 
 
 def _unscheduled(func: PrimFunc) -> bool:
-    if func.get_attr("tirx.is_scheduled") or not func.get_attr("s_tir"):
+    if func.get_attr("tirx.is_scheduled"):
+        return False
+    # FuseTIR builds its fused PrimFunc without the "s_tir" attribute: a root block realize
+    # marks block-form (s_tir) IR as well.
+    if not func.get_attr("s_tir") and not isinstance(func.body, SBlockRealize):
         return False
     scheduled = []
 
@@ -114,13 +124,106 @@ def schedule_prim_func(func: PrimFunc) -> PrimFunc:
         return func
     root = body.block
     stmts = list(root.body.seq) if isinstance(root.body, SeqStmt) else [root.body]
-    new_stmts = []
-    for group in _row_groups(stmts):
-        new_stmts.append(_fuse_rows(group) if len(group) > 1 else _schedule_nest(group[0]))
+    new_stmts, pending, pos = [], [], 0
+    while pos < len(stmts):
+        # A tileable matmul takes its elementwise consumers into its tile (rule 1); the
+        # other nests between such matmuls go through row fusion and rules 1-2.
+        chain = _matmul_chain(stmts, pos)
+        if chain is None:
+            pending.append(stmts[pos])
+            pos += 1
+            continue
+        new_stmts += _schedule_rows(pending)
+        pending = []
+        new_stmts.append(chain[0])
+        pos += chain[1]
+    new_stmts += _schedule_rows(pending)
     if all(a is b for a, b in zip(new_stmts, stmts)):
         return func
     new_root = root.replace(body=SeqStmt.flatten(new_stmts))
     return func.with_body(body.replace(block=new_root))
+
+
+def _schedule_rows(stmts):
+    return [_fuse_rows(group) if len(group) > 1 else _schedule_nest(group[0])
+            for group in _row_groups(stmts)]
+
+
+def _matmul_chain(stmts, pos):
+    """``(tiled nest, number of nests used)`` for a matmul at ``stmts[pos]`` and its epilogue.
+
+    The epilogue is the run of nests right after the matmul that are elementwise over the
+    matmul's output shape (two spatial loops bound in order to the block's iterators) and read
+    what the matmul or an earlier epilogue nest wrote only at their own ``[i, j]``. They run
+    on each finished 4 x 64 tile while it is in the cache (TVM's ``reverse_compute_at``).
+    None when ``stmts[pos]`` is not a tileable matmul.
+    """
+    nest = _nest_headers(stmts[pos])
+    if nest is None:
+        return None
+    headers, spatial, realize = nest
+    if _matmul(headers, spatial, realize) is None:
+        return None
+    written = {id(st.buffer) for st in _stores(realize.block)}
+    read = {id(ld.buffer) for ld in _loads(realize.block)}
+    epilogue = []
+    for stmt in stmts[pos + 1:]:
+        consumer = _elementwise_consumer(stmt, headers[0], headers[1], written, read)
+        if consumer is None:
+            break
+        epilogue.append(consumer)
+        written.update(id(st.buffer) for st in _stores(consumer[0]))
+        read.update(id(ld.buffer) for ld in _loads(consumer[0]))
+    return _matmul(headers, spatial, realize, epilogue), 1 + len(epilogue)
+
+
+def _elementwise_consumer(stmt, row, col, written, read):
+    """``(block, row iterator var, column iterator var)`` of an epilogue nest, or None."""
+    loops, realize = _perfect_nest(stmt)
+    if loops is None or len(loops) != 2:
+        return None
+    block = realize.block
+    if block.init is not None or not (isinstance(realize.predicate, IntImm)
+                                      and realize.predicate.value == 1):
+        return None
+    for lp, h in zip(loops, (row, col)):
+        if not (_is_zero(lp.min) and _same_extent(lp.extent, h.extent)
+                and lp.loop_var.dtype == h.var.dtype):
+            return None
+    ivs = list(block.iter_vars)
+    if len(ivs) != 2 or any(iv.iter_type != IterVar.DataPar for iv in ivs):
+        return None
+    if any(v is not lp.loop_var for v, lp in zip(realize.iter_values, loops)):
+        return None
+    vi, vj = ivs[0].var, ivs[1].var
+    store = block.body
+    if not (isinstance(store, BufferStore) and len(store.indices) == 2
+            and store.indices[0] is vi and store.indices[1] is vj):
+        return None
+    if id(store.buffer) in written or id(store.buffer) in read:
+        return None
+    for load in _loads(block):
+        if id(load.buffer) in written and not (
+            len(load.indices) == 2 and load.indices[0] is vi and load.indices[1] is vj
+        ):
+            return None
+    return block, vi, vj
+
+
+def _nest_headers(stmt):
+    """``(loop headers, spatial flags, realize)`` of a perfect nest, one loop per iterator."""
+    loops, realize = _perfect_nest(stmt)
+    if loops is None:
+        return None
+    kinds = {}
+    for iv, value in zip(realize.block.iter_vars, realize.iter_values):
+        if not isinstance(value, Var):
+            return None
+        kinds[id(value)] = iv.iter_type
+    if len(kinds) != len(loops) or any(id(lp.loop_var) not in kinds for lp in loops):
+        return None
+    headers = [_Loop(lp.loop_var, lp.min, lp.extent) for lp in loops]
+    return headers, [kinds[id(h.var)] == IterVar.DataPar for h in headers], realize
 
 
 def _perfect_nest(stmt):
@@ -414,8 +517,12 @@ def _output_last_index_var(block, realize):
     return None
 
 
-def _matmul(headers, spatial, realize):
-    """The tiled schedule of a matmul-like nest, or None when the pattern does not match."""
+def _matmul(headers, spatial, realize, epilogue=()):
+    """The tiled schedule of a matmul-like nest, or None when the pattern does not match.
+
+    ``epilogue`` holds ``(block, vi, vj)`` of elementwise nests (see ``_matmul_chain``) run
+    on each finished tile, one vectorized tile loop each, in order.
+    """
     block = realize.block
     if len(headers) != 3 or spatial != [True, True, False] or block.init is None:
         return None
@@ -473,7 +580,7 @@ def _matmul(headers, spatial, realize):
         tile(BufferStore(acc_buf, zero, [i1, j1])),
         For(kk.var, kk.min, kk.extent, ForKind.SERIAL, tile(BufferStore(acc_buf, update, [i1, j1]))),
         tile(BufferStore(store.buffer, acc_buf[i1, j1], [ii, jj])),
-    ])
+    ] + [tile(substitute(blk.body, {vi_: ii, vj_: jj})) for blk, vi_, vj_ in epilogue])
     scope = SBlock((), [], [], f"{block.name_hint}_tile", body, alloc_buffers=[acc_buf])
     nest = For(j0, IntImm(dt_j, 0), IntImm(dt_j, n // tile_n), ForKind.SERIAL,
                SBlockRealize((), IntImm("bool", 1), scope))

@@ -1,0 +1,127 @@
+"""The default CPU schedule of PrimFuncs with several loop nests (FuseTIR's fused kernels).
+
+A tileable matmul followed by elementwise nests over its output becomes one tiled nest whose
+tiles run the elementwise epilogue while they are in the cache; the result is compiled and
+compared with NumPy.
+"""
+
+import numpy as np
+import pytest
+
+import tvm
+from tvm.s_tir.default_schedule import schedule_prim_func
+from tvm.script import tirx as T
+from tvm.tirx.stmt import For, ForKind, SBlockRealize, SeqStmt
+
+
+@T.prim_func(s_tir=True)
+def matmul_add_relu(A: T.Buffer((128, 256), "float32"), B: T.Buffer((256, 128), "float32"),
+                    bias: T.Buffer((128,), "float32"), D: T.Buffer((128, 128), "float32")):
+    C = T.alloc_buffer((128, 128), "float32")
+    E = T.alloc_buffer((128, 128), "float32")
+    for i, j, k in T.grid(128, 128, 256):
+        with T.sblock("matmul"):
+            vi, vj, vk = T.axis.remap("SSR", [i, j, k])
+            with T.init():
+                C[vi, vj] = T.float32(0)
+            C[vi, vj] = C[vi, vj] + A[vi, vk] * B[vk, vj]
+    for i, j in T.grid(128, 128):
+        with T.sblock("add"):
+            vi, vj = T.axis.remap("SS", [i, j])
+            E[vi, vj] = C[vi, vj] + bias[vj]
+    for i, j in T.grid(128, 128):
+        with T.sblock("relu"):
+            vi, vj = T.axis.remap("SS", [i, j])
+            D[vi, vj] = T.max(E[vi, vj], T.float32(0))
+
+
+@T.prim_func(s_tir=True)
+def matmul_then_transpose(A: T.Buffer((128, 256), "float32"), B: T.Buffer((256, 128), "float32"),
+                          D: T.Buffer((128, 128), "float32")):
+    C = T.alloc_buffer((128, 128), "float32")
+    for i, j, k in T.grid(128, 128, 256):
+        with T.sblock("matmul"):
+            vi, vj, vk = T.axis.remap("SSR", [i, j, k])
+            with T.init():
+                C[vi, vj] = T.float32(0)
+            C[vi, vj] = C[vi, vj] + A[vi, vk] * B[vk, vj]
+    for i, j in T.grid(128, 128):
+        with T.sblock("transpose"):
+            vi, vj = T.axis.remap("SS", [i, j])
+            D[vi, vj] = C[vj, vi]
+
+
+def _root_stmts(func):
+    """The root block's loop nests (its ``T.alloc_buffer`` statements left out)."""
+    body = func.body.block.body
+    stmts = list(body.seq) if isinstance(body, SeqStmt) else [body]
+    return [s for s in stmts if isinstance(s, For)]
+
+
+def _tile_body(nest):
+    """The statements inside ``for i0 (parallel): for j0: matmul_tile``."""
+    assert isinstance(nest, For) and nest.kind == ForKind.PARALLEL
+    inner = nest.body
+    assert isinstance(inner, For) and inner.kind == ForKind.SERIAL
+    assert isinstance(inner.body, SBlockRealize)
+    assert inner.body.block.name_hint == "matmul_tile"
+    return list(inner.body.block.body.seq)
+
+
+def _stored_buffer(tile_loop):
+    """Name of the buffer stored by ``for i1 (unrolled): for j1 (vectorized): X[...] = ...``."""
+    assert tile_loop.kind == ForKind.UNROLLED
+    assert tile_loop.body.kind == ForKind.VECTORIZED
+    return tile_loop.body.body.buffer.name
+
+
+def _compile(func):
+    return tvm.compile(tvm.IRModule({"main": func.with_attr("global_symbol", "main")}),
+                       target="llvm")
+
+
+def _inputs(seed):
+    rng = np.random.default_rng(seed)
+    a = rng.standard_normal((128, 256)).astype("float32")
+    b = rng.standard_normal((256, 128)).astype("float32")
+    return a, b, rng.standard_normal(128).astype("float32")
+
+
+def test_epilogue_runs_inside_the_matmul_tile():
+    stmts = _root_stmts(schedule_prim_func(matmul_add_relu))
+    assert len(stmts) == 1, "the add and relu nests joined the matmul's tile loop"
+    tile = _tile_body(stmts[0])
+    # init, k loop, write-back of C, then the add and the relu on the same 4 x 64 tile.
+    assert len(tile) == 5
+    assert tile[1].kind == ForKind.SERIAL and tile[1].loop_var.name == "k"
+    assert [_stored_buffer(s) for s in (tile[2], tile[3], tile[4])] == ["C", "E", "D"]
+
+
+def test_fused_matmul_add_relu_compiles_to_numpy_result():
+    lib = _compile(matmul_add_relu)
+    a, b, bias = _inputs(0)
+    got = np.zeros((128, 128), "float32")
+    lib["main"](a, b, bias, got)
+    np.testing.assert_allclose(got, np.maximum(a @ b + bias, 0), rtol=1e-4, atol=1e-4)
+
+
+def test_consumer_reading_another_element_stays_a_separate_nest():
+    # D[i, j] = C[j, i] needs other tiles of C: it must not run inside the matmul's tile.
+    stmts = _root_stmts(schedule_prim_func(matmul_then_transpose))
+    assert len(stmts) == 2
+    assert len(_tile_body(stmts[0])) == 3
+    assert stmts[1].loop_var.name == "i" and stmts[1].body.kind == ForKind.VECTORIZED
+    lib = _compile(matmul_then_transpose)
+    a, b, _ = _inputs(1)
+    got = np.zeros((128, 128), "float32")
+    lib["main"](a, b, got)
+    np.testing.assert_allclose(got, (a @ b).T, rtol=1e-4, atol=1e-4)
+
+
+@pytest.mark.parametrize("with_attr", [True, False])
+def test_block_form_without_s_tir_attr_is_scheduled(with_attr):
+    # FuseTIR's fused functions carry no "s_tir" attribute; their root block marks them.
+    func = matmul_add_relu if with_attr else matmul_add_relu.without_attr("s_tir")
+    assert len(_root_stmts(schedule_prim_func(func))) == 1
+    scheduled = func.with_attr("tirx.is_scheduled", True)
+    assert schedule_prim_func(scheduled) is scheduled
