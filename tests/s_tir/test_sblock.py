@@ -24,7 +24,7 @@ def _r(lo, ext):
     def c(v):
         return tirx.IntImm(I32, v) if isinstance(v, int) else v
 
-    return Range(c(lo), c(ext))
+    return Range.from_min_extent(c(lo), c(ext))
 
 
 def _regions(regions):

@@ -97,13 +97,14 @@ def test_loop_kinds():
 
 
 def region(buf, *indices):
-    return S.BufferRegion(buf, [Range(getattr(x, "var", x), i32(1)) for x in indices])
+    return S.BufferRegion(buf, [Range.from_min_extent(getattr(x, "var", x), i32(1))
+                                for x in indices])
 
 
 def test_sblock_matmul_with_remap_and_init():
     a, b, c = (decl_buffer((128, 128), "float32", name=n) for n in "ABC")
     i, j, k = (var(n) for n in "ijk")
-    vi, vj, vk = (S.IterVar(Range(i32(0), i32(128)), var(n), kind)
+    vi, vj, vk = (S.IterVar(Range.from_min_extent(i32(0), i32(128)), var(n), kind)
                   for n, kind in (("vi", 0), ("vj", 0), ("vk", 2)))
     update = S.BufferStore(c, c[vi.var, vj.var] + a[vi.var, vk.var] * b[vj.var, vk.var],
                            [vi.var, vj.var])
@@ -132,13 +133,14 @@ def test_sblock_axes_where_attrs_and_alloc():
     a, b = decl_buffer((16, 16), "float32", name="A"), decl_buffer((16,), "float32", name="B")
     tmp = decl_buffer((16,), "float32", name="tmp")
     i, j = var("i"), var("j")
-    vi = S.IterVar(Range(i32(0), i32(16)), var("vi"), 0)
-    vj = S.IterVar(Range(i32(0), i32(16)), var("vj"), 2)
+    vi = S.IterVar(Range.from_min_extent(i32(0), i32(16)), var("vi"), 0)
+    vj = S.IterVar(Range.from_min_extent(i32(0), i32(16)), var("vj"), 2)
     inner = S.SBlock([vj], [region(a, vi, vj)], [region(tmp, vj)], "inner",
                      S.BufferStore(tmp, a[vi.var, vj.var], [vj.var]))
     inner_loop = loop(j, 16, S.SBlockRealize([j], j < 15, inner))
     outer_body = S.SeqStmt([inner_loop, S.BufferStore(b, tmp[i32(0)], [vi.var])])
-    full_row = S.BufferRegion(a, [Range(vi.var, i32(1)), Range(i32(0), i32(16))])
+    full_row = S.BufferRegion(a, [Range.from_min_extent(vi.var, i32(1)),
+                                  Range.from_min_extent(i32(0), i32(16))])
     outer = S.SBlock([vi], [full_row], [region(b, vi)], "s", outer_body,
                      alloc_buffers=[tmp], annotations={"k": 1})
     nest = loop(i, 16, S.SBlockRealize([i], TRUE, outer))

@@ -37,13 +37,15 @@ def _expected_matmul():
     i, j, k = (tirx.Var(n, "int32") for n in "ijk")
     vi, vj, vk = (tirx.Var("v_" + n, "int32") for n in "ijk")
 
-    r = Range(tirx.IntImm("int32", 0), tirx.IntImm("int32", 128))
+    r = Range.from_min_extent(tirx.IntImm("int32", 0), tirx.IntImm("int32", 128))
     ivs = [tirx.IterVar(r, vi, tirx.IterVar.DataPar), tirx.IterVar(r, vj, tirx.IterVar.DataPar),
            tirx.IterVar(r, vk, tirx.IterVar.CommReduce)]
     one = tirx.IntImm("int32", 1)
-    reads = [tirx.BufferRegion(A, [Range(vi, one), Range(vk, one)]),
-             tirx.BufferRegion(B, [Range(vj, one), Range(vk, one)])]
-    writes = [tirx.BufferRegion(C, [Range(vi, one), Range(vj, one)])]
+    reads = [tirx.BufferRegion(A, [Range.from_min_extent(vi, one), Range.from_min_extent(vk, one)]),
+             tirx.BufferRegion(B, [Range.from_min_extent(vj, one),
+                                   Range.from_min_extent(vk, one)])]
+    writes = [tirx.BufferRegion(C, [Range.from_min_extent(vi, one),
+                                    Range.from_min_extent(vj, one)])]
     init = tirx.BufferStore(C, tirx.FloatImm("float32", 0.0), [vi, vj])
     update = tirx.BufferStore(C, C[vi, vj] + A[vi, vk] * B[vj, vk], [vi, vj])
     block = tirx.SBlock(ivs, reads, writes, "C", update, init=init)

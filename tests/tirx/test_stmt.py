@@ -93,7 +93,7 @@ def test_other_statements():
 
 
 def test_iter_var_kinds_and_arithmetic():
-    iv = tirx.IterVar(Range(tirx.IntImm("int32", 0), tirx.IntImm("int32", 8)), "k",
+    iv = tirx.IterVar(Range.from_min_extent(tirx.IntImm("int32", 0), tirx.IntImm("int32", 8)), "k",
                       tirx.IterVar.CommReduce)
     assert (tirx.IterVar.DataPar, tirx.IterVar.ThreadIndex, tirx.IterVar.CommReduce,
             tirx.IterVar.Ordered, tirx.IterVar.Opaque) == (0, 1, 2, 3, 4)
@@ -116,7 +116,8 @@ def test_buffer_region_helpers():
     assert isinstance(sliced, tirx.BufferRegion)
     assert [(r.min.value, r.extent.value) for r in sliced.region] == [(1, 2), (0, 6)]
     with pytest.raises(ValueError, match="needs 2 ranges"):
-        tirx.BufferRegion(A, [Range(tirx.IntImm("int32", 0), tirx.IntImm("int32", 1))])
+        tirx.BufferRegion(A, [Range.from_min_extent(tirx.IntImm("int32", 0),
+                                                    tirx.IntImm("int32", 1))])
 
 
 def test_structural_equality_alpha_renames_loop_vars_and_buffers():
@@ -148,7 +149,8 @@ def test_structural_equality_detects_swapped_uses():
 def test_sblock_construction_and_validation():
     A = tirx.decl_buffer((4,), "float32", name="A")
     vi = tirx.Var("vi", "int32")
-    iv = tirx.IterVar(Range(tirx.IntImm("int32", 0), tirx.IntImm("int32", 4)), vi, 0)
+    iv = tirx.IterVar(Range.from_min_extent(tirx.IntImm("int32", 0), tirx.IntImm("int32", 4)),
+                      vi, 0)
     block = tirx.SBlock([iv], [], [tirx.BufferRegion.from_point(A, [vi])], "b",
                         tirx.BufferStore(A, 0.0, [vi]))
     assert block.type_key == "s_tir.SBlock" and block.init is None

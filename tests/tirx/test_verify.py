@@ -10,7 +10,7 @@ F32 = "float32"
 
 
 def _range(n):
-    return Range(tirx.IntImm("int32", 0), tirx.IntImm("int32", n))
+    return Range.from_min_extent(tirx.IntImm("int32", 0), tirx.IntImm("int32", n))
 
 
 def _good_func():
@@ -136,7 +136,7 @@ def test_match_buffer_defines_shape_vars_and_decl_buffer_views():
     n = tirx.Var("n", "int32")
     sub = tirx.decl_buffer((n,), F32, name="sub")
     vi = tirx.Var("vi", "int32")
-    source = tirx.BufferRegion(A, [Range(vi * 4, tirx.IntImm("int32", 4))])
+    source = tirx.BufferRegion(A, [Range.from_min_extent(vi * 4, tirx.IntImm("int32", 4))])
     j = tirx.Var("j", "int32")
     body = tirx.For(j, 0, n, 0, tirx.BufferStore(sub, 0.0, [j]))
     block = tirx.SBlock([tirx.IterVar(_range(2), vi, 0)], [], [source], "b", body,

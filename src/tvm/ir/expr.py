@@ -56,12 +56,82 @@ class GlobalVar(RelaxExpr, type_key="ir.GlobalVar"):
 
 
 class Range(Node, type_key="ir.Range"):
-    """A half-open integer range ``[min, min + extent)`` of PrimExprs."""
+    """A half-open integer range ``[begin, end)`` of PrimExprs, stored as ``min``/``extent``.
+
+    Parameters
+    ----------
+    begin : PrimExpr or int
+        The first value; with ``end=None`` it is the end instead and the range is
+        ``[0, begin)``.
+    end : PrimExpr or int, optional
+        One past the last value. ``extent`` is computed as ``end - begin`` with PrimExpr
+        arithmetic (integer constants fold; symbolic bounds stay symbolic).
+    span : Span, optional
+        Source location.
+
+    Use :meth:`from_min_extent` to build a range from its ``min`` and ``extent``.
+    """
 
     min: object
     extent: object
     span: object = field(None, role=IGNORE, kw_only=True)
 
+    def __init__(self, begin, end=None, span=None):
+        # Lazy: PrimExpr constants and arithmetic live in ``tirx``, above ``ir``.
+        from ..tirx.generic import const, convert
+
+        begin = _range_bound(convert, begin, "begin")
+        if end is None:
+            # ``Range(n)`` is ``[0, n)``: the zero takes the dtype of ``n``.
+            begin, end = const(0, begin.dtype), begin
+        else:
+            end = _range_bound(convert, end, "end")
+        extent = end if _is_const_zero(begin) else end - begin
+        self.__init_fields__(begin, extent, span=span)
+
     @staticmethod
     def from_min_extent(min_value, extent, span=None):
-        return Range(min_value, extent, span=span)
+        """The range ``[min_value, min_value + extent)``; Python ints become ``IntImm``."""
+        if isinstance(min_value, int) or isinstance(extent, int):
+            # Lazy: PrimExpr constants live in ``tirx``, above ``ir``.
+            from ..tirx.generic import convert
+
+            if isinstance(min_value, int):
+                min_value = convert(min_value)
+            if isinstance(extent, int):
+                extent = convert(extent)
+        obj = object.__new__(Range)
+        obj.__init_fields__(min_value, extent, span=span)
+        return obj
+
+    def __repr__(self):
+        lo, ext = self.min, self.extent
+        if _is_const_zero(lo):
+            end = ext
+        elif isinstance(lo, PrimExpr) and isinstance(ext, PrimExpr):
+            end = lo + ext
+        else:
+            return f"I.Range.from_min_extent({lo}, {ext})"
+        return f"I.Range({lo}, {end})"
+
+    __str__ = __repr__
+
+
+def _range_bound(convert, value, what):
+    """``value`` as an integer PrimExpr, or a ``TypeError`` naming the bound."""
+    try:
+        expr = convert(value)
+    except TypeError as err:
+        raise TypeError(f"Range {what} must be an integer PrimExpr or int, got "
+                        f"{type(value).__name__} {value!r}") from err
+    dtype = getattr(expr, "dtype", "")
+    if not dtype.startswith(("int", "uint")):
+        raise TypeError(f"Range {what} must have an integer dtype, got {dtype!r} ({value!r})")
+    return expr
+
+
+def _is_const_zero(value):
+    """Whether ``value`` is the integer constant 0 (``IntImm`` or a Python int)."""
+    if isinstance(value, int):
+        return value == 0
+    return type(value).__name__ == "IntImm" and value.value == 0

@@ -191,14 +191,14 @@ def _merge(entries):
         for d, dim in enumerate(boxes[id(buf)]):
             if dim is None:
                 zero = IntImm(buf.shape[d].dtype, 0) if isinstance(buf.shape[d], PrimExpr) else 0
-                ranges.append(Range(zero, buf.shape[d]))
+                ranges.append(Range.from_min_extent(zero, buf.shape[d]))
                 continue
             lo, hi = dim
             if lo is hi:
-                ranges.append(Range(lo, IntImm(lo.dtype, 1)))
+                ranges.append(Range.from_min_extent(lo, IntImm(lo.dtype, 1)))
             else:
                 lo = _simplify(lo)
-                ranges.append(Range(lo, _simplify(hi - lo + 1)))
+                ranges.append(Range.from_min_extent(lo, _simplify(hi - lo + 1)))
         result.append(BufferRegion(buf, ranges))
     return result
 

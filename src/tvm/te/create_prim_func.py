@@ -164,7 +164,7 @@ class _Lowering:
             dtype = iv.var.dtype if self.index_dtype is None else self.index_dtype
             dom = iv.dom
             if self.index_dtype is not None:
-                dom = Range(cast(dom.min, dtype), cast(dom.extent, dtype))
+                dom = Range.from_min_extent(cast(dom.min, dtype), cast(dom.extent, dtype))
             loops.append((Var(iv.var.name, dtype), dom))
         realizes = [self._block(op, index, axes, loops) for index in range(op.num_outputs)]
         nest = realizes[0] if len(realizes) == 1 else SeqStmt(realizes)

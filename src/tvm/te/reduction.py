@@ -59,11 +59,11 @@ def _dom(dom):
     if isinstance(dom, (tuple, list)) and len(dom) == 2:
         lo, hi = convert(dom[0]), convert(dom[1])
         if isinstance(lo, IntImm) and lo.value == 0:
-            return Range(lo, hi)
-        return Range(lo, hi - lo)
+            return Range.from_min_extent(lo, hi)
+        return Range.from_min_extent(lo, hi - lo)
     if isinstance(dom, (int, PrimExpr)):
         hi = convert(dom)
-        return Range(IntImm(hi.dtype, 0), hi)
+        return Range.from_min_extent(IntImm(hi.dtype, 0), hi)
     raise TypeError(f"a reduction domain must be a Range or (min, max), got {dom!r}")
 
 

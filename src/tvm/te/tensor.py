@@ -289,7 +289,8 @@ def compute(shape, fcompute, name="compute", tag="", attrs=None, varargs_names=N
     shape = _shape(shape)
     names = _arg_names(fcompute, len(shape), varargs_names)
     axis = tuple(
-        IterVar(Range(IntImm(dim.dtype, 0), dim), Var(n, dim.dtype), IterVar.DataPar)
+        IterVar(Range.from_min_extent(IntImm(dim.dtype, 0), dim), Var(n, dim.dtype),
+                IterVar.DataPar)
         for n, dim in zip(names, shape)
     )
     body = fcompute(*[iv.var for iv in axis])

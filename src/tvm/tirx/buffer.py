@@ -97,10 +97,10 @@ class Buffer(Scriptable, Node, type_key="tirx.Buffer"):
                         raise ValueError("buffer region slices must have step 1")
                     start = _as_index(0 if idx.start is None else idx.start)
                     stop = self.shape[dim] if idx.stop is None else _as_index(idx.stop)
-                    ranges.append(Range(start, stop - start))
+                    ranges.append(Range.from_min_extent(start, stop - start))
                 else:
                     idx = _as_index(idx)
-                    ranges.append(Range(idx, IntImm(idx.dtype, 1)))
+                    ranges.append(Range.from_min_extent(idx, IntImm(idx.dtype, 1)))
             return BufferRegion(self, ranges)
         return BufferLoad(self, list(indices))
 

@@ -380,7 +380,7 @@ class BufferRegion(Scriptable, Node, type_key="tirx.BufferRegion"):
     @staticmethod
     def full_region(buffer) -> BufferRegion:
         """The whole buffer."""
-        ranges = [Range(IntImm(e.dtype, 0), e) for e in buffer.shape]
+        ranges = [Range.from_min_extent(IntImm(e.dtype, 0), e) for e in buffer.shape]
         return BufferRegion(buffer, ranges)
 
     @staticmethod
@@ -389,7 +389,7 @@ class BufferRegion(Scriptable, Node, type_key="tirx.BufferRegion"):
         ranges = []
         for idx in indices:
             idx = _index(idx)
-            ranges.append(Range(idx, IntImm(idx.dtype, 1)))
+            ranges.append(Range.from_min_extent(idx, IntImm(idx.dtype, 1)))
         return BufferRegion(buffer, ranges)
 
 
@@ -426,7 +426,7 @@ class IterVar(Scriptable, Node, type_key="tirx.IterVar"):
         if dom is not None and not isinstance(dom, Range):
             if isinstance(dom, (tuple, list)) and len(dom) == 2:
                 lo, hi = _index(dom[0]), _index(dom[1])
-                dom = Range(lo, _simplify_sub(hi, lo))
+                dom = Range.from_min_extent(lo, _simplify_sub(hi, lo))
             else:
                 raise TypeError(f"IterVar dom must be a Range or (min, max), got {dom!r}")
         if isinstance(var, str):

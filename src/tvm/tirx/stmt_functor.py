@@ -231,7 +231,7 @@ class StmtMutator:
         ranges = []
         for r in region.region:
             lo, ext = self.visit_expr(r.min), self.visit_expr(r.extent)
-            ranges.append(r if lo is r.min and ext is r.extent else Range(lo, ext))
+            ranges.append(r if lo is r.min and ext is r.extent else Range.from_min_extent(lo, ext))
         ranges = tuple(ranges)
         if buf is region.buffer and _same(ranges, region.region):
             return region
@@ -303,7 +303,7 @@ class StmtMutator:
             if lo is iv.dom.min and ext is iv.dom.extent:
                 iter_vars.append(iv)
             else:
-                iter_vars.append(iv.replace(dom=Range(lo, ext)))
+                iter_vars.append(iv.replace(dom=Range.from_min_extent(lo, ext)))
         iter_vars = tuple(iter_vars)
         alloc = tuple(self.visit_buffer_def(b) for b in op.alloc_buffers)
         match = []

@@ -94,7 +94,7 @@ def reduce_axis(extent, name: str):
     from ..te import reduce_axis as _reduce_axis
 
     dtype = extent.dtype if isinstance(extent, PrimExpr) else "int32"
-    return _reduce_axis(Range(IntImm(dtype, 0), as_index(extent, dtype)), name=name)
+    return _reduce_axis(Range.from_min_extent(IntImm(dtype, 0), as_index(extent, dtype)), name=name)
 
 
 def simplify(expr):

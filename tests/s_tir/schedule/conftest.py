@@ -98,7 +98,7 @@ def matmul_vi(n=128):
     params = [tirx.Var(x, "handle") for x in "ABC"]
     i, j, k = (tirx.Var(x, "int32") for x in "ijk")
     vi, vj, vk = (tirx.Var(x, "int32") for x in ("vi", "vj", "vk"))
-    dom = Range(tirx.const(0, "int32"), tirx.const(n, "int32"))
+    dom = Range.from_min_extent(tirx.const(0, "int32"), tirx.const(n, "int32"))
     ivs = [IterVar(dom, vi, IterVar.DataPar), IterVar(dom, vj, IterVar.DataPar),
            IterVar(dom, vk, IterVar.CommReduce)]
     body = BufferStore(C, C[vi, vj] + A[vi, vk] * B[vj, vk], [vi, vj])

@@ -38,12 +38,13 @@ def _sum(terms):
 
 
 def _region(region, vmap):
-    return BufferRegion(region.buffer, [Range(substitute(r.min, vmap), substitute(r.extent, vmap))
-                                        for r in region.region])
+    return BufferRegion(region.buffer,
+                        [Range.from_min_extent(substitute(r.min, vmap), substitute(r.extent, vmap))
+                         for r in region.region])
 
 
 def _relax(region, vmap, dom, ana):
-    return BufferRegion(region.buffer, [Range(lo, ana.simplify(hi - lo + 1))
+    return BufferRegion(region.buffer, [Range.from_min_extent(lo, ana.simplify(hi - lo + 1))
                                         for lo, hi in relax_region(region, vmap, dom, ana)])
 
 
@@ -70,7 +71,7 @@ class BlockizePrimitives:
             raise self._error(prim, f"The block {blk.name_hint!r} has a predicate; blockize of "
                               "predicated blocks is not supported by this implementation", [blk])
         ana = Analyzer()
-        inner_dom = {lp.loop_var: Range(lp.min, lp.extent) for lp in chain}
+        inner_dom = {lp.loop_var: Range.from_min_extent(lp.min, lp.extent) for lp in chain}
         inner_ids = {id(lp.loop_var) for lp in chain}
         outer_ivs, outer_vals, inner_ivs, inner_vals, vmap = [], [], [], [], {}
         init_parts = []  # (spatial inner IterVar, inner binding) for the init block
@@ -99,8 +100,8 @@ class BlockizePrimitives:
                 raise self._error(prim, f"The inner part {inner_v} of the binding of "
                                   f"{name} does not range over [0, c)", [top, blk])
             c = hi.value + 1
-            inner_iv = IterVar(Range(const(0, dtype), const(c, dtype)), Var(f"{name}_i", dtype),
-                               iv.iter_type)
+            inner_iv = IterVar(Range.from_min_extent(const(0, dtype), const(c, dtype)),
+                               Var(f"{name}_i", dtype), iv.iter_type)
             inner_ivs.append(inner_iv)
             inner_vals.append(inner_v)
             if iv.iter_type == IterVar.DataPar:
@@ -115,7 +116,7 @@ class BlockizePrimitives:
             if not ana.can_prove_equal(quotient * c, outer_v) or extent is None or extent % c:
                 raise self._error(prim, f"The outer part {outer_v} of the binding of {name} "
                                   f"is not a multiple of the inner extent {c}", [top, blk])
-            outer_iv = IterVar(Range(const(0, dtype), const(extent // c, dtype)),
+            outer_iv = IterVar(Range.from_min_extent(const(0, dtype), const(extent // c, dtype)),
                                Var(f"{name}_o", dtype), iv.iter_type)
             outer_ivs.append(outer_iv)
             outer_vals.append(quotient)

@@ -79,7 +79,8 @@ def _copy_nest(src, dst, name, region=None, outer=None):
         loop_vars.append((ax, ext))
         value = ana.simplify(lo + ax)
         values.append(value)
-        ivs.append(IterVar(Range(const(0, dtype), e), Var(f"v{i}", dtype), IterVar.DataPar))
+        ivs.append(IterVar(Range.from_min_extent(const(0, dtype), e), Var(f"v{i}", dtype),
+                           IterVar.DataPar))
         if region is not None:
             hi = ana.int_set(region[i][1], outer or {}).max_value
             if hi is None or not ana.can_prove(hi < e):
@@ -127,7 +128,8 @@ def _relaxed_reads(readers, seq, buf):
     region = None
     for realize, path in readers:
         at = next(i for i, n in enumerate(path) if n is seq)
-        dom = {lp.loop_var: Range(lp.min, lp.extent) for lp in path[at:] if isinstance(lp, For)}
+        dom = {lp.loop_var: Range.from_min_extent(lp.min, lp.extent)
+               for lp in path[at:] if isinstance(lp, For)}
         vmap = {iv.var: v for iv, v in zip(realize.block.iter_vars, realize.iter_values)}
         for reg in realize.block.reads:
             if reg.buffer is not buf:
@@ -158,7 +160,7 @@ def _relaxed_writes(realize, path, item, buf):
     at = next(i for i, n in enumerate(path) if n is item)
     inner = [n for n in path[at:] if isinstance(n, For)]
     vmap = {iv.var: v for iv, v in zip(realize.block.iter_vars, realize.iter_values)}
-    dom = {lp.loop_var: Range(lp.min, lp.extent) for lp in inner}
+    dom = {lp.loop_var: Range.from_min_extent(lp.min, lp.extent) for lp in inner}
     region = next(w for w in realize.block.writes if w.buffer is buf)
     return relax_region(region, vmap, dom, ana)
 
@@ -251,7 +253,7 @@ class CachePrimitives:
             if seq is not None:
                 seq_at = next(k for k, n in enumerate(all_paths[0]) if n is seq)
                 enclosing = [n for n in all_paths[0][scope_at:seq_at] if isinstance(n, For)]
-                outer = {lp.loop_var: Range(lp.min, lp.extent) for lp in enclosing}
+                outer = {lp.loop_var: Range.from_min_extent(lp.min, lp.extent) for lp in enclosing}
                 if enclosing:
                     region = _relaxed_reads([(t, paths[id(t)]) for t in targets], seq, buf)
             new_items = [replace_stmts(s, table) for s in items]
@@ -289,7 +291,7 @@ class CachePrimitives:
         # item is a top-level nest of the scope).
         at = next(k for k, n in enumerate(path) if n is item)
         enclosing = [n for n in path[scope_at:at] if isinstance(n, For)]
-        outer = {lp.loop_var: Range(lp.min, lp.extent) for lp in enclosing}
+        outer = {lp.loop_var: Range.from_min_extent(lp.min, lp.extent) for lp in enclosing}
         region = _relaxed_writes(realize, path, item, buf) if enclosing else None
         nest = _copy_nest(new, buf, name, region, outer)
         new_block = SwapBuffer(buf, new).visit_stmt(realize.block)

@@ -58,8 +58,9 @@ class _InlineLoads(StmtExprMutator):
             dom = dict(zip(self.index_vars, r.region))
             for pr in self.producer.reads:
                 bounds = relax_region(pr, {}, dom, ana)
-                mapped = BufferRegion(pr.buffer, [Range(lo, ana.simplify(hi - lo + 1))
-                                                  for lo, hi in bounds])
+                mapped = BufferRegion(pr.buffer,
+                                      [Range.from_min_extent(lo, ana.simplify(hi - lo + 1))
+                                       for lo, hi in bounds])
                 if not any(x.buffer is mapped.buffer and structural_equal(x, mapped)
                            for x in reads):
                     reads.append(mapped)
@@ -115,7 +116,7 @@ def _drop_alloc(body, buffer):
 def _relaxed_region(region, realize, inner_loops, ana):
     """``[(lo, hi)]`` of a block region in loop variables, relaxing ``inner_loops``."""
     vmap = {iv.var: v for iv, v in zip(realize.block.iter_vars, realize.iter_values)}
-    dom = {lp.loop_var: Range(lp.min, lp.extent) for lp in inner_loops}
+    dom = {lp.loop_var: Range.from_min_extent(lp.min, lp.extent) for lp in inner_loops}
     return relax_region(region, vmap, dom, ana)
 
 
@@ -305,7 +306,8 @@ class ComputeLocationPrimitives:
                                   f"{blk.name_hint!r} runs before loop {target.loop_var.name}",
                                   [target, r.block])
         ana = Analyzer()
-        outer = {lp.loop_var: Range(lp.min, lp.extent) for lp in lpath if isinstance(lp, For)}
+        outer = {lp.loop_var: Range.from_min_extent(lp.min, lp.extent)
+                 for lp in lpath if isinstance(lp, For)}
         loops, values, pred = [], [], None
         for iv in blk.iter_vars:
             bound = region_of.get(id(iv.var))

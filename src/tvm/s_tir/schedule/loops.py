@@ -359,7 +359,7 @@ class LoopPrimitives:
         if not isinstance(thread_axis, str):
             raise TypeError(f"bind: thread_axis must be a str, got {type(thread_axis).__name__}")
         node = self._loop(loop, "bind")[1][-1]
-        iv = IterVar(Range(const(0, node.loop_var.dtype), node.extent),
+        iv = IterVar(Range.from_min_extent(const(0, node.loop_var.dtype), node.extent),
                      Var(thread_axis, node.loop_var.dtype), IterVar.ThreadIndex, thread_axis)
         self._set_kind(loop, "bind", ForKind.THREAD_BINDING,
                        allow_reduce=thread_axis.startswith("threadIdx"), thread_binding=iv)

@@ -145,7 +145,8 @@ class PaddingPrimitives:
             if lo is None or hi is None or (lo, hi) == (dom_lo, dom_hi):
                 new_ivs.append(iv)
                 continue
-            new = IterVar(Range(const(0, iv.var.dtype), const(hi - lo, iv.var.dtype)),
+            new = IterVar(Range.from_min_extent(const(0, iv.var.dtype),
+                                                const(hi - lo, iv.var.dtype)),
                           Var(iv.var.name, iv.var.dtype), iv.iter_type)
             new_ivs.append(new)
             shift[iv.var] = new.var + lo if lo else new.var

@@ -36,8 +36,9 @@ def _is_true(pred):
 
 
 def _subst_region(region, vmap):
-    return BufferRegion(region.buffer, [Range(substitute(r.min, vmap), substitute(r.extent, vmap))
-                                        for r in region.region])
+    return BufferRegion(region.buffer,
+                        [Range.from_min_extent(substitute(r.min, vmap), substitute(r.extent, vmap))
+                         for r in region.region])
 
 
 def _reducer(store):
@@ -174,8 +175,8 @@ class ReductionPrimitives:
         rf_shape.insert(axis, target.extent)
         rf_buf = new_buffer(rf_shape, buf.dtype, f"{buf.name}_rf", buf.scope())
         # rf block: a spatial var for the rf loop, other loops of the rfactor-ed iters as vars.
-        rf_iv = IterVar(Range(target.min, target.extent), Var(f"v{rvar.name}", rvar.dtype),
-                        IterVar.DataPar)
+        rf_iv = IterVar(Range.from_min_extent(target.min, target.extent),
+                        Var(f"v{rvar.name}", rvar.dtype), IterVar.DataPar)
         ivs, values, vmap = [rf_iv], [rvar], {}
         loop_of = {lp.loop_var: lp for lp in loops}
         for iv, v in zip(blk.iter_vars, realize.iter_values):
@@ -188,8 +189,8 @@ class ReductionPrimitives:
             lmap = {rvar: rf_iv.var}
             for lv, lp in loop_of.items():
                 if lv is not rvar and uses_var(v, lv):
-                    new = IterVar(Range(lp.min, lp.extent), Var(f"v{lv.name}", lv.dtype),
-                                  IterVar.CommReduce)
+                    new = IterVar(Range.from_min_extent(lp.min, lp.extent),
+                                  Var(f"v{lv.name}", lv.dtype), IterVar.CommReduce)
                     ivs.append(new)
                     values.append(lv)
                     lmap[lv] = new.var

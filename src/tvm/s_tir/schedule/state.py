@@ -327,7 +327,7 @@ def new_buffer(shape, dtype, name, scope):
 
 def loop_range(loop):
     """The loop's range as a ``Range``."""
-    return Range(loop.min, loop.extent)
+    return Range.from_min_extent(loop.min, loop.extent)
 
 
 def fresh_var(name, dtype="int32"):

@@ -56,7 +56,7 @@ class _Simplifier(StmtExprMutator):
         if isinstance(extent, IntImm) and extent.value == 1 and not op.annotations:
             # A one-iteration loop: the loop variable is its min.
             return self.visit_stmt(substitute(op.body, {op.loop_var: lo}))
-        self.analyzer.bind(op.loop_var, Range(lo, extent), allow_override=True)
+        self.analyzer.bind(op.loop_var, Range.from_min_extent(lo, extent), allow_override=True)
         body = self.visit_stmt(op.body)
         return op.replace(min=lo, extent=extent, body=body)
 

@@ -351,7 +351,7 @@ def launch_thread(thread, extent) -> LaunchThreadFrame:
     """``bx = T.launch_thread("blockIdx.x", 4)`` (or ``T.launch_thread(tx, 64)`` for a
     ``T.env_thread``): launch ``extent`` threads; the body runs with the thread variable."""
     extent = _as_expr(extent, extent.dtype if isinstance(extent, PrimExpr) else "int32")
-    dom = Range(IntImm(extent.dtype, 0), extent)
+    dom = Range.from_min_extent(IntImm(extent.dtype, 0), extent)
     if isinstance(thread, str):
         iter_var = _stmt.IterVar(dom, Var("", extent.dtype), _stmt.IterVar.ThreadIndex, thread)
     elif isinstance(thread, Var) and IRBuilder.is_in_scope():
@@ -501,7 +501,7 @@ def _simplified(region):
     ranges = []
     for r in region.region:
         extent = r.extent if isinstance(r.extent, IntImm) else analyzer.simplify(r.extent)
-        ranges.append(r if extent is r.extent else Range(r.min, extent))
+        ranges.append(r if extent is r.extent else Range.from_min_extent(r.min, extent))
     if all(a is b for a, b in zip(ranges, region.region)):
         return region
     return _stmt.BufferRegion(region.buffer, ranges)
@@ -557,8 +557,8 @@ def _dom(dom, dtype):
         if len(dom) != 2:
             raise ValueError(f"An axis domain is an extent or (min, max), got {dom!r}")
         lo, extent, _ = _bounds(_as_expr(dom[0], dtype), _as_expr(dom[1], dtype))
-        return Range(lo, extent)
-    return Range(IntImm(dtype, 0), _as_expr(dom, dtype))
+        return Range.from_min_extent(lo, extent)
+    return Range.from_min_extent(IntImm(dtype, 0), _as_expr(dom, dtype))
 
 
 def _dom_dtype(dom, dtype):

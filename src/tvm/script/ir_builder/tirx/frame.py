@@ -142,7 +142,7 @@ class ForFrame(TIRFrame):
         """The ``Range`` of loop variable ``var`` of this frame, or ``None``."""
         for v, lo, ext in zip(self.vars, self.mins, self.extents):
             if v is var:
-                return Range(lo, ext)
+                return Range.from_min_extent(lo, ext)
         return None
 
     def exit_with_scope(self) -> None:
@@ -150,7 +150,7 @@ class ForFrame(TIRFrame):
         for i in reversed(range(len(self.vars))):
             thread = None
             if self.kind == _stmt.ForKind.THREAD_BINDING:
-                thread = _stmt.IterVar(Range(self.mins[i], self.extents[i]),
+                thread = _stmt.IterVar(Range.from_min_extent(self.mins[i], self.extents[i]),
                                        Var(self.thread, self.vars[i].dtype),
                                        _stmt.IterVar.ThreadIndex, self.thread)
             body = _stmt.For(self.vars[i], self.mins[i], self.extents[i], self.kind, body,
