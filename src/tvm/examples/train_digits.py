@@ -3,7 +3,7 @@
 The model is written with ``tvm.relax.testing.nn`` (a 2-layer MLP, or ``--model cnn`` for a
 small convolutional net), ``relax.training.SetupTrainer`` appends the loss, differentiates it
 (``relax.transform.Gradient``, with checkpointing when asked, and its simplifier) and adds the
-optimizer; ``relax.build`` legalizes (``--fuse`` also fuses) and compiles everything with LLVM;
+optimizer; ``relax.build`` legalizes, fuses (``--no-fuse`` skips it) and compiles with LLVM;
 the VM runs one
 call per training step. The data is scikit-learn's bundled 8x8 handwritten digits (no
 download). At the end it prints held-out accuracy, compile time, ms per step, and the same MLP
@@ -169,9 +169,8 @@ def main(argv=None) -> int:
                         help="recompute the first layer in the backward pass (gradient "
                         "checkpointing) instead of keeping its activations")
     parser.add_argument("--target", default="llvm", help="compilation target (llvm)")
-    parser.add_argument("--fuse", action="store_true",
-                        help="also run FuseOps/FuseTIR (off by default: fused matmul kernels "
-                        "are not scheduled yet, see docs/arch/build_and_vm.md)")
+    parser.add_argument("--no-fuse", action="store_true",
+                        help="skip FuseOps/FuseTIR (on by default; see docs/arch/build_and_vm.md)")
     parser.add_argument("--seed", type=int, default=0, help="data split and init seed (0)")
     parser.add_argument("--no-numpy", action="store_true",
                         help="skip the NumPy comparison step")
@@ -185,6 +184,7 @@ def main(argv=None) -> int:
     from tvm import relax
     from tvm.relax.training import SetupTrainer, Trainer
     from tvm.relax.training.loss import CrossEntropyLoss
+    from tvm.relax.vm_build import default_relax_pipeline
 
     x_train, y_train, x_test, y_test = load_digits_split(args.seed)
     shape = (batch, FEATURES) if args.model == "mlp" else (batch, 1, 8, 8)
@@ -201,8 +201,8 @@ def main(argv=None) -> int:
     )
     train_mod = setup(backbone)
     gradient_s = time.perf_counter() - start
-    executable = relax.build(train_mod, target=args.target,
-                             relax_pipeline="fuse" if args.fuse else "default")
+    pipeline = default_relax_pipeline(fuse=False) if args.no_fuse else "default"
+    executable = relax.build(train_mod, target=args.target, relax_pipeline=pipeline)
     compile_s = time.perf_counter() - start
     print(f"compile: {compile_s:.2f} s (Gradient and setup {gradient_s:.2f} s, build "
           f"{compile_s - gradient_s:.2f} s)")
