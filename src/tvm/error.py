@@ -4,7 +4,8 @@ Every kind subclasses ``RuntimeError`` (directly or through another kind) and is
 with ``tvm_ffi`` under its class name, so an error raised through a ``tvm_ffi`` Function (in
 Python or in compiled code that reports the kind by name) comes back as the same class.
 
-There is no ``TVMError``: catch ``RuntimeError`` (or the specific kind) instead. Invalid
+There is no common base class of our own above ``RuntimeError``: catch ``RuntimeError`` (or
+the specific kind). Invalid
 arguments and invalid IR raise the builtin ``ValueError`` / ``TypeError``.
 
 Each class keeps the single ``(msg)`` constructor: ``tvm_ffi`` rebuilds an exception from its

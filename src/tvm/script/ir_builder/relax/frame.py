@@ -432,7 +432,8 @@ class _BranchFrame(SeqFrame):
             self.blocks.append(relax.BindingBlock(list(head.bindings) + list(tail.bindings)))
 
     def _store(self, if_frame, seq):
-        raise NotImplementedError  # pragma: no cover - defined by Then/Else
+        # Each branch frame (Then/Else) defines where its body goes.
+        raise NotImplementedError(f"{type(self).__name__} must define _store")  # pragma: no cover
 
 
 class ThenFrame(_BranchFrame):
