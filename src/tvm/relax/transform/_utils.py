@@ -3,12 +3,26 @@
 from __future__ import annotations
 
 from ...ir.op import Op
+from ..block_builder import BlockBuilder
 from ..expr import Call, Function
 
 
 def relax_functions(mod):
     """``[(gvar, func)]`` of the module's Relax functions (PrimFuncs and externs skipped)."""
     return [(gv, f) for gv, f in mod.functions.items() if isinstance(f, Function)]
+
+
+def rewrite_relax_functions(mod, rewrite):
+    """Apply ``rewrite(func, bb) -> func`` to every Relax function; the rewritten module.
+
+    Functions that come back unchanged (the same object) are left as they are.
+    """
+    bb = BlockBuilder(mod)
+    for gvar, func in relax_functions(mod):
+        new_func = rewrite(func, bb)
+        if new_func is not func:
+            bb.update_func(gvar, new_func)
+    return bb.get()
 
 
 def is_op(expr, name: str) -> bool:

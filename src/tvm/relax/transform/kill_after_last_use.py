@@ -29,7 +29,6 @@ After::
 from __future__ import annotations
 
 from ...ir.transform import module_pass
-from ..block_builder import BlockBuilder
 from ..expr import Tuple, TupleGetItem, Var
 from ..op import memory
 from ._utils import (
@@ -38,7 +37,7 @@ from ._utils import (
     free_relax_vars,
     is_op,
     rebuild_body,
-    relax_functions,
+    rewrite_relax_functions,
 )
 
 __all__ = ["KillAfterLastUse"]
@@ -97,9 +96,4 @@ class KillAfterLastUse:
     """Insert ``R.memory.kill_storage`` / ``kill_tensor`` after each object's last use."""
 
     def transform_module(self, mod, ctx):
-        bb = BlockBuilder(mod)
-        for gvar, func in relax_functions(mod):
-            new_func = _kill(func, bb)
-            if new_func is not func:
-                bb.update_func(gvar, new_func)
-        return bb.get()
+        return rewrite_relax_functions(mod, _kill)

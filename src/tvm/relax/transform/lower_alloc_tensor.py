@@ -15,11 +15,16 @@ After (the storage size is in bytes, of dtype uint8, as in TVM)::
 from __future__ import annotations
 
 from ...ir.transform import module_pass
-from ..block_builder import BlockBuilder
 from ..expr import VarBinding
 from ..op import memory
 from ..ty import TensorType
-from ._utils import byte_size, emit_binding, is_op, relax_functions, rewrite_bindings
+from ._utils import (
+    byte_size,
+    emit_binding,
+    is_op,
+    rewrite_bindings,
+    rewrite_relax_functions,
+)
 
 __all__ = ["LowerAllocTensor"]
 
@@ -49,9 +54,4 @@ class LowerAllocTensor:
     """Give every remaining ``R.builtin.alloc_tensor`` its own ``R.memory`` storage."""
 
     def transform_module(self, mod, ctx):
-        bb = BlockBuilder(mod)
-        for gvar, func in relax_functions(mod):
-            new_func = _lower(func, bb)
-            if new_func is not func:
-                bb.update_func(gvar, new_func)
-        return bb.get()
+        return rewrite_relax_functions(mod, _lower)

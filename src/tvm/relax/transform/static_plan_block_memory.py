@@ -41,7 +41,6 @@ from __future__ import annotations
 
 from ...ffi.structural import structural_equal
 from ...ir.transform import module_pass
-from ..block_builder import BlockBuilder
 from ..expr import Tuple, TupleGetItem, Var, VarBinding
 from ..op import memory
 from ..ty import TensorType
@@ -52,7 +51,7 @@ from ._utils import (
     free_relax_vars,
     is_op,
     rebuild_body,
-    relax_functions,
+    rewrite_relax_functions,
 )
 
 __all__ = ["StaticPlanBlockMemory"]
@@ -153,9 +152,4 @@ class StaticPlanBlockMemory:
     """Plan non-escaping ``R.builtin.alloc_tensor`` into reused ``R.memory`` storage."""
 
     def transform_module(self, mod, ctx):
-        bb = BlockBuilder(mod)
-        for gvar, func in relax_functions(mod):
-            new_func = _plan_function(func, bb)
-            if new_func is not func:
-                bb.update_func(gvar, new_func)
-        return bb.get()
+        return rewrite_relax_functions(mod, _plan_function)

@@ -19,10 +19,15 @@ TVM 0.27 names this pass ``LowerRuntimeBuiltin``; both names are exported.
 from __future__ import annotations
 
 from ...ir.transform import module_pass
-from ..block_builder import BlockBuilder
 from ..expr import VarBinding
 from ..op import vm
-from ._utils import byte_size, emit_binding, is_op, relax_functions, rewrite_bindings
+from ._utils import (
+    byte_size,
+    emit_binding,
+    is_op,
+    rewrite_bindings,
+    rewrite_relax_functions,
+)
 
 __all__ = ["LowerRuntimeBuiltin", "VMBuiltinLower"]
 
@@ -58,12 +63,7 @@ class VMBuiltinLower:
     """Lower the memory builtins to the ``R.vm`` ops the Relax VM executes."""
 
     def transform_module(self, mod, ctx):
-        bb = BlockBuilder(mod)
-        for gvar, func in relax_functions(mod):
-            new_func = _lower(func, bb)
-            if new_func is not func:
-                bb.update_func(gvar, new_func)
-        return bb.get()
+        return rewrite_relax_functions(mod, _lower)
 
 
 def LowerRuntimeBuiltin():
