@@ -29,6 +29,7 @@ from typing import NamedTuple
 import tvm_ffi
 
 __all__ = [
+    "FLOAT8_DTYPES",
     "DTypeInfo",
     "DataType",
     "DataTypeCode",
@@ -43,6 +44,18 @@ __all__ = [
     "normalize_dtype",
     "with_lanes",
 ]
+
+#: The float8 dtype names of ``ml_dtypes`` that DLPack and our code generator know.
+FLOAT8_DTYPES = (
+    "float8_e3m4",
+    "float8_e4m3",
+    "float8_e4m3b11fnuz",
+    "float8_e4m3fn",
+    "float8_e4m3fnuz",
+    "float8_e5m2",
+    "float8_e5m2fnuz",
+    "float8_e8m0fnu",
+)
 
 #: ``tvm.DataType``: the ``tvm_ffi`` dtype (a ``str`` subclass), exactly as TVM 0.27 exposes it.
 DataType = tvm_ffi.dtype

@@ -20,6 +20,7 @@ import tvm_ffi
 from tvm_ffi import core as _ffi_core
 
 from . import _dlpack
+from .data_type import FLOAT8_DTYPES
 from .device import Device, cpu
 
 __all__ = ["Tensor", "empty", "from_dlpack", "tensor"]
@@ -28,17 +29,7 @@ __all__ = ["Tensor", "empty", "from_dlpack", "tensor"]
 _NUMPY_DLPACK_KINDS = "biuf"
 # ml_dtypes types that pytvm exports through its own DLPack capsule (1 element per byte or
 # 2 bytes, so NumPy's storage matches DLPack's).
-_ML_DTYPE_NAMES = (
-    "bfloat16",
-    "float8_e3m4",
-    "float8_e4m3",
-    "float8_e4m3b11fnuz",
-    "float8_e4m3fn",
-    "float8_e4m3fnuz",
-    "float8_e5m2",
-    "float8_e5m2fnuz",
-    "float8_e8m0fnu",
-)
+_ML_DTYPE_NAMES = ("bfloat16", *FLOAT8_DTYPES)
 
 
 class Tensor(_ffi_core.Tensor):

@@ -47,6 +47,8 @@ from collections.abc import Callable, Sequence
 
 from llvmlite import ir  # this module is only imported by code that is generating LLVM IR
 
+from ...runtime.data_type import FLOAT8_DTYPES
+
 # TVMFFIAny type indices (tvm_ffi's c_api.h) used by the unpacking code.
 TYPE_NONE, TYPE_INT, TYPE_BOOL, TYPE_FLOAT, TYPE_DLTENSOR_PTR, TYPE_TENSOR = 0, 1, 2, 3, 7, 70
 # The TVMFFIObject header that precedes the DLTensor inside a tvm_ffi.Tensor object.
@@ -211,20 +213,7 @@ def _parse_dtype(dtype: str) -> tuple:
 @functools.cache
 def _named_dtypes() -> dict:
     """``(type code, bits) -> name`` of DLPack dtypes whose code has a fixed meaning."""
-    names = [
-        "bool",
-        "float8_e3m4",
-        "float8_e4m3",
-        "float8_e4m3b11fnuz",
-        "float8_e4m3fn",
-        "float8_e4m3fnuz",
-        "float8_e5m2",
-        "float8_e5m2fnuz",
-        "float8_e8m0fnu",
-        "float6_e2m3fn",
-        "float6_e3m2fn",
-        "float4_e2m1fn",
-    ]
+    names = ["bool", *FLOAT8_DTYPES, "float6_e2m3fn", "float6_e3m2fn", "float4_e2m1fn"]
     table = {}
     for name in names:
         try:
