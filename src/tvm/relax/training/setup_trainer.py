@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+from ...ir.type import TupleType
 from ..block_builder import BlockBuilder
-from ..expr import Tuple, TupleGetItem, Var
-from .utils import AppendLoss, inline_body
+from ..expr import DataflowVar, Tuple, Var
+from .utils import AppendLoss, inline_body, split_outputs
 
 __all__ = ["SetupTrainer"]
 
@@ -19,15 +20,19 @@ class SetupTrainer:
     """A module pass preparing a backbone for training (as in Apache TVM 0.27).
 
     The input module has a function ``backbone(inputs..., params..., states...)`` and the
-    module attributes ``param_num`` and ``state_num``. The result adds:
+    module attributes ``param_num`` and ``state_num``. With states, the backbone returns
+    ``(predictions..., new_states...)`` (the last ``state_num`` outputs). The result adds:
 
-    * ``backbone_loss(inputs..., params..., targets...)``: backbone then loss;
-    * ``backbone_loss_adjoint``: its ``relax.transform.Gradient`` with respect to the params,
-      returning ``(loss, (grad_1, ..., grad_k))``;
+    * ``backbone_loss(inputs..., params..., states..., targets...)``: backbone then loss,
+      returning ``loss`` or ``(loss, new_states...)``;
+    * ``backbone_loss_adjoint``: its ``relax.transform.Gradient`` with respect to the params
+      (not the states), returning ``(loss, (grad_1, ..., grad_k))`` (the first field is
+      ``(loss, new_states...)`` with states);
     * ``optimizer(params, gradients, optim_states)``: the optimizer's update;
-    * ``train_step(inputs..., params..., targets..., optim_states)``: forward, loss, gradient
-      and update in one function, returning ``(loss, params_new, optim_states_new)`` (pytvm's
-      addition: one VM call per step);
+    * ``train_step(inputs..., params..., states..., targets..., optim_states)``: forward, loss,
+      gradient and update in one function, returning ``(loss, params_new, optim_states_new)``
+      plus ``states_new`` (a tuple) when ``state_num > 0`` (pytvm's addition: one VM call per
+      step);
 
     and the attributes ``input_num`` and ``optim_state`` (the initial optimizer state).
 
@@ -40,8 +45,6 @@ class SetupTrainer:
         The types of the loss function's arguments (predictions, then targets).
     legalize : bool
         Run ``LegalizeOps`` on the result.
-
-    Limitations: backbones with states (``state_num > 0``) are not supported yet.
     """
 
     def __init__(self, loss, optimizer, loss_args, legalize=True):
@@ -62,17 +65,22 @@ class SetupTrainer:
                 "(I.module_attrs({'param_num': k, 'state_num': 0}))"
             )
         param_num, state_num = int(param_num), int(state_num)
+        backbone = mod[BACKBONE_FUNC]
+        num_params = len(backbone.params)
+        if param_num < 1 or state_num < 0 or param_num + state_num > num_params:
+            raise ValueError(
+                f"SetupTrainer: The number of parameters of the predict function should be no "
+                f"less than the number of parameters and states: {BACKBONE_FUNC} has "
+                f"{num_params}, param_num={param_num}, state_num={state_num}"
+            )
         if state_num:
-            raise ValueError(
-                f"SetupTrainer: backbones with states (state_num={state_num}) are not "
-                "supported yet"
-            )
-        num_params = len(mod[BACKBONE_FUNC].params)
-        if param_num < 1 or param_num + state_num > num_params:
-            raise ValueError(
-                f"SetupTrainer: param_num={param_num} and state_num={state_num} do not fit the "
-                f"{num_params} parameters of {BACKBONE_FUNC}"
-            )
+            ret = backbone.ret_ty
+            if not isinstance(ret, TupleType) or len(ret.fields) <= state_num:
+                raise ValueError(
+                    "SetupTrainer: When model state exists, the predict function should return "
+                    f"a tuple of length more than the number of states: {BACKBONE_FUNC} returns "
+                    f"{ret} with state_num={state_num}"
+                )
         return param_num, state_num
 
     def __call__(self, mod):
@@ -90,7 +98,7 @@ class SetupTrainer:
         mod = transform.Gradient(BACKBONE_LOSS_FUNC, require_grads=require)(mod)
         self._optimizer.init(list(backbone.params[input_num:input_num + param_num]))
         mod[OPTIMIZER_FUNC] = self._optimizer.get_function()
-        mod[TRAIN_STEP_FUNC] = _train_step(mod, input_num, param_num)
+        mod[TRAIN_STEP_FUNC] = _train_step(mod, input_num, param_num, state_num)
         mod = mod.with_attrs({
             "input_num": input_num,
             "param_num": param_num,
@@ -102,26 +110,43 @@ class SetupTrainer:
         return mod
 
 
-def _train_step(mod, input_num, param_num):
-    """One function: the adjoint (loss and gradients) followed by the optimizer update."""
+def _returned_vars(expr):
+    """The variables a function returns, looking into (nested) tuple expressions."""
+    if isinstance(expr, Tuple):
+        return [v for f in expr.fields for v in _returned_vars(f)]
+    return [expr] if isinstance(expr, Var) else []
+
+
+def _as_output(bb, expr, name):
+    """``expr`` if it is visible after the dataflow block, else an output variable bound to it."""
+    if isinstance(expr, Var) and not isinstance(expr, DataflowVar):
+        return expr
+    return bb.emit_output(expr, name)
+
+
+def _train_step(mod, input_num, param_num, state_num):
+    """One function: the adjoint (loss, new states and gradients) then the optimizer update."""
     adjoint = mod[ADJOINT_FUNC]
     optimizer = mod[OPTIMIZER_FUNC]
     params = [Var(p.name_hint, p.ty) for p in adjoint.params]
-    states = Var("optim_states", optimizer.params[2].ty)
+    optim_states = Var("optim_states", optimizer.params[2].ty)
+    # Only the loss, the new states and the optimizer's results leave the dataflow block: the
+    # gradients stay dataflow variables, so fusion may join their kernels to the update.
+    adjoint_result = adjoint.body.body
+    keep = _returned_vars(adjoint_result.fields[0]) if isinstance(adjoint_result, Tuple) else []
     bb = BlockBuilder()
-    with bb.function(TRAIN_STEP_FUNC, [*params, states]):
+    with bb.function(TRAIN_STEP_FUNC, [*params, optim_states]):
         with bb.dataflow():
-            out = inline_body(bb, adjoint, params)
-            loss = bb.emit(TupleGetItem(out, 0) if not isinstance(out, Tuple) else out.fields[0])
-            grads = out.fields[1] if isinstance(out, Tuple) else bb.emit(TupleGetItem(out, 1))
-            weights = bb.emit(Tuple(params[input_num:input_num + param_num]))
-            update = inline_body(bb, optimizer, [weights, grads, states])
-            new_params = update.fields[0] if isinstance(update, Tuple) else bb.emit(
-                TupleGetItem(update, 0))
-            new_states = update.fields[1] if isinstance(update, Tuple) else bb.emit(
-                TupleGetItem(update, 1))
-            loss = bb.emit_output(loss, "loss")
-            new_params = bb.emit_output(new_params, "params_new")
-            new_states = bb.emit_output(new_states, "optim_states_new")
-        bb.emit_func_output(Tuple([loss, new_params, new_states]))
+            value, grads = split_outputs(bb, inline_body(bb, adjoint, params, keep))
+            loss, *new_states = split_outputs(bb, value) if state_num else [value]
+            weights = Tuple(params[input_num:input_num + param_num])
+            update = inline_body(bb, optimizer, [weights, grads, optim_states],
+                                 _returned_vars(optimizer.body.body))
+            new_params, new_optim = split_outputs(bb, update)
+            loss = _as_output(bb, loss, "loss")
+            new_params = _as_output(bb, new_params, "params_new")
+            new_optim = _as_output(bb, new_optim, "optim_states_new")
+            new_states = [_as_output(bb, s, "state_new") for s in new_states]
+        result = [loss, new_params, new_optim]
+        bb.emit_func_output(Tuple([*result, Tuple(new_states)]) if state_num else Tuple(result))
     return bb.get()[TRAIN_STEP_FUNC]

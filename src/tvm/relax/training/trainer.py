@@ -32,7 +32,8 @@ def _unique(names):
 
 
 class Trainer:
-    """Holds parameters and optimizer state; ``predict`` and ``update`` call the VM.
+    """Holds parameters, backbone states and optimizer state; ``predict`` and ``update`` call
+    the VM.
 
     Parameters
     ----------
@@ -44,7 +45,8 @@ class Trainer:
         Where the tensors live (CPU).
     zero_init_param_state : bool
         Start from zero parameters (else call :meth:`load_params` or
-        :meth:`xaiver_uniform_init_params` before training).
+        :meth:`xaiver_uniform_init_params` before training). Backbone states always start at
+        zero.
 
     Examples
     --------
@@ -68,21 +70,25 @@ class Trainer:
         first = self._input_num
         self._param_vars = list(backbone.params[first:first + self._param_num])
         self._param_names = _unique([p.name_hint for p in self._param_vars])
+        first += self._param_num
+        self._state_vars = list(backbone.params[first:first + self._state_num])
+        self._state_names = _unique([p.name_hint for p in self._state_vars])
         self._optim_state = [_tensor(t.numpy()) for t in train_mod.get_attr("optim_state")]
         self._params = None
         self._step = vm[TRAIN_STEP_FUNC]
         self._predict = vm[BACKBONE_FUNC]
         if zero_init_param_state:
             self.zero_init_params()
+        self.zero_init_states()
 
-    # --- parameters -------------------------------------------------------------------------
-    def _shapes(self):
-        return [(tuple(int(d) for d in p.ty.shape.values), str(p.ty.dtype))
-                for p in self._param_vars]
+    # --- parameters and states ------------------------------------------------------------------
+    @staticmethod
+    def _shapes(variables):
+        return [(tuple(int(d) for d in v.ty.shape.values), str(v.ty.dtype)) for v in variables]
 
     def zero_init_params(self):
         """Set every parameter to zeros."""
-        self._params = [_tensor(np.zeros(s, d)) for s, d in self._shapes()]
+        self._params = [_tensor(np.zeros(s, d)) for s, d in self._shapes(self._param_vars)]
 
     def xaiver_uniform_init_params(self, seed=None):
         """Xavier (Glorot) uniform initialization; 1-D parameters (biases) start at zero.
@@ -93,7 +99,7 @@ class Trainer:
         """
         rng = np.random.default_rng(seed)
         params = []
-        for shape, dtype in self._shapes():
+        for shape, dtype in self._shapes(self._param_vars):
             if len(shape) < 2:
                 params.append(_tensor(np.zeros(shape, dtype)))
                 continue
@@ -106,33 +112,35 @@ class Trainer:
             params.append(_tensor(rng.uniform(-limit, limit, shape).astype(dtype)))
         self._params = params
 
-    def load_params(self, params):
-        """Set the parameters from a list (in order) or a dict by parameter name."""
-        if isinstance(params, dict):
-            unknown = sorted(set(params) - set(self._param_names))
+    def _checked(self, method, what, values, names, variables, current):
+        """``values`` (a list in order, or a dict by name over ``current``) as checked tensors."""
+        if isinstance(values, dict):
+            unknown = sorted(set(values) - set(names))
             if unknown:
                 raise ValueError(
-                    f"Trainer.load_params: unknown parameters {unknown}; the backbone's "
-                    f"parameters are {self._param_names}"
+                    f"{method}: unknown {what}s {unknown}; the backbone's {what}s are {names}"
                 )
-            current = dict(zip(self._param_names, self._params))
-            current.update(params)
-            params = [current[n] for n in self._param_names]
-        params = list(params)
-        if len(params) != self._param_num:
-            raise ValueError(
-                f"Trainer.load_params: expected {self._param_num} parameters, got {len(params)}"
-            )
+            merged = dict(zip(names, current))
+            merged.update(values)
+            values = [merged[n] for n in names]
+        values = list(values)
+        if len(values) != len(names):
+            raise ValueError(f"{method}: expected {len(names)} {what}s, got {len(values)}")
         checked = []
-        for name, value, (shape, dtype) in zip(self._param_names, params, self._shapes()):
+        for name, value, (shape, dtype) in zip(names, values, self._shapes(variables)):
             array = np.asarray(value.numpy() if hasattr(value, "numpy") else value)
             if array.shape != shape or str(array.dtype) != dtype:
                 raise ValueError(
-                    f"Trainer.load_params: parameter {name} expects shape {shape} and dtype "
-                    f"{dtype}, got shape {array.shape} and dtype {array.dtype}"
+                    f"{method}: {what} {name} expects shape {shape} and dtype {dtype}, got "
+                    f"shape {array.shape} and dtype {array.dtype}"
                 )
             checked.append(_tensor(array))
-        self._params = checked
+        return checked
+
+    def load_params(self, params):
+        """Set the parameters from a list (in order) or a dict by parameter name."""
+        self._params = self._checked("Trainer.load_params", "parameter", params,
+                                     self._param_names, self._param_vars, self._params)
 
     def export_params(self) -> dict:
         """The parameters by name (runtime tensors), in order.
@@ -142,23 +150,38 @@ class Trainer:
         return dict(zip(self._param_names, self._params))
 
     def zero_init_states(self):
-        """Backbone states are not supported yet (``state_num`` is 0): nothing to do."""
+        """Set every backbone state (the ``state_num`` last backbone parameters) to zeros."""
+        self._states = [_tensor(np.zeros(s, d)) for s, d in self._shapes(self._state_vars)]
+
+    def load_states(self, states):
+        """Set the backbone states from a list (in order) or a dict by state name."""
+        self._states = self._checked("Trainer.load_states", "state", states,
+                                     self._state_names, self._state_vars, self._states)
 
     def export_states(self) -> dict:
-        """Backbone states (always empty: states are not supported yet)."""
-        return {}
+        """The backbone states by name (runtime tensors), in order; empty without states."""
+        return dict(zip(self._state_names, self._states))
 
     # --- running --------------------------------------------------------------------------------
     def predict(self, *input_instances):
-        """Run the backbone on the inputs with the current parameters."""
+        """Run the backbone on the inputs with the current parameters and states.
+
+        Returns the prediction (the backbone's first output when it has states); the states
+        are not updated (only :meth:`update` updates them).
+        """
         if len(input_instances) != self._input_num:
             raise ValueError(
                 f"Trainer.predict: expected {self._input_num} inputs, got {len(input_instances)}"
             )
-        return self._predict(*input_instances, *self._params)
+        out = self._predict(*input_instances, *self._params, *self._states)
+        return out[0] if self._state_num else out
 
     def update(self, input_instances, targets):
-        """One training step (forward, loss, gradient, optimizer); returns the loss tensor."""
+        """One training step (forward, loss, gradient, optimizer); returns the loss tensor.
+
+        The parameters, the optimizer state and the backbone states are replaced by their new
+        values.
+        """
         inputs = list(input_instances) if isinstance(input_instances, (list, tuple)) else [
             input_instances]
         targets = list(targets) if isinstance(targets, (list, tuple)) else [targets]
@@ -166,8 +189,10 @@ class Trainer:
             raise ValueError(
                 f"Trainer.update: expected {self._input_num} inputs, got {len(inputs)}"
             )
-        loss, params, states = self._step(*inputs, *self._params, *targets,
-                                          tuple(self._optim_state))
-        self._params = list(params)
-        self._optim_state = list(states)
-        return loss
+        out = self._step(*inputs, *self._params, *self._states, *targets,
+                         tuple(self._optim_state))
+        self._params = list(out[1])
+        self._optim_state = list(out[2])
+        if self._state_num:
+            self._states = list(out[3])
+        return out[0]

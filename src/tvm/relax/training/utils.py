@@ -4,8 +4,18 @@ pass) and ``register_te_gradient`` (the TE gradients of ``R.call_tir_with_grad``
 from __future__ import annotations
 
 from ...ir import transform as ir_transform
+from ...ir.type import TupleType
 from ..block_builder import BlockBuilder
-from ..expr import Function, SeqExpr, Tuple, TupleGetItem, Var
+from ..expr import (
+    DataflowBlock,
+    DataflowVar,
+    Function,
+    MatchCast,
+    SeqExpr,
+    Tuple,
+    TupleGetItem,
+    Var,
+)
 from ..expr_functor import ExprMutator
 from ..transform.gradient.te_grad import TE_GRAD_PREFIX, store_te_gradient
 
@@ -25,30 +35,55 @@ class _Inline(ExprMutator):
     def visit_dataflow_var_(self, var):
         return self.vmap.get(var, var)
 
+    def visit_tuple_getitem_(self, op):
+        # A parameter bound to a tuple expression: take the field, not ``(a, b)[0]``.
+        value = self.visit_expr(op.tuple_value)
+        if isinstance(value, Tuple):
+            return value.fields[op.index]
+        return op if value is op.tuple_value else TupleGetItem(value, op.index, span=op.span)
 
-def inline_body(bb, func, args):
+
+def inline_body(bb, func, args, outputs=()):
     """Emit ``func``'s bindings into ``bb`` with its parameters bound to ``args``.
 
-    Returns the (renamed) body expression. The function body must be a ``SeqExpr``.
+    Returns the (renamed) body expression. The function body must be a ``SeqExpr``. Inside a
+    dataflow block, the bound variables of ``func`` listed in ``outputs`` are emitted as
+    output variables (``bb.emit_output``); all others become dataflow variables.
     """
     body = func.body
     if not isinstance(body, SeqExpr):
         raise ValueError(f"inline: the body of {func} must be a SeqExpr")  # noqa: TRY004 - invalid IR
     mutator = _Inline(dict(zip(func.params, args)))
+    outputs = set(outputs)
     for block in body.blocks:
         for binding in block.bindings:
             value = mutator.visit_expr(binding.value)
-            if type(binding).__name__ == "MatchCast":
-                new = bb.match_cast(value, binding.ty, binding.var.name_hint)
+            name = binding.var.name_hint
+            if isinstance(binding, MatchCast):
+                new = bb.match_cast(value, binding.ty, name)
+            elif binding.var in outputs:
+                new = bb.emit_output(value, name)
             else:
-                new = bb.emit(value, binding.var.name_hint)
+                new = bb.emit(value, name)
             mutator.vmap[binding.var] = new
     return mutator.visit_expr(body.body)
 
 
-def _outputs(expr):
+def output_vars(func):
+    """The variables bound in ``func``'s dataflow blocks that are visible after them."""
+    body = func.body
+    blocks = body.blocks if isinstance(body, SeqExpr) else []
+    return [b.var for block in blocks if isinstance(block, DataflowBlock)
+            for b in block.bindings if not isinstance(b.var, DataflowVar)]
+
+
+def split_outputs(bb, expr):
+    """The fields of a function's result: a tuple expression's fields, ``TupleGetItem``s of a
+    tuple-typed value, or the value itself."""
     if isinstance(expr, Tuple):
         return list(expr.fields)
+    if isinstance(expr.ty, TupleType):
+        return [bb.emit(TupleGetItem(expr, i)) for i in range(len(expr.ty.fields))]
     return [expr]
 
 
@@ -58,8 +93,9 @@ def AppendLoss(func_name: str, loss_function: Function, num_backbone_outputs: in
 
     The new function takes the backbone's parameters, then the loss function's parameters
     after its first ``num_backbone_outputs`` (the targets), and returns the loss. Backbone
-    outputs after the first ``num_backbone_outputs`` (updated states) are returned after the
-    loss, as in TVM.
+    outputs after the first ``num_backbone_outputs`` (the updated states of a backbone with
+    states) are returned after the loss, ``(loss, states...)``, as in TVM: the backbone's
+    predictions become dataflow variables, its other outputs (states) stay outputs.
 
     Parameters
     ----------
@@ -83,23 +119,27 @@ def AppendLoss(func_name: str, loss_function: Function, num_backbone_outputs: in
                 f"AppendLoss: the loss function takes {len(loss_function.params)} parameters, "
                 f"fewer than num_backbone_outputs={num_backbone_outputs}"
             )
+        result = backbone.body.body if isinstance(backbone.body, SeqExpr) else None
+        returned = list(result.fields) if isinstance(result, Tuple) else [result]
+        # Predictions feed only the loss: they become dataflow variables. States stay outputs.
+        keep = set(output_vars(backbone)) - set(returned[:num_backbone_outputs])
         params = [Var(p.name_hint, p.ty) for p in backbone.params]
         extra = [Var(p.name_hint, p.ty) for p in loss_function.params[num_backbone_outputs:]]
         bb = BlockBuilder()
         with bb.function(new_name, params + extra):
             with bb.dataflow():
-                out = inline_body(bb, backbone, params)
-                fields = _outputs(out)
-                if len(fields) == 1 and num_backbone_outputs > 1:
-                    fields = [bb.emit(TupleGetItem(out, i)) for i in range(num_backbone_outputs)]
+                fields = split_outputs(bb, inline_body(bb, backbone, params, keep))
                 if len(fields) < num_backbone_outputs:
                     raise ValueError(
                         f"AppendLoss: {func_name} returns {len(fields)} values, fewer than "
                         f"num_backbone_outputs={num_backbone_outputs}"
                     )
-                loss = inline_body(bb, loss_function, fields[:num_backbone_outputs] + extra)
-                loss = bb.emit_output(loss, "loss")
-                rest = [bb.emit_output(f) for f in fields[num_backbone_outputs:]]
+                loss = inline_body(bb, loss_function, fields[:num_backbone_outputs] + extra,
+                                   output_vars(loss_function))
+                if isinstance(loss, DataflowVar) or not isinstance(loss, Var):
+                    loss = bb.emit_output(loss, "loss")
+                rest = [bb.emit_output(f) if isinstance(f, DataflowVar) else f
+                        for f in fields[num_backbone_outputs:]]
             bb.emit_func_output(Tuple([loss, *rest]) if rest else loss)
         new_func = bb.get()[new_name]
         result = mod.clone()
