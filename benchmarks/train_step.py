@@ -146,35 +146,25 @@ def run_worker(python, spec, steps, repeats, threads, timeout):
 # --- NumPy -------------------------------------------------------------------------------------
 
 
-def numpy_mlp_step(spec, steps, repeats):
-    """A hand-written MLP step (forward, softmax cross entropy, backward, SGD)."""
-    batch, (n_in, n_hidden, n_out) = spec["batch"], spec["sizes"]
-    rng = np.random.default_rng(0)
-    params = [rng.uniform(-0.05, 0.05, (n_in, n_hidden)).astype("float32"),
-              np.zeros(n_hidden, "float32"),
-              rng.uniform(-0.05, 0.05, (n_hidden, n_out)).astype("float32"),
-              np.zeros(n_out, "float32")]
-    x = rng.random((batch, n_in), dtype=np.float32)
-    y = rng.integers(0, n_out, batch)
-    def step():
-        w0, b0, w1, b1 = params
-        pre = x @ w0 + b0
-        h = np.maximum(pre, 0)
-        logits = h @ w1 + b1
-        shifted = logits - logits.max(1, keepdims=True)
-        e = np.exp(shifted)
-        prob = e / e.sum(1, keepdims=True)
-        loss = -np.log(prob[np.arange(batch), y]).mean()
-        d = prob
-        d[np.arange(batch), y] -= 1
-        d /= batch
-        dh = (d @ w1.T) * (pre > 0)
-        grads = [x.T @ dh, dh.sum(0), h.T @ d, d.sum(0)]
-        for i, g in enumerate(grads):
-            params[i] -= 0.01 * g
-        return loss
+def numpy_step(spec, steps, repeats):
+    """The hand-written NumPy step of ``tvm.examples.numpy_steps`` (forward, softmax cross
+    entropy, backward, SGD), from the worker's initial parameters and batch."""
+    from tvm.examples.numpy_steps import NumpyCNN, NumpyMLP  # after the BLAS thread settings
 
-    return _time(step, steps, repeats)
+    batch, rng = spec["batch"], np.random.default_rng(0)
+    if spec["kind"] == "mlp":
+        n_in, n_hidden, n_out = spec["sizes"]
+        shapes = [(n_in, n_hidden), (n_hidden,), (n_hidden, n_out), (n_out,)]
+        x_shape, model = (batch, n_in), NumpyMLP
+    else:
+        c, n_out = spec["channels"], 10
+        shapes = [(c, 1, 3, 3), (1, c, 1, 1), (c * 14 * 14, n_out), (n_out,)]
+        x_shape, model = (batch, 1, 28, 28), NumpyCNN
+    reference = model([rng.uniform(-0.05, 0.05, s).astype("float32") for s in shapes], "sgd",
+                      0.01)
+    x = rng.random(x_shape, dtype=np.float32)
+    y = rng.integers(0, n_out, batch).astype("int64")
+    return _time(lambda: reference.step(x, y), steps, repeats)
 
 
 def _time(step, steps, repeats):
@@ -282,8 +272,7 @@ def main(argv=None) -> int:
         row = {}
         row["pytvm"] = run_worker(sys.executable, spec, args.steps, args.repeats, args.threads,
                                   args.timeout)
-        row["numpy"] = numpy_mlp_step(spec, args.steps, args.repeats) \
-            if spec["kind"] == "mlp" else "not written"
+        row["numpy"] = numpy_step(spec, args.steps, args.repeats)
         row["torch"] = torch_step(spec, args.steps, args.repeats, args.threads)
         if args.tvm_python:
             row["tvm"] = run_worker(args.tvm_python, spec, args.steps, args.repeats,

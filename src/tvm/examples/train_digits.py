@@ -4,10 +4,10 @@ The model is written with ``tvm.relax.testing.nn`` (a 2-layer MLP, or ``--model 
 small convolutional net), ``relax.training.SetupTrainer`` appends the loss, differentiates it
 (``relax.transform.Gradient``, with checkpointing when asked, and its simplifier) and adds the
 optimizer; ``relax.build`` legalizes, fuses (``--no-fuse`` skips it) and compiles with LLVM;
-the VM runs one
-call per training step. The data is scikit-learn's bundled 8x8 handwritten digits (no
-download). At the end it prints held-out accuracy, compile time, ms per step, and the same MLP
-step written by hand in NumPy for comparison.
+the VM runs one call per training step. The data is scikit-learn's bundled 8x8 handwritten
+digits (no download). At the end it prints held-out accuracy, compile time, ms per step, and
+the same step (MLP or CNN) written by hand in NumPy (``tvm.examples.numpy_steps``) for
+comparison.
 """
 
 from __future__ import annotations
@@ -17,6 +17,8 @@ import sys
 import time
 
 import numpy as np
+
+from .numpy_steps import NumpyCNN, NumpyMLP
 
 FEATURES, CLASSES = 64, 10
 
@@ -92,46 +94,6 @@ def make_optimizer(name: str, lr: float):
     return Adam(lr)
 
 
-class NumpyMLP:
-    """The same MLP training step (forward, cross entropy, backward, Adam/SGD) in NumPy."""
-
-    def __init__(self, params, optimizer: str, lr: float):
-        self.params = [np.array(p, copy=True) for p in params]
-        self.optimizer, self.lr, self.t = optimizer, lr, 0
-        self.m = [np.zeros_like(p) for p in self.params]
-        self.v = [np.zeros_like(p) for p in self.params]
-
-    def step(self, x, y):
-        w1, b1, w2, b2 = self.params
-        h_pre = x @ w1 + b1
-        h = np.maximum(h_pre, 0)
-        logits = h @ w2 + b2
-        shifted = logits - logits.max(1, keepdims=True)
-        logp = shifted - np.log(np.exp(shifted).sum(1, keepdims=True))
-        n = len(y)
-        loss = -logp[np.arange(n), y].mean()
-        dlogits = np.exp(logp)
-        dlogits[np.arange(n), y] -= 1
-        dlogits /= n
-        grads = [None, None, h.T @ dlogits, dlogits.sum(0)]
-        dh = (dlogits @ w2.T) * (h_pre > 0)
-        grads[0], grads[1] = x.T @ dh, dh.sum(0)
-        self.t += 1
-        for i, g in enumerate(grads):
-            if self.optimizer == "adam":
-                self.m[i] = 0.9 * self.m[i] + 0.1 * g
-                self.v[i] = 0.999 * self.v[i] + 0.001 * g * g
-                m_hat = self.m[i] / (1 - 0.9**self.t)
-                v_hat = self.v[i] / (1 - 0.999**self.t)
-                self.params[i] -= self.lr * m_hat / (np.sqrt(v_hat) + 1e-8)
-            elif self.optimizer == "momentum":
-                self.m[i] = 0.9 * self.m[i] + g
-                self.params[i] -= self.lr * self.m[i]
-            else:
-                self.params[i] -= self.lr * g
-        return loss
-
-
 def _bar(done, total, width=24):
     filled = int(width * done / max(total, 1))
     return "[" + "#" * filled + "." * (width - filled) + "]"
@@ -153,7 +115,8 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(
         prog="python -m tvm.examples.train_digits",
         description="Train a digit classifier (scikit-learn's 8x8 digits) with pytvm: Relax "
-        "model, Gradient, LegalizeOps (and optionally FuseOps), LLVM and the Relax VM.",
+        "model, Gradient, LegalizeOps, FuseOps/FuseTIR, LLVM and the Relax VM; then time the "
+        "same step written by hand in NumPy.",
     )
     parser.add_argument("--model", choices=["mlp", "cnn"], default="mlp",
                         help="2-layer MLP (default) or a small conv net")
@@ -166,9 +129,10 @@ def main(argv=None) -> int:
                         help="optimizer (adam)")
     parser.add_argument("--hidden", type=int, default=64, help="MLP hidden units (64)")
     parser.add_argument("--checkpointing", action="store_true",
-                        help="recompute the first layer in the backward pass (gradient "
-                        "checkpointing) instead of keeping its activations")
-    parser.add_argument("--target", default="llvm", help="compilation target (llvm)")
+                        help="gradient checkpointing: recompute the first layer (MLP) or the "
+                        "conv/relu/pool block (CNN) in the backward pass instead of keeping "
+                        "its activations")
+    parser.add_argument("--target", default="llvm", help="compilation target given to relax.build (llvm: the host CPU)")
     parser.add_argument("--no-fuse", action="store_true",
                         help="skip FuseOps/FuseTIR (on by default; see docs/arch/build_and_vm.md)")
     parser.add_argument("--seed", type=int, default=0, help="data split and init seed (0)")
@@ -238,20 +202,18 @@ def main(argv=None) -> int:
     print(f"held-out accuracy: {accuracy:.2%}")
     print(f"pytvm step: {ms:.3f} ms (median of {len(step_times)} steps)")
 
-    if args.model == "mlp" and not args.no_numpy:
-        reference = NumpyMLP(initial, args.optimizer, lr)
+    if not args.no_numpy:
+        reference = (NumpyMLP if args.model == "mlp" else NumpyCNN)(initial, args.optimizer, lr)
         xb = x_train[:batch].reshape(shape)
         yb = y_train[:batch]
         times = []
-        for _ in range(200):
+        for _ in range(200 if args.model == "mlp" else 50):
             t0 = time.perf_counter()
             reference.step(xb, yb)
             times.append(time.perf_counter() - t0)
         np_ms = 1e3 * float(np.median(times))
         print(f"NumPy step: {np_ms:.3f} ms (hand-written forward/backward/{args.optimizer}); "
               f"pytvm is {np_ms / ms:.2f}x NumPy's speed")
-    elif not args.no_numpy:
-        print("NumPy step: not written for the CNN (the MLP has one)")
     return 0
 
 
