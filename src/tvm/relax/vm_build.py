@@ -25,6 +25,9 @@ __all__ = ["build", "default_relax_pipeline"]
 # row-fuses the other nests of a fused function (see s_tir/default_schedule.py).
 _DEFAULT_PASSES = (
     "LegalizeOps",
+    # Resolves aliases and tuple round trips (the trainer's ``(grads...)[i]``), so that FuseOps
+    # sees a gradient matmul feeding its optimizer update directly and fuses them.
+    "CanonicalizeBindings",
     "FoldConstant",
     "DeadCodeElimination",
 )
@@ -43,7 +46,7 @@ def default_relax_pipeline(fuse: bool = True):
 
     names = list(_DEFAULT_PASSES)
     if fuse:
-        names[1:1] = FUSION_PASSES
+        names[2:2] = FUSION_PASSES
     passes = [getattr(transform, name)() for name in names if hasattr(transform, name)]
     return ir_transform.Sequential(passes, name="relax.build.default")
 
@@ -121,10 +124,19 @@ def build(
         raise ValueError(f"relax.build: exec_mode must be 'bytecode' or 'compiled', got {exec_mode!r}")
     if system_lib:
         raise ValueError("relax.build: system_lib=True is not supported")
+    mod = _lift_local_functions(mod)
     passes = _relax_pipeline(relax_pipeline)
     if passes is not None:
         mod = passes(mod)
+        mod = _lift_local_functions(mod)  # a pipeline may create local functions
     return _build_executable(mod, target, tir_pipeline)
+
+
+def _lift_local_functions(mod):
+    """``LambdaLift`` when some function binds a local function (the VM runs lifted ones)."""
+    from .transform.lambda_lift import LambdaLift, has_nested_function
+
+    return LambdaLift()(mod) if has_nested_function(mod) else mod
 
 
 def _build_executable(mod, target, tir_pipeline):

@@ -12,6 +12,7 @@ from .fuse_ops import FuseOps
 from .fuse_tir import FuseTIR
 from .gradient import Gradient, GradientSimplifier
 from .kill_after_last_use import KillAfterLastUse
+from .lambda_lift import LambdaLift
 from .legalize_ops import LegalizeOps
 from .lower_alloc_tensor import LowerAllocTensor
 from .normalize import Normalize

@@ -39,6 +39,7 @@ from ..expr import (
     Var,
 )
 from ..ty import ObjectType, ShapeType, TensorType
+from .builtins import BUILTINS, builtin_ident
 
 __all__ = ["FunctionCode", "compile_function"]
 
@@ -347,13 +348,19 @@ class _Gen:
         if isinstance(expr, GlobalVar):
             return f"_funcs[{expr.name_hint!r}]"
         if isinstance(expr, ExternFunc):
+            if expr.global_symbol in BUILTINS:
+                return builtin_ident(expr.global_symbol)  # bound when the VM links the code
             return f"_packed({expr.global_symbol!r})"
+        if isinstance(expr, Function):
+            raise ValueError(  # noqa: TRY004 - invalid IR for the VM, not a bad argument
+                f"relax.build: function {self.name} binds a local function; the VM runs lifted "
+                "functions only (run relax.transform.LambdaLift first; relax.build does)"
+            )
         if isinstance(expr, Call):
             return self.call(expr, indent, None)
         raise ValueError(
             f"relax.build: function {self.name}: the VM does not run "
-            f"{type(expr).__name__} expressions (nested functions and closures are not "
-            "supported yet; lift them with LambdaLift first)"
+            f"{type(expr).__name__} expressions"
         )
 
     def binding(self, binding, indent):
@@ -363,6 +370,9 @@ class _Gen:
             value = self.call(binding.value, indent, var)
         else:
             value = self.expr(binding.value, indent)
+        if value == "None" and not isinstance(binding, MatchCast):
+            self.names[var] = "None"  # kills, direct kernel calls: nothing to keep
+            return
         self.emit(indent, f"{name} = {value}")
         if isinstance(binding, MatchCast):
             deferred = []
@@ -401,7 +411,10 @@ class _Gen:
                 # A direct destination-passing call (after CallTIRRewrite): f(inputs..., outs).
                 kernel = self._kernel(op.name_hint)
                 args = [self.expr(a, indent) for a in call.args]
-                self.emit(indent, f"{kernel}({', '.join(args)})")
+                if self.profile:
+                    self.emit(indent, f"_prof({op.name_hint!r}, {', '.join([kernel] + args)})")
+                else:
+                    self.emit(indent, f"{kernel}({', '.join(args)})")
                 return "None"
             args = [self.expr(a, indent) for a in call.args]
             return f"_funcs[{op.name_hint!r}]({', '.join(args)})"
@@ -518,6 +531,59 @@ class _Gen:
         args = [self.expr(a, indent) for a in call.args[1:]]
         return f"{func}({', '.join(args)})"
 
+    def _vm_builtin(name):
+        """A call of a VM builtin with the call's arguments (``R.vm.*``, ``R.memory.*``)."""
+        ident = builtin_ident(name)
+
+        def emit(self, call, indent):
+            args = [self.expr(a, indent) for a in call.args]
+            return f"{ident}({', '.join(args)})"
+
+        return emit
+
+    def _call_builtin_with_ctx(self, call, indent):
+        # No VM context object here: the builtin gets the argument tuple's fields.
+        func = self.expr(call.args[0], indent)
+        inputs = call.args[1]
+        fields = list(inputs.fields) if isinstance(inputs, Tuple) else [inputs]
+        args = [self.expr(f, indent) for f in fields]
+        return f"{func}({', '.join(args)})"
+
+    def _make_closure(self, call, indent):
+        func, captured = call.args
+        fields = list(captured.fields) if isinstance(captured, Tuple) else [captured]
+        items = "".join(f"{self.expr(f, indent)}, " for f in fields)
+        if isinstance(func, GlobalVar):
+            name, target = repr(func.name_hint), f"_funcs[{func.name_hint!r}]"
+        else:
+            target = self.expr(func, indent)
+            name = repr(target)
+        return f"{builtin_ident('vm.builtin.make_closure')}({name}, {target}, ({items}))"
+
+    def _invoke_closure(self, call, indent):
+        closure = self.expr(call.args[0], indent)
+        inputs = call.args[1]
+        fields = list(inputs.fields) if isinstance(inputs, Tuple) else [inputs]
+        args = [self.expr(f, indent) for f in fields]
+        return f"{builtin_ident('vm.builtin.invoke_closure')}({', '.join([closure] + args)})"
+
+    def _call_tir_dyn(self, call, indent):
+        # R.vm.call_tir_dyn(f, (args..., shape)): the last field holds the symbolic scalars.
+        gvar, packed = call.args
+        kernel = self._kernel(gvar.name_hint)
+        fields = list(packed.fields)
+        args = [self.expr(f, indent) for f in fields[:-1]]
+        shape = fields[-1]
+        if isinstance(shape, ShapeExpr):
+            args += [self.prim(v) for v in shape.values]
+        else:
+            args.append(f"*{self.expr(shape, indent)}")
+        if self.profile:
+            self.emit(indent, f"_prof({gvar.name_hint!r}, {kernel}, {', '.join(args)})")
+        else:
+            self.emit(indent, f"{kernel}({', '.join(args)})")
+        return "None"
+
     def _print(self, call, indent):
         args = [self.expr(a, indent) for a in call.args]
         self.emit(indent, f"_print({', '.join(args)})")
@@ -534,6 +600,16 @@ _SPECIAL = {
     "relax.print": _Gen._print,
     "relax.memory.kill_tensor": lambda self, call, indent: "None",
     "relax.memory.kill_storage": lambda self, call, indent: "None",
+    "relax.vm.kill_object": lambda self, call, indent: "None",
+    "relax.vm.alloc_storage": _Gen._vm_builtin("vm.builtin.alloc_storage"),
+    "relax.vm.alloc_tensor": _Gen._vm_builtin("vm.builtin.alloc_tensor"),
+    "relax.memory.alloc_storage": _Gen._vm_builtin("memory.alloc_storage"),
+    "relax.memory.alloc_tensor": _Gen._vm_builtin("vm.builtin.alloc_tensor"),
+    "relax.vm.call_tir_dyn": _Gen._call_tir_dyn,
+    "relax.call_builtin_with_ctx": _Gen._call_builtin_with_ctx,
+    "relax.make_closure": _Gen._make_closure,
+    "relax.invoke_closure": _Gen._invoke_closure,
+    "relax.invoke_pure_closure": _Gen._invoke_closure,
 }
 
 
@@ -559,6 +635,15 @@ def _calls_relax_function(func, mod):
         def visit_global_var_(self, gvar):
             if isinstance(mod[gvar], Function):
                 found.append(gvar)
+
+        def visit_call_(self, call):
+            # A call of a function value or closure may re-enter this function.
+            if isinstance(call.op, Var) or (
+                isinstance(call.op, Op)
+                and call.op.name in ("relax.invoke_closure", "relax.invoke_pure_closure")
+            ):
+                found.append(call)
+            super().visit_call_(call)
 
     _Visitor().visit_expr(func.body)
     return bool(found)

@@ -13,6 +13,7 @@ import time
 import numpy as np
 import tvm_ffi
 
+from .builtins import BUILTINS, builtin_ident, invoke_closure, shape_of
 from .executable import Executable
 
 __all__ = ["ProfileReport", "VirtualMachine"]
@@ -57,23 +58,12 @@ def _truth(cond):
     return bool(cond)
 
 
-def _shape_of(x):
-    return tuple(int(d) for d in x.shape)
-
-
-def _tensor_to_shape(tensor):
-    return tuple(int(v) for v in np.asarray(tensor).reshape(-1))
-
-
-#: VM builtins that legalized code calls with R.call_pure_packed, run here in Python.
-_BUILTINS = {
-    "vm.builtin.tensor_to_shape": _tensor_to_shape,
-    "vm.builtin.shape_of": _shape_of,
-}
+#: The VM builtins under the names the generated code uses for them.
+_BUILTIN_NS = {builtin_ident(name): fn for name, fn in BUILTINS.items()}
 
 
 def _packed(name):
-    builtin = _BUILTINS.get(name)
+    builtin = BUILTINS.get(name)
     if builtin is not None:
         return builtin
     from ...ffi import get_global_func  # lazy: the registry only for packed calls
@@ -149,9 +139,10 @@ class VirtualMachine:
             mem = {}
             for slot, shape, dtype in code.planned:
                 mem[slot] = _wrap(np.empty(shape, dtype))
+            ns.update(_BUILTIN_NS)
             ns.update(
                 _funcs=table, _mem=mem, _empty=np.empty, _ret=_ret, _truth=_truth,
-                _shape_of=_shape_of, _packed=_packed, _print=_print, _prof=self._prof_call,
+                _shape_of=shape_of, _packed=_packed, _print=_print, _prof=self._prof_call,
                 _empty_tensor=_empty_tensor, _as_tensor=_as_tensor, _ndarray=np.ndarray,
             )
             exec(compile(code.source, f"<relax.vm {name}>", "exec"), ns)  # noqa: S102
@@ -183,8 +174,8 @@ class VirtualMachine:
         return self[name]
 
     def invoke_closure(self, closure, *args):
-        """Call a closure value returned by a function."""
-        return closure(*args)
+        """Call a closure (or function value) returned by a function with ``args``."""
+        return invoke_closure(closure, *args)
 
     def set_input(self, func_name, *args, **kwargs):
         """Store the arguments of ``func_name`` for :meth:`invoke_stateful`."""
