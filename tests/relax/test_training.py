@@ -53,6 +53,19 @@ def test_cross_entropy_loss(reduction):
     np.testing.assert_allclose(_run(func, P, LABELS), expected, rtol=1e-5)
 
 
+def test_class_weighted_losses():
+    weights = np.array([0.5, 2.0, 1.0], "float32")
+    w_ty = relax.TensorType((3,), "float32")
+    func = CrossEntropyLoss()(F32, relax.TensorType((4,), "int64"), w_ty)
+    assert [p.name_hint for p in func.params] == ["predictions", "targets", "weights"]
+    picked = -_log_softmax(P)[np.arange(4), LABELS] * weights[LABELS]
+    np.testing.assert_allclose(_run(func, P, LABELS, weights),
+                               picked.sum() / weights[LABELS].sum(), rtol=1e-5)
+    func = CategoricalCrossEntropyLoss("sum")(F32, F32, w_ty)
+    np.testing.assert_allclose(_run(func, P, T, weights),
+                               -(T * _log_softmax(P) * weights).sum(), rtol=1e-5)
+
+
 def test_loss_errors():
     with pytest.raises(ValueError, match="reduction must be one of"):
         MSELoss("avg")

@@ -35,6 +35,16 @@ def _as_var(name, value):
     )
 
 
+def _loss_params(predictions, targets, weights):
+    """``(p, t, w, params)``: the loss function's variables (``w`` None when ``weights`` is)
+    and its parameter list ``[p, t]`` or ``[p, t, w]``."""
+    p, t = _as_var("predictions", predictions), _as_var("targets", targets)
+    if weights is None:
+        return p, t, None, [p, t]
+    w = _as_var("weights", weights)
+    return p, t, w, [p, t, w]
+
+
 class Loss:
     """Base class: a named loss with a ``reduction`` of ``"mean"``, ``"sum"`` or ``"none"``.
 
@@ -129,12 +139,7 @@ class CrossEntropyLoss(Loss):
 
     def __call__(self, predictions, targets, weights=None):
         """The loss function for these prediction, target (and class weight) types."""
-        p, t = _as_var("predictions", predictions), _as_var("targets", targets)
-        params = [p, t]
-        w = None
-        if weights is not None:
-            w = _as_var("weights", weights)
-            params.append(w)
+        p, t, w, params = _loss_params(predictions, targets, weights)
 
         def body(bb):
             logp = bb.emit(op.nn.log_softmax(p, axis=-1))
@@ -162,12 +167,7 @@ class CategoricalCrossEntropyLoss(Loss):
 
     def __call__(self, predictions, targets, weights=None):
         """The loss function for these prediction, target (and class weight) types."""
-        p, t = _as_var("predictions", predictions), _as_var("targets", targets)
-        params = [p, t]
-        w = None
-        if weights is not None:
-            w = _as_var("weights", weights)
-            params.append(w)
+        p, t, w, params = _loss_params(predictions, targets, weights)
         ty = p.ty
         if not isinstance(ty, TensorType) or ty.ndim < 1:
             raise ValueError(
