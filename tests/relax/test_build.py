@@ -89,7 +89,7 @@ def test_matmul_compiles():
 @pytest.mark.parametrize(
     ("kwargs", "words"),
     [
-        ({"params": {"w": np.zeros(1)}}, "params= is not supported"),
+        ({"params": {"nope": np.zeros(1)}}, "has no parameter named 'nope'"),
         ({"exec_mode": "jit"}, "exec_mode"),
         ({"relax_pipeline": "no-such-pipeline"}, "(?i)unknown .*pipeline"),
     ],

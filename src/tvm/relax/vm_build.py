@@ -92,8 +92,10 @@ def build(
     target : str, dict or Target, optional
         ``"llvm"`` (the default).
     params : dict, optional
-        Not supported yet (bind constants with ``relax.transform.BindParams`` first); must be
-        None or empty.
+        Parameter name -> NumPy array or ``tvm.runtime.Tensor``: bound into ``"main"`` as
+        constants before the pipeline runs (``relax.transform.BindParams("main", params)``),
+        so ``main`` no longer takes them. (TVM 0.27 links them into the executable and
+        leaves ``main``'s signature unchanged.)
     relax_pipeline : str, Pass or None
         ``"default"`` (legalize and fuse; ``"fuse"`` is the same),
         ``default_relax_pipeline(fuse=False)`` (legalize only), None to compile the module as
@@ -103,7 +105,10 @@ def build(
     exec_mode : str
         ``"bytecode"`` (the default) or ``"compiled"``; both produce the Python VM code.
     system_lib : bool, optional
-        Must be falsy (system libraries are not supported by the VM build).
+        Accepted for TVM compatibility. TVM then registers the kernels in a system library
+        for static linking; here the kernels are always loaded in-process (JIT), and
+        ``export_library`` writes the same shared library either way. ``ex.system_lib``
+        records the flag.
 
     Returns
     -------
@@ -115,21 +120,31 @@ def build(
             mod = IRModule({"main": mod})
         else:
             raise TypeError(f"relax.build expects an IRModule, got {type(mod).__name__}")
-    if params:
-        raise ValueError(
-            "relax.build: params= is not supported yet; bind them into the module first "
-            "(relax.transform.BindParams) or pass them as arguments"
-        )
     if exec_mode not in ("bytecode", "compiled"):
         raise ValueError(f"relax.build: exec_mode must be 'bytecode' or 'compiled', got {exec_mode!r}")
-    if system_lib:
-        raise ValueError("relax.build: system_lib=True is not supported")
+    if params:
+        mod = _bind_params(mod, params)
     mod = _lift_local_functions(mod)
     passes = _relax_pipeline(relax_pipeline)
     if passes is not None:
         mod = passes(mod)
         mod = _lift_local_functions(mod)  # a pipeline may create local functions
-    return _build_executable(mod, target, tir_pipeline)
+    ex = _build_executable(mod, target, tir_pipeline)
+    ex.system_lib = bool(system_lib)
+    return ex
+
+
+def _bind_params(mod, params):
+    from .transform.bind_params import BindParams
+
+    if not isinstance(params, dict):
+        raise TypeError(
+            f"relax.build: params must be a dict of parameter name -> array, got "
+            f"{type(params).__name__}"
+        )
+    if "main" not in mod:
+        raise ValueError("relax.build: params= binds parameters of 'main', which the module lacks")
+    return BindParams("main", params)(mod)
 
 
 def _lift_local_functions(mod):

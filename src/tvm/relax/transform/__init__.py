@@ -4,6 +4,7 @@
 from . import legalize_ops
 from .annotate_tir_op_pattern import AnnotateTIROpPattern
 from .attach_global_symbol import AttachGlobalSymbol
+from .bind_params import BindParams
 from .call_tir_rewrite import CallTIRRewrite
 from .canonicalize_bindings import CanonicalizeBindings
 from .dead_code_elimination import DeadCodeElimination

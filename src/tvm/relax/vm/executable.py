@@ -32,6 +32,9 @@ class Executable:
         The module after the Relax pipeline (what was compiled); None for a loaded library.
     """
 
+    #: Whether ``relax.build(..., system_lib=True)`` made it (no effect on the kernels here).
+    system_lib = False
+
     def __init__(self, lib, codes, mod=None):
         self.lib = lib
         self._codes = codes
