@@ -1,0 +1,403 @@
+"""Shared argument-check helpers of the packed-function wrappers (``packed_api``), in llvmlite.
+
+Every wrapper of a module calls the same few internal functions for the parts of a tensor
+argument check that do not depend on the parameter's shape: the type index, NULL, ndim, dtype
+and device checks (:func:`tensor_head_helper`), then the layout, data pointer and alignment
+checks (:func:`tensor_tail_helper`). Error messages are formatted and raised inside them.
+
+Why: emitted inline into every wrapper, these checks and their error formatting (select chains
+naming dtypes, devices and type indices) made up about 80% of the LLVM IR of a Relax build,
+and LLVM spent most of its optimization and code generation time on them. As helpers they are
+compiled once per module; a wrapper keeps only the per-dimension shape checks inline, because
+those bind symbolic variables the body uses. The helpers are ``noinline cold``, so LLVM keeps
+them out of line, and the check order and message texts are those of the inline checks.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+
+from llvmlite import ir  # this module is only imported by code that is generating LLVM IR
+
+from ...runtime.data_type import FLOAT8_DTYPES
+
+I8, I16, I32, I64 = ir.IntType(8), ir.IntType(16), ir.IntType(32), ir.IntType(64)
+PTR = ir.PointerType()
+MSG_BYTES = 1024
+# TVMFFIAny type indices (tvm_ffi's c_api.h) used by the unpacking code.
+TYPE_NONE, TYPE_INT, TYPE_BOOL, TYPE_FLOAT, TYPE_DLTENSOR_PTR, TYPE_TENSOR = 0, 1, 2, 3, 7, 70
+# The TVMFFIObject header that precedes the DLTensor inside a tvm_ffi.Tensor object.
+OBJECT_HEADER_BYTES = 24
+TYPE_NAMES = {
+    0: "None",
+    1: "int",
+    2: "bool",
+    3: "float",
+    4: "void*",
+    5: "DataType",
+    6: "Device",
+    7: "DLTensor*",
+    8: "str",
+    9: "bytes",
+    11: "str",
+    12: "bytes",
+    64: "Object",
+    65: "str",
+    66: "bytes",
+    67: "Error",
+    68: "Function",
+    69: "Shape",
+    70: "Tensor",
+    71: "Array",
+    72: "Map",
+    73: "Module",
+    74: "OpaquePyObject",
+    75: "List",
+    76: "Dict",
+}
+DEVICE_NAMES = {
+    1: "cpu",
+    2: "cuda",
+    3: "cuda_host",
+    4: "opencl",
+    7: "vulkan",
+    8: "metal",
+    10: "rocm",
+    13: "cuda_managed",
+    14: "oneapi",
+    15: "webgpu",
+}
+DTYPE_PREFIX = {0: "int", 1: "uint", 2: "float", 3: "handle", 4: "bfloat", 5: "complex"}
+
+# Flags of tensor_head_helper.
+CHECK_DTYPE, CHECK_DEVICE = 1, 2
+
+
+def parse_dtype(dtype: str) -> tuple:
+    """``(type code, bits, lanes)`` of a dtype name; ``ValueError`` for unknown names."""
+    # Lazy import: tvm_ffi's dtype parser is the one the runtime uses for DLPack dtypes.
+    import tvm_ffi
+
+    try:
+        parsed = tvm_ffi.dtype(dtype)
+    except Exception as err:  # tvm_ffi raises its own kinds for unknown names
+        raise ValueError(f"unknown dtype '{dtype}'") from err
+    return int(parsed.type_code), int(parsed.bits), int(parsed.lanes)
+
+
+@functools.cache
+def named_dtypes() -> dict:
+    """``(type code, bits) -> name`` of DLPack dtypes whose code has a fixed meaning."""
+    names = ["bool", *FLOAT8_DTYPES, "float6_e2m3fn", "float6_e3m2fn", "float4_e2m1fn"]
+    table = {}
+    for name in names:
+        try:
+            code, bits, _ = parse_dtype(name)
+        except ValueError:
+            continue  # a tvm_ffi without this dtype
+        table[(code, bits)] = name
+    return table
+
+
+def cstr(module: ir.Module, text: str) -> ir.Value:
+    """A private constant C string in ``module``; identical texts share one global."""
+    data = bytearray(text.encode("utf-8")) + b"\0"
+    # A content hash (not hash(), which is salted per process) keeps the IR deterministic.
+    key = f"__pytvm_str_{hashlib.sha1(data).hexdigest()[:16]}"
+    gv = module.globals.get(key)
+    if gv is None:
+        gv = ir.GlobalVariable(module, ir.ArrayType(I8, len(data)), name=key)
+        gv.linkage, gv.global_constant = "private", True
+        gv.initializer = ir.Constant(ir.ArrayType(I8, len(data)), data)
+        # llvmlite types globals as typed pointers (`[N x i8]*`); LLVM 15+ only has `ptr`.
+        # An opaque type lets strings of different lengths meet in one `select`.
+        gv.type = PTR
+    return gv
+
+
+def declare(module: ir.Module, name: str, ftype: ir.FunctionType) -> ir.Function:
+    """Get or declare an external function in ``module``."""
+    existing = module.globals.get(name)
+    if existing is not None:
+        return existing
+    return ir.Function(module, ftype, name=name)
+
+
+def alloca(builder: ir.IRBuilder, typ: ir.Type, name: str = "") -> ir.Value:
+    """``alloca`` returning an opaque ``ptr`` (llvmlite would type it ``T*``, which LLVM 15+
+    only accepts as legacy syntax and which llvmlite's ``store``/``select`` then reject)."""
+    value = builder.alloca(typ, name=name)
+    value.type = PTR
+    return value
+
+
+def _snprintf(module):
+    return declare(module, "snprintf", ir.FunctionType(I32, [PTR, I64, PTR], var_arg=True))
+
+
+def _raise_fn(module):
+    return declare(
+        module, "TVMFFIErrorSetRaisedFromCStr", ir.FunctionType(ir.VoidType(), [PTR, PTR])
+    )
+
+
+def _helper(module: ir.Module, name: str, ftype: ir.FunctionType, cold: bool = True):
+    """Get ``name`` from ``module``, or add it as an empty internal function (2nd value: new).
+
+    Error-only helpers are ``cold``; helpers on the checked path must not be: a call of a
+    cold function tells LLVM that the code around it (the kernel call) rarely runs.
+    """
+    existing = module.globals.get(name)
+    if existing is not None:
+        return existing, False
+    fn = ir.Function(module, ftype, name=name)
+    fn.linkage = "internal"
+    fn.attributes.add("noinline")
+    if cold:
+        fn.attributes.add("cold")
+    return fn, True
+
+
+class _Raiser:
+    """Error exits of one helper: each ``fail_if`` formats a message and returns ``on_error``."""
+
+    def __init__(self, fn, builder, on_error):
+        self.fn, self.b, self.on_error = fn, builder, on_error
+        self.msg = alloca(builder, ir.ArrayType(I8, MSG_BYTES), "msg")
+
+    def fail_if(self, cond, kind: str, fmt, *values) -> None:
+        b = self.b
+        fail = self.fn.append_basic_block("fail")
+        ok = self.fn.append_basic_block("ok")
+        b.cbranch(cond, fail, ok)
+        b.position_at_end(fail)
+        values = [value() if callable(value) else value for value in values]
+        module = self.fn.module
+        b.call(_snprintf(module), [self.msg, ir.Constant(I64, MSG_BYTES), fmt, *values])
+        b.call(_raise_fn(module), [cstr(module, kind), self.msg])
+        b.ret(self.on_error)
+        b.position_at_end(ok)
+
+
+def name_helper(module, name: str, table: dict, default: str):
+    """``const char* name(i32 code)``: the text of ``table[code]``, else ``default``."""
+    fn, new = _helper(module, name, ir.FunctionType(PTR, [I32]))
+    if new:
+        b = ir.IRBuilder(fn.append_basic_block("entry"))
+        result = cstr(module, default)
+        for code, text in table.items():
+            hit = b.icmp_signed("==", fn.args[0], ir.Constant(I32, code))
+            result = b.select(hit, cstr(module, text), result)
+        b.ret(result)
+    return fn
+
+
+def type_name(module, builder, type_index) -> ir.Value:
+    """A ``const char*`` naming a TVMFFIAny type index."""
+    return builder.call(name_helper(module, "__pytvm_type_name", TYPE_NAMES, "Object"), [type_index])
+
+
+def dtype_error_helper(module):
+    """``void f(msg, scalar_fmt, vector_fmt, code, bits, lanes)``: raise the dtype TypeError.
+
+    The format strings end in ``got %s`` (``lanes == 1``) or ``got %sx%d``; the helper formats
+    the actual dtype into ``%s``, writes the message into ``msg`` and raises it.
+    """
+    ftype = ir.FunctionType(ir.VoidType(), [PTR, PTR, PTR, I8, I8, I16])
+    fn, new = _helper(module, "__pytvm_dtype_error", ftype)
+    if not new:
+        return fn
+    msg, scalar, vector, code, bits, lanes = fn.args
+    b = ir.IRBuilder(fn.append_basic_block("entry"))
+    dtype_text = alloca(b, ir.ArrayType(I8, 64), "dtype_text")
+    # Format the actual dtype: "<prefix><bits>" for int/uint/float/bfloat/..., the exact
+    # name for codes with fixed meanings (bool, the float8/6/4 kinds), else the numbers;
+    # then "x<lanes>" for vectors. Arguments (text, bits, code) suit all three formats.
+    generic = b.icmp_unsigned("<=", code, ir.Constant(I8, max(DTYPE_PREFIX)))
+    text_arg = cstr(module, "")
+    for c, prefix in DTYPE_PREFIX.items():
+        hit = b.icmp_unsigned("==", code, ir.Constant(I8, c))
+        text_arg = b.select(hit, cstr(module, prefix), text_arg)
+    fmt = b.select(generic, cstr(module, "%s%d"), cstr(module, "dtype%s(bits=%d, code=%d)"))
+    for (c, nbits), name in named_dtypes().items():
+        hit = b.and_(
+            b.icmp_unsigned("==", code, ir.Constant(I8, c)),
+            b.icmp_unsigned("==", bits, ir.Constant(I8, nbits)),
+        )
+        text_arg = b.select(hit, cstr(module, name), text_arg)
+        fmt = b.select(hit, cstr(module, "%s"), fmt)
+    snprintf = _snprintf(module)
+    b.call(snprintf, [dtype_text, ir.Constant(I64, 64), fmt, text_arg, b.zext(bits, I32),
+                      b.zext(code, I32)])
+    text = b.select(b.icmp_unsigned("!=", lanes, ir.Constant(I16, 1)), vector, scalar)
+    b.call(snprintf, [msg, ir.Constant(I64, MSG_BYTES), text, dtype_text, b.zext(lanes, I32)])
+    b.call(_raise_fn(module), [cstr(module, "TypeError"), msg])
+    b.ret_void()
+    return fn
+
+
+def tensor_head_helper(module):
+    """``ptr head(slot, ndim, code, bits, lanes, device, flags, fmts...)``: the first checks.
+
+    ``slot`` is the argument's ``TVMFFIAny*``. Checks, in order: the type index (Tensor or
+    DLTensor*), NULL, ndim, dtype (when ``flags & CHECK_DTYPE``), device type (when ``flags
+    & CHECK_DEVICE``). Returns the ``DLTensor*``, or NULL after raising the error. The six
+    format strings: type (``%s``), NULL, ndim (``%d``), dtype scalar and vector (see
+    :func:`dtype_error_helper`), device (``%s``, ``%d``).
+    """
+    ftype = ir.FunctionType(PTR, [PTR, I32, I8, I8, I16, I32, I32] + [PTR] * 6)
+    fn, new = _helper(module, "__pytvm_tensor_head", ftype, cold=False)
+    if not new:
+        return fn
+    slot, ndim, code, bits, lanes, device, flags = fn.args[:7]
+    f_type, f_null, f_ndim, f_scalar, f_vector, f_device = fn.args[7:]
+    b = ir.IRBuilder(fn.append_basic_block("entry"))
+    raiser = _Raiser(fn, b, ir.Constant(PTR, None))
+    type_index = b.load(slot, typ=I32)
+    is_tensor = b.icmp_signed("==", type_index, ir.Constant(I32, TYPE_TENSOR))
+    is_handle = b.icmp_signed("==", type_index, ir.Constant(I32, TYPE_DLTENSOR_PTR))
+    raiser.fail_if(b.not_(b.or_(is_tensor, is_handle)), "TypeError", f_type,
+                   lambda: type_name(module, b, type_index))
+    raw = b.load(b.gep(slot, [ir.Constant(I64, 8)], source_etype=I8), typ=PTR)
+    raiser.fail_if(b.icmp_unsigned("==", raw, ir.Constant(PTR, None)), "TypeError", f_null)
+    header = b.gep(raw, [ir.Constant(I64, OBJECT_HEADER_BYTES)], source_etype=I8)
+    dl = b.select(is_tensor, header, raw)
+
+    def field(offset, typ):
+        return b.load(b.gep(dl, [ir.Constant(I64, offset)], source_etype=I8), typ=typ)
+
+    actual_ndim = field(16, I32)
+    raiser.fail_if(b.icmp_signed("!=", actual_ndim, ndim), "ValueError", f_ndim, actual_ndim)
+    # dtype, when asked.
+    check = fn.append_basic_block("check_dtype")
+    after = fn.append_basic_block("after_dtype")
+    want = b.icmp_unsigned("!=", b.and_(flags, ir.Constant(I32, CHECK_DTYPE)), ir.Constant(I32, 0))
+    b.cbranch(want, check, after)
+    b.position_at_end(check)
+    a_code, a_bits, a_lanes = field(20, I8), field(21, I8), field(22, I16)
+    bad = b.or_(
+        b.icmp_unsigned("!=", a_code, code),
+        b.or_(b.icmp_unsigned("!=", a_bits, bits), b.icmp_unsigned("!=", a_lanes, lanes)),
+    )
+    fail = fn.append_basic_block("fail")
+    b.cbranch(bad, fail, after)
+    b.position_at_end(fail)
+    b.call(dtype_error_helper(module), [raiser.msg, f_scalar, f_vector, a_code, a_bits, a_lanes])
+    b.ret(ir.Constant(PTR, None))
+    # device type, when asked.
+    b.position_at_end(after)
+    check = fn.append_basic_block("check_device")
+    done = fn.append_basic_block("done")
+    want = b.icmp_unsigned("!=", b.and_(flags, ir.Constant(I32, CHECK_DEVICE)), ir.Constant(I32, 0))
+    b.cbranch(want, check, done)
+    b.position_at_end(check)
+    actual = field(8, I32)
+    names = name_helper(module, "__pytvm_device_name", DEVICE_NAMES, "device_type=?")
+    raiser.fail_if(b.icmp_signed("!=", actual, device), "ValueError", f_device,
+                   lambda: b.call(names, [actual]), actual)
+    b.branch(done)
+    b.position_at_end(done)
+    b.ret(dl)
+    return fn
+
+
+def tensor_tail_helper(module):
+    """``i32 tail(dl, compact, alignment, f_strides, f_null, f_align)``: the last checks.
+
+    Checks, in order: a compact row-major layout when ``compact`` is nonzero (NULL strides
+    are compact; a dimension of extent 1 may have any stride; an empty tensor has no layout;
+    the first bad dimension is reported with ``f_strides``: ``%d``, ``%lld``, ``%lld``), a
+    non-NULL data pointer for a non-empty tensor (``f_null``), and the alignment of the data
+    pointer plus ``byte_offset`` when ``alignment > 1`` (``f_align``: ``%lld``). Returns 0,
+    or -1 after raising the error.
+    """
+    ftype = ir.FunctionType(I32, [PTR, I32, I64, PTR, PTR, PTR])
+    fn, new = _helper(module, "__pytvm_tensor_tail", ftype, cold=False)
+    if not new:
+        return fn
+    dl, compact, alignment, f_strides, f_null, f_align = fn.args
+    entry = fn.append_basic_block("entry")
+    b = ir.IRBuilder(entry)
+    raiser = _Raiser(fn, b, ir.Constant(I32, -1))
+    ndim = b.sext(b.load(b.gep(dl, [ir.Constant(I64, 16)], source_etype=I8), typ=I32), I64)
+    shape = b.load(b.gep(dl, [ir.Constant(I64, 24)], source_etype=I8), typ=PTR)
+    strides = b.load(b.gep(dl, [ir.Constant(I64, 32)], source_etype=I8), typ=PTR)
+    zero, one = ir.Constant(I64, 0), ir.Constant(I64, 1)
+    # Walk the dimensions from the last one: the running product is the compact stride of
+    # each and, at the end, the element count. The lowest bad dimension is the one reported.
+    loop, body, end = (fn.append_basic_block(n) for n in ("loop", "body", "end"))
+    b.branch(loop)
+    b.position_at_end(loop)
+    dim = b.phi(I64)
+    running = b.phi(I64)
+    bad_dim = b.phi(I64)
+    bad_value = b.phi(I64)
+    bad_compact = b.phi(I64)
+    for phi, init in ((dim, ndim), (running, one), (bad_dim, ir.Constant(I64, -1)),
+                      (bad_value, zero), (bad_compact, zero)):
+        phi.add_incoming(init, entry)
+    b.cbranch(b.icmp_signed(">", dim, zero), body, end)
+    b.position_at_end(body)
+    d = b.sub(dim, one)
+    extent = b.load(b.gep(shape, [d], source_etype=I64), typ=I64)
+    has_strides = b.icmp_unsigned("!=", strides, ir.Constant(PTR, None))
+    # Loads are guarded by a select on a safe address so that NULL strides are never read.
+    safe = b.select(has_strides, strides, shape)
+    stride = b.select(has_strides, b.load(b.gep(safe, [d], source_etype=I64), typ=I64), running)
+    bad = b.and_(b.icmp_signed("!=", stride, running), b.icmp_signed("!=", extent, one))
+    new_running = b.mul(running, extent)
+    for phi, value in ((dim, d), (running, new_running), (bad_dim, b.select(bad, d, bad_dim)),
+                       (bad_value, b.select(bad, stride, bad_value)),
+                       (bad_compact, b.select(bad, running, bad_compact))):
+        phi.add_incoming(value, body)
+    b.branch(loop)
+    b.position_at_end(end)
+    nonempty = b.icmp_signed("!=", running, zero)
+    layout_bad = b.and_(
+        b.and_(b.icmp_unsigned("!=", compact, ir.Constant(I32, 0)), nonempty),
+        b.icmp_signed(">=", bad_dim, zero),
+    )
+    raiser.fail_if(layout_bad, "ValueError", f_strides, lambda: b.trunc(bad_dim, I32), bad_value,
+                   bad_compact)
+    data = b.load(dl, typ=PTR)
+    raiser.fail_if(
+        b.and_(b.icmp_unsigned("==", data, ir.Constant(PTR, None)), nonempty),
+        "ValueError",
+        f_null,
+    )
+    offset = b.load(b.gep(dl, [ir.Constant(I64, 40)], source_etype=I8), typ=I64)
+    address = b.add(b.ptrtoint(data, I64), offset)
+    misaligned = b.and_(address, b.sub(alignment, one))
+    raiser.fail_if(b.icmp_unsigned("!=", misaligned, zero), "ValueError", f_align, misaligned)
+    b.ret(ir.Constant(I32, 0))
+    return fn
+
+
+def raise_helper(module):
+    """``void raise(kind, fmt, i64 a, i64 b)``: format (``%lld`` values) and raise an error."""
+    ftype = ir.FunctionType(ir.VoidType(), [PTR, PTR, I64, I64])
+    fn, new = _helper(module, "__pytvm_raise", ftype)
+    if new:
+        kind, fmt, a, c = fn.args
+        b = ir.IRBuilder(fn.append_basic_block("entry"))
+        msg = alloca(b, ir.ArrayType(I8, MSG_BYTES), "msg")
+        # Extra arguments are ignored by snprintf (C11 7.21.6.1p2).
+        b.call(_snprintf(module), [msg, ir.Constant(I64, MSG_BYTES), fmt, a, c])
+        b.call(_raise_fn(module), [kind, msg])
+        b.ret_void()
+    return fn
+
+
+def raise_str_helper(module):
+    """``void raise_str(kind, fmt, ptr text)``: format (one ``%s``) and raise an error."""
+    ftype = ir.FunctionType(ir.VoidType(), [PTR, PTR, PTR])
+    fn, new = _helper(module, "__pytvm_raise_str", ftype)
+    if new:
+        kind, fmt, text = fn.args
+        b = ir.IRBuilder(fn.append_basic_block("entry"))
+        msg = alloca(b, ir.ArrayType(I8, MSG_BYTES), "msg")
+        b.call(_snprintf(module), [msg, ir.Constant(I64, MSG_BYTES), fmt, text])
+        b.call(_raise_fn(module), [kind, msg])
+        b.ret_void()
+    return fn
