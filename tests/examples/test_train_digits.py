@@ -30,11 +30,16 @@ def test_mlp_trains_to_95_percent(capsys):
 
 
 def test_checkpointed_mlp_with_sgd_learns(capsys):
-    args = ["--epochs", "2", "--quiet", "--checkpointing", "--optimizer", "momentum",
-            "--no-numpy", "--hidden", "32"]
+    args = ["--epochs", "2", "--checkpointing", "--optimizer", "momentum", "--no-numpy",
+            "--hidden", "32"]
     assert train_digits.main(args) == 0
     out = capsys.readouterr().out
     assert "checkpointing" in out
+    # The progress bar: running loss and training accuracy, then held-out accuracy per epoch.
+    assert re.search(r"\repoch  1/2 \[#+\.*\] loss [\d.]+ train accuracy [\d.]+%", out)
+    assert re.search(r"epoch  2/2 \[#{24}\] loss [\d.]+ train accuracy [\d.]+% held-out "
+                     r"accuracy [\d.]+%\n", out)
+    assert "NumPy step" not in out
     accuracy = float(re.search(r"held-out accuracy: ([\d.]+)%", out).group(1))
     assert accuracy >= 85.0
 

@@ -181,7 +181,7 @@ def main(argv=None) -> int:
     step_times = []
     for epoch in range(epochs):
         order = rng.permutation(len(x_train))
-        losses = []
+        losses, hits, seen = [], 0, 0
         for step in range(steps_per_epoch):
             idx = order[step * batch:(step + 1) * batch]
             xb = np.ascontiguousarray(x_train[idx].reshape(shape))
@@ -190,13 +190,19 @@ def main(argv=None) -> int:
             loss = trainer.update(xb, yb)
             step_times.append(time.perf_counter() - t0)
             losses.append(float(loss.numpy()))
-            if not args.quiet and (step % 16 == 0 or step == steps_per_epoch - 1):
+            if args.quiet:
+                continue
+            # Training accuracy of each batch right after its step (outside the timed call).
+            hits += int((trainer.predict(xb).numpy().argmax(1) == yb).sum())
+            seen += len(yb)
+            if step % 16 == 0 or step == steps_per_epoch - 1:
                 print(f"\repoch {epoch + 1:>2}/{epochs} {_bar(step + 1, steps_per_epoch)} "
-                      f"loss {np.mean(losses):.4f}", end="", flush=True)
-        acc = _accuracy(trainer, x_test, y_test, batch, shape)
+                      f"loss {np.mean(losses):.4f} train accuracy {hits / seen:.1%}", end="",
+                      flush=True)
         if not args.quiet:
+            acc = _accuracy(trainer, x_test, y_test, batch, shape)
             print(f"\repoch {epoch + 1:>2}/{epochs} {_bar(1, 1)} loss {np.mean(losses):.4f} "
-                  f"held-out accuracy {acc:.1%}")
+                  f"train accuracy {hits / seen:.1%} held-out accuracy {acc:.1%}")
     accuracy = _accuracy(trainer, x_test, y_test, batch, shape)
     ms = 1e3 * float(np.median(step_times))
     print(f"held-out accuracy: {accuracy:.2%}")
