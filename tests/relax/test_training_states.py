@@ -229,3 +229,65 @@ def test_stateless_trainer_has_no_states():
     trainer.load_states([])
     with pytest.raises(ValueError, match="expected 0 states, got 1"):
         trainer.load_states([np.zeros(3, "float32")])
+
+
+@I.ir_module
+class TwoStates:
+    """A state returned unchanged (``scale``) and an int64 step counter."""
+
+    I.module_attrs({"param_num": 2, "state_num": 2})
+
+    @R.function
+    def backbone(x: R.Tensor((4, 3), "float32"), w: R.Tensor((3, 2), "float32"),
+                 b: R.Tensor((2,), "float32"), scale: R.Tensor((3,), "float32"),
+                 count: R.Tensor((), "int64")):
+        with R.dataflow():
+            y = R.add(R.matmul(R.multiply(x, scale), w), b)
+            count_new = R.add(count, R.const(1, "int64"))
+            R.output(y, count_new)
+        return (y, scale, count_new)
+
+
+@R.function
+def two_states_loss(x: R.Tensor((4, 3), "float32"), w: R.Tensor((3, 2), "float32"),
+                    b: R.Tensor((2,), "float32"), scale: R.Tensor((3,), "float32"),
+                    count: R.Tensor((), "int64"), targets: R.Tensor((4,), "int64")):
+    # As TVM 0.27 prints it: the unchanged state is returned as the parameter itself.
+    with R.dataflow():
+        scaled = R.multiply(x, scale)
+        lv1 = R.matmul(scaled, w)
+        y = R.add(lv1, b)
+        count_new = R.add(count, R.const(1, "int64"))
+        logp = R.nn.log_softmax(y, axis=-1)
+        gv = R.nn.nll_loss(logp, targets, reduction="mean", ignore_index=-100)
+        R.output(count_new, gv)
+    return (gv, scale, count_new)
+
+
+def test_two_states_with_an_unchanged_state_and_a_counter():
+    from tvm.relax.testing import evaluate
+    from tvm.relax.training.loss import CrossEntropyLoss
+
+    args = [relax.TensorType((4, 2), "float32"), relax.TensorType((4,), "int64")]
+    mod = SetupTrainer(CrossEntropyLoss(), SGD(LR), args, legalize=False)(TwoStates)
+    tvm.ir.assert_structural_equal(mod["backbone_loss"], two_states_loss.with_attr(
+        "global_symbol", "backbone_loss"))
+    rng = np.random.default_rng(1)
+    x = rng.standard_normal((4, 3)).astype("float32")
+    w = rng.standard_normal((3, 2)).astype("float32")
+    b = np.zeros(2, "float32")
+    scale = np.array([1.0, 0.5, 2.0], "float32")
+    y = np.array([0, 1, 1, 0], "int64")
+    loss, params, optim, states = evaluate(
+        mod, x, w, b, scale, np.array(4, "int64"), y, (np.array(0, "int64"),),
+        func_name="train_step")
+    logits = (x * scale) @ w + b
+    shifted = logits - logits.max(1, keepdims=True)
+    prob = np.exp(shifted) / np.exp(shifted).sum(1, keepdims=True)
+    np.testing.assert_allclose(loss, -np.log(prob[np.arange(4), y]).mean(), rtol=1e-5)
+    dlogits = (prob - np.eye(2)[y]) / 4
+    np.testing.assert_allclose(params[0], w - LR * ((x * scale).T @ dlogits), rtol=1e-5)
+    np.testing.assert_allclose(params[1], b - LR * dlogits.sum(0), rtol=1e-5, atol=1e-7)
+    assert int(optim[0]) == 1
+    np.testing.assert_array_equal(states[0], scale)
+    assert int(states[1]) == 5
