@@ -16,7 +16,9 @@ fails on ``np.ones((), T.float32)``):
 The pytvm and Apache TVM steps are built by the same worker code (``_WORKER``: BlockBuilder,
 ``relax.training.SetupTrainer``, ``relax.build``, ``Trainer``), each run in its own process with
 its own interpreter, so Apache TVM is never imported here. The timed step is
-``trainer.update(x, y)``; compile time is SetupTrainer (Gradient) plus the build. Reported:
+``trainer.update(x, y)``; compile time is SetupTrainer (Gradient) plus the build. The NumPy
+column runs the hand-written steps of ``tvm.examples.numpy_steps`` (``NumpyMLP``,
+``NumpyCNN``) from the worker's initial parameters and batch. Reported:
 median ms/step over ``--repeats`` runs of ``--steps`` steps, and ratios to pytvm. Threads:
 ``--threads`` (default 1) is given to PyTorch (``torch.set_num_threads``) and to TVM
 (``TVM_NUM_THREADS``) alike; NumPy's BLAS gets ``OMP_NUM_THREADS``/``OPENBLAS_NUM_THREADS``.
