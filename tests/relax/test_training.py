@@ -242,3 +242,17 @@ def test_docstring_examples_run(module_name):
     result = doctest.testmod(importlib.import_module(module_name), optionflags=doctest.ELLIPSIS)
     assert result.attempted > 0
     assert result.failed == 0
+
+
+def test_trainer_without_initial_parameters(trained):
+    first, x, _, _ = trained
+    trainer = Trainer(first.mod, first.vm, tvm.cpu(), zero_init_param_state=False)
+    assert trainer.export_params() == {"w": None, "b": None}
+    with pytest.raises(RuntimeError, match=r"Trainer.predict: The 0-th parameter \(w\) is not "
+                       "initialized before training or inference"):
+        trainer.predict(x)
+    trainer.load_params({"w": np.zeros((4, 3), "float32")})
+    with pytest.raises(RuntimeError, match=r"Trainer.update: The 1-th parameter \(b\)"):
+        trainer.update(x, np.zeros(8, "int64"))
+    trainer.load_params({"b": np.ones(3, "float32")})
+    np.testing.assert_allclose(trainer.predict(x).numpy(), np.ones((8, 3)))

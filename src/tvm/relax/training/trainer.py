@@ -74,7 +74,8 @@ class Trainer:
         self._state_vars = list(backbone.params[first:first + self._state_num])
         self._state_names = _unique([p.name_hint for p in self._state_vars])
         self._optim_state = [_tensor(t.numpy()) for t in train_mod.get_attr("optim_state")]
-        self._params = None
+        self._params = [None] * self._param_num  # None: not initialized yet
+        self._uninitialized = True
         self._step = vm[TRAIN_STEP_FUNC]
         self._predict = vm[BACKBONE_FUNC]
         if zero_init_param_state:
@@ -89,6 +90,7 @@ class Trainer:
     def zero_init_params(self):
         """Set every parameter to zeros."""
         self._params = [_tensor(np.zeros(s, d)) for s, d in self._shapes(self._param_vars)]
+        self._uninitialized = False
 
     def xaiver_uniform_init_params(self, seed=None):
         """Xavier (Glorot) uniform initialization; 1-D parameters (biases) start at zero.
@@ -111,15 +113,21 @@ class Trainer:
             limit = float(np.sqrt(6.0 / (fan_in + fan_out)))
             params.append(_tensor(rng.uniform(-limit, limit, shape).astype(dtype)))
         self._params = params
+        self._uninitialized = False
 
     def _checked(self, method, what, values, names, variables, current):
-        """``values`` (a list in order, or a dict by name over ``current``) as checked tensors."""
+        """``values`` (a list in order, or a dict by name over ``current``) as checked tensors.
+
+        Entries a dict leaves unset keep their ``current`` value (None: not initialized).
+        """
+        keep = set()
         if isinstance(values, dict):
             unknown = sorted(set(values) - set(names))
             if unknown:
                 raise ValueError(
                     f"{method}: unknown {what}s {unknown}; the backbone's {what}s are {names}"
                 )
+            keep = set(names) - set(values)
             merged = dict(zip(names, current))
             merged.update(values)
             values = [merged[n] for n in names]
@@ -128,6 +136,9 @@ class Trainer:
             raise ValueError(f"{method}: expected {len(names)} {what}s, got {len(values)}")
         checked = []
         for name, value, (shape, dtype) in zip(names, values, self._shapes(variables)):
+            if name in keep:
+                checked.append(value)
+                continue
             array = np.asarray(value.numpy() if hasattr(value, "numpy") else value)
             if array.shape != shape or str(array.dtype) != dtype:
                 raise ValueError(
@@ -137,10 +148,21 @@ class Trainer:
             checked.append(_tensor(array))
         return checked
 
+    def _check_inited(self, method):
+        """TVM's error for a parameter not set yet (``zero_init_param_state=False``)."""
+        for i, (name, value) in enumerate(zip(self._param_names, self._params)):
+            if value is None:
+                raise RuntimeError(
+                    f"{method}: The {i}-th parameter ({name}) is not initialized before "
+                    "training or inference; call load_params, zero_init_params or "
+                    "xaiver_uniform_init_params"
+                )
+
     def load_params(self, params):
         """Set the parameters from a list (in order) or a dict by parameter name."""
         self._params = self._checked("Trainer.load_params", "parameter", params,
                                      self._param_names, self._param_vars, self._params)
+        self._uninitialized = any(p is None for p in self._params)
 
     def export_params(self) -> dict:
         """The parameters by name (runtime tensors), in order.
@@ -173,6 +195,8 @@ class Trainer:
             raise ValueError(
                 f"Trainer.predict: expected {self._input_num} inputs, got {len(input_instances)}"
             )
+        if self._uninitialized:
+            self._check_inited("Trainer.predict")
         out = self._predict(*input_instances, *self._params, *self._states)
         return out[0] if self._state_num else out
 
@@ -189,6 +213,8 @@ class Trainer:
             raise ValueError(
                 f"Trainer.update: expected {self._input_num} inputs, got {len(inputs)}"
             )
+        if self._uninitialized:
+            self._check_inited("Trainer.update")
         out = self._step(*inputs, *self._params, *self._states, *targets,
                          tuple(self._optim_state))
         self._params = list(out[1])
