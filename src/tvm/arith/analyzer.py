@@ -69,9 +69,11 @@ class Analyzer:
         """Simplify ``expr`` to the canonical form (repeated until stable, ``steps`` times)."""
         _, generic = tirx()
         result = generic.convert(expr)
-        for _ in range(max(1, steps)):
+        steps = max(1, steps)
+        for step in range(steps):
             new = Simplifier(self).simplify(result)
-            if new is result or structural_equal(new, result):
+            # The last pass's result is returned either way: no need to compare it.
+            if step == steps - 1 or new is result or structural_equal(new, result):
                 return new
             result = new
         return result

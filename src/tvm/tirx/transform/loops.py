@@ -31,9 +31,10 @@ from __future__ import annotations
 import itertools
 
 from ...arith.analyzer import Analyzer
+from ...ir.expr import Range
 from ...ir.transform import PassInfo, register_pass_config
 from ...runtime.data_type import dtype_info
-from ..expr import BinaryOpExpr, Broadcast, Call, Cast, IntImm, Let, Not, Ramp, Select
+from ..expr import BinaryOpExpr, Broadcast, Call, Cast, IntImm, Let, Not, Ramp, Select, Var
 from ..function import PrimFunc
 from ..stmt import BufferLoad, BufferStore, For, ForKind, SeqStmt
 from ..stmt_functor import StmtMutator, post_order_visit, substitute
@@ -95,15 +96,36 @@ class _Lanes:
         """A vectorized index: a ``Ramp`` (or a scalar when it does not use the variable)."""
         if not self.uses_var(expr):
             return expr
-        # Evaluate the index at every lane; it must step by one loop-invariant stride.
         simplify = self.analyzer.simplify
         lo = self.ramp.base
+        stride = self._constant_step(expr)
+        if stride is not None:
+            return Ramp(simplify(substitute(expr, {self.var: lo})), stride, self.lanes)
+        # Otherwise evaluate the index at every lane; it must step by one loop-invariant
+        # stride (e.g. a floordiv whose quotient is the same for all lanes).
         points = [simplify(substitute(expr, {self.var: lo + t})) for t in range(self.lanes)]
         stride = simplify(points[1] - points[0])
         for a, b in itertools.pairwise(points[1:]):
             if not self.analyzer.can_prove_equal(b - a, stride):
                 raise _NotVectorizable
         return Ramp(points[0], stride, self.lanes)
+
+    def _constant_step(self, expr):
+        """``expr(v + 1) - expr(v)`` when it is the same for every lane, else None.
+
+        With a fresh ``t`` in ``[0, lanes - 1)``, the difference between lanes ``t + 1`` and
+        ``t`` simplifies to an expression free of ``t`` exactly when every step is the same,
+        so two simplifications replace one per lane (affine indices such as ``i * 64 + j``).
+        """
+        t = Var("t", self.var.dtype)
+        self.analyzer.bind(t, Range.from_min_extent(IntImm(t.dtype, 0),
+                                                    IntImm(t.dtype, self.lanes - 1)))
+        lo = self.ramp.base
+        step = self.analyzer.simplify(
+            substitute(expr, {self.var: lo + t + 1}) - substitute(expr, {self.var: lo + t}))
+        found = []
+        post_order_visit(step, lambda n: found.append(n) if n is t or n is self.var else None)
+        return None if found else step
 
     def expr(self, e):
         if not self.uses_var(e):

@@ -41,12 +41,18 @@ class _Simplifier(StmtExprMutator):
     def visit_expr(self, expr):
         if not isinstance(expr, PrimExpr) or expr.dtype == "handle":
             return expr
+        # The analyzer simplifies sub-expressions itself (loads' indices, call arguments), so
+        # the whole expression is simplified once; visiting the children first would simplify
+        # every sub-expression again at each level (quadratic in the nesting depth).
+        try:
+            return self.analyzer.simplify(expr)
+        except (TypeError, ValueError):
+            pass  # the simplifier does not handle this expression kind: do its children
         expr = super().visit_expr(expr)
         try:
-            new = self.analyzer.simplify(expr)
+            return self.analyzer.simplify(expr)
         except (TypeError, ValueError):
-            return expr  # the simplifier does not handle this expression kind; keep it
-        return new
+            return expr
 
     def visit_for_(self, op: For):
         lo = self.visit_expr(op.min)
