@@ -99,9 +99,13 @@ def test_numpy_cnn_gradients_match_finite_differences(size):
                                        atol=1e-4)
 
 
-def test_numpy_step_rejects_an_unknown_optimizer():
+def test_numpy_step_errors():
     with pytest.raises(ValueError, match="optimizer must be 'sgd', 'momentum' or 'adam'"):
         NumpyMLP([np.zeros((2, 2), "float32")], "rmsprop", 0.1)
+    params = [np.zeros(s, "float32") for s in [(2, 1, 3, 3), (1, 2, 1, 1), (18, 3), (3,)]]
+    with pytest.raises(ValueError, match=r"even image size, got kernel \(2, 1, 3, 3\) and "
+                       r"input \(1, 1, 7, 6\)"):
+        NumpyCNN(params, "sgd", 0.1).step(np.zeros((1, 1, 7, 6), "float32"), np.zeros(1, int))
 
 
 def test_docstring_example_runs():

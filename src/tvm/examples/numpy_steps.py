@@ -123,6 +123,11 @@ class NumpyCNN(NumpyStep):
         kernel, bias, w, b = self.params
         n, ci, height, width = x.shape
         channels = kernel.shape[0]
+        if kernel.shape[1:] != (ci, 3, 3) or height % 2 or width % 2:
+            raise ValueError(
+                f"NumpyCNN: needs a (C, {ci}, 3, 3) kernel and an even image size, got kernel "
+                f"{kernel.shape} and input {x.shape}"
+            )
         padded = np.pad(x, ((0, 0), (0, 0), (1, 1), (1, 1)))
         cols = np.empty((ci, 3, 3, n, height, width), x.dtype)
         for i in range(3):
