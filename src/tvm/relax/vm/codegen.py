@@ -8,7 +8,7 @@ cost is the parameter checks plus one Python call per kernel.
 
 Memory: outputs that only feed kernels (never returned, put in a tuple, or passed to another
 Relax function) and have static shapes are allocated once per ``VirtualMachine`` and reused by
-every call (one buffer per such binding; lifetime-based sharing is future work). Functions that
+every call; bindings whose lifetimes do not overlap share storage (``memory_plan.py``). Functions that
 call other Relax functions get no planned buffers (recursion would clobber them). Everything a
 call can return is allocated fresh, so results never alias a later call's work. A VM is
 therefore not reentrant across threads (one VM per thread).
@@ -40,6 +40,7 @@ from ..expr import (
 )
 from ..ty import ObjectType, ShapeType, TensorType
 from .builtins import BUILTINS, builtin_ident
+from .memory_plan import StoragePlanner
 
 __all__ = ["FunctionCode", "compile_function"]
 
@@ -60,6 +61,10 @@ class FunctionCode:
         self.kernels = kernels
         #: ops run by their NumPy reference rule (no legalization rule was applied).
         self.fallbacks = fallbacks
+        #: slot name -> index of the shared storage it is a view of (see memory_plan.py).
+        self.storage_of = {}
+        #: byte size of each shared storage.
+        self.storage_sizes = []
 
 
 def compile_function(name, func, mod, profile=False) -> FunctionCode:
@@ -86,6 +91,8 @@ class _Gen:
         self.kernels = []
         self.fallbacks = []
         self.escaping = set()
+        self.storage = None  # StoragePlanner, made when the first slot is planned
+        self.storage_of = {}
 
     # --- helpers --------------------------------------------------------------------------
     def fresh(self, prefix):
@@ -133,9 +140,12 @@ class _Gen:
             result = self.expr(func.body, 1)
             self.emit(1, f"return _ret({result})")
         source = "\n".join(checker + self.lines) + "\n"
-        return FunctionCode(
+        code = FunctionCode(
             self.name, source, self.ns, self.planned, self.kernels, self.fallbacks
         )
+        if self.storage is not None:
+            code.storage_of, code.storage_sizes = self.storage_of, self.storage.sizes
+        return code
 
     def _find_escaping(self, func):
         """Variables whose value may leave a kernel call (returned, tupled, passed on)."""
@@ -435,7 +445,7 @@ class _Gen:
         tys = list(out_ty.fields) if isinstance(out_ty, TupleType) else [out_ty]
         return tys, isinstance(out_ty, TupleType)
 
-    def _alloc(self, ty, indent, planned_ok, what):
+    def _alloc(self, ty, indent, planned_ok, what, var=None):
         if not isinstance(ty, TensorType) or getattr(ty.shape, "values", None) is None:
             raise ValueError(
                 f"relax.build: function {self.name}: {what} needs an output type with a known "
@@ -447,7 +457,14 @@ class _Gen:
         shape = "(" + "".join(f"{d}, " for d in dims) + ")"
         if planned_ok and static and _np_dtype(ty.dtype).kind in "biuf":
             slot = self.fresh("_p")
-            self.planned.append((slot, tuple(int(d) for d in dims), _np_dtype(ty.dtype)))
+            shape_ints = tuple(int(d) for d in dims)
+            self.planned.append((slot, shape_ints, _np_dtype(ty.dtype)))
+            if self.storage is None:
+                self.storage = StoragePlanner(self.func)
+            nbytes = _np_dtype(ty.dtype).itemsize
+            for d in shape_ints:
+                nbytes *= d
+            self.storage_of[slot] = self.storage.assign(var, nbytes)
             return f"_mem[{slot!r}]", None
         out = self.fresh("o")
         if _np_dtype(ty.dtype).kind in "biuf":
@@ -471,7 +488,7 @@ class _Gen:
         )
         outs = []
         for ty in tys:
-            out, _ = self._alloc(ty, indent, planned_ok, f"R.call_tir({gvar.name_hint})")
+            out, _ = self._alloc(ty, indent, planned_ok, f"R.call_tir({gvar.name_hint})", var)
             outs.append(out)
         extra = []
         if len(call.args) > 2:

@@ -55,15 +55,29 @@ class Executable:
         return self.as_python()
 
     def stats(self) -> str:
-        """A short summary: functions, kernels called, planned buffers, NumPy fallbacks."""
+        """A short summary: functions, kernels called, planned buffers, NumPy fallbacks.
+
+        Planned buffers are given as their count and total size, then the bytes the VM
+        allocates for them once bindings with disjoint lifetimes share storage (the peak).
+        """
         lines = []
         for name, (code, _) in self._codes.items():
-            planned = sum(int(_size(shape, dtype)) for _, shape, dtype in code.planned)
+            info = _planned_memory(code)
             lines.append(
-                f"{name}: {len(code.kernels)} kernel calls, {len(code.planned)} planned "
-                f"buffers ({planned} bytes), NumPy fallbacks: {sorted(set(code.fallbacks)) or 0}"
+                f"{name}: {len(code.kernels)} kernel calls, {info['buffers']} planned "
+                f"buffers ({info['bytes']} bytes, {info['shared_bytes']} bytes in "
+                f"{info['storages']} shared storages), NumPy fallbacks: "
+                f"{sorted(set(code.fallbacks)) or 0}"
             )
         return "\n".join(lines)
+
+    def planned_memory(self) -> dict:
+        """Per function: ``buffers``, ``bytes`` (their sum), ``storages`` and ``shared_bytes``.
+
+        ``shared_bytes`` is what one ``VirtualMachine`` allocates for the planned buffers of
+        the function after storage sharing; ``bytes`` is what it would take without sharing.
+        """
+        return {name: _planned_memory(code) for name, (code, _) in self._codes.items()}
 
     def __repr__(self) -> str:
         return f"relax.Executable(functions={self.function_names!r})"
@@ -125,6 +139,21 @@ class Executable:
 
 #: TVM's class name for the same thing.
 VMExecutable = Executable
+
+
+def _planned_memory(code):
+    total = sum(int(_size(shape, dtype)) for _, shape, dtype in code.planned)
+    storage_of = getattr(code, "storage_of", None) or {}
+    sizes = list(getattr(code, "storage_sizes", ()))
+    # Slots outside any storage (an executable exported before sharing) count in full.
+    unshared = sum(int(_size(shape, dtype)) for slot, shape, dtype in code.planned
+                   if slot not in storage_of)
+    return {
+        "buffers": len(code.planned),
+        "bytes": total,
+        "storages": len(sizes) + sum(1 for slot, _, _ in code.planned if slot not in storage_of),
+        "shared_bytes": sum(sizes) + unshared,
+    }
 
 
 def _size(shape, dtype):

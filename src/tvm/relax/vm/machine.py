@@ -136,9 +136,7 @@ class VirtualMachine:
             ns = dict(code.namespace)
             for key, kernel in ns.pop("__kernels__", {}).items():
                 ns[key] = self._kernel(kernel)
-            mem = {}
-            for slot, shape, dtype in code.planned:
-                mem[slot] = _wrap(np.empty(shape, dtype))
+            mem = _planned_buffers(code)
             ns.update(_BUILTIN_NS)
             ns.update(
                 _funcs=table, _mem=mem, _empty=np.empty, _ret=_ret, _truth=_truth,
@@ -277,6 +275,24 @@ class VirtualMachine:
         total = time.perf_counter() - start
         records, self._records = self._records, None
         return ProfileReport(func_name, records, total)
+
+
+def _planned_buffers(code):
+    """The planned slots of a function: views into its shared storages (made once per VM)."""
+    storage_of = getattr(code, "storage_of", None) or {}
+    storages = [np.empty(max(n, 1), np.uint8) for n in getattr(code, "storage_sizes", ())]
+    mem = {}
+    for slot, shape, dtype in code.planned:
+        index = storage_of.get(slot)
+        if index is None:
+            mem[slot] = _wrap(np.empty(shape, dtype))
+            continue
+        count = 1
+        for d in shape:
+            count *= d
+        view = storages[index][: count * dtype.itemsize].view(dtype).reshape(shape)
+        mem[slot] = _wrap(view)
+    return mem
 
 
 def _device_type(dev):
