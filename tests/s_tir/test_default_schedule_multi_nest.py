@@ -59,13 +59,16 @@ def _root_stmts(func):
 
 
 def _tile_body(nest):
-    """The statements inside ``for i0 (parallel): for j0: matmul_tile``."""
+    """The statements of the tile in ``for j0 (parallel): pack B; for i0: matmul_tile``."""
     assert isinstance(nest, For) and nest.kind == ForKind.PARALLEL
-    inner = nest.body
-    assert isinstance(inner, For) and inner.kind == ForKind.SERIAL
-    assert isinstance(inner.body, SBlockRealize)
-    assert inner.body.block.name_hint == "matmul_tile"
-    return list(inner.body.block.body.seq)
+    strip = nest.body
+    assert isinstance(strip, SBlockRealize) and strip.block.name_hint == "matmul_strip"
+    pack, rows = strip.block.body.seq
+    assert pack.body.body.buffer.name == "B_packed"
+    assert isinstance(rows, For) and rows.kind == ForKind.SERIAL
+    assert isinstance(rows.body, SBlockRealize)
+    assert rows.body.block.name_hint == "matmul_tile"
+    return list(rows.body.block.body.seq)
 
 
 def _stored_buffer(tile_loop):
@@ -91,10 +94,14 @@ def test_epilogue_runs_inside_the_matmul_tile():
     stmts = _root_stmts(schedule_prim_func(matmul_add_relu))
     assert len(stmts) == 1, "the add and relu nests joined the matmul's tile loop"
     tile = _tile_body(stmts[0])
-    # init, k loop, write-back of C, then the add and the relu on the same 4 x 64 tile.
-    assert len(tile) == 5
+    # init, k loop, then the add and the relu on the same 4 x 64 tile. C and E are
+    # intermediates read by nothing else: they stay in per-tile buffers (registers), and
+    # the root block no longer allocates them.
+    assert len(tile) == 4
     assert tile[1].kind == ForKind.SERIAL and tile[1].loop_var.name == "k"
-    assert [_stored_buffer(s) for s in (tile[2], tile[3], tile[4])] == ["C", "E", "D"]
+    assert [_stored_buffer(s) for s in (tile[2], tile[3])] == ["E_local", "D"]
+    body = schedule_prim_func(matmul_add_relu).body.block.body
+    assert isinstance(body, For)  # no AllocBuffer statements left
 
 
 def test_fused_matmul_add_relu_compiles_to_numpy_result():

@@ -50,10 +50,10 @@ from __future__ import annotations
 from ..ffi.structural import structural_equal
 from ..ir.expr import Range
 from ..ir.module import IRModule
-from ..tirx.buffer import decl_buffer
-from ..tirx.expr import Add, And, Call, IntImm, Mul, Var
+from ..tirx.expr import And, Call, IntImm, Var
 from ..tirx.function import PrimFunc
 from ..tirx.stmt import (
+    AllocBuffer,
     BufferLoad,
     BufferRegion,
     BufferStore,
@@ -65,18 +65,16 @@ from ..tirx.stmt import (
     SeqStmt,
 )
 from ..tirx.stmt_functor import post_order_visit, substitute
+from .default_schedule_inline import inline_permutations
+from .default_schedule_matmul import MATMUL_TILE, match_matmul, tile_matmul
 
 __all__ = ["MATMUL_TILE", "apply_default_schedule", "schedule_prim_func"]
 
-#: Rows and columns of the matmul register tile (``j`` tile: 4 AVX-512 / 8 AVX2 vectors).
-MATMUL_TILE = (4, 64)
 PARALLEL_MIN_WORK = 4096
 #: Parallelize memory-bound nests too (plain loads and arithmetic, no reduction, no calls).
 #: Off: measured on the 2-core VM, a second thread adds no memory bandwidth there and the
 #: launch costs (16M-element add: 22-26 GB/s serial vs 13 GB/s parallel).
 PARALLEL_MEMORY_BOUND = False
-#: Smallest m * n * k given the tiled matmul schedule (smaller ones use the generic rule).
-MATMUL_MIN_WORK = 64**3
 
 
 class _Loop:
@@ -123,12 +121,21 @@ def schedule_prim_func(func: PrimFunc) -> PrimFunc:
     if not isinstance(body, SBlockRealize):
         return func
     root = body.block
-    stmts = list(root.body.seq) if isinstance(root.body, SeqStmt) else [root.body]
+    # FuseTIR nests the statements of a multi-nest PrimFunc (conv2d's pad + conv) in a
+    # SeqStmt of their own: flatten, so that every loop nest is seen.
+    stmts = _flat_stmts(root.body)
+    # Transposes into intermediate buffers (FuseOps puts a permute_dims before the matmul
+    # that reads it) are read in place by their consumers instead.
+    # Intermediates: the root block's allocations (FuseTIR) or AllocBuffer statements
+    # (TVMScript's T.alloc_buffer).
+    allocated = list(root.alloc_buffers) + [s.buffer for s in stmts if isinstance(s, AllocBuffer)]
+    stmts, inlined = inline_permutations(stmts, allocated)
+    intermediates = {id(b) for b in allocated}
     new_stmts, pending, pos = [], [], 0
     while pos < len(stmts):
         # A tileable matmul takes its elementwise consumers into its tile (rule 1); the
         # other nests between such matmuls go through row fusion and rules 1-2.
-        chain = _matmul_chain(stmts, pos)
+        chain = _matmul_chain(stmts, pos, intermediates)
         if chain is None:
             pending.append(stmts[pos])
             pos += 1
@@ -138,10 +145,27 @@ def schedule_prim_func(func: PrimFunc) -> PrimFunc:
         new_stmts.append(chain[0])
         pos += chain[1]
     new_stmts += _schedule_rows(pending)
-    if all(a is b for a, b in zip(new_stmts, stmts)):
+    if not inlined and all(a is b for a, b in zip(new_stmts, stmts)):
         return func
-    new_root = root.replace(body=SeqStmt.flatten(new_stmts))
+    # Intermediates that the tiles keep in registers (or inlined transposes) are gone.
+    used = set()
+
+    def visit(node):
+        if isinstance(node, (BufferLoad, BufferStore)):
+            used.add(id(node.buffer))
+
+    post_order_visit(SeqStmt.flatten(new_stmts), visit)
+    new_body = SeqStmt.flatten([s for s in new_stmts if not isinstance(s, AllocBuffer)
+                                or id(s.buffer) in used])
+    allocs = [b for b in root.alloc_buffers if id(b) in used]
+    new_root = root.replace(body=new_body, alloc_buffers=tuple(allocs))
     return func.with_body(body.replace(block=new_root))
+
+
+def _flat_stmts(stmt):
+    if not isinstance(stmt, SeqStmt):
+        return [stmt]
+    return [leaf for part in stmt.seq for leaf in _flat_stmts(part)]
 
 
 def _schedule_rows(stmts):
@@ -149,20 +173,21 @@ def _schedule_rows(stmts):
             for group in _row_groups(stmts)]
 
 
-def _matmul_chain(stmts, pos):
+def _matmul_chain(stmts, pos, intermediates=frozenset()):
     """``(tiled nest, number of nests used)`` for a matmul at ``stmts[pos]`` and its epilogue.
 
     The epilogue is the run of nests right after the matmul that are elementwise over the
     matmul's output shape (two spatial loops bound in order to the block's iterators) and read
     what the matmul or an earlier epilogue nest wrote only at their own ``[i, j]``. They run
-    on each finished 4 x 64 tile while it is in the cache (TVM's ``reverse_compute_at``).
-    None when ``stmts[pos]`` is not a tileable matmul.
+    on each finished tile while it is in registers (TVM's ``reverse_compute_at``). The
+    chain's outputs that are intermediates (ids in ``intermediates``) read by no later nest
+    are never written to memory. None when ``stmts[pos]`` is not a tileable matmul.
     """
     nest = _nest_headers(stmts[pos])
     if nest is None:
         return None
     headers, spatial, realize = nest
-    if _matmul(headers, spatial, realize) is None:
+    if match_matmul(headers, spatial, realize) is None:
         return None
     written = {id(st.buffer) for st in _stores(realize.block)}
     read = {id(ld.buffer) for ld in _loads(realize.block)}
@@ -174,7 +199,13 @@ def _matmul_chain(stmts, pos):
         epilogue.append(consumer)
         written.update(id(st.buffer) for st in _stores(consumer[0]))
         read.update(id(ld.buffer) for ld in _loads(consumer[0]))
-    return _matmul(headers, spatial, realize, epilogue), 1 + len(epilogue)
+    used = 1 + len(epilogue)
+    read_later = set()
+    for stmt in stmts[:pos] + stmts[pos + used:]:
+        post_order_visit(stmt, lambda n: read_later.add(id(n.buffer))
+                         if isinstance(n, BufferLoad) else None)
+    local = {b for b in written if b in intermediates and b not in read_later}
+    return tile_matmul(headers, spatial, realize, epilogue, local), used
 
 
 def _elementwise_consumer(stmt, row, col, written, read):
@@ -241,6 +272,15 @@ def _outer_row(stmt):
     loops, realize = _perfect_nest(stmt)
     if loops is None or not _is_zero(loops[0].min):
         return None
+    kind_of = {id(value): iv.iter_type == IterVar.DataPar
+               for iv, value in zip(realize.block.iter_vars, realize.iter_values)}
+    headers = [_Loop(lp.loop_var, lp.min, lp.extent) for lp in loops]
+    if all(id(h.var) in kind_of for h in headers):
+        # A column reduction (``collapse_sum`` over rows) runs its outer loop innermost
+        # (rule 2): that loop cannot be shared as a row loop.
+        moved = _moved_inside(headers, kind_of, realize.block, realize)
+        if moved is not None and moved.var is loops[0].loop_var:
+            return None
     for iv, value in zip(realize.block.iter_vars, realize.iter_values):
         if value is loops[0].loop_var and iv.iter_type == IterVar.DataPar:
             return loops[0], realize, iv.var
@@ -365,7 +405,7 @@ def _schedule_nest(stmt, outer_vars=frozenset(), allow_parallel=True):
     headers = [_Loop(lp.loop_var, lp.min, lp.extent) for lp in loops]
     spatial = [kinds[id(h.var)] == IterVar.DataPar for h in headers]
     values = list(realize.iter_values)
-    tiled = _matmul(headers, spatial, realize) if not outer_vars else None
+    tiled = tile_matmul(headers, spatial, realize) if not outer_vars else None
     if tiled is not None:
         return tiled
     del values
@@ -448,16 +488,10 @@ def _is_zero(e):
 def _generic(headers, spatial, block, realize, allow_parallel=True):
     headers = list(headers)
     kind_of = {id(h.var): s for h, s in zip(headers, spatial)}
-    out_last = _output_last_index_var(block, realize)
-    reduce_vars = [h.var for h in headers if not kind_of[id(h.var)]]
-    if (not kind_of[id(headers[-1].var)] and out_last is not None
-            and (not _indexes_last_dim_of_a_load(block, realize, reduce_vars)
-                 or _indexes_last_dim_of_a_load(block, realize, [out_last]))):
-        last_spatial = [h for h in headers if kind_of[id(h.var)]]
-        if last_spatial and last_spatial[-1].var is out_last:
-            moved = last_spatial[-1]
-            headers.remove(moved)
-            headers.append(moved)
+    moved = _moved_inside(headers, kind_of, block, realize)
+    if moved is not None:
+        headers.remove(moved)
+        headers.append(moved)
     work = 1
     symbolic = False
     for h in headers:
@@ -475,6 +509,19 @@ def _generic(headers, spatial, block, realize, allow_parallel=True):
     if kind_of[id(inner.var)] and (inner is not outer or not allow_parallel):
         inner.kind = ForKind.VECTORIZED
     return headers
+
+
+def _moved_inside(headers, kind_of, block, realize):
+    """The spatial loop header that rule 2 moves inside the reduction loops, or None."""
+    out_last = _output_last_index_var(block, realize)
+    reduce_vars = [h.var for h in headers if not kind_of[id(h.var)]]
+    if (not kind_of[id(headers[-1].var)] and out_last is not None
+            and (not _indexes_last_dim_of_a_load(block, realize, reduce_vars)
+                 or _indexes_last_dim_of_a_load(block, realize, [out_last]))):
+        last_spatial = [h for h in headers if kind_of[id(h.var)]]
+        if last_spatial and last_spatial[-1].var is out_last:
+            return last_spatial[-1]
+    return None
 
 
 def _indexes_last_dim_of_a_load(block, realize, loop_vars) -> bool:
@@ -515,73 +562,3 @@ def _output_last_index_var(block, realize):
         if last is iv.var:
             return value
     return None
-
-
-def _matmul(headers, spatial, realize, epilogue=()):
-    """The tiled schedule of a matmul-like nest, or None when the pattern does not match.
-
-    ``epilogue`` holds ``(block, vi, vj)`` of elementwise nests (see ``_matmul_chain``) run
-    on each finished tile, one vectorized tile loop each, in order.
-    """
-    block = realize.block
-    if len(headers) != 3 or spatial != [True, True, False] or block.init is None:
-        return None
-    if not all(isinstance(h.extent, IntImm) and _is_zero(h.min) for h in headers):
-        return None
-    m, n, k = (h.extent.value for h in headers)
-    tile_m, tile_n = MATMUL_TILE
-    if m % tile_m or n % tile_n or m * n * k < MATMUL_MIN_WORK:
-        return None
-    store = block.body
-    if not isinstance(store, BufferStore) or not isinstance(store.value, Add):
-        return None
-    vi, vj, vk = (iv.var for iv in block.iter_vars)
-    if not (len(store.indices) == 2 and store.indices[0] is vi and store.indices[1] is vj):
-        return None
-    acc, prod = store.value.a, store.value.b
-    if not (isinstance(acc, BufferLoad) and acc.buffer is store.buffer
-            and structural_equal(list(acc.indices), list(store.indices))):
-        return None
-    if not isinstance(prod, Mul):
-        return None
-    loads = [x for x in (prod.a, prod.b) if isinstance(x, BufferLoad)]
-    if len(loads) != 2:
-        return None
-    rhs = [ld for ld in loads if len(ld.indices) == 2 and ld.indices[1] is vj
-           and ld.indices[0] is vk]
-    if not rhs:
-        return None
-    i, j, kk = headers
-    i0, i1 = Var(f"{i.var.name}_0", i.var.dtype), Var(f"{i.var.name}_1", i.var.dtype)
-    j0, j1 = Var(f"{j.var.name}_0", j.var.dtype), Var(f"{j.var.name}_1", j.var.dtype)
-    dt_i, dt_j = i.var.dtype, j.var.dtype
-    vmap = {
-        i.var: i0 * IntImm(dt_i, tile_m) + i1,
-        j.var: j0 * IntImm(dt_j, tile_n) + j1,
-    }
-    del vmap
-    ii = i0 * IntImm(dt_i, tile_m) + i1
-    jj = j0 * IntImm(dt_j, tile_n) + j1
-    bind = {vi: ii, vj: jj, vk: kk.var}
-    init = block.init
-    if not (isinstance(init, BufferStore) and init.buffer is store.buffer):
-        return None
-    # A per-task accumulator tile (stack memory of the parallel task): LLVM keeps it in
-    # vector registers once the tile loops are unrolled and vectorized.
-    acc_buf = decl_buffer((tile_m, tile_n), store.buffer.dtype, name=f"{store.buffer.name}_local")
-    zero = substitute(init.value, bind)
-    update = acc_buf[i1, j1] + substitute(prod, bind)
-
-    def tile(stmt):
-        stmt = For(j1, IntImm(dt_j, 0), IntImm(dt_j, tile_n), ForKind.VECTORIZED, stmt)
-        return For(i1, IntImm(dt_i, 0), IntImm(dt_i, tile_m), ForKind.UNROLLED, stmt)
-
-    body = SeqStmt([
-        tile(BufferStore(acc_buf, zero, [i1, j1])),
-        For(kk.var, kk.min, kk.extent, ForKind.SERIAL, tile(BufferStore(acc_buf, update, [i1, j1]))),
-        tile(BufferStore(store.buffer, acc_buf[i1, j1], [ii, jj])),
-    ] + [tile(substitute(blk.body, {vi_: ii, vj_: jj})) for blk, vi_, vj_ in epilogue])
-    scope = SBlock((), [], [], f"{block.name_hint}_tile", body, alloc_buffers=[acc_buf])
-    nest = For(j0, IntImm(dt_j, 0), IntImm(dt_j, n // tile_n), ForKind.SERIAL,
-               SBlockRealize((), IntImm("bool", 1), scope))
-    return For(i0, IntImm(dt_i, 0), IntImm(dt_i, m // tile_m), ForKind.PARALLEL, nest)

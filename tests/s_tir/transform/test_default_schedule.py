@@ -83,9 +83,9 @@ def test_column_reduction_moves_contiguous_loop_inside():
 
 
 def test_matmul_gets_the_tiled_schedule(monkeypatch):
-    from tvm.s_tir import default_schedule
+    from tvm.s_tir import default_schedule_matmul
 
-    monkeypatch.setattr(default_schedule, "MATMUL_MIN_WORK", 1)  # small enough to interpret
+    monkeypatch.setattr(default_schedule_matmul, "MATMUL_MIN_WORK", 1)  # small: interpreted
     m, n, k_ = 8, 64, 16
     A = te.placeholder((m, k_), "float32", name="A")
     B = te.placeholder((k_, n), "float32", name="B")
@@ -94,7 +94,8 @@ def test_matmul_gets_the_tiled_schedule(monkeypatch):
     func = te.create_prim_func([A, B, C])
     out = schedule_prim_func(func)
     loops = _loops(out)
-    assert loops[0].kind == ForKind.PARALLEL and int(loops[0].extent) == m // MATMUL_TILE[0]
+    # Column strips in parallel (B's strip packed once per strip), row tiles inside.
+    assert loops[0].kind == ForKind.PARALLEL and int(loops[0].extent) == n // MATMUL_TILE[1]
     assert ForKind.UNROLLED in [lp.kind for lp in loops]
     assert ForKind.VECTORIZED in [lp.kind for lp in loops]
     rng = np.random.default_rng(2)

@@ -8,7 +8,10 @@ no other use and the patterns allow it:
 * elementwise/broadcast calls join a group ending in a reduction or an
   out-elementwise-fusable call (``matmul``, ``conv2d``), so ``matmul -> add -> relu`` is one
   group;
-* a reduction joins a group of injective calls (``exp -> sum``).
+* a reduction joins a group of injective calls (``exp -> sum``);
+* an out-elementwise-fusable call joins a lone transpose (``permute_dims``) that feeds it, so
+  a gradient's ``matmul(permute_dims(x), dy)`` is one kernel that reads ``x`` in place (the
+  default schedule inlines the transpose).
 
 Each group of two or more calls becomes a private Relax function with ``"Primitive": True``
 whose parameters are the group's inputs, and the calls are replaced by one call of it.
@@ -43,6 +46,8 @@ from __future__ import annotations
 
 from ...ir.transform import module_pass
 from ...ir.type import TupleType
+from ...tirx.stmt import BufferLoad, BufferStore, SBlock
+from ...tirx.stmt_functor import post_order_visit
 from ..block_builder import BlockBuilder
 from ..expr import (
     Call,
@@ -81,6 +86,31 @@ def _can_join(group_kind, consumer_kind):
     if consumer_kind == K.kCommReduce:
         return group_kind <= K.kInjective
     return False
+
+
+def _is_permutation(mod, call):
+    """Whether a call_tir's PrimFunc only transposes its input (``permute_dims``).
+
+    Such a producer joins the matmul (conv) that reads it: the default schedule reads the
+    input in place instead of materializing the transpose (``s_tir/default_schedule_inline``).
+    """
+    func = mod[call.args[0]]
+    blocks = []
+    post_order_visit(func.body, lambda n: blocks.append(n)
+                     if isinstance(n, SBlock) and n.iter_vars else None)
+    if len(blocks) != 1:
+        return False
+    block = blocks[0]
+    store = block.body
+    if block.init is not None or not isinstance(store, BufferStore):
+        return False
+    load = store.value
+    if not isinstance(load, BufferLoad) or load.buffer.dtype != store.buffer.dtype:
+        return False
+    ivs = [iv.var for iv in block.iter_vars]
+    if len(store.indices) != len(ivs) or any(a is not b for a, b in zip(store.indices, ivs)):
+        return False
+    return len(load.indices) == len(ivs) and {id(x) for x in load.indices} == {id(v) for v in ivs}
 
 
 class _Group:
@@ -126,7 +156,10 @@ def _partition(mod, block, uses):
             group = group_of[j]
             if group.members[-1] != j:
                 continue  # only the group's current output may feed the next call
-            if _can_join(group.kind, kind):
+            if _can_join(group.kind, kind) or (
+                kind == K.kOutEWiseFusable and len(group.members) == 1
+                and _is_permutation(mod, bindings[j].value)
+            ):
                 chosen = group
                 break
         if chosen is None:

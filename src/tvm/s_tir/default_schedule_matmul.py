@@ -1,0 +1,235 @@
+"""Rule 1 of the default CPU schedule: the tiled matmul (see ``default_schedule``'s docstring).
+
+``C[i, j] += A(i, k) * B(k, j)`` (any operand order; ``A`` any expression of ``i`` and ``k``,
+``B`` a load indexed by ``k`` and ``j`` in either order, so transposed operands work) becomes::
+
+    for j0 in T.parallel(N // NR):                  # a strip of NR columns of C
+        Bp = alloc(K, NR)                           # B's strip packed contiguously
+        for k, j1 in T.grid(K, T.vectorized(NR)):
+            Bp[k, j1] = B(k, j0 * NR + j1)
+        for i0 in range(M // MR):
+            acc = alloc(MR, NR)                     # the register tile
+            acc[:, :] = 0
+            for k in range(K):
+                for i1 in T.unroll(MR):
+                    for j1 in T.vectorized(NR):
+                        acc[i1, j1] += A(i0 * MR + i1, k) * Bp[k, j1]
+            C[i0 * MR + i1, j0 * NR + j1] = acc[i1, j1]          # (tile loops)
+            epilogue(acc)                                        # (tile loops)
+
+The packed strip (``K * NR`` floats) stays in the L2 cache for all row tiles and is read
+with unit stride (B's own rows are one cache line apart at 4 KiB strides, which alias in
+the caches), and the accumulator tile stays in vector registers. The packing is done at run
+time, each call: the parameters change every training step.
+"""
+
+from __future__ import annotations
+
+from ..ffi.structural import structural_equal
+from ..tirx.buffer import decl_buffer
+from ..tirx.expr import Add, IntImm, Mul, Var
+from ..tirx.stmt import (
+    BufferLoad,
+    BufferStore,
+    For,
+    ForKind,
+    IterVar,
+    SBlock,
+    SBlockRealize,
+    SeqStmt,
+)
+from ..tirx.stmt_functor import ir_transform, post_order_visit, substitute
+
+__all__ = ["MATMUL_MIN_WORK", "MATMUL_TILE", "match_matmul", "tile_matmul", "tile_shape"]
+
+#: Rows and columns of the matmul register tile (``NR``: 4 AVX-512 / 8 AVX2 vectors).
+MATMUL_TILE = (4, 64)
+#: Smallest m * n * k given the tiled matmul schedule (smaller ones use the generic rule).
+MATMUL_MIN_WORK = 4096
+#: Most rows of the tile of a narrow output (see ``tile_shape``).
+MATMUL_NARROW_ROWS = 8
+
+
+def tile_shape(m, n, rows_contiguous=False):
+    """``(rows, columns)`` of the register tile of an ``m x n`` output, or None.
+
+    ``MATMUL_TILE`` when it divides the output; otherwise a half or quarter as wide tile that
+    divides ``n``, or, for ``n`` under the tile's width (a classifier's 10 columns), all the
+    columns in one tile; a narrower tile has more rows,
+    so that the tile still has about as many independent vector accumulators (a single row
+    would wait on the FMA latency at every ``k``): ``MATMUL_NARROW_ROWS``, twice that when
+    ``rows_contiguous`` (A read as ``A[k, i]``: a tile's rows are adjacent floats, while rows
+    of a row-major A are 4 KiB apart for 1024 columns and more than 8 of them alias in the
+    L1 cache). The rows are the largest power of two up to that which divides ``m``.
+    """
+    tile_m, tile_n = MATMUL_TILE
+    if n % tile_n:
+        lanes = 16  # float32 lanes of a 512-bit vector
+        width = next((w for w in (tile_n // 2, tile_n // 4) if w >= lanes and n % w == 0),
+                     n if n < tile_n else None)
+        if width is None:
+            return None
+        rows = MATMUL_NARROW_ROWS * (2 if rows_contiguous else 1)
+        tile_m = max(1, min(rows, tile_m * (tile_n // lanes) // -(-width // lanes)))
+        tile_n = width
+    while m % tile_m:
+        tile_m //= 2
+    return tile_m, tile_n
+
+
+def _vars_in(expr):
+    found = set()
+    post_order_visit(expr, lambda n: found.add(id(n)) if isinstance(n, Var) else None)
+    return found
+
+
+def match_matmul(headers, spatial, realize):
+    """``(vi, vj, vk, a_expr, b_load)`` when the nest is a tileable matmul, else None.
+
+    ``vi``/``vj``/``vk`` are the block iterators bound to the loops ``headers`` (in loop
+    order: row, column, reduction).
+    """
+    block = realize.block
+    if len(headers) != 3 or spatial != [True, True, False] or block.init is None:
+        return None
+    if not all(isinstance(h.extent, IntImm) and isinstance(h.min, IntImm) and h.min.value == 0
+               for h in headers):
+        return None
+    if not (isinstance(realize.predicate, IntImm) and realize.predicate.value == 1):
+        return None
+    m, n, k = (h.extent.value for h in headers)
+    if tile_shape(m, n) is None or m * n * k < MATMUL_MIN_WORK:
+        return None
+    by_loop = {id(v): iv.var for iv, v in zip(block.iter_vars, realize.iter_values)}
+    vi, vj, vk = (by_loop.get(id(h.var)) for h in headers)
+    if vi is None or vj is None or vk is None:
+        return None
+    store = block.body
+    if not isinstance(store, BufferStore) or not isinstance(store.value, Add):
+        return None
+    if not (len(store.indices) == 2 and store.indices[0] is vi and store.indices[1] is vj):
+        return None
+    acc, prod = store.value.a, store.value.b
+    if not (isinstance(acc, BufferLoad) and acc.buffer is store.buffer
+            and structural_equal(list(acc.indices), list(store.indices))):
+        return None
+    init = block.init
+    if not (isinstance(init, BufferStore) and init.buffer is store.buffer
+            and not (_vars_in(init.value) & {id(vi), id(vj), id(vk)})):
+        return None
+    if not isinstance(prod, Mul):
+        return None
+    for a_expr, b_load in ((prod.a, prod.b), (prod.b, prod.a)):
+        if not isinstance(b_load, BufferLoad) or len(b_load.indices) != 2:
+            continue
+        b_idx = [ix if isinstance(ix, Var) else None for ix in b_load.indices]
+        if not (b_idx == [vk, vj] or b_idx == [vj, vk]):
+            continue
+        a_vars = _vars_in(a_expr)
+        if id(vj) in a_vars or id(store.buffer) in _buffers_in(a_expr):
+            continue
+        if b_load.buffer is store.buffer:
+            continue
+        return vi, vj, vk, a_expr, b_load
+    return None
+
+
+def _rows_contiguous(a_expr, vi):
+    """Whether A is one load whose last index is the row iterator (``A[k, i]``)."""
+    return (isinstance(a_expr, BufferLoad) and bool(a_expr.indices)
+            and a_expr.indices[-1] is vi)
+
+
+def _buffers_in(expr):
+    found = set()
+    post_order_visit(expr, lambda n: found.add(id(n.buffer)) if isinstance(n, BufferLoad)
+                     else None)
+    return found
+
+
+def tile_matmul(headers, spatial, realize, epilogue=(), local=frozenset()):
+    """The tiled schedule of a matmul-like nest, or None when the pattern does not match.
+
+    ``epilogue`` holds ``(block, vi, vj)`` of elementwise nests (see
+    ``default_schedule._matmul_chain``) run on each finished tile, in order. Buffers whose id
+    is in ``local`` (the matmul's output or an epilogue's, when nothing else reads them) are
+    not written to memory: they live in per-tile buffers (registers) instead.
+    """
+    matched = match_matmul(headers, spatial, realize)
+    if matched is None:
+        return None
+    vi, vj, vk, a_expr, b_load = matched
+    block = realize.block
+    store = block.body
+    i, j, kk = headers
+    m, n, k = (h.extent.value for h in headers)
+    tile_m, tile_n = tile_shape(m, n, _rows_contiguous(a_expr, vi))
+    dt_i, dt_j, dt_k = i.var.dtype, j.var.dtype, kk.var.dtype
+    i0, i1 = Var(f"{i.var.name}_0", dt_i), Var(f"{i.var.name}_1", dt_i)
+    j0, j1 = Var(f"{j.var.name}_0", dt_j), Var(f"{j.var.name}_1", dt_j)
+    kp = Var(f"{kk.var.name}_p", dt_k)
+    ii = i0 * IntImm(dt_i, tile_m) + i1
+    jj = j0 * IntImm(dt_j, tile_n) + j1
+    dtype = store.buffer.dtype
+
+    # B's column strip, packed: Bp[k, j1] = B(k, j0 * NR + j1).
+    packed = decl_buffer((k, tile_n), b_load.buffer.dtype, name=f"{b_load.buffer.name}_packed")
+    pack_value = substitute(b_load, {vk: kp, vj: jj})
+    pack = For(kp, IntImm(dt_k, 0), IntImm(dt_k, k), ForKind.SERIAL,
+               For(j1, IntImm(dt_j, 0), IntImm(dt_j, tile_n), ForKind.VECTORIZED,
+                   BufferStore(packed, pack_value, [kp, j1])))
+
+    # A per-tile accumulator (stack memory of the task): LLVM keeps it in vector registers
+    # once the tile loops are unrolled and vectorized.
+    acc_buf = decl_buffer((tile_m, tile_n), dtype, name=f"{store.buffer.name}_local")
+    tiles = {id(store.buffer): acc_buf}
+    for blk, _, _ in epilogue:
+        out = blk.body.buffer
+        if id(out) in local and id(out) not in tiles:
+            tiles[id(out)] = decl_buffer((tile_m, tile_n), out.dtype, name=f"{out.name}_local")
+    zero = block.init.value
+    update = acc_buf[i1, j1] + substitute(a_expr, {vi: ii, vk: kk.var}) * packed[kk.var, j1]
+
+    def tile(stmt):
+        stmt = For(j1, IntImm(dt_j, 0), IntImm(dt_j, tile_n), ForKind.VECTORIZED, stmt)
+        return For(i1, IntImm(dt_i, 0), IntImm(dt_i, tile_m), ForKind.UNROLLED, stmt)
+
+    stmts = [
+        tile(BufferStore(acc_buf, zero, [i1, j1])),
+        For(kk.var, kk.min, kk.extent, ForKind.SERIAL,
+            tile(BufferStore(acc_buf, update, [i1, j1]))),
+    ]
+    if id(store.buffer) not in local:
+        stmts.append(tile(BufferStore(store.buffer, acc_buf[i1, j1], [ii, jj])))
+    for blk, evi, evj in epilogue:
+        stmts.append(tile(_epilogue_stage(blk.body, evi, evj, tiles, i1, j1, ii, jj)))
+    allocs = [acc_buf] + [b for key, b in tiles.items() if key != id(store.buffer)]
+    scope = SBlock((), [], [], f"{block.name_hint}_tile", SeqStmt(stmts), alloc_buffers=allocs)
+    rows = For(i0, IntImm(dt_i, 0), IntImm(dt_i, m // tile_m), ForKind.SERIAL,
+               SBlockRealize((), IntImm("bool", 1), scope))
+    strip = SBlock((), [], [], f"{block.name_hint}_strip", SeqStmt([pack, rows]),
+                   alloc_buffers=[packed])
+    return For(j0, IntImm(dt_j, 0), IntImm(dt_j, n // tile_n), ForKind.PARALLEL,
+               SBlockRealize((), IntImm("bool", 1), strip))
+
+
+def _epilogue_stage(body, vi, vj, tiles, i1, j1, ii, jj):
+    """An epilogue block body on one tile: per-tile buffers replace the local ones."""
+
+    def redirect(node):
+        if isinstance(node, BufferLoad) and id(node.buffer) in tiles:
+            return BufferLoad(tiles[id(node.buffer)], [i1, j1])
+        if isinstance(node, BufferStore) and id(node.buffer) in tiles:
+            return BufferStore(tiles[id(node.buffer)], node.value, [i1, j1])
+        return None
+
+    body = ir_transform(body, None, redirect, ["tirx.BufferLoad", "tirx.BufferStore"])
+    return substitute(body, {vi: ii, vj: jj})
+
+
+def spatial_iter(block, realize, loop_var):
+    """The block iterator bound to ``loop_var`` (None when there is none)."""
+    for iv, value in zip(block.iter_vars, realize.iter_values):
+        if value is loop_var and iv.iter_type == IterVar.DataPar:
+            return iv.var
+    return None

@@ -1,0 +1,241 @@
+"""Rule 1 of the default schedule (tiled matmul): tile shapes, packed B strips, transposed
+operands, inlined transposes, register-only intermediates; compiled results vs NumPy."""
+
+import numpy as np
+import pytest
+
+import tvm
+from tvm import relax, te
+from tvm.s_tir.default_schedule import schedule_prim_func
+from tvm.s_tir.default_schedule_matmul import MATMUL_TILE, tile_shape
+from tvm.script import tirx as T
+from tvm.tirx.stmt import AllocBuffer, BufferStore, For, ForKind, SBlock
+from tvm.tirx.stmt_functor import post_order_visit
+
+
+def _matmul_func(m, n, k, trans_a=False, trans_b=False):
+    a = te.placeholder((k, m) if trans_a else (m, k), "float32", name="A")
+    b = te.placeholder((n, k) if trans_b else (k, n), "float32", name="B")
+    r = te.reduce_axis((0, k), name="k")
+
+    def at(i, kk):
+        return a[kk, i] if trans_a else a[i, kk]
+
+    def bt(kk, j):
+        return b[j, kk] if trans_b else b[kk, j]
+
+    c = te.compute((m, n), lambda i, j: te.sum(at(i, r) * bt(r, j), axis=r), name="C")
+    return te.create_prim_func([a, b, c])
+
+
+def _compile(func):
+    mod = tvm.IRModule({"main": func.with_attr("global_symbol", "main")})
+    return tvm.compile(mod, target="llvm")["main"]
+
+
+def _nodes(func, kind):
+    found = []
+    post_order_visit(func.body, lambda n: found.append(n) if isinstance(n, kind) else None)
+    return found
+
+
+def _block_names(func):
+    return {b.name_hint for b in _nodes(func, SBlock)}
+
+
+@pytest.mark.parametrize(
+    "m,n,expected",
+    [
+        ((256, 1024), None, MATMUL_TILE),
+        ((64, 1568), None, (8, 32)),   # 1568 = 49 * 32: a half-width tile, more rows
+        ((64, 48), None, (8, 16)),
+        ((256, 10), False, (8, 10)),   # narrow output: all columns, more rows
+        ((1024, 10), True, (16, 10)),  # rows of A adjacent (A[k, i]): twice the rows
+        ((6, 64), None, (2, 64)),      # the rows divide m
+        ((7, 1000), None, None),       # 1000 columns: no tile (generic rule)
+    ],
+)
+def test_tile_shape(m, n, expected):
+    rows, cols = m
+    assert tile_shape(rows, cols, bool(n)) == expected
+
+
+@pytest.mark.parametrize(
+    "m,n,k,trans_a,trans_b",
+    [
+        (64, 128, 96, False, False),
+        (36, 64, 50, True, False),    # A read as A[k, i] (inlined permute_dims)
+        (64, 192, 10, False, True),   # B read as B[j, k]; K smaller than a vector
+        (40, 96, 33, True, True),     # 96 columns: 32-wide strips
+        (72, 10, 128, False, False),  # a classifier's 10 columns
+        (48, 10, 64, True, False),
+        (6, 64, 70, False, False),    # 6 rows: 2-row tiles
+    ],
+)
+def test_tiled_matmul_matches_numpy(m, n, k, trans_a, trans_b):
+    func = _matmul_func(m, n, k, trans_a, trans_b)
+    scheduled = schedule_prim_func(func)
+    assert "C_strip" in _block_names(scheduled)  # the tiled rule applied
+    rng = np.random.default_rng(m + n + k)
+    a = rng.standard_normal((k, m) if trans_a else (m, k)).astype("float32")
+    b = rng.standard_normal((n, k) if trans_b else (k, n)).astype("float32")
+    c = np.zeros((m, n), "float32")
+    _compile(func)(a, b, c)
+    want = (a.T if trans_a else a) @ (b.T if trans_b else b)
+    np.testing.assert_allclose(c, want, rtol=1e-4, atol=1e-4)
+
+
+def test_strip_is_packed_and_parallel():
+    out = schedule_prim_func(_matmul_func(64, 256, 32))
+    outer = out.body.block.body
+    assert isinstance(outer, For) and outer.kind == ForKind.PARALLEL
+    assert int(outer.extent) == 256 // MATMUL_TILE[1]
+    packs = [s for s in _nodes(out, BufferStore) if s.buffer.name == "B_packed"]
+    assert len(packs) == 1 and [int(d) for d in packs[0].buffer.shape] == [32, MATMUL_TILE[1]]
+
+
+def test_columns_without_a_tile_use_the_generic_rule():
+    out = schedule_prim_func(_matmul_func(8, 1000, 8))
+    assert "C_strip" not in _block_names(out)
+    assert ForKind.PARALLEL in [lp.kind for lp in _nodes(out, For)]
+
+
+@T.prim_func(s_tir=True)
+def transpose_matmul_update(x: T.Buffer((48, 40), "float32"), dy: T.Buffer((48, 64), "float32"),
+                            w: T.Buffer((40, 64), "float32"), w_new: T.Buffer((40, 64), "float32")):
+    # The gradient of a dense layer plus its SGD update, as FuseTIR fuses them:
+    # w_new = w - 0.5 * (x^T @ dy), with the transpose materialized in xt.
+    xt = T.alloc_buffer((40, 48), "float32")
+    grad = T.alloc_buffer((40, 64), "float32")
+    step = T.alloc_buffer((40, 64), "float32")
+    for i, j in T.grid(40, 48):
+        with T.sblock("transpose"):
+            vi, vj = T.axis.remap("SS", [i, j])
+            xt[vi, vj] = x[vj, vi]
+    for i, j, k in T.grid(40, 64, 48):
+        with T.sblock("matmul"):
+            vi, vj, vk = T.axis.remap("SSR", [i, j, k])
+            with T.init():
+                grad[vi, vj] = T.float32(0)
+            grad[vi, vj] = grad[vi, vj] + xt[vi, vk] * dy[vk, vj]
+    for i, j in T.grid(40, 64):
+        with T.sblock("scale"):
+            vi, vj = T.axis.remap("SS", [i, j])
+            step[vi, vj] = T.float32(0.5) * grad[vi, vj]
+    for i, j in T.grid(40, 64):
+        with T.sblock("update"):
+            vi, vj = T.axis.remap("SS", [i, j])
+            w_new[vi, vj] = w[vi, vj] - step[vi, vj]
+
+
+def test_transpose_is_inlined_and_intermediates_stay_in_the_tile():
+    out = schedule_prim_func(transpose_matmul_update)
+    assert "transpose" not in _block_names(out)  # the matmul reads x[k, i] in place
+    stored = {s.buffer.name for s in _nodes(out, BufferStore)}
+    assert not stored & {"xt", "grad", "step"}  # never written to memory
+    assert not _nodes(out, AllocBuffer)  # nor allocated
+    assert isinstance(out.body.block.body, For)  # one nest: the tiled matmul
+    rng = np.random.default_rng(5)
+    x = rng.standard_normal((48, 40)).astype("float32")
+    dy = rng.standard_normal((48, 64)).astype("float32")
+    w = rng.standard_normal((40, 64)).astype("float32")
+    got = np.zeros((40, 64), "float32")
+    _compile(transpose_matmul_update)(x, dy, w, got)
+    np.testing.assert_allclose(got, w - 0.5 * (x.T @ dy), rtol=1e-4, atol=1e-4)
+
+
+@T.prim_func(s_tir=True)
+def transpose_read_twice(x: T.Buffer((32, 16), "float32"), dy: T.Buffer((32, 64), "float32"),
+                         out: T.Buffer((16, 64), "float32"), xt_out: T.Buffer((16, 32), "float32")):
+    xt = T.alloc_buffer((16, 32), "float32")
+    for i, j in T.grid(16, 32):
+        with T.sblock("transpose"):
+            vi, vj = T.axis.remap("SS", [i, j])
+            xt[vi, vj] = x[vj, vi]
+    for i, j, k in T.grid(16, 64, 32):
+        with T.sblock("matmul"):
+            vi, vj, vk = T.axis.remap("SSR", [i, j, k])
+            with T.init():
+                out[vi, vj] = T.float32(0)
+            out[vi, vj] = out[vi, vj] + xt[vi, vk] * dy[vk, vj]
+    for i, j in T.grid(16, 32):
+        with T.sblock("copy"):
+            vi, vj = T.axis.remap("SS", [i, j])
+            xt_out[vi, vj] = xt[vi, vj] + T.float32(1)
+
+
+def test_transpose_read_by_several_nests_is_inlined_into_each():
+    out = schedule_prim_func(transpose_read_twice)
+    assert "transpose" not in _block_names(out)
+    rng = np.random.default_rng(6)
+    x = rng.standard_normal((32, 16)).astype("float32")
+    dy = rng.standard_normal((32, 64)).astype("float32")
+    got, got_t = np.zeros((16, 64), "float32"), np.zeros((16, 32), "float32")
+    _compile(transpose_read_twice)(x, dy, got, got_t)
+    np.testing.assert_allclose(got, x.T @ dy, rtol=1e-4, atol=1e-4)
+    np.testing.assert_allclose(got_t, x.T + 1, rtol=1e-6)
+
+
+@T.prim_func(s_tir=True)
+def column_sum_then_scale(a: T.Buffer((64, 128), "float32"), out: T.Buffer((128,), "float32")):
+    s = T.alloc_buffer((128,), "float32")
+    for j, i in T.grid(128, 64):
+        with T.sblock("collapse_sum"):
+            vj, vi = T.axis.remap("SR", [j, i])
+            with T.init():
+                s[vj] = T.float32(0)
+            s[vj] = s[vj] + a[vi, vj]
+    for j in range(128):
+        with T.sblock("scale"):
+            vj = T.axis.remap("S", [j])
+            out[vj] = s[vj] * T.float32(0.5)
+
+
+def test_column_reduction_is_not_row_fused():
+    # Sharing the j loop with the scale would put the strided reduction over rows innermost;
+    # the reduction runs its rows outside the contiguous j loop instead.
+    out = schedule_prim_func(column_sum_then_scale)
+    nests = [s for s in out.body.block.body.seq if isinstance(s, For)]
+    # init (vectorized j), update (rows outside, vectorized j inside), scale: three nests.
+    assert [n.loop_var.name for n in nests] == ["j", "i", "j"]
+    assert nests[0].kind == nests[1].body.kind == ForKind.VECTORIZED
+    a = np.random.default_rng(7).standard_normal((64, 128)).astype("float32")
+    got = np.zeros(128, "float32")
+    _compile(column_sum_then_scale)(a, got)
+    np.testing.assert_allclose(got, a.sum(axis=0) * 0.5, rtol=1e-5, atol=1e-5)
+
+
+def test_fused_conv_nests_are_all_scheduled():
+    # FuseTIR keeps conv2d's pad + conv nests in a SeqStmt of their own inside the root.
+    bb = relax.BlockBuilder()
+    x = relax.Var("x", relax.TensorType((4, 1, 12, 12), "float32"))
+    w = relax.Var("w", relax.TensorType((4, 1, 3, 3), "float32"))
+    bias = relax.Var("b", relax.TensorType((1, 4, 1, 1), "float32"))
+    with bb.function("main", [x, w, bias]):
+        with bb.dataflow():
+            y = bb.emit(relax.op.add(relax.op.nn.conv2d(x, w, padding=(1, 1)), bias))
+            out = bb.emit_output(relax.op.nn.relu(y))
+        bb.emit_func_output(out)
+    mod = tvm.ir.transform.Sequential([
+        relax.transform.LegalizeOps(), relax.transform.AnnotateTIROpPattern(),
+        relax.transform.FuseOps(), relax.transform.FuseTIR(),
+    ])(bb.get())
+    fused = [f for gv, f in mod.functions.items() if gv.name_hint.startswith("fused_conv2d")]
+    assert len(fused) == 1
+    out = schedule_prim_func(fused[0])
+    body = out.body.block.body
+    nests = [s for s in getattr(body, "seq", [body]) if isinstance(s, For)]
+    assert nests and all(n.kind == ForKind.PARALLEL for n in nests)
+    assert ForKind.VECTORIZED in [lp.kind for lp in _nodes(out, For)]
+    ex = relax.build(mod, target="llvm")
+    rng = np.random.default_rng(8)
+    xv = rng.standard_normal((4, 1, 12, 12)).astype("float32")
+    wv = rng.standard_normal((4, 1, 3, 3)).astype("float32")
+    bv = rng.standard_normal((1, 4, 1, 1)).astype("float32")
+    got = relax.VirtualMachine(ex, tvm.cpu())["main"](xv, wv, bv).numpy()
+    pad = np.pad(xv, ((0, 0), (0, 0), (1, 1), (1, 1)))
+    want = np.zeros((4, 4, 12, 12), "float32")
+    for dh in range(3):
+        for dw in range(3):
+            want += wv[None, :, 0, dh, dw, None, None] * pad[:, :, dh:dh + 12, dw:dw + 12]
+    np.testing.assert_allclose(got, np.maximum(want + bv, 0), rtol=1e-4, atol=1e-4)
