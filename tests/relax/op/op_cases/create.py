@@ -49,6 +49,28 @@ CASES = [
         lambda x: np.zeros((2, 2), "int64"),
         kwargs={"dtype": "int64"},
     ),
+    # Float inputs of the *_like ops: their gradient is zero (issue 9's compiled checks).
+    Case(
+        op.full_like,
+        [t((2, 3)), relax.const(1.5, "float32")],
+        'R.Tensor((2, 3), dtype="float32")',
+        lambda x: np.full((2, 3), 1.5, "float32"),
+        id="full_like-float",
+    ),
+    Case(
+        op.ones_like,
+        [t((3,))],
+        'R.Tensor((3,), dtype="float32")',
+        np.ones_like,
+        id="ones_like-static",
+    ),
+    Case(
+        op.zeros_like,
+        [t((2, 2))],
+        'R.Tensor((2, 2), dtype="float32")',
+        np.zeros_like,
+        id="zeros_like-float",
+    ),
     Case(
         op.ones,
         [(2, 1), "float32"],

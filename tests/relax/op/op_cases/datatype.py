@@ -39,6 +39,13 @@ CASES = [
         lambda x: x.astype(ml_dtypes.float8_e4m3fn),
         id="astype-fp8",
     ),
+    Case(
+        op.astype,
+        [t((2, 3)), "float64"],
+        'R.Tensor((2, 3), dtype="float64")',
+        lambda x: x.astype("float64"),
+        id="astype-f64",
+    ),
     Case(op.wrap_param, [t((4,))], 'R.Tensor((4,), dtype="float32")', lambda x: x),
     Case(
         op.wrap_param,

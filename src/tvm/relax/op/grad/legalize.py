@@ -22,16 +22,27 @@ for _name in ("no_grad", "start_checkpoint", "end_checkpoint"):
 def _take_backward_te(axis):
     def take_backward(output_grad, x, indices):
         """``dx[.., i, ..] = sum_j (indices[j] == i) * output_grad[.., j, ..]`` (1-D or N-D
-        indices; the indices' dims replace dim ``axis`` of ``x`` in ``output_grad``)."""
-        ax = axis if axis >= 0 else axis + len(x.shape)
+        indices; the indices' dims replace dim ``axis`` of ``x`` in ``output_grad``; with
+        ``axis=None`` they index the flattened ``x``)."""
         idx_dims = list(indices.shape)
         rs = [reduce_axis(d, f"j{k}") for k, d in enumerate(idx_dims)]
+        zero = tirx.const(0, output_grad.dtype)
+        if axis is None:
+            # take of the flattened x: compare each index with the row-major position of i.
+            def flat_body(*i):
+                flat = i[0]
+                for k in range(1, len(i)):
+                    flat = flat * x.shape[k] + i[k]
+                pos = indices(*rs).astype(flat.dtype)
+                return te.sum(tirx.Select(tirx.EQ(pos, flat), output_grad(*rs), zero), axis=rs)
+
+            return te.compute(x.shape, flat_body, name="T_take_backward")
+        ax = axis if axis >= 0 else axis + len(x.shape)
 
         def body(*i):
             i = list(i)
             pos = indices(*rs).astype(i[ax].dtype)
             g_idx = i[:ax] + rs + i[ax + 1 :]
-            zero = tirx.const(0, output_grad.dtype)
             return te.sum(tirx.Select(tirx.EQ(pos, i[ax]), output_grad(*g_idx), zero), axis=rs)
 
         return te.compute(x.shape, body, name="T_take_backward")
@@ -43,10 +54,12 @@ def _take_backward_te(axis):
 def _take_backward(bb, call):
     axis = call.attrs.axis
     output_grad, x, indices = call.args
-    if axis is None:
-        raise ValueError("LegalizeOps: relax.grad.take_backward with axis=None has no rule yet")
     return bb.call_te(
-        _take_backward_te(int(axis)), output_grad, x, indices, primfunc_name_hint="take_backward"
+        _take_backward_te(None if axis is None else int(axis)),
+        output_grad,
+        x,
+        indices,
+        primfunc_name_hint="take_backward",
     )
 
 

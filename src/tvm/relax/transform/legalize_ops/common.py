@@ -11,7 +11,7 @@ from __future__ import annotations
 import importlib
 
 from ....ir.op import register_op_attr
-from ...expr import PrimValue, ShapeExpr, Tuple
+from ...expr import Constant, PrimValue, ShapeExpr, Tuple
 from ...ty import ShapeType, TensorType
 
 __all__ = ["LegalizeFunc", "load_default_rules", "register_legalize"]
@@ -104,9 +104,16 @@ def tuple_fields(expr):
     """The fields of a tuple argument (a ``Tuple`` node or a tuple-typed expression)."""
     if isinstance(expr, Tuple):
         return list(expr.fields)
+    from ....ffi.node import set_field
     from ...expr import TupleGetItem
 
-    return [TupleGetItem(expr, i) for i in range(len(expr.ty.fields))]
+    items = []
+    for i, field_ty in enumerate(expr.ty.fields):
+        # Typed as the normalizer would: call_te needs each field's tensor type.
+        item = TupleGetItem(expr, i)
+        set_field(item, "ty", field_ty)
+        items.append(item)
+    return items
 
 
 def out_ty(call):
@@ -118,9 +125,21 @@ def call_topi(topi_fn, name=None):
     """A rule calling ``topi_fn`` on every argument of the call (no attributes)."""
 
     def rule(bb, call):
-        return bb.call_te(topi_fn, *call.args, primfunc_name_hint=name or topi_fn.__name__)
+        args = list(call.args)
+        if args and not any(_tensor_input(a) for a in args):
+            # call_te inlines 0-d constants as TIR literals, and topi needs one tensor (e.g.
+            # ``negative(R.const(1.0))``): bind the first argument to a variable.
+            args[0] = bb.emit(args[0])
+        return bb.call_te(topi_fn, *args, primfunc_name_hint=name or topi_fn.__name__)
 
     return rule
+
+
+def _tensor_input(arg) -> bool:
+    """Whether ``call_te`` turns ``arg`` into a te tensor (0-d constants become literals)."""
+    if isinstance(arg, Constant) and arg.data.ndim == 0:
+        return False
+    return isinstance(arg.ty, TensorType)
 
 
 def reduce_axis(extent, name):
