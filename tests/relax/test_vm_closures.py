@@ -122,3 +122,12 @@ def test_closures_survive_export(tmp_path):
 def test_invoke_closure_rejects_non_callables(vm):
     with pytest.raises(TypeError, match="invoke_closure expects a closure"):
         vm.invoke_closure(3, X)
+
+
+def test_local_functions_calling_each_other_run():
+    path = pathlib.Path(__file__).parent / "transform" / "test_lambda_lift.py"
+    spec = importlib.util.spec_from_file_location("_lambda_lift_cases2", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    vm = relax.VirtualMachine(relax.build(module.LocalCallsLocal, "llvm"), tvm.cpu())
+    np.testing.assert_allclose(vm["main"](X, Y).numpy(), ((X + X) * Y) ** 2, rtol=1e-6)

@@ -222,3 +222,38 @@ def test_shape_heap_round_trip():
     t = builtins.alloc_tensor(storage, 16, (2, 3), "float32")
     assert t.shape == (2, 3) and t.dtype == np.float32
     assert np.shares_memory(t, storage)
+
+
+def test_a_training_step_on_the_vm_level_ir_matches_the_dataflow_path():
+    from tvm.relax.training import SetupTrainer, Trainer
+    from tvm.relax.training.loss import CrossEntropyLoss
+    from tvm.relax.training.optimizer import SGD
+
+    batch, n_in, n_hidden, n_out = 8, 16, 8, 4
+    bb = relax.BlockBuilder()
+    x = relax.Var("x", relax.TensorType((batch, n_in), "float32"))
+    w0 = relax.Var("w0", relax.TensorType((n_in, n_hidden), "float32"))
+    b0 = relax.Var("b0", relax.TensorType((n_hidden,), "float32"))
+    w1 = relax.Var("w1", relax.TensorType((n_hidden, n_out), "float32"))
+    with bb.function("backbone", [x, w0, b0, w1]):
+        with bb.dataflow():
+            h = bb.emit(relax.op.nn.relu(relax.op.add(relax.op.matmul(x, w0), b0)))
+            out = bb.emit_output(relax.op.matmul(h, w1))
+        bb.emit_func_output(out)
+    mod = bb.get().with_attrs({"param_num": 3, "state_num": 0})
+    setup = SetupTrainer(CrossEntropyLoss(), SGD(0.1), [
+        relax.TensorType((batch, n_out), "float32"), relax.TensorType((batch,), "int64")])
+    train_mod = setup(mod)
+    rng = np.random.default_rng(1)
+    init = [rng.uniform(-0.5, 0.5, s).astype("float32")
+            for s in [(n_in, n_hidden), (n_hidden,), (n_hidden, n_out)]]
+    xb = rng.random((batch, n_in), dtype=np.float32)
+    yb = rng.integers(0, n_out, batch).astype("int64")
+    losses = []
+    for pipeline in (relax.get_default_pipeline("llvm"), "default"):
+        ex = relax.build(train_mod, "llvm", relax_pipeline=pipeline)
+        trainer = Trainer(train_mod, relax.VirtualMachine(ex, tvm.cpu()), tvm.cpu())
+        trainer.load_params(init)
+        losses.append([float(trainer.update(xb, yb).numpy()) for _ in range(3)])
+    np.testing.assert_allclose(losses[0], losses[1], rtol=1e-5)
+    assert losses[0][2] < losses[0][0]

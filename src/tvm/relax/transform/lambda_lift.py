@@ -44,6 +44,10 @@ After::
         f: R.Any = cls.main_outer(x)
         return R.invoke_pure_closure(f, (y,), ty_args=(R.Tensor((2, 3), "float32"),))
 
+A local function that calls another capturing local function receives that closure as an
+``R.Any`` parameter and calls it with ``R.invoke_pure_closure`` (TVM 0.27 prints an ill-formed
+module for this case, with undefined variables; the result here is well formed).
+
 Limit: a local function whose body uses a symbolic variable of the enclosing function that
 none of its own parameters' annotations defines is lifted as is (the lifted function is then
 not well formed); TVM rejects or rewrites such functions as well.
@@ -124,13 +128,14 @@ class _Lifter(ExprMutator):
             super().visit_var_binding_(binding)
             return
         local = binding.var
-        captured = []
+        free, captured = [], []  # the variables as the local function uses them; their values
         for var in _free_vars(func, local):
             value = self.var_remap_.get(var, var)
             if isinstance(value, GlobalVar):
                 continue  # a capture-free local function: referenced by name
+            free.append(var)
             captured.append(value)
-        gvar = self._lift(local, func, captured)
+        gvar = self._lift(local, func, free, captured)
         if not captured:
             self.set_var_remap(local, gvar)
             return
@@ -139,7 +144,7 @@ class _Lifter(ExprMutator):
         self.set_var_remap(local, new_var)
         self.builder_.emit_normalized(VarBinding(new_var, closure, span=binding.span))
 
-    def _lift(self, local, func, captured):
+    def _lift(self, local, func, free, captured):
         mod = self.builder_.get()
         name = base = f"{self.top}_{local.name_hint}"
         count = 0
@@ -162,7 +167,7 @@ class _Lifter(ExprMutator):
         inner.builder_ = self.builder_  # lifted functions land in the same module
         inner.direct = dict(self.direct)
         inner.direct[local] = (gvar, cap_params)
-        for old, new in zip(captured, cap_params):
+        for old, new in zip(free, cap_params):
             inner.set_var_remap(old, new)
         for old, new in zip(func.params, params):
             if old is not new:
