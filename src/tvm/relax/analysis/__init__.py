@@ -9,6 +9,7 @@ from .binding_analysis import (
     udchain,
     used_vars,
 )
+from .kept_bytes import estimate_kept_bytes
 from .remove_unused import remove_all_unused
 from .type_analysis import (
     BaseCheckResult,
