@@ -2,6 +2,8 @@
 
 Steps (``docs/arch/build_and_vm.md``):
 
+0. ``params`` are bound into ``main`` (``BindParams``) and local functions are lifted
+   (``LambdaLift``, when there are any);
 1. the Relax pipeline (``relax_pipeline``): by default ``LegalizeOps``,
    ``AnnotateTIROpPattern``/``FuseOps``/``FuseTIR`` and the clean-up passes that exist;
 2. every PrimFunc of the result is compiled with ``tvm.compile`` (default schedules, the TIR

@@ -40,6 +40,7 @@ from ..expr import (
 )
 from ..ty import ObjectType, ShapeType, TensorType
 from .builtins import BUILTINS, builtin_ident
+from .codegen_vm_ir import VM_IR_EMITTERS
 from .memory_plan import StoragePlanner
 
 __all__ = ["FunctionCode", "compile_function"]
@@ -548,59 +549,6 @@ class _Gen:
         args = [self.expr(a, indent) for a in call.args[1:]]
         return f"{func}({', '.join(args)})"
 
-    def _vm_builtin(name):
-        """A call of a VM builtin with the call's arguments (``R.vm.*``, ``R.memory.*``)."""
-        ident = builtin_ident(name)
-
-        def emit(self, call, indent):
-            args = [self.expr(a, indent) for a in call.args]
-            return f"{ident}({', '.join(args)})"
-
-        return emit
-
-    def _call_builtin_with_ctx(self, call, indent):
-        # No VM context object here: the builtin gets the argument tuple's fields.
-        func = self.expr(call.args[0], indent)
-        inputs = call.args[1]
-        fields = list(inputs.fields) if isinstance(inputs, Tuple) else [inputs]
-        args = [self.expr(f, indent) for f in fields]
-        return f"{func}({', '.join(args)})"
-
-    def _make_closure(self, call, indent):
-        func, captured = call.args
-        fields = list(captured.fields) if isinstance(captured, Tuple) else [captured]
-        items = "".join(f"{self.expr(f, indent)}, " for f in fields)
-        if isinstance(func, GlobalVar):
-            name, target = repr(func.name_hint), f"_funcs[{func.name_hint!r}]"
-        else:
-            target = self.expr(func, indent)
-            name = repr(target)
-        return f"{builtin_ident('vm.builtin.make_closure')}({name}, {target}, ({items}))"
-
-    def _invoke_closure(self, call, indent):
-        closure = self.expr(call.args[0], indent)
-        inputs = call.args[1]
-        fields = list(inputs.fields) if isinstance(inputs, Tuple) else [inputs]
-        args = [self.expr(f, indent) for f in fields]
-        return f"{builtin_ident('vm.builtin.invoke_closure')}({', '.join([closure] + args)})"
-
-    def _call_tir_dyn(self, call, indent):
-        # R.vm.call_tir_dyn(f, (args..., shape)): the last field holds the symbolic scalars.
-        gvar, packed = call.args
-        kernel = self._kernel(gvar.name_hint)
-        fields = list(packed.fields)
-        args = [self.expr(f, indent) for f in fields[:-1]]
-        shape = fields[-1]
-        if isinstance(shape, ShapeExpr):
-            args += [self.prim(v) for v in shape.values]
-        else:
-            args.append(f"*{self.expr(shape, indent)}")
-        if self.profile:
-            self.emit(indent, f"_prof({gvar.name_hint!r}, {kernel}, {', '.join(args)})")
-        else:
-            self.emit(indent, f"{kernel}({', '.join(args)})")
-        return "None"
-
     def _print(self, call, indent):
         args = [self.expr(a, indent) for a in call.args]
         self.emit(indent, f"_print({', '.join(args)})")
@@ -617,16 +565,7 @@ _SPECIAL = {
     "relax.print": _Gen._print,
     "relax.memory.kill_tensor": lambda self, call, indent: "None",
     "relax.memory.kill_storage": lambda self, call, indent: "None",
-    "relax.vm.kill_object": lambda self, call, indent: "None",
-    "relax.vm.alloc_storage": _Gen._vm_builtin("vm.builtin.alloc_storage"),
-    "relax.vm.alloc_tensor": _Gen._vm_builtin("vm.builtin.alloc_tensor"),
-    "relax.memory.alloc_storage": _Gen._vm_builtin("memory.alloc_storage"),
-    "relax.memory.alloc_tensor": _Gen._vm_builtin("vm.builtin.alloc_tensor"),
-    "relax.vm.call_tir_dyn": _Gen._call_tir_dyn,
-    "relax.call_builtin_with_ctx": _Gen._call_builtin_with_ctx,
-    "relax.make_closure": _Gen._make_closure,
-    "relax.invoke_closure": _Gen._invoke_closure,
-    "relax.invoke_pure_closure": _Gen._invoke_closure,
+    **VM_IR_EMITTERS,
 }
 
 
