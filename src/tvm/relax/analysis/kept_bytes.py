@@ -22,8 +22,10 @@ from __future__ import annotations
 
 import math
 
+from ...ir.module import IRModule
 from ...runtime import DataType
 from ...tirx.expr import IntImm
+from ..block_builder import BlockBuilder
 from ..expr import DataflowBlock, DataflowVar, Function, SeqExpr, Tuple, Var, VarBinding
 from ..ty import PrimType, ShapeType, TensorType, TupleType
 
@@ -140,10 +142,10 @@ def _rule_reads(params, bindings, ret, target_index, what):
             )
         # A backbone returns logits, not a loss: estimate the backward pass of sum(logits).
         surrogate = Var("kept_target", TensorType([], target.ty.dtype))
-        new_bindings.append(VarBinding(surrogate, _sum(target)))
+        new_bindings.append(VarBinding(surrogate, BlockBuilder().normalize(_sum(target))))
         new_ret, index = surrogate, 0
-    surrogate_func = Function(list(params), SeqExpr([DataflowBlock(new_bindings)], new_ret))
-    from ...ir.module import IRModule
+    body = SeqExpr([DataflowBlock(new_bindings)], new_ret)
+    surrogate_func = BlockBuilder().normalize(Function(list(params), body, ret_ty=new_ret.ty))
 
     mod = gradient("main", target_index=index)(IRModule({"main": surrogate_func}))
     adjoint = mod["main_adjoint"].body.blocks[0].bindings

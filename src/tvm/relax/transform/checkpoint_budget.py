@@ -37,7 +37,7 @@ from ...ir.op import Op
 from ...ir.transform import module_pass
 from ..analysis.kept_bytes import KeptModel, static_nbytes
 from ..block_builder import BlockBuilder
-from ..expr import Call, DataflowVar, Function, VarBinding
+from ..expr import Call, DataflowBlock, DataflowVar, Function, SeqExpr, VarBinding
 from ..op.grad import end_checkpoint, start_checkpoint
 from ..ty import TensorType, TupleType
 from .gradient.checkpoint import substitute, used_vars_of
@@ -133,7 +133,9 @@ def _segment_costs(bindings, reads, segmentable):
 
 
 def _pareto(entries):
-    entries.sort(key=lambda e: (e[0], e[1]))
+    # Ties in (kept, flops) go to the placement with the fewest bindings in segments: a
+    # segment that recomputes nothing (e.g. a matmul whose output no rule reads) is noise.
+    entries.sort(key=lambda e: (e[0], e[1], e[2]))
     front = []
     for entry in entries:
         if not front or entry[1] < front[-1][1]:
@@ -148,17 +150,19 @@ def _candidates(bindings, reads, segmentable):
     """Segment placements on the final Pareto front, fewest recomputed FLOPs first."""
     costs, outside = _segment_costs(bindings, reads, segmentable)
     n = len(bindings)
-    # An entry: (kept bytes, flops, segments as a linked list (p, q, rest) or None).
+    # An entry: (kept bytes, flops, bindings in segments, segments as a linked list
+    # (p, q, rest) or None).
     fronts = [[] for _ in range(n + 1)]
-    fronts[0] = [(0, 0, None)]
+    fronts[0] = [(0, 0, 0, None)]
     for p in range(n):
         fronts[p] = _pareto(fronts[p])
-        for kept, flops, segs in fronts[p]:
-            fronts[p + 1].append((kept + outside[p], flops, segs))
+        for kept, flops, length, segs in fronts[p]:
+            fronts[p + 1].append((kept + outside[p], flops, length, segs))
             for q, seg_kept, seg_flops in costs[p]:
-                fronts[q].append((kept + seg_kept, flops + seg_flops, (p, q, segs)))
-    final = sorted(_pareto(fronts[n]), key=lambda e: (e[1], e[0]))
-    for _, _, segs in final:
+                entry = (kept + seg_kept, flops + seg_flops, length + q - p, (p, q, segs))
+                fronts[q].append(entry)
+    final = sorted(_pareto(fronts[n]), key=lambda e: (e[1], e[0], e[2]))
+    for _, _, _, segs in final:
         placed = []
         while segs is not None:
             p, q, segs = segs
@@ -239,8 +243,8 @@ def place_markers(func, segments):
                 new.append(ecp)
                 remap[binding.var] = ecp.var
         i = q
-    body = func.body.replace(blocks=(block.replace(bindings=tuple(new)),))
-    return func.replace(body=body)
+    body = SeqExpr([DataflowBlock(new)], func.body.body)
+    return bb.normalize(func.replace(body=body))  # gives the new body its type
 
 
 def _fmt(nbytes):
