@@ -7,7 +7,8 @@ optimizer; ``relax.build`` legalizes, fuses (``--no-fuse`` skips it) and compile
 the VM runs one call per training step. The data is scikit-learn's bundled 8x8 handwritten
 digits (no download). At the end it prints held-out accuracy, compile time, ms per step, and
 the same step (MLP or CNN) written by hand in NumPy (``tvm.examples.numpy_steps``) for
-comparison.
+comparison. ``--memory-budget 200KB`` has ``relax.transform.CheckpointToBudget`` place the
+checkpoints of the backbone so its backward pass keeps at most that many bytes of activations.
 """
 
 from __future__ import annotations
@@ -111,6 +112,22 @@ def _accuracy(trainer, x, y, batch, shape):
     return correct / len(x)
 
 
+def _fit_memory_budget(backbone, budget: int):
+    """The backbone with checkpoints placed by ``CheckpointToBudget``; prints the kept bytes."""
+    from tvm import relax
+    from tvm.relax.analysis import estimate_kept_bytes
+
+    before = estimate_kept_bytes(backbone["backbone"])
+    try:
+        backbone = relax.transform.CheckpointToBudget(budget, "backbone")(backbone)
+    except ValueError as err:
+        sys.exit(f"train_digits: --memory-budget: {err}")
+    after = estimate_kept_bytes(backbone["backbone"])
+    print(f"memory budget {budget / 1024:.1f} KB: the backward pass keeps {after / 1024:.1f} KB "
+          f"of backbone activations ({before / 1024:.1f} KB without checkpoints)")
+    return backbone
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(
         prog="python -m tvm.examples.train_digits",
@@ -132,6 +149,11 @@ def main(argv=None) -> int:
                         help="gradient checkpointing: recompute the first layer (MLP) or the "
                         "conv/relu/pool block (CNN) in the backward pass instead of keeping "
                         "its activations")
+    parser.add_argument("--memory-budget", default=None, metavar="SIZE",
+                        help="checkpoint automatically (relax.transform.CheckpointToBudget, a "
+                        "pytvm extension) so the backward pass keeps at most SIZE of backbone "
+                        "activations, e.g. 200KB or 1.5MB (1 KB = 1024 bytes); prints the kept "
+                        "bytes before and after")
     parser.add_argument("--target", default="llvm", help="compilation target given to relax.build (llvm: the host CPU)")
     parser.add_argument("--no-fuse", action="store_true",
                         help="skip FuseOps/FuseTIR (on by default; see docs/arch/build_and_vm.md)")
@@ -140,6 +162,16 @@ def main(argv=None) -> int:
                         help="skip the NumPy comparison step")
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
     args = parser.parse_args(argv)
+    budget = None
+    if args.memory_budget is not None:
+        from tvm.relax.transform.checkpoint_budget import parse_memory_size
+
+        if args.checkpointing:
+            parser.error("--memory-budget places its own checkpoints: drop --checkpointing")
+        try:
+            budget = parse_memory_size(args.memory_budget)
+        except ValueError as err:
+            parser.error(f"--memory-budget: {err}")
     epochs = args.epochs or (15 if args.model == "mlp" else 10)
     lr = args.lr or (0.01 if args.optimizer == "adam" else 0.1)
     batch = args.batch_size
@@ -154,10 +186,13 @@ def main(argv=None) -> int:
     shape = (batch, FEATURES) if args.model == "mlp" else (batch, 1, 8, 8)
     print(f"digits: {len(x_train)} training and {len(x_test)} held-out images; model "
           f"{args.model}, batch {batch}, {epochs} epochs, {args.optimizer} lr={lr}"
-          + (", checkpointing" if args.checkpointing else ""))
+          + (", checkpointing" if args.checkpointing else "")
+          + (f", memory budget {args.memory_budget}" if budget is not None else ""))
 
     start = time.perf_counter()
     backbone = build_backbone(args.model, batch, args.hidden, args.checkpointing)
+    if budget is not None:
+        backbone = _fit_memory_budget(backbone, budget)
     setup = SetupTrainer(
         CrossEntropyLoss(),
         make_optimizer(args.optimizer, lr),
