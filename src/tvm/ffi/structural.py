@@ -95,6 +95,57 @@ def _key_text(key):
     return repr(key)
 
 
+# --- per-class tables -------------------------------------------------------------------------
+# ``_INFO`` maps a Python type to how the walks treat its values, computed once per type: a
+# ``(fields, is_var, type_key)`` tuple for node classes, where ``fields`` lists
+# ``(name, is_def)`` for every non-IGNORE field in declaration order, or one of the codes below.
+
+_ATOM, _FLOAT, _SEQ, _DICT, _LEAF = 1, 2, 3, 4, 5
+_INFO: dict = {
+    str: _ATOM,
+    int: _ATOM,
+    bool: _ATOM,
+    type(None): _ATOM,
+    float: _FLOAT,
+    tuple: _SEQ,
+    list: _SEQ,
+    dict: _DICT,
+}
+
+
+_ATOM_TYPES = frozenset(t for t, info in _INFO.items() if info == _ATOM)
+
+
+def _classify(cls):
+    """Compute and remember ``_INFO[cls]``."""
+    if issubclass(cls, Node):
+        fields = tuple((f.name, f.role == DEF) for f in cls._fields if f.role != IGNORE)
+        info = (fields, cls._sequal_kind == "var", cls.type_key)
+    elif issubclass(cls, (tuple, list)):
+        info = _SEQ
+    elif issubclass(cls, dict):
+        info = _DICT
+    else:
+        info = _LEAF  # exact str/int/float are listed above; subclasses need the general rules
+    _INFO[cls] = info
+    return info
+
+
+def _fields_of(node):
+    info = _INFO.get(type(node)) or _classify(type(node))
+    return info[0]
+
+
+class _TooDeep(Exception):
+    """The recursive fast walk reached ``_MAX_DEPTH``; the iterative walk takes over."""
+
+
+# The fast walks recurse (one Python frame per level); deeper trees go to the iterative walks,
+# which give the same answers. Well below the interpreter's default limit of 1000 frames, so
+# callers that are themselves deep in recursion still have room.
+_MAX_DEPTH = 200
+
+
 # --- leaves -----------------------------------------------------------------------------------
 
 
@@ -113,8 +164,8 @@ def _leaf_equal(lhs, rhs, skip_tensor_content) -> bool:
             # A str subclass (tvm.DataType is tvm_ffi.dtype) equals the plain string it spells.
             return str.__eq__(lhs, rhs)
         return False
-    if isinstance(lhs, float):
-        return lhs == rhs or (math.isnan(lhs) and math.isnan(rhs))
+    if isinstance(lhs, (float, np.floating)):
+        return bool(lhs == rhs) or (_is_nan(lhs) and _is_nan(rhs))
     if isinstance(lhs, np.ndarray):
         if lhs.shape != rhs.shape or lhs.dtype != rhs.dtype:
             return False
@@ -123,26 +174,31 @@ def _leaf_equal(lhs, rhs, skip_tensor_content) -> bool:
         return _leaf_equal(lhs.numpy(), rhs.numpy(), skip_tensor_content)
     try:
         return bool(lhs == rhs)
+    except RecursionError:
+        raise  # the fast walk's signal to restart iteratively, never an answer
     except Exception:  # noqa: BLE001 - objects without a usable __eq__ compare by identity
         return lhs is rhs
 
 
-def _leaf_hash(value, skip_tensor_content):
-    if isinstance(value, float) and math.isnan(value):
-        return hash("nan")
+# Hash tokens of leaves. Leaves that _leaf_equal compares across types must give equal tokens:
+# numbers are their own token (hash(1) == hash(1.0) == hash(np.int64(1))), NaN of any float
+# type is one token, a str subclass (tvm.DataType) is its plain string.
+_NAN = ("nan",)
+_isnan = math.isnan
+
+
+def _leaf_token(value, skip_tensor_content):
+    if isinstance(value, str):
+        return str(value)
+    if isinstance(value, (int, float, np.number)):
+        return _NAN if _is_nan(value) else value
     if isinstance(value, np.ndarray):
         head = (value.shape, str(value.dtype))
         if skip_tensor_content:
             return hash(head)
         return hash((head, value.tobytes()))
     if hasattr(value, "numpy") and callable(value.numpy) and not isinstance(value, Node):
-        return _leaf_hash(value.numpy(), skip_tensor_content)
-    # Values that _leaf_equal compares across types must hash alike: numbers by value
-    # (hash(1) == hash(1.0) == hash(np.int64(1))), strings as plain str.
-    if isinstance(value, str):
-        return hash(("str", str(value)))
-    if isinstance(value, (int, float, np.number)) and not isinstance(value, bool):
-        return hash("nan") if _is_nan(value) else hash(("num", value))
+        return _leaf_token(value.numpy(), skip_tensor_content)
     try:
         return hash((type(value).__name__, value))
     except TypeError:
@@ -165,7 +221,105 @@ def _sort_key(key):
     return (0, str(key))
 
 
-# --- equality ---------------------------------------------------------------------------------
+# --- equality: the fast walk ------------------------------------------------------------------
+# A recursive walk that only answers True/False: no paths, no per-step objects. When it says
+# False and a caller wants to know where, the reporting walk below runs again from scratch.
+
+
+class _EqState:
+    __slots__ = ("keep", "lhs_to_rhs", "map_free_vars", "rhs_to_lhs", "skip_tensor_content")
+
+    def __init__(self, map_free_vars, skip_tensor_content):
+        self.map_free_vars = map_free_vars
+        self.skip_tensor_content = skip_tensor_content
+        self.lhs_to_rhs: dict[int, Any] = {}
+        self.rhs_to_lhs: dict[int, Any] = {}
+        self.keep: list = []  # keeps mapped objects alive so ids stay unique
+
+
+def _eq(lv, rv, defining, depth, st):
+    """Whether ``lv`` and ``rv`` are equal, updating the variable mapping in ``st``."""
+    cls = type(lv)
+    info = _INFO.get(cls) or _classify(cls)
+    if type(rv) is not cls:
+        return _eq_mixed(lv, rv, info, defining, depth, st)
+    if info.__class__ is tuple:  # a node class
+        if info[1]:  # a variable
+            mapped = st.lhs_to_rhs.get(id(lv))
+            if mapped is not None:
+                return mapped is rv
+            if id(rv) in st.rhs_to_lhs:
+                return False
+            if not (defining or st.map_free_vars):
+                return lv is rv
+            st.lhs_to_rhs[id(lv)] = rv
+            st.rhs_to_lhs[id(rv)] = lv
+            st.keep.append((lv, rv))
+            defining = True  # the variable's own fields (its type) define what they hold
+        if depth > _MAX_DEPTH:
+            raise _TooDeep
+        depth += 1
+        for name, is_def in info[0]:
+            lsub = getattr(lv, name, None)
+            rsub = getattr(rv, name, None)
+            if type(lsub) in _ATOM_TYPES and type(rsub) is type(lsub):
+                if lsub != rsub:  # what the call would answer, without the call
+                    return False
+                continue
+            if not _eq(lsub, rsub, defining or is_def, depth, st):
+                return False
+        return True
+    if info == _ATOM:
+        return lv == rv
+    if info == _FLOAT:
+        return lv == rv or (_isnan(lv) and _isnan(rv))  # NaN equals NaN
+    if info == _SEQ:
+        return _eq_seq(lv, rv, defining, depth, st)
+    if info == _DICT:
+        return _eq_dict(lv, rv, defining, depth, st)
+    return _leaf_equal(lv, rv, st.skip_tensor_content)
+
+
+def _eq_mixed(lv, rv, info, defining, depth, st):
+    """``_eq`` for values of different Python types (a tuple and a list, int and np.int64)."""
+    if info.__class__ is tuple:
+        return False
+    if info == _SEQ:
+        return _is_seq(rv) and _eq_seq(lv, rv, defining, depth, st)
+    if info == _DICT:
+        return isinstance(rv, dict) and _eq_dict(lv, rv, defining, depth, st)
+    if isinstance(rv, (Node, tuple, list, dict)):
+        return False
+    return _leaf_equal(lv, rv, st.skip_tensor_content)
+
+
+def _eq_seq(lv, rv, defining, depth, st):
+    if len(lv) != len(rv):
+        return False
+    if depth > _MAX_DEPTH:
+        raise _TooDeep
+    depth += 1
+    for lsub, rsub in zip(lv, rv):
+        if not _eq(lsub, rsub, defining, depth, st):
+            return False
+    return True
+
+
+def _eq_dict(lv, rv, defining, depth, st):
+    if len(lv) != len(rv):
+        return False
+    if depth > _MAX_DEPTH:
+        raise _TooDeep
+    depth += 1
+    for (lk, lval), (rk, rval) in zip(_dict_items(lv), _dict_items(rv)):
+        if not (_eq(lk, rk, defining, depth, st) and _eq(lval, rval, defining, depth, st)):
+            return False
+    return True
+
+
+# --- equality: the reporting walk -------------------------------------------------------------
+# Iterative (any depth) and carrying the access path of every step, so that on a mismatch it
+# can say where. Used when the fast walk is too deep, and to locate a mismatch.
 
 
 class _Equal:
@@ -236,19 +390,14 @@ class _Equal:
         return True
 
     def _push_fields(self, lv, rv, lpath, rpath, defining, push):
-        fields = lv._fields
-        for i in range(len(fields) - 1, -1, -1):
-            fobj = fields[i]
-            if fobj.role == IGNORE:
-                continue
-            name = fobj.name
+        for name, is_def in reversed(_fields_of(lv)):
             push(
                 (
                     getattr(lv, name, None),
                     getattr(rv, name, None),
                     (lpath, "attr", name),
                     (rpath, "attr", name),
-                    defining or fobj.role == DEF,
+                    defining or is_def,
                 )
             )
 
@@ -271,9 +420,7 @@ class _Equal:
         return False
 
 
-def _run_equal(lhs, rhs, map_free_vars, skip_tensor_content):
-    eq = _Equal(map_free_vars, skip_tensor_content)
-    return eq.run(lhs, rhs), eq
+# --- equality: public API ---------------------------------------------------------------------
 
 
 def structural_equal(lhs, rhs, map_free_vars: bool = False, skip_tensor_content: bool = False):
@@ -285,27 +432,145 @@ def structural_equal(lhs, rhs, map_free_vars: bool = False, skip_tensor_content:
     >>> structural_equal((1, "a"), (1, "a"))
     True
     """
-    ok, _ = _run_equal(lhs, rhs, map_free_vars, skip_tensor_content)
-    return ok
+    if lhs is rhs:
+        # Any tree equals itself: each variable can only ever map to itself.
+        return True
+    st = _EqState(map_free_vars, skip_tensor_content)
+    try:
+        return _eq(lhs, rhs, False, 0, st)
+    except (_TooDeep, RecursionError):
+        pass
+    return _Equal(map_free_vars, skip_tensor_content).run(lhs, rhs)
+
+
+def first_mismatch_paths(lhs, rhs, map_free_vars=False, skip_tensor_content=False):
+    """Like :func:`get_first_structural_mismatch` but returns the internal linked paths."""
+    if structural_equal(lhs, rhs, map_free_vars, skip_tensor_content):
+        return None
+    eq = _Equal(map_free_vars, skip_tensor_content)
+    if eq.run(lhs, rhs):  # pragma: no cover - the two walks disagree: our own bug
+        from ..error import InternalError  # lazy: needed only to report this bug
+
+        raise InternalError("structural_equal found a mismatch that the reporting walk missed")
+    return eq.mismatch
 
 
 def get_first_structural_mismatch(lhs, rhs, map_free_vars: bool = False,
                                   skip_tensor_content: bool = False):
     """``None`` when equal, else the pair of ``AccessPath`` to the first differing place."""
-    ok, eq = _run_equal(lhs, rhs, map_free_vars, skip_tensor_content)
-    if ok:
+    paths = first_mismatch_paths(lhs, rhs, map_free_vars, skip_tensor_content)
+    if paths is None:
         return None
-    lpath, rpath = eq.mismatch
+    lpath, rpath = paths
     return path_to_access_path(lpath), path_to_access_path(rpath)
 
 
-def first_mismatch_paths(lhs, rhs, map_free_vars=False, skip_tensor_content=False):
-    """Like :func:`get_first_structural_mismatch` but returns the internal linked paths."""
-    ok, eq = _run_equal(lhs, rhs, map_free_vars, skip_tensor_content)
-    return None if ok else eq.mismatch
-
-
 # --- hashing ----------------------------------------------------------------------------------
+# Both walks emit the same tokens in the same (pre-)order; the hash is that of the token tuple.
+# A defined variable's token is its definition index, so alpha-renamed trees hash alike.
+
+
+class _HashState:
+    __slots__ = ("emit", "keep", "map_free_vars", "skip_tensor_content", "var_index")
+
+    def __init__(self, map_free_vars, skip_tensor_content, emit):
+        self.map_free_vars = map_free_vars
+        self.skip_tensor_content = skip_tensor_content
+        self.emit = emit
+        self.var_index: dict[int, int] = {}
+        self.keep: list = []  # keeps indexed variables alive so ids stay unique
+
+
+def _var_token(item, defining, st):
+    """The token of a variable; ``True`` as second result when its fields must be hashed."""
+    index = st.var_index.get(id(item))
+    if index is not None:
+        return ("var", index), False
+    if defining or st.map_free_vars:
+        index = len(st.var_index)
+        st.var_index[id(item)] = index
+        st.keep.append(item)
+        return ("vardef", item.type_key, index), True
+    return ("freevar", id(item)), False
+
+
+def _hash_rec(value, defining, depth, st):
+    cls = type(value)
+    info = _INFO.get(cls) or _classify(cls)
+    if info.__class__ is tuple:  # a node class
+        if info[1]:
+            token, defines = _var_token(value, defining, st)
+            st.emit(token)
+            if not defines:
+                return
+            defining = True
+        else:
+            st.emit(info[2])
+        if depth > _MAX_DEPTH:
+            raise _TooDeep
+        depth += 1
+        for name, is_def in info[0]:
+            sub = getattr(value, name, None)
+            if type(sub) in _ATOM_TYPES:
+                st.emit(sub)  # what the call would emit, without the call
+            else:
+                _hash_rec(sub, defining or is_def, depth, st)
+    elif info == _ATOM:
+        st.emit(value)
+    elif info == _FLOAT:
+        st.emit(_NAN if _isnan(value) else value)
+    elif info == _SEQ or info == _DICT:
+        items = value if info == _SEQ else _dict_items(value)
+        st.emit(("seq" if info == _SEQ else "map", len(items)))
+        if depth > _MAX_DEPTH:
+            raise _TooDeep
+        depth += 1
+        for sub in items:
+            if info == _SEQ:
+                _hash_rec(sub, defining, depth, st)
+            else:
+                _hash_rec(sub[0], defining, depth, st)
+                _hash_rec(sub[1], defining, depth, st)
+    else:
+        st.emit(_leaf_token(value, st.skip_tensor_content))
+
+
+def _hash_iter(value, st):
+    """The tokens of ``_hash_rec`` for trees of any depth (explicit stack)."""
+    emit = st.emit
+    stack = [(value, False)]
+    pop = stack.pop
+    push = stack.append
+    while stack:
+        item, defining = pop()
+        info = _INFO.get(type(item)) or _classify(type(item))
+        if info.__class__ is tuple:
+            if info[1]:
+                token, defines = _var_token(item, defining, st)
+                emit(token)
+                if not defines:
+                    continue
+                defining = True
+            else:
+                emit(info[2])
+            for name, is_def in reversed(info[0]):
+                push((getattr(item, name, None), defining or is_def))
+        elif info == _ATOM:
+            emit(item)
+        elif info == _FLOAT:
+            emit(_NAN if _isnan(item) else item)
+        elif info == _SEQ:
+            emit(("seq", len(item)))
+            for sub in reversed(item):
+                push((sub, defining))
+        elif info == _DICT:
+            items = _dict_items(item)
+            emit(("map", len(items)))
+            for key, sub in reversed(items):
+                push((sub, defining))
+                push((key, defining))
+        else:
+            emit(_leaf_token(item, st.skip_tensor_content))
 
 
 def structural_hash(value, map_free_vars: bool = False, skip_tensor_content: bool = False) -> int:
@@ -315,50 +580,9 @@ def structural_hash(value, map_free_vars: bool = False, skip_tensor_content: boo
     A free variable hashes by identity (or by order of first use with ``map_free_vars``).
     """
     tokens: list = []
-    emit = tokens.append
-    var_index: dict[int, int] = {}
-    keep: list = []
-    stack = [(value, False)]
-    pop = stack.pop
-    push = stack.append
-    while stack:
-        item, defining = pop()
-        if isinstance(item, Node):
-            if item._sequal_kind == "var":
-                index = var_index.get(id(item))
-                if index is not None:
-                    emit(("var", index))
-                    continue
-                if defining or map_free_vars:
-                    index = len(var_index)
-                    var_index[id(item)] = index
-                    keep.append(item)
-                    emit(("vardef", item.type_key, index))
-                    _push_node_fields(item, True, push)
-                else:
-                    emit(("freevar", id(item)))
-                continue
-            emit(item.type_key)
-            _push_node_fields(item, defining, push)
-        elif _is_seq(item):
-            emit(("seq", len(item)))
-            for sub in reversed(item):
-                push((sub, defining))
-        elif isinstance(item, dict):
-            items = _dict_items(item)
-            emit(("map", len(items)))
-            for key, sub in reversed(items):
-                push((sub, defining))
-                push((key, defining))
-        else:
-            emit(_leaf_hash(item, skip_tensor_content))
+    try:
+        _hash_rec(value, False, 0, _HashState(map_free_vars, skip_tensor_content, tokens.append))
+    except (_TooDeep, RecursionError):
+        tokens = []
+        _hash_iter(value, _HashState(map_free_vars, skip_tensor_content, tokens.append))
     return hash(tuple(tokens)) & _MASK64
-
-
-def _push_node_fields(node, defining, push):
-    fields = node._fields
-    for i in range(len(fields) - 1, -1, -1):
-        fobj = fields[i]
-        if fobj.role == IGNORE:
-            continue
-        push((getattr(node, fobj.name, None), defining or fobj.role == DEF))
