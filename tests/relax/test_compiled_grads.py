@@ -32,7 +32,7 @@ _TABLES = {f: importlib.import_module(f"op_cases.{f}") for f in op_cases.FAMILIE
 _FLOAT = ("float32", "float64")
 # Markers (checkpoints) and stop_gradient, whose zero gradient is by definition, not a slope.
 _SKIP_OPS = {"relax.grad.start_checkpoint", "relax.grad.end_checkpoint", "relax.grad.no_grad"}
-_NO_GRAD_PARAMS = {"relax.nn.nll_loss": (2,)}
+_NO_GRAD_PARAMS = {"relax.nn.nll_loss": (2,), "relax.grad.nll_loss_backward": (3,)}
 _STEP_OPS = {"relax.ceil", "relax.floor", "relax.round", "relax.sign", "relax.trunc"}
 _BUILT: dict = {}
 _TARGET = "llvm -opt-level=0"
@@ -119,8 +119,13 @@ def _case_module(case, name, rng, dtype):
             out = bb.emit(call)
             if isinstance(out.ty, relax.TupleType):
                 out = bb.emit(relax.TupleGetItem(out, 0))
-            dims = [int(d) for d in ty.shape.values]
-            weight = relax.const(rng.uniform(0.5, 1.5, dims).astype(ty.dtype), ty.dtype)
+            dims = getattr(ty.shape, "values", None)
+            if dims is None:
+                # A data-dependent output shape (dynamic_strided_slice): weight by itself.
+                weight = out
+            else:
+                dims = [int(d) for d in dims]
+                weight = relax.const(rng.uniform(0.5, 1.5, dims).astype(ty.dtype), ty.dtype)
             gv = bb.emit_output(relax.op.sum(relax.op.multiply(out, weight)))
         bb.emit_func_output(gv)
     stopped = _NO_GRAD_PARAMS.get(call.op.name, ())

@@ -30,7 +30,7 @@ _FLOAT = ("float16", "float32", "float64", "bfloat16")
 #: Markers: stripped by the pass (checkpoints) or stopping gradients by definition (no_grad).
 _SKIP_OPS = {"relax.grad.start_checkpoint", "relax.grad.end_checkpoint", "relax.grad.no_grad"}
 #: Float parameters that TVM 0.27's rules deliberately give no gradient (param positions).
-_NO_GRAD_PARAMS = {"relax.nn.nll_loss": (2,)}
+_NO_GRAD_PARAMS = {"relax.nn.nll_loss": (2,), "relax.grad.nll_loss_backward": (3,)}
 #: Piecewise-constant ops: their explicit inputs sit on the jumps (e.g. round at .5).
 _STEP_OPS = {"relax.ceil", "relax.floor", "relax.round", "relax.sign", "relax.trunc"}
 
@@ -109,8 +109,13 @@ def _build(case, rng):
             out = bb.emit(call)
             if isinstance(out.ty, relax.TupleType):
                 out = bb.emit(relax.TupleGetItem(out, 0))
-            dims = [int(d) for d in ty.shape.values]
-            weight = relax.const(rng.uniform(0.5, 1.5, dims).astype(ty.dtype), ty.dtype)
+            dims = getattr(ty.shape, "values", None)
+            if dims is None:
+                # A data-dependent output shape (dynamic_strided_slice): weight by itself.
+                weight = out
+            else:
+                dims = [int(d) for d in dims]
+                weight = relax.const(rng.uniform(0.5, 1.5, dims).astype(ty.dtype), ty.dtype)
             gv = bb.emit_output(relax.op.sum(relax.op.multiply(out, weight)))
         bb.emit_func_output(gv)
     inputs = op_cases.as_numpy_inputs(case, specs, rng)

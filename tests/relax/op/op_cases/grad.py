@@ -7,6 +7,28 @@ from tvm.relax.op import grad
 
 from . import Case, Err, t
 
+
+def _take_backward_flat(g, x, indices):
+    out = np.zeros(x.size, g.dtype)
+    np.add.at(out, indices.reshape(-1), g.reshape(-1))
+    return out.reshape(x.shape)
+
+
+def _nll_none_backward(g, targets, weights):
+    out = np.zeros((len(targets), len(weights)), g.dtype)
+    for i, target in enumerate(targets):
+        out[i, target] = -g[i] * weights[target]
+    return out
+
+
+def _avg_overlap_backward(g):
+    out = np.zeros((1, 1, 3, 3), g.dtype)
+    for i in range(2):
+        for j in range(2):
+            out[0, 0, i : i + 2, j : j + 2] += g[0, 0, i, j] / 4
+    return out
+
+
 CASES = [
     Case(grad.no_grad, [t((2, 3))], 'R.Tensor((2, 3), dtype="float32")', lambda x: x),
     Case(
@@ -49,6 +71,30 @@ CASES = [
         'R.Tensor((1, 1, 2, 2), dtype="float32")',
         lambda g, x: np.full((1, 1, 2, 2), 1.0, "float32"),
         inputs=[np.array([[[[4.0]]]], "float32"), np.zeros((1, 1, 2, 2), "float32")],
+    ),
+    # More static float rows (second-order gradients, issue 9).
+    Case(
+        grad.take_backward,
+        [t((2, 2)), t((2, 3)), t((2, 2), "int64", domain="index:6")],
+        'R.Tensor((2, 3), dtype="float32")',
+        lambda g, x, i: _take_backward_flat(g, x, i),
+        kwargs={"axis": None},
+        id="take_backward-flat",
+    ),
+    Case(
+        grad.nll_loss_backward,
+        [t((2,)), t((2, 3)), t((2,), "int64", domain="index:3"), t((3,), domain="pos")],
+        'R.Tensor((2, 3), dtype="float32")',
+        lambda g, p, y, w: _nll_none_backward(g, y, w),
+        kwargs={"reduction": "none"},
+        id="nll_loss_backward-none-weights",
+    ),
+    Case(
+        grad.avg_pool2d_backward,
+        [t((1, 1, 2, 2)), t((1, 1, 3, 3)), (2, 2), (1, 1)],
+        'R.Tensor((1, 1, 3, 3), dtype="float32")',
+        lambda g, x: _avg_overlap_backward(g),
+        id="avg_pool2d_backward-overlap",
     ),
     Case(
         grad.take_backward,

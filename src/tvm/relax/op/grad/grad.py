@@ -12,7 +12,15 @@ from ...expr import Call, ShapeExpr, const
 from ...ty import TensorType
 from ..base import register_gradient
 
-__all__ = ["fit_shape", "no_grad_all", "register_gradient", "scalar", "shape_of", "static_dims"]
+__all__ = [
+    "broadcast_like",
+    "fit_shape",
+    "no_grad_all",
+    "register_gradient",
+    "scalar",
+    "shape_of",
+    "static_dims",
+]
 
 
 def shape_of(expr) -> ShapeExpr:
@@ -25,6 +33,21 @@ def shape_of(expr) -> ShapeExpr:
             "annotate the tensor with a shape"
         )
     return shape if isinstance(shape, ShapeExpr) else ShapeExpr(list(shape.values))
+
+
+def broadcast_like(grad, x):
+    """``grad`` broadcast to the shape of ``x``: ``broadcast_to`` when the dims are known, else
+    ``grad + zeros_like(x)`` (the dims are read when the program runs, e.g. after
+    ``dynamic_strided_slice``)."""
+    if not _unknown_dims(x):
+        # Local import: broadcast_to lives in the manipulate family.
+        from ..manipulate import broadcast_to
+
+        return broadcast_to(grad, shape_of(x))
+    from ..binary import add
+    from ..create import zeros_like
+
+    return add(grad, zeros_like(x))
 
 
 def static_dims(expr):
@@ -64,12 +87,20 @@ def fit_shape(ctx, expr, target):
     """Normalize ``expr``; collapse-sum it to ``target``'s shape unless the shapes are provably
     equal (undoing the broadcast of the forward op)."""
     expr = ctx.normalize(expr)
+    # Local import: collapse_sum_to lives in the manipulate family.
+    from ..manipulate import collapse_sum_like, collapse_sum_to
+
+    if _unknown_dims(expr) or _unknown_dims(target):
+        # Data-dependent shapes: collapse to the target's shape read at run time.
+        return collapse_sum_like(expr, target)
     if _same_shape(ctx, expr, target):
         return expr
-    # Local import: collapse_sum_to lives in the manipulate family.
-    from ..manipulate import collapse_sum_to
-
     return collapse_sum_to(expr, shape_of(target))
+
+
+def _unknown_dims(expr) -> bool:
+    ty = expr.ty
+    return isinstance(ty, TensorType) and getattr(ty.shape, "values", None) is None
 
 
 def scalar(value, like) -> Call:
@@ -93,3 +124,65 @@ def _stop_gradient(orig_var, orig_call, output_grad, ctx):
 
 
 register_gradient("relax.grad.no_grad", _stop_gradient)
+
+
+# Second order: each *_backward op below is linear in its output_grad (the transpose of the
+# linear map its forward op applies to its first input), so its gradient with respect to
+# output_grad is that forward map applied to the incoming gradient. Its other inputs are read
+# for their shapes or are integer (x, predictions, data, indices, targets), or are weights
+# that nll_loss's own rule does not differentiate either: they get none.
+
+
+def _take_backward_grad(orig_var, orig_call, output_grad, ctx):
+    # Local import: grad.py is loaded before the index family's ops are needed.
+    from ..index import take
+    from ..manipulate import reshape
+
+    _, x, indices = orig_call.args
+    axis = orig_call.attrs.axis
+    grads = no_grad_all(orig_call)
+    if axis is None and x.ty.ndim != 1:
+        # take with axis=None reads 1-D data: the indices address the flattened x.
+        output_grad = reshape(output_grad, [-1])
+    grads[0] = take(output_grad, indices, None if axis is None else int(axis))
+    return grads
+
+
+def _nll_loss_backward_grad(orig_var, orig_call, output_grad, ctx):
+    from ..nn import nll_loss
+
+    targets, *weights = orig_call.args[2:]
+    attrs = orig_call.attrs
+    grads = no_grad_all(orig_call)
+    grads[0] = nll_loss(
+        output_grad,
+        targets,
+        weights[0] if weights else None,
+        str(attrs.reduction),
+        int(attrs.ignore_index),
+    )
+    return grads
+
+
+def _avg_pool2d_backward_grad(orig_var, orig_call, output_grad, ctx):
+    from ..nn import avg_pool2d
+
+    a = orig_call.attrs
+    grads = no_grad_all(orig_call)
+    grads[0] = avg_pool2d(
+        output_grad,
+        [int(v) for v in a.pool_size],
+        [int(v) for v in a.strides],
+        [int(v) for v in a.padding],
+        [int(v) for v in a.dilation],
+        bool(a.ceil_mode),
+        bool(a.count_include_pad),
+        str(a.layout),
+        str(a.out_layout),
+    )
+    return grads
+
+
+register_gradient("relax.grad.take_backward", _take_backward_grad)
+register_gradient("relax.grad.nll_loss_backward", _nll_loss_backward_grad)
+register_gradient("relax.grad.avg_pool2d_backward", _avg_pool2d_backward_grad)

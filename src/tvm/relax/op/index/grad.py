@@ -1,5 +1,6 @@
-"""``FPrimalGradient`` rules of the indexing family: ``take`` scatters the gradient back with
-``grad.take_backward`` (indices get no gradient)."""
+"""``FPrimalGradient`` rules of the indexing family: ``take``, ``strided_slice`` and
+``dynamic_strided_slice`` scatter the gradient back with ``grad.take_backward`` (indices and
+slice bounds get no gradient)."""
 
 from __future__ import annotations
 
@@ -9,9 +10,11 @@ import numpy as np
 
 from ...expr import const
 from ..binary import floor_mod
-from ..create import zeros
+from ..create import arange, zeros
 from ..grad import take_backward
 from ..grad.grad import no_grad_all, register_gradient, static_dims
+from ..index import dynamic_strided_slice
+from ..manipulate import reshape
 from ..unary import clip
 
 
@@ -68,4 +71,20 @@ def _strided_slice_grad(orig_var, orig_call, output_grad, ctx):
         grad = take_backward(grad, target, index, axis)
     grads = no_grad_all(orig_call)
     grads[0] = grad
+    return grads
+
+
+@register_gradient("relax.dynamic_strided_slice")
+def _dynamic_strided_slice_grad(orig_var, orig_call, output_grad, ctx):
+    # The slice is linear in x: it reads x.flat[p] for p the same slice of the row-major
+    # positions of x, so its gradient scatters output_grad back to those positions
+    # (take_backward with axis=None). begin, end and strides are integer: no gradient.
+    x, begin, end, strides = orig_call.args
+    dims = static_dims(x)
+    if dims is None:
+        raise ValueError("the dynamic_strided_slice gradient is supported for static shapes only")
+    positions = reshape(arange(0, math.prod(dims), 1, "int64"), dims)
+    picked = ctx.emit(dynamic_strided_slice(positions, begin, end, strides))
+    grads = no_grad_all(orig_call)
+    grads[0] = take_backward(output_grad, x, picked, None)
     return grads

@@ -430,6 +430,14 @@ def _rms_norm_grad(orig_var, orig_call, output_grad, ctx):
     return [dx, dw]
 
 
+@register_gradient("relax.nn.dropout")
+def _dropout_grad(orig_var, orig_call, output_grad, ctx):
+    # Outputs: (output, mask). This project's dropout keeps every element in every backend
+    # (inference mode: output = data, mask of ones; docs/arch/relax_ops.md), so the output's
+    # gradient passes through unchanged and the constant mask contributes nothing.
+    return [TupleGetItem(output_grad, 0)]
+
+
 @register_gradient("relax.nn.batch_norm")
 def _batch_norm_grad(orig_var, orig_call, output_grad, ctx):
     # Outputs: (normalized, new running mean, new running var). In training the batch statistics

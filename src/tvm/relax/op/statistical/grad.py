@@ -6,7 +6,7 @@ from __future__ import annotations
 from ...expr import const
 from ..binary import divide, equal, multiply, subtract
 from ..create import ones_like
-from ..grad.grad import register_gradient, scalar, shape_of, static_dims
+from ..grad.grad import broadcast_like, register_gradient, scalar, shape_of, static_dims
 from ..manipulate import broadcast_to, expand_dims, flip, reshape
 from ..statistical import cumsum, mean, sum
 from ..ternary import where
@@ -48,7 +48,7 @@ def _count_tensor(ctx, call, keepdims):
 @register_gradient("relax.sum")
 def _sum_grad(orig_var, orig_call, output_grad, ctx):
     x = orig_call.args[0]
-    return [broadcast_to(_restore_dims(orig_call, output_grad), shape_of(x))]
+    return [broadcast_like(_restore_dims(orig_call, output_grad), x)]
 
 
 @register_gradient("relax.mean")
