@@ -239,3 +239,44 @@ def test_fused_conv_nests_are_all_scheduled():
         for dw in range(3):
             want += wv[None, :, 0, dh, dw, None, None] * pad[:, :, dh:dh + 12, dw:dw + 12]
     np.testing.assert_allclose(got, np.maximum(want + bv, 0), rtol=1e-4, atol=1e-4)
+
+
+def _conv_weight_grad_func(n=4, c=3, h=20, w=20, kh=3, kw=3):
+    # dW[o, kh, kw] = sum over (batch, h, w) of x_pad[b, kh + y, kw + x] * dy[b, o, y, x]
+    xp = te.placeholder((n, h + kh - 1, w + kw - 1), "float32", name="xp")
+    dy = te.placeholder((n, c, h, w), "float32", name="dy")
+    rb = te.reduce_axis((0, n), name="rb")
+    ry = te.reduce_axis((0, h), name="ry")
+    rx = te.reduce_axis((0, w), name="rx")
+    dw = te.compute(
+        (c, kh, kw),
+        lambda o, i, j: te.sum(xp[rb, i + ry.var, j + rx.var] * dy[rb, o, ry, rx],
+                               axis=[rb, ry, rx]),
+        name="dW",
+    )
+    return te.create_prim_func([xp, dy, dw])
+
+
+def test_long_sum_runs_on_a_vector_of_partial_sums():
+    func = _conv_weight_grad_func()
+    out = schedule_prim_func(func)
+    assert "dW_rf" in _block_names(out)
+    # The 3-wide output column is not moved inside the 20-long reduction over x: that
+    # reduction is the vectorized loop.
+    vectorized = {lp.loop_var.name for lp in _nodes(out, For) if lp.kind == ForKind.VECTORIZED}
+    assert vectorized == {"rx", "rx_init"}
+    rng = np.random.default_rng(9)
+    xp = rng.standard_normal((4, 22, 22)).astype("float32")
+    dy = rng.standard_normal((4, 3, 20, 20)).astype("float32")
+    got = np.zeros((3, 3, 3), "float32")
+    _compile(func)(xp, dy, got)
+    want = np.zeros((3, 3, 3), "float32")
+    for i in range(3):
+        for j in range(3):
+            want[:, i, j] = np.einsum("byx,boyx->o", xp[:, i:i + 20, j:j + 20], dy)
+    np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-3)
+
+
+def test_short_sums_keep_the_scalar_reduction():
+    func = _conv_weight_grad_func(n=1, h=4, w=4)  # 16 terms per output
+    assert "dW_rf" not in _block_names(schedule_prim_func(func))

@@ -8,39 +8,62 @@ not carry the attribute ``"tirx.is_scheduled"``. Each loop nest that is a perfec
 rule that matches (a function of several nests, such as FuseTIR's, has each nest scheduled;
 FuseTIR's functions have no ``"s_tir"`` attribute, a root block realize marks them):
 
-1. **matmul-like** (``C[i, j] += A[i, k] * B[k, j]`` up to operand order: two spatial
-   iterators, one reduction, constant extents divisible by the tiles): tiled for registers
-   and cache, ``i`` tiles in parallel::
+0. **transpose inlining** (first): a nest that only permutes an intermediate buffer
+   (``T[i, j] = X[j, i]``, FuseOps' ``permute_dims`` before a matmul) is removed and its
+   readers read ``X`` in place (``default_schedule_inline``).
+1. **matmul-like** (``C[i, j] += A(i, k) * B(k, j)`` up to operand order: two spatial
+   iterators, one reduction, constant extents, ``m * n * k >= MATMUL_MIN_WORK``; ``A`` any
+   expression of ``i, k`` such as ``A[k, i]``, ``B`` read as ``B[k, j]`` or ``B[j, k]``): a
+   register tile over a packed strip of B (``default_schedule_matmul``)::
 
-       for i0 in T.parallel(M // 4):
-           for j0, k in T.grid(N // 64, K):
-               for i1 in T.unroll(4):
-                   for j1 in T.vectorized(64):
-                       C[i0 * 4 + i1, j0 * 64 + j1] += A[...] * B[k, j0 * 64 + j1]
+       for j0 in T.parallel(N // NR):
+           Bp[k, j1] = B(k, j0 * NR + j1)              # K x NR strip, contiguous
+           for i0 in range(M // MR):
+               acc[MR, NR] = 0
+               for k in range(K):
+                   for i1 in T.unroll(MR):
+                       for j1 in T.vectorized(NR):
+                           acc[i1, j1] += A(i0 * MR + i1, k) * Bp[k, j1]
+               C[i0 * MR + i1, j0 * NR + j1] = acc[i1, j1]
 
-   (a 4 x 64 block of C accumulates over ``k`` while a 64-wide strip of B streams through
-   the cache). B is not repacked into a blocked layout (a packed copy is future work).
-   **Epilogue** (FuseTIR's ``matmul + add + relu``): the nests right after the matmul that are
-   elementwise over its output (two spatial loops of its extents, reading what the matmul
-   or an earlier such nest wrote only at their own ``[i, j]``) run inside the tile, one
-   ``4 x 64`` unrolled/vectorized loop each after the tile is written back, while it is in
-   the cache (TVM's ``reverse_compute_at``). The intermediate buffers are still written.
+   ``MR x NR`` is ``MATMUL_TILE`` (4 x 64: 16 AVX-512 accumulators) when 64 divides N; a
+   32- or 16-wide tile with more rows when those divide N; all of N (< 64, a classifier's
+   10 columns) with 8 rows (16 when A is read as ``A[k, i]``) otherwise; MR halves until
+   it divides M. Other N use rule 2. The packed strip stays in L2 for all row tiles (B's own
+   rows, 4 KiB apart, alias in the caches); measured ~95-105 GFLOP/s on one core for the MLP
+   gradient matmuls (NumPy/OpenBLAS: ~85-95).
+   **Epilogue** (FuseTIR's ``matmul + add + relu``, a gradient's ``matmul + SGD update``):
+   the nests right after the matmul that are elementwise over its output (two spatial loops
+   of its extents, reading what the matmul or an earlier such nest wrote only at their own
+   ``[i, j]``) run on each finished tile, one unrolled/vectorized tile loop each (TVM's
+   ``reverse_compute_at``). Intermediates of the chain that no other nest reads (the
+   matmul's output, the bias add before the relu) are never written to memory: they live in
+   per-tile buffers, and their allocations are dropped.
 2. **generic**: when the innermost loop is a reduction and the last spatial loop indexes the
    output's last (contiguous) dimension, that spatial loop is moved innermost when it also
    runs along an input's last axis or the reduction runs along none (the reduction runs
    outside it, so the innermost loop is vectorizable: ``sum(A, axis=0)``, untiled matmul
-   ``for i, k, j``);
+   ``for i, k, j``), unless it has fewer than 8 iterations and the reduction at least 8;
    then the outermost loop becomes ``T.parallel`` when it is spatial, the nest does enough
    work (at least 4096 iterations, or a symbolic extent) and is not memory-bound (it has a
    reduction or calls a function such as ``exp``; see ``PARALLEL_MEMORY_BOUND``); the
    innermost loop, when spatial, becomes ``T.vectorized``. A reduction's init is moved into
    its own loop nest before the reduction loops (decompose_reduction).
+   **Long sums** (2b, ``default_schedule_reduce``): a sum whose innermost loop is still a
+   reduction, with at least ``REDUCE_VECTOR_MIN_WORK`` terms per output (a convolution's
+   weight gradient), accumulates into a vector of partial sums along that loop (TVM's
+   ``rfactor``), added up at the end.
 
 3. **row fusion** (before 1-2): consecutive nests with the same outer extent, where each
    nest reads from buffers written by the earlier ones only the row its own outer loop is at
    (softmax, layer_norm rows), share one outer loop: ``for i: (max; exp; sum; divide)``. The
    stages inside are scheduled by rule 2 without parallelism; the shared loop is parallel
-   under the same conditions. A row then stays in the cache between the stages.
+   under the same conditions. A row then stays in the cache between the stages. A column
+   reduction (whose outer loop rule 2 would move innermost, ``collapse_sum`` over rows)
+   starts no row group.
+
+FuseTIR nests the statements of a multi-nest PrimFunc (conv2d's pad + conv) in their own
+``SeqStmt``: the root's statements are flattened first, so every nest is scheduled.
 
 The rules never change results beyond the order of floating-point accumulation.
 """
@@ -67,6 +90,7 @@ from ..tirx.stmt import (
 from ..tirx.stmt_functor import post_order_visit, substitute
 from .default_schedule_inline import inline_permutations
 from .default_schedule_matmul import MATMUL_TILE, match_matmul, tile_matmul
+from .default_schedule_reduce import vector_reduce
 
 __all__ = ["MATMUL_TILE", "apply_default_schedule", "schedule_prim_func"]
 
@@ -411,6 +435,9 @@ def _schedule_nest(stmt, outer_vars=frozenset(), allow_parallel=True):
     del values
     kind_of = {id(h.var): s for h, s in zip(headers, spatial)}
     headers = _generic(headers, spatial, block, realize, allow_parallel)
+    summed = vector_reduce(headers, kind_of, realize)
+    if summed is not None:
+        return summed
     first_reduce = next((p for p, h in enumerate(headers) if not kind_of[id(h.var)]), None)
     if block.init is None or first_reduce is None:
         return _wrap(headers, realize)
@@ -520,7 +547,13 @@ def _moved_inside(headers, kind_of, block, realize):
                  or _indexes_last_dim_of_a_load(block, realize, [out_last]))):
         last_spatial = [h for h in headers if kind_of[id(h.var)]]
         if last_spatial and last_spatial[-1].var is out_last:
-            return last_spatial[-1]
+            moved, inner = last_spatial[-1], headers[-1]
+            # A few lanes (a 3 x 3 kernel's width) against a long reduction: the reduction
+            # stays innermost and is vectorized instead (default_schedule_reduce).
+            if (isinstance(moved.extent, IntImm) and isinstance(inner.extent, IntImm)
+                    and moved.extent.value < 8 <= inner.extent.value):
+                return None
+            return moved
     return None
 
 

@@ -33,7 +33,6 @@ from ..tirx.stmt import (
     BufferStore,
     For,
     ForKind,
-    IterVar,
     SBlock,
     SBlockRealize,
     SeqStmt,
@@ -226,10 +225,3 @@ def _epilogue_stage(body, vi, vj, tiles, i1, j1, ii, jj):
     body = ir_transform(body, None, redirect, ["tirx.BufferLoad", "tirx.BufferStore"])
     return substitute(body, {vi: ii, vj: jj})
 
-
-def spatial_iter(block, realize, loop_var):
-    """The block iterator bound to ``loop_var`` (None when there is none)."""
-    for iv, value in zip(block.iter_vars, realize.iter_values):
-        if value is loop_var and iv.iter_type == IterVar.DataPar:
-            return iv.var
-    return None
