@@ -220,8 +220,9 @@ class KeptModel:
 def estimate_kept_bytes(func, target_index: int = 0) -> int:
     """Bytes of the forward values that ``relax.transform.Gradient``'s backward pass keeps.
 
-    A pytvm extension (not Apache TVM API). The function is differentiated once to learn what
-    the gradient rules read; checkpoint markers decide, by the pass's own rule (spec F.4), which
+    A pytvm extension (not Apache TVM API). The function is differentiated once (all
+    parameters requested; requesting fewer can only read fewer values) to learn what the
+    gradient rules read; checkpoint markers decide, by the pass's own rule (spec F.4), which
     of those values are kept and which are recomputed. Parameters are not counted; a tuple
     counts as the sum of its fields.
 
