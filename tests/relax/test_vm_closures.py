@@ -131,3 +131,18 @@ def test_local_functions_calling_each_other_run():
     spec.loader.exec_module(module)
     vm = relax.VirtualMachine(relax.build(module.LocalCallsLocal, "llvm"), tvm.cpu())
     np.testing.assert_allclose(vm["main"](X, Y).numpy(), ((X + X) * Y) ** 2, rtol=1e-6)
+
+
+def test_captured_symbolic_variables_run():
+    path = pathlib.Path(__file__).parent / "transform" / "test_lambda_lift.py"
+    spec = importlib.util.spec_from_file_location("_lambda_lift_cases3", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    vm = relax.VirtualMachine(relax.build(module.SymbolicCapture, "llvm"), tvm.cpu())
+    x = np.ones(5, "float32")
+    y = np.arange(4, dtype="float32")
+    (b, shape), (c, x_out, n_shape) = vm["main"](x, y)
+    np.testing.assert_array_equal(b.numpy(), 2 * y)
+    assert shape == (10,) and n_shape == (5,)
+    np.testing.assert_array_equal(c.numpy(), y + 1)
+    np.testing.assert_array_equal(x_out.numpy(), x)

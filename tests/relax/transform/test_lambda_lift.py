@@ -7,6 +7,7 @@ from tvm.relax import BindingBlock, Call, Function, If, SeqExpr, Var, VarBinding
 from tvm.relax.ty import FuncType, TensorType
 from tvm.script import ir as I
 from tvm.script import relax as R
+from tvm.script import tirx as T
 
 
 def _lift(mod):
@@ -264,3 +265,40 @@ def test_local_functions_calling_each_other():
     assert "g: R.Any = R.make_closure(cls.main_g, (f, y))" in text
     assert "def main_k(a: R.Tensor((2, 3), dtype=\"float32\")) ->" in text
     assert "s: R.Tensor((2, 3), dtype=\"float32\") = cls.main_k(r)" in text
+
+
+@I.ir_module
+class SymbolicCapture:
+    @R.function
+    def main(x: R.Tensor(("n",), "float32"), y: R.Tensor((4,), "float32")):
+        n = T.int64()
+
+        @R.function
+        def g(a: R.Tensor((4,), "float32")):
+            b = R.add(a, a)
+            return (b, R.shape([n * 2]))
+
+        @R.function
+        def f(a: R.Tensor((4,), "float32")):
+            c = R.add(a, R.const(1.0, "float32"))
+            return (c, x, R.shape([n]))
+
+        r = g(y)
+        s = f(y)
+        return (r, s)
+
+
+def test_symbolic_variables_are_captured_and_owned_by_each_function():
+    after = _lift(SymbolicCapture)
+    relax.analysis.well_formed(after)  # raises when a symbolic var is shared by two functions
+    # n is used by g but defined by none of its annotations: captured as R.Prim(value=n), as
+    # TVM 0.27 does (its printer names the parameter n instead of n_1).
+    g = after["main_g"]
+    assert [p.name_hint for p in g.params] == ["a", "n"]
+    assert g.params[1].ty.value is not None
+    assert "g: R.Any = R.make_closure(cls.main_g, (n,))" in after.script()
+    # f captures x, whose annotation (n,) defines n: no extra parameter.
+    assert [p.name_hint for p in after["main_f"].params] == ["a", "x"]
+    main_n = after["main"].params[0].ty.shape.values[0]
+    f_n = after["main_f"].params[1].ty.shape.values[0]
+    assert f_n is not main_n and f_n.name == main_n.name == "n"

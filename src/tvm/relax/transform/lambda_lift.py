@@ -48,20 +48,24 @@ A local function that calls another capturing local function receives that closu
 ``R.Any`` parameter and calls it with ``R.invoke_pure_closure`` (TVM 0.27 prints an ill-formed
 module for this case, with undefined variables; the result here is well formed).
 
-Limit: a local function whose body uses a symbolic variable of the enclosing function that
-none of its own parameters' annotations defines is lifted as is (the lifted function is then
-not well formed); TVM rejects or rewrites such functions as well.
+Symbolic variables: a lifted function gets its own copies of its symbolic variables (each
+belongs to one function). One it uses that no parameter annotation defines (its own, or that
+of a captured variable) is captured too, as an ``R.Prim(value=n)`` parameter. (TVM 0.27 also
+captures those that only a captured variable's annotation defines.)
 """
 
 from __future__ import annotations
 
 from ...ir.expr import GlobalVar
 from ...ir.transform import module_pass
-from ...ir.type import TupleType
-from ..expr import Call, DataflowVar, Function, Var, VarBinding
+from ...ir.type import PrimType, TupleType
+from ..analysis.type_analysis import tir_vars_in
+from ..analysis.var_analysis import free_symbolic_vars
+from ..expr import Call, DataflowVar, Function, PrimValue, Var, VarBinding
 from ..expr_functor import ExprMutator, ExprVisitor
 from ..op.base import invoke_closure, invoke_pure_closure, make_closure
 from ..ty import FuncType, ObjectType
+from ..utils import copy_with_new_vars
 from ._utils import relax_functions
 
 __all__ = ["LambdaLift"]
@@ -135,6 +139,14 @@ class _Lifter(ExprMutator):
                 continue  # a capture-free local function: referenced by name
             free.append(var)
             captured.append(value)
+        # Symbolic variables of the enclosing function that the local function uses but no
+        # parameter annotation (its own or a captured variable's) defines: captured as
+        # R.Prim(value=n) parameters.
+        annotated = {id(v) for var in free if var.ty is not None for v in tir_vars_in(var.ty)}
+        for sym in free_symbolic_vars(func):
+            if id(sym) not in annotated:
+                free.append(Var(sym.name, PrimType(sym.dtype, sym)))
+                captured.append(PrimValue(sym))
         gvar = self._lift(local, func, free, captured)
         if not captured:
             self.set_var_remap(local, gvar)
@@ -152,7 +164,11 @@ class _Lifter(ExprMutator):
             count += 1
             name = f"{base}{count}"
         # Captures become parameters (fresh, non-dataflow vars with the same names and types).
-        cap_params = [Var(v.name_hint, v.ty, v.span) for v in captured]
+        # A parameter has the type of the captured value (a local closure is R.Any now).
+        cap_params = [
+            Var(v.name_hint, c.ty if isinstance(c, Var) else v.ty, v.span)
+            for v, c in zip(free, captured)
+        ]
         params = [
             Var(p.name_hint, p.ty, p.span) if isinstance(p, DataflowVar) else p
             for p in func.params
@@ -187,7 +203,9 @@ class _Lifter(ExprMutator):
         attrs = {k: v for k, v in _attrs(func).items() if k != "global_symbol"}
         lifted = Function(params + cap_params, body, ret_ty, func.is_pure, attrs or None,
                           span=func.span)
-        self.builder_.update_func(gvar, self.builder_.normalize(lifted))
+        # Its own copies of every variable: a symbolic variable belongs to one function.
+        lifted = copy_with_new_vars(self.builder_.normalize(lifted))
+        self.builder_.update_func(gvar, lifted)
         return gvar
 
     # --- uses --------------------------------------------------------------------------------
