@@ -3,6 +3,7 @@ backbone's checkpoints, the kept bytes are printed before and after, and the mod
 
 import re
 
+import numpy as np
 import pytest
 
 pytest.importorskip("sklearn")
@@ -50,3 +51,46 @@ def test_help_documents_the_memory_budget(capsys):
         train_digits.main(["--help"])
     text = capsys.readouterr().out
     assert "--memory-budget" in text and "200KB" in text
+
+
+def _adjoint_kept_bytes(adjoint):
+    """Bytes of the forward values the adjoint reads after its seed (parameters excluded)."""
+    from tvm import relax
+
+    bindings = adjoint.body.blocks[0].bindings
+    seed = next(
+        i
+        for i, b in enumerate(bindings)
+        if b.var.name_hint.endswith("_adjoint") and getattr(b.value.op, "name", "") == "relax.ones"
+    )
+    forward = {b.var for b in bindings[:seed]}
+    used = set()
+    for binding in bindings[seed:]:
+        used |= {v for v in relax.analysis.free_vars(binding.value) if v in forward}
+    return sum(4 * int(np.prod([int(d) for d in v.ty.shape.values])) for v in used)
+
+
+@pytest.mark.parametrize("model", ["mlp", "cnn"])
+def test_budget_of_the_backbone_holds_in_the_training_adjoint(model, capsys):
+    """SetupTrainer's adjoint keeps the backbone's budgeted values plus the loss's own."""
+    from tvm import relax
+    from tvm.relax.analysis import estimate_kept_bytes
+    from tvm.relax.training import SetupTrainer
+    from tvm.relax.training.loss import CrossEntropyLoss
+
+    setup = SetupTrainer(
+        CrossEntropyLoss(),
+        train_digits.make_optimizer("sgd", 0.1),
+        [relax.TensorType((32, 10), "float32"), relax.TensorType((32,), "int64")],
+        legalize=False,
+    )
+    backbone = train_digits.build_backbone(model, 32, 32, False)
+    plain = _adjoint_kept_bytes(setup(backbone)["backbone_loss_adjoint"])
+    loss_own = plain - estimate_kept_bytes(backbone["backbone"])
+    assert loss_own == 32 * 10 * 4  # the log-softmax of the logits
+    budgeted = train_digits._fit_memory_budget(backbone, 5 * 1024)
+    kept = estimate_kept_bytes(budgeted["backbone"])
+    assert kept <= 5 * 1024
+    trained = setup(budgeted)
+    assert _adjoint_kept_bytes(trained["backbone_loss_adjoint"]) == kept + loss_own < plain
+    assert "memory budget 5.0 KB" in capsys.readouterr().out
