@@ -121,3 +121,13 @@ def test_planner_best_fit_and_growth():
     assert planner.assign(c, 64) == 2  # b is an input of c: a new storage
     assert planner.assign(d, 16) == 1  # b is dead: reused (best fit)
     assert planner.sizes == [32, 32, 64]
+
+
+def test_shared_storage_survives_export(tmp_path):
+    ex = relax.build(_chain_module(), relax_pipeline=None)
+    path = str(tmp_path / "chain.so")
+    ex.export_library(path)
+    loaded = relax.VirtualMachine(tvm.runtime.load_module(path), tvm.cpu())
+    assert loaded.module.planned_memory()["main"]["storages"] == 3
+    v = np.linspace(-1, 1, 8, dtype="float32")
+    np.testing.assert_allclose(loaded["main"](v).numpy(), _reference(v), rtol=1e-5)
