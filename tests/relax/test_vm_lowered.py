@@ -257,3 +257,12 @@ def test_a_training_step_on_the_vm_level_ir_matches_the_dataflow_path():
         losses.append([float(trainer.update(xb, yb).numpy()) for _ in range(3)])
     np.testing.assert_allclose(losses[0], losses[1], rtol=1e-5)
     assert losses[0][2] < losses[0][0]
+
+
+def test_runtime_tensor_arguments_on_the_vm_level_ir(built):
+    vm, vm_plain, _ = built(SymMLP)
+    args = [tvm.runtime.tensor(a) for a in (_f32(3, 3), _f32(3, 4), _f32(4))]
+    np.testing.assert_allclose(vm["main"](*args).numpy(), vm_plain["main"](*args).numpy(),
+                               rtol=1e-6)
+    report = vm.profile("main", *args)
+    assert report.calls[0][0] == "shape_func"
