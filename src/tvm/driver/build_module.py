@@ -148,19 +148,50 @@ def compile(mod, target=None, *, relax_pipeline="default", tir_pipeline="default
     lowered = lower(mod, target, tir_pipeline)
     # Lazy: llvmlite is imported only when something is compiled.
     from ..backend.llvm.codegen import codegen_module
-    from ..backend.llvm.jit import build_module
+    from ..backend.llvm.jit import build_module, compile_threads
 
     names = [gv.name_hint for gv in lowered.functions]
-    llvm_module = codegen_module(lowered, module_name="_".join(names)[:64] or "pytvm")
+    module_name = "_".join(names)[:64] or "pytvm"
+    # Several parts are optimized and compiled by LLVM in parallel threads.
+    parts = [codegen_module(IRModule(group, attrs=lowered.attrs), module_name=module_name)
+             for group in _partition(lowered, compile_threads())]
     llvm_target = None if target is None or isinstance(target, str) and target.strip() == "llvm" \
         else target
-    result = build_module(llvm_module, llvm_target)
+    result = build_module(parts, llvm_target, name=module_name)
     if key is not None:
         with _CACHE_LOCK:
             _CACHE[key] = (mod, result)
             while len(_CACHE) > _CACHE_SIZE:
                 _CACHE.popitem(last=False)
     return result
+
+
+def _partition(mod: IRModule, count: int) -> list:
+    """Split the functions of ``mod`` into at most ``count`` groups of similar size.
+
+    The size of a function is its number of TIR nodes (a proxy for the LLVM work); the
+    largest go first, each to the lightest group. Deterministic, so the LLVM IR of each
+    group, and hence its disk-cache key, is the same in every process.
+    """
+    from ..tirx.stmt_functor import post_order_visit
+
+    items = list(mod.functions.items())
+    count = max(1, min(count, len(items)))
+    if count == 1:
+        return [dict(items)]
+    sizes = []
+    for gvar, func in items:
+        counter = [0]
+        post_order_visit(func.body, lambda _node, c=counter: c.__setitem__(0, c[0] + 1))
+        sizes.append(counter[0])
+    groups = [[] for _ in range(count)]
+    loads = [0] * count
+    for index in sorted(range(len(items)), key=lambda i: (-sizes[i], i)):
+        lightest = loads.index(min(loads))
+        groups[lightest].append(index)
+        loads[lightest] += sizes[index]
+    # Keep the module's function order inside each group.
+    return [dict(items[i] for i in sorted(group)) for group in groups if group]
 
 
 def build(mod, target=None, pipeline="default"):

@@ -76,3 +76,32 @@ def _write_atomic(path: str, data: bytes) -> None:
         if os.path.exists(tmp):
             os.unlink(tmp)
         raise
+
+
+def cache_key(ir_text: str, options_key: str) -> str:
+    """The key of an entry: SHA-256 of the IR text and the target options' key."""
+    digest = hashlib.sha256()
+    digest.update(ir_text.encode("utf-8"))
+    digest.update(b"\0")
+    digest.update(options_key.encode("utf-8"))
+    return digest.hexdigest()
+
+
+def compiled_object(ir_text: str, name: str, options) -> bytes:
+    """The object file of ``ir_text`` optimized for ``options`` (a ``TargetOptions``).
+
+    Served from the cache when there, else compiled and stored. For the runtime's own
+    modules (thread pool, workspace functions), which every process JIT-compiles once.
+    """
+    # Lazy import: the cache itself does not need LLVM.
+    from .target_machine import emit_object, optimize, parse_ir
+
+    key = cache_key(ir_text, options.key())
+    entry = load(key)
+    if entry is not None:
+        return entry[1]
+    mod = parse_ir(ir_text, name)
+    optimize(mod, options)
+    obj = emit_object(mod, options)
+    store(key, str(mod), obj)
+    return obj

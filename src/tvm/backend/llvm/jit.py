@@ -15,6 +15,7 @@ object code is also cached on disk (``disk_cache``), so a new process skips O3 a
 from __future__ import annotations
 
 import collections
+import concurrent.futures
 import hashlib
 import os
 import re
@@ -28,7 +29,6 @@ from . import disk_cache, threadpool, workspace
 from .target_machine import (
     _LOCK,
     TargetOptions,
-    declared_symbols,
     emit_assembly,
     emit_object,
     llvm_binding,
@@ -55,50 +55,52 @@ class LLVMModuleImpl:
 
     kind = "llvm"
 
-    def __init__(self, name: str, ir_text: str, options: TargetOptions):
+    def __init__(self, name: str, ir_text, options: TargetOptions):
         self.name = name
         self.options = options
-        self.ir_text = ir_text
+        # One optimized IR text per part (a build may be split into parts compiled in
+        # parallel, see build_module); ``ir_text`` shows them one after the other.
+        self.ir_texts = [ir_text] if isinstance(ir_text, str) else list(ir_text)
+        self.ir_text = "\n".join(self.ir_texts)
         self._asm: str | None = None
         self._object: bytes | None = None
         self._engine = None
         self._functions: dict = {}
         # Runtime functions the code calls; a shared library gets them linked in.
-        self.runtime_symbols = set(_DECLARATION.findall(ir_text)) & set(_RUNTIME_OBJECTS)
+        self.runtime_symbols = set(_DECLARATION.findall(self.ir_text)) & set(_RUNTIME_OBJECTS)
 
     # -- compilation -------------------------------------------------------------------
     def jit(self) -> None:
-        """Compile ``ir_text`` in-process and wrap the packed functions."""
-        llvm = llvm_binding()
-        mod = parse_ir(self.ir_text, self.name)
-        _resolve_symbols(declared_symbols(mod), self.name)
-        with _LOCK:
-            engine = llvm.create_mcjit_compiler(mod, new_target_machine(self.options))
-            # MCJIT hands over the object file it produced: kept for export and the disk cache.
-            engine.set_object_cache(notify_func=self._remember_object)
-            engine.finalize_object()
-        names = [
-            fn.name
-            for fn in mod.functions
-            if not fn.is_declaration and fn.name.startswith(PACKED_PREFIX)
-        ]
-        self._wrap_functions(engine, names)
+        """Compile the (optimized) IR in-process and wrap the packed functions."""
+        self.jit_objects([_compile_part(text, self.name, self.options, optimized=True)[1]
+                          for text in self.ir_texts])
 
     def jit_object(self, obj: bytes) -> None:
         """Load an object file compiled earlier from ``ir_text`` (disk cache hit)."""
+        self.jit_objects([obj])
+
+    def jit_objects(self, objects) -> None:
+        """Load the object files of the parts (in order) into one engine; wrap the functions."""
         llvm = llvm_binding()
         _resolve_symbols(_DECLARATION.findall(self.ir_text), self.name)
         with _LOCK:
             engine = llvm.create_mcjit_compiler(
                 llvm.parse_assembly(""), new_target_machine(self.options)
             )
-            engine.add_object_file(llvm.ObjectFileRef.from_data(obj))
+            for obj in objects:
+                engine.add_object_file(llvm.ObjectFileRef.from_data(obj))
             engine.finalize_object()
-        self._object = obj
+        if len(objects) == 1:
+            self._object = objects[0]
         self._wrap_functions(engine, _PACKED_DEFINITION.findall(self.ir_text))
 
-    def _remember_object(self, _module, buffer: bytes) -> None:
-        self._object = bytes(buffer)
+    def _linked_module(self):
+        """The parts' optimized IR linked into one module (for assembly and one object)."""
+        mod = parse_ir(self.ir_texts[0], self.name)
+        for text in self.ir_texts[1:]:
+            # Internal helpers defined in several parts are renamed by the linker.
+            mod.link_in(parse_ir(text, self.name))
+        return mod
 
     def _wrap_functions(self, engine, symbols) -> None:
         self._engine = engine
@@ -131,13 +133,13 @@ class LLVMModuleImpl:
     def assembly(self) -> str:
         """The target assembly (computed once)."""
         if self._asm is None:
-            self._asm = emit_assembly(parse_ir(self.ir_text, self.name), self.options)
+            self._asm = emit_assembly(self._linked_module(), self.options)
         return self._asm
 
     def object_code(self) -> bytes:
-        """The relocatable object file (computed once)."""
+        """The relocatable object file, one for all parts (computed once)."""
         if self._object is None:
-            self._object = emit_object(parse_ir(self.ir_text, self.name), self.options)
+            self._object = emit_object(self._linked_module(), self.options)
         return self._object
 
     def inspect_source(self, fmt: str = "") -> str:
@@ -219,23 +221,39 @@ def _resolve_symbols(symbols, module_name: str) -> None:
         workspace.register_symbols()
 
 
-def _load_from_disk(key: str, name: str, options: TargetOptions) -> LLVMModuleImpl | None:
-    entry = disk_cache.load(key)
-    if entry is None:
-        return None
-    impl = LLVMModuleImpl(name, entry[0], options)
-    impl.jit_object(entry[1])
-    _STATS["disk_hits"] += 1
-    return impl
-
-
 def cache_key(ir_text: str, options: TargetOptions) -> str:
     """The compilation cache key: SHA-256 of the IR text and the target options."""
-    digest = hashlib.sha256()
-    digest.update(ir_text.encode("utf-8"))
-    digest.update(b"\0")
-    digest.update(options.key().encode("utf-8"))
-    return digest.hexdigest()
+    return disk_cache.cache_key(ir_text, options.key())
+
+
+#: Threads that compile the parts of one build (None: the CPUs this process may use).
+COMPILE_THREADS: int | None = None
+
+
+def compile_threads() -> int:
+    """How many threads :func:`build_module` uses for a build of several parts."""
+    if COMPILE_THREADS is not None:
+        return max(1, int(COMPILE_THREADS))
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except (AttributeError, OSError):  # not Linux
+        return max(1, os.cpu_count() or 1)
+
+
+def _compile_part(ir_text: str, name: str, options: TargetOptions, optimized: bool = False):
+    """``(optimized IR text, object file)`` of one part; safe to run in several threads.
+
+    Each call parses into its own LLVM context and uses its own target machine, and
+    llvmlite releases the GIL inside LLVM, so parts compile in parallel.
+    """
+    llvm = llvm_binding()
+    context = llvm.create_context()
+    mod = parse_ir(ir_text, name, context=context)
+    tm = new_target_machine(options)
+    if not optimized:
+        optimize(mod, options, tm=tm)
+        ir_text = str(mod)
+    return ir_text, tm.emit_object(mod)
 
 
 def build_module(
@@ -245,9 +263,11 @@ def build_module(
 
     Parameters
     ----------
-    ir_module : llvmlite.ir.Module or str
+    ir_module : llvmlite.ir.Module or str, or a list of them
         The module, or its LLVM IR text. Functions named ``__tvm_ffi_<name>`` become
-        ``mod["<name>"]``.
+        ``mod["<name>"]``. A list gives the parts of one module: they are optimized and
+        compiled in parallel (:data:`COMPILE_THREADS`) and loaded into one engine, so
+        they must not refer to each other's functions; exported names must be distinct.
     target : None, str, dict or Target
         See :meth:`TargetOptions.from_target`; None compiles for the host CPU at O3.
     name : str, optional
@@ -261,8 +281,11 @@ def build_module(
     tvm.runtime.Module
         A module of kind ``"llvm"``.
     """
-    ir_text = ir_module if isinstance(ir_module, str) else str(ir_module)
-    name = name or getattr(ir_module, "name", None) or "module"
+    parts = list(ir_module) if isinstance(ir_module, (list, tuple)) else [ir_module]
+    if not parts:
+        raise ValueError("build_module: no LLVM module to compile (an empty list of parts)")
+    texts = [part if isinstance(part, str) else str(part) for part in parts]
+    name = name or getattr(parts[0], "name", None) or "module"
     options = TargetOptions.from_target(target)
     host = llvm_binding().get_process_triple()
     if options.resolved_triple().split("-")[0] != host.split("-")[0]:
@@ -270,23 +293,34 @@ def build_module(
             f"cannot JIT-compile module '{name}' for triple '{options.triple}' on this "
             f"'{host}' host: cross compilation is not supported by the llvm backend yet"
         )
-    key = cache_key(ir_text, options) if use_cache else None
-    if key is not None:
+    keys = [cache_key(text, options) for text in texts] if use_cache else None
+    key = None
+    if keys is not None:
+        key = keys[0] if len(keys) == 1 else hashlib.sha256("|".join(keys).encode()).hexdigest()
         with _CACHE_LOCK:
             cached = _CACHE.get(key)
             if cached is not None:
                 _CACHE.move_to_end(key)
                 _STATS["cache_hits"] += 1
                 return cached
-    impl = _load_from_disk(key, name, options) if key is not None else None
-    if impl is None:
-        mod = parse_ir(ir_text, name)
-        optimize(mod, options)
-        impl = LLVMModuleImpl(name, str(mod), options)
-        impl.jit()
-        _STATS["compiled"] += 1
-        if key is not None and disk_cache.cache_dir() is not None:
-            disk_cache.store(key, impl.ir_text, impl.object_code())
+    # Parts in the disk cache load; the others compile, in parallel when there are several.
+    compiled = [disk_cache.load(k) for k in keys] if keys is not None else [None] * len(texts)
+    missing = [i for i, entry in enumerate(compiled) if entry is None]
+    threads = min(len(missing), compile_threads())
+    if threads > 1:
+        with concurrent.futures.ThreadPoolExecutor(threads) as pool:
+            done = pool.map(lambda i: _compile_part(texts[i], name, options), missing)
+            for i, entry in zip(missing, done):
+                compiled[i] = entry
+    else:
+        for i in missing:
+            compiled[i] = _compile_part(texts[i], name, options)
+    if keys is not None and disk_cache.cache_dir() is not None:
+        for i in missing:
+            disk_cache.store(keys[i], *compiled[i])
+    impl = LLVMModuleImpl(name, [entry[0] for entry in compiled], options)
+    impl.jit_objects([entry[1] for entry in compiled])
+    _STATS["compiled" if missing else "disk_hits"] += 1
     result = Module(impl)
     if key is not None:
         with _CACHE_LOCK:

@@ -72,6 +72,7 @@ from .packed_checks import (  # noqa: F401  (re-exported: parallel.py, testing.p
     parse_dtype,
     raise_helper,
     raise_str_helper,
+    static_dims,
     tensor_head_helper,
     tensor_tail_helper,
     type_name,
@@ -301,8 +302,9 @@ class _Emitter:
         b.ret(ir.Constant(I32, -1))
         b.position_at_end(ok)
 
-    def _where(self, index: int, what: str) -> str:
-        what = what.replace("%", "%%")
+    def _where(self, index: int, what: str, escape: bool = True) -> str:
+        """The message prefix naming ``what``, the argument and the signature (a format)."""
+        what = what.replace("%", "%%") if escape else what
         sig = self.signature.replace("%", "%%")
         return f"{what} on argument #{index} when calling:\n  `{sig}`,\n  "
 
@@ -352,7 +354,14 @@ class _Emitter:
             dtype_where + f"expected {param.dtype}, got %sx%d",
             where(f"Mismatched {p}.device") + f"expected {expected_device}, got %s "
             "(device_type=%d)",
+            # "Invalid A.shape[<d>] on argument #...": the label with the dimension as %d.
+            self._where(index, f"Invalid {p}.shape[".replace("%", "%%") + "%d]", escape=False)
+            + "expected %lld, got %lld",
         ]
+        # Without symbolic extents the helper checks the static ones too (same order).
+        all_static = not any(isinstance(want, str) for want in param.shape)
+        dims = (static_dims(self.module, param.shape) if all_static
+                else ir.Constant(PTR, None))
         dl = b.call(
             tensor_head_helper(self.module),
             [
@@ -363,6 +372,7 @@ class _Emitter:
                 ir.Constant(I16, lanes),
                 ir.Constant(I32, param.device_type or 0),
                 ir.Constant(I32, flags),
+                dims,
                 *(self._cstr(text) for text in fmts),
             ],
             name=f"{p}.dltensor",
@@ -380,12 +390,15 @@ class _Emitter:
         shape_ptr = field(24, PTR, "shape")
         shape = []
         for dim, want in enumerate(param.shape):
+            label = f"{p}.shape[{dim}]"
+            if isinstance(want, int) and all_static:
+                shape.append(ir.Constant(I64, want))  # checked by the head helper
+                continue
             extent = b.load(
                 b.gep(shape_ptr, [ir.Constant(I64, dim)], source_etype=I64),
                 typ=I64,
                 name=f"{p}.shape{dim}",
             )
-            label = f"{p}.shape[{dim}]"
             if isinstance(want, int):
                 self._fail_if(
                     b.icmp_signed("!=", extent, ir.Constant(I64, want)),

@@ -237,21 +237,37 @@ def dtype_error_helper(module):
     return fn
 
 
+def static_dims(module: ir.Module, dims) -> ir.Value:
+    """A private constant ``i64`` array of expected extents (-1: not checked by the helper)."""
+    values = [d if isinstance(d, int) else -1 for d in dims]
+    key = "__pytvm_dims_" + "_".join(str(v).replace("-", "m") for v in values)
+    gv = module.globals.get(key)
+    if gv is None:
+        typ = ir.ArrayType(I64, len(values))
+        gv = ir.GlobalVariable(module, typ, name=key)
+        gv.linkage, gv.global_constant = "private", True
+        gv.initializer = ir.Constant(typ, values)
+        gv.type = PTR
+    return gv
+
+
 def tensor_head_helper(module):
-    """``ptr head(slot, ndim, code, bits, lanes, device, flags, fmts...)``: the first checks.
+    """``ptr head(slot, ndim, code, bits, lanes, device, flags, dims, fmts...)``: first checks.
 
     ``slot`` is the argument's ``TVMFFIAny*``. Checks, in order: the type index (Tensor or
     DLTensor*), NULL, ndim, dtype (when ``flags & CHECK_DTYPE``), device type (when ``flags
-    & CHECK_DEVICE``). Returns the ``DLTensor*``, or NULL after raising the error. The six
-    format strings: type (``%s``), NULL, ndim (``%d``), dtype scalar and vector (see
-    :func:`dtype_error_helper`), device (``%s``, ``%d``).
+    & CHECK_DEVICE``), then, when ``dims`` is not NULL, every extent ``dims[d] >= 0`` (see
+    :func:`static_dims`). Returns the ``DLTensor*``, or NULL after raising the error. The
+    seven format strings: type (``%s``), NULL, ndim (``%d``), dtype scalar and vector (see
+    :func:`dtype_error_helper`), device (``%s``, ``%d``), extent (``%d``: the dimension,
+    ``%lld``: expected, ``%lld``: actual).
     """
-    ftype = ir.FunctionType(PTR, [PTR, I32, I8, I8, I16, I32, I32] + [PTR] * 6)
+    ftype = ir.FunctionType(PTR, [PTR, I32, I8, I8, I16, I32, I32, PTR] + [PTR] * 7)
     fn, new = _helper(module, "__pytvm_tensor_head", ftype, cold=False)
     if not new:
         return fn
-    slot, ndim, code, bits, lanes, device, flags = fn.args[:7]
-    f_type, f_null, f_ndim, f_scalar, f_vector, f_device = fn.args[7:]
+    slot, ndim, code, bits, lanes, device, flags, dims = fn.args[:8]
+    f_type, f_null, f_ndim, f_scalar, f_vector, f_device, f_extent = fn.args[8:]
     b = ir.IRBuilder(fn.append_basic_block("entry"))
     raiser = _Raiser(fn, b, ir.Constant(PTR, None))
     type_index = b.load(slot, typ=I32)
@@ -297,7 +313,29 @@ def tensor_head_helper(module):
     raiser.fail_if(b.icmp_signed("!=", actual, device), "ValueError", f_device,
                    lambda: b.call(names, [actual]), actual)
     b.branch(done)
+    # Static extents, in dimension order, when asked.
     b.position_at_end(done)
+    ret = fn.append_basic_block("ret")
+    loop = fn.append_basic_block("extent_loop")
+    body = fn.append_basic_block("extent_body")
+    check = fn.append_basic_block("extent_check")
+    b.cbranch(b.icmp_unsigned("==", dims, ir.Constant(PTR, None)), ret, loop)
+    b.position_at_end(loop)
+    d = b.phi(I32)
+    d.add_incoming(ir.Constant(I32, 0), done)
+    b.cbranch(b.icmp_signed("<", d, ndim), body, ret)
+    b.position_at_end(body)
+    shape = field(24, PTR)
+    d64 = b.sext(d, I64)
+    want = b.load(b.gep(dims, [d64], source_etype=I64), typ=I64)
+    got = b.load(b.gep(shape, [d64], source_etype=I64), typ=I64)
+    bad = b.and_(b.icmp_signed(">=", want, ir.Constant(I64, 0)), b.icmp_signed("!=", got, want))
+    raiser.fail_if(bad, "ValueError", f_extent, d, want, got)
+    b.branch(check)
+    b.position_at_end(check)
+    d.add_incoming(b.add(d, ir.Constant(I32, 1)), check)
+    b.branch(loop)
+    b.position_at_end(ret)
     b.ret(dl)
     return fn
 

@@ -175,14 +175,16 @@ def new_target_machine(options: TargetOptions):
     )
 
 
-def parse_ir(ir_text: str, name: str = "module"):
+def parse_ir(ir_text: str, name: str = "module", context=None):
     """Parse and verify LLVM IR text into an llvmlite ``ModuleRef``.
 
-    Raises ``ValueError`` naming the module when the IR does not parse or verify.
+    ``context``: an ``llvm.create_context()`` to parse into (None: the global context); a
+    thread that compiles while other threads do must use its own. Raises ``ValueError``
+    naming the module when the IR does not parse or verify.
     """
     llvm = llvm_binding()
     try:
-        mod = llvm.parse_assembly(ir_text)
+        mod = llvm.parse_assembly(ir_text, context=context)
         mod.verify()
     except RuntimeError as err:
         raise ValueError(f"invalid LLVM IR in module '{name}': {err}") from err
@@ -190,10 +192,15 @@ def parse_ir(ir_text: str, name: str = "module"):
     return mod
 
 
-def optimize(mod, options: TargetOptions) -> None:
-    """Run the LLVM new-pass-manager pipeline at ``options.opt_level`` on ``mod`` in place."""
+def optimize(mod, options: TargetOptions, tm=None) -> None:
+    """Run the LLVM new-pass-manager pipeline at ``options.opt_level`` on ``mod`` in place.
+
+    ``tm``: the target machine to use (default: the shared one of ``options``); threads that
+    optimize concurrently each pass their own (with modules in their own contexts).
+    """
     llvm = llvm_binding()
-    tm = target_machine(options)
+    private = tm is not None
+    tm = tm or target_machine(options)
     mod.triple = tm.triple
     mod.data_layout = str(tm.target_data)
     if options.opt_level <= 0:
@@ -203,7 +210,12 @@ def optimize(mod, options: TargetOptions) -> None:
     pto.slp_vectorization = True
     with _LOCK:
         pb = llvm.create_pass_builder(tm, pto)
-        pb.getModulePassManager().run(mod, pb)
+        if not private:  # the shared target machine: one user at a time
+            pb.getModulePassManager().run(mod, pb)
+            return
+    # Outside the lock: llvmlite releases the GIL, so modules in separate contexts with
+    # their own target machines are optimized in parallel (see jit.build_module).
+    pb.getModulePassManager().run(mod, pb)
 
 
 def emit_assembly(mod, options: TargetOptions) -> str:

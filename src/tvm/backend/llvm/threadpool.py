@@ -35,12 +35,12 @@ import platform
 import sys
 import threading
 
+from . import disk_cache
 from .target_machine import (
     TargetOptions,
     declared_symbols,
     llvm_binding,
     new_target_machine,
-    optimize,
     parse_ir,
     register_tvm_ffi_symbols,
 )
@@ -508,10 +508,13 @@ class _Pool:
     def __init__(self):
         llvm = llvm_binding()
         options = TargetOptions()
-        mod = parse_ir(pool_ir(), "pytvm_threadpool")
-        register_tvm_ffi_symbols(declared_symbols(mod), mod.name)
-        optimize(mod, options)
-        engine = llvm.create_mcjit_compiler(mod, new_target_machine(options))
+        text = pool_ir()
+        register_tvm_ffi_symbols(declared_symbols(parse_ir(text, "pytvm_threadpool")),
+                                 "pytvm_threadpool")
+        # The object file comes from the disk cache after the first process (no O3/codegen).
+        obj = disk_cache.compiled_object(text, "pytvm_threadpool", options)
+        engine = llvm.create_mcjit_compiler(llvm.parse_assembly(""), new_target_machine(options))
+        engine.add_object_file(llvm.ObjectFileRef.from_data(obj))
         engine.finalize_object()
         self.launch_address = engine.get_function_address(LAUNCH_SYMBOL)
         self._num_threads = ctypes.CFUNCTYPE(ctypes.c_int32)(

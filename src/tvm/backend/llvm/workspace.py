@@ -17,12 +17,12 @@ from __future__ import annotations
 import functools
 import threading
 
+from . import disk_cache
 from .target_machine import (
     TargetOptions,
     declared_symbols,
     llvm_binding,
     new_target_machine,
-    optimize,
     parse_ir,
     register_tvm_ffi_symbols,
 )
@@ -86,10 +86,13 @@ _LOCK = threading.Lock()
 def _compile() -> dict:
     llvm = llvm_binding()
     options = TargetOptions()
-    mod = parse_ir(workspace_ir(), "pytvm_workspace")
-    register_tvm_ffi_symbols(declared_symbols(mod), mod.name)
-    optimize(mod, options)
-    engine = llvm.create_mcjit_compiler(mod, new_target_machine(options))
+    text = workspace_ir()
+    register_tvm_ffi_symbols(declared_symbols(parse_ir(text, "pytvm_workspace")),
+                             "pytvm_workspace")
+    # The object file comes from the disk cache after the first process (no O3/codegen).
+    obj = disk_cache.compiled_object(text, "pytvm_workspace", options)
+    engine = llvm.create_mcjit_compiler(llvm.parse_assembly(""), new_target_machine(options))
+    engine.add_object_file(llvm.ObjectFileRef.from_data(obj))
     engine.finalize_object()
     addresses = {name: engine.get_function_address(name) for name in SYMBOLS}
     engine.detach()  # JIT-compiled kernels may call these until the process exits

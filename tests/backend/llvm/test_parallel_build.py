@@ -1,0 +1,110 @@
+"""Builds split into parts that LLVM compiles in parallel threads, loaded into one module."""
+
+import numpy as np
+import pytest
+
+import tvm
+from tvm import te
+from tvm.backend.llvm import build_module, jit
+from tvm.backend.llvm.testing import elementwise_add_module
+from tvm.driver import build_module as driver
+from tvm.ir.module import IRModule
+from tvm.runtime.module import find_linker, load_module
+
+
+@pytest.fixture
+def threads(monkeypatch, tmp_path):
+    """Three compile threads and a fresh disk cache (this box may have fewer CPUs)."""
+    monkeypatch.setattr(jit, "COMPILE_THREADS", 3)
+    monkeypatch.setenv("PYTVM_CACHE_DIR", str(tmp_path))
+    jit.clear_cache()
+    driver.clear_cache()
+    yield
+    jit.clear_cache()
+    driver.clear_cache()
+
+
+def _kernels(n=64):
+    """Four PrimFuncs of different sizes: add, scale, exp and a row sum."""
+    A = te.placeholder((n, n), name="A")
+    B = te.placeholder((n, n), name="B")
+    k = te.reduce_axis((0, n), name="k")
+    funcs = {
+        "add": te.create_prim_func([A, B, te.compute((n, n), lambda i, j: A[i, j] + B[i, j])]),
+        "scale": te.create_prim_func([A, te.compute((n, n), lambda i, j: A[i, j] * 3.0)]),
+        "expo": te.create_prim_func([A, te.compute((n, n), lambda i, j: te.exp(A[i, j]))]),
+        "rowsum": te.create_prim_func([A, te.compute((n,), lambda i: te.sum(A[i, k], axis=k))]),
+    }
+    return IRModule({name: f.with_attr("global_symbol", name) for name, f in funcs.items()})
+
+
+def _check(lib, n=64):
+    rng = np.random.default_rng(0)
+    a, b = rng.random((n, n), dtype="float32"), rng.random((n, n), dtype="float32")
+    out = np.zeros((n, n), "float32")
+    lib["add"](a, b, out)
+    np.testing.assert_allclose(out, a + b, rtol=1e-6)
+    lib["scale"](a, out)
+    np.testing.assert_allclose(out, a * 3, rtol=1e-6)
+    lib["expo"](a, out)
+    np.testing.assert_allclose(out, np.exp(a), rtol=1e-5)
+    row = np.zeros(n, "float32")
+    lib["rowsum"](a, row)
+    np.testing.assert_allclose(row, a.sum(axis=1), rtol=1e-4)
+
+
+def test_partition_balances_and_keeps_order():
+    mod = _kernels()
+    groups = driver._partition(mod, 3)
+    assert len(groups) == 3
+    names = [[gv.name_hint for gv in group] for group in groups]
+    assert sorted(name for group in names for name in group) == ["add", "expo", "rowsum", "scale"]
+    order = [gv.name_hint for gv in mod.functions]
+    for group in names:  # module order inside each group
+        assert group == sorted(group, key=order.index)
+    assert driver._partition(mod, 3) == groups  # deterministic
+    assert [list(g) for g in driver._partition(mod, 1)] == [list(mod.functions)]
+    assert len(driver._partition(mod, 16)) == 4  # never more groups than functions
+
+
+def test_compile_in_parts_runs_and_exports(threads, tmp_path):
+    lib = tvm.compile(_kernels())
+    assert len(lib.impl.ir_texts) == 3
+    assert sorted(lib.function_names()) == ["add", "expo", "rowsum", "scale"]
+    _check(lib)
+    # The parts are linked into one module for assembly and for a single object file.
+    assert "__tvm_ffi_rowsum" in lib.inspect_source("asm")
+    ll = lib.inspect_source("ll")
+    assert all(f"@__tvm_ffi_{name}(" in ll for name in ("add", "scale", "expo", "rowsum"))
+    if find_linker() is None:
+        pytest.skip("no C compiler/linker on this machine")
+    path = str(tmp_path / "parts.so")
+    lib.export_library(path)
+    _check(load_module(path))
+
+
+def test_parts_load_from_the_disk_cache(threads):
+    first = tvm.compile(_kernels())
+    jit.clear_cache()
+    driver.clear_cache()
+    before = jit.cache_info()
+    second = tvm.compile(_kernels())
+    after = jit.cache_info()
+    assert after["disk_hits"] == before["disk_hits"] + 1
+    assert after["compiled"] == before["compiled"]
+    assert second.inspect_source("ll") == first.inspect_source("ll")
+    _check(second)
+
+
+def test_build_module_list_of_parts_and_errors(threads):
+    parts = [elementwise_add_module("p_add", "float32", ("n",)),
+             elementwise_add_module("p_add64", "float64", ("n",))]
+    lib = build_module(parts, name="two_parts")
+    a = np.arange(5, dtype="float64")
+    c = np.zeros_like(a)
+    lib["p_add64"](a, a, c)
+    np.testing.assert_array_equal(c, 2 * a)
+    with pytest.raises(ValueError, match="Mismatched B.shape"):
+        lib["p_add"](a.astype("float32"), a[:2].astype("float32"), c.astype("float32"))
+    with pytest.raises(ValueError, match="no LLVM module to compile"):
+        build_module([])
