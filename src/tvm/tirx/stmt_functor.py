@@ -362,8 +362,39 @@ class StmtExprMutator(StmtMutator, expr_functor.ExprMutator):
 
 
 def _visit_any(functor, node):
+    """Dispatch a node given to a functor directly (``substitute(region, vmap)``...).
+
+    Statements and expressions, and also the non-expression nodes that statements hold:
+    buffer regions, match-buffer regions, buffers, iteration variables (their domain; the
+    variable itself is a definition), and lists/tuples of any of these. Mutators return the
+    rebuilt node (the same object when nothing changed).
+    """
     if isinstance(node, Stmt):
         return functor.visit_stmt(node)
+    mutate = isinstance(functor, StmtMutator)
+    if isinstance(node, BufferRegion):
+        return functor.visit_buffer_region(node)
+    if isinstance(node, MatchBufferRegion):
+        buf = functor.visit_buffer_def(node.buffer)
+        src = functor.visit_buffer_region(node.source)
+        if not mutate or (buf is node.buffer and src is node.source):
+            return node
+        return MatchBufferRegion(buf, src)
+    if isinstance(node, Buffer):
+        if mutate:
+            return functor.visit_buffer_use(node)
+        functor.visit_buffer_def(node)
+        return node
+    if isinstance(node, IterVar):
+        lo, ext = functor.visit_expr(node.dom.min), functor.visit_expr(node.dom.extent)
+        if not mutate or (lo is node.dom.min and ext is node.dom.extent):
+            return node
+        return node.replace(dom=Range.from_min_extent(lo, ext))
+    if isinstance(node, (list, tuple)):
+        items = [_visit_any(functor, item) for item in node]
+        if not mutate or _same(items, node):
+            return node
+        return type(node)(items)
     return functor.visit_expr(node)
 
 
