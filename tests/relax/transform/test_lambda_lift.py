@@ -302,3 +302,32 @@ def test_symbolic_variables_are_captured_and_owned_by_each_function():
     main_n = after["main"].params[0].ty.shape.values[0]
     f_n = after["main_f"].params[1].ty.shape.values[0]
     assert f_n is not main_n and f_n.name == main_n.name == "n"
+
+
+def test_a_local_function_inside_an_if_branch():
+    @I.ir_module
+    class Before:
+        @R.function
+        def main(c: R.Tensor((), "bool"), x: R.Tensor((3,), "float32")):
+            if c:
+                y = R.add(x, x)
+
+                @R.function
+                def f(a: R.Tensor((3,), "float32")) -> R.Tensor((3,), "float32"):
+                    return R.multiply(a, y)
+
+                r = f(x)
+            else:
+                r = x
+            return r
+
+    after = _lift(Before)
+    relax.analysis.well_formed(after)  # raises on a violation
+    text = after.script()
+    # TVM 0.27 prints the same module.
+    assert 'def main_f(a: R.Tensor((3,), dtype="float32"), y: R.Tensor((3,), dtype="float32"))' in text
+    assert "            f: R.Any = R.make_closure(cls.main_f, (y,))" in text
+    assert (
+        '            r_then: R.Tensor((3,), dtype="float32") = R.invoke_pure_closure(f, (x,), '
+        'ty_args=(R.Tensor((3,), dtype="float32"),))'
+    ) in text
