@@ -42,8 +42,6 @@ _CHUNK = 12
 #: Cases whose gradient rule states a limit (``docs/arch/autodiff.md``): the words of the error.
 _LIMITS = {
     "manipulate-scatter_elements-mean-34": "supported for reduction 'update', 'add' and 'mul'",
-    "linear_algebra-einsum-trace-5": "repeated subscripts in one operand (diagonals)",
-    "nn-attention-window-46": "attention gradient with window_size is not supported",
 }
 
 

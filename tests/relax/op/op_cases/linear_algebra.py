@@ -46,6 +46,14 @@ CASES = [
     ),
     Case(
         op.einsum,
+        [[t((3, 3, 2)), t((2, 4))], "iij,jk->ik"],
+        'R.Tensor((3, 4), dtype="float32")',
+        lambda a, b: np.einsum("iij,jk->ik", a, b),
+        rtol=1e-4,
+        id="einsum-diagonal-contract",
+    ),
+    Case(
+        op.einsum,
         [[t((2, 3)), t((2, 3))], "ij,ij->i"],
         'R.Tensor((2,), dtype="float32")',
         lambda a, b: np.einsum("ij,ij->i", a, b),

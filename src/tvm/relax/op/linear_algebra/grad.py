@@ -7,8 +7,11 @@ shapes (collapse-sum over broadcast batch dims, squeeze of a promoted 1-D ``b``)
 
 from __future__ import annotations
 
-from ...expr import Tuple, TupleGetItem
+import string
+
+from ...expr import ShapeExpr, Tuple, TupleGetItem
 from ..binary import multiply
+from ..create import eye
 from ..grad.grad import fit_shape, register_gradient, shape_of
 from ..linear_algebra import einsum, matmul
 from ..manipulate import broadcast_to, expand_dims, permute_dims, squeeze
@@ -51,6 +54,25 @@ def _outer_grad(orig_var, orig_call, output_grad, ctx):
     return [matmul(output_grad, b), matmul(permute_dims(output_grad, [1, 0]), a)]
 
 
+def _onto_diagonals(grad, term, full_term, full_dims, dtype, terms):
+    """``grad`` (subscripts ``term``, each letter once) placed on the diagonals of an operand
+    with subscripts ``full_term``: each repeat of a letter gets a fresh letter tied to the
+    first by an identity matrix (``einsum("i,ia->ia", g, eye)`` for ``"ii"``)."""
+    used = set("".join(terms)) | set(term)
+    fresh = (c for c in string.ascii_letters if c not in used)
+    seen, out, eyes, eye_terms = set(), [], [], []
+    for pos, letter in enumerate(full_term):
+        if letter not in seen:
+            seen.add(letter)
+            out.append(letter)
+            continue
+        new = next(fresh)
+        out.append(new)
+        eyes.append(eye(full_dims[pos], dtype=dtype))
+        eye_terms.append(letter + new)
+    return einsum([grad, *eyes], f"{term},{','.join(eye_terms)}->{''.join(out)}")
+
+
 @register_gradient("relax.einsum")
 def _einsum_grad(orig_var, orig_call, output_grad, ctx):
     # The gradient of operand i contracts the output gradient with the other operands back to
@@ -68,12 +90,10 @@ def _einsum_grad(orig_var, orig_call, output_grad, ctx):
         raise ValueError("einsum gradients of an ellipsis need operands of known rank")
     terms, output = parsed
     grads = []
-    for i, term in enumerate(terms):
-        if len(set(term)) != len(term):
-            raise ValueError(
-                "einsum gradients of repeated subscripts in one operand (diagonals) are not "
-                f"supported (got {term!r})"
-            )
+    for i, full_term in enumerate(terms):
+        # A letter repeated within the operand reads its diagonal: take the gradient of the
+        # diagonal (one letter each), then place it back on the diagonal with identities.
+        term = "".join(dict.fromkeys(full_term))
         others = [t for j, t in enumerate(terms) if j != i]
         other_exprs = [e for j, e in enumerate(exprs) if j != i]
         available = set(output) | set("".join(others))
@@ -87,7 +107,12 @@ def _einsum_grad(orig_var, orig_call, output_grad, ctx):
             grad = output_grad
         if kept != term:
             missing = [k for k, c in enumerate(term) if c not in available]
-            grad = broadcast_to(expand_dims(grad, missing) if kept else grad, shape_of(exprs[i]))
+            full_dims = shape_of(exprs[i]).values
+            dims = ShapeExpr([full_dims[full_term.index(c)] for c in term])
+            grad = broadcast_to(expand_dims(grad, missing) if kept else grad, dims)
+        if term != full_term:
+            full_dims = shape_of(exprs[i]).values
+            grad = _onto_diagonals(grad, term, full_term, full_dims, exprs[i].ty.dtype, terms)
         # An ellipsis dim of extent 1 broadcast against a larger one sums back to extent 1.
         grads.append(fit_shape(ctx, grad, exprs[i]))
     return [Tuple(grads)]

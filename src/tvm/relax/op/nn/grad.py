@@ -560,14 +560,12 @@ def _group_norm_grad(orig_var, orig_call, output_grad, ctx):
 @register_gradient("relax.nn.attention")
 def _attention_grad(orig_var, orig_call, output_grad, ctx):
     # out = softmax(q k^T * scale + bias, masked) v, per batch and head ((batch, seq, head, dim)
-    # tensors). The probabilities are recomputed, then the usual softmax/matmul gradients.
+    # tensors; causal and sliding-window masks). The probabilities are recomputed, then the usual softmax/matmul gradients.
     from ..linear_algebra import einsum
     from ..manipulate import tile
 
     query, key, value, *bias = orig_call.args
     attrs = orig_call.attrs
-    if attrs.window_size is not None:
-        raise ValueError("the attention gradient with window_size is not supported")
     q_dims, k_dims = static_dims(query), static_dims(key)
     if q_dims is None or k_dims is None:
         raise ValueError("the attention gradient is supported for static shapes only")
@@ -584,6 +582,11 @@ def _attention_grad(orig_var, orig_call, output_grad, ctx):
         s, t = q_dims[1], k_dims[1]
         offset = 0 if attrs.causal_mask == "TopLeft" else t - s
         hidden = np.arange(t)[None, :] > np.arange(s)[:, None] + offset
+        if attrs.window_size is not None:
+            # Sliding window: each query also stops seeing keys ``window_size`` or more
+            # positions before its diagonal (the mask of the forward op).
+            window = int(attrs.window_size)
+            hidden |= np.arange(t)[None, :] < np.arange(s)[:, None] + offset - (window - 1)
         scores = where(const(hidden, "bool"), scalar(-np.inf, query), scores)
     probs = ctx.emit(softmax(scores, -1))
     d_probs = einsum([output_grad, value_t], "bsnh,btnh->bnst")
