@@ -156,7 +156,7 @@ def reference_equal(lhs, rhs, **kwargs):
 def iterative_hash(value, **kwargs):
     """``structural_hash`` through the iterative walk only."""
     tokens = []
-    state = structural._HashState(
+    state = structural._hash_state(
         kwargs.get("map_free_vars", False), kwargs.get("skip_tensor_content", False), tokens.append
     )
     structural._hash_iter(value, state)

@@ -226,15 +226,10 @@ def _sort_key(key):
 # False and a caller wants to know where, the reporting walk below runs again from scratch.
 
 
-class _EqState:
-    __slots__ = ("keep", "lhs_to_rhs", "map_free_vars", "rhs_to_lhs", "skip_tensor_content")
-
-    def __init__(self, map_free_vars, skip_tensor_content):
-        self.map_free_vars = map_free_vars
-        self.skip_tensor_content = skip_tensor_content
-        self.lhs_to_rhs: dict[int, Any] = {}
-        self.rhs_to_lhs: dict[int, Any] = {}
-        self.keep: list = []  # keeps mapped objects alive so ids stay unique
+# The state of one comparison is a tuple (cheaper to make than an object, which matters for
+# the many tiny comparisons): the variable mapping both ways, keyed by ``id`` (each dict also
+# keeps the other side's objects alive, so ids stay unique), then the two flags.
+_L2R, _R2L, _MAP_FREE, _SKIP_TENSOR = 0, 1, 2, 3
 
 
 def _eq(lv, rv, defining, depth, st):
@@ -245,16 +240,16 @@ def _eq(lv, rv, defining, depth, st):
         return _eq_mixed(lv, rv, info, defining, depth, st)
     if info.__class__ is tuple:  # a node class
         if info[1]:  # a variable
-            mapped = st.lhs_to_rhs.get(id(lv))
+            lhs_to_rhs = st[_L2R]
+            mapped = lhs_to_rhs.get(id(lv))
             if mapped is not None:
                 return mapped is rv
-            if id(rv) in st.rhs_to_lhs:
+            if id(rv) in st[_R2L]:
                 return False
-            if not (defining or st.map_free_vars):
+            if not (defining or st[_MAP_FREE]):
                 return lv is rv
-            st.lhs_to_rhs[id(lv)] = rv
-            st.rhs_to_lhs[id(rv)] = lv
-            st.keep.append((lv, rv))
+            lhs_to_rhs[id(lv)] = rv
+            st[_R2L][id(rv)] = lv
             defining = True  # the variable's own fields (its type) define what they hold
         if depth > _MAX_DEPTH:
             raise _TooDeep
@@ -262,22 +257,31 @@ def _eq(lv, rv, defining, depth, st):
         for name, is_def in info[0]:
             lsub = getattr(lv, name, None)
             rsub = getattr(rv, name, None)
-            if type(lsub) in _ATOM_TYPES and type(rsub) is type(lsub):
+            sub_cls = type(lsub)
+            if sub_cls in _ATOM_TYPES and type(rsub) is sub_cls:
                 if lsub != rsub:  # what the call would answer, without the call
                     return False
                 continue
             if not _eq(lsub, rsub, defining or is_def, depth, st):
                 return False
         return True
+    if info == _SEQ:
+        if len(lv) != len(rv):
+            return False
+        if depth > _MAX_DEPTH:
+            raise _TooDeep
+        depth += 1
+        for lsub, rsub in zip(lv, rv):
+            if not _eq(lsub, rsub, defining, depth, st):
+                return False
+        return True
     if info == _ATOM:
         return lv == rv
     if info == _FLOAT:
         return lv == rv or (_isnan(lv) and _isnan(rv))  # NaN equals NaN
-    if info == _SEQ:
-        return _eq_seq(lv, rv, defining, depth, st)
     if info == _DICT:
         return _eq_dict(lv, rv, defining, depth, st)
-    return _leaf_equal(lv, rv, st.skip_tensor_content)
+    return _leaf_equal(lv, rv, st[_SKIP_TENSOR])
 
 
 def _eq_mixed(lv, rv, info, defining, depth, st):
@@ -290,7 +294,7 @@ def _eq_mixed(lv, rv, info, defining, depth, st):
         return isinstance(rv, dict) and _eq_dict(lv, rv, defining, depth, st)
     if isinstance(rv, (Node, tuple, list, dict)):
         return False
-    return _leaf_equal(lv, rv, st.skip_tensor_content)
+    return _leaf_equal(lv, rv, st[_SKIP_TENSOR])
 
 
 def _eq_seq(lv, rv, defining, depth, st):
@@ -435,9 +439,8 @@ def structural_equal(lhs, rhs, map_free_vars: bool = False, skip_tensor_content:
     if lhs is rhs:
         # Any tree equals itself: each variable can only ever map to itself.
         return True
-    st = _EqState(map_free_vars, skip_tensor_content)
     try:
-        return _eq(lhs, rhs, False, 0, st)
+        return _eq(lhs, rhs, False, 0, ({}, {}, map_free_vars, skip_tensor_content))
     except (_TooDeep, RecursionError):
         pass
     return _Equal(map_free_vars, skip_tensor_content).run(lhs, rhs)
@@ -470,26 +473,25 @@ def get_first_structural_mismatch(lhs, rhs, map_free_vars: bool = False,
 # A defined variable's token is its definition index, so alpha-renamed trees hash alike.
 
 
-class _HashState:
-    __slots__ = ("emit", "keep", "map_free_vars", "skip_tensor_content", "var_index")
+# The state of one hash, a tuple like the comparison's: where tokens go, the definition index
+# of each variable met so far (by ``id``), a list keeping those variables alive, the flags.
+_EMIT, _VAR_INDEX, _KEEP, _H_MAP_FREE, _H_SKIP_TENSOR = 0, 1, 2, 3, 4
 
-    def __init__(self, map_free_vars, skip_tensor_content, emit):
-        self.map_free_vars = map_free_vars
-        self.skip_tensor_content = skip_tensor_content
-        self.emit = emit
-        self.var_index: dict[int, int] = {}
-        self.keep: list = []  # keeps indexed variables alive so ids stay unique
+
+def _hash_state(map_free_vars, skip_tensor_content, emit):
+    return (emit, {}, [], map_free_vars, skip_tensor_content)
 
 
 def _var_token(item, defining, st):
     """The token of a variable; ``True`` as second result when its fields must be hashed."""
-    index = st.var_index.get(id(item))
+    var_index = st[_VAR_INDEX]
+    index = var_index.get(id(item))
     if index is not None:
         return ("var", index), False
-    if defining or st.map_free_vars:
-        index = len(st.var_index)
-        st.var_index[id(item)] = index
-        st.keep.append(item)
+    if defining or st[_H_MAP_FREE]:
+        index = len(var_index)
+        var_index[id(item)] = index
+        st[_KEEP].append(item)
         return ("vardef", item.type_key, index), True
     return ("freevar", id(item)), False
 
@@ -497,31 +499,32 @@ def _var_token(item, defining, st):
 def _hash_rec(value, defining, depth, st):
     cls = type(value)
     info = _INFO.get(cls) or _classify(cls)
+    emit = st[_EMIT]
     if info.__class__ is tuple:  # a node class
         if info[1]:
             token, defines = _var_token(value, defining, st)
-            st.emit(token)
+            emit(token)
             if not defines:
                 return
             defining = True
         else:
-            st.emit(info[2])
+            emit(info[2])
         if depth > _MAX_DEPTH:
             raise _TooDeep
         depth += 1
         for name, is_def in info[0]:
             sub = getattr(value, name, None)
             if type(sub) in _ATOM_TYPES:
-                st.emit(sub)  # what the call would emit, without the call
+                emit(sub)  # what the call would emit, without the call
             else:
                 _hash_rec(sub, defining or is_def, depth, st)
     elif info == _ATOM:
-        st.emit(value)
+        emit(value)
     elif info == _FLOAT:
-        st.emit(_NAN if _isnan(value) else value)
+        emit(_NAN if _isnan(value) else value)
     elif info == _SEQ or info == _DICT:
         items = value if info == _SEQ else _dict_items(value)
-        st.emit(("seq" if info == _SEQ else "map", len(items)))
+        emit(("seq" if info == _SEQ else "map", len(items)))
         if depth > _MAX_DEPTH:
             raise _TooDeep
         depth += 1
@@ -532,12 +535,12 @@ def _hash_rec(value, defining, depth, st):
                 _hash_rec(sub[0], defining, depth, st)
                 _hash_rec(sub[1], defining, depth, st)
     else:
-        st.emit(_leaf_token(value, st.skip_tensor_content))
+        emit(_leaf_token(value, st[_H_SKIP_TENSOR]))
 
 
 def _hash_iter(value, st):
     """The tokens of ``_hash_rec`` for trees of any depth (explicit stack)."""
-    emit = st.emit
+    emit = st[_EMIT]
     stack = [(value, False)]
     pop = stack.pop
     push = stack.append
@@ -570,7 +573,7 @@ def _hash_iter(value, st):
                 push((sub, defining))
                 push((key, defining))
         else:
-            emit(_leaf_token(item, st.skip_tensor_content))
+            emit(_leaf_token(item, st[_H_SKIP_TENSOR]))
 
 
 def structural_hash(value, map_free_vars: bool = False, skip_tensor_content: bool = False) -> int:
@@ -581,8 +584,8 @@ def structural_hash(value, map_free_vars: bool = False, skip_tensor_content: boo
     """
     tokens: list = []
     try:
-        _hash_rec(value, False, 0, _HashState(map_free_vars, skip_tensor_content, tokens.append))
+        _hash_rec(value, False, 0, _hash_state(map_free_vars, skip_tensor_content, tokens.append))
     except (_TooDeep, RecursionError):
         tokens = []
-        _hash_iter(value, _HashState(map_free_vars, skip_tensor_content, tokens.append))
+        _hash_iter(value, _hash_state(map_free_vars, skip_tensor_content, tokens.append))
     return hash(tuple(tokens)) & _MASK64
