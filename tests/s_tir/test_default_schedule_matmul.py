@@ -94,6 +94,14 @@ def test_strip_is_packed_and_parallel():
     assert len(packs) == 1 and [int(d) for d in packs[0].buffer.shape] == [32, MATMUL_TILE[1]]
 
 
+def test_one_strip_runs_its_row_tiles_in_parallel():
+    out = schedule_prim_func(_matmul_func(64, 10, 32))
+    strip = out.body.block.body
+    assert strip.kind == ForKind.SERIAL and int(strip.extent) == 1
+    rows = [lp for lp in _nodes(out, For) if lp.kind == ForKind.PARALLEL]
+    assert len(rows) == 1 and int(rows[0].extent) == 64 // tile_shape(64, 10)[0]
+
+
 def test_columns_without_a_tile_use_the_generic_rule():
     out = schedule_prim_func(_matmul_func(8, 1000, 8))
     assert "C_strip" not in _block_names(out)
@@ -280,3 +288,34 @@ def test_long_sum_runs_on_a_vector_of_partial_sums():
 def test_short_sums_keep_the_scalar_reduction():
     func = _conv_weight_grad_func(n=1, h=4, w=4)  # 16 terms per output
     assert "dW_rf" not in _block_names(schedule_prim_func(func))
+
+
+@T.prim_func(s_tir=True)
+def transpose_input_rewritten(a: T.Buffer((8, 16), "float32"), out: T.Buffer((16, 8), "float32")):
+    x = T.alloc_buffer((8, 16), "float32")
+    xt = T.alloc_buffer((16, 8), "float32")
+    for i, j in T.grid(8, 16):
+        with T.sblock("first"):
+            vi, vj = T.axis.remap("SS", [i, j])
+            x[vi, vj] = a[vi, vj] + T.float32(1)
+    for i, j in T.grid(16, 8):
+        with T.sblock("transpose"):
+            vi, vj = T.axis.remap("SS", [i, j])
+            xt[vi, vj] = x[vj, vi]
+    for i, j in T.grid(8, 16):
+        with T.sblock("second"):
+            vi, vj = T.axis.remap("SS", [i, j])
+            x[vi, vj] = a[vi, vj] * T.float32(2)
+    for i, j in T.grid(16, 8):
+        with T.sblock("use"):
+            vi, vj = T.axis.remap("SS", [i, j])
+            out[vi, vj] = xt[vi, vj] + x[vj, vi]
+
+
+def test_transpose_whose_input_is_rewritten_later_stays():
+    out = schedule_prim_func(transpose_input_rewritten)
+    assert "transpose" in _block_names(out)
+    a = np.random.default_rng(10).standard_normal((8, 16)).astype("float32")
+    got = np.zeros((16, 8), "float32")
+    _compile(transpose_input_rewritten)(a, got)
+    np.testing.assert_allclose(got, (a + 1).T + (a * 2).T, rtol=1e-6)

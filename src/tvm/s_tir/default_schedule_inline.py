@@ -64,8 +64,8 @@ def _permutation(stmt, intermediates):
 def inline_permutations(stmts, alloc_buffers):
     """``(statements, whether any nest was inlined)``; see the module docstring.
 
-    A transpose nest is inlined when every later read of its output is in a later nest and
-    no other nest writes that buffer.
+    A transpose nest is inlined when every read of its output is in a later nest, no other
+    nest writes that buffer, and no later nest writes the transpose's input.
     """
     intermediates = {id(b) for b in alloc_buffers}
     stmts = list(stmts)
@@ -73,7 +73,8 @@ def inline_permutations(stmts, alloc_buffers):
     pos = 0
     while pos < len(stmts):
         found = _permutation(stmts[pos], intermediates)
-        if found is None or not _only_read_later(stmts, pos, found[0]):
+        if (found is None or not _only_read_later(stmts, pos, found[0])
+                or _written(stmts[pos + 1:], found[2].buffer)):
             pos += 1
             continue
         out, ivs, load = found
@@ -87,6 +88,15 @@ def inline_permutations(stmts, alloc_buffers):
                                for s in stmts[pos + 1:]]
         inlined = True
     return stmts, inlined
+
+
+def _written(stmts, buffer):
+    """Whether a statement stores into ``buffer`` (the inlined read would see the new data)."""
+    stores = []
+    for stmt in stmts:
+        post_order_visit(stmt, lambda n: stores.append(n)
+                         if isinstance(n, BufferStore) and n.buffer is buffer else None)
+    return bool(stores)
 
 
 def _only_read_later(stmts, pos, out):

@@ -204,11 +204,15 @@ def tile_matmul(headers, spatial, realize, epilogue=(), local=frozenset()):
         stmts.append(tile(_epilogue_stage(blk.body, evi, evj, tiles, i1, j1, ii, jj)))
     allocs = [acc_buf] + [b for key, b in tiles.items() if key != id(store.buffer)]
     scope = SBlock((), [], [], f"{block.name_hint}_tile", SeqStmt(stmts), alloc_buffers=allocs)
-    rows = For(i0, IntImm(dt_i, 0), IntImm(dt_i, m // tile_m), ForKind.SERIAL,
+    # One strip (a narrow output): the row tiles run in parallel after the packing instead.
+    one_strip = n == tile_n
+    rows = For(i0, IntImm(dt_i, 0), IntImm(dt_i, m // tile_m),
+               ForKind.PARALLEL if one_strip and m > tile_m else ForKind.SERIAL,
                SBlockRealize((), IntImm("bool", 1), scope))
     strip = SBlock((), [], [], f"{block.name_hint}_strip", SeqStmt([pack, rows]),
                    alloc_buffers=[packed])
-    return For(j0, IntImm(dt_j, 0), IntImm(dt_j, n // tile_n), ForKind.PARALLEL,
+    return For(j0, IntImm(dt_j, 0), IntImm(dt_j, n // tile_n),
+               ForKind.SERIAL if one_strip else ForKind.PARALLEL,
                SBlockRealize((), IntImm("bool", 1), strip))
 
 

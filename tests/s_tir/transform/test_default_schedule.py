@@ -86,7 +86,7 @@ def test_matmul_gets_the_tiled_schedule(monkeypatch):
     from tvm.s_tir import default_schedule_matmul
 
     monkeypatch.setattr(default_schedule_matmul, "MATMUL_MIN_WORK", 1)  # small: interpreted
-    m, n, k_ = 8, 64, 16
+    m, n, k_ = 8, 128, 16
     A = te.placeholder((m, k_), "float32", name="A")
     B = te.placeholder((k_, n), "float32", name="B")
     k = te.reduce_axis((0, k_), name="k")
