@@ -85,6 +85,22 @@ class Closure:
         return r
 
 
+def _corpus(name, module):
+    """A module of another test file (the test_build* corpus), loaded by path."""
+    import importlib.util
+    import pathlib
+
+    path = pathlib.Path(__file__).parent / name
+    spec = importlib.util.spec_from_file_location(f"_corpus_{path.stem}", path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return getattr(mod, module)
+
+
+Elementwise = _corpus("test_build.py", "Elementwise")
+Dense = _corpus("test_build.py", "Dense")
+FusionMLP = _corpus("test_build_fusion.py", "MLP")
+
 RNG = np.random.default_rng(0)
 
 
@@ -100,6 +116,9 @@ CASES = [
     (ShapesAndTuples, lambda: ((_f32(3, 4), _f32(3, 4)),)),
     (Calls, lambda: (_f32(5),)),
     (Closure, lambda: (_f32(2, 3), _f32(2, 3))),
+    (Elementwise, lambda: (_f32(3, 8) - 0.5, _f32(8))),
+    (Dense, lambda: (_f32(4, 16), _f32(16, 8))),
+    (FusionMLP, lambda: (_f32(64, 96), _f32(96, 128), _f32(128), _f32(128, 64), _f32(64))),
 ]
 
 
