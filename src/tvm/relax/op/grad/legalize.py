@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from .... import te, tirx
 from ....topi import nn as tnn
-from ...transform.legalize_ops.common import reduce_axis, register_legalize
+from ...transform.legalize_ops.common import call_topi_with_attrs, reduce_axis, register_legalize
 
 
 def _identity(bb, call):
@@ -75,26 +75,12 @@ def _nll_loss_backward(bb, call):
     return bb.call_te(nll_loss_backward, *call.args, primfunc_name_hint="nll_loss_backward")
 
 
-def _pool_backward(pool_type):
-    def rule(bb, call):
-        a = call.attrs
-        return bb.call_te(
-            tnn.pool_grad,
-            call.args[0],
-            call.args[1],
-            [int(v) for v in a.pool_size],
-            [int(v) for v in a.strides],
-            [int(v) for v in a.padding],
-            pool_type,
-            bool(a.ceil_mode),
-            bool(a.count_include_pad),
-            a.layout,
-            [int(v) for v in a.dilation],
-            primfunc_name_hint=f"{pool_type}_pool2d_backward",
-        )
-
-    return rule
-
-
-register_legalize("relax.grad.max_pool2d_backward", _pool_backward("max"))
-register_legalize("relax.grad.avg_pool2d_backward", _pool_backward("avg"))
+for _kind in ("max", "avg"):
+    register_legalize(
+        f"relax.grad.{_kind}_pool2d_backward",
+        call_topi_with_attrs(
+            tnn.pool_grad, f"{_kind}_pool2d_backward", "ints:pool_size", "ints:strides",
+            "ints:padding", [_kind], "bool:ceil_mode", "bool:count_include_pad", "layout",
+            "ints:dilation", num_args=2,
+        ),
+    )  # fmt: skip

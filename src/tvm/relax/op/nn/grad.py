@@ -130,16 +130,22 @@ def _conv2d_grads(ctx, data, weight, output_grad, strides, padding, dilation, ou
         )  # fmt: skip
         return _crop(ctx, grad, dims)
 
+    return data_grad, _per_group(ctx, weight_grad_of, data, output_grad, groups, w_dims)
+
+
+def _per_group(ctx, weight_grad_of, first, second, groups, w_dims):
+    """``weight_grad_of(first, second, w_dims)``; with groups, group by group (channel axis 1
+    of both split in ``groups``) and the pieces concatenated along the weight's axis 0."""
     if groups == 1:
-        return data_grad, weight_grad_of(data, output_grad, w_dims)
-    data_parts = ctx.emit(split(data, groups, 1))
-    grad_parts = ctx.emit(split(output_grad, groups, 1))
-    group_dims = [w_dims[0] // groups, *w_dims[1:]]
+        return weight_grad_of(first, second, w_dims)
+    first_parts = ctx.emit(split(first, groups, 1))
+    second_parts = ctx.emit(split(second, groups, 1))
+    dims = [w_dims[0] // groups, *w_dims[1:]]
     pieces = [
-        weight_grad_of(TupleGetItem(data_parts, i), TupleGetItem(grad_parts, i), group_dims)
+        weight_grad_of(TupleGetItem(first_parts, i), TupleGetItem(second_parts, i), dims)
         for i in range(groups)
     ]
-    return data_grad, concat(pieces, 0)
+    return concat(pieces, 0)
 
 
 def _crop(ctx, expr, dims):
@@ -229,17 +235,8 @@ def _conv2d_transpose_grad(orig_var, orig_call, output_grad, ctx):
         )  # fmt: skip
         return _crop(ctx, grad, dims)
 
-    if groups == 1:
-        return [data_grad, weight_grad_of(output_grad, data, w_dims)]
     # Group by group: input channels i*C/G.. pair with output channels i*O/G...
-    grad_parts = ctx.emit(split(output_grad, groups, 1))
-    data_parts = ctx.emit(split(data, groups, 1))
-    group_dims = [w_dims[0] // groups, *w_dims[1:]]
-    pieces = [
-        weight_grad_of(TupleGetItem(grad_parts, i), TupleGetItem(data_parts, i), group_dims)
-        for i in range(groups)
-    ]
-    return [data_grad, concat(pieces, 0)]
+    return [data_grad, _per_group(ctx, weight_grad_of, output_grad, data, groups, w_dims)]
 
 
 def _pool_backward(backward):

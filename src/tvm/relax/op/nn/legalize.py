@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ....topi import nn as tnn
-from ...transform.legalize_ops.common import call_topi, register_legalize
+from ...transform.legalize_ops.common import call_topi, call_topi_with_attrs, register_legalize
 
 
 def _ints(values):
@@ -66,85 +66,37 @@ def _nll_loss(bb, call):
     return bb.call_te(nll_loss, *args, primfunc_name_hint="nll_loss")
 
 
-def _out_dtype(call):
-    return call.attrs.out_dtype or call.ty.dtype
-
-
-@register_legalize("relax.nn.conv1d")
-def _conv1d(bb, call):
-    a = call.attrs
-    return bb.call_te(
-        tnn.conv1d,
-        call.args[0],
-        call.args[1],
-        _ints(a.strides),
-        _ints(a.padding),
-        _ints(a.dilation),
-        int(a.groups),
-        a.data_layout,
-        a.kernel_layout,
-        _out_dtype(call),
-        primfunc_name_hint="conv1d",
-    )
-
-
-@register_legalize("relax.nn.conv2d")
-def _conv2d(bb, call):
-    a = call.attrs
-    return bb.call_te(
-        tnn.conv2d,
-        call.args[0],
-        call.args[1],
-        _ints(a.strides),
-        _ints(a.padding),
-        _ints(a.dilation),
-        a.data_layout,
-        a.kernel_layout,
-        _out_dtype(call),
-        int(a.groups),
-        primfunc_name_hint="conv2d",
-    )
-
-
-@register_legalize("relax.nn.conv2d_transpose")
-def _conv2d_transpose(bb, call):
-    a = call.attrs
-    return bb.call_te(
-        tnn.conv2d_transpose,
-        call.args[0],
-        call.args[1],
-        _ints(a.strides),
-        _ints(a.padding),
-        _ints(a.dilation),
-        int(a.groups),
-        _ints(a.output_padding),
-        _out_dtype(call),
-        primfunc_name_hint="conv2d_transpose",
-    )
-
-
-def _pool(pool_type):
-    def rule(bb, call):
-        a = call.attrs
-        return bb.call_te(
-            tnn.pool2d,
-            call.args[0],
-            _ints(a.pool_size),
-            _ints(a.strides),
-            _ints(a.dilation),
-            _ints(a.padding),
-            pool_type,
-            bool(a.ceil_mode),
-            a.layout,
-            bool(a.count_include_pad),
-            primfunc_name_hint=f"{pool_type}_pool2d",
-        )
-
-    return rule
-
-
-register_legalize("relax.nn.max_pool2d", _pool("max"))
-register_legalize("relax.nn.avg_pool2d", _pool("avg"))
+# The convolution and pooling rules: topi's argument order, read from the attributes.
+_CONV_WINDOW = ("ints:strides", "ints:padding", "ints:dilation")
+register_legalize(
+    "relax.nn.conv1d",
+    call_topi_with_attrs(
+        tnn.conv1d, "conv1d", *_CONV_WINDOW, "int:groups", "data_layout", "kernel_layout",
+        "out_dtype", num_args=2,
+    ),
+)  # fmt: skip
+register_legalize(
+    "relax.nn.conv2d",
+    call_topi_with_attrs(
+        tnn.conv2d, "conv2d", *_CONV_WINDOW, "data_layout", "kernel_layout", "out_dtype",
+        "int:groups", num_args=2,
+    ),
+)  # fmt: skip
+register_legalize(
+    "relax.nn.conv2d_transpose",
+    call_topi_with_attrs(
+        tnn.conv2d_transpose, "conv2d_transpose", *_CONV_WINDOW, "int:groups",
+        "ints:output_padding", "out_dtype", num_args=2,
+    ),
+)  # fmt: skip
+for _kind in ("max", "avg"):
+    register_legalize(
+        f"relax.nn.{_kind}_pool2d",
+        call_topi_with_attrs(
+            tnn.pool2d, f"{_kind}_pool2d", "ints:pool_size", "ints:strides", "ints:dilation",
+            "ints:padding", [_kind], "bool:ceil_mode", "layout", "bool:count_include_pad",
+        ),
+    )  # fmt: skip
 
 
 @register_legalize("relax.nn.adaptive_avg_pool2d")

@@ -135,6 +135,33 @@ def call_topi(topi_fn, name=None):
     return rule
 
 
+def call_topi_with_attrs(topi_fn, name, *fields, num_args=1):
+    """A rule calling ``topi_fn(*call.args[:num_args], *values)``, one value per field.
+
+    A field names an attribute of the call: ``"ints:strides"`` (a list of ints),
+    ``"int:groups"``, ``"bool:ceil_mode"``, ``"layout"`` (as is), or ``"out_dtype"`` (the
+    attribute, else the call's dtype). A field that is not a string is passed as given (e.g.
+    the ``"max"`` of a pooling rule is written ``["max"]``: a one-element list stands for its
+    element).
+    """
+    readers = {"ints": lambda v: [int(x) for x in v], "int": int, "bool": bool}
+
+    def value(call, field):
+        if isinstance(field, list):
+            return field[0]
+        kind, _, attr = field.rpartition(":")
+        if attr == "out_dtype":
+            return call.attrs.out_dtype or call.ty.dtype
+        raw = getattr(call.attrs, attr)
+        return readers[kind](raw) if kind else raw
+
+    def rule(bb, call):
+        values = [value(call, f) for f in fields]
+        return bb.call_te(topi_fn, *call.args[:num_args], *values, primfunc_name_hint=name)
+
+    return rule
+
+
 def _tensor_input(arg) -> bool:
     """Whether ``call_te`` turns ``arg`` into a te tensor (0-d constants become literals)."""
     if isinstance(arg, Constant) and arg.data.ndim == 0:
