@@ -71,12 +71,25 @@ def test_symbolic_vars_must_agree_between_bound_params():
         relax.transform.BindParams("main", {"a": np.ones(3, "float32"), "b": np.ones(4, "float32")})(Two)
 
 
-def test_build_binds_params_into_main():
+def test_build_keeps_params_unbound_as_tvm_does():
+    # TVM 0.27 checks params= but does not bind them: main still takes (x, w, b).
     ex = relax.build(Linear, "llvm", params={"w": W, "b": tvm.runtime.tensor(B)})
+    assert sorted(ex.params) == ["b", "w"]
+    np.testing.assert_array_equal(ex.params["w"].numpy(), W)
     vm = relax.VirtualMachine(ex, tvm.cpu())
-    np.testing.assert_allclose(vm["main"](X).numpy(), X @ W + B, rtol=1e-6)
+    np.testing.assert_allclose(vm["main"](X, 2 * W, B).numpy(), X @ (2 * W) + B, rtol=1e-6)
+    with pytest.raises(TypeError, match="missing 2 required positional arguments: 'w_' and 'b_'"):
+        vm["main"](X)
     with pytest.raises(TypeError, match="params must be a dict"):
         relax.build(Linear, "llvm", params=[W])
+    with pytest.raises(ValueError, match="has no parameter named 'v'"):
+        relax.build(Linear, "llvm", params={"v": W})
+
+
+def test_bind_params_then_build_folds_them():
+    bound = relax.transform.BindParams("main", {"w": W, "b": B})(Linear)
+    vm = relax.VirtualMachine(relax.build(bound, "llvm"), tvm.cpu())
+    np.testing.assert_allclose(vm["main"](X).numpy(), X @ W + B, rtol=1e-6)
 
 
 def test_system_lib_builds_a_working_executable(tmp_path):

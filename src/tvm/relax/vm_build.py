@@ -2,8 +2,7 @@
 
 Steps (``docs/arch/build_and_vm.md``):
 
-0. ``params`` are bound into ``main`` (``BindParams``) and local functions are lifted
-   (``LambdaLift``, when there are any);
+0. local functions are lifted (``LambdaLift``, when there are any);
 1. the Relax pipeline (``relax_pipeline``): by default ``LegalizeOps``,
    ``AnnotateTIROpPattern``/``FuseOps``/``FuseTIR`` and the clean-up passes that exist;
 2. every PrimFunc of the result is compiled with ``tvm.compile`` (default schedules, the TIR
@@ -94,10 +93,11 @@ def build(
     target : str, dict or Target, optional
         ``"llvm"`` (the default).
     params : dict, optional
-        Parameter name -> NumPy array or ``tvm.runtime.Tensor``: bound into ``"main"`` as
-        constants before the pipeline runs (``relax.transform.BindParams("main", params)``),
-        so ``main`` no longer takes them. (TVM 0.27 links them into the executable and
-        leaves ``main``'s signature unchanged.)
+        Parameter name -> NumPy array or ``tvm.runtime.Tensor`` of ``"main"``. As in TVM 0.27
+        they are checked and kept on the executable (``ex.params``, runtime tensors) but NOT
+        bound: ``main`` keeps its signature and is called with every argument. To fold
+        weights into the module as constants, run ``relax.transform.BindParams("main",
+        params)`` before building.
     relax_pipeline : str, Pass or None
         ``"default"`` (legalize and fuse; ``"fuse"`` is the same),
         ``default_relax_pipeline(fuse=False)`` (legalize only), None to compile the module as
@@ -124,8 +124,7 @@ def build(
             raise TypeError(f"relax.build expects an IRModule, got {type(mod).__name__}")
     if exec_mode not in ("bytecode", "compiled"):
         raise ValueError(f"relax.build: exec_mode must be 'bytecode' or 'compiled', got {exec_mode!r}")
-    if params:
-        mod = _bind_params(mod, params)
+    checked_params = _check_params(mod, params) if params else {}
     mod = _lift_local_functions(mod)
     passes = _relax_pipeline(relax_pipeline)
     if passes is not None:
@@ -133,11 +132,13 @@ def build(
         mod = _lift_local_functions(mod)  # a pipeline may create local functions
     ex = _build_executable(mod, target, tir_pipeline)
     ex.system_lib = bool(system_lib)
+    ex.params = checked_params
     return ex
 
 
-def _bind_params(mod, params):
-    from .transform.bind_params import BindParams
+def _check_params(mod, params):
+    """``params`` as TVM 0.27 takes them: main's parameter names -> runtime tensors (unbound)."""
+    from ..runtime.tensor import Tensor, tensor
 
     if not isinstance(params, dict):
         raise TypeError(
@@ -145,8 +146,17 @@ def _bind_params(mod, params):
             f"{type(params).__name__}"
         )
     if "main" not in mod:
-        raise ValueError("relax.build: params= binds parameters of 'main', which the module lacks")
-    return BindParams("main", params)(mod)
+        raise ValueError("relax.build: params= names parameters of 'main', which the module lacks")
+    names = [p.name_hint for p in mod["main"].params]
+    out = {}
+    for name, value in params.items():
+        if name not in names:
+            raise ValueError(
+                f"relax.build: params= names {name!r}, but main has no parameter named {name!r} "
+                f"(its parameters: {', '.join(names)})"
+            )
+        out[name] = value if isinstance(value, Tensor) else tensor(value)
+    return out
 
 
 def _lift_local_functions(mod):

@@ -114,8 +114,13 @@ class _Gen:
         self._find_escaping(func)
         self.calls_relax = _calls_relax_function(func, self.mod)
         params = []
-        for i, p in enumerate(func.params):
-            pname = self.fresh("a")
+        for p in func.params:
+            # The Relax name plus "_" (never a fresh ``<prefix><digits>`` name), so Python's own
+            # arity error names the parameters: "main() missing 1 required positional
+            # argument: 'w_'".
+            pname = _ident(p.name_hint) + "_"
+            if pname[0].isdigit() or pname in params:
+                pname = f"p{len(params)}_{pname}"
             self.names[p] = pname
             params.append(pname)
         # The full checks, as a separate function run only when a kernel rejected an argument

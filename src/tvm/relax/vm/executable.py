@@ -34,9 +34,11 @@ class Executable:
 
     #: Whether ``relax.build(..., system_lib=True)`` made it (no effect on the kernels here).
     system_lib = False
-
     def __init__(self, lib, codes, mod=None):
         self.lib = lib
+        #: ``relax.build(..., params=...)``: main's parameter name -> runtime tensor, kept as
+        #: TVM 0.27 keeps them (not bound; ``main`` still takes every argument).
+        self.params = {}
         self._codes = codes
         self.mod = mod
 
