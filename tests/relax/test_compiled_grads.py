@@ -41,7 +41,6 @@ _TARGET = "llvm -opt-level=0"
 _CHUNK = 12
 #: Cases whose gradient rule states a limit (``docs/arch/autodiff.md``): the words of the error.
 _LIMITS = {
-    "manipulate-scatter_elements-mean-34": "supported for reduction 'update', 'add' and 'mul'",
 }
 
 

@@ -23,6 +23,17 @@ def _scatter_mul_axis1(data, indices, updates):
     return out
 
 
+def _sequential_mean(data, indices, updates):
+    """scatter_elements(axis=1, reduction="mean") of 2-D arrays: each update averages with
+    what is there, in index order."""
+    out = np.array(data)
+    for i in range(indices.shape[0]):
+        for j in range(indices.shape[1]):
+            k = indices[i, j] % data.shape[1]
+            out[i, k] = (out[i, k] + updates[i, j]) / 2
+    return out
+
+
 CASES = [
     Case(
         op.reshape,
@@ -253,6 +264,19 @@ CASES = [
         kwargs={"reduction": "mean"},
         inputs=[np.ones(4, "float32"), np.array([1, 1, 3]), np.array([2.0, 4.0, 5.0], "float32")],
         id="scatter_elements-mean",
+    ),
+    Case(
+        op.scatter_elements,
+        [t((2, 3)), t((2, 3), "int64"), t((2, 3))],
+        'R.Tensor((2, 3), dtype="float32")',
+        lambda d, i, u: _sequential_mean(d, i, u),
+        kwargs={"axis": 1, "reduction": "mean"},
+        inputs=[
+            np.array([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]], "float32"),
+            np.array([[0, 0, -1], [2, 2, 2]]),
+            np.array([[0.5, -1.0, 2.0], [1.5, 3.0, -2.0]], "float32"),
+        ],
+        id="scatter_elements-mean-axis1",
     ),
     Case(
         op.gather_elements,

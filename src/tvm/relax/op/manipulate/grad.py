@@ -6,16 +6,20 @@ from __future__ import annotations
 
 import math
 
-from ...expr import Tuple, TupleGetItem
+import numpy as np
+
+from ...expr import Tuple, TupleGetItem, const
 from ...ty import TupleType
-from ..binary import divide, multiply
+from ..binary import add, divide, equal, floor_mod, logical_and, multiply, power
 from ..create import ones_like, zeros_like
-from ..grad.grad import no_grad_all, register_gradient, shape_of, static_dims
+from ..datatype import astype
+from ..grad.grad import no_grad_all, register_gradient, scalar, shape_of, static_dims
 from ..index import strided_slice
 from ..manipulate import (
     broadcast_to,
     collapse_sum_to,
     concat,
+    expand_dims,
     flip,
     gather_elements,
     layout_transform,
@@ -193,20 +197,28 @@ def _scatter_elements_grad(orig_var, orig_call, output_grad, ctx):
     # update: overwritten positions get no gradient, the updates get theirs. add: both pass the
     # gradient through. mul: out = data * M (M the product of the updates scattered at each
     # position), and each update's gradient is g * out / update (updates must be nonzero).
+    # mean: each update halves what was there, in index order, so a position hit c times
+    # keeps data / 2^c, and an update followed by k later ones at its position counts
+    # 1 / 2^(k+1).
     data, indices, updates = orig_call.args
     axis = int(orig_call.attrs.axis)
     reduction = str(orig_call.attrs.reduction)
-    if reduction not in ("update", "add", "mul"):
+    if reduction not in ("update", "add", "mul", "mean"):
         raise ValueError(
-            "the gradient of scatter_elements is supported for reduction 'update', 'add' and "
-            f"'mul' only, not {reduction!r}"
+            "the gradient of scatter_elements is supported for reduction 'update', 'add', "
+            f"'mul' and 'mean' only, not {reduction!r}"
         )
     grads = no_grad_all(orig_call)
     per_position = output_grad
+    update_factor = None
     if reduction == "update":
         grads[0] = scatter_elements(output_grad, indices, zeros_like(updates), axis, "update")
     elif reduction == "add":
         grads[0] = output_grad
+    elif reduction == "mean":
+        hits = scatter_elements(zeros_like(data), indices, ones_like(updates), axis, "add")
+        grads[0] = multiply(output_grad, power(scalar(0.5, data), hits))
+        update_factor = _mean_update_factor(ctx, data, indices, updates, axis)
     else:
         factor = scatter_elements(ones_like(data), indices, updates, axis, "mul")
         grads[0] = multiply(output_grad, factor)
@@ -219,8 +231,33 @@ def _scatter_elements_grad(orig_var, orig_call, output_grad, ctx):
         if axes:
             window = strided_slice(per_position, axes, [0] * len(axes), [i_dims[d] for d in axes])
     gathered = gather_elements(window, indices, axis)
-    grads[2] = divide(gathered, updates) if reduction == "mul" else gathered
+    if reduction == "mul":
+        gathered = divide(gathered, updates)
+    elif update_factor is not None:
+        gathered = multiply(gathered, update_factor)
+    grads[2] = gathered
     return grads
+
+
+def _mean_update_factor(ctx, data, indices, updates, axis):
+    """``1 / 2^(k+1)`` per update of a ``mean`` scatter, ``k`` the number of later updates (along
+    ``axis``, the only coordinate in which two updates of one position can differ) that hit
+    the same position."""
+    dims, i_dims = static_dims(data), static_dims(indices)
+    if dims is None or i_dims is None:
+        raise ValueError(
+            "the gradient of scatter_elements with reduction 'mean' is supported for static "
+            "shapes only"
+        )
+    axis %= len(dims)
+    length = i_dims[axis]
+    # Negative indices count from the end: compare positions, not raw indices.
+    position = floor_mod(indices, const(dims[axis], indices.ty.dtype))
+    same = equal(expand_dims(position, [axis + 1]), expand_dims(position, [axis]))
+    later = np.arange(length)[None, :] > np.arange(length)[:, None]
+    later = later.reshape([1] * axis + [length, length] + [1] * (len(i_dims) - axis - 1))
+    count = sum(astype(logical_and(same, const(later, "bool")), updates.ty.dtype), [axis + 1])
+    return ctx.emit(power(scalar(0.5, updates), add(count, scalar(1.0, updates))))
 
 
 @register_gradient("relax.layout_transform")
