@@ -97,7 +97,8 @@ def gen_value(data, scope, depth):
 def mutate(data, value, var_map, rate):
     """A copy of ``value``: bound variables renamed, and with probability ``rate`` per place
     something changed (a leaf swapped for an equal one of another type or for a different
-    one, a tuple turned into a list, a variable use replaced, a node dropped)."""
+    one, a tuple turned into a list or shortened, a dict key dropped or renamed, a variable
+    use replaced, a variable defined again, fields swapped)."""
     change = data.draw(st.floats(0, 1)) < rate
     if isinstance(value, Var):
         if change and var_map:
@@ -122,11 +123,16 @@ def mutate(data, value, var_map, rate):
     if isinstance(value, dict):
         out = {k: mutate(data, v, var_map, rate) for k, v in value.items()}
         if change and out:
-            out.pop(next(iter(out)))
+            key = next(iter(out))
+            moved = out.pop(key)
+            if data.draw(st.booleans()):  # renamed rather than dropped
+                out[key + "_renamed"] = moved
         return dict(reversed(out.items()))  # order does not matter
     if isinstance(value, (tuple, list)):
         items = [mutate(data, v, var_map, rate) for v in value]
         if change:
+            if items and data.draw(st.booleans()):
+                return type(value)(items[:-1])  # one item shorter
             return tuple(items) if isinstance(value, list) else items
         return type(value)(items)
     for leaf, equal_ones in LEAVES:
@@ -153,6 +159,19 @@ def reference_equal(lhs, rhs, **kwargs):
     return structural._Equal(**kwargs).run(lhs, rhs)
 
 
+def reference_paths(lhs, rhs, **kwargs):
+    """The first mismatch as the iterative reference walk reports it (None when equal)."""
+    walk = structural._Equal(**kwargs)
+    if walk.run(lhs, rhs):
+        return None
+    return tuple(structural.format_path(path) for path in walk.mismatch)
+
+
+def reported_paths(lhs, rhs, **kwargs):
+    paths = structural.first_mismatch_paths(lhs, rhs, **kwargs)
+    return None if paths is None else tuple(structural.format_path(path) for path in paths)
+
+
 def iterative_hash(value, **kwargs):
     """``structural_hash`` through the iterative walk only."""
     tokens = []
@@ -177,6 +196,7 @@ def test_fast_equal_agrees_with_reference_walk(data):
         assert structural_equal(rhs, lhs, **flags) == reference_equal(rhs, lhs, **flags)
         mismatch = get_first_structural_mismatch(lhs, rhs, **flags)
         assert (mismatch is None) == expected
+        assert reported_paths(lhs, rhs, **flags) == reference_paths(lhs, rhs, **flags)
 
 
 @SETTINGS
@@ -214,9 +234,11 @@ def test_iterative_fallback_gives_same_answers(data):
     lhs, rhs = random_pair(data)
     fast_eq = structural_equal(lhs, rhs)
     fast_hash = structural_hash(lhs)
+    fast_paths = reported_paths(lhs, rhs)
     with max_depth(0):  # every walk that nests at all falls back
         assert structural_equal(lhs, rhs) == fast_eq
         assert structural_hash(lhs) == fast_hash
+        assert reported_paths(lhs, rhs) == fast_paths
 
 
 # --- fixed cases ------------------------------------------------------------------------------

@@ -321,9 +321,76 @@ def _eq_dict(lv, rv, defining, depth, st):
     return True
 
 
-# --- equality: the reporting walk -------------------------------------------------------------
-# Iterative (any depth) and carrying the access path of every step, so that on a mismatch it
-# can say where. Used when the fast walk is too deep, and to locate a mismatch.
+# --- equality: locating the first mismatch -------------------------------------------------------
+# The reporting walks give the first mismatch in the order the reference walk (``_Equal``)
+# visits: fields in order, and a length difference only after the common items compared equal.
+# ``_find`` is the recursive one; ``_Equal`` is iterative (any depth) and carries the path of
+# every step; it is also the bool answer for trees too deep for the fast walk.
+
+
+def _find(lv, rv, defining, depth, st):
+    """``None`` when equal, else ``(lhs_steps, rhs_steps)`` to the mismatch, innermost first."""
+    if isinstance(lv, Node):
+        if type(lv) is not type(rv):
+            return [], []
+        fields = _fields_of(lv)
+        if lv._sequal_kind == "var":
+            lhs_to_rhs = st[_L2R]
+            mapped = lhs_to_rhs.get(id(lv))
+            if mapped is not None:
+                return None if mapped is rv else ([], [])
+            if id(rv) in st[_R2L]:
+                return [], []
+            if not (defining or st[_MAP_FREE]):
+                return None if lv is rv else ([], [])
+            lhs_to_rhs[id(lv)] = rv
+            st[_R2L][id(rv)] = lv
+            defining = True
+        if depth > _MAX_DEPTH:
+            raise _TooDeep
+        for name, is_def in fields:
+            found = _find(
+                getattr(lv, name, None), getattr(rv, name, None), defining or is_def, depth + 1, st
+            )
+            if found is not None:
+                found[0].append(("attr", name))
+                found[1].append(("attr", name))
+                return found
+        return None
+    if _is_seq(lv):
+        if not _is_seq(rv):
+            return [], []
+        if depth > _MAX_DEPTH:
+            raise _TooDeep
+        common = min(len(lv), len(rv))
+        for i in range(common):
+            found = _find(lv[i], rv[i], defining, depth + 1, st)
+            if found is not None:
+                found[0].append(("item", i))
+                found[1].append(("item", i))
+                return found
+        if len(lv) > common:
+            return [("item", common)], [("item_missing", common)]
+        if len(rv) > common:
+            return [("item_missing", common)], [("item", common)]
+        return None
+    if isinstance(lv, dict):
+        if not isinstance(rv, dict) or len(lv) != len(rv):
+            return [], []
+        if depth > _MAX_DEPTH:
+            raise _TooDeep
+        for (lk, lval), (rk, rval) in zip(_dict_items(lv), _dict_items(rv)):
+            found = _find(lk, rk, defining, depth + 1, st)
+            if found is None:
+                found = _find(lval, rval, defining, depth + 1, st)
+            if found is not None:
+                found[0].append(("map", lk))
+                found[1].append(("map", rk))
+                return found
+        return None
+    if isinstance(rv, (Node, tuple, list, dict)):
+        return [], []
+    return None if _leaf_equal(lv, rv, st[_SKIP_TENSOR]) else ([], [])
 
 
 class _Equal:
@@ -448,14 +515,24 @@ def structural_equal(lhs, rhs, map_free_vars: bool = False, skip_tensor_content:
 
 def first_mismatch_paths(lhs, rhs, map_free_vars=False, skip_tensor_content=False):
     """Like :func:`get_first_structural_mismatch` but returns the internal linked paths."""
-    if structural_equal(lhs, rhs, map_free_vars, skip_tensor_content):
+    if lhs is rhs:
         return None
-    eq = _Equal(map_free_vars, skip_tensor_content)
-    if eq.run(lhs, rhs):  # pragma: no cover - the two walks disagree: our own bug
-        from ..error import InternalError  # lazy: needed only to report this bug
+    try:
+        found = _find(lhs, rhs, False, 0, ({}, {}, map_free_vars, skip_tensor_content))
+    except (_TooDeep, RecursionError):
+        eq = _Equal(map_free_vars, skip_tensor_content)
+        return None if eq.run(lhs, rhs) else eq.mismatch
+    if found is None:
+        return None
+    return _linked(found[0]), _linked(found[1])
 
-        raise InternalError("structural_equal found a mismatch that the reporting walk missed")
-    return eq.mismatch
+
+def _linked(steps):
+    """Steps listed innermost first -> the linked path ``(parent, kind, key)``."""
+    path = None
+    for kind, key in reversed(steps):
+        path = (path, kind, key)
+    return path
 
 
 def get_first_structural_mismatch(lhs, rhs, map_free_vars: bool = False,
