@@ -53,12 +53,30 @@ def _elementwise(n, op):
     return te.create_prim_func([A, B])
 
 
-def _matmul(n):
-    A = te.placeholder((n, n), "float32", name="A")
-    B = te.placeholder((n, n), "float32", name="B")
-    k = te.reduce_axis((0, n), name="k")
-    C = te.compute((n, n), lambda i, j: te.sum(A[i, k] * B[k, j], axis=k), name="C")
+def _matmul(n, m=None, k_=None, trans_a=False, trans_b=False):
+    """``C[m, n] = A @ B`` (square ``n`` by default); ``trans_a``/``trans_b`` read the operand
+    stored transposed (``A[k, i]``, ``B[j, k]``), as a gradient's inlined ``permute_dims``."""
+    m = n if m is None else m
+    k_ = n if k_ is None else k_
+    A = te.placeholder((k_, m) if trans_a else (m, k_), "float32", name="A")
+    B = te.placeholder((n, k_) if trans_b else (k_, n), "float32", name="B")
+    k = te.reduce_axis((0, k_), name="k")
+
+    def prod(i, j):
+        a = A[k, i] if trans_a else A[i, k]
+        return a * (B[j, k] if trans_b else B[k, j])
+
+    C = te.compute((m, n), lambda i, j: te.sum(prod(i, j), axis=k), name="C")
     return te.create_prim_func([A, B, C])
+
+
+# The matmuls of the 784-1024-10 batch-256 MLP training step: (m, n, k, A^T, B^T).
+MLP_MATMULS = [
+    (256, 1024, 784, False, False),  # forward x @ W1
+    (784, 1024, 256, True, False),   # dW1 = x^T @ dH
+    (256, 1024, 10, False, True),    # dH = dY @ W2^T
+    (1024, 10, 256, True, False),    # dW2 = H^T @ dY
+]
 
 
 def _softmax(m, n):
@@ -135,6 +153,19 @@ def _bench_elementwise(n, repeat, rng, row):
     row(f"exp {label}", ours, theirs, lambda s: n / s / 1e9, "Gelem/s", cs)
 
 
+def _bench_matmul(case, repeat, rng, row):
+    m, n, k, ta, tb = case
+    a = rng.standard_normal((k, m) if ta else (m, k)).astype("float32")
+    b = rng.standard_normal((n, k) if tb else (k, n)).astype("float32")
+    c = np.empty((m, n), "float32")
+    a_np, b_np = (a.T if ta else a), (b.T if tb else b)
+    fn, cs = _compile(_matmul(n, m, k, ta, tb))
+    ours = _median_seconds(lambda: fn(a, b, c), repeat)
+    theirs = _median_seconds(lambda: np.matmul(a_np, b_np, out=c), repeat)
+    name = f"matmul {m}x{n}x{k}{' A^T' if ta else ''}{' B^T' if tb else ''}"
+    row(name, ours, theirs, lambda s: 2 * m * n * k / s / 1e9, "GFLOP/s", cs)
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--repeat", type=int, default=15)
@@ -160,6 +191,9 @@ def main():
     theirs = _median_seconds(lambda: np.matmul(a, b, out=c), repeat)
     row(f"matmul {n}^3", ours, theirs, lambda s: 2 * n**3 / s / 1e9, "GFLOP/s", cs)
     matmul_gflops = 2 * n**3 / ours / 1e9
+
+    for case in MLP_MATMULS[:1] if args.quick else MLP_MATMULS:
+        _bench_matmul(case, repeat, rng, row)
 
     m, n = (1024, 1024) if args.quick else (4096, 1024)
     x = rng.standard_normal((m, n)).astype("float32")

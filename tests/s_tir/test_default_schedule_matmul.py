@@ -319,3 +319,31 @@ def test_transpose_whose_input_is_rewritten_later_stays():
     got = np.zeros((16, 8), "float32")
     _compile(transpose_input_rewritten)(a, got)
     np.testing.assert_allclose(got, (a + 1).T + (a * 2).T, rtol=1e-6)
+
+
+def _reshape_func(src, dst):
+    x = te.placeholder(src, "float32", name="X")
+    y = tvm.topi.reshape(x, dst)
+    return te.create_prim_func([x, y])
+
+
+def test_flatten_is_split_into_plain_copies():
+    func = _reshape_func((4, 3, 5, 6), (4, 90))
+    out = schedule_prim_func(func)
+    assert "T_reshape_split" in _block_names(out)
+    loads = [n for n in _nodes(out, tvm.tirx.BufferLoad) if n.buffer.name == "X"]
+    assert len(loads) == 1 and all(isinstance(ix, tvm.tirx.Var) for ix in loads[0].indices)
+    x = np.random.default_rng(11).standard_normal((4, 3, 5, 6)).astype("float32")
+    got = np.zeros((4, 90), "float32")
+    _compile(func)(x, got)
+    np.testing.assert_array_equal(got, x.reshape(4, 90))
+
+
+def test_reshape_that_does_not_split_evenly_uses_the_generic_rule():
+    func = _reshape_func((6, 10), (4, 15))
+    out = schedule_prim_func(func)
+    assert "T_reshape_split" not in _block_names(out)
+    x = np.arange(60, dtype="float32").reshape(6, 10)
+    got = np.zeros((4, 15), "float32")
+    _compile(func)(x, got)
+    np.testing.assert_array_equal(got, x.reshape(4, 15))

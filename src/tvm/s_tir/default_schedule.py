@@ -49,6 +49,10 @@ FuseTIR's functions have no ``"s_tir"`` attribute, a root block realize marks th
    reduction or calls a function such as ``exp``; see ``PARALLEL_MEMORY_BOUND``); the
    innermost loop, when spatial, becomes ``T.vectorized``. A reduction's init is moved into
    its own loop nest before the reduction loops (decompose_reduction).
+   **Reshape copies** (2a, ``default_schedule_reshape``): a copy whose source index divides
+   the innermost loop (``X[n, j // 196, j % 196 // 14, j % 14]``, a flatten) has that loop
+   split along the source's trailing dimensions when the divisions then simplify away, so
+   both sides are plain strided copies.
    **Long sums** (2b, ``default_schedule_reduce``): a sum whose innermost loop is still a
    reduction, with at least ``REDUCE_VECTOR_MIN_WORK`` terms per output (a convolution's
    weight gradient), accumulates into a vector of partial sums along that loop (TVM's
@@ -91,6 +95,7 @@ from ..tirx.stmt_functor import post_order_visit, substitute
 from .default_schedule_inline import inline_permutations
 from .default_schedule_matmul import MATMUL_TILE, match_matmul, tile_matmul
 from .default_schedule_reduce import vector_reduce
+from .default_schedule_reshape import split_reshape
 
 __all__ = ["MATMUL_TILE", "apply_default_schedule", "schedule_prim_func"]
 
@@ -434,6 +439,9 @@ def _schedule_nest(stmt, outer_vars=frozenset(), allow_parallel=True):
         return tiled
     del values
     kind_of = {id(h.var): s for h, s in zip(headers, spatial)}
+    split = split_reshape(loops, realize) if not outer_vars else None
+    if split is not None:
+        return split
     headers = _generic(headers, spatial, block, realize, allow_parallel)
     summed = vector_reduce(headers, kind_of, realize)
     if summed is not None:
