@@ -4,8 +4,9 @@ import numpy as np
 import pytest
 from llvmlite import ir
 
-from tvm.backend.llvm import build_module
+from tvm.backend.llvm import build_module, packed_checks
 from tvm.backend.llvm.packed_api import TensorParam, emit_packed_function
+from tvm.runtime.module import find_linker, load_module
 
 
 def _module(*specs):
@@ -22,12 +23,35 @@ def _message(f, *args, kind=ValueError):
     return str(err.value)
 
 
-def test_helpers_are_defined_once_per_module():
+def test_helpers_are_declared_in_kernels_and_defined_in_the_runtime_module():
     params = [TensorParam("A", "float32", (2, 3)), TensorParam("B", "int32", ("n",))]
     text = str(_module(("f", params), ("g", params)))
     for helper in ("__pytvm_tensor_head", "__pytvm_tensor_tail", "__pytvm_raise"):
-        assert len([line for line in text.splitlines()
-                    if line.startswith("define") and f'@"{helper}"' in line]) == 1
+        lines = [line for line in text.splitlines() if f'@"{helper}"(' in line]
+        assert sum(line.startswith("declare") for line in lines) == 1
+        assert not any(line.startswith("define") for line in lines)
+    runtime = packed_checks.checks_ir()
+    for helper in packed_checks.CHECK_SYMBOLS:
+        assert sum(line.startswith("define") and f'@"{helper}"(' in line
+                   for line in runtime.splitlines()) == 1
+    addresses = packed_checks.register_symbols()
+    assert set(addresses) == set(packed_checks.CHECK_SYMBOLS) and all(addresses.values())
+    assert packed_checks.register_symbols() is addresses  # compiled once per process
+
+
+def test_exported_library_carries_the_helpers(tmp_path):
+    if find_linker() is None:
+        pytest.skip("no C compiler/linker on this machine")
+    lib = build_module(_module(("ex", [TensorParam("A", "float32", (2,))])))
+    path = str(tmp_path / "ex.so")
+    lib.export_library(path)
+    loaded = load_module(path)
+    # One self-contained object: the hidden helpers are linked into the kernel object.
+    assert "__pytvm_tensor_head" in lib.inspect_source("asm")
+    obj = str(tmp_path / "ex.o")
+    lib.export_library(obj)
+    loaded["ex"](np.zeros(2, "float32"))
+    assert _message(loaded["ex"], np.zeros(3, "float32")).endswith("expected 2, got 3")
 
 
 def test_static_extent_message_names_the_first_bad_dimension():

@@ -108,3 +108,33 @@ def test_build_module_list_of_parts_and_errors(threads):
         lib["p_add"](a.astype("float32"), a[:2].astype("float32"), c.astype("float32"))
     with pytest.raises(ValueError, match="no LLVM module to compile"):
         build_module([])
+
+
+def test_compile_pauses_the_garbage_collector_and_restores_it(threads):
+    import gc
+
+    seen = []
+    real = driver._compile_prim_funcs
+
+    def spy(*args):
+        seen.append(gc.isenabled())
+        return real(*args)
+
+    driver._compile_prim_funcs, saved = spy, real
+    try:
+        assert gc.isenabled()
+        _check(tvm.compile(_kernels()))
+        assert seen == [False] and gc.isenabled()
+        with pytest.raises(ValueError), driver.gc_paused():
+            assert not gc.isenabled()
+            raise ValueError("inside")
+        assert gc.isenabled()  # re-enabled after an error too
+        gc.disable()
+        try:
+            with driver.gc_paused():
+                pass
+            assert not gc.isenabled()  # a disabled collector stays disabled
+        finally:
+            gc.enable()
+    finally:
+        driver._compile_prim_funcs = saved

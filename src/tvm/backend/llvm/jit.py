@@ -90,16 +90,30 @@ class LLVMModuleImpl:
             for obj in objects:
                 engine.add_object_file(llvm.ObjectFileRef.from_data(obj))
             engine.finalize_object()
-        if len(objects) == 1:
-            self._object = objects[0]
+        if len(objects) == 1 and not self._declares_checks():
+            self._object = objects[0]  # self-contained: export can reuse it
         self._wrap_functions(engine, _PACKED_DEFINITION.findall(self.ir_text))
 
+    def _declares_checks(self) -> bool:
+        return any(symbol.startswith("__pytvm_") for symbol in _DECLARATION.findall(self.ir_text))
+
     def _linked_module(self):
-        """The parts' optimized IR linked into one module (for assembly and one object)."""
+        """The parts' optimized IR linked into one module (for assembly and one object).
+
+        The argument-check helpers the wrappers call (``packed_checks``; in-process they are
+        one shared JIT copy) are linked in as internal definitions, so the object file is
+        self-contained and several such objects link into one library.
+        """
         mod = parse_ir(self.ir_texts[0], self.name)
         for text in self.ir_texts[1:]:
             # Internal helpers defined in several parts are renamed by the linker.
             mod.link_in(parse_ir(text, self.name))
+        if self._declares_checks():
+            from .packed_checks import CHECK_SYMBOLS, checks_ir  # lazy: imports llvmlite.ir
+
+            mod.link_in(parse_ir(checks_ir(), "pytvm_checks"))
+            for symbol in CHECK_SYMBOLS:
+                mod.get_function(symbol).linkage = "internal"
         return mod
 
     def _wrap_functions(self, engine, symbols) -> None:
@@ -200,6 +214,7 @@ _RUNTIME_OBJECTS = {
     workspace.ALLOC_SYMBOL: ("pytvm_runtime_workspace", lambda: workspace.workspace_ir(True)),
     workspace.FREE_SYMBOL: ("pytvm_runtime_workspace", lambda: workspace.workspace_ir(True)),
 }
+
 _RUNTIME_OBJECT_CACHE: dict = {}
 
 
@@ -215,6 +230,11 @@ def _runtime_object(stem: str, make_ir, options: TargetOptions) -> bytes:
 def _resolve_symbols(symbols, module_name: str) -> None:
     """Make a module's external tvm_ffi and runtime symbols resolvable by the JIT."""
     register_tvm_ffi_symbols(symbols, module_name)
+    if any(symbol.startswith("__pytvm_") for symbol in symbols):
+        # Lazy: packed_checks imports llvmlite.ir (never at `import tvm.backend.llvm`).
+        from . import packed_checks
+
+        packed_checks.register_symbols()
     if threadpool.LAUNCH_SYMBOL in symbols:
         threadpool.launch_address()  # compiles the pool once and registers the symbol
     if any(symbol in symbols for symbol in workspace.SYMBOLS):

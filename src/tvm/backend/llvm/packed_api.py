@@ -30,8 +30,10 @@ Usage by a code generator::
 
     emit_packed_function(module, "axpy", params, body)
 
-The wrapper calls ``TVMFFIErrorSetRaisedFromCStr`` (from libtvm_ffi) and ``snprintf`` (from
-libc); both resolve in-process for the JIT and at link time for shared libraries.
+The wrapper declares ``TVMFFIErrorSetRaisedFromCStr`` (from libtvm_ffi) and ``snprintf`` (from
+libc) in the module, for bodies that raise errors themselves; both resolve in-process for the
+JIT and at link time for shared libraries. The checks themselves are calls of the shared
+helpers of ``packed_checks`` (compiled once per process, linked into exported objects).
 
 Limitations: vector (``lanes > 1``) dtypes are compared exactly; tensor parameters must have
 a fixed ndim; ``DLTensor`` fields other than data, device type, ndim, dtype, shape, strides
@@ -269,6 +271,10 @@ class _Emitter:
         self.module, self.fn, self.name, self.params = module, fn, name, list(params)
         self.signature = signature_text(name, params)
         self.builder = ir.IRBuilder(fn.append_basic_block("entry"))
+        # Declared for bodies that raise errors themselves (documented in the module doc).
+        declare(module, "snprintf", ir.FunctionType(I32, [PTR, I64, PTR], var_arg=True))
+        declare(module, "TVMFFIErrorSetRaisedFromCStr",
+                ir.FunctionType(ir.VoidType(), [PTR, PTR]))
         self.shape_vars = {}  # symbolic name -> (i64 value, "A.shape[0]")
         self._counter = 0
 

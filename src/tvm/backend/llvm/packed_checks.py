@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import threading
 
 from llvmlite import ir  # this module is only imported by code that is generating LLVM IR
 
@@ -143,20 +144,89 @@ def _raise_fn(module):
 
 
 def _helper(module: ir.Module, name: str, ftype: ir.FunctionType, cold: bool = True):
-    """Get ``name`` from ``module``, or add it as an empty internal function (2nd value: new).
+    """Get or add helper ``name`` in ``module``; the 2nd value says whether to build its body.
 
-    Error-only helpers are ``cold``; helpers on the checked path must not be: a call of a
-    cold function tells LLVM that the code around it (the kernel call) rarely runs.
+    In a kernel module the helper is only declared: its definition lives in the runtime
+    module of :func:`checks_ir`, compiled once per process (and cached on disk), so no build
+    pays for compiling it again. Error-only helpers are ``cold``; helpers on the checked path
+    must not be: a call of a cold function tells LLVM that the code around it rarely runs.
     """
     existing = module.globals.get(name)
     if existing is not None:
         return existing, False
     fn = ir.Function(module, ftype, name=name)
-    fn.linkage = "internal"
-    fn.attributes.add("noinline")
     if cold:
         fn.attributes.add("cold")
+    define = getattr(module, "_pytvm_define_checks", None)
+    if define is None:
+        return fn, False  # a declaration
+    fn.attributes.add("noinline")
     return fn, True
+
+
+# The runtime helpers, by symbol: a kernel module declares the ones it calls.
+CHECK_SYMBOLS = (
+    "__pytvm_type_name",
+    "__pytvm_device_name",
+    "__pytvm_dtype_error",
+    "__pytvm_tensor_head",
+    "__pytvm_tensor_tail",
+    "__pytvm_raise",
+    "__pytvm_raise_str",
+)
+
+
+def checks_ir() -> str:
+    """LLVM IR text defining every helper of :data:`CHECK_SYMBOLS` (external linkage).
+
+    The JIT compiles it once per process; an exported object gets its own internal copy
+    (``jit.LLVMModuleImpl._linked_module``).
+    """
+    module = ir.Module("pytvm_checks")
+    module._pytvm_define_checks = True
+    name_helper(module, "__pytvm_type_name", TYPE_NAMES, "Object")
+    name_helper(module, "__pytvm_device_name", DEVICE_NAMES, "device_type=?")
+    for build in (dtype_error_helper, tensor_head_helper, tensor_tail_helper, raise_helper,
+                  raise_str_helper):
+        build(module)
+    return str(module)
+
+
+_REGISTER_LOCK = threading.Lock()
+
+
+@functools.cache
+def _register_locked() -> dict:
+    # Lazy import: the JIT machinery is only needed when something runs in-process.
+    from . import disk_cache
+    from .target_machine import (
+        TargetOptions,
+        declared_symbols,
+        llvm_binding,
+        new_target_machine,
+        parse_ir,
+        register_tvm_ffi_symbols,
+    )
+
+    llvm = llvm_binding()
+    options = TargetOptions()
+    text = checks_ir()
+    register_tvm_ffi_symbols(declared_symbols(parse_ir(text, "pytvm_checks")), "pytvm_checks")
+    obj = disk_cache.compiled_object(text, "pytvm_checks", options)
+    engine = llvm.create_mcjit_compiler(llvm.parse_assembly(""), new_target_machine(options))
+    engine.add_object_file(llvm.ObjectFileRef.from_data(obj))
+    engine.finalize_object()
+    addresses = {name: engine.get_function_address(name) for name in CHECK_SYMBOLS}
+    engine.detach()  # JIT-compiled kernels call these until the process exits
+    for name, address in addresses.items():
+        llvm.add_symbol(name, address)
+    return addresses
+
+
+def register_symbols() -> dict:
+    """JIT the helpers once per process and make them resolvable; returns their addresses."""
+    with _REGISTER_LOCK:
+        return _register_locked()
 
 
 class _Raiser:
