@@ -23,10 +23,6 @@ _FLOAT = ("float16", "float32", "float64", "bfloat16")
 #: Float ops without a gradient rule, with the reason.
 MISSING = {
     "relax.sort": "kept without a rule, as in TVM 0.27 (the F.2 error example)",
-    "relax.grad.max_pool2d_backward": (
-        "a gradient op itself: its own gradient routes through the argmax of each window, "
-        "which no Relax op exposes"
-    ),
     "relax.grad.start_checkpoint": "stripped by the Gradient pass before differentiation",
 }
 
@@ -126,13 +122,14 @@ def test_the_52_ops_of_tvm_have_rules():
 
 def test_rules_beyond_tvm():
     """Rules Apache TVM 0.27 lacks: dropout (inference semantics), dynamic_strided_slice, and
-    the second order of take, nll_loss and avg_pool2d."""
+    the second order of take, nll_loss, avg_pool2d and max_pool2d."""
     for name in (
         "nn.dropout",
         "dynamic_strided_slice",
         "grad.take_backward",
         "grad.nll_loss_backward",
         "grad.avg_pool2d_backward",
+        "grad.max_pool2d_backward",
     ):
         assert Op.get(f"relax.{name}").get_attr("FPrimalGradient") is not None, name
 

@@ -29,6 +29,25 @@ def _avg_overlap_backward(g):
     return out
 
 
+def _max_pool_backward(g, x, pool, stride, pad):
+    """Each gradient to the first maximum of its window (NCHW, no dilation)."""
+    out = np.zeros_like(x)
+    h, w = x.shape[2:]
+    for i in range(g.shape[2]):
+        for j in range(g.shape[3]):
+            pos = [
+                (i * stride - pad + a, j * stride - pad + b)
+                for a in range(pool)
+                for b in range(pool)
+                if 0 <= i * stride - pad + a < h and 0 <= j * stride - pad + b < w
+            ]
+            vals = np.stack([x[:, :, r, c] for r, c in pos])
+            first = np.argmax(vals, axis=0)
+            for k, (r, c) in enumerate(pos):
+                out[:, :, r, c] += np.where(first == k, g[:, :, i, j], 0)
+    return out
+
+
 CASES = [
     Case(grad.no_grad, [t((2, 3))], 'R.Tensor((2, 3), dtype="float32")', lambda x: x),
     Case(
@@ -95,6 +114,21 @@ CASES = [
         'R.Tensor((1, 1, 3, 3), dtype="float32")',
         lambda g, x: _avg_overlap_backward(g),
         id="avg_pool2d_backward-overlap",
+    ),
+    Case(
+        grad.max_pool2d_backward,
+        [t((1, 2, 4, 4)), t((1, 2, 3, 3)), (2, 2), (1, 1), (1, 1, 1, 1)],
+        'R.Tensor((1, 2, 3, 3), dtype="float32")',
+        lambda g, x: _max_pool_backward(g, x, 2, 1, 1),
+        id="max_pool2d_backward-overlap-pad",
+    ),
+    Case(
+        grad.max_pool2d_backward,
+        [t((1, 1, 2, 2)), t((1, 1, 3, 3)), (2, 2), (2, 2)],
+        'R.Tensor((1, 1, 3, 3), dtype="float32")',
+        lambda g, x: _max_pool_backward(g, x, 2, 2, 0),
+        kwargs={"ceil_mode": True},
+        id="max_pool2d_backward-ceil",
     ),
     Case(
         grad.take_backward,

@@ -183,6 +183,60 @@ def _avg_pool2d_backward_grad(orig_var, orig_call, output_grad, ctx):
     return grads
 
 
+def _max_pool2d_backward_grad(orig_var, orig_call, output_grad, ctx):
+    # max_pool2d_backward routes og[o] to the first maximum of window o (scan order), so its
+    # gradient reads the incoming gradient there: d og[o] = g[argmax(o)]. The windows are
+    # walked offset by offset as strided slices of the padded data and gradient.
+    from ..binary import add, equal, logical_and, logical_or, maximum
+    from ..index import strided_slice
+    from ..nn import pad
+    from ..ternary import where
+    from ..unary import logical_not
+
+    og, data = orig_call.args[:2]
+    a = orig_call.attrs
+    dims, out_dims = static_dims(data), static_dims(og)
+    if dims is None or out_dims is None or str(a.layout) != "NCHW":
+        raise ValueError(
+            "the gradient of grad.max_pool2d_backward is supported for static shapes in the "
+            f"NCHW layout only (got layout {a.layout})"
+        )
+    (kh, kw), (sh, sw), (dh, dw) = ([int(v) for v in a.pool_size], [int(v) for v in a.strides],
+                                    [int(v) for v in a.dilation])  # fmt: skip
+    pt, pl = int(a.padding[0]), int(a.padding[1])
+    # Pad so that every window offset can be sliced (ceil_mode windows may end past the data).
+    need_h, need_w = (
+        (kh - 1) * dh + (out_dims[2] - 1) * sh + 1,
+        (kw - 1) * dw + (out_dims[3] - 1) * sw + 1,
+    )
+    widths = [0, 0, 0, 0, pt, max(need_h - dims[2] - pt, 0), pl, max(need_w - dims[3] - pl, 0)]
+    padded_x = ctx.emit(pad(data, widths, pad_value=float("-inf")))
+    padded_g = ctx.emit(pad(output_grad, widths))
+
+    def window_offset(value, r, c):
+        begin = [r * dh, c * dw]
+        end = [begin[0] + (out_dims[2] - 1) * sh + 1, begin[1] + (out_dims[3] - 1) * sw + 1]
+        return ctx.emit(strided_slice(value, [2, 3], begin, end, [sh, sw]))
+
+    offsets = [(r, c) for r in range(kh) for c in range(kw)]
+    values = [window_offset(padded_x, r, c) for r, c in offsets]
+    peak = values[0]
+    for value in values[1:]:
+        peak = ctx.emit(maximum(peak, value))
+    result, taken = None, None
+    for value, (r, c) in zip(values, offsets):
+        hit = ctx.emit(equal(value, peak))
+        if taken is not None:
+            hit = ctx.emit(logical_and(hit, logical_not(taken)))
+        term = where(hit, window_offset(padded_g, r, c), scalar(0.0, og))
+        result = term if result is None else add(result, term)
+        taken = hit if taken is None else ctx.emit(logical_or(taken, hit))
+    grads = no_grad_all(orig_call)
+    grads[0] = result
+    return grads
+
+
 register_gradient("relax.grad.take_backward", _take_backward_grad)
+register_gradient("relax.grad.max_pool2d_backward", _max_pool2d_backward_grad)
 register_gradient("relax.grad.nll_loss_backward", _nll_loss_backward_grad)
 register_gradient("relax.grad.avg_pool2d_backward", _avg_pool2d_backward_grad)
