@@ -7,7 +7,7 @@ import pytest
 import tvm
 from tvm import relax, te
 from tvm.s_tir.default_schedule import schedule_prim_func
-from tvm.s_tir.default_schedule_matmul import MATMUL_TILE, tile_shape
+from tvm.s_tir.default_schedule_matmul import MATMUL_PACK_MIN_ROWS, MATMUL_TILE, tile_shape
 from tvm.script import tirx as T
 from tvm.tirx.stmt import AllocBuffer, BufferStore, For, ForKind, SBlock
 from tvm.tirx.stmt_functor import post_order_visit
@@ -70,6 +70,8 @@ def test_tile_shape(m, n, expected):
         (72, 10, 128, False, False),  # a classifier's 10 columns
         (48, 10, 64, True, False),
         (6, 64, 70, False, False),    # 6 rows: 2-row tiles
+        (136, 128, 40, False, False),  # enough rows to pack B's strips
+        (128, 64, 24, True, True),
     ],
 )
 def test_tiled_matmul_matches_numpy(m, n, k, trans_a, trans_b):
@@ -86,12 +88,19 @@ def test_tiled_matmul_matches_numpy(m, n, k, trans_a, trans_b):
 
 
 def test_strip_is_packed_and_parallel():
-    out = schedule_prim_func(_matmul_func(64, 256, 32))
+    out = schedule_prim_func(_matmul_func(MATMUL_PACK_MIN_ROWS, 256, 32))
     outer = out.body.block.body
     assert isinstance(outer, For) and outer.kind == ForKind.PARALLEL
     assert int(outer.extent) == 256 // MATMUL_TILE[1]
     packs = [s for s in _nodes(out, BufferStore) if s.buffer.name == "B_packed"]
     assert len(packs) == 1 and [int(d) for d in packs[0].buffer.shape] == [32, MATMUL_TILE[1]]
+
+
+@pytest.mark.parametrize("trans_b", [False, True])
+def test_few_rows_read_b_in_place_unless_transposed(trans_b):
+    out = schedule_prim_func(_matmul_func(MATMUL_PACK_MIN_ROWS // 2, 256, 32, trans_b=trans_b))
+    packs = [s for s in _nodes(out, BufferStore) if s.buffer.name == "B_packed"]
+    assert len(packs) == int(trans_b)
 
 
 def test_one_strip_runs_its_row_tiles_in_parallel():

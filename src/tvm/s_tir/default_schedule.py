@@ -30,7 +30,8 @@ FuseTIR's functions have no ``"s_tir"`` attribute, a root block realize marks th
    32- or 16-wide tile with more rows when those divide N; all of N (< 64, a classifier's
    10 columns) with 8 rows (16 when A is read as ``A[k, i]``) otherwise; MR halves until
    it divides M. Other N use rule 2. The packed strip stays in L2 for all row tiles (B's own
-   rows, 4 KiB apart, alias in the caches); measured ~95-105 GFLOP/s on one core for the MLP
+   rows, 4 KiB apart, alias in the caches); with fewer than ``MATMUL_PACK_MIN_ROWS`` (128)
+   rows B is read in place unless it is transposed; measured ~95-105 GFLOP/s on one core for the MLP
    gradient matmuls (NumPy/OpenBLAS: ~85-95).
    **Epilogue** (FuseTIR's ``matmul + add + relu``, a gradient's ``matmul + SGD update``):
    the nests right after the matmul that are elementwise over its output (two spatial loops

@@ -18,9 +18,10 @@
             epilogue(acc)                                        # (tile loops)
 
 The packed strip (``K * NR`` floats) stays in the L2 cache for all row tiles and is read
-with unit stride (B's own rows are one cache line apart at 4 KiB strides, which alias in
-the caches), and the accumulator tile stays in vector registers. The packing is done at run
-time, each call: the parameters change every training step.
+with unit stride (B's own rows are 4 KiB apart for 1024 columns, which alias in the caches),
+and the accumulator tile stays in vector registers. The packing is done at run time, each
+call: the parameters change every training step. With fewer than ``MATMUL_PACK_MIN_ROWS``
+rows the copy does not pay off and B is read in place (unless it is read transposed).
 """
 
 from __future__ import annotations
@@ -45,6 +46,8 @@ __all__ = ["MATMUL_MIN_WORK", "MATMUL_TILE", "match_matmul", "tile_matmul", "til
 MATMUL_TILE = (4, 64)
 #: Smallest m * n * k given the tiled matmul schedule (smaller ones use the generic rule).
 MATMUL_MIN_WORK = 4096
+#: Fewest output rows for which B's strip is packed (see ``tile_matmul``).
+MATMUL_PACK_MIN_ROWS = 128
 #: Most rows of the tile of a narrow output (see ``tile_shape``).
 MATMUL_NARROW_ROWS = 8
 
@@ -187,7 +190,11 @@ def tile_matmul(headers, spatial, realize, epilogue=(), local=frozenset()):
         if id(out) in local and id(out) not in tiles:
             tiles[id(out)] = decl_buffer((tile_m, tile_n), out.dtype, name=f"{out.name}_local")
     zero = block.init.value
-    update = acc_buf[i1, j1] + substitute(a_expr, {vi: ii, vk: kk.var}) * packed[kk.var, j1]
+    # Few row tiles (a batch of 64) do not repay the copy: B's strip is read in place then,
+    # unless B is read transposed (B[j, k]: the copy makes the vector loads contiguous).
+    use_pack = m >= MATMUL_PACK_MIN_ROWS or b_load.indices[0] is vj
+    b_value = packed[kk.var, j1] if use_pack else substitute(b_load, {vk: kk.var, vj: jj})
+    update = acc_buf[i1, j1] + substitute(a_expr, {vi: ii, vk: kk.var}) * b_value
 
     def tile(stmt):
         stmt = For(j1, IntImm(dt_j, 0), IntImm(dt_j, tile_n), ForKind.VECTORIZED, stmt)
@@ -209,8 +216,9 @@ def tile_matmul(headers, spatial, realize, epilogue=(), local=frozenset()):
     rows = For(i0, IntImm(dt_i, 0), IntImm(dt_i, m // tile_m),
                ForKind.PARALLEL if one_strip and m > tile_m else ForKind.SERIAL,
                SBlockRealize((), IntImm("bool", 1), scope))
-    strip = SBlock((), [], [], f"{block.name_hint}_strip", SeqStmt([pack, rows]),
-                   alloc_buffers=[packed])
+    strip = SBlock((), [], [], f"{block.name_hint}_strip",
+                   SeqStmt([pack, rows]) if use_pack else rows,
+                   alloc_buffers=[packed] if use_pack else [])
     return For(j0, IntImm(dt_j, 0), IntImm(dt_j, n // tile_n),
                ForKind.SERIAL if one_strip else ForKind.PARALLEL,
                SBlockRealize((), IntImm("bool", 1), strip))
