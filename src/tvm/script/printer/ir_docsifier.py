@@ -214,6 +214,19 @@ class IRDocsifier:
             target.append(id(var))
         return IdDoc(name)
 
+    def define_named(self, var, name: str) -> IdDoc:
+        """Define ``var`` under exactly ``name`` (even if in use) in the innermost frame.
+
+        For names that must print as given (a function's symbolic variables). The name is
+        freed when the frame closes only if this call reserved it.
+        """
+        self.var_names[id(var)] = name
+        if name not in self.used_names:
+            self.used_names.add(name)
+            if self._frames:
+                self._frames[-1].append(id(var))
+        return IdDoc(name)
+
     def open_declarations(self) -> list:
         """Start collecting hoisted declarations for the innermost frame; returns the list."""
         decls: list = []

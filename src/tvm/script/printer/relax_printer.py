@@ -577,6 +577,29 @@ def _symbolic_vars(objs):
     return out
 
 
+def _carried_symbolic_vars(params) -> dict:
+    """``id(symbolic var) -> parameter`` for parameters ``n: R.Prim(value=n)`` of its own name.
+
+    LambdaLift passes a captured symbolic variable ``n`` this way; TVM 0.27 prints such a
+    parameter as ``n: T.int64`` (not ``n_1``), so the parameter and the variable share the
+    printed name. Only when no earlier parameter's type already mentions the variable.
+    """
+    carried, seen = {}, set()
+    for param in params:
+        ty = param.ty
+        value = getattr(ty, "value", None) if isinstance(ty, PrimType) else None
+        if (
+            isinstance(value, tirx.Var)
+            and value.name == param.name_hint
+            and id(value) not in seen
+            and id(value) not in carried
+        ):
+            carried[id(value)] = param
+        if ty is not None:
+            seen.update(id(v) for v in _symbolic_vars([ty]))
+    return carried
+
+
 def _function_doc(func, path, d, name, nested=False):
     d.push_frame()
     saved_decls = (d.state.get("func_decls"), d.state.get("decl_frame"))
@@ -586,21 +609,27 @@ def _function_doc(func, path, d, name, nested=False):
     # docsifier meets them (``m = T.int64()``) and inserted at the top of the body.
     decls = d.open_declarations()
     try:
-        # Symbolic variables: those in parameter types become file-level TypeVars.
+        # Symbolic variables: those in parameter types become file-level TypeVars. Their
+        # names belong to the function (TVM 0.27 scopes them per function): another
+        # function may name a variable ``n`` too.
+        carried = _carried_symbolic_vars(func.params)
         param_types = [p.ty for p in func.params]
         # Within one function they are declared in name order (as TVM 0.27 does).
         sig_vars = sorted(_symbolic_vars(param_types), key=lambda v: v.name)
         for var in sig_vars:
             if not d.is_defined(var):
-                d.var_names[id(var)] = var.name
-                d.used_names.add(var.name)
-                if var.name not in d.type_vars:
+                d.define_named(var, var.name)
+                if id(var) not in carried and var.name not in d.type_vars:
                     d.type_vars.append(var.name)
         args = []
         d.state["in_signature"] = True
         for i, param in enumerate(func.params):
             ann = d.as_doc(param.ty, None) if param.ty is not None else None
-            args.append(AssignDoc(d.define(param, param.name_hint), None, ann))
+            if carried.get(id(getattr(param.ty, "value", None))) is param:
+                param_doc = d.define_named(param, param.name_hint)
+            else:
+                param_doc = d.define(param, param.name_hint)
+            args.append(AssignDoc(param_doc, None, ann))
         ret = d.as_doc(func.ret_ty, None) if func.ret_ty is not None else None
         d.state["in_signature"] = False
 

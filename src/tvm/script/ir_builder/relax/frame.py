@@ -192,6 +192,17 @@ class Emitter:
         counts[prefix] = count + 1
         return prefix if count == 0 else f"{prefix}{count}"
 
+    def emit_var_binding(self, var, value, span=None):
+        """Bind ``value`` to the already-made variable ``var`` (a recursive local function's).
+
+        It takes an automatic name like every binding, so later names come out as in TVM.
+        """
+        seq, block = self.target()
+        value = self.normalize(value)
+        self._fresh_name(block)
+        self._append(seq, block, relax.VarBinding(var, value, span))
+        return var
+
     def emit_binding(self, binding) -> None:
         """Add an already-built binding."""
         seq, block = self.target()
@@ -372,7 +383,32 @@ class IfFrame(IRBuilderFrame):
         if self.then_branch is None or self.else_branch is None:
             raise ValueError("An R.If needs both a then branch and an else branch")
         value = relax.If(self.cond, self.then_branch, self.else_branch)
-        self.var = EMITTER.emit(value, self.annotation, self.var_name or "")
+        # The if's type keeps the symbolic variables its function defines (parameters, earlier
+        # match_casts) and erases the others, as in TVM: tell the BlockBuilder which they are.
+        bb = EMITTER.bb
+        bb.begin_scope(_defining_vars())
+        try:
+            self.var = EMITTER.emit(value, self.annotation, self.var_name or "")
+        finally:
+            bb.end_scope()
+
+
+def _defining_vars() -> list:
+    """The innermost function's parameters and the variables of its match_casts so far."""
+    frames = IRBuilder.current().frames
+    start = max((i for i, f in enumerate(frames) if isinstance(f, FunctionFrame)), default=None)
+    if start is None:
+        return []
+    found = list(frames[start].params)
+    for frame in frames[start:]:
+        if isinstance(frame, SeqFrame):
+            groups = [b.bindings for b in frame.blocks] + [frame.pending]
+        elif isinstance(frame, BlockFrame):
+            groups = [frame.bindings]
+        else:
+            continue
+        found.extend(b.var for g in groups for b in g if isinstance(b, relax.MatchCast))
+    return found
 
 
 class _BranchFrame(SeqFrame):

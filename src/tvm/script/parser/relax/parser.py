@@ -8,6 +8,7 @@ from typing import Any
 from tvm import relax
 from tvm.ffi.node import set_field
 from tvm.ir import GlobalVar, PrimExpr
+from tvm.relax.analysis import free_vars
 
 from ...ir_builder import relax as B
 from ...ir_builder.base import IRBuilder
@@ -83,17 +84,53 @@ def _visit_function_def(parser: Parser, node: ast.FunctionDef) -> None:
     options = _decorator_options(parser, node)
     builder = IRBuilder.current()
     nested = builder.find_frame(FunctionFrame) is not None
+    # Where a local function's binding goes: decided before its own frame opens.
+    dataflow = nested and EMITTER.target()[1] is not None
+    is_output = nested and _is_output_statement(parser, node)
+    self_var = None
     with parser.var_table.with_frame():
         frame = B.function(options.get("pure", True), options.get("private", False))
         with frame:
             frame.span = parser.source.to_span(node)
             B.func_name(node.name)
             _visit_signature(parser, node, frame)
+            if nested:
+                self_var = _bind_own_name(parser, node, frame, dataflow and not is_output)
             parser.visit_body(node.body)
     if nested:
         # A local function is a value of the enclosing function.
-        var = EMITTER.emit(frame.result, name=node.name)
+        func = frame.result
+        if self_var is not None and any(v is self_var for v in free_vars(func)):
+            if node.returns is None:
+                parser.report_error(
+                    node,
+                    f"The local function {node.name} calls itself, so it needs a return type "
+                    f"annotation (def {node.name}(...) -> R.Tensor(...)); without one the "
+                    f"type of the recursive call is unknown",
+                )
+            # A recursive function is bound to the variable its body refers to (as in TVM).
+            var = EMITTER.emit_var_binding(self_var, func, parser.source.to_span(node))
+        else:
+            var = EMITTER.emit(func, name=node.name, is_output=is_output)
         parser.var_table.add(node.name, var, allow_shadowing=True)
+
+
+def _bind_own_name(parser: Parser, node: ast.FunctionDef, frame: FunctionFrame, dataflow: bool):
+    """Make a local function's name visible in its own body, so it can call itself.
+
+    The name refers to the variable the function will be bound to, typed by the annotated
+    signature (``R.Any`` as return type when there is no annotation; such a recursive
+    function is rejected once its body is parsed). A parameter of the same name wins.
+    """
+    current = parser.var_table.lookup(node.name, _NOT_FOUND)
+    if any(current is p for p in frame.params):
+        return None
+    ret = frame.ret_ty if frame.ret_ty is not None else relax.ObjectType()
+    ty = relax.FuncType([p.ty for p in frame.params], ret, frame.is_pure)
+    var_cls = relax.DataflowVar if dataflow else relax.Var
+    var = var_cls(node.name, ty, parser.source.to_span(node))
+    parser.var_table.add(node.name, var, allow_shadowing=True)
+    return var
 
 
 @dispatch.register("relax", "tvm_declare_function")
