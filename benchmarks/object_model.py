@@ -1,13 +1,26 @@
 """Object model speed: construction, field access, structural_equal/hash on a 10k-node tree.
 
-Run: ``python benchmarks/object_model.py``. Reports the best of several repeats per case.
+Run: ``python benchmarks/object_model.py``. Reports the best of several repeats per case, in
+CPU time of this process (steadier than wall time on a shared machine).
+The structural rows cover a 10k-node alpha-renamed function (equal, hash, first mismatch at
+its last leaf) and a 5-node expression, the size of most comparisons made while compiling
+(the simplifier's "did anything change" checks), where the fixed cost per call dominates.
 """
 
 from __future__ import annotations
 
+import time
 import timeit
 
-from tvm.ffi import DEF, IGNORE, Node, field, structural_equal, structural_hash
+from tvm.ffi import (
+    DEF,
+    IGNORE,
+    Node,
+    field,
+    get_first_structural_mismatch,
+    structural_equal,
+    structural_hash,
+)
 
 
 class Expr(Node, type_key="bench.Expr"):
@@ -61,8 +74,20 @@ def count_nodes(node):
     return total
 
 
+def with_last_leaf(func, leaf):
+    """``func`` with its right-most leaf replaced (the walks meet it last)."""
+    spine, node = [], func.body
+    while isinstance(node, Add):
+        spine.append(node)
+        node = node.b
+    for parent in reversed(spine):
+        leaf = parent.replace(b=leaf)
+    return func.replace(body=leaf)
+
+
 def best(stmt, number, repeat=5):
-    return min(timeit.repeat(stmt, number=number, repeat=repeat)) / number
+    timer = timeit.Timer(stmt, timer=time.process_time)
+    return min(timer.repeat(number=number, repeat=repeat)) / number
 
 
 def main():
@@ -70,6 +95,8 @@ def main():
     lhs, rhs = make_func(), make_func()
     nodes = count_nodes(lhs)
     add = Add(x, y)
+    last_differs = with_last_leaf(rhs, Const(-1))
+    small, small2 = (Add(Add(x, Const(4)), Const(1)) for _ in range(2))  # x * 4 + 1, say
     rows = [
         ("construct Add(x, y)", best(lambda: Add(x, y), 100_000), "per node"),
         ("read field add.a", best(lambda: add.a, 1_000_000), "per read"),
@@ -81,11 +108,20 @@ def main():
             "per call",
         ),
         (f"structural_hash ({nodes} nodes)", best(lambda: structural_hash(lhs), 5), "per call"),
+        (
+            f"first mismatch ({nodes} nodes, last leaf)",
+            best(lambda: get_first_structural_mismatch(lhs, last_differs), 5),
+            "per call",
+        ),
+        ("structural_equal (5 nodes)", best(lambda: structural_equal(small, small2), 20_000),
+         "per call"),
+        ("structural_hash (5 nodes)", best(lambda: structural_hash(small), 20_000), "per call"),
     ]
     assert structural_equal(lhs, rhs) and structural_hash(lhs) == structural_hash(rhs)
+    assert structural_equal(small, small2) and get_first_structural_mismatch(lhs, last_differs)
     print(f"{'case':<46}{'time':>12}")
     for name, seconds, unit in rows:
-        text = f"{seconds * 1e9:.0f} ns" if seconds < 1e-5 else f"{seconds * 1e3:.2f} ms"
+        text = f"{seconds * 1e9:.0f} ns" if seconds < 1e-4 else f"{seconds * 1e3:.2f} ms"
         print(f"{name:<46}{text:>12}  {unit}")
 
 

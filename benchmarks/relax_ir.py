@@ -61,6 +61,18 @@ def _equal(ctx):
     return time.perf_counter() - start  # the copy's construction is not timed
 
 
+@stage("structural_hash")
+def _hash(ctx):
+    import tvm
+
+    start = time.perf_counter()
+    value = tvm.ir.structural_hash(ctx["mod"])
+    elapsed = time.perf_counter() - start  # one module hashed; the check below is not timed
+    if "copy" in ctx:
+        assert value == tvm.ir.structural_hash(ctx["copy"])
+    return elapsed
+
+
 @stage("ExprMutator")
 def _mutate(ctx):
     from tvm import relax
