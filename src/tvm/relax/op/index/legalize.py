@@ -10,8 +10,6 @@ bounds are clamped).
 
 from __future__ import annotations
 
-import itertools
-
 from .... import te, tirx, topi
 from ...transform.legalize_ops.common import prim_value, register_legalize, tuple_fields
 
@@ -117,9 +115,6 @@ def _dynamic_slice_te(out_shape):
     return dynamic_strided_slice
 
 
-_SLICE_SERIAL = itertools.count()
-
-
 @register_legalize("relax.dynamic_strided_slice")
 def _dynamic_strided_slice(bb, call):
     from ...expr import Call
@@ -143,8 +138,8 @@ def _dynamic_strided_slice(bb, call):
     # them as tir_vars.
     # Named apart per call: a kernel that reads two slices' results (as their gradient does)
     # needs distinct names for their dims.
-    serial = next(_SLICE_SERIAL)
-    dims = [tirx.Var(f"s{i}" if serial == 0 else f"s{i}_{serial}", "int64") for i in range(ndim)]
+    serial = bb.get_unique_name("dynamic_strided_slice_dims")[len("dynamic_strided_slice_dims") :]
+    dims = [tirx.Var(f"s{i}_{serial}" if serial else f"s{i}", "int64") for i in range(ndim)]
     matched = bb.match_cast(shape, ShapeType(dims))
     call = bb.call_te(
         _dynamic_slice_te(dims),
