@@ -86,3 +86,40 @@ def test_disable_vectorize_config():
         after = _run(VectorizeLoop(), before)
     assert isinstance(after.body, For) and after.body.kind == ForKind.SERIAL
     assert not after.body.annotations
+
+
+def _vectorized_load_index(index_of_j, lanes=8, n=64):
+    """Vectorize ``B[i * lanes + j] = A[index_of_j(i, j)]``; returns the load's index."""
+    A = decl_buffer((n * lanes * 2,), "float32", name="A")
+    B = decl_buffer((n * lanes,), "float32", name="B")
+    i, j = Var("i", "int32"), Var("j", "int32")
+    store = BufferStore(B, A[index_of_j(i, j)], [i * lanes + j])
+    func = PrimFunc([A, B], For(i, 0, n, ForKind.SERIAL, For(j, 0, lanes, ForKind.VECTORIZED,
+                                                              store)))
+    after = _run(VectorizeLoop(), func)
+    return i, after.body.body
+
+
+def test_vectorize_affine_load_strides_from_one_lane_difference():
+    # Stride 2 (a gather), stride 0 (the same element in every lane) and an offset base.
+    i, vec = _vectorized_load_index(lambda i, j: i * 16 + j * 2 + 3)
+    assert isinstance(vec, BufferStore)
+    index = vec.value.indices[0]
+    assert isinstance(index, Ramp) and index.stride.value == 2 and index.lanes == 8
+    assert_structural_equal(tvm.arith.Analyzer().simplify(index.base - (i * 16 + 3)),
+                            IntImm("int32", 0))
+    # j // 8 is 0 in all 8 lanes: the difference simplifies to 0 with the lane bound.
+    _, vec = _vectorized_load_index(lambda i, j: i + j // 8)
+    assert isinstance(vec.value.indices[0], Ramp) and vec.value.indices[0].stride.value == 0
+
+
+def test_vectorize_floordiv_index_uses_the_per_lane_fallback():
+    # (i * 8 + j) // 8 is i in every lane: the lane difference does not simplify to a
+    # constant by itself, the per-lane evaluation proves the stride 0.
+    _, vec = _vectorized_load_index(lambda i, j: (i * 8 + j) // 8)
+    assert isinstance(vec, BufferStore)
+    index = vec.value.indices[0]
+    assert isinstance(index, Ramp) and index.stride.value == 0
+    # (j // 2): steps 0, 1, 0, 1, ...: not one stride, so the loop stays for LLVM.
+    _, loop = _vectorized_load_index(lambda i, j: i * 4 + j // 2)
+    assert isinstance(loop, For) and int(loop.annotations["pragma_vectorize"]) == 1
