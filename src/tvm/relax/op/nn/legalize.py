@@ -67,28 +67,17 @@ def _nll_loss(bb, call):
 
 
 # The convolution and pooling rules: topi's argument order, read from the attributes.
-_CONV_WINDOW = ("ints:strides", "ints:padding", "ints:dilation")
-register_legalize(
-    "relax.nn.conv1d",
-    call_topi_with_attrs(
-        tnn.conv1d, "conv1d", *_CONV_WINDOW, "int:groups", "data_layout", "kernel_layout",
-        "out_dtype", num_args=2,
-    ),
-)  # fmt: skip
-register_legalize(
-    "relax.nn.conv2d",
-    call_topi_with_attrs(
-        tnn.conv2d, "conv2d", *_CONV_WINDOW, "data_layout", "kernel_layout", "out_dtype",
-        "int:groups", num_args=2,
-    ),
-)  # fmt: skip
-register_legalize(
-    "relax.nn.conv2d_transpose",
-    call_topi_with_attrs(
-        tnn.conv2d_transpose, "conv2d_transpose", *_CONV_WINDOW, "int:groups",
-        "ints:output_padding", "out_dtype", num_args=2,
-    ),
-)  # fmt: skip
+_WINDOW = ("ints:strides", "ints:padding", "ints:dilation")
+_CONVOLUTIONS = {
+    "conv1d": (*_WINDOW, "int:groups", "data_layout", "kernel_layout", "out_dtype"),
+    "conv2d": (*_WINDOW, "data_layout", "kernel_layout", "out_dtype", "int:groups"),
+    "conv2d_transpose": (*_WINDOW, "int:groups", "ints:output_padding", "out_dtype"),
+}
+for _name, _fields in _CONVOLUTIONS.items():
+    register_legalize(
+        f"relax.nn.{_name}",
+        call_topi_with_attrs(getattr(tnn, _name), _name, *_fields, num_args=2),
+    )
 for _kind in ("max", "avg"):
     register_legalize(
         f"relax.nn.{_kind}_pool2d",
