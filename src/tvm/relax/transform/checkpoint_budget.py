@@ -23,9 +23,12 @@ Cost model, per segment ``[p, q)`` of bindings:
   rule keeps those).
 
 A binding outside every segment is kept when a gradient rule reads it. Parameters are never
-counted. The model can count a value twice (a segment input that a rule reads too), so it
-only ranks placements: the kept bytes of each candidate are then measured exactly, in
-increasing order of recomputation.
+counted. Each partial placement carries its kept values as a bit mask, so a value kept for two
+reasons (a rule reads it, a segment starts from it) counts once; placements are compared only
+with those that keep the same values still read further on. The model still overestimates in
+one corner (a segment value that a later segment starts from is kept, yet its recomputation
+is counted), so it ranks placements, and the kept bytes of each candidate are then measured
+exactly, in increasing order of recomputation. A function that already fits is left as is.
 """
 
 from __future__ import annotations
@@ -93,27 +96,46 @@ def _flops(binding) -> int:
     return max([out, *(_elements(ty) for ty in args)])
 
 
-def _segment_costs(bindings, reads, segmentable):
-    """``costs[p]`` = list of ``(q, kept_bytes, flops)`` for every valid segment ``[p, q)``."""
-    position = {b.var: i for i, b in enumerate(bindings)}
-    # -1 stands for a parameter.
-    used = [[position.get(v, -1) for v in used_vars_of(b.value)] for b in bindings]
-    nbytes = [static_nbytes(b.var.ty, b.var.name_hint) for b in bindings]
-    flops = [_flops(b) for b in bindings]
-    read = {position[v] for v in reads}
-    costs = []
-    for p in range(len(bindings)):
-        row = []
+class _Chain:
+    """The per-binding facts the dynamic program needs, as bit masks over binding positions."""
+
+    def __init__(self, bindings, reads, segmentable):
+        position = {b.var: i for i, b in enumerate(bindings)}
+        #: Positions each binding reads (-1 stands for a parameter).
+        self.used = [[position.get(v, -1) for v in used_vars_of(b.value)] for b in bindings]
+        self.nbytes = [static_nbytes(b.var.ty, b.var.name_hint) for b in bindings]
+        self.flops = [_flops(b) for b in bindings]
+        self.read = {position[v] for v in reads}
+        self.segmentable = segmentable
+        n = len(bindings)
+        # live[p]: bindings before p that a binding at or after p reads. Only these bits of a
+        # kept mask can change the cost of what follows p.
+        last_use = [-1] * n
+        for i, used in enumerate(self.used):
+            for j in used:
+                if j >= 0:
+                    last_use[j] = max(last_use[j], i)
+        self.live = [sum(1 << j for j in range(p) if last_use[j] >= p) for p in range(n + 1)]
+
+    def bytes_of(self, mask: int) -> int:
+        total = 0
+        while mask:
+            low = mask & -mask
+            total += self.nbytes[low.bit_length() - 1]
+            mask ^= low
+        return total
+
+    def segments_from(self, p):
+        """``(q, kept_mask, flops)`` for each valid segment ``[p, q)``."""
         constant = {}  # in-segment bindings the F.4 rule keeps: computed from no variable
-        seen, kept = set(), set()
-        total_flops = 0
-        for q in range(p + 1, len(bindings) + 1):
+        seen, kept, total_flops = set(), 0, 0
+        for q in range(p + 1, len(self.used) + 1):
             i = q - 1
-            if not segmentable[i]:
-                break
-            # Parameters are wrapped in start_checkpoint too, so reading one is not constant.
-            constant[i] = all(j >= p and constant[j] for j in used[i])
-            if i in read:
+            if not self.segmentable[i]:
+                return
+            # Parameters are read through start_checkpoint when needed: not constant.
+            constant[i] = all(j >= p and constant[j] for j in self.used[i])
+            if i in self.read:
                 # The new binding's closure only reaches earlier bindings: extend in place.
                 stack = [i]
                 while stack:
@@ -122,48 +144,63 @@ def _segment_costs(bindings, reads, segmentable):
                         continue
                     seen.add(j)
                     if j < p or constant[j]:
-                        kept.add(j)
+                        kept |= 1 << j  # a segment input (start_checkpoint) or a constant
                     else:
-                        total_flops += flops[j]
-                        stack.extend(used[j])
-            row.append((q, sum(nbytes[j] for j in kept), total_flops))
-        costs.append(row)
-    outside = [nbytes[i] if i in read else 0 for i in range(len(bindings))]
-    return costs, outside
+                        total_flops += self.flops[j]
+                        stack.extend(self.used[j])
+            yield q, kept, total_flops
 
 
-def _pareto(entries):
-    # Ties in (kept, flops) go to the placement with the fewest bindings in segments: a
-    # segment that recomputes nothing (e.g. a matmul whose output no rule reads) is noise.
-    entries.sort(key=lambda e: (e[0], e[1], e[2]))
-    front = []
+def _prune(entries, live):
+    """The Pareto front of (kept, flops) per value of the live bits of the kept mask.
+
+    Ties go to the placement with the fewest bindings in segments: a segment that recomputes
+    nothing (e.g. a matmul whose output no rule reads) is noise.
+    """
+    groups = {}
     for entry in entries:
-        if not front or entry[1] < front[-1][1]:
-            front.append(entry)
+        groups.setdefault(entry[3] & live, []).append(entry)
+    front = []
+    for group in groups.values():
+        group.sort(key=lambda e: (e[0], e[1], e[2]))
+        best = None
+        for entry in group:
+            if best is None or entry[1] < best:
+                front.append(entry)
+                best = entry[1]
     if len(front) > _FRONT_LIMIT:
+        front.sort(key=lambda e: (e[0], e[1]))
         step = len(front) / _FRONT_LIMIT
         front = [front[int(k * step)] for k in range(_FRONT_LIMIT)] + [front[-1]]
     return front
 
 
 def _candidates(bindings, reads, segmentable):
-    """Segment placements on the final Pareto front, fewest recomputed FLOPs first."""
-    costs, outside = _segment_costs(bindings, reads, segmentable)
+    """Segment placements on the final Pareto front, fewest recomputed FLOPs first.
+
+    An entry is ``(kept bytes, flops, bindings in segments, kept mask, segments)``; the
+    segments are a linked list ``(p, q, rest)`` or None. The mask makes a value kept for two
+    reasons (a rule reads it and a segment starts from it) count once.
+    """
+    chain = _Chain(bindings, reads, segmentable)
     n = len(bindings)
-    # An entry: (kept bytes, flops, bindings in segments, segments as a linked list
-    # (p, q, rest) or None).
+    segments = [list(chain.segments_from(p)) for p in range(n)]
     fronts = [[] for _ in range(n + 1)]
-    fronts[0] = [(0, 0, 0, None)]
+    fronts[0] = [(0, 0, 0, 0, None)]
     for p in range(n):
-        fronts[p] = _pareto(fronts[p])
-        for kept, flops, length, segs in fronts[p]:
-            fronts[p + 1].append((kept + outside[p], flops, length, segs))
-            for q, seg_kept, seg_flops in costs[p]:
-                entry = (kept + seg_kept, flops + seg_flops, length + q - p, (p, q, segs))
+        fronts[p] = _prune(fronts[p], chain.live[p])
+        outside = (1 << p) if p in chain.read else 0
+        for kept, flops, length, mask, segs in fronts[p]:
+            added = chain.bytes_of(outside & ~mask)
+            fronts[p + 1].append((kept + added, flops, length, mask | outside, segs))
+            for q, seg_mask, seg_flops in segments[p]:
+                added = chain.bytes_of(seg_mask & ~mask)
+                entry = (kept + added, flops + seg_flops, length + q - p, mask | seg_mask,
+                         (p, q, segs))  # fmt: skip
                 fronts[q].append(entry)
-    final = sorted(_pareto(fronts[n]), key=lambda e: (e[1], e[0], e[2]))
-    for _, _, _, segs in final:
-        placed = []
+    final = sorted(_prune(fronts[n], 0), key=lambda e: (e[1], e[0], e[2]))
+    for entry in final:
+        placed, segs = [], entry[4]
         while segs is not None:
             p, q, segs = segs
             placed.append((p, q))
@@ -252,29 +289,38 @@ def _fmt(nbytes):
 
 
 def checkpoint_to_budget(func, budget_bytes: int, target_index: int = 0, name: str = "main"):
-    """``(new_func, kept_bytes)``: :func:`CheckpointToBudget` on one function."""
+    """:func:`CheckpointToBudget` on one function.
+
+    Returns ``(new_func, kept_bytes, segments)``: the segments are the ``[p, q)`` ranges of
+    ``func``'s bindings placed between markers (empty when ``func`` already fits, and then
+    ``new_func`` is ``func``).
+    """
     what = f"CheckpointToBudget({name})"
     if not isinstance(func, Function):
         raise TypeError(f"{what}: {name} is a {type(func).__name__}, not a relax.Function")
+    for block in getattr(func.body, "blocks", ()):
+        for binding in block.bindings:
+            value = binding.value
+            if isinstance(value, Call) and getattr(value.op, "name", None) in _MARKERS:
+                raise ValueError(
+                    f"{what}: the function already has checkpoint markers "
+                    f"({binding.var.name_hint} = {value.op.name}); CheckpointToBudget places "
+                    "all markers itself, so give it the function without them "
+                    "(relax.analysis.estimate_kept_bytes measures a hand-checkpointed one)"
+                )
     model = KeptModel(func, target_index, what)  # checks the body and the shapes
     bindings = list(func.body.blocks[0].bindings)
-    for binding in bindings:
-        value = binding.value
-        if isinstance(value, Call) and getattr(value.op, "name", None) in _MARKERS:
-            raise ValueError(
-                f"{what}: the function already has checkpoint markers ({binding.var.name_hint} "
-                f"= {value.op.name}); CheckpointToBudget places all markers itself, so give it "
-                "the function without them (relax.analysis.estimate_kept_bytes measures a "
-                "hand-checkpointed one)"
-            )
+    plain = model.kept_bytes(func)
+    if plain <= budget_bytes:
+        return func, plain, []  # fits already: nothing to recompute, nothing to rewrite
     segmentable = [isinstance(b.var, DataflowVar) for b in bindings]
-    smallest = None
+    smallest = plain
     for segments in _candidates(bindings, model.reads, segmentable):
         candidate = place_markers(func, segments) if segments else func
         kept = model.kept_bytes(candidate)
         if kept <= budget_bytes:
-            return candidate, kept
-        smallest = kept if smallest is None else min(smallest, kept)
+            return candidate, kept, segments
+        smallest = min(smallest, kept)
     raise ValueError(
         f"{what}: the backward pass cannot keep at most {_fmt(budget_bytes)} of forward "
         f"values; even the most checkpointed placement keeps {_fmt(smallest)}, the smallest "
@@ -321,7 +367,7 @@ def CheckpointToBudget(budget_bytes, func_name: str = "main", target_index: int 
 
     def _transform(mod, _ctx):
         func = mod[func_name]  # ValueError naming the candidates when absent
-        new_func, _ = checkpoint_to_budget(func, budget, target_index, func_name)
+        new_func, _, _ = checkpoint_to_budget(func, budget, target_index, func_name)
         if new_func is func:
             return mod
         new_mod = mod.clone()
