@@ -30,7 +30,8 @@ def _check_compiled(mod, inputs, wrt):
 
 
 def test_dropout_dynamic_slice_and_einsum_diagonal_program():
-    """loss = sum(s * s) + trace(d), d = dropout(tanh(x @ w)), s = a runtime slice of d."""
+    """loss = sum(s * s) + mean(s) + trace(d), d = dropout(tanh(x @ w)), s = a runtime slice
+    of d (its shape is only known at run time)."""
     x = relax.Var("x", relax.TensorType((4, 4), "float64"))
     w = relax.Var("w", relax.TensorType((4, 4), "float64"))
     bounds = [relax.Var(n, relax.TensorType((2,), "int64")) for n in ("begin", "end", "strides")]
@@ -40,7 +41,7 @@ def test_dropout_dynamic_slice_and_einsum_diagonal_program():
             h = bb.emit(relax.op.tanh(relax.op.matmul(x, w)))
             d = bb.emit(relax.TupleGetItem(bb.emit(relax.op.nn.dropout(h, 0.3)), 0))
             s = bb.emit(relax.op.dynamic_strided_slice(d, *bounds))
-            squares = bb.emit(relax.op.sum(relax.op.multiply(s, s)))
+            squares = bb.emit(relax.op.add(relax.op.sum(relax.op.multiply(s, s)), relax.op.mean(s)))
             trace = bb.emit(relax.op.einsum([d], "ii"))
             loss = bb.emit_output(relax.op.add(squares, trace))
         bb.emit_func_output(loss)

@@ -26,9 +26,10 @@ def _restore_dims(call, grad):
 
 
 def _count(call):
-    """The number of elements each output element reduces, or None for symbolic shapes."""
+    """The number of elements each output element reduces, or None for symbolic or unknown
+    shapes."""
     x = call.args[0]
-    dims = static_dims(x)
+    dims = None if getattr(x.ty.shape, "values", None) is None else static_dims(x)
     if dims is None:
         return None
     axis = _axes(call)
@@ -59,7 +60,7 @@ def _mean_grad(orig_var, orig_call, output_grad, ctx):
         scaled = divide(output_grad, const(float(count), x.ty.dtype))
     else:
         scaled = divide(output_grad, _count_tensor(ctx, orig_call, orig_call.attrs.keepdims))
-    return [broadcast_to(_restore_dims(orig_call, scaled), shape_of(x))]
+    return [broadcast_like(_restore_dims(orig_call, scaled), x)]
 
 
 @register_gradient("relax.variance")
