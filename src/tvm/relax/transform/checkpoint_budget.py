@@ -34,6 +34,7 @@ exactly, in increasing order of recomputation. A function that already fits is l
 from __future__ import annotations
 
 import math
+import operator
 import re
 
 from ...ir.op import Op
@@ -151,6 +152,9 @@ class _Chain:
             yield q, kept, total_flops
 
 
+_KEY = operator.itemgetter(0, 1, 2)  # kept bytes, flops, bindings in segments
+
+
 def _prune(entries, live):
     """The Pareto front of (kept, flops) per value of the live bits of the kept mask.
 
@@ -162,14 +166,14 @@ def _prune(entries, live):
         groups.setdefault(entry[3] & live, []).append(entry)
     front = []
     for group in groups.values():
-        group.sort(key=lambda e: (e[0], e[1], e[2]))
+        group.sort(key=_KEY)
         best = None
         for entry in group:
             if best is None or entry[1] < best:
                 front.append(entry)
                 best = entry[1]
     if len(front) > _FRONT_LIMIT:
-        front.sort(key=lambda e: (e[0], e[1]))
+        front.sort(key=_KEY)
         step = len(front) / _FRONT_LIMIT
         front = [front[int(k * step)] for k in range(_FRONT_LIMIT)] + [front[-1]]
     return front
