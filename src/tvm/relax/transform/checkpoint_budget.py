@@ -6,8 +6,8 @@ budget" in ``docs/arch/autodiff.md``.
 
 The function's bindings, in order, are split into runs that stay as they are and *segments*
 that the backward pass recomputes. A dynamic program over the binding positions keeps, for
-each prefix, the Pareto front of (kept bytes, recomputed FLOPs). The best placement is the one
-with the fewest recomputed FLOPs whose kept bytes, measured exactly by
+each prefix, the Pareto front of (kept bytes, recomputed FLOPs). The placement chosen is the
+one of the final front with the fewest recomputed FLOPs whose kept bytes, measured exactly by
 :class:`~tvm.relax.analysis.kept_bytes.KeptModel` (the F.4 rule of the Gradient pass itself),
 fit the budget.
 
