@@ -122,8 +122,7 @@ def test_capture_free_functions_become_global_references():
 def recursive_module():
     """``main`` with a local ``while_loop`` that calls itself and captures ``x``.
 
-    Built with the IR API: the TVMScript parser does not resolve a local function's own
-    name inside its body.
+    Built with the IR API (``ParsedRecursive`` below is its TVMScript form).
     """
     t23, ti = TensorType([2, 3], "float32"), TensorType([], "int32")
     x = Var("x", t23)
@@ -292,7 +291,7 @@ def test_symbolic_variables_are_captured_and_owned_by_each_function():
     after = _lift(SymbolicCapture)
     relax.analysis.well_formed(after)  # raises when a symbolic var is shared by two functions
     # n is used by g but defined by none of its annotations: captured as R.Prim(value=n), as
-    # TVM 0.27 does (its printer names the parameter n instead of n_1).
+    # TVM 0.27 does (both print it as ``n: T.int64``).
     g = after["main_g"]
     assert [p.name_hint for p in g.params] == ["a", "n"]
     assert g.params[1].ty.value is not None
@@ -331,3 +330,40 @@ def test_a_local_function_inside_an_if_branch():
         '            r_then: R.Tensor((3,), dtype="float32") = R.invoke_pure_closure(f, (x,), '
         'ty_args=(R.Tensor((3,), dtype="float32"),))'
     ) in text
+
+
+@I.ir_module
+class ParsedRecursive:
+    @R.function
+    def main(x: R.Tensor((2, 3), "float32")) -> R.Tensor((2, 3), "float32"):
+        @R.function
+        def while_loop(
+            i: R.Tensor((), "int32"), s: R.Tensor((2, 3), "float32")
+        ) -> R.Tensor((2, 3), "float32"):
+            cond = R.less(i, R.const(10, "int32"))
+            if cond:
+                new_i = R.add(i, R.const(1, "int32"))
+                new_s = R.add(s, x)
+                r = while_loop(new_i, new_s)
+            else:
+                r = s
+            return r
+
+        gv = while_loop(R.const(0, "int32"), x)
+        return gv
+
+
+def test_a_parsed_recursive_local_function_lifts_like_the_ir_api_one():
+    # The parser binds a local function's name in its own body (as TVM does), so the
+    # TVMScript form of recursive_module() lifts to the same module.
+    after = _lift(ParsedRecursive)
+    tvm.ir.assert_structural_equal(after, _lift(recursive_module()))
+    relax.analysis.well_formed(after)
+    assert "cls.main_while_loop(new_i, new_s, x)" in after.script()
+
+
+def test_a_captured_symbolic_parameter_prints_under_its_own_name():
+    # TVM 0.27 prints LambdaLift's R.Prim(value=n) parameter as ``n: T.int64`` (not ``n_1``).
+    text = _lift(SymbolicCapture).script()
+    assert 'def main_g(a: R.Tensor((4,), dtype="float32"), n: T.int64) -> ' in text
+    assert "return (b, R.shape([n * 2]))" in text

@@ -198,6 +198,11 @@ class IRDocsifier:
             if name is not None:
                 self.used_names.discard(name)
 
+    @property
+    def depth(self) -> int:
+        """The number of open naming frames."""
+        return len(self._frames)
+
     def define(self, var, name_hint: str, frame=None) -> IdDoc:
         """Give ``var`` a fresh printed name based on ``name_hint``: ``lv``, ``lv_1``, ...
 

@@ -472,10 +472,13 @@ def _binding_stmts(binding, path, d):
     if isinstance(value, relax.Function):
         name = d.define(var, var.name_hint)
         func_doc = _function_doc(value, value_path, d, name.name, nested=True)
+        type_vars = d.state.pop("nested_type_vars", [])
         # TVM 0.27 repeats the import header (and a blank, indented line) before a nested
-        # function.
-        header = CommentDoc("from tvm.script import relax as R")
-        return [header, ExprStmtDoc(IdDoc("")), func_doc.add_path(path)]
+        # function, then declares the symbolic variables its signature introduces.
+        stmts = [CommentDoc("from typing import TypeVar")] if type_vars else []
+        stmts += [CommentDoc("from tvm.script import relax as R"), ExprStmtDoc(IdDoc(""))]
+        stmts += [AssignDoc(IdDoc(v), IdDoc("TypeVar").call(LiteralDoc(v))) for v in type_vars]
+        return [*stmts, func_doc.add_path(path)]
     if isinstance(value, relax.If):
         return [_if_doc(var, value, value_path, d).add_path(path)]
     rhs = d.as_doc(value, value_path)
@@ -605,6 +608,7 @@ def _function_doc(func, path, d, name, nested=False):
     saved_decls = (d.state.get("func_decls"), d.state.get("decl_frame"))
     saved_alias = d.state.get("uses_module_alias", False)
     d.state["uses_module_alias"] = False
+    nested_type_vars = []
     # Symbolic variables first met outside the parameters are declared when the tirx Var
     # docsifier meets them (``m = T.int64()``) and inserted at the top of the body.
     decls = d.open_declarations()
@@ -612,15 +616,25 @@ def _function_doc(func, path, d, name, nested=False):
         # Symbolic variables: those in parameter types become file-level TypeVars. Their
         # names belong to the function (TVM 0.27 scopes them per function): another
         # function may name a variable ``n`` too.
+        # A nested function declares its new ones in the enclosing body, before its ``def``,
+        # under fresh names (``n_1`` when the enclosing function has an ``n``), as TVM does.
         carried = _carried_symbolic_vars(func.params)
-        param_types = [p.ty for p in func.params]
+        sig_types = [p.ty for p in func.params] + [func.ret_ty]
         # Within one function they are declared in name order (as TVM 0.27 does).
-        sig_vars = sorted(_symbolic_vars(param_types), key=lambda v: v.name)
+        sig_vars = sorted(_symbolic_vars(sig_types), key=lambda v: v.name)
         for var in sig_vars:
-            if not d.is_defined(var):
+            if d.is_defined(var):
+                continue
+            if nested and id(var) not in carried:
+                nested_type_vars.append(d.define(var, var.name, frame=d.depth - 2).name)
+                continue
+            if id(var) in carried:
                 d.define_named(var, var.name)
-                if id(var) not in carried and var.name not in d.type_vars:
-                    d.type_vars.append(var.name)
+                continue
+            # Two variables of one name get ``m``, ``m_1`` (TVM's names).
+            var_name = d.define(var, var.name).name
+            if var_name not in d.type_vars:
+                d.type_vars.append(var_name)
         args = []
         d.state["in_signature"] = True
         for i, param in enumerate(func.params):
@@ -673,6 +687,9 @@ def _function_doc(func, path, d, name, nested=False):
         values.append(LiteralDoc(True))
     if keys:
         decorator = CallDoc(decorator, [], keys, values)
+    if nested:
+        # Read by the binding printer, which writes ``n = TypeVar("n")`` before the ``def``.
+        d.state["nested_type_vars"] = nested_type_vars
     return FunctionDoc(IdDoc(name), args, [decorator], ret, body)
 
 

@@ -195,11 +195,11 @@ class Emitter:
     def emit_var_binding(self, var, value, span=None):
         """Bind ``value`` to the already-made variable ``var`` (a recursive local function's).
 
-        It takes an automatic name like every binding, so later names come out as in TVM.
+        Unlike :meth:`emit`, it takes no automatic name (TVM binds such a variable as given,
+        so the following bindings' names come out as in TVM).
         """
         seq, block = self.target()
         value = self.normalize(value)
-        self._fresh_name(block)
         self._append(seq, block, relax.VarBinding(var, value, span))
         return var
 
@@ -260,6 +260,9 @@ class FunctionFrame(SeqFrame):
         self.span = None
         #: Symbolic shape variables by name, shared by the signature and the body.
         self.shape_vars: dict[str, Any] = {}
+        #: Names of the shape variables the body declares (``n = T.int64()``): a local
+        #: function's signature string ``"n"`` refers to them.
+        self.declared_shape_vars: set[str] = set()
         #: Whether the signature is being read (only there may strings name new shape vars).
         self.in_signature = False
         #: How many automatic names of each prefix (``gv``, ``lv``) were handed out.
@@ -382,7 +385,12 @@ class IfFrame(IRBuilderFrame):
         self._run_callbacks()
         if self.then_branch is None or self.else_branch is None:
             raise ValueError("An R.If needs both a then branch and an else branch")
-        value = relax.If(self.cond, self.then_branch, self.else_branch)
+        cond = self.cond
+        if not is_leaf(cond):
+            # ``if R.greater(i, c):``: the condition is bound just before the if (TVM does
+            # so once the branches are parsed, so it takes the next automatic name).
+            cond = EMITTER.emit(cond)
+        value = relax.If(cond, self.then_branch, self.else_branch)
         # The if's type keeps the symbolic variables its function defines (parameters, earlier
         # match_casts) and erases the others, as in TVM: tell the BlockBuilder which they are.
         bb = EMITTER.bb

@@ -242,6 +242,8 @@ def _is_unnamed_var(value) -> bool:
 def _bind_shape_var(parser: Parser, name: str, var):
     """``n = T.int64()``: name the new variable, or reuse the signature's ``n``."""
     frame = IRBuilder.current().find_frame(FunctionFrame)
+    if frame is not None:
+        frame.declared_shape_vars.add(name)
     existing = None if frame is None else frame.shape_vars.get(name)
     if existing is not None and existing.dtype == var.dtype:
         return existing

@@ -36,8 +36,21 @@ def shape_var(name: str, dtype: str = "int64"):
                 "String-defined shape expr is only allowed when parsing function parameters "
                 "and return annotations for TVMScript."
             )
-        var = frame.shape_vars[name] = tirx.Var(name, dtype)
+        # In a local function's signature, a name the enclosing body declared
+        # (``n = T.int64()``) is that variable, as in TVM; otherwise it is a new one.
+        var = _declared_outside(frame, name)
+        if var is None:
+            var = tirx.Var(name, dtype)
+        frame.shape_vars[name] = var
     return var
+
+
+def _declared_outside(frame, name: str):
+    frames = IRBuilder.current().frames
+    for outer in reversed(frames[: frames.index(frame)]):
+        if isinstance(outer, FunctionFrame) and name in outer.declared_shape_vars:
+            return outer.shape_vars.get(name)
+    return None
 
 
 class _ShapeNames(dict):
