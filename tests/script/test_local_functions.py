@@ -543,3 +543,76 @@ def main(x: R.Tensor((3,), "float32")):
     assert '    def h(a: R.Tensor((m_1,), dtype="float32")) -> R.Tensor((m_1,), dtype="float32"):' \
         in text
     assert "    # from typing import TypeVar" not in text
+
+
+# --- more recursion -----------------------------------------------------------------------------
+
+_COUNTDOWN = '''
+            if R.greater(i, R.const(0, "int64")):
+                r = f(R.subtract(i, R.const(1, "int64")), R.add(s, {step}))
+            else:
+                r = s
+            return r
+'''
+
+
+def test_an_impure_recursive_local_function_keeps_its_purity():
+    # TVM 0.27 types the recursive reference as pure and rejects this program as ill-formed;
+    # here the reference carries the function's purity.
+    mod = from_source('''
+@I.ir_module
+class Module:
+    @R.function(pure=False)
+    def main(x: R.Tensor((2,), "float32")) -> R.Tensor((2,), "float32"):
+        @R.function(pure=False)
+        def f(i: R.Tensor((), "int64"), s: R.Tensor((2,), "float32")) -> R.Tensor((2,), "float32"):
+            R.print(s, format="{}")''' + _COUNTDOWN.format(step="s") + '''
+        gv = f(R.const(3, "int64"), x)
+        return gv
+''')
+    binding = mod["main"].body.blocks[0].bindings[0]
+    assert binding.var.ty.purity is False
+    relax.analysis.well_formed(mod)
+    lifted = relax.transform.LambdaLift()(mod)
+    text = lifted.script()
+    assert "    @R.function(pure=False, private=True)\n    def main_f(" in text
+    assert "r_then: R.Tensor((2,), dtype=\"float32\") = cls.main_f(gv1, gv2)" in text
+    assert_structural_equal(from_source(text), lifted)
+
+
+def test_recursion_in_a_function_nested_twice_lifts_as_in_tvm():
+    mod = from_source('''
+@I.ir_module
+class Module:
+    @R.function
+    def main(x: R.Tensor((2,), "float32")) -> R.Tensor((2,), "float32"):
+        @R.function
+        def outer(y: R.Tensor((2,), "float32")) -> R.Tensor((2,), "float32"):
+            @R.function
+            def f(i: R.Tensor((), "int64"), s: R.Tensor((2,), "float32")) -> R.Tensor((2,), "float32"):''' + _COUNTDOWN.format(step="y").replace("\n    ", "\n        ") + '''
+            z = f(R.const(2, "int64"), y)
+            return z
+        gv = outer(x)
+        return gv
+''')
+    text = relax.transform.LambdaLift()(mod).script()
+    # Apache TVM 0.27 prints the same lines.
+    assert "            r_then: R.Tensor((2,), dtype=\"float32\") = cls.main_f(gv, gv1, y)" in text
+    assert "        f: R.Any = R.make_closure(cls.main_f, (y,))" in text
+    assert "        gv: R.Tensor((2,), dtype=\"float32\") = cls.main_outer(x)" in text
+
+
+def test_a_capture_free_recursive_function_used_as_a_value():
+    mod = from_source('''
+@I.ir_module
+class Module:
+    @R.function
+    def main(x: R.Tensor((2,), "float32")):
+        @R.function
+        def f(i: R.Tensor((), "int64"), s: R.Tensor((2,), "float32")) -> R.Tensor((2,), "float32"):''' + _COUNTDOWN.format(step="s") + '''
+        return (f, f(R.const(1, "int64"), x))
+''')
+    text = relax.transform.LambdaLift()(mod).script()
+    # As TVM 0.27 prints it: the function becomes a global reference everywhere.
+    assert "        return (cls.main_f, gv)" in text
+    assert "r_then: R.Tensor((2,), dtype=\"float32\") = cls.main_f(gv, gv1)" in text
