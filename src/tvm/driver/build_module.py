@@ -181,9 +181,10 @@ def _compile_prim_funcs(mod, target, tir_pipeline):
     """Lower, generate LLVM IR (in parts) and JIT-compile an IRModule of PrimFuncs."""
     lowered = lower(mod, target, tir_pipeline)
     # Lazy: llvmlite is imported only when something is compiled.
-    from ..backend.llvm.codegen import codegen_module
+    from ..backend.llvm.codegen import codegen_module, exported_symbols
     from ..backend.llvm.jit import build_module, compile_threads
 
+    exported_symbols(lowered)  # a clash between two parts would go unnoticed
     names = [gv.name_hint for gv in lowered.functions]
     module_name = "_".join(names)[:64] or "pytvm"
     # Several parts are optimized and compiled by LLVM in parallel threads.

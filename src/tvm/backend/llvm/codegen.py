@@ -706,10 +706,13 @@ _CALL_HANDLERS = {
 register_expr_method(E.Call, CodeGenLLVM._call)
 
 
-def codegen_module(mod, module_name: str = "pytvm") -> ir.Module:
-    """Emit every PrimFunc of a lowered ``IRModule`` (named by ``global_symbol`` or its
-    GlobalVar) into one llvmlite module."""
-    cg = CodeGenLLVM(module_name)
+def exported_symbols(mod) -> dict:
+    """``global_symbol`` (or GlobalVar name) -> GlobalVar name of every PrimFunc of ``mod``.
+
+    Raises ValueError when two functions would export the same symbol. ``tvm.compile`` calls
+    it on the whole module before splitting it into parts compiled in parallel, where a clash
+    across parts would otherwise go unnoticed.
+    """
     owners = {}
     for gvar, func in mod.functions.items():
         if isinstance(func, PrimFunc):
@@ -722,5 +725,15 @@ def codegen_module(mod, module_name: str = "pytvm") -> ir.Module:
                     "have a unique global_symbol."
                 )
             owners[name] = gvar.name_hint
-            cg.add_function(func, name)
+    return owners
+
+
+def codegen_module(mod, module_name: str = "pytvm") -> ir.Module:
+    """Emit every PrimFunc of a lowered ``IRModule`` (named by ``global_symbol`` or its
+    GlobalVar) into one llvmlite module."""
+    cg = CodeGenLLVM(module_name)
+    exported_symbols(mod)
+    for gvar, func in mod.functions.items():
+        if isinstance(func, PrimFunc):
+            cg.add_function(func, str(func.get_attr("global_symbol") or gvar.name_hint))
     return cg.module
