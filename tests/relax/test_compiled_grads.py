@@ -284,8 +284,10 @@ def test_every_gradient_rule_is_checked_compiled():
     checked = {
         _op_name(_TABLES[family].CASES[i]) for (family, _), cases in _CHUNKS.items() for i in cases
     }
+    # Ops that other tests register on the fly (family "test") may share this process.
     with_rule = {
-        name for name in Op.list_op_names() if Op.get(name).get_attr("FPrimalGradient") is not None
+        name for name in Op.list_op_names()
+        if Op.get(name).get_attr("FPrimalGradient") is not None and Op.get(name).family != "test"
     }
     assert with_rule - checked == _UNCHECKABLE
     assert not checked & _UNCHECKABLE
