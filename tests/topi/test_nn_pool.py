@@ -145,3 +145,50 @@ def test_pool_grad(run, rng, pool_type, case):
     np.testing.assert_allclose(out, pool_grad_ref(g, x, kernel, strides, dilation, pads,
                                                   pool_type == "max", cip), rtol=1e-5,
                                atol=1e-6)
+
+
+DISJOINT = [
+    # shape, kernel, strides, pads, ceil_mode: each input in at most one window (the
+    # elementwise form of pool_grad)
+    ((4, 6), (2, 2), (2, 2), (0, 0, 0, 0), False),  # every window inside, every input covered
+    ((5, 5), (2, 2), (2, 2), (0, 0, 0, 0), False),  # last row/column in no window
+    ((5, 5), (2, 2), (2, 2), (0, 0, 0, 0), True),  # last windows half outside
+    ((5, 7), (2, 2), (3, 3), (0, 0, 0, 0), False),  # gaps between windows
+    ((5, 5), (2, 3), (2, 3), (1, 1, 1, 1), False),  # padding
+    ((6, 6), (3, 3), (3, 3), (0, 0, 0, 0), False),
+]
+
+
+@pytest.mark.parametrize("pool_type", ["max", "avg"])
+@pytest.mark.parametrize("case", DISJOINT)
+def test_pool_grad_disjoint_windows(run, rng, pool_type, case):
+    (h, w), kernel, strides, pads, ceil_mode = case
+    x = rng.integers(0, 3, (2, 3, h, w)).astype("float32")  # many ties: first maximum wins
+    oh, ow = _out_size(h, w, kernel, strides, (1, 1), pads, ceil_mode)
+    g = rng.standard_normal((2, 3, oh, ow)).astype("float32")
+    X, G = te.placeholder(x.shape, name="X"), te.placeholder(g.shape, name="G")
+    out = run([G, X], topi.nn.pool_grad(G, X, kernel, strides, pads, pool_type, ceil_mode,
+                                        True, "NCHW"), [g, x])
+    ref = pool_grad_ref(g, x, kernel, strides, (1, 1), pads, pool_type == "max", True)
+    np.testing.assert_allclose(out, ref, rtol=1e-5, atol=1e-6)
+
+
+def test_pool_grad_disjoint_nhwc(run, rng):
+    x = rng.integers(0, 3, (2, 6, 4, 3)).astype("float32")
+    g = rng.standard_normal((2, 3, 2, 3)).astype("float32")
+    X, G = te.placeholder(x.shape, name="X"), te.placeholder(g.shape, name="G")
+    out = run([G, X], topi.nn.pool_grad(G, X, (2, 2), (2, 2), (0, 0), "max", layout="NHWC"),
+              [g, x])
+    nchw = lambda a: a.transpose(0, 3, 1, 2)
+    ref = pool_grad_ref(nchw(g), nchw(x), (2, 2), (2, 2), (1, 1), (0, 0, 0, 0), True, True)
+    np.testing.assert_allclose(out, ref.transpose(0, 2, 3, 1), rtol=1e-5, atol=1e-6)
+
+
+def test_pool_grad_disjoint_form_is_elementwise():
+    # Non-overlapping windows: the gradient stage has no reduction over the window (its
+    # dead iterations made the loop form ~4x slower for 2x2 windows).
+    X, G = te.placeholder((1, 2, 4, 4), name="X"), te.placeholder((1, 2, 2, 2), name="G")
+    out = topi.nn.pool_grad(G, X, (2, 2), (2, 2), (0, 0), "max")
+    assert not out.op.reduce_axis
+    out = topi.nn.pool_grad(G, X, (2, 2), (1, 1), (0, 0), "max")  # overlapping: loop form
+    assert len(out.op.reduce_axis) == 2

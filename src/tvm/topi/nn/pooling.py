@@ -7,6 +7,11 @@ Output extent per spatial axis: ``(extent + pad_before + pad_after - (dilation *
 the dtype's lowest finite value (``tirx.min_value``, as TVM; the Relax reference says
 ``-inf``); an average window divides by the number of positions
 inside the padded input (``count_include_pad``) or inside the input, at least 1.
+
+Static-shape windows that never reach the padding or past the input read it without a bounds
+condition. ``pool_grad`` with non-overlapping windows (stride >= kernel, no dilation: the
+usual 2x2/stride-2 max pool) is elementwise over the input, each position reading its one
+window; overlapping windows loop over the kernel positions of every window.
 """
 
 from __future__ import annotations
@@ -63,6 +68,25 @@ class _Window:
         return out_index * const_like(self.stride[s], dt) - const_like(self.pads[s], dt) + \
             as_index(k_index, dt) * const_like(self.dilation[s], dt)
 
+    def fits(self):
+        """Whether every window lies inside the input (static shapes, no padding reached)."""
+        for s, extent in enumerate((self.h, self.w)):
+            if not (is_const_int(extent) and is_const_int(self.out[s])):
+                return False
+            last = (get_const_int(self.out[s]) - 1) * self.stride[s] - self.pads[s] + \
+                self.dilation[s] * (self.kernel[s] - 1)
+            if self.pads[s] > 0 or last >= get_const_int(extent):
+                return False
+        return True
+
+    def covered(self, s):
+        """Whether every input position along axis ``s`` has a window at ``(p + pad) // stride``."""
+        extent = (self.h, self.w)[s]
+        if not (is_const_int(extent) and is_const_int(self.out[s])):
+            return False
+        return (get_const_int(extent) - 1 + self.pads[s]) // self.stride[s] < \
+            get_const_int(self.out[s])
+
     def inside(self, s, p, low_pad=0, high_pad=0):
         extent = (self.h, self.w)[s]
         dt = p.dtype
@@ -101,6 +125,8 @@ def pool2d(data, kernel, stride, dilation, padding, pool_type, ceil_mode=False,
         idx = list(i)
         p, q = win.pos(0, i[win.hax], ra.var), win.pos(1, i[win.wax], rb.var)
         idx[win.hax], idx[win.wax] = p, q
+        if win.fits():
+            return data(*idx)
         ok = _g.logical_and(win.inside(0, p), win.inside(1, q))
         # if_then_else: the load would be out of bounds in the padding.
         return tirx.if_then_else(ok, data(*idx), fill)
@@ -207,6 +233,9 @@ def pool_grad(grads, data, kernel, stride, padding, pool_type, ceil_mode=False,
         choice = _first_max(data, win)
     else:
         count = win.count(count_include_pad)
+    if _disjoint(win):
+        return _disjoint_grad(grads, win, choice if pool_type == "max" else count, pool_type,
+                              data.shape)
     ra, rb = reduce_axis(kh, "ra"), reduce_axis(kw, "rb")
 
     def body(*i):
@@ -255,10 +284,13 @@ def _first_max(data, win):
         idx = list(i)
         p, q = win.pos(0, i[win.hax], ra.var), win.pos(1, i[win.wax], rb.var)
         idx[win.hax], idx[win.wax] = p, q
-        ok = _g.logical_and(win.inside(0, p), win.inside(1, q))
-        hit = _g.logical_and(ok, _g.equal(tirx.if_then_else(ok, data(*idx),
-                                                            tirx.min_value(data.dtype)),
-                                          maxed(*i)))
+        if win.fits():
+            hit = _g.equal(data(*idx), maxed(*i))
+        else:
+            ok = _g.logical_and(win.inside(0, p), win.inside(1, q))
+            hit = _g.logical_and(ok, _g.equal(tirx.if_then_else(ok, data(*idx),
+                                                                tirx.min_value(data.dtype)),
+                                              maxed(*i)))
         flat = as_index(ra.var, dt) * const_like(win.kernel[1], dt) + as_index(rb.var, dt)
         return te.min(tirx.Select(hit, flat, tirx.max_value(dt)), axis=[ra, rb])
 
@@ -275,8 +307,59 @@ def _max_pool(data, win):
         idx = list(i)
         p, q = win.pos(0, i[win.hax], ra.var), win.pos(1, i[win.wax], rb.var)
         idx[win.hax], idx[win.wax] = p, q
+        if win.fits():
+            return te.max(data(*idx), axis=[ra, rb])
         ok = _g.logical_and(win.inside(0, p), win.inside(1, q))
         return te.max(tirx.if_then_else(ok, data(*idx), tirx.min_value(data.dtype)),
                       axis=[ra, rb])
 
     return te.compute(tuple(shape), body, name="pool_max", tag="pool_max")
+
+
+def _disjoint(win):
+    """Whether each input position lies in at most one window (stride >= kernel, no dilation)."""
+    return all(win.dilation[a] == 1 and win.stride[a] >= win.kernel[a] for a in (0, 1))
+
+
+def _disjoint_grad(grads, win, table, pool_type, shape):
+    """``pool_grad`` for non-overlapping windows: elementwise over the input.
+
+    Input position ``p`` (``full = p + pad``) belongs to window ``full // stride`` at kernel
+    offset ``full % stride`` (when that offset is inside the kernel and the window exists), so
+    its gradient is read from that one window: no loop over the kernel positions, most of whose
+    iterations would find nothing. ``table`` is the first-max choice (max) or the count (avg).
+    """
+    kw = win.kernel[1]
+
+    def body(*i):
+        dt = i[win.hax].dtype
+        conds, outs, offs = [], [], []
+        for axis, p in enumerate((i[win.hax], i[win.wax])):
+            full = p + const_like(win.pads[axis], dt)
+            st = const_like(win.stride[axis], dt)
+            o, off = _g.floordiv(full, st), _g.floormod(full, st)
+            if not win.covered(axis):
+                conds.append(_g.less(o, as_index(win.out[axis], dt)))
+            if win.stride[axis] > win.kernel[axis]:
+                conds.append(_g.less(off, const_like(win.kernel[axis], dt)))
+            outs.append(o)
+            offs.append(off)
+        idx = list(i)
+        idx[win.hax], idx[win.wax] = outs
+        g = grads(*idx)
+        zero = const_like(0, g.dtype)
+        if pool_type == "max":
+            flat = offs[0] * const_like(kw, dt) + offs[1]
+            conds.append(_g.equal(table(*idx), flat))
+            value = g
+        else:
+            n = table(outs[0], outs[1])
+            value = g / _g.cast(_g.max(n, const_like(1, n.dtype)), g.dtype)
+        if not conds:
+            return value
+        ok = conds[0]
+        for c in conds[1:]:
+            ok = _g.logical_and(ok, c)
+        return tirx.if_then_else(ok, value, zero)
+
+    return te.compute(shape, body, name="pool_grad", tag="pool_grad")
