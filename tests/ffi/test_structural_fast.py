@@ -138,16 +138,30 @@ def mutate(data, value, var_map, rate):
     for leaf, equal_ones in LEAVES:
         if structural._leaf_equal(leaf, value, False) and type(leaf) is type(value):
             if change:
-                return data.draw(st.sampled_from(equal_ones + [LEAVES[1][0], "other"]))
+                unequal = [different(leaf)] * max(2, len(equal_ones)) + ["other"]
+                return data.draw(st.sampled_from(equal_ones + unequal))
             return leaf
     return value
+
+
+def different(leaf):
+    """A leaf unequal to ``leaf``, of the same Python type where it has other values."""
+    if isinstance(leaf, bool):
+        return not leaf
+    if leaf is None:
+        return 0
+    if isinstance(leaf, np.ndarray):
+        return np.arange(4)
+    if isinstance(leaf, str):
+        return leaf + "_"
+    return leaf + 1  # NaN + 1 is NaN again, still equal: harmless
 
 
 def random_pair(data, rate=None, rename_free=None):
     params = [Var(f"arg{i}") for i in range(data.draw(st.integers(0, 2)))]
     lhs = gen_value(data, params, data.draw(st.integers(0, 4)))
     if rate is None:
-        rate = data.draw(st.sampled_from([0.0, 0.05, 0.3]))
+        rate = data.draw(st.sampled_from([0.0, 0.02, 0.05, 0.3]))
     # Renamed free variables: equal only with map_free_vars=True.
     if rename_free is None:
         rename_free = data.draw(st.booleans())
@@ -346,3 +360,23 @@ def test_tensor_content_can_be_skipped():
         rhs, skip_tensor_content=True
     )
     assert not structural_equal(lhs, Leaf(np.zeros(4)), skip_tensor_content=True)
+
+
+def test_unset_field_reads_as_none():
+    # _from_fields with fewer values leaves a slot unset; every walk reads it as None.
+    partial = Pair._from_fields(1)
+    assert structural_equal(Fn((), partial), Fn((), Pair(1, None)))
+    assert not structural_equal(Fn((), partial), Fn((), Pair(1, 2)))
+    assert reference_equal(Fn((), partial), Fn((), Pair(1, None)))
+    assert structural_hash(partial) == structural_hash(Pair(1, None))
+    assert reported_paths(Pair(2, partial), Pair(2, Pair(1, 2))) == ("<root>.b.b", "<root>.b.b")
+
+
+@pytest.mark.parametrize(
+    "lhs, rhs", [(1, 2), ("a", "b"), (None, 0), (True, False), (1.5, 2.5), (300, 301)]
+)
+def test_atom_fields_are_compared(lhs, rhs):
+    assert structural_equal(Pair(lhs, 0), Pair(lhs, 0))
+    assert not structural_equal(Pair(lhs, 0), Pair(rhs, 0))
+    assert not structural_equal(Pair(0, Leaf(lhs)), Pair(0, Leaf(rhs)))
+    assert structural_hash(Pair(lhs, 0)) != structural_hash(Pair(rhs, 0))

@@ -123,7 +123,7 @@ def _classify(cls):
     """Compute and remember ``_INFO[cls]``."""
     if issubclass(cls, Node):
         fields = tuple((f.name, f.role == DEF) for f in cls._fields if f.role != IGNORE)
-        info = (fields, cls._sequal_kind == "var", cls.type_key)
+        info = (fields, cls._sequal_kind == "var", cls.type_key, _make_fields_eq(cls, fields))
     elif issubclass(cls, (tuple, list)):
         info = _SEQ
     elif issubclass(cls, dict):
@@ -132,6 +132,43 @@ def _classify(cls):
         info = _LEAF  # exact str/int/float are listed above; subclasses need the general rules
     _INFO[cls] = info
     return info
+
+
+def _make_fields_eq(cls, fields):
+    """Generate ``fields_eq(lv, rv, defining, depth, st)`` comparing the fields of two
+    ``cls`` nodes with ``_eq``: plain attribute reads, atoms compared inline, no loop."""
+    lines = ["def fields_eq(lv, rv, defining, depth, st):", "    try:"]
+    for name, is_def in fields:
+        flag = "True" if is_def else "defining"
+        lines += [
+            f"        lsub = lv.{name}",
+            f"        rsub = rv.{name}",
+            "        sub_cls = type(lsub)",
+            "        if sub_cls in _ATOM_TYPES and type(rsub) is sub_cls:",
+            "            if lsub != rsub:",
+            "                return False",
+            f"        elif not _eq(lsub, rsub, {flag}, depth, st):",
+            "            return False",
+        ]
+    if not fields:
+        lines.append("        pass")
+    lines += [
+        "    except AttributeError:",
+        "        # An unset slot: compare again the generic way (comparing again is harmless).",
+        "        return _fields_eq_generic(lv, rv, fields, defining, depth, st)",
+        "    return True",
+    ]
+    env = {"_ATOM_TYPES": _ATOM_TYPES, "_eq": _eq, "_fields_eq_generic": _fields_eq_generic,
+           "fields": fields}
+    exec("\n".join(lines), env)  # noqa: S102 - generated from declared field names only
+    return env["fields_eq"]
+
+
+def _fields_eq_generic(lv, rv, fields, defining, depth, st):
+    for name, is_def in fields:
+        if not _eq(getattr(lv, name, None), getattr(rv, name, None), defining or is_def, depth, st):
+            return False
+    return True
 
 
 def _fields_of(node):
@@ -256,18 +293,7 @@ def _eq(lv, rv, defining, depth, st):
             defining = True  # the variable's own fields (its type) define what they hold
         if depth > _MAX_DEPTH:
             raise _TooDeep
-        depth += 1
-        for name, is_def in info[0]:
-            lsub = getattr(lv, name, None)
-            rsub = getattr(rv, name, None)
-            sub_cls = type(lsub)
-            if sub_cls in _ATOM_TYPES and type(rsub) is sub_cls:
-                if lsub != rsub:  # what the call would answer, without the call
-                    return False
-                continue
-            if not _eq(lsub, rsub, defining or is_def, depth, st):
-                return False
-        return True
+        return info[3](lv, rv, defining, depth + 1, st)
     if info == _SEQ:
         if len(lv) != len(rv):
             return False
