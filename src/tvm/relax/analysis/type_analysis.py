@@ -108,10 +108,14 @@ def struct_info_base_check(base: Type, derived: Type) -> BaseCheckResult:
     return _PASS if structural_equal(base, derived) else _F0
 
 
+_UNKNOWN_DTYPES = ("void", "")
+
+
 def _tensor_check(base, derived):
     result = _PASS
-    if base.dtype != "void":
-        if derived.dtype == "void":
+    # An unknown dtype is spelled "void" (TVM's DataType::Void) or "" (as a user may pass it).
+    if base.dtype not in _UNKNOWN_DTYPES:
+        if derived.dtype in _UNKNOWN_DTYPES:
             result = _F1
         elif base.dtype != derived.dtype:
             return _F0
@@ -429,20 +433,18 @@ def definable_tir_vars_in_type(ty: Type) -> list:
 def derive_call_ret_type(func_ty: FuncType, call, ctx=None) -> Type:
     """The type of ``call`` to a function of type ``func_ty``.
 
-    The callee's symbolic parameters (bare dims of its parameter types) are bound against the
-    argument types and substituted into the return type; callee variables left unbound are
-    erased from the result. An opaque ``func_ty`` gives its ``ret``. ``ctx`` (the
-    BlockBuilder) is accepted for TVM compatibility.
+    The argument count and each argument's type are checked against the parameters first, as
+    TVM 0.27 does: an argument whose type provably cannot match (a different kind, dtype, rank,
+    constant extent or tuple arity) or is coarser than the parameter (unknown dtype or rank,
+    ``R.Object`` for a tensor: it would need a ``match_cast``) raises ``ValueError``; symbolic
+    dims that cannot be decided statically are accepted. The callee's symbolic parameters (bare
+    dims of its parameter types) are then bound against the argument types and substituted
+    into the return type; callee variables left unbound are erased from the result. An opaque
+    ``func_ty`` gives its ``ret``. ``ctx`` (the BlockBuilder) is accepted for TVM compatibility.
     """
     if func_ty.params is None:
         return func_ty.ret
-    if len(call.args) != len(func_ty.params):
-        from ..op.infer_utils import text
-
-        raise TypeError(
-            f"Function {text(call.op)} expects {len(func_ty.params)} arguments, but "
-            f"{len(call.args)} were given"
-        )
+    _check_call_args(func_ty, call)
     mapping = {}
     for param_ty, arg in zip(func_ty.params, call.args):
         _bind_symbols(param_ty, arg.ty, mapping)
@@ -454,6 +456,37 @@ def derive_call_ret_type(func_ty: FuncType, call, ctx=None) -> Type:
         bound = {id(k) for k in mapping}
         ret = _erase(ret, lambda v: id(v) not in own or id(v) in bound, _defined_all)
     return substitute_type(ret, mapping) if mapping else ret
+
+
+def _check_call_args(func_ty, call):
+    """Raise ``ValueError`` (TVM 0.27's wording) when the arguments cannot fit the parameters."""
+    from ..op.infer_utils import text  # lazy: message rendering only
+
+    params, args = func_ty.params, call.args
+    if len(args) != len(params):
+        # TVM shows the argument array as a tuple inside parentheses: ``((x,))``.
+        shown = ", ".join(text(a) for a in args)
+        shown = f"(({shown},))" if len(args) == 1 else f"(({shown}))"
+        raise ValueError(
+            f"Number of arguments and parameters mismatch: Function {text(call.op)} has type "
+            f"{text(func_ty)} and accepts {len(params)} parameters, but was called with "
+            f"{len(args)} arguments {shown}"
+        )
+    for index, (param_ty, arg) in enumerate(zip(params, args)):
+        arg_ty = arg.ty
+        if arg_ty is None:
+            continue  # not normalized yet: nothing to compare
+        # As TVM: FAIL_L2 (symbolic dims undecided) passes, a hard or coarser mismatch fails.
+        if struct_info_base_check(param_ty, arg_ty) <= _F1:
+            raise ValueError(
+                f"Argument {index} type mismatch: expected {text(param_ty)}, given "
+                f"{text(arg_ty)} (in a call to {_callee_name(call.op)})"
+            )
+
+
+def _callee_name(op) -> str:
+    name = getattr(op, "name_hint", None)
+    return str(name) if name else type(op).__name__
 
 
 def _bind_symbols(param_ty, arg_ty, mapping):
