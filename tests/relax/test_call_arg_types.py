@@ -67,10 +67,8 @@ def test_other_kinds_of_mismatch(param, arg):
 
 @pytest.mark.parametrize("count", [1, 3])
 def test_wrong_arity_is_a_value_error(count):
-    s = relax.Var("s", F32_3)
     with pytest.raises(ValueError) as info:
         _call([F32_3, I64], [F32_3, I64, I64][:count])
-    del s
     message = str(info.value)
     assert message.startswith("Number of arguments and parameters mismatch: Function f has type")
     assert f"accepts 2 parameters, but was called with {count} arguments ((a0" in message
