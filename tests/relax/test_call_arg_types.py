@@ -183,3 +183,27 @@ class Mod:
         return z
 ''')
     tvm.ir.assert_structural_equal(mod["main"].ret_ty, F32_3)
+
+
+def test_a_computed_callee_is_checked_too():
+    fty = relax.FuncType([F32_3], F32_3)
+    bb = relax.BlockBuilder()
+    pair = relax.Var("pair", relax.TupleType([fty]))
+    x = relax.Var("x", T((3,), "int32"))
+    with bb.function("main", [pair, x]):
+        with pytest.raises(ValueError) as info:
+            bb.normalize(relax.Call(relax.TupleGetItem(pair, 0), [x]))
+        bb.emit_func_output(x)
+    message = str(info.value)
+    # The normalizer binds the callee to a variable first; the message names that one.
+    assert message.startswith(
+        'Argument 0 type mismatch: expected R.Tensor((3,), dtype="float32"), given '
+        'R.Tensor((3,), dtype="int32")'
+    )
+
+
+def test_tvmscript_nested_call_points_at_the_binding():
+    with pytest.raises(DiagnosticError) as info:
+        _module("R.add(s, s), s")
+    assert "Argument 1 type mismatch: expected T.int64, given " in str(info.value)
+    assert "y = Mod.f(R.add(s, s), s)" in str(info.value)

@@ -478,15 +478,13 @@ def _check_call_args(func_ty, call):
             continue  # not normalized yet: nothing to compare
         # As TVM: FAIL_L2 (symbolic dims undecided) passes, a hard or coarser mismatch fails.
         if struct_info_base_check(param_ty, arg_ty) <= _F1:
+            # TVM's message names no callee; ours adds it when the callee has a name.
+            name = getattr(call.op, "name_hint", None)
+            where = f" (in a call to {name})" if name else ""
             raise ValueError(
                 f"Argument {index} type mismatch: expected {text(param_ty)}, given "
-                f"{text(arg_ty)} (in a call to {_callee_name(call.op)})"
+                f"{text(arg_ty)}{where}"
             )
-
-
-def _callee_name(op) -> str:
-    name = getattr(op, "name_hint", None)
-    return str(name) if name else type(op).__name__
 
 
 def _bind_symbols(param_ty, arg_ty, mapping):
