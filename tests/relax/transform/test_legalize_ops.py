@@ -267,3 +267,60 @@ def test_tensor_to_shape_and_back_become_vm_builtins():
     assert 'R.call_pure_packed("vm.builtin.tensor_to_shape", t' in text
     assert 'R.call_pure_packed("vm.builtin.shape_to_tensor", s' in text
     assert str(after["main"].ret_ty) == 'R.Tensor((2,), dtype="int64")'
+
+
+def _repeated_ops_module():
+    bb = relax.BlockBuilder()
+    x = relax.Var("x", relax.TensorType((2, 3), "float32"))
+    y = relax.Var("y", relax.TensorType((2, 3), "float32"))
+    z = relax.Var("z", relax.TensorType((3, 2), "float32"))
+    with bb.function("main", [x, y, z]):
+        with bb.dataflow():
+            bb.emit(relax.op.multiply(x, x))  # one te input: x is both operands
+            b = bb.emit(relax.op.multiply(x, y))
+            c = bb.emit(relax.op.multiply(x, y))  # the kernel of the call above
+            bb.emit(relax.op.multiply(y, x))  # other names: built again (equal kernel here)
+            d = bb.emit(relax.op.multiply(b, b))
+            e = bb.emit(relax.op.multiply(z, z))  # another shape: another kernel
+            f = bb.emit(relax.op.sum(relax.op.add(c, d), axis=[0]))
+            g = bb.emit(relax.op.sum(relax.op.add(c, d), axis=[1]))  # other attrs
+            out = bb.emit_output(relax.Tuple([f, g, e]))
+        bb.emit_func_output(out)
+    return bb.get()
+
+
+def test_repeated_calls_reuse_the_first_kernel_with_the_same_result(monkeypatch):
+    """Calls of an op on the same variables (same names and types) and attributes build the te
+    kernel once; the module is the one built without the memo (aliasing, names, attributes)."""
+    from tvm.relax.transform.legalize_ops import _Legalizer
+
+    mod = _repeated_ops_module()
+    memo_text = relax.transform.LegalizeOps()(mod).script()
+    monkeypatch.setattr(_Legalizer, "_reuse", lambda self, call, rule: None)
+    plain_text = relax.transform.LegalizeOps()(mod).script()
+    assert memo_text == plain_text
+    assert re.findall(r"call_tir\(cls\.(\w+)", memo_text) == [
+        "multiply", "multiply1", "multiply1", "multiply1", "multiply", "multiply2", "add", "sum",
+        "add", "sum1",
+    ]
+
+
+def test_repeated_calls_run_the_rule_once():
+    calls = []
+
+    def counting_multiply(bb, call):
+        calls.append(call)
+        return bb.call_te(topi.multiply, *call.args, primfunc_name_hint="multiply")
+
+    after = relax.transform.LegalizeOps({"relax.multiply": counting_multiply})(
+        _repeated_ops_module())
+    # x * x, x * y (the second x * y reuses it), y * x, b * b, z * z
+    assert len(calls) == 5
+    x = np.arange(6, dtype="float32").reshape(2, 3)
+    y = x + 1
+    z = x.reshape(3, 2)
+    f, g, e = evaluate(after, x, y, z)
+    c, d = x * y, (x * y) ** 2
+    np.testing.assert_allclose(f, (c + d).sum(axis=0), rtol=1e-6)
+    np.testing.assert_allclose(g, (c + d).sum(axis=1), rtol=1e-6)
+    np.testing.assert_allclose(e, z * z, rtol=1e-6)

@@ -13,10 +13,13 @@ from __future__ import annotations
 
 import warnings
 
+from ....ffi.structural import structural_equal, structural_hash
 from ....ir.op import Op, get_op_attr_table
 from ....ir.transform import module_pass
-from ...expr import Call, Function
+from ....tirx.expr import IntImm
+from ...expr import Call, Function, GlobalVar, Tuple, Var
 from ...expr_functor import ExprMutator
+from ...ty import TensorType
 from .common import has_known_shape, load_default_rules, register_legalize
 
 __all__ = ["KEPT_OPS", "LegalizeOps", "register_legalize"]
@@ -48,6 +51,8 @@ class _Legalizer(ExprMutator):
         self.table = table
         self.enable_warning = enable_warning
         self.keep_ops = keep_ops
+        # (op, attrs, argument types) -> [(call, rule, gvar, argument positions, out types)].
+        self._memo: dict = {}
 
     def visit_call_(self, call):
         call = self.visit_expr_post_order(call)
@@ -70,11 +75,84 @@ class _Legalizer(ExprMutator):
                     stacklevel=2,
                 )
             return call
+        reused = self._reuse(call, rule)
+        if reused is not None:
+            return reused
+        # A rule that emitted bindings (its result refers to them) is not remembered; the
+        # builder's binding table tells (read directly: BlockBuilder has no public count).
+        bindings_before = len(self.builder_._bindings)
         result = self.builder_.normalize(rule(self.builder_, call))
+        if len(self.builder_._bindings) == bindings_before:
+            self._remember(call, rule, result)
         # A rule may return other high-level ops (a composite): legalize them in turn.
         if isinstance(result, Call) and isinstance(result.op, Op) and result.op.name != name:
             return self.visit_call_(result)
         return result
+
+    # The memo: an op applied to variables of the same names and static tensor types, with the
+    # same attributes, legalizes to the same PrimFunc (te kernels are deterministic, and the
+    # builder's add_func would return the first call's GlobalVar for the structurally equal PrimFunc of
+    # a later call), so a later call reuses the first call's GlobalVar and skips te and
+    # create_prim_func. Only calls whose rule returned a plain ``call_tir`` of some of the call's
+    # own arguments, without emitting bindings, are remembered.
+
+    @staticmethod
+    def _memo_key(call):
+        args = call.args
+        for arg in args:
+            ty = arg.ty
+            if not isinstance(arg, Var) or not isinstance(ty, TensorType):
+                return None
+            dims = getattr(ty.shape, "values", None)
+            if dims is None or not all(isinstance(dim, IntImm) for dim in dims):
+                return None
+        # Which arguments are the same variable matters: call_te makes one input of ``x``
+        # in ``multiply(x, x)``; their names too: te names buffers and blocks after them
+        # (``x_red``), and such names make kernels differ.
+        aliasing = tuple(next(j for j, b in enumerate(args) if b is a) for a in args)
+        return (call.op.name, structural_hash(call.attrs), structural_hash(call.ty),
+                structural_hash(call.sinfo_args), aliasing,
+                tuple((type(a).__name__, a.name_hint, structural_hash(a.ty)) for a in args))
+
+    def _reuse(self, call, rule):
+        key = self._memo_key(call)
+        if key is None:
+            return None
+        for first, first_rule, gvar, positions, out_ty in self._memo.get(key, ()):
+            if first_rule is not rule or not self._same_call(first, call):
+                continue
+            from ...op.base import call_tir  # lazy: op.base imports the transform package
+
+            return self.builder_.normalize(call_tir(gvar, [call.args[i] for i in positions],
+                                                    out_ty))
+        return None
+
+    @staticmethod
+    def _same_call(first, call):
+        return (structural_equal(first.attrs, call.attrs)
+                and structural_equal(first.ty, call.ty)
+                and structural_equal(list(first.sinfo_args), list(call.sinfo_args))
+                and all(type(a) is type(b) and a.name_hint == b.name_hint
+                        and structural_equal(a.ty, b.ty)
+                        for a, b in zip(first.args, call.args)))
+
+    def _remember(self, call, rule, result):
+        if not (isinstance(result, Call) and isinstance(result.op, Op)
+                and result.op.name == "relax.call_tir" and len(result.args) == 2
+                and isinstance(result.args[0], GlobalVar) and isinstance(result.args[1], Tuple)
+                and len(result.sinfo_args) == 1):
+            return
+        key = self._memo_key(call)
+        if key is None:
+            return
+        positions = []
+        for item in result.args[1].fields:
+            index = next((i for i, a in enumerate(call.args) if a is item), None)
+            if index is None:
+                return
+            positions.append(index)
+        entry = (call, rule, result.args[0], positions, result.sinfo_args[0])
+        self._memo.setdefault(key, []).append(entry)
 
     def _missing(self, op):
         name = op.name
