@@ -85,6 +85,10 @@ def SplitHostDevice():
     """Host/device split; for CPU targets every function is host code (see module doc)."""
 
     def run(func, mod, ctx):
+        # One walk in the usual case: without thread-bound loops (virtual ones included)
+        # there is nothing to convert.
+        if not _has_thread_binding(func.body):
+            return _mark_host(func)
         body = _virtual_threads_to_serial(func.body)
         if body is not func.body:
             func = func.replace(body=body)
@@ -94,11 +98,15 @@ def SplitHostDevice():
                 f"SplitHostDevice: function {name} has GPU thread-bound loops; device code "
                 "generation (CUDA) is not available in this build"
             )
-        if func.get_attr("tirx.is_host_func"):
-            return func
-        return func.with_attr("tirx.is_host_func", True)
+        return _mark_host(func)
 
     return PrimFuncPass(run, PassInfo(0, "tirx.SplitHostDevice"))
+
+
+def _mark_host(func):
+    if func.get_attr("tirx.is_host_func"):
+        return func
+    return func.with_attr("tirx.is_host_func", True)
 
 
 def check_packable(func: PrimFunc, name: str) -> None:
