@@ -54,6 +54,17 @@ def test_cache_distinguishes_targets_and_can_be_bypassed():
     assert (c == 2).all()
 
 
+def test_pipeline_knobs_are_part_of_the_cache_key(monkeypatch):
+    from tvm.backend.llvm import target_machine
+
+    options = TargetOptions()
+    base = options.key()
+    monkeypatch.setattr(target_machine, "SLP_VECTORIZATION", not target_machine.SLP_VECTORIZATION)
+    slp = options.key()
+    monkeypatch.setattr(target_machine, "LOOP_UNROLLING", not target_machine.LOOP_UNROLLING)
+    assert len({base, slp, options.key()}) == 3
+
+
 def test_inspect_source():
     mod = build_module(elementwise_add_module("src_add"))
     ll = mod.inspect_source("ll")

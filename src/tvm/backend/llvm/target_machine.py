@@ -16,10 +16,17 @@ _LOCK = threading.RLock()
 
 #: LLVM's loop unrolling in the O2/O3 pipeline. Measured 2026-11-30: turning it off halves
 #: LLVM's time on the CNN training step (1.45 s -> 0.71 s CPU) but doubles the step's run time
-#: (12-13 ms -> 22-26 ms: the conv loops rely on it), so it stays on. Not part of the cache
-#: keys: clear the caches (``tvm.driver.clear_cache``, ``jit.clear_cache``, the disk cache)
-#: after changing it.
+#: (12-13 ms -> 22-26 ms: the conv loops rely on it), so it stays on. Lowering LLVM's unrolling
+#: threshold (``-unroll-threshold`` 150/100/50, O3's default is 300) instead: -0.2 s CPU on the
+#: cnn build but its step 1.42 -> 1.7 ms, rejected too. Part of the disk-cache key; clear the
+#: in-memory caches (``tvm.driver.clear_cache``, ``jit.clear_cache``) after changing it.
 LOOP_UNROLLING = True
+
+#: LLVM's SLP (straight-line code) vectorizer in the O2/O3 pipeline. Off since 2026-11-30
+#: (round 3 of ``benchmarks/README_compile.md``): our schedules vectorize the loops that
+#: matter explicitly, and the SLP pass cost ~0.1 s CPU of each cold training-step build
+#: (-7% to -14% compile time) with no training-step run time change beyond the noise.
+SLP_VECTORIZATION = False
 
 
 @functools.cache
@@ -128,6 +135,8 @@ class TargetOptions:
                 self.resolved_cpu(),
                 self.resolved_features(),
                 str(self.opt_level),
+                # The pipeline knobs change the generated code, so they are part of the key.
+                f"unroll={bool(LOOP_UNROLLING)},slp={bool(SLP_VECTORIZATION)}",
                 llvm.llvm_version_info.__repr__(),
             )
         )
@@ -214,7 +223,7 @@ def optimize(mod, options: TargetOptions, tm=None) -> None:
         return
     pto = llvm.create_pipeline_tuning_options(speed_level=options.opt_level)
     pto.loop_vectorization = True
-    pto.slp_vectorization = True
+    pto.slp_vectorization = bool(SLP_VECTORIZATION)
     pto.loop_unrolling = bool(LOOP_UNROLLING)
     with _LOCK:
         pb = llvm.create_pass_builder(tm, pto)
