@@ -105,3 +105,35 @@ def compiled_object(ir_text: str, name: str, options) -> bytes:
     obj = emit_object(mod, options)
     store(key, str(mod), obj)
     return obj
+
+
+def jit_runtime_module(ir_text: str, name: str, symbols, export=None) -> dict:
+    """JIT a runtime module of ours (thread pool, workspace, argument checks) for good.
+
+    The object file comes from :func:`compiled_object` (the disk cache after the first
+    process). The engine is never disposed: generated kernels (and the pool's worker threads)
+    run its code until the process exits. Returns ``{symbol: address}`` for ``symbols``; those
+    in ``export`` (default: all of them) become resolvable by modules JIT-compiled later.
+    """
+    # Lazy import: the cache itself does not need LLVM.
+    from .target_machine import (
+        TargetOptions,
+        declared_symbols,
+        llvm_binding,
+        new_target_machine,
+        parse_ir,
+        register_tvm_ffi_symbols,
+    )
+
+    llvm = llvm_binding()
+    options = TargetOptions()
+    register_tvm_ffi_symbols(declared_symbols(parse_ir(ir_text, name)), name)
+    obj = compiled_object(ir_text, name, options)
+    engine = llvm.create_mcjit_compiler(llvm.parse_assembly(""), new_target_machine(options))
+    engine.add_object_file(llvm.ObjectFileRef.from_data(obj))
+    engine.finalize_object()
+    addresses = {symbol: engine.get_function_address(symbol) for symbol in symbols}
+    engine.detach()  # never disposed, not even at interpreter shutdown
+    for symbol in addresses if export is None else export:
+        llvm.add_symbol(symbol, addresses[symbol])
+    return addresses

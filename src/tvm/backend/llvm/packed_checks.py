@@ -198,29 +198,9 @@ _REGISTER_LOCK = threading.Lock()
 @functools.cache
 def _register_locked() -> dict:
     # Lazy import: the JIT machinery is only needed when something runs in-process.
-    from . import disk_cache
-    from .target_machine import (
-        TargetOptions,
-        declared_symbols,
-        llvm_binding,
-        new_target_machine,
-        parse_ir,
-        register_tvm_ffi_symbols,
-    )
+    from .disk_cache import jit_runtime_module
 
-    llvm = llvm_binding()
-    options = TargetOptions()
-    text = checks_ir()
-    register_tvm_ffi_symbols(declared_symbols(parse_ir(text, "pytvm_checks")), "pytvm_checks")
-    obj = disk_cache.compiled_object(text, "pytvm_checks", options)
-    engine = llvm.create_mcjit_compiler(llvm.parse_assembly(""), new_target_machine(options))
-    engine.add_object_file(llvm.ObjectFileRef.from_data(obj))
-    engine.finalize_object()
-    addresses = {name: engine.get_function_address(name) for name in CHECK_SYMBOLS}
-    engine.detach()  # JIT-compiled kernels call these until the process exits
-    for name, address in addresses.items():
-        llvm.add_symbol(name, address)
-    return addresses
+    return jit_runtime_module(checks_ir(), "pytvm_checks", CHECK_SYMBOLS)
 
 
 def register_symbols() -> dict:

@@ -36,14 +36,6 @@ import sys
 import threading
 
 from . import disk_cache
-from .target_machine import (
-    TargetOptions,
-    declared_symbols,
-    llvm_binding,
-    new_target_machine,
-    parse_ir,
-    register_tvm_ffi_symbols,
-)
 
 LAUNCH_SYMBOL = "TVMBackendParallelLaunch"
 # A shared library made by export_library calls the process-wide pool through this pointer,
@@ -506,24 +498,13 @@ class _Pool:
     """The JIT-compiled pool; created once per process and never freed."""
 
     def __init__(self):
-        llvm = llvm_binding()
-        options = TargetOptions()
-        text = pool_ir()
-        register_tvm_ffi_symbols(declared_symbols(parse_ir(text, "pytvm_threadpool")),
-                                 "pytvm_threadpool")
-        # The object file comes from the disk cache after the first process (no O3/codegen).
-        obj = disk_cache.compiled_object(text, "pytvm_threadpool", options)
-        engine = llvm.create_mcjit_compiler(llvm.parse_assembly(""), new_target_machine(options))
-        engine.add_object_file(llvm.ObjectFileRef.from_data(obj))
-        engine.finalize_object()
-        self.launch_address = engine.get_function_address(LAUNCH_SYMBOL)
-        self._num_threads = ctypes.CFUNCTYPE(ctypes.c_int32)(
-            engine.get_function_address("pytvm_pool_num_threads")
+        # Worker threads run this code until the process exits (the engine is never freed).
+        addresses = disk_cache.jit_runtime_module(
+            pool_ir(), "pytvm_threadpool", [LAUNCH_SYMBOL, "pytvm_pool_num_threads"],
+            export=[LAUNCH_SYMBOL],
         )
-        # Worker threads run this code until the process exits: the engine must never be
-        # disposed (not even at interpreter shutdown), so its Python wrapper is detached.
-        engine.detach()
-        llvm.add_symbol(LAUNCH_SYMBOL, self.launch_address)
+        self.launch_address = addresses[LAUNCH_SYMBOL]
+        self._num_threads = ctypes.CFUNCTYPE(ctypes.c_int32)(addresses["pytvm_pool_num_threads"])
 
     def num_threads(self) -> int:
         return int(self._num_threads())

@@ -18,14 +18,6 @@ import functools
 import threading
 
 from . import disk_cache
-from .target_machine import (
-    TargetOptions,
-    declared_symbols,
-    llvm_binding,
-    new_target_machine,
-    parse_ir,
-    register_tvm_ffi_symbols,
-)
 
 ALLOC_SYMBOL = "TVMBackendAllocWorkspace"
 FREE_SYMBOL = "TVMBackendFreeWorkspace"
@@ -84,21 +76,7 @@ _LOCK = threading.Lock()
 
 @functools.cache
 def _compile() -> dict:
-    llvm = llvm_binding()
-    options = TargetOptions()
-    text = workspace_ir()
-    register_tvm_ffi_symbols(declared_symbols(parse_ir(text, "pytvm_workspace")),
-                             "pytvm_workspace")
-    # The object file comes from the disk cache after the first process (no O3/codegen).
-    obj = disk_cache.compiled_object(text, "pytvm_workspace", options)
-    engine = llvm.create_mcjit_compiler(llvm.parse_assembly(""), new_target_machine(options))
-    engine.add_object_file(llvm.ObjectFileRef.from_data(obj))
-    engine.finalize_object()
-    addresses = {name: engine.get_function_address(name) for name in SYMBOLS}
-    engine.detach()  # JIT-compiled kernels may call these until the process exits
-    for name, address in addresses.items():
-        llvm.add_symbol(name, address)
-    return addresses
+    return disk_cache.jit_runtime_module(workspace_ir(), "pytvm_workspace", SYMBOLS)
 
 
 def register_symbols() -> dict:
