@@ -25,19 +25,21 @@ def _vm_builtin(name):
     return emit
 
 
+def _field_sources(gen, expr, indent):
+    """The Python sources of a tuple argument's fields (of the value itself if not a tuple)."""
+    fields = list(expr.fields) if isinstance(expr, Tuple) else [expr]
+    return [gen.expr(f, indent) for f in fields]
+
+
 def _call_builtin_with_ctx(gen, call, indent):
     # No VM context object here: the builtin gets the argument tuple's fields.
     func = gen.expr(call.args[0], indent)
-    inputs = call.args[1]
-    fields = list(inputs.fields) if isinstance(inputs, Tuple) else [inputs]
-    args = [gen.expr(f, indent) for f in fields]
-    return f"{func}({', '.join(args)})"
+    return f"{func}({', '.join(_field_sources(gen, call.args[1], indent))})"
 
 
 def _make_closure(gen, call, indent):
     func, captured = call.args
-    fields = list(captured.fields) if isinstance(captured, Tuple) else [captured]
-    items = "".join(f"{gen.expr(f, indent)}, " for f in fields)
+    items = "".join(f"{src}, " for src in _field_sources(gen, captured, indent))
     if isinstance(func, GlobalVar):
         name, target = repr(func.name_hint), f"_funcs[{func.name_hint!r}]"
     else:
@@ -48,10 +50,8 @@ def _make_closure(gen, call, indent):
 
 def _invoke_closure(gen, call, indent):
     closure = gen.expr(call.args[0], indent)
-    inputs = call.args[1]
-    fields = list(inputs.fields) if isinstance(inputs, Tuple) else [inputs]
-    args = [gen.expr(f, indent) for f in fields]
-    return f"{builtin_ident('vm.builtin.invoke_closure')}({', '.join([closure] + args)})"
+    args = [closure, *_field_sources(gen, call.args[1], indent)]
+    return f"{builtin_ident('vm.builtin.invoke_closure')}({', '.join(args)})"
 
 
 def _call_tir_dyn(gen, call, indent):
