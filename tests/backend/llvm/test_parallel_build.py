@@ -69,7 +69,8 @@ def test_partition_balances_and_keeps_order():
 
 def test_compile_in_parts_runs_and_exports(threads, tmp_path):
     lib = tvm.compile(_kernels())
-    assert len(lib.impl.ir_texts) == 3
+    # Two parts per compile thread (so compiling overlaps generating), at most one per function.
+    assert len(lib.impl.ir_texts) == 4
     assert sorted(lib.function_names()) == ["add", "expo", "rowsum", "scale"]
     _check(lib)
     # The parts are linked into one module for assembly and for a single object file.

@@ -94,16 +94,14 @@ def compiled_object(ir_text: str, name: str, options) -> bytes:
     modules (thread pool, workspace functions), which every process JIT-compiles once.
     """
     # Lazy import: the cache itself does not need LLVM.
-    from .target_machine import emit_object, optimize, parse_ir
+    from .target_machine import compile_ir
 
     key = cache_key(ir_text, options.key())
     entry = load(key)
     if entry is not None:
         return entry[1]
-    mod = parse_ir(ir_text, name)
-    optimize(mod, options)
-    obj = emit_object(mod, options)
-    store(key, str(mod), obj)
+    optimized, obj = compile_ir(ir_text, name, options)
+    store(key, optimized, obj)
     return obj
 
 

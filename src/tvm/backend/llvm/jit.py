@@ -29,11 +29,11 @@ from . import disk_cache, threadpool, workspace
 from .target_machine import (
     _LOCK,
     TargetOptions,
+    compile_ir,
     emit_assembly,
     emit_object,
     llvm_binding,
     new_target_machine,
-    optimize,
     parse_ir,
     register_tvm_ffi_symbols,
 )
@@ -41,6 +41,9 @@ from .target_machine import (
 PACKED_PREFIX = "__tvm_ffi_"
 _CACHE_SIZE = 256
 _CACHE: collections.OrderedDict[str, Module] = collections.OrderedDict()
+# Part key -> (optimized IR text, object file) of parts compiled or loaded in this process.
+_PARTS_SIZE = 128
+_PARTS: collections.OrderedDict[str, tuple] = collections.OrderedDict()
 _CACHE_LOCK = threading.Lock()
 _STATS = {"compiled": 0, "cache_hits": 0, "disk_hits": 0}
 
@@ -72,7 +75,7 @@ class LLVMModuleImpl:
     # -- compilation -------------------------------------------------------------------
     def jit(self) -> None:
         """Compile the (optimized) IR in-process and wrap the packed functions."""
-        self.jit_objects([_compile_part(text, self.name, self.options, optimized=True)[1]
+        self.jit_objects([compile_ir(text, self.name, self.options, optimized=True)[1]
                           for text in self.ir_texts])
 
     def jit_object(self, obj: bytes) -> None:
@@ -221,9 +224,7 @@ _RUNTIME_OBJECT_CACHE: dict = {}
 def _runtime_object(stem: str, make_ir, options: TargetOptions) -> bytes:
     key = (stem, options.key())
     if key not in _RUNTIME_OBJECT_CACHE:
-        mod = parse_ir(make_ir(), stem)
-        optimize(mod, options)
-        _RUNTIME_OBJECT_CACHE[key] = emit_object(mod, options)
+        _RUNTIME_OBJECT_CACHE[key] = compile_ir(make_ir(), stem, options)[1]
     return _RUNTIME_OBJECT_CACHE[key]
 
 
@@ -260,20 +261,148 @@ def compile_threads() -> int:
         return max(1, os.cpu_count() or 1)
 
 
-def _compile_part(ir_text: str, name: str, options: TargetOptions, optimized: bool = False):
-    """``(optimized IR text, object file)`` of one part; safe to run in several threads.
+_EXECUTOR: list = [None, 0]  # (ThreadPoolExecutor, its size), made on first use
+_EXECUTOR_LOCK = threading.Lock()
 
-    Each call parses into its own LLVM context and uses its own target machine, and
-    llvmlite releases the GIL inside LLVM, so parts compile in parallel.
+
+def _executor(threads: int):
+    """The process's compile threads (re-made when :data:`COMPILE_THREADS` changes)."""
+    with _EXECUTOR_LOCK:
+        pool, size = _EXECUTOR
+        if pool is None or size != threads:
+            if pool is not None:
+                pool.shutdown(wait=False)
+            pool = concurrent.futures.ThreadPoolExecutor(threads, "pytvm-llvm")
+            _EXECUTOR[:] = [pool, threads]
+        return pool
+
+
+def prepare_runtime() -> None:
+    """Start JIT-compiling the runtime helpers every generated module calls, in the background.
+
+    ``tvm.compile`` calls this before lowering: on a cold disk cache the argument-check and
+    workspace helpers then compile on another CPU while Python lowers the kernels (the
+    module's load waits for them). Does nothing on a single CPU or once they are loaded.
     """
-    llvm = llvm_binding()
-    context = llvm.create_context()
-    mod = parse_ir(ir_text, name, context=context)
-    tm = new_target_machine(options)
-    if not optimized:
-        optimize(mod, options, tm=tm)
-        ir_text = str(mod)
-    return ir_text, tm.emit_object(mod)
+    threads = compile_threads()
+    if threads < 2 or _RUNTIME_READY:
+        return
+    _executor(threads).submit(_prepare_runtime_now)
+
+
+_RUNTIME_READY: list = []
+
+
+def _prepare_runtime_now() -> None:
+    from . import packed_checks  # lazy: imports llvmlite.ir
+
+    try:
+        packed_checks.register_symbols()
+        workspace.register_symbols()
+    except Exception:  # noqa: BLE001 - the module's load compiles them again and reports
+        return
+    _RUNTIME_READY.append(True)
+
+
+class PartCompiler:
+    """Compile the parts of one module as they come, then load them into one module.
+
+    :meth:`submit` hands each part to a compile thread at once, so a caller that generates
+    the parts one after the other (``tvm.compile``) overlaps its Python code generation with
+    LLVM's work on the parts already submitted. Parts must not refer to each other's
+    functions; exported names must be distinct. :meth:`finish` waits, stores new objects in
+    the disk cache and returns the ``tvm.runtime.Module``.
+
+    With ``use_cache``, a part compiled earlier in this process or found in the disk cache is
+    not compiled again, and a module whose parts were all loaded together before is returned
+    as the same ``Module`` object (the in-memory cache, :func:`cache_info`).
+    """
+
+    def __init__(self, target=None, name: str | None = None, *, use_cache: bool = True):
+        self.options = TargetOptions.from_target(target)
+        self.name = name
+        self.use_cache = use_cache
+        host = llvm_binding().get_process_triple()
+        if self.options.resolved_triple().split("-")[0] != host.split("-")[0]:
+            raise ValueError(
+                f"cannot JIT-compile module '{name or 'module'}' for triple "
+                f"'{self.options.triple}' on this '{host}' host: cross compilation is not "
+                "supported by the llvm backend yet"
+            )
+        self.keys: list = []
+        self._entries: list = []  # (ir text, object), or a future of it
+        self._missing: list = []  # indices of the parts compiled here (to store on disk)
+        self._threads = compile_threads()
+
+    def submit(self, part, key: str | None = None) -> None:
+        """Start compiling one part (an llvmlite ``ir.Module`` or LLVM IR text).
+
+        ``key``: its :func:`cache_key`, when the caller computed it already.
+        """
+        text = part if isinstance(part, str) else str(part)
+        if self.name is None:
+            self.name = getattr(part, "name", None) or "module"
+        if not self.use_cache:
+            key = None
+        elif key is None:
+            key = cache_key(text, self.options)
+        self.keys.append(key)
+        entry = None
+        if key is not None:
+            with _CACHE_LOCK:
+                entry = _PARTS.get(key)
+            entry = entry or disk_cache.load(key)
+        if entry is None:
+            self._missing.append(len(self._entries))
+            if self._threads > 1:
+                entry = _executor(self._threads).submit(
+                    compile_ir, text, self.name, self.options)
+            else:
+                entry = compile_ir(text, self.name, self.options)
+        self._entries.append(entry)
+
+    def module_key(self) -> str | None:
+        """The in-memory cache key of the module made of the parts submitted so far."""
+        if not self.use_cache or not self.keys:
+            return None
+        if len(self.keys) == 1:
+            return self.keys[0]
+        return hashlib.sha256("|".join(self.keys).encode()).hexdigest()
+
+    def finish(self) -> Module:
+        """Wait for every part and load them, in order, into one ``tvm.runtime.Module``."""
+        if not self._entries:
+            raise ValueError("build_module: no LLVM module to compile (an empty list of parts)")
+        entries = [e.result() if isinstance(e, concurrent.futures.Future) else e
+                   for e in self._entries]
+        key = self.module_key()
+        if key is not None:
+            with _CACHE_LOCK:
+                for part_key, entry in zip(self.keys, entries):
+                    _remember(_PARTS, part_key, entry, _PARTS_SIZE)
+                cached = _CACHE.get(key)
+                if cached is not None:
+                    _CACHE.move_to_end(key)
+                    _STATS["cache_hits"] += 1
+                    return cached
+            if disk_cache.cache_dir() is not None:
+                for i in self._missing:
+                    disk_cache.store(self.keys[i], *entries[i])
+        impl = LLVMModuleImpl(self.name, [entry[0] for entry in entries], self.options)
+        impl.jit_objects([entry[1] for entry in entries])
+        _STATS["compiled" if self._missing else "disk_hits"] += 1
+        result = Module(impl)
+        if key is not None:
+            with _CACHE_LOCK:
+                _remember(_CACHE, key, result, _CACHE_SIZE)
+        return result
+
+
+def _remember(cache, key, value, size) -> None:
+    cache[key] = value
+    cache.move_to_end(key)
+    while len(cache) > size:
+        cache.popitem(last=False)
 
 
 def build_module(
@@ -286,8 +415,9 @@ def build_module(
     ir_module : llvmlite.ir.Module or str, or a list of them
         The module, or its LLVM IR text. Functions named ``__tvm_ffi_<name>`` become
         ``mod["<name>"]``. A list gives the parts of one module: they are optimized and
-        compiled in parallel (:data:`COMPILE_THREADS`) and loaded into one engine, so
-        they must not refer to each other's functions; exported names must be distinct.
+        compiled in parallel (:data:`COMPILE_THREADS`, see :class:`PartCompiler`) and loaded
+        into one engine, so they must not refer to each other's functions; exported names
+        must be distinct.
     target : None, str, dict or Target
         See :meth:`TargetOptions.from_target`; None compiles for the host CPU at O3.
     name : str, optional
@@ -304,50 +434,11 @@ def build_module(
     parts = list(ir_module) if isinstance(ir_module, (list, tuple)) else [ir_module]
     if not parts:
         raise ValueError("build_module: no LLVM module to compile (an empty list of parts)")
-    texts = [part if isinstance(part, str) else str(part) for part in parts]
-    name = name or getattr(parts[0], "name", None) or "module"
-    options = TargetOptions.from_target(target)
-    host = llvm_binding().get_process_triple()
-    if options.resolved_triple().split("-")[0] != host.split("-")[0]:
-        raise ValueError(
-            f"cannot JIT-compile module '{name}' for triple '{options.triple}' on this "
-            f"'{host}' host: cross compilation is not supported by the llvm backend yet"
-        )
-    keys = [cache_key(text, options) for text in texts] if use_cache else None
-    key = None
-    if keys is not None:
-        key = keys[0] if len(keys) == 1 else hashlib.sha256("|".join(keys).encode()).hexdigest()
-        with _CACHE_LOCK:
-            cached = _CACHE.get(key)
-            if cached is not None:
-                _CACHE.move_to_end(key)
-                _STATS["cache_hits"] += 1
-                return cached
-    # Parts in the disk cache load; the others compile, in parallel when there are several.
-    compiled = [disk_cache.load(k) for k in keys] if keys is not None else [None] * len(texts)
-    missing = [i for i, entry in enumerate(compiled) if entry is None]
-    threads = min(len(missing), compile_threads())
-    if threads > 1:
-        with concurrent.futures.ThreadPoolExecutor(threads) as pool:
-            done = pool.map(lambda i: _compile_part(texts[i], name, options), missing)
-            for i, entry in zip(missing, done):
-                compiled[i] = entry
-    else:
-        for i in missing:
-            compiled[i] = _compile_part(texts[i], name, options)
-    if keys is not None and disk_cache.cache_dir() is not None:
-        for i in missing:
-            disk_cache.store(keys[i], *compiled[i])
-    impl = LLVMModuleImpl(name, [entry[0] for entry in compiled], options)
-    impl.jit_objects([entry[1] for entry in compiled])
-    _STATS["compiled" if missing else "disk_hits"] += 1
-    result = Module(impl)
-    if key is not None:
-        with _CACHE_LOCK:
-            _CACHE[key] = result
-            while len(_CACHE) > _CACHE_SIZE:
-                _CACHE.popitem(last=False)
-    return result
+    compiler = PartCompiler(target, name or getattr(parts[0], "name", None) or "module",
+                            use_cache=use_cache)
+    for part in parts:
+        compiler.submit(part)
+    return compiler.finish()
 
 
 def cache_info() -> dict:
@@ -360,3 +451,4 @@ def clear_cache() -> None:
     """Drop every cached module (modules already handed out keep working)."""
     with _CACHE_LOCK:
         _CACHE.clear()
+        _PARTS.clear()

@@ -6,6 +6,7 @@ Everything else in ``tvm.backend.llvm`` reaches LLVM through the helpers of this
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import functools
 import shlex
@@ -39,7 +40,69 @@ def llvm_binding():
         llvm.initialize_native_target()
         llvm.initialize_native_asmprinter()
         llvm.initialize_native_asmparser()
+        _install_private_lock(llvm)
     return llvm
+
+
+# -- compiling in parallel threads ---------------------------------------------------------
+# llvmlite wraps every call into libllvmlite in one process-wide lock (``ffi.lib._lock``), so
+# threads that compile separate modules run one after the other even though ctypes releases
+# the GIL. LLVM itself is thread-safe for work that shares nothing: a module in its own
+# LLVMContext, optimized and emitted by its own TargetMachine. A thread inside
+# ``private_llvm()`` skips llvmlite's lock and must touch only such objects; every other
+# thread (and everything that uses the global context, the shared target machines, MCJIT
+# engines or the symbol table) still takes the lock, so those stay serialized.
+_PRIVATE = threading.local()
+_PRIVATE_LOCK_INSTALLED = False
+
+
+class _SkippableLock:
+    """llvmlite's lock, not taken by threads inside :func:`private_llvm`."""
+
+    def __init__(self, inner):
+        self._inner = inner
+
+    def acquire(self, *args, **kwargs):
+        if getattr(_PRIVATE, "active", False):
+            return True
+        return self._inner.acquire(*args, **kwargs)
+
+    def release(self):
+        if getattr(_PRIVATE, "active", False):
+            return None
+        return self._inner.release()
+
+
+def _install_private_lock(llvm) -> None:
+    global _PRIVATE_LOCK_INSTALLED
+    lock = getattr(getattr(getattr(llvm, "ffi", None), "lib", None), "_lock", None)
+    inner = getattr(lock, "_lock", None)
+    if inner is None or not (hasattr(inner, "acquire") and hasattr(inner, "release")):
+        return  # another llvmlite layout: parts still compile correctly, one at a time
+    if not isinstance(inner, _SkippableLock):
+        lock._lock = _SkippableLock(inner)
+    _PRIVATE_LOCK_INSTALLED = True
+
+
+def parallel_compilation() -> bool:
+    """Whether threads inside :func:`private_llvm` really run LLVM concurrently."""
+    llvm_binding()
+    return _PRIVATE_LOCK_INSTALLED
+
+
+@contextlib.contextmanager
+def private_llvm():
+    """Run LLVM in this thread without llvmlite's process-wide lock (see above).
+
+    Only for code that creates and uses its own context, modules and target machine.
+    """
+    llvm_binding()
+    previous = getattr(_PRIVATE, "active", False)
+    _PRIVATE.active = True
+    try:
+        yield
+    finally:
+        _PRIVATE.active = previous
 
 
 @dataclasses.dataclass(frozen=True)
@@ -233,6 +296,27 @@ def optimize(mod, options: TargetOptions, tm=None) -> None:
     # Outside the lock: llvmlite releases the GIL, so modules in separate contexts with
     # their own target machines are optimized in parallel (see jit.build_module).
     pb.getModulePassManager().run(mod, pb)
+
+
+def compile_ir(ir_text: str, name: str, options: TargetOptions, optimized: bool = False):
+    """``(optimized IR text, object file)`` of LLVM IR text; safe to run in several threads.
+
+    The module is parsed into its own LLVM context and optimized and emitted by its own
+    target machine, outside llvmlite's process-wide lock (:func:`private_llvm`), so calls in
+    different threads run in parallel. ``optimized``: the text is already optimized (only
+    code generation runs). Raises ``ValueError`` naming ``name`` for IR that does not parse.
+    """
+    llvm = llvm_binding()
+    with private_llvm():
+        context = llvm.create_context()
+        mod = parse_ir(ir_text, name, context=context)
+        tm = new_target_machine(options)
+        if not optimized:
+            optimize(mod, options, tm=tm)
+            ir_text = str(mod)
+        obj = tm.emit_object(mod)
+        del mod, tm, context  # disposed here, inside the private section
+    return ir_text, obj
 
 
 def emit_assembly(mod, options: TargetOptions) -> str:
