@@ -35,8 +35,8 @@ def _loop_sharing(func, names):
 
 @T.prim_func(s_tir=True)
 def scale_then_shift(a: T.Buffer((4, 8, 16), "float32"), out: T.Buffer((4, 8, 16), "float32"),
-                     rev: T.Buffer((4, 8, 16), "float32")):
-    t = T.alloc_buffer((4, 8, 16), "float32")
+                     rev: T.Buffer((4, 8, 16), "float32"), t: T.Buffer((4, 8, 16), "float32")):
+    # t is an output: an intermediate computed elementwise would be inlined (rule 0).
     for i, j, k in T.grid(4, 8, 16):
         with T.sblock("t"):
             vi, vj, vk = T.axis.remap("SSS", [i, j, k])
@@ -64,8 +64,8 @@ def test_rows_of_rows_share_their_loop_unless_another_row_is_read():
     inner = [lp for lp in _nodes(out.body, For) if not _nodes(lp.body, For)]
     assert inner and all(lp.kind == ForKind.VECTORIZED for lp in inner)
     a = np.random.default_rng(3).standard_normal((4, 8, 16)).astype("float32")
-    got, got_rev = np.zeros_like(a), np.zeros_like(a)
-    _compile(scale_then_shift)(a, got, got_rev)
+    got, got_rev, got_t = np.zeros_like(a), np.zeros_like(a), np.zeros_like(a)
+    _compile(scale_then_shift)(a, got, got_rev, got_t)
     np.testing.assert_allclose(got, a * 2 + 1, rtol=1e-6)
     np.testing.assert_allclose(got_rev, a[:, ::-1] * 2, rtol=1e-6)
 
@@ -88,7 +88,9 @@ def test_conv_bias_relu_run_row_by_row():
     ])(bb.get())
     (fused,) = [f for gv, f in mod.functions.items() if gv.name_hint.startswith("fused_conv2d")]
     out = schedule_prim_func(fused)
-    shared = _loop_sharing(out, {"conv", "T_add", "compute"})
+    # The bias add is inlined into the relu (rule 0): one nest computes max(conv + b, 0).
+    assert "T_add" not in _block_names(out.body)
+    shared = _loop_sharing(out, {"conv", "compute"})
     assert len(shared) == 3
     assert shared[0].kind == ForKind.PARALLEL
     assert all(lp.kind == ForKind.SERIAL for lp in shared[1:])

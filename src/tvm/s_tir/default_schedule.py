@@ -8,9 +8,13 @@ not carry the attribute ``"tirx.is_scheduled"``. Each loop nest that is a perfec
 rule that matches (a function of several nests, such as FuseTIR's, has each nest scheduled;
 FuseTIR's functions have no ``"s_tir"`` attribute, a root block realize marks them):
 
-0. **transpose inlining** (first): a nest that only permutes an intermediate buffer
-   (``T[i, j] = X[j, i]``, FuseOps' ``permute_dims`` before a matmul) is removed and its
-   readers read ``X`` in place (``default_schedule_inline``).
+0. **producer inlining** (first, ``default_schedule_inline``): a nest that computes an
+   intermediate buffer elementwise (``T_less[i, j] = x[i, j] < 0``) is removed and its value
+   is substituted into the later spatial nests that read it (TVM's ``compute_inline``): one
+   loop and no full-size intermediate instead of two. A pure permutation
+   (``T[i, j] = X[j, i]``, FuseOps' ``permute_dims`` before a matmul) is also inlined into
+   reductions: the matmul then reads ``X`` in place. Other producers are not inlined into
+   reductions (they would be recomputed for every reduction step).
 1. **matmul-like** (``C[i, j] += A(i, k) * B(k, j)`` up to operand order: two spatial
    iterators, one reduction, constant extents, ``m * n * k >= MATMUL_MIN_WORK``; ``A`` any
    expression of ``i, k`` such as ``A[k, i]``, ``B`` read as ``B[k, j]`` or ``B[j, k]``): a
@@ -98,7 +102,7 @@ from ..tirx.stmt import (
     SeqStmt,
 )
 from ..tirx.stmt_functor import post_order_visit, substitute
-from .default_schedule_inline import inline_permutations
+from .default_schedule_inline import inline_producers
 from .default_schedule_matmul import MATMUL_TILE, match_matmul, tile_matmul
 from .default_schedule_reduce import vector_reduce
 from .default_schedule_reshape import split_reshape
@@ -161,12 +165,12 @@ def schedule_prim_func(func: PrimFunc) -> PrimFunc:
     # FuseTIR nests the statements of a multi-nest PrimFunc (conv2d's pad + conv) in a
     # SeqStmt of their own: flatten, so that every loop nest is seen.
     stmts = _flat_stmts(root.body)
-    # Transposes into intermediate buffers (FuseOps puts a permute_dims before the matmul
-    # that reads it) are read in place by their consumers instead.
+    # Elementwise producers of intermediate buffers (and transposes, which FuseOps puts
+    # before the matmul that reads them) are substituted into their readers (rule 0).
     # Intermediates: the root block's allocations (FuseTIR) or AllocBuffer statements
     # (TVMScript's T.alloc_buffer).
     allocated = list(root.alloc_buffers) + [s.buffer for s in stmts if isinstance(s, AllocBuffer)]
-    stmts, inlined = inline_permutations(stmts, allocated)
+    stmts, inlined = inline_producers(stmts, allocated)
     intermediates = {id(b) for b in allocated}
     new_stmts, pending, pos = [], [], 0
     while pos < len(stmts):
@@ -184,7 +188,7 @@ def schedule_prim_func(func: PrimFunc) -> PrimFunc:
     new_stmts += _schedule_rows(pending)
     if not inlined and all(a is b for a, b in zip(new_stmts, stmts)):
         return func
-    # Intermediates that the tiles keep in registers (or inlined transposes) are gone.
+    # Intermediates that the tiles keep in registers (or inlined producers) are gone.
     used = set()
 
     def visit(node):

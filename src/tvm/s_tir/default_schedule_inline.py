@@ -1,29 +1,74 @@
-"""Default schedule, before the rules: transposes into intermediates are inlined.
+"""Default schedule, before the rules (rule 0): elementwise producers are inlined.
 
-FuseOps puts a ``permute_dims`` producer in the same fused function as the matmul that reads
-it (``matmul(permute_dims(x), dy)`` of a gradient). FuseTIR gives it its own loop nest writing
-an intermediate buffer; here that nest is removed and its consumers read the transpose's input
-in place (TVM's ``compute_inline``): ``T[i, j] = X[j, i]; ... T[a, b] ...`` becomes
-``... X[b, a] ...``. The matmul rule then reads ``A[k, i]`` directly (consecutive rows of the
-register tile are consecutive floats) or packs ``B[j, k]`` into its strip.
+FuseTIR gives every stage of a fused function its own loop nest, and an intermediate buffer
+between two stages. When a stage is an *injective elementwise producer*, its nest is removed
+here and its value is substituted into the nests that read it (TVM's ``compute_inline``)::
+
+    T_less[i, j] = lv1[i, j] < 0                        # a full-size intermediate
+    T_where[i, j] = select(T_less[i, j], 0, dy[i, j])
+
+becomes ``T_where[i, j] = select(lv1[i, j] < 0, 0, dy[i, j])``: one loop, no intermediate
+buffer (no workspace allocation), and less code for LLVM.
+
+A producer is a perfect nest over the whole output of an intermediate buffer (an allocation
+of the root block, not a parameter), one loop per spatial block iterator bound in order,
+storing ``Out[v0, ..., vn] = expr(v0, ..., vn)`` with no init and predicate 1, where ``expr``
+is loads and arithmetic, casts, comparisons, ``select`` and pure calls (``exp``,
+``if_then_else``) that does not read ``Out``. It is inlined, each load ``Out[e0, ..., en]``
+becoming ``expr(e0, ..., en)``, when
+
+* every access of ``Out`` other than the producer's store is a read in a later nest;
+* no nest from the producer up to the last reader (inclusive) writes a buffer the producer
+  reads (the inlined value would see the new data);
+* the readers are pure spatial nests (no reduction iterator, no init: an expression
+  inlined into a reduction would be recomputed for every reduction step; an elementwise op
+  feeding a matmul stays a separate nest), except for a *pure permutation*
+  (``T[i, j] = X[j, i]``, FuseOps' ``permute_dims`` before a matmul), which is inlined into
+  reductions too: the matmul rule then reads ``A[k, i]`` in place or packs ``B[j, k]``;
+* the value is cheap (no math function call other than rounding and ``fabs``), or each
+  reader nest reads ``Out`` at most as often as ``Out`` has elements (a broadcast reader
+  ``x[i, j] + P[j]`` would recompute an ``exp`` of ``P`` for every row).
+
+Chains inline transitively (``a = f(x); b = g(a); c = h(b)`` becomes ``c = h(g(f(x)))``).
+The read regions of the changed blocks are inferred again; the caller drops allocations that
+nothing reads any more. This runs before the matmul epilogue rule: a matmul's epilogue
+(``matmul; add bias; relu``) becomes ``matmul; relu(C + bias)``, still elementwise over the
+matmul's output at ``[i, j]``, so the epilogue rule takes it into the tile as before.
 """
 
 from __future__ import annotations
 
-from ..tirx.expr import IntImm, Var
-from ..tirx.stmt import BufferLoad, BufferStore, For, IterVar, SBlockRealize
+from ..tirx.expr import Call, IntImm, Var
+from ..tirx.op import CallEffectKind
+from ..tirx.reduction import Reduce
+from ..tirx.stmt import BufferLoad, BufferStore, For, IterVar, SBlock, SBlockRealize
 from ..tirx.stmt_functor import ir_transform, post_order_visit, substitute
+from .access_region import infer_sblock_regions
 
-__all__ = ["inline_permutations"]
+__all__ = ["INLINE_ELEMENTWISE", "inline_producers"]
+
+#: Inline elementwise producers (False: only pure permutations, the earlier rule 0; kept as a
+#: switch for A/B measurements of the default schedule).
+INLINE_ELEMENTWISE = True
+
+#: Math calls cheap enough to recompute in a reader that reads an element several times.
+_CHEAP_MATH = frozenset({"tirx.floor", "tirx.ceil", "tirx.round", "tirx.trunc",
+                         "tirx.nearbyint", "tirx.fabs", "tirx.isnan", "tirx.copysign"})
+_PURE_EFFECTS = (CallEffectKind.Pure, CallEffectKind.ExprAnnotation)
 
 
-def _permutation(stmt, intermediates):
-    """``(out buffer, iterator vars, input load)`` of a pure transpose nest, else None.
+class _Producer:
+    """An inlinable producer nest: its output buffer, iterator vars and stored value."""
 
-    The nest must be a perfect nest over the whole output, one loop per (spatial) block
-    iterator, whose block stores ``Out[v0, ..., vn] = In[perm(v0, ..., vn)]`` into an
-    intermediate buffer (an ``alloc_buffer`` of the root block).
-    """
+    __slots__ = ("buffer", "elements", "ivs", "permutation", "value")
+
+    def __init__(self, buffer, ivs, value, elements, permutation):
+        self.buffer, self.ivs, self.value = buffer, ivs, value
+        self.elements, self.permutation = elements, permutation
+
+
+def _producer(stmt, intermediates):
+    """The :class:`_Producer` of an elementwise nest storing an intermediate, else None."""
     loops = []
     while isinstance(stmt, For):
         loops.append(stmt)
@@ -47,70 +92,167 @@ def _permutation(stmt, intermediates):
     if len(store.indices) != len(ivs) or any(ix is not iv.var
                                              for ix, iv in zip(store.indices, ivs)):
         return None
+    elements = 1
     for lp, dim in zip(loops, out.shape):
+        # The nest must cover the whole buffer: a reader may read any element.
         if not (isinstance(lp.min, IntImm) and lp.min.value == 0 and isinstance(lp.extent, IntImm)
                 and isinstance(dim, IntImm) and lp.extent.value == dim.value):
             return None
-    load = store.value
-    if not isinstance(load, BufferLoad) or load.buffer is out or load.buffer.dtype != out.dtype:
+        elements *= dim.value
+    value = store.value
+    if value.dtype != out.dtype or not _pure(value, out):
         return None
-    ids = [id(iv.var) for iv in ivs]
-    if not (len(load.indices) == len(ids) and all(isinstance(ix, Var) for ix in load.indices)
-            and sorted(id(ix) for ix in load.indices) == sorted(ids)):
+    iv_vars = [iv.var for iv in ivs]
+    permutation = _is_permutation(value, iv_vars)
+    if not (permutation or INLINE_ELEMENTWISE):
         return None
-    return out, [iv.var for iv in ivs], load
+    return _Producer(out, iv_vars, value, elements, permutation)
 
 
-def inline_permutations(stmts, alloc_buffers):
+def _is_permutation(value, iv_vars) -> bool:
+    """Whether ``value`` is ``In[perm(v0, ..., vn)]`` (a transpose or a copy)."""
+    ids = sorted(id(v) for v in iv_vars)
+    return (isinstance(value, BufferLoad) and len(value.indices) == len(ids)
+            and all(isinstance(ix, Var) for ix in value.indices)
+            and sorted(id(ix) for ix in value.indices) == ids)
+
+
+def _pure(value, out) -> bool:
+    """Whether ``value`` can be recomputed anywhere: no reduction, no read of ``out``, and
+    only calls of pure intrinsics (an opaque ``call_extern`` may have side effects)."""
+    bad = []
+
+    def visit(node):
+        if isinstance(node, Reduce) or (isinstance(node, BufferLoad) and node.buffer is out):
+            bad.append(node)
+        elif isinstance(node, Call):
+            op = node.op
+            effect = op.get_attr("TCallEffectKind") if hasattr(op, "get_attr") else None
+            if effect not in _PURE_EFFECTS:
+                bad.append(node)
+
+    post_order_visit(value, visit)
+    return not bad
+
+
+def _cheap(value) -> bool:
+    """Whether ``value`` calls no math function (other than rounding and ``fabs``)."""
+    costly = []
+
+    def visit(node):
+        if (isinstance(node, Call) and getattr(node.op, "family", "") == "math"
+                and node.op.name not in _CHEAP_MATH):
+            costly.append(node)
+
+    post_order_visit(value, visit)
+    return not costly
+
+
+def inline_producers(stmts, alloc_buffers):
     """``(statements, whether any nest was inlined)``; see the module docstring.
 
-    A transpose nest is inlined when every read of its output is in a later nest, no other
-    nest writes that buffer, and no later nest writes the transpose's input.
+    ``stmts`` are the root block's statements in order, ``alloc_buffers`` the intermediate
+    buffers (the root block's allocations and ``AllocBuffer`` statements).
     """
     intermediates = {id(b) for b in alloc_buffers}
     stmts = list(stmts)
     inlined = False
     pos = 0
     while pos < len(stmts):
-        found = _permutation(stmts[pos], intermediates)
-        if (found is None or not _only_read_later(stmts, pos, found[0])
-                or _written(stmts[pos + 1:], found[2].buffer)):
+        found = _producer(stmts[pos], intermediates)
+        if found is None or not _inlinable(stmts, pos, found):
             pos += 1
             continue
-        out, ivs, load = found
-
-        def rewrite(node, out=out, ivs=ivs, load=load):
-            if isinstance(node, BufferLoad) and node.buffer is out:
-                return substitute(load, dict(zip(ivs, node.indices)))
-            return None
-
-        stmts = stmts[:pos] + [ir_transform(s, None, rewrite, ["tirx.BufferLoad"])
-                               for s in stmts[pos + 1:]]
+        stmts = stmts[:pos] + [_substitute_reads(s, found) for s in stmts[pos + 1:]]
         inlined = True
     return stmts, inlined
 
 
-def _written(stmts, buffer):
-    """Whether a statement stores into ``buffer`` (the inlined read would see the new data)."""
-    stores = []
+def _inlinable(stmts, pos, producer) -> bool:
+    out = producer.buffer
+    if _touches(stmts[:pos], out) or _stores_into(stmts[pos + 1:], {id(out)}):
+        return False
+    # No readers: the nest is dead and is dropped.
+    readers = [p for p in range(pos + 1, len(stmts)) if _touches([stmts[p]], out)]
+    inputs = set()
+    post_order_visit(producer.value, lambda n: inputs.add(id(n.buffer))
+                     if isinstance(n, BufferLoad) else None)
+    if readers and _stores_into(stmts[pos + 1:readers[-1] + 1], inputs):
+        return False
+    if producer.permutation:
+        return True
+    cheap = _cheap(producer.value)
+    for p in readers:
+        if not _spatial_only(stmts[p]):
+            return False
+        if not cheap and not _reads_each_once(stmts[p], producer):
+            return False
+    return True
+
+
+def _touches(stmts, buffer) -> bool:
+    found = []
     for stmt in stmts:
-        post_order_visit(stmt, lambda n: stores.append(n)
-                         if isinstance(n, BufferStore) and n.buffer is buffer else None)
-    return bool(stores)
+        post_order_visit(stmt, lambda n: found.append(n)
+                         if isinstance(n, (BufferLoad, BufferStore)) and n.buffer is buffer
+                         else None)
+    return bool(found)
 
 
-def _only_read_later(stmts, pos, out):
-    touched = []
+def _stores_into(stmts, buffer_ids) -> bool:
+    """Whether a statement stores into one of the buffers ``buffer_ids``."""
+    found = []
+    for stmt in stmts:
+        post_order_visit(stmt, lambda n: found.append(n)
+                         if isinstance(n, BufferStore) and id(n.buffer) in buffer_ids else None)
+    return bool(found)
+
+
+def _spatial_only(stmt) -> bool:
+    """Whether every block of ``stmt`` is spatial (no reduction iterator, no init)."""
+    bad = []
 
     def visit(node):
-        if isinstance(node, (BufferLoad, BufferStore)) and node.buffer is out:
-            touched.append(node)
+        if isinstance(node, SBlock) and (node.init is not None or any(
+                iv.iter_type != IterVar.DataPar for iv in node.iter_vars)):
+            bad.append(node)
 
-    for stmt in stmts[:pos]:
-        post_order_visit(stmt, visit)
-    if touched:
+    post_order_visit(stmt, visit)
+    return not bad
+
+
+def _reads_each_once(stmt, producer) -> bool:
+    """Whether the perfect nest ``stmt`` loads ``Out`` at most once per element on average."""
+    work = 1
+    while isinstance(stmt, For):
+        if not isinstance(stmt.extent, IntImm):
+            return False
+        work *= stmt.extent.value
+        stmt = stmt.body
+    if not isinstance(stmt, SBlockRealize):
         return False
-    for stmt in stmts[pos + 1:]:
-        post_order_visit(stmt, lambda n: touched.append(n)
-                         if isinstance(n, BufferStore) and n.buffer is out else None)
-    return not touched
+    loads = []
+    post_order_visit(stmt.block.body, lambda n: loads.append(n)
+                     if isinstance(n, BufferLoad) and n.buffer is producer.buffer else None)
+    return work * len(loads) <= producer.elements
+
+
+def _substitute_reads(stmt, producer):
+    """``stmt`` with each load of the producer's buffer replaced by the producer's value."""
+    out, ivs, value = producer.buffer, producer.ivs, producer.value
+    def rewrite_load(node):
+        if node.buffer is out:
+            return substitute(value, dict(zip(ivs, node.indices)))
+        return None
+
+    def rewrite(node):
+        if isinstance(node, BufferLoad):
+            return rewrite_load(node)
+        # A block that read the buffer now reads the producer's inputs.
+        if any(r.buffer is out for r in node.reads):
+            reads, _ = infer_sblock_regions(node, exclude_written_from_reads=node.init
+                                            is not None)
+            return node.replace(reads=tuple(reads))
+        return None
+
+    return ir_transform(stmt, None, rewrite, ["BufferLoad", "SBlock"])
