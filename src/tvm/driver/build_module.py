@@ -178,6 +178,9 @@ def gc_paused():
         gc.enable()
 
 
+#: Parts per compile thread that ``tvm.compile`` splits a module into (see _compile_prim_funcs).
+PARTS_PER_THREAD = 2
+
 #: The interpreter's thread switch interval while ``tvm.compile`` runs (seconds).
 SWITCH_INTERVAL = 0.0002
 
@@ -206,27 +209,29 @@ def quick_thread_switches():
 def _compile_prim_funcs(mod, target, tir_pipeline):
     """Lower, generate LLVM IR (in parts) and JIT-compile an IRModule of PrimFuncs.
 
-    LLVM compiles each part in a worker thread as soon as its IR is generated, so the Python
-    code generation of the next parts overlaps LLVM's work on the earlier ones; the runtime
-    helpers the kernels call are JIT-compiled in the background while Python lowers.
+    The functions are split into parts (:func:`_partition`); each part is lowered and its
+    LLVM IR generated in turn, and LLVM compiles it in a worker thread as soon as it is
+    submitted, so Python's lowering of the next parts overlaps LLVM's work on the earlier
+    ones. The runtime helpers the kernels call are JIT-compiled in the background meanwhile.
     """
     # Lazy: llvmlite is imported only when something is compiled.
     from ..backend.llvm.codegen import codegen_module, exported_symbols
     from ..backend.llvm.jit import PartCompiler, compile_threads, prepare_runtime
 
     prepare_runtime()
-    lowered = lower(mod, target, tir_pipeline)
-    exported_symbols(lowered)  # a clash between two parts would go unnoticed
-    names = [gv.name_hint for gv in lowered.functions]
+    mod = _with_symbols(mod)
+    exported_symbols(mod)  # a clash between two parts would go unnoticed
+    names = [gv.name_hint for gv in mod.functions]
     module_name = "_".join(names)[:64] or "pytvm"
     llvm_target = None if target is None or isinstance(target, str) and target.strip() == "llvm" \
         else target
     compiler = PartCompiler(llvm_target, name=module_name)
     threads = compile_threads()
-    # More parts than threads: the first ones compile while the later ones are generated.
-    for group in _partition(lowered, 2 * threads if threads > 1 else 1):
-        compiler.submit(codegen_module(IRModule(group, attrs=lowered.attrs),
-                                       module_name=module_name))
+    # More parts than threads, each lowered and generated on its own: LLVM starts on the
+    # first part while Python still lowers the others.
+    for group in _partition(mod, PARTS_PER_THREAD * threads if threads > 1 else 1):
+        lowered = lower(IRModule(group, attrs=mod.attrs), target, tir_pipeline)
+        compiler.submit(codegen_module(lowered, module_name=module_name))
     return compiler.finish()
 
 
