@@ -277,31 +277,43 @@ def _executor(threads: int):
         return pool
 
 
-def prepare_runtime() -> None:
-    """Start JIT-compiling the runtime helpers every generated module calls, in the background.
-
-    ``tvm.compile`` calls this before lowering: on a cold disk cache the argument-check and
-    workspace helpers then compile on another CPU while Python lowers the kernels (the
-    module's load waits for them). Does nothing on a single CPU or once they are loaded.
-    """
-    threads = compile_threads()
-    if threads < 2 or _RUNTIME_READY:
-        return
-    _executor(threads).submit(_prepare_runtime_now)
-
-
-_RUNTIME_READY: list = []
-
-
-def _prepare_runtime_now() -> None:
+def _jit_checks():
     from . import packed_checks  # lazy: imports llvmlite.ir
 
-    try:
-        packed_checks.register_symbols()
-        workspace.register_symbols()
-    except Exception:  # noqa: BLE001 - the module's load compiles them again and reports
+    packed_checks.register_symbols()
+
+
+# The runtime modules generated code calls, by name: each JITs once per process.
+_RUNTIME_JIT = {
+    "checks": _jit_checks,
+    "workspace": workspace.register_symbols,
+    "pool": threadpool.launch_address,
+}
+_RUNTIME_STARTED: set = set()
+
+
+def prepare_runtime(names=("checks", "workspace")) -> None:
+    """Start JIT-compiling runtime modules (:data:`_RUNTIME_JIT` names) in the background.
+
+    ``tvm.compile`` calls this before lowering, and :class:`PartCompiler` when a part calls
+    the thread pool: on a cold disk cache these modules then compile on another CPU while
+    Python lowers the kernels (loading the kernels waits for them). Does nothing on a
+    single CPU, or for modules already started.
+    """
+    threads = compile_threads()
+    if threads < 2:
         return
-    _RUNTIME_READY.append(True)
+    for name in names:
+        if name not in _RUNTIME_STARTED:
+            _RUNTIME_STARTED.add(name)
+            _executor(threads).submit(_jit_quietly, _RUNTIME_JIT[name])
+
+
+def _jit_quietly(jit_function) -> None:
+    try:
+        jit_function()
+    except Exception:  # noqa: BLE001, S110 - loading the kernels compiles it again and reports
+        pass
 
 
 class PartCompiler:
@@ -352,6 +364,8 @@ class PartCompiler:
             with _CACHE_LOCK:
                 entry = _PARTS.get(key)
             entry = entry or disk_cache.load(key)
+        if threadpool.LAUNCH_SYMBOL in text:
+            prepare_runtime(("pool",))
         if entry is None:
             self._missing.append(len(self._entries))
             if self._threads > 1:

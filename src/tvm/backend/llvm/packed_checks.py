@@ -161,6 +161,10 @@ def _helper(module: ir.Module, name: str, ftype: ir.FunctionType, cold: bool = T
     if define is None:
         return fn, False  # a declaration
     fn.attributes.add("noinline")
+    if cold:
+        # Error paths only: not worth LLVM's optimization time (this module is compiled
+        # in every process with a cold disk cache).
+        fn.attributes.add("optnone")
     return fn, True
 
 
