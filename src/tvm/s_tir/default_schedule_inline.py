@@ -38,7 +38,8 @@ matmul's output at ``[i, j]``, so the epilogue rule takes it into the tile as be
 
 from __future__ import annotations
 
-from ..tirx.expr import Call, IntImm, Var
+from ..ffi.structural import structural_equal
+from ..tirx.expr import Call, Cast, IntImm, Var
 from ..tirx.op import CallEffectKind
 from ..tirx.reduction import Reduce
 from ..tirx.stmt import BufferLoad, BufferStore, For, IterVar, SBlock, SBlockRealize
@@ -58,7 +59,8 @@ _PURE_EFFECTS = (CallEffectKind.Pure, CallEffectKind.ExprAnnotation)
 
 
 class _Producer:
-    """An inlinable producer nest: its output buffer, iterator vars and stored value."""
+    """An inlinable producer nest: its output buffer, iterator vars and stored value, and the
+    buffer's number of elements (None when its shape is symbolic)."""
 
     __slots__ = ("buffer", "elements", "ivs", "permutation", "value")
 
@@ -95,10 +97,9 @@ def _producer(stmt, intermediates):
     elements = 1
     for lp, dim in zip(loops, out.shape):
         # The nest must cover the whole buffer: a reader may read any element.
-        if not (isinstance(lp.min, IntImm) and lp.min.value == 0 and isinstance(lp.extent, IntImm)
-                and isinstance(dim, IntImm) and lp.extent.value == dim.value):
+        if not (isinstance(lp.min, IntImm) and lp.min.value == 0 and _same(lp.extent, dim)):
             return None
-        elements *= dim.value
+        elements = elements * dim.value if isinstance(dim, IntImm) and elements else None
     value = store.value
     if value.dtype != out.dtype or not _pure(value, out):
         return None
@@ -107,6 +108,12 @@ def _producer(stmt, intermediates):
     if not (permutation or INLINE_ELEMENTWISE):
         return None
     return _Producer(out, iv_vars, value, elements, permutation)
+
+
+def _same(a, b) -> bool:
+    if isinstance(a, IntImm) and isinstance(b, IntImm):
+        return a.value == b.value
+    return structural_equal(a, b)
 
 
 def _is_permutation(value, iv_vars) -> bool:
@@ -170,7 +177,8 @@ def inline_producers(stmts, alloc_buffers):
 
 def _inlinable(stmts, pos, producer) -> bool:
     out = producer.buffer
-    if _touches(stmts[:pos], out) or _stores_into(stmts[pos + 1:], {id(out)}):
+    if (_touches(stmts[:pos], out) or _stores_into(stmts[pos + 1:], {id(out)})
+            or _opaque_use(stmts, out)):
         return False
     # No readers: the nest is dead and is dropped.
     readers = [p for p in range(pos + 1, len(stmts)) if _touches([stmts[p]], out)]
@@ -196,6 +204,17 @@ def _touches(stmts, buffer) -> bool:
         post_order_visit(stmt, lambda n: found.append(n)
                          if isinstance(n, (BufferLoad, BufferStore)) and n.buffer is buffer
                          else None)
+    return bool(found)
+
+
+def _opaque_use(stmts, buffer) -> bool:
+    """Whether a statement uses ``buffer`` other than by loads and stores, which the rewrite
+    cannot see: a match_buffer of it, or its data pointer (an extern call's argument)."""
+    found = []
+    for stmt in stmts:
+        post_order_visit(stmt, lambda n: found.append(n) if n is buffer.data or (
+            isinstance(n, SBlock) and any(m.source.buffer is buffer for m in n.match_buffers))
+            else None)
     return bool(found)
 
 
@@ -229,7 +248,7 @@ def _reads_each_once(stmt, producer) -> bool:
             return False
         work *= stmt.extent.value
         stmt = stmt.body
-    if not isinstance(stmt, SBlockRealize):
+    if not isinstance(stmt, SBlockRealize) or producer.elements is None:
         return False
     loads = []
     post_order_visit(stmt.block.body, lambda n: loads.append(n)
@@ -240,9 +259,13 @@ def _reads_each_once(stmt, producer) -> bool:
 def _substitute_reads(stmt, producer):
     """``stmt`` with each load of the producer's buffer replaced by the producer's value."""
     out, ivs, value = producer.buffer, producer.ivs, producer.value
+
     def rewrite_load(node):
         if node.buffer is out:
-            return substitute(value, dict(zip(ivs, node.indices)))
+            # An index of another integer type (int32 against FuseTIR's int64 iterators)
+            # is cast, so that the substituted arithmetic stays of one type.
+            return substitute(value, {iv: ix if ix.dtype == iv.dtype else Cast(iv.dtype, ix)
+                                      for iv, ix in zip(ivs, node.indices)})
         return None
 
     def rewrite(node):
