@@ -69,6 +69,10 @@ __all__ = ["CodeGenLLVM", "codegen_module"]
 STACK_LIMIT_BYTES = 64 * 1024
 #: float32 ``exp`` as inline polynomial arithmetic (vectorizes) instead of ``expf`` calls.
 FAST_EXP = True
+#: Serial loops with more iterations than this (or a symbolic extent) carry
+#: ``llvm.loop.unroll.disable``: LLVM's loop vectorizer still vectorizes and interleaves them,
+#: but its unroller leaves them rolled. None: every loop is left to LLVM's unroller.
+UNROLL_MAX_EXTENT: int | None = 32
 _ERROR_SET = "TVMFFIErrorSetRaisedFromCStr"
 _ALLOC_WS = "TVMBackendAllocWorkspace"
 _FREE_WS = "TVMBackendFreeWorkspace"
@@ -350,8 +354,21 @@ class CodeGenLLVM(ExprEmitter):
         b.position_at_end(latch)
         nxt = b.add(index, ir.Constant(ty, 1), name=f"{op.loop_var.name}.next")
         index.add_incoming(nxt, latch)
-        b.cbranch(b.icmp_signed("<", nxt, stop), head, done)
+        back = b.cbranch(b.icmp_signed("<", nxt, stop), head, done)
+        if UNROLL_MAX_EXTENT is not None and not (
+                isinstance(op.extent, E.IntImm) and op.extent.value <= UNROLL_MAX_EXTENT):
+            back.set_metadata("llvm.loop", self._no_unroll_loop_id())
         b.position_at_end(done)
+
+    def _no_unroll_loop_id(self):
+        """A new loop ID node ``!N = !{!N, !{"llvm.loop.unroll.disable"}}``."""
+        module = self.module
+        disable = module.add_metadata([ir.MetaDataString(module, "llvm.loop.unroll.disable")])
+        # A loop ID refers to itself (LLVM's convention); llvmlite uniques metadata by
+        # operands, so the node is made directly and its first operand patched.
+        loop_id = ir.MDValue(module, [disable], name=str(len(module.metadata)))
+        loop_id.operands = (loop_id, disable)
+        return loop_id
 
     def _parallel_for(self, op: For, extent):
         # The body becomes an internal function over [begin, end) whose buffer pointers are
