@@ -67,8 +67,13 @@ class Analyzer:
     # --- simplification ---------------------------------------------------------------------
     def simplify(self, expr, steps: int = 2):
         """Simplify ``expr`` to the canonical form (repeated until stable, ``steps`` times)."""
-        _, generic = tirx()
+        expr_mod, generic = tirx()
         result = generic.convert(expr)
+        # Constants, and variables without a binding, are already simplest (most calls of a
+        # lowering pass's simplifier are on those).
+        if isinstance(result, (expr_mod.IntImm, expr_mod.FloatImm)) or (
+                isinstance(result, expr_mod.Var) and result not in self._var_map):
+            return result
         steps = max(1, steps)
         for step in range(steps):
             new = Simplifier(self).simplify(result)
