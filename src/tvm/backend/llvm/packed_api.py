@@ -230,6 +230,11 @@ def emit_packed_function(
     return fn
 
 
+def _escape(text: str) -> str:
+    """``text`` as a literal part of a printf format."""
+    return text.replace("%", "%%")
+
+
 def _validate(name: str, params: Sequence[Param]) -> None:
     """Reject bad parameter specs before anything is added to the module."""
     for index, param in enumerate(params):
@@ -270,6 +275,8 @@ class _Emitter:
     def __init__(self, module, fn, name, params):
         self.module, self.fn, self.name, self.params = module, fn, name, list(params)
         self.signature = signature_text(name, params)
+        # One C string per wrapper: every message of its checks takes it as a `%s` value.
+        self.sig = cstr(module, self.signature)
         self.builder = ir.IRBuilder(fn.append_basic_block("entry"))
         # Declared for bodies that raise errors themselves (documented in the module doc).
         declare(module, "snprintf", ir.FunctionType(I32, [PTR, I64, PTR], var_arg=True))
@@ -295,36 +302,36 @@ class _Emitter:
     def _fail_if(self, cond, kind: str, text: str, *values) -> None:
         """Raise ``kind`` with the printf format ``text`` when ``cond`` holds; else continue.
 
-        ``values``: at most two i64 values (``%lld``), or one callable that builds a
-        ``const char*`` (``%s``) inside the error block. Callers escape a literal '%' as '%%'.
+        ``text`` takes the signature first (``%s``, see :meth:`_where`), then ``values``: at
+        most two i64 values (``%lld``), or one callable that builds a ``const char*``
+        (``%s``) inside the error block. Callers escape a literal '%' as '%%'.
         """
         ok = self._branch_fail(cond)
         b = self.builder
+        kind, text = self._cstr(kind), self._cstr(text)
         if values and callable(values[0]):
-            b.call(raise_str_helper(self.module), [self._cstr(kind), self._cstr(text), values[0]()])
+            b.call(raise_str_helper(self.module), [kind, text, self.sig, values[0]()])
         else:
             padded = [*values, *[ir.Constant(I64, 0)] * (2 - len(values))]
-            b.call(raise_helper(self.module), [self._cstr(kind), self._cstr(text), *padded])
+            b.call(raise_helper(self.module), [kind, text, self.sig, *padded])
         b.ret(ir.Constant(I32, -1))
         b.position_at_end(ok)
 
-    def _where(self, index: int, what: str, escape: bool = True) -> str:
-        """The message prefix naming ``what``, the argument and the signature (a format)."""
-        what = what.replace("%", "%%") if escape else what
-        sig = self.signature.replace("%", "%%")
-        return f"{what} on argument #{index} when calling:\n  `{sig}`,\n  "
+    @staticmethod
+    def _where(index: int, what: str) -> str:
+        """The message prefix naming ``what`` and the argument; the signature is its ``%s``."""
+        return f"{_escape(what)} on argument #{index} when calling:\n  `%s`,\n  "
 
     # -- unpacking ---------------------------------------------------------------------
     def unpack(self) -> PackedArgs:
         b = self.builder
         nargs = self.fn.args[2]
         expected = len(self.params)
-        sig = self.signature.replace("%", "%%")
         self._fail_if(
             b.icmp_signed("!=", nargs, ir.Constant(I32, expected)),
             "TypeError",
             f"Expected {expected} argument{'s' if expected != 1 else ''} when calling:\n"
-            f"  `{sig}`,\n  got %lld",
+            "  `%s`,\n  got %lld",
             b.sext(nargs, I64),
         )
         tensors, scalars = {}, {}
@@ -351,19 +358,9 @@ class _Emitter:
         expected_device = _DEVICE_NAMES.get(
             param.device_type, f"device_type={param.device_type}"
         )
-        dtype_where = where(f"Mismatched {p}.dtype")
-        fmts = [
-            where("Mismatched type") + "expected Tensor, got %s",
-            where("Mismatched type") + "expected Tensor, got NULL",
-            where(f"Mismatched {p}.ndim") + f"expected {len(param.shape)}, got %d",
-            dtype_where + f"expected {param.dtype}, got %s",
-            dtype_where + f"expected {param.dtype}, got %sx%d",
-            where(f"Mismatched {p}.device") + f"expected {expected_device}, got %s "
-            "(device_type=%d)",
-            # "Invalid A.shape[<d>] on argument #...": the label with the dimension as %d.
-            self._where(index, f"Invalid {p}.shape[".replace("%", "%%") + "%d]", escape=False)
-            + "expected %lld, got %lld",
-        ]
+        null = ir.Constant(PTR, None)
+        # The helpers own the message formats: they get the pieces (see packed_checks.FMT_*).
+        name_text, index_value = self._cstr(p), ir.Constant(I32, index)
         # Without symbolic extents the helper checks the static ones too (same order).
         all_static = not any(isinstance(want, str) for want in param.shape)
         dims = (static_dims(self.module, param.shape) if all_static
@@ -379,7 +376,11 @@ class _Emitter:
                 ir.Constant(I32, param.device_type or 0),
                 ir.Constant(I32, flags),
                 dims,
-                *(self._cstr(text) for text in fmts),
+                self.sig,
+                name_text,
+                index_value,
+                self._cstr(param.dtype) if flags & CHECK_DTYPE else null,
+                self._cstr(expected_device) if flags & CHECK_DEVICE else null,
             ],
             name=f"{p}.dltensor",
         )
@@ -393,7 +394,9 @@ class _Emitter:
 
         # Shapes inline: symbolic extents bind variables the body uses; static ones become
         # constants for the body once checked.
-        shape_ptr = field(24, PTR, "shape")
+        # Not read by a compact tensor of static extents (checked by the head helper).
+        known = all_static and all(isinstance(want, int) for want in param.shape)
+        shape_ptr = None if known and param.compact else field(24, PTR, "shape")
         shape = []
         for dim, want in enumerate(param.shape):
             label = f"{p}.shape[{dim}]"
@@ -420,7 +423,8 @@ class _Emitter:
                         b.icmp_signed("!=", extent, first),
                         "ValueError",
                         where(f"Mismatched {label}")
-                        + f"expected to match {first_label} ({want} = %lld), got %lld",
+                        + f"expected to match {_escape(first_label)} ({_escape(want)} = "
+                        "%lld), got %lld",
                         first,
                         extent,
                     )
@@ -435,28 +439,22 @@ class _Emitter:
                     self.shape_vars[want] = (extent, label)
             shape.append(extent)
         # Layout, data pointer and alignment: the second shared helper.
-        tail_fmts = [
-            where(f"Mismatched {p}.strides")
-            + "expected to be compact array, got strides[%d] = %lld where %lld is compact",
-            where(f"Invalid {p}.data")
-            + "expected a non-NULL data pointer for a non-empty tensor, got NULL",
-            where("Misaligned Tensor data")
-            + f"expected data alignment={param.alignment} byte, got address %% "
-            f"{param.alignment} = %lld",
-        ]
         status = b.call(
             tensor_tail_helper(self.module),
             [
                 dl,
                 ir.Constant(I32, int(param.compact)),
                 ir.Constant(I64, param.alignment),
-                *(self._cstr(text) for text in tail_fmts),
+                self.sig,
+                name_text,
+                index_value,
             ],
         )
         ok = self._branch_fail(b.icmp_signed("!=", status, ir.Constant(I32, 0)))
         b.ret(status)
         b.position_at_end(ok)
-        strides = self._strides(param, field(32, PTR, "strides"), shape, shape_ptr)
+        strides_ptr = None if param.compact else field(32, PTR, "strides")
+        strides = self._strides(param, strides_ptr, shape, shape_ptr)
         data = field(0, PTR, "data")
         offset = field(40, I64, "byte_offset")
         data = b.gep(data, [offset], source_etype=I8, name=f"{p}.data")
@@ -468,7 +466,11 @@ class _Emitter:
         compact, running = [], ir.Constant(I64, 1)
         for extent in reversed(shape):
             compact.insert(0, running)
-            running = b.mul(running, extent)
+            if isinstance(running, ir.Constant) and isinstance(extent, ir.Constant):
+                # Static extents: constants, not instructions (the wrapper is not optimized).
+                running = ir.Constant(I64, running.constant * extent.constant)
+            else:
+                running = b.mul(running, extent)
         if param.compact:
             return compact
         is_null = b.icmp_unsigned("==", strides_ptr, ir.Constant(PTR, None))

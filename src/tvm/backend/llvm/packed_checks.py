@@ -74,6 +74,30 @@ DTYPE_PREFIX = {0: "int", 1: "uint", 2: "float", 3: "handle", 4: "bfloat", 5: "c
 # Flags of tensor_head_helper.
 CHECK_DTYPE, CHECK_DEVICE = 1, 2
 
+# The messages of the helpers' checks (Apache TVM 0.27's texts). The helpers own them, so a
+# wrapper passes only the pieces: the parameter name, the argument index, the signature it
+# shares with all its other checks, and the expected dtype and device texts. Every format's
+# first three values are the name (except the type and alignment checks), the index and the
+# signature; '%' in any of these comes out literally, being a ``%s`` value.
+AT = " on argument #%d when calling:\n  `%s`,\n  "
+FMT_TYPE = "Mismatched type" + AT + "expected Tensor, got %s"
+FMT_NULL = "Mismatched type" + AT + "expected Tensor, got NULL"
+FMT_NDIM = "Mismatched %s.ndim" + AT + "expected %d, got %d"
+FMT_DTYPE = "Mismatched %s.dtype" + AT + "expected %s, got %s"
+FMT_DTYPE_VECTOR = "Mismatched %s.dtype" + AT + "expected %s, got %sx%d"
+FMT_DEVICE = "Mismatched %s.device" + AT + "expected %s, got %s (device_type=%d)"
+FMT_EXTENT = "Invalid %s.shape[%d]" + AT + "expected %lld, got %lld"
+FMT_STRIDES = (
+    "Mismatched %s.strides" + AT
+    + "expected to be compact array, got strides[%d] = %lld where %lld is compact"
+)
+FMT_DATA = (
+    "Invalid %s.data" + AT + "expected a non-NULL data pointer for a non-empty tensor, got NULL"
+)
+FMT_ALIGN = (
+    "Misaligned Tensor data" + AT + "expected data alignment=%lld byte, got address %% %lld = %lld"
+)
+
 
 def parse_dtype(dtype: str) -> tuple:
     """``(type code, bits, lanes)`` of a dtype name; ``ValueError`` for unknown names."""
@@ -220,7 +244,11 @@ class _Raiser:
         self.fn, self.b, self.on_error = fn, builder, on_error
         self.msg = alloca(builder, ir.ArrayType(I8, MSG_BYTES), "msg")
 
-    def fail_if(self, cond, kind: str, fmt, *values) -> None:
+    def fail_if(self, cond, kind: str, fmt: str, *values) -> None:
+        """Raise ``kind`` with the message ``fmt % values`` when ``cond`` holds; else go on.
+
+        A callable value is called inside the error block (code only the error path needs).
+        """
         b = self.b
         fail = self.fn.append_basic_block("fail")
         ok = self.fn.append_basic_block("ok")
@@ -228,7 +256,8 @@ class _Raiser:
         b.position_at_end(fail)
         values = [value() if callable(value) else value for value in values]
         module = self.fn.module
-        b.call(_snprintf(module), [self.msg, ir.Constant(I64, MSG_BYTES), fmt, *values])
+        b.call(_snprintf(module),
+               [self.msg, ir.Constant(I64, MSG_BYTES), cstr(module, fmt), *values])
         b.call(_raise_fn(module), [cstr(module, kind), self.msg])
         b.ret(self.on_error)
         b.position_at_end(ok)
@@ -253,16 +282,18 @@ def type_name(module, builder, type_index) -> ir.Value:
 
 
 def dtype_error_helper(module):
-    """``void f(msg, scalar_fmt, vector_fmt, code, bits, lanes)``: raise the dtype TypeError.
+    """``void f(msg, name, i32 index, sig, expected, code, bits, lanes)``: the dtype TypeError.
 
-    The format strings end in ``got %s`` (``lanes == 1``) or ``got %sx%d``; the helper formats
-    the actual dtype into ``%s``, writes the message into ``msg`` and raises it.
+    Formats the actual dtype (``float32``, ``float32x4``...) into :data:`FMT_DTYPE` (or
+    :data:`FMT_DTYPE_VECTOR` when ``lanes != 1``) after the parameter ``name``, the argument
+    ``index``, the signature ``sig`` and the ``expected`` dtype text; writes the message into
+    ``msg`` and raises it.
     """
-    ftype = ir.FunctionType(ir.VoidType(), [PTR, PTR, PTR, I8, I8, I16])
+    ftype = ir.FunctionType(ir.VoidType(), [PTR, PTR, I32, PTR, PTR, I8, I8, I16])
     fn, new = _helper(module, "__pytvm_dtype_error", ftype)
     if not new:
         return fn
-    msg, scalar, vector, code, bits, lanes = fn.args
+    msg, param, index, sig, expected, code, bits, lanes = fn.args
     b = ir.IRBuilder(fn.append_basic_block("entry"))
     dtype_text = alloca(b, ir.ArrayType(I8, 64), "dtype_text")
     # Format the actual dtype: "<prefix><bits>" for int/uint/float/bfloat/..., the exact
@@ -284,8 +315,10 @@ def dtype_error_helper(module):
     snprintf = _snprintf(module)
     b.call(snprintf, [dtype_text, ir.Constant(I64, 64), fmt, text_arg, b.zext(bits, I32),
                       b.zext(code, I32)])
-    text = b.select(b.icmp_unsigned("!=", lanes, ir.Constant(I16, 1)), vector, scalar)
-    b.call(snprintf, [msg, ir.Constant(I64, MSG_BYTES), text, dtype_text, b.zext(lanes, I32)])
+    text = b.select(b.icmp_unsigned("!=", lanes, ir.Constant(I16, 1)),
+                    cstr(module, FMT_DTYPE_VECTOR), cstr(module, FMT_DTYPE))
+    b.call(snprintf, [msg, ir.Constant(I64, MSG_BYTES), text, param, index, sig, expected,
+                      dtype_text, b.zext(lanes, I32)])
     b.call(_raise_fn(module), [cstr(module, "TypeError"), msg])
     b.ret_void()
     return fn
@@ -306,31 +339,33 @@ def static_dims(module: ir.Module, dims) -> ir.Value:
 
 
 def tensor_head_helper(module):
-    """``ptr head(slot, ndim, code, bits, lanes, device, flags, dims, fmts...)``: first checks.
+    """``ptr head(slot, ndim, code, bits, lanes, device, flags, dims, sig, name, i32 index,
+    dtype_text, device_text)``: the first checks of a tensor argument.
 
     ``slot`` is the argument's ``TVMFFIAny*``. Checks, in order: the type index (Tensor or
     DLTensor*), NULL, ndim, dtype (when ``flags & CHECK_DTYPE``), device type (when ``flags
     & CHECK_DEVICE``), then, when ``dims`` is not NULL, every extent ``dims[d] >= 0`` (see
     :func:`static_dims`). Returns the ``DLTensor*``, or NULL after raising the error. The
-    seven format strings: type (``%s``), NULL, ndim (``%d``), dtype scalar and vector (see
-    :func:`dtype_error_helper`), device (``%s``, ``%d``), extent (``%d``: the dimension,
-    ``%lld``: expected, ``%lld``: actual).
+    messages are the ``FMT_*`` texts, with the signature ``sig``, the parameter ``name``, the
+    argument ``index`` and the expected ``dtype_text`` and ``device_text`` (``"float32"``,
+    ``"cpu"``; unused, and may be NULL, when the flags skip their check).
     """
-    ftype = ir.FunctionType(PTR, [PTR, I32, I8, I8, I16, I32, I32, PTR] + [PTR] * 7)
+    ftype = ir.FunctionType(PTR, [PTR, I32, I8, I8, I16, I32, I32, PTR, PTR, PTR, I32, PTR, PTR])
     fn, new = _helper(module, "__pytvm_tensor_head", ftype, cold=False)
     if not new:
         return fn
     slot, ndim, code, bits, lanes, device, flags, dims = fn.args[:8]
-    f_type, f_null, f_ndim, f_scalar, f_vector, f_device, f_extent = fn.args[8:]
+    sig, name, index, dtype_text, device_text = fn.args[8:]
     b = ir.IRBuilder(fn.append_basic_block("entry"))
     raiser = _Raiser(fn, b, ir.Constant(PTR, None))
     type_index = b.load(slot, typ=I32)
     is_tensor = b.icmp_signed("==", type_index, ir.Constant(I32, TYPE_TENSOR))
     is_handle = b.icmp_signed("==", type_index, ir.Constant(I32, TYPE_DLTENSOR_PTR))
-    raiser.fail_if(b.not_(b.or_(is_tensor, is_handle)), "TypeError", f_type,
+    raiser.fail_if(b.not_(b.or_(is_tensor, is_handle)), "TypeError", FMT_TYPE, index, sig,
                    lambda: type_name(module, b, type_index))
     raw = b.load(b.gep(slot, [ir.Constant(I64, 8)], source_etype=I8), typ=PTR)
-    raiser.fail_if(b.icmp_unsigned("==", raw, ir.Constant(PTR, None)), "TypeError", f_null)
+    raiser.fail_if(b.icmp_unsigned("==", raw, ir.Constant(PTR, None)), "TypeError", FMT_NULL,
+                   index, sig)
     header = b.gep(raw, [ir.Constant(I64, OBJECT_HEADER_BYTES)], source_etype=I8)
     dl = b.select(is_tensor, header, raw)
 
@@ -338,7 +373,8 @@ def tensor_head_helper(module):
         return b.load(b.gep(dl, [ir.Constant(I64, offset)], source_etype=I8), typ=typ)
 
     actual_ndim = field(16, I32)
-    raiser.fail_if(b.icmp_signed("!=", actual_ndim, ndim), "ValueError", f_ndim, actual_ndim)
+    raiser.fail_if(b.icmp_signed("!=", actual_ndim, ndim), "ValueError", FMT_NDIM, name, index,
+                   sig, ndim, actual_ndim)
     # dtype, when asked.
     check = fn.append_basic_block("check_dtype")
     after = fn.append_basic_block("after_dtype")
@@ -353,7 +389,8 @@ def tensor_head_helper(module):
     fail = fn.append_basic_block("fail")
     b.cbranch(bad, fail, after)
     b.position_at_end(fail)
-    b.call(dtype_error_helper(module), [raiser.msg, f_scalar, f_vector, a_code, a_bits, a_lanes])
+    b.call(dtype_error_helper(module),
+           [raiser.msg, name, index, sig, dtype_text, a_code, a_bits, a_lanes])
     b.ret(ir.Constant(PTR, None))
     # device type, when asked.
     b.position_at_end(after)
@@ -364,8 +401,8 @@ def tensor_head_helper(module):
     b.position_at_end(check)
     actual = field(8, I32)
     names = name_helper(module, "__pytvm_device_name", DEVICE_NAMES, "device_type=?")
-    raiser.fail_if(b.icmp_signed("!=", actual, device), "ValueError", f_device,
-                   lambda: b.call(names, [actual]), actual)
+    raiser.fail_if(b.icmp_signed("!=", actual, device), "ValueError", FMT_DEVICE, name, index,
+                   sig, device_text, lambda: b.call(names, [actual]), actual)
     b.branch(done)
     # Static extents, in dimension order, when asked.
     b.position_at_end(done)
@@ -384,7 +421,7 @@ def tensor_head_helper(module):
     want = b.load(b.gep(dims, [d64], source_etype=I64), typ=I64)
     got = b.load(b.gep(shape, [d64], source_etype=I64), typ=I64)
     bad = b.and_(b.icmp_signed(">=", want, ir.Constant(I64, 0)), b.icmp_signed("!=", got, want))
-    raiser.fail_if(bad, "ValueError", f_extent, d, want, got)
+    raiser.fail_if(bad, "ValueError", FMT_EXTENT, name, d, index, sig, want, got)
     b.branch(check)
     b.position_at_end(check)
     d.add_incoming(b.add(d, ir.Constant(I32, 1)), check)
@@ -395,20 +432,21 @@ def tensor_head_helper(module):
 
 
 def tensor_tail_helper(module):
-    """``i32 tail(dl, compact, alignment, f_strides, f_null, f_align)``: the last checks.
+    """``i32 tail(dl, compact, alignment, sig, name, i32 index)``: the last checks.
 
     Checks, in order: a compact row-major layout when ``compact`` is nonzero (NULL strides
     are compact; a dimension of extent 1 may have any stride; an empty tensor has no layout;
-    the first bad dimension is reported with ``f_strides``: ``%d``, ``%lld``, ``%lld``), a
-    non-NULL data pointer for a non-empty tensor (``f_null``), and the alignment of the data
-    pointer plus ``byte_offset`` when ``alignment > 1`` (``f_align``: ``%lld``). Returns 0,
-    or -1 after raising the error.
+    the first bad dimension is reported, :data:`FMT_STRIDES`), a non-NULL data pointer for a
+    non-empty tensor (:data:`FMT_DATA`), and the alignment of the data pointer plus
+    ``byte_offset`` when ``alignment > 1`` (:data:`FMT_ALIGN`). The messages name the
+    parameter ``name``, the argument ``index`` and the signature ``sig``. Returns 0, or -1
+    after raising the error.
     """
-    ftype = ir.FunctionType(I32, [PTR, I32, I64, PTR, PTR, PTR])
+    ftype = ir.FunctionType(I32, [PTR, I32, I64, PTR, PTR, I32])
     fn, new = _helper(module, "__pytvm_tensor_tail", ftype, cold=False)
     if not new:
         return fn
-    dl, compact, alignment, f_strides, f_null, f_align = fn.args
+    dl, compact, alignment, sig, name, index = fn.args
     entry = fn.append_basic_block("entry")
     b = ir.IRBuilder(entry)
     raiser = _Raiser(fn, b, ir.Constant(I32, -1))
@@ -450,46 +488,54 @@ def tensor_tail_helper(module):
         b.and_(b.icmp_unsigned("!=", compact, ir.Constant(I32, 0)), nonempty),
         b.icmp_signed(">=", bad_dim, zero),
     )
-    raiser.fail_if(layout_bad, "ValueError", f_strides, lambda: b.trunc(bad_dim, I32), bad_value,
-                   bad_compact)
+    raiser.fail_if(layout_bad, "ValueError", FMT_STRIDES, name, index, sig,
+                   lambda: b.trunc(bad_dim, I32), bad_value, bad_compact)
     data = b.load(dl, typ=PTR)
     raiser.fail_if(
         b.and_(b.icmp_unsigned("==", data, ir.Constant(PTR, None)), nonempty),
         "ValueError",
-        f_null,
+        FMT_DATA,
+        name,
+        index,
+        sig,
     )
     offset = b.load(b.gep(dl, [ir.Constant(I64, 40)], source_etype=I8), typ=I64)
     address = b.add(b.ptrtoint(data, I64), offset)
     misaligned = b.and_(address, b.sub(alignment, one))
-    raiser.fail_if(b.icmp_unsigned("!=", misaligned, zero), "ValueError", f_align, misaligned)
+    raiser.fail_if(b.icmp_unsigned("!=", misaligned, zero), "ValueError", FMT_ALIGN, index, sig,
+                   alignment, alignment, misaligned)
     b.ret(ir.Constant(I32, 0))
     return fn
 
 
 def raise_helper(module):
-    """``void raise(kind, fmt, i64 a, i64 b)``: format (``%lld`` values) and raise an error."""
-    ftype = ir.FunctionType(ir.VoidType(), [PTR, PTR, I64, I64])
+    """``void raise(kind, fmt, sig, i64 a, i64 b)``: format and raise an error.
+
+    ``fmt`` takes the signature ``sig`` (``%s``), then up to two ``%lld`` values.
+    """
+    ftype = ir.FunctionType(ir.VoidType(), [PTR, PTR, PTR, I64, I64])
     fn, new = _helper(module, "__pytvm_raise", ftype)
     if new:
-        kind, fmt, a, c = fn.args
+        kind, fmt, sig, a, c = fn.args
         b = ir.IRBuilder(fn.append_basic_block("entry"))
         msg = alloca(b, ir.ArrayType(I8, MSG_BYTES), "msg")
         # Extra arguments are ignored by snprintf (C11 7.21.6.1p2).
-        b.call(_snprintf(module), [msg, ir.Constant(I64, MSG_BYTES), fmt, a, c])
+        b.call(_snprintf(module), [msg, ir.Constant(I64, MSG_BYTES), fmt, sig, a, c])
         b.call(_raise_fn(module), [kind, msg])
         b.ret_void()
     return fn
 
 
 def raise_str_helper(module):
-    """``void raise_str(kind, fmt, ptr text)``: format (one ``%s``) and raise an error."""
-    ftype = ir.FunctionType(ir.VoidType(), [PTR, PTR, PTR])
+    """``void raise_str(kind, fmt, sig, text)``: format (``%s``: ``sig``, then ``%s``:
+    ``text``) and raise an error."""
+    ftype = ir.FunctionType(ir.VoidType(), [PTR, PTR, PTR, PTR])
     fn, new = _helper(module, "__pytvm_raise_str", ftype)
     if new:
-        kind, fmt, text = fn.args
+        kind, fmt, sig, text = fn.args
         b = ir.IRBuilder(fn.append_basic_block("entry"))
         msg = alloca(b, ir.ArrayType(I8, MSG_BYTES), "msg")
-        b.call(_snprintf(module), [msg, ir.Constant(I64, MSG_BYTES), fmt, text])
+        b.call(_snprintf(module), [msg, ir.Constant(I64, MSG_BYTES), fmt, sig, text])
         b.call(_raise_fn(module), [kind, msg])
         b.ret_void()
     return fn
