@@ -630,3 +630,39 @@ def test_buffer_whose_data_pointer_escapes_stays():
     # The extern function reads t through its pointer: t must still be written.
     out = schedule_prim_func(data_pointer_use)
     assert "t" in _block_names(out) and _allocated(out) == ["t"]
+
+
+@T.prim_func(s_tir=True)
+def exp_squared(x: T.Buffer((8, 16), "float32"), out: T.Buffer((8, 16), "float32")):
+    e = T.alloc_buffer((8, 16), "float32")
+    sq = T.alloc_buffer((8, 16), "float32")
+    for i, j in T.grid(8, 16):
+        with T.sblock("e"):
+            vi, vj = T.axis.remap("SS", [i, j])
+            e[vi, vj] = T.exp(x[vi, vj])
+    for i, j in T.grid(8, 16):
+        with T.sblock("sq"):
+            vi, vj = T.axis.remap("SS", [i, j])
+            sq[vi, vj] = e[vi, vj] * e[vi, vj]
+    for i, j in T.grid(8, 16):
+        with T.sblock("out"):
+            vi, vj = T.axis.remap("SS", [i, j])
+            out[vi, vj] = sq[vi, vj] + T.float32(1)
+
+
+def test_costly_producer_loaded_twice_per_element_stays_its_cheap_reader_inlines():
+    # e * e would compute exp twice per element: e stays; the product is inlined into out.
+    out = schedule_prim_func(exp_squared)
+    assert _block_names(out) == {"root", "e", "out"} and _allocated(out) == ["e"]
+    x = _rand(8, 16)
+    got = np.zeros_like(x)
+    _run(exp_squared, x, got)
+    np.testing.assert_allclose(got, np.exp(x) ** 2 + 1, rtol=1e-5)
+
+
+def test_switch_off_inlines_only_permutations(monkeypatch):
+    from tvm.s_tir import default_schedule_inline
+
+    monkeypatch.setattr(default_schedule_inline, "INLINE_ELEMENTWISE", False)
+    assert {"T_less", "T_where"} <= _block_names(schedule_prim_func(less_where))
+    assert "transpose" not in _block_names(schedule_prim_func(transpose_sum))
