@@ -33,7 +33,9 @@ Usage by a code generator::
 The wrapper declares ``TVMFFIErrorSetRaisedFromCStr`` (from libtvm_ffi) and ``snprintf`` (from
 libc) in the module, for bodies that raise errors themselves; both resolve in-process for the
 JIT and at link time for shared libraries. The checks themselves are calls of the shared
-helpers of ``packed_checks`` (compiled once per process, linked into exported objects).
+helpers of ``packed_checks`` (compiled once per process, linked into exported objects), which
+own the message formats: the wrapper passes them its signature (one string per wrapper), the
+parameter name, the argument index and the expected dtype and device texts.
 
 Limitations: vector (``lanes > 1``) dtypes are compared exactly; tensor parameters must have
 a fixed ndim; ``DLTensor`` fields other than data, device type, ndim, dtype, shape, strides
@@ -49,8 +51,10 @@ from collections.abc import Callable, Sequence
 from llvmlite import ir  # this module is only imported by code that is generating LLVM IR
 
 from .packed_checks import (  # noqa: F401  (re-exported: parallel.py, testing.py, tests)
+    CHECK_COMPACT,
     CHECK_DEVICE,
     CHECK_DTYPE,
+    CHECK_TAIL,
     DEVICE_NAMES,
     DTYPE_PREFIX,
     I8,
@@ -361,10 +365,13 @@ class _Emitter:
         null = ir.Constant(PTR, None)
         # The helpers own the message formats: they get the pieces (see packed_checks.FMT_*).
         name_text, index_value = self._cstr(p), ir.Constant(I32, index)
-        # Without symbolic extents the helper checks the static ones too (same order).
+        # Without symbolic extents the helper checks the static ones too, and then (no check
+        # is left to do in between) the layout, data pointer and alignment: same order.
         all_static = not any(isinstance(want, str) for want in param.shape)
         dims = (static_dims(self.module, param.shape) if all_static
                 else ir.Constant(PTR, None))
+        if all_static:
+            flags |= CHECK_TAIL | (CHECK_COMPACT if param.compact else 0)
         dl = b.call(
             tensor_head_helper(self.module),
             [
@@ -381,6 +388,7 @@ class _Emitter:
                 index_value,
                 self._cstr(param.dtype) if flags & CHECK_DTYPE else null,
                 self._cstr(expected_device) if flags & CHECK_DEVICE else null,
+                ir.Constant(I64, param.alignment),
             ],
             name=f"{p}.dltensor",
         )
@@ -438,21 +446,22 @@ class _Emitter:
                     )
                     self.shape_vars[want] = (extent, label)
             shape.append(extent)
-        # Layout, data pointer and alignment: the second shared helper.
-        status = b.call(
-            tensor_tail_helper(self.module),
-            [
-                dl,
-                ir.Constant(I32, int(param.compact)),
-                ir.Constant(I64, param.alignment),
-                self.sig,
-                name_text,
-                index_value,
-            ],
-        )
-        ok = self._branch_fail(b.icmp_signed("!=", status, ir.Constant(I32, 0)))
-        b.ret(status)
-        b.position_at_end(ok)
+        if not all_static:
+            # Layout, data pointer and alignment, after the inline extent checks.
+            status = b.call(
+                tensor_tail_helper(self.module),
+                [
+                    dl,
+                    ir.Constant(I32, int(param.compact)),
+                    ir.Constant(I64, param.alignment),
+                    self.sig,
+                    name_text,
+                    index_value,
+                ],
+            )
+            ok = self._branch_fail(b.icmp_signed("!=", status, ir.Constant(I32, 0)))
+            b.ret(status)
+            b.position_at_end(ok)
         strides_ptr = None if param.compact else field(32, PTR, "strides")
         strides = self._strides(param, strides_ptr, shape, shape_ptr)
         data = field(0, PTR, "data")

@@ -3,7 +3,12 @@
 Every wrapper of a module calls the same few internal functions for the parts of a tensor
 argument check that do not depend on the parameter's shape: the type index, NULL, ndim, dtype
 and device checks (:func:`tensor_head_helper`), then the layout, data pointer and alignment
-checks (:func:`tensor_tail_helper`). Error messages are formatted and raised inside them.
+checks (:func:`tensor_tail_helper`; run by the head helper itself when no inline extent check
+comes in between). Error messages are formatted and raised inside them: the helpers own the
+formats (``FMT_*``), and a wrapper passes only the pieces (its signature string, shared by
+all its checks, the parameter name, the argument index, the expected dtype and device texts).
+Why: a full format per check and argument, each repeating the signature, was about half of
+the LLVM IR text of a training-step build.
 
 Why: emitted inline into every wrapper, these checks and their error formatting (select chains
 naming dtypes, devices and type indices) made up about 80% of the LLVM IR of a Relax build,
@@ -71,8 +76,10 @@ DEVICE_NAMES = {
 }
 DTYPE_PREFIX = {0: "int", 1: "uint", 2: "float", 3: "handle", 4: "bfloat", 5: "complex"}
 
-# Flags of tensor_head_helper.
-CHECK_DTYPE, CHECK_DEVICE = 1, 2
+# Flags of tensor_head_helper: check the dtype; check the device type; run the checks of
+# tensor_tail_helper at the end (for parameters without inline extent checks); the compact
+# layout check of those.
+CHECK_DTYPE, CHECK_DEVICE, CHECK_TAIL, CHECK_COMPACT = 1, 2, 4, 8
 
 # The messages of the helpers' checks (Apache TVM 0.27's texts). The helpers own them, so a
 # wrapper passes only the pieces: the parameter name, the argument index, the signature it
@@ -244,6 +251,12 @@ class _Raiser:
         self.fn, self.b, self.on_error = fn, builder, on_error
         self.msg = alloca(builder, ir.ArrayType(I8, MSG_BYTES), "msg")
 
+    def fail_block(self):
+        """A block that returns ``on_error`` (the error was raised already)."""
+        block = self.fn.append_basic_block("failed")
+        ir.IRBuilder(block).ret(self.on_error)
+        return block
+
     def fail_if(self, cond, kind: str, fmt: str, *values) -> None:
         """Raise ``kind`` with the message ``fmt % values`` when ``cond`` holds; else go on.
 
@@ -340,22 +353,25 @@ def static_dims(module: ir.Module, dims) -> ir.Value:
 
 def tensor_head_helper(module):
     """``ptr head(slot, ndim, code, bits, lanes, device, flags, dims, sig, name, i32 index,
-    dtype_text, device_text)``: the first checks of a tensor argument.
+    dtype_text, device_text, i64 alignment)``: the first checks of a tensor argument.
 
     ``slot`` is the argument's ``TVMFFIAny*``. Checks, in order: the type index (Tensor or
     DLTensor*), NULL, ndim, dtype (when ``flags & CHECK_DTYPE``), device type (when ``flags
     & CHECK_DEVICE``), then, when ``dims`` is not NULL, every extent ``dims[d] >= 0`` (see
-    :func:`static_dims`). Returns the ``DLTensor*``, or NULL after raising the error. The
+    :func:`static_dims`), then, when ``flags & CHECK_TAIL``, those of
+    :func:`tensor_tail_helper` (compact layout when ``flags & CHECK_COMPACT``; data pointer;
+    ``alignment``). Returns the ``DLTensor*``, or NULL after raising the error. The
     messages are the ``FMT_*`` texts, with the signature ``sig``, the parameter ``name``, the
     argument ``index`` and the expected ``dtype_text`` and ``device_text`` (``"float32"``,
     ``"cpu"``; unused, and may be NULL, when the flags skip their check).
     """
-    ftype = ir.FunctionType(PTR, [PTR, I32, I8, I8, I16, I32, I32, PTR, PTR, PTR, I32, PTR, PTR])
+    ftype = ir.FunctionType(
+        PTR, [PTR, I32, I8, I8, I16, I32, I32, PTR, PTR, PTR, I32, PTR, PTR, I64])
     fn, new = _helper(module, "__pytvm_tensor_head", ftype, cold=False)
     if not new:
         return fn
     slot, ndim, code, bits, lanes, device, flags, dims = fn.args[:8]
-    sig, name, index, dtype_text, device_text = fn.args[8:]
+    sig, name, index, dtype_text, device_text, alignment = fn.args[8:]
     b = ir.IRBuilder(fn.append_basic_block("entry"))
     raiser = _Raiser(fn, b, ir.Constant(PTR, None))
     type_index = b.load(slot, typ=I32)
@@ -426,7 +442,18 @@ def tensor_head_helper(module):
     b.position_at_end(check)
     d.add_incoming(b.add(d, ir.Constant(I32, 1)), check)
     b.branch(loop)
+    # The layout, data pointer and alignment checks, when asked.
     b.position_at_end(ret)
+    tail = fn.append_basic_block("tail")
+    done = fn.append_basic_block("checked")
+    want = b.icmp_unsigned("!=", b.and_(flags, ir.Constant(I32, CHECK_TAIL)), ir.Constant(I32, 0))
+    b.cbranch(want, tail, done)
+    b.position_at_end(tail)
+    compact = b.zext(b.icmp_unsigned("!=", b.and_(flags, ir.Constant(I32, CHECK_COMPACT)),
+                                      ir.Constant(I32, 0)), I32)
+    status = b.call(tensor_tail_helper(module), [dl, compact, alignment, sig, name, index])
+    b.cbranch(b.icmp_signed("!=", status, ir.Constant(I32, 0)), raiser.fail_block(), done)
+    b.position_at_end(done)
     b.ret(dl)
     return fn
 
