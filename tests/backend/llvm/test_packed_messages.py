@@ -5,10 +5,12 @@ expected dtype/device texts; the helpers own the formats. These tests pin every 
 5-argument function, names and signatures containing '%', and the strings left in kernel IR.
 """
 
+import ctypes
 import re
 
 import numpy as np
 import pytest
+import tvm_ffi
 from llvmlite import ir
 
 from tvm.backend.llvm import build_module, packed_checks
@@ -178,6 +180,60 @@ def test_expected_device_texts():
         )
 
 
+class _DLTensor(ctypes.Structure):
+    _fields_ = [
+        ("data", ctypes.c_void_p),
+        ("device", ctypes.c_int32 * 2),
+        ("ndim", ctypes.c_int32),
+        ("dtype", ctypes.c_uint8 * 4),  # code, bits, lanes (uint16, little endian)
+        ("shape", ctypes.POINTER(ctypes.c_int64)),
+        ("strides", ctypes.POINTER(ctypes.c_int64)),
+        ("byte_offset", ctypes.c_uint64),
+    ]
+
+
+class _DLManagedTensor(ctypes.Structure):
+    _fields_ = [("dl_tensor", _DLTensor), ("ctx", ctypes.c_void_p), ("deleter", ctypes.c_void_p)]
+
+
+_KEEP_ALIVE = []
+
+
+def _null_data_tensor(extents):
+    """A float32 CPU ``tvm_ffi.Tensor`` of shape ``extents`` whose data pointer is NULL."""
+    shape = (ctypes.c_int64 * len(extents))(*extents)
+    managed = _DLManagedTensor()
+    managed.dl_tensor = _DLTensor(None, (1, 0), len(extents), (2, 32, 1, 0), shape, None, 0)
+    new_capsule = ctypes.pythonapi.PyCapsule_New
+    new_capsule.restype = ctypes.py_object
+    new_capsule.argtypes = [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_void_p]
+    capsule = new_capsule(ctypes.addressof(managed), b"dltensor", None)
+
+    class Producer:
+        def __dlpack__(self, stream=None, **kwargs):
+            return capsule
+
+        def __dlpack_device__(self):
+            return (1, 0)
+
+    _KEEP_ALIVE.extend([shape, managed])  # NULL deleter: kept alive here
+    return tvm_ffi.from_dlpack(Producer())
+
+
+@pytest.mark.parametrize("shape", [(4,), ("n",)], ids=["static", "symbolic"])
+def test_null_data_pointer_with_static_and_symbolic_extents(shape):
+    # Static extents: the head helper runs the data pointer check; symbolic: the tail helper.
+    f = build_module(_module(("nd", [TensorParam("A", "float32", shape)])))["nd"]
+    sig = f"nd(A: Tensor([{shape[0]}], float32))"
+    assert _call(f, [_null_data_tensor([4])]) == (
+        ValueError,
+        "Invalid A.data" + _at(0, sig)
+        + "expected a non-NULL data pointer for a non-empty tensor, got NULL",
+    )
+    empty = build_module(_module(("ne", [TensorParam("A", "float32", (0,))])))["ne"]
+    empty(_null_data_tensor([0]))  # an empty tensor may have no data
+
+
 def _strings(text: str) -> list:
     """The texts of the ``__pytvm_str_`` globals of LLVM IR ``text``."""
     found = re.findall(r'^@"__pytvm_str_\w+" = private constant \[\d+ x i8\] c"(.*)"$',
@@ -199,6 +255,9 @@ def test_wrapper_ir_has_one_signature_and_no_per_argument_formats():
         "Expected 3 arguments when calling:\n  `%s`,\n  got %lld",
     ])
     assert text.count("f3(A: ") == 1
+    # Static extents: one helper call per argument (it runs the layout checks too).
+    assert text.count('call ptr @"__pytvm_tensor_head"(') == 3
+    assert "__pytvm_tensor_tail" not in text
     # A second wrapper with the same parameters adds its signature only.
     more = _strings(str(_module(("f3", params), ("g3", params))))
     assert sorted(more) == sorted([*strings, sig.replace("f3(", "g3(")])
@@ -210,6 +269,8 @@ def test_symbolic_extents_share_the_signature_too():
     text = str(_module(("sym", params)))
     sig = "sym(A: Tensor([n, 4], float32), B: Tensor([n], float32), s: int32)"
     assert text.count(sig) == 1
+    # Inline extent checks come between the two helper calls of each tensor argument.
+    assert text.count('call i32 @"__pytvm_tensor_tail"(') == 2
     for string in _strings(text):
         if "when calling" in string:  # the inline checks' formats take the signature as %s
             assert "`%s`" in string and "sym(" not in string
