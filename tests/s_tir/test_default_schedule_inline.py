@@ -666,3 +666,32 @@ def test_switch_off_inlines_only_permutations(monkeypatch):
     monkeypatch.setattr(default_schedule_inline, "INLINE_ELEMENTWISE", False)
     assert {"T_less", "T_where"} <= _block_names(schedule_prim_func(less_where))
     assert "transpose" not in _block_names(schedule_prim_func(transpose_sum))
+
+
+@T.prim_func(s_tir=True)
+def exp_two_readers(x: T.Buffer((8, 16), "float32"), out: T.Buffer((8, 16), "float32"),
+                    out2: T.Buffer((8, 16), "float32")):
+    e = T.alloc_buffer((8, 16), "float32")
+    for i, j in T.grid(8, 16):
+        with T.sblock("e"):
+            vi, vj = T.axis.remap("SS", [i, j])
+            e[vi, vj] = T.exp(x[vi, vj])
+    for i, j in T.grid(8, 16):
+        with T.sblock("plus"):
+            vi, vj = T.axis.remap("SS", [i, j])
+            out[vi, vj] = e[vi, vj] + T.float32(1)
+    for i, j in T.grid(8, 16):
+        with T.sblock("twice"):
+            vi, vj = T.axis.remap("SS", [i, j])
+            out2[vi, vj] = e[vi, vj] * T.float32(2)
+
+
+def test_costly_producer_read_by_two_nests_stays():
+    # Each reader loads each element once, but inlined into both, every exp runs twice.
+    out = schedule_prim_func(exp_two_readers)
+    assert "e" in _block_names(out) and _allocated(out) == ["e"]
+    x = _rand(8, 16)
+    got, got2 = np.zeros_like(x), np.zeros_like(x)
+    _run(exp_two_readers, x, got, got2)
+    np.testing.assert_allclose(got, np.exp(x) + 1, rtol=1e-5)
+    np.testing.assert_allclose(got2, np.exp(x) * 2, rtol=1e-5)

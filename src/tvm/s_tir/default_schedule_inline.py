@@ -25,9 +25,10 @@ becoming ``expr(e0, ..., en)``, when
   feeding a matmul stays a separate nest), except for a *pure permutation*
   (``T[i, j] = X[j, i]``, FuseOps' ``permute_dims`` before a matmul), which is inlined into
   reductions too: the matmul rule then reads ``A[k, i]`` in place or packs ``B[j, k]``;
-* the value is cheap (no math function call other than rounding and ``fabs``), or each
-  reader nest reads ``Out`` at most as often as ``Out`` has elements (a broadcast reader
-  ``x[i, j] + P[j]`` would recompute an ``exp`` of ``P`` for every row).
+* the value is cheap (no math function call other than rounding and ``fabs``), or the
+  readers together load ``Out`` at most as often as it has elements, so that nothing is
+  computed twice (a broadcast reader ``x[i, j] + P[j]`` would recompute an ``exp`` of ``P``
+  for every row; two readers of ``exp(x)`` would compute each ``exp`` twice).
 
 Chains inline transitively (``a = f(x); b = g(a); c = h(b)`` becomes ``c = h(g(f(x)))``).
 The read regions of the changed blocks are inferred again; the caller drops allocations that
@@ -189,13 +190,19 @@ def _inlinable(stmts, pos, producer) -> bool:
         return False
     if producer.permutation:
         return True
-    cheap = _cheap(producer.value)
+    if not all(_spatial_only(stmts[p]) for p in readers):
+        return False
+    if _cheap(producer.value):
+        return True
+    # A costly value is computed once per load after inlining: at most once per element
+    # in all (two readers of exp(x) would compute each exp twice).
+    loads = 0
     for p in readers:
-        if not _spatial_only(stmts[p]):
+        count = _loads_per_run(stmts[p], out)
+        if count is None:
             return False
-        if not cheap and not _reads_each_once(stmts[p], producer):
-            return False
-    return True
+        loads += count
+    return producer.elements is not None and loads <= producer.elements
 
 
 def _touches(stmts, buffer) -> bool:
@@ -240,20 +247,21 @@ def _spatial_only(stmt) -> bool:
     return not bad
 
 
-def _reads_each_once(stmt, producer) -> bool:
-    """Whether the perfect nest ``stmt`` loads ``Out`` at most once per element on average."""
+def _loads_per_run(stmt, buffer):
+    """How many loads of ``buffer`` the perfect nest ``stmt`` runs (None: not a perfect nest
+    of constant extents)."""
     work = 1
     while isinstance(stmt, For):
         if not isinstance(stmt.extent, IntImm):
-            return False
+            return None
         work *= stmt.extent.value
         stmt = stmt.body
-    if not isinstance(stmt, SBlockRealize) or producer.elements is None:
-        return False
+    if not isinstance(stmt, SBlockRealize):
+        return None
     loads = []
     post_order_visit(stmt.block.body, lambda n: loads.append(n)
-                     if isinstance(n, BufferLoad) and n.buffer is producer.buffer else None)
-    return work * len(loads) <= producer.elements
+                     if isinstance(n, BufferLoad) and n.buffer is buffer else None)
+    return work * len(loads)
 
 
 def _substitute_reads(stmt, producer):
