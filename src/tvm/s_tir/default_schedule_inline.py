@@ -11,7 +11,8 @@ becomes ``T_where[i, j] = select(lv1[i, j] < 0, 0, dy[i, j])``: one loop, no int
 buffer (no workspace allocation), and less code for LLVM.
 
 A producer is a perfect nest over the whole output of an intermediate buffer (an allocation
-of the root block, not a parameter), one loop per spatial block iterator bound in order,
+of the root block, not a parameter; its shape constant or symbolic, each loop's extent the
+dimension's), one loop per spatial block iterator bound in order,
 storing ``Out[v0, ..., vn] = expr(v0, ..., vn)`` with no init and predicate 1, where ``expr``
 is loads and arithmetic, casts, comparisons, ``select`` and pure calls (``exp``,
 ``if_then_else``) that does not read ``Out``. It is inlined, each load ``Out[e0, ..., en]``
@@ -30,6 +31,8 @@ becoming ``expr(e0, ..., en)``, when
   computed twice (a broadcast reader ``x[i, j] + P[j]`` would recompute an ``exp`` of ``P``
   for every row; two readers of ``exp(x)`` would compute each ``exp`` twice).
 
+A buffer used other than by loads and stores (its data pointer given to an extern function,
+a ``match_buffer`` of it) keeps its producer; a producer that nothing reads is dropped.
 Chains inline transitively (``a = f(x); b = g(a); c = h(b)`` becomes ``c = h(g(f(x)))``).
 The read regions of the changed blocks are inferred again; the caller drops allocations that
 nothing reads any more. This runs before the matmul epilogue rule: a matmul's epilogue
