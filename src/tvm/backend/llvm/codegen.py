@@ -73,11 +73,13 @@ FAST_EXP = True
 #: ``llvm.loop.unroll.disable``: LLVM's loop vectorizer still vectorizes and interleaves them,
 #: but its unroller leaves them rolled. None: every loop is left to LLVM's unroller.
 UNROLL_MAX_EXTENT: int | None = 32
-#: Kernels doing at most this many element stores (all loop extents constant) are compiled
-#: ``optsize``: their run time is a microsecond or two either way, and LLVM's unrolling and
-#: vectorization of them cost ~40% of their compile time (a training step's loss kernels:
-#: log_softmax 40 -> 22 ms, nll_loss 27 -> 20 ms). None: no kernel is.
-OPTSIZE_MAX_WORK: int | None = 4096
+#: Kernels doing at most this many element stores (all loop extents constant) have every
+#: loop marked not to be vectorized or unrolled by LLVM: their run time is a microsecond or
+#: two either way, and LLVM's vectorization and unrolling of them cost about half of their
+#: compile time (a training step's loss kernels). Not ``optsize``: LLVM 20's vectorizer
+#: miscompiles a ``maxnum`` reduction under it (argmax of 6x5 skipped the 5th column).
+#: None: no kernel is treated so.
+SMALL_KERNEL_STORES: int | None = 4096
 _ERROR_SET = "TVMFFIErrorSetRaisedFromCStr"
 _ALLOC_WS = "TVMBackendAllocWorkspace"
 _FREE_WS = "TVMBackendFreeWorkspace"
@@ -96,6 +98,7 @@ class CodeGenLLVM(ExprEmitter):
         self._scopes = []  # heap allocations to free per statement scope
         self._noalias_ids = set()  # ids of buffer data vars that may be marked noalias
         self._par_count = 0
+        self._small = False  # the function being emitted is a small kernel
 
     # --- functions ----------------------------------------------------------------------------
     def add_function(self, func: PrimFunc, name: str) -> None:
@@ -115,8 +118,7 @@ class CodeGenLLVM(ExprEmitter):
                      for kind, v, _ in inner_args]
         inner = ir.Function(self.module, ir.FunctionType(I32, arg_types), f"{name}_compute")
         inner.linkage = "internal"
-        if OPTSIZE_MAX_WORK is not None and _stores(func.body) <= OPTSIZE_MAX_WORK:
-            inner.attributes.add("optsize")
+        self._small = SMALL_KERNEL_STORES is not None and _stores(func.body) <= SMALL_KERNEL_STORES
         for (kind, var, _), arg in zip(inner_args, inner.args):
             arg.name = var.name
             if kind == "data" and noalias:
@@ -362,19 +364,28 @@ class CodeGenLLVM(ExprEmitter):
         nxt = b.add(index, ir.Constant(ty, 1), name=f"{op.loop_var.name}.next")
         index.add_incoming(nxt, latch)
         back = b.cbranch(b.icmp_signed("<", nxt, stop), head, done)
-        if UNROLL_MAX_EXTENT is not None and not (
+        if self._small:
+            back.set_metadata("llvm.loop", self._loop_id(unroll=False, vectorize=False))
+        elif UNROLL_MAX_EXTENT is not None and not (
                 isinstance(op.extent, E.IntImm) and op.extent.value <= UNROLL_MAX_EXTENT):
-            back.set_metadata("llvm.loop", self._no_unroll_loop_id())
+            back.set_metadata("llvm.loop", self._loop_id(unroll=False))
         b.position_at_end(done)
 
-    def _no_unroll_loop_id(self):
-        """A new loop ID node ``!N = !{!N, !{"llvm.loop.unroll.disable"}}``."""
+    def _loop_id(self, unroll: bool = True, vectorize: bool = True):
+        """A new loop ID node: ``!N = !{!N, !{"llvm.loop.unroll.disable"}, ...}``."""
         module = self.module
-        disable = module.add_metadata([ir.MetaDataString(module, "llvm.loop.unroll.disable")])
+        hints = []
+        if not unroll:
+            hints.append(module.add_metadata([ir.MetaDataString(module,
+                                                                "llvm.loop.unroll.disable")]))
+        if not vectorize:
+            hints.append(module.add_metadata([ir.MetaDataString(module,
+                                                                "llvm.loop.vectorize.enable"),
+                                              ir.Constant(ir.IntType(1), 0)]))
         # A loop ID refers to itself (LLVM's convention); llvmlite uniques metadata by
         # operands, so the node is made directly and its first operand patched.
-        loop_id = ir.MDValue(module, [disable], name=str(len(module.metadata)))
-        loop_id.operands = (loop_id, disable)
+        loop_id = ir.MDValue(module, hints, name=str(len(module.metadata)))
+        loop_id.operands = (loop_id, *hints)
         return loop_id
 
     def _parallel_for(self, op: For, extent):

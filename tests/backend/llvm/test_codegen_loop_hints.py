@@ -1,0 +1,63 @@
+"""Loop metadata the LLVM code generator attaches to keep LLVM's compile time in check."""
+
+import numpy as np
+
+import tvm
+from tvm import te, topi
+from tvm.backend.llvm import codegen
+from tvm.driver.build_module import lower
+
+
+def _ir(func, name="f"):
+    mod = lower(tvm.IRModule({name: func.with_attr("global_symbol", name)}))
+    return str(codegen.codegen_module(mod))
+
+
+def _exp(shape):
+    A = te.placeholder(shape, name="A")
+    return te.create_prim_func([A, te.compute(shape, lambda i, j: te.exp(A[i, j]), name="B")])
+
+
+def test_small_kernel_loops_are_neither_vectorized_nor_unrolled():
+    text = _ir(_exp((64, 10)))  # 640 stores <= SMALL_KERNEL_STORES
+    assert text.count("!llvm.loop") == 2  # both loops of the nest
+    assert '!"llvm.loop.vectorize.enable", i1 0' in text
+    assert '!"llvm.loop.unroll.disable"' in text
+
+
+def test_long_loops_of_large_kernels_are_not_unrolled_but_vectorizable():
+    text = _ir(_exp((64, 256)))
+    assert '!"llvm.loop.unroll.disable"' in text
+    assert "llvm.loop.vectorize.enable" not in text
+    # The loop ID refers to itself, as LLVM requires.
+    ids = [line for line in text.splitlines() if '!"llvm.loop.unroll.disable"' not in line
+           and line.startswith("!") and "= !{" in line]
+    assert any(line.split(" = ")[0] in line.split(" = ")[1] for line in ids)
+
+
+def test_no_hints_when_switched_off(monkeypatch):
+    monkeypatch.setattr(codegen, "SMALL_KERNEL_STORES", None)
+    monkeypatch.setattr(codegen, "UNROLL_MAX_EXTENT", None)
+    assert "!llvm.loop" not in _ir(_exp((64, 10)))
+
+
+def test_small_kernels_compute_the_reference():
+    # argmax: a maxnum reduction, which LLVM's vectorizer once miscompiled for small kernels
+    # marked optsize (the 5th of 5 columns was skipped); log_softmax: exp and two reductions.
+    rng = np.random.default_rng(0)
+    a = rng.standard_normal((6, 5)).astype("float32")
+    A = te.placeholder((6, 5), name="A")
+    lib = tvm.compile(tvm.IRModule({
+        "argmax": te.create_prim_func([A, topi.argmax(A, axis=1)]).with_attr(
+            "global_symbol", "argmax"),
+        "log_softmax": te.create_prim_func([A, topi.nn.log_softmax(A)]).with_attr(
+            "global_symbol", "log_softmax"),
+    }))
+    idx = np.zeros(6, "int32")
+    lib["argmax"](a, idx)
+    np.testing.assert_array_equal(idx, a.argmax(axis=1))
+    out = np.zeros_like(a)
+    lib["log_softmax"](a, out)
+    shifted = a - a.max(axis=1, keepdims=True)
+    np.testing.assert_allclose(out, shifted - np.log(np.exp(shifted).sum(axis=1, keepdims=True)),
+                               rtol=1e-5, atol=1e-6)
