@@ -83,9 +83,10 @@ CHECK_DTYPE, CHECK_DEVICE, CHECK_TAIL, CHECK_COMPACT = 1, 2, 4, 8
 
 # The messages of the helpers' checks (Apache TVM 0.27's texts). The helpers own them, so a
 # wrapper passes only the pieces: the parameter name, the argument index, the signature it
-# shares with all its other checks, and the expected dtype and device texts. Every format's
-# first three values are the name (except the type and alignment checks), the index and the
-# signature; '%' in any of these comes out literally, being a ``%s`` value.
+# shares with all its other checks, and the expected dtype and device texts. The values come
+# in message order: the name (not in the type, NULL and alignment messages), the dimension
+# (extent message only), the index, the signature, then the expected and actual values. A '%'
+# in a name, signature or dtype/device text comes out literally, being a ``%s`` value.
 AT = " on argument #%d when calling:\n  `%s`,\n  "
 FMT_TYPE = "Mismatched type" + AT + "expected Tensor, got %s"
 FMT_NULL = "Mismatched type" + AT + "expected Tensor, got NULL"
