@@ -139,3 +139,14 @@ def test_compile_pauses_the_garbage_collector_and_restores_it(threads):
             gc.enable()
     finally:
         driver._compile_prim_funcs = saved
+
+
+def test_an_invalid_part_raises_from_its_compile_thread(threads):
+    parts = [elementwise_add_module("ok_add", "float32", ("n",)),
+             "define i32 @broken( {", elementwise_add_module("ok_add64", "float64", ("n",)),
+             "define i32 @broken2( {"]
+    with pytest.raises(ValueError, match="invalid LLVM IR in module 'mixed'"):
+        build_module(parts, name="mixed", use_cache=False)
+    # The compile threads are free again: a valid build still works.
+    lib = build_module(parts[:1] + parts[2:3], name="valid", use_cache=False)
+    assert sorted(lib.function_names()) == ["ok_add", "ok_add64"]

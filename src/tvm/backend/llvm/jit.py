@@ -342,9 +342,16 @@ class PartCompiler:
                 "supported by the llvm backend yet"
             )
         self.keys: list = []
-        self._entries: list = []  # (ir text, object), or a future of it
+        self._entries: list = []  # (ir text, object); None while a part is being compiled
         self._missing: list = []  # indices of the parts compiled here (to store on disk)
         self._threads = compile_threads()
+        # Parts waiting for LLVM, compiled by up to `threads - 1` background workers while the
+        # caller generates more parts, and by the caller itself in finish(): so no more
+        # threads than CPUs compete with the caller's Python.
+        self._pending: collections.deque = collections.deque()
+        self._lock = threading.Lock()
+        self._active = 0
+        self._workers: list = []
 
     def submit(self, part, key: str | None = None) -> None:
         """Start compiling one part (an llvmlite ``ir.Module`` or LLVM IR text).
@@ -366,14 +373,38 @@ class PartCompiler:
             entry = entry or disk_cache.load(key)
         if threadpool.LAUNCH_SYMBOL in text:
             prepare_runtime(("pool",))
-        if entry is None:
-            self._missing.append(len(self._entries))
-            if self._threads > 1:
-                entry = _executor(self._threads).submit(
-                    compile_ir, text, self.name, self.options)
-            else:
-                entry = compile_ir(text, self.name, self.options)
+        index = len(self._entries)
         self._entries.append(entry)
+        if entry is not None:
+            return
+        self._missing.append(index)
+        if self._threads < 2:
+            self._entries[index] = compile_ir(text, self.name, self.options)
+            return
+        with self._lock:
+            self._pending.append((index, text))
+            start = self._active < self._threads - 1
+            if start:
+                self._active += 1
+        if start:
+            self._workers.append(_executor(self._threads).submit(self._drain, True))
+
+    def _drain(self, worker: bool = False) -> None:
+        """Compile queued parts until none is left (in a worker, or the caller in finish)."""
+        while True:
+            with self._lock:
+                if not self._pending:
+                    # Leaving in the same critical section in which the queue was found
+                    # empty: a part submitted from now on starts a new worker.
+                    self._active -= worker
+                    return
+                index, text = self._pending.popleft()
+            try:
+                self._entries[index] = compile_ir(text, self.name, self.options)
+            except BaseException:
+                with self._lock:
+                    self._active -= worker
+                raise
 
     def module_key(self) -> str | None:
         """The in-memory cache key of the module made of the parts submitted so far."""
@@ -387,8 +418,10 @@ class PartCompiler:
         """Wait for every part and load them, in order, into one ``tvm.runtime.Module``."""
         if not self._entries:
             raise ValueError("build_module: no LLVM module to compile (an empty list of parts)")
-        entries = [e.result() if isinstance(e, concurrent.futures.Future) else e
-                   for e in self._entries]
+        self._drain()  # what no worker has taken yet, compiled here
+        for worker in self._workers:
+            worker.result()  # waits; raises a worker's error (invalid IR)
+        entries = self._entries
         key = self.module_key()
         if key is not None:
             with _CACHE_LOCK:
