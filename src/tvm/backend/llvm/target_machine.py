@@ -293,8 +293,8 @@ def optimize(mod, options: TargetOptions, tm=None) -> None:
         if not private:  # the shared target machine: one user at a time
             pb.getModulePassManager().run(mod, pb)
             return
-    # Outside the lock: llvmlite releases the GIL, so modules in separate contexts with
-    # their own target machines are optimized in parallel (see jit.build_module).
+    # Outside the lock: modules in separate contexts with their own target machines are
+    # optimized in parallel by threads inside private_llvm() (see compile_ir).
     pb.getModulePassManager().run(mod, pb)
 
 
