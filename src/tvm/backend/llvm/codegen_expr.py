@@ -282,11 +282,12 @@ class ExprEmitter:
         return self.splat(value, int(op.lanes))
 
     def splat(self, value, lanes):
-        vec_t = ir.VectorType(value.type, lanes)
-        undef = ir.Constant(vec_t, ir.Undefined)
+        undef = undef_vector(ir.VectorType(value.type, lanes))
         one = self.builder.insert_element(undef, value, ir.Constant(I32, 0))
         mask = ir.Constant(ir.VectorType(I32, lanes), [0] * lanes)
-        return self.builder.shuffle_vector(one, undef, mask)
+        splat = self.builder.shuffle_vector(one, undef, mask)  # checks the mask's elements
+        mask.constant = None  # then printed as one `zeroinitializer`
+        return splat
 
     def _ramp(self, op):
         lanes = int(op.lanes)
@@ -328,7 +329,7 @@ class ExprEmitter:
     def _gather(self, op, index, element):
         # A strided vector load: scalar loads assembled into a vector.
         lanes = int(index.lanes)
-        result = ir.Constant(ir.VectorType(scalar_type(element), lanes), ir.Undefined)
+        result = undef_vector(ir.VectorType(scalar_type(element), lanes))
         for lane in range(lanes):
             idx = index.base + index.stride * lane
             ptr = self.element_pointer(op.buffer, idx)
@@ -426,6 +427,17 @@ class ExprEmitter:
 #: (sums, dot products) and contraction fuses multiply-adds. Results differ from strict
 #: left-to-right evaluation only by rounding (no NaN/Inf assumptions are made).
 FAST_MATH_FLAGS = ("reassoc", "contract")
+
+
+def undef_vector(vec_t: ir.VectorType) -> ir.Constant:
+    """``<N x T> undef`` as one word (llvmlite would print N ``T undef`` elements).
+
+    Splats of 64 lanes printed element by element (and their all-zero masks) were ~16% of a
+    training step's LLVM IR text and much of llvmlite's printing time.
+    """
+    const = ir.Constant(vec_t, ir.Undefined)
+    const.constant = ir.Undefined
+    return const
 
 
 def _fast(instr):
