@@ -14,8 +14,10 @@ Gradient plus ``relax.build``, run in a fresh process), ``compile_s`` is measure
 
 ``tvm.compile`` of a 1024-element ``exp(A) + 1`` PrimFunc is timed the same way (first
 compile in a fresh process). Apache TVM, when ``--tvm-python`` is given, runs the same
-worker in its own interpreter (it has no disk cache: its warm column repeats the cold one).
-Reported: median seconds of ``--repeats`` runs. Figures: ``README_compile.md``.
+worker in its own interpreter (it has no disk cache, so one column). Reported: median seconds
+of ``--repeats`` runs, each repeat running ours cold, ours warm and TVM back to back. Workers
+run with Python's bytecode cache on (see ``train_step.worker_env``) after one unmeasured run
+of each interpreter. Figures: ``README_compile.md``.
 """
 
 from __future__ import annotations
@@ -30,7 +32,7 @@ import tempfile
 import textwrap
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from train_step import _WORKER, WORKLOADS  # the shared worker code
+from train_step import _WORKER, WORKLOADS, worker_env  # the shared worker code
 
 _PRIMFUNC = textwrap.dedent('''
     import json, time
@@ -46,7 +48,7 @@ _PRIMFUNC = textwrap.dedent('''
 
 
 def _run(python, code, args, cache_dir, timeout=600):
-    env = dict(os.environ, PYTVM_CACHE_DIR=cache_dir, TVM_NUM_THREADS="1")
+    env = worker_env(PYTVM_CACHE_DIR=cache_dir, TVM_NUM_THREADS="1")
     try:
         proc = subprocess.run([python, "-c", code, *args], capture_output=True, text=True,
                               timeout=timeout, env=env, check=False)
@@ -59,19 +61,31 @@ def _run(python, code, args, cache_dir, timeout=600):
     return None
 
 
-def measure(python, code, args, repeats):
-    """``(cold, warm)`` median compile seconds (None when the worker failed)."""
-    cold, warm = [], []
+def _median(values):
+    values = [v for v in values if v is not None]
+    return statistics.median(values) if values else None
+
+
+def measure(code, args, repeats, tvm_python=None):
+    """Median compile seconds: ours ``(cold, warm)`` and Apache TVM's (None without it).
+
+    One unmeasured run of each interpreter first (it writes the bytecode caches of the modules
+    a build imports); then, per repeat, ours cold, ours warm and TVM's back to back, so that a
+    change in the machine's load affects all columns alike.
+    """
+    with tempfile.TemporaryDirectory() as scratch:
+        _run(sys.executable, code, args, scratch)
+        if tvm_python:
+            _run(tvm_python, code, args, scratch)
+    cold, warm, tvm = [], [], []
     for _ in range(repeats):
         with tempfile.TemporaryDirectory() as cache_dir:
-            cold.append(_run(python, code, args, cache_dir))
-            warm.append(_run(python, code, args, cache_dir))
-
-    def median(values):
-        values = [v for v in values if v is not None]
-        return statistics.median(values) if values else None
-
-    return median(cold), median(warm)
+            cold.append(_run(sys.executable, code, args, cache_dir))
+            warm.append(_run(sys.executable, code, args, cache_dir))
+        if tvm_python:
+            with tempfile.TemporaryDirectory() as cache_dir:
+                tvm.append(_run(tvm_python, code, args, cache_dir))
+    return _median(cold), _median(warm), _median(tvm) if tvm_python else None
 
 
 def main():
@@ -92,16 +106,14 @@ def main():
 
     header = f"{'workload':10} {'cold s':>9} {'warm s':>9}"
     if args.tvm_python:
-        header += f" {'TVM s':>9} {'cold/TVM':>9}"
+        header += f" {'TVM s':>9} {'cold/TVM':>9} {'warm/TVM':>9}"
     print(header)
     for name, code, worker_args in cases:
-        cold, warm = measure(sys.executable, code, worker_args, args.repeats)
+        cold, warm, tvm_s = measure(code, worker_args, args.repeats, args.tvm_python)
         line = f"{name:10} {fmt(cold)} {fmt(warm)}"
         if args.tvm_python:
-            tvm_cold, _ = measure(args.tvm_python, code, worker_args, 1 if name == "primfunc"
-                                  else args.repeats)
-            ratio = cold / tvm_cold if cold and tvm_cold else None
-            line += f" {fmt(tvm_cold)} {fmt(ratio)}"
+            ratios = [value / tvm_s if value and tvm_s else None for value in (cold, warm)]
+            line += f" {fmt(tvm_s)} {fmt(ratios[0])} {fmt(ratios[1])}"
         print(line, flush=True)
 
 
