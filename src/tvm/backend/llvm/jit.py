@@ -290,6 +290,9 @@ _RUNTIME_JIT = {
     "pool": threadpool.launch_address,
 }
 _RUNTIME_STARTED: set = set()
+_RUNTIME_QUEUE: collections.deque = collections.deque()
+_RUNTIME_LOCK = threading.Lock()
+_RUNTIME_WORKER: list = [False]  # whether a background thread is working through the queue
 
 
 def prepare_runtime(names=("checks", "workspace")) -> None:
@@ -297,23 +300,35 @@ def prepare_runtime(names=("checks", "workspace")) -> None:
 
     ``tvm.compile`` calls this before lowering, and :class:`PartCompiler` when a part calls
     the thread pool: on a cold disk cache these modules then compile on another CPU while
-    Python lowers the kernels (loading the kernels waits for them). Does nothing on a
-    single CPU, or for modules already started.
+    Python lowers the kernels (loading the kernels waits for them). One background thread
+    compiles them one after the other (two at once took the main thread's CPU). Does nothing
+    on a single CPU, or for modules already started.
     """
     threads = compile_threads()
     if threads < 2:
         return
-    for name in names:
-        if name not in _RUNTIME_STARTED:
-            _RUNTIME_STARTED.add(name)
-            _executor(threads).submit(_jit_quietly, _RUNTIME_JIT[name])
+    with _RUNTIME_LOCK:
+        for name in names:
+            if name not in _RUNTIME_STARTED:
+                _RUNTIME_STARTED.add(name)
+                _RUNTIME_QUEUE.append(_RUNTIME_JIT[name])
+        if not _RUNTIME_QUEUE or _RUNTIME_WORKER[0]:
+            return
+        _RUNTIME_WORKER[0] = True
+    _executor(threads).submit(_jit_runtime_queue)
 
 
-def _jit_quietly(jit_function) -> None:
-    try:
-        jit_function()
-    except Exception:  # noqa: BLE001, S110 - loading the kernels compiles it again and reports
-        pass
+def _jit_runtime_queue() -> None:
+    while True:
+        with _RUNTIME_LOCK:
+            if not _RUNTIME_QUEUE:
+                _RUNTIME_WORKER[0] = False
+                return
+            jit_function = _RUNTIME_QUEUE.popleft()
+        try:
+            jit_function()
+        except Exception:  # noqa: BLE001, S110 - loading the kernels compiles it again, reports
+            pass
 
 
 class PartCompiler:
