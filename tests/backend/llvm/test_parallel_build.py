@@ -150,3 +150,28 @@ def test_an_invalid_part_raises_from_its_compile_thread(threads):
     # The compile threads are free again: a valid build still works.
     lib = build_module(parts[:1] + parts[2:3], name="valid", use_cache=False)
     assert sorted(lib.function_names()) == ["ok_add", "ok_add64"]
+
+
+def test_concurrent_compiles_from_several_threads(threads):
+    # Two user threads compiling at once share the compile threads; the private LLVM
+    # contexts (outside llvmlite's lock) must not interfere.
+    import concurrent.futures
+
+    def build(scale):
+        A = te.placeholder((64, 64), name="A")
+
+        def times(factor):
+            return te.create_prim_func(
+                [A, te.compute((64, 64), lambda i, j: A[i, j] * float(factor))])
+
+        mods = {f"s{scale}_{i}": times(scale + i) for i in range(4)}
+        lib = tvm.compile(IRModule({n: f.with_attr("global_symbol", n) for n, f in mods.items()}))
+        a = np.random.default_rng(scale).random((64, 64), dtype="float32")
+        out = np.zeros_like(a)
+        for i in range(4):
+            lib[f"s{scale}_{i}"](a, out)
+            np.testing.assert_allclose(out, a * (scale + i), rtol=1e-6)
+        return scale
+
+    with concurrent.futures.ThreadPoolExecutor(2) as pool:
+        assert sorted(pool.map(build, range(1, 7))) == list(range(1, 7))
