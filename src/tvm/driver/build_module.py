@@ -206,6 +206,20 @@ def quick_thread_switches():
         sys.setswitchinterval(previous)
 
 
+def prepare_llvm_runtime(target=None) -> None:
+    """Start JIT-compiling the LLVM runtime helpers in the background (``relax.build``).
+
+    The argument checks, workspace functions and thread pool that compiled kernels call are
+    JIT-compiled once per process (loaded from the disk cache after the first). Started
+    before the Relax passes, they compile on another CPU while Python runs them.
+    """
+    if _target_kind(target) != "llvm":
+        return
+    from ..backend.llvm.jit import prepare_runtime  # lazy: imports llvmlite
+
+    prepare_runtime(("checks", "workspace", "pool"))
+
+
 def _compile_prim_funcs(mod, target, tir_pipeline):
     """Lower, generate LLVM IR (in parts) and JIT-compile an IRModule of PrimFuncs.
 

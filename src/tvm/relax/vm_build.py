@@ -126,9 +126,11 @@ def build(
         raise ValueError(f"relax.build: exec_mode must be 'bytecode' or 'compiled', got {exec_mode!r}")
     checked_params = _check_params(mod, params) if params else {}
     # Lazy: the driver sits above relax; its gc_paused saves the collector's scans of every
-    # live object during the allocation bursts of the passes too (0.1-0.3 s CPU on mlp256).
-    from ..driver.build_module import gc_paused
+    # live object during the allocation bursts of the passes too (0.1-0.3 s CPU on mlp256);
+    # prepare_llvm_runtime JITs the kernels' runtime helpers on another CPU meanwhile.
+    from ..driver.build_module import gc_paused, prepare_llvm_runtime
 
+    prepare_llvm_runtime(target)
     with gc_paused():
         mod = _lift_local_functions(mod)
         passes = _relax_pipeline(relax_pipeline)
