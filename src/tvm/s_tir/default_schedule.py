@@ -102,7 +102,7 @@ from ..tirx.stmt import (
     SeqStmt,
 )
 from ..tirx.stmt_functor import post_order_visit, substitute
-from .default_schedule_inline import inline_producers
+from .default_schedule_inline import inline_producers, nest_work
 from .default_schedule_matmul import MATMUL_TILE, match_matmul, tile_matmul
 from .default_schedule_reduce import vector_reduce
 from .default_schedule_reshape import split_reshape
@@ -411,8 +411,8 @@ def _fuse_rows(group, outer_vars=frozenset(), depth=0):
     outer = frozenset(outer_vars) | {id(row_var)}
     bodies, busy, work = [], False, 0
     for nest in group:
-        nest_work = _nest_work(nest)
-        work = None if work is None or nest_work is None else work + nest_work
+        this = nest_work(nest)[0]
+        work = None if work is None or this is None else work + this
         bodies.append(substitute(nest.body, {nest.loop_var: row_var}))
         block = _perfect_nest(nest)[1].block
         busy |= block.init is not None or _calls_functions(block)
@@ -431,17 +431,6 @@ def _fuse_rows(group, outer_vars=frozenset(), depth=0):
                                                            and extent.value < 2):
         kind = ForKind.PARALLEL
     return For(row_var, first.min, extent, kind, SeqStmt.flatten(inner))
-
-
-def _nest_work(stmt):
-    """Iterations of a loop nest (None when an extent is symbolic)."""
-    work = 1
-    while isinstance(stmt, For):
-        if not isinstance(stmt.extent, IntImm):
-            return None
-        work *= stmt.extent.value
-        stmt = stmt.body
-    return work
 
 
 def _schedule_nest(stmt, outer_vars=frozenset(), allow_parallel=True):

@@ -250,16 +250,23 @@ def _spatial_only(stmt) -> bool:
     return not bad
 
 
-def _loads_per_run(stmt, buffer):
-    """How many loads of ``buffer`` the perfect nest ``stmt`` runs (None: not a perfect nest
-    of constant extents)."""
+def nest_work(stmt):
+    """``(iterations, innermost statement)`` of the loop nest ``stmt`` (None iterations when
+    an extent is symbolic)."""
     work = 1
     while isinstance(stmt, For):
         if not isinstance(stmt.extent, IntImm):
-            return None
+            return None, stmt
         work *= stmt.extent.value
         stmt = stmt.body
-    if not isinstance(stmt, SBlockRealize):
+    return work, stmt
+
+
+def _loads_per_run(stmt, buffer):
+    """How many loads of ``buffer`` the perfect nest ``stmt`` runs (None: not a perfect nest
+    of constant extents)."""
+    work, stmt = nest_work(stmt)
+    if work is None or not isinstance(stmt, SBlockRealize):
         return None
     loads = []
     post_order_visit(stmt.block.body, lambda n: loads.append(n)
