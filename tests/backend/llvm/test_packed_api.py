@@ -17,6 +17,10 @@ from tvm.backend.llvm.packed_api import (
     signature_text,
 )
 from tvm.backend.llvm.testing import elementwise_add_module, emit_counted_loop
+from tvm.testing.dlpack import DLDataType as _DLDataType
+from tvm.testing.dlpack import DLDevice as _DLDevice
+from tvm.testing.dlpack import DLTensor as _DLTensor
+from tvm.testing.dlpack import fake_dlpack_tensor
 
 SIG = "`add(A: Tensor([n], float32), B: Tensor([n], float32), C: Tensor([n], float32))`"
 
@@ -183,65 +187,13 @@ def test_non_tensor_argument(add, value, shown):
     )
 
 
-# A DLPack producer with a chosen device type and byte_offset, built with ctypes.
-class _DLDevice(ctypes.Structure):
-    _fields_ = [("device_type", ctypes.c_int32), ("device_id", ctypes.c_int32)]
-
-
-class _DLDataType(ctypes.Structure):
-    _fields_ = [("code", ctypes.c_uint8), ("bits", ctypes.c_uint8), ("lanes", ctypes.c_uint16)]
-
-
-class _DLTensor(ctypes.Structure):
-    _fields_ = [
-        ("data", ctypes.c_void_p),
-        ("device", _DLDevice),
-        ("ndim", ctypes.c_int32),
-        ("dtype", _DLDataType),
-        ("shape", ctypes.POINTER(ctypes.c_int64)),
-        ("strides", ctypes.POINTER(ctypes.c_int64)),
-        ("byte_offset", ctypes.c_uint64),
-    ]
-
-
-class _DLManagedTensor(ctypes.Structure):
-    _fields_ = [
-        ("dl_tensor", _DLTensor),
-        ("manager_ctx", ctypes.c_void_p),
-        ("deleter", ctypes.c_void_p),
-    ]  # NULL deleter: the test keeps the memory alive
-
-
-_KEEP_ALIVE = []
+_KEEP_ALIVE = []  # what the raw DLTensor arguments below point to
 
 
 def _fake_tensor(array, length, device_type=1, byte_offset=0, dtype=(2, 32, 1)):
     """A tvm_ffi.Tensor viewing float32 ``array`` with a custom device type and byte offset."""
-    shape = (ctypes.c_int64 * 1)(length)
-    managed = _DLManagedTensor()
-    managed.dl_tensor = _DLTensor(
-        array.ctypes.data,
-        _DLDevice(device_type, 0),
-        1,
-        _DLDataType(*dtype),
-        shape,
-        None,
-        byte_offset,
-    )
-    new_capsule = ctypes.pythonapi.PyCapsule_New
-    new_capsule.restype = ctypes.py_object
-    new_capsule.argtypes = [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_void_p]
-    capsule = new_capsule(ctypes.addressof(managed), b"dltensor", None)
-
-    class Producer:
-        def __dlpack__(self, stream=None, **kwargs):
-            return capsule
-
-        def __dlpack_device__(self):
-            return (device_type, 0)
-
-    _KEEP_ALIVE.extend([array, shape, managed])
-    return tvm_ffi.from_dlpack(Producer())
+    return fake_dlpack_tensor(array, [length], device_type=device_type,
+                              byte_offset=byte_offset, dtype=dtype)
 
 
 def test_wrong_device(add):

@@ -5,17 +5,16 @@ expected dtype/device texts; the helpers own the formats. These tests pin every 
 5-argument function, names and signatures containing '%', and the strings left in kernel IR.
 """
 
-import ctypes
 import re
 
 import numpy as np
 import pytest
-import tvm_ffi
 from llvmlite import ir
 
 from tvm.backend.llvm import build_module, packed_checks
 from tvm.backend.llvm.packed_api import ScalarParam, TensorParam, emit_packed_function
 from tvm.runtime.module import find_linker, load_module
+from tvm.testing.dlpack import fake_dlpack_tensor
 
 FIVE = [
     TensorParam("X", "float32", (2, 3)),  # static extents: checked by the head helper
@@ -180,44 +179,9 @@ def test_expected_device_texts():
         )
 
 
-class _DLTensor(ctypes.Structure):
-    _fields_ = [
-        ("data", ctypes.c_void_p),
-        ("device", ctypes.c_int32 * 2),
-        ("ndim", ctypes.c_int32),
-        ("dtype", ctypes.c_uint8 * 4),  # code, bits, lanes (uint16, little endian)
-        ("shape", ctypes.POINTER(ctypes.c_int64)),
-        ("strides", ctypes.POINTER(ctypes.c_int64)),
-        ("byte_offset", ctypes.c_uint64),
-    ]
-
-
-class _DLManagedTensor(ctypes.Structure):
-    _fields_ = [("dl_tensor", _DLTensor), ("ctx", ctypes.c_void_p), ("deleter", ctypes.c_void_p)]
-
-
-_KEEP_ALIVE = []
-
-
 def _null_data_tensor(extents):
     """A float32 CPU ``tvm_ffi.Tensor`` of shape ``extents`` whose data pointer is NULL."""
-    shape = (ctypes.c_int64 * len(extents))(*extents)
-    managed = _DLManagedTensor()
-    managed.dl_tensor = _DLTensor(None, (1, 0), len(extents), (2, 32, 1, 0), shape, None, 0)
-    new_capsule = ctypes.pythonapi.PyCapsule_New
-    new_capsule.restype = ctypes.py_object
-    new_capsule.argtypes = [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_void_p]
-    capsule = new_capsule(ctypes.addressof(managed), b"dltensor", None)
-
-    class Producer:
-        def __dlpack__(self, stream=None, **kwargs):
-            return capsule
-
-        def __dlpack_device__(self):
-            return (1, 0)
-
-    _KEEP_ALIVE.extend([shape, managed])  # NULL deleter: kept alive here
-    return tvm_ffi.from_dlpack(Producer())
+    return fake_dlpack_tensor(None, extents)
 
 
 @pytest.mark.parametrize("shape", [(4,), ("n",)], ids=["static", "symbolic"])
