@@ -175,3 +175,31 @@ def test_concurrent_compiles_from_several_threads(threads):
 
     with concurrent.futures.ThreadPoolExecutor(2) as pool:
         assert sorted(pool.map(build, range(1, 7))) == list(range(1, 7))
+
+
+def test_private_llvm_threads_do_not_take_llvmlites_lock():
+    # With llvmlite's process-wide lock held by this thread, a thread compiling privately
+    # still finishes (it would wait forever for the lock otherwise); other threads still
+    # take the lock.
+    import threading
+
+    from llvmlite.binding import ffi
+
+    from tvm.backend.llvm import target_machine
+
+    assert target_machine.parallel_compilation()  # the installed llvmlite has the lock we skip
+    text = str(elementwise_add_module("locked_add", "float32", ("n",)))
+    options = target_machine.TargetOptions()
+    done = []
+    with ffi.lib._lock:
+        worker = threading.Thread(
+            target=lambda: done.append(target_machine.compile_ir(text, "locked", options)))
+        worker.start()
+        worker.join(timeout=60)  # a deadlock guard, not a timing
+        assert done and len(done[0][1]) > 0  # an object file
+        blocked = threading.Thread(target=lambda: ffi.lib.LLVMPY_GetVersionInfo())
+        blocked.start()
+        blocked.join(timeout=0.2)
+        assert blocked.is_alive()  # an ordinary llvmlite call waits for the lock
+    blocked.join(timeout=60)
+    assert not blocked.is_alive()
