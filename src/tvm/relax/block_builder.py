@@ -25,6 +25,7 @@ from typing import ClassVar
 from ..ffi.structural import structural_equal, structural_hash
 from ..ir.expr import GlobalVar
 from ..ir.module import IRModule
+from ..tirx.expr import IntImm
 from .analysis.type_analysis import tir_vars_in
 from .expr import (
     BindingBlock,
@@ -444,13 +445,22 @@ class BlockBuilder(Normalizer):
 
 
 def _dedup_key(func):
-    """A cheap key for finding structurally equal functions: kind and signature type.
+    """A cheap key for finding structurally equal functions: kind, signature type and, for a
+    PrimFunc, its buffers' dtypes and static extents.
 
     Hashing a whole function would cost as much as building it; functions with equal keys
-    are then compared with ``structural_equal``, which stops at the first difference.
+    are then compared with ``structural_equal``, which stops at the first difference. (The
+    signature type of every PrimFunc with as many parameters is the same, so without the
+    buffers a training step's LegalizeOps compared each new kernel with dozens.)
     """
+    buffers = getattr(func, "buffer_map", None) or {}
+    layout = tuple(
+        (buf.dtype, tuple(dim.value if isinstance(dim, IntImm) else -1 for dim in buf.shape))
+        for buf in buffers.values()
+    )
     return (
         type(func).__name__,
         len(getattr(func, "params", ())),
         structural_hash(getattr(func, "ty", None)),
+        layout,
     )
