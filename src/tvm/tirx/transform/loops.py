@@ -34,7 +34,21 @@ from ...arith.analyzer import Analyzer
 from ...ir.expr import Range
 from ...ir.transform import PassInfo, register_pass_config
 from ...runtime.data_type import dtype_info
-from ..expr import BinaryOpExpr, Broadcast, Call, Cast, IntImm, Let, Not, Ramp, Select, Var
+from ..expr import (
+    Add,
+    BinaryOpExpr,
+    Broadcast,
+    Call,
+    Cast,
+    IntImm,
+    Let,
+    Mul,
+    Not,
+    Ramp,
+    Select,
+    Sub,
+    Var,
+)
 from ..function import PrimFunc
 from ..stmt import BufferLoad, BufferStore, For, ForKind, SeqStmt
 from ..stmt_functor import StmtMutator, post_order_visit, substitute
@@ -98,7 +112,8 @@ class _Lanes:
             return expr
         simplify = self.analyzer.simplify
         lo = self.ramp.base
-        stride = self._constant_step(expr)
+        step = self._affine_step(expr)
+        stride = IntImm(expr.dtype, step) if step is not None else self._constant_step(expr)
         if stride is not None:
             return Ramp(simplify(substitute(expr, {self.var: lo})), stride, self.lanes)
         # Otherwise evaluate the index at every lane; it must step by one loop-invariant
@@ -109,6 +124,26 @@ class _Lanes:
             if not self.analyzer.can_prove_equal(b - a, stride):
                 raise _NotVectorizable
         return Ramp(points[0], stride, self.lanes)
+
+    def _affine_step(self, e):
+        """The step of ``e`` per unit of the loop variable when ``e`` uses it only through
+        ``+``, ``-`` and multiplication by integer constants (most indices: ``i * 64 + j``),
+        else None. Read off the tree: no simplification needed."""
+        if e is self.var:
+            return 1
+        if isinstance(e, (IntImm, Var)):
+            return 0
+        if isinstance(e, (Add, Sub)):
+            a, b = self._affine_step(e.a), self._affine_step(e.b)
+            if a is None or b is None:
+                return None
+            return a + b if isinstance(e, Add) else a - b
+        if isinstance(e, Mul):
+            for term, factor in ((e.a, e.b), (e.b, e.a)):
+                if isinstance(factor, IntImm):
+                    step = self._affine_step(term)
+                    return None if step is None else step * factor.value
+        return None if self.uses_var(e) else 0
 
     def _constant_step(self, expr):
         """``expr(v + 1) - expr(v)`` when it is the same for every lane, else None.
