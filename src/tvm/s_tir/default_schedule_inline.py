@@ -167,11 +167,12 @@ def inline_producers(stmts, alloc_buffers):
     """
     intermediates = {id(b) for b in alloc_buffers}
     stmts = list(stmts)
+    uses = _Uses()
     inlined = False
     pos = 0
     while pos < len(stmts):
         found = _producer(stmts[pos], intermediates)
-        if found is None or not _inlinable(stmts, pos, found):
+        if found is None or not _inlinable(stmts, pos, found, uses):
             pos += 1
             continue
         stmts = stmts[:pos] + [_substitute_reads(s, found) for s in stmts[pos + 1:]]
@@ -179,17 +180,18 @@ def inline_producers(stmts, alloc_buffers):
     return stmts, inlined
 
 
-def _inlinable(stmts, pos, producer) -> bool:
+def _inlinable(stmts, pos, producer, uses) -> bool:
     out = producer.buffer
-    if (_touches(stmts[:pos], out) or _stores_into(stmts[pos + 1:], {id(out)})
-            or _opaque_use(stmts, out)):
+    if (any(uses.touches(s, out) for s in stmts[:pos])
+            or any(uses.stores_into(s, {id(out)}) for s in stmts[pos + 1:])
+            or any(uses.opaque(s, out) for s in stmts)):
         return False
     # No readers: the nest is dead and is dropped.
-    readers = [p for p in range(pos + 1, len(stmts)) if _touches([stmts[p]], out)]
+    readers = [p for p in range(pos + 1, len(stmts)) if uses.touches(stmts[p], out)]
     inputs = set()
     post_order_visit(producer.value, lambda n: inputs.add(id(n.buffer))
                      if isinstance(n, BufferLoad) else None)
-    if readers and _stores_into(stmts[pos + 1:readers[-1] + 1], inputs):
+    if readers and any(uses.stores_into(s, inputs) for s in stmts[pos + 1:readers[-1] + 1]):
         return False
     if producer.permutation:
         return True
@@ -208,33 +210,46 @@ def _inlinable(stmts, pos, producer) -> bool:
     return producer.elements is not None and loads <= producer.elements
 
 
-def _touches(stmts, buffer) -> bool:
-    found = []
-    for stmt in stmts:
-        post_order_visit(stmt, lambda n: found.append(n)
-                         if isinstance(n, (BufferLoad, BufferStore)) and n.buffer is buffer
-                         else None)
-    return bool(found)
+class _Uses:
+    """Which buffers each statement loads and stores, and which variables and match_buffer
+    sources it mentions: one walk per statement, however many producers ask."""
 
+    def __init__(self):
+        self._seen = {}  # id(stmt) -> (stmt, (loads, stores, vars, matched)); stmt kept alive
 
-def _opaque_use(stmts, buffer) -> bool:
-    """Whether a statement uses ``buffer`` other than by loads and stores, which the rewrite
-    cannot see: a match_buffer of it, or its data pointer (an extern call's argument)."""
-    found = []
-    for stmt in stmts:
-        post_order_visit(stmt, lambda n: found.append(n) if n is buffer.data or (
-            isinstance(n, SBlock) and any(m.source.buffer is buffer for m in n.match_buffers))
-            else None)
-    return bool(found)
+    def _of(self, stmt):
+        hit = self._seen.get(id(stmt))
+        if hit is not None and hit[0] is stmt:
+            return hit[1]
+        loads, stores, names, matched = set(), set(), set(), set()
 
+        def visit(node):
+            if isinstance(node, BufferLoad):
+                loads.add(id(node.buffer))
+            elif isinstance(node, BufferStore):
+                stores.add(id(node.buffer))
+            elif isinstance(node, Var):
+                names.add(id(node))
+            elif isinstance(node, SBlock):
+                matched.update(id(m.source.buffer) for m in node.match_buffers)
 
-def _stores_into(stmts, buffer_ids) -> bool:
-    """Whether a statement stores into one of the buffers ``buffer_ids``."""
-    found = []
-    for stmt in stmts:
-        post_order_visit(stmt, lambda n: found.append(n)
-                         if isinstance(n, BufferStore) and id(n.buffer) in buffer_ids else None)
-    return bool(found)
+        post_order_visit(stmt, visit)
+        summary = (loads, stores, names, matched)
+        self._seen[id(stmt)] = (stmt, summary)
+        return summary
+
+    def touches(self, stmt, buffer) -> bool:
+        loads, stores, _, _ = self._of(stmt)
+        return id(buffer) in loads or id(buffer) in stores
+
+    def stores_into(self, stmt, buffer_ids) -> bool:
+        return not self._of(stmt)[1].isdisjoint(buffer_ids)
+
+    def opaque(self, stmt, buffer) -> bool:
+        """Whether ``stmt`` uses ``buffer`` other than by loads and stores, which the rewrite
+        cannot see: a match_buffer of it, or its data pointer (an extern call's argument)."""
+        _, _, names, matched = self._of(stmt)
+        return id(buffer.data) in names or id(buffer) in matched
 
 
 def _spatial_only(stmt) -> bool:
