@@ -8,35 +8,14 @@ from __future__ import annotations
 
 import ctypes
 
+from ..runtime import _dlpack
+
 __all__ = ["fake_dlpack_tensor"]
 
 
-class DLDevice(ctypes.Structure):
-    _fields_ = [("device_type", ctypes.c_int32), ("device_id", ctypes.c_int32)]
-
-
-class DLDataType(ctypes.Structure):
-    _fields_ = [("code", ctypes.c_uint8), ("bits", ctypes.c_uint8), ("lanes", ctypes.c_uint16)]
-
-
-class DLTensor(ctypes.Structure):
-    _fields_ = [
-        ("data", ctypes.c_void_p),
-        ("device", DLDevice),
-        ("ndim", ctypes.c_int32),
-        ("dtype", DLDataType),
-        ("shape", ctypes.POINTER(ctypes.c_int64)),
-        ("strides", ctypes.POINTER(ctypes.c_int64)),
-        ("byte_offset", ctypes.c_uint64),
-    ]
-
-
-class DLManagedTensor(ctypes.Structure):
-    _fields_ = [
-        ("dl_tensor", DLTensor),
-        ("manager_ctx", ctypes.c_void_p),
-        ("deleter", ctypes.c_void_p),
-    ]
+# The DLPack structs of the runtime's own exporter (its deleter field accepts None: NULL).
+DLDevice, DLDataType, DLTensor, DLManagedTensor = (
+    _dlpack._DLDevice, _dlpack._DLDataType, _dlpack._DLTensor, _dlpack._DLManagedTensor)
 
 
 # The tensors have a NULL deleter: what they point to is kept alive here, for the process.

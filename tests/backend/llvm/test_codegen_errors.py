@@ -1,13 +1,12 @@
 """Bad calls of compiled PrimFuncs raise TypeError/ValueError naming function, parameter, values."""
 
-import ctypes
 
 import numpy as np
 import pytest
-import tvm_ffi
 
 import tvm
 from tvm import te
+from tvm.testing.dlpack import fake_dlpack_tensor
 
 
 @pytest.fixture(scope="module")
@@ -59,48 +58,9 @@ def test_non_compact_strides_rejected(add):
         add(base[:, ::2], _zeros(4, 4), _zeros(4, 4))
 
 
-class _Device(ctypes.Structure):
-    _fields_ = [("device_type", ctypes.c_int32), ("device_id", ctypes.c_int32)]
-
-
-class _DType(ctypes.Structure):
-    _fields_ = [("code", ctypes.c_uint8), ("bits", ctypes.c_uint8), ("lanes", ctypes.c_uint16)]
-
-
-class _DLTensor(ctypes.Structure):
-    _fields_ = [("data", ctypes.c_void_p), ("device", _Device), ("ndim", ctypes.c_int32),
-                ("dtype", _DType), ("shape", ctypes.POINTER(ctypes.c_int64)),
-                ("strides", ctypes.POINTER(ctypes.c_int64)), ("byte_offset", ctypes.c_uint64)]
-
-
-class _Managed(ctypes.Structure):
-    _fields_ = [("dl_tensor", _DLTensor), ("manager_ctx", ctypes.c_void_p),
-                ("deleter", ctypes.c_void_p)]
-
-
-_ALIVE = []
-
-
 def _on_device(array, device_type):
     """A tvm_ffi.Tensor over ``array``'s memory that claims to live on ``device_type``."""
-    shape = (ctypes.c_int64 * array.ndim)(*array.shape)
-    managed = _Managed()
-    managed.dl_tensor = _DLTensor(array.ctypes.data, _Device(device_type, 0), array.ndim,
-                                  _DType(2, 32, 1), shape, None, 0)
-    make = ctypes.pythonapi.PyCapsule_New
-    make.restype = ctypes.py_object
-    make.argtypes = [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_void_p]
-    capsule = make(ctypes.addressof(managed), b"dltensor", None)
-
-    class Producer:
-        def __dlpack__(self, stream=None, **kwargs):
-            return capsule
-
-        def __dlpack_device__(self):
-            return (device_type, 0)
-
-    _ALIVE.extend([array, shape, managed])
-    return tvm_ffi.from_dlpack(Producer())
+    return fake_dlpack_tensor(array, array.shape, device_type=device_type)
 
 
 def test_device(add):
