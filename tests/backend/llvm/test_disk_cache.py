@@ -18,14 +18,16 @@ def cache_dir(tmp_path, monkeypatch):
     return tmp_path / "llvm"
 
 
-def _entry_files(directory):
-    return sorted(p.suffix for p in directory.iterdir()) if directory.exists() else []
+def _entry_files(directory, ir_module):
+    """The files of the entry of ``ir_module`` (the runtime's own modules may be there too)."""
+    key = jit.cache_key(str(ir_module), TargetOptions())
+    return sorted(p.suffix for p in directory.glob(f"{key}.*")) if directory.exists() else []
 
 
 def test_second_build_loads_the_object(cache_dir):
     ir_module = elementwise_add_module("disk_add")
     first = build_module(ir_module)
-    assert _entry_files(cache_dir) == [".ll", ".obj"]
+    assert _entry_files(cache_dir, ir_module) == [".ll", ".obj"]
     jit.clear_cache()
     before = jit.cache_info()
     second = build_module(ir_module)
@@ -108,3 +110,46 @@ def test_unwritable_directory_is_ignored(tmp_path, monkeypatch):
 def test_use_cache_false_bypasses_disk(cache_dir):
     build_module(elementwise_add_module("disk_bypass"), use_cache=False)
     assert not cache_dir.exists()
+
+
+_RUNTIME_LIKE_IR = """
+define i64 @sum_to(i64 %n) {
+entry:
+  %acc = alloca i64
+  store i64 0, ptr %acc
+  br label %loop
+loop:
+  %i = phi i64 [0, %entry], [%next, %loop]
+  %old = load i64, ptr %acc
+  %new = add i64 %old, %i
+  store i64 %new, ptr %acc
+  %next = add i64 %i, 1
+  %more = icmp slt i64 %next, %n
+  br i1 %more, label %loop, label %done
+done:
+  %result = load i64, ptr %acc
+  ret i64 %result
+}
+"""
+
+
+def test_runtime_objects_use_the_light_pipeline(cache_dir):
+    # The runtime's own modules get SROA/instcombine/simplifycfg, not O3: the alloca is
+    # promoted to registers, the loop is kept (O3 would replace it by a closed form), and the
+    # object is cached under a key of its own (an O3 build of the same text is another entry).
+    import ctypes
+
+    from tvm.backend.llvm.target_machine import compile_ir
+
+    options = TargetOptions()
+    light_ir, _ = compile_ir(_RUNTIME_LIKE_IR, "light", options, light=True)
+    o3_ir, _ = compile_ir(_RUNTIME_LIKE_IR, "o3", options)
+    assert "alloca" not in light_ir and "br i1" in light_ir
+    assert "br i1" not in o3_ir.split("define")[1]  # the closed form
+    addresses = disk_cache.jit_runtime_module(_RUNTIME_LIKE_IR, "light_test", ["sum_to"],
+                                              export=[])
+    sum_to = ctypes.CFUNCTYPE(ctypes.c_int64, ctypes.c_int64)(addresses["sum_to"])
+    assert sum_to(10) == 45
+    key = disk_cache.cache_key(_RUNTIME_LIKE_IR, options.key() + "|light")
+    assert disk_cache.load(key) is not None
+    assert disk_cache.load(disk_cache.cache_key(_RUNTIME_LIKE_IR, options.key())) is None

@@ -88,19 +88,20 @@ def cache_key(ir_text: str, options_key: str) -> str:
 
 
 def compiled_object(ir_text: str, name: str, options) -> bytes:
-    """The object file of ``ir_text`` optimized for ``options`` (a ``TargetOptions``).
+    """The object file of ``ir_text`` for ``options`` (a ``TargetOptions``), light IR passes.
 
     Served from the cache when there, else compiled and stored. For the runtime's own
-    modules (thread pool, workspace functions), which every process JIT-compiles once.
+    modules (thread pool, workspace functions, argument checks), which every process
+    JIT-compiles once: ``target_machine.optimize_light`` instead of the O3 pipeline.
     """
     # Lazy import: the cache itself does not need LLVM.
     from .target_machine import compile_ir
 
-    key = cache_key(ir_text, options.key())
+    key = cache_key(ir_text, options.key() + "|light")
     entry = load(key)
     if entry is not None:
         return entry[1]
-    optimized, obj = compile_ir(ir_text, name, options)
+    optimized, obj = compile_ir(ir_text, name, options, light=True)
     store(key, optimized, obj)
     return obj
 

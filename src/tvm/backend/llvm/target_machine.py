@@ -298,13 +298,35 @@ def optimize(mod, options: TargetOptions, tm=None) -> None:
     pb.getModulePassManager().run(mod, pb)
 
 
-def compile_ir(ir_text: str, name: str, options: TargetOptions, optimized: bool = False):
+def optimize_light(mod, tm) -> None:
+    """A short IR pipeline (SROA, instcombine, simplifycfg) for hand-written runtime modules.
+
+    The runtime's own modules (argument checks, thread pool, workspace) are small, loop-light
+    code already written in SSA form; the full O3 pipeline took 40-45 ms for each of the
+    checks and the pool, on every process's first build, this one ~2 ms, and the machine
+    code's call and launch times stayed the same (``benchmarks/call_overhead.py``).
+    """
+    llvm = llvm_binding()
+    mod.triple = tm.triple
+    mod.data_layout = str(tm.target_data)
+    with _LOCK:
+        pb = llvm.create_pass_builder(tm, llvm.create_pipeline_tuning_options(speed_level=2))
+    mpm = llvm.create_new_module_pass_manager()
+    mpm.add_sroa_pass()
+    mpm.add_instruction_combine_pass()
+    mpm.add_simplify_cfg_pass()
+    mpm.run(mod, pb)
+
+
+def compile_ir(ir_text: str, name: str, options: TargetOptions, optimized: bool = False,
+               light: bool = False):
     """``(optimized IR text, object file)`` of LLVM IR text; safe to run in several threads.
 
     The module is parsed into its own LLVM context and optimized and emitted by its own
     target machine, outside llvmlite's process-wide lock (:func:`private_llvm`), so calls in
     different threads run in parallel. ``optimized``: the text is already optimized (only
-    code generation runs). Raises ``ValueError`` naming ``name`` for IR that does not parse.
+    code generation runs); ``light``: :func:`optimize_light` instead of the O-level
+    pipeline. Raises ``ValueError`` naming ``name`` for IR that does not parse.
     """
     llvm = llvm_binding()
     with private_llvm():
@@ -312,7 +334,10 @@ def compile_ir(ir_text: str, name: str, options: TargetOptions, optimized: bool 
         mod = parse_ir(ir_text, name, context=context)
         tm = new_target_machine(options)
         if not optimized:
-            optimize(mod, options, tm=tm)
+            if light:
+                optimize_light(mod, tm)
+            else:
+                optimize(mod, options, tm=tm)
             ir_text = str(mod)
         obj = tm.emit_object(mod)
         del mod, tm, context  # disposed here, inside the private section
