@@ -103,6 +103,19 @@ def test_few_rows_read_b_in_place_unless_transposed(trans_b):
     assert len(packs) == int(trans_b)
 
 
+@pytest.mark.parametrize("trans_b", [False, True])
+def test_pack_loops_read_b_along_its_rows(trans_b):
+    # B[k, j]: the strip's rows are B's rows, copied as vectors; B[j, k]: the copy walks B's
+    # rows element by element (a vector along j1 would be a stride-K gather).
+    out = schedule_prim_func(_matmul_func(MATMUL_PACK_MIN_ROWS, 128, 24, trans_b=trans_b))
+    pack = next(s for s in _nodes(out, BufferStore) if s.buffer.name == "B_packed")
+    loops = [lp for lp in reversed(_nodes(out, For))  # outermost first
+             if any(s is pack for s in _nodes(lp, BufferStore)) and lp.kind != ForKind.PARALLEL]
+    assert [lp.loop_var.name for lp in loops] == (["j_1", "k_p"] if trans_b else ["k_p", "j_1"])
+    assert [lp.kind for lp in loops] == ([ForKind.SERIAL] * 2 if trans_b
+                                         else [ForKind.SERIAL, ForKind.VECTORIZED])
+
+
 def test_one_strip_runs_its_row_tiles_in_parallel():
     out = schedule_prim_func(_matmul_func(64, 10, 32))
     strip = out.body.block.body

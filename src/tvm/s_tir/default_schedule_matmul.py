@@ -176,10 +176,16 @@ def tile_matmul(headers, spatial, realize, epilogue=(), local=frozenset()):
 
     # B's column strip, packed: Bp[k, j1] = B(k, j0 * NR + j1).
     packed = decl_buffer((k, tile_n), b_load.buffer.dtype, name=f"{b_load.buffer.name}_packed")
-    pack_value = substitute(b_load, {vk: kp, vj: jj})
-    pack = For(kp, IntImm(dt_k, 0), IntImm(dt_k, k), ForKind.SERIAL,
-               For(j1, IntImm(dt_j, 0), IntImm(dt_j, tile_n), ForKind.VECTORIZED,
-                   BufferStore(packed, pack_value, [kp, j1])))
+    pack_store = BufferStore(packed, substitute(b_load, {vk: kp, vj: jj}), [kp, j1])
+    if b_load.indices[0] is vj:
+        # B read transposed (B[j, k]): a row of the strip is a column of B. Copied element by
+        # element along B's rows (contiguous reads); vectorized along j1 it was a stride-K
+        # gather of NR scalar loads and inserts (~5x the LLVM IR of the whole pack, no faster).
+        pack = For(j1, IntImm(dt_j, 0), IntImm(dt_j, tile_n), ForKind.SERIAL,
+                   For(kp, IntImm(dt_k, 0), IntImm(dt_k, k), ForKind.SERIAL, pack_store))
+    else:
+        pack = For(kp, IntImm(dt_k, 0), IntImm(dt_k, k), ForKind.SERIAL,
+                   For(j1, IntImm(dt_j, 0), IntImm(dt_j, tile_n), ForKind.VECTORIZED, pack_store))
 
     # A per-tile accumulator (stack memory of the task): LLVM keeps it in vector registers
     # once the tile loops are unrolled and vectorized.
