@@ -102,6 +102,9 @@ class Sum:
 
 
 def _mono_key(factor_keys) -> frozenset:
+    if len(factor_keys) == 1:
+        # Why: most monomials have one factor; the same set without building a Counter.
+        return frozenset(((factor_keys[0], 1),))
     return frozenset(Counter(factor_keys).items())
 
 
@@ -125,6 +128,13 @@ class Simplifier(BoolRules):
             return e
         info = dtype_info(e.dtype)
         if info.lanes == 1 and info.kind in ("int", "uint"):
+            # Exact fast paths: an integer constant (its value is in range already) and a
+            # variable without a binding are their own canonical form; returning the very
+            # object lets the callers keep their unchanged parents instead of rebuilding them.
+            if type(e) is self.E.IntImm:
+                return e
+            if getattr(e, "_sequal_kind", None) == "var" and e not in self.var_map:
+                return e
             return self.to_expr(self.to_sum(e))
         if info.lanes == 1 and info.kind == "bool":
             return self.simplify_bool(e)
@@ -661,13 +671,11 @@ class Simplifier(BoolRules):
             if isinstance(cond, self.E.IntImm):
                 return self.simplify(e.true_value if cond.value else e.false_value)
         changes = {}
-        for fobj in e._fields:
-            if fobj.role == "ignore" or fobj.role == "def":
-                continue
-            value = getattr(e, fobj.name, None)
+        for fname in _simplified_fields(type(e)):
+            value = getattr(e, fname, None)
             new = self._simplify_value(value)
             if new is not value:
-                changes[fobj.name] = new
+                changes[fname] = new
         if name in ("Add", "Sub", "Mul") and dtype_info(e.dtype).lanes > 1:
             vector = self._vector_rule(name, changes.get("a", e.a), changes.get("b", e.b))
             if vector is not None:
@@ -725,6 +733,18 @@ class Simplifier(BoolRules):
             items = tuple(self._simplify_value(v) for v in value)
             return value if all(a is b for a, b in zip(items, value)) else items
         return value
+
+
+_SIMPLIFIED_FIELDS: dict = {}
+
+
+def _simplified_fields(cls) -> tuple:
+    """Names of the fields :meth:`Simplifier.generic` simplifies (not ignored, not defs)."""
+    names = _SIMPLIFIED_FIELDS.get(cls)
+    if names is None:
+        names = tuple(f.name for f in cls._fields if f.role not in ("ignore", "def"))
+        _SIMPLIFIED_FIELDS[cls] = names
+    return names
 
 
 def _is_widening(src, dst) -> bool:

@@ -147,6 +147,11 @@ class NodeMeta(type):
         ns["_fields"] = tuple(ordered)
         cls = super().__new__(mcls, name, bases, ns, **kwargs)
         cls._field_names = tuple(f.name for f in ordered)
+        cls._field_set = frozenset(cls._field_names)
+        # What ``replace`` copies: (name, value it is reset to, or _MISSING to keep it).
+        cls._replace_plan = tuple(
+            (f.name, f.default if f.derived and f.has_default else _MISSING) for f in ordered
+        )
         cls.__init_fields__ = _make_initializer(cls, ordered)
         if type_key is not None:
             cls.type_key = type_key
@@ -217,21 +222,26 @@ class Node(metaclass=NodeMeta):
 
     def replace(self, **changes):
         """Return a copy with some fields changed, or ``self`` if every value is identical."""
-        names = self._field_names
-        for key in changes:
-            if key not in names:
-                raise TypeError(f"{type(self).__name__} has no field {key!r}; fields are {names}")
-        if all(getattr(self, k) is v for k, v in changes.items()):
+        # Why the precomputed tables: mutators call this once per visited node, mostly
+        # with nothing changed, so the checks run in one loop without per-call setup.
+        cls = type(self)
+        fields = cls._field_set
+        same = True
+        for key, value in changes.items():
+            if key not in fields:
+                raise TypeError(
+                    f"{cls.__name__} has no field {key!r}; fields are {cls._field_names}"
+                )
+            if same and getattr(self, key) is not value:
+                same = False
+        if same:
             return self
-        obj = object.__new__(type(self))
-        for fobj in self._fields:
-            name = fobj.name
-            if name in changes:
-                value = changes[name]
-            elif fobj.derived and fobj.has_default:
-                value = fobj.default
-            else:
-                value = getattr(self, name)
+        obj = object.__new__(cls)
+        get = changes.get
+        for name, reset in cls._replace_plan:
+            value = get(name, _MISSING)
+            if value is _MISSING:
+                value = getattr(self, name) if reset is _MISSING else reset
             _object_setattr(obj, name, value)
         return obj
 

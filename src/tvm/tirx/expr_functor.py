@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import re
 import sys
+from typing import ClassVar
 
 from ..ffi.node import IGNORE, Node
 from ..ir.expr import PrimExpr
@@ -94,9 +95,22 @@ def _lookup(functor_cls, node_cls, fallback):
 class ExprFunctor:
     """Base of expression functors: dispatch only (``visit_expr`` -> ``visit_<name>_``)."""
 
+    #: node class -> method; each functor class gets its own (``__init_subclass__``).
+    _expr_table: ClassVar[dict] = {}
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        # Why: one dict per class found by plain attribute lookup makes the common case of
+        # ``visit_expr`` a single dict hit (dispatch runs once per node of every pass).
+        cls._expr_table = {}
+
     def visit_expr(self, expr):
         """Visit one expression (dispatches on its class)."""
-        return _lookup(type(self), type(expr), type(self).visit_other_)(self, expr)
+        try:
+            method = self._expr_table[type(expr)]
+        except KeyError:
+            method = _lookup(type(self), type(expr), type(self).visit_other_)
+        return method(self, expr)
 
     def __call__(self, expr):
         return self.visit_expr(expr)

@@ -17,6 +17,7 @@ Helpers: :func:`post_order_visit`, :func:`pre_order_visit`, :func:`ir_transform`
 from __future__ import annotations
 
 import re
+from typing import ClassVar
 
 from ..ir.expr import PrimExpr, Range
 from . import expr_functor
@@ -93,8 +94,19 @@ def _dispatch(functor, stmt):
 class StmtVisitor:
     """Visit every statement of a tree; expressions go to :meth:`visit_expr`."""
 
+    #: statement class -> method; each functor class gets its own (``__init_subclass__``).
+    _stmt_table: ClassVar[dict] = {}
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        cls._stmt_table = {}  # why: see ``ExprFunctor.__init_subclass__``
+
     def visit_stmt(self, stmt):
-        return _dispatch(self, stmt)(self, stmt)
+        try:
+            method = self._stmt_table[type(stmt)]
+        except KeyError:
+            method = _dispatch(self, stmt)
+        return method(self, stmt)
 
     def __call__(self, node):
         return _visit_any(self, node)
@@ -201,8 +213,18 @@ def _same(new, old) -> bool:
 class StmtMutator:
     """Rebuild statements bottom-up; unchanged subtrees are returned as the same objects."""
 
+    _stmt_table: ClassVar[dict] = {}
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        cls._stmt_table = {}  # why: see ``ExprFunctor.__init_subclass__``
+
     def visit_stmt(self, stmt):
-        return _dispatch(self, stmt)(self, stmt)
+        try:
+            method = self._stmt_table[type(stmt)]
+        except KeyError:
+            method = _dispatch(self, stmt)
+        return method(self, stmt)
 
     def __call__(self, node):
         return _visit_any(self, node)
@@ -337,8 +359,9 @@ class StmtMutator:
 class StmtExprVisitor(StmtVisitor, expr_functor.ExprVisitor):
     """Visit statements and every expression inside them (including buffer loads)."""
 
-    def visit_expr(self, expr):
-        return expr_functor.ExprVisitor.visit_expr(self, expr)
+    # The expression functors' dispatch itself (not a wrapper calling it): one frame less per
+    # expression node.
+    visit_expr = expr_functor.ExprFunctor.visit_expr
 
     def visit_buffer_load_(self, op: BufferLoad):
         for i in op.indices:
@@ -350,8 +373,7 @@ class StmtExprVisitor(StmtVisitor, expr_functor.ExprVisitor):
 class StmtExprMutator(StmtMutator, expr_functor.ExprMutator):
     """Rebuild statements and the expressions inside them."""
 
-    def visit_expr(self, expr):
-        return expr_functor.ExprMutator.visit_expr(self, expr)
+    visit_expr = expr_functor.ExprFunctor.visit_expr  # why: see StmtExprVisitor
 
     def visit_buffer_load_(self, op: BufferLoad):
         return op.replace(

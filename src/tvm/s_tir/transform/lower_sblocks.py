@@ -43,7 +43,7 @@ from ...tirx.stmt import (
     SBlockRealize,
     SeqStmt,
 )
-from ...tirx.stmt_functor import StmtExprMutator, substitute
+from ...tirx.stmt_functor import StmtMutator, substitute
 from ...tirx.transform.common import PrimFuncPass
 
 __all__ = ["ConvertBlocksToOpaque", "LowerInitBlock", "LowerOpaqueBlock", "lower_sblocks"]
@@ -53,7 +53,11 @@ def _is_true(expr) -> bool:
     return isinstance(expr, IntImm) and expr.value != 0
 
 
-class _InitLowerer(StmtExprMutator):
+# The three lowerers rewrite blocks, which are statements: expressions cannot hold any, so the
+# walks are statement-only (``StmtMutator``; ``substitute`` rewrites the expressions it must).
+
+
+class _InitLowerer(StmtMutator):
     def visit_sblock_(self, op: SBlock):
         op = super().visit_sblock_(op)
         if op.init is None:
@@ -79,7 +83,7 @@ def _substitute_region(region: BufferRegion, vmap) -> BufferRegion:
     return BufferRegion(region.buffer, ranges)
 
 
-class _Opaquer(StmtExprMutator):
+class _Opaquer(StmtMutator):
     def visit_sblock_realize_(self, op: SBlockRealize):
         op = super().visit_sblock_realize_(op)
         block = op.block
@@ -103,7 +107,7 @@ class _Opaquer(StmtExprMutator):
         return SBlockRealize((), op.predicate, new_block)
 
 
-class _OpaqueLowerer(StmtExprMutator):
+class _OpaqueLowerer(StmtMutator):
     def visit_sblock_realize_(self, op: SBlockRealize):
         op = super().visit_sblock_realize_(op)
         block = op.block

@@ -22,7 +22,7 @@ from ...ir.transform import PassInfo
 from ..expr import IntImm, Var
 from ..function import PrimFunc
 from ..stmt import For, ForKind
-from ..stmt_functor import ir_transform, post_order_visit
+from ..stmt_functor import StmtVisitor, ir_transform, post_order_visit
 from .common import PrimFuncPass
 
 __all__ = ["AnnotateEntryFunc", "BindTarget", "MakePackedAPI", "SplitHostDevice"]
@@ -53,16 +53,21 @@ def AnnotateEntryFunc():
     return PrimFuncPass(run, PassInfo(0, "tirx.AnnotateEntryFunc"))
 
 
+class _ThreadBindingFinder(StmtVisitor):
+    # Loops are statements, so the walk skips expressions (most of a kernel's nodes).
+    found = False
+
+    def visit_for_(self, op: For):
+        if op.kind == ForKind.THREAD_BINDING or op.thread_binding is not None:
+            self.found = True
+        elif not self.found:
+            super().visit_for_(op)
+
+
 def _has_thread_binding(stmt) -> bool:
-    found = []
-
-    def visit(node):
-        if isinstance(node, For) and (node.kind == ForKind.THREAD_BINDING
-                                      or node.thread_binding is not None):
-            found.append(node)
-
-    post_order_visit(stmt, visit)
-    return bool(found)
+    finder = _ThreadBindingFinder()
+    finder(stmt)
+    return finder.found
 
 
 def _is_virtual_thread_loop(node) -> bool:

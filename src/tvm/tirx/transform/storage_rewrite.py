@@ -30,23 +30,37 @@ from ...ir.transform import PassInfo
 from ..expr import IntImm
 from ..function import PrimFunc
 from ..stmt import AllocBuffer, BufferLoad, BufferStore, DeclBuffer, Evaluate, SeqStmt
-from ..stmt_functor import StmtExprMutator, StmtMutator, post_order_visit
+from ..stmt_functor import StmtExprMutator, StmtExprVisitor, StmtMutator
 from .common import PrimFuncPass
 
 __all__ = ["StorageRewrite", "remove_unused_allocations", "reuse_storage"]
 
 
+class _DataUses(StmtExprVisitor):
+    """``id(buffer.data)`` of every buffer loaded, stored or declared (aliased) under a node."""
+
+    # A plain visitor with three hooks: cheaper than ``post_order_visit``'s per-node callback
+    # and seen-set, though a subtree shared by several statements is walked once per use.
+    def __init__(self):
+        self.used = set()
+
+    def visit_buffer_load_(self, op: BufferLoad):
+        self.used.add(id(op.buffer.data))
+        super().visit_buffer_load_(op)
+
+    def visit_buffer_store_(self, op: BufferStore):
+        self.used.add(id(op.buffer.data))
+        super().visit_buffer_store_(op)
+
+    def visit_decl_buffer_(self, op: DeclBuffer):
+        self.used.add(id(op.buffer.data))  # DeclBuffer aliasing
+        super().visit_decl_buffer_(op)
+
+
 def _accessed_data_ids(stmt) -> set:
-    used = set()
-
-    def visit(node):
-        if isinstance(node, (BufferLoad, BufferStore)):
-            used.add(id(node.buffer.data))
-        elif hasattr(node, "data") and hasattr(node, "buffer"):
-            used.add(id(node.buffer.data))  # DeclBuffer aliasing, regions
-
-    post_order_visit(stmt, visit)
-    return used
+    uses = _DataUses()
+    uses(stmt)
+    return uses.used
 
 
 class _Remover(StmtMutator):
