@@ -115,3 +115,34 @@ def test_dict_attrs_mapping():
     assert tvm.ir.make_node("ir.DictAttrs", a=1)["a"] == 1
     with pytest.raises(ValueError, match="no node type"):
         tvm.ir.make_node("nope.Nothing")
+
+
+def _prim_func(n):
+    from tvm import te
+
+    A = te.placeholder((n,), name="A")
+    B = te.compute((n,), lambda i: A[i] + 1.0, name="B")
+    return te.create_prim_func([A, B])
+
+
+def test_prim_func_global_var_type_is_derived_once_per_function():
+    from tvm.ffi.node import set_field
+
+    f4, f8 = _prim_func(4), _prim_func(8)
+    gv = GlobalVar("f")
+    mod = IRModule({gv: f4})
+    ty = gv.ty
+    assert str(ty.params[0].shape) == "R.shape([4])"
+    # Rebuilding a module with the same function keeps the type object (not derived again).
+    assert mod.clone() is not mod and gv.ty is ty
+    IRModule({gv: f4})
+    assert gv.ty is ty
+    # Another function under the same GlobalVar gets its own type, and back again.
+    IRModule({gv: f8})
+    assert str(gv.ty.params[0].shape) == "R.shape([8])"
+    IRModule({gv: f4})
+    assert str(gv.ty.params[0].shape) == "R.shape([4])" and gv.ty is not ty
+    # A type set on the GlobalVar by other means is replaced by the function's own again.
+    set_field(gv, "ty", relax.ObjectType())
+    IRModule({gv: f4})
+    assert str(gv.ty.params[0].shape) == "R.shape([4])"

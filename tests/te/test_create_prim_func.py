@@ -294,3 +294,18 @@ def test_reduction_init_value_and_integer_max():
     np.testing.assert_array_equal(m, a.max(1))
     init = te.create_prim_func([A, M]).body.block.body.body.body.block.init
     assert init.value.value == -(2**31)
+
+
+def test_input_tensors_are_the_direct_reads_in_first_read_order():
+    # As in TVM: the tensors a compute reads itself, not the inputs of those tensors.
+    A = te.placeholder((4,), name="A")
+    B = te.compute((4,), lambda i: A[i] * 2.0, name="B")
+    C = te.compute((4,), lambda i: B[i] + A[i] + B[i], name="C")
+    D = te.compute((4,), lambda i: B[i] + 1.0, name="D")
+    E = te.compute((4,), lambda i: A[B[i].astype("int32")] + 1.0, name="E")  # read in an index
+    assert C.op.input_tensors == [B, A]
+    assert D.op.input_tensors == [B]
+    assert E.op.input_tensors == [A, B]
+    # The lowering still orders producers before consumers across the chain.
+    func = te.create_prim_func([A, D])
+    assert [b.name for b in func.body.block.alloc_buffers] == ["B"]

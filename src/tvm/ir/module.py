@@ -229,9 +229,17 @@ def _attach_type(gvar: GlobalVar, func) -> None:
     """
     rule = _GLOBAL_VAR_TYPE_RULES.get(getattr(func, "type_key", None))
     if rule is not None:
+        # Why: passes rebuild modules (``clone``, ``IRModule(new_functions)``) many times with
+        # the same GlobalVar -> function pairs. Functions are immutable, so when ``gvar`` still
+        # holds the type the rule gave this very function, deriving it again gives an equal
+        # type; the pair is checked by identity, so any other function or type re-derives.
+        origin = getattr(gvar, "_ty_origin", None)
+        if origin is not None and origin[0] is func and origin[1] is gvar.ty:
+            return
         ty = rule(func)
         if ty is not None and gvar.ty is not ty:
             set_field(gvar, "ty", ty)
+        object.__setattr__(gvar, "_ty_origin", (func, gvar.ty) if ty is not None else None)
         return
     ty = getattr(func, "ty", None)
     if gvar.ty is None and ty is not None:

@@ -11,10 +11,10 @@ from __future__ import annotations
 import inspect
 import numbers
 
-from ..ffi.node import DEF, Node, field
+from ..ffi.node import DEF, Node, field, iter_children
 from ..ir.base import Scriptable
 from ..ir.expr import PrimExpr, Range
-from ..tirx.expr import IntImm, PrimExprWithOp, Var
+from ..tirx.expr import FloatImm, IntImm, PrimExprWithOp, StringImm, Var
 from ..tirx.generic import const
 from ..tirx.stmt import IterVar
 
@@ -95,13 +95,8 @@ class ComputeOp(Operation, type_key="te.ComputeOp"):
 
     @property
     def input_tensors(self) -> list:
-        found: list = []
-        for node in _walk_exprs(self.body):
-            if isinstance(node, ProducerLoad) and not any(
-                _same_tensor(t, node.producer) for t in found
-            ):
-                found.append(node.producer)
-        return found
+        """The tensors the body reads directly, in order of first read (as in TVM)."""
+        return _tensors_read(self.body)
 
     @property
     def shape(self) -> tuple:
@@ -136,11 +131,45 @@ def _same_tensor(a, b) -> bool:
     return a.op is b.op and a.value_index == b.value_index
 
 
-def _walk_exprs(roots):
-    # Lazy: a plain node walk suffices; imported here since only input_tensors needs it.
-    from ..ffi.node import walk
+# Expression leaves that hold no tensor read: ``_tensors_read`` skips them without a look.
+_LEAVES = frozenset((IntImm, FloatImm, StringImm, Var))
 
-    return walk(tuple(roots))
+
+def _tensors_read(roots) -> list:
+    """The tensors that ``ProducerLoad`` nodes under ``roots`` read, first read first.
+
+    Pre-order, left to right. A load's ``producer`` is not entered (its own reads are not
+    this computation's inputs) and a node seen before is not walked again (shared
+    subexpressions of a DAG), which keeps the walk linear in the body's size.
+    """
+    found: list = []
+    keys: set = set()
+    visited: set = set()
+    stack = list(reversed(roots))
+    while stack:
+        item = stack.pop()
+        if type(item) in _LEAVES:
+            continue
+        if isinstance(item, Node):
+            if id(item) in visited:
+                continue
+            visited.add(id(item))
+            if isinstance(item, ProducerLoad):
+                tensor = item.producer
+                key = (id(tensor.op), tensor.value_index)
+                if key not in keys:
+                    keys.add(key)
+                    found.append(tensor)
+                children = list(item.indices)
+            else:
+                children = list(iter_children(item))
+        elif isinstance(item, (tuple, list, dict)):
+            children = list(iter_children(item))
+        else:
+            continue
+        children.reverse()
+        stack.extend(children)
+    return found
 
 
 class Tensor(Scriptable, Node, type_key="te.Tensor"):

@@ -191,3 +191,51 @@ def test_fuse_tir_with_te_built_module():
     assert sorted(g.name_hint for g in mod.get_global_vars()) == ["fused_exp_negative_abs", "main"]
     data = np.full((2, 3), -1.0, "float32")
     np.testing.assert_allclose(evaluate(mod, data), np.abs(-np.exp(data)), rtol=1e-6)
+
+
+def _static_mlp_annotated():
+    @I.ir_module
+    class Static:
+        @R.function
+        def main(x: R.Tensor((2, 3), "float32"), w: R.Tensor((3, 4), "float32")):
+            with R.dataflow():
+                a = R.matmul(x, w)
+                d = R.nn.relu(a)
+                e = R.exp(d)
+                R.output(e)
+            return e
+
+    return relax.transform.AnnotateTIROpPattern()(relax.transform.LegalizeOps()(Static))
+
+
+def test_fuse_ops_static_shapes_skip_the_var_copy_with_the_same_result(monkeypatch):
+    # Without symbolic dims a fused function's variables are fresh already, so FuseOps skips
+    # copy_with_new_vars; forcing the copy must give a structurally equal module.
+    from tvm.relax.transform import fuse_ops
+
+    calls = []
+    real_copy = fuse_ops.copy_with_new_vars
+
+    def counting_copy(func):
+        calls.append(func)
+        return real_copy(func)
+
+    monkeypatch.setattr(fuse_ops, "copy_with_new_vars", counting_copy)
+    with tvm.transform.PassContext(opt_level=3, instruments=[WellFormedInstrument()]):
+        fast = relax.transform.FuseOps()(_static_mlp_annotated())
+    assert calls == []
+    monkeypatch.setattr(fuse_ops, "tir_vars_in", lambda value: [value])  # always copy
+    with tvm.transform.PassContext(opt_level=3, instruments=[WellFormedInstrument()]):
+        slow = relax.transform.FuseOps()(_static_mlp_annotated())
+    assert len(calls) == 1
+    assert_structural_equal(fast, slow)
+    fused = fast["fused_matmul_relu_exp"]
+    main_vars = {id(v) for v in relax.analysis.all_vars(fast["main"])}
+    assert not main_vars & {id(v) for v in relax.analysis.all_vars(fused)}
+
+
+def test_fuse_ops_symbolic_shapes_still_get_fresh_symbolic_vars():
+    fused = _fused()
+    n_main = fused["main"].params[0].ty.shape.values[0]
+    n_fused = fused["fused_matmul_add_relu"].params[0].ty.shape.values[0]
+    assert n_main is not n_fused and n_main.name == n_fused.name == "n"

@@ -13,9 +13,10 @@ from __future__ import annotations
 
 import enum
 
-from ...ffi.node import Node, walk
+from ...ffi.node import Node, iter_children
 from ...ffi.structural import structural_equal
 from ...ir.type import PrimType, TupleType, Type
+from ...tirx.expr import IntImm
 from ..op.infer_utils import prove_equal
 from ..ty import FuncType, ObjectType, PackedFuncType, ShapeType, TensorType
 
@@ -237,9 +238,24 @@ type_lca = struct_info_lca
 def tir_vars_in(value) -> list:
     """The distinct TIR variables (PrimExpr nodes with var semantics) inside ``value``."""
     seen = {}
-    for node in walk(value):
-        if node._sequal_kind == "var" and hasattr(node, "dtype") and id(node) not in seen:
-            seen[id(node)] = node
+    # Why the own walk: this runs for every shape a builder, normalizer or pass looks at, and
+    # most dims are integer literals; a literal holds no variable, so it is skipped without
+    # the generic walk's per-node child iteration. Same pre-order as ``walk`` otherwise.
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if type(item) is IntImm:
+            continue
+        if isinstance(item, Node):
+            if item._sequal_kind == "var" and hasattr(item, "dtype") and id(item) not in seen:
+                seen[id(item)] = item
+            children = list(iter_children(item))
+        elif isinstance(item, (tuple, list, dict)):
+            children = list(iter_children(item))
+        else:
+            continue
+        children.reverse()
+        stack.extend(children)
     return list(seen.values())
 
 

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from ...ir.op import Op
 from ..block_builder import BlockBuilder
-from ..expr import Call, Function
+from ..expr import Call, Function, Var
+from ..expr_functor import ExprVisitor
 
 
 def relax_functions(mod):
@@ -51,22 +52,28 @@ def with_attr(func, key, value):
 
 def free_relax_vars(expr):
     """The Relax variables used in ``expr`` (not descending into nested functions' bodies)."""
-    from ..expr import Var
-    from ..expr_functor import ExprVisitor
+    collect = _CollectVars()
+    collect.visit_expr(expr)
+    return [v for v in collect.found if isinstance(v, Var)]
 
-    found = []
-    seen = set()
 
-    class _Collect(ExprVisitor):
-        def visit_var_(self, var):
-            if id(var) not in seen:
-                seen.add(id(var))
-                found.append(var)
+class _CollectVars(ExprVisitor):
+    """The variables ``free_relax_vars`` returns, in order of first use.
 
-        visit_dataflow_var_ = visit_var_
+    A module-level class: passes call ``free_relax_vars`` once per binding, and defining the
+    class inside the function cost more than the visit itself.
+    """
 
-    _Collect().visit_expr(expr)
-    return [v for v in found if isinstance(v, Var)]
+    def __init__(self):
+        self.found = []
+        self.seen = set()
+
+    def visit_var_(self, var):
+        if id(var) not in self.seen:
+            self.seen.add(id(var))
+            self.found.append(var)
+
+    visit_dataflow_var_ = visit_var_
 
 
 def flat_bindings(func):

@@ -48,6 +48,7 @@ from ...ir.transform import module_pass
 from ...ir.type import TupleType
 from ...tirx.stmt import BufferLoad, BufferStore, SBlock
 from ...tirx.stmt_functor import post_order_visit
+from ..analysis.type_analysis import tir_vars_in
 from ..block_builder import BlockBuilder
 from ..expr import (
     Call,
@@ -208,7 +209,12 @@ def _group_function(mod, bindings, group, bb):
         for b in members
     )
     # Fresh variables (symbolic ones included): a function may not share them with main.
-    func = copy_with_new_vars(bb.normalize(func))
+    # Its Relax variables were all created above; only symbolic TIR variables (in a type, a
+    # shape or a PrimValue) can still be main's, so without any the copy is skipped (it
+    # would give a structurally equal function).
+    func = bb.normalize(func)
+    if tir_vars_in(func):
+        func = copy_with_new_vars(func)
     gvar = bb.add_func(func.without_attr("global_symbol"), f"fused_{names}")
     return gvar, inputs
 
