@@ -91,3 +91,29 @@ def test_vector_map_nest_computes_the_reference():
     out = np.zeros_like(a)
     lib["relu"](a, out)
     np.testing.assert_array_equal(out, np.maximum(a, 0))
+
+
+def test_index_arithmetic_splats_and_addresses_are_emitted_once_per_block():
+    # Four unrolled rows: the row base `i * 64`, its 64-bit offset, the splat of 2.0 and the
+    # address of each row (loaded and stored) are each computed once in the loop's block.
+    from tvm.script import tirx as T
+
+    @T.prim_func
+    def rows(a: T.Buffer((64, 16), "float32"), b: T.Buffer((64, 16), "float32")):
+        for i in range(16):
+            for r in T.unroll(4):
+                for j in T.vectorized(16):
+                    b[i * 4 + r, j] = b[i * 4 + r, j] + a[i * 4 + r, j] * T.float32(2)
+
+    text = _ir(rows)
+    body = text[text.index("define internal"):]
+    body = body[:body.index("\n}")]
+    lines = [line.split(" = ", 1)[1] for line in body.splitlines() if " = " in line]
+    for op in ("mul i", "sext", "shufflevector", "getelementptr"):
+        picked = [line for line in lines if line.startswith(op)]
+        assert picked and len(picked) == len(set(picked)), op
+    assert sum(line.startswith("getelementptr float, ptr %\"b\"") for line in lines) == 4
+    a = np.arange(64 * 16, dtype="float32").reshape(64, 16)
+    out = np.ones_like(a)
+    tvm.compile(rows.with_attr("global_symbol", "rows"))["rows"](a, out)
+    np.testing.assert_array_equal(out, 1 + a * 2)

@@ -163,7 +163,28 @@ class ExprEmitter:
     # --- arithmetic ---------------------------------------------------------------------------
     def _binary(self, op):
         a, b = self.emit_expr(op.a), self.emit_expr(op.b)
-        return self.arith(type(op), a, b, op.a.dtype)
+        cls = type(op)
+        if cls not in _REUSED_OPS or op.dtype not in _REUSED_DTYPES:
+            return self.arith(cls, a, b, op.a.dtype)
+        return self.reuse((cls, _operand_key(a), _operand_key(b)), (a, b),
+                          lambda: self.arith(cls, a, b, op.a.dtype))
+
+    def reuse(self, key, operands, make):
+        """The value ``make()`` computed for ``key`` earlier in this basic block, else a new one.
+
+        For pure values only (index arithmetic, splats, element addresses): the flat indices
+        of an unrolled tile repeat the same products (``k * 256``, ``i0 * 3136``), splats and
+        addresses for every row; one instruction per block serves them all (about a third of
+        a training step's kernel IR was such repeats). ``operands`` are kept with the cached
+        value, so the ids in ``key`` stay theirs while it is cached.
+        """
+        block = self.builder.block
+        if getattr(self, "_reuse_block", None) is not block:
+            self._reuse_block, self._reused = block, {}
+        hit = self._reused.get(key)
+        if hit is None:
+            hit = self._reused[key] = (make(), operands)
+        return hit[0]
 
     def arith(self, cls, a, b, dtype):
         bld = self.builder
@@ -282,9 +303,13 @@ class ExprEmitter:
         return self.splat(value, int(op.lanes))
 
     def splat(self, value, lanes):
+        return self.reuse(("splat", _operand_key(value), lanes), value,
+                          lambda: self._new_splat(value, lanes))
+
+    def _new_splat(self, value, lanes):
         undef = undef_vector(ir.VectorType(value.type, lanes))
         one = self.builder.insert_element(undef, value, ir.Constant(I32, 0))
-        mask = ir.Constant(ir.VectorType(I32, lanes), [0] * lanes)
+        mask = ir.Constant(ir.VectorType(I32, lanes), 0)  # one element object, not `lanes`
         splat = self.builder.shuffle_vector(one, undef, mask)  # checks the mask's elements
         mask.constant = None  # then printed as one `zeroinitializer`
         return splat
@@ -301,9 +326,16 @@ class ExprEmitter:
     def element_pointer(self, buffer, index):
         """``&buffer[index]`` for a flat buffer and a scalar index expression."""
         base = self._var(buffer.data)
-        offset = self.cast_value(self.emit_expr(index), index.dtype, "int64")
+        value = self.emit_expr(index)
         elem_t = storage_type(buffer.dtype.split("x")[0] if "x" in buffer.dtype else buffer.dtype)
-        return self.builder.gep(base, [offset], source_etype=elem_t)
+
+        def make():
+            offset = self.reuse(("i64", _operand_key(value)), value,
+                                lambda: self.cast_value(value, index.dtype, "int64"))
+            return self.builder.gep(base, [offset], source_etype=elem_t)
+
+        return self.reuse(("gep", id(base), _operand_key(value), str(elem_t)), (base, value),
+                          make)
 
     def _buffer_load(self, op: BufferLoad):
         if len(op.indices) != 1:
@@ -525,6 +557,17 @@ _EXPR_METHODS = {
     E.Ramp: ExprEmitter._ramp,
     BufferLoad: ExprEmitter._buffer_load,
 }
+
+
+_REUSED_OPS = frozenset((E.Add, E.Sub, E.Mul))
+_REUSED_DTYPES = frozenset(("int32", "int64"))
+
+
+def _operand_key(value):
+    """Identity of an LLVM value for :meth:`ExprEmitter.reuse`."""
+    if isinstance(value, ir.Constant):
+        return (str(value.type), value.constant)
+    return id(value)
 
 
 def register_expr_method(cls, method):
