@@ -157,8 +157,12 @@ class PrimFunc(BaseFunc, type_key="tirx.PrimFunc"):
     def _with(self, **changes):
         func = self.replace(**changes)
         if func is not self and func.ty is None:
-            # ``ty`` is derived; recompute it after replace() reset it.
-            object.__setattr__(func, "ty", _func_type(func.params, func.ret_type))
+            # ``ty`` is derived; recompute it after replace() reset it (or reuse ours: it is
+            # made from the parameters and return type alone, both immutable).
+            same = func.params is self.params and func.ret_type is self.ret_type
+            ty = self.ty if same and self.ty is not None else _func_type(func.params,
+                                                                         func.ret_type)
+            object.__setattr__(func, "ty", ty)
         return func
 
     def get_attr(self, key, default=None):

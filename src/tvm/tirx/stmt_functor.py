@@ -242,8 +242,12 @@ class StmtMutator:
         return buffer
 
     def _exprs(self, values):
-        new = tuple(self.visit_expr(v) for v in values)
-        return values if _same(new, values) else new
+        visit = self.visit_expr
+        new = [visit(v) for v in values]
+        for a, b in zip(new, values):
+            if a is not b:
+                return tuple(new)
+        return values
 
     def _opt_expr(self, value):
         return None if value is None else self.visit_expr(value)
@@ -260,21 +264,26 @@ class StmtMutator:
         return region.replace(buffer=buf, region=ranges)
 
     # --- per statement ------------------------------------------------------------------------
+    # The most frequent statements compare their children here, so an unchanged one is
+    # returned without building ``replace``'s keyword arguments.
     def visit_buffer_store_(self, op: BufferStore):
-        return op.replace(
-            buffer=self.visit_buffer_use(op.buffer),
-            value=self.visit_expr(op.value),
-            indices=self._exprs(op.indices),
-            predicate=self._opt_expr(op.predicate),
-        )
+        buffer = self.visit_buffer_use(op.buffer)
+        value = self.visit_expr(op.value)
+        indices = self._exprs(op.indices)
+        predicate = self._opt_expr(op.predicate)
+        if (buffer is op.buffer and value is op.value and indices is op.indices
+                and predicate is op.predicate):
+            return op
+        return op.replace(buffer=buffer, value=value, indices=indices, predicate=predicate)
 
     def visit_for_(self, op: For):
-        return op.replace(
-            min=self.visit_expr(op.min),
-            extent=self.visit_expr(op.extent),
-            step=self._opt_expr(op.step),
-            body=self.visit_stmt(op.body),
-        )
+        lo = self.visit_expr(op.min)
+        extent = self.visit_expr(op.extent)
+        step = self._opt_expr(op.step)
+        body = self.visit_stmt(op.body)
+        if lo is op.min and extent is op.extent and step is op.step and body is op.body:
+            return op
+        return op.replace(min=lo, extent=extent, step=step, body=body)
 
     def visit_while_(self, op: While):
         return op.replace(condition=self.visit_expr(op.condition), body=self.visit_stmt(op.body))
@@ -304,10 +313,11 @@ class StmtMutator:
         return op.replace(value=self.visit_expr(op.value))
 
     def visit_seq_stmt_(self, op: SeqStmt):
-        new = tuple(self.visit_stmt(s) for s in op.seq)
+        visit = self.visit_stmt
+        new = [visit(s) for s in op.seq]
         if _same(new, op.seq):
             return op
-        return SeqStmt.flatten(list(new))
+        return SeqStmt.flatten(new)
 
     def visit_assert_stmt_(self, op: AssertStmt):
         return op.replace(condition=self.visit_expr(op.condition))
@@ -376,11 +386,12 @@ class StmtExprMutator(StmtMutator, expr_functor.ExprMutator):
     visit_expr = expr_functor.ExprFunctor.visit_expr  # why: see StmtExprVisitor
 
     def visit_buffer_load_(self, op: BufferLoad):
-        return op.replace(
-            buffer=self.visit_buffer_use(op.buffer),
-            indices=self._exprs(op.indices),
-            predicate=self._opt_expr(op.predicate),
-        )
+        buffer = self.visit_buffer_use(op.buffer)
+        indices = self._exprs(op.indices)
+        predicate = self._opt_expr(op.predicate)
+        if buffer is op.buffer and indices is op.indices and predicate is op.predicate:
+            return op
+        return op.replace(buffer=buffer, indices=indices, predicate=predicate)
 
 
 def _visit_any(functor, node):

@@ -1,0 +1,82 @@
+"""The simplifier's exact fast paths give what the full canonical path gives.
+
+``Simplifier.simplify`` returns an integer constant and an unbound variable as they are (the
+very object), and ``_mono_key`` builds a one-factor key without a Counter; each is checked
+against the general path on boundary cases.
+"""
+
+from collections import Counter
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from tvm import tirx
+from tvm.arith import Analyzer
+from tvm.arith.canonical import Simplifier, _mono_key
+from tvm.ffi.structural import structural_equal
+from tvm.ir import Range
+
+_BOUNDARIES = [
+    ("int8", -128), ("int8", 127), ("int8", 0), ("uint8", 0), ("uint8", 255),
+    ("int16", -32768), ("int32", -(2**31)), ("int32", 2**31 - 1), ("int32", -1),
+    ("int64", -(2**63)), ("int64", 2**63 - 1), ("uint32", 2**32 - 1), ("uint64", 2**64 - 1),
+]
+
+
+def _slow(analyzer, expr):
+    """The general path: the sum-of-products form and back."""
+    simp = Simplifier(analyzer)
+    return simp.to_expr(simp.to_sum(expr))
+
+
+@pytest.mark.parametrize(("dtype", "value"), _BOUNDARIES)
+def test_integer_constant_is_returned_as_is(dtype, value):
+    imm = tirx.IntImm(dtype, value)
+    fast = Simplifier(Analyzer()).simplify(imm)
+    assert fast is imm
+    assert structural_equal(fast, _slow(Analyzer(), imm))
+
+
+@given(st.sampled_from(["int8", "int32", "int64", "uint16"]), st.integers(-(2**70), 2**70))
+def test_any_in_range_constant_matches_the_slow_path(dtype, value):
+    lo, hi = {"int8": (-128, 127), "int32": (-(2**31), 2**31 - 1),
+              "int64": (-(2**63), 2**63 - 1), "uint16": (0, 65535)}[dtype]
+    imm = tirx.IntImm(dtype, min(max(value, lo), hi))
+    assert structural_equal(Simplifier(Analyzer()).simplify(imm), _slow(Analyzer(), imm))
+
+
+@pytest.mark.parametrize(
+    "make", [lambda: tirx.Var("x", "int64"), lambda: tirx.SizeVar("n", "int32")]
+)
+def test_unbound_variable_is_returned_as_is(make):
+    var = make()
+    ana = Analyzer()
+    ana.bind(var, Range.from_min_extent(0, 8))  # a range bound is no value binding
+    assert Simplifier(ana).simplify(var) is var
+    assert _slow(ana, var) is var
+
+
+def test_bound_variable_still_takes_its_value():
+    x, y = tirx.Var("x", "int32"), tirx.Var("y", "int32")
+    ana = Analyzer()
+    ana.bind(x, y * 2 + 1)
+    result = Simplifier(ana).simplify(x)
+    assert structural_equal(result, y * 2 + 1)
+    assert structural_equal(result, _slow(ana, x))
+
+
+def test_unchanged_vector_expression_keeps_its_objects():
+    # Constants no longer come back as new objects, so an already simple Ramp is kept whole.
+    i = tirx.Var("i", "int64")
+    ramp = tirx.Ramp(i * tirx.IntImm("int64", 4), tirx.IntImm("int64", 1), 4)
+    simp = Simplifier(Analyzer())
+    assert simp.simplify(ramp.stride) is ramp.stride
+    out = Analyzer().simplify(tirx.Ramp(tirx.IntImm("int64", 3), tirx.IntImm("int64", 1), 4))
+    assert isinstance(out, tirx.Ramp) and out.base.value == 3 and out.stride.value == 1
+
+
+@given(st.lists(st.sampled_from(["a", "b", ("var", 1), ("IntImm", "int32", 2)]),
+                min_size=1, max_size=4))
+def test_mono_key_matches_the_counter_form(keys):
+    assert _mono_key(tuple(keys)) == frozenset(Counter(keys).items())
