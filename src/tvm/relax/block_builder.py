@@ -453,14 +453,17 @@ def _dedup_key(func):
     signature type of every PrimFunc with as many parameters is the same, so without the
     buffers a training step's LegalizeOps compared each new kernel with dozens.)
     """
-    buffers = getattr(func, "buffer_map", None) or {}
-    layout = tuple(
-        (buf.dtype, tuple(dim.value if isinstance(dim, IntImm) else -1 for dim in buf.shape))
-        for buf in buffers.values()
-    )
+    buffers = getattr(func, "buffer_map", None)
+    if buffers is not None:
+        # A PrimFunc: its signature type says no more than its parameters' dtypes and the
+        # buffers do, and these are cheaper to read than the type is to hash.
+        layout = tuple(
+            (buf.dtype, tuple(dim.value if isinstance(dim, IntImm) else -1 for dim in buf.shape))
+            for buf in buffers.values()
+        )
+        return (type(func).__name__, tuple(p.dtype for p in func.params), layout)
     return (
         type(func).__name__,
         len(getattr(func, "params", ())),
         structural_hash(getattr(func, "ty", None)),
-        layout,
     )

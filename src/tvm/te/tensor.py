@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import inspect
 import numbers
+from types import FunctionType
 
 from ..ffi.node import DEF, Node, field, iter_children
 from ..ir.base import Scriptable
@@ -279,19 +280,37 @@ def placeholder(shape, dtype=None, name="placeholder") -> Tensor:
     return Tensor(op, 0)
 
 
-def _arg_names(fcompute, ndim, varargs_names):
-    params = inspect.signature(fcompute).parameters
+def _param_names(fcompute):
+    """``(names of the parameters before any *args, whether there is *args)``."""
+    code = getattr(fcompute, "__code__", None)
+    if (
+        type(fcompute) is FunctionType
+        and not code.co_kwonlyargcount
+        and not code.co_flags & inspect.CO_VARKEYWORDS
+        and "__wrapped__" not in fcompute.__dict__
+        and "__signature__" not in fcompute.__dict__
+    ):
+        # Why: te.compute runs once per kernel and inspect.signature was a third of its
+        # time. A plain function without keyword parameters or signature overrides lists its
+        # positional parameters first in co_varnames, as inspect.signature would.
+        return list(code.co_varnames[: code.co_argcount]), bool(code.co_flags & inspect.CO_VARARGS)
     names = []
-    for p in params.values():
+    for p in inspect.signature(fcompute).parameters.values():
         if p.kind == inspect.Parameter.VAR_POSITIONAL:
-            extra = ndim - len(names)
-            if varargs_names is not None:
-                names.extend(list(varargs_names)[:extra])
-            else:
-                start = len(names)  # fixed before extending (a generator would see it grow)
-                names.extend(f"i{start + k}" for k in range(extra))
-            break
+            return names, True
         names.append(p.name)
+    return names, False
+
+
+def _arg_names(fcompute, ndim, varargs_names):
+    names, varargs = _param_names(fcompute)
+    if varargs:
+        extra = ndim - len(names)
+        if varargs_names is not None:
+            names.extend(list(varargs_names)[:extra])
+        else:
+            start = len(names)  # fixed before extending (a generator would see it grow)
+            names.extend(f"i{start + k}" for k in range(extra))
     if len(names) != ndim:
         raise ValueError(
             f"compute: fcompute takes {len(names)} arguments, but the shape has {ndim} "

@@ -79,3 +79,52 @@ def test_output_alias_of_a_param_is_kept():
             return x
 
     assert_structural_equal(relax.transform.CanonicalizeBindings()(Before), Expected)
+
+
+def test_second_round_visits_only_changed_functions_with_the_same_result():
+    # The second round skips functions the first left alone; two full rounds (the plain way)
+    # give the same module.
+    from tvm.relax.analysis import remove_all_unused
+    from tvm.relax.transform import canonicalize_bindings as cb
+    from tvm.relax.transform._utils import map_functions
+
+    @I.ir_module
+    class Before:
+        @R.function
+        def main(x: R.Tensor((2,), "float32")):
+            with R.dataflow():
+                lv = R.exp(x)
+                t = (lv, x)
+                lv1 = t[0]
+                lv2 = lv1
+                gv = R.add(lv2, x)
+                R.output(gv)
+            return gv
+
+        @R.function
+        def clean(y: R.Tensor((2,), "float32")):
+            with R.dataflow():
+                gv = R.exp(y)
+                R.output(gv)
+            return gv
+
+    visited = []
+
+    class Counting(cb._Canonicalizer):
+        def visit_function_(self, op):
+            visited.append(op)
+            return super().visit_function_(op)
+
+    original = cb._Canonicalizer
+    cb._Canonicalizer = Counting
+    try:
+        after = relax.transform.CanonicalizeBindings()(Before)
+    finally:
+        cb._Canonicalizer = original
+    assert visited.count(Before["clean"]) == 1 and len(visited) == 3
+    assert after["clean"] is Before["clean"]
+    plain = Before
+    for _ in range(2):
+        plain = remove_all_unused(map_functions(plain, cb._Canonicalizer))
+    assert_structural_equal(after, plain)
+    assert "lv2" not in after.script() and "t = " not in after.script()

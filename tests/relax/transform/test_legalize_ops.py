@@ -296,7 +296,7 @@ def test_repeated_calls_reuse_the_first_kernel_with_the_same_result(monkeypatch)
 
     mod = _repeated_ops_module()
     memo_text = relax.transform.LegalizeOps()(mod).script()
-    monkeypatch.setattr(_Legalizer, "_reuse", lambda self, call, rule: None)
+    monkeypatch.setattr(_Legalizer, "_reuse", lambda self, call, rule, key: None)
     plain_text = relax.transform.LegalizeOps()(mod).script()
     assert memo_text == plain_text
     assert re.findall(r"call_tir\(cls\.(\w+)", memo_text) == [

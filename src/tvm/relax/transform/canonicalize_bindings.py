@@ -32,7 +32,7 @@ from ...ir.transform import module_pass
 from ..analysis import remove_all_unused
 from ..expr import DataflowVar, MatchCast, Tuple, TupleGetItem, Var, VarBinding
 from ..expr_functor import ExprMutator
-from ._utils import map_functions
+from ._utils import relax_functions
 
 __all__ = ["CanonicalizeBindings"]
 
@@ -111,7 +111,24 @@ class CanonicalizeBindings:
     """Remove trivial bindings (see the module docstring)."""
 
     def transform_module(self, mod, ctx):
+        first = _round(mod, None)
         # A second round sees the chains the first one shortened (``gv = t[0]`` -> ``gv = lv``).
-        for _ in range(2):
-            mod = remove_all_unused(map_functions(mod, _Canonicalizer))
-        return mod
+        # Why only over the functions the first round changed: a function it left as it was
+        # (the same object) would come out of the same deterministic round the same again.
+        changed = {gv for gv, f in relax_functions(first) if mod.functions.get(gv) is not f}
+        if not changed:
+            return first
+        return _round(first, changed)
+
+
+def _round(mod, only):
+    """One round over the Relax functions (those in ``only`` when given), then
+    ``remove_all_unused`` of each function the round visited."""
+    mutator = _Canonicalizer(mod)
+    for gvar, func in relax_functions(mod):
+        if only is not None and gvar not in only:
+            continue
+        new_func = remove_all_unused(mutator.visit_expr(func))
+        if new_func is not func:
+            mutator.builder_.update_func(gvar, new_func)
+    return mutator.builder_.get()

@@ -75,7 +75,8 @@ class _Legalizer(ExprMutator):
                     stacklevel=2,
                 )
             return call
-        reused = self._reuse(call, rule)
+        key = self._memo_key(call)  # once: both the lookup and the remembering use it
+        reused = self._reuse(call, rule, key)
         if reused is not None:
             return reused
         # A rule that emitted bindings (its result refers to them) is not remembered; the
@@ -83,7 +84,7 @@ class _Legalizer(ExprMutator):
         bindings_before = len(self.builder_._bindings)
         result = self.builder_.normalize(rule(self.builder_, call))
         if len(self.builder_._bindings) == bindings_before:
-            self._remember(call, rule, result)
+            self._remember(call, rule, result, key)
         # A rule may return other high-level ops (a composite): legalize them in turn.
         if isinstance(result, Call) and isinstance(result.op, Op) and result.op.name != name:
             return self.visit_call_(result)
@@ -114,8 +115,7 @@ class _Legalizer(ExprMutator):
                 structural_hash(call.sinfo_args), aliasing,
                 tuple((type(a).__name__, a.name_hint, structural_hash(a.ty)) for a in args))
 
-    def _reuse(self, call, rule):
-        key = self._memo_key(call)
+    def _reuse(self, call, rule, key):
         if key is None:
             return None
         for first, first_rule, gvar, positions, out_ty in self._memo.get(key, ()):
@@ -136,14 +136,12 @@ class _Legalizer(ExprMutator):
                         and structural_equal(a.ty, b.ty)
                         for a, b in zip(first.args, call.args)))
 
-    def _remember(self, call, rule, result):
-        if not (isinstance(result, Call) and isinstance(result.op, Op)
+    def _remember(self, call, rule, result, key):
+        if key is None or not (
+                isinstance(result, Call) and isinstance(result.op, Op)
                 and result.op.name == "relax.call_tir" and len(result.args) == 2
                 and isinstance(result.args[0], GlobalVar) and isinstance(result.args[1], Tuple)
                 and len(result.sinfo_args) == 1):
-            return
-        key = self._memo_key(call)
-        if key is None:
             return
         positions = []
         for item in result.args[1].fields:
