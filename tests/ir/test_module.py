@@ -146,3 +146,20 @@ def test_prim_func_global_var_type_is_derived_once_per_function():
     set_field(gv, "ty", relax.ObjectType())
     IRModule({gv: f4})
     assert str(gv.ty.params[0].shape) == "R.shape([4])"
+
+
+def test_prim_func_with_a_new_body_keeps_the_global_var_type():
+    # The type is made from the parameters and buffer map alone: a function that shares them
+    # (a TIR pass changed the body) keeps the GlobalVar's type object; new parameters do not.
+    from tvm import tirx
+
+    f4 = _prim_func(4)
+    gv = GlobalVar("f")
+    IRModule({gv: f4})
+    ty = gv.ty
+    rebodied = f4.replace(body=tirx.SeqStmt([f4.body, tirx.Evaluate(0)]))
+    assert rebodied.params is f4.params and rebodied.buffer_map is f4.buffer_map
+    IRModule({gv: rebodied})
+    assert gv.ty is ty
+    IRModule({gv: _prim_func(4)})  # equal but distinct parameters: derived again
+    assert gv.ty is not ty and str(gv.ty) == str(ty)

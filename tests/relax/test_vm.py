@@ -232,3 +232,27 @@ def test_if_branch_values_are_not_planned_buffers():
     first = vm["main"](np.array(True), v)
     vm["main"](np.array(True), v + 1)
     np.testing.assert_array_equal(first.numpy(), 2 * v)
+
+
+def test_profiling_code_is_generated_on_first_use_as_eagerly(sym_mod, tmp_path):
+    from tvm.relax.vm.codegen import compile_function
+
+    ex = relax.build(sym_mod, relax_pipeline=None)
+    assert all(prof is None for _, prof in ex._codes.values())
+    compiled = ex.mod
+    eager = {name: compile_function(name, compiled[name], compiled, profile=True).source
+             for name in ex._codes}
+    # An in-place change of ex.mod does not change what is profiled.
+    ex.mod["pair"] = ex.mod["main"]
+    vm = relax.VirtualMachine(ex, tvm.cpu())
+    a, b = _data()
+    assert [name for name, _ in vm.profile("main", a, b).calls] == ["add", "multiply"]
+    assert {name: prof.source for name, (_, prof) in ex._codes.items()} == eager
+    # A library written before any profiling carries the profiling code too.
+    fresh = relax.build(sym_mod, relax_pipeline=None)
+    path = str(tmp_path / "lazy.so")
+    fresh.export_library(path)
+    loaded = relax.VirtualMachine(tvm.runtime.load_module(path), tvm.cpu())
+    assert [name for name, _ in loaded.profile("pair", a, b).calls] == ["add", "multiply"]
+    with pytest.raises(ValueError, match="only be left out with the module"):
+        relax.Executable(None, {"main": (fresh._codes["main"][0], None)})

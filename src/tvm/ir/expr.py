@@ -44,8 +44,8 @@ class GlobalVar(RelaxExpr, type_key="ir.GlobalVar"):
 
     # Identity matters (module keys and call sites): pickle keeps it shared (ffi/node.py).
     _pickle_by_reference = True
-    # Not a field: (function, type) of the last module insertion that typed this GlobalVar,
-    # so re-inserting the same function skips re-deriving its type (ir/module.py).
+    # Not a field: (signature parts, type) of the last module insertion that typed this
+    # GlobalVar, so re-inserting the same function skips re-deriving its type (ir/module.py).
     __slots__ = ("_ty_origin",)
     name_hint: str
 

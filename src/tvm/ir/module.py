@@ -216,9 +216,18 @@ def _is_function(value) -> bool:
 _GLOBAL_VAR_TYPE_RULES: dict = {}
 
 
-def register_global_var_type(func_type_key: str, rule) -> None:
-    """Make ``rule(func) -> Type`` give the GlobalVar type of functions of ``func_type_key``."""
-    _GLOBAL_VAR_TYPE_RULES[func_type_key] = rule
+def register_global_var_type(func_type_key: str, rule, depends_on=None) -> None:
+    """Make ``rule(func) -> Type`` give the GlobalVar type of functions of ``func_type_key``.
+
+    ``depends_on(func) -> tuple``, optional, names the (immutable) parts of the function the
+    type is made from; a GlobalVar typed for parts identical to a new function's keeps its
+    type (see ``_attach_type``). Without it the function itself is that part.
+    """
+    _GLOBAL_VAR_TYPE_RULES[func_type_key] = (rule, depends_on or _whole_function)
+
+
+def _whole_function(func) -> tuple:
+    return (func,)
 
 
 def _attach_type(gvar: GlobalVar, func) -> None:
@@ -227,19 +236,27 @@ def _attach_type(gvar: GlobalVar, func) -> None:
     Functions whose kind has a registered rule always get the rule's type; others set the
     GlobalVar's type only when it has none yet.
     """
-    rule = _GLOBAL_VAR_TYPE_RULES.get(getattr(func, "type_key", None))
-    if rule is not None:
+    entry = _GLOBAL_VAR_TYPE_RULES.get(getattr(func, "type_key", None))
+    if entry is not None:
+        rule, depends_on = entry
         # Why: passes rebuild modules (``clone``, ``IRModule(new_functions)``) many times with
-        # the same GlobalVar -> function pairs. Functions are immutable, so when ``gvar`` still
-        # holds the type the rule gave this very function, deriving it again gives an equal
-        # type; the pair is checked by identity, so any other function or type re-derives.
+        # the same GlobalVar -> function pairs, or functions whose signature parts are the
+        # same objects (a TIR pass changes bodies only). Nodes are immutable, so when ``gvar``
+        # still holds the type the rule made from these very parts, deriving it again gives
+        # an equal type. Parts and type are checked by identity: anything else re-derives.
+        parts = depends_on(func)
         origin = getattr(gvar, "_ty_origin", None)
-        if origin is not None and origin[0] is func and origin[1] is gvar.ty:
+        if (
+            origin is not None
+            and origin[1] is gvar.ty
+            and len(origin[0]) == len(parts)
+            and all(a is b for a, b in zip(origin[0], parts))
+        ):
             return
         ty = rule(func)
         if ty is not None and gvar.ty is not ty:
             set_field(gvar, "ty", ty)
-        object.__setattr__(gvar, "_ty_origin", (func, gvar.ty) if ty is not None else None)
+        object.__setattr__(gvar, "_ty_origin", (parts, gvar.ty) if ty is not None else None)
         return
     ty = getattr(func, "ty", None)
     if gvar.ty is None and ty is not None:

@@ -242,7 +242,12 @@ def _register_prim_func_type():
     # Upper layers register into the table held by tvm.ir.module (see its docstring).
     from ..ir.module import register_global_var_type
 
-    register_global_var_type("tirx.PrimFunc", prim_func_type)
+    register_global_var_type("tirx.PrimFunc", prim_func_type, _prim_func_signature)
+
+
+def _prim_func_signature(prim_func) -> tuple:
+    # What prim_func_type reads: the parameters and the buffer map (both immutable).
+    return (prim_func.params, prim_func.buffer_map)
 
 
 _register_prim_func_type()

@@ -184,14 +184,12 @@ def _build_executable(mod, target, tir_pipeline):
     lib = None
     if prims:
         lib = tir_compile(IRModule(prims), target, tir_pipeline=tir_pipeline)
-    codes = {}
-    for gv, func in mod.functions.items():
-        if isinstance(func, Function):
-            name = gv.name_hint
-            codes[name] = (
-                compile_function(name, func, mod),
-                compile_function(name, func, mod, profile=True),
-            )
+    # The profiling variant of each function is generated when first needed (Executable).
+    codes = {
+        gv.name_hint: (compile_function(gv.name_hint, func, mod), None)
+        for gv, func in mod.functions.items()
+        if isinstance(func, Function)
+    }
     return Executable(lib, codes, mod)
 
 

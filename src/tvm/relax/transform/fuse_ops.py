@@ -209,11 +209,15 @@ def _group_function(mod, bindings, group, bb):
         for b in members
     )
     # Fresh variables (symbolic ones included): a function may not share them with main.
-    # Its Relax variables were all created above; only symbolic TIR variables (in a type, a
-    # shape or a PrimValue) can still be main's, so without any the copy is skipped (it
-    # would give a structurally equal function).
+    # Its Relax variables were all created above; only symbolic TIR variables can still be
+    # main's, in the places copy_with_new_vars renews: the variables' types, the calls' type
+    # arguments and their shape or PrimValue arguments (the return type is one of the
+    # variables'). Without any, the copy is skipped (it would give a structurally equal
+    # function); each type is looked at once, not at every use of its variable.
     func = bb.normalize(func)
-    if tir_vars_in(func):
+    where = [v.ty for v in inputs] + [b.var.ty for b in members]
+    where += [(b.value.ty_args, b.value.args[2:]) for b in members]
+    if tir_vars_in(where):
         func = copy_with_new_vars(func)
     gvar = bb.add_func(func.without_attr("global_symbol"), f"fused_{names}")
     return gvar, inputs

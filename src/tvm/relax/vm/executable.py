@@ -12,6 +12,8 @@ from __future__ import annotations
 import base64
 import pickle
 
+from ...ir.module import IRModule
+
 __all__ = ["PROGRAM_SYMBOL", "Executable", "VMExecutable"]
 
 #: The exported function of a library that returns its VM program.
@@ -27,7 +29,9 @@ class Executable:
     lib : tvm.runtime.Module or None
         The compiled kernels (None when the module has no PrimFunc).
     codes : dict
-        ``name -> (FunctionCode, FunctionCode for profiling)`` for every Relax function.
+        ``name -> (FunctionCode, FunctionCode for profiling)`` for every Relax function. The
+        profiling code may be None when ``mod`` is given: it is generated from ``mod[name]``
+        the first time it is needed (``VirtualMachine.profile``, ``export_library``).
     mod : IRModule, optional
         The module after the Relax pipeline (what was compiled); None for a loaded library.
     """
@@ -39,8 +43,30 @@ class Executable:
         #: ``relax.build(..., params=...)``: main's parameter name -> runtime tensor, kept as
         #: TVM 0.27 keeps them (not bound; ``main`` still takes every argument).
         self.params = {}
-        self._codes = codes
+        if mod is None and any(prof is None for _, prof in codes.values()):
+            raise ValueError("Executable: profiling code can only be left out with the module")
+        self._codes = dict(codes)
         self.mod = mod
+        # The functions as compiled: ``mod`` can be changed in place later (``mod[name] = f``),
+        # which swaps its function table; a module over the table of now does not see that.
+        self._compiled_mod = None if mod is None else IRModule(
+            mod.functions, mod.attrs, mod.global_infos
+        )
+
+    def _profile_code(self, name):
+        """The profiling variant of function ``name``, generated on first use.
+
+        Why lazily: most executables are never profiled, and generating both variants at
+        build time made the VM code generation cost twice what running needs.
+        """
+        code, prof = self._codes[name]
+        if prof is None:
+            from .codegen import compile_function  # lazy: codegen imports the Relax passes
+
+            mod = self._compiled_mod
+            prof = compile_function(name, mod[name], mod, profile=True)
+            self._codes[name] = (code, prof)
+        return prof
 
     # --- introspection ----------------------------------------------------------------------
     @property
@@ -93,6 +119,8 @@ class Executable:
                     "NumPy reference rules (not legalized), which cannot be exported; legalize "
                     "every op before exporting"
                 )
+        for name in self._codes:
+            self._profile_code(name)  # the library carries both variants
         payload = pickle.dumps((_FORMAT, self._codes), protocol=4)
         return base64.b64encode(payload).decode("ascii")
 

@@ -131,8 +131,8 @@ class VirtualMachine:
     # --- linking: generated source -> Python functions ---------------------------------------
     def _link(self, table, profile):
         exe = self.module
-        for name, codes in exe._codes.items():
-            code = codes[1] if profile else codes[0]
+        for name, codes in list(exe._codes.items()):
+            code = exe._profile_code(name) if profile else codes[0]
             ns = dict(code.namespace)
             for key, kernel in ns.pop("__kernels__", {}).items():
                 ns[key] = self._kernel(kernel)
