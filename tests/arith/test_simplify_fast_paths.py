@@ -80,3 +80,39 @@ def test_unchanged_vector_expression_keeps_its_objects():
                 min_size=1, max_size=4))
 def test_mono_key_matches_the_counter_form(keys):
     assert _mono_key(tuple(keys)) == frozenset(Counter(keys).items())
+
+
+def _keep_same(expr, analyzer=None):
+    return Simplifier(analyzer or Analyzer(), keep_same=True).simplify(expr)
+
+
+def test_keep_same_returns_an_already_canonical_expression_itself():
+    i, j = tirx.Var("i", "int64"), tirx.Var("j", "int64")
+    c = tirx.IntImm
+    for expr in (i * c("int64", 64) + j, i * c("int64", 64) + j * c("int64", 4) + c("int64", 3),
+                 tirx.floordiv(i, c("int64", 8)) * c("int64", 2) - j):
+        default = Simplifier(Analyzer()).simplify(expr)
+        assert structural_equal(default, expr)  # the general path gives the same tree...
+        assert default is not expr  # ...as a new object
+        assert _keep_same(expr) is expr
+
+
+def test_keep_same_still_simplifies_what_changes():
+    i, j = tirx.Var("i", "int64"), tirx.Var("j", "int64")
+    c = tirx.IntImm
+    for expr in (tirx.Mul(c("int64", 2), c("int64", 10)), j + i * c("int64", 64),
+                 i * c("int64", 256) + (j * c("int64", 16) + c("int64", 5)), i - i + j):
+        out = _keep_same(expr)
+        assert out is not expr
+        assert structural_equal(out, Simplifier(Analyzer()).simplify(expr))
+    ana = Analyzer()
+    ana.bind(j, Range.from_min_extent(0, 4))
+    mod = tirx.floormod(j, c("int64", 4))  # folds to j with the range
+    assert _keep_same(mod, ana) is j
+
+
+@given(st.integers(-50, 50), st.integers(-50, 50), st.integers(-50, 50))
+def test_keep_same_agrees_with_the_default_on_linear_forms(a, b, k):
+    i, j = tirx.Var("i", "int32"), tirx.Var("j", "int32")
+    expr = i * tirx.IntImm("int32", a) + j * tirx.IntImm("int32", b) + tirx.IntImm("int32", k)
+    assert structural_equal(_keep_same(expr), Simplifier(Analyzer()).simplify(expr))

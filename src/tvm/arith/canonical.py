@@ -111,8 +111,12 @@ def _mono_key(factor_keys) -> frozenset:
 class Simplifier(BoolRules):
     """One simplification pass; create one per top-level call (it memoizes by node)."""
 
-    def __init__(self, analyzer, expand=False):
+    def __init__(self, analyzer, expand=False, keep_same=False):
         self.analyzer = analyzer
+        #: Return an integer expression itself when its canonical form is the same tree. Off
+        #: by default: callers upstream of the build partition (``te``, Relax passes) keep
+        #: their object sharing as it was, since the partition counts distinct nodes.
+        self.keep_same = keep_same
         self.bounds = analyzer._bounds
         self.var_map = analyzer._var_map
         self.expand = expand
@@ -135,7 +139,10 @@ class Simplifier(BoolRules):
                 return e
             if getattr(e, "_sequal_kind", None) == "var" and e not in self.var_map:
                 return e
-            return self.to_expr(self.to_sum(e))
+            result = self.to_expr(self.to_sum(e))
+            # Already canonical (the same tree came back): keep the original object, so the
+            # callers' unchanged parents are not rebuilt (nor compared again later).
+            return e if self.keep_same and _same_tree(result, e, self.E) else result
         if info.lanes == 1 and info.kind == "bool":
             return self.simplify_bool(e)
         return self.generic(e)
@@ -733,6 +740,26 @@ class Simplifier(BoolRules):
             items = tuple(self._simplify_value(v) for v in value)
             return value if all(a is b for a, b in zip(items, value)) else items
         return value
+
+
+_SAME_TREE_BINARY = frozenset(("Add", "Sub", "Mul", "FloorDiv", "FloorMod", "Min", "Max"))
+
+
+def _same_tree(a, b, E) -> bool:
+    """Whether two integer expressions are the same tree: the same variables (by identity),
+    constants and ``+ - * // % min max`` nodes. Anything else counts as different (the caller
+    then keeps the new expression, which is never wrong). Iterative along the left operands,
+    where sums grow."""
+    while a is not b:
+        kind = type(a)
+        if kind is not type(b) or a.dtype != b.dtype:
+            return False
+        if kind is E.IntImm:
+            return a.value == b.value
+        if kind.__name__ not in _SAME_TREE_BINARY or not _same_tree(a.b, b.b, E):
+            return False
+        a, b = a.a, b.a
+    return True
 
 
 _SIMPLIFIED_FIELDS: dict = {}

@@ -21,6 +21,7 @@ After::
 from __future__ import annotations
 
 from ...arith.analyzer import Analyzer
+from ...arith.canonical import Simplifier
 from ...ffi.structural import structural_equal
 from ...ir.expr import PrimExpr, Range
 from ...ir.transform import PassInfo
@@ -37,6 +38,12 @@ class _Simplifier(StmtExprMutator):
     def __init__(self):
         super().__init__()
         self.analyzer = Analyzer()
+        # One canonical simplifier serves every expression until the analyzer learns something
+        # new (a loop's range): it memoizes sub-expression results by node (keeping the nodes
+        # alive), so a subtree shared by many statements (unrolled copies of a body share
+        # their loop-invariant parts) is simplified once. Same results as one simplifier per
+        # expression, which is what ``Analyzer.simplify(expr, steps=1)`` makes.
+        self._canonical = None
 
     def visit_expr(self, expr):
         if not isinstance(expr, PrimExpr) or expr.dtype == "handle":
@@ -48,7 +55,10 @@ class _Simplifier(StmtExprMutator):
             # One round: the pipeline runs this pass twice anyway; a second round per
             # expression (Analyzer.simplify's default) changed none of the LLVM IR of the
             # training-step builds and cost ~40% of the pass.
-            return self.analyzer.simplify(expr, steps=1)
+            canonical = self._canonical
+            if canonical is None:
+                canonical = self._canonical = Simplifier(self.analyzer, keep_same=True)
+            return canonical.simplify(expr)
         except (TypeError, ValueError):
             pass  # the simplifier does not handle this expression kind: do its children
         expr = super().visit_expr(expr)
@@ -66,6 +76,7 @@ class _Simplifier(StmtExprMutator):
             # A one-iteration loop: the loop variable is its min.
             return self.visit_stmt(substitute(op.body, {op.loop_var: lo}))
         self.analyzer.bind(op.loop_var, Range.from_min_extent(lo, extent), allow_override=True)
+        self._canonical = None  # results may differ with the loop variable's new range
         body = self.visit_stmt(op.body)
         return op.replace(min=lo, extent=extent, body=body)
 
