@@ -38,10 +38,8 @@ from ..expr import (
     Add,
     BinaryOpExpr,
     Broadcast,
-    Call,
     Cast,
     IntImm,
-    Let,
     Mul,
     Not,
     Ramp,
@@ -51,7 +49,7 @@ from ..expr import (
 )
 from ..function import PrimFunc
 from ..stmt import BufferLoad, BufferStore, For, ForKind, SeqStmt
-from ..stmt_functor import StmtMutator, post_order_visit, substitute
+from ..stmt_functor import StmtExprVisitor, StmtMutator, post_order_visit, substitute
 from .common import PrimFuncPass
 
 __all__ = ["UnrollLoop", "VectorizeLoop", "unroll_loops", "vectorize_loops"]
@@ -90,6 +88,42 @@ class _NotVectorizable(Exception):
     """The loop body is outside what the vector rewrite handles (fall back to LLVM)."""
 
 
+class _Found(Exception):
+    """Stops a :class:`_Finder` walk at the first match."""
+
+
+class _Finder(StmtExprVisitor):
+    """Whether an expression holds a given variable, or a ``Call``/``Let``.
+
+    A plain walk that stops at the first match (``post_order_visit`` would visit the whole
+    tree with a callback and a seen-set per node; these checks run several times per store).
+    """
+
+    def __init__(self, var=None, calls=False):
+        self.var, self.calls = var, calls
+
+    def visit_var_(self, op):
+        if op is self.var:
+            raise _Found
+
+    def visit_call_(self, op):
+        if self.calls:
+            raise _Found
+        super().visit_call_(op)
+
+    def visit_let_(self, op):
+        if self.calls:
+            raise _Found
+        super().visit_let_(op)
+
+    def found(self, expr) -> bool:
+        try:
+            self.visit_expr(expr)
+        except _Found:
+            return True
+        return False
+
+
 class _Lanes:
     """Rewrite one expression with the loop variable replaced by a ``Ramp`` of ``lanes``."""
 
@@ -97,11 +131,14 @@ class _Lanes:
         self.var, self.lanes = var, lanes
         self.ramp = Ramp(lo, IntImm(var.dtype, 1), lanes)
         self.analyzer = Analyzer()
+        self._finder = _Finder(var)
+        self._uses: dict = {}  # id(expr) -> (expr, uses the variable); nodes kept alive
 
     def uses_var(self, expr) -> bool:
-        found = []
-        post_order_visit(expr, lambda n: found.append(n) if n is self.var else None)
-        return bool(found)
+        entry = self._uses.get(id(expr))
+        if entry is None:
+            entry = self._uses[id(expr)] = (expr, self._finder.found(expr))
+        return entry[1]
 
     def widen(self, expr):
         return expr if dtype_info(expr.dtype).lanes > 1 else Broadcast(expr, self.lanes)
@@ -196,9 +233,7 @@ def _vectorize_store(op: For, max_lanes: int):
         return None
     if len(store.indices) != 1 or store.predicate is not None:
         return None
-    calls = []
-    post_order_visit(store.value, lambda n: calls.append(n) if isinstance(n, (Call, Let)) else 0)
-    if calls:
+    if _Finder(calls=True).found(store.value):
         return None
     rw = _Lanes(op.loop_var, op.min, lanes)
     try:
