@@ -13,6 +13,7 @@ Steps (``docs/arch/build_and_vm.md``):
 from __future__ import annotations
 
 from ..ir.module import IRModule
+from ..tirx.stmt_functor import StmtVisitor
 from .expr import Function
 from .vm.codegen import compile_function
 from .vm.executable import Executable
@@ -232,5 +233,40 @@ def _unify_loop_dtypes(func):
             ivs.append(iv)
         return stmt.replace(iter_vars=tuple(ivs)) if changed else None
 
+    if not _has_mixed_loop_dtypes(func.body):
+        return func
     body = ir_transform(func.body, None, post, only_enable=["tirx.For", "s_tir.SBlock"])
     return func if body is func.body else func.replace(body=body)
+
+
+def _has_mixed_loop_dtypes(body) -> bool:
+    """Whether a loop or block iterator of ``body`` has a bound of another dtype.
+
+    Why: the rewrite above walks every expression; most kernels need nothing, and this
+    statement-only look says so (same loops and iterators as the rewrite checks).
+    """
+    check = _MixedLoopDtypes()
+    check.visit_stmt(body)
+    return check.found
+
+
+class _MixedLoopDtypes(StmtVisitor):
+    found = False
+
+    def visit_for_(self, op):
+        dtype = op.loop_var.dtype
+        if op.min.dtype != dtype or op.extent.dtype != dtype:
+            self.found = True
+        elif not self.found:
+            self.visit_stmt(op.body)
+
+    def visit_sblock_(self, op):
+        for iv in op.iter_vars:
+            dom, dtype = iv.dom, iv.var.dtype
+            if dom is not None and (dom.min.dtype != dtype or dom.extent.dtype != dtype):
+                self.found = True
+                return
+        if op.init is not None:
+            self.visit_stmt(op.init)
+        if not self.found:
+            self.visit_stmt(op.body)
