@@ -116,3 +116,35 @@ def test_keep_same_agrees_with_the_default_on_linear_forms(a, b, k):
     i, j = tirx.Var("i", "int32"), tirx.Var("j", "int32")
     expr = i * tirx.IntImm("int32", a) + j * tirx.IntImm("int32", b) + tirx.IntImm("int32", k)
     assert structural_equal(_keep_same(expr), Simplifier(Analyzer()).simplify(expr))
+
+
+# Analyzer.bind with a constant Range takes a fast path unless ``min + extent`` wraps; the
+# bounds below are what the general path (fold, simplify, bound) gives, wrapping included.
+_BIND_CASES = [
+    ("int32", 0, 4, 0, 3), ("int64", 0, 1, 0, 0), ("int32", -5, 10, -5, 4),
+    ("int32", 2**31 - 4, 4, 2**31 - 4, 2**31 - 1),
+    ("int32", 2**31 - 4, 5, 2**31 - 4, -(2**31)),  # min + extent wraps: general path
+    ("int64", 2**63 - 10, 10, 2**63 - 10, 2**63 - 1),
+    ("int32", 0, 0, 0, -1), ("int32", 3, -2, 3, 0),
+    ("uint8", 250, 6, 250, -1), ("uint8", 250, 5, 250, 254), ("int8", -128, 1, -128, -128),
+]
+
+
+@pytest.mark.parametrize(("dtype", "lo", "extent", "want_lo", "want_hi"), _BIND_CASES)
+def test_bind_constant_range_bounds(dtype, lo, extent, want_lo, want_hi):
+    var = tirx.Var("v", dtype)
+    ana = Analyzer()
+    ana.bind(var, Range.from_min_extent(tirx.IntImm(dtype, lo), tirx.IntImm(dtype, extent)))
+    bound = ana.const_int_bound(var)
+    assert (bound.min_value, bound.max_value) == (want_lo, want_hi)
+
+
+def test_bind_symbolic_or_mixed_dtype_range_takes_the_general_path():
+    n = tirx.Var("n", "int32")
+    i, j = tirx.Var("i", "int32"), tirx.Var("j", "int64")
+    ana = Analyzer()
+    ana.bind(n, Range.from_min_extent(0, 16))
+    ana.bind(i, Range.from_min_extent(tirx.IntImm("int32", 1), n))
+    assert (ana.const_int_bound(i).min_value, ana.const_int_bound(i).max_value) == (1, 15)
+    ana.bind(j, Range.from_min_extent(tirx.IntImm("int32", 2), tirx.IntImm("int64", 3)))
+    assert (ana.const_int_bound(j).min_value, ana.const_int_bound(j).max_value) == (2, 4)

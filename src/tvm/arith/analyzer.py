@@ -164,6 +164,17 @@ class Analyzer:
         if not isinstance(var, expr_mod.Var):
             raise TypeError(f"bind expects a tirx.Var, got {type(var).__name__}")
         if hasattr(expr, "extent") and hasattr(expr, "min"):
+            lo_c, ext_c = expr.min, expr.extent
+            if (type(lo_c) is expr_mod.IntImm and type(ext_c) is expr_mod.IntImm
+                    and lo_c.dtype == ext_c.dtype == var.dtype):
+                # Exact fast path for a constant range (most loops): the bounds the general
+                # path below folds and simplifies to, when ``min + extent`` does not wrap.
+                lo, hi = lo_c.value, lo_c.value + ext_c.value - 1
+                dlo, dhi = expr_mod.int_range(var.dtype)
+                if dlo <= hi + 1 <= dhi and dlo <= hi <= dhi:
+                    self.update(var, ConstIntBound(to_sentinel(lo), to_sentinel(hi)),
+                                allow_override)
+                    return
             lo_expr = generic.convert(expr.min, var.dtype)
             extent = generic.convert(expr.extent, var.dtype)
             hi_expr = generic.subtract(generic.add(lo_expr, extent), 1)

@@ -459,8 +459,13 @@ class _OrderVisitor(StmtExprVisitor):
             self.fvisit(stmt)
 
     def visit_expr(self, expr):
-        if not self._enter(expr):
+        # ``_enter`` inlined: this runs once per expression node of every walk.
+        key = id(expr)
+        seen = self.seen
+        if key in seen:
             return
+        seen.add(key)
+        self.keep.append(expr)
         if self.pre:
             if self.fvisit(expr) is False:
                 return
