@@ -239,3 +239,34 @@ def test_fuse_ops_symbolic_shapes_still_get_fresh_symbolic_vars():
     n_main = fused["main"].params[0].ty.shape.values[0]
     n_fused = fused["fused_matmul_add_relu"].params[0].ty.shape.values[0]
     assert n_main is not n_fused and n_main.name == n_fused.name == "n"
+
+
+def test_block_finder_lists_blocks_as_post_order_visit():
+    # analyze_pattern finds blocks with a statement-only walk; it must list the same blocks
+    # in the same order as post_order_visit over statements and expressions.
+    from tvm import te, tirx
+    from tvm.relax.transform.annotate_tir_op_pattern import _BlocksPostOrder
+    from tvm.tirx.stmt import SBlock
+
+    def by_post_order_visit(func):
+        found = []
+        tirx.stmt_functor.post_order_visit(
+            func.body, lambda n: found.append(n) if isinstance(n, SBlock) and n.iter_vars else None
+        )
+        return found
+
+    A = te.placeholder((4, 6), name="A")
+    B = te.compute((4, 6), lambda i, j: A[i, j] * 2.0, name="B")
+    k = te.reduce_axis((0, 6), name="k")
+    C = te.compute((4,), lambda i: te.sum(B[i, k], axis=k), name="C")
+    D = te.compute((4,), lambda i: C[i] + 1.0, name="D")
+    funcs = [te.create_prim_func([A, D])]
+    funcs += [f for f in _annotated().functions.values() if isinstance(f, tirx.PrimFunc)]
+    # A statement shared twice: each object is listed once.
+    body = funcs[0].body.block.body
+    funcs.append(funcs[0].replace(body=tirx.SeqStmt([body, body])))
+    for func in funcs:
+        finder = _BlocksPostOrder()
+        finder.visit_stmt(func.body)
+        expected = by_post_order_visit(func)
+        assert expected and [id(b) for b in finder.blocks] == [id(b) for b in expected]

@@ -36,7 +36,7 @@ from ...ir.transform import module_pass
 from ...tirx import expr as tir_expr
 from ...tirx import stmt as tir_stmt
 from ...tirx.function import PrimFunc
-from ...tirx.stmt_functor import post_order_visit
+from ...tirx.stmt_functor import StmtVisitor, post_order_visit
 
 __all__ = ["AnnotateTIROpPattern", "OpPatternKind"]
 
@@ -108,13 +108,9 @@ def _is_subsequence(index, out_index):
 
 def analyze_pattern(func: PrimFunc) -> int:
     """The op pattern kind of a PrimFunc (see the module docstring)."""
-    blocks = []
-
-    def visit(node):
-        if isinstance(node, tir_stmt.SBlock) and node.iter_vars:
-            blocks.append(node)
-
-    post_order_visit(func.body, visit)
+    finder = _BlocksPostOrder()
+    finder.visit_stmt(func.body)
+    blocks = finder.blocks
     if not blocks:
         return OpPatternKind.kOpaque
     kinds = [_block_kind(b) for b in blocks]
@@ -129,6 +125,24 @@ def analyze_pattern(func: PrimFunc) -> int:
             return OpPatternKind.kOutEWiseFusable
         return max(kinds[i] for i in reductions)
     return max(kinds)
+
+
+class _BlocksPostOrder(StmtVisitor):
+    """The blocks with iterators, children first, each object once (as ``post_order_visit``
+    lists them). Why not ``post_order_visit``: blocks are statements, so the expressions,
+    most of the tree, need no visit."""
+
+    def __init__(self):
+        self.blocks = []
+        self.seen = set()
+
+    def visit_stmt(self, stmt):
+        if id(stmt) in self.seen:
+            return
+        self.seen.add(id(stmt))
+        super().visit_stmt(stmt)
+        if isinstance(stmt, tir_stmt.SBlock) and stmt.iter_vars:
+            self.blocks.append(stmt)
 
 
 @module_pass(opt_level=0, name="AnnotateTIROpPattern")
