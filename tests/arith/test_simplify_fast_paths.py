@@ -148,3 +148,12 @@ def test_bind_symbolic_or_mixed_dtype_range_takes_the_general_path():
     assert (ana.const_int_bound(i).min_value, ana.const_int_bound(i).max_value) == (1, 15)
     ana.bind(j, Range.from_min_extent(tirx.IntImm("int32", 2), tirx.IntImm("int64", 3)))
     assert (ana.const_int_bound(j).min_value, ana.const_int_bound(j).max_value) == (2, 4)
+
+
+def test_keep_same_on_a_long_sum_does_not_recurse_per_term():
+    xs = [tirx.Var(f"x{k}", "int64") for k in range(3000)]
+    expr = xs[0] * tirx.IntImm("int64", 3)
+    for x in xs[1:]:
+        expr = expr + x * tirx.IntImm("int64", 3)  # equal scales: first-appearance order
+    expr = expr + tirx.IntImm("int64", 1)
+    assert _keep_same(expr) is expr

@@ -148,10 +148,7 @@ class NodeMeta(type):
         cls = super().__new__(mcls, name, bases, ns, **kwargs)
         cls._field_names = tuple(f.name for f in ordered)
         cls._field_set = frozenset(cls._field_names)
-        # What ``replace`` copies: (name, value it is reset to, or _MISSING to keep it).
-        cls._replace_plan = tuple(
-            (f.name, f.default if f.derived and f.has_default else _MISSING) for f in ordered
-        )
+        cls._copy_with = _make_copier(cls, ordered)
         cls.__init_fields__ = _make_initializer(cls, ordered)
         if type_key is not None:
             cls.type_key = type_key
@@ -159,6 +156,26 @@ class NodeMeta(type):
         elif "type_key" not in ns:
             cls.type_key = f"{cls.__module__}.{name}"
         return cls
+
+
+def _make_copier(cls, fields):
+    """Generate ``_copy_with(self, changes)``: a copy with the fields in ``changes`` replaced,
+    derived fields (with a default) reset, the others shared; for ``replace`` (one straight
+    line per field rather than a loop: mutators copy a node for every changed child)."""
+    env: dict[str, Any] = {"_set": _object_setattr, "_new": object.__new__, "_M": _MISSING,
+                           "_cls": cls}
+    body = ["    get = changes.get", "    obj = _new(_cls)"]
+    for i, fobj in enumerate(fields):
+        if fobj.derived and fobj.has_default:
+            env[f"_d{i}"] = fobj.default
+            keep = f"_d{i}"
+        else:
+            keep = f"self.{fobj.name}"
+        body.append(f"    v = get({fobj.name!r}, _M)")
+        body.append(f"    _set(obj, {fobj.name!r}, {keep} if v is _M else v)")
+    src = "def _copy_with(self, changes):\n" + "\n".join(body) + "\n    return obj"
+    exec(src, env)  # noqa: S102 - generated from declared field names only
+    return env["_copy_with"]
 
 
 def _make_initializer(cls, fields):
@@ -236,14 +253,7 @@ class Node(metaclass=NodeMeta):
                 same = False
         if same:
             return self
-        obj = object.__new__(cls)
-        get = changes.get
-        for name, reset in cls._replace_plan:
-            value = get(name, _MISSING)
-            if value is _MISSING:
-                value = getattr(self, name) if reset is _MISSING else reset
-            _object_setattr(obj, name, value)
-        return obj
+        return cls._copy_with(self, changes)
 
     def same_as(self, other) -> bool:
         """Identity comparison, as in TVM."""
