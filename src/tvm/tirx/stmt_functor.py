@@ -22,6 +22,7 @@ from typing import ClassVar
 from ..ir.expr import PrimExpr, Range
 from . import expr_functor
 from .buffer import Buffer
+from .expr import IntImm
 from .function import BufferMap
 from .generic import convert
 from .stmt import (
@@ -550,6 +551,8 @@ class _Substitute(StmtExprMutator):
         memo = self.buffer_memo.get(id(buf))
         if memo is not None:
             return memo[1]
+        if _constant_layout(buf):
+            return buf  # no variable to replace (most buffers): skip the walks and the memo
         shape = self._exprs(buf.shape)
         strides = self._exprs(buf.strides)
         offset = self._opt_expr(buf.elem_offset)
@@ -562,6 +565,14 @@ class _Substitute(StmtExprMutator):
 
     def visit_buffer_use(self, buffer):
         return self._buffer(buffer)
+
+
+def _constant_layout(buf) -> bool:
+    """Whether a buffer's shape, strides and offset are all integer constants."""
+    offset = buf.elem_offset
+    return ((offset is None or type(offset) is IntImm)
+            and all(type(e) is IntImm for e in buf.shape)
+            and all(type(e) is IntImm for e in buf.strides))
 
 
 def _var_map_fn(vmap):

@@ -34,6 +34,7 @@ from ...ir.expr import Range
 from ...ir.transform import PassInfo
 from ...tirx.expr import EQ, IntImm
 from ...tirx.function import PrimFunc
+from ...tirx.generic import convert
 from ...tirx.stmt import (
     AllocBuffer,
     BufferRegion,
@@ -89,7 +90,10 @@ class _Opaquer(StmtMutator):
         block = op.block
         if not block.iter_vars:
             return op
-        vmap = {iv.var: value for iv, value in zip(block.iter_vars, op.iter_values)}
+        # One lookup function for all the substitutions below (a dict would be converted into
+        # one again by every ``substitute`` call: one per region bound).
+        vmap = {iv.var: convert(value, iv.var.dtype)
+                for iv, value in zip(block.iter_vars, op.iter_values)}.get
         new_block = SBlock(
             (),
             reads=[_substitute_region(r, vmap) for r in block.reads],
