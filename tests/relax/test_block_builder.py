@@ -459,3 +459,26 @@ def test_current_is_restored_with_nested_with_and_function_scopes():
             bb.emit_func_output(x)
         assert relax.BlockBuilder.current() is bb  # the outer `with bb` is still active
     assert relax.BlockBuilder.current() is None
+
+
+def test_add_func_dedup_key_keeps_equal_functions_together():
+    # The dedup key summarizes parameter types: functions equal up to variable renaming
+    # (symbolic dims too) share a key and are shared; others get their own GlobalVar.
+    from tvm import tirx
+    from tvm.relax.block_builder import _dedup_key
+
+    def ident(shape, dtype="float32", name="x"):
+        v = relax.Var(name, relax.TensorType(shape, dtype))
+        return relax.Function([v], relax.SeqExpr([], v))
+
+    n, m = tirx.Var("n", "int64"), tirx.Var("m", "int64")
+    assert _dedup_key(ident([n, 4])) == _dedup_key(ident([m, 4], name="y"))
+    assert _dedup_key(ident([3, 4])) != _dedup_key(ident([4, 4]))
+    assert _dedup_key(ident([3, 4])) != _dedup_key(ident([3, 4], "int32"))
+    bb = relax.BlockBuilder()
+    gv = bb.add_func(ident([n, 4]), "f")
+    assert bb.add_func(ident([m, 4], name="y"), "g") is gv
+    assert bb.add_func(ident([3, 4]), "f").name_hint == "f1"
+    assert bb.add_func(ident([3, 4], "int32"), "f").name_hint == "f2"
+    obj = relax.Var("o", relax.ObjectType())
+    assert bb.add_func(relax.Function([obj], relax.SeqExpr([], obj)), "f").name_hint == "f3"

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from typing import ClassVar
 
-from ..ffi.structural import structural_equal, structural_hash
+from ..ffi.structural import structural_equal
 from ..ir.expr import GlobalVar
 from ..ir.module import IRModule
 from ..tirx.expr import IntImm
@@ -38,7 +38,7 @@ from .expr import (
     Var,
 )
 from .normalizer import Normalizer, _Frame
-from .ty import Type
+from .ty import TensorType, Type
 
 __all__ = ["BlockBuilder"]
 
@@ -356,7 +356,8 @@ class BlockBuilder(Normalizer):
                 return gvar
         name = func_name
         count = 0
-        while name in self._mod:
+        taken = {g.name_hint for g in self._mod.functions}  # one set, not a scan per candidate
+        while name in taken:
             count += 1
             name = f"{func_name}{count}"
         gvar = GlobalVar(name)
@@ -445,8 +446,9 @@ class BlockBuilder(Normalizer):
 
 
 def _dedup_key(func):
-    """A cheap key for finding structurally equal functions: kind, signature type and, for a
-    PrimFunc, its buffers' dtypes and static extents.
+    """A cheap key for finding structurally equal functions: kind and, for a PrimFunc, its
+    parameters' dtypes and its buffers' dtypes and static extents, for a Relax function its
+    parameters' types in brief (``_type_summary``).
 
     Hashing a whole function would cost as much as building it; functions with equal keys
     are then compared with ``structural_equal``, which stops at the first difference. (The
@@ -462,8 +464,19 @@ def _dedup_key(func):
             for buf in buffers.values()
         )
         return (type(func).__name__, tuple(p.dtype for p in func.params), layout)
-    return (
-        type(func).__name__,
-        len(getattr(func, "params", ())),
-        structural_hash(getattr(func, "ty", None)),
-    )
+    # Another function (Relax): its parameters' kinds, dtypes and static dims, which
+    # structurally equal functions share (symbolic dims count as -1); cheaper than hashing
+    # the whole signature type.
+    params = getattr(func, "params", None)
+    return (type(func).__name__, None if params is None else tuple(
+        _type_summary(getattr(p, "ty", None)) for p in params
+    ))
+
+
+def _type_summary(ty):
+    if isinstance(ty, TensorType):
+        dims = ty.shape_values
+        if dims is not None:
+            dims = tuple(d.value if isinstance(d, IntImm) else -1 for d in dims)
+        return ("tensor", ty.dtype, ty.ndim, dims)
+    return type(ty).__name__
