@@ -117,3 +117,18 @@ def test_index_arithmetic_splats_and_addresses_are_emitted_once_per_block():
     out = np.ones_like(a)
     tvm.compile(rows.with_attr("global_symbol", "rows"))["rows"](a, out)
     np.testing.assert_array_equal(out, 1 + a * 2)
+
+
+def test_splats_of_zero_and_minus_zero_stay_apart():
+    # 0.0 == -0.0 as dict keys: the reused splats are keyed by the constant's text.
+    from tvm.script import tirx as T
+
+    @T.prim_func
+    def signs(b: T.Buffer((16,), "float32"), c: T.Buffer((16,), "float32")):
+        b[T.Ramp(0, 1, 16)] = T.Broadcast(T.float32(0.0), 16)
+        c[T.Ramp(0, 1, 16)] = T.Broadcast(T.float32(-0.0), 16)
+
+    b, c = np.full(16, 7, "float32"), np.full(16, 7, "float32")
+    tvm.compile(signs.with_attr("global_symbol", "signs"))["signs"](b, c)
+    assert (b == 0).all() and (c == 0).all()
+    assert not np.signbit(b).any() and np.signbit(c).all()

@@ -566,7 +566,8 @@ _REUSED_DTYPES = frozenset(("int32", "int64"))
 def _operand_key(value):
     """Identity of an LLVM value for :meth:`ExprEmitter.reuse`."""
     if isinstance(value, ir.Constant):
-        return (str(value.type), value.constant)
+        # repr, not the value: 0.0 == -0.0 (and NaN != NaN) as dict keys.
+        return (str(value.type), repr(value.constant))
     return id(value)
 
 
