@@ -324,3 +324,47 @@ def test_repeated_calls_run_the_rule_once():
     np.testing.assert_allclose(f, (c + d).sum(axis=0), rtol=1e-6)
     np.testing.assert_allclose(g, (c + d).sum(axis=1), rtol=1e-6)
     np.testing.assert_allclose(e, z * z, rtol=1e-6)
+
+
+def test_repeated_calls_with_constants_and_shapes_reuse_with_the_same_result(monkeypatch):
+    """Constant, shape and scalar arguments take part in the memo by value: equal ones reuse
+    the first kernel, other values (another scalar is another kernel) build their own."""
+    from tvm.relax.transform.legalize_ops import _Legalizer
+
+    bb = relax.BlockBuilder()
+    x = relax.Var("x", relax.TensorType((2, 3), "float32"))
+    two = relax.const(2.0, "float32")
+    with bb.function("main", [x]):
+        with bb.dataflow():
+            a = bb.emit(relax.op.multiply(two, x))
+            b = bb.emit(relax.op.multiply(relax.const(2.0, "float32"), x))  # equal constant
+            c = bb.emit(relax.op.multiply(relax.const(3.0, "float32"), x))  # another value
+            m = relax.const(np.arange(6, dtype="float32").reshape(2, 3))
+            d = bb.emit(relax.op.add(x, m))
+            e = bb.emit(relax.op.add(x, relax.const(np.arange(6, dtype="float32").reshape(2, 3))))
+            f = bb.emit(relax.op.add(x, relax.const(np.ones((2, 3), "float32"))))
+            o1 = bb.emit(relax.op.ones(relax.ShapeExpr([2, 3]), "float32"))
+            o2 = bb.emit(relax.op.ones(relax.ShapeExpr([2, 3]), "float32"))
+            o3 = bb.emit(relax.op.ones(relax.ShapeExpr([3, 2]), "float32"))
+            out = bb.emit_output(relax.Tuple([a, b, c, d, e, f, o1, o2, o3]))
+        bb.emit_func_output(out)
+    mod = bb.get()
+    built = []
+    real_call_te = relax.BlockBuilder.call_te
+
+    def counting_call_te(self, func, *args, **kwargs):
+        built.append(kwargs.get("primfunc_name_hint"))
+        return real_call_te(self, func, *args, **kwargs)
+
+    monkeypatch.setattr(relax.BlockBuilder, "call_te", counting_call_te)
+    memo = relax.transform.LegalizeOps()(mod)
+    assert len(built) == 6  # 2.0 * x, 3.0 * x, x + arange, x + ones, ones(2, 3), ones(3, 2)
+    monkeypatch.setattr(_Legalizer, "_reuse", lambda self, call, rule, key: None)
+    plain = relax.transform.LegalizeOps()(mod)
+    assert memo.script() == plain.script()
+    outs = evaluate(memo, np.arange(6, dtype="float32").reshape(2, 3))
+    data = np.arange(6, dtype="float32").reshape(2, 3)
+    expected = [2 * data, 2 * data, 3 * data, data + data, data + data, data + 1,
+                np.ones((2, 3)), np.ones((2, 3)), np.ones((3, 2))]
+    for got, want in zip(outs, expected):
+        np.testing.assert_allclose(got, want, rtol=1e-6)

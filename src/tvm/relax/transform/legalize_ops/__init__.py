@@ -16,8 +16,8 @@ import warnings
 from ....ffi.structural import structural_equal, structural_hash
 from ....ir.op import Op, get_op_attr_table
 from ....ir.transform import module_pass
-from ....tirx.expr import IntImm
-from ...expr import Call, Function, GlobalVar, Tuple, Var
+from ....tirx.expr import FloatImm, IntImm
+from ...expr import Call, Constant, Function, GlobalVar, PrimValue, ShapeExpr, Tuple, Var
 from ...expr_functor import ExprMutator
 from ...ty import TensorType
 from .common import has_known_shape, load_default_rules, register_legalize
@@ -90,30 +90,29 @@ class _Legalizer(ExprMutator):
             return self.visit_call_(result)
         return result
 
-    # The memo: an op applied to variables of the same names and static tensor types, with the
-    # same attributes, legalizes to the same PrimFunc (te kernels are deterministic, and the
-    # builder's add_func would return the first call's GlobalVar for the structurally equal PrimFunc of
-    # a later call), so a later call reuses the first call's GlobalVar and skips te and
-    # create_prim_func. Only calls whose rule returned a plain ``call_tir`` of some of the call's
-    # own arguments, without emitting bindings, are remembered.
+    # The memo: an op applied to variables of the same names and static tensor types, and to
+    # equal constants, static shapes and scalar values, with the same attributes, legalizes to
+    # the same PrimFunc (te kernels are deterministic, and the builder's add_func would return
+    # the first call's GlobalVar for the structurally equal PrimFunc of a later call), so a
+    # later call reuses the first call's GlobalVar and skips te and create_prim_func. Only
+    # calls whose rule returned a plain ``call_tir`` of some of the call's own arguments,
+    # without emitting bindings, are remembered.
 
     @staticmethod
     def _memo_key(call):
         args = call.args
+        parts = []
         for arg in args:
-            ty = arg.ty
-            if not isinstance(arg, Var) or not isinstance(ty, TensorType):
+            part = _arg_key(arg)
+            if part is None:
                 return None
-            dims = getattr(ty.shape, "values", None)
-            if dims is None or not all(isinstance(dim, IntImm) for dim in dims):
-                return None
-        # Which arguments are the same variable matters: call_te makes one input of ``x``
-        # in ``multiply(x, x)``; their names too: te names buffers and blocks after them
+            parts.append(part)
+        # Which arguments are the same object matters: call_te makes one input of ``x`` in
+        # ``multiply(x, x)``; variable names too: te names buffers and blocks after them
         # (``x_red``), and such names make kernels differ.
         aliasing = tuple(next(j for j, b in enumerate(args) if b is a) for a in args)
         return (call.op.name, structural_hash(call.attrs), structural_hash(call.ty),
-                structural_hash(call.sinfo_args), aliasing,
-                tuple((type(a).__name__, a.name_hint, structural_hash(a.ty)) for a in args))
+                structural_hash(call.sinfo_args), aliasing, tuple(parts))
 
     def _reuse(self, call, rule, key):
         if key is None:
@@ -132,9 +131,7 @@ class _Legalizer(ExprMutator):
         return (structural_equal(first.attrs, call.attrs)
                 and structural_equal(first.ty, call.ty)
                 and structural_equal(list(first.sinfo_args), list(call.sinfo_args))
-                and all(type(a) is type(b) and a.name_hint == b.name_hint
-                        and structural_equal(a.ty, b.ty)
-                        for a, b in zip(first.args, call.args)))
+                and all(_same_arg(a, b) for a, b in zip(first.args, call.args)))
 
     def _remember(self, call, rule, result, key):
         if key is None or not (
@@ -163,6 +160,34 @@ class _Legalizer(ExprMutator):
             + op.missing_rule_message("FLegalize", "needed by LegalizeOps")
             + " To leave the op as is, pass keep_ops=[...] to LegalizeOps."
         )
+
+
+def _arg_key(arg):
+    """What the memo key says of one call argument, or None when the call is not memoized."""
+    if isinstance(arg, Var):
+        ty = arg.ty
+        if not isinstance(ty, TensorType):
+            return None
+        dims = getattr(ty.shape, "values", None)
+        if dims is None or not all(isinstance(dim, IntImm) for dim in dims):
+            return None
+        return ("var", type(arg).__name__, arg.name_hint, structural_hash(ty))
+    if isinstance(arg, Constant):
+        return ("const", structural_hash(arg))  # the data's dtype, shape and bytes
+    if isinstance(arg, ShapeExpr) and all(isinstance(dim, IntImm) for dim in arg.values):
+        return ("shape", tuple((dim.dtype, dim.value) for dim in arg.values))
+    if isinstance(arg, PrimValue) and isinstance(arg.value, (IntImm, FloatImm)):
+        return ("prim", arg.value.dtype, arg.value.value)
+    return None
+
+
+def _same_arg(first, arg):
+    """Whether a remembered call's argument and ``arg`` give the same te kernel."""
+    if type(first) is not type(arg):
+        return False
+    if isinstance(arg, Var):
+        return first.name_hint == arg.name_hint and structural_equal(first.ty, arg.ty)
+    return structural_equal(first, arg)  # constants (data), shapes, scalar values
 
 
 @module_pass(opt_level=0, name="LegalizeOps")
