@@ -442,7 +442,8 @@ class BinaryOpExpr(PrimExprWithOp, type_key="tirx.BinaryOpExpr"):
     _operand_kinds = None
 
     def __init__(self, a, b, span=None):
-        a, b = _generic.convert_pair(a, b)
+        if not (isinstance(a, PrimExpr) and isinstance(b, PrimExpr)):
+            a, b = _generic.convert_pair(a, b)  # Python numbers (mutators pass PrimExprs)
         if a.dtype != b.dtype:
             raise TypeError(f"mismatched types. {a.dtype} vs. {b.dtype}")
         kinds = self._operand_kinds
