@@ -1,8 +1,9 @@
 """``PrimFuncPass``: which module it returns, and the GlobalVar types it leaves.
 
-A pass that only changes bodies copies the module without recomputing each GlobalVar's type
-when that type is known to be current; these tests check the types always equal what
-``IRModule()`` computes, including after another module changed a shared GlobalVar's type.
+A pass that only changes bodies rebuilds the module with functions of the same signature
+(the GlobalVar type is then kept rather than derived again); these tests check the types always
+equal what a fresh ``IRModule()`` derives, including after another module changed a shared
+GlobalVar's type.
 """
 
 import tvm

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import weakref
-
 from ...ir.module import IRModule
 from ...ir.transform import ModulePass, PassInfo
 from ..function import PrimFunc
@@ -32,29 +30,7 @@ class PrimFuncPass(ModulePass):
         if not changed:
             return mod
         funcs = {gv: changed.get(gv, f) for gv, f in mod.functions.items()}
-        if all(_type_is_current(gv, func) for gv, func in funcs.items()):
-            # Why: ``IRModule()`` recomputes every GlobalVar's type from its function's
-            # parameters and buffer map (a third of a small pass's time); when each GlobalVar
-            # still holds the very type computed from the very parameters and buffer map its
-            # function has now, that would give equal types, so only the table is new.
-            return mod.replace(functions=funcs)
-        new_mod = IRModule(funcs, attrs=mod.attrs, global_infos=mod.global_infos)
-        for gv, func in funcs.items():
-            if isinstance(func, PrimFunc) and gv.ty is not None:
-                _SIGNATURES[gv] = (func.params, func.buffer_map, gv.ty)
-        return new_mod
-
-
-#: GlobalVar -> (params, buffer map, type): the type ``IRModule()`` gave the GlobalVar for a
-#: PrimFunc with exactly these (immutable) parameters and buffer map. Checked by identity of
-#: all three, so an entry can only be used while it is exact.
-_SIGNATURES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
-
-
-def _type_is_current(gvar, func) -> bool:
-    entry = _SIGNATURES.get(gvar)
-    return (entry is not None and isinstance(func, PrimFunc) and entry[0] is func.params
-            and entry[1] is func.buffer_map and entry[2] is gvar.ty)
+        return IRModule(funcs, attrs=mod.attrs, global_infos=mod.global_infos)
 
 
 def prim_func_pass(pass_func=None, opt_level=0, name=None, required=None, traceable=False):
