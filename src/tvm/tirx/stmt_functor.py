@@ -504,9 +504,12 @@ class _Transform(StmtExprMutator):
         self.preorder = preorder
         self.postorder = postorder
         self.only_enable = only_enable
+        self._enabled: dict = {}  # node class -> whether the callbacks apply (by type key)
 
     def _apply(self, node, base):
-        enabled = _type_key_matches(node, self.only_enable)
+        enabled = self._enabled.get(type(node))
+        if enabled is None:
+            enabled = self._enabled[type(node)] = _type_key_matches(node, self.only_enable)
         if enabled and self.preorder is not None:
             new = self.preorder(node)
             if new is not None:
