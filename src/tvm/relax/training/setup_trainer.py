@@ -85,6 +85,14 @@ class SetupTrainer:
 
     def __call__(self, mod):
         """Transform ``mod`` (returns a new IRModule)."""
+        # Lazy: the driver sits above relax. Its gc_paused (as in relax.build) saves the cyclic
+        # collector's scans of every live object while the passes allocate (a few ms here).
+        from ...driver.build_module import gc_paused
+
+        with gc_paused():
+            return self._transform(mod)
+
+    def _transform(self, mod):
         from .. import transform  # lazy: the passes sit beside the training utilities
 
         param_num, state_num = self._check(mod)
