@@ -64,9 +64,16 @@ _SNAKE = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
 _MIN_RECURSION_LIMIT = 20000
 
 
+_METHOD_NAMES: dict = {}  # class name -> method name (dispatch tables miss once per class pair)
+
+
 def expr_method_name(cls) -> str:
     """The visit method for a node class: ``FloorDiv`` -> ``visit_floor_div_``."""
-    return "visit_" + _SNAKE.sub("_", cls.__name__).lower() + "_"
+    name = _METHOD_NAMES.get(cls.__name__)
+    if name is None:
+        name = _METHOD_NAMES[cls.__name__] = (
+            "visit_" + _SNAKE.sub("_", cls.__name__).lower() + "_")
+    return name
 
 
 def _ensure_recursion_limit():

@@ -63,7 +63,17 @@ __all__ = [
 _SNAKE = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
 
 
+_METHOD_NAMES: dict = {}  # class name -> method name
+
+
 def _method_name(cls) -> str:
+    method = _METHOD_NAMES.get(cls.__name__)
+    if method is None:
+        method = _METHOD_NAMES[cls.__name__] = _make_method_name(cls)
+    return method
+
+
+def _make_method_name(cls) -> str:
     name = cls.__name__
     if name.startswith("SBlock"):
         # ``SBlockRealize`` -> ``visit_sblock_realize_`` (not ``visit_s_block_realize_``).
