@@ -17,6 +17,7 @@ from ...ffi.node import Node, iter_children
 from ...ffi.structural import structural_equal
 from ...ir.type import PrimType, TupleType, Type
 from ...tirx.expr import IntImm
+from ..expr import ShapeExpr
 from ..op.infer_utils import prove_equal
 from ..ty import FuncType, ObjectType, PackedFuncType, ShapeType, TensorType
 
@@ -237,6 +238,17 @@ type_lca = struct_info_lca
 
 def tir_vars_in(value) -> list:
     """The distinct TIR variables (PrimExpr nodes with var semantics) inside ``value``."""
+    # Fast exits for what most calls are given, a static tensor type or a tuple of literal
+    # dims: nothing else in them can hold a variable (a TensorType's other fields are its
+    # dtype, rank and device; a ShapeExpr's its values).
+    cls = type(value)
+    if cls is TensorType:
+        shape = value.shape
+        if (value.vdevice is None and type(shape) is ShapeExpr
+                and all(type(dim) is IntImm for dim in shape.values)):
+            return []
+    elif cls is tuple and all(type(item) is IntImm for item in value):
+        return []
     seen = {}
     # Why the own walk: this runs for every shape a builder, normalizer or pass looks at, and
     # most dims are integer literals; a literal holds no variable, so it is skipped without

@@ -111,7 +111,7 @@ class _Legalizer(ExprMutator):
         # ``multiply(x, x)``; variable names too: te names buffers and blocks after them
         # (``x_red``), and such names make kernels differ.
         aliasing = tuple(next(j for j, b in enumerate(args) if b is a) for a in args)
-        return (call.op.name, structural_hash(call.attrs), structural_hash(call.ty),
+        return (call.op.name, structural_hash(call.attrs), _type_key(call.ty),
                 structural_hash(call.sinfo_args), aliasing, tuple(parts))
 
     def _reuse(self, call, rule, key):
@@ -171,7 +171,7 @@ def _arg_key(arg):
         dims = getattr(ty.shape, "values", None)
         if dims is None or not all(isinstance(dim, IntImm) for dim in dims):
             return None
-        return ("var", type(arg).__name__, arg.name_hint, structural_hash(ty))
+        return ("var", type(arg).__name__, arg.name_hint, _type_key(ty))
     if isinstance(arg, Constant):
         return ("const", structural_hash(arg))  # the data's dtype, shape and bytes
     if isinstance(arg, ShapeExpr) and all(isinstance(dim, IntImm) for dim in arg.values):
@@ -179,6 +179,16 @@ def _arg_key(arg):
     if isinstance(arg, PrimValue) and isinstance(arg.value, (IntImm, FloatImm)):
         return ("prim", arg.value.dtype, arg.value.value)
     return None
+
+
+def _type_key(ty):
+    """A key of a type that structurally equal types share: a static tensor type's dtype and
+    dims read directly (cheaper than its structural hash, which other types get)."""
+    if type(ty) is TensorType and ty.vdevice is None:
+        dims = getattr(ty.shape, "values", None)
+        if dims is not None and all(type(dim) is IntImm for dim in dims):
+            return ("tensor", ty.dtype, tuple((dim.dtype, dim.value) for dim in dims))
+    return structural_hash(ty)
 
 
 def _same_arg(first, arg):
