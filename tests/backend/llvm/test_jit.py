@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from tvm.backend.llvm import build_module, jit
-from tvm.backend.llvm.target_machine import TargetOptions
+from tvm.backend.llvm.target_machine import DEFAULT_OPT_LEVEL, TargetOptions
 from tvm.backend.llvm.testing import elementwise_add_module, noop_module
 from tvm.runtime.module import Module
 
@@ -43,7 +43,8 @@ def test_cache_hit_returns_the_same_module():
 def test_cache_distinguishes_targets_and_can_be_bypassed():
     ir_module = elementwise_add_module("cached_add2")
     first = build_module(ir_module)
-    assert build_module(ir_module, target="llvm -opt-level=1") is not first
+    assert build_module(ir_module, target="llvm -opt-level=3") is not first
+    assert build_module(ir_module, target=f"llvm -opt-level={DEFAULT_OPT_LEVEL}") is first
     assert build_module(ir_module, use_cache=False) is not first
     jit.clear_cache()
     assert jit.cache_info()["size"] == 0
@@ -193,3 +194,17 @@ def test_cross_compilation_is_refused():
     other = "riscv64-unknown-linux-gnu" if platform.machine() != "riscv64" else "x86_64-pc-linux"
     with pytest.raises(ValueError, match="cross compilation is not supported"):
         build_module(elementwise_add_module("cross_add"), target=f"llvm -mtriple={other}")
+
+
+def test_default_opt_level_and_override():
+    # A target without -opt-level gets DEFAULT_OPT_LEVEL; -opt-level=N overrides it, and the
+    # compiled code is the same function either way.
+    assert TargetOptions().opt_level == DEFAULT_OPT_LEVEL
+    assert TargetOptions.from_target("llvm").opt_level == DEFAULT_OPT_LEVEL
+    assert TargetOptions.from_target("llvm -opt-level=3").opt_level == 3
+    a = np.arange(40, dtype="float32")
+    for target in ("llvm", "llvm -opt-level=3", "llvm -opt-level=0"):
+        mod = build_module(elementwise_add_module("opt_add"), target=target)
+        out = np.zeros_like(a)
+        mod["opt_add"](a, a, out)
+        np.testing.assert_array_equal(out, a + a)

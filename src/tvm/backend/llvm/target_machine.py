@@ -105,6 +105,15 @@ def private_llvm():
         _PRIVATE.active = previous
 
 
+#: The LLVM optimization level of a target that names none (``-opt-level=N`` overrides it).
+#: 1, not LLVM's usual 3: the kernels reach LLVM already scheduled (tiled, vectorized,
+#: unrolled by the TIR passes), and O1 (with loop vectorization and unrolling still on, see
+#: :func:`optimize`) ran them as fast as O3 (``benchmarks/kernels.py``: matmuls, softmax,
+#: layer_norm, exp, add within the noise or faster; training steps: MLPs the same, cnn +3-5%)
+#: in 15-30% less LLVM time (``benchmarks/README_compile.md``, round 5).
+DEFAULT_OPT_LEVEL = 1
+
+
 @dataclasses.dataclass(frozen=True)
 class TargetOptions:
     """The LLVM code generation options derived from a TVM target.
@@ -119,13 +128,13 @@ class TargetOptions:
         The ``-mattr`` feature string; ``""`` means the host CPU features when ``cpu`` is the
         host CPU, and the CPU's defaults otherwise.
     opt_level : int
-        The optimization level, 0 to 3.
+        The optimization level, 0 to 3 (default :data:`DEFAULT_OPT_LEVEL`).
     """
 
     triple: str = ""
     cpu: str = ""
     features: str = ""
-    opt_level: int = 3
+    opt_level: int = DEFAULT_OPT_LEVEL
 
     @staticmethod
     def from_target(target=None) -> TargetOptions:
@@ -158,7 +167,7 @@ class TargetOptions:
             triple=str(attrs.get("mtriple") or ""),
             cpu=str(attrs.get("mcpu") or ""),
             features=mattr,
-            opt_level=int(attrs.get("opt_level", attrs.get("opt-level", 3))),
+            opt_level=int(attrs.get("opt_level", attrs.get("opt-level", DEFAULT_OPT_LEVEL))),
         )
 
     @staticmethod
@@ -186,7 +195,7 @@ class TargetOptions:
             triple=values.get("mtriple", ""),
             cpu=values.get("mcpu", ""),
             features=values.get("mattr", ""),
-            opt_level=int(values.get("opt_level", 3)),
+            opt_level=int(values.get("opt_level", DEFAULT_OPT_LEVEL)),
         )
 
     def key(self) -> str:
