@@ -1,21 +1,12 @@
 """``te.compute`` names its axes after fcompute's parameters (fast path and inspect agree)."""
 
 import functools
-import inspect
 
 import pytest
 
 from tvm import te
 from tvm.te.tensor import _param_names
-
-
-def _by_inspect(fcompute):
-    names = []
-    for p in inspect.signature(fcompute).parameters.values():
-        if p.kind == inspect.Parameter.VAR_POSITIONAL:
-            return names, True
-        names.append(p.name)
-    return names, False
+from tvm.te.tensor import _param_names_by_signature as _by_inspect
 
 
 def _plain(i, j):

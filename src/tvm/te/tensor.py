@@ -294,6 +294,11 @@ def _param_names(fcompute):
         # time. A plain function without keyword parameters or signature overrides lists its
         # positional parameters first in co_varnames, as inspect.signature would.
         return list(code.co_varnames[: code.co_argcount]), bool(code.co_flags & inspect.CO_VARARGS)
+    return _param_names_by_signature(fcompute)
+
+
+def _param_names_by_signature(fcompute):
+    """:func:`_param_names` through ``inspect.signature`` (any callable)."""
     names = []
     for p in inspect.signature(fcompute).parameters.values():
         if p.kind == inspect.Parameter.VAR_POSITIONAL:
