@@ -398,6 +398,18 @@ def test_walk_is_preorder_through_containers():
     assert list(walk([Const(1), {"a": c}]))[1] is c
 
 
+def test_walk_unique_and_children_hook():
+    x = Var("x")
+    c = Const(3)
+    tree = Func((x,), Add(x, c))
+    assert list(walk(tree, unique=True)) == [tree, x, tree.body, c]
+    # children: () stops below a node, a list replaces its fields, None keeps them.
+    assert list(walk(tree, children=lambda n: () if isinstance(n, Add) else None)) == [
+        tree, x, tree.body]
+    assert list(walk(tree, children=lambda n: [n.b] if isinstance(n, Add) else None)) == [
+        tree, x, tree.body, c]
+
+
 def test_shallow_copy_shares_children():
     tree = Add(Const(1), Const(2))
     dup = copy.copy(tree)

@@ -434,21 +434,29 @@ def _nodes_in(value):
             yield from _nodes_in(item)
 
 
-def walk(root) -> Iterator[Node]:
+def walk(root, children=None, unique: bool = False) -> Iterator[Node]:
     """Pre-order traversal of every node reachable through non-ignored fields.
 
     Iterative, so arbitrarily deep trees do not hit the recursion limit. A node reachable by
-    several paths is visited once per path.
+    several paths is visited once per path, or once in all with ``unique`` (a DAG is then
+    walked in linear time). ``children(node)``, when given, returns the values to descend
+    into instead of the node's fields (``()`` to go no deeper), or None for the fields.
     """
     stack = [root]
+    seen = set() if unique else None
     while stack:
         value = stack.pop()
         if isinstance(value, Node):
+            if seen is not None:
+                if id(value) in seen:
+                    continue
+                seen.add(id(value))
             yield value
-            children = list(iter_children(value))
-            children.reverse()
-            stack.extend(children)
+            below = children(value) if children is not None else None
+            below = list(iter_children(value) if below is None else _nodes_in(list(below)))
         elif isinstance(value, (tuple, list, dict)):
-            children = list(_nodes_in(value))
-            children.reverse()
-            stack.extend(children)
+            below = list(_nodes_in(value))
+        else:
+            continue
+        below.reverse()
+        stack.extend(below)

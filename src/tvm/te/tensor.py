@@ -12,7 +12,7 @@ import inspect
 import numbers
 from types import FunctionType
 
-from ..ffi.node import DEF, Node, field, iter_children
+from ..ffi.node import DEF, Node, field, walk
 from ..ir.base import Scriptable
 from ..ir.expr import PrimExpr, Range
 from ..tirx.expr import FloatImm, IntImm, PrimExprWithOp, StringImm, Var
@@ -145,31 +145,21 @@ def _tensors_read(roots) -> list:
     """
     found: list = []
     keys: set = set()
-    visited: set = set()
-    stack = list(reversed(roots))
-    while stack:
-        item = stack.pop()
-        if type(item) in _LEAVES:
-            continue
-        if isinstance(item, Node):
-            if id(item) in visited:
-                continue
-            visited.add(id(item))
-            if isinstance(item, ProducerLoad):
-                tensor = item.producer
-                key = (id(tensor.op), tensor.value_index)
-                if key not in keys:
-                    keys.add(key)
-                    found.append(tensor)
-                children = list(item.indices)
-            else:
-                children = list(iter_children(item))
-        elif isinstance(item, (tuple, list, dict)):
-            children = list(iter_children(item))
-        else:
-            continue
-        children.reverse()
-        stack.extend(children)
+
+    def below(node):
+        if type(node) in _LEAVES:
+            return ()
+        if isinstance(node, ProducerLoad):
+            tensor = node.producer
+            key = (id(tensor.op), tensor.value_index)
+            if key not in keys:
+                keys.add(key)
+                found.append(tensor)
+            return node.indices
+        return None
+
+    for _ in walk(list(roots), children=below, unique=True):
+        pass
     return found
 
 

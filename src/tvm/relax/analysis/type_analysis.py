@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import enum
 
-from ...ffi.node import Node, iter_children
+from ...ffi.node import Node, walk
 from ...ffi.structural import structural_equal
 from ...ir.type import PrimType, TupleType, Type
 from ...tirx.expr import IntImm
@@ -250,24 +250,12 @@ def tir_vars_in(value) -> list:
     elif cls is tuple and all(type(item) is IntImm for item in value):
         return []
     seen = {}
-    # Why the own walk: this runs for every shape a builder, normalizer or pass looks at, and
-    # most dims are integer literals; a literal holds no variable, so it is skipped without
-    # the generic walk's per-node child iteration. Same pre-order as ``walk`` otherwise.
-    stack = [value]
-    while stack:
-        item = stack.pop()
-        if type(item) is IntImm:
-            continue
-        if isinstance(item, Node):
-            if item._sequal_kind == "var" and hasattr(item, "dtype") and id(item) not in seen:
-                seen[id(item)] = item
-            children = list(iter_children(item))
-        elif isinstance(item, (tuple, list, dict)):
-            children = list(iter_children(item))
-        else:
-            continue
-        children.reverse()
-        stack.extend(children)
+    # Why the children hook: this runs for every shape a builder, normalizer or pass looks
+    # at, and most dims are integer literals; a literal holds no variable, so it is not
+    # entered (no per-node child iteration).
+    for node in walk(value, children=lambda n: () if type(n) is IntImm else None):
+        if node._sequal_kind == "var" and hasattr(node, "dtype") and id(node) not in seen:
+            seen[id(node)] = node
     return list(seen.values())
 
 
