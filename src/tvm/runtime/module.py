@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import os
 import shutil
-import statistics
 import subprocess
 import tempfile
 import time
@@ -44,6 +43,8 @@ class BenchmarkResult:
         self.results = tuple(float(r) for r in results)
         if not self.results:
             raise ValueError("BenchmarkResult needs at least one measurement")
+        import statistics  # lazy: 2-3 ms (decimal, fractions) on every first build otherwise
+
         self.mean = statistics.fmean(self.results)
         self.median = statistics.median(self.results)
         self.min = min(self.results)

@@ -76,12 +76,13 @@ FAST_EXP = True
 #: 28-float rows was 60 ms of O3 for no speed (memory-bound, each iteration independent).
 #: None: every loop is left to LLVM's unroller.
 UNROLL_MAX_EXTENT: int | None = 32
-#: Kernels doing at most this many element stores (all loop extents constant) have every
-#: loop marked not to be vectorized or unrolled by LLVM: their run time is a microsecond or
-#: two either way, and LLVM's vectorization and unrolling of them cost about half of their
-#: compile time (a training step's loss kernels). Not ``optsize``: LLVM 20's vectorizer
-#: miscompiles a ``maxnum`` reduction under it (argmax of 6x5 skipped the 5th column).
-#: None: no kernel is treated so.
+#: Kernels doing at most this many element stores (all loop extents constant) are
+#: ``optnone``: LLVM neither optimizes them nor selects their instructions carefully. They
+#: run for a microsecond or a few either way (the loss kernels of the 64-row MLP step: step
+#: time 0.501 -> 0.506 ms), while LLVM spent 23 ms of that step's 210 ms on seven of them,
+#: even with their loops marked not to be vectorized or unrolled. Not
+#: ``optsize``: LLVM 20's vectorizer miscompiles a ``maxnum`` reduction under it (argmax of
+#: 6x5 skipped the 5th column). None: no kernel is treated so.
 SMALL_KERNEL_STORES: int | None = 4096
 _ERROR_SET = "TVMFFIErrorSetRaisedFromCStr"
 _ALLOC_WS = "TVMBackendAllocWorkspace"
@@ -127,6 +128,9 @@ class CodeGenLLVM(ExprEmitter):
             if kind == "data" and noalias:
                 arg.add_attribute("noalias")
         self._noalias_ids = {id(v) for kind, v, _ in inner_args if kind == "data" and noalias}
+        if self._small:
+            inner.attributes.add("noinline")  # required with optnone
+            inner.attributes.add("optnone")
         self._emit_body(func, inner, inner_args)
 
         def value_of(builder, args, entry):
@@ -367,25 +371,16 @@ class CodeGenLLVM(ExprEmitter):
         nxt = b.add(index, ir.Constant(ty, 1), name=f"{op.loop_var.name}.next")
         index.add_incoming(nxt, latch)
         back = b.cbranch(b.icmp_signed("<", nxt, stop), head, done)
-        if self._small:
-            back.set_metadata("llvm.loop", self._loop_id(unroll=False, vectorize=False))
-        elif UNROLL_MAX_EXTENT is not None and (not (
+        if not self._small and UNROLL_MAX_EXTENT is not None and (not (
                 isinstance(op.extent, E.IntImm) and op.extent.value <= UNROLL_MAX_EXTENT)
                 or _vector_map(op.body)):
-            back.set_metadata("llvm.loop", self._loop_id(unroll=False))
+            back.set_metadata("llvm.loop", self._unroll_disabled())
         b.position_at_end(done)
 
-    def _loop_id(self, unroll: bool = True, vectorize: bool = True):
-        """A new loop ID node: ``!N = !{!N, !{"llvm.loop.unroll.disable"}, ...}``."""
+    def _unroll_disabled(self):
+        """A new loop ID node: ``!N = !{!N, !{"llvm.loop.unroll.disable"}}``."""
         module = self.module
-        hints = []
-        if not unroll:
-            hints.append(module.add_metadata([ir.MetaDataString(module,
-                                                                "llvm.loop.unroll.disable")]))
-        if not vectorize:
-            hints.append(module.add_metadata([ir.MetaDataString(module,
-                                                                "llvm.loop.vectorize.enable"),
-                                              ir.Constant(ir.IntType(1), 0)]))
+        hints = [module.add_metadata([ir.MetaDataString(module, "llvm.loop.unroll.disable")])]
         # A loop ID refers to itself (LLVM's convention); llvmlite uniques metadata by
         # operands, so the node is made directly and its first operand patched.
         loop_id = ir.MDValue(module, hints, name=str(len(module.metadata)))
@@ -404,6 +399,9 @@ class CodeGenLLVM(ExprEmitter):
         fn = ir.Function(self.module, ir.FunctionType(I32, [v.type for v in captured] + [I64, I64]),
                          name)
         fn.linkage = "internal"
+        # Not inlined into its task: LLVM would optimize the loop nest a second time there
+        # (6-9% of a training step's LLVM time); the call costs once per task, not per row.
+        fn.attributes.add("noinline")
         for key, arg in zip(keys, fn.args):
             if key in self._noalias_ids:
                 arg.add_attribute("noalias")

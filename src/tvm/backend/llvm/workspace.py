@@ -76,7 +76,8 @@ _LOCK = threading.Lock()
 
 @functools.cache
 def _compile() -> dict:
-    return disk_cache.jit_runtime_module(workspace_ir(), "pytvm_workspace", SYMBOLS)
+    # Two calls of malloc/free: code generation at level 0 (half the time of level 1).
+    return disk_cache.jit_runtime_module(workspace_ir(), "pytvm_workspace", SYMBOLS, opt_level=0)
 
 
 def register_symbols() -> dict:
