@@ -23,11 +23,35 @@ def _define_line(text, name):
                 if line.startswith("define") and f'@"{name}"' in line)
 
 
+def _attributes(text, name):
+    return _define_line(text, name).rsplit(")", 1)[1].split()
+
+
 def test_small_kernels_are_not_optimized_by_llvm():
     text = _ir(_exp((64, 10)))  # 640 stores <= SMALL_KERNEL_STORES
-    assert "optnone" in _define_line(text, "f_compute").split(")")[-1]
+    assert "optnone" in _attributes(text, "f_compute")
     assert "!llvm.loop" not in text  # no hints: LLVM leaves the function as it is anyway
-    assert "optnone" not in _define_line(_ir(_exp((64, 256))), "f_compute")
+
+
+def test_only_the_loop_body_of_a_parallel_kernel_is_optimized():
+    text = _ir(_exp((64, 256)))
+    assert "optnone" in _attributes(text, "f_compute")  # stores the closure, launches
+    assert "optnone" in _attributes(text, "f_parallel_1_task")  # splits the range, calls
+    assert _attributes(text, "f_parallel_1") == ["noinline"]  # the loops
+    declared = [line for line in text.splitlines() if line.startswith("declare")]
+    assert declared and not any("optnone" in line for line in declared)
+
+
+def test_large_serial_kernels_are_optimized():
+    from tvm.script import tirx as T
+
+    @T.prim_func
+    def f(a: T.Buffer((64, 256), "float32"), b: T.Buffer((64, 256), "float32")):
+        for i, j in T.grid(64, 256):
+            b[i, j] = a[i, j] * T.float32(2)
+
+    mod = lower(tvm.IRModule({"f": f.with_attr("global_symbol", "f")}), default_schedule=False)
+    assert "optnone" not in _attributes(str(codegen.codegen_module(mod)), "f_compute")
 
 
 def test_long_loops_of_large_kernels_are_not_unrolled_but_vectorizable():

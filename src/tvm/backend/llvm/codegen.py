@@ -76,11 +76,13 @@ FAST_EXP = True
 #: 28-float rows was 60 ms of O3 for no speed (memory-bound, each iteration independent).
 #: None: every loop is left to LLVM's unroller.
 UNROLL_MAX_EXTENT: int | None = 32
-#: Kernels doing at most this many element stores (all loop extents constant) are
-#: ``optnone``: LLVM neither optimizes them nor selects their instructions carefully. They
-#: run for a microsecond or a few either way (the loss kernels of the 64-row MLP step: step
-#: time 0.501 -> 0.506 ms), while LLVM spent 23 ms of that step's 210 ms on seven of them,
-#: even with their loops marked not to be vectorized or unrolled. Not
+#: Kernel functions doing at most this many element stores outside parallel loops (all loop
+#: extents constant) are ``optnone``: LLVM neither optimizes them nor selects their
+#: instructions carefully. Small kernels run for a microsecond or a few either way (the loss
+#: kernels of the 64-row MLP step: step time 0.501 -> 0.506 ms), while LLVM spent 23 ms of
+#: that step's 210 ms on seven of them, even with their loops marked not to be vectorized or
+#: unrolled. A parallel kernel's function only launches its loop body (a function of its
+#: own, optimized as usual) on the thread pool. Not
 #: ``optsize``: LLVM 20's vectorizer miscompiles a ``maxnum`` reduction under it (argmax of
 #: 6x5 skipped the 5th column). None: no kernel is treated so.
 SMALL_KERNEL_STORES: int | None = 4096
@@ -122,7 +124,8 @@ class CodeGenLLVM(ExprEmitter):
                      for kind, v, _ in inner_args]
         inner = ir.Function(self.module, ir.FunctionType(I32, arg_types), f"{name}_compute")
         inner.linkage = "internal"
-        self._small = SMALL_KERNEL_STORES is not None and _stores(func.body) <= SMALL_KERNEL_STORES
+        self._small = (SMALL_KERNEL_STORES is not None
+                       and _serial_stores(func.body) <= SMALL_KERNEL_STORES)
         for (kind, var, _), arg in zip(inner_args, inner.args):
             arg.name = var.name
             if kind == "data" and noalias:
@@ -393,7 +396,7 @@ class CodeGenLLVM(ExprEmitter):
         used = _used_var_ids(op)
         keys = [k for k in self.vars if k in used]
         captured = [self.vars[k] for k in keys]
-        outer = (self.builder, self.vars, self._loops, self._scopes, self._entry)
+        outer = (self.builder, self.vars, self._loops, self._scopes, self._entry, self._small)
         self._par_count += 1
         name = f"{self.func_name}_parallel_{self._par_count}"
         fn = ir.Function(self.module, ir.FunctionType(I32, [v.type for v in captured] + [I64, I64]),
@@ -409,6 +412,7 @@ class CodeGenLLVM(ExprEmitter):
         self.builder = ir.IRBuilder(entry)
         self.vars = dict(zip(keys, fn.args))
         self._loops, self._scopes, self._entry = [], [[]], entry
+        self._small = False  # the loop body is optimized even when its launcher is not
         begin, end = fn.args[-2], fn.args[-1]
         start = self.emit_expr(op.min)
         ty = start.type
@@ -432,7 +436,7 @@ class CodeGenLLVM(ExprEmitter):
         b.cbranch(b.icmp_signed("<", nxt, end), body_bb, done)
         b.position_at_end(done)
         b.ret(ir.Constant(I32, 0))
-        self.builder, self.vars, self._loops, self._scopes, self._entry = outer
+        self.builder, self.vars, self._loops, self._scopes, self._entry, self._small = outer
 
         def chunk(tb, chunk_begin, chunk_end, values):
             status = tb.call(fn, [*values, chunk_begin, chunk_end])
@@ -441,6 +445,10 @@ class CodeGenLLVM(ExprEmitter):
 
         status = emit_parallel_chunks(self.builder, _fit(self.builder, extent, I64), captured,
                                       chunk, name=f"{name}_task")
+        # The task only splits the range and calls the body: once per thread and launch.
+        task = status.args[0]
+        task.attributes.add("noinline")
+        task.attributes.add("optnone")
         self._return_on_error(status)
 
     def _return_on_error(self, status):
@@ -751,12 +759,15 @@ register_expr_method(E.Call, CodeGenLLVM._call)
 
 
 class _StoreCounter(StmtVisitor):
-    """Counts element stores of a statement, loops multiplied out (inf: a symbolic extent)."""
+    """Counts element stores of a statement, loops multiplied out (inf: a symbolic extent);
+    parallel loops are not entered (their bodies become functions of their own)."""
 
     def __init__(self):
         self.scale, self.count = 1, 0
 
     def visit_for_(self, op: For):
+        if op.kind == ForKind.PARALLEL:
+            return
         outer = self.scale
         extent = op.extent.value if isinstance(op.extent, E.IntImm) else float("inf")
         self.scale = outer * extent
@@ -790,8 +801,8 @@ def _vector_map(body) -> bool:
     return vector[0] and not (stored & loaded)
 
 
-def _stores(stmt) -> float:
-    """How many elements ``stmt`` stores (see :class:`_StoreCounter`)."""
+def _serial_stores(stmt) -> float:
+    """How many elements ``stmt`` stores outside parallel loops (see :class:`_StoreCounter`)."""
     counter = _StoreCounter()
     counter.visit_stmt(stmt)
     return counter.count
