@@ -245,7 +245,9 @@ def _compile_prim_funcs(mod, target, tir_pipeline):
     # first part while Python still lowers the others.
     for group in _partition(mod, PARTS_PER_THREAD * threads if threads > 1 else 1):
         lowered = lower(IRModule(group, attrs=mod.attrs), target, tir_pipeline)
-        compiler.submit(codegen_module(lowered, module_name=module_name))
+        kernels, wrappers = codegen_module(lowered, module_name=module_name, split_wrappers=True)
+        compiler.submit(kernels)
+        compiler.submit(wrappers, opt_level=0)  # unpacking and checks: fast code generation
     return compiler.finish()
 
 

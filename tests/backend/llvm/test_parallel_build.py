@@ -69,8 +69,13 @@ def test_partition_balances_and_keeps_order():
 
 def test_compile_in_parts_runs_and_exports(threads, tmp_path):
     lib = tvm.compile(_kernels())
-    # Two parts per compile thread (so compiling overlaps generating), at most one per function.
-    assert len(lib.impl.ir_texts) == 4
+    # Two parts per compile thread (so compiling overlaps generating), at most one per function,
+    # each compiled as two modules: the kernels, and their packed wrappers at level 0.
+    assert len(lib.impl.ir_texts) == 8
+    wrappers = lib.impl.ir_texts[1::2]
+    assert all("define i32 @__tvm_ffi_" in text and "declare hidden i32 @" in text
+               for text in wrappers)
+    assert not any("@__tvm_ffi_" in text for text in lib.impl.ir_texts[::2])
     assert sorted(lib.function_names()) == ["add", "expo", "rowsum", "scale"]
     _check(lib)
     # The parts are linked into one module for assembly and for a single object file.

@@ -94,12 +94,16 @@ _FREE_WS = "TVMBackendFreeWorkspace"
 class CodeGenLLVM(ExprEmitter):
     """Emit PrimFuncs into one llvmlite module; see the module docstring."""
 
-    def __init__(self, module_name: str = "pytvm"):
+    def __init__(self, module_name: str = "pytvm", split_wrappers: bool = False):
         self.module = ir.Module(module_name)
+        # With split_wrappers, the packed wrappers go to a module of their own (see
+        # codegen_module) and the kernels they call are hidden external functions.
+        self.wrappers = ir.Module(f"{module_name}.wrappers") if split_wrappers else None
         self.builder = None
         self.vars = {}
         self.func_name = ""
         self._strings = {}
+        self._wrapper_strings = {}
         self._loops = []  # (continue block, break block) of enclosing loops
         self._scopes = []  # heap allocations to free per statement scope
         self._noalias_ids = set()  # ids of buffer data vars that may be marked noalias
@@ -123,7 +127,9 @@ class CodeGenLLVM(ExprEmitter):
         arg_types = [value_type(v.dtype) if kind != "data" else PTR
                      for kind, v, _ in inner_args]
         inner = ir.Function(self.module, ir.FunctionType(I32, arg_types), f"{name}_compute")
-        inner.linkage = "internal"
+        # llvmlite prints the linkage string verbatim: "hidden" is the visibility (external
+        # linkage, not exported from a shared library).
+        inner.linkage = "internal" if self.wrappers is None else "hidden"
         self._small = (SMALL_KERNEL_STORES is not None
                        and _serial_stores(func.body) <= SMALL_KERNEL_STORES)
         for (kind, var, _), arg in zip(inner_args, inner.args):
@@ -164,10 +170,21 @@ class CodeGenLLVM(ExprEmitter):
                 self._emit_dim_checks(builder, args, name, dim_checks,
                                       {id(e[1]): value_of(builder, args, e) for e in inner_args
                                        if e[0] != "data"})
-            return builder.call(inner, [value_of(builder, args, e) for e in inner_args])
+            return builder.call(callee, [value_of(builder, args, e) for e in inner_args])
 
         dim_checks = list(self._dim_checks)
-        wrapper = emit_packed_function(self.module, name, params, body)
+        if self.wrappers is None:
+            callee = inner
+            wrapper = emit_packed_function(self.module, name, params, body)
+        else:
+            callee = ir.Function(self.wrappers, inner.function_type, inner.name)
+            callee.linkage = "hidden"
+            kernels, self.module = self.module, self.wrappers
+            strings, self._strings = self._strings, self._wrapper_strings
+            try:  # string constants and declarations the checks need go to the wrappers
+                wrapper = emit_packed_function(self.wrappers, name, params, body)
+            finally:
+                self.module, self._strings = kernels, strings
         # The wrapper only unpacks and checks arguments (calls of the shared helpers) and
         # calls the kernel: optimizing it buys nothing measurable per call, but cost LLVM
         # ~5 ms of O3 and instruction selection per kernel (10-20% of a training-step
@@ -830,12 +847,18 @@ def exported_symbols(mod) -> dict:
     return owners
 
 
-def codegen_module(mod, module_name: str = "pytvm") -> ir.Module:
+def codegen_module(mod, module_name: str = "pytvm", split_wrappers: bool = False):
     """Emit every PrimFunc of a lowered ``IRModule`` (named by ``global_symbol`` or its
-    GlobalVar) into one llvmlite module."""
-    cg = CodeGenLLVM(module_name)
+    GlobalVar) into one llvmlite module.
+
+    ``split_wrappers``: return ``(kernels, wrappers)``, two modules to compile separately and
+    load together: the packed wrappers (argument unpacking and checks, then one call) in the
+    second, which ``tvm.compile`` has LLVM compile at level 0: instruction selection at level
+    0 is 2-3 times cheaper, even for functions that are ``optnone`` already.
+    """
+    cg = CodeGenLLVM(module_name, split_wrappers)
     exported_symbols(mod)
     for gvar, func in mod.functions.items():
         if isinstance(func, PrimFunc):
             cg.add_function(func, str(func.get_attr("global_symbol") or gvar.name_hint))
-    return cg.module
+    return (cg.module, cg.wrappers) if split_wrappers else cg.module

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import collections
 import concurrent.futures
+import dataclasses
 import hashlib
 import os
 import re
@@ -336,8 +337,8 @@ class PartCompiler:
 
     :meth:`submit` hands each part to a compile thread at once, so a caller that generates
     the parts one after the other (``tvm.compile``) overlaps its Python code generation with
-    LLVM's work on the parts already submitted. Parts must not refer to each other's
-    functions; exported names must be distinct. :meth:`finish` waits, stores new objects in
+    LLVM's work on the parts already submitted. Parts may call each other's external
+    (``hidden``) functions, not internal ones; exported names must be distinct. :meth:`finish` waits, stores new objects in
     the disk cache and returns the ``tvm.runtime.Module``.
 
     With ``use_cache``, a part compiled earlier in this process or found in the disk cache is
@@ -368,18 +369,22 @@ class PartCompiler:
         self._active = 0
         self._workers: list = []
 
-    def submit(self, part, key: str | None = None) -> None:
+    def submit(self, part, key: str | None = None, opt_level: int | None = None) -> None:
         """Start compiling one part (an llvmlite ``ir.Module`` or LLVM IR text).
 
-        ``key``: its :func:`cache_key`, when the caller computed it already.
+        ``key``: its :func:`cache_key`, when the caller computed it already. ``opt_level``:
+        LLVM's level for this part (None: the target's). Parts may call each other's
+        non-internal functions (they are loaded into one engine, or linked into one library).
         """
         text = part if isinstance(part, str) else str(part)
         if self.name is None:
             self.name = getattr(part, "name", None) or "module"
+        options = self.options if opt_level is None else \
+            dataclasses.replace(self.options, opt_level=opt_level)
         if not self.use_cache:
             key = None
         elif key is None:
-            key = cache_key(text, self.options)
+            key = cache_key(text, options)
         self.keys.append(key)
         entry = None
         if key is not None:
@@ -394,10 +399,10 @@ class PartCompiler:
             return
         self._missing.append(index)
         if self._threads < 2:
-            self._entries[index] = compile_ir(text, self.name, self.options)
+            self._entries[index] = compile_ir(text, self.name, options)
             return
         with self._lock:
-            self._pending.append((index, text))
+            self._pending.append((index, text, options))
             start = self._active < self._threads - 1
             if start:
                 self._active += 1
@@ -413,9 +418,9 @@ class PartCompiler:
                     # empty: a part submitted from now on starts a new worker.
                     self._active -= worker
                     return
-                index, text = self._pending.popleft()
+                index, text, options = self._pending.popleft()
             try:
-                self._entries[index] = compile_ir(text, self.name, self.options)
+                self._entries[index] = compile_ir(text, self.name, options)
             except BaseException:
                 with self._lock:
                     self._active -= worker
