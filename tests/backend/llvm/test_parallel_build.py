@@ -208,3 +208,39 @@ def test_private_llvm_threads_do_not_take_llvmlites_lock():
         assert blocked.is_alive()  # an ordinary llvmlite call waits for the lock
     blocked.join(timeout=60)
     assert not blocked.is_alive()
+
+
+def test_finish_runs_the_callers_idle_work_while_a_thread_compiles(threads, monkeypatch):
+    import threading
+
+    entered, released, calls = threading.Event(), threading.Event(), []
+    compile_ir = jit.compile_ir
+
+    def slow_compile(*args, **kwargs):
+        entered.set()
+        assert released.wait(10), "finish() never ran while_waiting"
+        return compile_ir(*args, **kwargs)
+
+    monkeypatch.setattr(jit, "compile_ir", slow_compile)
+    compiler = jit.PartCompiler(name="idle", use_cache=False)
+    compiler.submit(elementwise_add_module("idle_add"))
+    assert entered.wait(10)  # a compile thread holds the only part
+
+    def idle():
+        calls.append(threading.current_thread() is threading.main_thread())
+        released.set()
+
+    lib = compiler.finish(while_waiting=idle)
+    assert calls == [True]
+    a, b, c = (np.full(16, v, "float32") for v in (1, 2, 0))
+    lib["idle_add"](a, b, c)
+    np.testing.assert_array_equal(c, 3)
+
+
+def test_finish_skips_idle_work_when_nothing_is_compiling(monkeypatch):
+    monkeypatch.setattr(jit, "COMPILE_THREADS", 1)
+    compiler = jit.PartCompiler(name="serial", use_cache=False)
+    compiler.submit(elementwise_add_module("serial_add"))
+    calls = []
+    compiler.finish(while_waiting=lambda: calls.append(1))
+    assert calls == []

@@ -434,11 +434,18 @@ class PartCompiler:
             return self.keys[0]
         return hashlib.sha256("|".join(self.keys).encode()).hexdigest()
 
-    def finish(self) -> Module:
-        """Wait for every part and load them, in order, into one ``tvm.runtime.Module``."""
+    def finish(self, while_waiting=None) -> Module:
+        """Wait for every part and load them, in order, into one ``tvm.runtime.Module``.
+
+        ``while_waiting``: called (once, with no arguments) when the queue is empty but a
+        compile thread is still at work, i.e. in time the caller would otherwise spend
+        waiting; ``tvm.compile`` collects its garbage there.
+        """
         if not self._entries:
             raise ValueError("build_module: no LLVM module to compile (an empty list of parts)")
         self._drain()  # what no worker has taken yet, compiled here
+        if while_waiting is not None and not all(worker.done() for worker in self._workers):
+            while_waiting()
         for worker in self._workers:
             worker.result()  # waits; raises a worker's error (invalid IR)
         entries = self._entries
