@@ -229,7 +229,7 @@ def _compile_prim_funcs(mod, target, tir_pipeline):
     ones. The runtime helpers the kernels call are JIT-compiled in the background meanwhile.
     """
     # Lazy: llvmlite is imported only when something is compiled.
-    from ..backend.llvm.codegen import codegen_module, exported_symbols
+    from ..backend.llvm.codegen import exported_symbols
     from ..backend.llvm.jit import PartCompiler, compile_threads, prepare_runtime
 
     prepare_runtime()
@@ -244,12 +244,24 @@ def _compile_prim_funcs(mod, target, tir_pipeline):
     # More parts than threads, each lowered and generated on its own: LLVM starts on the
     # first part while Python still lowers the others.
     for group in _partition(mod, PARTS_PER_THREAD * threads if threads > 1 else 1):
-        lowered = lower(IRModule(group, attrs=mod.attrs), target, tir_pipeline)
-        kernels, wrappers = codegen_module(lowered, module_name=module_name, split_wrappers=True)
-        compiler.submit(kernels)
-        compiler.submit(wrappers, opt_level=0)  # unpacking and checks: fast code generation
-    del group, lowered, kernels, wrappers  # garbage now (llvmlite modules are cycles)
+        _submit_part(compiler, IRModule(group, attrs=mod.attrs), target, tir_pipeline,
+                     module_name)
     return compiler.finish(while_waiting=_collect_young_garbage)
+
+
+def _submit_part(compiler, mod, target, tir_pipeline, module_name) -> None:
+    """Lower one group, generate its LLVM IR and hand it to ``compiler``.
+
+    Two LLVM modules: the kernels, and their packed wrappers (argument unpacking and checks,
+    then one call), which LLVM compiles at level 0 (fast instruction selection).
+    """
+    # Lazy: llvmlite is imported only when something is compiled.
+    from ..backend.llvm.codegen import codegen_module
+
+    lowered = lower(mod, target, tir_pipeline)
+    kernels, wrappers = codegen_module(lowered, module_name=module_name, split_wrappers=True)
+    compiler.submit(kernels)
+    compiler.submit(wrappers, opt_level=0)
 
 
 def _collect_young_garbage() -> None:

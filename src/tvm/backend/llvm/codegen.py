@@ -82,9 +82,9 @@ UNROLL_MAX_EXTENT: int | None = 32
 #: kernels of the 64-row MLP step: step time 0.501 -> 0.506 ms), while LLVM spent 23 ms of
 #: that step's 210 ms on seven of them, even with their loops marked not to be vectorized or
 #: unrolled. A parallel kernel's function only launches its loop body (a function of its
-#: own, optimized as usual) on the thread pool. Not
-#: ``optsize``: LLVM 20's vectorizer miscompiles a ``maxnum`` reduction under it (argmax of
-#: 6x5 skipped the 5th column). None: no kernel is treated so.
+#: own, optimized as usual) on the thread pool. Not ``optsize``: LLVM 20's vectorizer
+#: miscompiles a ``maxnum`` reduction under it (argmax of 6x5 skipped the 5th column).
+#: None: no kernel is treated so.
 SMALL_KERNEL_STORES: int | None = 4096
 _ERROR_SET = "TVMFFIErrorSetRaisedFromCStr"
 _ALLOC_WS = "TVMBackendAllocWorkspace"

@@ -338,8 +338,9 @@ class PartCompiler:
     :meth:`submit` hands each part to a compile thread at once, so a caller that generates
     the parts one after the other (``tvm.compile``) overlaps its Python code generation with
     LLVM's work on the parts already submitted. Parts may call each other's external
-    (``hidden``) functions, not internal ones; exported names must be distinct. :meth:`finish` waits, stores new objects in
-    the disk cache and returns the ``tvm.runtime.Module``.
+    (``hidden``) functions, not internal ones (they are loaded into one engine, or linked
+    into one library); exported names must be distinct. :meth:`finish` waits, stores new
+    objects in the disk cache and returns the ``tvm.runtime.Module``.
 
     With ``use_cache``, a part compiled earlier in this process or found in the disk cache is
     not compiled again, and a module whose parts were all loaded together before is returned
@@ -373,8 +374,7 @@ class PartCompiler:
         """Start compiling one part (an llvmlite ``ir.Module`` or LLVM IR text).
 
         ``key``: its :func:`cache_key`, when the caller computed it already. ``opt_level``:
-        LLVM's level for this part (None: the target's). Parts may call each other's
-        non-internal functions (they are loaded into one engine, or linked into one library).
+        LLVM's level for this part (None: the target's).
         """
         text = part if isinstance(part, str) else str(part)
         if self.name is None:
