@@ -437,15 +437,15 @@ class PartCompiler:
     def finish(self, while_waiting=None) -> Module:
         """Wait for every part and load them, in order, into one ``tvm.runtime.Module``.
 
-        ``while_waiting``: called (once, with no arguments) when the queue is empty but a
-        compile thread is still at work, i.e. in time the caller would otherwise spend
-        waiting; ``tvm.compile`` collects its garbage there.
+        ``while_waiting``: called (once, with no arguments) first when a compile thread is
+        at work, so that it runs while LLVM compiles there (before this thread takes its
+        share of the queued parts); ``tvm.compile`` collects its garbage there.
         """
         if not self._entries:
             raise ValueError("build_module: no LLVM module to compile (an empty list of parts)")
-        self._drain()  # what no worker has taken yet, compiled here
         if while_waiting is not None and not all(worker.done() for worker in self._workers):
             while_waiting()
+        self._drain()  # what no worker has taken yet, compiled here
         for worker in self._workers:
             worker.result()  # waits; raises a worker's error (invalid IR)
         entries = self._entries
