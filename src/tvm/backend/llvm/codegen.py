@@ -25,8 +25,6 @@ from __future__ import annotations
 
 import hashlib
 
-from llvmlite import ir  # this module is only imported by code that is generating LLVM IR
-
 from ...ir.op import Op
 from ...tirx import expr as E
 from ...tirx.function import PrimFunc
@@ -49,6 +47,7 @@ from ...tirx.stmt import (
 )
 from ...tirx.stmt_functor import StmtVisitor, post_order_visit
 from . import intrin
+from . import irtext as ir  # llvmlite.ir's interface, faster (see irtext.py)
 from .codegen_expr import (
     I8,
     I32,

@@ -8,12 +8,11 @@ to nearest even). ``xL`` dtypes are LLVM vectors of ``L`` lanes.
 
 from __future__ import annotations
 
-from llvmlite import ir  # this module is only imported by code that is generating LLVM IR
-
 from ...runtime.data_type import dtype_info
 from ...tirx import expr as E
 from ...tirx.stmt import BufferLoad
 from . import codegen_fp8 as fp8
+from . import irtext as ir  # llvmlite.ir's interface, faster (see irtext.py)
 from .codegen_fp8 import FP8_FORMATS
 
 I1, I8, I16, I32, I64 = (ir.IntType(b) for b in (1, 8, 16, 32, 64))

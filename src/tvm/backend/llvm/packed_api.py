@@ -48,8 +48,7 @@ import dataclasses
 import functools
 from collections.abc import Callable, Sequence
 
-from llvmlite import ir  # this module is only imported by code that is generating LLVM IR
-
+from . import irtext as ir  # llvmlite.ir's interface, faster (see irtext.py)
 from .packed_checks import (  # noqa: F401  (re-exported: parallel.py, testing.py, tests)
     CHECK_COMPACT,
     CHECK_DEVICE,

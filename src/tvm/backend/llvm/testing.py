@@ -6,8 +6,7 @@ generator uses :mod:`tvm.backend.llvm.packed_api` and :mod:`tvm.backend.llvm.par
 
 from __future__ import annotations
 
-from llvmlite import ir  # only imported by tests and benchmarks that build kernels
-
+from . import irtext as ir  # llvmlite.ir's interface, faster (see irtext.py)
 from .packed_api import (
     I32,
     I64,
