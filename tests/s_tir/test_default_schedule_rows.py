@@ -107,3 +107,28 @@ def test_conv_bias_relu_run_row_by_row():
         for dw in range(3):
             want += wv[None, :, 0, dh, dw, None, None] * pad[:, :, dh:dh + 10, dw:dw + 10]
     np.testing.assert_allclose(got, np.maximum(want + bv, 0), rtol=1e-4, atol=1e-4)
+
+
+@T.prim_func(s_tir=True)
+def row_expsum(x: T.Buffer((256, 10), "float32"), m: T.Buffer((256,), "float32"),
+               s: T.Buffer((256,), "float32")):
+    # softmax's sum: m[i] (the row max) is the same for every k, x is streamed along k.
+    for i, k in T.grid(256, 10):
+        with T.sblock("expsum"):
+            vi, vk = T.axis.remap("SR", [i, k])
+            with T.init():
+                s[vi] = T.float32(0)
+            s[vi] = s[vi] + T.exp(x[vi, vk] - m[vi])
+
+
+def test_a_load_the_reduction_does_not_stream_keeps_the_reduction_innermost():
+    # Moving i inside k would vectorize m[i] (loop-invariant along k) at the price of reading
+    # x with a stride of 10 floats; the row loop stays outside, the reduction inside.
+    out = schedule_prim_func(row_expsum)
+    assert [lp.loop_var.name for lp in _loop_sharing(out, {"expsum"})] == ["i", "k"]
+    rng = np.random.default_rng(5)
+    x = rng.standard_normal((256, 10)).astype("float32")
+    m = x.max(axis=1)
+    got = np.zeros(256, "float32")
+    _compile(row_expsum)(x, m, got)
+    np.testing.assert_allclose(got, np.exp(x - m[:, None]).sum(axis=1), rtol=1e-5)

@@ -46,9 +46,12 @@ FuseTIR's functions have no ``"s_tir"`` attribute, a root block realize marks th
    per-tile buffers, and their allocations are dropped.
 2. **generic**: when the innermost loop is a reduction and the last spatial loop indexes the
    output's last (contiguous) dimension, that spatial loop is moved innermost when it also
-   runs along an input's last axis or the reduction runs along none (the reduction runs
-   outside it, so the innermost loop is vectorizable: ``sum(A, axis=0)``, untiled matmul
-   ``for i, k, j``), unless it has fewer than 8 iterations and the reduction at least 8;
+   runs along the last axis of an input the reduction streams through, or the reduction runs
+   along none (the reduction runs outside it, so the innermost loop is vectorizable:
+   ``sum(A, axis=0)``, untiled matmul ``for i, k, j``; not softmax's
+   ``sum(exp(X[i, k] - max[i]))``, where ``max[i]`` is the same for every ``k`` and moving
+   ``i`` inside would read ``X`` across rows), unless it has fewer than 8 iterations and the
+   reduction at least 8;
    then the outermost loop becomes ``T.parallel`` when it is spatial, the nest does enough
    work (at least 4096 iterations, or a symbolic extent) and is not memory-bound (it has a
    reduction or calls a function such as ``exp``; see ``PARALLEL_MEMORY_BOUND``); the
@@ -570,7 +573,7 @@ def _moved_inside(headers, kind_of, block, realize):
     reduce_vars = [h.var for h in headers if not kind_of[id(h.var)]]
     if (not kind_of[id(headers[-1].var)] and out_last is not None
             and (not _indexes_last_dim_of_a_load(block, realize, reduce_vars)
-                 or _indexes_last_dim_of_a_load(block, realize, [out_last]))):
+                 or _indexes_last_dim_of_a_load(block, realize, [out_last], reduce_vars))):
         last_spatial = [h for h in headers if kind_of[id(h.var)]]
         if last_spatial and last_spatial[-1].var is out_last:
             moved, inner = last_spatial[-1], headers[-1]
@@ -583,10 +586,20 @@ def _moved_inside(headers, kind_of, block, realize):
     return None
 
 
-def _indexes_last_dim_of_a_load(block, realize, loop_vars) -> bool:
-    """Whether one of ``loop_vars`` is bound to an iterator used in a load's last index."""
-    bound = {id(iv.var) for iv, v in zip(block.iter_vars, realize.iter_values)
-             if any(v is lv for lv in loop_vars)}
+def _indexes_last_dim_of_a_load(block, realize, loop_vars, streamed_by=None) -> bool:
+    """Whether one of ``loop_vars`` is bound to an iterator used in a load's last index.
+
+    ``streamed_by``: only loads that also use an iterator bound to one of these loop
+    variables count (the loads a reduction loop streams through; ``mean[i]`` in
+    ``sum((X[i, k] - mean[i]) ** 2)`` is the same for every ``k``).
+    """
+
+    def bound_to(variables):
+        return {id(iv.var) for iv, v in zip(block.iter_vars, realize.iter_values)
+                if any(v is lv for lv in variables)}
+
+    bound = bound_to(loop_vars)
+    streaming = None if streamed_by is None else bound_to(streamed_by)
     found = []
 
     def visit_index(node):
@@ -595,9 +608,17 @@ def _indexes_last_dim_of_a_load(block, realize, loop_vars) -> bool:
 
     outputs = {id(st.buffer) for st in _stores(block)}
 
+    def streamed(load) -> bool:
+        hits = []
+        for index in load.indices:
+            post_order_visit(index, lambda n: hits.append(n) if isinstance(n, Var)
+                             and id(n) in streaming else None)
+        return bool(hits)
+
     def visit(node):
         # Inputs only: the accumulator's own load follows the output's layout.
-        if isinstance(node, BufferLoad) and node.indices and id(node.buffer) not in outputs:
+        if (isinstance(node, BufferLoad) and node.indices and id(node.buffer) not in outputs
+                and (streaming is None or streamed(node))):
             post_order_visit(node.indices[-1], visit_index)
 
     post_order_visit(block.body, visit)
