@@ -42,6 +42,7 @@ import datetime
 import json
 import platform
 import subprocess
+import tempfile
 import textwrap
 import time
 
@@ -141,8 +142,18 @@ def worker_env(**overrides) -> dict:
 
 
 def run_worker(python, spec, steps, repeats, threads, timeout):
-    """Run ``_WORKER`` with ``python``; returns its result dict or an error string."""
-    env = worker_env(TVM_NUM_THREADS=str(threads), PYTHONUNBUFFERED="1")
+    """Run ``_WORKER`` with ``python``; returns its result dict or an error string.
+
+    Each run gets a new, empty ``PYTVM_CACHE_DIR``: the compile time reported is a cold build
+    (no LLVM object cached on disk), as ``compile_time.py``'s "cold" column.
+    """
+    with tempfile.TemporaryDirectory() as cache_dir:
+        env = worker_env(TVM_NUM_THREADS=str(threads), PYTHONUNBUFFERED="1",
+                         PYTVM_CACHE_DIR=cache_dir)
+        return _run_worker(python, spec, steps, repeats, env, timeout)
+
+
+def _run_worker(python, spec, steps, repeats, env, timeout):
     try:
         proc = subprocess.run(
             [python, "-c", _WORKER, json.dumps(spec), str(steps), str(repeats)],
