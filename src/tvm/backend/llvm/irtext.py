@@ -236,9 +236,6 @@ class Instruction(_ir.Value):
             return ""
         return "".join(f", !{k} {v.get_reference()}" for k, v in self.metadata.items())
 
-    def _body(self) -> str:
-        raise NotImplementedError  # abstract: every instruction class defines its text
-
     def __str__(self):
         body = self._body().rstrip()
         return body if isinstance(self.type, VoidType) else f"{self._ref} = {body}"
