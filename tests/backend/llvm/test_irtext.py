@@ -108,6 +108,25 @@ def test_calls_vectors_and_insertion_points():
     assert "call i32 (ptr, ...) @\"printf\"" in text
 
 
+def test_if_else_and_unreachable():
+    def recipe(ir, module, fn, b):
+        x, y = fn.args
+        with b.if_else(b.icmp_signed(">", x, y), likely=True) as (then, otherwise):
+            with then:
+                bigger = b.sub(x, y, name="diff")
+            with otherwise:
+                smaller = b.sub(y, x, name="diff")
+        merged = b.phi(ir.IntType(32), name="d")
+        merged.add_incoming(bigger, bigger.parent)
+        merged.add_incoming(smaller, smaller.parent)
+        with b.if_then(b.icmp_signed("<", merged, ir.Constant(ir.IntType(32), 0))):
+            b.unreachable()
+        b.ret(merged)
+
+    text = _same(recipe)
+    assert "entry.else:" in text and "unreachable" in text
+
+
 def test_typed_pointer_gep_and_atomics():
     def recipe(ir, module, fn, b):
         i32 = ir.IntType(32)

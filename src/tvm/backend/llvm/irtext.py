@@ -593,15 +593,20 @@ class IRBuilder:
         if self._block.terminator is None:
             self.branch(exit_)
 
+    def _branch_on(self, pred, *suffixes, likely=None):
+        """New blocks named after the current one (``.if``, ``.else``, ``.endif``) and a
+        branch on ``pred`` to the first or the second; ``likely`` adds branch weights."""
+        name = self._block.name
+        blocks = [self.append_basic_block(_label_suffix(name, s)) for s in suffixes]
+        br = self.cbranch(pred, blocks[0], blocks[1])
+        if likely is not None:
+            br.set_weights([99, 1] if likely else [1, 99])
+        return blocks
+
     @contextlib.contextmanager
     def if_then(self, pred, likely=None):
         """Run the body in a block entered when ``pred`` is true; continue after it."""
-        name = self._block.name
-        then = self.append_basic_block(_label_suffix(name, ".if"))
-        end = self.append_basic_block(_label_suffix(name, ".endif"))
-        br = self.cbranch(pred, then, end)
-        if likely is not None:
-            br.set_weights([99, 1] if likely else [1, 99])
+        then, end = self._branch_on(pred, ".if", ".endif", likely=likely)
         with self._branch_helper(then, end):
             yield end
         self.position_at_end(end)
@@ -609,13 +614,7 @@ class IRBuilder:
     @contextlib.contextmanager
     def if_else(self, pred, likely=None):
         """Yield ``(then, otherwise)`` context managers, as llvmlite's ``if_else``."""
-        name = self._block.name
-        then = self.append_basic_block(_label_suffix(name, ".if"))
-        other = self.append_basic_block(_label_suffix(name, ".else"))
-        end = self.append_basic_block(_label_suffix(name, ".endif"))
-        br = self.cbranch(pred, then, other)
-        if likely is not None:
-            br.set_weights([99, 1] if likely else [1, 99])
+        then, other, end = self._branch_on(pred, ".if", ".else", ".endif", likely=likely)
         yield self._branch_helper(then, end), self._branch_helper(other, end)
         self.position_at_end(end)
 
