@@ -615,17 +615,11 @@ def _indexes_last_dim_of_a_load(block, realize, loop_vars, streamed_by=None) -> 
 
     outputs = {id(st.buffer) for st in _stores(block)}
 
-    def streamed(load) -> bool:
-        hits = []
-        for index in load.indices:
-            post_order_visit(index, lambda n: hits.append(n) if isinstance(n, Var)
-                             and id(n) in streaming else None)
-        return bool(hits)
-
     def visit(node):
         # Inputs only: the accumulator's own load follows the output's layout.
         if (isinstance(node, BufferLoad) and node.indices and id(node.buffer) not in outputs
-                and (streaming is None or streamed(node))):
+                and (streaming is None
+                     or any(_mentions_any(index, streaming) for index in node.indices))):
             post_order_visit(node.indices[-1], visit_index)
 
     post_order_visit(block.body, visit)

@@ -74,12 +74,9 @@ class _Scope:
 
     __slots__ = ("_counters", "_used")
 
-    def __init__(self, used=("",), counters=None):
-        self._used = set(used)
-        self._counters = dict(counters or {})
-
-    def is_used(self, name: str) -> bool:
-        return name in self._used
+    def __init__(self):
+        self._used = {""}
+        self._counters = {}
 
     def register(self, name: str, deduplicate: bool = False) -> str:
         used = self._used
@@ -92,9 +89,6 @@ class _Scope:
                 name = f"{base}.{count}"
         used.add(name)
         return name
-
-    def deduplicate(self, name: str) -> str:
-        return self.register(name, deduplicate=True)
 
 
 class Function(_ir.Function):
