@@ -53,7 +53,7 @@ FuseTIR's functions have no ``"s_tir"`` attribute, a root block realize marks th
    ``i`` inside would read ``X`` across rows), unless it has fewer than 8 iterations and the
    reduction at least 8;
    then the outermost loop becomes ``T.parallel`` when it is spatial, the nest does enough
-   work (at least 16384 iterations, or a symbolic extent) and is not memory-bound (it has a
+   work (at least 4096 iterations, or a symbolic extent) and is not memory-bound (it has a
    reduction or calls a function such as ``exp``; see ``PARALLEL_MEMORY_BOUND``); the
    innermost loop, when spatial, becomes ``T.vectorized``. A reduction's init is moved into
    its own loop nest before the reduction loops (decompose_reduction).
@@ -112,14 +112,7 @@ from .default_schedule_reshape import split_reshape
 
 __all__ = ["MATMUL_TILE", "apply_default_schedule", "schedule_prim_func"]
 
-#: Nests with fewer iterations stay serial. A launch on the thread pool costs ~2.4 us (~7 us
-#: more when the workers sleep, ``benchmarks/README_runtime.md``), and a nest of 16K
-#: iterations runs in ~10-30 us: below that a second thread saves little, while the parallel
-#: body, a function LLVM optimizes on its own, costs LLVM time on every build. Measured at
-#: 4096 -> 16384 (session 6): mlp256's loss kernels (``log_softmax`` and the bias gradient of
-#: 256 x 10) became serial small kernels, its build 20 ms less of LLVM, its step the same
-#: with one or two threads (8.90 vs 8.94 ms, 4.46 vs 4.46 ms; mlp64 and cnn unchanged).
-PARALLEL_MIN_WORK = 16384
+PARALLEL_MIN_WORK = 4096
 #: Levels of row fusion (rule 3): the shared row loop, and the rows of a row inside it.
 ROW_FUSION_DEPTH = 3
 #: Parallelize memory-bound nests too (plain loads and arithmetic, no reduction, no calls).

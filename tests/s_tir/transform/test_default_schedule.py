@@ -25,35 +25,35 @@ def _same_results(before, after, args, n_out):
 
 
 def test_row_reduction_keeps_order_and_decomposes_init():
-    A = te.placeholder((256, 100), "float32", name="A")  # >= PARALLEL_MIN_WORK iterations
+    A = te.placeholder((64, 100), "float32", name="A")
     k = te.reduce_axis((0, 100), name="k")
-    B = te.compute((256,), lambda i: te.sum(A[i, k], axis=k), name="B")
+    B = te.compute((64,), lambda i: te.sum(A[i, k], axis=k), name="B")
     func = te.create_prim_func([A, B])
     out = schedule_prim_func(func)
     outer = out.body.block.body
     assert outer.loop_var.name == "i" and outer.kind == ForKind.PARALLEL
     _, update = outer.body.seq
     assert update.loop_var.name == "k" and update.body.block.init is None
-    a = np.random.default_rng(3).standard_normal((256, 100)).astype("float32")
-    _same_results(func, out, [a, np.zeros(256, "float32")], 1)
+    a = np.random.default_rng(3).standard_normal((64, 100)).astype("float32")
+    _same_results(func, out, [a, np.zeros(64, "float32")], 1)
 
 
 def test_elementwise_parallel_outer_vectorized_inner():
-    A = te.placeholder((128, 128), "float32", name="A")  # PARALLEL_MIN_WORK iterations
-    B = te.compute((128, 128), lambda i, j: te.exp(A[i, j]) * 2.0, name="B")
+    A = te.placeholder((64, 128), "float32", name="A")
+    B = te.compute((64, 128), lambda i, j: te.exp(A[i, j]) * 2.0, name="B")
     func = te.create_prim_func([A, B])
     out = schedule_prim_func(func)
     kinds = [lp.kind for lp in _loops(out)]
     assert kinds == [ForKind.PARALLEL, ForKind.VECTORIZED]
-    a = np.random.default_rng(0).standard_normal((128, 128)).astype("float32")
+    a = np.random.default_rng(0).standard_normal((64, 128)).astype("float32")
     _same_results(func, out, [a, np.zeros_like(a)], 1)
 
 
 def test_memory_bound_nests_stay_serial(monkeypatch):
     from tvm.s_tir import default_schedule
 
-    A = te.placeholder((128, 128), "float32", name="A")
-    B = te.compute((128, 128), lambda i, j: A[i, j] * 2.0, name="B")
+    A = te.placeholder((64, 128), "float32", name="A")
+    B = te.compute((64, 128), lambda i, j: A[i, j] * 2.0, name="B")
     out = schedule_prim_func(te.create_prim_func([A, B]))
     assert [lp.kind for lp in _loops(out)] == [ForKind.SERIAL, ForKind.VECTORIZED]
     monkeypatch.setattr(default_schedule, "PARALLEL_MEMORY_BOUND", True)
@@ -105,8 +105,8 @@ def test_matmul_gets_the_tiled_schedule(monkeypatch):
 
 
 def test_scheduled_functions_are_left_alone():
-    A = te.placeholder((128, 128), "float32", name="A")
-    B = te.compute((128, 128), lambda i, j: A[i, j] * 2.0, name="B")
+    A = te.placeholder((64, 128), "float32", name="A")
+    B = te.compute((64, 128), lambda i, j: A[i, j] * 2.0, name="B")
     func = te.create_prim_func([A, B]).with_attr("tirx.is_scheduled", True)
     assert schedule_prim_func(func) is func
     once = schedule_prim_func(te.create_prim_func([A, B]))

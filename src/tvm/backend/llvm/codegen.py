@@ -83,11 +83,8 @@ UNROLL_MAX_EXTENT: int | None = 32
 #: unrolled. A parallel kernel's function only launches its loop body (a function of its
 #: own, optimized as usual) on the thread pool. Not ``optsize``: LLVM 20's vectorizer
 #: miscompiles a ``maxnum`` reduction under it (argmax of 6x5 skipped the 5th column).
-#: 8192 since session 6 (was 4096), with ``default_schedule.PARALLEL_MIN_WORK`` 16384: the
-#: 256-row loss kernels of mlp256 (``log_softmax`` of 256 x 10: 8192 stores) are serial and
-#: small, no longer parallel bodies LLVM optimized (~20 ms); 64 x 256 maps (16384 stores) stay
-#: optimized (session 5: they ran 3-4x slower as ``optnone``). None: no kernel is treated so.
-SMALL_KERNEL_STORES: int | None = 8192
+#: None: no kernel is treated so.
+SMALL_KERNEL_STORES: int | None = 4096
 _ERROR_SET = "TVMFFIErrorSetRaisedFromCStr"
 _ALLOC_WS = "TVMBackendAllocWorkspace"
 _FREE_WS = "TVMBackendFreeWorkspace"
