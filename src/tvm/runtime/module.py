@@ -29,6 +29,8 @@ from collections.abc import Callable, Sequence
 
 import tvm_ffi
 
+from .hooks import get_runtime_hook
+
 
 class BenchmarkResult:
     """Timing results of :meth:`Module.time_evaluator`, in seconds per call, one per repeat.
@@ -482,11 +484,8 @@ def _connect_parallel_runtime(path: str) -> None:
         return  # not a library with parallel code: nothing to connect
     if hook.value:
         return
-    # Lazy import: the pool is LLVM IR JIT-compiled by the llvm backend (a higher layer); only
-    # libraries containing parallel loops need it.
-    from tvm.backend.llvm import threadpool
-
-    hook.value = threadpool.launch_address()
+    # The pool belongs to a backend (llvm), which registers this hook (tvm.runtime.hooks).
+    hook.value = get_runtime_hook("parallel_launch_address")()
 
 
 def system_lib(symbol_prefix: str = "") -> Module:
@@ -496,7 +495,4 @@ def system_lib(symbol_prefix: str = "") -> Module:
 
 def num_threads() -> int:
     """Number of threads parallel loops of compiled code run on (``TVM_NUM_THREADS`` or CPUs)."""
-    # Lazy import: the pool is JIT-compiled LLVM IR owned by the llvm backend (a higher layer).
-    from tvm.backend.llvm import threadpool
-
-    return threadpool.num_threads()
+    return get_runtime_hook("num_threads")()

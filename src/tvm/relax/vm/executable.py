@@ -38,6 +38,9 @@ class Executable:
 
     #: Whether ``relax.build(..., system_lib=True)`` made it (no effect on the kernels here).
     system_lib = False
+    #: The ``tvm.target.Target`` it was built for (None for a loaded library).
+    target = None
+
     def __init__(self, lib, codes, mod=None):
         self.lib = lib
         #: ``relax.build(..., params=...)``: main's parameter name -> runtime tensor, kept as
@@ -135,10 +138,7 @@ class Executable:
         fcompile, workspace_dir, **kwargs
             Passed to :meth:`tvm.runtime.Module.export_library`.
         """
-        # Lazy: llvmlite compiles the program carrier only when exporting.
-        from ...backend.llvm.jit import build_module
-
-        carrier = build_module(_program_ir(self._program_text()), name="pytvm_relax_program")
+        carrier = self._host_backend().text_module(PROGRAM_SYMBOL, self._program_text())
         if self.lib is not None:
             # A fresh wrapper so the cached kernels module does not collect imports.
             from ...runtime.module import Module
@@ -150,6 +150,26 @@ class Executable:
         return root.export_library(
             file_name, fcompile=fcompile, workspace_dir=workspace_dir, **kwargs
         )
+
+    def _host_backend(self):
+        """The backend that compiles host code for this executable (it writes the carrier)."""
+        # Lazy: the backend table sits above relax (backends register into it).
+        from ...backend import HOST_KIND, get_backend
+
+        target = self.target
+        if target is not None:
+            kind = target.host.kind.name if target.host is not None else target.kind.name
+            backend = get_backend(kind)
+            if not backend.host:
+                backend = get_backend(HOST_KIND)
+        else:  # a loaded library: its host code is the default host kind's
+            backend = get_backend(HOST_KIND)
+        if backend.text_module is None:
+            raise ValueError(
+                f"export_library: the host backend '{backend.name}' cannot store the VM "
+                "program in a library (its Backend has no text_module)"
+            )
+        return backend
 
     @staticmethod
     def from_library(lib) -> Executable:
@@ -191,19 +211,3 @@ def _size(shape, dtype):
     for d in shape:
         n *= d
     return n * dtype.itemsize
-
-
-def _program_ir(text: str) -> str:
-    """LLVM IR of a packed function returning ``text`` as a ``tvm_ffi`` string."""
-    data = text.encode("ascii")
-    n = len(data)
-    return f"""
-@.pytvm_program = private constant [{n} x i8] c"{data.decode('ascii')}"
-@.pytvm_program_ba = private constant {{ ptr, i64 }} {{ ptr @.pytvm_program, i64 {n} }}
-declare i32 @TVMFFIStringFromByteArray(ptr, ptr)
-define dllexport i32 @__tvm_ffi_{PROGRAM_SYMBOL}(ptr %self, ptr %args, i32 %n, ptr %result) {{
-entry:
-  %r = call i32 @TVMFFIStringFromByteArray(ptr @.pytvm_program_ba, ptr %result)
-  ret i32 %r
-}}
-"""
