@@ -102,10 +102,6 @@ class Backend:
     prepare : Callable[[Target], None] or None
         Optional: start background work a build for ``target`` will need (the LLVM backend
         JIT-compiles its runtime helpers); ``relax.build`` calls it before the Relax passes.
-    text_module : Callable[[str, str], runtime.Module] or None
-        Host backends only: ``text_module(symbol, text)`` is a module exporting a function
-        ``symbol`` that returns ``text``; ``relax.Executable.export_library`` stores the VM
-        program in the shared library that way.
     module_loader : Callable[[bytes], runtime.Module] or None
         A runtime module of this kind from its saved bytes. Nothing calls it yet: loading
         device modules imported into an exported library is not written.
@@ -123,7 +119,6 @@ class Backend:
     codegen_parts: Callable | None = None
     compile_threads: Callable | None = None
     prepare: Callable | None = None
-    text_module: Callable | None = None
     module_loader: Callable | None = None
 
     def __post_init__(self):

@@ -297,16 +297,14 @@ def _compile_prim_funcs(mod, target, tir_pipeline):
 def _device_target(func, target: Target):
     """The device target of a lowered function, or None for host code.
 
-    A function is device code when its ``target`` attribute (set by ``SplitHostDevice`` on
-    the kernels it splits off, or by hand) is of a kind whose backend does not generate host
-    code (``Backend.host`` False). Without that attribute, a function marked
-    ``tirx.is_host_func`` is host code, and any other is of the build target's kind.
+    A function's kind is that of its ``target`` attribute, else the build target's. It is
+    device code when that kind's backend does not generate host code (``Backend.host``
+    False). So for a device target, ``SplitHostDevice`` gives the host functions it creates
+    (the launchers) the host target as ``target`` attribute and the kernels the device target.
     """
     own = func.get_attr("target")
     if own is not None:
         own = own if isinstance(own, Target) else Target(own)
-    elif func.get_attr("tirx.is_host_func"):
-        return None
     else:
         own = target
     if own.kind.name == HOST_KIND:

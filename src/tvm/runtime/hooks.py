@@ -13,6 +13,10 @@ Hooks the runtime calls now:
 ``"num_threads"`` : () -> int
     Threads that parallel loops run on (:func:`tvm.runtime.num_threads`). Provided by the
     ``llvm`` backend.
+``"text_module"`` : (symbol: str, text: str) -> Module
+    A host-code module exporting a function ``symbol`` that returns ``text``;
+    ``relax.Executable.export_library`` stores the VM program in the library that way.
+    Provided by the ``llvm`` backend.
 
 A backend may register more names for its own runtime pieces (``"<kind>.<what>"`` by
 convention, e.g. ``"cuda.load_module"``) and other layers may look them up the same way.
@@ -59,7 +63,7 @@ def get_runtime_hook(name: str) -> Callable:
         raise ValueError(
             f"no backend registered the runtime hook {name!r} (registered: "
             f"{', '.join(sorted(_HOOKS)) or 'none'}); the 'llvm' backend registers the "
-            "thread-pool hooks when tvm.backend is imported"
+            "runtime hooks when tvm.backend is imported"
         )
     return func
 

@@ -2,7 +2,8 @@
 
 :func:`register_backend` (run by ``tvm.backend.load("llvm")``, which ``import tvm.backend``
 does) puts the ``llvm`` :class:`tvm.backend.Backend` in the backend table and registers the
-runtime's thread-pool hooks (``tvm.runtime.hooks``). The driver reaches everything here through
+runtime's hooks (``tvm.runtime.hooks``: the thread pool, the text module of exported VM
+programs). The driver reaches everything here through
 that table entry.
 
 Submodules (import them directly; none imports llvmlite until it compiles something, except
@@ -35,6 +36,7 @@ def register_backend():
 
     register_runtime_hook("parallel_launch_address", _launch_address, override=True)
     register_runtime_hook("num_threads", _num_threads, override=True)
+    register_runtime_hook("text_module", text_module, override=True)
     add_backend(
         Backend(
             name="llvm",
@@ -47,7 +49,6 @@ def register_backend():
             codegen_parts=compile_lowered_parts,
             compile_threads=compile_threads,
             prepare=prepare,
-            text_module=text_module,
         ),
         override=True,
     )
@@ -126,7 +127,11 @@ def prepare(target=None) -> None:
 
 
 def text_module(symbol: str, text: str):
-    """A module exporting the packed function ``symbol`` that returns ``text`` (a string)."""
+    """A module exporting the packed function ``symbol`` that returns ``text`` (a string).
+
+    The runtime hook ``"text_module"``: ``relax.Executable.export_library`` stores the VM
+    program in the shared library that way.
+    """
     return build_module(_text_ir(symbol, text), name="pytvm_relax_program")
 
 

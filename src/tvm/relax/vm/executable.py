@@ -13,6 +13,7 @@ import base64
 import pickle
 
 from ...ir.module import IRModule
+from ...runtime.hooks import get_runtime_hook
 
 __all__ = ["PROGRAM_SYMBOL", "Executable", "VMExecutable"]
 
@@ -138,7 +139,9 @@ class Executable:
         fcompile, workspace_dir, **kwargs
             Passed to :meth:`tvm.runtime.Module.export_library`.
         """
-        carrier = self._host_backend().text_module(PROGRAM_SYMBOL, self._program_text())
+        # The host backend (llvm) provides the carrier through a runtime hook.
+        make_text_module = get_runtime_hook("text_module")
+        carrier = make_text_module(PROGRAM_SYMBOL, self._program_text())
         if self.lib is not None:
             # A fresh wrapper so the cached kernels module does not collect imports.
             from ...runtime.module import Module
@@ -150,26 +153,6 @@ class Executable:
         return root.export_library(
             file_name, fcompile=fcompile, workspace_dir=workspace_dir, **kwargs
         )
-
-    def _host_backend(self):
-        """The backend that compiles host code for this executable (it writes the carrier)."""
-        # Lazy: the backend table sits above relax (backends register into it).
-        from ...backend import HOST_KIND, get_backend
-
-        target = self.target
-        if target is not None:
-            kind = target.host.kind.name if target.host is not None else target.kind.name
-            backend = get_backend(kind)
-            if not backend.host:
-                backend = get_backend(HOST_KIND)
-        else:  # a loaded library: its host code is the default host kind's
-            backend = get_backend(HOST_KIND)
-        if backend.text_module is None:
-            raise ValueError(
-                f"export_library: the host backend '{backend.name}' cannot store the VM "
-                "program in a library (its Backend has no text_module)"
-            )
-        return backend
 
     @staticmethod
     def from_library(lib) -> Executable:
