@@ -40,7 +40,7 @@ for _entry in _sys.path:
     ):
         __path__.append(_candidate)
 
-from .loader import is_loaded, load  # noqa: E402 - after the package path is complete
+from .loader import is_loaded, load
 
 if TYPE_CHECKING:  # annotations only: importing them here would load the compiler layers
     from ..ir.module import IRModule

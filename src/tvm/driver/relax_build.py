@@ -15,12 +15,12 @@ Steps (``docs/arch/build_and_vm.md``):
 
 from __future__ import annotations
 
+from ..backend import get_backend
 from ..ir.module import IRModule
 from ..relax import pipeline as relax_pipelines
 from ..relax.expr import Function
 from ..relax.vm.codegen import compile_function
 from ..relax.vm.executable import Executable
-from ..backend import get_backend
 from ..tirx.function import PrimFunc
 from ..tirx.stmt_functor import StmtVisitor
 from .build_module import as_target, gc_paused, host_target

@@ -26,8 +26,8 @@ from ..ir import transform as _ir_transform
 from . import transform
 
 __all__ = [
-    "PIPELINE_MAP",
     "FUSION_PASSES",
+    "PIPELINE_MAP",
     "dataflow_lower_passes",
     "default_build_pipeline",
     "default_relax_pipeline",
