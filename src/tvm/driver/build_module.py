@@ -247,7 +247,7 @@ def _compile_prim_funcs(mod, target, tir_pipeline):
     The functions are split into parts (:func:`_partition`), lowered one part at a time as
     the host backend pulls them (``Backend.codegen_parts``: the LLVM backend compiles each
     part in a worker thread while the next one is lowered). Lowered functions whose target
-    kind is a device kind (:func:`_device_kind`) are set aside; after the host module, each
+    kind is a device kind (:func:`_device_target`) are set aside; after the host module, each
     device kind's functions go to its backend's ``codegen`` and the resulting modules are
     imported into the host module.
     """
@@ -288,6 +288,9 @@ def _compile_prim_funcs(mod, target, tir_pipeline):
         return host_mod
     # A fresh wrapper: the host backend may hand out a cached module for the same host code.
     root = Module(host_mod.impl)
+    if not root.imports:
+        for imported in host_mod.imports:
+            root.import_module(imported)
     for kind, funcs in device_funcs.items():
         device = device_targets[kind]
         root.import_module(get_backend(device).codegen(IRModule(funcs, attrs=mod.attrs), device))
