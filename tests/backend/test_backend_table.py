@@ -88,3 +88,14 @@ def test_lower_intrin_takes_the_rules_of_the_functions_kind(clean_table):
 def test_lower_intrin_for_a_kind_without_backend_keeps_the_call():
     text = lower_intrin(_exp_func(Target("c"))).script()
     assert "T.exp(" in text and "llvm.exp" not in text
+
+
+def test_a_backend_package_that_fails_to_import_reports_its_error(tmp_path, monkeypatch):
+    # An out-of-tree tvm.backend.<kind> whose own import fails is not "no package".
+    pkg = tmp_path / "brokenkind"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("import no_such_dependency_xyz\n")
+    monkeypatch.setattr(tvm.backend, "__path__", [*tvm.backend.__path__, str(tmp_path)])
+    with pytest.raises(ModuleNotFoundError, match="no_such_dependency_xyz"):
+        find_backend("brokenkind")
+    assert "brokenkind" not in tvm.backend._NO_PACKAGE

@@ -23,6 +23,7 @@ import os as _os
 import sys as _sys
 import threading as _threading
 from collections.abc import Callable, Mapping
+from importlib.util import find_spec as _find_spec
 from pkgutil import extend_path
 from types import MappingProxyType
 from typing import TYPE_CHECKING
@@ -135,6 +136,9 @@ class Backend:
 
 #: The table: target kind name -> Backend.
 _BACKENDS: dict[str, Backend] = {}
+#: Kinds with no package ``tvm.backend.<kind>`` (looked for once: ``LowerIntrin`` asks per
+#: function).
+_NO_PACKAGE: set = set()
 _TABLE_LOCK = _threading.Lock()
 
 
@@ -150,6 +154,7 @@ def register_backend(backend: Backend, *, override: bool = False) -> Backend:
         if backend.name in _BACKENDS and not override and _BACKENDS[backend.name] is not backend:
             raise ValueError(f"target kind '{backend.name}' already has a backend registered")
         _BACKENDS[backend.name] = backend
+        _NO_PACKAGE.discard(backend.name)
     return backend
 
 
@@ -174,17 +179,22 @@ def find_backend(kind_or_target) -> Backend | None:
 
     Never raises for a kind without a backend (``LowerIntrin`` uses it: such kinds get only
     the ``<kind>.FLowerIntrinsic`` op attributes). A backend package that exists but fails to
-    load raises its error.
+    load (a missing dependency, an error in its ``register_backend()``) raises its error.
     """
     name = _kind_name(kind_or_target)
     backend = _BACKENDS.get(name)
     if backend is not None:
         return backend
+    if name in _NO_PACKAGE:
+        return None
     if not is_loaded(name):
         try:
             load(name)
         except ImportError:
-            return None  # no package tvm.backend.<name>
+            if _find_spec(f"{__name__}.{name}") is not None:
+                raise  # the package exists but one of its imports failed: report that
+            _NO_PACKAGE.add(name)  # no package tvm.backend.<name>
+            return None
     return _BACKENDS.get(name)
 
 
