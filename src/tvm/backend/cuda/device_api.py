@@ -140,8 +140,11 @@ class CUDADeviceAPI(DeviceAPI):
     def get_attr(self, dev, name: str):
         super().get_attr(dev, name)
         if name == "exist":
-            # The ctypes probe: answers without cuda-bindings and never raises.
-            return dev.index < cuda_device_count()
+            try:
+                return 0 <= dev.index < driver.device_count()
+            except RuntimeError:
+                # No usable runtime (or the driver failed); the ctypes probe still sees GPUs cuda-bindings can't use.
+                return dev.index < cuda_device_count()
         module = driver.get_driver()
         device = driver.cu_device(dev.index)
         attributes = module.CUdevice_attribute
