@@ -427,6 +427,8 @@ class CUDARuntimeModule:
         self.function_info = {
             name: FunctionInfo.from_value(name, info) for name, info in function_info.items()
         }
+        for info in self.function_info.values():
+            LaunchParamConfig(info.name, info.launch_param_tags)  # reject bad tags now
         self._modules: dict = {}  # device index -> CUmodule
         self._launchers: dict = {}
         self._ffi_functions: dict = {}
