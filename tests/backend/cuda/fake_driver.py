@@ -266,7 +266,7 @@ def encode_fake_tensor_map(
     data_type, rank, address, dims, strides, box, element_strides, interleave, swizzle, l2, oob
 ) -> bytes:
     """The fake's 128-byte descriptor: every argument, so tests can read back what was
-    passed (little-endian u64s: type, rank, address, 5 dims, 4 strides, then u32s)."""
+    passed (little-endian u64s: type, rank, address, 5 dims, 4 strides, then u16s)."""
     words = [int(data_type), int(rank), int(address)]
     words += [int(v) for v in dims] + [0] * (5 - len(dims))
     words += [int(v) for v in strides] + [0] * (4 - len(strides))
@@ -274,14 +274,14 @@ def encode_fake_tensor_map(
     small = [int(v) for v in box] + [0] * (5 - len(box))
     small += [int(v) for v in element_strides] + [0] * (5 - len(element_strides))
     small += [int(interleave), int(swizzle), int(l2), int(oob)]
-    tail = struct.pack("<14I", *small)
+    tail = struct.pack("<14H", *small)
     return (head + tail).ljust(128, b"\0")
 
 
 def decode_fake_tensor_map(data: bytes) -> dict:
     """Read back what :func:`encode_fake_tensor_map` packed."""
     words = struct.unpack_from("<12Q", data)
-    small = struct.unpack_from("<14I", data, 96)
+    small = struct.unpack_from("<14H", data, 96)
     rank = words[1]
     return {
         "data_type": words[0],
