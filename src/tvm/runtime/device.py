@@ -157,7 +157,7 @@ _ffi_core._set_class_device(Device)
 @functools.cache
 def cuda_device_count() -> int:
     """Number of CUDA devices, read through the driver library; 0 when there is none."""
-    # ctypes on libcuda avoids a dependency on cuda-python just to answer "is there a GPU".
+    # ctypes on libcuda avoids importing cuda-bindings just to answer "is there a GPU".
     name = ctypes.util.find_library("cuda") or "libcuda.so.1"
     try:
         lib = ctypes.CDLL(name)
