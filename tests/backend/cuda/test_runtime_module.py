@@ -285,3 +285,25 @@ def test_time_evaluator_uses_cuda_events(fake_cuda, fake_driver_module):
     assert len(fake_cuda.launches) == 1 + 4 * 3  # one warm-up call, then number x repeat
     names = fake_cuda.call_names()
     assert names.count("cuEventRecord") == 6 and names.count("cuEventElapsedTime") == 3
+
+
+def test_launch_follows_the_tensors_device(monkeypatch, fake_driver_module):
+    from tvm.backend.cuda import driver
+    from tvm.backend.cuda.runtime_register import register_runtime
+
+    fake = fake_driver_module.install(monkeypatch, fake_driver_module.FakeCUDA(device_count=2))
+    register_runtime()
+    try:
+        mod = make_module(fake_driver_module)
+        on0 = tvm.runtime.empty((4,), "float32", tvm.cuda(0))
+        on1 = tvm.runtime.empty((4,), "float32", tvm.cuda(1))
+        mod["vadd"](on1, on1, on1, 4, 1, 4)
+        mod["vadd"](on0, on0, on0, 4, 1, 4)
+        contexts = [int(launch["context"]) for launch in fake.launches]
+        assert contexts == [0xC0001, 0xC0000]  # each device's primary context
+        assert fake.call_names().count("cuModuleLoadData") == 2  # loaded per device
+        with pytest.raises(ValueError, match=r"live on cuda\(1\) and cuda\(0\)"):
+            mod["vadd"](on1, on0, on1, 4, 1, 4)
+        del on0, on1
+    finally:
+        driver.reset()

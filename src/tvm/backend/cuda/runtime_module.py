@@ -322,7 +322,6 @@ class CUDAKernelLauncher:
                 if function is None:
                     function = self.module.load_function(device, self.name)
                     self._functions[device] = function
-        attributes = None
         if shared >= SHARED_MEMORY_OPT_IN_BYTES and shared > self._shared_allowed.get(device, 0):
             attributes = driver.get_driver().CUfunction_attribute
             driver.call(
