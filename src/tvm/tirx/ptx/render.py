@@ -68,7 +68,14 @@ def render_ptx(call) -> PTXRender:
     slots = []  # per operand: (operand, [(kind, payload)])
     outputs, inputs, imms = [], [], []
     pos = 0
-    for operand, lanes in layout:
+    lanes_of = {operand.name: lanes for operand, lanes in layout}
+    for operand in entry.operands:
+        if operand.kind == "sink":  # written in the text, takes no argument
+            slots.append((operand, []))
+            continue
+        if operand.name not in lanes_of:  # absent: its modifier slot is empty
+            continue
+        lanes = lanes_of[operand.name]
         items = []
         for _ in range(lanes):
             value = operands[pos]
