@@ -12,10 +12,9 @@ checks and prints the IR.
 
 Examples
 --------
->>> from tvm import tirx
 >>> from tvm.tirx.cuda_ops import cuda
->>> cuda.cta_sync()
-T.cuda.cta_sync()
+>>> cuda.cta_sync().op.name
+'tirx.cuda.cta_sync'
 >>> cuda.elect_sync().dtype
 'uint32'
 """
@@ -62,6 +61,7 @@ for _name, _printed, _arch in _OPS:
     register_op(f"tirx.cuda.{_name}", family="cuda")
     register_op_attr(f"tirx.cuda.{_name}", "TCallEffectKind", CallEffectKind.UpdateState)
     register_op_attr(f"tirx.cuda.{_name}", "TDeviceIntrinsicNamespace", "cuda")
+    register_op_attr(f"tirx.cuda.{_name}", "TIRxOpCategory", "device_intrin")
     if _printed:
         register_op_attr(f"tirx.cuda.{_name}", "TScriptPrinterName", _printed)
 register_op("tirx.address_of", num_inputs=1, family="intrinsic")

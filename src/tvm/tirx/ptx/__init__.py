@@ -19,6 +19,7 @@ rejects a kernel that uses an instruction its target lacks.
 
 from __future__ import annotations
 
+from ..cuda_ops import CUDA_OP_ARCH
 from .engine import PTXModifierError, PTXNamespace, register_ops, required_arch_of, required_ptx_of
 from .engine import resolve as _resolve
 from .render import PTXRender, render_ptx
@@ -51,8 +52,6 @@ def required_arch(call) -> str:
     """
     name = getattr(call.op, "name", "")
     if name.startswith("tirx.cuda."):
-        from ..cuda_ops import CUDA_OP_ARCH  # same layer; kept local to mirror the lookup
-
         return CUDA_OP_ARCH.get(name, "sm_50")
     entry, mods, _ = _resolve(call)
     return required_arch_of(entry, mods)
@@ -70,8 +69,7 @@ def _ptx_text(call) -> str:
 
 
 def _calls(node):
-    from ..function import PrimFunc  # noqa: F401  (same layer)
-    from ..stmt_functor import post_order_visit
+    from ..stmt_functor import post_order_visit  # same layer; stmt_functor is heavier
 
     found = []
 
@@ -86,7 +84,7 @@ def _calls(node):
 
 def _spans(func):
     # Statement spans point at the TVMScript line when the call itself has none.
-    from ..stmt_functor import post_order_visit
+    from ..stmt_functor import post_order_visit  # same layer; stmt_functor is heavier
 
     spans = {}
 

@@ -410,3 +410,4 @@ def register_ops():
         register_op(f"tirx.ptx.{family}", family="ptx")
         register_op_attr(f"tirx.ptx.{family}", "TCallEffectKind", CallEffectKind.Opaque)
         register_op_attr(f"tirx.ptx.{family}", "TDeviceIntrinsicNamespace", "ptx")
+        register_op_attr(f"tirx.ptx.{family}", "TIRxOpCategory", "device_intrin")

@@ -62,6 +62,9 @@ def _helper_name(entry, mods, imms) -> str:
 def render_ptx(call) -> PTXRender:
     """The inline-asm helper for a ``tirx.ptx.*`` Call (see the module docstring)."""
     entry, mods, operands = resolve(call)
+    if mods.get("ignore_oob"):
+        raise ValueError("rendering cp.async.bulk .ignore_oob is not supported yet: its "
+                         "ignore-bytes operands are accepted in the IR only")
     layout = lane_layout(entry, mods)
     opcode = ".".join([entry.mnemonic(), *(t for t in mods.values() if t)])
     # Pass 1: classify every argument; outputs are numbered before inputs.
