@@ -117,7 +117,7 @@ def test_print_and_round_trip(tmp_path, line, printed):
 def test_dtypes_effects_and_op_names():
     v = tvm.tirx.Var("v", "float32")
     p = tvm.tirx.Var("p", "handle")
-    assert T.cuda.elect_sync().dtype == "uint32"
+    assert T.cuda.elect_sync().dtype == "bool"  # uint32 in Apache TVM 0.27, see elect_sync
     assert T.cuda.cvta_generic_to_shared(p).dtype == "uint32"
     assert T.cuda.syncthreads_or(tvm.tirx.Var("c", "int32")).dtype == "int64"
     assert T.cuda.cta_sync().dtype == ""
@@ -151,3 +151,11 @@ def test_argument_errors():
         T.cuda.foo  # noqa: B018
     with pytest.raises(TypeError, match="T.address_of expects a buffer element"):
         T.address_of(v)
+
+
+def test_elect_sync_selects_one_thread_in_an_if(tmp_path):
+    # Spec D.3's role selection; the printed text is Apache TVM 0.27's.
+    func = parse_kernel(tmp_path, 'if T.cuda.elect_sync():\n        T.cuda.printf("%d", r)')
+    lines = [line.strip() for line in func.script().splitlines()]
+    assert lines[-2:] == ["if T.cuda.elect_sync():", 'T.cuda.printf("%d", r)']
+    tvm.ir.assert_structural_equal(func, tvm.script.from_source(func.script()))

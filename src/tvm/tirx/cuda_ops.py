@@ -16,7 +16,7 @@ Examples
 >>> cuda.cta_sync().op.name
 'tirx.cuda.cta_sync'
 >>> cuda.elect_sync().dtype
-'uint32'
+'bool'
 """
 
 from __future__ import annotations
@@ -224,8 +224,13 @@ class CUDANamespace:
 
     @staticmethod
     def elect_sync():
-        """1 in one elected lane of the warp, else 0 (``elect.sync``, sm_90); a uint32."""
-        return _call("elect_sync", "uint32")
+        """True in one elected lane of the warp (``elect.sync``, sm_90).
+
+        A ``bool`` here, so that ``if T.cuda.elect_sync():`` builds (our ``IfThenElse``
+        requires a boolean condition). Apache TVM 0.27 types it ``uint32`` and accepts any
+        condition dtype; the printed text is the same.
+        """
+        return _call("elect_sync", "bool")
 
     @staticmethod
     def cvta_generic_to_shared(ptr):
