@@ -235,6 +235,18 @@ CASES = [
      'T.ptx.cvt(r, f32, "rna", "", "", "tf32", "f32", "")'),
     ('T.ptx.cp.async_.wait_group(i32)',
      'T.ptx.cp(i32, "async", "wait_group", "")'),
+    ('T.ptx["tcgen05.mma.cta_group::1.kind::mxf8f6f4.block_scale.scale_vec::1X"](tm, u64, u64, r, tm, tm, i32 == 0)',
+     'T.ptx.tcgen05(tm, u64, u64, r, tm, tm, i32 == 0, "mma", "cta_group::1", "kind::mxf8f6f4", "block_scale", "scale_vec::1X", "p6")'),
+    ('T.ptx["tcgen05.ld.sync.aligned.16x32bx2.x1.b32"](r, tm, 16)',
+     'T.ptx.tcgen05(r, tm, 16, "ld", "sync", "aligned", "16x32bx2", "x1", "", "b32", "")'),
+    ('T.ptx["tcgen05.st.sync.aligned.16x32bx2.x1.b32"](tm, 16, r)',
+     'T.ptx.tcgen05(tm, 16, r, "st", "sync", "aligned", "16x32bx2", "x1", "", "b32", "")'),
+    ('T.ptx["wgmma.mma_async.sync.aligned.m64n8k16.f32.f16.f16"](d0, d1, d2, d3, u64, u64, i32 == 0, 1, 1, 0, 0)',
+     'T.ptx.wgmma(d0, d1, d2, d3, u64, u64, i32 == 0, 1, 1, 0, 0, "mma_async", "sync", "aligned", "m64n8k16", "f32", "f16", "f16", "p6")'),
+    ('T.ptx["wgmma.mma_async.sync.aligned.m64n8k16.f32.bf16.bf16"](d0, d1, d2, d3, r, r2, r3, r4, u64, i32 == 0, 1, 1, 0)',
+     'T.ptx.wgmma(d0, d1, d2, d3, r, r2, r3, r4, u64, i32 == 0, 1, 1, 0, "mma_async", "sync", "aligned", "m64n8k16", "f32", "bf16", "bf16", "p9")'),
+    ('T.ptx["mbarrier.arrive.release.cluster.shared::cluster.b64"](r, 1)',
+     'T.ptx.mbarrier(r, T.uint32(1), "arrive", "release", "cluster", "shared::cluster", "b64", "")'),
 ]
 
 

@@ -91,31 +91,40 @@ def blackwell_calls():
         p["st.bulk.weak.shared::cta"](S, U64, 0),
         p["cp.async.bulk.tensor.2d.shared::cta.global.mbarrier::complete_tx::bytes.cta_group::1"](
             S, G, 0, 0, S),
+        p["tcgen05.mma.cta_group::1.kind::tf32"](TM, TM, U64, R[0], R[1] == 0),  # A in TMEM
+        p["tcgen05.mma.cta_group::2.kind::mxf8f6f4.block_scale.scale_vec::1X"](
+            TM, U64, U64, R[0], TM, TM, False),
+        p["tcgen05.ld.sync.aligned.16x32bx2.x2.b32"](R[0], R[1], TM, 16),
+        p["tcgen05.st.sync.aligned.16x32bx2.x1.b32"](TM, 8, R[0]),
+        p["tcgen05.commit.cta_group::2.mbarrier::arrive::one.shared::cluster.multicast::cluster"
+          ".b64"](S, H),
+        p.tcgen05.shift.cta_group__1.down(TM),
     ]
 
 
 def translation_unit(calls):
-    """One .cu file: each distinct helper once, and a kernel calling every one of them."""
-    helpers, body = {}, []
+    """One .cu file: each distinct helper once, and one kernel per call (ptxas rejects a kernel
+    that mixes cta_group::1 and cta_group::2, so calls do not share a kernel)."""
+    helpers, kernels = {}, []
     for k, call in enumerate(calls):
         rendered = render_ptx(call)
         helpers[rendered.name] = rendered.source
-        argv = []
+        body, argv = [], []
         for j, param in enumerate(rendered.params):
             ctype = param.rsplit(" ", 1)[0]
             if ctype.endswith("&"):
-                body.append(f"  {ctype[:-1]} v{k}_{j};")
-                argv.append(f"v{k}_{j}")
+                body.append(f"  {ctype[:-1]} v{j};")
+                argv.append(f"v{j}")
             elif ctype == "const void*":
                 argv.append("(const void*)g")
             else:
                 argv.append(f"({ctype})in[{j}]")
         body.append(f"  {rendered.name}({', '.join(argv)});")
-        body += [f"  out[{k * 16 + j}] = (unsigned long long)v{k}_{j};"
+        body += [f"  out[{j}] = (unsigned long long)v{j};"
                  for j, param in enumerate(rendered.params) if "&" in param]
-    return ("#include <cstdint>\n" + "".join(helpers.values())
-            + 'extern "C" __global__ void k(float* g, const unsigned long long* in, '
-            "unsigned long long* out) {\n" + "\n".join(body) + "\n}\n")
+        kernels.append(f'extern "C" __global__ void k{k}(float* g, const unsigned long long* in, '
+                       "unsigned long long* out) {\n" + "\n".join(body) + "\n}\n")
+    return "#include <cstdint>\n" + "".join(helpers.values()) + "".join(kernels)
 
 
 def test_rendered_asm_text():
@@ -141,6 +150,10 @@ def test_rendered_asm_text():
     ld = render_ptx(hopper_calls()[7])
     assert ld.asm == "ld.global.v4.f32 {%0, %1, %2, %3}, [%4];"
     assert [c for c, _, _ in ld.outputs] == ["=f"] * 4
+    ts = render_ptx(blackwell_calls()[13])
+    assert ts.name.startswith("tvm_builtin_ptx_tcgen05_mma_ts_")
+    assert ts.asm == ("{ .reg .pred P0; setp.ne.b32 P0, %4, 0; "
+                      "tcgen05.mma.cta_group::1.kind::tf32 [%0], [%1], %2, %3, P0; }")
     mma = render_ptx(hopper_calls()[19])
     assert mma.asm.startswith("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 "
                               "{%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%10, %11, %12, %13};")

@@ -317,6 +317,12 @@ class PTXNamespace:
         for entry in entries if entries is not None else ENTRIES:
             self._by_family.setdefault(entry.family, []).append(entry)
 
+    @staticmethod
+    def pred(value):
+        """``T.ptx.pred(x)``: mark ``x`` as a ``.pred`` operand. The table already knows which
+        operands are predicates, so this is accepted for compatibility and returns ``x``."""
+        return value
+
     def families(self):
         """The family names (``mbarrier``, ``cp``, ``tcgen05``...)."""
         return sorted(self._by_family)
@@ -389,6 +395,10 @@ def resolve(call):
         mods = _mods(entry, tokens)
         operands = args[:len(args) - n_slots - 1]
         if sum(n for _, n in lane_layout(entry, mods)) != len(operands):
+            continue
+        try:  # shapes differing only in operand kinds (tcgen05.mma ss/ts) need the kinds
+            _emit(entry, tokens, operands)
+        except ValueError:
             continue
         return entry, mods, operands
     raise ValueError(f"this {name} call matches no shape of the PTX table: {call}")

@@ -121,8 +121,8 @@ def _ldmatrix_regs(mods):
 
 @_lanes("tcgen05_ldst")
 def _tcgen05_regs(mods):
-    # 32x32b and 16x64b give one register per repetition, 16x128b two, 16x256b four.
-    per = {"32x32b": 1, "16x64b": 1, "16x128b": 2, "16x256b": 4}[mods["shape"]]
+    # 32x32b, 16x64b and 16x32bx2 give one register per repetition, 16x128b two, 16x256b four.
+    per = {"32x32b": 1, "16x64b": 1, "16x128b": 2, "16x256b": 4, "16x32bx2": 1}[mods["shape"]]
     return per * _digits(mods["num"])
 
 

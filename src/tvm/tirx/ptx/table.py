@@ -420,6 +420,16 @@ ENTRIES = [
           "block_scale=block_scale block_size?=block16|block32",
           "[d_tmem:tmem] a_desc:u64 b_desc:u64 idesc:u32 [sfa_tmem:tmem] [sfb_tmem:tmem] "
           "enable_input_d:pred", memory=True, **_TC05),
+    instr("tcgen05_mma_block_scale_vec_ss", "tcgen05",
+          f"action=mma {_CG} kind=kind::mxf8f6f4|kind::mxf4|kind::mxf4nvf4 "
+          "block_scale=block_scale scale_vec=scale_vec::1X|scale_vec::2X|scale_vec::4X",
+          "[d_tmem:tmem] a_desc:u64 b_desc:u64 idesc:u32 [sfa_tmem:tmem] [sfb_tmem:tmem] "
+          "enable_input_d:pred", memory=True, **_TC05),
+    instr("tcgen05_mma_block_scale_vec_ts", "tcgen05",
+          f"action=mma {_CG} kind=kind::mxf8f6f4|kind::mxf4|kind::mxf4nvf4 "
+          "block_scale=block_scale scale_vec=scale_vec::1X|scale_vec::2X|scale_vec::4X",
+          "[d_tmem:tmem] [a_tmem:tmem] b_desc:u64 idesc:u32 [sfa_tmem:tmem] [sfb_tmem:tmem] "
+          "enable_input_d:pred", memory=True, **_TC05),
     instr("tcgen05_commit", "tcgen05",
           f"action=commit {_CG} completion=mbarrier::arrive::one space?=shared::cluster "
           "type=b64", "mbar:@space", memory=True, **_TC05),
@@ -439,6 +449,14 @@ ENTRIES = [
           f"action=st sync=sync aligned=aligned shape=16x64b|16x128b|16x256b|32x32b "
           f"num={_TC05_NUM} unpack?=unpack::16b type=b32",
           "[taddr:tmem] r:b32*tcgen05_ldst", memory=True, **_TC05),
+    instr("tcgen05_ld_split", "tcgen05",
+          f"action=ld sync=sync aligned=aligned shape=16x32bx2 num={_TC05_NUM} "
+          "pack?=pack::16b type=b32",
+          "r:b32*tcgen05_ldst/w [taddr:tmem] half_splitoff:imm", **_TC05),
+    instr("tcgen05_st_split", "tcgen05",
+          f"action=st sync=sync aligned=aligned shape=16x32bx2 num={_TC05_NUM} "
+          "unpack?=unpack::16b type=b32",
+          "[taddr:tmem] half_splitoff:imm r:b32*tcgen05_ldst", memory=True, **_TC05),
     instr("tcgen05_wait", "tcgen05", "action=wait::ld|wait::st sync=sync aligned=aligned", "",
           memory=True, **_TC05),
     instr("tcgen05_fence", "tcgen05",
