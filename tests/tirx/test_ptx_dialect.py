@@ -305,6 +305,11 @@ def test_keyword_and_double_colon_escapes():
     call = T.ptx["elect.sync"](*_scalars("uint32", "uint32"), 0xFFFFFFFF)  # dotted family name
     assert call.op.name == "tirx.ptx.elect_sync"
     assert T.ptx.ld.global_.b32(_scalars("uint32")[0], ptr).args[1] is ptr
+    # A token that starts with a digit is written with a leading "_" (an extension).
+    chained = T.ptx.cp.async_.bulk.tensor._2d.shared__cluster.global_.mbarrier__complete_tx__bytes
+    exact = T.ptx["cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes"]
+    tvm.ir.assert_structural_equal(chained(ptr, ptr, 0, 0, ptr), exact(ptr, ptr, 0, 0, ptr))
+    assert "_2d" in dir(T.ptx.cp.async_.bulk.tensor)
 
 
 def _scalars(*dtypes):

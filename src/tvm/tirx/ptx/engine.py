@@ -42,9 +42,12 @@ class PTXModifierError(ValueError, AttributeError):
 
 
 def unescape_token(name: str) -> str:
-    """Python spelling -> PTX token: ``global_`` -> ``global``, ``shared__cta`` -> ``shared::cta``."""
+    """Python spelling -> PTX token: ``global_`` -> ``global``, ``shared__cta`` ->
+    ``shared::cta``, and ``_2d`` -> ``2d`` (a token that starts with a digit)."""
     if name.endswith("_") and not name.endswith("__"):
         name = name[:-1]
+    if len(name) > 1 and name[0] == "_" and name[1].isdigit():
+        name = name[1:]
     return name.replace("__", "::")
 
 
@@ -53,6 +56,8 @@ def escape_token(token: str) -> str:
     import keyword  # stdlib, only needed for this rare path
 
     name = token.replace("::", "__")
+    if name[:1].isdigit():
+        return "_" + name
     return name + "_" if keyword.iskeyword(name) else name
 
 
