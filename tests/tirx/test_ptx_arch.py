@@ -23,6 +23,10 @@ P = tvm.tirx.Var("p", "handle")
         (lambda: T.ptx.mbarrier.try_wait.parity.shared__cta.b64(_scalar("uint32"), P, 0),
          "sm_90", "7.8"),
         (lambda: T.ptx.mbarrier.arrive.expect_tx.shared__cta.b64(P, 64), "sm_90", "8.0"),
+        (lambda: T.ptx.mbarrier.try_wait.parity.relaxed.cta.shared__cta.b64(
+            _scalar("uint32"), P, 0), "sm_90", "8.6"),
+        (lambda: T.ptx.mbarrier.test_wait.parity.shared__cta.b64(_scalar("uint32"), P, 0),
+         "sm_80", "7.1"),
         (lambda: T.ptx.cp.async_.cg.shared.global_(P, P, 16), "sm_80", "7.0"),
         (lambda: T.ptx["cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes"](
             P, P, 0, 0, P), "sm_90", "8.0"),
