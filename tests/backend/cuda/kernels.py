@@ -1,0 +1,125 @@
+"""TVMScript kernels shared by the CUDA code generator tests (scheduled, with thread bindings)."""
+
+from tvm.script import tirx as T
+
+
+@T.prim_func
+def scale(A: T.Buffer((256,), "float32"), B: T.Buffer((256,), "float32")):
+    T.func_attr({"global_symbol": "scale"})
+    for i in T.thread_binding(256, thread="threadIdx.x"):
+        B[i] = A[i] * T.float32(2)
+
+
+@T.prim_func
+def add2d(A: T.Buffer((64, 128), "float32"), B: T.Buffer((64, 128), "float32"),
+          C: T.Buffer((64, 128), "float32")):
+    T.func_attr({"global_symbol": "add2d"})
+    for by in T.thread_binding(8, thread="blockIdx.y"):
+        for bx in T.thread_binding(4, thread="blockIdx.x"):
+            for ty in T.thread_binding(8, thread="threadIdx.y"):
+                for tx in T.thread_binding(32, thread="threadIdx.x"):
+                    C[by * 8 + ty, bx * 32 + tx] = (
+                        A[by * 8 + ty, bx * 32 + tx] + T.exp(B[by * 8 + ty, bx * 32 + tx])
+                    )
+
+
+@T.prim_func
+def bounded(a: T.handle, b: T.handle, n: T.int32):
+    T.func_attr({"global_symbol": "bounded"})
+    A = T.match_buffer(a, (n,), "float32")
+    B = T.match_buffer(b, (n,), "float32")
+    for bx in T.thread_binding((n + 127) // 128, thread="blockIdx.x"):
+        for tx in T.thread_binding(128, thread="threadIdx.x"):
+            if bx * 128 + tx < n:
+                B[bx * 128 + tx] = T.tanh(A[bx * 128 + tx]) + T.sqrt(T.abs(A[bx * 128 + tx]))
+
+
+@T.prim_func
+def warp_sum(A: T.Buffer((128, 32), "float32"), B: T.Buffer((128,), "float32")):
+    T.func_attr({"global_symbol": "warp_sum"})
+    for b in T.thread_binding(128, thread="blockIdx.x"):
+        for t in T.thread_binding(32, thread="threadIdx.x"):
+            red = T.alloc_buffer((1,), "float32", scope="local")
+            mask = T.alloc_buffer((1,), "uint32", scope="local")
+            red[0] = A[b, t]
+            mask[0] = T.tvm_warp_activemask()
+            red[0] = red[0] + T.tvm_warp_shuffle_down(mask[0], red[0], 16, 32, 32)
+            red[0] = red[0] + T.tvm_warp_shuffle_down(mask[0], red[0], 8, 32, 32)
+            red[0] = red[0] + T.tvm_warp_shuffle_down(mask[0], red[0], 4, 32, 32)
+            red[0] = red[0] + T.tvm_warp_shuffle_down(mask[0], red[0], 2, 32, 32)
+            red[0] = red[0] + T.tvm_warp_shuffle_down(mask[0], red[0], 1, 32, 32)
+            red[0] = T.tvm_warp_shuffle(mask[0], red[0], 0, 32, 32)
+            if t == 0:
+                B[b] = red[0]
+
+
+@T.prim_func
+def matmul(A: T.Buffer((64, 64), "float32"), B: T.Buffer((64, 64), "float32"),
+           C: T.Buffer((64, 64), "float32")):
+    T.func_attr({"global_symbol": "matmul"})
+    for by in T.thread_binding(4, thread="blockIdx.y"):
+        for bx in T.thread_binding(4, thread="blockIdx.x"):
+            for ty in T.thread_binding(16, thread="threadIdx.y"):
+                for tx in T.thread_binding(16, thread="threadIdx.x"):
+                    As = T.alloc_buffer((16, 16), "float32", scope="shared")
+                    Bs = T.alloc_buffer((16, 16), "float32", scope="shared")
+                    acc = T.alloc_buffer((1,), "float32", scope="local")
+                    acc[0] = T.float32(0)
+                    for k0 in range(4):
+                        As[ty, tx] = A[by * 16 + ty, k0 * 16 + tx]
+                        Bs[ty, tx] = B[k0 * 16 + ty, bx * 16 + tx]
+                        T.tvm_storage_sync("shared")
+                        for k1 in range(16):
+                            acc[0] = acc[0] + As[ty, k1] * Bs[k1, tx]
+                        T.tvm_storage_sync("shared")
+                    C[by * 16 + ty, bx * 16 + tx] = acc[0]
+
+
+@T.prim_func
+def half_bf16(A: T.Buffer((512,), "float16"), B: T.Buffer((512,), "bfloat16"),
+              C: T.Buffer((512,), "float32"), D: T.Buffer((512,), "float8_e4m3fn")):
+    T.func_attr({"global_symbol": "half_bf16"})
+    for bx in T.thread_binding(2, thread="blockIdx.x"):
+        for tx in T.thread_binding(256, thread="threadIdx.x"):
+            C[bx * 256 + tx] = T.Cast("float32", T.exp(A[bx * 256 + tx])) + T.Cast(
+                "float32", B[bx * 256 + tx] * T.bfloat16(0.5))
+            D[bx * 256 + tx] = T.Cast("float8_e4m3fn", C[bx * 256 + tx])
+
+
+@T.prim_func
+def vec4(A: T.Buffer((1024,), "float32"), B: T.Buffer((1024,), "float32")):
+    T.func_attr({"global_symbol": "vec4"})
+    for b in T.thread_binding(4, thread="blockIdx.x"):
+        for i in T.thread_binding(64, thread="threadIdx.x"):
+            B[T.Ramp(b * 256 + i * 4, 1, 4)] = (
+                A[T.Ramp(b * 256 + i * 4, 1, 4)] * T.Broadcast(T.float32(3), 4)
+            )
+
+
+@T.prim_func
+def dyn_shared(A: T.Buffer((1024,), "float32"), B: T.Buffer((1024,), "float32")):
+    T.func_attr({"global_symbol": "dyn_shared"})
+    for bx in T.thread_binding(4, thread="blockIdx.x"):
+        for tx in T.thread_binding(256, thread="threadIdx.x"):
+            S = T.alloc_buffer((256,), "float32", scope="shared.dyn")
+            I = T.alloc_buffer((256,), "int32", scope="shared.dyn")
+            S[tx] = A[bx * 256 + tx]
+            I[tx] = tx
+            T.tvm_storage_sync("shared")
+            B[bx * 256 + tx] = S[255 - tx] + T.Cast("float32", I[tx])
+
+
+@T.prim_func
+def atomic(A: T.Buffer((1024,), "float32"), B: T.Buffer((1,), "float32")):
+    T.func_attr({"global_symbol": "atomic"})
+    for bx in T.thread_binding(4, thread="blockIdx.x"):
+        for tx in T.thread_binding(256, thread="threadIdx.x"):
+            T.evaluate(T.call_extern("float32", "atomicAdd", T.address_of(B[0]),
+                                     A[bx * 256 + tx]))
+
+
+ALL = {
+    "scale": scale, "add2d": add2d, "bounded": bounded, "warp_sum": warp_sum,
+    "matmul": matmul, "half_bf16": half_bf16, "vec4": vec4, "dyn_shared": dyn_shared,
+    "atomic": atomic,
+}

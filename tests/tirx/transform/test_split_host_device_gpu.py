@@ -1,0 +1,194 @@
+"""UnifyThreadBinding, LowerThreadBindingLoops, SplitHostDevice on GPU functions, GPU builtins.
+
+Expected outputs were checked against Apache TVM 0.27 (``s_tir.transform.UnifyThreadBinding``,
+``s_tir.LowerOpaqueBlock`` and ``tirx.transform.SplitHostDevice`` on the same scripts).
+"""
+
+import pytest
+
+import tvm
+from tvm import tirx
+from tvm.ir import assert_structural_equal
+from tvm.script import tirx as T
+from tvm.tirx import transform as TT
+
+
+def _mod(func, name="main"):
+    return tvm.IRModule({name: func})
+
+
+def test_unify_thread_binding_hoists_one_loop_per_tag():
+    @T.prim_func
+    def before(A: T.Buffer((128,), "float32")):
+        for bx in T.thread_binding(4, thread="blockIdx.x"):
+            for tx in T.thread_binding(32, thread="threadIdx.x"):
+                A[bx * 32 + tx] = T.float32(1)
+            for ty in T.thread_binding(32, thread="threadIdx.x"):
+                A[bx * 32 + ty] = A[bx * 32 + ty] + T.float32(1)
+        for bx in T.thread_binding(4, thread="blockIdx.x"):
+            for vx in T.thread_binding(2, thread="vthread.x"):
+                A[bx * 32 + vx] = T.float32(1)
+
+    @T.prim_func
+    def expected(A: T.Buffer((128,), "float32")):
+        for blockIdx_x in T.thread_binding(4, thread="blockIdx.x"):
+            for threadIdx_x in T.thread_binding(32, thread="threadIdx.x"):
+                A[blockIdx_x * 32 + threadIdx_x] = T.float32(1)
+                A[blockIdx_x * 32 + threadIdx_x] = A[blockIdx_x * 32 + threadIdx_x] + T.float32(1)
+        for blockIdx_x in T.thread_binding(4, thread="blockIdx.x"):
+            for vthread_x in T.thread_binding(2, thread="vthread.x"):
+                A[blockIdx_x * 32 + vthread_x] = T.float32(1)
+
+    after = TT.UnifyThreadBinding()(_mod(before))["main"]
+    assert_structural_equal(after.with_attr("global_symbol", "expected"), expected)
+    assert "for threadIdx_x in T.thread_binding(32" in after.script()
+
+
+def test_unify_thread_binding_rejects_different_extents():
+    @T.prim_func
+    def bad(A: T.Buffer((128,), "float32")):
+        for bx in T.thread_binding(4, thread="blockIdx.x"):
+            for tx in T.thread_binding(32, thread="threadIdx.x"):
+                A[bx * 32 + tx] = T.float32(1)
+            for ty in T.thread_binding(16, thread="threadIdx.x"):
+                A[bx * 32 + ty] = T.float32(2)
+
+    with pytest.raises(ValueError, match="bound to `threadIdx.x` should have the same extent"):
+        TT.UnifyThreadBinding()(_mod(bad))
+
+
+def test_lower_thread_binding_loops_gives_launch_threads():
+    @T.prim_func
+    def before(A: T.Buffer((128,), "float32")):
+        for bx in T.thread_binding(4, thread="blockIdx.x"):
+            for tx in T.thread_binding(32, thread="threadIdx.x"):
+                A[bx * 32 + tx] = T.float32(1)
+
+    @T.prim_func
+    def expected(A: T.Buffer((128,), "float32")):
+        bx = T.launch_thread("blockIdx.x", 4)
+        tx = T.launch_thread("threadIdx.x", 32)
+        A[bx * 32 + tx] = T.float32(1)
+
+    after = TT.LowerThreadBindingLoops()(_mod(before))["main"]
+    assert_structural_equal(after.with_attr("global_symbol", "expected"), expected)
+
+
+def test_lower_thread_binding_loops_offsets_a_nonzero_start_and_serialises_vthreads():
+    @T.prim_func
+    def before(A: T.Buffer((128,), "float32")):
+        for ty in T.thread_binding(2, 34, thread="threadIdx.y"):
+            for v in T.thread_binding(2, thread="vthread.x"):
+                A[ty + v] = T.float32(1)
+
+    @T.prim_func
+    def expected(A: T.Buffer((128,), "float32")):
+        ty = T.launch_thread("threadIdx.y", 32)
+        for v in range(2):
+            A[ty + 2 + v] = T.float32(1)
+
+    after = TT.LowerThreadBindingLoops()(_mod(before))["main"]
+    assert_structural_equal(after.with_attr("global_symbol", "expected"), expected)
+
+
+def _cuda():
+    return tvm.target.Target({"kind": "cuda", "arch": "sm_90a"}, host="llvm")
+
+
+@T.prim_func
+def _two_kernels(a: T.handle, b: T.handle, n: T.int32):
+    T.func_attr({"global_symbol": "f"})
+    A = T.match_buffer(a, (n,), "float32")
+    B = T.match_buffer(b, (n,), "float32")
+    for bx in T.thread_binding((n + 127) // 128, thread="blockIdx.x"):
+        for tx in T.thread_binding(128, thread="threadIdx.x"):
+            S = T.alloc_buffer((128,), "float32", scope="shared")
+            if bx * 128 + tx < n:
+                S[tx] = A[bx * 128 + tx]
+            T.tvm_storage_sync("shared")
+            B[bx * 128 + tx] = S[127 - tx]
+    for bx in T.thread_binding(8, thread="blockIdx.x"):
+        for tx in T.thread_binding(32, thread="threadIdx.x"):
+            B[bx * 32 + tx] = B[bx * 32 + tx] + T.float32(1)
+
+
+def _split(func):
+    mod = TT.BindTarget(_cuda())(_mod(func, "f"))
+    mod = TT.UnifyThreadBinding()(mod)
+    mod = TT.FlattenBuffer()(mod)
+    return TT.SplitHostDevice()(mod)
+
+
+def test_split_host_device_makes_kernels_and_launches():
+    mod = _split(_two_kernels)
+    names = sorted(g.name_hint for g in mod.functions)
+    assert names == ["f", "f_kernel", "f_kernel_1"]
+    k0, k1 = mod["f_kernel"], mod["f_kernel_1"]
+    # Parameters: pointers of the buffers used (host order), then scalars.
+    assert [p.name for p in k0.params] == ["A_ptr", "B_ptr", "n"]
+    assert [p.name for p in k1.params] == ["B_ptr"]
+    assert k0.params[0].type_annotation.storage_scope == "global"
+    assert k0.get_attr("calling_conv") == 2
+    assert k0.get_attr("tirx.is_global_func")
+    assert k0.get_attr("tirx.noalias")
+    assert list(k0.get_attr("tirx.kernel_launch_params")) == ["blockIdx.x", "threadIdx.x"]
+    assert k0.get_attr("target").kind.name == "cuda"
+    assert k0.get_attr("target").host is None
+    host = mod["f"].script()
+    assert 'T.call_packed("f_kernel", A.data, B.data, n, (n + 127) // 128, 128)' in host
+    assert 'T.call_packed("f_kernel_1", B.data, 8, 32)' in host
+    kernel = k0.script()
+    assert 'T.launch_thread("blockIdx.x", (n + 127) // 128)' in kernel
+    assert "T.tvm_storage_sync(\"shared\")" in kernel
+
+
+def test_split_host_device_dynamic_shared_memory_is_a_launch_parameter():
+    @T.prim_func
+    def dyn(A: T.Buffer((256,), "float32")):
+        T.func_attr({"global_symbol": "dyn"})
+        for tx in T.thread_binding(256, thread="threadIdx.x"):
+            S = T.alloc_buffer((256,), "float32", scope="shared.dyn")
+            H = T.alloc_buffer((3,), "float16", scope="shared.dyn")
+            S[tx] = A[tx]
+            H[0] = T.float16(0)
+            A[tx] = S[255 - tx]
+
+    mod = _split(dyn)
+    kernel = mod["dyn_kernel"]
+    tags = list(kernel.get_attr("tirx.kernel_launch_params"))
+    assert tags == ["threadIdx.x", "tirx.use_dyn_shared_memory"]
+    # 1024 bytes of float32, then 6 bytes of float16 rounded up to 16.
+    assert 'T.call_packed("dyn_kernel", A.data, 256, 1040)' in mod["f"].script()
+
+
+def test_split_host_device_cpu_target_refuses_gpu_loops():
+    mod = TT.BindTarget(tvm.target.Target("llvm"))(_mod(_two_kernels, "f"))
+    with pytest.raises(ValueError, match="GPU thread-bound loops; device code generation"):
+        TT.SplitHostDevice()(mod)
+
+
+def test_gpu_builtins_print_and_round_trip():
+    @T.prim_func
+    def f(A: T.Buffer((32,), "float32")):
+        tx = T.launch_thread("threadIdx.x", 32)
+        m: T.let[T.uint32] = T.tvm_warp_activemask()
+        v: T.let[T.float32] = T.tvm_warp_shuffle_down(m, A[tx], 1, 32, 32)
+        T.tvm_storage_sync("shared")
+        T.call_extern("float32", "atomicAdd", T.address_of(A[0]), v)
+        s: T.let[T.handle] = T.tvm_stack_alloca("array", 1)
+        T.call_packed("foo", A.data, s)
+
+    text = f.script()
+    for line in ['T.tvm_warp_shuffle_down(m, A[tx], 1, 32, 32)', 'T.tvm_storage_sync("shared")',
+                 'T.address_of(A[0])', 'T.tvm_stack_alloca("array", 1)',
+                 'T.call_packed("foo", A.data, s)', "T.tvm_warp_activemask()"]:
+        assert line in text
+    assert_structural_equal(tvm.script.from_source(text), f)
+
+
+def test_gpu_builtin_argument_errors():
+    with pytest.raises(TypeError, match="address_of expects a buffer element"):
+        tirx.address_of(tirx.Var("x", "int32"))
+    with pytest.raises(TypeError, match="call_packed: the function name must be a str"):
+        tirx.call_packed(3)
+    assert tirx.tvm_warp_shuffle(0, tirx.Var("x", "float16"), 0, 32, 32).dtype == "float16"
