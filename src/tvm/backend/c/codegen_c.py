@@ -162,13 +162,13 @@ class CodeGenC:
 
     # --- statements ----------------------------------------------------------------------------
     def print_stmt(self, stmt) -> None:
-        method = _STMT_METHODS.get(type(stmt))
+        method = _STMT_METHODS.get(type(stmt))  # a method name: subclasses may override it
         if method is None:
             raise ValueError(
                 f"the {type(self).__name__} does not support {type(stmt).__name__} statements "
                 f"(in function {self.func_name})"
             )
-        method(self, stmt)
+        getattr(self, method)(stmt)
 
     def _seq(self, op: SeqStmt):
         for s in op.seq:
@@ -301,7 +301,7 @@ class CodeGenC:
                 f"the {type(self).__name__} does not support {type(expr).__name__} expressions "
                 f"(in function {self.func_name})"
             )
-        return method(self, expr)
+        return getattr(self, method)(expr)
 
     def _int(self, op: E.IntImm) -> str:
         if op.dtype == "int32":
@@ -476,7 +476,7 @@ class CodeGenC:
         )
 
     def _args(self, args) -> str:
-        return ", ".join(_strip(self.print_expr(a)) for a in args)
+        return ", ".join(self.print_expr(a) for a in args)
 
     def call_call_extern(self, op) -> str:
         return f"{op.args[0].value}({self._args(op.args[1:])})"
@@ -541,19 +541,19 @@ def _is_one(expr) -> bool:
 
 
 _STMT_METHODS = {
-    SeqStmt: CodeGenC._seq, BufferStore: CodeGenC._store, For: CodeGenC._for,
-    While: CodeGenC._while, IfThenElse: CodeGenC._if, Bind: CodeGenC._bind,
-    AttrStmt: CodeGenC._attr, AllocBuffer: CodeGenC._alloc, DeclBuffer: CodeGenC._decl,
-    Evaluate: CodeGenC._evaluate, AssertStmt: CodeGenC._assert, Break: CodeGenC._break,
-    Continue: CodeGenC._continue,
+    SeqStmt: "_seq", BufferStore: "_store", For: "_for",
+    While: "_while", IfThenElse: "_if", Bind: "_bind",
+    AttrStmt: "_attr", AllocBuffer: "_alloc", DeclBuffer: "_decl",
+    Evaluate: "_evaluate", AssertStmt: "_assert", Break: "_break",
+    Continue: "_continue",
 }
 _EXPR_METHODS = {
-    E.IntImm: CodeGenC._int, E.FloatImm: CodeGenC._float, E.StringImm: CodeGenC._string,
-    E.Var: CodeGenC._var, E.Cast: CodeGenC._cast, E.FloorDiv: CodeGenC._floordiv,
-    E.FloorMod: CodeGenC._floormod, E.Min: CodeGenC._minmax, E.Max: CodeGenC._minmax,
-    E.Not: CodeGenC._not, E.BitwiseNot: CodeGenC._bitwise_not, E.Select: CodeGenC._select,
-    E.Let: CodeGenC._let, BufferLoad: CodeGenC._load, E.Ramp: CodeGenC._ramp,
-    E.Broadcast: CodeGenC._broadcast, E.Call: CodeGenC._call,
+    E.IntImm: "_int", E.FloatImm: "_float", E.StringImm: "_string",
+    E.Var: "_var", E.Cast: "_cast", E.FloorDiv: "_floordiv",
+    E.FloorMod: "_floormod", E.Min: "_minmax", E.Max: "_minmax",
+    E.Not: "_not", E.BitwiseNot: "_bitwise_not", E.Select: "_select",
+    E.Let: "_let", BufferLoad: "_load", E.Ramp: "_ramp",
+    E.Broadcast: "_broadcast", E.Call: "_call",
 }
 for _cls in _BINARY:
-    _EXPR_METHODS[_cls] = CodeGenC._binary
+    _EXPR_METHODS[_cls] = "_binary"

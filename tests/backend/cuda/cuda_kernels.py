@@ -118,8 +118,23 @@ def atomic(A: T.Buffer((1024,), "float32"), B: T.Buffer((1,), "float32")):
                                      A[bx * 256 + tx]))
 
 
+@T.prim_func
+def misc(A: T.Buffer((256,), "float16"), B: T.Buffer((256,), "float64"),
+         C: T.Buffer((256,), "int64"), D: T.Buffer((256,), "int32"), n: T.int32):
+    T.func_attr({"global_symbol": "misc"})
+    for tx in T.thread_binding(256, thread="threadIdx.x"):
+        A[tx] = A[tx] * T.float16(1.5) + T.max(A[tx], T.float16(0))
+        B[tx] = B[tx] * T.float64(2.5) + T.float64(float("inf"))
+        C[tx] = C[tx] + T.int64(3)
+        D[tx] = T.Select(D[tx] > 2, T.floordiv(D[tx], n), T.floormod(D[tx] - 7, 4)) + T.min(D[tx], 5)
+        for k in T.unroll(4):
+            D[tx] = D[tx] + k
+        D[tx] = T.Cast("int32", T.sqrt(T.Cast("float32", D[tx])) > T.float32(1)) + T.Cast(
+            "int32", T.exp(B[tx]))
+
+
 ALL = {
     "scale": scale, "add2d": add2d, "bounded": bounded, "warp_sum": warp_sum,
     "matmul": matmul, "half_bf16": half_bf16, "vec4": vec4, "dyn_shared": dyn_shared,
-    "atomic": atomic,
+    "atomic": atomic, "misc": misc,
 }
