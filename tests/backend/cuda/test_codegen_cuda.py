@@ -129,7 +129,9 @@ def test_constants_floordiv_select_unroll(sources):
     assert "__hmax(" in body
     assert "* 2.500000000000000) + CUDART_INF);" in body
     assert "(C_ptr[((int)threadIdx.x)] + (int64_t)3)" in body
-    assert "#pragma unroll\n  for (int k = 0; k < 4; ++k) {" in body
+    # The T.unroll loop is unrolled by UnrollLoop; the k = 0 step is a no-op store.
+    assert "  D_ptr[((int)threadIdx.x)] = (D_ptr[((int)threadIdx.x)] + 3);" in body
+    assert "for (" not in body
     assert "(D_ptr[((int)threadIdx.x)] / n)" in body  # floordiv by a symbolic divisor
 
 
@@ -208,3 +210,39 @@ def test_join_sources_keeps_one_preamble_and_rejects_duplicates(sources):
     assert "scale_kernel(" in joined and "vec4_kernel(" in joined
     with pytest.raises(ValueError, match="kernel scale_kernel appears in two sources"):
         nvcc.join_sources([sources["scale"], sources["scale"]])
+
+
+def _te_scheduled():
+    from tvm import s_tir, te
+
+    A = te.placeholder((1024, 64), name="A")
+    k = te.reduce_axis((0, 64), name="k")
+    B = te.compute((1024,), lambda i: te.sum(A[i, k] * 2.0, axis=k), name="B")
+    C = te.compute((1024,), lambda i: te.sigmoid(B[i]), name="C")
+    sch = s_tir.Schedule(te.create_prim_func([A, C]))
+    for name in ["B", "C"]:
+        bx, tx = sch.split(sch.get_loops(sch.get_sblock(name))[0], [None, 128])
+        sch.bind(bx, "blockIdx.x")
+        sch.bind(tx, "threadIdx.x")
+    return sch.mod["main"]
+
+
+def test_te_schedule_to_cuda_source_and_host_launches():
+    host, device = lower_for_cuda(_te_scheduled(), TARGET)
+    host_text = host.script()
+    # The intermediate B lives in global memory allocated by the host, passed to both kernels.
+    assert 'T.call_packed("main_kernel", A.data, B.data, 8, 128)' in host_text
+    assert 'T.call_packed("main_kernel_1", C.data, B.data, 8, 128)' in host_text
+    assert host["main"].get_attr("target").kind.name == "llvm"
+    assert host["main"].get_attr("calling_conv") == 1
+    src = build_cuda(device, TARGET).inspect_source()
+    body = _body(src, "main_kernel")
+    assert body.startswith("  for (int k = 0; k < 64; ++k) {\n    if (k == 0) {")
+    assert "expf(" in _body(src, "main_kernel_1")
+
+
+@requires_nvcc
+def test_te_kernels_compile_with_nvcc():
+    _, device = lower_for_cuda(_te_scheduled(), TARGET)
+    mod = build_cuda(device, TARGET, compile=True)
+    assert mod.impl.binary()[:4] == b"\x7fELF"

@@ -21,8 +21,10 @@ from __future__ import annotations
 from ...ir.module import IRModule
 from ...ir.transform import Sequential
 from ...runtime.module import Module
+from ...s_tir import transform as s_tir_transform
 from ...target import Target
 from ...tirx import transform as _t
+from ...tirx.compilation_pipeline import tirx_passes
 from ...tirx.function import PrimFunc
 from . import intrin, nvcc
 from .codegen_cuda import codegen, kernel_functions
@@ -124,15 +126,15 @@ def lower_for_cuda(mod, target=None) -> tuple[IRModule, IRModule]:
         name = str(mod.get_attr("global_symbol") or "main")
         mod = IRModule({name: mod})
     intrin.register_rules()
-    passes = Sequential([
+    passes = [
         _t.BindTarget(target),
+        s_tir_transform.LowerInitBlock(),
+        s_tir_transform.ConvertBlocksToOpaque(),
+        s_tir_transform.LowerOpaqueBlock(),
         _t.UnifyThreadBinding(),
-        _t.FlattenBuffer(),
-        _t.StmtSimplify(),
-        _t.LowerThreadBindingLoops(),
-        _t.SplitHostDevice(),
-    ], name="cuda.lower")
-    mod = passes(mod)
+        *tirx_passes(target),
+    ]
+    mod = Sequential(passes, name="cuda.lower")(mod)
     host, device = {}, {}
     for gvar, func in mod.functions.items():
         is_kernel = isinstance(func, PrimFunc) and func.get_attr("calling_conv") == 2

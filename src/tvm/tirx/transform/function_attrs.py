@@ -9,7 +9,8 @@
   ``__tvm_ffi_<name>`` function that checks the argument count, ndim, dtype, device, static
   and symbolic shapes (``tvm.backend.llvm.packed_api``). The pass checks that every parameter
   can be described that way and raises ``ValueError`` naming the function and parameter
-  otherwise.
+  otherwise. A function with a GPU target (the host side of a kernel launch) gets the
+  target's host (``llvm`` when it has none) as its target.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from ..expr import IntImm, Var
 from ..function import PrimFunc
 from ..stmt_functor import post_order_visit
 from .common import PrimFuncPass
-from .split_host_device import SplitHostDevice
+from .split_host_device import SplitHostDevice, host_target, is_gpu_target
 
 __all__ = ["AnnotateEntryFunc", "BindTarget", "MakePackedAPI", "SplitHostDevice"]
 
@@ -91,6 +92,11 @@ def MakePackedAPI():
         if name is None:
             return func
         check_packable(func, str(name))
+        target = func.get_attr("target")
+        if is_gpu_target(target):
+            # The host side of a GPU function (it launches the kernels SplitHostDevice made)
+            # runs on the host target, as in TVM.
+            func = func.with_attr("target", host_target(target))
         if func.get_attr("calling_conv") == CALLING_CONV_PACKED:
             return func
         return func.with_attr("calling_conv", CALLING_CONV_PACKED)

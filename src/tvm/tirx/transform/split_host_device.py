@@ -56,6 +56,7 @@ __all__ = [
     "DYN_SHARED_MEMORY_TAG",
     "SplitHostDevice",
     "dyn_shared_memory_layout",
+    "host_target",
     "is_gpu_target",
     "split_host_device",
 ]
@@ -72,6 +73,12 @@ def is_gpu_target(target) -> bool:
         return False
     kind = getattr(getattr(target, "kind", None), "name", None)
     return kind == "cuda" or "gpu" in tuple(getattr(target, "keys", ()) or ())
+
+
+def host_target(target):
+    """The host target of a device target (``llvm`` when it names none)."""
+    host = getattr(target, "host", None)
+    return host if host is not None else type(target)("llvm")
 
 
 def _device_target(target):
