@@ -133,8 +133,21 @@ def misc(A: T.Buffer((256,), "float16"), B: T.Buffer((256,), "float64"),
             "int32", T.exp(B[tx]))
 
 
+@T.prim_func
+def warp_mem(A: T.Buffer((128,), "float32"), B: T.Buffer((128,), "float32")):
+    T.func_attr({"global_symbol": "warp_mem"})
+    for bx in T.thread_binding(2, thread="blockIdx.x"):
+        for tx in T.thread_binding(32, thread="threadIdx.x"):
+            W = T.alloc_buffer((64,), "float32", scope="warp")
+            for y in range(2):
+                W[y * 32 + tx] = A[bx * 64 + y * 32 + tx]
+            for y in range(2):
+                B[bx * 64 + y * 32 + tx] = W[y * 32 + (tx + 1) % 32] + W[y * 32 + tx]
+
+
 ALL = {
     "scale": scale, "add2d": add2d, "bounded": bounded, "warp_sum": warp_sum,
     "matmul": matmul, "half_bf16": half_bf16, "vec4": vec4, "dyn_shared": dyn_shared,
     "atomic": atomic, "misc": misc,
+    "warp_mem": warp_mem,
 }

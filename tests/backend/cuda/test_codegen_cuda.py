@@ -246,3 +246,10 @@ def test_te_kernels_compile_with_nvcc():
     _, device = lower_for_cuda(_te_scheduled(), TARGET)
     mod = build_cuda(device, TARGET, compile=True)
     assert mod.impl.binary()[:4] == b"\x7fELF"
+
+
+def test_warp_memory_becomes_registers_and_shuffles(sources):
+    body = _body(sources["warp_mem"], "warp_mem_kernel")
+    assert body.startswith("  alignas(64) float W_ptr[2];")
+    assert ("__shfl_sync(__activemask(), W_ptr[y_1], ((((int)threadIdx.x) + 1) % 32), 32)"
+            in body)

@@ -192,3 +192,74 @@ def test_gpu_builtin_argument_errors():
     with pytest.raises(TypeError, match="call_packed: the function name must be a str"):
         tirx.call_packed(3)
     assert tirx.tvm_warp_shuffle(0, tirx.Var("x", "float16"), 0, 32, 32).dtype == "float16"
+
+
+def test_lower_warp_memory_stripes_and_shuffles():
+    @T.prim_func
+    def before(A: T.Buffer((128,), "float32"), B: T.Buffer((128,), "float32")):
+        bx = T.launch_thread("blockIdx.x", 2)
+        tx = T.launch_thread("threadIdx.x", 32)
+        W = T.alloc_buffer((64,), scope="warp")
+        for y in range(2):
+            W[y * 32 + tx] = A[bx * 64 + y * 32 + tx]
+        for y in range(2):
+            B[bx * 64 + y * 32 + tx] = W[y * 32 + (tx + 1) % 32] + W[y * 32 + tx]
+
+    @T.prim_func
+    def expected(A: T.Buffer((128,), "float32"), B: T.Buffer((128,), "float32")):
+        bx = T.launch_thread("blockIdx.x", 2)
+        tx = T.launch_thread("threadIdx.x", 32)
+        W = T.alloc_buffer((2,), scope="local")
+        for y in range(2):
+            W[y] = A[bx * 64 + y * 32 + tx]
+        for y in range(2):
+            B[bx * 64 + y * 32 + tx] = T.tvm_warp_shuffle(
+                T.tvm_warp_activemask(), W[y], (tx + 1) % 32, 32, 32) + W[y]
+
+    after = TT.LowerWarpMemory()(_mod(before))["main"]
+    assert_structural_equal(after.with_attr("global_symbol", "expected"), expected)
+
+
+def test_lower_warp_memory_with_two_elements_per_lane():
+    # m = 2: lane tx holds W[2 * tx] and W[2 * tx + 1].
+    @T.prim_func
+    def before(A: T.Buffer((64,), "float32")):
+        tx = T.launch_thread("threadIdx.x", 32)
+        W = T.alloc_buffer((64,), scope="warp")
+        for j in range(2):
+            W[tx * 2 + j] = A[tx * 2 + j]
+        A[tx * 2] = W[(31 - tx) * 2 + 1]
+
+    after = TT.LowerWarpMemory()(_mod(before))["main"]
+    text = after.script()
+    assert "W = T.alloc_local((2,))" in text or 'T.alloc_buffer((2,), scope="local")' in text
+    assert "W[j] = A[tx * 2 + j]" in text
+    assert "T.tvm_warp_shuffle(T.tvm_warp_activemask(), W[1], 31 - tx, 32, 32)" in text
+
+
+def test_lower_warp_memory_errors():
+    @T.prim_func
+    def other_lane(A: T.Buffer((32,), "float32")):
+        tx = T.launch_thread("threadIdx.x", 32)
+        W = T.alloc_buffer((32,), scope="warp")
+        W[tx] = A[tx]
+        W[(tx + 1) % 32] = A[tx]
+
+    with pytest.raises(ValueError, match="stride threadIdx.x by 1 and|not a positive multiple"):
+        TT.LowerWarpMemory()(_mod(other_lane))
+
+    @T.prim_func
+    def too_wide(A: T.Buffer((64,), "float32")):
+        tx = T.launch_thread("threadIdx.x", 64)
+        W = T.alloc_buffer((64,), scope="warp")
+        W[tx] = A[tx]
+
+    with pytest.raises(ValueError, match="no larger than the warp size 32"):
+        TT.LowerWarpMemory()(_mod(too_wide))
+
+
+def test_make_packed_api_moves_gpu_host_functions_to_the_host_target():
+    mod = TT.MakePackedAPI()(_split(_two_kernels))
+    assert mod["f"].get_attr("target").kind.name == "llvm"
+    assert mod["f"].get_attr("calling_conv") == 1
+    assert mod["f_kernel"].get_attr("calling_conv") == 2

@@ -21,6 +21,7 @@ import re
 from typing import ClassVar
 
 from ...arith.analyzer import Analyzer
+from ...ir.expr import Range
 from ...ir.op import Op
 from ...runtime.data_type import dtype_info
 from ...tirx import expr as E
@@ -132,6 +133,7 @@ class CodeGenC:
         self._var_names = {}
         self._names = set(self.reserved_names())
         self._lines = []
+        self.analyzer = Analyzer()
         params = [self.print_param(p) for p in func.params]
         head = self.function_head(name, func, params)
         self.decls.append(head + ";")
@@ -194,6 +196,7 @@ class CodeGenC:
         lo = self.print_expr(op.min)
         extent = self.print_expr(op.extent)
         var = self.bind_var(op.loop_var)
+        self._bind_range(op.loop_var, op.min, op.extent)
         ty = self.type_name(op.loop_var.dtype)
         end = extent if _is_zero(op.min) else f"({lo} + {extent})"
         step = op.step
@@ -237,7 +240,12 @@ class CodeGenC:
     def _attr(self, op: AttrStmt):
         if op.attr_key == "thread_extent":
             self.bind_thread_index(op.node)
+            self._bind_range(op.node.var, E.IntImm(op.value.dtype, 0), op.value)
         self.print_stmt(op.body)
+
+    def _bind_range(self, var, lo, extent) -> None:
+        # Bounds let floordiv/floormod print as plain C division when both sides are >= 0.
+        self.analyzer.bind(var, Range.from_min_extent(lo, extent), allow_override=True)
 
     def bind_thread_index(self, iter_var) -> None:
         """*hook*: what a launch variable prints as."""

@@ -2,8 +2,10 @@
 
 * :func:`lower_for_cuda(mod, target) <lower_for_cuda>`: the TIR lowering from a scheduled
   function with thread bindings to ``(host_mod, device_mod)``: UnifyThreadBinding,
-  FlattenBuffer, StmtSimplify, LowerThreadBindingLoops, SplitHostDevice, then LowerIntrin on
-  the kernels (``cuda`` rules).
+  the sblock lowering, UnifyThreadBinding, the ``tirx`` pipeline
+  (``tvm.tirx.compilation_pipeline.tirx_passes``: FlattenBuffer, VectorizeLoop, UnrollLoop,
+  StorageRewrite, SplitHostDevice, MakePackedAPI...), then on the kernels LowerWarpMemory,
+  StmtSimplify and LowerIntrin (``cuda`` rules).
 * :func:`build_cuda(device_mod, target) <build_cuda>`: CUDA C for the kernels, wrapped in a
   ``tvm.runtime.Module`` of kind ``"cuda"`` (``inspect_source()`` gives the CUDA C). The cubin
   is compiled by nvcc on first use of :meth:`CUDAModuleImpl.binary`, or at once with
@@ -139,5 +141,7 @@ def lower_for_cuda(mod, target=None) -> tuple[IRModule, IRModule]:
     for gvar, func in mod.functions.items():
         is_kernel = isinstance(func, PrimFunc) and func.get_attr("calling_conv") == 2
         (device if is_kernel else host)[gvar] = func
-    device_mod = _t.LowerIntrin()(IRModule(device))
+    finalize = Sequential([_t.LowerWarpMemory(), _t.StmtSimplify(), _t.LowerIntrin()],
+                          name="cuda.finalize_device")
+    device_mod = finalize(IRModule(device))
     return IRModule(host), device_mod
