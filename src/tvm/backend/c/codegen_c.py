@@ -64,6 +64,18 @@ class CodeGenC:
         "uint64": "uint64_t", "float32": "float", "float64": "double", "handle": "void*",
     }
 
+    #: op name -> method printing a call of it; subclasses extend the table.
+    CALL_METHODS: ClassVar[dict] = {
+        "tirx.call_extern": "call_call_extern",
+        "tirx.call_pure_extern": "call_call_extern",
+        "tirx.if_then_else": "call_if_then_else",
+        "tirx.likely": "call_likely",
+        "tirx.reinterpret": "call_reinterpret",
+        "tirx.address_of": "call_address_of",
+        "tirx.isnan": "call_isnan",
+        "tirx.fabs": "call_fabs",
+    }
+
     def __init__(self):
         self.decls: list = []  # forward declarations, in order
         self.funcs: list = []  # function definitions, in order
@@ -471,14 +483,13 @@ class CodeGenC:
                 f"call of {op.op} in function {self.func_name}: calls of other PrimFuncs are "
                 "not supported by the C code generator"
             )
-        name = op.op.name.split(".", 1)[-1]
-        method = getattr(self, f"call_{name}", None)
+        method = self.CALL_METHODS.get(op.op.name)
         if method is not None:
-            return method(op)
-        return self.call_fallback(op, name)
+            return getattr(self, method)(op)
+        return self.call_fallback(op, op.op.name.split(".", 1)[-1])
 
     def call_fallback(self, op, name: str) -> str:
-        """*hook*: an intrinsic without a ``call_<name>`` method."""
+        """*hook*: an intrinsic without an entry in ``CALL_METHODS``."""
         raise ValueError(
             f"intrinsic {op.op.name} in function {self.func_name} has no C code generation rule"
         )
@@ -489,7 +500,6 @@ class CodeGenC:
     def call_call_extern(self, op) -> str:
         return f"{op.args[0].value}({self._args(op.args[1:])})"
 
-    call_call_pure_extern = call_call_extern
 
     def call_if_then_else(self, op) -> str:
         c, t, f = (self.print_expr(a) for a in op.args)

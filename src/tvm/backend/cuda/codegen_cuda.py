@@ -18,6 +18,7 @@ the dtypes used, integer type names) followed by declarations and kernels.
 from __future__ import annotations
 
 import math
+from typing import ClassVar
 
 from ...ir.type import PointerType
 from ...runtime.data_type import dtype_info
@@ -49,6 +50,15 @@ _DYN_SHARED = "buf_dyn_shmem"
 
 class CodeGenCUDA(CodeGenC):
     """C printer with CUDA types, qualifiers and intrinsics (see module doc)."""
+
+    CALL_METHODS: ClassVar[dict] = {
+        **CodeGenC.CALL_METHODS,
+        "tirx.tvm_storage_sync": "call_tvm_storage_sync",
+        "tirx.tvm_warp_shuffle": "call_tvm_warp_shuffle",
+        "tirx.tvm_warp_shuffle_up": "call_tvm_warp_shuffle_up",
+        "tirx.tvm_warp_shuffle_down": "call_tvm_warp_shuffle_down",
+        "tirx.tvm_warp_activemask": "call_tvm_warp_activemask",
+    }
 
     def __init__(self):
         super().__init__()
