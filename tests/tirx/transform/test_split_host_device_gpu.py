@@ -263,3 +263,74 @@ def test_make_packed_api_moves_gpu_host_functions_to_the_host_target():
     assert mod["f"].get_attr("target").kind.name == "llvm"
     assert mod["f"].get_attr("calling_conv") == 1
     assert mod["f_kernel"].get_attr("calling_conv") == 2
+
+
+def test_split_host_device_kernel_name_avoids_existing_functions():
+    @T.prim_func
+    def main(A: T.Buffer((16,), "float32")):
+        i = T.launch_thread("threadIdx.x", 16)
+        A[i] = T.float32(0)
+
+    @T.prim_func
+    def other():
+        T.evaluate(0)
+
+    mod = tvm.IRModule({"main": main.with_attr("target", _cuda()), "main_kernel": other})
+    after = TT.SplitHostDevice()(mod)
+    assert sorted(g.name_hint for g in after.functions) == ["main", "main_kernel",
+                                                              "main_kernel_1"]
+    assert 'T.call_packed("main_kernel_1", A.data, 16)' in after["main"].script()
+
+
+def test_split_host_device_let_bound_extent_and_explicit_target_region():
+    device = tvm.target.Target("cuda")  # T.target(...) is not in pytvm's TVMScript yet
+
+    @T.prim_func
+    def main(a: T.handle, b: T.handle, seq_len: T.int32):
+        A = T.match_buffer(a, (seq_len,), "int32")
+        B = T.match_buffer(b, (seq_len,), "int32")
+        num_blocks: T.let[T.int32] = (seq_len + 127) // 128
+        with T.attr(device, "target", 0):
+            bx = T.launch_thread("blockIdx.x", num_blocks)
+            tx = T.launch_thread("threadIdx.x", 128)
+            if bx * 128 + tx < seq_len:
+                B[bx * 128 + tx] = A[bx * 128 + tx]
+
+    after = TT.SplitHostDevice()(_mod(main.with_attr("target", _cuda())))
+    kernel = after["main_kernel"]
+    # A variable used only in a launch extent is a kernel parameter too.
+    # Order: pointers, then scalars in host parameter order, then other variables.
+    assert [p.name for p in kernel.params] == ["A_ptr", "B_ptr", "seq_len", "num_blocks"]
+    host = after["main"].script()
+    assert "num_blocks: T.let[T.int32] = (seq_len + 127) // 128" in host
+    assert 'T.call_packed("main_kernel", A.data, B.data, ' in host
+    assert host.rstrip().endswith("num_blocks, 128)")
+
+
+def test_split_host_device_pointer_only_use_passes_the_buffer():
+    device = tvm.target.Target("cuda")
+
+    @T.prim_func
+    def main(A: T.Buffer((16,), "float32")):
+        with T.attr(device, "target", 0):
+            T.evaluate(T.call_extern("int32", "consume", A.data))
+
+    after = TT.SplitHostDevice()(_mod(main.with_attr("target", _cuda())))
+    kernel = after["main_kernel"]
+    assert [p.name for p in kernel.params] == ["A_ptr"]
+    assert list(kernel.get_attr("tirx.kernel_launch_params")) == []
+    assert 'T.call_packed("main_kernel", A.data)' in after["main"].script()
+
+
+def test_split_host_device_keeps_launch_flags_without_arguments():
+    @T.prim_func
+    def main(A: T.Buffer((16,), "float32")):
+        tx = T.launch_thread("threadIdx.x", 16)
+        A[tx] = T.float32(0)
+
+    func = main.with_attr("target", _cuda()).with_attr(
+        "tirx.kernel_launch_params", ["threadIdx.x", "tirx.use_programtic_dependent_launch"])
+    after = TT.SplitHostDevice()(_mod(func))
+    assert list(after["main_kernel"].get_attr("tirx.kernel_launch_params")) == [
+        "threadIdx.x", "tirx.use_programtic_dependent_launch"]
+    assert 'T.call_packed("main_kernel", A.data, 16)' in after["main"].script()

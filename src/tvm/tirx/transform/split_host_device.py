@@ -48,6 +48,7 @@ from ..stmt_functor import (
     StmtMutator,
     StmtVisitor,
     ir_transform,
+    post_order_visit,
 )
 from .thread_binding import is_hardware_thread_tag, lower_thread_binding_loops
 
@@ -283,13 +284,31 @@ def _pointer_param(buf: Buffer) -> Var:
     return Var(f"{buf.name}_ptr", PointerType(PrimType(buf.dtype), scope))
 
 
+def _host_buffers(func: PrimFunc) -> dict:
+    """``{id(data var): Buffer}`` of the buffers a function declares (to type bare pointers)."""
+    found = {id(b.data): b for b in func.buffer_map.values()}
+
+    def visit(node):
+        if isinstance(node, (AllocBuffer, DeclBuffer)):
+            found.setdefault(id(node.buffer.data), node.buffer)
+
+    post_order_visit(func.body, visit)
+    return found
+
+
 class _Splitter(StmtMutator):
-    def __init__(self, func: PrimFunc, name: str, device_target):
+    def __init__(self, func: PrimFunc, name: str, device_target, taken=()):
         super().__init__()
         self.func = func
         self.name = name
         self.device_target = device_target
+        self.taken = set(taken)  # function names already in the module
         self.kernels: list = []  # (name, PrimFunc)
+        self.host_buffers = _host_buffers(func)
+        # Launch flags set on the host function (e.g. programmatic dependent launch) carry
+        # over to its kernels; they add no launch argument.
+        self.flags = [str(t) for t in (func.get_attr("tirx.kernel_launch_params") or [])
+                      if not is_hardware_thread_tag(str(t))]
 
     def _param_rank(self) -> dict:
         rank = {}
@@ -299,17 +318,29 @@ class _Splitter(StmtMutator):
         return rank
 
     def _kernel_name(self):
-        base = f"{self.name}_kernel"
-        return base if not self.kernels else f"{base}_{len(self.kernels)}"
+        base, k = f"{self.name}_kernel", 0
+        name = base
+        while name in self.taken:
+            k += 1
+            name = f"{base}_{k}"
+        self.taken.add(name)
+        return name
 
     def visit_attr_stmt_(self, op: AttrStmt):
-        if op.attr_key != "thread_extent":
-            return super().visit_attr_stmt_(op)
-        return self._split(op)
+        if op.attr_key == "thread_extent":
+            return self._split(op, op)
+        if op.attr_key == "target" and is_gpu_target(op.node):
+            # ``T.attr(T.target("cuda"), "target", 0)`` marks a device region explicitly.
+            return self._split(op.body, op)
+        return super().visit_attr_stmt_(op)
 
-    def _split(self, region: AttrStmt):
+    def _split(self, region, marker):
         uses = _RegionUses()
         uses.visit_stmt(region)
+        for key, var in list(uses.scalars.items()):
+            buf = self.host_buffers.get(key)
+            if var.dtype == "handle" and buf is not None and key not in uses.buffers:
+                uses.buffers[key] = buf  # the kernel uses only ``A.data``: pass A
         # Parameters follow the host function's parameter order (TVM's order), then first use.
         rank = self._param_rank()
         buffers = sorted(uses.buffers.values(), key=lambda b: rank.get(id(b.data), len(rank)))
@@ -339,7 +370,7 @@ class _Splitter(StmtMutator):
         body = SeqStmt.flatten([*decls, body]) if decls else body
         tags = [t for t in uses.launch if is_hardware_thread_tag(t)]
         extents = [uses.launch[t] for t in tags]
-        launch_params = list(tags)
+        launch_params = list(tags) + self.flags
         if uses.dyn_shared:
             _, total = dyn_shared_memory_layout(uses.dyn_shared)
             launch_params.append(DYN_SHARED_MEMORY_TAG)
@@ -355,16 +386,19 @@ class _Splitter(StmtMutator):
         kernel = PrimFunc(params, body, attrs=attrs)
         self.kernels.append((kernel_name, kernel))
         args = [buf.data for buf in buffers] + scalars + extents
-        return Evaluate(call_packed(kernel_name, *args), span=region.span)
+        return Evaluate(call_packed(kernel_name, *args), span=marker.span)
 
 
-def split_host_device(func: PrimFunc, name: str) -> tuple[PrimFunc, list]:
-    """Split one function: ``(host function, [(kernel name, kernel PrimFunc), ...])``."""
+def split_host_device(func: PrimFunc, name: str, taken=()) -> tuple[PrimFunc, list]:
+    """Split one function: ``(host function, [(kernel name, kernel PrimFunc), ...])``.
+
+    ``taken``: function names already used in the module (kernel names avoid them).
+    """
     target = func.get_attr("target")
     if not is_gpu_target(target):
         return _cpu_host_function(func), []
     func = lower_thread_binding_loops(func)
-    splitter = _Splitter(func, name, _device_target(target))
+    splitter = _Splitter(func, name, _device_target(target), taken)
     body = splitter.visit_stmt(func.body)
     host = func if body is func.body else func.with_body(body)
     return host, splitter.kernels
@@ -375,12 +409,13 @@ def SplitHostDevice():
 
     def run(mod, ctx):
         funcs, changed = {}, False
+        taken = {g.name_hint for g in mod.functions}
         for gvar, func in mod.functions.items():
             if not isinstance(func, PrimFunc):
                 funcs[gvar] = func
                 continue
             name = str(func.get_attr("global_symbol") or gvar.name_hint)
-            host, kernels = split_host_device(func, name)
+            host, kernels = split_host_device(func, name, taken)
             changed = changed or host is not func or bool(kernels)
             funcs[gvar] = host
             for kernel_name, kernel in kernels:
