@@ -253,3 +253,18 @@ def test_warp_memory_becomes_registers_and_shuffles(sources):
     assert body.startswith("  alignas(64) float W_ptr[2];")
     assert ("__shfl_sync(__activemask(), W_ptr[y_1], ((((int)threadIdx.x) + 1) % 32), 32)"
             in body)
+
+
+def test_nvrtc_without_cuda_bindings_says_what_to_install(monkeypatch):
+    import builtins
+
+    real_import = builtins.__import__
+
+    def no_cuda(name, *args, **kwargs):
+        if name == "cuda.bindings" or name.startswith("cuda"):
+            raise ImportError("No module named 'cuda'")
+        return real_import(name, *args, **kwargs)
+
+    monkeypatch.setattr(builtins, "__import__", no_cuda)
+    with pytest.raises(RuntimeError, match="NVRTC needs the cuda-bindings package"):
+        nvcc.compile_cuda(_source("scale"), "sm_80", compiler="nvrtc")

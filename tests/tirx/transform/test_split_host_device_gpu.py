@@ -334,3 +334,63 @@ def test_split_host_device_keeps_launch_flags_without_arguments():
     assert list(after["main_kernel"].get_attr("tirx.kernel_launch_params")) == [
         "threadIdx.x", "tirx.use_programtic_dependent_launch"]
     assert 'T.call_packed("main_kernel", A.data, 16)' in after["main"].script()
+
+
+def test_unify_thread_binding_merges_virtual_threads_and_launches():
+    @T.prim_func
+    def vthreads(A: T.Buffer((64, 64), "float32")):
+        for v0 in T.thread_binding(2, thread="vthread.x"):
+            for t in T.thread_binding(32, thread="threadIdx.x"):
+                for v1 in T.thread_binding(2, thread="vthread.x"):
+                    for j in range(32):
+                        A[v0 * 32 + t, v1 * 32 + j] = T.float32(0)
+
+    @T.prim_func
+    def vthreads_expected(A: T.Buffer((64, 64), "float32")):
+        for vx in T.thread_binding(2, thread="vthread.x"):
+            for tx in T.thread_binding(32, thread="threadIdx.x"):
+                for j in range(32):
+                    A[vx * 32 + tx, vx * 32 + j] = T.float32(0)
+
+    after = TT.UnifyThreadBinding()(_mod(vthreads))["main"]
+    assert_structural_equal(after.with_attr("global_symbol", "vthreads_expected"),
+                            vthreads_expected)
+
+    @T.prim_func
+    def launches(A: T.Buffer((16, 8), "float32")):
+        t1 = T.env_thread("threadIdx.x")
+        t0 = T.env_thread("threadIdx.x")
+        b = T.env_thread("blockIdx.x")
+        T.launch_thread(b, 16)
+        T.launch_thread(t0, 8)
+        T.launch_thread(t1, 8)
+        A[b, t0] = T.float32(1)
+        A[b, t1] = A[b, t1] * T.float32(2)
+
+    @T.prim_func
+    def launches_expected(A: T.Buffer((16, 8), "float32")):
+        for bx in T.thread_binding(16, thread="blockIdx.x"):
+            for tx in T.thread_binding(8, thread="threadIdx.x"):
+                A[bx, tx] = T.float32(1)
+                A[bx, tx] = A[bx, tx] * T.float32(2)
+
+    after = TT.UnifyThreadBinding()(_mod(launches))["main"]
+    assert_structural_equal(after.with_attr("global_symbol", "launches_expected"),
+                            launches_expected)
+
+
+def test_unify_thread_binding_extent_dtypes_and_annotations():
+    @T.prim_func
+    def before(A: T.Buffer((8, 4), "float32")):
+        for b in T.thread_binding(8, thread="blockIdx.x"):
+            for t0 in T.thread_binding(4, thread="threadIdx.x"):
+                A[b, t0] = T.float32(1)
+            for t1 in T.thread_binding(T.int64(4), thread="threadIdx.x",
+                                       annotations={"note": 1}):
+                A[b, t1] = T.float32(2)
+
+    after = TT.UnifyThreadBinding()(_mod(before))["main"]
+    text = after.script()
+    assert text.count("T.thread_binding") == 2
+    assert 'for var in T.serial(T.int64(1), annotations={"note": 1}):' in text
+    assert "A[blockIdx_x, T.Cast(\"int64\", threadIdx_x)] = T.float32(2.0)" in text

@@ -7,11 +7,12 @@ A scheduled GPU function binds loops to the hardware's thread indices::
             B[bx * 256 + tx] = A[bx * 256 + tx]
 
 * ``UnifyThreadBinding()`` gives each thread tag of a kernel one variable. The kernel is the
-  outermost thread-bound loop; every loop inside it bound to a hardware tag (``blockIdx.*``,
-  ``threadIdx.*``) is replaced by its body, and one loop per tag, named after the tag
-  (``blockIdx_x``), is put around the kernel's body, in the order the tags first appear. All
-  loops of one tag must have the same extent (``ValueError`` otherwise, as in TVM). Loops
-  bound to virtual threads (``vthread*``) keep their place and are only renamed.
+  outermost thread-bound loop or ``T.launch_thread``; every thread-bound loop or launch
+  inside it (virtual threads included) is replaced by its body, and one loop per tag, named
+  after the tag (``blockIdx_x``), is put around the kernel's body, in the order the tags
+  first appear. All loops of one tag must have the same extent (``ValueError`` otherwise, as
+  in TVM); extents of different integer dtypes are compared by value and the variable is
+  cast. A bound loop's annotations stay in place on a one-iteration serial loop.
 * ``LowerThreadBindingLoops()`` turns each hardware thread-bound loop into the launch form the
   host/device split works on: ``AttrStmt(IterVar(dom, var, ThreadIndex, tag), "thread_extent",
   extent, body)``, printed ``bx = T.launch_thread("blockIdx.x", 4)``. A loop with a non-zero
@@ -26,7 +27,7 @@ from __future__ import annotations
 from ...arith.analyzer import Analyzer
 from ...ir.expr import Range
 from ...ir.transform import PassInfo
-from ..expr import IntImm, Var
+from ..expr import Cast, IntImm, Var
 from ..stmt import AttrStmt, For, ForKind, IterVar
 from ..stmt_functor import StmtMutator, substitute
 from .common import PrimFuncPass
@@ -58,49 +59,74 @@ def _is_virtual(tag: str) -> bool:
 # --- UnifyThreadBinding ------------------------------------------------------------------------
 
 
+def _binding(node):
+    """``(tag, var, min, extent, annotations)`` of a thread-bound loop or a launch, else None."""
+    if isinstance(node, For):
+        tag = _tag_of(node)
+        if tag is None:
+            return None
+        return tag, node.loop_var, node.min, node.extent, node.annotations
+    if isinstance(node, AttrStmt) and node.attr_key == "thread_extent":
+        var = node.node.var
+        return node.node.thread_tag, var, IntImm(var.dtype, 0), node.value, None
+    return None
+
+
+def _same_value(analyzer, a, b) -> bool:
+    if isinstance(a, IntImm) and isinstance(b, IntImm):
+        return a.value == b.value
+    return a.dtype == b.dtype and analyzer.can_prove_equal(a, b)
+
+
 class _KernelUnifier(StmtMutator):
-    """Inside one kernel: drop hardware-bound loops, remember one (var, loop) per tag."""
+    """Inside one kernel: drop thread-bound loops and launches, one (var, first) per tag."""
 
     def __init__(self, func_name):
         super().__init__()
         self.func_name = func_name
         self.order: list = []  # tags in order of first appearance
-        self.unified: dict = {}  # tag -> (new Var, first loop)
+        self.unified: dict = {}  # tag -> (new Var, min, extent)
         self.var_map: dict = {}
         self.analyzer = Analyzer()
 
-    def visit_for_(self, op: For):
-        tag = _tag_of(op)
-        if tag is None:
-            return super().visit_for_(op)
-        if _is_virtual(tag):
-            new_var = Var(tag.replace(".", "_"), op.loop_var.dtype)
-            self.var_map[op.loop_var] = new_var
-            body = self.visit_stmt(op.body)
-            binding = IterVar(op.thread_binding.dom, Var(tag, new_var.dtype),
-                              op.thread_binding.iter_type, tag)
-            return For(new_var, self.visit_expr(op.min), self.visit_expr(op.extent), op.kind,
-                       body, thread_binding=binding, annotations=op.annotations, span=op.span)
+    def _unify(self, node, tag, var, lo, extent, annotations):
         entry = self.unified.get(tag)
         if entry is None:
-            new_var = Var(tag.replace(".", "_"), op.loop_var.dtype)
-            self.unified[tag] = (new_var, op)
+            new_var = Var(tag.replace(".", "_"), var.dtype)
+            self.unified[tag] = (new_var, lo, extent)
             self.order.append(tag)
         else:
-            new_var, first = entry
-            if not self.analyzer.can_prove_equal(first.extent, op.extent):
+            new_var, first_lo, first_extent = entry
+            if not _same_value(self.analyzer, first_extent, extent):
                 raise ValueError(
                     f"UnifyThreadBinding: in function {self.func_name}, all loops that are "
                     f"bound to `{tag}` should have the same extent. However, there are two "
-                    f"loops with extent {first.extent} and {op.extent}, which are not equal"
+                    f"loops with extent {first_extent} and {extent}, which are not equal"
                 )
-            if not self.analyzer.can_prove_equal(first.min, op.min):
+            if not _same_value(self.analyzer, first_lo, lo):
                 raise ValueError(
                     f"UnifyThreadBinding: in function {self.func_name}, loops bound to `{tag}` "
-                    f"start at {first.min} and {op.min}; they must start at the same value"
+                    f"start at {first_lo} and {lo}; they must start at the same value"
                 )
-        self.var_map[op.loop_var] = new_var
-        return self.visit_stmt(op.body)
+        self.var_map[var] = new_var if new_var.dtype == var.dtype else Cast(var.dtype, new_var)
+        body = self.visit_stmt(node.body)
+        if annotations:
+            # The annotations stay where the loop was, on a one-iteration serial loop.
+            body = For(Var("var", var.dtype), IntImm(var.dtype, 0), IntImm(var.dtype, 1),
+                       ForKind.SERIAL, body, annotations=annotations)
+        return body
+
+    def visit_for_(self, op: For):
+        found = _binding(op)
+        if found is None:
+            return super().visit_for_(op)
+        return self._unify(op, *found)
+
+    def visit_attr_stmt_(self, op: AttrStmt):
+        found = _binding(op)
+        if found is None:
+            return super().visit_attr_stmt_(op)
+        return self._unify(op, *found)
 
     def visit_expr(self, expr):
         if not self.var_map:
@@ -113,19 +139,25 @@ class _Unifier(StmtMutator):
         super().__init__()
         self.func_name = func_name
 
-    def visit_for_(self, op: For):
-        tag = _tag_of(op)
-        if tag is None or _is_virtual(tag):
-            return super().visit_for_(op)
+    def _kernel(self, op):
         kernel = _KernelUnifier(self.func_name)
         body = kernel.visit_stmt(op)
         for tag in reversed(kernel.order):
-            new_var, first = kernel.unified[tag]
-            binding = IterVar(first.thread_binding.dom, Var(tag, new_var.dtype),
-                              IterVar.ThreadIndex, tag)
-            body = For(new_var, first.min, first.extent, ForKind.THREAD_BINDING, body,
-                       thread_binding=binding, annotations=first.annotations)
+            new_var, lo, extent = kernel.unified[tag]
+            dom = Range.from_min_extent(lo, extent)
+            binding = IterVar(dom, Var(tag, new_var.dtype), IterVar.ThreadIndex, tag)
+            body = For(new_var, lo, extent, ForKind.THREAD_BINDING, body, thread_binding=binding)
         return body
+
+    def visit_for_(self, op: For):
+        if _binding(op) is None:
+            return super().visit_for_(op)
+        return self._kernel(op)
+
+    def visit_attr_stmt_(self, op: AttrStmt):
+        if _binding(op) is None:
+            return super().visit_attr_stmt_(op)
+        return self._kernel(op)
 
 
 def unify_thread_binding(func):
