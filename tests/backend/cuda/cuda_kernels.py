@@ -145,9 +145,17 @@ def warp_mem(A: T.Buffer((128,), "float32"), B: T.Buffer((128,), "float32")):
                 B[bx * 64 + y * 32 + tx] = W[y * 32 + (tx + 1) % 32] + W[y * 32 + tx]
 
 
+@T.prim_func
+def vec_half(A: T.Buffer((512,), "float16"), B: T.Buffer((512,), "bfloat16")):
+    T.func_attr({"global_symbol": "vec_half"})
+    for tx in T.thread_binding(256, thread="threadIdx.x"):
+        A[T.Ramp(tx * 2, 1, 2)] = A[T.Ramp(tx * 2, 1, 2)] + T.Broadcast(T.float16(1), 2)
+        B[T.Ramp(tx * 2, 1, 2)] = B[T.Ramp(tx * 2, 1, 2)] * T.Broadcast(T.bfloat16(2), 2)
+
+
 ALL = {
     "scale": scale, "add2d": add2d, "bounded": bounded, "warp_sum": warp_sum,
     "matmul": matmul, "half_bf16": half_bf16, "vec4": vec4, "dyn_shared": dyn_shared,
     "atomic": atomic, "misc": misc,
-    "warp_mem": warp_mem,
+    "warp_mem": warp_mem, "vec_half": vec_half,
 }

@@ -106,8 +106,16 @@ def test_vector_float4_load_store(sources):
     addr = "((((int)blockIdx.x) * 256) + (((int)threadIdx.x) * 4))"
     assert body[0] == f"  float4 tmp = *(float4*)(A_ptr + {addr});"
     assert body[1].startswith("  float4 tmp_1 = make_float4(0x1.8p+1f/*3.000000e+00*/, ")
-    assert "  v_.w = (tmp.w * tmp_1.w);" in body
-    assert body[-1] == f"  *(float4*)(B_ptr + {addr}) = v_;"
+    assert "  vec.w = (tmp.w * tmp_1.w);" in body
+    assert body[-1] == f"  *(float4*)(B_ptr + {addr}) = vec;"
+
+
+def test_vector_half2_and_bfloat162(sources):
+    body = _body(sources["vec_half"], "vec_half_kernel").splitlines()
+    assert body[0] == "  half2 tmp = *(half2*)(A_ptr + (((int)threadIdx.x) * 2));"
+    assert body[1].startswith("  half2 tmp_1 = make_half2(__float2half_rn(0x1p+0f")
+    assert "  vec.y = (tmp.y + tmp_1.y);" in body
+    assert any(line.startswith("  nv_bfloat162 tmp_3 = make_bfloat162(") for line in body)
 
 
 def test_dynamic_shared_memory(sources):

@@ -370,7 +370,7 @@ class CodeGenC:
         """Lane-by-lane arithmetic through a temporary (C vector types have no operators)."""
         lanes = dtype_info(op.dtype).lanes
         a, b = self.ssa(op.a), self.ssa(op.b)
-        out = self.alloc_name("v_")
+        out = self.alloc_name("vec")
         self.emit(f"{self.type_name(op.dtype)} {out};")
         for i in range(lanes):
             self.emit(f"{self.lane(out, i, op.dtype)} = ({self.lane(a, i, op.a.dtype)} {symbol} "

@@ -45,6 +45,8 @@ _VECTOR = {
     ("int64", 2): "longlong2", ("int8", 4): "char4", ("uint8", 4): "uchar4",
     ("float16", 2): "half2", ("bfloat16", 2): "nv_bfloat162",
 }
+# Vector constructors whose name is not ``make_<type>``.
+_MAKE = {"nv_bfloat162": "make_bfloat162"}
 _DYN_SHARED = "buf_dyn_shmem"
 
 
@@ -80,14 +82,9 @@ class CodeGenCUDA(CodeGenC):
             )
         return name
 
-    def lane(self, value: str, i: int, dtype: str) -> str:
-        element = dtype_info(dtype).element
-        if element in ("float16", "bfloat16"):
-            return f"(({value}).{'xy'[i]})"
-        return super().lane(value, i, dtype)
-
     def make_vector(self, dtype: str, items: str) -> str:
-        return f"make_{self.type_name(dtype)}({items})"
+        name = self.type_name(dtype)
+        return f"{_MAKE.get(name, 'make_' + name)}({items})"
 
     def float_literal(self, value: float, dtype: str) -> str:
         if math.isnan(value) or math.isinf(value):
