@@ -159,3 +159,18 @@ ALL = {
     "atomic": atomic, "misc": misc,
     "warp_mem": warp_mem, "vec_half": vec_half,
 }
+
+
+CONVERSION_DTYPES = ("float16", "bfloat16", "float8_e4m3fn", "float8_e5m2", "float32",
+                     "float64", "int8", "uint8", "int32", "int64")
+
+
+def conversion(src: str, dst: str):
+    """A kernel casting a ``src`` buffer to ``dst`` (named ``conv_<src>_<dst>``)."""
+
+    @T.prim_func
+    def conv(A: T.Buffer((32,), src), B: T.Buffer((32,), dst)):
+        for tx in T.thread_binding(32, thread="threadIdx.x"):
+            B[tx] = T.Cast(dst, A[tx])
+
+    return conv.with_attr("global_symbol", f"conv_{src}_{dst}")

@@ -19,7 +19,7 @@ from tvm.ir.type import PointerType, PrimType
 from tvm.script import tirx as T
 
 sys.path.insert(0, str(pathlib.Path(__file__).parent))
-from cuda_kernels import ALL
+from cuda_kernels import ALL, CONVERSION_DTYPES, conversion
 
 TARGET = {"kind": "cuda", "arch": "sm_90a"}
 requires_nvcc = pytest.mark.skipif(nvcc.find_nvcc() is None, reason="nvcc is not installed")
@@ -36,9 +36,22 @@ def _body(source, kernel):
     return source[start + 3: source.index("\n}\n", start)]
 
 
+def _conversion_sources():
+    out = {}
+    for src in CONVERSION_DTYPES:
+        for dst in CONVERSION_DTYPES:
+            if src != dst:
+                _, device = lower_for_cuda(conversion(src, dst), TARGET)
+                out[f"conv_{src}_{dst}"] = build_cuda(device, TARGET).inspect_source()
+    return out
+
+
 @pytest.fixture(scope="module")
 def sources():
-    return {name: _source(name) for name in ALL}
+    """Every test kernel's source, plus one cast kernel per pair of dtypes."""
+    found = {name: _source(name) for name in ALL}
+    found.update(_conversion_sources())
+    return found
 
 
 def test_scale_kernel_matches_tvm_text(sources):
@@ -141,6 +154,14 @@ def test_constants_floordiv_select_unroll(sources):
     assert "  D_ptr[((int)threadIdx.x)] = (D_ptr[((int)threadIdx.x)] + 3);" in body
     assert "for (" not in body
     assert "(D_ptr[((int)threadIdx.x)] / n)" in body  # floordiv by a symbolic divisor
+
+
+def test_conversions_between_narrow_floats(sources):
+    body = _body(sources["conv_float8_e4m3fn_float8_e5m2"], "conv_float8_e4m3fn_float8_e5m2_kernel")
+    assert body == ("  B_ptr[((int)threadIdx.x)] = ((__nv_fp8_e5m2)((float)"
+                    "A_ptr[((int)threadIdx.x)]));")
+    body = _body(sources["conv_float16_bfloat16"], "conv_float16_bfloat16_kernel")
+    assert body == "  B_ptr[((int)threadIdx.x)] = ((nv_bfloat16)A_ptr[((int)threadIdx.x)]);"
 
 
 def test_function_info_for_the_launcher():

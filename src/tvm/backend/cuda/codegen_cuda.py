@@ -106,6 +106,14 @@ class CodeGenCUDA(CodeGenC):
             return fixed if float(fixed) == value else f"{hex_float(value)}/*{value:e}*/"
         return super().float_literal(value, dtype)
 
+    def _cast(self, op) -> str:
+        src, dst = dtype_info(op.value.dtype), dtype_info(op.dtype)
+        if (src.element != dst.element and src.element.startswith("float8")
+                and dst.element.startswith("float8") and src.lanes == dst.lanes == 1):
+            # cuda_fp8.h has no conversion between two fp8 formats: go through float.
+            return f"(({self.type_name(op.dtype)})((float){self.print_expr(op.value)}))"
+        return super()._cast(op)
+
     def _minmax(self, op) -> str:
         element = dtype_info(op.dtype).element
         if element in ("float16", "bfloat16") and dtype_info(op.dtype).lanes == 1:
