@@ -177,6 +177,17 @@ def test_function_info_for_the_launcher():
     assert 'T.call_packed("dyn_shared_kernel", A.data, B.data, 4, 256, 2048)' in host.script()
 
 
+def test_module_writes_its_source(tmp_path):
+    _, device = lower_for_cuda(ALL["scale"], TARGET)
+    mod = build_cuda(device, TARGET)
+    path = tmp_path / "scale.cu"
+    mod.write_to_file(str(path))
+    assert path.read_text() == mod.inspect_source()
+    assert mod.get_write_formats() == ["cu", "cubin"]
+    with pytest.raises(ValueError, match="unknown source format 'll'"):
+        mod.inspect_source("ll")
+
+
 def test_grid_constant_tensor_map_parameter():
     from tvm import tirx
 

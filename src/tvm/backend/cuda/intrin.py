@@ -16,6 +16,8 @@ generator prints them as casts (``((float)x)``, ``((half)x)``), which the CUDA h
 
 from __future__ import annotations
 
+import threading
+
 from ...ir.op import register_op_attr
 from ...tirx import op as tir_op
 from ...tirx.expr import Call, Cast, FloatImm
@@ -96,13 +98,20 @@ INTRIN_RULES["popcount"] = _popcount
 INTRIN_RULES["clz"] = _clz
 
 _REGISTERED = False
+_LOCK = threading.Lock()
 
 
 def register_rules() -> None:
-    """Register ``INTRIN_RULES`` as ``"cuda.FLowerIntrinsic"`` op attributes (idempotent)."""
+    """Register ``INTRIN_RULES`` as ``"cuda.FLowerIntrinsic"`` op attributes (idempotent).
+
+    The flag is set last, under a lock, so a second thread never sees it before the rules.
+    """
     global _REGISTERED
     if _REGISTERED:
         return
-    for name, rule in INTRIN_RULES.items():
-        register_op_attr(f"tirx.{name}", ATTR_KEY, rule)
-    _REGISTERED = True
+    with _LOCK:
+        if _REGISTERED:
+            return
+        for name, rule in INTRIN_RULES.items():
+            register_op_attr(f"tirx.{name}", ATTR_KEY, rule)
+        _REGISTERED = True

@@ -196,13 +196,9 @@ class _RegionUses(StmtExprVisitor):
             self.buffers[key] = buf
 
     def visit_var_(self, op):
-        if id(op) in self.defined:
-            return
-        if op.dtype == "handle":
-            # A bare pointer (``A.data``) of an outside buffer; found through its buffers.
+        # Pointers (``A.data``) land here too; the splitter matches them to their buffers.
+        if id(op) not in self.defined:
             self.scalars.setdefault(id(op), op)
-            return
-        self.scalars.setdefault(id(op), op)
 
     def visit_buffer_load_(self, op):
         self._use_buffer(op.buffer)
