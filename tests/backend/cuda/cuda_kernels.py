@@ -153,11 +153,24 @@ def vec_half(A: T.Buffer((512,), "float16"), B: T.Buffer((512,), "bfloat16")):
         B[T.Ramp(tx * 2, 1, 2)] = B[T.Ramp(tx * 2, 1, 2)] * T.Broadcast(T.bfloat16(2), 2)
 
 
+@T.prim_func
+def dyn_symbolic(a: T.handle, n: T.int32):
+    T.func_attr({"global_symbol": "dyn_symbolic"})
+    A = T.match_buffer(a, (n,), "float32")
+    for tx in T.thread_binding(256, thread="threadIdx.x"):
+        S = T.alloc_buffer((n,), "float32", scope="shared.dyn")
+        H = T.alloc_buffer((4,), "float16", scope="shared.dyn")
+        S[tx] = A[tx]
+        H[0] = T.float16(0)
+        A[tx] = S[n - 1 - tx] + T.Cast("float32", H[0])
+
+
 ALL = {
     "scale": scale, "add2d": add2d, "bounded": bounded, "warp_sum": warp_sum,
     "matmul": matmul, "half_bf16": half_bf16, "vec4": vec4, "dyn_shared": dyn_shared,
     "atomic": atomic, "misc": misc,
     "warp_mem": warp_mem, "vec_half": vec_half,
+    "dyn_symbolic": dyn_symbolic,
 }
 
 

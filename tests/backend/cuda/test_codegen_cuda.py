@@ -138,6 +138,15 @@ def test_dynamic_shared_memory(sources):
     assert body[2] == "  int* I_ptr = (int*)(buf_dyn_shmem + 1024);"
 
 
+def test_dynamic_shared_memory_of_symbolic_size():
+    host, device = lower_for_cuda(ALL["dyn_symbolic"], TARGET)
+    # n floats rounded up to 16 bytes, then 4 halves (8 bytes) rounded up to 16.
+    assert ('T.call_packed("dyn_symbolic_kernel", A.data, n, 256, (n * 4 + 15) // 16 * 16 + 16)'
+            in host.script())
+    body = _body(build_cuda(device, TARGET).inspect_source(), "dyn_symbolic_kernel")
+    assert "  half* H_ptr = (half*)(buf_dyn_shmem + (((((n * 4) + 15) / 16) - " in body
+
+
 def test_atomic_add_through_address_of(sources):
     assert _body(sources["atomic"], "atomic_kernel") == (
         "  atomicAdd((&(B_ptr[0])), A_ptr[((((int)blockIdx.x) * 256) + ((int)threadIdx.x))]);"

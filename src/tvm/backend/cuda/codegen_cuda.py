@@ -159,6 +159,8 @@ class CodeGenCUDA(CodeGenC):
             name = self.bind_var(buf.data, self.alloc_name(f"{buf.name}_ptr"))
             ty = self.type_name(buf.dtype)
             offset = self._dyn_offsets[id(buf.data)]
+            if not isinstance(offset, int):  # a symbolic size before this buffer
+                offset = self.print_expr(offset)
             self.emit(f"{ty}* {name} = ({ty}*)({_DYN_SHARED} + {offset});")
             return
         # The array is named after its data pointer, ``<buffer>_ptr``, as in TVM's output.

@@ -32,6 +32,7 @@ in the order of the kernel's ``tirx.kernel_launch_params``.
 
 from __future__ import annotations
 
+from ...arith.analyzer import Analyzer
 from ...ir.expr import GlobalVar
 from ...ir.module import IRModule
 from ...ir.transform import ModulePass, PassInfo
@@ -106,11 +107,13 @@ def dyn_shared_memory_layout(buffers) -> tuple[dict, object]:
         for extent in buf.shape:
             size = size * (extent.value if isinstance(extent, IntImm) else extent)
         offsets[id(buf.data)] = total
-        nbytes = size * elem_bytes
-        if isinstance(total, int) and isinstance(nbytes, int):
-            total = (total + nbytes + DYN_SHARED_ALIGN - 1) // DYN_SHARED_ALIGN * DYN_SHARED_ALIGN
-        else:
-            total = (total + nbytes + (DYN_SHARED_ALIGN - 1)) // DYN_SHARED_ALIGN * DYN_SHARED_ALIGN
+        # Works on ints and on PrimExprs alike (``//`` is floordiv there).
+        total = (total + size * elem_bytes + DYN_SHARED_ALIGN - 1) // DYN_SHARED_ALIGN
+        total = total * DYN_SHARED_ALIGN
+    if not isinstance(total, int):
+        simplify = Analyzer().simplify
+        offsets = {k: v if isinstance(v, int) else simplify(v) for k, v in offsets.items()}
+        total = simplify(total)
     return offsets, total
 
 
