@@ -71,6 +71,7 @@ from .op import (  # noqa: F401
     abs,
     acos,
     acosh,
+    address_of,
     all,
     any,
     asin,
@@ -86,6 +87,7 @@ from .op import (  # noqa: F401
     call_intrin,
     call_llvm_intrin,
     call_llvm_pure_intrin,
+    call_packed,
     call_pure_extern,
     ceil,
     ceildiv,
@@ -136,6 +138,12 @@ from .op import (  # noqa: F401
     tan,
     tanh,
     trunc,
+    tvm_stack_alloca,
+    tvm_storage_sync,
+    tvm_warp_activemask,
+    tvm_warp_shuffle,
+    tvm_warp_shuffle_down,
+    tvm_warp_shuffle_up,
 )
 from .reduction import CommReducer, Reduce  # noqa: F401
 

@@ -205,6 +205,9 @@ def _call(node, path, d):
             if name.startswith(prefix):
                 name = name[len(prefix):]
                 break
+        printed = op.get_attr("TScriptPrinterName")
+        if printed is not None:  # ``tvm_call_packed`` prints as ``T.call_packed(...)``
+            return d.prefix("T").attr(printed).call(*args)
         callee = d.prefix("T")
         for part in name.split("."):
             callee = callee.attr(part)
