@@ -9,7 +9,6 @@ from . import (  # noqa: F401  (lowering passes, pipelines)
     transform,
 )
 from .buffer import Buffer, decl_buffer  # noqa: F401
-from .cuda_ops import address_of  # noqa: F401
 from .expr import (  # noqa: F401
     EQ,
     GE,
