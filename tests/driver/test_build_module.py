@@ -59,8 +59,11 @@ def test_target_objects_and_options():
 
 
 def test_target_kind_without_backend():
-    with pytest.raises(ValueError, match="target kind 'cuda' has no backend .*'llvm'"):
-        tvm.compile(_add_one(), target="cuda")
+    # cuda has a backend; an unscheduled function cannot run there without a GPU schedule.
+    with pytest.raises(ValueError, match="Did you forget to bind"):
+        tvm.compile(_add_one(), target="cuda", relax_pipeline=None)
+    with pytest.raises(ValueError, match="target kind 'vulkan' has no backend .*'llvm'"):
+        tvm.compile(_add_one(), target="vulkan")
     with pytest.raises(ValueError, match="target kind 'c' has no backend .*no package"):
         tvm.compile(_add_one(), target="c")
     with pytest.raises(ValueError, match='Target kind "nope" is not defined'):
