@@ -18,6 +18,8 @@
 * :func:`apply_default_gpu_schedule`: the default GPU schedule of unscheduled functions
   (``tvm.s_tir.dlight`` when present; otherwise functions are left as they are and
   :func:`VerifyDeviceMemory` reports the unbound accesses).
+* :func:`cuda_tir_pipeline` uses the GPU schedule passes (``LowerCrossThreadReduction``...
+  ``LowerThreadAllreduce``, ``ThreadSync``) when present.
 
 :func:`lower_for_cuda` is a thin helper for reading the lowered IR: ``(host_mod, device_mod)``
 of the same steps without the driver.
@@ -148,22 +150,42 @@ def VerifyDeviceMemory():
     return ModulePass(run, PassInfo(0, "cuda.VerifyDeviceMemory"))
 
 
-def cuda_tir_pipeline(target=None):
-    """The TIR pipeline ``"cuda"``: scheduled s_tir with thread bindings -> host + kernels."""
-    # Lazy: s_tir sits above tirx; its transforms are only needed when a cuda build runs.
-    from ...s_tir import transform as s_tir_transform
+def _gpu_lowering():
+    """``(block lowering passes, kernel passes after StorageRewrite)`` for GPU schedules.
 
+    With the GPU schedule passes present (``tvm.s_tir.transform.gpu_pipeline``): cross-thread
+    reductions, on-chip buffer placement, then ``LowerThreadAllreduce`` and
+    ``ThreadSync("shared")``; without them, the plain sblock lowering and nothing after.
+    """
+    # Lazy: s_tir sits above tirx; its transforms are only needed when a cuda build runs.
+    try:
+        from ...s_tir.transform.gpu_pipeline import gpu_s_tir_passes
+        from ...tirx.transform.lower_thread_allreduce import LowerThreadAllreduce
+        from ...tirx.transform.thread_sync import ThreadSync
+    except ImportError:  # a build without the GPU schedule passes
+        from ...s_tir import transform as s_tir_transform
+
+        return [s_tir_transform.LowerInitBlock(), s_tir_transform.ConvertBlocksToOpaque(),
+                s_tir_transform.LowerOpaqueBlock()], []
+    return gpu_s_tir_passes(), [LowerThreadAllreduce(), ThreadSync("shared")]
+
+
+def cuda_tir_pipeline(target=None):
+    """The TIR pipeline ``"cuda"``: scheduled s_tir with thread bindings -> host + kernels.
+
+    The block lowering (:func:`_gpu_lowering`), ``UnifyThreadBinding``, then the ``tirx``
+    passes with the cross-thread reduction lowering and barriers after ``StorageRewrite`` and
+    :func:`VerifyDeviceMemory` before ``SplitHostDevice``.
+    """
     intrin.register_rules()
-    passes = [
-        s_tir_transform.LowerInitBlock(),
-        s_tir_transform.ConvertBlocksToOpaque(),
-        s_tir_transform.LowerOpaqueBlock(),
-        _t.UnifyThreadBinding(),
-    ]
+    block_passes, after_storage = _gpu_lowering()
+    passes = [*block_passes, _t.UnifyThreadBinding()]
     for p in tirx_passes(target):
         if p.info.name == "tirx.SplitHostDevice":
             passes.append(VerifyDeviceMemory())
         passes.append(p)
+        if p.info.name == "tirx.StorageRewrite":
+            passes.extend(after_storage)
     return Sequential(passes, name="cuda.lower")
 
 
@@ -177,22 +199,19 @@ def finalize_device_passes(target=None):
 def apply_default_gpu_schedule(mod: IRModule, target) -> IRModule:
     """Schedule unscheduled PrimFuncs for the GPU (``Backend.default_schedule``).
 
-    Uses ``tvm.s_tir.dlight``'s default GPU rules when that package exists; without it the
-    module is returned unchanged, and :func:`VerifyDeviceMemory` then names the functions
-    that still need a schedule.
+    The driver's default schedule (``tvm.s_tir.default_schedule.apply_default_schedule``)
+    gives GPU targets the dlight rules (``tvm.s_tir.dlight``: Matmul, GeneralReduction,
+    Fallback). In a build without dlight the module is returned unchanged, and
+    :func:`VerifyDeviceMemory` names the functions that still need a schedule.
     """
     try:
-        # Lazy: dlight is optional (another package of s_tir) and heavy.
-        from ...s_tir import dlight
+        # Lazy: dlight is heavy and only needed for GPU builds.
+        from ...s_tir.dlight.base import apply_gpu_default_schedule  # noqa: F401
     except ImportError:
         return mod
-    rules = [dlight.gpu.Matmul(), dlight.gpu.GEMV(), dlight.gpu.Reduction(),
-             dlight.gpu.GeneralReduction(), dlight.gpu.Fallback()] \
-        if hasattr(dlight.gpu, "GEMV") else \
-        [dlight.gpu.Matmul(), dlight.gpu.Reduction(), dlight.gpu.GeneralReduction(),
-         dlight.gpu.Fallback()]
-    with _as_target(target):
-        return dlight.ApplyDefaultSchedule(*rules)(mod)
+    from ...s_tir.default_schedule import apply_default_schedule
+
+    return apply_default_schedule(mod, _as_target(target))
 
 
 # --- the module ---------------------------------------------------------------------------------
