@@ -211,3 +211,21 @@ def test_sources_compile_with_nvcc():
         SOURCES.setdefault(kernel, mod.imports[0].inspect_source())
     cubin = nvcc.compile_many(list(SOURCES.values()), "sm_90a")
     assert cubin[:4] == b"\x7fELF"
+
+
+def test_loop_free_function_runs_as_one_thread(fake_cuda, fake_driver_module):
+    @T.prim_func
+    def scalar(A: T.Buffer((), "float32"), B: T.Buffer((), "float32")):
+        B[()] = A[()] * T.float32(0.5)
+
+    mod = tvm.compile(scalar, target="cuda")
+    source = mod.imports[0].inspect_source()
+    assert "__launch_bounds__(1) scalar_kernel" in source
+    _use_fake_image(mod, fake_driver_module, {"scalar_kernel": [8, 8]})
+    dev = tvm.cuda(0)
+    a = tvm.runtime.tensor(np.array(4.0, "float32"), dev)
+    b = tvm.runtime.empty((), "float32", dev)
+    mod["scalar"](a, b)
+    (launch,) = fake_cuda.launches
+    assert launch["grid"] == (1, 1, 1) and launch["block"] == (1, 1, 1)
+    assert _pointers(launch, 2) == [a.data_ptr(), b.data_ptr()]

@@ -29,16 +29,17 @@ from __future__ import annotations
 
 import threading
 
+from ...ir.expr import Range
 from ...ir.module import IRModule
 from ...ir.transform import ModulePass, PassInfo, Sequential
 from ...runtime.module import Module
 from ...target import Target
 from ...tirx import transform as _t
 from ...tirx.compilation_pipeline import tirx_passes
-from ...tirx.stmt import BufferLoad
+from ...tirx.expr import IntImm, Var
 from ...tirx.function import PrimFunc
-from ...tirx.stmt import AttrStmt, BufferStore, For, ForKind
-from ...tirx.stmt_functor import StmtExprVisitor
+from ...tirx.stmt import AttrStmt, BufferLoad, BufferStore, For, ForKind, IterVar
+from ...tirx.stmt_functor import StmtExprVisitor, post_order_visit
 from ...tirx.transform.split_host_device import is_gpu_target
 from . import intrin, nvcc
 from .codegen_cuda import codegen, kernel_functions
@@ -123,6 +124,52 @@ class _UnboundAccess(StmtExprVisitor):
         super().visit_buffer_load_(op)
 
 
+def _has_loop_or_binding(stmt) -> bool:
+    found = []
+
+    def visit(node):
+        if not found and (isinstance(node, For) or (
+                isinstance(node, AttrStmt) and node.attr_key == "thread_extent")):
+            found.append(node)
+
+    post_order_visit(stmt, visit)
+    return bool(found)
+
+
+def _unit_thread_loops(body):
+    """``body`` inside ``blockIdx.x`` and ``threadIdx.x`` loops of extent 1."""
+    for tag, name in (("threadIdx.x", "tx"), ("blockIdx.x", "bx")):
+        var = Var(name, "int32")
+        thread = IterVar(Range.from_min_extent(IntImm("int32", 0), IntImm("int32", 1)),
+                         Var(tag, "int32"), IterVar.ThreadIndex, tag)
+        body = For(var, IntImm("int32", 0), IntImm("int32", 1), ForKind.THREAD_BINDING, body,
+                   thread_binding=thread)
+    return body
+
+
+def BindScalarKernels():
+    """Run loop-free GPU functions (scalar work, e.g. ``x * 0.999`` on a 0-d tensor) as a
+    kernel of one thread, as TVM's default GPU schedule does for blocks without loops.
+
+    Functions with loops are left alone: without thread bindings, :func:`VerifyDeviceMemory`
+    rejects them.
+    """
+
+    def run(mod, ctx):
+        funcs, changed = {}, False
+        for gvar, func in mod.functions.items():
+            if isinstance(func, PrimFunc) and is_gpu_target(func.get_attr("target")) \
+                    and func.buffer_map and not _has_loop_or_binding(func.body):
+                func = func.with_body(_unit_thread_loops(func.body))
+                changed = True
+            funcs[gvar] = func
+        if not changed:
+            return mod
+        return IRModule(funcs, attrs=mod.attrs, global_infos=mod.global_infos)
+
+    return ModulePass(run, PassInfo(0, "cuda.BindScalarKernels"))
+
+
 def VerifyDeviceMemory():
     """Reject GPU functions that touch device buffers outside a kernel (thread binding).
 
@@ -175,14 +222,15 @@ def cuda_tir_pipeline(target=None):
 
     The block lowering (:func:`_gpu_lowering`), ``UnifyThreadBinding``, then the ``tirx``
     passes with the cross-thread reduction lowering and barriers after ``StorageRewrite`` and
-    :func:`VerifyDeviceMemory` before ``SplitHostDevice``.
+    :func:`BindScalarKernels` and :func:`VerifyDeviceMemory` before ``SplitHostDevice``.
     """
     intrin.register_rules()
     block_passes, after_storage = _gpu_lowering()
     passes = [*block_passes, _t.UnifyThreadBinding()]
     for p in tirx_passes(target):
         if p.info.name == "tirx.SplitHostDevice":
-            passes.append(VerifyDeviceMemory())
+            # After StmtSimplify, which drops thread loops of extent 1.
+            passes.extend([BindScalarKernels(), VerifyDeviceMemory()])
         passes.append(p)
         if p.info.name == "tirx.StorageRewrite":
             passes.extend(after_storage)
