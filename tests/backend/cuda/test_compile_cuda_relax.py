@@ -3,6 +3,7 @@ tvm.cuda())`` on the fake driver. The fake runs Python bodies for the kernels, s
 device allocation, constants, argument copies and launch order are checked by the numbers.
 """
 
+import shutil
 import struct
 
 import numpy as np
@@ -102,3 +103,56 @@ def test_host_arguments_are_copied_to_the_device(fake_cuda, executable):
 def test_cuda_executable_needs_a_cuda_device(executable):
     with pytest.raises(ValueError, match="built for target 'cuda'"):
         relax.VirtualMachine(executable, tvm.cpu())
+
+
+def _fake_image_for(fake_driver_module, cuda_mod):
+    """A fake image with the parameter sizes of every kernel of ``cuda_mod``."""
+    sizes = {"handle": 8, "int64": 8, "float64": 8, "uint64": 8}
+    return fake_driver_module.make_image({
+        name: [sizes.get(t, 4) for t in info["arg_types"]]
+        for name, info in cuda_mod.impl.function_info.items()})
+
+
+def _mlp_module(batch=32):
+    from tvm.relax.testing import nn
+
+    class MLP(nn.Module):
+        def __init__(self):
+            self.l1 = nn.Linear(64, 128)
+            self.l2 = nn.Linear(128, 10)
+
+        def forward(self, x):
+            return self.l2(nn.emit(relax.op.nn.relu(self.l1(x))))
+
+    bb = relax.BlockBuilder()
+    with bb.function("main"):
+        model = MLP()
+        x = nn.Placeholder((batch, 64), "float32", name="x")
+        with bb.dataflow():
+            out = bb.emit_output(model(x))
+        bb.emit_func_output(out, [x, *model.parameters()])
+    return bb.get()
+
+
+def test_legalized_mlp_builds_compiles_and_launches(fake_cuda, fake_driver_module):
+    pytest.importorskip("tvm.s_tir.dlight", reason="needs the default GPU schedules")
+    ex = relax.build(_mlp_module(), target={"kind": "cuda", "arch": "sm_90a"})
+    cuda_mod = ex.lib.imports[0]
+    names = cuda_mod.function_names()
+    assert names and all(name.endswith("_kernel") for name in names)
+    source = cuda_mod.inspect_source()
+    assert "__shared__" in source  # the matmul schedule tiles through shared memory
+    if shutil.which("nvcc") is not None:
+        assert cuda_mod.impl.binary()[:4] == b"\x7fELF"  # every kernel in one nvcc call
+    cuda_mod.impl.set_binary(_fake_image_for(fake_driver_module, cuda_mod))
+    dev = tvm.cuda(0)
+    vm = relax.VirtualMachine(ex, dev)
+    args = [np.ones((32, 64), "float32"), np.ones((64, 128), "float32"),
+            np.ones((128,), "float32"), np.ones((128, 10), "float32"), np.ones((10,), "float32")]
+    out = vm["main"](*[tvm.runtime.tensor(a, dev) for a in args])
+    assert tuple(out.shape) == (32, 10) and out.device.dlpack_device_type() == 2
+    launched = [launch["kernel"] for launch in fake_cuda.launches]
+    assert sorted(set(launched)) == sorted(names) and len(launched) == len(names)
+    for launch in fake_cuda.launches:
+        block = launch["block"]
+        assert 1 <= block[0] * block[1] * block[2] <= 1024
