@@ -103,7 +103,8 @@ class DeviceMemory:
         if isinstance(value, np.ndarray):
             from ...runtime import tensor
 
-            return tensor(np.ascontiguousarray(value), self.device)
+            # np.require keeps 0-d arrays 0-d (ascontiguousarray makes them 1-d).
+            return tensor(np.require(value, requirements="C"), self.device)
         if isinstance(value, (tuple, list)):
             return type(value)(self.to_device(v) for v in value)
         device = getattr(value, "device", None)
