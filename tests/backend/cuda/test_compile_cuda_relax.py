@@ -156,3 +156,44 @@ def test_legalized_mlp_builds_compiles_and_launches(fake_cuda, fake_driver_modul
     for launch in fake_cuda.launches:
         block = launch["block"]
         assert 1 <= block[0] * block[1] * block[2] <= 1024
+
+
+def test_get_default_pipeline_for_cuda_runs_on_the_device(fake_cuda, fake_driver_module):
+    pytest.importorskip("tvm.s_tir.dlight", reason="needs the default GPU schedules")
+    target = tvm.target.Target("cuda")
+    mod = relax.get_default_pipeline(target)(_mlp_module(batch=8))
+    prims = [f for f in mod.functions.values() if isinstance(f, tvm.tirx.PrimFunc)]
+    assert prims and all(f.get_attr("tirx.is_scheduled") for f in prims)
+    # The memory-planned VM form: storages and tensors through the device builtins.
+    ex = relax.build(mod, target=target, relax_pipeline=None)
+    cuda_mod = ex.lib.imports[0]
+    cuda_mod.impl.set_binary(_fake_image_for(fake_driver_module, cuda_mod))
+    dev = tvm.cuda(0)
+    vm = relax.VirtualMachine(ex, dev)
+    shapes = [(8, 64), (64, 128), (128,), (128, 10), (10,)]
+    out = vm["main"](*[tvm.runtime.empty(s, "float32", dev) for s in shapes])
+    assert tuple(out.shape) == (8, 10) and out.device.dlpack_device_type() == 2
+    assert len(fake_cuda.launches) == len(cuda_mod.function_names())
+
+
+def test_training_step_runs_on_the_device(fake_cuda, fake_driver_module):
+    """train_digits' MLP step (loss, gradient, Adam) on the fake GPU, up to the launches."""
+    pytest.importorskip("tvm.s_tir.dlight", reason="needs the default GPU schedules")
+    from tvm.examples import train_digits
+    from tvm.relax.training import SetupTrainer, Trainer
+    from tvm.relax.training.loss import CrossEntropyLoss
+
+    setup = SetupTrainer(CrossEntropyLoss(), train_digits.make_optimizer("adam", 0.01),
+                         [relax.TensorType((32, 10), "float32"),
+                          relax.TensorType((32,), "int64")])
+    train_mod = setup(train_digits.build_backbone("mlp", 32, 64, False))
+    ex = relax.build(train_mod, target="cuda")
+    cuda_mod = ex.lib.imports[0]
+    cuda_mod.impl.set_binary(_fake_image_for(fake_driver_module, cuda_mod))
+    dev = tvm.cuda(0)
+    trainer = Trainer(train_mod, relax.VirtualMachine(ex, dev), dev)
+    trainer.xaiver_uniform_init_params(seed=0)
+    loss = trainer.update(np.zeros((32, 64), "float32"), np.zeros(32, "int64"))
+    assert loss.device.dlpack_device_type() == 2 and tuple(loss.shape) == ()
+    launched = {launch["kernel"] for launch in fake_cuda.launches}
+    assert launched <= set(cuda_mod.function_names()) and len(fake_cuda.launches) > 10
