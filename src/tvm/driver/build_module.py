@@ -172,7 +172,7 @@ def _finalize(mod: IRModule, target: Target, finalize_host_passes) -> IRModule:
         return finalize_host_passes(target)(mod)
     done = set()
     funcs = {}
-    for kind, (dev, kind_funcs) in device.items():
+    for dev, kind_funcs in device.values():
         passes = get_backend(dev).finalize_passes or finalize_host_passes
         part = passes(dev)(IRModule(kind_funcs, attrs=mod.attrs))
         funcs.update(part.functions)

@@ -82,7 +82,7 @@ def test_relax_vm_on_cuda_device(fake_cuda, executable):
     np.testing.assert_allclose(out.numpy(), x_np * 2 + w_np + 0.5)
     assert [launch["kernel"] for launch in fake_cuda.launches] == \
         ["scale_kernel", "add_kernel", "add_kernel"]
-    scale, add1, add2 = fake_cuda.launches
+    scale, add1, _ = fake_cuda.launches
     assert _ptrs(scale, 1) == [x.data_ptr()]
     assert _ptrs(add1, 2)[1] == w.data_ptr()
     assert add1["grid"] == (2, 1, 1) and add1["block"] == (128, 1, 1)

@@ -126,13 +126,13 @@ class VirtualMachine:
             )
         built_for = getattr(rt_mod, "target", None)
         run_on = accel[0] if accel else next((d for d in devices if d is not None), None)
-        if run_on is not None and hasattr(built_for, "get_target_device_type"):
-            if int(built_for.get_target_device_type()) != _device_type(run_on):
-                raise ValueError(
-                    f"VirtualMachine: the executable was built for target "
-                    f"'{built_for.kind.name}', whose kernels do not run on {run_on}; build "
-                    "it for that device (relax.build(mod, target=...) with the device's kind)"
-                )
+        if run_on is not None and hasattr(built_for, "get_target_device_type") \
+                and int(built_for.get_target_device_type()) != _device_type(run_on):
+            raise ValueError(
+                f"VirtualMachine: the executable was built for target "
+                f"'{built_for.kind.name}', whose kernels do not run on {run_on}; build "
+                "it for that device (relax.build(mod, target=...) with the device's kind)"
+            )
         # A VM on a device allocates there (device_memory.py); the CPU path is unchanged.
         self._memory = DeviceMemory(accel[0]) if accel else None
         self.module = rt_mod
