@@ -229,3 +229,14 @@ def test_loop_free_function_runs_as_one_thread(fake_cuda, fake_driver_module):
     (launch,) = fake_cuda.launches
     assert launch["grid"] == (1, 1, 1) and launch["block"] == (1, 1, 1)
     assert _pointers(launch, 2) == [a.data_ptr(), b.data_ptr()]
+
+
+def test_time_evaluator_of_host_function_uses_cuda_events(fake_cuda, fake_driver_module):
+    mod = tvm.compile(scale, target="cuda")
+    _use_fake_image(mod, fake_driver_module, {"scale_kernel": [8, 8]})
+    dev = tvm.cuda(0)
+    a = tvm.runtime.empty((256,), "float32", dev)
+    result = mod.time_evaluator("scale", dev, number=4, repeat=2)(a, a)
+    # The fake's event clock advances 0.5 ms per launch: the CUDA timer measured the launches.
+    assert result.results == pytest.approx([0.5e-3, 0.5e-3])
+    assert len(fake_cuda.launches) >= 8
