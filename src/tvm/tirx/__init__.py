@@ -9,6 +9,7 @@ from . import (  # noqa: F401  (lowering passes, pipelines)
     transform,
 )
 from .buffer import Buffer, decl_buffer  # noqa: F401
+from .exec_scope import ExecScope, ScopeIdDef  # noqa: F401
 from .expr import (  # noqa: F401
     EQ,
     GE,
@@ -159,6 +160,7 @@ from .stmt import (  # noqa: F401
     MatchBufferRegion,
     SBlock,
     SBlockRealize,
+    ScopeIdDefStmt,
     SeqStmt,
     Stmt,
     While,

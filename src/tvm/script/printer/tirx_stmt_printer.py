@@ -59,6 +59,7 @@ from .doc import (
 )
 from .ir_docsifier import attr_path, item_path, register_printer
 from .relax_printer import attr_value_doc
+from . import tirx_kernel_printer as _kernel  # also registers the TIRx kernel docsifiers
 
 __all__ = []
 
@@ -97,6 +98,12 @@ def _buffer_kwargs(buf, d, with_dtype_default=True):
     if scope != "global":
         keys.append("scope")
         values.append(LiteralDoc(scope))
+    if not _kernel.is_default_layout(buf):
+        keys.append("layout")
+        values.append(_kernel.layout_doc(buf.layout, d))
+    if buf.allocated_addr is not None:
+        keys.append("allocated_addr")
+        values.append(d.as_doc(buf.allocated_addr, None))
     if buf.strides:
         keys.append("strides")
         values.append(TupleDoc([d.as_doc(s, None) for s in buf.strides]))
@@ -233,8 +240,9 @@ def _buffer_region(node, path, d):
 # --- statements -----------------------------------------------------------------------------
 
 
-def _stmts(stmt, path, d) -> list:
-    """The statement docs of a body (a ``SeqStmt`` is flattened)."""
+def _stmts(stmt, path, d, whole=True) -> list:
+    """The statement docs of a body (a ``SeqStmt`` is flattened); ``whole``: ``stmt`` is the
+    whole body of its parent, not an element of a sequence."""
     if isinstance(stmt, _stmt.SeqStmt):
         out = []
         seq_path = attr_path(path, "seq")
@@ -256,9 +264,12 @@ def _stmts(stmt, path, d) -> list:
                 else:
                     out.extend([decl, store])
                 continue
-            out.extend(_stmts(item, item_path(seq_path, i), d))
+            out.extend(_stmts(item, item_path(seq_path, i), d, whole=False))
         return out
     doc = d.as_doc(stmt, path)
+    if whole and isinstance(doc, ScopeDoc) and _kernel.flat_attr(stmt):
+        # ``T.attr({...})``/``T.hint(...)`` as the whole body: flat, as TVM 0.27 prints it.
+        return _kernel.flat_docs(doc)
     if isinstance(doc, StmtBlockDoc):
         return doc.stmts
     return [doc]
@@ -337,6 +348,8 @@ def _attr_stmt(node, path, d):
     body_path = attr_path(path, "body")
     if isinstance(target, _stmt.IterVar) and node.attr_key in _LAUNCH_KEYS:
         return _launch_thread(node, path, d)
+    if node.attr_key == _kernel.HINT_KEY and isinstance(target, dict):
+        return ScopeDoc(None, _kernel.hint_call(target, d), _stmts(node.body, body_path, d))
     value = d.as_doc(node.value, attr_path(path, "value"))
     if isinstance(target, tirx.IntImm) and target.value == 0:
         # An attribute about no node prints as TVM 0.27 does: ``T.attr({"key": value})``.
@@ -406,12 +419,18 @@ def _decl_buffer(node, path, d):
     buf = node.buffer
     data = node.data if node.data is not None else buf.data
     owner = d.state.get("data_owner", {}).get(id(data))
-    if (owner is not None and owner is not buf and owner.dtype == buf.dtype
-            and not _buffer_kwargs(buf, d)[0] and buf.scope() == owner.scope() == "global"):
-        # A same-dtype view of another buffer's memory: ``D = A.view(16)``.
-        dims = [d.as_doc(v, None) for v in buf.shape]
-        rhs = d.as_doc(owner, None).attr("view").call(*dims)
-        return AssignDoc(d.define(buf, buf.name), rhs)
+    keys = [k for k in _buffer_kwargs(buf, d)[0] if k != "scope"]
+    if (owner is not None and owner is not buf and not keys
+            and buf.allocated_addr is None and buf.scope() == owner.scope()):
+        view = _view_args(owner, buf, d)
+        if view is not None:
+            # A view of another buffer's memory: ``D = A.view(16)``, ``A.view("float32")``.
+            view_call = d.as_doc(owner, None).attr("view")
+            if buf.layout is not None:
+                rhs = view_call.call(*view, layout=_kernel.layout_doc(buf.layout, d))
+            else:
+                rhs = view_call.call(*view)
+            return AssignDoc(d.define(buf, buf.name), rhs)
     # As TVM 0.27: ``T.decl_buffer((8,), data=A.data, elem_offset=8)`` (no "float32"; data
     # first).
     rhs = _buffer_decl(buf, attr_path(path, "buffer"), d, _t(d, "decl_buffer"))
@@ -419,6 +438,25 @@ def _decl_buffer(node, path, d):
         rhs.kwargs_keys.insert(0, "data")
         rhs.kwargs_values.insert(0, d.as_doc(data, None))
     return AssignDoc(_define_buffer(buf, d), rhs)
+
+
+def _view_args(owner, buf, d):
+    """The arguments of ``owner.view(...)`` giving ``buf``: its shape (same dtype) or its
+    dtype (same bytes, the last dimension rescaled); None if neither fits."""
+    if owner.dtype == buf.dtype:
+        return [d.as_doc(v, None) for v in buf.shape]
+    from ...runtime.data_type import DataType  # local: only dtype views need it
+
+    if len(owner.shape) != len(buf.shape) or not owner.shape:
+        return None
+    if any(not _same_const(a, b) for a, b in zip(owner.shape[:-1], buf.shape[:-1])):
+        return None
+    last, new_last = owner.shape[-1], buf.shape[-1]
+    if not (isinstance(last, tirx.IntImm) and isinstance(new_last, tirx.IntImm)):
+        return None
+    if last.value * DataType(owner.dtype).bits != new_last.value * DataType(buf.dtype).bits:
+        return None
+    return [LiteralDoc(buf.dtype)]
 
 
 @register_printer(getattr(_stmt, "Break", None))

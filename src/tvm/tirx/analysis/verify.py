@@ -219,6 +219,13 @@ class _Verifier:
         self.expr(s.value, path + ".value")
         self.define(s.var, path + ".var")
 
+    def s_ScopeIdDefStmt(self, s, path):
+        scope_def = s.def_
+        for i, e in enumerate(scope_def.extents or ()):
+            self.expr(e, f"{path}.def.extents[{i}]")
+        for i, v in enumerate(scope_def.def_ids):
+            self.define(v, f"{path}.def.def_ids[{i}]")
+
     def s_AttrStmt(self, s, path):
         node = s.node
         self.push()

@@ -159,7 +159,7 @@ def _sym_dim(value):
 
 
 def _make_buffer(shape, dtype, data, strides, elem_offset, scope, align, offset_factor,
-                 buffer_type, axis_separators):
+                 buffer_type, axis_separators, layout=None, allocated_addr=None):
     if isinstance(shape, (int, str, PrimExpr)):
         shape = (shape,)
     shape = tuple(_sym_dim(s) for s in shape)
@@ -170,7 +170,7 @@ def _make_buffer(shape, dtype, data, strides, elem_offset, scope, align, offset_
         strides=[_sym_dim(s) for s in strides] if strides else None,
         elem_offset=_sym_dim(elem_offset), scope="" if scope == "global" else scope,
         data_alignment=align, offset_factor=offset_factor, buffer_type=buffer_type,
-        axis_separators=axis_separators,
+        axis_separators=axis_separators, layout=layout, allocated_addr=allocated_addr,
     )
 
 
@@ -214,10 +214,11 @@ def match_buffer(param, shape=None, dtype="float32", data=None, strides=None, el
 
 def alloc_buffer(shape, dtype="float32", data=None, strides=None, elem_offset=None,
                  scope="global", align=-1, offset_factor=0, buffer_type="default",
-                 axis_separators=None, annotations=None):
-    """``T.alloc_buffer(shape, dtype)``: allocate a buffer for the rest of the scope."""
+                 axis_separators=None, annotations=None, layout=None):
+    """``T.alloc_buffer(shape, dtype, scope=..., layout=..., align=...)``: allocate a buffer
+    for the rest of the scope. ``layout`` (a ``tvm.tirx.layout`` object) is kept as given."""
     buf = _make_buffer(shape, dtype, data, strides, elem_offset, scope, align, offset_factor,
-                       buffer_type, axis_separators)
+                       buffer_type, axis_separators, layout=layout)
     add_to_parent(_stmt.AllocBuffer(buf, annotations))
     return buf
 
@@ -234,11 +235,13 @@ def alloc_shared(shape, dtype="float32", **kwargs):
 
 def decl_buffer(shape, dtype="float32", data=None, strides=None, elem_offset=None,
                 scope="global", align=-1, offset_factor=0, buffer_type="default",
-                axis_separators=None):
-    """``T.decl_buffer(shape, dtype, data=...)``: declare a buffer view for the rest of the
-    scope."""
+                axis_separators=None, allocated_addr=None, layout=None):
+    """``T.decl_buffer(shape, dtype, data=..., allocated_addr=..., scope=..., layout=...)``:
+    declare a buffer view for the rest of the scope; ``allocated_addr`` carries a TMEM
+    address."""
     buf = _make_buffer(shape, dtype, data, strides, elem_offset, scope, align, offset_factor,
-                       buffer_type, axis_separators)
+                       buffer_type, axis_separators, layout=layout,
+                       allocated_addr=allocated_addr)
     add_to_parent(_stmt.DeclBuffer(buf, data))
     return buf
 
@@ -637,3 +640,37 @@ class axis:
             maker = axis.spatial if kind == "S" else axis.reduce
             out.append(maker(dom, value, value.dtype if dtype == "int32" else dtype))
         return out[0] if len(out) == 1 else out
+
+
+# TIRx kernel constructs (spec D.3); at the end: they use alloc_buffer/decl_buffer above.
+from .kernel import (  # noqa: E402
+    alloc_scalar,
+    cluster_id,
+    cta_id,
+    cta_id_in_cluster,
+    cta_id_in_pair,
+    decl_scalar,
+    device_entry,
+    elected,
+    hint,
+    lane_id,
+    local_scalar,
+    meta_var,
+    scope_id,
+    shared_scalar,
+    smem,
+    static_assert,
+    thread_id,
+    thread_id_in_wg,
+    tmem,
+    warp_id,
+    warp_id_in_wg,
+    warpgroup_id,
+)
+
+__all__ += [
+    "alloc_scalar", "cluster_id", "cta_id", "cta_id_in_cluster", "cta_id_in_pair",
+    "decl_scalar", "device_entry", "elected", "hint", "lane_id", "local_scalar", "meta_var",
+    "scope_id", "shared_scalar", "smem", "static_assert", "thread_id", "thread_id_in_wg",
+    "tmem", "warp_id", "warp_id_in_wg", "warpgroup_id",
+]

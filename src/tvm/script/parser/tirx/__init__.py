@@ -54,16 +54,54 @@ def dtype_constructor(dtype: str):
             return expr
         return tirx.Cast(dtype, expr)
 
-    constructor.__name__ = constructor.__qualname__ = dtype
-    # Read by Relax annotations: a bare ``T.int64`` annotates an int64 scalar.
-    constructor.prim_dtype = dtype
-    constructor.__doc__ = f"``T.{dtype}(expr=None, is_size_var=False)``"
-    return constructor
+    return DtypeConstructor(dtype, constructor)
+
+
+class LocalVectorAnnotation:
+    """``x: T.f32[4]``: the annotation of a local vector (``T.alloc_local((4,), "float32")``)."""
+
+    def __init__(self, dtype: str, shape: tuple):
+        self.dtype = dtype
+        self.shape = shape
+
+    def __repr__(self):
+        return f"T.{self.dtype}[{', '.join(map(str, self.shape))}]"
+
+
+class DtypeConstructor:
+    """``T.<dtype>``: called, a variable, constant or cast of the dtype; subscripted
+    (``T.f32[4]``), a local-vector annotation; bare, a scalar annotation."""
+
+    def __init__(self, dtype: str, make):
+        self.prim_dtype = dtype  # read by annotations (a bare ``T.int64`` is a scalar type)
+        self._make = make
+        self.__name__ = self.__qualname__ = dtype
+        self.__doc__ = f"``T.{dtype}(expr=None, is_size_var=False)``"
+
+    def __call__(self, expr=None, is_size_var=False):
+        return self._make(expr, is_size_var)
+
+    def __getitem__(self, shape):
+        shape = shape if isinstance(shape, tuple) else (shape,)
+        return LocalVectorAnnotation(self.prim_dtype, shape)
+
+    def __repr__(self):
+        return f"T.{self.prim_dtype}"
 
 
 for _dtype in DTYPE_CONSTRUCTORS:
     globals()[_dtype] = dtype_constructor(_dtype)
 del _dtype
+
+#: Short dtype names of TIRx kernels (``T.f32``, ``T.u32``, ...).
+DTYPE_ALIASES = {
+    "f16": "float16", "f32": "float32", "f64": "float64", "bf16": "bfloat16",
+    "i8": "int8", "i16": "int16", "i32": "int32", "i64": "int64",
+    "u8": "uint8", "u16": "uint16", "u32": "uint32", "u64": "uint64",
+}
+for _alias, _dtype in DTYPE_ALIASES.items():
+    globals()[_alias] = globals()[_dtype]
+del _alias, _dtype
 
 dispatch_token = "tirx"
 
@@ -103,6 +141,30 @@ from ...ir_builder.tirx import (  # noqa: F401
     vectorized,
     where,
     writes,
+)
+from ...ir_builder.tirx import (  # noqa: F401 - TIRx kernel constructs (spec D.3)
+    alloc_scalar,
+    cluster_id,
+    cta_id,
+    cta_id_in_cluster,
+    cta_id_in_pair,
+    decl_scalar,
+    device_entry,
+    elected,
+    hint,
+    lane_id,
+    local_scalar,
+    meta_var,
+    scope_id,
+    shared_scalar,
+    smem,
+    static_assert,
+    thread_id,
+    thread_id_in_wg,
+    tmem,
+    warp_id,
+    warp_id_in_wg,
+    warpgroup_id,
 )
 from . import parser as _parser  # noqa: F401 - registers the "tirx" handlers
 from .entry import handle, let, macro, prim_func  # noqa: F401

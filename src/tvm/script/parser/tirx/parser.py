@@ -35,7 +35,14 @@ from tvm.tirx.expr import Var
 from ...ir_builder import tirx as B
 from ...ir_builder.base import IRBuilder, IRBuilderFrame
 from ...ir_builder.ir import decl_function
-from ...ir_builder.tirx.frame import ForFrame, LaunchThreadFrame, PrimFuncFrame, SBlockFrame
+from ...ir_builder.tirx.frame import (
+    AttrFrame,
+    ForFrame,
+    LaunchThreadFrame,
+    PrimFuncFrame,
+    SBlockFrame,
+)
+from ...ir_builder.tirx.kernel import _MetaVar, is_scalar_load
 from ..core import dispatch
 from ..core.diagnostics import Source
 from ..core.parser import Parser, bind_python_target
@@ -239,6 +246,15 @@ def _bind_name(parser: Parser, target: ast.AST, value: Any) -> None:
         parser.report_error(target, f"Unsupported assignment target: {type(target).__name__}")
     name = target.id
     frame = _func_frame()
+    if isinstance(value, _MetaVar):
+        # ``x = T.meta_var(v)``: the name stands for the Python value itself.
+        parser.var_table.add(name, value.value, allow_shadowing=True)
+        return
+    if is_scalar_load(value):
+        # ``s = T.shared_scalar("uint32")``: ``s`` reads the element, ``s = v`` stores.
+        B.name_buffer(value.buffer, name)
+        parser.var_table.add(name, value, allow_shadowing=True)
+        return
     current = parser.var_table.lookup(name, None)
     if isinstance(current, _stmt.BufferLoad) and isinstance(value, (PrimExpr, bool, int, float)):
         # ``x = v`` after ``x: T.int32 = ...``: a store into the one-element buffer. Only that
@@ -323,10 +339,34 @@ def _eval_rhs(parser: Parser, node: ast.AST) -> Any:
             shape = [parser.eval_expr(a) for a in node.args]
             kwargs = {kw.arg: parser.eval_expr(kw.value) for kw in node.keywords}
             dtype = kwargs.pop("dtype", owner.dtype)
+            layout = kwargs.pop("layout", None)
             if kwargs:
                 parser.report_error(node, f"Buffer.view() got unexpected arguments {sorted(kwargs)}")
-            return B.decl_buffer(shape, dtype, data=owner.data, scope=owner.scope())
+            if len(shape) == 1 and isinstance(shape[0], str):
+                # ``A.view("float32")``: the same bytes as another dtype.
+                dtype = shape[0]
+                try:
+                    shape = _reinterpreted_shape(owner, dtype)
+                except ValueError as err:
+                    parser.report_error(node, err)
+            return B.decl_buffer(shape, dtype, data=owner.data, scope=owner.scope(),
+                                 layout=layout)
     return parser.eval_expr(node)
+
+
+def _reinterpreted_shape(owner: Buffer, dtype: str) -> list:
+    """The shape of ``owner`` viewed as ``dtype``: the last dimension scales by the ratio of
+    the element sizes."""
+    from tvm.runtime.data_type import DataType  # local: only dtype views need it
+
+    old_bits, new_bits = DataType(owner.dtype).bits, DataType(dtype).bits
+    *outer, last = owner.shape
+    if not isinstance(last, tirx.IntImm) or (last.value * old_bits) % new_bits:
+        raise ValueError(
+            f"Buffer.view({dtype!r}) of {owner.name}: its last dimension {last} of "
+            f"{owner.dtype} is not a whole number of {dtype} elements"
+        )
+    return [*outer, tirx.IntImm(last.dtype, last.value * old_bits // new_bits)]
 
 
 @dispatch.register("tirx", "Assign")
@@ -354,6 +394,14 @@ def _visit_aug_assign(parser: Parser, node: ast.AugAssign) -> None:
 @dispatch.register("tirx", "AnnAssign")
 def _visit_ann_assign(parser: Parser, node: ast.AnnAssign) -> None:
     ann = parser.eval_expr(node.annotation)
+    if type(ann).__name__ == "LocalVectorAnnotation":
+        # ``x: T.f32[4]``: a local vector.
+        if node.value is not None or not isinstance(node.target, ast.Name):
+            parser.report_error(node, "A local vector annotation (T.f32[4]) takes no value")
+        buf = B.alloc_buffer(ann.shape, ann.dtype, scope="local")
+        B.name_buffer(buf, node.target.id)
+        parser.var_table.add(node.target.id, buf, allow_shadowing=True)
+        return
     if isinstance(ann, LetAnnotation):
         dtype = ann.dtype
     else:
@@ -395,13 +443,27 @@ def _visit_expr(parser: Parser, node: ast.Expr) -> None:
     if isinstance(node.value, ast.Constant) and isinstance(node.value.value, str):
         return  # a docstring
     value = parser.eval_expr(node.value)
-    if isinstance(value, LaunchThreadFrame):
-        value.__enter__()  # ``T.launch_thread(tx, 64)``: open until the end of the body
+    if isinstance(value, (LaunchThreadFrame, AttrFrame)):
+        # ``T.launch_thread(tx, 64)``, ``T.device_entry()``, ``T.hint(...)``,
+        # ``T.attr({...})``: open until the end of the body.
+        value.__enter__()
         return
+    if _defined_here(value):
+        return  # ``T.cta_id([4])`` without a name: its ScopeIdDefStmt is already emitted
     if isinstance(value, IRBuilderFrame):
         parser.report_error(node, f"{ast.unparse(node.value)} must be used in a `with` statement")
     if isinstance(value, (PrimExpr, int)) and not isinstance(value, bool):
         B.evaluate(value)
+
+
+def _defined_here(value) -> bool:
+    frame = _func_frame()
+    if frame is None:
+        return False
+    values = value if isinstance(value, list) else [value]
+    return bool(values) and all(isinstance(v, (Var, _stmt.BufferLoad))
+                                and id(v if isinstance(v, Var) else v.buffer)
+                                in frame.bound_vars for v in values)
 
 
 @dispatch.register("tirx", "Assert")
