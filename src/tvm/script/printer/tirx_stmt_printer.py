@@ -39,6 +39,7 @@ from ...ir.expr import Range
 from ...tirx import stmt as _stmt
 from ...tirx.buffer import Buffer
 from ...tirx.function import PrimFunc
+from . import tirx_kernel_printer as _kernel  # also registers the TIRx kernel docsifiers
 from .doc import (
     AssertDoc,
     AssignDoc,
@@ -59,7 +60,6 @@ from .doc import (
 )
 from .ir_docsifier import attr_path, item_path, register_printer
 from .relax_printer import attr_value_doc
-from . import tirx_kernel_printer as _kernel  # also registers the TIRx kernel docsifiers
 
 __all__ = []
 

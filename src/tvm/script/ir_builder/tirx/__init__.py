@@ -643,7 +643,8 @@ class axis:
 
 
 # TIRx kernel constructs (spec D.3); at the end: they use alloc_buffer/decl_buffer above.
-from .kernel import (  # noqa: E402
+from .kernel import (
+    address_of,
     alloc_scalar,
     cluster_id,
     cta_id,
@@ -669,7 +670,7 @@ from .kernel import (  # noqa: E402
 )
 
 __all__ += [
-    "alloc_scalar", "cluster_id", "cta_id", "cta_id_in_cluster", "cta_id_in_pair",
+    "address_of", "alloc_scalar", "cluster_id", "cta_id", "cta_id_in_cluster", "cta_id_in_pair",
     "decl_scalar", "device_entry", "elected", "hint", "lane_id", "local_scalar", "meta_var",
     "scope_id", "shared_scalar", "smem", "static_assert", "thread_id", "thread_id_in_wg",
     "tmem", "warp_id", "warp_id_in_wg", "warpgroup_id",

@@ -25,6 +25,7 @@ from .frame import AttrFrame, PrimFuncFrame, add_to_parent
 __all__ = [
     "DEVICE_ENTRY_KEY",
     "HINT_KEY",
+    "address_of",
     "alloc_scalar",
     "cluster_id",
     "cta_id",
@@ -184,7 +185,7 @@ def static_assert(condition, message: str = "") -> None:
 
         value = Analyzer().simplify(value)
         if not isinstance(value, IntImm):
-            raise ValueError(
+            raise ValueError(  # noqa: TRY004 - a symbolic condition is a bad value
                 f"T.static_assert needs a condition known at parse time, got {condition}"
             )
         value = bool(value.value)
@@ -212,6 +213,26 @@ class _MetaVar:
 
     def __repr__(self):
         return f"T.meta_var({self.value!r})"
+
+
+def address_of(value):
+    """``T.address_of(A[i])`` (or of a scalar ``s``): the address of a buffer element, a
+    ``handle`` call of the ``tirx.address_of`` builtin."""
+    from tvm.ir.op import Op, register_op, register_op_attr
+    from tvm.tirx.expr import Call
+    from tvm.tirx.op import CallEffectKind
+
+    name = "tirx.address_of"
+    try:
+        op = Op.get(name)
+    except (KeyError, ValueError):
+        # The builtin is registered on first use (tvm.tirx.op does not list it yet).
+        register_op(name, num_inputs=1, family="intrinsic")
+        register_op_attr(name, "TCallEffectKind", CallEffectKind.Pure)
+        op = Op.get(name)
+    if not isinstance(value, _stmt.BufferLoad):
+        raise TypeError(f"T.address_of expects a buffer element such as A[i], got {value!r}")
+    return Call("handle", op, [value])
 
 
 def elected():
