@@ -3,6 +3,7 @@
 from ..ffi.structural import get_first_structural_mismatch, structural_equal, structural_hash
 from . import transform
 from .attrs import Attrs, DictAttrs, make_node
+from .container import Map
 from .base import Node, Scriptable, SourceName, Span
 from .expr import BaseExpr, GlobalVar, PrimExpr, Range, RelaxExpr
 from .function import BaseFunc
@@ -24,6 +25,7 @@ __all__ = [
     "GlobalInfo",
     "GlobalVar",
     "IRModule",
+    "Map",
     "Node",
     "Op",
     "OpaqueType",

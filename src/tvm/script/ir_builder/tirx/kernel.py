@@ -14,6 +14,7 @@
 
 from __future__ import annotations
 
+from tvm.ir.container import Map
 from tvm.ir.expr import PrimExpr
 from tvm.tirx import stmt as _stmt
 from tvm.tirx.exec_scope import SCOPE_ID_FUNCTIONS, ScopeIdDef
@@ -72,7 +73,7 @@ def hint(message: str = "", **attrs) -> AttrFrame:
     As a statement it covers the rest of the enclosing body; ``with T.hint(...):`` covers
     its block. The node is a dict with ``"message"`` (when not empty) and ``attrs``.
     """
-    node = {}
+    node = Map()
     if message:
         node["message"] = message
     node.update(attrs)
