@@ -3,8 +3,8 @@
 from ..ffi.structural import get_first_structural_mismatch, structural_equal, structural_hash
 from . import transform
 from .attrs import Attrs, DictAttrs, make_node
-from .container import Map
 from .base import Node, Scriptable, SourceName, Span
+from .container import Map
 from .expr import BaseExpr, GlobalVar, PrimExpr, Range, RelaxExpr
 from .function import BaseFunc
 from .instrument import PassInstrument
