@@ -505,6 +505,17 @@ def _loop_frame(parser: Parser, node: ast.AST):
 @dispatch.register("tirx", "For")
 def _visit_for(parser: Parser, node: ast.For) -> None:
     frame = _loop_frame(parser, node.iter)
+    if isinstance(frame, _MetaVar):
+        frame = frame.value
+    if isinstance(frame, (list, tuple)):
+        # A loop over a Python sequence (``T.meta_var``): unrolled while parsing.
+        if node.orelse:
+            parser.report_error(node, "A TIR loop cannot have an `else` clause")
+        for item in frame:
+            with parser.var_table.with_frame():
+                bind_python_target(parser, node.target, item)
+                _visit_scoped(parser, node.body)
+        return
     if not isinstance(frame, ForFrame):
         parser.report_error(
             node.iter,
