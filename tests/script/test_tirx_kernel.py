@@ -1,3 +1,4 @@
+# ruff: noqa: F841, F842 - TVMScript kernels name statements they never read back
 """TIRx kernel TVMScript (spec D.3): device entry, scope ids, hints, memory.
 
 Every expected text below was printed by Apache TVM 0.27 for the same kernel (checked by hand
@@ -95,7 +96,7 @@ def test_every_scope_id_call():
         tw = T.thread_id_in_wg([128])
         d = T.cta_id()
         T.evaluate(T.Cast("uint32", bx + by + cbx + cl + p + wg + w + wi + l) + t + T.Cast("uint32", tw) + T.Cast("uint32", d))
-    ''')  # noqa: E501
+    ''')
     defs = [s.def_ for s in func.body.body.seq if isinstance(s, S.ScopeIdDefStmt)]
     pairs = [(d.parent, d.cur) for d in defs]
     assert pairs == [("kernel", "cta"), ("cluster", "cta"), ("kernel", "cluster"),
