@@ -21,7 +21,7 @@ from ..ir.expr import PrimExpr, Range
 from ..ir.type import PointerType, PrimType
 from .expr import IntImm, Var
 
-__all__ = ["Buffer", "BufferType", "decl_buffer"]
+__all__ = ["Buffer", "BufferType", "address_of", "decl_buffer"]
 
 
 class BufferType:
@@ -129,6 +129,12 @@ class Buffer(Scriptable, Node, type_key="tirx.Buffer"):
         begin = begin if isinstance(begin, (list, tuple)) else [begin]
         return BufferStore(self, value, list(begin), predicate)
 
+    def ptr_to(self, indices) -> PrimExpr:
+        """The address of the element at ``indices`` (``T.address_of(self[indices])``), a
+        pointer to the element dtype in the buffer's scope."""
+        indices = list(indices) if isinstance(indices, (list, tuple)) else [indices]
+        return address_of(self[tuple(indices)])
+
     def get_flattened_buffer(self) -> Buffer:
         """A 1-D view of the same memory (``axis_separators`` are not supported yet)."""
         if self.axis_separators:
@@ -169,6 +175,40 @@ class Buffer(Scriptable, Node, type_key="tirx.Buffer"):
         ):
             offset = self.elem_offset + offset
         return [offset]
+
+
+_ADDRESS_OF = "tirx.address_of"
+
+
+def address_of(load) -> PrimExpr:
+    """``T.address_of(A[i])``: the address of a buffer element, a ``handle`` call of the
+    ``tirx.address_of`` builtin; see :func:`pointer_type_of` for the pointer type."""
+    # Lazy: stmt.py (BufferLoad) and op.py (CallEffectKind) import this module's users.
+    from ..ir.op import Op, register_op, register_op_attr
+    from .expr import Call
+    from .op import CallEffectKind
+    from .stmt import BufferLoad
+
+    if not isinstance(load, BufferLoad):
+        raise TypeError(f"address_of expects a buffer element such as A[i], got {load!r}")
+    try:
+        op = Op.get(_ADDRESS_OF)
+    except ValueError:
+        # Registered on first use: tvm.tirx.op does not list this builtin.
+        register_op(_ADDRESS_OF, num_inputs=1, family="intrinsic")
+        register_op_attr(_ADDRESS_OF, "TCallEffectKind", CallEffectKind.Pure)
+        op = Op.get(_ADDRESS_OF)
+    return Call("handle", op, [load])
+
+
+def pointer_type_of(value):
+    """The pointer type of an ``address_of`` call (``PointerType(PrimType(elem), scope)``),
+    or None for any other value."""
+    op = getattr(value, "op", None)
+    if getattr(op, "name", None) != _ADDRESS_OF or not value.args:
+        return None
+    buf = value.args[0].buffer
+    return PointerType(PrimType(buf.dtype), buf.scope())
 
 
 def decl_buffer(shape, dtype="float32", name="buffer", data=None, strides=None,

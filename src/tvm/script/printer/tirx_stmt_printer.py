@@ -319,7 +319,14 @@ def _bind(node, path, d):
     value = d.as_doc(node.value, attr_path(path, "value"))
     var = d.define(node.var, node.var.name)
     # TVM 0.27: ``x: T.let[T.int32] = v``; a bare ``x: T.int32 = v`` means a local buffer there.
-    ann = IndexDoc(_t(d, "let"), [_t(d, node.var.dtype)])
+    ty = getattr(node.var, "type_annotation", None)
+    if ty is not None and hasattr(ty, "storage_scope"):
+        # A pointer: ``T.let[T.handle("uint32", "shared")]`` (0.27's form).
+        scope = ty.storage_scope or "global"
+        elem = LiteralDoc(getattr(ty.element_type, "dtype", "void"))
+        ann = IndexDoc(_t(d, "let"), [_t(d, "handle").call(elem, LiteralDoc(scope))])
+    else:
+        ann = IndexDoc(_t(d, "let"), [_t(d, node.var.dtype)])
     return AssignDoc(var, value, ann)
 
 

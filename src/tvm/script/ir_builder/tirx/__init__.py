@@ -26,6 +26,7 @@ from tvm.ir.expr import PrimExpr
 from tvm.tirx import stmt as _stmt
 from tvm.tirx.buffer import Buffer as _Buffer
 from tvm.tirx.buffer import decl_buffer as _decl_buffer
+from tvm.tirx.buffer import pointer_type_of
 from tvm.tirx.expr import IntImm, StringImm, Var
 
 from ..base import IRBuilder
@@ -165,6 +166,8 @@ def _make_buffer(shape, dtype, data, strides, elem_offset, scope, align, offset_
     shape = tuple(_sym_dim(s) for s in shape)
     if buffer_type == "auto":
         buffer_type = "auto_broadcast"
+    if isinstance(allocated_addr, int) and not isinstance(allocated_addr, bool):
+        allocated_addr = IntImm("int32", allocated_addr)
     return _decl_buffer(
         shape, dtype or "float32", "buffer", data=data,
         strides=[_sym_dim(s) for s in strides] if strides else None,
@@ -175,17 +178,19 @@ def _make_buffer(shape, dtype, data, strides, elem_offset, scope, align, offset_
 
 
 def Buffer(shape, dtype="float32", data=None, strides=None, elem_offset=None, scope="global",
-           align=-1, offset_factor=0, buffer_type="", axis_separators=None):
+           align=-1, offset_factor=0, buffer_type="", axis_separators=None, layout=None,
+           allocated_addr=None):
     """``T.Buffer((16,), "float32")``: a buffer (a parameter annotation or a declaration)."""
     return _make_buffer(shape, dtype, data, strides, elem_offset, scope, align, offset_factor,
-                        buffer_type, axis_separators)
+                        buffer_type, axis_separators, layout=layout,
+                        allocated_addr=allocated_addr)
 
 
 def match_buffer(param, shape=None, dtype="float32", data=None, strides=None, elem_offset=None,
                  scope="global", align=-1, offset_factor=0, buffer_type="default",
-                 axis_separators=None):
+                 axis_separators=None, layout=None):
     """``T.match_buffer(a, shape, dtype)``: bind a handle parameter (at function level) or a
-    buffer region (inside a block) to a new buffer."""
+    buffer region (inside a block) to a new buffer; ``layout`` is a TIRx layout object."""
     if isinstance(param, _stmt.BufferLoad):
         param = _stmt.BufferRegion.from_point(param.buffer, param.indices)
     elif isinstance(param, _stmt.BufferRegion):
@@ -195,7 +200,7 @@ def match_buffer(param, shape=None, dtype="float32", data=None, strides=None, el
             raise ValueError("T.match_buffer of a handle needs a shape")
         shape = [r.extent for r in param.region]
     buf = _make_buffer(shape, dtype, data, strides, elem_offset, scope, align, offset_factor,
-                       buffer_type, axis_separators)
+                       buffer_type, axis_separators, layout=layout)
     if isinstance(param, _stmt.BufferRegion):
         block = current_frame(SBlockFrame, "T.match_buffer of a buffer region")
         block.match_buffers.append(_stmt.MatchBufferRegion(buf, param))
@@ -214,11 +219,13 @@ def match_buffer(param, shape=None, dtype="float32", data=None, strides=None, el
 
 def alloc_buffer(shape, dtype="float32", data=None, strides=None, elem_offset=None,
                  scope="global", align=-1, offset_factor=0, buffer_type="default",
-                 axis_separators=None, annotations=None, layout=None):
+                 axis_separators=None, annotations=None, layout=None, allocated_addr=None):
     """``T.alloc_buffer(shape, dtype, scope=..., layout=..., align=...)``: allocate a buffer
-    for the rest of the scope. ``layout`` (a ``tvm.tirx.layout`` object) is kept as given."""
+    for the rest of the scope. ``layout`` (a ``tvm.tirx.layout`` object) is kept as given;
+    ``allocated_addr`` fixes the address (Trainium, TMEM)."""
     buf = _make_buffer(shape, dtype, data, strides, elem_offset, scope, align, offset_factor,
-                       buffer_type, axis_separators, layout=layout)
+                       buffer_type, axis_separators, layout=layout,
+                       allocated_addr=allocated_addr)
     add_to_parent(_stmt.AllocBuffer(buf, annotations))
     return buf
 
@@ -296,7 +303,8 @@ def Bind(value, dtype=None, var=None):
     if var is None:
         if dtype is None:
             dtype = value.dtype if isinstance(value, PrimExpr) else _python_dtype(value)
-        var = Var("", dtype)
+        # ``ptr = A.ptr_to([i])``: a pointer variable of the element type and scope.
+        var = Var("", pointer_type_of(value) or dtype)
     add_to_parent(_stmt.Bind(var, value))
     frame = IRBuilder.current().find_frame(PrimFuncFrame)
     if frame is not None:

@@ -17,6 +17,7 @@ from __future__ import annotations
 from tvm.ir.container import Map
 from tvm.ir.expr import PrimExpr
 from tvm.tirx import stmt as _stmt
+from tvm.tirx.buffer import address_of as _address_of
 from tvm.tirx.exec_scope import SCOPE_ID_FUNCTIONS, ScopeIdDef
 from tvm.tirx.expr import IntImm, Var
 
@@ -217,23 +218,8 @@ class _MetaVar:
 
 
 def address_of(value):
-    """``T.address_of(A[i])`` (or of a scalar ``s``): the address of a buffer element, a
-    ``handle`` call of the ``tirx.address_of`` builtin."""
-    from tvm.ir.op import Op, register_op, register_op_attr
-    from tvm.tirx.expr import Call
-    from tvm.tirx.op import CallEffectKind
-
-    name = "tirx.address_of"
-    try:
-        op = Op.get(name)
-    except (KeyError, ValueError):
-        # The builtin is registered on first use (tvm.tirx.op does not list it yet).
-        register_op(name, num_inputs=1, family="intrinsic")
-        register_op_attr(name, "TCallEffectKind", CallEffectKind.Pure)
-        op = Op.get(name)
-    if not isinstance(value, _stmt.BufferLoad):
-        raise TypeError(f"T.address_of expects a buffer element such as A[i], got {value!r}")
-    return Call("handle", op, [value])
+    """``T.address_of(A[i])`` (or of a scalar ``s``): the address of a buffer element."""
+    return _address_of(value)
 
 
 def elected():

@@ -65,9 +65,15 @@ class _HandleType:
 
     prim_dtype = "handle"
 
-    def __call__(self, name: str = ""):
+    def __call__(self, name: str = "", storage_scope: str | None = None):
+        """``T.handle()`` (or ``T.handle("name")``): a handle variable; ``T.handle("uint32",
+        "shared")``: a pointer variable (``PointerType(PrimType("uint32"), "shared")``), as
+        0.27 prints the type of a pointer ``T.let``."""
+        from tvm.ir import PointerType, PrimType
         from tvm.tirx import Var
 
+        if storage_scope is not None:
+            return Var("", PointerType(PrimType(name), storage_scope))
         return Var(name, "handle")
 
     def __repr__(self):
@@ -78,17 +84,23 @@ handle = _HandleType()
 
 
 class LetAnnotation:
-    """``T.let[T.int32]``: the annotation of a ``Bind`` (``x: T.let[T.int32] = value``)."""
+    """``T.let[T.int32]``: the annotation of a ``Bind`` (``x: T.let[T.int32] = value``);
+    ``dtype`` None (a bare ``T.let``) takes the value's; ``ty`` is a pointer type
+    (``T.let[T.handle("uint32", "shared")]``)."""
 
-    def __init__(self, dtype: str):
+    def __init__(self, dtype: str | None, ty=None):
         self.dtype = dtype
+        self.ty = ty
 
 
 class _Let:
     """``T.let``: ``T.let[T.int32]`` annotates a binding; ``x = T.let(value)`` binds."""
 
     def __getitem__(self, dtype):
-        return LetAnnotation(getattr(dtype, "prim_dtype", dtype))
+        ty = getattr(dtype, "type_annotation", None)
+        if ty is not None:  # ``T.let[T.handle("uint32", "shared")]``: a pointer variable
+            return LetAnnotation("handle", ty)
+        return LetAnnotation(getattr(dtype, "prim_dtype", getattr(dtype, "dtype", dtype)))
 
     def __call__(self, value, dtype=None):
         if dtype is not None and not isinstance(dtype, str):

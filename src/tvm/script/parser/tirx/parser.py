@@ -47,6 +47,7 @@ from ..core import dispatch
 from ..core.diagnostics import Source
 from ..core.parser import Parser, bind_python_target
 from .entry import LetAnnotation
+from .entry import let as B_let
 
 __all__ = []
 
@@ -247,7 +248,10 @@ def _bind_name(parser: Parser, target: ast.AST, value: Any) -> None:
     name = target.id
     frame = _func_frame()
     if isinstance(value, _MetaVar):
-        # ``x = T.meta_var(v)``: the name stands for the Python value itself.
+        # ``x = T.meta_var(v)``: the name stands for the Python value itself (a loop over
+        # it unrolls, see ``_visit_for``).
+        if frame is not None:
+            frame.bound_vars.add(id(value.value))
         parser.var_table.add(name, value.value, allow_shadowing=True)
         return
     if is_scalar_load(value):
@@ -394,6 +398,8 @@ def _visit_aug_assign(parser: Parser, node: ast.AugAssign) -> None:
 @dispatch.register("tirx", "AnnAssign")
 def _visit_ann_assign(parser: Parser, node: ast.AnnAssign) -> None:
     ann = parser.eval_expr(node.annotation)
+    if ann is B_let:
+        ann = LetAnnotation(None)  # a bare ``x: T.let = value``: the value's dtype
     if type(ann).__name__ == "LocalVectorAnnotation":
         # ``x: T.f32[4]``: a local vector.
         if node.value is not None or not isinstance(node.target, ast.Name):
@@ -406,7 +412,7 @@ def _visit_ann_assign(parser: Parser, node: ast.AnnAssign) -> None:
         dtype = ann.dtype
     else:
         dtype = getattr(ann, "prim_dtype", None)
-    if dtype is None:
+    if dtype is None and not isinstance(ann, LetAnnotation):
         parser.report_error(node.annotation,
                             f"Expected a scalar annotation such as T.int32, got {ann!r}")
     is_let = isinstance(ann, LetAnnotation)
@@ -417,6 +423,8 @@ def _visit_ann_assign(parser: Parser, node: ast.AnnAssign) -> None:
     name = node.target.id
     _check_not_rebinding(parser, name, _func_frame())
     value = None if node.value is None else parser.eval_expr(node.value)
+    if is_let and dtype is None:
+        dtype = value.dtype if isinstance(value, PrimExpr) else B._python_dtype(value)
     if isinstance(value, PrimExpr) and value.dtype != dtype:
         parser.report_error(
             node, f"The value of {name} has dtype {value.dtype}, annotated {dtype}"
@@ -430,7 +438,7 @@ def _visit_ann_assign(parser: Parser, node: ast.AnnAssign) -> None:
         load = _stmt.BufferLoad(buf, [tirx.IntImm("int32", 0)])
         parser.var_table.add(name, load, allow_shadowing=True)
         return
-    var = Var(name, dtype)
+    var = Var(name, ann.ty if ann.ty is not None else dtype)
     B.Bind(value, var=var)
     parser.var_table.add(name, var, allow_shadowing=True)
 
@@ -505,9 +513,11 @@ def _loop_frame(parser: Parser, node: ast.AST):
 @dispatch.register("tirx", "For")
 def _visit_for(parser: Parser, node: ast.For) -> None:
     frame = _loop_frame(parser, node.iter)
-    if isinstance(frame, _MetaVar):
-        frame = frame.value
-    if isinstance(frame, (list, tuple)):
+    meta = isinstance(frame, _MetaVar) or (
+        isinstance(frame, (list, tuple)) and _func_frame() is not None
+        and id(frame) in _func_frame().bound_vars)
+    if meta:
+        frame = frame.value if isinstance(frame, _MetaVar) else frame
         # A loop over a Python sequence (``T.meta_var``): unrolled while parsing.
         if node.orelse:
             parser.report_error(node, "A TIR loop cannot have an `else` clause")
