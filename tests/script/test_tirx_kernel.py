@@ -394,3 +394,40 @@ def test_tile_namespace_is_a_placeholder():
 
     with pytest.raises(AttributeError, match="Tx.copy is not supported yet"):
         Tx.copy  # noqa: B018
+
+
+# --- pointers and lets ----------------------------------------------------------------------
+
+
+def test_ptr_to_binds_a_typed_pointer():
+    @T.prim_func(check_well_formed=False)
+    def func():
+        T.device_entry()
+        buf = T.alloc_buffer((4,), "uint32", scope="shared")
+        ptr = buf.ptr_to([1])
+        T.evaluate(T.reinterpret("uint64", ptr))
+
+    bind = func.body.body.seq[1]
+    assert isinstance(bind, S.Bind)
+    ty = bind.var.type_annotation
+    assert isinstance(ty, tvm.ir.PointerType) and ty.storage_scope == "shared"
+    assert ty.element_type.dtype == "uint32"
+    _roundtrip('''
+    @T.prim_func
+    def func():
+        T.attr({"tirx.device_entry": T.bool(True)})
+        buf = T.alloc_shared((4,), "uint32")
+        ptr: T.let[T.handle("uint32", "shared")] = T.address_of(buf[1])
+        T.reinterpret("uint64", ptr)
+    ''')
+
+
+def test_bare_let_takes_the_value_dtype():
+    @T.prim_func(check_well_formed=False)
+    def func():
+        bx = T.launch_thread("blockIdx.x", 4)
+        tx = T.launch_thread("threadIdx.x", 128)
+        combined: T.let = bx + tx
+        T.evaluate(combined)
+
+    assert "combined: T.let[T.int32] = bx + tx" in func.script()

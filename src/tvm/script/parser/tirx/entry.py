@@ -153,3 +153,49 @@ def macro(func=None, *, hygienic: bool = True):
     if func is not None:
         return _decorate(func, capture_caller_vars(1))
     return lambda f: _decorate(f, capture_caller_vars(1))
+
+
+def inline(func=None):
+    """``@T.inline``: a function whose body is parsed in place where it is called inside a
+    ``@T.prim_func``, with Python's LEGB scoping.
+
+    Defined outside a kernel, it sees its own parameters, then its closure and globals (the
+    names of where it was defined, never the caller's). Defined inside a kernel body, it sees
+    its parameters, then the kernel's names at the time of the call (so a name bound after
+    the definition but before the call is visible, and it may call itself). Inlines can call
+    each other and be passed as arguments.
+    """
+
+    def _decorate(f, captured):
+        if not inspect.isfunction(f):
+            raise TypeError(f"@T.inline expects a function, got {type(f).__name__}")
+        names = dict(captured)
+        names.update(capture_function_vars(f))
+        return TIRMacro(f, True, names)
+
+    if func is not None:
+        return _decorate(func, capture_caller_vars(1))
+    return lambda f: _decorate(f, capture_caller_vars(1))
+
+
+inline.tirx_inline = True  # marks a kernel-local ``@T.inline def`` (see the parser)
+macro.tirx_inline = True
+
+
+class NestedInline:
+    """A ``@T.inline`` (or ``@T.macro``) defined inside a kernel body: ``node`` is its
+    ``def``, expanded with the defining parser's names at the time of each call."""
+
+    def __init__(self, parser, node):
+        self.parser = parser
+        self.node = node
+        self.__name__ = node.name
+
+    def __call__(self, *args, **kwargs):
+        # Same package; imported here because the parser module imports this one.
+        from .parser import expand_nested_inline
+
+        return expand_nested_inline(self, args, kwargs)
+
+    def __repr__(self):
+        return f"T.inline({self.__name__})"

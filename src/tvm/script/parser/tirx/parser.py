@@ -46,7 +46,7 @@ from ...ir_builder.tirx.kernel import _MetaVar, is_scalar_load
 from ..core import dispatch
 from ..core.diagnostics import Source
 from ..core.parser import Parser, bind_python_target
-from .entry import LetAnnotation
+from .entry import LetAnnotation, NestedInline
 from .entry import let as B_let
 
 __all__ = []
@@ -122,8 +122,61 @@ def expand_macro(macro, args, kwargs):
             _ACTIVE.pop()
 
 
+def expand_nested_inline(inline, args, kwargs):
+    """Parse a kernel-local ``@T.inline``'s body at the current point: its parameters first,
+    then the defining kernel's names as they are now (late binding, recursion)."""
+    if not _ACTIVE:
+        raise TypeError(f"{inline!r} can only be called inside a @T.prim_func being parsed")
+    caller = _ACTIVE[-1]
+    owner, node = inline.parser, inline.node
+    params = [a.arg for a in node.args.args]
+    if len(args) > len(params):
+        raise TypeError(f"{node.name}() takes {len(params)} arguments, got {len(args)}")
+    bound = dict(zip(params, args))
+    for key, value in kwargs.items():
+        if key not in params or key in bound:
+            raise TypeError(f"{node.name}() got an unexpected or repeated argument {key!r}")
+        bound[key] = value
+    missing = [p for p in params if p not in bound]
+    if missing:
+        raise TypeError(f"{node.name}() is missing arguments {missing}")
+    names = {**owner.extra_vars, **owner.var_table.get()}
+    sub = Parser(owner.source, names, s_tir=caller.s_tir, absent_params=caller.absent_params)
+    sub.tree = getattr(owner, "tree", None)
+    body = list(node.body)
+    ret = body.pop() if body and isinstance(body[-1], ast.Return) else None
+    with sub.with_dispatch_token("tirx"), sub.var_table.with_frame():
+        for name, value in bound.items():
+            sub.var_table.add(name, value, allow_shadowing=True)
+        _ACTIVE.append(sub)
+        try:
+            _visit_scoped(sub, body)
+            if ret is None or ret.value is None:
+                return None
+            return sub.eval_expr(ret.value)
+        finally:
+            _ACTIVE.pop()
+
+
+def _is_inline_def(parser: Parser, node: ast.FunctionDef) -> bool:
+    for deco in node.decorator_list:
+        target = deco.func if isinstance(deco, ast.Call) else deco
+        try:
+            value = parser.eval_expr(target)
+        except Exception:  # noqa: BLE001,S112 - not an inline decorator
+            continue
+        if getattr(value, "tirx_inline", False):
+            return True
+    return False
+
+
 @dispatch.register("tirx", "FunctionDef")
 def _visit_function_def(parser: Parser, node: ast.FunctionDef) -> None:
+    if IRBuilder.current().find_frame(PrimFuncFrame) is not None and _is_inline_def(parser,
+                                                                                    node):
+        # ``@T.inline def f(...)`` inside a kernel body: expanded where it is called.
+        parser.var_table.add(node.name, NestedInline(parser, node), allow_shadowing=True)
+        return
     _ACTIVE.append(parser)
     try:
         _parse_prim_func(parser, node)
