@@ -431,3 +431,56 @@ def test_bare_let_takes_the_value_dtype():
         T.evaluate(combined)
 
     assert "combined: T.let[T.int32] = bx + tx" in func.script()
+
+
+# --- loops: dtype, unroll requests, steps ---------------------------------------------------
+
+
+def test_loop_forms_print_as_0_27():
+    func = _roundtrip('''
+    @T.prim_func
+    def func(A: T.Buffer((128,), "float32"), n: T.int32):
+        for i in range(T.uint32(128)):
+            A[i] = T.float32(1.0)
+        for i in range(T.uint32(4), T.uint32(128), T.uint32(2)):
+            A[i] = T.float32(1.0)
+        for i in range(T.Cast("uint32", n)):
+            A[i] = T.float32(1.0)
+        for i in T.parallel(T.Cast("uint32", n)):
+            A[i] = T.float32(1.0)
+        for i, j in T.grid(T.uint32(4), T.uint32(8)):
+            A[i] = T.float32(1.0)
+        for i in T.serial(10, unroll=False):
+            A[i] = T.float32(1.0)
+        for i in T.serial(10, unroll=True):
+            A[i] = T.float32(1.0)
+        for i in T.serial(10, unroll=4):
+            A[i] = T.float32(1.0)
+        for i in range(0, 128, 2):
+            A[i] = T.float32(1.0)
+        for i in T.serial(0, 128, annotations={"x": 1}, step=2):
+            A[i] = T.float32(1.0)
+    ''')
+    loops = list(func.body.seq)
+    assert loops[0].loop_var.dtype == "uint32" and loops[1].step.dtype == "uint32"
+    assert dict(loops[5].annotations) == {"disable_unroll": True}
+    assert dict(loops[6].annotations) == {"pragma_unroll": True}
+    assert dict(loops[7].annotations) == {"pragma_unroll": 4}
+
+
+def test_loop_dtype_keyword():
+    @T.prim_func(check_well_formed=False)
+    def func(A: T.Buffer((128,), "float32"), n: T.int32):
+        for i in T.serial(n, dtype="uint32"):
+            A[i] = T.float32(1)
+        for i, j in T.grid(4, 8, dtype="uint32"):
+            A[i + j] = T.float32(1)
+
+    first, second = func.body.seq
+    assert first.loop_var.dtype == "uint32" and isinstance(first.extent, tirx.Cast)
+    assert second.loop_var.dtype == "uint32" and second.body.loop_var.dtype == "uint32"
+    for dtype in ("int64", "float32"):
+        with pytest.raises(ValueError, match='must be "int32" or "uint32"'):
+            T.serial(4, dtype=dtype)
+    with pytest.raises(ValueError, match="unroll must be"):
+        T.serial(4, unroll=-1)

@@ -520,14 +520,24 @@ def _for_doc(loop, path, d):
     min_doc = d.as_doc(loop.min, attr_path(path, "min"))
     end = _add(loop.min, loop.extent)
     end_doc = d.as_doc(end, attr_path(path, "extent") if end is loop.extent else None)
-    args = [end_doc] if _is_zero(loop.min) else [min_doc, end_doc]
+    # As 0.27: a loop with a step always shows its start (``range(0, 128, 2)``).
+    args = [end_doc] if _is_zero(loop.min) and loop.step is None else [min_doc, end_doc]
     keys, values = [], []
-    if loop.annotations:
+    unroll = _unroll_kwarg(loop)
+    if (loop.step is not None and loop.kind == _ForKind.SERIAL and not loop.annotations):
+        var = d.define(loop.loop_var, loop.loop_var.name)
+        step = d.as_doc(loop.step, attr_path(path, "step"))
+        return ForDoc(var, IdDoc("range").call(*args, step),
+                      _stmts(loop.body, attr_path(path, "body"), d))
+    if loop.annotations and unroll is None:
         keys.append("annotations")
         values.append(attr_value_doc(dict(loop.annotations), attr_path(path, "annotations"), d))
     if loop.step is not None:
         keys.append("step")
         values.append(d.as_doc(loop.step, attr_path(path, "step")))
+    if unroll is not None:
+        keys.append("unroll")
+        values.append(LiteralDoc(unroll))
     if loop.kind == _ForKind.THREAD_BINDING:
         keys.append("thread")
         values.append(LiteralDoc(loop.thread_binding.thread_tag))
@@ -540,6 +550,21 @@ def _for_doc(loop, path, d):
         rhs = IdDoc("range").call(*args)
     var = d.define(loop.loop_var, loop.loop_var.name)
     return ForDoc(var, rhs, _stmts(loop.body, attr_path(path, "body"), d))
+
+
+def _unroll_kwarg(loop):
+    """``T.serial(n, unroll=...)`` (0.27's form) when the loop's only annotation is an unroll
+    request: ``disable_unroll`` -> False, ``pragma_unroll`` -> its value; else None."""
+    ann = dict(loop.annotations or {})
+    if loop.kind != _ForKind.SERIAL or len(ann) != 1:
+        return None
+    (key, value), = ann.items()
+    value = getattr(value, "value", value)
+    if key == "disable_unroll" and value is True:
+        return False
+    if key == "pragma_unroll" and isinstance(value, (bool, int)):
+        return value
+    return None
 
 
 def _uses_any(expr, loops) -> bool:

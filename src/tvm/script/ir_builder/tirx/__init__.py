@@ -404,9 +404,13 @@ def Else() -> ElseFrame:
 
 
 def _loop_dtype(*values) -> str:
-    for v in values:
-        if isinstance(v, PrimExpr) and v.dtype == "int64":
-            return "int64"
+    """The loop variable's dtype from its bounds: int64 if any is, else uint32 if any is
+    (``range(T.uint32(128))``), else int32."""
+    dtypes = {v.dtype for v in values if isinstance(v, PrimExpr)}
+    if "int64" in dtypes:
+        return "int64"
+    if "uint32" in dtypes:
+        return "uint32"
     return "int32"
 
 
@@ -416,11 +420,12 @@ def _as_expr(value, dtype):
     return IntImm(dtype, int(value))
 
 
-def _bounds(start, stop):
+def _bounds(start, stop, dtype=None):
     if stop is None:
         start, stop = 0, start
-    dtype = _loop_dtype(start, stop)
-    lo, hi = _as_expr(start, dtype), _as_expr(stop, dtype)
+    if dtype is None:
+        dtype = _loop_dtype(start, stop)
+    lo, hi = _as_loop_bound(start, dtype), _as_loop_bound(stop, dtype)
     if isinstance(lo, IntImm) and lo.value == 0:
         extent = hi
     elif isinstance(lo, IntImm) and isinstance(hi, IntImm):
@@ -433,29 +438,78 @@ def _bounds(start, stop):
     return lo, extent, dtype
 
 
-def _loop(kind, start, stop, annotations=None, step=None, thread=None) -> ForFrame:
-    lo, extent, dtype = _bounds(start, stop)
-    return ForFrame([Var("", dtype)], [lo], [extent], kind, thread, annotations, step)
+def _as_loop_bound(value, dtype):
+    """A loop bound of the loop's dtype: a Python int becomes a constant of it, an
+    expression of another dtype is cast (``T.serial(n, dtype="uint32")``)."""
+    value = _as_expr(value, dtype)
+    if value.dtype == dtype:
+        return value
+    if isinstance(value, IntImm):
+        return IntImm(dtype, value.value)
+    from tvm.tirx.expr import Cast
+
+    return Cast(dtype, value)
 
 
-def serial(start, stop=None, *, annotations=None, step=None) -> ForFrame:
-    """``for i in T.serial(n)`` / ``T.serial(lo, hi)``; ``range`` means the same."""
-    return _loop(_stmt.ForKind.SERIAL, start, stop, annotations, step)
+def _check_loop_dtype(dtype, what):
+    if dtype is not None and dtype not in ("int32", "uint32"):
+        raise ValueError(f'{what}: the loop variable dtype must be "int32" or "uint32", '
+                         f"got {dtype!r}")
 
 
-def parallel(start, stop=None, *, annotations=None, step=None) -> ForFrame:
+def _unroll_annotations(annotations, unroll):
+    """``unroll=False`` asks for no unrolling (``disable_unroll``); ``unroll=True`` or a count
+    asks for ``#pragma unroll`` (``pragma_unroll``)."""
+    if unroll is None:
+        return annotations
+    annotations = dict(annotations or {})
+    if unroll is False:
+        annotations["disable_unroll"] = True
+    elif unroll is True or (isinstance(unroll, int) and unroll > 0):
+        annotations["pragma_unroll"] = unroll
+    else:
+        raise ValueError(f"unroll must be a bool or a positive count, got {unroll!r}")
+    return annotations
+
+
+def _loop(kind, start, stop, annotations=None, step=None, thread=None, unroll=None,
+          dtype=None, what="T.serial") -> ForFrame:
+    _check_loop_dtype(dtype, what)
+    lo, extent, dtype = _bounds(start, stop, dtype)
+    if step is not None and not isinstance(step, PrimExpr):
+        step = IntImm(dtype, int(step))
+    elif step is not None and step.dtype != dtype:
+        step = _as_loop_bound(step, dtype)
+    return ForFrame([Var("", dtype)], [lo], [extent], kind, thread,
+                    _unroll_annotations(annotations, unroll), step)
+
+
+def serial(start, stop=None, *, annotations=None, step=None, unroll=None,
+           dtype=None) -> ForFrame:
+    """``for i in T.serial(n)`` / ``T.serial(lo, hi, step=2)``; ``range`` means the same.
+
+    ``unroll`` (``False``, ``True`` or a count) asks codegen not to unroll or to unroll the
+    loop; ``dtype`` (``"int32"`` or ``"uint32"``) is the loop variable's dtype."""
+    return _loop(_stmt.ForKind.SERIAL, start, stop, annotations, step, unroll=unroll,
+                 dtype=dtype, what="T.serial")
+
+
+def parallel(start, stop=None, *, annotations=None, step=None, dtype=None) -> ForFrame:
     """``for i in T.parallel(n)``."""
-    return _loop(_stmt.ForKind.PARALLEL, start, stop, annotations, step)
+    return _loop(_stmt.ForKind.PARALLEL, start, stop, annotations, step, dtype=dtype,
+                 what="T.parallel")
 
 
-def vectorized(start, stop=None, *, annotations=None, step=None) -> ForFrame:
+def vectorized(start, stop=None, *, annotations=None, step=None, dtype=None) -> ForFrame:
     """``for i in T.vectorized(n)``."""
-    return _loop(_stmt.ForKind.VECTORIZED, start, stop, annotations, step)
+    return _loop(_stmt.ForKind.VECTORIZED, start, stop, annotations, step, dtype=dtype,
+                 what="T.vectorized")
 
 
-def unroll(start, stop=None, *, annotations=None, step=None) -> ForFrame:
+def unroll(start, stop=None, *, annotations=None, step=None, dtype=None) -> ForFrame:
     """``for i in T.unroll(n)``."""
-    return _loop(_stmt.ForKind.UNROLLED, start, stop, annotations, step)
+    return _loop(_stmt.ForKind.UNROLLED, start, stop, annotations, step, dtype=dtype,
+                 what="T.unroll")
 
 
 def thread_binding(start, stop=None, thread=None, *, annotations=None) -> ForFrame:
@@ -468,16 +522,18 @@ def thread_binding(start, stop=None, thread=None, *, annotations=None) -> ForFra
     return _loop(_stmt.ForKind.THREAD_BINDING, start, stop, annotations, thread=thread)
 
 
-def grid(*extents) -> ForFrame:
-    """``for i, j in T.grid(m, n)``: directly nested serial loops."""
+def grid(*extents, dtype=None) -> ForFrame:
+    """``for i, j in T.grid(m, n)``: directly nested serial loops (``dtype`` as in
+    :func:`serial`)."""
     if not extents:
         raise ValueError("T.grid needs at least one extent")
+    _check_loop_dtype(dtype, "T.grid")
     mins, exts, loop_vars = [], [], []
     for e in extents:
-        lo, extent, dtype = _bounds(e, None)
+        lo, extent, dtype_i = _bounds(e, None, dtype)
         mins.append(lo)
         exts.append(extent)
-        loop_vars.append(Var("", dtype))
+        loop_vars.append(Var("", dtype_i))
     return ForFrame(loop_vars, mins, exts)
 
 
