@@ -484,3 +484,35 @@ def test_loop_dtype_keyword():
             T.serial(4, dtype=dtype)
     with pytest.raises(ValueError, match="unroll must be"):
         T.serial(4, unroll=-1)
+
+
+def test_grid_with_min_extent_pairs_and_one_name():
+    func = _roundtrip('''
+    @T.prim_func
+    def test():
+        T.attr({"tirx.device_entry": T.bool(True)})
+        for lvs_0 in range(10):
+            for lvs_1 in range(2, 14):
+                T.evaluate(lvs_0 + lvs_1)
+    ''')
+
+    @T.prim_func(check_well_formed=False)
+    def test():
+        T.device_entry()
+        for lvs in T.grid(10, (2, 12)):
+            T.evaluate(lvs[0] + lvs[1])
+
+    assert_structural_equal(test, func)
+
+
+def test_tensormap_parameter():
+    func = _roundtrip('''
+    @T.prim_func
+    def m(A_map: T.TensorMap(), B: T.Buffer((4,), "float32")):
+        T.attr({"tirx.device_entry": T.bool(True)})
+        T.address_of(A_map)
+    ''')
+    from tvm.tirx.type import TensorMapType
+
+    ty = func.params[0].type_annotation
+    assert isinstance(ty, tvm.ir.PointerType) and isinstance(ty.element_type, TensorMapType)

@@ -189,8 +189,10 @@ def address_of(load) -> PrimExpr:
     from .op import CallEffectKind
     from .stmt import BufferLoad
 
-    if not isinstance(load, BufferLoad):
-        raise TypeError(f"address_of expects a buffer element such as A[i], got {load!r}")
+    if not isinstance(load, (BufferLoad, Var)):
+        raise TypeError(
+            f"address_of expects a buffer element such as A[i] or a variable, got {load!r}"
+        )
     try:
         op = Op.get(_ADDRESS_OF)
     except ValueError:
@@ -207,6 +209,8 @@ def pointer_type_of(value):
     op = getattr(value, "op", None)
     if getattr(op, "name", None) != _ADDRESS_OF or not value.args:
         return None
+    if not hasattr(value.args[0], "buffer"):
+        return None  # the address of a variable (a tensor map): an opaque handle
     buf = value.args[0].buffer
     return PointerType(PrimType(buf.dtype), buf.scope())
 

@@ -39,6 +39,7 @@ from ...ir.expr import Range
 from ...tirx import stmt as _stmt
 from ...tirx.buffer import Buffer
 from ...tirx.function import PrimFunc
+from ...tirx.type import is_tensormap_pointer
 from . import tirx_kernel_printer as _kernel  # also registers the TIRx kernel docsifiers
 from .doc import (
     AssertDoc,
@@ -724,7 +725,10 @@ def _prim_func(func, path, d):
             else:
                 d.state["later_params"].pop(id(param), None)
                 var = d.var_doc(param) or d.define(param, param.name)
-                args.append(AssignDoc(var, None, _t(d, param.dtype)))
+                if is_tensormap_pointer(getattr(param, "type_annotation", None)):
+                    args.append(AssignDoc(var, None, _t(d, "TensorMap").call()))
+                else:
+                    args.append(AssignDoc(var, None, _t(d, param.dtype)))
         ret = None
         if func.ret_type is not None:
             ret = d.as_doc(func.ret_type, None)

@@ -523,13 +523,24 @@ def thread_binding(start, stop=None, thread=None, *, annotations=None) -> ForFra
 
 
 def grid(*extents, dtype=None) -> ForFrame:
-    """``for i, j in T.grid(m, n)``: directly nested serial loops (``dtype`` as in
-    :func:`serial`)."""
+    """``for i, j in T.grid(m, (lo, n))``: directly nested serial loops; each is an extent or
+    a ``(min, extent)`` pair (``dtype`` as in :func:`serial`)."""
     if not extents:
         raise ValueError("T.grid needs at least one extent")
     _check_loop_dtype(dtype, "T.grid")
     mins, exts, loop_vars = [], [], []
     for e in extents:
+        if isinstance(e, (tuple, list)):
+            # ``(min, extent)``: a loop over ``range(min, min + extent)``.
+            if len(e) != 2:
+                raise ValueError(f"T.grid: a loop is an extent or (min, extent), got {e!r}")
+            dtype_i = dtype or _loop_dtype(*e)
+            lo = _as_loop_bound(e[0], dtype_i)
+            extent = _as_loop_bound(e[1], dtype_i)
+            mins.append(lo)
+            exts.append(extent)
+            loop_vars.append(Var("", dtype_i))
+            continue
         lo, extent, dtype_i = _bounds(e, None, dtype)
         mins.append(lo)
         exts.append(extent)
@@ -708,6 +719,7 @@ class axis:
 
 # TIRx kernel constructs (spec D.3); at the end: they use alloc_buffer/decl_buffer above.
 from .kernel import (
+    TensorMap,
     address_of,
     alloc_scalar,
     cluster_id,
@@ -734,8 +746,8 @@ from .kernel import (
 )
 
 __all__ += [
-    "address_of", "alloc_scalar", "cluster_id", "cta_id", "cta_id_in_cluster", "cta_id_in_pair",
-    "decl_scalar", "device_entry", "elected", "hint", "lane_id", "local_scalar", "meta_var",
+    "TensorMap", "address_of", "alloc_scalar", "cluster_id", "cta_id", "cta_id_in_cluster",
+    "cta_id_in_pair", "decl_scalar", "device_entry", "elected", "hint", "lane_id", "local_scalar", "meta_var",
     "scope_id", "shared_scalar", "smem", "static_assert", "thread_id", "thread_id_in_wg",
     "tmem", "warp_id", "warp_id_in_wg", "warpgroup_id",
 ]

@@ -20,6 +20,7 @@ from tvm.tirx import stmt as _stmt
 from tvm.tirx.buffer import address_of as _address_of
 from tvm.tirx.exec_scope import SCOPE_ID_FUNCTIONS, ScopeIdDef
 from tvm.tirx.expr import IntImm, Var
+from tvm.tirx.type import tensormap_pointer_type
 
 from ..base import IRBuilder
 from .frame import AttrFrame, PrimFuncFrame, add_to_parent
@@ -27,6 +28,7 @@ from .frame import AttrFrame, PrimFuncFrame, add_to_parent
 __all__ = [
     "DEVICE_ENTRY_KEY",
     "HINT_KEY",
+    "TensorMap",
     "address_of",
     "alloc_scalar",
     "cluster_id",
@@ -220,6 +222,12 @@ class _MetaVar:
 def address_of(value):
     """``T.address_of(A[i])`` (or of a scalar ``s``): the address of a buffer element."""
     return _address_of(value)
+
+
+def TensorMap():
+    """``A_map: T.TensorMap()``: a kernel parameter holding the address of a TMA descriptor
+    (a handle of type ``PointerType(TensorMapType(), "global")``)."""
+    return Var("", tensormap_pointer_type())
 
 
 def elected():

@@ -112,6 +112,7 @@ from ...ir_builder.tirx import (  # noqa: F401 - incl. the TIRx kernel construct
     Buffer,
     Else,
     If,
+    TensorMap,
     Then,
     While,
     address_of,

@@ -238,6 +238,9 @@ def _visit_param(parser: Parser, param: ast.arg, frame: PrimFuncFrame) -> None:
     ann = parser.eval_expr(param.annotation)
     if isinstance(ann, Buffer):
         value = B.arg(param.arg, ann)
+    elif isinstance(ann, Var) and getattr(ann, "type_annotation", None) is not None:
+        # ``A_map: T.TensorMap()``: a typed pointer parameter.
+        value = B.arg(param.arg, Var(param.arg, ann.type_annotation))
     else:
         dtype = getattr(ann, "prim_dtype", None)
         if dtype is None:
@@ -356,7 +359,8 @@ def _check_not_rebinding(parser: Parser, name: str, frame) -> None:
         raise ValueError(
             f"Variable {name} is already bound: TIR variables are immutable; use a new name, "
             f"or declare it as `{name}: T.{current.dtype} = value` (a one-element local "
-            "buffer, as in Apache TVM 0.27) to assign it again"
+            "buffer, as in Apache TVM 0.27) to assign it again; a bound variable cannot be "
+            "reassigned"
         )
 
 
@@ -595,10 +599,13 @@ def _visit_for(parser: Parser, node: ast.For) -> None:
                     node.target,
                     f"The loop binds {count} variable(s) to {len(node.target.elts)} names",
                 )
-        elif isinstance(loop_vars, list):
-            parser.report_error(
-                node.target, f"T.grid of {len(loop_vars)} loops needs as many names"
-            )
+        elif isinstance(loop_vars, list) and isinstance(node.target, ast.Name):
+            # ``for lvs in T.grid(m, n)``: ``lvs`` is the list; the loops are lvs_0, lvs_1...
+            for k, var in enumerate(loop_vars):
+                IRBuilder.name(f"{node.target.id}_{k}", var)
+            parser.var_table.add(node.target.id, list(loop_vars), allow_shadowing=True)
+            parser.visit_body(node.body)
+            return
         _name_loop_vars(parser, node.target, loop_vars)
         parser.visit_body(node.body)
 
