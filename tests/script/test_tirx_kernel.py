@@ -516,3 +516,17 @@ def test_tensormap_parameter():
 
     ty = func.params[0].type_annotation
     assert isinstance(ty, tvm.ir.PointerType) and isinstance(ty.element_type, TensorMapType)
+
+
+def test_meta_var_expression_is_inlined():
+    @T.prim_func(private=True)
+    def f(A: T.Buffer((8,), "int32")):
+        k = T.int32(3)
+        stage = T.meta_var(k % 2)
+        other = stage
+        A[stage] = other
+
+    # ``stage`` is the expression itself (no Bind); ``other = stage`` binds a new variable.
+    binds = [s for s in S.stmt_list(f.body) if isinstance(s, S.Bind)]
+    assert [b.var.name for b in binds] == ["k", "other"]
+    assert "stage" not in f.script()

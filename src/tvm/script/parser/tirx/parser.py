@@ -306,7 +306,7 @@ def _bind_name(parser: Parser, target: ast.AST, value: Any) -> None:
     if isinstance(value, _MetaVar):
         # ``x = T.meta_var(v)``: the name stands for the Python value itself (a loop over
         # it unrolls, see ``_visit_for``).
-        if frame is not None:
+        if frame is not None and isinstance(value.value, (list, tuple)):
             frame.bound_vars.add(id(value.value))
         parser.var_table.add(name, value.value, allow_shadowing=True)
         return
