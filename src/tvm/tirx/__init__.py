@@ -175,3 +175,13 @@ def build(mod, target=None, pipeline="default"):
     from ..driver.build_module import build as _build
 
     return _build(mod, target, pipeline)
+
+
+def __getattr__(name):
+    if name == "script":
+        # Lazy: ``tvm.tirx.script`` is an alias of the TIRx script dialect, which lives in the
+        # script layer (tvm.script.parser.tirx); tvm.script's import finder resolves it.
+        import importlib
+
+        return importlib.import_module("tvm.tirx.script")
+    raise AttributeError(f"module 'tvm.tirx' has no attribute {name!r}")

@@ -180,6 +180,9 @@ def index_map(mapping, *, inverse_index_map=None, index_dtype="int64"):
 
 
 def __getattr__(name):
+    if name == "builder":
+        # ``tvm.tirx.script.builder`` (an alias of this package) is the IR builder.
+        return importlib.import_module("tvm.script.ir_builder.tirx")
     # Everything else comes from tvm.tirx (T.floordiv, T.max, T.Cast, T.IntImm...).
     tirx = importlib.import_module("tvm.tirx")
     try:
