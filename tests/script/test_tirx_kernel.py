@@ -530,3 +530,78 @@ def test_meta_var_expression_is_inlined():
     binds = [s for s in S.stmt_list(f.body) if isinstance(s, S.Bind)]
     assert [b.var.name for b in binds] == ["k", "other"]
     assert "stage" not in f.script()
+
+
+# --- parse-time state: meta classes, inline methods, scalar sugar ---------------------------
+
+
+def test_meta_class_owns_and_names_its_buffers():
+    @T.meta_class
+    class Holder:
+        def __init__(self, external):
+            self.external = external
+            self.buf = T.alloc_buffer((2,), "int32", scope="local")
+            self.count = T.local_scalar("int32")
+
+        @T.inline
+        def bump(self):
+            self.count = self.count + T.int32(1)
+            self.count += T.int32(2)
+
+    @T.prim_func(check_well_formed=False)
+    def f():
+        T.device_entry()
+        ext = T.alloc_buffer((2,), "int32", scope="local")
+        first = Holder(ext)
+        second = Holder(ext)
+        first.bump()
+        T.evaluate(first.buf[0] + second.buf[1] + first.count + second.external[0])
+
+    text = f.script()
+    assert 'first_buf = T.alloc_local((2,), "int32")' in text
+    assert 'second_buf = T.alloc_local((2,), "int32")' in text
+    assert "first_count: T.int32" in text and "second_count: T.int32" in text
+    assert "first_count = first_count + 1\n    first_count = first_count + 2" in text
+    assert_structural_equal(f, from_source(text, check_well_formed=False))
+
+
+def test_meta_class_must_keep_what_it_allocates():
+    @T.meta_class
+    class Leaky:
+        def __init__(self):
+            T.alloc_buffer((1,), "int32", scope="local")
+
+    with pytest.raises(DiagnosticError, match="without keeping it in a field"):
+        @T.prim_func(check_well_formed=False)
+        def f():
+            T.device_entry()
+            leak = Leaky()
+
+
+def test_scalar_store_that_reads_itself_prints_apart():
+    # 0.27 prints the declaration and the store separately when the value reads the scalar.
+    func = _roundtrip('''
+    @T.prim_func
+    def test():
+        T.attr({"tirx.device_entry": T.bool(True)})
+        counter: T.int32
+        counter = counter + 1
+        T.evaluate(counter)
+    ''')
+    store = func.body.body.seq[1]
+    assert store.value.a.buffer is store.buffer
+
+
+def test_one_element_buffer_assignment_and_address_of_a_buffer():
+    @T.prim_func(check_well_formed=False)
+    def f():
+        T.device_entry()
+        F = T.alloc_local((1,), "float16")
+        F = F[0] + T.float16(1)
+        T.evaluate(T.address_of(F))
+
+    store = f.body.body.seq[1]
+    assert isinstance(store, S.BufferStore) and store.buffer.name == "F"
+    # A one-element local buffer prints as a scalar: ``F``, not ``F[0]``.
+    assert "F = F + T.float16(1.0)\n    T.address_of(F)" in f.script()
+    assert_structural_equal(f, from_source(f.script(), check_well_formed=False))

@@ -181,14 +181,18 @@ _ADDRESS_OF = "tirx.address_of"
 
 
 def address_of(load) -> PrimExpr:
-    """``T.address_of(A[i])``: the address of a buffer element, a ``handle`` call of the
-    ``tirx.address_of`` builtin; see :func:`pointer_type_of` for the pointer type."""
+    """``T.address_of(A[i])``: the address of a buffer element (of ``A[0, ...]`` for a buffer
+    ``A``, of a variable such as a tensor map), a ``handle`` call of the ``tirx.address_of``
+    builtin; see :func:`pointer_type_of` for the pointer type."""
     # Lazy: stmt.py (BufferLoad) and op.py (CallEffectKind) import this module's users.
     from ..ir.op import Op, register_op, register_op_attr
     from .expr import Call
     from .op import CallEffectKind
     from .stmt import BufferLoad
 
+    if isinstance(load, Buffer):
+        # The address of a buffer is the address of its first element.
+        load = load[tuple(IntImm("int32", 0) for _ in load.shape)]
     if not isinstance(load, (BufferLoad, Var)):
         raise TypeError(
             f"address_of expects a buffer element such as A[i] or a variable, got {load!r}"

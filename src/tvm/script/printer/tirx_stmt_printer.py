@@ -255,7 +255,7 @@ def _stmts(stmt, path, d, whole=True) -> list:
             nxt = stmt.seq[i + 1] if i + 1 < len(stmt.seq) else None
             if (isinstance(item, _stmt.AllocBuffer) and isinstance(nxt, _stmt.BufferStore)
                     and nxt.buffer is item.buffer and _scalar_sugar(item.buffer, d)
-                    and not item.annotations):
+                    and not item.annotations and not _reads_buffer(nxt.value, item.buffer)):
                 # ``x: T.int32 = v``: a scalar buffer and its first store, as TVM 0.27.
                 decl = d.as_doc(item, item_path(seq_path, i))
                 store = d.as_doc(nxt, item_path(seq_path, i + 1))
@@ -274,6 +274,14 @@ def _stmts(stmt, path, d, whole=True) -> list:
     if isinstance(doc, StmtBlockDoc):
         return doc.stmts
     return [doc]
+
+
+def _reads_buffer(expr, buf) -> bool:
+    """Whether ``expr`` loads from ``buf`` (then ``x: T.int32 = <expr>`` would read ``x``
+    before it exists, so the declaration and the store print apart, as in 0.27)."""
+    from ...ffi.node import walk  # local: only scalar declarations need the walk
+
+    return any(isinstance(n, _stmt.BufferLoad) and n.buffer is buf for n in walk(expr))
 
 
 @register_printer(_stmt.SeqStmt)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import inspect
 
 from tvm.ir.expr import PrimExpr
@@ -135,6 +136,13 @@ class TIRMacro:
 
         return expand_macro(self, args, kwargs)
 
+    def __get__(self, instance, owner=None):
+        # A macro defined in a class (``@T.inline def step(self): ...``) is a method: reached
+        # through an instance, it gets the instance as its first argument.
+        if instance is None:
+            return self
+        return functools.partial(self, instance)
+
     def __repr__(self):
         return f"T.macro({self.__name__})"
 
@@ -199,3 +207,40 @@ class NestedInline:
 
     def __repr__(self):
         return f"T.inline({self.__name__})"
+
+
+def meta_class(cls):
+    """``@T.meta_class``: a class whose instances are parse-time state of a kernel.
+
+    Its constructor runs while the kernel is parsed and may allocate buffers and scalars
+    (``self.buf = T.alloc_buffer(...)``); every allocation must be kept in a field. When an
+    instance is assigned to a name (``first = Holder(...)``), those buffers are named
+    ``first_<field>``. Methods decorated with ``@T.inline`` expand in place when called.
+    """
+    if not isinstance(cls, type):
+        raise TypeError(f"@T.meta_class expects a class, got {type(cls).__name__}")
+    init = cls.__init__
+
+    def __init__(self, *args, **kwargs):
+        # Same package; imported here because the parser module imports this one.
+        from .parser import collect_allocations
+
+        with collect_allocations() as made:
+            init(self, *args, **kwargs)
+        owned, kept = [], set()
+        for field, value in vars(self).items():
+            buf = getattr(value, "buffer", value)
+            if id(buf) in made:
+                owned.append(field)
+                kept.add(id(buf))
+        stray = [made[k] for k in made if k not in kept]
+        if stray:
+            raise ValueError(
+                f"{cls.__name__}() allocated {', '.join(b.name for b in stray)} without "
+                "keeping it in a field: a meta_class constructor must own what it allocates"
+            )
+        self.__tirx_owned__ = tuple(owned)
+
+    cls.__init__ = functools.wraps(init)(__init__)
+    cls.__tirx_meta_class__ = True
+    return cls

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import ast
 import builtins
+import contextlib
 import inspect
 import typing
 from typing import Any
@@ -299,6 +300,9 @@ def _bind_name(parser: Parser, target: ast.AST, value: Any) -> None:
         for elt, item in zip(target.elts, value):
             _bind_name(parser, elt, item)
         return
+    if isinstance(target, ast.Attribute):
+        _set_attribute(parser, target, value)
+        return
     if not isinstance(target, ast.Name):
         parser.report_error(target, f"Unsupported assignment target: {type(target).__name__}")
     name = target.id
@@ -321,6 +325,15 @@ def _bind_name(parser: Parser, target: ast.AST, value: Any) -> None:
         # annotation binds a name to a load (``x = A[0]`` binds a new variable).
         B.buffer_store(current.buffer, value, list(current.indices))
         return
+    if (isinstance(current, Buffer) and isinstance(value, (PrimExpr, int, float))
+            and not isinstance(value, bool) and _is_one_element(current)):
+        # ``F = v`` for a one-element buffer ``F``: stores ``F[0] = v``.
+        B.buffer_store(current, value, [tirx.IntImm("int32", 0)])
+        return
+    if getattr(type(value), "__tirx_meta_class__", False):
+        # ``first = Holder(...)``: the buffers its constructor allocated are named
+        # ``first_<field>``.
+        _name_owned_buffers(value, name)
     _check_not_rebinding(parser, name, frame)
     if isinstance(value, LaunchThreadFrame):
         # ``bx = T.launch_thread("blockIdx.x", 4)``: open until the end of the body.
@@ -350,6 +363,51 @@ def _bind_name(parser: Parser, target: ast.AST, value: Any) -> None:
         value = B.Bind(value)
         IRBuilder.name(name, value)
     parser.var_table.add(name, value, allow_shadowing=True)
+
+
+@contextlib.contextmanager
+def collect_allocations():
+    """Collect the buffers allocated or declared (by id) while the block runs, in the
+    innermost statement frame."""
+    frames = IRBuilder.current().frames
+    frame = frames[-1] if frames else None
+    start = len(getattr(frame, "stmts", ()))
+    made: dict = {}
+    try:
+        yield made
+    finally:
+        for stmt in getattr(frame, "stmts", ())[start:]:
+            if isinstance(stmt, (_stmt.AllocBuffer, _stmt.DeclBuffer)):
+                made[id(stmt.buffer)] = stmt.buffer
+
+
+def _is_one_element(buf: Buffer) -> bool:
+    return (len(buf.shape) == 1 and isinstance(buf.shape[0], tirx.IntImm)
+            and buf.shape[0].value == 1)
+
+
+def _name_owned_buffers(obj, name: str) -> None:
+    for field in getattr(obj, "__tirx_owned__", ()):
+        value = getattr(obj, field, None)
+        buf = value.buffer if isinstance(value, _stmt.BufferLoad) else value
+        if isinstance(buf, Buffer):
+            B.name_buffer(buf, f"{name}_{field}")
+
+
+def _set_attribute(parser: Parser, target: ast.Attribute, value: Any) -> None:
+    """``obj.field = value`` on a parse-time Python object (``self.counter = ...`` in an
+    inline method): a field holding a scalar (a one-element buffer's element) is stored
+    into; any other field is set to the value."""
+    obj = parser.eval_expr(target.value)
+    current = getattr(obj, target.attr, None)
+    if (isinstance(current, _stmt.BufferLoad) and isinstance(value, (PrimExpr, int, float))
+            and not isinstance(value, bool)):
+        B.buffer_store(current.buffer, value, list(current.indices))
+        return
+    try:
+        setattr(obj, target.attr, value)
+    except (AttributeError, TypeError) as err:
+        parser.report_error(target, f"Cannot set {ast.unparse(target)}: {err}")
 
 
 def _check_not_rebinding(parser: Parser, name: str, frame) -> None:
@@ -440,11 +498,27 @@ def _visit_assign(parser: Parser, node: ast.Assign) -> None:
             _bind_name(parser, target, value)
 
 
+def _as_load(target: ast.AST) -> ast.AST:
+    """``target`` (a name or attribute being assigned) as an expression that reads it."""
+    copy = ast.Name(id=target.id, ctx=ast.Load()) if isinstance(target, ast.Name) else (
+        ast.Attribute(value=target.value, attr=target.attr, ctx=ast.Load()))
+    return ast.copy_location(copy, target)
+
+
 @dispatch.register("tirx", "AugAssign")
 def _visit_aug_assign(parser: Parser, node: ast.AugAssign) -> None:
-    # ``A[i] += v`` stores ``A[i] + v``.
+    # ``A[i] += v`` stores ``A[i] + v``; ``s += v`` on a scalar stores ``s + v`` into it.
+    if isinstance(node.target, (ast.Name, ast.Attribute)):
+        load = _as_load(node.target)
+        current = parser.eval_expr(load)
+        if isinstance(current, _stmt.BufferLoad):
+            expr = ast.BinOp(left=load, op=node.op, right=node.value)
+            ast.copy_location(expr, node)
+            B.buffer_store(current.buffer, parser.eval_expr(expr), list(current.indices))
+            return
     if not isinstance(node.target, ast.Subscript):
-        parser.report_error(node, "Augmented assignment is supported on buffer elements only")
+        parser.report_error(node, "Augmented assignment is supported on buffer elements and "
+                                  "scalars only")
     load = ast.Subscript(value=node.target.value, slice=node.target.slice, ctx=ast.Load())
     ast.copy_location(load, node.target)
     expr = ast.BinOp(left=load, op=node.op, right=node.value)
