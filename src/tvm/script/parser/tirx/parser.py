@@ -314,7 +314,7 @@ def _bind_name(parser: Parser, target: ast.AST, value: Any) -> None:
             frame.bound_vars.add(id(value.value))
         parser.var_table.add(name, value.value, allow_shadowing=True)
         return
-    if is_scalar_load(value):
+    if is_scalar_load(value) and value.buffer.name in ("", "buffer"):
         # ``s = T.shared_scalar("uint32")``: ``s`` reads the element, ``s = v`` stores.
         B.name_buffer(value.buffer, name)
         parser.var_table.add(name, value, allow_shadowing=True)
@@ -587,7 +587,7 @@ def _visit_expr(parser: Parser, node: ast.Expr) -> None:
         # ``T.attr({...})``: open until the end of the body.
         value.__enter__()
         return
-    if _defined_here(value):
+    if isinstance(node.value, ast.Call) and _defined_here(value):
         return  # ``T.cta_id([4])`` without a name: its ScopeIdDefStmt is already emitted
     if isinstance(value, IRBuilderFrame):
         parser.report_error(node, f"{ast.unparse(node.value)} must be used in a `with` statement")
