@@ -9,6 +9,7 @@ from . import (  # noqa: F401  (lowering passes, pipelines)
     transform,
 )
 from .buffer import Buffer, decl_buffer  # noqa: F401
+from .exec_scope import ExecScope, ScopeIdDef  # noqa: F401
 from .expr import (  # noqa: F401
     EQ,
     GE,
@@ -167,6 +168,7 @@ from .stmt import (  # noqa: F401
     MatchBufferRegion,
     SBlock,
     SBlockRealize,
+    ScopeIdDefStmt,
     SeqStmt,
     Stmt,
     While,
@@ -181,3 +183,13 @@ def build(mod, target=None, pipeline="default"):
     from ..driver.build_module import build as _build
 
     return _build(mod, target, pipeline)
+
+
+def __getattr__(name):
+    if name == "script":
+        # Lazy: ``tvm.tirx.script`` is an alias of the TIRx script dialect, which lives in the
+        # script layer (tvm.script.parser.tirx); tvm.script's import finder resolves it.
+        import importlib
+
+        return importlib.import_module("tvm.tirx.script")
+    raise AttributeError(f"module 'tvm.tirx' has no attribute {name!r}")
