@@ -136,6 +136,14 @@ from .op import (  # noqa: F401
     tanh,
     trunc,
 )
+from .op_gpu import (  # noqa: F401  (GPU builtins: the default GPU schedules' passes)
+    tvm_storage_sync,
+    tvm_thread_allreduce,
+    tvm_warp_activemask,
+    tvm_warp_shuffle,
+    tvm_warp_shuffle_down,
+    tvm_warp_shuffle_up,
+)
 from .reduction import CommReducer, Reduce  # noqa: F401
 
 # Statements, buffers, functions (the statement helper's modules).
