@@ -1,5 +1,6 @@
 """``tvm.s_tir.transform``: passes that lower schedulable TIR (``SBlock``) into ``tirx``."""
 
+from .lower_cross_thread_reduction import LowerCrossThreadReduction  # noqa: F401
 from .lower_sblocks import (  # noqa: F401
     ConvertBlocksToOpaque,
     LowerInitBlock,
