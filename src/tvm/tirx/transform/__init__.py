@@ -17,4 +17,5 @@ from .lower_intrin import LowerIntrin  # noqa: F401
 from .lower_thread_allreduce import LowerThreadAllreduce  # noqa: F401
 from .simplify import Simplify, StmtSimplify  # noqa: F401
 from .storage_rewrite import StorageRewrite  # noqa: F401
+from .thread_sync import ThreadSync  # noqa: F401
 from .utility import Apply, Filter, RemoveNoOp, SkipAssert  # noqa: F401
