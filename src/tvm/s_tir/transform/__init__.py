@@ -1,5 +1,10 @@
 """``tvm.s_tir.transform``: passes that lower schedulable TIR (``SBlock``) into ``tirx``."""
 
+from .buffer_placement import (  # noqa: F401
+    CompactBufferAllocation,
+    PlanAndUpdateBufferAllocationLocation,
+)
+from .gpu_pipeline import gpu_lowering_passes, gpu_s_tir_passes, lower_for_gpu  # noqa: F401
 from .lower_cross_thread_reduction import LowerCrossThreadReduction  # noqa: F401
 from .lower_sblocks import (  # noqa: F401
     ConvertBlocksToOpaque,

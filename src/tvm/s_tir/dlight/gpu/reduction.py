@@ -43,6 +43,10 @@ def reduction_threads(extent, max_threads) -> int:
     return max(32, min(limit, 1 << max(0, math.ceil(math.log2(max(extent, 1))))))
 
 
+def _param_buffers(func):
+    return [func.buffer_map[p] for p in func.params if p in func.buffer_map]
+
+
 class GeneralReduction(GPUScheduleRule):
     """Rows over ``blockIdx.x``, every stage of a row spread over ``threadIdx.x``.
 
@@ -101,9 +105,13 @@ class GeneralReduction(GPUScheduleRule):
         row = sch.fuse(*loops[:num_row]) if num_row > 1 else loops[0]
         sch.bind(row, "blockIdx.x")
         spread(last.block_rv, sch.get_loops(last.block_rv)[1:])
+        outputs = {id(b) for b in _param_buffers(func)}
         for info in reversed(infos[:-1]):
             sch.compute_at(info.block_rv, row, preserve_unit_loops=True)
             spread(info.block_rv, sch.get_loops(info.block_rv)[1:])
+            # An intermediate computed per row lives in the CTA's shared memory.
+            if all(id(w.buffer) not in outputs for w in sch.get(info.block_rv).writes):
+                sch.set_scope(info.block_rv, 0, "shared")
         return sch
 
 
