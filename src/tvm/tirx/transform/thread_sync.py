@@ -4,7 +4,10 @@ Inside a GPU kernel (below the first thread-bound loop or ``thread_extent`` attr
 barrier is inserted in front of a statement that
 
 * reads a ``scope`` buffer written since the last barrier (read after write), or
-* writes a ``scope`` buffer read or written since the last barrier (write after read/write).
+* writes a ``scope`` buffer read since the last barrier (write after read).
+
+Two writes with no read between them are not separated (a loop filling a tile writes
+distinct elements from every thread).
 
 The analysis is conservative: every access counts as possibly another thread's (TVM also
 proves some accesses thread-private; this pass does not). Barriers go as high as possible:
@@ -97,7 +100,7 @@ class _Planner:
 
     def conflicts(self, stmt, state) -> bool:
         reads, writes = self.accesses(stmt)
-        return bool(reads & state.writes or writes & (state.reads | state.writes))
+        return bool(reads & state.writes or writes & state.reads)
 
     def thread_dependent(self, expr) -> bool:
         found = False
@@ -125,7 +128,7 @@ class _Planner:
             return SeqStmt.flatten(*out), cur
         if not self.is_compound(stmt):
             reads, writes = self.accesses(stmt)
-            if reads & state.writes or writes & (state.reads | state.writes):
+            if reads & state.writes or writes & state.reads:
                 cur = _State(reads, writes)
                 return SeqStmt([_sync(self.scopes[0]), stmt]), cur
             return stmt, _State(state.reads | reads, state.writes | writes)
