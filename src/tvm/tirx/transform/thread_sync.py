@@ -171,7 +171,8 @@ class _Planner:
             info = _thread_info(stmt)
             if info is not None:
                 # A loop over fewer threads than the block has is divergent.
-                return str(stmt.extent) == self.full_extent.get(info[0])
+                full = self.full_extent.get(info[0])
+                return full is not None and getattr(stmt.extent, "value", None) == full
             return True
         if isinstance(stmt, AttrStmt):
             return True
@@ -181,7 +182,7 @@ class _Planner:
 
 
 def _full_extents(kernel):
-    """``{tag: printed extent}`` of the widest thread loop of each tag (constant ones)."""
+    """``{tag: extent}`` of the widest thread loop of each tag (``None``: not constant)."""
     extents = {}
 
     def visit(node):
@@ -197,7 +198,7 @@ def _full_extents(kernel):
             extents[info[0]] = max(value, old or 0)
 
     post_order_visit(kernel, visit)
-    return {tag: (str(v) if v is not None else None) for tag, v in extents.items()}
+    return extents
 
 
 def _visit_kernels(stmt, planner):

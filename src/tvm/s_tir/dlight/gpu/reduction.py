@@ -14,7 +14,9 @@ from __future__ import annotations
 import math
 
 from ....ir.expr import PrimExpr
-from ....tirx.expr import IntImm
+from ....tirx.expr import IntImm, Var
+from ....tirx.stmt import IterVar
+from ....tirx.stmt_functor import post_order_visit
 from ...schedule import Schedule
 from ..analysis import normalize_prim_func
 from ..base import max_threads_per_block, try_inline
@@ -43,6 +45,30 @@ def reduction_threads(extent, max_threads) -> int:
     return max(32, min(limit, 1 << max(0, math.ceil(math.log2(max(extent, 1))))))
 
 
+def _var_ids(expr):
+    out = set()
+
+    def visit(node):
+        if isinstance(node, Var):
+            out.add(id(node))
+
+    post_order_visit(expr, visit)
+    return out
+
+
+def _row_reads(block) -> bool:
+    """Whether no index of a read mixes spatial and reduction iterators (a row reduction;
+    a convolution's ``x[h + ry]`` window is not one)."""
+    spatial = {id(iv.var) for iv in block.iter_vars if iv.iter_type != IterVar.CommReduce}
+    reduce = {id(iv.var) for iv in block.iter_vars if iv.iter_type == IterVar.CommReduce}
+    for region in block.reads:
+        for rng in region.region:
+            used = _var_ids(rng.min)
+            if used & spatial and used & reduce:
+                return False
+    return True
+
+
 def _param_buffers(func):
     return [func.buffer_map[p] for p in func.params if p in func.buffer_map]
 
@@ -52,7 +78,9 @@ class GeneralReduction(GPUScheduleRule):
 
     Applies when, after inlining, there is at least one reduction block and every block's
     loops are ``n`` leading spatial loops with the same extents (the row, ``n >= 1``) followed
-    by reduction loops only (reduction blocks) or spatial loops only (the others).
+    by reduction loops only (reduction blocks) or spatial loops only (the others), and no
+    read of a reduction block mixes row and reduction iterators in one index (a
+    convolution's window ``x[h + ry]``: those go to :class:`Fallback`).
     """
 
     max_reductions = None
@@ -84,6 +112,8 @@ class GeneralReduction(GPUScheduleRule):
             rest = kinds[num_row:]
             if rest and set(rest) != ({"R"} if info.is_reduction() else {"S"}):
                 return None
+        if not all(_row_reads(sch.get(info.block_rv)) for info in reductions):
+            return None
         red_extent = 1
         for extent in first.dom()[num_row:]:
             extent = _const(extent)

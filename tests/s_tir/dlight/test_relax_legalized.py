@@ -1,0 +1,120 @@
+"""Unscheduled legalized Relax models, scheduled by the dlight GPU rules, run in the SIMT
+simulator and compared with NumPy (issue 17: "an unscheduled legalized model runs correctly
+on a GPU")."""
+
+import numpy as np
+import pytest
+
+import tvm
+from tvm import relax
+from tvm.s_tir import dlight as dl
+from tvm.s_tir.transform import lower_for_gpu
+from tvm.script import ir as I
+from tvm.script import relax as R
+from tvm.tirx.gpu_simulator import simulate_prim_func
+
+RULES = (dl.gpu.Matmul(), dl.gpu.GeneralReduction(), dl.gpu.Fallback())
+
+
+def _schedule_all(mod):
+    with tvm.target.Target("cuda"):
+        return dl.ApplyDefaultSchedule(*RULES)(relax.transform.LegalizeOps()(mod))
+
+
+def _prim_funcs(mod):
+    return {gv.name_hint: f for gv, f in mod.functions_items()
+            if isinstance(f, tvm.tirx.PrimFunc)}
+
+
+def _softmax(x):
+    e = np.exp(x - x.max(axis=1, keepdims=True))
+    return e / e.sum(axis=1, keepdims=True)
+
+
+@I.ir_module
+class MLPHead:
+    @R.function
+    def main(x: R.Tensor((6, 20), "float32"), w: R.Tensor((20, 10), "float32"),
+             b: R.Tensor((10,), "float32")):
+        with R.dataflow():
+            y = R.matmul(x, w)
+            z = R.add(y, b)
+            r = R.nn.relu(z)
+            s = R.sum(r, axis=[1])
+            sm = R.nn.softmax(r, axis=1)
+            ls = R.nn.log_softmax(r, axis=1)
+            R.output(s, sm, ls)
+        return (s, sm, ls)
+
+
+def test_every_legalized_function_is_scheduled_and_bound(gpu):
+    funcs = _prim_funcs(_schedule_all(MLPHead))
+    assert set(funcs) >= {"matmul", "add", "relu", "sum", "softmax", "log_softmax"}
+    for name, f in funcs.items():
+        assert bool(f.attrs["tirx.is_scheduled"]), name
+        ext = gpu.thread_extents(f)
+        assert "blockIdx.x" in ext and "threadIdx.x" in ext, name
+        assert gpu.threads_per_block(f) <= 1024, name
+    # The matmul got shared-memory tiles and a local accumulator.
+    scopes = set(gpu.alloc_scopes(funcs["matmul"]).values())
+    assert {"shared", "local"} <= scopes
+
+
+def test_mlp_head_numerics(gpu):
+    funcs = _prim_funcs(_schedule_all(MLPHead))
+    x, w, b = gpu.rand(6, 20), gpu.rand(20, 10, seed=1), gpu.rand(10, seed=2)
+
+    def run(name, *arrays):
+        simulate_prim_func(lower_for_gpu(funcs[name]), list(arrays))
+        return arrays[-1]
+
+    y = run("matmul", x, w, np.zeros((6, 10), "float32"))
+    np.testing.assert_allclose(y, x @ w, rtol=1e-5, atol=1e-5)
+    z = run("add", y, b, np.zeros((6, 10), "float32"))
+    np.testing.assert_allclose(z, x @ w + b, rtol=1e-5, atol=1e-5)
+    r = run("relu", z, np.zeros((6, 10), "float32"))
+    np.testing.assert_allclose(r, np.maximum(z, 0), rtol=1e-6)
+    s = run("sum", r, np.zeros((6,), "float32"))
+    np.testing.assert_allclose(s, r.sum(axis=1), rtol=1e-5, atol=1e-6)
+    sm = run("softmax", r, np.zeros((6, 10), "float32"))
+    np.testing.assert_allclose(sm, _softmax(r), rtol=1e-5, atol=1e-6)
+    ls = run("log_softmax", r, np.zeros((6, 10), "float32"))
+    np.testing.assert_allclose(ls, np.log(_softmax(r)), rtol=1e-5, atol=1e-5)
+
+
+@I.ir_module
+class Conv:
+    @R.function
+    def main(x: R.Tensor((1, 2, 6, 6), "float32"), w: R.Tensor((3, 2, 3, 3), "float32")):
+        with R.dataflow():
+            y = R.nn.conv2d(x, w, padding=(1, 1))
+            R.output(y)
+        return y
+
+
+def test_conv2d_falls_back_and_is_correct(gpu):
+    legal = relax.transform.LegalizeOps()(Conv)
+    conv_name = next(n for n in _prim_funcs(legal) if "conv" in n)
+    funcs = _prim_funcs(_schedule_all(Conv))
+    conv = funcs[conv_name]
+    # Not a matmul, not row reductions: gpu.Fallback bound the spatial loops, and the
+    # reduction stays serial in each thread (no cross-thread allreduce).
+    lowered = lower_for_gpu(conv)
+    assert "tvm_warp_shuffle_down" not in gpu.calls(lowered)
+    assert "threadIdx.x" in gpu.thread_extents(conv)
+    x, w = gpu.rand(1, 2, 6, 6), gpu.rand(3, 2, 3, 3, seed=3)
+    out = np.zeros((1, 3, 6, 6), "float32")
+    simulate_prim_func(lowered, [x, w, out])
+    xp = np.pad(x, ((0, 0), (0, 0), (1, 1), (1, 1)))
+    ref = np.zeros_like(out)
+    for o in range(3):
+        for i in range(6):
+            for j in range(6):
+                ref[0, o, i, j] = (xp[0, :, i:i + 3, j:j + 3] * w[o]).sum()
+    np.testing.assert_allclose(out, ref, rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize("rule", [dl.gpu.Matmul(), dl.gpu.GeneralReduction()])
+def test_specialised_rules_decline_elementwise(gpu, rule):
+    func = _prim_funcs(relax.transform.LegalizeOps()(MLPHead))["add"]
+    assert rule.apply(func, tvm.target.Target("cuda"), False) is None
