@@ -16,7 +16,8 @@ thread-bound loops (``T.thread_binding(n, "threadIdx.x")``) or ``T.launch_thread
   to ``vthread*`` run serially in each thread.
 * Threads run in lockstep between barriers: each thread runs until it reaches
   ``T.tvm_storage_sync("shared")`` (or ``"warp"``, treated as a CTA barrier), a warp shuffle,
-  or its end; a barrier is released when every thread that has not exited waits on it.
+  or its end; a barrier is released when every thread that has not exited waits on it
+  (threads waiting at *different* barrier statements are reported as a deadlock).
   A warp shuffle (``tvm_warp_shuffle``/``_down``/``_up``) is resolved when every live lane of
   the warp (32 lanes, linear thread id = ``x + y*bdx + z*bdx*bdy``) has reached a shuffle;
   lanes read the value that the source lane offered. A source lane outside the ``width``
@@ -354,7 +355,15 @@ class _SimCompiler(_Compiler):
         hoister = _ShuffleHoister()
         new_value = hoister(value)
         if not hoister.found:
-            raise InterpreterError("internal: statement marked for threads has no shuffle")
+            # No shuffle (an allreduce, say): the interpreter's compile names the problem.
+            f = self.stmt(s)
+
+            def plain(env):
+                f(env)
+                return
+                yield  # noqa: B901
+
+            return plain
         for var, _call in hoister.found:
             self.slot(var)
         rest = self.stmt(rebuild(new_value))
@@ -388,8 +397,10 @@ class _SimCompiler(_Compiler):
                     f"memory, not {scope!r}"
                 )
 
+            key = id(s)
+
             def sync(env):
-                yield ("sync",)
+                yield ("sync", key)
 
             return sync
         return self._with_shuffles(s, v, lambda new: Evaluate(new))
@@ -440,6 +451,11 @@ def _run_cta(body, envs, warp_size, mask_slot):
         if not alive:
             return
         if all(waiting[t][0] == "sync" for t in alive):
+            if len({waiting[t][1] for t in alive}) > 1:
+                raise InterpreterError(
+                    "GPU simulator deadlock: threads of a CTA wait at different barriers "
+                    "(a barrier inside a thread-dependent branch)"
+                )
             for t in alive:
                 waiting[t] = None
             continue
