@@ -47,7 +47,7 @@ import numpy as np
 
 from .expr import Call, Var
 from .expr_functor import ExprMutator, _ensure_recursion_limit
-from .interpreter import _bind_buffer_arg, _Compiler, _as_array
+from .interpreter import _as_array, _bind_buffer_arg, _Compiler
 from .interpreter_semantics import GARBAGE_INT, InterpreterError, cast_value, is_float, wrap_int
 from .op_gpu import GPU_SHUFFLE_OPS
 from .stmt import AttrStmt, Evaluate, For, ForKind
@@ -58,6 +58,7 @@ __all__ = ["simulate_prim_func"]
 WARP_SIZE = 32
 _SHARED_SCOPES = ("shared", "shared.dyn")
 _DEVICE_ONLY_SCOPES = ("shared", "shared.dyn", "local", "warp")
+_THREAD_OPS = ("tvm_storage_sync", "tvm_thread_allreduce", *GPU_SHUFFLE_OPS)
 
 
 def _op_name(call) -> str:
@@ -76,7 +77,7 @@ def _thread_tag(stmt):
 
 
 def _is_launch_tag(tag) -> bool:
-    return tag is not None and (tag.startswith("blockIdx.") or tag.startswith("threadIdx."))
+    return tag is not None and (tag.startswith(("blockIdx.", "threadIdx.")))
 
 
 def _needs_threads(stmt) -> bool:
@@ -87,12 +88,10 @@ def _needs_threads(stmt) -> bool:
         nonlocal found
         if found:
             return
-        if isinstance(node, Call) and _op_name(node) in (
-                ("tvm_storage_sync", "tvm_thread_allreduce") + GPU_SHUFFLE_OPS):
-            found = True
-        elif _is_launch_tag(_thread_tag(node)):
-            found = True
-        elif type(node).__name__ == "AllocBuffer" and node.buffer.scope() in _SHARED_SCOPES:
+        sync_or_shuffle = isinstance(node, Call) and _op_name(node) in _THREAD_OPS
+        shared_alloc = (type(node).__name__ == "AllocBuffer"
+                        and node.buffer.scope() in _SHARED_SCOPES)
+        if sync_or_shuffle or shared_alloc or _is_launch_tag(_thread_tag(node)):
             found = True
 
     post_order_visit(stmt, visit)
@@ -249,7 +248,7 @@ class _SimCompiler(_Compiler):
             def plain(env):
                 f(env)
                 return
-                yield  # noqa: B901 - makes this a generator
+                yield
 
             return plain
         method = getattr(self, "g_" + type(s).__name__, None)
@@ -330,7 +329,7 @@ class _SimCompiler(_Compiler):
             def local(env):
                 f(env)
                 return
-                yield  # noqa: B901
+                yield
 
             return local
         alloc = self.allocate(buf)
@@ -347,7 +346,7 @@ class _SimCompiler(_Compiler):
                 alloc(env)
                 cta[key] = env[dslot]
             return
-            yield  # noqa: B901
+            yield
 
         return shared
 
@@ -361,7 +360,7 @@ class _SimCompiler(_Compiler):
             def plain(env):
                 f(env)
                 return
-                yield  # noqa: B901
+                yield
 
             return plain
         for var, _call in hoister.found:
@@ -520,8 +519,8 @@ def simulate_prim_func(func, args, *, warp_size=WARP_SIZE):
                 arr = _as_array(arg)
                 steps.append(lambda env, s=slot, a=arr: env.__setitem__(s, a.reshape(-1)))
             else:
-                steps.append(lambda env, s=slot, v=cast_value(arg, p.dtype):
-                             env.__setitem__(s, v))
+                value = cast_value(arg, p.dtype)
+                steps.append(lambda env, s=slot, v=value: env.__setitem__(s, v))
             continue
         steps.extend(_bind_buffer_arg(comp, p, buf, _as_array(arg), True))
     body = comp.stmt(func.body)

@@ -28,7 +28,6 @@ def test_first_applicable_rule_wins():
     @dl.ScheduleRule.from_callable("Declines")
     def declines(func, target, tunable):
         seen.append("declines")
-        return None
 
     @dl.ScheduleRule.from_callable("Takes")
     def takes(func, target, tunable):
@@ -38,7 +37,6 @@ def test_first_applicable_rule_wins():
     @dl.ScheduleRule.from_callable("Never")
     def never(func, target, tunable):
         seen.append("never")
-        return None
 
     with tvm.target.Target("cuda"):
         dl.ApplyDefaultSchedule(declines, takes, never)(tvm.IRModule({"main": _add_one()}))

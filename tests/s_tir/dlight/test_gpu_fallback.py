@@ -7,11 +7,15 @@ from tvm import te
 from tvm.s_tir import dlight as dl
 
 
+def _scale(n):
+    A = te.placeholder((n,), name="A")
+    B = te.compute((n,), lambda i: A[i] * 2.0 + 1.0, name="B")
+    return te.create_prim_func([A, B])
+
+
 def test_elementwise_exact_fit_and_large_extent(gpu):
     for n in (100, 3000):
-        A = te.placeholder((n,), name="A")
-        B = te.compute((n,), lambda i: A[i] * 2.0 + 1.0, name="B")
-        f = gpu.schedule(te.create_prim_func([A, B]), dl.gpu.Fallback())
+        f = gpu.schedule(_scale(n), dl.gpu.Fallback())
         ext = gpu.thread_extents(f)
         assert ext["threadIdx.x"] == min(n, 1024)
         assert ext["blockIdx.x"] == -(-n // min(n, 1024))

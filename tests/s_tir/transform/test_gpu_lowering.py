@@ -41,10 +41,10 @@ def test_cross_thread_reduction_matches_tvm_shape():
         "in_thread_B[0] = T.float32(0.0)",
         'T.sblock("B_in_thread")',
         "in_thread_B[0] = in_thread_B[0] + A[v_i, v_k]",
-        'with T.attr(T.comm_reducer(lambda x0, y0: x0 + y0, [T.float32(0.0)]), '
-        '"reduce_scope", 0):',
-        "T.tvm_thread_allreduce(T.uint32(1), in_thread_B[0], T.bool(True), "
-        "cross_thread_B[0], k_1)",
+        ('with T.attr(T.comm_reducer(lambda x0, y0: x0 + y0, [T.float32(0.0)]), '
+        '"reduce_scope", 0):'),
+        ("T.tvm_thread_allreduce(T.uint32(1), in_thread_B[0], T.bool(True), "
+        "cross_thread_B[0], k_1)"),
         'T.sblock("B_write_back")',
         "T.where(k_1 == 0)",
         "B[v_i] = cross_thread_B[0]",

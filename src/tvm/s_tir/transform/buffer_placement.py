@@ -228,10 +228,9 @@ def _compact_region(buf, depth, accesses, ana):
     for d, dim in enumerate(buf.shape):
         lo, hi = lows[d], highs[d]
         extent = None if lo is None or hi is None else ana.simplify(hi - lo + 1)
-        if isinstance(extent, IntImm) and isinstance(dim, IntImm) and extent.value < dim.value:
-            region.append((lo, extent))
-            shrinks = True
-        elif isinstance(extent, IntImm) and not isinstance(dim, IntImm):
+        smaller = isinstance(extent, IntImm) and (
+            not isinstance(dim, IntImm) or extent.value < dim.value)
+        if smaller:
             region.append((lo, extent))
             shrinks = True
         else:

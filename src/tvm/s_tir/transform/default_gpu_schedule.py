@@ -25,9 +25,9 @@ def _has_thread_binding(func) -> bool:
 
     def visit(node):
         nonlocal found
-        if isinstance(node, For) and node.kind == ForKind.THREAD_BINDING:
-            found = True
-        elif type(node).__name__ == "AttrStmt" and node.attr_key == "thread_extent":
+        is_loop = isinstance(node, For) and node.kind == ForKind.THREAD_BINDING
+        is_attr = type(node).__name__ == "AttrStmt" and node.attr_key == "thread_extent"
+        if is_loop or is_attr:
             found = True
 
     post_order_visit(func.body, visit)

@@ -29,6 +29,8 @@ thread-bound reduction loop raises a ``ValueError`` saying what is not supported
 
 from __future__ import annotations
 
+import itertools
+
 from ...ir.expr import Range
 from ...ir.transform import PassInfo
 from ...tirx.buffer import decl_buffer
@@ -154,7 +156,7 @@ class _Lowerer(StmtMutator):
                 f"LowerCrossThreadReduction: block {name!r}: its reduction loops must be the "
                 "innermost loops above it (spatial loops between them are not supported yet)"
             )
-        for outer, inner in zip(chain, chain[1:]):
+        for outer, inner in itertools.pairwise(chain):
             if outer.body is not inner:
                 raise ValueError(
                     f"LowerCrossThreadReduction: block {name!r}: the reduction loops must form "
@@ -173,7 +175,9 @@ class _Lowerer(StmtMutator):
                 "supported yet)"
             )
         if not isinstance(block.init, BufferStore):
-            raise ValueError(f"LowerCrossThreadReduction: block {name!r}: init must be one store")
+            # Invalid IR for this pass, hence ValueError (house rule), not TypeError.
+            raise ValueError(  # noqa: TRY004
+                f"LowerCrossThreadReduction: block {name!r}: init must be one store")
         self.plans[id(chain[0])] = lambda: _build(op, chain, match)
         return op
 
