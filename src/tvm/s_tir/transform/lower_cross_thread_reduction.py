@@ -54,7 +54,7 @@ from ...tirx.stmt import (
 from ...tirx.stmt_functor import StmtMutator, post_order_visit, substitute
 from ...tirx.transform.common import PrimFuncPass
 
-__all__ = ["LowerCrossThreadReduction"]
+__all__ = ["LowerCrossThreadReduction", "match_reduction_update"]
 
 _COMBINERS = {Add: "sum", Mul: "prod", Max: "max", Min: "min"}
 
@@ -81,8 +81,12 @@ def _same_access(load, store) -> bool:
             and all(str(a) == str(b) for a, b in zip(load.indices, store.indices)))
 
 
-def _match_update(block):
-    """``(store, combiner_cls, value)`` of ``B[idx] = B[idx] op value``, or ``None``."""
+def match_reduction_update(block):
+    """``(store, combiner_cls, value)`` of ``B[idx] = B[idx] op value``, or ``None``.
+
+    ``op`` is ``+``, ``*``, ``max`` or ``min``; blocks that do not match (argmax's two
+    values, a subtraction) cannot be lowered to ``tvm_thread_allreduce``.
+    """
     store = block.body
     if not isinstance(store, BufferStore):
         return None
@@ -167,7 +171,7 @@ class _Lowerer(StmtMutator):
                 f"LowerCrossThreadReduction: block {name!r} must be the only statement in "
                 "its innermost reduction loop"
             )
-        match = _match_update(block)
+        match = match_reduction_update(block)
         if match is None:
             raise ValueError(
                 f"LowerCrossThreadReduction: block {name!r}: the reduction update must be "

@@ -18,6 +18,7 @@ from ....tirx.expr import IntImm, Var
 from ....tirx.stmt import IterVar
 from ....tirx.stmt_functor import post_order_visit
 from ...schedule import Schedule
+from ...transform.lower_cross_thread_reduction import match_reduction_update
 from ..analysis import normalize_prim_func
 from ..base import max_threads_per_block, try_inline
 from .base import GPUScheduleRule
@@ -113,6 +114,9 @@ class GeneralReduction(GPUScheduleRule):
             if rest and set(rest) != ({"R"} if info.is_reduction() else {"S"}):
                 return None
         if not all(_row_reads(sch.get(info.block_rv)) for info in reductions):
+            return None
+        # Only the reducers LowerCrossThreadReduction can lower (one value: + * max min).
+        if not all(match_reduction_update(sch.get(info.block_rv)) for info in reductions):
             return None
         red_extent = 1
         for extent in first.dom()[num_row:]:
