@@ -171,3 +171,36 @@ def test_scheduled_function_matches_the_cpu_interpreter(gpu, name):
     simulate_prim_func(lower_for_gpu(scheduled), got)
     for r, g in zip(ref, got):
         np.testing.assert_allclose(g, r, rtol=1e-5, atol=1e-5)
+
+
+@I.ir_module
+class DynamicBatch:
+    @R.function
+    def main(x: R.Tensor(("n", 20), "float32"), w: R.Tensor((20, 10), "float32")):
+        with R.dataflow():
+            a = R.matmul(x, w)
+            b = R.nn.relu(a)
+            f = R.nn.log_softmax(b, axis=-1)
+            c = R.sum(f, axis=[0])
+            R.output(c)
+        return c
+
+
+@pytest.mark.parametrize("name", ["matmul", "relu", "log_softmax", "sum"])
+def test_symbolic_batch(gpu, name):
+    from tvm.tirx.interpreter import run_prim_func
+
+    func = _prim_funcs(relax.transform.LegalizeOps()(DynamicBatch))[name]
+    scheduled = _prim_funcs(_schedule_all(DynamicBatch))[name]
+    rng = np.random.default_rng(1)
+    args = []
+    for p in func.params:
+        buf = func.buffer_map[p]
+        shape = [int(s) if isinstance(s, tvm.tirx.IntImm) else 7 for s in buf.shape]
+        args.append(rng.uniform(-1, 1, shape).astype(buf.dtype))
+    ref = [a.copy() for a in args]
+    got = [a.copy() for a in args]
+    run_prim_func(func, ref)
+    simulate_prim_func(lower_for_gpu(scheduled), got)
+    for r, g in zip(ref, got):
+        np.testing.assert_allclose(g, r, rtol=1e-5, atol=1e-5)
