@@ -34,7 +34,7 @@ def test_inferred_outer_factor_is_ceildiv_with_predicate():
 def test_inferred_middle_factor():
     sch = s_tir.Schedule(_scale())
     (i,) = sch.get_loops(sch.get_sblock("B"))
-    i0, i1, i2 = sch.split(i, [4, None, 8])
+    _, i1, _ = sch.split(i, [4, None, 8])
     assert str(sch.get(i1).extent) == "(n + 31) // 32"
     a = np.arange(70, dtype="float32")
     b = np.zeros_like(a)

@@ -91,3 +91,23 @@ def test_host_code_is_left_alone():
 def test_unsupported_scope():
     with pytest.raises(ValueError, match="'global' is not supported"):
         ThreadSync("global")
+
+
+def test_symbolic_grid_extent_still_gets_barriers():
+    @T.prim_func
+    def before(a: T.handle, b: T.handle):
+        n = T.int32()
+        A = T.match_buffer(a, (n, 32), "float32")
+        B = T.match_buffer(b, (n, 32), "float32")
+        for bx in T.thread_binding(n, thread="blockIdx.x"):
+            for tx in T.thread_binding(32, thread="threadIdx.x"):
+                S = T.alloc_buffer((32,), scope="shared")
+                S[tx] = A[bx, tx]
+                B[bx, tx] = S[31 - tx]
+
+    after = _sync(before)
+    assert after.script().count("T.tvm_storage_sync") == 1
+    a = np.random.default_rng(1).uniform(size=(3, 32)).astype("float32")
+    b = np.zeros_like(a)
+    simulate_prim_func(after, [a, b])
+    np.testing.assert_array_equal(b, a[:, ::-1])

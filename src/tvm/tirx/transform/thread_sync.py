@@ -170,6 +170,8 @@ class _Planner:
         if isinstance(stmt, For):
             info = _thread_info(stmt)
             if info is not None:
+                if info[0].startswith("blockIdx"):
+                    return True  # every thread of a CTA has the same blockIdx
                 # A loop over fewer threads than the block has is divergent.
                 full = self.full_extent.get(info[0])
                 return full is not None and getattr(stmt.extent, "value", None) == full
