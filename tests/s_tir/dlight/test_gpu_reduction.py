@@ -84,3 +84,17 @@ def test_full_reduction_and_windows_are_declined():
     r = te.reduce_axis((0, 3), name="r")
     win = te.compute((8,), lambda i: te.sum(X[i + r.var], axis=r), name="win")
     assert dl.gpu.Reduction().apply(te.create_prim_func([X, win]), target, False) is None
+
+
+def test_full_reduction_runs_on_one_cta(gpu):
+    A = te.placeholder((6, 50), name="A")
+    i = te.reduce_axis((0, 6), name="i")
+    j = te.reduce_axis((0, 50), name="j")
+    S = te.compute((), lambda: te.sum(A[i, j], axis=[i, j]), name="S")
+    M = te.compute((), lambda: S[()] / 300.0, name="M")
+    f = gpu.schedule(te.create_prim_func([A, M]), dl.gpu.Reduction())
+    assert gpu.thread_extents(f) == {"blockIdx.x": 1, "threadIdx.x": 256}
+    a = gpu.rand(6, 50)
+    m = np.zeros((), "float32")
+    gpu.run(f, [a, m])
+    np.testing.assert_allclose(m, a.mean(), rtol=1e-5)

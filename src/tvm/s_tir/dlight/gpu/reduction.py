@@ -78,7 +78,8 @@ class GeneralReduction(GPUScheduleRule):
     """Rows over ``blockIdx.x``, every stage of a row spread over ``threadIdx.x``.
 
     Applies when, after inlining, there is at least one reduction block and every block's
-    loops are ``n`` leading spatial loops with the same extents (the row, ``n >= 1``) followed
+    loops are ``n`` leading spatial loops with the same extents (the row; ``n = 0``, a full
+    reduction, runs on one CTA) followed
     by reduction loops only (reduction blocks) or spatial loops only (the others), and no
     read of a reduction block mixes row and reduction iterators in one index (a
     convolution's window ``x[h + ry]``: those go to :class:`Fallback`).
@@ -100,7 +101,7 @@ class GeneralReduction(GPUScheduleRule):
         first = reductions[0]
         kinds = first.dom_kind()
         num_row = len(kinds) - len(kinds.lstrip("S"))
-        if num_row == 0 or "S" in kinds[num_row:] or "O" in kinds:
+        if "S" in kinds[num_row:] or "O" in kinds:
             return None
         row_dom = [_const(e) for e in first.dom()[:num_row]]
         for info in infos:
@@ -136,7 +137,11 @@ class GeneralReduction(GPUScheduleRule):
 
         last = infos[-1]
         loops = sch.get_loops(last.block_rv)
-        row = sch.fuse(*loops[:num_row]) if num_row > 1 else loops[0]
+        if num_row == 0:
+            # A full reduction (sum of everything): one row, one CTA.
+            row = sch.add_unit_loop(loops[0] if loops else last.block_rv)
+        else:
+            row = sch.fuse(*loops[:num_row]) if num_row > 1 else loops[0]
         sch.bind(row, "blockIdx.x")
         spread(last.block_rv, sch.get_loops(last.block_rv)[1:])
         outputs = {id(b) for b in _param_buffers(func)}
