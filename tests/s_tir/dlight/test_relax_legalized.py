@@ -204,3 +204,45 @@ def test_symbolic_batch(gpu, name):
     simulate_prim_func(lower_for_gpu(scheduled), got)
     for r, g in zip(ref, got):
         np.testing.assert_allclose(g, r, rtol=1e-5, atol=1e-5)
+
+
+@I.ir_module
+class FusedMLP:
+    @R.function
+    def main(x: R.Tensor((6, 20), "float32"), w: R.Tensor((20, 10), "float32"),
+             b: R.Tensor((10,), "float32"), w2: R.Tensor((10, 4), "float32")):
+        with R.dataflow():
+            a = R.matmul(x, w)
+            c = R.add(a, b)
+            d = R.nn.relu(c)
+            e = R.matmul(d, w2)
+            f = R.nn.log_softmax(e, axis=-1)
+            g = R.mean(f)
+            R.output(g)
+        return g
+
+
+def test_fused_functions_of_the_relax_pipeline(gpu):
+    """After FuseOps/FuseTIR (what the build runs): matmul+add+relu is one function, which
+    gpu.Matmul schedules with the epilogue in its write-back."""
+    from tvm.tirx.interpreter import run_prim_func
+
+    mod = relax.transform.LegalizeOps()(FusedMLP)
+    mod = relax.transform.AnnotateTIROpPattern()(mod)
+    mod = relax.transform.FuseTIR()(relax.transform.FuseOps()(mod))
+    funcs = _prim_funcs(mod)
+    assert "fused_matmul_add_relu" in funcs
+    with tvm.target.Target("cuda"):
+        scheduled = _prim_funcs(dl.ApplyDefaultSchedule(*RULES)(mod))
+    assert {"shared", "local"} <= set(gpu.alloc_scopes(scheduled["fused_matmul_add_relu"])
+                                      .values())
+    rng = np.random.default_rng(7)
+    for name, func in funcs.items():
+        args = [rng.uniform(-1, 1, [int(s) for s in func.buffer_map[p].shape])
+                .astype(func.buffer_map[p].dtype) for p in func.params]
+        ref = [a.copy() for a in args]
+        got = [a.copy() for a in args]
+        run_prim_func(func, ref)
+        simulate_prim_func(lower_for_gpu(scheduled[name]), got)
+        for r, g in zip(ref, got):
+            np.testing.assert_allclose(g, r, rtol=1e-5, atol=1e-5, err_msg=name)
