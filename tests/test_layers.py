@@ -6,7 +6,11 @@ Two checks, both skipping layers that do not exist yet:
   ``tvm/__init__.py`` (a bare ``tvm`` package object stands in for it), and no module of a
   higher layer may end up in ``sys.modules``;
 * static: every module-level ``import`` in ``src/tvm`` (function bodies are lazy imports,
-  allowed; ``if TYPE_CHECKING:`` blocks never run) must target the same or a lower layer.
+  allowed; ``if TYPE_CHECKING:`` blocks never run) must target the same or a lower layer;
+* the compile spine (``docs/arch/layout.md``): ``runtime``, ``tirx`` and ``relax`` never import
+  ``tvm.backend`` at module level, and never name a backend package (``tvm.backend.llvm``...)
+  in any import, lazy or not: they reach backends through tables (``tvm.runtime.hooks``, the
+  backend table's ``get_backend``/``find_backend``).
 """
 
 import ast
@@ -194,3 +198,62 @@ def test_static_checker_catches_violation(tmp_path):
     ]
     # The function-level import is not counted: "tvm.relax" appears once (the base of line 1).
     assert sorted(found) == ["tvm.relax", "tvm.relax.expr", "tvm.script"]
+
+
+#: Packages below the backends that reach them only through tables.
+SPINE_CLIENTS = ("runtime", "tirx", "relax")
+
+
+def _all_imports(tree):
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            yield node
+
+
+def _spine_violations():
+    violations = []
+    for package in SPINE_CLIENTS:
+        for path in sorted((TVM_DIR / package).rglob("*.py")):
+            module_name = _module_name(path)
+            is_package = path.name == "__init__.py"
+            tree = ast.parse(path.read_text(encoding="utf-8"), str(path))
+            module_level = {id(node) for node in _module_level_imports(tree)}
+            for node in _all_imports(tree):
+                for target in _targets(node, module_name, is_package):
+                    if not (target == "tvm.backend" or target.startswith("tvm.backend.")):
+                        continue
+                    where = f"{path.relative_to(TVM_DIR)}:{node.lineno} imports {target}"
+                    if id(node) in module_level:
+                        violations.append(where + " at module level")
+                    elif target.split(".")[2:3] and target.split(".")[2] not in (
+                        "get_backend", "find_backend", "HOST_KIND"
+                    ):
+                        violations.append(where + " (a backend package, not the table)")
+    return violations
+
+
+def test_runtime_tirx_relax_reach_backends_only_through_tables():
+    violations = _spine_violations()
+    assert not violations, "imports of tvm.backend from below it:\n" + "\n".join(violations)
+
+
+def test_spine_checker_catches_violations(tmp_path, monkeypatch):
+    # The checker on a synthetic package tree: a module-level table import and a lazy import
+    # of a backend package are both reported; a lazy table lookup is not.
+    fake = tmp_path / "tvm"
+    (fake / "runtime").mkdir(parents=True)
+    (fake / "tirx").mkdir()
+    (fake / "relax").mkdir()
+    (fake / "runtime" / "bad.py").write_text(
+        "from ..backend import get_backend\n"
+        "def f():\n    from ..backend.llvm import threadpool\n"
+        "def g():\n    from ..backend import find_backend\n"
+    )
+    monkeypatch.setattr(sys.modules[__name__], "TVM_DIR", fake)
+    found = _spine_violations()
+    assert found == [
+        "runtime/bad.py:1 imports tvm.backend.get_backend at module level",
+        "runtime/bad.py:1 imports tvm.backend at module level",
+        "runtime/bad.py:3 imports tvm.backend.llvm.threadpool (a backend package, not the table)",
+        "runtime/bad.py:3 imports tvm.backend.llvm (a backend package, not the table)",
+    ]

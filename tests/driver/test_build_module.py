@@ -58,9 +58,13 @@ def test_target_objects_and_options():
     np.testing.assert_array_equal(b, 2)
 
 
-def test_unsupported_target_kind():
-    with pytest.raises(ValueError, match="target kind 'cuda' is not supported"):
+def test_target_kind_without_backend():
+    with pytest.raises(ValueError, match="target kind 'cuda' has no backend .*'llvm'"):
         tvm.compile(_add_one(), target="cuda")
+    with pytest.raises(ValueError, match="target kind 'c' has no backend .*no package"):
+        tvm.compile(_add_one(), target="c")
+    with pytest.raises(ValueError, match='Target kind "nope" is not defined'):
+        tvm.compile(_add_one(), target="nope")
 
 
 def test_bad_input_type():

@@ -78,7 +78,14 @@ def load(name: str) -> ModuleType:
 
 
 def _tirx_package():
-    """``tvm.tirx`` if it exists (backends bind under it), else None."""
+    """``tvm.tirx`` if it exists (backends bind under it), else None.
+
+    None in a runtime-only process (``TVM_USE_RUNTIME_LIB=1``), which has no compiler layers.
+    """
+    from .. import base
+
+    if base._RUNTIME_ONLY:
+        return None
     try:
         return importlib.import_module("tvm.tirx")
     except ModuleNotFoundError as err:

@@ -1,3 +1,3 @@
-"""``tvm.driver``: the compilation entry points ``tvm.compile`` and ``tvm.tirx.build``."""
+"""``tvm.driver``: the compile pipeline, ``tvm.compile``, ``tvm.tirx.build`` and ``relax.build``."""
 
-from .build_module import build, clear_cache, compile, lower  # noqa: F401
+from .build_module import as_target, build, clear_cache, compile, host_target, lower  # noqa: F401

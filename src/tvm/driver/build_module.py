@@ -1,18 +1,24 @@
-"""``tvm.compile`` / ``tvm.tirx.build``: PrimFuncs -> lowered tirx -> LLVM -> runtime.Module.
+"""``tvm.compile`` / ``tvm.tirx.build``: PrimFuncs -> lowered tirx -> backends -> runtime.Module.
 
-Steps (``docs/arch/codegen.md``):
+The driver owns the compile pipeline; the flow is one way: driver -> relax / s_tir / tirx ->
+backend -> runtime. Steps (``docs/arch/codegen.md``):
 
-1. wrap a lone PrimFunc into an ``IRModule``; give each function a ``global_symbol``;
-2. apply the default CPU schedule to unscheduled functions (``tvm.s_tir.default_schedule``);
-3. run the TIR pipeline (``tir_pipeline``, see ``tvm.tirx.compilation_pipeline``) and the
-   host finalization (``LowerIntrin``);
-4. generate LLVM IR (``tvm.backend.llvm.codegen``) and JIT-compile it
-   (``tvm.backend.llvm.jit.build_module``).
+1. normalise ``target`` to a ``tvm.target.Target`` once (:func:`as_target`); everything below
+   gets that object;
+2. wrap a lone PrimFunc into an ``IRModule``; give each function a ``global_symbol``;
+3. apply the default CPU schedule to unscheduled functions (``tvm.s_tir.default_schedule``);
+4. run the TIR pipeline (``tir_pipeline``, see ``tvm.tirx.compilation_pipeline``) and the
+   host finalization (``LowerIntrin``, whose rules come from the backend table);
+5. hand each function to the backend of its target kind (``tvm.backend.get_backend``): host
+   functions to the host backend (``llvm``), in parts that compile while the next part is
+   lowered (``Backend.codegen_parts``); functions of a device kind (a ``target`` attribute
+   of a non-host kind) to that backend's ``codegen``, whose modules the host module imports.
 
-Compilation is cached by the structural hash of the input module plus the target and
-pipeline: compiling a structurally equal module again returns the same ``runtime.Module``
-without lowering. A module with Relax functions goes to ``tvm.relax.vm_build.build`` (the
-Relax VM executable), which compiles its PrimFuncs through this same path.
+Compilation is cached by the structural hash of the input module plus the normalised target's
+string and the pipeline: compiling a structurally equal module again returns the same
+``runtime.Module`` without lowering. A module with Relax functions goes to
+:func:`tvm.driver.relax_build.build` (the Relax VM executable), which compiles its PrimFuncs
+through this same path.
 """
 
 from __future__ import annotations
@@ -23,12 +29,15 @@ import gc
 import sys
 import threading
 
+from ..backend import HOST_KIND, get_backend
 from ..ffi.structural import structural_equal, structural_hash
 from ..ir.module import IRModule
 from ..ir.transform import PassContext
+from ..runtime.module import Module
+from ..target import Target
 from ..tirx.function import PrimFunc
 
-__all__ = ["build", "clear_cache", "compile", "lower"]
+__all__ = ["as_target", "build", "clear_cache", "compile", "host_target", "lower"]
 
 _CACHE: collections.OrderedDict = collections.OrderedDict()
 _CACHE_LOCK = threading.Lock()
@@ -46,15 +55,41 @@ def _as_module(mod) -> IRModule:
     )
 
 
-def _target_kind(target) -> str:
+#: Normalised string targets (a Target is immutable): parsing is skipped on repeated builds.
+_TARGETS: dict = {}
+
+
+def as_target(target) -> Target:
+    """``target`` as a ``tvm.target.Target``: None is ``llvm``; strings and dicts are parsed.
+
+    The one place the driver interprets what users pass as ``target``; everything below gets
+    the ``Target`` object. Invalid targets raise ``Target``'s ``ValueError``.
+    """
+    if isinstance(target, Target):
+        return target
     if target is None:
-        return "llvm"
+        target = HOST_KIND
     if isinstance(target, str):
-        return target.split()[0] if target.strip() else "llvm"
-    if isinstance(target, dict):
-        return str(target.get("kind", "llvm"))
-    kind = getattr(target, "kind", None)
-    return str(getattr(kind, "name", kind) or "llvm")
+        cached = _TARGETS.get(target)
+        if cached is None:
+            cached = Target(target)
+            if len(_TARGETS) < 64:
+                _TARGETS[target] = cached
+        return cached
+    return Target(target)
+
+
+def host_target(target: Target) -> Target:
+    """The target host code is compiled for: ``target.host`` when set, else ``target`` when
+    its kind's backend generates host code, else ``Target("llvm")``.
+
+    Raises ``ValueError`` (``get_backend``'s) when ``target``'s kind has no backend.
+    """
+    if target.host is not None:
+        return target.host
+    if get_backend(target).host:
+        return target
+    return as_target(HOST_KIND)
 
 
 def _with_symbols(mod: IRModule) -> IRModule:
@@ -74,20 +109,22 @@ def _with_symbols(mod: IRModule) -> IRModule:
 
 
 def lower(mod, target=None, tir_pipeline="default", default_schedule: bool = True) -> IRModule:
-    """Lower PrimFuncs to the form the code generator takes (returns an ``IRModule``)."""
-    # Lazy imports: the driver sits on top of every layer it calls into.
-    from ..backend.llvm import intrin as _llvm_intrin  # noqa: F401  (LowerIntrin's rules)
-    from ..s_tir import transform as _s_tir_transform  # noqa: F401  (registers "default")
+    """Lower PrimFuncs to the form the code generators take (returns an ``IRModule``)."""
+    # Lazy imports: s_tir's transforms register the "default" TIR pipeline on import.
+    from ..s_tir import transform as _s_tir_transform  # noqa: F401
     from ..tirx.compilation_pipeline import finalize_host_passes, get_tir_pipeline
 
+    target = as_target(target)
     mod = _with_symbols(_as_module(mod))
     if default_schedule:
         from ..s_tir.default_schedule import apply_default_schedule
 
         mod = apply_default_schedule(mod, target)
-    pipeline = tir_pipeline if not isinstance(tir_pipeline, str) else get_tir_pipeline(
-        tir_pipeline)
-    passes = pipeline(target) if not hasattr(pipeline, "info") else pipeline
+    if isinstance(tir_pipeline, str):
+        if tir_pipeline == "default":
+            tir_pipeline = get_backend(target).default_tir_pipeline
+        tir_pipeline = get_tir_pipeline(tir_pipeline)
+    passes = tir_pipeline(target) if not hasattr(tir_pipeline, "info") else tir_pipeline
     mod = passes(mod)
     return finalize_host_passes(target)(mod)
 
@@ -101,11 +138,14 @@ def compile(mod, target=None, *, relax_pipeline="default", tir_pipeline="default
         What to compile. A module with Relax functions is built by ``relax.build`` into a VM
         executable; otherwise every function is a PrimFunc and the result a runtime.Module.
     target : str, dict or Target, optional
-        ``"llvm"`` (the default; ``"llvm -mcpu=... -opt-level=..."`` also works).
-    relax_pipeline : str
-        Accepted for TVM compatibility; unused until Relax compilation exists.
+        ``"llvm"`` (the default; ``"llvm -mcpu=... -opt-level=..."`` also works). Normalised
+        once to a ``tvm.target.Target``; its kind must have a backend
+        (``tvm.backend.get_backend``), else ``ValueError``.
+    relax_pipeline : str, Pass or None
+        For modules with Relax functions: passed to ``relax.build``.
     tir_pipeline : str or callable
-        A name in ``tvm.tirx.compilation_pipeline.PIPELINE_MAP`` or a pipeline function.
+        A name in ``tvm.tirx.compilation_pipeline.PIPELINE_MAP`` (``"default"``: the
+        backend's ``default_tir_pipeline``) or a pipeline function.
 
     Returns
     -------
@@ -123,17 +163,12 @@ def compile(mod, target=None, *, relax_pipeline="default", tir_pipeline="default
     >>> f["main"](a, b); b.tolist()
     [1.0, 2.0, 3.0, 4.0]
     """
-    kind = _target_kind(target)
-    if kind not in ("llvm", "c"):
-        raise ValueError(
-            f"tvm.compile: target kind {kind!r} is not supported; available: 'llvm'"
-        )
-    if kind == "c":
-        raise ValueError("tvm.compile: the 'c' target is not implemented; use 'llvm'")
+    target = as_target(target)
+    get_backend(target)  # a kind without a backend: ValueError before any work
     mod = _as_module(mod)
     if any(not isinstance(f, PrimFunc) for f in mod.functions.values()):
-        # Relax functions: relax.build makes a VM executable (lazy: relax is a higher layer).
-        from ..relax.vm_build import build as relax_build
+        # Relax functions: relax.build makes a VM executable.
+        from .relax_build import build as relax_build  # lazy: relax_build imports this module
 
         return relax_build(mod, target, relax_pipeline=relax_pipeline, tir_pipeline=tir_pipeline)
     key = None
@@ -206,73 +241,104 @@ def quick_thread_switches():
         sys.setswitchinterval(previous)
 
 
-def prepare_llvm_runtime(target=None) -> None:
-    """Start JIT-compiling the LLVM runtime helpers in the background (``relax.build``).
-
-    The argument checks, workspace functions and thread pool that compiled kernels call are
-    JIT-compiled once per process (loaded from the disk cache after the first). Started
-    before the Relax passes, they compile on another CPU while Python runs them.
-    """
-    if _target_kind(target) != "llvm":
-        return
-    from ..backend.llvm.jit import prepare_runtime  # lazy: imports llvmlite
-
-    prepare_runtime(("checks", "workspace", "pool"))
-
-
 def _compile_prim_funcs(mod, target, tir_pipeline):
-    """Lower, generate LLVM IR (in parts) and JIT-compile an IRModule of PrimFuncs.
+    """Lower an IRModule of PrimFuncs and hand each function to the backend of its kind.
 
-    The functions are split into parts (:func:`_partition`); each part is lowered and its
-    LLVM IR generated in turn, and LLVM compiles it in a worker thread as soon as it is
-    submitted, so Python's lowering of the next parts overlaps LLVM's work on the earlier
-    ones. The runtime helpers the kernels call are JIT-compiled in the background meanwhile.
+    The functions are split into parts (:func:`_partition`), lowered one part at a time as
+    the host backend pulls them (``Backend.codegen_parts``: the LLVM backend compiles each
+    part in a worker thread while the next one is lowered). Lowered functions whose target
+    kind is a device kind (:func:`_device_target`) are set aside; after the host module, each
+    device kind's functions go to its backend's ``codegen`` and the resulting modules are
+    imported into the host module.
     """
-    # Lazy: llvmlite is imported only when something is compiled.
-    from ..backend.llvm.codegen import exported_symbols
-    from ..backend.llvm.jit import PartCompiler, compile_threads, prepare_runtime
-
-    prepare_runtime()
+    host = host_target(target)
+    host_backend = get_backend(host)
     mod = _with_symbols(mod)
     exported_symbols(mod)  # a clash between two parts would go unnoticed
     names = [gv.name_hint for gv in mod.functions]
     module_name = "_".join(names)[:64] or "pytvm"
-    llvm_target = None if target is None or isinstance(target, str) and target.strip() == "llvm" \
-        else target
-    compiler = PartCompiler(llvm_target, name=module_name)
-    threads = compile_threads()
-    # More parts than threads, each lowered and generated on its own: LLVM starts on the
-    # first part while Python still lowers the others.
-    for group in _partition(mod, PARTS_PER_THREAD * threads if threads > 1 else 1):
-        _submit_part(compiler, IRModule(group, attrs=mod.attrs), target, tir_pipeline,
-                     module_name)
-    return compiler.finish(while_waiting=_collect_young_garbage)
+    device_funcs: dict = {}  # kind -> {GlobalVar: PrimFunc}
+    device_targets: dict = {}  # kind -> Target
+
+    def host_parts():
+        threads = _compile_threads(host_backend)
+        # More parts than threads, each lowered on its own: the backend starts on the first
+        # part while Python still lowers the others.
+        for group in _partition(mod, PARTS_PER_THREAD * threads if threads > 1 else 1):
+            lowered = lower(IRModule(group, attrs=mod.attrs), target, tir_pipeline)
+            host_funcs = {}
+            for gvar, func in lowered.functions.items():
+                device = _device_target(func, target)
+                if device is None:
+                    host_funcs[gvar] = func
+                    continue
+                kind = device.kind.name
+                device_funcs.setdefault(kind, {})[gvar] = func
+                device_targets.setdefault(kind, device)
+            if host_funcs:
+                yield IRModule(host_funcs, attrs=lowered.attrs)
+
+    if host_backend.codegen_parts is not None:
+        host_mod = host_backend.codegen_parts(host_parts(), host, module_name)
+    else:
+        parts = list(host_parts())
+        merged = {gv: f for part in parts for gv, f in part.functions.items()}
+        host_mod = host_backend.codegen(IRModule(merged, attrs=mod.attrs), host)
+    if not device_funcs:
+        return host_mod
+    # A fresh wrapper: the host backend may hand out a cached module for the same host code.
+    root = Module(host_mod.impl)
+    if not root.imports:
+        for imported in host_mod.imports:
+            root.import_module(imported)
+    for kind, funcs in device_funcs.items():
+        device = device_targets[kind]
+        root.import_module(get_backend(device).codegen(IRModule(funcs, attrs=mod.attrs), device))
+    return root
 
 
-def _submit_part(compiler, mod, target, tir_pipeline, module_name) -> None:
-    """Lower one group, generate its LLVM IR and hand it to ``compiler``.
+def _device_target(func, target: Target):
+    """The device target of a lowered function, or None for host code.
 
-    Two LLVM modules: the kernels, and their packed wrappers (argument unpacking and checks,
-    then one call), which LLVM compiles at level 0 (fast instruction selection).
+    A function's kind is that of its ``target`` attribute, else the build target's. It is
+    device code when that kind's backend does not generate host code (``Backend.host``
+    False). So for a device target, ``SplitHostDevice`` gives the host functions it creates
+    (the launchers) the host target as ``target`` attribute and the kernels the device target.
     """
-    # Lazy: llvmlite is imported only when something is compiled.
-    from ..backend.llvm.codegen import codegen_module
+    own = func.get_attr("target")
+    if own is not None:
+        own = own if isinstance(own, Target) else Target(own)
+    else:
+        own = target
+    if own.kind.name == HOST_KIND:
+        return None
+    return None if get_backend(own).host else own
 
-    lowered = lower(mod, target, tir_pipeline)
-    kernels, wrappers = codegen_module(lowered, module_name=module_name, split_wrappers=True)
-    compiler.submit(kernels)
-    compiler.submit(wrappers, opt_level=0)
+
+def _compile_threads(backend) -> int:
+    """How many threads the host backend compiles with (parts are sized to it)."""
+    return backend.compile_threads() if backend.compile_threads is not None else 1
 
 
-def _collect_young_garbage() -> None:
-    """Collect the objects allocated since the collector was paused (``gc_paused``).
+def exported_symbols(mod: IRModule) -> dict:
+    """``global_symbol`` (or GlobalVar name) -> GlobalVar name of every PrimFunc of ``mod``.
 
-    The build leaves cyclic garbage (every llvmlite module is one big cycle) that only the
-    collector frees; with it paused, the first collection after the build scanned all of it:
-    ~20 ms at the end of an MLP training step's ``relax.build``. Run while the last part
-    compiles in another thread, that collection costs no wall time.
+    Raises ``ValueError`` when two functions would export the same symbol; checked on the
+    whole module before it is split into parts compiled separately.
     """
-    gc.collect(0)
+    owners = {}
+    for gvar, func in mod.functions.items():
+        if isinstance(func, PrimFunc):
+            name = str(func.get_attr("global_symbol") or gvar.name_hint)
+            if name in owners:
+                raise ValueError(
+                    f"Duplicate PrimFunc global_symbol '{name}': IRModule keys "
+                    f"'{owners[name]}' and '{gvar.name_hint}' both lower to the same exported "
+                    f"symbol '__tvm_ffi_{name}'. Each exposed PrimFunc in one IRModule must "
+                    "have a unique global_symbol."
+                )
+            owners[name] = gvar.name_hint
+    return owners
 
 
 def _partition(mod: IRModule, count: int) -> list:

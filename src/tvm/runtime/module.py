@@ -29,6 +29,9 @@ from collections.abc import Callable, Sequence
 
 import tvm_ffi
 
+from . import device_api as _device_api
+from .hooks import get_runtime_hook
+
 
 class BenchmarkResult:
     """Timing results of :meth:`Module.time_evaluator`, in seconds per call, one per repeat.
@@ -335,14 +338,16 @@ class Module:
 
         Each of ``repeat`` measurements runs the function ``number`` times and records the
         mean time per call; when ``min_repeat_ms`` > 0, ``number`` grows until one repeat
-        takes at least that long. Timing happens in Python (``time.perf_counter``), so each
-        call includes ~0.1 us of Python loop overhead. Only CPU devices are supported.
+        takes at least that long. On CPU, timing happens in Python (``time.perf_counter``),
+        so each call includes ~0.1 us of Python loop overhead; other devices time with their
+        device API's timer (CUDA events around the calls).
         """
         if f_preproc:
             raise ValueError(f"time_evaluator: f_preproc={f_preproc!r} is not supported")
         device_type = _device_type(dev)
-        if device_type != 1:
-            raise ValueError(f"time_evaluator supports CPU devices only, got {dev!r}")
+        # Non-CPU devices time on the device through their device API (CUDA: events on the
+        # current stream); ValueError when no backend registered one.
+        timer = _device_timer(dev) if device_type != 1 else None
         if number < 1 or repeat < 1:
             raise ValueError(
                 f"time_evaluator needs number >= 1 and repeat >= 1, got {number}, {repeat}"
@@ -360,10 +365,17 @@ class Module:
                 while True:
                     if flush is not None:
                         flush[::64] = bytes(len(flush[::64]))
-                    start = time.perf_counter()
-                    for _ in range(count):
-                        func(*args)
-                    elapsed = time.perf_counter() - start
+                    if timer is not None:
+                        timer.start()
+                        for _ in range(count):
+                            func(*args)
+                        timer.stop()
+                        elapsed = timer.elapsed_seconds()
+                    else:
+                        start = time.perf_counter()
+                        for _ in range(count):
+                            func(*args)
+                        elapsed = time.perf_counter() - start
                     if elapsed == 0.0 and zero_runs < limit_zero_time_iterations:
                         zero_runs += 1
                         continue
@@ -376,6 +388,13 @@ class Module:
             return BenchmarkResult(results)
 
         return evaluator
+
+
+def _device_timer(dev):
+    """A ``DeviceTimer`` for a non-CPU device (from the runtime's device-API table)."""
+    if isinstance(dev, str):
+        dev = tvm_ffi.device(dev)
+    return _device_api.get_device_api(dev.dlpack_device_type()).create_timer(dev)
 
 
 def _device_type(dev) -> int:
@@ -482,11 +501,8 @@ def _connect_parallel_runtime(path: str) -> None:
         return  # not a library with parallel code: nothing to connect
     if hook.value:
         return
-    # Lazy import: the pool is LLVM IR JIT-compiled by the llvm backend (a higher layer); only
-    # libraries containing parallel loops need it.
-    from tvm.backend.llvm import threadpool
-
-    hook.value = threadpool.launch_address()
+    # The pool belongs to a backend (llvm), which registers this hook (tvm.runtime.hooks).
+    hook.value = get_runtime_hook("parallel_launch_address")()
 
 
 def system_lib(symbol_prefix: str = "") -> Module:
@@ -496,7 +512,4 @@ def system_lib(symbol_prefix: str = "") -> Module:
 
 def num_threads() -> int:
     """Number of threads parallel loops of compiled code run on (``TVM_NUM_THREADS`` or CPUs)."""
-    # Lazy import: the pool is JIT-compiled LLVM IR owned by the llvm backend (a higher layer).
-    from tvm.backend.llvm import threadpool
-
-    return threadpool.num_threads()
+    return get_runtime_hook("num_threads")()

@@ -243,5 +243,7 @@ def device_enabled(target) -> bool:
 
 
 def _target_kind(target) -> str:
-    """The kind of a test target given as a string or a config dict."""
-    return target["kind"] if isinstance(target, dict) else target.split()[0]
+    """The kind of a test target given as a string, a config dict or a ``Target``."""
+    from tvm.target import Target  # lazy: tvm.testing imports nothing heavy at import
+
+    return (target if isinstance(target, Target) else Target(target)).kind.name

@@ -70,6 +70,7 @@ from .op import (  # noqa: F401
     abs,
     acos,
     acosh,
+    address_of,
     all,
     any,
     asin,
@@ -85,6 +86,7 @@ from .op import (  # noqa: F401
     call_intrin,
     call_llvm_intrin,
     call_llvm_pure_intrin,
+    call_packed,
     call_pure_extern,
     ceil,
     ceildiv,
@@ -135,15 +137,14 @@ from .op import (  # noqa: F401
     tan,
     tanh,
     trunc,
-)
-from .op_gpu import (  # noqa: F401  (GPU builtins: the default GPU schedules' passes)
+    tvm_stack_alloca,
     tvm_storage_sync,
-    tvm_thread_allreduce,
     tvm_warp_activemask,
     tvm_warp_shuffle,
     tvm_warp_shuffle_down,
     tvm_warp_shuffle_up,
 )
+from .op_gpu import tvm_thread_allreduce  # noqa: F401  (the default GPU schedules' passes)
 from .reduction import CommReducer, Reduce  # noqa: F401
 
 # Statements, buffers, functions (the statement helper's modules).

@@ -1,8 +1,9 @@
 """The LLVM target's intrinsic table: how each ``tirx`` math op is lowered for ``llvm``.
 
-Each rule is registered as the op attribute ``"llvm.FLowerIntrinsic"`` (a function
-``Call -> PrimExpr``); ``tvm.tirx.transform.LowerIntrin`` applies the rules of the target's
-kind, and the code generator applies them too for calls that reach it unlowered. A rule maps
+The rules (functions ``Call -> PrimExpr``) are :data:`INTRIN_RULES`, the ``intrin_rules`` of the
+llvm backend in the ``tvm.backend`` table, which ``tvm.tirx.transform.LowerIntrin`` applies to
+functions of kind ``llvm``. Each is also registered as the op attribute
+``"llvm.FLowerIntrinsic"``: the code generator applies them for calls that reach it unlowered. A rule maps
 an op onto one of:
 
 * an LLVM intrinsic (``T.call_llvm_pure_intrin(dtype, "llvm.exp", x)``), which LLVM may turn
@@ -98,15 +99,29 @@ def _lower_ldexp(call: Call):
     return _widened(call, build)
 
 
-def register_intrinsic_rules() -> None:
-    """Register every rule above (idempotent: same level, same functions)."""
+def _rules() -> dict:
+    rules = {}
     for name, intrinsic in LLVM_INTRINSICS.items():
-        register_op_attr(f"tirx.{name}", ATTR_KEY, _llvm_rule(intrinsic))
+        rules[f"tirx.{name}"] = _llvm_rule(intrinsic)
     for name, func in LIBM_FUNCTIONS.items():
-        register_op_attr(f"tirx.{name}", ATTR_KEY, _libm_rule(func))
-    register_op_attr("tirx.sigmoid", ATTR_KEY, _lower_sigmoid)
-    register_op_attr("tirx.rsqrt", ATTR_KEY, _lower_rsqrt)
-    register_op_attr("tirx.ldexp", ATTR_KEY, _lower_ldexp)
+        rules[f"tirx.{name}"] = _libm_rule(func)
+    rules["tirx.sigmoid"] = _lower_sigmoid
+    rules["tirx.rsqrt"] = _lower_rsqrt
+    rules["tirx.ldexp"] = _lower_ldexp
+    return rules
+
+
+#: Op name -> rule: the ``intrin_rules`` of the llvm ``tvm.backend.Backend`` (LowerIntrin).
+INTRIN_RULES = _rules()
+
+
+def register_intrinsic_rules() -> None:
+    """Register every rule as the op attribute ``ATTR_KEY`` too (idempotent).
+
+    The code generator reads the op attribute for calls that reach it unlowered.
+    """
+    for op_name, rule in INTRIN_RULES.items():
+        register_op_attr(op_name, ATTR_KEY, rule)
 
 
 register_intrinsic_rules()

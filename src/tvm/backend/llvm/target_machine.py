@@ -9,8 +9,9 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import functools
-import shlex
 import threading
+
+from ...target import Target
 
 # LLVM's global state (targets, the pass pipeline) is not safe to initialize twice concurrently.
 _LOCK = threading.RLock()
@@ -138,28 +139,22 @@ class TargetOptions:
 
     @staticmethod
     def from_target(target=None) -> TargetOptions:
-        """Read ``-mtriple``/``-mcpu``/``-mattr``/``-opt-level`` from a target.
+        """Read ``mtriple``/``mcpu``/``mattr``/``opt-level`` from a target.
 
-        ``target`` may be ``None`` (the host), a string such as ``"llvm -mcpu=skylake"``, a
-        dict, or an object with an ``attrs`` mapping or ``mcpu``/``mtriple``/``mattr``
-        attributes (such as ``tvm.target.Target``).
+        ``target`` may be ``None`` (the host), a ``tvm.target.Target``, anything
+        ``Target(...)`` accepts (``"llvm -mcpu=skylake"``, a config dict), or an object with
+        an ``attrs`` mapping.
         """
         if target is None:
             return TargetOptions()
         if isinstance(target, TargetOptions):
             return target
-        if isinstance(target, str):
-            return TargetOptions._from_string(target)
-        if isinstance(target, dict):
-            attrs = target
-        else:
-            attrs = dict(getattr(target, "attrs", None) or {})
-            for key in ("mtriple", "mcpu", "mattr", "opt_level"):
-                if key not in attrs and getattr(target, key, None) is not None:
-                    attrs[key] = getattr(target, key)
-        kind = attrs.get("kind", getattr(getattr(target, "kind", None), "name", "llvm"))
-        if kind not in ("llvm", None):
+        if isinstance(target, (str, dict)):
+            target = Target(target)
+        kind = getattr(getattr(target, "kind", None), "name", "llvm")
+        if kind != "llvm":
             raise ValueError(f"the LLVM backend cannot compile for target kind '{kind}'")
+        attrs = getattr(target, "attrs", None) or {}
         mattr = attrs.get("mattr") or ""
         if not isinstance(mattr, str):
             mattr = ",".join(str(x) for x in mattr)
@@ -167,35 +162,7 @@ class TargetOptions:
             triple=str(attrs.get("mtriple") or ""),
             cpu=str(attrs.get("mcpu") or ""),
             features=mattr,
-            opt_level=int(attrs.get("opt_level", attrs.get("opt-level", DEFAULT_OPT_LEVEL))),
-        )
-
-    @staticmethod
-    def _from_string(text: str) -> TargetOptions:
-        words = shlex.split(text)
-        if not words or words[0] != "llvm":
-            raise ValueError(
-                f"the LLVM backend expects a target string starting with 'llvm', got {text!r}"
-            )
-        values = {}
-        for word in words[1:]:
-            if not word.startswith("-") or "=" not in word:
-                raise ValueError(
-                    f"cannot parse target option {word!r} in {text!r}: expected -key=value"
-                )
-            key, value = word.lstrip("-").split("=", 1)
-            values[key.replace("-", "_")] = value
-        known = {"mtriple", "mcpu", "mattr", "opt_level", "num_cores", "keys", "tag"}
-        unknown = sorted(set(values) - known)
-        if unknown:
-            raise ValueError(
-                f"unknown LLVM target option(s) {unknown} in {text!r}; known: {sorted(known)}"
-            )
-        return TargetOptions(
-            triple=values.get("mtriple", ""),
-            cpu=values.get("mcpu", ""),
-            features=values.get("mattr", ""),
-            opt_level=int(values.get("opt_level", DEFAULT_OPT_LEVEL)),
+            opt_level=int(attrs.get("opt-level", DEFAULT_OPT_LEVEL)),
         )
 
     def key(self) -> str:

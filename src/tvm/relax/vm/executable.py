@@ -13,6 +13,7 @@ import base64
 import pickle
 
 from ...ir.module import IRModule
+from ...runtime.hooks import get_runtime_hook
 
 __all__ = ["PROGRAM_SYMBOL", "Executable", "VMExecutable"]
 
@@ -38,6 +39,9 @@ class Executable:
 
     #: Whether ``relax.build(..., system_lib=True)`` made it (no effect on the kernels here).
     system_lib = False
+    #: The ``tvm.target.Target`` it was built for (None for a loaded library).
+    target = None
+
     def __init__(self, lib, codes, mod=None):
         self.lib = lib
         #: ``relax.build(..., params=...)``: main's parameter name -> runtime tensor, kept as
@@ -135,10 +139,9 @@ class Executable:
         fcompile, workspace_dir, **kwargs
             Passed to :meth:`tvm.runtime.Module.export_library`.
         """
-        # Lazy: llvmlite compiles the program carrier only when exporting.
-        from ...backend.llvm.jit import build_module
-
-        carrier = build_module(_program_ir(self._program_text()), name="pytvm_relax_program")
+        # The host backend (llvm) provides the carrier through a runtime hook.
+        make_text_module = get_runtime_hook("text_module")
+        carrier = make_text_module(PROGRAM_SYMBOL, self._program_text())
         if self.lib is not None:
             # A fresh wrapper so the cached kernels module does not collect imports.
             from ...runtime.module import Module
@@ -191,19 +194,3 @@ def _size(shape, dtype):
     for d in shape:
         n *= d
     return n * dtype.itemsize
-
-
-def _program_ir(text: str) -> str:
-    """LLVM IR of a packed function returning ``text`` as a ``tvm_ffi`` string."""
-    data = text.encode("ascii")
-    n = len(data)
-    return f"""
-@.pytvm_program = private constant [{n} x i8] c"{data.decode('ascii')}"
-@.pytvm_program_ba = private constant {{ ptr, i64 }} {{ ptr @.pytvm_program, i64 {n} }}
-declare i32 @TVMFFIStringFromByteArray(ptr, ptr)
-define dllexport i32 @__tvm_ffi_{PROGRAM_SYMBOL}(ptr %self, ptr %args, i32 %n, ptr %result) {{
-entry:
-  %r = call i32 @TVMFFIStringFromByteArray(ptr @.pytvm_program_ba, ptr %result)
-  ret i32 %r
-}}
-"""

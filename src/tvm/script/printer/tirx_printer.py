@@ -193,11 +193,21 @@ def _call(node, path, d):
     args = [d.as_doc(arg, item_path(attr_path(path, "args"), i)) for i, arg in enumerate(node.args)]
     op = node.op
     if isinstance(op, Op):
-        name = op.name
+        name = op.get_attr("TScriptPrinterName") or op.name  # T.cuda.wgmma.noop_barrier
+        if name == "tirx.cuda.func_call" and node.args:
+            # T.cuda.func_call("f", *args, source_code=..., return_type=...)
+            keys, values = ["source_code"], [args[-1]]
+            if node.dtype not in ("", "void"):
+                keys.append("return_type")
+                values.append(LiteralDoc(node.dtype))
+            return CallDoc(d.prefix("T").attr("cuda").attr("func_call"), args[:-1], keys, values)
         for prefix in ("tirx.", "tir."):
             if name.startswith(prefix):
                 name = name[len(prefix):]
                 break
+        printed = op.get_attr("TScriptPrinterName")
+        if printed is not None:  # ``tvm_call_packed`` prints as ``T.call_packed(...)``
+            return d.prefix("T").attr(printed).call(*args)
         callee = d.prefix("T")
         for part in name.split("."):
             callee = callee.attr(part)

@@ -33,7 +33,7 @@ from ..buffer import decl_buffer
 from ..expr import EQ, LT, Add, FloorDiv, FloorMod, IntImm, Mul, Select, Sub
 from ..function import PrimFunc
 from ..generic import const
-from ..op import call_intrin
+from ..op import tvm_storage_sync
 from ..op_gpu import tvm_warp_activemask, tvm_warp_shuffle_down
 from ..stmt import (
     AllocBuffer,
@@ -56,7 +56,7 @@ WARP_SIZE = 32
 
 def _sync():
     # The one-argument form, as TVM's passes emit it.
-    return Evaluate(call_intrin("void", "tirx.tvm_storage_sync", "shared"))
+    return Evaluate(tvm_storage_sync("shared"))
 
 
 def _thread_of(node):

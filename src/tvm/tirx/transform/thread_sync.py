@@ -26,7 +26,7 @@ from __future__ import annotations
 from ...ir.transform import PassInfo
 from ..expr import Call, Var
 from ..function import PrimFunc
-from ..op import call_intrin
+from ..op import tvm_storage_sync
 from ..stmt import (
     AttrStmt,
     BufferLoad,
@@ -45,7 +45,7 @@ __all__ = ["ThreadSync"]
 
 
 def _sync(scope):
-    return Evaluate(call_intrin("void", "tirx.tvm_storage_sync", scope))
+    return Evaluate(tvm_storage_sync(scope))
 
 
 def _is_sync(stmt) -> bool:

@@ -68,6 +68,8 @@ del _dtype
 dispatch_token = "tirx"
 
 # The TIR dialect proper: builder calls, the decorator, and the parse handlers.
+from ....tirx.cuda_ops import address_of, cuda  # noqa: F401 - T.cuda, T.address_of
+from ....tirx.ptx import ptx  # noqa: F401 - T.ptx
 from ...ir_builder.tirx import (  # noqa: F401
     Assert,
     Bind,

@@ -401,6 +401,8 @@ def _visit_expr(parser: Parser, node: ast.Expr) -> None:
     if isinstance(value, IRBuilderFrame):
         parser.report_error(node, f"{ast.unparse(node.value)} must be used in a `with` statement")
     if isinstance(value, (PrimExpr, int)) and not isinstance(value, bool):
+        if getattr(value, "span", False) is None:  # lets later checks (ptx.check_arch) cite it
+            object.__setattr__(value, "span", parser.source.to_span(node.value))
         B.evaluate(value)
 
 
