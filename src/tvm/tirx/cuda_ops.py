@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from ..ir.op import register_op, register_op_attr
 from .expr import Call, IntImm, StringImm
-from .op import CallEffectKind
+from .op import CallEffectKind, address_of
 
 __all__ = ["CUDA_OP_ARCH", "CUDANamespace", "address_of", "cuda"]
 
@@ -64,19 +64,9 @@ for _name, _printed, _arch in _OPS:
     register_op_attr(f"tirx.cuda.{_name}", "TIRxOpCategory", "device_intrin")
     if _printed:
         register_op_attr(f"tirx.cuda.{_name}", "TScriptPrinterName", _printed)
-register_op("tirx.address_of", num_inputs=1, family="intrinsic")
-register_op_attr("tirx.address_of", "TCallEffectKind", CallEffectKind.Pure)
 del _name, _printed, _arch
 
 _REDUCE_OPS = ("sum", "max", "min")
-
-
-def address_of(buffer_load):
-    """``T.address_of(A[i])``: the address of one buffer element (a ``handle``)."""
-    if type(buffer_load).__name__ != "BufferLoad":
-        raise TypeError("T.address_of expects a buffer element such as A[i] or a scalar, got "
-                        f"{type(buffer_load).__name__}")
-    return Call("handle", "tirx.address_of", [buffer_load])
 
 
 def _call(name, dtype, *args):

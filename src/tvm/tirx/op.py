@@ -500,7 +500,7 @@ def address_of(buffer_load, span=None):
 
     if not isinstance(buffer_load, BufferLoad):
         raise TypeError(
-            f"address_of expects a buffer element A[i], got {type(buffer_load).__name__}"
+            f"T.address_of expects a buffer element such as A[i], got {type(buffer_load).__name__}"
         )
     return _call("handle", "address_of", buffer_load, span=span)
 

@@ -193,25 +193,29 @@ def _call(node, path, d):
     args = [d.as_doc(arg, item_path(attr_path(path, "args"), i)) for i, arg in enumerate(node.args)]
     op = node.op
     if isinstance(op, Op):
-        name = op.get_attr("TScriptPrinterName") or op.name  # T.cuda.wgmma.noop_barrier
-        if name == "tirx.cuda.func_call" and node.args:
+        base = op.name
+        for prefix in ("tirx.", "tir."):
+            if base.startswith(prefix):
+                base = base[len(prefix):]
+                break
+        if base == "cuda.func_call" and node.args:
             # T.cuda.func_call("f", *args, source_code=..., return_type=...)
             keys, values = ["source_code"], [args[-1]]
             if node.dtype not in ("", "void"):
                 keys.append("return_type")
                 values.append(LiteralDoc(node.dtype))
             return CallDoc(d.prefix("T").attr("cuda").attr("func_call"), args[:-1], keys, values)
+        # An op may name its printed form (``tvm_call_packed`` prints as ``T.call_packed``,
+        # ``tirx.cuda.wgmma_noop_barrier`` as ``T.cuda.wgmma.noop_barrier``).
+        printed = op.get_attr("TScriptPrinterName") or base
         for prefix in ("tirx.", "tir."):
-            if name.startswith(prefix):
-                name = name[len(prefix):]
+            if printed.startswith(prefix):
+                printed = printed[len(prefix):]
                 break
-        printed = op.get_attr("TScriptPrinterName")
-        if printed is not None:  # ``tvm_call_packed`` prints as ``T.call_packed(...)``
-            return d.prefix("T").attr(printed).call(*args)
         callee = d.prefix("T")
-        for part in name.split("."):
+        for part in printed.split("."):
             callee = callee.attr(part)
-        if name in _DTYPE_FIRST:
+        if base in _DTYPE_FIRST:
             # ``T.call_extern("int32", "foo", ...)``: these intrinsics take the dtype first.
             args.insert(0, LiteralDoc(node.dtype))
         return callee.call(*args)
