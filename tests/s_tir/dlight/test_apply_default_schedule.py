@@ -83,3 +83,20 @@ def test_block_analysis_kinds():
     (info,) = dl.normalize_prim_func(sch)
     assert info.name == "B" and info.dom_kind() == "SR" and info.is_reduction()
     assert [it.extent for it in info.iters] == [4, 8]
+
+
+def test_driver_default_schedule_uses_the_gpu_rules_for_gpu_targets(gpu):
+    from tvm import topi
+    from tvm.s_tir.default_schedule import apply_default_schedule
+
+    A = te.placeholder((8, 100), name="A")
+    mod = tvm.IRModule({"main": te.create_prim_func([A, topi.nn.softmax(A, axis=1)])})
+    out = apply_default_schedule(mod, tvm.target.Target("cuda"))
+    assert gpu.thread_extents(out["main"]) == {"blockIdx.x": 8, "threadIdx.x": 128}
+    assert bool(out["main"].attrs["tirx.is_scheduled"])
+    # CPU targets keep the CPU default schedule (no thread bindings).
+    cpu = apply_default_schedule(mod, tvm.target.Target("llvm"))
+    assert not gpu.thread_extents(cpu["main"])
+    # Functions already scheduled are left alone.
+    again = dl.apply_gpu_default_schedule(out, tvm.target.Target("cuda"))
+    assert again["main"] is out["main"]

@@ -21,6 +21,7 @@ from .analysis import IterInfo, SBlockInfo, normalize_prim_func  # noqa: F401
 from .base import (  # noqa: F401
     ApplyDefaultSchedule,
     ScheduleRule,
+    apply_gpu_default_schedule,
     max_threads_per_block,
     try_inline,
     try_inline_contiguous_spatial,

@@ -11,6 +11,7 @@ from .analysis import normalize_prim_func
 
 __all__ = [
     "ApplyDefaultSchedule",
+    "apply_gpu_default_schedule",
     "ScheduleRule",
     "max_threads_per_block",
     "try_inline",
@@ -119,6 +120,36 @@ class ApplyDefaultSchedule(ModulePass):
 
     def __repr__(self):
         return f"ApplyDefaultSchedule({', '.join(map(repr, self.rules))})"
+
+
+def apply_gpu_default_schedule(mod: IRModule, target, should_schedule=None) -> IRModule:
+    """``mod`` with every PrimFunc scheduled by ``gpu.Matmul``, ``gpu.GeneralReduction`` or
+    ``gpu.Fallback`` (the first that applies) for the GPU ``target``.
+
+    ``should_schedule(func)`` (optional) picks the functions to schedule; by default those
+    not marked ``"tirx.is_scheduled"``. Used by the driver's default schedule for GPU targets.
+    """
+    # Lazy: the gpu rules import this module (a cycle at import time).
+    from .gpu import Fallback, GeneralReduction, Matmul
+
+    target = target if isinstance(target, Target) else Target(target)
+    rules = [Matmul(), GeneralReduction(), Fallback()]
+    updates = {}
+    for gvar, func in mod.functions_items():
+        if not isinstance(func, PrimFunc) or _is_scheduled(func):
+            continue
+        if should_schedule is not None and not should_schedule(func):
+            continue
+        schedules = _apply_rules(func, target, rules, tunable=False)
+        if schedules:
+            updates[gvar] = schedules[0].mod["main"].with_attr("tirx.is_scheduled", True)
+    if not updates:
+        return mod
+    new = IRModule(dict(mod.functions), attrs=mod.attrs,
+                   global_infos=getattr(mod, "global_infos", None))
+    for gvar, func in updates.items():
+        new.update_func(gvar, func)
+    return new
 
 
 def max_threads_per_block(target: Target) -> int:
