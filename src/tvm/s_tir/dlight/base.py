@@ -11,8 +11,8 @@ from .analysis import normalize_prim_func
 
 __all__ = [
     "ApplyDefaultSchedule",
-    "apply_gpu_default_schedule",
     "ScheduleRule",
+    "apply_gpu_default_schedule",
     "max_threads_per_block",
     "try_inline",
     "try_inline_contiguous_spatial",
