@@ -61,8 +61,8 @@ def test_target_objects_and_options():
 def test_target_kind_without_backend():
     with pytest.raises(ValueError, match="target kind 'cuda' has no backend .*'llvm'"):
         tvm.compile(_add_one(), target="cuda")
-    with pytest.raises(ValueError, match="target kind 'c' has no backend .*no package"):
-        tvm.compile(_add_one(), target="c")
+    with pytest.raises(ValueError, match="target kind 'metal' has no backend .*no package"):
+        tvm.compile(_add_one(), target="metal")
     with pytest.raises(ValueError, match='Target kind "nope" is not defined'):
         tvm.compile(_add_one(), target="nope")
 
