@@ -93,3 +93,27 @@ def test_declines_non_matmul_reductions():
     B = te.compute((4,), lambda i: te.sum(A[i, k], axis=k), name="B")
     assert dl.gpu.Matmul().apply(te.create_prim_func([A, B]), tvm.target.Target("cuda"),
                                  False) is None
+
+
+def test_fp16_operands_fp32_accumulator(gpu):
+    A = te.placeholder((20, 24), "float16", name="A")
+    B = te.placeholder((24, 12), "float16", name="B")
+    r = te.reduce_axis((0, 24), name="r")
+    C = te.compute((20, 12), lambda i, j: te.sum(
+        A[i, r].astype("float32") * B[r, j].astype("float32"), axis=r), name="C")
+    f = gpu.schedule(te.create_prim_func([A, B, C]), dl.gpu.Matmul())
+    lowered = tvm.s_tir.transform.lower_for_gpu(f)
+    dtypes = {}
+
+    def visit(node):
+        if type(node).__name__ == "AllocBuffer":
+            dtypes[node.buffer.name] = node.buffer.dtype
+
+    tvm.tirx.stmt_functor.post_order_visit(lowered.body, visit)
+    assert dtypes == {"A_shared": "float16", "B_shared": "float16", "C_local": "float32"}
+    a = gpu.rand(20, 24).astype("float16")
+    b = gpu.rand(24, 12, seed=1).astype("float16")
+    c = np.zeros((20, 12), "float32")
+    gpu.run(f, [a, b, c])
+    np.testing.assert_allclose(c, a.astype("float32") @ b.astype("float32"), rtol=1e-5,
+                               atol=1e-5)
