@@ -111,3 +111,31 @@ def test_symbolic_grid_extent_still_gets_barriers():
     b = np.zeros_like(a)
     simulate_prim_func(after, [a, b])
     np.testing.assert_array_equal(b, a[:, ::-1])
+
+
+def test_data_dependent_branch_counts_as_divergent():
+    @T.prim_func
+    def before(A: T.Buffer((32,), "float32"), B: T.Buffer((32,), "float32")):
+        for tx in T.thread_binding(32, thread="threadIdx.x"):
+            S = T.alloc_buffer((32,), scope="shared")
+            S[tx] = A[tx]
+            if A[tx] > T.float32(0):
+                B[tx] = S[31 - tx]
+
+    text = _sync(before).script()
+    assert text.index("T.tvm_storage_sync") < text.index("if A[tx]")
+
+
+def test_uniform_branch_gets_the_barrier_inside():
+    @T.prim_func
+    def before(A: T.Buffer((32,), "float32"), B: T.Buffer((32,), "float32"), n: T.int32):
+        for tx in T.thread_binding(32, thread="threadIdx.x"):
+            S = T.alloc_buffer((32,), scope="shared")
+            if n > 0:
+                S[tx] = A[tx]
+                B[tx] = S[31 - tx]
+
+    # The same branch for every thread: the barrier can go inside it.
+    lines = [ln.strip() for ln in _sync(before).script().splitlines()]
+    at = lines.index('T.tvm_storage_sync("shared")')
+    assert lines[at - 1] == "S[tx] = A[tx]" and lines[at - 2] == "if n > 0:"

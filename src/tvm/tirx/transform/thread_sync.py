@@ -12,8 +12,9 @@ distinct elements from every thread).
 The analysis is conservative: every access counts as possibly another thread's (TVM also
 proves some accesses thread-private; this pass does not). Barriers go as high as possible:
 in front of the outermost statement of the current sequence that contains the conflicting
-access, never inside an ``if`` whose condition depends on the thread (the ``if`` is treated as
-one statement) and never inside a thread-bound loop whose extent is smaller than the others
+access, never inside an ``if`` whose condition may differ between threads (it uses a
+``threadIdx`` variable, a variable bound inside the kernel, or a memory load; the ``if`` is
+then treated as one statement) and never inside a thread-bound loop whose extent is smaller than the others
 of its tag. Serial loops are analysed twice so that a conflict between the end of one
 iteration and the start of the next gets a barrier at the top of the body.
 Existing ``tvm_storage_sync`` calls are respected (they reset the pending accesses).
@@ -107,7 +108,10 @@ class _Planner:
 
         def visit(node):
             nonlocal found
-            if isinstance(node, Var) and id(node) in self.thread_vars:
+            # A threadIdx variable, a variable bound inside the kernel, or a memory load: the
+            # value may differ between threads (a barrier under it could diverge).
+            if isinstance(node, Var) and id(node) in self.thread_vars or \
+                    isinstance(node, BufferLoad):
                 found = True
 
         post_order_visit(expr, visit)
@@ -135,7 +139,8 @@ class _Planner:
         if isinstance(stmt, For):
             info = _thread_info(stmt)
             if info is not None:
-                self.thread_vars.add(id(info[1]))
+                if not info[0].startswith("blockIdx"):
+                    self.thread_vars.add(id(info[1]))
                 body, after = self.plan(stmt.body, state)
                 return stmt.replace(body=body), after
             # Two passes: the state at the top of later iterations includes the end of the
@@ -157,7 +162,7 @@ class _Planner:
             return stmt.replace(then_case=then, else_case=other), s1.union(s2)
         if isinstance(stmt, AttrStmt):
             info = _thread_info(stmt)
-            if info is not None:
+            if info is not None and not info[0].startswith("blockIdx"):
                 self.thread_vars.add(id(info[1]))
             body, after = self.plan(stmt.body, state)
             return stmt.replace(body=body), after
@@ -203,10 +208,22 @@ def _full_extents(kernel):
     return extents
 
 
+def _bound_vars(kernel):
+    """Ids of the variables bound inside ``kernel`` by ``Bind``/``LetStmt``."""
+    out = set()
+
+    def visit(node):
+        if type(node).__name__ in ("Bind", "LetStmt"):
+            out.add(id(node.var))
+
+    post_order_visit(kernel, visit)
+    return out
+
+
 def _visit_kernels(stmt, planner):
     """Apply the planner to each kernel (the outermost thread-bound statements)."""
     if _thread_info(stmt) is not None:
-        planner.thread_vars = set()
+        planner.thread_vars = _bound_vars(stmt)
         planner.full_extent = _full_extents(stmt)
         new, _ = planner.plan(stmt, _State())
         return new
