@@ -150,7 +150,7 @@ def test_argument_errors():
     with pytest.raises(AttributeError, match="T.cuda.foo is not a CUDA builtin"):
         T.cuda.foo  # noqa: B018
     with pytest.raises(TypeError, match="T.address_of expects a buffer element"):
-        T.address_of(v)
+        T.address_of(3)
 
 
 def test_elect_sync_selects_one_thread_in_an_if(tmp_path):

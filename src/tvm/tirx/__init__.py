@@ -9,6 +9,7 @@ from . import (  # noqa: F401  (lowering passes, pipelines)
     transform,
 )
 from .buffer import Buffer, decl_buffer  # noqa: F401
+from .exec_scope import ExecScope, ScopeIdDef  # noqa: F401
 from .expr import (  # noqa: F401
     EQ,
     GE,
@@ -144,6 +145,7 @@ from .op import (  # noqa: F401
     tvm_warp_shuffle_down,
     tvm_warp_shuffle_up,
 )
+from .op_gpu import tvm_thread_allreduce  # noqa: F401  (the default GPU schedules' passes)
 from .reduction import CommReducer, Reduce  # noqa: F401
 
 # Statements, buffers, functions (the statement helper's modules).
@@ -167,6 +169,7 @@ from .stmt import (  # noqa: F401
     MatchBufferRegion,
     SBlock,
     SBlockRealize,
+    ScopeIdDefStmt,
     SeqStmt,
     Stmt,
     While,
@@ -181,3 +184,13 @@ def build(mod, target=None, pipeline="default"):
     from ..driver.build_module import build as _build
 
     return _build(mod, target, pipeline)
+
+
+def __getattr__(name):
+    if name == "script":
+        # Lazy: ``tvm.tirx.script`` is an alias of the TIRx script dialect, which lives in the
+        # script layer (tvm.script.parser.tirx); tvm.script's import finder resolves it.
+        import importlib
+
+        return importlib.import_module("tvm.tirx.script")
+    raise AttributeError(f"module 'tvm.tirx' has no attribute {name!r}")

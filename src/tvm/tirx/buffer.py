@@ -60,13 +60,19 @@ class Buffer(Scriptable, Node, type_key="tirx.Buffer"):
     offset_factor: int = 1
     buffer_type: int = BufferType.DEFAULT
     axis_separators: tuple = ()
+    #: TIRx: the buffer's layout over hardware axes (a ``tvm.tirx.layout`` object), or None.
+    layout: object = None
+    #: TIRx: the address the memory was allocated at (a TMEM address), or None.
+    allocated_addr: object = None
     span: object = field(None, role=IGNORE, kw_only=True)
 
     def __init__(self, data, dtype, shape, strides=(), elem_offset=None, name="buffer",
                  data_alignment=DEFAULT_ALIGNMENT, offset_factor=1,
-                 buffer_type=BufferType.DEFAULT, axis_separators=(), span=None):
+                 buffer_type=BufferType.DEFAULT, axis_separators=(), layout=None,
+                 allocated_addr=None, span=None):
         self.__init_fields__(data, dtype, shape, strides, elem_offset, name, data_alignment,
-                             offset_factor, buffer_type, axis_separators, span=span)
+                             offset_factor, buffer_type, axis_separators, layout,
+                             allocated_addr, span=span)
 
     # --- queries ------------------------------------------------------------------------------
     def scope(self) -> str:
@@ -123,6 +129,14 @@ class Buffer(Scriptable, Node, type_key="tirx.Buffer"):
         begin = begin if isinstance(begin, (list, tuple)) else [begin]
         return BufferStore(self, value, list(begin), predicate)
 
+    def ptr_to(self, indices) -> PrimExpr:
+        """The address of the element at ``indices`` (``T.address_of(self[indices])``), a
+        pointer to the element dtype in the buffer's scope."""
+        from .op import address_of  # op.py imports this module
+
+        indices = list(indices) if isinstance(indices, (list, tuple)) else [indices]
+        return address_of(self[tuple(indices)])
+
     def get_flattened_buffer(self) -> Buffer:
         """A 1-D view of the same memory (``axis_separators`` are not supported yet)."""
         if self.axis_separators:
@@ -165,9 +179,25 @@ class Buffer(Scriptable, Node, type_key="tirx.Buffer"):
         return [offset]
 
 
+_ADDRESS_OF = "tirx.address_of"
+
+
+def pointer_type_of(value):
+    """The pointer type of an ``address_of`` call (``PointerType(PrimType(elem), scope)``),
+    or None for any other value."""
+    op = getattr(value, "op", None)
+    if getattr(op, "name", None) != _ADDRESS_OF or not value.args:
+        return None
+    if not hasattr(value.args[0], "buffer"):
+        return None  # the address of a variable (a tensor map): an opaque handle
+    buf = value.args[0].buffer
+    return PointerType(PrimType(buf.dtype), buf.scope())
+
+
 def decl_buffer(shape, dtype="float32", name="buffer", data=None, strides=None,
                 elem_offset=None, scope="", data_alignment=-1, offset_factor=0,
-                buffer_type="", axis_separators=None, span=None) -> Buffer:
+                buffer_type="", axis_separators=None, span=None, layout=None,
+                allocated_addr=None) -> Buffer:
     """Declare a new buffer.
 
     Parameters
@@ -195,6 +225,10 @@ def decl_buffer(shape, dtype="float32", name="buffer", data=None, strides=None,
         ``""`` or ``"default"``, or ``"auto_broadcast"``.
     axis_separators : list of int, optional
         Where the flattened physical axes split.
+    layout : object, optional
+        TIRx: the buffer's layout (a ``tvm.tirx.layout`` object); kept as given.
+    allocated_addr : PrimExpr, optional
+        TIRx: the address the memory was allocated at (a TMEM address).
 
     Examples
     --------
@@ -231,5 +265,6 @@ def decl_buffer(shape, dtype="float32", name="buffer", data=None, strides=None,
         data, str(dtype), shape, strides, elem_offset, name,
         DEFAULT_ALIGNMENT if data_alignment in (-1, None) else int(data_alignment),
         1 if not offset_factor else int(offset_factor),
-        kind, tuple(axis_separators or ()), span=span,
+        kind, tuple(axis_separators or ()), layout=layout, allocated_addr=allocated_addr,
+        span=span,
     )

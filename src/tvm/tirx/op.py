@@ -33,7 +33,7 @@ import math
 from ..ir.op import Op, register_op, register_op_attr
 from ..runtime.data_type import dtype_info, normalize_dtype
 from . import generic as _g
-from .expr import GE, Call, FloatImm, IntImm, Select, StringImm, Sub, int_range
+from .expr import GE, Call, FloatImm, IntImm, Select, StringImm, Sub, Var, int_range
 
 __all__ = [
     "CallEffectKind",
@@ -495,12 +495,20 @@ def call_llvm_pure_intrin(dtype, name, *args, span=None):
 
 
 def address_of(buffer_load, span=None):
-    """``&A[i]``: the address of one buffer element, a ``handle`` (``T.address_of(A[0])``)."""
+    """``T.address_of(A[i])``: the address of one buffer element, a ``handle``.
+
+    A whole buffer ``A`` means ``A[0, ...]``; a variable (a tensor map, a scalar) is also
+    accepted. ``tvm.tirx.buffer.pointer_type_of`` gives the pointer type of the result.
+    """
+    from .buffer import Buffer  # buffer.py imports this module
     from .stmt import BufferLoad  # stmt imports expr; op is imported by expr's users first
 
-    if not isinstance(buffer_load, BufferLoad):
+    if isinstance(buffer_load, Buffer):
+        buffer_load = buffer_load[tuple(IntImm("int32", 0) for _ in buffer_load.shape)]
+    if not isinstance(buffer_load, (BufferLoad, Var)):
         raise TypeError(
-            f"T.address_of expects a buffer element such as A[i], got {type(buffer_load).__name__}"
+            "T.address_of expects a buffer element such as A[i], a buffer or a variable, "
+            f"got {type(buffer_load).__name__}"
         )
     return _call("handle", "address_of", buffer_load, span=span)
 

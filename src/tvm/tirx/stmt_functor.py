@@ -163,6 +163,10 @@ class StmtVisitor:
     def visit_bind_(self, op: Bind):
         self.visit_expr(op.value)
 
+    def visit_scope_id_def_stmt_(self, op):
+        for e in op.def_.extents or ():
+            self.visit_expr(e)
+
     def visit_attr_stmt_(self, op: AttrStmt):
         self.visit_expr(op.value)
         self.visit_stmt(op.body)
@@ -309,6 +313,15 @@ class StmtMutator:
 
     def visit_bind_(self, op: Bind):
         return op.replace(value=self.visit_expr(op.value))
+
+    def visit_scope_id_def_stmt_(self, op):
+        scope_def = op.def_
+        if scope_def.extents is None:
+            return op
+        extents = tuple(self.visit_expr(e) for e in scope_def.extents)
+        if all(a is b for a, b in zip(extents, scope_def.extents)):
+            return op
+        return op.replace(def_=scope_def.replace(extents=extents))
 
     def visit_attr_stmt_(self, op: AttrStmt):
         return op.replace(value=self.visit_expr(op.value), body=self.visit_stmt(op.body))

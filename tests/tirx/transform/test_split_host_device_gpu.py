@@ -188,7 +188,7 @@ def test_gpu_builtins_print_and_round_trip():
 
 def test_gpu_builtin_argument_errors():
     with pytest.raises(TypeError, match="address_of expects a buffer element"):
-        tirx.address_of(tirx.Var("x", "int32"))
+        tirx.address_of(tirx.IntImm("int32", 3))
     with pytest.raises(TypeError, match="call_packed: the function name must be a str"):
         tirx.call_packed(3)
     assert tirx.tvm_warp_shuffle(0, tirx.Var("x", "float16"), 0, 32, 32).dtype == "float16"
