@@ -240,3 +240,13 @@ def test_time_evaluator_of_host_function_uses_cuda_events(fake_cuda, fake_driver
     # The fake's event clock advances 0.5 ms per launch: the CUDA timer measured the launches.
     assert result.results == pytest.approx([0.5e-3, 0.5e-3])
     assert len(fake_cuda.launches) >= 8
+
+
+@pytest.mark.skipif(shutil.which("nvcc") is None, reason="needs nvcc")
+def test_default_arch_is_the_gpus(fake_cuda):
+    # Target("cuda") names the kind's default arch (sm_50, which nvcc 13 rejects): the
+    # binary is built for GPU 0's compute capability instead (the fake H200: 9.0).
+    mod = tvm.compile(scale, target="cuda")
+    impl = mod.imports[0].impl
+    assert impl.arch is None
+    assert impl.binary()[:4] == b"\x7fELF" and impl.arch == "sm_90a"

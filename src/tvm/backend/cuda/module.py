@@ -65,12 +65,17 @@ def _as_target(target) -> Target:
 
 
 def _arch(target: Target) -> str | None:
-    """The target's ``arch`` (``"sm_90a"``), or None when it names none."""
+    """The target's ``arch`` (``"sm_90a"``), or None when it names none.
+
+    The kind's default (``Target("cuda")`` says ``sm_50``, which nvcc 13 no longer compiles
+    for) counts as none: the binary is then built for GPU 0's arch (:func:`_device_arch`).
+    """
     try:
         arch = target.attrs.get("arch")
     except AttributeError:
         arch = dict(target.export()).get("arch")
-    return str(arch) if arch else None
+    default = getattr(getattr(target, "kind", None), "defaults", {}).get("arch")
+    return str(arch) if arch and arch != default else None
 
 
 def _device_arch() -> str:
