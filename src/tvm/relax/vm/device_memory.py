@@ -20,6 +20,9 @@ rejects them with a ``ValueError``.
 from __future__ import annotations
 
 import numpy as np
+import tvm_ffi
+
+from ...runtime import _dlpack, device_api, empty, tensor
 
 __all__ = ["DeviceMemory"]
 
@@ -28,9 +31,6 @@ class DeviceMemory:
     """Allocation and copy functions of a VM on ``device`` (see the module docstring)."""
 
     def __init__(self, device):
-        # Lazy: the runtime tensor module is only needed for device VMs.
-        from ...runtime import device_api
-
         self.device = device
         self.device_type = int(device.dlpack_device_type())
         device_api.get_device_api(self.device_type)  # ValueError: no backend for the device
@@ -38,8 +38,6 @@ class DeviceMemory:
     # --- allocation ------------------------------------------------------------------------
     def empty(self, shape, dtype):
         """An uninitialized tensor on the device."""
-        from ...runtime import empty
-
         return empty(tuple(int(d) for d in shape), dtype, self.device)
 
     def empty_named(self, shape, dtype):
@@ -48,10 +46,6 @@ class DeviceMemory:
 
     def view(self, storage, offset: int, shape, dtype):
         """A compact tensor of ``shape``/``dtype`` inside device ``storage`` at byte ``offset``."""
-        import tvm_ffi
-
-        from ...runtime import _dlpack
-
         np_dtype = np.dtype(dtype) if not isinstance(dtype, np.dtype) else dtype
         shape = tuple(int(d) for d in shape)
         nbytes = int(np.prod(shape, dtype=np.int64)) * np_dtype.itemsize
@@ -101,8 +95,6 @@ class DeviceMemory:
     def to_device(self, value):
         """``value`` on the device: host arrays are copied, tuples converted field by field."""
         if isinstance(value, np.ndarray):
-            from ...runtime import tensor
-
             # np.require keeps 0-d arrays 0-d (ascontiguousarray makes them 1-d).
             return tensor(np.require(value, requirements="C"), self.device)
         if isinstance(value, (tuple, list)):
