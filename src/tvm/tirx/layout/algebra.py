@@ -1,0 +1,898 @@
+"""The layout algebra: canonical form, grouping, tiling, direct sums, recognition, slicing.
+
+Algorithms work on ``(extent, stride, axis)`` triples (see :mod:`._core`). Recognition
+(``is_tile_inner`` and friends) builds a candidate from the grouped iters and then checks it
+by rebuilding the composite and comparing meanings: element by element when every number is
+constant, by canonical structure otherwise.
+"""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+
+from ...error import InternalError
+from ...ffi.structural import structural_equal
+from ...ir.expr import Range
+from ...target import Target
+from . import _core as C
+from .axis import SCOPE_RANK, Axis, make_scope
+from .layout import ComposeLayout, Iter, LayoutArgumentError, TileLayout
+
+_M = None
+
+
+def _m():
+    global _M
+    if _M is None:
+        _M = Axis.get("m")
+    return _M
+
+
+# --- conversions ----------------------------------------------------------------------------
+def triples(iters):
+    return [(C.num(it.extent), C.num(it.stride), it.axis) for it in iters]
+
+
+def offsets(layout):
+    return {axis: C.num(v) for axis, v in layout.offset.items()}
+
+
+def make(shard, replica=(), offset=None) -> TileLayout:
+    shard_iters = [Iter(e, s, a) for e, s, a in shard]
+    replica_iters = [Iter(e, s, a) for e, s, a in replica]
+    return TileLayout.from_iters(shard_iters, replica_iters, dict(offset or {}))
+
+
+def _require_tile(layout, what):
+    if not isinstance(layout, TileLayout):
+        raise LayoutArgumentError(f"{what} needs a TileLayout, got {type(layout).__name__}")
+
+
+# --- size, span, scope ----------------------------------------------------------------------
+def size_of(layout, axis=None):
+    if isinstance(layout, ComposeLayout):
+        return size_of(layout.tile_layout, axis)
+    return C.product(e for e, _s, a in triples(layout.shard) if axis is None or a is axis)
+
+
+def span_of(layout, axis):
+    if isinstance(layout, ComposeLayout):
+        return span_of(layout.tile_layout, axis)
+    out = 1
+    for e, s, a in triples(layout.shard) + triples(layout.replica):
+        if a is axis:
+            out = C.add(out, C.mul(C.sub(e, 1), C.absval(s)))
+    return out
+
+
+def layout_size(layout, axis_name=None):
+    axis = None if axis_name is None else Axis.get(axis_name)
+    return C.expr(size_of(layout, axis))
+
+
+def layout_span(layout, axis_name=None):
+    axis = _m() if axis_name is None else Axis.get(axis_name)
+    return C.expr(span_of(layout, axis))
+
+
+_RANK_NAME = {rank: name for name, rank in SCOPE_RANK.items()}
+
+
+def _thread_intervals(layout):
+    axes = [it.axis for it in (*layout.shard, *layout.replica)] + list(layout.offset)
+    return sorted({a.scope_interval() for a in axes if a.is_thread()})
+
+
+def layout_scope(layout):
+    """(innermost, outermost) scope of a TileLayout's thread axes; None if none or broken."""
+    intervals = _thread_intervals(layout)
+    if not intervals:
+        return None
+    lo, hi = intervals[0]
+    for a, b in intervals[1:]:
+        if a > hi:
+            return None
+        hi = max(hi, b)
+    return make_scope(_RANK_NAME[lo]), make_scope(_RANK_NAME[hi])
+
+
+def verify_well_formed(layout) -> bool:
+    if isinstance(layout, ComposeLayout):
+        return verify_well_formed(layout.tile_layout)
+    for it in (*layout.shard, *layout.replica):
+        e = C.num(it.extent)
+        if C.is_const(e) and e <= 0:
+            raise ValueError(f"layout {layout}: iter extent must be positive, got {e}")
+    intervals = _thread_intervals(layout)
+    if intervals:
+        hi = intervals[0][1]
+        for a, b in intervals[1:]:
+            if a > hi:
+                names = sorted({it.axis.name for it in (*layout.shard, *layout.replica)
+                                if it.axis.is_thread()} | {
+                    ax.name for ax in layout.offset if ax.is_thread()})
+                raise ValueError(
+                    f"layout {layout}: thread axes {names} do not chain up: nothing covers "
+                    f"the scopes between {_RANK_NAME[hi]} and {_RANK_NAME[a]}"
+                )
+            hi = max(hi, b)
+    return True
+
+
+# --- canonical form -------------------------------------------------------------------------
+def _fuse_adjacent(iters):
+    out = []
+    for e, s, a in iters:
+        if out:
+            pe, ps, pa = out[-1]
+            if pa is a and C.equal(ps, C.mul(e, s)):
+                out[-1] = (C.mul(pe, e), s, a)
+                continue
+        out.append((e, s, a))
+    return out
+
+
+def _in_cuda_target():
+    target = Target.current()
+    return target is not None and getattr(getattr(target, "kind", None), "name", "") == "cuda"
+
+
+# (lower axis, upper axis, fused axis, factor of the upper axis's stride)
+_THREAD_FUSIONS = (
+    ("laneid", "wid_in_wg", "tid_in_wg", 32),
+    ("laneid", "warpid", "tx", 32),
+    ("tid_in_wg", "wgid", "tx", 128),
+)
+
+
+def _fuse_thread_axes(shard, replica, offset):
+    for low, high, fused, factor in _THREAD_FUSIONS:
+        names = {a.name for _e, _s, a in shard + replica} | {a.name for a in offset}
+        if low not in names or high not in names:
+            continue
+        target = Axis.get(fused)
+
+        def remap(e, s, a, low=low, high=high, factor=factor, target=target):
+            if a.name == low:
+                return (e, s, target)
+            if a.name == high:
+                return (e, C.mul(s, factor), target)
+            return (e, s, a)
+
+        shard = [remap(*t) for t in shard]
+        replica = [remap(*t) for t in replica]
+        new_offset = {}
+        for a, v in offset.items():
+            if a.name in (low, high):
+                v = C.mul(v, factor) if a.name == high else v
+                a = target
+            new_offset[a] = C.add(new_offset.get(a, 0), v)
+        offset = new_offset
+    return shard, replica, offset
+
+
+def _replica_key(t):
+    e, s, a = t
+    return (a.name, -s if C.is_const(s) else 0, str(s), str(e))
+
+
+def canonicalize(layout):
+    if isinstance(layout, ComposeLayout):
+        return layout.with_tile(canonicalize(layout.tile_layout))
+    shard = [t for t in triples(layout.shard) if not C.equal(t[0], 1)]
+    replica = [t for t in triples(layout.replica) if not C.equal(t[0], 1)]
+    offset = {a: v for a, v in offsets(layout).items() if not C.equal(v, 0)}
+    if _in_cuda_target():
+        shard, replica, offset = _fuse_thread_axes(shard, replica, offset)
+        offset = {a: v for a, v in offset.items() if not C.equal(v, 0)}
+    shard = _fuse_adjacent(shard)
+    replica = _fuse_adjacent(sorted(replica, key=_replica_key))
+    if layout.shard and not shard:
+        shard = [(1, 1, _m())]
+    return make(shard, replica, offset)
+
+
+# --- grouping -------------------------------------------------------------------------------
+def _insert_boundary(values, v):
+    """Insert ``v`` into the sorted distinct list ``values``; return its index."""
+    for i, w in enumerate(values):
+        if C.equal(v, w):
+            return i
+        if C.less(v, w):
+            values.insert(i, v)
+            return i
+        if not C.less(w, v):
+            raise InternalError(
+                f"layout group: cannot prove the order or equality of cumulative boundaries "
+                f"{v} and {w}"
+            )
+    values.append(v)
+    return len(values) - 1
+
+
+def _index_of(values, v):
+    for i, w in enumerate(values):
+        if C.equal(v, w):
+            return i
+    raise InternalError(f"layout group: boundary {v} is missing from {values}")
+
+
+def group_many(layout, shapes):
+    """Split ``layout``'s shard iters by the common refinement of ``shapes``."""
+    _require_tile(layout, "group")
+    iters = triples(layout.shard)
+    total = C.product(e for e, _s, _a in iters)
+    seqs = [[C.num(e) for e in shape] for shape in shapes]
+    for shape in seqs:
+        if not C.equal(C.product(shape), total):
+            raise InternalError(
+                f"layout group: shape {shape} has {C.product(shape)} elements but layout "
+                f"{layout} has {total}"
+            )
+    seqs_all = [*seqs, [e for e, _s, _a in iters]]
+    values = [1]
+    for seq in seqs_all:
+        p = 1
+        for e in seq:
+            p = C.mul(p, e)
+            _insert_boundary(values, p)
+    for lo, hi in itertools.pairwise(values):
+        if not C.divides(lo, hi):
+            if C.is_const(lo) and C.is_const(hi):
+                raise InternalError(
+                    f"layout group: incompatible cumulative boundaries {lo} and {hi} for "
+                    f"shapes {seqs} of layout {layout}"
+                )
+            raise InternalError(
+                f"layout group: cannot prove cumulative boundary divisibility of {hi} by {lo}"
+            )
+    nvals = len(values)
+
+    def positions(seq):
+        """(index of cumulative boundary, is unit) for each dim of seq."""
+        out, p = [], 1
+        for e in seq:
+            p = C.mul(p, e)
+            out.append((_index_of(values, p), C.equal(e, 1)))
+        return out
+
+    pos_all = [positions(seq) for seq in seqs_all]
+    units = [0] * nvals
+    for pos in pos_all:
+        counts = [0] * nvals
+        for j, is_unit in pos:
+            if is_unit:
+                counts[j] += 1
+        units = [max(u, c) for u, c in zip(units, counts)]
+
+    # The layout's own iters: index range and (for unit iters) their strides per boundary.
+    own = []
+    start = 0
+    own_units = [[] for _ in range(nvals)]
+    for (e, s, a), (j, is_unit) in zip(iters, pos_all[-1]):
+        if is_unit:
+            own_units[j].append((e, s, a))
+        else:
+            own.append((start, j, s, a))
+        start = j
+
+    def carrier(j, strictly_before_end):
+        for js, je, s, a in own:
+            if js < j <= je if not strictly_before_end else js <= j < je:
+                return js, je, s, a
+        return None
+
+    pieces = []
+    nonunit_end = [0] * nvals
+    for j in range(nvals):
+        if j > 0:
+            _js, je, s, a = carrier(j, strictly_before_end=False)
+            extent = C.div(values[j], values[j - 1])
+            pieces.append((extent, C.mul(s, C.div(values[je], values[j])), a))
+        nonunit_end[j] = len(pieces)
+        mine = list(own_units[j])
+        for k in range(units[j]):
+            if k < len(mine):
+                pieces.append(mine[k])
+                continue
+            host = carrier(j, strictly_before_end=True) or carrier(j, strictly_before_end=False)
+            if host is None:
+                pieces.append((1, 1, _m()))
+            else:
+                _js, je, s, a = host
+                pieces.append((1, C.mul(s, C.div(values[je], values[j])), a))
+
+    all_seps = []
+    for pos in pos_all[:-1]:
+        seps = [0]
+        seen_units = [0] * nvals
+        for k, (j, is_unit) in enumerate(pos):
+            if k == len(pos) - 1:
+                seps.append(len(pieces))
+            elif is_unit:
+                seps.append(nonunit_end[j] + seen_units[j] + 1)
+                seen_units[j] += 1
+            else:
+                seps.append(nonunit_end[j])
+        if not pos:
+            seps.append(len(pieces))
+        all_seps.append(seps)
+    grouped = make(pieces, triples(layout.replica), offsets(layout))
+    return grouped, all_seps
+
+
+def _grouped_iters(layout, shape):
+    grouped, seps = group_many(layout, [shape])
+    its = triples(grouped.shard)
+    return [its[seps[0][d]:seps[0][d + 1]] for d in range(len(shape))]
+
+
+# --- tiling ---------------------------------------------------------------------------------
+def _resize_swizzle(layout, n):
+    """A ComposeLayout's tile layout, stretched to ``n`` elements when it is a bare swizzle."""
+    tile = layout.tile_layout
+    if not C.equal(size_of(tile), n) and tile.is_trivial():
+        return make([(n, 1, _m())])
+    return tile
+
+
+def _scaled(iters, spans):
+    return [(e, C.mul(s, spans.get(a, 1)), a) for e, s, a in iters]
+
+
+def _spans(layout, axes):
+    return {a: span_of(layout, a) for a in axes}
+
+
+def _axes_of(layout):
+    return ({a for _e, _s, a in triples(layout.shard) + triples(layout.replica)}
+            | set(layout.offset))
+
+
+def _add_offsets(*dicts):
+    out = {}
+    for d in dicts:
+        for a, v in d.items():
+            out[a] = C.add(out.get(a, 0), v)
+    return out
+
+
+def tile(inner, outer, outer_shape, inner_shape):
+    if len(outer_shape) != len(inner_shape):
+        raise LayoutArgumentError(
+            f"tile: outer_shape {outer_shape} and inner_shape {inner_shape} differ in rank"
+        )
+    if isinstance(outer, ComposeLayout):
+        raise LayoutArgumentError(
+            "tile: a ComposeLayout as the outer layout is not supported yet"
+        )
+    if isinstance(inner, ComposeLayout):
+        resized = _resize_swizzle(inner, C.product(C.num(e) for e in inner_shape))
+        return inner.with_tile(tile(resized, outer, outer_shape, inner_shape))
+    for name, lay, shape in (("inner", inner, inner_shape), ("outer", outer, outer_shape)):
+        if not C.equal(size_of(lay), C.product(C.num(e) for e in shape)):
+            raise LayoutArgumentError(
+                f"tile: {name} layout {lay} has {size_of(lay)} elements, but {name}_shape "
+                f"{list(shape)} has {C.product(C.num(e) for e in shape)}"
+            )
+    gi = _grouped_iters(inner, inner_shape)
+    go = _grouped_iters(outer, outer_shape)
+    spans = _spans(inner, _axes_of(outer))
+    shard = []
+    for d in range(len(inner_shape)):
+        shard += _scaled(go[d], spans) + gi[d]
+    replica = triples(inner.replica) + _scaled(triples(outer.replica), spans)
+    outer_off = {a: C.mul(v, spans.get(a, 1)) for a, v in offsets(outer).items()}
+    return canonicalize(make(shard, replica, _add_offsets(offsets(inner), outer_off)))
+
+
+def direct_sum(right, left, left_shape, right_shape):
+    _require_tile(right, "direct_sum")
+    _require_tile(left, "direct_sum")
+    if len(left_shape) != len(right_shape):
+        raise LayoutArgumentError(
+            f"direct_sum: left_shape {left_shape} and right_shape {right_shape} differ in rank"
+        )
+    gl = _grouped_iters(left, left_shape)
+    gr = _grouped_iters(right, right_shape)
+    shard = []
+    for d in range(len(left_shape)):
+        shard += gl[d] + gr[d]
+    replica = triples(left.replica) + triples(right.replica)
+    return make(shard, replica, _add_offsets(offsets(left), offsets(right)))
+
+
+# --- meaning comparison ---------------------------------------------------------------------
+_MAX_ENUMERATE = 1 << 22
+
+
+def _all_const(layout):
+    vals = [v for e, s, _a in triples(layout.shard) + triples(layout.replica) for v in (e, s)]
+    return all(C.is_const(v) for v in vals + list(offsets(layout).values()))
+
+
+def enumerate_shard(iters, n=None):
+    """Per-axis values of ``sum(digit * stride)`` for flat indices ``0 .. n-1`` (numpy)."""
+    total = 1
+    for e, _s, _a in iters:
+        total *= e
+    n = total if n is None else n
+    x = np.arange(n, dtype=np.int64)
+    out = {}
+    for k in range(len(iters) - 1, -1, -1):
+        e, s, a = iters[k]
+        digit = x % e if k > 0 else x
+        x = x // e
+        out[a] = out.get(a, np.zeros(n, dtype=np.int64)) + digit * s
+    return out
+
+
+def _meaning(layout):
+    shard = triples(layout.shard)
+    vals = enumerate_shard(shard)
+    n = int(np.prod([e for e, _s, _a in shard])) if shard else 1
+    for a, v in offsets(layout).items():
+        vals[a] = vals.get(a, np.zeros(n, dtype=np.int64)) + v
+    vals = {a: v for a, v in vals.items() if np.any(v)}
+    rep = triples(layout.replica)
+    rvals = enumerate_shard(rep) if rep else {}
+    m = int(np.prod([e for e, _s, _a in rep])) if rep else 1
+    axes = sorted(rvals, key=lambda a: a.name)
+    rset = {tuple((a.name, int(rvals[a][i])) for a in axes if rvals[a][i]) for i in range(m)}
+    return n, vals, rset
+
+
+def equivalent(a, b) -> bool:
+    """Whether two layouts have the same meaning."""
+    if type(a) is not type(b):
+        return False
+    if isinstance(a, ComposeLayout):
+        if (a.per_element, a.swizzle_len, a.atom_len, a.swizzle_inner) != (
+                b.per_element, b.swizzle_len, b.atom_len, b.swizzle_inner):
+            return False
+        return equivalent(a.tile_layout, b.tile_layout)
+    ca, cb = canonicalize(a), canonicalize(b)
+    if structural_equal(ca, cb):
+        return True
+    if not (_all_const(a) and _all_const(b)):
+        return False
+    size_a, size_b = size_of(a), size_of(b)
+    if size_a != size_b or size_a > _MAX_ENUMERATE:
+        return False
+    na, va, ra = _meaning(a)
+    nb, vb, rb = _meaning(b)
+    if na != nb or set(va) != set(vb) or ra != rb:
+        return False
+    return all(np.array_equal(va[k], vb[k]) for k in va)
+
+
+# --- recognition ----------------------------------------------------------------------------
+def _minus_replica(total, part):
+    """``total`` replica iters with those of ``part`` removed; None if one is missing."""
+    total = [t if isinstance(t, tuple) else triples([t])[0] for t in total]
+    part = [t if isinstance(t, tuple) else triples([t])[0] for t in part]
+    rest = list(triples(canonicalize(make([(1, 1, _m())], total)).replica))
+    for e, s, a in triples(canonicalize(make([(1, 1, _m())], part)).replica):
+        for i, (e2, s2, a2) in enumerate(rest):
+            if a2 is a and C.equal(e, e2) and C.equal(s, s2):
+                del rest[i]
+                break
+        else:
+            return None
+    return rest
+
+
+def _divide_scaled(iters, spans):
+    out = []
+    for e, s, a in iters:
+        span = spans.get(a, 1)
+        if C.equal(e, 1) and not C.divides(span, s):
+            out.append((e, 0, a))
+        elif C.equal(s, 0):
+            out.append((e, s, a))
+        elif C.divides(span, s):
+            out.append((e, C.div(s, span), a))
+        else:
+            return None
+    return out
+
+
+# (fused axis, upper axis, lower axis, lower extent): fused = upper * extent + lower.
+_THREAD_SPLITS = (
+    ("tx", "wgid", "tid_in_wg", 128),
+    ("tx", "warpid", "laneid", 32),
+    ("tid_in_wg", "wid_in_wg", "laneid", 32),
+)
+
+
+def _split_thread_iter(t, upper, lower, bound):
+    """Rewrite one fused-axis iter on (upper, lower) axes; None when it straddles badly."""
+    e, s, _a = t
+    if not (C.is_const(e) and C.is_const(s)) or s <= 0:
+        return None
+    if s % bound == 0:
+        return [(e, s // bound, upper)]
+    if s * (e - 1) < bound and bound % s == 0 and bound % (s * e) == 0:
+        return [(e, s, lower)]
+    if bound % s == 0 and (e * s) % bound == 0:
+        return [((e * s) // bound, 1, upper), (bound // s, s, lower)]
+    return None
+
+
+def _defuse_threads(layout, reference):
+    """``layout`` with fused thread axes (``tx``, ``tid_in_wg``) split into the hierarchical
+    axes that ``reference`` uses, so their iters can be matched one to one."""
+    if not isinstance(layout, TileLayout):
+        return layout
+    wanted = {a.name for a in _axes_of(reference)}
+    shard, replica = triples(layout.shard), triples(layout.replica)
+    changed = False
+    for fused, upper, lower, bound in _THREAD_SPLITS:
+        if not wanted & {upper, lower} or fused in wanted:
+            continue
+        if fused == "tx" and upper == "wgid" and not wanted & {"wgid", "tid_in_wg",
+                                                                "wid_in_wg"}:
+            continue
+        parts = []
+        for iters in (shard, replica):
+            out = []
+            for t in iters:
+                if t[2].name != fused:
+                    out.append(t)
+                    continue
+                split = _split_thread_iter(t, Axis.get(upper), Axis.get(lower), bound)
+                if split is None:
+                    return layout
+                out += split
+                changed = True
+            parts.append(out)
+        shard, replica = parts
+    if not changed:
+        return layout
+    return make(shard, replica, offsets(layout))
+
+
+def _split_shapes(tiled_shape, part_shape):
+    other = []
+    for t, p in zip(tiled_shape, part_shape):
+        t, p = C.num(t), C.num(p)
+        if not C.divides(p, t):
+            return None
+        other.append(C.div(t, p))
+    return other
+
+
+def _group_interleaved(layout, first, second):
+    interleaved = [v for pair in zip(first, second) for v in pair]
+    try:
+        grouped, seps = group_many(layout, [interleaved])
+    except (InternalError, ValueError):
+        return None
+    its = triples(grouped.shard)
+    seps = seps[0]
+    return [its[seps[k]:seps[k + 1]] for k in range(len(interleaved))]
+
+
+def _compose_parts(self_layout, other):
+    """True when both layouts are tile layouts, or compose layouts with the same swizzle;
+    None otherwise (recognition then fails)."""
+    if isinstance(self_layout, ComposeLayout) != isinstance(other, ComposeLayout):
+        return None
+    if isinstance(self_layout, ComposeLayout) and (
+        (self_layout.per_element, self_layout.swizzle_len, self_layout.atom_len,
+                self_layout.swizzle_inner) != (other.per_element, other.swizzle_len,
+                                               other.atom_len, other.swizzle_inner)):
+        return None
+    return True
+
+
+def is_tile_inner(inner, tiled, tiled_shape, inner_shape):
+    if len(tiled_shape) != len(inner_shape) or _compose_parts(inner, tiled) is None:
+        return None
+    outer_shape = _split_shapes(tiled_shape, inner_shape)
+    if outer_shape is None:
+        return None
+    if isinstance(inner, ComposeLayout):
+        inner_t = _resize_swizzle(inner, C.product(C.num(e) for e in inner_shape))
+        tiled_t = _resize_swizzle(tiled, C.product(C.num(e) for e in tiled_shape))
+    else:
+        inner_t, tiled_t = inner, tiled
+    if not C.equal(size_of(inner_t), C.product(C.num(e) for e in inner_shape)):
+        return None
+    target = tiled.with_tile(tiled_t) if isinstance(tiled, ComposeLayout) else tiled
+    tiled_t = _defuse_threads(tiled_t, inner_t)
+    groups = _group_interleaved(tiled_t, outer_shape, inner_shape)
+    if groups is None:
+        return None
+    spans = _spans(inner_t, _axes_of(tiled_t))
+    outer_iters = []
+    for d in range(len(inner_shape)):
+        scaled = _divide_scaled(groups[2 * d], spans)
+        if scaled is None:
+            return None
+        outer_iters += scaled
+    rep = _minus_replica(tiled_t.replica, inner_t.replica)
+    if rep is None:
+        return None
+    rep = _divide_scaled(rep, spans)
+    if rep is None:
+        return None
+    off = {}
+    for a, v in _add_offsets(offsets(tiled_t), {a: C.sub(0, v) for a, v in
+                                                offsets(inner_t).items()}).items():
+        if C.equal(v, 0):
+            continue
+        if not C.divides(spans.get(a, 1), v):
+            return None
+        off[a] = C.div(v, spans.get(a, 1))
+    candidate = make(outer_iters, rep, off)
+    try:
+        rebuilt = tile(inner, candidate, outer_shape, inner_shape)
+    except (LayoutArgumentError, InternalError):
+        return None
+    return candidate if equivalent(rebuilt, target) else None
+
+
+def is_tile_outer(outer, tiled, tiled_shape, outer_shape):
+    if len(tiled_shape) != len(outer_shape) or isinstance(outer, ComposeLayout):
+        return None
+    inner_shape = _split_shapes(tiled_shape, outer_shape)
+    if inner_shape is None:
+        return None
+    tiled_t = tiled
+    if isinstance(tiled, ComposeLayout):
+        tiled_t = _resize_swizzle(tiled, C.product(C.num(e) for e in tiled_shape))
+    target = tiled.with_tile(tiled_t) if isinstance(tiled, ComposeLayout) else tiled
+    tiled_t = _defuse_threads(tiled_t, outer)
+    groups = _group_interleaved(tiled_t, outer_shape, inner_shape)
+    if groups is None:
+        return None
+    inner_iters = [t for d in range(len(outer_shape)) for t in groups[2 * d + 1]]
+    shard_only = make(inner_iters)
+    spans = _spans(shard_only, _axes_of(outer))
+    rep = _minus_replica(tiled_t.replica, make([], _scaled(triples(outer.replica), spans)).replica)
+    if rep is None:
+        return None
+    outer_off = {a: C.sub(0, C.mul(v, spans.get(a, 1))) for a, v in offsets(outer).items()}
+    off = {a: v for a, v in _add_offsets(offsets(tiled_t), outer_off).items()
+           if not C.equal(v, 0)}
+    candidate = make(inner_iters, rep, off)
+    if isinstance(tiled, ComposeLayout):
+        candidate = tiled.with_tile(candidate)
+    try:
+        rebuilt = tile(candidate, outer, outer_shape, inner_shape)
+    except (LayoutArgumentError, InternalError):
+        return None
+    return candidate if equivalent(rebuilt, target) else None
+
+
+def is_direct_sum(self_layout, sum_layout, interleaved_shape, own_shape, self_is_right):
+    if not isinstance(self_layout, TileLayout) or not isinstance(sum_layout, TileLayout):
+        return None
+    if len(interleaved_shape) != 2 * len(own_shape):
+        return None
+    left_shape = list(interleaved_shape[0::2])
+    right_shape = list(interleaved_shape[1::2])
+    mine = right_shape if self_is_right else left_shape
+    if not all(C.equal(C.num(a), C.num(b)) for a, b in zip(mine, own_shape)):
+        return None
+    try:
+        grouped, seps = group_many(sum_layout, [list(interleaved_shape)])
+    except (InternalError, ValueError):
+        return None
+    its = triples(grouped.shard)
+    seps = seps[0]
+    groups = [its[seps[k]:seps[k + 1]] for k in range(len(interleaved_shape))]
+    parity = 0 if self_is_right else 1
+    other_iters = [t for k, g in enumerate(groups) if k % 2 == parity for t in g]
+    rep = _minus_replica(sum_layout.replica, self_layout.replica)
+    if rep is None:
+        return None
+    off = {a: v for a, v in _add_offsets(offsets(sum_layout), {
+        a: C.sub(0, v) for a, v in offsets(self_layout).items()}).items() if not C.equal(v, 0)}
+    candidate = make(other_iters, rep, off)
+    try:
+        if self_is_right:
+            rebuilt = direct_sum(self_layout, candidate, left_shape, right_shape)
+        else:
+            rebuilt = direct_sum(candidate, self_layout, left_shape, right_shape)
+    except (LayoutArgumentError, InternalError):
+        return None
+    return candidate if equivalent(rebuilt, sum_layout) else None
+
+
+# --- slicing --------------------------------------------------------------------------------
+def _region_pair(r):
+    if isinstance(r, Range):
+        return C.num(r.min), C.simp(r.extent) if not C.is_const(C.num(r.extent)) else C.num(
+            r.extent)
+    begin, end = r
+    begin, end = C.num(begin), C.num(end)
+    return C.simp(begin) if not C.is_const(begin) else begin, C.sub(end, begin)
+
+
+def _fit_iters(vals, n):
+    """Iters (outer to inner) whose row-major sum reproduces ``vals`` (axis -> array of n),
+    relative to ``vals[...][0]``; None when no iter list does."""
+    axes = list(vals)
+    if not axes:
+        axes = [_m()]
+        cur = np.zeros((1, n), dtype=np.int64)
+    else:
+        cur = np.stack([vals[a] - vals[a][0] for a in axes])
+    out = []
+    length = n
+    while length > 1:
+        step = cur[:, 1]
+        nonzero = np.flatnonzero(step)
+        if len(nonzero) > 1:
+            return None
+        found = None
+        for e in range(length, 1, -1):
+            if length % e:
+                continue
+            blocks = cur.reshape(len(axes), length // e, e)
+            expect = blocks[:, :, :1] + step[:, None, None] * np.arange(e)[None, None, :]
+            if np.array_equal(blocks, expect):
+                found = e
+                break
+        if found is None:
+            return None
+        axis = axes[nonzero[0]] if len(nonzero) else _m()
+        stride = int(step[nonzero[0]]) if len(nonzero) else 0
+        out.append((found, stride, axis))
+        cur = cur[:, ::found]
+        length //= found
+    return list(reversed(out))
+
+
+def _slice_group(group, begin, extent):
+    total = C.product(e for e, _s, _a in group)
+    if C.equal(begin, 0) and C.equal(extent, total):
+        return group, {}
+    if len(group) == 1:
+        _e, s, a = group[0]
+        # The caller guarantees begin + extent <= e, so begin needs no wrapping.
+        return [(extent, s, a)], {a: C.mul(begin, s)}
+    consts = [v for e, s, _a in group for v in (e, s)] + [begin, extent]
+    if all(C.is_const(v) for v in consts):
+        vals = enumerate_shard(group, begin + extent)
+        vals = {a: v[begin:] for a, v in vals.items()}
+        fitted = _fit_iters(vals, extent)
+        if fitted is None:
+            return None
+        return fitted, {a: int(v[0]) for a, v in vals.items() if v[0]}
+    # Symbolic: keep the inner iters that the region covers whole, slice the next one.
+    inner = 1
+    q = len(group)
+    while q > 0:
+        cand = C.mul(inner, group[q - 1][0])
+        if C.divides(cand, begin) and C.divides(cand, extent):
+            inner = cand
+            q -= 1
+        else:
+            break
+    j = q - 1
+    if j < 0:
+        return None
+    e_j, s_j, a_j = group[j]
+    count = C.div(extent, inner)
+    start = C.div(begin, inner)
+    first = C.fmod(start, e_j)
+    if not C.prove(C.expr(C.add(C.simp(first) if not C.is_const(first) else first, count))
+                   <= C.expr(e_j)):
+        return None
+    off = {}
+    rest = start
+    for k in range(j, -1, -1):
+        e_k, s_k, a_k = group[k]
+        digit = C.fmod(rest, e_k) if k > 0 else rest
+        rest = C.fdiv(rest, e_k)
+        off[a_k] = C.add(off.get(a_k, 0), C.simp(C.expr(digit) * C.expr(s_k)))
+    return [(count, s_j, a_j)] + list(group[j + 1:]), off
+
+
+def slice_layout(layout, shape, region):
+    pairs = [_region_pair(r) for r in region]
+    if isinstance(layout, ComposeLayout):
+        tile_t = _resize_swizzle(layout, C.product(C.num(e) for e in shape))
+        sliced = slice_layout(tile_t, shape, region)
+        return None if sliced is None else layout.with_tile(sliced)
+    try:
+        groups = _grouped_iters(layout, [C.num(e) for e in shape])
+    except (InternalError, ValueError):
+        return None
+    shard = []
+    off = offsets(layout)
+    for group, (begin, extent) in zip(groups, pairs):
+        res = _slice_group(group, begin, extent)
+        if res is None:
+            return None
+        iters, extra = res
+        shard += iters
+        off = _add_offsets(off, extra)
+    return make(shard, triples(layout.replica), off)
+
+
+# --- transforms -----------------------------------------------------------------------------
+def storage(layout):
+    if isinstance(layout, ComposeLayout):
+        return layout.with_tile(storage(layout.tile_layout))
+    shard = [it for it in layout.shard if not it.axis.is_thread()]
+    replica = [it for it in layout.replica if not it.axis.is_thread()]
+    off = {a: v for a, v in layout.offset.items() if not a.is_thread()}
+    return TileLayout.from_iters(shard, replica, off)
+
+
+def _log2_exact(num, what):
+    num = int(C.num(num))
+    if num <= 0 or num & (num - 1):
+        raise LayoutArgumentError(f"{what}: num must be a power of 2 for a ComposeLayout, "
+                                  f"got {num}")
+    return num.bit_length() - 1
+
+
+def unpack(layout, num):
+    if isinstance(layout, ComposeLayout):
+        bits = _log2_exact(num, "unpack")
+        return ComposeLayout(layout.per_element + bits, layout.swizzle_len, layout.atom_len,
+                             unpack(layout.tile_layout, num), layout.swizzle_inner)
+    num = C.num(num)
+
+    def scale(t):
+        e, s, a = t
+        return (e, C.mul(s, num), a) if a.is_memory() else t
+
+    shard = [scale(t) for t in triples(layout.shard)] + [(num, 1, _m())]
+    replica = [scale(t) for t in triples(layout.replica)]
+    off = {a: (C.mul(v, num) if a.is_memory() else v) for a, v in offsets(layout).items()}
+    return make(shard, replica, off)
+
+
+def pack(layout, num):
+    if isinstance(layout, ComposeLayout):
+        bits = _log2_exact(num, "pack")
+        if layout.per_element < bits:
+            raise LayoutArgumentError(
+                f"pack: per_element {layout.per_element} of {layout} is smaller than "
+                f"log2({num})"
+            )
+        return ComposeLayout(layout.per_element - bits, layout.swizzle_len, layout.atom_len,
+                             pack(layout.tile_layout, num), layout.swizzle_inner)
+    num = C.num(num)
+    shard = triples(layout.shard)
+    if not shard:
+        raise LayoutArgumentError(f"pack: layout {layout} has no shard iters")
+    e, s, a = shard[-1]
+    if not (a.is_memory() and C.equal(s, 1) and C.divides(num, e)):
+        raise LayoutArgumentError(
+            f"pack: layout {layout} can not be packed into {num} elements: the innermost "
+            "iter must be a stride-1 memory iter whose extent divides by num"
+        )
+
+    def shrink(t):
+        e2, s2, a2 = t
+        if not a2.is_memory():
+            return t
+        if not C.divides(num, s2):
+            raise LayoutArgumentError(
+                f"pack: stride {s2} of layout {layout} is not a multiple of {num}")
+        return (e2, C.div(s2, num), a2)
+
+    new_shard = [shrink(t) for t in shard[:-1]] + [(C.div(e, num), 1, a)]
+    replica = [shrink(t) for t in triples(layout.replica)]
+    off = {}
+    for ax, v in offsets(layout).items():
+        off[ax] = shrink((1, v, ax))[1]
+    return make(new_shard, replica, off)
+
+
+def broadcast(layout, num, position=-1, axis="m"):
+    if isinstance(layout, ComposeLayout):
+        return layout.with_tile(broadcast(layout.tile_layout, num, position, axis))
+    shard = list(layout.shard)
+    at = position if position >= 0 else len(shard) + 1 + position
+    shard.insert(at, Iter(num, 0, axis))
+    return TileLayout.from_iters(shard, layout.replica, layout.offset)
