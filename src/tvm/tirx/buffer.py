@@ -60,13 +60,15 @@ class Buffer(Scriptable, Node, type_key="tirx.Buffer"):
     offset_factor: int = 1
     buffer_type: int = BufferType.DEFAULT
     axis_separators: tuple = ()
+    #: A ``tvm.tirx.layout`` Layout; None is the default row-major layout.
+    layout: object = None
     span: object = field(None, role=IGNORE, kw_only=True)
 
     def __init__(self, data, dtype, shape, strides=(), elem_offset=None, name="buffer",
                  data_alignment=DEFAULT_ALIGNMENT, offset_factor=1,
-                 buffer_type=BufferType.DEFAULT, axis_separators=(), span=None):
+                 buffer_type=BufferType.DEFAULT, axis_separators=(), layout=None, span=None):
         self.__init_fields__(data, dtype, shape, strides, elem_offset, name, data_alignment,
-                             offset_factor, buffer_type, axis_separators, span=span)
+                             offset_factor, buffer_type, axis_separators, layout, span=span)
 
     # --- queries ------------------------------------------------------------------------------
     def scope(self) -> str:
@@ -167,7 +169,7 @@ class Buffer(Scriptable, Node, type_key="tirx.Buffer"):
 
 def decl_buffer(shape, dtype="float32", name="buffer", data=None, strides=None,
                 elem_offset=None, scope="", data_alignment=-1, offset_factor=0,
-                buffer_type="", axis_separators=None, span=None) -> Buffer:
+                buffer_type="", axis_separators=None, span=None, layout=None) -> Buffer:
     """Declare a new buffer.
 
     Parameters
@@ -195,6 +197,8 @@ def decl_buffer(shape, dtype="float32", name="buffer", data=None, strides=None,
         ``""`` or ``"default"``, or ``"auto_broadcast"``.
     axis_separators : list of int, optional
         Where the flattened physical axes split.
+    layout : tvm.tirx.layout.Layout, optional
+        The TIRx layout; None (or ``"default"``) is the row-major default.
 
     Examples
     --------
@@ -208,6 +212,10 @@ def decl_buffer(shape, dtype="float32", name="buffer", data=None, strides=None,
     if isinstance(shape, (int, PrimExpr)):
         shape = (shape,)
     shape = tuple(_as_index(s) for s in shape)
+    if layout is not None:
+        from .layout.buffer_layout import buffer_layout  # lazy: layout imports arith/numpy
+
+        layout = buffer_layout(layout, shape)
     index_dtype = shape[0].dtype if shape and shape[0].dtype.startswith("int") else "int32"
     strides = tuple(_as_index(s) for s in (strides or ()))
     if data is None:
@@ -231,5 +239,5 @@ def decl_buffer(shape, dtype="float32", name="buffer", data=None, strides=None,
         data, str(dtype), shape, strides, elem_offset, name,
         DEFAULT_ALIGNMENT if data_alignment in (-1, None) else int(data_alignment),
         1 if not offset_factor else int(offset_factor),
-        kind, tuple(axis_separators or ()), span=span,
+        kind, tuple(axis_separators or ()), layout, span=span,
     )

@@ -59,6 +59,7 @@ from .doc import (
 )
 from .ir_docsifier import attr_path, item_path, register_printer
 from .relax_printer import attr_value_doc
+from .tirx_layout_printer import layout_to_doc
 
 __all__ = []
 
@@ -115,6 +116,9 @@ def _buffer_kwargs(buf, d, with_dtype_default=True):
     if buf.axis_separators:
         keys.append("axis_separators")
         values.append(ListDoc([LiteralDoc(int(a)) for a in buf.axis_separators]))
+    if getattr(buf, "layout", None) is not None:
+        keys.append("layout")
+        values.append(layout_to_doc(buf.layout, d))
     return keys, values
 
 

@@ -159,7 +159,7 @@ def _sym_dim(value):
 
 
 def _make_buffer(shape, dtype, data, strides, elem_offset, scope, align, offset_factor,
-                 buffer_type, axis_separators):
+                 buffer_type, axis_separators, layout=None):
     if isinstance(shape, (int, str, PrimExpr)):
         shape = (shape,)
     shape = tuple(_sym_dim(s) for s in shape)
@@ -170,20 +170,20 @@ def _make_buffer(shape, dtype, data, strides, elem_offset, scope, align, offset_
         strides=[_sym_dim(s) for s in strides] if strides else None,
         elem_offset=_sym_dim(elem_offset), scope="" if scope == "global" else scope,
         data_alignment=align, offset_factor=offset_factor, buffer_type=buffer_type,
-        axis_separators=axis_separators,
+        axis_separators=axis_separators, layout=layout,
     )
 
 
 def Buffer(shape, dtype="float32", data=None, strides=None, elem_offset=None, scope="global",
-           align=-1, offset_factor=0, buffer_type="", axis_separators=None):
+           align=-1, offset_factor=0, buffer_type="", axis_separators=None, layout=None):
     """``T.Buffer((16,), "float32")``: a buffer (a parameter annotation or a declaration)."""
     return _make_buffer(shape, dtype, data, strides, elem_offset, scope, align, offset_factor,
-                        buffer_type, axis_separators)
+                        buffer_type, axis_separators, layout)
 
 
 def match_buffer(param, shape=None, dtype="float32", data=None, strides=None, elem_offset=None,
                  scope="global", align=-1, offset_factor=0, buffer_type="default",
-                 axis_separators=None):
+                 axis_separators=None, layout=None):
     """``T.match_buffer(a, shape, dtype)``: bind a handle parameter (at function level) or a
     buffer region (inside a block) to a new buffer."""
     if isinstance(param, _stmt.BufferLoad):
@@ -195,7 +195,7 @@ def match_buffer(param, shape=None, dtype="float32", data=None, strides=None, el
             raise ValueError("T.match_buffer of a handle needs a shape")
         shape = [r.extent for r in param.region]
     buf = _make_buffer(shape, dtype, data, strides, elem_offset, scope, align, offset_factor,
-                       buffer_type, axis_separators)
+                       buffer_type, axis_separators, layout)
     if isinstance(param, _stmt.BufferRegion):
         block = current_frame(SBlockFrame, "T.match_buffer of a buffer region")
         block.match_buffers.append(_stmt.MatchBufferRegion(buf, param))
@@ -214,10 +214,10 @@ def match_buffer(param, shape=None, dtype="float32", data=None, strides=None, el
 
 def alloc_buffer(shape, dtype="float32", data=None, strides=None, elem_offset=None,
                  scope="global", align=-1, offset_factor=0, buffer_type="default",
-                 axis_separators=None, annotations=None):
+                 axis_separators=None, annotations=None, layout=None):
     """``T.alloc_buffer(shape, dtype)``: allocate a buffer for the rest of the scope."""
     buf = _make_buffer(shape, dtype, data, strides, elem_offset, scope, align, offset_factor,
-                       buffer_type, axis_separators)
+                       buffer_type, axis_separators, layout)
     add_to_parent(_stmt.AllocBuffer(buf, annotations))
     return buf
 
@@ -234,11 +234,11 @@ def alloc_shared(shape, dtype="float32", **kwargs):
 
 def decl_buffer(shape, dtype="float32", data=None, strides=None, elem_offset=None,
                 scope="global", align=-1, offset_factor=0, buffer_type="default",
-                axis_separators=None):
+                axis_separators=None, layout=None):
     """``T.decl_buffer(shape, dtype, data=...)``: declare a buffer view for the rest of the
     scope."""
     buf = _make_buffer(shape, dtype, data, strides, elem_offset, scope, align, offset_factor,
-                       buffer_type, axis_separators)
+                       buffer_type, axis_separators, layout)
     add_to_parent(_stmt.DeclBuffer(buf, data))
     return buf
 

@@ -104,6 +104,7 @@ from ...ir_builder.tirx import (  # noqa: F401
     where,
     writes,
 )
+from ....tirx.layout import Axis, ComposeLayout, Iter, R, S, TileLayout  # noqa: F401
 from . import parser as _parser  # noqa: F401 - registers the "tirx" handlers
 from .entry import handle, let, macro, prim_func  # noqa: F401
 
