@@ -68,6 +68,7 @@ del _dtype
 dispatch_token = "tirx"
 
 # The TIR dialect proper: builder calls, the decorator, and the parse handlers.
+from ....tirx.layout import Axis, ComposeLayout, Iter, R, S, TileLayout  # noqa: F401
 from ...ir_builder.tirx import (  # noqa: F401
     Assert,
     Bind,
@@ -104,7 +105,6 @@ from ...ir_builder.tirx import (  # noqa: F401
     where,
     writes,
 )
-from ....tirx.layout import Axis, ComposeLayout, Iter, R, S, TileLayout  # noqa: F401
 from . import parser as _parser  # noqa: F401 - registers the "tirx" handlers
 from .entry import handle, let, macro, prim_func  # noqa: F401
 
