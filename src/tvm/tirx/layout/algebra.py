@@ -58,13 +58,15 @@ def size_of(layout, axis=None):
 
 
 def span_of(layout, axis):
+    """``1 + sum((extent - 1) * stride) + offset`` over shard and replica iters on ``axis``
+    (the largest coordinate plus one when strides are non-negative)."""
     if isinstance(layout, ComposeLayout):
         return span_of(layout.tile_layout, axis)
     out = 1
     for e, s, a in triples(layout.shard) + triples(layout.replica):
         if a is axis:
-            out = C.add(out, C.mul(C.sub(e, 1), C.absval(s)))
-    return out
+            out = C.add(out, C.mul(C.sub(e, 1), s))
+    return C.add(out, offsets(layout).get(axis, 0))
 
 
 def layout_size(layout, axis_name=None):
@@ -149,7 +151,8 @@ _THREAD_FUSIONS = (
 
 def _fuse_thread_axes(shard, replica, offset):
     for low, high, fused, factor in _THREAD_FUSIONS:
-        names = {a.name for _e, _s, a in shard + replica} | {a.name for a in offset}
+        # Offsets move with the iters but do not decide whether to fuse (as in 0.27).
+        names = {a.name for _e, _s, a in shard + replica}
         if low not in names or high not in names:
             continue
         target = Axis.get(fused)
@@ -181,16 +184,18 @@ def _replica_key(t):
 def canonicalize(layout):
     if isinstance(layout, ComposeLayout):
         return layout.with_tile(canonicalize(layout.tile_layout))
-    shard = [t for t in triples(layout.shard) if not C.equal(t[0], 1)]
-    replica = [t for t in triples(layout.replica) if not C.equal(t[0], 1)]
-    offset = {a: v for a, v in offsets(layout).items() if not C.equal(v, 0)}
+    shard, replica, offset = triples(layout.shard), triples(layout.replica), offsets(layout)
+    first_axis = shard[0][2] if shard else None
+    shard = [t for t in shard if not C.equal(t[0], 1)]
+    replica = [t for t in replica if not C.equal(t[0], 1)]
+    offset = {a: v for a, v in offset.items() if not C.equal(v, 0)}
+    if first_axis is not None and not shard:
+        shard = [(1, 1, first_axis)]
     if _in_cuda_target():
         shard, replica, offset = _fuse_thread_axes(shard, replica, offset)
         offset = {a: v for a, v in offset.items() if not C.equal(v, 0)}
     shard = _fuse_adjacent(shard)
-    replica = _fuse_adjacent(sorted(replica, key=_replica_key))
-    if layout.shard and not shard:
-        shard = [(1, 1, _m())]
+    replica = sorted(replica, key=_replica_key)  # a set of offsets: order only, no fusing
     return make(shard, replica, offset)
 
 
@@ -259,8 +264,8 @@ def group_many(layout, shapes):
         return out
 
     pos_all = [positions(seq) for seq in seqs_all]
-    units = [0] * nvals
-    for pos in pos_all:
+    units = [0] * nvals  # unit pieces at each boundary: as many as some shape needs there
+    for pos in pos_all[:-1]:
         counts = [0] * nvals
         for j, is_unit in pos:
             if is_unit:
@@ -278,31 +283,53 @@ def group_many(layout, shapes):
             own.append((start, j, s, a))
         start = j
 
-    def carrier(j, strictly_before_end):
+    def inside(j):
         for js, je, s, a in own:
-            if js < j <= je if not strictly_before_end else js <= j < je:
-                return js, je, s, a
+            if js < j < je:
+                return s, a, je
+        return None
+
+    def ending(j):
+        for js, je, s, a in own:
+            if js < j == je:
+                return (1, s, a)
+        return None
+
+    def starting(j):
+        for js, je, s, a in own:
+            if js == j < je:
+                return (1, C.mul(s, C.div(values[je], values[j])), a)
         return None
 
     pieces = []
     nonunit_end = [0] * nvals
     for j in range(nvals):
         if j > 0:
-            _js, je, s, a = carrier(j, strictly_before_end=False)
+            for js, je, s, a in own:
+                if js < j <= je:
+                    break
             extent = C.div(values[j], values[j - 1])
             pieces.append((extent, C.mul(s, C.div(values[je], values[j])), a))
         nonunit_end[j] = len(pieces)
-        mine = list(own_units[j])
+        host = inside(j)
+        if host is not None:
+            s, a, je = host
+            fresh = (1, C.mul(s, C.div(values[je], values[j])), a)
+        else:
+            fresh = ending(j) or starting(j) or (1, 1, _m())
+        # The layout's own unit iters here are reused when they sit on the same axis as
+        # the iter they border. A new unit piece takes the stride of the iter it splits, of
+        # the iter ending here, or (at the start of an iter) one step over that whole iter;
+        # at the very end it repeats the piece before it.
+        mine = [t for t in own_units[j] if host is None and t[2] is fresh[2]] \
+            if ending(j) or starting(j) else list(own_units[j])
         for k in range(units[j]):
             if k < len(mine):
                 pieces.append(mine[k])
-                continue
-            host = carrier(j, strictly_before_end=True) or carrier(j, strictly_before_end=False)
-            if host is None:
-                pieces.append((1, 1, _m()))
+            elif j == nvals - 1 and pieces:
+                pieces.append((1,) + tuple(pieces[-1][1:]))
             else:
-                _js, je, s, a = host
-                pieces.append((1, C.mul(s, C.div(values[je], values[j])), a))
+                pieces.append(fresh)
 
     all_seps = []
     for pos in pos_all[:-1]:
@@ -343,7 +370,11 @@ def _scaled(iters, spans):
 
 
 def _spans(layout, axes):
-    return {a: span_of(layout, a) for a in axes}
+    """Scale factors for tiling over ``layout``: its span on each axis its canonical shard
+    uses (1 on the other axes, as Apache TVM 0.27 tiles)."""
+    tile_layout = layout.tile_layout if isinstance(layout, ComposeLayout) else layout
+    used = {it.axis for it in canonicalize(tile_layout).shard}
+    return {a: span_of(layout, a) for a in axes if a in used}
 
 
 def _axes_of(layout):
@@ -383,9 +414,9 @@ def tile(inner, outer, outer_shape, inner_shape):
     shard = []
     for d in range(len(inner_shape)):
         shard += _scaled(go[d], spans) + gi[d]
-    replica = triples(inner.replica) + _scaled(triples(outer.replica), spans)
-    outer_off = {a: C.mul(v, spans.get(a, 1)) for a, v in offsets(outer).items()}
-    return canonicalize(make(shard, replica, _add_offsets(offsets(inner), outer_off)))
+    # The outer layout's replica and offset are added as they are (not scaled).
+    replica = triples(inner.replica) + triples(outer.replica)
+    return canonicalize(make(shard, replica, _add_offsets(offsets(inner), offsets(outer))))
 
 
 def direct_sum(right, left, left_shape, right_shape):
@@ -616,17 +647,8 @@ def is_tile_inner(inner, tiled, tiled_shape, inner_shape):
     rep = _minus_replica(tiled_t.replica, inner_t.replica)
     if rep is None:
         return None
-    rep = _divide_scaled(rep, spans)
-    if rep is None:
-        return None
-    off = {}
-    for a, v in _add_offsets(offsets(tiled_t), {a: C.sub(0, v) for a, v in
-                                                offsets(inner_t).items()}).items():
-        if C.equal(v, 0):
-            continue
-        if not C.divides(spans.get(a, 1), v):
-            return None
-        off[a] = C.div(v, spans.get(a, 1))
+    off = {a: v for a, v in _add_offsets(offsets(tiled_t), {
+        a: C.sub(0, v) for a, v in offsets(inner_t).items()}).items() if not C.equal(v, 0)}
     candidate = make(outer_iters, rep, off)
     try:
         rebuilt = tile(inner, candidate, outer_shape, inner_shape)
@@ -650,12 +672,10 @@ def is_tile_outer(outer, tiled, tiled_shape, outer_shape):
     if groups is None:
         return None
     inner_iters = [t for d in range(len(outer_shape)) for t in groups[2 * d + 1]]
-    shard_only = make(inner_iters)
-    spans = _spans(shard_only, _axes_of(outer))
-    rep = _minus_replica(tiled_t.replica, make([], _scaled(triples(outer.replica), spans)).replica)
+    rep = _minus_replica(tiled_t.replica, outer.replica)
     if rep is None:
         return None
-    outer_off = {a: C.sub(0, C.mul(v, spans.get(a, 1))) for a, v in offsets(outer).items()}
+    outer_off = {a: C.sub(0, v) for a, v in offsets(outer).items()}
     off = {a: v for a, v in _add_offsets(offsets(tiled_t), outer_off).items()
            if not C.equal(v, 0)}
     candidate = make(inner_iters, rep, off)
