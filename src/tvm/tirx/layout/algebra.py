@@ -814,22 +814,73 @@ def _slice_group(group, begin, extent):
     return [(count, s_j, a_j)] + list(group[j + 1:]), off
 
 
+def _numeric_slice(layout, shape, pairs):
+    """Slice a constant layout by evaluating it on the region; None when the region's map
+    is not a sum of one per-dimension iter list."""
+    iters = triples(layout.shard)
+    consts = [v for e, s, _a in iters for v in (e, s)] + [v for p in pairs for v in p] + shape
+    if not all(C.is_const(v) for v in consts):
+        return None
+    extents = [n for _b, n in pairs]
+    if int(np.prod(extents)) > _MAX_ENUMERATE or any(n <= 0 for n in extents):
+        return None
+    grids = np.meshgrid(*[np.arange(b, b + n, dtype=np.int64) for b, n in pairs],
+                        indexing="ij")
+    flat = np.zeros(extents, dtype=np.int64)
+    for grid, e in zip(grids, shape):
+        flat = flat * e + grid
+    x = flat.ravel()
+    vals = {}
+    for k in range(len(iters) - 1, -1, -1):
+        e, s, a = iters[k]
+        digit = x % e if k > 0 else x
+        x = x // e
+        vals[a] = vals.get(a, np.zeros_like(digit)) + digit * s
+    vals = {a: v.reshape(extents) for a, v in vals.items()}
+    origin = (0,) * len(extents)
+    base = {a: int(v[origin]) for a, v in vals.items()}
+    shard = []
+    for d, n in enumerate(extents):
+        index = [0] * len(extents)
+        index[d] = slice(None)
+        lines = {a: v[tuple(index)] for a, v in vals.items()}
+        fitted = _fit_iters(lines, n)
+        if fitted is None:
+            return None
+        shard += fitted
+    # The fitted per-dimension iters must add up to the whole map.
+    for a, v in vals.items():
+        total = np.full(extents, base[a], dtype=np.int64)
+        for d in range(len(extents)):
+            index = [0] * len(extents)
+            index[d] = slice(None)
+            line = v[tuple(index)] - base[a]
+            shape_d = [1] * len(extents)
+            shape_d[d] = extents[d]
+            total = total + line.reshape(shape_d)
+        if not np.array_equal(total, v):
+            return None
+    off = _add_offsets(offsets(layout), {a: b for a, b in base.items() if b})
+    return make(shard, triples(layout.replica), off)
+
+
 def slice_layout(layout, shape, region):
     pairs = [_region_pair(r) for r in region]
     if isinstance(layout, ComposeLayout):
         tile_t = _resize_swizzle(layout, C.product(C.num(e) for e in shape))
         sliced = slice_layout(tile_t, shape, region)
         return None if sliced is None else layout.with_tile(sliced)
+    shape = [C.num(e) for e in shape]
     try:
-        groups = _grouped_iters(layout, [C.num(e) for e in shape])
+        groups = _grouped_iters(layout, shape)
     except (InternalError, ValueError):
-        return None
+        return _numeric_slice(layout, shape, pairs)
     shard = []
     off = offsets(layout)
     for group, (begin, extent) in zip(groups, pairs):
         res = _slice_group(group, begin, extent)
         if res is None:
-            return None
+            return _numeric_slice(layout, shape, pairs)
         iters, extra = res
         shard += iters
         off = _add_offsets(off, extra)

@@ -116,8 +116,9 @@ def _apply_tile(layout, coords, shape):
             )
         digits, iters = _digits_for_shape(layout, coords, shape)
     elif len(coords) == 1:
-        iters = [t for t in triples(layout.shard) if not C.equal(t[0], 1)]
-        iters = _fuse_adjacent(iters)
+        # Fusing contiguous iters keeps the map (also past the size: the outermost iter
+        # takes the overflow), and gives simpler expressions for symbolic coordinates.
+        iters = _fuse_adjacent(triples(layout.shard))
         digits = split_coord(coords[0], [e for e, _s, _a in iters]) if iters else []
     else:
         iters = triples(layout.shard)
