@@ -887,6 +887,38 @@ def slice_layout(layout, shape, region):
     return make(shard, triples(layout.replica), off)
 
 
+# --- inverse --------------------------------------------------------------------------------
+def inverse(layout):
+    """The layout from a memory coordinate back to the logical index, for a bijective
+    layout onto ``[0, size)`` of one axis (no replica, no offset)."""
+    _require_tile(layout, "inverse")
+    iters = [t for t in triples(layout.shard) if not C.equal(t[0], 1)]
+    axes = {a for _e, _s, a in iters}
+    if layout.replica or any(not C.equal(v, 0) for v in layout.offset.values()) or len(
+            axes) > 1:
+        raise LayoutArgumentError(
+            f"inverse: layout {layout} must map onto one axis without replica or offset")
+    if not all(C.is_const(v) for t in iters for v in t[:2]):
+        raise LayoutArgumentError(f"inverse: layout {layout} has symbolic extents or strides")
+    logical = []
+    stride = 1
+    for e, _s, _a in reversed(iters):
+        logical.append(stride)
+        stride *= e
+    logical.reverse()
+    order = sorted(range(len(iters)), key=lambda k: iters[k][1])
+    expect = 1
+    for k in order:
+        e, s, _a = iters[k]
+        if s != expect:
+            raise LayoutArgumentError(
+                f"inverse: layout {layout} is not a bijection onto [0, {stride}): its strides "
+                "do not tile the range without gaps or overlaps"
+            )
+        expect = s * e
+    return make([(iters[k][0], logical[k], _m()) for k in reversed(order)] or [(1, 1, _m())])
+
+
 # --- transforms -----------------------------------------------------------------------------
 def storage(layout):
     if isinstance(layout, ComposeLayout):

@@ -301,6 +301,14 @@ class TileLayout(Layout, type_key="tirx.TileLayout"):
 
         return group_many(self, [list(s) for s in shapes])
 
+    def inverse(self) -> TileLayout:
+        """The layout mapping a coordinate back to the logical index (``m`` in the result is
+        that index), for a layout that is a bijection onto ``[0, size)`` of one axis with no
+        replica and no offset; ValueError otherwise."""
+        from .algebra import inverse
+
+        return inverse(self)
+
     def get_scope(self):
         """``(innermost, outermost)`` execution scopes the thread axes span, or None."""
         from .algebra import layout_scope
