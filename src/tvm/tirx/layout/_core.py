@@ -13,6 +13,7 @@ from ...arith import Analyzer
 from ...ir.expr import PrimExpr
 from ..expr import IntImm
 from ..generic import floordiv, floormod
+from ..op import abs as _abs
 from .axis import as_index_expr
 
 _ANALYZER = None
@@ -158,6 +159,4 @@ def absval(a):
         return abs(a)
     if prove(expr(a) >= 0):
         return a
-    from ..op import abs as tabs  # same layer; op imports expression helpers lazily
-
-    return simp(tabs(expr(a)))
+    return simp(_abs(expr(a)))

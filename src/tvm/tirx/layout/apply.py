@@ -7,6 +7,7 @@ returns the base coordinate ``D(x) + O``).
 
 from __future__ import annotations
 
+from ...error import InternalError
 from ..expr import Let, Var
 from . import _core as C
 from .algebra import _fuse_adjacent, group_many, offsets, triples
@@ -51,8 +52,6 @@ def apply_to_shape(layout, coords, shape):
 
 
 def _digits_for_shape(layout, coords, shape):
-    from ...error import InternalError
-
     try:
         grouped, seps = group_many(layout, [[C.num(e) for e in shape]])
     except (InternalError, ValueError):

@@ -72,7 +72,7 @@ class ScopeKind:
 def make_scope(name):
     """An ExecScope for ``name`` (the exec-scope module's class when it exists)."""
     try:
-        # Lazy and optional: exec_scope is a sibling tirx module that may not be present.
+        # Lazy and optional: the sibling exec_scope module may not exist in this build.
         from ..exec_scope import ExecScope  # type: ignore[import-not-found]
     except ImportError:
         return ScopeKind(name)

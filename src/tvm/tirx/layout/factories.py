@@ -12,8 +12,8 @@ import re
 
 from ...runtime import DataType
 from . import _core as C
-from .axis import Axis, S
-from .layout import Iter, TileLayout
+from .axis import Axis, R, S
+from .layout import ComposeLayout, Iter, TileLayout
 
 __all__ = [
     "SwizzleMode",
@@ -148,8 +148,6 @@ def tmem_mma_operand_layout(operand, shape, dtype, *, M, cta_group, ws=False, sp
         spec = S[(2, ext[1], ext[2]):(64 @ lane, 1 @ lane, 1 @ col)]
     elif letter == "B" and len(ext) == 2:  # A replicated into both lane halves
         check_rows(ext[0])
-        from .axis import R
-
         spec = S[(ext[0], ext[1]):(1 @ lane, 1 @ col)] + R[2:64 @ lane]
     else:
         raise ValueError(f"alloc_tcgen05_mma_A: datapath {letter} needs a bank-batched "
@@ -281,8 +279,6 @@ def mma_shared_layout(dtype, swizzle_mode, shape):
     leading dims are outermost. With a swizzle this is wrapped in the byte-line
     ``ComposeLayout(bitlen(128 / bits) - 1, 1/2/3, 3, ...)``.
     """
-    from .layout import ComposeLayout
-
     mode = SwizzleMode(int(swizzle_mode))
     bits = DataType(dtype).bits
     line = _SWIZZLE_BYTES[mode] * 8 // bits

@@ -47,7 +47,7 @@ class Iter(Node, type_key="tirx.Iter"):
         self.__init_fields__(as_index_expr(extent), as_index_expr(stride), as_axis(axis))
 
     def __repr__(self):
-        from .text import iter_text
+        from .text import iter_text  # lazy: that module imports this one
 
         return iter_text(self)
 
@@ -78,21 +78,21 @@ class Layout(Node, type_key="tirx.Layout"):
         A well-formed layout has positive extents and thread axes whose scopes chain up
         without a gap (``warpid`` + ``laneid`` is fine, ``wgid`` + ``laneid`` is not).
         """
-        from .algebra import verify_well_formed
+        from .algebra import verify_well_formed  # lazy: that module imports this one
 
         return verify_well_formed(self)
 
     def size(self, axis_name=None):
         """The number of logical elements (product of shard extents), or of the shard extents
         on ``axis_name``."""
-        from .algebra import layout_size
+        from .algebra import layout_size  # lazy: that module imports this one
 
         return layout_size(self, axis_name)
 
     def span(self, axis_name=None):
         """The extent of the codomain on ``axis_name`` (``m`` by default):
         ``1 + sum((extent - 1) * |stride|)`` over shard and replica iters on that axis."""
-        from .algebra import layout_span
+        from .algebra import layout_span  # lazy: that module imports this one
 
         return layout_span(self, axis_name)
 
@@ -105,14 +105,14 @@ class Layout(Node, type_key="tirx.Layout"):
         * several coordinates without ``shape``: one per shard iter;
         * ``shape`` given: the coordinate is an index into that logical shape.
         """
-        from .apply import apply_layout
+        from .apply import apply_layout  # lazy: that module imports this one
 
         return apply_layout(self, list(coord), shape)
 
     def apply_to_shape(self, coord, input_shape) -> list:
         """The digit each shard iter takes for ``coord`` in ``input_shape`` (split per
         logical dimension when the layout groups by that shape, else via the flat index)."""
-        from .apply import apply_to_shape
+        from .apply import apply_to_shape  # lazy: that module imports this one
 
         return apply_to_shape(self, list(coord), list(input_shape))
 
@@ -120,45 +120,45 @@ class Layout(Node, type_key="tirx.Layout"):
     def canonicalize(self) -> Layout:
         """Drop unit iters and zero offsets, fuse contiguous iters, sort the replica; under a
         CUDA target also fuse hierarchical thread axes (``warpid``/``laneid`` -> ``tx``)."""
-        from .algebra import canonicalize
+        from .algebra import canonicalize  # lazy: that module imports this one
 
         return canonicalize(self)
 
     def tile(self, outer, outer_shape, inner_shape) -> Layout:
         """Tile this (inner) layout by ``outer``: logical dim ``d`` of the result has extent
         ``outer_shape[d] * inner_shape[d]``; outer strides are scaled by the inner span."""
-        from .algebra import tile
+        from .algebra import tile  # lazy: that module imports this one
 
         return tile(self, outer, list(outer_shape), list(inner_shape))
 
     def direct_sum(self, left, left_shape, right_shape) -> Layout:
         """``left + self`` over the interleaved domain ``(l0, r0, l1, r1, ...)``, unscaled."""
-        from .algebra import direct_sum
+        from .algebra import direct_sum  # lazy: that module imports this one
 
         return direct_sum(self, left, list(left_shape), list(right_shape))
 
     def is_tile_inner(self, tile_layout, tiled_shape, inner_shape):
         """The outer layout when ``tile_layout == self.tile(outer, ...)``, else None."""
-        from .algebra import is_tile_inner
+        from .algebra import is_tile_inner  # lazy: that module imports this one
 
         return is_tile_inner(self, tile_layout, list(tiled_shape), list(inner_shape))
 
     def is_tile_outer(self, tile_layout, tiled_shape, outer_shape):
         """The inner layout when ``tile_layout == inner.tile(self, ...)``, else None."""
-        from .algebra import is_tile_outer
+        from .algebra import is_tile_outer  # lazy: that module imports this one
 
         return is_tile_outer(self, tile_layout, list(tiled_shape), list(outer_shape))
 
     def is_direct_sum_right(self, sum_layout, interleaved_shape, right_shape):
         """The left addend when ``sum_layout == self.direct_sum(left, ...)``, else None."""
-        from .algebra import is_direct_sum
+        from .algebra import is_direct_sum  # lazy: that module imports this one
 
         return is_direct_sum(self, sum_layout, list(interleaved_shape), list(right_shape),
                              self_is_right=True)
 
     def is_direct_sum_left(self, sum_layout, interleaved_shape, left_shape):
         """The right addend when ``sum_layout == right.direct_sum(self, ...)``, else None."""
-        from .algebra import is_direct_sum
+        from .algebra import is_direct_sum  # lazy: that module imports this one
 
         return is_direct_sum(self, sum_layout, list(interleaved_shape), list(left_shape),
                              self_is_right=False)
@@ -166,7 +166,7 @@ class Layout(Node, type_key="tirx.Layout"):
     def slice(self, shape, region):
         """The layout of ``region`` (``(begin, end)`` pairs or Ranges) of a ``shape``-shaped
         view, or None when the region is not expressible as a layout."""
-        from .algebra import slice_layout
+        from .algebra import slice_layout  # lazy: that module imports this one
 
         if len(shape) != len(region):
             raise LayoutArgumentError(
@@ -204,31 +204,31 @@ class Layout(Node, type_key="tirx.Layout"):
     # --- transforms ----------------------------------------------------------------------
     def storage(self) -> Layout:
         """The per-thread storage layout: thread-axis iters and offsets removed."""
-        from .algebra import storage
+        from .algebra import storage  # lazy: that module imports this one
 
         return storage(self)
 
     def unpack(self, num) -> Layout:
         """Each element becomes ``num`` contiguous elements."""
-        from .algebra import unpack
+        from .algebra import unpack  # lazy: that module imports this one
 
         return unpack(self, num)
 
     def pack(self, num) -> Layout:
         """``num`` contiguous elements become one element."""
-        from .algebra import pack
+        from .algebra import pack  # lazy: that module imports this one
 
         return pack(self, num)
 
     def broadcast(self, num, position=-1, axis="m") -> Layout:
         """Insert a stride-0 shard iter of extent ``num`` at ``position`` (list.insert
         semantics, with -1 appending)."""
-        from .algebra import broadcast
+        from .algebra import broadcast  # lazy: that module imports this one
 
         return broadcast(self, num, position, axis)
 
     def __repr__(self):
-        from .text import layout_text
+        from .text import layout_text  # lazy: that module imports this one
 
         return layout_text(self)
 
@@ -286,7 +286,7 @@ class TileLayout(Layout, type_key="tirx.TileLayout"):
 
         Returns ``(layout, seps)``: dim ``d`` owns shard iters ``seps[d]:seps[d + 1]``.
         """
-        from .algebra import group_many
+        from .algebra import group_many  # lazy: that module imports this one
 
         layout, seps = group_many(self, [list(shape)])
         return layout, seps[0]
@@ -297,7 +297,7 @@ class TileLayout(Layout, type_key="tirx.TileLayout"):
         Returns ``(layout, [seps per shape])``; repeated boundaries (extent-1 dims) become
         unit iters. InternalError when the boundaries are incompatible or unprovable.
         """
-        from .algebra import group_many
+        from .algebra import group_many  # lazy: that module imports this one
 
         return group_many(self, [list(s) for s in shapes])
 
@@ -305,26 +305,26 @@ class TileLayout(Layout, type_key="tirx.TileLayout"):
         """The layout mapping a coordinate back to the logical index (``m`` in the result is
         that index), for a layout that is a bijection onto ``[0, size)`` of one axis with no
         replica and no offset; ValueError otherwise."""
-        from .algebra import inverse
+        from .algebra import inverse  # lazy: that module imports this one
 
         return inverse(self)
 
     def get_scope(self):
         """``(innermost, outermost)`` execution scopes the thread axes span, or None."""
-        from .algebra import layout_scope
+        from .algebra import layout_scope  # lazy: that module imports this one
 
         return layout_scope(self)
 
     @classmethod
     def trainium(cls, annotation, shape, is_psum=False) -> TileLayout:
         """A Trainium layout: ``annotation`` names each dim of ``shape`` ``P`` or ``F``."""
-        from .factories import trainium_layout
+        from .factories import trainium_layout  # lazy: that module imports this one
 
         return trainium_layout(annotation, shape, is_psum)
 
     def to_psum(self) -> TileLayout:
         """Split ``F`` iters into PSUM banks of 512 elements (``Bank`` axis)."""
-        from .factories import to_psum
+        from .factories import to_psum  # lazy: that module imports this one
 
         return to_psum(self)
 

@@ -59,7 +59,7 @@ def tile_layout_text(layout, prefix="T.") -> str:
 
 def layout_text(layout, prefix="T.") -> str:
     """The TVMScript text of a TileLayout or ComposeLayout (``prefix`` names the T module)."""
-    from .layout import ComposeLayout, TileLayout
+    from .layout import ComposeLayout, TileLayout  # lazy: layout.py imports this module
 
     if isinstance(layout, TileLayout):
         return tile_layout_text(layout, prefix)
