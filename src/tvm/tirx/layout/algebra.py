@@ -10,11 +10,7 @@ from __future__ import annotations
 
 import itertools
 
-import numpy as np
-
 from ...error import InternalError
-from ...ffi.structural import structural_equal
-from ...ir.expr import Range
 from ...target import Target
 from . import _core as C
 from .axis import SCOPE_RANK, Axis, make_scope
@@ -23,7 +19,7 @@ from .layout import ComposeLayout, Iter, LayoutArgumentError, TileLayout
 _M = None
 
 
-def _m():
+def m_axis():
     global _M
     if _M is None:
         _M = Axis.get("m")
@@ -75,7 +71,7 @@ def layout_size(layout, axis_name=None):
 
 
 def layout_span(layout, axis_name=None):
-    axis = _m() if axis_name is None else Axis.get(axis_name)
+    axis = m_axis() if axis_name is None else Axis.get(axis_name)
     return C.expr(span_of(layout, axis))
 
 
@@ -316,7 +312,7 @@ def group_many(layout, shapes):
             s, a, je = host
             fresh = (1, C.mul(s, C.div(values[je], values[j])), a)
         else:
-            fresh = ending(j) or starting(j) or (1, 1, _m())
+            fresh = ending(j) or starting(j) or (1, 1, m_axis())
         # The layout's own unit iters here are reused when they sit on the same axis as
         # the iter they border. A new unit piece takes the stride of the iter it splits, of
         # the iter ending here, or (at the start of an iter) one step over that whole iter;
@@ -350,18 +346,18 @@ def group_many(layout, shapes):
     return grouped, all_seps
 
 
-def _grouped_iters(layout, shape):
+def grouped_iters(layout, shape):
     grouped, seps = group_many(layout, [shape])
     its = triples(grouped.shard)
     return [its[seps[0][d]:seps[0][d + 1]] for d in range(len(shape))]
 
 
 # --- tiling ---------------------------------------------------------------------------------
-def _resize_swizzle(layout, n):
+def resize_swizzle(layout, n):
     """A ComposeLayout's tile layout, stretched to ``n`` elements when it is a bare swizzle."""
     tile = layout.tile_layout
     if not C.equal(size_of(tile), n) and tile.is_trivial():
-        return make([(n, 1, _m())])
+        return make([(n, 1, m_axis())])
     return tile
 
 
@@ -369,7 +365,7 @@ def _scaled(iters, spans):
     return [(e, C.mul(s, spans.get(a, 1)), a) for e, s, a in iters]
 
 
-def _spans(layout, axes):
+def tile_spans(layout, axes):
     """Scale factors for tiling over ``layout``: its span on each axis its canonical shard
     uses (1 on the other axes, as Apache TVM 0.27 tiles)."""
     tile_layout = layout.tile_layout if isinstance(layout, ComposeLayout) else layout
@@ -377,12 +373,12 @@ def _spans(layout, axes):
     return {a: span_of(layout, a) for a in axes if a in used}
 
 
-def _axes_of(layout):
+def axes_of(layout):
     return ({a for _e, _s, a in triples(layout.shard) + triples(layout.replica)}
             | set(layout.offset))
 
 
-def _add_offsets(*dicts):
+def add_offsets(*dicts):
     out = {}
     for d in dicts:
         for a, v in d.items():
@@ -400,7 +396,7 @@ def tile(inner, outer, outer_shape, inner_shape):
             "tile: a ComposeLayout as the outer layout is not supported yet"
         )
     if isinstance(inner, ComposeLayout):
-        resized = _resize_swizzle(inner, C.product(C.num(e) for e in inner_shape))
+        resized = resize_swizzle(inner, C.product(C.num(e) for e in inner_shape))
         return inner.with_tile(tile(resized, outer, outer_shape, inner_shape))
     for name, lay, shape in (("inner", inner, inner_shape), ("outer", outer, outer_shape)):
         if not C.equal(size_of(lay), C.product(C.num(e) for e in shape)):
@@ -408,15 +404,15 @@ def tile(inner, outer, outer_shape, inner_shape):
                 f"tile: {name} layout {lay} has {size_of(lay)} elements, but {name}_shape "
                 f"{list(shape)} has {C.product(C.num(e) for e in shape)}"
             )
-    gi = _grouped_iters(inner, inner_shape)
-    go = _grouped_iters(outer, outer_shape)
-    spans = _spans(inner, _axes_of(outer))
+    gi = grouped_iters(inner, inner_shape)
+    go = grouped_iters(outer, outer_shape)
+    spans = tile_spans(inner, axes_of(outer))
     shard = []
     for d in range(len(inner_shape)):
         shard += _scaled(go[d], spans) + gi[d]
     # The outer layout's replica and offset are added as they are (not scaled).
     replica = triples(inner.replica) + triples(outer.replica)
-    return canonicalize(make(shard, replica, _add_offsets(offsets(inner), offsets(outer))))
+    return canonicalize(make(shard, replica, add_offsets(offsets(inner), offsets(outer))))
 
 
 def direct_sum(right, left, left_shape, right_shape):
@@ -426,465 +422,13 @@ def direct_sum(right, left, left_shape, right_shape):
         raise LayoutArgumentError(
             f"direct_sum: left_shape {left_shape} and right_shape {right_shape} differ in rank"
         )
-    gl = _grouped_iters(left, left_shape)
-    gr = _grouped_iters(right, right_shape)
+    gl = grouped_iters(left, left_shape)
+    gr = grouped_iters(right, right_shape)
     shard = []
     for d in range(len(left_shape)):
         shard += gl[d] + gr[d]
     replica = triples(left.replica) + triples(right.replica)
-    return make(shard, replica, _add_offsets(offsets(left), offsets(right)))
-
-
-# --- meaning comparison ---------------------------------------------------------------------
-_MAX_ENUMERATE = 1 << 22
-
-
-def _all_const(layout):
-    vals = [v for e, s, _a in triples(layout.shard) + triples(layout.replica) for v in (e, s)]
-    return all(C.is_const(v) for v in vals + list(offsets(layout).values()))
-
-
-def enumerate_shard(iters, n=None):
-    """Per-axis values of ``sum(digit * stride)`` for flat indices ``0 .. n-1`` (numpy)."""
-    total = 1
-    for e, _s, _a in iters:
-        total *= e
-    n = total if n is None else n
-    x = np.arange(n, dtype=np.int64)
-    out = {}
-    for k in range(len(iters) - 1, -1, -1):
-        e, s, a = iters[k]
-        digit = x % e if k > 0 else x
-        x = x // e
-        out[a] = out.get(a, np.zeros(n, dtype=np.int64)) + digit * s
-    return out
-
-
-def _meaning(layout):
-    shard = triples(layout.shard)
-    vals = enumerate_shard(shard)
-    n = int(np.prod([e for e, _s, _a in shard])) if shard else 1
-    for a, v in offsets(layout).items():
-        vals[a] = vals.get(a, np.zeros(n, dtype=np.int64)) + v
-    vals = {a: v for a, v in vals.items() if np.any(v)}
-    rep = triples(layout.replica)
-    rvals = enumerate_shard(rep) if rep else {}
-    m = int(np.prod([e for e, _s, _a in rep])) if rep else 1
-    axes = sorted(rvals, key=lambda a: a.name)
-    rset = {tuple((a.name, int(rvals[a][i])) for a in axes if rvals[a][i]) for i in range(m)}
-    return n, vals, rset
-
-
-def equivalent(a, b) -> bool:
-    """Whether two layouts have the same meaning."""
-    if type(a) is not type(b):
-        return False
-    if isinstance(a, ComposeLayout):
-        if (a.per_element, a.swizzle_len, a.atom_len, a.swizzle_inner) != (
-                b.per_element, b.swizzle_len, b.atom_len, b.swizzle_inner):
-            return False
-        return equivalent(a.tile_layout, b.tile_layout)
-    ca, cb = canonicalize(a), canonicalize(b)
-    if structural_equal(ca, cb):
-        return True
-    if not (_all_const(a) and _all_const(b)):
-        return False
-    size_a, size_b = size_of(a), size_of(b)
-    if size_a != size_b or size_a > _MAX_ENUMERATE:
-        return False
-    na, va, ra = _meaning(a)
-    nb, vb, rb = _meaning(b)
-    if na != nb or set(va) != set(vb) or ra != rb:
-        return False
-    return all(np.array_equal(va[k], vb[k]) for k in va)
-
-
-# --- recognition ----------------------------------------------------------------------------
-def _minus_replica(total, part):
-    """``total`` replica iters with those of ``part`` removed; None if one is missing."""
-    total = [t if isinstance(t, tuple) else triples([t])[0] for t in total]
-    part = [t if isinstance(t, tuple) else triples([t])[0] for t in part]
-    rest = list(triples(canonicalize(make([(1, 1, _m())], total)).replica))
-    for e, s, a in triples(canonicalize(make([(1, 1, _m())], part)).replica):
-        for i, (e2, s2, a2) in enumerate(rest):
-            if a2 is a and C.equal(e, e2) and C.equal(s, s2):
-                del rest[i]
-                break
-        else:
-            return None
-    return rest
-
-
-def _divide_scaled(iters, spans):
-    out = []
-    for e, s, a in iters:
-        span = spans.get(a, 1)
-        if C.equal(e, 1) and not C.divides(span, s):
-            out.append((e, 0, a))
-        elif C.equal(s, 0):
-            out.append((e, s, a))
-        elif C.divides(span, s):
-            out.append((e, C.div(s, span), a))
-        else:
-            return None
-    return out
-
-
-# (fused axis, upper axis, lower axis, lower extent): fused = upper * extent + lower.
-_THREAD_SPLITS = (
-    ("tx", "wgid", "tid_in_wg", 128),
-    ("tx", "warpid", "laneid", 32),
-    ("tid_in_wg", "wid_in_wg", "laneid", 32),
-)
-
-
-def _split_thread_iter(t, upper, lower, bound):
-    """Rewrite one fused-axis iter on (upper, lower) axes; None when it straddles badly."""
-    e, s, _a = t
-    if not (C.is_const(e) and C.is_const(s)) or s <= 0:
-        return None
-    if s % bound == 0:
-        return [(e, s // bound, upper)]
-    if s * (e - 1) < bound and bound % s == 0 and bound % (s * e) == 0:
-        return [(e, s, lower)]
-    if bound % s == 0 and (e * s) % bound == 0:
-        return [((e * s) // bound, 1, upper), (bound // s, s, lower)]
-    return None
-
-
-def _defuse_threads(layout, reference):
-    """``layout`` with fused thread axes (``tx``, ``tid_in_wg``) split into the hierarchical
-    axes that ``reference`` uses, so their iters can be matched one to one."""
-    if not isinstance(layout, TileLayout):
-        return layout
-    wanted = {a.name for a in _axes_of(reference)}
-    shard, replica = triples(layout.shard), triples(layout.replica)
-    changed = False
-    for fused, upper, lower, bound in _THREAD_SPLITS:
-        if not wanted & {upper, lower} or fused in wanted:
-            continue
-        if fused == "tx" and upper == "wgid" and not wanted & {"wgid", "tid_in_wg",
-                                                                "wid_in_wg"}:
-            continue
-        parts = []
-        for iters in (shard, replica):
-            out = []
-            for t in iters:
-                if t[2].name != fused:
-                    out.append(t)
-                    continue
-                split = _split_thread_iter(t, Axis.get(upper), Axis.get(lower), bound)
-                if split is None:
-                    return layout
-                out += split
-                changed = True
-            parts.append(out)
-        shard, replica = parts
-    if not changed:
-        return layout
-    return make(shard, replica, offsets(layout))
-
-
-def _split_shapes(tiled_shape, part_shape):
-    other = []
-    for t, p in zip(tiled_shape, part_shape):
-        t, p = C.num(t), C.num(p)
-        if not C.divides(p, t):
-            return None
-        other.append(C.div(t, p))
-    return other
-
-
-def _group_interleaved(layout, first, second):
-    interleaved = [v for pair in zip(first, second) for v in pair]
-    try:
-        grouped, seps = group_many(layout, [interleaved])
-    except (InternalError, ValueError):
-        return None
-    its = triples(grouped.shard)
-    seps = seps[0]
-    return [its[seps[k]:seps[k + 1]] for k in range(len(interleaved))]
-
-
-def _compose_parts(self_layout, other):
-    """True when both layouts are tile layouts, or compose layouts with the same swizzle;
-    None otherwise (recognition then fails)."""
-    if isinstance(self_layout, ComposeLayout) != isinstance(other, ComposeLayout):
-        return None
-    if isinstance(self_layout, ComposeLayout) and (
-        (self_layout.per_element, self_layout.swizzle_len, self_layout.atom_len,
-                self_layout.swizzle_inner) != (other.per_element, other.swizzle_len,
-                                               other.atom_len, other.swizzle_inner)):
-        return None
-    return True
-
-
-def is_tile_inner(inner, tiled, tiled_shape, inner_shape):
-    if len(tiled_shape) != len(inner_shape) or _compose_parts(inner, tiled) is None:
-        return None
-    outer_shape = _split_shapes(tiled_shape, inner_shape)
-    if outer_shape is None:
-        return None
-    if isinstance(inner, ComposeLayout):
-        inner_t = _resize_swizzle(inner, C.product(C.num(e) for e in inner_shape))
-        tiled_t = _resize_swizzle(tiled, C.product(C.num(e) for e in tiled_shape))
-    else:
-        inner_t, tiled_t = inner, tiled
-    if not C.equal(size_of(inner_t), C.product(C.num(e) for e in inner_shape)):
-        return None
-    target = tiled.with_tile(tiled_t) if isinstance(tiled, ComposeLayout) else tiled
-    tiled_t = _defuse_threads(tiled_t, inner_t)
-    groups = _group_interleaved(tiled_t, outer_shape, inner_shape)
-    if groups is None:
-        return None
-    spans = _spans(inner_t, _axes_of(tiled_t))
-    outer_iters = []
-    for d in range(len(inner_shape)):
-        scaled = _divide_scaled(groups[2 * d], spans)
-        if scaled is None:
-            return None
-        outer_iters += scaled
-    rep = _minus_replica(tiled_t.replica, inner_t.replica)
-    if rep is None:
-        return None
-    off = {a: v for a, v in _add_offsets(offsets(tiled_t), {
-        a: C.sub(0, v) for a, v in offsets(inner_t).items()}).items() if not C.equal(v, 0)}
-    candidate = make(outer_iters, rep, off)
-    try:
-        rebuilt = tile(inner, candidate, outer_shape, inner_shape)
-    except (LayoutArgumentError, InternalError):
-        return None
-    return candidate if equivalent(rebuilt, target) else None
-
-
-def is_tile_outer(outer, tiled, tiled_shape, outer_shape):
-    if len(tiled_shape) != len(outer_shape) or isinstance(outer, ComposeLayout):
-        return None
-    inner_shape = _split_shapes(tiled_shape, outer_shape)
-    if inner_shape is None:
-        return None
-    tiled_t = tiled
-    if isinstance(tiled, ComposeLayout):
-        tiled_t = _resize_swizzle(tiled, C.product(C.num(e) for e in tiled_shape))
-    target = tiled.with_tile(tiled_t) if isinstance(tiled, ComposeLayout) else tiled
-    tiled_t = _defuse_threads(tiled_t, outer)
-    groups = _group_interleaved(tiled_t, outer_shape, inner_shape)
-    if groups is None:
-        return None
-    inner_iters = [t for d in range(len(outer_shape)) for t in groups[2 * d + 1]]
-    rep = _minus_replica(tiled_t.replica, outer.replica)
-    if rep is None:
-        return None
-    outer_off = {a: C.sub(0, v) for a, v in offsets(outer).items()}
-    off = {a: v for a, v in _add_offsets(offsets(tiled_t), outer_off).items()
-           if not C.equal(v, 0)}
-    candidate = make(inner_iters, rep, off)
-    if isinstance(tiled, ComposeLayout):
-        candidate = tiled.with_tile(candidate)
-    try:
-        rebuilt = tile(candidate, outer, outer_shape, inner_shape)
-    except (LayoutArgumentError, InternalError):
-        return None
-    return candidate if equivalent(rebuilt, target) else None
-
-
-def is_direct_sum(self_layout, sum_layout, interleaved_shape, own_shape, self_is_right):
-    if not isinstance(self_layout, TileLayout) or not isinstance(sum_layout, TileLayout):
-        return None
-    if len(interleaved_shape) != 2 * len(own_shape):
-        return None
-    left_shape = list(interleaved_shape[0::2])
-    right_shape = list(interleaved_shape[1::2])
-    mine = right_shape if self_is_right else left_shape
-    if not all(C.equal(C.num(a), C.num(b)) for a, b in zip(mine, own_shape)):
-        return None
-    try:
-        grouped, seps = group_many(sum_layout, [list(interleaved_shape)])
-    except (InternalError, ValueError):
-        return None
-    its = triples(grouped.shard)
-    seps = seps[0]
-    groups = [its[seps[k]:seps[k + 1]] for k in range(len(interleaved_shape))]
-    parity = 0 if self_is_right else 1
-    other_iters = [t for k, g in enumerate(groups) if k % 2 == parity for t in g]
-    rep = _minus_replica(sum_layout.replica, self_layout.replica)
-    if rep is None:
-        return None
-    off = {a: v for a, v in _add_offsets(offsets(sum_layout), {
-        a: C.sub(0, v) for a, v in offsets(self_layout).items()}).items() if not C.equal(v, 0)}
-    candidate = make(other_iters, rep, off)
-    try:
-        if self_is_right:
-            rebuilt = direct_sum(self_layout, candidate, left_shape, right_shape)
-        else:
-            rebuilt = direct_sum(candidate, self_layout, left_shape, right_shape)
-    except (LayoutArgumentError, InternalError):
-        return None
-    return candidate if equivalent(rebuilt, sum_layout) else None
-
-
-# --- slicing --------------------------------------------------------------------------------
-def _region_pair(r):
-    if isinstance(r, Range):
-        return C.num(r.min), C.simp(r.extent) if not C.is_const(C.num(r.extent)) else C.num(
-            r.extent)
-    begin, end = r
-    begin, end = C.num(begin), C.num(end)
-    return C.simp(begin) if not C.is_const(begin) else begin, C.sub(end, begin)
-
-
-def _fit_iters(vals, n):
-    """Iters (outer to inner) whose row-major sum reproduces ``vals`` (axis -> array of n),
-    relative to ``vals[...][0]``; None when no iter list does."""
-    axes = list(vals)
-    if not axes:
-        axes = [_m()]
-        cur = np.zeros((1, n), dtype=np.int64)
-    else:
-        cur = np.stack([vals[a] - vals[a][0] for a in axes])
-    out = []
-    length = n
-    while length > 1:
-        step = cur[:, 1]
-        nonzero = np.flatnonzero(step)
-        if len(nonzero) > 1:
-            return None
-        found = None
-        for e in range(length, 1, -1):
-            if length % e:
-                continue
-            blocks = cur.reshape(len(axes), length // e, e)
-            expect = blocks[:, :, :1] + step[:, None, None] * np.arange(e)[None, None, :]
-            if np.array_equal(blocks, expect):
-                found = e
-                break
-        if found is None:
-            return None
-        axis = axes[nonzero[0]] if len(nonzero) else _m()
-        stride = int(step[nonzero[0]]) if len(nonzero) else 0
-        out.append((found, stride, axis))
-        cur = cur[:, ::found]
-        length //= found
-    return list(reversed(out))
-
-
-def _slice_group(group, begin, extent):
-    total = C.product(e for e, _s, _a in group)
-    if C.equal(begin, 0) and C.equal(extent, total):
-        return group, {}
-    if len(group) == 1:
-        _e, s, a = group[0]
-        # The caller guarantees begin + extent <= e, so begin needs no wrapping.
-        return [(extent, s, a)], {a: C.mul(begin, s)}
-    consts = [v for e, s, _a in group for v in (e, s)] + [begin, extent]
-    if all(C.is_const(v) for v in consts):
-        vals = enumerate_shard(group, begin + extent)
-        vals = {a: v[begin:] for a, v in vals.items()}
-        fitted = _fit_iters(vals, extent)
-        if fitted is None:
-            return None
-        return fitted, {a: int(v[0]) for a, v in vals.items() if v[0]}
-    # Symbolic: keep the inner iters that the region covers whole, slice the next one.
-    inner = 1
-    q = len(group)
-    while q > 0:
-        cand = C.mul(inner, group[q - 1][0])
-        if C.divides(cand, begin) and C.divides(cand, extent):
-            inner = cand
-            q -= 1
-        else:
-            break
-    j = q - 1
-    if j < 0:
-        return None
-    e_j, s_j, a_j = group[j]
-    count = C.div(extent, inner)
-    start = C.div(begin, inner)
-    first = C.fmod(start, e_j)
-    if not C.prove(C.expr(C.add(C.simp(first) if not C.is_const(first) else first, count))
-                   <= C.expr(e_j)):
-        return None
-    off = {}
-    rest = start
-    for k in range(j, -1, -1):
-        e_k, s_k, a_k = group[k]
-        digit = C.fmod(rest, e_k) if k > 0 else rest
-        rest = C.fdiv(rest, e_k)
-        off[a_k] = C.add(off.get(a_k, 0), C.simp(C.expr(digit) * C.expr(s_k)))
-    return [(count, s_j, a_j)] + list(group[j + 1:]), off
-
-
-def _numeric_slice(layout, shape, pairs):
-    """Slice a constant layout by evaluating it on the region; None when the region's map
-    is not a sum of one per-dimension iter list."""
-    iters = triples(layout.shard)
-    consts = [v for e, s, _a in iters for v in (e, s)] + [v for p in pairs for v in p] + shape
-    if not all(C.is_const(v) for v in consts):
-        return None
-    extents = [n for _b, n in pairs]
-    if int(np.prod(extents)) > _MAX_ENUMERATE or any(n <= 0 for n in extents):
-        return None
-    grids = np.meshgrid(*[np.arange(b, b + n, dtype=np.int64) for b, n in pairs],
-                        indexing="ij")
-    flat = np.zeros(extents, dtype=np.int64)
-    for grid, e in zip(grids, shape):
-        flat = flat * e + grid
-    x = flat.ravel()
-    vals = {}
-    for k in range(len(iters) - 1, -1, -1):
-        e, s, a = iters[k]
-        digit = x % e if k > 0 else x
-        x = x // e
-        vals[a] = vals.get(a, np.zeros_like(digit)) + digit * s
-    vals = {a: v.reshape(extents) for a, v in vals.items()}
-    origin = (0,) * len(extents)
-    base = {a: int(v[origin]) for a, v in vals.items()}
-    shard = []
-    for d, n in enumerate(extents):
-        index = [0] * len(extents)
-        index[d] = slice(None)
-        lines = {a: v[tuple(index)] for a, v in vals.items()}
-        fitted = _fit_iters(lines, n)
-        if fitted is None:
-            return None
-        shard += fitted
-    # The fitted per-dimension iters must add up to the whole map.
-    for a, v in vals.items():
-        total = np.full(extents, base[a], dtype=np.int64)
-        for d in range(len(extents)):
-            index = [0] * len(extents)
-            index[d] = slice(None)
-            line = v[tuple(index)] - base[a]
-            shape_d = [1] * len(extents)
-            shape_d[d] = extents[d]
-            total = total + line.reshape(shape_d)
-        if not np.array_equal(total, v):
-            return None
-    off = _add_offsets(offsets(layout), {a: b for a, b in base.items() if b})
-    return make(shard, triples(layout.replica), off)
-
-
-def slice_layout(layout, shape, region):
-    pairs = [_region_pair(r) for r in region]
-    if isinstance(layout, ComposeLayout):
-        tile_t = _resize_swizzle(layout, C.product(C.num(e) for e in shape))
-        sliced = slice_layout(tile_t, shape, region)
-        return None if sliced is None else layout.with_tile(sliced)
-    shape = [C.num(e) for e in shape]
-    try:
-        groups = _grouped_iters(layout, shape)
-    except (InternalError, ValueError):
-        return _numeric_slice(layout, shape, pairs)
-    shard = []
-    off = offsets(layout)
-    for group, (begin, extent) in zip(groups, pairs):
-        res = _slice_group(group, begin, extent)
-        if res is None:
-            return _numeric_slice(layout, shape, pairs)
-        iters, extra = res
-        shard += iters
-        off = _add_offsets(off, extra)
-    return make(shard, triples(layout.replica), off)
+    return make(shard, replica, add_offsets(offsets(left), offsets(right)))
 
 
 # --- inverse --------------------------------------------------------------------------------
@@ -916,7 +460,7 @@ def inverse(layout):
                 "do not tile the range without gaps or overlaps"
             )
         expect = s * e
-    return make([(iters[k][0], logical[k], _m()) for k in reversed(order)] or [(1, 1, _m())])
+    return make([(iters[k][0], logical[k], m_axis()) for k in reversed(order)] or [(1, 1, m_axis())])
 
 
 # --- transforms -----------------------------------------------------------------------------
@@ -948,7 +492,7 @@ def unpack(layout, num):
         e, s, a = t
         return (e, C.mul(s, num), a) if a.is_memory() else t
 
-    shard = [scale(t) for t in triples(layout.shard)] + [(num, 1, _m())]
+    shard = [scale(t) for t in triples(layout.shard)] + [(num, 1, m_axis())]
     replica = [scale(t) for t in triples(layout.replica)]
     off = {a: (C.mul(v, num) if a.is_memory() else v) for a, v in offsets(layout).items()}
     return make(shard, replica, off)

@@ -139,26 +139,26 @@ class Layout(Node, type_key="tirx.Layout"):
 
     def is_tile_inner(self, tile_layout, tiled_shape, inner_shape):
         """The outer layout when ``tile_layout == self.tile(outer, ...)``, else None."""
-        from .algebra import is_tile_inner  # lazy: that module imports this one
+        from .recognize import is_tile_inner  # lazy: that module imports this one
 
         return is_tile_inner(self, tile_layout, list(tiled_shape), list(inner_shape))
 
     def is_tile_outer(self, tile_layout, tiled_shape, outer_shape):
         """The inner layout when ``tile_layout == inner.tile(self, ...)``, else None."""
-        from .algebra import is_tile_outer  # lazy: that module imports this one
+        from .recognize import is_tile_outer  # lazy: that module imports this one
 
         return is_tile_outer(self, tile_layout, list(tiled_shape), list(outer_shape))
 
     def is_direct_sum_right(self, sum_layout, interleaved_shape, right_shape):
         """The left addend when ``sum_layout == self.direct_sum(left, ...)``, else None."""
-        from .algebra import is_direct_sum  # lazy: that module imports this one
+        from .recognize import is_direct_sum  # lazy: that module imports this one
 
         return is_direct_sum(self, sum_layout, list(interleaved_shape), list(right_shape),
                              self_is_right=True)
 
     def is_direct_sum_left(self, sum_layout, interleaved_shape, left_shape):
         """The right addend when ``sum_layout == right.direct_sum(self, ...)``, else None."""
-        from .algebra import is_direct_sum  # lazy: that module imports this one
+        from .recognize import is_direct_sum  # lazy: that module imports this one
 
         return is_direct_sum(self, sum_layout, list(interleaved_shape), list(left_shape),
                              self_is_right=False)
@@ -166,7 +166,7 @@ class Layout(Node, type_key="tirx.Layout"):
     def slice(self, shape, region):
         """The layout of ``region`` (``(begin, end)`` pairs or Ranges) of a ``shape``-shaped
         view, or None when the region is not expressible as a layout."""
-        from .algebra import slice_layout  # lazy: that module imports this one
+        from .slicing import slice_layout  # lazy: that module imports this one
 
         if len(shape) != len(region):
             raise LayoutArgumentError(
