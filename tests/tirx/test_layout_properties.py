@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import tvm
-from tvm.tirx.layout import Axis, Iter, TileLayout
+from tvm.tirx.layout import Axis, ComposeLayout, Iter, TileLayout
 
 AXES = ["m", "m", "m", "laneid", "F"]
 
@@ -204,3 +204,52 @@ def test_the_model_agrees_with_a_hand_computed_layout():
     # (8, 4):(4 @ laneid, 1): x = 9 -> digits (2, 1) -> laneid 8, m 1.
     assert model([(8, 4, "laneid"), (4, 1, "m")], {}, 9) == {"laneid": 8, "m": 1}
     assert Axis.get("laneid").is_thread()
+
+
+_BINARY = {
+    "Add": lambda a, b: a + b,
+    "Sub": lambda a, b: a - b,
+    "Mul": lambda a, b: a * b,
+    "FloorDiv": lambda a, b: a // b,
+    "FloorMod": lambda a, b: a % b,
+    "BitwiseXor": lambda a, b: a ^ b,
+    "BitwiseAnd": lambda a, b: a & b,
+    "LShift": lambda a, b: a << b,
+    "RShift": lambda a, b: a >> b,
+}
+
+
+def evaluate(expr, env):
+    """Evaluate an integer PrimExpr with Python ints (variables from ``env``)."""
+    kind = type(expr).__name__
+    if kind == "IntImm":
+        return int(expr.value)
+    if kind == "Var":
+        return env[expr]
+    return _BINARY[kind](evaluate(expr.a, env), evaluate(expr.b, env))
+
+
+def swizzle_model(value, per_element, swizzle_len, atom_len, inner):
+    chunk = 1 << per_element
+    unit, low = divmod(value, chunk)
+    mask = (1 << swizzle_len) - 1
+    if inner:
+        unit ^= (unit >> atom_len) & mask
+    else:
+        unit ^= (unit & mask) << atom_len
+    return unit * chunk + low
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.integers(0, 4), st.integers(0, 3), st.integers(1, 4), st.booleans(),
+       st.sampled_from([0, 8, 72, 512]))
+def test_symbolic_swizzle_matches_the_swizzle_of_each_address(per_element, swizzle_len,
+                                                               atom_len, inner, offset):
+    x, y = tvm.tirx.Var("x", "int32"), tvm.tirx.Var("y", "int32")
+    tile = TileLayout.from_iters([Iter(8, 64, "m"), Iter(64, 1, "m")], [], {"m": offset})
+    layout = ComposeLayout(per_element, swizzle_len, atom_len, tile, inner)
+    address = layout.apply(x, y, shape=(8, 64))["m"]
+    for xv, yv in itertools.product(range(8), range(0, 64, 3)):
+        expect = swizzle_model(xv * 64 + yv + offset, per_element, swizzle_len, atom_len, inner)
+        assert evaluate(address, {x: xv, y: yv}) == expect
+        assert int(layout.apply(xv * 64 + yv)["m"]) == expect

@@ -196,15 +196,21 @@ def canonicalize(layout):
 
 
 # --- grouping -------------------------------------------------------------------------------
+def _before(a, b) -> bool:
+    """Whether boundary ``a`` comes no later than ``b``: provably smaller, or a divisor of it
+    (extents are positive, so a divisor is never larger)."""
+    return C.less(a, b) or C.divides(a, b)
+
+
 def _insert_boundary(values, v):
     """Insert ``v`` into the sorted distinct list ``values``; return its index."""
     for i, w in enumerate(values):
         if C.equal(v, w):
             return i
-        if C.less(v, w):
+        if _before(v, w):
             values.insert(i, v)
             return i
-        if not C.less(w, v):
+        if not _before(w, v):
             raise InternalError(
                 f"layout group: cannot prove the order or equality of cumulative boundaries "
                 f"{v} and {w}"

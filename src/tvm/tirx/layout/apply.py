@@ -8,7 +8,6 @@ returns the base coordinate ``D(x) + O``).
 from __future__ import annotations
 
 from ...error import InternalError
-from ..expr import Let, Var
 from . import _core as C
 from .algebra import _fuse_adjacent, group_many, offsets, triples
 from .layout import ComposeLayout, LayoutArgumentError
@@ -143,18 +142,19 @@ def swizzle_index(value, per_element, swizzle_len, atom_len, swizzle_inner=True)
 
 
 def _swizzle_expr(layout, value):
-    """A Let-bound swizzle of a symbolic ``m`` coordinate."""
-    dtype = value.dtype
-    chunk = 1 << layout.per_element
-    mask = (1 << layout.swizzle_len) - 1
-    v = Var("v", dtype)
-    q = Var("q", dtype)
+    """The swizzle of a symbolic ``m`` coordinate as one XOR:
+    ``m ^ (((m >> (P + A)) & mask) << P)`` (inner) or ``m ^ (((m >> P) & mask) << (P + A))``
+    (outer), which equals :func:`swizzle_index` since the XORed bits never reach the low
+    ``P`` bits."""
+    p, a = layout.per_element, layout.atom_len
+    mask = C.expr((1 << layout.swizzle_len) - 1)
     if layout.swizzle_inner:
-        mixed = q ^ ((q & C.expr(mask << layout.atom_len)) >> C.expr(layout.atom_len))
+        src, dst = p + a, p
     else:
-        mixed = q ^ ((q & C.expr(mask)) << C.expr(layout.atom_len))
-    body = mixed * C.expr(chunk) + v % C.expr(chunk)
-    return Let(v, value, Let(q, v // C.expr(chunk), body))
+        src, dst = p, p + a
+    bits = value >> C.expr(src) if src else value
+    bits = bits & mask
+    return value ^ (bits << C.expr(dst) if dst else bits)
 
 
 def apply_layout(layout, coords, shape=None):
