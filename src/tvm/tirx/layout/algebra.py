@@ -303,13 +303,15 @@ def group_many(layout, shapes):
                 return (1, C.mul(s, C.div(values[je], values[j])), a)
         return None
 
+    def covering(j):
+        """The iter holding the piece between boundaries j - 1 and j."""
+        return next(t for t in own if t[0] < j <= t[1])
+
     pieces = []
     nonunit_end = [0] * nvals
     for j in range(nvals):
         if j > 0:
-            for js, je, s, a in own:
-                if js < j <= je:
-                    break
+            _js, je, s, a = covering(j)
             extent = C.div(values[j], values[j - 1])
             pieces.append((extent, C.mul(s, C.div(values[je], values[j])), a))
         nonunit_end[j] = len(pieces)
@@ -323,8 +325,9 @@ def group_many(layout, shapes):
         # the iter they border. A new unit piece takes the stride of the iter it splits, of
         # the iter ending here, or (at the start of an iter) one step over that whole iter;
         # at the very end it repeats the piece before it.
-        mine = [t for t in own_units[j] if host is None and t[2] is fresh[2]] \
-            if ending(j) or starting(j) else list(own_units[j])
+        mine = list(own_units[j])
+        if ending(j) or starting(j):
+            mine = [t for t in mine if t[2] is fresh[2]]
         for k in range(units[j]):
             if k < len(mine):
                 pieces.append(mine[k])
