@@ -78,3 +78,20 @@ def test_layout_printer_entry_points():
     assert print_layout(lay) == str(lay)
     with pytest.raises(TypeError, match="TileLayout or ComposeLayout"):
         layout_to_doc(3)
+
+
+def test_match_buffer_and_decl_buffer_layouts_round_trip():
+    @T.prim_func
+    def g(a: T.handle):
+        A = T.match_buffer(a, (16, 8), "float16",
+                           layout=T.TileLayout(T.S[(16, 8):(1, 16)]))
+        B = T.decl_buffer((128,), "float16", data=A.data,
+                          layout=T.TileLayout(T.S[(8, 16):(1, 8)]))
+        A[0, 0] = B[0]
+
+    code = g.script()
+    assert 'A: T.Buffer((16, 8), "float16", layout=T.TileLayout(T.S[(16, 8):(1, 16)]))' in code
+    assert "layout=T.TileLayout(T.S[(8, 16):(1, 8)])" in code
+    parsed = from_source(code)
+    assert parsed.script() == code
+    assert_structural_equal(g, parsed)
