@@ -253,3 +253,30 @@ def test_symbolic_swizzle_matches_the_swizzle_of_each_address(per_element, swizz
         expect = swizzle_model(xv * 64 + yv + offset, per_element, swizzle_len, atom_len, inner)
         assert evaluate(address, {x: xv, y: yv}) == expect
         assert int(layout.apply(xv * 64 + yv)["m"]) == expect
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from([1, 2, 4, 8, 16]), st.sampled_from([1, 2, 8, 64, 512])),
+                min_size=1, max_size=3),
+       st.integers(0, 3), st.integers(0, 3), st.integers(1, 4), st.booleans(),
+       st.sampled_from([0, 4, 8, 72, 520, 1024]))
+def test_symbolic_swizzle_of_any_tile_matches_the_model(iters, per_element, swizzle_len,
+                                                        atom_len, inner, offset):
+    coords = [tvm.tirx.Var(f"c{k}", "int32") for k in range(len(iters))]
+    flat = tvm.tirx.Var("flat", "int32")
+    tile = TileLayout.from_iters([Iter(e, s, "m") for e, s in iters], [], {"m": offset})
+    layout = ComposeLayout(per_element, swizzle_len, atom_len, tile, inner)
+    per_iter = layout.apply(*coords)["m"] if len(iters) > 1 else None
+    flat_addr = layout.apply(flat)["m"]
+    total = size_of([(e, s, "m") for e, s in iters])
+    for x in range(0, total, max(1, total // 64)):
+        expect = swizzle_model(model([(e, s, "m") for e, s in iters], {"m": offset}, x).get(
+            "m", 0), per_element, swizzle_len, atom_len, inner)
+        assert evaluate(flat_addr, {flat: x}) == expect
+        if per_iter is not None:
+            digits, rest = [], x
+            for e, _s in reversed(iters):
+                digits.append(rest % e)
+                rest //= e
+            env = dict(zip(coords, reversed(digits)))
+            assert evaluate(per_iter, env) == expect

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from ...error import InternalError
 from . import _core as C
-from .algebra import _fuse_adjacent, group_many, offsets, triples
+from .algebra import _fuse_adjacent, group_many, m_axis, offsets, triples
 from .layout import ComposeLayout, LayoutArgumentError
 
 __all__ = ["apply_layout", "apply_to_shape", "swizzle_index"]
@@ -46,11 +46,11 @@ def apply_to_shape(layout, coords, shape):
     if len(coords) != len(shape):
         raise LayoutArgumentError(
             f"apply_to_shape: coordinate {coords} and shape {shape} differ in rank")
-    digits, _iters = _digits_for_shape(layout, coords, shape)
+    digits, _iters = _digits_for_shape(layout, coords, shape, fuse=False)
     return [C.expr(d) if C.is_const(d) else C.simp(d) for d in digits]
 
 
-def _digits_for_shape(layout, coords, shape):
+def _digits_for_shape(layout, coords, shape, fuse=True):
     try:
         grouped, seps = group_many(layout, [[C.num(e) for e in shape]])
     except (InternalError, ValueError):
@@ -59,13 +59,14 @@ def _digits_for_shape(layout, coords, shape):
         return split_coord(flat, [e for e, _s, _a in iters]), iters
     iters = triples(grouped.shard)
     seps = seps[0]
-    digits = []
+    digits, fused = [], []
     for d in range(len(shape)):
         group = iters[seps[d]:seps[d + 1]]
-        if C.is_const(C.num(shape[d])) and C.num(shape[d]) == 1 and not group:
-            continue
+        if fuse:  # contiguous iters of one dim take one digit: simpler expressions
+            group = _fuse_adjacent(group)
         digits += split_coord(coords[d], [e for e, _s, _a in group])
-    return digits, iters
+        fused += group
+    return digits, fused
 
 
 def _sum_per_axis(iters, digits, offset):
@@ -105,6 +106,12 @@ def _plus(a, b):
 
 
 def _apply_tile(layout, coords, shape):
+    iters, digits = _iters_and_digits(layout, coords, shape)
+    return _sum_per_axis(iters, digits, offsets(layout))
+
+
+def _iters_and_digits(layout, coords, shape):
+    """The shard iters (contiguous ones fused) and the digit each takes for ``coords``."""
     if shape is not None:
         shape = list(shape)
         if len(coords) != len(shape):
@@ -126,7 +133,7 @@ def _apply_tile(layout, coords, shape):
                 f"iters ({layout}); pass shape= to index a logical shape"
             )
         digits = [0 if C.equal(e, 1) else c for (e, _s, _a), c in zip(iters, coords)]
-    return _sum_per_axis(iters, digits, offsets(layout))
+    return iters, digits
 
 
 def swizzle_index(value, per_element, swizzle_len, atom_len, swizzle_inner=True):
@@ -161,14 +168,133 @@ def apply_layout(layout, coords, shape=None):
     if not coords:
         raise LayoutArgumentError("apply: needs at least one coordinate")
     coords = [C.num(c) for c in coords]
-    if isinstance(layout, ComposeLayout):
-        out = _apply_tile(layout.tile_layout, coords, shape)
-        if "m" in out:
-            m = C.num(out["m"])
-            if C.is_const(m):
-                out["m"] = C.expr(swizzle_index(m, layout.per_element, layout.swizzle_len,
-                                                layout.atom_len, layout.swizzle_inner))
-            elif layout.swizzle_len > 0:
-                out["m"] = _swizzle_expr(layout, m)
+    if not isinstance(layout, ComposeLayout):
+        return _apply_tile(layout, coords, shape)
+    tile = layout.tile_layout
+    iters, digits = _iters_and_digits(tile, coords, shape)
+    out = _sum_per_axis(iters, digits, offsets(tile))
+    if "m" not in out:
         return out
-    return _apply_tile(layout, coords, shape)
+    m = C.num(out["m"])
+    if C.is_const(m):
+        out["m"] = C.expr(swizzle_index(m, layout.per_element, layout.swizzle_len,
+                                        layout.atom_len, layout.swizzle_inner))
+    elif layout.swizzle_len > 0:
+        structured = _structured_swizzle(layout, iters, digits, tile.offset.get(m_axis()))
+        out["m"] = structured if structured is not None else _swizzle_expr(layout, m)
+    return out
+
+
+# --- structured swizzled addresses --------------------------------------------------------
+# For an inner swizzle the XOR only moves bits at and above ``R = 2**(P + A)`` (the row)
+# into bits ``[P, P + B)``. When every term of the address is either a multiple of R (the
+# "high" part) or provably below R without carries (the "low" part), the address is
+#     high + (low ^ ((row & mask) << P))        with row = high / R,
+# and a constant low part whose bits sit above the variable low part is XORed in last.
+
+
+def _offset_terms(value):
+    """The summands of an offset expression (None when it is not a plain sum)."""
+    if value is None:
+        return []
+    value = C.num(value)
+    if C.is_const(value):
+        return [value]
+    if type(value).__name__ == "Add":
+        left, right = _offset_terms(value.a), _offset_terms(value.b)
+        return None if left is None or right is None else left + right
+    return [value]
+
+
+def _upper_bound(expr):
+    bound = C.analyzer().const_int_bound(expr)
+    lo, hi = int(bound.min_value), int(bound.max_value)
+    return None if lo < 0 or hi >= 1 << 62 else hi
+
+
+def _structured_swizzle(layout, iters, digits, offset):
+    # The XORed bits [P, P + B) must lie in the low part, below the row bits.
+    if not layout.swizzle_inner or layout.swizzle_len > layout.atom_len:
+        return None
+    row_bits = layout.per_element + layout.atom_len
+    row = 1 << row_bits
+    high, low, row_terms = [], [], []
+    low_max = 0
+    for (e, s, a), digit in zip(iters, digits):
+        if a.name != "m" or C.equal(e, 1):
+            continue
+        if not (C.is_const(s) and C.is_const(e)) or s < 0:
+            return None
+        if s == 0:
+            continue
+        digit = C.expr(digit) if C.is_const(C.num(digit)) else C.num(digit)
+        if s % row == 0:
+            high.append(digit * s)
+            row_terms.append(digit if s == row else digit * (s // row))
+        elif s * (e - 1) < row:
+            low.append(digit if s == 1 else digit * s)
+            low_max += s * (e - 1)
+        elif row % s == 0 and e % (row // s) == 0:
+            per_row = row // s
+            high.append(digit // per_row * row)
+            row_terms.append(digit // per_row)
+            low.append(digit % per_row if s == 1 else digit % per_row * s)
+            low_max += s * (per_row - 1)
+        else:
+            return None
+    high_const, low_const = 0, 0
+    terms = _offset_terms(offset)
+    if terms is None:
+        return None
+    for term in terms:
+        if C.is_const(term):
+            high_const += term - term % row
+            low_const += term % row
+            continue
+        if type(term).__name__ == "Mul" and C.is_const(C.num(term.b)) and C.num(term.b) % row == 0:
+            factor = C.num(term.b) // row
+            high.append(term)
+            row_terms.append(term.a if factor == 1 else term.a * factor)
+            continue
+        bound = _upper_bound(term)
+        if bound is None:
+            return None
+        low.append(term)
+        low_max += bound
+    if low_max >= row or low_max + low_const >= row:
+        return None
+    if low_const and low_const % (1 << low_max.bit_length()):
+        return None  # the constant would carry into the variable low bits
+    # Whole swizzle periods of the constant do not change the XOR: they are added outside.
+    period = 1 << (row_bits + layout.swizzle_len)
+    outer_const = high_const - high_const % period
+    high_const -= outer_const
+    if high_const:
+        row_terms.append(high_const // row)
+    mask = (1 << layout.swizzle_len) - 1
+    row_expr = _sum(row_terms)
+    shift = ((row_expr & mask) << layout.per_element) if row_expr is not None else None
+    low_expr = _sum(low)
+    if low_expr is None:
+        low_expr = C.expr(0)
+    mixed = low_expr ^ shift if shift is not None else low_expr
+    # Apache TVM 0.27's simplifier moves a signed constant after the swizzled term and
+    # leaves an unsigned one inside the high part; the same order is kept here.
+    if high_const and high and mixed.dtype.startswith("uint"):
+        result = _sum(high) + high_const + mixed
+    else:
+        result = _sum([*high, mixed])
+        if high_const:
+            result = result + high_const
+    if outer_const:
+        result = result + outer_const
+    if low_const:
+        result = result ^ low_const
+    return result
+
+
+def _sum(terms):
+    out = None
+    for term in terms:
+        out = term if out is None else out + term
+    return out
