@@ -226,6 +226,8 @@ def evaluate(expr, env):
         return int(expr.value)
     if kind == "Var":
         return env[expr]
+    if kind == "Let":
+        return evaluate(expr.body, {**env, expr.var: evaluate(expr.value, env)})
     return _BINARY[kind](evaluate(expr.a, env), evaluate(expr.b, env))
 
 

@@ -8,6 +8,7 @@ returns the base coordinate ``D(x) + O``).
 from __future__ import annotations
 
 from ...error import InternalError
+from ..expr import Let, Var
 from . import _core as C
 from .algebra import _fuse_adjacent, group_many, m_axis, offsets, triples
 from .layout import ComposeLayout, LayoutArgumentError
@@ -149,19 +150,25 @@ def swizzle_index(value, per_element, swizzle_len, atom_len, swizzle_inner=True)
 
 
 def _swizzle_expr(layout, value):
-    """The swizzle of a symbolic ``m`` coordinate as one XOR:
-    ``m ^ (((m >> (P + A)) & mask) << P)`` (inner) or ``m ^ (((m >> P) & mask) << (P + A))``
-    (outer), which equals :func:`swizzle_index` since the XORed bits never reach the low
-    ``P`` bits."""
+    """The swizzle of a symbolic ``m`` coordinate on whole units, as 0.27 writes it:
+    ``((q ^ ((q & (mask << A)) >> A)) << P) + m % 2**P`` with ``q = m // 2**P`` (inner;
+    the outer swizzle shifts the other way). A compound ``m`` is Let-bound first."""
     p, a = layout.per_element, layout.atom_len
-    mask = C.expr((1 << layout.swizzle_len) - 1)
-    if layout.swizzle_inner:
-        src, dst = p + a, p
-    else:
-        src, dst = p, p + a
-    bits = value >> C.expr(src) if src else value
-    bits = bits & mask
-    return value ^ (bits << C.expr(dst) if dst else bits)
+    chunk = 1 << p
+    mask = (1 << layout.swizzle_len) - 1
+
+    def body(m, q):
+        if layout.swizzle_inner:
+            mixed = q ^ ((q & C.expr(mask << a)) >> C.expr(a))
+        else:
+            mixed = q ^ ((q & C.expr(mask)) << C.expr(a))
+        return (mixed << C.expr(p) if p else mixed) + (m % C.expr(chunk) if p else 0)
+
+    if isinstance(value, Var):
+        return body(value, value // C.expr(chunk) if p else value)
+    m = Var("compose_m", value.dtype)
+    q = Var("compose_q", value.dtype)
+    return Let(m, value, Let(q, m // C.expr(chunk), body(m, q)))
 
 
 def apply_layout(layout, coords, shape=None):
@@ -180,7 +187,9 @@ def apply_layout(layout, coords, shape=None):
         out["m"] = C.expr(swizzle_index(m, layout.per_element, layout.swizzle_len,
                                         layout.atom_len, layout.swizzle_inner))
     elif layout.swizzle_len > 0:
-        structured = _structured_swizzle(layout, iters, digits, tile.offset.get(m_axis()))
+        structured = None
+        if shape is not None or len(coords) > 1:  # 0.27 keeps a flat index unstructured
+            structured = _structured_swizzle(layout, iters, digits, tile.offset.get(m_axis()))
         out["m"] = structured if structured is not None else _swizzle_expr(layout, m)
     return out
 
@@ -218,7 +227,7 @@ def _structured_swizzle(layout, iters, digits, offset):
         return None
     row_bits = layout.per_element + layout.atom_len
     row = 1 << row_bits
-    high, low, row_terms = [], [], []
+    high, low = [], []  # (stride, term[, row term]), ordered by stride like 0.27
     low_max = 0
     for (e, s, a), digit in zip(iters, digits):
         if a.name != "m" or C.equal(e, 1):
@@ -229,16 +238,14 @@ def _structured_swizzle(layout, iters, digits, offset):
             continue
         digit = C.expr(digit) if C.is_const(C.num(digit)) else C.num(digit)
         if s % row == 0:
-            high.append(digit * s)
-            row_terms.append(digit if s == row else digit * (s // row))
+            high.append((s, digit * s, digit if s == row else digit * (s // row)))
         elif s * (e - 1) < row:
-            low.append(digit if s == 1 else digit * s)
+            low.append((s, digit if s == 1 else digit * s))
             low_max += s * (e - 1)
         elif row % s == 0 and e % (row // s) == 0:
             per_row = row // s
-            high.append(digit // per_row * row)
-            row_terms.append(digit // per_row)
-            low.append(digit % per_row if s == 1 else digit % per_row * s)
+            high.append((row, digit // per_row * row, digit // per_row))
+            low.append((s, digit % per_row if s == 1 else digit % per_row * s))
             low_max += s * (per_row - 1)
         else:
             return None
@@ -253,37 +260,38 @@ def _structured_swizzle(layout, iters, digits, offset):
             continue
         if type(term).__name__ == "Mul" and C.is_const(C.num(term.b)) and C.num(term.b) % row == 0:
             factor = C.num(term.b) // row
-            high.append(term)
-            row_terms.append(term.a if factor == 1 else term.a * factor)
+            high.append((C.num(term.b), term, term.a if factor == 1 else term.a * factor))
             continue
         bound = _upper_bound(term)
         if bound is None:
             return None
-        low.append(term)
+        low.append((0, term))
         low_max += bound
     if low_max >= row or low_max + low_const >= row:
         return None
     if low_const and low_const % (1 << low_max.bit_length()):
         return None  # the constant would carry into the variable low bits
+    high.sort(key=lambda t: -t[0])
+    low.sort(key=lambda t: -t[0])
     # Whole swizzle periods of the constant do not change the XOR: they are added outside.
     period = 1 << (row_bits + layout.swizzle_len)
     outer_const = high_const - high_const % period
     high_const -= outer_const
-    if high_const:
-        row_terms.append(high_const // row)
+    row_terms = [t[2] for t in high] + ([high_const // row] if high_const else [])
     mask = (1 << layout.swizzle_len) - 1
     row_expr = _sum(row_terms)
     shift = ((row_expr & mask) << layout.per_element) if row_expr is not None else None
-    low_expr = _sum(low)
+    low_expr = _sum([t[1] for t in low])
     if low_expr is None:
         low_expr = C.expr(0)
     mixed = low_expr ^ shift if shift is not None else low_expr
+    high_terms = [t[1] for t in high]
     # Apache TVM 0.27's simplifier moves a signed constant after the swizzled term and
     # leaves an unsigned one inside the high part; the same order is kept here.
-    if high_const and high and mixed.dtype.startswith("uint"):
-        result = _sum(high) + high_const + mixed
+    if high_const and high_terms and mixed.dtype.startswith("uint"):
+        result = _sum(high_terms) + high_const + mixed
     else:
-        result = _sum([*high, mixed])
+        result = _sum([*high_terms, mixed])
         if high_const:
             result = result + high_const
     if outer_const:
