@@ -17,17 +17,20 @@ __all__ = ["apply_layout", "apply_to_shape", "swizzle_index"]
 
 
 def split_coord(coord, extents):
-    """Row-major digits of ``coord`` over ``extents``; the outermost digit is not wrapped."""
+    """Row-major digits of ``coord`` over ``extents`` as 0.27 writes them: digit ``k`` is
+    ``coord % (e_k * inner) // inner`` (``inner`` = product of the later extents); the
+    outermost digit is ``coord // inner``, not wrapped."""
     coord = C.num(coord)
     digits = [None] * len(extents)
-    rest = coord
+    inner = 1
     for k in range(len(extents) - 1, -1, -1):
         e = C.num(extents[k])
         if k == 0:
-            digits[k] = rest
+            digits[k] = C.fdiv(coord, inner)
         else:
-            digits[k] = C.fmod(rest, e)
-            rest = C.fdiv(rest, e)
+            outer = C.mul(e, inner)
+            digits[k] = C.fdiv(C.fmod(coord, outer), inner)
+        inner = C.mul(inner, e)
     return digits
 
 
@@ -51,7 +54,7 @@ def apply_to_shape(layout, coords, shape):
     return [C.expr(d) if C.is_const(d) else C.simp(d) for d in digits]
 
 
-def _digits_for_shape(layout, coords, shape, fuse=True):
+def _digits_for_shape(layout, coords, shape, fuse=True, refine=None):
     try:
         grouped, seps = group_many(layout, [[C.num(e) for e in shape]])
     except (InternalError, ValueError):
@@ -65,7 +68,12 @@ def _digits_for_shape(layout, coords, shape, fuse=True):
         group = iters[seps[d]:seps[d + 1]]
         if fuse:  # contiguous iters of one dim take one digit: simpler expressions
             group = _fuse_adjacent(group)
-        digits += split_coord(coords[d], [e for e, _s, _a in group])
+        if refine is not None:
+            group = refine(group)
+        part = split_coord(coords[d], [e for e, _s, _a in group])
+        if fuse:  # an in-range coordinate puts 0 on extent-1 iters
+            part = [0 if C.equal(e, 1) else dg for (e, _s, _a), dg in zip(group, part)]
+        digits += part
         fused += group
     return digits, fused
 
@@ -111,7 +119,7 @@ def _apply_tile(layout, coords, shape):
     return _sum_per_axis(iters, digits, offsets(layout))
 
 
-def _iters_and_digits(layout, coords, shape):
+def _iters_and_digits(layout, coords, shape, refine=None):
     """The shard iters (contiguous ones fused) and the digit each takes for ``coords``."""
     if shape is not None:
         shape = list(shape)
@@ -120,7 +128,7 @@ def _iters_and_digits(layout, coords, shape):
                 f"apply: coordinate {coords} has {len(coords)} dims but shape {shape} has "
                 f"{len(shape)}"
             )
-        digits, iters = _digits_for_shape(layout, coords, shape)
+        digits, iters = _digits_for_shape(layout, coords, shape, refine=refine)
     elif len(coords) == 1:
         # Fusing contiguous iters keeps the map (also past the size: the outermost iter
         # takes the overflow), and gives simpler expressions for symbolic coordinates.
@@ -149,10 +157,11 @@ def swizzle_index(value, per_element, swizzle_len, atom_len, swizzle_inner=True)
     return unit * chunk + low
 
 
-def _swizzle_expr(layout, value):
+def _swizzle_expr(layout, value, bind=False):
     """The swizzle of a symbolic ``m`` coordinate on whole units, as 0.27 writes it:
     ``((q ^ ((q & (mask << A)) >> A)) << P) + m % 2**P`` with ``q = m // 2**P`` (inner;
-    the outer swizzle shifts the other way). A compound ``m`` is Let-bound first."""
+    the outer swizzle shifts the other way). ``m`` is Let-bound (``compose_m``,
+    ``compose_q``) unless it is a variable and ``bind`` is False."""
     p, a = layout.per_element, layout.atom_len
     chunk = 1 << p
     mask = (1 << layout.swizzle_len) - 1
@@ -162,13 +171,14 @@ def _swizzle_expr(layout, value):
             mixed = q ^ ((q & C.expr(mask << a)) >> C.expr(a))
         else:
             mixed = q ^ ((q & C.expr(mask)) << C.expr(a))
-        return (mixed << C.expr(p) if p else mixed) + (m % C.expr(chunk) if p else 0)
+        return (mixed << C.expr(p)) + m % C.expr(chunk) if p else mixed
 
-    if isinstance(value, Var):
+    value = C.expr(value) if C.is_const(C.num(value)) else value
+    if isinstance(value, Var) and not bind:
         return body(value, value // C.expr(chunk) if p else value)
     m = Var("compose_m", value.dtype)
     q = Var("compose_q", value.dtype)
-    return Let(m, value, Let(q, m // C.expr(chunk), body(m, q)))
+    return Let(m, value, Let(q, m // C.expr(chunk) if p else m, body(m, q)))
 
 
 def apply_layout(layout, coords, shape=None):
@@ -183,14 +193,18 @@ def apply_layout(layout, coords, shape=None):
     if "m" not in out:
         return out
     m = C.num(out["m"])
-    if C.is_const(m):
+    if C.is_const(m) and all(C.is_const(c) for c in coords):
         out["m"] = C.expr(swizzle_index(m, layout.per_element, layout.swizzle_len,
                                         layout.atom_len, layout.swizzle_inner))
     elif layout.swizzle_len > 0:
         structured = None
-        if shape is not None or len(coords) > 1:  # 0.27 keeps a flat index unstructured
+        shaped = shape is not None or len(coords) > 1  # 0.27 keeps a flat index unstructured
+        if shaped:
+            if shape is not None:  # split row-crossing iters before taking digits
+                iters, digits = _iters_and_digits(tile, coords, shape,
+                                                  refine=_row_splitter(layout))
             structured = _structured_swizzle(layout, iters, digits, tile.offset.get(m_axis()))
-        out["m"] = structured if structured is not None else _swizzle_expr(layout, m)
+        out["m"] = structured if structured is not None else _swizzle_expr(layout, m, shaped)
     return out
 
 
@@ -200,6 +214,25 @@ def apply_layout(layout, coords, shape=None):
 # "high" part) or provably below R without carries (the "low" part), the address is
 #     high + (low ^ ((row & mask) << P))        with row = high / R,
 # and a constant low part whose bits sit above the variable low part is XORed in last.
+
+
+def _row_splitter(layout):
+    """Splits an iter that crosses the swizzle row ``2**(P + A)`` into the rows it steps
+    over and the part inside a row, so each digit falls on one side (as 0.27 does)."""
+    row = 1 << (layout.per_element + layout.atom_len)
+
+    def refine(group):
+        out = []
+        for e, s, a in group:
+            if (a.name == "m" and C.is_const(e) and C.is_const(s) and 0 < s < row
+                    and s * (e - 1) >= row and row % s == 0 and e % (row // s) == 0):
+                per_row = row // s
+                out += [(e // per_row, row, a), (per_row, s, a)]
+            else:
+                out.append((e, s, a))
+        return out
+
+    return refine
 
 
 def _offset_terms(value):
@@ -229,6 +262,7 @@ def _structured_swizzle(layout, iters, digits, offset):
     row = 1 << row_bits
     high, low = [], []  # (stride, term[, row term]), ordered by stride like 0.27
     low_max = 0
+    # Terms are ordered by stride (ties keep the iter order), as 0.27 mostly does.
     for (e, s, a), digit in zip(iters, digits):
         if a.name != "m" or C.equal(e, 1):
             continue
@@ -249,6 +283,8 @@ def _structured_swizzle(layout, iters, digits, offset):
             low_max += s * (per_row - 1)
         else:
             return None
+    high.sort(key=lambda t: -t[0])
+    low.sort(key=lambda t: -t[0])
     high_const, low_const = 0, 0
     terms = _offset_terms(offset)
     if terms is None:
@@ -271,20 +307,21 @@ def _structured_swizzle(layout, iters, digits, offset):
         return None
     if low_const and low_const % (1 << low_max.bit_length()):
         return None  # the constant would carry into the variable low bits
-    high.sort(key=lambda t: -t[0])
-    low.sort(key=lambda t: -t[0])
-    # Whole swizzle periods of the constant do not change the XOR: they are added outside.
-    period = 1 << (row_bits + layout.swizzle_len)
-    outer_const = high_const - high_const % period
-    high_const -= outer_const
-    row_terms = [t[2] for t in high] + ([high_const // row] if high_const else [])
     mask = (1 << layout.swizzle_len) - 1
+    # Only the constant's row bits under the mask reach the XOR (whole periods do not).
+    row_const = (high_const // row) & mask
+    row_terms = [t[2] for t in high] + ([row_const] if row_const else [])
     row_expr = _sum(row_terms)
-    shift = ((row_expr & mask) << layout.per_element) if row_expr is not None else None
+    if row_expr is None:
+        shift = C.expr(0)
+    else:
+        shift = row_expr & mask
+        if layout.per_element:
+            shift = shift << layout.per_element
     low_expr = _sum([t[1] for t in low])
     if low_expr is None:
         low_expr = C.expr(0)
-    mixed = low_expr ^ shift if shift is not None else low_expr
+    mixed = low_expr ^ shift
     high_terms = [t[1] for t in high]
     # Apache TVM 0.27's simplifier moves a signed constant after the swizzled term and
     # leaves an unsigned one inside the high part; the same order is kept here.
@@ -294,8 +331,6 @@ def _structured_swizzle(layout, iters, digits, offset):
         result = _sum([*high_terms, mixed])
         if high_const:
             result = result + high_const
-    if outer_const:
-        result = result + outer_const
     if low_const:
         result = result ^ low_const
     return result
