@@ -45,11 +45,11 @@ from ..exec_scope import SCOPE_ID_FUNCTIONS
 from ..expr import EQ, GE, GT, LE, LT, And, IntImm, Var
 from ..function import PrimFunc
 from ..stmt import AllocBuffer, AttrStmt, BufferLoad, BufferStore, IterVar, SeqStmt
-from ..stmt_functor import StmtExprMutator, StmtExprVisitor
+from ..stmt_functor import StmtExprMutator, StmtExprVisitor, _Substitute
 from ..tile_primitive import DispatchContext, TilePrimitiveCall
 from .common import PrimFuncPass
 
-__all__ = ["TilePrimitiveDispatch", "check_no_tile_primitive"]
+__all__ = ["BufferReplacer", "TilePrimitiveDispatch", "check_no_tile_primitive"]
 
 DEVICE_ENTRY_KEY = "tirx.device_entry"
 WARP_SIZE = 32
@@ -362,3 +362,23 @@ def _bind_params(func: PrimFunc, call: TilePrimitiveCall):
             )
         bindings[id(buf)] = region
     return _ParamBinder(bindings).visit_stmt(func.body)
+
+
+class BufferReplacer(_Substitute):
+    """Replace buffers (``buffer_map``: old -> new) and variables (``var_map``) in a statement
+    or expression; buffers whose shape, strides or offset use a replaced variable are rebuilt.
+    Variants use it to retarget a body written for one buffer to another.
+
+    >>> new_stmt = BufferReplacer(buffer_map={A: B}, var_map={n: m})(stmt)
+    """
+
+    def __init__(self, buffer_map=None, var_map=None):
+        self.buffer_map = dict(buffer_map or {})
+        self.var_map = dict(var_map or {})
+        super().__init__(self.var_map.get)
+
+    def _buffer(self, buf):
+        mapped = self.buffer_map.get(buf)
+        if mapped is not None:
+            return mapped
+        return super()._buffer(buf)
