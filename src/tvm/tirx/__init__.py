@@ -145,6 +145,7 @@ from .op import (  # noqa: F401
     tvm_warp_shuffle_down,
     tvm_warp_shuffle_up,
 )
+from .op_gpu import tvm_thread_allreduce  # noqa: F401  (the default GPU schedules' passes)
 from .reduction import CommReducer, Reduce  # noqa: F401
 
 # Statements, buffers, functions (the statement helper's modules).

@@ -60,7 +60,8 @@ class Buffer(Scriptable, Node, type_key="tirx.Buffer"):
     offset_factor: int = 1
     buffer_type: int = BufferType.DEFAULT
     axis_separators: tuple = ()
-    #: TIRx: the buffer's layout over hardware axes (a ``tvm.tirx.layout`` object), or None.
+    #: TIRx: the buffer's layout over hardware axes (a ``tvm.tirx.layout`` Layout); None is the
+    #: default row-major layout.
     layout: object = None
     #: TIRx: the address the memory was allocated at (a TMEM address), or None.
     allocated_addr: object = None
@@ -228,8 +229,8 @@ def decl_buffer(shape, dtype="float32", name="buffer", data=None, strides=None,
         ``""`` or ``"default"``, or ``"auto_broadcast"``.
     axis_separators : list of int, optional
         Where the flattened physical axes split.
-    layout : object, optional
-        TIRx: the buffer's layout (a ``tvm.tirx.layout`` object); kept as given.
+    layout : tvm.tirx.layout.Layout, optional
+        The TIRx layout; None (or ``"default"``) is the row-major default.
     allocated_addr : PrimExpr, optional
         TIRx: the address the memory was allocated at (a TMEM address).
 
@@ -245,6 +246,10 @@ def decl_buffer(shape, dtype="float32", name="buffer", data=None, strides=None,
     if isinstance(shape, (int, PrimExpr)):
         shape = (shape,)
     shape = tuple(_as_index(s) for s in shape)
+    if layout is not None:
+        from .layout.buffer_layout import buffer_layout  # lazy: layout imports arith/numpy
+
+        layout = buffer_layout(layout, shape)
     index_dtype = shape[0].dtype if shape and shape[0].dtype.startswith("int") else "int32"
     strides = tuple(_as_index(s) for s in (strides or ()))
     if data is None:

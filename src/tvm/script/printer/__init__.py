@@ -24,6 +24,7 @@ import numpy as np
 
 from . import ir_printer as _ir_printer  # noqa: F401 - registers docsifiers
 from . import relax_printer as _relax_printer  # noqa: F401 - registers docsifiers
+from . import tirx_gpu_printer as _tirx_gpu_printer  # noqa: F401 - CommReducer docsifier
 from . import tirx_printer as _tirx_printer  # noqa: F401 - registers docsifiers
 from . import tirx_stmt_printer as _tirx_stmt_printer  # noqa: F401 - registers docsifiers
 from . import tirx_tile_printer as _tirx_tile_printer  # noqa: F401 - registers docsifiers

@@ -15,8 +15,9 @@ from __future__ import annotations
 from ... import tirx
 from ...tirx import stmt as _stmt
 from ...tirx.exec_scope import SCOPE_ID_FUNCTIONS
-from .doc import AssignDoc, ExprStmtDoc, IdDoc, ListDoc, LiteralDoc, TupleDoc
+from .doc import AssignDoc, ExprStmtDoc, ListDoc, LiteralDoc, TupleDoc
 from .ir_docsifier import attr_path, register_printer
+from .tirx_layout_printer import layout_to_doc
 
 __all__ = ["HINT_KEY", "flat_attr", "hint_call", "layout_doc"]
 
@@ -28,33 +29,14 @@ def _t(d, name):
 
 
 def layout_doc(layout, d):
-    """The printed form of a buffer ``layout`` (``layout=...`` of an allocation).
-
-    Layouts are defined by ``tvm.tirx.layout``; a layout whose class has a docsifier prints
-    through it, one with a ``.script()`` method as that text, anything else as ``str()``.
-    """
-    try:
-        return d.as_doc(layout, None)
-    except TypeError:
-        script = getattr(layout, "script", None)
-        text = script() if callable(script) else str(layout)
-        return IdDoc(text)
+    """The printed form of a buffer ``layout`` (``layout=...`` of an allocation or a view)."""
+    return layout_to_doc(layout, d)
 
 
 def is_default_layout(buf) -> bool:
-    """Whether ``buf.layout`` is the default (row-major) layout of its shape; 0.27 leaves
-    that out of the printed allocation. Asks ``tvm.tirx.layout.is_default_layout(layout,
-    shape)`` when the layout module provides it; otherwise every layout is printed."""
-    if buf.layout is None:
-        return True
-    import importlib  # local: the layout module is optional and defined elsewhere
-
-    try:
-        module = importlib.import_module("tvm.tirx.layout")
-    except ImportError:
-        return False
-    check = getattr(module, "is_default_layout", None)
-    return bool(check(buf.layout, buf.shape)) if check is not None else False
+    """Whether ``buf`` has the default (row-major) layout, which 0.27 leaves out of the printed
+    allocation. ``tvm.tirx.buffer.decl_buffer`` stores that layout as None."""
+    return buf.layout is None
 
 
 def flat_attr(stmt) -> bool:

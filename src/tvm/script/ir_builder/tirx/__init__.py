@@ -221,7 +221,7 @@ def alloc_buffer(shape, dtype="float32", data=None, strides=None, elem_offset=No
                  scope="global", align=-1, offset_factor=0, buffer_type="default",
                  axis_separators=None, annotations=None, layout=None, allocated_addr=None):
     """``T.alloc_buffer(shape, dtype, scope=..., layout=..., align=...)``: allocate a buffer
-    for the rest of the scope. ``layout`` (a ``tvm.tirx.layout`` object) is kept as given;
+    for the rest of the scope. ``layout`` is a ``tvm.tirx.layout`` Layout (None: row-major);
     ``allocated_addr`` fixes the address (Trainium, TMEM)."""
     buf = _make_buffer(shape, dtype, data, strides, elem_offset, scope, align, offset_factor,
                        buffer_type, axis_separators, layout=layout,
