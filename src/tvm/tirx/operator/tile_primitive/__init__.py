@@ -10,7 +10,7 @@
 from __future__ import annotations
 
 from ...tile_primitive import DispatchContext, TilePrimitiveCall
-from . import generic  # noqa: F401 - registers the generic variants
+from . import generic, ops  # noqa: F401 - generic registers the generic variants
 from .dispatcher import (
     ANY_TARGET,
     DispatchCase,
