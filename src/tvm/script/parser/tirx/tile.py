@@ -344,3 +344,13 @@ cluster = ScopeNamespace("cluster", "cluster")
 for _op in TILE_PRIMITIVE_NAMES:
     globals()[_op] = getattr(thread, _op)
 del _op
+
+
+def __getattr__(name):
+    if name.startswith("__"):
+        raise AttributeError(name)
+    raise AttributeError(
+        f"Tx.{name} is not a tile primitive; the tile primitives are "
+        f"{', '.join(TILE_PRIMITIVE_NAMES)}, at the scopes Tx.<op> (thread), Tx.warp, Tx.wg, "
+        "Tx.cta and Tx.cluster"
+    )
