@@ -287,3 +287,18 @@ def test_compose_op_has_no_generic_lowering_yet():
 
     with pytest.raises(RuntimeError, match="compose_op is not supported yet"):
         _lower(f)
+
+
+def test_compile_lowers_tile_primitives_on_cpu():
+    @T.prim_func
+    def f(A: T.Buffer((8, 16), "float32"), B: T.Buffer((8, 16), "float32")):
+        Tx.add(B[0:8, 0:16], A[0:8, 0:16], T.float32(1))
+        Tx.mul(B[0:4, 0:16], B[0:4, 0:16], A[0:4, 0:16])
+
+    ex = tvm.compile(f, target="llvm")
+    a = np.arange(128, dtype="float32").reshape(8, 16)
+    b = tvm.runtime.tensor(np.zeros((8, 16), "float32"))
+    ex(tvm.runtime.tensor(a), b)
+    ref = a + 1
+    ref[0:4] *= a[0:4]
+    np.testing.assert_allclose(b.numpy(), ref)

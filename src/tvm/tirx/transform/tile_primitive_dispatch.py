@@ -21,7 +21,8 @@ For every :class:`~tvm.tirx.TilePrimitiveCall` of a PrimFunc (spec D.4):
    init statements before it, post-definition statements right after the buffer's
    allocation or declaration.
 
-The target is the function's ``target`` attribute, else the current ``with target:``.
+The target is the function's ``target`` attribute, else the current ``with target:``, else
+the ``target`` given to the pass (the compilation pipeline gives its own).
 A call left in the result (a variant returning one it does not lower) is a ``ValueError``.
 """
 
@@ -67,9 +68,17 @@ _BINDINGS = {
 }
 
 
-def TilePrimitiveDispatch():
-    """The pass lowering every tile-primitive call (see the module docstring)."""
-    return PrimFuncPass(_run, PassInfo(0, "tirx.TilePrimitiveDispatch"))
+def TilePrimitiveDispatch(target=None):
+    """The pass lowering every tile-primitive call (see the module docstring).
+
+    ``target`` (a Target or its string) is used for functions without a ``target``
+    attribute when no ``with target:`` is active (the compilation pipeline passes its own).
+    """
+
+    def run(func, mod, ctx):
+        return _run(func, mod, ctx, target)
+
+    return PrimFuncPass(run, PassInfo(0, "tirx.TilePrimitiveDispatch"))
 
 
 class _Finder(StmtExprVisitor):
@@ -99,12 +108,14 @@ def check_no_tile_primitive(func: PrimFunc, where: str = "lowering") -> None:
         )
 
 
-def _run(func, mod, ctx):
+def _run(func, mod, ctx, default_target=None):
     if _find_call(func.body) is None:
         return func
     from ...target import Target  # lazy: the target layer is only needed for the fallback
 
     target = func.get_attr("target") or Target.current()
+    if target is None and default_target is not None:
+        target = Target(default_target) if isinstance(default_target, str) else default_target
     if target is None:
         raise ValueError(
             "TilePrimitiveDispatch needs a target: bind one to the function "
