@@ -127,7 +127,7 @@ def _simplified(region: BufferRegion) -> BufferRegion:
 
 def _scalar_error(op: str, param: str, value) -> TypeError:
     return TypeError(
-        f"Tx.{op}: operand {param!r} must be a Buffer or BufferRegion (a tile), got "
+        f"Tx.{op} is tile-only: operand {param!r} must be a Buffer or BufferRegion, got "
         f"{type(value).__name__} {value!r}; use T.{op} for scalar expressions"
     )
 
