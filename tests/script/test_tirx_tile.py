@@ -125,7 +125,8 @@ def test_compose_op_takes_only_tile_calls():
 
 
 def test_scalar_operand_is_a_type_error_naming_the_scalar_form():
-    with pytest.raises(tvm.error.DiagnosticError, match=r"Tx.exp is tile-only.*use T\.exp for scalar expressions"):
+    with pytest.raises(tvm.error.DiagnosticError,
+                       match=r"Tx.exp is tile-only.*use T\.exp for scalar expressions"):
         @T.prim_func
         def bad(x: T.float32):
             Tx.exp(x)
