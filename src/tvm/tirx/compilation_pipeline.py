@@ -30,6 +30,7 @@ __all__ = [
 def tirx_passes(target=None) -> list:
     """The passes of the ``tirx`` pipeline, in order (a list, so pipelines can extend it)."""
     return [
+        _t.TilePrimitiveDispatch(target),  # tile primitives (Tx.*) first: later passes see loops
         _t.StmtSimplify(),
         _t.FlattenBuffer(),
         _t.VectorizeLoop(),

@@ -20,4 +20,5 @@ from .simplify import Simplify, StmtSimplify  # noqa: F401
 from .storage_rewrite import StorageRewrite  # noqa: F401
 from .thread_binding import LowerThreadBindingLoops, UnifyThreadBinding  # noqa: F401
 from .thread_sync import ThreadSync  # noqa: F401
+from .tile_primitive_dispatch import TilePrimitiveDispatch  # noqa: F401
 from .utility import Apply, Filter, RemoveNoOp, SkipAssert  # noqa: F401
