@@ -181,6 +181,120 @@ class Trace:
             lines.append(call)
         return lines
 
+    # --- JSON ---------------------------------------------------------------------------------
+    def as_json(self, remove_postproc: bool = False) -> list:
+        """The trace as a JSON-compatible value (lists, strings, numbers, dicts).
+
+        The layout is ``[instructions, decisions]``. Each instruction is
+        ``[kind, args, kwargs, outputs]``: ``kind`` the ``Schedule`` method name, ``args`` the
+        positional arguments, ``kwargs`` ``[[name, value], ...]``, ``outputs`` the handle names
+        (``b0``, ``l1``, ``v2``). A handle argument is ``{"rv": name}``, an ``IntImm``/
+        ``FloatImm`` is ``{"imm": [dtype, value]}`` and a dict is ``{"dict": [[k, v], ...]}``.
+        ``decisions`` is ``[[instruction index, decision], ...]``. This is pytvm's own layout
+        (Apache TVM stores ``[kind, inputs, attrs, outputs]`` with per-kind attributes); it is
+        read back by :meth:`apply_json_to_schedule`.
+
+        Raises
+        ------
+        TypeError
+            If an argument is of a kind that has no JSON form yet (for example an ``IndexMap``).
+        """
+        names = {}
+
+        def name_of(value):
+            if value not in names:
+                names[value] = f"{_rv_prefix(value)}{len(names)}"
+            return names[value]
+
+        def enc(value):
+            if _is_rv(value):
+                return {"rv": name_of(value)}
+            if value is None or isinstance(value, (bool, int, float, str)):
+                return value
+            if isinstance(value, (list, tuple)):
+                return [enc(v) for v in value]
+            if isinstance(value, dict):
+                return {"dict": [[enc(k), enc(v)] for k, v in value.items()]}
+            # Lazy: tirx sits below s_tir, but the trace module stays import-light.
+            from ...tirx.expr import FloatImm, IntImm
+
+            if isinstance(value, (IntImm, FloatImm)):
+                return {"imm": [str(value.dtype), value.value]}
+            raise TypeError(
+                f"Trace.as_json: an argument of type {type(value).__name__} ({value}) has no "
+                "JSON form in this pytvm version"
+            )
+
+        insts, decisions = [], []
+        for inst in self.insts:
+            if remove_postproc and inst.kind == "enter_postproc":
+                break
+            kwargs = {k: v for k, v in inst.kwargs.items() if k != "decision"}
+            if "decision" in inst.kwargs:
+                decisions.append([len(insts), enc(inst.kwargs["decision"])])
+            insts.append([inst.kind, [enc(a) for a in inst.args],
+                          [[k, enc(v)] for k, v in kwargs.items()],
+                          [name_of(o) for o in inst.outputs]])
+        return [insts, decisions]
+
+    @staticmethod
+    def apply_json_to_schedule(json_obj, sch) -> None:
+        """Replay a trace given in the :meth:`as_json` layout on ``sch``.
+
+        Raises
+        ------
+        ValueError
+            If ``json_obj`` is not in that layout or uses a handle name before defining it.
+        """
+        if not (isinstance(json_obj, (list, tuple)) and len(json_obj) == 2):
+            raise ValueError(
+                "Trace.apply_json_to_schedule: expected [instructions, decisions], got "
+                f"{json_obj!r:.200}"
+            )
+        insts, decisions = json_obj
+        decisions = {int(i): d for i, d in decisions}
+        rv_map = {}
+
+        def dec(value):
+            if isinstance(value, dict):
+                if set(value) == {"rv"}:
+                    if value["rv"] not in rv_map:
+                        raise ValueError(
+                            f"Trace.apply_json_to_schedule: handle {value['rv']!r} is used "
+                            "before an instruction defines it"
+                        )
+                    return rv_map[value["rv"]]
+                if set(value) == {"dict"}:
+                    return {dec(k): dec(v) for k, v in value["dict"]}
+                if set(value) == {"imm"}:
+                    # Lazy: see as_json.
+                    from ...tirx.expr import FloatImm, IntImm
+
+                    dtype, number = value["imm"]
+                    cls = FloatImm if "float" in dtype else IntImm
+                    return cls(dtype, number)
+                raise ValueError(f"Trace.apply_json_to_schedule: unknown value {value!r}")
+            if isinstance(value, list):
+                return [dec(v) for v in value]
+            return value
+
+        for index, entry in enumerate(insts):
+            if not (isinstance(entry, (list, tuple)) and len(entry) == 4):
+                raise ValueError(
+                    "Trace.apply_json_to_schedule: an instruction must be "
+                    f"[kind, args, kwargs, outputs], got {entry!r:.200}"
+                )
+            kind, args, kwargs, outputs = entry
+            call_kwargs = {k: dec(v) for k, v in kwargs}
+            if index in decisions:
+                call_kwargs["decision"] = dec(decisions[index])
+            result = getattr(sch, kind)(*[dec(a) for a in args], **call_kwargs)
+            if not outputs:
+                continue
+            results = list(result) if isinstance(result, (list, tuple)) else [result]
+            for name, new in zip(outputs, results):
+                rv_map[name] = new
+
     def __str__(self):
         body = self.as_python()
         lines = ["# from tvm import s_tir", "def apply_trace(sch: s_tir.Schedule) -> None:"]
