@@ -146,6 +146,15 @@ from .op import (  # noqa: F401
     tvm_warp_shuffle_up,
 )
 from .op_gpu import tvm_thread_allreduce  # noqa: F401  (the default GPU schedules' passes)
+from .op_wmma import (  # noqa: F401  (tensor-core fragment builtins)
+    tvm_access_ptr,
+    tvm_bmma_sync,
+    tvm_fill_fragment,
+    tvm_load_matrix_sync,
+    tvm_mma_sync,
+    tvm_store_matrix_sync,
+    type_annotation,
+)
 from .reduction import CommReducer, Reduce  # noqa: F401
 
 # Statements, buffers, functions (the statement helper's modules).

@@ -15,7 +15,9 @@ Any other ``T.<name>`` falls back to ``tvm.tirx.<name>`` (``T.floordiv``, ``T.Ca
 from __future__ import annotations
 
 import builtins
+import functools
 import importlib
+import inspect
 
 __all__ = ["DTYPE_CONSTRUCTORS", "dtype_constructor", "prim_func"]
 
@@ -190,9 +192,37 @@ def __getattr__(name):
     # Everything else comes from tvm.tirx (T.floordiv, T.max, T.Cast, T.IntImm...).
     tirx = importlib.import_module("tvm.tirx")
     try:
-        return getattr(tirx, name)
+        value = getattr(tirx, name)
     except AttributeError:
         raise AttributeError(
             f"T.{name} is not available: it is neither a TIR TVMScript construct nor a "
             "tvm.tirx name"
         ) from None
+    return _drop_dtype_kwarg(value)
+
+
+def _drop_dtype_kwarg(value):
+    # TVMScript lets every op call carry the result dtype as a keyword:
+    # ``T.if_then_else(c, a, b, dtype="float32")`` (tvm.tirx infers it: dropped) and
+    # ``T.call_extern("f", x, dtype="int32")`` (tvm.tirx takes it first: moved to the front).
+    module = getattr(value, "__module__", None) or ""
+    if not (callable(value) and not isinstance(value, type)
+            and module.startswith("tvm.tirx.op")):
+        return value
+    try:
+        params = list(inspect.signature(value).parameters)
+    except (TypeError, ValueError):
+        return value
+    dtype_first = len(params) > 0 and params[0] == "dtype"
+    if "dtype" in params and not dtype_first:
+        return value
+
+    @functools.wraps(value)
+    def call(*args, **kwargs):
+        if "dtype" in kwargs:
+            dtype = kwargs.pop("dtype")
+            if dtype_first:
+                args = (dtype, *args)
+        return value(*args, **kwargs)
+
+    return call
