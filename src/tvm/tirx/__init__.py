@@ -185,6 +185,7 @@ from .stmt import (  # noqa: F401
     stmt_list,
     stmt_seq,
 )
+from .tensor_intrin import TensorIntrin  # noqa: F401
 from .tile_primitive import DispatchContext, LambdaExpr, TilePrimitiveCall  # noqa: F401
 
 
