@@ -133,6 +133,65 @@ class Buffer(Scriptable, Node, type_key="tirx.Buffer"):
         begin = begin if isinstance(begin, (list, tuple)) else [begin]
         return BufferStore(self, value, list(begin), predicate)
 
+    def access_ptr(self, access_mask, ptr_type="handle", content_lanes=1, offset=0,
+                   extent=None) -> PrimExpr:
+        """``tvm_access_ptr`` to the buffer's elements from ``offset`` (for external calls).
+
+        Parameters
+        ----------
+        access_mask : str or int
+            ``"r"``, ``"w"``, ``"rw"`` or the bit mask (1 read, 2 write).
+        ptr_type : str
+            Accepted for API compatibility; the call is always typed ``handle`` here.
+        content_lanes : int
+            Vector lanes per element: the element type becomes ``dtype x lanes`` and the offset
+            and extent count vectors.
+        offset : PrimExpr or int
+            Elements from the start of the buffer (added to ``elem_offset``).
+        extent : PrimExpr or int, optional
+            Elements covered; by default from ``offset`` to the end of the buffer.
+
+        Raises
+        ------
+        ValueError
+            If ``access_mask`` is a string with letters other than ``r`` and ``w``.
+        """
+        from .op_wmma import tvm_access_ptr, type_annotation  # op modules import this one
+
+        if isinstance(access_mask, str):
+            mask = 0
+            for letter in access_mask:
+                if letter not in "rw":
+                    raise ValueError(
+                        f"Buffer.access_ptr of {self.name}: access_mask {access_mask!r} may "
+                        "only contain 'r' and 'w'"
+                    )
+                mask |= 1 if letter == "r" else 2
+            access_mask = mask
+        del ptr_type
+        index_dtype = self.elem_offset.dtype if self.elem_offset is not None else "int32"
+        offset = _as_index(offset, index_dtype) if not isinstance(offset, PrimExpr) else offset
+        if not self.shape:
+            full = IntImm(index_dtype, 1)
+        elif self.strides and len(self.strides) == len(self.shape):
+            full = self.strides[0] * self.shape[0] - offset
+        else:
+            full = self.shape[0]
+            for dim in self.shape[1:]:
+                full = full * dim
+            full = full - offset
+        elem_offset = (self.elem_offset if self.elem_offset is not None
+                       else IntImm(index_dtype, 0)) + offset
+        elem_type = self.dtype
+        if content_lanes > 1:
+            elem_type = f"{self.dtype}x{content_lanes}"
+            full = full // content_lanes
+            elem_offset = elem_offset // content_lanes
+        if extent is not None:
+            full = extent
+        return tvm_access_ptr(type_annotation(elem_type), self.data, elem_offset, full,
+                              IntImm("int32", access_mask))
+
     def ptr_to(self, indices) -> PrimExpr:
         """The address of the element at ``indices`` (``T.address_of(self[indices])``), a
         pointer to the element dtype in the buffer's scope."""

@@ -185,6 +185,12 @@ def index_map(mapping, *, inverse_index_map=None, index_dtype="int64"):
     )
 
 
+def cast(value, dtype, span=None):
+    """``T.cast(x, "float16")``: ``x`` converted to ``dtype`` (a ``Cast`` unless it has it)."""
+    tirx = importlib.import_module("tvm.tirx")
+    return tirx.generic.cast(value, dtype, span=span)
+
+
 def __getattr__(name):
     if name == "builder":
         # ``tvm.tirx.script.builder`` (an alias of this package) is the IR builder.
