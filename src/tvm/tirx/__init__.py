@@ -125,6 +125,7 @@ from .op import (  # noqa: F401
     pow,
     power,
     q_multiply_shift,
+    q_multiply_shift_per_axis,
     reinterpret,
     ret,
     round,

@@ -94,6 +94,7 @@ __all__ = [
     "pow",
     "power",
     "q_multiply_shift",
+    "q_multiply_shift_per_axis",
     "reinterpret",
     "ret",
     "round",
@@ -146,6 +147,7 @@ _INTRINSICS = {
     "call_llvm_pure_intrin": (-1, CallEffectKind.Pure),
     "ret": (1, CallEffectKind.ControlJump),
     "q_multiply_shift": (4, CallEffectKind.Pure),
+    "q_multiply_shift_per_axis": (7, CallEffectKind.Pure),
     # GPU and packed-call builtins (the host/device split and the CUDA code generator).
     "address_of": (1, CallEffectKind.Pure),
     "tvm_call_packed": (-1, CallEffectKind.Opaque),
@@ -389,6 +391,17 @@ def q_multiply_shift(x, y, q, s, span=None):
     """Fixed-point multiply ``(x * y) >> (q + s)`` with rounding, as an ``int32`` call."""
     args = [_g.convert(v, "int32") for v in (x, y, q, s)]
     return _call("int32", "q_multiply_shift", *args, span=span)
+
+
+def q_multiply_shift_per_axis(x, y, ls, rs, q, is_lshift_required, is_rshift_required,
+                              span=None):
+    """:func:`q_multiply_shift` with per-channel shifts: ``ls`` left, ``rs`` right, ``q``
+    fractional bits; the two flags say which shifts apply. An ``int32`` call; no pytvm code
+    generator lowers it yet (it parses, prints and goes through schedules)."""
+    args = [_g.convert(v, "int32") for v in (x, y, ls, rs, q)]
+    flags = [_g.convert(v, "bool") if isinstance(v, bool) else _g.convert(v)
+             for v in (is_lshift_required, is_rshift_required)]
+    return _call("int32", "q_multiply_shift_per_axis", *args, *flags, span=span)
 
 
 # --- logic -----------------------------------------------------------------------------------
