@@ -47,9 +47,21 @@ def test_as_json_layout():
     b = sch.get_sblock("C")
     sch.get_loops(b)
     insts, decisions = sch.trace.as_json()
-    assert insts[0] == ["get_sblock", [], [["name", "C"], ["func_name", "main"]], ["b0"]]
-    assert insts[1] == ["get_loops", [], [["block", {"rv": "b0"}]], ["l1", "l2"]]
+    # Kinds with a TVM layout are stored as TVM stores them.
+    assert insts[0] == ["GetSBlock", [], ["C", "main"], ["b0"]]
+    assert insts[1] == ["GetLoops", ["b0"], [], ["l1", "l2"]]
     assert decisions == []
+
+
+def test_json_of_kinds_without_a_tvm_layout():
+    sch = s_tir.Schedule(two_stage)
+    sch.unsafe_set_dtype(sch.get_sblock("B"), 0, "float16")
+    insts, _ = sch.trace.as_json()
+    assert insts[1] == ["unsafe_set_dtype", [], [["block", {"rv": "b0"}], ["buffer_index", 0],
+                                          ["dtype", "float16"]], []]
+    new_sch = s_tir.Schedule(two_stage)
+    Trace.apply_json_to_schedule(sch.trace.as_json(), new_sch)
+    tvm.ir.assert_structural_equal(new_sch.mod, sch.mod)
 
 
 def test_json_keeps_sampling_decisions():

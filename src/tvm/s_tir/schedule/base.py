@@ -37,6 +37,10 @@ class _RV:
     def __repr__(self):
         return f"{type(self).__name__}(0x{id(self):x})"
 
+    def same_as(self, other) -> bool:
+        """Whether ``other`` is this very handle."""
+        return other is self
+
 
 class SBlockRV(_RV):
     """A handle to a block (type key ``s_tir.SBlockRV``)."""

@@ -7,27 +7,115 @@ another schedule, mapping each recorded handle to the one the replay produced.
 
 from __future__ import annotations
 
-__all__ = ["Instruction", "Trace"]
+from .instruction import _KINDS, InstructionKind
+
+__all__ = ["Instruction", "InstructionKind", "Trace"]
+
+_TVM_KIND_NAMES = frozenset(_KINDS)
 
 
 class Instruction:
-    """One applied primitive: ``kind`` (method name), ``args``, ``kwargs``, ``outputs``."""
+    """One applied primitive: its ``kind``, arguments and the handles it returned.
 
-    def __init__(self, kind, args, kwargs, outputs, returns_list=False):
+    Two ways to build one: ``Instruction(kind, args, kwargs, outputs)`` with the method's
+    positional and keyword arguments (how schedules record), or TVM's
+    ``Instruction(kind=InstructionKind.get("GetLoops"), inputs=[...], attrs=[...],
+    outputs=[...])``, whose inputs and attributes are matched to the method's parameters by
+    :attr:`InstructionKind.layout`.
+    """
+
+    def __init__(self, kind, args=None, kwargs=None, outputs=(), returns_list=None, *,
+                 inputs=None, attrs=None):
+        kind = InstructionKind(kind)
+        if inputs is None and isinstance(kwargs, (list, tuple)):
+            # TVM's positional order: (kind, inputs, attrs, outputs).
+            inputs, attrs, args, kwargs = args, kwargs, None, None
+        if inputs is not None or attrs is not None:
+            args, kwargs = _from_tvm_layout(kind, list(inputs or []), list(attrs or []))
         self.kind = kind
-        self.args = args
-        self.kwargs = kwargs
-        self.outputs = outputs
+        self.args = list(args or [])
+        self.kwargs = dict(kwargs or {})
+        self.outputs = list(outputs)
+        if returns_list is None:
+            # Lazy: base imports this module.
+            from .base import _LIST_KINDS
+
+            returns_list = kind in _LIST_KINDS
         # Whether the primitive returns a list (printed ``b1, = ...`` for one item).
         self.returns_list = returns_list
 
     @property
     def inputs(self):
-        """Positional then keyword argument values."""
-        return list(self.args) + list(self.kwargs.values())
+        """The handles and schedule-computed values the instruction takes (TVM's inputs)."""
+        layout = self.kind.layout
+        if layout is None:
+            return list(self.args) + list(self.kwargs.values())
+        values = []
+        for name in layout[0]:
+            if name.startswith("*"):
+                rest = self.kwargs.get(name[1:], self.args)
+                values.extend(list(rest or []))
+            elif name in self.kwargs:
+                values.append(self.kwargs[name])
+        return values
+
+    @property
+    def attrs(self):
+        """The constant parameters of the instruction (TVM's attrs)."""
+        layout = self.kind.layout
+        if layout is None:
+            return []
+        return [self.kwargs[name] for name in layout[1] if name in self.kwargs]
+
+    def same_as(self, other) -> bool:
+        """Whether ``other`` is this very instruction."""
+        return other is self
+
+    def __str__(self):
+        return _format_call(self, lambda _value: "_")
 
     def __repr__(self):
-        return f"Instruction({self.kind})"
+        return f"Instruction({self.kind.name})"
+
+
+def _from_tvm_layout(kind, inputs, attrs):
+    layout = kind.layout
+    if layout is None:
+        raise ValueError(
+            f"Instruction: kind {kind.name!r} has no known inputs/attrs layout; build it "
+            "with (kind, args, kwargs, outputs)"
+        )
+    input_names, attr_names = layout
+    if len(attrs) != len(attr_names):
+        raise ValueError(
+            f"Instruction {kind.name}: expected {len(attr_names)} attrs {list(attr_names)}, "
+            f"got {len(attrs)}"
+        )
+    args, kwargs = [], {}
+    for i, name in enumerate(input_names):
+        if name.startswith("*"):
+            rest = inputs[i:]
+            if kind in ("fuse", "merge", "reorder"):
+                args = rest
+            else:
+                kwargs[name[1:]] = rest
+            inputs = inputs[:i]
+            break
+        if i >= len(inputs):
+            raise ValueError(
+                f"Instruction {kind.name}: expected inputs {list(input_names)}, got "
+                f"{len(inputs)}"
+            )
+        kwargs[name] = inputs[i]
+    else:
+        if len(inputs) != len(input_names):
+            raise ValueError(
+                f"Instruction {kind.name}: expected inputs {list(input_names)}, got "
+                f"{len(inputs)}"
+            )
+    for name, value in zip(attr_names, attrs):
+        kwargs[name] = value
+    return args, kwargs
 
 
 # Instructions without side effects on the IR (dropped by ``simplified`` when unused).
@@ -44,7 +132,8 @@ def _is_rv(value):
 
 
 def _rv_prefix(value):
-    return {"SBlockRV": "b", "LoopRV": "l", "ExprRV": "v"}[type(value).__name__]
+    # A tirx.Var output stands for an ExprRV (TVM's ExprRV is a PrimExpr variable).
+    return {"SBlockRV": "b", "LoopRV": "l", "ExprRV": "v"}.get(type(value).__name__, "v")
 
 
 def _map(value, fn):
@@ -151,48 +240,25 @@ class Trace:
                 names[value] = f"{_rv_prefix(value)}{len(names)}"
             return names[value]
 
-        def fmt(value):
-            if _is_rv(value):
-                return name_of(value)
-            if isinstance(value, str):
-                return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
-            if isinstance(value, (list, tuple)):
-                return "[" + ", ".join(fmt(v) for v in value) + "]"
-            if isinstance(value, dict):
-                return "{" + ", ".join(f"{fmt(k)}: {fmt(v)}" for k, v in value.items()) + "}"
-            if isinstance(value, float):
-                # TVM prints trace floats with 17 significant digits (0.20000000000000001).
-                text = f"{value:.17g}"
-                return text if any(c in text for c in ".einf") else text + ".0"
-            return repr(value) if isinstance(value, (bool, int, type(None))) else str(value)
-
         lines = []
         for inst in self.insts:
             if remove_postproc and inst.kind == "enter_postproc":
                 break
-            call_args = [fmt(a) for a in inst.args]
-            call_args += [f"{k}={fmt(v)}" for k, v in inst.kwargs.items()]
-            call = f"sch.{inst.kind}({', '.join(call_args)})"
-            if inst.outputs:
-                targets = ", ".join(name_of(o) for o in inst.outputs)
-                if inst.returns_list and len(inst.outputs) == 1:
-                    targets += ","
-                call = targets + " = " + call
-            lines.append(call)
+            lines.append(_format_call(inst, name_of))
         return lines
 
     # --- JSON ---------------------------------------------------------------------------------
     def as_json(self, remove_postproc: bool = False) -> list:
         """The trace as a JSON-compatible value (lists, strings, numbers, dicts).
 
-        The layout is ``[instructions, decisions]``. Each instruction is
-        ``[kind, args, kwargs, outputs]``: ``kind`` the ``Schedule`` method name, ``args`` the
-        positional arguments, ``kwargs`` ``[[name, value], ...]``, ``outputs`` the handle names
-        (``b0``, ``l1``, ``v2``). A handle argument is ``{"rv": name}``, an ``IntImm``/
-        ``FloatImm`` is ``{"imm": [dtype, value]}`` and a dict is ``{"dict": [[k, v], ...]}``.
-        ``decisions`` is ``[[instruction index, decision], ...]``. This is pytvm's own layout
-        (Apache TVM stores ``[kind, inputs, attrs, outputs]`` with per-kind attributes); it is
-        read back by :meth:`apply_json_to_schedule`.
+        The layout is ``[instructions, decisions]``, ``decisions`` being
+        ``[[instruction index, decision], ...]``. An instruction whose kind has a TVM layout
+        (:attr:`InstructionKind.layout`) is stored as TVM stores it,
+        ``[kind name, inputs, attrs, outputs]``, with handles as their names (``"b0"``). Other
+        instructions are stored as ``[method, args, kwargs, outputs]`` with handles as
+        ``{"rv": name}`` and ``kwargs`` as ``[[name, value], ...]``. Everywhere an
+        ``IntImm``/``FloatImm`` is ``{"imm": [dtype, value]}`` and a dict is
+        ``{"dict": [[k, v], ...]}``. :meth:`apply_json_to_schedule` reads both forms back.
 
         Raises
         ------
@@ -225,6 +291,13 @@ class Trace:
                 "JSON form in this pytvm version"
             )
 
+        def enc_input(value):
+            if _is_rv(value):
+                return name_of(value)
+            if isinstance(value, (list, tuple)):
+                return [enc_input(v) for v in value]
+            return enc(value)
+
         insts, decisions = [], []
         for inst in self.insts:
             if remove_postproc and inst.kind == "enter_postproc":
@@ -232,9 +305,13 @@ class Trace:
             kwargs = {k: v for k, v in inst.kwargs.items() if k != "decision"}
             if "decision" in inst.kwargs:
                 decisions.append([len(insts), enc(inst.kwargs["decision"])])
-            insts.append([inst.kind, [enc(a) for a in inst.args],
-                          [[k, enc(v)] for k, v in kwargs.items()],
-                          [name_of(o) for o in inst.outputs]])
+            if inst.kind.layout is not None:
+                entry = [inst.kind.name, [enc_input(v) for v in inst.inputs],
+                         [enc(v) for v in inst.attrs]]
+            else:
+                entry = [str(inst.kind), [enc(a) for a in inst.args],
+                         [[k, enc(v)] for k, v in kwargs.items()]]
+            insts.append([*entry, [name_of(o) for o in inst.outputs]])
         return [insts, decisions]
 
     @staticmethod
@@ -278,6 +355,13 @@ class Trace:
                 return [dec(v) for v in value]
             return value
 
+        def dec_input(value):
+            if isinstance(value, str) and value in rv_map:
+                return rv_map[value]
+            if isinstance(value, list):
+                return [dec_input(v) for v in value]
+            return dec(value)
+
         for index, entry in enumerate(insts):
             if not (isinstance(entry, (list, tuple)) and len(entry) == 4):
                 raise ValueError(
@@ -285,10 +369,19 @@ class Trace:
                     f"[kind, args, kwargs, outputs], got {entry!r:.200}"
                 )
             kind, args, kwargs, outputs = entry
-            call_kwargs = {k: dec(v) for k, v in kwargs}
+            if kind in _TVM_KIND_NAMES:
+                # TVM's layout: [kind name, inputs (handle names), attrs, outputs].
+                inst = Instruction(kind=InstructionKind.get(kind),
+                                   inputs=[dec_input(v) for v in args],
+                                   attrs=[dec(v) for v in kwargs])
+                args, call_kwargs = inst.args, inst.kwargs
+            else:
+                args = [dec(a) for a in args]
+                call_kwargs = {k: dec(v) for k, v in kwargs}
             if index in decisions:
                 call_kwargs["decision"] = dec(decisions[index])
-            result = getattr(sch, kind)(*[dec(a) for a in args], **call_kwargs)
+            method = InstructionKind.get(kind) if kind in _TVM_KIND_NAMES else kind
+            result = getattr(sch, method)(*args, **call_kwargs)
             if not outputs:
                 continue
             results = list(result) if isinstance(result, (list, tuple)) else [result]
@@ -304,3 +397,40 @@ class Trace:
     def show(self, style=None, black_format=False) -> None:
         """Print the trace as Python."""
         print(str(self))
+
+
+def _format_value(value, name_of):
+    if _is_rv(value):
+        return name_of(value)
+    if isinstance(value, str):
+        return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
+    if isinstance(value, (list, tuple)):
+        return "[" + ", ".join(_format_value(v, name_of) for v in value) + "]"
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{_format_value(k, name_of)}: {_format_value(v, name_of)}"
+                               for k, v in value.items()) + "}"
+    # Lazy: keeps this module import-light (tirx is a lower layer).
+    from ...tirx.expr import FloatImm, IntImm
+
+    if isinstance(value, IntImm):
+        # TVM prints constant attributes by value (True, 32), whatever their dtype.
+        value = bool(value.value) if value.dtype == "bool" else int(value.value)
+    elif isinstance(value, FloatImm):
+        value = float(value.value)
+    if isinstance(value, float):
+        # TVM prints trace floats with 17 significant digits (0.20000000000000001).
+        text = f"{value:.17g}"
+        return text if any(c in text for c in ".einf") else text + ".0"
+    return repr(value) if isinstance(value, (bool, int, type(None))) else str(value)
+
+
+def _format_call(inst, name_of):
+    call_args = [_format_value(a, name_of) for a in inst.args]
+    call_args += [f"{k}={_format_value(v, name_of)}" for k, v in inst.kwargs.items()]
+    call = f"sch.{inst.kind}({', '.join(call_args)})"
+    if inst.outputs:
+        targets = ", ".join(name_of(o) for o in inst.outputs)
+        if inst.returns_list and len(inst.outputs) == 1:
+            targets += ","
+        call = targets + " = " + call
+    return call
