@@ -164,3 +164,21 @@ def test_non_assert_mode_collects_without_raising():
     assert analysis.verify_well_formed(tirx.PrimFunc([A], body), assert_mode=False) is False
     mod = IRModule({"f": tirx.PrimFunc([A], body), "g": _good_func()})
     assert analysis.verify_well_formed(mod, assert_mode=False) is False
+
+
+def test_block_iter_domain_may_use_enclosing_loops():
+    # ``for k in range(i)`` under a block iterator: vk's domain is the loop variable i, which
+    # is evaluated where the block is realized (TVM accepts it); the body still may not use i.
+    from tvm.script import tirx as T
+
+    @T.prim_func(s_tir=True)
+    def triangular(A: T.Buffer((8, 8), "float32"), B: T.Buffer((8, 8), "float32")):
+        for i in range(8):
+            for k in range(i):
+                with T.sblock("B"):
+                    vi, vk = T.axis.remap("SS", [i, k])
+                    B[vi, vk] = A[vi, vk]
+
+    blk = triangular.body.block.body.body.body.block
+    assert blk.iter_vars[1].dom.extent.name == "i"
+    analysis.verify_well_formed(triangular)

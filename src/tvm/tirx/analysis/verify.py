@@ -317,13 +317,16 @@ class _Verifier:
             hidden = set(self.loop_vars)
         else:
             hidden = self.block_stack[-1][1] if self.block_stack else set()
-        self.block_stack.append((block.name_hint, hidden))
+        # Iterator domains are evaluated where the block is realized, so they may use the
+        # enclosing loops (``T.axis.remap`` over ``for k in range(i)`` gives vk the domain i).
         for i, iv in enumerate(block.iter_vars):
             ipath = f"{path}.iter_vars[{i}]"
             if iv.dom is not None:
                 self.expr(iv.dom.min, ipath + ".dom.min")
                 self.expr(iv.dom.extent, ipath + ".dom.extent")
-            self.define(iv.var, ipath + ".var")
+        self.block_stack.append((block.name_hint, hidden))
+        for i, iv in enumerate(block.iter_vars):
+            self.define(iv.var, f"{path}.iter_vars[{i}].var")
         for i, buf in enumerate(block.alloc_buffers):
             bpath = f"{path}.alloc_buffers[{i}]"
             for d, dim in enumerate(buf.shape):
