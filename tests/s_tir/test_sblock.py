@@ -183,3 +183,29 @@ def test_vector_index_regions():
     _, writes = s_tir.infer_sblock_regions(block)
     ((name, [(lo, ext)]),) = _regions(writes)
     assert name == "A" and ext == 4 and evaluate_expr(lo, {vi: 2}) == 8
+
+
+def test_block_name_is_ignored_by_structural_equality():
+    # As TVM: SBlock.name_hint is a hint, not compared or hashed.
+    import tvm
+    from tvm.script import tirx as T
+
+    @T.prim_func(s_tir=True)
+    def named_b(A: T.Buffer((8,), "float32")):
+        for i in range(8):
+            with T.sblock("B"):
+                vi = T.axis.spatial(8, i)
+                A[vi] = T.float32(1)
+
+    @T.prim_func(s_tir=True)
+    def named_c(A: T.Buffer((8,), "float32")):
+        for i in range(8):
+            with T.sblock("C"):
+                vi = T.axis.spatial(8, i)
+                A[vi] = T.float32(1)
+
+    lhs = named_b.with_attr("global_symbol", "f")
+    rhs = named_c.with_attr("global_symbol", "f")
+    tvm.ir.assert_structural_equal(lhs, rhs)
+    assert tvm.ir.structural_hash(lhs) == tvm.ir.structural_hash(rhs)
+    assert 'T.sblock("C")' in rhs.script()

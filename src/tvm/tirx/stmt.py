@@ -520,7 +520,8 @@ class SBlock(Stmt, type_key="s_tir.SBlock"):
     match_buffers: tuple = field((), role=DEF)
     reads: tuple = ()
     writes: tuple = ()
-    name_hint: str = ""
+    # Not compared by structural equality or hashing (as TVM: a block's name is a hint).
+    name_hint: str = field("", role=IGNORE)
     init: object = None
     body: object = None
     annotations: object = None
