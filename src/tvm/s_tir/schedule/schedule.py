@@ -1,7 +1,7 @@
 """``tvm.s_tir.Schedule``: schedule primitives over s_tir PrimFuncs, and ``ScheduleError``.
 
 The class assembles the primitive families (one module each: lookup, loops, compute location,
-caching, reduction, annotation, sampling, storage, blockize, padding) on top of
+caching, reduction, annotation, sampling, storage, blockize, padding, reindex) on top of
 :class:`~.base.ScheduleBase`, which keeps the module, the trace and the handles.
 
 Not implemented yet (accessing one raises an ``AttributeError`` saying so): the names in
@@ -21,6 +21,7 @@ from .lookup import LookupPrimitives
 from .loops import LoopPrimitives
 from .padding import PaddingPrimitives
 from .reduction import ReductionPrimitives
+from .reindex import ReindexPrimitives
 from .sampling import SamplingPrimitives
 from .storage import StoragePrimitives
 
@@ -29,7 +30,7 @@ __all__ = ["ExprRV", "LoopRV", "SBlockRV", "Schedule", "ScheduleError"]
 # TVM 0.27 Schedule methods that have no implementation here yet.
 _NOT_IMPLEMENTED = frozenset({
     "sample_partitioned_tile", "sample_compute_location", "loop_partition",
-    "reindex_cache_read", "reindex_cache_write", "cache_inplace", "cache_index", "reindex",
+    "reindex_cache_read", "reindex_cache_write", "cache_inplace", "cache_index",
     "read_at", "write_at", "fuse_reduction_epilogue", "tensorize",
     "transform_layout", "transform_block_layout", "pad_einsum", "rolling_buffer",
     "annotate_buffer_access",
@@ -47,6 +48,7 @@ class Schedule(
     StoragePrimitives,
     BlockizePrimitives,
     PaddingPrimitives,
+    ReindexPrimitives,
     ScheduleBase,
 ):
     """A schedule of an IRModule (or a PrimFunc, scheduled as ``main``).
