@@ -99,3 +99,13 @@ def test_ignore_global_symbol():
     assert_structural_equal_ignore_global_symbol(a, b)
     with pytest.raises(ValueError):
         tvm.ir.assert_structural_equal(a, b)
+
+
+def test_roundtrip_of_cache_read_with_and_without_consumers():
+    sch = s_tir.Schedule(two_stage, debug_mask="all")
+    sch.cache_read(sch.get_sblock("B"), 0, "shared")
+    sch.cache_read(sch.get_sblock("C"), 0, "local", consumer_blocks=[sch.get_sblock("C")])
+    text = "\n".join(sch.trace.as_python())
+    assert 'storage_scope="shared")' in text
+    assert 'storage_scope="local", consumer_blocks=[b' in text
+    verify_trace_roundtrip(sch, two_stage)

@@ -97,7 +97,8 @@ def _from_tvm_layout(kind, inputs, attrs):
             rest = inputs[i:]
             if kind in ("fuse", "merge", "reorder"):
                 args = rest
-            else:
+            elif rest:
+                # An empty optional list (cache_read's consumer_blocks) is left at its default.
                 kwargs[name[1:]] = rest
             inputs = inputs[:i]
             break
@@ -115,6 +116,14 @@ def _from_tvm_layout(kind, inputs, attrs):
             )
     for name, value in zip(attr_names, attrs):
         kwargs[name] = value
+    # Keyword order of the method's signature (the trace prints them in that order).
+    import inspect  # Lazy: only TVM-style construction needs it.
+
+    from .schedule import Schedule  # Lazy: schedule imports this module.
+
+    order = list(inspect.signature(getattr(Schedule, kind)).parameters)
+    kwargs = dict(sorted(kwargs.items(),
+                         key=lambda kv: order.index(kv[0]) if kv[0] in order else len(order)))
     return args, kwargs
 
 
