@@ -128,7 +128,8 @@ def test_compute_at_errors(wl):
     with pytest.raises(s_tir.ScheduleError, match="The loop i is an ancestor of block 'B'"):
         sch.compute_at(b, bi)
     with pytest.raises(s_tir.ScheduleError,
-                       match="The loop i is not an ancestor of any consumer of block 'B'"):
+                       match="requires all the consumer.*the loop i is not an ancestor of any "
+                             "consumer of block 'B'"):
         sch.compute_at(b, di)
     ci = _loops(sch, "C")[0]
     with pytest.raises(s_tir.ScheduleError, match="not a valid insertion point"):
@@ -160,7 +161,8 @@ def test_reverse_compute_at_errors(wl):
     d = sch.get_sblock("D")
     bi, _ = _loops(sch, "B")
     with pytest.raises(s_tir.ScheduleError,
-                       match="The loop i is not an ancestor of any producer of block 'D'"):
+                       match="requires all the producer.*the loop i is not an ancestor of any "
+                             "producer of block 'D'"):
         sch.reverse_compute_at(d, bi)
     with pytest.raises(s_tir.ScheduleError, match="is an ancestor of block 'D'"):
         sch.reverse_compute_at(d, _loops(sch, "D")[0])
@@ -201,3 +203,50 @@ def test_reverse_compute_at_of_a_reduction_matches_tvm(wl):
     assert wl.script(sch) == wl.tvm_output("reverse_compute_at_reduction")[0]
     wl.assert_same_result(func, sch, [wl.rand(6, 5)], (6,))
     wl.assert_replays(sch, func)
+
+
+def test_compute_at_scope_and_complete_block_errors():
+    from tvm.script import tirx as T
+
+    @T.prim_func(s_tir=True)
+    def nested(A: T.Buffer((16,), "float32"), C: T.Buffer((16,), "float32")):
+        B = T.sblock_alloc_buffer((16,))
+        for i in range(16):
+            with T.sblock("B"):
+                vi = T.axis.spatial(16, i)
+                B[vi] = A[vi]
+        for io in range(4):
+            with T.sblock("C_outer"):
+                vo = T.axis.spatial(4, io)
+                for ii in range(4):
+                    with T.sblock("C"):
+                        vi = T.axis.spatial(16, vo * 4 + ii)
+                        C[vi] = B[vi]
+
+    sch = s_tir.Schedule(nested, error_render_level="fast")
+    inner = sch.get_loops(sch.get_sblock("C"))[-1]
+    with pytest.raises(s_tir.ScheduleError, match="under the same block scope: loop ii is in "
+                       "block 'C_outer', block 'B' in 'root'"):
+        sch.compute_at(sch.get_sblock("B"), inner)
+
+    @T.prim_func(s_tir=True)
+    def two_writers(A: T.Buffer((16,), "float32"), C: T.Buffer((16,), "float32")):
+        B = T.sblock_alloc_buffer((16,))
+        for i in range(8):
+            with T.sblock("B_0"):
+                vi = T.axis.spatial(16, i)
+                B[vi] = A[vi]
+        for i in range(8):
+            with T.sblock("B_1"):
+                vi = T.axis.spatial(16, i + 8)
+                B[vi] = A[vi]
+        for i in range(16):
+            with T.sblock("C"):
+                vi = T.axis.spatial(16, i)
+                C[vi] = B[vi]
+
+    sch = s_tir.Schedule(two_writers, error_render_level="fast")
+    loop = sch.get_loops(sch.get_sblock("C"))[0]
+    with pytest.raises(s_tir.ScheduleError, match="'B_0' is not a complete block: it is not the "
+                       "only writer"):
+        sch.compute_at(sch.get_sblock("B_0"), loop)

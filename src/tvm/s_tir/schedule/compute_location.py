@@ -282,11 +282,17 @@ class ComputeLocationPrimitives:
                   if r is not realize and written & {id(w.buffer) for w in r.block.writes}]
         if others:
             raise self._error(
-                primitive, f"The block {realize.block.name_hint!r} is not the only writer of "
-                f"its output (also written by {others}); it cannot be moved", [realize.block])
-        if not any(n is scope for n in lpath):
-            raise self._error(primitive, f"The loop {target.loop_var.name} is not in the scope "
-                              f"of block {realize.block.name_hint!r}", [target])
+                primitive, f"The block {realize.block.name_hint!r} is not a complete block: it "
+                f"is not the only writer of its output (also written by {others}); it cannot "
+                "be moved", [realize.block])
+        loop_scope = enclosing_block(lpath)
+        if loop_scope is not scope:
+            raise self._error(
+                primitive, "Expected the block and the loop to be under the same block scope: "
+                f"loop {target.loop_var.name} is in block "
+                f"{getattr(loop_scope, 'name_hint', None)!r}, block "
+                f"{realize.block.name_hint!r} in {getattr(scope, 'name_hint', None)!r}",
+                [target, realize.block])
         return func_name, bpath, lpath, realize, target
 
     def _place(self, func_name, bpath, lpath, realize, region_of, related, index, primitive,
@@ -370,12 +376,14 @@ class ComputeLocationPrimitives:
         under = [(r, p) for r, p in iter_blocks(target) if any(r is c for c in deps)]
         if deps and not under:
             raise self._error(
-                prim, f"The loop {target.loop_var.name} is not an ancestor of any {role} of "
-                f"block {blk.name_hint!r}", [target, blk])
+                prim, f"The primitive requires all the {role}(s) of the given block to be "
+                f"under the target loop: the loop {target.loop_var.name} is not an ancestor of "
+                f"any {role} of block {blk.name_hint!r}", [target, blk])
         if len(under) != len(deps):
             raise self._error(
-                prim, f"Not all {role}s of block {blk.name_hint!r} are under loop "
-                f"{target.loop_var.name}", [target, blk])
+                prim, f"The primitive requires all the {role}(s) of the given block to be "
+                f"under the target loop: {len(deps) - len(under)} {role}(s) of block "
+                f"{blk.name_hint!r} are not under loop {target.loop_var.name}", [target, blk])
         return under
 
     def compute_at(self, block: SBlockRV | str, loop, preserve_unit_loops: bool = False,
