@@ -2,6 +2,7 @@
 
 import pytest
 
+import tvm
 from tvm import s_tir
 
 
@@ -112,3 +113,42 @@ def test_decompose_reduction_below_a_reduction_loop_is_refused(wl):
                        "iteration variable of block 'C'"):
         sch.decompose_reduction(c, i)
     sch.decompose_reduction(c, k)
+
+
+def _rowsum(init_value, par=False, write_k=False, swap=False):
+    """A row sum in TVMScript text with one precondition of rfactor broken on request."""
+    loop = "T.parallel(0, 8)" if par else "range(8)"
+    out = "B[vi, vk]" if write_k else "B[vi, 0]"
+    upd = "B[vi, vk]" if write_k else ("B[0, vi]" if swap else "B[vi, 0]")
+    text = f"""
+@T.prim_func(s_tir=True)
+def main(A: T.Buffer((8, 8), "float32"), B: T.Buffer((8, 8), "float32")):
+    for i in range(8):
+        for k in {loop}:
+            with T.sblock("B"):
+                vi, vk = T.axis.remap("SR", [i, k])
+                with T.init():
+                    {out} = T.float32({init_value})
+                {upd} = {upd} + A[vi, vk]
+"""
+    return tvm.script.from_source(text)
+
+
+@pytest.mark.parametrize("kwargs,message", [
+    ({"init_value": 1}, "is not the identity element"),
+    ({"init_value": 0, "par": True}, "must be a serial loop, but it is parallel"),
+    ({"init_value": 0, "write_k": True}, "uses a reduction iteration variable"),
+    ({"init_value": 0, "swap": True}, "must be a single BufferStore to the element"),
+])
+def test_rfactor_preconditions(kwargs, message):
+    sch = s_tir.Schedule(_rowsum(**kwargs), error_render_level="fast")
+    _, k = sch.get_loops(sch.get_sblock("B"))
+    with pytest.raises(s_tir.ScheduleError, match=message):
+        sch.rfactor(k, 0)
+
+
+def test_rfactor_accepts_the_identity_init():
+    sch = s_tir.Schedule(_rowsum(init_value=0))
+    _, k = sch.get_loops(sch.get_sblock("B"))
+    sch.rfactor(k, 0)
+    assert "B_rf" in sch.mod.script()

@@ -6,10 +6,19 @@
 
 from __future__ import annotations
 
+from ...ffi.structural import structural_equal
 from ...ir.expr import Range
 from ...tirx.expr import Add, And, IntImm, Max, Min, Mul, Var
 from ...tirx.generic import const
-from ...tirx.stmt import BufferLoad, BufferRegion, BufferStore, IterVar, SBlock, SBlockRealize
+from ...tirx.stmt import (
+    BufferLoad,
+    BufferRegion,
+    BufferStore,
+    ForKind,
+    IterVar,
+    SBlock,
+    SBlockRealize,
+)
 from ...tirx.stmt_functor import substitute
 from ..access_region import infer_sblock_regions
 from .base import SBlockRV
@@ -55,6 +64,42 @@ def _reducer(store):
                             for x, y in zip(acc.indices, store.indices))):
                 return fn, rhs
     return None
+
+
+def _identity_of(value, dtype):
+    """The identity element of the reduction ``value`` (an Add/Mul/Max/Min) in ``dtype``."""
+    from ...tirx.op import max_value, min_value  # Lazy: only rfactor's checks need them.
+
+    if isinstance(value, Add):
+        return 0
+    if isinstance(value, Mul):
+        return 1
+    if isinstance(value, Max):
+        return min_value(dtype).value
+    return max_value(dtype).value
+
+
+def _check_rfactor_block(sch, prim, blk, store, target):
+    """rfactor's preconditions beyond the `C[...] = C[...] op value` shape (as TVM's)."""
+    if target.kind != ForKind.SERIAL:
+        raise sch._error(prim, f"The loop {target.loop_var.name} to be rfactor-ed must be a "
+                         f"serial loop, but it is {target.kind.name.lower()}", [target])
+    init = blk.init
+    if not (isinstance(init, BufferStore) and init.buffer is store.buffer
+            and structural_equal(list(init.indices), list(store.indices))):
+        raise sch._error(prim, f"The init of block {blk.name_hint!r} must be a single "
+                         f"BufferStore to the element the update writes "
+                         f"({store.buffer.name}[{', '.join(map(str, store.indices))}])", [blk])
+    init_value = getattr(init.value, "value", None)
+    if init_value is None or init_value != _identity_of(store.value, store.buffer.dtype):
+        raise sch._error(prim, f"The init value {init.value} of block {blk.name_hint!r} is not "
+                         "the identity element of its reduction", [blk])
+    reduce_vars = {id(iv.var) for iv in blk.iter_vars if iv.iter_type == IterVar.CommReduce}
+    for index in store.indices:
+        if any(uses_var(index, iv.var) for iv in blk.iter_vars if id(iv.var) in reduce_vars):
+            raise sch._error(prim, f"The block {blk.name_hint!r} writes "
+                             f"{store.buffer.name} at an index that uses a reduction iteration "
+                             "variable; it is not a reduction block", [blk])
 
 
 class ReductionPrimitives:
@@ -157,6 +202,7 @@ class ReductionPrimitives:
                               "the form `C[...] = C[...] op value` (op: +, *, max, min) with an "
                               "init statement", [blk])
         combine, rhs = red
+        _check_rfactor_block(self, prim, blk, store, target)
         rvar = target.loop_var
         bound = [(iv, v) for iv, v in zip(blk.iter_vars, realize.iter_values)
                  if uses_var(v, rvar)]
