@@ -250,3 +250,25 @@ def test_compute_at_scope_and_complete_block_errors():
     with pytest.raises(s_tir.ScheduleError, match="'B_0' is not a complete block: it is not the "
                        "only writer"):
         sch.compute_at(sch.get_sblock("B_0"), loop)
+
+
+def test_compute_inline_rejects_opaque_access():
+    from tvm.script import tirx as T
+
+    @T.prim_func(s_tir=True)
+    def opaque_reader(A: T.Buffer((16, 16), "float32"), C: T.Buffer((16, 16), "float32")):
+        B = T.sblock_alloc_buffer((16, 16))
+        for i, j in T.grid(16, 16):
+            with T.sblock("B"):
+                vi, vj = T.axis.remap("SS", [i, j])
+                B[vi, vj] = A[vi, vj] * T.float32(2)
+        for i in range(1):
+            with T.sblock("D"):
+                T.reads(B[0:16, 0:16])
+                T.writes(C[0:16, 0:16])
+                T.evaluate(T.call_extern("int32", "consume", B.data, C.data))
+
+    sch = s_tir.Schedule(opaque_reader, error_render_level="fast")
+    with pytest.raises(s_tir.ScheduleError, match=r"B written by block 'B' is accessed "
+                       r"opaquely .* by \['D'\]"):
+        sch.compute_inline(sch.get_sblock("B"))

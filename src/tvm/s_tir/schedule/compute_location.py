@@ -20,7 +20,7 @@ from ...ir.expr import Range
 from ...tirx.expr import And, Var
 from ...tirx.generic import const
 from ...tirx.stmt import BufferRegion, BufferStore, For, ForKind, IterVar, SBlockRealize
-from ...tirx.stmt_functor import StmtExprMutator, substitute
+from ...tirx.stmt_functor import StmtExprMutator, post_order_visit, substitute
 from ..access_region import infer_sblock_regions
 from .base import SBlockRV
 from .lookup import consumers, enclosing_block, producers, scope_blocks
@@ -97,6 +97,29 @@ def _loads(stmt, buffer):
 
     _Find().visit_stmt(stmt)
     return found
+
+
+def _opaque_users(body, buffer):
+    """Blocks that use ``buffer`` other than by loads and stores: its data variable in an
+    expression (``T.tvm_fill_fragment(B.data, ...)``) or as a ``match_buffer`` source."""
+    users = []
+    for realize, _ in iter_blocks(body):
+        blk = realize.block
+        if any(mb.source.buffer is buffer for mb in blk.match_buffers):
+            users.append(blk)
+            continue
+        found = []
+
+        def visit(node, found=found):
+            if node is buffer.data:
+                found.append(node)
+
+        for stmt in (blk.init, blk.body):
+            if stmt is not None:
+                post_order_visit(stmt, visit)
+        if found:
+            users.append(blk)
+    return users
 
 
 def _is_param(sch, func_name, buffer):
@@ -200,6 +223,12 @@ class ComputeLocationPrimitives:
         if _loads(store, buf):
             raise self._error("compute_inline", f"The block {blk.name_hint!r} reads the buffer "
                               f"{buf.name} it writes and cannot be inlined", [blk])
+        opaque = _opaque_users(self.mod[func_name].body, buf)
+        if opaque:
+            raise self._error(
+                "compute_inline", f"The buffer {buf.name} written by block {blk.name_hint!r} "
+                "is accessed opaquely (through its data pointer or a match_buffer) by "
+                f"{sorted(b.name_hint for b in opaque)}; it cannot be inlined", [blk, *opaque])
         value = store.value
 
         def inline(indices):
