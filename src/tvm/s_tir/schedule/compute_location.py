@@ -20,7 +20,7 @@ from ...ir.expr import Range
 from ...tirx.expr import And, Var
 from ...tirx.generic import const
 from ...tirx.stmt import BufferRegion, BufferStore, For, ForKind, IterVar, SBlockRealize
-from ...tirx.stmt_functor import StmtExprMutator, post_order_visit, substitute
+from ...tirx.stmt_functor import StmtExprMutator, pre_order_visit, substitute
 from ..access_region import infer_sblock_regions
 from .base import SBlockRV
 from .lookup import consumers, enclosing_block, producers, scope_blocks
@@ -111,12 +111,16 @@ def _opaque_users(body, buffer):
         found = []
 
         def visit(node, found=found):
+            # A nested block is checked on its own.
+            if isinstance(node, SBlockRealize):
+                return False
             if node is buffer.data:
                 found.append(node)
+            return True
 
         for stmt in (blk.init, blk.body):
             if stmt is not None:
-                post_order_visit(stmt, visit)
+                pre_order_visit(stmt, visit)
         if found:
             users.append(blk)
     return users
