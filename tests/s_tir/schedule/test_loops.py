@@ -239,3 +239,33 @@ def test_merge_errors(wl):
     # TVM would run B after C here (C reads B); this implementation refuses.
     with pytest.raises(s_tir.ScheduleError, match="must be adjacent statements"):
         chain.merge(_loops(chain, "B")[0], _loops(chain, "D")[0])
+
+
+def test_reorder_rejects_dependent_loops_and_scan_iterators():
+    dependent = tvm.script.from_source('''
+@T.prim_func(s_tir=True)
+def main(A: T.Buffer((8, 8), "float32"), B: T.Buffer((8, 8), "float32")):
+    for i in range(8):
+        for k in range(i):
+            with T.sblock("B"):
+                vi, vk = T.axis.remap("SS", [i, k])
+                B[vi, vk] = A[vi, vk]
+''')
+    sch = s_tir.Schedule(dependent, error_render_level="fast")
+    i, k = sch.get_loops(sch.get_sblock("B"))
+    with pytest.raises(s_tir.ScheduleError, match="The loop k depends on loop i"):
+        sch.reorder(k, i)
+    scan = tvm.script.from_source('''
+@T.prim_func(s_tir=True)
+def main(A: T.Buffer((8, 8), "float32"), B: T.Buffer((8, 8), "float32")):
+    for i, j in T.grid(8, 8):
+        with T.sblock("B"):
+            vi = T.axis.spatial(8, i)
+            vj = T.axis.scan(8, j)
+            B[vi, vj] = A[vi, vj]
+''')
+    sch = s_tir.Schedule(scan, error_render_level="fast")
+    i, j = sch.get_loops(sch.get_sblock("B"))
+    with pytest.raises(s_tir.ScheduleError, match=r"iteration variables \['vj'\] that are "
+                       "neither data parallel nor reduction"):
+        sch.reorder(j, i)

@@ -245,11 +245,32 @@ class LoopPrimitives:
         new_chain = list(chain)
         for pos, node in zip(positions, given):
             new_chain[pos] = node
+        self._reorder_checks(new_chain, chain[-1])
         body = chain[-1].body
         for node in reversed(new_chain):
             body = node.replace(body=body)
         self._commit(func_name, replace_stmts(self.mod[func_name].body, {id(chain[0]): body}))
         self._record("reorder", args=list(ordered_loops))
+
+    def _reorder_checks(self, new_chain, innermost):
+        """TVM's reorder preconditions: no loop bound uses a loop moved inside it, and the
+        blocks under the loops have only data-parallel and reduction iterators."""
+        for k, loop in enumerate(new_chain):
+            inner = new_chain[k + 1:]
+            for other in inner:
+                if uses_var(loop.min, other.loop_var) or uses_var(loop.extent, other.loop_var):
+                    raise self._error(
+                        "reorder", f"The loop {loop.loop_var.name} depends on loop "
+                        f"{other.loop_var.name} (its range uses it), which the new order "
+                        "puts inside it", [loop])
+        for realize, _ in iter_blocks(innermost.body):
+            bad = [iv.var.name for iv in realize.block.iter_vars
+                   if iv.iter_type not in (IterVar.DataPar, IterVar.CommReduce)]
+            if bad:
+                raise self._error(
+                    "reorder", f"The block {realize.block.name_hint!r} has iteration "
+                    f"variables {bad} that are neither data parallel nor reduction; reorder "
+                    "needs one of the two", [realize.block])
 
     # --- merge ----------------------------------------------------------------------------------
     def merge(self, *loops: LoopRV) -> LoopRV:
