@@ -209,3 +209,26 @@ def test_block_name_is_ignored_by_structural_equality():
     tvm.ir.assert_structural_equal(lhs, rhs)
     assert tvm.ir.structural_hash(lhs) == tvm.ir.structural_hash(rhs)
     assert 'T.sblock("C")' in rhs.script()
+
+
+def test_regions_through_a_match_buffer_follow_its_use():
+    # Stores through a match buffer write its source region; loads read it (as TVM).
+    from tvm.script import tirx as T
+
+    @T.prim_func(s_tir=True)
+    def through_match(A: T.Buffer((8, 8), "float32"), C: T.Buffer((8, 8), "float32")):
+        B = T.sblock_alloc_buffer((8, 8))
+        for i, j in T.grid(8, 8):
+            with T.sblock("B"):
+                vi, vj = T.axis.remap("SS", [i, j])
+                B_sub = T.match_buffer(B[vi, vj], [], offset_factor=1)
+                B_sub[()] = A[vi, vj] * T.float32(2)
+        for i, j in T.grid(8, 8):
+            with T.sblock("C"):
+                vi, vj = T.axis.remap("SS", [i, j])
+                B_sub = T.match_buffer(B[vi, vj], [], offset_factor=1)
+                C[vi, vj] = B_sub[()] + T.float32(1)
+
+    text = through_match.script()
+    assert "T.reads(A[vi, vj])\n            T.writes(B[vi, vj])" in text
+    assert "T.reads(B[vi, vj])\n            T.writes(C[vi, vj])" in text

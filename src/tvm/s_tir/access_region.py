@@ -112,9 +112,14 @@ class _Collector(StmtExprVisitor):
         self.reads: list = []  # (buffer, [(lo, hi) or None per dim])
         self.writes: list = []
         self.local: set = set()  # ids of buffers allocated inside the block
+        self.matched: dict = {}  # id(match buffer of the block) -> {"reads", "writes"} used
         self.keep: list = []
 
     def _record(self, table, buffer, indices):
+        if id(buffer) in self.matched:
+            # An access through a match buffer accesses its source region.
+            self.matched[id(buffer)].add("writes" if table is self.writes else "reads")
+            return
         if id(buffer) in self.local:
             return
         table.append((buffer, [_bound(i, self.relaxed) for i in indices]))
@@ -223,14 +228,18 @@ def infer_sblock_regions(block, exclude_written_from_reads=False):
         for buf in block.alloc_buffers:
             col.local.add(id(buf))
         for mb in block.match_buffers:
-            col.local.add(id(mb.buffer))
+            col.matched[id(mb.buffer)] = set()
         if block.init is not None:
             col.visit_stmt(block.init)
         col.visit_stmt(block.body)
         for mb in block.match_buffers:
-            # A match buffer stands for its source region.
-            col.reads.append((mb.source.buffer, [(r.min, r.min + r.extent - 1)
-                                                 for r in mb.source.region]))
+            # A match buffer stands for its source region: read and/or written as the body
+            # uses it (read when it is only used opaquely).
+            dims = [(r.min, r.min + r.extent - 1) for r in mb.source.region]
+            roles = col.matched[id(mb.buffer)] or {"reads"}
+            for role in ("reads", "writes"):
+                if role in roles:
+                    getattr(col, role).append((mb.source.buffer, list(dims)))
     elif isinstance(block, Stmt):
         col.visit_stmt(block)
     else:
