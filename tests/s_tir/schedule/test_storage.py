@@ -86,3 +86,19 @@ def test_unsafe_hide_buffer_access(wl):
         sch.unsafe_hide_buffer_access(c, "read", [5])
     with pytest.raises(s_tir.ScheduleError, match="either be 'read' or 'write', got readx"):
         sch.unsafe_hide_buffer_access(c, "readx", [0])
+
+
+def test_storage_align_rejects_a_function_parameter():
+    from tvm.script import tirx as T
+
+    @T.prim_func(s_tir=True)
+    def scale(A: T.Buffer((8, 8), "float32"), C: T.Buffer((8, 8), "float32")):
+        for i, j in T.grid(8, 8):
+            with T.sblock("C"):
+                vi, vj = T.axis.remap("SS", [i, j])
+                C[vi, vj] = A[vi, vj] * T.float32(2)
+
+    sch = s_tir.Schedule(scale, error_render_level="fast")
+    with pytest.raises(s_tir.ScheduleError, match="The input buffer C is not allocated by a "
+                       "block"):
+        sch.storage_align(sch.get_sblock("C"), 0, axis=0, factor=16, offset=1)

@@ -95,7 +95,8 @@ class StoragePrimitives:
         if not isinstance(buffer_index, int) or not 0 <= buffer_index < len(blk.writes):
             raise self._error(prim, f"The write buffer index {buffer_index} is out of range "
                               f"for block {blk.name_hint!r}", [blk])
-        buf = blk.writes[buffer_index].buffer
+        # As TVM: only a buffer a block allocates has a layout to align.
+        _, _, buf = self._allocated_write(block, buffer_index, prim)
         ndim = len(buf.shape)
         if not -ndim <= axis < ndim:
             raise self._error(
