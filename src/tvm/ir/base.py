@@ -3,8 +3,16 @@
 from __future__ import annotations
 
 from ..ffi.node import Node
+from .structural import assert_structural_equal
 
-__all__ = ["Node", "Scriptable", "SourceName", "Span"]
+__all__ = [
+    "Node",
+    "Scriptable",
+    "SequentialSpan",
+    "SourceName",
+    "Span",
+    "assert_structural_equal",
+]
 
 
 class SourceName(Node, type_key="ir.SourceName"):
@@ -21,6 +29,25 @@ class Span(Node, type_key="ir.Span"):
     end_line: int
     column: int
     end_column: int
+
+
+class SequentialSpan(Node, type_key="ir.SequentialSpan"):
+    """The locations of an expression that several source expressions produced together.
+
+    For example a call written inside an inlined helper: the span of the call site and the
+    span inside the helper. ``spans`` lists them outermost first.
+    """
+
+    spans: tuple
+
+    def __init__(self, spans):
+        spans = tuple(spans)
+        for i, span in enumerate(spans):
+            if not isinstance(span, Span):
+                raise TypeError(
+                    f"SequentialSpan: spans[{i}] must be a Span, got {type(span).__name__}"
+                )
+        self.__init_fields__(spans)
 
 
 class Scriptable:
