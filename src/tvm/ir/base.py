@@ -80,6 +80,11 @@ class Scriptable:
             obj_to_underline=obj_to_underline, obj_to_annotate=obj_to_annotate,
         )
 
+    def _relax_script(self, **kwargs) -> str:
+        """Print with Relax as the preferred dialect (as ``script``: pytvm's printer already
+        prints IR-wide types nested in Relax ones as Relax)."""
+        return self.script(**kwargs)
+
     def show(self, style=None, black_format=False, **kwargs) -> None:
         """Print the TVMScript text to stdout."""
         print(self.script(**kwargs))
