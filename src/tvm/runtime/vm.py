@@ -10,11 +10,12 @@ from __future__ import annotations
 
 import importlib
 
-__all__ = ["Executable", "ProfileReport", "VMExecutable", "VirtualMachine"]
+_NAMES = ("Executable", "ProfileReport", "VMExecutable", "VirtualMachine")
+__all__ = list(_NAMES)  # noqa: F822 - served by __getattr__
 
 
 def __getattr__(name):
-    if name not in __all__:
+    if name not in _NAMES:
         raise AttributeError(f"module 'tvm.runtime.vm' has no attribute {name!r}")
     # Lazy: the VM lives in the relax layer, above runtime; it is loaded only when asked for.
     value = getattr(importlib.import_module("tvm.relax.vm"), name)
@@ -23,4 +24,4 @@ def __getattr__(name):
 
 
 def __dir__():
-    return sorted(set(globals()) | set(__all__))
+    return sorted(set(globals()) | set(_NAMES))
