@@ -11,7 +11,7 @@ from __future__ import annotations
 import importlib
 
 _NAMES = ("Executable", "ProfileReport", "VMExecutable", "VirtualMachine")
-__all__ = list(_NAMES)  # noqa: F822 - served by __getattr__
+__all__ = list(_NAMES)  # served by __getattr__
 
 
 def __getattr__(name):
