@@ -472,7 +472,10 @@ def pad(data, pad_width, pad_mode="constant", pad_value=0.0):
     return Call(_OPS["pad"], [data], attrs)
 
 
-from . import reference  # noqa: F401 - registers FReference after the ops exist
+from . import (
+    pooling_reference,  # noqa: F401 - registers FReference
+    reference,  # noqa: F401 - registers FReference after the ops exist
+)
 from .pooling import (
     adaptive_avg_pool1d,
     adaptive_avg_pool3d,

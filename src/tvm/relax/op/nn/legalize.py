@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from ....topi import nn as tnn
 from ...transform.legalize_ops.common import call_topi, call_topi_with_attrs, register_legalize
+from . import pooling_lower  # noqa: F401 - registers the 1-D/3-D pooling rules
 
 
 def _ints(values):
