@@ -1,7 +1,8 @@
 """Docsifiers for module-level IR: ``IRModule`` (``@I.ir_module class Module:``), ``Op``.
 
-Functions print in Apache TVM 0.27's order: PrimFuncs first, then the other functions sorted
-by name, with ``main`` last. Module attributes print first as ``I.module_attrs({...})`` and
+Functions print in Apache TVM 0.27's order: PrimFuncs first, then external functions
+(``name = R.ExternFunc("symbol")``), then the other functions sorted by name, with ``main``
+last. Module attributes print first as ``I.module_attrs({...})`` and
 global infos as ``I.module_global_infos({...})``.
 """
 
@@ -10,7 +11,7 @@ from __future__ import annotations
 from ...ir.attrs import DictAttrs
 from ...ir.module import IRModule
 from ...ir.op import Op
-from .doc import ClassDoc, ExprStmtDoc, IdDoc, LiteralDoc
+from .doc import AssignDoc, ClassDoc, ExprStmtDoc, IdDoc, LiteralDoc
 from .ir_docsifier import attr_path, map_path, register_printer
 from .relax_printer import attr_value_doc
 
@@ -23,7 +24,8 @@ def _is_prim_func(func) -> bool:
 
 def _order_key(item):
     gvar, func = item
-    return (not _is_prim_func(func), gvar.name_hint == "main", gvar.name_hint)
+    kind = 0 if _is_prim_func(func) else 1 if type(func).__name__ == "ExternFunc" else 2
+    return (kind, gvar.name_hint == "main", gvar.name_hint)
 
 
 @register_printer(IRModule)
@@ -40,7 +42,11 @@ def _ir_module(mod, path, d):
     functions_path = attr_path(path, "functions")
     for gvar, func in sorted(mod.functions.items(), key=_order_key):
         d.state["func_name"] = gvar.name_hint
-        body.append(d.as_doc(func, map_path(functions_path, gvar)))
+        doc = d.as_doc(func, map_path(functions_path, gvar))
+        if type(func).__name__ == "ExternFunc":
+            # ``name = R.ExternFunc("symbol")``, as in TVM 0.27.
+            doc = AssignDoc(IdDoc(gvar.name_hint), doc, None)
+        body.append(doc)
         d.state.pop("func_name", None)
     name = d.cfg.name or "Module"
     return ClassDoc(IdDoc(name), [d.prefix("I").attr("ir_module")], body)

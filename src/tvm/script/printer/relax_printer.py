@@ -243,6 +243,9 @@ def _var(var, path, d):
 @register_printer(GlobalVar)
 def _global_var(gv, path, d):
     if d.in_module and id(gv) in d.module_gvars:
+        if not d.cfg.module_alias:
+            # No alias (module_alias=""): functions are reached through the module's name.
+            return IdDoc(d.cfg.name or "Module").attr(gv.name_hint)
         d.state["uses_module_alias"] = True
         return IdDoc(d.cfg.module_alias).attr(gv.name_hint)
     if path == ():
@@ -304,7 +307,12 @@ def _dtype_imm(node, path, d):
 
 @register_printer(relax.ExternFunc)
 def _extern_func(node, path, d):
-    return _r(d, "ExternFunc").call(LiteralDoc(node.global_symbol))
+    args = [LiteralDoc(node.global_symbol)]
+    ty = node.ty
+    if isinstance(ty, relax.FuncType) and ty.params is not None:
+        # A declared signature prints as the second argument, as in TVM 0.27.
+        args.append(d.as_doc(ty, attr_path(path, "ty")))
+    return _r(d, "ExternFunc").call(*args)
 
 
 # --- calls ----------------------------------------------------------------------------------

@@ -39,6 +39,7 @@ def _visit_class_def(parser: Parser, node: ast.ClassDef) -> None:
     namespace = ModuleNamespace(node.name)
     with parser.var_table.with_frame():
         parser.var_table.add(node.name, namespace)
+        parser.state["ir_module_namespace"] = namespace
         with I.ir_module():
             # Declare every function first so that calls between them can be typed.
             for stmt in node.body:
@@ -70,5 +71,14 @@ def _visit_assign(parser: Parser, node: ast.Assign) -> None:
     from ..core.parser import bind_python_target
 
     value = parser.eval_expr(node.value)
+    if type(value).__name__ == "ExternFunc" and len(node.targets) == 1 and isinstance(
+        node.targets[0], ast.Name
+    ):
+        # ``my_ext = R.ExternFunc("symbol")``: an external function of the module.
+        name = node.targets[0].id
+        gvar = I.decl_function(name, value)
+        I.def_function(name, value)
+        parser.state["ir_module_namespace"]._add(name, gvar)
+        return
     for target in node.targets:
         bind_python_target(parser, target, value)
