@@ -70,3 +70,16 @@ def test_unary_kernels_are_named_like_tvm():
             return c
 
     assert _names(relax.transform.LegalizeOps()(Mod)) == ["erf", "main", "tir_sqrt", "tir_square"]
+
+
+def test_r_tuple():
+    @R.function
+    def f(x: R.Tensor((2,), "float32")):
+        t = R.tuple(x, x)
+        e = R.tuple()
+        return (t, e)
+
+    t, e = (b.value for b in f.body.blocks[0].bindings)
+    assert isinstance(t, relax.Tuple) and len(t.fields) == 2
+    assert isinstance(e, relax.Tuple) and len(e.fields) == 0
+    assert R.shape([1, 2]).values[1].value == 2  # builtin tuple still works in the R namespace

@@ -47,6 +47,7 @@ from .entry import (  # noqa: F401
     prim_value,
     shape,
     str,
+    tuple,
 )
 from .types import Any, Callable, Object, Prim, Shape, Tensor, Tuple  # noqa: F401
 
