@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..ffi.node import DEF, IGNORE, Node, field
+from ..ffi.node import DEF, IGNORE, Node, field, set_field
 from ..ir.attrs import DictAttrs
 from ..ir.base import Scriptable
 from ..ir.expr import GlobalVar, RelaxExpr
@@ -519,3 +519,16 @@ def get_shape_of(expr):
     from .op.base import shape_of
 
     return shape_of(expr)
+
+
+def _update_type(expr, ty) -> None:
+    """Set the inferred type of ``expr`` in place (``ty`` a Type, or None to clear it).
+
+    For building IR by hand without normalization (TVM 0.27's ``relax.expr._update_type``);
+    nothing is checked: ``relax.analysis.well_formed`` reports a type that does not fit.
+    """
+    if not isinstance(expr, RelaxExpr):
+        raise TypeError(f"_update_type expects a Relax expression, got {type(expr).__name__}")
+    if ty is not None and not isinstance(ty, Type):
+        raise TypeError(f"_update_type expects a Type or None, got {type(ty).__name__}")
+    set_field(expr, "ty", ty)
