@@ -25,3 +25,16 @@ def test_update_type_rejects_non_types():
         relax.expr._update_type(relax.Var("x"), "float32")
     with pytest.raises(TypeError, match="Relax expression"):
         relax.expr._update_type(3, None)
+
+
+def test_checkpoint_argument_is_bound_to_a_var_first():
+    x = relax.Var("x", R.Tensor((3, 4), "float32"))
+    y = relax.Var("y", R.Tensor((3, 4), "float32"))
+    bb = relax.BlockBuilder()
+    with bb.function("main", [x, y]):
+        gv = bb.emit(relax.op.grad.start_checkpoint(x + y))
+        bb.emit_func_output(gv)
+    call = bb.get()["main"].body.blocks[0].bindings[-1].value
+    assert call.op.name == "relax.grad.start_checkpoint" and isinstance(call.args[0], relax.Var)
+    with pytest.raises(TypeError, match="end_checkpoint should be a Var"):
+        relax.BlockBuilder().normalize(relax.op.grad.end_checkpoint(relax.Tuple([x, y])))
