@@ -30,6 +30,7 @@ from .attrs import (
     SoftmaxAttrs,
     SoftplusAttrs,
 )
+from .shape_ops import batch_flatten, relu6
 
 __all__ = [
     "adaptive_avg_pool1d",
@@ -39,6 +40,7 @@ __all__ = [
     "avg_pool1d",
     "avg_pool2d",
     "avg_pool3d",
+    "batch_flatten",
     "batch_norm",
     "conv1d",
     "conv2d",
@@ -57,6 +59,7 @@ __all__ = [
     "nll_loss",
     "pad",
     "relu",
+    "relu6",
     "rms_norm",
     "silu",
     "softmax",
