@@ -9,6 +9,7 @@ global infos as ``I.module_global_infos({...})``.
 from __future__ import annotations
 
 from ...ir.attrs import DictAttrs
+from ...ir.global_info import VDevice
 from ...ir.module import IRModule
 from ...ir.op import Op
 from .doc import AssignDoc, ClassDoc, ExprStmtDoc, IdDoc, LiteralDoc
@@ -32,6 +33,7 @@ def _order_key(item):
 def _ir_module(mod, path, d):
     d.in_module = True
     d.module_gvars = {id(g) for g in mod.functions}
+    d.state["module_vdevices"] = list((mod.global_infos or {}).get("vdevice", ()))
     body = []
     if mod.attrs is not None and len(mod.attrs.values):
         attrs = attr_value_doc(dict(mod.attrs.values), attr_path(path, "attrs"), d)
@@ -50,6 +52,19 @@ def _ir_module(mod, path, d):
         d.state.pop("func_name", None)
     name = d.cfg.name or "Module"
     return ClassDoc(IdDoc(name), [d.prefix("I").attr("ir_module")], body)
+
+
+@register_printer(VDevice)
+def _vdevice(vdev, path, d):
+    """``I.vdevice({target config}, vdevice_id, "memory_scope")``."""
+    target = vdev.target
+    config = {} if target is None else dict(sorted(target.export().items()))
+    config = {k: list(v) if isinstance(v, tuple) else v for k, v in config.items()}
+    return d.prefix("I").attr("vdevice").call(
+        attr_value_doc(config, attr_path(path, "target"), d),
+        LiteralDoc(int(vdev.vdevice_id)),
+        LiteralDoc(str(vdev.memory_scope)),
+    )
 
 
 @register_printer(Op)

@@ -22,6 +22,7 @@ import numpy as np
 
 from ... import relax, tirx
 from ...ffi.node import Node, walk
+from ...ffi.structural import structural_equal as tvm_structural_equal
 from ...ir.attrs import Attrs, DictAttrs
 from ...ir.expr import GlobalVar
 from ...ir.op import Op
@@ -158,10 +159,26 @@ def _tensor_type(ty, path, d):
         values.append(LiteralDoc(ty.ndim))
     if ty.vdevice is not None:
         keys.append("vdevice")
-        values.append(LiteralDoc(str(ty.vdevice)))
+        values.append(LiteralDoc(_vdevice_text(ty.vdevice, d)))
     if not args and not keys:
         return _r(d, "Tensor")
     return CallDoc(_r(d, "Tensor"), args, keys, values)
+
+
+def _vdevice_text(vdev, d) -> str:
+    """``"<kind>:<index>:<scope>"``: the index among the module's virtual devices of the same
+    kind (-1 outside a module or when not listed), as TVM 0.27 prints it."""
+    kind = vdev.target.kind.name if vdev.target is not None else ""
+    same_kind = [
+        v for v in d.state.get("module_vdevices", ())
+        if v.target is not None and v.target.kind.name == kind
+    ]
+    index = next((i for i, v in enumerate(same_kind) if v.same_as(vdev)), -1)
+    if index < 0:
+        index = next(
+            (i for i, v in enumerate(same_kind) if tvm_structural_equal(v, vdev)), -1
+        )
+    return f"{kind}:{index}:{vdev.memory_scope}"
 
 
 @register_printer(relax.ShapeType)

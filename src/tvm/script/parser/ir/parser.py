@@ -41,11 +41,15 @@ def _visit_class_def(parser: Parser, node: ast.ClassDef) -> None:
         parser.var_table.add(node.name, namespace)
         parser.state["ir_module_namespace"] = namespace
         with I.ir_module():
+            # Module-level statements (I.module_global_infos, I.module_attrs) come first: the
+            # function signatures may name their virtual devices (vdevice="llvm:0").
+            header = [stmt for stmt in node.body if isinstance(stmt, ast.Expr)]
+            parser.visit_body(header)
             # Declare every function first so that calls between them can be typed.
             for stmt in node.body:
                 if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
                     namespace._add(stmt.name, _declare_function(parser, stmt))
-            parser.visit_body(node.body)
+            parser.visit_body([stmt for stmt in node.body if not isinstance(stmt, ast.Expr)])
 
 
 def _declare_function(parser: Parser, node: ast.FunctionDef):
