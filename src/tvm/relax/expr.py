@@ -213,6 +213,21 @@ class ShapeExpr(ExprWithOp, RelaxExpr, type_key="relax.expr.ShapeExpr"):
         values = tuple(as_prim_expr(v) for v in values)
         self.__init_fields__(values, span=span, ty=ShapeType(values))
 
+    # A shape indexes, measures and iterates as its dimensions (as in TVM 0.27), not as a
+    # Relax tuple (``TupleGetItem``).
+    def __getitem__(self, index):
+        if not isinstance(index, int):
+            raise TypeError(f"ShapeExpr index must be an int, got {type(index).__name__}")
+        if index >= len(self.values) or index < -len(self.values):
+            raise IndexError(f"ShapeExpr index {index} out of range for {len(self.values)} dims")
+        return self.values[index]
+
+    def __len__(self):
+        return len(self.values)
+
+    def __iter__(self):
+        return iter(self.values)
+
 
 class PrimValue(ExprWithOp, RelaxExpr, type_key="relax.expr.PrimValue"):
     """A scalar PrimExpr used as a Relax value (``R.prim_value(3)``)."""
