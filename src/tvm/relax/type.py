@@ -4,7 +4,7 @@ The same classes as :mod:`tvm.relax.ty` (``TensorType``, ``TupleType``, ``ShapeT
 ``tvm.relax.type.TensorType is tvm.relax.TensorType``.
 """
 
-from .ty import (  # noqa: F401
+from .ty import (
     AnyType,
     FuncType,
     ObjectType,
