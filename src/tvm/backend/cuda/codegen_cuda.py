@@ -48,6 +48,10 @@ _VECTOR = {
 # Vector constructors whose name is not ``make_<type>``.
 _MAKE = {"nv_bfloat162": "make_bfloat162"}
 _DYN_SHARED = "buf_dyn_shmem"
+#: op name -> ``handler(gen, call) -> str``, and op-name prefix -> handler: filled by
+#: ``codegen_tirx`` (the ``T.ptx``/``T.cuda`` calls of TIRx kernels).
+CALL_HANDLERS: dict = {}
+PREFIX_HANDLERS: dict = {}
 
 
 class CodeGenCUDA(CodeGenC):
@@ -65,6 +69,7 @@ class CodeGenCUDA(CodeGenC):
     def __init__(self):
         super().__init__()
         self.uses: set = set()  # "fp16", "bf16", "fp8": headers the preamble must include
+        self.helpers: dict = {}  # name -> __device__ helper source, emitted before the kernels
 
     # --- types ---------------------------------------------------------------------------------
     def type_name(self, dtype: str) -> str:
@@ -206,6 +211,9 @@ class CodeGenCUDA(CodeGenC):
         return "__activemask()"
 
     def call_fallback(self, op, name: str) -> str:
+        handler = _handler(op.op.name)
+        if handler is not None:
+            return handler(self, op)
         rule = intrin.INTRIN_RULES.get(name)
         if rule is not None:
             return self.print_expr(rule(op))
@@ -213,6 +221,15 @@ class CodeGenCUDA(CodeGenC):
 
     def call_fabs(self, op) -> str:
         return self.print_expr(intrin.INTRIN_RULES["fabs"](op))
+
+
+def _handler(op_name: str):
+    handler = CALL_HANDLERS.get(op_name)
+    if handler is None:
+        for prefix, fn in PREFIX_HANDLERS.items():
+            if op_name.startswith(prefix):
+                return fn
+    return handler
 
 
 def _is_tensor_map(ann) -> bool:
@@ -303,4 +320,7 @@ def codegen(mod, target=None) -> str:
     gen = CodeGenCUDA()
     for name, func in funcs:
         gen.add_function(name, func)
-    return preamble(gen.uses) + gen.finish()
+    return preamble(gen.uses) + codegen_tirx.helper_text(gen.helpers) + gen.finish()
+
+
+from . import codegen_tirx  # registers into CALL_HANDLERS (it imports this module)
