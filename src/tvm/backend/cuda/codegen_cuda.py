@@ -156,7 +156,12 @@ class CodeGenCUDA(CodeGenC):
     def bind_thread_index(self, iter_var) -> None:
         tag = iter_var.thread_tag
         if id(iter_var.var) not in self._var_names:
-            self.bind_var(iter_var.var, f"((int){tag})")
+            text = codegen_tirx.thread_index_text(self, tag) or f"((int){tag})"
+            self.bind_var(iter_var.var, text)
+
+    def _bind(self, op):
+        super()._bind(op)
+        codegen_tirx.note_bind(self, op)
 
     def print_allocation(self, buf) -> None:
         scope = buf.scope()
@@ -317,6 +322,7 @@ def codegen(mod, target=None) -> str:
         if not funcs:
             funcs = [(g.name_hint, f) for g, f in mod.functions.items()
                      if isinstance(f, PrimFunc)]
+    codegen_tirx.check_target_arch(funcs, target)
     gen = CodeGenCUDA()
     for name, func in funcs:
         gen.add_function(name, func)

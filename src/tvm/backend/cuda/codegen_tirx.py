@@ -27,11 +27,12 @@ from __future__ import annotations
 
 import re
 
-from ...tirx.expr import StringImm
-from ...tirx.ptx import render_ptx
+from ...ir.expr import Range
+from ...tirx.expr import Call, IntImm, StringImm, Var
+from ...tirx.ptx import check_arch, render_ptx
 from . import codegen_cuda as _cg
 
-__all__ = ["HELPER_BEGIN", "join_tirx_sources", "register"]
+__all__ = ["HELPER_BEGIN", "check_target_arch", "join_tirx_sources", "register"]
 
 HELPER_BEGIN = "// tvm helper: "
 
@@ -166,6 +167,64 @@ def register() -> None:
                  "tcgen05_encode_instr_descriptor_block_scaled"):
         _cg.CALL_HANDLERS[f"tirx.cuda.{name}"] = _unsupported(name)
     _cg.PREFIX_HANDLERS["tirx.ptx."] = _ptx
+
+
+def thread_index_text(gen, tag: str):
+    """The C text of a launch variable CUDA has no built-in name for (``clusterCtaIdx.d``:
+    the CTA's index in its cluster, read from ``%cluster_ctaid.d``), else None."""
+    if not tag.startswith("clusterCtaIdx."):
+        return None
+    dim = tag.rsplit(".", 1)[1]
+    fn = f"tvm_builtin_cluster_ctaid_{dim}"
+    _helper(gen, fn, (
+        f"__device__ __forceinline__ unsigned int {fn}() {{\n"
+        "  unsigned int id;\n"
+        f'  asm volatile("mov.u32 %0, %%cluster_ctaid.{dim};" : "=r"(id));\n'
+        "  return id;\n"
+        "}\n"))
+    return f"((int){fn}())"
+
+
+_NONNEG = Range.from_min_extent(IntImm("int32", 0), IntImm("int32", 2**31 - 1))
+
+
+def note_bind(gen, op) -> None:
+    """Tell the printer's analyzer that a bound variable is non-negative when it is the
+    ``warp_id_in_cta`` shuffle of a non-negative index, or an alias of such a variable, so
+    that ``warp_id // 4`` prints as plain C division."""
+    value, var = op.value, op.var
+    if var.dtype != "int32":
+        return
+    known = getattr(gen, "_nonneg_vars", None)
+    if known is None:
+        known = gen._nonneg_vars = set()
+    nonneg = False
+    if isinstance(value, Call) and getattr(value.op, "name", "") == "tirx.tvm_warp_shuffle":
+        nonneg = gen._nonnegative(value.args[1])
+    elif isinstance(value, Var):
+        nonneg = id(value) in known
+    if nonneg:
+        known.add(id(var))
+        gen.analyzer.bind(var, _NONNEG, allow_override=True)
+
+
+def _target_arch(target):
+    if target is None:
+        return None
+    attrs = getattr(target, "attrs", None)
+    arch = attrs.get("arch") if attrs is not None and hasattr(attrs, "get") else None
+    return str(arch) if arch else None
+
+
+def check_target_arch(funcs, target) -> None:
+    """Reject, before nvcc, a kernel using a ``T.ptx``/``T.cuda`` instruction that the
+    target's ``arch`` lacks (:func:`tvm.tirx.ptx.check_arch`: the instruction, the arch it
+    needs and the TVMScript line). Without an ``arch`` nothing is checked."""
+    arch = _target_arch(target)
+    if arch is None:
+        return
+    for _name, func in funcs:
+        check_arch(func, arch)
 
 
 def helper_text(helpers: dict) -> str:
