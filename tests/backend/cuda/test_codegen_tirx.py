@@ -1,3 +1,4 @@
+# ruff: noqa: F841  (TVMScript scope ids and lets define names a kernel need not read)
 """CUDA code generation of TIRx kernels: TVMScript -> the ``tirx`` pipeline -> CUDA -> nvcc.
 
 The kernel bodies are compared with the text Apache TVM 0.27's ``inspect_source()`` gives
@@ -34,7 +35,7 @@ def cuda_source(func, arch):
 
 
 def kernel_body(source, name):
-    start = source.index(f"{name}(", source.index(f"void __launch_bounds__"))
+    start = source.index(f"{name}(", source.index("void __launch_bounds__"))
     start = source.index("{\n", source.index(f"{name}(", start + 1))
     return [line.strip() for line in source[start + 2:].splitlines()
             if line.strip() and line.strip() != "}"]

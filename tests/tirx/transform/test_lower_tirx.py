@@ -1,3 +1,4 @@
+# ruff: noqa: F841, RUF059  (TVMScript scope ids and lets define names a kernel need not read)
 """LowerTIRx / LowerTIRxCleanup: TIRx kernels (device entry, scope ids, layouts) to launch form.
 
 The Expected functions are the text Apache TVM 0.27 prints after ``BindTarget`` +
