@@ -297,3 +297,41 @@ def test_pipeline_order_starts_with_lower_tirx():
                          "tirx.LowerTIRxOpaque"]
     assert names[-3:] == ["tirx.AnnotateEntryFunc", "tirx.SplitHostDevice",
                           "tirx.MakePackedAPI"]
+
+
+def test_uint32_scope_id_is_cast_at_the_bind():
+    @T.prim_func
+    def k(A: T.Buffer((128,), "uint32")):
+        T.device_entry()
+        bx = T.cta_id([1])
+        tx = T.thread_id([128], dtype="uint32")
+        A[0] = tx
+
+    text = lower(k).script()
+    assert 'tx: T.let[T.uint32] = T.Cast("uint32", threadIdx_x)' in text
+    assert 'T.launch_thread("threadIdx.x", 128)' in text
+
+
+def test_preferred_cluster_is_a_launch_parameter():
+    @T.prim_func
+    def k(A: T.Buffer((1,), "int32")):
+        T.device_entry()
+        bx = T.cta_id([8])
+        cbx, cby = T.cta_id_in_cluster([2, 1], preferred=[2, 2])
+        tx = T.thread_id([128])
+        A[0] = bx + cbx + cby + tx
+
+    assert launch_extents(k) == {
+        "clusterCtaIdx.x": 2, "clusterCtaIdx.y": 1, "preferredClusterCtaIdx.x": 2,
+        "preferredClusterCtaIdx.y": 2, "blockIdx.x": 8, "threadIdx.x": 128}
+
+
+def test_kernel_without_thread_ids_is_rejected():
+    @T.prim_func
+    def k(A: T.Buffer((32,), "int32")):
+        T.device_entry()
+        bx = T.cta_id([32])
+        A[bx] = bx
+
+    with pytest.raises(ValueError, match="kernel has no thread launch parameters"):
+        lower(k)

@@ -172,6 +172,8 @@ def register() -> None:
 def thread_index_text(gen, tag: str):
     """The C text of a launch variable CUDA has no built-in name for (``clusterCtaIdx.d``:
     the CTA's index in its cluster, read from ``%cluster_ctaid.d``), else None."""
+    if tag.startswith("preferredClusterCtaIdx."):
+        return "0"  # a launch parameter (the preferred cluster shape), not an index
     if not tag.startswith("clusterCtaIdx."):
         return None
     dim = tag.rsplit(".", 1)[1]

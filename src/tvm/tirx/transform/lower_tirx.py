@@ -8,7 +8,8 @@ only and rejects a kernel that still holds a ``TilePrimitiveCall`` with a ``Valu
 The cleanup, on each PrimFunc with a ``tirx.device_entry`` attribute:
 
 * replaces the device-entry attribute by nested ``thread_extent`` attributes: first
-  ``clusterCtaIdx.*`` (when the kernel defines ``cluster -> cta`` ids), then ``blockIdx.d``
+  ``clusterCtaIdx.*`` (when the kernel defines ``cluster -> cta`` ids), then
+  ``preferredClusterCtaIdx.*`` (its ``preferred=`` shape, a launch parameter), then ``blockIdx.d``
   and ``threadIdx.d`` interleaved per dimension ``d``, as Apache TVM 0.27 orders them;
 * infers the launch extents from the scope ids, deferred ids (``T.warp_id()``) included:
   ``cta -> thread = cta -> warp * 32 = cta -> warpgroup * 128``, ``kernel -> cta =
@@ -26,7 +27,8 @@ The cleanup, on each PrimFunc with a ``tirx.device_entry`` attribute:
   ``A[tx]`` reads ``A_1[threadIdx_x]``). Parameter buffers keep their ``buffer_map`` entry
   and get a flat ``DeclBuffer`` over their data in front of the launch.
 
-A function without a device entry is returned unchanged.
+A function without a device entry is returned unchanged; a kernel without thread-level
+scope ids is rejected ("the kernel has no thread launch parameters").
 """
 
 from __future__ import annotations
@@ -34,7 +36,7 @@ from __future__ import annotations
 from ...arith.analyzer import Analyzer
 from ...ir.expr import Range
 from ...ir.transform import PassInfo, Sequential
-from ..expr import FloorDiv, FloorMod, IntImm, Var
+from ..expr import Cast, FloorDiv, FloorMod, IntImm, Var
 from ..function import PrimFunc
 from ..op import call_intrin
 from ..stmt import (
@@ -98,6 +100,7 @@ class _Extents:
 
     def __init__(self, defs, fname):
         self.fname = fname
+        self.defs = defs
         self.known: dict = {}  # (parent, cur) -> list of int extents
         for stmt in defs:
             d = stmt.def_
@@ -134,18 +137,23 @@ class _Extents:
             if per_wg is None:
                 per_wg = (self.fused(("warpgroup", "warp")) or 4) * per_warp
             return [self.fused(("cta", "warpgroup")) * per_wg]
-        if any(k[0] in ("cta", "warpgroup", "warp") for k in self.known):
-            raise ValueError(
-                f"LowerTIRx: kernel {self.fname} defines thread-level scope ids but none of "
-                "cta->thread, cta->warp or cta->warpgroup gives the CTA's thread count"
-            )
-        return [1]
+        raise ValueError(
+            f"LowerTIRx: the kernel has no thread launch parameters ({self.fname}): no "
+            "cta->thread, cta->warp or cta->warpgroup scope id gives the CTA's thread count"
+        )
 
     def cluster(self):
         if ("cluster", "cta") not in self.known:
             return None
         self.fused(("cluster", "cta"))
         return list(self.known[("cluster", "cta")])
+
+    def preferred_cluster(self):
+        for stmt in self.defs:
+            d = stmt.def_
+            if (d.parent, d.cur) == ("cluster", "cta") and d.preferred_extents is not None:
+                return [_int(e) for e in d.preferred_extents]
+        return None
 
     def grid(self) -> list:
         if ("kernel", "cta") in self.known:
@@ -177,6 +185,8 @@ def launch_extents(func: PrimFunc) -> dict:
     cluster = ext.cluster()
     for i, e in enumerate(cluster or []):
         out[f"clusterCtaIdx.{_DIMS[i]}"] = e
+    for i, e in enumerate(ext.preferred_cluster() or []):
+        out[f"preferredClusterCtaIdx.{_DIMS[i]}"] = e
     grid, threads = ext.grid(), ext.threads()
     for i in range(max(len(grid), len(threads))):
         if i < len(grid):
@@ -289,6 +299,8 @@ class _Cleanup(StmtExprMutator):
         values = self.launch.values(d, self.fname)
         binds = []
         for var, value in zip(d.def_ids, values):
+            if value.dtype != var.dtype:  # uint32 scope ids: the launch variables are int32
+                value = Cast(var.dtype, value)
             self.bound[id(var)] = (var, value)
             binds.append(Bind(var, value))
         return SeqStmt(binds) if len(binds) > 1 else binds[0]

@@ -52,6 +52,8 @@ class _Opaque(StmtExprMutator):
             out = AttrStmt(iv, key, extent, body)
         elif unit:
             return body
+        elif not pragmas and lo is op.min and extent is op.extent and body is op.body:
+            return op
         else:
             out = For(op.loop_var, lo, extent, op.kind, body, None, kept or None, op.step)
         for key, value in reversed(pragmas):
