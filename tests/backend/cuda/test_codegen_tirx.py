@@ -17,17 +17,24 @@ from tvm.backend.cuda.codegen_tirx import join_tirx_sources
 from tvm.ir.transform import Sequential
 from tvm.script import tirx as T
 from tvm.tirx import transform as tx
-from tvm.tirx.compilation_pipeline import get_tir_pipeline
+from tvm.tirx.compilation_pipeline import get_tir_pipeline, tirx_kernel_passes
 
 requires_nvcc = pytest.mark.skipif(nvcc.find_nvcc() is None, reason="nvcc is not installed")
 
 
-def cuda_source(func, arch):
-    """TVMScript kernel -> tirx pipeline -> device finalization -> CUDA C."""
+def cuda_source(func, arch, packed=True):
+    """TVMScript kernel -> tirx pipeline -> device finalization -> CUDA C.
+
+    ``packed=False`` stops before MakePackedAPI (the host side of a kernel taking a
+    ``T.TensorMap()`` is not supported by MakePackedAPI yet)."""
     target = tvm.target.Target({"kind": "cuda", "arch": arch}).with_host("llvm")
     mod = tvm.IRModule({str(func.get_attr("global_symbol")): func})
     mod = tx.BindTarget(target)(mod)
-    mod = get_tir_pipeline("tirx")(target)(mod)
+    if packed:
+        mod = get_tir_pipeline("tirx")(target)(mod)
+    else:
+        passes = tirx_kernel_passes(target)
+        mod = Sequential([p for p in passes if p.info.name != "tirx.MakePackedAPI"])(mod)
     kernels = {g: f for g, f in mod.functions.items() if f.get_attr("calling_conv") == 2}
     dev = Sequential([tx.LowerWarpMemory(), tx.StmtSimplify(), tx.LowerIntrin()])(
         tvm.IRModule(kernels))
@@ -110,6 +117,30 @@ def cuda_misc(A: T.Buffer((128,), "float32")):
     A[tid] = T.cuda.func_call("twice", s, source_code=(
         "__device__ float twice(float x) { return 2.0f * x; }"), return_type="float32")
     T.cuda.printf("tid %d\n", tid)
+
+
+@T.prim_func
+def tma_load(A_map: T.TensorMap(), B: T.Buffer((64,), "float16")):
+    T.func_attr({"global_symbol": "tma_load"})
+    T.device_entry()
+    bx = T.cta_id([1])
+    tid = T.thread_id([128])
+    bar = T.alloc_shared((1,), "uint64")
+    As = T.alloc_shared((64, 64), "float16")
+    if tid == 0:
+        T.ptx.mbarrier.init.shared__cta.b64(T.address_of(bar[0]), 1)
+        T.ptx.mbarrier.arrive.expect_tx.shared__cta.b64(T.address_of(bar[0]), 8192)
+        T.ptx["cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"](
+            T.address_of(As[0, 0]), T.address_of(A_map), 0, 0, T.address_of(bar[0]))
+    T.cuda.mbarrier_wait(T.address_of(bar[0]), 0)
+    B[tid % 64] = As[0, tid % 64]
+
+
+def test_tensor_map_parameter_and_tma_load():
+    src = cuda_source(tma_load, "sm_90a", packed=False)
+    assert "const __grid_constant__ CUtensorMap A_map" in src
+    assert "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes" in src
+    assert "(&(A_map))" in src
 
 
 def test_scale_kernel_matches_027():
@@ -225,7 +256,8 @@ def test_join_tirx_sources_keeps_each_helper_once():
 @requires_nvcc
 def test_nvcc_compiles_all_kernels_one_call_per_arch():
     hopper = join_tirx_sources([cuda_source(f, "sm_90a")
-                                for f in (scale, hopper_sync, cuda_misc)])
+                                for f in (scale, hopper_sync, cuda_misc)]
+                               + [cuda_source(tma_load, "sm_90a", packed=False)])
     assert nvcc.compile_cuda(hopper, "sm_90a", "cubin")[:4] == b"\x7fELF"
     blackwell = join_tirx_sources([cuda_source(f, "sm_100a") for f in (tmem, scale)])
     assert nvcc.compile_cuda(blackwell, "sm_100a", "cubin")[:4] == b"\x7fELF"

@@ -22,6 +22,7 @@ from typing import ClassVar
 
 from ...ir.type import PointerType
 from ...runtime.data_type import dtype_info
+from ...tirx.expr import Var
 from ...tirx.function import PrimFunc
 from ...tirx.stmt import AllocBuffer, AttrStmt
 from ...tirx.stmt_functor import post_order_visit
@@ -227,6 +228,11 @@ class CodeGenCUDA(CodeGenC):
     def call_fabs(self, op) -> str:
         return self.print_expr(intrin.INTRIN_RULES["fabs"](op))
 
+    def call_address_of(self, op) -> str:
+        if isinstance(op.args[0], Var):  # T.address_of(A_map): a by-value kernel parameter
+            return f"(&({self.print_expr(op.args[0])}))"
+        return super().call_address_of(op)
+
 
 def _handler(op_name: str):
     handler = CALL_HANDLERS.get(op_name)
@@ -242,6 +248,8 @@ def _is_tensor_map(ann) -> bool:
         return False
     if type(ann).__name__ == "TensorMapType":
         return True
+    if type(getattr(ann, "element_type", None)).__name__ == "TensorMapType":
+        return True  # T.TensorMap(): PointerType(TensorMapType())
     return isinstance(ann, PointerType) and ann.storage_scope == "tensormap"
 
 
