@@ -106,6 +106,13 @@ class Backend:
     module_loader : Callable[[bytes], runtime.Module] or None
         A runtime module of this kind from its saved bytes. Nothing calls it yet: loading
         device modules imported into an exported library is not written.
+    finalize_passes : Callable[[Target], Pass] or None
+        Passes the driver runs on the lowered functions of this kind after the TIR pipeline
+        (a device kind's finalization: warp memory, intrinsic lowering...). None: the host
+        finalization (``tvm.tirx.compilation_pipeline.finalize_host_passes``).
+    default_schedule : Callable[[IRModule, Target], IRModule] or None
+        Schedules the unscheduled PrimFuncs of a build for this kind (before the TIR
+        pipeline). None: the default CPU schedule for a host kind, nothing for a device kind.
     """
 
     name: str
@@ -121,6 +128,8 @@ class Backend:
     compile_threads: Callable | None = None
     prepare: Callable | None = None
     module_loader: Callable | None = None
+    finalize_passes: Callable | None = None
+    default_schedule: Callable | None = None
 
     def __post_init__(self):
         if not isinstance(self.name, str) or not self.name:
