@@ -261,3 +261,17 @@ def test_nvcc_compiles_all_kernels_one_call_per_arch():
     assert nvcc.compile_cuda(hopper, "sm_90a", "cubin")[:4] == b"\x7fELF"
     blackwell = join_tirx_sources([cuda_source(f, "sm_100a") for f in (tmem, scale)])
     assert nvcc.compile_cuda(blackwell, "sm_100a", "cubin")[:4] == b"\x7fELF"
+
+
+@pytest.mark.parametrize(("func", "arch", "name"), [(scale, "sm_90a", "scale_kernel"),
+                                                    (tmem, "sm_100a", "tmem_kernel")])
+def test_tvm_compile_with_tirx_pipeline(func, arch, name):
+    lib = tvm.compile(func, target={"kind": "cuda", "arch": arch}, tir_pipeline="tirx")
+    source = lib.imports[0].inspect_source()
+    assert kernel_body(source, name) == kernel_body(cuda_source(func, arch), name)
+    assert lib.imports[0].impl.arch == arch
+
+
+def test_tvm_compile_rejects_instruction_the_arch_lacks():
+    with pytest.raises(ValueError, match=r"tcgen05\.alloc.*requires sm_100"):
+        tvm.compile(tmem, target={"kind": "cuda", "arch": "sm_90a"}, tir_pipeline="tirx")
