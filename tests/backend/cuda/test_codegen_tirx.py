@@ -181,12 +181,12 @@ def test_tmem_kernel_matches_027():
         f"{relinquish}();",
         f"{dealloc}(tmem_addr_ptr[0], (uint)512);",
     ]
-    # One helper per variant, defined once, before the kernel.
+    # One helper per variant, defined once, before the kernel (qualifiers in 0.27's order).
     kernel_at = src.index('extern "C"')
     for name in (alloc, relinquish, dealloc, "tvm_builtin_cuda_cta_sync",
                  "tvm_builtin_cuda_cvta_generic_to_shared"):
-        assert src.count(f"__device__ __forceinline__ void {name}(") + src.count(
-            f"__device__ __forceinline__ unsigned int {name}(") == 1, name
+        assert src.count(f"__forceinline__ __device__ void {name}(") + src.count(
+            f"__forceinline__ __device__ unsigned int {name}(") == 1, name
         assert src.index(f" {name}(") < kernel_at
     assert ('asm volatile("tcgen05.alloc.cta_group::1.sync.aligned.shared::cta.b32 [%0], %1;"'
             in src)
@@ -247,7 +247,7 @@ def test_join_tirx_sources_keeps_each_helper_once():
     a, b = cuda_source(scale, "sm_100a"), cuda_source(tmem, "sm_100a")
     c = cuda_source(cuda_misc, "sm_100a")
     joined = join_tirx_sources([a, b, c])
-    assert joined.count("__device__ __forceinline__ void tvm_builtin_cuda_cta_sync()") <= 1
+    assert joined.count("__forceinline__ __device__ void tvm_builtin_cuda_cta_sync()") == 1
     assert len(re.findall(r"unsigned int tvm_builtin_cuda_cvta_generic_to_shared\(", joined)) == 1
     with pytest.raises(ValueError, match="appears twice"):
         join_tirx_sources([a, a])
@@ -275,3 +275,57 @@ def test_tvm_compile_with_tirx_pipeline(func, arch, name):
 def test_tvm_compile_rejects_instruction_the_arch_lacks():
     with pytest.raises(ValueError, match=r"tcgen05\.alloc.*requires sm_100"):
         tvm.compile(tmem, target={"kind": "cuda", "arch": "sm_90a"}, tir_pipeline="tirx")
+
+
+def _attr_kernel(attrs, threads=128):
+    @T.prim_func
+    def main(A: T.Buffer((4,), "int32")):
+        T.func_attr({"global_symbol": "main"})
+        T.device_entry()
+        T.attr(attrs)
+        bx = T.cta_id([4])
+        tx = T.thread_id([threads])
+        if tx == 0:
+            A[bx] = A[bx] + 1
+
+    return main
+
+
+@pytest.mark.parametrize(("attrs", "threads", "head"), [
+    ({"tirx.launch_bounds_min_blocks_per_sm": 1}, 128, "__launch_bounds__(128, 1) main_kernel"),
+    ({"tirx.launch_bounds_min_blocks_per_sm": 1, "tirx.launch_bounds_max_blocks_per_cluster": 1},
+     384, "__launch_bounds__(384, 1, 1) main_kernel"),
+    ({"tirx.max_registers": 92}, 128, "__maxnreg__(92) main_kernel"),
+])
+def test_kernel_launch_attributes(attrs, threads, head):
+    src = cuda_source(_attr_kernel(attrs, threads), "sm_90a")
+    assert f'extern "C" __global__ void {head}(' in src
+    assert "tirx." not in src
+    if "maxnreg" in head:
+        assert "__launch_bounds__" not in src
+
+
+def test_max_registers_with_launch_bounds_is_rejected():
+    attrs = {"tirx.max_registers": 92, "tirx.launch_bounds_min_blocks_per_sm": 1}
+    with pytest.raises(ValueError, match="cannot be combined with CUDA launch bounds"):
+        cuda_source(_attr_kernel(attrs), "sm_90a")
+
+
+def test_unroll_pragmas():
+    @T.prim_func
+    def main(A: T.Buffer((4,), "int32")):
+        T.func_attr({"global_symbol": "main"})
+        T.device_entry()
+        tx = T.thread_id([32])
+        if tx == 0:
+            for i in T.serial(4, unroll=True):
+                A[i] = A[i] + 1
+            for i in T.serial(4, unroll=2):
+                A[i] = A[i] + 1
+            for i in T.serial(A[0], A[1], unroll=False):
+                A[i] = A[i] + 1
+
+    src = cuda_source(main, "sm_90a")
+    assert re.search(r"#pragma unroll\n\s*for \(int i = 0; i < 4", src)
+    assert re.search(r"#pragma unroll 2\n\s*for \(", src)
+    assert re.search(r"#pragma unroll 1\n\s*for \(int i_2 = A_ptr\[0\]", src)

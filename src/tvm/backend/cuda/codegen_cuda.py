@@ -144,6 +144,7 @@ class CodeGenCUDA(CodeGenC):
     def function_head(self, name: str, func, params: list) -> str:
         threads = _block_threads(func)
         bounds = f"__launch_bounds__({threads}) " if threads is not None else ""
+        bounds = codegen_tirx.kernel_qualifiers(func, threads, self.func_name or name) or bounds
         return f'extern "C" __global__ void {bounds}{name}({", ".join(params)})'
 
     def begin_body(self, func) -> None:
@@ -154,6 +155,12 @@ class CodeGenCUDA(CodeGenC):
             self.emit(f"extern __shared__ __align__(16) unsigned char {_DYN_SHARED}[];")
 
     # --- statements ----------------------------------------------------------------------------
+    def _for(self, op):
+        pragma = codegen_tirx.unroll_pragma(op)
+        if pragma is not None:
+            self.emit(pragma)
+        super()._for(op)
+
     def bind_thread_index(self, iter_var) -> None:
         tag = iter_var.thread_tag
         if id(iter_var.var) not in self._var_names:

@@ -3,7 +3,8 @@
 This module registers handlers into ``codegen_cuda.CALL_HANDLERS`` (by op name) and
 ``codegen_cuda.PREFIX_HANDLERS`` (``tirx.ptx.`` for every PTX family). A handler returns
 the C expression of the call and may add a *helper*: a ``__device__ __forceinline__``
-function emitted once per translation unit, before the kernels (``CodeGenCUDA.helpers``).
+function emitted once per translation unit, before the kernels (``CodeGenCUDA.helpers``),
+written ``__forceinline__ __device__`` as Apache TVM 0.27 writes it.
 
 * ``T.ptx.<family>(...)``: :func:`tvm.tirx.ptx.render_ptx` gives one inline-asm helper per
   variant (opcode, modifiers and immediates); the call passes the remaining arguments.
@@ -30,6 +31,8 @@ import re
 from ...ir.expr import Range
 from ...tirx.expr import Call, IntImm, StringImm, Var
 from ...tirx.ptx import check_arch, render_ptx
+from ...tirx.stmt import AttrStmt, ForKind
+from ...tirx.stmt_functor import post_order_visit
 from . import codegen_cuda as _cg
 
 __all__ = ["HELPER_BEGIN", "check_target_arch", "join_tirx_sources", "register"]
@@ -38,6 +41,8 @@ HELPER_BEGIN = "// tvm helper: "
 
 
 def _helper(gen, name: str, source: str) -> str:
+    if source.startswith("__device__ __forceinline__ "):  # 0.27 writes the qualifiers so
+        source = "__forceinline__ __device__ " + source[len("__device__ __forceinline__ "):]
     gen.helpers.setdefault(name, source)
     return name
 
@@ -208,6 +213,70 @@ def note_bind(gen, op) -> None:
     if nonneg:
         known.add(id(var))
         gen.analyzer.bind(var, _NONNEG, allow_override=True)
+
+
+#: Kernel attributes (``T.attr({...})`` after ``T.device_entry()``) read by the code generator.
+MIN_BLOCKS = "tirx.launch_bounds_min_blocks_per_sm"
+MAX_BLOCKS_PER_CLUSTER = "tirx.launch_bounds_max_blocks_per_cluster"
+MAX_REGISTERS = "tirx.max_registers"
+
+
+def _kernel_attrs(func) -> dict:
+    found = {}
+
+    def visit(node):
+        if isinstance(node, AttrStmt) and node.attr_key in (
+                MIN_BLOCKS, MAX_BLOCKS_PER_CLUSTER, MAX_REGISTERS):
+            found.setdefault(node.attr_key, node.value)
+
+    post_order_visit(func.body, visit)
+    return found
+
+
+def kernel_qualifiers(func, threads, name: str):
+    """``__launch_bounds__(threads, min_blocks[, max_blocks_per_cluster]) `` or
+    ``__maxnreg__(n) `` from the kernel's attributes; None when it sets none of them."""
+    attrs = _kernel_attrs(func)
+    if not attrs:
+        return None
+    text = {k: _const_int(v, k, name) for k, v in attrs.items()}
+    if MAX_REGISTERS in text:
+        if MIN_BLOCKS in text or MAX_BLOCKS_PER_CLUSTER in text:
+            raise ValueError(
+                f"kernel {name}: {MAX_REGISTERS} (__maxnreg__) cannot be combined with CUDA "
+                f"launch bounds ({MIN_BLOCKS} / {MAX_BLOCKS_PER_CLUSTER})"
+            )
+        return f"__maxnreg__({text[MAX_REGISTERS]}) "
+    if threads is None:
+        raise ValueError(f"kernel {name}: launch-bounds attributes need a constant thread count")
+    operands = [str(threads), text.get(MIN_BLOCKS, "1")]
+    if MAX_BLOCKS_PER_CLUSTER in text:
+        operands.append(text[MAX_BLOCKS_PER_CLUSTER])
+    return f"__launch_bounds__({', '.join(operands)}) "
+
+
+def _const_int(value, key, name) -> str:
+    if not isinstance(value, IntImm):
+        raise ValueError(  # noqa: TRY004 - invalid IR, not a wrong argument type
+            f"kernel {name}: attribute {key} must be a constant integer, got {value}")
+    return str(value.value)
+
+
+def unroll_pragma(loop):
+    """``#pragma unroll`` / ``#pragma unroll N`` / ``#pragma unroll 1`` for a serial loop
+    annotated ``pragma_unroll`` (``T.serial(n, unroll=True|N)``) or ``disable_unroll``
+    (``unroll=False``); None otherwise."""
+    ann = loop.annotations or {}
+    if loop.kind == ForKind.UNROLLED:
+        return None  # the C printer writes its own ``#pragma unroll``
+    if ann.get("disable_unroll"):
+        return "#pragma unroll 1"
+    value = ann.get("pragma_unroll")
+    is_bool = isinstance(value, bool) or getattr(value, "dtype", None) == "bool"
+    count = value.value if hasattr(value, "value") else value
+    if value is None or not count:
+        return None
+    return "#pragma unroll" if is_bool else f"#pragma unroll {int(count)}"
 
 
 def _target_arch(target):
