@@ -53,7 +53,7 @@ def tirx_kernel_passes(target=None) -> list:
     """The passes of the ``tirx`` pipeline (spec D.6 order). Passes pytvm does not have yet
     are left out where they would run, each named in a comment."""
     return [
-        _t.LowerTIRx(),
+        _t.LowerTIRx(target),
         _t.UnifyThreadBinding(),
         _t.StmtSimplify(),
         _t.LowerTIRxOpaque(),

@@ -6,11 +6,12 @@ The Expected functions are the text Apache TVM 0.27 prints after ``BindTarget`` 
 """
 
 import pytest
+from tvm.script.tirx import tile as Tx
 
 import tvm
 from tvm.script import tirx as T
 from tvm.tirx.layout import S, TileLayout
-from tvm.tirx.transform.lower_tirx import TILE_PRIMITIVE_DISPATCH, launch_extents
+from tvm.tirx.transform.lower_tirx import launch_extents
 
 TARGET = tvm.target.Target({"kind": "cuda", "arch": "sm_90a"}).with_host("llvm")
 
@@ -270,23 +271,23 @@ def test_thread_axis_layout_on_direct_access_is_rejected():
         lower(k)
 
 
-def test_lower_tirx_rejects_tile_primitive_without_dispatch():
-    # The node class comes with the tile-primitive work; the check goes by its name.
-    class TilePrimitiveCall(tvm.tirx.Evaluate):
-        pass
-
+def test_lower_tirx_dispatches_tile_primitives_first():
+    # A thread-scope fill: TilePrimitiveDispatch expands it into a loop, then the cleanup
+    # binds the scope ids; no tile-primitive call survives.
     @T.prim_func
-    def k(A: T.Buffer((1,), "float32")):
+    def k(A: T.Buffer((8,), "float32")):
         T.device_entry()
         bx = T.cta_id([1])
         tx = T.thread_id([32])
-        A[0] = T.float32(1)
+        if tx == 0:
+            Tx.fill(A[0:8], T.float32(1))
 
-    body = tvm.tirx.SeqStmt([k.body, TilePrimitiveCall(0)])
-    if TILE_PRIMITIVE_DISPATCH:
-        pytest.skip("TilePrimitiveDispatch is registered: the missing-dispatch error is unused")
-    with pytest.raises(ValueError, match="TilePrimitiveDispatch is not available"):
-        lower(k.with_body(body))
+    mod = tvm.IRModule({"main": k.with_attr("target", TARGET)})
+    lowered = tvm.tirx.transform.LowerTIRx()(mod)["main"]
+    text = lowered.script()
+    assert "T.tile" not in text and "Tx." not in text
+    assert 'T.launch_thread("threadIdx.x", 32)' in text
+    assert "for " in text and "T.float32(1.0)" in text
 
 
 def test_pipeline_order_starts_with_lower_tirx():

@@ -1,9 +1,8 @@
 """``LowerTIRx``: a TIRx kernel (device entry, scope ids, layouts) becomes launch-form TIR.
 
-``LowerTIRx`` is ``TilePrimitiveDispatch`` followed by :func:`LowerTIRxCleanup` (spec D.6).
-The dispatch pass belongs to the tile-primitive work; until it is registered in
-:data:`TILE_PRIMITIVE_DISPATCH` (a table upper layers fill), ``LowerTIRx`` runs the cleanup
-only and rejects a kernel that still holds a ``TilePrimitiveCall`` with a ``ValueError``.
+``LowerTIRx`` is ``TilePrimitiveDispatch`` (``tile_primitive_dispatch.py``: each ``Tx.*``
+call becomes the body of the variant that lowers it) followed by :func:`LowerTIRxCleanup`
+(spec D.6).
 
 The cleanup, on each PrimFunc with a ``tirx.device_entry`` attribute:
 
@@ -51,9 +50,9 @@ from ..stmt import (
 )
 from ..stmt_functor import StmtExprMutator, post_order_visit, substitute
 from .common import PrimFuncPass
+from .tile_primitive_dispatch import TilePrimitiveDispatch
 
 __all__ = [
-    "TILE_PRIMITIVE_DISPATCH",
     "LowerTIRx",
     "LowerTIRxCleanup",
     "launch_extents",
@@ -63,9 +62,6 @@ __all__ = [
 DEVICE_ENTRY = "tirx.device_entry"
 _DIMS = ("x", "y", "z")
 
-#: ``{"pass": factory}`` once the tile-primitive dispatch is available (filled by the
-#: tile-primitive package); ``LowerTIRx`` runs it before the cleanup.
-TILE_PRIMITIVE_DISPATCH: dict = {}
 
 
 def _int(value):
@@ -362,21 +358,6 @@ def _as_i32(value):
     return IntImm("int32", value) if isinstance(value, int) else value
 
 
-def _check_no_tile_primitive(func, fname):
-    found = []
-
-    def visit(node):
-        if type(node).__name__ == "TilePrimitiveCall":
-            found.append(node)
-
-    post_order_visit(func.body, visit)
-    if found:
-        raise ValueError(
-            f"LowerTIRx: {fname} still holds a tile-primitive call ({found[0]!r}); "
-            "TilePrimitiveDispatch is not available yet, so tile primitives cannot be lowered"
-        )
-
-
 def lower_tirx_cleanup(func: PrimFunc) -> PrimFunc:
     """Lower one TIRx kernel to launch form (see the module docstring)."""
     entries = _find_device_entry(func.body)
@@ -417,18 +398,7 @@ def LowerTIRxCleanup():
                         PassInfo(0, "tirx.LowerTIRxCleanup"))
 
 
-def _check_pass():
-    def run(f, m, c):
-        _check_no_tile_primitive(f, _fname(f))
-        return f
-
-    return PrimFuncPass(run, PassInfo(0, "tirx.TilePrimitiveDispatch.missing"))
-
-
-def LowerTIRx():
-    """``TilePrimitiveDispatch`` then ``LowerTIRxCleanup`` (the dispatch only when
-    registered in :data:`TILE_PRIMITIVE_DISPATCH`; see the module docstring)."""
-    dispatch = TILE_PRIMITIVE_DISPATCH.get("pass")
-    first = dispatch() if dispatch is not None else _check_pass()
-    return Sequential([first, LowerTIRxCleanup()], name="tirx.LowerTIRx")
-
+def LowerTIRx(target=None):
+    """``TilePrimitiveDispatch(target)`` then ``LowerTIRxCleanup`` (see the module docstring);
+    ``target`` is for functions without a ``target`` attribute outside ``with target:``."""
+    return Sequential([TilePrimitiveDispatch(target), LowerTIRxCleanup()], name="tirx.LowerTIRx")
