@@ -31,15 +31,17 @@ def test_llvm_backend_entry():
 
 
 def test_kind_without_backend():
-    # cuda: the package exists but registers no Backend yet; c: no package at all.
-    with pytest.raises(ValueError, match=r"target kind 'cuda' has no backend \(its package "
-                                         r"tvm.backend.cuda registers none\); kinds with a "
-                                         r"backend: .*'llvm'"):
-        get_backend("cuda")
-    with pytest.raises(ValueError, match=r"target kind 'c' has no backend \(there is no "
-                                         r"package tvm.backend.c\)"):
-        get_backend(Target("c"))
-    assert find_backend("c") is None
+    # cuda: a device backend (tests/backend/cuda/test_compile_cuda.py); metal: no package.
+    cuda = get_backend("cuda")
+    assert cuda.host is False and cuda.device_type == 2 and "cuda" in registered_kinds()
+    with pytest.raises(ValueError, match=r"target kind 'metal' has no backend \(there is no "
+                                         r"package tvm.backend.metal\)"):
+        get_backend(Target("metal"))
+    assert find_backend("metal") is None
+    # c: the package holds the C-source generator that device backends build on, no Backend.
+    with pytest.raises(ValueError, match=r"target kind 'c' has no backend \(its package "
+                                         r"tvm.backend.c registers none\)"):
+        get_backend("c")
     with pytest.raises(TypeError, match="expected a target kind name or a tvm.target.Target"):
         get_backend(3)
 

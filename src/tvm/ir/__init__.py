@@ -4,6 +4,7 @@ from ..ffi.structural import get_first_structural_mismatch, structural_equal, st
 from . import transform
 from .attrs import Attrs, DictAttrs, make_node
 from .base import Node, Scriptable, SequentialSpan, SourceName, Span
+from .container import Map
 from .expr import BaseExpr, GlobalVar, PrimExpr, Range, RelaxExpr
 from .function import BaseFunc
 from .global_info import DummyGlobalInfo, VDevice
@@ -28,6 +29,7 @@ __all__ = [
     "GlobalInfo",
     "GlobalVar",
     "IRModule",
+    "Map",
     "Node",
     "Op",
     "OpaqueType",

@@ -27,6 +27,17 @@ class PrimExpr(BaseExpr, type_key="ir.PrimExpr"):
 
     dtype: str = field("int32", kw_only=True)
 
+    @property
+    def ty(self):
+        """The expression's type: a variable's ``type_annotation`` when it has one (a pointer
+        type for a buffer's data), else ``PrimType(dtype)``."""
+        annotation = getattr(self, "type_annotation", None)
+        if annotation is not None:
+            return annotation
+        from .type import PrimType  # type.py and expr.py are siblings; kept lazy for cycles
+
+        return PrimType(self.dtype)
+
 
 class RelaxExpr(BaseExpr, type_key="ir.RelaxExpr"):
     """Base class of Relax expressions; ``ty`` is filled in by normalization."""

@@ -4,6 +4,9 @@ NumPy's ``__dlpack__`` rejects the ``ml_dtypes`` types (bfloat16, float8_*, floa
 float4_*). This module builds the ``DLManagedTensor`` capsule itself with ctypes, tagging the
 memory with the DLPack dtype code that ``tvm_ffi`` knows, and keeps the array alive until the
 consumer calls the deleter. It also reads such tensors back into NumPy (CPU only).
+
+:func:`export_memory` does the same for any compact buffer on any device (device tensors
+allocated through the device-API table use it, with an owner that frees the memory).
 """
 
 from __future__ import annotations
@@ -12,7 +15,7 @@ import ctypes
 
 import numpy as np
 
-__all__ = ["export_array", "to_numpy_view"]
+__all__ = ["export_array", "export_memory", "to_numpy_view"]
 
 
 class _DLDevice(ctypes.Structure):
@@ -83,36 +86,48 @@ _CAPSULE_DESTRUCTOR = ctypes.CFUNCTYPE(None, ctypes.c_void_p)(_capsule_destructo
 class _CapsuleProducer:
     """A one-shot object with ``__dlpack__`` returning a prepared capsule."""
 
-    def __init__(self, capsule):
+    def __init__(self, capsule, device=(1, 0)):
         self._capsule = capsule
+        self._device = device
 
     def __dlpack__(self, stream=None, **kwargs):
         return self._capsule
 
     def __dlpack_device__(self):
-        return (1, 0)  # kDLCPU
+        return self._device
+
+
+def export_memory(data_ptr, shape, type_code: int, bits: int, device=(1, 0), owner=None):
+    """A DLPack producer for compact row-major memory at ``data_ptr`` on ``device``.
+
+    ``device`` is a DLPack ``(device_type, device_id)`` pair. ``owner`` is kept alive until
+    the consumer releases the tensor (the DLManagedTensor deleter), so an owner whose
+    ``__del__`` frees the memory ties the memory's life to the consumer's tensor.
+    """
+    shape = tuple(int(dim) for dim in shape)
+    ndim = len(shape)
+    shape_array = (ctypes.c_int64 * max(ndim, 1))(*shape)
+    managed = _DLManagedTensor()
+    managed.dl_tensor.data = data_ptr or None
+    managed.dl_tensor.device = _DLDevice(*device)
+    managed.dl_tensor.ndim = ndim
+    managed.dl_tensor.dtype = _DLDataType(type_code, bits, 1)
+    managed.dl_tensor.shape = shape_array
+    managed.dl_tensor.strides = None  # compact row-major
+    managed.dl_tensor.byte_offset = 0
+    managed.deleter = _DELETER
+    address = ctypes.addressof(managed)
+    _ALIVE[address] = (owner, shape_array, managed)
+    capsule = _PyCapsule_New(
+        address, _CAPSULE_NAME, ctypes.cast(_CAPSULE_DESTRUCTOR, ctypes.c_void_p)
+    )
+    return _CapsuleProducer(capsule, tuple(device))
 
 
 def export_array(arr: np.ndarray, type_code: int, bits: int):
     """A DLPack producer for a C-contiguous CPU array, tagged with ``(type_code, bits)``."""
     arr = np.ascontiguousarray(arr)
-    ndim = arr.ndim
-    shape = (ctypes.c_int64 * max(ndim, 1))(*arr.shape)
-    managed = _DLManagedTensor()
-    managed.dl_tensor.data = arr.ctypes.data if arr.size else None
-    managed.dl_tensor.device = _DLDevice(1, 0)
-    managed.dl_tensor.ndim = ndim
-    managed.dl_tensor.dtype = _DLDataType(type_code, bits, 1)
-    managed.dl_tensor.shape = shape
-    managed.dl_tensor.strides = None  # compact row-major
-    managed.dl_tensor.byte_offset = 0
-    managed.deleter = _DELETER
-    address = ctypes.addressof(managed)
-    _ALIVE[address] = (arr, shape, managed)
-    capsule = _PyCapsule_New(
-        address, _CAPSULE_NAME, ctypes.cast(_CAPSULE_DESTRUCTOR, ctypes.c_void_p)
-    )
-    return _CapsuleProducer(capsule)
+    return export_memory(arr.ctypes.data if arr.size else 0, arr.shape, type_code, bits, owner=arr)
 
 
 def to_numpy_view(tensor, np_dtype) -> np.ndarray:

@@ -14,6 +14,8 @@ import functools
 import tvm_ffi
 from tvm_ffi import core as _ffi_core
 
+from . import device_api
+
 __all__ = [
     "Device",
     "cpu",
@@ -32,8 +34,10 @@ __all__ = [
 class Device(_ffi_core.Device):
     """A device: its type name (``.type``), its ``.index`` and ``.dlpack_device_type()``.
 
-    Only CPU and CUDA can be queried for existence; other device types report
-    ``exist == False`` (pytvm has no runtime for them yet).
+    Attributes such as ``exist``, ``max_threads_per_block`` or ``compute_version`` come from
+    the device type's :class:`~tvm.runtime.device_api.DeviceAPI`, which a backend registers
+    (the CUDA backend registers one for ``cuda``). ``exist`` is False for a device type with
+    no registered API; other attributes then raise ``ValueError`` naming the backend to load.
 
     Examples
     --------
@@ -45,19 +49,105 @@ class Device(_ffi_core.Device):
 
     __slots__ = ()
 
+    def _api(self):
+        return device_api.get_device_api(self.dlpack_device_type())
+
+    def _attr(self, name: str):
+        return self._api().get_attr(self, name)
+
     @property
     def exist(self) -> bool:
         """Whether the device is present on this machine."""
-        if self.type == "cpu":
-            return self.index == 0
-        if self.type == "cuda":
-            return self.index < cuda_device_count()
-        return False
+        if not device_api.has_device_api(self.dlpack_device_type()):
+            return False
+        return bool(self._attr("exist"))
 
-    def sync(self) -> None:
-        """Wait for the device to finish its queued work (a no-op on CPU)."""
-        if self.type != "cpu":
-            raise ValueError(f"sync() on {self} is not supported yet: pytvm only runs on CPU")
+    @property
+    def max_threads_per_block(self):
+        """Most threads in one block (None on CPU)."""
+        return self._attr("max_threads_per_block")
+
+    @property
+    def warp_size(self):
+        """Threads per warp (None on CPU)."""
+        return self._attr("warp_size")
+
+    @property
+    def max_shared_memory_per_block(self):
+        """Bytes of shared memory one block may use without opting in (None on CPU)."""
+        return self._attr("max_shared_memory_per_block")
+
+    @property
+    def compute_version(self):
+        """The compute capability as ``"major.minor"`` (``"9.0"``; None on CPU)."""
+        return self._attr("compute_version")
+
+    @property
+    def device_name(self):
+        """The device's product name (None on CPU)."""
+        return self._attr("device_name")
+
+    @property
+    def max_clock_rate(self):
+        """The peak clock in kHz (None on CPU)."""
+        return self._attr("max_clock_rate")
+
+    @property
+    def multi_processor_count(self):
+        """Number of streaming multiprocessors (None on CPU)."""
+        return self._attr("multi_processor_count")
+
+    @property
+    def max_thread_dimensions(self):
+        """Largest block extent per dimension, ``[x, y, z]`` (None on CPU)."""
+        return self._attr("max_thread_dimensions")
+
+    @property
+    def max_registers_per_block(self):
+        """32-bit registers available to one block (None on CPU)."""
+        return self._attr("max_registers_per_block")
+
+    @property
+    def api_version(self):
+        """Version of the device API the backend talks to (None on CPU)."""
+        return self._attr("api_version")
+
+    @property
+    def driver_version(self):
+        """Version of the installed device driver (None on CPU)."""
+        return self._attr("driver_version")
+
+    @property
+    def l2_cache_size_bytes(self):
+        """Size of the L2 cache in bytes (None on CPU)."""
+        return self._attr("l2_cache_size_bytes")
+
+    @property
+    def total_global_memory(self):
+        """Total device memory in bytes (host memory for CPU)."""
+        return self._attr("total_global_memory")
+
+    @property
+    def available_global_memory(self):
+        """Free device memory in bytes (None on CPU)."""
+        return self._attr("available_global_memory")
+
+    # -- streams -----------------------------------------------------------------------------
+    def create_raw_stream(self) -> int:
+        """Create a stream on this device; returns its raw handle (0 on CPU)."""
+        return self._api().create_stream(self)
+
+    def free_raw_stream(self, stream: int) -> None:
+        """Destroy a stream made by :meth:`create_raw_stream`."""
+        self._api().free_stream(self, stream)
+
+    def set_raw_stream(self, stream: int) -> None:
+        """Make ``stream`` this device's current stream: kernels launch on it from now on."""
+        self._api().set_current_stream(self, stream)
+
+    def sync(self, stream=None) -> None:
+        """Wait until ``stream`` (default: all queued work on this device) has finished."""
+        self._api().synchronize(self, stream)
 
 
 # Make tvm_ffi build our subclass wherever it creates a device (tensor.device, FFI returns).
@@ -67,7 +157,7 @@ _ffi_core._set_class_device(Device)
 @functools.cache
 def cuda_device_count() -> int:
     """Number of CUDA devices, read through the driver library; 0 when there is none."""
-    # ctypes on libcuda avoids a dependency on cuda-python just to answer "is there a GPU".
+    # ctypes on libcuda avoids importing cuda-bindings just to answer "is there a GPU".
     name = ctypes.util.find_library("cuda") or "libcuda.so.1"
     try:
         lib = ctypes.CDLL(name)

@@ -1,4 +1,4 @@
-"""Tensors: ``tvm.runtime.tensor(array, device)`` and ``tvm.runtime.empty(shape, dtype)``.
+"""Tensors: ``tvm.runtime.tensor(array, device)`` and ``tvm.runtime.empty(shape, dtype, device)``.
 
 :class:`Tensor` is ``tvm_ffi``'s DLPack tensor with TVM's NumPy helpers (``numpy()``,
 ``copyfrom``, ``copyto``). It is installed as ``tvm_ffi``'s tensor class, so tensors returned by
@@ -8,23 +8,33 @@ Memory is shared with NumPy and PyTorch through DLPack, both ways, without copie
 (``tvm_ffi.from_dlpack(np_array)``, ``np.from_dlpack(tensor)``). ``tensor()`` copies its input,
 as in TVM, and ``numpy()`` returns a copy.
 
-Limitations: memory is allocated on the CPU only. The ``ml_dtypes`` types bfloat16 and
-float8_* work (NumPy's DLPack refuses them, so pytvm exports them itself); float6/float4,
-complex and vector dtypes are not supported.
+Device memory (``tvm.cuda(0)``) comes from the device type's
+:class:`~tvm.runtime.device_api.DeviceAPI`, which a backend registers (the CUDA backend for
+``cuda``): ``empty``/``tensor`` allocate there, ``numpy()``/``copyfrom``/``copyto`` copy
+through it, and the memory is freed when the last tensor sharing it (including a PyTorch or
+CuPy tensor made from it with DLPack) is gone. CPU tensors never touch that table.
+
+Limitations: the ``ml_dtypes`` types bfloat16 and float8_* work (NumPy's DLPack refuses
+them, so pytvm exports them itself); float6/float4, complex and vector dtypes are not
+supported. Device tensors must be compact (row-major, no strides) to be copied.
 """
 
 from __future__ import annotations
+
+import contextlib
 
 import numpy as np
 import tvm_ffi
 from tvm_ffi import core as _ffi_core
 
 from . import _dlpack
+from . import device_api as _device_api
 from .data_type import FLOAT8_DTYPES
 from .device import Device, cpu
 
 __all__ = ["Tensor", "empty", "from_dlpack", "tensor"]
 
+_KDLCPU = 1
 # dtypes that NumPy's DLPack exports itself.
 _NUMPY_DLPACK_KINDS = "biuf"
 # ml_dtypes types that pytvm exports through its own DLPack capsule (1 element per byte or
@@ -46,15 +56,16 @@ class Tensor(_ffi_core.Tensor):
     """
 
     def numpy(self) -> np.ndarray:
-        """A NumPy copy of the contents (CPU tensors only)."""
+        """A NumPy copy of the contents (copied from the device for device tensors)."""
+        if self.device.dlpack_device_type() != _KDLCPU:
+            return _device_to_numpy(self)
         return self._host_view().copy()
 
     def _host_view(self) -> np.ndarray:
-        """A NumPy view sharing this tensor's memory."""
-        if self.device.type != "cpu":
+        """A NumPy view sharing this tensor's memory (CPU tensors only)."""
+        if self.device.dlpack_device_type() != _KDLCPU:
             raise ValueError(
-                f"cannot read a tensor on {self.device} into NumPy: pytvm has no device copy "
-                "yet; use DLPack with a library that owns that device (e.g. torch)"
+                f"cannot view a tensor on {self.device} as NumPy memory; numpy() copies it"
             )
         name = str(self.dtype)
         if name in _ML_DTYPE_NAMES:
@@ -63,7 +74,13 @@ class Tensor(_ffi_core.Tensor):
 
     def copyfrom(self, source) -> Tensor:
         """Copy ``source`` (a NumPy array, list or Tensor) into this tensor; returns self."""
+        if self.device.dlpack_device_type() != _KDLCPU:
+            _copy_into_device_tensor(self, source)
+            return self
         if isinstance(source, _ffi_core.Tensor):
+            if source.device.dlpack_device_type() != _KDLCPU:
+                _copy_into_device_tensor(self, source, host_target=True)
+                return self
             source = source.numpy() if isinstance(source, Tensor) else np.from_dlpack(source)
         source = np.asarray(source)
         view = self._host_view()
@@ -91,10 +108,19 @@ class Tensor(_ffi_core.Tensor):
         if isinstance(target, _ffi_core.Tensor):
             return target.copyfrom(self)
         if isinstance(target, _ffi_core.Device):
-            return tensor(self.numpy(), target)
+            if (
+                self.device.dlpack_device_type() == _KDLCPU
+                and target.dlpack_device_type() == _KDLCPU
+            ):
+                return tensor(self.numpy(), target)
+            result = empty(self.shape, str(self.dtype), target)
+            return result.copyfrom(self)
         raise TypeError(f"copyto expects a Tensor or a Device, got {type(target).__name__}")
 
     def __array__(self, dtype=None, copy=None):
+        if self.device.dlpack_device_type() != _KDLCPU:
+            array = self.numpy()
+            return array.astype(dtype) if dtype is not None else array
         array = self._host_view()
         if dtype is not None:
             array = array.astype(dtype)
@@ -112,6 +138,8 @@ class Tensor(_ffi_core.Tensor):
 
 # Make tvm_ffi build our subclass wherever it creates a tensor (from_dlpack, FFI returns).
 _ffi_core._set_class_tensor(Tensor)
+
+_CPU0 = cpu(0)
 
 
 def _numpy_dtype(dtype) -> np.dtype:
@@ -161,16 +189,11 @@ def _wrap_host_array(array: np.ndarray) -> Tensor:
 
 def _check_device(device) -> Device:
     if device is None:
-        return cpu(0)
+        return _CPU0
     if isinstance(device, str):
         device = tvm_ffi.device(device)
     if not isinstance(device, _ffi_core.Device):
         raise TypeError(f"expected a Device, got {type(device).__name__}")
-    if device.type != "cpu":
-        raise ValueError(
-            f"cannot allocate a tensor on {device}: pytvm only allocates CPU memory so far; "
-            "create device tensors with torch or cupy and pass them in through DLPack"
-        )
     return device
 
 
@@ -182,7 +205,8 @@ def tensor(arr, device=None, mem_scope=None) -> Tensor:
     arr
         The data. Lists and scalars go through ``numpy.asarray`` (so ``[1, 2]`` is int64).
     device : Device, optional
-        Where to put it; CPU (the default) is the only device supported so far.
+        Where to put it (default CPU). Other devices need their backend's device API
+        (``tvm.cuda()`` needs the CUDA backend and driver).
     mem_scope : None
         Memory scopes are not supported; must be None.
 
@@ -191,16 +215,24 @@ def tensor(arr, device=None, mem_scope=None) -> Tensor:
     TypeError
         For unsupported dtypes (complex, object, strings, float6/float4).
     ValueError
-        For devices other than CPU.
+        For a device type no backend registered a device API for.
+    RuntimeError
+        When the device's driver is missing or fails (for CUDA: no libcuda.so.1).
     """
     if mem_scope is not None:
         raise ValueError(f"mem_scope={mem_scope!r} is not supported yet (only None)")
-    _check_device(device)
+    device = _check_device(device)
     if isinstance(arr, _ffi_core.Tensor):
+        if device.dlpack_device_type() != _KDLCPU:
+            return empty(arr.shape, str(arr.dtype), device).copyfrom(arr)
         arr = arr.numpy() if isinstance(arr, Tensor) else np.from_dlpack(arr)
     array = np.array(arr, order="C", copy=True)
     if array.dtype.byteorder == ">":
         array = array.astype(array.dtype.newbyteorder("="))
+    if device.dlpack_device_type() != _KDLCPU:
+        result = _device_empty(array.shape, array.dtype, device)
+        _host_to_device(array, result)
+        return result
     return _wrap_host_array(array)
 
 
@@ -208,17 +240,142 @@ def empty(shape, dtype="float32", device=None, mem_scope=None) -> Tensor:
     """An uninitialized Tensor of the given shape and dtype (a dtype name or NumPy dtype)."""
     if mem_scope is not None:
         raise ValueError(f"mem_scope={mem_scope!r} is not supported yet (only None)")
-    _check_device(device)
+    device = _check_device(device)
     if isinstance(shape, int):
         shape = (shape,)
     shape = tuple(int(dim) for dim in shape)
     if any(dim < 0 for dim in shape):
         raise ValueError(f"empty: negative dimension in shape {shape}")
+    if device.dlpack_device_type() != _KDLCPU:
+        return _device_empty(shape, _numpy_dtype(dtype), device)
     return _wrap_host_array(np.empty(shape, dtype=_numpy_dtype(dtype)))
 
 
+# --- device tensors (memory from the device-API table) ---------------------------------------
+
+
+class _DeviceAllocation:
+    """Memory from a device API, freed when this object (owned by the DLPack capsule's
+    keep-alive entry, released by the DLManagedTensor deleter) goes away."""
+
+    __slots__ = ("api", "device", "nbytes", "ptr")
+
+    def __init__(self, api, device, nbytes: int):
+        self.api = api
+        self.device = device
+        self.nbytes = nbytes
+        self.ptr = None
+        self.ptr = api.alloc(device, nbytes, 64)
+
+    def __del__(self):
+        if self.ptr is None:
+            return
+        ptr, self.ptr = self.ptr, None
+        # A finalizer must not raise (at interpreter exit the driver may already be gone).
+        with contextlib.suppress(Exception):
+            self.api.free(self.device, ptr)
+
+
+def _dlpack_dtype(np_dtype: np.dtype) -> tuple:
+    """``(type_code, bits)`` of a supported NumPy dtype; TypeError for unsupported ones."""
+    name = np_dtype.name
+    if name not in _ML_DTYPE_NAMES and (
+        np_dtype.kind not in _NUMPY_DLPACK_KINDS or np_dtype.itemsize > 8
+    ):
+        raise TypeError(_unsupported_dtype_message(name))
+    info = tvm_ffi.dtype(name)
+    return info.type_code, info.bits
+
+
+def _device_empty(shape: tuple, np_dtype: np.dtype, device) -> Tensor:
+    """An uninitialized compact tensor on a non-CPU device."""
+    api = _device_api.get_device_api(device.dlpack_device_type())
+    type_code, bits = _dlpack_dtype(np.dtype(np_dtype))
+    count = 1
+    for dim in shape:
+        count *= dim
+    allocation = _DeviceAllocation(api, device, count * np.dtype(np_dtype).itemsize)
+    producer = _dlpack.export_memory(
+        allocation.ptr,
+        shape,
+        type_code,
+        bits,
+        (device.dlpack_device_type(), device.index),
+        owner=allocation,
+    )
+    return tvm_ffi.from_dlpack(producer)
+
+
+def _nbytes(t) -> int:
+    count = 1
+    for dim in t.shape:
+        count *= dim
+    return count * _numpy_dtype(str(t.dtype)).itemsize
+
+
+def _require_compact(t, what: str) -> None:
+    if not t.is_contiguous():
+        raise ValueError(
+            f"{what}: the tensor on {t.device} is not compact (strides {tuple(t.strides)}); "
+            "only row-major tensors can be copied to or from a device"
+        )
+
+
+def _host_to_device(array: np.ndarray, target) -> None:
+    """Copy a C-contiguous host array into a compact device tensor of the same size."""
+    api = _device_api.get_device_api(target.device.dlpack_device_type())
+    if array.size:
+        api.copy(array.ctypes.data, _CPU0, target.data_ptr(), target.device, array.nbytes)
+
+
+def _device_to_numpy(t) -> np.ndarray:
+    _require_compact(t, "numpy()")
+    np_dtype = _numpy_dtype(str(t.dtype))
+    result = np.empty(tuple(t.shape), dtype=np_dtype)
+    if result.size:
+        api = _device_api.get_device_api(t.device.dlpack_device_type())
+        api.copy(t.data_ptr(), t.device, result.ctypes.data, _CPU0, result.nbytes)
+    return result
+
+
+def _copy_into_device_tensor(target, source, host_target: bool = False) -> None:
+    """``target.copyfrom(source)`` when either side is on a device.
+
+    A device-to-device copy goes through the destination's device API (or the source's
+    when the destination is the host); host data is converted to the target's dtype first.
+    """
+    _require_compact(target, "copyfrom")
+    if isinstance(source, _ffi_core.Tensor) and source.device.dlpack_device_type() != _KDLCPU:
+        _require_compact(source, "copyfrom")
+        if tuple(source.shape) != tuple(target.shape) or str(source.dtype) != str(target.dtype):
+            raise ValueError(
+                f"copyfrom: shape/dtype mismatch, tensor has {tuple(target.shape)} "
+                f"{target.dtype}, source {tuple(source.shape)} {source.dtype}"
+            )
+        owner = source.device if host_target else target.device
+        api = _device_api.get_device_api(owner.dlpack_device_type())
+        nbytes = _nbytes(target)
+        if nbytes:
+            api.copy(source.data_ptr(), source.device, target.data_ptr(), target.device, nbytes)
+        return
+    if isinstance(source, _ffi_core.Tensor):
+        source = source.numpy() if isinstance(source, Tensor) else np.from_dlpack(source)
+    source = np.asarray(source)
+    shape = tuple(target.shape)
+    if source.shape != shape:
+        raise ValueError(
+            f"copyfrom: shape mismatch, tensor has shape {shape}, source {source.shape}"
+        )
+    np_dtype = _numpy_dtype(str(target.dtype))
+    _host_to_device(np.ascontiguousarray(source.astype(np_dtype, copy=False)), target)
+
+
 def from_dlpack(ext_tensor, require_alignment: int = 0, require_contiguous: bool = False):
-    """Share the memory of any DLPack producer (NumPy, PyTorch, ...) as a :class:`Tensor`."""
+    """Share the memory of any DLPack producer (NumPy, PyTorch, CuPy...) as a :class:`Tensor`.
+
+    Device memory is shared too, without a copy: ``from_dlpack(torch_cuda_tensor)`` is a
+    ``cuda`` tensor over the same memory, kept alive by the producer's tensor.
+    """
     return tvm_ffi.from_dlpack(
         ext_tensor, require_alignment=require_alignment, require_contiguous=require_contiguous
     )

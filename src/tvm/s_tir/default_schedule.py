@@ -131,7 +131,16 @@ class _Loop:
 
 
 def apply_default_schedule(mod: IRModule, target=None) -> IRModule:
-    """Schedule every unscheduled s_tir PrimFunc of ``mod`` (see the module docstring)."""
+    """Schedule every unscheduled s_tir PrimFunc of ``mod`` (see the module docstring).
+
+    For GPU targets (the ``"gpu"`` key) the dlight GPU rules schedule them instead
+    (``tvm.s_tir.dlight.apply_gpu_default_schedule``; docs/arch/gpu_schedules.md).
+    """
+    if target is not None and "gpu" in tuple(getattr(target, "keys", ()) or ()):
+        # Same layer; imported here so that the CPU path does not load the GPU rules.
+        from .dlight.base import apply_gpu_default_schedule
+
+        return apply_gpu_default_schedule(mod, target, _unscheduled)
     funcs, changed = {}, False
     for gvar, func in mod.functions.items():
         new = schedule_prim_func(func) if isinstance(func, PrimFunc) else func

@@ -16,8 +16,13 @@ Built-in dialects:
 * ``relax``: ``tvm.script.parser.relax`` (parser and ``R`` namespace) and
   ``tvm.script.ir_builder.relax``;
 * ``tirx``: ``tvm.script.parser.tirx`` (the ``T`` namespace and parser) and
-  ``tvm.script.ir_builder.tirx``; a ``tvm.tirx.script`` package, if one exists, is used
-  instead (with ``parser`` and ``builder`` submodules).
+  ``tvm.script.ir_builder.tirx``.
+
+``tvm.tirx.script`` (Apache TVM's home of the TIRx dialect) is an alias too:
+``tvm.tirx.script`` and ``tvm.tirx.script.parser`` are ``tvm.script.parser.tirx``,
+``tvm.tirx.script.builder`` is ``tvm.script.ir_builder.tirx`` and ``tvm.tirx.script.tile`` the
+``Tx`` namespace. The code stays in ``tvm.script`` because the layer rule keeps script code
+out of ``tvm.tirx``.
 
 ``ir`` is not a dialect: ``tvm.script.ir`` and ``tvm.script.parser.ir`` are real modules.
 """
@@ -85,8 +90,29 @@ def dialect_module(name: str, part: str = "package"):
     return importlib.import_module(_DIALECTS[name][_PARTS[part]])
 
 
+#: ``tvm.tirx.script`` spellings -> the real modules (prefixes; longest first).
+_TIRX_SCRIPT_ALIASES = {
+    "tvm.tirx.script.builder.tirx": "tvm.script.parser.tirx.tile",
+    "tvm.tirx.script.builder": "tvm.script.ir_builder.tirx",
+    "tvm.tirx.script.parser": "tvm.script.parser.tirx",
+    "tvm.tirx.script.tile": "tvm.script.parser.tirx.tile",
+    "tvm.tirx.script": "tvm.script.parser.tirx",
+}
+
+
+def _tirx_script_target(fullname: str) -> str | None:
+    for alias, target in _TIRX_SCRIPT_ALIASES.items():
+        if fullname == alias:
+            return target
+        if fullname.startswith(alias + ".") and alias != "tvm.tirx.script":
+            return target + fullname[len(alias):]
+    return None
+
+
 def _alias_target(fullname: str) -> str | None:
     """The real module behind an alias such as ``tvm.script.relax.x`` (``None`` if none)."""
+    if fullname.startswith("tvm.tirx.script"):
+        return _tirx_script_target(fullname)
     # Longest prefix first: ``tvm.script.parser.`` before ``tvm.script.``.
     for prefix in sorted(_PREFIXES, key=len, reverse=True):
         if not fullname.startswith(prefix):
@@ -118,7 +144,7 @@ class _DialectAliasFinder(importlib.abc.MetaPathFinder):
     """Resolves ``tvm.script.<d>``, ``tvm.script.parser.<d>``, ``tvm.script.ir_builder.<d>``."""
 
     def find_spec(self, fullname, path=None, target=None):
-        if not fullname.startswith("tvm.script."):
+        if not fullname.startswith(("tvm.script.", "tvm.tirx.script")):
             return None
         real = _alias_target(fullname)
         if real is None:
@@ -136,22 +162,14 @@ def __getattr__(name):
     raise AttributeError(f"module 'tvm.script' has no attribute {name!r}")
 
 
-def _tirx_package() -> tuple[str, str, str]:
-    """Where the TIR dialect lives: ``tvm.tirx.script`` if it exists, else ``tvm.script``'s."""
-    try:
-        found = importlib.util.find_spec("tvm.tirx.script")
-    except (ImportError, ValueError):
-        found = None
-    if found is not None:
-        return "tvm.tirx.script", "tvm.tirx.script.parser", "tvm.tirx.script.builder"
-    return "tvm.script.parser.tirx", "tvm.script.parser.tirx", "tvm.script.ir_builder.tirx"
-
-
 register_dialect(
     "relax", "tvm.script.parser.relax",
     parser_module="tvm.script.parser.relax", builder_module="tvm.script.ir_builder.relax",
 )
-register_dialect("tirx", *_tirx_package())
+register_dialect(
+    "tirx", "tvm.script.parser.tirx",
+    parser_module="tvm.script.parser.tirx", builder_module="tvm.script.ir_builder.tirx",
+)
 
 from . import ir_builder, parser  # noqa: F401
 from .parser import from_source, ir_module, parse

@@ -9,6 +9,7 @@ from . import (  # noqa: F401  (lowering passes, pipelines)
     transform,
 )
 from .buffer import Buffer, decl_buffer  # noqa: F401
+from .exec_scope import ExecScope, ScopeIdDef  # noqa: F401
 from .expr import (  # noqa: F401
     EQ,
     GE,
@@ -70,6 +71,7 @@ from .op import (  # noqa: F401
     abs,
     acos,
     acosh,
+    address_of,
     all,
     any,
     asin,
@@ -85,6 +87,7 @@ from .op import (  # noqa: F401
     call_intrin,
     call_llvm_intrin,
     call_llvm_pure_intrin,
+    call_packed,
     call_pure_extern,
     ceil,
     ceildiv,
@@ -135,7 +138,14 @@ from .op import (  # noqa: F401
     tan,
     tanh,
     trunc,
+    tvm_stack_alloca,
+    tvm_storage_sync,
+    tvm_warp_activemask,
+    tvm_warp_shuffle,
+    tvm_warp_shuffle_down,
+    tvm_warp_shuffle_up,
 )
+from .op_gpu import tvm_thread_allreduce  # noqa: F401  (the default GPU schedules' passes)
 from .reduction import CommReducer, Reduce  # noqa: F401
 
 # Statements, buffers, functions (the statement helper's modules).
@@ -159,12 +169,14 @@ from .stmt import (  # noqa: F401
     MatchBufferRegion,
     SBlock,
     SBlockRealize,
+    ScopeIdDefStmt,
     SeqStmt,
     Stmt,
     While,
     stmt_list,
     stmt_seq,
 )
+from .tile_primitive import DispatchContext, LambdaExpr, TilePrimitiveCall  # noqa: F401
 
 
 def build(mod, target=None, pipeline="default"):
@@ -173,3 +185,13 @@ def build(mod, target=None, pipeline="default"):
     from ..driver.build_module import build as _build
 
     return _build(mod, target, pipeline)
+
+
+def __getattr__(name):
+    if name == "script":
+        # Lazy: ``tvm.tirx.script`` is an alias of the TIRx script dialect, which lives in the
+        # script layer (tvm.script.parser.tirx); tvm.script's import finder resolves it.
+        import importlib
+
+        return importlib.import_module("tvm.tirx.script")
+    raise AttributeError(f"module 'tvm.tirx' has no attribute {name!r}")

@@ -60,13 +60,20 @@ class Buffer(Scriptable, Node, type_key="tirx.Buffer"):
     offset_factor: int = 1
     buffer_type: int = BufferType.DEFAULT
     axis_separators: tuple = ()
+    #: TIRx: the buffer's layout over hardware axes (a ``tvm.tirx.layout`` Layout); None is the
+    #: default row-major layout.
+    layout: object = None
+    #: TIRx: the address the memory was allocated at (a TMEM address), or None.
+    allocated_addr: object = None
     span: object = field(None, role=IGNORE, kw_only=True)
 
     def __init__(self, data, dtype, shape, strides=(), elem_offset=None, name="buffer",
                  data_alignment=DEFAULT_ALIGNMENT, offset_factor=1,
-                 buffer_type=BufferType.DEFAULT, axis_separators=(), span=None):
+                 buffer_type=BufferType.DEFAULT, axis_separators=(), layout=None,
+                 allocated_addr=None, span=None):
         self.__init_fields__(data, dtype, shape, strides, elem_offset, name, data_alignment,
-                             offset_factor, buffer_type, axis_separators, span=span)
+                             offset_factor, buffer_type, axis_separators, layout,
+                             allocated_addr, span=span)
 
     # --- queries ------------------------------------------------------------------------------
     def scope(self) -> str:
@@ -102,6 +109,9 @@ class Buffer(Scriptable, Node, type_key="tirx.Buffer"):
                     idx = _as_index(idx)
                     ranges.append(Range.from_min_extent(idx, IntImm(idx.dtype, 1)))
             return BufferRegion(self, ranges)
+        if len(indices) < len(self.shape):
+            # ``A[i]`` of a 2-D buffer is the region ``A[i, 0:m]`` (as in TVM).
+            return self[tuple(indices) + (slice(None),) * (len(self.shape) - len(indices))]
         return BufferLoad(self, list(indices))
 
     def vload(self, begin, dtype=None, predicate=None):
@@ -122,6 +132,14 @@ class Buffer(Scriptable, Node, type_key="tirx.Buffer"):
 
         begin = begin if isinstance(begin, (list, tuple)) else [begin]
         return BufferStore(self, value, list(begin), predicate)
+
+    def ptr_to(self, indices) -> PrimExpr:
+        """The address of the element at ``indices`` (``T.address_of(self[indices])``), a
+        pointer to the element dtype in the buffer's scope."""
+        from .op import address_of  # op.py imports this module
+
+        indices = list(indices) if isinstance(indices, (list, tuple)) else [indices]
+        return address_of(self[tuple(indices)])
 
     def get_flattened_buffer(self) -> Buffer:
         """A 1-D view of the same memory (``axis_separators`` are not supported yet)."""
@@ -165,9 +183,25 @@ class Buffer(Scriptable, Node, type_key="tirx.Buffer"):
         return [offset]
 
 
+_ADDRESS_OF = "tirx.address_of"
+
+
+def pointer_type_of(value):
+    """The pointer type of an ``address_of`` call (``PointerType(PrimType(elem), scope)``),
+    or None for any other value."""
+    op = getattr(value, "op", None)
+    if getattr(op, "name", None) != _ADDRESS_OF or not value.args:
+        return None
+    if not hasattr(value.args[0], "buffer"):
+        return None  # the address of a variable (a tensor map): an opaque handle
+    buf = value.args[0].buffer
+    return PointerType(PrimType(buf.dtype), buf.scope())
+
+
 def decl_buffer(shape, dtype="float32", name="buffer", data=None, strides=None,
                 elem_offset=None, scope="", data_alignment=-1, offset_factor=0,
-                buffer_type="", axis_separators=None, span=None) -> Buffer:
+                buffer_type="", axis_separators=None, span=None, layout=None,
+                allocated_addr=None) -> Buffer:
     """Declare a new buffer.
 
     Parameters
@@ -195,6 +229,10 @@ def decl_buffer(shape, dtype="float32", name="buffer", data=None, strides=None,
         ``""`` or ``"default"``, or ``"auto_broadcast"``.
     axis_separators : list of int, optional
         Where the flattened physical axes split.
+    layout : tvm.tirx.layout.Layout, optional
+        The TIRx layout; None (or ``"default"``) is the row-major default.
+    allocated_addr : PrimExpr, optional
+        TIRx: the address the memory was allocated at (a TMEM address).
 
     Examples
     --------
@@ -208,6 +246,10 @@ def decl_buffer(shape, dtype="float32", name="buffer", data=None, strides=None,
     if isinstance(shape, (int, PrimExpr)):
         shape = (shape,)
     shape = tuple(_as_index(s) for s in shape)
+    if layout is not None:
+        from .layout.buffer_layout import buffer_layout  # lazy: layout imports arith/numpy
+
+        layout = buffer_layout(layout, shape)
     index_dtype = shape[0].dtype if shape and shape[0].dtype.startswith("int") else "int32"
     strides = tuple(_as_index(s) for s in (strides or ()))
     if data is None:
@@ -231,5 +273,6 @@ def decl_buffer(shape, dtype="float32", name="buffer", data=None, strides=None,
         data, str(dtype), shape, strides, elem_offset, name,
         DEFAULT_ALIGNMENT if data_alignment in (-1, None) else int(data_alignment),
         1 if not offset_factor else int(offset_factor),
-        kind, tuple(axis_separators or ()), span=span,
+        kind, tuple(axis_separators or ()), layout=layout, allocated_addr=allocated_addr,
+        span=span,
     )

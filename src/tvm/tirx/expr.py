@@ -271,10 +271,10 @@ class Var(PrimExprWithOp, type_key="tirx.Var"):
     name: str = field(role=IGNORE)
     type_annotation: object = None
 
-    def __init__(self, name, dtype="int32", span=None):
+    def __init__(self, name, dtype="int32", span=None, ty=None):
         if not isinstance(name, str):
             raise TypeError(f"name must be a str, got {type(name).__name__}")
-        dtype, annotation = _var_dtype(dtype)
+        dtype, annotation = _var_dtype(dtype if ty is None else ty)
         self.__init_fields__(name, annotation, span=span, dtype=dtype)
 
     @property

@@ -33,13 +33,14 @@ import math
 from ..ir.op import Op, register_op, register_op_attr
 from ..runtime.data_type import dtype_info, normalize_dtype
 from . import generic as _g
-from .expr import GE, Call, FloatImm, IntImm, Select, StringImm, Sub, int_range
+from .expr import GE, Call, FloatImm, IntImm, Select, StringImm, Sub, Var, int_range
 
 __all__ = [
     "CallEffectKind",
     "abs",
     "acos",
     "acosh",
+    "address_of",
     "all",
     "any",
     "asin",
@@ -55,6 +56,7 @@ __all__ = [
     "call_intrin",
     "call_llvm_intrin",
     "call_llvm_pure_intrin",
+    "call_packed",
     "call_pure_extern",
     "ceil",
     "ceildiv",
@@ -105,6 +107,12 @@ __all__ = [
     "tan",
     "tanh",
     "trunc",
+    "tvm_stack_alloca",
+    "tvm_storage_sync",
+    "tvm_warp_activemask",
+    "tvm_warp_shuffle",
+    "tvm_warp_shuffle_down",
+    "tvm_warp_shuffle_up",
 ]
 
 
@@ -138,7 +146,18 @@ _INTRINSICS = {
     "call_llvm_pure_intrin": (-1, CallEffectKind.Pure),
     "ret": (1, CallEffectKind.ControlJump),
     "q_multiply_shift": (4, CallEffectKind.Pure),
+    # GPU and packed-call builtins (the host/device split and the CUDA code generator).
+    "address_of": (1, CallEffectKind.Pure),
+    "tvm_call_packed": (-1, CallEffectKind.Opaque),
+    "tvm_stack_alloca": (2, CallEffectKind.UpdateState),
+    "tvm_storage_sync": (-1, CallEffectKind.Opaque),
+    "tvm_warp_activemask": (0, CallEffectKind.UpdateState),
+    "tvm_warp_shuffle": (5, CallEffectKind.UpdateState),
+    "tvm_warp_shuffle_up": (5, CallEffectKind.UpdateState),
+    "tvm_warp_shuffle_down": (5, CallEffectKind.UpdateState),
 }
+# Ops whose TVMScript name differs from the op name (``T.call_packed`` is ``tvm_call_packed``).
+_SCRIPT_NAMES = {"tvm_call_packed": "call_packed"}
 
 
 def _register_all():
@@ -153,6 +172,8 @@ def _register_all():
     for name, (num_inputs, effect) in _INTRINSICS.items():
         register_op(f"tirx.{name}", num_inputs=num_inputs, family="intrinsic")
         register_op_attr(f"tirx.{name}", "TCallEffectKind", effect)
+    for name, printed in _SCRIPT_NAMES.items():
+        register_op_attr(f"tirx.{name}", "TScriptPrinterName", printed)
 
 
 _register_all()
@@ -468,6 +489,90 @@ def call_llvm_intrin(dtype, name, *args, span=None):
 def call_llvm_pure_intrin(dtype, name, *args, span=None):
     """Call the side-effect-free LLVM intrinsic ``name``."""
     return _named_call("call_llvm_pure_intrin", dtype, name, args, span)
+
+
+# --- GPU and packed-call builtins -----------------------------------------------------------
+
+
+def address_of(buffer_load, span=None):
+    """``T.address_of(A[i])``: the address of one buffer element, a ``handle``.
+
+    A whole buffer ``A`` means ``A[0, ...]``; a variable (a tensor map, a scalar) is also
+    accepted. ``tvm.tirx.buffer.pointer_type_of`` gives the pointer type of the result.
+    """
+    from .buffer import Buffer  # buffer.py imports this module
+    from .stmt import BufferLoad  # stmt imports expr; op is imported by expr's users first
+
+    if isinstance(buffer_load, Buffer):
+        buffer_load = buffer_load[tuple(IntImm("int32", 0) for _ in buffer_load.shape)]
+    if not isinstance(buffer_load, (BufferLoad, Var)):
+        raise TypeError(
+            "T.address_of expects a buffer element such as A[i], a buffer or a variable, "
+            f"got {type(buffer_load).__name__}"
+        )
+    return _call("handle", "address_of", buffer_load, span=span)
+
+
+def call_packed(func_name, *args, span=None):
+    """Call the packed (``tvm_ffi``) function ``func_name`` with ``args``; an ``int32`` status.
+
+    SplitHostDevice launches a kernel this way: the arguments are the kernel's parameters,
+    then the launch extents (``T.call_packed("f_kernel", A.data, n, grid_x, block_x)``).
+    """
+    if not isinstance(func_name, str):
+        raise TypeError(f"call_packed: the function name must be a str, got {func_name!r}")
+    args = tuple(_g.convert(a) for a in args)
+    return Call("int32", _op("tvm_call_packed"), (StringImm(func_name), *args), span=span)
+
+
+def tvm_stack_alloca(dtype_code, num, span=None):
+    """Reserve ``num`` slots of kind ``dtype_code`` (``"array"``, ``"shape"``, ``"tvm_ffi_any"``)
+    on the host stack; a ``handle``."""
+    if not isinstance(dtype_code, str):
+        raise TypeError(f"tvm_stack_alloca: the slot kind must be a str, got {dtype_code!r}")
+    return _call("handle", "tvm_stack_alloca", StringImm(dtype_code), _g.convert(num, "int32"),
+                 span=span)
+
+
+def tvm_storage_sync(storage_scope, span=None):
+    """Barrier for memory of ``storage_scope`` (``"shared"``: CUDA's ``__syncthreads()``)."""
+    if not isinstance(storage_scope, str):
+        raise TypeError(f"tvm_storage_sync: the scope must be a str, got {storage_scope!r}")
+    return _call("int32", "tvm_storage_sync", StringImm(storage_scope), span=span)
+
+
+def tvm_warp_activemask(span=None):
+    """The mask of the active lanes of the warp (``__activemask()``), a ``uint32``."""
+    return _call("uint32", "tvm_warp_activemask", span=span)
+
+
+def _warp_shuffle(name, doc):
+    def build(mask, value, lane_or_delta, width, warp_size, span=None):
+        value = _g.convert(value)
+        args = (_g.convert(mask, "uint32"), value, _g.convert(lane_or_delta, "int32"),
+                _g.convert(width, "int32"), _g.convert(warp_size, "int32"))
+        return _call(value.dtype, name, *args, span=span)
+
+    build.__name__ = build.__qualname__ = name
+    build.__doc__ = doc
+    return build
+
+
+tvm_warp_shuffle = _warp_shuffle(
+    "tvm_warp_shuffle",
+    "``tvm_warp_shuffle(mask, value, lane, width, warp_size)``: ``value`` of lane ``lane`` of "
+    "the ``width``-wide group (``__shfl_sync``).",
+)
+tvm_warp_shuffle_up = _warp_shuffle(
+    "tvm_warp_shuffle_up",
+    "``tvm_warp_shuffle_up(mask, value, delta, width, warp_size)``: ``value`` of lane "
+    "``lane - delta`` (``__shfl_up_sync``).",
+)
+tvm_warp_shuffle_down = _warp_shuffle(
+    "tvm_warp_shuffle_down",
+    "``tvm_warp_shuffle_down(mask, value, delta, width, warp_size)``: ``value`` of lane "
+    "``lane + delta`` (``__shfl_down_sync``).",
+)
 
 
 # --- dtype limits ----------------------------------------------------------------------------

@@ -45,6 +45,7 @@ __all__ = [
     "MatchBufferRegion",
     "SBlock",
     "SBlockRealize",
+    "ScopeIdDefStmt",
     "SeqStmt",
     "Stmt",
     "While",
@@ -253,6 +254,26 @@ class DeclBuffer(Stmt, type_key="tirx.DeclBuffer"):
 
     def __init__(self, buffer, data=None, span=None):
         self.__init_fields__(buffer, data, span=span)
+
+
+class ScopeIdDefStmt(Stmt, type_key="tirx.ScopeIdDefStmt"):
+    """Define scope-id variables (``tx = T.thread_id([256])``) for the statements that follow.
+
+    Like ``Bind`` it has no body. The field is ``def_`` (Apache TVM names it ``def``, a Python
+    keyword; ``getattr(stmt, "def")`` works here too).
+    """
+
+    def_: object = field(role=DEF)
+
+    def __init__(self, def_, span=None):
+        if type(def_).__name__ != "ScopeIdDef":
+            raise TypeError(f"ScopeIdDefStmt expects a ScopeIdDef, got {type(def_).__name__}")
+        self.__init_fields__(def_, span=span)
+
+    def __getattr__(self, name):
+        if name == "def":
+            return self.def_
+        raise AttributeError(f"'ScopeIdDefStmt' object has no attribute {name!r}")
 
 
 class Evaluate(Stmt, type_key="tirx.Evaluate"):

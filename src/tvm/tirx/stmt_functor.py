@@ -21,6 +21,7 @@ from typing import ClassVar
 
 from ..ir.expr import PrimExpr, Range
 from . import expr_functor
+from . import tile_primitive as _tile_call
 from .buffer import Buffer
 from .expr import IntImm
 from .function import BufferMap
@@ -163,6 +164,10 @@ class StmtVisitor:
     def visit_bind_(self, op: Bind):
         self.visit_expr(op.value)
 
+    def visit_scope_id_def_stmt_(self, op):
+        for e in op.def_.extents or ():
+            self.visit_expr(e)
+
     def visit_attr_stmt_(self, op: AttrStmt):
         self.visit_expr(op.value)
         self.visit_stmt(op.body)
@@ -184,6 +189,9 @@ class StmtVisitor:
 
     def visit_assert_stmt_(self, op: AssertStmt):
         self.visit_expr(op.condition)
+
+    def visit_tile_primitive_call_(self, op):
+        _tile_call.functor_visit(self, op)
 
     def visit_break_(self, op: Break):
         pass
@@ -310,6 +318,15 @@ class StmtMutator:
     def visit_bind_(self, op: Bind):
         return op.replace(value=self.visit_expr(op.value))
 
+    def visit_scope_id_def_stmt_(self, op):
+        scope_def = op.def_
+        if scope_def.extents is None:
+            return op
+        extents = tuple(self.visit_expr(e) for e in scope_def.extents)
+        if all(a is b for a, b in zip(extents, scope_def.extents)):
+            return op
+        return op.replace(def_=scope_def.replace(extents=extents))
+
     def visit_attr_stmt_(self, op: AttrStmt):
         return op.replace(value=self.visit_expr(op.value), body=self.visit_stmt(op.body))
 
@@ -332,6 +349,9 @@ class StmtMutator:
 
     def visit_assert_stmt_(self, op: AssertStmt):
         return op.replace(condition=self.visit_expr(op.condition))
+
+    def visit_tile_primitive_call_(self, op):
+        return _tile_call.functor_mutate(self, op)
 
     def visit_break_(self, op: Break):
         return op

@@ -139,6 +139,10 @@ def _relax_for_storage(loop, scope):
     if thread_rank is None:
         return False
     rank = _storage_rank(scope)
+    if rank == 0:
+        # TVM relaxes nothing above the loop for global buffers: a producer computed at a
+        # blockIdx loop covers that block's part only (dlight's rows depend on it).
+        return False
     if rank == 2 and tag == "threadIdx.x":
         return True
     return rank <= thread_rank
@@ -428,7 +432,7 @@ class ComputeLocationPrimitives:
         loop, per iteration of that loop.
 
         As in TVM, loops bound to threads that share ``buffer``'s storage (``threadIdx`` for
-        ``shared``, every thread axis for ``global``) are relaxed too, even above the loop.
+        ``shared``; none for ``global``) are relaxed too, even above the loop.
         """
         ana = Analyzer()
         region = None

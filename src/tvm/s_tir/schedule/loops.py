@@ -15,7 +15,7 @@ from ...arith.iter_map import merge_index_digits
 from ...ir.expr import Range
 from ...tirx.expr import And, IntImm, Var
 from ...tirx.expr_functor import post_order_visit
-from ...tirx.generic import const
+from ...tirx.generic import const, floordiv
 from ...tirx.stmt import For, ForKind, IterVar, SeqStmt
 from ...tirx.stmt_functor import substitute
 from .base import ExprRV, LoopRV, SBlockRV
@@ -110,13 +110,15 @@ class LoopPrimitives:
         for f in values:
             known *= f if f is not None else 1
         dtype = node.loop_var.dtype
+        symbolic = None
         if None in values:
             if extent is None:
-                raise self._error(
-                    "split", f"The extent of loop {node.loop_var.name} is not a constant "
-                    f"({node.extent}); a None factor can only be inferred for a constant extent",
-                    [node])
-            values[values.index(None)] = -(-extent // known)
+                # A symbolic extent: the inferred factor is ceildiv(extent, known), with the
+                # predicate ``fused < extent`` below (as TVM does).
+                symbolic = values.index(None)
+                values[symbolic] = 1
+            else:
+                values[values.index(None)] = -(-extent // known)
         product = 1
         for f in values:
             product *= f
@@ -128,13 +130,18 @@ class LoopPrimitives:
                 [node])
         name = node.loop_var.name
         new_vars = [Var(f"{name}_{i}", dtype) for i in range(len(values))]
+        extents = [const(f, dtype) for f in values]
+        if symbolic is not None:
+            extents[symbolic] = Analyzer().simplify(
+                floordiv(node.extent + const(known - 1, dtype), const(known, dtype)))
         fused = None
-        for var, f in zip(new_vars, values):
-            term = var if (preserve_unit_iters or f != 1) else const(0, dtype)
-            fused = term if fused is None else fused * const(f, dtype) + term
+        for i, (var, f) in enumerate(zip(new_vars, values)):
+            unit = f == 1 and i != symbolic
+            term = var if (preserve_unit_iters or not unit) else const(0, dtype)
+            fused = term if fused is None else fused * extents[i] + term
         pred_expr = None
-        for var, f in zip(new_vars, values):
-            pred_expr = var if pred_expr is None else pred_expr * const(f, dtype) + var
+        for var, ext in zip(new_vars, extents):
+            pred_expr = var if pred_expr is None else pred_expr * ext + var
         value = fused if const_int(node.min) == 0 else node.min + fused
         body = substitute(node.body, {node.loop_var: value})
         needs_pred = extent is None or product != extent
@@ -142,8 +149,8 @@ class LoopPrimitives:
         if needs_pred and not disable_predication:
             extra = pred_expr < node.extent
         body = simplify_bindings(body, extra)
-        for var, f in reversed(list(zip(new_vars, values))):
-            body = For(var, const(0, dtype), const(f, dtype), ForKind.SERIAL, body)
+        for var, ext in reversed(list(zip(new_vars, extents))):
+            body = For(var, const(0, dtype), ext, ForKind.SERIAL, body)
         self._commit(func_name, replace_stmts(self.mod[func_name].body, {id(node): body}))
         rvs = [self._new_rv(LoopRV, func_name, v) for v in new_vars]
         self._record("split", kwargs={"loop": loop, "factors": list(factors),

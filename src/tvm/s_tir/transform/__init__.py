@@ -1,5 +1,13 @@
 """``tvm.s_tir.transform``: passes that lower schedulable TIR (``SBlock``) into ``tirx``."""
 
+from ...target import Target
+from .buffer_placement import (  # noqa: F401
+    CompactBufferAllocation,
+    PlanAndUpdateBufferAllocationLocation,
+)
+from .default_gpu_schedule import DefaultGPUSchedule  # noqa: F401
+from .gpu_pipeline import gpu_lowering_passes, gpu_s_tir_passes, lower_for_gpu  # noqa: F401
+from .lower_cross_thread_reduction import LowerCrossThreadReduction  # noqa: F401
 from .lower_sblocks import (  # noqa: F401
     ConvertBlocksToOpaque,
     LowerInitBlock,
@@ -14,8 +22,23 @@ def _s_tir_default_pipeline(target=None):
     from ...ir.transform import Sequential
     from ...tirx.compilation_pipeline import tirx_passes
 
-    passes = [LowerInitBlock(), ConvertBlocksToOpaque(), LowerOpaqueBlock()]
+    if _is_gpu(target):
+        # GPU schedules: cross-thread reductions, on-chip buffers and barriers.
+        passes = gpu_lowering_passes()
+    else:
+        passes = [LowerInitBlock(), ConvertBlocksToOpaque(), LowerOpaqueBlock()]
     return Sequential(passes + tirx_passes(target), name="s_tir.default")
+
+
+def _is_gpu(target) -> bool:
+    if target is None:
+        return False
+    if not isinstance(target, Target):
+        try:
+            target = Target(target)
+        except (TypeError, ValueError):
+            return False
+    return "gpu" in tuple(target.keys)
 
 
 def _register():

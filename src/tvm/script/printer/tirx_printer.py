@@ -185,7 +185,7 @@ def _let(node, path, d):
 
 
 _DTYPE_FIRST = {"call_extern", "call_pure_extern", "call_llvm_intrin", "call_llvm_pure_intrin",
-                "call_packed", "call_cpacked", "call_intrin"}
+                "call_packed", "call_cpacked", "call_intrin", "reinterpret"}
 
 
 @register_printer(getattr(tirx, "Call", None))
@@ -193,15 +193,29 @@ def _call(node, path, d):
     args = [d.as_doc(arg, item_path(attr_path(path, "args"), i)) for i, arg in enumerate(node.args)]
     op = node.op
     if isinstance(op, Op):
-        name = op.name
+        base = op.name
         for prefix in ("tirx.", "tir."):
-            if name.startswith(prefix):
-                name = name[len(prefix):]
+            if base.startswith(prefix):
+                base = base[len(prefix):]
+                break
+        if base == "cuda.func_call" and node.args:
+            # T.cuda.func_call("f", *args, source_code=..., return_type=...)
+            keys, values = ["source_code"], [args[-1]]
+            if node.dtype not in ("", "void"):
+                keys.append("return_type")
+                values.append(LiteralDoc(node.dtype))
+            return CallDoc(d.prefix("T").attr("cuda").attr("func_call"), args[:-1], keys, values)
+        # An op may name its printed form (``tvm_call_packed`` prints as ``T.call_packed``,
+        # ``tirx.cuda.wgmma_noop_barrier`` as ``T.cuda.wgmma.noop_barrier``).
+        printed = op.get_attr("TScriptPrinterName") or base
+        for prefix in ("tirx.", "tir."):
+            if printed.startswith(prefix):
+                printed = printed[len(prefix):]
                 break
         callee = d.prefix("T")
-        for part in name.split("."):
+        for part in printed.split("."):
             callee = callee.attr(part)
-        if name in _DTYPE_FIRST:
+        if base in _DTYPE_FIRST:
             # ``T.call_extern("int32", "foo", ...)``: these intrinsics take the dtype first.
             args.insert(0, LiteralDoc(node.dtype))
         return callee.call(*args)

@@ -39,6 +39,8 @@ from ...ir.expr import Range
 from ...tirx import stmt as _stmt
 from ...tirx.buffer import Buffer
 from ...tirx.function import PrimFunc
+from ...tirx.type import is_tensormap_pointer
+from . import tirx_kernel_printer as _kernel  # also registers the TIRx kernel docsifiers
 from .doc import (
     AssertDoc,
     AssignDoc,
@@ -97,6 +99,12 @@ def _buffer_kwargs(buf, d, with_dtype_default=True):
     if scope != "global":
         keys.append("scope")
         values.append(LiteralDoc(scope))
+    if not _kernel.is_default_layout(buf):
+        keys.append("layout")
+        values.append(_kernel.layout_doc(buf.layout, d))
+    if buf.allocated_addr is not None:
+        keys.append("allocated_addr")
+        values.append(d.as_doc(buf.allocated_addr, None))
     if buf.strides:
         keys.append("strides")
         values.append(TupleDoc([d.as_doc(s, None) for s in buf.strides]))
@@ -233,8 +241,9 @@ def _buffer_region(node, path, d):
 # --- statements -----------------------------------------------------------------------------
 
 
-def _stmts(stmt, path, d) -> list:
-    """The statement docs of a body (a ``SeqStmt`` is flattened)."""
+def _stmts(stmt, path, d, whole=True) -> list:
+    """The statement docs of a body (a ``SeqStmt`` is flattened); ``whole``: ``stmt`` is the
+    whole body of its parent, not an element of a sequence."""
     if isinstance(stmt, _stmt.SeqStmt):
         out = []
         seq_path = attr_path(path, "seq")
@@ -246,7 +255,7 @@ def _stmts(stmt, path, d) -> list:
             nxt = stmt.seq[i + 1] if i + 1 < len(stmt.seq) else None
             if (isinstance(item, _stmt.AllocBuffer) and isinstance(nxt, _stmt.BufferStore)
                     and nxt.buffer is item.buffer and _scalar_sugar(item.buffer, d)
-                    and not item.annotations):
+                    and not item.annotations and not _reads_buffer(nxt.value, item.buffer)):
                 # ``x: T.int32 = v``: a scalar buffer and its first store, as TVM 0.27.
                 decl = d.as_doc(item, item_path(seq_path, i))
                 store = d.as_doc(nxt, item_path(seq_path, i + 1))
@@ -256,12 +265,23 @@ def _stmts(stmt, path, d) -> list:
                 else:
                     out.extend([decl, store])
                 continue
-            out.extend(_stmts(item, item_path(seq_path, i), d))
+            out.extend(_stmts(item, item_path(seq_path, i), d, whole=False))
         return out
     doc = d.as_doc(stmt, path)
+    if whole and isinstance(doc, ScopeDoc) and _kernel.flat_attr(stmt):
+        # ``T.attr({...})``/``T.hint(...)`` as the whole body: flat, as TVM 0.27 prints it.
+        return _kernel.flat_docs(doc)
     if isinstance(doc, StmtBlockDoc):
         return doc.stmts
     return [doc]
+
+
+def _reads_buffer(expr, buf) -> bool:
+    """Whether ``expr`` loads from ``buf`` (then ``x: T.int32 = <expr>`` would read ``x``
+    before it exists, so the declaration and the store print apart, as in 0.27)."""
+    from ...ffi.node import walk  # local: only scalar declarations need the walk
+
+    return any(isinstance(n, _stmt.BufferLoad) and n.buffer is buf for n in walk(expr))
 
 
 @register_printer(_stmt.SeqStmt)
@@ -308,7 +328,14 @@ def _bind(node, path, d):
     value = d.as_doc(node.value, attr_path(path, "value"))
     var = d.define(node.var, node.var.name)
     # TVM 0.27: ``x: T.let[T.int32] = v``; a bare ``x: T.int32 = v`` means a local buffer there.
-    ann = IndexDoc(_t(d, "let"), [_t(d, node.var.dtype)])
+    ty = getattr(node.var, "type_annotation", None)
+    if ty is not None and hasattr(ty, "storage_scope"):
+        # A pointer: ``T.let[T.handle("uint32", "shared")]`` (0.27's form).
+        scope = ty.storage_scope or "global"
+        elem = LiteralDoc(getattr(ty.element_type, "dtype", "void"))
+        ann = IndexDoc(_t(d, "let"), [_t(d, "handle").call(elem, LiteralDoc(scope))])
+    else:
+        ann = IndexDoc(_t(d, "let"), [_t(d, node.var.dtype)])
     return AssignDoc(var, value, ann)
 
 
@@ -337,6 +364,8 @@ def _attr_stmt(node, path, d):
     body_path = attr_path(path, "body")
     if isinstance(target, _stmt.IterVar) and node.attr_key in _LAUNCH_KEYS:
         return _launch_thread(node, path, d)
+    if node.attr_key == _kernel.HINT_KEY and isinstance(target, dict):
+        return ScopeDoc(None, _kernel.hint_call(target, d), _stmts(node.body, body_path, d))
     value = d.as_doc(node.value, attr_path(path, "value"))
     if isinstance(target, tirx.IntImm) and target.value == 0:
         # An attribute about no node prints as TVM 0.27 does: ``T.attr({"key": value})``.
@@ -406,12 +435,18 @@ def _decl_buffer(node, path, d):
     buf = node.buffer
     data = node.data if node.data is not None else buf.data
     owner = d.state.get("data_owner", {}).get(id(data))
-    if (owner is not None and owner is not buf and owner.dtype == buf.dtype
-            and not _buffer_kwargs(buf, d)[0] and buf.scope() == owner.scope() == "global"):
-        # A same-dtype view of another buffer's memory: ``D = A.view(16)``.
-        dims = [d.as_doc(v, None) for v in buf.shape]
-        rhs = d.as_doc(owner, None).attr("view").call(*dims)
-        return AssignDoc(d.define(buf, buf.name), rhs)
+    keys = [k for k in _buffer_kwargs(buf, d)[0] if k != "scope"]
+    if (owner is not None and owner is not buf and not keys
+            and buf.allocated_addr is None and buf.scope() == owner.scope()):
+        view = _view_args(owner, buf, d)
+        if view is not None:
+            # A view of another buffer's memory: ``D = A.view(16)``, ``A.view("float32")``.
+            view_call = d.as_doc(owner, None).attr("view")
+            if buf.layout is not None:
+                rhs = view_call.call(*view, layout=_kernel.layout_doc(buf.layout, d))
+            else:
+                rhs = view_call.call(*view)
+            return AssignDoc(d.define(buf, buf.name), rhs)
     # As TVM 0.27: ``T.decl_buffer((8,), data=A.data, elem_offset=8)`` (no "float32"; data
     # first).
     rhs = _buffer_decl(buf, attr_path(path, "buffer"), d, _t(d, "decl_buffer"))
@@ -419,6 +454,25 @@ def _decl_buffer(node, path, d):
         rhs.kwargs_keys.insert(0, "data")
         rhs.kwargs_values.insert(0, d.as_doc(data, None))
     return AssignDoc(_define_buffer(buf, d), rhs)
+
+
+def _view_args(owner, buf, d):
+    """The arguments of ``owner.view(...)`` giving ``buf``: its shape (same dtype) or its
+    dtype (same bytes, the last dimension rescaled); None if neither fits."""
+    if owner.dtype == buf.dtype:
+        return [d.as_doc(v, None) for v in buf.shape]
+    from ...runtime.data_type import DataType  # local: only dtype views need it
+
+    if len(owner.shape) != len(buf.shape) or not owner.shape:
+        return None
+    if any(not _same_const(a, b) for a, b in zip(owner.shape[:-1], buf.shape[:-1])):
+        return None
+    last, new_last = owner.shape[-1], buf.shape[-1]
+    if not (isinstance(last, tirx.IntImm) and isinstance(new_last, tirx.IntImm)):
+        return None
+    if last.value * DataType(owner.dtype).bits != new_last.value * DataType(buf.dtype).bits:
+        return None
+    return [LiteralDoc(buf.dtype)]
 
 
 @register_printer(getattr(_stmt, "Break", None))
@@ -475,14 +529,24 @@ def _for_doc(loop, path, d):
     min_doc = d.as_doc(loop.min, attr_path(path, "min"))
     end = _add(loop.min, loop.extent)
     end_doc = d.as_doc(end, attr_path(path, "extent") if end is loop.extent else None)
-    args = [end_doc] if _is_zero(loop.min) else [min_doc, end_doc]
+    # As 0.27: a loop with a step always shows its start (``range(0, 128, 2)``).
+    args = [end_doc] if _is_zero(loop.min) and loop.step is None else [min_doc, end_doc]
     keys, values = [], []
-    if loop.annotations:
+    unroll = _unroll_kwarg(loop)
+    if (loop.step is not None and loop.kind == _ForKind.SERIAL and not loop.annotations):
+        var = d.define(loop.loop_var, loop.loop_var.name)
+        step = d.as_doc(loop.step, attr_path(path, "step"))
+        return ForDoc(var, IdDoc("range").call(*args, step),
+                      _stmts(loop.body, attr_path(path, "body"), d))
+    if loop.annotations and unroll is None:
         keys.append("annotations")
         values.append(attr_value_doc(dict(loop.annotations), attr_path(path, "annotations"), d))
     if loop.step is not None:
         keys.append("step")
         values.append(d.as_doc(loop.step, attr_path(path, "step")))
+    if unroll is not None:
+        keys.append("unroll")
+        values.append(LiteralDoc(unroll))
     if loop.kind == _ForKind.THREAD_BINDING:
         keys.append("thread")
         values.append(LiteralDoc(loop.thread_binding.thread_tag))
@@ -495,6 +559,21 @@ def _for_doc(loop, path, d):
         rhs = IdDoc("range").call(*args)
     var = d.define(loop.loop_var, loop.loop_var.name)
     return ForDoc(var, rhs, _stmts(loop.body, attr_path(path, "body"), d))
+
+
+def _unroll_kwarg(loop):
+    """``T.serial(n, unroll=...)`` (0.27's form) when the loop's only annotation is an unroll
+    request: ``disable_unroll`` -> False, ``pragma_unroll`` -> its value; else None."""
+    ann = dict(loop.annotations or {})
+    if loop.kind != _ForKind.SERIAL or len(ann) != 1:
+        return None
+    (key, value), = ann.items()
+    value = getattr(value, "value", value)
+    if key == "disable_unroll" and value is True:
+        return False
+    if key == "pragma_unroll" and isinstance(value, (bool, int)):
+        return value
+    return None
 
 
 def _uses_any(expr, loops) -> bool:
@@ -654,7 +733,10 @@ def _prim_func(func, path, d):
             else:
                 d.state["later_params"].pop(id(param), None)
                 var = d.var_doc(param) or d.define(param, param.name)
-                args.append(AssignDoc(var, None, _t(d, param.dtype)))
+                if is_tensormap_pointer(getattr(param, "type_annotation", None)):
+                    args.append(AssignDoc(var, None, _t(d, "TensorMap").call()))
+                else:
+                    args.append(AssignDoc(var, None, _t(d, param.dtype)))
         ret = None
         if func.ret_type is not None:
             ret = d.as_doc(func.ret_type, None)

@@ -22,7 +22,8 @@ from __future__ import annotations
 from ...ir.expr import PrimExpr
 from ..expr import Var
 from ..expr_functor import _ensure_recursion_limit
-from ..stmt import IterVar, Stmt
+from ..stmt import BufferRegion, IterVar, Stmt
+from .verify_tirx import check_kernel
 
 __all__ = ["undefined_vars", "verify_ssa", "verify_tirx_well_formed", "verify_well_formed"]
 
@@ -219,6 +220,13 @@ class _Verifier:
         self.expr(s.value, path + ".value")
         self.define(s.var, path + ".var")
 
+    def s_ScopeIdDefStmt(self, s, path):
+        scope_def = s.def_
+        for i, e in enumerate(scope_def.extents or ()):
+            self.expr(e, f"{path}.def.extents[{i}]")
+        for i, v in enumerate(scope_def.def_ids):
+            self.define(v, f"{path}.def.def_ids[{i}]")
+
     def s_AttrStmt(self, s, path):
         node = s.node
         self.push()
@@ -244,6 +252,35 @@ class _Verifier:
         for d, dim in enumerate(buf.shape):
             self.expr(dim, f"{path}.buffer.shape[{d}]")
         self.declare_buffer(buf, path + ".buffer")
+
+    def s_TilePrimitiveCall(self, s, path):
+        # Tile primitive operands: regions, scalars, nested calls (compose_op), lambdas.
+        from ..tile_primitive import LambdaExpr
+
+        def operand(a, p):
+            if isinstance(a, BufferRegion):
+                self.use_buffer(a.buffer, p + ".buffer")
+                for j, r in enumerate(a.region):
+                    self.expr(r.min, f"{p}.region[{j}].min")
+                    self.expr(r.extent, f"{p}.region[{j}].extent")
+            elif isinstance(a, Stmt):
+                self.stmt(a, p)
+            elif isinstance(a, LambdaExpr):
+                self.push()
+                for j, v in enumerate(a.vars):
+                    self.define(v, f"{p}.vars[{j}]")
+                self.expr(a.pred, p + ".pred")
+                self.pop()
+            elif isinstance(a, tuple):
+                for j, item in enumerate(a):
+                    operand(item, f"{p}[{j}]")
+            elif isinstance(a, PrimExpr):
+                self.expr(a, p)
+
+        for i, a in enumerate(s.args):
+            operand(a, f"{path}.args[{i}]")
+        for key, value in s.config.items():
+            operand(value, f"{path}.config[{key!r}]")
 
     def s_Evaluate(self, s, path):
         self.expr(s.value, path + ".value")
@@ -353,9 +390,24 @@ def verify_well_formed(obj, assert_mode: bool = True) -> bool:
     return _check(obj, assert_mode, allow_sblock=True)
 
 
-def verify_tirx_well_formed(obj, assert_mode: bool = True) -> bool:
-    """Like :func:`verify_well_formed`, and also reject s_tir statements (SBlocks)."""
-    return _check(obj, assert_mode, allow_sblock=False)
+def verify_tirx_well_formed(obj, assert_mode: bool = True, device_func: bool = False) -> bool:
+    """Like :func:`verify_well_formed`, and also reject s_tir statements (SBlocks) and check
+    the TIRx kernel rules (device entry, scope ids and their extents; see
+    :mod:`.verify_tirx`).
+
+    ``device_func`` marks a function called from device code (no device entry of its own);
+    the rules are the same.
+    """
+    del device_func  # the same rules apply to kernels and device functions
+    ok = _check(obj, assert_mode, allow_sblock=False)
+    for _, func in _functions(obj):
+        try:
+            check_kernel(func)
+        except ValueError:
+            if assert_mode:
+                raise
+            ok = False
+    return ok
 
 
 def verify_ssa(func) -> bool:

@@ -26,6 +26,7 @@ from tvm.ir.expr import PrimExpr
 from tvm.tirx import stmt as _stmt
 from tvm.tirx.buffer import Buffer as _Buffer
 from tvm.tirx.buffer import decl_buffer as _decl_buffer
+from tvm.tirx.buffer import pointer_type_of
 from tvm.tirx.expr import IntImm, StringImm, Var
 
 from ..base import IRBuilder
@@ -159,33 +160,37 @@ def _sym_dim(value):
 
 
 def _make_buffer(shape, dtype, data, strides, elem_offset, scope, align, offset_factor,
-                 buffer_type, axis_separators):
+                 buffer_type, axis_separators, layout=None, allocated_addr=None):
     if isinstance(shape, (int, str, PrimExpr)):
         shape = (shape,)
     shape = tuple(_sym_dim(s) for s in shape)
     if buffer_type == "auto":
         buffer_type = "auto_broadcast"
+    if isinstance(allocated_addr, int) and not isinstance(allocated_addr, bool):
+        allocated_addr = IntImm("int32", allocated_addr)
     return _decl_buffer(
         shape, dtype or "float32", "buffer", data=data,
         strides=[_sym_dim(s) for s in strides] if strides else None,
         elem_offset=_sym_dim(elem_offset), scope="" if scope == "global" else scope,
         data_alignment=align, offset_factor=offset_factor, buffer_type=buffer_type,
-        axis_separators=axis_separators,
+        axis_separators=axis_separators, layout=layout, allocated_addr=allocated_addr,
     )
 
 
 def Buffer(shape, dtype="float32", data=None, strides=None, elem_offset=None, scope="global",
-           align=-1, offset_factor=0, buffer_type="", axis_separators=None):
+           align=-1, offset_factor=0, buffer_type="", axis_separators=None, layout=None,
+           allocated_addr=None):
     """``T.Buffer((16,), "float32")``: a buffer (a parameter annotation or a declaration)."""
     return _make_buffer(shape, dtype, data, strides, elem_offset, scope, align, offset_factor,
-                        buffer_type, axis_separators)
+                        buffer_type, axis_separators, layout=layout,
+                        allocated_addr=allocated_addr)
 
 
 def match_buffer(param, shape=None, dtype="float32", data=None, strides=None, elem_offset=None,
                  scope="global", align=-1, offset_factor=0, buffer_type="default",
-                 axis_separators=None):
+                 axis_separators=None, layout=None):
     """``T.match_buffer(a, shape, dtype)``: bind a handle parameter (at function level) or a
-    buffer region (inside a block) to a new buffer."""
+    buffer region (inside a block) to a new buffer; ``layout`` is a TIRx layout object."""
     if isinstance(param, _stmt.BufferLoad):
         param = _stmt.BufferRegion.from_point(param.buffer, param.indices)
     elif isinstance(param, _stmt.BufferRegion):
@@ -195,7 +200,7 @@ def match_buffer(param, shape=None, dtype="float32", data=None, strides=None, el
             raise ValueError("T.match_buffer of a handle needs a shape")
         shape = [r.extent for r in param.region]
     buf = _make_buffer(shape, dtype, data, strides, elem_offset, scope, align, offset_factor,
-                       buffer_type, axis_separators)
+                       buffer_type, axis_separators, layout=layout)
     if isinstance(param, _stmt.BufferRegion):
         block = current_frame(SBlockFrame, "T.match_buffer of a buffer region")
         block.match_buffers.append(_stmt.MatchBufferRegion(buf, param))
@@ -214,10 +219,13 @@ def match_buffer(param, shape=None, dtype="float32", data=None, strides=None, el
 
 def alloc_buffer(shape, dtype="float32", data=None, strides=None, elem_offset=None,
                  scope="global", align=-1, offset_factor=0, buffer_type="default",
-                 axis_separators=None, annotations=None):
-    """``T.alloc_buffer(shape, dtype)``: allocate a buffer for the rest of the scope."""
+                 axis_separators=None, annotations=None, layout=None, allocated_addr=None):
+    """``T.alloc_buffer(shape, dtype, scope=..., layout=..., align=...)``: allocate a buffer
+    for the rest of the scope. ``layout`` is a ``tvm.tirx.layout`` Layout (None: row-major);
+    ``allocated_addr`` fixes the address (Trainium, TMEM)."""
     buf = _make_buffer(shape, dtype, data, strides, elem_offset, scope, align, offset_factor,
-                       buffer_type, axis_separators)
+                       buffer_type, axis_separators, layout=layout,
+                       allocated_addr=allocated_addr)
     add_to_parent(_stmt.AllocBuffer(buf, annotations))
     return buf
 
@@ -234,11 +242,13 @@ def alloc_shared(shape, dtype="float32", **kwargs):
 
 def decl_buffer(shape, dtype="float32", data=None, strides=None, elem_offset=None,
                 scope="global", align=-1, offset_factor=0, buffer_type="default",
-                axis_separators=None):
-    """``T.decl_buffer(shape, dtype, data=...)``: declare a buffer view for the rest of the
-    scope."""
+                axis_separators=None, allocated_addr=None, layout=None):
+    """``T.decl_buffer(shape, dtype, data=..., allocated_addr=..., scope=..., layout=...)``:
+    declare a buffer view for the rest of the scope; ``allocated_addr`` carries a TMEM
+    address."""
     buf = _make_buffer(shape, dtype, data, strides, elem_offset, scope, align, offset_factor,
-                       buffer_type, axis_separators)
+                       buffer_type, axis_separators, layout=layout,
+                       allocated_addr=allocated_addr)
     add_to_parent(_stmt.DeclBuffer(buf, data))
     return buf
 
@@ -293,7 +303,8 @@ def Bind(value, dtype=None, var=None):
     if var is None:
         if dtype is None:
             dtype = value.dtype if isinstance(value, PrimExpr) else _python_dtype(value)
-        var = Var("", dtype)
+        # ``ptr = A.ptr_to([i])``: a pointer variable of the element type and scope.
+        var = Var("", pointer_type_of(value) or dtype)
     add_to_parent(_stmt.Bind(var, value))
     frame = IRBuilder.current().find_frame(PrimFuncFrame)
     if frame is not None:
@@ -393,9 +404,13 @@ def Else() -> ElseFrame:
 
 
 def _loop_dtype(*values) -> str:
-    for v in values:
-        if isinstance(v, PrimExpr) and v.dtype == "int64":
-            return "int64"
+    """The loop variable's dtype from its bounds: int64 if any is, else uint32 if any is
+    (``range(T.uint32(128))``), else int32."""
+    dtypes = {v.dtype for v in values if isinstance(v, PrimExpr)}
+    if "int64" in dtypes:
+        return "int64"
+    if "uint32" in dtypes:
+        return "uint32"
     return "int32"
 
 
@@ -405,11 +420,12 @@ def _as_expr(value, dtype):
     return IntImm(dtype, int(value))
 
 
-def _bounds(start, stop):
+def _bounds(start, stop, dtype=None):
     if stop is None:
         start, stop = 0, start
-    dtype = _loop_dtype(start, stop)
-    lo, hi = _as_expr(start, dtype), _as_expr(stop, dtype)
+    if dtype is None:
+        dtype = _loop_dtype(start, stop)
+    lo, hi = _as_loop_bound(start, dtype), _as_loop_bound(stop, dtype)
     if isinstance(lo, IntImm) and lo.value == 0:
         extent = hi
     elif isinstance(lo, IntImm) and isinstance(hi, IntImm):
@@ -422,29 +438,78 @@ def _bounds(start, stop):
     return lo, extent, dtype
 
 
-def _loop(kind, start, stop, annotations=None, step=None, thread=None) -> ForFrame:
-    lo, extent, dtype = _bounds(start, stop)
-    return ForFrame([Var("", dtype)], [lo], [extent], kind, thread, annotations, step)
+def _as_loop_bound(value, dtype):
+    """A loop bound of the loop's dtype: a Python int becomes a constant of it, an
+    expression of another dtype is cast (``T.serial(n, dtype="uint32")``)."""
+    value = _as_expr(value, dtype)
+    if value.dtype == dtype:
+        return value
+    if isinstance(value, IntImm):
+        return IntImm(dtype, value.value)
+    from tvm.tirx.expr import Cast
+
+    return Cast(dtype, value)
 
 
-def serial(start, stop=None, *, annotations=None, step=None) -> ForFrame:
-    """``for i in T.serial(n)`` / ``T.serial(lo, hi)``; ``range`` means the same."""
-    return _loop(_stmt.ForKind.SERIAL, start, stop, annotations, step)
+def _check_loop_dtype(dtype, what):
+    if dtype is not None and dtype not in ("int32", "uint32"):
+        raise ValueError(f'{what}: the loop variable dtype must be "int32" or "uint32", '
+                         f"got {dtype!r}")
 
 
-def parallel(start, stop=None, *, annotations=None, step=None) -> ForFrame:
+def _unroll_annotations(annotations, unroll):
+    """``unroll=False`` asks for no unrolling (``disable_unroll``); ``unroll=True`` or a count
+    asks for ``#pragma unroll`` (``pragma_unroll``)."""
+    if unroll is None:
+        return annotations
+    annotations = dict(annotations or {})
+    if unroll is False:
+        annotations["disable_unroll"] = True
+    elif unroll is True or (isinstance(unroll, int) and unroll > 0):
+        annotations["pragma_unroll"] = unroll
+    else:
+        raise ValueError(f"unroll must be a bool or a positive count, got {unroll!r}")
+    return annotations
+
+
+def _loop(kind, start, stop, annotations=None, step=None, thread=None, unroll=None,
+          dtype=None, what="T.serial") -> ForFrame:
+    _check_loop_dtype(dtype, what)
+    lo, extent, dtype = _bounds(start, stop, dtype)
+    if step is not None and not isinstance(step, PrimExpr):
+        step = IntImm(dtype, int(step))
+    elif step is not None and step.dtype != dtype:
+        step = _as_loop_bound(step, dtype)
+    return ForFrame([Var("", dtype)], [lo], [extent], kind, thread,
+                    _unroll_annotations(annotations, unroll), step)
+
+
+def serial(start, stop=None, *, annotations=None, step=None, unroll=None,
+           dtype=None) -> ForFrame:
+    """``for i in T.serial(n)`` / ``T.serial(lo, hi, step=2)``; ``range`` means the same.
+
+    ``unroll`` (``False``, ``True`` or a count) asks codegen not to unroll or to unroll the
+    loop; ``dtype`` (``"int32"`` or ``"uint32"``) is the loop variable's dtype."""
+    return _loop(_stmt.ForKind.SERIAL, start, stop, annotations, step, unroll=unroll,
+                 dtype=dtype, what="T.serial")
+
+
+def parallel(start, stop=None, *, annotations=None, step=None, dtype=None) -> ForFrame:
     """``for i in T.parallel(n)``."""
-    return _loop(_stmt.ForKind.PARALLEL, start, stop, annotations, step)
+    return _loop(_stmt.ForKind.PARALLEL, start, stop, annotations, step, dtype=dtype,
+                 what="T.parallel")
 
 
-def vectorized(start, stop=None, *, annotations=None, step=None) -> ForFrame:
+def vectorized(start, stop=None, *, annotations=None, step=None, dtype=None) -> ForFrame:
     """``for i in T.vectorized(n)``."""
-    return _loop(_stmt.ForKind.VECTORIZED, start, stop, annotations, step)
+    return _loop(_stmt.ForKind.VECTORIZED, start, stop, annotations, step, dtype=dtype,
+                 what="T.vectorized")
 
 
-def unroll(start, stop=None, *, annotations=None, step=None) -> ForFrame:
+def unroll(start, stop=None, *, annotations=None, step=None, dtype=None) -> ForFrame:
     """``for i in T.unroll(n)``."""
-    return _loop(_stmt.ForKind.UNROLLED, start, stop, annotations, step)
+    return _loop(_stmt.ForKind.UNROLLED, start, stop, annotations, step, dtype=dtype,
+                 what="T.unroll")
 
 
 def thread_binding(start, stop=None, thread=None, *, annotations=None) -> ForFrame:
@@ -457,16 +522,29 @@ def thread_binding(start, stop=None, thread=None, *, annotations=None) -> ForFra
     return _loop(_stmt.ForKind.THREAD_BINDING, start, stop, annotations, thread=thread)
 
 
-def grid(*extents) -> ForFrame:
-    """``for i, j in T.grid(m, n)``: directly nested serial loops."""
+def grid(*extents, dtype=None) -> ForFrame:
+    """``for i, j in T.grid(m, (lo, n))``: directly nested serial loops; each is an extent or
+    a ``(min, extent)`` pair (``dtype`` as in :func:`serial`)."""
     if not extents:
         raise ValueError("T.grid needs at least one extent")
+    _check_loop_dtype(dtype, "T.grid")
     mins, exts, loop_vars = [], [], []
     for e in extents:
-        lo, extent, dtype = _bounds(e, None)
+        if isinstance(e, (tuple, list)):
+            # ``(min, extent)``: a loop over ``range(min, min + extent)``.
+            if len(e) != 2:
+                raise ValueError(f"T.grid: a loop is an extent or (min, extent), got {e!r}")
+            dtype_i = dtype or _loop_dtype(*e)
+            lo = _as_loop_bound(e[0], dtype_i)
+            extent = _as_loop_bound(e[1], dtype_i)
+            mins.append(lo)
+            exts.append(extent)
+            loop_vars.append(Var("", dtype_i))
+            continue
+        lo, extent, dtype_i = _bounds(e, None, dtype)
         mins.append(lo)
         exts.append(extent)
-        loop_vars.append(Var("", dtype))
+        loop_vars.append(Var("", dtype_i))
     return ForFrame(loop_vars, mins, exts)
 
 
@@ -637,3 +715,39 @@ class axis:
             maker = axis.spatial if kind == "S" else axis.reduce
             out.append(maker(dom, value, value.dtype if dtype == "int32" else dtype))
         return out[0] if len(out) == 1 else out
+
+
+# TIRx kernel constructs (spec D.3); at the end: they use alloc_buffer/decl_buffer above.
+from .kernel import (
+    TensorMap,
+    address_of,
+    alloc_scalar,
+    cluster_id,
+    cta_id,
+    cta_id_in_cluster,
+    cta_id_in_pair,
+    decl_scalar,
+    device_entry,
+    elected,
+    hint,
+    lane_id,
+    local_scalar,
+    meta_var,
+    scope_id,
+    shared_scalar,
+    smem,
+    static_assert,
+    thread_id,
+    thread_id_in_wg,
+    tmem,
+    warp_id,
+    warp_id_in_wg,
+    warpgroup_id,
+)
+
+__all__ += [
+    "TensorMap", "address_of", "alloc_scalar", "cluster_id", "cta_id", "cta_id_in_cluster",
+    "cta_id_in_pair", "decl_scalar", "device_entry", "elected", "hint", "lane_id", "local_scalar", "meta_var",
+    "scope_id", "shared_scalar", "smem", "static_assert", "thread_id", "thread_id_in_wg",
+    "tmem", "warp_id", "warp_id_in_wg", "warpgroup_id",
+]

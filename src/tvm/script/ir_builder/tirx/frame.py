@@ -40,8 +40,19 @@ class TIRFrame(IRBuilderFrame):
         self.stmts: list = []
 
     def body(self):
-        """The collected statements as one statement (``Evaluate(0)`` when empty)."""
-        return _stmt.SeqStmt.flatten(self.stmts)
+        """The collected statements as one statement (``Evaluate(0)`` when empty).
+
+        As in TVM 0.27, a no-op ``T.evaluate(0)`` next to other statements is dropped."""
+        stmts = self.stmts
+        if len(stmts) > 1:
+            kept = [s for s in stmts if not _is_nop(s)]
+            stmts = kept or stmts[:1]
+        return _stmt.SeqStmt.flatten(stmts)
+
+
+def _is_nop(stmt) -> bool:
+    return (isinstance(stmt, _stmt.Evaluate) and isinstance(stmt.value, IntImm)
+            and stmt.value.value == 0)
 
 
 def current_frame(frame_type, what: str):

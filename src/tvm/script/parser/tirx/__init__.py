@@ -54,58 +54,125 @@ def dtype_constructor(dtype: str):
             return expr
         return tirx.Cast(dtype, expr)
 
-    constructor.__name__ = constructor.__qualname__ = dtype
-    # Read by Relax annotations: a bare ``T.int64`` annotates an int64 scalar.
-    constructor.prim_dtype = dtype
-    constructor.__doc__ = f"``T.{dtype}(expr=None, is_size_var=False)``"
-    return constructor
+    return DtypeConstructor(dtype, constructor)
+
+
+class LocalVectorAnnotation:
+    """``x: T.f32[4]``: the annotation of a local vector (``T.alloc_local((4,), "float32")``)."""
+
+    def __init__(self, dtype: str, shape: tuple):
+        self.dtype = dtype
+        self.shape = shape
+
+    def __repr__(self):
+        return f"T.{self.dtype}[{', '.join(map(str, self.shape))}]"
+
+
+class DtypeConstructor:
+    """``T.<dtype>``: called, a variable, constant or cast of the dtype; subscripted
+    (``T.f32[4]``), a local-vector annotation; bare, a scalar annotation."""
+
+    def __init__(self, dtype: str, make):
+        self.prim_dtype = dtype  # read by annotations (a bare ``T.int64`` is a scalar type)
+        self._make = make
+        self.__name__ = self.__qualname__ = dtype
+        self.__doc__ = f"``T.{dtype}(expr=None, is_size_var=False)``"
+
+    def __call__(self, expr=None, is_size_var=False):
+        return self._make(expr, is_size_var)
+
+    def __getitem__(self, shape):
+        shape = shape if isinstance(shape, tuple) else (shape,)
+        return LocalVectorAnnotation(self.prim_dtype, shape)
+
+    def __repr__(self):
+        return f"T.{self.prim_dtype}"
 
 
 for _dtype in DTYPE_CONSTRUCTORS:
     globals()[_dtype] = dtype_constructor(_dtype)
 del _dtype
 
+#: Short dtype names of TIRx kernels (``T.f32``, ``T.u32``, ...).
+DTYPE_ALIASES = {
+    "f16": "float16", "f32": "float32", "f64": "float64", "bf16": "bfloat16",
+    "i8": "int8", "i16": "int16", "i32": "int32", "i64": "int64",
+    "u8": "uint8", "u16": "uint16", "u32": "uint32", "u64": "uint64",
+}
+for _alias, _dtype in DTYPE_ALIASES.items():
+    globals()[_alias] = globals()[_dtype]
+del _alias, _dtype
+
 dispatch_token = "tirx"
 
 # The TIR dialect proper: builder calls, the decorator, and the parse handlers.
-from ...ir_builder.tirx import (  # noqa: F401
+from ....tirx.cuda_ops import cuda  # noqa: F401 - T.cuda
+from ....tirx.layout import Axis, ComposeLayout, Iter, R, S, TileLayout  # noqa: F401
+from ....tirx.ptx import ptx  # noqa: F401 - T.ptx
+from ...ir_builder.tirx import (  # noqa: F401 - incl. the TIRx kernel constructs (D.3)
     Assert,
     Bind,
     Buffer,
     Else,
     If,
+    TensorMap,
     Then,
     While,
+    address_of,
     alloc_buffer,
     alloc_local,
+    alloc_scalar,
     alloc_shared,
     attr,
     axis,
     buffer_store,
+    cluster_id,
+    cta_id,
+    cta_id_in_cluster,
+    cta_id_in_pair,
     decl_buffer,
+    decl_scalar,
+    device_entry,
+    elected,
     env_thread,
     evaluate,
     func_attr,
     func_name,
     func_ret,
     grid,
+    hint,
     init,
+    lane_id,
     launch_thread,
+    local_scalar,
     match_buffer,
+    meta_var,
     parallel,
     reads,
     sblock,
     sblock_alloc_buffer,
     sblock_attr,
+    scope_id,
     serial,
+    shared_scalar,
+    smem,
+    static_assert,
     thread_binding,
+    thread_id,
+    thread_id_in_wg,
+    tmem,
     unroll,
     vectorized,
+    warp_id,
+    warp_id_in_wg,
+    warpgroup_id,
     where,
     writes,
 )
 from . import parser as _parser  # noqa: F401 - registers the "tirx" handlers
-from .entry import handle, let, macro, prim_func  # noqa: F401
+from . import tile  # noqa: F401 - ``from tvm.script.tirx import tile as Tx``
+from .entry import handle, inline, let, macro, meta_class, prim_func  # noqa: F401
+from .tile import cluster, cta, warp, warpgroup, wg  # noqa: F401 - T.cta.copy(...)
 
 
 def index_map(mapping, *, inverse_index_map=None, index_dtype="int64"):
@@ -117,6 +184,9 @@ def index_map(mapping, *, inverse_index_map=None, index_dtype="int64"):
 
 
 def __getattr__(name):
+    if name == "builder":
+        # ``tvm.tirx.script.builder`` (an alias of this package) is the IR builder.
+        return importlib.import_module("tvm.script.ir_builder.tirx")
     # Everything else comes from tvm.tirx (T.floordiv, T.max, T.Cast, T.IntImm...).
     tirx = importlib.import_module("tvm.tirx")
     try:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import inspect
 
 from tvm.ir.expr import PrimExpr
@@ -65,9 +66,15 @@ class _HandleType:
 
     prim_dtype = "handle"
 
-    def __call__(self, name: str = ""):
+    def __call__(self, name: str = "", storage_scope: str | None = None):
+        """``T.handle()`` (or ``T.handle("name")``): a handle variable; ``T.handle("uint32",
+        "shared")``: a pointer variable (``PointerType(PrimType("uint32"), "shared")``), as
+        0.27 prints the type of a pointer ``T.let``."""
+        from tvm.ir import PointerType, PrimType
         from tvm.tirx import Var
 
+        if storage_scope is not None:
+            return Var("", PointerType(PrimType(name), storage_scope))
         return Var(name, "handle")
 
     def __repr__(self):
@@ -78,17 +85,23 @@ handle = _HandleType()
 
 
 class LetAnnotation:
-    """``T.let[T.int32]``: the annotation of a ``Bind`` (``x: T.let[T.int32] = value``)."""
+    """``T.let[T.int32]``: the annotation of a ``Bind`` (``x: T.let[T.int32] = value``);
+    ``dtype`` None (a bare ``T.let``) takes the value's; ``ty`` is a pointer type
+    (``T.let[T.handle("uint32", "shared")]``)."""
 
-    def __init__(self, dtype: str):
+    def __init__(self, dtype: str | None, ty=None):
         self.dtype = dtype
+        self.ty = ty
 
 
 class _Let:
     """``T.let``: ``T.let[T.int32]`` annotates a binding; ``x = T.let(value)`` binds."""
 
     def __getitem__(self, dtype):
-        return LetAnnotation(getattr(dtype, "prim_dtype", dtype))
+        ty = getattr(dtype, "type_annotation", None)
+        if ty is not None:  # ``T.let[T.handle("uint32", "shared")]``: a pointer variable
+            return LetAnnotation("handle", ty)
+        return LetAnnotation(getattr(dtype, "prim_dtype", getattr(dtype, "dtype", dtype)))
 
     def __call__(self, value, dtype=None):
         if dtype is not None and not isinstance(dtype, str):
@@ -123,6 +136,13 @@ class TIRMacro:
 
         return expand_macro(self, args, kwargs)
 
+    def __get__(self, instance, owner=None):
+        # A macro defined in a class (``@T.inline def step(self): ...``) is a method: reached
+        # through an instance, it gets the instance as its first argument.
+        if instance is None:
+            return self
+        return functools.partial(self, instance)
+
     def __repr__(self):
         return f"T.macro({self.__name__})"
 
@@ -141,3 +161,86 @@ def macro(func=None, *, hygienic: bool = True):
     if func is not None:
         return _decorate(func, capture_caller_vars(1))
     return lambda f: _decorate(f, capture_caller_vars(1))
+
+
+def inline(func=None):
+    """``@T.inline``: a function whose body is parsed in place where it is called inside a
+    ``@T.prim_func``, with Python's LEGB scoping.
+
+    Defined outside a kernel, it sees its own parameters, then its closure and globals (the
+    names of where it was defined, never the caller's). Defined inside a kernel body, it sees
+    its parameters, then the kernel's names at the time of the call (so a name bound after
+    the definition but before the call is visible, and it may call itself). Inlines can call
+    each other and be passed as arguments.
+    """
+
+    def _decorate(f, captured):
+        if not inspect.isfunction(f):
+            raise TypeError(f"@T.inline expects a function, got {type(f).__name__}")
+        names = dict(captured)
+        names.update(capture_function_vars(f))
+        return TIRMacro(f, True, names)
+
+    if func is not None:
+        return _decorate(func, capture_caller_vars(1))
+    return lambda f: _decorate(f, capture_caller_vars(1))
+
+
+inline.tirx_inline = True  # marks a kernel-local ``@T.inline def`` (see the parser)
+macro.tirx_inline = True
+
+
+class NestedInline:
+    """A ``@T.inline`` (or ``@T.macro``) defined inside a kernel body: ``node`` is its
+    ``def``, expanded with the defining parser's names at the time of each call."""
+
+    def __init__(self, parser, node):
+        self.parser = parser
+        self.node = node
+        self.__name__ = node.name
+
+    def __call__(self, *args, **kwargs):
+        # Same package; imported here because the parser module imports this one.
+        from .parser import expand_nested_inline
+
+        return expand_nested_inline(self, args, kwargs)
+
+    def __repr__(self):
+        return f"T.inline({self.__name__})"
+
+
+def meta_class(cls):
+    """``@T.meta_class``: a class whose instances are parse-time state of a kernel.
+
+    Its constructor runs while the kernel is parsed and may allocate buffers and scalars
+    (``self.buf = T.alloc_buffer(...)``); every allocation must be kept in a field. When an
+    instance is assigned to a name (``first = Holder(...)``), those buffers are named
+    ``first_<field>``. Methods decorated with ``@T.inline`` expand in place when called.
+    """
+    if not isinstance(cls, type):
+        raise TypeError(f"@T.meta_class expects a class, got {type(cls).__name__}")
+    init = cls.__init__
+
+    def __init__(self, *args, **kwargs):
+        # Same package; imported here because the parser module imports this one.
+        from .parser import collect_allocations
+
+        with collect_allocations() as made:
+            init(self, *args, **kwargs)
+        owned, kept = [], set()
+        for field, value in vars(self).items():
+            buf = getattr(value, "buffer", value)
+            if id(buf) in made:
+                owned.append(field)
+                kept.add(id(buf))
+        stray = [made[k] for k in made if k not in kept]
+        if stray:
+            raise ValueError(
+                f"{cls.__name__}() allocated {', '.join(b.name for b in stray)} without "
+                "keeping it in a field: a meta_class constructor must own what it allocates"
+            )
+        self.__tirx_owned__ = tuple(owned)
+
+    cls.__init__ = functools.wraps(init)(__init__)
+    cls.__tirx_meta_class__ = True
+    return cls

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import ast
 import builtins
+import contextlib
 import inspect
 import typing
 from typing import Any
@@ -35,11 +36,19 @@ from tvm.tirx.expr import Var
 from ...ir_builder import tirx as B
 from ...ir_builder.base import IRBuilder, IRBuilderFrame
 from ...ir_builder.ir import decl_function
-from ...ir_builder.tirx.frame import ForFrame, LaunchThreadFrame, PrimFuncFrame, SBlockFrame
+from ...ir_builder.tirx.frame import (
+    AttrFrame,
+    ForFrame,
+    LaunchThreadFrame,
+    PrimFuncFrame,
+    SBlockFrame,
+)
+from ...ir_builder.tirx.kernel import _MetaVar, is_scalar_load
 from ..core import dispatch
 from ..core.diagnostics import Source
 from ..core.parser import Parser, bind_python_target
-from .entry import LetAnnotation
+from .entry import LetAnnotation, NestedInline
+from .entry import let as B_let
 
 __all__ = []
 
@@ -114,8 +123,61 @@ def expand_macro(macro, args, kwargs):
             _ACTIVE.pop()
 
 
+def expand_nested_inline(inline, args, kwargs):
+    """Parse a kernel-local ``@T.inline``'s body at the current point: its parameters first,
+    then the defining kernel's names as they are now (late binding, recursion)."""
+    if not _ACTIVE:
+        raise TypeError(f"{inline!r} can only be called inside a @T.prim_func being parsed")
+    caller = _ACTIVE[-1]
+    owner, node = inline.parser, inline.node
+    params = [a.arg for a in node.args.args]
+    if len(args) > len(params):
+        raise TypeError(f"{node.name}() takes {len(params)} arguments, got {len(args)}")
+    bound = dict(zip(params, args))
+    for key, value in kwargs.items():
+        if key not in params or key in bound:
+            raise TypeError(f"{node.name}() got an unexpected or repeated argument {key!r}")
+        bound[key] = value
+    missing = [p for p in params if p not in bound]
+    if missing:
+        raise TypeError(f"{node.name}() is missing arguments {missing}")
+    names = {**owner.extra_vars, **owner.var_table.get()}
+    sub = Parser(owner.source, names, s_tir=caller.s_tir, absent_params=caller.absent_params)
+    sub.tree = getattr(owner, "tree", None)
+    body = list(node.body)
+    ret = body.pop() if body and isinstance(body[-1], ast.Return) else None
+    with sub.with_dispatch_token("tirx"), sub.var_table.with_frame():
+        for name, value in bound.items():
+            sub.var_table.add(name, value, allow_shadowing=True)
+        _ACTIVE.append(sub)
+        try:
+            _visit_scoped(sub, body)
+            if ret is None or ret.value is None:
+                return None
+            return sub.eval_expr(ret.value)
+        finally:
+            _ACTIVE.pop()
+
+
+def _is_inline_def(parser: Parser, node: ast.FunctionDef) -> bool:
+    for deco in node.decorator_list:
+        target = deco.func if isinstance(deco, ast.Call) else deco
+        try:
+            value = parser.eval_expr(target)
+        except Exception:  # noqa: BLE001,S112 - not an inline decorator
+            continue
+        if getattr(value, "tirx_inline", False):
+            return True
+    return False
+
+
 @dispatch.register("tirx", "FunctionDef")
 def _visit_function_def(parser: Parser, node: ast.FunctionDef) -> None:
+    if IRBuilder.current().find_frame(PrimFuncFrame) is not None and _is_inline_def(parser,
+                                                                                    node):
+        # ``@T.inline def f(...)`` inside a kernel body: expanded where it is called.
+        parser.var_table.add(node.name, NestedInline(parser, node), allow_shadowing=True)
+        return
     _ACTIVE.append(parser)
     try:
         _parse_prim_func(parser, node)
@@ -177,6 +239,9 @@ def _visit_param(parser: Parser, param: ast.arg, frame: PrimFuncFrame) -> None:
     ann = parser.eval_expr(param.annotation)
     if isinstance(ann, Buffer):
         value = B.arg(param.arg, ann)
+    elif isinstance(ann, Var) and getattr(ann, "type_annotation", None) is not None:
+        # ``A_map: T.TensorMap()``: a typed pointer parameter.
+        value = B.arg(param.arg, Var(param.arg, ann.type_annotation))
     else:
         dtype = getattr(ann, "prim_dtype", None)
         if dtype is None:
@@ -235,16 +300,40 @@ def _bind_name(parser: Parser, target: ast.AST, value: Any) -> None:
         for elt, item in zip(target.elts, value):
             _bind_name(parser, elt, item)
         return
+    if isinstance(target, ast.Attribute):
+        _set_attribute(parser, target, value)
+        return
     if not isinstance(target, ast.Name):
         parser.report_error(target, f"Unsupported assignment target: {type(target).__name__}")
     name = target.id
     frame = _func_frame()
+    if isinstance(value, _MetaVar):
+        # ``x = T.meta_var(v)``: the name stands for the Python value itself (a loop over
+        # it unrolls, see ``_visit_for``).
+        if frame is not None and isinstance(value.value, (list, tuple)):
+            frame.bound_vars.add(id(value.value))
+        parser.var_table.add(name, value.value, allow_shadowing=True)
+        return
+    if is_scalar_load(value) and value.buffer.name in ("", "buffer"):
+        # ``s = T.shared_scalar("uint32")``: ``s`` reads the element, ``s = v`` stores.
+        B.name_buffer(value.buffer, name)
+        parser.var_table.add(name, value, allow_shadowing=True)
+        return
     current = parser.var_table.lookup(name, None)
     if isinstance(current, _stmt.BufferLoad) and isinstance(value, (PrimExpr, bool, int, float)):
         # ``x = v`` after ``x: T.int32 = ...``: a store into the one-element buffer. Only that
         # annotation binds a name to a load (``x = A[0]`` binds a new variable).
         B.buffer_store(current.buffer, value, list(current.indices))
         return
+    if (isinstance(current, Buffer) and isinstance(value, (PrimExpr, int, float))
+            and not isinstance(value, bool) and _is_one_element(current)):
+        # ``F = v`` for a one-element buffer ``F``: stores ``F[0] = v``.
+        B.buffer_store(current, value, [tirx.IntImm("int32", 0)])
+        return
+    if getattr(type(value), "__tirx_meta_class__", False):
+        # ``first = Holder(...)``: the buffers its constructor allocated are named
+        # ``first_<field>``.
+        _name_owned_buffers(value, name)
     _check_not_rebinding(parser, name, frame)
     if isinstance(value, LaunchThreadFrame):
         # ``bx = T.launch_thread("blockIdx.x", 4)``: open until the end of the body.
@@ -276,6 +365,51 @@ def _bind_name(parser: Parser, target: ast.AST, value: Any) -> None:
     parser.var_table.add(name, value, allow_shadowing=True)
 
 
+@contextlib.contextmanager
+def collect_allocations():
+    """Collect the buffers allocated or declared (by id) while the block runs, in the
+    innermost statement frame."""
+    frames = IRBuilder.current().frames
+    frame = frames[-1] if frames else None
+    start = len(getattr(frame, "stmts", ()))
+    made: dict = {}
+    try:
+        yield made
+    finally:
+        for stmt in getattr(frame, "stmts", ())[start:]:
+            if isinstance(stmt, (_stmt.AllocBuffer, _stmt.DeclBuffer)):
+                made[id(stmt.buffer)] = stmt.buffer
+
+
+def _is_one_element(buf: Buffer) -> bool:
+    return (len(buf.shape) == 1 and isinstance(buf.shape[0], tirx.IntImm)
+            and buf.shape[0].value == 1)
+
+
+def _name_owned_buffers(obj, name: str) -> None:
+    for field in getattr(obj, "__tirx_owned__", ()):
+        value = getattr(obj, field, None)
+        buf = value.buffer if isinstance(value, _stmt.BufferLoad) else value
+        if isinstance(buf, Buffer):
+            B.name_buffer(buf, f"{name}_{field}")
+
+
+def _set_attribute(parser: Parser, target: ast.Attribute, value: Any) -> None:
+    """``obj.field = value`` on a parse-time Python object (``self.counter = ...`` in an
+    inline method): a field holding a scalar (a one-element buffer's element) is stored
+    into; any other field is set to the value."""
+    obj = parser.eval_expr(target.value)
+    current = getattr(obj, target.attr, None)
+    if (isinstance(current, _stmt.BufferLoad) and isinstance(value, (PrimExpr, int, float))
+            and not isinstance(value, bool)):
+        B.buffer_store(current.buffer, value, list(current.indices))
+        return
+    try:
+        setattr(obj, target.attr, value)
+    except (AttributeError, TypeError) as err:
+        parser.report_error(target, f"Cannot set {ast.unparse(target)}: {err}")
+
+
 def _check_not_rebinding(parser: Parser, name: str, frame) -> None:
     """Assigning again to a name bound by ``Bind`` is an error, not a silent new variable."""
     current = parser.var_table.lookup(name, None)
@@ -283,7 +417,8 @@ def _check_not_rebinding(parser: Parser, name: str, frame) -> None:
         raise ValueError(
             f"Variable {name} is already bound: TIR variables are immutable; use a new name, "
             f"or declare it as `{name}: T.{current.dtype} = value` (a one-element local "
-            "buffer, as in Apache TVM 0.27) to assign it again"
+            "buffer, as in Apache TVM 0.27) to assign it again; a bound variable cannot be "
+            "reassigned"
         )
 
 
@@ -323,10 +458,34 @@ def _eval_rhs(parser: Parser, node: ast.AST) -> Any:
             shape = [parser.eval_expr(a) for a in node.args]
             kwargs = {kw.arg: parser.eval_expr(kw.value) for kw in node.keywords}
             dtype = kwargs.pop("dtype", owner.dtype)
+            layout = kwargs.pop("layout", None)
             if kwargs:
                 parser.report_error(node, f"Buffer.view() got unexpected arguments {sorted(kwargs)}")
-            return B.decl_buffer(shape, dtype, data=owner.data, scope=owner.scope())
+            if len(shape) == 1 and isinstance(shape[0], str):
+                # ``A.view("float32")``: the same bytes as another dtype.
+                dtype = shape[0]
+                try:
+                    shape = _reinterpreted_shape(owner, dtype)
+                except ValueError as err:
+                    parser.report_error(node, err)
+            return B.decl_buffer(shape, dtype, data=owner.data, scope=owner.scope(),
+                                 layout=layout)
     return parser.eval_expr(node)
+
+
+def _reinterpreted_shape(owner: Buffer, dtype: str) -> list:
+    """The shape of ``owner`` viewed as ``dtype``: the last dimension scales by the ratio of
+    the element sizes."""
+    from tvm.runtime.data_type import DataType  # local: only dtype views need it
+
+    old_bits, new_bits = DataType(owner.dtype).bits, DataType(dtype).bits
+    *outer, last = owner.shape
+    if not isinstance(last, tirx.IntImm) or (last.value * old_bits) % new_bits:
+        raise ValueError(
+            f"Buffer.view({dtype!r}) of {owner.name}: its last dimension {last} of "
+            f"{owner.dtype} is not a whole number of {dtype} elements"
+        )
+    return [*outer, tirx.IntImm(last.dtype, last.value * old_bits // new_bits)]
 
 
 @dispatch.register("tirx", "Assign")
@@ -339,11 +498,27 @@ def _visit_assign(parser: Parser, node: ast.Assign) -> None:
             _bind_name(parser, target, value)
 
 
+def _as_load(target: ast.AST) -> ast.AST:
+    """``target`` (a name or attribute being assigned) as an expression that reads it."""
+    copy = ast.Name(id=target.id, ctx=ast.Load()) if isinstance(target, ast.Name) else (
+        ast.Attribute(value=target.value, attr=target.attr, ctx=ast.Load()))
+    return ast.copy_location(copy, target)
+
+
 @dispatch.register("tirx", "AugAssign")
 def _visit_aug_assign(parser: Parser, node: ast.AugAssign) -> None:
-    # ``A[i] += v`` stores ``A[i] + v``.
+    # ``A[i] += v`` stores ``A[i] + v``; ``s += v`` on a scalar stores ``s + v`` into it.
+    if isinstance(node.target, (ast.Name, ast.Attribute)):
+        load = _as_load(node.target)
+        current = parser.eval_expr(load)
+        if isinstance(current, _stmt.BufferLoad):
+            expr = ast.BinOp(left=load, op=node.op, right=node.value)
+            ast.copy_location(expr, node)
+            B.buffer_store(current.buffer, parser.eval_expr(expr), list(current.indices))
+            return
     if not isinstance(node.target, ast.Subscript):
-        parser.report_error(node, "Augmented assignment is supported on buffer elements only")
+        parser.report_error(node, "Augmented assignment is supported on buffer elements and "
+                                  "scalars only")
     load = ast.Subscript(value=node.target.value, slice=node.target.slice, ctx=ast.Load())
     ast.copy_location(load, node.target)
     expr = ast.BinOp(left=load, op=node.op, right=node.value)
@@ -354,11 +529,21 @@ def _visit_aug_assign(parser: Parser, node: ast.AugAssign) -> None:
 @dispatch.register("tirx", "AnnAssign")
 def _visit_ann_assign(parser: Parser, node: ast.AnnAssign) -> None:
     ann = parser.eval_expr(node.annotation)
+    if ann is B_let:
+        ann = LetAnnotation(None)  # a bare ``x: T.let = value``: the value's dtype
+    if type(ann).__name__ == "LocalVectorAnnotation":
+        # ``x: T.f32[4]``: a local vector.
+        if node.value is not None or not isinstance(node.target, ast.Name):
+            parser.report_error(node, "A local vector annotation (T.f32[4]) takes no value")
+        buf = B.alloc_buffer(ann.shape, ann.dtype, scope="local")
+        B.name_buffer(buf, node.target.id)
+        parser.var_table.add(node.target.id, buf, allow_shadowing=True)
+        return
     if isinstance(ann, LetAnnotation):
         dtype = ann.dtype
     else:
         dtype = getattr(ann, "prim_dtype", None)
-    if dtype is None:
+    if dtype is None and not isinstance(ann, LetAnnotation):
         parser.report_error(node.annotation,
                             f"Expected a scalar annotation such as T.int32, got {ann!r}")
     is_let = isinstance(ann, LetAnnotation)
@@ -369,6 +554,8 @@ def _visit_ann_assign(parser: Parser, node: ast.AnnAssign) -> None:
     name = node.target.id
     _check_not_rebinding(parser, name, _func_frame())
     value = None if node.value is None else parser.eval_expr(node.value)
+    if is_let and dtype is None:
+        dtype = value.dtype if isinstance(value, PrimExpr) else B._python_dtype(value)
     if isinstance(value, PrimExpr) and value.dtype != dtype:
         parser.report_error(
             node, f"The value of {name} has dtype {value.dtype}, annotated {dtype}"
@@ -382,7 +569,7 @@ def _visit_ann_assign(parser: Parser, node: ast.AnnAssign) -> None:
         load = _stmt.BufferLoad(buf, [tirx.IntImm("int32", 0)])
         parser.var_table.add(name, load, allow_shadowing=True)
         return
-    var = Var(name, dtype)
+    var = Var(name, ann.ty if ann.ty is not None else dtype)
     B.Bind(value, var=var)
     parser.var_table.add(name, var, allow_shadowing=True)
 
@@ -395,13 +582,29 @@ def _visit_expr(parser: Parser, node: ast.Expr) -> None:
     if isinstance(node.value, ast.Constant) and isinstance(node.value.value, str):
         return  # a docstring
     value = parser.eval_expr(node.value)
-    if isinstance(value, LaunchThreadFrame):
-        value.__enter__()  # ``T.launch_thread(tx, 64)``: open until the end of the body
+    if isinstance(value, (LaunchThreadFrame, AttrFrame)):
+        # ``T.launch_thread(tx, 64)``, ``T.device_entry()``, ``T.hint(...)``,
+        # ``T.attr({...})``: open until the end of the body.
+        value.__enter__()
         return
+    if isinstance(node.value, ast.Call) and _defined_here(value):
+        return  # ``T.cta_id([4])`` without a name: its ScopeIdDefStmt is already emitted
     if isinstance(value, IRBuilderFrame):
         parser.report_error(node, f"{ast.unparse(node.value)} must be used in a `with` statement")
     if isinstance(value, (PrimExpr, int)) and not isinstance(value, bool):
+        if getattr(value, "span", False) is None:  # lets later checks (ptx.check_arch) cite it
+            object.__setattr__(value, "span", parser.source.to_span(node.value))
         B.evaluate(value)
+
+
+def _defined_here(value) -> bool:
+    frame = _func_frame()
+    if frame is None:
+        return False
+    values = value if isinstance(value, list) else [value]
+    return bool(values) and all(isinstance(v, (Var, _stmt.BufferLoad))
+                                and id(v if isinstance(v, Var) else v.buffer)
+                                in frame.bound_vars for v in values)
 
 
 @dispatch.register("tirx", "Assert")
@@ -443,6 +646,19 @@ def _loop_frame(parser: Parser, node: ast.AST):
 @dispatch.register("tirx", "For")
 def _visit_for(parser: Parser, node: ast.For) -> None:
     frame = _loop_frame(parser, node.iter)
+    meta = isinstance(frame, _MetaVar) or (
+        isinstance(frame, (list, tuple)) and _func_frame() is not None
+        and id(frame) in _func_frame().bound_vars)
+    if meta:
+        frame = frame.value if isinstance(frame, _MetaVar) else frame
+        # A loop over a Python sequence (``T.meta_var``): unrolled while parsing.
+        if node.orelse:
+            parser.report_error(node, "A TIR loop cannot have an `else` clause")
+        for item in frame:
+            with parser.var_table.with_frame():
+                bind_python_target(parser, node.target, item)
+                _visit_scoped(parser, node.body)
+        return
     if not isinstance(frame, ForFrame):
         parser.report_error(
             node.iter,
@@ -459,10 +675,13 @@ def _visit_for(parser: Parser, node: ast.For) -> None:
                     node.target,
                     f"The loop binds {count} variable(s) to {len(node.target.elts)} names",
                 )
-        elif isinstance(loop_vars, list):
-            parser.report_error(
-                node.target, f"T.grid of {len(loop_vars)} loops needs as many names"
-            )
+        elif isinstance(loop_vars, list) and isinstance(node.target, ast.Name):
+            # ``for lvs in T.grid(m, n)``: ``lvs`` is the list; the loops are lvs_0, lvs_1...
+            for k, var in enumerate(loop_vars):
+                IRBuilder.name(f"{node.target.id}_{k}", var)
+            parser.var_table.add(node.target.id, list(loop_vars), allow_shadowing=True)
+            parser.visit_body(node.body)
+            return
         _name_loop_vars(parser, node.target, loop_vars)
         parser.visit_body(node.body)
 

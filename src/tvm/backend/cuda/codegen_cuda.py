@@ -1,0 +1,347 @@
+"""``CodeGenCUDA``: CUDA C for the device functions of a module (the kernels SplitHostDevice made).
+
+Each kernel prints as ``extern "C" __global__ void __launch_bounds__(N) name(params)``, where
+``N`` is the product of its constant ``threadIdx`` extents; pointer parameters are
+``T* __restrict__``, a ``CUtensorMap`` parameter is ``const __grid_constant__ CUtensorMap``.
+Launch variables print as ``((int)threadIdx.x)``. Allocations: ``shared`` ->
+``__shared__ alignas(64) T name_ptr[n];``, ``local`` -> ``alignas(64) T name_ptr[n];``, ``shared.dyn`` -> a
+pointer into the one ``extern __shared__`` array of the kernel (offsets from
+``tvm.tirx.transform.split_host_device.dyn_shared_memory_layout``). ``tvm_storage_sync`` ->
+``__syncthreads()``/``__syncwarp()``, warp shuffles -> ``__shfl_sync`` and friends. Vector
+types: ``float2``/``float4``, ``int2``/``int4``, ``half2``, ``nv_bfloat162``... with contiguous
+loads and stores through a vector pointer and lane-wise arithmetic.
+
+:func:`codegen` returns the whole translation unit: :func:`preamble` (our own: includes for
+the dtypes used, integer type names) followed by declarations and kernels.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import ClassVar
+
+from ...ir.type import PointerType
+from ...runtime.data_type import dtype_info
+from ...tirx.expr import Var
+from ...tirx.function import PrimFunc
+from ...tirx.stmt import AllocBuffer, AttrStmt
+from ...tirx.stmt_functor import post_order_visit
+from ...tirx.transform.split_host_device import dyn_shared_memory_layout
+from ..c.codegen_c import CodeGenC, hex_float
+from . import intrin
+
+__all__ = ["CodeGenCUDA", "codegen", "preamble"]
+
+_SCALAR = {
+    "float16": "half", "bfloat16": "nv_bfloat16", "float8_e4m3fn": "__nv_fp8_e4m3",
+    "float8_e5m2": "__nv_fp8_e5m2", "int8": "signed char", "uint8": "unsigned char",
+    "int16": "short", "uint16": "unsigned short", "int64": "int64_t", "uint64": "uint64_t",
+}
+# (element, lanes) -> CUDA vector type.
+_VECTOR = {
+    ("float32", 2): "float2", ("float32", 3): "float3", ("float32", 4): "float4",
+    ("float64", 2): "double2", ("float64", 4): "double4",
+    ("int32", 2): "int2", ("int32", 3): "int3", ("int32", 4): "int4",
+    ("uint32", 2): "uint2", ("uint32", 4): "uint4",
+    ("int64", 2): "longlong2", ("int8", 4): "char4", ("uint8", 4): "uchar4",
+    ("float16", 2): "half2", ("bfloat16", 2): "nv_bfloat162",
+}
+# Vector constructors whose name is not ``make_<type>``.
+_MAKE = {"nv_bfloat162": "make_bfloat162"}
+_DYN_SHARED = "buf_dyn_shmem"
+#: op name -> ``handler(gen, call) -> str``, and op-name prefix -> handler: filled by
+#: ``codegen_tirx`` (the ``T.ptx``/``T.cuda`` calls of TIRx kernels).
+CALL_HANDLERS: dict = {}
+PREFIX_HANDLERS: dict = {}
+
+
+class CodeGenCUDA(CodeGenC):
+    """C printer with CUDA types, qualifiers and intrinsics (see module doc)."""
+
+    CALL_METHODS: ClassVar[dict] = {
+        **CodeGenC.CALL_METHODS,
+        "tirx.tvm_storage_sync": "call_tvm_storage_sync",
+        "tirx.tvm_warp_shuffle": "call_tvm_warp_shuffle",
+        "tirx.tvm_warp_shuffle_up": "call_tvm_warp_shuffle_up",
+        "tirx.tvm_warp_shuffle_down": "call_tvm_warp_shuffle_down",
+        "tirx.tvm_warp_activemask": "call_tvm_warp_activemask",
+    }
+
+    def __init__(self):
+        super().__init__()
+        self.uses: set = set()  # "fp16", "bf16", "fp8": headers the preamble must include
+        self.helpers: dict = {}  # name -> __device__ helper source, emitted before the kernels
+
+    # --- types ---------------------------------------------------------------------------------
+    def type_name(self, dtype: str) -> str:
+        info = dtype_info(dtype)
+        element = info.element
+        if element == "float16" or element == "bfloat16" or element.startswith("float8"):
+            self.uses.add({"float16": "fp16", "bfloat16": "bf16"}.get(element, "fp8"))
+        if info.lanes == 1:
+            return _SCALAR.get(element) or super().type_name(dtype)
+        name = _VECTOR.get((element, info.lanes))
+        if name is None:
+            raise ValueError(
+                f"vector type {dtype} has no CUDA type in the code generator (supported: "
+                f"{', '.join(sorted(f'{e}x{n}' for e, n in _VECTOR))})"
+            )
+        return name
+
+    def make_vector(self, dtype: str, items: str) -> str:
+        name = self.type_name(dtype)
+        return f"{_MAKE.get(name, 'make_' + name)}({items})"
+
+    def float_literal(self, value: float, dtype: str) -> str:
+        if math.isnan(value) or math.isinf(value):
+            # math_constants.h (included by the preamble) names them.
+            name = "CUDART_NAN" if math.isnan(value) else "CUDART_INF"
+            sign = "-" if value < 0 else ""
+            if dtype == "float64":
+                return f"{sign}{name}"
+            text = f"{sign}{name}_F"
+            return text if dtype == "float32" else f"(({self.type_name(dtype)}){text})"
+        if dtype == "float16":
+            return f"__float2half_rn({super().float_literal(value, 'float32')})"
+        if dtype == "bfloat16":
+            return f"__float2bfloat16_rn({super().float_literal(value, 'float32')})"
+        if dtype.startswith("float8"):
+            return f"(({self.type_name(dtype)}){super().float_literal(value, 'float32')})"
+        if dtype == "float64":
+            fixed = f"{value:.15f}"
+            return fixed if float(fixed) == value else f"{hex_float(value)}/*{value:e}*/"
+        return super().float_literal(value, dtype)
+
+    def _cast(self, op) -> str:
+        src, dst = dtype_info(op.value.dtype), dtype_info(op.dtype)
+        if (src.element != dst.element and src.element.startswith("float8")
+                and dst.element.startswith("float8") and src.lanes == dst.lanes == 1):
+            # cuda_fp8.h has no conversion between two fp8 formats: go through float.
+            return f"(({self.type_name(op.dtype)})((float){self.print_expr(op.value)}))"
+        return super()._cast(op)
+
+    def _minmax(self, op) -> str:
+        element = dtype_info(op.dtype).element
+        if element in ("float16", "bfloat16") and dtype_info(op.dtype).lanes == 1:
+            fn = "__hmin" if type(op).__name__ == "Min" else "__hmax"
+            return f"{fn}({self.print_expr(op.a)}, {self.print_expr(op.b)})"
+        return super()._minmax(op)
+
+    # --- functions -----------------------------------------------------------------------------
+    def reserved_names(self) -> tuple:
+        return (_DYN_SHARED, "threadIdx", "blockIdx", "blockDim", "gridDim")
+
+    def print_param(self, var) -> str:
+        name = self.bind_var(var)
+        ann = getattr(var, "type_annotation", None)
+        if _is_tensor_map(ann):
+            return f"const __grid_constant__ CUtensorMap {name}"
+        element = self.pointer_element(var)
+        if element is not None:
+            return f"{self.type_name(element)}* __restrict__ {name}"
+        return f"{self.type_name(var.dtype)} {name}"
+
+    def function_head(self, name: str, func, params: list) -> str:
+        threads = _block_threads(func)
+        bounds = f"__launch_bounds__({threads}) " if threads is not None else ""
+        bounds = codegen_tirx.kernel_qualifiers(func, threads, self.func_name or name) or bounds
+        return f'extern "C" __global__ void {bounds}{name}({", ".join(params)})'
+
+    def begin_body(self, func) -> None:
+        self._dyn_offsets = {}
+        dyn = _dyn_shared_buffers(func.body)
+        if dyn:
+            self._dyn_offsets, _ = dyn_shared_memory_layout(dyn)
+            self.emit(f"extern __shared__ __align__(16) unsigned char {_DYN_SHARED}[];")
+
+    # --- statements ----------------------------------------------------------------------------
+    def _for(self, op):
+        pragma = codegen_tirx.unroll_pragma(op)
+        if pragma is not None:
+            self.emit(pragma)
+        super()._for(op)
+
+    def bind_thread_index(self, iter_var) -> None:
+        tag = iter_var.thread_tag
+        if id(iter_var.var) not in self._var_names:
+            text = codegen_tirx.thread_index_text(self, tag) or f"((int){tag})"
+            self.bind_var(iter_var.var, text)
+
+    def _bind(self, op):
+        super()._bind(op)
+        codegen_tirx.note_bind(self, op)
+
+    def print_allocation(self, buf) -> None:
+        scope = buf.scope()
+        if scope == "shared.dyn":
+            name = self.bind_var(buf.data, self.alloc_name(f"{buf.name}_ptr"))
+            ty = self.type_name(buf.dtype)
+            offset = self._dyn_offsets[id(buf.data)]
+            if not isinstance(offset, int):  # a symbolic size before this buffer
+                offset = self.print_expr(offset)
+            self.emit(f"{ty}* {name} = ({ty}*)({_DYN_SHARED} + {offset});")
+            return
+        # The array is named after its data pointer, ``<buffer>_ptr``, as in TVM's output.
+        name = self.bind_var(buf.data, self.alloc_name(f"{buf.name}_ptr"))
+        size = self.constant_size(buf)
+        ty = self.type_name(buf.dtype)
+        if scope == "shared":
+            self.emit(f"__shared__ alignas(64) {ty} {name}[{size}];")
+        elif scope in ("local", "warp", ""):
+            self.emit(f"alignas(64) {ty} {name}[{size}];")
+        else:
+            raise ValueError(
+                f"buffer {buf.name} in kernel {self.func_name} has storage scope {scope!r}; "
+                "a kernel can allocate shared, shared.dyn or local memory"
+            )
+
+    # --- calls ---------------------------------------------------------------------------------
+    def call_tvm_storage_sync(self, op) -> str:
+        scope = op.args[0].value
+        if scope == "shared" or scope == "shared.dyn":
+            return "__syncthreads()"
+        if scope == "warp":
+            return "__syncwarp()"
+        raise ValueError(
+            f"tvm_storage_sync({scope!r}) in {self.func_name}: a grid-wide barrier is not "
+            "supported yet"
+        )
+
+    def _shuffle(self, fn, op) -> str:
+        mask, value, lane, width, _ = (self.print_expr(a) for a in op.args)
+        return f"{fn}({mask}, {value}, {lane}, {width})"
+
+    def call_tvm_warp_shuffle(self, op) -> str:
+        return self._shuffle("__shfl_sync", op)
+
+    def call_tvm_warp_shuffle_up(self, op) -> str:
+        return self._shuffle("__shfl_up_sync", op)
+
+    def call_tvm_warp_shuffle_down(self, op) -> str:
+        return self._shuffle("__shfl_down_sync", op)
+
+    def call_tvm_warp_activemask(self, op) -> str:
+        return "__activemask()"
+
+    def call_fallback(self, op, name: str) -> str:
+        handler = _handler(op.op.name)
+        if handler is not None:
+            return handler(self, op)
+        rule = intrin.INTRIN_RULES.get(name)
+        if rule is not None:
+            return self.print_expr(rule(op))
+        return super().call_fallback(op, name)
+
+    def call_fabs(self, op) -> str:
+        return self.print_expr(intrin.INTRIN_RULES["fabs"](op))
+
+    def call_address_of(self, op) -> str:
+        if isinstance(op.args[0], Var):  # T.address_of(A_map): a by-value kernel parameter
+            return f"(&({self.print_expr(op.args[0])}))"
+        return super().call_address_of(op)
+
+
+def _handler(op_name: str):
+    handler = CALL_HANDLERS.get(op_name)
+    if handler is None:
+        for prefix, fn in PREFIX_HANDLERS.items():
+            if op_name.startswith(prefix):
+                return fn
+    return handler
+
+
+def _is_tensor_map(ann) -> bool:
+    if ann is None:
+        return False
+    if type(ann).__name__ == "TensorMapType":
+        return True
+    if type(getattr(ann, "element_type", None)).__name__ == "TensorMapType":
+        return True  # T.TensorMap(): PointerType(TensorMapType())
+    return isinstance(ann, PointerType) and ann.storage_scope == "tensormap"
+
+
+def _block_threads(func: PrimFunc):
+    extents: dict = {}
+
+    def visit(node):
+        if isinstance(node, AttrStmt) and node.attr_key == "thread_extent":
+            tag = node.node.thread_tag
+            if tag.startswith("threadIdx."):
+                extents.setdefault(tag, node.value)
+
+    post_order_visit(func.body, visit)
+    total = 1
+    for value in extents.values():
+        if not hasattr(value, "value"):
+            return None
+        total *= int(value.value)
+    return total if extents else None
+
+
+def _dyn_shared_buffers(body) -> list:
+    found = []
+
+    def visit(node):
+        if isinstance(node, AllocBuffer) and node.buffer.scope() == "shared.dyn":
+            found.append(node.buffer)
+
+    post_order_visit(body, visit)
+    return found
+
+
+def preamble(uses=()) -> str:
+    """The lines before the kernels: headers for the dtypes in ``uses`` and type names."""
+    lines = [
+        "// Generated by pytvm (tvm.backend.cuda.codegen_cuda).",
+        "#include <cstdint>",
+        "#include <cuda.h>",
+        "#include <math_constants.h>",
+    ]
+    if "fp16" in uses:
+        lines.append("#include <cuda_fp16.h>")
+    if "bf16" in uses:
+        lines.append("#include <cuda_bf16.h>")
+    if "fp8" in uses:
+        lines.append("#include <cuda_fp8.h>")
+    lines += [
+        "#ifndef PYTVM_CUDA_TYPES",
+        "#define PYTVM_CUDA_TYPES",
+        "typedef unsigned int uint;",
+        "typedef unsigned char uchar;",
+        "typedef unsigned short ushort;",
+        "#endif",
+        "",
+    ]
+    return "\n".join(lines)
+
+
+def kernel_functions(mod) -> list:
+    """``[(name, PrimFunc)]`` of the device kernels of ``mod`` (``calling_conv`` 2)."""
+    out = []
+    for gvar, func in mod.functions.items():
+        if isinstance(func, PrimFunc) and func.get_attr("calling_conv") == 2:
+            out.append((gvar.name_hint, func))
+    return out
+
+
+def codegen(mod, target=None) -> str:
+    """CUDA C for every kernel of ``mod`` (an IRModule of device PrimFuncs, or one PrimFunc).
+
+    A PrimFunc without ``calling_conv`` 2 is printed as a kernel too when it is the only
+    function given, so a hand-written launch-form PrimFunc can be printed directly.
+    """
+    if isinstance(mod, PrimFunc):
+        funcs = [(str(mod.get_attr("global_symbol") or "main"), mod)]
+    else:
+        funcs = kernel_functions(mod)
+        if not funcs:
+            funcs = [(g.name_hint, f) for g, f in mod.functions.items()
+                     if isinstance(f, PrimFunc)]
+    codegen_tirx.check_target_arch(funcs, target)
+    gen = CodeGenCUDA()
+    for name, func in funcs:
+        gen.add_function(name, func)
+    return preamble(gen.uses) + codegen_tirx.helper_text(gen.helpers) + gen.finish()
+
+
+from . import codegen_tirx  # registers into CALL_HANDLERS (it imports this module)
