@@ -30,7 +30,7 @@ from tvm import tirx
 from tvm.ir import PrimType
 from tvm.ir.expr import PrimExpr
 from tvm.tirx import stmt as _stmt
-from tvm.tirx.buffer import Buffer
+from tvm.tirx.buffer import VIEW_PARENTS, Buffer
 from tvm.tirx.expr import Var
 
 from ...ir_builder import tirx as B
@@ -450,42 +450,17 @@ def _ramp(parser: Parser, target: ast.AST, index: slice):
 
 
 def _eval_rhs(parser: Parser, node: ast.AST) -> Any:
-    """The right-hand side of an assignment; ``A.view(4, 4)`` declares a view of ``A``."""
-    if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
-            and node.func.attr == "view"):
-        owner = parser.eval_expr(node.func.value)
-        if isinstance(owner, Buffer):
-            shape = [parser.eval_expr(a) for a in node.args]
-            kwargs = {kw.arg: parser.eval_expr(kw.value) for kw in node.keywords}
-            dtype = kwargs.pop("dtype", owner.dtype)
-            layout = kwargs.pop("layout", None)
-            if kwargs:
-                parser.report_error(node, f"Buffer.view() got unexpected arguments {sorted(kwargs)}")
-            if len(shape) == 1 and isinstance(shape[0], str):
-                # ``A.view("float32")``: the same bytes as another dtype.
-                dtype = shape[0]
-                try:
-                    shape = _reinterpreted_shape(owner, dtype)
-                except ValueError as err:
-                    parser.report_error(node, err)
-            return B.decl_buffer(shape, dtype, data=owner.data, scope=owner.scope(),
-                                 layout=layout)
-    return parser.eval_expr(node)
-
-
-def _reinterpreted_shape(owner: Buffer, dtype: str) -> list:
-    """The shape of ``owner`` viewed as ``dtype``: the last dimension scales by the ratio of
-    the element sizes."""
-    from tvm.runtime.data_type import DataType  # local: only dtype views need it
-
-    old_bits, new_bits = DataType(owner.dtype).bits, DataType(dtype).bits
-    *outer, last = owner.shape
-    if not isinstance(last, tirx.IntImm) or (last.value * old_bits) % new_bits:
-        raise ValueError(
-            f"Buffer.view({dtype!r}) of {owner.name}: its last dimension {last} of "
-            f"{owner.dtype} is not a whole number of {dtype} elements"
-        )
-    return [*outer, tirx.IntImm(last.dtype, last.value * old_bits // new_bits)]
+    """The right-hand side of an assignment. A buffer view (``A.view(4, 4)``, ``A.local()``,
+    ``A.sub[0]``...) declares itself: ``tvm.tirx.buffer.VIEW_DECLARERS``. A declaration
+    over ``data=P.data`` records ``P`` as the buffer it views (printed ``data=P.data``)."""
+    value = parser.eval_expr(node)
+    if isinstance(value, Buffer) and isinstance(node, ast.Call):
+        for kw in node.keywords:
+            if kw.arg == "data" and isinstance(kw.value, ast.Attribute) and kw.value.attr == "data":
+                owner = parser.eval_expr(kw.value.value)
+                if isinstance(owner, Buffer) and owner is not value and owner.data is value.data:
+                    VIEW_PARENTS[value] = owner
+    return value
 
 
 @dispatch.register("tirx", "Assign")
