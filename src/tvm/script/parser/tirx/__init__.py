@@ -186,6 +186,10 @@ def __getattr__(name):
     if name == "builder":
         # ``tvm.tirx.script.builder`` (an alias of this package) is the IR builder.
         return importlib.import_module("tvm.script.ir_builder.tirx")
+    if name == "SMEMPool":
+        # Lazy: the pools live in the CUDA backend (tvm.backend.cuda.lang.alloc_pool), a
+        # layer above the script package.
+        return importlib.import_module("tvm.backend.cuda.lang.alloc_pool").SMEMPool
     # Everything else comes from tvm.tirx (T.floordiv, T.max, T.Cast, T.IntImm...).
     tirx = importlib.import_module("tvm.tirx")
     try:

@@ -683,7 +683,10 @@ def _visit_with_items(parser: Parser, node: ast.With, items) -> None:
         return
     item = items[0]
     frame = parser.eval_expr(item.context_expr)
-    if not isinstance(frame, IRBuilderFrame):
+    # A TIR frame, or a script-time context manager that opens frames itself (``with
+    # WarpRole(warp_id, 0):``).
+    if not isinstance(frame, IRBuilderFrame) and not (
+            hasattr(type(frame), "__enter__") and hasattr(type(frame), "__exit__")):
         parser.report_error(
             item.context_expr,
             f"Expected a TIR scope such as T.sblock(...), T.init() or T.attr(...), got {frame!r}",
