@@ -194,3 +194,21 @@ def test_layout_none_alloc_local_keeps_alloc_form():
     again = tvm.script.from_source(code)
     assert again.script() == code
     assert_structural_equal(func, again)
+
+
+def test_verify_tirx_layouts_underlines_the_buffer():
+    from tvm.tirx.analysis.verify_tirx import verify_tirx_layouts
+
+    @T.prim_func
+    def bad() -> None:
+        T.device_entry()
+        A = T.alloc_buffer([8, 4], "float32", scope="shared",
+                           layout=T.TileLayout(T.S[(8, 8):(8, 1)]))
+        A[0, 0] = T.float32(0)
+
+    assert not verify_tirx_layouts(bad, assert_mode=False)
+    with pytest.raises(ValueError, match="layout of buffer A has size 64, but the buffer has "
+                                         "32 elements") as err:
+        verify_tirx_layouts(bad)
+    assert "^^^" in str(err.value)
+    assert verify_tirx_layouts(_views())
