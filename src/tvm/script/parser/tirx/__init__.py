@@ -171,7 +171,16 @@ from ...ir_builder.tirx import (  # noqa: F401 - incl. the TIRx kernel construct
 )
 from . import parser as _parser  # noqa: F401 - registers the "tirx" handlers
 from . import tile  # noqa: F401 - ``from tvm.script.tirx import tile as Tx``
-from .entry import handle, inline, let, macro, meta_class, prim_func  # noqa: F401
+from .entry import (  # noqa: F401
+    constexpr,
+    handle,
+    inline,
+    jit,
+    let,
+    macro,
+    meta_class,
+    prim_func,
+)
 
 
 def index_map(mapping, *, inverse_index_map=None, index_dtype="int64"):

@@ -88,6 +88,21 @@ def _decorator_options(parser: Parser, node: ast.FunctionDef) -> dict[str, Any]:
     return options
 
 
+#: The ``T.constexpr`` names of the ``@T.jit`` kernels being specialised (innermost last):
+#: those keyword-only parameters are values, not parameters of the PrimFunc.
+_JIT_CONSTEXPRS: list = []
+
+
+@contextlib.contextmanager
+def jit_constexprs(names):
+    """Parse a ``@T.jit`` kernel whose keyword-only parameters ``names`` have values."""
+    _JIT_CONSTEXPRS.append(set(names))
+    try:
+        yield
+    finally:
+        _JIT_CONSTEXPRS.pop()
+
+
 #: The parsers of the TIR functions being parsed (innermost last): where macros expand.
 _ACTIVE: list = []
 
@@ -191,7 +206,11 @@ def _parse_prim_func(parser: Parser, node: ast.FunctionDef) -> None:
     options = _decorator_options(parser, node)
     s_tir = bool(options.get("s_tir", False) or parser.s_tir)
     args = node.args
-    if args.vararg or args.kwarg or args.kwonlyargs or args.posonlyargs or args.defaults:
+    constexprs = _JIT_CONSTEXPRS[-1] if _JIT_CONSTEXPRS else set()
+    if any(a.arg not in constexprs for a in args.kwonlyargs):
+        parser.report_error(node, "TIR functions take plain positional parameters only "
+                                  "(keyword-only T.constexpr parameters need @T.jit)")
+    if args.vararg or args.kwarg or args.posonlyargs or args.defaults:
         parser.report_error(node, "TIR functions take plain positional parameters only")
     with parser.var_table.with_frame():
         frame = B.prim_func(s_tir=s_tir, private=bool(options.get("private", False)))
