@@ -1,3 +1,4 @@
+# ruff: noqa: F841
 """Buffer views (``view``, ``local``, ``permute``, ``sub``, ``tile``, ``chunk``) and the
 explicit ``layout=None``: printed as Apache TVM 0.27 prints them (checked against 0.27), round
 trips, the addresses the views keep, and the errors."""
@@ -212,3 +213,35 @@ def test_verify_tirx_layouts_underlines_the_buffer():
         verify_tirx_layouts(bad)
     assert "^^^" in str(err.value)
     assert verify_tirx_layouts(_views())
+
+
+def test_register_fragments():
+    @T.prim_func
+    def f() -> None:
+        T.device_entry()
+        wg = T.warpgroup_id([1])
+        tid = T.thread_id_in_wg([128])
+        R = T.wg_reg_tile(8, "float32")
+        F = T.alloc_tcgen05_ldst_frag("32x32b", (128, 64), "float32")
+        C = T.alloc_cast_frag(F, "float16")
+        R[0, 0] = F[0, 0]
+        C[0, 0] = T.float16(0)
+
+    code = f.script()
+    # These lines are Apache TVM 0.27's (which names the register tile ``R_1``).
+    assert ('R = T.alloc_local((128, 8), layout=T.TileLayout(T.S[(128, 8):'
+            '(1 @ Axis.tid_in_wg, 1)]))') in code
+    assert '''    buffer = T.alloc_local((64,))
+    F = buffer.view(128, 64, layout=T.TileLayout(T.S[(128, 64):(1 @ Axis.tid_in_wg, 1)]))
+    buffer_1 = T.alloc_local((64,), "float16")
+    C = buffer_1.view(128, 64, layout=T.TileLayout(T.S[(128, 64):(1 @ Axis.tid_in_wg, 1)]))
+''' in code
+    again = tvm.script.from_source(code)
+    assert again.script() == code
+    assert_structural_equal(f, again)
+    with pytest.raises(tvm.error.DiagnosticError, match="128 threads"):
+        @T.prim_func
+        def g() -> None:
+            T.device_entry()
+            F = T.alloc_tcgen05_ldst_frag("32x32b", (3, 5), "float32")
+            F[0, 0] = T.float32(0)
