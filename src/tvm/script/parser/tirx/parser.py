@@ -378,9 +378,18 @@ def _bind_name(parser: Parser, target: ast.AST, value: Any) -> None:
                 if frame is not None:
                     frame.sym_vars[name] = value
     elif isinstance(value, (PrimExpr, bool, int, float)) and frame is not None:
-        # ``x = expr``: bind a new variable for the statements that follow.
-        value = B.Bind(value)
-        IRBuilder.name(name, value)
+        expr = value if isinstance(value, PrimExpr) else tirx.const(value)
+        if expr.dtype == "handle" or getattr(expr, "dtype", "").startswith("handle"):
+            # ``p = ptr_expr``: a pointer binds an immutable variable (``p: T.let[...]``).
+            value = B.Bind(value)
+            IRBuilder.name(name, value)
+        else:
+            # As Apache TVM 0.27: ``x = expr`` is a one-element local buffer holding the value
+            # (printed ``x: T.int32 = v``); ``x`` reads it and ``x = v`` stores again.
+            buf = B.alloc_buffer((1,), expr.dtype, scope="local")
+            B.name_buffer(buf, name)
+            B.buffer_store(buf, expr, [tirx.IntImm("int32", 0)])
+            value = _stmt.BufferLoad(buf, [tirx.IntImm("int32", 0)])
     parser.var_table.add(name, value, allow_shadowing=True)
 
 
