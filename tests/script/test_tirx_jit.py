@@ -49,3 +49,27 @@ def test_keyword_only_parameters_need_jit():
         @T.prim_func
         def f(A: T.Buffer((4,), "int32"), *, N: T.constexpr):
             A[0] = 0
+
+
+def test_optional_parameter_is_left_out_when_none():
+    @T.jit(private=True)
+    def kernel(a: T.Optional(T.handle), out_h: T.handle):
+        out = T.match_buffer(out_h, (1,), "int32")
+        if a is not None:
+            A = T.match_buffer(a, (1,), "int32")
+            out[0] = A[0]
+        else:
+            out[0] = -1
+
+    present = kernel.specialize()
+    absent = kernel.specialize(a=None)
+    assert [p.name for p in present.params] == ["a", "out_h"]
+    assert [p.name for p in absent.params] == ["out_h"]
+    assert "out[0] = -1" in absent.script() and "out[0] = A[0]" in present.script()
+    assert kernel.specialize(a=None) is absent and absent is not present
+    with pytest.raises(TypeError, match="only accept None"):
+        kernel.specialize(a=object())
+    with pytest.raises(tvm.error.DiagnosticError, match="only supported by @T.jit"):
+        @T.prim_func
+        def invalid(a: T.Optional(T.handle)):
+            T.evaluate(0)

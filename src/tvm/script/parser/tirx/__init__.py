@@ -175,6 +175,7 @@ from ...ir_builder.tirx import (  # noqa: F401 - incl. the TIRx kernel construct
 from . import parser as _parser  # noqa: F401 - registers the "tirx" handlers
 from . import tile  # noqa: F401 - ``from tvm.script.tirx import tile as Tx``
 from .entry import (  # noqa: F401
+    Optional,
     constexpr,
     handle,
     inline,

@@ -11,8 +11,8 @@ from ...ir_builder.tirx import Bind
 from ..core.entry import parse
 from ..core.utils import capture_caller_vars, capture_function_vars, is_defined_in_class_body
 
-__all__ = ["JITFunction", "LetAnnotation", "TIRMacro", "constexpr", "handle", "jit", "let",
-           "macro", "prim_func"]
+__all__ = ["JITFunction", "LetAnnotation", "Optional", "OptionalAnnotation", "TIRMacro",
+           "constexpr", "handle", "jit", "let", "macro", "prim_func"]
 
 
 def prim_func(func=None, private: bool = False, check_well_formed: bool = True,
@@ -260,6 +260,29 @@ class constexpr:  # the script spelling is ``T.constexpr``
         raise TypeError("T.constexpr is a parameter annotation, not a value")
 
 
+class OptionalAnnotation:
+    """``a: T.Optional(T.handle)``: a parameter of a ``@T.jit`` kernel that
+    ``k.specialize(a=None)`` removes (``a`` is then None while the body is parsed)."""
+
+    def __init__(self, annotation):
+        self.annotation = annotation
+
+    def __repr__(self):
+        return f"T.Optional({self.annotation!r})"
+
+
+def Optional(annotation):
+    """``T.Optional(T.handle)``: see :class:`OptionalAnnotation`."""
+    return OptionalAnnotation(annotation)
+
+
+def _is_optional(annotation) -> bool:
+    if isinstance(annotation, OptionalAnnotation):
+        return True
+    # Only the explicit ``T.Optional(...)`` spelling (not ``typing.Optional[...]``).
+    return isinstance(annotation, str) and annotation.startswith("T.Optional(")
+
+
 def _is_constexpr(annotation) -> bool:
     if annotation is constexpr:
         return True
@@ -293,24 +316,35 @@ class JITFunction:
                                 "be annotated T.constexpr")
         self._defaults = {p.name: p.default for p in params
                           if p.kind is p.KEYWORD_ONLY and p.default is not p.empty}
+        self.optional_params = [p.name for p in params if p.kind is not p.KEYWORD_ONLY
+                                and _is_optional(p.annotation)]
         self.__name__ = func.__name__
         self.__doc__ = func.__doc__
 
     def specialize(self, **values):
         """The PrimFunc for these ``T.constexpr`` values (cached: the same values give the
-        same object). TypeError for a missing or unexpected name."""
-        unexpected = sorted(set(values) - set(self.constexpr_params))
+        same object); a ``T.Optional`` parameter given as None is left out. TypeError for a
+        missing or unexpected name."""
+        unexpected = sorted(set(values) - set(self.constexpr_params)
+                            - set(self.optional_params))
         if unexpected:
             raise TypeError(f"{self.__name__}.specialize() got unexpected keyword argument(s) "
                             f"{', '.join(unexpected)}; its T.constexpr parameters are "
                             f"{self.constexpr_params}")
+        absent = []
+        for name in self.optional_params:
+            if name in values:
+                if values.pop(name) is not None:
+                    raise TypeError(f"{self.__name__}.specialize(): T.Optional parameter "
+                                    f"{name} can only accept None (to leave it out)")
+                absent.append(name)
         given = dict(self._defaults)
         given.update(values)
         missing = [n for n in self.constexpr_params if n not in given]
         if missing:
             raise TypeError(f"{self.__name__}.specialize() missing T.constexpr argument(s) "
                             f"{', '.join(missing)}")
-        key = tuple(sorted((k, _cache_key(v)) for k, v in given.items()))
+        key = (tuple(sorted((k, _cache_key(v)) for k, v in given.items())), tuple(absent))
         cached = self._cache.get(key)
         if cached is not None:
             return cached
@@ -319,7 +353,7 @@ class JITFunction:
 
         names = dict(self._names)
         names.update(given)
-        with jit_constexprs(set(given)):
+        with jit_constexprs(set(given), absent):
             result = parse(self._func, names, check_well_formed=self._check_well_formed,
                            default_token="tirx")
         self._cache[key] = result
@@ -332,7 +366,7 @@ class JITFunction:
 def jit(func=None, *, private: bool = False, check_well_formed: bool = True):
     """``@T.jit``: a kernel specialised at parse time by its ``T.constexpr`` keyword-only
     parameters: ``k.specialize(N=128)`` parses it with ``N = 128`` and returns a PrimFunc
-    whose parameters are the others. ``T.Optional`` parameters are not supported yet."""
+    whose parameters are the others; ``T.Optional`` parameters given as None are left out."""
 
     def _decorate(f, captured):
         if not inspect.isfunction(f):

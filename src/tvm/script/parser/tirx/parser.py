@@ -47,7 +47,7 @@ from ...ir_builder.tirx.kernel import _MetaVar, is_scalar_load
 from ..core import dispatch
 from ..core.diagnostics import Source
 from ..core.parser import Parser, bind_python_target
-from .entry import LetAnnotation, NestedInline
+from .entry import LetAnnotation, NestedInline, OptionalAnnotation
 from .entry import let as B_let
 
 __all__ = []
@@ -88,15 +88,17 @@ def _decorator_options(parser: Parser, node: ast.FunctionDef) -> dict[str, Any]:
     return options
 
 
-#: The ``T.constexpr`` names of the ``@T.jit`` kernels being specialised (innermost last):
-#: those keyword-only parameters are values, not parameters of the PrimFunc.
+#: The ``@T.jit`` kernels being specialised (innermost last): ``(constexpr names, absent
+#: T.Optional parameters)``. Keyword-only ``T.constexpr`` parameters are values, not
+#: parameters of the PrimFunc; an absent optional parameter is ``None`` in the body.
 _JIT_CONSTEXPRS: list = []
 
 
 @contextlib.contextmanager
-def jit_constexprs(names):
-    """Parse a ``@T.jit`` kernel whose keyword-only parameters ``names`` have values."""
-    _JIT_CONSTEXPRS.append(set(names))
+def jit_constexprs(names, absent=()):
+    """Parse a ``@T.jit`` kernel whose keyword-only parameters ``names`` have values and
+    whose ``T.Optional`` parameters ``absent`` were given as None."""
+    _JIT_CONSTEXPRS.append((set(names), set(absent)))
     try:
         yield
     finally:
@@ -206,7 +208,7 @@ def _parse_prim_func(parser: Parser, node: ast.FunctionDef) -> None:
     options = _decorator_options(parser, node)
     s_tir = bool(options.get("s_tir", False) or parser.s_tir)
     args = node.args
-    constexprs = _JIT_CONSTEXPRS[-1] if _JIT_CONSTEXPRS else set()
+    constexprs, absent = _JIT_CONSTEXPRS[-1] if _JIT_CONSTEXPRS else (set(), set())
     if any(a.arg not in constexprs for a in args.kwonlyargs):
         parser.report_error(node, "TIR functions take plain positional parameters only "
                                   "(keyword-only T.constexpr parameters need @T.jit)")
@@ -218,6 +220,11 @@ def _parse_prim_func(parser: Parser, node: ast.FunctionDef) -> None:
             B.func_name(node.name)
             _predeclare_symbolic_vars(parser, node, frame)
             for param in args.args:
+                if param.arg in absent:
+                    # ``k.specialize(a=None)``: the T.Optional parameter is not a parameter;
+                    # ``a`` is None in the body (``if a is not None:`` is decided here).
+                    parser.var_table.add(param.arg, None, allow_shadowing=True)
+                    continue
                 _visit_param(parser, param, frame)
                 # Names given as strings in a buffer shape (``T.Buffer(("n", 4))``) are
                 # visible to the following parameters and the body.
@@ -256,6 +263,11 @@ def _visit_param(parser: Parser, param: ast.arg, frame: PrimFuncFrame) -> None:
     if param.annotation is None:
         parser.report_error(param, "Type annotation required for function parameters.")
     ann = parser.eval_expr(param.annotation)
+    if isinstance(ann, OptionalAnnotation):
+        if not _JIT_CONSTEXPRS:
+            parser.report_error(param.annotation, "T.Optional parameters are only supported by "
+                                                  "@T.jit kernels (k.specialize(a=None))")
+        ann = ann.annotation
     if isinstance(ann, Buffer):
         value = B.arg(param.arg, ann)
     elif isinstance(ann, Var) and getattr(ann, "type_annotation", None) is not None:
