@@ -59,8 +59,18 @@ def test_target_objects_and_options():
 
 
 def test_target_kind_without_backend():
-    with pytest.raises(ValueError, match="target kind 'cuda' has no backend .*'llvm'"):
-        tvm.compile(_add_one(), target="cuda")
+    # cuda has a backend; a loop without thread bindings (not s_tir, so no default GPU
+    # schedule applies) would run on the host over device memory.
+    from tvm.script import tirx as T
+
+    @T.prim_func
+    def plain_loop(A: T.Buffer((8,), "float32")):
+        for i in range(8):
+            A[i] = T.float32(0)
+
+    with pytest.raises(ValueError, match="function plain_loop accesses buffer A outside any "
+                                         "GPU thread binding.*Did you forget to bind"):
+        tvm.compile(plain_loop, target="cuda")
     with pytest.raises(ValueError, match="target kind 'metal' has no backend .*no package"):
         tvm.compile(_add_one(), target="metal")
     with pytest.raises(ValueError, match='Target kind "nope" is not defined'):

@@ -44,7 +44,31 @@ def test_default_is_one_pipeline():
 def test_target_is_normalised_once():
     ex = relax.build(_mlp(), {"kind": "llvm"})
     assert isinstance(ex.target, tvm.target.Target) and ex.target.kind.name == "llvm"
-    with pytest.raises(ValueError, match="target kind 'cuda' has no backend"):
-        relax.build(_mlp(), "cuda")
+    with pytest.raises(ValueError, match="target kind 'metal' has no backend"):
+        relax.build(_mlp(), "metal")
+    # A dict target for a device kind is normalised too (the executable records it).
+    assert relax.build(_scheduled_gpu_module(), {"kind": "cuda", "arch": "sm_90a"}) \
+        .target.attrs["arch"] == "sm_90a"
     with pytest.raises(ValueError, match="Unknown pre-built pipeline nope"):
         relax.build(_mlp(), relax_pipeline="nope")
+
+
+def _scheduled_gpu_module():
+    from tvm.script import ir as I
+    from tvm.script import relax as R
+    from tvm.script import tirx as T
+
+    @I.ir_module
+    class Mod:
+        @T.prim_func
+        def double(A: T.Buffer((64,), "float32"), B: T.Buffer((64,), "float32")):
+            for i in T.thread_binding(64, thread="threadIdx.x"):
+                B[i] = A[i] * T.float32(2)
+
+        @R.function
+        def main(x: R.Tensor((64,), "float32")):
+            cls = Mod
+            y = R.call_tir(cls.double, (x,), R.Tensor((64,), "float32"))
+            return y
+
+    return Mod

@@ -384,11 +384,12 @@ def test_elected_was_removed():
         T.elected()
 
 
-def test_tile_namespace_is_a_placeholder():
+def test_tile_namespace_names_only_tile_primitives():
     from tvm.script.tirx import tile as Tx
 
-    with pytest.raises(AttributeError, match="Tx.copy is not supported yet"):
-        Tx.copy  # noqa: B018
+    assert callable(Tx.copy) and callable(Tx.cta.copy)
+    with pytest.raises(AttributeError, match="Tx.cpy is not a tile primitive"):
+        Tx.cpy  # noqa: B018
 
 
 # --- pointers and lets ----------------------------------------------------------------------

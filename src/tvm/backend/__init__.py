@@ -51,6 +51,7 @@ if TYPE_CHECKING:  # annotations only: importing them here would load the compil
 __all__ = [
     "HOST_KIND",
     "Backend",
+    "LazyRules",
     "find_backend",
     "get_backend",
     "is_loaded",
@@ -106,6 +107,13 @@ class Backend:
     module_loader : Callable[[bytes], runtime.Module] or None
         A runtime module of this kind from its saved bytes. Nothing calls it yet: loading
         device modules imported into an exported library is not written.
+    finalize_passes : Callable[[Target], Pass] or None
+        Passes the driver runs on the lowered functions of this kind after the TIR pipeline
+        (a device kind's finalization: warp memory, intrinsic lowering...). None: the host
+        finalization (``tvm.tirx.compilation_pipeline.finalize_host_passes``).
+    default_schedule : Callable[[IRModule, Target], IRModule] or None
+        Schedules the unscheduled PrimFuncs of a build for this kind (before the TIR
+        pipeline). None: the default CPU schedule for a host kind, nothing for a device kind.
     """
 
     name: str
@@ -121,6 +129,8 @@ class Backend:
     compile_threads: Callable | None = None
     prepare: Callable | None = None
     module_loader: Callable | None = None
+    finalize_passes: Callable | None = None
+    default_schedule: Callable | None = None
 
     def __post_init__(self):
         if not isinstance(self.name, str) or not self.name:
@@ -140,6 +150,37 @@ _BACKENDS: dict[str, Backend] = {}
 #: function).
 _NO_PACKAGE: set = set()
 _TABLE_LOCK = _threading.Lock()
+
+
+class LazyRules(Mapping):
+    """A backend's rule table (``intrin_rules``) imported on first use: ``LazyRules(
+    "tvm.backend.cuda.intrin", "INTRIN_RULES")`` keeps ``import tvm`` from loading the module
+    (and the op tables it imports) until a pass asks for a rule."""
+
+    def __init__(self, module: str, attr: str):
+        self._module, self._attr, self._rules = module, attr, None
+
+    def _load(self) -> Mapping:
+        if self._rules is None:
+            import importlib  # lazy by design: see the class docstring
+
+            self._rules = getattr(importlib.import_module(self._module), self._attr)
+        return self._rules
+
+    def __getitem__(self, name):
+        return (self._rules or self._load())[name]
+
+    def get(self, name, default=None):
+        return (self._rules or self._load()).get(name, default)
+
+    def __iter__(self):
+        return iter(self._load())
+
+    def __len__(self):
+        return len(self._load())
+
+    def __repr__(self):
+        return f"<rules {self._module}.{self._attr}: {len(self)} ops>"
 
 
 def register_backend(backend: Backend, *, override: bool = False) -> Backend:

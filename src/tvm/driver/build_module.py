@@ -109,24 +109,79 @@ def _with_symbols(mod: IRModule) -> IRModule:
 
 
 def lower(mod, target=None, tir_pipeline="default", default_schedule: bool = True) -> IRModule:
-    """Lower PrimFuncs to the form the code generators take (returns an ``IRModule``)."""
+    """Lower PrimFuncs to the form the code generators take (returns an ``IRModule``).
+
+    Steps: for a device target, bind the target to every function without one and record
+    the device type their tensor arguments live on (``tirx.arg_device_type``, checked by the
+    host's packed API); the backend's default schedule (``Backend.default_schedule``; the
+    default CPU schedule for a host kind); the TIR pipeline; then the finalization per
+    kind: each device kind's ``Backend.finalize_passes`` on its functions (the kernels),
+    the host finalization (``LowerIntrin``) on the rest.
+    """
     # Lazy imports: s_tir's transforms register the "default" TIR pipeline on import.
     from ..s_tir import transform as _s_tir_transform  # noqa: F401
     from ..tirx.compilation_pipeline import finalize_host_passes, get_tir_pipeline
 
     target = as_target(target)
+    backend = get_backend(target)
     mod = _with_symbols(_as_module(mod))
+    if not backend.host:
+        mod = _bind_device_target(mod, target, backend)
     if default_schedule:
-        from ..s_tir.default_schedule import apply_default_schedule
+        if backend.default_schedule is not None:
+            mod = backend.default_schedule(mod, target)
+        elif backend.host:
+            from ..s_tir.default_schedule import apply_default_schedule
 
-        mod = apply_default_schedule(mod, target)
+            mod = apply_default_schedule(mod, target)
     if isinstance(tir_pipeline, str):
         if tir_pipeline == "default":
-            tir_pipeline = get_backend(target).default_tir_pipeline
+            tir_pipeline = backend.default_tir_pipeline
         tir_pipeline = get_tir_pipeline(tir_pipeline)
     passes = tir_pipeline(target) if not hasattr(tir_pipeline, "info") else tir_pipeline
     mod = passes(mod)
-    return finalize_host_passes(target)(mod)
+    return _finalize(mod, target, finalize_host_passes)
+
+
+def _bind_device_target(mod: IRModule, target: Target, backend) -> IRModule:
+    """Give functions without a ``target`` the device target, and mark the device type of
+    the tensors they take (``tirx.arg_device_type``: the host launchers check it)."""
+    funcs = {}
+    for gvar, func in mod.functions.items():
+        own = func.get_attr("target")
+        if own is None:
+            func = func.with_attr("target", target)
+            own_backend = backend
+        else:
+            own_backend = get_backend(own if isinstance(own, Target) else Target(own))
+        if not own_backend.host and own_backend.device_type is not None \
+                and func.get_attr("tirx.arg_device_type") is None:
+            func = func.with_attr("tirx.arg_device_type", own_backend.device_type)
+        funcs[gvar] = func
+    return IRModule(funcs, attrs=mod.attrs, global_infos=mod.global_infos)
+
+
+def _finalize(mod: IRModule, target: Target, finalize_host_passes) -> IRModule:
+    """Device kinds' ``finalize_passes`` on their functions, the host finalization on the rest."""
+    device: dict = {}  # kind -> (Target, {GlobalVar: PrimFunc})
+    for gvar, func in mod.functions.items():
+        dev = _device_target(func, target)
+        if dev is not None:
+            device.setdefault(dev.kind.name, (dev, {}))[1][gvar] = func
+    if not device:
+        return finalize_host_passes(target)(mod)
+    done = set()
+    funcs = {}
+    for dev, kind_funcs in device.values():
+        passes = get_backend(dev).finalize_passes or finalize_host_passes
+        part = passes(dev)(IRModule(kind_funcs, attrs=mod.attrs))
+        funcs.update(part.functions)
+        done.update(kind_funcs)
+    host = {g: f for g, f in mod.functions.items() if g not in done}
+    if host:
+        host_mod = finalize_host_passes(host_target(target))(IRModule(host, attrs=mod.attrs))
+        funcs.update(host_mod.functions)
+    return IRModule(funcs, attrs=mod.attrs, global_infos=mod.global_infos)
 
 
 def compile(mod, target=None, *, relax_pipeline="default", tir_pipeline="default"):
@@ -266,7 +321,7 @@ def _compile_prim_funcs(mod, target, tir_pipeline):
         # part while Python still lowers the others.
         for group in _partition(mod, PARTS_PER_THREAD * threads if threads > 1 else 1):
             lowered = lower(IRModule(group, attrs=mod.attrs), target, tir_pipeline)
-            host_funcs = {}
+            host_funcs, part_devices = {}, {}
             for gvar, func in lowered.functions.items():
                 device = _device_target(func, target)
                 if device is None:
@@ -274,7 +329,10 @@ def _compile_prim_funcs(mod, target, tir_pipeline):
                     continue
                 kind = device.kind.name
                 device_funcs.setdefault(kind, {})[gvar] = func
+                part_devices[gvar] = func
                 device_targets.setdefault(kind, device)
+            if part_devices:
+                host_funcs = _mark_device_hash(host_funcs, part_devices, target)
             if host_funcs:
                 yield IRModule(host_funcs, attrs=lowered.attrs)
 
@@ -285,6 +343,9 @@ def _compile_prim_funcs(mod, target, tir_pipeline):
         merged = {gv: f for part in parts for gv, f in part.functions.items()}
         host_mod = host_backend.codegen(IRModule(merged, attrs=mod.attrs), host)
     if not device_funcs:
+        link = getattr(host_mod.impl, "link_imports", None)
+        if link is not None:
+            link(host_mod.imports)  # T.call_packed of global functions, if any
         return host_mod
     # A fresh wrapper: the host backend may hand out a cached module for the same host code.
     root = Module(host_mod.impl)
@@ -294,7 +355,26 @@ def _compile_prim_funcs(mod, target, tir_pipeline):
     for kind, funcs in device_funcs.items():
         device = device_targets[kind]
         root.import_module(get_backend(device).codegen(IRModule(funcs, attrs=mod.attrs), device))
+    link = getattr(root.impl, "link_imports", None)
+    if link is not None:
+        # The host calls the device launchers through callee slots (T.call_packed).
+        missing = link(root.imports)
+        if missing:
+            raise ValueError(
+                f"tvm.compile: the host code calls {', '.join(map(repr, missing))}, which no "
+                "device module of this build provides"
+            )
     return root
+
+
+def _mark_device_hash(host_funcs: dict, device_funcs: dict, target: Target) -> dict:
+    """Host functions with ``tirx.device_module_hash``: a hash of the device code they call.
+
+    The host backend names its callee slots after it (``tvm.backend.llvm.call_packed``), so
+    two builds with the same host code but different kernels never share a slot.
+    """
+    token = format(structural_hash(IRModule(device_funcs)) & 0xFFFFFFFFFFFF, "012x")
+    return {g: f.with_attr("tirx.device_module_hash", token) for g, f in host_funcs.items()}
 
 
 def _device_target(func, target: Target):

@@ -47,16 +47,46 @@ def library_dispatch_passes(target=None) -> list:
 
 
 def legalize_passes(target=None, *, enable_warning: bool = True) -> list:
-    """High-level ops to ``call_tir``, then fusion of the kernels."""
-    return [
+    """High-level ops to ``call_tir``, then fusion of the kernels; for a GPU target, the
+    default GPU schedules of the kernels (``tvm.s_tir.dlight``), as in Apache TVM."""
+    passes = [
         transform.LegalizeOps(enable_warning=enable_warning),
         transform.AnnotateTIROpPattern(),
         transform.FoldConstant(),
         transform.FuseOps(),
         transform.FuseTIR(),
-        transform.CanonicalizeBindings(),
-        transform.DeadCodeElimination(),
     ]
+    if _is_gpu_target(target):
+        passes.append(_gpu_default_schedule(target))
+    return passes + [transform.CanonicalizeBindings(), transform.DeadCodeElimination()]
+
+
+def _is_gpu_target(target) -> bool:
+    if target is None:
+        return False
+    from ..target import Target  # lazy: only when a target is given
+
+    target = target if isinstance(target, Target) else Target(target)
+    return "gpu" in tuple(target.keys)
+
+
+def _gpu_default_schedule(target):
+    """A module pass scheduling the unscheduled PrimFuncs with the default GPU rules."""
+
+    def run(mod, ctx):
+        try:
+            # Lazy: s_tir's dlight (the GPU rules) loads only for GPU pipelines.
+            from ..s_tir.dlight.base import apply_gpu_default_schedule  # noqa: F401
+        except ImportError as err:
+            raise ValueError(
+                "relax.get_default_pipeline: default GPU schedules are not available in this "
+                "build (tvm.s_tir.dlight is missing)"
+            ) from err
+        from ..s_tir.default_schedule import apply_default_schedule
+
+        return apply_default_schedule(mod, target)
+
+    return _ir_transform.module_pass(run, opt_level=0, name="relax.GPUDefaultSchedule")
 
 
 def dataflow_lower_passes(target=None) -> list:

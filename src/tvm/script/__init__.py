@@ -92,6 +92,7 @@ def dialect_module(name: str, part: str = "package"):
 
 #: ``tvm.tirx.script`` spellings -> the real modules (prefixes; longest first).
 _TIRX_SCRIPT_ALIASES = {
+    "tvm.tirx.script.builder.tirx": "tvm.script.parser.tirx.tile",
     "tvm.tirx.script.builder": "tvm.script.ir_builder.tirx",
     "tvm.tirx.script.parser": "tvm.script.parser.tirx",
     "tvm.tirx.script.tile": "tvm.script.parser.tirx.tile",

@@ -176,6 +176,7 @@ from .stmt import (  # noqa: F401
     stmt_list,
     stmt_seq,
 )
+from .tile_primitive import DispatchContext, LambdaExpr, TilePrimitiveCall  # noqa: F401
 
 
 def build(mod, target=None, pipeline="default"):

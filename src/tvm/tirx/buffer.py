@@ -139,6 +139,9 @@ class Buffer(Scriptable, Node, type_key="tirx.Buffer"):
                     idx = _as_index(idx)
                     ranges.append(Range.from_min_extent(idx, IntImm(idx.dtype, 1)))
             return BufferRegion(self, ranges)
+        if len(indices) < len(self.shape):
+            # ``A[i]`` of a 2-D buffer is the region ``A[i, 0:m]`` (as in TVM).
+            return self[tuple(indices) + (slice(None),) * (len(self.shape) - len(indices))]
         return BufferLoad(self, list(indices))
 
     def vload(self, begin, dtype=None, predicate=None):

@@ -21,6 +21,7 @@ from typing import ClassVar
 
 from ..ir.expr import PrimExpr, Range
 from . import expr_functor
+from . import tile_primitive as _tile_call
 from .buffer import Buffer
 from .expr import IntImm
 from .function import BufferMap
@@ -189,6 +190,9 @@ class StmtVisitor:
     def visit_assert_stmt_(self, op: AssertStmt):
         self.visit_expr(op.condition)
 
+    def visit_tile_primitive_call_(self, op):
+        _tile_call.functor_visit(self, op)
+
     def visit_break_(self, op: Break):
         pass
 
@@ -345,6 +349,9 @@ class StmtMutator:
 
     def visit_assert_stmt_(self, op: AssertStmt):
         return op.replace(condition=self.visit_expr(op.condition))
+
+    def visit_tile_primitive_call_(self, op):
+        return _tile_call.functor_mutate(self, op)
 
     def visit_break_(self, op: Break):
         return op

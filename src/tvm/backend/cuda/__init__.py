@@ -1,39 +1,104 @@
 """The CUDA backend package (``tvm.backend.cuda``, bound as ``tvm.tirx.cuda`` once loaded).
 
-Code generation (classic TIR path), as plain functions the driver can wire in:
+:func:`register_backend` (run on ``import tvm`` by the backend autoload) puts the ``cuda``
+entry in the backend table (``tvm.backend.get_backend("cuda")``) and registers the CUDA
+runtime (device API for ``tvm.cuda()``, ``runtime.cuTensorMapEncodeTiled``). With it,
+``tvm.compile(func, target="cuda")`` flows through the driver's generic path
+(``docs/arch/codegen.md`` section 0, ``docs/arch/cuda.md``):
 
-* ``tvm.backend.cuda.module.lower_for_cuda(mod, target) -> (host_mod, device_mod)``: the TIR
-  lowering from a scheduled PrimFunc with thread bindings to the host function (which
-  launches each kernel with ``T.call_packed("<name>_kernel", args..., extents...)``) and the
-  device kernels;
-* ``tvm.backend.cuda.codegen_cuda.codegen(device_mod, target) -> str``: the CUDA C source;
-* ``tvm.backend.cuda.module.build_cuda(device_mod, target)``: a ``tvm.runtime.Module`` of
-  kind ``"cuda"`` (``inspect_source()``, kernel ``function_info`` for a launcher, the cubin
-  compiled lazily by nvcc);
-* ``tvm.backend.cuda.nvcc.compile_cuda(source, target_arch, fmt)``: nvcc (or NVRTC);
-* ``tvm.backend.cuda.intrin.INTRIN_RULES``: the ``cuda.FLowerIntrinsic`` math rules.
+* TIR pipeline ``"cuda"`` (:func:`tvm.backend.cuda.module.cuda_tir_pipeline`): the sblock
+  lowering, ``UnifyThreadBinding``, the ``tirx`` passes with ``SplitHostDevice`` (kernels
+  ``<name>_kernel`` get the cuda target, the launchers the host target) and a memory check;
+* device finalization (``Backend.finalize_passes``): ``LowerWarpMemory``, ``StmtSimplify``,
+  ``LowerIntrin`` with the ``cuda`` rules;
+* code generation (``Backend.codegen``, :func:`tvm.backend.cuda.module.build_cuda`): CUDA C
+  in a runtime module of kind ``"cuda"``, imported into the LLVM host module; nvcc compiles
+  it on the first launch (``inspect_source()`` needs neither nvcc nor a GPU);
+* launching: the host function calls ``mod.imports[0]["<name>_kernel"]`` through the packed
+  ABI (``tvm.backend.llvm`` lowers ``T.call_packed``), which launches with
+  ``cuLaunchKernelEx`` (``runtime_module.py``).
 
-Not here yet: launching kernels (the CUDA driver runtime), ``tvm.compile(..., target="cuda")``
-wiring, and the ``T.cuda``/``T.ptx`` script namespaces. ``CODEGEN_AVAILABLE`` stays False
-until kernels can run, since it gates the tests that launch them. See docs/arch/cuda.md.
+Submodules: ``codegen_cuda`` (CUDA C), ``intrin`` (math rules), ``nvcc`` (compiler),
+``module`` (build steps, the lazily compiled module), ``driver`` / ``device_api`` /
+``runtime_module`` / ``tensormap`` (the runtime, ``docs/arch/runtime_cuda.md``).
 """
 
-__all__ = ["CODEGEN_AVAILABLE", "is_registered", "register_backend"]
 
-#: Set to True once this package can compile and run CUDA code: ``tvm.testing.requires_cuda``
-#: and ``tvm.testing.enabled_targets()`` only enable CUDA tests when it is True (and a GPU
-#: is present).
-CODEGEN_AVAILABLE = False
+__all__ = ["CODEGEN_AVAILABLE", "DEVICE_TYPE", "is_registered", "register_backend"]
+
+#: True: this package compiles and runs CUDA code, so ``tvm.testing.requires_cuda`` and
+#: ``tvm.testing.enabled_targets()`` enable CUDA tests (when a GPU is present).
+CODEGEN_AVAILABLE = True
+
+#: DLPack device type of the code this backend generates (kDLCUDA).
+DEVICE_TYPE = 2
 
 _REGISTERED = False
 
 
 def register_backend() -> None:
-    """Register the CUDA backend (records itself; nothing else to register yet)."""
+    """Hook for ``tvm.backend.load("cuda")``: the table entry and the CUDA runtime.
+
+    Cheap: the code generator, nvcc and ``cuda.bindings`` load on first use.
+    """
     global _REGISTERED
+    from .. import Backend, LazyRules
+    from .. import register_backend as add_backend
+    from .runtime_register import _API, register_runtime
+
+    register_runtime()
+    add_backend(
+        Backend(
+            name="cuda",
+            codegen=_codegen,
+            intrin_rules=LazyRules("tvm.backend.cuda.intrin", "INTRIN_RULES"),
+            device_type=DEVICE_TYPE,
+            device_api=_API,
+            host=False,
+            default_tir_pipeline="cuda",
+            finalize_passes=_finalize_passes,
+            default_schedule=_default_schedule,
+        ),
+        override=True,
+    )
+    _register_pipeline()
     _REGISTERED = True
 
 
 def is_registered() -> bool:
     """Whether :func:`register_backend` has run in this process."""
     return _REGISTERED
+
+
+def _register_pipeline() -> None:
+    # Lazy: the pipeline table lives in tirx, loaded by now on `import tvm`, but this hook
+    # must not import the compiler layers when called early.
+    from ...tirx.compilation_pipeline import register_tir_pipeline
+
+    register_tir_pipeline("cuda", _tir_pipeline)
+
+
+def _tir_pipeline(target=None):
+    from .module import cuda_tir_pipeline  # lazy: see _codegen
+
+    return cuda_tir_pipeline(target)
+
+
+def _codegen(mod, target):
+    from .module import build_cuda  # lazy: the code generator loads on first build
+
+    return build_cuda(mod, target)
+
+
+def _finalize_passes(target):
+    from .module import finalize_device_passes  # lazy: see _codegen
+
+    return finalize_device_passes(target)
+
+
+def _default_schedule(mod, target):
+    from .module import apply_default_gpu_schedule  # lazy: see _codegen
+
+    return apply_default_gpu_schedule(mod, target)
+
+

@@ -48,6 +48,7 @@ from ...tirx.stmt import (
 from ...tirx.stmt_functor import StmtVisitor, post_order_visit
 from . import intrin
 from . import irtext as ir  # llvmlite.ir's interface, faster (see irtext.py)
+from .call_packed import emit_call_packed
 from .codegen_expr import (
     I8,
     I32,
@@ -101,6 +102,7 @@ class CodeGenLLVM(ExprEmitter):
         self.builder = None
         self.vars = {}
         self.func_name = ""
+        self.callee_token = ""
         self._strings = {}
         self._wrapper_strings = {}
         self._loops = []  # (continue block, break block) of enclosing loops
@@ -113,6 +115,8 @@ class CodeGenLLVM(ExprEmitter):
     def add_function(self, func: PrimFunc, name: str) -> None:
         """Emit ``func`` as ``<name>_compute`` plus its packed wrapper ``__tvm_ffi_<name>``."""
         self.func_name = name
+        # Callee slots of T.call_packed are named after the build's device code.
+        self.callee_token = str(func.get_attr("tirx.device_module_hash") or "")
         self._dim_checks = []  # (compound extent, tensor name, dim) of parameter shapes
         params, all_args = self._signature(func, name)
         inner_args, checks, first_of = [], [], {}
@@ -223,6 +227,8 @@ class CodeGenLLVM(ExprEmitter):
         ``("scalar", var, param name)``.
         """
         params, inner_args, seen, used_names = [], [], set(), set()
+        # Tensors of a device build's host function live on the device (the driver marks it).
+        device_type = int(func.get_attr("tirx.arg_device_type") or 1)
 
         def unique(base):
             # Parameter names appear in error messages and must differ (te may repeat them).
@@ -278,7 +284,8 @@ class CodeGenLLVM(ExprEmitter):
                     f"function {name}: parameter {tname} has elem_offset {buf.elem_offset}; "
                     "offset buffer parameters are not supported yet"
                 )
-            params.append(TensorParam(tname, buf.dtype, tuple(shape), compact=compact))
+            params.append(TensorParam(tname, buf.dtype, tuple(shape), compact=compact,
+                                      device_type=device_type))
             inner_args.append(("data", buf.data, tname))
             seen.add(id(buf.data))
         bound = {id(v) for kind, v, _ in inner_args if kind != "data"}
@@ -777,6 +784,7 @@ _CALL_HANDLERS = {
     "tirx.reinterpret": CodeGenLLVM._reinterpret,
     "tirx.isnan": CodeGenLLVM._isnan,
     "tirx.ret": CodeGenLLVM._ret,
+    "tirx.tvm_call_packed": emit_call_packed,
 }
 
 register_expr_method(E.Call, CodeGenLLVM._call)

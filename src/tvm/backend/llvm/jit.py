@@ -70,6 +70,7 @@ class LLVMModuleImpl:
         self._object: bytes | None = None
         self._engine = None
         self._functions: dict = {}
+        self._callees: list = []  # functions the callee slots point at (kept alive)
         # Runtime functions the code calls; a shared library gets them linked in.
         self.runtime_symbols = set(_DECLARATION.findall(self.ir_text)) & set(_RUNTIME_OBJECTS)
 
@@ -128,6 +129,20 @@ class LLVMModuleImpl:
             self._functions[symbol[len(PACKED_PREFIX) :]] = tvm_ffi.Function.__from_extern_c__(
                 address, keep_alive_object=engine
             )
+
+    def link_imports(self, imports) -> list:
+        """Point the module's ``T.call_packed`` callee slots at functions of ``imports``.
+
+        See :mod:`tvm.backend.llvm.call_packed`; the driver calls it after importing the
+        device modules. Returns the callee names no import (nor a global function) has.
+        """
+        if "__pytvm_callee." not in self.ir_text:
+            return []
+        from .call_packed import link_callees, slot_symbols  # lazy: imports llvmlite.ir
+
+        symbols = slot_symbols(self.ir_text)
+        return link_callees(symbols, self._engine.get_global_value_address, imports,
+                            self._callees)
 
     # -- runtime.Module implementation protocol ----------------------------------------
     @property

@@ -14,6 +14,7 @@ import numpy as np
 import tvm_ffi
 
 from .builtins import BUILTINS, builtin_ident, invoke_closure, shape_of
+from .device_memory import DeviceMemory
 from .executable import Executable
 
 __all__ = ["ProfileReport", "VirtualMachine"]
@@ -88,7 +89,9 @@ class VirtualMachine:
         An executable, or a library written by ``Executable.export_library`` and loaded with
         ``tvm.runtime.load_module``.
     device : Device or list of Device
-        Where to run (CPU only).
+        Where to run: the CPU, or one device with a backend (``tvm.cuda()``), where the VM
+        allocates its tensors and copies constants and host arguments (see
+        ``tvm.relax.vm.device_memory``).
     memory_cfg : str, optional
         Accepted for TVM compatibility (``"naive"``/``"pooled"``); memory is always planned
         statically where shapes are static and taken from NumPy otherwise.
@@ -116,11 +119,24 @@ class VirtualMachine:
                 f"VirtualMachine: memory_cfg must be 'naive' or 'pooled', got {memory_cfg!r}"
             )
         devices = device if isinstance(device, (list, tuple)) else [device]
-        for dev in devices:
-            if dev is not None and _device_type(dev) != 1:
-                raise ValueError(f"VirtualMachine: only CPU devices are supported, got {dev}")
+        accel = [dev for dev in devices if dev is not None and _device_type(dev) != 1]
+        if len(accel) > 1:
+            raise ValueError(
+                f"VirtualMachine: one non-CPU device at a time is supported, got {accel}"
+            )
+        built_for = getattr(rt_mod, "target", None)
+        run_on = accel[0] if accel else next((d for d in devices if d is not None), None)
+        if run_on is not None and hasattr(built_for, "get_target_device_type") \
+                and int(built_for.get_target_device_type()) != _device_type(run_on):
+            raise ValueError(
+                f"VirtualMachine: the executable was built for target "
+                f"'{built_for.kind.name}', whose kernels do not run on {run_on}; build "
+                "it for that device (relax.build(mod, target=...) with the device's kind)"
+            )
+        # A VM on a device allocates there (device_memory.py); the CPU path is unchanged.
+        self._memory = DeviceMemory(accel[0]) if accel else None
         self.module = rt_mod
-        self.device = devices[0]
+        self.device = accel[0] if accel else devices[0]
         self._funcs = {}
         self._profiled = {}
         self._inputs = {}
@@ -136,15 +152,23 @@ class VirtualMachine:
             ns = dict(code.namespace)
             for key, kernel in ns.pop("__kernels__", {}).items():
                 ns[key] = self._kernel(kernel)
-            mem = _planned_buffers(code)
+            memory = self._memory
+            mem = _planned_buffers(code) if memory is None else memory.planned_buffers(code)
             ns.update(_BUILTIN_NS)
             ns.update(
                 _funcs=table, _mem=mem, _empty=np.empty, _ret=_ret, _truth=_truth,
                 _shape_of=shape_of, _packed=_packed, _print=_print, _prof=self._prof_call,
                 _empty_tensor=_empty_tensor, _as_tensor=_as_tensor, _ndarray=np.ndarray,
             )
+            if memory is not None:
+                ns.update(memory.constants(ns))
+                ns.update(_empty=memory.empty, _empty_tensor=memory.empty_named)
+                ns[builtin_ident("vm.builtin.alloc_storage")] = memory.alloc_storage
+                ns[builtin_ident("vm.builtin.alloc_tensor")] = memory.alloc_tensor
+                ns[builtin_ident("memory.alloc_storage")] = memory.memory_alloc_storage
             exec(compile(code.source, f"<relax.vm {name}>", "exec"), ns)  # noqa: S102
-            table[name] = _find_function(ns, code)
+            func = _find_function(ns, code)
+            table[name] = func if memory is None else memory.wrap_function(func)
 
     def _kernel(self, name):
         lib = self.module.lib

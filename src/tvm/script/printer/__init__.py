@@ -27,6 +27,7 @@ from . import relax_printer as _relax_printer  # noqa: F401 - registers docsifie
 from . import tirx_gpu_printer as _tirx_gpu_printer  # noqa: F401 - CommReducer docsifier
 from . import tirx_printer as _tirx_printer  # noqa: F401 - registers docsifiers
 from . import tirx_stmt_printer as _tirx_stmt_printer  # noqa: F401 - registers docsifiers
+from . import tirx_tile_printer as _tirx_tile_printer  # noqa: F401 - registers docsifiers
 from .doc import ClassDoc, FunctionDoc, StmtBlockDoc
 from .doc_printer import DocPrinter, decorate_lines
 from .ir_docsifier import ROOT, IRDocsifier, PrinterConfig, path_steps, register_printer

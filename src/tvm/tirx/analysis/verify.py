@@ -22,7 +22,7 @@ from __future__ import annotations
 from ...ir.expr import PrimExpr
 from ..expr import Var
 from ..expr_functor import _ensure_recursion_limit
-from ..stmt import IterVar, Stmt
+from ..stmt import BufferRegion, IterVar, Stmt
 from .verify_tirx import check_kernel
 
 __all__ = ["undefined_vars", "verify_ssa", "verify_tirx_well_formed", "verify_well_formed"]
@@ -252,6 +252,35 @@ class _Verifier:
         for d, dim in enumerate(buf.shape):
             self.expr(dim, f"{path}.buffer.shape[{d}]")
         self.declare_buffer(buf, path + ".buffer")
+
+    def s_TilePrimitiveCall(self, s, path):
+        # Tile primitive operands: regions, scalars, nested calls (compose_op), lambdas.
+        from ..tile_primitive import LambdaExpr
+
+        def operand(a, p):
+            if isinstance(a, BufferRegion):
+                self.use_buffer(a.buffer, p + ".buffer")
+                for j, r in enumerate(a.region):
+                    self.expr(r.min, f"{p}.region[{j}].min")
+                    self.expr(r.extent, f"{p}.region[{j}].extent")
+            elif isinstance(a, Stmt):
+                self.stmt(a, p)
+            elif isinstance(a, LambdaExpr):
+                self.push()
+                for j, v in enumerate(a.vars):
+                    self.define(v, f"{p}.vars[{j}]")
+                self.expr(a.pred, p + ".pred")
+                self.pop()
+            elif isinstance(a, tuple):
+                for j, item in enumerate(a):
+                    operand(item, f"{p}[{j}]")
+            elif isinstance(a, PrimExpr):
+                self.expr(a, p)
+
+        for i, a in enumerate(s.args):
+            operand(a, f"{path}.args[{i}]")
+        for key, value in s.config.items():
+            operand(value, f"{path}.config[{key!r}]")
 
     def s_Evaluate(self, s, path):
         self.expr(s.value, path + ".value")

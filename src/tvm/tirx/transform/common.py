@@ -49,3 +49,7 @@ def prim_func_pass(pass_func=None, opt_level=0, name=None, required=None, tracea
 def func_pass(fn, name):
     """A zero-option pass object applying ``fn(func) -> PrimFunc`` to every PrimFunc."""
     return PrimFuncPass(lambda func, mod, ctx: fn(func), PassInfo(0, name))
+
+
+# Re-exported here, where Apache TVM has it (defined with the tile-primitive dispatch pass).
+from .tile_primitive_dispatch import BufferReplacer  # noqa: F401

@@ -18,9 +18,17 @@ from ...ir_builder.ir import (
 from . import parser as _parser  # noqa: F401 - registers the "ir" handlers
 from .entry import ir_module
 
+
+def Op(name: str):
+    """``I.Op("name")``: the registered op ``name`` (an op operand of a tile primitive)."""
+    from tvm.ir import Op as _Op
+
+    return _Op.get(name)
+
 __all__ = [
     "GlobalVar",
     "IRModule",
+    "Op",
     "Range",
     "StringType",
     "decl_function",

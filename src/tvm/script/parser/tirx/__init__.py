@@ -185,6 +185,7 @@ from .entry import (  # noqa: F401
     meta_class,
     prim_func,
 )
+from .tile import cluster, cta, warp, warpgroup, wg  # noqa: F401 - T.cta.copy(...)
 
 
 def index_map(mapping, *, inverse_index_map=None, index_dtype="int64"):
