@@ -1,1 +1,12 @@
-"""Support code for the CUDA tile-primitive variants (``tvm.tirx.cuda.tile_primitive``)."""
+"""CUDA tile-primitive variants (``tvm.tirx.cuda.tile_primitive``) and their support code.
+
+Importing the package registers the variants in the tile-primitive dispatch table
+(:mod:`tvm.tirx.operator.tile_primitive.dispatcher`); the CUDA backend imports it when it
+loads (:func:`tvm.backend.cuda.register_backend`). ``docs/arch/tirx_tile.md`` ("CUDA
+variants") lists them.
+
+* :mod:`.copy`: ``Tx.copy``: ``vec_auto``, ``vec_16b``...``vec_128b``, ``fallback``;
+* :mod:`.tma_utils`: TMA/MMA shared-memory layout helpers.
+"""
+
+from . import copy  # noqa: F401  (registers the copy variants)
