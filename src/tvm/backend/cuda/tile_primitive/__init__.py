@@ -6,7 +6,8 @@ loads (:func:`tvm.backend.cuda.register_backend`). ``docs/arch/tirx_tile.md`` ("
 variants") lists them.
 
 * :mod:`.copy`: ``Tx.copy``: ``vec_auto``, ``vec_16b``...``vec_128b``, ``fallback``;
+* :mod:`.elementwise`: ``reg`` and ``smem`` for fill, unary, binary, cast and fma;
 * :mod:`.tma_utils`: TMA/MMA shared-memory layout helpers.
 """
 
-from . import copy  # noqa: F401  (registers the copy variants)
+from . import copy, elementwise  # noqa: F401  (register the variants)
