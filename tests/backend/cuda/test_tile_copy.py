@@ -190,22 +190,45 @@ def test_alignment_narrows_the_vector(start, tokens):
     assert lds and all(ptx_tokens(c)[1:] == tokens for c in lds)
 
 
-def test_thread_scope_register_destination_uses_word_view():
+def test_thread_scope_register_tile_unpacks_and_packs_words():
+    """fp16 registers <-> global: 16-byte vectors through uint32 words, two halves a word."""
+
     @T.prim_func
     def k(A: T.Buffer((64,), "float16")):
         T.device_entry()
         bx = T.cta_id([1])
         tx = T.thread_id([32])
         R = T.alloc_local((16,), "float16")
-        Tx.copy(R, A[tx * 0:16])
+        Tx.copy(R, A[0:16])
+        Tx.copy(A[16:32], R)
 
     out = lower(k)
     text = out.script()
-    (ld,) = calls(out, "tirx.ptx.ld")
-    assert ptx_tokens(ld) == ["global", "v4", "u32"]
-    assert 'R_words = R.view("uint32")' in text
-    assert "R_words[f * 4]" in text and "R_words[f * 4 + 3]" in text
-    assert not calls(out, "tirx.ptx.st")
+    ld = calls(out, "tirx.ptx.ld")
+    st = calls(out, "tirx.ptx.st")
+    assert [ptx_tokens(c) for c in ld] == [["global", "v4", "u32"]]
+    assert [ptx_tokens(c) for c in st] == [["global", "v4", "u32"]]
+    assert 'R[f * 8 + 1] = T.reinterpret("float16", T.Cast("uint16", tmp[0] >> T.uint32(16)))' \
+        in text
+    assert ('T.Cast("uint32", T.reinterpret("uint16", R[f * 8])) | T.Cast("uint32", '
+            'T.reinterpret("uint16", R[f * 8 + 1])) << T.uint32(16)') in text
+    assert "g_lin: T.int32 = 16 + f * 8" in text
+
+
+def test_float64_registers_span_two_words():
+    @T.prim_func
+    def k(C: T.Buffer((64,), "float64")):
+        T.device_entry()
+        bx = T.cta_id([1])
+        tx = T.thread_id([32])
+        D = T.alloc_local((2,), "float64")
+        Tx.copy(D, C[0:2])
+        Tx.copy(C[2:4], D)
+
+    text = lower(k).script()
+    assert ('D[1] = T.reinterpret("float64", T.Cast("uint64", tmp[2]) | T.Cast("uint64", '
+            'tmp[3]) << T.uint64(32))') in text
+    assert 'T.Cast("uint32", T.reinterpret("uint64", D[0]) >> T.uint64(32))' in text
 
 
 def test_register_operand_at_warp_scope_is_rejected_with_reason():
@@ -350,9 +373,11 @@ def test_vec_forced_local_to_global_and_global_to_shared():
 
     out = lower(k)
     text = out.script()
-    assert 'T.ptx.ld(R_words[4], R_words[5], R_words[6], R_words[7], T.address_of(A[tx * 4])' \
+    assert 'T.address_of(A[tx * 4]), "", "", "global", "", "", "", "", "", "v4", "u32", "")' \
         in text
-    assert 'T.ptx.st(T.address_of(B[8]), R_words_1[0], R_words_1[1], "", "", "global"' in text
+    assert 'R[7] = T.reinterpret("float32", tmp[3])' in text
+    assert ('T.ptx.st(T.address_of(B[8]), T.reinterpret("uint32", R[0]), '
+            'T.reinterpret("uint32", R[1]), "", "", "global"') in text
     tokens = [ptx_tokens(c) for c in calls(out, "tirx.ptx.")]
     assert ["global", "u32"] in tokens and ["shared", "u32"] in tokens
 

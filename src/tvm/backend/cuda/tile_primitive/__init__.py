@@ -7,7 +7,8 @@ variants") lists them.
 
 * :mod:`.copy`: ``Tx.copy``: ``vec_auto``, ``vec_16b``...``vec_128b``, ``fallback``;
 * :mod:`.elementwise`: ``reg`` and ``smem`` for fill, unary, binary, cast and fma;
+* :mod:`.reduction`: ``shared`` for sum/max/min at warp and CTA scope;
 * :mod:`.tma_utils`: TMA/MMA shared-memory layout helpers.
 """
 
-from . import copy, elementwise  # noqa: F401  (register the variants)
+from . import copy, elementwise, reduction  # noqa: F401  (register the variants)

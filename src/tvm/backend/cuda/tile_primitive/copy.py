@@ -13,7 +13,7 @@ Registered for target ``cuda``, tried in this order:
   computes element offsets, pointers with the ``tvm_builtin_pointer_offset`` helper
   (``T.cuda.func_call``), and moves the vector through ``uint32`` registers with
   ``T.ptx.ld``/``T.ptx.st`` (shared addresses through ``T.cuda.cvta_generic_to_shared``).
-  A register (``local``) operand is read or written in place through a word view of it;
+  A register (``local``) operand is packed into / unpacked from the words element by element;
 * ``fallback`` (priority 0): the first active thread of the scope copies the tile element by
   element (a ``UserWarning`` says a slow copy was picked).
 
@@ -31,8 +31,9 @@ from ....arith import Analyzer
 from ....ir.expr import PrimExpr
 from ....tirx.buffer import decl_buffer
 from ....tirx.cuda_ops import cuda
-from ....tirx.expr import IntImm, Var
+from ....tirx.expr import Cast, IntImm, Var
 from ....tirx.function import PrimFunc
+from ....tirx.op import reinterpret
 from ....tirx.operator.tile_primitive import fail, predicate, register_dispatch
 from ....tirx.ptx import ptx
 from ....tirx.stmt import (
@@ -40,7 +41,6 @@ from ....tirx.stmt import (
     Bind,
     BufferLoad,
     BufferStore,
-    DeclBuffer,
     Evaluate,
     For,
     ForKind,
@@ -174,33 +174,82 @@ def _vec_auto_applicable(call, ctx):
     return True, None
 
 
-class _Side:
-    """How one operand is addressed in the emitted code."""
+def _bits_as(dtype: str, value):
+    """``value`` reinterpreted as ``dtype`` (same width); itself when already that type."""
+    return value if value.dtype == dtype else reinterpret(dtype, value)
 
-    def __init__(self, op: Operand, num_bytes: int, stmts: list, tag: str):
+
+class _Side:
+    """How one operand is addressed in the emitted code.
+
+    A register (``local``) operand is read and written element by element: the vector moves
+    through ``uint32`` (``uint16``/``uint8`` for 2/1-byte vectors) words, and each element is
+    packed into / unpacked from its word with shifts and ``T.reinterpret``, which nvcc turns
+    into plain register moves.
+    """
+
+    def __init__(self, op: Operand, num_bytes: int, tag: str):
         self.op, self.num_bytes, self.tag = op, num_bytes, tag
         _, self.lanes, self.reg_dtype, _ = _ptx_form(num_bytes)
-        self.words = None
-        if op.kind == "local":
-            word_bytes = num_bytes // self.lanes
-            total = op.buffer.shape
-            nbytes = op.elem_bytes
-            for s in total:
-                nbytes *= s.value if isinstance(s, IntImm) else int(s)
-            self.words = decl_buffer((nbytes // word_bytes,), self.reg_dtype,
-                                     f"{op.buffer.name}_words", data=op.buffer.data,
-                                     scope="local")
-            self.word_bytes = word_bytes
-            stmts.append(DeclBuffer(self.words))
+        self.local = op.kind == "local"
+        self.word_bits = num_bytes // self.lanes * 8
+        self.elem_bits = op.elem_bytes * 8
+        self.uint = f"uint{self.elem_bits}"
+        self.dtype = op.buffer.dtype
 
-    def registers(self, offset):
-        """The register lvalues of the vector starting at element ``offset``."""
-        ana = Analyzer()
-        if self.op.elem_bytes >= self.word_bytes:
-            first = offset * (self.op.elem_bytes // self.word_bytes)
-        else:  # exact: the vector start is aligned to the vector, a multiple of the word
-            first = offset // (self.word_bytes // self.op.elem_bytes)
-        return [BufferLoad(self.words, [ana.simplify(first + i)]) for i in range(self.lanes)]
+    def _elem(self, offset, k):
+        return self.op.buffer, [Analyzer().simplify(offset + k)]
+
+    def unpack(self, offset, words) -> list:
+        """Stores of the loaded ``words`` into the register operand's vector at ``offset``."""
+        out = []
+        eb, wb = self.elem_bits, self.word_bits
+        if eb <= wb:
+            per = wb // eb
+            for i, w in enumerate(words):
+                for p in range(per):
+                    part = w if per == 1 else Cast(self.uint, w >> IntImm(w.dtype, p * eb) if p else w)
+                    buf, idx = self._elem(offset, i * per + p)
+                    out.append(BufferStore(buf, _bits_as(self.dtype, part), idx))
+        else:
+            per = eb // wb
+            for e in range(len(words) // per):
+                value = None
+                for q in range(per):
+                    piece = Cast(self.uint, words[e * per + q])
+                    if q:
+                        piece = piece << IntImm(self.uint, q * wb)
+                    value = piece if value is None else value | piece
+                buf, idx = self._elem(offset, e)
+                out.append(BufferStore(buf, _bits_as(self.dtype, value), idx))
+        return out
+
+    def pack(self, offset) -> list:
+        """The words holding the register operand's vector at ``offset``."""
+        eb, wb = self.elem_bits, self.word_bits
+        words = []
+        if eb <= wb:
+            per = wb // eb
+            for i in range(self.lanes):
+                word = None
+                for p in range(per):
+                    buf, idx = self._elem(offset, i * per + p)
+                    bits = _bits_as(self.uint, BufferLoad(buf, idx))
+                    piece = bits if per == 1 else Cast(self.reg_dtype, bits)
+                    if p:
+                        piece = piece << IntImm(self.reg_dtype, p * eb)
+                    word = piece if word is None else word | piece
+                words.append(word)
+        else:
+            per = eb // wb
+            for i in range(self.lanes):
+                buf, idx = self._elem(offset, i // per)
+                bits = _bits_as(self.uint, BufferLoad(buf, idx))
+                q = i % per
+                if q:
+                    bits = bits >> IntImm(self.uint, q * wb)
+                words.append(Cast(self.reg_dtype, bits))
+        return words
 
     def address(self, offset, body: list, name: str):
         """Emit the pointer computation; the address operand of the ld/st."""
@@ -219,7 +268,7 @@ def _move(dst: _Side, src: _Side, dst_off, src_off, tmp, body: list):
     side first), then the load and the store.
     """
     sides = [(k, side, off) for k, side, off in (("d", dst, dst_off), ("s", src, src_off))
-             if side.words is None]
+             if not side.local]
     ptrs = {}
     for key, side, off in sorted(sides, key=lambda t: t[1].op.kind != "global"):
         name = {"global": "g_lin", "shared": "s_off"}[side.op.kind]
@@ -235,13 +284,14 @@ def _move(dst: _Side, src: _Side, dst_off, src_off, tmp, body: list):
 
     ld = _chain("ld", src.op.kind, src.num_bytes)
     st = _chain("st", dst.op.kind, dst.num_bytes)
-    if src.words is not None:
-        body.append(Evaluate(ptx[st](addr("d", dst), *src.registers(src_off))))
-    elif dst.words is not None:
-        body.append(Evaluate(ptx[ld](*dst.registers(dst_off), addr("s", src))))
+    if src.local:
+        body.append(Evaluate(ptx[st](addr("d", dst), *src.pack(src_off))))
+        return
+    regs = [BufferLoad(tmp, [IntImm("int32", i)]) for i in range(tmp.shape[0].value)]
+    body.append(Evaluate(ptx[ld](*regs, addr("s", src))))
+    if dst.local:
+        body.extend(dst.unpack(dst_off, regs))
     else:
-        regs = [BufferLoad(tmp, [IntImm("int32", i)]) for i in range(tmp.shape[0].value)]
-        body.append(Evaluate(ptx[ld](*regs, addr("s", src))))
         body.append(Evaluate(ptx[st](addr("d", dst), *regs)))
 
 
@@ -258,10 +308,10 @@ def _emit_vector_copy(dst: Operand, src: Operand, num_bytes: int, vec: int, step
                       threads: int, tid) -> PrimFunc:
     stmts: list = []
     dtag, stag = _tags(dst, src)
-    dside = _Side(dst, num_bytes, stmts, dtag)
-    sside = _Side(src, num_bytes, stmts, stag)
+    dside = _Side(dst, num_bytes, dtag)
+    sside = _Side(src, num_bytes, stag)
     tmp = None
-    if dside.words is None and sside.words is None:
+    if not sside.local:
         _, lanes, reg_dtype, _ = _ptx_form(num_bytes)
         tmp = decl_buffer((lanes,), reg_dtype, "tmp", scope="local")
         stmts.append(AllocBuffer(tmp))
@@ -323,8 +373,8 @@ def _register_forced(variant: str, num_bytes: int):
         """One thread moves exactly one vector of the variant's width."""
         dst, src = _operands(call)
         stmts: list = []
-        dside = _Side(dst, num_bytes, stmts, "d")
-        sside = _Side(src, num_bytes, stmts, "s")
+        dside = _Side(dst, num_bytes, "d")
+        sside = _Side(src, num_bytes, "s")
         ld = _chain("ld", src.kind, num_bytes)
         st = _chain("st", dst.kind, num_bytes)
 
@@ -332,20 +382,21 @@ def _register_forced(variant: str, num_bytes: int):
             ptr = side.op.buffer.ptr_to(side.op.mins)
             return cuda.cvta_generic_to_shared(ptr) if side.op.kind == "shared" else ptr
 
-        if sside.words is not None and dside.words is not None:
-            for a, b in zip(dside.registers(dst.base), sside.registers(src.base)):
-                stmts.append(BufferStore(a.buffer, b, a.indices))
-        elif sside.words is not None:
-            stmts.append(Evaluate(ptx[st](addr(dside), *sside.registers(src.base))))
-        elif dside.words is not None:
-            stmts.append(Evaluate(ptx[ld](*dside.registers(dst.base), addr(sside))))
+        if sside.local:
+            if dside.local:
+                stmts.extend(dside.unpack(dst.base, sside.pack(src.base)))
+            else:
+                stmts.append(Evaluate(ptx[st](addr(dside), *sside.pack(src.base))))
         else:
             _, lanes, reg_dtype, _ = _ptx_form(num_bytes)
             tmp = decl_buffer((lanes,), reg_dtype, "tmp", scope="local")
             regs = [BufferLoad(tmp, [IntImm("int32", i)]) for i in range(lanes)]
             stmts.append(AllocBuffer(tmp))
             stmts.append(Evaluate(ptx[ld](*regs, addr(sside))))
-            stmts.append(Evaluate(ptx[st](addr(dside), *regs)))
+            if dside.local:
+                stmts.extend(dside.unpack(dst.base, regs))
+            else:
+                stmts.append(Evaluate(ptx[st](addr(dside), *regs)))
         return PrimFunc([], SeqStmt(stmts) if len(stmts) > 1 else stmts[0])
 
     copy_vec_forced.__name__ = f"copy_{variant}"
