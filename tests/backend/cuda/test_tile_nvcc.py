@@ -1,6 +1,6 @@
-"""The CUDA tile-primitive variants end to end: TIRx kernels with Tx copies, elementwise ops
-and reductions compiled with ``tvm.compile(..., tir_pipeline="tirx")`` to CUDA source that nvcc
-accepts for sm_90a (one nvcc call for all kernels). Needs the CUDA code generation of T.ptx /
+"""The CUDA tile-primitive variants end to end: TIRx kernels with Tx copies, cp.async copies,
+elementwise ops and reductions compiled with ``tvm.compile(..., tir_pipeline="tirx")`` to CUDA
+source that nvcc accepts for sm_90a (one nvcc call for all kernels). Needs the CUDA code generation of T.ptx /
 T.cuda calls (``tvm.backend.cuda.codegen_tirx``) and nvcc; skipped without them."""
 
 # ruff: noqa: F841 - kernels name scope ids they define but do not read (as TVMScript does)
@@ -99,10 +99,25 @@ def registers(A: T.Buffer((64,), "float16"), B: T.Buffer((64,), "float32"),
     Tx.copy(A[33:34], R[1:2], dispatch="vec_16b")
 
 
+@T.prim_func
+def async_copy(A: T.Buffer((64, 64), "float16"), B: T.Buffer((64, 6), "float32")):
+    T.device_entry()
+    bx = T.cta_id([1])
+    tx = T.thread_id([128])
+    S = T.alloc_buffer((64, 64), "float16", scope="shared")
+    S2 = T.alloc_buffer((64, 4), "float32", scope="shared")
+    Tx.cta.copy_async(S, A)
+    Tx.cta.copy_async(S2, B[0:64, 2:6])
+    T.ptx.cp.async_.commit_group()
+    T.ptx.cp.async_.wait_group(0)
+    T.cuda.cta_sync()
+    Tx.cta.copy(A, S)
+
+
 def test_kernels_compile_with_nvcc_sm90a():
     # one module, so one generated source holds every helper the kernels call
     funcs = {"d7_copy": d7_copy, "elementwise": elementwise, "reductions": reductions,
-             "registers": registers}
+             "registers": registers, "async_copy": async_copy}
     mod = tvm.IRModule({name: f.with_attr("global_symbol", name) for name, f in funcs.items()})
     lib = tvm.compile(mod, target=TARGET, tir_pipeline="tirx")
     src = getattr(lib, "mod", lib).imports[0].inspect_source()
@@ -113,6 +128,7 @@ def test_kernels_compile_with_nvcc_sm90a():
     assert "tvm_builtin_ptx_st_vec_shared_v4_u32(tvm_builtin_cuda_cvta_generic_to_shared(" in d7
     assert "tvm_builtin_pointer_offset((&(A_smem_ptr[0]))" in d7
     assert "ld.global.v4.u32 {%0, %1, %2, %3}, [%4];" in src
+    assert "cp.async.cg.shared.global" in src and "cp.async.ca.shared.global" in src
     for name in funcs:
         assert f"{name}_kernel(" in src
     cubin = compile_many([src], "sm_90a")

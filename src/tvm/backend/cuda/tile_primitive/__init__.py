@@ -6,9 +6,10 @@ loads (:func:`tvm.backend.cuda.register_backend`). ``docs/arch/tirx_tile.md`` ("
 variants") lists them.
 
 * :mod:`.copy`: ``Tx.copy``: ``vec_auto``, ``vec_16b``...``vec_128b``, ``fallback``;
+* :mod:`.copy_async`: ``Tx.copy_async``: ``ldgsts`` (cp.async global -> shared);
 * :mod:`.elementwise`: ``reg`` and ``smem`` for fill, unary, binary, cast and fma;
 * :mod:`.reduction`: ``shared`` for sum/max/min at warp and CTA scope;
 * :mod:`.tma_utils`: TMA/MMA shared-memory layout helpers.
 """
 
-from . import copy, elementwise, reduction  # noqa: F401  (register the variants)
+from . import copy, copy_async, elementwise, reduction  # noqa: F401  (register the variants)

@@ -128,7 +128,7 @@ def _valid_operands(call, ctx):
 
 
 # --- vec_auto --------------------------------------------------------------------------------
-def plan_vector_copy(dst: Operand, src: Operand, threads: int):
+def plan_vector_copy(dst: Operand, src: Operand, threads: int, widths=VECTOR_BYTES):
     """The widest vector (bytes) for copying ``src`` to ``dst`` with ``threads`` threads.
 
     Returns ``(num_bytes, elements per vector, steps)``, or raises ``DispatchFail`` with the
@@ -136,7 +136,7 @@ def plan_vector_copy(dst: Operand, src: Operand, threads: int):
     """
     eb = dst.elem_bytes
     reasons = []
-    for num_bytes in VECTOR_BYTES:
+    for num_bytes in widths:
         if num_bytes < eb:
             break
         vec = num_bytes // eb
@@ -261,7 +261,7 @@ class _Side:
         return ptr, Bind(ptr, _pointer_offset(_zero_ptr(self.op.buffer), off))
 
 
-def _move(dst: _Side, src: _Side, dst_off, src_off, tmp, body: list):
+def _move(dst: _Side, src: _Side, dst_off, src_off, tmp, body: list, async_chain=None):
     """Emit the pointer computations and the ld/st of one vector.
 
     As 0.27 orders them: the element offsets (global side first), then the pointers (shared
@@ -282,6 +282,9 @@ def _move(dst: _Side, src: _Side, dst_off, src_off, tmp, body: list):
         ptr = ptrs[key][0]
         return cuda.cvta_generic_to_shared(ptr) if side.op.kind == "shared" else ptr
 
+    if async_chain is not None:  # cp.async: global -> shared without registers
+        body.append(Evaluate(ptx[async_chain](addr("d", dst), addr("s", src), dst.num_bytes)))
+        return
     ld = _chain("ld", src.op.kind, src.num_bytes)
     st = _chain("st", dst.op.kind, dst.num_bytes)
     if src.local:
@@ -305,13 +308,14 @@ def _tags(dst: Operand, src: Operand):
 
 
 def _emit_vector_copy(dst: Operand, src: Operand, num_bytes: int, vec: int, steps: int,
-                      threads: int, tid) -> PrimFunc:
+                      threads: int, tid, async_chain=None,
+                      loop_kind=ForKind.SERIAL) -> PrimFunc:
     stmts: list = []
     dtag, stag = _tags(dst, src)
     dside = _Side(dst, num_bytes, dtag)
     sside = _Side(src, num_bytes, stag)
     tmp = None
-    if not sside.local:
+    if not sside.local and async_chain is None:
         _, lanes, reg_dtype, _ = _ptx_form(num_bytes)
         tmp = decl_buffer((lanes,), reg_dtype, "tmp", scope="local")
         stmts.append(AllocBuffer(tmp))
@@ -320,11 +324,10 @@ def _emit_vector_copy(dst: Operand, src: Operand, num_bytes: int, vec: int, step
     if threads == 1:
         flat = f * vec if steps > 1 else IntImm("int32", 0)
     body: list = []
-    _move(dside, sside, dst.offset_of(flat), src.offset_of(flat), tmp, body)
+    _move(dside, sside, dst.offset_of(flat), src.offset_of(flat), tmp, body, async_chain)
     loop_body = SeqStmt(body) if len(body) > 1 else body[0]
     if steps > 1:
-        stmts.append(For(f, IntImm("int32", 0), IntImm("int32", steps), ForKind.SERIAL,
-                         loop_body))
+        stmts.append(For(f, IntImm("int32", 0), IntImm("int32", steps), loop_kind, loop_body))
     else:
         stmts.append(loop_body)
     return PrimFunc([], SeqStmt(stmts) if len(stmts) > 1 else stmts[0])
