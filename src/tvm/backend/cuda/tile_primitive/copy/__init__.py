@@ -14,8 +14,8 @@ Registered for target ``cuda``, tried in this order:
   (``T.cuda.func_call``), and moves the vector through ``uint32`` registers with
   ``T.ptx.ld``/``T.ptx.st`` (shared addresses through ``T.cuda.cvta_generic_to_shared``).
   A register (``local``) operand is packed into / unpacked from the words element by element;
-* ``fallback`` (priority 0): the first active thread of the scope copies the tile element by
-  element (a ``UserWarning`` says a slow copy was picked).
+* ``fallback`` (priority 0, in :mod:`.fallback`): the first active thread of the scope
+  copies the tile element by element (a ``UserWarning`` says a slow copy was picked).
 
 All three take thread, warp, warpgroup and CTA scope. Operands need the default row-major
 layout; a register operand is supported at thread scope only (a register tile spread over a
@@ -25,18 +25,16 @@ warp needs a layout with thread axes: not supported yet). The generic loop varia
 
 from __future__ import annotations
 
-import warnings
-
-from ....arith import Analyzer
-from ....ir.expr import PrimExpr
-from ....tirx.buffer import decl_buffer
-from ....tirx.cuda_ops import cuda
-from ....tirx.expr import Cast, IntImm, Var
-from ....tirx.function import PrimFunc
-from ....tirx.op import reinterpret
-from ....tirx.operator.tile_primitive import fail, predicate, register_dispatch
-from ....tirx.ptx import ptx
-from ....tirx.stmt import (
+from .....arith import Analyzer
+from .....ir.expr import PrimExpr
+from .....tirx.buffer import decl_buffer
+from .....tirx.cuda_ops import cuda
+from .....tirx.expr import Cast, IntImm, Var
+from .....tirx.function import PrimFunc
+from .....tirx.op import reinterpret
+from .....tirx.operator.tile_primitive import fail, predicate, register_dispatch
+from .....tirx.ptx import ptx
+from .....tirx.stmt import (
     AllocBuffer,
     Bind,
     BufferLoad,
@@ -44,13 +42,11 @@ from ....tirx.stmt import (
     Evaluate,
     For,
     ForKind,
-    IfThenElse,
     SeqStmt,
 )
-from ._common import (
+from .._common import (
     Operand,
     all_threads_active,
-    first_active_thread,
     provably_multiple,
     scope_thread_index,
     scope_threads,
@@ -411,35 +407,4 @@ for _variant, _bytes in FORCED_WIDTHS.items():
 del _variant, _bytes
 
 
-# --- fallback --------------------------------------------------------------------------------
-def _fallback_applicable(call, ctx):
-    ok, why = _scope_ok(call, ctx)
-    if not ok:
-        return ok, why
-    return _valid_operands(call, ctx)
-
-
-@register_dispatch("copy", "cuda", variant="fallback", priority=0,
-                   when=[predicate("validate_copy", _fallback_applicable)])
-def copy_fallback(call, ctx):
-    """Scalar copy by the first active thread of the scope (slow; warns)."""
-    dst, src = _operands(call)
-    shape = [dst.extents[k] for k in dst.dims]
-    loop_vars = [Var(f"v{k}", "int32") for k in range(len(shape))]
-
-    def indices(op):
-        out = list(op.mins)
-        for k, v in zip(op.dims, loop_vars):
-            out[k] = op.mins[k] + v
-        return out
-
-    body = BufferStore(dst.buffer, BufferLoad(src.buffer, indices(src)), indices(dst))
-    for v, ext in reversed(list(zip(loop_vars, shape))):
-        body = For(v, IntImm("int32", 0), IntImm("int32", ext), ForKind.SERIAL, body)
-    if ctx.scope_kind != "thread":
-        first = first_active_thread(ctx)
-        body = IfThenElse(scope_thread_index(ctx) == first, body)
-        warnings.warn(f"copy/fallback (scalar, one thread) picked for {call.scope.name} copy "
-                      f"{src.buffer.name} -> {dst.buffer.name}: all faster variants rejected",
-                      UserWarning, stacklevel=2)
-    return PrimFunc([], body)
+from . import fallback  # noqa: F401  (registers the fallback variant)
