@@ -23,17 +23,6 @@ pytestmark = [
 TARGET = tvm.target.Target({"kind": "cuda", "arch": "sm_90a"}, host="llvm")
 
 
-@pytest.fixture(autouse=True)
-def _dispatch_in_lower_tirx(monkeypatch):
-    # LowerTIRx runs TilePrimitiveDispatch when it is entered in its table; enter it for the
-    # test if the table is there and empty (the kernels hold tile primitives).
-    from tvm.tirx.transform import TilePrimitiveDispatch, lower_tirx
-
-    table = getattr(lower_tirx, "TILE_PRIMITIVE_DISPATCH", None)
-    if table is not None and "pass" not in table:
-        monkeypatch.setitem(table, "pass", TilePrimitiveDispatch)
-
-
 @T.prim_func
 def d7_copy(A_ptr: T.handle, B_ptr: T.handle):
     A = T.match_buffer(A_ptr, (64, 64), "float16")
