@@ -62,6 +62,7 @@ def register_backend() -> None:
         override=True,
     )
     _register_pipeline()
+    from . import tile_primitive  # noqa: F401  (registers the CUDA tile-primitive variants)
     _REGISTERED = True
 
 
