@@ -229,7 +229,7 @@ def test_register_fragments():
 
     code = f.script()
     # These lines are Apache TVM 0.27's (which names the register tile ``R_1``).
-    assert ('R = T.alloc_local((128, 8), layout=T.TileLayout(T.S[(128, 8):'
+    assert ('R_1 = T.alloc_local((128, 8), layout=T.TileLayout(T.S[(128, 8):'
             '(1 @ Axis.tid_in_wg, 1)]))') in code
     assert '''    buffer = T.alloc_local((64,))
     F = buffer.view(128, 64, layout=T.TileLayout(T.S[(128, 64):(1 @ Axis.tid_in_wg, 1)]))

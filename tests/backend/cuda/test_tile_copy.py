@@ -208,10 +208,10 @@ def test_thread_scope_register_tile_unpacks_and_packs_words():
     st = calls(out, "tirx.ptx.st")
     assert [ptx_tokens(c) for c in ld] == [["global", "v4", "u32"]]
     assert [ptx_tokens(c) for c in st] == [["global", "v4", "u32"]]
-    assert 'R[f * 8 + 1] = T.reinterpret("float16", T.Cast("uint16", tmp[0] >> T.uint32(16)))' \
+    assert 'R_1[f * 8 + 1] = T.reinterpret("float16", T.Cast("uint16", tmp[0] >> T.uint32(16)))' \
         in text
-    assert ('T.Cast("uint32", T.reinterpret("uint16", R[f * 8])) | T.Cast("uint32", '
-            'T.reinterpret("uint16", R[f * 8 + 1])) << T.uint32(16)') in text
+    assert ('T.Cast("uint32", T.reinterpret("uint16", R_1[f * 8])) | T.Cast("uint32", '
+            'T.reinterpret("uint16", R_1[f * 8 + 1])) << T.uint32(16)') in text
     assert "g_lin: T.int32 = 16 + f * 8" in text
 
 
@@ -375,7 +375,7 @@ def test_vec_forced_local_to_global_and_global_to_shared():
     text = out.script()
     assert 'T.address_of(A[tx * 4]), "", "", "global", "", "", "", "", "", "v4", "u32", "")' \
         in text
-    assert 'R[7] = T.reinterpret("float32", tmp[3])' in text
+    assert 'R_1[7] = T.reinterpret("float32", tmp[3])' in text
     assert ('T.ptx.st(T.address_of(B[8]), T.reinterpret("uint32", R[0]), '
             'T.reinterpret("uint32", R[1]), "", "", "global"') in text
     tokens = [ptx_tokens(c) for c in calls(out, "tirx.ptx.")]

@@ -120,7 +120,7 @@ def test_register_destination_every_lane_writes():
         Tx.warp.sum(R, A, [0])
 
     text = lower(k).script()
-    assert "R = sum_acc" in text and "if lane == 0" not in text  # R prints as a scalar
+    assert "R_1 = sum_acc" in text and "if lane == 0" not in text  # R prints as a scalar
 
 
 def test_register_source_rejected_with_reason():

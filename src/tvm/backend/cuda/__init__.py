@@ -42,6 +42,7 @@ def register_backend() -> None:
     Cheap: the code generator, nvcc and ``cuda.bindings`` load on first use.
     """
     global _REGISTERED
+    from ...tirx.tile_primitive import register_variant_loader
     from .. import Backend, LazyRules
     from .. import register_backend as add_backend
     from .runtime_register import _API, register_runtime
@@ -62,8 +63,13 @@ def register_backend() -> None:
         override=True,
     )
     _register_pipeline()
-    from . import tile_primitive  # noqa: F401  (registers the CUDA tile-primitive variants)
+    register_variant_loader("cuda", _load_tile_primitives)
     _REGISTERED = True
+
+
+def _load_tile_primitives() -> None:
+    """Register the CUDA tile-primitive variants (run by the dispatcher on first use)."""
+    from . import tile_primitive  # noqa: F401 - importing it registers the variants
 
 
 def is_registered() -> bool:
