@@ -376,8 +376,8 @@ def test_vec_forced_local_to_global_and_global_to_shared():
     assert 'T.address_of(A[tx * 4]), "", "", "global", "", "", "", "", "", "v4", "u32", "")' \
         in text
     assert 'R_1[7] = T.reinterpret("float32", tmp[3])' in text
-    assert ('T.ptx.st(T.address_of(B[8]), T.reinterpret("uint32", R[0]), '
-            'T.reinterpret("uint32", R[1]), "", "", "global"') in text
+    assert ('T.ptx.st(T.address_of(B[8]), T.reinterpret("uint32", R_1[0]), '
+            'T.reinterpret("uint32", R_1[1]), "", "", "global"') in text
     tokens = [ptx_tokens(c) for c in calls(out, "tirx.ptx.")]
     assert ["global", "u32"] in tokens and ["shared", "u32"] in tokens
 
