@@ -249,7 +249,7 @@ def test_join_tirx_sources_keeps_each_helper_once():
     joined = join_tirx_sources([a, b, c])
     assert joined.count("__forceinline__ __device__ void tvm_builtin_cuda_cta_sync()") == 1
     assert len(re.findall(r"unsigned int tvm_builtin_cuda_cvta_generic_to_shared\(", joined)) == 1
-    with pytest.raises(ValueError, match="appears twice"):
+    with pytest.raises(ValueError, match="appears in two sources"):
         join_tirx_sources([a, a])
 
 

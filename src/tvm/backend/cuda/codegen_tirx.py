@@ -304,28 +304,10 @@ def helper_text(helpers: dict) -> str:
 
 
 def join_tirx_sources(sources) -> str:
-    """One translation unit from several generated sources: the first preamble, every
-    helper once (by name), then every kernel. Kernel names must be unique."""
-    head, helpers, bodies, names = None, {}, [], set()
-    for text in sources:
-        cut = text.find('extern "C"')
-        pre, body = (text, "") if cut < 0 else (text[:cut], text[cut:])
-        first = pre.find(HELPER_BEGIN)
-        preamble = pre if first < 0 else pre[:first]
-        if head is None:
-            head = preamble
-        if first >= 0:
-            for chunk in pre[first:].split(HELPER_BEGIN)[1:]:
-                name, _, source = chunk.partition("\n")
-                helpers.setdefault(name, source)
-        found = set(re.findall(r"__global__ void (?:__launch_bounds__\(\d+\) )?(\w+)\(", body))
-        if found & names:
-            raise ValueError(f"join_tirx_sources: kernel {min(found & names)} appears twice")
-        names |= found
-        extra = "".join(line + "\n" for line in preamble.splitlines()
-                        if line.startswith("#include") and line not in (head or ""))
-        bodies.append(extra + body)
-    return (head or "") + helper_text(helpers) + "".join(bodies)
+    """One translation unit from several generated sources (``nvcc.join_sources``)."""
+    from .nvcc import join_sources  # nvcc.py imports this module's helper markers lazily
+
+    return join_sources(sources)
 
 
 register()
