@@ -87,6 +87,28 @@ if "tvm.driver" in _sys.modules:
     except ImportError:  # pragma: no cover - before the driver defines them
         pass
 
+
+def device_from_target(target, index=None):
+    """The runtime device of a compilation target's device type.
+
+    Parameters
+    ----------
+    target : str, dict or tvm.target.Target
+        The target (``"llvm"`` gives a CPU device, ``"cuda"`` a CUDA device...).
+    index : int, optional
+        The device index (0 when None).
+
+    Returns
+    -------
+    Device
+    """
+    from .target import Target
+
+    if not isinstance(target, Target):
+        target = Target(target)
+    return device(target.get_target_device_type(), 0 if index is None else int(index))
+
+
 # Imported on first access (``tvm.testing.<x>``) so ``import tvm`` stays fast.
 _LAZY_SUBMODULES = ("testing", "examples", "contrib", "support", "exec", "meta_schedule")
 

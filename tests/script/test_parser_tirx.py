@@ -181,12 +181,16 @@ def f(A: T.Buffer((4,), "float32"), B: T.Buffer((4,), "int64"), n: T.int32):
 """
     )
     stmts = _seq(func)
-    binds = stmts[:4]
+    binds = stmts[:3]
     assert all(isinstance(b, S.Bind) for b in binds)
-    assert [b.var.name for b in binds] == ["x", "y", "z", "w"]
-    assert [b.var.dtype for b in binds] == ["int32", "int32", "float32", "int32"]
+    assert [b.var.name for b in binds] == ["x", "y", "z"]
+    assert [b.var.dtype for b in binds] == ["int32", "int32", "float32"]
     assert binds[1].value.a is binds[0].var
-    stores = stmts[4:]
+    # As Apache TVM 0.27: a bare ``w = y + 1`` is a one-element local buffer holding the value.
+    assert isinstance(stmts[3], S.AllocBuffer) and stmts[3].buffer.name == "w"
+    assert stmts[3].buffer.scope() == "local" and stmts[3].buffer.dtype == "int32"
+    assert isinstance(stmts[4], S.BufferStore) and stmts[4].buffer is stmts[3].buffer
+    stores = stmts[5:]
     # Values of another dtype are converted to the buffer's: constants re-typed, others cast.
     assert isinstance(stores[1].value, tirx.FloatImm) and stores[1].value.value == 1.0
     assert isinstance(stores[2].value, tirx.FloatImm) and stores[2].value.dtype == "float32"

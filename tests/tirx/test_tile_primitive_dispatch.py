@@ -113,10 +113,10 @@ def test_cta_copy_spreads_the_tile_over_the_threads():
         bx = T.cta_id([1])
         tx = T.thread_id([128])
         A_smem = T.alloc_buffer([64, 64], dtype="float16", scope="shared")
-        Tx.cta.copy(A_smem, A)
-        Tx.cta.copy(B, A_smem)
-        Tx.cta.fill(C[0:10, 0:10], T.float32(1))
-        Tx.cta.add(C[2:5, 0:10], C[2:5, 0:10], T.float32(2))
+        Tx.cta.copy(A_smem, A, dispatch="default")  # the generic variant, not CUDA's
+        Tx.cta.copy(B, A_smem, dispatch="default")
+        Tx.cta.fill(C[0:10, 0:10], T.float32(1), dispatch="default")
+        Tx.cta.add(C[2:5, 0:10], C[2:5, 0:10], T.float32(2), dispatch="default")
 
     lowered = _lower(f, "cuda")
     text = lowered.script()

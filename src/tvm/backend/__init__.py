@@ -51,6 +51,7 @@ if TYPE_CHECKING:  # annotations only: importing them here would load the compil
 __all__ = [
     "HOST_KIND",
     "Backend",
+    "LazyRules",
     "find_backend",
     "get_backend",
     "is_loaded",
@@ -149,6 +150,37 @@ _BACKENDS: dict[str, Backend] = {}
 #: function).
 _NO_PACKAGE: set = set()
 _TABLE_LOCK = _threading.Lock()
+
+
+class LazyRules(Mapping):
+    """A backend's rule table (``intrin_rules``) imported on first use: ``LazyRules(
+    "tvm.backend.cuda.intrin", "INTRIN_RULES")`` keeps ``import tvm`` from loading the module
+    (and the op tables it imports) until a pass asks for a rule."""
+
+    def __init__(self, module: str, attr: str):
+        self._module, self._attr, self._rules = module, attr, None
+
+    def _load(self) -> Mapping:
+        if self._rules is None:
+            import importlib  # lazy by design: see the class docstring
+
+            self._rules = getattr(importlib.import_module(self._module), self._attr)
+        return self._rules
+
+    def __getitem__(self, name):
+        return (self._rules or self._load())[name]
+
+    def get(self, name, default=None):
+        return (self._rules or self._load()).get(name, default)
+
+    def __iter__(self):
+        return iter(self._load())
+
+    def __len__(self):
+        return len(self._load())
+
+    def __repr__(self):
+        return f"<rules {self._module}.{self._attr}: {len(self)} ops>"
 
 
 def register_backend(backend: Backend, *, override: bool = False) -> Backend:

@@ -35,6 +35,7 @@ from ..ir.module import IRModule
 from ..ir.transform import PassContext
 from ..runtime.module import Module
 from ..target import Target
+from ..tirx.analysis.symbols import exported_symbols
 from ..tirx.function import PrimFunc
 
 __all__ = ["as_target", "build", "clear_cache", "compile", "host_target", "lower"]
@@ -398,27 +399,6 @@ def _device_target(func, target: Target):
 def _compile_threads(backend) -> int:
     """How many threads the host backend compiles with (parts are sized to it)."""
     return backend.compile_threads() if backend.compile_threads is not None else 1
-
-
-def exported_symbols(mod: IRModule) -> dict:
-    """``global_symbol`` (or GlobalVar name) -> GlobalVar name of every PrimFunc of ``mod``.
-
-    Raises ``ValueError`` when two functions would export the same symbol; checked on the
-    whole module before it is split into parts compiled separately.
-    """
-    owners = {}
-    for gvar, func in mod.functions.items():
-        if isinstance(func, PrimFunc):
-            name = str(func.get_attr("global_symbol") or gvar.name_hint)
-            if name in owners:
-                raise ValueError(
-                    f"Duplicate PrimFunc global_symbol '{name}': IRModule keys "
-                    f"'{owners[name]}' and '{gvar.name_hint}' both lower to the same exported "
-                    f"symbol '__tvm_ffi_{name}'. Each exposed PrimFunc in one IRModule must "
-                    "have a unique global_symbol."
-                )
-            owners[name] = gvar.name_hint
-    return owners
 
 
 def _partition(mod: IRModule, count: int) -> list:

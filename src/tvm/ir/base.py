@@ -3,8 +3,16 @@
 from __future__ import annotations
 
 from ..ffi.node import Node
+from .structural import assert_structural_equal
 
-__all__ = ["Node", "Scriptable", "SourceName", "Span"]
+__all__ = [
+    "Node",
+    "Scriptable",
+    "SequentialSpan",
+    "SourceName",
+    "Span",
+    "assert_structural_equal",
+]
 
 
 class SourceName(Node, type_key="ir.SourceName"):
@@ -21,6 +29,25 @@ class Span(Node, type_key="ir.Span"):
     end_line: int
     column: int
     end_column: int
+
+
+class SequentialSpan(Node, type_key="ir.SequentialSpan"):
+    """The locations of an expression that several source expressions produced together.
+
+    For example a call written inside an inlined helper: the span of the call site and the
+    span inside the helper. ``spans`` lists them outermost first.
+    """
+
+    spans: tuple
+
+    def __init__(self, spans):
+        spans = tuple(spans)
+        for i, span in enumerate(spans):
+            if not isinstance(span, Span):
+                raise TypeError(
+                    f"SequentialSpan: spans[{i}] must be a Span, got {type(span).__name__}"
+                )
+        self.__init_fields__(spans)
 
 
 class Scriptable:
@@ -52,6 +79,11 @@ class Scriptable:
             path_to_underline=path_to_underline, path_to_annotate=path_to_annotate,
             obj_to_underline=obj_to_underline, obj_to_annotate=obj_to_annotate,
         )
+
+    def _relax_script(self, **kwargs) -> str:
+        """Print with Relax as the preferred dialect (as ``script``: pytvm's printer already
+        prints IR-wide types nested in Relax ones as Relax)."""
+        return self.script(**kwargs)
 
     def show(self, style=None, black_format=False, **kwargs) -> None:
         """Print the TVMScript text to stdout."""

@@ -61,6 +61,24 @@ class PrimType(Type, type_key="ir.PrimType"):
             else (f"PrimType({self.dtype!r}, value={self.value!r})")
         )
 
+    def __eq__(self, other):
+        # As Apache TVM 0.27: types compare structurally (``var.ty == PrimType("int32")``),
+        # and a PrimType equals its dtype string.
+        if isinstance(other, str):
+            return self.dtype == other
+        if not isinstance(other, PrimType):
+            return NotImplemented
+        from ..ffi.structural import structural_equal  # local: structural imports ir nodes
+
+        return structural_equal(self, other)
+
+    def __ne__(self, other):
+        result = self.__eq__(other)
+        return result if result is NotImplemented else not result
+
+    def __hash__(self):
+        return hash(("PrimType", self.dtype))
+
 
 class PointerType(Type, type_key="ir.PointerType"):
     """A pointer to ``element_type`` in memory scope ``storage_scope`` (TIR buffers)."""

@@ -43,7 +43,12 @@ from .expr import (
 )
 from .expr_functor import ExprFunctor, ExprMutator, ExprVisitor, PyExprMutator, PyExprVisitor
 from .global_info import DummyGlobalInfo, VDevice
-from .op.base import call_tir, call_tir_with_grad  # relax.call_tir(...), as in TVM 0.27
+from .op.base import (  # relax.call_tir(...), as in TVM 0.27
+    call_dps_packed,
+    call_pure_packed,
+    call_tir,
+    call_tir_with_grad,
+)
 from .pipeline import get_default_pipeline, get_pipeline, register_pipeline
 from .ty import (
     AnyType,

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..ffi.node import DEF, IGNORE, Node, field
+from ..ffi.node import DEF, IGNORE, Node, field, set_field
 from ..ir.attrs import DictAttrs
 from ..ir.base import Scriptable
 from ..ir.expr import GlobalVar, RelaxExpr
@@ -212,6 +212,21 @@ class ShapeExpr(ExprWithOp, RelaxExpr, type_key="relax.expr.ShapeExpr"):
     def __init__(self, values, span=None):
         values = tuple(as_prim_expr(v) for v in values)
         self.__init_fields__(values, span=span, ty=ShapeType(values))
+
+    # A shape indexes, measures and iterates as its dimensions (as in TVM 0.27), not as a
+    # Relax tuple (``TupleGetItem``).
+    def __getitem__(self, index):
+        if not isinstance(index, int):
+            raise TypeError(f"ShapeExpr index must be an int, got {type(index).__name__}")
+        if index >= len(self.values) or index < -len(self.values):
+            raise IndexError(f"ShapeExpr index {index} out of range for {len(self.values)} dims")
+        return self.values[index]
+
+    def __len__(self):
+        return len(self.values)
+
+    def __iter__(self):
+        return iter(self.values)
 
 
 class PrimValue(ExprWithOp, RelaxExpr, type_key="relax.expr.PrimValue"):
@@ -519,3 +534,16 @@ def get_shape_of(expr):
     from .op.base import shape_of
 
     return shape_of(expr)
+
+
+def _update_type(expr, ty) -> None:
+    """Set the inferred type of ``expr`` in place (``ty`` a Type, or None to clear it).
+
+    For building IR by hand without normalization (TVM 0.27's ``relax.expr._update_type``);
+    nothing is checked: ``relax.analysis.well_formed`` reports a type that does not fit.
+    """
+    if not isinstance(expr, RelaxExpr):
+        raise TypeError(f"_update_type expects a Relax expression, got {type(expr).__name__}")
+    if ty is not None and not isinstance(ty, Type):
+        raise TypeError(f"_update_type expects a Type or None, got {type(ty).__name__}")
+    set_field(expr, "ty", ty)

@@ -108,7 +108,7 @@ class TensorType(Type, type_key="relax.TensorType"):
     shape : list of PrimExpr/int, ShapeExpr, a shape-typed Var, or None
         ``None`` means the shape is unknown (then ``ndim`` may still be known).
     dtype : str
-        ``"void"`` (or ``None``) means the dtype is unknown.
+        ``"void"`` (or ``None`` or ``""``, as in Apache TVM 0.27) means the dtype is unknown.
     vdevice : VDevice or str, optional
     ndim : int
         -1 means unknown rank; it is derived from ``shape`` when the shape is given.
@@ -120,7 +120,7 @@ class TensorType(Type, type_key="relax.TensorType"):
     ndim: int = -1
 
     def __init__(self, shape=None, dtype="float32", vdevice=None, ndim=-1, span=None):
-        if dtype is None:
+        if dtype is None or dtype == "":
             dtype = "void"
         elif isinstance(dtype, PrimType):
             dtype = dtype.dtype

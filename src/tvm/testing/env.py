@@ -1,7 +1,11 @@
-"""Probes of the test environment: is there a usable CUDA device, and of which compute capability.
+"""Probes of the test environment (``tvm.testing.env``, as in Apache TVM): devices, toolchains
+and CPU features.
 
 Import as ``from tvm.testing import env``. Each probe runs its query once per process and
-never raises: without cuda-bindings, libcuda.so.1 or a GPU it answers False.
+never raises: without cuda-bindings, libcuda.so.1 or a GPU the CUDA probes answer False.
+Probes of runtimes pytvm has no backend for (ROCm, Vulkan, Metal, OpenCL, NVPTX, Hexagon) and
+of vendor libraries it does not bind (cuDNN, cuBLAS, NCCL, hipBLAS, NVSHMEM, CUDA graphs)
+answer False: the tests that need them cannot run against pytvm.
 
 Examples
 --------
@@ -15,10 +19,40 @@ Examples
 from __future__ import annotations
 
 import functools
+import re
+import shutil
+import subprocess
 
 from .utils import Feature
 
-__all__ = ["has_cuda", "has_cuda_compute", "requires_cuda_driver"]
+__all__ = [
+    "has_adreno_opencl",
+    "has_cpu_feature",
+    "has_cublas",
+    "has_cuda",
+    "has_cuda_compute",
+    "has_cudagraph",
+    "has_cudnn",
+    "has_gpu",
+    "has_hexagon",
+    "has_hexagon_toolchain",
+    "has_hipblas",
+    "has_llvm",
+    "has_llvm_min_version",
+    "has_matrixcore",
+    "has_metal",
+    "has_multi_gpu",
+    "has_nccl",
+    "has_nvcc_version",
+    "has_nvptx",
+    "has_nvshmem",
+    "has_opencl",
+    "has_rocm",
+    "has_vulkan",
+    "has_x86_avx512",
+    "has_x86_vnni",
+    "requires_cuda_driver",
+]
 
 
 @functools.cache
@@ -55,6 +89,99 @@ def has_cuda_compute(major: int, minor: int = 0, exact: bool = False) -> bool:
     if exact:
         return versions[0] == (major, minor)
     return versions[0] >= (major, minor)
+
+
+def has_gpu() -> bool:
+    """Whether any GPU this pytvm can run kernels on is usable (CUDA is its only GPU backend)."""
+    return has_cuda()
+
+
+def has_multi_gpu(count: int = 2) -> bool:
+    """Whether at least ``count`` CUDA devices are usable."""
+    return len(_cuda_compute_versions()) >= count
+
+
+def _no_backend() -> bool:
+    return False
+
+
+# Runtimes without a pytvm backend, and vendor libraries pytvm does not bind: never usable.
+has_rocm = has_vulkan = has_metal = has_opencl = has_nvptx = _no_backend
+has_hexagon = has_hexagon_toolchain = has_adreno_opencl = has_matrixcore = _no_backend
+has_cudnn = has_cublas = has_nccl = has_hipblas = has_nvshmem = has_cudagraph = _no_backend
+
+
+def has_llvm() -> bool:
+    """Whether the LLVM backend can compile (llvmlite imports)."""
+    try:
+        import llvmlite.binding  # noqa: F401 - the probe is the import itself
+    except ImportError:
+        return False
+    return True
+
+
+@functools.cache
+def _llvm_version_major() -> int:
+    try:
+        import llvmlite.binding as llvm
+    except ImportError:
+        return 0
+    return int(llvm.llvm_version_info[0])
+
+
+def has_llvm_min_version(major: int) -> bool:
+    """Whether llvmlite's LLVM is at least version ``major``."""
+    return _llvm_version_major() >= major
+
+
+@functools.cache
+def _nvcc_version() -> tuple:
+    """``(major, minor, release)`` of the nvcc on PATH, or ``()``."""
+    nvcc = shutil.which("nvcc")
+    if nvcc is None:
+        return ()
+    try:
+        out = subprocess.run([nvcc, "--version"], capture_output=True, text=True,
+                             timeout=30, check=False).stdout
+    except (OSError, subprocess.SubprocessError):
+        return ()
+    match = re.search(r"release (\d+)\.(\d+), V(\d+)\.(\d+)\.(\d+)", out)
+    if not match:
+        return ()
+    return int(match.group(1)), int(match.group(2)), int(match.group(5))
+
+
+def has_nvcc_version(major: int, minor: int = 0, release: int = 0) -> bool:
+    """Whether nvcc is present and at least version ``major.minor`` (build ``release``)."""
+    version = _nvcc_version()
+    return bool(version) and version >= (major, minor, release)
+
+
+@functools.cache
+def _host_cpu_features() -> frozenset:
+    try:
+        import llvmlite.binding as llvm
+    except ImportError:
+        return frozenset()
+    flags = llvm.get_host_cpu_features().flatten().split(",")
+    return frozenset(flag[1:] for flag in flags if flag.startswith("+"))
+
+
+def has_cpu_feature(features) -> bool:
+    """Whether the host CPU has every LLVM feature named (``"avx512f"`` or a list)."""
+    wanted = [features] if isinstance(features, str) else list(features)
+    have = _host_cpu_features()
+    return all(feature in have for feature in wanted)
+
+
+def has_x86_vnni() -> bool:
+    """Whether the host CPU has AVX-512 VNNI or AVX-VNNI."""
+    return has_cpu_feature("avx512vnni") or has_cpu_feature("avxvnni")
+
+
+def has_x86_avx512() -> bool:
+    """Whether the host CPU has the AVX-512 foundation, CD, BW, DQ and VL features."""
+    return has_cpu_feature(["avx512f", "avx512cd", "avx512bw", "avx512dq", "avx512vl"])
 
 
 #: Tests that launch kernels or allocate device memory: needs a GPU with its driver and

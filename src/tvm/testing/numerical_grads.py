@@ -72,7 +72,10 @@ def check_numerical_grads(
             raise ValueError(
                 f"{len(inputs)} input values but {len(grads)} gradient values were given"
             )
-    inputs = [np.array(v.numpy() if hasattr(v, "numpy") else v, dtype="float64") for v in inputs]
+    # Copies in the inputs' own float dtypes (as TVM does: a float32 function gets float32
+    # inputs); other inputs become float64 so that +-delta is representable.
+    inputs = [np.array(v.numpy() if hasattr(v, "numpy") else v) for v in inputs]
+    inputs = [x if x.dtype.kind == "f" else x.astype("float64") for x in inputs]
     grads = [np.asarray(g.numpy() if hasattr(g, "numpy") else g, dtype="float64") for g in grads]
     for i, (x, g) in enumerate(zip(inputs, grads)):
         if x.shape != g.shape:
@@ -87,7 +90,7 @@ def check_numerical_grads(
             )
 
     for i, (x, given) in enumerate(zip(inputs, grads)):
-        numeric = np.zeros_like(x)
+        numeric = np.zeros(x.shape, dtype="float64")
         flat = x.reshape(-1)
         for j in range(flat.size):
             saved = flat[j]

@@ -11,12 +11,15 @@ import sys
 
 import numpy as np
 
+from .numerical_grads import check_numerical_grads
+
 __all__ = [
     "DEFAULT_TEST_TARGETS",
     "IS_IN_CI",
     "SKIP_SLOW_TESTS",
     "Feature",
     "assert_allclose",
+    "check_numerical_grads",
     "device_enabled",
     "enabled_targets",
     "main",

@@ -14,6 +14,7 @@ are definition sites.
 from __future__ import annotations
 
 import numbers
+import weakref
 
 from ..ffi.node import IGNORE, Node, field
 from ..ir.base import Scriptable
@@ -21,7 +22,17 @@ from ..ir.expr import PrimExpr, Range
 from ..ir.type import PointerType, PrimType
 from .expr import IntImm, Var
 
-__all__ = ["Buffer", "BufferType", "decl_buffer"]
+__all__ = ["NO_LAYOUT", "Buffer", "BufferType", "NoLayout", "decl_buffer"]
+
+#: Hooks that declare a derived view (``A.local()``, ``A.sub[...]``...). Each takes the new
+#: buffer and returns the buffer to use, or None to leave it to the next hook. The TVMScript
+#: builder registers one that emits the view's ``DeclBuffer`` while a function is built.
+VIEW_DECLARERS: list = []
+
+#: The buffer each derived view was made from (``B`` for ``B.local()``), by identity; the
+#: printer writes a view as a method call on it. Not part of the IR: a view rebuilt by a pass
+#: has no entry, and prints as a view of the buffer that first defined its data.
+VIEW_PARENTS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
 class BufferType:
@@ -43,6 +54,25 @@ def _as_index(value, dtype="int32"):
     return IntImm(dtype, int(value))
 
 
+class NoLayout(Node, type_key="tirx.NoLayout"):
+    """The layout of a buffer declared with an explicit ``layout=None``: *no* layout.
+
+    Apache TVM 0.27 gives every other buffer a layout (the row-major default when none is
+    written, stored here as ``Buffer.layout = None``) and prints this one as ``layout=None``.
+    Such a buffer has no thread/storage structure: ``.local()`` cannot infer a shape from it.
+    """
+
+    def __init__(self):
+        self.__init_fields__()
+
+    def __repr__(self):
+        return "NO_LAYOUT"
+
+
+#: The one :class:`NoLayout` value.
+NO_LAYOUT = NoLayout()
+
+
 class Buffer(Scriptable, Node, type_key="tirx.Buffer"):
     """A multi-dimensional view of memory.
 
@@ -61,7 +91,7 @@ class Buffer(Scriptable, Node, type_key="tirx.Buffer"):
     buffer_type: int = BufferType.DEFAULT
     axis_separators: tuple = ()
     #: TIRx: the buffer's layout over hardware axes (a ``tvm.tirx.layout`` Layout); None is the
-    #: default row-major layout.
+    #: default row-major layout, :data:`NO_LAYOUT` an explicit ``layout=None`` (no layout).
     layout: object = None
     #: TIRx: the address the memory was allocated at (a TMEM address), or None.
     allocated_addr: object = None
@@ -200,6 +230,51 @@ class Buffer(Scriptable, Node, type_key="tirx.Buffer"):
         indices = list(indices) if isinstance(indices, (list, tuple)) else [indices]
         return address_of(self[tuple(indices)])
 
+    # --- derived views (tvm/tirx/_buffer_view.py) ----------------------------------------------
+    def view(self, *args, layout=None) -> Buffer:
+        """A view of the same memory: ``A.view(8, 8)`` (same elements, new shape; one ``-1``
+        is inferred), ``A.view(8, 8, layout=L)`` (new layout), or ``A.view("float32")``
+        (the same bytes as another dtype: the last dimension and the layout rescale)."""
+        from . import _buffer_view  # lazy: it imports the layout package
+
+        return _buffer_view.view(self, *args, layout=layout)
+
+    def local(self, *shape, layout=None) -> Buffer:
+        """The calling thread's elements of a buffer laid out over threads, as a local buffer
+        over the same registers. Without a shape it covers the physical storage span of the
+        layout's storage part; with one, the shape's size must equal that span; with
+        ``layout=`` the shape defaults to that layout's size."""
+        from . import _buffer_view  # lazy: it imports the layout package
+
+        return _buffer_view.local(self, *shape, layout=layout)
+
+    def permute(self, *dims) -> Buffer:
+        """The view whose dimension ``i`` is dimension ``dims[i]`` of this buffer."""
+        from . import _buffer_view  # lazy: it imports the layout package
+
+        return _buffer_view.permute(self, *dims)
+
+    @property
+    def sub(self):
+        """``A.sub[i, 2:4, 1::2]``: a view dropping (index), narrowing (slice) or striding
+        (``start::step``) dimensions; the offset moves into ``elem_offset``."""
+        from . import _buffer_view  # lazy: it imports the layout package
+
+        return _buffer_view.sub(self)
+
+    def tile(self, *specs):
+        """``A.tile(0, (4, 16))[1, :]``: split dimensions into factors and pick some."""
+        from . import _buffer_view  # lazy: it imports the layout package
+
+        return _buffer_view.tile(self, *specs)
+
+    def chunk(self, spec):
+        """``A.chunk((4, None))[2]``: split dimensions into equal chunks and take one (a
+        buffer region)."""
+        from . import _buffer_view  # lazy: it imports the layout package
+
+        return _buffer_view.chunk(self, spec)
+
     def get_flattened_buffer(self) -> Buffer:
         """A 1-D view of the same memory (``axis_separators`` are not supported yet)."""
         if self.axis_separators:
@@ -305,7 +380,7 @@ def decl_buffer(shape, dtype="float32", name="buffer", data=None, strides=None,
     if isinstance(shape, (int, PrimExpr)):
         shape = (shape,)
     shape = tuple(_as_index(s) for s in shape)
-    if layout is not None:
+    if layout is not None and not isinstance(layout, NoLayout):
         from .layout.buffer_layout import buffer_layout  # lazy: layout imports arith/numpy
 
         layout = buffer_layout(layout, shape)

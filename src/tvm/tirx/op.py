@@ -534,7 +534,7 @@ def call_packed(func_name, *args, span=None):
     """
     if not isinstance(func_name, str):
         raise TypeError(f"call_packed: the function name must be a str, got {func_name!r}")
-    args = tuple(_g.convert(a) for a in args)
+    args = tuple(StringImm(a) if isinstance(a, str) else _g.convert(a) for a in args)
     return Call("int32", _op("tvm_call_packed"), (StringImm(func_name), *args), span=span)
 
 

@@ -16,6 +16,7 @@ the implementation needs (private allocations, init statements).
 from __future__ import annotations
 
 import inspect
+import threading
 
 from ..ffi.node import DEF, Node, field
 from ..ir.expr import PrimExpr
@@ -31,7 +32,33 @@ __all__ = [
     "TilePrimitiveCall",
     "get_tile_op",
     "is_tile_op",
+    "load_variants",
+    "register_variant_loader",
 ]
+
+#: target kind -> functions that register that backend's tile-primitive variants. A backend
+#: registers a loader instead of its variants so that ``import tvm`` does not load them (nor
+#: the PTX table they use); the dispatcher runs the loaders of a kind on its first dispatch.
+_VARIANT_LOADERS: dict = {}
+_LOADERS_LOCK = threading.Lock()
+
+
+def register_variant_loader(target_kind: str, loader) -> None:
+    """Run ``loader()`` (which registers tile-primitive variants for ``target_kind``) before
+    the first dispatch for that kind."""
+    with _LOADERS_LOCK:
+        _VARIANT_LOADERS.setdefault(str(target_kind), []).append(loader)
+
+
+def load_variants(target_kind: str | None = None) -> None:
+    """Run the pending loaders of ``target_kind`` (of every kind when None), once each."""
+    with _LOADERS_LOCK:
+        kinds = list(_VARIANT_LOADERS) if target_kind is None else [str(target_kind)]
+        for kind in kinds:
+            loaders = _VARIANT_LOADERS.get(kind, [])
+            while loaders:
+                loaders[0]()
+                loaders.pop(0)  # removed only once it ran: a failing loader runs again
 
 #: The tile primitives of spec D.4 (``Tx.<name>``), plus the grouping frame ``compose_op``.
 TILE_PRIMITIVE_NAMES = (

@@ -23,7 +23,6 @@ Submodules: ``codegen_cuda`` (CUDA C), ``intrin`` (math rules), ``nvcc`` (compil
 ``runtime_module`` / ``tensormap`` (the runtime, ``docs/arch/runtime_cuda.md``).
 """
 
-from collections.abc import Mapping
 
 __all__ = ["CODEGEN_AVAILABLE", "DEVICE_TYPE", "is_registered", "register_backend"]
 
@@ -43,7 +42,8 @@ def register_backend() -> None:
     Cheap: the code generator, nvcc and ``cuda.bindings`` load on first use.
     """
     global _REGISTERED
-    from .. import Backend
+    from ...tirx.tile_primitive import register_variant_loader
+    from .. import Backend, LazyRules
     from .. import register_backend as add_backend
     from .runtime_register import _API, register_runtime
 
@@ -52,7 +52,7 @@ def register_backend() -> None:
         Backend(
             name="cuda",
             codegen=_codegen,
-            intrin_rules=_LazyIntrinRules(),
+            intrin_rules=LazyRules("tvm.backend.cuda.intrin", "INTRIN_RULES"),
             device_type=DEVICE_TYPE,
             device_api=_API,
             host=False,
@@ -63,7 +63,13 @@ def register_backend() -> None:
         override=True,
     )
     _register_pipeline()
+    register_variant_loader("cuda", _load_tile_primitives)
     _REGISTERED = True
+
+
+def _load_tile_primitives() -> None:
+    """Register the CUDA tile-primitive variants (run by the dispatcher on first use)."""
+    from . import tile_primitive  # noqa: F401 - importing it registers the variants
 
 
 def is_registered() -> bool:
@@ -103,29 +109,3 @@ def _default_schedule(mod, target):
     return apply_default_gpu_schedule(mod, target)
 
 
-class _LazyIntrinRules(Mapping):
-    """``intrin.INTRIN_RULES``, imported on first use (it imports the tirx op tables)."""
-
-    _rules = None
-
-    def _load(self) -> dict:
-        if self._rules is None:
-            from .intrin import INTRIN_RULES
-
-            self._rules = INTRIN_RULES
-        return self._rules
-
-    def __getitem__(self, name):
-        return self._load()[name]
-
-    def get(self, name, default=None):
-        return self._load().get(name, default)
-
-    def __iter__(self):
-        return iter(self._load())
-
-    def __len__(self):
-        return len(self._load())
-
-    def __repr__(self):
-        return f"<cuda intrinsic rules: {len(self)} ops>"

@@ -22,6 +22,7 @@ from typing import ClassVar
 
 from ...ir.type import PointerType
 from ...runtime.data_type import dtype_info
+from ...tirx.expr import Var
 from ...tirx.function import PrimFunc
 from ...tirx.stmt import AllocBuffer, AttrStmt
 from ...tirx.stmt_functor import post_order_visit
@@ -48,6 +49,10 @@ _VECTOR = {
 # Vector constructors whose name is not ``make_<type>``.
 _MAKE = {"nv_bfloat162": "make_bfloat162"}
 _DYN_SHARED = "buf_dyn_shmem"
+#: op name -> ``handler(gen, call) -> str``, and op-name prefix -> handler: filled by
+#: ``codegen_tirx`` (the ``T.ptx``/``T.cuda`` calls of TIRx kernels).
+CALL_HANDLERS: dict = {}
+PREFIX_HANDLERS: dict = {}
 
 
 class CodeGenCUDA(CodeGenC):
@@ -65,6 +70,7 @@ class CodeGenCUDA(CodeGenC):
     def __init__(self):
         super().__init__()
         self.uses: set = set()  # "fp16", "bf16", "fp8": headers the preamble must include
+        self.helpers: dict = {}  # name -> __device__ helper source, emitted before the kernels
 
     # --- types ---------------------------------------------------------------------------------
     def type_name(self, dtype: str) -> str:
@@ -138,6 +144,7 @@ class CodeGenCUDA(CodeGenC):
     def function_head(self, name: str, func, params: list) -> str:
         threads = _block_threads(func)
         bounds = f"__launch_bounds__({threads}) " if threads is not None else ""
+        bounds = codegen_tirx.kernel_qualifiers(func, threads, self.func_name or name) or bounds
         return f'extern "C" __global__ void {bounds}{name}({", ".join(params)})'
 
     def begin_body(self, func) -> None:
@@ -148,10 +155,21 @@ class CodeGenCUDA(CodeGenC):
             self.emit(f"extern __shared__ __align__(16) unsigned char {_DYN_SHARED}[];")
 
     # --- statements ----------------------------------------------------------------------------
+    def _for(self, op):
+        pragma = codegen_tirx.unroll_pragma(op)
+        if pragma is not None:
+            self.emit(pragma)
+        super()._for(op)
+
     def bind_thread_index(self, iter_var) -> None:
         tag = iter_var.thread_tag
         if id(iter_var.var) not in self._var_names:
-            self.bind_var(iter_var.var, f"((int){tag})")
+            text = codegen_tirx.thread_index_text(self, tag) or f"((int){tag})"
+            self.bind_var(iter_var.var, text)
+
+    def _bind(self, op):
+        super()._bind(op)
+        codegen_tirx.note_bind(self, op)
 
     def print_allocation(self, buf) -> None:
         scope = buf.scope()
@@ -206,6 +224,9 @@ class CodeGenCUDA(CodeGenC):
         return "__activemask()"
 
     def call_fallback(self, op, name: str) -> str:
+        handler = _handler(op.op.name)
+        if handler is not None:
+            return handler(self, op)
         rule = intrin.INTRIN_RULES.get(name)
         if rule is not None:
             return self.print_expr(rule(op))
@@ -214,12 +235,28 @@ class CodeGenCUDA(CodeGenC):
     def call_fabs(self, op) -> str:
         return self.print_expr(intrin.INTRIN_RULES["fabs"](op))
 
+    def call_address_of(self, op) -> str:
+        if isinstance(op.args[0], Var):  # T.address_of(A_map): a by-value kernel parameter
+            return f"(&({self.print_expr(op.args[0])}))"
+        return super().call_address_of(op)
+
+
+def _handler(op_name: str):
+    handler = CALL_HANDLERS.get(op_name)
+    if handler is None:
+        for prefix, fn in PREFIX_HANDLERS.items():
+            if op_name.startswith(prefix):
+                return fn
+    return handler
+
 
 def _is_tensor_map(ann) -> bool:
     if ann is None:
         return False
     if type(ann).__name__ == "TensorMapType":
         return True
+    if type(getattr(ann, "element_type", None)).__name__ == "TensorMapType":
+        return True  # T.TensorMap(): PointerType(TensorMapType())
     return isinstance(ann, PointerType) and ann.storage_scope == "tensormap"
 
 
@@ -300,7 +337,11 @@ def codegen(mod, target=None) -> str:
         if not funcs:
             funcs = [(g.name_hint, f) for g, f in mod.functions.items()
                      if isinstance(f, PrimFunc)]
+    codegen_tirx.check_target_arch(funcs, target)
     gen = CodeGenCUDA()
     for name, func in funcs:
         gen.add_function(name, func)
-    return preamble(gen.uses) + gen.finish()
+    return preamble(gen.uses) + codegen_tirx.helper_text(gen.helpers) + gen.finish()
+
+
+from . import codegen_tirx  # registers into CALL_HANDLERS (it imports this module)

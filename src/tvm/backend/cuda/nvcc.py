@@ -149,24 +149,34 @@ def _check_nvrtc(nvrtc, err, what):
 def join_sources(sources) -> str:
     """One translation unit from several generated sources.
 
-    The preamble (everything before the first ``extern "C"`` line) is kept once; each kernel
-    name must be unique across the sources (``ValueError`` otherwise).
+    The preamble (everything before the first ``extern "C"`` line and before the device
+    helpers) is kept once, each ``T.ptx``/``T.cuda`` helper once by name, then every kernel;
+    each kernel name must be unique across the sources (``ValueError`` otherwise).
     """
-    head, bodies, names = None, [], set()
+    # The helpers' markers belong to the TIRx code generator.
+    from .codegen_tirx import HELPER_BEGIN, helper_text
+
+    head, helpers, bodies, names = None, {}, [], set()
     for text in sources:
         cut = text.find('extern "C"')
         pre, body = (text, "") if cut < 0 else (text[:cut], text[cut:])
+        first = pre.find(HELPER_BEGIN)
+        preamble = pre if first < 0 else pre[:first]
         if head is None:
-            head = pre
+            head = preamble
+        if first >= 0:
+            for chunk in pre[first:].split(HELPER_BEGIN)[1:]:
+                name, _, source = chunk.partition("\n")
+                helpers.setdefault(name, source)
         found = set(re.findall(r"__global__ void (?:__launch_bounds__\(\d+\) )?(\w+)\(", body))
         clash = found & names
         if clash:
             raise ValueError(f"join_sources: kernel {min(clash)} appears in two sources")
         names |= found
-        extra = "".join(line + "\n" for line in pre.splitlines() if line.startswith("#include")
-                        and line not in (head or ""))
+        extra = "".join(line + "\n" for line in preamble.splitlines()
+                        if line.startswith("#include") and line not in (head or ""))
         bodies.append(extra + body)
-    return (head or "") + "".join(bodies)
+    return (head or "") + helper_text(helpers) + "".join(bodies)
 
 
 def compile_many(sources, target_arch: str = "sm_90a", fmt: str = "cubin") -> bytes:

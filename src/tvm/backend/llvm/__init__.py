@@ -19,7 +19,6 @@ Submodules (import them directly; none imports llvmlite until it compiles someth
 from __future__ import annotations
 
 import gc
-from collections.abc import Mapping
 
 #: DLPack device type of the code this backend generates (kDLCPU).
 DEVICE_TYPE = 1
@@ -31,7 +30,7 @@ def register_backend():
     Cheap: everything behind them (llvmlite, the code generator, the rules) loads lazily.
     """
     from ...runtime.hooks import register_runtime_hook
-    from .. import Backend
+    from .. import Backend, LazyRules
     from .. import register_backend as add_backend
 
     register_runtime_hook("parallel_launch_address", _launch_address, override=True)
@@ -41,7 +40,7 @@ def register_backend():
         Backend(
             name="llvm",
             codegen=compile_lowered,
-            intrin_rules=_LazyIntrinRules(),
+            intrin_rules=LazyRules("tvm.backend.llvm.intrin", "INTRIN_RULES"),
             device_type=DEVICE_TYPE,
             device_api=None,
             host=True,
@@ -152,34 +151,6 @@ entry:
   ret i32 %r
 }}
 """
-
-
-class _LazyIntrinRules(Mapping):
-    """``intrin.INTRIN_RULES``, imported on first use (it imports the tirx op tables)."""
-
-    _rules = None
-
-    def _load(self) -> dict:
-        if self._rules is None:
-            from .intrin import INTRIN_RULES
-
-            self._rules = INTRIN_RULES
-        return self._rules
-
-    def __getitem__(self, name):
-        return (self._rules or self._load())[name]
-
-    def get(self, name, default=None):
-        return (self._rules or self._load()).get(name, default)
-
-    def __iter__(self):
-        return iter(self._load())
-
-    def __len__(self):
-        return len(self._load())
-
-    def __repr__(self):
-        return f"<llvm intrinsic rules: {len(self)} ops>"
 
 
 def _launch_address() -> int:

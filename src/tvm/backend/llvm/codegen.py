@@ -27,6 +27,7 @@ import hashlib
 
 from ...ir.op import Op
 from ...tirx import expr as E
+from ...tirx.analysis.symbols import exported_symbols
 from ...tirx.function import PrimFunc
 from ...tirx.stmt import (
     AllocBuffer,
@@ -842,28 +843,6 @@ def _serial_stores(stmt) -> float:
     counter = _StoreCounter()
     counter.visit_stmt(stmt)
     return counter.count
-
-
-def exported_symbols(mod) -> dict:
-    """``global_symbol`` (or GlobalVar name) -> GlobalVar name of every PrimFunc of ``mod``.
-
-    Raises ValueError when two functions would export the same symbol. ``tvm.compile`` calls
-    it on the whole module before splitting it into parts compiled in parallel, where a clash
-    across parts would otherwise go unnoticed.
-    """
-    owners = {}
-    for gvar, func in mod.functions.items():
-        if isinstance(func, PrimFunc):
-            name = str(func.get_attr("global_symbol") or gvar.name_hint)
-            if name in owners:
-                raise ValueError(
-                    f"Duplicate PrimFunc global_symbol '{name}' in LLVM codegen: IRModule keys "
-                    f"'{owners[name]}' and '{gvar.name_hint}' both lower to the same exported "
-                    f"symbol '__tvm_ffi_{name}'. Each exposed PrimFunc in one IRModule must "
-                    "have a unique global_symbol."
-                )
-            owners[name] = gvar.name_hint
-    return owners
 
 
 def codegen_module(mod, module_name: str = "pytvm", split_wrappers: bool = False):

@@ -13,6 +13,7 @@ from ...ir.op import Op
 from ...ir.type import PrimType, TupleType, Type
 from ..expr import Call, ExternFunc, ShapeExpr, StringImm, Tuple
 from ..ty import ObjectType, ShapeType, TensorType
+from .call_tir_check import infer_call_tir
 from .infer_utils import op_name, text
 from .op_attrs import CallTIRWithGradAttrs
 from .registry import register_relax_op
@@ -114,9 +115,9 @@ def _infer_assert(call, _bb=None):
     return TupleType([])
 
 
-register_relax_op("call_tir", 3, "base", _out_type)
+register_relax_op("call_tir", 3, "base", infer_call_tir)
 register_relax_op(
-    "call_tir_with_grad", 3, "base", _out_type,
+    "call_tir_with_grad", 3, "base", infer_call_tir,
     attrs_type_key="relax.attrs.CallTIRWithGradAttrs",
 )
 register_relax_op("call_dps_packed", 2, "base", _out_type)

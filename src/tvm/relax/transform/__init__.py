@@ -18,6 +18,7 @@ from .lambda_lift import LambdaLift
 from .legalize_ops import LegalizeOps
 from .lower_alloc_tensor import LowerAllocTensor
 from .normalize import Normalize
+from .normalize_global_var import NormalizeGlobalVar
 from .pass_executors import (
     DataflowBlockPass,
     FunctionPass,

@@ -215,6 +215,39 @@ class VirtualMachine:
             args = tuple(merged)
         self._inputs[func_name] = tuple(args)
 
+    def save_function(self, func_name, saved_name, *args, include_return=True, **kwargs):
+        """Save ``func_name`` bound to ``args`` as a no-argument function ``vm[saved_name]``.
+
+        The arguments are converted once, so calling the saved function repeats exactly the
+        same call (useful for timing). ``kwargs`` name parameters; with ``include_return=False``
+        the saved function returns None. A saved name may replace an earlier saved function,
+        not a function of the executable.
+        """
+        func = self[func_name]
+        if saved_name in self.module._codes:
+            raise ValueError(
+                f"VirtualMachine.save_function: {saved_name!r} is a function of the executable "
+                "and cannot be overridden"
+            )
+        if kwargs:
+            names = _param_names(self.module, func_name)
+            merged = list(args) + [None] * (len(names) - len(args))
+            for key, value in kwargs.items():
+                if key not in names:
+                    raise ValueError(
+                        f"VirtualMachine.save_function: {func_name} has no parameter {key!r}; "
+                        f"parameters: {names}"
+                    )
+                merged[names.index(key)] = value
+            args = tuple(merged)
+        bound = tuple(_as_tensor(a) if isinstance(a, np.ndarray) else a for a in args)
+
+        def saved():
+            result = func(*bound)
+            return result if include_return else None
+
+        self._funcs[saved_name] = saved
+
     def invoke_stateful(self, func_name):
         """Run ``func_name`` on the inputs given by :meth:`set_input`; keep the outputs."""
         if func_name not in self._inputs:

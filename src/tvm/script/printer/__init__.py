@@ -28,7 +28,7 @@ from . import tirx_gpu_printer as _tirx_gpu_printer  # noqa: F401 - CommReducer 
 from . import tirx_printer as _tirx_printer  # noqa: F401 - registers docsifiers
 from . import tirx_stmt_printer as _tirx_stmt_printer  # noqa: F401 - registers docsifiers
 from . import tirx_tile_printer as _tirx_tile_printer  # noqa: F401 - registers docsifiers
-from .doc import ClassDoc, FunctionDoc, StmtBlockDoc
+from .doc import ClassDoc, ExprDoc, ExprStmtDoc, FunctionDoc, StmtBlockDoc
 from .doc_printer import DocPrinter, decorate_lines
 from .ir_docsifier import ROOT, IRDocsifier, PrinterConfig, path_steps, register_printer
 from .relax_printer import register_call_printer
@@ -101,12 +101,20 @@ def _script(obj, cfg: PrinterConfig) -> str:
     if type(obj).__name__ in _FRAGMENT_ROOTS:
         # A binding, block or sequence printed alone first declares the variables it uses
         # but does not define: ``x: R.Tensor((3,), dtype="float32")``.
-        d.state["free_var_decls"] = free_vars = []
+        # Free TIR variables of their types come first (``x = T.int64()``), as in TVM.
+        d.state["free_var_decls"] = free_vars = d.open_declarations()
     elif _is_tir_stmt(obj):
         # A TIR statement printed alone declares its free variables and buffers first.
         free_vars = d.open_declarations()
+    elif cfg.verbose_expr and not _declares_own_vars(obj):
+        # ``verbose_expr``: an expression or type printed alone declares its free variables
+        # first (``a = T.int64()``, ``x: R.Tensor((a,), dtype="float32")``), as in TVM.
+        free_vars = d.open_declarations()
+        d.state["free_var_decls"] = free_vars
     doc = d.as_doc(obj, ROOT)
     if free_vars:
+        if isinstance(doc, ExprDoc):
+            doc = ExprStmtDoc(doc)
         doc = StmtBlockDoc(free_vars + (doc.stmts if isinstance(doc, StmtBlockDoc) else [doc]))
 
     # Underline targets: requested paths plus the paths where requested objects appear.
@@ -157,6 +165,11 @@ def _script(obj, cfg: PrinterConfig) -> str:
                 lines.append(note)
         return "\n".join(lines) + "\n\n" + body
     return body
+
+
+def _declares_own_vars(obj) -> bool:
+    """Modules and functions print their own parameter and variable declarations."""
+    return type(obj).__name__ in ("IRModule", "Function", "PrimFunc", "ExternFunc")
 
 
 def _is_tir_stmt(obj) -> bool:

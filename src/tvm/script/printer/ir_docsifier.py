@@ -131,7 +131,8 @@ class IRDocsifier:
         self.cfg = config
         #: ``id(var) -> printed name`` of variables currently defined.
         self.var_names: dict[int, str] = {}
-        self.used_names: set[str] = set()
+        # The dialect prefixes are taken: a variable named ``R`` prints as ``R_1`` (as in TVM).
+        self.used_names: set[str] = {config.ir_prefix, config.tir_prefix, config.relax_prefix}
         # One list of defined var ids per open frame (function), released on exit.
         self._frames: list[list[int]] = []
         #: Dialect prefixes used (``"I"``, ``"R"``, ``"T"``) for the import header.

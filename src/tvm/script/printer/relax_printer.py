@@ -22,6 +22,7 @@ import numpy as np
 
 from ... import relax, tirx
 from ...ffi.node import Node, walk
+from ...ffi.structural import structural_equal as tvm_structural_equal
 from ...ir.attrs import Attrs, DictAttrs
 from ...ir.expr import GlobalVar
 from ...ir.op import Op
@@ -158,10 +159,26 @@ def _tensor_type(ty, path, d):
         values.append(LiteralDoc(ty.ndim))
     if ty.vdevice is not None:
         keys.append("vdevice")
-        values.append(LiteralDoc(str(ty.vdevice)))
+        values.append(LiteralDoc(_vdevice_text(ty.vdevice, d)))
     if not args and not keys:
         return _r(d, "Tensor")
     return CallDoc(_r(d, "Tensor"), args, keys, values)
+
+
+def _vdevice_text(vdev, d) -> str:
+    """``"<kind>:<index>:<scope>"``: the index among the module's virtual devices of the same
+    kind (-1 outside a module or when not listed), as TVM 0.27 prints it."""
+    kind = vdev.target.kind.name if vdev.target is not None else ""
+    same_kind = [
+        v for v in d.state.get("module_vdevices", ())
+        if v.target is not None and v.target.kind.name == kind
+    ]
+    index = next((i for i, v in enumerate(same_kind) if v.same_as(vdev)), -1)
+    if index < 0:
+        index = next(
+            (i for i, v in enumerate(same_kind) if tvm_structural_equal(v, vdev)), -1
+        )
+    return f"{kind}:{index}:{vdev.memory_scope}"
 
 
 @register_printer(relax.ShapeType)
@@ -243,6 +260,9 @@ def _var(var, path, d):
 @register_printer(GlobalVar)
 def _global_var(gv, path, d):
     if d.in_module and id(gv) in d.module_gvars:
+        if not d.cfg.module_alias:
+            # No alias (module_alias=""): functions are reached through the module's name.
+            return IdDoc(d.cfg.name or "Module").attr(gv.name_hint)
         d.state["uses_module_alias"] = True
         return IdDoc(d.cfg.module_alias).attr(gv.name_hint)
     if path == ():
@@ -304,7 +324,12 @@ def _dtype_imm(node, path, d):
 
 @register_printer(relax.ExternFunc)
 def _extern_func(node, path, d):
-    return _r(d, "ExternFunc").call(LiteralDoc(node.global_symbol))
+    args = [LiteralDoc(node.global_symbol)]
+    ty = node.ty
+    if isinstance(ty, relax.FuncType) and ty.params is not None:
+        # A declared signature prints as the second argument, as in TVM 0.27.
+        args.append(d.as_doc(ty, attr_path(path, "ty")))
+    return _r(d, "ExternFunc").call(*args)
 
 
 # --- calls ----------------------------------------------------------------------------------

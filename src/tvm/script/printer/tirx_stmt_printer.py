@@ -94,23 +94,19 @@ def _dims(values, path, d):
 
 def _buffer_kwargs(buf, d, with_dtype_default=True):
     """Keyword arguments of a buffer declaration that differ from the defaults."""
+    # In Apache TVM 0.27's order: strides, elem_offset, scope, align, offset_factor, layout,
+    # allocated_addr.
     keys, values = [], []
-    scope = buf.scope()
-    if scope != "global":
-        keys.append("scope")
-        values.append(LiteralDoc(scope))
-    if not _kernel.is_default_layout(buf):
-        keys.append("layout")
-        values.append(_kernel.layout_doc(buf.layout, d))
-    if buf.allocated_addr is not None:
-        keys.append("allocated_addr")
-        values.append(d.as_doc(buf.allocated_addr, None))
     if buf.strides:
         keys.append("strides")
         values.append(TupleDoc([d.as_doc(s, None) for s in buf.strides]))
     if buf.elem_offset is not None and not _is_zero(buf.elem_offset):
         keys.append("elem_offset")
         values.append(d.as_doc(buf.elem_offset, None))
+    scope = buf.scope()
+    if scope != "global":
+        keys.append("scope")
+        values.append(LiteralDoc(scope))
     if buf.data_alignment != 64:
         keys.append("align")
         values.append(LiteralDoc(buf.data_alignment))
@@ -123,6 +119,12 @@ def _buffer_kwargs(buf, d, with_dtype_default=True):
     if buf.axis_separators:
         keys.append("axis_separators")
         values.append(ListDoc([LiteralDoc(int(a)) for a in buf.axis_separators]))
+    if not _kernel.is_default_layout(buf):
+        keys.append("layout")
+        values.append(_kernel.layout_doc(buf.layout, d))
+    if buf.allocated_addr is not None:
+        keys.append("allocated_addr")
+        values.append(d.as_doc(buf.allocated_addr, None))
     return keys, values
 
 
@@ -194,7 +196,7 @@ def _is_scalar_buffer(buf) -> bool:
             and buf.shape[0].value == 1 and buf.scope() == "local" and not buf.strides
             and (buf.elem_offset is None or _is_zero(buf.elem_offset))
             and buf.data_alignment == 64 and buf.offset_factor == 1 and buf.buffer_type != 2
-            and not buf.axis_separators)
+            and not buf.axis_separators and _kernel.is_default_layout(buf))
 
 
 def _scalar_access(node, d) -> bool:
@@ -423,7 +425,7 @@ def _alloc_buffer(node, path, d):
         rhs = _t(d, f"alloc_{scope}").call(
             *([_dims(buf.shape, None, d)] + ([] if buf.dtype == "float32"
                                              else [LiteralDoc(buf.dtype)])),
-            **dict(zip(keys[1:], values[1:])),
+            **{k: v for k, v in zip(keys, values) if k != "scope"},
         )
     else:
         rhs = _buffer_decl(buf, attr_path(path, "buffer"), d, _t(d, "alloc_buffer"))
@@ -434,45 +436,20 @@ def _alloc_buffer(node, path, d):
 def _decl_buffer(node, path, d):
     buf = node.buffer
     data = node.data if node.data is not None else buf.data
-    owner = d.state.get("data_owner", {}).get(id(data))
-    keys = [k for k in _buffer_kwargs(buf, d)[0] if k != "scope"]
-    if (owner is not None and owner is not buf and not keys
-            and buf.allocated_addr is None and buf.scope() == owner.scope()):
-        view = _view_args(owner, buf, d)
-        if view is not None:
-            # A view of another buffer's memory: ``D = A.view(16)``, ``A.view("float32")``.
-            view_call = d.as_doc(owner, None).attr("view")
-            if buf.layout is not None:
-                rhs = view_call.call(*view, layout=_kernel.layout_doc(buf.layout, d))
-            else:
-                rhs = view_call.call(*view)
-            return AssignDoc(d.define(buf, buf.name), rhs)
+    parent = _kernel.view_parent(buf, data, d)
+    if parent is not None:
+        # A view of another buffer's memory: ``D = A.view(16)``, ``B.local()``...
+        rhs = _kernel.view_sugar(buf, parent, d)
+        if rhs is not None:
+            return AssignDoc(_define_buffer(buf, d), rhs)
     # As TVM 0.27: ``T.decl_buffer((8,), data=A.data, elem_offset=8)`` (no "float32"; data
-    # first).
+    # first, named after the buffer it is a view of).
     rhs = _buffer_decl(buf, attr_path(path, "buffer"), d, _t(d, "decl_buffer"))
-    if d.is_defined(data):
+    if node.data is not None and d.is_defined(data):
         rhs.kwargs_keys.insert(0, "data")
-        rhs.kwargs_values.insert(0, d.as_doc(data, None))
+        rhs.kwargs_values.insert(0, d.as_doc(parent, None).attr("data") if parent is not None
+                                 and parent.data is data else d.as_doc(data, None))
     return AssignDoc(_define_buffer(buf, d), rhs)
-
-
-def _view_args(owner, buf, d):
-    """The arguments of ``owner.view(...)`` giving ``buf``: its shape (same dtype) or its
-    dtype (same bytes, the last dimension rescaled); None if neither fits."""
-    if owner.dtype == buf.dtype:
-        return [d.as_doc(v, None) for v in buf.shape]
-    from ...runtime.data_type import DataType  # local: only dtype views need it
-
-    if len(owner.shape) != len(buf.shape) or not owner.shape:
-        return None
-    if any(not _same_const(a, b) for a, b in zip(owner.shape[:-1], buf.shape[:-1])):
-        return None
-    last, new_last = owner.shape[-1], buf.shape[-1]
-    if not (isinstance(last, tirx.IntImm) and isinstance(new_last, tirx.IntImm)):
-        return None
-    if last.value * DataType(owner.dtype).bits != new_last.value * DataType(buf.dtype).bits:
-        return None
-    return [LiteralDoc(buf.dtype)]
 
 
 @register_printer(getattr(_stmt, "Break", None))

@@ -14,6 +14,14 @@ Checked on top of the TIR rules of :mod:`.verify`, for every PrimFunc:
    (``None``) and symbolic extents are left to lowering;
 5. ``preferred_extents`` has as many entries as ``extents``.
 
+:func:`verify_tirx_layouts` adds one rule, not part of the parse-time check because Apache
+TVM's own kernels parse buffers whose layout covers a different number of elements (a
+layout describing one tile of a larger buffer):
+
+6. a buffer's layout covers its elements: the layout's size (the product of its shard
+   extents) equals the number of elements of the buffer's shape, for every allocated,
+   declared or parameter buffer with a layout and a constant shape.
+
 Each failure raises ``ValueError`` whose message ends with the function's TVMScript, the
 offending statement underlined; the statement is also attached to the error
 (``tvm.ir.error_context``) so a pass executor can point at it.
@@ -24,9 +32,9 @@ from __future__ import annotations
 from ...ir.error_context import attach_node, find_node_path
 from ..exec_scope import SCOPE_ID_FUNCTIONS
 from ..expr import IntImm
-from ..stmt import AttrStmt, ScopeIdDefStmt, SeqStmt
+from ..stmt import AllocBuffer, AttrStmt, DeclBuffer, ScopeIdDefStmt, SeqStmt
 
-__all__ = ["DEVICE_ENTRY_KEY", "check_kernel"]
+__all__ = ["DEVICE_ENTRY_KEY", "check_kernel", "check_layout_sizes", "verify_tirx_layouts"]
 
 DEVICE_ENTRY_KEY = "tirx.device_entry"
 
@@ -92,6 +100,7 @@ class _Collector:
     def __init__(self, func):
         self.func = func
         self.defs: list = []  # (ScopeIdDefStmt, in device region)
+        self.buffers: list = []  # (buffer, the statement defining it)
         self.has_entry = False
 
     def walk(self, stmt, in_device: bool) -> None:
@@ -102,6 +111,8 @@ class _Collector:
         if isinstance(stmt, ScopeIdDefStmt):
             self.defs.append((stmt, in_device))
             return
+        if isinstance(stmt, (AllocBuffer, DeclBuffer)):
+            self.buffers.append((stmt.buffer, stmt))
         if isinstance(stmt, AttrStmt) and stmt.attr_key == DEVICE_ENTRY_KEY:
             if in_device:
                 _fail(self.func, stmt, "Nested T.device_entry(): a device region cannot "
@@ -145,6 +156,53 @@ def check_kernel(func) -> None:
         else:
             known[pair] = (extents, stmt)
     _close(func, known)
+
+
+def check_layout_sizes(func) -> None:
+    """Rule 6 on one PrimFunc: ``ValueError`` (the defining statement underlined) for the
+    first buffer whose layout size differs from its element count."""
+    collector = _Collector(func)
+    collector.walk(func.body, False)
+    for buf in func.buffer_map.values():
+        _check_layout_size(func, buf, None)
+    for buf, stmt in collector.buffers:
+        _check_layout_size(func, buf, stmt)
+
+
+def verify_tirx_layouts(obj, assert_mode: bool = True) -> bool:
+    """Check that every buffer layout of ``obj`` (a PrimFunc or an IRModule) covers exactly
+    the buffer's elements (rule 6). Raises on the first failure when ``assert_mode``, else
+    returns False."""
+    funcs = [obj] if hasattr(obj, "buffer_map") else [
+        f for f in obj.functions.values() if hasattr(f, "buffer_map")]
+    for func in funcs:
+        try:
+            check_layout_sizes(func)
+        except ValueError:
+            if assert_mode:
+                raise
+            return False
+    return True
+
+
+def _check_layout_size(func, buf, stmt) -> None:
+    """Rule 6: the layout of ``buf`` has as many elements as its shape."""
+    layout = buf.layout
+    if layout is None or not hasattr(layout, "size"):
+        return  # the default layout, or an explicit "no layout"
+    elements = 1
+    for extent in buf.shape:
+        if not isinstance(extent, IntImm):
+            return  # symbolic shapes are left to lowering
+        elements *= extent.value
+    size = layout.size()
+    if not isinstance(size, (int, IntImm)):
+        return
+    size = int(size.value if isinstance(size, IntImm) else size)
+    if size != elements:
+        _fail(func, stmt, f"The layout of buffer {buf.name} has size {size}, but the buffer "
+                          f"has {elements} elements (shape {[int(e) for e in buf.shape]}): a "
+                          "layout must cover exactly the buffer's elements")
 
 
 def _check_same(func, stmt, pair, expected, got) -> None:

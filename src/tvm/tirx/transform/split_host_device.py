@@ -348,7 +348,7 @@ class _Splitter(StmtMutator):
                    if k not in uses.defined and k not in data_ids]
         scalars.sort(key=lambda v: rank.get(id(v), len(rank)))
         for var in scalars:
-            if var.dtype == "handle":
+            if var.dtype == "handle" and not _is_tensor_map(var):
                 raise ValueError(
                     f"SplitHostDevice: function {self.name}: the kernel uses the pointer "
                     f"{var.name} without a buffer; declare a buffer over it (T.decl_buffer)"
@@ -359,7 +359,8 @@ class _Splitter(StmtMutator):
             var_map[id(buf.data)] = param
             params.append(param)
         for var in scalars:
-            new = Var(var.name, var.dtype)
+            # A TMA descriptor (T.TensorMap()) keeps its type: the kernel takes it by value.
+            new = Var(var.name, var.type_annotation if _is_tensor_map(var) else var.dtype)
             var_map[id(var)] = new
             params.append(new)
         remap = _Remap(var_map)
@@ -424,3 +425,8 @@ def SplitHostDevice():
         return IRModule(funcs, attrs=mod.attrs, global_infos=mod.global_infos)
 
     return ModulePass(run, PassInfo(0, "tirx.SplitHostDevice"))
+
+
+def _is_tensor_map(var) -> bool:
+    ann = getattr(var, "type_annotation", None)
+    return type(getattr(ann, "element_type", None)).__name__ == "TensorMapType"

@@ -141,6 +141,21 @@ CASES = [
         sizes={"n": 4},
         id="relu-int-sym",
     ),
+    Case(
+        nn.relu6,
+        [t((2, 3))],
+        F23,
+        lambda x: np.clip(x, 0, 6),
+        inputs=[np.array([[-1.5, 2.0, 7.0], [0.5, 6.5, 3.0]], "float32")],
+    ),
+    Case(
+        nn.batch_flatten,
+        [t((2, 3, 4))],
+        'R.Tensor((2, 12), dtype="float32")',
+        lambda x: x.reshape(2, 12),
+    ),
+    Case(nn.batch_flatten, [t(("n", 3, 2))], 'R.Tensor((n, 6), dtype="float32")', None,
+         id="batch_flatten-sym"),
     Case(nn.leakyrelu, [t((2, 3)), 0.1], F23, lambda x: np.where(x > 0, x, 0.1 * x)),
     Case(nn.gelu, [t((2, 3))], F23, lambda x: 0.5 * x * (1 + _erf(x / math.sqrt(2)))),
     Case(

@@ -1,1 +1,15 @@
-"""Support code for the CUDA tile-primitive variants (``tvm.tirx.cuda.tile_primitive``)."""
+"""CUDA tile-primitive variants (``tvm.tirx.cuda.tile_primitive``) and their support code.
+
+Importing the package registers the variants in the tile-primitive dispatch table
+(:mod:`tvm.tirx.operator.tile_primitive.dispatcher`); the CUDA backend imports it when it
+loads (:func:`tvm.backend.cuda.register_backend`). ``docs/arch/tirx_tile.md`` ("CUDA
+variants") lists them.
+
+* :mod:`.copy`: ``Tx.copy``: ``vec_auto``, ``vec_16b``...``vec_128b``, ``fallback``;
+* :mod:`.copy_async`: ``Tx.copy_async``: ``ldgsts`` (cp.async global -> shared);
+* :mod:`.elementwise`: ``reg`` and ``smem`` for fill, unary, binary, cast and fma;
+* :mod:`.reduction`: ``shared`` for sum/max/min at warp and CTA scope;
+* :mod:`.tma_utils`: TMA/MMA shared-memory layout helpers.
+"""
+
+from . import copy, copy_async, elementwise, reduction  # noqa: F401  (register the variants)

@@ -7,7 +7,7 @@ gradient computations of ops whose gradient is not expressible with other ops.
 
 from __future__ import annotations
 
-from ...expr import Call, Var
+from ...expr import Call
 from ..nn import pool2d_attrs
 from ..nn.attrs import NLLLossAttrs
 from ..op_attrs import TakeAttrs
@@ -29,8 +29,8 @@ _OPS = register_op_table(
     "grad",
     (
         ("no_grad", 1, _infer.infer_identity, "", "Stop gradients through the input."),
-        ("start_checkpoint", 1, _infer.infer_identity, "", "Start a checkpointed segment."),
-        ("end_checkpoint", 1, _infer.infer_identity, "", "End a checkpointed segment."),
+        ("start_checkpoint", 1, _infer.infer_checkpoint, "", "Start a checkpointed segment."),
+        ("end_checkpoint", 1, _infer.infer_checkpoint, "", "End a checkpointed segment."),
         (
             "nll_loss_backward",
             4,
@@ -69,15 +69,15 @@ def no_grad(input):
 
 
 def _checkpoint(name, value):
-    if not isinstance(value, Var):
-        raise TypeError(f"The argument of relax.op.grad.{name} should be a Var.")
+    # A computed value is bound to a Var by normalization; the op's type inference rejects an
+    # argument that is still not a Var then (a tuple, a constant), as TVM 0.27 does.
     return Call(_OPS[name], [value])
 
 
 def start_checkpoint(input):
     """``R.grad.start_checkpoint(input)``: mark the start of a checkpointed segment.
 
-    ``input`` must be a Var (TypeError otherwise).
+    ``input`` must be a Var once normalized (TypeError from type inference otherwise).
     """
     return _checkpoint("start_checkpoint", input)
 

@@ -12,6 +12,18 @@ def infer_identity(call, _bb=None):
     return call.args[0].ty
 
 
+def infer_checkpoint(call, _bb=None):
+    """``start_checkpoint``/``end_checkpoint``: the input's type; the input must be a Var once
+    normalized (a computed value is bound to one first; a tuple or constant is rejected)."""
+    ty = infer_identity(call, _bb)
+    # Lazy: relax.expr imports the op registry, which loads this family.
+    from ...expr import Var
+
+    if not isinstance(call.args[0], Var):
+        raise TypeError(f"The argument of relax.op.{call.op.name[6:]} should be a Var.")
+    return ty
+
+
 def infer_like_data(call, _bb=None):
     """The type of the forward op's data (argument 1)."""
     tensor_arg(call, 0, "output gradient")

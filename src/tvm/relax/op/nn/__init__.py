@@ -10,6 +10,8 @@ from __future__ import annotations
 from ...expr import Call
 from ..registry import register_op_table
 from . import infer as _infer
+from . import pooling as _pooling
+from .args import dtype_arg, int_values, ints, padding_values
 from .attrs import (
     AdaptivePool2DAttrs,
     AttentionAttrs,
@@ -28,11 +30,17 @@ from .attrs import (
     SoftmaxAttrs,
     SoftplusAttrs,
 )
+from .shape_ops import batch_flatten, relu6
 
 __all__ = [
+    "adaptive_avg_pool1d",
     "adaptive_avg_pool2d",
+    "adaptive_avg_pool3d",
     "attention",
+    "avg_pool1d",
     "avg_pool2d",
+    "avg_pool3d",
+    "batch_flatten",
     "batch_norm",
     "conv1d",
     "conv2d",
@@ -45,10 +53,13 @@ __all__ = [
     "layer_norm",
     "leakyrelu",
     "log_softmax",
+    "max_pool1d",
     "max_pool2d",
+    "max_pool3d",
     "nll_loss",
     "pad",
     "relu",
+    "relu6",
     "rms_norm",
     "silu",
     "softmax",
@@ -82,12 +93,12 @@ NN_OPS = (
         "Conv2DTransposeAttrs",
         "2-D transposed convolution.",
     ),
-    ("max_pool2d", 1, _infer.infer_pool2d, "Pool2DAttrs", "2-D max pooling."),
-    ("avg_pool2d", 1, _infer.infer_pool2d, "Pool2DAttrs", "2-D average pooling."),
+    ("max_pool2d", 1, _pooling.infer_pool, "Pool2DAttrs", "2-D max pooling."),
+    ("avg_pool2d", 1, _pooling.infer_pool, "Pool2DAttrs", "2-D average pooling."),
     (
         "adaptive_avg_pool2d",
         1,
-        _infer.infer_adaptive_avg_pool2d,
+        _pooling.infer_adaptive_pool,
         "AdaptivePool2DAttrs",
         "2-D adaptive average pooling.",
     ),
@@ -109,42 +120,10 @@ NN_OPS = (
 _OPS = register_op_table("nn.", "nn", NN_OPS)
 
 
-def _int_values(value):
-    """An int as ``[value]``; a sequence (of ints or IntImms) as a list of Python ints."""
-    if isinstance(value, int):
-        return [value]
-    return [int(getattr(v, "value", v)) for v in value]
-
-
-def _ints(value, n, what, name):
-    """An int or sequence as a list of ``n`` ints (a single value is repeated)."""
-    value = _int_values(value)
-    if len(value) == 1:
-        return value * n
-    if len(value) != n:
-        raise ValueError(f"{name} expects {what} to have {n} values, got {value}")
-    return value
-
-
-def _padding(value, spatial, name):
-    """Padding as (before..., after...) for ``spatial`` dims, TVM's way."""
-    value = _int_values(value)
-    if len(value) == 1:
-        return value * (2 * spatial)
-    if len(value) == spatial:
-        return value + value
-    if len(value) != 2 * spatial:
-        raise ValueError(
-            f"{name} expects padding to have 1, {spatial} or {2 * spatial} values, got {value}"
-        )
-    return value
-
-
-def _dtype(dtype):
-    if dtype is None:
-        return None
-    dtype = str(getattr(dtype, "dtype", dtype))
-    return None if dtype in ("", "void") else dtype
+_int_values = int_values
+_ints = ints
+_padding = padding_values
+_dtype = dtype_arg
 
 
 def relu(data):
@@ -496,4 +475,15 @@ def pad(data, pad_width, pad_mode="constant", pad_value=0.0):
     return Call(_OPS["pad"], [data], attrs)
 
 
-from . import reference  # noqa: F401 - registers FReference after the ops exist
+from . import (
+    pooling_reference,  # noqa: F401 - registers FReference
+    reference,  # noqa: F401 - registers FReference after the ops exist
+)
+from .pooling import (
+    adaptive_avg_pool1d,
+    adaptive_avg_pool3d,
+    avg_pool1d,
+    avg_pool3d,
+    max_pool1d,
+    max_pool3d,
+)

@@ -9,7 +9,9 @@ from __future__ import annotations
 from ..op_attrs import Attrs
 
 __all__ = [
+    "AdaptivePool1DAttrs",
     "AdaptivePool2DAttrs",
+    "AdaptivePool3DAttrs",
     "AttentionAttrs",
     "BatchNormAttrs",
     "Conv1DAttrs",
@@ -21,7 +23,9 @@ __all__ = [
     "LeakyReluAttrs",
     "NLLLossAttrs",
     "PadAttrs",
+    "Pool1DAttrs",
     "Pool2DAttrs",
+    "Pool3DAttrs",
     "RMSNormAttrs",
     "SoftmaxAttrs",
     "SoftplusAttrs",
@@ -105,6 +109,48 @@ class Pool2DAttrs(Attrs, type_key="relax.attrs.Pool2DAttrs"):
     count_include_pad: bool = False
     layout: str = "NCHW"
     out_layout: str = "NCHW"
+
+
+class Pool1DAttrs(Attrs, type_key="relax.attrs.Pool1DAttrs"):
+    """``max_pool1d``/``avg_pool1d``: one value per spatial dim (padding: before, after)."""
+
+    pool_size: object = (1,)
+    strides: object = (1,)
+    dilation: object = (1,)
+    padding: object = (0, 0)
+    ceil_mode: bool = False
+    count_include_pad: bool = False
+    layout: str = "NCW"
+    out_layout: str = "NCW"
+
+
+class Pool3DAttrs(Attrs, type_key="relax.attrs.Pool3DAttrs"):
+    """``max_pool3d``/``avg_pool3d``: three values per field (padding: 3 before, 3 after)."""
+
+    pool_size: object = (1, 1, 1)
+    strides: object = (1, 1, 1)
+    dilation: object = (1, 1, 1)
+    padding: object = (0, 0, 0, 0, 0, 0)
+    ceil_mode: bool = False
+    count_include_pad: bool = False
+    layout: str = "NCDHW"
+    out_layout: str = "NCDHW"
+
+
+class AdaptivePool1DAttrs(Attrs, type_key="relax.attrs.AdaptivePool1DAttrs"):
+    """``adaptive_avg_pool1d``: ``output_size`` (None: the input size) and layouts."""
+
+    output_size: object = None
+    layout: str = "NCW"
+    out_layout: str = "NCW"
+
+
+class AdaptivePool3DAttrs(Attrs, type_key="relax.attrs.AdaptivePool3DAttrs"):
+    """``adaptive_avg_pool3d``: ``output_size`` (None: the input size) and layouts."""
+
+    output_size: object = None
+    layout: str = "NCDHW"
+    out_layout: str = "NCDHW"
 
 
 class AdaptivePool2DAttrs(Attrs, type_key="relax.attrs.AdaptivePool2DAttrs"):

@@ -602,3 +602,17 @@ def _attention_grad(orig_var, orig_call, output_grad, ctx):
     if bias:
         grads.append(collapse_sum_to(d_scores, shape_of(bias[0])))
     return grads
+
+
+@register_gradient("relax.nn.relu6")
+def _relu6_grad(orig_var, orig_call, output_grad, ctx):
+    # d/dx clip(x, 0, 6): 1 strictly inside (0, 6), 0 outside.
+    x = orig_call.args[0]
+    zero = scalar(0.0, x)
+    inside = where(less(x, zero), zero, output_grad)
+    return [where(greater(x, scalar(6.0, x)), zero, inside)]
+
+
+@register_gradient("relax.nn.batch_flatten")
+def _batch_flatten_grad(orig_var, orig_call, output_grad, ctx):
+    return [reshape(output_grad, shape_of(orig_call.args[0]))]

@@ -8,7 +8,6 @@ such as ``NCHW4c`` are rejected with a ValueError.
 from __future__ import annotations
 
 from ....ir.type import TupleType
-from ...ir_types import IntImm64
 from ..infer_utils import (
     binary_dtype,
     dim_text,
@@ -232,49 +231,6 @@ def infer_conv2d_transpose(call, _bb=None):
             + 1
         )
     return _out_tensor(call, out, attrs.out_layout, dtype, 4)
-
-
-def _pool2d_input(call):
-    """The 4-D input of a 2-D pooling op: ``(data type, attrs, layout axes, known extents)``."""
-    data = tensor_arg(call, 0, "input data")
-    attrs = call.attrs
-    axes = layout_axes(call, attrs.layout, "NCHW", "data")
-    if data.ndim not in (-1, 4):
-        raise ValueError(
-            f"In {op_name(call)}, layout {attrs.layout} requires the input to be "
-            f"4-dim tensor. However, the given input has ndim {data.ndim}"
-        )
-    return data, attrs, axes, known_shape(data)
-
-
-def infer_pool2d(call, _bb=None):
-    """``max_pool2d``/``avg_pool2d``: sliding-window extents (``ceil_mode`` rounds up)."""
-    data, attrs, axes, values = _pool2d_input(call)
-    if values is None:
-        return make_tensor_type(None, data.dtype, 4)
-    out = {"N": values[axes["N"]], "C": values[axes["C"]]}
-    for k, letter in enumerate("HW"):
-        out[letter] = window_out(
-            values[axes[letter]],
-            attrs.pool_size[k],
-            attrs.strides[k],
-            attrs.dilation[k],
-            attrs.padding[k],
-            attrs.padding[k + 2],
-            bool(attrs.ceil_mode),
-        )
-    return _out_tensor(call, out, attrs.out_layout, data.dtype, 4)
-
-
-def infer_adaptive_avg_pool2d(call, _bb=None):
-    """The ``output_size`` spatial extents (the input's when None)."""
-    data, attrs, axes, values = _pool2d_input(call)
-    if values is None:
-        return make_tensor_type(None, data.dtype, 4)
-    out = {c: values[axes[c]] for c in "NCHW"}
-    if attrs.output_size is not None:
-        out["H"], out["W"] = (IntImm64(v) if isinstance(v, int) else v for v in attrs.output_size)
-    return _out_tensor(call, out, attrs.out_layout, data.dtype, 4)
 
 
 # --- normalizations ---------------------------------------------------------------------------

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from .... import topi
 from ....topi import nn as tnn
 from ...transform.legalize_ops.common import call_topi, call_topi_with_attrs, register_legalize
+from . import pooling_lower  # noqa: F401 - registers the 1-D/3-D pooling rules
 
 
 def _ints(values):
@@ -12,6 +14,15 @@ def _ints(values):
 
 for _name in ("relu", "gelu", "gelu_tanh", "silu"):
     register_legalize(f"relax.nn.{_name}", call_topi(getattr(tnn, _name)))
+
+
+def _relu6(x):
+    """``clip(x, 0, 6)`` (TVM 0.27 lowers relu6 to one clip kernel)."""
+    return topi.clip(x, 0, 6)
+
+
+register_legalize("relax.nn.relu6", call_topi(_relu6, "relu6"))
+register_legalize("relax.nn.batch_flatten", call_topi(tnn.flatten, "batch_flatten"))
 
 
 @register_legalize("relax.nn.leakyrelu")

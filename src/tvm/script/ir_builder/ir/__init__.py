@@ -10,3 +10,4 @@ from .frame import (  # noqa: F401
     module_global_infos,
     module_set_attr,
 )
+from .vdevice import lookup_vdevice, parse_vdevice, vdevice  # noqa: F401

@@ -47,6 +47,7 @@ __all__ = [
     "dataflow",
     "emit",
     "emit_match_cast",
+    "emit_te",
     "emit_var_binding",
     "func_attr",
     "func_is_pure",
@@ -167,6 +168,48 @@ def emit(value, annotate_ty=None, name: str = "") -> relax.Var:
 def emit_match_cast(value, ty, name: str = "") -> relax.Var:
     """Bind ``R.match_cast(value, ty)`` to a new variable."""
     return EMITTER.emit_match_cast(value, ty, name)
+
+
+class _ModuleFunctionAdder:
+    """Adds the PrimFuncs that ``emit_te`` builds to the module being built (the enclosing
+    ``I.ir_module`` frame), as ``relax.BlockBuilder.add_func`` does to its module."""
+
+    def __init__(self, frame):
+        self.frame = frame
+
+    def add_func(self, func, name_hint: str):
+        # Lazy: ffi.structural is only needed when a te function is emitted.
+        from tvm.ffi.structural import structural_equal
+
+        from ..ir.frame import decl_function, def_function
+
+        for gvar, existing in self.frame.functions.items():
+            if existing is func or (
+                type(existing) is type(func) and structural_equal(existing, func)
+            ):
+                return gvar
+        name, count = name_hint, 0
+        while name in self.frame.global_vars:
+            count += 1
+            name = f"{name_hint}{count}"
+        decl_function(name, func)
+        return def_function(name, func)
+
+
+def emit_te(func, *args, **kwargs) -> relax.Call:
+    """``R.emit_te(func, *args, primfunc_name_hint=None, **kwargs)``: the ``R.call_tir`` of the
+    PrimFunc that te function ``func`` computes on ``args``.
+
+    The PrimFunc (private, named ``primfunc_name_hint`` or ``func.__name__``, made unique) is
+    added to the enclosing ``I.ir_module``; a structurally equal one already there is reused.
+    Relax tensor arguments become te placeholders; other keyword arguments go to ``func``.
+    """
+    # Lazy: the te bridge imports tvm.te only when a te function is emitted.
+    from tvm.relax.te_bridge import call_te
+
+    from ..ir.frame import _module_frame
+
+    return call_te(_ModuleFunctionAdder(_module_frame("R.emit_te")), func, *args, **kwargs)
 
 
 def emit_var_binding(binding) -> relax.Var:

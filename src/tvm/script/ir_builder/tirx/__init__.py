@@ -24,6 +24,8 @@ from tvm.ffi.node import set_field
 from tvm.ir import Range
 from tvm.ir.expr import PrimExpr
 from tvm.tirx import stmt as _stmt
+from tvm.tirx.buffer import NO_LAYOUT as _NO_LAYOUT
+from tvm.tirx.buffer import VIEW_DECLARERS as _VIEW_DECLARERS
 from tvm.tirx.buffer import Buffer as _Buffer
 from tvm.tirx.buffer import decl_buffer as _decl_buffer
 from tvm.tirx.buffer import pointer_type_of
@@ -40,6 +42,7 @@ from .frame import (
     PrimFuncFrame,
     SBlockFrame,
     ThenFrame,
+    TIRFrame,
     WhileFrame,
     add_to_parent,
     current_frame,
@@ -160,7 +163,10 @@ def _sym_dim(value):
 
 
 def _make_buffer(shape, dtype, data, strides, elem_offset, scope, align, offset_factor,
-                 buffer_type, axis_separators, layout=None, allocated_addr=None):
+                 buffer_type, axis_separators, layout="default", allocated_addr=None):
+    # As Apache TVM 0.27: an omitted ``layout=`` is the row-major default (stored as None);
+    # an explicit ``layout=None`` means "no layout" (NO_LAYOUT, printed ``layout=None``).
+    layout = _NO_LAYOUT if layout is None else layout
     if isinstance(shape, (int, str, PrimExpr)):
         shape = (shape,)
     shape = tuple(_sym_dim(s) for s in shape)
@@ -178,7 +184,7 @@ def _make_buffer(shape, dtype, data, strides, elem_offset, scope, align, offset_
 
 
 def Buffer(shape, dtype="float32", data=None, strides=None, elem_offset=None, scope="global",
-           align=-1, offset_factor=0, buffer_type="", axis_separators=None, layout=None,
+           align=-1, offset_factor=0, buffer_type="", axis_separators=None, layout="default",
            allocated_addr=None):
     """``T.Buffer((16,), "float32")``: a buffer (a parameter annotation or a declaration)."""
     return _make_buffer(shape, dtype, data, strides, elem_offset, scope, align, offset_factor,
@@ -188,7 +194,7 @@ def Buffer(shape, dtype="float32", data=None, strides=None, elem_offset=None, sc
 
 def match_buffer(param, shape=None, dtype="float32", data=None, strides=None, elem_offset=None,
                  scope="global", align=-1, offset_factor=0, buffer_type="default",
-                 axis_separators=None, layout=None):
+                 axis_separators=None, layout="default"):
     """``T.match_buffer(a, shape, dtype)``: bind a handle parameter (at function level) or a
     buffer region (inside a block) to a new buffer; ``layout`` is a TIRx layout object."""
     if isinstance(param, _stmt.BufferLoad):
@@ -219,7 +225,7 @@ def match_buffer(param, shape=None, dtype="float32", data=None, strides=None, el
 
 def alloc_buffer(shape, dtype="float32", data=None, strides=None, elem_offset=None,
                  scope="global", align=-1, offset_factor=0, buffer_type="default",
-                 axis_separators=None, annotations=None, layout=None, allocated_addr=None):
+                 axis_separators=None, annotations=None, layout="default", allocated_addr=None):
     """``T.alloc_buffer(shape, dtype, scope=..., layout=..., align=...)``: allocate a buffer
     for the rest of the scope. ``layout`` is a ``tvm.tirx.layout`` Layout (None: row-major);
     ``allocated_addr`` fixes the address (Trainium, TMEM)."""
@@ -240,9 +246,25 @@ def alloc_shared(shape, dtype="float32", **kwargs):
     return alloc_buffer(shape, dtype, scope="shared", **kwargs)
 
 
+def _declare_view(buf):
+    """``B = A.local()`` (and every other derived view) in a function being built: a
+    ``DeclBuffer`` for the rest of the scope. Registered in ``tvm.tirx.buffer``."""
+    if not IRBuilder.is_in_scope():
+        return None
+    frames = IRBuilder.current().frames
+    if not frames or not isinstance(frames[-1], TIRFrame):
+        return None
+    tmem = buf.scope() == "tmem" and buf.allocated_addr is not None
+    add_to_parent(_stmt.DeclBuffer(buf, None if tmem else buf.data))
+    return buf
+
+
+_VIEW_DECLARERS.append(_declare_view)
+
+
 def decl_buffer(shape, dtype="float32", data=None, strides=None, elem_offset=None,
                 scope="global", align=-1, offset_factor=0, buffer_type="default",
-                axis_separators=None, allocated_addr=None, layout=None):
+                axis_separators=None, allocated_addr=None, layout="default"):
     """``T.decl_buffer(shape, dtype, data=..., allocated_addr=..., scope=..., layout=...)``:
     declare a buffer view for the rest of the scope; ``allocated_addr`` carries a TMEM
     address."""
@@ -721,7 +743,9 @@ class axis:
 from .kernel import (
     TensorMap,
     address_of,
+    alloc_cast_frag,
     alloc_scalar,
+    alloc_tcgen05_ldst_frag,
     cluster_id,
     cta_id,
     cta_id_in_cluster,
@@ -743,11 +767,35 @@ from .kernel import (
     warp_id,
     warp_id_in_wg,
     warpgroup_id,
+    wg_reg_tile,
 )
 
 __all__ += [
-    "TensorMap", "address_of", "alloc_scalar", "cluster_id", "cta_id", "cta_id_in_cluster",
-    "cta_id_in_pair", "decl_scalar", "device_entry", "elected", "hint", "lane_id", "local_scalar", "meta_var",
-    "scope_id", "shared_scalar", "smem", "static_assert", "thread_id", "thread_id_in_wg",
-    "tmem", "warp_id", "warp_id_in_wg", "warpgroup_id",
+    "TensorMap",
+    "address_of",
+    "alloc_cast_frag",
+    "alloc_scalar",
+    "alloc_tcgen05_ldst_frag",
+    "cluster_id",
+    "cta_id",
+    "cta_id_in_cluster",
+    "cta_id_in_pair",
+    "decl_scalar",
+    "device_entry",
+    "elected",
+    "hint",
+    "lane_id",
+    "local_scalar",
+    "meta_var",
+    "scope_id",
+    "shared_scalar",
+    "smem",
+    "static_assert",
+    "thread_id",
+    "thread_id_in_wg",
+    "tmem",
+    "warp_id",
+    "warp_id_in_wg",
+    "warpgroup_id",
+    "wg_reg_tile",
 ]

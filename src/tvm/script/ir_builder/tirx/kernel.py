@@ -9,7 +9,8 @@
   and attributes (a statement lasting to the end of the body, or ``with T.hint(...):``).
 * ``T.static_assert(cond, msg)``, ``T.meta_var(x)``, ``T.elected()`` (removed; raises).
 * memory: ``T.smem``/``T.tmem``/``T.alloc_shared``/``T.alloc_local`` and the one-element
-  scalars ``T.alloc_scalar``/``T.shared_scalar``/``T.local_scalar``/``T.decl_scalar``.
+  scalars ``T.alloc_scalar``/``T.shared_scalar``/``T.local_scalar``/``T.decl_scalar``;
+* register fragments: ``T.wg_reg_tile``, ``T.alloc_tcgen05_ldst_frag``, ``T.alloc_cast_frag``.
 """
 
 from __future__ import annotations
@@ -30,7 +31,9 @@ __all__ = [
     "HINT_KEY",
     "TensorMap",
     "address_of",
+    "alloc_cast_frag",
     "alloc_scalar",
+    "alloc_tcgen05_ldst_frag",
     "cluster_id",
     "cta_id",
     "cta_id_in_cluster",
@@ -52,6 +55,7 @@ __all__ = [
     "warp_id",
     "warp_id_in_wg",
     "warpgroup_id",
+    "wg_reg_tile",
 ]
 
 #: The attribute key of ``T.device_entry()``.
@@ -250,6 +254,48 @@ def smem(shape, dtype="float32", **kwargs):
 def tmem(shape, dtype="float32", **kwargs):
     """``T.tmem(shape, dtype)``: a tensor-memory (``tmem``, Blackwell) allocation."""
     return _alloc(shape, dtype, "tmem", **kwargs)
+
+
+# --- register fragments -------------------------------------------------------------------
+
+
+def wg_reg_tile(elem_per_thread: int, dtype: str = "float32"):
+    """``T.wg_reg_tile(n, dtype)``: a ``(128, n)`` local tile of a warpgroup, each of its 128
+    threads holding one row (layout ``wg_local_layout(n)``: rows on ``tid_in_wg``)."""
+    from tvm.tirx.layout import wg_local_layout  # lazy: the layout package imports arith
+
+    return _alloc((128, elem_per_thread), dtype, "local", layout=wg_local_layout(elem_per_thread))
+
+
+def alloc_tcgen05_ldst_frag(instr_shape, tensor_shape, dtype):
+    """``T.alloc_tcgen05_ldst_frag("32x32b", (128, 64), "float32")``: the registers of a
+    ``tcgen05.ld/st`` fragment: a local buffer of the per-thread elements (``rows * cols /
+    128``) viewed as ``tensor_shape`` with ``tcgen05_atom_layout(instr_shape, ...)``."""
+    from tvm.runtime.data_type import DataType  # local: only fragments need it
+    from tvm.tirx.layout import tcgen05_atom_layout  # lazy: the layout package imports arith
+
+    rows, cols = (int(s) for s in tensor_shape)
+    bits = DataType(dtype).bits
+    if (rows * cols) % 128:
+        raise ValueError(f"T.alloc_tcgen05_ldst_frag: tensor_shape={tuple(tensor_shape)} "
+                         f"({rows * cols} elements of {dtype}, {bits} bits) does not divide "
+                         "evenly across the 128 threads of a warpgroup")
+    layout = tcgen05_atom_layout(instr_shape, (rows, cols), dtype)
+    flat = _alloc((rows * cols // 128,), dtype, "local")
+    return flat.view(rows, cols, layout=layout)
+
+
+def alloc_cast_frag(src, dtype):
+    """``T.alloc_cast_frag(frag, "float16")``: a fresh local fragment with ``src``'s shape
+    and thread layout and another dtype (the destination of a per-thread cast)."""
+    from tvm.tirx._buffer_view import effective_layout  # lazy: imports the layout package
+
+    if len(src.shape) != 2:
+        raise ValueError(f"T.alloc_cast_frag: the source fragment must be 2-D, got shape "
+                         f"{list(src.shape)}")
+    rows, cols = (int(s) for s in src.shape)
+    flat = _alloc(((rows * cols) // 128,), dtype, "local")
+    return flat.view(rows, cols, layout=effective_layout(src))
 
 
 def _scalar(buf):

@@ -15,6 +15,7 @@ from ...ir_builder.ir import (
     module_global_infos,
     module_set_attr,
 )
+from ...ir_builder.ir.vdevice import lookup_vdevice, vdevice
 from . import parser as _parser  # noqa: F401 - registers the "ir" handlers
 from .entry import ir_module
 
@@ -34,8 +35,10 @@ __all__ = [
     "decl_function",
     "def_function",
     "ir_module",
+    "lookup_vdevice",
     "module_attrs",
     "module_get_attr",
     "module_global_infos",
     "module_set_attr",
+    "vdevice",
 ]

@@ -39,12 +39,17 @@ def _visit_class_def(parser: Parser, node: ast.ClassDef) -> None:
     namespace = ModuleNamespace(node.name)
     with parser.var_table.with_frame():
         parser.var_table.add(node.name, namespace)
+        parser.state["ir_module_namespace"] = namespace
         with I.ir_module():
+            # Module-level statements (I.module_global_infos, I.module_attrs) come first: the
+            # function signatures may name their virtual devices (vdevice="llvm:0").
+            header = [stmt for stmt in node.body if isinstance(stmt, ast.Expr)]
+            parser.visit_body(header)
             # Declare every function first so that calls between them can be typed.
             for stmt in node.body:
                 if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
                     namespace._add(stmt.name, _declare_function(parser, stmt))
-            parser.visit_body(node.body)
+            parser.visit_body([stmt for stmt in node.body if not isinstance(stmt, ast.Expr)])
 
 
 def _declare_function(parser: Parser, node: ast.FunctionDef):
@@ -70,5 +75,14 @@ def _visit_assign(parser: Parser, node: ast.Assign) -> None:
     from ..core.parser import bind_python_target
 
     value = parser.eval_expr(node.value)
+    if type(value).__name__ == "ExternFunc" and len(node.targets) == 1 and isinstance(
+        node.targets[0], ast.Name
+    ):
+        # ``my_ext = R.ExternFunc("symbol")``: an external function of the module.
+        name = node.targets[0].id
+        gvar = I.decl_function(name, value)
+        I.def_function(name, value)
+        parser.state["ir_module_namespace"]._add(name, gvar)
+        return
     for target in node.targets:
         bind_python_target(parser, target, value)

@@ -23,6 +23,7 @@ from ...ir_builder.relax import (  # noqa: F401
     dataflow,
     emit,
     emit_match_cast,
+    emit_te,
     emit_var_binding,
     func_attr,
     func_is_pure,
@@ -46,6 +47,7 @@ from .entry import (  # noqa: F401
     prim_value,
     shape,
     str,
+    tuple,
 )
 from .types import Any, Callable, Object, Prim, Shape, Tensor, Tuple  # noqa: F401
 

@@ -19,9 +19,11 @@ __all__ = [
     "prim_value",
     "shape",
     "str",
+    "tuple",
 ]
 
 _str = str
+_tuple = tuple  # ``tuple`` below is R.tuple
 
 
 def function(f=None, pure: bool = True, private: bool = False, check_well_formed=True):
@@ -94,7 +96,7 @@ def const(value, dtype=None):
 
 def shape(value):
     """``R.shape([n, 4])``: a shape value."""
-    if not isinstance(value, (list, tuple)):
+    if not isinstance(value, (list, _tuple)):
         raise TypeError(f"R.shape expects a list of dimensions, got {value!r}")
     return relax.ShapeExpr(list(value))
 
@@ -102,6 +104,11 @@ def shape(value):
 def prim_value(value):
     """``R.prim_value(value)``: a scalar as a Relax value."""
     return relax.prim_value(value)
+
+
+def tuple(*fields):
+    """``R.tuple(a, b, ...)``: a tuple value of Relax expressions (``R.tuple()`` is empty)."""
+    return relax.Tuple(list(fields))
 
 
 def str(value):
@@ -127,7 +134,7 @@ def _as_arg(value):
         return relax.StringImm(value)
     if isinstance(value, (bool, int, float)):
         return relax.prim_value(value)
-    if isinstance(value, (list, tuple)):
+    if isinstance(value, (list, _tuple)):
         return relax.Tuple([_as_arg(v) for v in value])
     from tvm.ir import PrimExpr
 
@@ -142,7 +149,7 @@ def _type_kwargs(kwargs):
 
     for key in ("ty_args", "sinfo_args"):
         value = kwargs.get(key)
-        if isinstance(value, (list, tuple)):
+        if isinstance(value, (list, _tuple)):
             kwargs[key] = [as_type(v) for v in value]
         elif value is not None:
             kwargs[key] = as_type(value)

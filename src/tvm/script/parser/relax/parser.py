@@ -270,6 +270,13 @@ def _visit_ann_assign(parser: Parser, node: ast.AnnAssign) -> None:
     _bind(parser, node, node.target, value, annotation)
 
 
+@dispatch.register("relax", "Nonlocal")
+@dispatch.register("relax", "Global")
+def _visit_scope_declaration(parser: Parser, node: ast.AST) -> None:
+    """``nonlocal x`` / ``global x``: Python scoping only (the parser already sees the
+    enclosing function's variables), so nothing is built."""
+
+
 @dispatch.register("relax", "Expr")
 def _visit_expr(parser: Parser, node: ast.Expr) -> None:
     value = parser.eval_expr(node.value)

@@ -15,6 +15,7 @@ from tvm import relax
 from tvm.ir import PrimExpr
 
 from ...ir_builder.base import IRBuilder
+from ...ir_builder.ir.vdevice import parse_vdevice
 from ...ir_builder.relax.frame import FunctionFrame
 
 __all__ = ["Any", "Callable", "Object", "Prim", "Shape", "Tensor", "Tuple", "as_type", "shape_var"]
@@ -103,6 +104,9 @@ def Tensor(shape=None, dtype=None, vdevice=None, ndim: int = -1):
         dtype = "void"
     if not isinstance(dtype, builtins.str):
         dtype = builtins.str(dtype)
+    if isinstance(vdevice, builtins.str):
+        # ``"llvm"``, ``"cuda:1"``, ``"llvm:0:global"``: a device of the module being built.
+        vdevice = parse_vdevice(vdevice)
     return relax.TensorType(shape, dtype, vdevice, ndim)
 
 

@@ -122,9 +122,11 @@ from ...ir_builder.tirx import (  # noqa: F401 - incl. the TIRx kernel construct
     While,
     address_of,
     alloc_buffer,
+    alloc_cast_frag,
     alloc_local,
     alloc_scalar,
     alloc_shared,
+    alloc_tcgen05_ldst_frag,
     attr,
     axis,
     buffer_store,
@@ -168,12 +170,23 @@ from ...ir_builder.tirx import (  # noqa: F401 - incl. the TIRx kernel construct
     warp_id,
     warp_id_in_wg,
     warpgroup_id,
+    wg_reg_tile,
     where,
     writes,
 )
 from . import parser as _parser  # noqa: F401 - registers the "tirx" handlers
 from . import tile  # noqa: F401 - ``from tvm.script.tirx import tile as Tx``
-from .entry import handle, inline, let, macro, meta_class, prim_func  # noqa: F401
+from .entry import (  # noqa: F401
+    Optional,
+    constexpr,
+    handle,
+    inline,
+    jit,
+    let,
+    macro,
+    meta_class,
+    prim_func,
+)
 from .tile import cluster, cta, warp, warpgroup, wg  # noqa: F401 - T.cta.copy(...)
 
 
@@ -195,6 +208,10 @@ def __getattr__(name):
     if name == "builder":
         # ``tvm.tirx.script.builder`` (an alias of this package) is the IR builder.
         return importlib.import_module("tvm.script.ir_builder.tirx")
+    if name == "SMEMPool":
+        # Lazy: the pools live in the CUDA backend (tvm.backend.cuda.lang.alloc_pool), a
+        # layer above the script package.
+        return importlib.import_module("tvm.backend.cuda.lang.alloc_pool").SMEMPool
     # Everything else comes from tvm.tirx (T.floordiv, T.max, T.Cast, T.IntImm...).
     tirx = importlib.import_module("tvm.tirx")
     try:

@@ -11,7 +11,8 @@ from ...ir_builder.tirx import Bind
 from ..core.entry import parse
 from ..core.utils import capture_caller_vars, capture_function_vars, is_defined_in_class_body
 
-__all__ = ["LetAnnotation", "TIRMacro", "handle", "let", "macro", "prim_func"]
+__all__ = ["JITFunction", "LetAnnotation", "Optional", "OptionalAnnotation", "TIRMacro",
+           "constexpr", "handle", "jit", "let", "macro", "prim_func"]
 
 
 def prim_func(func=None, private: bool = False, check_well_formed: bool = True,
@@ -244,3 +245,144 @@ def meta_class(cls):
     cls.__init__ = functools.wraps(init)(__init__)
     cls.__tirx_meta_class__ = True
     return cls
+
+
+# --- @T.jit -------------------------------------------------------------------------------------
+
+
+class constexpr:  # the script spelling is ``T.constexpr``
+    """``N: T.constexpr``: a keyword-only parameter of a ``@T.jit`` kernel whose value is
+    given to :meth:`JITFunction.specialize` and substituted while parsing (a Python value in
+    shapes, loop bounds and expressions); it is not a parameter of the specialized
+    PrimFunc."""
+
+    def __init__(self):
+        raise TypeError("T.constexpr is a parameter annotation, not a value")
+
+
+class OptionalAnnotation:
+    """``a: T.Optional(T.handle)``: a parameter of a ``@T.jit`` kernel that
+    ``k.specialize(a=None)`` removes (``a`` is then None while the body is parsed)."""
+
+    def __init__(self, annotation):
+        self.annotation = annotation
+
+    def __repr__(self):
+        return f"T.Optional({self.annotation!r})"
+
+
+def Optional(annotation):
+    """``T.Optional(T.handle)``: see :class:`OptionalAnnotation`."""
+    return OptionalAnnotation(annotation)
+
+
+def _is_optional(annotation) -> bool:
+    if isinstance(annotation, OptionalAnnotation):
+        return True
+    # Only the explicit ``T.Optional(...)`` spelling (not ``typing.Optional[...]``).
+    return isinstance(annotation, str) and annotation.startswith("T.Optional(")
+
+
+def _is_constexpr(annotation) -> bool:
+    if annotation is constexpr:
+        return True
+    # ``from __future__ import annotations`` keeps annotations as text (``"T.constexpr"``).
+    return isinstance(annotation, str) and annotation.rsplit(".", 1)[-1] == "constexpr"
+
+
+def _cache_key(value):
+    try:
+        hash(value)
+    except TypeError:
+        return ("id", id(value))
+    return ("value", type(value).__name__, value)
+
+
+class JITFunction:
+    """A ``@T.jit`` kernel: TVMScript with ``T.constexpr`` keyword-only parameters, parsed
+    once per set of their values by :meth:`specialize`."""
+
+    def __init__(self, func, names, private=False, check_well_formed=True):
+        self._func = func
+        self._names = names
+        self._private = private
+        self._check_well_formed = check_well_formed
+        self._cache: dict = {}
+        params = inspect.signature(func).parameters.values()
+        self.constexpr_params = [p.name for p in params if p.kind is p.KEYWORD_ONLY]
+        for p in params:
+            if p.kind is p.KEYWORD_ONLY and not _is_constexpr(p.annotation):
+                raise TypeError(f"@T.jit {func.__name__}: keyword-only parameter {p.name} must "
+                                "be annotated T.constexpr")
+        self._defaults = {p.name: p.default for p in params
+                          if p.kind is p.KEYWORD_ONLY and p.default is not p.empty}
+        self.optional_params = [p.name for p in params if p.kind is not p.KEYWORD_ONLY
+                                and _is_optional(p.annotation)]
+        self.__name__ = func.__name__
+        self.__doc__ = func.__doc__
+
+    def specialize(self, **values):
+        """The PrimFunc for these ``T.constexpr`` values (cached: the same values give the
+        same object); a ``T.Optional`` parameter given as None is left out. TypeError for a
+        missing or unexpected name."""
+        unexpected = sorted(set(values) - set(self.constexpr_params)
+                            - set(self.optional_params))
+        if unexpected:
+            raise TypeError(f"{self.__name__}.specialize() got unexpected keyword argument(s) "
+                            f"{', '.join(unexpected)}; its T.constexpr parameters are "
+                            f"{self.constexpr_params}")
+        absent = []
+        for name in self.optional_params:
+            if name in values:
+                if values.pop(name) is not None:
+                    raise TypeError(f"{self.__name__}.specialize(): T.Optional parameter "
+                                    f"{name} can only accept None (to leave it out)")
+                absent.append(name)
+        given = dict(self._defaults)
+        given.update(values)
+        missing = [n for n in self.constexpr_params if n not in given]
+        if missing:
+            raise TypeError(f"{self.__name__}.specialize() missing T.constexpr argument(s) "
+                            f"{', '.join(missing)}")
+        key = (tuple(sorted((k, _cache_key(v)) for k, v in given.items())), tuple(absent))
+        cached = self._cache.get(key)
+        if cached is not None:
+            return cached
+        # Same package; imported here because the parser module imports this one.
+        from .parser import jit_constexprs
+
+        names = dict(self._names)
+        names.update(given)
+        with jit_constexprs(set(given), absent):
+            result = parse(self._func, names, check_well_formed=self._check_well_formed,
+                           default_token="tirx")
+        self._cache[key] = result
+        return result
+
+    def __repr__(self):
+        return f"T.jit({self.__name__})"
+
+
+def jit(func=None, *, private: bool = False, check_well_formed: bool = True):
+    """``@T.jit``: a kernel specialised at parse time by its ``T.constexpr`` keyword-only
+    parameters: ``k.specialize(N=128)`` parses it with ``N = 128`` and returns a PrimFunc
+    whose parameters are the others; ``T.Optional`` parameters given as None are left out."""
+
+    def _decorate(f, captured):
+        if not inspect.isfunction(f):
+            raise TypeError(f"@T.jit expects a function, got {type(f).__name__}")
+        names = dict(captured)
+        names.update(capture_function_vars(f))
+        return JITFunction(f, names, private, check_well_formed)
+
+    if func is not None:
+        return _decorate(func, capture_caller_vars(1))
+
+    def decorator(f):
+        return _decorate(f, capture_caller_vars(1))
+
+    decorator.dispatch_token = "tirx"
+    return decorator
+
+
+jit.dispatch_token = "tirx"

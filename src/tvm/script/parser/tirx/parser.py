@@ -30,7 +30,7 @@ from tvm import tirx
 from tvm.ir import PrimType
 from tvm.ir.expr import PrimExpr
 from tvm.tirx import stmt as _stmt
-from tvm.tirx.buffer import Buffer
+from tvm.tirx.buffer import VIEW_PARENTS, Buffer
 from tvm.tirx.expr import Var
 
 from ...ir_builder import tirx as B
@@ -47,7 +47,7 @@ from ...ir_builder.tirx.kernel import _MetaVar, is_scalar_load
 from ..core import dispatch
 from ..core.diagnostics import Source
 from ..core.parser import Parser, bind_python_target
-from .entry import LetAnnotation, NestedInline
+from .entry import LetAnnotation, NestedInline, OptionalAnnotation
 from .entry import let as B_let
 
 __all__ = []
@@ -86,6 +86,23 @@ def _decorator_options(parser: Parser, node: ast.FunctionDef) -> dict[str, Any]:
                 )
             options[kw.arg] = parser.eval_expr(kw.value)
     return options
+
+
+#: The ``@T.jit`` kernels being specialised (innermost last): ``(constexpr names, absent
+#: T.Optional parameters)``. Keyword-only ``T.constexpr`` parameters are values, not
+#: parameters of the PrimFunc; an absent optional parameter is ``None`` in the body.
+_JIT_CONSTEXPRS: list = []
+
+
+@contextlib.contextmanager
+def jit_constexprs(names, absent=()):
+    """Parse a ``@T.jit`` kernel whose keyword-only parameters ``names`` have values and
+    whose ``T.Optional`` parameters ``absent`` were given as None."""
+    _JIT_CONSTEXPRS.append((set(names), set(absent)))
+    try:
+        yield
+    finally:
+        _JIT_CONSTEXPRS.pop()
 
 
 #: The parsers of the TIR functions being parsed (innermost last): where macros expand.
@@ -191,7 +208,11 @@ def _parse_prim_func(parser: Parser, node: ast.FunctionDef) -> None:
     options = _decorator_options(parser, node)
     s_tir = bool(options.get("s_tir", False) or parser.s_tir)
     args = node.args
-    if args.vararg or args.kwarg or args.kwonlyargs or args.posonlyargs or args.defaults:
+    constexprs, absent = _JIT_CONSTEXPRS[-1] if _JIT_CONSTEXPRS else (set(), set())
+    if any(a.arg not in constexprs for a in args.kwonlyargs):
+        parser.report_error(node, "TIR functions take plain positional parameters only "
+                                  "(keyword-only T.constexpr parameters need @T.jit)")
+    if args.vararg or args.kwarg or args.posonlyargs or args.defaults:
         parser.report_error(node, "TIR functions take plain positional parameters only")
     with parser.var_table.with_frame():
         frame = B.prim_func(s_tir=s_tir, private=bool(options.get("private", False)))
@@ -199,6 +220,11 @@ def _parse_prim_func(parser: Parser, node: ast.FunctionDef) -> None:
             B.func_name(node.name)
             _predeclare_symbolic_vars(parser, node, frame)
             for param in args.args:
+                if param.arg in absent:
+                    # ``k.specialize(a=None)``: the T.Optional parameter is not a parameter;
+                    # ``a`` is None in the body (``if a is not None:`` is decided here).
+                    parser.var_table.add(param.arg, None, allow_shadowing=True)
+                    continue
                 _visit_param(parser, param, frame)
                 # Names given as strings in a buffer shape (``T.Buffer(("n", 4))``) are
                 # visible to the following parameters and the body.
@@ -237,6 +263,11 @@ def _visit_param(parser: Parser, param: ast.arg, frame: PrimFuncFrame) -> None:
     if param.annotation is None:
         parser.report_error(param, "Type annotation required for function parameters.")
     ann = parser.eval_expr(param.annotation)
+    if isinstance(ann, OptionalAnnotation):
+        if not _JIT_CONSTEXPRS:
+            parser.report_error(param.annotation, "T.Optional parameters are only supported by "
+                                                  "@T.jit kernels (k.specialize(a=None))")
+        ann = ann.annotation
     if isinstance(ann, Buffer):
         value = B.arg(param.arg, ann)
     elif isinstance(ann, Var) and getattr(ann, "type_annotation", None) is not None:
@@ -359,9 +390,18 @@ def _bind_name(parser: Parser, target: ast.AST, value: Any) -> None:
                 if frame is not None:
                     frame.sym_vars[name] = value
     elif isinstance(value, (PrimExpr, bool, int, float)) and frame is not None:
-        # ``x = expr``: bind a new variable for the statements that follow.
-        value = B.Bind(value)
-        IRBuilder.name(name, value)
+        expr = value if isinstance(value, PrimExpr) else tirx.const(value)
+        if expr.dtype == "handle" or getattr(expr, "dtype", "").startswith("handle"):
+            # ``p = ptr_expr``: a pointer binds an immutable variable (``p: T.let[...]``).
+            value = B.Bind(value)
+            IRBuilder.name(name, value)
+        else:
+            # As Apache TVM 0.27: ``x = expr`` is a one-element local buffer holding the value
+            # (printed ``x: T.int32 = v``); ``x`` reads it and ``x = v`` stores again.
+            buf = B.alloc_buffer((1,), expr.dtype, scope="local")
+            B.name_buffer(buf, name)
+            B.buffer_store(buf, expr, [tirx.IntImm("int32", 0)])
+            value = _stmt.BufferLoad(buf, [tirx.IntImm("int32", 0)])
     parser.var_table.add(name, value, allow_shadowing=True)
 
 
@@ -450,42 +490,17 @@ def _ramp(parser: Parser, target: ast.AST, index: slice):
 
 
 def _eval_rhs(parser: Parser, node: ast.AST) -> Any:
-    """The right-hand side of an assignment; ``A.view(4, 4)`` declares a view of ``A``."""
-    if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
-            and node.func.attr == "view"):
-        owner = parser.eval_expr(node.func.value)
-        if isinstance(owner, Buffer):
-            shape = [parser.eval_expr(a) for a in node.args]
-            kwargs = {kw.arg: parser.eval_expr(kw.value) for kw in node.keywords}
-            dtype = kwargs.pop("dtype", owner.dtype)
-            layout = kwargs.pop("layout", None)
-            if kwargs:
-                parser.report_error(node, f"Buffer.view() got unexpected arguments {sorted(kwargs)}")
-            if len(shape) == 1 and isinstance(shape[0], str):
-                # ``A.view("float32")``: the same bytes as another dtype.
-                dtype = shape[0]
-                try:
-                    shape = _reinterpreted_shape(owner, dtype)
-                except ValueError as err:
-                    parser.report_error(node, err)
-            return B.decl_buffer(shape, dtype, data=owner.data, scope=owner.scope(),
-                                 layout=layout)
-    return parser.eval_expr(node)
-
-
-def _reinterpreted_shape(owner: Buffer, dtype: str) -> list:
-    """The shape of ``owner`` viewed as ``dtype``: the last dimension scales by the ratio of
-    the element sizes."""
-    from tvm.runtime.data_type import DataType  # local: only dtype views need it
-
-    old_bits, new_bits = DataType(owner.dtype).bits, DataType(dtype).bits
-    *outer, last = owner.shape
-    if not isinstance(last, tirx.IntImm) or (last.value * old_bits) % new_bits:
-        raise ValueError(
-            f"Buffer.view({dtype!r}) of {owner.name}: its last dimension {last} of "
-            f"{owner.dtype} is not a whole number of {dtype} elements"
-        )
-    return [*outer, tirx.IntImm(last.dtype, last.value * old_bits // new_bits)]
+    """The right-hand side of an assignment. A buffer view (``A.view(4, 4)``, ``A.local()``,
+    ``A.sub[0]``...) declares itself: ``tvm.tirx.buffer.VIEW_DECLARERS``. A declaration
+    over ``data=P.data`` records ``P`` as the buffer it views (printed ``data=P.data``)."""
+    value = parser.eval_expr(node)
+    if isinstance(value, Buffer) and isinstance(node, ast.Call):
+        for kw in node.keywords:
+            if kw.arg == "data" and isinstance(kw.value, ast.Attribute) and kw.value.attr == "data":
+                owner = parser.eval_expr(kw.value.value)
+                if isinstance(owner, Buffer) and owner is not value and owner.data is value.data:
+                    VIEW_PARENTS[value] = owner
+    return value
 
 
 @dispatch.register("tirx", "Assign")
@@ -708,7 +723,10 @@ def _visit_with_items(parser: Parser, node: ast.With, items) -> None:
         return
     item = items[0]
     frame = parser.eval_expr(item.context_expr)
-    if not isinstance(frame, IRBuilderFrame):
+    # A TIR frame, or a script-time context manager that opens frames itself (``with
+    # WarpRole(warp_id, 0):``).
+    if not isinstance(frame, IRBuilderFrame) and not (
+            hasattr(type(frame), "__enter__") and hasattr(type(frame), "__exit__")):
         parser.report_error(
             item.context_expr,
             f"Expected a TIR scope such as T.sblock(...), T.init() or T.attr(...), got {frame!r}",

@@ -29,7 +29,7 @@ import traceback
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from ...tile_primitive import get_tile_op
+from ...tile_primitive import get_tile_op, load_variants
 
 __all__ = [
     "ANY_TARGET",
@@ -133,6 +133,7 @@ def register_dispatch(op_name: str, target_kind: str, *, variant: str, priority:
 
 def list_registered_schedules() -> dict:
     """``{op name: {target kind: [variant, ...]}}``, variants in the order they are tried."""
+    load_variants()
     out: dict = {}
     for (op, target), cases in sorted(_DISPATCH_TABLE.items(), key=lambda kv: (kv[0][0].name,
                                                                                kv[0][1])):
@@ -206,6 +207,7 @@ def run_dispatch(call, ctx):
     """Lower one tile-primitive ``call`` in context ``ctx``: the PrimFunc of the first variant
     that applies (see the module docstring); :class:`TileDispatchError` when none does."""
     target = _target_kind(ctx)
+    load_variants(target)
     cases = list(_DISPATCH_TABLE.get((call.op, target), []))
     if target != ANY_TARGET:
         cases += _DISPATCH_TABLE.get((call.op, ANY_TARGET), [])
