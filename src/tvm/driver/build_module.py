@@ -33,12 +33,13 @@ from ..backend import HOST_KIND, get_backend
 from ..ffi.structural import structural_equal, structural_hash
 from ..ir.module import IRModule
 from ..ir.transform import PassContext
+from ..runtime.executable import Executable
 from ..runtime.module import Module
 from ..target import Target
 from ..tirx.analysis.symbols import exported_symbols
 from ..tirx.function import PrimFunc
 
-__all__ = ["as_target", "build", "clear_cache", "compile", "host_target", "lower"]
+__all__ = ["as_target", "build", "clear_cache", "compile", "compile_module", "host_target", "lower"]
 
 _CACHE: collections.OrderedDict = collections.OrderedDict()
 _CACHE_LOCK = threading.Lock()
@@ -186,6 +187,20 @@ def _finalize(mod: IRModule, target: Target, finalize_host_passes) -> IRModule:
 
 
 def compile(mod, target=None, *, relax_pipeline="default", tir_pipeline="default"):
+    """Compile a PrimFunc or an IRModule: a ``tvm.runtime.Executable`` for PrimFuncs, a Relax
+    VM executable for a module with Relax functions (see :func:`compile_module`)."""
+    result = compile_module(mod, target, relax_pipeline=relax_pipeline,
+                            tir_pipeline=tir_pipeline)
+    if not isinstance(result, Module):
+        return result
+    # One Executable per compiled module, so a compile-cache hit returns the same object.
+    executable = getattr(result, "_executable", None)
+    if executable is None:
+        executable = result._executable = Executable(result)
+    return executable
+
+
+def compile_module(mod, target=None, *, relax_pipeline="default", tir_pipeline="default"):
     """Compile a PrimFunc or an IRModule of PrimFuncs into a ``tvm.runtime.Module``.
 
     Parameters
@@ -432,8 +447,9 @@ def _partition(mod: IRModule, count: int) -> list:
 
 
 def build(mod, target=None, pipeline="default"):
-    """``tvm.tirx.build``: compile TIR (same as :func:`compile` with ``tir_pipeline``)."""
-    return compile(mod, target, tir_pipeline=pipeline)
+    """``tvm.tirx.build``: compile TIR into a ``runtime.Module`` (:func:`compile_module` with
+    ``tir_pipeline``; ``tvm.compile`` wraps the same module in an ``Executable``)."""
+    return compile_module(mod, target, tir_pipeline=pipeline)
 
 
 def clear_cache() -> None:

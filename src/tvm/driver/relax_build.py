@@ -24,7 +24,7 @@ from ..relax.vm.executable import Executable
 from ..tirx.function import PrimFunc
 from ..tirx.stmt_functor import StmtVisitor
 from .build_module import as_target, gc_paused, host_target
-from .build_module import compile as tir_compile
+from .build_module import compile_module as tir_compile
 
 __all__ = ["build"]
 

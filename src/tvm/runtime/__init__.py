@@ -26,6 +26,7 @@ from .tensor import Tensor, empty, from_dlpack, tensor  # noqa: F401
 # Names served lazily from submodules (they may not exist yet, or are heavier to import).
 _LAZY_ATTRS = {
     "Module": "module",
+    "Executable": "executable",
     "load_module": "module",
     "system_lib": "module",
     "num_threads": "module",
