@@ -327,8 +327,9 @@ def reduce_default(call, ctx):
 
 @register_dispatch("compose_op", ANY_TARGET, variant="default", priority=GENERIC_PRIORITY)
 def compose_op_default(call, ctx):
-    """A ``compose_op`` group has no generic lowering (rejected with the reason)."""
-    fail(
+    """A ``compose_op`` group has no generic lowering: ``NotImplementedError`` (the kind
+    Apache TVM's dispatcher reports as an exception row for this variant)."""
+    raise NotImplementedError(
         "Tx.compose_op is not supported yet by the generic variants: a compose_op group must "
         "be lowered to its member calls by a backend before dispatch"
     )
