@@ -180,7 +180,17 @@ class BackwardGenerator:
         call = binding.value
         op = call.op
         if not isinstance(op, Op):
-            return  # calls of functions are treated as having no gradient (as in TVM)
+            # Calls of the module's Relax functions were inlined before the sweep; what is
+            # left (an extern function, a closure in a variable) has no known derivative.
+            # Apache TVM 0.27 treats it as constant and returns zeros; pytvm refuses.
+            callee = getattr(op, "name_hint", None) or getattr(op, "global_symbol", None)
+            raise GradientError(
+                f"Gradient cannot differentiate through the call bound to "
+                f"{binding.var.name_hint}: its callee {callee or type(op).__name__} "
+                f"({type(op).__name__}) is not a Relax function of the module, so its "
+                "derivative is unknown. Express it with Relax ops, or wrap it with "
+                "R.call_tir_with_grad and a registered TE gradient"
+            )
         if op.name == "relax.call_tir":
             raise GradientError(
                 "Differentiation of call_tir op without registering corresponding gradient "

@@ -16,6 +16,7 @@ from ...ty import TensorType, TupleType
 from ...utils import copy_with_new_vars
 from .adjoint import BackwardGenerator, GradientError, gradient_error
 from .checkpoint import Recomputer, strip_checkpoints, substitute
+from .inline import inline_function_calls
 from .simplify import simplify_gradient
 from .te_grad import as_call_tir
 
@@ -164,6 +165,7 @@ def _adjoint_function(func, func_name, require_grads, target_index, mod=None):
     ret = new_func.body.body
     new_target = _renamed_vars(func, new_func)[id(target)]
     requested = [params[i] if kind == "param" else bindings[i].var for kind, i in positions]
+    bindings = inline_function_calls(mod, bindings, func_name)
 
     forward, info = strip_checkpoints(params, bindings)
     ret = substitute(ret, info.redirect)
