@@ -68,28 +68,6 @@ def test_not_a_relax_function():
     _gradient_error(mod, "sum is not a Relax Function", func_name="sum")
 
 
-def test_not_one_dataflow_block():
-    @I.ir_module
-    class NoDataflow:
-        @R.function
-        def main(x: R.Tensor((3,), "float32")):
-            gv = R.sum(x)
-            return gv
-
-    @I.ir_module
-    class TwoBlocks:
-        @R.function
-        def main(x: R.Tensor((3,), "float32")):
-            with R.dataflow():
-                lv = R.exp(x)
-                R.output(lv)
-            gv = R.sum(lv)
-            return gv
-
-    _gradient_error(NoDataflow, "now only support one dataflow block")
-    _gradient_error(TwoBlocks, "now only support one dataflow block", "R.dataflow()")
-
-
 def test_return_value_kind():
     @I.ir_module
     class Mod:

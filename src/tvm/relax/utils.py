@@ -7,17 +7,20 @@ from .analysis.type_analysis import substitute_type, tir_vars_in
 from .expr import DataflowVar, Function, PrimValue, SeqExpr, ShapeExpr, Var
 from .expr_functor import ExprMutator
 
-__all__ = ["copy_with_new_vars", "instantiate_body"]
+__all__ = ["copy_with_new_vars", "instantiate_body", "renew_vars"]
 
 
 class _RenewVars(ExprMutator):
     """Gives every Relax variable and every symbolic TIR variable a fresh copy."""
 
-    def __init__(self):
+    def __init__(self, renew_tir=True):
         super().__init__()
         self.tir_map = {}
+        self._renew_tir = renew_tir
 
     def _fresh_tir(self, value):
+        if not self._renew_tir:
+            return
         for var in tir_vars_in(value):
             if not any(k is var for k in self.tir_map):
                 # Lazy: tirx is a lower layer but only needed when symbols exist.
@@ -68,6 +71,16 @@ def copy_with_new_vars(func: Function) -> Function:
     result = _RenewVars().visit_expr(func)
     assert isinstance(result, Node)
     return result
+
+
+def renew_vars(expr):
+    """A copy of ``expr`` (a SeqExpr, a branch) whose bound variables are all new objects.
+
+    Variables used but not bound inside ``expr`` are kept, so the copy can sit next to the
+    original in the same scope (the Gradient pass re-emits an ``R.If`` branch this way).
+    Symbolic TIR variables are kept: they are defined outside.
+    """
+    return _RenewVars(renew_tir=False).visit_expr(expr)
 
 
 def _bind_param_dims(param_ty, arg_ty, tir_map: dict) -> None:

@@ -8,6 +8,7 @@ from .bind_params import BindParams
 from .call_tir_rewrite import CallTIRRewrite
 from .canonicalize_bindings import CanonicalizeBindings
 from .checkpoint_budget import CheckpointToBudget
+from .convert_to_dataflow import ConvertToDataflow
 from .dead_code_elimination import DeadCodeElimination
 from .fold_constant import FoldConstant
 from .fuse_ops import FuseOps

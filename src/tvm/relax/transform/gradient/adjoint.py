@@ -9,10 +9,12 @@ from __future__ import annotations
 
 from ....error import InternalError, check_failed
 from ....ir.op import MissingOpRuleError, Op
-from ...expr import Call, Constant, Tuple, TupleGetItem, Var, VarBinding
+from ...expr import Call, Constant, If, SeqExpr, Tuple, TupleGetItem, Var, VarBinding
 from ...op import add, ones, zeros
 from ...ty import TensorType, TupleType
-from .checkpoint import Recomputer
+from ...utils import renew_vars
+from .._utils import free_relax_vars
+from .checkpoint import CheckpointInfo, Recomputer
 from .te_grad import emit_te_gradient
 
 __all__ = ["BackwardGenerator", "GradientError", "GradientRuleMissingError", "zeros_of_type"]
@@ -168,12 +170,14 @@ class BackwardGenerator:
             self.update(value, grad)
         elif isinstance(value, Constant):
             pass
+        elif isinstance(value, If):
+            self._visit_if(binding, grad)
         else:
             raise gradient_error(
                 "false",
                 f"Now does not support the type of binding value: {type(value).__name__} "
                 f"(bound to {var.name_hint}); Gradient supports Call, Tuple, TupleGetItem, "
-                "Var and Constant values",
+                "Var, Constant and If values",
             )
 
     def _visit_call(self, binding, grad):
@@ -223,13 +227,80 @@ class BackwardGenerator:
                 continue
             self.update(arg, partial)
 
+    def _visit_if(self, binding, grad):
+        """``r = R.If(c, A, B)``: the backward pass branches on the same ``c``.
+
+        Each backward branch re-emits its forward branch (fresh variables: a branch's values
+        live only inside it), seeds the branch result with ``grad``, sweeps it, and returns
+        the adjoints of the outer variables the branch reads (zeros where it reads none).
+        The outer variables then receive the fields of that tuple.
+        """
+        value = binding.value
+        outer = differentiable_free_vars(value)
+        if not outer:
+            return
+        branches = [
+            self._backward_branch(branch, grad, outer)
+            for branch in (value.true_branch, value.false_branch)
+        ]
+        adjoint = self._bb.emit(
+            If(value.cond, branches[0], branches[1]), f"{binding.var.name_hint}_if_adjoint"
+        )
+        for i, var in enumerate(outer):
+            self.update(var, TupleGetItem(adjoint, i))
+
+    def _backward_branch(self, branch, grad, outer):
+        branch = renew_vars(branch if isinstance(branch, SeqExpr) else SeqExpr([], branch))
+        bb = self._bb
+        bb.begin_binding_block()
+        bindings = [b for block in branch.blocks for b in block.bindings]
+        for inner in bindings:
+            bb.emit_normalized(inner)
+        # Inside a branch every forward value is at hand: nothing to recompute.
+        sub = BackwardGenerator(bb, Recomputer(bb, CheckpointInfo(set(), {}, {})))
+        sub.update(branch.body, grad)
+        for inner in reversed(bindings):
+            sub.visit_binding(inner)
+        result = Tuple([
+            sub.adjoints[var] if var in sub.adjoints else bb.emit(zeros_of_type(var.ty))
+            for var in outer
+        ])
+        block = bb.end_block()
+        return SeqExpr([block], result)
+
     # --- epilogue ---------------------------------------------------------------------------
-    def epilogue(self, require_grads):
-        """Zero-fill the requested variables without adjoint; emit the ``_adjoint_out`` aliases."""
+    def epilogue(self, require_grads, dataflow=True):
+        """Zero-fill the requested variables without adjoint; emit the ``_adjoint_out`` aliases
+        (dataflow outputs when ``dataflow``)."""
         outs = []
+        emit = self._bb.emit_output if dataflow else self._bb.emit
         for var in require_grads:
             if var not in self.adjoints:
                 self._emit_adjoint(var, zeros_of_type(var.ty))
-            outs.append(self._bb.emit_output(self.adjoints[var], f"{var.name_hint}_adjoint_out"))
+            outs.append(emit(self.adjoints[var], f"{var.name_hint}_adjoint_out"))
         return outs
+
+
+def _is_float_type(ty) -> bool:
+    if isinstance(ty, TupleType):
+        return bool(ty.fields) and all(_is_float_type(field) for field in ty.fields)
+    return isinstance(ty, TensorType) and str(ty.dtype).startswith(("float", "bfloat"))
+
+
+def differentiable_free_vars(value) -> list:
+    """The float-valued variables ``value`` reads that are bound outside it, in first-use order."""
+    bound = set()
+
+    def collect(expr):
+        if isinstance(expr, SeqExpr):
+            for block in expr.blocks:
+                for b in block.bindings:
+                    bound.add(b.var)
+                    collect(b.value)
+        elif isinstance(expr, If):
+            collect(expr.true_branch)
+            collect(expr.false_branch)
+
+    collect(value)
+    return [v for v in free_relax_vars(value) if v not in bound and _is_float_type(v.ty)]
 

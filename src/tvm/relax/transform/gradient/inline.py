@@ -14,9 +14,10 @@ not been measured against each other.
 
 from __future__ import annotations
 
-from ...expr import Call, DataflowVar, Function, If, SeqExpr, VarBinding
+from ...expr import Call, DataflowVar, Function, VarBinding
 from ...expr_functor import ExprMutator
 from ...utils import instantiate_body
+from ..to_non_dataflow import without_dataflow
 from .adjoint import GradientError
 
 __all__ = ["inline_function_calls"]
@@ -42,32 +43,19 @@ class _AsDataflowVars(ExprMutator):
         return new
 
 
-def _flat_bindings(body: SeqExpr, callee_name: str, chain):
-    bindings = []
-    for block in body.blocks:
-        for binding in block.bindings:
-            if isinstance(binding, VarBinding) and isinstance(binding.value, If):
-                raise GradientError(
-                    f"Gradient of {' -> '.join(chain)}: {callee_name} branches with R.If "
-                    f"(bound to {binding.var.name_hint}); differentiating through control "
-                    "flow inside a called function is not supported yet. Call a function "
-                    "without R.If, or differentiate the branches as separate functions"
-                )
-            bindings.append(binding)
-    return bindings
-
-
-def inline_function_calls(mod, bindings, func_name: str) -> list:
+def inline_function_calls(mod, bindings, func_name: str, dataflow: bool = True) -> list:
     """``bindings`` with every call of a Relax function of ``mod`` replaced by its body.
 
-    The callee's bindings come first (fresh variables, all dataflow variables), then the
-    call's variable is bound to the callee's return value. Calls inside the callee are
-    inlined too. A call cycle raises :class:`GradientError` naming it.
+    The callee's bindings come first (fresh variables; all dataflow variables when the
+    bindings go into a dataflow block, all plain variables otherwise), then the call's
+    variable is bound to the callee's return value. Calls inside the callee are inlined too.
+    A call cycle raises :class:`GradientError` naming it.
     """
-    return _inline(mod, list(bindings), [func_name])
+    convert = (lambda e: _AsDataflowVars().visit_expr(e)) if dataflow else without_dataflow
+    return _inline(mod, list(bindings), [func_name], convert)
 
 
-def _inline(mod, bindings, chain):
+def _inline(mod, bindings, chain, convert):
     out = []
     for binding in bindings:
         value = getattr(binding, "value", None)
@@ -82,8 +70,8 @@ def _inline(mod, bindings, chain):
                 f"{binding.var.name_hint}) is recursive ({cycle}); recursive functions "
                 "cannot be differentiated"
             )
-        body = _AsDataflowVars().visit_expr(instantiate_body(callee, value.args))
-        inner = _flat_bindings(body, name, chain + [name])
-        out.extend(_inline(mod, inner, chain + [name]))
+        body = convert(instantiate_body(callee, value.args))
+        inner = [b for block in body.blocks for b in block.bindings]
+        out.extend(_inline(mod, inner, chain + [name], convert))
         out.append(VarBinding(binding.var, body.body))
     return out
