@@ -120,10 +120,11 @@ class NestedIf:
     ):
         h = R.matmul(x, w)
         if c1:
+            k = R.sin(h)  # local to the branch, read by the inner If
             if c2:
-                g = R.sigmoid(h)
+                g = R.sigmoid(k)
             else:
-                g = R.multiply(h, h)
+                g = R.multiply(k, h)
             r = R.add(g, h)
         else:
             r = R.exp(h)

@@ -93,9 +93,13 @@ def _is_no_grad(expr) -> bool:
 class BackwardGenerator:
     """Emits the adjoint bindings of one dataflow block into ``bb``, in reverse order."""
 
-    def __init__(self, bb, recomputer: Recomputer):
+    def __init__(self, bb, recomputer: Recomputer, relevant=None):
         self._bb = bb
         self._recompute = recomputer
+        #: The variables whose adjoint can matter (they depend on a requested variable); None
+        #: for all. Only an R.If's adjoint tuple consults it: elsewhere unused adjoints are
+        #: removed afterwards, but a tuple field is a use.
+        self._relevant = relevant
         #: var -> the variable currently bound to its adjoint.
         self.adjoints = {}
 
@@ -237,6 +241,8 @@ class BackwardGenerator:
         """
         value = binding.value
         outer = differentiable_free_vars(value)
+        if self._relevant is not None:
+            outer = [var for var in outer if var in self._relevant]
         if not outer:
             return
         branches = [
@@ -257,7 +263,8 @@ class BackwardGenerator:
         for inner in bindings:
             bb.emit_normalized(inner)
         # Inside a branch every forward value is at hand: nothing to recompute.
-        sub = BackwardGenerator(bb, Recomputer(bb, CheckpointInfo(set(), {}, {})))
+        relevant = None if self._relevant is None else depends_on(self._relevant, bindings)
+        sub = BackwardGenerator(bb, Recomputer(bb, CheckpointInfo(set(), {}, {})), relevant)
         sub.update(branch.body, grad)
         for inner in reversed(bindings):
             sub.visit_binding(inner)
@@ -285,6 +292,15 @@ def _is_float_type(ty) -> bool:
     if isinstance(ty, TupleType):
         return bool(ty.fields) and all(_is_float_type(field) for field in ty.fields)
     return isinstance(ty, TensorType) and str(ty.dtype).startswith(("float", "bfloat"))
+
+
+def depends_on(requested, bindings) -> set:
+    """``requested`` plus every variable of ``bindings`` whose value depends on one of them."""
+    reached = set(requested)
+    for binding in bindings:
+        if any(v in reached for v in free_relax_vars(binding.value)):
+            reached.add(binding.var)
+    return reached
 
 
 def differentiable_free_vars(value) -> list:

@@ -18,7 +18,7 @@ from ...ty import TensorType, TupleType
 from ...utils import copy_with_new_vars
 from ..convert_to_dataflow import convert_to_dataflow
 from ..to_non_dataflow import without_dataflow
-from .adjoint import BackwardGenerator, GradientError, gradient_error
+from .adjoint import BackwardGenerator, GradientError, depends_on, gradient_error
 from .checkpoint import Recomputer, strip_checkpoints, substitute
 from .inline import inline_function_calls
 from .simplify import simplify_gradient
@@ -195,8 +195,6 @@ def _adjoint_function(func, func_name, require_grads, target_index, mod=None):
     params, bindings, ret, new_target, requested = prepared
 
     forward, info = strip_checkpoints(params, bindings)
-    # The value of an R.If is kept: recomputing it would re-bind its branches' variables.
-    info.checkpointed.update(b.var for b in forward if isinstance(b.value, If))
     ret = substitute(ret, info.redirect)
     new_target = info.resolve(new_target)
     requested = [info.resolve(var) for var in requested]
@@ -208,7 +206,9 @@ def _adjoint_function(func, func_name, require_grads, target_index, mod=None):
             for binding in forward:
                 # Inside the adjoint a call_tir_with_grad is a plain call_tir (as in TVM).
                 bb.emit_normalized(binding.replace(value=as_call_tir(binding.value)))
-            generator = BackwardGenerator(bb, Recomputer(bb, info))
+            generator = BackwardGenerator(
+                bb, Recomputer(bb, info), None if dataflow else depends_on(requested, forward)
+            )
             generator.seed(new_target)
             for binding in reversed(forward):
                 generator.visit_binding(binding)
