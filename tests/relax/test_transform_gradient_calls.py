@@ -285,3 +285,31 @@ def test_unused_helper_result_does_not_need_a_rule():
     after = relax.transform.Gradient("main")(Mod)
     (gx,) = ReferenceEvaluator(after).run("main_adjoint", np.ones(3, "float32"))[1]
     np.testing.assert_allclose(np.asarray(gx), np.exp(np.ones(3)), rtol=1e-6)
+
+
+def test_call_inside_a_branch_is_inlined():
+    @I.ir_module
+    class Mod:
+        @R.function
+        def sq(a: R.Tensor((3,), "float64")) -> R.Tensor((3,), "float64"):
+            with R.dataflow():
+                b = R.multiply(a, a)
+                R.output(b)
+            return b
+
+        @R.function
+        def main(x: R.Tensor((3,), "float64"), c: R.Tensor((), "bool")):
+            cls = Mod
+            if c:
+                r = cls.sq(x)
+            else:
+                r = R.exp(x)
+            gv = R.sum(r)
+            return gv
+
+    (x,) = _inputs((3,), seed=4)
+    after = relax.transform.Gradient("main", require_grads=Mod["main"].params[0])(Mod)
+    ev = ReferenceEvaluator(after)
+    for flag, slope in ((True, 2 * x), (False, np.exp(x))):
+        _value, (gx,) = ev.run("main_adjoint", x, np.array(flag))
+        np.testing.assert_allclose(np.asarray(gx), slope, rtol=1e-12)

@@ -13,7 +13,7 @@ from .dead_code_elimination import DeadCodeElimination
 from .fold_constant import FoldConstant
 from .fuse_ops import FuseOps
 from .fuse_tir import FuseTIR
-from .gradient import Gradient, GradientSimplifier
+from .gradient import ForwardGradient, Gradient, GradientSimplifier
 from .kill_after_last_use import KillAfterLastUse
 from .lambda_lift import LambdaLift
 from .legalize_ops import LegalizeOps

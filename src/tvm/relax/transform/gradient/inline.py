@@ -14,7 +14,7 @@ not been measured against each other.
 
 from __future__ import annotations
 
-from ...expr import Call, DataflowVar, Function, VarBinding
+from ...expr import BindingBlock, Call, DataflowVar, Function, If, SeqExpr, VarBinding
 from ...expr_functor import ExprMutator
 from ...utils import instantiate_body
 from ..to_non_dataflow import without_dataflow
@@ -55,10 +55,28 @@ def inline_function_calls(mod, bindings, func_name: str, dataflow: bool = True) 
     return _inline(mod, list(bindings), [func_name], convert)
 
 
+def _inline_branch(mod, branch, chain, convert):
+    """An ``R.If`` branch with the calls in it inlined (one binding block)."""
+    if not isinstance(branch, SeqExpr):
+        return branch
+    bindings = [b for block in branch.blocks for b in block.bindings]
+    inlined = _inline(mod, bindings, chain, convert)
+    if all(a is b for a, b in zip(inlined, bindings)) and len(inlined) == len(bindings):
+        return branch
+    return SeqExpr([BindingBlock(inlined)], branch.body, span=branch.span)
+
+
 def _inline(mod, bindings, chain, convert):
     out = []
     for binding in bindings:
         value = getattr(binding, "value", None)
+        if isinstance(value, If):
+            out.append(binding.replace(value=If(
+                value.cond,
+                _inline_branch(mod, value.true_branch, chain, convert),
+                _inline_branch(mod, value.false_branch, chain, convert),
+            )))
+            continue
         name, callee = _callee(mod, value)
         if callee is None:
             out.append(binding)
