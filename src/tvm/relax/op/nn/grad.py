@@ -264,6 +264,46 @@ register_gradient("relax.nn.max_pool2d", _pool_backward(max_pool2d_backward))
 register_gradient("relax.nn.avg_pool2d", _pool_backward(avg_pool2d_backward))
 
 
+def _as_2d(orig_call, what):
+    """A 1-D pool's layout seen as 2-D: ``(axis of W, 2-D layout)`` with an ``H`` of extent 1."""
+    attrs = orig_call.attrs
+    layout, out_layout = str(attrs.layout), str(attrs.out_layout)
+    if layout != out_layout or sorted(layout) != sorted("NCW"):
+        raise ValueError(
+            f"the {what} gradient is supported for the plain layouts NCW and NWC (same in and "
+            f"out) only, got layout={layout!r}, out_layout={out_layout!r}"
+        )
+    axis = layout.index("W")
+    return axis, layout[:axis] + "H" + layout[axis:]
+
+
+def _pool1d_backward(backward, what):
+    # A 1-D pool is the 2-D pool of the tensor with an extent-1 H axis before W.
+    def rule(orig_var, orig_call, output_grad, ctx):
+        attrs = orig_call.attrs
+        axis, layout2 = _as_2d(orig_call, what)
+        before, after = (int(p) for p in attrs.padding)
+        grad = backward(
+            expand_dims(output_grad, axis),
+            expand_dims(orig_call.args[0], axis),
+            (1, int(attrs.pool_size[0])),
+            (1, int(attrs.strides[0])),
+            (0, before, 0, after),
+            (1, int(attrs.dilation[0])),
+            attrs.ceil_mode,
+            attrs.count_include_pad,
+            layout2,
+            layout2,
+        )
+        return [squeeze(grad, [axis])]
+
+    return rule
+
+
+register_gradient("relax.nn.max_pool1d", _pool1d_backward(max_pool2d_backward, "max_pool1d"))
+register_gradient("relax.nn.avg_pool1d", _pool1d_backward(avg_pool2d_backward, "avg_pool1d"))
+
+
 # --- beyond TVM 0.27's list --------------------------------------------------------------------
 
 
@@ -516,6 +556,27 @@ def _adaptive_avg_pool2d_grad(orig_var, orig_call, output_grad, ctx):
             attrs.out_layout,
         )
     ]  # fmt: skip
+
+
+@register_gradient("relax.nn.adaptive_avg_pool1d")
+def _adaptive_avg_pool1d_grad(orig_var, orig_call, output_grad, ctx):
+    # As the 2-D rule, on the tensor with an extent-1 H axis before W.
+    x = orig_call.args[0]
+    axis, layout2 = _as_2d(orig_call, "adaptive_avg_pool1d")
+    in_dims, out_dims = static_dims(x), static_dims(orig_var)
+    if in_dims is None or out_dims is None:
+        raise ValueError("the adaptive_avg_pool1d gradient is supported for static shapes only")
+    if in_dims[axis] % out_dims[axis]:
+        raise ValueError(
+            "the adaptive_avg_pool1d gradient is supported only when the output size divides "
+            f"the input size, got {in_dims[axis]} -> {out_dims[axis]}"
+        )
+    window = [1, in_dims[axis] // out_dims[axis]]
+    grad = avg_pool2d_backward(
+        expand_dims(output_grad, axis), expand_dims(x, axis), window, window, [0, 0, 0, 0],
+        [1, 1], False, False, layout2, layout2,
+    )  # fmt: skip
+    return [squeeze(grad, [axis])]
 
 
 @register_gradient("relax.nn.group_norm")
