@@ -14,7 +14,7 @@ from ...op import add, ones, zeros
 from ...ty import TensorType, TupleType
 from ...utils import renew_vars
 from .._utils import free_relax_vars
-from .checkpoint import CheckpointInfo, Recomputer
+from .checkpoint import CheckpointInfo, Recomputer, substitute
 from .te_grad import emit_te_gradient
 
 __all__ = ["BackwardGenerator", "GradientError", "GradientRuleMissingError", "zeros_of_type"]
@@ -237,20 +237,26 @@ class BackwardGenerator:
         Each backward branch re-emits its forward branch (fresh variables: a branch's values
         live only inside it), seeds the branch result with ``grad``, sweeps it, and returns
         the adjoints of the outer variables the branch reads (zeros where it reads none).
-        The outer variables then receive the fields of that tuple.
+        The outer variables then receive the fields of that tuple. The outer values the
+        branches read come through the recomputer, so checkpointing applies to them.
         """
         value = binding.value
-        outer = differentiable_free_vars(value)
-        if self._relevant is not None:
-            outer = [var for var in outer if var in self._relevant]
+        free = free_vars_of(value)
+        outer = [
+            var for var in free
+            if _is_float_type(var.ty) and (self._relevant is None or var in self._relevant)
+        ]
         if not outer:
             return
+        mapping = {var: self._recompute.var(var) for var in free}
+        seen = [mapping[var] for var in outer]
         branches = [
-            self._backward_branch(branch, grad, outer)
+            self._backward_branch(substitute(branch, mapping), grad, seen)
             for branch in (value.true_branch, value.false_branch)
         ]
         adjoint = self._bb.emit(
-            If(value.cond, branches[0], branches[1]), f"{binding.var.name_hint}_if_adjoint"
+            If(substitute(value.cond, mapping), branches[0], branches[1]),
+            f"{binding.var.name_hint}_if_adjoint",
         )
         for i, var in enumerate(outer):
             self.update(var, TupleGetItem(adjoint, i))
@@ -263,7 +269,9 @@ class BackwardGenerator:
         for inner in bindings:
             bb.emit_normalized(inner)
         # Inside a branch every forward value is at hand: nothing to recompute.
-        relevant = None if self._relevant is None else depends_on(self._relevant, bindings)
+        relevant = None
+        if self._relevant is not None:
+            relevant = depends_on(set(self._relevant) | set(outer), bindings)
         sub = BackwardGenerator(bb, Recomputer(bb, CheckpointInfo(set(), {}, {})), relevant)
         sub.update(branch.body, grad)
         for inner in reversed(bindings):
@@ -303,8 +311,8 @@ def depends_on(requested, bindings) -> set:
     return reached
 
 
-def differentiable_free_vars(value) -> list:
-    """The float-valued variables ``value`` reads that are bound outside it, in first-use order."""
+def free_vars_of(value) -> list:
+    """The variables ``value`` (an ``R.If``) reads that are bound outside it, in first-use order."""
     bound = set()
 
     def collect(expr):
@@ -318,5 +326,4 @@ def differentiable_free_vars(value) -> list:
             collect(expr.false_branch)
 
     collect(value)
-    return [v for v in free_relax_vars(value) if v not in bound and _is_float_type(v.ty)]
-
+    return [v for v in free_relax_vars(value) if v not in bound]
