@@ -1,6 +1,7 @@
 """Gradient rules beyond Apache TVM 0.27's: ``sort`` (values scattered back to where they came
 from), 1-D pooling (``max_pool1d``, ``avg_pool1d``, ``adaptive_avg_pool1d``, through the 2-D
-backward ops on an extent-1 axis), and the piecewise-constant ops (``argmax``, ``argsort``,
+backward ops on an extent-1 axis), 3-D pooling (through the separable form: a 2-D pool over
+(H, W), then one over depth), and the piecewise-constant ops (``argmax``, ``argsort``,
 ``isnan``, ...: no gradient flows). Each is checked against central differences of
 ``sum(op(x * w)**2)`` through the reference evaluator; one case of each is compiled.
 """
@@ -22,6 +23,15 @@ CASES = {
     "avg_pool1d": ((2, 3, 8), lambda t: nn.avg_pool1d(t, 2, 1, (0, 1), count_include_pad=False)),
     "avg_pool1d_nwc": ((2, 9, 3), lambda t: nn.avg_pool1d(t, 3, 2, layout="NWC")),
     "adaptive_avg_pool1d": ((2, 3, 8), lambda t: nn.adaptive_avg_pool1d(t, 4)),
+    "max_pool3d": ((1, 2, 5, 6, 7), lambda t: nn.max_pool3d(
+        t, (3, 2, 3), (2, 1, 2), (1, 0, 1, 1, 1, 0), (1, 2, 1))),
+    "max_pool3d_ceil": ((1, 2, 5, 6, 7), lambda t: nn.max_pool3d(
+        t, (2, 3, 2), (2, 2, 2), (0, 1, 0, 0, 1, 1), ceil_mode=True)),
+    "avg_pool3d": ((1, 2, 5, 6, 7), lambda t: nn.avg_pool3d(
+        t, (3, 2, 3), (2, 1, 2), (1, 0, 1, 1, 1, 0), count_include_pad=False)),
+    "avg_pool3d_ceil_pad": ((1, 2, 5, 6, 7), lambda t: nn.avg_pool3d(
+        t, (2, 3, 2), (2, 2, 2), (0, 1, 0, 0, 1, 1), ceil_mode=True)),
+    "adaptive_avg_pool3d": ((1, 2, 4, 6, 6), lambda t: nn.adaptive_avg_pool3d(t, (2, 3, 6))),
     "sort_desc": ((3, 5), lambda t: relax.op.sort(t, axis=1, descending=True)),
     "sort_axis0": ((4, 2), lambda t: relax.op.sort(t, axis=0)),
 }
@@ -52,7 +62,9 @@ def test_rule_matches_finite_differences(name):
                           delta=1e-5, atol=1e-6, rtol=1e-4)
 
 
-@pytest.mark.parametrize("name", ["max_pool1d", "adaptive_avg_pool1d", "sort_desc"])
+@pytest.mark.parametrize(
+    "name", ["max_pool1d", "adaptive_avg_pool1d", "sort_desc", "max_pool3d", "avg_pool3d"]
+)
 def test_rule_compiled_matches_evaluator(name):
     shape, build = CASES[name]
     mod = _module(shape, build)
