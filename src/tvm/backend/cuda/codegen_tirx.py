@@ -28,12 +28,14 @@ from __future__ import annotations
 
 import re
 
+from ...error import InternalError
 from ...ir.expr import Range
 from ...tirx.expr import Call, IntImm, StringImm, Var
 from ...tirx.ptx import check_arch, render_ptx
 from ...tirx.stmt import AttrStmt, ForKind
 from ...tirx.stmt_functor import post_order_visit
 from . import codegen_cuda as _cg
+from . import codegen_cuda_builtins
 
 __all__ = ["HELPER_BEGIN", "check_target_arch", "join_tirx_sources", "register"]
 
@@ -71,14 +73,22 @@ def _simple(name: str, ret: str, params: str, body: str):
 
 _MBAR_WAIT = (
     "  uint32_t addr = (uint32_t)__cvta_generic_to_shared(bar);\n"
+    "{ticks_decl}"
     "  asm volatile(\n"
-    "    \"{\\n\"\n"
+    "    \"{{\\n\"\n"
     "    \".reg .pred P1;\\n\"\n"
     "    \"WAIT_%=:\\n\"\n"
-    "    \"mbarrier.try_wait.parity{sem}.shared::cta.b64 P1, [%0], %1;\\n\"\n"
+    "    \"mbarrier.try_wait.parity{sem}.shared::cta.b64 P1, [%0], %1{ticks_op};\\n\"\n"
     "    \"@!P1 bra WAIT_%=;\\n\"\n"
-    "    \"}\\n\" :: \"r\"(addr), \"r\"(phase) : \"memory\");\n"
+    "    \"}}\\n\" :: \"r\"(addr), \"r\"(phase){ticks_in} : \"memory\");\n"
 )
+#: ``T.cuda.mbarrier_wait``: acquire at CTA scope, with a suspend-time hint of 10^7 ns per
+#: try (``0x989680``), as Apache TVM 0.27 emits it.
+_MBAR_WAIT_CTA = _MBAR_WAIT.format(
+    sem=".acquire.cta", ticks_decl="  uint32_t ticks = 0x989680;\n", ticks_op=", %2",
+    ticks_in=', \"r\"(ticks)')
+_MBAR_WAIT_CLUSTER = _MBAR_WAIT.format(sem=".acquire.cluster", ticks_decl="", ticks_op="",
+                                       ticks_in="")
 
 _HANDLERS = {
     "cta_sync": _simple("cta_sync", "void", "", "  __syncthreads();\n"),
@@ -104,11 +114,10 @@ _HANDLERS = {
     "cvta_generic_to_shared": _simple(
         "cvta_generic_to_shared", "unsigned int", "void* p",
         "  return (unsigned int)__cvta_generic_to_shared(p);\n"),
-    "mbarrier_wait": _simple("mbarrier_wait", "void", "void* bar, int phase",
-                             _MBAR_WAIT.replace("{sem}", "")),
+    "mbarrier_wait": _simple("mbarrier_wait", "void", "void* bar, int phase", _MBAR_WAIT_CTA),
     "mbarrier_wait_acquire_cluster": _simple(
-        "mbarrier_wait_acquire_cluster", "void", "void* bar, int phase",
-        _MBAR_WAIT.replace("{sem}", ".acquire.cluster")),
+        "mbarrier_wait_acquire_cluster", "void", "void* bar, int phase", _MBAR_WAIT_CLUSTER),
+
     "get_tmem_addr": _simple(
         "get_tmem_addr", "uint32_t", "uint32_t addr, int row, int col",
         "  return addr + ((uint32_t)row << 16) + (uint32_t)col;\n"),
@@ -166,7 +175,8 @@ def register() -> None:
     _cg.CALL_HANDLERS["tirx.cuda.func_call"] = _func_call
     _cg.CALL_HANDLERS["tirx.cuda.printf"] = _printf
     _cg.CALL_HANDLERS["tirx.cuda.warp_reduce"] = _warp_reduce
-    for name in ("grid_sync", "cta_reduce", "wgmma_noop_barrier",
+    codegen_cuda_builtins.register()
+    for name in ("cta_reduce", "wgmma_noop_barrier",
                  "wgmma_encode_matrix_descriptor", "tcgen05_encode_matrix_descriptor",
                  "tcgen05_encode_instr_descriptor",
                  "tcgen05_encode_instr_descriptor_block_scaled"):
@@ -233,6 +243,11 @@ def _kernel_attrs(func) -> dict:
     return found
 
 
+class KernelAttrConflict(ValueError, InternalError):
+    """Kernel attributes that CUDA cannot express together: a ``ValueError`` that is also a
+    ``tvm.error.InternalError``, the kind Apache TVM 0.27's code generator reports it as."""
+
+
 def kernel_qualifiers(func, threads, name: str):
     """``__launch_bounds__(threads, min_blocks[, max_blocks_per_cluster]) `` or
     ``__maxnreg__(n) `` from the kernel's attributes; None when it sets none of them."""
@@ -242,7 +257,7 @@ def kernel_qualifiers(func, threads, name: str):
     text = {k: _const_int(v, k, name) for k, v in attrs.items()}
     if MAX_REGISTERS in text:
         if MIN_BLOCKS in text or MAX_BLOCKS_PER_CLUSTER in text:
-            raise ValueError(
+            raise KernelAttrConflict(
                 f"kernel {name}: {MAX_REGISTERS} (__maxnreg__) cannot be combined with CUDA "
                 f"launch bounds ({MIN_BLOCKS} / {MAX_BLOCKS_PER_CLUSTER})"
             )
