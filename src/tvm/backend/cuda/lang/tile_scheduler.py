@@ -517,9 +517,14 @@ class _CLCWorker(ClusterPersistentScheduler2D):
                          num_clusters=clc._num_m_tiles * clc._num_n_tiles,
                          l2_group_size=clc._l2_group_size)
         self._clc = clc
-        self._arrival = PipelineState(1, 0)
+        self._phase = T.local_scalar("int32")  # this role's phase on sched_arr.full
         self._done = T.local_scalar("int32")
         self._next = T.local_scalar("uint32")
+        self._start_phase()
+
+    @T.inline
+    def _start_phase(self):
+        self._phase = 0
 
     @T.inline
     def reset(self):
@@ -538,20 +543,21 @@ class _CLCWorker(ClusterPersistentScheduler2D):
     def consume(self):
         """(One elected thread.) Take the next response: wait for it, decode it, and release
         the slot to the scheduler warp of CTA 0."""
-        self._clc.sched_arr.full.wait(0, self._arrival.phase)
-        self._arrival.advance()
+        self._clc.sched_arr.full.wait(0, self._phase)
+        self._phase = self._phase ^ 1
         query_cancel_first_ctaid_x(self._next, T.address_of(self._clc.clc_handle[0]))
         self._clc.sched_fin.empty.arrive(0, remote=0)
 
     @T.inline
     def consume_wg(self, wg_id, warp_id, lane_id):
         """:meth:`consume` for a whole warpgroup: every thread decodes, one releases."""
-        self._clc.sched_arr.full.wait(0, self._arrival.phase)
-        self._arrival.advance()
+        self._clc.sched_arr.full.wait(0, self._phase)
+        self._phase = self._phase ^ 1
         query_cancel_first_ctaid_x(self._next, T.address_of(self._clc.clc_handle[0]))
         T.cuda.warpgroup_sync(wg_id + 1)
-        if (warp_id == 0) & (lane_id == 0):
-            self._clc.sched_fin.empty.arrive(0, remote=0)
+        if warp_id == 0:  # noqa: SIM102 - nested: `and` of two PrimExpr tests is not TIR
+            if lane_id == 0:
+                self._clc.sched_fin.empty.arrive(0, remote=0)
 
     @T.inline
     def advance_coords(self):
@@ -566,7 +572,6 @@ class _CLCWorker(ClusterPersistentScheduler2D):
             self._done = 1
 
 
-@meta_class
 class ClusterLaunchControlScheduler:
     """Blackwell cluster launch control (sm_100): dynamic persistent scheduling.
 
@@ -577,6 +582,10 @@ class ClusterLaunchControlScheduler:
     :meth:`worker` handle and call ``consume()``, ``advance_coords()`` and
     ``mark_done_if_drained()`` per round. The tile of a cluster is its group-major position
     (:class:`ClusterPersistentScheduler2D`) over ``num_m_tiles`` x ``num_n_tiles``.
+
+    A plain class, not a ``@T.meta_class``: its barriers belong to the two
+    :class:`~tvm.backend.cuda.lang.pipeline.Pipeline` objects it holds, which the
+    meta-class ownership check does not look into.
 
     Parameters
     ----------
