@@ -350,9 +350,13 @@ class CUDANamespace:
 
     @staticmethod
     def cta_reduce(value, op, num_warps, scratch):
-        """CTA-wide reduction of ``value`` over ``num_warps`` warps through shared
-        ``scratch`` (one element per warp)."""
+        """CTA-wide reduction of ``value`` over ``num_warps`` warps (a power of two, 1 to 32)
+        through shared ``scratch`` (one element per warp); every thread gets the result."""
         op = _check_reduce_op("cta_reduce", op)
+        n = num_warps.value if isinstance(num_warps, IntImm) else num_warps
+        if isinstance(n, int) and not (1 <= n <= 32 and n & (n - 1) == 0):
+            raise ValueError(f"T.cuda.cta_reduce: num_warps must be a power of two in [1, 32], "
+                             f"got {n}")
         return _call("cta_reduce", value.dtype, value, op, _int(num_warps, "num_warps"),
                      scratch)
 

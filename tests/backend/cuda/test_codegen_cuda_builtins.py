@@ -266,3 +266,35 @@ def test_nvcc_compiles_the_builtin_kernels():
     sources += [renamed(source_of(_ldg_scalar(d)), f"ldg_{d}_kernel") for d in _LDG_SUFFIX]
     cubin = nvcc.compile_many(sources, "sm_100a")
     assert cubin[:4] == b"\x7fELF"
+
+
+@T.prim_func
+def reductions(A: T.Buffer((128,), "float32"), I: T.Buffer((128,), "int32"),
+               B: T.Buffer((3,), "float32"), J: T.Buffer((1,), "int32")):
+    T.device_entry()
+    bx = T.cta_id([1])
+    tx = T.thread_id([128])
+    scratch = T.alloc_shared([4], "float32")
+    iscratch = T.alloc_shared([4], "int32")
+    B[0] = T.cuda.cta_sum(A[tx], 4, scratch.data)
+    B[1] = T.cuda.cta_max(A[tx], 4, scratch.data)
+    B[2] = T.cuda.warp_sum(A[tx])
+    J[0] = T.cuda.cta_min(I[tx], 4, iscratch.data)
+
+
+def test_cta_reduce():
+    src = source_of(reductions, "sm_90a")
+    sum4 = helper_of(src, "tvm_builtin_cuda_cta_reduce_sum_4")
+    assert sum4.startswith("__forceinline__ __device__ T tvm_builtin_cuda_cta_reduce_sum_4(")
+    assert "a = lane < 4 ? scratch[lane] : T(0);" in sum4
+    # max / min fill the lanes past num_warps with a real partial: no identity needed.
+    assert "a = lane < 4 ? scratch[lane] : scratch[0];" in helper_of(
+        src, "tvm_builtin_cuda_cta_reduce_max_4")
+    assert "J_ptr[0] = tvm_builtin_cuda_cta_reduce_min_4(I_ptr[" in src
+    with pytest.raises(ValueError, match="num_warps must be a power of two"):
+        T.cuda.cta_sum(T.float32(1), 3, tvm.tirx.Var("s", "handle"))
+
+
+@requires_nvcc
+def test_nvcc_compiles_cta_reduce():
+    assert nvcc.compile_cuda(source_of(reductions, "sm_90a"), "sm_90a")[:4] == b"\x7fELF"

@@ -17,8 +17,10 @@ written ``__forceinline__ __device__`` as Apache TVM 0.27 writes it.
   loop, ``syncthreads_and/or``, ``get_tmem_addr`` (``addr + (row << 16) + col``),
   ``warp_reduce`` (a ``__shfl_xor_sync`` butterfly); ``func_call`` emits its
   ``source_code`` once and calls the function; ``printf`` is CUDA's ``printf``.
-* Not supported yet (a ``ValueError`` says so): ``grid_sync``, ``cta_reduce``, the wgmma /
-  tcgen05 descriptor encoders, ``wgmma.noop_barrier``.
+* ``cta_reduce`` (warp butterflies and a shared partial per warp); the one-intrinsic
+  builtins (``ldg``, atomics, bit casts, ``grid_sync``...) are in ``codegen_cuda_builtins``.
+* Not supported yet (a ``ValueError`` says so): the wgmma / tcgen05 descriptor encoders,
+  ``wgmma.noop_barrier``.
 
 :func:`join_tirx_sources` batches several generated sources into one translation unit
 (one preamble, each helper once) so that one nvcc call compiles many kernels.
@@ -158,6 +160,51 @@ def _warp_reduce(gen, op):
     return f"{fn}({gen.print_expr(value)}, {gen.print_expr(width)})"
 
 
+def _cta_reduce(gen, op):
+    """``T.cuda.cta_reduce``: a butterfly within each warp, one partial per warp in
+    ``scratch``, warp 0 reduces the partials, every thread reads ``scratch[0]`` (0.27's
+    helper name ``tvm_builtin_cuda_cta_reduce_<op>_<num_warps>``, a template over the type).
+    Lanes of warp 0 past ``num_warps`` contribute 0 to a sum and ``scratch[0]`` (a real
+    partial) to a max / min, so no identity value of the type is needed."""
+    value, kind, num_warps, scratch = op.args
+    kind = kind.value if isinstance(kind, StringImm) else str(kind)
+    if not isinstance(num_warps, IntImm):
+        raise ValueError(  # noqa: TRY004 - invalid IR, not a wrong argument type
+            f"T.cuda.cta_reduce in kernel {gen.func_name}: num_warps must be a constant, "
+            f"got {num_warps}")
+    nw = num_warps.value
+    fn = f"tvm_builtin_cuda_cta_reduce_{kind}_{nw}"
+    combine = _REDUCE[kind]
+    fill = "T(0)" if kind == "sum" else "scratch[0]"
+    _helper(gen, fn, (
+        "template <typename T>\n"
+        f"__forceinline__ __device__ T {fn}(T val, void* scratch_raw) {{\n"
+        "  T* scratch = reinterpret_cast<T*>(scratch_raw);\n"
+        "  int tid = threadIdx.x + threadIdx.y * blockDim.x"
+        " + threadIdx.z * blockDim.x * blockDim.y;\n"
+        "  int warp = tid / 32;\n"
+        "  int lane = tid % 32;\n"
+        "  T a = val;\n"
+        "  for (int offset = 16; offset > 0; offset /= 2) {\n"
+        "    T b = __shfl_xor_sync(0xffffffffu, a, offset);\n"
+        f"    a = {combine};\n"
+        "  }\n"
+        "  if (lane == 0) scratch[warp] = a;\n"
+        "  __syncthreads();\n"
+        "  if (warp == 0) {\n"
+        f"    a = lane < {nw} ? scratch[lane] : {fill};\n"
+        "    for (int offset = 16; offset > 0; offset /= 2) {\n"
+        "      T b = __shfl_xor_sync(0xffffffffu, a, offset);\n"
+        f"      a = {combine};\n"
+        "    }\n"
+        "    if (lane == 0) scratch[0] = a;\n"
+        "  }\n"
+        "  __syncthreads();\n"
+        "  return scratch[0];\n"
+        "}\n"))
+    return f"{fn}({gen.print_expr(value)}, {gen.print_expr(scratch)})"
+
+
 def _unsupported(name):
     def handle(gen, op):
         raise ValueError(
@@ -175,8 +222,9 @@ def register() -> None:
     _cg.CALL_HANDLERS["tirx.cuda.func_call"] = _func_call
     _cg.CALL_HANDLERS["tirx.cuda.printf"] = _printf
     _cg.CALL_HANDLERS["tirx.cuda.warp_reduce"] = _warp_reduce
+    _cg.CALL_HANDLERS["tirx.cuda.cta_reduce"] = _cta_reduce
     codegen_cuda_builtins.register()
-    for name in ("cta_reduce", "wgmma_noop_barrier",
+    for name in ("wgmma_noop_barrier",
                  "wgmma_encode_matrix_descriptor", "tcgen05_encode_matrix_descriptor",
                  "tcgen05_encode_instr_descriptor",
                  "tcgen05_encode_instr_descriptor_block_scaled"):
