@@ -26,8 +26,8 @@ from ..runtime.data_type import DataType
 from .expr import Call, IntImm, StringImm
 from .op import CallEffectKind, address_of
 
-__all__ = ["CUDA_OP_ARCH", "LDG_SCALAR_DTYPES", "LDG_VECTOR_DTYPES", "CUDANamespace", "address_of",
-           "cuda"]
+__all__ = ["CUDA_OP_ARCH", "LDG_SCALAR_DTYPES", "LDG_VECTOR_DTYPES", "WAIT_UNTIL_PTX_TYPES",
+           "CUDANamespace", "address_of", "cuda"]
 
 #: (name, printed name or None, minimum arch or None).
 _OPS = [
@@ -64,6 +64,7 @@ _OPS = [
     ("smem_addr_from_uint64", None, None),
     ("mov_sreg", None, None),
     ("trap_when_assert_failed", None, None),
+    ("wait_until", None, "sm_70"),
     # warp votes and reductions
     ("ballot_sync", None, None),
     ("any_sync", None, None),
@@ -123,6 +124,17 @@ def _int(value, what):
 LDG_SCALAR_DTYPES = ("int8", "uint8", "int16", "uint16", "int32", "uint32", "int64", "uint64",
                      "float16", "bfloat16", "float32", "float64")
 LDG_VECTOR_DTYPES = ("int32", "uint32", "float32")
+
+
+#: ``T.cuda.wait_until``: memory scopes, and dst dtype -> PTX load type.
+_WAIT_SCOPES = ("cta", "cluster", "gpu", "sys")
+WAIT_UNTIL_PTX_TYPES = {"int32": "s32", "uint32": "u32", "int64": "s64", "uint64": "u64"}
+
+
+def _is_local_scalar(value):
+    buf = getattr(value, "buffer", None)
+    return (buf is not None and buf.scope() == "local" and len(value.indices) == 1
+            and tuple(int(getattr(s, "value", -1)) for s in buf.shape) == (1,))
 
 
 def _dtype_text(dtype, what):
@@ -465,6 +477,30 @@ class CUDANamespace:
                 ".", "").isalnum():
             raise ValueError(f"T.cuda.mov_sreg: {reg_name!r} is not a PTX special register name")
         return _call("mov_sreg", f"int{bits}", bits, name.lstrip("%"))
+
+    @staticmethod
+    def wait_until(dst, ptr, predicate, scope="gpu", space="global", ptx_type=None,
+                   backoff_ns=None):
+        """Spin until ``predicate`` (an expression of ``dst``) holds, reloading ``dst`` from
+        ``ptr`` with ``ld.relaxed.<scope>.<space>`` (sleeping ``backoff_ns`` ns between tries
+        when given), then one ``ld.acquire`` of ``ptr`` orders what follows after the
+        write that was seen. ``dst`` is a thread-local scalar (``T.local_scalar``) of a
+        32/64-bit integer type (``ptx_type`` overrides the PTX type, e.g. ``"b32"``)."""
+        if not _is_local_scalar(dst):
+            raise TypeError("T.cuda.wait_until: dst must be a writable thread-local scalar "
+                            f"(T.local_scalar), got {dst!r}")
+        if scope not in _WAIT_SCOPES:
+            raise ValueError(f"T.cuda.wait_until: scope must be one of "
+                             f"{', '.join(_WAIT_SCOPES)}, got {scope!r}")
+        if space != "global":
+            raise ValueError(f"T.cuda.wait_until: space {space!r} is not supported yet "
+                             "(only 'global')")
+        if ptx_type is None and dst.dtype not in WAIT_UNTIL_PTX_TYPES:
+            raise ValueError(f"T.cuda.wait_until: no PTX load type for a {dst.dtype} dst; "
+                             f"use one of {', '.join(WAIT_UNTIL_PTX_TYPES)} or pass ptx_type")
+        backoff = 0 if backoff_ns is None else backoff_ns
+        return _call("wait_until", "", dst, ptr, predicate, scope, space, ptx_type or "",
+                     backoff)
 
     @staticmethod
     def trap_when_assert_failed(cond):

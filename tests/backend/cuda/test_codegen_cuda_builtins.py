@@ -298,3 +298,52 @@ def test_cta_reduce():
 @requires_nvcc
 def test_nvcc_compiles_cta_reduce():
     assert nvcc.compile_cuda(source_of(reductions, "sm_90a"), "sm_90a")[:4] == b"\x7fELF"
+
+
+@T.prim_func
+def waits_for_flags(U32: T.Buffer((4,), "uint32"), I64: T.Buffer((4,), "int64")):
+    T.device_entry()
+    tx = T.thread_id([32])
+    v = T.local_scalar("uint32")
+    w = T.local_scalar("int64")
+    T.cuda.wait_until(v, U32.data, v == T.uint32(1))
+    T.cuda.wait_until(w, I64.data, w >= T.int64(3), scope="sys", backoff_ns=64)
+    I64[1] = w
+
+
+def test_wait_until():
+    text = waits_for_flags.script()
+    assert 'T.cuda.wait_until(v, U32.data, v == T.uint32(1), "gpu", "global", "", 0)' in text
+    assert tvm.ir.structural_equal(tvm.script.from_source(text), waits_for_flags)
+    src = source_of(waits_for_flags, "sm_90a")
+    assert "ld.relaxed.gpu.global.u32 %0, [%1];" in helper_of(
+        src, "tvm_builtin_cuda_wait_until_relaxed_gpu_global_u32")
+    assert "ld.acquire.sys.global.s64 %0, [%1];" in helper_of(
+        src, "tvm_builtin_cuda_wait_until_acquire_sys_global_s64")
+    assert "while (!((v_ptr[0] == (uint)1))) {" in src
+    assert "__nanosleep(64); tvm_builtin_cuda_wait_until_relaxed_sys_global_s64(w_ptr[0]" in src
+
+
+@requires_nvcc
+def test_nvcc_compiles_wait_until():
+    assert nvcc.compile_cuda(source_of(waits_for_flags, "sm_90a"), "sm_90a")[:4] == b"\x7fELF"
+
+
+@pytest.mark.parametrize(("call", "words"), [
+    ('T.cuda.wait_until(A[0], A.data, A[0] == 1)', "dst must be a writable thread-local"),
+    ('T.cuda.wait_until(v, A.data, v == 1, scope="device")', "scope must be one of"),
+    ('T.cuda.wait_until(v, A.data, v == 1, space="shared")', "space 'shared' is not supported"),
+    ('T.cuda.wait_until(f, A.data, f == T.float32(1))', "no PTX load type for a float32"),
+])
+def test_wait_until_bad_arguments(call, words):
+    source = f'''
+@T.prim_func
+def k(A: T.Buffer((4,), "int32")):
+    T.device_entry()
+    tx = T.thread_id([32])
+    v = T.local_scalar("int32")
+    f = T.local_scalar("float32")
+    {call}
+'''
+    with pytest.raises(tvm.error.DiagnosticError, match=words):
+        tvm.script.from_source(source)

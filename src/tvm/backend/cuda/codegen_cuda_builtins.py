@@ -15,7 +15,7 @@ translation unit joined from several kernels (``nvcc.join_sources``) still compi
 
 from __future__ import annotations
 
-from ...tirx.cuda_ops import LDG_SCALAR_DTYPES, LDG_VECTOR_DTYPES
+from ...tirx.cuda_ops import LDG_SCALAR_DTYPES, LDG_VECTOR_DTYPES, WAIT_UNTIL_PTX_TYPES
 from ...tirx.expr import IntImm, StringImm
 from . import codegen_cuda as _cg
 
@@ -232,6 +232,33 @@ def _mov_sreg(gen, op):
     return f"{fn}()"
 
 
+def _wait_load(gen, sem, scope, ptype, cty):
+    """The helper ``d = ld.<sem>.<scope>.global.<ptype> [addr]``; its name."""
+    fn = f"tvm_builtin_cuda_wait_until_{sem}_{scope}_global_{ptype}"
+    reg = "l" if ptype.endswith("64") else "r"
+    _add_helper(gen, fn, (
+        f"__forceinline__ __device__ void {fn}({cty}& d, const void* addr) {{\n"
+        f'    asm volatile("ld.{sem}.{scope}.global.{ptype} %0, [%1];" : "={reg}"(d) '
+        ': "l"(addr) : "memory");\n}\n'))
+    return fn
+
+
+def _wait_until(gen, op):
+    """``T.cuda.wait_until``: a statement (the predicate is C text re-evaluated after every
+    relaxed load), then an acquire load of the same address to order what follows."""
+    dst, ptr, pred, scope, space, ptx_type, backoff = op.args
+    ptype = ptx_type.value or WAIT_UNTIL_PTX_TYPES[dst.dtype]
+    cty = gen.type_name(dst.dtype)
+    relaxed = _wait_load(gen, "relaxed", scope.value, ptype, cty)
+    acquire = _wait_load(gen, "acquire", scope.value, ptype, cty)
+    d, p, c = gen.print_expr(dst), f"(const void*)({gen.print_expr(ptr)})", gen.print_expr(pred)
+    nap = ("" if isinstance(backoff, IntImm) and backoff.value == 0
+           else f"__nanosleep({gen.print_expr(backoff)}); ")
+    return (f"do {{ {relaxed}({d}, {p}); "
+            f"while (!({c})) {{ {nap}{relaxed}({d}, {p}); }} "
+            f"{{ {cty} edge; {acquire}(edge, {p}); (void)edge; }} }} while (0)")
+
+
 def register() -> None:
     """Put the handlers into ``codegen_cuda.CALL_HANDLERS`` (idempotent)."""
     for name in BUILTINS:
@@ -240,3 +267,4 @@ def register() -> None:
         _cg.CALL_HANDLERS[f"tirx.cuda.{name}"] = _atomic_handler(name)
     _cg.CALL_HANDLERS["tirx.cuda.ldg"] = _ldg
     _cg.CALL_HANDLERS["tirx.cuda.mov_sreg"] = _mov_sreg
+    _cg.CALL_HANDLERS["tirx.cuda.wait_until"] = _wait_until
