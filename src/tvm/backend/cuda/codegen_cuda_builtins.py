@@ -247,6 +247,9 @@ def _wait_until(gen, op):
     """``T.cuda.wait_until``: a statement (the predicate is C text re-evaluated after every
     relaxed load), then an acquire load of the same address to order what follows."""
     dst, ptr, pred, scope, space, ptx_type, backoff = op.args
+    if space.value != "global":
+        raise ValueError(f"T.cuda.wait_until in kernel {gen.func_name}: space "
+                         f"{space.value!r} is not supported yet (only 'global')")
     ptype = ptx_type.value or WAIT_UNTIL_PTX_TYPES[dst.dtype]
     cty = gen.type_name(dst.dtype)
     relaxed = _wait_load(gen, "relaxed", scope.value, ptype, cty)
