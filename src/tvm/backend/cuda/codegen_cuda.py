@@ -36,6 +36,7 @@ _SCALAR = {
     "float16": "half", "bfloat16": "nv_bfloat16", "float8_e4m3fn": "__nv_fp8_e4m3",
     "float8_e5m2": "__nv_fp8_e5m2", "int8": "signed char", "uint8": "unsigned char",
     "int16": "short", "uint16": "unsigned short", "int64": "int64_t", "uint64": "uint64_t",
+    "uint128": "__uint128_t", "int128": "__int128_t",  # b128 registers (ld.b128, CLC)
 }
 # (element, lanes) -> CUDA vector type.
 _VECTOR = {
