@@ -1,0 +1,249 @@
+"""copy_async variants tma_auto / tma_explicit
+(src/tvm/backend/cuda/tile_primitive/copy_async/tma.py): the plan (descriptor fields,
+coordinates, issue loops), the host-side descriptor, the CUDA that nvcc compiles, and the
+reasons a call is refused.
+
+The gpu_simulator does not model cp.async.bulk.tensor (TMA), so no numbers are checked
+here; the descriptor fields are checked against the driver's rules by the fake driver in
+test_host_tma.py."""
+
+# ruff: noqa: F841 - kernels name scope ids they define but do not read (as TVMScript does)
+
+import re
+import sys
+from pathlib import Path
+
+import pytest
+from tvm.script.tirx import tile as Tx
+
+import tvm
+from tvm.backend.cuda.nvcc import compile_many, find_nvcc
+from tvm.script import tirx as T
+from tvm.tirx.operator.tile_primitive import list_registered_schedules
+from tvm.tirx.operator.tile_primitive.dispatcher import TileDispatchError
+
+sys.path.insert(0, str(Path(__file__).parent))
+import tma_kernels as K
+
+requires_nvcc = pytest.mark.skipif(find_nvcc() is None, reason="nvcc is not installed")
+
+
+def encode_args(host):
+    """The arguments of each runtime.cuTensorMapEncodeTiled call of a host function."""
+    calls = []
+
+    def visit(node):
+        if getattr(getattr(node, "op", None), "name", "") == "tirx.tvm_call_packed" and \
+                node.args[0].value == "runtime.cuTensorMapEncodeTiled":
+            calls.append([a.value if hasattr(a, "value") and not isinstance(a, tvm.tirx.Var)
+                          else a for a in node.args[1:]])
+
+    tvm.tirx.stmt_functor.post_order_visit(host.body, visit)
+    return calls
+
+
+def tma_lines(src):
+    return [line.strip() for line in src.splitlines() if "tvm_builtin_ptx_cp_async_bulk_tensor"
+            in line and not line.lstrip().startswith(("__forceinline__", "//"))]
+
+
+def test_registered():
+    names = list_registered_schedules()["tirx.tile.copy_async"]["cuda"]
+    assert {"tma_auto", "tma_explicit"} <= set(names)
+
+
+def test_rowmajor_tile_is_one_box():
+    host, _ = K.split(K.tma_rowmajor)
+    (args,) = encode_args(host)
+    # tensormap, dtype, rank, address, dims[2], strides[1], box[2], element strides[2],
+    # interleave, swizzle, l2 promotion, oob fill
+    assert args[1:3] == ["float16", 2]
+    assert args[4:] == [64, 64, 128, 64, 64, 1, 1, 0, 0, 2, 0]
+    assert str(args[3]) == "A"  # the buffer's data pointer
+    src = K.device_source(K.tma_rowmajor)
+    assert "const __grid_constant__ CUtensorMap A_tensormap" in src
+    (line,) = tma_lines(src)
+    assert "cp_async_bulk_tensor_g2s_cluster_async_bulk_tensor_2d_shared__cluster_global" in line
+    assert "(&(A_tensormap)), 0, 0, tvm_builtin_cuda_cvta_generic_to_shared((&(bar_ptr[0])))" \
+        in line
+
+
+def test_swizzled_tile_issues_one_box_per_column_block():
+    host, _ = K.split(K.tma_swizzled_tiles)
+    a_args, b_args = encode_args(host)
+    # 128-byte swizzle: 64 fp16 per box row, 64 rows; global 256 x 512 (row stride 1024 B)
+    assert a_args[4:] == [512, 256, 1024, 64, 64, 1, 1, 0, 3, 2, 0]
+    assert b_args[4:] == a_args[4:]
+    lines = tma_lines(K.device_source(K.tma_swizzled_tiles))
+    assert len(lines) == 4
+    g2s, s2g = lines[:2], lines[2:]
+    assert "A_smem_ptr[0]" in g2s[0] and "(by * 128), (bx * 64)" in g2s[0]
+    assert "A_smem_ptr[4096]" in g2s[1] and "((by * 128) + 64), (bx * 64)" in g2s[1]
+    assert all("global_shared__cta_tile_bulk_group((&(B_tensormap" in s for s in s2g)
+    assert "A_smem_ptr[4096]" in s2g[1]
+
+
+def test_staged_buffer_and_multicast():
+    host, _ = K.split(K.tma_staged_multicast)
+    (args,) = encode_args(host)
+    # 3-D global (4, 128, 64) bf16, 64-byte swizzle: box 32 x 32 x 1
+    assert args[1:3] == ["bfloat16", 3]
+    assert args[4:] == [64, 128, 4, 128, 16384, 32, 32, 1, 1, 1, 1, 0, 2, 2, 0]
+    lines = tma_lines(K.device_source(K.tma_staged_multicast))
+    assert len(lines) == 2
+    assert all("_multicast__cluster(" in s for s in lines)
+    assert "S_ptr[(s * 2048)]" in lines[0] and ", 0, (s * 32), cl," in lines[0]
+    assert "S_ptr[((s * 2048) + 1024)]" in lines[1] and ", 32, (s * 32), cl," in lines[1]
+    assert "((unsigned short)((s == 1) ? 3 : 0))" in lines[0]
+
+
+def test_one_descriptor_per_tensor_and_box():
+    @T.prim_func
+    def two_loads(A: T.Buffer((128, 64), "float16")):
+        T.device_entry()
+        bx = T.cta_id([1])
+        tid = T.thread_id([32])
+        S = T.alloc_shared((2, 64, 64), "float16")
+        bar = T.alloc_shared((1,), "uint64")
+        if tid == 0:
+            Tx.copy_async(S[0, :, :], A[0:64, :], dispatch="tma_explicit", mbar=bar.ptr_to([0]))
+            Tx.copy_async(S[1, :, :], A[64:128, :], dispatch="tma_explicit",
+                          mbar=bar.ptr_to([0]))
+
+    host, _ = K.split(two_loads)
+    assert len(encode_args(host)) == 1
+    lines = tma_lines(K.device_source(two_loads))
+    assert "S_ptr[0]" in lines[0] and ", 0, 0," in lines[0]
+    assert "S_ptr[4096]" in lines[1] and ", 0, 64," in lines[1]
+
+
+def test_wide_rows_cut_the_outer_box_dimension():
+    # 8 rows of 512 fp16 into a row-major tile: the row (512 > 256) cannot be one box row,
+    # but the box is 64-column wide x 8 rows only if the shared tile is column-blocked; a
+    # row-major tile keeps rows whole, so it needs a 1-row box of 256... which is not dense.
+    @T.prim_func
+    def wide(A: T.Buffer((8, 512), "float32")):
+        T.device_entry()
+        bx = T.cta_id([1])
+        tid = T.thread_id([32])
+        S = T.alloc_shared((4096,), "float32")
+        bar = T.alloc_shared((1,), "uint64")
+        if tid == 0:
+            Tx.copy_async(S[0:512], A[3, :], dispatch="tma_auto", mbar=bar.ptr_to([0]))
+
+    host, _ = K.split(wide)
+    (args,) = encode_args(host)
+    # dim 0 (512 columns) is cut into boxes of 256: two instructions
+    assert args[4:] == [512, 8, 2048, 256, 1, 1, 1, 0, 0, 2, 0]
+    lines = tma_lines(K.device_source(wide))
+    assert len(lines) == 2
+    assert "S_ptr[0]" in lines[0] and ", 0, 3," in lines[0]
+    assert "S_ptr[256]" in lines[1] and ", 256, 3," in lines[1]
+
+
+def _dispatch_error(func):
+    with pytest.raises(TileDispatchError) as info:
+        K.split(func)
+    return str(info.value)
+
+
+def test_g2s_needs_mbar():
+    @T.prim_func
+    def no_bar(A: T.Buffer((64, 64), "float16")):
+        T.device_entry()
+        bx = T.cta_id([1])
+        tid = T.thread_id([32])
+        S = T.alloc_shared((64, 64), "float16")
+        if tid == 0:
+            Tx.copy_async(S[:, :], A[:, :], dispatch="tma_auto")
+
+    assert "needs mbar=" in _dispatch_error(no_bar)
+
+
+def test_tma_is_one_thread():
+    @T.prim_func
+    def warp_tma(A: T.Buffer((64, 64), "float16")):
+        T.device_entry()
+        bx = T.cta_id([1])
+        tid = T.thread_id([32])
+        bar = T.alloc_shared((1,), "uint64")
+        S = T.alloc_shared((64, 64), "float16")
+        Tx.warp.copy_async(S[:, :], A[:, :], dispatch="tma_auto", mbar=bar.ptr_to([0]))
+
+    assert "TMA is issued by one thread" in _dispatch_error(warp_tma)
+
+
+def test_explicit_refuses_several_boxes_and_unsupported_options():
+    @T.prim_func
+    def two_boxes(A: T.Buffer((64, 128), "float16")):
+        T.device_entry()
+        bx = T.cta_id([1])
+        tid = T.thread_id([32])
+        bar = T.alloc_shared((1,), "uint64")
+        S = T.alloc_shared((64, 128), "float16", layout=K.SW128_64x128)
+        if tid == 0:
+            Tx.copy_async(S[:, :], A[:, :], dispatch="tma_explicit", mbar=bar.ptr_to([0]))
+
+    assert "needs 2 (use tma_auto)" in _dispatch_error(two_boxes)
+
+    @T.prim_func
+    def hinted(A: T.Buffer((64, 64), "float16")):
+        T.device_entry()
+        bx = T.cta_id([1])
+        tid = T.thread_id([32])
+        bar = T.alloc_shared((1,), "uint64")
+        S = T.alloc_shared((64, 64), "float16")
+        if tid == 0:
+            Tx.copy_async(S[:, :], A[:, :], dispatch="tma_auto", mbar=bar.ptr_to([0]),
+                          cache_hint="evict_last")
+
+    assert "['cache_hint'] not supported yet" in _dispatch_error(hinted)
+
+
+def test_refuses_non_contiguous_inner_box_and_short_rows():
+    @T.prim_func
+    def column(A: T.Buffer((64, 64), "float16")):
+        T.device_entry()
+        bx = T.cta_id([1])
+        tid = T.thread_id([32])
+        bar = T.alloc_shared((1,), "uint64")
+        S = T.alloc_shared((64,), "float16")
+        if tid == 0:
+            Tx.copy_async(S[:], A[:, 5], dispatch="tma_auto", mbar=bar.ptr_to([0]))
+
+    assert "innermost box dimension contiguous" in _dispatch_error(column)
+
+    @T.prim_func
+    def short(A: T.Buffer((64, 64), "float16")):
+        T.device_entry()
+        bx = T.cta_id([1])
+        tid = T.thread_id([32])
+        bar = T.alloc_shared((1,), "uint64")
+        S = T.alloc_shared((64, 4), "float16")
+        if tid == 0:
+            Tx.copy_async(S[:, :], A[:, 0:4], dispatch="tma_auto", mbar=bar.ptr_to([0]))
+
+    assert "inner box dimension is 8 bytes" in _dispatch_error(short)
+
+
+def test_refuses_misaligned_swizzled_offset():
+    @T.prim_func
+    def misaligned(A: T.Buffer((64, 128), "float16")):
+        T.device_entry()
+        bx = T.cta_id([1])
+        tid = T.thread_id([32])
+        bar = T.alloc_shared((1,), "uint64")
+        S = T.alloc_shared((64, 128), "float16", layout=K.SW128_64x128)
+        if tid == 0:
+            Tx.copy_async(S[4:8, 0:64], A[0:4, 0:64], dispatch="tma_auto",
+                          mbar=bar.ptr_to([0]))
+
+    assert "not a multiple of the swizzle period" in _dispatch_error(misaligned)
+
+
+@requires_nvcc
+def test_kernels_compile_with_nvcc():
+    sources = [K.device_source(f) for f in (K.tma_rowmajor, K.tma_swizzled_tiles,
+                                            K.tma_staged_multicast)]
+    assert compile_many(sources, "sm_90a")
+    assert all(re.search(r"cp\.async\.bulk\.tensor\.\dd\.", s) for s in sources)
