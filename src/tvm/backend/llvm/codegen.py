@@ -49,7 +49,7 @@ from ...tirx.stmt import (
 from ...tirx.stmt_functor import StmtVisitor, post_order_visit
 from . import intrin
 from . import irtext as ir  # llvmlite.ir's interface, faster (see irtext.py)
-from .call_packed import emit_call_packed
+from .call_packed import emit_call_packed, emit_stack_alloca
 from .codegen_expr import (
     I8,
     I32,
@@ -786,6 +786,7 @@ _CALL_HANDLERS = {
     "tirx.isnan": CodeGenLLVM._isnan,
     "tirx.ret": CodeGenLLVM._ret,
     "tirx.tvm_call_packed": emit_call_packed,
+    "tirx.tvm_stack_alloca": emit_stack_alloca,  # TMA descriptors (T.TensorMap) on the host
 }
 
 register_expr_method(E.Call, CodeGenLLVM._call)
