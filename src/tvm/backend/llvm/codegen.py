@@ -47,6 +47,7 @@ from ...tirx.stmt import (
     While,
 )
 from ...tirx.stmt_functor import StmtVisitor, post_order_visit
+from ...tirx.type import is_tensormap_pointer
 from . import intrin
 from . import irtext as ir  # llvmlite.ir's interface, faster (see irtext.py)
 from .call_packed import emit_call_packed, emit_stack_alloca
@@ -243,7 +244,7 @@ class CodeGenLLVM(ExprEmitter):
         for p in func.params:
             buf = func.buffer_map.get(p)
             if buf is None:
-                if p.dtype == "handle":
+                if p.dtype == "handle" and not is_tensormap_pointer(p.type_annotation):
                     raise ValueError(
                         f"function {name}: handle parameter {p.name} has no buffer_map "
                         "entry; raw pointer parameters are not supported yet"

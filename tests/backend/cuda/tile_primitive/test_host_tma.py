@@ -1,3 +1,4 @@
+# ruff: noqa: F841 - kernels name scope ids they define but do not read (as TVMScript does)
 """The host half of a TMA copy: ``tvm.compile(f, target=cuda sm_90a, tir_pipeline="tirx")``
 of a kernel whose Tx.copy_async uses TMA gives a host function that encodes each
 ``CUtensorMap`` with ``runtime.cuTensorMapEncodeTiled`` (on a 64-byte aligned stack buffer)
@@ -8,13 +9,17 @@ descriptor records every field, and a Python kernel body reads them back to do w
 TMA instructions of the kernel do (box copies at the kernel's coordinates), so the result
 checks that the descriptors describe the tensors the kernel was called with."""
 
+import ctypes
 import struct
 import sys
 from pathlib import Path
 
 import numpy as np
+import pytest
 
 import tvm
+from tvm.backend.cuda.tensormap import encode_tiled
+from tvm.script import tirx as T
 
 sys.path.insert(0, str(Path(__file__).parent))
 import tma_kernels as K
@@ -107,3 +112,39 @@ def test_descriptor_follows_the_tensor_of_each_call(fake_cuda, fake_driver_modul
     addresses = [fake_driver_module.decode_fake_tensor_map(launch["params"][1])["address"]
                  for launch in (first, second)]
     assert addresses == [tensors[0].data_ptr(), tensors[2].data_ptr()]
+
+
+@T.prim_func
+def tma_from_param(A_map: T.TensorMap(), B: T.Buffer((64,), "float16")):
+    """A kernel taking an already encoded descriptor (T.TensorMap() parameter)."""
+    T.func_attr({"global_symbol": "tma_from_param"})
+    T.device_entry()
+    bx = T.cta_id([1])
+    tid = T.thread_id([128])
+    bar = T.alloc_shared((1,), "uint64")
+    As = T.alloc_shared((64, 64), "float16")
+    if tid == 0:
+        T.ptx.mbarrier.init.shared__cta.b64(T.address_of(bar[0]), 1)
+        T.ptx.mbarrier.arrive.expect_tx.shared__cta.b64(T.address_of(bar[0]), 8192)
+        T.ptx["cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"](
+            T.address_of(As[0, 0]), T.address_of(A_map), 0, 0, T.address_of(bar[0]))
+    T.cuda.mbarrier_wait(T.address_of(bar[0]), 0)
+    B[tid % 64] = As[0, tid % 64]
+
+
+def test_tensor_map_parameter_is_passed_by_value(fake_cuda, fake_driver_module):
+    ex = tvm.compile(tma_from_param, target=TARGET, tir_pipeline="tirx")
+    # the kernel takes B first (buffers before the descriptor, as SplitHostDevice orders them)
+    _fake_image(ex, fake_driver_module, {"tma_from_param_kernel": [8, 128]})
+    fake_cuda.kernels["tma_from_param_kernel"] = lambda fake, launch: None
+    dev = tvm.cuda(0)
+    a = tvm.runtime.tensor(np.zeros((64, 64), "float16"), dev)
+    b = tvm.runtime.tensor(np.zeros((64,), "float16"), dev)
+    desc = encode_tiled("float16", a.data_ptr(), [64, 64], [128], [64, 64])
+    host = ctypes.create_string_buffer(desc, 128)
+    ex(ctypes.c_void_p(ctypes.addressof(host)), b)
+    (launch,) = fake_cuda.launches
+    assert launch["params"][1] == desc
+    assert struct.unpack("<Q", launch["params"][0])[0] == b.data_ptr()
+    with pytest.raises(TypeError, match="expected void\\* \\(an opaque pointer\\), got int"):
+        ex(5, b)
