@@ -407,4 +407,4 @@ for _variant, _bytes in FORCED_WIDTHS.items():
 del _variant, _bytes
 
 
-from . import fallback  # noqa: F401  (registers the fallback variant)
+from . import fallback, ld_stmatrix  # noqa: F401  (register these variants)
