@@ -13,7 +13,7 @@
 ``docs/arch/tirx_tile.md`` ("CUDA variants") describes each.
 """
 
-from . import ldgsts, tma  # noqa: F401  (register the variants)
+from . import dsmem, ldgsts, tma  # noqa: F401  (register the variants)
 from .ldgsts import LDGSTS_BYTES
 
 __all__ = ["LDGSTS_BYTES"]
