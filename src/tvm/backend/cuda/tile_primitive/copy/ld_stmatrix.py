@@ -44,6 +44,7 @@ from .....tirx.stmt import (
     Evaluate,
     SeqStmt,
 )
+from .._arch import target_sm
 from .._common import WARP_SIZE, all_threads_active, const_int, memory_kind, scope_thread_index
 
 __all__ = ["LANE_AXES", "FragmentPlan", "plan_ldstmatrix"]
@@ -257,11 +258,9 @@ def _applicable(call, ctx):
         return ok, why
     plan = plan_ldstmatrix(call, ctx)
     if plan.direction == "st":
-        attrs = getattr(ctx.target, "attrs", None)
-        arch = str((attrs.get("arch") if attrs is not None and hasattr(attrs, "get") else "")
-                   or "")
-        if arch.startswith("sm_") and arch[3:5].isdigit() and int(arch[3:5]) < 90:
-            return False, f"stmatrix needs sm_90 or newer, the target is {arch}"
+        sm = target_sm(ctx)
+        if sm is not None and sm < 90:
+            return False, f"stmatrix needs sm_90 or newer, the target is sm_{sm}"
     return True, None
 
 

@@ -7,13 +7,13 @@
   descriptor encoded on the host;
 * :mod:`.dsmem`: ``dsmem`` (priority 10, one thread), ``cp.async.bulk`` shared -> shared of
   another CTA of the cluster (``shared::cluster`` through ``mapa``);
-* :mod:`.tcgen05`: ``tmem<->local`` (``tcgen05.ld``/``tcgen05.st``, a warpgroup) and
-  ``smem->tmem`` (``tcgen05.cp``) for Blackwell tensor memory.
+* :mod:`.tcgen05`: ``tmem<->local`` (``tcgen05.ld``/``tcgen05.st`` ``.32x32b``, a warpgroup)
+  for Blackwell tensor memory (``smem->tmem`` with ``tcgen05.cp`` is not supported yet).
 
 ``docs/arch/tirx_tile.md`` ("CUDA variants") describes each.
 """
 
-from . import dsmem, ldgsts, tma  # noqa: F401  (register the variants)
+from . import dsmem, ldgsts, tcgen05, tma  # noqa: F401  (register the variants)
 from .ldgsts import LDGSTS_BYTES
 
 __all__ = ["LDGSTS_BYTES"]

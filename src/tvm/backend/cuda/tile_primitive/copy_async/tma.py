@@ -63,6 +63,7 @@ from .....tirx.operator.tile_primitive import fail, predicate, register_dispatch
 from .....tirx.ptx import ptx
 from .....tirx.stmt import Bind, BufferRegion, DeclBuffer, Evaluate, For, ForKind, SeqStmt
 from .....tirx.type import tensormap_pointer_type
+from .._arch import target_sm
 from .._common import const_int, memory_kind, provably_multiple
 
 __all__ = ["MAX_BOX", "TMAPlan", "plan_tma", "shared_modes"]
@@ -387,10 +388,9 @@ def _applicable(call, ctx, *, single):
     if ctx.scope_kind != "thread":
         return False, (f"TMA is issued by one thread: use thread scope (inside `if tid == 0`), "
                        f"got {ctx.scope_kind}")
-    attrs = getattr(ctx.target, "attrs", None)
-    arch = str((attrs.get("arch") if attrs is not None and hasattr(attrs, "get") else "") or "")
-    if arch.startswith("sm_") and arch[3:5].isdigit() and int(arch[3:5]) < 90:
-        return False, f"TMA needs sm_90 or newer, the target is {arch}"
+    sm = target_sm(ctx)
+    if sm is not None and sm < 90:
+        return False, f"TMA needs sm_90 or newer, the target is sm_{sm}"
     direction, shared, glob = _direction(call)
     _check_config(call, direction)
     plan = plan_tma(shared, glob, direction)
