@@ -148,3 +148,19 @@ def test_tensor_map_parameter_is_passed_by_value(fake_cuda, fake_driver_module):
     assert struct.unpack("<Q", launch["params"][0])[0] == b.data_ptr()
     with pytest.raises(TypeError, match="expected void\\* \\(an opaque pointer\\), got int"):
         ex(5, b)
+
+
+def test_multicast_kernel_launches_as_a_cluster(fake_cuda, fake_driver_module):
+    ex = tvm.compile(K.tma_staged_multicast, target=TARGET, tir_pipeline="tirx")
+    _fake_image(ex, fake_driver_module, {"tma_staged_multicast_kernel": [128]})
+    fake_cuda.kernels["tma_staged_multicast_kernel"] = lambda fake, launch: None
+    a = tvm.runtime.empty((4, 128, 64), "bfloat16", tvm.cuda(0))
+    ex(a)
+    (launch,) = fake_cuda.launches
+    assert launch["grid"] == (4, 1, 1) and launch["block"] == (128, 1, 1)
+    assert launch["attrs"] == [("CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION", (2, 1, 1))]
+    desc = fake_driver_module.decode_fake_tensor_map(launch["params"][0])
+    assert desc["data_type"] == 9  # bfloat16
+    assert (desc["dims"], desc["strides"], desc["box"], desc["swizzle"]) == \
+        ([64, 128, 4], [128, 16384], [32, 32, 1], 2)
+    assert desc["address"] == a.data_ptr()
