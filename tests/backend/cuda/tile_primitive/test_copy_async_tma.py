@@ -3,9 +3,10 @@
 coordinates, issue loops), the host-side descriptor, the CUDA that nvcc compiles, and the
 reasons a call is refused.
 
-The gpu_simulator does not model cp.async.bulk.tensor (TMA), so no numbers are checked
-here; the descriptor fields are checked against the driver's rules by the fake driver in
-test_host_tma.py."""
+The gpu_simulator does not model cp.async.bulk.tensor (TMA); instead a model of the TMA load
+(box written densely from the instruction's coordinates, then the 32/64/128-byte swizzle of
+the shared address bits) runs the lowered kernel's instructions, and every element must land
+where the shared layout (``Layout.apply``) puts it. The host side is in test_host_tma.py."""
 
 # ruff: noqa: F841 - kernels name scope ids they define but do not read (as TVMScript does)
 
@@ -247,3 +248,113 @@ def test_kernels_compile_with_nvcc():
                                             K.tma_staged_multicast)]
     assert compile_many(sources, "sm_90a")
     assert all(re.search(r"cp\.async\.bulk\.tensor\.\dd\.", s) for s in sources)
+
+
+# --- a model of the TMA loads: where each element lands -------------------------------------
+def _eval(expr, env):
+    from tvm.arith import Analyzer
+    from tvm.tirx.stmt_functor import substitute
+
+    for _ in range(4):  # Binds refer to earlier Binds
+        expr = substitute(expr, env)
+    return int(Analyzer().simplify(expr))
+
+
+def _kernel_env(func, block):
+    """Bind values of the kernel with ``blockIdx.*`` = ``block``."""
+    env = {}
+
+    def visit(node):
+        if isinstance(node, tvm.tirx.Bind):
+            env[node.var] = node.value
+        if isinstance(node, tvm.tirx.AttrStmt) and node.attr_key == "thread_extent":
+            tag = node.node.thread_tag
+            if tag in block:
+                env[node.node.var] = tvm.tirx.IntImm("int32", block[tag])
+
+    tvm.tirx.stmt_functor.post_order_visit(func.body, visit)
+    return env
+
+
+def _tma_loads(func):
+    """``[(loop vars, shared element index expr, coordinate exprs)]`` of the g2s loads."""
+    loads, loops = [], []
+
+    def walk(stmt):
+        if isinstance(stmt, tvm.tirx.For):
+            loops.append((stmt.loop_var, int(stmt.extent)))
+            walk(stmt.body)
+            loops.pop()
+            return
+        if isinstance(stmt, tvm.tirx.Evaluate):
+            call = stmt.value
+            tokens = [a.value for a in call.args if isinstance(a, tvm.tirx.StringImm)]
+            if "tensor" in tokens and "shared::cluster" in tokens:
+                rank = int(next(t for t in tokens if t.endswith("d") and t[0].isdigit())[:-1])
+                index = call.args[0].args[0].args[0].indices[0]
+                loads.append((list(loops), index, list(call.args[2:2 + rank])))
+            return
+        for field in ("seq",):
+            if hasattr(stmt, field):
+                for s in getattr(stmt, field):
+                    walk(s)
+                return
+        for field in ("body", "then_case", "else_case"):
+            child = getattr(stmt, field, None)
+            if child is not None:
+                walk(child)
+
+    walk(func.body)
+    return loads
+
+
+def _model_tma(func, host, block, elem_bytes):
+    """Shared memory (element offset -> tensor-map coordinates) after the kernel's loads."""
+    import itertools
+
+    args = encode_args(host)[0]  # the loads' descriptor (encoded first)
+    rank = args[2]
+    box = args[4 + 2 * rank - 1:4 + 3 * rank - 1]
+    swizzle = args[-3]
+    env = _kernel_env(func, block)
+    smem = {}
+    for loops, index, coords in _tma_loads(func):
+        for values in itertools.product(*[range(n) for _, n in loops]):
+            local = dict(env)
+            local.update({v: tvm.tirx.IntImm("int32", x) for (v, _), x in zip(loops, values)})
+            base = _eval(index, local) * elem_bytes
+            start = [_eval(c, local) for c in coords]
+            for pos in itertools.product(*[range(b) for b in reversed(box)]):
+                pos = pos[::-1]  # innermost first
+                dense, scale = 0, elem_bytes
+                for i, b in zip(pos, box):
+                    dense += i * scale
+                    scale *= b
+                addr = base + dense
+                if swizzle:
+                    addr ^= ((addr >> 7) & ((1 << swizzle) - 1)) << 4
+                smem[addr // elem_bytes] = tuple(s + i for s, i in zip(start, pos))
+    return smem
+
+
+@pytest.mark.parametrize("bx, by", [(0, 0), (2, 3)])
+def test_model_swizzled_loads_land_where_the_layout_says(bx, by):
+    host, dev = K.split(K.tma_swizzled_tiles)
+    func = next(iter(dev.functions.values()))
+    smem = _model_tma(func, host, {"blockIdx.x": bx, "blockIdx.y": by}, 2)
+    for r in range(64):
+        for c in range(128):
+            phys = int(K.SW128_64x128.apply(r, c, shape=[64, 128])["m"])
+            assert smem[phys] == (by * 128 + c, bx * 64 + r), (r, c)
+
+
+def test_model_staged_64b_swizzle_loads():
+    host, dev = K.split(K.tma_staged_multicast)
+    func = next(iter(dev.functions.values()))
+    smem = _model_tma(func, host, {"blockIdx.x": 3}, 2)
+    cl = 3 // 2
+    for s in range(2):
+        for r in range(32):
+            for c in range(64):
+                phys = int(K.SW64_2x32x64.apply(s, r, c, shape=[2, 32, 64])["m"])
+                assert smem[phys] == (c, s * 32 + r, cl), (s, r, c)
