@@ -245,7 +245,7 @@ def test_refuses_misaligned_swizzled_offset():
 @requires_nvcc
 def test_kernels_compile_with_nvcc():
     sources = [K.device_source(f) for f in (K.tma_rowmajor, K.tma_swizzled_tiles,
-                                            K.tma_staged_multicast)]
+                                            K.tma_staged_multicast, K.tma_atom_tiled)]
     assert compile_many(sources, "sm_90a")
     assert all(re.search(r"cp\.async\.bulk\.tensor\.\dd\.", s) for s in sources)
 
@@ -346,6 +346,31 @@ def test_model_swizzled_loads_land_where_the_layout_says(bx, by):
         for c in range(128):
             phys = int(K.SW128_64x128.apply(r, c, shape=[64, 128])["m"])
             assert smem[phys] == (by * 128 + c, bx * 64 + r), (r, c)
+
+
+def test_model_atom_tiled_layout_loads():
+    host, dev = K.split(K.tma_atom_tiled)
+    func = next(iter(dev.functions.values()))
+    assert len(_tma_loads(func)) == 8  # one 64 x 8 box per atom
+    smem = _model_tma(func, host, {"blockIdx.x": 2}, 2)
+    for r in range(16):
+        for c in range(256):
+            phys = int(K.ATOM_16x256.apply(r, c, shape=[16, 256])["m"])
+            assert smem[phys] == (c, 2 * 16 + r), (r, c)
+
+
+def test_tma_utils_atoms():
+    from tvm.backend.cuda.tile_primitive import tma_utils
+
+    assert tma_utils.mma_atom_shape("float16", 3) == [8, 64]
+    assert tma_utils.mma_atom_shape("float32", 1) == [8, 8]
+    atom = tma_utils.mma_atom_layout("bfloat16", 2)
+    assert (atom.per_element, atom.swizzle_len, atom.atom_len) == (3, 2, 3)
+    mode = tma_utils.get_swizzle_mode_from_layout
+    assert mode(K.SW64_2x32x64) == tma_utils.SwizzleMode.SWIZZLE_64B_ATOM
+    assert mode(tma_utils.mma_shared_layout("float16", 0, (8, 64))) == 0
+    with pytest.raises(ValueError, match="needs a 32B, 64B or 128B swizzle mode"):
+        tma_utils.mma_atom_shape("float16", 0)
 
 
 def test_model_staged_64b_swizzle_loads():

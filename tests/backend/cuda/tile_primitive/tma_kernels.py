@@ -6,7 +6,11 @@ from tvm.script.tirx import tile as Tx
 
 import tvm
 from tvm.backend.cuda.codegen_cuda import codegen
-from tvm.backend.cuda.tile_primitive.tma_utils import mma_shared_layout
+from tvm.backend.cuda.tile_primitive.tma_utils import (
+    mma_atom_layout,
+    mma_atom_shape,
+    mma_shared_layout,
+)
 from tvm.ir.transform import Sequential
 from tvm.script import tirx as T
 from tvm.tirx import transform as tx
@@ -14,6 +18,7 @@ from tvm.tirx.compilation_pipeline import tirx_kernel_passes
 
 SW128_64x128 = mma_shared_layout("float16", 3, (64, 128))
 SW64_2x32x64 = mma_shared_layout("bfloat16", 2, (2, 32, 64))
+ATOM_16x256 = mma_atom_layout("float16", 3).tile_to((16, 256), mma_atom_shape("float16", 3))
 
 
 def split(func, arch="sm_90a"):
@@ -104,3 +109,18 @@ def tma_staged_multicast(A_ptr: T.handle):
         for s in range(2):
             Tx.copy_async(S[s, :, :], A[cl, s * 32:s * 32 + 32, :], dispatch="tma_auto",
                           mbar=bar.ptr_to([s]), cta_mask=T.if_then_else(s == 1, 3, 0))
+
+
+@T.prim_func
+def tma_atom_tiled(A_ptr: T.handle):
+    """A 16 x 256 fp16 tile in 128-byte swizzle atoms tiled over the tile (8 atoms)."""
+    T.func_attr({"global_symbol": "tma_atom_tiled"})
+    A = T.match_buffer(A_ptr, (64, 256), "float16")
+    T.device_entry()
+    bx = T.cta_id([4])
+    tid = T.thread_id([32])
+    S = T.alloc_shared((16, 256), "float16", layout=ATOM_16x256)
+    bar = T.alloc_shared((1,), "uint64")
+    if tid == 0:
+        Tx.copy_async(S[:, :], A[bx * 16:bx * 16 + 16, :], dispatch="tma_auto",
+                      mbar=bar.ptr_to([0]))
