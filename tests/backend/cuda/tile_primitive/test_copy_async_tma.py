@@ -44,8 +44,9 @@ def encode_args(host):
 
 
 def tma_lines(src):
-    return [line.strip() for line in src.splitlines() if "tvm_builtin_ptx_cp_async_bulk_tensor"
-            in line and not line.lstrip().startswith(("__forceinline__", "//"))]
+    return [line.strip() for line in src.splitlines()
+            if re.search(r"tvm_builtin_ptx_cp_(reduce_)?async_bulk_tensor", line)
+            and not line.lstrip().startswith(("__forceinline__", "//"))]
 
 
 def test_registered():
@@ -142,6 +143,16 @@ def test_wide_rows_cut_the_outer_box_dimension():
     assert "S_ptr[256]" in lines[1] and ", 256, 3," in lines[1]
 
 
+def test_s2g_reduction():
+    host, _ = K.split(K.tma_reduce_add)
+    (args,) = encode_args(host)
+    assert args[1:3] == ["float32", 2]
+    assert args[4:] == [64, 256, 256, 32, 64, 1, 1, 0, 0, 2, 0]
+    (line,) = tma_lines(K.device_source(K.tma_reduce_add))
+    assert "cp_reduce_async_bulk_tensor" in line and "_add_tile_bulk_group(" in line
+    assert "(&(A_tensormap)), 32, (bx * 64)," in line
+
+
 def _dispatch_error(func):
     with pytest.raises(TileDispatchError) as info:
         K.split(func)
@@ -200,6 +211,19 @@ def test_explicit_refuses_several_boxes_and_unsupported_options():
 
     assert "['cache_hint'] not supported yet" in _dispatch_error(hinted)
 
+    @T.prim_func
+    def reduce_load(A: T.Buffer((64, 64), "float16")):
+        T.device_entry()
+        bx = T.cta_id([1])
+        tid = T.thread_id([32])
+        bar = T.alloc_shared((1,), "uint64")
+        S = T.alloc_shared((64, 64), "float16")
+        if tid == 0:
+            Tx.copy_async(S[:, :], A[:, :], dispatch="tma_auto", mbar=bar.ptr_to([0]),
+                          use_tma_reduce="add")
+
+    assert "use_tma_reduce= applies to shared -> global" in _dispatch_error(reduce_load)
+
 
 def test_refuses_non_contiguous_inner_box_and_short_rows():
     @T.prim_func
@@ -245,9 +269,10 @@ def test_refuses_misaligned_swizzled_offset():
 @requires_nvcc
 def test_kernels_compile_with_nvcc():
     sources = [K.device_source(f) for f in (K.tma_rowmajor, K.tma_swizzled_tiles,
-                                            K.tma_staged_multicast, K.tma_atom_tiled)]
+                                            K.tma_staged_multicast, K.tma_atom_tiled,
+                                            K.tma_reduce_add)]
     assert compile_many(sources, "sm_90a")
-    assert all(re.search(r"cp\.async\.bulk\.tensor\.\dd\.", s) for s in sources)
+    assert all(re.search(r"cp\.(reduce\.)?async\.bulk\.tensor\.\dd\.", s) for s in sources)
 
 
 # --- a model of the TMA loads: where each element lands -------------------------------------

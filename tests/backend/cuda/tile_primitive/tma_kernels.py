@@ -124,3 +124,19 @@ def tma_atom_tiled(A_ptr: T.handle):
     if tid == 0:
         Tx.copy_async(S[:, :], A[bx * 16:bx * 16 + 16, :], dispatch="tma_auto",
                       mbar=bar.ptr_to([0]))
+
+
+@T.prim_func
+def tma_reduce_add(A_ptr: T.handle):
+    """Each CTA adds its 64 x 64 float32 shared tile into A's rows with a TMA reduction."""
+    T.func_attr({"global_symbol": "tma_reduce_add"})
+    A = T.match_buffer(A_ptr, (256, 64), "float32")
+    T.device_entry()
+    bx = T.cta_id([4])
+    tid = T.thread_id([128])
+    S = T.alloc_shared((64, 32), "float32")
+    if tid == 0:
+        Tx.copy_async(A[bx * 64:bx * 64 + 64, 32:64], S[:, :], dispatch="tma_auto",
+                      use_tma_reduce="add")
+        T.ptx.cp.async_.bulk.commit_group()
+        T.ptx.cp.async_.bulk.wait_group(0)

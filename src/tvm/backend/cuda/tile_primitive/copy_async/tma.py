@@ -35,14 +35,15 @@ Operands and options (``Tx.copy_async(dst, src, dispatch=..., **config)``):
   already a 32-bit shared address), ``cta_mask=`` a 16-bit mask of the cluster's CTAs to
   multicast to (``.multicast::cluster``). The caller arms the barrier
   (``mbarrier.arrive.expect_tx`` with the tile's bytes) and waits on it;
-* shared -> global (``s2g``): ``.bulk_group`` completion; the caller commits and waits
+* shared -> global (``s2g``): ``.bulk_group`` completion (``use_tma_reduce="add"`` etc.
+  reduces into global memory with ``cp.reduce.async.bulk.tensor``); the caller commits and waits
   (``T.ptx.cp.async.bulk.commit_group()``, ``wait_group``), after
   ``fence.proxy.async.shared::cta`` if the tile was written by threads.
 
 A swizzled shared tile must start at a multiple of its swizzle period (1024 bytes for
 128-byte swizzle) in shared memory; the plan checks the offsets inside the buffer, the
 buffer's own alignment is the allocation's. Not supported yet: ``cache_hint``, ``oob``,
-``cta_group``, ``use_tma_reduce``, ``gather4``, ``prefetch_tensormap`` options, a global
+``cta_group``, ``gather4``, ``prefetch_tensormap`` options, a global
 buffer view with an element offset, tensor-map dimensions made by splitting one global
 dimension (a box mode that steps a global dimension by more than one element).
 """
@@ -73,8 +74,10 @@ MAX_BOX = 256
 #: The most tensor-map dimensions.
 MAX_RANK = 5
 #: Config keys the variants read.
-_KNOWN_CONFIG = {"mbar", "mbarrier_addr", "cta_mask"}
-_NOT_YET = {"cache_hint", "oob", "cta_group", "use_tma_reduce", "gather4", "src_selector",
+_KNOWN_CONFIG = {"mbar", "mbarrier_addr", "cta_mask", "use_tma_reduce"}
+#: ``use_tma_reduce=`` operations of a shared -> global copy (``cp.reduce.async.bulk.tensor``).
+TMA_REDUCE_OPS = ("add", "min", "max", "inc", "dec", "and", "or", "xor")
+_NOT_YET = {"cache_hint", "oob", "cta_group", "gather4", "src_selector",
             "prefetch_tensormap", "tma_dtype", "tensormap_l2_promotion"}
 #: How many TMA instructions an issue loop may unroll to.
 MAX_ISSUES = 1024
@@ -371,6 +374,13 @@ def _check_config(call, direction):
     unknown = sorted(set(config) - _KNOWN_CONFIG)
     if unknown:
         fail(f"unknown TMA option(s) {unknown} (known: {sorted(_KNOWN_CONFIG)})")
+    reduce_op = config.get("use_tma_reduce")
+    if reduce_op is not None:
+        reduce_op = config["use_tma_reduce"] = str(getattr(reduce_op, "value", reduce_op))
+        if direction != "s2g":
+            fail("use_tma_reduce= applies to shared -> global TMA copies only")
+        if reduce_op not in TMA_REDUCE_OPS:
+            fail(f"use_tma_reduce={reduce_op!r} is not one of {', '.join(TMA_REDUCE_OPS)}")
     if direction == "g2s":
         if config.get("mbar") is None:
             fail("a global -> shared TMA copy needs mbar= (the mbarrier that counts the bytes)")
@@ -443,6 +453,9 @@ def _emit(plan: TMAPlan, config, ctx) -> PrimFunc:
         mbar = config["mbar"]
         if not config.get("mbarrier_addr", False):
             mbar = cuda.cvta_generic_to_shared(mbar)
+    elif config.get("use_tma_reduce") is not None:
+        chain = (f"cp.reduce.async.bulk.tensor.{rank}d.global.shared::cta."
+                 f"{config['use_tma_reduce']}.tile.bulk_group")
     else:
         chain = f"cp.async.bulk.tensor.{rank}d.global.shared::cta.tile.bulk_group"
     loop_vars = [Var(f"tma_i{k}", "int32") for k in range(len(plan.issues))]
