@@ -368,7 +368,9 @@ class _Splitter(StmtMutator):
         for buf in buffers:
             decls.append(DeclBuffer(remap.visit_buffer_def(buf)))
         body = SeqStmt.flatten([*decls, body]) if decls else body
-        tags = [t for t in uses.launch if is_hardware_thread_tag(t)]
+        # cluster shapes are launch values too (CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION)
+        tags = [t for t in uses.launch if is_hardware_thread_tag(t)
+                or t.startswith(("clusterCtaIdx.", "preferredClusterCtaIdx."))]
         extents = [uses.launch[t] for t in tags]
         launch_params = list(tags) + self.flags
         if uses.dyn_shared:

@@ -5,8 +5,9 @@ Importing the package registers the variants in the tile-primitive dispatch tabl
 loads (:func:`tvm.backend.cuda.register_backend`). ``docs/arch/tirx_tile.md`` ("CUDA
 variants") lists them.
 
-* :mod:`.copy`: ``Tx.copy``: ``vec_auto``, ``vec_16b``...``vec_128b``, ``fallback``;
-* :mod:`.copy_async`: ``Tx.copy_async``: ``ldgsts`` (cp.async global -> shared);
+* :mod:`.copy`: ``Tx.copy``: ``vec_auto``, ``vec_16b``...``vec_128b``, ``ldstmatrix``, ``fallback``;
+* :mod:`.copy_async`: ``Tx.copy_async``: ``ldgsts``, ``tma_auto``/``tma_explicit``, ``dsmem``,
+  ``tmem<->local``;
 * :mod:`.elementwise`: ``reg`` and ``smem`` for fill, unary, binary, cast and fma;
 * :mod:`.reduction`: ``shared`` for sum/max/min at warp and CTA scope;
 * :mod:`.tma_utils`: TMA/MMA shared-memory layout helpers.
