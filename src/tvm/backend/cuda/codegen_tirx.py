@@ -17,8 +17,11 @@ written ``__forceinline__ __device__`` as Apache TVM 0.27 writes it.
   loop, ``syncthreads_and/or``, ``get_tmem_addr`` (``addr + (row << 16) + col``),
   ``warp_reduce`` (a ``__shfl_xor_sync`` butterfly); ``func_call`` emits its
   ``source_code`` once and calls the function; ``printf`` is CUDA's ``printf``.
+* ``wgmma.noop_barrier(reg)`` -> an empty ``asm volatile`` that reads and writes ``reg``
+  (``"+f"`` for float32, ``"+r"`` for 32-bit integers): the compiler may not move uses of a
+  wgmma accumulator across it (CUTLASS calls this ``warpgroup_fence_operand``).
 * Not supported yet (a ``ValueError`` says so): ``grid_sync``, ``cta_reduce``, the wgmma /
-  tcgen05 descriptor encoders, ``wgmma.noop_barrier``.
+  tcgen05 descriptor encoders.
 
 :func:`join_tirx_sources` batches several generated sources into one translation unit
 (one preamble, each helper once) so that one nvcc call compiles many kernels.
@@ -149,6 +152,22 @@ def _warp_reduce(gen, op):
     return f"{fn}({gen.print_expr(value)}, {gen.print_expr(width)})"
 
 
+_FENCE_OPERAND = {"float32": ("float", "f"), "int32": ("int", "r"), "uint32": ("unsigned int", "r")}
+
+
+def _wgmma_noop_barrier(gen, op):
+    (reg,) = op.args
+    kind = _FENCE_OPERAND.get(str(reg.dtype))
+    if kind is None:
+        raise ValueError(f"T.cuda.wgmma.noop_barrier in kernel {gen.func_name}: the register "
+                         f"must be float32, int32 or uint32, got {reg.dtype}")
+    ty, cons = kind
+    fn = f"tvm_builtin_cuda_wgmma_noop_barrier_{cons}"
+    _helper(gen, fn, f"__device__ __forceinline__ void {fn}({ty}& reg) {{\n"
+                     f'  asm volatile("" : "+{cons}"(reg) :: "memory");\n}}\n')
+    return f"{fn}({gen.print_expr(reg)})"
+
+
 def _unsupported(name):
     def handle(gen, op):
         raise ValueError(
@@ -166,7 +185,8 @@ def register() -> None:
     _cg.CALL_HANDLERS["tirx.cuda.func_call"] = _func_call
     _cg.CALL_HANDLERS["tirx.cuda.printf"] = _printf
     _cg.CALL_HANDLERS["tirx.cuda.warp_reduce"] = _warp_reduce
-    for name in ("grid_sync", "cta_reduce", "wgmma_noop_barrier",
+    _cg.CALL_HANDLERS["tirx.cuda.wgmma_noop_barrier"] = _wgmma_noop_barrier
+    for name in ("grid_sync", "cta_reduce",
                  "wgmma_encode_matrix_descriptor", "tcgen05_encode_matrix_descriptor",
                  "tcgen05_encode_instr_descriptor",
                  "tcgen05_encode_instr_descriptor_block_scaled"):
