@@ -281,9 +281,11 @@ def main(argv=None) -> int:
     c = tvm.runtime.empty((n, n), "float16", dev)
     gemm(a, b, c)
     ref = a_np.astype("float32") @ b_np.astype("float32").T
-    err = float(np.abs(c.numpy().astype("float32") - ref).max())
-    print(f"hopper_gemm {n}^3: max abs error {err:.3g} against NumPy")
-    return 0 if err < 0.05 * np.sqrt(n) else 1
+    got = c.numpy().astype("float32")
+    err = float(np.abs(got - ref).max())
+    ok = bool(np.allclose(got, ref, rtol=2e-3, atol=2e-2))
+    print(f"hopper_gemm {n}^3: max abs error {err:.3g} against NumPy: {'ok' if ok else 'WRONG'}")
+    return 0 if ok else 1
 
 
 if __name__ == "__main__":
