@@ -65,19 +65,32 @@ def _transposed(layout, shape):
     return grouped.permute_by_groups(seps, [1, 0])
 
 
+def _check_tiles(what, **dims):
+    for name, (value, unit) in dims.items():
+        if value <= 0 or value % unit:
+            raise ValueError(f"{what}: {name}={value} must be a positive multiple of {unit}")
+
+
 def mma_accumulator_layout(M: int, N: int) -> TileLayout:
     """The layout of an ``(M, N)`` float32 accumulator of ``m16n8`` tiles (M % 16, N % 8)."""
+    _check_tiles("mma_accumulator_layout", M=(M, 16), N=(N, 8))
     return _d_base().tile_to([M, N], [16, 8])
 
 
 def mma_a_layout(M: int, K: int, k: int = 16, transpose: bool = False) -> TileLayout:
     """The layout of an ``(M, K)`` A fragment (``(K, M)`` when ``transpose``) for ``m16n8k{k}``."""
+    if k not in (8, 16):
+        raise ValueError(f"mma_a_layout: k must be 8 or 16, got {k}")
+    _check_tiles("mma_a_layout", M=(M, 16), K=(K, k))
     layout = _a_base(k).tile_to([M, K], [16, k])
     return _transposed(layout, (M, K)) if transpose else layout
 
 
 def mma_b_layout(K: int, N: int, k: int = 16, transpose: bool = False) -> TileLayout:
     """The layout of a ``(K, N)`` B fragment (``(N, K)`` when ``transpose``) for ``m16n8k{k}``."""
+    if k not in (8, 16):
+        raise ValueError(f"mma_b_layout: k must be 8 or 16, got {k}")
+    _check_tiles("mma_b_layout", K=(K, k), N=(N, 8))
     layout = _b_base(k).tile_to([K, N], [k, 8])
     return _transposed(layout, (K, N)) if transpose else layout
 
