@@ -369,7 +369,10 @@ def gemm_async_tcgen05(call, ctx):
     idesc = IntImm("uint32", tcgen05_instr_descriptor(128, plan.N, plan.A.dtype))
     addr = plan.C.allocated_addr
     col0 = plan.col0
-    taddr = addr if isinstance(col0, IntImm) and col0.value == 0 else addr + Cast("uint32", col0)
+    if isinstance(col0, IntImm):
+        taddr = addr if col0.value == 0 else addr + IntImm("uint32", col0.value)
+    else:
+        taddr = addr + Cast("uint32", col0)  # f32: one TMEM column per element
     instr = ptx["tcgen05.mma.cta_group::1.kind::f16"]
     accum = _accumulate_flag(plan.accum)
     body = []
