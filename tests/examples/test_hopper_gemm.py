@@ -123,3 +123,28 @@ def test_smem_descriptor_rejects(kwargs, match):
 def test_bad_sizes(shape, stages, match):
     with pytest.raises(ValueError, match=match):
         hg.hopper_gemm(*shape, stages=stages)
+
+
+def _tma_sw128_address(base, row, col):
+    """Where TMA with CU_TENSOR_MAP_SWIZZLE_128B puts fp16 element (row, col) of a 64-wide
+    box (128-byte rows): 16-byte chunk ``c`` of row ``r`` at chunk ``c ^ (r % 8)``."""
+    byte = col * 2
+    return base + row * 128 + (((byte // 16) ^ (row % 8)) * 16) + byte % 16
+
+
+def _wgmma_k_major_sw128(desc, row, kk):
+    """The address wgmma reads element (row, kk) of a k16 step from (128-byte swizzle)."""
+    start = (desc & 0x3FFF) << 4
+    stride = ((desc >> 32) & 0x3FFF) << 4
+    plain = start + (row // 8) * stride + (row % 8) * 128 + kk * 2
+    return plain ^ (((plain >> 7) & 7) << 4)
+
+
+def test_descriptors_read_what_tma_wrote():
+    base = 3 * 1024  # any 1024-aligned tile address
+    for step in range(hg.BLOCK_K // 16):  # the kernel's descriptor: tile + 32 bytes per step
+        desc = hg.smem_descriptor(base + 32 * step)
+        for row in range(hg.BLOCK_N):
+            for kk in range(16):
+                assert _wgmma_k_major_sw128(desc, row, kk) == _tma_sw128_address(
+                    base, row, 16 * step + kk)
