@@ -57,6 +57,9 @@ def test_generated_source(gemm4096):
     assert len(wgmma.group(1).split(",")) == 128
     # the descriptor's high bits: 128-byte swizzle, stride 1024 B, leading 16 B
     assert str(hg.smem_descriptor(0)) in src
+    # epilogue: f16x2 words (first cvt source in the upper half) stored 4 bytes at a time
+    assert "cvt.rn.f16x2.f32 %0, %1, %2;" in src
+    assert "((uint*)C_ptr)[word_ptr[0]] = packed_ptr[0];" in src
     # k16 steps of one 64-wide K tile move the descriptor by 32 bytes
     for step in (1, 2, 3):
         assert f"+ (uint){32 * step})" in src

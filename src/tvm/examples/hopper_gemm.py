@@ -19,7 +19,8 @@ The kernel is :func:`hopper_gemm`; it is the structure every fast Hopper GEMM sh
   one wgmma group in flight (``wgmma.wait_group 1``) and frees the previous slot.
 * **Warp specialisation.** 384 threads: warpgroup 0 produces and gives registers back
   (``setmaxnreg.dec 40``), warpgroups 1 and 2 consume (``setmaxnreg.inc 232``).
-* The epilogue converts to fp16 and stores the fragments straight to global memory.
+* The epilogue packs pairs of accumulators into ``f16x2`` words (``cvt.rn.f16x2.f32``) and
+  stores them straight to global memory, 4 bytes per store.
 
 Tensor maps: ``tvm.compile`` cannot yet encode TMA descriptors in the host function
 (``T.call_packed("runtime.cuTensorMapEncodeTiled", ...)`` into a ``T.tvm_stack_alloca``
@@ -187,13 +188,17 @@ def hopper_gemm(M: int, N: int, K: int, stages: int = 4):
                 T.cuda.wgmma.noop_barrier(acc[i])
             # m64nNk16 accumulator fragment: register 4j+r of thread t holds row
             # 16*(t//32) + (t%32)//4 + 8*(r//2), column 8j + 2*(t%4) + r%2
+            # each pair (c = 0, 1) is packed into one f16x2 word (cvt puts its first source in
+            # the upper half) and stored with one 4-byte store through a uint32 view of C
             row = tile_m * BLOCK_M + (wg - 1) * 64 + (tid % 128) // 32 * 16 + (tid % 32) // 4
-            col = tile_n * BLOCK_N + (tid % 4) * 2
+            word = row * (N // 2) + tile_n * (BLOCK_N // 2) + tid % 4  # columns 2 * (tid % 4)
+            C_words = T.decl_buffer((M * N // 2,), "uint32", data=C.data)
+            packed = T.alloc_local((2,), "uint32")
             for j in T.unroll(acc_regs // 4):
-                C[row, col + j * 8] = T.Cast("float16", acc[j * 4])
-                C[row, col + j * 8 + 1] = T.Cast("float16", acc[j * 4 + 1])
-                C[row + 8, col + j * 8] = T.Cast("float16", acc[j * 4 + 2])
-                C[row + 8, col + j * 8 + 1] = T.Cast("float16", acc[j * 4 + 3])
+                T.ptx["cvt.rn.f16x2.f32"](packed[0], acc[j * 4 + 1], acc[j * 4])
+                T.ptx["cvt.rn.f16x2.f32"](packed[1], acc[j * 4 + 3], acc[j * 4 + 2])
+                C_words[word + j * 4] = packed[0]
+                C_words[word + 4 * N + j * 4] = packed[1]  # row + 8
 
     return gemm
 
