@@ -237,9 +237,9 @@ def test_unsupported_builtin_names_itself():
         T.device_entry()
         bx = T.cta_id([1])
         tid = T.thread_id([32])
-        T.cuda.wgmma.noop_barrier(tid)
+        T.cuda.wgmma.encode_matrix_descriptor(tid, tid, 1, 64, 3)
 
-    with pytest.raises(ValueError, match="wgmma_noop_barrier.*not supported yet"):
+    with pytest.raises(ValueError, match="wgmma_encode_matrix_descriptor.*not supported yet"):
         cuda_source(k, "sm_90a")
 
 

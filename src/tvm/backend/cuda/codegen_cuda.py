@@ -187,7 +187,8 @@ class CodeGenCUDA(CodeGenC):
         size = self.constant_size(buf)
         ty = self.type_name(buf.dtype)
         if scope == "shared":
-            self.emit(f"__shared__ alignas(64) {ty} {name}[{size}];")
+            align = max(64, int(getattr(buf, "data_alignment", 64) or 64))  # align=1024 tiles
+            self.emit(f"__shared__ alignas({align}) {ty} {name}[{size}];")
         elif scope in ("local", "warp", ""):
             self.emit(f"alignas(64) {ty} {name}[{size}];")
         else:

@@ -19,8 +19,10 @@ written ``__forceinline__ __device__`` as Apache TVM 0.27 writes it.
   ``source_code`` once and calls the function; ``printf`` is CUDA's ``printf``.
 * ``cta_reduce`` (warp butterflies and a shared partial per warp); the one-intrinsic
   builtins (``ldg``, atomics, bit casts, ``grid_sync``...) are in ``codegen_cuda_builtins``.
-* Not supported yet (a ``ValueError`` says so): the wgmma / tcgen05 descriptor encoders,
-  ``wgmma.noop_barrier``.
+* ``wgmma.noop_barrier(reg)`` -> an empty ``asm volatile`` that reads and writes ``reg``
+  (``"+f"`` for float32, ``"+r"`` for 32-bit integers): the compiler may not move uses of a
+  wgmma accumulator across it (CUTLASS calls this ``warpgroup_fence_operand``).
+* Not supported yet (a ``ValueError`` says so): the wgmma / tcgen05 descriptor encoders.
 
 :func:`join_tirx_sources` batches several generated sources into one translation unit
 (one preamble, each helper once) so that one nvcc call compiles many kernels.
@@ -205,6 +207,22 @@ def _cta_reduce(gen, op):
     return f"{fn}({gen.print_expr(value)}, {gen.print_expr(scratch)})"
 
 
+_FENCE_OPERAND = {"float32": ("float", "f"), "int32": ("int", "r"), "uint32": ("unsigned int", "r")}
+
+
+def _wgmma_noop_barrier(gen, op):
+    (reg,) = op.args
+    kind = _FENCE_OPERAND.get(str(reg.dtype))
+    if kind is None:
+        raise ValueError(f"T.cuda.wgmma.noop_barrier in kernel {gen.func_name}: the register "
+                         f"must be float32, int32 or uint32, got {reg.dtype}")
+    ty, cons = kind
+    fn = f"tvm_builtin_cuda_wgmma_noop_barrier_{cons}"
+    _helper(gen, fn, f"__device__ __forceinline__ void {fn}({ty}& reg) {{\n"
+                     f'  asm volatile("" : "+{cons}"(reg) :: "memory");\n}}\n')
+    return f"{fn}({gen.print_expr(reg)})"
+
+
 def _unsupported(name):
     def handle(gen, op):
         raise ValueError(
@@ -223,9 +241,9 @@ def register() -> None:
     _cg.CALL_HANDLERS["tirx.cuda.printf"] = _printf
     _cg.CALL_HANDLERS["tirx.cuda.warp_reduce"] = _warp_reduce
     _cg.CALL_HANDLERS["tirx.cuda.cta_reduce"] = _cta_reduce
+    _cg.CALL_HANDLERS["tirx.cuda.wgmma_noop_barrier"] = _wgmma_noop_barrier
     codegen_cuda_builtins.register()
-    for name in ("wgmma_noop_barrier",
-                 "wgmma_encode_matrix_descriptor", "tcgen05_encode_matrix_descriptor",
+    for name in ("wgmma_encode_matrix_descriptor", "tcgen05_encode_matrix_descriptor",
                  "tcgen05_encode_instr_descriptor",
                  "tcgen05_encode_instr_descriptor_block_scaled"):
         _cg.CALL_HANDLERS[f"tirx.cuda.{name}"] = _unsupported(name)
