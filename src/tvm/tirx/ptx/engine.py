@@ -143,6 +143,10 @@ def _coerce(entry, operand, value, mods, index, flags):
         return value
     if kind == "addr":
         space = operand_space(operand, mods)
+        if _is_addr(value):  # T.ptx.addr(base, offset): check the base, keep the offset
+            base, offset = value.args
+            base = _coerce(entry, operand, base, mods, index, flags)
+            return Call(str(base.dtype), "tirx.ptx.addr", [base, offset])
         dtype = _dtype_of(value)
         if space.startswith("shared"):
             if dtype == "handle":
@@ -183,6 +187,30 @@ def _coerce(entry, operand, value, mods, index, flags):
                              f"truncated: write T.{dtype}(...) if that is meant")
         return FloatImm(dtype, value)
     return value
+
+
+def _is_addr(value) -> bool:
+    return isinstance(value, Call) and getattr(value.op, "name", "") == "tirx.ptx.addr"
+
+
+def make_addr(base, byte_offset):
+    """``T.ptx.addr(base, byte_offset)``: the memory operand ``[base+byte_offset]``.
+
+    The offset is a compile-time integer written into the instruction text, so no address
+    arithmetic is emitted. The Call (op ``tirx.ptx.addr``, the base's dtype) is accepted
+    wherever a ``T.ptx`` instruction takes an address; ``ValueError`` for a non-constant
+    offset.
+    """
+    if isinstance(byte_offset, IntImm):
+        byte_offset = byte_offset.value
+    if not isinstance(byte_offset, int) or isinstance(byte_offset, bool):
+        raise TypeError(f"T.ptx.addr: the byte offset is written into the instruction and "
+                         f"must be a compile-time integer, got {type(byte_offset).__name__}")
+    dtype = _dtype_of(base)
+    if dtype is None:
+        raise TypeError(f"T.ptx.addr: the base must be a pointer or an integer address, got "
+                         f"{type(base).__name__}")
+    return Call(str(dtype), "tirx.ptx.addr", [base, IntImm("int32", byte_offset)])
 
 
 def _label(entry: Instr) -> str:
@@ -328,6 +356,12 @@ class PTXNamespace:
         operands are predicates, so this is accepted for compatibility and returns ``x``."""
         return value
 
+    @staticmethod
+    def addr(base, byte_offset):
+        """``T.ptx.addr(ptr, 16)``: an address operand with an immediate byte offset, rendered
+        ``[%n+16]`` (see :func:`make_addr`)."""
+        return make_addr(base, byte_offset)
+
     def families(self):
         """The family names (``mbarrier``, ``cp``, ``tcgen05``...)."""
         return sorted(self._by_family)
@@ -411,7 +445,7 @@ def resolve(call):
 
 def required_arch_of(entry, mods) -> str:
     archs = [entry.arch] + [entry.token_arch[t] for t in mods.values() if t in entry.token_arch]
-    return max_arch(archs)
+    return max_arch(archs + entry.combo_archs(mods))
 
 
 def required_ptx_of(entry, mods) -> str:
@@ -420,7 +454,10 @@ def required_ptx_of(entry, mods) -> str:
 
 
 def register_ops():
-    """Register one Op per family, ``tirx.ptx.<family>``, with effect kind Opaque."""
+    """Register one Op per family, ``tirx.ptx.<family>``, with effect kind Opaque, and the
+    pure ``tirx.ptx.addr`` (an address with an immediate offset)."""
+    register_op("tirx.ptx.addr", family="ptx")
+    register_op_attr("tirx.ptx.addr", "TCallEffectKind", CallEffectKind.Pure)
     for family in sorted({e.family for e in ENTRIES}):
         register_op(f"tirx.ptx.{family}", family="ptx")
         register_op_attr(f"tirx.ptx.{family}", "TCallEffectKind", CallEffectKind.Opaque)

@@ -85,10 +85,30 @@ class Instr:
     memory: bool = False  # orders other memory accesses (a "memory" clobber)
     check: object = None  # mods -> error message or None: rules across slots
     doc: str = ""
+    #: ((condition, arch), ...): ``condition`` maps slot names to the tokens that trigger the
+    #: requirement, all slots at once (``{"rnd": ("rn", "rz"), "satfinite": ("satfinite",)}``).
+    combo_arch: tuple = ()
 
     @property
     def op_name(self) -> str:
         return f"tirx.ptx.{self.family}"
+
+    @property
+    def ptx_name(self) -> str:
+        """The PTX mnemonic (``cvt``, ``elect.sync``, ``cvt.pack``)."""
+        return self.mnemonic()
+
+    @property
+    def cert_arch(self) -> str:
+        """The arch every spelling of this shape assembles for: the strictest of its base
+        ``arch``, the ``token_arch`` of its tokens and its ``combo_arch`` rules."""
+        return max_arch([self.arch, *self.token_arch.values(),
+                         *(arch for _, arch in self.combo_arch)])
+
+    def combo_archs(self, mods: dict) -> list:
+        """The ``combo_arch`` requirements that the modifier map ``mods`` triggers."""
+        return [arch for cond, arch in self.combo_arch
+                if all(mods.get(slot, "") in toks for slot, toks in cond.items())]
 
     def mnemonic(self) -> str:
         """The PTX opcode's first part: ``elect_sync`` -> ``elect.sync``."""
@@ -215,15 +235,21 @@ def _parse_operands(text: str, slot_names) -> tuple:
 
 
 def instr(key, family, slots, operands="", *, arch, ptx, token_arch=None, token_ptx=None,
-          memory=False, check=None, doc=""):
+          memory=False, check=None, doc="", combo_arch=()):
     """Build one :class:`Instr` from the two mini-languages of the module docstring."""
     parsed_slots = _parse_slots(slots)
     names = {s.name for s in parsed_slots}
     # token_arch may be a shared dict naming tokens this shape lacks; only offered ones count.
     offered = {c for s in parsed_slots for c in s.choices}
     token_arch = {t: a for t, a in (token_arch or {}).items() if t in offered}
+    combos = []
+    for cond, need in combo_arch:
+        unknown = set(cond) - names
+        if unknown:
+            raise ValueError(f"{key}: combo_arch names no slot {sorted(unknown)}")
+        combos.append(({k: tuple(v.split("|")) for k, v in cond.items()}, need))
     return Instr(key, family, parsed_slots, _parse_operands(operands, names), arch, ptx,
-                 dict(token_arch), dict(token_ptx or {}), memory, check, doc)
+                 dict(token_arch), dict(token_ptx or {}), memory, check, doc, tuple(combos))
 
 
 # ---------------------------------------------------------------------------------------------

@@ -21,6 +21,21 @@ _SEM_ST = "weak|release|relaxed|volatile"
 _SCOPE = "cta|cluster|gpu|sys"
 _SPACE = "global|shared|shared::cta|shared::cluster|local"
 _L1EV = "L1::evict_normal|L1::evict_unchanged|L1::evict_first|L1::evict_last|L1::no_allocate"
+_L2EV = "L2::evict_first|L2::evict_last|L2::evict_normal"
+_TYPE256 = "b32|u32|s32|f32|b64|u64|s64|f64"
+
+
+def _check_256(m):
+    wide = m["type"][1:] == "64"
+    if (m["vec"] == "v8") == wide:
+        return "the 256-bit lines are .v8 with a 32-bit type or .v4 with a 64-bit type"
+    return None
+
+
+def _check_vec(m):
+    if m["vec"] == "v4" and m["type"][1:] == "64":
+        return ".v4 of a 64-bit type is a 256-bit access (the ld_vec256/st_vec256 line)"
+    return None
 _PREFETCH = "L2::64B|L2::128B|L2::256B"
 _LDST_TYPE = "b8|u8|s8|b16|u16|s16|b32|u32|s32|b64|u64|s64|f32|f64"
 _CLUSTER = {"cluster": "sm_90", "shared::cluster": "sm_90"}
@@ -49,6 +64,26 @@ _WGMMA = {"arch": "sm_90a", "ptx": "8.0"}
 _TC05 = {"arch": "sm_100a", "ptx": "8.6"}
 _CG = "cta_group=cta_group::1|cta_group::2"
 _TC05_NUM = "x1|x2|x4|x8|x16|x32|x64|x128"
+
+_FLOATS = ("f16", "bf16", "f32", "f64")
+
+
+def _cvt_scalar_check(m):
+    """The rules of the scalar cvt lines (ISA 9.7.9.21): which rounding goes where."""
+    rnd, dtype, atype = m["rnd"], m["dtype"], m["atype"]
+    if m["relu"] or m["satfinite"]:
+        if not (dtype in ("f16", "bf16") and atype == "f32" and rnd in ("rn", "rz")):
+            return ".relu/.satfinite belong to cvt.{rn,rz}{.relu}{.satfinite}.{f16,bf16}.f32"
+        if m["ftz"] or m["sat"]:
+            return ".relu/.satfinite do not combine with .ftz/.sat"
+    if rnd in ("rni", "rzi", "rmi", "rpi") and atype not in _FLOATS:
+        return f"integer rounding .{rnd} needs a floating-point source"
+    if rnd in ("rn", "rz", "rm", "rp") and dtype not in _FLOATS:
+        return f"floating-point rounding .{rnd} needs a floating-point destination"
+    if m["ftz"] and "f32" not in (dtype, atype):
+        return ".ftz applies only when a side is .f32"
+    return None
+
 
 ENTRIES = [
     # ---- mbarrier (ISA 9.7.13.15) ------------------------------------------------------------
@@ -217,7 +252,13 @@ ENTRIES = [
           f"l1ev?={_L1EV} cache?=L2::cache_hint prefetch?={_PREFETCH} vec=v2|v4 "
           f"type={_LDST_TYPE}",
           "d:$type*vec/w addr:@space cache_policy:b64?cache", arch="sm_50", ptx="2.0",
-          token_arch={**_SCOPED, **_CACHE_HINT}),
+          token_arch={**_SCOPED, **_CACHE_HINT}, check=_check_vec),
+    instr("ld_vec256", "ld",
+          f"sem?={_SEM_LD} scope?={_SCOPE} space?=global cop?=ca|cg|cs|lu|cv nc?=nc "
+          f"l1ev?={_L1EV} l2ev?={_L2EV} cache?=L2::cache_hint prefetch?={_PREFETCH} "
+          f"vec=v4|v8 type={_TYPE256}",
+          "d:$type*vec/w addr:@space cache_policy:b64?cache", arch="sm_100", ptx="8.8",
+          check=_check_256),
     instr("st", "st",
           f"mmio?=mmio sem?={_SEM_ST} scope?={_SCOPE} space?={_SPACE} cop?=wb|cg|cs|wt "
           f"l1ev?={_L1EV} cache?=L2::cache_hint type={_LDST_TYPE}|b128",
@@ -228,7 +269,12 @@ ENTRIES = [
           f"sem?={_SEM_ST} scope?={_SCOPE} space?={_SPACE} cop?=wb|cg|cs|wt l1ev?={_L1EV} "
           f"cache?=L2::cache_hint vec=v2|v4 type={_LDST_TYPE}",
           "addr:@space value:$type*vec cache_policy:b64?cache", arch="sm_50", ptx="2.0",
-          token_arch={**_SCOPED, **_CACHE_HINT}),
+          token_arch={**_SCOPED, **_CACHE_HINT}, check=_check_vec),
+    instr("st_vec256", "st",
+          f"sem?={_SEM_ST} scope?={_SCOPE} space?=global cop?=wb|cg|cs|wt l1ev?={_L1EV} "
+          f"l2ev?={_L2EV} cache?=L2::cache_hint vec=v4|v8 type={_TYPE256}",
+          "addr:@space value:$type*vec cache_policy:b64?cache", arch="sm_100", ptx="8.8",
+          check=_check_256),
     instr("st_async", "st_async",
           "weak?=weak space?=shared::cluster completion=mbarrier::complete_tx::bytes "
           "type=b32|b64|u32|u64|s32|s64|f32|f64",
@@ -370,35 +416,100 @@ ENTRIES = [
     instr("clusterlaunchcontrol_query_cancel_get_first_ctaid", "clusterlaunchcontrol",
           "action=query_cancel query=get_first_ctaid::x|get_first_ctaid::y|get_first_ctaid::z "
           "dtype=b32 type=b128", "d:b32/w response:b128", arch="sm_100", ptx="8.6"),
-    # ---- cvt (ISA 9.7.9.21) ------------------------------------------------------------------
+    # ---- cvt (ISA 9.7.9.21, PTX 9.x syntax lines) -----------------------------------------
     instr("cvt", "cvt",
           "rnd?=rni|rzi|rmi|rpi|rn|rz|rm|rp relu?=relu satfinite?=satfinite ftz?=ftz sat?=sat "
           "dtype=u8|u16|u32|u64|s8|s16|s32|s64|bf16|f16|f32|f64 "
           "atype=u8|u16|u32|u64|s8|s16|s32|s64|bf16|f16|f32|f64",
-          "d:$dtype/w a:$atype", arch="sm_50", ptx="2.0",
+          "d:$dtype/w a:$atype", arch="sm_50", ptx="2.0", check=_cvt_scalar_check,
           token_arch={"bf16": "sm_80", "relu": "sm_80", "satfinite": "sm_80"},
-          token_ptx={"bf16": "7.0", "relu": "7.0"}),
+          token_ptx={"bf16": "7.0", "relu": "7.0", "satfinite": "8.1"}),
     instr("cvt_f16x2_f32", "cvt",
           "rnd=rn|rz relu?=relu satfinite?=satfinite dtype=f16x2 atype=f32",
-          "d:b32/w a:f32 b:f32", arch="sm_80", ptx="7.0"),
+          "d:b32/w a:f32 b:f32", arch="sm_80", ptx="7.0", token_ptx={"satfinite": "8.1"}),
     instr("cvt_bf16x2_f32", "cvt",
           "rnd=rn|rz relu?=relu satfinite?=satfinite dtype=bf16x2 atype=f32",
-          "d:b32/w a:f32 b:f32", arch="sm_80", ptx="7.0"),
+          "d:b32/w a:f32 b:f32", arch="sm_80", ptx="7.0", token_ptx={"satfinite": "8.1"}),
     instr("cvt_tf32_f32", "cvt", "rnd=rna|rn|rz satfinite?=satfinite relu?=relu "
           "dtype=tf32 atype=f32", "d:b32/w a:f32", arch="sm_80", ptx="7.0",
-          token_arch={"rn": "sm_90", "rz": "sm_90"}),
+          token_arch={"rn": "sm_90", "rz": "sm_90"}, token_ptx={"rn": "7.8", "rz": "7.8"},
+          combo_arch=(({"rnd": "rn|rz", "satfinite": "satfinite"}, "sm_100"),),
+          check=lambda m: (".relu needs .rn or .rz" if m["relu"] and m["rnd"] == "rna"
+                           else None)),
+    # stochastic rounding: a trailing random-bits operand; the x4 forms pack {a, b, e, f}
+    instr("cvt_rs_f16x2_f32", "cvt",
+          "rnd=rs relu?=relu satfinite?=satfinite dtype=f16x2 atype=f32",
+          "d:b32/w a:f32 b:f32 rbits:u32", arch="sm_100a", ptx="8.7"),
+    instr("cvt_rs_bf16x2_f32", "cvt",
+          "rnd=rs relu?=relu satfinite?=satfinite dtype=bf16x2 atype=f32",
+          "d:b32/w a:f32 b:f32 rbits:u32", arch="sm_100a", ptx="8.7"),
+    instr("cvt_rs_f8x4_f32", "cvt",
+          "rnd=rs relu?=relu satfinite=satfinite dtype=e4m3x4|e5m2x4 atype=f32",
+          "d:b32/w abef:f32*4 rbits:u32", arch="sm_100a", ptx="8.7"),
+    instr("cvt_rs_f4x4_f32", "cvt",
+          "rnd=rs relu?=relu satfinite=satfinite dtype=e2m1x4 atype=f32",
+          "d:b16/w abef:f32*4 rbits:u32", arch="sm_100a", ptx="8.7"),
+    instr("cvt_rs_f6x4_f32", "cvt",
+          "rnd=rs relu?=relu satfinite=satfinite dtype=e2m3x4|e3m2x4 atype=f32",
+          "d:b32/w abef:f32*4 rbits:u32", arch="sm_100a", ptx="8.7"),
+    # ue8m0 scale factors
+    instr("cvt_ue8m0x2_f32", "cvt", "rnd=rz|rp satfinite?=satfinite dtype=ue8m0x2 atype=f32",
+          "d:b16/w a:f32 b:f32", arch="sm_100a", ptx="8.6"),
+    instr("cvt_ue8m0x2_bf16x2", "cvt",
+          "rnd=rz|rp satfinite?=satfinite dtype=ue8m0x2 atype=bf16x2",
+          "d:b16/w a:b32", arch="sm_100a", ptx="8.6"),
+    instr("cvt_bf16x2_ue8m0x2", "cvt", "rnd=rn dtype=bf16x2 atype=ue8m0x2",
+          "d:b32/w a:b16", arch="sm_100a", ptx="8.6"),
+    # fp8
     instr("cvt_f8x2_f32", "cvt",
           "rnd=rn satfinite=satfinite relu?=relu dtype=e4m3x2|e5m2x2 atype=f32",
-          "d:b16/w a:f32 b:f32", arch="sm_89", ptx="7.8"),
+          "d:b16/w a:f32 b:f32", arch="sm_89", ptx="7.8", token_ptx={"relu": "8.1"}),
     instr("cvt_f8x2_fp16x2", "cvt",
           "rnd=rn satfinite=satfinite relu?=relu dtype=e4m3x2|e5m2x2 atype=f16x2|bf16x2",
-          "d:b16/w a:b32", arch="sm_89", ptx="7.8", token_arch={"bf16x2": "sm_100a"}),
-    instr("cvt_fp16x2_f8x2", "cvt",
-          "rn=rn relu?=relu dtype=f16x2 atype=e4m3x2|e5m2x2",
-          "d:b32/w a:b16", arch="sm_89", ptx="7.8"),
+          "d:b16/w a:b32", arch="sm_89", ptx="7.8", token_arch={"bf16x2": "sm_100a"},
+          token_ptx={"relu": "8.1", "bf16x2": "9.1"}),
+    instr("cvt_f16x2_f8x2", "cvt", "rnd=rn relu?=relu dtype=f16x2 atype=e4m3x2|e5m2x2",
+          "d:b32/w a:b16", arch="sm_89", ptx="7.8", token_ptx={"relu": "8.1"}),
+    instr("cvt_bf16x2_f8x2", "cvt",
+          "rnd=rn relu?=relu satfinite?=satfinite scaled?=scaled::n2::ue8m0 dtype=bf16x2 "
+          "atype=e4m3x2|e5m2x2", "d:b32/w a:b16 scale_factor:b16?scaled",
+          arch="sm_100a", ptx="9.2"),
+    # fp4 (.e2m1x2 is a .b8 value: staged through a .reg .b8 when rendered)
     instr("cvt_f4x2_f32", "cvt",
           "rnd=rn satfinite=satfinite relu?=relu dtype=e2m1x2 atype=f32",
           "d:b8/w a:f32 b:f32", arch="sm_100a", ptx="8.6"),
+    instr("cvt_f4x2_fp16x2", "cvt",
+          "rnd=rn satfinite=satfinite relu?=relu dtype=e2m1x2 atype=f16x2|bf16x2",
+          "d:b8/w a:b32", arch="sm_100a", ptx="9.2"),
+    instr("cvt_f16x2_f4x2", "cvt", "rnd=rn relu?=relu dtype=f16x2 atype=e2m1x2",
+          "d:b32/w a:b8", arch="sm_100a", ptx="8.6"),
+    instr("cvt_bf16x2_f4x2", "cvt",
+          "rnd=rn relu?=relu satfinite?=satfinite scaled?=scaled::n2::ue8m0 dtype=bf16x2 "
+          "atype=e2m1x2", "d:b32/w a:b8 scale_factor:b16?scaled", arch="sm_100a", ptx="9.2"),
+    # fp6
+    instr("cvt_f6x2_f32", "cvt",
+          "rnd=rn satfinite=satfinite relu?=relu dtype=e2m3x2|e3m2x2 atype=f32",
+          "d:b16/w a:f32 b:f32", arch="sm_100a", ptx="8.6"),
+    instr("cvt_f6x2_fp16x2", "cvt",
+          "rnd=rn satfinite=satfinite relu?=relu dtype=e2m3x2|e3m2x2 atype=f16x2|bf16x2",
+          "d:b16/w a:b32", arch="sm_100a", ptx="9.2"),
+    instr("cvt_f16x2_f6x2", "cvt", "rnd=rn relu?=relu dtype=f16x2 atype=e2m3x2|e3m2x2",
+          "d:b32/w a:b16", arch="sm_100a", ptx="8.6"),
+    instr("cvt_bf16x2_f6x2", "cvt",
+          "rnd=rn relu?=relu satfinite?=satfinite scaled?=scaled::n2::ue8m0 dtype=bf16x2 "
+          "atype=e2m3x2|e3m2x2", "d:b32/w a:b16 scale_factor:b16?scaled",
+          arch="sm_100a", ptx="9.2"),
+    # scaled signed fp6
+    instr("cvt_s2f6x2_f32", "cvt",
+          "rnd=rn satfinite=satfinite relu?=relu scaled?=scaled::n2::ue8m0 dtype=s2f6x2 "
+          "atype=f32", "d:b16/w a:f32 b:f32 scale_factor:b16?scaled", arch="sm_100a",
+          ptx="9.2"),
+    instr("cvt_s2f6x2_bf16x2", "cvt",
+          "rnd=rn satfinite=satfinite relu?=relu scaled?=scaled::n2::ue8m0 dtype=s2f6x2 "
+          "atype=bf16x2", "d:b16/w a:b32 scale_factor:b16?scaled", arch="sm_100a", ptx="9.2"),
+    instr("cvt_bf16x2_s2f6x2", "cvt",
+          "rnd=rn relu?=relu satfinite?=satfinite scaled?=scaled::n2::ue8m0 dtype=bf16x2 "
+          "atype=s2f6x2", "d:b32/w a:b16 scale_factor:b16?scaled", arch="sm_100a", ptx="9.2"),
     # ---- tcgen05 (ISA 9.7.16) ----------------------------------------------------------------
     instr("tcgen05_alloc", "tcgen05",
           f"action=alloc {_CG} sync=sync aligned=aligned space?=shared::cta type=b32",
