@@ -95,6 +95,8 @@ def lane_layout(entry: Instr, mods: dict) -> list:
 def operand_type(operand, mods) -> str:
     """The PTX register type of a register operand (``$type`` resolved)."""
     rtype = operand.rtype
+    if rtype == "acc":  # an mma accumulator: .f16 results are packed two per .b32 register
+        return "b32" if mods["dtype"] == "f16" else mods["dtype"]
     return mods[rtype[1:]] if rtype.startswith("$") else rtype
 
 

@@ -111,9 +111,14 @@ class Instr:
                 if all(mods.get(slot, "") in toks for slot, toks in cond.items())]
 
     def mnemonic(self) -> str:
-        """The PTX opcode's first part: ``elect_sync`` -> ``elect.sync``."""
-        return self.family.replace("_", ".")
+        """The PTX opcode's first part: ``elect_sync`` -> ``elect.sync`` (the few PTX names
+        with an underscore of their own are listed in ``_MNEMONICS``)."""
+        return _MNEMONICS.get(self.family) or self.family.replace("_", ".")
 
+
+#: Families whose PTX name keeps an underscore.
+_MNEMONICS = {"multimem_ld_reduce": "multimem.ld_reduce",
+              "tensormap_cp_fenceproxy": "tensormap.cp_fenceproxy"}
 
 #: Register-group sizes that depend on several modifiers. Each takes the modifier map
 #: ``{slot name: token or ""}`` and returns the number of registers.
@@ -137,6 +142,14 @@ def _digits(token: str) -> int:
 def _ldmatrix_regs(mods):
     # One 32-bit register per 8x8 b16 matrix.
     return _digits(mods["num"])
+
+
+@_lanes("tma_coords")
+def _tma_coords(mods):
+    # .tile::gather4 / .tile::scatter4 (always .2d) take five: a column and four rows.
+    if mods.get("load_mode") in ("tile::gather4", "tile::scatter4"):
+        return 5
+    return _digits(mods["dim"])
 
 
 @_lanes("tcgen05_ldst")

@@ -12,6 +12,9 @@ Coverage is the subset TIRx kernels use (spec §D.3); adding an instruction is o
 
 from __future__ import annotations
 
+from dataclasses import replace
+
+from .rules import NEWER_PTX, RULES
 from .spec import instr
 
 __all__ = ["ENTRIES", "TABLE"]
@@ -66,20 +69,50 @@ _CG = "cta_group=cta_group::1|cta_group::2"
 _TC05_NUM = "x1|x2|x4|x8|x16|x32|x64|x128"
 
 _FLOATS = ("f16", "bf16", "f32", "f64")
+_IRND = ("rni", "rzi", "rmi", "rpi")
+_FRND = ("rn", "rz", "rm", "rp")
+
+
+def _int_range(t):
+    bits = int(t[1:])
+    return (-(1 << (bits - 1)), (1 << (bits - 1)) - 1) if t[0] == "s" else (0, (1 << bits) - 1)
 
 
 def _cvt_scalar_check(m):
-    """The rules of the scalar cvt lines (ISA 9.7.9.21): which rounding goes where."""
+    """The rules of the scalar cvt lines (ISA 9.7.9.21): which rounding and saturation go
+    with which pair of types."""
     rnd, dtype, atype = m["rnd"], m["dtype"], m["atype"]
+    d_float, a_float = dtype in _FLOATS, atype in _FLOATS
     if m["relu"] or m["satfinite"]:
         if not (dtype in ("f16", "bf16") and atype == "f32" and rnd in ("rn", "rz")):
             return ".relu/.satfinite belong to cvt.{rn,rz}{.relu}{.satfinite}.{f16,bf16}.f32"
         if m["ftz"] or m["sat"]:
             return ".relu/.satfinite do not combine with .ftz/.sat"
-    if rnd in ("rni", "rzi", "rmi", "rpi") and atype not in _FLOATS:
-        return f"integer rounding .{rnd} needs a floating-point source"
-    if rnd in ("rn", "rz", "rm", "rp") and dtype not in _FLOATS:
-        return f"floating-point rounding .{rnd} needs a floating-point destination"
+    if a_float and not d_float and rnd not in _IRND:
+        return "a float-to-integer cvt needs an integer rounding (.rni, .rzi, .rmi, .rpi)"
+    if d_float and not a_float and rnd not in _FRND:
+        return "an integer-to-float cvt needs a float rounding (.rn, .rz, .rm, .rp)"
+    if not a_float and not d_float and rnd:
+        return "an integer-to-integer cvt takes no rounding"
+    if a_float and d_float:
+        a_bits, d_bits = int(atype[-2:].lstrip("f")), int(dtype[-2:].lstrip("f"))
+        if d_bits < a_bits and rnd not in _FRND:
+            return "a narrowing float cvt needs a float rounding (.rn, .rz, .rm, .rp)"
+        if d_bits > a_bits and rnd:
+            return "a widening float cvt takes no rounding"
+        if d_bits == a_bits and dtype != atype:
+            return "cvt between .f16 and .bf16 is not a PTX conversion"
+        if dtype == atype and rnd in _FRND:
+            return "a same-type float cvt rounds to an integer (.rni, .rzi, .rmi, .rpi)"
+    if "bf16" in (dtype, atype) and {dtype, atype} & {"u8", "s8"}:
+        return ".bf16 does not convert to or from 8-bit integers"
+    if m["sat"] and "bf16" in (dtype, atype):
+        return ".sat does not apply to .bf16 conversions"
+    if m["sat"] and not d_float and not a_float:
+        lo_d, hi_d = _int_range(dtype)
+        lo_a, hi_a = _int_range(atype)
+        if lo_d <= lo_a and hi_a <= hi_d:
+            return f".sat cannot clamp: .{dtype} holds every .{atype} value"
     if m["ftz"] and "f32" not in (dtype, atype):
         return ".ftz applies only when a side is .f32"
     return None
@@ -184,7 +217,8 @@ ENTRIES = [
           "api=async kind=bulk " + _BULK_SEM + " dst=global src=shared::cta "
           "completion=bulk_group cache?=L2::cache_hint cp_mask?=cp_mask type?=b128",
           "dst_mem:@dst src_mem:@src size:u32 cache_policy:b64?cache byte_mask:u16?cp_mask",
-          arch="sm_90", ptx="8.0", memory=True),
+          arch="sm_90", ptx="8.0", memory=True, token_arch={"cp_mask": "sm_100"},
+          token_ptx={"cp_mask": "8.6"}),
     instr("cp_async_bulk_prefetch", "cp",
           "api=async kind=bulk op=prefetch level=L2 src=global cache?=L2::cache_hint",
           "src_mem:@src size:u32 cache_policy:b64?cache", arch="sm_90", ptx="8.0"),
@@ -192,7 +226,7 @@ ENTRIES = [
           f"api=async kind=bulk unit=tensor dim={_DIM} dst=shared::cta src=global "
           "load_mode?=tile|tile::gather4 completion=mbarrier::complete_tx::bytes "
           "cta_group?=cta_group::1|cta_group::2 cache?=L2::cache_hint",
-          "dst_mem:@dst [tmap:@src coords:s32*dim] mbar:@dst cache_policy:b64?cache",
+          "dst_mem:@dst [tmap:@src coords:s32*tma_coords] mbar:@dst cache_policy:b64?cache",
           arch="sm_90", ptx="8.0", memory=True,
           token_arch={"cta_group::1": "sm_100a", "cta_group::2": "sm_100a",
                       "tile::gather4": "sm_100a", "shared::cta": "sm_90"},
@@ -202,24 +236,24 @@ ENTRIES = [
           "load_mode?=tile|tile::gather4 completion=mbarrier::complete_tx::bytes "
           "multicast?=multicast::cluster cta_group?=cta_group::1|cta_group::2 "
           "cache?=L2::cache_hint",
-          "dst_mem:@dst [tmap:@src coords:s32*dim] mbar:@dst cta_mask:u16?multicast "
+          "dst_mem:@dst [tmap:@src coords:s32*tma_coords] mbar:@dst cta_mask:u16?multicast "
           "cache_policy:b64?cache", arch="sm_90", ptx="8.0", memory=True,
           token_arch={"cta_group::1": "sm_100a", "cta_group::2": "sm_100a",
                       "tile::gather4": "sm_100a"}),
     instr("cp_async_bulk_tensor_s2g", "cp",
           f"api=async kind=bulk unit=tensor dim={_DIM} dst=global src=shared::cta "
           "load_mode?=tile|tile::scatter4 completion=bulk_group cache?=L2::cache_hint",
-          "[tmap:@dst coords:s32*dim] src_mem:@src cache_policy:b64?cache",
+          "[tmap:@dst coords:s32*tma_coords] src_mem:@src cache_policy:b64?cache",
           arch="sm_90", ptx="8.0", memory=True, token_arch={"tile::scatter4": "sm_100a"}),
     instr("cp_reduce_async_bulk_tensor", "cp",
           f"op=reduce api=async kind=bulk unit=tensor dim={_DIM} dst=global src=shared::cta "
           f"redop={_REDOP} load_mode?=tile completion=bulk_group cache?=L2::cache_hint",
-          "[tmap:@dst coords:s32*dim] src_mem:@src cache_policy:b64?cache",
+          "[tmap:@dst coords:s32*tma_coords] src_mem:@src cache_policy:b64?cache",
           arch="sm_90", ptx="8.0", memory=True),
     instr("cp_async_bulk_tensor_prefetch", "cp",
           f"api=async kind=bulk action=prefetch unit=tensor dim={_DIM} level=L2 src=global "
           "load_mode?=tile|tile::gather4 cache?=L2::cache_hint",
-          "[tmap:@src coords:s32*dim] cache_policy:b64?cache", arch="sm_90", ptx="8.0",
+          "[tmap:@src coords:s32*tma_coords] cache_policy:b64?cache", arch="sm_90", ptx="8.0",
           token_arch={"tile::gather4": "sm_100a"}),
     instr("cp_async_bulk_commit_group", "cp", "api=async kind=bulk action=commit_group", "",
           arch="sm_90", ptx="8.0", memory=True),
@@ -355,22 +389,22 @@ ENTRIES = [
     instr("wgmma_f16_ss", "wgmma",
           f"action=mma_async sync=sync aligned=aligned shape={_WGMMA_SHAPES[16]} "
           "dtype=f32|f16 atype=f16|bf16 btype=f16|bf16",
-          "d:f32*wgmma_d/rw a_desc:u64 b_desc:u64 scale_d:pred scale_a:imm=1,-1 "
+          "d:acc*wgmma_d/rw a_desc:u64 b_desc:u64 scale_d:pred scale_a:imm=1,-1 "
           "scale_b:imm=1,-1 trans_a:imm=0,1 trans_b:imm=0,1", **_WGMMA),
     instr("wgmma_f16_rs", "wgmma",
           f"action=mma_async sync=sync aligned=aligned shape={_WGMMA_SHAPES[16]} "
           "dtype=f32|f16 atype=f16|bf16 btype=f16|bf16",
-          "d:f32*wgmma_d/rw a:b32*wgmma_a b_desc:u64 scale_d:pred scale_a:imm=1,-1 "
+          "d:acc*wgmma_d/rw a:b32*wgmma_a b_desc:u64 scale_d:pred scale_a:imm=1,-1 "
           "scale_b:imm=1,-1 trans_b:imm=0,1", **_WGMMA),
     instr("wgmma_tf32_ss", "wgmma",
           f"action=mma_async sync=sync aligned=aligned shape={_WGMMA_SHAPES[8]} "
           "dtype=f32 atype=tf32 btype=tf32",
-          "d:f32*wgmma_d/rw a_desc:u64 b_desc:u64 scale_d:pred scale_a:imm=1,-1 "
+          "d:acc*wgmma_d/rw a_desc:u64 b_desc:u64 scale_d:pred scale_a:imm=1,-1 "
           "scale_b:imm=1,-1", **_WGMMA),
     instr("wgmma_fp8_ss", "wgmma",
           f"action=mma_async sync=sync aligned=aligned shape={_WGMMA_SHAPES[32]} "
           "dtype=f32|f16 atype=e4m3|e5m2 btype=e4m3|e5m2",
-          "d:f32*wgmma_d/rw a_desc:u64 b_desc:u64 scale_d:pred scale_a:imm=1,-1 "
+          "d:acc*wgmma_d/rw a_desc:u64 b_desc:u64 scale_d:pred scale_a:imm=1,-1 "
           "scale_b:imm=1,-1", **_WGMMA),
     instr("wgmma_fence", "wgmma", "action=fence sync=sync aligned=aligned", "",
           memory=True, **_WGMMA),
@@ -578,6 +612,24 @@ ENTRIES = [
     instr("tcgen05_shift", "tcgen05", f"action=shift {_CG} down=down", "[taddr:tmem]",
           memory=True, **_TC05),
 ]
+
+def _with_rules(entry):
+    """Attach :data:`.rules.RULES` (after the entry's own check) and :data:`.rules.NEWER_PTX`."""
+    extra = RULES.get(entry.key)
+    offered = {c for s in entry.slots for c in s.choices}
+    newer = {**NEWER_PTX["*"], **NEWER_PTX.get(entry.key, {})}
+    token_ptx = {**entry.token_ptx, **{t: v for t, v in newer.items() if t in offered}}
+    if extra is None:
+        return replace(entry, token_ptx=token_ptx)
+    own = entry.check
+
+    def check(mods, own=own, extra=extra):
+        return (own(mods) if own is not None else None) or extra(mods)
+
+    return replace(entry, check=check, token_ptx=token_ptx)
+
+
+ENTRIES = [_with_rules(entry) for entry in ENTRIES]
 
 #: key -> :class:`~.spec.Instr`
 TABLE = {entry.key: entry for entry in ENTRIES}
