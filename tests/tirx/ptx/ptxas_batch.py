@@ -123,7 +123,7 @@ def imm_values(entry, tokens):
     return out
 
 
-def helpers_for(arch, entries):
+def helpers_for(arch, entries, limit=16):
     """``(sources, skipped)``: helper sources of every spelling of ``entries`` that ``arch``
     has and the installed nvcc's PTX version can express; the keys skipped for PTX."""
     from tvm.backend.cuda.ptx import render_variant
@@ -132,7 +132,7 @@ def helpers_for(arch, entries):
 
     sources, skipped = [], set()
     for entry in entries:
-        for tokens in spellings(entry):
+        for tokens in spellings(entry, limit):
             mods = _mods(entry, tokens)
             if not arch_satisfies(arch, required_arch_of(entry, mods)):
                 continue

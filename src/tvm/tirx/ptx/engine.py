@@ -33,6 +33,7 @@ PTX_DTYPE = {
     "b32": "uint32", "u32": "uint32", "s32": "int32", "f32": "float32",
     "b64": "uint64", "u64": "uint64", "s64": "int64", "f64": "float64",
     "pred": "bool", "b128": "uint64",
+    "f16x2": "uint32", "bf16x2": "uint32", "u16x2": "uint32", "s16x2": "uint32",
 }
 
 
@@ -97,6 +98,11 @@ def operand_type(operand, mods) -> str:
     rtype = operand.rtype
     if rtype == "acc":  # an mma accumulator: .f16 results are packed two per .b32 register
         return "b32" if mods["dtype"] == "f16" else mods["dtype"]
+    if rtype == "wide":  # .wide results: twice the source width
+        t = mods["type"]
+        return t[0] + str(2 * int(t[1:]))
+    if rtype == "src":  # a mixed-precision source: .srctype when written, else .type
+        return mods.get("srctype") or mods["type"]
     return mods[rtype[1:]] if rtype.startswith("$") else rtype
 
 
@@ -219,14 +225,23 @@ def _label(entry: Instr) -> str:
     return entry.family if entry.key == entry.family else f"{entry.family} [{entry.key}]"
 
 
+def ptx_bits(ptx_type: str) -> int:
+    """The register width of a PTX type: ``.f16x2`` and ``.u16x2`` are 32 bits."""
+    base, _, count = ptx_type.partition("x")
+    bits = int("".join(ch for ch in base if ch.isdigit()) or 32)
+    return bits * int(count) if count.isdigit() else bits
+
+
 def _check_width(where, ptx_type, value):
     """A register operand's value must have the PTX type's width (and be a float for .f)."""
     dtype = _dtype_of(value)
     if dtype is None or ptx_type in ("pred", "b128"):
         return
-    bits = int("".join(ch for ch in ptx_type if ch.isdigit()))
+    bits = ptx_bits(ptx_type)
     got = dtype_bits(dtype) if dtype not in ("handle", "") else 64
     is_float = dtype.startswith(("float", "bfloat"))
+    if "x" in ptx_type:  # a packed pair (.f16x2, .u16x2): any value of the width
+        is_float = ptx_type[0] in "fb"
     if got != bits or (ptx_type[0] == "f" and not is_float) or (
             ptx_type[0] in "us" and is_float):
         raise ValueError(f"{where} is .{ptx_type}, so its value must be a {bits}-bit "

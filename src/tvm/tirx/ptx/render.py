@@ -24,7 +24,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..expr import Call, IntImm
-from .engine import _mods, lane_layout, operand_space, operand_type, resolve
+from .engine import _mods, lane_layout, operand_space, operand_type, ptx_bits, resolve
 
 __all__ = ["PTXRender", "render_ptx", "render_variant"]
 
@@ -38,13 +38,14 @@ _NATURAL = {
     "b32": "uint32_t", "u32": "uint32_t", "s32": "int32_t", "f32": "float",
     "b64": "uint64_t", "u64": "uint64_t", "s64": "int64_t", "f64": "double",
     "b128": "__uint128_t", "pred": "uint32_t",
+    "f16x2": "uint32_t", "bf16x2": "uint32_t", "u16x2": "uint32_t", "s16x2": "uint32_t",
 }
 #: TIR dtype of a call argument -> its C type.
 _DTYPE_C = {
     "uint8": "uint8_t", "int8": "int8_t", "uint16": "uint16_t", "int16": "int16_t",
     "float16": "half", "bfloat16": "nv_bfloat16", "uint32": "uint32_t", "int32": "int32_t",
     "float32": "float", "uint64": "uint64_t", "int64": "int64_t", "float64": "double",
-    "bool": "bool", "uint128": "__uint128_t", "int128": "__uint128_t",
+    "bool": "bool", "uint128": "__uint128_t", "int128": "__uint128_t", "handle": "const void*",
 }
 #: (param C type, carrier C type) -> (to carrier, from carrier) format strings.
 _BRIDGE = {
@@ -73,8 +74,7 @@ class PTXRender:
 
 
 def _bits(ptx_type: str) -> int:
-    digits = "".join(ch for ch in ptx_type.split("x")[0] if ch.isdigit())
-    return int(digits) if digits else 32
+    return ptx_bits(ptx_type)
 
 
 def _constraint(ptx_type: str, ctype: str) -> str:

@@ -16,6 +16,7 @@ from dataclasses import replace
 
 from .rules import NEWER_PTX, RULES
 from .spec import instr
+from .table_alu import ALU_ENTRIES
 
 __all__ = ["ENTRIES", "TABLE"]
 
@@ -629,7 +630,7 @@ def _with_rules(entry):
     return replace(entry, check=check, token_ptx=token_ptx)
 
 
-ENTRIES = [_with_rules(entry) for entry in ENTRIES]
+ENTRIES = [_with_rules(entry) for entry in [*ENTRIES, *ALU_ENTRIES]]
 
 #: key -> :class:`~.spec.Instr`
 TABLE = {entry.key: entry for entry in ENTRIES}
