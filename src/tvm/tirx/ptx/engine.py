@@ -37,6 +37,35 @@ PTX_DTYPE = {
 }
 
 
+class _Sink:
+    """``T.ptx.SINK``: the ISA's sink symbol ``_`` for one lane of a register group that the
+    instruction writes but the kernel does not need (``mov.b64 {_, hi}, packed``)."""
+
+    _instance = None
+
+    def __new__(cls):
+        if cls._instance is None:
+            cls._instance = super().__new__(cls)
+        return cls._instance
+
+    def __repr__(self):
+        return "T.ptx.SINK"
+
+
+#: The sink symbol (see :class:`_Sink`).
+SINK = _Sink()
+
+
+def expand_sinks(operands, marker: str) -> list:
+    """The written operand list of a printed call: ``T.ptx.SINK`` back at each ``s<i>`` of
+    the marker (a sunk lane takes no argument, so the printed call is shorter)."""
+    out = list(operands)
+    for flag in marker.split(",") if marker else ():
+        if flag.startswith("s") and flag[1:].isdigit():
+            out.insert(int(flag[1:]), SINK)
+    return out
+
+
 class PTXModifierError(ValueError, AttributeError):
     """An unknown family or modifier in ``T.ptx.<...>`` (a ValueError; also an AttributeError
     so that ``hasattr(T.ptx, name)`` answers False)."""
@@ -267,9 +296,21 @@ def _emit(entry: Instr, tokens, operands):
                          f"({names or 'none'}), got {len(operands)}")
     coerced, flags, pos = [], [], 0
     for operand, lanes in layout:
+        sunk = 0
         for _ in range(lanes):
-            coerced.append(_coerce(entry, operand, operands[pos], mods, pos, flags))
+            value = operands[pos]
+            if value is SINK:
+                if not operand.sinkable:
+                    raise ValueError(f"{_label(entry)}: operand '{operand.name}' is not "
+                                     "sinkable here, so it cannot take T.ptx.SINK")
+                flags.append(f"s{pos}")
+                sunk += 1
+            else:
+                coerced.append(_coerce(entry, operand, value, mods, pos, flags))
             pos += 1
+        if sunk and sunk == lanes:
+            raise ValueError(f"{_label(entry)}: operand '{operand.name}': at least one lane "
+                             "must be a real register, not T.ptx.SINK")
     args = [*coerced, *(t or "" for t in tokens), ",".join(flags)]
     return Call("", entry.op_name, args)
 
@@ -330,7 +371,8 @@ class PTXInstruction:
         operands = args[:split]
         cands = self._cands
         if trailing:  # the printed form: tokens in slot order, then the marker
-            *tokens, _marker = trailing
+            *tokens, marker = trailing
+            operands = expand_sinks(operands, marker)
             for tok in tokens:
                 if tok:
                     cands = _narrow(cands, tok, self._family)
@@ -372,6 +414,9 @@ class PTXNamespace:
         """``T.ptx.pred(x)``: mark ``x`` as a ``.pred`` operand. The table already knows which
         operands are predicates, so this is accepted for compatibility and returns ``x``."""
         return value
+
+    #: ``T.ptx.SINK``: the ISA's ``_`` for a lane the kernel does not need.
+    SINK = SINK
 
     @staticmethod
     def addr(base, byte_offset):
@@ -449,7 +494,7 @@ def resolve(call):
         if any(not t and not slot.optional for slot, t in zip(entry.slots, tokens)):
             continue
         mods = _mods(entry, tokens)
-        operands = args[:len(args) - n_slots - 1]
+        operands = expand_sinks(args[:len(args) - n_slots - 1], _string(args[-1]))
         if sum(n for _, n in lane_layout(entry, mods)) != len(operands):
             continue
         try:  # shapes differing only in operand kinds (tcgen05.mma ss/ts) need the kinds

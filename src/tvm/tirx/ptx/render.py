@@ -24,7 +24,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..expr import Call, IntImm
-from .engine import _mods, lane_layout, operand_space, operand_type, ptx_bits, resolve
+from .engine import SINK, _mods, lane_layout, operand_space, operand_type, ptx_bits, resolve
 
 __all__ = ["PTXRender", "render_ptx", "render_variant"]
 
@@ -151,6 +151,9 @@ def _build(entry, mods, values=None, addr_offsets=None):
         for lane in range(n):
             value = values[pos] if values is not None else None
             pos += 1
+            if value is SINK:
+                items.append(("text", "_"))
+                continue
             if operand.kind == "imm":
                 if value is None:
                     raise ValueError(f"{entry.key}: operand '{operand.name}' is an immediate; "
@@ -272,6 +275,11 @@ def _build(entry, mods, values=None, addr_offsets=None):
               + "".join(setup) + f'  asm volatile("{asm_c}"{tail});\n' + "".join(teardown)
               + "}\n")
     call_values = tuple(item.value for item in outs + ins)
+    sunk = [i for i, v in enumerate(values or ()) if v is SINK]
+    if sunk:
+        name_tail = "_sink_" + "_".join(f"d{i}" for i in sunk)
+        source = source.replace(f"void {name}(", f"void {name}{name_tail}(", 1)
+        name += name_tail
     return PTXRender(name, asm, tuple(out_cons), tuple(in_cons), tuple(params), call_values,
                      source, memory, opcode)
 

@@ -22,6 +22,7 @@ architecture and PTX ISA version. The table itself (:mod:`.table`) is written wi
 
   ``*lanes`` makes a register group ``{a, b, ...}``: a number, ``*slot`` (the digits of the
   slot's token: ``v4`` -> 4, ``3d`` -> 3) or ``*name`` of a function in :data:`LANES`.
+  A trailing ``~`` marks lanes that may be ``T.ptx.SINK`` (the ISA's ``_``).
   ``?slot`` after the kind makes the operand present only when that slot is filled (the
   ``L2::cache_hint`` policy operand). ``[`` / ``]`` around operands group them in one
   bracket (``[tensorMap, {c0, c1}]``); ``|`` joins two destinations (``d|p``).
@@ -68,6 +69,7 @@ class Operand:
     open_bracket: bool = False
     close_bracket: bool = False
     pipe: bool = False  # joined to the next operand with "|"
+    sinkable: bool = False  # a lane may be T.ptx.SINK (the ISA's "_")
 
 
 @dataclass(frozen=True)
@@ -152,6 +154,25 @@ def _tma_coords(mods):
     return _digits(mods["dim"])
 
 
+@_lanes("im2col_offsets")
+def _im2col_offsets(mods):
+    # .im2col on an N-d tensor takes N-2 16-bit offsets (ISA 9.7.9.25.5.1).
+    return _digits(mods["dim"]) - 2
+
+
+@_lanes("disable_lanes")
+def _disable_lanes(mods):
+    # tcgen05.mma's disable-output-lane vector: 4 words for cta_group::1, 8 for ::2.
+    return 8 if mods.get("cta_group") == "cta_group::2" else 4
+
+
+@_lanes("mma_sp_a")
+def _mma_sp_a(mods):
+    # A sparse A fragment holds half of the dense one.
+    m, _, k = _mnk(mods["shape"])
+    return max(1, m * k * _BITS[mods["atype"]] // (2 * 32 * 32))
+
+
 @_lanes("tcgen05_ldst")
 def _tcgen05_regs(mods):
     # 32x32b, 16x64b and 16x32bx2 give one register per repetition, 16x128b two, 16x256b four.
@@ -165,7 +186,7 @@ def _mnk(shape):
 
 
 _BITS = {"f16": 16, "bf16": 16, "tf32": 32, "e4m3": 8, "e5m2": 8, "s8": 8, "u8": 8, "f32": 32,
-         "f64": 64, "s32": 32}
+         "f64": 64, "s32": 32, "s4": 4, "u4": 4}
 
 
 @_lanes("wgmma_d")
@@ -200,7 +221,8 @@ def _mma_c(mods):
 
 
 _SLOT_RE = re.compile(r"^(\w+)(\?)?=(.+)$")
-_OPERAND_RE = re.compile(r"^(\[)?(\w+):([^*/?\]|]+)(?:\*(\w+))?(?:\?(\w+))?(?:/(w|rw))?(\])?(\|)?$")
+_OPERAND_RE = re.compile(
+    r"^(\[)?(\w+):([^*/?\]|~]+)(?:\*(\w+))?(?:\?(\w+))?(?:/(w|rw))?(~)?(\])?(\|)?$")
 
 
 def _parse_slots(text: str) -> tuple:
@@ -219,9 +241,10 @@ def _parse_operands(text: str, slot_names) -> tuple:
         m = _OPERAND_RE.match(part)
         if m is None:
             raise ValueError(f"bad operand spec {part!r}")
-        opn, name, kind, lanes, when, rw, cls, pipe = m.groups()
+        opn, name, kind, lanes, when, rw, sink, cls, pipe = m.groups()
         fields = {"name": name, "rw": rw or "r", "when": when or "",
-                  "open_bracket": bool(opn), "close_bracket": bool(cls), "pipe": bool(pipe)}
+                  "open_bracket": bool(opn), "close_bracket": bool(cls), "pipe": bool(pipe),
+                  "sinkable": bool(sink)}
         if lanes:
             if lanes.isdigit():
                 fields["lanes"] = int(lanes)

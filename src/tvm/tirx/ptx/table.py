@@ -17,6 +17,7 @@ from dataclasses import replace
 from .rules import NEWER_PTX, RULES
 from .spec import instr
 from .table_alu import ALU_ENTRIES
+from .table_mma import MMA_ENTRIES
 
 __all__ = ["ENTRIES", "TABLE"]
 
@@ -67,6 +68,7 @@ _WGMMA_SHAPES = {
 _WGMMA = {"arch": "sm_90a", "ptx": "8.0"}
 _TC05 = {"arch": "sm_100a", "ptx": "8.6"}
 _CG = "cta_group=cta_group::1|cta_group::2"
+_COLLECT_A = "|".join(f"collector::a::{op}" for op in ("fill", "use", "lastuse", "discard"))
 _TC05_NUM = "x1|x2|x4|x8|x16|x32|x64|x128"
 
 _FLOATS = ("f16", "bf16", "f32", "f64")
@@ -556,11 +558,13 @@ ENTRIES = [
           f"action=relinquish_alloc_permit {_CG} sync=sync aligned=aligned", "",
           memory=True, **_TC05),
     instr("tcgen05_mma_ss", "tcgen05",
-          f"action=mma {_CG} kind=kind::f16|kind::tf32|kind::f8f6f4|kind::i8",
+          f"action=mma {_CG} kind=kind::f16|kind::tf32|kind::f8f6f4|kind::i8 "
+          "collector?=" + _COLLECT_A,
           "[d_tmem:tmem] a_desc:u64 b_desc:u64 idesc:u32 enable_input_d:pred",
           memory=True, **_TC05),
     instr("tcgen05_mma_ts", "tcgen05",
-          f"action=mma {_CG} kind=kind::f16|kind::tf32|kind::f8f6f4|kind::i8",
+          f"action=mma {_CG} kind=kind::f16|kind::tf32|kind::f8f6f4|kind::i8 "
+          "collector?=" + _COLLECT_A,
           "[d_tmem:tmem] [a_tmem:tmem] b_desc:u64 idesc:u32 enable_input_d:pred",
           memory=True, **_TC05),
     instr("tcgen05_mma_block_scale_ss", "tcgen05",
@@ -630,7 +634,7 @@ def _with_rules(entry):
     return replace(entry, check=check, token_ptx=token_ptx)
 
 
-ENTRIES = [_with_rules(entry) for entry in [*ENTRIES, *ALU_ENTRIES]]
+ENTRIES = [_with_rules(entry) for entry in [*ENTRIES, *ALU_ENTRIES, *MMA_ENTRIES]]
 
 #: key -> :class:`~.spec.Instr`
 TABLE = {entry.key: entry for entry in ENTRIES}

@@ -92,6 +92,10 @@ ALU_ENTRIES = [
     # ---- data movement --------------------------------------------------------------------
     instr("mov", "mov", f"type={_BITS}|{_INT}|f32|f64|pred", "d:$type/w a:$type",
           arch="sm_50", ptx="1.0"),
+    instr("mov_unpack_b64", "mov", "type=b64", "d:b32*2/w~ a:b64", arch="sm_50", ptx="1.0"),
+    instr("mov_pack_b64", "mov", "type=b64", "d:b64/w a:b32*2", arch="sm_50", ptx="1.0"),
+    instr("mov_unpack_b32", "mov", "type=b32", "d:b16*2/w~ a:b32", arch="sm_50", ptx="1.0"),
+    instr("mov_pack_b32", "mov", "type=b32", "d:b32/w a:b16*2", arch="sm_50", ptx="1.0"),
     instr("selp", "selp", f"type={_BITS}|{_INT}|f32|f64", "d:$type/w a:$type b:$type c:pred",
           arch="sm_50", ptx="1.0"),
     instr("shfl_sync", "shfl_sync", "mode=up|down|bfly|idx type=b32",
