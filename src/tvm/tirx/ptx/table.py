@@ -330,7 +330,7 @@ ENTRIES = [
     # ---- atom / red (ISA 9.7.13.5/6) ---------------------------------------------------------
     instr("atom", "atom",
           f"sem?=relaxed|acquire|release|acq_rel scope?={_SCOPE} "
-          f"space?=global|shared|shared::cta|shared::cluster op={_REDOP} "
+          f"space?=global|shared|shared::cta|shared::cluster op={_REDOP}|exch "
           "cache?=L2::cache_hint type=b32|b64|u32|u64|s32|s64|f32|f64",
           "d:$type/w addr:@space value:$type cache_policy:b64?cache", arch="sm_50",
           ptx="2.0", token_arch={**_SCOPED, **_CACHE_HINT, "acq_rel": "sm_70"}, memory=True),

@@ -16,9 +16,11 @@ __all__ = ["ALU_ENTRIES"]
 _INT = "u16|u32|u64|s16|s32|s64"
 _BITS = "b16|b32|b64"
 _CMP = "eq|ne|lt|le|gt|ge|lo|ls|hi|hs|equ|neu|ltu|leu|gtu|geu|num|nan"
-_SETP_TYPES = "b16|b32|b64|u16|u32|u64|s16|s32|s64|f32|f64"
+_SETP_TYPES = "b16|b32|b64|u16|u32|u64|s16|s32|s64|f32|f64|f16|bf16"
 _RND = "rn|rz|rm|rp"
 _HALF = "f16|f16x2|bf16|bf16x2"
+_SETP_ARCH = {"f16": "sm_53", "bf16": "sm_90"}
+_SETP_PTX = {"f16": "4.2", "bf16": "7.8"}
 _HALF_ARCH = {"bf16": "sm_90", "bf16x2": "sm_90"}
 
 
@@ -32,8 +34,8 @@ def _setp_check(m):
         return f".{cmp} is an unsigned comparison"
     if t[0] == "f" and cmp in ("lo", "ls", "hi", "hs"):
         return f".{cmp} is an unsigned comparison"
-    if m.get("ftz") and t != "f32":
-        return ".ftz applies to .f32 only"
+    if m.get("ftz") and t not in ("f32", "f16"):
+        return ".ftz applies to .f32 and .f16"
     return None
 
 
@@ -124,9 +126,11 @@ ALU_ENTRIES = [
     instr("activemask", "activemask", "type=b32", "d:b32/w", arch="sm_50", ptx="6.2"),
     # ---- comparison -----------------------------------------------------------------------
     instr("setp", "setp", f"cmp={_CMP} ftz?=ftz type={_SETP_TYPES}",
-          "p:pred/w a:$type b:$type", arch="sm_50", ptx="1.0", check=_setp_check),
+          "p:pred/w a:$type b:$type", arch="sm_50", ptx="1.0", check=_setp_check,
+          token_arch=_SETP_ARCH, token_ptx=_SETP_PTX),
     instr("setp_bool", "setp", f"cmp={_CMP} boolop=and|or|xor ftz?=ftz type={_SETP_TYPES}",
-          "p:pred/w a:$type b:$type c:pred", arch="sm_50", ptx="1.0", check=_setp_check),
+          "p:pred/w a:$type b:$type c:pred", arch="sm_50", ptx="1.0", check=_setp_check,
+          token_arch=_SETP_ARCH, token_ptx=_SETP_PTX),
     # ---- logic and shift ------------------------------------------------------------------
     *(instr(op, op, f"type=pred|{_BITS}", "d:$type/w a:$type b:$type", arch="sm_50",
             ptx="1.0") for op in ("and", "or", "xor")),
@@ -185,16 +189,17 @@ ALU_ENTRIES = [
                      "xorsign": "7.2", "f16": "7.0", "f16x2": "7.0", "bf16": "7.0",
                      "bf16x2": "7.0"}),
     # ---- floating point -------------------------------------------------------------------
-    *(instr(op, op, f"rnd?={_RND} ftz?=ftz sat?=sat type=f32|f64 srctype?=f16|bf16",
+    *(instr(op, op, f"rnd?={_RND} ftz?=ftz sat?=sat type=f32|f64|f32x2 srctype?=f16|bf16",
             "d:$type/w a:src b:$type", arch="sm_50", ptx="1.0", check=_float_rnd,
-            token_arch={"f16": "sm_100", "bf16": "sm_100"},
-            token_ptx={"f16": "8.6", "bf16": "8.6"}) for op in ("add", "sub")),
-    instr("mul", "mul", f"rnd?={_RND} ftz?=ftz sat?=sat type=f32|f64",
-          "d:$type/w a:$type b:$type", arch="sm_50", ptx="1.0", check=_float_rnd),
-    instr("fma", "fma", f"rnd={_RND} ftz?=ftz sat?=sat type=f32|f64 srctype?=f16|bf16",
+            token_arch={"f16": "sm_100", "bf16": "sm_100", "f32x2": "sm_100"},
+            token_ptx={"f16": "8.6", "bf16": "8.6", "f32x2": "8.6"}) for op in ("add", "sub")),
+    instr("mul", "mul", f"rnd?={_RND} ftz?=ftz sat?=sat type=f32|f64|f32x2",
+          "d:$type/w a:$type b:$type", arch="sm_50", ptx="1.0", check=_float_rnd,
+          token_arch={"f32x2": "sm_100"}, token_ptx={"f32x2": "8.6"}),
+    instr("fma", "fma", f"rnd={_RND} ftz?=ftz sat?=sat type=f32|f64|f32x2 srctype?=f16|bf16",
           "d:$type/w a:src b:src c:$type", arch="sm_50", ptx="2.0", check=_float_rnd,
-          token_arch={"f16": "sm_100", "bf16": "sm_100"},
-          token_ptx={"f16": "8.6", "bf16": "8.6"}),
+          token_arch={"f16": "sm_100", "bf16": "sm_100", "f32x2": "sm_100"},
+          token_ptx={"f16": "8.6", "bf16": "8.6", "f32x2": "8.6"}),
     instr("mad", "mad", f"rnd={_RND} ftz?=ftz sat?=sat type=f32|f64",
           "d:$type/w a:$type b:$type c:$type", arch="sm_50", ptx="2.0", check=_float_rnd),
     *(instr(f"{op}_half", op, f"rnd?=rn ftz?=ftz sat?=sat type={_HALF}",
@@ -228,5 +233,46 @@ ALU_ENTRIES = [
           else None),
     *(instr(op, op, "mode=approx ftz?=ftz type=f32", "d:f32/w a:f32", arch="sm_50",
             ptx="1.0") for op in ("ex2", "lg2", "sin", "cos")),
-    instr("tanh", "tanh", "mode=approx type=f32", "d:f32/w a:f32", arch="sm_75", ptx="7.0"),
+    instr("ex2_half", "ex2", f"mode=approx ftz?=ftz type={_HALF}", "d:$type/w a:$type",
+          arch="sm_75", ptx="7.0", token_arch={"bf16": "sm_90", "bf16x2": "sm_90"},
+          token_ptx={"bf16": "7.8", "bf16x2": "7.8"},
+          check=lambda m: (".f16 forms take no .ftz; .bf16 forms need it"
+                           if bool(m["ftz"]) != m["type"].startswith("bf") else None)),
+    instr("tanh", "tanh", f"mode=approx type=f32|{_HALF}", "d:$type/w a:$type", arch="sm_75",
+          ptx="7.0", token_arch={"bf16": "sm_90", "bf16x2": "sm_90"},
+          token_ptx={"bf16": "7.8", "bf16x2": "7.8"}),
+    *(instr(f"{op}_half", op, f"ftz?=ftz type={_HALF}", "d:$type/w a:$type", arch="sm_53",
+            ptx="6.5", token_arch={"bf16": "sm_80", "bf16x2": "sm_80"},
+            token_ptx={"bf16": "7.0", "bf16x2": "7.0"},
+            check=lambda m: (".ftz takes .f16/.f16x2" if m["ftz"] and m["type"][0] == "b"
+                             else None)) for op in ("abs", "neg")),
+    instr("copysign", "copysign", "type=f32|f64", "d:$type/w a:$type b:$type", arch="sm_50",
+          ptx="2.0"),
+    instr("testp", "testp", "op=finite|infinite|number|notanumber|normal|subnormal "
+          "type=f32|f64", "p:pred/w a:$type", arch="sm_50", ptx="2.0"),
+    instr("slct", "slct", f"ftz?=ftz dtype={_BITS}|{_INT}|f32|f64 ctype=s32|f32",
+          "d:$dtype/w a:$dtype b:$dtype c:$ctype", arch="sm_50", ptx="1.0",
+          check=lambda m: ".ftz goes with an .f32 selector" if m["ftz"] and m["ctype"] != "f32"
+          else None),
+    instr("shf", "shf", "dir=l|r mode=clamp|wrap type=b32", "d:b32/w a:b32 b:b32 c:u32",
+          arch="sm_50", ptx="3.1"),
+    instr("dp4a", "dp4a", "atype=u32|s32 btype=u32|s32", "d:b32/w a:b32 b:b32 c:b32",
+          arch="sm_61", ptx="5.0"),
+    instr("dp2a", "dp2a", "mode=lo|hi atype=u32|s32 btype=u32|s32",
+          "d:b32/w a:b32 b:b32 c:b32", arch="sm_61", ptx="5.0"),
+    instr("match_sync", "match", "mode=any|all sync=sync type=b32|b64",
+          "d:b32/w a:$type membermask:b32", arch="sm_70", ptx="6.0"),
+    instr("fns", "fns", "type=b32", "d:b32/w mask:b32 base:u32 offset:s32", arch="sm_50",
+          ptx="6.0"),
+    instr("isspacep", "isspacep", "space=const|global|local|shared|param::entry|shared::cta|"
+          "shared::cluster", "p:pred/w a:u64", arch="sm_50", ptx="2.0",
+          token_arch={"shared::cta": "sm_90", "shared::cluster": "sm_90"},
+          token_ptx={"shared::cta": "7.8", "shared::cluster": "7.8", "param::entry": "8.3"}),
+    instr("ldu", "ldu", f"space?=global type={_BITS}|{_INT}|b8|u8|s8|f32|f64",
+          "d:$type/w addr:@space", arch="sm_50", ptx="2.0"),
+    instr("prefetchu", "prefetchu", "level=L1", "addr:@", arch="sm_50", ptx="2.0"),
+    instr("discard", "discard", "space?=global level=L2", "addr:@space size:=128",
+          arch="sm_80", ptx="7.4", memory=True),
+    instr("applypriority", "applypriority", "space?=global level=L2::evict_normal",
+          "addr:@space size:=128", arch="sm_80", ptx="7.4", memory=True),
 ]
