@@ -39,6 +39,7 @@ from ...ir.expr import Range
 from ...tirx import stmt as _stmt
 from ...tirx.buffer import Buffer
 from ...tirx.function import PrimFunc
+from ...tirx.stmt_functor import post_order_visit
 from ...tirx.type import is_tensormap_pointer
 from . import tirx_kernel_printer as _kernel  # also registers the TIRx kernel docsifiers
 from .doc import (
@@ -331,7 +332,9 @@ def _bind(node, path, d):
     var = d.define(node.var, node.var.name)
     # TVM 0.27: ``x: T.let[T.int32] = v``; a bare ``x: T.int32 = v`` means a local buffer there.
     ty = getattr(node.var, "type_annotation", None)
-    if ty is not None and hasattr(ty, "storage_scope"):
+    if is_tensormap_pointer(ty):
+        ann = IndexDoc(_t(d, "let"), [_t(d, "TensorMap").call()])
+    elif ty is not None and hasattr(ty, "storage_scope"):
         # A pointer: ``T.let[T.handle("uint32", "shared")]`` (0.27's form).
         scope = ty.storage_scope or "global"
         elem = LiteralDoc(getattr(ty.element_type, "dtype", "void"))
@@ -673,6 +676,29 @@ def _is_root_realize(stmt) -> bool:
             and stmt.block.name_hint == "root")
 
 
+def _handles_used_in_body(func) -> set[int]:
+    """The ids of the handle parameters in ``func.buffer_map`` that its body uses itself."""
+    handles = {id(p) for p in func.params if func.buffer_map.get(p) is not None}
+    if not handles:
+        return set()
+    used: set[int] = set()
+
+    def visit(node):
+        if id(node) in handles:
+            used.add(id(node))
+
+    post_order_visit(func.body, visit)
+    return used
+
+
+def _is_true(value) -> bool:
+    """A ``True`` attribute value (Python ``True`` or ``T.bool(True)``); other values (``1``,
+    ``False``) stay in ``T.func_attr`` so that the text parses back to the same attribute."""
+    if isinstance(value, bool):
+        return value
+    return isinstance(value, tirx.IntImm) and value.dtype == "bool" and value.value == 1
+
+
 @register_printer(PrimFunc)
 def _prim_func(func, path, d):
     name = d.state.pop("func_name", None)
@@ -696,17 +722,25 @@ def _prim_func(func, path, d):
     decls = d.open_declarations()
     try:
         args = []
+        matches = []  # ``B = T.match_buffer(B_handle, ...)`` of handles the body also uses
         param_ids = {id(p) for p in func.params}
+        used_handles = _handles_used_in_body(func)
         for i, param in enumerate(func.params):
             buf = func.buffer_map.get(param)
             if buf is None:
                 for key, value in func.buffer_map.items():
                     if key is param:
                         buf = value
-            if buf is not None:
+            if buf is not None and id(param) not in used_handles:
                 ann = _buffer_decl(buf, None, d, _t(d, "Buffer"), dtype_optional=False,
                                    params=param_ids)
                 args.append(AssignDoc(_define_buffer(buf, d), None, ann))
+            elif buf is not None:
+                # The body uses the handle itself (``T.call_packed(..., A_ptr)``): the
+                # parameter stays a handle, matched in the body, so that the text parses back.
+                d.state["later_params"].pop(id(param), None)
+                args.append(AssignDoc(d.define(param, param.name), None, _t(d, "handle")))
+                matches.append((param, buf))
             else:
                 d.state["later_params"].pop(id(param), None)
                 var = d.var_doc(param) or d.define(param, param.name)
@@ -718,11 +752,19 @@ def _prim_func(func, path, d):
         if func.ret_type is not None:
             ret = d.as_doc(func.ret_type, None)
         s_tir = bool(attrs.pop("s_tir", False)) or _is_root_realize(func.body)
+        # ``@T.prim_func(persistent=True)`` sets this attribute; it prints in the decorator.
+        persistent = _is_true(attrs.get("tirx.persistent_kernel"))
+        if persistent:
+            attrs.pop("tirx.persistent_kernel")
         if symbol is not None and symbol == name:
             attrs.pop("global_symbol")
         body = []
         if attrs:
             body.append(ExprStmtDoc(_t(d, "func_attr").call(attr_value_doc(attrs, None, d))))
+        for param, buf in matches:
+            rhs = _buffer_decl(buf, None, d, _t(d, "match_buffer"), dtype_optional=True)
+            rhs.args.insert(0, d.as_doc(param, None))
+            body.append(AssignDoc(_define_buffer(buf, d), rhs))
         body_path = attr_path(path, "body")
         if _is_root_realize(func.body):
             block = func.body.block
@@ -742,6 +784,9 @@ def _prim_func(func, path, d):
         values.append(LiteralDoc(True))
     if s_tir:
         keys.append("s_tir")
+        values.append(LiteralDoc(True))
+    if persistent:
+        keys.append("persistent")
         values.append(LiteralDoc(True))
     decorator = _t(d, "prim_func")
     if keys:

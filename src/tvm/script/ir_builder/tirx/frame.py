@@ -81,7 +81,7 @@ def _contains_sblock(stmt) -> bool:
 class PrimFuncFrame(TIRFrame):
     """``@T.prim_func``: parameters, buffer map, attributes and the body."""
 
-    def __init__(self, s_tir: bool = False, private: bool = False):
+    def __init__(self, s_tir: bool = False, private: bool = False, persistent: bool = False):
         super().__init__()
         self.name: str | None = None
         self.args: list = []
@@ -90,6 +90,8 @@ class PrimFuncFrame(TIRFrame):
         self.ret_type = None
         self.s_tir = s_tir
         self.private = private
+        #: ``@T.prim_func(persistent=True)``: attribute ``"tirx.persistent_kernel": True``.
+        self.persistent = persistent
         #: ``T.sblock_alloc_buffer`` at function level: buffers of the implicit root block.
         self.root_alloc_buffers: list = []
         #: Symbolic variables by name (strings in buffer shapes, ``n = T.int32()``).
@@ -113,6 +115,8 @@ class PrimFuncFrame(TIRFrame):
             attrs.setdefault("global_symbol", self.name)
         if self.s_tir:
             attrs["s_tir"] = True
+        if self.persistent:
+            attrs["tirx.persistent_kernel"] = True
         func = PrimFunc(self.args, body, self.ret_type, self.buffer_map, attrs or None)
         self.result = func
         builder = IRBuilder.current()

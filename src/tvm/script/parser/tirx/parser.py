@@ -215,7 +215,8 @@ def _parse_prim_func(parser: Parser, node: ast.FunctionDef) -> None:
     if args.vararg or args.kwarg or args.posonlyargs or args.defaults:
         parser.report_error(node, "TIR functions take plain positional parameters only")
     with parser.var_table.with_frame():
-        frame = B.prim_func(s_tir=s_tir, private=bool(options.get("private", False)))
+        frame = B.prim_func(s_tir=s_tir, private=bool(options.get("private", False)),
+                            persistent=bool(options.get("persistent", False)))
         with frame:
             B.func_name(node.name)
             _predeclare_symbolic_vars(parser, node, frame)
