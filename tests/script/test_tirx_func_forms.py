@@ -153,3 +153,25 @@ def test_print_buffer_rejects_bad_arguments():
         T.print_buffer(data, 3, False, False, 1, 16)
     with pytest.raises(TypeError, match="dim_num"):
         T.print_buffer(data, "float32", False, False, tvm.tirx.Var("n", "int32"), 16)
+
+
+def test_void_pointer_let_keeps_its_pointer_type():
+    @T.prim_func
+    def f():
+        T.device_entry()
+        smem = T.alloc_shared([128], "float16")
+        ptr: T.let[T.handle("void", "global")] = smem.access_ptr("rw")
+        T.evaluate(ptr)
+
+    code = _roundtrip(f)
+    assert 'ptr: T.let[T.handle("void", "global")] = T.tvm_access_ptr(' in code
+
+
+def test_pointer_types_print_as_handles():
+    from tvm.ir import PointerType, PrimType
+    from tvm.tirx.type import tensormap_pointer_type
+
+    assert str(PointerType(PrimType("float32"))) == 'T.handle("float32", "global")'
+    assert str(PointerType(PrimType("uint32"), "shared")) == 'T.handle("uint32", "shared")'
+    assert str(PointerType(PrimType("void"))) == "T.handle"
+    assert str(tensormap_pointer_type()) == "T.TensorMap()"

@@ -173,6 +173,9 @@ def _register_all():
         register_op(f"tirx.{name}", num_inputs=2, family="math")
         register_op_attr(f"tirx.{name}", "TCallEffectKind", CallEffectKind.Pure)
         register_op_attr(f"tirx.{name}", "TVectorizable", True)
+    register_op("tirx.fma", num_inputs=3, family="math")
+    register_op_attr("tirx.fma", "TCallEffectKind", CallEffectKind.Pure)
+    register_op_attr("tirx.fma", "TVectorizable", True)
     for name, (num_inputs, effect) in _INTRINSICS.items():
         register_op(f"tirx.{name}", num_inputs=num_inputs, family="intrinsic")
         register_op_attr(f"tirx.{name}", "TCallEffectKind", effect)
@@ -547,6 +550,18 @@ def tvm_stack_alloca(dtype_code, num, span=None):
         raise TypeError(f"tvm_stack_alloca: the slot kind must be a str, got {dtype_code!r}")
     return _call("handle", "tvm_stack_alloca", StringImm(dtype_code), _g.convert(num, "int32"),
                  span=span)
+
+
+def fma(a, b, c, span=None):
+    """``a * b + c`` as one fused multiply-add (the ``tirx.fma`` intrinsic, ``T.fma``), of
+    ``a``'s dtype; Python numbers in ``b``/``c`` take that dtype."""
+    a = _g.convert(a)
+    b = _g.convert(b, a.dtype)
+    c = _g.convert(c, a.dtype)
+    for what, x in (("b", b), ("c", c)):
+        if x.dtype != a.dtype:
+            raise TypeError(f"fma: {what} has dtype {x.dtype}, expected {a.dtype} (as a)")
+    return _call(a.dtype, "fma", a, b, c, span=span)
 
 
 def print_buffer(buffer_var, dtype, is_string, is_scalar, dim_num, *shape, span=None):

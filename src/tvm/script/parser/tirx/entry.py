@@ -68,21 +68,22 @@ class _HandleType:
 
     prim_dtype = "handle"
 
-    def __call__(self, dtype: str | None = None, storage_scope: str = "global"):
+    def __call__(self, dtype: str | None = None, storage_scope: str | None = None):
         """A handle variable, as in TVM 0.27: ``T.handle()`` (or ``T.handle("void")``) an
         opaque handle; ``T.handle("uint32", "shared")`` a pointer
         (``PointerType(PrimType("uint32"), "shared")``, the form 0.27 prints for a pointer
-        ``T.let``); ``T.handle("tensormap")`` a pointer to a TMA descriptor (as
-        ``T.TensorMap()``)."""
+        ``T.let``; the scope defaults to ``"global"``); ``T.handle("tensormap")`` a pointer to
+        a TMA descriptor (as ``T.TensorMap()``). ``T.handle("void", "global")`` is the
+        pointer type ``PointerType(PrimType("void"), "global")``, as printed for it."""
         from tvm.ir import PointerType, PrimType
         from tvm.tirx import Var
         from tvm.tirx.type import tensormap_pointer_type
 
-        if dtype is None or dtype == "void":
+        if storage_scope is None and dtype in (None, "void"):
             return Var("", "handle")
-        if dtype == "tensormap":
+        if dtype == "tensormap" and storage_scope in (None, "global"):
             return Var("", tensormap_pointer_type())
-        return Var("", PointerType(PrimType(dtype), storage_scope))
+        return Var("", PointerType(PrimType(dtype or "void"), storage_scope or "global"))
 
     def __repr__(self):
         return "T.handle"
