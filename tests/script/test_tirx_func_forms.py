@@ -175,3 +175,19 @@ def test_pointer_types_print_as_handles():
     assert str(PointerType(PrimType("uint32"), "shared")) == 'T.handle("uint32", "shared")'
     assert str(PointerType(PrimType("void"))) == "T.handle"
     assert str(tensormap_pointer_type()) == "T.TensorMap()"
+
+
+def test_alias_of_body_memory_is_declared_where_its_data_exists():
+    @T.prim_func
+    def func():
+        with T.launch_thread("blockIdx.x", 1):
+            T.launch_thread("threadIdx.x", 128)
+            addr = T.alloc_shared((1,), "uint32", layout=None)
+            addr_alias = T.Buffer((1,), "uint32", data=addr.data, scope="shared")
+            T.decl_buffer((64,), scope="tmem", layout=None, allocated_addr=addr_alias[0])
+
+    lines = _roundtrip(func).splitlines()
+    alloc = lines.index('    addr = T.alloc_shared((1,), "uint32", layout=None)')
+    assert lines[alloc + 1] == (
+        '    addr_alias = T.Buffer((1,), "uint32", data=addr.data, scope="shared")')
+    assert "T.decl_buffer((64,), scope=\"tmem\"" in lines[alloc + 2]

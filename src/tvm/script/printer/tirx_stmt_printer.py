@@ -179,11 +179,21 @@ def _buffer(buf, path, d):
         # A buffer used but not defined here: declare it (``A = T.Buffer((16,), "int32")``;
         # TVM 0.27 leaves out ``"float32"`` here).
         decl = _buffer_decl(buf, None, d, _t(d, "Buffer"))
+        local = None
         if d.is_defined(buf.data):
             # Aliasing another buffer's memory (a flattened parameter): TVM 0.27 prints no
             # ``data=`` and so loses the alias; we print it so the text parses back the same.
             decl.kwargs_keys.insert(0, "data")
             decl.kwargs_values.insert(0, d.as_doc(buf.data, None))
+            head = d.state.get("head_defined")
+            if head is not None and id(buf.data) not in head:
+                # The memory is allocated in the body: declare the alias just before the
+                # statement that first uses it, where its data pointer exists.
+                local = d.state.get("local_decls")
+        if local is not None:
+            doc = d.define(buf, buf.name)
+            local.append(AssignDoc(doc, decl))
+            return doc
         doc = d.declare(buf, buf.name, lambda name: AssignDoc(IdDoc(name), decl))
         if not d.is_defined(buf.data):
             d.var_names[id(buf.data)] = f"{doc.name}.data"
@@ -271,13 +281,18 @@ def _stmts(stmt, path, d, whole=True) -> list:
                 continue
             out.extend(_stmts(item, item_path(seq_path, i), d, whole=False))
         return out
-    doc = d.as_doc(stmt, path)
+    outer = d.state.get("local_decls")
+    local = d.state["local_decls"] = []  # buffer aliases first used by this statement
+    try:
+        doc = d.as_doc(stmt, path)
+    finally:
+        d.state["local_decls"] = outer
     if whole and isinstance(doc, ScopeDoc) and _kernel.flat_attr(stmt):
         # ``T.attr({...})``/``T.hint(...)`` as the whole body: flat, as TVM 0.27 prints it.
-        return _kernel.flat_docs(doc)
+        return local + _kernel.flat_docs(doc)
     if isinstance(doc, StmtBlockDoc):
-        return doc.stmts
-    return [doc]
+        return local + doc.stmts
+    return [*local, doc]
 
 
 def _reads_buffer(expr, buf) -> bool:
@@ -722,7 +737,8 @@ def _prim_func(func, path, d):
         name = d.cfg.name or symbol or "main"
     saved = {
         key: d.state.get(key)
-        for key in ("in_relax", "func_decls", "decl_frame", "later_params", "scalar_sugar")
+        for key in ("in_relax", "func_decls", "decl_frame", "later_params", "scalar_sugar",
+                    "head_defined", "local_decls")
     }
     d.state["in_relax"] = False
     # TVM 0.27 prints one-element local buffers as scalars outside s_tir functions only.
@@ -780,6 +796,9 @@ def _prim_func(func, path, d):
             rhs.args.insert(0, d.as_doc(param, None))
             body.append(AssignDoc(_define_buffer(buf, d), rhs))
         body_path = attr_path(path, "body")
+        # Variables known before the body (parameters and their buffers' data): a buffer
+        # aliasing other memory is declared at the top; see ``_buffer``.
+        d.state["head_defined"] = set(d.var_names)
         if _is_root_realize(func.body):
             block = func.body.block
             body.append(CommentDoc('with T.sblock("root"):'))
