@@ -191,3 +191,44 @@ def test_alias_of_body_memory_is_declared_where_its_data_exists():
     assert lines[alloc + 1] == (
         '    addr_alias = T.Buffer((1,), "uint32", data=addr.data, scope="shared")')
     assert "T.decl_buffer((64,), scope=\"tmem\"" in lines[alloc + 2]
+
+
+def test_matched_handle_parameter_takes_the_buffer_name():
+    @T.prim_func
+    def f(a: T.handle, b: T.handle, n: T.int32):
+        A = T.match_buffer(a, (4,), "float32")
+        B = T.match_buffer(b, (4,), "float32")
+        B[0] = A[0]
+
+    assert [p.name for p in f.params] == ["A", "B", "n"]
+
+    @T.prim_func
+    def g(a_ptr: T.handle):
+        A = T.match_buffer(a_ptr, (4,), "float32")
+        T.call_packed("f", a_ptr, A.data)
+
+    # The body uses the handle itself: it keeps its name.
+    assert [p.name for p in g.params] == ["a_ptr"]
+
+
+def test_compile_time_if_is_inlined_and_bool_ops_short_circuit():
+    def fail_if_evaluated():
+        raise RuntimeError("dead expression was evaluated")
+
+    @T.jit(private=True)
+    def kernel(a: T.Optional(T.handle), out_h: T.handle):
+        if a is None:
+            selected = T.match_buffer(out_h, (1,), "int32")
+        else:
+            selected = T.match_buffer(a, (1,), "int32")
+        selected[0] = 1
+        if a is None or fail_if_evaluated():
+            selected[0] = 2
+        if a is not None and fail_if_evaluated():
+            selected[0] = 3
+        selected[0] = 4 if a is None else fail_if_evaluated()
+
+    absent = kernel.specialize(a=None)
+    assert [p.name for p in absent.params] == ["selected"]
+    assert absent.script().endswith(
+        "    selected[0] = 1\n    selected[0] = 2\n    selected[0] = 4")

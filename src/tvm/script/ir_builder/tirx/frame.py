@@ -13,6 +13,7 @@ from tvm.ir import Range
 from tvm.tirx import stmt as _stmt
 from tvm.tirx.expr import IntImm, Var
 from tvm.tirx.function import PrimFunc
+from tvm.tirx.stmt_functor import post_order_visit
 
 from ..base import IRBuilder, IRBuilderFrame
 
@@ -110,6 +111,7 @@ class PrimFuncFrame(TIRFrame):
             # As in TVM, a schedulable function's blocks live under a "root" block.
             root = _stmt.SBlock([], [], [], "root", body, alloc_buffers=self.root_alloc_buffers)
             body = _stmt.SBlockRealize([], IntImm("bool", 1), root)
+        _name_matched_handles(self.buffer_map, body)
         attrs = dict(self.attrs or {})
         if not self.private and self.name is not None:
             attrs.setdefault("global_symbol", self.name)
@@ -128,6 +130,24 @@ class PrimFuncFrame(TIRFrame):
             raise ValueError("A PrimFunc can only be defined at top level or in an IRModule")
         else:
             builder.set_result(func)
+
+
+def _name_matched_handles(buffer_map: dict, body) -> None:
+    """A handle parameter bound by ``B = T.match_buffer(b_handle, ...)`` takes the buffer's
+    name when the body does not use the handle itself: in TVM 0.27 the parameter *is* the
+    buffer (``func.params`` names ``B``), and the printed ``def f(B: T.Buffer(...))`` parses
+    back to a parameter named ``B``."""
+    renames = {id(h): (h, buf.name) for h, buf in buffer_map.items()
+               if buf.name and h.name != buf.name}
+    if not renames:
+        return
+
+    def visit(node):
+        renames.pop(id(node), None)
+
+    post_order_visit(body, visit)
+    for handle, name in renames.values():
+        IRBuilder.name(name, handle)
 
 
 def _is_root(stmt) -> bool:

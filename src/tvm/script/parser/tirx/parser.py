@@ -742,9 +742,9 @@ def _visit_with_items(parser: Parser, node: ast.With, items) -> None:
 def _visit_if(parser: Parser, node: ast.If) -> None:
     cond = _as_prim(parser.eval_expr(node.test))
     if isinstance(cond, (bool, int)) and not isinstance(cond, PrimExpr):
-        # A condition known while parsing keeps only the branch taken.
-        with parser.var_table.with_frame():
-            _visit_scoped(parser, node.body if cond else node.orelse)
+        # A condition known while parsing keeps only the branch taken, inlined as in Python:
+        # names it binds (``A = T.match_buffer(...)``) stay visible after the ``if``.
+        parser.visit_body(node.body if cond else node.orelse)
         return
     with B.If(cond):
         with parser.var_table.with_frame(), B.Then():
