@@ -36,7 +36,6 @@ from __future__ import annotations
 
 from ... import tirx
 from ...ir.expr import Range
-from ...ir.type import PointerType
 from ...tirx import stmt as _stmt
 from ...tirx.buffer import Buffer
 from ...tirx.function import PrimFunc
@@ -358,19 +357,6 @@ def _bind(node, path, d):
     else:
         ann = IndexDoc(_t(d, "let"), [_t(d, node.var.dtype)])
     return AssignDoc(var, value, ann)
-
-
-@register_printer(PointerType)
-def _pointer_type(ty, path, d):
-    """A pointer type as TVM 0.27 writes it: ``T.handle("uint32", "shared")``,
-    ``T.TensorMap()``, and ``T.handle`` for a global ``void`` pointer."""
-    if is_tensormap_pointer(ty):
-        return _t(d, "TensorMap").call()
-    elem = getattr(ty.element_type, "dtype", "void")
-    scope = ty.storage_scope or "global"
-    if elem == "void" and scope == "global":
-        return _t(d, "handle")
-    return _t(d, "handle").call(LiteralDoc(elem), LiteralDoc(scope))
 
 
 @register_printer(_stmt.IfThenElse)
