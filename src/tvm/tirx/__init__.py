@@ -124,6 +124,7 @@ from .op import (  # noqa: F401
     popcount,
     pow,
     power,
+    print_buffer,
     q_multiply_shift,
     q_multiply_shift_per_axis,
     reinterpret,
