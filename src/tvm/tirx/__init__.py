@@ -112,6 +112,7 @@ from .op import (  # noqa: F401
     isnan,
     ldexp,
     likely,
+    assume,
     log,
     log1p,
     log2,

@@ -45,6 +45,7 @@ __all__ = [
     "any",
     "asin",
     "asinh",
+    "assume",
     "atan",
     "atan2",
     "atanh",
@@ -140,6 +141,7 @@ _BINARY_MATH = ("pow", "atan2", "fmod", "copysign", "hypot", "nextafter", "ldexp
 _INTRINSICS = {
     "if_then_else": (3, CallEffectKind.Pure),
     "likely": (1, CallEffectKind.ExprAnnotation),
+    "assume": (1, CallEffectKind.SpecialCallArg),
     "reinterpret": (1, CallEffectKind.Pure),
     "call_extern": (-1, CallEffectKind.Opaque),
     "call_pure_extern": (-1, CallEffectKind.Pure),
@@ -446,6 +448,17 @@ def likely(cond, span=None):
     if isinstance(cond, IntImm):
         return cond
     return _call(cond.dtype, "likely", cond, span=span)
+
+
+def assume(cond=None):
+    """``T.assume(cond)``: state that ``cond`` holds (for the simplifier); lowering drops it.
+
+    Used as a statement, ``T.evaluate(T.assume(cond))``; ``cond=None`` assumes ``True``.
+    """
+    cond = _g.convert(True if cond is None else cond)
+    if dtype_info(cond.dtype).kind != "bool":
+        raise TypeError(f"assume expects a boolean condition, got {cond.dtype}")
+    return _call("bool", "assume", cond)
 
 
 # --- values and calls ------------------------------------------------------------------------

@@ -17,6 +17,7 @@ from .blockize import BlockizePrimitives
 from .cache import CachePrimitives
 from .compute_location import ComputeLocationPrimitives
 from .error import ScheduleError
+from .layout import LayoutPrimitives
 from .lookup import LookupPrimitives
 from .loops import LoopPrimitives
 from .padding import PaddingPrimitives
@@ -32,7 +33,7 @@ _NOT_IMPLEMENTED = frozenset({
     "sample_partitioned_tile", "sample_compute_location", "loop_partition",
     "reindex_cache_read", "reindex_cache_write", "cache_inplace", "cache_index",
     "read_at", "write_at", "fuse_reduction_epilogue", "tensorize",
-    "transform_layout", "transform_block_layout", "pad_einsum", "rolling_buffer",
+    "pad_einsum", "rolling_buffer",
     "annotate_buffer_access",
 })
 
@@ -49,6 +50,7 @@ class Schedule(
     BlockizePrimitives,
     PaddingPrimitives,
     ReindexPrimitives,
+    LayoutPrimitives,
     ScheduleBase,
 ):
     """A schedule of an IRModule (or a PrimFunc, scheduled as ``main``).
