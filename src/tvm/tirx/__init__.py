@@ -8,7 +8,7 @@ from . import (  # noqa: F401  (lowering passes, pipelines)
     stmt_functor,
     transform,
 )
-from .buffer import Buffer, decl_buffer  # noqa: F401
+from .buffer import Buffer, decl_buffer, is_buffer_var  # noqa: F401
 from .exec_scope import ExecScope, ScopeIdDef  # noqa: F401
 from .expr import (  # noqa: F401
     EQ,
@@ -113,6 +113,7 @@ from .op import (  # noqa: F401
     ldexp,
     likely,
     assume,
+    vscale,
     log,
     log1p,
     log2,

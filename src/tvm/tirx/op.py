@@ -46,6 +46,7 @@ __all__ = [
     "asin",
     "asinh",
     "assume",
+    "vscale",
     "atan",
     "atan2",
     "atanh",
@@ -142,6 +143,7 @@ _INTRINSICS = {
     "if_then_else": (3, CallEffectKind.Pure),
     "likely": (1, CallEffectKind.ExprAnnotation),
     "assume": (1, CallEffectKind.SpecialCallArg),
+    "vscale": (0, CallEffectKind.Pure),
     "reinterpret": (1, CallEffectKind.Pure),
     "call_extern": (-1, CallEffectKind.Opaque),
     "call_pure_extern": (-1, CallEffectKind.Pure),
@@ -448,6 +450,12 @@ def likely(cond, span=None):
     if isinstance(cond, IntImm):
         return cond
     return _call(cond.dtype, "likely", cond, span=span)
+
+
+def vscale():
+    """``T.vscale()``: the target's vector-length multiplier (LLVM's ``llvm.vscale``), an
+    ``int32`` used in the lane count of scalable vectors (``4 * T.vscale()``)."""
+    return _call("int32", "vscale")
 
 
 def assume(cond=None):
