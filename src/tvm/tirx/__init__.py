@@ -76,6 +76,7 @@ from .op import (  # noqa: F401
     any,
     asin,
     asinh,
+    assume,
     atan,
     atan2,
     atanh,
@@ -112,8 +113,6 @@ from .op import (  # noqa: F401
     isnan,
     ldexp,
     likely,
-    assume,
-    vscale,
     log,
     log1p,
     log2,
@@ -147,6 +146,7 @@ from .op import (  # noqa: F401
     tvm_warp_shuffle,
     tvm_warp_shuffle_down,
     tvm_warp_shuffle_up,
+    vscale,
 )
 from .op_gpu import tvm_thread_allreduce  # noqa: F401  (the default GPU schedules' passes)
 from .op_wmma import (  # noqa: F401  (tensor-core fragment builtins)

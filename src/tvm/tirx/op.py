@@ -46,7 +46,6 @@ __all__ = [
     "asin",
     "asinh",
     "assume",
-    "vscale",
     "atan",
     "atan2",
     "atanh",
@@ -116,6 +115,7 @@ __all__ = [
     "tvm_warp_shuffle",
     "tvm_warp_shuffle_down",
     "tvm_warp_shuffle_up",
+    "vscale",
 ]
 
 
