@@ -112,3 +112,38 @@ def test_invalid_storage_scope():
         sch.cache_read("B", 0, "test_scope")
     with pytest.raises(s_tir.ScheduleError, match='storage scope "l1" is invalid'):
         sch.cache_write("A", 0, "l1")
+
+
+@T.prim_func(s_tir=True)
+def tiles_in_scope_write_cached(C: T.Buffer((32, 32), "float32")):
+    A = T.sblock_alloc_buffer((32, 32))
+    for i0, j0 in T.grid(4, 4):
+        with T.sblock("tile"):
+            i, j = T.axis.remap("SS", [i0, j0])
+            T.reads(A[i * 8:i * 8 + 8, j * 8:j * 8 + 8])
+            T.writes(A[i * 8:i * 8 + 8, j * 8:j * 8 + 8], C[i * 8:i * 8 + 8, j * 8:j * 8 + 8])
+            A_local = T.sblock_alloc_buffer((8, 8), scope="local")
+            for x, y in T.grid(8, 8):
+                with T.sblock("A"):
+                    vi = T.axis.spatial(32, i * 8 + x)
+                    vj = T.axis.spatial(32, j * 8 + y)
+                    A_local[vi - i * 8, vj - j * 8] = T.Cast("float32", vi * 32 + vj)
+            for ax0, ax1 in T.grid(8, 8):
+                with T.sblock("A_local"):
+                    v0, v1 = T.axis.remap("SS", [ax0, ax1])
+                    A[i * 8 + v0, j * 8 + v1] = A_local[v0, v1]
+            for x, y in T.grid(8, 8):
+                with T.sblock("C"):
+                    vi = T.axis.spatial(32, i * 8 + x)
+                    vj = T.axis.spatial(32, j * 8 + y)
+                    C[vi, vj] = A[vi, vj] + T.float32(1)
+
+
+def test_cache_write_under_a_scope_block_is_compacted():
+    sch = s_tir.Schedule(tiles_in_scope, debug_mask="all")
+    sch.cache_write("A", 0, "local")
+    assert_structural_equal_ignore_global_symbol(tiles_in_scope_write_cached, sch.mod["main"])
+    verify_trace_roundtrip(sch, tiles_in_scope)
+    c = tvm.runtime.tensor(np.zeros((32, 32), "float32"))
+    tvm.compile(sch.mod["main"], target="llvm")(c)
+    np.testing.assert_allclose(c.numpy(), np.arange(1024, dtype="float32").reshape(32, 32) + 1)

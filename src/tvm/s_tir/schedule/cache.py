@@ -9,8 +9,9 @@ from __future__ import annotations
 
 from ...arith import Analyzer
 from ...ir.expr import Range
-from ...tirx.expr import And, Var
+from ...tirx.expr import LT, And, Var
 from ...tirx.generic import const
+from ...tirx.generic import min as gmin
 from ...tirx.stmt import (
     BufferLoad,
     BufferRegion,
@@ -23,7 +24,7 @@ from ...tirx.stmt import (
     SBlockRealize,
     SeqStmt,
 )
-from ...tirx.stmt_functor import StmtExprMutator
+from ...tirx.stmt_functor import StmtExprMutator, substitute
 from .base import SBlockRV
 from .lookup import enclosing_block, scope_blocks
 from .state import (
@@ -31,7 +32,6 @@ from .state import (
     common_prefix_len,
     const_int,
     iter_blocks,
-    make_seq,
     new_buffer,
     relax_region,
     replace_stmts,
@@ -335,6 +335,60 @@ class _CacheReadRewriter(StmtExprMutator):
         return self.new.data if op is self.old.data else op
 
 
+def _conjuncts(pred):
+    if isinstance(pred, And):
+        return _conjuncts(pred.a) + _conjuncts(pred.b)
+    return [pred]
+
+
+class _CacheWriteRewriter(_CacheReadRewriter):
+    """TVM's ``CacheWriteRewriter``: the writer (and ``consumers``) access the cache; other
+    blocks are kept; the copy back is inserted at ``(loc, pos)``."""
+
+    def __init__(self, scope, writer, old, new, compact, consumers, loc, pos, stage):
+        super().__init__(scope, old, new, compact, consumers, loc, pos, stage)
+        self.writer = writer
+        self.under_writer = False
+
+    def _regions(self, regions):
+        return tuple(self._region(r) for r in regions)
+
+    def _update(self, blk):
+        match = tuple(MatchBufferRegion(m.buffer, self._region(m.source))
+                      if m.source.buffer is self.old else m for m in blk.match_buffers)
+        return blk.replace(reads=self._regions(blk.reads), writes=self._regions(blk.writes),
+                           match_buffers=match)
+
+    def visit_sblock_(self, op):
+        if id(op) in self.consumers:
+            saved, self.under_writer = self.under_writer, True
+            new = self._update(op).replace(body=self.visit_stmt(op.body))
+            self.under_writer = saved
+            return new
+        if op is not self.writer and op is not self.scope and not self.under_writer:
+            return op
+        saved = self.under_writer
+        self.under_writer = saved or op is self.writer
+        new = StmtExprMutator.visit_sblock_(self, op)
+        self.under_writer = saved
+        if op is self.loc:
+            new = new.replace(body=_insert_stage(new.body, self.pos, self.stage))
+        if op is not self.scope:
+            new = self._update(new)
+        return new
+
+    def visit_buffer_store_(self, op):
+        op = StmtExprMutator.visit_buffer_store_(self, op)
+        if op.buffer is self.old:
+            return BufferStore(self.new, op.value, self._offset(op.indices), op.predicate)
+        return op
+
+    def visit_buffer_load_(self, op):
+        if op.buffer is self.old:
+            return BufferLoad(self.new, self._offset(self._exprs(op.indices)), op.predicate)
+        return StmtExprMutator.visit_buffer_load_(self, op)
+
+
 class CachePrimitives:
     """Mixin: cache reads and writes through a buffer of another storage scope."""
 
@@ -412,22 +466,7 @@ class CachePrimitives:
                 related = [r.block for r in scope_blocks(body, path) if r is not writer
                            and any(rg.buffer is buf for rg in r.block.reads)]
             loc, pos = _detect_cache_loc(scope, writer.block, related)
-            wpath = paths[id(writer)]
-            at = next(k for k, n in enumerate(wpath) if n is loc)
-            inner = [n for n in wpath[at + 1:] if isinstance(n, For)]
-            ana = Analyzer()
-            vmap = {iv.var: v for iv, v in zip(writer.block.iter_vars, writer.iter_values)}
-            dom = {lp.loop_var: Range.from_min_extent(lp.min, lp.extent) for lp in inner}
-            wregion = next(w for w in writer.block.writes if w.buffer is buf)
-            region = []
-            for (lo, hi), dim in zip(relax_region(wregion, vmap, dom, ana), buf.shape):
-                # What the writer can write lies in the buffer (a guarded tail loop of a
-                # split writes past it only where its predicate is false).
-                if const_int(hi) is not None and const_int(dim) is not None:
-                    hi = const(min(const_int(hi), const_int(dim) - 1), hi.dtype)
-                if const_int(lo) is not None and const_int(lo) < 0:
-                    lo = const(0, lo.dtype)
-                region.append(Range.from_min_extent(lo, ana.simplify(hi - lo + 1)))
+            region = self._cache_region(writer, paths[id(writer)], loc, buf)
         else:
             loc, pos = scope, 0
             reads = [r for r in scope.reads if r.buffer is buf]
@@ -448,44 +487,89 @@ class CachePrimitives:
 
     def cache_write(self, block: SBlockRV | str, write_buffer_index, storage_scope: str,
                     consumer_blocks=None) -> SBlockRV:
-        """Make the block write a copy in ``storage_scope``, copied back right after it.
+        """Make the block write a copy in ``storage_scope``, copied back to the buffer.
 
-        ``consumer_blocks`` is accepted for API compatibility; every consumer keeps reading the
-        original buffer (after the copy back).
+        As TVM: the copy back goes right before the first reader of the buffer (other than
+        ``consumer_blocks``) in the innermost loop or scope block holding the writer and that
+        reader (at the end of the scope when nothing else reads it); under a scope block the
+        cache is compacted to what the writer writes there. ``consumer_blocks`` read the cache
+        directly.
         """
         block = self._as_block(block)
         if consumer_blocks is not None:
             consumer_blocks = [self._as_block(b) for b in consumer_blocks]
-        write_buffer_index = self._buffer_index(self.get(block), write_buffer_index, "writes", "cache_write")
+        write_buffer_index = self._buffer_index(self.get(block), write_buffer_index, "writes",
+                                                "cache_write")
         prim = "cache_write"
         check_storage_scope(self, prim, storage_scope)
         func_name, path, realize, buf, new = self._cache_setup(
             block, write_buffer_index, storage_scope, prim, "writes")
         body = self.mod[func_name].body
         scope = enclosing_block(path)
-        name = self._unique_block_name(func_name, new.name)
-        scope_at = next(k for k, n in enumerate(path) if n is scope)
-        reader_paths = [p for r, p in iter_blocks(body) if r is not realize
-                        and any(rg.buffer is buf for rg in r.block.reads)]
-        seq, pos = _write_back_site(path, scope_at, reader_paths)
-        item = seq.seq[pos] if seq is not None else scope.body
-        # The copy covers what the writer writes inside that item (the whole buffer when the
-        # item is a top-level nest of the scope).
-        at = next(k for k, n in enumerate(path) if n is item)
-        enclosing = [n for n in path[scope_at:at] if isinstance(n, For)]
-        outer = {lp.loop_var: Range.from_min_extent(lp.min, lp.extent) for lp in enclosing}
-        region = _relaxed_writes(realize, path, item, buf) if enclosing else None
-        nest = _copy_nest(new, buf, name, region, outer)
-        new_block = SwapBuffer(buf, new).visit_stmt(realize.block)
-        new_item = replace_stmts(item, {id(realize.block): new_block})
-        if seq is None:
-            new_scope = scope.replace(body=make_seq([new_item, nest]))
+        consumers = set()
+        for b in consumer_blocks or ():
+            cblk = self._block(b, prim)[1][-1].block
+            consumers.add(id(cblk))
+            consumers.update(id(r.block) for r, _ in iter_blocks(cblk.body))
+        related = [r.block for r in scope_blocks(body, path) if r is not realize
+                   and id(r.block) not in consumers
+                   and any(rg.buffer is buf for rg in r.block.reads)]
+        if related:
+            loc, pos = _detect_cache_loc(scope, realize.block, related)
         else:
-            items = list(seq.seq)
-            items[pos] = new_item
-            items.insert(pos + 1, nest)
-            new_scope = replace_stmts(scope, {id(seq): make_seq(items)})
+            loc = scope
+            pos = len(scope.body.seq) if isinstance(scope.body, SeqStmt) else 1
+        region = self._cache_region(realize, path, loc, buf)
+        readers = [r.block for r in scope_blocks(body, path)
+                   if any(rg.buffer is buf for rg in r.block.reads)]
+        full = not isinstance(loc, SBlock) or not all(
+            any(r.block is b for r, _ in iter_blocks(loc.body)) for b in readers)
+        if not full:
+            new = new.replace(shape=tuple(r.extent for r in region))
+        name = self._unique_block_name(func_name, new.name)
+        stage = _cache_stage(new, buf, name, region, full, is_read=False)
+        rewriter = _CacheWriteRewriter(scope, realize.block, buf, new,
+                                       None if full else region, consumers, loc, pos, stage)
+        new_scope = rewriter.visit_stmt(scope)
         kwargs = {"block": block, "write_buffer_index": write_buffer_index,
                   "storage_scope": storage_scope}
         return self._cache_commit(func_name, body, scope, new_scope, new, name, prim, kwargs,
                                   consumer_blocks)
+
+    def _cache_region(self, realize, path, loc, buf):
+        """The writer's write region of ``buf``, relaxed over its loops below ``loc`` and kept
+        inside the buffer (TVM's ``RelaxBufferRegion``)."""
+        at = next(k for k, n in enumerate(path) if n is loc)
+        inner = [n for n in path[at + 1:] if isinstance(n, For)]
+        ana = Analyzer()
+        vmap = {iv.var: v for iv, v in zip(realize.block.iter_vars, realize.iter_values)}
+        dom = {lp.loop_var: Range.from_min_extent(lp.min, lp.extent) for lp in inner}
+        for node in path[:at + 1]:
+            if isinstance(node, For):
+                ana.bind(node.loop_var, Range.from_min_extent(node.min, node.extent))
+            elif isinstance(node, SBlock):
+                for iv in node.iter_vars:
+                    ana.bind(iv.var, iv.dom)
+        wregion = next(w for w in realize.block.writes if w.buffer is buf)
+        region = []
+        # Upper bounds the writer's predicate puts on its indices (``index < bound``).
+        limits = []
+        for cond in _conjuncts(realize.predicate):
+            if isinstance(cond, LT):
+                limits.append((ana.simplify(cond.a), cond.b))
+        for r, (lo, hi), dim in zip(wregion.region, relax_region(wregion, vmap, dom, ana),
+                                    buf.shape):
+            index = ana.simplify(substitute(r.min, vmap))
+            for expr, bound in limits:
+                if ana.can_prove_equal(expr, index) and not ana.can_prove(hi < bound):
+                    # The guarded tail of a split loop writes nothing at or past the bound.
+                    last = ana.simplify(bound - 1)
+                    hi = last if ana.can_prove(last <= hi) else ana.simplify(gmin(hi, last))
+            # What the writer writes lies in the buffer.
+            top = ana.simplify(dim - 1)
+            if not ana.can_prove(hi <= top) and ana.can_prove(hi >= top):
+                hi = top
+            if not ana.can_prove(lo >= 0) and ana.can_prove(lo <= 0):
+                lo = const(0, lo.dtype)
+            region.append(Range.from_min_extent(lo, ana.simplify(hi - lo + 1)))
+        return region
