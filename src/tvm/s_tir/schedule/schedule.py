@@ -23,6 +23,7 @@ from .loops import LoopPrimitives
 from .padding import PaddingPrimitives
 from .reduction import ReductionPrimitives
 from .reindex import ReindexPrimitives
+from .reindex_cache import ReindexCachePrimitives
 from .sampling import SamplingPrimitives
 from .storage import StoragePrimitives
 
@@ -31,7 +32,7 @@ __all__ = ["ExprRV", "LoopRV", "SBlockRV", "Schedule", "ScheduleError"]
 # TVM 0.27 Schedule methods that have no implementation here yet.
 _NOT_IMPLEMENTED = frozenset({
     "sample_partitioned_tile", "sample_compute_location", "loop_partition",
-    "reindex_cache_read", "reindex_cache_write", "cache_inplace", "cache_index",
+    "cache_inplace", "cache_index",
     "read_at", "write_at", "fuse_reduction_epilogue", "tensorize",
     "pad_einsum", "rolling_buffer",
     "annotate_buffer_access",
@@ -50,6 +51,7 @@ class Schedule(
     BlockizePrimitives,
     PaddingPrimitives,
     ReindexPrimitives,
+    ReindexCachePrimitives,
     LayoutPrimitives,
     ScheduleBase,
 ):
