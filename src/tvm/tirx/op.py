@@ -45,6 +45,7 @@ __all__ = [
     "any",
     "asin",
     "asinh",
+    "assume",
     "atan",
     "atan2",
     "atanh",
@@ -115,6 +116,7 @@ __all__ = [
     "tvm_warp_shuffle",
     "tvm_warp_shuffle_down",
     "tvm_warp_shuffle_up",
+    "vscale",
 ]
 
 
@@ -141,6 +143,8 @@ _BINARY_MATH = ("pow", "atan2", "fmod", "copysign", "hypot", "nextafter", "ldexp
 _INTRINSICS = {
     "if_then_else": (3, CallEffectKind.Pure),
     "likely": (1, CallEffectKind.ExprAnnotation),
+    "assume": (1, CallEffectKind.SpecialCallArg),
+    "vscale": (0, CallEffectKind.Pure),
     "reinterpret": (1, CallEffectKind.Pure),
     "call_extern": (-1, CallEffectKind.Opaque),
     "call_pure_extern": (-1, CallEffectKind.Pure),
@@ -451,6 +455,23 @@ def likely(cond, span=None):
     if isinstance(cond, IntImm):
         return cond
     return _call(cond.dtype, "likely", cond, span=span)
+
+
+def vscale():
+    """``T.vscale()``: the target's vector-length multiplier (LLVM's ``llvm.vscale``), an
+    ``int32`` used in the lane count of scalable vectors (``4 * T.vscale()``)."""
+    return _call("int32", "vscale")
+
+
+def assume(cond=None):
+    """``T.assume(cond)``: state that ``cond`` holds (for the simplifier); lowering drops it.
+
+    Used as a statement, ``T.evaluate(T.assume(cond))``; ``cond=None`` assumes ``True``.
+    """
+    cond = _g.convert(True if cond is None else cond)
+    if dtype_info(cond.dtype).kind != "bool":
+        raise TypeError(f"assume expects a boolean condition, got {cond.dtype}")
+    return _call("bool", "assume", cond)
 
 
 # --- values and calls ------------------------------------------------------------------------
