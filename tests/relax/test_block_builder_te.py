@@ -118,3 +118,26 @@ def test_prim_func_global_var_has_relax_function_type():
     expected = relax.FuncType([T([3], "float32"), T([3], "float32")], relax.TupleType([]), False)
     tvm.ir.assert_structural_equal(ty, expected)
     relax.analysis.well_formed(mod)
+
+
+def _double(a):
+    return te.compute(a.shape, lambda i, j: a[i, j] * 2.0, name="out")
+
+
+def test_emitted_primfunc_binds_its_own_symbolic_vars():
+    # A PrimFunc written in TVMScript binds its own ``m``; the one emit_te makes does too, so
+    # the built module equals the same module parsed from its text.
+    from tvm.script import from_source
+
+    m = TirVar("m", "int64")
+    x = relax.Var("x", relax.TensorType([m, 4], "float32"))
+    bb = relax.BlockBuilder()
+    with bb.function("main", [x]):
+        out = bb.emit_te(_double, x)
+        bb.emit_func_output(out)
+    mod = bb.finalize()
+    prim = next(f for gv, f in mod.functions.items() if gv.name_hint != "main")
+    prim_m = prim.buffer_map[prim.params[0]].shape[0]
+    assert prim_m.name == "m" and prim_m is not m
+    assert mod["main"].body.blocks[0].bindings[0].value.ty_args[0].shape[0] is m
+    tvm.ir.assert_structural_equal(mod, from_source(mod.script()))

@@ -78,6 +78,45 @@ def _outputs(result):
     return [result], False
 
 
+def _own_symbolic_vars(prim):
+    """``prim`` with fresh copies (same names and dtypes) of the symbolic variables its
+    parameters and buffer shapes bind.
+
+    te reuses the Relax function's variables (``n`` of ``R.Tensor((n,))``) in the PrimFunc; a
+    PrimFunc written in TVMScript binds its own. With its own copies, a module built by
+    ``emit_te`` / ``LegalizeOps`` is structurally equal to the same module parsed from text
+    (one comparison maps each variable once, so a variable shared by two functions would map
+    to two different ones).
+    """
+    from ..tirx.function import PrimFunc
+    from ..tirx.stmt_functor import substitute  # lazy: tirx passes are only needed here
+
+    bound = []
+    seen = set()
+    buffers = [buf for _, buf in prim.buffer_map.items()]
+    for value in [*prim.params, *buffers]:
+        for var in tir_vars_in(value.shape if hasattr(value, "shape") else value):
+            if isinstance(var, TirVar) and var.dtype != "handle" and id(var) not in seen:
+                seen.add(id(var))
+                bound.append(var)
+    if not bound:
+        return prim
+    vmap = {var: type(var)(var.name, var.dtype) for var in bound}
+    # One substitution over the body and every buffer: a buffer rebuilt for its new shape is
+    # the same object wherever it appears.
+    new_body, *new_buffers = substitute([prim.body, *buffers], vmap)
+    handles = [param for param, _ in prim.buffer_map.items()]
+    new_params = [vmap.get(p, p) for p in prim.params]
+    return PrimFunc(
+        new_params,
+        new_body,
+        prim.ret_type,
+        dict(zip(handles, new_buffers)),
+        prim.attrs,
+        span=prim.span,
+    )
+
+
 def call_te(bb, func, *args, **kwargs):
     """``R.call_tir`` of the PrimFunc that ``func(*args, **kwargs)`` computes with te.
 
@@ -107,7 +146,7 @@ def call_te(bb, func, *args, **kwargs):
             if id(var) not in known:
                 known.add(id(var))
                 extra_vars.append(var)
-    prim = te.create_prim_func(placeholders + outs + extra_vars)
+    prim = _own_symbolic_vars(te.create_prim_func(placeholders + outs + extra_vars))
     prim = prim.without_attr("global_symbol")  # private: the module calls it by GlobalVar
     if extra_attrs:
         prim = prim.with_attr(dict(extra_attrs))
