@@ -68,9 +68,17 @@ class FunctionCode:
         self.storage_sizes = []
 
 
-def compile_function(name, func, mod, profile=False) -> FunctionCode:
-    """Generate the Python source that runs Relax function ``func`` (module ``mod``)."""
-    return _Gen(name, func, mod, profile).run()
+def compile_function(name, func, mod, profile=False, check_params=True) -> FunctionCode:
+    """Generate the Python source that runs Relax function ``func`` (module ``mod``).
+
+    ``check_params=False`` (``relax.vm_build._vmcodegen``, as TVM's bare VM code generator)
+    checks nothing the IR does not say: the arguments' symbolic dims are still read when
+    they can be, but a mismatch raises nothing (a lowered module checks with
+    ``vm.builtin.check_tensor_info`` / ``match_shape`` calls of its own).
+    """
+    gen = _Gen(name, func, mod, profile)
+    gen.check_params = check_params
+    return gen.run()
 
 
 def _np_dtype(dtype):
@@ -94,6 +102,7 @@ class _Gen:
         self.escaping = set()
         self.storage = None  # StoragePlanner, made when the first slot is planned
         self.storage_of = {}
+        self.check_params = True
 
     # --- helpers --------------------------------------------------------------------------
     def fresh(self, prefix):
@@ -131,9 +140,17 @@ class _Gen:
         self.emit(1, "return None")
         checker = self.lines
         self.lines, self.sym = [], {}
-        self.lazy = self._lazy_dtype_params(func)
+        self.lazy = self._lazy_dtype_params(func) if self.check_params else set()
         self.emit(0, f"def {_ident(self.name)}({', '.join(params)}):")
-        self._param_checks(func, params)
+        if self.check_params:
+            self._param_checks(func, params)
+        else:
+            # Read the symbolic dims the arguments bind, raising nothing (see compile_function).
+            self.emit(1, "try:")
+            self.emit(2, "pass")
+            self._param_checks(func, params, indent=2)
+            self.emit(1, "except Exception:")
+            self.emit(2, "pass")
         if self.lazy:
             self.emit(1, "try:")
             result = self.expr(func.body, 2)
@@ -247,12 +264,12 @@ class _Gen:
                 lazy.add((index[tup], k))
         return lazy
 
-    def _param_checks(self, func, params):
+    def _param_checks(self, func, params, indent=1):
         deferred = []
         for i, (p, pname) in enumerate(zip(func.params, params)):
-            self._check_value(pname, p.ty, i, p.name_hint, deferred, 1, lazy_key=(i, None))
+            self._check_value(pname, p.ty, i, p.name_hint, deferred, indent, lazy_key=(i, None))
         for line in deferred:
-            self.emit(1, str(line))
+            self.emit(indent, str(line))
 
     def _return_check(self, func, result, indent):
         """Check the returned value against the function's return annotation, as TVM's VM
@@ -263,7 +280,7 @@ class _Gen:
         from ..analysis.type_analysis import is_base_of
 
         ret_ty, body_ty = func.ret_ty, getattr(func.body, "ty", None)
-        if ret_ty is None or isinstance(ret_ty, ObjectType):
+        if not self.check_params or ret_ty is None or isinstance(ret_ty, ObjectType):
             return
         if body_ty is not None and is_base_of(ret_ty, body_ty):
             return
@@ -275,8 +292,11 @@ class _Gen:
     def _check_value(self, value, ty, index, pname, deferred, indent, what=None,
                      lazy_key=None):
         """Emit checks of ``value`` against ``ty``; bind symbolic dims seen first here."""
-        fail = self.const(_ParamError(self.name, index, pname, ty, what), "_e")
-        fail_dims = fail
+        if not self.check_params and index >= 0:
+            fail = fail_dims = self.const(_ignore_mismatch, "_e")
+        else:
+            fail = self.const(_ParamError(self.name, index, pname, ty, what), "_e")
+            fail_dims = fail
         if index == -2:  # the return value: a dim mismatch is TVM's RuntimeError
             fail_dims = self.const(_ReturnShapeError(self.name, index, pname, ty, what), "_e")
         if ty is None or isinstance(ty, ObjectType):
@@ -737,6 +757,10 @@ class _ParamError:
         raise ValueError(
             f"VirtualMachine: function {self.fname}: {where} expects {annotation}, got {got}"
         )
+
+
+def _ignore_mismatch(_value):
+    """The failure action of unchecked parameters (``compile_function(check_params=False)``)."""
 
 
 class _ReturnShapeError(_ParamError):
