@@ -25,3 +25,12 @@ def test_bad_numbers_are_usage_errors(args, words, capsys):
         train_digits.main(args)
     assert info.value.code == 2
     assert words in capsys.readouterr().err
+
+
+def test_no_carriage_returns_into_a_pipe(capsys):
+    """Output that is not a terminal (a pipe, a log, pytest's capture) gets one line per epoch
+    and no "\\r" redraws."""
+    assert train_digits.main(["--epochs", "1", "--no-numpy", "--hidden", "16"]) == 0
+    out = capsys.readouterr().out
+    assert "\r" not in out
+    assert out.count("epoch  1/1 [########################] loss") == 1

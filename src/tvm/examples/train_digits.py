@@ -249,6 +249,9 @@ def main(argv=None) -> int:
     rng = np.random.default_rng(args.seed)
     steps_per_epoch = len(x_train) // batch
     step_times = []
+    # The bar redraws itself with "\r" only on a terminal; a pipe or log gets one line per epoch.
+    live = sys.stdout.isatty()
+    home = "\r" if live else ""
     for epoch in range(epochs):
         order = rng.permutation(len(x_train))
         losses, hits, seen = [], 0, 0
@@ -265,13 +268,13 @@ def main(argv=None) -> int:
             # Training accuracy of each batch right after its step (outside the timed call).
             hits += int((trainer.predict(xb).numpy().argmax(1) == yb).sum())
             seen += len(yb)
-            if step % 16 == 0 or step == steps_per_epoch - 1:
+            if live and (step % 16 == 0 or step == steps_per_epoch - 1):
                 print(f"\repoch {epoch + 1:>2}/{epochs} {_bar(step + 1, steps_per_epoch)} "
                       f"loss {np.mean(losses):.4f} train accuracy {hits / seen:.1%}", end="",
                       flush=True)
         if not args.quiet:
             acc = _accuracy(trainer, x_test, y_test, batch, shape)
-            print(f"\repoch {epoch + 1:>2}/{epochs} {_bar(1, 1)} loss {np.mean(losses):.4f} "
+            print(f"{home}epoch {epoch + 1:>2}/{epochs} {_bar(1, 1)} loss {np.mean(losses):.4f} "
                   f"train accuracy {hits / seen:.1%} held-out accuracy {acc:.1%}")
     accuracy = _accuracy(trainer, x_test, y_test, batch, shape)
     ms = 1e3 * float(np.median(step_times))
