@@ -44,6 +44,7 @@ from ..stmt import (
     BufferLoad,
     BufferStore,
     DeclBuffer,
+    Evaluate,
     IterVar,
     ScopeIdDefStmt,
     SeqStmt,
@@ -286,20 +287,49 @@ class _Cleanup(StmtExprMutator):
         self.launch = launch
         self.fname = fname
         self.bound: dict = {}  # id(scope-id var) -> (var, value)
+        self.binds: list = []  # the Binds of every scope id, in visit order
+        self.top_evals: list = []  # evaluate(v) of the implicit ids defined in the entry body
+        self.top_level: set = set()  # id() of the ScopeIdDefStmts directly in the entry body
         self._flat: dict = {}  # id(buffer) -> flat buffer
         self.analyzer = Analyzer()
 
     # --- scope ids -----------------------------------------------------------------------
-    def visit_scope_id_def_stmt_(self, op):
+    def bind_scope_ids(self, op) -> list:
+        """Record the ``Bind`` of each variable of ScopeIdDefStmt ``op``; return the implicit
+        ones (a bare ``T.cta_id([1])`` defines a variable with an empty name)."""
         d = op.def_
         values = self.launch.values(d, self.fname)
-        binds = []
+        implicit = []
         for var, value in zip(d.def_ids, values):
             if value.dtype != var.dtype:  # uint32 scope ids: the launch variables are int32
                 value = Cast(var.dtype, value)
             self.bound[id(var)] = (var, value)
-            binds.append(Bind(var, value))
-        return SeqStmt(binds) if len(binds) > 1 else binds[0]
+            self.binds.append(Bind(var, value))
+            if not var.name:
+                implicit.append(var)
+        return implicit
+
+    def visit_seq_stmt_(self, op):
+        # Scope-id definitions leave the body: their Binds go to the top of the kernel (as
+        # 0.27 does); a nested implicit id keeps an ``evaluate`` of its variable in place.
+        out = []
+        for stmt in op.seq:
+            if isinstance(stmt, ScopeIdDefStmt):
+                implicit = self.bind_scope_ids(stmt)
+                if id(stmt) in self.top_level:
+                    self.top_evals += [Evaluate(v) for v in implicit]
+                else:
+                    out += [Evaluate(v) for v in implicit]
+            else:
+                out.append(self.visit_stmt(stmt))
+        return SeqStmt.flatten(out)
+
+    def visit_scope_id_def_stmt_(self, op):
+        implicit = self.bind_scope_ids(op)
+        if id(op) in self.top_level:
+            self.top_evals += [Evaluate(v) for v in implicit]
+            return Evaluate(0)
+        return SeqStmt.flatten([Evaluate(v) for v in implicit])
 
     # --- buffers -------------------------------------------------------------------------
     def flat(self, buf):
@@ -370,8 +400,11 @@ def lower_tirx_cleanup(func: PrimFunc) -> PrimFunc:
     extents = launch_extents(func)
     launch = _Launch(func, extents)
     cleanup = _Cleanup(launch, fname)
+    top = entry.body.seq if isinstance(entry.body, SeqStmt) else (entry.body,)
+    cleanup.top_level = {id(s) for s in top if isinstance(s, ScopeIdDefStmt)}
     inner = cleanup(entry.body)
-    body = SeqStmt.flatten([Bind(launch.warp_id, launch.warp_value)], inner)
+    body = SeqStmt.flatten([Bind(launch.warp_id, launch.warp_value)], cleanup.binds,
+                           cleanup.top_evals, inner)
     for tag in reversed(list(extents)):
         var = launch.vars[tag]
         extent = IntImm("int32", extents[tag])
