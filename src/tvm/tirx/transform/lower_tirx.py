@@ -34,8 +34,9 @@ from __future__ import annotations
 
 from ...arith.analyzer import Analyzer
 from ...ir.expr import Range
+from ...ir.op import Op
 from ...ir.transform import PassInfo, Sequential
-from ..expr import Cast, FloorDiv, FloorMod, IntImm, Var
+from ..expr import Call, Cast, FloorDiv, FloorMod, IntImm, Var
 from ..function import PrimFunc
 from ..op import call_intrin
 from ..stmt import (
@@ -57,6 +58,7 @@ __all__ = [
     "LowerTIRx",
     "LowerTIRxCleanup",
     "launch_extents",
+    "launch_nest_order",
     "lower_tirx_cleanup",
 ]
 
@@ -193,6 +195,61 @@ def launch_extents(func: PrimFunc) -> dict:
     return out
 
 
+_M64 = (1 << 64) - 1
+_LAUNCH_GROUPS = ("clusterCtaIdx.", "preferredClusterCtaIdx.", "blockIdx.", "threadIdx.")
+
+
+def _bytes_hash(data: bytes) -> int:
+    """libstdc++'s ``std::hash<std::string_view>`` on 64-bit targets (``_Hash_bytes`` with its
+    default seed: a MurmurHash2 variant over little-endian 8-byte words)."""
+    mul = (0xC6A4A793 << 32) | 0x5BD1E995
+
+    def shift_mix(v):
+        return v ^ (v >> 47)
+
+    h = (0xC70F6907 ^ (len(data) * mul)) & _M64
+    whole = len(data) & ~7
+    for i in range(0, whole, 8):
+        word = int.from_bytes(data[i:i + 8], "little")
+        h = ((h ^ ((shift_mix((word * mul) & _M64) * mul) & _M64)) * mul) & _M64
+    if len(data) & 7:
+        h = ((h ^ int.from_bytes(data[whole:], "little")) * mul) & _M64
+    return shift_mix((shift_mix(h) * mul) & _M64)
+
+
+def launch_nest_order(tags) -> list:
+    """The launch tags outermost first, in Apache TVM 0.27's nesting.
+
+    0.27 keeps the launch parameters in a ``std::unordered_map<String, IterVar>`` (the cluster
+    tags, the preferred-cluster tags, ``blockIdx.*``, ``threadIdx.*``, then the helper
+    ``warp_id_in_cta``, inserted in that order) and wraps the kernel body in one
+    ``thread_extent`` per entry in the map's iteration order, so the last one iterated is the
+    outermost. With at most 13 entries that map has 13 buckets (libstdc++'s prime rehash
+    policy), and a new key goes to the front of the list when its bucket is empty, else to the
+    front of its bucket's run. This reproduces that order.
+    """
+    rank = {g: i for i, g in enumerate(_LAUNCH_GROUPS)}
+    keys = sorted(tags, key=lambda t: (rank.get(t[: t.index(".") + 1], len(rank)), t))
+    keys.append("warp_id_in_cta")
+    if len(keys) > 13:  # not a launch 0.27 can express; keep the plain order
+        return list(tags)
+    buckets, order = {}, []
+    for key in keys:
+        b = _bytes_hash(key.encode()) % 13
+        run = [i for i, k in enumerate(order) if buckets[k] == b]
+        order.insert(run[0] if run else 0, key)
+        buckets[key] = b
+    return [k for k in reversed(order) if k != "warp_id_in_cta"]
+
+
+def _has_op(name) -> bool:
+    try:
+        Op.get(name)
+    except ValueError:
+        return False
+    return True
+
+
 def _fname(func) -> str:
     return str(func.get_attr("global_symbol") or "<prim_func>")
 
@@ -256,12 +313,13 @@ class _Launch:
         if key == ("cluster", "cta"):
             return self._dims("clusterCtaIdx.")[:n]
         if key == ("kernel", "cluster"):
-            blocks, per = self._dims("blockIdx."), self._dims("clusterCtaIdx.")
-            out = []
+            if _has_op("tirx.cuda.mov_sreg"):  # 0.27: read %clusterid.d
+                return [Call("int32", "tirx.cuda.mov_sreg", [32, f"clusterid.{_DIMS[i]}"])
+                        for i in range(n)]
+            blocks, out = self._dims("blockIdx."), []
             for i in range(n):
                 size = self.extents.get(f"clusterCtaIdx.{_DIMS[i]}", 1)
                 out.append(blocks[i] if size == 1 else FloorDiv(blocks[i], IntImm("int32", size)))
-            del per
             return out
         if key == ("cta", "warp"):
             return one(self.warp_id)
@@ -405,7 +463,7 @@ def lower_tirx_cleanup(func: PrimFunc) -> PrimFunc:
     inner = cleanup(entry.body)
     body = SeqStmt.flatten([Bind(launch.warp_id, launch.warp_value)], cleanup.binds,
                            cleanup.top_evals, inner)
-    for tag in reversed(list(extents)):
+    for tag in reversed(launch_nest_order(extents)):
         var = launch.vars[tag]
         extent = IntImm("int32", extents[tag])
         iv = IterVar(Range.from_min_extent(IntImm("int32", 0), extent), var,
