@@ -37,7 +37,8 @@ from ...ir.expr import Range
 from ...ir.op import Op
 from ...ir.transform import PassInfo, Sequential
 from ..expr import Call, Cast, FloorDiv, FloorMod, IntImm, Var
-from ..function import PrimFunc
+from ..buffer import NO_LAYOUT, NoLayout
+from ..function import BufferMap, PrimFunc
 from ..op import call_intrin
 from ..stmt import (
     AttrStmt,
@@ -394,15 +395,15 @@ class _Cleanup(StmtExprMutator):
         out = self._flat.get(id(buf))
         if out is not None:
             return out
-        layout = getattr(buf, "layout", None)
+        layout = _layout_of(buf)
         if layout is not None:
             span = layout.span("m")
             out = buf.replace(shape=(_as_i32(span),), strides=(), axis_separators=(),
-                              layout=None)
+                              layout=NO_LAYOUT)
         elif len(buf.shape) == 1 and not buf.strides:
-            out = buf.replace(layout=None)
+            out = buf.replace(layout=NO_LAYOUT)
         else:
-            out = buf.get_flattened_buffer().replace(layout=None)
+            out = buf.get_flattened_buffer().replace(layout=NO_LAYOUT)
         self._flat[id(buf)] = out
         return out
 
@@ -413,7 +414,7 @@ class _Cleanup(StmtExprMutator):
         return self.flat(buffer)
 
     def offset(self, buf, indices):
-        layout = getattr(buf, "layout", None)
+        layout = _layout_of(buf)
         vmap = {var: value for var, value in self.bound.values()}
         indices = [substitute(i, vmap) if vmap else i for i in indices]
         if layout is not None:
@@ -440,6 +441,12 @@ class _Cleanup(StmtExprMutator):
         value = self.visit_expr(op.value)
         return BufferStore(self.flat(op.buffer), value, [self.offset(op.buffer, indices)],
                            op.predicate)
+
+
+def _layout_of(buf):
+    """The layout to apply to ``buf``: None for the row-major default or no layout."""
+    layout = getattr(buf, "layout", None)
+    return None if layout is None or isinstance(layout, NoLayout) else layout
 
 
 def _as_i32(value):
@@ -480,7 +487,10 @@ def lower_tirx_cleanup(func: PrimFunc) -> PrimFunc:
     new_body = _Replace()(func.body)
     for buf in func.buffer_map.values():
         new_body = SeqStmt.flatten([DeclBuffer(cleanup.flat(buf), buf.data)], new_body)
-    return func.with_body(new_body)
+    # As in 0.27 every buffer of the result has no layout (printed ``layout=None``), the
+    # parameter buffers included.
+    bmap = {p: b.replace(layout=NO_LAYOUT) for p, b in func.buffer_map.items()}
+    return func._with(body=new_body, buffer_map=BufferMap(bmap, func.params))
 
 
 def LowerTIRxCleanup():
