@@ -36,8 +36,8 @@ from ...arith.analyzer import Analyzer
 from ...ir.expr import Range
 from ...ir.op import Op
 from ...ir.transform import PassInfo, Sequential
-from ..expr import Call, Cast, FloorDiv, FloorMod, IntImm, Var
 from ..buffer import NO_LAYOUT, NoLayout
+from ..expr import Call, Cast, FloorDiv, FloorMod, IntImm, Var
 from ..function import BufferMap, PrimFunc
 from ..op import call_intrin
 from ..stmt import (
