@@ -180,7 +180,10 @@ def launch_extents(func: PrimFunc) -> dict:
     entries = _find_device_entry(func.body)
     if not entries:
         return {}
-    ext = _Extents(_scope_defs(entries[0].body), _fname(func))
+    defs = _scope_defs(entries[0].body)
+    if not defs:  # a device entry without scope ids: no launch (as 0.27)
+        return {}
+    ext = _Extents(defs, _fname(func))
     out = {}
     cluster = ext.cluster()
     for i, e in enumerate(cluster or []):
@@ -284,6 +287,8 @@ class _Launch:
             stride *= e
         self.tid = flat
         self.warp_id = Var("warp_id_in_cta", "int32")
+        if flat is None:  # no launch at all (a device entry without scope ids)
+            return
         self.warp_value = call_intrin(
             "int32", "tirx.tvm_warp_shuffle", IntImm("uint32", 0xFFFFFFFF),
             FloorDiv(flat, IntImm("int32", 32)), IntImm("int32", 0), IntImm("int32", 32),
@@ -468,8 +473,8 @@ def lower_tirx_cleanup(func: PrimFunc) -> PrimFunc:
     top = entry.body.seq if isinstance(entry.body, SeqStmt) else (entry.body,)
     cleanup.top_level = {id(s) for s in top if isinstance(s, ScopeIdDefStmt)}
     inner = cleanup(entry.body)
-    body = SeqStmt.flatten([Bind(launch.warp_id, launch.warp_value)], cleanup.binds,
-                           cleanup.top_evals, inner)
+    warp_bind = [Bind(launch.warp_id, launch.warp_value)] if launch.tid is not None else []
+    body = SeqStmt.flatten(warp_bind, cleanup.binds, cleanup.top_evals, inner)
     for tag in reversed(launch_nest_order(extents)):
         var = launch.vars[tag]
         extent = IntImm("int32", extents[tag])

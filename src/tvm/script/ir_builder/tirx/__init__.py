@@ -301,6 +301,8 @@ def buffer_store(buffer, value, indices) -> None:
     if (isinstance(value, PrimExpr) and isinstance(getattr(buffer, "dtype", None), str)
             and value.dtype != buffer.dtype and "x" not in value.dtype):
         value = _convert(value, buffer.dtype)
+    if not isinstance(indices, (list, tuple)):  # T.buffer_store(buf, v, 0): one index
+        indices = [indices]
     add_to_parent(_stmt.BufferStore(buffer, value, list(indices)))
 
 
