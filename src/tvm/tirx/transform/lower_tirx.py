@@ -33,7 +33,7 @@ scope ids is rejected ("the kernel has no thread launch parameters").
 from __future__ import annotations
 
 from ...arith.analyzer import Analyzer
-from ...ir.expr import Range
+from ...ir.expr import PrimExpr, Range
 from ...ir.op import Op
 from ...ir.transform import PassInfo, Sequential
 from ..buffer import NO_LAYOUT, NoLayout
@@ -409,8 +409,19 @@ class _Cleanup(StmtExprMutator):
             out = buf.replace(layout=NO_LAYOUT)
         else:
             out = buf.get_flattened_buffer().replace(layout=NO_LAYOUT)
+        if isinstance(buf.elem_offset, PrimExpr) and not isinstance(buf.elem_offset, IntImm):
+            # elem_offset=A.elem_offset_of([i, j]): T.buffer_offset(A[i, j]) -> the flat index
+            elem_offset = self.visit_expr(buf.elem_offset)
+            if elem_offset is not buf.elem_offset:
+                out = out.replace(elem_offset=elem_offset)
         self._flat[id(buf)] = out
         return out
+
+    def visit_call_(self, op):
+        if getattr(op.op, "name", "") == "tirx.buffer_offset" and len(op.args) == 1 \
+                and isinstance(op.args[0], BufferLoad):
+            return self.visit_expr(op.args[0]).indices[0]  # the load's flat index
+        return super().visit_call_(op)
 
     def visit_buffer_def(self, buffer):
         return self.flat(buffer)
@@ -431,10 +442,9 @@ class _Cleanup(StmtExprMutator):
                     "access (thread-axis layouts need a tile primitive)"
                 )
             off = coord["m"]
-            if buf.elem_offset is not None and _int(buf.elem_offset) != 0:
-                off = buf.elem_offset + off
         else:
-            off = buf.offset_of(indices)[0]
+            # The buffer's own elem_offset stays on the flat buffer (FlattenBuffer adds it).
+            off = buf.replace(elem_offset=None).offset_of(indices)[0]
         return self.analyzer.simplify(off)
 
     def visit_buffer_load_(self, op: BufferLoad):

@@ -741,6 +741,10 @@ class axis:
         return out[0] if len(out) == 1 else out
 
 
+from tvm.tirx.op import buffer_offset
+
+__all__ += ["buffer_offset"]
+
 # TIRx kernel constructs (spec D.3); at the end: they use alloc_buffer/decl_buffer above.
 from .kernel import (
     TensorMap,
