@@ -6,7 +6,11 @@
   compute with float32 accumulation and output, scheduled by dlight's ``gpu.Matmul``;
   torch: ``torch.matmul`` of fp16 tensors, cuBLAS, fp16 output);
 * ``softmax 4096x4096 fp32``: ``topi.nn.softmax`` (dlight ``GeneralReduction``) against
-  ``torch.softmax``.
+  ``torch.softmax``;
+* ``hopper gemm 4096^3 fp16`` (compute capability 9.0 only): the TIRx kernel of
+  ``tvm.examples.hopper_gemm`` (TMA, mbarrier pipeline, wgmma, warp specialisation;
+  ``C = A @ B^T``, fp16 in and out, fp32 accumulation) against ``torch.matmul(a, b.T)``
+  (cuBLAS). Goal: at least 70 % of cuBLAS.
 
 Times are CUDA-event times per call (pytvm: ``Module.time_evaluator`` on ``tvm.cuda(0)``;
 torch: ``torch.cuda.Event``), median over repeats after a warm-up. Each row also checks the
@@ -127,6 +131,35 @@ def bench_softmax(rows: int, cols: int, number: int, repeat: int) -> dict:
     return row
 
 
+def bench_hopper_gemm(n: int, number: int, repeat: int) -> dict:
+    import tvm
+    from tvm.examples.hopper_gemm import HopperGemm
+
+    dev = tvm.cuda(0)
+    t0 = time.perf_counter()
+    gemm = HopperGemm(n, n, n)
+    gemm.executable.mod.imports[0].impl.binary()  # nvcc, counted in the compile time
+    compile_s = time.perf_counter() - t0
+    rng = np.random.default_rng(0)
+    a_np = rng.uniform(-1, 1, (n, n)).astype("float16")
+    b_np = rng.uniform(-1, 1, (n, n)).astype("float16")
+    a, b = tvm.runtime.tensor(a_np, dev), tvm.runtime.tensor(b_np, dev)
+    c = tvm.runtime.empty((n, n), "float16", dev)
+    gemm(a, b, c)
+    seconds = _tvm_time(gemm.executable, "hopper_gemm", dev, (gemm.tensor_maps(a, b), c),
+                        number, repeat)
+    row = {"kernel": f"hopper gemm {n}^3 fp16 (TIRx)", "unit": "TFLOP/s",
+           "compile_s": compile_s, "pytvm": 2 * n**3 / seconds / 1e12}
+    torch = _torch()
+    if torch is not None:
+        ta, tb = torch.from_numpy(a_np).cuda(), torch.from_numpy(b_np).cuda()
+        row["torch"] = 2 * n**3 / _torch_time(torch, lambda: torch.matmul(ta, tb.T),
+                                              number, repeat) / 1e12
+        ref = torch.matmul(ta.float(), tb.float().T).cpu().numpy()
+        row["max_err"] = float(np.abs(c.numpy().astype("float32") - ref).max())
+    return row
+
+
 def _table(rows) -> str:
     lines = ["| kernel | pytvm | torch | unit | pytvm/torch | max abs err | compile (s) |",
              "| --- | ---: | ---: | --- | ---: | ---: | ---: |"]
@@ -156,6 +189,10 @@ def main(argv=None) -> int:
     n = 1024 if args.quick else 4096
     rows = [bench_matmul(n, number=5 if args.quick else 10, repeat=3),
             bench_softmax(n, n, number=10, repeat=3)]
+    if dev.compute_version == "9.0":  # wgmma and setmaxnreg need sm_90a exactly
+        rows.append(bench_hopper_gemm(n, number=10 if args.quick else 20, repeat=5))
+    else:
+        print(f"hopper gemm: skipped (compute {dev.compute_version}, needs 9.0)")
     print(_table(rows))
     return 0
 

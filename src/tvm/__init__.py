@@ -15,6 +15,33 @@ import os as _os
 import sys as _sys
 import importlib as _importlib
 
+# --- Apache TVM in the same environment: both are the `tvm` package ------------------------
+def _check_no_apache_tvm():
+    """Raise ImportError when the apache-tvm distribution shares this environment.
+
+    Both install the package `tvm`; whichever was installed last overwrites files of the other,
+    and the mix fails in odd places. Looked up as its dist-info directory next to this package
+    or on sys.path (a directory listing each, no metadata parsing).
+    """
+    here = _os.path.dirname(_os.path.dirname(_os.path.abspath(__file__)))
+    for entry in dict.fromkeys([here, *_sys.path]):
+        try:
+            names = _os.listdir(entry or ".")
+        except OSError:
+            continue
+        clash = next((n for n in names if n.startswith("apache_tvm-") and n.endswith(
+            (".dist-info", ".egg-info"))), None)
+        if clash is not None:
+            raise ImportError(
+                f"Apache TVM ({clash} in {entry}) is installed in the same environment as "
+                "pytvm. Both provide the `tvm` package and break each other. Use separate "
+                "virtual environments (pip uninstall apache-tvm here, or install pytvm in a "
+                "fresh venv)."
+            )
+
+
+_check_no_apache_tvm()
+
 # --- tvm_ffi re-exports --------------------------------------------------------------------
 from tvm_ffi import Object, get_global_func, register_global_func, register_object
 

@@ -6,9 +6,11 @@
 # 1. installs the project from this tree into the machine's python3 (3.12), with the
 #    apache-tvm-ffi cp312 wheel from wheels/ when it is there (no network needed:
 #    pip install --no-index --find-links wheels/); falls back to PYTHONPATH=src;
-# 2. runs the GPU-gated tests (pytest -m gpu: tests/gpu, tests/backend/cuda);
+# 2. runs the GPU-gated tests (pytest -m gpu: tests/gpu, tests/backend/cuda), among them the
+#    TIRx Hopper GEMM against torch.matmul (tests/gpu/test_hopper_gemm_gpu.py, sm_90 only);
 # 3. python -m tvm.examples.train_digits --target cuda (3 epochs);
-# 4. benchmarks/gpu_kernels.py: 4096^2 fp16 matmul and softmax against torch.
+# 4. python -m tvm.examples.hopper_gemm (4096^3, checked against NumPy; sm_90 only);
+# 5. benchmarks/gpu_kernels.py: 4096^2 fp16 matmul, softmax and the Hopper GEMM against torch.
 # Each step has its own timeout; the script goes on after a failing step and exits nonzero
 # when any step failed. Set PY to use another interpreter, OUT to keep the logs there.
 set -u
@@ -60,7 +62,8 @@ step gpu_tests 240 "$PY" -m pytest -q -p no:cacheprovider -m gpu -x \
     tests/gpu tests/backend/cuda/test_runtime_module_gpu.py
 step train_digits 120 "$PY" -m tvm.examples.train_digits --target cuda --epochs 3 --no-numpy \
     --quiet
-step gpu_kernels 120 "$PY" benchmarks/gpu_kernels.py
+step hopper_gemm 90 "$PY" -m tvm.examples.hopper_gemm
+step gpu_kernels 150 "$PY" benchmarks/gpu_kernels.py
 
 echo "== done in $(( $(date +%s) - start ))s; logs in $OUT"
 if [ ${#failed[@]} -gt 0 ]; then

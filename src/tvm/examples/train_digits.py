@@ -130,6 +130,23 @@ def _fit_memory_budget(backbone, budget: int):
     return backbone
 
 
+def _positive(kind):
+    """An argparse type: a number of ``kind`` greater than zero (a usage error otherwise)."""
+
+    def parse(text):
+        try:
+            value = kind(text)
+        except ValueError:
+            noun = "an integer" if kind is int else "a number"
+            raise argparse.ArgumentTypeError(f"expected {noun}, got {text!r}") from None
+        if not value > 0:
+            raise argparse.ArgumentTypeError(f"must be greater than 0, got {text}")
+        return value
+
+    parse.__name__ = f"positive {kind.__name__}"
+    return parse
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(
         prog="python -m tvm.examples.train_digits",
@@ -139,14 +156,16 @@ def main(argv=None) -> int:
     )
     parser.add_argument("--model", choices=["mlp", "cnn"], default="mlp",
                         help="2-layer MLP (default) or a small conv net")
-    parser.add_argument("--batch-size", type=int, default=32, help="examples per step (32)")
-    parser.add_argument("--epochs", type=int, default=None,
+    parser.add_argument("--batch-size", type=_positive(int), default=32,
+                        help="examples per step (32)")
+    parser.add_argument("--epochs", type=_positive(int), default=None,
                         help="passes over the training set (default: 15 for mlp, 10 for cnn)")
-    parser.add_argument("--lr", "--learning-rate", type=float, default=None, dest="lr",
+    parser.add_argument("--lr", "--learning-rate", type=_positive(float), default=None, dest="lr",
                         help="learning rate (default: 0.01 for adam, 0.1 for sgd/momentum)")
     parser.add_argument("--optimizer", choices=["adam", "sgd", "momentum"], default="adam",
                         help="optimizer (adam)")
-    parser.add_argument("--hidden", type=int, default=64, help="MLP hidden units (64)")
+    parser.add_argument("--hidden", type=_positive(int), default=64,
+                        help="MLP hidden units (64)")
     parser.add_argument("--checkpointing", action="store_true",
                         help="gradient checkpointing: recompute the first layer (MLP) or the "
                         "conv/relu/pool block (CNN) in the backward pass instead of keeping "
@@ -187,6 +206,8 @@ def main(argv=None) -> int:
     from tvm.relax.vm_build import default_relax_pipeline
 
     x_train, y_train, x_test, y_test = load_digits_split(args.seed)
+    if batch > len(x_train):
+        parser.error(f"--batch-size {batch} is larger than the {len(x_train)} training images")
     shape = (batch, FEATURES) if args.model == "mlp" else (batch, 1, 8, 8)
     print(f"digits: {len(x_train)} training and {len(x_test)} held-out images; model "
           f"{args.model}, batch {batch}, {epochs} epochs, {args.optimizer} lr={lr}"

@@ -4,20 +4,23 @@ from __future__ import annotations
 
 from ..ffi.node import Node
 from .analysis.type_analysis import substitute_type, tir_vars_in
-from .expr import DataflowVar, Function, PrimValue, ShapeExpr, Var
+from .expr import DataflowVar, Function, PrimValue, SeqExpr, ShapeExpr, Var
 from .expr_functor import ExprMutator
 
-__all__ = ["copy_with_new_vars"]
+__all__ = ["copy_with_new_vars", "instantiate_body", "renew_vars"]
 
 
 class _RenewVars(ExprMutator):
     """Gives every Relax variable and every symbolic TIR variable a fresh copy."""
 
-    def __init__(self):
+    def __init__(self, renew_tir=True):
         super().__init__()
         self.tir_map = {}
+        self._renew_tir = renew_tir
 
     def _fresh_tir(self, value):
+        if not self._renew_tir:
+            return
         for var in tir_vars_in(value):
             if not any(k is var for k in self.tir_map):
                 # Lazy: tirx is a lower layer but only needed when symbols exist.
@@ -68,3 +71,69 @@ def copy_with_new_vars(func: Function) -> Function:
     result = _RenewVars().visit_expr(func)
     assert isinstance(result, Node)
     return result
+
+
+def renew_vars(expr):
+    """A copy of ``expr`` (a SeqExpr, a branch) whose bound variables are all new objects.
+
+    Variables used but not bound inside ``expr`` are kept, so the copy can sit next to the
+    original in the same scope (the Gradient pass re-emits an ``R.If`` branch this way).
+    Symbolic TIR variables are kept: they are defined outside.
+    """
+    return _RenewVars(renew_tir=False).visit_expr(expr)
+
+
+def _bind_param_dims(param_ty, arg_ty, tir_map: dict) -> None:
+    """Bind the bare symbolic dims of a parameter type to the argument type's dims."""
+    if param_ty is None or arg_ty is None:
+        return
+    fields = getattr(param_ty, "fields", None)
+    if fields is not None:
+        for sub_param, sub_arg in zip(fields, getattr(arg_ty, "fields", ()) or ()):
+            _bind_param_dims(sub_param, sub_arg, tir_map)
+        return
+    param_shape = getattr(getattr(param_ty, "shape", None), "values", None)
+    arg_shape = getattr(getattr(arg_ty, "shape", None), "values", None)
+    if param_shape is None or arg_shape is None or len(param_shape) != len(arg_shape):
+        return
+    for dim, value in zip(param_shape, arg_shape):
+        vars_ = tir_vars_in(dim)
+        if len(vars_) == 1 and vars_[0] is dim and not any(k is dim for k in tir_map):
+            tir_map[dim] = value
+
+
+def instantiate_body(func: Function, args):
+    """The body of ``func`` applied to ``args``: the building block of inlining a call.
+
+    Every variable bound inside the body is a fresh object; uses of the parameters are
+    replaced by ``args`` (leaf expressions, as in normal form); a symbolic dim that a
+    parameter's type declares bare (``n`` in ``R.Tensor((n, 4))``) takes the argument's dim.
+
+    Parameters
+    ----------
+    func : relax.Function
+        The callee.
+    args : list of relax.Expr
+        One argument per parameter.
+
+    Returns
+    -------
+    relax.SeqExpr
+        The instantiated body (a SeqExpr even when the body is a plain expression).
+    """
+    if not isinstance(func, Function):
+        raise TypeError(f"instantiate_body expects a relax.Function, got {type(func).__name__}")
+    args = list(args)
+    if len(args) != len(func.params):
+        raise ValueError(
+            f"instantiate_body: the function takes {len(func.params)} parameters, "
+            f"got {len(args)} arguments"
+        )
+    renew = _RenewVars()
+    for param, arg in zip(func.params, args):
+        _bind_param_dims(param.ty, arg.ty, renew.tir_map)
+        renew.set_var_remap(param, arg)
+    body = func.body
+    if not isinstance(body, SeqExpr):
+        body = SeqExpr([], body)
+    return renew.visit_expr(body)

@@ -374,8 +374,17 @@ def from_dlpack(ext_tensor, require_alignment: int = 0, require_contiguous: bool
     """Share the memory of any DLPack producer (NumPy, PyTorch, CuPy...) as a :class:`Tensor`.
 
     Device memory is shared too, without a copy: ``from_dlpack(torch_cuda_tensor)`` is a
-    ``cuda`` tensor over the same memory, kept alive by the producer's tensor.
+    ``cuda`` tensor over the same memory, kept alive by the producer's tensor. A NumPy array
+    of an ``ml_dtypes`` type (bfloat16, float8_*), which NumPy's own DLPack refuses, is
+    shared through pytvm's exporter; it must be C-contiguous (sharing, not copying).
     """
+    if isinstance(ext_tensor, np.ndarray) and ext_tensor.dtype.name in _ML_DTYPE_NAMES:
+        if not ext_tensor.flags.c_contiguous:
+            raise ValueError(
+                f"from_dlpack shares memory: a {ext_tensor.dtype.name} NumPy array must be "
+                "C-contiguous (np.ascontiguousarray copies it; tvm.runtime.tensor copies too)"
+            )
+        return _wrap_host_array(ext_tensor)
     return tvm_ffi.from_dlpack(
         ext_tensor, require_alignment=require_alignment, require_contiguous=require_contiguous
     )

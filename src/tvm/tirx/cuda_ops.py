@@ -22,10 +22,12 @@ Examples
 from __future__ import annotations
 
 from ..ir.op import register_op, register_op_attr
+from ..runtime.data_type import DataType
 from .expr import Call, IntImm, StringImm
 from .op import CallEffectKind, address_of
 
-__all__ = ["CUDA_OP_ARCH", "CUDANamespace", "address_of", "cuda"]
+__all__ = ["CUDA_OP_ARCH", "LDG_SCALAR_DTYPES", "LDG_VECTOR_DTYPES", "WAIT_UNTIL_PTX_TYPES",
+           "CUDANamespace", "address_of", "cuda"]
 
 #: (name, printed name or None, minimum arch or None).
 _OPS = [
@@ -52,6 +54,43 @@ _OPS = [
     ("tcgen05_encode_instr_descriptor", "cuda.tcgen05.encode_instr_descriptor", None),
     ("tcgen05_encode_instr_descriptor_block_scaled",
      "cuda.tcgen05.encode_instr_descriptor_block_scaled", None),
+    # memory, atomics, timing
+    ("ldg", None, None),
+    ("atomic_add", None, None),
+    ("atomic_cas", None, None),
+    ("nano_sleep", None, "sm_70"),
+    ("clock64", None, None),
+    ("thread_rank", None, None),
+    ("smem_addr_from_uint64", None, None),
+    ("mov_sreg", None, None),
+    ("trap_when_assert_failed", None, None),
+    ("wait_until", None, "sm_70"),
+    # warp votes and reductions
+    ("ballot_sync", None, None),
+    ("any_sync", None, None),
+    ("reduce_add_sync_u32", None, "sm_80"),
+    ("reduce_min_sync_u32", None, "sm_80"),
+    ("ffs_u32", None, None),
+    # bit casts and conversions
+    ("uint_as_float", None, None),
+    ("float_as_uint", None, None),
+    ("fdividef", None, None),
+    ("half2float", None, None),
+    ("bfloat162float", None, None),
+    ("make_float2", None, None),
+    ("float2_x", None, None),
+    ("float2_y", None, None),
+    ("fmul2_rn", None, "sm_100"),
+    ("fadd2_rn", None, "sm_100"),
+    ("float22bfloat162_rn", None, None),
+    ("float22bfloat162_rn_from_float2", None, None),
+    ("bfloat1622float2", None, None),
+    ("hmin2", None, None),
+    ("hmax2", None, None),
+    ("fp8x4_e4m3_from_float4", None, None),
+    ("float22half2", None, None),
+    ("half8tofloat8", None, None),
+    ("float8tohalf8", None, None),
 ]
 
 #: op name -> the oldest arch whose CUDA code can use it (absent: any).
@@ -79,6 +118,43 @@ def _int(value, what):
             return value
         raise TypeError(f"{what} must be an integer, got {type(value).__name__}")
     return value
+
+
+#: dtypes of the scalar ``T.cuda.ldg`` and of its vector (``v2``/``v4``) form.
+LDG_SCALAR_DTYPES = ("int8", "uint8", "int16", "uint16", "int32", "uint32", "int64", "uint64",
+                     "float16", "bfloat16", "float32", "float64")
+LDG_VECTOR_DTYPES = ("int32", "uint32", "float32")
+
+
+#: ``T.cuda.wait_until``: memory scopes, and dst dtype -> PTX load type.
+_WAIT_SCOPES = ("cta", "cluster", "gpu", "sys")
+WAIT_UNTIL_PTX_TYPES = {"int32": "s32", "uint32": "u32", "int64": "s64", "uint64": "u64"}
+
+
+def _is_local_scalar(value):
+    buf = getattr(value, "buffer", None)
+    return (buf is not None and buf.scope() == "local" and len(value.indices) == 1
+            and tuple(int(getattr(s, "value", -1)) for s in buf.shape) == (1,))
+
+
+def _dtype_text(dtype, what):
+    text = dtype.value if isinstance(dtype, StringImm) else dtype
+    if not isinstance(text, str):
+        text = str(text) if hasattr(text, "bits") else None
+    if not text:
+        raise TypeError(f"{what}: dtype must be a dtype string, got {dtype!r}")
+    return str(DataType(text))
+
+
+def _dtype_of(value, what):
+    if isinstance(value, bool) or not isinstance(value, (int, float)) and not hasattr(
+            value, "dtype"):
+        raise TypeError(f"{what} must be a PrimExpr or number, got {type(value).__name__}")
+    if isinstance(value, int):
+        return "int32"
+    if isinstance(value, float):
+        return "float32"
+    return value.dtype
 
 
 def _check_reduce_op(fn, op):
@@ -286,9 +362,13 @@ class CUDANamespace:
 
     @staticmethod
     def cta_reduce(value, op, num_warps, scratch):
-        """CTA-wide reduction of ``value`` over ``num_warps`` warps through shared
-        ``scratch`` (one element per warp)."""
+        """CTA-wide reduction of ``value`` over ``num_warps`` warps (a power of two, 1 to 32)
+        through shared ``scratch`` (one element per warp); every thread gets the result."""
         op = _check_reduce_op("cta_reduce", op)
+        n = num_warps.value if isinstance(num_warps, IntImm) else num_warps
+        if isinstance(n, int) and not (1 <= n <= 32 and n & (n - 1) == 0):
+            raise ValueError(f"T.cuda.cta_reduce: num_warps must be a power of two in [1, 32], "
+                             f"got {n}")
         return _call("cta_reduce", value.dtype, value, op, _int(num_warps, "num_warps"),
                      scratch)
 
@@ -303,6 +383,253 @@ class CUDANamespace:
     @staticmethod
     def cta_min(value, num_warps, scratch):
         return CUDANamespace.cta_reduce(value, "min", num_warps, scratch)
+
+    # -- memory, atomics, timing -------------------------------------------------------------
+    @staticmethod
+    def ldg(addr, dtype, *rest, dst=None, vec=""):
+        """A read-only cached global load (``__ldg``) of ``dtype`` from the pointer ``addr``.
+
+        Scalar form (``vec=""``): the loaded value, of ``dtype`` (any of
+        :data:`LDG_SCALAR_DTYPES`). Vector form (``vec="v2"``/``"v4"``, for
+        :data:`LDG_VECTOR_DTYPES`): one ``int2``/``int4``-style load whose lanes are stored
+        through the pointers of ``dst`` (a tuple of ``vec`` length); the call is a
+        statement and prints as ``T.cuda.ldg(*dst, addr, dtype, vec, len(dst))``, which
+        parses back.
+        """
+        if rest:  # the printed vector form: (*dst, addr, dtype, vec, count)
+            args = [addr, dtype, *rest]
+            if len(args) < 5 or dst is not None:
+                raise TypeError("T.cuda.ldg takes (addr, dtype, *, dst=None, vec='') or the "
+                                "printed vector form (*dst, addr, dtype, vec, count)")
+            count = args[-1].value if isinstance(args[-1], IntImm) else args[-1]
+            vec = args[-2].value if isinstance(args[-2], StringImm) else args[-2]
+            if count != len(args) - 4:
+                raise ValueError(f"T.cuda.ldg: count {count} does not match the "
+                                 f"{len(args) - 4} destination pointer(s)")
+            dst, addr, dtype = tuple(args[:-4]), args[-4], args[-3]
+        dtype = _dtype_text(dtype, "T.cuda.ldg")
+        if vec in ("", None):
+            if dst is not None:
+                raise ValueError("T.cuda.ldg: dst= needs a vector form (vec='v2' or 'v4')")
+            if dtype not in LDG_SCALAR_DTYPES:
+                raise ValueError(f"Unsupported CUDA __ldg dtype {dtype!r} in T.cuda.ldg; "
+                                 f"supported: {', '.join(LDG_SCALAR_DTYPES)}")
+            return _call("ldg", dtype, addr, dtype)
+        if vec not in ("v2", "v4"):
+            raise ValueError(f"T.cuda.ldg: vec must be '', 'v2' or 'v4', got {vec!r}")
+        if dst is None:
+            raise ValueError(f"T.cuda.ldg: the vector form vec={vec!r} needs dst=(ptr, ...)")
+        dst = list(dst) if isinstance(dst, (tuple, list)) else [dst]
+        if len(dst) != int(vec[1:]):
+            raise ValueError(f"T.cuda.ldg: vec={vec!r} stores {vec[1:]} lanes, but dst has "
+                             f"{len(dst)} pointer(s)")
+        if dtype not in LDG_VECTOR_DTYPES:
+            raise ValueError(f"Unsupported vector CUDA __ldg dtype {dtype!r} in T.cuda.ldg; "
+                             f"supported: {', '.join(LDG_VECTOR_DTYPES)}")
+        return _call("ldg", "", *dst, addr, dtype, vec, len(dst))
+
+    @staticmethod
+    def atomic_add(res_addr, value):
+        """``atomicAdd(res_addr, value)``: the old value, of ``value``'s dtype."""
+        return _call("atomic_add", _dtype_of(value, "T.cuda.atomic_add value"), res_addr, value)
+
+    @staticmethod
+    def atomic_cas(ptr, old_val, new_val):
+        """``atomicCAS(ptr, old_val, new_val)``: the value found at ``ptr``."""
+        return _call("atomic_cas", _dtype_of(old_val, "T.cuda.atomic_cas old_val"), ptr,
+                     old_val, new_val)
+
+    @staticmethod
+    def nano_sleep(time):
+        """``__nanosleep(time)``: suspend the thread for about ``time`` ns (sm_70)."""
+        return _call("nano_sleep", "", time)
+
+    @staticmethod
+    def clock64():
+        """``clock64()``: the SM cycle counter, a uint64."""
+        return _call("clock64", "uint64")
+
+    @staticmethod
+    def thread_rank():
+        """The thread's rank in its CTA (cooperative groups ``thread_rank()``), an int32."""
+        return _call("thread_rank", "int32")
+
+    @staticmethod
+    def smem_addr_from_uint64(cluster_addr):
+        """The low 32 bits of a 64-bit shared-memory address (a uint32)."""
+        return _call("smem_addr_from_uint64", "uint32", cluster_addr)
+
+    @staticmethod
+    def sm100_2sm_leader_smem_addr(ptr):
+        """The shared-window address of ``ptr`` in the even (leader) CTA of an sm_100 CTA pair:
+        ``cvta_generic_to_shared(ptr) & 0xFEFFFFFF`` (bit 24 selects the peer CTA)."""
+        return CUDANamespace.cvta_generic_to_shared(ptr) & IntImm("uint32", 0xFEFFFFFF)
+
+    @staticmethod
+    def mov_sreg(bits, reg_name):
+        """Read the PTX special register ``%reg_name`` (``mov.u32``/``mov.u64``); ``bits`` is
+        32 (an int32 result) or 64 (an int64)."""
+        bits = int(bits.value if isinstance(bits, IntImm) else bits)
+        if bits not in (32, 64):
+            raise ValueError(f"T.cuda.mov_sreg: bits must be 32 or 64, got {bits}")
+        name = reg_name.value if isinstance(reg_name, StringImm) else reg_name
+        if not isinstance(name, str) or not name.lstrip("%").replace("_", "").replace(
+                ".", "").isalnum():
+            raise ValueError(f"T.cuda.mov_sreg: {reg_name!r} is not a PTX special register name")
+        return _call("mov_sreg", f"int{bits}", bits, name.lstrip("%"))
+
+    @staticmethod
+    def wait_until(dst, ptr, predicate, scope="gpu", space="global", ptx_type=None,
+                   backoff_ns=None):
+        """Spin until ``predicate`` (an expression of ``dst``) holds, reloading ``dst`` from
+        ``ptr`` with ``ld.relaxed.<scope>.<space>`` (sleeping ``backoff_ns`` ns between tries
+        when given), then one ``ld.acquire`` of ``ptr`` orders what follows after the
+        write that was seen. ``dst`` is a thread-local scalar (``T.local_scalar``) of a
+        32/64-bit integer type (``ptx_type`` overrides the PTX type, e.g. ``"b32"``)."""
+        if not _is_local_scalar(dst):
+            raise TypeError("T.cuda.wait_until: dst must be a writable thread-local scalar "
+                            f"(T.local_scalar), got {dst!r}")
+        if scope not in _WAIT_SCOPES:
+            raise ValueError(f"T.cuda.wait_until: scope must be one of "
+                             f"{', '.join(_WAIT_SCOPES)}, got {scope!r}")
+        if space != "global":
+            raise ValueError(f"T.cuda.wait_until: space {space!r} is not supported yet "
+                             "(only 'global')")
+        if ptx_type is None and dst.dtype not in WAIT_UNTIL_PTX_TYPES:
+            raise ValueError(f"T.cuda.wait_until: no PTX load type for a {dst.dtype} dst; "
+                             f"use one of {', '.join(WAIT_UNTIL_PTX_TYPES)} or pass ptx_type")
+        backoff = 0 if backoff_ns is None else backoff_ns
+        return _call("wait_until", "", dst, ptr, predicate, scope, space, ptx_type or "",
+                     backoff)
+
+    @staticmethod
+    def trap_when_assert_failed(cond):
+        """Execute PTX ``trap`` (abort the kernel) when ``cond`` is false."""
+        return _call("trap_when_assert_failed", "", cond)
+
+    # -- warp votes and reductions -----------------------------------------------------------
+    @staticmethod
+    def ballot_sync(mask, pred):
+        """``__ballot_sync(mask, pred)``: the lanes of ``mask`` whose ``pred`` is true."""
+        return _call("ballot_sync", "uint32", mask, pred)
+
+    @staticmethod
+    def any_sync(mask, pred):
+        """``__any_sync(mask, pred)``: non-zero when ``pred`` holds in some lane of ``mask``."""
+        return _call("any_sync", "int32", mask, pred)
+
+    @staticmethod
+    def reduce_add_sync_u32(mask, value):
+        """``__reduce_add_sync(mask, value)`` on unsigned 32-bit values (sm_80)."""
+        return _call("reduce_add_sync_u32", "uint32", mask, value)
+
+    @staticmethod
+    def reduce_min_sync_u32(mask, value):
+        """``__reduce_min_sync(mask, value)`` on unsigned 32-bit values (sm_80)."""
+        return _call("reduce_min_sync_u32", "uint32", mask, value)
+
+    @staticmethod
+    def ffs_u32(value):
+        """``__ffs(value)``: 1 + the index of the lowest set bit, 0 for 0 (an int32)."""
+        return _call("ffs_u32", "int32", value)
+
+    # -- bit casts and conversions -----------------------------------------------------------
+    @staticmethod
+    def uint_as_float(bits):
+        """``__uint_as_float``: the float32 with the bit pattern of ``bits``."""
+        return _call("uint_as_float", "float32", bits)
+
+    @staticmethod
+    def float_as_uint(x):
+        """``__float_as_uint``: the bit pattern of the float32 ``x`` as a uint32."""
+        return _call("float_as_uint", "uint32", x)
+
+    @staticmethod
+    def fdividef(x, y):
+        """``__fdividef(x, y)``: fast approximate float32 division."""
+        return _call("fdividef", "float32", x, y)
+
+    @staticmethod
+    def half2float(src):
+        """``__half2float``: a float16 value as float32."""
+        return _call("half2float", "float32", src)
+
+    @staticmethod
+    def bfloat162float(src):
+        """``__bfloat162float``: a bfloat16 value as float32."""
+        return _call("bfloat162float", "float32", src)
+
+    @staticmethod
+    def make_float2(x, y):
+        """A ``float2`` of ``(x, y)`` carried in a uint64 (the operand form of the packed
+        ``T.ptx.*.f32x2`` instructions)."""
+        return _call("make_float2", "uint64", x, y)
+
+    @staticmethod
+    def float2_x(packed):
+        """The ``x`` lane (float32) of a float2 packed in a uint64."""
+        return _call("float2_x", "float32", packed)
+
+    @staticmethod
+    def float2_y(packed):
+        """The ``y`` lane (float32) of a float2 packed in a uint64."""
+        return _call("float2_y", "float32", packed)
+
+    @staticmethod
+    def fmul2_rn(a, b):
+        """Lane-wise ``__fmul2_rn`` of two packed float2 values (uint64 in and out, sm_100)."""
+        return _call("fmul2_rn", "uint64", a, b)
+
+    @staticmethod
+    def fadd2_rn(a, b):
+        """Lane-wise ``__fadd2_rn`` of two packed float2 values (uint64 in and out, sm_100)."""
+        return _call("fadd2_rn", "uint64", a, b)
+
+    @staticmethod
+    def float22bfloat162_rn(v0, v1):
+        """Two float32 values rounded to a ``__nv_bfloat162``, its bits as a uint32."""
+        return _call("float22bfloat162_rn", "uint32", v0, v1)
+
+    @staticmethod
+    def float22bfloat162_rn_from_float2(packed):
+        """:meth:`float22bfloat162_rn` of a float2 packed in a uint64."""
+        return _call("float22bfloat162_rn_from_float2", "uint32", packed)
+
+    @staticmethod
+    def bfloat1622float2(packed):
+        """A ``__nv_bfloat162`` (its bits in a uint32) widened to a float2 packed in a
+        uint64."""
+        return _call("bfloat1622float2", "uint64", packed)
+
+    @staticmethod
+    def hmin2(a, b):
+        """Lane-wise ``__hmin2`` of two bfloat16x2 values carried as uint32 bits."""
+        return _call("hmin2", "uint32", a, b)
+
+    @staticmethod
+    def hmax2(a, b):
+        """Lane-wise ``__hmax2`` of two bfloat16x2 values carried as uint32 bits."""
+        return _call("hmax2", "uint32", a, b)
+
+    @staticmethod
+    def fp8x4_e4m3_from_float4(x, y, z, w):
+        """Four float32 values converted to ``__nv_fp8x4_e4m3``, its bits as a uint32."""
+        return _call("fp8x4_e4m3_from_float4", "uint32", x, y, z, w)
+
+    @staticmethod
+    def float22half2(dst, src):
+        """``*(half2*)dst = __float22half2_rn(*(float2*)src)``."""
+        return _call("float22half2", "", dst, src)
+
+    @staticmethod
+    def half8tofloat8(src_addr, dst_addr):
+        """Widen 8 halves at ``src_addr`` to 8 floats at ``dst_addr``."""
+        return _call("half8tofloat8", "", src_addr, dst_addr)
+
+    @staticmethod
+    def float8tohalf8(src_addr, dst_addr):
+        """Narrow 8 floats at ``src_addr`` to 8 halves (round to nearest) at ``dst_addr``."""
+        return _call("float8tohalf8", "", src_addr, dst_addr)
 
     def __getattr__(self, name):
         raise AttributeError(f"T.cuda.{name} is not a CUDA builtin; known: "

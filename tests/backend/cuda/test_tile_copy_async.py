@@ -29,7 +29,7 @@ def cp_calls(func):
 
 
 def test_registered():
-    assert list_registered_schedules()["tirx.tile.copy_async"]["cuda"] == ["ldgsts"]
+    assert list_registered_schedules()["tirx.tile.copy_async"]["cuda"][0] == "ldgsts"
 
 
 def test_cta_tile_16_byte_cg_unrolled():

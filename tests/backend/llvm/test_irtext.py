@@ -171,3 +171,15 @@ def test_llvmlite_instructions_mix_with_irtext_blocks():
     text = str(module)
     assert f"mul i32 {doubled.get_reference()}, 3" in text
     parse_ir(text, "m")
+
+
+def test_installed_llvmlite_is_a_tested_version():
+    """irtext subclasses llvmlite's private classes: only tested versions are supported."""
+    import llvmlite
+
+    from tvm.backend.llvm import irtext
+
+    message = irtext.untested_llvmlite(llvmlite.__version__)
+    assert message is None, message
+    other = irtext.untested_llvmlite("0.52.0")
+    assert "llvmlite 0.52.0 is not a version" in other and "pip install" in other

@@ -128,3 +128,30 @@ def test_second_round_visits_only_changed_functions_with_the_same_result():
         plain = remove_all_unused(map_functions(plain, cb._Canonicalizer))
     assert_structural_equal(after, plain)
     assert "lv2" not in after.script() and "t = " not in after.script()
+
+
+def test_tuple_of_dataflow_vars_not_read_through_after_its_block():
+    """``t = (lv, x)`` is a block output; a later block's ``t[0]`` cannot become ``lv``."""
+
+    @I.ir_module
+    class Before:
+        @R.function
+        def main(x: R.Tensor((3,), "float32"), c: R.Tensor((), "bool")):
+            with R.dataflow():
+                lv = R.exp(x)
+                t = (lv, x)
+                R.output(t)
+            if c:
+                r = R.sin(x)
+            else:
+                r = R.cos(x)
+            with R.dataflow():
+                a = t[0]
+                b = R.add(a, r)
+                R.output(b)
+            return b
+
+    after = relax.transform.CanonicalizeBindings()(Before)
+    relax.analysis.well_formed(after)
+    last = after["main"].body.blocks[-1].bindings
+    assert isinstance(last[0].value, relax.TupleGetItem)

@@ -453,6 +453,10 @@ class CodeGenC:
         data = self.var_name(buf.data)
         lanes = dtype_info(dtype).lanes
         if lanes == 1 or dtype_info(buf.dtype).lanes == lanes:
+            elem = getattr(getattr(buf.data.type_annotation, "element_type", None), "dtype", None)
+            if lanes == 1 and elem is not None and str(elem) not in (str(dtype), "handle", ""):
+                # a view of another dtype over the same storage (uint32 words of half registers)
+                return f"(({self.type_name(dtype)}*){data})[{self.print_expr(index)}]"
             return f"{data}[{self.print_expr(index)}]"
         if not isinstance(index, E.Ramp) or not _is_one(index.stride):
             raise ValueError(

@@ -37,6 +37,7 @@ _SCALAR = {
     "float16": "half", "bfloat16": "nv_bfloat16", "float8_e4m3fn": "__nv_fp8_e4m3",
     "float8_e5m2": "__nv_fp8_e5m2", "int8": "signed char", "uint8": "unsigned char",
     "int16": "short", "uint16": "unsigned short", "int64": "int64_t", "uint64": "uint64_t",
+    "uint128": "__uint128_t", "int128": "__int128_t",  # b128 registers (ld.b128, CLC)
 }
 # (element, lanes) -> CUDA vector type.
 _VECTOR = {
@@ -209,7 +210,8 @@ class CodeGenCUDA(CodeGenC):
         size = self.constant_size(buf)
         ty = self.type_name(buf.dtype)
         if scope == "shared":
-            self.emit(f"__shared__ alignas(64) {ty} {name}[{size}];")
+            align = max(64, int(getattr(buf, "data_alignment", 64) or 64))  # align=1024 tiles
+            self.emit(f"__shared__ alignas({align}) {ty} {name}[{size}];")
         elif scope in ("local", "warp", ""):
             self.emit(f"alignas(64) {ty} {name}[{size}];")
         else:

@@ -17,8 +17,12 @@ written ``__forceinline__ __device__`` as Apache TVM 0.27 writes it.
   loop, ``syncthreads_and/or``, ``get_tmem_addr`` (``addr + (row << 16) + col``),
   ``warp_reduce`` (a ``__shfl_xor_sync`` butterfly); ``func_call`` emits its
   ``source_code`` once and calls the function; ``printf`` is CUDA's ``printf``.
-* Not supported yet (a ``ValueError`` says so): ``grid_sync``, ``cta_reduce``, the wgmma /
-  tcgen05 descriptor encoders, ``wgmma.noop_barrier``.
+* ``cta_reduce`` (warp butterflies and a shared partial per warp); the one-intrinsic
+  builtins (``ldg``, atomics, bit casts, ``grid_sync``...) are in ``codegen_cuda_builtins``.
+* ``wgmma.noop_barrier(reg)`` -> an empty ``asm volatile`` that reads and writes ``reg``
+  (``"+f"`` for float32, ``"+r"`` for 32-bit integers): the compiler may not move uses of a
+  wgmma accumulator across it (CUTLASS calls this ``warpgroup_fence_operand``).
+* Not supported yet (a ``ValueError`` says so): the wgmma / tcgen05 descriptor encoders.
 
 :func:`join_tirx_sources` batches several generated sources into one translation unit
 (one preamble, each helper once) so that one nvcc call compiles many kernels.
@@ -28,12 +32,14 @@ from __future__ import annotations
 
 import re
 
+from ...error import InternalError
 from ...ir.expr import Range
 from ...tirx.expr import Call, IntImm, StringImm, Var
 from ...tirx.ptx import check_arch, render_ptx
 from ...tirx.stmt import AttrStmt, ForKind
 from ...tirx.stmt_functor import post_order_visit
 from . import codegen_cuda as _cg
+from . import codegen_cuda_builtins
 
 __all__ = ["HELPER_BEGIN", "check_target_arch", "join_tirx_sources", "register"]
 
@@ -71,14 +77,22 @@ def _simple(name: str, ret: str, params: str, body: str):
 
 _MBAR_WAIT = (
     "  uint32_t addr = (uint32_t)__cvta_generic_to_shared(bar);\n"
+    "{ticks_decl}"
     "  asm volatile(\n"
-    "    \"{\\n\"\n"
+    "    \"{{\\n\"\n"
     "    \".reg .pred P1;\\n\"\n"
     "    \"WAIT_%=:\\n\"\n"
-    "    \"mbarrier.try_wait.parity{sem}.shared::cta.b64 P1, [%0], %1;\\n\"\n"
+    "    \"mbarrier.try_wait.parity{sem}.shared::cta.b64 P1, [%0], %1{ticks_op};\\n\"\n"
     "    \"@!P1 bra WAIT_%=;\\n\"\n"
-    "    \"}\\n\" :: \"r\"(addr), \"r\"(phase) : \"memory\");\n"
+    "    \"}}\\n\" :: \"r\"(addr), \"r\"(phase){ticks_in} : \"memory\");\n"
 )
+#: ``T.cuda.mbarrier_wait``: acquire at CTA scope, with a suspend-time hint of 10^7 ns per
+#: try (``0x989680``), as Apache TVM 0.27 emits it.
+_MBAR_WAIT_CTA = _MBAR_WAIT.format(
+    sem=".acquire.cta", ticks_decl="  uint32_t ticks = 0x989680;\n", ticks_op=", %2",
+    ticks_in=', \"r\"(ticks)')
+_MBAR_WAIT_CLUSTER = _MBAR_WAIT.format(sem=".acquire.cluster", ticks_decl="", ticks_op="",
+                                       ticks_in="")
 
 _HANDLERS = {
     "cta_sync": _simple("cta_sync", "void", "", "  __syncthreads();\n"),
@@ -104,11 +118,10 @@ _HANDLERS = {
     "cvta_generic_to_shared": _simple(
         "cvta_generic_to_shared", "unsigned int", "void* p",
         "  return (unsigned int)__cvta_generic_to_shared(p);\n"),
-    "mbarrier_wait": _simple("mbarrier_wait", "void", "void* bar, int phase",
-                             _MBAR_WAIT.replace("{sem}", "")),
+    "mbarrier_wait": _simple("mbarrier_wait", "void", "void* bar, int phase", _MBAR_WAIT_CTA),
     "mbarrier_wait_acquire_cluster": _simple(
-        "mbarrier_wait_acquire_cluster", "void", "void* bar, int phase",
-        _MBAR_WAIT.replace("{sem}", ".acquire.cluster")),
+        "mbarrier_wait_acquire_cluster", "void", "void* bar, int phase", _MBAR_WAIT_CLUSTER),
+
     "get_tmem_addr": _simple(
         "get_tmem_addr", "uint32_t", "uint32_t addr, int row, int col",
         "  return addr + ((uint32_t)row << 16) + (uint32_t)col;\n"),
@@ -149,6 +162,67 @@ def _warp_reduce(gen, op):
     return f"{fn}({gen.print_expr(value)}, {gen.print_expr(width)})"
 
 
+def _cta_reduce(gen, op):
+    """``T.cuda.cta_reduce``: a butterfly within each warp, one partial per warp in
+    ``scratch``, warp 0 reduces the partials, every thread reads ``scratch[0]`` (0.27's
+    helper name ``tvm_builtin_cuda_cta_reduce_<op>_<num_warps>``, a template over the type).
+    Lanes of warp 0 past ``num_warps`` contribute 0 to a sum and ``scratch[0]`` (a real
+    partial) to a max / min, so no identity value of the type is needed."""
+    value, kind, num_warps, scratch = op.args
+    kind = kind.value if isinstance(kind, StringImm) else str(kind)
+    if not isinstance(num_warps, IntImm):
+        raise ValueError(  # noqa: TRY004 - invalid IR, not a wrong argument type
+            f"T.cuda.cta_reduce in kernel {gen.func_name}: num_warps must be a constant, "
+            f"got {num_warps}")
+    nw = num_warps.value
+    fn = f"tvm_builtin_cuda_cta_reduce_{kind}_{nw}"
+    combine = _REDUCE[kind]
+    fill = "T(0)" if kind == "sum" else "scratch[0]"
+    _helper(gen, fn, (
+        "template <typename T>\n"
+        f"__forceinline__ __device__ T {fn}(T val, void* scratch_raw) {{\n"
+        "  T* scratch = reinterpret_cast<T*>(scratch_raw);\n"
+        "  int tid = threadIdx.x + threadIdx.y * blockDim.x"
+        " + threadIdx.z * blockDim.x * blockDim.y;\n"
+        "  int warp = tid / 32;\n"
+        "  int lane = tid % 32;\n"
+        "  T a = val;\n"
+        "  for (int offset = 16; offset > 0; offset /= 2) {\n"
+        "    T b = __shfl_xor_sync(0xffffffffu, a, offset);\n"
+        f"    a = {combine};\n"
+        "  }\n"
+        "  if (lane == 0) scratch[warp] = a;\n"
+        "  __syncthreads();\n"
+        "  if (warp == 0) {\n"
+        f"    a = lane < {nw} ? scratch[lane] : {fill};\n"
+        "    for (int offset = 16; offset > 0; offset /= 2) {\n"
+        "      T b = __shfl_xor_sync(0xffffffffu, a, offset);\n"
+        f"      a = {combine};\n"
+        "    }\n"
+        "    if (lane == 0) scratch[0] = a;\n"
+        "  }\n"
+        "  __syncthreads();\n"
+        "  return scratch[0];\n"
+        "}\n"))
+    return f"{fn}({gen.print_expr(value)}, {gen.print_expr(scratch)})"
+
+
+_FENCE_OPERAND = {"float32": ("float", "f"), "int32": ("int", "r"), "uint32": ("unsigned int", "r")}
+
+
+def _wgmma_noop_barrier(gen, op):
+    (reg,) = op.args
+    kind = _FENCE_OPERAND.get(str(reg.dtype))
+    if kind is None:
+        raise ValueError(f"T.cuda.wgmma.noop_barrier in kernel {gen.func_name}: the register "
+                         f"must be float32, int32 or uint32, got {reg.dtype}")
+    ty, cons = kind
+    fn = f"tvm_builtin_cuda_wgmma_noop_barrier_{cons}"
+    _helper(gen, fn, f"__device__ __forceinline__ void {fn}({ty}& reg) {{\n"
+                     f'  asm volatile("" : "+{cons}"(reg) :: "memory");\n}}\n')
+    return f"{fn}({gen.print_expr(reg)})"
+
+
 def _unsupported(name):
     def handle(gen, op):
         raise ValueError(
@@ -166,8 +240,10 @@ def register() -> None:
     _cg.CALL_HANDLERS["tirx.cuda.func_call"] = _func_call
     _cg.CALL_HANDLERS["tirx.cuda.printf"] = _printf
     _cg.CALL_HANDLERS["tirx.cuda.warp_reduce"] = _warp_reduce
-    for name in ("grid_sync", "cta_reduce", "wgmma_noop_barrier",
-                 "wgmma_encode_matrix_descriptor", "tcgen05_encode_matrix_descriptor",
+    _cg.CALL_HANDLERS["tirx.cuda.cta_reduce"] = _cta_reduce
+    _cg.CALL_HANDLERS["tirx.cuda.wgmma_noop_barrier"] = _wgmma_noop_barrier
+    codegen_cuda_builtins.register()
+    for name in ("wgmma_encode_matrix_descriptor", "tcgen05_encode_matrix_descriptor",
                  "tcgen05_encode_instr_descriptor",
                  "tcgen05_encode_instr_descriptor_block_scaled"):
         _cg.CALL_HANDLERS[f"tirx.cuda.{name}"] = _unsupported(name)
@@ -233,6 +309,11 @@ def _kernel_attrs(func) -> dict:
     return found
 
 
+class KernelAttrConflict(ValueError, InternalError):
+    """Kernel attributes that CUDA cannot express together: a ``ValueError`` that is also a
+    ``tvm.error.InternalError``, the kind Apache TVM 0.27's code generator reports it as."""
+
+
 def kernel_qualifiers(func, threads, name: str):
     """``__launch_bounds__(threads, min_blocks[, max_blocks_per_cluster]) `` or
     ``__maxnreg__(n) `` from the kernel's attributes; None when it sets none of them."""
@@ -242,7 +323,7 @@ def kernel_qualifiers(func, threads, name: str):
     text = {k: _const_int(v, k, name) for k, v in attrs.items()}
     if MAX_REGISTERS in text:
         if MIN_BLOCKS in text or MAX_BLOCKS_PER_CLUSTER in text:
-            raise ValueError(
+            raise KernelAttrConflict(
                 f"kernel {name}: {MAX_REGISTERS} (__maxnreg__) cannot be combined with CUDA "
                 f"launch bounds ({MIN_BLOCKS} / {MAX_BLOCKS_PER_CLUSTER})"
             )

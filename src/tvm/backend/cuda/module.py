@@ -41,6 +41,7 @@ from ...tirx.function import PrimFunc
 from ...tirx.stmt import AttrStmt, BufferLoad, BufferStore, For, ForKind, IterVar
 from ...tirx.stmt_functor import StmtExprVisitor, post_order_visit
 from ...tirx.transform.split_host_device import is_gpu_target
+from ...tirx.type import is_tensormap_pointer
 from . import intrin, nvcc
 from .codegen_cuda import codegen, kernel_functions
 
@@ -389,6 +390,11 @@ def _function_info(mod: IRModule) -> dict:
             "launch_param_tags": [str(t) for t in
                                   (func.get_attr("tirx.kernel_launch_params") or [])],
         }
+        # 1: a __grid_constant__ CUtensorMap passed by value (the host passes its address)
+        tags = [int(is_tensormap_pointer(getattr(p, "type_annotation", None)))
+                for p in func.params]
+        if any(tags):
+            info[name]["arg_extra_tags"] = tags
     return info
 
 

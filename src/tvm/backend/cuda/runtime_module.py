@@ -201,7 +201,15 @@ class LaunchParamConfig:
 
 
 def _tensor_map_bytes(value) -> bytes:
-    """The 128 bytes of a tensor-map argument (bytes, a TensorMap or a CUtensorMap)."""
+    """The 128 bytes of a tensor-map argument (bytes, a TensorMap or a CUtensorMap, or the
+    nonzero host address of one: compiled host code passes the descriptor it encoded on
+    its stack)."""
+    if isinstance(value, ctypes.c_void_p):
+        value = value.value or 0
+    if isinstance(value, (int, np.integer)) and not isinstance(value, bool):
+        if not value:
+            raise ValueError("a CUtensorMap argument is a null pointer")
+        return ctypes.string_at(int(value), TENSOR_MAP_BYTES)
     if hasattr(value, "descriptor"):
         value = value.descriptor
     if hasattr(value, "opaque") and not isinstance(value, (bytes, bytearray, memoryview)):

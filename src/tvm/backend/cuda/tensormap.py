@@ -221,6 +221,19 @@ def _address(value) -> int:
     return int(value)
 
 
+def _dtype_arg(dtype):
+    """The dtype argument of the packed call: a dtype name (str or DataType), a raw
+    ``CUtensorMapDataType`` value (int), or the address of a C string naming the dtype
+    (compiled host code passes a string constant that way)."""
+    if isinstance(dtype, ctypes.c_void_p):
+        if not dtype.value:
+            raise ValueError("runtime.cuTensorMapEncodeTiled: the dtype is a null pointer")
+        return ctypes.string_at(dtype.value).decode()
+    if isinstance(dtype, int) and not isinstance(dtype, bool):
+        return dtype
+    return str(dtype)
+
+
 def encode_tiled_packed(tensor_map_ptr, dtype, rank, global_address, *rest) -> None:
     """``runtime.cuTensorMapEncodeTiled``: encode into the 128-byte host buffer at
     ``tensor_map_ptr``.
@@ -244,7 +257,7 @@ def encode_tiled_packed(tensor_map_ptr, dtype, rank, global_address, *rest) -> N
     element_strides = rest[3 * rank - 1 : 4 * rank - 1]
     interleave, swizzle, l2_promotion, oob_fill = rest[4 * rank - 1 :]
     data = encode_tiled(
-        str(dtype),
+        _dtype_arg(dtype),
         _address(global_address),
         dims,
         strides,

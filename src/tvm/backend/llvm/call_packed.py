@@ -30,7 +30,7 @@ from ...tirx import expr as E
 from . import irtext as ir
 from .codegen_expr import I8, I32, I64, PTR
 
-__all__ = ["SLOT_PREFIX", "emit_call_packed", "link_callees", "slot_name"]
+__all__ = ["SLOT_PREFIX", "emit_call_packed", "emit_stack_alloca", "link_callees", "slot_name"]
 
 SLOT_PREFIX = "__pytvm_callee."
 _CALL = "TVMFFIFunctionCall"
@@ -129,6 +129,33 @@ def emit_call_packed(cg, op: E.Call):
     status = b.call(call, [handle, array, ir.Constant(I32, len(args)), result])
     cg._return_on_error(status)
     return ir.Constant(I32, 0)
+
+
+#: Bytes and alignment of one ``T.tvm_stack_alloca("tensormap", n)`` slot (a CUtensorMap).
+_TENSOR_MAP_BYTES, _TENSOR_MAP_ALIGN = 128, 64
+
+
+def emit_stack_alloca(cg, op: E.Call):
+    """``T.tvm_stack_alloca("tensormap", n)`` on the host: ``n`` 64-byte aligned 128-byte
+    ``CUtensorMap`` buffers in the function's entry block (what a TMA copy's descriptor is
+    encoded into before the kernel launch). Other slot kinds are lowered by MakePackedAPI's
+    own packing and are not expected here."""
+    kind = op.args[0].value if isinstance(op.args[0], E.StringImm) else None
+    count = op.args[1]
+    if kind != "tensormap" or not isinstance(count, E.IntImm):
+        raise ValueError(
+            f"tvm_stack_alloca({kind!r}, {count}) in function {cg.func_name}: the LLVM host "
+            "code generator supports only tvm_stack_alloca('tensormap', <constant>)")
+    here = cg.builder.block
+    entry_builder = ir.IRBuilder(cg._entry)
+    first = cg._entry.instructions[0] if cg._entry.instructions else None
+    if first is not None:
+        entry_builder.position_before(first)
+    ptr = entry_builder.alloca(I8, size=ir.Constant(I64, _TENSOR_MAP_BYTES * int(count.value)),
+                               name="tensormap")
+    ptr.align = _TENSOR_MAP_ALIGN
+    cg.builder.position_at_end(here)
+    return ptr
 
 
 _SLOT_DEFINITION = re.compile(r'^@"?(' + re.escape(SLOT_PREFIX) + r'[^"\s]+)"? = ', re.MULTILINE)

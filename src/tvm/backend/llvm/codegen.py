@@ -47,9 +47,10 @@ from ...tirx.stmt import (
     While,
 )
 from ...tirx.stmt_functor import StmtVisitor, post_order_visit
+from ...tirx.type import is_tensormap_pointer
 from . import intrin
 from . import irtext as ir  # llvmlite.ir's interface, faster (see irtext.py)
-from .call_packed import emit_call_packed
+from .call_packed import emit_call_packed, emit_stack_alloca
 from .codegen_expr import (
     I8,
     I32,
@@ -243,7 +244,7 @@ class CodeGenLLVM(ExprEmitter):
         for p in func.params:
             buf = func.buffer_map.get(p)
             if buf is None:
-                if p.dtype == "handle":
+                if p.dtype == "handle" and not is_tensormap_pointer(p.type_annotation):
                     raise ValueError(
                         f"function {name}: handle parameter {p.name} has no buffer_map "
                         "entry; raw pointer parameters are not supported yet"
@@ -786,6 +787,7 @@ _CALL_HANDLERS = {
     "tirx.isnan": CodeGenLLVM._isnan,
     "tirx.ret": CodeGenLLVM._ret,
     "tirx.tvm_call_packed": emit_call_packed,
+    "tirx.tvm_stack_alloca": emit_stack_alloca,  # TMA descriptors (T.TensorMap) on the host
 }
 
 register_expr_method(E.Call, CodeGenLLVM._call)

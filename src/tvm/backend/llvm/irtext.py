@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import contextlib
 import re
+import warnings
 
 from llvmlite import ir as _ir
 from llvmlite.ir import (
@@ -44,6 +45,29 @@ from llvmlite.ir import (
 )
 from llvmlite.ir._utils import DuplicatedNameError
 from llvmlite.ir.values import FunctionAttributes
+
+#: The llvmlite minor versions this module was checked against (its tests compare every
+#: recipe's text with llvmlite's own). It subclasses llvmlite's private classes, so another
+#: version may differ; pyproject.toml bounds the dependency to these.
+TESTED_LLVMLITE = ((0, 49), (0, 50))
+
+
+def untested_llvmlite(version: str) -> str | None:
+    """A message when llvmlite ``version`` is not one this module was tested with, else None."""
+    parts = tuple(int(p) for p in re.findall(r"\d+", version)[:2])
+    if parts in TESTED_LLVMLITE:
+        return None
+    tested = ", ".join(f"{a}.{b}" for a, b in TESTED_LLVMLITE)
+    return (
+        f"llvmlite {version} is not a version pytvm's LLVM IR builder (tvm.backend.llvm.irtext) "
+        f"was tested with ({tested}); it subclasses llvmlite's private classes, so generated "
+        "code may break. Install a tested version: pip install 'llvmlite>=0.49,<0.51'"
+    )
+
+
+_UNTESTED = untested_llvmlite(getattr(__import__("llvmlite"), "__version__", "0"))
+if _UNTESTED is not None:
+    warnings.warn(_UNTESTED, RuntimeWarning, stacklevel=2)
 
 _LABEL = LabelType()
 _I1 = IntType(1)

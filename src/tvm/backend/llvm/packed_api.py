@@ -88,6 +88,8 @@ _TYPE_NAMES, _DEVICE_NAMES, _DTYPE_PREFIX = TYPE_NAMES, DEVICE_NAMES, DTYPE_PREF
 _OBJECT_HEADER_BYTES = OBJECT_HEADER_BYTES
 PACKED_FUNCTION_TYPE = ir.FunctionType(I32, [PTR, PTR, I32, PTR])
 _parse_dtype, _named_dtypes, _declare = parse_dtype, named_dtypes, declare
+#: ``kTVMFFIOpaquePtr``: how a ``ctypes.c_void_p`` argument arrives.
+TYPE_OPAQUE_PTR = 4
 
 Dim = int | str | None
 
@@ -129,7 +131,8 @@ class TensorParam:
 
 @dataclasses.dataclass(frozen=True)
 class ScalarParam:
-    """A scalar parameter: ``dtype`` is an int, uint, float or bool dtype such as ``"int32"``."""
+    """A scalar parameter: ``dtype`` is an int, uint, float or bool dtype such as ``"int32"``,
+    or ``"handle"`` (an opaque pointer, ``ctypes.c_void_p``)."""
 
     name: str
     dtype: str
@@ -249,6 +252,8 @@ def _validate(name: str, params: Sequence[Param]) -> None:
         if param.dtype is not None:
             _parse_dtype(param.dtype)
         if isinstance(param, ScalarParam):
+            if param.dtype == "handle":  # an opaque pointer (a TMA descriptor's address)
+                continue
             code, _, lanes = _parse_dtype(param.dtype)
             if lanes != 1 or code not in (0, 1, 2, 6):
                 raise ValueError(
@@ -492,6 +497,16 @@ class _Emitter:
 
     def _unpack_scalar(self, index, param: ScalarParam, type_index, value_ptr) -> ir.Value:
         b = self.builder
+        if param.dtype == "handle":
+            # an opaque pointer argument (``ctypes.c_void_p``): T.TensorMap() parameters
+            self._fail_if(
+                b.icmp_signed("!=", type_index, ir.Constant(I32, TYPE_OPAQUE_PTR)),
+                "TypeError",
+                self._where(index, "Mismatched type") + "expected void* (an opaque pointer), "
+                "got %s",
+                lambda: type_name(self.module, b, type_index),
+            )
+            return b.inttoptr(b.load(value_ptr, typ=I64), PTR, name=param.name)
         code, bits, _ = _parse_dtype(param.dtype)
         is_int = b.icmp_signed("==", type_index, ir.Constant(I32, TYPE_INT))
         is_bool = b.icmp_signed("==", type_index, ir.Constant(I32, TYPE_BOOL))

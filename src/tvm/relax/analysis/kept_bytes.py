@@ -26,7 +26,16 @@ from ...ir.module import IRModule
 from ...runtime import DataType
 from ...tirx.expr import IntImm
 from ..block_builder import BlockBuilder
-from ..expr import DataflowBlock, DataflowVar, Function, SeqExpr, Tuple, Var, VarBinding
+from ..expr import (
+    BindingBlock,
+    DataflowBlock,
+    DataflowVar,
+    Function,
+    SeqExpr,
+    Tuple,
+    Var,
+    VarBinding,
+)
 from ..ty import PrimType, ShapeType, TensorType, TupleType
 
 __all__ = ["KeptModel", "estimate_kept_bytes", "static_nbytes"]
@@ -73,22 +82,35 @@ def _gradient_parts():
     return Gradient, strip_checkpoints, substitute, used_vars_of
 
 
+def flat_bindings(func) -> list:
+    """The bindings of ``func``'s top-level blocks, in order (``R.If`` branches not entered)."""
+    return [b for block in func.body.blocks for b in block.bindings]
+
+
+def is_single_dataflow(func) -> bool:
+    """Whether ``func``'s body is one dataflow block (else: the Gradient control-flow path)."""
+    blocks = func.body.blocks
+    return len(blocks) == 1 and isinstance(blocks[0], DataflowBlock)
+
+
+def _without_dataflow(func):
+    # Lazy: relax.transform imports relax.analysis (see _gradient_parts).
+    from ..transform.to_non_dataflow import without_dataflow
+
+    return without_dataflow(func)
+
+
 def _check_function(func, what):
     if not isinstance(func, Function):
         raise TypeError(f"{what} expects a relax.Function, got {type(func).__name__}")
-    body = func.body
-    if (
-        not isinstance(body, SeqExpr)
-        or len(body.blocks) != 1
-        or not isinstance(body.blocks[0], DataflowBlock)
-    ):
-        raise ValueError(
-            f"{what} needs a function whose body is a single R.dataflow() block followed by "
-            "the return, as relax.transform.Gradient does"
+    if not isinstance(func.body, SeqExpr):
+        raise ValueError(  # noqa: TRY004 - unsupported IR, not a wrong argument type
+            f"{what} needs a function whose body is a sequence of binding blocks, as "
+            "relax.transform.Gradient does"
         )
     for param in func.params:
         static_nbytes(param.ty, f"{what}: parameter {param.name_hint}")
-    for binding in body.blocks[0].bindings:
+    for binding in flat_bindings(func):
         if not isinstance(binding, VarBinding):
             raise ValueError(  # noqa: TRY004 - unsupported IR, not a wrong argument type
                 f"{what}: {binding.var.name_hint} is bound by a MatchCast; Gradient rejects "
@@ -116,8 +138,12 @@ def _is_float_scalar(ty):
     )
 
 
-def _rule_reads(params, bindings, ret, target_index, what):
-    """The bound variables (of ``bindings``, markers already stripped) the adjoint reads."""
+def _rule_reads(params, bindings, ret, target_index, what, dataflow=True):
+    """The bound variables (of ``bindings``, markers already stripped) the adjoint reads.
+
+    ``dataflow`` False: the function has control flow or several blocks; the surrogate is
+    one binding block of plain variables (Gradient's control-flow path).
+    """
     from ..op import sum as _sum  # lazy: the op library sits above relax.analysis
 
     gradient, _, substitute, _ = _gradient_parts()
@@ -125,7 +151,7 @@ def _rule_reads(params, bindings, ret, target_index, what):
     renamed = {}
     new_bindings = []
     for i, binding in enumerate(bindings):
-        kind = DataflowVar if isinstance(binding.var, DataflowVar) else Var
+        kind = DataflowVar if dataflow and isinstance(binding.var, DataflowVar) else Var
         new_var = kind(f"kept_b{i}", binding.var.ty)
         new_bindings.append(VarBinding(new_var, substitute(binding.value, renamed)))
         renamed[binding.var] = new_var
@@ -144,11 +170,12 @@ def _rule_reads(params, bindings, ret, target_index, what):
         surrogate = Var("kept_target", TensorType([], target.ty.dtype))
         new_bindings.append(VarBinding(surrogate, BlockBuilder().normalize(_sum(target))))
         new_ret, index = surrogate, 0
-    body = SeqExpr([DataflowBlock(new_bindings)], new_ret)
+    block = DataflowBlock(new_bindings) if dataflow else BindingBlock(new_bindings)
+    body = SeqExpr([block], new_ret)
     surrogate_func = BlockBuilder().normalize(Function(list(params), body, ret_ty=new_ret.ty))
 
     mod = gradient("main", target_index=index)(IRModule({"main": surrogate_func}))
-    adjoint = mod["main_adjoint"].body.blocks[0].bindings
+    adjoint = flat_bindings(mod["main_adjoint"])
     target_name = _target(new_ret, index).name_hint
     seed = next(i for i, b in enumerate(adjoint) if b.var.name_hint == f"{target_name}_adjoint")
     by_name = {f"kept_b{i}": binding.var for i, binding in enumerate(bindings)}
@@ -182,21 +209,30 @@ class KeptModel:
         _check_function(func, what)
         _, strip, substitute, self._used_vars = _gradient_parts()
         self.params = list(func.params)
-        bindings, info = strip(self.params, list(func.body.blocks[0].bindings))
+        dataflow = is_single_dataflow(func)
+        self._func = func
+        # Gradient strips a function with control flow after dropping its dataflow blocks
+        # (markers on a dataflow output then resolve differently), so the model does too.
+        work = func if dataflow else _without_dataflow(func)
+        bindings, info = strip(self.params, flat_bindings(work))
         # Stripping makes fresh output aliases, so the function's own strip is remembered.
-        self._func, self._stripped = func, (bindings, info)
-        ret = substitute(func.body.body, info.redirect)
+        self._stripped = (bindings, info)
+        ret = substitute(work.body.body, info.redirect)
         #: The bound variables whose forward value a gradient rule reads.
-        self.reads = _rule_reads(self.params, bindings, ret, target_index, what)
+        self.reads = _rule_reads(self.params, bindings, ret, target_index, what, dataflow)
 
     def kept_vars(self, func) -> list:
         """The bound variables of ``func`` (the same function, markers placed anywhere) whose
-        forward value the backward pass keeps, in binding order."""
+        forward value the backward pass keeps, in binding order. For a function with control
+        flow or several blocks they are those of its copy without dataflow blocks (the same
+        names), as the Gradient pass sees it."""
         if func is self._func:
             bindings, info = self._stripped
         else:
             _, strip, _, _ = _gradient_parts()
-            bindings, info = strip(list(func.params), list(func.body.blocks[0].bindings))
+            if not is_single_dataflow(func):
+                func = _without_dataflow(func)  # keeps the variables of a function without any
+            bindings, info = strip(list(func.params), flat_bindings(func))
         values = {b.var: b.value for b in bindings}
         kept, seen = set(), set()
         stack = list(self.reads)
@@ -229,7 +265,7 @@ def estimate_kept_bytes(func, target_index: int = 0) -> int:
     Parameters
     ----------
     func : relax.Function
-        One dataflow block followed by the return, static shapes; markers allowed.
+        Static shapes; markers, R.If and several blocks allowed.
     target_index : int
         Which returned field is differentiated when the function returns a tuple. A float
         tensor target that is not a scalar (e.g. a backbone's logits) is reduced with
@@ -243,7 +279,7 @@ def estimate_kept_bytes(func, target_index: int = 0) -> int:
     Raises
     ------
     ValueError
-        For symbolic shapes, a body that is not a single dataflow block, or a target that is
+        For symbolic shapes, a MatchCast, or a target that is
         not a float tensor (plus the errors of ``relax.transform.Gradient`` itself).
     """
     return KeptModel(func, target_index).kept_bytes(func)

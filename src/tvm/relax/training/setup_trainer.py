@@ -5,7 +5,7 @@ from __future__ import annotations
 from ...ir.type import TupleType
 from ..block_builder import BlockBuilder
 from ..expr import DataflowVar, Tuple, Var
-from .utils import AppendLoss, inline_body, split_outputs
+from .utils import AppendLoss, call_or_inline, inline_body, split_outputs
 
 __all__ = ["SetupTrainer"]
 
@@ -142,10 +142,10 @@ def _train_step(mod, input_num, param_num, state_num):
     # gradients stay dataflow variables, so fusion may join their kernels to the update.
     adjoint_result = adjoint.body.body
     keep = _returned_vars(adjoint_result.fields[0]) if isinstance(adjoint_result, Tuple) else []
-    bb = BlockBuilder()
+    bb = BlockBuilder(mod)
     with bb.function(TRAIN_STEP_FUNC, [*params, optim_states]):
         with bb.dataflow():
-            value, grads = split_outputs(bb, inline_body(bb, adjoint, params, keep))
+            value, grads = split_outputs(bb, call_or_inline(bb, mod, ADJOINT_FUNC, params, keep))
             loss, *new_states = split_outputs(bb, value) if state_num else [value]
             weights = Tuple(params[input_num:input_num + param_num])
             update = inline_body(bb, optimizer, [weights, grads, optim_states],

@@ -7,9 +7,11 @@ from ...ir import transform as ir_transform
 from ...ir.type import TupleType
 from ..block_builder import BlockBuilder
 from ..expr import (
+    Call,
     DataflowBlock,
     DataflowVar,
     Function,
+    If,
     MatchCast,
     SeqExpr,
     Tuple,
@@ -69,6 +71,24 @@ def inline_body(bb, func, args, outputs=()):
     return mutator.visit_expr(body.body)
 
 
+def has_control_flow(func) -> bool:
+    """Whether ``func``'s body binds an ``R.If`` (its bindings cannot go into one block)."""
+    body = func.body
+    return isinstance(body, SeqExpr) and any(
+        isinstance(b.value, If) for block in body.blocks for b in block.bindings
+        if not isinstance(b, MatchCast)
+    )
+
+
+def call_or_inline(bb, mod, func_name, args, outputs=()):
+    """``func_name(args)`` emitted into ``bb``'s dataflow block: the body inlined, or, when it
+    has control flow (an ``R.If`` cannot sit in a dataflow block), a call of the function."""
+    func = mod[func_name]
+    if not has_control_flow(func):
+        return inline_body(bb, func, args, outputs)
+    return bb.emit(Call(mod.get_global_var(func_name), list(args)), func_name)
+
+
 def output_vars(func):
     """The variables bound in ``func``'s dataflow blocks that are visible after them."""
     body = func.body
@@ -125,10 +145,10 @@ def AppendLoss(func_name: str, loss_function: Function, num_backbone_outputs: in
         keep = set(output_vars(backbone)) - set(returned[:num_backbone_outputs])
         params = [Var(p.name_hint, p.ty) for p in backbone.params]
         extra = [Var(p.name_hint, p.ty) for p in loss_function.params[num_backbone_outputs:]]
-        bb = BlockBuilder()
+        bb = BlockBuilder(mod)
         with bb.function(new_name, params + extra):
             with bb.dataflow():
-                fields = split_outputs(bb, inline_body(bb, backbone, params, keep))
+                fields = split_outputs(bb, call_or_inline(bb, mod, func_name, params, keep))
                 if len(fields) < num_backbone_outputs:
                     raise ValueError(
                         f"AppendLoss: {func_name} returns {len(fields)} values, fewer than "

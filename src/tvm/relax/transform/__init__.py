@@ -8,11 +8,12 @@ from .bind_params import BindParams
 from .call_tir_rewrite import CallTIRRewrite
 from .canonicalize_bindings import CanonicalizeBindings
 from .checkpoint_budget import CheckpointToBudget
+from .convert_to_dataflow import ConvertToDataflow
 from .dead_code_elimination import DeadCodeElimination
 from .fold_constant import FoldConstant
 from .fuse_ops import FuseOps
 from .fuse_tir import FuseTIR
-from .gradient import Gradient, GradientSimplifier
+from .gradient import ForwardGradient, Gradient, GradientSimplifier
 from .kill_after_last_use import KillAfterLastUse
 from .lambda_lift import LambdaLift
 from .legalize_ops import LegalizeOps

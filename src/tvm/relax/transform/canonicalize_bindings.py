@@ -59,7 +59,13 @@ class _Canonicalizer(ExprMutator):
                 and structural_equal(value.ty, b.var.ty)
             ):
                 self.rename[value] = b.var
-        return super().visit_dataflow_block_(block)
+        result = super().visit_dataflow_block_(block)
+        # A tuple with a field local to this block cannot be read through after it.
+        self.tuples = {
+            var: value for var, value in self.tuples.items()
+            if not any(isinstance(f, DataflowVar) for f in value.fields)
+        }
+        return result
 
     def _target(self, var, value):
         """The variable ``var`` can be replaced by, or None."""

@@ -39,12 +39,24 @@ import re
 
 from ...ir.op import Op
 from ...ir.transform import module_pass
-from ..analysis.kept_bytes import KeptModel, static_nbytes
+from ..analysis.kept_bytes import KeptModel, flat_bindings, is_single_dataflow, static_nbytes
 from ..block_builder import BlockBuilder
-from ..expr import Call, DataflowBlock, DataflowVar, Function, SeqExpr, VarBinding
+from ..expr import (
+    BindingBlock,
+    Call,
+    DataflowBlock,
+    DataflowVar,
+    Function,
+    If,
+    SeqExpr,
+    Var,
+    VarBinding,
+)
 from ..op.grad import end_checkpoint, start_checkpoint
 from ..ty import TensorType, TupleType
+from .convert_to_dataflow import convert_to_dataflow
 from .gradient.checkpoint import substitute, used_vars_of
+from .to_non_dataflow import without_dataflow
 
 __all__ = ["CheckpointToBudget", "parse_memory_size"]
 
@@ -211,8 +223,8 @@ def _candidates(bindings, reads, segmentable):
         yield sorted(placed)
 
 
-def _marker(bb, make, var, name):
-    new_var = DataflowVar(name, var.ty)
+def _marker(bb, make, var, name, dataflow=True):
+    new_var = (DataflowVar if dataflow else Var)(name, var.ty)
     return VarBinding(new_var, bb.normalize(make(var)))
 
 
@@ -252,8 +264,10 @@ def place_markers(func, segments):
     :func:`_segment_inputs`) is bound to ``<v>_scp = start_checkpoint(v)`` before the segment; every segment variable read later is
     bound to ``<v>_ecp = end_checkpoint(v)`` after it, and later bindings read that instead.
     """
-    block = func.body.blocks[0]
-    bindings = list(block.bindings)
+    # A function with control flow or several blocks is given without dataflow blocks
+    # (``without_dataflow``); the markers then go into its one binding block.
+    dataflow = is_single_dataflow(func)
+    bindings = flat_bindings(func)
     starts = dict(segments)
     later_uses = {}  # var -> index of the last binding reading it
     for i, binding in enumerate(bindings):
@@ -274,17 +288,19 @@ def place_markers(func, segments):
         inner = {}
         for var in wrapped:
             source = remap.get(var, var)
-            scp = _marker(bb, start_checkpoint, source, f"{source.name_hint}_scp")
+            scp = _marker(bb, start_checkpoint, source, f"{source.name_hint}_scp", dataflow)
             new.append(scp)
             inner[var] = scp.var
         new.extend(b.replace(value=substitute(b.value, inner)) for b in bindings[i:q])
         for binding in bindings[i:q]:
             if later_uses.get(binding.var, -1) >= q:
-                ecp = _marker(bb, end_checkpoint, binding.var, f"{binding.var.name_hint}_ecp")
+                ecp = _marker(
+                    bb, end_checkpoint, binding.var, f"{binding.var.name_hint}_ecp", dataflow
+                )
                 new.append(ecp)
                 remap[binding.var] = ecp.var
         i = q
-    body = SeqExpr([DataflowBlock(new)], func.body.body)
+    body = SeqExpr([DataflowBlock(new) if dataflow else BindingBlock(new)], func.body.body)
     return bb.normalize(func.replace(body=body))  # gives the new body its type
 
 
@@ -313,16 +329,27 @@ def checkpoint_to_budget(func, budget_bytes: int, target_index: int = 0, name: s
                     "(relax.analysis.estimate_kept_bytes measures a hand-checkpointed one)"
                 )
     model = KeptModel(func, target_index, what)  # checks the body and the shapes
-    bindings = list(func.body.blocks[0].bindings)
     plain = model.kept_bytes(func)
     if plain <= budget_bytes:
         return func, plain, []  # fits already: nothing to recompute, nothing to rewrite
-    segmentable = [isinstance(b.var, DataflowVar) for b in bindings]
+    dataflow = is_single_dataflow(func)
+    if dataflow:
+        work = func
+        segmentable = [isinstance(b.var, DataflowVar) for b in flat_bindings(func)]
+    else:
+        # Control flow or several blocks: segments are runs of the flat binding list that
+        # hold no R.If (an If's value is always kept); dataflow blocks come back at the end.
+        work = without_dataflow(func)
+        model = KeptModel(work, target_index, what)
+        segmentable = [not isinstance(b.value, If) for b in flat_bindings(work)]
+    bindings = flat_bindings(work)
     smallest = plain
     for segments in _candidates(bindings, model.reads, segmentable):
-        candidate = place_markers(func, segments) if segments else func
+        candidate = place_markers(work, segments) if segments else work
         kept = model.kept_bytes(candidate)
         if kept <= budget_bytes:
+            if not dataflow:
+                candidate = convert_to_dataflow(candidate)
             return candidate, kept, segments
         smallest = min(smallest, kept)
     raise ValueError(
@@ -347,7 +374,7 @@ def CheckpointToBudget(budget_bytes, func_name: str = "main", target_index: int 
     budget_bytes : int or str
         The budget in bytes, or a string such as ``"200KB"`` (1 KB = 1024 bytes).
     func_name : str
-        The function to checkpoint (one dataflow block, as Gradient requires).
+        The function to checkpoint (static shapes; R.If and several blocks allowed).
     target_index : int
         The returned field that will be differentiated (as in Gradient). A float tensor
         that is not a scalar (a backbone's logits) counts as reduced by ``R.sum``.

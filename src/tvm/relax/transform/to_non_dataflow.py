@@ -22,7 +22,7 @@ from ..expr import BindingBlock, DataflowBlock, SeqExpr, Var
 from ..expr_functor import ExprMutator
 from ._utils import map_functions
 
-__all__ = ["ToNonDataflow"]
+__all__ = ["ToNonDataflow", "without_dataflow"]
 
 
 class _ToNonDataflow(ExprMutator):
@@ -46,6 +46,11 @@ class _ToNonDataflow(ExprMutator):
         new_var = Var(var.name_hint, var.ty, var.span)
         self.set_var_remap(var, new_var)
         return new_var
+
+
+def without_dataflow(expr):
+    """``expr`` (a function, a SeqExpr) with its dataflow blocks turned into binding blocks."""
+    return _ToNonDataflow().visit_expr(expr)
 
 
 @module_pass(opt_level=0, name="ToNonDataflow")

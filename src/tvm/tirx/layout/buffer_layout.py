@@ -19,9 +19,11 @@ def buffer_layout(layout, shape):
     None, ``"default"`` or a layout equal to ``S[shape]``), else the layout itself."""
     if layout is None or (isinstance(layout, str) and layout == "default"):
         return None
+    if isinstance(layout, str) and layout and set(layout) <= {"P", "F"}:
+        layout = TileLayout.trainium(layout, tuple(shape))  # Trainium "PF" annotation
     if not isinstance(layout, Layout):
-        raise TypeError(f"a buffer layout must be a TileLayout or ComposeLayout, None or "
-                        f"'default', got {layout!r}")
+        raise TypeError(f"a buffer layout must be a TileLayout or ComposeLayout, None, "
+                        f"'default' or a Trainium 'P'/'F' annotation, got {layout!r}")
     if isinstance(layout, TileLayout) and structural_equal(layout, default_layout(shape)):
         return None
     return layout

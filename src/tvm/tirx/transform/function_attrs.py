@@ -9,7 +9,8 @@
   ``__tvm_ffi_<name>`` function that checks the argument count, ndim, dtype, device, static
   and symbolic shapes (``tvm.backend.llvm.packed_api``). The pass checks that every parameter
   can be described that way and raises ``ValueError`` naming the function and parameter
-  otherwise. A function with a GPU target (the host side of a kernel launch) gets the
+  otherwise. A ``T.TensorMap()`` parameter (a TMA descriptor) is taken as an opaque pointer
+  to the caller's 128-byte descriptor. A function with a GPU target (the host side of a kernel launch) gets the
   target's host (``llvm`` when it has none) as its target.
 """
 
@@ -19,6 +20,7 @@ from ...ir.transform import PassInfo
 from ..expr import IntImm, Var
 from ..function import PrimFunc
 from ..stmt_functor import post_order_visit
+from ..type import is_tensormap_pointer
 from .common import PrimFuncPass
 from .split_host_device import SplitHostDevice, host_target, is_gpu_target
 
@@ -56,7 +58,7 @@ def check_packable(func: PrimFunc, name: str) -> None:
     for p in func.params:
         buf = func.buffer_map.get(p)
         if buf is None:
-            if p.dtype == "handle":
+            if p.dtype == "handle" and not is_tensormap_pointer(p.type_annotation):
                 raise ValueError(
                     f"MakePackedAPI: function {name}, parameter {p.name}: a handle without a "
                     "buffer_map entry (raw pointer) is not supported yet"

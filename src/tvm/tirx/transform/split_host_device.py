@@ -240,7 +240,12 @@ class _RegionUses(StmtExprVisitor):
             self.dyn_shared.append(op.buffer)
 
     def visit_decl_buffer_(self, op: DeclBuffer):
-        if op.data is None:
+        if op.data is None and op.buffer.scope() == "tmem":
+            # tensor memory is the kernel's own (addressed through allocated_addr)
+            self.defined.add(id(op.buffer.data))
+            if op.buffer.allocated_addr is not None:
+                self.visit_expr(op.buffer.allocated_addr)
+        elif op.data is None:
             self._use_buffer(op.buffer)
         else:
             self.visit_expr(op.data)
@@ -368,7 +373,9 @@ class _Splitter(StmtMutator):
         for buf in buffers:
             decls.append(DeclBuffer(remap.visit_buffer_def(buf)))
         body = SeqStmt.flatten([*decls, body]) if decls else body
-        tags = [t for t in uses.launch if is_hardware_thread_tag(t)]
+        # cluster shapes are launch values too (CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION)
+        tags = [t for t in uses.launch if is_hardware_thread_tag(t)
+                or t.startswith(("clusterCtaIdx.", "preferredClusterCtaIdx."))]
         extents = [uses.launch[t] for t in tags]
         launch_params = list(tags) + self.flags
         if uses.dyn_shared:

@@ -300,6 +300,42 @@ CASES = [
         lambda x: x.reshape(1, 2, 2, 2, 3, 2).mean(axis=(3, 5)),
     ),
     Case(
+        nn.max_pool1d,
+        [t((1, 2, 6)), 2, 2],
+        'R.Tensor((1, 2, 3), dtype="float32")',
+        lambda x: x.reshape(1, 2, 3, 2).max(axis=3),
+    ),
+    Case(
+        nn.avg_pool1d,
+        [t((1, 2, 6)), 2, 2],
+        'R.Tensor((1, 2, 3), dtype="float32")',
+        lambda x: x.reshape(1, 2, 3, 2).mean(axis=3),
+    ),
+    Case(
+        nn.adaptive_avg_pool1d,
+        [t((1, 2, 6)), 3],
+        'R.Tensor((1, 2, 3), dtype="float32")',
+        lambda x: x.reshape(1, 2, 3, 2).mean(axis=3),
+    ),
+    Case(
+        nn.max_pool3d,
+        [t((1, 2, 4, 4, 4)), 2, 2],
+        'R.Tensor((1, 2, 2, 2, 2), dtype="float32")',
+        lambda x: x.reshape(1, 2, 2, 2, 2, 2, 2, 2).max(axis=(3, 5, 7)),
+    ),
+    Case(
+        nn.avg_pool3d,
+        [t((1, 2, 4, 4, 4)), 2, 2],
+        'R.Tensor((1, 2, 2, 2, 2), dtype="float32")',
+        lambda x: x.reshape(1, 2, 2, 2, 2, 2, 2, 2).mean(axis=(3, 5, 7)),
+    ),
+    Case(
+        nn.adaptive_avg_pool3d,
+        [t((1, 2, 4, 4, 4)), 2],
+        'R.Tensor((1, 2, 2, 2, 2), dtype="float32")',
+        lambda x: x.reshape(1, 2, 2, 2, 2, 2, 2, 2).mean(axis=(3, 5, 7)),
+    ),
+    Case(
         nn.layer_norm,
         [t((2, 4)), t((4,)), t((4,)), -1],
         'R.Tensor((2, 4), dtype="float32")',

@@ -25,7 +25,7 @@ from ..manipulate import (
     split,
     squeeze,
 )
-from ..nn import conv2d, conv2d_transpose, softmax
+from ..nn import avg_pool2d, conv2d, conv2d_transpose, max_pool2d, softmax
 from ..nn import pad as nn_pad
 from ..statistical import mean, sum
 from ..ternary import where
@@ -262,6 +262,119 @@ def _pool_backward(backward):
 
 register_gradient("relax.nn.max_pool2d", _pool_backward(max_pool2d_backward))
 register_gradient("relax.nn.avg_pool2d", _pool_backward(avg_pool2d_backward))
+
+
+def _as_2d(orig_call, what):
+    """A 1-D pool's layout seen as 2-D: ``(axis of W, 2-D layout)`` with an ``H`` of extent 1."""
+    attrs = orig_call.attrs
+    layout, out_layout = str(attrs.layout), str(attrs.out_layout)
+    if layout != out_layout or sorted(layout) != sorted("NCW"):
+        raise ValueError(
+            f"the {what} gradient is supported for the plain layouts NCW and NWC (same in and "
+            f"out) only, got layout={layout!r}, out_layout={out_layout!r}"
+        )
+    axis = layout.index("W")
+    return axis, layout[:axis] + "H" + layout[axis:]
+
+
+def _pool1d_backward(backward, what):
+    # A 1-D pool is the 2-D pool of the tensor with an extent-1 H axis before W.
+    def rule(orig_var, orig_call, output_grad, ctx):
+        attrs = orig_call.attrs
+        axis, layout2 = _as_2d(orig_call, what)
+        before, after = (int(p) for p in attrs.padding)
+        grad = backward(
+            expand_dims(output_grad, axis),
+            expand_dims(orig_call.args[0], axis),
+            (1, int(attrs.pool_size[0])),
+            (1, int(attrs.strides[0])),
+            (0, before, 0, after),
+            (1, int(attrs.dilation[0])),
+            attrs.ceil_mode,
+            attrs.count_include_pad,
+            layout2,
+            layout2,
+        )
+        return [squeeze(grad, [axis])]
+
+    return rule
+
+
+register_gradient("relax.nn.max_pool1d", _pool1d_backward(max_pool2d_backward, "max_pool1d"))
+register_gradient("relax.nn.avg_pool1d", _pool1d_backward(avg_pool2d_backward, "avg_pool1d"))
+
+
+def _pool3d_as_2d(pool2d, backward, output_grad, x, out_dims, pool, strides, padding, dilation,
+                  ceil_mode, count_include_pad, what):
+    """The gradient of a 3-D pool through its separable form: a 2-D pool over (H, W) of every
+    depth slice, then a 2-D pool over depth (an (k, 1) window on (D, Ho * Wo)). Max and
+    average are both separable (an average's valid count is the product of the per-axis
+    counts), so the composition is the 3-D pool and its gradient is the 3-D gradient."""
+    dims = static_dims(x)
+    if dims is None or out_dims is None:
+        raise ValueError(f"the {what} gradient is supported for static shapes only")
+    n, c, d, h, w = dims
+    _, _, do, ho, wo = out_dims
+    kd, kh, kw = pool
+    front, top, left, back, bottom, right = padding
+    common = (ceil_mode, count_include_pad, "NCHW", "NCHW")
+    hw_args = ((kh, kw), strides[1:], (top, left, bottom, right), dilation[1:], *common)
+    d_args = ((kd, 1), (strides[0], 1), (front, 0, back, 0), (dilation[0], 1), *common)
+    x2 = reshape(x, (n, c * d, h, w))
+    stage = reshape(pool2d(x2, *hw_args), (n, c, d, ho * wo))
+    grad_stage = backward(reshape(output_grad, (n, c, do, ho * wo)), stage, *d_args)
+    grad_x2 = backward(reshape(grad_stage, (n, c * d, ho, wo)), x2, *hw_args)
+    return reshape(grad_x2, dims)
+
+
+def _pool3d_rule(pool2d, backward, what):
+    def rule(orig_var, orig_call, output_grad, ctx):
+        attrs = orig_call.attrs
+        if str(attrs.layout) != "NCDHW" or str(attrs.out_layout) != "NCDHW":
+            raise ValueError(
+                f"the {what} gradient is supported for the NCDHW layout only, got "
+                f"layout={attrs.layout!r}, out_layout={attrs.out_layout!r}"
+            )
+        ints = lambda values: [int(v) for v in values]
+        return [
+            _pool3d_as_2d(
+                pool2d, backward, output_grad, orig_call.args[0], static_dims(orig_var),
+                ints(attrs.pool_size), ints(attrs.strides), ints(attrs.padding),
+                ints(attrs.dilation), bool(attrs.ceil_mode), bool(attrs.count_include_pad), what,
+            )
+        ]  # fmt: skip
+
+    return rule
+
+
+register_gradient("relax.nn.max_pool3d", _pool3d_rule(max_pool2d, max_pool2d_backward,
+                                                      "max_pool3d"))
+register_gradient("relax.nn.avg_pool3d", _pool3d_rule(avg_pool2d, avg_pool2d_backward,
+                                                      "avg_pool3d"))
+
+
+@register_gradient("relax.nn.adaptive_avg_pool3d")
+def _adaptive_avg_pool3d_grad(orig_var, orig_call, output_grad, ctx):
+    # When the output size divides the input size, the windows are a regular average pool.
+    x = orig_call.args[0]
+    attrs = orig_call.attrs
+    if str(attrs.layout) != "NCDHW" or str(attrs.out_layout) != "NCDHW":
+        raise ValueError("the adaptive_avg_pool3d gradient is supported for NCDHW only")
+    in_dims, out_dims = static_dims(x), static_dims(orig_var)
+    if in_dims is None or out_dims is None:
+        raise ValueError("the adaptive_avg_pool3d gradient is supported for static shapes only")
+    window = []
+    for a, b in zip(in_dims[2:], out_dims[2:]):
+        if a % b:
+            raise ValueError(
+                "the adaptive_avg_pool3d gradient is supported only when the output size "
+                f"divides the input size, got {in_dims[2:]} -> {out_dims[2:]}"
+            )
+        window.append(a // b)
+    return [
+        _pool3d_as_2d(avg_pool2d, avg_pool2d_backward, output_grad, x, out_dims, window, window,
+                      [0] * 6, [1, 1, 1], False, True, "adaptive_avg_pool3d")
+    ]
 
 
 # --- beyond TVM 0.27's list --------------------------------------------------------------------
@@ -516,6 +629,27 @@ def _adaptive_avg_pool2d_grad(orig_var, orig_call, output_grad, ctx):
             attrs.out_layout,
         )
     ]  # fmt: skip
+
+
+@register_gradient("relax.nn.adaptive_avg_pool1d")
+def _adaptive_avg_pool1d_grad(orig_var, orig_call, output_grad, ctx):
+    # As the 2-D rule, on the tensor with an extent-1 H axis before W.
+    x = orig_call.args[0]
+    axis, layout2 = _as_2d(orig_call, "adaptive_avg_pool1d")
+    in_dims, out_dims = static_dims(x), static_dims(orig_var)
+    if in_dims is None or out_dims is None:
+        raise ValueError("the adaptive_avg_pool1d gradient is supported for static shapes only")
+    if in_dims[axis] % out_dims[axis]:
+        raise ValueError(
+            "the adaptive_avg_pool1d gradient is supported only when the output size divides "
+            f"the input size, got {in_dims[axis]} -> {out_dims[axis]}"
+        )
+    window = [1, in_dims[axis] // out_dims[axis]]
+    grad = avg_pool2d_backward(
+        expand_dims(output_grad, axis), expand_dims(x, axis), window, window, [0, 0, 0, 0],
+        [1, 1], False, False, layout2, layout2,
+    )  # fmt: skip
+    return [squeeze(grad, [axis])]
 
 
 @register_gradient("relax.nn.group_norm")

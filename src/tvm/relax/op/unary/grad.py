@@ -166,5 +166,7 @@ def _stop(orig_var, orig_call, output_grad, ctx):
     return no_grad_all(orig_call)
 
 
-for _name in ("ceil", "floor", "round", "sign", "trunc", "logical_not"):
+# isfinite/isinf/isnan have boolean results: piecewise constant in x.
+for _name in ("ceil", "floor", "round", "sign", "trunc", "logical_not", "isfinite", "isinf",
+              "isnan"):
     register_gradient(f"relax.{_name}", _stop)

@@ -5,7 +5,8 @@ See ``docs/arch/autodiff.md``: the driver (:mod:`.pass_`), checkpointing
 (:mod:`.simplify`).
 """
 
+from .forward import ForwardGradient
 from .pass_ import Gradient, GradientError
 from .simplify import GradientSimplifier
 
-__all__ = ["Gradient", "GradientError", "GradientSimplifier"]
+__all__ = ["ForwardGradient", "Gradient", "GradientError", "GradientSimplifier"]

@@ -9,10 +9,12 @@ from __future__ import annotations
 
 from ....error import InternalError, check_failed
 from ....ir.op import MissingOpRuleError, Op
-from ...expr import Call, Constant, Tuple, TupleGetItem, Var, VarBinding
+from ...expr import Call, Constant, If, SeqExpr, Tuple, TupleGetItem, Var, VarBinding
 from ...op import add, ones, zeros
 from ...ty import TensorType, TupleType
-from .checkpoint import Recomputer
+from ...utils import renew_vars
+from .._utils import free_relax_vars
+from .checkpoint import CheckpointInfo, Recomputer, substitute
 from .te_grad import emit_te_gradient
 
 __all__ = ["BackwardGenerator", "GradientError", "GradientRuleMissingError", "zeros_of_type"]
@@ -91,9 +93,13 @@ def _is_no_grad(expr) -> bool:
 class BackwardGenerator:
     """Emits the adjoint bindings of one dataflow block into ``bb``, in reverse order."""
 
-    def __init__(self, bb, recomputer: Recomputer):
+    def __init__(self, bb, recomputer: Recomputer, relevant=None):
         self._bb = bb
         self._recompute = recomputer
+        #: The variables whose adjoint can matter (they depend on a requested variable); None
+        #: for all. Only an R.If's adjoint tuple consults it: elsewhere unused adjoints are
+        #: removed afterwards, but a tuple field is a use.
+        self._relevant = relevant
         #: var -> the variable currently bound to its adjoint.
         self.adjoints = {}
 
@@ -168,19 +174,31 @@ class BackwardGenerator:
             self.update(value, grad)
         elif isinstance(value, Constant):
             pass
+        elif isinstance(value, If):
+            self._visit_if(binding, grad)
         else:
             raise gradient_error(
                 "false",
                 f"Now does not support the type of binding value: {type(value).__name__} "
                 f"(bound to {var.name_hint}); Gradient supports Call, Tuple, TupleGetItem, "
-                "Var and Constant values",
+                "Var, Constant and If values",
             )
 
     def _visit_call(self, binding, grad):
         call = binding.value
         op = call.op
         if not isinstance(op, Op):
-            return  # calls of functions are treated as having no gradient (as in TVM)
+            # Calls of the module's Relax functions were inlined before the sweep; what is
+            # left (an extern function, a closure in a variable) has no known derivative.
+            # Apache TVM 0.27 treats it as constant and returns zeros; pytvm refuses.
+            callee = getattr(op, "name_hint", None) or getattr(op, "global_symbol", None)
+            raise GradientError(
+                f"Gradient cannot differentiate through the call bound to "
+                f"{binding.var.name_hint}: its callee {callee or type(op).__name__} "
+                f"({type(op).__name__}) is not a Relax function of the module, so its "
+                "derivative is unknown. Express it with Relax ops, or wrap it with "
+                "R.call_tir_with_grad and a registered TE gradient"
+            )
         if op.name == "relax.call_tir":
             raise GradientError(
                 "Differentiation of call_tir op without registering corresponding gradient "
@@ -213,13 +231,99 @@ class BackwardGenerator:
                 continue
             self.update(arg, partial)
 
+    def _visit_if(self, binding, grad):
+        """``r = R.If(c, A, B)``: the backward pass branches on the same ``c``.
+
+        Each backward branch re-emits its forward branch (fresh variables: a branch's values
+        live only inside it), seeds the branch result with ``grad``, sweeps it, and returns
+        the adjoints of the outer variables the branch reads (zeros where it reads none).
+        The outer variables then receive the fields of that tuple. The outer values the
+        branches read come through the recomputer, so checkpointing applies to them.
+        """
+        value = binding.value
+        free = free_vars_of(value)
+        outer = [
+            var for var in free
+            if _is_float_type(var.ty) and (self._relevant is None or var in self._relevant)
+        ]
+        if not outer:
+            return
+        mapping = {var: self._recompute.var(var) for var in free}
+        seen = [mapping[var] for var in outer]
+        branches = [
+            self._backward_branch(substitute(branch, mapping), grad, seen)
+            for branch in (value.true_branch, value.false_branch)
+        ]
+        adjoint = self._bb.emit(
+            If(substitute(value.cond, mapping), branches[0], branches[1]),
+            f"{binding.var.name_hint}_if_adjoint",
+        )
+        for i, var in enumerate(outer):
+            self.update(var, TupleGetItem(adjoint, i))
+
+    def _backward_branch(self, branch, grad, outer):
+        branch = renew_vars(branch if isinstance(branch, SeqExpr) else SeqExpr([], branch))
+        bb = self._bb
+        bb.begin_binding_block()
+        bindings = [b for block in branch.blocks for b in block.bindings]
+        for inner in bindings:
+            bb.emit_normalized(inner)
+        # Inside a branch every forward value is at hand: nothing to recompute.
+        relevant = None
+        if self._relevant is not None:
+            relevant = depends_on(set(self._relevant) | set(outer), bindings)
+        sub = BackwardGenerator(bb, Recomputer(bb, CheckpointInfo(set(), {}, {})), relevant)
+        sub.update(branch.body, grad)
+        for inner in reversed(bindings):
+            sub.visit_binding(inner)
+        result = Tuple([
+            sub.adjoints[var] if var in sub.adjoints else bb.emit(zeros_of_type(var.ty))
+            for var in outer
+        ])
+        block = bb.end_block()
+        return SeqExpr([block], result)
+
     # --- epilogue ---------------------------------------------------------------------------
-    def epilogue(self, require_grads):
-        """Zero-fill the requested variables without adjoint; emit the ``_adjoint_out`` aliases."""
+    def epilogue(self, require_grads, dataflow=True):
+        """Zero-fill the requested variables without adjoint; emit the ``_adjoint_out`` aliases
+        (dataflow outputs when ``dataflow``)."""
         outs = []
+        emit = self._bb.emit_output if dataflow else self._bb.emit
         for var in require_grads:
             if var not in self.adjoints:
                 self._emit_adjoint(var, zeros_of_type(var.ty))
-            outs.append(self._bb.emit_output(self.adjoints[var], f"{var.name_hint}_adjoint_out"))
+            outs.append(emit(self.adjoints[var], f"{var.name_hint}_adjoint_out"))
         return outs
 
+
+def _is_float_type(ty) -> bool:
+    if isinstance(ty, TupleType):
+        return bool(ty.fields) and all(_is_float_type(field) for field in ty.fields)
+    return isinstance(ty, TensorType) and str(ty.dtype).startswith(("float", "bfloat"))
+
+
+def depends_on(requested, bindings) -> set:
+    """``requested`` plus every variable of ``bindings`` whose value depends on one of them."""
+    reached = set(requested)
+    for binding in bindings:
+        if any(v in reached for v in free_relax_vars(binding.value)):
+            reached.add(binding.var)
+    return reached
+
+
+def free_vars_of(value) -> list:
+    """The variables ``value`` (an ``R.If``) reads that are bound outside it, in first-use order."""
+    bound = set()
+
+    def collect(expr):
+        if isinstance(expr, SeqExpr):
+            for block in expr.blocks:
+                for b in block.bindings:
+                    bound.add(b.var)
+                    collect(b.value)
+        elif isinstance(expr, If):
+            collect(expr.true_branch)
+            collect(expr.false_branch)
+
+    collect(value)
+    return [v for v in free_relax_vars(value) if v not in bound]

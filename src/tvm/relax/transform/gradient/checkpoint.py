@@ -4,7 +4,7 @@ values are kept, and recompute the others lazily in the backward sweep.
 
 from __future__ import annotations
 
-from ...expr import Call, DataflowVar, Var, VarBinding
+from ...expr import Call, DataflowVar, If, Var, VarBinding
 from ...expr_functor import ExprMutator, ExprVisitor
 from .te_grad import as_call_tir
 
@@ -96,7 +96,11 @@ def strip_checkpoints(params, bindings):
         kind = _marker(value) if isinstance(binding, VarBinding) else None
         if kind is None:
             # Rule 3 of F.4 is decided on the value as written, before markers are stripped.
-            if all(v in checkpointed or v in end_outputs for v in used_vars_of(value)):
+            # The value of an R.If is always kept: recomputing it would re-bind the
+            # variables of its branches.
+            if isinstance(value, If) or all(
+                v in checkpointed or v in end_outputs for v in used_vars_of(value)
+            ):
                 checkpointed.add(binding.var)
             new_value = substitute(value, redirect)
             if new_value is not value:

@@ -7,15 +7,20 @@ It checks the function (spec F.2), copies it with fresh variables, strips checkp
 
 from __future__ import annotations
 
+import contextlib
+
 from ....ir.module import IRModule
 from ....ir.transform import module_pass
 from ...analysis import remove_all_unused
 from ...block_builder import BlockBuilder
-from ...expr import DataflowBlock, Function, SeqExpr, Tuple, Var
+from ...expr import DataflowBlock, Function, If, SeqExpr, Tuple, Var
 from ...ty import TensorType, TupleType
 from ...utils import copy_with_new_vars
-from .adjoint import BackwardGenerator, GradientError, gradient_error
+from ..convert_to_dataflow import convert_to_dataflow
+from ..to_non_dataflow import without_dataflow
+from .adjoint import BackwardGenerator, GradientError, depends_on, gradient_error
 from .checkpoint import Recomputer, strip_checkpoints, substitute
+from .inline import inline_function_calls
 from .simplify import simplify_gradient
 from .te_grad import as_call_tir
 
@@ -48,19 +53,23 @@ def _check_function(mod: IRModule, func_name: str):
             f"{func_name} is not a Relax Function (it is a {type(func).__name__}); "
             "Gradient differentiates Relax functions only",
         )
-    body = func.body
-    if (
-        not isinstance(body, SeqExpr)
-        or len(body.blocks) != 1
-        or not isinstance(body.blocks[0], DataflowBlock)
-    ):
+    if not isinstance(func.body, SeqExpr):
         raise gradient_error(
-            "seq_expr->blocks.size() == 1",
-            f"now only support one dataflow block: the body of {func_name} must be a single "
-            "R.dataflow() block followed by the return (no control flow, no bindings outside "
-            "the block)",
+            "seq_expr",
+            f"the body of {func_name} is not a sequence of binding blocks; normalize the "
+            "function (relax.transform.Normalize) first",
         )
     return func
+
+
+def _top_bindings(func) -> list:
+    """The bindings of the function body's blocks, in order (``R.If`` branches not entered)."""
+    return [b for block in func.body.blocks for b in block.bindings]
+
+
+def _is_single_dataflow(func) -> bool:
+    blocks = func.body.blocks
+    return len(blocks) == 1 and isinstance(blocks[0], DataflowBlock)
 
 
 def _check_target(func, func_name, target_index):
@@ -107,7 +116,7 @@ def _check_target(func, func_name, target_index):
 def _check_require_grads(func, func_name, require_grads):
     """Positions of the requested variables: ``("param", i)`` or ``("bound", i)``."""
     params = list(func.params)
-    bound = [b.var for b in func.body.blocks[0].bindings]
+    bound = [b.var for b in _top_bindings(func)]
     if require_grads is None:
         return [("param", i) for i in range(len(params))]
     positions, seen = [], set()
@@ -143,10 +152,26 @@ def _check_require_grads(func, func_name, require_grads):
 def _renamed_vars(func, new_func) -> dict:
     """``id(original var) -> copied var`` for the parameters and bound variables (by position)."""
     mapping = {id(old): new for old, new in zip(func.params, new_func.params)}
-    old_bindings = func.body.blocks[0].bindings
-    new_bindings = new_func.body.blocks[0].bindings
+    old_bindings = _top_bindings(func)
+    new_bindings = _top_bindings(new_func)
     mapping.update({id(a.var): b.var for a, b in zip(old_bindings, new_bindings)})
     return mapping
+
+
+def _prepare(mod, func, func_name, target, positions, dataflow):
+    """The copied function's parameters, flat (inlined) bindings, return, target, requested.
+
+    With ``dataflow`` False the copy has no dataflow block (the control-flow path).
+    """
+    new_func = copy_with_new_vars(func)
+    if not dataflow:
+        new_func = without_dataflow(new_func)
+    params = list(new_func.params)
+    bindings = _top_bindings(new_func)
+    new_target = _renamed_vars(func, new_func)[id(target)]
+    requested = [params[i] if kind == "param" else bindings[i].var for kind, i in positions]
+    bindings = inline_function_calls(mod, bindings, func_name, dataflow=dataflow)
+    return params, bindings, new_func.body.body, new_target, requested
 
 
 def _adjoint_function(func, func_name, require_grads, target_index, mod=None):
@@ -154,16 +179,20 @@ def _adjoint_function(func, func_name, require_grads, target_index, mod=None):
 
     Returns the adjoint and the builder's module: ``mod`` plus the PrimFuncs of TE
     gradients (``call_tir_with_grad``) emitted on the way.
+
+    A function that is one dataflow block (after inlining calls) gets Apache TVM's adjoint,
+    one dataflow block. Any other (``R.If``, several blocks, bindings outside dataflow) is
+    differentiated without dataflow blocks; ``ConvertToDataflow`` then regroups the pure runs.
     """
     target = _check_target(func, func_name, target_index)
     positions = _check_require_grads(func, func_name, require_grads)
 
-    new_func = copy_with_new_vars(func)
-    params = list(new_func.params)
-    bindings = list(new_func.body.blocks[0].bindings)
-    ret = new_func.body.body
-    new_target = _renamed_vars(func, new_func)[id(target)]
-    requested = [params[i] if kind == "param" else bindings[i].var for kind, i in positions]
+    dataflow = _is_single_dataflow(func)
+    prepared = _prepare(mod, func, func_name, target, positions, dataflow)
+    if dataflow and any(isinstance(b.value, If) for b in prepared[1]):
+        dataflow = False  # an inlined callee branches
+        prepared = _prepare(mod, func, func_name, target, positions, dataflow)
+    params, bindings, ret, new_target, requested = prepared
 
     forward, info = strip_checkpoints(params, bindings)
     ret = substitute(ret, info.redirect)
@@ -173,17 +202,21 @@ def _adjoint_function(func, func_name, require_grads, target_index, mod=None):
     attrs = {k: v for k, v in (func.attrs or {}).items() if k != "global_symbol"}
     bb = BlockBuilder(mod)
     with bb.function(name, params, attrs=attrs, pure=func.is_pure):
-        with bb.dataflow():
+        with bb.dataflow() if dataflow else contextlib.nullcontext():
             for binding in forward:
                 # Inside the adjoint a call_tir_with_grad is a plain call_tir (as in TVM).
                 bb.emit_normalized(binding.replace(value=as_call_tir(binding.value)))
-            generator = BackwardGenerator(bb, Recomputer(bb, info))
+            generator = BackwardGenerator(
+                bb, Recomputer(bb, info), None if dataflow else depends_on(requested, forward)
+            )
             generator.seed(new_target)
             for binding in reversed(forward):
                 generator.visit_binding(binding)
-            outs = generator.epilogue(requested)
+            outs = generator.epilogue(requested, dataflow=dataflow)
         bb.emit_func_output(Tuple([ret, Tuple(outs)]))
     adjoint = bb.get()[name]
+    if not dataflow:
+        adjoint = convert_to_dataflow(adjoint)
     adjoint = remove_all_unused(adjoint)
     return simplify_gradient(adjoint), bb.get()
 

@@ -172,6 +172,8 @@ def _make_buffer(shape, dtype, data, strides, elem_offset, scope, align, offset_
     shape = tuple(_sym_dim(s) for s in shape)
     if buffer_type == "auto":
         buffer_type = "auto_broadcast"
+    if isinstance(allocated_addr, (list, tuple)) and len(allocated_addr) == 1:
+        allocated_addr = allocated_addr[0]  # Trainium's [addr]: the one address, as 0.27 prints
     if isinstance(allocated_addr, int) and not isinstance(allocated_addr, bool):
         allocated_addr = IntImm("int32", allocated_addr)
     return _decl_buffer(

@@ -25,7 +25,7 @@ __all__ = ["DTYPE_CONSTRUCTORS", "dtype_constructor", "prim_func"]
 DTYPE_CONSTRUCTORS = (
     "bool",
     "int8", "int16", "int32", "int64",
-    "uint8", "uint16", "uint32", "uint64",
+    "uint8", "uint16", "uint32", "uint64", "uint128",  # uint128: b128 registers (ld.b128)
     "float16", "float32", "float64", "bfloat16",
     "float8_e4m3fn", "float8_e5m2",
 )

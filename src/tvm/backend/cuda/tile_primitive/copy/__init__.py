@@ -17,6 +17,9 @@ Registered for target ``cuda``, tried in this order:
 * ``fallback`` (priority 0, in :mod:`.fallback`): the first active thread of the scope
   copies the tile element by element (a ``UserWarning`` says a slow copy was picked).
 
+``ldstmatrix`` (priority 10, in :mod:`.ld_stmatrix`) moves register fragments laid out over
+threads to and from shared memory with ``ldmatrix`` / ``stmatrix``.
+
 All three take thread, warp, warpgroup and CTA scope. Operands need the default row-major
 layout; a register operand is supported at thread scope only (a register tile spread over a
 warp needs a layout with thread axes: not supported yet). The generic loop variant
@@ -407,4 +410,4 @@ for _variant, _bytes in FORCED_WIDTHS.items():
 del _variant, _bytes
 
 
-from . import fallback  # noqa: F401  (registers the fallback variant)
+from . import fallback, ld_stmatrix  # noqa: F401  (register these variants)

@@ -16,10 +16,10 @@ copy_async variants (TMA, DSMEM, tcgen05).
 
 from __future__ import annotations
 
-from ....tirx.operator.tile_primitive import predicate, register_dispatch
-from ....tirx.stmt import ForKind
-from ._common import all_threads_active, scope_thread_index, scope_threads
-from .copy import _emit_vector_copy, _operands, _scope_ok, plan_vector_copy
+from .....tirx.operator.tile_primitive import predicate, register_dispatch
+from .....tirx.stmt import ForKind
+from .._common import all_threads_active, scope_thread_index, scope_threads
+from ..copy import _emit_vector_copy, _operands, _scope_ok, plan_vector_copy
 
 __all__ = ["LDGSTS_BYTES"]
 
@@ -34,6 +34,8 @@ def _ldgsts_applicable(call, ctx):
     ok, why = all_threads_active(ctx)
     if not ok:
         return ok, why
+    if (call.config or {}).get("mbar") is not None:
+        return False, "mbar= asks for a TMA copy (dispatch='tma_auto')"
     dst, src = _operands(call)
     if src.kind != "global" or dst.kind != "shared":
         return False, (f"cp.async copies global -> shared; this copy is {src.kind} -> "

@@ -1,0 +1,383 @@
+"""CUDA variants of ``Tx.gemm_async(C, A, B)``: ``wgmma`` (Hopper) and ``tcgen05`` (Blackwell).
+
+Both compute ``C (+)= A @ B^T`` with A ``(M, K)`` and B ``(N, K)`` tiles in shared memory,
+K-major (K contiguous), each laid out by
+``tvm.tirx.layout.mma_shared_layout(dtype, swizzle, shape)`` (no swizzle, 32-, 64- or
+128-byte swizzle; the shape may have leading dims, e.g. pipeline stages, indexed with
+extent 1). The tensor cores read them through 64-bit shared-memory matrix descriptors
+(PTX ISA 9.7.15.5.1 / 9.7.16.4.1) that the variant computes from the buffer's address:
+
+* start address ``>> 4``; the leading byte offset (no swizzle: between the two 8-column core
+  matrices of a k16 step, ``rows * 16`` bytes; swizzled: unused, 16); the stride byte offset
+  (between 8-row groups: ``8 * swizzle width``, 128 bytes without swizzle); the layout type
+  (wgmma: 1/2/3 = 128/64/32-byte swizzle; tcgen05: 2/4/6 and bit 46 set);
+* one instruction per K step of 16 (f16/bf16): within a swizzle line the start address moves
+  by 32 bytes, past it to the next column block (``rows * line`` bytes further).
+
+The swizzle is a function of the shared-memory address bits, so swizzled tiles must start
+at a multiple of the swizzle atom (``8 * width``: 1024 bytes for 128B); allocate them with
+``align=1024``. Completion is the caller's, as the name says:
+
+* ``wgmma`` (``Tx.wg.gemm_async``, warpgroup scope, all 128 threads): ``C`` is the register
+  accumulator of ``wgmma.mma_async.m64nNk16.f32``, a ``local`` float32 buffer, either the
+  ``(64, N)`` tile with :func:`wgmma_accumulator_layout` or the thread's ``N / 2`` registers
+  in instruction order (1-D); ``A`` has 64 rows, ``B`` ``N`` rows (8..256, a multiple of 8).
+  Emits ``wgmma.fence``, the MMAs and ``wgmma.commit_group``; the caller waits with
+  ``T.ptx.wgmma.wait_group(n)`` before reading ``C`` or overwriting the tiles (and fences
+  the accumulators with ``T.cuda.wgmma.noop_barrier``).
+* ``tcgen05`` (thread scope: one thread issues): ``C`` is a ``tmem`` buffer declared with
+  ``allocated_addr`` and the datapath layout ``TileLayout(S[(128, n):(1@TLane, 1@TCol)])``
+  (M = 128, ``cta_group::1``); float32 accumulation, N from B's rows (16..256, a multiple of
+  16). Emits the ``tcgen05.mma.cta_group::1.kind::f16`` instructions with the instruction
+  descriptor (PTX ISA 9.7.16.4.2); the caller commits (``tcgen05.commit...mbarrier``) and
+  waits. Compile-only here: it needs sm_100a, which no machine of this project has.
+
+``accum`` (the call's flag after ``transA``/``transB``, default False) is True to add to C,
+False to overwrite it (``scale-d`` / ``enable-input-d`` 0 on the first K step), or a boolean
+PrimExpr (``k > 0`` in a K loop). ``transA``/``transB`` must be False (K-major). Not supported yet:
+MN-major (transposed) operands, tf32/fp8/int8 inputs, f16 accumulation, ``cta_group::2``,
+M = 64 tcgen05 tiles, block scaling, sparsity.
+"""
+
+from __future__ import annotations
+
+from ....arith import Analyzer
+from ....tirx.expr import Cast, IntImm
+from ....tirx.function import PrimFunc
+from ....tirx.layout import S, TCol, TileLayout, TLane, tid_in_wg
+from ....tirx.layout.factories import SwizzleMode, mma_shared_layout
+from ....tirx.layout.recognize import equivalent
+from ....tirx.operator.tile_primitive import fail, predicate, register_dispatch
+from ....tirx.ptx import ptx
+from ....tirx.stmt import BufferRegion, Evaluate, SeqStmt
+from ._common import all_threads_active, const_int, memory_kind, provably_multiple
+
+__all__ = ["smem_matrix_descriptor", "tcgen05_instr_descriptor", "wgmma_accumulator_layout"]
+
+_IN_DTYPES = {"float16": "f16", "bfloat16": "bf16"}
+_SWIZZLE_WIDTH = {SwizzleMode.SWIZZLE_NONE: 16, SwizzleMode.SWIZZLE_32B_ATOM: 32,
+                  SwizzleMode.SWIZZLE_64B_ATOM: 64, SwizzleMode.SWIZZLE_128B_ATOM: 128}
+# descriptor layout-type field per swizzle mode
+_WGMMA_LAYOUT = {SwizzleMode.SWIZZLE_NONE: 0, SwizzleMode.SWIZZLE_128B_ATOM: 1,
+                 SwizzleMode.SWIZZLE_64B_ATOM: 2, SwizzleMode.SWIZZLE_32B_ATOM: 3}
+_TCGEN05_LAYOUT = {SwizzleMode.SWIZZLE_NONE: 0, SwizzleMode.SWIZZLE_128B_ATOM: 2,
+                   SwizzleMode.SWIZZLE_64B_ATOM: 4, SwizzleMode.SWIZZLE_32B_ATOM: 6}
+
+
+def smem_matrix_descriptor(start_bytes, leading_bytes: int, stride_bytes: int, swizzle,
+                           arch: str = "wgmma"):
+    """The 64-bit shared-memory matrix descriptor (an int, or a uint64 PrimExpr when
+    ``start_bytes`` is one: the 32-bit shared-window address of the tile).
+
+    ``swizzle`` is a :class:`SwizzleMode`; ``arch`` ``"wgmma"`` (sm_90 encoding) or
+    ``"tcgen05"`` (sm_100: layout type in bits 61-63, version bit 46).
+    """
+    mode = SwizzleMode(int(swizzle))
+    for what, value in (("leading_bytes", leading_bytes), ("stride_bytes", stride_bytes)):
+        if value % 16 or not 0 <= value >> 4 < 1 << 14:
+            raise ValueError(f"smem_matrix_descriptor: {what} must be a multiple of 16 below "
+                             f"256 KB, got {value}")
+    high = ((stride_bytes >> 4) << 32) | ((leading_bytes >> 4) << 16)
+    if arch == "wgmma":
+        high |= _WGMMA_LAYOUT[mode] << 62
+    elif arch == "tcgen05":
+        high |= (_TCGEN05_LAYOUT[mode] << 61) | (1 << 46)
+    else:
+        raise ValueError(f"smem_matrix_descriptor: arch must be wgmma or tcgen05, got {arch!r}")
+    if isinstance(start_bytes, int):
+        return high | ((start_bytes & 0x3FFFF) >> 4)
+    low = Cast("uint64", (start_bytes & IntImm("uint32", 0x3FFFF)) >> IntImm("uint32", 4))
+    return IntImm("uint64", high) | low
+
+
+def tcgen05_instr_descriptor(M: int, N: int, in_dtype: str, acc_dtype: str = "float32") -> int:
+    """The 32-bit ``kind::f16`` instruction descriptor (PTX ISA 9.7.16.4.2): D format in bits
+    4-5 (1 = f32), A/B formats in 7-9 / 10-12 (0 = f16, 1 = bf16), K-major A and B (bits 15,
+    16 clear), ``N >> 3`` in 17-22, ``M >> 4`` in 24-28."""
+    fmt = {"float16": 0, "bfloat16": 1}.get(in_dtype)
+    if fmt is None or acc_dtype != "float32":
+        raise ValueError(f"tcgen05_instr_descriptor: f16/bf16 inputs with float32 accumulation "
+                         f"only, got {in_dtype} -> {acc_dtype}")
+    return (1 << 4) | (fmt << 7) | (fmt << 10) | ((N >> 3) << 17) | ((M >> 4) << 24)
+
+
+def wgmma_accumulator_layout(N: int) -> TileLayout:
+    """The ``(64, N)`` float32 accumulator of ``wgmma.m64nNk16`` over a warpgroup: thread
+    ``t`` (warp ``w = t // 32``, lane ``l``) holds register ``4*j + 2*h + c`` at row
+    ``16*w + 8*h + l // 4``, column ``8*j + 2*(l % 4) + c``."""
+    if N % 8 or not 8 <= N <= 256:
+        raise ValueError(f"wgmma_accumulator_layout: N={N} must be a multiple of 8 in 8..256")
+    return TileLayout(S[(4, 2, 8, N // 8, 4, 2):(32 @ tid_in_wg, 2, 4 @ tid_in_wg, 4,
+                                                   1 @ tid_in_wg, 1)])
+
+
+class _SmemOperand:
+    """A K-major MMA operand tile in shared memory (module docstring)."""
+
+    def __init__(self, region, what: str):
+        if not isinstance(region, BufferRegion):
+            fail(f"operand {what} must be a buffer region")
+        buf = self.buffer = region.buffer
+        self.what = what
+        if memory_kind(buf) != "shared":
+            fail(f"operand {what} ({buf.name}) must be in shared memory, not "
+                 f"{buf.scope() or 'global'}")
+        if str(buf.dtype) not in _IN_DTYPES:
+            fail(f"operand {what} ({buf.name}) has dtype {buf.dtype}; only float16 and "
+                 "bfloat16 are supported yet")
+        self.dtype = str(buf.dtype)
+        self.elem_bytes = 2
+        shape = [const_int(s, f"{what} extent") for s in buf.shape]
+        if len(shape) < 2:
+            fail(f"operand {what} ({buf.name}) must have rows and columns (K)")
+        self.mode = None
+        if buf.layout is not None:
+            for mode in SwizzleMode:
+                try:
+                    want = mma_shared_layout(self.dtype, mode, shape)
+                except ValueError:
+                    continue
+                if equivalent(buf.layout, want):
+                    self.mode = mode
+                    break
+        if self.mode is None:
+            fail(f"operand {what} ({buf.name}) must be laid out by mma_shared_layout(dtype, "
+                 "swizzle, shape) (K-major; MN-major operands are not supported yet)")
+        *lead, rows, cols = shape
+        self.rows_total = rows
+        self.line = _SWIZZLE_WIDTH[self.mode] // self.elem_bytes  # elements per line
+        ranges = list(region.region)
+        offset = IntImm("int32", 0)
+        stride = rows * cols
+        for k in reversed(range(len(lead))):
+            if const_int(ranges[k].extent, f"{what} leading extent") != 1:
+                fail(f"operand {what} ({buf.name}): leading dim {k} must be indexed with "
+                     "extent 1")
+            offset = offset + ranges[k].min * stride
+            stride *= lead[k]
+        self.lead_offset = offset  # elements
+        self.row0 = ranges[-2].min
+        self.rows = const_int(ranges[-2].extent, f"{what} row extent")
+        self.col0 = ranges[-1].min
+        self.cols = const_int(ranges[-1].extent, f"{what} K extent")
+        if not provably_multiple(self.row0, 8):
+            fail(f"operand {what} ({buf.name}): the first row {self.row0} must be a multiple "
+                 "of 8 (a core matrix)")
+        if not provably_multiple(self.col0, 16) or self.cols % 16:
+            fail(f"operand {what} ({buf.name}): the K range must start at a multiple of 16 and "
+                 f"span a multiple of 16, got start {self.col0} extent {self.cols}")
+        self.width = _SWIZZLE_WIDTH[self.mode]
+
+    def descriptor_args(self):
+        """(leading byte offset, stride byte offset) of the descriptor."""
+        if self.mode == SwizzleMode.SWIZZLE_NONE:
+            return self.rows_total * 16, 128
+        return 16, 8 * self.width
+
+    def byte_offset(self, k: int, analyzer: Analyzer):
+        """Unswizzled byte offset, from the buffer start, of element (row0, col0 + k)."""
+        col = self.col0 + k
+        block = col // self.line
+        within = col % self.line
+        elems = (self.lead_offset + block * (self.rows_total * self.line)
+                 + self.row0 * self.line + within)
+        return analyzer.simplify(elems * self.elem_bytes)
+
+    def address(self):
+        """The 32-bit shared-window address of the buffer's first element."""
+        from ....tirx.cuda_ops import address_of, cuda  # same layer; a lazy import keeps the
+        # tile-primitive package free of the T.cuda namespace until a gemm is lowered
+
+        zeros = [IntImm("int32", 0)] * len(self.buffer.shape)
+        return cuda.cvta_generic_to_shared(address_of(self.buffer[tuple(zeros)]))
+
+    def descriptors(self, base, arch: str):
+        """One descriptor per K step of 16, for the tile at shared address ``base``."""
+        analyzer = Analyzer()
+        lbo, sbo = self.descriptor_args()
+        out = []
+        for k in range(0, self.cols, 16):
+            off = self.byte_offset(k, analyzer)
+            start = base + (Cast("uint32", off) if not isinstance(off, IntImm)
+                            else IntImm("uint32", off.value))
+            out.append(smem_matrix_descriptor(start, lbo, sbo, self.mode, arch))
+        return out
+
+
+def _unpack(call):
+    """``(C, A, B, accum)`` of ``gemm_async(C, A, B, transA, transB, accum)``."""
+    args = list(call.args)
+    if len(args) == 8:
+        fail("block-scaled gemm_async (SFA/SFB) is not supported yet")
+    if len(args) != 6:
+        fail(f"gemm_async takes C, A, B, transA, transB, accum; got {len(args)} arguments")
+    for name, flag in (("transA", args[3]), ("transB", args[4])):
+        if not (isinstance(flag, (bool, IntImm)) and not bool(getattr(flag, "value", flag))):
+            fail(f"{name}={flag}: MN-major (transposed) operands are not supported yet")
+    return args[0], args[1], args[2], args[5]
+
+
+def _accumulate_flag(accum):
+    """``accum`` as the int32 scale-d / enable-input-d operand of the first K step."""
+    if isinstance(accum, bool):
+        return IntImm("int32", int(accum))
+    if isinstance(accum, IntImm):
+        return IntImm("int32", int(bool(accum.value)))
+    return Cast("int32", accum)
+
+
+# ---- wgmma ---------------------------------------------------------------------------------
+class _WgmmaPlan:
+    def __init__(self, call, ctx):
+        if ctx.scope_kind != "warpgroup":
+            fail(f"wgmma is a warpgroup instruction: call it at warpgroup scope "
+                 f"(Tx.wg.gemm_async), got {ctx.scope_kind} scope")
+        ok, why = all_threads_active(ctx)
+        if not ok:
+            fail(why)
+        c_region, a_region, b_region, self.accum = _unpack(call)
+        self.A = _SmemOperand(a_region, "A")
+        self.B = _SmemOperand(b_region, "B")
+        if self.A.dtype != self.B.dtype:
+            fail(f"A and B must have one dtype, got {self.A.dtype} and {self.B.dtype}")
+        if self.A.rows != 64:
+            fail(f"wgmma tiles have M = 64: A must have 64 rows, got {self.A.rows}")
+        self.N = self.B.rows
+        if self.N % 8 or not 8 <= self.N <= 256:
+            fail(f"N = {self.N} (B's rows) must be a multiple of 8 in 8..256")
+        if self.A.cols != self.B.cols:
+            fail(f"A and B must span the same K, got {self.A.cols} and {self.B.cols}")
+        if not isinstance(c_region, BufferRegion) or memory_kind(c_region.buffer) != "local":
+            fail("C must be a register (local) accumulator buffer")
+        C = self.C = c_region.buffer
+        if str(C.dtype) != "float32":
+            fail(f"C ({C.name}) must be float32 (f16 accumulation is not supported yet), got "
+                 f"{C.dtype}")
+        shape = [const_int(s, "C extent") for s in C.shape]
+        regs = self.N // 2
+        if len(shape) == 1:
+            if C.layout is not None and not equivalent(C.layout, TileLayout(S[(shape[0],):(1,)])):
+                fail(f"a 1-D C ({C.name}) holds the thread's registers: default layout only")
+            lo = c_region.region[0].min
+            if const_int(c_region.region[0].extent, "C extent") != regs:
+                fail(f"C must hold the thread's {regs} accumulators of m64n{self.N}, got "
+                     f"{c_region.region[0].extent}")
+            self.regs = [lo + i for i in range(regs)]
+        elif shape == [64, self.N]:
+            want = wgmma_accumulator_layout(self.N)
+            if C.layout is None or not equivalent(C.layout, want):
+                fail(f"C ({C.name}) must have wgmma_accumulator_layout({self.N}) = {want}")
+            self.regs = []
+            for j in range(self.N // 8):
+                for h in (0, 1):
+                    for c in (0, 1):
+                        m = C.layout.apply(8 * h, 8 * j + c, shape=shape)["m"]
+                        self.regs.append(m.value if isinstance(m, IntImm) else int(m))
+        else:
+            fail(f"C ({C.name}) must be (64, {self.N}) or the thread's {regs} registers, got "
+                 f"shape {shape}")
+
+
+def _wgmma_applicable(call, ctx):
+    _WgmmaPlan(call, ctx)
+    return True, None
+
+
+@register_dispatch("gemm_async", "cuda", variant="wgmma", priority=10,
+                   when=[predicate("wgmma_applicable", _wgmma_applicable)])
+def gemm_async_wgmma(call, ctx):
+    """``C (+)= A @ B^T`` with ``wgmma.mma_async`` from shared-memory descriptors."""
+    from ....tirx.buffer import decl_buffer  # same layer
+    from ....tirx.stmt import DeclBuffer
+
+    plan = _WgmmaPlan(call, ctx)
+    storage = plan.C
+    if len(plan.C.shape) == 2:
+        n = const_int(plan.C.layout.storage().size(), "accumulator registers")
+        storage = decl_buffer((n,), "float32", "acc_local", data=plan.C.data, scope="local")
+    acc = [storage[r if not isinstance(r, int) else IntImm("int32", r)] for r in plan.regs]
+    a_base = plan.A.address()
+    b_base = plan.B.address()
+    a_desc = plan.A.descriptors(a_base, "wgmma")
+    b_desc = plan.B.descriptors(b_base, "wgmma")
+    ptx_in = _IN_DTYPES[plan.A.dtype]
+    instr = ptx[f"wgmma.mma_async.sync.aligned.m64n{plan.N}k16.f32.{ptx_in}.{ptx_in}"]
+    accum = _accumulate_flag(plan.accum)
+    body = []
+    if storage is not plan.C:
+        body.append(DeclBuffer(storage))
+    body.append(Evaluate(ptx.wgmma.fence.sync.aligned()))
+    for step, (da, db) in enumerate(zip(a_desc, b_desc)):
+        scale_d = accum if step == 0 else IntImm("int32", 1)
+        body.append(Evaluate(instr(*acc, da, db, scale_d, 1, 1, 0, 0)))
+    body.append(Evaluate(ptx.wgmma.commit_group.sync.aligned()))
+    return PrimFunc([], SeqStmt(body))
+
+
+# ---- tcgen05 -------------------------------------------------------------------------------
+class _Tcgen05Plan:
+    def __init__(self, call, ctx):
+        if ctx.scope_kind != "thread":
+            fail(f"tcgen05.mma is issued by one thread: call it at thread scope "
+                 f"(Tx.gemm_async under a one-thread branch), got {ctx.scope_kind} scope")
+        c_region, a_region, b_region, self.accum = _unpack(call)
+        self.A = _SmemOperand(a_region, "A")
+        self.B = _SmemOperand(b_region, "B")
+        if self.A.dtype != self.B.dtype:
+            fail(f"A and B must have one dtype, got {self.A.dtype} and {self.B.dtype}")
+        if self.A.rows != 128:
+            fail(f"tcgen05 tiles with cta_group::1 have M = 128 here: A must have 128 rows, got "
+                 f"{self.A.rows} (M = 64 is not supported yet)")
+        self.N = self.B.rows
+        if self.N % 16 or not 16 <= self.N <= 256:
+            fail(f"N = {self.N} (B's rows) must be a multiple of 16 in 16..256")
+        if self.A.cols != self.B.cols:
+            fail(f"A and B must span the same K, got {self.A.cols} and {self.B.cols}")
+        if not isinstance(c_region, BufferRegion) or c_region.buffer.scope() != "tmem":
+            fail("C must be a tensor-memory (tmem) buffer")
+        C = self.C = c_region.buffer
+        if str(C.dtype) != "float32":
+            fail(f"C ({C.name}) must be float32, got {C.dtype}")
+        if C.allocated_addr is None:
+            fail(f"C ({C.name}) must be declared with allocated_addr (the tcgen05.alloc result)")
+        shape = [const_int(s, "C extent") for s in C.shape]
+        if len(shape) != 2 or shape[0] != 128:
+            fail(f"C ({C.name}) must be (128, n) (128 TMEM lanes), got {shape}")
+        want = TileLayout(S[(128, shape[1]):(1 @ TLane, 1 @ TCol)])
+        if C.layout is None or not equivalent(C.layout, want):
+            fail(f"C ({C.name}) must have the datapath layout {want}")
+        rows, cols = c_region.region
+        if const_int(rows.min, "C row start") != 0 or const_int(rows.extent, "C rows") != 128:
+            fail("C's region must cover the 128 lanes")
+        if const_int(cols.extent, "C columns") != self.N:
+            fail(f"C's region spans {cols.extent} columns, B gives N = {self.N}")
+        self.col0 = cols.min
+
+
+def _tcgen05_applicable(call, ctx):
+    _Tcgen05Plan(call, ctx)
+    return True, None
+
+
+@register_dispatch("gemm_async", "cuda", variant="tcgen05", priority=5,
+                   when=[predicate("tcgen05_applicable", _tcgen05_applicable)])
+def gemm_async_tcgen05(call, ctx):
+    """``C (+)= A @ B^T`` into tensor memory with ``tcgen05.mma`` (module docstring)."""
+    plan = _Tcgen05Plan(call, ctx)
+    a_desc = plan.A.descriptors(plan.A.address(), "tcgen05")
+    b_desc = plan.B.descriptors(plan.B.address(), "tcgen05")
+    idesc = IntImm("uint32", tcgen05_instr_descriptor(128, plan.N, plan.A.dtype))
+    addr = plan.C.allocated_addr
+    col0 = plan.col0
+    if isinstance(col0, IntImm):
+        taddr = addr if col0.value == 0 else addr + IntImm("uint32", col0.value)
+    else:
+        taddr = addr + Cast("uint32", col0)  # f32: one TMEM column per element
+    instr = ptx["tcgen05.mma.cta_group::1.kind::f16"]
+    accum = _accumulate_flag(plan.accum)
+    body = []
+    for step, (da, db) in enumerate(zip(a_desc, b_desc)):
+        enable = accum if step == 0 else IntImm("int32", 1)
+        body.append(Evaluate(instr(taddr, da, db, idesc, enable)))
+    return PrimFunc([], SeqStmt(body) if len(body) > 1 else body[0])
+

@@ -1,0 +1,286 @@
+"""CUDA gemm_async variants (src/tvm/backend/cuda/tile_primitive/gemm_async.py): wgmma (Hopper)
+and tcgen05 (Blackwell, compile-only).
+
+Without a GPU the shared-memory descriptors are checked against a model of how the tensor
+cores address a K-major operand (PTX ISA "shared memory matrix layout": 8-row core-matrix
+groups ``stride`` bytes apart, the 16/32/64/128-byte swizzle applied to the address bits),
+element by element against the layout the tile was stored with; every kernel goes through
+nvcc (sm_90a for wgmma, sm_100a for tcgen05)."""
+
+# ruff: noqa: F841 - kernels name scope ids they define but do not read (as TVMScript does)
+
+import pytest
+from tvm.script.tirx import tile as Tx
+
+import tvm
+from tvm.backend.cuda.nvcc import compile_many, find_nvcc
+from tvm.backend.cuda.tile_primitive.gemm_async import (
+    smem_matrix_descriptor,
+    tcgen05_instr_descriptor,
+    wgmma_accumulator_layout,
+)
+from tvm.script import tirx as T
+from tvm.tirx.layout import S, TCol, TileLayout, TLane, mma_shared_layout
+from tvm.tirx.operator.tile_primitive import list_registered_schedules
+from tvm.tirx.stmt_functor import post_order_visit
+
+requires_nvcc = pytest.mark.skipif(find_nvcc() is None, reason="nvcc is not installed")
+SM90 = tvm.target.Target({"kind": "cuda", "arch": "sm_90a"}, host="llvm")
+SM100 = tvm.target.Target({"kind": "cuda", "arch": "sm_100a"}, host="llvm")
+SWIZZLE_BITS = {0: 0, 1: 1, 2: 2, 3: 3}  # SwizzleMode -> XOR width in 16-byte chunks (log2)
+WIDTH = {0: 16, 1: 32, 2: 64, 3: 128}
+
+
+def lower(func, target=SM90):
+    mod = tvm.IRModule({"main": func.with_attr("target", target)})
+    return tvm.tirx.transform.TilePrimitiveDispatch()(mod)["main"]
+
+
+def wgmma_kernel(mode=3, N=128, K=64, dtype="float16", accum=False, row0=64, stage=1,
+                 acc_1d=False, scope="wg", a_layout="mma", trans_a=False):
+    a_shape, b_shape = (2, 128, K), (2, N, K)
+    Al = mma_shared_layout(dtype, mode, a_shape) if a_layout == "mma" else None
+    Bl = mma_shared_layout(dtype, mode, b_shape)
+    Cl = wgmma_accumulator_layout(N)
+    call = {"wg": Tx.wg.gemm_async, "thread": Tx.gemm_async}[scope]
+
+    @T.prim_func
+    def k(out: T.Buffer((64, N), "float32")):
+        T.device_entry()
+        bx = T.cta_id([1])
+        wg = T.warpgroup_id([1])
+        tid = T.thread_id_in_wg([128])
+        A = T.alloc_buffer(a_shape, dtype, scope="shared", layout=Al, align=1024)
+        B = T.alloc_buffer(b_shape, dtype, scope="shared", layout=Bl, align=1024)
+        if acc_1d:
+            acc = T.alloc_local((N // 2,), "float32")
+            call(acc, A[stage, row0:row0 + 64, 0:K], B[stage, 0:N, 0:K], trans_a, False, accum,
+                 dispatch="wgmma")
+            T.ptx.wgmma.wait_group.sync.aligned(0)
+            out[tid // 2, tid % 2] = acc[0]
+        else:
+            C = T.alloc_buffer((64, N), "float32", scope="local", layout=Cl)
+            call(C, A[stage, row0:row0 + 64, 0:K], B[stage, 0:N, 0:K], trans_a, False, accum,
+                 dispatch="wgmma")
+            T.ptx.wgmma.wait_group.sync.aligned(0)
+            regs = C.local(N // 2)
+            out[tid // 2, tid % 2] = regs[0]
+
+    return k
+
+
+def ptx_calls(func, family):
+    calls = []
+    post_order_visit(func.body, lambda n: calls.append(n)
+                     if getattr(getattr(n, "op", None), "name", "") == f"tirx.ptx.{family}"
+                     else None)
+    return calls
+
+
+def evaluate(expr, base):
+    """The value of a descriptor expression with the tile's shared address = ``base``."""
+    kind = type(expr).__name__
+    if kind == "IntImm":
+        return expr.value
+    if kind == "Cast":
+        return evaluate(expr.value, base)
+    if kind == "Call":  # cvta_generic_to_shared(address_of(tile[0, ...]))
+        assert expr.op.name == "tirx.cuda.cvta_generic_to_shared"
+        return base
+    ops = {"Add": lambda a, b: a + b, "BitwiseAnd": lambda a, b: a & b,
+           "BitwiseOr": lambda a, b: a | b, "RShift": lambda a, b: a >> b,
+           "Or": lambda a, b: a | b, "And": lambda a, b: a & b}
+    a, b = (evaluate(x, base) for x in (expr.a, expr.b))
+    return ops[kind](a, b)
+
+
+def hardware_address(desc, row, kk, mode):
+    """Byte address the tensor cores read element (row, kk) of a K-major k16 step from."""
+    start = (desc & 0x3FFF) << 4
+    lbo = ((desc >> 16) & 0x3FFF) << 4
+    sbo = ((desc >> 32) & 0x3FFF) << 4
+    if mode == 0:  # 8x16-byte core matrices: rows 16 B apart, K halves lbo apart
+        return start + (row // 8) * sbo + (row % 8) * 16 + (kk // 8) * lbo + (kk % 8) * 2
+    width = WIDTH[mode]
+    plain = start + (row // 8) * sbo + (row % 8) * width + kk * 2
+    bits = SWIZZLE_BITS[mode]
+    return plain ^ (((plain >> 7) & ((1 << bits) - 1)) << 4)
+
+
+def layout_address(buffer, index, base):
+    shape = [int(s) for s in buffer.shape]
+    return base + 2 * int(buffer.layout.apply(*index, shape=shape)["m"])
+
+
+def test_registered():
+    variants = list_registered_schedules()["tirx.tile.gemm_async"]["cuda"]
+    assert "wgmma" in variants and "tcgen05" in variants
+
+
+@pytest.mark.parametrize("mode", [0, 1, 2, 3])
+def test_wgmma_descriptors_address_the_stored_layout(mode):
+    N, K, base = 64, 64, 0x8000  # base: a 1024-aligned shared address
+    func = lower(wgmma_kernel(mode=mode, N=N, K=K))
+    buffers = {}
+    post_order_visit(func.body, lambda n: buffers.setdefault(n.buffer.name, n.buffer)
+                     if type(n).__name__ == "AllocBuffer" else None)
+    calls = ptx_calls(func, "wgmma")
+    mmas = [c for c in calls if any(getattr(a, "value", None) == "mma_async" for a in c.args)]
+    assert len(mmas) == K // 16
+    layout_type = {0: 0, 1: 3, 2: 2, 3: 1}[mode]  # wgmma encoding: 1 = 128B, 2 = 64B, 3 = 32B
+    for step, call in enumerate(mmas):
+        desc_a, desc_b = (evaluate(x, base) for x in call.args[N // 2:N // 2 + 2])
+        for desc in (desc_a, desc_b):
+            assert desc >> 62 == layout_type
+        for desc, buf, rows, row0 in ((desc_a, buffers["A"], 64, 64), (desc_b, buffers["B"], N, 0)):
+            for row in range(rows):
+                for kk in range(16):
+                    want = layout_address(buf, (1, row0 + row, 16 * step + kk), base)
+                    assert hardware_address(desc, row, kk, mode) == want, (buf.name, row, kk)
+
+
+def test_wgmma_accum_flag_and_fences():
+    func = lower(wgmma_kernel(K=64, accum=False))
+    calls = ptx_calls(func, "wgmma")
+    actions = [next(a.value for a in c.args if getattr(a, "value", None) in
+                    ("fence", "mma_async", "commit_group", "wait_group")) for c in calls]
+    assert actions == ["fence", "mma_async", "mma_async", "mma_async", "mma_async",
+                       "commit_group", "wait_group"]
+    scale_d = [c.args[64 + 2].value for c in calls[1:5]]
+    assert scale_d == [0, 1, 1, 1]  # accum=False overwrites C on the first K step only
+    func = lower(wgmma_kernel(mode=2, K=32, accum=True))
+    assert [c.args[64 + 2].value for c in ptx_calls(func, "wgmma")[1:3]] == [1, 1]
+
+
+def test_wgmma_register_order():
+    # the (64, N) accumulator's registers are its local storage in instruction order
+    for acc_1d in (False, True):
+        func = lower(wgmma_kernel(mode=1, N=64, K=16, acc_1d=acc_1d))
+        (mma,) = [c for c in ptx_calls(func, "wgmma") if len(c.args) > 40]
+        assert [int(x.indices[0]) for x in mma.args[:32]] == list(range(32))
+
+
+@pytest.mark.parametrize(("kwargs", "match"), [
+    ({"scope": "thread"}, "wgmma is a warpgroup instruction"),
+    ({"a_layout": None}, "must be laid out by mma_shared_layout"),
+    ({"trans_a": True}, "transA=True: MN-major"),
+    ({"dtype": "float32"}, "only float16 and bfloat16"),
+    ({"row0": 4}, "the first row 4 must be a multiple of 8"),
+])
+def test_wgmma_rejections_name_the_reason(kwargs, match):
+    with pytest.raises(RuntimeError, match=match):
+        lower(wgmma_kernel(**kwargs))
+
+
+def test_smem_matrix_descriptor_fields():
+    d = smem_matrix_descriptor(0x4560, 16, 1024, 3)
+    assert (d & 0x3FFF, (d >> 16) & 0x3FFF, (d >> 32) & 0x3FFF, d >> 62) == (0x456, 1, 64, 1)
+    t = smem_matrix_descriptor(0x4560, 16, 1024, 3, arch="tcgen05")
+    assert t >> 61 == 2 and (t >> 46) & 1 == 1  # SWIZZLE_128B, descriptor version 1
+    assert smem_matrix_descriptor(0, 2048, 128, 0, arch="tcgen05") >> 61 == 0
+    with pytest.raises(ValueError, match="stride_bytes must be a multiple of 16"):
+        smem_matrix_descriptor(0, 16, 1000, 3)
+    with pytest.raises(ValueError, match="arch must be wgmma or tcgen05"):
+        smem_matrix_descriptor(0, 16, 1024, 3, arch="mma")
+
+
+def test_tcgen05_instruction_descriptor_fields():
+    d = tcgen05_instr_descriptor(128, 256, "bfloat16")
+    assert (d >> 4) & 3 == 1  # f32 accumulator
+    assert (d >> 7) & 7 == 1 and (d >> 10) & 7 == 1  # bf16 A and B
+    assert (d >> 15) & 3 == 0  # K-major A and B
+    assert (d >> 17) & 0x3F == 256 >> 3 and (d >> 24) & 0x1F == 128 >> 4
+    assert (tcgen05_instr_descriptor(128, 64, "float16") >> 7) & 0x3F == 0
+    with pytest.raises(ValueError, match="f16/bf16 inputs with float32 accumulation"):
+        tcgen05_instr_descriptor(128, 64, "float8_e4m3fn")
+
+
+def tcgen05_kernel(N=128, K=64, mode=3, rows_a=128, scope="thread", col0=0, cols=None):
+    cols = cols or N
+    Al = mma_shared_layout("float16", mode, (rows_a, K))
+    Bl = mma_shared_layout("float16", mode, (N, K))
+    call = {"thread": Tx.gemm_async, "warp": Tx.warp.gemm_async}[scope]
+
+    @T.prim_func
+    def k(out: T.Buffer((128,), "float32")):
+        T.device_entry()
+        bx = T.cta_id([1])
+        warp_id = T.warp_id([4])
+        lane = T.lane_id([32])
+        tid = T.thread_id([128])
+        A = T.alloc_buffer((rows_a, K), "float16", scope="shared", layout=Al, align=1024)
+        B = T.alloc_buffer((N, K), "float16", scope="shared", layout=Bl, align=1024)
+        tmem_addr = T.alloc_shared([1], "uint32")
+        mbar = T.alloc_shared([1], "uint64")
+        if tid == 0:
+            T.ptx.mbarrier.init.shared.b64(T.address_of(mbar[0]), T.uint32(1))
+        if warp_id == 0:
+            T.ptx.tcgen05.alloc.cta_group__1.sync.aligned.shared__cta.b32(
+                T.address_of(tmem_addr[0]), T.uint32(256))
+        T.cuda.cta_sync()
+        tmem = T.decl_buffer((128, 256), "float32", scope="tmem", allocated_addr=tmem_addr[0],
+                             layout=TileLayout(S[(128, 256):(1 @ TLane, 1 @ TCol)]))
+        if scope == "thread":
+            if tid == 0:
+                call(tmem[0:128, col0:col0 + cols], A[0:rows_a, 0:K], B[0:N, 0:K],
+                     dispatch="tcgen05")
+                T.ptx.tcgen05.commit.cta_group__1.mbarrier__arrive__one.shared__cluster.b64(
+                    T.address_of(mbar[0]))
+        elif warp_id == 0:
+            call(tmem[0:128, col0:col0 + cols], A[0:rows_a, 0:K], B[0:N, 0:K], dispatch="tcgen05")
+        T.cuda.mbarrier_wait(T.address_of(mbar[0]), 0)
+        T.ptx.tcgen05.fence__after_thread_sync()
+        if warp_id == 0:
+            T.ptx.tcgen05.relinquish_alloc_permit.cta_group__1.sync.aligned()
+            T.ptx.tcgen05.dealloc.cta_group__1.sync.aligned.b32(tmem_addr[0], T.uint32(256))
+
+    return k
+
+
+@pytest.mark.parametrize("mode", [0, 3])
+def test_tcgen05_lowering(mode):
+    func = lower(tcgen05_kernel(N=64, K=64, mode=mode, col0=128, cols=64), SM100)
+    mmas = [c for c in ptx_calls(func, "tcgen05")
+            if any(getattr(a, "value", None) == "mma" for a in c.args)]
+    assert len(mmas) == 4
+    text = func.script()
+    assert "tmem_addr[0] + T.uint32(128)" in text  # the accumulator starts at column 128
+    idesc = tcgen05_instr_descriptor(128, 64, "float16")
+    assert [c.args[3].value for c in mmas] == [idesc] * 4
+    assert [c.args[4].value for c in mmas] == [0, 1, 1, 1]  # accum=False
+    layout_type = {0: 0, 3: 2}[mode]
+    for step, call in enumerate(mmas):
+        desc_b = evaluate(call.args[2], 0x8000)
+        assert desc_b >> 61 == layout_type and (desc_b >> 46) & 1 == 1
+        assert hardware_address(desc_b & ((1 << 46) - 1), 9, 3, mode) == (
+            0x8000 + 2 * int(mma_shared_layout("float16", mode, (64, 64)).apply(
+                9, 16 * step + 3, shape=[64, 64])["m"]))
+
+
+@pytest.mark.parametrize(("kwargs", "match"), [
+    ({"scope": "warp"}, "tcgen05.mma is issued by one thread"),
+    ({"rows_a": 64}, "M = 64 is not supported yet"),
+    ({"N": 64, "cols": 32}, "C's region spans 32 columns, B gives N = 64"),
+])
+def test_tcgen05_rejections_name_the_reason(kwargs, match):
+    with pytest.raises(RuntimeError, match=match):
+        lower(tcgen05_kernel(**kwargs), SM100)
+
+
+@requires_nvcc
+def test_wgmma_kernels_compile_with_nvcc():
+    funcs = {f"sw{mode}": wgmma_kernel(mode=mode) for mode in range(4)}
+    funcs["bf16_n256_1d"] = wgmma_kernel(N=256, K=64, dtype="bfloat16", acc_1d=True)
+    mod = tvm.IRModule({n: f.with_attr("global_symbol", n) for n, f in funcs.items()})
+    src = tvm.compile(mod, target=SM90, tir_pipeline="tirx").mod.imports[0].inspect_source()
+    assert "wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16" in src
+    assert "__shared__ alignas(1024) half A_ptr" in src
+    assert len(compile_many([src], "sm_90a")) > 0
+
+
+@requires_nvcc
+def test_tcgen05_kernel_compiles_with_nvcc_sm100a():
+    func = tcgen05_kernel(N=256, K=64).with_attr("global_symbol", "tc")
+    src = tvm.compile(func, target=SM100, tir_pipeline="tirx").mod.imports[0].inspect_source()
+    assert "tcgen05.mma.cta_group::1.kind::f16" in src
+    assert len(compile_many([src], "sm_100a")) > 0
