@@ -1,4 +1,4 @@
-# ruff: noqa: F841 - kernels name scope ids they define but do not read (as TVMScript does)
+# ruff: noqa: F841, RUF059 - kernels name scope ids they define but do not read (as TVMScript does)
 """The execution context TilePrimitiveDispatch hands to a variant (``sctx.inter/intra``):
 the active threads at a tile call, narrowed by the enclosing ``if``s on scope ids."""
 
