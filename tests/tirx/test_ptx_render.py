@@ -139,7 +139,7 @@ def test_rendered_asm_text():
     wait = render_ptx(hopper_calls()[3])
     assert wait.asm == ("{ .reg .pred P0; mbarrier.try_wait.parity.shared::cta.b64 P0, [%1], %2; "
                         "selp.u32 %0, 1, 0, P0; }")
-    assert wait.outputs == (("=r", "uint32_t", "d0"),)
+    assert wait.outputs == (("=r", "uint32_t", "__wait_complete"),)
     tma = render_ptx(hopper_calls()[12])
     assert tma.asm.endswith("[%0], [%1, {%2, %3}], [%4];")
     assert [c for c, _, _ in tma.inputs] == ["r", "l", "r", "r", "r"]

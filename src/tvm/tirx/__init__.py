@@ -8,7 +8,7 @@ from . import (  # noqa: F401  (lowering passes, pipelines)
     stmt_functor,
     transform,
 )
-from .buffer import Buffer, decl_buffer  # noqa: F401
+from .buffer import Buffer, decl_buffer, is_buffer_var  # noqa: F401
 from .exec_scope import ExecScope, ScopeIdDef  # noqa: F401
 from .expr import (  # noqa: F401
     EQ,
@@ -76,6 +76,7 @@ from .op import (  # noqa: F401
     any,
     asin,
     asinh,
+    assume,
     atan,
     atan2,
     atanh,
@@ -124,6 +125,7 @@ from .op import (  # noqa: F401
     popcount,
     pow,
     power,
+    print_buffer,
     q_multiply_shift,
     q_multiply_shift_per_axis,
     reinterpret,
@@ -145,6 +147,7 @@ from .op import (  # noqa: F401
     tvm_warp_shuffle,
     tvm_warp_shuffle_down,
     tvm_warp_shuffle_up,
+    vscale,
 )
 from .op_gpu import tvm_thread_allreduce  # noqa: F401  (the default GPU schedules' passes)
 from .op_wmma import (  # noqa: F401  (tensor-core fragment builtins)

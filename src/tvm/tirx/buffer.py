@@ -22,7 +22,8 @@ from ..ir.expr import PrimExpr, Range
 from ..ir.type import PointerType, PrimType
 from .expr import IntImm, Var
 
-__all__ = ["NO_LAYOUT", "Buffer", "BufferType", "NoLayout", "decl_buffer"]
+__all__ = ["NO_LAYOUT", "Buffer", "BufferType", "BufferTypeView", "NoLayout", "decl_buffer",
+           "is_buffer_var"]
 
 #: Hooks that declare a derived view (``A.local()``, ``A.sub[...]``...). Each takes the new
 #: buffer and returns the buffer to use, or None to leave it to the next hook. The TVMScript
@@ -73,6 +74,37 @@ class NoLayout(Node, type_key="tirx.NoLayout"):
 NO_LAYOUT = NoLayout()
 
 
+class BufferTypeView:
+    """``Buffer.ty``: the type fields of a buffer (dtype, shape, strides, offset, alignment,
+    storage scope), read through to the buffer."""
+
+    __slots__ = ("_buffer",)
+
+    def __init__(self, buffer):
+        self._buffer = buffer
+
+    dtype = property(lambda self: self._buffer.dtype)
+    shape = property(lambda self: self._buffer.shape)
+    strides = property(lambda self: self._buffer.strides)
+    elem_offset = property(lambda self: self._buffer.elem_offset)
+    data_alignment = property(lambda self: self._buffer.data_alignment)
+    offset_factor = property(lambda self: self._buffer.offset_factor)
+    layout = property(lambda self: self._buffer.layout)
+    allocated_addr = property(lambda self: self._buffer.allocated_addr)
+
+    @property
+    def storage_scope(self) -> str:
+        return self._buffer.scope()
+
+    def __repr__(self):
+        return f"BufferType({self._buffer.dtype}, shape={list(self._buffer.shape)})"
+
+
+def is_buffer_var(obj) -> bool:
+    """Whether ``obj`` is a buffer (Apache TVM names buffers "buffer vars")."""
+    return isinstance(obj, Buffer)
+
+
 class Buffer(Scriptable, Node, type_key="tirx.Buffer"):
     """A multi-dimensional view of memory.
 
@@ -106,6 +138,12 @@ class Buffer(Scriptable, Node, type_key="tirx.Buffer"):
                              allocated_addr, span=span)
 
     # --- queries ------------------------------------------------------------------------------
+    @property
+    def ty(self) -> BufferTypeView:
+        """The buffer's type fields (``A.ty.dtype``, ``A.ty.shape``), as Apache TVM's
+        ``Buffer.ty``; here a read-only view of this buffer's own fields."""
+        return BufferTypeView(self)
+
     def scope(self) -> str:
         """The storage scope, from the data pointer's type (``"global"`` when unset)."""
         ty = getattr(self.data, "type_annotation", None)

@@ -97,23 +97,29 @@ class IndexMap(Scriptable, Node, type_key="tirx.IndexMap"):
             raise TypeError(f"IndexMap.from_func expects a callable, got {mapping_function!r}")
         names = []
         star = None
+        kwonly = []  # keyword-only parameters name the last dimensions (``*rest, k``)
         for param in inspect.signature(mapping_function).parameters.values():
             if param.kind in (param.POSITIONAL_ONLY, param.POSITIONAL_OR_KEYWORD):
                 names.append(param.name)
             elif param.kind == param.VAR_POSITIONAL:
                 star = param.name
+            elif param.kind == param.KEYWORD_ONLY and param.default is param.empty:
+                kwonly.append(param.name)
+        fixed = len(names) + len(kwonly)
         if ndim is None:
             if star is not None:
                 raise ValueError("IndexMap.from_func: a function taking *args needs ndim")
-            ndim = len(names)
-        if ndim < len(names) or (ndim > len(names) and star is None):
+            ndim = fixed
+        if ndim < fixed or (ndim > fixed and star is None):
             raise ValueError(
                 f"IndexMap.from_func: ndim={ndim} does not match the function's "
-                f"{len(names)} parameter(s)"
+                f"{fixed} parameter(s)"
             )
-        names = names + [f"{star}_{k}" for k in range(ndim - len(names))]
-        initial = [_e.Var(name, index_dtype) for name in names]
-        final = mapping_function(*initial)
+        stars = [f"{star}_{k}" for k in range(ndim - fixed)]
+        initial = [_e.Var(name, index_dtype) for name in names + stars + kwonly]
+        positional = initial[:len(names) + len(stars)]
+        keywords = dict(zip(kwonly, initial[len(positional):]))
+        final = mapping_function(*positional, **keywords)
         if not isinstance(final, (list, tuple)):
             final = [final]
         return IndexMap(initial, final, inverse_index_map)

@@ -122,7 +122,7 @@ MATH_INTRINSICS = {
     "atan2": np.arctan2, "sinh": np.sinh, "cosh": np.cosh, "asinh": np.arcsinh,
     "acosh": np.arccosh, "atanh": np.arctanh, "isnan": np.isnan, "isinf": np.isinf,
     "isfinite": np.isfinite, "fmod": np.fmod, "copysign": np.copysign, "hypot": np.hypot,
-    "nextafter": np.nextafter, "ldexp": np.ldexp,
+    "nextafter": np.nextafter, "ldexp": np.ldexp, "fma": lambda a, b, c: a * b + c,
 }
 
 

@@ -45,6 +45,7 @@ __all__ = [
     "any",
     "asin",
     "asinh",
+    "assume",
     "atan",
     "atan2",
     "atanh",
@@ -94,6 +95,7 @@ __all__ = [
     "popcount",
     "pow",
     "power",
+    "print_buffer",
     "q_multiply_shift",
     "q_multiply_shift_per_axis",
     "reinterpret",
@@ -115,6 +117,7 @@ __all__ = [
     "tvm_warp_shuffle",
     "tvm_warp_shuffle_down",
     "tvm_warp_shuffle_up",
+    "vscale",
 ]
 
 
@@ -141,6 +144,8 @@ _BINARY_MATH = ("pow", "atan2", "fmod", "copysign", "hypot", "nextafter", "ldexp
 _INTRINSICS = {
     "if_then_else": (3, CallEffectKind.Pure),
     "likely": (1, CallEffectKind.ExprAnnotation),
+    "assume": (1, CallEffectKind.SpecialCallArg),
+    "vscale": (0, CallEffectKind.Pure),
     "reinterpret": (1, CallEffectKind.Pure),
     "call_extern": (-1, CallEffectKind.Opaque),
     "call_pure_extern": (-1, CallEffectKind.Pure),
@@ -160,6 +165,7 @@ _INTRINSICS = {
     "tvm_warp_shuffle": (5, CallEffectKind.UpdateState),
     "tvm_warp_shuffle_up": (5, CallEffectKind.UpdateState),
     "tvm_warp_shuffle_down": (5, CallEffectKind.UpdateState),
+    "print_buffer": (-1, CallEffectKind.Opaque),
 }
 # Ops whose TVMScript name differs from the op name (``T.call_packed`` is ``tvm_call_packed``).
 _SCRIPT_NAMES = {"tvm_call_packed": "call_packed"}
@@ -174,6 +180,9 @@ def _register_all():
         register_op(f"tirx.{name}", num_inputs=2, family="math")
         register_op_attr(f"tirx.{name}", "TCallEffectKind", CallEffectKind.Pure)
         register_op_attr(f"tirx.{name}", "TVectorizable", True)
+    register_op("tirx.fma", num_inputs=3, family="math")
+    register_op_attr("tirx.fma", "TCallEffectKind", CallEffectKind.Pure)
+    register_op_attr("tirx.fma", "TVectorizable", True)
     for name, (num_inputs, effect) in _INTRINSICS.items():
         register_op(f"tirx.{name}", num_inputs=num_inputs, family="intrinsic")
         register_op_attr(f"tirx.{name}", "TCallEffectKind", effect)
@@ -451,6 +460,23 @@ def likely(cond, span=None):
     return _call(cond.dtype, "likely", cond, span=span)
 
 
+def vscale():
+    """``T.vscale()``: the target's vector-length multiplier (LLVM's ``llvm.vscale``), an
+    ``int32`` used in the lane count of scalable vectors (``4 * T.vscale()``)."""
+    return _call("int32", "vscale")
+
+
+def assume(cond=None):
+    """``T.assume(cond)``: state that ``cond`` holds (for the simplifier); lowering drops it.
+
+    Used as a statement, ``T.evaluate(T.assume(cond))``; ``cond=None`` assumes ``True``.
+    """
+    cond = _g.convert(True if cond is None else cond)
+    if dtype_info(cond.dtype).kind != "bool":
+        raise TypeError(f"assume expects a boolean condition, got {cond.dtype}")
+    return _call("bool", "assume", cond)
+
+
 # --- values and calls ------------------------------------------------------------------------
 
 
@@ -559,6 +585,48 @@ def tvm_stack_alloca(dtype_code, num, span=None):
         raise TypeError(f"tvm_stack_alloca: the slot kind must be a str, got {dtype_code!r}")
     return _call("handle", "tvm_stack_alloca", StringImm(dtype_code), _g.convert(num, "int32"),
                  span=span)
+
+
+def fma(a, b, c, span=None):
+    """``a * b + c`` as one fused multiply-add (the ``tirx.fma`` intrinsic, ``T.fma``), of
+    ``a``'s dtype; Python numbers in ``b``/``c`` take that dtype."""
+    a = _g.convert(a)
+    b = _g.convert(b, a.dtype)
+    c = _g.convert(c, a.dtype)
+    for what, x in (("b", b), ("c", c)):
+        if x.dtype != a.dtype:
+            raise TypeError(f"fma: {what} has dtype {x.dtype}, expected {a.dtype} (as a)")
+    return _call(a.dtype, "fma", a, b, c, span=span)
+
+
+def print_buffer(buffer_var, dtype, is_string, is_scalar, dim_num, *shape, span=None):
+    """Print memory at run time (a device-side debugging aid), as Apache TVM's
+    ``T.print_buffer``: ``buffer_var`` points at the data, ``dtype`` its element type,
+    ``is_string``/``is_scalar`` choose a C string or one value, ``dim_num`` and ``shape``
+    the dimensions (``shape`` may also be given as one list).
+
+    Builds ``Call(dtype, tirx.print_buffer, [buffer_var, "dtype", T.bool(is_string),
+    T.bool(is_scalar), T.uint32(dim_num), *shape])``. Only the IR is provided here; the
+    CUDA code generator does not emit it yet.
+    """
+    if len(shape) == 1 and isinstance(shape[0], list | tuple):
+        shape = tuple(shape[0])
+    dtype = getattr(dtype, "dtype", dtype)
+    if not isinstance(dtype, str):
+        raise TypeError(f"print_buffer: dtype must be a str or PrimType, got {dtype!r}")
+    flags = []
+    for what, flag in (("is_string", is_string), ("is_scalar", is_scalar)):
+        flag = _g.convert(flag, "bool")
+        if flag.dtype != "bool":
+            raise TypeError(f"print_buffer: {what} must be a bool, got {flag!r}")
+        flags.append(flag)
+    rank = _g.convert(dim_num, "uint32")
+    if not isinstance(rank, IntImm):
+        raise TypeError(f"print_buffer: dim_num must be an integer constant, got {dim_num!r}")
+    rank = IntImm("uint32", rank.value)
+    dims = tuple(_g.convert(s) for s in shape)
+    return _call(dtype, "print_buffer", _g.convert(buffer_var), StringImm(dtype), *flags, rank,
+                 *dims, span=span)
 
 
 def tvm_storage_sync(storage_scope, span=None):

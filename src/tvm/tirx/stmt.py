@@ -21,8 +21,8 @@ import enum
 from ..ffi.node import DEF, IGNORE, Node, field
 from ..ir.base import Scriptable
 from ..ir.expr import PrimExpr, Range
-from ..runtime.data_type import dtype_lanes, with_lanes
-from .expr import IntImm, PrimExprWithOp, StringImm, Var
+from ..runtime.data_type import dtype_info, dtype_lanes, with_lanes
+from .expr import IntImm, PrimExprWithOp, StringImm, Var, int_range
 from .generic import convert
 
 __all__ = [
@@ -64,6 +64,22 @@ def _expr(value, dtype="int32"):
         raise TypeError(
             f"expected a PrimExpr or a Python number, got {type(value).__name__}"
         ) from None
+
+
+def _loop_literal(value, dtype):
+    """A loop bound that is an integer literal takes the loop variable's dtype, as in TVM 0.27
+    (``For(Var("i", "int64"), 0, 128, ...)`` has int64 bounds); a literal the dtype cannot hold
+    (``-1`` for a uint32 loop) is a ValueError."""
+    if not isinstance(value, IntImm) or value.dtype == dtype:
+        return value
+    kind = dtype_info(dtype)
+    if kind.lanes != 1 or kind.kind not in ("int", "uint"):
+        return value
+    lo, hi = int_range(dtype)
+    if not lo <= value.value <= hi:
+        raise ValueError(f"Literal value {value.value} is not representable in the loop "
+                         f"variable's dtype (T.{dtype})")
+    return IntImm(dtype, value.value, span=value.span)
 
 
 def _access_dtype(dtype, indices):
@@ -173,9 +189,9 @@ class For(Stmt, type_key="tirx.For"):
         if not isinstance(body, Stmt):
             raise TypeError(f"For body must be a Stmt, got {type(body).__name__}")
         dtype = loop_var.dtype
-        min_e = _expr(min, dtype)
-        extent_e = _expr(extent, dtype)
-        step_e = None if step is None else _expr(step, dtype)
+        min_e = _loop_literal(_expr(min, dtype), dtype)
+        extent_e = _loop_literal(_expr(extent, dtype), dtype)
+        step_e = None if step is None else _loop_literal(_expr(step, dtype), dtype)
         self.__init_fields__(loop_var, min_e, extent_e, ForKind(int(kind)), body,
                              thread_binding, _dict(annotations), step_e, span=span)
 

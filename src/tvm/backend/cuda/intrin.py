@@ -31,7 +31,7 @@ _MATH = (
     "exp", "exp2", "exp10", "log", "log2", "log10", "log1p", "sqrt", "rsqrt", "tanh", "erf",
     "sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh", "asinh", "acosh", "atanh",
     "floor", "ceil", "round", "trunc", "nearbyint", "fabs", "pow", "atan2", "fmod",
-    "copysign", "hypot", "nextafter", "ldexp",
+    "copysign", "hypot", "nextafter", "ldexp", "fma",
 )
 #: ops cuda_fp16.h / cuda_bf16.h provide for half and bfloat16 (prefix ``h``).
 _HALF = {"exp": "hexp", "exp2": "hexp2", "exp10": "hexp10", "log": "hlog", "log2": "hlog2",

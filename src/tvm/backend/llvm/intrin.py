@@ -31,7 +31,7 @@ LLVM_INTRINSICS = {
     "log2": "llvm.log2", "log10": "llvm.log10", "sqrt": "llvm.sqrt", "fabs": "llvm.fabs",
     "floor": "llvm.floor", "ceil": "llvm.ceil", "round": "llvm.roundeven",
     "trunc": "llvm.trunc", "nearbyint": "llvm.nearbyint", "sin": "llvm.sin", "cos": "llvm.cos",
-    "pow": "llvm.pow", "copysign": "llvm.copysign",
+    "pow": "llvm.pow", "copysign": "llvm.copysign", "fma": "llvm.fma",
 }
 # Ops lowered to libm: tirx name -> C function name for double (float adds an "f").
 LIBM_FUNCTIONS = {

@@ -9,25 +9,29 @@ from __future__ import annotations
 
 from ...arith import Analyzer
 from ...ir.expr import Range
-from ...tirx.expr import And, Var
+from ...tirx.expr import LT, And, Var
 from ...tirx.generic import const
+from ...tirx.generic import min as gmin
 from ...tirx.stmt import (
+    BufferLoad,
     BufferRegion,
     BufferStore,
     For,
     ForKind,
     IterVar,
+    MatchBufferRegion,
     SBlock,
     SBlockRealize,
     SeqStmt,
 )
-from ...tirx.stmt_functor import StmtExprMutator
+from ...tirx.stmt_functor import StmtExprMutator, substitute
 from .base import SBlockRV
 from .lookup import enclosing_block, scope_blocks
 from .state import (
+    children,
     common_prefix_len,
+    const_int,
     iter_blocks,
-    make_seq,
     new_buffer,
     relax_region,
     replace_stmts,
@@ -165,6 +169,226 @@ def _relaxed_writes(realize, path, item, buf):
     return relax_region(region, vmap, dom, ana)
 
 
+# Storage scopes TVM accepts, by prefix (``shared.dyn``, ``local.fragment``, ``wmma.matrix_a``).
+_STORAGE_PREFIXES = ("global", "shared", "warp", "local", "texture", "wmma.", "metal.",
+                     "m16n8k8.")
+
+
+def check_storage_scope(sch, prim, scope):
+    """As TVM: a storage scope starts with a known rank (``global``, ``shared``, ``warp``,
+    ``local``, ``texture``, ``wmma.``, ``metal.``...)."""
+    if not isinstance(scope, str):
+        raise TypeError(f"{prim}: storage_scope must be a str, got {scope!r}")
+    if not scope.startswith(_STORAGE_PREFIXES):
+        raise sch._error(prim, f"The input storage scope \"{scope}\" is invalid.")
+
+
+def _detect_cache_loc(scope, writer, related):
+    """TVM's ``CacheLocDetector``: ``(stmt, index)`` -- the loop or scope block whose body gets
+    the cache stage, at ``index`` of its body sequence."""
+    state = {"block": False, "related": False, "loc": None, "pos": -1}
+    related_ids = {id(b) for b in related}
+
+    def visit(stmt):
+        if isinstance(stmt, SeqStmt):
+            prev = state["block"]
+            state["block"] = False
+            for i, item in enumerate(stmt.seq):
+                if state["pos"] != -1:
+                    break
+                visit(item)
+                if state["block"] and state["related"] and state["pos"] == -1:
+                    state["pos"] = i
+                    break
+                if state["related"]:
+                    break
+            state["block"] = state["block"] or prev
+        elif isinstance(stmt, SBlockRealize):
+            visit(stmt.block)
+        elif isinstance(stmt, SBlock):
+            if stmt is scope:
+                visit(stmt.body)
+                if state["related"] and state["loc"] is None:
+                    state["loc"] = stmt
+                    if not state["block"] and state["pos"] == -1:
+                        state["pos"] = 0
+            elif stmt is writer:
+                state["block"] = True
+            elif id(stmt) in related_ids:
+                state["related"] = True
+        elif isinstance(stmt, For):
+            visit(stmt.body)
+            if (state["block"] and state["related"] and state["loc"] is None
+                    and state["pos"] != -1):
+                state["loc"] = stmt
+        else:
+            for child in children(stmt):
+                visit(child)
+
+    visit(scope)
+    if state["loc"] is None:
+        # No reader after the writer: at the end of the scope.
+        return scope, len(seq_of(scope.body))
+    return state["loc"], max(state["pos"], 0)
+
+
+def _insert_stage(body, pos, stage):
+    items = seq_of(body)
+    if isinstance(body, SeqStmt):
+        items.insert(pos, stage)
+    elif pos == 0:
+        items = [stage] + items
+    else:
+        items = items + [stage]
+    return SeqStmt(items)
+
+
+def _cache_stage(src, dst, name, region, full, is_read):
+    """TVM's ``MakeCacheStage``: the copy nest over ``region`` (full: indexed like the buffer;
+    compact: the cache buffer indexed from 0)."""
+    ivs, loop_vars, values, src_idx, dst_idx = [], [], [], [], []
+    big = src if is_read else dst
+    ana = Analyzer()
+    for i, r in enumerate(region):
+        dtype = r.extent.dtype
+        ax = Var(f"ax{i}", dtype)
+        loop_vars.append((ax, r.extent))
+        v = Var(f"v{i}", dtype)
+        if full:
+            dim = big.shape[i]
+            ivs.append(IterVar(Range.from_min_extent(const(0, dim.dtype), dim), v,
+                               IterVar.DataPar))
+            values.append(ana.simplify(r.min + ax))
+            src_idx.append(v)
+            dst_idx.append(v)
+        else:
+            ivs.append(IterVar(Range.from_min_extent(const(0, dtype), r.extent), v,
+                               IterVar.DataPar))
+            values.append(ax)
+            offset = ana.simplify(r.min + v)
+            src_idx.append(offset if is_read else v)
+            dst_idx.append(v if is_read else offset)
+    blk = SBlock(ivs, [BufferRegion.from_point(src, src_idx)],
+                 [BufferRegion.from_point(dst, dst_idx)], name,
+                 BufferStore(dst, BufferLoad(src, src_idx), dst_idx))
+    stmt = SBlockRealize(values, const(True, "bool"), blk)
+    for v, e in reversed(loop_vars):
+        stmt = For(v, const(0, v.dtype), e, ForKind.SERIAL, stmt)
+    return stmt
+
+
+class _CacheReadRewriter(StmtExprMutator):
+    """TVM's ``CacheReadRewriter``: readers load the cache (offset by the compact region's
+    start), the stage is inserted at ``(loc, pos)``; blocks writing the buffer are kept."""
+
+    def __init__(self, scope, old, new, compact, consumers, loc, pos, stage):
+        self.scope, self.old, self.new, self.compact = scope, old, new, compact
+        self.consumers, self.loc, self.pos, self.stage = consumers, loc, pos, stage
+        self.consumes = False
+        self.ana = Analyzer()
+
+    def _sub(self, value, start):
+        return value if const_int(start) == 0 else self.ana.simplify(value - start)
+
+    def _offset(self, indices):
+        if self.compact is None:
+            return list(indices)
+        return [self._sub(i, r.min) for i, r in zip(indices, self.compact)]
+
+    def _region(self, region):
+        if region.buffer is not self.old:
+            return region
+        if self.compact is None:
+            return BufferRegion(self.new, list(region.region))
+        return BufferRegion(self.new, [
+            Range.from_min_extent(self._sub(r.min, c.min), r.extent)
+            for r, c in zip(region.region, self.compact)])
+
+    def visit_for_(self, op):
+        new = super().visit_for_(op)
+        if op is self.loc:
+            new = new.replace(body=_insert_stage(new.body, self.pos, self.stage))
+        return new
+
+    def visit_sblock_(self, op):
+        self.consumes = self.consumers is None or id(op) in self.consumers
+        consumes = self.consumes
+        if op is not self.scope and any(w.buffer is self.old for w in op.writes):
+            return op
+        new = super().visit_sblock_(op)
+        if op is self.loc:
+            new = new.replace(body=_insert_stage(new.body, self.pos, self.stage))
+        if op is not self.scope and consumes:
+            match = tuple(
+                MatchBufferRegion(m.buffer, self._region(m.source))
+                if m.source.buffer is self.old else m for m in new.match_buffers)
+            new = new.replace(reads=tuple(self._region(r) for r in new.reads),
+                              match_buffers=match)
+        return new
+
+    def visit_buffer_load_(self, op):
+        if op.buffer is self.old and self.consumes:
+            return BufferLoad(self.new, self._offset(self._exprs(op.indices)), op.predicate)
+        return super().visit_buffer_load_(op)
+
+    def visit_var_(self, op):
+        return self.new.data if op is self.old.data else op
+
+
+def _conjuncts(pred):
+    if isinstance(pred, And):
+        return _conjuncts(pred.a) + _conjuncts(pred.b)
+    return [pred]
+
+
+class _CacheWriteRewriter(_CacheReadRewriter):
+    """TVM's ``CacheWriteRewriter``: the writer (and ``consumers``) access the cache; other
+    blocks are kept; the copy back is inserted at ``(loc, pos)``."""
+
+    def __init__(self, scope, writer, old, new, compact, consumers, loc, pos, stage):
+        super().__init__(scope, old, new, compact, consumers, loc, pos, stage)
+        self.writer = writer
+        self.under_writer = False
+
+    def _regions(self, regions):
+        return tuple(self._region(r) for r in regions)
+
+    def _update(self, blk):
+        match = tuple(MatchBufferRegion(m.buffer, self._region(m.source))
+                      if m.source.buffer is self.old else m for m in blk.match_buffers)
+        return blk.replace(reads=self._regions(blk.reads), writes=self._regions(blk.writes),
+                           match_buffers=match)
+
+    def visit_sblock_(self, op):
+        if id(op) in self.consumers:
+            saved, self.under_writer = self.under_writer, True
+            new = self._update(op).replace(body=self.visit_stmt(op.body))
+            self.under_writer = saved
+            return new
+        if op is not self.writer and op is not self.scope and not self.under_writer:
+            return op
+        saved = self.under_writer
+        self.under_writer = saved or op is self.writer
+        new = StmtExprMutator.visit_sblock_(self, op)
+        self.under_writer = saved
+        if op is self.loc:
+            new = new.replace(body=_insert_stage(new.body, self.pos, self.stage))
+        if op is not self.scope:
+            new = self._update(new)
+        return new
+
+    def visit_buffer_store_(self, op):
+        op = StmtExprMutator.visit_buffer_store_(self, op)
+        if op.buffer is self.old:
+            return BufferStore(self.new, op.value, self._offset(op.indices), op.predicate)
+        return op
+
+    def visit_buffer_load_(self, op):
+        if op.buffer is self.old:
+            return BufferLoad(self.new, self._offset(self._exprs(op.indices)), op.predicate)
+        return StmtExprMutator.visit_buffer_load_(self, op)
+
+
 class CachePrimitives:
     """Mixin: cache reads and writes through a buffer of another storage scope."""
 
@@ -206,62 +430,56 @@ class CachePrimitives:
                    consumer_blocks=None) -> SBlockRV:
         """Read the block's ``read_buffer_index``-th buffer through a copy in ``storage_scope``.
 
-        The copy block is placed after the buffer's writer, in the lowest sequence holding the
-        writer and the readers (at the start of the scope for a function input);
-        ``consumer_blocks`` (default: every reader in the scope) read the copy.
+        As TVM: the copy goes right before the first reader that follows the buffer's writer,
+        in the innermost loop (or the scope block) holding both (first thing in the scope for
+        a function input). It copies what the writer writes under that place; when the place
+        is the scope block, the copy buffer is compacted to that region and the readers index
+        it relative to its start. ``consumer_blocks`` (default: every reader in the scope)
+        read the copy.
         """
         block = self._as_block(block)
-        read_buffer_index = self._buffer_index(self.get(block), read_buffer_index, "reads", "cache_read")
+        if consumer_blocks is not None:
+            consumer_blocks = [self._as_block(b) for b in consumer_blocks]
+        read_buffer_index = self._buffer_index(self.get(block), read_buffer_index, "reads",
+                                               "cache_read")
         prim = "cache_read"
+        check_storage_scope(self, prim, storage_scope)
         func_name, path, _, buf, new = self._cache_setup(
             block, read_buffer_index, storage_scope, prim, "reads")
         body = self.mod[func_name].body
         scope = enclosing_block(path)
-        if consumer_blocks is None:
-            targets = [r for r in scope_blocks(body, path)
-                       if any(rg.buffer is buf for rg in r.block.reads)]
-        else:
-            targets = [self._block(b, prim)[1][-1] for b in consumer_blocks]
-        paths = {id(r): p for r, p in iter_blocks(body)}
+        consumers = None
+        if consumer_blocks is not None:
+            consumers = set()
+            for b in consumer_blocks:
+                cblk = self._block(b, prim)[1][-1].block
+                consumers.add(id(cblk))
+                consumers.update(id(r.block) for r, _ in iter_blocks(cblk.body))
         writers = [r for r in scope_blocks(body, path)
                    if any(w.buffer is buf for w in r.block.writes)]
-        name = self._unique_block_name(func_name, new.name)
-        scope_at = next(k for k, n in enumerate(path) if n is scope)
-        swap = SwapBuffer(buf, new, stores=False)
-        table = {id(t.block): swap.visit_stmt(t.block) for t in targets}
-        if not writers:
-            # A function input: copy the whole buffer first thing in the scope.
-            items = [replace_stmts(s, table) for s in seq_of(scope.body)]
-            new_body = make_seq([_copy_nest(buf, new, name)] + items)
-            new_scope = scope.replace(body=new_body)
-        else:
-            # As in TVM: in the lowest sequence holding the writers and the readers, right
-            # after the last item holding a writer; the copy covers what the readers read
-            # inside that sequence (the whole buffer at the scope level).
-            all_paths = [paths[id(r)] for r in writers + targets]
-            seq = _lowest_common_seq(all_paths, scope_at)
-            items = seq_of(seq) if seq is not None else [scope.body]
-            holds = [{id(r) for r, _ in iter_blocks(item)} for item in items]
-            pos = max(i for i, h in enumerate(holds) for w in writers if id(w) in h) + 1
-            first_reader = min(i for i, h in enumerate(holds) for t in targets if id(t) in h)
-            if first_reader < pos:
-                raise self._error(
-                    prim, f"cache_read: block {targets[0].block.name_hint!r} reads "
-                    f"{buf.name} in the same loop-nest item that writes it; no place for the "
-                    "copy lies between the writer and the readers", [targets[0].block])
-            region, outer = None, {}
-            if seq is not None:
-                seq_at = next(k for k, n in enumerate(all_paths[0]) if n is seq)
-                enclosing = [n for n in all_paths[0][scope_at:seq_at] if isinstance(n, For)]
-                outer = {lp.loop_var: Range.from_min_extent(lp.min, lp.extent) for lp in enclosing}
-                if enclosing:
-                    region = _relaxed_reads([(t, paths[id(t)]) for t in targets], seq, buf)
-            new_items = [replace_stmts(s, table) for s in items]
-            new_items.insert(pos, _copy_nest(buf, new, name, region, outer))
-            if seq is None or seq is scope.body:
-                new_scope = scope.replace(body=make_seq(new_items))
+        paths = {id(r): p for r, p in iter_blocks(body)}
+        if writers:
+            writer = writers[0]
+            if consumers is not None:
+                related = [r.block for r, _ in iter_blocks(scope.body) if id(r.block) in consumers]
             else:
-                new_scope = replace_stmts(scope, {id(seq): make_seq(new_items)})
+                related = [r.block for r in scope_blocks(body, path) if r is not writer
+                           and any(rg.buffer is buf for rg in r.block.reads)]
+            loc, pos = _detect_cache_loc(scope, writer.block, related)
+            region = self._cache_region(writer, paths[id(writer)], loc, buf)
+        else:
+            loc, pos = scope, 0
+            reads = [r for r in scope.reads if r.buffer is buf]
+            region = list(reads[0].region) if reads else [
+                Range.from_min_extent(const(0, e.dtype), e) for e in buf.shape]
+        full = not isinstance(loc, SBlock)
+        if not full:
+            new = new.replace(shape=tuple(r.extent for r in region))
+        name = self._unique_block_name(func_name, new.name)
+        stage = _cache_stage(buf, new, name, region, full, is_read=True)
+        rewriter = _CacheReadRewriter(scope, buf, new, None if full else region, consumers,
+                                      loc, pos, stage)
+        new_scope = rewriter.visit_stmt(scope)
         kwargs = {"block": block, "read_buffer_index": read_buffer_index,
                   "storage_scope": storage_scope}
         return self._cache_commit(func_name, body, scope, new_scope, new, name, prim, kwargs,
@@ -269,41 +487,89 @@ class CachePrimitives:
 
     def cache_write(self, block: SBlockRV | str, write_buffer_index, storage_scope: str,
                     consumer_blocks=None) -> SBlockRV:
-        """Make the block write a copy in ``storage_scope``, copied back right after it.
+        """Make the block write a copy in ``storage_scope``, copied back to the buffer.
 
-        ``consumer_blocks`` is accepted for API compatibility; every consumer keeps reading the
-        original buffer (after the copy back).
+        As TVM: the copy back goes right before the first reader of the buffer (other than
+        ``consumer_blocks``) in the innermost loop or scope block holding the writer and that
+        reader (at the end of the scope when nothing else reads it); under a scope block the
+        cache is compacted to what the writer writes there. ``consumer_blocks`` read the cache
+        directly.
         """
         block = self._as_block(block)
-        write_buffer_index = self._buffer_index(self.get(block), write_buffer_index, "writes", "cache_write")
+        if consumer_blocks is not None:
+            consumer_blocks = [self._as_block(b) for b in consumer_blocks]
+        write_buffer_index = self._buffer_index(self.get(block), write_buffer_index, "writes",
+                                                "cache_write")
         prim = "cache_write"
+        check_storage_scope(self, prim, storage_scope)
         func_name, path, realize, buf, new = self._cache_setup(
             block, write_buffer_index, storage_scope, prim, "writes")
         body = self.mod[func_name].body
         scope = enclosing_block(path)
-        name = self._unique_block_name(func_name, new.name)
-        scope_at = next(k for k, n in enumerate(path) if n is scope)
-        reader_paths = [p for r, p in iter_blocks(body) if r is not realize
-                        and any(rg.buffer is buf for rg in r.block.reads)]
-        seq, pos = _write_back_site(path, scope_at, reader_paths)
-        item = seq.seq[pos] if seq is not None else scope.body
-        # The copy covers what the writer writes inside that item (the whole buffer when the
-        # item is a top-level nest of the scope).
-        at = next(k for k, n in enumerate(path) if n is item)
-        enclosing = [n for n in path[scope_at:at] if isinstance(n, For)]
-        outer = {lp.loop_var: Range.from_min_extent(lp.min, lp.extent) for lp in enclosing}
-        region = _relaxed_writes(realize, path, item, buf) if enclosing else None
-        nest = _copy_nest(new, buf, name, region, outer)
-        new_block = SwapBuffer(buf, new).visit_stmt(realize.block)
-        new_item = replace_stmts(item, {id(realize.block): new_block})
-        if seq is None:
-            new_scope = scope.replace(body=make_seq([new_item, nest]))
+        consumers = set()
+        for b in consumer_blocks or ():
+            cblk = self._block(b, prim)[1][-1].block
+            consumers.add(id(cblk))
+            consumers.update(id(r.block) for r, _ in iter_blocks(cblk.body))
+        related = [r.block for r in scope_blocks(body, path) if r is not realize
+                   and id(r.block) not in consumers
+                   and any(rg.buffer is buf for rg in r.block.reads)]
+        if related:
+            loc, pos = _detect_cache_loc(scope, realize.block, related)
         else:
-            items = list(seq.seq)
-            items[pos] = new_item
-            items.insert(pos + 1, nest)
-            new_scope = replace_stmts(scope, {id(seq): make_seq(items)})
+            loc = scope
+            pos = len(scope.body.seq) if isinstance(scope.body, SeqStmt) else 1
+        region = self._cache_region(realize, path, loc, buf)
+        readers = [r.block for r in scope_blocks(body, path)
+                   if any(rg.buffer is buf for rg in r.block.reads)]
+        full = not isinstance(loc, SBlock) or not all(
+            any(r.block is b for r, _ in iter_blocks(loc.body)) for b in readers)
+        if not full:
+            new = new.replace(shape=tuple(r.extent for r in region))
+        name = self._unique_block_name(func_name, new.name)
+        stage = _cache_stage(new, buf, name, region, full, is_read=False)
+        rewriter = _CacheWriteRewriter(scope, realize.block, buf, new,
+                                       None if full else region, consumers, loc, pos, stage)
+        new_scope = rewriter.visit_stmt(scope)
         kwargs = {"block": block, "write_buffer_index": write_buffer_index,
                   "storage_scope": storage_scope}
         return self._cache_commit(func_name, body, scope, new_scope, new, name, prim, kwargs,
                                   consumer_blocks)
+
+    def _cache_region(self, realize, path, loc, buf):
+        """The writer's write region of ``buf``, relaxed over its loops below ``loc`` and kept
+        inside the buffer (TVM's ``RelaxBufferRegion``)."""
+        at = next(k for k, n in enumerate(path) if n is loc)
+        inner = [n for n in path[at + 1:] if isinstance(n, For)]
+        ana = Analyzer()
+        vmap = {iv.var: v for iv, v in zip(realize.block.iter_vars, realize.iter_values)}
+        dom = {lp.loop_var: Range.from_min_extent(lp.min, lp.extent) for lp in inner}
+        for node in path[:at + 1]:
+            if isinstance(node, For):
+                ana.bind(node.loop_var, Range.from_min_extent(node.min, node.extent))
+            elif isinstance(node, SBlock):
+                for iv in node.iter_vars:
+                    ana.bind(iv.var, iv.dom)
+        wregion = next(w for w in realize.block.writes if w.buffer is buf)
+        region = []
+        # Upper bounds the writer's predicate puts on its indices (``index < bound``).
+        limits = []
+        for cond in _conjuncts(realize.predicate):
+            if isinstance(cond, LT):
+                limits.append((ana.simplify(cond.a), cond.b))
+        for r, (lo, hi), dim in zip(wregion.region, relax_region(wregion, vmap, dom, ana),
+                                    buf.shape):
+            index = ana.simplify(substitute(r.min, vmap))
+            for expr, bound in limits:
+                if ana.can_prove_equal(expr, index) and not ana.can_prove(hi < bound):
+                    # The guarded tail of a split loop writes nothing at or past the bound.
+                    last = ana.simplify(bound - 1)
+                    hi = last if ana.can_prove(last <= hi) else ana.simplify(gmin(hi, last))
+            # What the writer writes lies in the buffer.
+            top = ana.simplify(dim - 1)
+            if not ana.can_prove(hi <= top) and ana.can_prove(hi >= top):
+                hi = top
+            if not ana.can_prove(lo >= 0) and ana.can_prove(lo <= 0):
+                lo = const(0, lo.dtype)
+            region.append(Range.from_min_extent(lo, ana.simplify(hi - lo + 1)))
+        return region

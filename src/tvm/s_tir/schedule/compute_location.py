@@ -17,7 +17,7 @@ from __future__ import annotations
 from ...arith import Analyzer
 from ...ffi.structural import structural_equal
 from ...ir.expr import Range
-from ...tirx.expr import And, Var
+from ...tirx.expr import GE, LT, Add, And, IntImm, Sub, Var
 from ...tirx.generic import const
 from ...tirx.stmt import BufferRegion, BufferStore, For, ForKind, IterVar, SBlockRealize
 from ...tirx.stmt_functor import StmtExprMutator, pre_order_visit, substitute
@@ -173,6 +173,45 @@ def _relax_for_storage(loop, scope):
     if rank == 2 and tag == "threadIdx.x":
         return True
     return rank <= thread_rank
+
+
+def _intersect_domain(bound, dom, ana):
+    """``(lo, hi, guard)``: the loop range a moved block iterator gets for the needed
+    ``bound = (lo, hi)``, and ``(min, max)`` of its domain when iterations must be guarded.
+
+    As TVM's ``BlockVarDomainInfo::Simplify``: the needed range stays when it lies inside the
+    domain; it becomes the domain when it covers it; it becomes the intersection when that is
+    constant; otherwise it stays and the iterations outside the domain are predicated away.
+    """
+    from ...tirx.generic import max as gmax  # Lazy: only this intersection needs them.
+    from ...tirx.generic import min as gmin
+
+    lo, hi = bound
+    dmin = dom.min
+    dmax = ana.simplify(dom.min + dom.extent - 1)
+    imin = ana.simplify(gmax(lo, dmin))
+    imax = ana.simplify(gmin(hi, dmax))
+    if ana.can_prove_equal(lo, imin) and ana.can_prove_equal(hi, imax):
+        return lo, hi, None
+    if ana.can_prove_equal(dmin, imin) and ana.can_prove_equal(dmax, imax):
+        return dmin, dmax, None
+    if getattr(imin, "value", None) is not None and getattr(imax, "value", None) is not None:
+        return imin, imax, None
+    return lo, hi, (dmin, dmax)
+
+
+def _compare(cls, value, bound, ana):
+    """``cls(a, c)`` from ``value`` against ``bound``, constants moved to the right side
+    (``i - 16 >= 0`` is ``i >= 16``), as TVM's simplified predicates read."""
+    diff = ana.simplify(value - bound)
+    const_part = 0
+    if isinstance(diff, IntImm):
+        return ana.simplify(cls(diff, const(0, diff.dtype)))
+    if isinstance(diff, Add) and isinstance(diff.b, IntImm):
+        diff, const_part = diff.a, diff.b.value
+    elif isinstance(diff, Sub) and isinstance(diff.b, IntImm):
+        diff, const_part = diff.a, -diff.b.value
+    return cls(diff, const(-const_part, diff.dtype))
 
 
 def _union(a, b, ana):
@@ -351,29 +390,42 @@ class ComputeLocationPrimitives:
         ana = Analyzer()
         outer = {lp.loop_var: Range.from_min_extent(lp.min, lp.extent)
                  for lp in lpath if isinstance(lp, For)}
-        loops, values, pred = [], [], None
+        for var, rng in outer.items():
+            ana.bind(var, rng)
+        # Loop variables with one iteration are their minimum (TVM's simplifier folds them).
+        unit = {v: r.min for v, r in outer.items() if getattr(r.extent, "value", None) == 1}
+        loops, values, conds = [], [], []
         for iv in blk.iter_vars:
             bound = region_of.get(id(iv.var))
+            guard = None
             if bound is None:
                 lo, ext = iv.dom.min, iv.dom.extent
             else:
-                lo, ext = bound[0], ana.simplify(bound[1] - bound[0] + 1)
-                # A tile that can overhang the iteration domain is guarded (as in TVM).
-                hi = ana.int_set(bound[1], outer).max_value
-                dom_end = ana.simplify(iv.dom.min + iv.dom.extent)
-                if hi is not None and ana.can_prove(hi < dom_end):
-                    dom_end = None
+                bound = tuple(ana.simplify(substitute(b, unit)) for b in bound)
+                lo, hi, guard = _intersect_domain(bound, iv.dom, ana)
+                ext = ana.simplify(hi - lo + 1)
             ext = ana.simplify(ext)
             if not preserve_unit_loops and getattr(ext, "value", None) == 1:
                 value = ana.simplify(lo)
             else:
                 var = Var(f"ax{len(loops)}", iv.var.dtype)
                 loops.append((var, ext))
+                ana.bind(var, Range.from_min_extent(const(0, var.dtype), ext))
                 value = ana.simplify(lo + var)
+                if getattr(ext, "value", None) == 1:
+                    unit[var] = const(0, var.dtype)
             values.append(value)
-            if bound is not None and dom_end is not None:
-                cond = value < dom_end
-                pred = cond if pred is None else And(pred, cond)
+            if guard is not None:
+                bmin, bmax = guard
+                value = ana.simplify(substitute(value, unit))
+                # As TVM: guard each side the region can overhang (unless provably inside).
+                if not ana.can_prove(value >= bmin):
+                    conds.append(_compare(GE, value, bmin, ana))
+                if not ana.can_prove(value < bmax + 1):
+                    conds.append(_compare(LT, value, ana.simplify(bmax + 1), ana))
+        pred = None
+        for cond in conds:
+            pred = cond if pred is None else And(pred, cond)
         nest = SBlockRealize(values, const(True, "bool") if pred is None else pred, blk)
         for var, ext in reversed(loops):
             nest = For(var, const(0, var.dtype), ext, ForKind.SERIAL, nest)

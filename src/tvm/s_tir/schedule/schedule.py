@@ -17,11 +17,13 @@ from .blockize import BlockizePrimitives
 from .cache import CachePrimitives
 from .compute_location import ComputeLocationPrimitives
 from .error import ScheduleError
+from .layout import LayoutPrimitives
 from .lookup import LookupPrimitives
 from .loops import LoopPrimitives
 from .padding import PaddingPrimitives
 from .reduction import ReductionPrimitives
 from .reindex import ReindexPrimitives
+from .reindex_cache import ReindexCachePrimitives
 from .sampling import SamplingPrimitives
 from .storage import StoragePrimitives
 
@@ -30,9 +32,9 @@ __all__ = ["ExprRV", "LoopRV", "SBlockRV", "Schedule", "ScheduleError"]
 # TVM 0.27 Schedule methods that have no implementation here yet.
 _NOT_IMPLEMENTED = frozenset({
     "sample_partitioned_tile", "sample_compute_location", "loop_partition",
-    "reindex_cache_read", "reindex_cache_write", "cache_inplace", "cache_index",
+    "cache_inplace", "cache_index",
     "read_at", "write_at", "fuse_reduction_epilogue", "tensorize",
-    "transform_layout", "transform_block_layout", "pad_einsum", "rolling_buffer",
+    "pad_einsum", "rolling_buffer",
     "annotate_buffer_access",
 })
 
@@ -49,6 +51,8 @@ class Schedule(
     BlockizePrimitives,
     PaddingPrimitives,
     ReindexPrimitives,
+    ReindexCachePrimitives,
+    LayoutPrimitives,
     ScheduleBase,
 ):
     """A schedule of an IRModule (or a PrimFunc, scheduled as ``main``).

@@ -295,6 +295,10 @@ class Trace:
 
             if isinstance(value, (IntImm, FloatImm)):
                 return {"imm": [str(value.dtype), value.value]}
+            from ...tirx.index_map import IndexMap
+
+            if isinstance(value, IndexMap):
+                return {"index_map": [_index_dtype(value), str(value)]}
             raise TypeError(
                 f"Trace.as_json: an argument of type {type(value).__name__} ({value}) has no "
                 "JSON form in this pytvm version"
@@ -352,6 +356,8 @@ class Trace:
                     return rv_map[value["rv"]]
                 if set(value) == {"dict"}:
                     return {dec(k): dec(v) for k, v in value["dict"]}
+                if set(value) == {"index_map"}:
+                    return _parse_index_map(*value["index_map"])
                 if set(value) == {"imm"}:
                     # Lazy: see as_json.
                     from ...tirx.expr import FloatImm, IntImm
@@ -406,6 +412,23 @@ class Trace:
     def show(self, style=None, black_format=False) -> None:
         """Print the trace as Python."""
         print(str(self))
+
+
+def _index_dtype(imap):
+    return str(imap.initial_indices[0].dtype) if imap.initial_indices else "int64"
+
+
+def _parse_index_map(dtype, text):
+    """An IndexMap back from its TVMScript text ``T.index_map(lambda ...: ...)``."""
+    # Lazy: the TVMScript namespace sits above s_tir; only JSON traces with maps need it.
+    from ...script import tirx as T
+    from ...tirx.index_map import IndexMap
+
+    prefix = "T.index_map("
+    if not (text.startswith(prefix) and text.endswith(")")):
+        raise ValueError(f"Trace.apply_json_to_schedule: not an index map: {text!r:.200}")
+    fn = eval(text[len(prefix):-1], {"T": T})
+    return IndexMap.from_func(fn, index_dtype=dtype)
 
 
 def _format_value(value, name_of):

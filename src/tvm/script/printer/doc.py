@@ -205,6 +205,7 @@ class OperationKind(IntEnum):
     GtE = 27
     And = 28
     Or = 29
+    MatMul = 30
     # special
     IfThenElse = 40
 

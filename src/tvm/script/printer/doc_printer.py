@@ -77,6 +77,7 @@ _OP_INFO = {
     K.Div: ("/", 11),
     K.FloorDiv: ("//", 11),
     K.Mod: ("%", 11),
+    K.MatMul: ("@", 11),
     K.USub: ("-", _PREC_UNARY),
     K.Invert: ("~", _PREC_UNARY),
     K.Pow: ("**", 13),

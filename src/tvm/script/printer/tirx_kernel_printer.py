@@ -18,9 +18,11 @@
 from __future__ import annotations
 
 from ... import tirx
+from ...ir.type import PointerType
 from ...tirx import stmt as _stmt
 from ...tirx.buffer import VIEW_PARENTS, NoLayout
 from ...tirx.exec_scope import SCOPE_ID_FUNCTIONS
+from ...tirx.type import is_tensormap_pointer
 from .doc import AssignDoc, ExprStmtDoc, ListDoc, LiteralDoc, TupleDoc
 from .ir_docsifier import attr_path, register_printer
 from .tirx_layout_printer import layout_to_doc
@@ -246,3 +248,16 @@ def _dtype_view_fits(child, parent, parent_layout) -> bool:
                 and isinstance(extent, tirx.IntImm) and extent.value % ratio == 0):
             return False
     return True
+
+
+@register_printer(PointerType)
+def _pointer_type(ty, path, d):
+    """A pointer type as TVM 0.27 writes it: ``T.handle("uint32", "shared")``,
+    ``T.TensorMap()``, and ``T.handle`` for a global ``void`` pointer."""
+    if is_tensormap_pointer(ty):
+        return _t(d, "TensorMap").call()
+    elem = getattr(ty.element_type, "dtype", "void")
+    scope = ty.storage_scope or "global"
+    if elem == "void" and scope == "global":
+        return _t(d, "handle")
+    return _t(d, "handle").call(LiteralDoc(elem), LiteralDoc(scope))

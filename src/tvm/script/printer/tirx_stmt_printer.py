@@ -39,6 +39,7 @@ from ...ir.expr import Range
 from ...tirx import stmt as _stmt
 from ...tirx.buffer import Buffer
 from ...tirx.function import PrimFunc
+from ...tirx.stmt_functor import post_order_visit
 from ...tirx.type import is_tensormap_pointer
 from . import tirx_kernel_printer as _kernel  # also registers the TIRx kernel docsifiers
 from .doc import (
@@ -177,11 +178,21 @@ def _buffer(buf, path, d):
         # A buffer used but not defined here: declare it (``A = T.Buffer((16,), "int32")``;
         # TVM 0.27 leaves out ``"float32"`` here).
         decl = _buffer_decl(buf, None, d, _t(d, "Buffer"))
+        local = None
         if d.is_defined(buf.data):
             # Aliasing another buffer's memory (a flattened parameter): TVM 0.27 prints no
             # ``data=`` and so loses the alias; we print it so the text parses back the same.
             decl.kwargs_keys.insert(0, "data")
             decl.kwargs_values.insert(0, d.as_doc(buf.data, None))
+            head = d.state.get("head_defined")
+            if head is not None and id(buf.data) not in head:
+                # The memory is allocated in the body: declare the alias just before the
+                # statement that first uses it, where its data pointer exists.
+                local = d.state.get("local_decls")
+        if local is not None:
+            doc = d.define(buf, buf.name)
+            local.append(AssignDoc(doc, decl))
+            return doc
         doc = d.declare(buf, buf.name, lambda name: AssignDoc(IdDoc(name), decl))
         if not d.is_defined(buf.data):
             d.var_names[id(buf.data)] = f"{doc.name}.data"
@@ -269,13 +280,18 @@ def _stmts(stmt, path, d, whole=True) -> list:
                 continue
             out.extend(_stmts(item, item_path(seq_path, i), d, whole=False))
         return out
-    doc = d.as_doc(stmt, path)
+    outer = d.state.get("local_decls")
+    local = d.state["local_decls"] = []  # buffer aliases first used by this statement
+    try:
+        doc = d.as_doc(stmt, path)
+    finally:
+        d.state["local_decls"] = outer
     if whole and isinstance(doc, ScopeDoc) and _kernel.flat_attr(stmt):
         # ``T.attr({...})``/``T.hint(...)`` as the whole body: flat, as TVM 0.27 prints it.
-        return _kernel.flat_docs(doc)
+        return local + _kernel.flat_docs(doc)
     if isinstance(doc, StmtBlockDoc):
-        return doc.stmts
-    return [doc]
+        return local + doc.stmts
+    return [*local, doc]
 
 
 def _reads_buffer(expr, buf) -> bool:
@@ -331,7 +347,9 @@ def _bind(node, path, d):
     var = d.define(node.var, node.var.name)
     # TVM 0.27: ``x: T.let[T.int32] = v``; a bare ``x: T.int32 = v`` means a local buffer there.
     ty = getattr(node.var, "type_annotation", None)
-    if ty is not None and hasattr(ty, "storage_scope"):
+    if is_tensormap_pointer(ty):
+        ann = IndexDoc(_t(d, "let"), [_t(d, "TensorMap").call()])
+    elif ty is not None and hasattr(ty, "storage_scope"):
         # A pointer: ``T.let[T.handle("uint32", "shared")]`` (0.27's form).
         scope = ty.storage_scope or "global"
         elem = LiteralDoc(getattr(ty.element_type, "dtype", "void"))
@@ -673,6 +691,29 @@ def _is_root_realize(stmt) -> bool:
             and stmt.block.name_hint == "root")
 
 
+def _handles_used_in_body(func) -> set[int]:
+    """The ids of the handle parameters in ``func.buffer_map`` that its body uses itself."""
+    handles = {id(p) for p in func.params if func.buffer_map.get(p) is not None}
+    if not handles:
+        return set()
+    used: set[int] = set()
+
+    def visit(node):
+        if id(node) in handles:
+            used.add(id(node))
+
+    post_order_visit(func.body, visit)
+    return used
+
+
+def _is_true(value) -> bool:
+    """A ``True`` attribute value (Python ``True`` or ``T.bool(True)``); other values (``1``,
+    ``False``) stay in ``T.func_attr`` so that the text parses back to the same attribute."""
+    if isinstance(value, bool):
+        return value
+    return isinstance(value, tirx.IntImm) and value.dtype == "bool" and value.value == 1
+
+
 @register_printer(PrimFunc)
 def _prim_func(func, path, d):
     name = d.state.pop("func_name", None)
@@ -682,7 +723,8 @@ def _prim_func(func, path, d):
         name = d.cfg.name or symbol or "main"
     saved = {
         key: d.state.get(key)
-        for key in ("in_relax", "func_decls", "decl_frame", "later_params", "scalar_sugar")
+        for key in ("in_relax", "func_decls", "decl_frame", "later_params", "scalar_sugar",
+                    "head_defined", "local_decls")
     }
     d.state["in_relax"] = False
     # TVM 0.27 prints one-element local buffers as scalars outside s_tir functions only.
@@ -696,17 +738,25 @@ def _prim_func(func, path, d):
     decls = d.open_declarations()
     try:
         args = []
+        matches = []  # ``B = T.match_buffer(B_handle, ...)`` of handles the body also uses
         param_ids = {id(p) for p in func.params}
+        used_handles = _handles_used_in_body(func)
         for i, param in enumerate(func.params):
             buf = func.buffer_map.get(param)
             if buf is None:
                 for key, value in func.buffer_map.items():
                     if key is param:
                         buf = value
-            if buf is not None:
+            if buf is not None and id(param) not in used_handles:
                 ann = _buffer_decl(buf, None, d, _t(d, "Buffer"), dtype_optional=False,
                                    params=param_ids)
                 args.append(AssignDoc(_define_buffer(buf, d), None, ann))
+            elif buf is not None:
+                # The body uses the handle itself (``T.call_packed(..., A_ptr)``): the
+                # parameter stays a handle, matched in the body, so that the text parses back.
+                d.state["later_params"].pop(id(param), None)
+                args.append(AssignDoc(d.define(param, param.name), None, _t(d, "handle")))
+                matches.append((param, buf))
             else:
                 d.state["later_params"].pop(id(param), None)
                 var = d.var_doc(param) or d.define(param, param.name)
@@ -718,12 +768,23 @@ def _prim_func(func, path, d):
         if func.ret_type is not None:
             ret = d.as_doc(func.ret_type, None)
         s_tir = bool(attrs.pop("s_tir", False)) or _is_root_realize(func.body)
+        # ``@T.prim_func(persistent=True)`` sets this attribute; it prints in the decorator.
+        persistent = _is_true(attrs.get("tirx.persistent_kernel"))
+        if persistent:
+            attrs.pop("tirx.persistent_kernel")
         if symbol is not None and symbol == name:
             attrs.pop("global_symbol")
         body = []
         if attrs:
             body.append(ExprStmtDoc(_t(d, "func_attr").call(attr_value_doc(attrs, None, d))))
+        for param, buf in matches:
+            rhs = _buffer_decl(buf, None, d, _t(d, "match_buffer"), dtype_optional=True)
+            rhs.args.insert(0, d.as_doc(param, None))
+            body.append(AssignDoc(_define_buffer(buf, d), rhs))
         body_path = attr_path(path, "body")
+        # Variables known before the body (parameters and their buffers' data): a buffer
+        # aliasing other memory is declared at the top; see ``_buffer``.
+        d.state["head_defined"] = set(d.var_names)
         if _is_root_realize(func.body):
             block = func.body.block
             body.append(CommentDoc('with T.sblock("root"):'))
@@ -742,6 +803,9 @@ def _prim_func(func, path, d):
         values.append(LiteralDoc(True))
     if s_tir:
         keys.append("s_tir")
+        values.append(LiteralDoc(True))
+    if persistent:
+        keys.append("persistent")
         values.append(LiteralDoc(True))
     decorator = _t(d, "prim_func")
     if keys:

@@ -33,7 +33,37 @@ PTX_DTYPE = {
     "b32": "uint32", "u32": "uint32", "s32": "int32", "f32": "float32",
     "b64": "uint64", "u64": "uint64", "s64": "int64", "f64": "float64",
     "pred": "bool", "b128": "uint64",
+    "f16x2": "uint32", "bf16x2": "uint32", "u16x2": "uint32", "s16x2": "uint32",
 }
+
+
+class _Sink:
+    """``T.ptx.SINK``: the ISA's sink symbol ``_`` for one lane of a register group that the
+    instruction writes but the kernel does not need (``mov.b64 {_, hi}, packed``)."""
+
+    _instance = None
+
+    def __new__(cls):
+        if cls._instance is None:
+            cls._instance = super().__new__(cls)
+        return cls._instance
+
+    def __repr__(self):
+        return "T.ptx.SINK"
+
+
+#: The sink symbol (see :class:`_Sink`).
+SINK = _Sink()
+
+
+def expand_sinks(operands, marker: str) -> list:
+    """The written operand list of a printed call: ``T.ptx.SINK`` back at each ``s<i>`` of
+    the marker (a sunk lane takes no argument, so the printed call is shorter)."""
+    out = list(operands)
+    for flag in marker.split(",") if marker else ():
+        if flag.startswith("s") and flag[1:].isdigit():
+            out.insert(int(flag[1:]), SINK)
+    return out
 
 
 class PTXModifierError(ValueError, AttributeError):
@@ -95,6 +125,13 @@ def lane_layout(entry: Instr, mods: dict) -> list:
 def operand_type(operand, mods) -> str:
     """The PTX register type of a register operand (``$type`` resolved)."""
     rtype = operand.rtype
+    if rtype == "acc":  # an mma accumulator: .f16 results are packed two per .b32 register
+        return "b32" if mods["dtype"] == "f16" else mods["dtype"]
+    if rtype == "wide":  # .wide results: twice the source width
+        t = mods["type"]
+        return t[0] + str(2 * int(t[1:]))
+    if rtype == "src":  # a mixed-precision source: .srctype when written, else .type
+        return mods.get("srctype") or mods["type"]
     return mods[rtype[1:]] if rtype.startswith("$") else rtype
 
 
@@ -143,6 +180,10 @@ def _coerce(entry, operand, value, mods, index, flags):
         return value
     if kind == "addr":
         space = operand_space(operand, mods)
+        if _is_addr(value):  # T.ptx.addr(base, offset): check the base, keep the offset
+            base, offset = value.args
+            base = _coerce(entry, operand, base, mods, index, flags)
+            return Call(str(base.dtype), "tirx.ptx.addr", [base, offset])
         dtype = _dtype_of(value)
         if space.startswith("shared"):
             if dtype == "handle":
@@ -185,8 +226,39 @@ def _coerce(entry, operand, value, mods, index, flags):
     return value
 
 
+def _is_addr(value) -> bool:
+    return isinstance(value, Call) and getattr(value.op, "name", "") == "tirx.ptx.addr"
+
+
+def make_addr(base, byte_offset):
+    """``T.ptx.addr(base, byte_offset)``: the memory operand ``[base+byte_offset]``.
+
+    The offset is a compile-time integer written into the instruction text, so no address
+    arithmetic is emitted. The Call (op ``tirx.ptx.addr``, the base's dtype) is accepted
+    wherever a ``T.ptx`` instruction takes an address; ``ValueError`` for a non-constant
+    offset.
+    """
+    if isinstance(byte_offset, IntImm):
+        byte_offset = byte_offset.value
+    if not isinstance(byte_offset, int) or isinstance(byte_offset, bool):
+        raise TypeError(f"T.ptx.addr: the byte offset is written into the instruction and "
+                         f"must be a compile-time integer, got {type(byte_offset).__name__}")
+    dtype = _dtype_of(base)
+    if dtype is None:
+        raise TypeError(f"T.ptx.addr: the base must be a pointer or an integer address, got "
+                         f"{type(base).__name__}")
+    return Call(str(dtype), "tirx.ptx.addr", [base, IntImm("int32", byte_offset)])
+
+
 def _label(entry: Instr) -> str:
     return entry.family if entry.key == entry.family else f"{entry.family} [{entry.key}]"
+
+
+def ptx_bits(ptx_type: str) -> int:
+    """The register width of a PTX type: ``.f16x2`` and ``.u16x2`` are 32 bits."""
+    base, _, count = ptx_type.partition("x")
+    bits = int("".join(ch for ch in base if ch.isdigit()) or 32)
+    return bits * int(count) if count.isdigit() else bits
 
 
 def _check_width(where, ptx_type, value):
@@ -194,9 +266,11 @@ def _check_width(where, ptx_type, value):
     dtype = _dtype_of(value)
     if dtype is None or ptx_type in ("pred", "b128"):
         return
-    bits = int("".join(ch for ch in ptx_type if ch.isdigit()))
+    bits = ptx_bits(ptx_type)
     got = dtype_bits(dtype) if dtype not in ("handle", "") else 64
     is_float = dtype.startswith(("float", "bfloat"))
+    if "x" in ptx_type:  # a packed pair (.f16x2, .u16x2): any value of the width
+        is_float = ptx_type[0] in "fb"
     if got != bits or (ptx_type[0] == "f" and not is_float) or (
             ptx_type[0] in "us" and is_float):
         raise ValueError(f"{where} is .{ptx_type}, so its value must be a {bits}-bit "
@@ -222,9 +296,21 @@ def _emit(entry: Instr, tokens, operands):
                          f"({names or 'none'}), got {len(operands)}")
     coerced, flags, pos = [], [], 0
     for operand, lanes in layout:
+        sunk = 0
         for _ in range(lanes):
-            coerced.append(_coerce(entry, operand, operands[pos], mods, pos, flags))
+            value = operands[pos]
+            if value is SINK:
+                if not operand.sinkable:
+                    raise ValueError(f"{_label(entry)}: operand '{operand.name}' is not "
+                                     "sinkable here, so it cannot take T.ptx.SINK")
+                flags.append(f"s{pos}")
+                sunk += 1
+            else:
+                coerced.append(_coerce(entry, operand, value, mods, pos, flags))
             pos += 1
+        if sunk and sunk == lanes:
+            raise ValueError(f"{_label(entry)}: operand '{operand.name}': at least one lane "
+                             "must be a real register, not T.ptx.SINK")
     args = [*coerced, *(t or "" for t in tokens), ",".join(flags)]
     return Call("", entry.op_name, args)
 
@@ -285,7 +371,8 @@ class PTXInstruction:
         operands = args[:split]
         cands = self._cands
         if trailing:  # the printed form: tokens in slot order, then the marker
-            *tokens, _marker = trailing
+            *tokens, marker = trailing
+            operands = expand_sinks(operands, marker)
             for tok in tokens:
                 if tok:
                     cands = _narrow(cands, tok, self._family)
@@ -327,6 +414,15 @@ class PTXNamespace:
         """``T.ptx.pred(x)``: mark ``x`` as a ``.pred`` operand. The table already knows which
         operands are predicates, so this is accepted for compatibility and returns ``x``."""
         return value
+
+    #: ``T.ptx.SINK``: the ISA's ``_`` for a lane the kernel does not need.
+    SINK = SINK
+
+    @staticmethod
+    def addr(base, byte_offset):
+        """``T.ptx.addr(ptr, 16)``: an address operand with an immediate byte offset, rendered
+        ``[%n+16]`` (see :func:`make_addr`)."""
+        return make_addr(base, byte_offset)
 
     def families(self):
         """The family names (``mbarrier``, ``cp``, ``tcgen05``...)."""
@@ -398,7 +494,7 @@ def resolve(call):
         if any(not t and not slot.optional for slot, t in zip(entry.slots, tokens)):
             continue
         mods = _mods(entry, tokens)
-        operands = args[:len(args) - n_slots - 1]
+        operands = expand_sinks(args[:len(args) - n_slots - 1], _string(args[-1]))
         if sum(n for _, n in lane_layout(entry, mods)) != len(operands):
             continue
         try:  # shapes differing only in operand kinds (tcgen05.mma ss/ts) need the kinds
@@ -411,7 +507,7 @@ def resolve(call):
 
 def required_arch_of(entry, mods) -> str:
     archs = [entry.arch] + [entry.token_arch[t] for t in mods.values() if t in entry.token_arch]
-    return max_arch(archs)
+    return max_arch(archs + entry.combo_archs(mods))
 
 
 def required_ptx_of(entry, mods) -> str:
@@ -420,7 +516,10 @@ def required_ptx_of(entry, mods) -> str:
 
 
 def register_ops():
-    """Register one Op per family, ``tirx.ptx.<family>``, with effect kind Opaque."""
+    """Register one Op per family, ``tirx.ptx.<family>``, with effect kind Opaque, and the
+    pure ``tirx.ptx.addr`` (an address with an immediate offset)."""
+    register_op("tirx.ptx.addr", family="ptx")
+    register_op_attr("tirx.ptx.addr", "TCallEffectKind", CallEffectKind.Pure)
     for family in sorted({e.family for e in ENTRIES}):
         register_op(f"tirx.ptx.{family}", family="ptx")
         register_op_attr(f"tirx.ptx.{family}", "TCallEffectKind", CallEffectKind.Opaque)

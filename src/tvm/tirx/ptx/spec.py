@@ -22,6 +22,7 @@ architecture and PTX ISA version. The table itself (:mod:`.table`) is written wi
 
   ``*lanes`` makes a register group ``{a, b, ...}``: a number, ``*slot`` (the digits of the
   slot's token: ``v4`` -> 4, ``3d`` -> 3) or ``*name`` of a function in :data:`LANES`.
+  A trailing ``~`` marks lanes that may be ``T.ptx.SINK`` (the ISA's ``_``).
   ``?slot`` after the kind makes the operand present only when that slot is filled (the
   ``L2::cache_hint`` policy operand). ``[`` / ``]`` around operands group them in one
   bracket (``[tensorMap, {c0, c1}]``); ``|`` joins two destinations (``d|p``).
@@ -68,6 +69,7 @@ class Operand:
     open_bracket: bool = False
     close_bracket: bool = False
     pipe: bool = False  # joined to the next operand with "|"
+    sinkable: bool = False  # a lane may be T.ptx.SINK (the ISA's "_")
 
 
 @dataclass(frozen=True)
@@ -85,15 +87,40 @@ class Instr:
     memory: bool = False  # orders other memory accesses (a "memory" clobber)
     check: object = None  # mods -> error message or None: rules across slots
     doc: str = ""
+    #: ((condition, arch), ...): ``condition`` maps slot names to the tokens that trigger the
+    #: requirement, all slots at once (``{"rnd": ("rn", "rz"), "satfinite": ("satfinite",)}``).
+    combo_arch: tuple = ()
 
     @property
     def op_name(self) -> str:
         return f"tirx.ptx.{self.family}"
 
-    def mnemonic(self) -> str:
-        """The PTX opcode's first part: ``elect_sync`` -> ``elect.sync``."""
-        return self.family.replace("_", ".")
+    @property
+    def ptx_name(self) -> str:
+        """The PTX mnemonic (``cvt``, ``elect.sync``, ``cvt.pack``)."""
+        return self.mnemonic()
 
+    @property
+    def cert_arch(self) -> str:
+        """The arch every spelling of this shape assembles for: the strictest of its base
+        ``arch``, the ``token_arch`` of its tokens and its ``combo_arch`` rules."""
+        return max_arch([self.arch, *self.token_arch.values(),
+                         *(arch for _, arch in self.combo_arch)])
+
+    def combo_archs(self, mods: dict) -> list:
+        """The ``combo_arch`` requirements that the modifier map ``mods`` triggers."""
+        return [arch for cond, arch in self.combo_arch
+                if all(mods.get(slot, "") in toks for slot, toks in cond.items())]
+
+    def mnemonic(self) -> str:
+        """The PTX opcode's first part: ``elect_sync`` -> ``elect.sync`` (the few PTX names
+        with an underscore of their own are listed in ``_MNEMONICS``)."""
+        return _MNEMONICS.get(self.family) or self.family.replace("_", ".")
+
+
+#: Families whose PTX name keeps an underscore.
+_MNEMONICS = {"multimem_ld_reduce": "multimem.ld_reduce",
+              "tensormap_cp_fenceproxy": "tensormap.cp_fenceproxy"}
 
 #: Register-group sizes that depend on several modifiers. Each takes the modifier map
 #: ``{slot name: token or ""}`` and returns the number of registers.
@@ -119,6 +146,33 @@ def _ldmatrix_regs(mods):
     return _digits(mods["num"])
 
 
+@_lanes("tma_coords")
+def _tma_coords(mods):
+    # .tile::gather4 / .tile::scatter4 (always .2d) take five: a column and four rows.
+    if mods.get("load_mode") in ("tile::gather4", "tile::scatter4"):
+        return 5
+    return _digits(mods["dim"])
+
+
+@_lanes("im2col_offsets")
+def _im2col_offsets(mods):
+    # .im2col on an N-d tensor takes N-2 16-bit offsets (ISA 9.7.9.25.5.1).
+    return _digits(mods["dim"]) - 2
+
+
+@_lanes("disable_lanes")
+def _disable_lanes(mods):
+    # tcgen05.mma's disable-output-lane vector: 4 words for cta_group::1, 8 for ::2.
+    return 8 if mods.get("cta_group") == "cta_group::2" else 4
+
+
+@_lanes("mma_sp_a")
+def _mma_sp_a(mods):
+    # A sparse A fragment holds half of the dense one.
+    m, _, k = _mnk(mods["shape"])
+    return max(1, m * k * _BITS[mods["atype"]] // (2 * 32 * 32))
+
+
 @_lanes("tcgen05_ldst")
 def _tcgen05_regs(mods):
     # 32x32b, 16x64b and 16x32bx2 give one register per repetition, 16x128b two, 16x256b four.
@@ -132,7 +186,7 @@ def _mnk(shape):
 
 
 _BITS = {"f16": 16, "bf16": 16, "tf32": 32, "e4m3": 8, "e5m2": 8, "s8": 8, "u8": 8, "f32": 32,
-         "f64": 64, "s32": 32}
+         "f64": 64, "s32": 32, "s4": 4, "u4": 4}
 
 
 @_lanes("wgmma_d")
@@ -167,7 +221,8 @@ def _mma_c(mods):
 
 
 _SLOT_RE = re.compile(r"^(\w+)(\?)?=(.+)$")
-_OPERAND_RE = re.compile(r"^(\[)?(\w+):([^*/?\]|]+)(?:\*(\w+))?(?:\?(\w+))?(?:/(w|rw))?(\])?(\|)?$")
+_OPERAND_RE = re.compile(
+    r"^(\[)?(\w+):([^*/?\]|~]+)(?:\*(\w+))?(?:\?(\w+))?(?:/(w|rw))?(~)?(\])?(\|)?$")
 
 
 def _parse_slots(text: str) -> tuple:
@@ -186,9 +241,10 @@ def _parse_operands(text: str, slot_names) -> tuple:
         m = _OPERAND_RE.match(part)
         if m is None:
             raise ValueError(f"bad operand spec {part!r}")
-        opn, name, kind, lanes, when, rw, cls, pipe = m.groups()
+        opn, name, kind, lanes, when, rw, sink, cls, pipe = m.groups()
         fields = {"name": name, "rw": rw or "r", "when": when or "",
-                  "open_bracket": bool(opn), "close_bracket": bool(cls), "pipe": bool(pipe)}
+                  "open_bracket": bool(opn), "close_bracket": bool(cls), "pipe": bool(pipe),
+                  "sinkable": bool(sink)}
         if lanes:
             if lanes.isdigit():
                 fields["lanes"] = int(lanes)
@@ -215,15 +271,21 @@ def _parse_operands(text: str, slot_names) -> tuple:
 
 
 def instr(key, family, slots, operands="", *, arch, ptx, token_arch=None, token_ptx=None,
-          memory=False, check=None, doc=""):
+          memory=False, check=None, doc="", combo_arch=()):
     """Build one :class:`Instr` from the two mini-languages of the module docstring."""
     parsed_slots = _parse_slots(slots)
     names = {s.name for s in parsed_slots}
     # token_arch may be a shared dict naming tokens this shape lacks; only offered ones count.
     offered = {c for s in parsed_slots for c in s.choices}
     token_arch = {t: a for t, a in (token_arch or {}).items() if t in offered}
+    combos = []
+    for cond, need in combo_arch:
+        unknown = set(cond) - names
+        if unknown:
+            raise ValueError(f"{key}: combo_arch names no slot {sorted(unknown)}")
+        combos.append(({k: tuple(v.split("|")) for k, v in cond.items()}, need))
     return Instr(key, family, parsed_slots, _parse_operands(operands, names), arch, ptx,
-                 dict(token_arch), dict(token_ptx or {}), memory, check, doc)
+                 dict(token_arch), dict(token_ptx or {}), memory, check, doc, tuple(combos))
 
 
 # ---------------------------------------------------------------------------------------------

@@ -12,7 +12,12 @@ Coverage is the subset TIRx kernels use (spec §D.3); adding an instruction is o
 
 from __future__ import annotations
 
+from dataclasses import replace
+
+from .rules import NEWER_PTX, RULES
 from .spec import instr
+from .table_alu import ALU_ENTRIES
+from .table_mma import MMA_ENTRIES
 
 __all__ = ["ENTRIES", "TABLE"]
 
@@ -21,6 +26,21 @@ _SEM_ST = "weak|release|relaxed|volatile"
 _SCOPE = "cta|cluster|gpu|sys"
 _SPACE = "global|shared|shared::cta|shared::cluster|local"
 _L1EV = "L1::evict_normal|L1::evict_unchanged|L1::evict_first|L1::evict_last|L1::no_allocate"
+_L2EV = "L2::evict_first|L2::evict_last|L2::evict_normal"
+_TYPE256 = "b32|u32|s32|f32|b64|u64|s64|f64"
+
+
+def _check_256(m):
+    wide = m["type"][1:] == "64"
+    if (m["vec"] == "v8") == wide:
+        return "the 256-bit lines are .v8 with a 32-bit type or .v4 with a 64-bit type"
+    return None
+
+
+def _check_vec(m):
+    if m["vec"] == "v4" and m["type"][1:] == "64":
+        return ".v4 of a 64-bit type is a 256-bit access (the ld_vec256/st_vec256 line)"
+    return None
 _PREFETCH = "L2::64B|L2::128B|L2::256B"
 _LDST_TYPE = "b8|u8|s8|b16|u16|s16|b32|u32|s32|b64|u64|s64|f32|f64"
 _CLUSTER = {"cluster": "sm_90", "shared::cluster": "sm_90"}
@@ -48,7 +68,58 @@ _WGMMA_SHAPES = {
 _WGMMA = {"arch": "sm_90a", "ptx": "8.0"}
 _TC05 = {"arch": "sm_100a", "ptx": "8.6"}
 _CG = "cta_group=cta_group::1|cta_group::2"
+_COLLECT_A = "|".join(f"collector::a::{op}" for op in ("fill", "use", "lastuse", "discard"))
 _TC05_NUM = "x1|x2|x4|x8|x16|x32|x64|x128"
+
+_FLOATS = ("f16", "bf16", "f32", "f64")
+_IRND = ("rni", "rzi", "rmi", "rpi")
+_FRND = ("rn", "rz", "rm", "rp")
+
+
+def _int_range(t):
+    bits = int(t[1:])
+    return (-(1 << (bits - 1)), (1 << (bits - 1)) - 1) if t[0] == "s" else (0, (1 << bits) - 1)
+
+
+def _cvt_scalar_check(m):
+    """The rules of the scalar cvt lines (ISA 9.7.9.21): which rounding and saturation go
+    with which pair of types."""
+    rnd, dtype, atype = m["rnd"], m["dtype"], m["atype"]
+    d_float, a_float = dtype in _FLOATS, atype in _FLOATS
+    if m["relu"] or m["satfinite"]:
+        if not (dtype in ("f16", "bf16") and atype == "f32" and rnd in ("rn", "rz")):
+            return ".relu/.satfinite belong to cvt.{rn,rz}{.relu}{.satfinite}.{f16,bf16}.f32"
+        if m["ftz"] or m["sat"]:
+            return ".relu/.satfinite do not combine with .ftz/.sat"
+    if a_float and not d_float and rnd not in _IRND:
+        return "a float-to-integer cvt needs an integer rounding (.rni, .rzi, .rmi, .rpi)"
+    if d_float and not a_float and rnd not in _FRND:
+        return "an integer-to-float cvt needs a float rounding (.rn, .rz, .rm, .rp)"
+    if not a_float and not d_float and rnd:
+        return "an integer-to-integer cvt takes no rounding"
+    if a_float and d_float:
+        a_bits, d_bits = int(atype[-2:].lstrip("f")), int(dtype[-2:].lstrip("f"))
+        if d_bits < a_bits and rnd not in _FRND:
+            return "a narrowing float cvt needs a float rounding (.rn, .rz, .rm, .rp)"
+        if d_bits > a_bits and rnd:
+            return "a widening float cvt takes no rounding"
+        if d_bits == a_bits and dtype != atype:
+            return "cvt between .f16 and .bf16 is not a PTX conversion"
+        if dtype == atype and rnd in _FRND:
+            return "a same-type float cvt rounds to an integer (.rni, .rzi, .rmi, .rpi)"
+    if "bf16" in (dtype, atype) and {dtype, atype} & {"u8", "s8"}:
+        return ".bf16 does not convert to or from 8-bit integers"
+    if m["sat"] and "bf16" in (dtype, atype):
+        return ".sat does not apply to .bf16 conversions"
+    if m["sat"] and not d_float and not a_float:
+        lo_d, hi_d = _int_range(dtype)
+        lo_a, hi_a = _int_range(atype)
+        if lo_d <= lo_a and hi_a <= hi_d:
+            return f".sat cannot clamp: .{dtype} holds every .{atype} value"
+    if m["ftz"] and "f32" not in (dtype, atype):
+        return ".ftz applies only when a side is .f32"
+    return None
+
 
 ENTRIES = [
     # ---- mbarrier (ISA 9.7.13.15) ------------------------------------------------------------
@@ -149,7 +220,8 @@ ENTRIES = [
           "api=async kind=bulk " + _BULK_SEM + " dst=global src=shared::cta "
           "completion=bulk_group cache?=L2::cache_hint cp_mask?=cp_mask type?=b128",
           "dst_mem:@dst src_mem:@src size:u32 cache_policy:b64?cache byte_mask:u16?cp_mask",
-          arch="sm_90", ptx="8.0", memory=True),
+          arch="sm_90", ptx="8.0", memory=True, token_arch={"cp_mask": "sm_100"},
+          token_ptx={"cp_mask": "8.6"}),
     instr("cp_async_bulk_prefetch", "cp",
           "api=async kind=bulk op=prefetch level=L2 src=global cache?=L2::cache_hint",
           "src_mem:@src size:u32 cache_policy:b64?cache", arch="sm_90", ptx="8.0"),
@@ -157,7 +229,7 @@ ENTRIES = [
           f"api=async kind=bulk unit=tensor dim={_DIM} dst=shared::cta src=global "
           "load_mode?=tile|tile::gather4 completion=mbarrier::complete_tx::bytes "
           "cta_group?=cta_group::1|cta_group::2 cache?=L2::cache_hint",
-          "dst_mem:@dst [tmap:@src coords:s32*dim] mbar:@dst cache_policy:b64?cache",
+          "dst_mem:@dst [tmap:@src coords:s32*tma_coords] mbar:@dst cache_policy:b64?cache",
           arch="sm_90", ptx="8.0", memory=True,
           token_arch={"cta_group::1": "sm_100a", "cta_group::2": "sm_100a",
                       "tile::gather4": "sm_100a", "shared::cta": "sm_90"},
@@ -167,24 +239,24 @@ ENTRIES = [
           "load_mode?=tile|tile::gather4 completion=mbarrier::complete_tx::bytes "
           "multicast?=multicast::cluster cta_group?=cta_group::1|cta_group::2 "
           "cache?=L2::cache_hint",
-          "dst_mem:@dst [tmap:@src coords:s32*dim] mbar:@dst cta_mask:u16?multicast "
+          "dst_mem:@dst [tmap:@src coords:s32*tma_coords] mbar:@dst cta_mask:u16?multicast "
           "cache_policy:b64?cache", arch="sm_90", ptx="8.0", memory=True,
           token_arch={"cta_group::1": "sm_100a", "cta_group::2": "sm_100a",
                       "tile::gather4": "sm_100a"}),
     instr("cp_async_bulk_tensor_s2g", "cp",
           f"api=async kind=bulk unit=tensor dim={_DIM} dst=global src=shared::cta "
           "load_mode?=tile|tile::scatter4 completion=bulk_group cache?=L2::cache_hint",
-          "[tmap:@dst coords:s32*dim] src_mem:@src cache_policy:b64?cache",
+          "[tmap:@dst coords:s32*tma_coords] src_mem:@src cache_policy:b64?cache",
           arch="sm_90", ptx="8.0", memory=True, token_arch={"tile::scatter4": "sm_100a"}),
     instr("cp_reduce_async_bulk_tensor", "cp",
           f"op=reduce api=async kind=bulk unit=tensor dim={_DIM} dst=global src=shared::cta "
           f"redop={_REDOP} load_mode?=tile completion=bulk_group cache?=L2::cache_hint",
-          "[tmap:@dst coords:s32*dim] src_mem:@src cache_policy:b64?cache",
+          "[tmap:@dst coords:s32*tma_coords] src_mem:@src cache_policy:b64?cache",
           arch="sm_90", ptx="8.0", memory=True),
     instr("cp_async_bulk_tensor_prefetch", "cp",
           f"api=async kind=bulk action=prefetch unit=tensor dim={_DIM} level=L2 src=global "
           "load_mode?=tile|tile::gather4 cache?=L2::cache_hint",
-          "[tmap:@src coords:s32*dim] cache_policy:b64?cache", arch="sm_90", ptx="8.0",
+          "[tmap:@src coords:s32*tma_coords] cache_policy:b64?cache", arch="sm_90", ptx="8.0",
           token_arch={"tile::gather4": "sm_100a"}),
     instr("cp_async_bulk_commit_group", "cp", "api=async kind=bulk action=commit_group", "",
           arch="sm_90", ptx="8.0", memory=True),
@@ -217,7 +289,13 @@ ENTRIES = [
           f"l1ev?={_L1EV} cache?=L2::cache_hint prefetch?={_PREFETCH} vec=v2|v4 "
           f"type={_LDST_TYPE}",
           "d:$type*vec/w addr:@space cache_policy:b64?cache", arch="sm_50", ptx="2.0",
-          token_arch={**_SCOPED, **_CACHE_HINT}),
+          token_arch={**_SCOPED, **_CACHE_HINT}, check=_check_vec),
+    instr("ld_vec256", "ld",
+          f"sem?={_SEM_LD} scope?={_SCOPE} space?=global cop?=ca|cg|cs|lu|cv nc?=nc "
+          f"l1ev?={_L1EV} l2ev?={_L2EV} cache?=L2::cache_hint prefetch?={_PREFETCH} "
+          f"vec=v4|v8 type={_TYPE256}",
+          "d:$type*vec/w addr:@space cache_policy:b64?cache", arch="sm_100", ptx="8.8",
+          check=_check_256),
     instr("st", "st",
           f"mmio?=mmio sem?={_SEM_ST} scope?={_SCOPE} space?={_SPACE} cop?=wb|cg|cs|wt "
           f"l1ev?={_L1EV} cache?=L2::cache_hint type={_LDST_TYPE}|b128",
@@ -228,7 +306,12 @@ ENTRIES = [
           f"sem?={_SEM_ST} scope?={_SCOPE} space?={_SPACE} cop?=wb|cg|cs|wt l1ev?={_L1EV} "
           f"cache?=L2::cache_hint vec=v2|v4 type={_LDST_TYPE}",
           "addr:@space value:$type*vec cache_policy:b64?cache", arch="sm_50", ptx="2.0",
-          token_arch={**_SCOPED, **_CACHE_HINT}),
+          token_arch={**_SCOPED, **_CACHE_HINT}, check=_check_vec),
+    instr("st_vec256", "st",
+          f"sem?={_SEM_ST} scope?={_SCOPE} space?=global cop?=wb|cg|cs|wt l1ev?={_L1EV} "
+          f"l2ev?={_L2EV} cache?=L2::cache_hint vec=v4|v8 type={_TYPE256}",
+          "addr:@space value:$type*vec cache_policy:b64?cache", arch="sm_100", ptx="8.8",
+          check=_check_256),
     instr("st_async", "st_async",
           "weak?=weak space?=shared::cluster completion=mbarrier::complete_tx::bytes "
           "type=b32|b64|u32|u64|s32|s64|f32|f64",
@@ -247,7 +330,7 @@ ENTRIES = [
     # ---- atom / red (ISA 9.7.13.5/6) ---------------------------------------------------------
     instr("atom", "atom",
           f"sem?=relaxed|acquire|release|acq_rel scope?={_SCOPE} "
-          f"space?=global|shared|shared::cta|shared::cluster op={_REDOP} "
+          f"space?=global|shared|shared::cta|shared::cluster op={_REDOP}|exch "
           "cache?=L2::cache_hint type=b32|b64|u32|u64|s32|s64|f32|f64",
           "d:$type/w addr:@space value:$type cache_policy:b64?cache", arch="sm_50",
           ptx="2.0", token_arch={**_SCOPED, **_CACHE_HINT, "acq_rel": "sm_70"}, memory=True),
@@ -309,22 +392,22 @@ ENTRIES = [
     instr("wgmma_f16_ss", "wgmma",
           f"action=mma_async sync=sync aligned=aligned shape={_WGMMA_SHAPES[16]} "
           "dtype=f32|f16 atype=f16|bf16 btype=f16|bf16",
-          "d:f32*wgmma_d/rw a_desc:u64 b_desc:u64 scale_d:pred scale_a:imm=1,-1 "
+          "d:acc*wgmma_d/rw a_desc:u64 b_desc:u64 scale_d:pred scale_a:imm=1,-1 "
           "scale_b:imm=1,-1 trans_a:imm=0,1 trans_b:imm=0,1", **_WGMMA),
     instr("wgmma_f16_rs", "wgmma",
           f"action=mma_async sync=sync aligned=aligned shape={_WGMMA_SHAPES[16]} "
           "dtype=f32|f16 atype=f16|bf16 btype=f16|bf16",
-          "d:f32*wgmma_d/rw a:b32*wgmma_a b_desc:u64 scale_d:pred scale_a:imm=1,-1 "
+          "d:acc*wgmma_d/rw a:b32*wgmma_a b_desc:u64 scale_d:pred scale_a:imm=1,-1 "
           "scale_b:imm=1,-1 trans_b:imm=0,1", **_WGMMA),
     instr("wgmma_tf32_ss", "wgmma",
           f"action=mma_async sync=sync aligned=aligned shape={_WGMMA_SHAPES[8]} "
           "dtype=f32 atype=tf32 btype=tf32",
-          "d:f32*wgmma_d/rw a_desc:u64 b_desc:u64 scale_d:pred scale_a:imm=1,-1 "
+          "d:acc*wgmma_d/rw a_desc:u64 b_desc:u64 scale_d:pred scale_a:imm=1,-1 "
           "scale_b:imm=1,-1", **_WGMMA),
     instr("wgmma_fp8_ss", "wgmma",
           f"action=mma_async sync=sync aligned=aligned shape={_WGMMA_SHAPES[32]} "
           "dtype=f32|f16 atype=e4m3|e5m2 btype=e4m3|e5m2",
-          "d:f32*wgmma_d/rw a_desc:u64 b_desc:u64 scale_d:pred scale_a:imm=1,-1 "
+          "d:acc*wgmma_d/rw a_desc:u64 b_desc:u64 scale_d:pred scale_a:imm=1,-1 "
           "scale_b:imm=1,-1", **_WGMMA),
     instr("wgmma_fence", "wgmma", "action=fence sync=sync aligned=aligned", "",
           memory=True, **_WGMMA),
@@ -370,35 +453,100 @@ ENTRIES = [
     instr("clusterlaunchcontrol_query_cancel_get_first_ctaid", "clusterlaunchcontrol",
           "action=query_cancel query=get_first_ctaid::x|get_first_ctaid::y|get_first_ctaid::z "
           "dtype=b32 type=b128", "d:b32/w response:b128", arch="sm_100", ptx="8.6"),
-    # ---- cvt (ISA 9.7.9.21) ------------------------------------------------------------------
+    # ---- cvt (ISA 9.7.9.21, PTX 9.x syntax lines) -----------------------------------------
     instr("cvt", "cvt",
           "rnd?=rni|rzi|rmi|rpi|rn|rz|rm|rp relu?=relu satfinite?=satfinite ftz?=ftz sat?=sat "
           "dtype=u8|u16|u32|u64|s8|s16|s32|s64|bf16|f16|f32|f64 "
           "atype=u8|u16|u32|u64|s8|s16|s32|s64|bf16|f16|f32|f64",
-          "d:$dtype/w a:$atype", arch="sm_50", ptx="2.0",
+          "d:$dtype/w a:$atype", arch="sm_50", ptx="2.0", check=_cvt_scalar_check,
           token_arch={"bf16": "sm_80", "relu": "sm_80", "satfinite": "sm_80"},
-          token_ptx={"bf16": "7.0", "relu": "7.0"}),
+          token_ptx={"bf16": "7.0", "relu": "7.0", "satfinite": "8.1"}),
     instr("cvt_f16x2_f32", "cvt",
           "rnd=rn|rz relu?=relu satfinite?=satfinite dtype=f16x2 atype=f32",
-          "d:b32/w a:f32 b:f32", arch="sm_80", ptx="7.0"),
+          "d:b32/w a:f32 b:f32", arch="sm_80", ptx="7.0", token_ptx={"satfinite": "8.1"}),
     instr("cvt_bf16x2_f32", "cvt",
           "rnd=rn|rz relu?=relu satfinite?=satfinite dtype=bf16x2 atype=f32",
-          "d:b32/w a:f32 b:f32", arch="sm_80", ptx="7.0"),
+          "d:b32/w a:f32 b:f32", arch="sm_80", ptx="7.0", token_ptx={"satfinite": "8.1"}),
     instr("cvt_tf32_f32", "cvt", "rnd=rna|rn|rz satfinite?=satfinite relu?=relu "
           "dtype=tf32 atype=f32", "d:b32/w a:f32", arch="sm_80", ptx="7.0",
-          token_arch={"rn": "sm_90", "rz": "sm_90"}),
+          token_arch={"rn": "sm_90", "rz": "sm_90"}, token_ptx={"rn": "7.8", "rz": "7.8"},
+          combo_arch=(({"rnd": "rn|rz", "satfinite": "satfinite"}, "sm_100"),),
+          check=lambda m: (".relu needs .rn or .rz" if m["relu"] and m["rnd"] == "rna"
+                           else None)),
+    # stochastic rounding: a trailing random-bits operand; the x4 forms pack {a, b, e, f}
+    instr("cvt_rs_f16x2_f32", "cvt",
+          "rnd=rs relu?=relu satfinite?=satfinite dtype=f16x2 atype=f32",
+          "d:b32/w a:f32 b:f32 rbits:u32", arch="sm_100a", ptx="8.7"),
+    instr("cvt_rs_bf16x2_f32", "cvt",
+          "rnd=rs relu?=relu satfinite?=satfinite dtype=bf16x2 atype=f32",
+          "d:b32/w a:f32 b:f32 rbits:u32", arch="sm_100a", ptx="8.7"),
+    instr("cvt_rs_f8x4_f32", "cvt",
+          "rnd=rs relu?=relu satfinite=satfinite dtype=e4m3x4|e5m2x4 atype=f32",
+          "d:b32/w abef:f32*4 rbits:u32", arch="sm_100a", ptx="8.7"),
+    instr("cvt_rs_f4x4_f32", "cvt",
+          "rnd=rs relu?=relu satfinite=satfinite dtype=e2m1x4 atype=f32",
+          "d:b16/w abef:f32*4 rbits:u32", arch="sm_100a", ptx="8.7"),
+    instr("cvt_rs_f6x4_f32", "cvt",
+          "rnd=rs relu?=relu satfinite=satfinite dtype=e2m3x4|e3m2x4 atype=f32",
+          "d:b32/w abef:f32*4 rbits:u32", arch="sm_100a", ptx="8.7"),
+    # ue8m0 scale factors
+    instr("cvt_ue8m0x2_f32", "cvt", "rnd=rz|rp satfinite?=satfinite dtype=ue8m0x2 atype=f32",
+          "d:b16/w a:f32 b:f32", arch="sm_100a", ptx="8.6"),
+    instr("cvt_ue8m0x2_bf16x2", "cvt",
+          "rnd=rz|rp satfinite?=satfinite dtype=ue8m0x2 atype=bf16x2",
+          "d:b16/w a:b32", arch="sm_100a", ptx="8.6"),
+    instr("cvt_bf16x2_ue8m0x2", "cvt", "rnd=rn dtype=bf16x2 atype=ue8m0x2",
+          "d:b32/w a:b16", arch="sm_100a", ptx="8.6"),
+    # fp8
     instr("cvt_f8x2_f32", "cvt",
           "rnd=rn satfinite=satfinite relu?=relu dtype=e4m3x2|e5m2x2 atype=f32",
-          "d:b16/w a:f32 b:f32", arch="sm_89", ptx="7.8"),
+          "d:b16/w a:f32 b:f32", arch="sm_89", ptx="7.8", token_ptx={"relu": "8.1"}),
     instr("cvt_f8x2_fp16x2", "cvt",
           "rnd=rn satfinite=satfinite relu?=relu dtype=e4m3x2|e5m2x2 atype=f16x2|bf16x2",
-          "d:b16/w a:b32", arch="sm_89", ptx="7.8", token_arch={"bf16x2": "sm_100a"}),
-    instr("cvt_fp16x2_f8x2", "cvt",
-          "rn=rn relu?=relu dtype=f16x2 atype=e4m3x2|e5m2x2",
-          "d:b32/w a:b16", arch="sm_89", ptx="7.8"),
+          "d:b16/w a:b32", arch="sm_89", ptx="7.8", token_arch={"bf16x2": "sm_100a"},
+          token_ptx={"relu": "8.1", "bf16x2": "9.1"}),
+    instr("cvt_f16x2_f8x2", "cvt", "rnd=rn relu?=relu dtype=f16x2 atype=e4m3x2|e5m2x2",
+          "d:b32/w a:b16", arch="sm_89", ptx="7.8", token_ptx={"relu": "8.1"}),
+    instr("cvt_bf16x2_f8x2", "cvt",
+          "rnd=rn relu?=relu satfinite?=satfinite scaled?=scaled::n2::ue8m0 dtype=bf16x2 "
+          "atype=e4m3x2|e5m2x2", "d:b32/w a:b16 scale_factor:b16?scaled",
+          arch="sm_100a", ptx="9.2"),
+    # fp4 (.e2m1x2 is a .b8 value: staged through a .reg .b8 when rendered)
     instr("cvt_f4x2_f32", "cvt",
           "rnd=rn satfinite=satfinite relu?=relu dtype=e2m1x2 atype=f32",
           "d:b8/w a:f32 b:f32", arch="sm_100a", ptx="8.6"),
+    instr("cvt_f4x2_fp16x2", "cvt",
+          "rnd=rn satfinite=satfinite relu?=relu dtype=e2m1x2 atype=f16x2|bf16x2",
+          "d:b8/w a:b32", arch="sm_100a", ptx="9.2"),
+    instr("cvt_f16x2_f4x2", "cvt", "rnd=rn relu?=relu dtype=f16x2 atype=e2m1x2",
+          "d:b32/w a:b8", arch="sm_100a", ptx="8.6"),
+    instr("cvt_bf16x2_f4x2", "cvt",
+          "rnd=rn relu?=relu satfinite?=satfinite scaled?=scaled::n2::ue8m0 dtype=bf16x2 "
+          "atype=e2m1x2", "d:b32/w a:b8 scale_factor:b16?scaled", arch="sm_100a", ptx="9.2"),
+    # fp6
+    instr("cvt_f6x2_f32", "cvt",
+          "rnd=rn satfinite=satfinite relu?=relu dtype=e2m3x2|e3m2x2 atype=f32",
+          "d:b16/w a:f32 b:f32", arch="sm_100a", ptx="8.6"),
+    instr("cvt_f6x2_fp16x2", "cvt",
+          "rnd=rn satfinite=satfinite relu?=relu dtype=e2m3x2|e3m2x2 atype=f16x2|bf16x2",
+          "d:b16/w a:b32", arch="sm_100a", ptx="9.2"),
+    instr("cvt_f16x2_f6x2", "cvt", "rnd=rn relu?=relu dtype=f16x2 atype=e2m3x2|e3m2x2",
+          "d:b32/w a:b16", arch="sm_100a", ptx="8.6"),
+    instr("cvt_bf16x2_f6x2", "cvt",
+          "rnd=rn relu?=relu satfinite?=satfinite scaled?=scaled::n2::ue8m0 dtype=bf16x2 "
+          "atype=e2m3x2|e3m2x2", "d:b32/w a:b16 scale_factor:b16?scaled",
+          arch="sm_100a", ptx="9.2"),
+    # scaled signed fp6
+    instr("cvt_s2f6x2_f32", "cvt",
+          "rnd=rn satfinite=satfinite relu?=relu scaled?=scaled::n2::ue8m0 dtype=s2f6x2 "
+          "atype=f32", "d:b16/w a:f32 b:f32 scale_factor:b16?scaled", arch="sm_100a",
+          ptx="9.2"),
+    instr("cvt_s2f6x2_bf16x2", "cvt",
+          "rnd=rn satfinite=satfinite relu?=relu scaled?=scaled::n2::ue8m0 dtype=s2f6x2 "
+          "atype=bf16x2", "d:b16/w a:b32 scale_factor:b16?scaled", arch="sm_100a", ptx="9.2"),
+    instr("cvt_bf16x2_s2f6x2", "cvt",
+          "rnd=rn relu?=relu satfinite?=satfinite scaled?=scaled::n2::ue8m0 dtype=bf16x2 "
+          "atype=s2f6x2", "d:b32/w a:b16 scale_factor:b16?scaled", arch="sm_100a", ptx="9.2"),
     # ---- tcgen05 (ISA 9.7.16) ----------------------------------------------------------------
     instr("tcgen05_alloc", "tcgen05",
           f"action=alloc {_CG} sync=sync aligned=aligned space?=shared::cta type=b32",
@@ -410,11 +558,13 @@ ENTRIES = [
           f"action=relinquish_alloc_permit {_CG} sync=sync aligned=aligned", "",
           memory=True, **_TC05),
     instr("tcgen05_mma_ss", "tcgen05",
-          f"action=mma {_CG} kind=kind::f16|kind::tf32|kind::f8f6f4|kind::i8",
+          f"action=mma {_CG} kind=kind::f16|kind::tf32|kind::f8f6f4|kind::i8 "
+          "collector?=" + _COLLECT_A,
           "[d_tmem:tmem] a_desc:u64 b_desc:u64 idesc:u32 enable_input_d:pred",
           memory=True, **_TC05),
     instr("tcgen05_mma_ts", "tcgen05",
-          f"action=mma {_CG} kind=kind::f16|kind::tf32|kind::f8f6f4|kind::i8",
+          f"action=mma {_CG} kind=kind::f16|kind::tf32|kind::f8f6f4|kind::i8 "
+          "collector?=" + _COLLECT_A,
           "[d_tmem:tmem] [a_tmem:tmem] b_desc:u64 idesc:u32 enable_input_d:pred",
           memory=True, **_TC05),
     instr("tcgen05_mma_block_scale_ss", "tcgen05",
@@ -467,6 +617,24 @@ ENTRIES = [
     instr("tcgen05_shift", "tcgen05", f"action=shift {_CG} down=down", "[taddr:tmem]",
           memory=True, **_TC05),
 ]
+
+def _with_rules(entry):
+    """Attach :data:`.rules.RULES` (after the entry's own check) and :data:`.rules.NEWER_PTX`."""
+    extra = RULES.get(entry.key)
+    offered = {c for s in entry.slots for c in s.choices}
+    newer = {**NEWER_PTX["*"], **NEWER_PTX.get(entry.key, {})}
+    token_ptx = {**entry.token_ptx, **{t: v for t, v in newer.items() if t in offered}}
+    if extra is None:
+        return replace(entry, token_ptx=token_ptx)
+    own = entry.check
+
+    def check(mods, own=own, extra=extra):
+        return (own(mods) if own is not None else None) or extra(mods)
+
+    return replace(entry, check=check, token_ptx=token_ptx)
+
+
+ENTRIES = [_with_rules(entry) for entry in [*ENTRIES, *ALU_ENTRIES, *MMA_ENTRIES]]
 
 #: key -> :class:`~.spec.Instr`
 TABLE = {entry.key: entry for entry in ENTRIES}

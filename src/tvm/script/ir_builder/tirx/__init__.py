@@ -89,9 +89,11 @@ __all__ = [
 # --- functions ------------------------------------------------------------------------------
 
 
-def prim_func(s_tir: bool = False, private: bool = False) -> PrimFuncFrame:
-    """Open a PrimFunc frame."""
-    return PrimFuncFrame(s_tir=s_tir, private=private)
+def prim_func(s_tir: bool = False, private: bool = False,
+              persistent: bool = False) -> PrimFuncFrame:
+    """Open a PrimFunc frame (``persistent``: a persistent kernel, attribute
+    ``"tirx.persistent_kernel": True``)."""
+    return PrimFuncFrame(s_tir=s_tir, private=private, persistent=persistent)
 
 
 def _func_frame(what: str) -> PrimFuncFrame:

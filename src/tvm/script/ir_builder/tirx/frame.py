@@ -13,6 +13,7 @@ from tvm.ir import Range
 from tvm.tirx import stmt as _stmt
 from tvm.tirx.expr import IntImm, Var
 from tvm.tirx.function import PrimFunc
+from tvm.tirx.stmt_functor import post_order_visit
 
 from ..base import IRBuilder, IRBuilderFrame
 
@@ -81,7 +82,7 @@ def _contains_sblock(stmt) -> bool:
 class PrimFuncFrame(TIRFrame):
     """``@T.prim_func``: parameters, buffer map, attributes and the body."""
 
-    def __init__(self, s_tir: bool = False, private: bool = False):
+    def __init__(self, s_tir: bool = False, private: bool = False, persistent: bool = False):
         super().__init__()
         self.name: str | None = None
         self.args: list = []
@@ -90,6 +91,8 @@ class PrimFuncFrame(TIRFrame):
         self.ret_type = None
         self.s_tir = s_tir
         self.private = private
+        #: ``@T.prim_func(persistent=True)``: attribute ``"tirx.persistent_kernel": True``.
+        self.persistent = persistent
         #: ``T.sblock_alloc_buffer`` at function level: buffers of the implicit root block.
         self.root_alloc_buffers: list = []
         #: Symbolic variables by name (strings in buffer shapes, ``n = T.int32()``).
@@ -108,11 +111,14 @@ class PrimFuncFrame(TIRFrame):
             # As in TVM, a schedulable function's blocks live under a "root" block.
             root = _stmt.SBlock([], [], [], "root", body, alloc_buffers=self.root_alloc_buffers)
             body = _stmt.SBlockRealize([], IntImm("bool", 1), root)
+        _name_matched_handles(self.buffer_map, body)
         attrs = dict(self.attrs or {})
         if not self.private and self.name is not None:
             attrs.setdefault("global_symbol", self.name)
         if self.s_tir:
             attrs["s_tir"] = True
+        if self.persistent:
+            attrs["tirx.persistent_kernel"] = True
         func = PrimFunc(self.args, body, self.ret_type, self.buffer_map, attrs or None)
         self.result = func
         builder = IRBuilder.current()
@@ -124,6 +130,24 @@ class PrimFuncFrame(TIRFrame):
             raise ValueError("A PrimFunc can only be defined at top level or in an IRModule")
         else:
             builder.set_result(func)
+
+
+def _name_matched_handles(buffer_map: dict, body) -> None:
+    """A handle parameter bound by ``B = T.match_buffer(b_handle, ...)`` takes the buffer's
+    name when the body does not use the handle itself: in TVM 0.27 the parameter *is* the
+    buffer (``func.params`` names ``B``), and the printed ``def f(B: T.Buffer(...))`` parses
+    back to a parameter named ``B``."""
+    renames = {id(h): (h, buf.name) for h, buf in buffer_map.items()
+               if buf.name and h.name != buf.name}
+    if not renames:
+        return
+
+    def visit(node):
+        renames.pop(id(node), None)
+
+    post_order_visit(body, visit)
+    for handle, name in renames.values():
+        IRBuilder.name(name, handle)
 
 
 def _is_root(stmt) -> bool:

@@ -61,6 +61,11 @@ _UNARY = {
 }
 
 
+def _is_python_value(value) -> bool:
+    """A plain Python value (known while parsing), not an IR expression."""
+    return value is None or isinstance(value, bool | int | float | str | tuple | list | dict)
+
+
 class ExprEvaluator:
     """Evaluates expression AST nodes for a parser (names come from ``parser.lookup``)."""
 
@@ -177,9 +182,13 @@ class ExprEvaluator:
     def _boolop(self, node):
         name = type(node.op).__name__
         override = dispatch.get_op(self.parser.current_token, name, 2)
-        values = [self.eval(v) for v in node.values]
-        result = values[0]
-        for value in values[1:]:
+        result = self.eval(node.values[0])
+        for operand in node.values[1:]:
+            if _is_python_value(result) and (not result if name == "And" else result):
+                # Python's short circuit: ``a is None or f()`` does not evaluate ``f()``
+                # when ``a is None`` is already known while parsing.
+                return result
+            value = self.eval(operand)
             if override is not None:
                 result = self._apply(node, name, (result, value), override)
             elif name == "And":

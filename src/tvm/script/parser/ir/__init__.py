@@ -16,6 +16,7 @@ from ...ir_builder.ir import (
     module_set_attr,
 )
 from ...ir_builder.ir.vdevice import lookup_vdevice, vdevice
+from ...ir_builder.tirx.kernel import meta_var  # ``I.meta_var is T.meta_var``, as in TVM 0.27
 from . import parser as _parser  # noqa: F401 - registers the "ir" handlers
 from .entry import ir_module
 
@@ -36,6 +37,7 @@ __all__ = [
     "def_function",
     "ir_module",
     "lookup_vdevice",
+    "meta_var",
     "module_attrs",
     "module_get_attr",
     "module_global_infos",

@@ -31,7 +31,8 @@ def prim_func(func=None, private: bool = False, check_well_formed: bool = True,
     s_tir : bool
         A schedulable function: attribute ``"s_tir": True``; its blocks go under a root block.
     persistent : bool
-        Accepted for TVM compatibility; it does not change the parsed function.
+        A persistent kernel (its CTAs loop over the work): the function gets the attribute
+        ``"tirx.persistent_kernel": True``, which prints back as ``persistent=True``.
 
     Returns
     -------
@@ -67,16 +68,22 @@ class _HandleType:
 
     prim_dtype = "handle"
 
-    def __call__(self, name: str = "", storage_scope: str | None = None):
-        """``T.handle()`` (or ``T.handle("name")``): a handle variable; ``T.handle("uint32",
-        "shared")``: a pointer variable (``PointerType(PrimType("uint32"), "shared")``), as
-        0.27 prints the type of a pointer ``T.let``."""
+    def __call__(self, dtype: str | None = None, storage_scope: str | None = None):
+        """A handle variable, as in TVM 0.27: ``T.handle()`` (or ``T.handle("void")``) an
+        opaque handle; ``T.handle("uint32", "shared")`` a pointer
+        (``PointerType(PrimType("uint32"), "shared")``, the form 0.27 prints for a pointer
+        ``T.let``; the scope defaults to ``"global"``); ``T.handle("tensormap")`` a pointer to
+        a TMA descriptor (as ``T.TensorMap()``). ``T.handle("void", "global")`` is the
+        pointer type ``PointerType(PrimType("void"), "global")``, as printed for it."""
         from tvm.ir import PointerType, PrimType
         from tvm.tirx import Var
+        from tvm.tirx.type import tensormap_pointer_type
 
-        if storage_scope is not None:
-            return Var("", PointerType(PrimType(name), storage_scope))
-        return Var(name, "handle")
+        if storage_scope is None and dtype in (None, "void"):
+            return Var("", "handle")
+        if dtype == "tensormap" and storage_scope in (None, "global"):
+            return Var("", tensormap_pointer_type())
+        return Var("", PointerType(PrimType(dtype or "void"), storage_scope or "global"))
 
     def __repr__(self):
         return "T.handle"

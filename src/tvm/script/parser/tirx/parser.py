@@ -215,7 +215,8 @@ def _parse_prim_func(parser: Parser, node: ast.FunctionDef) -> None:
     if args.vararg or args.kwarg or args.posonlyargs or args.defaults:
         parser.report_error(node, "TIR functions take plain positional parameters only")
     with parser.var_table.with_frame():
-        frame = B.prim_func(s_tir=s_tir, private=bool(options.get("private", False)))
+        frame = B.prim_func(s_tir=s_tir, private=bool(options.get("private", False)),
+                            persistent=bool(options.get("persistent", False)))
         with frame:
             B.func_name(node.name)
             _predeclare_symbolic_vars(parser, node, frame)
@@ -741,9 +742,9 @@ def _visit_with_items(parser: Parser, node: ast.With, items) -> None:
 def _visit_if(parser: Parser, node: ast.If) -> None:
     cond = _as_prim(parser.eval_expr(node.test))
     if isinstance(cond, (bool, int)) and not isinstance(cond, PrimExpr):
-        # A condition known while parsing keeps only the branch taken.
-        with parser.var_table.with_frame():
-            _visit_scoped(parser, node.body if cond else node.orelse)
+        # A condition known while parsing keeps only the branch taken, inlined as in Python:
+        # names it binds (``A = T.match_buffer(...)``) stay visible after the ``if``.
+        parser.visit_body(node.body if cond else node.orelse)
         return
     with B.If(cond):
         with parser.var_table.with_frame(), B.Then():

@@ -1,0 +1,161 @@
+"""``T.nvshmem.*`` and ``T.nki.*``: device intrinsics of NVSHMEM and AWS Trainium (NKI).
+
+Each one is an Op ``tirx.<namespace>.<name>`` (effect kind UpdateState, category
+``device_intrin``, as in Apache TVM 0.27) returning a ``Call`` whose arguments are the given
+ones converted to TIR (a ``str`` becomes a ``StringImm``, a Python ``float`` a ``float32``
+immediate, a ``bool`` a ``T.bool``); it prints as ``T.<namespace>.<name>(...)`` and parses
+back to the same call. The sub-namespaces (``T.nvshmem.getmem_nbi.warp``) print with a dot
+through the op attribute ``TScriptPrinterName``.
+
+Only the IR is provided: no code generator in this project emits these calls yet (the CUDA
+backend does not link NVSHMEM, and there is no Trainium backend), so a kernel using them can
+be written, printed, parsed and transformed, not built.
+
+Examples
+--------
+>>> from tvm.tirx.intrin_namespaces import nvshmem
+>>> nvshmem.my_pe().dtype
+'int32'
+>>> nvshmem.getmem_nbi.warp.__name__
+'getmem_nbi_warp'
+"""
+
+from __future__ import annotations
+
+from ..ir.op import register_op, register_op_attr
+from . import generic as _g
+from .expr import Call, StringImm
+from .op import CallEffectKind
+
+__all__ = ["NKINamespace", "NVSHMEMNamespace", "nki", "nvshmem"]
+
+_REQUIRED = object()
+
+
+def _arg(value):
+    if isinstance(value, str):
+        return StringImm(value)
+    return _g.convert(value)
+
+
+def _intrinsic(namespace: str, name: str, dtype: str, params, printed: str | None = None):
+    """Register ``tirx.<namespace>.<name>`` and return a builder taking ``params`` (a list of
+    ``(param name, default or _REQUIRED)``; a name starting with ``*`` takes the rest)."""
+    op_name = f"tirx.{namespace}.{name}"
+    register_op(op_name, family=namespace)
+    register_op_attr(op_name, "TCallEffectKind", CallEffectKind.UpdateState)
+    register_op_attr(op_name, "TDeviceIntrinsicNamespace", namespace)
+    register_op_attr(op_name, "TIRxOpCategory", "device_intrin")
+    register_op_attr(op_name, "TScriptPrinterName", printed or f"{namespace}.{name}")
+    shown = f"T.{printed or f'{namespace}.{name}'}"
+
+    def build(*args, **kwargs):
+        values = []
+        rest = list(args)
+        for pname, default in params:
+            if pname.startswith("*"):
+                values.extend(rest)
+                rest = []
+                break
+            if rest:
+                value = rest.pop(0)
+                if pname in kwargs:
+                    raise TypeError(f"{shown}() got multiple values for argument '{pname}'")
+            elif pname in kwargs:
+                value = kwargs.pop(pname)
+            elif default is not _REQUIRED:
+                value = default
+            else:
+                raise TypeError(f"{shown}() missing required argument '{pname}'")
+            values.append(value)
+        if rest or kwargs:
+            extra = [repr(a) for a in rest] + list(kwargs)
+            raise TypeError(f"{shown}() got unexpected arguments: {', '.join(extra)}")
+        return Call(dtype, op_name, [_arg(v) for v in values])
+
+    build.__name__ = name
+    build.__qualname__ = f"{namespace}.{name}"
+    build.__doc__ = (f"``{shown}({', '.join(p for p, _ in params)})``: the "
+                     f"``{op_name}`` intrinsic (returns ``{dtype or 'void'}``).")
+    return build
+
+
+def _r(*names):
+    return [(n, _REQUIRED) for n in names]
+
+
+# --- NVSHMEM ---------------------------------------------------------------------------------
+
+_COPY = _r("dst", "src", "nelems", "pe")
+_SIGNAL_COPY = _r("dst", "src", "nelems", "sig_addr", "signal", "sig_op", "pe")
+
+
+class _CopyNamespace:
+    """A blocking-free NVSHMEM copy: called per thread, or ``.warp``/``.block``."""
+
+    def __init__(self, name, params):
+        self._call = _intrinsic("nvshmem", name, "", params)
+        self.warp = _intrinsic("nvshmem", f"{name}_warp", "", params, f"nvshmem.{name}.warp")
+        self.block = _intrinsic("nvshmem", f"{name}_block", "", params,
+                                f"nvshmem.{name}.block")
+        self.__doc__ = self._call.__doc__
+
+    def __call__(self, *args, **kwargs):
+        return self._call(*args, **kwargs)
+
+
+class NVSHMEMNamespace:
+    """``T.nvshmem``: NVSHMEM device calls (PE queries, one-sided copies, signals, fences)."""
+
+    my_pe = staticmethod(_intrinsic("nvshmem", "my_pe", "int32", []))
+    n_pes = staticmethod(_intrinsic("nvshmem", "n_pes", "int32", []))
+    signal_op = staticmethod(_intrinsic("nvshmem", "signal_op", "",
+                                        _r("sig_addr", "signal", "sig_op", "pe")))
+    wait_until = staticmethod(_intrinsic("nvshmem", "wait_until", "",
+                                         [*_r("ivar", "cmp", "cmp_value"),
+                                          ("type", "uint64_t")]))
+    quiet = staticmethod(_intrinsic("nvshmem", "quiet", "", []))
+    fence = staticmethod(_intrinsic("nvshmem", "fence", "", []))
+    barrier_all = staticmethod(_intrinsic("nvshmem", "barrier_all", "", []))
+    getmem_nbi = _CopyNamespace("getmem_nbi", _COPY)
+    putmem_nbi = _CopyNamespace("putmem_nbi", _COPY)
+    putmem_signal_nbi = _CopyNamespace("putmem_signal_nbi", _SIGNAL_COPY)
+
+
+# --- NKI (AWS Trainium) ----------------------------------------------------------------------
+
+_NKI = {
+    "load": _r("res", "data"),
+    "store": _r("res", "data"),
+    "tensor_copy": _r("res", "data"),
+    "matmul": [*_r("res", "lhs", "rhs"), ("accum", True)],
+    "activation": [*_r("result", "data", "opcode"), ("bias", 0.0), ("scale", 1.0)],
+    "activation_reduce": [*_r("reduce_res", "act_res", "data", "opcode", "reduce_opcode"),
+                          ("bias", 0.0), ("scale", 1.0)],
+    "reciprocal": _r("result", "data"),
+    "tensorreduce": [*_r("result", "data", "opcode", "negate"), ("*axes", None)],
+    "tensortensor": _r("result", "operand0", "operand1", "opcode"),
+    "tensorscalar": [*_r("result", "operand0", "operand1", "opcode"), ("reverse", False)],
+    "tensorscalar_reduce": [*_r("reduce_res", "tensorscalar_res", "operand0", "operand1",
+                                "opcode", "reduce_opcode"), ("reverse", False)],
+    "scalar_tensor_tensor": [*_r("result", "data", "operand0", "operand1", "opcode0",
+                                 "opcode1"), ("reverse0", False), ("reverse1", False)],
+    "scalar_tensor_scalar": [*_r("result", "data", "operand0", "operand1", "opcode0",
+                                 "opcode1"), ("reverse0", False), ("reverse1", False)],
+    "memset": _r("result", "value"),
+    "identity": _r("result", "size"),
+    "affine_select": _r("result", "pred", "true_value", "false_value"),
+}
+
+
+class NKINamespace:
+    """``T.nki``: AWS Trainium NKI instructions (all ``void``; results are written through
+    their first operands)."""
+
+
+for _name, _params in _NKI.items():
+    setattr(NKINamespace, _name, staticmethod(_intrinsic("nki", _name, "", _params)))
+del _name, _params
+
+nvshmem = NVSHMEMNamespace()
+nki = NKINamespace()
