@@ -482,3 +482,27 @@ def test_add_func_dedup_key_keeps_equal_functions_together():
     assert bb.add_func(ident([3, 4], "int32"), "f").name_hint == "f2"
     obj = relax.Var("o", relax.ObjectType())
     assert bb.add_func(relax.Function([obj], relax.SeqExpr([], obj)), "f").name_hint == "f3"
+
+
+def test_scope_misuse_is_value_error_and_tvm_internal_error():
+    from tvm.error import InternalError
+    from tvm.relax.block_builder import BlockBuilderScopeError
+
+    assert issubclass(BlockBuilderScopeError, ValueError)
+    assert issubclass(BlockBuilderScopeError, InternalError)
+    x = relax.Var("x", relax.TensorType([2], "float32"))
+    bb = relax.BlockBuilder()
+    with pytest.raises(RuntimeError, match="no parameters were given"), bb.function("f"):
+        bb.emit_func_output(bb.emit(relax.op.add(x, x)))
+    bb = relax.BlockBuilder()
+    with pytest.raises(RuntimeError, match="emit_func_output must be called"):  # noqa: SIM117
+        with bb.function("f", [x]):  # the error is raised when this scope exits
+            bb.emit(relax.op.add(x, x))
+    assert relax.BlockBuilder.current() is None
+    with pytest.raises(RuntimeError, match="cannot be nested"), bb.function("f", [x]):  # noqa: SIM117
+        with bb.function("g", [x]):  # raises on entry
+            pass
+    with bb.function("f", [x]):  # the builder is usable again
+        bb.emit_func_output(x)
+    with bb.function("g", []):  # an explicit empty list: no parameters
+        bb.emit_func_output(relax.const(1.0))

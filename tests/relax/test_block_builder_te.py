@@ -52,20 +52,32 @@ def test_structurally_equal_kernels_are_shared():
     assert calls[0].args[0] is calls[1].args[0]
 
 
-def test_output_only_symbolic_dims_become_tir_vars():
+def test_symbolic_dims_bound_by_buffers_or_passed_as_scalars():
+    # As TVM: a var that is a whole dim of an output is bound by the output buffer; a var the
+    # kernel only reads (a TIR expression argument) is a scalar parameter after the inputs,
+    # passed as a prim value in the argument tuple.
     m = TirVar("m", "int64")
     x = relax.Var("x", T([4], "float32"))
 
     def tile(a):
         return te.compute((m, 4), lambda i, j: a[j], name="tiled")
 
+    def scaled(a, n):
+        return te.compute((4,), lambda i: a[i] * n.astype("float32"), name="sc")
+
     bb = relax.BlockBuilder()
     with bb.function("main", [x]):
         out = bb.emit(bb.call_te(tile, x))
+        bb.emit(bb.call_te(scaled, x, m))
         bb.emit_func_output(out)
-    call = bb.get()["main"].body.blocks[0].bindings[0].value
-    assert len(call.args) == 3 and call.args[2].values[0] is m
+    mod = bb.get()
+    tile_call, scaled_call = [b.value for b in mod["main"].body.blocks[0].bindings]
+    assert len(tile_call.args) == 2 and len(tile_call.args[1].fields) == 1
     tvm.ir.assert_structural_equal(out.ty, T([m, 4], "float32"))
+    assert len(scaled_call.args) == 2
+    prim_arg = scaled_call.args[1].fields[1]
+    assert isinstance(prim_arg, relax.PrimValue) and prim_arg.value is m
+    assert [p.dtype for p in mod["scaled"].params] == ["handle", "int64", "handle"]
 
 
 def test_multiple_outputs_and_errors():
@@ -118,3 +130,51 @@ def test_prim_func_global_var_has_relax_function_type():
     expected = relax.FuncType([T([3], "float32"), T([3], "float32")], relax.TupleType([]), False)
     tvm.ir.assert_structural_equal(ty, expected)
     relax.analysis.well_formed(mod)
+
+
+def _double(a):
+    return te.compute(a.shape, lambda i, j: a[i, j] * 2.0, name="out")
+
+
+def test_emitted_primfunc_binds_its_own_symbolic_vars():
+    # A PrimFunc written in TVMScript binds its own ``m``; the one emit_te makes does too, so
+    # the built module equals the same module parsed from its text.
+    from tvm.script import from_source
+
+    m = TirVar("m", "int64")
+    x = relax.Var("x", relax.TensorType([m, 4], "float32"))
+    bb = relax.BlockBuilder()
+    with bb.function("main", [x]):
+        out = bb.emit_te(_double, x)
+        bb.emit_func_output(out)
+    mod = bb.finalize()
+    prim = next(f for gv, f in mod.functions.items() if gv.name_hint != "main")
+    prim_m = prim.buffer_map[prim.params[0]].shape[0]
+    assert prim_m.name == "m" and prim_m is not m
+    assert mod["main"].body.blocks[0].bindings[0].value.ty_args[0].shape[0] is m
+    tvm.ir.assert_structural_equal(mod, from_source(mod.script()))
+
+
+def test_prim_valued_argument_becomes_a_scalar_parameter():
+    # R.add(x, y) with y: R.Prim("float32") legalizes, as in TVM, to a kernel taking y as a
+    # scalar parameter in argument order (x, y, out).
+    import numpy as np
+
+    from tvm.script import ir as I
+    from tvm.script import relax as R
+
+    @I.ir_module
+    class Before:
+        @R.function
+        def main(x: R.Tensor([4, 3], "float32"), y: R.Prim("float32")):
+            return R.add(x, y)
+
+    after = relax.transform.LegalizeOps()(Before)
+    prim = after["add"]
+    assert [p.dtype for p in prim.params] == ["handle", "float32", "handle"]
+    call = after["main"].body.body if not after["main"].body.blocks else (
+        after["main"].body.blocks[0].bindings[0].value)
+    assert [a.name_hint for a in call.args[1].fields] == ["x", "y"]
+    vm = relax.VirtualMachine(relax.build(Before, "llvm"), tvm.cpu())
+    x = np.arange(12, dtype="float32").reshape(4, 3)
+    np.testing.assert_allclose(vm["main"](tvm.runtime.tensor(x), 2.5).numpy(), x + 2.5)

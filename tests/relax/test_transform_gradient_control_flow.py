@@ -263,3 +263,49 @@ def test_checkpoint_to_budget_around_an_if():
                        for b in blk.bindings]
     assert not any(n.endswith("_cp") for n in names(plain))
     assert any(n.endswith("_cp") for n in names(ckpt))
+
+
+def _random_model(m, n, k):
+    """``sum(branch(x @ w))`` with a helper call in one branch, built for the given shapes."""
+    f64 = "float64"
+    a = relax.Var("a", relax.TensorType((m, n), f64))
+    bb = relax.BlockBuilder()
+    with bb.function("helper", [a]):
+        with bb.dataflow():
+            out = bb.emit_output(relax.op.multiply(relax.op.tanh(a), a))
+        bb.emit_func_output(out)
+    helper = bb.get().get_global_var("helper")
+    x = relax.Var("x", relax.TensorType((m, k), f64))
+    w = relax.Var("w", relax.TensorType((k, n), f64))
+    c = relax.Var("c", relax.TensorType((), "bool"))
+    with bb.function("main", [x, w, c]):
+        with bb.dataflow():
+            h = bb.emit_output(relax.op.matmul(x, w))
+        then_branch = relax.SeqExpr([], relax.Call(helper, [h]))
+        else_branch = relax.SeqExpr([], relax.op.exp(h))
+        r = bb.emit(relax.If(c, then_branch, else_branch))
+        with bb.dataflow():
+            loss = bb.emit_output(relax.op.sum(relax.op.sigmoid(r)))
+        bb.emit_func_output(loss)
+    return bb.get()
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_random_shapes(seed):
+    """Random shapes, both predicates, evaluator and compiled: adjoints and JVPs match finite
+    differences."""
+    rng = np.random.default_rng(100 + seed)
+    m, n, k = (int(v) for v in rng.integers(1, 6, size=3))
+    mod = _random_model(m, n, k)
+    inputs = [rng.uniform(-0.5, 0.5, size=(m, k)), rng.uniform(-0.5, 0.5, size=(k, n))]
+    _check(mod, inputs, flags=1, n_grads=2, compiled=bool(seed % 2))
+    fwd = relax.transform.ForwardGradient("main", require_grads=mod["main"].params[:2])(mod)
+    ev = ReferenceEvaluator(fwd)
+    tangents = [rng.standard_normal(np.shape(v)) for v in inputs]
+    for flag in (True, False):
+        _value, tangent = ev.run("main_jvp", *inputs, np.array(flag), *tangents)
+        eps = 1e-6
+        moved = [np.asarray(ev.run("main", *[v + s * eps * u for v, u in zip(inputs, tangents)],
+                                   np.array(flag))) for s in (1, -1)]
+        np.testing.assert_allclose(np.asarray(tangent), (moved[0] - moved[1]) / (2 * eps),
+                                   rtol=1e-5, atol=1e-8)

@@ -213,7 +213,6 @@ ERR = "ErrorContext(fn=main, loc=param[0], param=x, annotation=R.Tensor((n, 3)))
         (lambda: builtins.check_tensor_info(np.zeros(2), 2, "float64", ERR), "ndim 2 but get 1"),
         (lambda: builtins.check_tensor_info(np.zeros((2, 3)), 2, "float32", ERR),
          "dtype float32 but get float64"),
-        (lambda: builtins.check_tensor_info(3, 2, "float32", ERR), "expect a Tensor but get int"),
         (lambda: builtins.check_shape_info((1, 2), 1, ERR), "Shape with ndim 1 but get 2"),
         (lambda: builtins.check_tuple_info((1,), 2, ERR), "Tuple with 2 elements"),
         (lambda: builtins.check_prim_value_info(1.5, "int64", ERR), "PrimValue of dtype int64"),
@@ -229,6 +228,12 @@ def test_builtin_checks_raise_value_error(call, words):
     with pytest.raises(ValueError, match="ErrorContext|alloc_tensor") as err:
         call()
     assert words in str(err.value)
+
+
+def test_check_tensor_info_of_a_non_tensor_is_a_type_error():
+    # As TVM: a value of the wrong kind is a TypeError (a wrong rank or dtype a ValueError).
+    with pytest.raises(TypeError, match="ErrorContext.*expect a Tensor but get int"):
+        builtins.check_tensor_info(3, 2, "float32", ERR)
 
 
 def test_shape_heap_round_trip():

@@ -666,3 +666,15 @@ def test_docstring_and_nested_tuple_unpacking():
     assert names == ["gv", "a", "b", "c"]
     first = _bindings(main)[0]
     assert isinstance(first.value, relax.TupleGetItem) and first.value.index == 0
+
+
+def test_tuple_assignment_names_each_shape_var():
+    @R.function
+    def f(x: R.Tensor(dtype="float32")) -> R.Shape:
+        n, m = T.int64(), T.int64()
+        _ = R.match_cast(x, R.Tensor((n, m), "float32"))
+        return R.shape([n, m])
+
+    dims = f.body.blocks[0].bindings[0].ty.shape.values
+    assert [d.name for d in dims] == ["n", "m"]
+    assert "n = T.int64()" in f.script() and "m = T.int64()" in f.script()

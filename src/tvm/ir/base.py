@@ -86,8 +86,12 @@ class Scriptable:
         return self.script(**kwargs)
 
     def show(self, style=None, black_format=False, **kwargs) -> None:
-        """Print the TVMScript text to stdout."""
-        print(self.script(**kwargs))
+        """Print the TVMScript text to stdout, coloured on a terminal (``style``: ``"light"``,
+        ``"dark"``, ``"ansi"`` or a Pygments style; see :func:`tvm.script.highlight.cprint`)."""
+        # Lazy: tvm.script sits above tvm.ir (as for script() above).
+        from tvm.script.highlight import cprint
+
+        cprint(self.script(**kwargs), style=style, black_format=black_format)
 
     def __str__(self):
         try:

@@ -66,5 +66,5 @@ from .ty import (
     TupleStructInfo,
     Type,
 )
-from .vm import Executable, VirtualMachine, VMExecutable
+from .vm import ExecBuilder, Executable, VirtualMachine, VMExecutable
 from .vm_build import build

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 from typing import ClassVar
 
+from ..error import InternalError
 from ..ffi.structural import structural_equal
 from ..ir.expr import GlobalVar
 from ..ir.module import IRModule
@@ -40,7 +41,14 @@ from .expr import (
 from .normalizer import Normalizer, _Frame
 from .ty import TensorType, Type
 
-__all__ = ["BlockBuilder"]
+
+class BlockBuilderScopeError(ValueError, InternalError):
+    """A BlockBuilder used out of order (a function scope nested, left without output, given
+    its parameters twice or never). A ValueError, and also the ``tvm.error.InternalError``
+    (a RuntimeError) Apache TVM raises for the same misuse."""
+
+
+__all__ = ["BlockBuilder", "BlockBuilderScopeError"]
 
 
 class _FunctionScope:
@@ -65,7 +73,9 @@ class _FunctionScope:
         done = bb._func is None
         bb._abandon_function()
         if exc_type is None and not done:
-            raise ValueError("emit_func_output must be called in a relax function scope")
+            raise BlockBuilderScopeError(
+                "emit_func_output must be called in a relax function scope"
+            )
         return False
 
 
@@ -173,7 +183,7 @@ class BlockBuilder(Normalizer):
 
     def _begin_function(self, name, params, attrs, pure, private):
         if self._func is not None:
-            raise ValueError(
+            raise BlockBuilderScopeError(
                 f"bb.function({name!r}) cannot be nested inside function {self._func['name']!r}"
             )
         if isinstance(params, Var):
@@ -300,13 +310,15 @@ class BlockBuilder(Normalizer):
     def emit_func_output(self, output, params=None):
         """Finish the current function with result ``output`` and add it to the module."""
         if self._func is None:
-            raise ValueError("emit_func_output must be called in a relax function scope")
+            raise BlockBuilderScopeError(
+                "emit_func_output must be called in a relax function scope"
+            )
         if self._frames and self._frames[-1].is_dataflow:
             raise ValueError("emit_func_output must be called outside of a dataflow block")
         info = self._func
         if params is not None:
             if info["params"] is not None:
-                raise ValueError(
+                raise BlockBuilderScopeError(
                     "function params were already given to bb.function(...); "
                     "do not pass them again to emit_func_output"
                 )
@@ -314,7 +326,11 @@ class BlockBuilder(Normalizer):
             self._check_params(info["params"])
             self._tir_scopes[-1] |= self._param_scope(info["params"])
         if info["params"] is None:
-            info["params"] = []
+            raise BlockBuilderScopeError(
+                f"function {info['name']}: no parameters were given; pass them to "
+                "bb.function(name, params) or emit_func_output(output, params) (an empty list "
+                "for none)"
+            )
         if isinstance(output, (list, tuple)):
             output = Tuple(list(output))
         output = self.normalize_argument(output)

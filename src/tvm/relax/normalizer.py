@@ -19,6 +19,7 @@ from ..ffi.node import set_field
 from ..ir.error_context import add_enclosing_node, attach_node
 from ..ir.expr import GlobalVar
 from ..ir.op import Op
+from ..ir.type import FuncType as IRFuncType
 from ..ir.type import PrimType, TupleType
 from .analysis.type_analysis import (
     _erase,
@@ -307,6 +308,11 @@ class Normalizer:
             return self._derive_call_ret(call, callee_ty)
         if call.ty_args:
             return _one_or_tuple(call.ty_args)
+        if isinstance(op, GlobalVar) and isinstance(callee_ty, IRFuncType):
+            # A PrimFunc called directly (destination-passing: ``cls.full(alloc)``, impure
+            # as in TVM): its result is its TIR return value, ``R.Tuple()`` for none.
+            ret = callee_ty.ret_type
+            return ret if isinstance(ret, (TupleType, PrimType)) else TupleType([])
         if isinstance(op, GlobalVar) and callee_ty is None:
             raise TypeError(
                 f"Cannot infer the type of a call to {op.name_hint}: the global function "

@@ -45,6 +45,53 @@ def build(
     )
 
 
+def _vmcodegen(builder, mod, exec_mode="bytecode"):
+    """Hand the Relax functions of ``mod`` to ``builder`` (a :class:`relax.ExecBuilder`);
+    return the module of the other functions (PrimFuncs) for :func:`_vmlink`.
+
+    As in TVM this runs no pass: ``mod`` must be ready for the VM (as after
+    ``relax.build``'s pipeline). Both ``exec_mode`` values give pytvm's one VM (generated
+    Python); the Python is generated at :func:`_vmlink`.
+    """
+    if exec_mode not in ("bytecode", "compiled"):
+        raise ValueError(f"Unknown exec_mode {exec_mode}")
+    return builder.add_module(mod)
+
+
+def _vmlink(builder, target, tir_mod=None, tir_pipeline="default", ext_libs=None, params=None,
+            *, system_lib=None):
+    """Compile ``tir_mod`` for ``target`` and link it with the functions in ``builder``
+    into a ``relax.Executable``."""
+    if ext_libs:
+        raise ValueError("_vmlink: ext_libs is not supported yet (no external modules)")
+    from ..target import Target  # lazy: only the linker needs the target machinery
+
+    if target is None:
+        target = "llvm"
+    target = target if isinstance(target, Target) else Target(target)
+    from ..ir.module import IRModule
+    from ..tirx.function import PrimFunc
+    from .expr import Function
+    from .vm.codegen import compile_function
+    from .vm.executable import Executable
+
+    driver = _driver()
+    mod = builder.module(tir_mod)
+    prims = {gv: driver._unify_loop_dtypes(f) for gv, f in mod.functions.items()
+             if isinstance(f, PrimFunc)}
+    lib = driver.tir_compile(IRModule(prims), target, tir_pipeline=tir_pipeline) if prims else None
+    codes = {
+        gv.name_hint: (compile_function(gv.name_hint, f, mod, check_params=False), None)
+        for gv, f in mod.functions.items()
+        if isinstance(f, Function)
+    }
+    ex = Executable(lib, codes, mod)
+    ex.target = target
+    ex.system_lib = bool(system_lib)
+    ex.params = dict(params or {})
+    return ex
+
+
 def __getattr__(name):
     if name.startswith("__"):  # import machinery probes (__path__, ...): not forwarded
         raise AttributeError(f"module 'tvm.relax.vm_build' has no attribute {name!r}")

@@ -183,3 +183,21 @@ def test_installed_llvmlite_is_a_tested_version():
     assert message is None, message
     other = irtext.untested_llvmlite("0.52.0")
     assert "llvmlite 0.52.0 is not a version" in other and "pip install" in other
+
+
+def test_missing_llvmlite_names_the_install(tmp_path):
+    """A venv that lost llvmlite: compiling says what to install, not a bare ImportError."""
+    import os
+    import subprocess
+    import sys
+
+    fake = tmp_path / "llvmlite"
+    fake.mkdir()
+    (fake / "__init__.py").write_text('raise ImportError("No module named llvmlite")\n')
+    code = "import tvm.backend.llvm.irtext\n"
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(tmp_path), *sys.path]))
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          env=env, timeout=300, check=False)
+    assert proc.returncode == 1
+    assert "the LLVM backend (CPU code generation) needs llvmlite" in proc.stderr
+    assert "pip install 'llvmlite>=0.49,<0.51'" in proc.stderr

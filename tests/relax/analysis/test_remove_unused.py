@@ -6,6 +6,8 @@ import tvm
 from tvm import relax
 from tvm.relax import op
 from tvm.relax.analysis import remove_all_unused
+from tvm.script import relax as R
+from tvm.script import tirx as TX
 
 T = relax.TensorType
 
@@ -64,3 +66,25 @@ def test_empty_blocks_dropped_and_module_input():
     assert [b.var.name_hint for b in mod["main"].body.blocks[0].bindings] == ["gv"]
     with pytest.raises(TypeError, match="expects a relax.Function or IRModule"):
         remove_all_unused(x)
+
+
+def test_unused_match_cast_that_defines_used_shape_vars_is_kept():
+    @R.function
+    def f(x: R.Tensor(dtype="float32")) -> R.Shape:
+        n, m = TX.int64(), TX.int64()
+        _ = R.match_cast(x, R.Tensor((n, m), "float32"))
+        return R.shape([n * 2, m])
+
+    out = remove_all_unused(f)
+    bindings = out.body.blocks[0].bindings
+    assert len(bindings) == 1 and isinstance(bindings[0], relax.MatchCast)
+
+
+def test_unused_match_cast_defining_unused_vars_is_removed():
+    @R.function
+    def f(x: R.Tensor(dtype="float32")) -> R.Tensor(dtype="float32"):
+        n = TX.int64()
+        _ = R.match_cast(x, R.Tensor((n,), "float32"))
+        return x
+
+    assert not remove_all_unused(f).body.blocks

@@ -270,3 +270,29 @@ def test_block_finder_lists_blocks_as_post_order_visit():
         finder.visit_stmt(func.body)
         expected = by_post_order_visit(func)
         assert expected and [id(b) for b in finder.blocks] == [id(b) for b in expected]
+
+
+def test_kernels_with_scalar_arguments_are_not_fused_and_still_run():
+    import numpy as np
+
+    from tvm.script import ir as I
+    from tvm.script import relax as R
+
+    @I.ir_module
+    class Mod:
+        @R.function
+        def main(x: R.Tensor((4,), "float32"), y: R.Prim("float32")):
+            with R.dataflow():
+                a = R.add(x, y)  # a kernel with a scalar parameter
+                b = R.nn.relu(a)
+                c = R.exp(b)
+                R.output(c)
+            return c
+
+    lowered = relax.get_pipeline("default")(Mod)
+    fused = [gv.name_hint for gv in lowered.functions if gv.name_hint.startswith("fused")]
+    assert all("add" not in name for name in fused)
+    vm = relax.VirtualMachine(relax.build(Mod, "llvm"), tvm.cpu())
+    x = np.array([-3, -1, 0, 2], "float32")
+    np.testing.assert_allclose(vm["main"](tvm.runtime.tensor(x), 1.5).numpy(),
+                               np.exp(np.maximum(x + 1.5, 0)), rtol=1e-6)

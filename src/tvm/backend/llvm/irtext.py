@@ -21,7 +21,14 @@ import contextlib
 import re
 import warnings
 
-from llvmlite import ir as _ir
+try:
+    from llvmlite import ir as _ir
+except ImportError as _err:  # a dependency of pytvm, but a venv can lose it
+    raise ImportError(
+        "the LLVM backend (CPU code generation) needs llvmlite, a dependency of pytvm that is "
+        f"missing or broken here ({_err}); install it with pip install 'llvmlite>=0.49,<0.51' "
+        "or reinstall pytvm (pip install -e .)"
+    ) from _err
 from llvmlite.ir import (
     ArrayType,
     Constant,

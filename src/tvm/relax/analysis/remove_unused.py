@@ -14,7 +14,8 @@ from ..expr import (
     Var,
 )
 from ..ty import FuncType
-from .var_analysis import free_vars
+from .type_analysis import definable_tir_vars_in_type, tir_vars_in
+from .var_analysis import free_symbolic_vars, free_vars
 
 __all__ = ["remove_all_unused"]
 
@@ -41,8 +42,28 @@ def _uses(value, binding):
     return used
 
 
+def _symbols_used(value, binding) -> set:
+    """ids of the symbolic TIR vars a kept binding reads (its value and its var's type)."""
+    used = {id(v) for v in free_symbolic_vars(value)}
+    if binding.var.ty is not None:
+        used.update(id(v) for v in free_symbolic_vars(binding.var))
+    return used
+
+
+def _defines_live_symbol(binding, live_symbols) -> bool:
+    """A ``match_cast`` that binds a symbolic var read later must stay, even when its own
+    variable is unused (``_ = R.match_cast(x, R.Tensor((n, m)))``, then ``R.shape([n, m])``)."""
+    return isinstance(binding, MatchCast) and any(
+        id(v) in live_symbols for v in definable_tir_vars_in_type(binding.ty)
+    )
+
+
 def _clean_seq(seq: SeqExpr) -> SeqExpr:
     live = set(free_vars(seq.body)) if not isinstance(seq.body, Var) else {seq.body}
+    live_symbols = {id(v) for v in free_symbolic_vars(seq.body)}
+    body_ty = getattr(seq.body, "ty", None)
+    if body_ty is not None:
+        live_symbols.update(id(v) for v in tir_vars_in(body_ty))
     new_blocks = []
     changed = False
     for block in reversed(seq.blocks):
@@ -52,7 +73,11 @@ def _clean_seq(seq: SeqExpr) -> SeqExpr:
             value = binding.value
             if isinstance(value, If):
                 value = _clean_if(value)
-            needed = binding.var in live or (not dataflow and _is_impure(value))
+            needed = (
+                binding.var in live
+                or (not dataflow and _is_impure(value))
+                or _defines_live_symbol(binding, live_symbols)
+            )
             if not needed:
                 changed = True
                 continue
@@ -61,6 +86,7 @@ def _clean_seq(seq: SeqExpr) -> SeqExpr:
                 changed = True
             kept.append(binding)
             live.update(_uses(value, binding))
+            live_symbols.update(_symbols_used(value, binding))
         kept.reverse()
         if kept:
             new_blocks.append(

@@ -8,10 +8,10 @@ of an ``ExternFunc``) is impure through the ExternFunc's opaque, impure function
 
 from __future__ import annotations
 
-from ...ir.expr import GlobalVar, RelaxExpr
+from ...ir.expr import GlobalVar, PrimExpr, RelaxExpr
 from ...ir.op import Op
 from ...ir.type import PrimType, TupleType, Type
-from ..expr import Call, ExternFunc, ShapeExpr, StringImm, Tuple
+from ..expr import Call, ExternFunc, PrimValue, ShapeExpr, StringImm, Tuple
 from ..ty import ObjectType, ShapeType, TensorType
 from .call_tir_check import infer_call_tir
 from .infer_utils import op_name, text
@@ -147,7 +147,9 @@ def _as_args_tuple(args):
     if isinstance(args, RelaxExpr) and not isinstance(args, Tuple):
         return Tuple([args])
     if isinstance(args, (list, tuple)):
-        return Tuple(list(args))
+        # A TIR expression among the arguments (``R.call_tir(f, (m, n), ...)`` in TVMScript)
+        # is passed as a scalar value, as TVM converts it.
+        return Tuple([PrimValue(a) if isinstance(a, PrimExpr) else a for a in args])
     return args
 
 

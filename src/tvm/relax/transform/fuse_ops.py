@@ -48,7 +48,7 @@ from ...ir.transform import module_pass
 from ...ir.type import TupleType
 from ...tirx.stmt import BufferLoad, BufferStore, SBlock
 from ...tirx.stmt_functor import post_order_visit
-from ..analysis.type_analysis import tir_vars_in
+from ..analysis.type_analysis import tir_vars_in, tir_vars_in_type
 from ..block_builder import BlockBuilder
 from ..expr import (
     Call,
@@ -60,6 +60,7 @@ from ..expr import (
     Var,
     VarBinding,
 )
+from ..ty import TensorType
 from ..utils import copy_with_new_vars
 from ._utils import free_relax_vars, is_op, relax_functions
 from .annotate_tir_op_pattern import OpPatternKind as K
@@ -76,7 +77,24 @@ def _pattern(mod, call):
     if attrs is None or "op_pattern" not in attrs:
         return None
     kind = int(attrs["op_pattern"])
-    return None if kind >= K.kTuple else kind
+    if kind >= K.kTuple or not _fusible_args(call):
+        return None
+    return kind
+
+
+def _fusible_args(call):
+    """Tensor arguments only, and an output shape that the inputs' shapes determine.
+
+    A scalar argument (``R.prim_value(n)``) is not merged by FuseTIR yet; an output dim
+    defined elsewhere (``dynamic_strided_slice``'s ``s0`` from a ``match_cast``) would be
+    undefined inside the fused function. Such calls stay on their own.
+    """
+    args = call.args[1]
+    fields = list(args.fields) if isinstance(args, Tuple) else []
+    if not all(isinstance(getattr(a, "ty", None), TensorType) for a in fields):
+        return False
+    known = {id(v) for a in fields for v in tir_vars_in_type(a.ty)}
+    return all(id(v) in known for v in tir_vars_in_type(call.ty))
 
 
 def _can_join(group_kind, consumer_kind):

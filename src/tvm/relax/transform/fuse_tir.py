@@ -43,6 +43,7 @@ from ..block_builder import BlockBuilder
 from ..expr import Call, Tuple, VarBinding
 from ..expr_functor import ExprMutator
 from ..op.base import call_tir
+from ..ty import TensorType
 from ._utils import is_op, relax_functions
 
 __all__ = ["FuseTIR"]
@@ -150,6 +151,18 @@ def _fuse(mod, func):
     return PrimFunc(params, realize, buffer_map=buffer_map, attrs={"tirx.noalias": True})
 
 
+def _tensor_only(func):
+    """Whether every parameter and every kernel argument of the group is a tensor."""
+    if not all(isinstance(p.ty, TensorType) for p in func.params):
+        return False
+    return all(
+        isinstance(arg.ty, TensorType)
+        for block in func.body.blocks
+        for b in block.bindings
+        for arg in b.value.args[1].fields
+    )
+
+
 class _ReplaceCalls(ExprMutator):
     def __init__(self, mod, fused):
         super().__init__(mod)
@@ -184,6 +197,10 @@ class FuseTIR:
                 for b in block.bindings
             ):
                 continue  # not a group made of call_tir bindings: left to the VM as a call
+            if not _tensor_only(func):
+                # A member taking a scalar (``R.prim_value(n)``, an ``R.Prim`` parameter) is
+                # not merged yet: the group stays a call the VM runs kernel by kernel.
+                continue
             # The fused PrimFunc takes the Relax function's place under the same GlobalVar.
             bb.update_func(gvar, _fuse(mod, func))
             fused.add(gvar)

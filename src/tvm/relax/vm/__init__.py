@@ -3,7 +3,8 @@
 See ``docs/arch/build_and_vm.md``.
 """
 
+from .exec_builder import ExecBuilder
 from .executable import Executable, VMExecutable
 from .machine import ProfileReport, VirtualMachine
 
-__all__ = ["Executable", "ProfileReport", "VMExecutable", "VirtualMachine"]
+__all__ = ["ExecBuilder", "Executable", "ProfileReport", "VMExecutable", "VirtualMachine"]

@@ -75,7 +75,7 @@ def check_tensor_info(x, ndim, dtype, err):
     """``x`` is a tensor of rank ``ndim`` (-1: any) and dtype ``dtype`` ("void": any)."""
     shape = getattr(x, "shape", None)
     if shape is None or isinstance(x, tuple):
-        _err(err, f"expect a Tensor but get {type(x).__name__}")
+        _err(err, f"expect a Tensor but get {type(x).__name__}", TypeError)
     if ndim != -1 and len(shape) != ndim:
         _err(err, f"expect Tensor with ndim {ndim} but get {len(shape)}")
     if dtype and dtype != "void" and str(x.dtype) != dtype:
@@ -204,6 +204,41 @@ def tensor_to_shape(tensor):
     return tuple(int(v) for v in np.asarray(tensor).reshape(-1))
 
 
+def _host_array(x):
+    """A NumPy view (or copy, for a device tensor) of a tensor argument."""
+    if isinstance(x, np.ndarray):
+        return x
+    numpy = getattr(x, "numpy", None)
+    if numpy is None:
+        raise TypeError(f"VirtualMachine: expected a tensor, got {type(x).__name__}")
+    return numpy()
+
+
+def copy(x):
+    """``vm.builtin.copy``: a new tensor with the contents of ``x``."""
+    return np.array(_host_array(x), copy=True)
+
+
+def reshape(x, shape):
+    """``vm.builtin.reshape``: ``x`` viewed with ``shape`` (same number of elements)."""
+    shape = tuple(int(d) for d in shape)
+    data = _host_array(x)
+    if int(np.prod(shape, dtype=np.int64)) != data.size:
+        raise ValueError(
+            f"VirtualMachine: vm.builtin.reshape cannot view {data.size} elements as {shape}"
+        )
+    return data.reshape(shape)
+
+
+def to_device(x, device_type, device_id):
+    """``vm.builtin.to_device``: a copy of ``x`` on device ``(device_type, device_id)``."""
+    from ...runtime.device import device as make_device  # lazy: devices only when moving
+    from ...runtime.tensor import tensor
+
+    return tensor(np.array(_host_array(x), copy=True), make_device(int(device_type),
+                                                                   int(device_id)))
+
+
 #: builtin name (as in TVM's ``R.call_packed``/``call_builtin_with_ctx``) -> function.
 BUILTINS = {
     "vm.builtin.alloc_shape_heap": alloc_shape_heap,
@@ -223,6 +258,9 @@ BUILTINS = {
     "vm.builtin.invoke_closure": invoke_closure,
     "vm.builtin.shape_of": shape_of,
     "vm.builtin.tensor_to_shape": tensor_to_shape,
+    "vm.builtin.copy": copy,
+    "vm.builtin.reshape": reshape,
+    "vm.builtin.to_device": to_device,
     "memory.alloc_storage": memory_alloc_storage,
 }
 

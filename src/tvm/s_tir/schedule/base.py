@@ -310,8 +310,9 @@ class ScheduleBase:
         return other
 
     def show(self, *args, **kwargs) -> None:
-        """Print the scheduled module in TVMScript."""
-        print(self.mod.script(*args, **kwargs))
+        """Print the scheduled module in TVMScript (as ``IRModule.show``: ``style=``,
+        ``black_format=``, and the printer's keyword arguments)."""
+        self.mod.show(*args, **kwargs)
 
     def fork_seed(self) -> int:
         """A new seed derived from this schedule's seed."""

@@ -410,8 +410,11 @@ class Trace:
         return "\n".join(lines)
 
     def show(self, style=None, black_format=False) -> None:
-        """Print the trace as Python."""
-        print(str(self))
+        """Print the trace as Python, coloured on a terminal (see ``IRModule.show``)."""
+        # Lazy: tvm.script sits above s_tir.
+        from tvm.script.highlight import cprint
+
+        cprint(str(self), style=style, black_format=black_format)
 
 
 def _index_dtype(imap):

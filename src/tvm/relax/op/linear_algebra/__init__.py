@@ -60,3 +60,21 @@ def outer(x1, x2):
 __all__ += ["einsum", "outer"]
 
 from . import reference  # noqa: F401 - registers FReference after the ops exist
+
+
+def linear(data, weight, bias=None, out_dtype=None):
+    """``R.linear(data, weight, bias=None, out_dtype=None)``: ``data @ weight^T (+ bias)``.
+
+    A composite, not an op of its own (as in TVM): it builds
+    ``matmul(data, permute_dims(weight), out_dtype) + bias``. ``weight`` may be 1-D or 2-D
+    (``permute_dims`` with ``axes=None`` reverses the axes of either).
+    """
+    # Sibling op groups: imported here because manipulate/binary import this package's users.
+    from ..binary import add
+    from ..manipulate import permute_dims
+
+    out = matmul(data, permute_dims(weight, axes=None), out_dtype=out_dtype)
+    return add(out, bias) if bias is not None else out
+
+
+__all__ += ["linear"]

@@ -104,4 +104,32 @@ def cumprod(data, axis=None, dtype=None, exclusive=False):
 
 __all__ += ["cumprod", "cumsum"]
 
+from .infer import infer_median
+
+_MEDIAN = register_relax_op(
+    "median",
+    1,
+    "statistical",
+    infer_median,
+    attrs_type_key="relax.attrs.StatisticalAttrs",
+    description="Lower median over one axis (values and indices) or over all elements.",
+)
+
+
+def median(x, axis=None, keepdims=False):
+    """``R.median(x, axis=None, keepdims=False)``: the lower median.
+
+    Over all elements when ``axis`` is None (one tensor); over one axis otherwise, giving
+    ``(values, indices)`` with int64 indices of where each median sits along the axis. Of an
+    even count it is the lower of the two middle values (``sorted[(n - 1) // 2]``), as
+    Apache TVM and PyTorch; ties keep input order.
+    """
+    axes = _axes(axis)
+    if axes is not None and len(axes) != 1:
+        raise ValueError(f"median: only one axis (or None) is supported, got axis={axis}")
+    return Call(_MEDIAN, [x], StatisticalAttrs(axes, bool(keepdims)))
+
+
+__all__ += ["median"]
+
 from . import reference  # noqa: F401 - registers FReference after the ops exist

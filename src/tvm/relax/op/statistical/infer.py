@@ -42,3 +42,28 @@ def infer_scan(call, _bb=None):
     from ..infer_utils import same_type_as
 
     return same_type_as(data, dtype)
+
+
+def infer_median(call, _bb=None):
+    """``median``: the reduced tensor when ``axis`` is None, else ``(values, int64 indices)``.
+
+    As in Apache TVM 0.27: with an unknown rank, only ``axis=None, keepdims=False`` is known
+    to be a 0-d tensor; every other case is the tuple of two tensors of unknown rank.
+    """
+    from ...ty import TupleType
+
+    (data,) = tensor_args(call, 1)
+    axis = call.attrs.axis
+    keepdims = bool(call.attrs.keepdims)
+    if data.ndim == -1:
+        if axis is None and not keepdims:
+            return make_tensor_type(None, data.dtype, 0, data.vdevice)
+        return TupleType([
+            make_tensor_type(None, data.dtype, -1, data.vdevice),
+            make_tensor_type(None, "int64", -1, data.vdevice),
+        ])
+    axes = set(range(data.ndim) if axis is None else normalize_axes(call, data.ndim, axis))
+    values = reduced_tensor_type(data, axes, keepdims, data.dtype)
+    if axis is None:
+        return values
+    return TupleType([values, reduced_tensor_type(data, axes, keepdims, "int64")])

@@ -53,3 +53,23 @@ def _scan(fn, identity):
 
 register_reference("cumsum")(_scan(np.cumsum, 0))
 register_reference("cumprod")(_scan(np.cumprod, 1))
+
+
+@register_reference("median")
+def _median(attrs, x):
+    """Lower median: ``sorted[(n - 1) // 2]`` along the axis (stable order for the index)."""
+    x = np.asarray(x)
+    keepdims = bool(attrs.keepdims)
+    if attrs.axis is None:
+        flat = np.sort(x.reshape(-1), kind="stable")
+        value = flat[(flat.size - 1) // 2]
+        shape = (1,) * x.ndim if keepdims else ()
+        return np.asarray(value, dtype=x.dtype).reshape(shape)
+    axis = int(attrs.axis[0]) % x.ndim
+    mid = (x.shape[axis] - 1) // 2
+    order = np.argsort(x, axis=axis, kind="stable")
+    index = np.take(order, [mid], axis=axis)
+    value = np.take_along_axis(x, index, axis=axis)
+    if not keepdims:
+        index, value = np.squeeze(index, axis), np.squeeze(value, axis)
+    return value.astype(x.dtype), index.astype("int64")

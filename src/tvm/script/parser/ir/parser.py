@@ -49,7 +49,14 @@ def _visit_class_def(parser: Parser, node: ast.ClassDef) -> None:
             for stmt in node.body:
                 if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
                     namespace._add(stmt.name, _declare_function(parser, stmt))
-            parser.visit_body([stmt for stmt in node.body if not isinstance(stmt, ast.Expr)])
+            body = [stmt for stmt in node.body if not isinstance(stmt, ast.Expr)]
+            # PrimFunc bodies first (they never refer to Relax functions): a Relax function
+            # that calls a PrimFunc directly (``cls.copy(x, y)``) then sees its signature,
+            # wherever the PrimFunc is written. The module keeps the source order.
+            prims = [stmt for stmt in body if isinstance(stmt, ast.FunctionDef)
+                     and parser.decorator_token(stmt) == "tirx"]
+            parser.visit_body(prims + [stmt for stmt in body if not any(stmt is p
+                                                                         for p in prims)])
 
 
 def _declare_function(parser: Parser, node: ast.FunctionDef):

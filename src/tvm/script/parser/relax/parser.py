@@ -217,6 +217,16 @@ def _bind(parser: Parser, stmt: ast.AST, target: ast.AST, value: Any, annotation
         for index, elt in enumerate(target.elts):
             _bind(parser, stmt, elt, relax.TupleGetItem(tuple_var, index))
         return
+    if (
+        isinstance(target, (ast.Tuple, ast.List))
+        and isinstance(value, (tuple, list))
+        and len(value) == len(target.elts)
+        and annotation is None
+    ):
+        # ``n, m = T.int64(), T.int64()``: each target names its value like ``n = ...``.
+        for elt, item in zip(target.elts, value):
+            _bind(parser, stmt, elt, item)
+        return
     bind_python_target(parser, target, value)
 
 
