@@ -191,13 +191,13 @@ def test_inter_intra_follow_enclosing_scope_id_filters():
 
     cta, warp, thread, wg = seen
     assert cta.scope_kind == "cta"
-    assert plain(cta.inter) == {"cta_id": [1, 0, 1]}
-    assert plain(cta.intra) == {"laneid": [32, 0, 1], "warpid": [8, 0, 1]}
-    assert plain(warp.inter) == {"warpid": [1, 2, 1], "cta_id": [1, 0, 1]}
-    assert plain(warp.intra) == {"laneid": [32, 0, 1]}
-    assert plain(thread.inter)["laneid"] == [16, 0, 1] and thread.intra == {}
-    assert plain(wg.inter) == {"wgid": [2, 0, 1], "cta_id": [1, 0, 1]}
-    assert plain(wg.intra) == {"laneid": [32, 0, 1], "wid_in_wg": [4, 0, 1]}
+    assert plain(cta.inter) == {"cta_id": [1, 0]}
+    assert plain(cta.intra) == {"laneid": [32, 0], "warpid": [8, 0]}
+    assert plain(warp.inter) == {"warpid": [1, 2], "cta_id": [1, 0]}
+    assert plain(warp.intra) == {"laneid": [32, 0]}
+    assert plain(thread.inter)["laneid"] == [16, 0] and thread.intra == {}
+    assert plain(wg.inter) == {"wgid": [2, 0], "cta_id": [1, 0]}
+    assert plain(wg.intra) == {"laneid": [32, 0], "wid_in_wg": [4, 0]}
     assert set(wg.var_range_map) and next(iter(wg.var_range_map.values())).extent.value == 4
     assert set(cta.launch_params) == {"cta_id", "warp_id", "lane_id"}
     assert cta.launch_params["warp_id"].dom.extent.value == 8

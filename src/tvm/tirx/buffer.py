@@ -201,6 +201,18 @@ class Buffer(Scriptable, Node, type_key="tirx.Buffer"):
         begin = begin if isinstance(begin, (list, tuple)) else [begin]
         return BufferStore(self, value, list(begin), predicate)
 
+    def elem_offset_of(self, indices, inner=True) -> PrimExpr:
+        """The element offset of ``self[indices]``, the layout applied:
+        ``T.buffer_offset(A[i, j])``, which ``LowerTIRx`` resolves to the flat index.
+        ``inner=False`` adds the buffer's own ``elem_offset``."""
+        from .op import buffer_offset  # op imports this module's users
+        from .stmt import BufferLoad
+
+        if not isinstance(indices, (list, tuple)):
+            indices = [indices]
+        off = buffer_offset(BufferLoad(self, list(indices)))
+        return off if inner or self.elem_offset is None else self.elem_offset + off
+
     def access_ptr(self, access_mask, ptr_type="handle", content_lanes=1, offset=0,
                    extent=None) -> PrimExpr:
         """``tvm_access_ptr`` to the buffer's elements from ``offset`` (for external calls).

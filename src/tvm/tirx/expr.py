@@ -221,6 +221,24 @@ class _CmpOp:
 
     __hash__ = object.__hash__
 
+    # ``(w == 0) & (l == 0)``: the bitwise operators act on the comparison expression (as
+    # Apache TVM's EqualOp, an ExprOp, does).
+    def __and__(self, other):
+        return _generic.bitwise_and(self.asobject(), _cmp_object(other))
+
+    def __rand__(self, other):
+        return _generic.bitwise_and(_cmp_object(other), self.asobject())
+
+    def __or__(self, other):
+        return _generic.bitwise_or(self.asobject(), _cmp_object(other))
+
+    def __ror__(self, other):
+        return _generic.bitwise_or(_cmp_object(other), self.asobject())
+
+
+def _cmp_object(value):
+    return value.asobject() if isinstance(value, _CmpOp) else value
+
 
 class EqualOp(_CmpOp):
     """``a == b`` where a side is not constant; ``bool()`` is ``a.same_as(b)``."""

@@ -53,6 +53,7 @@ __all__ = [
     "bitwise_not",
     "bitwise_or",
     "bitwise_xor",
+    "buffer_offset",
     "call_extern",
     "call_intrin",
     "call_llvm_intrin",
@@ -155,6 +156,8 @@ _INTRINSICS = {
     "q_multiply_shift_per_axis": (7, CallEffectKind.Pure),
     # GPU and packed-call builtins (the host/device split and the CUDA code generator).
     "address_of": (1, CallEffectKind.Pure),
+    # TIRx: the flat element offset of a buffer element (resolved by LowerTIRx).
+    "buffer_offset": (1, CallEffectKind.Pure),
     "tvm_call_packed": (-1, CallEffectKind.Opaque),
     "tvm_stack_alloca": (2, CallEffectKind.UpdateState),
     "tvm_storage_sync": (-1, CallEffectKind.Opaque),
@@ -531,6 +534,17 @@ def call_llvm_pure_intrin(dtype, name, *args, span=None):
 
 
 # --- GPU and packed-call builtins -----------------------------------------------------------
+
+
+def buffer_offset(buffer_load, span=None):
+    """``T.buffer_offset(A[i, j])``: the element offset of ``A[i, j]`` from the start of
+    ``A`` (its layout applied), an ``int32``. ``LowerTIRx`` replaces it by the flat index."""
+    from .stmt import BufferLoad  # lazy: stmt imports this module
+
+    if not isinstance(buffer_load, BufferLoad):
+        raise TypeError(f"T.buffer_offset expects a buffer element such as A[i], got "
+                        f"{type(buffer_load).__name__}")
+    return _call("int32", "buffer_offset", buffer_load, span=span)
 
 
 def address_of(buffer_load, span=None):

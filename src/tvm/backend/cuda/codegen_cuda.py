@@ -22,6 +22,7 @@ from typing import ClassVar
 
 from ...ir.type import PointerType
 from ...runtime.data_type import dtype_info
+from ...tirx import expr as E
 from ...tirx.expr import Var
 from ...tirx.function import PrimFunc
 from ...tirx.stmt import AllocBuffer, AttrStmt
@@ -72,6 +73,28 @@ class CodeGenCUDA(CodeGenC):
         super().__init__()
         self.uses: set = set()  # "fp16", "bf16", "fp8": headers the preamble must include
         self.helpers: dict = {}  # name -> __device__ helper source, emitted before the kernels
+
+    # --- integer floor division by a power of two (0.27's LowerIntrin: a shift / a mask) ---------
+    @staticmethod
+    def _pow2_shift(op):
+        b = op.b
+        info = dtype_info(op.dtype)
+        if (info.kind in ("int", "uint") and info.lanes == 1 and isinstance(b, E.IntImm)
+                and b.value > 1 and b.value & (b.value - 1) == 0):
+            return b.value.bit_length() - 1
+        return None
+
+    def _floordiv(self, op) -> str:
+        shift = self._pow2_shift(op)
+        if shift is None:
+            return super()._floordiv(op)
+        return f"({self.print_expr(op.a)} >> {shift})"  # exact for negatives too
+
+    def _floormod(self, op) -> str:
+        shift = self._pow2_shift(op)
+        if shift is None:
+            return super()._floormod(op)
+        return f"({self.print_expr(op.a)} & {(1 << shift) - 1})"
 
     # --- types ---------------------------------------------------------------------------------
     def type_name(self, dtype: str) -> str:

@@ -69,6 +69,10 @@ def script(obj, name=None, show_meta=False, ir_prefix="I", module_alias="cls",
     'n * T.int64(2)'
     """
     extra = dict(extra_config or {})
+    tirx_prefix = extra.pop("tirx.prefix", "T")  # TIRx prints under T (0.27's default)
+    if tirx_prefix != "T":
+        raise ValueError(f"extra_config tirx.prefix={tirx_prefix!r} is not supported yet: "
+                         "TIRx prints with the prefix 'T'")
     cfg = PrinterConfig(
         name=name, show_meta=show_meta, ir_prefix=ir_prefix, module_alias=module_alias,
         int_dtype=int_dtype, float_dtype=float_dtype, verbose_expr=verbose_expr,

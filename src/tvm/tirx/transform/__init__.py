@@ -16,6 +16,7 @@ from .loops import UnrollLoop, VectorizeLoop  # noqa: F401
 from .lower_intrin import LowerIntrin  # noqa: F401
 from .lower_thread_allreduce import LowerThreadAllreduce  # noqa: F401
 from .lower_tirx import LowerTIRx, LowerTIRxCleanup  # noqa: F401
+from .lower_tirx_dedup_tensormap import LowerTIRxDedupCuTensorMaps  # noqa: F401
 from .lower_tirx_opaque import LowerTIRxOpaque  # noqa: F401
 from .lower_warp_memory import LowerWarpMemory  # noqa: F401
 from .simplify import Simplify, StmtSimplify  # noqa: F401

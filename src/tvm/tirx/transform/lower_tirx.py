@@ -33,10 +33,12 @@ scope ids is rejected ("the kernel has no thread launch parameters").
 from __future__ import annotations
 
 from ...arith.analyzer import Analyzer
-from ...ir.expr import Range
+from ...ir.expr import PrimExpr, Range
+from ...ir.op import Op
 from ...ir.transform import PassInfo, Sequential
-from ..expr import Cast, FloorDiv, FloorMod, IntImm, Var
-from ..function import PrimFunc
+from ..buffer import NO_LAYOUT, NoLayout
+from ..expr import Call, Cast, FloorDiv, FloorMod, IntImm, Var
+from ..function import BufferMap, PrimFunc
 from ..op import call_intrin
 from ..stmt import (
     AttrStmt,
@@ -44,6 +46,7 @@ from ..stmt import (
     BufferLoad,
     BufferStore,
     DeclBuffer,
+    Evaluate,
     IterVar,
     ScopeIdDefStmt,
     SeqStmt,
@@ -56,6 +59,7 @@ __all__ = [
     "LowerTIRx",
     "LowerTIRxCleanup",
     "launch_extents",
+    "launch_nest_order",
     "lower_tirx_cleanup",
 ]
 
@@ -176,7 +180,10 @@ def launch_extents(func: PrimFunc) -> dict:
     entries = _find_device_entry(func.body)
     if not entries:
         return {}
-    ext = _Extents(_scope_defs(entries[0].body), _fname(func))
+    defs = _scope_defs(entries[0].body)
+    if not defs:  # a device entry without scope ids: no launch (as 0.27)
+        return {}
+    ext = _Extents(defs, _fname(func))
     out = {}
     cluster = ext.cluster()
     for i, e in enumerate(cluster or []):
@@ -190,6 +197,61 @@ def launch_extents(func: PrimFunc) -> dict:
         if i < len(threads):
             out[f"threadIdx.{_DIMS[i]}"] = threads[i]
     return out
+
+
+_M64 = (1 << 64) - 1
+_LAUNCH_GROUPS = ("clusterCtaIdx.", "preferredClusterCtaIdx.", "blockIdx.", "threadIdx.")
+
+
+def _bytes_hash(data: bytes) -> int:
+    """libstdc++'s ``std::hash<std::string_view>`` on 64-bit targets (``_Hash_bytes`` with its
+    default seed: a MurmurHash2 variant over little-endian 8-byte words)."""
+    mul = (0xC6A4A793 << 32) | 0x5BD1E995
+
+    def shift_mix(v):
+        return v ^ (v >> 47)
+
+    h = (0xC70F6907 ^ (len(data) * mul)) & _M64
+    whole = len(data) & ~7
+    for i in range(0, whole, 8):
+        word = int.from_bytes(data[i:i + 8], "little")
+        h = ((h ^ ((shift_mix((word * mul) & _M64) * mul) & _M64)) * mul) & _M64
+    if len(data) & 7:
+        h = ((h ^ int.from_bytes(data[whole:], "little")) * mul) & _M64
+    return shift_mix((shift_mix(h) * mul) & _M64)
+
+
+def launch_nest_order(tags) -> list:
+    """The launch tags outermost first, in Apache TVM 0.27's nesting.
+
+    0.27 keeps the launch parameters in a ``std::unordered_map<String, IterVar>`` (the cluster
+    tags, the preferred-cluster tags, ``blockIdx.*``, ``threadIdx.*``, then the helper
+    ``warp_id_in_cta``, inserted in that order) and wraps the kernel body in one
+    ``thread_extent`` per entry in the map's iteration order, so the last one iterated is the
+    outermost. With at most 13 entries that map has 13 buckets (libstdc++'s prime rehash
+    policy), and a new key goes to the front of the list when its bucket is empty, else to the
+    front of its bucket's run. This reproduces that order.
+    """
+    rank = {g: i for i, g in enumerate(_LAUNCH_GROUPS)}
+    keys = sorted(tags, key=lambda t: (rank.get(t[: t.index(".") + 1], len(rank)), t))
+    keys.append("warp_id_in_cta")
+    if len(keys) > 13:  # not a launch 0.27 can express; keep the plain order
+        return list(tags)
+    buckets, order = {}, []
+    for key in keys:
+        b = _bytes_hash(key.encode()) % 13
+        run = [i for i, k in enumerate(order) if buckets[k] == b]
+        order.insert(run[0] if run else 0, key)
+        buckets[key] = b
+    return [k for k in reversed(order) if k != "warp_id_in_cta"]
+
+
+def _has_op(name) -> bool:
+    try:
+        Op.get(name)
+    except ValueError:
+        return False
+    return True
 
 
 def _fname(func) -> str:
@@ -225,6 +287,8 @@ class _Launch:
             stride *= e
         self.tid = flat
         self.warp_id = Var("warp_id_in_cta", "int32")
+        if flat is None:  # no launch at all (a device entry without scope ids)
+            return
         self.warp_value = call_intrin(
             "int32", "tirx.tvm_warp_shuffle", IntImm("uint32", 0xFFFFFFFF),
             FloorDiv(flat, IntImm("int32", 32)), IntImm("int32", 0), IntImm("int32", 32),
@@ -255,12 +319,13 @@ class _Launch:
         if key == ("cluster", "cta"):
             return self._dims("clusterCtaIdx.")[:n]
         if key == ("kernel", "cluster"):
-            blocks, per = self._dims("blockIdx."), self._dims("clusterCtaIdx.")
-            out = []
+            if _has_op("tirx.cuda.mov_sreg"):  # 0.27: read %clusterid.d
+                return [Call("int32", "tirx.cuda.mov_sreg", [32, f"clusterid.{_DIMS[i]}"])
+                        for i in range(n)]
+            blocks, out = self._dims("blockIdx."), []
             for i in range(n):
                 size = self.extents.get(f"clusterCtaIdx.{_DIMS[i]}", 1)
                 out.append(blocks[i] if size == 1 else FloorDiv(blocks[i], IntImm("int32", size)))
-            del per
             return out
         if key == ("cta", "warp"):
             return one(self.warp_id)
@@ -286,37 +351,77 @@ class _Cleanup(StmtExprMutator):
         self.launch = launch
         self.fname = fname
         self.bound: dict = {}  # id(scope-id var) -> (var, value)
+        self.binds: list = []  # the Binds of every scope id, in visit order
+        self.top_evals: list = []  # evaluate(v) of the implicit ids defined in the entry body
+        self.top_level: set = set()  # id() of the ScopeIdDefStmts directly in the entry body
         self._flat: dict = {}  # id(buffer) -> flat buffer
         self.analyzer = Analyzer()
 
     # --- scope ids -----------------------------------------------------------------------
-    def visit_scope_id_def_stmt_(self, op):
+    def bind_scope_ids(self, op) -> list:
+        """Record the ``Bind`` of each variable of ScopeIdDefStmt ``op``; return the implicit
+        ones (a bare ``T.cta_id([1])`` defines a variable with an empty name)."""
         d = op.def_
         values = self.launch.values(d, self.fname)
-        binds = []
+        implicit = []
         for var, value in zip(d.def_ids, values):
             if value.dtype != var.dtype:  # uint32 scope ids: the launch variables are int32
                 value = Cast(var.dtype, value)
             self.bound[id(var)] = (var, value)
-            binds.append(Bind(var, value))
-        return SeqStmt(binds) if len(binds) > 1 else binds[0]
+            self.binds.append(Bind(var, value))
+            if not var.name:
+                implicit.append(var)
+        return implicit
+
+    def visit_seq_stmt_(self, op):
+        # Scope-id definitions leave the body: their Binds go to the top of the kernel (as
+        # 0.27 does); a nested implicit id keeps an ``evaluate`` of its variable in place.
+        out = []
+        for stmt in op.seq:
+            if isinstance(stmt, ScopeIdDefStmt):
+                implicit = self.bind_scope_ids(stmt)
+                if id(stmt) in self.top_level:
+                    self.top_evals += [Evaluate(v) for v in implicit]
+                else:
+                    out += [Evaluate(v) for v in implicit]
+            else:
+                out.append(self.visit_stmt(stmt))
+        return SeqStmt.flatten(out)
+
+    def visit_scope_id_def_stmt_(self, op):
+        implicit = self.bind_scope_ids(op)
+        if id(op) in self.top_level:
+            self.top_evals += [Evaluate(v) for v in implicit]
+            return Evaluate(0)
+        return SeqStmt.flatten([Evaluate(v) for v in implicit])
 
     # --- buffers -------------------------------------------------------------------------
     def flat(self, buf):
         out = self._flat.get(id(buf))
         if out is not None:
             return out
-        layout = getattr(buf, "layout", None)
+        layout = _layout_of(buf)
         if layout is not None:
             span = layout.span("m")
             out = buf.replace(shape=(_as_i32(span),), strides=(), axis_separators=(),
-                              layout=None)
+                              layout=NO_LAYOUT)
         elif len(buf.shape) == 1 and not buf.strides:
-            out = buf.replace(layout=None)
+            out = buf.replace(layout=NO_LAYOUT)
         else:
-            out = buf.get_flattened_buffer().replace(layout=None)
+            out = buf.get_flattened_buffer().replace(layout=NO_LAYOUT)
+        if isinstance(buf.elem_offset, PrimExpr) and not isinstance(buf.elem_offset, IntImm):
+            # elem_offset=A.elem_offset_of([i, j]): T.buffer_offset(A[i, j]) -> the flat index
+            elem_offset = self.visit_expr(buf.elem_offset)
+            if elem_offset is not buf.elem_offset:
+                out = out.replace(elem_offset=elem_offset)
         self._flat[id(buf)] = out
         return out
+
+    def visit_call_(self, op):
+        if getattr(op.op, "name", "") == "tirx.buffer_offset" and len(op.args) == 1 \
+                and isinstance(op.args[0], BufferLoad):
+            return self.visit_expr(op.args[0]).indices[0]  # the load's flat index
+        return super().visit_call_(op)
 
     def visit_buffer_def(self, buffer):
         return self.flat(buffer)
@@ -325,7 +430,7 @@ class _Cleanup(StmtExprMutator):
         return self.flat(buffer)
 
     def offset(self, buf, indices):
-        layout = getattr(buf, "layout", None)
+        layout = _layout_of(buf)
         vmap = {var: value for var, value in self.bound.values()}
         indices = [substitute(i, vmap) if vmap else i for i in indices]
         if layout is not None:
@@ -337,10 +442,9 @@ class _Cleanup(StmtExprMutator):
                     "access (thread-axis layouts need a tile primitive)"
                 )
             off = coord["m"]
-            if buf.elem_offset is not None and _int(buf.elem_offset) != 0:
-                off = buf.elem_offset + off
         else:
-            off = buf.offset_of(indices)[0]
+            # The buffer's own elem_offset stays on the flat buffer (FlattenBuffer adds it).
+            off = buf.replace(elem_offset=None).offset_of(indices)[0]
         return self.analyzer.simplify(off)
 
     def visit_buffer_load_(self, op: BufferLoad):
@@ -352,6 +456,12 @@ class _Cleanup(StmtExprMutator):
         value = self.visit_expr(op.value)
         return BufferStore(self.flat(op.buffer), value, [self.offset(op.buffer, indices)],
                            op.predicate)
+
+
+def _layout_of(buf):
+    """The layout to apply to ``buf``: None for the row-major default or no layout."""
+    layout = getattr(buf, "layout", None)
+    return None if layout is None or isinstance(layout, NoLayout) else layout
 
 
 def _as_i32(value):
@@ -370,9 +480,12 @@ def lower_tirx_cleanup(func: PrimFunc) -> PrimFunc:
     extents = launch_extents(func)
     launch = _Launch(func, extents)
     cleanup = _Cleanup(launch, fname)
+    top = entry.body.seq if isinstance(entry.body, SeqStmt) else (entry.body,)
+    cleanup.top_level = {id(s) for s in top if isinstance(s, ScopeIdDefStmt)}
     inner = cleanup(entry.body)
-    body = SeqStmt.flatten([Bind(launch.warp_id, launch.warp_value)], inner)
-    for tag in reversed(list(extents)):
+    warp_bind = [Bind(launch.warp_id, launch.warp_value)] if launch.tid is not None else []
+    body = SeqStmt.flatten(warp_bind, cleanup.binds, cleanup.top_evals, inner)
+    for tag in reversed(launch_nest_order(extents)):
         var = launch.vars[tag]
         extent = IntImm("int32", extents[tag])
         iv = IterVar(Range.from_min_extent(IntImm("int32", 0), extent), var,
@@ -389,7 +502,10 @@ def lower_tirx_cleanup(func: PrimFunc) -> PrimFunc:
     new_body = _Replace()(func.body)
     for buf in func.buffer_map.values():
         new_body = SeqStmt.flatten([DeclBuffer(cleanup.flat(buf), buf.data)], new_body)
-    return func.with_body(new_body)
+    # As in 0.27 every buffer of the result has no layout (printed ``layout=None``), the
+    # parameter buffers included.
+    bmap = {p: b.replace(layout=NO_LAYOUT) for p, b in func.buffer_map.items()}
+    return func._with(body=new_body, buffer_map=BufferMap(bmap, func.params))
 
 
 def LowerTIRxCleanup():

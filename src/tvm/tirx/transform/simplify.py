@@ -23,11 +23,13 @@ from __future__ import annotations
 from ...arith.analyzer import Analyzer
 from ...arith.canonical import Simplifier
 from ...ir.expr import PrimExpr, Range
+from ...ir.op import Op
 from ...ir.transform import PassInfo
-from ..expr import IntImm
+from ..expr import EQ, GE, LT, And, Call, FloorDiv, IntImm, Var
 from ..function import PrimFunc
-from ..stmt import Evaluate, For, IfThenElse
-from ..stmt_functor import StmtExprMutator, substitute
+from ..op import CallEffectKind
+from ..stmt import Bind, BufferLoad, Evaluate, For, IfThenElse
+from ..stmt_functor import StmtExprMutator, post_order_visit, substitute
 from .common import PrimFuncPass
 
 __all__ = ["Simplify", "StmtSimplify", "simplify_prim_func"]
@@ -85,7 +87,54 @@ class _Simplifier(StmtExprMutator):
             if cond.value:
                 return self.visit_stmt(op.then_case)
             return Evaluate(0) if op.else_case is None else self.visit_stmt(op.else_case)
-        return super().visit_if_then_else_(op)
+        # The then-branch knows the condition (as TVM's simplifier does): variable bounds from
+        # comparisons, ``x // c == k`` read as ``k * c <= x < (k + 1) * c``.
+        self._canonical = None
+        with self.analyzer.constraint_scope(_as_bounds(cond)):
+            then_case = self.visit_stmt(op.then_case)
+        self._canonical = None
+        else_case = None if op.else_case is None else self.visit_stmt(op.else_case)
+        if cond is op.condition and then_case is op.then_case and else_case is op.else_case:
+            return op
+        return op.replace(condition=cond, then_case=then_case, else_case=else_case)
+
+    def visit_bind_(self, op: Bind):
+        value = self.visit_expr(op.value)
+        if (isinstance(value, PrimExpr) and isinstance(op.var, Var)
+                and value.dtype == op.var.dtype and _pure(value)):
+            # Later expressions see the value (TVM binds pure Bind values in its analyzer).
+            self.analyzer.bind(op.var, value, allow_override=True)
+            self._canonical = None
+        return op if value is op.value else op.replace(value=value)
+
+
+def _pure(expr) -> bool:
+    """No loads and no calls with side effects (TVM's ``SideEffect(e) <= kPure``)."""
+    found = []
+
+    def visit(node):
+        if isinstance(node, BufferLoad):
+            found.append(node)
+        elif isinstance(node, Call):
+            effect = node.op.get_attr("TCallEffectKind") if isinstance(node.op, Op) else None
+            if effect is None or effect > CallEffectKind.Pure:
+                found.append(node)
+
+    post_order_visit(expr, visit)
+    return not found
+
+
+def _as_bounds(cond):
+    """``cond`` with each conjunct ``x // c == k`` (``c > 0`` constant) rewritten as
+    ``k * c <= x and x < (k + 1) * c``, which the analyzer's constraints understand."""
+    if isinstance(cond, And):
+        return And(_as_bounds(cond.a), _as_bounds(cond.b))
+    if (isinstance(cond, EQ) and isinstance(cond.a, FloorDiv) and isinstance(cond.a.a, Var)
+            and isinstance(cond.a.b, IntImm) and cond.a.b.value > 0
+            and isinstance(cond.b, IntImm)):
+        x, c, k = cond.a.a, cond.a.b.value, cond.b.value
+        return And(GE(x, IntImm(x.dtype, k * c)), LT(x, IntImm(x.dtype, (k + 1) * c)))
+    return cond
 
 
 def simplify_prim_func(func: PrimFunc) -> PrimFunc:

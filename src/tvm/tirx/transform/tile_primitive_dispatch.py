@@ -30,24 +30,13 @@ from __future__ import annotations
 
 from ...ir.expr import Range
 from ...ir.transform import PassInfo
-from ..exec_context import (
-    LANE_CTA_THREAD,
-    LANE_FLAT,
-    LANE_W_INNER,
-    LANE_WG_OUTER,
-    LANE_WG_THREAD,
-    ExecContextError,
-    LaneBinding,
-    filter_narrow,
-    initial_A,
-    scope_switch,
-)
 from ..exec_scope import SCOPE_ID_FUNCTIONS
-from ..expr import EQ, GE, GT, LE, LT, And, IntImm, Var
+from ..expr import IntImm
 from ..function import PrimFunc
 from ..stmt import AllocBuffer, AttrStmt, BufferLoad, BufferStore, IterVar, SeqStmt
 from ..stmt_functor import StmtExprMutator, StmtExprVisitor, _Substitute
 from ..tile_primitive import DispatchContext, TilePrimitiveCall
+from . import _dispatch_exec
 from .common import PrimFuncPass
 
 __all__ = ["BufferReplacer", "TilePrimitiveDispatch", "check_no_tile_primitive"]
@@ -55,18 +44,6 @@ __all__ = ["BufferReplacer", "TilePrimitiveDispatch", "check_no_tile_primitive"]
 DEVICE_ENTRY_KEY = "tirx.device_entry"
 WARP_SIZE = 32
 _MAX_NESTING = 8
-
-#: Scope-id function -> how a filter on it narrows the active set.
-_BINDINGS = {
-    "lane_id": ("laneid", LANE_FLAT),
-    "warp_id": ("warpid", LANE_FLAT),
-    "cta_id_in_cluster": ("cta_id", LANE_FLAT),
-    "warpgroup_id": ("warpid", LANE_WG_OUTER),
-    "warp_id_in_wg": ("warpid", LANE_W_INNER),
-    "thread_id": ("laneid", LANE_CTA_THREAD),
-    "thread_id_in_wg": ("laneid", LANE_WG_THREAD),
-}
-
 
 def TilePrimitiveDispatch(target=None):
     """The pass lowering every tile-primitive call (see the module docstring).
@@ -139,7 +116,8 @@ class _Dispatcher(StmtExprMutator):
         self.func = func
         self.scope_ids = {}  # scope-id function name -> (Var, extent or None)
         self.var_to_scope = {}  # id(Var) -> scope-id function name
-        self.filters = []  # (LaneBinding, lo, hi) of the enclosing ifs
+        self.narrower = _dispatch_exec.Narrower()
+        self.active = None  # the active thread set here (_dispatch_exec), None if unknown
         self.var_range_map = {}
         self.shared_state = {}
         self.private_allocs = []
@@ -157,37 +135,33 @@ class _Dispatcher(StmtExprMutator):
             ext = None if sdef.extents is None else _int(sdef.extents[k])
             self.scope_ids[key] = (v, ext)
             self.var_to_scope[id(v)] = key
+        self.narrower.define((sdef.parent, sdef.cur), sdef.def_ids)
         return op
 
-    def _filters_of(self, cond) -> list:
-        if isinstance(cond, And):
-            return self._filters_of(cond.a) + self._filters_of(cond.b)
-        if not isinstance(cond, (EQ, LT, LE, GT, GE)):
-            return []
-        a, b = cond.a, cond.b
-        flip = {LT: GT, LE: GE, GT: LT, GE: LE, EQ: EQ}
-        kind = type(cond)
-        if isinstance(a, IntImm) and isinstance(b, Var):
-            a, b, kind = b, a, flip[kind]
-        if not (isinstance(a, Var) and isinstance(b, IntImm)):
-            return []
-        name = self.var_to_scope.get(id(a))
-        if name not in _BINDINGS:
-            return []
-        axis, lane_kind = _BINDINGS[name]
-        c = b.value
-        lo, hi = {EQ: (c, c + 1), LT: (0, c), LE: (0, c + 1), GT: (c + 1, 1 << 30),
-                  GE: (c, 1 << 30)}[kind]
-        return [(LaneBinding(axis, lane_kind, self.scope_ids[name][1]), lo, hi)]
+    def visit_attr_stmt_(self, op):
+        if op.attr_key != DEVICE_ENTRY_KEY:
+            return super().visit_attr_stmt_(op)
+        # Lazy: lower_tirx imports this module (LowerTIRx = this pass + the cleanup).
+        from .lower_tirx import launch_extents
+
+        saved = self.active
+        try:
+            self.active = _dispatch_exec.entry_set(launch_extents(self.func))
+        except ValueError:  # no thread ids, symbolic extents: no context to track
+            self.active = None
+        try:
+            return super().visit_attr_stmt_(op)
+        finally:
+            self.active = saved
 
     def visit_if_then_else_(self, op):
         cond = self.visit_expr(op.condition)
-        pushed = self._filters_of(op.condition)
-        self.filters.extend(pushed)
+        saved = self.active
+        self.active = self.narrower.narrow(saved, op.condition)
         try:
             then_case = self.visit_stmt(op.then_case)
         finally:
-            del self.filters[len(self.filters) - len(pushed):]
+            self.active = saved
         else_case = None if op.else_case is None else self.visit_stmt(op.else_case)
         if cond is op.condition and then_case is op.then_case and else_case is op.else_case:
             return op
@@ -201,37 +175,11 @@ class _Dispatcher(StmtExprMutator):
             self.var_range_map.pop(op.loop_var, None)
 
     # --- the active thread set --------------------------------------------------------------
-    def _thread_layout(self):
-        """``(warps per CTA, CTAs per cluster)`` from the scope ids, or None."""
-        warps = None
-        if self.scope_ids.get("thread_id", (None, None))[1]:
-            warps = -(-self.scope_ids["thread_id"][1] // WARP_SIZE)
-        elif self.scope_ids.get("warp_id", (None, None))[1]:
-            warps = self.scope_ids["warp_id"][1]
-        elif self.scope_ids.get("warpgroup_id", (None, None))[1]:
-            warps = self.scope_ids["warpgroup_id"][1] * 4
-        if warps is None:
-            return None
-        ctas = self.scope_ids.get("cta_id_in_cluster", (None, None))[1] or 1
-        return warps, ctas
-
     def _split(self, scope: str):
-        layout = self._thread_layout()
-        if layout is None:
+        got = None if self.active is None else _dispatch_exec.split(self.active, scope)
+        if got is None:
             return {}, {}
-        try:
-            A = initial_A(*layout)
-            for binding, lo, hi in self.filters:
-                A = filter_narrow(A, binding, lo, max(lo + 1, min(hi, 1 << 20)))
-            split = scope_switch(A, scope)
-        except ExecContextError:
-            return {}, {}
-
-        def encode(side):
-            return {axis: [IntImm("int32", r.extent), IntImm("int32", r.offset),
-                           IntImm("int32", r.stride)] for axis, r in side.items()}
-
-        return encode(split.inter), encode(split.intra)
+        return _dispatch_exec.encode(got[0]), _dispatch_exec.encode(got[1])
 
     def _launch_params(self):
         out = {}

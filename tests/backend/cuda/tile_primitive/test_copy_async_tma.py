@@ -79,8 +79,10 @@ def test_swizzled_tile_issues_one_box_per_column_block():
     lines = tma_lines(K.device_source(K.tma_swizzled_tiles))
     assert len(lines) == 4
     g2s, s2g = lines[:2], lines[2:]
-    assert "A_smem_ptr[0]" in g2s[0] and "(by * 128), (bx * 64)" in g2s[0]
-    assert "A_smem_ptr[4096]" in g2s[1] and "((by * 128) + 64), (bx * 64)" in g2s[1]
+    # The simplifier substitutes by = blockIdx.y, bx = blockIdx.x (as 0.27's does).
+    by, bx = "((int)blockIdx.y)", "((int)blockIdx.x)"
+    assert "A_smem_ptr[0]" in g2s[0] and f"({by} * 128), ({bx} * 64)" in g2s[0]
+    assert "A_smem_ptr[4096]" in g2s[1] and f"(({by} * 128) + 64), ({bx} * 64)" in g2s[1]
     assert all("global_shared__cta_tile_bulk_group((&(B_tensormap" in s for s in s2g)
     assert "A_smem_ptr[4096]" in s2g[1]
 
@@ -150,7 +152,7 @@ def test_s2g_reduction():
     assert args[4:] == [64, 256, 256, 32, 64, 1, 1, 0, 0, 2, 0]
     (line,) = tma_lines(K.device_source(K.tma_reduce_add))
     assert "cp_reduce_async_bulk_tensor" in line and "_add_tile_bulk_group(" in line
-    assert "(&(A_tensormap)), 32, (bx * 64)," in line
+    assert "(&(A_tensormap)), 32, (((int)blockIdx.x) * 64)," in line
 
 
 def _dispatch_error(func):
@@ -278,10 +280,17 @@ def test_kernels_compile_with_nvcc():
 # --- a model of the TMA loads: where each element lands -------------------------------------
 def _eval(expr, env):
     from tvm.arith import Analyzer
-    from tvm.tirx.stmt_functor import substitute
+    from tvm.tirx.stmt_functor import StmtExprMutator, substitute
 
+    class _Sregs(StmtExprMutator):  # T.cuda.mov_sreg(32, "clusterid.x") -> its value
+        def visit_call_(self, op):
+            if op.op.name == "tirx.cuda.mov_sreg":
+                return tvm.tirx.IntImm("int32", env["%" + op.args[1].value])
+            return super().visit_call_(op)
+
+    var_env = {k: v for k, v in env.items() if not isinstance(k, str)}
     for _ in range(4):  # Binds refer to earlier Binds
-        expr = substitute(expr, env)
+        expr = _Sregs().visit_expr(substitute(expr, var_env))
     return int(Analyzer().simplify(expr))
 
 
@@ -296,6 +305,8 @@ def _kernel_env(func, block):
             tag = node.node.thread_tag
             if tag in block:
                 env[node.node.var] = tvm.tirx.IntImm("int32", block[tag])
+
+    env.update({k: v for k, v in block.items() if k.startswith("%")})  # special registers
 
     tvm.tirx.stmt_functor.post_order_visit(func.body, visit)
     return env
@@ -401,8 +412,8 @@ def test_tma_utils_atoms():
 def test_model_staged_64b_swizzle_loads():
     host, dev = K.split(K.tma_staged_multicast)
     func = next(iter(dev.functions.values()))
-    smem = _model_tma(func, host, {"blockIdx.x": 3}, 2)
-    cl = 3 // 2
+    cl = 3 // 2  # the cluster of CTA 3 (clusters of 2): %clusterid.x
+    smem = _model_tma(func, host, {"blockIdx.x": 3, "%clusterid.x": cl}, 2)
     for s in range(2):
         for r in range(32):
             for c in range(64):

@@ -305,6 +305,8 @@ def buffer_store(buffer, value, indices) -> None:
     if (isinstance(value, PrimExpr) and isinstance(getattr(buffer, "dtype", None), str)
             and value.dtype != buffer.dtype and "x" not in value.dtype):
         value = _convert(value, buffer.dtype)
+    if not isinstance(indices, (list, tuple)):  # T.buffer_store(buf, v, 0): one index
+        indices = [indices]
     add_to_parent(_stmt.BufferStore(buffer, value, list(indices)))
 
 
@@ -742,6 +744,10 @@ class axis:
             out.append(maker(dom, value, value.dtype if dtype == "int32" else dtype))
         return out[0] if len(out) == 1 else out
 
+
+from tvm.tirx.op import buffer_offset
+
+__all__ += ["buffer_offset"]
 
 # TIRx kernel constructs (spec D.3); at the end: they use alloc_buffer/decl_buffer above.
 from .kernel import (

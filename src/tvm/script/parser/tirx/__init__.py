@@ -131,6 +131,7 @@ from ...ir_builder.tirx import (  # noqa: F401 - incl. the TIRx kernel construct
     alloc_tcgen05_ldst_frag,
     attr,
     axis,
+    buffer_offset,
     buffer_store,
     cluster_id,
     cta_id,
