@@ -36,7 +36,8 @@ def test_checkpointed_mlp_with_sgd_learns(capsys):
     out = capsys.readouterr().out
     assert "checkpointing" in out
     # The progress bar: running loss and training accuracy, then held-out accuracy per epoch.
-    assert re.search(r"^epoch  1/2 \[#+\.*\] loss [\d.]+ train accuracy [\d.]+%", out, re.M)
+    assert re.search(r"^epoch  1/2 \[#+\.*\] loss [\d.]+ train accuracy [\d.]+%", out,
+                     re.MULTILINE)
     assert re.search(r"epoch  2/2 \[#{24}\] loss [\d.]+ train accuracy [\d.]+% held-out "
                      r"accuracy [\d.]+%\n", out)
     assert "NumPy step" not in out

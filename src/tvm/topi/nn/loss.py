@@ -18,6 +18,13 @@ from ..utils import as_index, const_like
 __all__ = ["cross_entropy_with_logits", "nll_loss", "nll_loss_backward"]
 
 
+def _as_tensor(value):
+    """A 0-d target given as a scalar (``call_te`` inlines 0-d constants) as a 0-d tensor."""
+    if isinstance(value, te.Tensor):
+        return value
+    return te.compute((), lambda: value, name="nll_loss_target")
+
+
 def _check(predictions, targets, reduction):
     if reduction not in ("none", "sum", "mean"):
         raise ValueError(f"nll_loss: reduction must be 'none', 'sum' or 'mean', got "
@@ -63,6 +70,7 @@ def _terms(predictions, targets, weights, ignore_index):
 
 def nll_loss(predictions, targets, weights, reduction, ignore_index):
     """Negative log-likelihood loss (see the module docstring)."""
+    targets = _as_tensor(targets)
     _check(predictions, targets, reduction)
     loss, weight = _terms(predictions, targets, weights, ignore_index)
     if reduction == "none":
@@ -82,6 +90,7 @@ def nll_loss_backward(output_grad, predictions, targets, weights=None, reduction
     ignored), else 0; ``g`` is ``output_grad`` (``"sum"``), ``output_grad / total weight``
     (``"mean"``) or ``output_grad[n, d...]`` (``"none"``).
     """
+    targets = _as_tensor(targets)
     _check(predictions, targets, reduction)
     _, weight = _terms(predictions, targets, weights, ignore_index)
     weight_sum = _sum(weight) if reduction == "mean" else None
