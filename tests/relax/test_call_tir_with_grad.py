@@ -494,3 +494,32 @@ def test_single_input_gradient_and_round_trip():
     np.testing.assert_allclose(grad, 2 * value, rtol=1e-12)
     # The differentiated module prints and parses back to the same IR.
     assert tvm.ir.structural_equal(tvm.script.from_source(after.script()), after)
+
+
+def test_block_builder_call_te_with_grad():
+    """``bb.call_te_with_grad`` builds the call_tir_with_grad of a te function; Gradient then
+    uses the registered TE gradient (with its kwargs)."""
+    a = relax.Var("a", relax.TensorType((2, 3), "float32"))
+    b = relax.Var("b", relax.TensorType((2, 3), "float32"))
+    bb = relax.BlockBuilder()
+    with bb.function("main", [a, b]):
+        with bb.dataflow():
+            call = bb.call_te_with_grad(
+                lambda x, y: te.compute(x.shape, lambda *i: x(*i) * y(*i), "f_mul"), a, b,
+                primfunc_name_hint="f_mul", te_grad_name="pytvm_test_f_mul_grad",
+                te_grad_kwargs={"k": T.float32(3.0)},
+            )
+            assert call.op.name == "relax.call_tir_with_grad"
+            assert call.attrs.te_grad_name == "pytvm_test_f_mul_grad"
+            d = bb.emit(call)
+            out = bb.emit_output(relax.op.sum(d))
+        bb.emit_func_output(out)
+    mod = relax.transform.Gradient("main")(bb.get())
+    rng = np.random.default_rng(0)
+    x, y = rng.standard_normal((2, 3), "float32"), rng.standard_normal((2, 3), "float32")
+    vm = relax.VirtualMachine(relax.build(mod, "llvm"), tvm.cpu())
+    value, (gx, gy) = vm["main_adjoint"](tvm.runtime.tensor(x), tvm.runtime.tensor(y))
+    np.testing.assert_allclose(value.numpy(), (x * y).sum(), rtol=1e-5)
+    # The registered gradient scales by k = 3 (it is the TE gradient that is used).
+    np.testing.assert_allclose(gx.numpy(), 3 * y, rtol=1e-5)
+    np.testing.assert_allclose(gy.numpy(), 3 * x, rtol=1e-5)

@@ -455,6 +455,19 @@ class BlockBuilder(Normalizer):
 
         return call_te(self, func, *args, **kwargs)
 
+    def call_te_with_grad(self, func, *args, te_grad_name, te_grad_kwargs=None, **kwargs):
+        """:meth:`call_te`, as an ``R.call_tir_with_grad`` bound to the TE gradient
+        registered as ``te_grad_name`` (``register_te_gradient``), with ``te_grad_kwargs``."""
+        # Lazy: the op library sits above the builder in the relax package's import order.
+        from .op.base import call_tir_with_grad
+
+        call = self.call_te(func, *args, **kwargs)
+        gvar, call_args = call.args[0], call.args[1]
+        tir_vars = call.args[2] if len(call.args) > 2 else None
+        out = call.ty_args[0]
+        return call_tir_with_grad(gvar, call_args, out_ty=out, te_grad_name=te_grad_name,
+                                  te_grad_kwargs=te_grad_kwargs, tir_vars=tir_vars)
+
     def emit_te(self, func, *args, **kwargs):
         """``emit(call_te(func, *args, **kwargs))``; ``name_hint=`` names the new variable."""
         name_hint = kwargs.pop("name_hint", "")
