@@ -244,7 +244,7 @@ class BackwardGenerator:
         free = free_vars_of(value)
         outer = [
             var for var in free
-            if _is_float_type(var.ty) and (self._relevant is None or var in self._relevant)
+            if is_float_value(var.ty) and (self._relevant is None or var in self._relevant)
         ]
         if not outer:
             return
@@ -296,10 +296,16 @@ class BackwardGenerator:
         return outs
 
 
-def _is_float_type(ty) -> bool:
+def is_float_dtype(dtype) -> bool:
+    """Whether ``dtype`` is a floating-point type (float*, bfloat*)."""
+    return str(dtype).startswith(("float", "bfloat"))
+
+
+def is_float_value(ty) -> bool:
+    """A float tensor, or a (nested) tuple of them: what can have an adjoint."""
     if isinstance(ty, TupleType):
-        return bool(ty.fields) and all(_is_float_type(field) for field in ty.fields)
-    return isinstance(ty, TensorType) and str(ty.dtype).startswith(("float", "bfloat"))
+        return all(is_float_value(field) for field in ty.fields)
+    return isinstance(ty, TensorType) and is_float_dtype(ty.dtype)
 
 
 def depends_on(requested, bindings) -> set:

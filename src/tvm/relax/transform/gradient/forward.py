@@ -26,7 +26,7 @@ from ...ty import TensorType
 from ...utils import instantiate_body
 from ..convert_to_dataflow import convert_to_dataflow
 from ..to_non_dataflow import without_dataflow
-from .adjoint import GradientError
+from .adjoint import GradientError, is_float_dtype
 from .pass_ import Gradient
 
 __all__ = ["ForwardGradient"]
@@ -46,7 +46,7 @@ def _fresh(var, suffix=""):
 
 
 def _float_tensor(ty) -> bool:
-    return isinstance(ty, TensorType) and str(ty.dtype).startswith(("float", "bfloat"))
+    return isinstance(ty, TensorType) and is_float_dtype(ty.dtype)
 
 
 def ForwardGradient(func_name: str, require_grads=None):

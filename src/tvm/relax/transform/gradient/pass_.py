@@ -14,27 +14,24 @@ from ....ir.transform import module_pass
 from ...analysis import remove_all_unused
 from ...block_builder import BlockBuilder
 from ...expr import DataflowBlock, Function, If, SeqExpr, Tuple, Var
-from ...ty import TensorType, TupleType
+from ...ty import TensorType
 from ...utils import copy_with_new_vars
 from ..convert_to_dataflow import convert_to_dataflow
 from ..to_non_dataflow import without_dataflow
-from .adjoint import BackwardGenerator, GradientError, depends_on, gradient_error
+from .adjoint import (
+    BackwardGenerator,
+    GradientError,
+    depends_on,
+    gradient_error,
+    is_float_dtype,
+    is_float_value,
+)
 from .checkpoint import Recomputer, strip_checkpoints, substitute
 from .inline import inline_function_calls
 from .simplify import simplify_gradient
 from .te_grad import as_call_tir
 
 __all__ = ["Gradient", "GradientError"]
-
-
-def _is_float_dtype(dtype) -> bool:
-    return str(dtype).startswith(("float", "bfloat"))
-
-
-def _is_float_value(ty) -> bool:
-    if isinstance(ty, TupleType):
-        return all(_is_float_value(field) for field in ty.fields)
-    return isinstance(ty, TensorType) and _is_float_dtype(ty.dtype)
 
 
 def _script(node) -> str:
@@ -103,7 +100,7 @@ def _check_target(func, func_name, target_index):
             f"of {func_name} is {type(ret).__name__} {_script(ret)}"
         )
     ty = target.ty
-    if not (isinstance(ty, TensorType) and ty.ndim == 0 and _is_float_dtype(ty.dtype)):
+    if not (isinstance(ty, TensorType) and ty.ndim == 0 and is_float_dtype(ty.dtype)):
         raise gradient_error(
             "IsFloatScalar(target)",
             "The differentiation target must be a float scalar (0-dim Tensor), but the Type of "
@@ -139,7 +136,7 @@ def _check_require_grads(func, func_name, require_grads):
                 f"Var {var.name_hint} appears more than once in require_grads",
             )
         seen.add(pos)
-        if not _is_float_value(var.ty):
+        if not is_float_value(var.ty):
             raise gradient_error(
                 "IsFloatTensorOrTupleOfFloat(var)",
                 "Only Tensors of floating point dtype or Tuples of float Tensors can require "
