@@ -42,6 +42,33 @@ def _check_no_apache_tvm():
 
 _check_no_apache_tvm()
 
+
+# --- tvm_ffi, without importing PyTorch on the way -----------------------------------------
+def _import_tvm_ffi_without_torch():
+    """Import ``tvm_ffi`` so that it does not import PyTorch when the program has not.
+
+    tvm_ffi 0.1.15 runs ``import torch`` at its own import when torch is installed, which makes
+    ``import tvm`` take seconds. Unless the program imported torch already (then nothing
+    changes) or ``PYTVM_FFI_IMPORTS_TORCH=1`` is set, torch is hidden for the length of that
+    one import. What the user gives up, measured with torch 2.13: nothing for tensors (torch
+    tensors still cross by DLPack, zero-copy, through ``__dlpack_c_exchange_api__``); only
+    tvm_ffi's own ``torch.dtype`` -> dtype table and ``tvm_ffi.use_torch_stream`` are not set
+    up, as when torch is not installed.
+    """
+    if "tvm_ffi" in _sys.modules or "torch" in _sys.modules:
+        return
+    if _os.environ.get("PYTVM_FFI_IMPORTS_TORCH", "") not in ("", "0"):
+        return
+    _sys.modules["torch"] = None  # `import torch` raises ImportError while this is set
+    try:
+        _importlib.import_module("tvm_ffi")
+    finally:
+        if "torch" in _sys.modules and _sys.modules["torch"] is None:
+            del _sys.modules["torch"]
+
+
+_import_tvm_ffi_without_torch()
+
 # --- tvm_ffi re-exports --------------------------------------------------------------------
 from tvm_ffi import Object, get_global_func, register_global_func, register_object
 

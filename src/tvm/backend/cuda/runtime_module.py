@@ -21,7 +21,8 @@ A function is called TVM's way: ``f(*kernel_args, *launch_values)``. Tensor argu
 their device address (``data_ptr()``, byte offset included); ints pass as raw addresses.
 The kernel is launched with ``cuLaunchKernelEx`` on the device of its tensor arguments
 (device 0 when it has none) and on that device's current stream
-(``tvm.cuda(i).set_raw_stream``, ``tvm_ffi.use_torch_stream``). Dynamic shared memory of
+(``tvm.cuda(i).set_raw_stream``, ``tvm_ffi.use_torch_stream``: import torch before tvm or set
+``PYTVM_FFI_IMPORTS_TORCH=1`` for that one, see ``tvm/__init__.py``). Dynamic shared memory of
 48 KB or more sets ``CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES`` first, and clusters
 of more than 8 blocks set ``CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED``.
 """
