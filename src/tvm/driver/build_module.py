@@ -26,8 +26,10 @@ from __future__ import annotations
 import collections
 import contextlib
 import gc
+import logging
 import sys
 import threading
+import time
 
 from ..backend import HOST_KIND, get_backend
 from ..ffi.structural import structural_equal, structural_hash
@@ -44,6 +46,10 @@ __all__ = ["as_target", "build", "clear_cache", "compile", "compile_module", "ho
 _CACHE: collections.OrderedDict = collections.OrderedDict()
 _CACHE_LOCK = threading.Lock()
 _CACHE_SIZE = 256
+
+#: Compile timing and in-memory cache hits, at DEBUG
+#: (``logging.getLogger("tvm").setLevel("DEBUG")`` with a handler, e.g. ``logging.basicConfig``).
+logger = logging.getLogger(__name__)
 
 
 def _as_module(mod) -> IRModule:
@@ -253,9 +259,14 @@ def compile_module(mod, target=None, *, relax_pipeline="default", tir_pipeline="
         with _CACHE_LOCK:
             entry = _CACHE.get(key)
         if entry is not None and structural_equal(entry[0], mod):
+            logger.debug("tvm.compile for %s: %d PrimFuncs, in-memory cache hit", target.kind.name,
+                         len(mod.functions))
             return entry[1]
+    start = time.perf_counter()
     with gc_paused(), quick_thread_switches():
         result = _compile_prim_funcs(mod, target, tir_pipeline)
+    logger.debug("tvm.compile for %s: %d PrimFuncs lowered and compiled in %.3f s", target.kind.name,
+                 len(mod.functions), time.perf_counter() - start)
     if key is not None:
         with _CACHE_LOCK:
             _CACHE[key] = (mod, result)

@@ -15,6 +15,9 @@ Steps (``docs/arch/build_and_vm.md``):
 
 from __future__ import annotations
 
+import logging
+import time
+
 from ..backend import get_backend
 from ..ir.module import IRModule
 from ..relax import pipeline as relax_pipelines
@@ -27,6 +30,9 @@ from .build_module import as_target, gc_paused, host_target
 from .build_module import compile_module as tir_compile
 
 __all__ = ["build"]
+
+#: Timing of each build stage, at DEBUG (``logging.getLogger("tvm").setLevel("DEBUG")``).
+logger = logging.getLogger(__name__)
 
 
 def _relax_pipeline(relax_pipeline):
@@ -98,13 +104,21 @@ def build(
     prepare = get_backend(host).prepare
     if prepare is not None:
         prepare(host)
+    start = time.perf_counter()
     with gc_paused():
         mod = _lift_local_functions(mod)
         passes = _relax_pipeline(relax_pipeline)
         if passes is not None:
             mod = passes(mod)
             mod = _lift_local_functions(mod)  # a pipeline may create local functions
+        relax_done = time.perf_counter()
         ex = _build_executable(mod, target, tir_pipeline)
+    if logger.isEnabledFor(logging.DEBUG):
+        kinds = [isinstance(f, PrimFunc) for f in mod.functions.values()]
+        logger.debug(
+            "relax.build for %s: Relax pipeline %.3f s, PrimFuncs and VM code %.3f s "
+            "(%d PrimFuncs, %d Relax functions)", target.kind.name, relax_done - start,
+            time.perf_counter() - relax_done, sum(kinds), len(kinds) - sum(kinds))
     ex.system_lib = bool(system_lib)
     ex.params = checked_params
     return ex
