@@ -11,11 +11,16 @@ digits (no download). At the end it prints held-out accuracy, compile time, ms p
 the same step (MLP or CNN) written by hand in NumPy (``tvm.examples.numpy_steps``) for
 comparison. ``--memory-budget 200KB`` has ``relax.transform.CheckpointToBudget`` place the
 checkpoints of the backbone so its backward pass keeps at most that many bytes of activations.
+
+``--nproc 2`` trains data-parallel on 2 processes (``relax.training.distributed``, gloo): it
+relaunches itself through PyTorch's elastic launcher, as ``torchrun --nproc-per-node 2 -m
+tvm.examples.train_digits`` does; each rank takes its share of every batch.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import time
 
@@ -184,7 +189,16 @@ def main(argv=None) -> int:
     parser.add_argument("--no-numpy", action="store_true",
                         help="skip the NumPy comparison step")
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
+    parser.add_argument("--nproc", type=_positive(int), default=1,
+                        help="data-parallel processes on this machine (1); 2 or more relaunch "
+                        "through torch.distributed's launcher (needs PyTorch), like torchrun "
+                        "--nproc-per-node N -m tvm.examples.train_digits")
     args = parser.parse_args(argv)
+    if args.nproc > 1 and "WORLD_SIZE" not in os.environ:
+        return _launch_ranks(args.nproc, sys.argv[1:] if argv is None else list(argv))
+    world, rank = _join_process_group()
+    if rank != 0:  # one rank reports; the others train silently
+        sys.stdout = open(os.devnull, "w")  # noqa: SIM115 (kept open for the process's life)
     budget = None
     if args.memory_budget is not None:
         from tvm.relax.transform.checkpoint_budget import parse_memory_size
@@ -198,30 +212,35 @@ def main(argv=None) -> int:
     epochs = args.epochs or (15 if args.model == "mlp" else 10)
     lr = args.lr or (0.01 if args.optimizer == "adam" else 0.1)
     batch = args.batch_size
+    if batch % world:
+        parser.error(f"--batch-size {batch} does not split evenly over {world} processes")
+    local = batch // world  # this rank's share of every batch
 
     import tvm
     from tvm import relax
     from tvm.relax.training import SetupTrainer, Trainer
+    from tvm.relax.training.distributed import DistributedTrainer
     from tvm.relax.training.loss import CrossEntropyLoss
     from tvm.relax.vm_build import default_relax_pipeline
 
     x_train, y_train, x_test, y_test = load_digits_split(args.seed)
     if batch > len(x_train):
         parser.error(f"--batch-size {batch} is larger than the {len(x_train)} training images")
-    shape = (batch, FEATURES) if args.model == "mlp" else (batch, 1, 8, 8)
+    shape = (local, FEATURES) if args.model == "mlp" else (local, 1, 8, 8)
     print(f"digits: {len(x_train)} training and {len(x_test)} held-out images; model "
           f"{args.model}, batch {batch}, {epochs} epochs, {args.optimizer} lr={lr}"
+          + (f", {world} processes ({local} examples each per step)" if world > 1 else "")
           + (", checkpointing" if args.checkpointing else "")
           + (f", memory budget {args.memory_budget}" if budget is not None else ""))
 
     start = time.perf_counter()
-    backbone = build_backbone(args.model, batch, args.hidden, args.checkpointing)
+    backbone = build_backbone(args.model, local, args.hidden, args.checkpointing)
     if budget is not None:
         backbone = _fit_memory_budget(backbone, budget)
     setup = SetupTrainer(
         CrossEntropyLoss(),
         make_optimizer(args.optimizer, lr),
-        [relax.TensorType((batch, CLASSES), "float32"), relax.TensorType((batch,), "int64")],
+        [relax.TensorType((local, CLASSES), "float32"), relax.TensorType((local,), "int64")],
     )
     train_mod = setup(backbone)
     gradient_s = time.perf_counter() - start
@@ -242,7 +261,7 @@ def main(argv=None) -> int:
         return 1
 
     vm = relax.VirtualMachine(executable, dev)
-    trainer = Trainer(train_mod, vm, dev)
+    trainer = DistributedTrainer(train_mod, vm, dev) if world > 1 else Trainer(train_mod, vm, dev)
     trainer.xaiver_uniform_init_params(seed=args.seed)
     initial = [p.numpy() for p in trainer.export_params().values()]
 
@@ -256,7 +275,7 @@ def main(argv=None) -> int:
         order = rng.permutation(len(x_train))
         losses, hits, seen = [], 0, 0
         for step in range(steps_per_epoch):
-            idx = order[step * batch:(step + 1) * batch]
+            idx = order[step * batch:(step + 1) * batch][rank * local:(rank + 1) * local]
             xb = np.ascontiguousarray(x_train[idx].reshape(shape))
             yb = np.ascontiguousarray(y_train[idx])
             t0 = time.perf_counter()
@@ -273,15 +292,18 @@ def main(argv=None) -> int:
                       f"loss {np.mean(losses):.4f} train accuracy {hits / seen:.1%}", end="",
                       flush=True)
         if not args.quiet:
-            acc = _accuracy(trainer, x_test, y_test, batch, shape)
+            acc = _accuracy(trainer, x_test, y_test, local, shape)
             print(f"{home}epoch {epoch + 1:>2}/{epochs} {_bar(1, 1)} loss {np.mean(losses):.4f} "
                   f"train accuracy {hits / seen:.1%} held-out accuracy {acc:.1%}")
-    accuracy = _accuracy(trainer, x_test, y_test, batch, shape)
+    accuracy = _accuracy(trainer, x_test, y_test, local, shape)
     ms = 1e3 * float(np.median(step_times))
     print(f"held-out accuracy: {accuracy:.2%}")
     print(f"pytvm step: {ms:.3f} ms (median of {len(step_times)} steps)")
 
-    if not args.no_numpy:
+    if world > 1:
+        print(f"all-reduce: {1e3 * trainer.allreduce_seconds / len(step_times):.3f} ms per step "
+              f"(the NumPy comparison runs only in one process)")
+    elif not args.no_numpy:
         reference = (NumpyMLP if args.model == "mlp" else NumpyCNN)(initial, args.optimizer, lr)
         xb = x_train[:batch].reshape(shape)
         yb = y_train[:batch]
@@ -294,6 +316,45 @@ def main(argv=None) -> int:
         print(f"NumPy step: {np_ms:.3f} ms (hand-written forward/backward/{args.optimizer}); "
               f"pytvm is {np_ms / ms:.2f}x NumPy's speed")
     return 0
+
+
+def _launch_ranks(nproc: int, argv: list) -> int:
+    """Run this example on ``nproc`` local processes through torch's elastic launcher."""
+    try:
+        from torch.distributed import run as torch_run
+        from torch.distributed.elastic.multiprocessing.errors import ChildFailedError
+    except ImportError:
+        sys.exit("train_digits --nproc needs PyTorch (torch.distributed): pip install torch")
+    rest, skip = [], False
+    for arg in argv:  # the children must not relaunch themselves
+        if skip:
+            skip = False
+        elif arg == "--nproc":
+            skip = True
+        elif not arg.startswith("--nproc="):
+            rest.append(arg)
+    # One thread per process unless asked otherwise: the ranks share this machine's cores.
+    os.environ.setdefault("TVM_NUM_THREADS", str(max(1, (os.cpu_count() or 1) // nproc)))
+    os.environ.setdefault("OMP_NUM_THREADS", os.environ["TVM_NUM_THREADS"])  # torch's pools
+    try:
+        torch_run.main(["--standalone", "--nproc-per-node", str(nproc),
+                        "-m", "tvm.examples.train_digits", *rest])
+    except ChildFailedError as err:
+        print(f"train_digits: a training process failed: {err}", file=sys.stderr)
+        return 1
+    return 0
+
+
+def _join_process_group():
+    """``(world_size, rank)``: join torch's process group when a launcher started us."""
+    if "WORLD_SIZE" not in os.environ:
+        return 1, 0
+    from tvm.relax.training.distributed import init_process_group
+
+    init_process_group("gloo", timeout=120)
+    import torch.distributed as dist
+
+    return dist.get_world_size(), dist.get_rank()
 
 
 def _device_for(tvm, target):
