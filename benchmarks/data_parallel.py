@@ -3,7 +3,8 @@
 The medium MLP (784-1024-10, Adam, cross-entropy), batch 256 overall (each of R ranks takes
 256/R), gloo on localhost, one thread per rank (``TVM_NUM_THREADS=1``,
 ``torch.set_num_threads(1)``). Reports steps per second, the scaling from 1 to 2 ranks
-(goal: >= 1.7x) and pytvm's all-reduce time per step. Both frameworks run in the same
+(goal: >= 1.7x) and pytvm's all-reduce time per step, with gradient buckets (the default,
+25 MiB) and without (``bucket_bytes=0``: each gradient reduced by itself, in place). Both frameworks run in the same
 invocation, one after the other.
 
 Run: ``python benchmarks/data_parallel.py [--steps N] [--ranks 1 2]``.
@@ -30,14 +31,15 @@ def _port():
         return s.getsockname()[1]
 
 
-def launch(framework, ranks, steps):
+def launch(framework, ranks, steps, bucket_bytes=None):
     port = _port()
     procs = []
     for rank in range(ranks):
         env = dict(os.environ, TVM_NUM_THREADS="1", OMP_NUM_THREADS="1", RANK=str(rank),
                    WORLD_SIZE=str(ranks), MASTER_ADDR="127.0.0.1", MASTER_PORT=str(port))
         procs.append(subprocess.Popen(
-            [sys.executable, __file__, "--worker", framework, "--steps", str(steps)],
+            [sys.executable, __file__, "--worker", framework, "--steps", str(steps),
+             *(["--bucket-bytes", str(bucket_bytes)] if bucket_bytes is not None else [])],
             env=env, stdout=subprocess.PIPE, text=True))
     outs = [p.communicate()[0] for p in procs]
     if any(p.returncode for p in procs):
@@ -52,7 +54,7 @@ def _data(shard, rank, step):
     return x[rank * shard:(rank + 1) * shard], y[rank * shard:(rank + 1) * shard]
 
 
-def worker_pytvm(steps):
+def worker_pytvm(steps, bucket_bytes):
     import tvm
     from tvm import relax
     from tvm.relax.training import SetupTrainer
@@ -80,7 +82,8 @@ def worker_pytvm(steps):
         relax.TensorType((shard, OUT), "float32"), relax.TensorType((shard,), "int64")])(
         bb.get().with_attrs({"param_num": 4, "state_num": 0}))
     vm = relax.VirtualMachine(tvm.compile(mod, "llvm"), tvm.cpu())
-    trainer = DistributedTrainer(mod, vm, tvm.cpu())
+    kwargs = {} if bucket_bytes is None else {"bucket_bytes": bucket_bytes}
+    trainer = DistributedTrainer(mod, vm, tvm.cpu(), **kwargs)
     trainer.xaiver_uniform_init_params(seed=0)
     batches = [_data(shard, rank, s) for s in range(4)]
     for s in range(3):
@@ -95,7 +98,7 @@ def worker_pytvm(steps):
     return {"steps_per_s": steps / seconds, "allreduce_ms": trainer.allreduce_seconds / steps * 1e3}
 
 
-def worker_torch(steps):
+def worker_torch(steps, _bucket_bytes=None):
     import torch
     import torch.distributed as dist
 
@@ -131,9 +134,11 @@ def main():
     parser.add_argument("--steps", type=int, default=60)
     parser.add_argument("--ranks", type=int, nargs="+", default=[1, 2])
     parser.add_argument("--worker", choices=["pytvm", "torch"])
+    parser.add_argument("--bucket-bytes", type=int, default=None)
     args = parser.parse_args()
     if args.worker:
-        result = (worker_pytvm if args.worker == "pytvm" else worker_torch)(args.steps)
+        worker = worker_pytvm if args.worker == "pytvm" else worker_torch
+        result = worker(args.steps, args.bucket_bytes)
         import torch.distributed as dist
 
         if dist.get_rank() == 0:
@@ -143,15 +148,18 @@ def main():
     print(f"MLP {IN}-{HIDDEN}-{OUT}, Adam, batch {BATCH} overall, gloo, 1 thread per rank, "
           f"{args.steps} timed steps")
     table = {}
-    for framework in ("pytvm", "torch"):
+    runs = [("pytvm", "pytvm", None), ("pytvm, no buckets", "pytvm", 0),
+            ("PyTorch DDP", "torch", None)]
+    for name, framework, bucket_bytes in runs:
         for ranks in args.ranks:
-            table[framework, ranks] = launch(framework, ranks, args.steps)
-    print(f"{'framework':<16}{'ranks':>6}{'steps/s':>10}{'vs 1 rank':>11}{'all-reduce ms':>15}")
-    for (framework, ranks), r in table.items():
-        base = table.get((framework, 1), r)["steps_per_s"]
-        name = "pytvm" if framework == "pytvm" else "PyTorch DDP"
+            if ranks == 1 and bucket_bytes == 0:
+                continue  # one rank reduces nothing
+            table[name, ranks] = launch(framework, ranks, args.steps, bucket_bytes)
+    print(f"{'framework':<20}{'ranks':>6}{'steps/s':>10}{'vs 1 rank':>11}{'all-reduce ms':>15}")
+    for (name, ranks), r in table.items():
+        base = table.get((name.split(",")[0], 1), r)["steps_per_s"]
         ar = f"{r['allreduce_ms']:.2f}" if "allreduce_ms" in r else ""
-        print(f"{name:<16}{ranks:>6}{r['steps_per_s']:>10.1f}"
+        print(f"{name:<20}{ranks:>6}{r['steps_per_s']:>10.1f}"
               f"{r['steps_per_s'] / base:>10.2f}x{ar:>15}")
 
 
