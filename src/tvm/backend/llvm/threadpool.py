@@ -36,6 +36,7 @@ import platform
 import sys
 import threading
 
+from ...runtime.cpu_topology import cpu_order, default_num_threads
 from . import disk_cache
 
 LAUNCH_SYMBOL = "TVMBackendParallelLaunch"
@@ -811,44 +812,6 @@ def _env_int(name: str) -> int | None:
     except ValueError:
         return None
     return number if number > 0 else None
-
-
-def cpu_order() -> tuple[int, list[int]]:
-    """``(physical_cores, cpus)`` of this process's affinity mask.
-
-    ``cpus`` lists the allowed CPUs with one CPU of each physical core first (in core order),
-    then their SMT siblings; a worker pinned with ``TVM_BIND_THREADS=1`` takes the CPU at its
-    index. The topology comes from ``/sys/devices/system/cpu/cpu*/topology``; where that is
-    unreadable every CPU counts as a core.
-    """
-    try:
-        allowed = sorted(os.sched_getaffinity(0))
-    except (AttributeError, OSError):  # not Linux
-        count = os.cpu_count() or 1
-        return count, list(range(count))
-    first, siblings, cores = [], [], set()
-    for cpu in allowed:
-        base = f"/sys/devices/system/cpu/cpu{cpu}/topology/"
-        try:
-            with open(base + "physical_package_id") as f:
-                package = f.read().strip()
-            with open(base + "core_id") as f:
-                core = f.read().strip()
-        except OSError:
-            return len(allowed), allowed
-        if (package, core) in cores:
-            siblings.append(cpu)
-        else:
-            cores.add((package, core))
-            first.append(cpu)
-    return max(1, len(first)), first + siblings
-
-
-def default_num_threads() -> int:
-    """The pool size: ``TVM_NUM_THREADS`` when a positive integer, else the physical cores of
-    the affinity mask (SMT siblings share a core's FMA units: a second thread on them adds
-    little to compute-bound kernels and competes with the first), capped at 1024."""
-    return min(1024, _env_int("TVM_NUM_THREADS") or cpu_order()[0])
 
 
 class _Pool:
