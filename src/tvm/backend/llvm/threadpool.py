@@ -13,15 +13,17 @@ returns 0, or the first nonzero value a task returned. ``sync_handle`` is always
 
 Why LLVM IR: the default ``llvm`` target must work on a machine without a C compiler, and this
 IR is JIT-compiled in-process by llvmlite once per process (about 0.1 s, on the first launch).
-The pool keeps ``num_threads() - 1`` detached worker threads (``TVM_NUM_THREADS``, else the
-CPUs in the process's affinity mask). Every participant, the launcher included, claims tasks
-from one atomic word tagged with the job's generation, so the launcher never waits for a
-worker the OS has not scheduled, and a late worker can never run a task of a finished job.
-Workers spin briefly after a job, then sleep on a futex, so back-to-back launches cost about
-a microsecond. Errors raised by tasks on worker threads are moved to the launching thread.
-Nested launches (a task that launches) and launches from a second thread while the pool is
-busy run serially in the calling thread instead of deadlocking. The design is described in
-``docs/arch/codegen_runtime.md``.
+The pool keeps ``size - 1`` detached worker threads (``TVM_NUM_THREADS``, else the physical
+cores of the process's affinity mask; :func:`set_num_threads` lowers the count at run time).
+Every participant, the launcher included, claims tasks from one atomic word tagged with the
+job's generation, so the launcher never waits for a worker the OS has not scheduled, and a
+late worker can never run a task of a finished job. Workers spin for 200 us after a job, then
+sleep on a futex, so back-to-back launches cost about a microsecond and an idle pool leaves
+the CPUs to others. Errors raised by tasks on worker threads are moved to the launching
+thread. Nested launches (a task that launches) and launches from a second thread while the
+pool is busy run serially in the calling thread instead of deadlocking. A forked child starts
+new workers. Per-thread counters (:func:`enable_stats`, :func:`stats`) show where the
+threads' time goes. The design is described in ``docs/arch/codegen_runtime.md``.
 
 Limitations: the pool needs Linux (futex, ``sched_getaffinity``); elsewhere the launch runs
 every task serially in the caller. For shared libraries, see :func:`parallel_stub_ir`.
