@@ -443,17 +443,32 @@ def test_grouped_strips_keep_the_fused_epilogue(grouped):
         (4, 784, 2, 1),     # 256 columns: too few strips to group
     ],
 )
-def test_strip_group_sizes(strips, k, threads, expected):
+def test_strip_group_sizes(monkeypatch, strips, k, threads, expected):
+    from tvm.s_tir import default_schedule_matmul as dsm
     from tvm.s_tir.default_schedule_matmul import strip_group
 
+    monkeypatch.setattr(dsm, "MATMUL_GROUP_BYTES", 1 << 20)  # a 4 MiB L2's quarter
     assert strip_group(strips, k, MATMUL_TILE[1], True, threads) == expected
     assert strip_group(strips, k, MATMUL_TILE[1], False, threads) == 1  # B read in place
 
 
-def test_row_block_fits_the_l2_budget():
-    from tvm.s_tir.default_schedule_matmul import MATMUL_A_BLOCK_BYTES, row_block
+def test_row_block_fits_the_l2_budget(monkeypatch):
+    from tvm.s_tir import default_schedule_matmul as dsm
+    from tvm.s_tir.default_schedule_matmul import row_block
 
-    assert row_block(1024, 1024, 4) * 1024 * 4 <= MATMUL_A_BLOCK_BYTES
+    monkeypatch.setattr(dsm, "MATMUL_A_BLOCK_BYTES", 1 << 19)
+    assert row_block(1024, 1024, 4) * 1024 * 4 <= 1 << 19
     assert row_block(1024, 1024, 4) == 128
     assert row_block(784, 256, 16) == 112  # a multiple of the tile dividing 784
     assert row_block(64, 784, 4) == 64     # all rows fit
+
+
+@pytest.mark.parametrize("l2, expected", [(2 << 20, 2), (1 << 20, 1), (512 << 10, 1)])
+def test_group_budget_follows_the_l2_size(monkeypatch, l2, expected):
+    # By default the packed strips and the block of A each take a quarter of L2: on a 1 MiB
+    # L2 (Zen 4) a 1024^3 matmul keeps one strip per task, on 2 MiB it groups 2.
+    from tvm.s_tir import default_schedule_matmul as dsm
+
+    monkeypatch.setattr(dsm, "l2_cache_bytes", lambda: l2)
+    assert dsm.strip_group(16, 1024, MATMUL_TILE[1], True, threads=2) == expected
+    assert dsm.row_block(1024, 1024, 4) * 1024 * 4 <= l2 // 4

@@ -27,7 +27,7 @@ rows the copy does not pay off and B is read in place (unless it is read transpo
 from __future__ import annotations
 
 from ..ffi.structural import structural_equal
-from ..runtime.cpu_topology import default_num_threads
+from ..runtime.cpu_topology import default_num_threads, l2_cache_bytes
 from ..tirx.buffer import decl_buffer
 from ..tirx.expr import Add, IntImm, Mul, Var
 from ..tirx.stmt import (
@@ -54,10 +54,16 @@ MATMUL_NARROW_ROWS = 8
 #: Most packed strips per parallel task, the most bytes they may take, the fewest tasks per
 #: thread that grouping must leave, and the bytes of A one row block may take (see
 #: ``strip_group`` and ``row_block``: they keep a block of A in the L2 cache across strips).
+#: ``None``: a quarter of the L2 cache each (``runtime.cpu_topology.l2_cache_bytes``: 512 KiB
+#: for 2 MiB), so that the strips, the block of A and the output tiles stay in L2 together.
 MATMUL_GROUP_MAX = 4
-MATMUL_GROUP_BYTES = 1 << 20
+MATMUL_GROUP_BYTES = None
 MATMUL_TASKS_PER_THREAD = 4
-MATMUL_A_BLOCK_BYTES = 1 << 19
+MATMUL_A_BLOCK_BYTES = None
+
+
+def _l2_share(value):
+    return value if value is not None else l2_cache_bytes() // 4
 
 
 def tile_shape(m, n, rows_contiguous=False):
@@ -246,7 +252,8 @@ def strip_group(strips, k, tile_n, use_pack, threads=None):
     """How many of B's packed strips one parallel task takes (1: one strip per task).
 
     A task with ``G`` strips packs them all (``G * K * NR`` floats, at most
-    ``MATMUL_GROUP_BYTES``), then runs blocks of A's rows (``row_block``) against each strip
+    ``MATMUL_GROUP_BYTES``, by default a quarter of the L2 cache), then runs blocks of A's
+    rows (``row_block``) against each strip
     in turn: a block of A is read from memory once and from the L2 cache ``G - 1`` more
     times, where one strip per task reads all of A from memory (or L3) once per strip. That
     stream is what two threads share (section "Threads" of ``docs/arch/codegen.md``). ``G``
@@ -261,16 +268,17 @@ def strip_group(strips, k, tile_n, use_pack, threads=None):
     group = 1
     while (group * 2 <= MATMUL_GROUP_MAX and strips % (group * 2) == 0
            and strips // (group * 2) >= MATMUL_TASKS_PER_THREAD * threads
-           and group * 2 * k * tile_n * 4 <= MATMUL_GROUP_BYTES):
+           and group * 2 * k * tile_n * 4 <= _l2_share(MATMUL_GROUP_BYTES)):
         group *= 2
     return group
 
 
 def row_block(m, k, tile_m):
     """Rows of A a grouped task runs against each of its strips before the next block: all
-    ``m`` when ``m * K`` floats fit ``MATMUL_A_BLOCK_BYTES``, else the largest multiple of
+    ``m`` when ``m * K`` floats fit ``MATMUL_A_BLOCK_BYTES`` (by default a quarter of the L2
+    cache), else the largest multiple of
     ``tile_m`` dividing ``m`` that fits (at least ``tile_m``)."""
-    limit = max(1, MATMUL_A_BLOCK_BYTES // (4 * k))
+    limit = max(1, _l2_share(MATMUL_A_BLOCK_BYTES) // (4 * k))
     if m <= limit:
         return m
     best = tile_m
