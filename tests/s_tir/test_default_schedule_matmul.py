@@ -369,3 +369,106 @@ def test_reshape_that_does_not_split_evenly_uses_the_generic_rule():
     got = np.zeros((4, 15), "float32")
     _compile(func)(x, got)
     np.testing.assert_array_equal(got, x.reshape(4, 15))
+
+
+@pytest.fixture
+def grouped(monkeypatch):
+    """Group strips even at the small sizes of a test: 2 strips per task, 32-row A blocks."""
+    from tvm.backend.llvm import jit
+    from tvm.driver import clear_cache
+    from tvm.s_tir import default_schedule_matmul as dsm
+
+    monkeypatch.setattr(dsm, "MATMUL_TASKS_PER_THREAD", 0)
+    monkeypatch.setattr(dsm, "MATMUL_GROUP_MAX", 2)
+    clear_cache()
+    jit.clear_cache()
+    yield dsm
+    clear_cache()
+    jit.clear_cache()
+
+
+@pytest.mark.parametrize(
+    "m,n,k,trans_a,trans_b",
+    [
+        (128, 256, 40, False, False),
+        (192, 128, 24, True, False),   # A^T (dW = X^T dY): 16-row tiles
+        (136, 256, 33, False, True),   # B^T
+        (128, 128, 300, True, True),
+    ],
+)
+def test_grouped_strips_match_numpy(grouped, monkeypatch, m, n, k, trans_a, trans_b):
+    monkeypatch.setattr(grouped, "MATMUL_A_BLOCK_BYTES", 4 * k * 32)  # several row blocks
+    func = _matmul_func(m, n, k, trans_a, trans_b)
+    out = schedule_prim_func(func)
+    outer = out.body.block.body
+    assert outer.kind == ForKind.PARALLEL and int(outer.extent) == n // MATMUL_TILE[1] // 2
+    packs = [s for s in _nodes(out, BufferStore) if s.buffer.name == "B_packed"]
+    assert [int(d) for d in packs[0].buffer.shape] == [2, k, MATMUL_TILE[1]]
+    rng = np.random.default_rng(m + n + k)
+    a = rng.standard_normal((k, m) if trans_a else (m, k)).astype("float32")
+    b = rng.standard_normal((n, k) if trans_b else (k, n)).astype("float32")
+    c = np.zeros((m, n), "float32")
+    _compile(func)(a, b, c)
+    want = (a.T if trans_a else a) @ (b.T if trans_b else b)
+    np.testing.assert_allclose(c, want, rtol=1e-4, atol=1e-4)
+
+
+def test_grouped_strips_keep_the_fused_epilogue(grouped):
+    m, n, k = 128, 256, 48
+    a = te.placeholder((m, k), "float32", name="A")
+    b = te.placeholder((k, n), "float32", name="B")
+    bias = te.placeholder((n,), "float32", name="bias")
+    r = te.reduce_axis((0, k), name="k")
+    c = te.compute((m, n), lambda i, j: te.sum(a[i, r] * b[r, j], axis=r), name="C")
+    d = te.compute((m, n), lambda i, j: te.max(c[i, j] + bias[j], 0.0), name="D")
+    func = te.create_prim_func([a, b, bias, d])
+    out = schedule_prim_func(func)
+    assert int(out.body.block.body.extent) == n // MATMUL_TILE[1] // 2
+    # The matmul's result stays in the register tile: no store to a full-size C buffer.
+    assert not [s for s in _nodes(out, BufferStore) if s.buffer.name == "C"]
+    rng = np.random.default_rng(7)
+    av, bv = rng.standard_normal((m, k), "float32"), rng.standard_normal((k, n), "float32")
+    biasv, dv = rng.standard_normal(n, "float32"), np.zeros((m, n), "float32")
+    _compile(func)(av, bv, biasv, dv)
+    np.testing.assert_allclose(dv, np.maximum(av @ bv + biasv, 0), rtol=1e-4, atol=1e-4)
+
+
+@pytest.mark.parametrize(
+    "strips,k,threads,expected",
+    [
+        (16, 1024, 2, 2),   # matmul 1024^3 on 2 threads: 8 tasks of 2 strips
+        (16, 1024, 1, 4),
+        (16, 1024, 16, 1),  # 16 threads: one strip per task
+        (32, 2048, 2, 2),   # 4 strips of K = 2048 would take 2 MiB
+        (4, 784, 2, 1),     # 256 columns: too few strips to group
+    ],
+)
+def test_strip_group_sizes(monkeypatch, strips, k, threads, expected):
+    from tvm.s_tir import default_schedule_matmul as dsm
+    from tvm.s_tir.default_schedule_matmul import strip_group
+
+    monkeypatch.setattr(dsm, "MATMUL_GROUP_BYTES", 1 << 20)  # a 4 MiB L2's quarter
+    assert strip_group(strips, k, MATMUL_TILE[1], True, threads) == expected
+    assert strip_group(strips, k, MATMUL_TILE[1], False, threads) == 1  # B read in place
+
+
+def test_row_block_fits_the_l2_budget(monkeypatch):
+    from tvm.s_tir import default_schedule_matmul as dsm
+    from tvm.s_tir.default_schedule_matmul import row_block
+
+    monkeypatch.setattr(dsm, "MATMUL_A_BLOCK_BYTES", 1 << 19)
+    assert row_block(1024, 1024, 4) * 1024 * 4 <= 1 << 19
+    assert row_block(1024, 1024, 4) == 128
+    assert row_block(784, 256, 16) == 112  # a multiple of the tile dividing 784
+    assert row_block(64, 784, 4) == 64     # all rows fit
+
+
+@pytest.mark.parametrize("l2, expected", [(2 << 20, 2), (1 << 20, 1), (512 << 10, 1)])
+def test_group_budget_follows_the_l2_size(monkeypatch, l2, expected):
+    # By default the packed strips and the block of A each take a quarter of L2: on a 1 MiB
+    # L2 (Zen 4) a 1024^3 matmul keeps one strip per task, on 2 MiB it groups 2.
+    from tvm.s_tir import default_schedule_matmul as dsm
+
+    monkeypatch.setattr(dsm, "l2_cache_bytes", lambda: l2)
+    assert dsm.strip_group(16, 1024, MATMUL_TILE[1], True, threads=2) == expected
+    assert dsm.row_block(1024, 1024, 4) * 1024 * 4 <= l2 // 4

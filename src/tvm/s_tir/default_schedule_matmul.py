@@ -27,6 +27,7 @@ rows the copy does not pay off and B is read in place (unless it is read transpo
 from __future__ import annotations
 
 from ..ffi.structural import structural_equal
+from ..runtime.cpu_topology import default_num_threads, l2_cache_bytes
 from ..tirx.buffer import decl_buffer
 from ..tirx.expr import Add, IntImm, Mul, Var
 from ..tirx.stmt import (
@@ -50,6 +51,19 @@ MATMUL_MIN_WORK = 4096
 MATMUL_PACK_MIN_ROWS = 128
 #: Most rows of the tile of a narrow output (see ``tile_shape``).
 MATMUL_NARROW_ROWS = 8
+#: Most packed strips per parallel task, the most bytes they may take, the fewest tasks per
+#: thread that grouping must leave, and the bytes of A one row block may take (see
+#: ``strip_group`` and ``row_block``: they keep a block of A in the L2 cache across strips).
+#: ``None``: a quarter of the L2 cache each (``runtime.cpu_topology.l2_cache_bytes``: 512 KiB
+#: for 2 MiB), so that the strips, the block of A and the output tiles stay in L2 together.
+MATMUL_GROUP_MAX = 4
+MATMUL_GROUP_BYTES = None
+MATMUL_TASKS_PER_THREAD = 4
+MATMUL_A_BLOCK_BYTES = None
+
+
+def _l2_share(value):
+    return value if value is not None else l2_cache_bytes() // 4
 
 
 def tile_shape(m, n, rows_contiguous=False):
@@ -222,11 +236,100 @@ def tile_matmul(headers, spatial, realize, epilogue=(), local=frozenset()):
     rows = For(i0, IntImm(dt_i, 0), IntImm(dt_i, m // tile_m),
                ForKind.PARALLEL if one_strip and m > tile_m else ForKind.SERIAL,
                SBlockRealize((), IntImm("bool", 1), scope))
+    group = strip_group(n // tile_n, k, tile_n, use_pack)
+    if group > 1:
+        return _grouped_strips(block, headers, (m, n, k), (tile_m, tile_n), group, pack, packed,
+                               scope, (i0, j0, kp, j1))
     strip = SBlock((), [], [], f"{block.name_hint}_strip",
                    SeqStmt([pack, rows]) if use_pack else rows,
                    alloc_buffers=[packed] if use_pack else [])
     return For(j0, IntImm(dt_j, 0), IntImm(dt_j, n // tile_n),
                ForKind.SERIAL if one_strip else ForKind.PARALLEL,
+               SBlockRealize((), IntImm("bool", 1), strip))
+
+
+def strip_group(strips, k, tile_n, use_pack, threads=None):
+    """How many of B's packed strips one parallel task takes (1: one strip per task).
+
+    A task with ``G`` strips packs them all (``G * K * NR`` floats, at most
+    ``MATMUL_GROUP_BYTES``, by default a quarter of the L2 cache), then runs blocks of A's
+    rows (``row_block``) against each strip
+    in turn: a block of A is read from memory once and from the L2 cache ``G - 1`` more
+    times, where one strip per task reads all of A from memory (or L3) once per strip. That
+    stream is what two threads share (section "Threads" of ``docs/arch/codegen.md``). ``G``
+    doubles while at least ``MATMUL_TASKS_PER_THREAD`` tasks per thread remain (the thread
+    count at compile time, :func:`tvm.runtime.cpu_topology.default_num_threads`), up to
+    ``MATMUL_GROUP_MAX``.
+    """
+    if not use_pack or MATMUL_GROUP_MAX < 2:
+        return 1
+    if threads is None:
+        threads = default_num_threads()
+    group = 1
+    while (group * 2 <= MATMUL_GROUP_MAX and strips % (group * 2) == 0
+           and strips // (group * 2) >= MATMUL_TASKS_PER_THREAD * threads
+           and group * 2 * k * tile_n * 4 <= _l2_share(MATMUL_GROUP_BYTES)):
+        group *= 2
+    return group
+
+
+def row_block(m, k, tile_m):
+    """Rows of A a grouped task runs against each of its strips before the next block: all
+    ``m`` when ``m * K`` floats fit ``MATMUL_A_BLOCK_BYTES`` (by default a quarter of the L2
+    cache), else the largest multiple of
+    ``tile_m`` dividing ``m`` that fits (at least ``tile_m``)."""
+    limit = max(1, _l2_share(MATMUL_A_BLOCK_BYTES) // (4 * k))
+    if m <= limit:
+        return m
+    best = tile_m
+    for rows in range(tile_m, limit + 1, tile_m):
+        if m % rows == 0:
+            best = rows
+    return best
+
+
+def _grouped_strips(block, headers, shape, tile, group, pack, packed, scope, loop_vars):
+    """The matmul nest with ``group`` strips per parallel task (see :func:`strip_group`)::
+
+        for g in T.parallel(N // NR // G):
+            Bp = alloc(G, K, NR)
+            for s in range(G): pack strip g * G + s into Bp[s]
+            for r in range(M // MB):                 # MB rows of A, kept in the L2 cache
+                for s in range(G):
+                    for i0 in range(MB // MR): <the register tile of strip g * G + s>
+    """
+    i, j, _ = headers
+    m, n, k = shape
+    tile_m, tile_n = tile
+    i0, j0, _, _ = loop_vars
+    dt_i, dt_j = i.var.dtype, j.var.dtype
+    g = Var(f"{j.var.name}_g", dt_j)
+    sv = Var(f"{j.var.name}_s", dt_j)
+    rb = Var(f"{i.var.name}_b", dt_i)
+    rows_per_block = row_block(m, k, tile_m)
+    grouped = decl_buffer((group, k, tile_n), packed.dtype, name=packed.name)
+
+    def to_group(node):
+        if isinstance(node, BufferLoad) and node.buffer is packed:
+            return BufferLoad(grouped, [sv, *node.indices])
+        if isinstance(node, BufferStore) and node.buffer is packed:
+            return BufferStore(grouped, node.value, [sv, *node.indices])
+        return None
+
+    strip_index = g * IntImm(dt_j, group) + sv
+    body = ir_transform(scope, None, to_group, ["tirx.BufferLoad", "tirx.BufferStore"])
+    body = substitute(body, {j0: strip_index,
+                             i0: rb * IntImm(dt_i, rows_per_block // tile_m) + i0})
+    tiles = For(i0, IntImm(dt_i, 0), IntImm(dt_i, rows_per_block // tile_m), ForKind.SERIAL,
+                SBlockRealize((), IntImm("bool", 1), body))
+    per_block = For(rb, IntImm(dt_i, 0), IntImm(dt_i, m // rows_per_block), ForKind.SERIAL,
+                    For(sv, IntImm(dt_j, 0), IntImm(dt_j, group), ForKind.SERIAL, tiles))
+    pack_body = ir_transform(pack, None, to_group, ["tirx.BufferLoad", "tirx.BufferStore"])
+    packs = For(sv, IntImm(dt_j, 0), IntImm(dt_j, group), ForKind.SERIAL,
+                substitute(pack_body, {j0: strip_index}))
+    strip = SBlock((), [], [], f"{block.name_hint}_strip", SeqStmt([packs, per_block]),
+                   alloc_buffers=[grouped])
+    return For(g, IntImm(dt_j, 0), IntImm(dt_j, n // tile_n // group), ForKind.PARALLEL,
                SBlockRealize((), IntImm("bool", 1), strip))
 
 

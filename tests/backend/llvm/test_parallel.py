@@ -50,7 +50,8 @@ def test_parallel_for_covers_every_index_once():
             np.testing.assert_array_equal(out, 2 * np.arange(n))
 
 
-def test_chunks_are_aligned():
+@pytest.mark.parametrize("dynamic", [False, True])
+def test_chunks_are_aligned(dynamic):
     def body(builder, args):
         out = args.tensors["out"]
 
@@ -61,16 +62,44 @@ def test_chunks_are_aligned():
             )
 
         return emit_parallel_chunks(
-            builder, out.shape[0], [out.data], chunk, align=16, num_task=args.scalars["num_task"]
+            builder, out.shape[0], [out.data], chunk, align=16, num_task=args.scalars["num_task"],
+            dynamic=dynamic,
         )
 
-    chunks, _ = _build("chunks", body)
+    chunks, _ = _build(f"chunks_{int(dynamic)}", body)
     out = np.full(1000, -1, "int64")
     chunks(out, 7)
     begins = np.unique(out)
     assert (begins % 16 == 0).all()
-    assert begins[0] == 0 and len(begins) == 7
-    assert (np.diff(out) >= 0).all()  # contiguous chunks in task order
+    assert (np.diff(out) >= 0).all()  # every element written by the chunk that holds it
+    sizes = np.diff(np.append(begins, 1000))
+    if dynamic:  # 7 tasks x 4 chunks each: ceil(1000 / 28) = 36, aligned up to 48
+        assert begins[0] == 0 and (sizes[:-1] == 48).all() and len(begins) == 21
+    else:  # one contiguous chunk per task, in task order
+        assert begins[0] == 0 and len(begins) == 7 and (sizes[:-1] == 144).all()
+
+
+def test_dynamic_chunks_one_task_runs_one_chunk():
+    def body(builder, args):
+        out = args.tensors["out"]
+
+        def chunk(b, begin, end, values):
+            (data,) = values
+            emit_counted_loop(
+                b, begin, end, lambda bb, i: bb.store(begin, bb.gep(data, [i], source_etype=I64))
+            )
+
+        return emit_parallel_chunks(builder, out.shape[0], [out.data], chunk,
+                                    num_task=args.scalars["num_task"], dynamic=True)
+
+    chunks, _ = _build("chunks_single", body)
+    out = np.full(999, -1, "int64")
+    chunks(out, 1)
+    assert (out == 0).all()
+    for tasks in (2, 3, 64):  # chunks claimed at run time: every element exactly once
+        out[:] = -1
+        chunks(out, tasks)
+        assert (out >= 0).all() and (np.diff(out) >= 0).all()
 
 
 def test_launch_inside_a_loop_reuses_one_closure():

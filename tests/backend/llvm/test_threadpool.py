@@ -15,6 +15,7 @@ from tvm.backend.llvm.testing import (
     nested_launch_module,
     thread_ids_module,
 )
+from tvm.runtime.module import find_linker
 
 
 @pytest.fixture(scope="module")
@@ -46,7 +47,9 @@ def test_num_threads_positive():
     n = threadpool.num_threads()
     assert 1 <= n <= 1024
     if "TVM_NUM_THREADS" not in os.environ and hasattr(os, "sched_getaffinity"):
-        assert n == len(os.sched_getaffinity(0))
+        cores, cpus = threadpool.cpu_order()  # one thread per physical core by default
+        assert n == cores
+        assert sorted(cpus) == sorted(os.sched_getaffinity(0))
 
 
 def test_uses_more_than_one_thread():
@@ -124,6 +127,7 @@ def test_serial_stub_ir_parses():
     parse_ir(threadpool.parallel_stub_ir(), "stub")
     assert "define hidden i32 @TVMBackendParallelLaunch" in threadpool.parallel_stub_ir()
     assert "@__pytvm_parallel_launch_fptr = global ptr null" in threadpool.parallel_stub_ir()
+    assert "@__TVMBackendParallelLaunch = global ptr null" in threadpool.parallel_stub_ir()
 
 
 _SCRIPT = """
@@ -153,6 +157,90 @@ def test_tvm_num_threads_env(value, expected):
     assert distinct == expected
 
 
+def test_set_num_threads_limits_the_threads_taking_part():
+    ids_fn = build_module(thread_ids_module("ids_cap", spin_limit=0))["ids_cap"]
+    n = threadpool.num_threads()
+    previous = threadpool.set_num_threads(1)
+    try:
+        assert previous == n and threadpool.num_threads() == 1
+        out = np.zeros(64, "int64")
+        ids_fn(out)  # one thread: every task ran in the caller
+        assert (out != 0).all() and len(set(out.tolist())) == 1
+        assert threadpool.set_num_threads(10_000) == 1
+        assert threadpool.num_threads() == n  # clamped to the pool size
+    finally:
+        threadpool.set_num_threads(0)
+    assert threadpool.num_threads() == n
+    with pytest.raises(TypeError, match="expected an int"):
+        threadpool.set_num_threads(1.5)
+
+
+def test_stats_count_tasks_per_thread(par_add):
+    a = np.arange(200_000, dtype="float32")
+    c = np.zeros_like(a)
+    threadpool.reset_stats()
+    threadpool.enable_stats(True)
+    try:
+        for _ in range(5):
+            par_add(a, a, c)
+    finally:
+        threadpool.enable_stats(False)
+    rows = threadpool.stats()
+    assert set(rows[0]) == set(threadpool.STAT_FIELDS)
+    assert rows[0]["launches"] == 5
+    tasks = sum(r["tasks"] for r in rows)
+    n = threadpool.num_threads()
+    if n > 1:  # one task per thread, each counted once, by the thread that ran it
+        assert rows[0]["serial_launches"] == 0 and tasks == 5 * n
+    else:  # serial launches run their tasks in the caller, uncounted
+        assert rows[0]["serial_launches"] == 5 and tasks == 0
+    assert all(r["task_wall_ns"] >= 0 and r["task_cpu_ns"] >= 0 for r in rows)
+    np.testing.assert_array_equal(c, 2 * a)
+    threadpool.reset_stats()
+    assert sum(r["tasks"] for r in threadpool.stats()) == 0
+
+
+_BIND = """
+import os, numpy as np
+from tvm.backend.llvm import build_module, threadpool
+from tvm.backend.llvm.testing import thread_ids_module
+f = build_module(thread_ids_module())["thread_ids"]
+out = np.zeros(threadpool.num_threads(), "int64")
+f(out)
+print(threadpool.num_threads(), len(set(out.tolist())))
+"""
+
+
+def test_bind_threads_runs():
+    env = dict(os.environ, TVM_BIND_THREADS="1", PYTVM_SPIN_US="50")
+    out = subprocess.run([sys.executable, "-c", _BIND], env=env, capture_output=True, text=True,
+                         check=False,
+                         timeout=120)
+    assert out.returncode == 0, out.stderr
+    num, distinct = map(int, out.stdout.split())
+    assert num == distinct == threadpool.default_num_threads()
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="needs fork")
+def test_forked_child_starts_new_workers():
+    # The child inherits a started pool but none of its threads: the pool forgets them at
+    # the fork (os.register_at_fork) and starts new workers on the child's first launch.
+    ids_fn = build_module(thread_ids_module("ids_fork"))["ids_fork"]
+    n = threadpool.num_threads()
+    out = np.zeros(n, "int64")
+    ids_fn(out)  # the pool is started before forking
+    pid = os.fork()
+    if pid == 0:  # pragma: no cover - runs in the child
+        ok = True
+        for _ in range(3):
+            out[:] = 0
+            ids_fn(out)  # each task waits for all n to start: n threads must take part
+            ok = ok and len(set(out.tolist())) == n
+        os._exit(0 if ok else 1)
+    _, status = os.waitpid(pid, 0)
+    assert os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0
+
+
 @pytest.mark.skipif(not hasattr(os, "fork"), reason="needs fork")
 def test_forked_child_runs_launches_without_workers(par_add):
     # The child inherits a started pool but none of its threads: the launcher claims every
@@ -167,3 +255,93 @@ def test_forked_child_runs_launches_without_workers(par_add):
         os._exit(0 if (c == 2 * a).all() else 1)
     _, status = os.waitpid(pid, 0)
     assert os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0
+
+
+# Issue 22, defect 11: a library loaded by another tvm_ffi host uses the host's launch.
+_HOST_CONTEXT = """
+import ctypes, sys, numpy as np, tvm_ffi
+from tvm_ffi.libinfo import find_libtvm_ffi
+
+TASK = ctypes.CFUNCTYPE(ctypes.c_int32, ctypes.c_int32, ctypes.c_void_p, ctypes.c_void_p)
+class Env(ctypes.Structure):
+    _fields_ = [("sync", ctypes.c_void_p), ("num_task", ctypes.c_int32)]
+calls = []
+
+@ctypes.CFUNCTYPE(ctypes.c_int32, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int32)
+def host_launch(flambda, cdata, num_task):
+    n = num_task if num_task > 0 else 3
+    calls.append(n)
+    env = Env(None, n)
+    task = TASK(flambda)
+    for i in range(n):
+        rc = task(i, ctypes.addressof(env), cdata)
+        if rc:
+            return rc
+    return 0
+
+libffi = ctypes.CDLL(find_libtvm_ffi())
+rc = libffi.TVMFFIEnvModRegisterContextSymbol(
+    b"__TVMBackendParallelLaunch", ctypes.cast(host_launch, ctypes.c_void_p))
+assert rc == 0
+f = tvm_ffi.load_module(sys.argv[1])["exp_host_add"]
+a = np.arange(100_003, dtype="float32"); c = np.zeros_like(a)
+f(a, a, c)
+assert (c == 2 * a).all()
+print(len(calls), calls[0])
+"""
+
+
+@pytest.mark.skipif(find_linker() is None, reason="no C compiler driver to link .so")
+def test_library_uses_host_context_launch(tmp_path):
+    mod = build_module(elementwise_add_module("exp_host_add", parallel=True))
+    path = mod.export_library(str(tmp_path / "host_add.so"))
+    out = subprocess.run([sys.executable, "-c", _HOST_CONTEXT, path], capture_output=True, check=False,
+                         text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    launches, tasks = map(int, out.stdout.split())
+    assert launches == 1 and tasks == 3  # the host's launch ran the loop (3 tasks: its choice)
+
+
+_HOST_C = """
+#include <stdint.h>
+typedef int32_t (*task_t)(int32_t, void*, void*);
+typedef struct { void* sync; int32_t num_task; } env_t;
+int host_launches = 0;
+int TVMBackendParallelLaunch(task_t f, void* cdata, int32_t num_task) {
+  env_t env = {0, num_task > 0 ? num_task : 5};
+  host_launches += 1;
+  for (int32_t i = 0; i < env.num_task; ++i) {
+    int32_t rc = f(i, &env, cdata);
+    if (rc) return rc;
+  }
+  return 0;
+}
+"""
+
+_HOST_GLOBAL = """
+import ctypes, sys, numpy as np, tvm_ffi
+host = ctypes.CDLL(sys.argv[2], ctypes.RTLD_GLOBAL)
+f = tvm_ffi.load_module(sys.argv[1])["exp_glob_add"]
+a = np.arange(50_000, dtype="float32"); c = np.zeros_like(a)
+for _ in range(3):
+    f(a, a, c)
+assert (c == 2 * a).all()
+print(ctypes.c_int.in_dll(host, "host_launches").value)
+"""
+
+
+@pytest.mark.skipif(find_linker() is None, reason="no C compiler driver to link .so")
+def test_library_uses_process_wide_launch_symbol(tmp_path):
+    # A host that links a TVM runtime exporting TVMBackendParallelLaunch (no tvm_ffi context
+    # symbol): the library finds it with dlsym.
+    src = tmp_path / "host.c"
+    src.write_text(_HOST_C)
+    host = tmp_path / "libhost.so"
+    subprocess.run([find_linker(), "-shared", "-fPIC", "-o", str(host), str(src)], check=True,
+                   timeout=120)
+    mod = build_module(elementwise_add_module("exp_glob_add", parallel=True))
+    path = mod.export_library(str(tmp_path / "glob_add.so"))
+    out = subprocess.run([sys.executable, "-c", _HOST_GLOBAL, path, str(host)],
+                         capture_output=True, text=True, timeout=120, check=False)
+    assert out.returncode == 0, out.stderr
+    assert int(out.stdout) == 3

@@ -33,6 +33,11 @@ LAUNCH_SYMBOL = "TVMBackendParallelLaunch"
 # TVMParallelGroupEnv { void* sync_handle; int32_t num_task; }: num_task is at byte 8.
 _PENV_NUM_TASK_OFFSET = 8
 
+#: Whether parallel loops hand out their iterations in chunks claimed at run time (see
+#: :func:`emit_parallel_chunks`), and how many chunks per task.
+DYNAMIC_CHUNKS = True
+CHUNKS_PER_TASK = 4
+
 TaskBody = Callable[[ir.IRBuilder, ir.Value, ir.Value, list], "ir.Value | None"]
 
 
@@ -48,6 +53,7 @@ def emit_parallel_launch(
     task_body: TaskBody,
     name: str = "parallel_task",
     num_task: int | ir.Value = 0,
+    counter: bool = False,
 ) -> ir.Value:
     """Outline ``task_body`` into a task function and launch it on the pool.
 
@@ -65,6 +71,10 @@ def emit_parallel_launch(
         Base name of the outlined function (made unique in the module).
     num_task : int or i32 value
         Number of tasks; 0 means one per pool thread.
+    counter : bool
+        Add an i64 slot set to 0 at each launch, shared by the launch's tasks: ``values``
+        gets its pointer as a last element (for :func:`emit_parallel_chunks`' dynamic
+        chunks).
 
     Returns
     -------
@@ -73,6 +83,8 @@ def emit_parallel_launch(
     """
     module = builder.module
     fn = builder.function
+    if counter:
+        captured = [*captured, ir.Constant(I64, 0)]
     closure_type = ir.LiteralStructType([v.type for v in captured])
     # The closure lives in the entry block: a launch inside a loop reuses the same slot.
     entry_builder = ir.IRBuilder(fn.entry_basic_block)
@@ -95,7 +107,8 @@ def emit_parallel_launch(
     values = []
     for k, value in enumerate(captured):
         slot = tb.gep(cdata, [ir.Constant(I32, 0), ir.Constant(I32, k)], source_etype=closure_type)
-        values.append(tb.load(slot, typ=value.type))
+        last = k == len(captured) - 1
+        values.append(slot if counter and last else tb.load(slot, typ=value.type))
     count_ptr = tb.gep(penv, [ir.Constant(I64, _PENV_NUM_TASK_OFFSET)], source_etype=ir.IntType(8))
     count = tb.load(count_ptr, typ=I32, name="num_task")
     status = task_body(tb, task_id, count, values)
@@ -114,32 +127,73 @@ def emit_parallel_chunks(
     name: str = "parallel_for",
     align: int = 1,
     num_task: int | ir.Value = 0,
+    dynamic: bool | None = None,
 ) -> ir.Value:
-    """Split ``[0, extent)`` into one contiguous chunk per task and run ``chunk_body`` on each.
+    """Split ``[0, extent)`` into chunks and run ``chunk_body`` on each, over the pool.
 
     ``chunk_body(task_builder, begin, end, values)`` receives i64 bounds (``begin < end``;
     empty chunks are skipped). Chunk sizes are multiples of ``align`` (e.g. the vector width
-    or a cache line) except the last. Returns the launch status.
+    or a cache line) except the last.
+
+    ``dynamic`` (default :data:`DYNAMIC_CHUNKS`): the launch has one task per thread, and
+    each task claims chunks of about ``extent / (CHUNKS_PER_TASK * tasks)`` from a counter
+    shared by the launch (one atomic add per chunk) until none is left. A thread the OS
+    preempted (a loaded machine, NumPy's or PyTorch's threads beside ours) then holds back
+    one small chunk, not a whole ``1 / tasks`` of the loop: the others, the launcher
+    included, take the rest. Otherwise each task runs one contiguous chunk of
+    ``extent / tasks``. One task (a one-thread pool, or a serial launch) runs everything as
+    one chunk either way. Returns the launch status.
     """
     if align < 1:
         raise ValueError(f"emit_parallel_chunks: align must be >= 1, got {align}")
+    if dynamic is None:
+        dynamic = DYNAMIC_CHUNKS
 
-    def task_body(tb, task_id, count, values):
+    def align_up(tb, value):
+        if align == 1:
+            return value
+        return tb.mul(tb.sdiv(tb.add(value, ir.Constant(I64, align - 1)), ir.Constant(I64, align)),
+                      ir.Constant(I64, align))
+
+    def static_body(tb, task_id, count, values):
         n = values[-1]
         tasks = tb.sext(count, I64)
-        chunk = tb.sdiv(tb.add(n, tb.sub(tasks, ir.Constant(I64, 1))), tasks)
-        if align > 1:
-            chunk = tb.mul(
-                tb.sdiv(tb.add(chunk, ir.Constant(I64, align - 1)), ir.Constant(I64, align)),
-                ir.Constant(I64, align),
-            )
+        chunk = align_up(tb, tb.sdiv(tb.add(n, tb.sub(tasks, ir.Constant(I64, 1))), tasks))
         begin = tb.mul(tb.sext(task_id, I64), chunk)
         end = tb.add(begin, chunk)
         end = tb.select(tb.icmp_signed("<", end, n), end, n, name="end")
         with tb.if_then(tb.icmp_signed("<", begin, end)):
             chunk_body(tb, begin, end, values[:-1])
 
-    return emit_parallel_launch(builder, [*captured, extent], task_body, name, num_task)
+    def dynamic_body(tb, task_id, count, values):
+        n, next_ptr = values[-2], values[-1]
+        one = ir.Constant(I64, 1)
+        tasks = tb.sext(count, I64)
+        pieces = tb.mul(tasks, ir.Constant(I64, CHUNKS_PER_TASK))
+        grain = tb.sdiv(tb.add(n, tb.sub(pieces, one)), pieces)
+        single = tb.icmp_signed("<=", tasks, one)
+        grain = align_up(tb, tb.select(single, n, grain))
+        grain = tb.select(tb.icmp_signed("<", grain, one), one, grain, name="grain")
+        fn = tb.function
+        claim = fn.append_basic_block("chunk.claim")
+        run = fn.append_basic_block("chunk.run")
+        done = fn.append_basic_block("chunk.done")
+        tb.branch(claim)
+        tb.position_at_end(claim)
+        begin = tb.atomic_rmw("add", next_ptr, grain, "monotonic", name="begin")
+        tb.cbranch(tb.icmp_signed("<", begin, n), run, done)
+        tb.position_at_end(run)
+        end = tb.add(begin, grain)
+        end = tb.select(tb.icmp_signed("<", end, n), end, n, name="end")
+        chunk_body(tb, begin, end, values[:-2])
+        if not tb.block.is_terminated:
+            tb.branch(claim)
+        tb.position_at_end(done)
+
+    if dynamic:
+        return emit_parallel_launch(builder, [*captured, extent], dynamic_body, name, num_task,
+                                    counter=True)
+    return emit_parallel_launch(builder, [*captured, extent], static_body, name, num_task)
 
 
 def emit_parallel_for(
@@ -151,7 +205,8 @@ def emit_parallel_for(
     num_task: int | ir.Value = 0,
 ) -> ir.Value:
     """``for i in parallel(extent): body(builder, i, values)`` with i64 ``i``; returns the
-    launch status. Each task runs one contiguous chunk of iterations."""
+    launch status. Each task runs contiguous chunks of iterations (see
+    :func:`emit_parallel_chunks`)."""
 
     def chunk_body(tb, begin, end, values):
         emit_counted_loop(tb, begin, end, lambda b, i: body(b, i, values))
