@@ -20,7 +20,7 @@ def _rand(*shape, seed=0):
 
 
 class Elementwise(torch.nn.Module):
-    NAMES = [
+    NAMES = (
         "add",
         "sub_alpha",
         "mul",
@@ -62,7 +62,7 @@ class Elementwise(torch.nn.Module):
         "reciprocal",
         "div_floor",
         "div_trunc",
-    ]
+    )
 
     def forward(self, a, b, i):
         return (
@@ -116,7 +116,7 @@ def test_elementwise_and_comparisons(torch_check):
 
 
 class Reductions(torch.nn.Module):
-    NAMES = [
+    NAMES = (
         "sum_dim",
         "mean_keepdim",
         "amax",
@@ -134,7 +134,7 @@ class Reductions(torch.nn.Module):
         "all",
         "min_all",
         "sum_int",
-    ]
+    )
 
     def forward(self, a, i):
         values, indices = a.max(dim=1)
@@ -165,7 +165,7 @@ def test_reductions(torch_check):
 
 
 class Activations(torch.nn.Module):
-    NAMES = [
+    NAMES = (
         "softmax",
         "log_softmax",
         "gelu",
@@ -179,7 +179,7 @@ class Activations(torch.nn.Module):
         "hardswish",
         "hardsigmoid",
         "dropout_eval",
-    ]
+    )
 
     def __init__(self):
         super().__init__()
@@ -208,7 +208,7 @@ def test_activations(torch_check):
 
 
 class LinearAlgebra(torch.nn.Module):
-    NAMES = ["linear", "linear_nobias", "mm", "bmm", "matmul_broadcast", "addmm", "embedding"]
+    NAMES = ("linear", "linear_nobias", "mm", "bmm", "matmul_broadcast", "addmm", "embedding")
 
     def __init__(self):
         super().__init__()
@@ -233,7 +233,7 @@ def test_linear_algebra_and_embedding(torch_check):
 
 
 class Attention(torch.nn.Module):
-    NAMES = ["sdpa", "sdpa_causal", "sdpa_bool_mask", "sdpa_float_mask_scale"]
+    NAMES = ("sdpa", "sdpa_causal", "sdpa_bool_mask", "sdpa_float_mask_scale")
 
     def forward(self, q, k, v, mask):
         return (
@@ -260,7 +260,7 @@ def test_scaled_dot_product_attention(torch_check, decompose):
 
 
 class Shapes(torch.nn.Module):
-    NAMES = [
+    NAMES = (
         "view",
         "reshape",
         "permute",
@@ -291,7 +291,7 @@ class Shapes(torch.nn.Module):
         "pad",
         "to_int",
         "contiguous_t",
-    ]
+    )
 
     def forward(self, a, idx, gidx):
         s = a.split(2, dim=1)
@@ -337,7 +337,7 @@ def test_shapes_indexing_creation(torch_check):
 
 
 class ConvPool(torch.nn.Module):
-    NAMES = [
+    NAMES = (
         "conv1d",
         "conv2d",
         "conv2d_groups_dilation",
@@ -350,7 +350,7 @@ class ConvPool(torch.nn.Module):
         "adaptive_avg_pool2d",
         "adaptive_avg_pool1d",
         "adaptive_max_pool2d",
-    ]
+    )
 
     def __init__(self):
         super().__init__()
@@ -383,7 +383,7 @@ def test_conv_and_pooling(torch_check):
 
 
 class Norms(torch.nn.Module):
-    NAMES = ["batch_norm", "batch_norm_1d", "layer_norm", "layer_norm_2d_noaffine", "group_norm"]
+    NAMES = ("batch_norm", "batch_norm_1d", "layer_norm", "layer_norm_2d_noaffine", "group_norm")
 
     def __init__(self):
         super().__init__()
