@@ -6,7 +6,7 @@ when it is called (an ``ImportError`` naming ``pip install torch`` when it is mi
 * :func:`from_exported_program` takes ``torch.export.export(model, args)``;
 * :func:`from_fx` takes a ``torch.fx.GraphModule`` and ``input_info``;
 * :func:`as_backbone` and :func:`train_step_module` turn an imported model into the input of
-  ``relax.training.SetupTrainer`` (see ``docs/guide/torch.md``).
+  ``relax.training.SetupTrainer`` (see ``docs/guide/pytorch.md``).
 
 The op coverage table is in ``docs/arch/frontend_torch.md``.
 """

@@ -51,6 +51,8 @@ def from_fx(
         if not isinstance(entry, (list, tuple)) or len(entry) != 2:
             raise ValueError(f"from_fx: input_info[{i}] must be (shape, dtype), got {entry!r}")
         shape, dtype = entry
+        if not isinstance(shape, (list, tuple)):
+            raise TypeError(f"from_fx: input_info[{i}] must be (shape, dtype), got {entry!r}")
         concrete, dyn = [], {}
         for axis, size in enumerate(shape):
             if isinstance(size, (str, tir_expr.Var)):

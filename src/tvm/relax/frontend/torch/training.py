@@ -1,6 +1,6 @@
 """Train an imported PyTorch model with ``relax.training``.
 
-The recipe (``docs/guide/torch.md``)::
+The recipe (``docs/guide/pytorch.md``)::
 
     ep = torch.export.export(model, (x,))
     train_mod, init = train_step_module(ep, CrossEntropyLoss(), SGD(0.1),
