@@ -7,6 +7,9 @@ it before arithmetic, so ``int_tensor * 0.5`` computes in float32 as in torch.
 
 from __future__ import annotations
 
+import operator
+
+from ....tirx import expr as tir_expr
 from ... import op as R
 from ...expr import Expr
 from .importer import register
@@ -418,8 +421,6 @@ def _t(imp, node):
 @register("operator.add", "operator.sub", "operator.mul", "operator.floordiv", "operator.mod")
 def _scalar_arith(imp, node):
     """Python arithmetic fx records on symbolic sizes (and on plain ints)."""
-    import operator
-
     a, b = imp.retrieve_args(node)[:2]
     name = node.target.__name__
     if isinstance(a, Expr) or isinstance(b, Expr):
@@ -429,7 +430,5 @@ def _scalar_arith(imp, node):
         dtype = imp.out_dtype(node)
         return relax_op(as_dtype(imp, a, dtype), as_dtype(imp, b, dtype))
     if name == "floordiv" and not isinstance(a, int):
-        from ....tirx import expr as tir_expr  # lazy: only for symbolic sizes
-
         return tir_expr.FloorDiv(a, b)
     return getattr(operator, name)(a, b)
