@@ -193,6 +193,9 @@ def main(argv=None) -> int:
                         help="data-parallel processes on this machine (1); 2 or more relaunch "
                         "through torch.distributed's launcher (needs PyTorch), like torchrun "
                         "--nproc-per-node N -m tvm.examples.train_digits")
+    parser.add_argument("--from-torch", action="store_true",
+                        help="define the model as a torch.nn.Module and import it through "
+                        "relax.frontend.torch (needs PyTorch); compares with PyTorch eager")
     args = parser.parse_args(argv)
     if args.nproc > 1 and "WORLD_SIZE" not in os.environ:
         return _launch_ranks(args.nproc, sys.argv[1:] if argv is None else list(argv))
@@ -234,15 +237,23 @@ def main(argv=None) -> int:
           + (f", memory budget {args.memory_budget}" if budget is not None else ""))
 
     start = time.perf_counter()
-    backbone = build_backbone(args.model, local, args.hidden, args.checkpointing)
-    if budget is not None:
-        backbone = _fit_memory_budget(backbone, budget)
-    setup = SetupTrainer(
-        CrossEntropyLoss(),
-        make_optimizer(args.optimizer, lr),
-        [relax.TensorType((local, CLASSES), "float32"), relax.TensorType((local,), "int64")],
-    )
-    train_mod = setup(backbone)
+    if args.from_torch:
+        if args.checkpointing or budget is not None:
+            parser.error("--from-torch does not take --checkpointing or --memory-budget")
+        from .torch_digits import build_train_module
+
+        train_mod, torch_init, torch_module = build_train_module(
+            args.model, local, args.hidden, make_optimizer(args.optimizer, lr), args.seed)
+    else:
+        backbone = build_backbone(args.model, local, args.hidden, args.checkpointing)
+        if budget is not None:
+            backbone = _fit_memory_budget(backbone, budget)
+        setup = SetupTrainer(
+            CrossEntropyLoss(),
+            make_optimizer(args.optimizer, lr),
+            [relax.TensorType((local, CLASSES), "float32"), relax.TensorType((local,), "int64")],
+        )
+        train_mod = setup(backbone)
     gradient_s = time.perf_counter() - start
     pipeline = default_relax_pipeline(fuse=False) if args.no_fuse else "default"
     target = tvm.target.Target(args.target)
@@ -262,7 +273,12 @@ def main(argv=None) -> int:
 
     vm = relax.VirtualMachine(executable, dev)
     trainer = DistributedTrainer(train_mod, vm, dev) if world > 1 else Trainer(train_mod, vm, dev)
-    trainer.xaiver_uniform_init_params(seed=args.seed)
+    if args.from_torch:
+        from tvm.relax.frontend.torch import load_torch_params
+
+        load_torch_params(trainer, torch_init)  # the torch model's own initial weights
+    else:
+        trainer.xaiver_uniform_init_params(seed=args.seed)
     initial = [p.numpy() for p in trainer.export_params().values()]
 
     rng = np.random.default_rng(args.seed)
@@ -303,6 +319,13 @@ def main(argv=None) -> int:
     if world > 1:
         print(f"all-reduce: {1e3 * trainer.allreduce_seconds / len(step_times):.3f} ms per step "
               f"(the NumPy comparison runs only in one process)")
+    elif args.from_torch and not args.no_numpy:
+        from .torch_digits import torch_eager_step_ms
+
+        xb = np.ascontiguousarray(x_train[:local].reshape(shape))
+        eager_ms = torch_eager_step_ms(torch_module, args.optimizer, lr, xb, y_train[:local])
+        print(f"PyTorch eager step (1 thread): {eager_ms:.3f} ms; pytvm is "
+              f"{eager_ms / ms:.2f}x eager's speed")
     elif not args.no_numpy:
         reference = (NumpyMLP if args.model == "mlp" else NumpyCNN)(initial, args.optimizer, lr)
         xb = x_train[:batch].reshape(shape)

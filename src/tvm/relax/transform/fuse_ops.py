@@ -52,6 +52,7 @@ from ..analysis.type_analysis import tir_vars_in, tir_vars_in_type
 from ..block_builder import BlockBuilder
 from ..expr import (
     Call,
+    Constant,
     DataflowBlock,
     DataflowVar,
     Function,
@@ -197,17 +198,24 @@ def _partition(mod, block, uses):
 def _group_function(mod, bindings, group, bb):
     members = [bindings[i] for i in group.members]
     defined = {b.var for b in members}
-    inputs = []
+    inputs, constants = [], []
     for binding in members:
         for var in free_relax_vars(binding.value):
             if var not in defined and var not in inputs:
                 inputs.append(var)
+        # As TVM: constant arguments become parameters (param_0, ...), passed at the call.
+        for arg in binding.value.args[1].fields:
+            if isinstance(arg, Constant) and all(arg is not c for c in constants):
+                constants.append(arg)
     params = [Var(v.name_hint, v.ty) for v in inputs]
+    params += [Var(f"param_{k}", c.ty) for k, c in enumerate(constants)]
     remap = dict(zip(inputs, params))
+    const_param = {id(c): p for c, p in zip(constants, params[len(inputs):])}
+    inputs = inputs + constants
     new_bindings = []
     for binding in members:
         value = binding.value
-        args = [remap.get(a, a) for a in value.args[1].fields]
+        args = [const_param.get(id(a), remap.get(a, a)) for a in value.args[1].fields]
         new_value = Call(
             value.op,
             [value.args[0], Tuple(args)] + list(value.args[2:]),

@@ -1,0 +1,445 @@
+"""Converters: convolution, pooling, normalization, activations, attention, embedding.
+
+Ops with several results in ATen (``max_pool2d_with_indices``, ``native_layer_norm``, the
+batch norms) return a Python list; ``getitem`` picks the result the graph uses. Results this
+frontend does not compute (pooling indices, saved mean/rstd) are :data:`NOT_COMPUTED` and a
+graph that reads one fails with a message naming it.
+"""
+
+from __future__ import annotations
+
+import math
+
+from ... import op as R
+from ...expr import Expr, TupleGetItem
+from .convert_math import as_dtype, dtype_of
+from .importer import register
+
+
+class _NotComputed:
+    """Marker for an ATen result the frontend does not compute (e.g. pooling indices)."""
+
+    def __init__(self, what):
+        self.what = what
+
+    def __repr__(self):
+        return f"<not computed: {self.what}>"
+
+
+def NOT_COMPUTED(what):
+    return _NotComputed(what)
+
+
+def _arg(node, args, index, name, default):
+    if name in node.kwargs:
+        return node.kwargs[name]
+    return args[index] if len(args) > index else default
+
+
+def _ints(value, n):
+    if isinstance(value, int):
+        return [value] * n
+    value = list(value)
+    return value * n if len(value) == 1 else value
+
+
+def _bias_shape(ndim):
+    return [1, -1] + [1] * (ndim - 2)
+
+
+# ----- convolution -----------------------------------------------------------------------
+@register("convolution.default")
+def _convolution(imp, node):
+    args = imp.retrieve_args(node)
+    x, w, b, stride, padding, dilation, transposed, output_padding, groups = args[:9]
+    return _conv(imp, x, w, b, stride, padding, dilation, bool(transposed), output_padding, groups)
+
+
+@register("conv1d.default", "conv2d.default")
+def _conv_nd(imp, node):
+    args = imp.retrieve_args(node)
+    x, w = args[:2]
+    b = _arg(node, args, 2, "bias", None)
+    stride = _arg(node, args, 3, "stride", 1)
+    padding = _arg(node, args, 4, "padding", 0)
+    dilation = _arg(node, args, 5, "dilation", 1)
+    groups = _arg(node, args, 6, "groups", 1)
+    if padding in ("same", "valid"):
+        raise ValueError(f"torch frontend: conv padding={padding!r} is not supported yet")
+    return _conv(imp, x, w, b, stride, padding, dilation, False, 0, groups)
+
+
+@register("conv_transpose1d.default", "conv_transpose2d.input")
+def _conv_transpose_nd(imp, node):
+    args = imp.retrieve_args(node)
+    x, w = args[:2]
+    b = _arg(node, args, 2, "bias", None)
+    stride = _arg(node, args, 3, "stride", 1)
+    padding = _arg(node, args, 4, "padding", 0)
+    output_padding = _arg(node, args, 5, "output_padding", 0)
+    groups = _arg(node, args, 6, "groups", 1)
+    dilation = _arg(node, args, 7, "dilation", 1)
+    return _conv(imp, x, w, b, stride, padding, dilation, True, output_padding, groups)
+
+
+def _conv(imp, x, w, b, stride, padding, dilation, transposed, output_padding, groups):
+    spatial = w.struct_info.ndim - 2
+    if spatial not in (1, 2):
+        raise ValueError(f"torch frontend: conv{spatial}d is not supported yet (1d and 2d are)")
+    stride, padding = _ints(stride, spatial), _ints(padding, spatial)
+    dilation, output_padding = _ints(dilation, spatial), _ints(output_padding, spatial)
+    if not transposed:
+        if spatial == 1:
+            y = R.nn.conv1d(x, w, stride, padding, dilation, groups)
+        else:
+            y = R.nn.conv2d(x, w, stride, padding, dilation, groups)
+    elif spatial == 2:
+        y = R.nn.conv2d_transpose(x, w, stride, padding, output_padding, dilation, groups)
+    else:
+        # conv_transpose1d as a 2-D transposed convolution over a height of 1
+        x2 = imp.emit(R.expand_dims(x, 2))
+        w2 = imp.emit(R.expand_dims(w, 2))
+        y2 = imp.emit(
+            R.nn.conv2d_transpose(
+                x2,
+                w2,
+                (1, stride[0]),
+                (0, padding[0]),
+                (0, output_padding[0]),
+                (1, dilation[0]),
+                groups,
+            )
+        )
+        y = R.squeeze(y2, [2])
+    if b is None:
+        return y
+    y = imp.emit(y)
+    return R.add(y, imp.emit(R.reshape(b, _bias_shape(spatial + 2))))
+
+
+# ----- pooling ---------------------------------------------------------------------------
+def _pool_args(node, args, spatial, with_dilation=True):
+    kernel = _ints(args[1], spatial)
+    stride = _arg(node, args, 2, "stride", [])
+    stride = kernel if not stride else _ints(stride, spatial)
+    padding = _ints(_arg(node, args, 3, "padding", 0), spatial)
+    return kernel, stride, padding
+
+
+@register(
+    "max_pool2d_with_indices.default",
+    "max_pool2d.default",
+    "max_pool1d.default",
+    "max_pool1d_with_indices.default",
+)
+def _max_pool(imp, node):
+    args = imp.retrieve_args(node)
+    x = args[0]
+    spatial = 1 if "1d" in node.target.__name__ else 2
+    kernel, stride, padding = _pool_args(node, args, spatial)
+    dilation = _ints(_arg(node, args, 4, "dilation", 1), spatial)
+    ceil = bool(_arg(node, args, 5, "ceil_mode", False))
+    pool = R.nn.max_pool1d if spatial == 1 else R.nn.max_pool2d
+    y = imp.emit(pool(x, kernel, stride, padding + padding, dilation, ceil), node)
+    if "with_indices" in node.target.__name__:
+        return [y, NOT_COMPUTED("max pooling indices")]
+    return y
+
+
+@register("avg_pool2d.default", "avg_pool1d.default")
+def _avg_pool(imp, node):
+    args = imp.retrieve_args(node)
+    x = args[0]
+    spatial = 1 if "1d" in node.target.__name__ else 2
+    kernel, stride, padding = _pool_args(node, args, spatial)
+    ceil = bool(_arg(node, args, 4, "ceil_mode", False))
+    include_pad = bool(_arg(node, args, 5, "count_include_pad", True))
+    if _arg(node, args, 6, "divisor_override", None) is not None:
+        raise ValueError("torch frontend: avg_pool divisor_override is not supported yet")
+    pool = R.nn.avg_pool1d if spatial == 1 else R.nn.avg_pool2d
+    dilation = [1] * spatial
+    return pool(x, kernel, stride, padding + padding, dilation, ceil, include_pad)
+
+
+@register(
+    "_adaptive_avg_pool2d.default",
+    "adaptive_avg_pool2d.default",
+    "adaptive_avg_pool1d.default",
+    "_adaptive_avg_pool1d.default",
+)
+def _adaptive_avg_pool(imp, node):
+    x, size = imp.retrieve_args(node)[:2]
+    if "1d" in node.target.__name__:
+        return R.nn.adaptive_avg_pool1d(x, _ints(size, 1))
+    return R.nn.adaptive_avg_pool2d(x, _ints(size, 2))
+
+
+@register("adaptive_max_pool2d.default", "adaptive_max_pool1d.default")
+def _adaptive_max_pool(imp, node):
+    x, size = imp.retrieve_args(node)[:2]
+    spatial = 1 if "1d" in node.target.__name__ else 2
+    size = _ints(size, spatial)
+    in_sizes = [int(s) for s in imp.val(node.args[0]).shape[-spatial:]]
+    if any(i % o for i, o in zip(in_sizes, size)):
+        raise ValueError(
+            f"torch frontend: adaptive_max_pool with input {in_sizes} not divisible by output "
+            f"{size} is not supported yet"
+        )
+    kernel = [i // o for i, o in zip(in_sizes, size)]
+    pool = R.nn.max_pool1d if spatial == 1 else R.nn.max_pool2d
+    y = imp.emit(pool(x, kernel, kernel), node)
+    return [y, NOT_COMPUTED("adaptive max pooling indices")]
+
+
+# ----- normalization -----------------------------------------------------------------------
+def _affine_defaults(imp, w, b, channels, dtype):
+    if w is None:
+        w = imp.const(1.0, dtype)
+        w = imp.emit(R.full([channels], w, dtype))
+    if b is None:
+        b = imp.emit(R.zeros([channels], dtype))
+    return w, b
+
+
+@register("_native_batch_norm_legit_no_training.default")
+def _batch_norm_eval(imp, node):
+    args = imp.retrieve_args(node)
+    x, w, b, mean, var, _momentum, eps = args[:7]
+    return [_bn_eval(imp, node, x, w, b, mean, var, eps), NOT_COMPUTED("save_mean"), None]
+
+
+def _bn_eval(imp, node, x, w, b, mean, var, eps):
+    channels = imp.val(node.args[0]).shape[1]
+    w, b = _affine_defaults(imp, w, b, imp.sym_expr(channels), dtype_of(x))
+    bn = imp.emit(R.nn.batch_norm(x, w, b, mean, var, axis=1, epsilon=eps, training=False))
+    return imp.emit(TupleGetItem(bn, 0), node)
+
+
+@register("_native_batch_norm_legit_functional.default")
+def _batch_norm_train(imp, node):
+    """Training-mode batch norm: batch statistics, and the updated running statistics.
+
+    Written with elementwise ops (not ``R.nn.batch_norm``) so the running variance uses
+    torch's unbiased batch variance and ``Gradient`` differentiates it like any other code.
+    """
+    args = imp.retrieve_args(node)
+    x, w, b, run_mean, run_var, training, momentum, eps = args[:8]
+    if not training:
+        out = _bn_eval(imp, node, x, w, b, run_mean, run_var, eps)
+        return [out, None, None, run_mean, run_var]
+    return _bn_train(imp, node, x, w, b, run_mean, run_var, momentum, eps)
+
+
+def _bn_train(imp, node, x, w, b, run_mean, run_var, momentum, eps):
+    shape = imp.val(node.args[0]).shape
+    ndim = len(shape)
+    dtype = dtype_of(x)
+    axes = [0] + list(range(2, ndim))
+    count = 1
+    for a in axes:
+        count *= int(shape[a])
+    bshape = _bias_shape(ndim)
+    mean = imp.emit(R.mean(x, axis=axes, keepdims=True))
+    centered = imp.emit(R.subtract(x, mean))
+    var = imp.emit(R.mean(R.multiply(centered, centered), axis=axes, keepdims=True))
+    inv = imp.emit(R.rsqrt(R.add(var, imp.const(eps, dtype))))
+    out = imp.emit(R.multiply(centered, inv))
+    channels = imp.sym_expr(shape[1])
+    w, b = _affine_defaults(imp, w, b, channels, dtype) if (w is None or b is None) else (w, b)
+    out = imp.emit(R.multiply(out, R.reshape(w, bshape)))
+    out = imp.emit(R.add(out, R.reshape(b, bshape)), node)
+    mean_c = imp.emit(R.reshape(mean, [channels]))
+    var_c = imp.emit(R.reshape(var, [channels]))
+    keep, m = imp.const(1.0 - momentum, dtype), imp.const(momentum, dtype)
+    unbiased = imp.const(count / max(count - 1, 1), dtype)
+    new_mean = imp.emit(R.add(R.multiply(run_mean, keep), R.multiply(mean_c, m)))
+    new_var = imp.emit(R.add(R.multiply(run_var, keep), R.multiply(R.multiply(var_c, unbiased), m)))
+    return [out, mean_c, NOT_COMPUTED("save_invstd"), new_mean, new_var]
+
+
+@register("batch_norm.default")
+def _batch_norm(imp, node):
+    args = imp.retrieve_args(node)
+    x, w, b, run_mean, run_var, training, _momentum, eps = args[:8]
+    if training:
+        raise ValueError(
+            "torch frontend: batch_norm in training mode before decomposition is not supported "
+            "(export with run_ep_decomposition=True)"
+        )
+    return _bn_eval(imp, node, x, w, b, run_mean, run_var, eps)
+
+
+@register("native_layer_norm.default", "layer_norm.default")
+def _layer_norm(imp, node):
+    args = imp.retrieve_args(node)
+    x, normalized_shape = args[:2]
+    w = _arg(node, args, 2, "weight", None)
+    b = _arg(node, args, 3, "bias", None)
+    eps = _arg(node, args, 4, "eps", 1e-5)
+    ndim = x.struct_info.ndim
+    k = len(normalized_shape)
+    axes = list(range(ndim - k, ndim))
+    dtype = dtype_of(x)
+    if w is None:
+        w = imp.emit(R.ones([imp.sym_expr(s) for s in normalized_shape], dtype))
+    if b is None:
+        b = imp.emit(R.zeros([imp.sym_expr(s) for s in normalized_shape], dtype))
+    y = imp.emit(R.nn.layer_norm(x, w, b, axes, eps), node)
+    if node.target.__name__.startswith("native"):
+        return [y, NOT_COMPUTED("layer_norm mean"), NOT_COMPUTED("layer_norm rstd")]
+    return y
+
+
+@register("native_group_norm.default", "group_norm.default")
+def _group_norm(imp, node):
+    args = imp.retrieve_args(node)
+    x = args[0]
+    dtype = dtype_of(x)
+    channels = imp.val(node.args[0]).shape[1]
+    if node.target.__name__.startswith("native"):
+        w, b, _n, _c, _hw, groups, eps = args[1:8]
+    else:
+        groups = args[1]
+        w = _arg(node, args, 2, "weight", None)
+        b = _arg(node, args, 3, "bias", None)
+        eps = _arg(node, args, 4, "eps", 1e-5)
+    w, b = _affine_defaults(imp, w, b, imp.sym_expr(channels), dtype)
+    ndim = x.struct_info.ndim
+    y = imp.emit(R.nn.group_norm(x, w, b, groups, 1, list(range(2, ndim)), eps), node)
+    if node.target.__name__.startswith("native"):
+        return [y, NOT_COMPUTED("group_norm mean"), NOT_COMPUTED("group_norm rstd")]
+    return y
+
+
+# ----- activations -----------------------------------------------------------------------
+@register("gelu")
+def _gelu(imp, node):
+    x = imp.retrieve_args(node)[0]
+    if node.kwargs.get("approximate", "none") == "tanh":
+        return R.nn.gelu_tanh(x)
+    return R.nn.gelu(x)
+
+
+@register("leaky_relu")
+def _leaky_relu(imp, node):
+    args = imp.retrieve_args(node)
+    return R.nn.leakyrelu(args[0], _arg(node, args, 1, "negative_slope", 0.01))
+
+
+@register("softplus")
+def _softplus(imp, node):
+    args = imp.retrieve_args(node)
+    beta = _arg(node, args, 1, "beta", 1.0)
+    threshold = _arg(node, args, 2, "threshold", 20.0)
+    return R.nn.softplus(args[0], beta, threshold)
+
+
+@register("elu")
+def _elu(imp, node):
+    args = imp.retrieve_args(node)
+    x = args[0]
+    alpha = _arg(node, args, 1, "alpha", 1.0)
+    dtype = dtype_of(x)
+    neg = imp.emit(R.multiply(imp.const(alpha, dtype), R.subtract(R.exp(x), imp.const(1.0, dtype))))
+    return R.where(R.greater(x, imp.const(0.0, dtype)), x, neg)
+
+
+@register("hardsigmoid", "hardswish")
+def _hard(imp, node):
+    x = imp.retrieve_args(node)[0]
+    dtype = dtype_of(x)
+    gate = imp.emit(R.clip(R.add(R.divide(x, imp.const(6.0, dtype)), imp.const(0.5, dtype)), 0, 1))
+    return gate if node.target.__name__.startswith("hardsigmoid") else R.multiply(x, gate)
+
+
+def _softmax_like(relax_op):
+    def convert(imp, node):
+        args = imp.retrieve_args(node)
+        x, dim = args[0], args[1]
+        dtype = imp.out_dtype(node)
+        return relax_op(as_dtype(imp, x, dtype), axis=dim)
+
+    return convert
+
+
+register("_softmax", "softmax", "_safe_softmax")(_softmax_like(R.nn.softmax))
+register("_log_softmax", "log_softmax")(_softmax_like(R.nn.log_softmax))
+
+
+# ----- dropout, embedding ---------------------------------------------------------------------
+@register("dropout.default", "native_dropout.default", "feature_dropout.default")
+def _dropout(imp, node):
+    args = imp.retrieve_args(node)
+    x = args[0]
+    train = _arg(node, args, 2, "train", False)
+    if train:
+        raise ValueError(
+            "torch frontend: dropout in training mode is not supported (random masks); "
+            "export the model after model.eval()"
+        )
+    if node.target.__name__.startswith("native"):
+        return [x, imp.emit(R.ones_like(x, "bool"))]
+    return x
+
+
+@register("embedding.default")
+def _embedding(imp, node):
+    weight, indices = imp.retrieve_args(node)[:2]
+    return R.take(weight, indices, axis=0)
+
+
+# ----- attention -------------------------------------------------------------------------
+@register("scaled_dot_product_attention.default")
+def _sdpa(imp, node):
+    """``F.scaled_dot_product_attention`` on ``(batch, heads, seq, dim)`` tensors.
+
+    Maps to ``R.nn.attention`` (``(batch, seq, heads, dim)``): the inputs and the result
+    are transposed. A boolean mask becomes an additive bias (0 where True, -inf elsewhere).
+    """
+    args = imp.retrieve_args(node)
+    q, k, v = args[:3]
+    mask = _arg(node, args, 3, "attn_mask", None)
+    dropout_p = _arg(node, args, 4, "dropout_p", 0.0)
+    causal = bool(_arg(node, args, 5, "is_causal", False))
+    scale = _arg(node, args, 6, "scale", None)
+    if dropout_p:
+        raise ValueError(
+            "torch frontend: scaled_dot_product_attention dropout_p > 0 is not supported"
+        )
+    if q.struct_info.ndim != 4:
+        raise ValueError("torch frontend: scaled_dot_product_attention needs 4-D inputs")
+    perm = [0, 2, 1, 3]
+    qt, kt, vt = (imp.emit(R.permute_dims(t, perm)) for t in (q, k, v))
+    bias = None
+    if mask is not None:
+        if dtype_of(mask) == "bool":
+            dtype = dtype_of(q)
+            bias = imp.emit(R.where(mask, imp.const(0.0, dtype), imp.const(-math.inf, dtype)))
+        else:
+            bias = mask
+        ndim = bias.struct_info.ndim
+        if ndim < 4:
+            bias = imp.emit(R.reshape(bias, [1] * (4 - ndim) + list(imp.out_shape(node.args[3]))))
+    out = imp.emit(R.nn.attention(qt, kt, vt, bias, scale, "TopLeft" if causal else None))
+    return R.permute_dims(out, perm)
+
+
+@register("constant_pad_nd.default", "pad.default")
+def _pad(imp, node):
+    args = imp.retrieve_args(node)
+    x, pad = args[:2]
+    mode = node.kwargs.get("mode", args[2] if len(args) > 2 and isinstance(args[2], str) else None)
+    value = node.kwargs.get("value", args[-1] if len(args) > 2 else 0.0)
+    if mode not in (None, "constant"):
+        raise ValueError(f"torch frontend: pad mode {mode!r} is not supported yet")
+    ndim = x.struct_info.ndim
+    widths = [0] * (2 * ndim)
+    for i in range(len(pad) // 2):
+        dim = ndim - 1 - i
+        widths[2 * dim], widths[2 * dim + 1] = pad[2 * i], pad[2 * i + 1]
+    if any(w < 0 for w in widths):
+        raise ValueError("torch frontend: negative padding is not supported yet")
+    return R.nn.pad(x, widths, "constant", float(value or 0.0))
+
+
+__all__ = ["NOT_COMPUTED", "Expr"]
