@@ -56,6 +56,34 @@ class _Sink:
 SINK = _Sink()
 
 
+def marker_flags(marker: str) -> list:
+    """The flags of a call's marker string (``"p1,s0,pred"`` -> ``["p1", "s0", "pred"]``)."""
+    return marker.split(",") if marker else []
+
+
+def split_guard(operands, marker: str):
+    """``(operands, guard)``: a call written with ``pred=`` carries the guard as its last
+    operand and the flag ``pred`` in the marker; ``guard`` is None otherwise."""
+    operands = list(operands)
+    if "pred" in marker_flags(marker):
+        if not operands:
+            raise ValueError("a T.ptx call marked 'pred' has no guard operand")
+        return operands[:-1], operands[-1]
+    return operands, None
+
+
+def _coerce_guard(label, value):
+    """``pred=`` of a T.ptx call: a boolean or integer scalar; non-zero runs the
+    instruction (it becomes ``@p`` in the PTX text)."""
+    if isinstance(value, int):  # bool included
+        return IntImm("uint32", int(value))
+    dtype = str(_dtype_of(value) or "")
+    if dtype != "bool" and not dtype.startswith(("int", "uint")):
+        raise TypeError(f"{label}: pred= takes a bool or integer scalar (non-zero runs the "
+                        f"instruction), got {dtype or type(value).__name__}")
+    return value
+
+
 def expand_sinks(operands, marker: str) -> list:
     """The written operand list of a printed call: ``T.ptx.SINK`` back at each ``s<i>`` of
     the marker (a sunk lane takes no argument, so the printed call is shorter)."""
@@ -277,8 +305,9 @@ def _check_width(where, ptx_type, value):
                          f"{'float' if ptx_type[0] == 'f' else 'value'}, got {dtype}")
 
 
-def _emit(entry: Instr, tokens, operands):
-    """The Call for ``entry`` with ``tokens`` (one per slot) and user ``operands``."""
+def _emit(entry: Instr, tokens, operands, guard=None):
+    """The Call for ``entry`` with ``tokens`` (one per slot) and user ``operands``;
+    ``guard`` is the ``pred=`` value (appended after the operands, flag ``pred``)."""
     missing = [s.name for s, t in zip(entry.slots, tokens) if not t and not s.optional]
     if missing:
         raise ValueError(f"{_label(entry)}: missing required modifier(s): "
@@ -311,6 +340,9 @@ def _emit(entry: Instr, tokens, operands):
         if sunk and sunk == lanes:
             raise ValueError(f"{_label(entry)}: operand '{operand.name}': at least one lane "
                              "must be a real register, not T.ptx.SINK")
+    if guard is not None:
+        coerced.append(_coerce_guard(_label(entry), guard))
+        flags.append("pred")
     args = [*coerced, *(t or "" for t in tokens), ",".join(flags)]
     return Call("", entry.op_name, args)
 
@@ -363,7 +395,9 @@ class PTXInstruction:
         return PTXInstruction(self._family, _narrow(self._cands, unescape_token(name),
                                                     self._family))
 
-    def __call__(self, *args):
+    def __call__(self, *args, pred=None):
+        """Build the call; ``pred=`` guards it (``@p <instruction>``: it runs only where the
+        value is non-zero; destinations keep their value where it does not)."""
         split = len(args)
         while split > 0 and isinstance(args[split - 1], (str, StringImm)):
             split -= 1
@@ -372,6 +406,12 @@ class PTXInstruction:
         cands = self._cands
         if trailing:  # the printed form: tokens in slot order, then the marker
             *tokens, marker = trailing
+            operands, printed_guard = split_guard(operands, marker)
+            if printed_guard is not None:
+                if pred is not None:
+                    raise ValueError(f"ptx.{self._family}: the guard is given twice (a "
+                                     "'pred' marker and pred=)")
+                pred = printed_guard
             operands = expand_sinks(operands, marker)
             for tok in tokens:
                 if tok:
@@ -380,7 +420,7 @@ class PTXInstruction:
         hits, errors = [], []
         for entry, filled in cands:
             try:
-                hits.append(_emit(entry, filled, operands))
+                hits.append(_emit(entry, filled, operands, pred))
             except ValueError as err:
                 errors.append(err)
         if len(hits) >= 1:
@@ -473,8 +513,23 @@ def _string(arg):
     return arg.value if isinstance(arg, StringImm) else None
 
 
+def call_guard(call):
+    """The ``pred=`` value of a ``tirx.ptx.*`` Call, or None when it is unguarded."""
+    args = list(call.args)
+    marker = _string(args[-1]) if args else None
+    if marker is None or "pred" not in marker_flags(marker):
+        return None
+    n_strings = 0
+    for arg in reversed(args):
+        if _string(arg) is None:
+            break
+        n_strings += 1
+    return args[len(args) - n_strings - 1]
+
+
 def resolve(call):
-    """``(entry, mods, operand_args)`` of a ``tirx.ptx.*`` Call; ValueError if it matches none."""
+    """``(entry, mods, operand_args)`` of a ``tirx.ptx.*`` Call (``operand_args`` without a
+    ``pred=`` guard: see :func:`call_guard`); ValueError if it matches none."""
     name = getattr(call.op, "name", "")
     if not name.startswith("tirx.ptx."):
         raise ValueError(f"{name or call.op!r} is not a T.ptx call")
@@ -494,7 +549,8 @@ def resolve(call):
         if any(not t and not slot.optional for slot, t in zip(entry.slots, tokens)):
             continue
         mods = _mods(entry, tokens)
-        operands = expand_sinks(args[:len(args) - n_slots - 1], _string(args[-1]))
+        operands, _guard = split_guard(args[:len(args) - n_slots - 1], _string(args[-1]))
+        operands = expand_sinks(operands, _string(args[-1]))
         if sum(n for _, n in lane_layout(entry, mods)) != len(operands):
             continue
         try:  # shapes differing only in operand kinds (tcgen05.mma ss/ts) need the kinds
