@@ -32,7 +32,7 @@ PTX_DTYPE = {
     "b16": "uint16", "u16": "uint16", "s16": "int16", "f16": "float16", "bf16": "bfloat16",
     "b32": "uint32", "u32": "uint32", "s32": "int32", "f32": "float32",
     "b64": "uint64", "u64": "uint64", "s64": "int64", "f64": "float64",
-    "pred": "bool", "b128": "uint64",
+    "pred": "bool", "b128": "uint128",
     "f16x2": "uint32", "bf16x2": "uint32", "u16x2": "uint32", "s16x2": "uint32",
 }
 

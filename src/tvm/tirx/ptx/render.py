@@ -24,8 +24,16 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..expr import Call, IntImm
-from .engine import (SINK, _mods, call_guard, lane_layout, operand_space, operand_type, ptx_bits,
-                     resolve)
+from .engine import (
+    SINK,
+    _mods,
+    call_guard,
+    lane_layout,
+    operand_space,
+    operand_type,
+    ptx_bits,
+    resolve,
+)
 
 __all__ = ["PTXRender", "render_ptx", "render_variant"]
 

@@ -18,6 +18,7 @@ from .rules import NEWER_PTX, RULES
 from .spec import instr
 from .table_alu import ALU_ENTRIES
 from .table_mma import MMA_ENTRIES
+from .table_more import MORE_ENTRIES
 
 __all__ = ["ENTRIES", "TABLE"]
 
@@ -652,7 +653,8 @@ def _with_rules(entry):
     return replace(entry, check=check, token_ptx=token_ptx)
 
 
-ENTRIES = [_with_rules(entry) for entry in [*ENTRIES, *ALU_ENTRIES, *MMA_ENTRIES]]
+ENTRIES = [_with_rules(entry) for entry in [*ENTRIES, *ALU_ENTRIES, *MMA_ENTRIES,
+                                               *MORE_ENTRIES]]
 
 #: key -> :class:`~.spec.Instr`
 TABLE = {entry.key: entry for entry in ENTRIES}
