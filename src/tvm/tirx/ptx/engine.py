@@ -20,7 +20,9 @@ from .table import ENTRIES
 __all__ = [
     "PTXModifierError",
     "PTXNamespace",
+    "call_guard",
     "escape_token",
+    "guarded",
     "lane_layout",
     "resolve",
     "unescape_token",
@@ -77,6 +79,8 @@ def _coerce_guard(label, value):
     instruction (it becomes ``@p`` in the PTX text)."""
     if isinstance(value, int):  # bool included
         return IntImm("uint32", int(value))
+    if hasattr(value, "asobject"):  # `tx == 0`: the comparison node, not Python's bool
+        value = value.asobject()
     dtype = str(_dtype_of(value) or "")
     if dtype != "bool" and not dtype.startswith(("int", "uint")):
         raise TypeError(f"{label}: pred= takes a bool or integer scalar (non-zero runs the "
@@ -525,6 +529,21 @@ def call_guard(call):
             break
         n_strings += 1
     return args[len(args) - n_strings - 1]
+
+
+def guarded(call, pred):
+    """``call`` (a ``tirx.ptx.*`` Call without a guard) with ``pred=pred`` added: the same
+    call as writing ``pred=`` when it was built."""
+    entry, _mods_of_call, _ = resolve(call)
+    if call_guard(call) is not None:
+        raise ValueError(f"this {call.op.name} call is already guarded (pred=)")
+    args = list(call.args)
+    n_tail = len(entry.slots) + 1
+    marker = _string(args[-1])
+    flags = [*marker_flags(marker), "pred"]
+    new_args = [*args[:-n_tail], _coerce_guard(_label(entry), pred), *args[-n_tail:-1],
+                StringImm(",".join(flags))]
+    return Call(call.dtype, call.op, new_args)
 
 
 def resolve(call):
