@@ -187,3 +187,13 @@ def test_bad_spellings_name_the_rule():
         T.ptx.atom.acquire.global_.exch.b128(Q[0], G, Q[1])
     with pytest.raises(ValueError, match="needs a compile-time integer"):
         T.ptx.tensormap_replace.tile.swizzle_mode.global_.b1024.b32(G, F[0])
+
+
+def test_guarded_adds_a_guard_once():
+    from tvm.tirx.ptx.engine import call_guard, guarded
+
+    call = guarded(T.ptx.mbarrier.arrive.shared__cta.b64(S), U[0])
+    assert call_guard(call).same_as(U[0])
+    assert render_ptx(call).asm.endswith("@p mbarrier.arrive.shared::cta.b64 _, [%0]; }")
+    with pytest.raises(ValueError, match="already guarded"):
+        guarded(call, U[1])
