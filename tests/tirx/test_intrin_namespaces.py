@@ -91,3 +91,33 @@ def test_fma_builds_prints_and_runs():
     b = tvm.runtime.tensor(np.zeros(4, "float32"))
     tvm.compile(f, target="llvm")(a, b)
     np.testing.assert_allclose(b.numpy(), np.arange(4) ** 2 + 1)
+
+
+def test_s_tir_metal_ptx_legacy_namespaces_roundtrip():
+    @T.prim_func
+    def func(A: T.Buffer((4,), "float32"), B: T.Buffer((4,), "float16")):
+        R = T.alloc_buffer((1,), "float32", scope="local")
+        T.s_tir.ldg32(R[0], 1, A[0], 0)
+        T.metal.simd_shuffle(A[0], 0)
+        T.metal.simd_shuffle_down(A[1], 1)
+        T.evaluate(T.metal.simd_shuffle_up(B[0], 1) + T.float16(1))
+        T.ptx_legacy.ldmatrix(False, 4, ".b16", A.data, 0, B.data, 0)
+        T.tvm_kernel_replace_point()
+
+    code = _roundtrip(func)
+    for text in ("T.s_tir.ldg32(R_1, 1, A[0], 0)", "T.metal.simd_shuffle(A[0], 0)",
+                 "T.metal.simd_shuffle_down(A[1], 1)",
+                 "T.evaluate(T.metal.simd_shuffle_up(B[0], 1) + T.float16(1.0))",
+                 'T.ptx_legacy.ldmatrix(T.bool(False), 4, ".b16", A.data, 0, B.data, 0)',
+                 "T.tvm_kernel_replace_point()"):
+        assert text in code, text
+    for name, namespace in (("s_tir.ldg32", "s_tir"), ("metal.simd_shuffle", "metal"),
+                            ("ptx_legacy.mma", "ptx_legacy")):
+        op = Op.get(f"tirx.{name}")
+        assert op.get_attr("TIRxOpCategory") == "device_intrin"
+        assert op.get_attr("TDeviceIntrinsicNamespace") == namespace
+    assert Op.get("tirx.tvm_kernel_replace_point").get_attr("TIRxOpCategory") == "builtin"
+    # the shuffles return the value's dtype, as Apache TVM 0.27
+    assert T.metal.simd_shuffle(tvm.tirx.Var("h", "float16"), 0).dtype == "float16"
+    with pytest.raises(TypeError, match="missing required argument 'lane'"):
+        T.metal.simd_shuffle(tvm.tirx.Var("h", "float16"))

@@ -176,10 +176,15 @@ def test_vector_access_dtype_follows_ramp_lanes():
 
 def test_conditions_must_be_boolean():
     x = tirx.Var("x", "int32")
-    with pytest.raises(TypeError, match="IfThenElse condition must be a boolean.*int32"):
-        tirx.IfThenElse(x, tirx.Evaluate(0))
+    # IfThenElse/While take any scalar as Apache TVM 0.27 does (non-zero is true)...
+    assert tirx.IfThenElse(x, tirx.Evaluate(0)).condition.dtype == "int32"
+    assert tirx.While(x, tirx.Evaluate(0)).condition.dtype == "int32"
+    # ...but not a vector
+    v = tirx.Var("v", "int32x4")
+    with pytest.raises(TypeError, match="IfThenElse condition must be a boolean.*int32x4"):
+        tirx.IfThenElse(v, tirx.Evaluate(0))
     with pytest.raises(TypeError, match="While condition must be a boolean"):
-        tirx.While(x, tirx.Evaluate(0))
+        tirx.While(v, tirx.Evaluate(0))
     with pytest.raises(TypeError, match="AssertStmt condition"):
         tirx.AssertStmt("RuntimeError", x, ["bad"])
     assert tirx.IfThenElse(True, tirx.Evaluate(0)).condition.dtype == "bool"

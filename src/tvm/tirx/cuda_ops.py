@@ -16,7 +16,7 @@ Examples
 >>> cuda.cta_sync().op.name
 'tirx.cuda.cta_sync'
 >>> cuda.elect_sync().dtype
-'bool'
+'uint32'
 """
 
 from __future__ import annotations
@@ -290,13 +290,13 @@ class CUDANamespace:
 
     @staticmethod
     def elect_sync():
-        """True in one elected lane of the warp (``elect.sync``, sm_90).
+        """Non-zero in one elected lane of the warp (``elect.sync``, sm_90).
 
-        A ``bool`` here, so that ``if T.cuda.elect_sync():`` builds (our ``IfThenElse``
-        requires a boolean condition). Apache TVM 0.27 types it ``uint32`` and accepts any
-        condition dtype; the printed text is the same.
+        A ``uint32``, as Apache TVM 0.27 types it: ``if T.cuda.elect_sync():`` builds because
+        an ``IfThenElse`` condition may be any scalar (non-zero is true), and
+        ``T.cuda.elect_sync() != 0`` compares with ``T.uint32(0)``.
         """
-        return _call("elect_sync", "bool")
+        return _call("elect_sync", "uint32")
 
     @staticmethod
     def cvta_generic_to_shared(ptr):

@@ -27,7 +27,8 @@ from . import generic as _g
 from .expr import Call, StringImm
 from .op import CallEffectKind
 
-__all__ = ["NKINamespace", "NVSHMEMNamespace", "nki", "nvshmem"]
+__all__ = ["MetalNamespace", "NKINamespace", "NVSHMEMNamespace", "PTXLegacyNamespace",
+           "STIRNamespace", "metal", "nki", "nvshmem", "ptx_legacy", "s_tir", "tvm_kernel_replace_point"]
 
 _REQUIRED = object()
 
@@ -38,12 +39,14 @@ def _arg(value):
     return _g.convert(value)
 
 
-def _intrinsic(namespace: str, name: str, dtype: str, params, printed: str | None = None):
+def _intrinsic(namespace: str, name: str, dtype, params, printed: str | None = None,
+               effect=CallEffectKind.UpdateState):
     """Register ``tirx.<namespace>.<name>`` and return a builder taking ``params`` (a list of
-    ``(param name, default or _REQUIRED)``; a name starting with ``*`` takes the rest)."""
+    ``(param name, default or _REQUIRED)``; a name starting with ``*`` takes the rest).
+    ``dtype`` is the result dtype, or a function of the converted arguments giving it."""
     op_name = f"tirx.{namespace}.{name}"
     register_op(op_name, family=namespace)
-    register_op_attr(op_name, "TCallEffectKind", CallEffectKind.UpdateState)
+    register_op_attr(op_name, "TCallEffectKind", effect)
     register_op_attr(op_name, "TDeviceIntrinsicNamespace", namespace)
     register_op_attr(op_name, "TIRxOpCategory", "device_intrin")
     register_op_attr(op_name, "TScriptPrinterName", printed or f"{namespace}.{name}")
@@ -71,12 +74,14 @@ def _intrinsic(namespace: str, name: str, dtype: str, params, printed: str | Non
         if rest or kwargs:
             extra = [repr(a) for a in rest] + list(kwargs)
             raise TypeError(f"{shown}() got unexpected arguments: {', '.join(extra)}")
-        return Call(dtype, op_name, [_arg(v) for v in values])
+        converted = [_arg(v) for v in values]
+        return Call(dtype(converted) if callable(dtype) else dtype, op_name, converted)
 
     build.__name__ = name
     build.__qualname__ = f"{namespace}.{name}"
+    returns = "the first argument's dtype" if callable(dtype) else (dtype or "void")
     build.__doc__ = (f"``{shown}({', '.join(p for p, _ in params)})``: the "
-                     f"``{op_name}`` intrinsic (returns ``{dtype or 'void'}``).")
+                     f"``{op_name}`` intrinsic (returns {returns}).")
     return build
 
 
@@ -157,5 +162,59 @@ for _name, _params in _NKI.items():
     setattr(NKINamespace, _name, staticmethod(_intrinsic("nki", _name, "", _params)))
 del _name, _params
 
+
+# --- s_tir / metal / ptx_legacy (IR and printing; no code generation yet) --------------------
+
+
+def _first_dtype(args):
+    return str(args[0].dtype)
+
+
+class STIRNamespace:
+    """``T.s_tir``: device intrinsics kept from the scheduled-TIR world (``ldg32``: a guarded
+    32-bit global load into a register). IR and printing only: code generation of these
+    calls is not supported yet."""
+
+    ldg32 = staticmethod(_intrinsic("s_tir", "ldg32", _first_dtype,
+                                    _r("reg", "guard", "addr", "local_addr"),
+                                    effect=CallEffectKind.Pure))
+
+
+class MetalNamespace:
+    """``T.metal``: Metal SIMD-group intrinsics (``simd_shuffle``, ``simd_shuffle_up``,
+    ``simd_shuffle_down``: the value of another lane; the result has the value's dtype). IR
+    and printing only: there is no Metal code generator."""
+
+    simd_shuffle = staticmethod(_intrinsic("metal", "simd_shuffle", _first_dtype,
+                                           _r("var", "lane")))
+    simd_shuffle_up = staticmethod(_intrinsic("metal", "simd_shuffle_up", _first_dtype,
+                                              _r("var", "delta")))
+    simd_shuffle_down = staticmethod(_intrinsic("metal", "simd_shuffle_down", _first_dtype,
+                                                _r("var", "delta")))
+
+
+class PTXLegacyNamespace:
+    """``T.ptx_legacy``: the positional ``ldmatrix``/``mma`` forms of older TIR (dtype and
+    layout strings first, then buffers and offsets), kept so that such TVMScript parses and
+    prints. New kernels use the table-driven ``T.ptx``. IR and printing only: code
+    generation of these calls is not supported yet."""
+
+    ldmatrix = staticmethod(_intrinsic("ptx_legacy", "ldmatrix", "", [("*args", None)]))
+    mma = staticmethod(_intrinsic("ptx_legacy", "mma", "", [("*args", None)]))
+
+
 nvshmem = NVSHMEMNamespace()
 nki = NKINamespace()
+s_tir = STIRNamespace()
+metal = MetalNamespace()
+ptx_legacy = PTXLegacyNamespace()
+
+register_op("tirx.tvm_kernel_replace_point", family="builtin")
+register_op_attr("tirx.tvm_kernel_replace_point", "TCallEffectKind", CallEffectKind.Opaque)
+register_op_attr("tirx.tvm_kernel_replace_point", "TIRxOpCategory", "builtin")
+
+
+def tvm_kernel_replace_point():
+    """``T.tvm_kernel_replace_point()``: a marker statement where a later pass substitutes a
+    kernel body (a builtin, not a tile primitive)."""
+    return Call("", "tirx.tvm_kernel_replace_point", [])

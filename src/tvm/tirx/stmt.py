@@ -90,12 +90,17 @@ def _access_dtype(dtype, indices):
     return dtype if lanes == 1 else with_lanes(dtype, lanes * dtype_lanes(dtype))
 
 
-def _condition(value, what):
-    """A boolean condition; other dtypes are rejected, as TVM does."""
+def _condition(value, what, scalar_ok=False):
+    """A boolean condition. With ``scalar_ok`` (IfThenElse, While: Apache TVM 0.27 accepts
+    them) any scalar integer or float is taken as "non-zero is true", as in C
+    (``if T.cuda.elect_sync():`` is a uint32); otherwise other dtypes are rejected."""
     cond = _expr(value, "bool")
-    if cond.dtype != "bool":
-        raise TypeError(f"{what} must be a boolean expression, got dtype {cond.dtype}")
-    return cond
+    if cond.dtype == "bool":
+        return cond
+    if scalar_ok and dtype_lanes(cond.dtype) == 1 and str(cond.dtype).startswith(
+            ("int", "uint", "float", "bfloat")):
+        return cond
+    raise TypeError(f"{what} must be a boolean expression, got dtype {cond.dtype}")
 
 
 def _index(value):
@@ -203,7 +208,7 @@ class While(Stmt, type_key="tirx.While"):
     body: Stmt
 
     def __init__(self, condition, body, span=None):
-        self.__init_fields__(_condition(condition, "While condition"), body, span=span)
+        self.__init_fields__(_condition(condition, "While condition", True), body, span=span)
 
 
 class IfThenElse(Stmt, type_key="tirx.IfThenElse"):
@@ -214,7 +219,7 @@ class IfThenElse(Stmt, type_key="tirx.IfThenElse"):
     else_case: object = None
 
     def __init__(self, condition, then_case, else_case=None, span=None):
-        self.__init_fields__(_condition(condition, "IfThenElse condition"), then_case, else_case,
+        self.__init_fields__(_condition(condition, "IfThenElse condition", True), then_case, else_case,
                              span=span)
 
 

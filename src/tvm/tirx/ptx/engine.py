@@ -20,7 +20,9 @@ from .table import ENTRIES
 __all__ = [
     "PTXModifierError",
     "PTXNamespace",
+    "call_guard",
     "escape_token",
+    "guarded",
     "lane_layout",
     "resolve",
     "unescape_token",
@@ -32,7 +34,7 @@ PTX_DTYPE = {
     "b16": "uint16", "u16": "uint16", "s16": "int16", "f16": "float16", "bf16": "bfloat16",
     "b32": "uint32", "u32": "uint32", "s32": "int32", "f32": "float32",
     "b64": "uint64", "u64": "uint64", "s64": "int64", "f64": "float64",
-    "pred": "bool", "b128": "uint64",
+    "pred": "bool", "b128": "uint128",
     "f16x2": "uint32", "bf16x2": "uint32", "u16x2": "uint32", "s16x2": "uint32",
 }
 
@@ -54,6 +56,36 @@ class _Sink:
 
 #: The sink symbol (see :class:`_Sink`).
 SINK = _Sink()
+
+
+def marker_flags(marker: str) -> list:
+    """The flags of a call's marker string (``"p1,s0,pred"`` -> ``["p1", "s0", "pred"]``)."""
+    return marker.split(",") if marker else []
+
+
+def split_guard(operands, marker: str):
+    """``(operands, guard)``: a call written with ``pred=`` carries the guard as its last
+    operand and the flag ``pred`` in the marker; ``guard`` is None otherwise."""
+    operands = list(operands)
+    if "pred" in marker_flags(marker):
+        if not operands:
+            raise ValueError("a T.ptx call marked 'pred' has no guard operand")
+        return operands[:-1], operands[-1]
+    return operands, None
+
+
+def _coerce_guard(label, value):
+    """``pred=`` of a T.ptx call: a boolean or integer scalar; non-zero runs the
+    instruction (it becomes ``@p`` in the PTX text)."""
+    if isinstance(value, int):  # bool included
+        return IntImm("uint32", int(value))
+    if hasattr(value, "asobject"):  # `tx == 0`: the comparison node, not Python's bool
+        value = value.asobject()
+    dtype = str(_dtype_of(value) or "")
+    if dtype != "bool" and not dtype.startswith(("int", "uint")):
+        raise TypeError(f"{label}: pred= takes a bool or integer scalar (non-zero runs the "
+                        f"instruction), got {dtype or type(value).__name__}")
+    return value
 
 
 def expand_sinks(operands, marker: str) -> list:
@@ -277,8 +309,9 @@ def _check_width(where, ptx_type, value):
                          f"{'float' if ptx_type[0] == 'f' else 'value'}, got {dtype}")
 
 
-def _emit(entry: Instr, tokens, operands):
-    """The Call for ``entry`` with ``tokens`` (one per slot) and user ``operands``."""
+def _emit(entry: Instr, tokens, operands, guard=None):
+    """The Call for ``entry`` with ``tokens`` (one per slot) and user ``operands``;
+    ``guard`` is the ``pred=`` value (appended after the operands, flag ``pred``)."""
     missing = [s.name for s, t in zip(entry.slots, tokens) if not t and not s.optional]
     if missing:
         raise ValueError(f"{_label(entry)}: missing required modifier(s): "
@@ -311,6 +344,9 @@ def _emit(entry: Instr, tokens, operands):
         if sunk and sunk == lanes:
             raise ValueError(f"{_label(entry)}: operand '{operand.name}': at least one lane "
                              "must be a real register, not T.ptx.SINK")
+    if guard is not None:
+        coerced.append(_coerce_guard(_label(entry), guard))
+        flags.append("pred")
     args = [*coerced, *(t or "" for t in tokens), ",".join(flags)]
     return Call("", entry.op_name, args)
 
@@ -363,7 +399,9 @@ class PTXInstruction:
         return PTXInstruction(self._family, _narrow(self._cands, unescape_token(name),
                                                     self._family))
 
-    def __call__(self, *args):
+    def __call__(self, *args, pred=None):
+        """Build the call; ``pred=`` guards it (``@p <instruction>``: it runs only where the
+        value is non-zero; destinations keep their value where it does not)."""
         split = len(args)
         while split > 0 and isinstance(args[split - 1], (str, StringImm)):
             split -= 1
@@ -372,6 +410,12 @@ class PTXInstruction:
         cands = self._cands
         if trailing:  # the printed form: tokens in slot order, then the marker
             *tokens, marker = trailing
+            operands, printed_guard = split_guard(operands, marker)
+            if printed_guard is not None:
+                if pred is not None:
+                    raise ValueError(f"ptx.{self._family}: the guard is given twice (a "
+                                     "'pred' marker and pred=)")
+                pred = printed_guard
             operands = expand_sinks(operands, marker)
             for tok in tokens:
                 if tok:
@@ -380,7 +424,7 @@ class PTXInstruction:
         hits, errors = [], []
         for entry, filled in cands:
             try:
-                hits.append(_emit(entry, filled, operands))
+                hits.append(_emit(entry, filled, operands, pred))
             except ValueError as err:
                 errors.append(err)
         if len(hits) >= 1:
@@ -473,8 +517,38 @@ def _string(arg):
     return arg.value if isinstance(arg, StringImm) else None
 
 
+def call_guard(call):
+    """The ``pred=`` value of a ``tirx.ptx.*`` Call, or None when it is unguarded."""
+    args = list(call.args)
+    marker = _string(args[-1]) if args else None
+    if marker is None or "pred" not in marker_flags(marker):
+        return None
+    n_strings = 0
+    for arg in reversed(args):
+        if _string(arg) is None:
+            break
+        n_strings += 1
+    return args[len(args) - n_strings - 1]
+
+
+def guarded(call, pred):
+    """``call`` (a ``tirx.ptx.*`` Call without a guard) with ``pred=pred`` added: the same
+    call as writing ``pred=`` when it was built."""
+    entry, _mods_of_call, _ = resolve(call)
+    if call_guard(call) is not None:
+        raise ValueError(f"this {call.op.name} call is already guarded (pred=)")
+    args = list(call.args)
+    n_tail = len(entry.slots) + 1
+    marker = _string(args[-1])
+    flags = [*marker_flags(marker), "pred"]
+    new_args = [*args[:-n_tail], _coerce_guard(_label(entry), pred), *args[-n_tail:-1],
+                StringImm(",".join(flags))]
+    return Call(call.dtype, call.op, new_args)
+
+
 def resolve(call):
-    """``(entry, mods, operand_args)`` of a ``tirx.ptx.*`` Call; ValueError if it matches none."""
+    """``(entry, mods, operand_args)`` of a ``tirx.ptx.*`` Call (``operand_args`` without a
+    ``pred=`` guard: see :func:`call_guard`); ValueError if it matches none."""
     name = getattr(call.op, "name", "")
     if not name.startswith("tirx.ptx."):
         raise ValueError(f"{name or call.op!r} is not a T.ptx call")
@@ -494,7 +568,8 @@ def resolve(call):
         if any(not t and not slot.optional for slot, t in zip(entry.slots, tokens)):
             continue
         mods = _mods(entry, tokens)
-        operands = expand_sinks(args[:len(args) - n_slots - 1], _string(args[-1]))
+        operands, _guard = split_guard(args[:len(args) - n_slots - 1], _string(args[-1]))
+        operands = expand_sinks(operands, _string(args[-1]))
         if sum(n for _, n in lane_layout(entry, mods)) != len(operands):
             continue
         try:  # shapes differing only in operand kinds (tcgen05.mma ss/ts) need the kinds

@@ -24,7 +24,16 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..expr import Call, IntImm
-from .engine import SINK, _mods, lane_layout, operand_space, operand_type, ptx_bits, resolve
+from .engine import (
+    SINK,
+    _mods,
+    call_guard,
+    lane_layout,
+    operand_space,
+    operand_type,
+    ptx_bits,
+    resolve,
+)
 
 __all__ = ["PTXRender", "render_ptx", "render_variant"]
 
@@ -130,9 +139,10 @@ def _lane_ctype(operand, ptx_type, value):
     return _NATURAL.get(ptx_type, "uint32_t")
 
 
-def _build(entry, mods, values=None, addr_offsets=None):
+def _build(entry, mods, values=None, addr_offsets=None, guard=None):
     """Render ``entry`` with modifiers ``mods``; ``values`` are the call's operand arguments
-    (immediates included) or None for a value-free rendering."""
+    (immediates included) or None for a value-free rendering; ``guard`` is the ``pred=``
+    value of a guarded call."""
     addr_offsets = addr_offsets or {}
     layout = lane_layout(entry, mods)
     opcode = ".".join([entry.mnemonic(), *(t for t in mods.values() if t)])
@@ -179,9 +189,18 @@ def _build(entry, mods, values=None, addr_offsets=None):
             (ins if operand.rw == "r" else outs).append(item)
             items.append(("lane", item))
         groups.append((operand, items))
+    guard_lane = None
+    if guard is not None:
+        # The guard crosses as a uint32 (any integer or bool converts) and is the last input.
+        guard_lane = _Lane(None, "__pred", "b32", "uint32_t", "r", "r", guard)
+        ins.append(guard_lane)
+        for item in outs:  # where the guard is false a destination keeps its value
+            item.rw = "rw"
     for k, item in enumerate(outs + ins):
         item.number = k
     pre, post, body_parts = [], [], []
+    if guard_lane is not None:
+        pre += [".reg .pred p;", f"setp.ne.b32 p, %{guard_lane.number}, 0;"]
     n_pred = 0
     for operand, items in groups:
         parts = []
@@ -197,7 +216,7 @@ def _build(entry, mods, values=None, addr_offsets=None):
                 if item.rw == "r":
                     pre.append(f"setp.ne.b32 {pname}, {ref}, 0;")
                 else:
-                    post.append(f"selp.u32 {ref}, 1, 0, {pname};")
+                    post.append(f"{'@p ' if guard_lane else ''}selp.u32 {ref}, 1, 0, {pname};")
                 ref = pname
             elif item.ptx_type == "b8" and not wide8 and operand.kind == "reg":
                 raw = f"raw_{operand.name}" + (str(items.index((kind, item)))
@@ -206,7 +225,7 @@ def _build(entry, mods, values=None, addr_offsets=None):
                 if item.rw == "r":
                     pre.append(f"cvt.u8.u16 {raw}, {ref};")
                 else:
-                    post.append(f"cvt.u16.u8 {ref}, {raw};")
+                    post.append(f"{'@p ' if guard_lane else ''}cvt.u16.u8 {ref}, {raw};")
                 ref = raw
             parts.append(ref)
         if operand.kind == "sink":
@@ -241,6 +260,8 @@ def _build(entry, mods, values=None, addr_offsets=None):
         if operand.pipe:
             rendered[-1] += "|"
     body = f"{opcode} {', '.join(rendered)};" if rendered else f"{opcode};"
+    if guard_lane is not None:
+        body = "@p " + body
     lines = pre + [body] + post
     asm = "{ " + " ".join(lines) + " }" if len(lines) > 1 else body
     # C side: parameters in call order (outputs first), carriers for bridged values.
@@ -265,6 +286,15 @@ def _build(entry, mods, values=None, addr_offsets=None):
         expr = item.param if conv is None else conv[0].format(item.param)
         in_cons.append((item.cons, carrier, expr))
     name = _helper_name(entry, mods, imms, addr_offsets)
+    if values is not None and any(item.param_c != _NATURAL.get(item.ptx_type, "uint32_t")
+                                  for item in outs + ins if _typed_lane(item)):
+        # A value of another C type than the PTX type's natural one changes the helper's
+        # signature, so the name lists every register lane's type (``ld.b32`` into an int32:
+        # ``..._b32_s32``), as Apache TVM 0.27 does.
+        name += "".join(f"_{_C_SHORT.get(item.param_c, 'x')}"
+                        for item in outs + ins if _typed_lane(item))
+    if guard_lane is not None:
+        name += "_pred"
     asm_c = asm.replace('"', '\\"')
     out_txt = ", ".join(f'"{c}"({e})' for c, _, e in out_cons)
     in_txt = ", ".join(f'"{c}"({e})' for c, _, e in in_cons)
@@ -282,6 +312,20 @@ def _build(entry, mods, values=None, addr_offsets=None):
         name += name_tail
     return PTXRender(name, asm, tuple(out_cons), tuple(in_cons), tuple(params), call_values,
                      source, memory, opcode)
+
+
+#: C type of a parameter -> the short type name in a helper name.
+_C_SHORT = {"int8_t": "s8", "uint8_t": "u8", "int16_t": "s16", "uint16_t": "u16",
+            "int32_t": "s32", "uint32_t": "u32", "int64_t": "s64", "uint64_t": "u64",
+            "half": "f16", "nv_bfloat16": "bf16", "float": "f32", "double": "f64",
+            "bool": "pred", "__uint128_t": "b128", "const void*": "ptr"}
+
+
+def _typed_lane(item) -> bool:
+    # Register operands whose C type comes from the value: not addresses, tensor-memory
+    # addresses, predicates (any integer or bool converts to them) or the guard.
+    return (item.operand is not None and item.operand.kind == "reg"
+            and item.ptx_type != "pred")
 
 
 def _helper_name(entry, mods, imms, addr_offsets) -> str:
@@ -316,7 +360,7 @@ def render_ptx(call) -> PTXRender:
                 values[pos] = base
                 offsets[operand.name] = off
         pos += n
-    return _build(entry, mods, values, offsets)
+    return _build(entry, mods, values, offsets, call_guard(call))
 
 
 def render_variant(entry, tokens, *, imms=None):

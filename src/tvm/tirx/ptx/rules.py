@@ -199,6 +199,7 @@ RULES = {
     "red_async": _red_async, "st_async_vec": _st_async_vec,
     **{key: _mbarrier for key in (
         "mbarrier_arrive_nocount", "mbarrier_arrive", "mbarrier_arrive_expect_tx",
+        "mbarrier_arrive_no_complete", "mbarrier_complete_tx",
         "mbarrier_expect_tx", "mbarrier_test_wait", "mbarrier_test_wait_parity",
         "mbarrier_try_wait", "mbarrier_try_wait_parity", "mbarrier_try_wait_parity_hint")},
     "cp_async_bulk_g2s_cta": _order_scope, "cp_async_bulk_g2s_cluster": _order_scope,

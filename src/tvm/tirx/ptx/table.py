@@ -18,6 +18,7 @@ from .rules import NEWER_PTX, RULES
 from .spec import instr
 from .table_alu import ALU_ENTRIES
 from .table_mma import MMA_ENTRIES
+from .table_more import MORE_ENTRIES
 
 __all__ = ["ENTRIES", "TABLE"]
 
@@ -137,6 +138,16 @@ ENTRIES = [
           "action=arrive expect_tx=expect_tx " + _MB_ARRIVE_SLOTS,
           "state:_ addr:@space tx_count:u32", arch="sm_90", ptx="8.0",
           token_arch=_MB_SCOPED, token_ptx=_MB_PTX, memory=True),
+    instr("mbarrier_arrive_no_complete", "mbarrier",
+          "action=arrive no_complete=noComplete sem?=release scope?=cta "
+          "space?=shared|shared::cta type=b64",
+          "state:b64/rw addr:@space count:u32", arch="sm_80", ptx="7.0",
+          token_arch=_MB_SCOPED, token_ptx=_MB_PTX, memory=True),
+    instr("mbarrier_complete_tx", "mbarrier",
+          "action=complete_tx sem?=relaxed scope?=cta|cluster "
+          "space?=shared|shared::cta|shared::cluster type=b64",
+          "addr:@space tx_count:u32", arch="sm_90", ptx="8.0", token_arch=_CLUSTER,
+          memory=True),
     instr("mbarrier_expect_tx", "mbarrier",
           "action=expect_tx sem?=relaxed scope?=cta|cluster "
           "space?=shared|shared::cta|shared::cluster type=b64",
@@ -198,6 +209,9 @@ ENTRIES = [
           arch="sm_80", ptx="7.0", token_arch=_CACHE_HINT, memory=True),
     instr("cp_async_commit_group", "cp", "api=async action=commit_group", "",
           arch="sm_80", ptx="7.0", memory=True),
+    instr("cp_async_mbarrier_arrive", "cp",
+          "api=async unit=mbarrier action=arrive noinc?=noinc space?=shared|shared::cta "
+          "type=b64", "addr:@space", arch="sm_80", ptx="7.0", memory=True),
     instr("cp_async_wait_group", "cp", "api=async action=wait_group", "group:imm",
           arch="sm_80", ptx="7.0", memory=True),
     instr("cp_async_wait_all", "cp", "api=async action=wait_all", "",
@@ -222,6 +236,11 @@ ENTRIES = [
           "dst_mem:@dst src_mem:@src size:u32 cache_policy:b64?cache byte_mask:u16?cp_mask",
           arch="sm_90", ptx="8.0", memory=True, token_arch={"cp_mask": "sm_100"},
           token_ptx={"cp_mask": "8.6"}),
+    instr("cp_async_bulk_s2c", "cp",
+          "api=async kind=bulk dst=shared::cluster src=shared::cta "
+          "completion=mbarrier::complete_tx::bytes",
+          "dst_mem:@dst src_mem:@src size:u32 mbar:@dst", arch="sm_90", ptx="8.0",
+          memory=True),
     instr("cp_async_bulk_prefetch", "cp",
           "api=async kind=bulk op=prefetch level=L2 src=global cache?=L2::cache_hint",
           "src_mem:@src size:u32 cache_policy:b64?cache", arch="sm_90", ptx="8.0"),
@@ -634,7 +653,8 @@ def _with_rules(entry):
     return replace(entry, check=check, token_ptx=token_ptx)
 
 
-ENTRIES = [_with_rules(entry) for entry in [*ENTRIES, *ALU_ENTRIES, *MMA_ENTRIES]]
+ENTRIES = [_with_rules(entry) for entry in [*ENTRIES, *ALU_ENTRIES, *MMA_ENTRIES,
+                                               *MORE_ENTRIES]]
 
 #: key -> :class:`~.spec.Instr`
 TABLE = {entry.key: entry for entry in ENTRIES}

@@ -71,9 +71,12 @@ def test_ring_statements():
         'T.uint32(64), "arrive", "expect_tx", "", "", "shared::cluster", "b64", "")',
     ):
         assert line in text, line
-    # pred= becomes a branch around the instruction (0.27 predicates it with @p).
-    assert "if T.cuda.elect_sync():" in text
-    assert "if tx == 0:" in text
+    # pred= guards the instruction (@p), as 0.27 prints it: the guard is the last operand
+    assert ('T.Cast("uint16", 3), T.cuda.elect_sync(), "commit", "cta_group::1", '
+            '"mbarrier::arrive::one", "shared::cluster", "multicast::cluster", "b64", "pred")'
+            in text)
+    assert 'T.uint32(2), tx == 0, "arrive", "", "", "shared::cluster", "b64", "pred")' in text
+    assert "if T.cuda.elect_sync():" not in text
     assert tvm.ir.structural_equal(tvm.script.from_source(text), ring)
 
 
@@ -89,6 +92,7 @@ def test_ring_cuda():
         "mbarrier.arrive.expect_tx.shared::cluster.b64",
         "mbarrier.try_wait.parity.acquire.cta.shared::cta.b64",
         "if (tvm_builtin_cuda_thread_rank() == 0) {",
+        "@p mbarrier.arrive.shared::cluster.b64 _, [%0], %1;",
     ):
         assert text in src, text
 

@@ -43,10 +43,9 @@ def query_cancel_first_ctaid_x(first_ctaid_x, handle, *, use_ld_acquire=True):
     else:
         T.ptx.ld.shared.b128(resp, handle)
     T.ptx.clusterlaunchcontrol.query_cancel.is_canceled.pred.b128(granted, resp)
-    # get_first_ctaid runs only on a grant: otherwise the sentinel stays. (Apache TVM 0.27
-    # predicates the instruction, ``pred=granted``; our T.ptx calls take no ``pred=`` yet, so
-    # this is a branch around it, with the same effect.)
+    # get_first_ctaid runs only on a grant (the call is guarded, ``@p``); otherwise the
+    # destination keeps the sentinel.
     first_ctaid_x = T.uint32(NO_CTA)
-    if granted != T.uint32(0):
-        T.ptx.clusterlaunchcontrol.query_cancel.get_first_ctaid__x.b32.b128(first_ctaid_x, resp)
+    T.ptx.clusterlaunchcontrol.query_cancel.get_first_ctaid__x.b32.b128(first_ctaid_x, resp,
+                                                                        pred=granted)
     T.ptx.fence.proxy.async_.shared__cta()

@@ -20,9 +20,8 @@ barriers from a ``T.SMEMPool`` and their methods emit TIR where they are called.
 * :class:`Pipeline`: a ``full`` / ``empty`` barrier pair over ``stages`` slots, of kinds
   ``"tma"``, ``"tcgen05"`` or ``"mbar"``, initialised on construction.
 
-``pred=`` of an arrive: Apache TVM 0.27 emits the instruction predicated (``@p``); the
-``T.ptx`` calls here take no ``pred=`` yet, so the arrive is emitted inside ``if pred:``,
-which has the same effect.
+``pred=`` of an arrive guards the instruction (``@p``), as Apache TVM 0.27 emits it: the
+``T.ptx`` call carries ``pred=``.
 """
 
 from __future__ import annotations
@@ -32,6 +31,7 @@ from tvm.script import tirx as T
 from tvm.script.ir_builder import tirx as B
 from tvm.script.parser.tirx.entry import meta_class
 from tvm.tirx.expr import IntImm, Var
+from tvm.tirx.ptx.engine import guarded
 
 __all__ = ["MBarrier", "Pipeline", "PipelineState", "TCGen05Bar", "TMABar"]
 
@@ -75,12 +75,11 @@ class PipelineState:
 
 
 def _emit(call, pred=None):
-    """Emit ``call`` as a statement, inside ``if pred:`` when a predicate is given."""
-    if pred is None:
-        T.evaluate(call)
-        return
-    with B.If(pred), B.Then():
-        T.evaluate(call)
+    """Emit ``call`` as a statement, guarded by ``pred`` (``@p``, as ``pred=`` on a T.ptx
+    call) when a predicate is given."""
+    if pred is not None:
+        call = guarded(call, pred)
+    T.evaluate(call)
 
 
 def _remote_addr(ptr, rank):

@@ -109,7 +109,14 @@ dispatch_token = "tirx"
 
 # The TIR dialect proper: builder calls, the decorator, and the parse handlers.
 from ....tirx.cuda_ops import cuda  # noqa: F401 - T.cuda
-from ....tirx.intrin_namespaces import nki, nvshmem  # noqa: F401 - T.nki, T.nvshmem
+from ....tirx.intrin_namespaces import (  # noqa: F401 - T.nki, T.nvshmem, T.s_tir, ...
+    metal,
+    nki,
+    nvshmem,
+    ptx_legacy,
+    s_tir,
+    tvm_kernel_replace_point,
+)
 from ....tirx.layout import Axis, ComposeLayout, Iter, R, S, TileLayout  # noqa: F401
 from ....tirx.op import fma  # noqa: F401 - T.fma (TVM 0.27 has it in T only, not tvm.tirx)
 from ....tirx.ptx import ptx  # noqa: F401 - T.ptx
