@@ -246,6 +246,8 @@ asinh = _unary_math("asinh")
 acosh = _unary_math("acosh")
 atanh = _unary_math("atanh")
 popcount = _unary_math("popcount")
+#: ``T.fabs(x)``: the float absolute value call (TVM 0.27 has it in ``T`` only, not ``tvm.tirx``).
+fabs = _unary_math("fabs")
 
 
 def clz(x, span=None):

@@ -110,6 +110,11 @@ def register_printer(*classes):
     return _register
 
 
+def has_printer(cls) -> bool:
+    """Whether ``cls`` (or a base class) has a docsifier registered."""
+    return _resolve(cls) is not None
+
+
 def _resolve(cls):
     fn = _RESOLVED.get(cls)
     if fn is None:

@@ -44,7 +44,7 @@ from .doc import (
     StmtBlockDoc,
     TupleDoc,
 )
-from .ir_docsifier import attr_path, item_path, register_printer
+from .ir_docsifier import attr_path, has_printer, item_path, register_printer
 from .tirx_printer import _RawDoc, format_float
 
 __all__ = ["CONSTANT_METADATA_KEY", "attr_value_doc", "register_call_printer", "type_doc"]
@@ -104,7 +104,7 @@ def attr_value_doc(value, path, d):
     if isinstance(value, tirx.IntImm) and not d.state.get("in_relax"):
         # An integer attribute (``num_input``) prints bare.
         return LiteralDoc(int(value.value), path)
-    if isinstance(value, Node):
+    if isinstance(value, Node) or has_printer(type(value)):  # a Target: T.target({...})
         return d.as_doc(value, path)
     # Anything else (a DataType, a runtime string) prints as its string form.
     return LiteralDoc(str(value), path)

@@ -1,7 +1,9 @@
 """Loop passes: ``UnrollLoop`` and ``VectorizeLoop``.
 
 ``UnrollLoop`` replaces ``T.unroll`` loops of constant extent (up to ``max_extent``, 64 by
-default) by copies of the body with the loop variable substituted. Before::
+default) by copies of the body with the loop variable substituted (buffers allocated in the
+body are new in each copy); the ``"tirx.UnrollLoop"`` option unrolls serial loops too, as in
+TVM 0.27 (see :class:`_Unroller`). Before::
 
     for k in T.unroll(2):
         C[k] = A[k]
@@ -32,7 +34,7 @@ import itertools
 
 from ...arith.analyzer import Analyzer
 from ...ir.expr import Range
-from ...ir.transform import PassInfo, register_pass_config
+from ...ir.transform import PassContext, PassInfo, register_pass_config
 from ...runtime.data_type import dtype_info
 from ..expr import (
     Add,
@@ -48,40 +50,210 @@ from ..expr import (
     Var,
 )
 from ..function import PrimFunc
-from ..stmt import BufferLoad, BufferStore, For, ForKind, SeqStmt
-from ..stmt_functor import StmtExprVisitor, StmtMutator, post_order_visit, substitute
+from ..stmt import AllocBuffer, BufferLoad, BufferStore, DeclBuffer, Evaluate, For, ForKind, SeqStmt
+from ..stmt_functor import (
+    StmtExprVisitor,
+    StmtMutator,
+    _Substitute,  # the buffer-aware substituter, one copy per unroll
+    post_order_visit,
+    substitute,
+)
 from .common import PrimFuncPass
 
 __all__ = ["UnrollLoop", "VectorizeLoop", "unroll_loops", "vectorize_loops"]
 
 
+#: ``PassContext`` option of ``UnrollLoop`` (as in TVM 0.27): a dict of
+#: ``auto_max_step`` (int, 0), ``auto_max_depth`` (int, 8), ``auto_max_extent`` (int, 0),
+#: ``explicit_unroll`` (bool, True) and ``unroll_local_access`` (bool, False).
+register_pass_config("tirx.UnrollLoop", dict)
+_UNROLL_OPTIONS = {
+    "auto_max_step": (int, 0),
+    "auto_max_depth": (int, 8),
+    "auto_max_extent": (int, 0),
+    "explicit_unroll": (bool, True),
+    "unroll_local_access": (bool, False),
+}
+
+
+def _unroll_options() -> dict:
+    given = dict(PassContext.current().config.get("tirx.UnrollLoop", {}))
+    options = {}
+    for key, (kind, default) in _UNROLL_OPTIONS.items():
+        value = given.pop(key, default)
+        if isinstance(value, int) and kind is bool and value in (0, 1):
+            value = bool(value)
+        if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
+            raise TypeError(
+                f"tirx.UnrollLoop option {key!r} expects a {kind.__name__}, got {value!r}"
+            )
+        options[key] = value
+    if given:
+        raise ValueError(
+            f"tirx.UnrollLoop: unknown option(s) {sorted(given)}; options are "
+            f"{sorted(_UNROLL_OPTIONS)}"
+        )
+    return options
+
+
+class _FreshCopy(_Substitute):
+    """One copy of an unrolled body: the loop variable replaced by a constant and the buffers
+    the body allocates (``T.alloc_buffer``/``T.decl_buffer``) replaced by new ones, so that
+    each copy declares its own buffer."""
+
+    def __init__(self, var_map: dict, fresh: dict):
+        super().__init__(var_map.get)
+        self.fresh = fresh
+
+    def _buffer(self, buf):
+        new = self.fresh.get(id(buf))
+        return super()._buffer(buf if new is None else new)
+
+
+def _unrolled_copy(body, loop_var, value):
+    allocated = []
+    post_order_visit(
+        body,
+        lambda n: allocated.append(n.buffer) if isinstance(n, (AllocBuffer, DeclBuffer)) else None,
+    )
+    var_map = {loop_var: value}
+    if not allocated:
+        return substitute(body, var_map)
+    fresh = {}
+    for buf in allocated:
+        data = buf.data
+        new_data = var_map.get(data)
+        if new_data is None:
+            new_data = Var(data.name, data.type_annotation)
+            var_map[data] = new_data
+        fresh[id(buf)] = buf.replace(data=new_data)
+    return _FreshCopy(var_map, fresh).visit_stmt(body)
+
+
 class _Unroller(StmtMutator):
-    def __init__(self, max_extent):
+    """TVM's unrolling rule: explicit ``T.unroll`` loops always; serial loops of constant
+    extent when the options allow (``auto_max_step``: extent times the statements of the
+    body; ``auto_max_extent``; ``auto_max_depth`` nested unrolled loops; not around a loop
+    that stays a loop; ``unroll_local_access``: a loop indexing a ``"local"`` buffer)."""
+
+    def __init__(self, max_extent, options):
         super().__init__()
         self.max_extent = max_extent
+        self.auto_max_step = options["auto_max_step"]
+        self.auto_max_depth = options["auto_max_depth"]
+        self.auto_max_extent = options["auto_max_extent"]
+        self.explicit_unroll = options["explicit_unroll"]
+        self.unroll_local_access = options["unroll_local_access"]
+        self.step_count = 0
+        self.unroll_depth = 0
+        self.normal_loop_depth = 0
+
+    def visit_attr_stmt_(self, op):
+        if op.attr_key == "pragma_auto_unroll_max_step":
+            saved = self.auto_max_step
+            self.auto_max_step = int(op.value.value)
+            try:
+                return self.visit_stmt(op.body)  # the pragma is consumed, as in TVM
+            finally:
+                self.auto_max_step = saved
+        return super().visit_attr_stmt_(op)
+
+    def visit_buffer_store_(self, op):
+        self.step_count += 1
+        return super().visit_buffer_store_(op)
+
+    def visit_evaluate_(self, op):
+        if not isinstance(op.value, IntImm):
+            self.step_count += 1
+        return super().visit_evaluate_(op)
+
+    def visit_seq_stmt_(self, op):
+        seq = []
+        for stmt in op.seq:
+            steps, unroll, normal = self.step_count, self.unroll_depth, self.normal_loop_depth
+            self.step_count = self.unroll_depth = self.normal_loop_depth = 0
+            seq.append(self.visit_stmt(stmt))
+            self.step_count += steps
+            self.unroll_depth = max(unroll, self.unroll_depth)
+            self.normal_loop_depth = max(normal, self.normal_loop_depth)
+        if all(new is old for new, old in zip(seq, op.seq)):
+            return op
+        return SeqStmt.flatten(seq)
 
     def visit_for_(self, op: For):
         op = super().visit_for_(op)
-        if op.kind != ForKind.UNROLLED:
-            return op
-        if not (isinstance(op.extent, IntImm) and isinstance(op.min, IntImm)):
-            return op.replace(kind=ForKind.SERIAL)  # symbolic extent: keep a loop
-        if op.extent.value > self.max_extent:
-            return op.replace(kind=ForKind.SERIAL)
-        copies = [substitute(op.body, {op.loop_var: IntImm(op.loop_var.dtype, op.min.value + k)})
-                  for k in range(op.extent.value)]
+        value = op.extent.value if isinstance(op.extent, IntImm) else -1
+        auto = (op.kind == ForKind.SERIAL and value >= 0 and self.normal_loop_depth == 0
+                and self.unroll_depth <= self.auto_max_depth
+                and (value * self.step_count <= self.auto_max_step
+                     or value <= self.auto_max_extent))
+        if op.kind == ForKind.UNROLLED:
+            # An explicit unroll of a symbolic extent (TVM rejects it) stays a serial loop;
+            # so does one longer than ``max_extent``.
+            auto = 0 <= value <= self.max_extent
+            if not auto:
+                self.normal_loop_depth += 1
+                return op.replace(kind=ForKind.SERIAL)
+        if (not auto and self.unroll_local_access and op.kind == ForKind.SERIAL
+                and value >= 0 and _indexes_local_buffer(op.body, op.loop_var)):
+            auto = True
+        if auto:
+            self.step_count *= value
+            self.unroll_depth += 1
+        else:
+            self.normal_loop_depth += 1
+        if (auto and self.explicit_unroll) or (0 <= value <= self.auto_max_extent == 1):
+            return self._unroll(op, value)
+        if auto and op.kind != ForKind.UNROLLED:
+            return op.replace(kind=ForKind.UNROLLED)
+        return op
+
+    def _unroll(self, op, value):
+        if value == 0:
+            return Evaluate(0)
+        if not isinstance(op.min, IntImm):
+            copies = [_unrolled_copy(op.body, op.loop_var, op.min + k) for k in range(value)]
+        else:
+            copies = [_unrolled_copy(op.body, op.loop_var,
+                                     IntImm(op.loop_var.dtype, op.min.value + k))
+                      for k in range(value)]
         return SeqStmt.flatten(copies)
 
 
-def unroll_loops(func: PrimFunc, max_extent: int = 64) -> PrimFunc:
-    """Unroll the ``T.unroll`` loops of one function."""
-    body = _Unroller(max_extent)(func.body)
+def _indexes_local_buffer(body, loop_var) -> bool:
+    found = []
+
+    def visit(node):
+        if (isinstance(node, (BufferLoad, BufferStore)) and node.buffer.scope() == "local"
+                and any(_uses(index, loop_var) for index in node.indices)):
+            found.append(node)
+
+    post_order_visit(body, visit)
+    return bool(found)
+
+
+def _uses(expr, var) -> bool:
+    hits = []
+    post_order_visit(expr, lambda n: hits.append(n) if n is var else None)
+    return bool(hits)
+
+
+def unroll_loops(func: PrimFunc, max_extent: int = 64, options: dict | None = None) -> PrimFunc:
+    """Unroll the loops of one function: ``T.unroll`` loops of constant extent up to
+    ``max_extent``, and serial loops as ``options`` (the ``"tirx.UnrollLoop"`` dict) allow."""
+    merged = {key: default for key, (_, default) in _UNROLL_OPTIONS.items()}
+    merged.update(options or {})
+    body = _Unroller(max_extent, merged)(func.body)
     return func if body is func.body else func.with_body(body)
 
 
 def UnrollLoop(max_extent: int = 64):
-    """The pass object: ``tvm.tirx.transform.UnrollLoop()(mod)``."""
-    return PrimFuncPass(lambda f, m, c: unroll_loops(f, max_extent), PassInfo(0, "tirx.UnrollLoop"))
+    """The pass object: ``tvm.tirx.transform.UnrollLoop()(mod)``; reads the ``PassContext``
+    option ``"tirx.UnrollLoop"`` (see :func:`unroll_loops`)."""
+    return PrimFuncPass(
+        lambda f, m, c: unroll_loops(f, max_extent, _unroll_options()),
+        PassInfo(0, "tirx.UnrollLoop"),
+    )
 
 
 class _NotVectorizable(Exception):

@@ -809,3 +809,21 @@ __all__ += [
     "warpgroup_id",
     "wg_reg_tile",
 ]
+
+
+def __getattr__(name):
+    # ``tvm.script.ir_builder.tirx`` is the ``T`` namespace of TVM's IR builder: the dtype
+    # constructors (``T.int32(3)``), ``T.bind``, ``T.ptr``, ``T.comm_reducer``... live in the
+    # parser's ``T`` module (they build values the same way for both). Imported on use: the
+    # parser package imports this module.
+    if name.startswith("__"):
+        raise AttributeError(name)
+    import importlib
+
+    namespace = importlib.import_module("tvm.script.parser.tirx")
+    try:
+        return getattr(namespace, name)
+    except AttributeError:
+        raise AttributeError(
+            f"module 'tvm.script.ir_builder.tirx' has no attribute {name!r}"
+        ) from None

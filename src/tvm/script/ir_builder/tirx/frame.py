@@ -65,11 +65,19 @@ def current_frame(frame_type, what: str):
 
 
 def add_to_parent(stmt) -> None:
-    """Append ``stmt`` to the innermost statement-holding frame."""
-    frames = IRBuilder.current().frames
-    if not frames or not isinstance(frames[-1], TIRFrame):
-        where = type(frames[-1]).__name__ if frames else "no frame"
-        raise ValueError(f"A TIR statement cannot be added here (innermost frame: {where})")
+    """Append ``stmt`` to the innermost statement-holding frame; with no frame open, the
+    statement is the builder's result (``with IRBuilder() as ib: with T.grid(...): ...``
+    builds a bare ``For``, as in TVM)."""
+    builder = IRBuilder.current()
+    frames = builder.frames
+    if not frames:
+        builder.set_result(stmt)
+        return
+    if not isinstance(frames[-1], TIRFrame):
+        where = type(frames[-1]).__name__
+        raise ValueError(  # noqa: TRY004 - a misplaced statement, not a wrong argument type
+            f"A TIR statement cannot be added here (innermost frame: {where})"
+        )
     frames[-1].stmts.append(stmt)
 
 

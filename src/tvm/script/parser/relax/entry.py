@@ -8,6 +8,16 @@ from tvm import relax
 
 from ..core.entry import parse
 from ..core.utils import capture_caller_vars, capture_function_vars, is_defined_in_class_body
+from .types import (  # noqa: F401 - the annotation proxies live here in TVM
+    AnyProxy,
+    CallableProxy,
+    ObjectProxy,
+    PrimProxy,
+    ShapeProxy,
+    TensorProxy,
+    TupleProxy,
+    TypeProxy,
+)
 
 __all__ = [
     "ExternFunc",

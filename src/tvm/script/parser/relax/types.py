@@ -18,7 +18,25 @@ from ...ir_builder.base import IRBuilder
 from ...ir_builder.ir.vdevice import parse_vdevice
 from ...ir_builder.relax.frame import FunctionFrame
 
-__all__ = ["Any", "Callable", "Object", "Prim", "Shape", "Tensor", "Tuple", "as_type", "shape_var"]
+__all__ = [
+    "Any",
+    "AnyProxy",
+    "Callable",
+    "CallableProxy",
+    "Object",
+    "ObjectProxy",
+    "Prim",
+    "PrimProxy",
+    "Shape",
+    "ShapeProxy",
+    "Tensor",
+    "TensorProxy",
+    "Tuple",
+    "TupleProxy",
+    "TypeProxy",
+    "as_type",
+    "shape_var",
+]
 
 
 def shape_var(name: str, dtype: str = "int64"):
@@ -171,10 +189,77 @@ Any = Object
 _BARE = {Tensor, Shape, Tuple, Object, Callable}
 
 
+class TypeProxy:
+    """A Relax type annotation as an object (``tvm.script.parser.relax.entry.TensorProxy``...).
+
+    ``TensorProxy()`` is the bare annotation (``R.Tensor`` with nothing known); calling it,
+    ``TensorProxy()([n, 4], "float32")``, builds the type as ``R.Tensor([n, 4], "float32")``
+    does. The class itself may stand for its bare annotation too
+    (``R.match_cast(x, TensorProxy)``): :func:`as_type` accepts all three forms.
+    """
+
+    #: The constructor this proxy stands for (one of ``R.Tensor``, ``R.Shape``...).
+    make = None
+
+    def __call__(self, *args, **kwargs):
+        return type(self).make(*args, **kwargs)
+
+    def as_type(self):
+        """The bare annotation: the type built with no arguments."""
+        return type(self).make()
+
+    def __repr__(self):
+        return f"{type(self).__name__}()"
+
+
+class AnyProxy(TypeProxy):
+    """``R.Any`` / ``R.Object``: any value."""
+
+    make = staticmethod(Object)
+
+
+#: The older name of :class:`AnyProxy`.
+ObjectProxy = AnyProxy
+
+
+class TensorProxy(TypeProxy):
+    """``R.Tensor``: a tensor of unknown rank and dtype when bare."""
+
+    make = staticmethod(Tensor)
+
+
+class CallableProxy(TypeProxy):
+    """``R.Callable``: an opaque function when bare."""
+
+    make = staticmethod(Callable)
+
+
+class TupleProxy(TypeProxy):
+    """``R.Tuple``: the empty tuple when bare."""
+
+    make = staticmethod(Tuple)
+
+
+class ShapeProxy(TypeProxy):
+    """``R.Shape``: a shape of unknown rank when bare."""
+
+    make = staticmethod(Shape)
+
+
+class PrimProxy(TypeProxy):
+    """``R.Prim``: needs a dtype or a value, so it has no bare form."""
+
+    make = staticmethod(Prim)
+
+
 def as_type(value):
     """An annotation's value as a Relax type (bare ``R.Tensor``, ``R.Object``... are allowed)."""
     if isinstance(value, relax.Type):
         return value
+    if isinstance(value, type) and issubclass(value, TypeProxy):
+        value = value()
+    if isinstance(value, TypeProxy):
+        return value.as_type()
     if value in _BARE:
         return value()
     prim_dtype = getattr(value, "prim_dtype", None)

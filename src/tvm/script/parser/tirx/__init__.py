@@ -40,6 +40,13 @@ def dtype_constructor(dtype: str):
         if expr is None:
             # The variable's name comes from the assignment (``n = T.int64()``).
             return (tirx.SizeVar if is_size_var else tirx.Var)("", dtype)
+        lanes_at = dtype.rfind("x")
+        if lanes_at > 0 and dtype[lanes_at + 1:].isdigit() and isinstance(
+            expr, (builtins.bool, int, float)
+        ):
+            # ``T.float32x4(1.5)``: the scalar broadcast to the lanes, as in TVM 0.27.
+            scalar = dtype_constructor(dtype[:lanes_at])(expr)
+            return tirx.Broadcast(scalar, int(dtype[lanes_at + 1:]))
         if isinstance(expr, builtins.bool) or (isinstance(expr, int) and dtype != "bool"):
             if dtype.startswith(("float", "bfloat")):
                 return tirx.FloatImm(dtype, float(expr))
@@ -95,6 +102,21 @@ for _dtype in DTYPE_CONSTRUCTORS:
     globals()[_dtype] = dtype_constructor(_dtype)
 del _dtype
 
+from .builders import NARROW_FLOAT_DTYPES, VECTOR_DTYPES
+
+#: ``T.int32x4``, ``T.float8_e4m3fnx8``...: vector (and narrow float) dtype constructors.
+EXTRA_DTYPE_CONSTRUCTORS = (
+    *VECTOR_DTYPES,
+    *NARROW_FLOAT_DTYPES,
+    *(f"{base}x{lanes}" for base in (*NARROW_FLOAT_DTYPES, "float8_e4m3fn", "float8_e5m2")
+      for lanes in (2, 4, 8, 16, 32, 64)),
+)
+for _dtype in EXTRA_DTYPE_CONSTRUCTORS:
+    globals()[_dtype] = dtype_constructor(_dtype)
+del _dtype
+#: ``T.boolean`` is ``T.bool`` (the name TVM 0.27 also gives it).
+boolean = globals()["bool"]
+
 #: Short dtype names of TIRx kernels (``T.f32``, ``T.u32``, ...).
 DTYPE_ALIASES = {
     "f16": "float16", "f32": "float32", "f64": "float64", "bf16": "bfloat16",
@@ -118,7 +140,7 @@ from ....tirx.intrin_namespaces import (  # noqa: F401 - T.nki, T.nvshmem, T.s_t
     tvm_kernel_replace_point,
 )
 from ....tirx.layout import Axis, ComposeLayout, Iter, R, S, TileLayout  # noqa: F401
-from ....tirx.op import fma  # noqa: F401 - T.fma (TVM 0.27 has it in T only, not tvm.tirx)
+from ....tirx.op import fabs, fma  # noqa: F401 - T.fabs, T.fma (in T only, not tvm.tirx)
 from ....tirx.ptx import ptx  # noqa: F401 - T.ptx
 from ...ir_builder.tirx import (  # noqa: F401 - incl. the TIRx kernel constructs (D.3)
     Assert,
@@ -186,6 +208,16 @@ from ...ir_builder.tirx import (  # noqa: F401 - incl. the TIRx kernel construct
 )
 from . import parser as _parser  # noqa: F401 - registers the "tirx" handlers
 from . import tile  # noqa: F401 - ``from tvm.script.tirx import tile as Tx``
+from .builders import (  # noqa: F401
+    bind,
+    broadcast,
+    buffer_var,
+    comm_reducer,
+    ptr,
+    ramp,
+    target,
+    var,
+)
 from .entry import (  # noqa: F401
     Optional,
     constexpr,
@@ -259,3 +291,7 @@ def _drop_dtype_kwarg(value):
         return value(*args, **kwargs)
 
     return call
+
+
+# ``T.fabs(x, dtype="float32")`` as printed by TVM 0.27: the keyword is dropped like others'.
+fabs = _drop_dtype_kwarg(fabs)
