@@ -282,3 +282,17 @@ def test_division_by_a_sum_that_divides_exactly():
 )
 def test_vector_lanes_simplify(build, text):
     assert repr(arith.Analyzer().simplify(build(tirx.Ramp, tirx.Broadcast))) == text
+
+
+def test_comparison_pinned_by_bounds_becomes_equality():
+    # TVM's RewriteSimplifier: x in [0, 3] makes ``x >= 3`` the single point ``x == 3``,
+    # ``x <= 0`` the point ``x == 0``, and ``x != 3`` the strict ``x < 3``.
+    x = tirx.Var("x", "int32")
+    ana = arith.Analyzer()
+    ana.bind(x, tvm.ir.Range(0, 4))
+    assert str(ana.simplify(x >= 3)) == "x == 3"
+    assert str(ana.simplify(x <= 0)) == "x == 0"
+    assert str(ana.simplify(x != 3)) == "x < 3"
+    assert str(ana.simplify(x != 0)) == "0 < x"
+    assert str(ana.simplify(x > 2)) == "2 < x"  # strict forms are left as they are
+    assert str(ana.simplify(x < 3)) == "x < 3"

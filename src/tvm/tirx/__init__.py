@@ -180,6 +180,7 @@ from .stmt import (  # noqa: F401
     IterVar,
     LetStmt,
     MatchBufferRegion,
+    Return,
     SBlock,
     SBlockRealize,
     ScopeIdDefStmt,

@@ -305,7 +305,9 @@ def _declare_function(parser: Parser, node: ast.FunctionDef):
 
 @dispatch.register("tirx", "Return")
 def _visit_return(parser: Parser, node: ast.Return) -> None:
-    parser.report_error(node, "`return` is not supported in TIR functions")
+    if node.value is None:
+        parser.report_error(node, "`return` in a TIR function needs a value (`return 0`)")
+    B.add_to_parent(_stmt.Return(parser.eval_expr(node.value)))
 
 
 # --- assignments -----------------------------------------------------------------------------
