@@ -354,9 +354,12 @@ class Simplifier(BoolRules):
             inner_mod = single[2][0]
             if (type(inner_mod).__name__ == "FloorMod" and isinstance(inner_mod.b, self.E.IntImm)
                     and inner_mod.b.value > 0 and inner_mod.b.value % c == 0):
-                # (u % (c*k)) // c == (u // c) % k
+                # (u % (c*k)) // c == (u // c) % k, when u // c divides out (no ``//`` left;
+                # else ``x % 4 // 2`` stays, the form TVM prints)
                 u_div = self.floordiv_const(self.to_sum(inner_mod.a), c)
-                return quotient.plus(self.floormod_const(u_div, inner_mod.b.value // c))
+                if not any(type(f).__name__ == "FloorDiv"
+                           for _, factors in u_div.terms.values() for f in factors):
+                    return quotient.plus(self.floormod_const(u_div, inner_mod.b.value // c))
         g = self._gcd(rest, c)
         if g > 1:
             rest, c = self._divide_exact(rest, g), c // g
