@@ -307,7 +307,11 @@ def _declare_function(parser: Parser, node: ast.FunctionDef):
 def _visit_return(parser: Parser, node: ast.Return) -> None:
     if node.value is None:
         parser.report_error(node, "`return` in a TIR function needs a value (`return 0`)")
-    B.add_to_parent(_stmt.Return(parser.eval_expr(node.value)))
+    value = parser.eval_expr(node.value)
+    if not isinstance(value, (int, float, PrimExpr)):
+        parser.report_error(node, "`return` in a TIR function needs a PrimExpr value, got "
+                            f"{type(value).__name__}")
+    B.add_to_parent(_stmt.Return(value))
 
 
 # --- assignments -----------------------------------------------------------------------------
