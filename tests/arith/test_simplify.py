@@ -282,3 +282,35 @@ def test_division_by_a_sum_that_divides_exactly():
 )
 def test_vector_lanes_simplify(build, text):
     assert repr(arith.Analyzer().simplify(build(tirx.Ramp, tirx.Broadcast))) == text
+
+
+def test_comparison_pinned_by_bounds_becomes_equality():
+    # TVM's RewriteSimplifier: x in [0, 3] makes ``x >= 3`` the single point ``x == 3``,
+    # ``x <= 0`` the point ``x == 0``, and ``x != 3`` the strict ``x < 3``.
+    x = tirx.Var("x", "int32")
+    ana = arith.Analyzer()
+    ana.bind(x, tvm.ir.Range(0, 4))
+    assert str(ana.simplify(x >= 3)) == "x == 3"
+    assert str(ana.simplify(x <= 0)) == "x == 0"
+    assert str(ana.simplify(x != 3)) == "x < 3"
+    assert str(ana.simplify(x != 0)) == "0 < x"
+    assert str(ana.simplify(x > 2)) == "2 < x"  # strict forms are left as they are
+    assert str(ana.simplify(x < 3)) == "x < 3"
+
+
+def test_division_splits_off_a_bounded_low_part():
+    # Values checked against TVM 0.27's Analyzer.simplify, i in [0, 16), j and v in [0, 2).
+    i, j, v = (tirx.Var(n, "int32") for n in "ijv")
+    ana = arith.Analyzer()
+    for var, extent in ((i, 16), (j, 2), (v, 2)):
+        ana.bind(var, tvm.ir.Range(0, extent))
+    m = i * 4 + j * 2 + v
+    assert str(ana.simplify(m // 32)) == "i // 8"
+    assert str(ana.simplify(m // 2)) == "i * 2 + j"
+    assert str(ana.simplify((i * 2 + j) % 16)) == "i % 8 * 2 + j"
+    assert str(ana.simplify(m % 32 // 2)) == "i % 8 * 2 + j"
+    assert str(ana.simplify(m % 32 // 4)) == "i % 8"
+    # A longer sum's modulo stays as written (0.27 too).
+    assert str(ana.simplify(m % 32 * 2)) == "(i * 4 + j * 2 + v) % 32 * 2"
+    assert str(ana.simplify(m % 32 // 2 * 4 + m // 32 * 2 + v)) == \
+        "i % 8 * 8 + j * 4 + i // 8 * 2 + v"

@@ -502,7 +502,7 @@ def test_unknown_axis_kind():
         ("    T.reads(A[0])\n", "T.reads must be used inside a SBlockFrame"),
         ("    for i in range(2):\n        A[0:i] = A[0]\n",
          "A vector store's slice must have a constant length and step"),
-        ("    return A\n", "`return` is not supported in TIR functions"),
+        ("    return A\n", "`return` in a TIR function needs a PrimExpr value, got Buffer"),
         ("    n: T.int32 = T.float32(1.0)\n", "The value of n has dtype float32, annotated int32"),
         ("    T.init()\n", "T.init() must be used in a `with` statement"),
         ("    with A[0]:\n        pass\n", "Expected a TIR scope such as T.sblock(...)"),

@@ -784,3 +784,49 @@ def test_symbolic_module_roundtrip_and_oracle_text():
     tvm.ir.assert_structural_equal(parsed, mod)
     n = parsed["exp"].buffer_map[parsed["exp"].params[0]].shape[0]
     assert isinstance(n, tirx.Var) and n.name == "n" and n.dtype == "int64"
+
+
+def test_return_statement_roundtrip():
+    from tvm.script import tirx as T
+
+    @T.prim_func
+    def func(A: T.Buffer((4,), "int32")):
+        if A[0] >= 3:
+            return 0
+        A[0] = 1
+
+    text = func.script()
+    assert "        return 0\n" in text
+    tvm.ir.assert_structural_equal(from_source(text), func)
+    (ret,) = [n for n in _stmts(func.body) if isinstance(n, tirx.Return)]
+    assert int(ret.value) == 0
+
+
+def test_return_without_value_is_a_diagnostic():
+    with pytest.raises(tvm.error.DiagnosticError, match="needs a value"):
+        from_source("from tvm.script import tirx as T\n"
+                    "@T.prim_func\n"
+                    "def f(A: T.Buffer((4,), 'int32')):\n"
+                    "    return\n")
+
+
+def test_let_expression_where_roundtrip():
+    from tvm.script import tirx as T
+
+    @T.prim_func
+    def func(A: T.Buffer((16,), "int32")):
+        q = T.int32()
+        for i in range(4):
+            A[T.Let(q * 2 + 1, where={q: i + 1})] = i
+
+    text = func.script()
+    assert "T.Let(" in text and "where={q: i + 1}" in text
+    tvm.ir.assert_structural_equal(from_source(text), func)
+    with pytest.raises(ValueError, match="exactly one"):
+        T.Let(tirx.IntImm("int32", 1), where={})
+
+
+def _stmts(stmt):
+    found = []
+    tvm.tirx.stmt_functor.post_order_visit(stmt, found.append)
+    return found

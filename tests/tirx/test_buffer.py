@@ -86,3 +86,19 @@ def test_numpy_integer_shapes_and_flattened_buffer():
     assert [s.value for s in flat.shape] == [6] and flat.data is A.data
     S = tirx.decl_buffer((2, 3), "float32", name="S", strides=[8, 2])
     assert S.get_flattened_buffer().shape[0].value == 1 * 8 + 2 * 2 + 1
+
+
+def test_buffer_data_pointer_type():
+    import tvm
+
+    a = tvm.tirx.decl_buffer((8,), "int4x4", name="A")
+    ty = tvm.tirx.buffer_data_pointer_type(a)
+    assert isinstance(ty, tvm.ir.PointerType)
+    assert str(ty) == 'T.handle("int4x4", "global")'
+    shared = tvm.tirx.decl_buffer((8,), "float16", name="B", scope="shared")
+    assert str(tvm.tirx.buffer_data_pointer_type(shared)) == 'T.handle("float16", "shared")'
+    # A Var of that type can be the buffer's data.
+    data = tvm.tirx.Var("A_data", ty)
+    assert tvm.tirx.DeclBuffer(a, data=data).data is data
+    with pytest.raises(TypeError, match="expects a tirx.Buffer"):
+        tvm.tirx.buffer_data_pointer_type(a.data)

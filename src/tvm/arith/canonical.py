@@ -344,6 +344,22 @@ class Simplifier(BoolRules):
         if not (math.isinf(lo) or math.isinf(hi)) and lo // c == hi // c:
             quotient.const += lo // c
             return quotient
+        split = self._split_small_part(rest, c)
+        if split is not None:
+            # (d*h + l) // (d*m) == h // m when 0 <= l < d
+            high, _, d = split
+            return quotient.plus(self.floordiv_const(high, c // d))
+        single = rest.single_term()
+        if single is not None and rest.const == 0 and single[1] == 1 and len(single[2]) == 1:
+            inner_mod = single[2][0]
+            if (type(inner_mod).__name__ == "FloorMod" and isinstance(inner_mod.b, self.E.IntImm)
+                    and inner_mod.b.value > 0 and inner_mod.b.value % c == 0):
+                # (u % (c*k)) // c == (u // c) % k, when u // c divides out (no ``//`` left;
+                # else ``x % 4 // 2`` stays, the form TVM prints)
+                u_div = self.floordiv_const(self.to_sum(inner_mod.a), c)
+                if not any(type(f).__name__ == "FloorDiv"
+                           for _, factors in u_div.terms.values() for f in factors):
+                    return quotient.plus(self.floormod_const(u_div, inner_mod.b.value // c))
         g = self._gcd(rest, c)
         if g > 1:
             rest, c = self._divide_exact(rest, g), c // g
@@ -371,6 +387,12 @@ class Simplifier(BoolRules):
         if not (math.isinf(lo) or math.isinf(hi)) and lo // c == hi // c:
             rest.const -= (lo // c) * c
             return rest
+        split = self._split_small_part(rest, c)
+        if split is not None and len(rest.terms) == 2 and rest.const == 0:
+            # (d*h + l) % (d*m) == (h % m) * d + l when 0 <= l < d; as TVM's rewrite rule
+            # ``(x*c1 + y) % c2`` only for a sum of two terms (a longer sum's mod stays)
+            high, low, d = split
+            return self.floormod_const(high, c // d).scaled(d).plus(low)
         single = rest.single_term()
         if single is not None and single[1] == 1 and len(single[2]) == 1:
             inner_div = single[2][0]
@@ -392,6 +414,29 @@ class Simplifier(BoolRules):
             )
             return self.atom(inner).scaled(g)
         return self.atom(self.E.FloorMod(self.to_expr(rest), self._imm(sa.dtype, c)))
+
+    def _split_small_part(self, s: Sum, c: int):
+        """``(h, l, d)`` with ``s == d*h + l``, ``d`` a divisor of ``c`` (1 < d < c), ``h`` not
+        constant and ``0 <= l < d`` by bounds (TVM's canonical form splits a sum this way:
+        ``(i*4 + j*2 + v) // 32`` is ``i // 8`` when ``j*2 + v`` is in ``[0, 4)``); None when
+        there is no such split. The largest such ``d`` is taken."""
+        divisors = sorted({math.gcd(abs(coeff), c) for coeff, _ in s.terms.values()},
+                          reverse=True)
+        for d in divisors:
+            if d <= 1 or d >= c:
+                continue
+            high, low = Sum(s.dtype), Sum(s.dtype, None, s.const)
+            for key, (coeff, factors) in s.terms.items():
+                if coeff % d == 0:
+                    high.add_term(key, coeff // d, factors)
+                else:
+                    low.add_term(key, coeff, factors)
+            if high.is_const:
+                continue
+            lo, hi = self.sum_bound(low)
+            if 0 <= lo and hi < d:
+                return high, low, d
+        return None
 
     def _single_floordiv(self, s: Sum):
         """``(u, a, k)`` when ``s`` is ``u // a + k`` with a constant ``a > 0``, else None."""

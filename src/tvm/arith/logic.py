@@ -144,6 +144,15 @@ class BoolRules:
         if verdict is not None:
             return self.E.IntImm("bool", int(verdict))
         a, b = self.to_expr(sa), self.to_expr(sb)
+        # Bounds that pin one side (TVM's RewriteSimplifier does the same): ``a <= b`` known
+        # with ``a >= b`` is ``a == b``; ``a != b`` known with ``a >= b`` is ``b < a``.
+        lo, hi = self.sum_bound(diff)
+        if name in ("LE", "GE") and (lo >= 0 if name == "LE" else hi <= 0):
+            name = "EQ"
+            if type(e).__name__ == "GE":  # ``a >= b`` is ``b <= a``, then ``b == a``
+                a, b = b, a
+        elif name == "NE" and (lo >= 0 or hi <= 0):
+            return self.E.LT(b, a) if lo >= 0 else self.E.LT(a, b)
         # TVM's spelling: ``a >= b`` is ``b <= a``, ``a > b`` is ``b < a``, and an equality
         # keeps its constant on the right.
         if name in ("GE", "GT"):
@@ -152,9 +161,9 @@ class BoolRules:
             b, self.E.IntImm
         ):
             a, b = b, a
-        if a is e.a and b is e.b:
+        if a is e.a and b is e.b and name == type(e).__name__:
             return e
-        return type(e)(a, b)
+        return getattr(self.E, name)(a, b)
 
 
 _INF = math.inf

@@ -8,7 +8,7 @@ from . import (  # noqa: F401  (lowering passes, pipelines)
     stmt_functor,
     transform,
 )
-from .buffer import Buffer, decl_buffer, is_buffer_var  # noqa: F401
+from .buffer import Buffer, buffer_data_pointer_type, decl_buffer, is_buffer_var  # noqa: F401
 from .exec_scope import ExecScope, ScopeIdDef  # noqa: F401
 from .expr import (  # noqa: F401
     EQ,
@@ -180,6 +180,7 @@ from .stmt import (  # noqa: F401
     IterVar,
     LetStmt,
     MatchBufferRegion,
+    Return,
     SBlock,
     SBlockRealize,
     ScopeIdDefStmt,

@@ -22,8 +22,8 @@ from ..ir.expr import PrimExpr, Range
 from ..ir.type import PointerType, PrimType
 from .expr import IntImm, Var
 
-__all__ = ["NO_LAYOUT", "Buffer", "BufferType", "BufferTypeView", "NoLayout", "decl_buffer",
-           "is_buffer_var"]
+__all__ = ["NO_LAYOUT", "Buffer", "BufferType", "BufferTypeView", "NoLayout",
+           "buffer_data_pointer_type", "decl_buffer", "is_buffer_var"]
 
 #: Hooks that declare a derived view (``A.local()``, ``A.sub[...]``...). Each takes the new
 #: buffer and returns the buffer to use, or None to leave it to the next hook. The TVMScript
@@ -103,6 +103,15 @@ class BufferTypeView:
 def is_buffer_var(obj) -> bool:
     """Whether ``obj`` is a buffer (Apache TVM names buffers "buffer vars")."""
     return isinstance(obj, Buffer)
+
+
+def buffer_data_pointer_type(buffer) -> PointerType:
+    """The type of ``buffer``'s data pointer: ``PointerType(PrimType(dtype), scope)``
+    (``T.handle("int4x4", "global")``), e.g. for a ``Var`` that is to become its data."""
+    if not is_buffer_var(buffer):
+        raise TypeError(f"buffer_data_pointer_type expects a tirx.Buffer, got "
+                        f"{type(buffer).__name__}")
+    return PointerType(PrimType(buffer.dtype), buffer.scope())
 
 
 class Buffer(Scriptable, Node, type_key="tirx.Buffer"):

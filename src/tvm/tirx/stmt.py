@@ -43,6 +43,7 @@ __all__ = [
     "IterVar",
     "LetStmt",
     "MatchBufferRegion",
+    "Return",
     "SBlock",
     "SBlockRealize",
     "ScopeIdDefStmt",
@@ -390,6 +391,18 @@ class AssertStmt(Stmt, type_key="tirx.AssertStmt"):
     def kind(self):
         """The error kind (``StringImm``), under its constructor argument's name."""
         return self.error_kind
+
+
+class Return(Stmt, type_key="tirx.Return"):
+    """Leave the function with ``value`` (``return v`` in TVMScript).
+
+    A CUDA kernel returns void: its code generator prints ``return;`` and drops the value.
+    """
+
+    value: PrimExpr
+
+    def __init__(self, value, span=None):
+        self.__init_fields__(_expr(value), span=span)
 
 
 class Break(Stmt, type_key="tirx.Break"):

@@ -42,6 +42,7 @@ from .stmt import (
     IfThenElse,
     IterVar,
     MatchBufferRegion,
+    Return,
     SBlock,
     SBlockRealize,
     SeqStmt,
@@ -195,6 +196,9 @@ class StmtVisitor:
 
     def visit_break_(self, op: Break):
         pass
+
+    def visit_return_(self, op: Return):
+        self.visit_expr(op.value)
 
     def visit_continue_(self, op: Continue):
         pass
@@ -355,6 +359,10 @@ class StmtMutator:
 
     def visit_break_(self, op: Break):
         return op
+
+    def visit_return_(self, op: Return):
+        value = self.visit_expr(op.value)
+        return op if value is op.value else op.replace(value=value)
 
     def visit_continue_(self, op: Continue):
         return op

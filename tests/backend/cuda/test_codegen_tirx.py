@@ -140,7 +140,7 @@ def test_tensor_map_parameter_and_tma_load():
     src = cuda_source(tma_load, "sm_90a", packed=False)
     assert "const __grid_constant__ CUtensorMap A_map" in src
     assert "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes" in src
-    assert "(&(A_map))" in src
+    assert "((void*)((unsigned long long)(&(A_map))))" in src
 
 
 def test_scale_kernel_matches_027():
@@ -329,3 +329,44 @@ def test_unroll_pragmas():
     assert re.search(r"#pragma unroll\n\s*for \(int i = 0; i < 4", src)
     assert re.search(r"#pragma unroll 2\n\s*for \(", src)
     assert re.search(r"#pragma unroll 1\n\s*for \(int i_2 = A_ptr\[0\]", src)
+
+
+@T.prim_func
+def early_return(A: T.Buffer((4,), "int32")):
+    T.func_attr({"global_symbol": "early_return"})
+    T.device_entry()
+    bx = T.cta_id([4])
+    tx = T.thread_id([32])
+    if bx >= 3:
+        return 0
+    if tx == 0:
+        A[bx] = A[bx] + 1
+
+
+def test_kernel_return_is_void_early_return():
+    # 0.27's text: bx in [0, 4) makes ``bx >= 3`` the last point, and a kernel returns void.
+    body = kernel_body(cuda_source(early_return, "sm_90a"), "early_return_kernel")
+    assert body[body.index("if (((int)blockIdx.x) == 3) {") + 1] == "return;"
+    assert not any("return 0" in line for line in body)
+
+
+@T.prim_func
+def tensor_map_address(A_map: T.TensorMap()):
+    T.func_attr({"global_symbol": "tensor_map_address"})
+    T.device_entry()
+    tx = T.thread_id([32])
+    if tx == 0:
+        T.evaluate(T.address_of(A_map))
+
+
+def test_tensor_map_address_is_a_u64():
+    body = kernel_body(cuda_source(tensor_map_address, "sm_90a", packed=False),
+                       "tensor_map_address_kernel")
+    assert "((unsigned long long)(&(A_map)));" in body
+
+
+@requires_nvcc
+def test_nvcc_compiles_return_and_tensor_map_address():
+    source = join_tirx_sources([cuda_source(early_return, "sm_90a"),
+                                cuda_source(tensor_map_address, "sm_90a", packed=False)])
+    assert nvcc.compile_cuda(source, "sm_90a", "cubin")[:4] == b"\x7fELF"

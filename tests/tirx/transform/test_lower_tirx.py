@@ -362,3 +362,63 @@ def test_kernel_without_thread_ids_is_rejected():
 
     with pytest.raises(ValueError, match="kernel has no thread launch parameters"):
         lower(k)
+
+
+def test_swizzle_atom_smaller_than_buffer_allocates_the_whole_buffer():
+    # A 512-element swizzle atom on a 128x32 buffer repeats over it: the allocation covers
+    # all 4096 elements (0.27), and the indices are simplified with blockIdx.x in [0, 1).
+    @T.prim_func
+    def before(A: T.Buffer((128, 32), "float16")):
+        T.device_entry()
+        bx = T.cta_id([1])
+        tid = T.thread_id([128])
+        A_smem = T.alloc_buffer([128, 32], "float16", scope="shared",
+                                layout=T.ComposeLayout(3, 3, 3, T.TileLayout(T.S[(512,)])))
+        for vec in T.vectorized(8):
+            A_smem[tid // 4, tid % 4 * 8 + vec] = A[bx * 128 + tid // 4, tid % 4 * 8 + vec]
+
+    lowered = lower(before)
+    allocs, stores = [], []
+
+    def visit(node):
+        if isinstance(node, tvm.tirx.AllocBuffer):
+            allocs.append(node.buffer)
+        elif isinstance(node, tvm.tirx.BufferStore):
+            stores.append(node)
+
+    tvm.tirx.stmt_functor.post_order_visit(lowered.body, visit)
+    assert [tuple(int(e) for e in b.shape) for b in allocs] == [(4096,)]
+    (store,) = stores
+    assert "blockIdx" not in str(store.value.indices[0])
+
+
+def test_view_of_thread_layout_keeps_its_shape_and_loop_ranges_simplify():
+    lane = T.TileLayout(T.S[32:1 @ tvm.tirx.layout.laneid])
+
+    @T.prim_func
+    def before(in_buf: T.Buffer(64, "float32")):
+        T.device_entry()
+        bx = T.cta_id([1])
+        T.warp_id([1])
+        lane_id = T.lane_id([32])
+        A = T.alloc_buffer([2], "float16", scope="local", layout=T.TileLayout(T.S[2:1]))
+        B = A.view(64, layout=A.layout.tile(lane, (32,), (2,)))
+        A_local = B.local(2)
+        for i in T.vectorized(2):
+            A_local[i] = T.float16(in_buf[lane_id * 2 + i // 2 * 8])
+
+    lowered = lower(before)
+    shapes, stores = {}, []
+
+    def visit(node):
+        if isinstance(node, (tvm.tirx.AllocBuffer, tvm.tirx.DeclBuffer)):
+            shapes[node.buffer.name] = tuple(int(e) for e in node.buffer.shape)
+        elif isinstance(node, tvm.tirx.BufferStore):
+            stores.append(node)
+
+    tvm.tirx.stmt_functor.post_order_visit(lowered.body, visit)
+    # The allocation holds one thread's two values; the 64-element view keeps its size.
+    assert shapes["A"] == (2,) and shapes["B"] == (64,) and shapes["A_local"] == (2,)
+    # lane_id = threadIdx.x % 32 with threadIdx.x in [0, 32); i // 2 is 0 in a 2-lane loop.
+    (store,) = stores
+    assert str(store.value.value.indices[0]) == "threadIdx_x * 2"

@@ -39,6 +39,7 @@ from ...tirx.stmt import (
     For,
     ForKind,
     IfThenElse,
+    Return,
     SeqStmt,
     While,
 )
@@ -301,6 +302,9 @@ class CodeGenC:
 
     def _assert(self, op: AssertStmt):
         raise ValueError(f"assertions in device function {self.func_name} are not supported yet")
+
+    def _return(self, op):
+        self.emit(f"return {_strip(self.print_expr(op.value))};")
 
     def _break(self, op):
         self.emit("break;")
@@ -567,7 +571,7 @@ _STMT_METHODS = {
     While: "_while", IfThenElse: "_if", Bind: "_bind",
     AttrStmt: "_attr", AllocBuffer: "_alloc", DeclBuffer: "_decl",
     Evaluate: "_evaluate", AssertStmt: "_assert", Break: "_break",
-    Continue: "_continue",
+    Continue: "_continue", Return: "_return",
 }
 _EXPR_METHODS = {
     E.IntImm: "_int", E.FloatImm: "_float", E.StringImm: "_string",

@@ -191,6 +191,15 @@ class CodeGenCUDA(CodeGenC):
             text = codegen_tirx.thread_index_text(self, tag) or f"((int){tag})"
             self.bind_var(iter_var.var, text)
 
+    def _return(self, op):
+        self.emit("return;")  # a kernel returns void: ``return 0`` leaves early
+
+    def _evaluate(self, op):
+        # The expression as printed, outer parentheses kept (``((unsigned long long)(&(m)));``).
+        if isinstance(op.value, (E.IntImm, E.FloatImm)):
+            return
+        self.emit(self.print_expr(op.value) + ";")
+
     def _bind(self, op):
         super()._bind(op)
         codegen_tirx.note_bind(self, op)
@@ -261,8 +270,12 @@ class CodeGenCUDA(CodeGenC):
         return self.print_expr(intrin.INTRIN_RULES["fabs"](op))
 
     def call_address_of(self, op) -> str:
-        if isinstance(op.args[0], Var):  # T.address_of(A_map): a by-value kernel parameter
-            return f"(&({self.print_expr(op.args[0])}))"
+        arg = op.args[0]
+        if isinstance(arg, Var):  # T.address_of(A_map): a by-value kernel parameter
+            text = f"(&({self.print_expr(arg)}))"
+            if _is_tensor_map(getattr(arg, "type_annotation", None)):
+                return f"((unsigned long long){text})"  # a CUtensorMap's generic address
+            return text
         return super().call_address_of(op)
 
 

@@ -59,6 +59,8 @@ def _ptx(gen, op) -> str:
     args = []
     for value in r.args:
         text = gen.print_expr(value)
+        if text.startswith("((unsigned long long)(&("):
+            text = f"((void*){text})"  # a CUtensorMap's address into a ``const void*`` operand
         args.append(text)
     return f"{r.name}({', '.join(args)})"
 

@@ -54,6 +54,7 @@ from .doc import (
     IndexDoc,
     ListDoc,
     LiteralDoc,
+    ReturnDoc,
     ScopeDoc,
     SliceDoc,
     StmtBlockDoc,
@@ -468,6 +469,11 @@ def _decl_buffer(node, path, d):
         rhs.kwargs_values.insert(0, d.as_doc(parent, None).attr("data") if parent is not None
                                  and parent.data is data else d.as_doc(data, None))
     return AssignDoc(_define_buffer(buf, d), rhs)
+
+
+@register_printer(getattr(_stmt, "Return", None))
+def _return(node, path, d):
+    return ReturnDoc(d.as_doc(node.value, attr_path(path, "value")))
 
 
 @register_printer(getattr(_stmt, "Break", None))

@@ -291,6 +291,9 @@ class _Verifier:
     def s_Break(self, s, path):
         pass
 
+    def s_Return(self, s, path):
+        self.expr(s.value, path + ".value")
+
     def s_Continue(self, s, path):
         pass
 

@@ -355,7 +355,14 @@ class _Cleanup(StmtExprMutator):
         self.top_evals: list = []  # evaluate(v) of the implicit ids defined in the entry body
         self.top_level: set = set()  # id() of the ScopeIdDefStmts directly in the entry body
         self._flat: dict = {}  # id(buffer) -> flat buffer
+        self._allocated: set = set()  # id() of the buffers an AllocBuffer defines
         self.analyzer = Analyzer()
+        for tag, var in launch.vars.items():  # launch variables range over their extents
+            extent = _int_or_none(launch.extents[tag])
+            if extent is not None and extent > 0:
+                # As TVM's Analyzer.Bind: a range of one point binds the value itself.
+                self.analyzer.bind(var, IntImm("int32", 0) if extent == 1
+                                   else Range.from_min_extent(0, extent))
 
     # --- scope ids -----------------------------------------------------------------------
     def bind_scope_ids(self, op) -> list:
@@ -402,7 +409,19 @@ class _Cleanup(StmtExprMutator):
             return out
         layout = _layout_of(buf)
         if layout is not None:
+            # As 0.27: an allocation whose layout spreads over threads holds one thread's
+            # part (the memory span); any other buffer covers its whole shape (a swizzle
+            # atom smaller than the buffer repeats), or the span when that is larger.
             span = layout.span("m")
+            thread_split = _int_or_none(layout.size()) != _int_or_none(layout.size("m"))
+            if not (thread_split and id(buf) in self._allocated):
+                size = 1
+                for extent in buf.shape:
+                    size = size * extent
+                size = _int_or_none(size)
+                span_int = _int_or_none(span)
+                if size is not None and span_int is not None and size > span_int:
+                    span = size
             out = buf.replace(shape=(_as_i32(span),), strides=(), axis_separators=(),
                               layout=NO_LAYOUT)
         elif len(buf.shape) == 1 and not buf.strides:
@@ -422,6 +441,18 @@ class _Cleanup(StmtExprMutator):
                 and isinstance(op.args[0], BufferLoad):
             return self.visit_expr(op.args[0]).indices[0]  # the load's flat index
         return super().visit_call_(op)
+
+    def visit_for_(self, op):
+        # The loop variable's range simplifies the flat indices inside (``i // 2`` of a
+        # ``T.vectorized(2)`` loop is 0), as 0.27's analyzer-carrying mutator does.
+        if isinstance(op.min, IntImm) and isinstance(op.extent, IntImm) and op.extent.value > 0:
+            self.analyzer.bind(op.loop_var, Range.from_min_extent(op.min, op.extent),
+                               allow_override=True)
+        return super().visit_for_(op)
+
+    def visit_alloc_buffer_(self, op):
+        self._allocated.add(id(op.buffer))
+        return super().visit_alloc_buffer_(op)
 
     def visit_buffer_def(self, buffer):
         return self.flat(buffer)
@@ -462,6 +493,13 @@ def _layout_of(buf):
     """The layout to apply to ``buf``: None for the row-major default or no layout."""
     layout = getattr(buf, "layout", None)
     return None if layout is None or isinstance(layout, NoLayout) else layout
+
+
+def _int_or_none(value):
+    """``value`` as a Python int when it is a constant (an int or an IntImm), else None."""
+    if isinstance(value, IntImm):
+        return int(value.value)
+    return value if isinstance(value, int) else None
 
 
 def _as_i32(value):

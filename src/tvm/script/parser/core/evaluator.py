@@ -121,6 +121,8 @@ class ExprEvaluator:
 
     def _attribute(self, node):
         value = self.eval(node.value)
+        if node.attr == "layout" and type(value).__name__ == "Buffer":
+            return _script_buffer_layout(value)
         try:
             return getattr(value, node.attr)
         except AttributeError as err:
@@ -283,3 +285,21 @@ class ExprEvaluator:
         except Exception as err:  # noqa: BLE001 - reported at the call, with its traceback
             self.parser.report_error(node, err)
 
+
+def _script_buffer_layout(buffer):
+    """``A.layout`` in TVMScript, as in TVM 0.27: the row-major ``TileLayout`` of the shape
+    for a buffer declared without a layout, None for one declared with ``layout=None``.
+
+    pytvm stores the default as ``Buffer.layout = None`` (and ``layout=None`` as
+    ``NO_LAYOUT``), so Python code reading ``buffer.layout`` directly still sees None for
+    the default; only script code gets TVM's value.
+    """
+    from tvm.tirx.buffer import NoLayout  # lazy: the core parser serves every dialect
+    from tvm.tirx.layout.buffer_layout import default_layout
+
+    layout = buffer.layout
+    if isinstance(layout, NoLayout):
+        return None
+    if layout is None:
+        return default_layout(buffer.shape) if buffer.shape else None
+    return layout

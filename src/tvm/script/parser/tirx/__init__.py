@@ -240,6 +240,17 @@ def index_map(mapping, *, inverse_index_map=None, index_dtype="int64"):
     )
 
 
+def Let(expr, where):  # noqa: F811 - the keyword is `where` (shadows T.where here only)
+    """``T.Let(body, where={var: value})``: the expression ``body`` with ``var`` bound to
+    ``value`` (a ``tvm.tirx.Let``; the printer writes Let expressions this way)."""
+    tirx = importlib.import_module("tvm.tirx")
+    if not isinstance(where, dict) or len(where) != 1:
+        raise ValueError(f"T.Let needs `where` with exactly one {{var: value}} entry, "
+                         f"got {where!r}")
+    (var, value), = where.items()
+    return tirx.Let(var, value, expr)
+
+
 def cast(value, dtype, span=None):
     """``T.cast(x, "float16")``: ``x`` converted to ``dtype`` (a ``Cast`` unless it has it)."""
     tirx = importlib.import_module("tvm.tirx")

@@ -305,7 +305,13 @@ def _declare_function(parser: Parser, node: ast.FunctionDef):
 
 @dispatch.register("tirx", "Return")
 def _visit_return(parser: Parser, node: ast.Return) -> None:
-    parser.report_error(node, "`return` is not supported in TIR functions")
+    if node.value is None:
+        parser.report_error(node, "`return` in a TIR function needs a value (`return 0`)")
+    value = parser.eval_expr(node.value)
+    if not isinstance(value, (int, float, PrimExpr)):
+        parser.report_error(node, "`return` in a TIR function needs a PrimExpr value, got "
+                            f"{type(value).__name__}")
+    B.add_to_parent(_stmt.Return(value))
 
 
 # --- assignments -----------------------------------------------------------------------------
