@@ -37,6 +37,7 @@ from ..ir.module import IRModule
 from ..ir.transform import PassContext
 from ..runtime.executable import Executable
 from ..runtime.module import Module
+from ..support.recursion import deep_recursion
 from ..target import Target
 from ..tirx.analysis.symbols import exported_symbols
 from ..tirx.function import PrimFunc
@@ -195,8 +196,9 @@ def _finalize(mod: IRModule, target: Target, finalize_host_passes) -> IRModule:
 def compile(mod, target=None, *, relax_pipeline="default", tir_pipeline="default"):
     """Compile a PrimFunc or an IRModule: a ``tvm.runtime.Executable`` for PrimFuncs, a Relax
     VM executable for a module with Relax functions (see :func:`compile_module`)."""
-    result = compile_module(mod, target, relax_pipeline=relax_pipeline,
-                            tir_pipeline=tir_pipeline)
+    with deep_recursion("tvm.compile"):
+        result = compile_module(mod, target, relax_pipeline=relax_pipeline,
+                                tir_pipeline=tir_pipeline)
     if not isinstance(result, Module):
         return result
     # One Executable per compiled module, so a compile-cache hit returns the same object.
@@ -460,7 +462,8 @@ def _partition(mod: IRModule, count: int) -> list:
 def build(mod, target=None, pipeline="default"):
     """``tvm.tirx.build``: compile TIR into a ``runtime.Module`` (:func:`compile_module` with
     ``tir_pipeline``; ``tvm.compile`` wraps the same module in an ``Executable``)."""
-    return compile_module(mod, target, tir_pipeline=pipeline)
+    with deep_recursion("tvm.tirx.build"):
+        return compile_module(mod, target, tir_pipeline=pipeline)
 
 
 def clear_cache() -> None:

@@ -7,6 +7,8 @@ missing.
 
 from __future__ import annotations
 
+from ..ir.type import TupleType
+
 __all__ = ["ExprWithOp"]
 
 
@@ -94,13 +96,39 @@ class ExprWithOp:
 
         if not isinstance(index, int):
             raise TypeError(f"Relax expressions support only integer indexing, got {index!r}")
+        fields = _tuple_fields(self)
+        if fields is not None and not -len(fields) <= index < len(fields):
+            # As TVM: indexing past a tuple's known fields is an IndexError (it also ends
+            # Python's iteration protocol).
+            raise IndexError(f"tuple index {index} out of range for {len(fields)} fields")
         return TupleGetItem(self, index)
+
+    def __iter__(self):
+        """Iterate a tuple-typed expression as its fields (``a, b = t``).
+
+        Any other Relax expression is not iterable: ``list(x)`` on a tensor-valued expression
+        would otherwise build ``x[0], x[1], ...`` without end (``T.Buffer(relax_var)`` hung).
+        """
+        fields = _tuple_fields(self)
+        if fields is None:
+            ty = getattr(self, "ty", None)
+            raise TypeError(
+                f"a Relax expression of type {ty if ty is not None else 'unknown'} is not "
+                "iterable; only tuple-typed expressions iterate (over their fields)"
+            )
+        return (self[i] for i in range(len(fields)))
 
     def __call__(self, *args, attrs=None):
         """Call this expression (a function-typed value) with ``args``."""
         from .expr import Call
 
         return Call(self, list(args), attrs)
+
+
+def _tuple_fields(expr):
+    """The field types of a tuple-typed expression, or None when it is not known to be one."""
+    ty = getattr(expr, "ty", None)
+    return ty.fields if isinstance(ty, TupleType) else None
 
 
 def _lift(value):

@@ -478,7 +478,8 @@ def load_module(path, fmt: str = "") -> Module:
 
     Raises ``ValueError`` when the file does not exist or is not a shared library.
     """
-    path = os.fspath(path)
+    # Absolute: the dynamic loader searches the library path for a bare "k.so", not the cwd.
+    path = os.path.abspath(os.fspath(path))
     if not os.path.isfile(path):
         raise ValueError(f"cannot find file {path}")
     if not path.endswith((".so", ".dylib", ".dll")) and fmt not in ("so", "dylib", "dll"):
@@ -487,7 +488,9 @@ def load_module(path, fmt: str = "") -> Module:
         )
     ffi_mod = tvm_ffi.load_module(path)
     _connect_parallel_runtime(path)
-    return Module(ffi_mod)
+    module = Module(ffi_mod)
+    module.library_path = path  # named by errors about the library's contents
+    return module
 
 
 def _connect_parallel_runtime(path: str) -> None:

@@ -175,7 +175,9 @@ def inline_producers(stmts, alloc_buffers):
         if found is None or not _inlinable(stmts, pos, found, uses):
             pos += 1
             continue
-        stmts = stmts[:pos] + [_substitute_reads(s, found) for s in stmts[pos + 1:]]
+        # Only the readers change: rewriting every later nest made a chain quadratic.
+        stmts = stmts[:pos] + [_substitute_reads(s, found) if uses.touches(s, found.buffer)
+                               else s for s in stmts[pos + 1:]]
         inlined = True
     return stmts, inlined
 

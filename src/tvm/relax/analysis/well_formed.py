@@ -45,6 +45,7 @@ from ...ir.error_context import attach_node
 from ...ir.expr import GlobalVar
 from ...ir.module import IRModule
 from ...ir.op import Op
+from ...support.recursion import deep_recursion
 from ..expr import (
     Call,
     Constant,
@@ -105,7 +106,8 @@ def well_formed(obj, check_ty: bool = True, *, check_struct_info=None) -> None:
     """
     if check_struct_info is not None:
         check_ty = check_struct_info
-    _Checker(obj, bool(check_ty)).run()
+    with deep_recursion("relax.analysis.well_formed"):
+        _Checker(obj, bool(check_ty)).run()
 
 
 def check_well_formed(obj, check_ty: bool = True, *, check_struct_info=None) -> bool:

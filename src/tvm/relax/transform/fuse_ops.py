@@ -44,7 +44,7 @@ After::
 
 from __future__ import annotations
 
-from ...ir.transform import module_pass
+from ...ir.transform import module_pass, register_pass_config
 from ...ir.type import TupleType
 from ...tirx.stmt import BufferLoad, BufferStore, SBlock
 from ...tirx.stmt_functor import post_order_visit
@@ -66,7 +66,14 @@ from ..utils import copy_with_new_vars
 from ._utils import free_relax_vars, is_op, relax_functions
 from .annotate_tir_op_pattern import OpPatternKind as K
 
-__all__ = ["FuseOps"]
+__all__ = ["DEFAULT_MAX_DEPTH", "FuseOps"]
+
+#: The most calls one fused group holds (TVM's ``kMaxFusedOps``); the PassContext option
+#: ``relax.FuseOps.max_depth`` changes it. Longer chains are cut into several groups, which
+#: keeps the compile time of a fused function (FuseTIR, the default schedule's inlining)
+#: bounded, and the whole compile linear in the chain's length.
+DEFAULT_MAX_DEPTH = 256
+register_pass_config("relax.FuseOps.max_depth", int)
 
 
 def _pattern(mod, call):
@@ -154,7 +161,7 @@ def _use_counts(block, body_vars):
     return counts
 
 
-def _partition(mod, block, uses):
+def _partition(mod, block, uses, max_depth=DEFAULT_MAX_DEPTH):
     bindings = list(block.bindings)
     group_of = {}  # binding index -> _Group
     producer = {b.var: i for i, b in enumerate(bindings) if isinstance(b, VarBinding)}
@@ -176,6 +183,8 @@ def _partition(mod, block, uses):
             group = group_of[j]
             if group.members[-1] != j:
                 continue  # only the group's current output may feed the next call
+            if len(group.members) >= max_depth:
+                continue  # full: this call starts a new group
             if _can_join(group.kind, kind) or (
                 kind == K.kOutEWiseFusable and len(group.members) == 1
                 and _is_permutation(mod, bindings[j].value)
@@ -253,7 +262,7 @@ def _gvar_name(gvar):
     return gvar.name_hint
 
 
-def _fuse_function(mod, func, bb):
+def _fuse_function(mod, func, bb, max_depth=DEFAULT_MAX_DEPTH):
     body = func.body
     if not isinstance(body, SeqExpr):
         return func
@@ -270,7 +279,7 @@ def _fuse_function(mod, func, bb):
                     later_vars += free_relax_vars(binding.value)
         uses = _use_counts(block, later_vars)
         bindings = list(block.bindings)
-        groups = _partition(mod, block, uses)
+        groups = _partition(mod, block, uses, max_depth)
         if not groups:
             new_blocks.append(block)
             continue
@@ -301,6 +310,9 @@ class FuseOps:
     ----------
     fuse_opt_level : int
         -1 uses the PassContext's opt_level; at level 0 nothing is fused (as in TVM).
+
+    The PassContext option ``relax.FuseOps.max_depth`` (an int >= 1, default
+    :data:`DEFAULT_MAX_DEPTH` = 256, as TVM) is the most calls one group may hold.
     """
 
     def __init__(self, fuse_opt_level: int = -1):
@@ -310,11 +322,16 @@ class FuseOps:
         level = self.fuse_opt_level if self.fuse_opt_level >= 0 else ctx.opt_level
         if level < 1:
             return mod
+        max_depth = ctx.config.get("relax.FuseOps.max_depth", DEFAULT_MAX_DEPTH)
+        if max_depth < 1:
+            raise ValueError(
+                f"PassContext option relax.FuseOps.max_depth must be at least 1, got {max_depth}"
+            )
         bb = BlockBuilder(mod)
         for gvar, func in relax_functions(mod):
             if func.attrs is not None and func.attrs.get("Primitive"):
                 continue
-            new_func = _fuse_function(mod, func, bb)
+            new_func = _fuse_function(mod, func, bb, max_depth)
             if new_func is not func:
                 bb.update_func(gvar, new_func)
         return bb.get()

@@ -10,6 +10,8 @@ returns the VM program (pickled, base64 text), so ``tvm.runtime.load_module(path
 from __future__ import annotations
 
 import base64
+import binascii
+import hashlib
 import pickle
 
 from ...ir.module import IRModule
@@ -126,7 +128,10 @@ class Executable:
         for name in self._codes:
             self._profile_code(name)  # the library carries both variants
         payload = pickle.dumps((_FORMAT, self._codes), protocol=4)
-        return base64.b64encode(payload).decode("ascii")
+        # ``<format>:<sha256 of the payload>:<base64 payload>``: a damaged library is refused
+        # on load instead of running a changed program.
+        digest = hashlib.sha256(payload).hexdigest()
+        return f"{_FORMAT}:{digest}:{base64.b64encode(payload).decode('ascii')}"
 
     def export_library(self, file_name, *, fcompile=None, workspace_dir=None, **kwargs) -> str:
         """Write a shared library that ``tvm.runtime.load_module`` loads back.
@@ -164,10 +169,44 @@ class Executable:
                 "VirtualMachine: this runtime module holds no Relax VM program (it was not "
                 "written by relax.Executable.export_library)"
             ) from err
-        payload = pickle.loads(base64.b64decode(str(getter())))
-        if not isinstance(payload, tuple) or payload[0] != _FORMAT:
-            raise ValueError("VirtualMachine: unknown VM program format in the library")
-        return Executable(lib, payload[1])
+        return Executable(lib, _decode_program(getter, getattr(lib, "library_path", None)))
+
+
+def _decode_program(getter, path):
+    """The per-function VM codes of a library's program text; ValueError naming the file when
+    the text is damaged (checksum, base64, text encoding or pickle)."""
+    where = f"library '{path}'" if path else "the library"
+    try:
+        text = str(getter())
+    except (UnicodeDecodeError, ValueError, RuntimeError) as err:
+        raise ValueError(
+            f"VirtualMachine: the VM program stored in {where} is damaged (it is not valid "
+            f"text: {err}); export the library again"
+        ) from None
+    fmt, sep1, rest = text.partition(":")
+    digest, sep2, b64 = rest.partition(":")
+    if fmt != _FORMAT or not sep1 or not sep2:
+        raise ValueError(
+            f"VirtualMachine: the VM program stored in {where} is damaged or of an unknown "
+            f"format (expected {_FORMAT!r}); export the library again"
+        )
+    try:
+        payload = base64.b64decode(b64, validate=True)
+    except binascii.Error as err:
+        raise ValueError(
+            f"VirtualMachine: the VM program stored in {where} is damaged (bad base64: {err}); "
+            "export the library again"
+        ) from None
+    if hashlib.sha256(payload).hexdigest() != digest:
+        raise ValueError(
+            f"VirtualMachine: the VM program stored in {where} is damaged (its checksum does "
+            "not match); export the library again"
+        )
+    # The checksum matched: the bytes are the ones export_library wrote.
+    data = pickle.loads(payload)
+    if not isinstance(data, tuple) or len(data) != 2 or data[0] != _FORMAT:
+        raise ValueError(f"VirtualMachine: unknown VM program format in {where}")
+    return data[1]
 
 
 #: TVM's class name for the same thing.

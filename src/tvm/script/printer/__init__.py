@@ -22,6 +22,7 @@ import gc
 
 import numpy as np
 
+from ...support.recursion import deep_recursion
 from . import ir_printer as _ir_printer  # noqa: F401 - registers docsifiers
 from . import relax_printer as _relax_printer  # noqa: F401 - registers docsifiers
 from . import tirx_gpu_printer as _tirx_gpu_printer  # noqa: F401 - CommReducer docsifier
@@ -93,7 +94,8 @@ def script(obj, name=None, show_meta=False, ir_prefix="I", module_alias="cls",
     gc_was_enabled = gc.isenabled()
     gc.disable()
     try:
-        return _script(obj, cfg)
+        with deep_recursion("printing TVMScript"):
+            return _script(obj, cfg)
     finally:
         if gc_was_enabled:
             gc.enable()

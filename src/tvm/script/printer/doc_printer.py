@@ -271,8 +271,12 @@ class DocPrinter:
 
     def _index(self, doc: IndexDoc) -> None:
         self._child(doc.value, _PREC_ATOM, False)
+        # No index (a 0-d buffer access) prints ``buf[()]``: ``buf[]`` is not Python.
         self._w("[")
-        self._join(doc.indices)
+        if doc.indices:
+            self._join(doc.indices)
+        else:
+            self._w("()")
         self._w("]")
 
     def _call(self, doc: CallDoc) -> None:

@@ -20,6 +20,7 @@ access path from the function, as in ``<root>.body.body.value``):
 from __future__ import annotations
 
 from ...ir.expr import PrimExpr
+from ...support.recursion import deep_recursion
 from ..expr import Var
 from ..expr_functor import _ensure_recursion_limit
 from ..stmt import BufferRegion, IterVar, Stmt
@@ -393,7 +394,8 @@ def verify_well_formed(obj, assert_mode: bool = True) -> bool:
     With ``assert_mode`` the first violation raises ``ValueError``; otherwise ``False`` is
     returned.
     """
-    return _check(obj, assert_mode, allow_sblock=True)
+    with deep_recursion("verify_well_formed"):
+        return _check(obj, assert_mode, allow_sblock=True)
 
 
 def verify_tirx_well_formed(obj, assert_mode: bool = True, device_func: bool = False) -> bool:

@@ -130,8 +130,17 @@ class Source:
         self.full_source = "".join(linecache.getlines(self.source_name))
 
     def as_ast(self) -> ast.AST:
-        """Parse :attr:`source` into a Python ``ast.Module``."""
-        return ast.parse(self.source)
+        """Parse :attr:`source` into a Python ``ast.Module``; text that is not Python is a
+        ``DiagnosticError`` at the offending line (not a raw ``SyntaxError``)."""
+        try:
+            return ast.parse(self.source)
+        except SyntaxError as err:
+            line = self.start_line + max((err.lineno or 1) - 1, 0)
+            column = (err.offset or 1) + self.start_column
+            text = (err.text or "").rstrip("\n")
+            raise DiagnosticError(
+                f"error: {err.msg}\n --> {self.source_name}:{line}:{column}\n  |  {text}"
+            ) from None
 
     def location(self, node) -> tuple[int, int, int, int]:
         """``(line, column, end_line, end_column)`` of ``node``, 1-based and absolute."""

@@ -15,6 +15,7 @@ from typing import Any
 
 from tvm.error import DiagnosticError
 
+from ....support.recursion import IRTooDeepError, deep_recursion
 from .diagnostics import Source
 from .parser import Parser
 
@@ -82,12 +83,23 @@ def parse(program, extra_vars=None, check_well_formed=True, s_tir=False, absent_
     -------
     The parsed ``IRModule``, Relax ``Function`` or TIR ``PrimFunc``.
     """
-    # Lazy: the IR builder is a sibling package that imports dialect modules.
-    from tvm.script.ir_builder.base import IRBuilder
-
     names = default_globals()
     if extra_vars is not None:
         names.update(extra_vars)
+    try:
+        # Deep nesting: room for the recursive parser, else a DiagnosticError (not a raw
+        # RecursionError from Python's own compiler or from ours).
+        with deep_recursion("parsing TVMScript"):
+            return _parse(program, names, check_well_formed, s_tir, absent_params,
+                          default_token)
+    except IRTooDeepError as err:
+        raise DiagnosticError(f"error: {err}") from None
+
+
+def _parse(program, names, check_well_formed, s_tir, absent_params, default_token):
+    # Lazy: the IR builder is a sibling package that imports dialect modules.
+    from tvm.script.ir_builder.base import IRBuilder
+
     source = Source(program)
     parser = Parser(source, names, s_tir=s_tir, absent_params=absent_params)
     # Parsing allocates many small objects and frees few: pausing the cyclic garbage

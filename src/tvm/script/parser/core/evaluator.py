@@ -66,6 +66,47 @@ def _is_python_value(value) -> bool:
     return value is None or isinstance(value, bool | int | float | str | tuple | list | dict)
 
 
+#: The evaluator refuses Python integers wider than this many bits (``10**12**12`` would
+#: otherwise run for hours): no shape, index or constant in TVMScript needs more.
+MAX_INT_BITS = 1 << 16
+#: ... and sequences (``"a" * n``, ``[0] * n``) longer than this many items.
+MAX_SEQUENCE_LEN = 1 << 24
+
+
+def _is_int(value) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _too_costly(name, lhs, rhs):
+    """Why ``lhs <op> rhs`` on plain Python values would take unbounded time or memory, or None.
+
+    Only the operators whose cost grows exponentially with the size of the source text are
+    bounded: ``**`` and ``<<`` on integers, and repetition of a sequence by ``*``.
+    """
+    if name == "Pow" and _is_int(lhs) and _is_int(rhs) and rhs > 0 and abs(lhs) > 1:
+        bits = (abs(lhs).bit_length() - 1) * rhs if rhs < MAX_INT_BITS * 2 else MAX_INT_BITS * 2
+        if bits > MAX_INT_BITS:
+            return (
+                f"{lhs} ** {rhs} is too large to evaluate while parsing (more than "
+                f"{MAX_INT_BITS} bits; TVMScript integers are at most 64 bits)"
+            )
+    elif name == "LShift" and _is_int(lhs) and _is_int(rhs) and lhs != 0:
+        if rhs + abs(lhs).bit_length() > MAX_INT_BITS:
+            return (
+                f"{lhs} << {rhs} is too large to evaluate while parsing (more than "
+                f"{MAX_INT_BITS} bits; TVMScript integers are at most 64 bits)"
+            )
+    elif name == "Mult":
+        for seq, count in ((lhs, rhs), (rhs, lhs)):
+            if (isinstance(seq, str | bytes | tuple | list) and _is_int(count)
+                    and len(seq) * count > MAX_SEQUENCE_LEN):
+                return (
+                    f"repeating a {type(seq).__name__} of length {len(seq)} {count} times "
+                    f"is too large to evaluate while parsing (limit {MAX_SEQUENCE_LEN} items)"
+                )
+    return None
+
+
 class ExprEvaluator:
     """Evaluates expression AST nodes for a parser (names come from ``parser.lookup``)."""
 
@@ -174,6 +215,9 @@ class ExprEvaluator:
         lhs = self.eval(node.left)
         rhs = self.eval(node.right)
         name = type(node.op).__name__
+        problem = _too_costly(name, lhs, rhs)
+        if problem is not None:
+            self.parser.report_error(node, ValueError(problem))
         return self._apply(node, name, (lhs, rhs), _BINARY[name])
 
     def _unaryop(self, node):

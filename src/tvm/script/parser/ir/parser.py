@@ -48,6 +48,10 @@ def _visit_class_def(parser: Parser, node: ast.ClassDef) -> None:
             # Declare every function first so that calls between them can be typed.
             for stmt in node.body:
                 if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                    if parser.decorator_token(stmt) is None:
+                        # As TVM: a method of an IRModule class needs @R.function or
+                        # @T.prim_func (it would otherwise be taken for the module itself).
+                        parser.report_error(stmt, "Function must be decorated")
                     namespace._add(stmt.name, _declare_function(parser, stmt))
             body = [stmt for stmt in node.body if not isinstance(stmt, ast.Expr)]
             # PrimFunc bodies first (they never refer to Relax functions): a Relax function

@@ -58,6 +58,13 @@ def dtype_constructor(dtype: str):
         if isinstance(expr, int):  # a bool dtype from an int
             return tirx.IntImm(dtype, int(builtins.bool(expr)))
         if isinstance(expr, str):
+            if dtype.startswith(("float", "bfloat")):
+                # ``T.float32("inf")`` / ``("-inf")`` / ``("nan")``: how non-finite constants
+                # print (as in TVM 0.27, which converts the string with ``float``).
+                try:
+                    return tirx.FloatImm(dtype, float(expr))
+                except ValueError:
+                    pass
             return tirx.Var(expr, dtype)
         if getattr(expr, "dtype", None) == dtype:
             return expr
