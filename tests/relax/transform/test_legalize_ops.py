@@ -368,3 +368,26 @@ def test_repeated_calls_with_constants_and_shapes_reuse_with_the_same_result(mon
                 np.ones((2, 3)), np.ones((2, 3)), np.ones((3, 2))]
     for got, want in zip(outs, expected):
         np.testing.assert_allclose(got, want, rtol=1e-6)
+
+
+def test_like_ops_and_trilu_kernels_are_named_and_spelled_as_tvm():
+    """``full_like``/``ones_like`` kernels carry the plain op's name (TVM's), and trilu's
+    condition is simplified as TVM simplifies it (``v_i1 < v_i2`` for ``triu(k=1)``)."""
+
+    @I.ir_module
+    class Mod:
+        @R.function
+        def main(x: R.Tensor((2, 3), "float32"), v: R.Tensor((), "float32")):
+            a = R.full_like(x, v)
+            b = R.ones_like(x)
+            c = R.triu(x, k=1)
+            return (a, b, c)
+
+    mod = relax.transform.LegalizeOps()(Mod)
+    names = sorted(gv.name_hint for gv in mod.get_global_vars())
+    assert names == ["full", "main", "ones", "triu"]
+    assert re.search(r"T\.Select\(v_\w+0 < v_\w+1, ", mod["triu"].script())
+    x = np.arange(6, dtype="float32").reshape(2, 3)
+    out = evaluate(mod, x, np.array(2.5, "float32"))
+    np.testing.assert_array_equal(np.asarray(out[0]), np.full((2, 3), 2.5, "float32"))
+    np.testing.assert_array_equal(np.asarray(out[2]), np.triu(x, 1))

@@ -36,8 +36,9 @@ def _constant_fill(value, name):
 
 register_legalize("relax.ones", _constant_fill(1, "ones"))
 register_legalize("relax.zeros", _constant_fill(0, "zeros"))
-register_legalize("relax.ones_like", _constant_fill(1, "ones_like"))
-register_legalize("relax.zeros_like", _constant_fill(0, "zeros_like"))
+# TVM names the ``*_like`` kernels after the plain op.
+register_legalize("relax.ones_like", _constant_fill(1, "ones"))
+register_legalize("relax.zeros_like", _constant_fill(0, "zeros"))
 
 
 @register_legalize("relax.full")
@@ -49,8 +50,8 @@ def _full(bb, call):
 @register_legalize("relax.full_like")
 def _full_like(bb, call):
     shape, dtype = _out(call)
-    fill = _full_from(shape, dtype, "full_like")
-    return bb.call_te(fill, call.args[1], primfunc_name_hint="full_like")
+    fill = _full_from(shape, dtype, "full")
+    return bb.call_te(fill, call.args[1], primfunc_name_hint="full")
 
 
 @register_legalize("relax.arange")
