@@ -6,7 +6,10 @@ the ``dtype=None`` defaults need no special handling here.
 
 from __future__ import annotations
 
-from .... import te, topi
+import numpy as np
+
+from .... import te, tirx, topi
+from ...expr import const
 from ...transform.legalize_ops.common import prim_value, register_legalize
 
 
@@ -58,6 +61,11 @@ def _full_like(bb, call):
 def _arange(bb, call):
     start, _stop, step = (prim_value(a) for a in call.args)  # the length is inferred
     dtype = call.ty.dtype
+    bounds = [prim_value(a) for a in call.args]
+    if all(isinstance(b, (tirx.IntImm, tirx.FloatImm)) for b in bounds):
+        # As TVM: constant bounds make a constant tensor.
+        start_v, stop_v, step_v = (b.value for b in bounds)
+        return const(np.arange(start_v, stop_v, step_v, dtype=str(dtype)), str(dtype))
     (length,) = call.ty.shape.values
 
     def arange():
