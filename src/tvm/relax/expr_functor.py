@@ -383,16 +383,6 @@ class ExprMutator(ExprFunctor):
             and ret_ty is op.ret_ty
         ):
             return op
-        body_ty = getattr(body, "ty", None)
-        if ret_ty is not None and body_ty is not None:
-            # Lazy: the analysis package imports this module (visitors).
-            from .analysis.type_analysis import is_base_of
-
-            # As TVM: a mutated function keeps its annotated return type only while the
-            # body's type is a base of it (the annotation is as or more specific); otherwise
-            # the return type is the body's (``R.Tensor(ndim=4)`` becomes the body's shape).
-            if not is_base_of(body_ty, ret_ty):
-                ret_ty = None
         return Function(params, body, ret_ty, op.is_pure, op.attrs, span=op.span)
 
     def visit_seq_expr_(self, op):
