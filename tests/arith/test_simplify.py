@@ -247,8 +247,11 @@ def test_conjunctions_and_disjunctions_of_one_difference():
 @pytest.mark.parametrize(
     "expr, text",
     [
-        (x >= y + 1, "y + 1 <= x"),
+        (x >= y + 1, "y < x"),
         (x > y, "y < x"),
+        (x > y + 1, "y + 1 < x"),
+        (x >= y - 1, "y <= x + 1"),
+        (x * 2 + 1 > y * 3 - 2, "y * 3 < x * 2 + 3"),
         (tirx.EQ(n - n, m), "m == T.int64(0)"),
         (tirx.NE(3, x), "x != 3"),
         (tirx.EQ(m, (n % 8) % 2), "m == n % T.int64(2)"),

@@ -90,7 +90,7 @@ def test_conv_bias_relu_run_row_by_row():
     out = schedule_prim_func(fused)
     # The bias add is inlined into the relu (rule 0): one nest computes max(conv + b, 0).
     assert "T_add" not in _block_names(out.body)
-    shared = _loop_sharing(out, {"conv", "compute"})
+    shared = _loop_sharing(out, {"conv2d_nchw", "compute"})
     assert len(shared) == 3
     assert shared[0].kind == ForKind.PARALLEL
     assert all(lp.kind == ForKind.SERIAL for lp in shared[1:])

@@ -309,3 +309,16 @@ def test_input_tensors_are_the_direct_reads_in_first_read_order():
     # The lowering still orders producers before consumers across the chain.
     func = te.create_prim_func([A, D])
     assert [b.name for b in func.body.block.alloc_buffers] == ["B"]
+
+
+def test_block_names_are_unique_as_tvm():
+    """Two computes of one name lower to blocks ``T_multiply`` and ``T_multiply_1``."""
+    from tvm import topi
+
+    x = te.placeholder((2, 3), name="x")
+    out = topi.multiply(topi.multiply(x, x), x)
+    func = te.create_prim_func([x, out])
+    import re
+
+    names = re.findall(r'T\.sblock\("(\w+)"\)', func.script())
+    assert names == ["root", "T_multiply", "T_multiply_1"]

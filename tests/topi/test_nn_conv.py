@@ -152,3 +152,33 @@ def test_conv2d_transpose_entry_points(run, rng):
                                                           "float32", (0, 0), 2), [x, w])
     np.testing.assert_allclose(out, conv_transpose_ref(x, w, (1, 1), (0, 0, 0, 0), (1, 1), 2,
                                                        (0, 0)), rtol=1e-4, atol=1e-5)
+
+
+def test_dilate_values_and_shape(run, rng):
+    x = rng.standard_normal((2, 3)).astype("float32")
+    X = te.placeholder(x.shape, name="X")
+    D = topi.nn.dilate(X, [1, 2], dilation_value=-1.0)
+    assert [int(s) for s in D.shape] == [2, 5]
+    expected = np.full((2, 5), -1.0, "float32")
+    expected[:, ::2] = x
+    np.testing.assert_array_equal(run([X], D, [x]), expected)
+    with pytest.raises(ValueError, match="2 strides"):
+        topi.nn.dilate(X, [2])
+
+
+def test_conv_stages_follow_topi():
+    """Stage and block names are TVM's: a pad copy even without padding, ``conv2d_nhwc`` with
+    reductions in layout order, and the four stages of a transposed convolution."""
+    X = te.placeholder((1, 4, 4, 2), name="X")
+    W = te.placeholder((3, 2, 2, 2), name="W")
+    out = topi.nn.conv(X, W, 1, 0, 1, 1, "NHWC", "OIHW")
+    assert out.op.name == "conv2d_nhwc"
+    assert out.op.input_tensors[0].op.name == "pad_temp"
+    assert [r.var.name for r in out.op.reduce_axis] == ["ry", "rx", "rc"]
+    Xc = te.placeholder((1, 4, 3, 3), name="Xc")
+    Wt = te.placeholder((4, 1, 2, 2), name="Wt")
+    assert topi.nn.conv(Xc, te.placeholder((2, 2, 2, 2), name="Wg"), 1, 0, 1, 2,
+                        "NCHW").op.name == "group_conv2d_nchw"
+    t = topi.nn.conv2d_transpose(Xc, Wt, (2, 2), (0, 0, 0, 0))
+    names = {s.op.name for s in t.op.input_tensors}
+    assert names == {"data_pad", "kernel_transform"}

@@ -137,26 +137,43 @@ class BoolRules:
     def simplify_compare(self, e):
         name = type(e).__name__
         if not int_kind(e.a.dtype):
-            return self.generic(e)
+            out = self.generic(e)
+            # TVM spells every ``a > b`` / ``a >= b`` as ``b < a`` / ``b <= a``, floats too.
+            kind = type(out).__name__
+            if kind in ("GT", "GE"):
+                return (self.E.LE if kind == "GE" else self.E.LT)(out.b, out.a)
+            return out
         sa, sb = self.to_sum(e.a), self.to_sum(e.b)
         diff = self.recombine(sa.plus(sb, -1))
         verdict = self.decide(name, diff)
         if verdict is not None:
             return self.E.IntImm("bool", int(verdict))
-        a, b = self.to_expr(sa), self.to_expr(sb)
         # Bounds that pin one side (TVM's RewriteSimplifier does the same): ``a <= b`` known
         # with ``a >= b`` is ``a == b``; ``a != b`` known with ``a >= b`` is ``b < a``.
         lo, hi = self.sum_bound(diff)
-        if name in ("LE", "GE") and (lo >= 0 if name == "LE" else hi <= 0):
-            name = "EQ"
-            if type(e).__name__ == "GE":  # ``a >= b`` is ``b <= a``, then ``b == a``
-                a, b = b, a
-        elif name == "NE" and (lo >= 0 or hi <= 0):
+        pinned = name in ("LE", "GE") and (lo >= 0 if name == "LE" else hi <= 0)
+        if name == "NE" and (lo >= 0 or hi <= 0):
+            a, b = self.to_expr(sa), self.to_expr(sb)
             return self.E.LT(b, a) if lo >= 0 else self.E.LT(a, b)
-        # TVM's spelling: ``a >= b`` is ``b <= a``, ``a > b`` is ``b < a``, and an equality
-        # keeps its constant on the right.
-        if name in ("GE", "GT"):
-            return (self.E.LE if name == "GE" else self.E.LT)(b, a)
+        if name in ("LT", "LE", "GT", "GE") and not pinned:
+            # TVM's spelling: ``a >= b`` is ``b <= a``, ``a > b`` is ``b < a``, constants
+            # moved to one side (``i + 1 <= j`` is ``i < j``).
+            if name in ("GE", "GT"):
+                sa, sb, name = sb, sa, ("LE" if name == "GE" else "LT")
+            if name == "LT":
+                strict, lhs, rhs = self._ordered_less(sa, sb)
+            else:  # a <= b is not (b < a)
+                strict, lhs, rhs = self._ordered_less(sb, sa)
+                strict, lhs, rhs = not strict, rhs, lhs
+            a, b = self.to_expr(lhs), self.to_expr(rhs)
+            if name == ("LT" if strict else "LE") and a is e.a and b is e.b:
+                return e
+            return (self.E.LT if strict else self.E.LE)(a, b)
+        a, b = self.to_expr(sa), self.to_expr(sb)
+        if pinned:
+            if name == "GE":  # ``a >= b`` is ``b <= a``, then ``b == a``
+                a, b = b, a
+            name = "EQ"
         if name in ("EQ", "NE") and isinstance(a, self.E.IntImm) and not isinstance(
             b, self.E.IntImm
         ):
@@ -164,6 +181,50 @@ class BoolRules:
         if a is e.a and b is e.b and name == type(e).__name__:
             return e
         return getattr(self.E, name)(a, b)
+
+
+    def _ordered_less(self, sa, sb):
+        """``(strict, lhs, rhs)``: ``sa < sb`` with constants merged as TVM merges them.
+
+        A constant side absorbs the other side's constant (``i + 1 < 29`` is ``i < 28``);
+        otherwise trailing constant offsets cancel (``i + 1 < j + 1`` is ``i < j``, ``i + 1 <
+        j + 2`` is ``i <= j``, ``i + 3 < j + 1`` is ``i + 2 < j``).
+        """
+        if sa.is_const and not sb.is_const:
+            return True, _with_const(sa, sa.const - sb.const), _with_const(sb, 0)
+        if sb.is_const and not sa.is_const:
+            return True, _with_const(sa, 0), _with_const(sb, sb.const - sa.const)
+        lo, ro = _trailing_const(sa), _trailing_const(sb)
+        if lo == 0 and ro == 0:
+            return True, sa, sb
+        diff = ro - lo
+        lhs, rhs = _with_const(sa, sa.const - lo), _with_const(sb, sb.const - ro)
+        if diff == 0:
+            return True, lhs, rhs
+        if diff == 1:
+            return False, lhs, rhs
+        if diff < 0 and ro != 0:
+            return True, _with_const(lhs, lhs.const - diff), rhs
+        if diff > 0 and lo != 0:
+            return True, lhs, _with_const(rhs, rhs.const + diff)
+        return True, sa, sb
+
+
+def _trailing_const(s) -> int:
+    """The constant of a Sum when its canonical expression ends with it (``x + 2``, ``x - n -
+    1``), else 0 (``3 - x``, ``k + 4 - n``): the offset TVM's rules can see."""
+    if s.is_const or s.const == 0:
+        return 0
+    coeffs = [c for c, _ in s.terms.values()]
+    if s.const < 0 or (all(c > 0 for c in coeffs)):
+        return s.const
+    return 0
+
+
+def _with_const(s, const):
+    out = s.copy()
+    out.const = const
+    return out
 
 
 _INF = math.inf

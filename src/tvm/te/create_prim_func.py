@@ -106,6 +106,16 @@ class _Lowering:
     def __init__(self, index_dtype_override):
         self.index_dtype = index_dtype_override
         self.buffers: dict = {}  # (id(op), value_index) -> Buffer
+        self.block_names: set = set()
+
+    def block_name(self, name):
+        """``name``, or ``name_1``, ``name_2``... when taken: block names are unique (TVM)."""
+        fresh, k = name, 0
+        while fresh in self.block_names:
+            k += 1
+            fresh = f"{name}_{k}"
+        self.block_names.add(fresh)
+        return fresh
 
     def shape(self, shape):
         if self.index_dtype is None:
@@ -134,7 +144,7 @@ class _Lowering:
             if buf is not placeholder:
                 remap[id(placeholder)] = buf
         body = _RemapBuffers(remap).visit_stmt(op.body) if remap else op.body
-        block = SBlock([], [], [], op.name, body,
+        block = SBlock([], [], [], self.block_name(op.name), body,
                        annotations=dict(op.attrs) if op.attrs else None)
         return SBlockRealize([], True, block)
 
@@ -199,7 +209,7 @@ class _Lowering:
             stmt = BufferStore(out_buf, self.lower_simplified(body, vmap), out_idx)
         # As TVM's te lowering: the output is not listed among the reads of its own update.
         reads, writes = infer_sblock_regions(stmt, exclude_written_from_reads=True)
-        name = op.name if op.num_outputs == 1 else f"{op.name}_v{index}"
+        name = self.block_name(op.name if op.num_outputs == 1 else f"{op.name}_v{index}")
         block = SBlock(block_ivs, reads, writes, name, stmt, init=init,
                        annotations=dict(op.attrs) if op.attrs else None)
         return SBlockRealize([lv for lv, _ in loops], True, block)

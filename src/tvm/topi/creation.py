@@ -105,11 +105,12 @@ def trilu(data, k, upper):
 
     def body(*i):
         row, col = i[-2], i[-1]
-        diag = row + as_index(k, row.dtype)
-        keep = _g.greater_equal(col, diag) if upper else _g.less_equal(col, diag)
+        # TVM's spelling: ``row <= col - k`` (upper) or ``row >= col - k`` (lower).
+        shifted = col - as_index(k, col.dtype)
+        keep = _g.less_equal(row, shifted) if upper else _g.greater_equal(row, shifted)
         return tirx.Select(keep, data(*i), zero)
 
-    return compute(data.shape, body, name="T_trilu", tag="elemwise")
+    return compute(data.shape, body, name="trilu", tag="elemwise")
 
 
 def tril(data, k=0):

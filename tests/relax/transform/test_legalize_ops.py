@@ -8,6 +8,7 @@ import warnings
 import numpy as np
 import pytest
 
+import tvm
 from tvm import relax, topi
 from tvm.ir.op import Op
 from tvm.relax.testing import evaluate
@@ -253,7 +254,7 @@ def test_every_library_op_has_a_rule_or_is_kept():
     assert missing == []
 
 
-def test_tensor_to_shape_and_back_become_vm_builtins():
+def test_tensor_to_shape_and_back_become_runtime_builtins():
     @I.ir_module
     class Before:
         @R.function
@@ -265,8 +266,25 @@ def test_tensor_to_shape_and_back_become_vm_builtins():
     after = relax.transform.LegalizeOps()(Before)
     text = after.script()
     assert 'R.call_pure_packed("vm.builtin.tensor_to_shape", t' in text
-    assert 'R.call_pure_packed("vm.builtin.shape_to_tensor", s' in text
+    # A shape of unknown values goes to TVM's runtime builtin; known values make a kernel.
+    assert 'R.call_pure_packed("relax.run.shape_to_tensor", s' in text
     assert str(after["main"].ret_ty) == 'R.Tensor((2,), dtype="int64")'
+    out = tvm.relax.VirtualMachine(tvm.compile(Before), tvm.cpu())["main"](
+        tvm.runtime.tensor(np.array([3, 5], "int64")))
+    np.testing.assert_array_equal(out.numpy(), [3, 5])
+
+
+def test_shape_to_tensor_of_known_values_is_a_kernel():
+    @I.ir_module
+    class Before:
+        @R.function
+        def main(x: R.Tensor(("m", 3), "float32")):
+            return R.shape_to_tensor(R.shape_of(x))
+
+    after = relax.transform.LegalizeOps()(Before)
+    assert "shape_to_tensor" in [gv.name_hint for gv in after.get_global_vars()]
+    out = evaluate(after, np.zeros((4, 3), "float32"))
+    np.testing.assert_array_equal(np.asarray(out), [4, 3])
 
 
 def _repeated_ops_module():
@@ -368,3 +386,26 @@ def test_repeated_calls_with_constants_and_shapes_reuse_with_the_same_result(mon
                 np.ones((2, 3)), np.ones((2, 3)), np.ones((3, 2))]
     for got, want in zip(outs, expected):
         np.testing.assert_allclose(got, want, rtol=1e-6)
+
+
+def test_like_ops_and_trilu_kernels_are_named_and_spelled_as_tvm():
+    """``full_like``/``ones_like`` kernels carry the plain op's name (TVM's), and trilu's
+    condition is simplified as TVM simplifies it (``v_i1 < v_i2`` for ``triu(k=1)``)."""
+
+    @I.ir_module
+    class Mod:
+        @R.function
+        def main(x: R.Tensor((2, 3), "float32"), v: R.Tensor((), "float32")):
+            a = R.full_like(x, v)
+            b = R.ones_like(x)
+            c = R.triu(x, k=1)
+            return (a, b, c)
+
+    mod = relax.transform.LegalizeOps()(Mod)
+    names = sorted(gv.name_hint for gv in mod.get_global_vars())
+    assert names == ["full", "main", "ones", "triu"]
+    assert re.search(r"T\.Select\(v_\w+0 < v_\w+1, ", mod["triu"].script())
+    x = np.arange(6, dtype="float32").reshape(2, 3)
+    out = evaluate(mod, x, np.array(2.5, "float32"))
+    np.testing.assert_array_equal(np.asarray(out[0]), np.full((2, 3), 2.5, "float32"))
+    np.testing.assert_array_equal(np.asarray(out[2]), np.triu(x, 1))

@@ -204,6 +204,11 @@ def tensor_to_shape(tensor):
     return tuple(int(v) for v in np.asarray(tensor).reshape(-1))
 
 
+def shape_to_tensor(shape):
+    """``relax.run.shape_to_tensor``: a shape as a 1-d int64 tensor."""
+    return np.array([int(d) for d in shape], dtype="int64")
+
+
 def _host_array(x):
     """A NumPy view (or copy, for a device tensor) of a tensor argument."""
     if isinstance(x, np.ndarray):
@@ -258,6 +263,7 @@ BUILTINS = {
     "vm.builtin.invoke_closure": invoke_closure,
     "vm.builtin.shape_of": shape_of,
     "vm.builtin.tensor_to_shape": tensor_to_shape,
+    "relax.run.shape_to_tensor": shape_to_tensor,
     "vm.builtin.copy": copy,
     "vm.builtin.reshape": reshape,
     "vm.builtin.to_device": to_device,

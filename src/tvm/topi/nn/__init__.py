@@ -17,6 +17,7 @@ from .conv import (  # noqa: F401
     group_conv2d_transpose_nchw,
 )
 from .dense import batch_matmul, dense, matmul  # noqa: F401
+from .dilate import dilate  # noqa: F401
 from .elemwise import (  # noqa: F401
     dropout,
     gelu,

@@ -13,7 +13,7 @@ axis, or ``before...`` then ``after...`` values (``(top, left, bottom, right)`` 
 
 from __future__ import annotations
 
-from ... import te, tirx
+from ... import te
 from ...tirx import generic as _g
 from ..utils import (
     as_index,
@@ -24,6 +24,7 @@ from ..utils import (
     reduce_axis,
     simplify,
 )
+from .dilate import dilate as _dilate
 from .pad import pad as _pad
 
 __all__ = [
@@ -90,19 +91,23 @@ def conv(inp, filt, stride, padding, dilation, groups, data_layout, kernel_layou
                          f"by groups {groups}")
     pad_b = [before[spatial.index(c)] if c in spatial else 0 for c in data_layout]
     pad_a = [after[spatial.index(c)] if c in spatial else 0 for c in data_layout]
-    padded = _pad(inp, pad_b, pad_a, 0.0, name="pad_temp") if any(pad_b + pad_a) else inp
+    # TVM pads even with zero widths (a ``pad_temp`` copy stage), so the TIR is topi's.
+    padded = _pad(inp, pad_b, pad_a, 0.0, name="pad_temp")
 
     out_size = {"N": dsize["N"], "C": out_ch}
     for s, c in enumerate(spatial):
         dtype = dsize[c].dtype
-        eff = const_like(dilations[s], dtype) * (ksize[c] - const_like(1, dtype)) + \
-            const_like(1, dtype)
-        span = dsize[c] + const_like(before[s] + after[s], dtype) - eff
+        span = dsize[c] - (ksize[c] - const_like(1, dtype)) * const_like(dilations[s], dtype) - \
+            const_like(1, dtype) + const_like(before[s], dtype) + const_like(after[s], dtype)
         out_size[c] = simplify(_g.floordiv(span, const_like(strides[s], dtype)) +
                                 const_like(1, dtype))
     shape = tuple(out_size[c] for c in data_layout)
-    rc = reduce_axis(per_group, "rc")
-    rk = {c: reduce_axis(ksize[c], f"r{c.lower()}") for c in spatial}
+    # TVM reduces over the data's channels per group (``c // groups``), not the kernel's I.
+    rc = reduce_axis(simplify(_g.floordiv(chan_in, const_like(groups, chan_in.dtype))), "rc")
+    # TVM's reduction names (ry, rx, rz by spatial position) and order (as in the layout).
+    rk = {c: reduce_axis(ksize[c], f"r{'yxz'[s] if s < 3 else s}")
+          for s, c in enumerate(spatial)}
+    reduce_order = [rc if c == "C" else rk[c] for c in data_layout if c != "N"]
 
     def body(*i):
         out = dict(zip(data_layout, i))
@@ -112,7 +117,8 @@ def conv(inp, filt, stride, padding, dilation, groups, data_layout, kernel_layou
         else:
             group_size = _g.floordiv(out_ch, const_like(groups, out_ch.dtype))
             chan = _g.floordiv(o, as_index(group_size, o.dtype)) * as_index(
-                per_group, o.dtype) + as_index(rc.var, o.dtype)
+                _g.floordiv(chan_in, const_like(groups, chan_in.dtype)), o.dtype) + as_index(
+                rc.var, o.dtype)
         data_idx = {"N": out["N"], "C": chan}
         kern_idx = {"O": o, "I": rc.var}
         for s, c in enumerate(spatial):
@@ -126,9 +132,10 @@ def conv(inp, filt, stride, padding, dilation, groups, data_layout, kernel_layou
             a = _g.cast(a, out_dtype)
         if w.dtype != out_dtype:
             w = _g.cast(w, out_dtype)
-        return te.sum(a * w, axis=[rc] + [rk[c] for c in spatial])
+        return te.sum(a * w, axis=reduce_order)
 
-    return te.compute(shape, body, name="conv", tag=f"conv{nsp}d_{data_layout.lower()}")
+    name = f"{'group_' if groups > 1 else ''}conv{nsp}d_{data_layout.lower()}"
+    return te.compute(shape, body, name=name, tag=name)
 
 
 def conv1d(data, kernel, strides=1, padding="VALID", dilation=1, groups=1, data_layout="NCW",
@@ -174,12 +181,12 @@ def group_conv2d_nchw(Input, Filter, stride, padding, dilation, groups,
 
 def conv2d_transpose(data, kernel, strides, padding, dilation=1, groups=1,
                      output_padding=(0, 0), out_dtype=None):
-    """Transposed 2-D convolution of NCHW ``data`` with an IOHW ``kernel``.
-
-    ``out[n, o, y, x] = sum data[n, c, i, j] * kernel[c, o', a, b]`` over
-    ``y + pad_top = i * stride + a * dilation`` (same for ``x``), within ``o``'s group. The
-    output extent is ``(h - 1) * stride - pad_before - pad_after + dilation * (k - 1) + 1 +
-    output_padding``.
+    """Transposed 2-D convolution of NCHW ``data`` with an IOHW ``kernel``, staged as TVM's
+    topi stages it: ``data_dilate`` (zeros between inputs, ``stride`` apart), ``data_pad``
+    (``k - 1 - pad`` on each side, plus ``output_padding`` after), ``kernel_transform`` (OIHW,
+    rotated by 180 degrees), then a direct convolution (``compute``). ``dilation`` dilates the
+    kernel first (``kernel_dilate``). The output extent is ``(h - 1) * stride - pad_before -
+    pad_after + dilation * (k - 1) + 1 + output_padding``.
     """
     if data.ndim != 4 or kernel.ndim != 4:
         raise ValueError("conv2d_transpose expects 4-D NCHW data and an IOHW kernel")
@@ -188,53 +195,50 @@ def conv2d_transpose(data, kernel, strides, padding, dilation=1, groups=1,
     dilations = expand_tuple(dilation, 2, "conv: dilation")
     opad = expand_tuple(output_padding, 2, "conv: output_padding")
     groups = get_const_int(groups)
-    n, c, h, w = data.shape
-    c_k, o_per_group, kh, kw = kernel.shape
-    before, after = get_pad_tuple(padding, [kh, kw])
+    c, c_k = data.shape[1], kernel.shape[0]
     if is_const_int(c) and is_const_int(c_k) and get_const_int(c) != get_const_int(c_k):
         raise ValueError(f"conv2d_transpose: data channels {get_const_int(c)} != kernel input "
                          f"channels {get_const_int(c_k)}")
-    sizes = []
-    for s, (extent, k) in enumerate(((h, kh), (w, kw))):
-        dt = extent.dtype
-        full = (extent - const_like(1, dt)) * const_like(strides[s], dt) + \
-            const_like(dilations[s], dt) * (k - const_like(1, dt)) + const_like(1, dt)
-        sizes.append(simplify(full - const_like(before[s] + after[s] - opad[s], dt)))
-    out_ch = simplify(o_per_group * const_like(groups, o_per_group.dtype))
-    c_per_group = _g.floordiv(c, const_like(groups, c.dtype))
-    rc = reduce_axis(c_per_group, "rc")
-    ra, rb = reduce_axis(kh, "ra"), reduce_axis(kw, "rb")
+    if any(d != 1 for d in dilations):
+        kernel = _dilate(kernel, [1, 1, *dilations], name="kernel_dilate")
+    _, o_per_group, kh, kw = kernel.shape
+    before, after = get_pad_tuple(padding, [kh, kw])
+    dilated = _dilate(data, [1, 1, *strides], name="data_dilate")
+    pad_b = [0, 0] + [simplify(k - const_like(1 + b, k.dtype)) for k, b in zip((kh, kw), before)]
+    pad_a = [0, 0] + [simplify(k - const_like(1 + a - p, k.dtype))
+                      for k, a, p in zip((kh, kw), after, opad)]
+    padded = _pad(dilated, pad_b, pad_a, 0.0, name="data_pad")
+    in_c = data.shape[1]
+    one = const_like(1, kh.dtype)
 
-    def body(nn, o, y, x):
-        g = _g.floordiv(o, as_index(o_per_group, o.dtype))
-        chan = g * as_index(c_per_group, o.dtype) + as_index(rc.var, o.dtype)
-        o_local = _g.floormod(o, as_index(o_per_group, o.dtype))
-        conds, src = [], []
-        for s, (pos, r, extent) in enumerate(((y, ra, h), (x, rb, w))):
-            dt = pos.dtype
-            full = pos + const_like(before[s], dt) - as_index(r.var, dt) * \
-                const_like(dilations[s], dt)
-            stride = const_like(strides[s], dt)
-            i = _g.floordiv(full, stride)
-            conds += [_g.equal(_g.floormod(full, stride), const_like(0, dt)),
-                      _g.greater_equal(full, const_like(0, dt)),
-                      _g.less(i, as_index(extent, dt))]
-            src.append(i)
-        inside = conds[0]
-        for cond in conds[1:]:
-            inside = _g.logical_and(inside, cond)
-        a = data(nn, chan, src[0], src[1])
-        wv = kernel(chan, o_local, ra.var, rb.var)
-        if a.dtype != out_dtype:
-            a = _g.cast(a, out_dtype)
-        if wv.dtype != out_dtype:
-            wv = _g.cast(wv, out_dtype)
-        # if_then_else: the data load is out of bounds where no input position maps here.
-        value = tirx.if_then_else(inside, a * wv, const_like(0, out_dtype))
-        return te.sum(value, axis=[rc, ra, rb])
+    # OIHW from IOHW, rotated by 180 degrees.
+    transformed = te.compute((o_per_group, in_c, kh, kw),
+                             lambda o, i, h, w: kernel(i, o, kh - one - h, kw - one - w),
+                             name="kernel_transform")
+    batch, chans, ph, pw = padded.shape
+    out_c = simplify(o_per_group * const_like(groups, o_per_group.dtype))
+    out_h, out_w = simplify(ph - kh + one), simplify(pw - kw + one)
+    c_group = chans if groups == 1 else _g.floordiv(chans, const_like(groups, chans.dtype))
+    dc = reduce_axis(c_group, "dc")
+    dh, dw = reduce_axis(kh, "dh"), reduce_axis(kw, "dw")
 
-    return te.compute((n, out_ch, sizes[0], sizes[1]), body, name="conv2d_transpose",
-                      tag="conv2d_transpose_nchw")
+    def cast(v):
+        return v if v.dtype == out_dtype else _g.cast(v, out_dtype)
+
+    if groups == 1:
+        def body(b, o, h, w):
+            return te.sum(cast(padded(b, dc.var, h + dh.var, w + dw.var))
+                          * cast(transformed(o, dc.var, dh.var, dw.var)), axis=[dc, dh, dw])
+        tag = "conv2d_transpose_nchw"
+    else:
+        def body(b, o, h, w):
+            per_out = _g.floordiv(out_c, const_like(groups, out_c.dtype))
+            chan = _g.floordiv(o, per_out) * c_group + dc.var
+            return te.sum(cast(padded(b, chan, h + dh.var, w + dw.var))
+                          * cast(transformed(_g.floormod(o, per_out), chan, dh.var, dw.var)),
+                          axis=[dc, dh, dw])
+        tag = "group_conv2d_transpose_nchw"
+    return te.compute((batch, out_c, out_h, out_w), body, tag=tag)
 
 
 def conv2d_transpose_nchw(Input, Filter, strides, padding, out_dtype,

@@ -45,10 +45,11 @@ def pad(data, pad_before, pad_after=None, pad_value=0.0, name="PadInput", attrs=
             if _is_zero(before[d]) and _is_zero(after[d]):
                 idx.append(v)
                 continue
-            src = v - before[d]
-            idx.append(src)
-            conds.append(_g.logical_and(_g.greater_equal(src, const_like(0, src.dtype)),
-                                        _g.less(src, data.shape[d])))
+            idx.append(v - before[d])
+            # TVM's spelling: ``v >= before`` and ``v < extent + before``, all conditions
+            # joined left to right (the simplifier turns them into ``1 <= v and v < 29``).
+            conds.append(_g.greater_equal(v, before[d]))
+            conds.append(_g.less(v, data.shape[d] + before[d]))
         if not conds:
             return data(*idx)
         inside = conds[0]

@@ -6,7 +6,10 @@ the ``dtype=None`` defaults need no special handling here.
 
 from __future__ import annotations
 
-from .... import te, topi
+import numpy as np
+
+from .... import te, tirx, topi
+from ...expr import const
 from ...transform.legalize_ops.common import prim_value, register_legalize
 
 
@@ -36,8 +39,9 @@ def _constant_fill(value, name):
 
 register_legalize("relax.ones", _constant_fill(1, "ones"))
 register_legalize("relax.zeros", _constant_fill(0, "zeros"))
-register_legalize("relax.ones_like", _constant_fill(1, "ones_like"))
-register_legalize("relax.zeros_like", _constant_fill(0, "zeros_like"))
+# TVM names the ``*_like`` kernels after the plain op.
+register_legalize("relax.ones_like", _constant_fill(1, "ones"))
+register_legalize("relax.zeros_like", _constant_fill(0, "zeros"))
 
 
 @register_legalize("relax.full")
@@ -49,14 +53,19 @@ def _full(bb, call):
 @register_legalize("relax.full_like")
 def _full_like(bb, call):
     shape, dtype = _out(call)
-    fill = _full_from(shape, dtype, "full_like")
-    return bb.call_te(fill, call.args[1], primfunc_name_hint="full_like")
+    fill = _full_from(shape, dtype, "full")
+    return bb.call_te(fill, call.args[1], primfunc_name_hint="full")
 
 
 @register_legalize("relax.arange")
 def _arange(bb, call):
     start, _stop, step = (prim_value(a) for a in call.args)  # the length is inferred
     dtype = call.ty.dtype
+    bounds = [prim_value(a) for a in call.args]
+    if all(isinstance(b, (tirx.IntImm, tirx.FloatImm)) for b in bounds):
+        # As TVM: constant bounds make a constant tensor.
+        start_v, stop_v, step_v = (b.value for b in bounds)
+        return const(np.arange(start_v, stop_v, step_v, dtype=str(dtype)), str(dtype))
     (length,) = call.ty.shape.values
 
     def arange():

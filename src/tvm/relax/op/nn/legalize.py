@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from .... import topi
+import math
+
+from .... import tirx, topi
 from ....topi import nn as tnn
 from ...transform.legalize_ops.common import call_topi, call_topi_with_attrs, register_legalize
 from . import pooling_lower  # noqa: F401 - registers the 1-D/3-D pooling rules
@@ -12,8 +14,43 @@ def _ints(values):
     return [int(v) for v in values]
 
 
-for _name in ("relu", "gelu", "gelu_tanh", "silu"):
-    register_legalize(f"relax.nn.{_name}", call_topi(getattr(tnn, _name)))
+register_legalize("relax.nn.relu", call_topi(tnn.relu))
+
+
+# gelu, gelu_tanh and silu are composed of topi's elementwise computes, one stage each, as
+# TVM 0.27 legalizes them (so the kernels' TIR is TVM's: T_multiply, compute, T_add, ...).
+def _gelu(x):
+    dtype = x.dtype
+    erf_in = topi.multiply(x, tirx.const(0.5**0.5, dtype))
+    if dtype == "float16":  # erf in float32, as TVM
+        erf = topi.cast(topi.erf(topi.cast(erf_in, "float32")), "float16")
+    else:
+        erf = topi.erf(erf_in)
+    half = tirx.const(0.5, dtype)
+    return topi.multiply(x, topi.add(half, topi.multiply(erf, half)))
+
+
+def _gelu_tanh(x):
+    dtype = x.dtype
+
+    def c(v):
+        return tirx.const(v, dtype)
+
+    # Stages in TVM's order: 0.5 * x, sqrt(2 / pi) * x, 0.044715 * x * x, ...
+    half_x = topi.multiply(c(0.5), x)
+    scaled = topi.multiply(c(math.sqrt(2.0 / math.pi)), x)
+    cube = topi.multiply(topi.multiply(c(0.044715), x), x)
+    inner = topi.multiply(scaled, topi.add(c(1), cube))
+    return topi.multiply(half_x, topi.add(c(1.0), topi.tanh(inner)))
+
+
+def _silu(x):
+    return topi.multiply(x, topi.sigmoid(x))
+
+
+register_legalize("relax.nn.gelu", call_topi(_gelu, "gelu"))
+register_legalize("relax.nn.gelu_tanh", call_topi(_gelu_tanh, "gelu_tanh"))
+register_legalize("relax.nn.silu", call_topi(_silu, "silu"))
 
 
 def _relu6(x):
@@ -22,7 +59,8 @@ def _relu6(x):
 
 
 register_legalize("relax.nn.relu6", call_topi(_relu6, "relu6"))
-register_legalize("relax.nn.batch_flatten", call_topi(tnn.flatten, "batch_flatten"))
+# TVM legalizes batch_flatten to a reshape kernel, named so.
+register_legalize("relax.nn.batch_flatten", call_topi(tnn.flatten, "reshape"))
 
 
 @register_legalize("relax.nn.leakyrelu")
