@@ -17,6 +17,7 @@ An extension declares::
 from __future__ import annotations
 
 import os
+import threading
 import warnings
 
 __all__ = ["_BUILTIN_BACKENDS", "_autoload_backends", "_load_builtin_backends"]
@@ -58,7 +59,24 @@ def _autoload_backends() -> None:
     global _AUTO_LOAD_DONE
     if _AUTO_LOAD_DONE:
         return
-    _AUTO_LOAD_DONE = True
+    # Another thread waits for the first one's loads instead of going on without the
+    # backends (issue 22); the loading thread itself may come back here (re-entry).
+    with _AUTO_LOAD_LOCK:
+        if _AUTO_LOAD_DONE or _AUTO_LOAD_RUNNING:
+            return
+        _AUTO_LOAD_RUNNING.append(True)
+        try:
+            _autoload_locked()
+        finally:
+            _AUTO_LOAD_RUNNING.clear()
+            _AUTO_LOAD_DONE = True  # once, even when a load failed (it warned)
+
+
+_AUTO_LOAD_LOCK = threading.RLock()
+_AUTO_LOAD_RUNNING: list = []
+
+
+def _autoload_locked() -> None:
     if os.environ.get("TVM_DEVICE_BACKEND_AUTOLOAD", "1") == "0":
         return
 

@@ -12,6 +12,7 @@ import importlib
 import importlib.abc
 import importlib.util
 import sys
+import threading
 from types import ModuleType
 
 __all__ = ["is_loaded", "load"]
@@ -24,7 +25,10 @@ _ALIAS_PREFIX = "tvm.tirx."
 
 
 def is_loaded(name: str) -> bool:
-    """Whether the backend ``name`` has been loaded by :func:`load`."""
+    """Whether the backend ``name`` has been loaded by :func:`load` (registered completely)."""
+    if name in _REGISTERING:
+        with _LOAD_LOCK:  # wait for the thread registering it (or re-enter: it is ours)
+            pass
     return name in _LOADED_BACKENDS
 
 
@@ -41,8 +45,24 @@ def load(name: str) -> ModuleType:
         Whatever ``register_backend()`` raises; the backend is then left unloaded.
     """
     module = _LOADED_BACKENDS.get(name)
-    if module is not None:
+    if module is not None and name not in _REGISTERING:
         return module
+    with _LOAD_LOCK:  # another thread's load() finishes register() first
+        return _load_locked(name)
+
+
+# A backend is recorded in _LOADED_BACKENDS before its register_backend() runs (so that code
+# it runs may import it under tvm.tirx.<name>); until register() returns, its name is also in
+# _REGISTERING and other threads wait on the lock instead of using a half-registered backend
+# (issue 22).
+_LOAD_LOCK = threading.RLock()
+_REGISTERING: set = set()
+
+
+def _load_locked(name: str) -> ModuleType:
+    module = _LOADED_BACKENDS.get(name)
+    if module is not None:
+        return module  # loaded meanwhile, or by this thread's register() (re-entry)
     package_name = _BACKEND_PREFIX + name
     try:
         module = importlib.import_module(package_name)
@@ -65,6 +85,7 @@ def load(name: str) -> ModuleType:
         setattr(tirx, name, module)
         sys.modules[alias] = module
     _LOADED_BACKENDS[name] = module
+    _REGISTERING.add(name)
     try:
         register()
     except BaseException:
@@ -73,6 +94,8 @@ def load(name: str) -> ModuleType:
         if tirx is not None:
             _restore(tirx, name, previous_attr, alias, previous_module)
         raise
+    finally:
+        _REGISTERING.discard(name)
     _alias_loaded_submodules(name)
     return module
 

@@ -13,7 +13,8 @@ import json
 import threading
 from types import MappingProxyType
 
-from .kind import TargetKind, get_target_kind, list_kinds  # noqa: F401 - TVM exposes it here
+from .kind import TargetKind, get_target_kind, host_triple, list_kinds  # noqa: F401
+from .llvm_cpus import check_llvm_cpu
 from .tag import get_tag_config
 
 __all__ = ["Target"]
@@ -95,6 +96,10 @@ class Target:
             attrs[name] = _expect(value, known[name], name)
         for name, value in kind.defaults.items():
             attrs.setdefault(name, value)
+        if kind.name == "llvm" and (attrs.get("mcpu") or attrs.get("mattr")):
+            # An unknown -mcpu makes LLVM end the process when it compiles (issue 22).
+            check_llvm_cpu(attrs.get("mtriple") or host_triple(), attrs.get("mcpu", ""),
+                           attrs.get("mattr", ()))
         # Declaration order keeps str() stable however the options were written.
         ordered = {name: attrs[name] for name in known if name in attrs}
         setter = object.__setattr__

@@ -12,6 +12,7 @@ import functools
 import threading
 
 from ...target import Target
+from ...target.llvm_cpus import check_llvm_cpu
 
 # LLVM's global state (targets, the pass pipeline) is not safe to initialize twice concurrently.
 _LOCK = threading.RLock()
@@ -217,8 +218,14 @@ def target_machine(options: TargetOptions):
 
 
 def new_target_machine(options: TargetOptions):
-    """Create a new llvmlite ``TargetMachine`` for ``options``."""
+    """Create a new llvmlite ``TargetMachine`` for ``options``.
+
+    Raises ``ValueError`` for a CPU or feature name LLVM does not know, or options LLVM
+    would end the process on (``tvm.target.llvm_cpus.check_llvm_cpu``).
+    """
     llvm = llvm_binding()
+    if options.cpu or options.features:
+        check_llvm_cpu(options.resolved_triple(), options.cpu, options.features)
     target = llvm.Target.from_triple(options.resolved_triple())
     # PIC so the same machine code serves both the JIT and shared libraries.
     return target.create_target_machine(

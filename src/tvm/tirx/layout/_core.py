@@ -2,12 +2,13 @@
 
 Layout algorithms work on plain ``(extent, stride, axis)`` triples whose numbers are Python
 ints when constant and PrimExprs otherwise; proofs on symbolic values go through one shared
-:class:`tvm.arith.Analyzer`.
+:class:`tvm.arith.Analyzer` per thread.
 """
 
 from __future__ import annotations
 
 import numbers
+import threading
 
 from ...arith import Analyzer
 from ...ir.expr import PrimExpr
@@ -16,15 +17,19 @@ from ..generic import floordiv, floormod
 from ..op import abs as _abs
 from .axis import as_index_expr
 
-_ANALYZER = None
+_ANALYZERS = threading.local()
 
 
 def analyzer() -> Analyzer:
-    """The analyzer shared by the layout algebra."""
-    global _ANALYZER
-    if _ANALYZER is None:
-        _ANALYZER = Analyzer()
-    return _ANALYZER
+    """The analyzer the layout algebra of this thread shares.
+
+    One per thread: an Analyzer keeps bindings and caches that two threads compiling at
+    once must not share (issue 22's audit of lazily made process-wide objects).
+    """
+    made = getattr(_ANALYZERS, "analyzer", None)
+    if made is None:
+        made = _ANALYZERS.analyzer = Analyzer()
+    return made
 
 
 def num(value):

@@ -9,6 +9,7 @@ The default rules live in ``src/tvm/relax/op/<family>/legalize.py``.
 from __future__ import annotations
 
 import importlib
+import threading
 
 from ....ir.op import register_op_attr
 from ...expr import Constant, PrimValue, ShapeExpr, Tuple
@@ -34,19 +35,34 @@ RULE_FAMILIES = (
 
 LegalizeFunc = object  # rule(bb, call) -> Expr (a name TVM exports for annotations)
 
-_loaded = False
+# "loaded" is set only once every rule module imported; "loading" lets the importing thread
+# re-enter (the rule modules call register_legalize, which calls load_default_rules) while
+# other threads wait on the lock (issue 22: a second thread used to see "loaded" early and
+# found no rule for relax.matmul).
+_LOAD_STATE = {"loaded": False, "loading": False}
+_LOAD_LOCK = threading.RLock()
 
 
 def load_default_rules() -> None:
-    """Import every family's ``legalize.py`` once (their import registers the rules)."""
-    global _loaded
-    if _loaded:
+    """Import every family's ``legalize.py`` once (their import registers the rules).
+
+    Thread-safe: a thread that arrives while another imports the rules waits until all are
+    registered. When an import fails, the next call tries again.
+    """
+    if _LOAD_STATE["loaded"]:
         return
-    _loaded = True
-    for family in RULE_FAMILIES:
-        importlib.import_module(f"tvm.relax.op.{family}.legalize")
-    # The core ops of relax/op/base.py have no family folder: their rules live here.
-    importlib.import_module("tvm.relax.transform.legalize_ops.base")
+    with _LOAD_LOCK:
+        if _LOAD_STATE["loaded"] or _LOAD_STATE["loading"]:
+            return  # loaded meanwhile, or this thread is inside the imports below
+        _LOAD_STATE["loading"] = True
+        try:
+            for family in RULE_FAMILIES:
+                importlib.import_module(f"tvm.relax.op.{family}.legalize")
+            # The core ops of relax/op/base.py have no family folder: their rules live here.
+            importlib.import_module("tvm.relax.transform.legalize_ops.base")
+            _LOAD_STATE["loaded"] = True
+        finally:
+            _LOAD_STATE["loading"] = False
 
 
 def register_legalize(op_name: str, legal_func=None, level: int = 10):
