@@ -18,7 +18,7 @@ def _run(code, tmp_path, **env_extra):
     env.update(env_extra)
     script = tmp_path / "prog.py"
     script.write_text(textwrap.dedent(code))
-    proc = subprocess.run([sys.executable, str(script)], capture_output=True, text=True,
+    proc = subprocess.run([sys.executable, str(script)], capture_output=True, encoding="utf-8", errors="replace",
                           env=env, timeout=600, check=False)
     assert proc.returncode == 0, proc.stderr
     return proc.stdout.strip().splitlines()

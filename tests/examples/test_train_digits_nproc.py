@@ -16,7 +16,7 @@ def test_two_processes_train_the_mlp():
     proc = subprocess.run(
         [sys.executable, "-m", "tvm.examples.train_digits", "--nproc", "2", "--epochs", "3",
          "--quiet"],
-        capture_output=True, text=True, env=env, timeout=600, check=False)
+        capture_output=True, encoding="utf-8", errors="replace", env=env, timeout=600, check=False)
     assert proc.returncode == 0, proc.stderr[-3000:]
     out = proc.stdout
     assert "2 processes (16 examples each per step)" in out
@@ -29,7 +29,7 @@ def test_uneven_batch_fails_with_a_usage_error_on_every_rank():
     env = {k: v for k, v in os.environ.items() if k not in ("RANK", "WORLD_SIZE")}
     proc = subprocess.run(
         [sys.executable, "-m", "tvm.examples.train_digits", "--nproc", "2", "--batch-size",
-         "33"], capture_output=True, text=True, env=env, timeout=600, check=False)
+         "33"], capture_output=True, encoding="utf-8", errors="replace", env=env, timeout=600, check=False)
     assert proc.returncode == 1
     assert "--batch-size 33 does not split evenly over 2 processes" in proc.stderr
     assert "a training process failed" in proc.stderr

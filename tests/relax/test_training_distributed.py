@@ -42,7 +42,8 @@ def _launch(mode, out_dir, world, *extra, timeout=300):
                        MASTER_PORT=str(port), LOCAL_RANK=str(rank))
         procs.append(subprocess.Popen(
             [sys.executable, str(WORKER), mode, str(out_dir), *map(str, extra)],
-            env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True))
+            env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, encoding="utf-8",
+            errors="replace"))
     results = []
     for proc in procs:
         try:

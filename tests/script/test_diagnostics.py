@@ -221,9 +221,12 @@ def test_unknown_syntax_is_a_diagnostic():
     assert "While" in str(info.value)
 
 
-def test_python_syntax_error_propagates_as_syntax_error():
-    with pytest.raises(SyntaxError):
+def test_python_syntax_error_is_both_a_syntax_error_and_a_diagnostic():
+    with pytest.raises(SyntaxError) as info:  # what Apache TVM raises
         Source("def (:\n").as_ast()
+    assert isinstance(info.value, tvm.error.DiagnosticError)
+    assert str(info.value).startswith("error: invalid syntax\n --> ")
+    assert info.value.lineno == 1
 
 
 def test_ast_module_parse_is_plain_python_ast():

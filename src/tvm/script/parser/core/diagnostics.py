@@ -78,6 +78,14 @@ def _strip_indent(line: str, indent: int) -> str:
     return line[min(prefix, indent) :]
 
 
+class DiagnosticSyntaxError(DiagnosticError, SyntaxError):
+    """TVMScript text that is not Python: a ``DiagnosticError`` (the message underlines the
+    line, as every parse error) and a ``SyntaxError`` (what Apache TVM raises, so code that
+    catches that keeps working)."""
+
+    __str__ = DiagnosticError.__str__
+
+
 class Source:
     """The text being parsed and its position in the file it came from.
 
@@ -131,16 +139,21 @@ class Source:
 
     def as_ast(self) -> ast.AST:
         """Parse :attr:`source` into a Python ``ast.Module``; text that is not Python is a
-        ``DiagnosticError`` at the offending line (not a raw ``SyntaxError``)."""
+        :class:`DiagnosticSyntaxError` at the offending line: a ``DiagnosticError`` that is
+        also the ``SyntaxError`` Apache TVM raises there."""
         try:
             return ast.parse(self.source)
         except SyntaxError as err:
             line = self.start_line + max((err.lineno or 1) - 1, 0)
             column = (err.offset or 1) + self.start_column
             text = (err.text or "").rstrip("\n")
-            raise DiagnosticError(
+            error = DiagnosticSyntaxError(
                 f"error: {err.msg}\n --> {self.source_name}:{line}:{column}\n  |  {text}"
-            ) from None
+            )
+            error.msg, error.filename, error.lineno, error.offset = (
+                err.msg, self.source_name, line, column)
+            error.text = text
+            raise error from None
 
     def location(self, node) -> tuple[int, int, int, int]:
         """``(line, column, end_line, end_column)`` of ``node``, 1-based and absolute."""

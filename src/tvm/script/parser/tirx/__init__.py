@@ -254,8 +254,8 @@ def Let(expr, where):  # noqa: F811 - the keyword is `where` (shadows T.where he
     if not isinstance(where, dict) or len(where) != 1:
         raise ValueError(f"T.Let needs `where` with exactly one {{var: value}} entry, "
                          f"got {where!r}")
-    (var, value), = where.items()
-    return tirx.Let(var, value, expr)
+    (bound, value), = where.items()
+    return tirx.Let(bound, value, expr)
 
 
 def cast(value, dtype, span=None):
