@@ -13,6 +13,8 @@ __all__ = ["cpu_order", "default_num_threads", "l2_cache_bytes"]
 
 
 def _env_int(name: str) -> int | None:
+    """The positive integer in the environment variable `name`, else None (unset, not a number
+    or <= 0); shared with the thread pool."""
     value = os.environ.get(name, "").strip()
     try:
         number = int(value)

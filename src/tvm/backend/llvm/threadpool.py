@@ -38,7 +38,7 @@ import platform
 import sys
 import threading
 
-from ...runtime.cpu_topology import cpu_order, default_num_threads
+from ...runtime.cpu_topology import _env_int, cpu_order, default_num_threads
 from . import disk_cache
 
 LAUNCH_SYMBOL = "TVMBackendParallelLaunch"
@@ -805,15 +805,6 @@ def parallel_stub_ir() -> str:
     return _STUB_IR.format(launch=LAUNCH_SYMBOL, pointer=LAUNCH_POINTER_SYMBOL,
                            context=CONTEXT_SYMBOL,
                            serial=_SERIAL_LOOP.replace("%entry]", "%found_check]"))
-
-
-def _env_int(name: str) -> int | None:
-    value = os.environ.get(name, "").strip()
-    try:
-        number = int(value)
-    except ValueError:
-        return None
-    return number if number > 0 else None
 
 
 class _Pool:
