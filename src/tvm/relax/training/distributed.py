@@ -250,15 +250,7 @@ class DistributedTrainer(Trainer):
             return super().update(input_instances, targets)
         import time  # lazy: only timing
 
-        inputs = list(input_instances) if isinstance(input_instances, (list, tuple)) else [
-            input_instances]
-        targets = list(targets) if isinstance(targets, (list, tuple)) else [targets]
-        if len(inputs) != self._input_num:
-            raise ValueError(
-                f"DistributedTrainer.update: expected {self._input_num} inputs, got {len(inputs)}"
-            )
-        if self._uninitialized:
-            self._check_inited("DistributedTrainer.update")
+        inputs, targets = self._step_args("DistributedTrainer.update", input_instances, targets)
         if not self._synced:
             self._broadcast_state()
         out = self._adjoint(*inputs, *self._params, *self._states, *targets)

@@ -200,21 +200,25 @@ class Trainer:
         out = self._predict(*input_instances, *self._params, *self._states)
         return out[0] if self._state_num else out
 
+    def _step_args(self, method, input_instances, targets):
+        """``(inputs, targets)`` as lists (one value or a sequence each), checked: the number
+        of inputs, and parameters set."""
+        inputs = list(input_instances) if isinstance(input_instances, (list, tuple)) else [
+            input_instances]
+        targets = list(targets) if isinstance(targets, (list, tuple)) else [targets]
+        if len(inputs) != self._input_num:
+            raise ValueError(f"{method}: expected {self._input_num} inputs, got {len(inputs)}")
+        if self._uninitialized:
+            self._check_inited(method)
+        return inputs, targets
+
     def update(self, input_instances, targets):
         """One training step (forward, loss, gradient, optimizer); returns the loss tensor.
 
         The parameters, the optimizer state and the backbone states are replaced by their new
         values.
         """
-        inputs = list(input_instances) if isinstance(input_instances, (list, tuple)) else [
-            input_instances]
-        targets = list(targets) if isinstance(targets, (list, tuple)) else [targets]
-        if len(inputs) != self._input_num:
-            raise ValueError(
-                f"Trainer.update: expected {self._input_num} inputs, got {len(inputs)}"
-            )
-        if self._uninitialized:
-            self._check_inited("Trainer.update")
+        inputs, targets = self._step_args("Trainer.update", input_instances, targets)
         out = self._step(*inputs, *self._params, *self._states, *targets,
                          tuple(self._optim_state))
         self._params = list(out[1])
