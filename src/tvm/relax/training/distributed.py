@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import datetime
 import os
+import time
 
 import numpy as np
 
@@ -248,8 +249,6 @@ class DistributedTrainer(Trainer):
         """
         if self.world_size == 1:
             return super().update(input_instances, targets)
-        import time  # lazy: only timing
-
         inputs, targets = self._step_args("DistributedTrainer.update", input_instances, targets)
         if not self._synced:
             self._broadcast_state()
