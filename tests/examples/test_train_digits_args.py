@@ -34,3 +34,22 @@ def test_no_carriage_returns_into_a_pipe(capsys):
     out = capsys.readouterr().out
     assert "\r" not in out
     assert out.count("epoch  1/1 [########################] loss") == 1
+
+
+def test_device_target_without_its_device_says_what_is_missing(capsys):
+    """``--target cuda`` on a machine without CUDA: exit 1 with one line naming the missing
+    piece (the cuda-bindings package and its extra, or the driver), no traceback."""
+    from tvm.backend.cuda import driver
+
+    try:
+        driver.get_driver()
+    except RuntimeError:
+        pass
+    else:
+        pytest.skip("this machine has a CUDA driver")
+    assert train_digits.main(["--target", "cuda", "--epochs", "1", "--no-numpy",
+                              "--hidden", "8", "--batch-size", "64"]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith("train_digits: error: ")
+    assert "Traceback" not in err
+    assert ("pytvm-compiler[cuda]" in err) or ("no CUDA driver (libcuda.so.1) found" in err)

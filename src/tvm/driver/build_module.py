@@ -37,6 +37,7 @@ from ..ir.module import IRModule
 from ..ir.transform import PassContext
 from ..runtime.executable import Executable
 from ..runtime.module import Module
+from ..support.progress import delayed_spinner
 from ..support.recursion import deep_recursion
 from ..target import Target
 from ..tirx.analysis.symbols import exported_symbols
@@ -196,7 +197,8 @@ def _finalize(mod: IRModule, target: Target, finalize_host_passes) -> IRModule:
 def compile(mod, target=None, *, relax_pipeline="default", tir_pipeline="default"):
     """Compile a PrimFunc or an IRModule: a ``tvm.runtime.Executable`` for PrimFuncs, a Relax
     VM executable for a module with Relax functions (see :func:`compile_module`)."""
-    with deep_recursion("tvm.compile"):
+    # A spinner on a terminal's stderr once the compile has run 2 s (nothing into pipes/logs).
+    with deep_recursion("tvm.compile"), delayed_spinner("tvm.compile"):
         result = compile_module(mod, target, relax_pipeline=relax_pipeline,
                                 tir_pipeline=tir_pipeline)
     if not isinstance(result, Module):

@@ -24,6 +24,7 @@ from ..relax import pipeline as relax_pipelines
 from ..relax.expr import Function
 from ..relax.vm.codegen import compile_function
 from ..relax.vm.executable import Executable
+from ..support.progress import delayed_spinner
 from ..tirx.function import PrimFunc
 from ..tirx.stmt_functor import StmtVisitor
 from .build_module import as_target, gc_paused, host_target
@@ -105,7 +106,7 @@ def build(
     if prepare is not None:
         prepare(host)
     start = time.perf_counter()
-    with gc_paused():
+    with gc_paused(), delayed_spinner("relax.build"):  # shown on a terminal after 2 s
         mod = _lift_local_functions(mod)
         passes = _relax_pipeline(relax_pipeline)
         if passes is not None:

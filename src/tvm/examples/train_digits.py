@@ -15,17 +15,24 @@ checkpoints of the backbone so its backward pass keeps at most that many bytes o
 ``--nproc 2`` trains data-parallel on 2 processes (``relax.training.distributed``, gloo): it
 relaunches itself through PyTorch's elastic launcher, as ``torchrun --nproc-per-node 2 -m
 tvm.examples.train_digits`` does; each rank takes its share of every batch.
+
+Each epoch prints one line (loss, training and held-out accuracy); on a terminal a ``tqdm`` bar
+on standard error follows the steps of the epoch (nothing is drawn into pipes or logs).
+``--log-csv history.csv`` writes the per-epoch numbers, ``--plot loss.png`` saves the loss and
+accuracy curves (needs matplotlib: ``pip install 'pytvm-compiler[plot]'``).
 """
 
 from __future__ import annotations
 
 import argparse
+import csv
 import os
 import sys
 import time
 
 import numpy as np
 
+from ..support.progress import progress_bar
 from .numpy_steps import NumpyCNN, NumpyMLP
 
 FEATURES, CLASSES = 64, 10
@@ -38,7 +45,7 @@ def load_digits_split(seed: int):
     except ImportError:
         sys.exit(
             "train_digits needs scikit-learn for its bundled digits data: "
-            "pip install 'pytvm[examples]' (or pip install scikit-learn)"
+            "pip install 'pytvm-compiler[examples]' (or pip install scikit-learn)"
         )
     data = load_digits()
     x = (data.data / 16.0).astype("float32")
@@ -100,6 +107,56 @@ def make_optimizer(name: str, lr: float):
     if name == "momentum":
         return MomentumSGD(lr, momentum=0.9)
     return Adam(lr)
+
+
+#: Column names of ``--log-csv`` (one row per epoch; accuracies are fractions in [0, 1]).
+HISTORY_COLUMNS = ("epoch", "loss", "train_accuracy", "heldout_accuracy")
+
+
+def write_history_csv(path: str, history: list) -> None:
+    """Write ``history`` (rows of :data:`HISTORY_COLUMNS`) to the CSV file ``path``."""
+    with open(path, "w", newline="", encoding="utf-8") as out:
+        writer = csv.writer(out)
+        writer.writerow(HISTORY_COLUMNS)
+        for epoch, loss, train_acc, heldout_acc in history:
+            writer.writerow([epoch, f"{loss:.6f}", f"{train_acc:.6f}", f"{heldout_acc:.6f}"])
+
+
+def _require_matplotlib() -> None:
+    """Exit with the install command when matplotlib (the ``plot`` extra) is missing."""
+    try:
+        import matplotlib  # noqa: F401
+    except ImportError:
+        sys.exit(
+            "train_digits: --plot needs matplotlib, which is not installed: "
+            "pip install 'pytvm-compiler[plot]' (or pip install matplotlib)"
+        )
+
+
+def plot_history(path: str, history: list) -> None:
+    """Save the loss and accuracy curves of ``history`` (rows of :data:`HISTORY_COLUMNS`).
+
+    Left panel: training loss per epoch; right panel: training and held-out accuracy. The
+    format follows the file name's extension (``.png``, ``.svg``, ``.pdf``). Needs matplotlib
+    (the ``plot`` extra); uses its object API, so no GUI backend is touched.
+    """
+    _require_matplotlib()
+    from matplotlib.figure import Figure  # lazy: an optional extra
+
+    epochs = [row[0] for row in history]
+    fig = Figure(figsize=(9, 3.5), layout="constrained")
+    loss_ax, acc_ax = fig.subplots(1, 2)
+    loss_ax.plot(epochs, [row[1] for row in history], marker="o")
+    loss_ax.set_xlabel("epoch")
+    loss_ax.set_ylabel("training loss")
+    loss_ax.set_title("loss")
+    acc_ax.plot(epochs, [100 * row[2] for row in history], marker="o", label="training")
+    acc_ax.plot(epochs, [100 * row[3] for row in history], marker="s", label="held-out")
+    acc_ax.set_xlabel("epoch")
+    acc_ax.set_ylabel("accuracy (%)")
+    acc_ax.set_title("accuracy")
+    acc_ax.legend()
+    fig.savefig(path)
 
 
 def _bar(done, total, width=24):
@@ -188,7 +245,14 @@ def main(argv=None) -> int:
     parser.add_argument("--seed", type=int, default=0, help="data split and init seed (0)")
     parser.add_argument("--no-numpy", action="store_true",
                         help="skip the NumPy comparison step")
-    parser.add_argument("--quiet", action="store_true", help="no progress bar")
+    parser.add_argument("--quiet", action="store_true",
+                        help="no per-epoch lines and no progress bar")
+    parser.add_argument("--log-csv", default=None, metavar="FILE",
+                        help="write the per-epoch loss, training and held-out accuracy to FILE "
+                        "(CSV)")
+    parser.add_argument("--plot", default=None, metavar="FILE",
+                        help="save the loss and accuracy curves to FILE (e.g. loss.png; needs "
+                        "matplotlib: pip install 'pytvm-compiler[plot]')")
     parser.add_argument("--nproc", type=_positive(int), default=1,
                         help="data-parallel processes on this machine (1); 2 or more relaunch "
                         "through torch.distributed's launcher (needs PyTorch), like torchrun "
@@ -197,6 +261,8 @@ def main(argv=None) -> int:
                         help="define the model as a torch.nn.Module and import it through "
                         "relax.frontend.torch (needs PyTorch); compares with PyTorch eager")
     args = parser.parse_args(argv)
+    if args.plot is not None:
+        _require_matplotlib()  # before minutes of training, not after
     if args.nproc > 1 and "WORLD_SIZE" not in os.environ:
         return _launch_ranks(args.nproc, sys.argv[1:] if argv is None else list(argv))
     world, rank = _join_process_group()
@@ -284,12 +350,15 @@ def main(argv=None) -> int:
     rng = np.random.default_rng(args.seed)
     steps_per_epoch = len(x_train) // batch
     step_times = []
-    # The bar redraws itself with "\r" only on a terminal; a pipe or log gets one line per epoch.
-    live = sys.stdout.isatty()
-    home = "\r" if live else ""
+    history = []  # (epoch, loss, train accuracy, held-out accuracy)
+    measure = not args.quiet or args.plot is not None or args.log_csv is not None
     for epoch in range(epochs):
         order = rng.permutation(len(x_train))
         losses, hits, seen = [], 0, 0
+        # A tqdm bar on stderr only when it is a terminal (rank 0): pipes and logs get the
+        # one line per epoch printed below, never "\r" redraws.
+        bar = None if args.quiet or rank != 0 else progress_bar(
+            steps_per_epoch, f"epoch {epoch + 1:>2}/{epochs}", unit="step")
         for step in range(steps_per_epoch):
             idx = order[step * batch:(step + 1) * batch][rank * local:(rank + 1) * local]
             xb = np.ascontiguousarray(x_train[idx].reshape(shape))
@@ -298,23 +367,34 @@ def main(argv=None) -> int:
             loss = trainer.update(xb, yb)
             step_times.append(time.perf_counter() - t0)
             losses.append(float(loss.numpy()))
-            if args.quiet:
+            if not measure:
                 continue
             # Training accuracy of each batch right after its step (outside the timed call).
             hits += int((trainer.predict(xb).numpy().argmax(1) == yb).sum())
             seen += len(yb)
-            if live and (step % 16 == 0 or step == steps_per_epoch - 1):
-                print(f"\repoch {epoch + 1:>2}/{epochs} {_bar(step + 1, steps_per_epoch)} "
-                      f"loss {np.mean(losses):.4f} train accuracy {hits / seen:.1%}", end="",
-                      flush=True)
-        if not args.quiet:
+            if bar is not None:
+                bar.update(1)
+                if step % 16 == 0 or step == steps_per_epoch - 1:
+                    bar.set_postfix_str(f"loss {np.mean(losses):.4f} train accuracy "
+                                        f"{hits / seen:.1%}")
+        if bar is not None:
+            bar.close()
+        if measure:
             acc = _accuracy(trainer, x_test, y_test, local, shape)
-            print(f"{home}epoch {epoch + 1:>2}/{epochs} {_bar(1, 1)} loss {np.mean(losses):.4f} "
+            history.append((epoch + 1, float(np.mean(losses)), hits / seen, acc))
+        if not args.quiet:
+            print(f"epoch {epoch + 1:>2}/{epochs} {_bar(1, 1)} loss {np.mean(losses):.4f} "
                   f"train accuracy {hits / seen:.1%} held-out accuracy {acc:.1%}")
     accuracy = _accuracy(trainer, x_test, y_test, local, shape)
     ms = 1e3 * float(np.median(step_times))
     print(f"held-out accuracy: {accuracy:.2%}")
     print(f"pytvm step: {ms:.3f} ms (median of {len(step_times)} steps)")
+    if rank == 0 and args.log_csv is not None:
+        write_history_csv(args.log_csv, history)
+        print(f"per-epoch numbers: {args.log_csv}")
+    if rank == 0 and args.plot is not None:
+        plot_history(args.plot, history)
+        print(f"loss and accuracy curves: {args.plot}")
 
     if world > 1:
         print(f"all-reduce: {1e3 * trainer.allreduce_seconds / len(step_times):.3f} ms per step "

@@ -74,7 +74,7 @@ _DEVICE_TYPE_NAMES = {
 
 # The pip extra that provides each device type's backend, for the "not registered" message.
 _BACKEND_HINTS = {
-    2: "load the CUDA backend (pip install pytvm[cuda]; it registers itself on `import tvm`)",
+    2: "load the CUDA backend (pip install 'pytvm-compiler[cuda]'; it registers itself on `import tvm`)",
 }
 
 _TABLE: dict = {}

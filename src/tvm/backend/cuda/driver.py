@@ -34,7 +34,7 @@ __all__ = [
 
 NO_DRIVER_MESSAGE = "no CUDA driver (libcuda.so.1) found; CUDA source and cubins can still be built"
 NO_BINDINGS_MESSAGE = (
-    "the CUDA runtime needs the cuda-bindings package (pip install 'pytvm[cuda]', i.e. "
+    "the CUDA runtime needs the cuda-bindings package (pip install 'pytvm-compiler[cuda]', i.e. "
     "'cuda-bindings>=13,<14'); CUDA source and cubins can still be built without it"
 )
 

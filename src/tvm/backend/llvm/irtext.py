@@ -27,7 +27,7 @@ except ImportError as _err:  # a dependency of pytvm, but a venv can lose it
     raise ImportError(
         "the LLVM backend (CPU code generation) needs llvmlite, a dependency of pytvm that is "
         f"missing or broken here ({_err}); install it with pip install 'llvmlite>=0.49,<0.51' "
-        "or reinstall pytvm (pip install -e .)"
+        "or reinstall pytvm-compiler (pip install pytvm-compiler)"
     ) from _err
 from llvmlite.ir import (
     ArrayType,
