@@ -30,8 +30,10 @@ import logging
 import sys
 import threading
 import time
+from collections.abc import Callable, Iterator
+from typing import TYPE_CHECKING, Any, Union
 
-from ..backend import HOST_KIND, get_backend
+from ..backend import HOST_KIND, Backend, get_backend
 from ..ffi.structural import structural_equal, structural_hash
 from ..ir.module import IRModule
 from ..ir.transform import PassContext
@@ -43,9 +45,18 @@ from ..target import Target
 from ..tirx.analysis.symbols import exported_symbols
 from ..tirx.function import PrimFunc
 
+if TYPE_CHECKING:
+    from ..relax.vm.executable import Executable as RelaxExecutable
+    from ..target.target import TargetLike
+
+#: A TIR pipeline: a name of ``tvm.tirx.compilation_pipeline.PIPELINE_MAP`` (``"default"``: the
+#: backend's), a function ``target -> Pass``, or a Pass.
+TIRPipeline = Union[str, Callable[..., Any]]  # noqa: UP007 - evaluated at run time (3.10)
+
 __all__ = ["as_target", "build", "clear_cache", "compile", "compile_module", "host_target", "lower"]
 
-_CACHE: collections.OrderedDict = collections.OrderedDict()
+_CACHE: collections.OrderedDict[tuple[Any, ...], tuple[IRModule, Any]] = \
+    collections.OrderedDict()
 _CACHE_LOCK = threading.Lock()
 _CACHE_SIZE = 256
 
@@ -54,7 +65,7 @@ _CACHE_SIZE = 256
 logger = logging.getLogger(__name__)
 
 
-def _as_module(mod) -> IRModule:
+def _as_module(mod: PrimFunc | IRModule) -> IRModule:
     if isinstance(mod, PrimFunc):
         name = mod.get_attr("global_symbol") or "main"
         return IRModule({str(name): mod})
@@ -66,10 +77,10 @@ def _as_module(mod) -> IRModule:
 
 
 #: Normalised string targets (a Target is immutable): parsing is skipped on repeated builds.
-_TARGETS: dict = {}
+_TARGETS: dict[str, Target] = {}
 
 
-def as_target(target) -> Target:
+def as_target(target: TargetLike | None) -> Target:
     """``target`` as a ``tvm.target.Target``: None is ``llvm``; strings and dicts are parsed.
 
     The one place the driver interprets what users pass as ``target``; everything below gets
@@ -118,7 +129,8 @@ def _with_symbols(mod: IRModule) -> IRModule:
     return IRModule(funcs, attrs=mod.attrs) if changed else mod
 
 
-def lower(mod, target=None, tir_pipeline="default", default_schedule: bool = True) -> IRModule:
+def lower(mod: PrimFunc | IRModule, target: TargetLike | None = None,
+          tir_pipeline: TIRPipeline = "default", default_schedule: bool = True) -> IRModule:
     """Lower PrimFuncs to the form the code generators take (returns an ``IRModule``).
 
     Steps: for a device target, bind the target to every function without one and record
@@ -144,16 +156,17 @@ def lower(mod, target=None, tir_pipeline="default", default_schedule: bool = Tru
             from ..s_tir.default_schedule import apply_default_schedule
 
             mod = apply_default_schedule(mod, target)
-    if isinstance(tir_pipeline, str):
-        if tir_pipeline == "default":
-            tir_pipeline = backend.default_tir_pipeline
-        tir_pipeline = get_tir_pipeline(tir_pipeline)
-    passes = tir_pipeline(target) if not hasattr(tir_pipeline, "info") else tir_pipeline
-    mod = passes(mod)
-    return _finalize(mod, target, finalize_host_passes)
+    pipeline: Any = tir_pipeline
+    if isinstance(pipeline, str):
+        if pipeline == "default":
+            pipeline = backend.default_tir_pipeline
+        pipeline = get_tir_pipeline(pipeline)
+    passes: Any = pipeline(target) if not hasattr(pipeline, "info") else pipeline
+    lowered: IRModule = passes(mod)
+    return _finalize(lowered, target, finalize_host_passes)
 
 
-def _bind_device_target(mod: IRModule, target: Target, backend) -> IRModule:
+def _bind_device_target(mod: IRModule, target: Target, backend: Backend) -> IRModule:
     """Give functions without a ``target`` the device target, and mark the device type of
     the tensors they take (``tirx.arg_device_type``: the host launchers check it)."""
     funcs = {}
@@ -171,17 +184,19 @@ def _bind_device_target(mod: IRModule, target: Target, backend) -> IRModule:
     return IRModule(funcs, attrs=mod.attrs, global_infos=mod.global_infos)
 
 
-def _finalize(mod: IRModule, target: Target, finalize_host_passes) -> IRModule:
+def _finalize(mod: IRModule, target: Target, finalize_host_passes: Callable[[Target], Any]
+              ) -> IRModule:
     """Device kinds' ``finalize_passes`` on their functions, the host finalization on the rest."""
-    device: dict = {}  # kind -> (Target, {GlobalVar: PrimFunc})
+    device: dict[str, tuple[Target, dict[Any, Any]]] = {}  # kind -> (Target, {GlobalVar: PrimFunc})
     for gvar, func in mod.functions.items():
         dev = _device_target(func, target)
         if dev is not None:
             device.setdefault(dev.kind.name, (dev, {}))[1][gvar] = func
     if not device:
-        return finalize_host_passes(target)(mod)
-    done = set()
-    funcs = {}
+        finalized: IRModule = finalize_host_passes(target)(mod)
+        return finalized
+    done: set[Any] = set()
+    funcs: dict[Any, Any] = {}
     for dev, kind_funcs in device.values():
         passes = get_backend(dev).finalize_passes or finalize_host_passes
         part = passes(dev)(IRModule(kind_funcs, attrs=mod.attrs))
@@ -194,9 +209,37 @@ def _finalize(mod: IRModule, target: Target, finalize_host_passes) -> IRModule:
     return IRModule(funcs, attrs=mod.attrs, global_infos=mod.global_infos)
 
 
-def compile(mod, target=None, *, relax_pipeline="default", tir_pipeline="default"):
-    """Compile a PrimFunc or an IRModule: a ``tvm.runtime.Executable`` for PrimFuncs, a Relax
-    VM executable for a module with Relax functions (see :func:`compile_module`)."""
+def compile(
+    mod: PrimFunc | IRModule,
+    target: TargetLike | None = None,
+    *,
+    relax_pipeline: str | Any | None = "default",
+    tir_pipeline: TIRPipeline = "default",
+) -> Executable | RelaxExecutable:
+    """Compile a PrimFunc or an IRModule into something to run.
+
+    Parameters
+    ----------
+    mod : PrimFunc or IRModule
+        PrimFuncs only, or a module with Relax functions (built by ``relax.build``).
+    target : str, dict or Target, optional
+        ``"llvm"`` by default (see :func:`compile_module`).
+    relax_pipeline : str, Pass or None
+        For modules with Relax functions: passed to ``relax.build``.
+    tir_pipeline : str or callable
+        The TIR pipeline (see :func:`compile_module`).
+
+    Returns
+    -------
+    tvm.runtime.Executable or relax.Executable
+        A ``tvm.runtime.Executable`` for PrimFuncs (``ex["main"](*tensors)``), a Relax VM
+        executable for a module with Relax functions (run it with ``relax.VirtualMachine``).
+
+    Notes
+    -----
+    On a terminal, a compile that runs longer than 2 s shows a spinner on standard error
+    (``tvm.support.progress``); pipes and logs get nothing.
+    """
     # A spinner on a terminal's stderr once the compile has run 2 s (nothing into pipes/logs).
     with deep_recursion("tvm.compile"), delayed_spinner("tvm.compile"):
         result = compile_module(mod, target, relax_pipeline=relax_pipeline,
@@ -204,13 +247,20 @@ def compile(mod, target=None, *, relax_pipeline="default", tir_pipeline="default
     if not isinstance(result, Module):
         return result
     # One Executable per compiled module, so a compile-cache hit returns the same object.
-    executable = getattr(result, "_executable", None)
+    executable: Executable | None = getattr(result, "_executable", None)
     if executable is None:
-        executable = result._executable = Executable(result)
+        executable = Executable(result)
+        result._executable = executable  # type: ignore[attr-defined]  # cached on the Module
     return executable
 
 
-def compile_module(mod, target=None, *, relax_pipeline="default", tir_pipeline="default"):
+def compile_module(
+    mod: PrimFunc | IRModule,
+    target: TargetLike | None = None,
+    *,
+    relax_pipeline: str | Any | None = "default",
+    tir_pipeline: TIRPipeline = "default",
+) -> Module | RelaxExecutable:
     """Compile a PrimFunc or an IRModule of PrimFuncs into a ``tvm.runtime.Module``.
 
     Parameters
@@ -252,7 +302,7 @@ def compile_module(mod, target=None, *, relax_pipeline="default", tir_pipeline="
         from .relax_build import build as relax_build  # lazy: relax_build imports this module
 
         return relax_build(mod, target, relax_pipeline=relax_pipeline, tir_pipeline=tir_pipeline)
-    key = None
+    key: tuple[Any, ...] | None = None
     ctx = PassContext.current()
     if isinstance(tir_pipeline, str) and not ctx.instruments:
         # The pass context changes what the passes do, so it is part of the key; with
@@ -265,7 +315,8 @@ def compile_module(mod, target=None, *, relax_pipeline="default", tir_pipeline="
         if entry is not None and structural_equal(entry[0], mod):
             logger.debug("tvm.compile for %s: %d PrimFuncs, in-memory cache hit", target.kind.name,
                          len(mod.functions))
-            return entry[1]
+            cached: Module = entry[1]
+            return cached
     start = time.perf_counter()
     with gc_paused(), quick_thread_switches():
         result = _compile_prim_funcs(mod, target, tir_pipeline)
@@ -280,7 +331,7 @@ def compile_module(mod, target=None, *, relax_pipeline="default", tir_pipeline="
 
 
 @contextlib.contextmanager
-def gc_paused():
+def gc_paused() -> Iterator[None]:
     """Pause Python's cyclic garbage collector for a compilation (re-enabled on exit).
 
     Compiling allocates hundreds of thousands of short-lived objects (IR nodes, llvmlite
@@ -307,7 +358,7 @@ SWITCH_INTERVAL = 0.0002
 
 
 @contextlib.contextmanager
-def quick_thread_switches():
+def quick_thread_switches() -> Iterator[None]:
     """Shorten the interpreter's thread switch interval for a compilation (restored on exit).
 
     The LLVM compile threads call into LLVM through ctypes a few dozen times per part; each
@@ -327,7 +378,7 @@ def quick_thread_switches():
         sys.setswitchinterval(previous)
 
 
-def _compile_prim_funcs(mod, target, tir_pipeline):
+def _compile_prim_funcs(mod: IRModule, target: Target, tir_pipeline: TIRPipeline) -> Module:
     """Lower an IRModule of PrimFuncs and hand each function to the backend of its kind.
 
     The functions are split into parts (:func:`_partition`), lowered one part at a time as
@@ -343,16 +394,17 @@ def _compile_prim_funcs(mod, target, tir_pipeline):
     exported_symbols(mod)  # a clash between two parts would go unnoticed
     names = [gv.name_hint for gv in mod.functions]
     module_name = "_".join(names)[:64] or "pytvm"
-    device_funcs: dict = {}  # kind -> {GlobalVar: PrimFunc}
-    device_targets: dict = {}  # kind -> Target
+    device_funcs: dict[str, dict[Any, Any]] = {}  # kind -> {GlobalVar: PrimFunc}
+    device_targets: dict[str, Target] = {}  # kind -> Target
 
-    def host_parts():
+    def host_parts() -> Iterator[IRModule]:
         threads = _compile_threads(host_backend)
         # More parts than threads, each lowered on its own: the backend starts on the first
         # part while Python still lowers the others.
         for group in _partition(mod, PARTS_PER_THREAD * threads if threads > 1 else 1):
             lowered = lower(IRModule(group, attrs=mod.attrs), target, tir_pipeline)
-            host_funcs, part_devices = {}, {}
+            host_funcs: dict[Any, Any] = {}
+            part_devices: dict[Any, Any] = {}
             for gvar, func in lowered.functions.items():
                 device = _device_target(func, target)
                 if device is None:
@@ -368,7 +420,7 @@ def _compile_prim_funcs(mod, target, tir_pipeline):
                 yield IRModule(host_funcs, attrs=lowered.attrs)
 
     if host_backend.codegen_parts is not None:
-        host_mod = host_backend.codegen_parts(host_parts(), host, module_name)
+        host_mod: Module = host_backend.codegen_parts(host_parts(), host, module_name)
     else:
         parts = list(host_parts())
         merged = {gv: f for part in parts for gv, f in part.functions.items()}
@@ -398,7 +450,8 @@ def _compile_prim_funcs(mod, target, tir_pipeline):
     return root
 
 
-def _mark_device_hash(host_funcs: dict, device_funcs: dict, target: Target) -> dict:
+def _mark_device_hash(host_funcs: dict[Any, Any], device_funcs: dict[Any, Any],
+                      target: Target) -> dict[Any, Any]:
     """Host functions with ``tirx.device_module_hash``: a hash of the device code they call.
 
     The host backend names its callee slots after it (``tvm.backend.llvm.call_packed``), so
@@ -408,7 +461,7 @@ def _mark_device_hash(host_funcs: dict, device_funcs: dict, target: Target) -> d
     return {g: f.with_attr("tirx.device_module_hash", token) for g, f in host_funcs.items()}
 
 
-def _device_target(func, target: Target):
+def _device_target(func: Any, target: Target) -> Target | None:
     """The device target of a lowered function, or None for host code.
 
     A function's kind is that of its ``target`` attribute, else the build target's. It is
@@ -426,12 +479,12 @@ def _device_target(func, target: Target):
     return None if get_backend(own).host else own
 
 
-def _compile_threads(backend) -> int:
+def _compile_threads(backend: Backend) -> int:
     """How many threads the host backend compiles with (parts are sized to it)."""
-    return backend.compile_threads() if backend.compile_threads is not None else 1
+    return int(backend.compile_threads()) if backend.compile_threads is not None else 1
 
 
-def _partition(mod: IRModule, count: int) -> list:
+def _partition(mod: IRModule, count: int) -> list[dict[Any, Any]]:
     """Split the functions of ``mod`` into at most ``count`` groups of similar size.
 
     The size of a function is its number of TIR nodes (a proxy for the LLVM work); the
@@ -450,7 +503,7 @@ def _partition(mod: IRModule, count: int) -> list:
         counter = [0]
         post_order_visit(func.body, lambda _node, c=counter: c.__setitem__(0, c[0] + 1))
         sizes.append(counter[0])
-    groups = [[] for _ in range(count)]
+    groups: list[list[int]] = [[] for _ in range(count)]
     loads = [0] * count
     for index in sorted(range(len(items)), key=lambda i: (-sizes[i], i)):
         lightest = loads.index(min(loads))
@@ -461,7 +514,8 @@ def _partition(mod: IRModule, count: int) -> list:
     return [dict(items[i] for i in sorted(groups[g])) for g in order if groups[g]]
 
 
-def build(mod, target=None, pipeline="default"):
+def build(mod: PrimFunc | IRModule, target: TargetLike | None = None,
+          pipeline: TIRPipeline = "default") -> Module | RelaxExecutable:
     """``tvm.tirx.build``: compile TIR into a ``runtime.Module`` (:func:`compile_module` with
     ``tir_pipeline``; ``tvm.compile`` wraps the same module in an ``Executable``)."""
     with deep_recursion("tvm.tirx.build"):

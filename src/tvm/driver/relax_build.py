@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import logging
 import time
+from typing import TYPE_CHECKING, Any
 
 from ..backend import get_backend
 from ..ir.module import IRModule
@@ -27,8 +28,13 @@ from ..relax.vm.executable import Executable
 from ..support.progress import delayed_spinner
 from ..tirx.function import PrimFunc
 from ..tirx.stmt_functor import StmtVisitor
-from .build_module import as_target, gc_paused, host_target
+from .build_module import TIRPipeline, as_target, gc_paused, host_target
 from .build_module import compile_module as tir_compile
+
+if TYPE_CHECKING:
+    from ..ir.transform import Pass
+    from ..runtime.tensor import Tensor
+    from ..target.target import Target, TargetLike
 
 __all__ = ["build"]
 
@@ -36,24 +42,25 @@ __all__ = ["build"]
 logger = logging.getLogger(__name__)
 
 
-def _relax_pipeline(relax_pipeline):
+def _relax_pipeline(relax_pipeline: str | Pass | None) -> Pass | None:
     if relax_pipeline is None or relax_pipeline == "none":
         return None
     if isinstance(relax_pipeline, str):
-        return relax_pipelines.get_pipeline(relax_pipeline)
+        named: Pass = relax_pipelines.get_pipeline(relax_pipeline)
+        return named
     return relax_pipeline
 
 
 def build(
-    mod,
-    target=None,
-    params=None,
-    relax_pipeline="default",
-    tir_pipeline="default",
-    exec_mode="bytecode",
+    mod: IRModule | Function,
+    target: TargetLike | None = None,
+    params: dict[str, Any] | None = None,
+    relax_pipeline: str | Pass | None = "default",
+    tir_pipeline: TIRPipeline = "default",
+    exec_mode: str = "bytecode",
     *,
-    system_lib=None,
-):
+    system_lib: bool | None = None,
+) -> Executable:
     """Compile an IRModule with Relax functions into a :class:`relax.Executable`.
 
     Parameters
@@ -87,6 +94,11 @@ def build(
     -------
     relax.Executable
         Run it with ``relax.VirtualMachine(ex, tvm.cpu())``.
+
+    Notes
+    -----
+    On a terminal, a build that runs longer than 2 s shows a spinner on standard error
+    (``tvm.support.progress``); pipes and logs get nothing.
     """
     if not isinstance(mod, IRModule):
         if isinstance(mod, Function):
@@ -125,7 +137,7 @@ def build(
     return ex
 
 
-def _check_params(mod, params):
+def _check_params(mod: IRModule, params: dict[str, Any]) -> dict[str, Tensor]:
     """``params`` as TVM 0.27 takes them: main's parameter names -> runtime tensors (unbound)."""
     from ..runtime.tensor import Tensor, tensor
 
@@ -137,7 +149,7 @@ def _check_params(mod, params):
     if "main" not in mod:
         raise ValueError("relax.build: params= names parameters of 'main', which the module lacks")
     names = [p.name_hint for p in mod["main"].params]
-    out = {}
+    out: dict[str, Tensor] = {}
     for name, value in params.items():
         if name not in names:
             raise ValueError(
@@ -148,14 +160,18 @@ def _check_params(mod, params):
     return out
 
 
-def _lift_local_functions(mod):
+def _lift_local_functions(mod: IRModule) -> IRModule:
     """``LambdaLift`` when some function binds a local function (the VM runs lifted ones)."""
     from ..relax.transform.lambda_lift import LambdaLift, has_nested_function
 
-    return LambdaLift()(mod) if has_nested_function(mod) else mod
+    if not has_nested_function(mod):
+        return mod
+    lift: Any = LambdaLift()
+    lifted: IRModule = lift(mod)
+    return lifted
 
 
-def _build_executable(mod, target, tir_pipeline):
+def _build_executable(mod: IRModule, target: Target, tir_pipeline: TIRPipeline) -> Executable:
     prims = {
         gv: _unify_loop_dtypes(f) for gv, f in mod.functions.items() if isinstance(f, PrimFunc)
     }
@@ -173,7 +189,7 @@ def _build_executable(mod, target, tir_pipeline):
     return ex
 
 
-def _unify_loop_dtypes(func):
+def _unify_loop_dtypes(func: PrimFunc) -> PrimFunc:
     """Give every loop's ``min`` and ``extent`` the dtype of its loop variable.
 
     Workaround: te reduce axes built from ``range(0, K)`` with an int64 ``K`` carry an int32
@@ -186,7 +202,7 @@ def _unify_loop_dtypes(func):
     from ..tirx.stmt import For
     from ..tirx.stmt_functor import ir_transform
 
-    def fix(value, dtype):
+    def fix(value: Any, dtype: str) -> Any:
         if value.dtype == dtype:
             return value
         if isinstance(value, IntImm):
@@ -195,7 +211,7 @@ def _unify_loop_dtypes(func):
 
         return cast(value, dtype)
 
-    def post(stmt):
+    def post(stmt: Any) -> Any:
         if isinstance(stmt, For):
             dtype = stmt.loop_var.dtype
             if stmt.min.dtype == dtype and stmt.extent.dtype == dtype:
@@ -215,10 +231,13 @@ def _unify_loop_dtypes(func):
     if not _has_mixed_loop_dtypes(func.body):
         return func
     body = ir_transform(func.body, None, post, only_enable=["tirx.For", "s_tir.SBlock"])
-    return func if body is func.body else func.replace(body=body)
+    if body is func.body:
+        return func
+    replaced: PrimFunc = func.replace(body=body)
+    return replaced
 
 
-def _has_mixed_loop_dtypes(body) -> bool:
+def _has_mixed_loop_dtypes(body: Any) -> bool:
     """Whether a loop or block iterator of ``body`` has a bound of another dtype.
 
     Why: the rewrite above walks every expression; most kernels need nothing, and this
@@ -232,14 +251,14 @@ def _has_mixed_loop_dtypes(body) -> bool:
 class _MixedLoopDtypes(StmtVisitor):
     found = False
 
-    def visit_for_(self, op):
+    def visit_for_(self, op: Any) -> None:
         dtype = op.loop_var.dtype
         if op.min.dtype != dtype or op.extent.dtype != dtype:
             self.found = True
         elif not self.found:
             self.visit_stmt(op.body)
 
-    def visit_sblock_(self, op):
+    def visit_sblock_(self, op: Any) -> None:
         for iv in op.iter_vars:
             dom, dtype = iv.dom, iv.var.dtype
             if dom is not None and (dom.min.dtype != dtype or dom.extent.dtype != dtype):

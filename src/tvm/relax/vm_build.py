@@ -9,32 +9,42 @@ module forwards lazily. Other names (``vm_build._unify_loop_dtypes``, ...) are l
 from __future__ import annotations
 
 import importlib
+from types import ModuleType
+from typing import TYPE_CHECKING, Any
 
 from .pipeline import default_relax_pipeline
+
+if TYPE_CHECKING:  # names for annotations only
+    from ..ir.module import IRModule
+    from ..ir.transform import Pass
+    from ..target import Target
+    from .expr import Function
+    from .vm.exec_builder import ExecBuilder
+    from .vm.executable import Executable
 
 __all__ = ["build", "default_relax_pipeline"]
 
 
-def _driver():
+def _driver() -> ModuleType:
     # Lazy: tvm.driver is the top layer; importing it here at module level would invert them.
     return importlib.import_module("tvm.driver.relax_build")
 
 
 def build(
-    mod,
-    target=None,
-    params=None,
-    relax_pipeline="default",
-    tir_pipeline="default",
-    exec_mode="bytecode",
+    mod: IRModule | Function,
+    target: str | dict[str, Any] | Target | None = None,
+    params: dict[str, Any] | None = None,
+    relax_pipeline: str | Pass | None = "default",
+    tir_pipeline: str | Any = "default",
+    exec_mode: str = "bytecode",
     *,
-    system_lib=None,
-):
+    system_lib: bool | None = None,
+) -> Executable:
     """Compile an IRModule with Relax functions into a ``relax.Executable``.
 
     See :func:`tvm.driver.relax_build.build` for the parameters.
     """
-    return _driver().build(
+    result: Executable = _driver().build(
         mod,
         target,
         params,
@@ -43,9 +53,10 @@ def build(
         exec_mode,
         system_lib=system_lib,
     )
+    return result
 
 
-def _vmcodegen(builder, mod, exec_mode="bytecode"):
+def _vmcodegen(builder: ExecBuilder, mod: IRModule, exec_mode: str = "bytecode") -> Any:
     """Hand the Relax functions of ``mod`` to ``builder`` (a :class:`relax.ExecBuilder`);
     return the module of the other functions (PrimFuncs) for :func:`_vmlink`.
 
@@ -58,8 +69,10 @@ def _vmcodegen(builder, mod, exec_mode="bytecode"):
     return builder.add_module(mod)
 
 
-def _vmlink(builder, target, tir_mod=None, tir_pipeline="default", ext_libs=None, params=None,
-            *, system_lib=None):
+def _vmlink(builder: ExecBuilder, target: str | dict[str, Any] | Target | None,
+            tir_mod: IRModule | None = None, tir_pipeline: str | Any = "default",
+            ext_libs: list[Any] | None = None, params: dict[str, Any] | None = None,
+            *, system_lib: bool | None = None) -> Executable:
     """Compile ``tir_mod`` for ``target`` and link it with the functions in ``builder``
     into a ``relax.Executable``."""
     if ext_libs:
@@ -92,7 +105,7 @@ def _vmlink(builder, target, tir_mod=None, tir_pipeline="default", ext_libs=None
     return ex
 
 
-def __getattr__(name):
+def __getattr__(name: str) -> Any:
     if name.startswith("__"):  # import machinery probes (__path__, ...): not forwarded
         raise AttributeError(f"module 'tvm.relax.vm_build' has no attribute {name!r}")
     try:

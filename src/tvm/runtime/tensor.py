@@ -22,6 +22,7 @@ supported. Device tensors must be compact (row-major, no strides) to be copied.
 from __future__ import annotations
 
 import contextlib
+from typing import Any, cast
 
 import numpy as np
 import tvm_ffi
@@ -59,7 +60,8 @@ class Tensor(_ffi_core.Tensor):
         """A NumPy copy of the contents (copied from the device for device tensors)."""
         if self.device.dlpack_device_type() != _KDLCPU:
             return _device_to_numpy(self)
-        return self._host_view().copy()
+        copied: np.ndarray = self._host_view().copy()
+        return copied
 
     def _host_view(self) -> np.ndarray:
         """A NumPy view sharing this tensor's memory (CPU tensors only)."""
@@ -69,10 +71,11 @@ class Tensor(_ffi_core.Tensor):
             )
         name = str(self.dtype)
         if name in _ML_DTYPE_NAMES:
-            return _dlpack.to_numpy_view(self, _numpy_dtype(name))
+            shared: np.ndarray = _dlpack.to_numpy_view(self, _numpy_dtype(name))
+            return shared
         return np.from_dlpack(self)
 
-    def copyfrom(self, source) -> Tensor:
+    def copyfrom(self, source: Any) -> Tensor:
         """Copy ``source`` (a NumPy array, list or Tensor) into this tensor; returns self."""
         if self.device.dlpack_device_type() != _KDLCPU:
             _copy_into_device_tensor(self, source)
@@ -91,7 +94,7 @@ class Tensor(_ffi_core.Tensor):
         view[...] = source.astype(view.dtype, copy=False)
         return self
 
-    def __setitem__(self, key, value):
+    def __setitem__(self, key: Any, value: Any) -> None:
         """``tensor[:] = value`` copies a NumPy array or Tensor in (the only form supported)."""
         if not isinstance(key, slice) or key != slice(None):
             raise ValueError(
@@ -103,10 +106,10 @@ class Tensor(_ffi_core.Tensor):
             )
         self.copyfrom(value)
 
-    def copyto(self, target):
+    def copyto(self, target: Tensor | Device | _ffi_core.Tensor | _ffi_core.Device) -> Tensor:
         """Copy into a Tensor (returns it) or onto a Device (returns a new Tensor)."""
         if isinstance(target, _ffi_core.Tensor):
-            return target.copyfrom(self)
+            return cast(Tensor, target).copyfrom(self)
         if isinstance(target, _ffi_core.Device):
             if (
                 self.device.dlpack_device_type() == _KDLCPU
@@ -117,7 +120,7 @@ class Tensor(_ffi_core.Tensor):
             return result.copyfrom(self)
         raise TypeError(f"copyto expects a Tensor or a Device, got {type(target).__name__}")
 
-    def __array__(self, dtype=None, copy=None):
+    def __array__(self, dtype: Any = None, copy: bool | None = None) -> np.ndarray:
         if self.device.dlpack_device_type() != _KDLCPU:
             array = self.numpy()
             return array.astype(dtype) if dtype is not None else array
@@ -126,13 +129,13 @@ class Tensor(_ffi_core.Tensor):
             array = array.astype(dtype)
         return array.copy() if copy else array
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         head = f"<tvm.runtime.Tensor shape={tuple(self.shape)}, {self.device}>"
         if self.device.type != "cpu":
             return head
         return f"{head}\n{self.numpy()!r}"
 
-    def __str__(self):
+    def __str__(self) -> str:
         return str(self.numpy()) if self.device.type == "cpu" else repr(self)
 
 
@@ -142,13 +145,14 @@ _ffi_core._set_class_tensor(Tensor)
 _CPU0 = cpu(0)
 
 
-def _numpy_dtype(dtype) -> np.dtype:
+def _numpy_dtype(dtype: Any) -> np.dtype[Any]:
     """NumPy dtype for a dtype name (``"float32"``, ``"bfloat16"``) or a NumPy dtype."""
     name = str(dtype)
     if name in _ML_DTYPE_NAMES:
         import ml_dtypes  # only needed for these dtypes
 
-        return np.dtype(getattr(ml_dtypes, name))
+        ml_dtype: np.dtype[Any] = np.dtype(getattr(ml_dtypes, name))
+        return ml_dtype
     if isinstance(dtype, str) and name not in _TVM_SCALAR_NAMES:
         # Only TVM's spellings: NumPy would read codes such as "i4" with another meaning.
         raise TypeError(_unsupported_dtype_message(name))
@@ -179,15 +183,16 @@ def _wrap_host_array(array: np.ndarray) -> Tensor:
     if name in _ML_DTYPE_NAMES:
         info = tvm_ffi.dtype(name)
         storage = array.view(np.uint8 if dtype.itemsize == 1 else np.uint16)
-        return tvm_ffi.from_dlpack(_dlpack.export_array(storage, info.type_code, info.bits))
+        return cast(Tensor, tvm_ffi.from_dlpack(
+            _dlpack.export_array(storage, info.type_code, info.bits)))
     if dtype.kind not in _NUMPY_DLPACK_KINDS or dtype.itemsize > 8 or not dtype.isnative:
         raise TypeError(_unsupported_dtype_message(name))
     if not array.flags.writeable:
         array = array.copy()
-    return tvm_ffi.from_dlpack(array)
+    return cast(Tensor, tvm_ffi.from_dlpack(array))
 
 
-def _check_device(device) -> Device:
+def _check_device(device: _ffi_core.Device | str | None) -> _ffi_core.Device:
     if device is None:
         return _CPU0
     if isinstance(device, str):
@@ -197,7 +202,7 @@ def _check_device(device) -> Device:
     return device
 
 
-def tensor(arr, device=None, mem_scope=None) -> Tensor:
+def tensor(arr: Any, device: _ffi_core.Device | str | None = None, mem_scope: str | None = None) -> Tensor:
     """A new Tensor holding a copy of ``arr`` (NumPy array, list, scalar or Tensor).
 
     Parameters
@@ -236,7 +241,8 @@ def tensor(arr, device=None, mem_scope=None) -> Tensor:
     return _wrap_host_array(array)
 
 
-def empty(shape, dtype="float32", device=None, mem_scope=None) -> Tensor:
+def empty(shape: int | tuple[Any, ...] | list[Any], dtype: Any = "float32",
+          device: _ffi_core.Device | str | None = None, mem_scope: str | None = None) -> Tensor:
     """An uninitialized Tensor of the given shape and dtype (a dtype name or NumPy dtype)."""
     if mem_scope is not None:
         raise ValueError(f"mem_scope={mem_scope!r} is not supported yet (only None)")
@@ -260,14 +266,14 @@ class _DeviceAllocation:
 
     __slots__ = ("api", "device", "nbytes", "ptr")
 
-    def __init__(self, api, device, nbytes: int):
+    def __init__(self, api: Any, device: Any, nbytes: int) -> None:
         self.api = api
         self.device = device
         self.nbytes = nbytes
         self.ptr = None
         self.ptr = api.alloc(device, nbytes, 64)
 
-    def __del__(self):
+    def __del__(self) -> None:
         if self.ptr is None:
             return
         ptr, self.ptr = self.ptr, None
@@ -276,7 +282,7 @@ class _DeviceAllocation:
             self.api.free(self.device, ptr)
 
 
-def _dlpack_dtype(np_dtype: np.dtype) -> tuple:
+def _dlpack_dtype(np_dtype: np.dtype[Any]) -> tuple[int, int]:
     """``(type_code, bits)`` of a supported NumPy dtype; TypeError for unsupported ones."""
     name = np_dtype.name
     if name not in _ML_DTYPE_NAMES and (
@@ -287,7 +293,7 @@ def _dlpack_dtype(np_dtype: np.dtype) -> tuple:
     return info.type_code, info.bits
 
 
-def _device_empty(shape: tuple, np_dtype: np.dtype, device) -> Tensor:
+def _device_empty(shape: tuple[int, ...], np_dtype: np.dtype[Any], device: Any) -> Tensor:
     """An uninitialized compact tensor on a non-CPU device."""
     api = _device_api.get_device_api(device.dlpack_device_type())
     type_code, bits = _dlpack_dtype(np.dtype(np_dtype))
@@ -303,17 +309,17 @@ def _device_empty(shape: tuple, np_dtype: np.dtype, device) -> Tensor:
         (device.dlpack_device_type(), device.index),
         owner=allocation,
     )
-    return tvm_ffi.from_dlpack(producer)
+    return cast(Tensor, tvm_ffi.from_dlpack(producer))
 
 
-def _nbytes(t) -> int:
+def _nbytes(t: Any) -> int:
     count = 1
     for dim in t.shape:
         count *= dim
     return count * _numpy_dtype(str(t.dtype)).itemsize
 
 
-def _require_compact(t, what: str) -> None:
+def _require_compact(t: Any, what: str) -> None:
     if not t.is_contiguous():
         raise ValueError(
             f"{what}: the tensor on {t.device} is not compact (strides {tuple(t.strides)}); "
@@ -321,14 +327,14 @@ def _require_compact(t, what: str) -> None:
         )
 
 
-def _host_to_device(array: np.ndarray, target) -> None:
+def _host_to_device(array: np.ndarray, target: Any) -> None:
     """Copy a C-contiguous host array into a compact device tensor of the same size."""
     api = _device_api.get_device_api(target.device.dlpack_device_type())
     if array.size:
         api.copy(array.ctypes.data, _CPU0, target.data_ptr(), target.device, array.nbytes)
 
 
-def _device_to_numpy(t) -> np.ndarray:
+def _device_to_numpy(t: Any) -> np.ndarray:
     _require_compact(t, "numpy()")
     np_dtype = _numpy_dtype(str(t.dtype))
     result = np.empty(tuple(t.shape), dtype=np_dtype)
@@ -338,7 +344,7 @@ def _device_to_numpy(t) -> np.ndarray:
     return result
 
 
-def _copy_into_device_tensor(target, source, host_target: bool = False) -> None:
+def _copy_into_device_tensor(target: Any, source: Any, host_target: bool = False) -> None:
     """``target.copyfrom(source)`` when either side is on a device.
 
     A device-to-device copy goes through the destination's device API (or the source's
@@ -370,7 +376,8 @@ def _copy_into_device_tensor(target, source, host_target: bool = False) -> None:
     _host_to_device(np.ascontiguousarray(source.astype(np_dtype, copy=False)), target)
 
 
-def from_dlpack(ext_tensor, require_alignment: int = 0, require_contiguous: bool = False):
+def from_dlpack(ext_tensor: Any, require_alignment: int = 0,
+                require_contiguous: bool = False) -> Tensor:
     """Share the memory of any DLPack producer (NumPy, PyTorch, CuPy...) as a :class:`Tensor`.
 
     Device memory is shared too, without a copy: ``from_dlpack(torch_cuda_tensor)`` is a
@@ -385,6 +392,6 @@ def from_dlpack(ext_tensor, require_alignment: int = 0, require_contiguous: bool
                 "C-contiguous (np.ascontiguousarray copies it; tvm.runtime.tensor copies too)"
             )
         return _wrap_host_array(ext_tensor)
-    return tvm_ffi.from_dlpack(
+    return cast(Tensor, tvm_ffi.from_dlpack(
         ext_tensor, require_alignment=require_alignment, require_contiguous=require_contiguous
-    )
+    ))

@@ -11,19 +11,27 @@ from __future__ import annotations
 
 import json
 import threading
-from types import MappingProxyType
+from types import MappingProxyType, TracebackType
+from typing import TYPE_CHECKING, Any, Literal, Union, overload
 
-from .kind import TargetKind, get_target_kind, host_triple, list_kinds  # noqa: F401
+from .kind import TargetKind, get_target_kind, host_triple, list_kinds
 from .llvm_cpus import check_llvm_cpu
 from .tag import get_tag_config
 
+if TYPE_CHECKING:
+    from typing_extensions import Self
+
 __all__ = ["Target"]
+
+#: What the ``Target`` constructor (and ``tvm.compile``'s ``target=``) accepts: a kind or tag
+#: name or command-line string, a config dict (or its JSON text), or a Target.
+TargetLike = Union[str, dict[str, Any], "Target"]
 
 _BOOL_TEXT = {"true": True, "1": True, "false": False, "0": False}
 
 
 class _Context(threading.local):
-    def __init__(self):
+    def __init__(self) -> None:
         self.stack: list[Target] = []
 
 
@@ -58,8 +66,18 @@ class Target:
     """
 
     __slots__ = ("_attrs", "host", "keys", "kind", "tag")
+    _attrs: MappingProxyType[str, Any]
+    #: The host target of a device target, else None.
+    host: Target | None
+    #: Keys of the target (``("cpu",)``, ``("cuda", "gpu")``), used to pick schedules.
+    keys: tuple[str, ...]
+    #: The :class:`TargetKind` (``t.kind.name``: ``"llvm"``, ``"cuda"``, ...).
+    kind: TargetKind
+    #: The tag it was made from (``"nvidia/nvidia-h100"``), else ``""``.
+    tag: str
 
-    def __init__(self, target, host=None):
+    def __init__(self, target: TargetLike, host: TargetLike | None = None) -> None:
+        config: dict[str, Any]
         if isinstance(target, Target):
             config = target.export()
         elif isinstance(target, dict):
@@ -73,7 +91,7 @@ class Target:
         self._init_from_config(config, original=target)
 
     # --- construction -----------------------------------------------------------------------
-    def _init_from_config(self, config, original):
+    def _init_from_config(self, config: dict[str, Any], original: object) -> None:
         config = dict(config)
         if "kind" not in config:
             raise ValueError(f'Field "kind" is not found in target config {original!r}')
@@ -91,7 +109,7 @@ class Target:
         host = config.pop("host", None)
         if host is not None and not isinstance(host, Target):
             host = Target(host)
-        attrs = {}
+        attrs: dict[str, Any] = {}
         for name, value in config.items():
             attrs[name] = _expect(value, known[name], name)
         for name, value in kind.defaults.items():
@@ -109,16 +127,16 @@ class Target:
         setter(self, "host", host)
         setter(self, "_attrs", MappingProxyType(ordered))
 
-    def __setattr__(self, name, value):
+    def __setattr__(self, name: str, value: object) -> None:
         raise AttributeError("Target is immutable; build a new one (e.g. with_host)")
 
     # --- queries ---------------------------------------------------------------------------
     @property
-    def attrs(self):
+    def attrs(self) -> MappingProxyType[str, Any]:
         """The options set on this target (including kind defaults), read-only."""
         return self._attrs
 
-    def __getattr__(self, name):
+    def __getattr__(self, name: str) -> Any:
         attrs = object.__getattribute__(self, "_attrs")
         if name in attrs:
             return attrs[name]
@@ -126,30 +144,39 @@ class Target:
 
     def get_target_device_type(self) -> int:
         """The DLPack device type this target compiles for (1 CPU, 2 CUDA, ...)."""
-        return self._attrs.get("target_device_type", self.kind.default_device_type)
+        return int(self._attrs.get("target_device_type", self.kind.default_device_type))
 
-    def export(self) -> dict:
+    def export(self) -> dict[str, Any]:
         """The target as a config dict (``Target(t.export())`` rebuilds it)."""
-        config = {"kind": self.kind.name, "tag": self.tag, "keys": self.keys}
+        config: dict[str, Any] = {"kind": self.kind.name, "tag": self.tag, "keys": self.keys}
         if self.host is not None:
             config["host"] = self.host.export()
         config.update(self._attrs)
         return config
 
-    def with_host(self, host=None) -> Target:
+    def with_host(self, host: TargetLike | None = None) -> Target:
         """This target with ``host`` as its host target."""
         return Target(self, host=host)
 
     # --- context ---------------------------------------------------------------------------
-    def __enter__(self):
+    def __enter__(self) -> Self:
         _CONTEXT.stack.append(self)
         return self
 
-    def __exit__(self, exc_type, exc, tb):
+    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
+                 tb: TracebackType | None) -> None:
         _CONTEXT.stack.pop()
 
+    @overload
     @staticmethod
-    def current(allow_none: bool = True):
+    def current(allow_none: Literal[False]) -> Target: ...
+
+    @overload
+    @staticmethod
+    def current(allow_none: bool = True) -> Target | None: ...
+
+    @staticmethod
+    def current(allow_none: bool = True) -> Target | None:
         """The innermost target of the ``with target:`` blocks, or None.
 
         Raises ``ValueError`` when there is none and ``allow_none`` is False.
@@ -161,7 +188,7 @@ class Target:
         return None
 
     @staticmethod
-    def target_or_current(target):
+    def target_or_current(target: TargetLike | None) -> Target:
         """``Target(target)`` if given, else the current target (raises if neither)."""
         if target is None:
             return Target.current(allow_none=False)
@@ -173,25 +200,25 @@ class Target:
         return list_kinds()
 
     # --- text and comparison ----------------------------------------------------------------
-    def __str__(self):
+    def __str__(self) -> str:
         return json.dumps(_jsonable(self.export()), separators=(",", ":"))
 
     __repr__ = __str__
 
-    def __eq__(self, other):
+    def __eq__(self, other: object) -> bool:
         # Value equality (TVM compares handles); structural comparison of IR holding targets
         # relies on it.
         return isinstance(other, Target) and str(self) == str(other)
 
-    def __hash__(self):
+    def __hash__(self) -> int:
         return hash(str(self))
 
-    def __reduce__(self):
+    def __reduce__(self) -> tuple[type[Target], tuple[dict[str, Any]]]:
         return (Target, (self.export(),))
 
 
-def _jsonable(config):
-    out = {}
+def _jsonable(config: dict[str, Any]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
     for name, value in config.items():
         out[name] = list(value) if isinstance(value, tuple) else value
         if isinstance(value, dict):
@@ -199,7 +226,7 @@ def _jsonable(config):
     return out
 
 
-def _expect(value, type_name, option):
+def _expect(value: Any, type_name: str, option: str) -> Any:
     """Check (and normalize) an option value against its declared type."""
     if type_name == "str":
         ok = isinstance(value, str)
@@ -222,14 +249,15 @@ def _expect(value, type_name, option):
     return value
 
 
-def _parse_string(text: str) -> dict:
+def _parse_string(text: str) -> dict[str, Any]:
     """A target string (kind, tag, JSON or ``kind -opt=value ...``) as a config dict."""
     text = text.strip()
     if not text:
         raise ValueError("Target string is empty; expected a kind such as 'llvm'")
     if text.startswith("{"):
         try:
-            return json.loads(text)
+            config: dict[str, Any] = json.loads(text)
+            return config
         except json.JSONDecodeError as err:
             raise ValueError(f"Cannot parse target JSON {text!r}: {err}") from err
     head, *tokens = text.split()
@@ -255,7 +283,7 @@ def _parse_string(text: str) -> dict:
     return config
 
 
-def _parse_cli_value(raw: str, type_name: str, option: str):
+def _parse_cli_value(raw: str, type_name: str, option: str) -> int | bool | str | tuple[str, ...]:
     if type_name == "int":
         try:
             return int(raw)

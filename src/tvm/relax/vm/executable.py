@@ -13,6 +13,7 @@ import base64
 import binascii
 import hashlib
 import pickle
+from typing import Any
 
 from ...ir.module import IRModule
 from ...runtime.hooks import get_runtime_hook
@@ -42,7 +43,7 @@ class Executable:
     #: Whether ``relax.build(..., system_lib=True)`` made it (no effect on the kernels here).
     system_lib = False
     #: The ``tvm.target.Target`` it was built for (None for a loaded library).
-    target = None
+    target: Any = None
 
     def __init__(self, lib, codes, mod=None):
         self.lib = lib
