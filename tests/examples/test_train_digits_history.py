@@ -38,9 +38,9 @@ def test_csv_numbers_match_the_printed_epochs(tmp_path, capsys):
     assert train_digits.main(["--epochs", "1", "--no-numpy", "--hidden", "16",
                               "--log-csv", str(table)]) == 0
     out = capsys.readouterr().out
-    row = list(csv.reader(open(table, encoding="utf-8")))[1]
-    assert f"loss {float(row[1]):.4f} train accuracy {float(row[2]):.1%} held-out accuracy " \
-        f"{float(row[3]):.1%}" in out
+    row = table.read_text(encoding="utf-8").splitlines()[1].split(",")
+    assert (f"loss {float(row[1]):.4f} train accuracy {float(row[2]):.1%} held-out accuracy "
+            f"{float(row[3]):.1%}") in out
 
 
 def test_plot_without_matplotlib_names_the_extra(monkeypatch, tmp_path):

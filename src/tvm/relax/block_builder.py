@@ -20,7 +20,9 @@ Examples
 
 from __future__ import annotations
 
-from typing import ClassVar
+from collections.abc import Callable, Iterable, Mapping
+from types import TracebackType
+from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
 from ..error import InternalError
 from ..ffi.structural import structural_equal
@@ -32,14 +34,21 @@ from .expr import (
     BindingBlock,
     DataflowBlock,
     DataflowVar,
+    Expr,
     Function,
     MatchCast,
     SeqExpr,
     Tuple,
     Var,
+    VarBinding,
 )
 from .normalizer import Normalizer, _Frame
 from .ty import TensorType, Type
+
+if TYPE_CHECKING:
+    from typing_extensions import Self
+
+    from .expr import Call
 
 
 class BlockBuilderScopeError(ValueError, InternalError):
@@ -54,9 +63,10 @@ __all__ = ["BlockBuilder", "BlockBuilderScopeError"]
 class _FunctionScope:
     """``with bb.function(...)``: opens the function's first (non-dataflow) block."""
 
-    def __init__(self, bb, name, params, attrs, pure, private):
+    def __init__(self, bb: BlockBuilder, name: str, params: Var | Iterable[Var] | None,
+                 attrs: Mapping[str, Any] | None, pure: bool, private: bool) -> None:
         self._bb = bb
-        self._info = {
+        self._info: dict[str, Any] = {
             "name": name,
             "params": params,
             "attrs": attrs,
@@ -64,11 +74,12 @@ class _FunctionScope:
             "private": private,
         }
 
-    def __enter__(self):
+    def __enter__(self) -> Self:
         self._bb._begin_function(**self._info)
         return self
 
-    def __exit__(self, exc_type, exc, tb):
+    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
+                 tb: TracebackType | None) -> Literal[False]:
         bb = self._bb
         done = bb._func is None
         bb._abandon_function()
@@ -82,10 +93,10 @@ class _FunctionScope:
 class _DataflowScope:
     """``with bb.dataflow()``: a dataflow block inside a function scope."""
 
-    def __init__(self, bb):
+    def __init__(self, bb: BlockBuilder) -> None:
         self._bb = bb
 
-    def __enter__(self):
+    def __enter__(self) -> Self:
         bb = self._bb
         if bb._func is None:
             raise ValueError("bb.dataflow() must be used inside a bb.function(...) scope")
@@ -95,7 +106,8 @@ class _DataflowScope:
         bb._frames.append(_Frame(True))
         return self
 
-    def __exit__(self, exc_type, exc, tb):
+    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
+                 tb: TracebackType | None) -> Literal[False]:
         bb = self._bb
         if bb._func is None or not bb._frames:
             return False
@@ -107,16 +119,17 @@ class _DataflowScope:
 class _TestingScope:
     """``with bb.testing_scope(def_vars): ...`` (see :meth:`BlockBuilder.testing_scope`)."""
 
-    def __init__(self, bb, def_vars):
+    def __init__(self, bb: BlockBuilder, def_vars: list[Var]) -> None:
         self._bb = bb
         self._def_vars = def_vars
 
-    def __enter__(self):
+    def __enter__(self) -> Self:
         self._bb.begin_scope(self._def_vars)
         self._bb.begin_binding_block()
         return self
 
-    def __exit__(self, exc_type, exc, tb):
+    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
+                 tb: TracebackType | None) -> Literal[False]:
         self._bb.end_block()
         self._bb.end_scope()
         return False
@@ -131,32 +144,34 @@ class BlockBuilder(Normalizer):
         A module whose functions are visible to calls (the builder works on a copy).
     """
 
-    _stack: ClassVar[list] = []
+    _stack: ClassVar[list[BlockBuilder]] = []
 
-    def __init__(self, mod: IRModule | None = None):
+    def __init__(self, mod: IRModule | None = None) -> None:
         self._mod = mod.clone() if mod is not None else IRModule()
-        self._frames: list = []
-        self._tir_scopes: list = []
-        self._bindings: dict = {}
-        self._names: dict = {}
-        self._func = None
-        self._func_hashes = None  # dedup key -> [GlobalVar], built on first add_func
+        self._frames: list[_Frame] = []
+        self._tir_scopes: list[set[int]] = []
+        self._bindings: dict[Var, Expr] = {}
+        self._names: dict[str, int] = {}
+        self._func: dict[str, Any] | None = None
+        # dedup key -> [GlobalVar], built on first add_func
+        self._func_hashes: dict[tuple[Any, ...], list[GlobalVar]] | None = None
 
     # --- context ----------------------------------------------------------------------------
     @staticmethod
-    def current():
+    def current() -> BlockBuilder | None:
         """The innermost builder entered with ``with`` or inside a ``bb.function`` scope."""
         return BlockBuilder._stack[-1] if BlockBuilder._stack else None
 
-    def __enter__(self):
+    def __enter__(self) -> Self:
         BlockBuilder._stack.append(self)
         return self
 
-    def __exit__(self, exc_type, exc, tb):
+    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
+                 tb: TracebackType | None) -> Literal[False]:
         self._pop_current()
         return False
 
-    def _pop_current(self):
+    def _pop_current(self) -> None:
         """Remove this builder's innermost entry from the ``current()`` stack."""
         stack = BlockBuilder._stack
         for index in range(len(stack) - 1, -1, -1):
@@ -166,8 +181,13 @@ class BlockBuilder(Normalizer):
 
     # --- scopes -----------------------------------------------------------------------------
     def function(
-        self, name: str, params=None, attrs=None, pure: bool = True, private: bool = False
-    ):
+        self,
+        name: str,
+        params: Var | Iterable[Var] | None = None,
+        attrs: Mapping[str, Any] | None = None,
+        pure: bool = True,
+        private: bool = False,
+    ) -> _FunctionScope:
         """A function scope: ``with bb.function("main", [x, y]): ...``.
 
         The function is added to the module by :meth:`emit_func_output`. Unless ``private``,
@@ -177,11 +197,12 @@ class BlockBuilder(Normalizer):
             raise TypeError(f"bb.function name must be a str, got {name!r}")
         return _FunctionScope(self, name, params, attrs, pure, private)
 
-    def dataflow(self):
+    def dataflow(self) -> _DataflowScope:
         """A dataflow block scope inside a function: ``with bb.dataflow(): ...``."""
         return _DataflowScope(self)
 
-    def _begin_function(self, name, params, attrs, pure, private):
+    def _begin_function(self, name: str, params: Var | Iterable[Var] | None,
+                        attrs: Mapping[str, Any] | None, pure: bool, private: bool) -> None:
         if self._func is not None:
             raise BlockBuilderScopeError(
                 f"bb.function({name!r}) cannot be nested inside function {self._func['name']!r}"
@@ -202,7 +223,7 @@ class BlockBuilder(Normalizer):
         self._tir_scopes.append(self._param_scope(params))
         BlockBuilder._stack.append(self)
 
-    def _abandon_function(self):
+    def _abandon_function(self) -> None:
         """Leave the function scope (once: emit_func_output and the scope's exit both call)."""
         if self._func is None:
             return
@@ -213,7 +234,7 @@ class BlockBuilder(Normalizer):
             self._tir_scopes.pop()
 
     @staticmethod
-    def _check_params(params):
+    def _check_params(params: Iterable[Any] | None) -> None:
         for param in params or ():
             if not isinstance(param, Var):
                 raise TypeError(f"function params must be relax.Var, got {param!r}")
@@ -221,15 +242,21 @@ class BlockBuilder(Normalizer):
                 raise TypeError(f"function param {param.name_hint} has no type annotation")
 
     @staticmethod
-    def _param_scope(params):
+    def _param_scope(params: Iterable[Var] | None) -> set[int]:
         return {id(v) for p in params or () for v in tir_vars_in(p.ty)}
 
-    def _close_frame(self):
+    def _close_frame(self) -> None:
         """End the innermost frame of the function, keeping it as a block if non-empty."""
         frame = self._frames.pop()
         if frame.bindings:
-            block_cls = DataflowBlock if frame.is_dataflow else BindingBlock
-            self._func["blocks"].append(block_cls(frame.bindings))
+            block_cls: type[BindingBlock] = DataflowBlock if frame.is_dataflow else BindingBlock
+            self._function_info()["blocks"].append(block_cls(frame.bindings))
+
+    def _function_info(self) -> dict[str, Any]:
+        """The open function's parts (name, params, attrs, blocks...); inside a scope only."""
+        if self._func is None:
+            raise InternalError("BlockBuilder: no function scope is open")
+        return self._func
 
     # --- generic block API (used by mutators and tests) -------------------------------------
     def begin_dataflow_block(self) -> None:
@@ -240,14 +267,15 @@ class BlockBuilder(Normalizer):
         """Open a (non-dataflow) binding block; close it with :meth:`end_block`."""
         self._frames.append(_Frame(False))
 
-    def end_block(self):
+    def end_block(self) -> BindingBlock:
         """Close the innermost block and return it (a BindingBlock or DataflowBlock)."""
         frame = self._current_frame("end_block")
         self._frames.pop()
-        block_cls = DataflowBlock if frame.is_dataflow else BindingBlock
-        return block_cls(frame.bindings)
+        block_cls: type[BindingBlock] = DataflowBlock if frame.is_dataflow else BindingBlock
+        block = block_cls(frame.bindings)
+        return block
 
-    def begin_scope(self, params=None) -> None:
+    def begin_scope(self, params: Iterable[Var] | None = None) -> None:
         """Open a variable scope whose symbolic vars come from ``params``' annotations."""
         self._tir_scopes.append(self._param_scope(params))
 
@@ -258,7 +286,7 @@ class BlockBuilder(Normalizer):
         self._tir_scopes.pop()
 
     # --- emission ---------------------------------------------------------------------------
-    def emit(self, expr, name_hint: str = ""):
+    def emit(self, expr: Expr, name_hint: str = "") -> Var:
         """Normalize ``expr``, bind it to a fresh variable and return that variable.
 
         Inside a dataflow block the variable is a ``DataflowVar`` named ``lv``, ``lv1``, ...;
@@ -269,9 +297,10 @@ class BlockBuilder(Normalizer):
             raise TypeError(f"name_hint must be a str, got {name_hint!r}")
         self._current_frame()
         value = self.normalize(expr)
-        return self._emit_value(value, name_hint)
+        var: Var = self._emit_value(value, name_hint)
+        return var
 
-    def emit_output(self, output, name_hint: str = ""):
+    def emit_output(self, output: Expr | list[Expr] | tuple[Expr, ...], name_hint: str = "") -> Var:
         """Inside a dataflow block, bind ``output`` to a ``Var`` visible after the block."""
         frame = self._current_frame("emit_output")
         if not frame.is_dataflow:
@@ -279,11 +308,11 @@ class BlockBuilder(Normalizer):
         if isinstance(output, (list, tuple)):
             output = Tuple(list(output))
         value = self.normalize(output)
-        var = self._emit_value(value, name_hint, is_output=True)
+        var: Var = self._emit_value(value, name_hint, is_output=True)
         frame.outputs.append(var)
         return var
 
-    def match_cast(self, value, ty: Type, name_hint: str = ""):
+    def match_cast(self, value: Expr, ty: Type, name_hint: str = "") -> Var:
         """Bind ``R.match_cast(value, ty)`` to a fresh variable of type ``ty``."""
         if not isinstance(ty, Type):
             raise TypeError(f"match_cast expects a Type, got {ty!r}")
@@ -292,14 +321,14 @@ class BlockBuilder(Normalizer):
             self.normalize_argument(value) if isinstance(value, Tuple) else (self.normalize(value))
         )
         name = self._fresh_name(name_hint or ("lv" if frame.is_dataflow else "gv"))
-        var_cls = DataflowVar if frame.is_dataflow else Var
+        var_cls: type[Var] = DataflowVar if frame.is_dataflow else Var
         var = var_cls(name, ty)
         frame.bindings.append(MatchCast(var, value, ty))
         self._bindings[var] = value
         self._define_tir_vars(ty)
         return var
 
-    def emit_normalized(self, binding) -> None:
+    def emit_normalized(self, binding: VarBinding | MatchCast) -> None:
         """Append an already-normalized binding to the current block as is."""
         frame = self._current_frame("emit_normalized")
         frame.bindings.append(binding)
@@ -307,7 +336,8 @@ class BlockBuilder(Normalizer):
         if isinstance(binding, MatchCast):
             self._define_tir_vars(binding.ty)
 
-    def emit_func_output(self, output, params=None):
+    def emit_func_output(self, output: Expr | list[Expr] | tuple[Expr, ...],
+                         params: Var | Iterable[Var] | None = None) -> None:
         """Finish the current function with result ``output`` and add it to the module."""
         if self._func is None:
             raise BlockBuilderScopeError(
@@ -351,7 +381,7 @@ class BlockBuilder(Normalizer):
         """The module built so far (the builder's own module object)."""
         return self._mod
 
-    def add_func(self, func, func_name: str) -> GlobalVar:
+    def add_func(self, func: Any, func_name: str) -> GlobalVar:
         """Add ``func`` under a fresh name based on ``func_name``; return its GlobalVar.
 
         A function structurally equal to one already in the module is not added again: the
@@ -381,22 +411,24 @@ class BlockBuilder(Normalizer):
         self._func_hashes.setdefault(key, []).append(gvar)
         return gvar
 
-    def update_func(self, gv: GlobalVar, updated_func) -> None:
+    def update_func(self, gv: GlobalVar, updated_func: Any) -> None:
         """Replace the function of ``gv`` in the builder's module."""
         self._mod.update_func(gv, updated_func)
 
-    def lookup_binding(self, var):
+    def lookup_binding(self, var: Var) -> Expr | None:
         """The value bound to ``var`` by this builder, or None."""
         return self._bindings.get(var)
 
     def current_block_is_dataflow(self) -> bool:
+        """Whether the innermost open block is a dataflow block."""
         return bool(self._frames) and self._frames[-1].is_dataflow
 
     def get_unique_name(self, name_prefix: str) -> str:
         """A fresh name from this builder's name table (``x``, then ``x1``, ``x2``...)."""
-        return self._fresh_name(name_prefix)
+        name: str = self._fresh_name(name_prefix)
+        return name
 
-    def testing_scope(self, def_vars):
+    def testing_scope(self, def_vars: Iterable[Var]) -> _TestingScope:
         """A scope for tests of single expressions: ``def_vars`` (whose symbolic vars become
         defined) are in scope and a binding block is open, so nested calls can be emitted."""
         return _TestingScope(self, list(def_vars))
@@ -413,7 +445,7 @@ class BlockBuilder(Normalizer):
         one named after the symbol (calls to it are rewritten). Call once, at the end: the old
         GlobalVars are no longer in the result.
         """
-        renames = {}
+        renames: dict[GlobalVar, GlobalVar] = {}
         taken = {g.name_hint for g in self._mod.functions}
         for gvar, func in self._mod.functions.items():
             symbol = func.attrs.get("global_symbol") if getattr(func, "attrs", None) else None
@@ -431,19 +463,20 @@ class BlockBuilder(Normalizer):
         from .expr_functor import ExprMutator
 
         class _Rename(ExprMutator):
-            def visit_global_var_(self, op):
+            def visit_global_var_(self, op: GlobalVar) -> GlobalVar:
                 return renames.get(op, op)
 
-        funcs = {}
+        rename: Any = _Rename  # ExprMutator (its constructor) is not annotated yet
+        funcs: dict[GlobalVar, Any] = {}
         for gvar, func in self._mod.functions.items():
             if isinstance(func, Function):
-                func = _Rename(self._mod).visit_expr(func)
+                func = rename(self._mod).visit_expr(func)
             funcs[renames.get(gvar, gvar)] = func
         self._mod = IRModule(funcs, self._mod.attrs, self._mod.global_infos)
         self._func_hashes = None
         return self._mod
 
-    def call_te(self, func, *args, **kwargs):
+    def call_te(self, func: Callable[..., Any], *args: Any, **kwargs: Any) -> Call:
         """``R.call_tir`` of a PrimFunc built with te from ``func(*args, **kwargs)``.
 
         Relax tensor arguments become ``te.placeholder``s; the PrimFunc (named
@@ -453,9 +486,11 @@ class BlockBuilder(Normalizer):
         # Lazy: the te bridge imports tvm.te only when a te function is emitted.
         from .te_bridge import call_te
 
-        return call_te(self, func, *args, **kwargs)
+        call: Call = call_te(self, func, *args, **kwargs)
+        return call
 
-    def call_te_with_grad(self, func, *args, te_grad_name, te_grad_kwargs=None, **kwargs):
+    def call_te_with_grad(self, func: Callable[..., Any], *args: Any, te_grad_name: str,
+                          te_grad_kwargs: Mapping[str, Any] | None = None, **kwargs: Any) -> Call:
         """:meth:`call_te`, as an ``R.call_tir_with_grad`` bound to the TE gradient
         registered as ``te_grad_name`` (``register_te_gradient``), with ``te_grad_kwargs``."""
         # Lazy: the op library sits above the builder in the relax package's import order.
@@ -465,16 +500,17 @@ class BlockBuilder(Normalizer):
         gvar, call_args = call.args[0], call.args[1]
         tir_vars = call.args[2] if len(call.args) > 2 else None
         out = call.ty_args[0]
-        return call_tir_with_grad(gvar, call_args, out_ty=out, te_grad_name=te_grad_name,
-                                  te_grad_kwargs=te_grad_kwargs, tir_vars=tir_vars)
+        result: Call = call_tir_with_grad(gvar, call_args, out_ty=out, te_grad_name=te_grad_name,
+                                          te_grad_kwargs=te_grad_kwargs, tir_vars=tir_vars)
+        return result
 
-    def emit_te(self, func, *args, **kwargs):
+    def emit_te(self, func: Callable[..., Any], *args: Any, **kwargs: Any) -> Var:
         """``emit(call_te(func, *args, **kwargs))``; ``name_hint=`` names the new variable."""
         name_hint = kwargs.pop("name_hint", "")
         return self.emit(self.call_te(func, *args, **kwargs), name_hint=name_hint)
 
 
-def _dedup_key(func):
+def _dedup_key(func: Any) -> tuple[Any, ...]:
     """A cheap key for finding structurally equal functions: kind and, for a PrimFunc, its
     parameters' dtypes and its buffers' dtypes and static extents, for a Relax function its
     parameters' types in brief (``_type_summary``).
@@ -502,7 +538,7 @@ def _dedup_key(func):
     ))
 
 
-def _type_summary(ty):
+def _type_summary(ty: Any) -> Any:
     if isinstance(ty, TensorType):
         dims = ty.shape_values
         if dims is not None:

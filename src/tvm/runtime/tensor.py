@@ -22,6 +22,7 @@ supported. Device tensors must be compact (row-major, no strides) to be copied.
 from __future__ import annotations
 
 import contextlib
+from collections.abc import Sequence
 from typing import Any, cast
 
 import numpy as np
@@ -241,7 +242,7 @@ def tensor(arr: Any, device: _ffi_core.Device | str | None = None, mem_scope: st
     return _wrap_host_array(array)
 
 
-def empty(shape: int | tuple[Any, ...] | list[Any], dtype: Any = "float32",
+def empty(shape: int | Sequence[Any], dtype: Any = "float32",
           device: _ffi_core.Device | str | None = None, mem_scope: str | None = None) -> Tensor:
     """An uninitialized Tensor of the given shape and dtype (a dtype name or NumPy dtype)."""
     if mem_scope is not None:

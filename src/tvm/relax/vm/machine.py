@@ -9,6 +9,8 @@ ints for shapes, Python numbers for ``R.Prim`` values).
 from __future__ import annotations
 
 import time
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 import tvm_ffi
@@ -17,10 +19,14 @@ from .builtins import BUILTINS, builtin_ident, invoke_closure, shape_of
 from .device_memory import DeviceMemory
 from .executable import Executable
 
+if TYPE_CHECKING:
+    from ...runtime.module import BenchmarkResult
+    from ...runtime.tensor import Tensor
+
 __all__ = ["ProfileReport", "VirtualMachine"]
 
 
-def _ret(value):
+def _ret(value: Any) -> Any:
     """Function results as runtime tensors (NumPy arrays are wrapped without a copy)."""
     if type(value) is np.ndarray:
         return _wrap(value)
@@ -31,29 +37,29 @@ def _ret(value):
     return value
 
 
-def _wrap(array):
+def _wrap(array: np.ndarray) -> Tensor:
     if array.dtype.kind in "biuf":
-        return tvm_ffi.from_dlpack(array)
-    from ...runtime import tensor  # ml_dtypes (bfloat16, float8) go through pytvm's exporter
+        return cast("Tensor", tvm_ffi.from_dlpack(array))
+    from ...runtime.tensor import tensor  # ml_dtypes (bfloat16, float8) go through pytvm's exporter
 
     return tensor(array)
 
 
-def _empty_tensor(shape, dtype):
-    from ...runtime import empty
+def _empty_tensor(shape: Sequence[int], dtype: Any) -> Tensor:
+    from ...runtime.tensor import empty
 
     return empty(shape, dtype)
 
 
-def _as_tensor(value):
+def _as_tensor(value: Any) -> Any:
     if type(value) is np.ndarray:
-        from ...runtime import tensor
+        from ...runtime.tensor import tensor
 
         return tensor(value)
     return value
 
 
-def _truth(cond):
+def _truth(cond: Any) -> bool:
     if hasattr(cond, "shape"):
         return bool(np.asarray(cond))
     return bool(cond)
@@ -63,21 +69,22 @@ def _truth(cond):
 _BUILTIN_NS = {builtin_ident(name): fn for name, fn in BUILTINS.items()}
 
 
-def _packed(name):
+def _packed(name: str) -> Callable[..., Any]:
     builtin = BUILTINS.get(name)
     if builtin is not None:
-        return builtin
-    from ...ffi import get_global_func  # lazy: the registry only for packed calls
+        return cast("Callable[..., Any]", builtin)
+    from ...ffi.registry import get_global_func  # lazy: the registry only for packed calls
 
     func = get_global_func(name, allow_missing=True)
     if func is None:
         raise ValueError(f"VirtualMachine: packed function {name!r} is not registered")
-    return func
+    packed: Callable[..., Any] = func
+    return packed
 
 
-def _print(fmt, *values):
-    values = [np.asarray(v) if hasattr(v, "shape") else v for v in values]
-    print(fmt.format(*values) if fmt else " ".join(str(v) for v in values))
+def _print(fmt: str, *values: Any) -> None:
+    shown = [np.asarray(v) if hasattr(v, "shape") else v for v in values]
+    print(fmt.format(*shown) if fmt else " ".join(str(v) for v in shown))
 
 
 class VirtualMachine:
@@ -111,7 +118,8 @@ class VirtualMachine:
     [0.0, 2.0, 4.0]
     """
 
-    def __init__(self, rt_mod, device=None, memory_cfg=None, profile=False):
+    def __init__(self, rt_mod: Executable | Any, device: Any = None,
+                 memory_cfg: str | None = None, profile: bool = False) -> None:
         if not isinstance(rt_mod, Executable):
             rt_mod = Executable.from_library(rt_mod)
         if memory_cfg not in (None, "naive", "pooled"):
@@ -124,7 +132,7 @@ class VirtualMachine:
             raise ValueError(
                 f"VirtualMachine: one non-CPU device at a time is supported, got {accel}"
             )
-        built_for = getattr(rt_mod, "target", None)
+        built_for: Any = getattr(rt_mod, "target", None)
         run_on = accel[0] if accel else next((d for d in devices if d is not None), None)
         if run_on is not None and hasattr(built_for, "get_target_device_type") \
                 and int(built_for.get_target_device_type()) != _device_type(run_on):
@@ -137,15 +145,15 @@ class VirtualMachine:
         self._memory = DeviceMemory(accel[0]) if accel else None
         self.module = rt_mod
         self.device = accel[0] if accel else devices[0]
-        self._funcs = {}
-        self._profiled = {}
-        self._inputs = {}
-        self._outputs = {}
-        self._records = None
+        self._funcs: dict[str, Callable[..., Any]] = {}
+        self._profiled: dict[str, Callable[..., Any]] = {}
+        self._inputs: dict[str, tuple[Any, ...]] = {}
+        self._outputs: dict[str, Any] = {}
+        self._records: list[tuple[str, float]] | None = None
         self._link(self._funcs, profile=False)
 
     # --- linking: generated source -> Python functions ---------------------------------------
-    def _link(self, table, profile):
+    def _link(self, table: dict[str, Callable[..., Any]], profile: bool) -> None:
         exe = self.module
         for name, codes in list(exe._codes.items()):
             code = exe._profile_code(name) if profile else codes[0]
@@ -170,17 +178,19 @@ class VirtualMachine:
             func = _find_function(ns, code)
             table[name] = func if memory is None else memory.wrap_function(func)
 
-    def _kernel(self, name):
+    def _kernel(self, name: str) -> Callable[..., Any]:
         lib = self.module.lib
         if lib is None:
             raise ValueError(f"VirtualMachine: kernel {name} is missing (no compiled library)")
         try:
-            return lib.get_function(name, query_imports=True)
+            kernel: Callable[..., Any] = lib.get_function(name, query_imports=True)
+            return kernel
         except Exception as err:
             raise ValueError(f"VirtualMachine: the library has no kernel {name!r}") from err
 
     # --- calling -----------------------------------------------------------------------------
-    def __getitem__(self, name):
+    def __getitem__(self, name: str) -> Callable[..., Any]:
+        """The callable of function ``name``: ``vm["main"](*args)``."""
         try:
             return self._funcs[name]
         except KeyError:
@@ -188,18 +198,18 @@ class VirtualMachine:
                 f"VirtualMachine: no function {name!r}; available: {sorted(self._funcs)}"
             ) from None
 
-    def __contains__(self, name):
+    def __contains__(self, name: object) -> bool:
         return name in self._funcs
 
-    def get_function(self, name):
+    def get_function(self, name: str) -> Callable[..., Any]:
         """The callable of function ``name`` (same as ``vm[name]``)."""
         return self[name]
 
-    def invoke_closure(self, closure, *args):
+    def invoke_closure(self, closure: Any, *args: Any) -> Any:
         """Call a closure (or function value) returned by a function with ``args``."""
         return invoke_closure(closure, *args)
 
-    def set_input(self, func_name, *args, **kwargs):
+    def set_input(self, func_name: str, *args: Any, **kwargs: Any) -> None:
         """Store the arguments of ``func_name`` for :meth:`invoke_stateful`."""
         self[func_name]  # raises ValueError for an unknown function
         if kwargs:
@@ -215,7 +225,8 @@ class VirtualMachine:
             args = tuple(merged)
         self._inputs[func_name] = tuple(args)
 
-    def save_function(self, func_name, saved_name, *args, include_return=True, **kwargs):
+    def save_function(self, func_name: str, saved_name: str, *args: Any,
+                      include_return: bool = True, **kwargs: Any) -> None:
         """Save ``func_name`` bound to ``args`` as a no-argument function ``vm[saved_name]``.
 
         The arguments are converted once, so calling the saved function repeats exactly the
@@ -242,13 +253,13 @@ class VirtualMachine:
             args = tuple(merged)
         bound = tuple(_as_tensor(a) if isinstance(a, np.ndarray) else a for a in args)
 
-        def saved():
+        def saved() -> Any:
             result = func(*bound)
             return result if include_return else None
 
         self._funcs[saved_name] = saved
 
-    def invoke_stateful(self, func_name):
+    def invoke_stateful(self, func_name: str) -> None:
         """Run ``func_name`` on the inputs given by :meth:`set_input`; keep the outputs."""
         if func_name not in self._inputs:
             raise ValueError(
@@ -256,7 +267,7 @@ class VirtualMachine:
             )
         self._outputs[func_name] = self[func_name](*self._inputs[func_name])
 
-    def get_outputs(self, func_name):
+    def get_outputs(self, func_name: str) -> Any:
         """The outputs of the last :meth:`invoke_stateful` of ``func_name``."""
         if func_name not in self._outputs:
             raise ValueError(
@@ -264,8 +275,10 @@ class VirtualMachine:
             )
         return self._outputs[func_name]
 
-    def time_evaluator(self, func_name, dev=None, number=10, repeat=1, min_repeat_ms=0,
-                       cooldown_interval_ms=0, repeats_to_cooldown=1, f_preproc=""):
+    def time_evaluator(self, func_name: str, dev: Any = None, number: int = 10, repeat: int = 1,
+                       min_repeat_ms: float = 0, cooldown_interval_ms: float = 0,
+                       repeats_to_cooldown: int = 1, f_preproc: str = ""
+                       ) -> Callable[..., BenchmarkResult]:
         """Return ``f(*args) -> BenchmarkResult`` timing ``func_name``.
 
         With no arguments, ``f()`` uses the inputs stored by :meth:`set_input`.
@@ -280,11 +293,12 @@ class VirtualMachine:
             raise ValueError(f"time_evaluator: f_preproc={f_preproc!r} is not supported")
         func = self[func_name]
 
-        def evaluator(*args):
+        def evaluator(*args: Any) -> BenchmarkResult:
             if not args:
                 args = self._inputs.get(func_name, ())
             func(*args)  # warm up
-            results, count = [], number
+            results: list[float] = []
+            count = number
             for index in range(repeat):
                 if index and cooldown_interval_ms and index % repeats_to_cooldown == 0:
                     time.sleep(cooldown_interval_ms / 1e3)
@@ -297,18 +311,20 @@ class VirtualMachine:
                         break
                     count = max(count * 2, int(count * min_repeat_ms / max(elapsed * 1e3, 1e-6)))
                 results.append(elapsed / count)
-            return BenchmarkResult(results)
+            report: BenchmarkResult = BenchmarkResult(results)
+            return report
 
         return evaluator
 
     # --- profiling -----------------------------------------------------------------------------
-    def _prof_call(self, name, fn, *args):
+    def _prof_call(self, name: str, fn: Callable[..., Any], *args: Any) -> Any:
         start = time.perf_counter()
         result = fn(*args)
-        self._records.append((name, time.perf_counter() - start))
+        # Only profile() links _prof_call in, and it sets _records to a list first.
+        cast("list[tuple[str, float]]", self._records).append((name, time.perf_counter() - start))
         return result
 
-    def profile(self, func_name, *args):
+    def profile(self, func_name: str, *args: Any) -> ProfileReport:
         """Run ``func_name`` once and report the time of every kernel call.
 
         Returns
@@ -330,15 +346,15 @@ class VirtualMachine:
         start = time.perf_counter()
         self._profiled[func_name](*args)
         total = time.perf_counter() - start
-        records, self._records = self._records, None
+        records, self._records = self._records or [], None
         return ProfileReport(func_name, records, total)
 
 
-def _planned_buffers(code):
+def _planned_buffers(code: Any) -> dict[Any, Tensor]:
     """The planned slots of a function: views into its shared storages (made once per VM)."""
     storage_of = getattr(code, "storage_of", None) or {}
     storages = [np.empty(max(n, 1), np.uint8) for n in getattr(code, "storage_sizes", ())]
-    mem = {}
+    mem: dict[Any, Tensor] = {}
     for slot, shape, dtype in code.planned:
         index = storage_of.get(slot)
         if index is None:
@@ -352,18 +368,19 @@ def _planned_buffers(code):
     return mem
 
 
-def _device_type(dev):
+def _device_type(dev: Any) -> int:
     get = getattr(dev, "dlpack_device_type", None)
     return int(get()) if callable(get) else int(getattr(dev, "device_type", 1))
 
 
-def _find_function(ns, code):
+def _find_function(ns: dict[str, Any], code: Any) -> Callable[..., Any]:
     from .codegen import _ident
 
-    return ns[_ident(code.name)]
+    func: Callable[..., Any] = ns[_ident(code.name)]
+    return func
 
 
-def _param_names(exe, func_name):
+def _param_names(exe: Executable, func_name: str) -> list[str]:
     mod = exe.mod
     if mod is None:
         raise ValueError("set_input with keyword arguments needs the executable's IRModule")
@@ -373,14 +390,14 @@ def _param_names(exe, func_name):
 class ProfileReport:
     """Per-kernel times of one profiled call (``str()`` gives a table)."""
 
-    def __init__(self, func_name, calls, total):
+    def __init__(self, func_name: str, calls: list[tuple[str, float]], total: float) -> None:
         self.func_name = func_name
         self.calls = calls
         self.total = total
 
     def table(self) -> str:
         """The report as a text table, slowest kernel first."""
-        agg = {}
+        agg: dict[str, tuple[int, float]] = {}
         for name, seconds in self.calls:
             count, acc = agg.get(name, (0, 0.0))
             agg[name] = (count + 1, acc + seconds)
