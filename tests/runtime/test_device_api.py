@@ -34,7 +34,7 @@ def test_missing_api_error_names_backend():
     try:
         with pytest.raises(ValueError, match=r"no device API for cuda: load the CUDA backend"):
             device_api.get_device_api(2)
-        with pytest.raises(ValueError, match=r"pip install pytvm\[cuda\]"):
+        with pytest.raises(ValueError, match=r"pip install 'pytvm-compiler\[cuda\]'"):
             tvm.runtime.empty((2,), "float32", tvm.cuda(0))
         assert tvm.cuda(0).exist is False
         with pytest.raises(ValueError, match="no device API for cuda"):

@@ -25,12 +25,15 @@ class Attrs(Node, type_key="ir.Attrs"):
         return getattr(self, key)
 
     def get_int(self, key):
+        """The attribute ``key`` as an ``int``."""
         return int(self[key])
 
     def get_str(self, key):
+        """The attribute ``key`` as a ``str``."""
         return str(self[key])
 
     def get_int_tuple(self, key):
+        """The attribute ``key`` (a sequence) as a tuple of ``int``."""
         return tuple(int(v) for v in self[key])
 
     def __repr__(self):
@@ -73,12 +76,15 @@ class DictAttrs(Attrs, type_key="ir.DictAttrs"):
         return len(self.values)
 
     def keys(self):
+        """The attribute names."""
         return self.values.keys()
 
     def items(self):
+        """``(name, value)`` pairs of the attributes."""
         return self.values.items()
 
     def get(self, key, default=None):
+        """The attribute ``key``, or ``default`` when it is not set."""
         return self.values.get(key, default)
 
     def with_attr(self, key, value) -> DictAttrs:

@@ -136,6 +136,7 @@ class PrintBeforeAll:
     """Print the name of every pass and its input module (as TVMScript) before it runs."""
 
     def run_before_pass(self, mod, info):
+        """Print the pass's name and the module it is about to transform."""
         print(f"Before Running Pass: {info}")
         print(mod)
 
@@ -145,6 +146,7 @@ class PrintAfterAll:
     """Print the name of every pass and its output module (as TVMScript) after it runs."""
 
     def run_after_pass(self, mod, info):
+        """Print the pass's name and the module it produced."""
         print(f"After Running Pass: {info}")
         print(mod)
 
@@ -159,10 +161,12 @@ class PassPrintingInstrument:
         self.print_after_pass_names = list(print_after_pass_names or ())
 
     def run_before_pass(self, mod, info):
+        """Print the module before the passes named in ``print_before_pass_names``."""
         if info.name in self.print_before_pass_names:
             print(f"Print IR before: {info.name}\n{mod}\n\n")
 
     def run_after_pass(self, mod, info):
+        """Print the module after the passes named in ``print_after_pass_names``."""
         if info.name in self.print_after_pass_names:
             print(f"Print IR after: {info.name}\n{mod}\n\n")
 
@@ -186,6 +190,7 @@ class DumpIR:
             shutil.rmtree(self.dump_dir)
 
     def run_after_pass(self, mod, info):
+        """Write the module after each pass to a numbered file in ``dump_dir``."""
         self.dump_dir.mkdir(parents=True, exist_ok=True)
         # Pass names may hold characters that are not valid in file names.
         name = "".join(c if c.isalnum() or c in "_.-" else "_" for c in info.name)
@@ -219,17 +224,21 @@ class PassTimingInstrument:
         self._stack = []
 
     def enter_pass_ctx(self):
+        """Start a new timing record when the ``PassContext`` is entered."""
         self._roots, self._stack = [], []
 
     def exit_pass_ctx(self):
+        """Drop the timing record when the ``PassContext`` is left."""
         self._roots, self._stack = [], []
 
     def run_before_pass(self, mod, info):
+        """Start timing a pass (nested under the pass that runs it)."""
         timing = _Timing(info.name)
         (self._stack[-1].children if self._stack else self._roots).append(timing)
         self._stack.append(timing)
 
     def run_after_pass(self, mod, info):
+        """Stop timing the innermost running pass."""
         if self._stack:
             timing = self._stack.pop()
             timing.seconds = time.perf_counter() - timing.start

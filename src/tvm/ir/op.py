@@ -84,13 +84,16 @@ class Op(RelaxExpr, type_key="ir.Op"):
         return None if entry is None else entry[0]
 
     def has_attr(self, attr_name: str) -> bool:
+        """Whether this operator has a value for attribute ``attr_name`` (e.g. ``FInferType``)."""
         key = ATTR_ALIASES.get(attr_name, attr_name)
         return self.name in _ATTR_TABLES.get(key, {})
 
     def set_attr(self, attr_name: str, value, plevel: int = 10) -> None:
+        """Register ``value`` as this operator's ``attr_name`` (see ``register_op_attr``)."""
         register_op_attr(self.name, attr_name, value, plevel)
 
     def reset_attr(self, attr_name: str) -> None:
+        """Remove this operator's value for ``attr_name``."""
         key = ATTR_ALIASES.get(attr_name, attr_name)
         _ATTR_TABLES.get(key, {}).pop(self.name, None)
 
@@ -102,6 +105,7 @@ class Op(RelaxExpr, type_key="ir.Op"):
         return value
 
     def missing_rule_message(self, attr_name: str, purpose: str = "") -> str:
+        """The error text for a missing ``attr_name`` rule: what is missing, where to add it."""
         where = ""
         if self.family and attr_name in CONCERN_FILES:
             where = (
@@ -115,6 +119,7 @@ class Op(RelaxExpr, type_key="ir.Op"):
 
     @staticmethod
     def list_op_names() -> list[str]:
+        """Names of every registered operator, sorted."""
         return sorted(_OPS)
 
     def __repr__(self):

@@ -94,6 +94,7 @@ class Var(ExprWithOp, RelaxExpr, type_key="relax.expr.Var"):
 
     @property
     def name(self) -> str:
+        """The variable's name (``name_hint``)."""
         return self.name_hint
 
     def __repr__(self):
@@ -321,6 +322,7 @@ class MatchCast(Binding, type_key="relax.expr.MatchCast"):
 
     @property
     def struct_info(self):
+        """The type the value is cast to (TVM's name for ``ty``)."""
         return self.ty
 
 
@@ -427,6 +429,7 @@ class Function(ExprWithOp, BaseFunc, type_key="relax.expr.Function"):
         return self._with(attrs.with_attr(attr_key, attr_value))
 
     def with_attrs(self, attr_map) -> Function:
+        """A copy of the function with every attribute of ``attr_map`` set."""
         func = self
         for key, value in dict(attr_map).items():
             func = func.with_attr(key, value)
@@ -444,10 +447,12 @@ class Function(ExprWithOp, BaseFunc, type_key="relax.expr.Function"):
         return new
 
     def get_attr(self, key, default=None):
+        """The function attribute ``key``, or ``default`` when it is not set."""
         return default if self.attrs is None else self.attrs.get(key, default)
 
     @property
     def ret_struct_info(self):
+        """The declared return type (TVM's name for ``ret_ty``)."""
         return self.ret_ty
 
     def __call__(self, *args):

@@ -91,6 +91,7 @@ class ExprFunctor:
     """Dispatch on the expression type to ``visit_<kind>_``."""
 
     def visit_expr(self, expr):
+        """Call the ``visit_<kind>_`` method of ``expr``'s node type; return its result."""
         name = _method_for(expr, type(expr))
         if name is None:
             return self.visit_unknown_(expr)
@@ -105,12 +106,13 @@ class ExprVisitor(ExprFunctor):
     """Walks every expression, binding and type-annotation expression, changing nothing."""
 
     def visit_expr(self, expr):
+        """Visit ``expr`` through the ``visit_<kind>_`` method of its node type."""
         name = _method_for(expr, type(expr))
         if name is not None:
             getattr(self, name)(expr)
 
     def visit_span(self, span):
-        pass
+        """Visit a node's source span (nothing by default)."""
 
     def visit_type(self, ty):
         """Visit the expressions inside a type (tensor shapes given as ShapeExpr or a Var)."""
@@ -120,104 +122,128 @@ class ExprVisitor(ExprFunctor):
 
     # leaves
     def visit_constant_(self, op):
+        """Visit a ``relax.Constant`` (its span)."""
         self.visit_span(op.span)
 
     def visit_var_(self, op):
+        """Visit a use of a ``relax.Var`` (its span)."""
         self.visit_span(op.span)
 
     def visit_dataflow_var_(self, op):
+        """Visit a use of a ``relax.DataflowVar`` (its span)."""
         self.visit_span(op.span)
 
     def visit_shape_expr_(self, op):
+        """Visit a ``relax.ShapeExpr`` (its span)."""
         self.visit_span(op.span)
 
     def visit_extern_func_(self, op):
+        """Visit a ``relax.ExternFunc`` (its span)."""
         self.visit_span(op.span)
 
     def visit_global_var_(self, op):
+        """Visit a ``GlobalVar`` (its span)."""
         self.visit_span(op.span)
 
     def visit_op_(self, op):
-        pass
+        """Visit an operator (``tvm.ir.Op``); nothing by default."""
 
     def visit_prim_value_(self, op):
+        """Visit a ``relax.PrimValue`` (its span)."""
         self.visit_span(op.span)
 
     def visit_string_imm_(self, op):
+        """Visit a ``relax.StringImm`` (its span)."""
         self.visit_span(op.span)
 
     def visit_data_type_imm_(self, op):
+        """Visit a ``relax.DataTypeImm`` (its span)."""
         self.visit_span(op.span)
 
     # composites
     def visit_tuple_(self, op):
+        """Visit each field of a ``relax.Tuple``."""
         for field in op.fields:
             self.visit_expr(field)
 
     def visit_tuple_getitem_(self, op):
+        """Visit the tuple a ``relax.TupleGetItem`` reads from."""
         self.visit_expr(op.tuple_value)
 
     def visit_call_(self, op):
+        """Visit the callee and every argument of a ``relax.Call``."""
         self.visit_expr(op.op)
         for arg in op.args:
             self.visit_expr(arg)
 
     def visit_if_(self, op):
+        """Visit the condition and both branches of a ``relax.If``."""
         self.visit_expr(op.cond)
         self.visit_expr(op.true_branch)
         self.visit_expr(op.false_branch)
 
     def visit_function_(self, op):
+        """Visit a function's parameters (as definitions) and its body."""
         for param in op.params:
             self.visit_var_def(param)
         if op.body is not None:
             self.visit_expr(op.body)
 
     def visit_seq_expr_(self, op):
+        """Visit each binding block of a ``relax.SeqExpr``, then its result."""
         for block in op.blocks:
             self.visit_binding_block(block)
         self.visit_expr(op.body)
 
     # blocks and bindings
     def visit_binding_block(self, block):
+        """Visit a block through ``visit_dataflow_block_`` or ``visit_binding_block_``."""
         if isinstance(block, DataflowBlock):
             self.visit_dataflow_block_(block)
         else:
             self.visit_binding_block_(block)
 
     def visit_binding_block_(self, block):
+        """Visit each binding of a (non-dataflow) binding block."""
         for binding in block.bindings:
             self.visit_binding(binding)
 
     def visit_dataflow_block_(self, block):
+        """Visit each binding of a dataflow block."""
         for binding in block.bindings:
             self.visit_binding(binding)
 
     def visit_binding(self, binding):
+        """Visit a binding through ``visit_match_cast_`` or ``visit_var_binding_``."""
         if isinstance(binding, MatchCast):
             self.visit_match_cast_(binding)
         else:
             self.visit_var_binding_(binding)
 
     def visit_var_binding_(self, binding):
+        """Visit the bound value, then the variable it defines."""
         self.visit_expr(binding.value)
         self.visit_var_def(binding.var)
 
     def visit_match_cast_(self, binding):
+        """Visit the value, the target type, then the variable the cast defines."""
         self.visit_expr(binding.value)
         self.visit_type(binding.ty)
         self.visit_var_def(binding.var)
 
     def visit_var_def(self, var):
+        """Visit a definition through ``visit_dataflow_var_def_`` or ``visit_var_def_``."""
         if isinstance(var, DataflowVar):
             self.visit_dataflow_var_def_(var)
         else:
             self.visit_var_def_(var)
 
     def visit_var_def_(self, var):
+        """Visit the definition of a ``relax.Var`` (its span)."""
         self.visit_span(var.span)
 
     def visit_dataflow_var_def_(self, var):
+        """Visit the definition of a ``relax.DataflowVar`` (its span)."""
         self.visit_span(var.span)
 
 
@@ -261,6 +287,7 @@ class ExprMutator(ExprFunctor):
         self.var_remap_[var] = new_var
 
     def get_var_remap(self, var):
+        """The variable that replaces ``var`` (see :meth:`set_var_remap`), or None."""
         return self.var_remap_.get(var)
 
     def lookup_binding(self, var):
@@ -291,6 +318,7 @@ class ExprMutator(ExprFunctor):
         return result
 
     def visit_span(self, span):
+        """Return the span to keep on a rebuilt node (the same one by default)."""
         return span
 
     def visit_type(self, ty: Type) -> Type:
@@ -302,49 +330,62 @@ class ExprMutator(ExprFunctor):
 
     # --- leaves -----------------------------------------------------------------------------
     def visit_constant_(self, op):
+        """Rewrite a ``relax.Constant`` (kept as is by default)."""
         return op
 
     def visit_var_(self, op):
+        """Rewrite a use of a ``relax.Var``: its remapped variable, if any."""
         return self.var_remap_.get(op, op)
 
     def visit_dataflow_var_(self, op):
+        """Rewrite a use of a ``relax.DataflowVar``: its remapped variable, if any."""
         return self.var_remap_.get(op, op)
 
     def visit_shape_expr_(self, op):
+        """Rewrite a ``relax.ShapeExpr`` (kept as is by default)."""
         return op
 
     def visit_extern_func_(self, op):
+        """Rewrite a ``relax.ExternFunc`` (kept as is by default)."""
         return op
 
     def visit_global_var_(self, op):
+        """Rewrite a ``GlobalVar`` (kept as is by default)."""
         return op
 
     def visit_op_(self, op):
+        """Rewrite an operator (kept as is by default)."""
         return op
 
     def visit_prim_value_(self, op):
+        """Rewrite a ``relax.PrimValue`` (kept as is by default)."""
         return op
 
     def visit_string_imm_(self, op):
+        """Rewrite a ``relax.StringImm`` (kept as is by default)."""
         return op
 
     def visit_data_type_imm_(self, op):
+        """Rewrite a ``relax.DataTypeImm`` (kept as is by default)."""
         return op
 
     # --- composites ------------------------------------------------------------------------
     def visit_tuple_(self, op):
+        """Rewrite a ``relax.Tuple``: rebuilt when a field changed, else the same node."""
         fields = [self.visit_expr(f) for f in op.fields]
         if all(a is b for a, b in zip(fields, op.fields)):
             return op
         return Tuple(fields, span=op.span)
 
     def visit_tuple_getitem_(self, op):
+        """Rewrite a ``relax.TupleGetItem``: rebuilt when its tuple changed."""
         value = self.visit_expr(op.tuple_value)
         if value is op.tuple_value:
             return op
         return TupleGetItem(value, op.index, span=op.span)
 
     def visit_call_(self, op):
+        """Rewrite a ``relax.Call``: rebuilt when its callee, an argument or a type changed."""
         new_op = self.visit_expr(op.op)
         args = [self.visit_expr(a) for a in op.args]
         ty_args = [self.visit_type(t) for t in op.ty_args]
@@ -357,6 +398,7 @@ class ExprMutator(ExprFunctor):
         return Call(new_op, args, op.attrs, ty_args, span=op.span)
 
     def visit_if_(self, op):
+        """Rewrite a ``relax.If``; each branch is visited in its own binding scope."""
         cond = self.visit_expr(op.cond)
         true_branch = self.visit_with_new_scope(op.true_branch)
         false_branch = self.visit_with_new_scope(op.false_branch)
@@ -365,6 +407,7 @@ class ExprMutator(ExprFunctor):
         return If(cond, true_branch, false_branch, span=op.span)
 
     def visit_function_(self, op):
+        """Rewrite a function: parameters (remapped if replaced), body in a new scope."""
         params = []
         for param in op.params:
             new_param = self.visit_var_def(param)
@@ -386,6 +429,7 @@ class ExprMutator(ExprFunctor):
         return Function(params, body, ret_ty, op.is_pure, op.attrs, span=op.span)
 
     def visit_seq_expr_(self, op):
+        """Rewrite a ``relax.SeqExpr``: its blocks (empty ones dropped), then its result."""
         blocks = []
         changed = False
         for block in op.blocks:
@@ -409,15 +453,18 @@ class ExprMutator(ExprFunctor):
 
     # --- blocks and bindings ---------------------------------------------------------------
     def visit_binding_block(self, block):
+        """Rewrite a dataflow or binding block; returns the (new or same) block."""
         if isinstance(block, DataflowBlock):
             return self.visit_dataflow_block_(block)
         return self.visit_binding_block_(block)
 
     def visit_binding_block_(self, block):
+        """Re-emit a binding block's bindings; the same block when nothing changed."""
         self.builder_.begin_binding_block()
         return self._finish_block(block)
 
     def visit_dataflow_block_(self, block):
+        """Re-emit a dataflow block's bindings; the same block when nothing changed."""
         self.builder_.begin_dataflow_block()
         return self._finish_block(block)
 
@@ -435,12 +482,14 @@ class ExprMutator(ExprFunctor):
         return new_block
 
     def visit_binding(self, binding):
+        """Re-emit a binding through ``visit_match_cast_`` or ``visit_var_binding_``."""
         if isinstance(binding, MatchCast):
             self.visit_match_cast_(binding)
         else:
             self.visit_var_binding_(binding)
 
     def visit_var_binding_(self, binding):
+        """Visit the value and emit the binding (a fresh variable if its type changed)."""
         value = self.visit_expr(binding.value)
         self._reemit(binding, value)
 
@@ -456,6 +505,7 @@ class ExprMutator(ExprFunctor):
         self.builder_.emit_normalized(VarBinding(new_var, value, span=binding.span))
 
     def visit_match_cast_(self, binding):
+        """Visit value and type and emit the cast (a fresh variable if its type changed)."""
         value = self.visit_expr(binding.value)
         ty = self.visit_type(binding.ty)
         var = self.visit_var_def(binding.var)
@@ -468,14 +518,17 @@ class ExprMutator(ExprFunctor):
         self.builder_.emit_normalized(MatchCast(new_var, value, ty, span=binding.span))
 
     def visit_var_def(self, var):
+        """Rewrite a definition (``visit_dataflow_var_def_`` or ``visit_var_def_``)."""
         if isinstance(var, DataflowVar):
             return self.visit_dataflow_var_def_(var)
         return self.visit_var_def_(var)
 
     def visit_var_def_(self, var):
+        """Rewrite the definition of a ``relax.Var`` (kept as is by default)."""
         return var
 
     def visit_dataflow_var_def_(self, var):
+        """Rewrite the definition of a ``relax.DataflowVar`` (kept as is by default)."""
         return var
 
 

@@ -145,10 +145,12 @@ class TensorType(Type, type_key="relax.TensorType"):
 
     @property
     def is_unknown_ndim(self) -> bool:
+        """Whether the number of dimensions is unknown (``ndim == -1``)."""
         return self.ndim == -1
 
     @property
     def is_unknown_dtype(self) -> bool:
+        """Whether the element type is unknown (``"void"``)."""
         return self.dtype == "void"
 
     @property
@@ -201,6 +203,7 @@ class FuncType(Type, type_key="relax.FuncType"):
 
     @property
     def is_opaque(self) -> bool:
+        """Whether the parameter types are unknown (an opaque function type)."""
         return self.params is None
 
 

@@ -59,10 +59,12 @@ class Operation(Scriptable, Node, type_key="te.Operation"):
 
     @property
     def num_outputs(self) -> int:
+        """How many output tensors the operation produces."""
         return 1
 
     @property
     def input_tensors(self) -> list:
+        """The tensors the operation reads (none for a placeholder)."""
         return []
 
 
@@ -87,10 +89,12 @@ class ComputeOp(Operation, type_key="te.ComputeOp"):
 
     @property
     def num_outputs(self) -> int:
+        """How many outputs the compute produces (one per body expression)."""
         return len(self.body)
 
     @property
     def reduce_axis(self) -> tuple:
+        """The reduction axes of the body (``te.reduce_axis``), empty if none."""
         first = self.body[0]
         return tuple(first.axis) if type(first).__name__ == "Reduce" else ()
 
@@ -101,6 +105,7 @@ class ComputeOp(Operation, type_key="te.ComputeOp"):
 
     @property
     def shape(self) -> tuple:
+        """The output shape: the extents of the data-parallel axes."""
         return tuple(iv.dom.extent for iv in self.axis)
 
 
@@ -121,10 +126,12 @@ class ExternOp(Operation, type_key="te.ExternOp"):
 
     @property
     def num_outputs(self) -> int:
+        """How many output tensors the extern call writes."""
         return len(self.output_placeholders)
 
     @property
     def input_tensors(self) -> list:
+        """The tensors given to the extern call as inputs."""
         return list(self.inputs)
 
 
@@ -171,12 +178,14 @@ class Tensor(Scriptable, Node, type_key="te.Tensor"):
 
     @property
     def shape(self) -> tuple:
+        """The tensor's shape, a tuple of ``PrimExpr`` extents."""
         if isinstance(self.op, ExternOp):
             return self.op.output_placeholders[self.value_index].shape
         return self.op.shape
 
     @property
     def dtype(self) -> str:
+        """The element type (``"float32"``, ...)."""
         if isinstance(self.op, ComputeOp):
             return self.op.body[self.value_index].dtype
         if isinstance(self.op, ExternOp):
@@ -185,11 +194,13 @@ class Tensor(Scriptable, Node, type_key="te.Tensor"):
 
     @property
     def name(self) -> str:
+        """The name of the producing operation (``name.v1`` for its second output)."""
         op = self.op
         return op.name if op.num_outputs == 1 else f"{op.name}.v{self.value_index}"
 
     @property
     def ndim(self) -> int:
+        """The number of dimensions."""
         return len(self.shape)
 
     def __getitem__(self, indices):
@@ -234,6 +245,7 @@ class TensorSlice:
 
     @property
     def dtype(self):
+        """The element type of the sliced tensor."""
         return self.tensor.dtype
 
 

@@ -59,6 +59,7 @@ class BufferMap(tuple):
         return value
 
     def get(self, key, default=None):
+        """The buffer of parameter ``key`` (a Var), or ``default``."""
         value = self._find(key)
         return default if value is _ABSENT else value
 
@@ -66,12 +67,15 @@ class BufferMap(tuple):
         return self._find(key) is not _ABSENT
 
     def keys(self):
+        """The parameters that have a buffer, in parameter order."""
         return [k for k, _ in tuple.__iter__(self)]
 
     def values(self):
+        """The buffers, in parameter order."""
         return [v for _, v in tuple.__iter__(self)]
 
     def items(self):
+        """``(parameter, buffer)`` pairs, in parameter order."""
         return list(tuple.__iter__(self))
 
     def __repr__(self):
@@ -166,6 +170,7 @@ class PrimFunc(BaseFunc, type_key="tirx.PrimFunc"):
         return func
 
     def get_attr(self, key, default=None):
+        """The function attribute ``key``, or ``default`` when it is not set."""
         return self.attrs.values.get(key, default)
 
     def specialize(self, param_map) -> PrimFunc:

@@ -85,6 +85,7 @@ class Module:
         return [p for value in self.__dict__.values() for p in _unpack_params(value)]
 
     def forward(self, *inputs):
+        """Emit this module's computation on ``inputs``; subclasses define it."""
         raise NotImplementedError(f"{type(self).__name__} must define forward(*inputs)")
 
     def __call__(self, *inputs):
@@ -101,6 +102,7 @@ class Linear(Module):
         self.bias = Parameter((out_features,), name="linear_bias") if bias else None
 
     def forward(self, input):
+        """Emit ``input @ weight`` (plus ``bias`` when the layer has one)."""
         out = emit(matmul(input, self.weight))
         if self.bias is not None:
             out = emit(add(out, self.bias))
@@ -111,6 +113,7 @@ class ReLU(Module):
     """``relu(x)``."""
 
     def forward(self, input):
+        """Emit ``relu(input)``."""
         return emit(_nn.relu(input))
 
 
@@ -118,6 +121,7 @@ class LogSoftmax(Module):
     """``log_softmax(x)`` over the last axis."""
 
     def forward(self, input):
+        """Emit ``log_softmax(input)`` over the last axis."""
         return emit(_nn.log_softmax(input))
 
 
@@ -128,6 +132,7 @@ class Sequential(Module):
         self.modules = list(modules)
 
     def forward(self, input):
+        """Run the modules in order, each on the previous one's output."""
         for module in self.modules:
             input = module(input)
         return input
