@@ -31,7 +31,7 @@ import sys
 import threading
 import time
 from collections.abc import Callable, Iterator
-from typing import TYPE_CHECKING, Any, Union
+from typing import TYPE_CHECKING, Any, Union, overload
 
 from ..backend import HOST_KIND, Backend, get_backend
 from ..ffi.structural import structural_equal, structural_hash
@@ -207,6 +207,26 @@ def _finalize(mod: IRModule, target: Target, finalize_host_passes: Callable[[Tar
         host_mod = finalize_host_passes(host_target(target))(IRModule(host, attrs=mod.attrs))
         funcs.update(host_mod.functions)
     return IRModule(funcs, attrs=mod.attrs, global_infos=mod.global_infos)
+
+
+@overload
+def compile(
+    mod: PrimFunc,
+    target: TargetLike | None = None,
+    *,
+    relax_pipeline: str | Any | None = "default",
+    tir_pipeline: TIRPipeline = "default",
+) -> Executable: ...
+
+
+@overload
+def compile(
+    mod: IRModule,
+    target: TargetLike | None = None,
+    *,
+    relax_pipeline: str | Any | None = "default",
+    tir_pipeline: TIRPipeline = "default",
+) -> Executable | RelaxExecutable: ...
 
 
 def compile(
