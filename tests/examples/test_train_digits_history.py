@@ -37,7 +37,11 @@ def test_csv_numbers_match_the_printed_epochs(tmp_path, capsys):
     table = tmp_path / "h.csv"
     assert train_digits.main(["--epochs", "1", "--no-numpy", "--hidden", "16",
                               "--log-csv", str(table)]) == 0
-    out = capsys.readouterr().out
+    captured = capsys.readouterr()
+    out = captured.out
+    # Not a terminal (pytest's capture): no tqdm bar, no compile spinner, no "\r" anywhere.
+    assert "\r" not in out + captured.err
+    assert "it/s" not in captured.err and "step/s" not in captured.err
     row = table.read_text(encoding="utf-8").splitlines()[1].split(",")
     assert (f"loss {float(row[1]):.4f} train accuracy {float(row[2]):.1%} held-out accuracy "
             f"{float(row[3]):.1%}") in out
