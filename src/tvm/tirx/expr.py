@@ -733,12 +733,29 @@ class Call(PrimExprWithOp, type_key="tirx.Call"):
 
     op: object
     args: tuple
+    # A pointer type when the call returns a typed pointer (``T.reinterpret`` to a
+    # ``PointerType``): ``dtype`` is then ``"handle"`` and :attr:`ty` is this type.
+    type_annotation: object = field(None, kw_only=True)
 
     def __init__(self, dtype, op, args, span=None):
-        dtype = normalize_dtype(dtype)
+        dtype, annotation = _call_dtype(dtype)
         if isinstance(op, str):
             op = Op.get(op if "." in op else f"tirx.{op}")
-        self.__init_fields__(op, tuple(_call_arg(a) for a in args), span=span, dtype=dtype)
+        self.__init_fields__(op, tuple(_call_arg(a) for a in args), span=span, dtype=dtype,
+                             type_annotation=annotation)
+
+
+def _call_dtype(dtype):
+    """A Call's result type: ``(dtype string, pointer type or None)``; a ``PrimType`` is its
+    dtype string (a Call keeps no annotation for a scalar type)."""
+    if isinstance(dtype, str):
+        return normalize_dtype(dtype), None
+    if getattr(dtype, "element_type", None) is not None:  # a PointerType
+        return "handle", dtype
+    inner = getattr(dtype, "dtype", None)
+    if isinstance(inner, str):  # a PrimType
+        return normalize_dtype(inner), None
+    return normalize_dtype(dtype), None
 
 
 def _call_arg(value):

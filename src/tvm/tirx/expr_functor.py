@@ -295,7 +295,7 @@ class ExprMutator(ExprFunctor):
         )
         if all(a is b for a, b in zip(args, op.args)):
             return op
-        return Call(op.dtype, op.op, args, span=op.span)
+        return Call(_call_type(op), op.op, args, span=op.span)
 
     def visit_call_arg(self, arg):
         """A non-PrimExpr call argument; generic field rebuild."""
@@ -370,3 +370,10 @@ class _PostOrder(ExprVisitor):
 def post_order_visit(expr, fvisit):
     """Call ``fvisit(node)`` on every sub-expression of ``expr``, children first."""
     _PostOrder(fvisit).visit_expr(expr)
+
+
+def _call_type(call):
+    """What a rebuilt ``Call`` is constructed with: its pointer type when it has one (a
+    ``T.reinterpret`` to a ``PointerType``), else its dtype."""
+    annotation = call.type_annotation
+    return call.dtype if annotation is None else annotation
