@@ -32,6 +32,7 @@ from __future__ import annotations
 from ..ffi.node import DEF, IGNORE, Node, field
 from ..ir.expr import PrimExpr
 from ..ir.op import Op
+from ..ir.type import PointerType, PrimType
 from ..runtime.data_type import dtype_info, normalize_dtype, with_lanes
 
 __all__ = [
@@ -743,6 +744,19 @@ class Call(PrimExprWithOp, type_key="tirx.Call"):
             op = Op.get(op if "." in op else f"tirx.{op}")
         self.__init_fields__(op, tuple(_call_arg(a) for a in args), span=span, dtype=dtype,
                              type_annotation=annotation)
+
+    @property
+    def ty(self):
+        """The result type: the pointer type of a typed call (``T.reinterpret`` to a
+        ``PointerType``) or of ``T.address_of(buf[i])`` (the buffer's element type and
+        scope), else ``PrimType(dtype)``."""
+        if self.type_annotation is not None:
+            return self.type_annotation
+        if getattr(self.op, "name", None) == "tirx.address_of" and self.args:
+            buf = getattr(self.args[0], "buffer", None)
+            if buf is not None:
+                return PointerType(PrimType(buf.dtype), buf.scope())
+        return super().ty
 
 
 def _call_dtype(dtype):
