@@ -784,3 +784,22 @@ def _call_arg(value):
 # Bottom imports: the operator rules and the text fallback use the classes above.
 from . import expr_text as _text
 from . import generic as _generic
+
+
+def __getattr__(name):
+    # ``from tvm.tirx.expr import BufferLoad`` (Apache TVM's module layout): expression nodes
+    # defined in other modules, imported on first use (``stmt`` and ``reduction`` import
+    # this module; ``ProducerLoad`` belongs to ``tvm.te``, a layer above, which registers it).
+    if name == "BufferLoad":
+        from .stmt import BufferLoad
+
+        return BufferLoad
+    if name == "Reduce":
+        from .reduction import Reduce
+
+        return Reduce
+    if name == "ProducerLoad":
+        from ..te.tensor import ProducerLoad  # upper layer: looked up only when asked for
+
+        return ProducerLoad
+    raise AttributeError(f"module 'tvm.tirx.expr' has no attribute {name!r}")

@@ -1,8 +1,9 @@
 """Expression functors: :class:`ExprVisitor` and :class:`ExprMutator` over ``tvm.tirx`` PrimExprs.
 
-Dispatch is by node class: an ``Add`` goes to ``visit_add_``, a ``FloorDiv`` to
-``visit_floor_div_``, an ``IntImm`` to ``visit_int_imm_`` (the class name in snake case with a
-trailing underscore). When a class has no method of its own, its base classes are tried in
+Dispatch is by node class: an ``Add`` goes to ``visit_add_``, an ``IntImm`` to
+``visit_int_imm_`` (the class name in snake case with a trailing underscore;
+``FloorDiv``/``FloorMod`` use Apache TVM's ``visit_floordiv_`` /
+``visit_floormod_``). When a class has no method of its own, its base classes are tried in
 order, so ``SizeVar`` falls back to ``visit_var_`` unless ``visit_size_var_`` is defined.
 Override these methods in a subclass and call ``super()`` to keep the default traversal.
 
@@ -64,11 +65,14 @@ _SNAKE = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
 _MIN_RECURSION_LIMIT = 20000
 
 
-_METHOD_NAMES: dict = {}  # class name -> method name (dispatch tables miss once per class pair)
+# class name -> method name (dispatch tables miss once per class pair); seeded with the names
+# Apache TVM spells without the snake-case underscore.
+_METHOD_NAMES: dict = {"FloorDiv": "visit_floordiv_", "FloorMod": "visit_floormod_"}
 
 
 def expr_method_name(cls) -> str:
-    """The visit method for a node class: ``FloorDiv`` -> ``visit_floor_div_``."""
+    """The visit method for a node class: ``IntImm`` -> ``visit_int_imm_``, ``FloorDiv`` ->
+    ``visit_floordiv_`` (Apache TVM's spelling)."""
     name = _METHOD_NAMES.get(cls.__name__)
     if name is None:
         name = _METHOD_NAMES[cls.__name__] = (
