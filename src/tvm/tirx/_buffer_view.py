@@ -562,7 +562,7 @@ def chunk(buf, spec):
     positive chunk count or None."""
     if not isinstance(spec, (tuple, list)):
         # ValueError (as 0.27): a bare count is a malformed spec, not a wrong type of object.
-        raise ValueError(f"chunk: spec must be a per-dim tuple, got {spec!r}")
+        raise ValueError(f"chunk: spec must be a per-dim tuple, got {spec!r}")  # noqa: TRY004
     if len(spec) != len(buf.shape):
         raise ValueError(f"chunk: spec length {len(spec)} != buffer rank {len(buf.shape)}")
     for dim, count in enumerate(spec):
