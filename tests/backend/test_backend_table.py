@@ -31,11 +31,16 @@ def test_llvm_backend_entry():
 
 
 def test_kind_without_backend():
-    # cuda: a device backend (tests/backend/cuda/test_compile_cuda.py); metal: no package.
+    # cuda: a device backend (tests/backend/cuda/test_compile_cuda.py); rocm: no package;
+    # metal: a package with script namespaces only, no code generator.
     cuda = get_backend("cuda")
     assert cuda.host is False and cuda.device_type == 2 and "cuda" in registered_kinds()
-    with pytest.raises(ValueError, match=r"target kind 'metal' has no backend \(there is no "
-                                         r"package tvm.backend.metal\)"):
+    with pytest.raises(ValueError, match=r"target kind 'rocm' has no backend \(there is no "
+                                         r"package tvm.backend.rocm\)"):
+        get_backend(Target("rocm"))
+    assert find_backend("rocm") is None
+    with pytest.raises(ValueError, match=r"target kind 'metal' has no backend \(its package "
+                                         r"tvm.backend.metal registers none\)"):
         get_backend(Target("metal"))
     assert find_backend("metal") is None
     # c: the package holds the C-source generator that device backends build on, no Backend.

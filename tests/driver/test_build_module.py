@@ -71,7 +71,9 @@ def test_target_kind_without_backend():
     with pytest.raises(ValueError, match="function plain_loop accesses buffer A outside any "
                                          "GPU thread binding.*Did you forget to bind"):
         tvm.compile(plain_loop, target="cuda")
-    with pytest.raises(ValueError, match="target kind 'metal' has no backend .*no package"):
+    with pytest.raises(ValueError, match="target kind 'rocm' has no backend .*no package"):
+        tvm.compile(_add_one(), target="rocm")
+    with pytest.raises(ValueError, match="target kind 'metal' has no backend .*registers none"):
         tvm.compile(_add_one(), target="metal")
     with pytest.raises(ValueError, match='Target kind "nope" is not defined'):
         tvm.compile(_add_one(), target="nope")

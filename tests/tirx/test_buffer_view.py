@@ -149,6 +149,11 @@ def test_tile_and_chunk():
     g = _buffers(func)["G"]
     region = g.chunk((4, None))[2]
     assert [(int(r.min), int(r.extent)) for r in region.region] == [(32, 16), (0, 32)]
+    # A symbolic chunk index: the chunk is [c * k, c * k + k), the slice one writes by hand.
+    c = tvm.tirx.Var("c", "int32")
+    tvm.ir.assert_structural_equal(g.chunk((4, None))[c], g[c * 16:c * 16 + 16, :])
+    with pytest.raises(ValueError, match="per-dim tuple"):
+        g.chunk(4)
 
 
 def test_view_errors():

@@ -16,7 +16,7 @@ from tvm.tirx.expr_functor import (
 
 
 def test_method_names():
-    assert expr_method_name(tirx.FloorDiv) == "visit_floor_div_"
+    assert expr_method_name(tirx.FloorDiv) == "visit_floordiv_"
     assert expr_method_name(tirx.IntImm) == "visit_int_imm_"
     assert expr_method_name(tirx.EQ) == "visit_eq_"
     assert expr_method_name(tirx.SizeVar) == "visit_size_var_"
@@ -167,3 +167,28 @@ def test_node_call_args_are_traversed():
     post_order_visit(call, lambda e: seen.append(e) if isinstance(e, tirx.Var) else None)
     assert seen == [x]
     assert repr(substitute(call, {x: 1}).args[1].operands[0]) == "1"
+
+
+def test_floordiv_methods_use_apache_spelling():
+    from tvm.tirx.expr import BufferLoad, ProducerLoad, Reduce
+
+    assert BufferLoad is tirx.BufferLoad and Reduce is tirx.Reduce
+    assert ProducerLoad.__name__ == "ProducerLoad"
+    x, y = tirx.Var("x"), tirx.Var("y")
+    seen = []
+
+    class Log(ExprVisitor):
+        def visit_floordiv_(self, op) -> tirx.Expr:
+            seen.append("FloorDiv")
+            super().visit_floordiv_(op)
+
+        def visit_floormod_(self, op) -> tirx.Expr:
+            seen.append("FloorMod")
+            super().visit_floormod_(op)
+
+        def visit_var_(self, op):
+            seen.append(op.name)
+
+    Log().visit_expr(tirx.FloorMod(tirx.FloorDiv(x, y), y))
+    assert seen == ["FloorMod", "FloorDiv", "x", "y", "y"]
+    assert isinstance(x, tirx.Expr)

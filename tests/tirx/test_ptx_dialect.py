@@ -247,6 +247,10 @@ CASES = [
      'T.ptx.wgmma(d0, d1, d2, d3, r, r2, r3, r4, u64, i32 == 0, 1, 1, 0, "mma_async", "sync", "aligned", "m64n8k16", "f32", "bf16", "bf16", "p9")'),
     ('T.ptx["mbarrier.arrive.release.cluster.shared::cluster.b64"](r, 1)',
      'T.ptx.mbarrier(r, T.uint32(1), "arrive", "release", "cluster", "shared::cluster", "b64", "")'),
+    # cp.async.bulk shared::cta -> shared::cluster: the optional .sem/.scope/.b128 slots print
+    # empty, as 0.27 (they need a PTX ISA newer than 9.0).
+    ('T.ptx["cp.async.bulk.shared::cluster.shared::cta.mbarrier::complete_tx::bytes"](r, T.address_of(smem[0]), r2, r3)',
+     'T.ptx.cp(r, T.cuda.cvta_generic_to_shared(T.address_of(smem[0])), r2, r3, "async", "bulk", "", "", "shared::cluster", "shared::cta", "mbarrier::complete_tx::bytes", "", "")'),
 ]
 
 

@@ -188,3 +188,19 @@ def test_conditions_must_be_boolean():
     with pytest.raises(TypeError, match="AssertStmt condition"):
         tirx.AssertStmt("RuntimeError", x, ["bad"])
     assert tirx.IfThenElse(True, tirx.Evaluate(0)).condition.dtype == "bool"
+
+
+def test_buffer_region_slices_relative_to_its_mins():
+    buf = tirx.decl_buffer((128, 64), "float16", name="buf")
+    outer = buf[32:64, 0:32]
+    inner = outer[0:16, 8:16]
+    assert isinstance(inner, tirx.BufferRegion) and inner.buffer.same_as(buf)
+    assert structural_equal(inner, buf[32:48, 8:16])
+    assert structural_equal(outer[5], buf[37, 0:32])  # an index: extent 1
+    assert structural_equal(outer[2:], buf[34:64, 0:32])  # trailing dims stay whole
+    with pytest.raises(ValueError, match=r"dim 0 takes \[0, 40\) of a region of extent 32"):
+        outer[0:40]
+    with pytest.raises(ValueError, match="step 2 is not supported"):
+        outer[0:8:2]
+    with pytest.raises(ValueError, match="3 indices for 2 dimensions"):
+        outer[0, 0, 0]

@@ -1,6 +1,9 @@
 """``tvm.tirx``: the low-level tensor IR (scalar expressions, statements, buffers, PrimFuncs)."""
 
 # Expressions.
+# ``tirx.Expr``: the base of every expression (TIR and Relax), Apache TVM's annotation type
+# for expression mutators (``def visit_add_(self, op) -> tirx.Expr``).
+from ..ir.expr import BaseExpr as Expr  # noqa: F401
 from . import (  # noqa: F401  (lowering passes, pipelines)
     analysis,
     compilation_pipeline,

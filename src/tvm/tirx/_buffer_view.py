@@ -551,7 +551,8 @@ class ChunkIndexer:
                                  f"got {pick!r}")
             else:
                 size = buf.shape[dim] // int(count)
-                out.append(slice(pick * size, (pick + 1) * size))
+                start = pick * size
+                out.append(slice(start, start + size))
         out += [slice(None)] * (len(buf.shape) - len(out))  # the dims not picked stay whole
         return buf[tuple(out)]
 
@@ -560,7 +561,8 @@ def chunk(buf, spec):
     """``buf.chunk(spec)``: a :class:`ChunkIndexer`; ``spec`` has one entry per dim, a
     positive chunk count or None."""
     if not isinstance(spec, (tuple, list)):
-        raise TypeError(f"chunk: spec must be a per-dim tuple, got {spec!r}")
+        # ValueError (as 0.27): a bare count is a malformed spec, not a wrong type of object.
+        raise ValueError(f"chunk: spec must be a per-dim tuple, got {spec!r}")  # noqa: TRY004
     if len(spec) != len(buf.shape):
         raise ValueError(f"chunk: spec length {len(spec)} != buffer rank {len(buf.shape)}")
     for dim, count in enumerate(spec):

@@ -380,8 +380,12 @@ _ADDRESS_OF = "tirx.address_of"
 
 
 def pointer_type_of(value):
-    """The pointer type of an ``address_of`` call (``PointerType(PrimType(elem), scope)``),
-    or None for any other value."""
+    """The pointer type of an ``address_of`` call (``PointerType(PrimType(elem), scope)``)
+    or of a call typed as a pointer (``T.reinterpret`` to a ``PointerType``), or None for any
+    other value."""
+    typed = getattr(value, "type_annotation", None)
+    if typed is not None and getattr(typed, "element_type", None) is not None:
+        return typed
     op = getattr(value, "op", None)
     if getattr(op, "name", None) != _ADDRESS_OF or not value.args:
         return None

@@ -105,6 +105,15 @@ for _name, _printed, _arch in _OPS:
         register_op_attr(f"tirx.cuda.{_name}", "TScriptPrinterName", _printed)
 del _name, _printed, _arch
 
+# Flat TIR builtins of the tensor-core pipeline (``tirx.mma_store``, ``tirx.mma_fill``), which
+# 0.27 prints under ``T.cuda``: category ``builtin``, no device namespace.
+for _name in ("mma_store", "mma_fill"):
+    register_op(f"tirx.{_name}", family="builtin")
+    register_op_attr(f"tirx.{_name}", "TCallEffectKind", CallEffectKind.UpdateState)
+    register_op_attr(f"tirx.{_name}", "TIRxOpCategory", "builtin")
+    register_op_attr(f"tirx.{_name}", "TScriptPrinterName", f"cuda.{_name}")
+del _name
+
 _REDUCE_OPS = ("sum", "max", "min")
 
 
@@ -312,6 +321,21 @@ class CUDANamespace:
     def mbarrier_wait_acquire_cluster(bar, phase):
         """:meth:`mbarrier_wait` with ``.acquire.cluster`` semantics."""
         return _call("mbarrier_wait_acquire_cluster", "", bar, phase)
+
+    # -- tensor-core fragments (flat builtins) -----------------------------------------------
+    @staticmethod
+    def mma_store(dtype, m, n, dst_ptr, src_ptr, src_offset, dst_stride):
+        """``tirx.mma_store``: store an ``m`` x ``n`` mma accumulator fragment at ``src_ptr``
+        (+ ``src_offset``) to ``dst_ptr`` with row stride ``dst_stride``; ``dtype`` (printed
+        first) is the element dtype. IR and printing only: no code generator lowers it yet."""
+        return Call(dtype, "tirx.mma_store",
+                    [m, n, dst_ptr, src_ptr, src_offset, dst_stride])
+
+    @staticmethod
+    def mma_fill(dtype, local_size, local_ptr, offset):
+        """``tirx.mma_fill``: zero the ``local_size`` elements of an mma accumulator fragment
+        at ``local_ptr`` + ``offset``. IR and printing only: no code generator lowers it yet."""
+        return Call(dtype, "tirx.mma_fill", [local_size, local_ptr, offset])
 
     # -- inline CUDA -------------------------------------------------------------------------
     @staticmethod

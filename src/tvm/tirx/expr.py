@@ -32,6 +32,7 @@ from __future__ import annotations
 from ..ffi.node import DEF, IGNORE, Node, field
 from ..ir.expr import PrimExpr
 from ..ir.op import Op
+from ..ir.type import PointerType, PrimType
 from ..runtime.data_type import dtype_info, normalize_dtype, with_lanes
 
 __all__ = [
@@ -733,12 +734,42 @@ class Call(PrimExprWithOp, type_key="tirx.Call"):
 
     op: object
     args: tuple
+    # A pointer type when the call returns a typed pointer (``T.reinterpret`` to a
+    # ``PointerType``): ``dtype`` is then ``"handle"`` and :attr:`ty` is this type.
+    type_annotation: object = field(None, kw_only=True)
 
     def __init__(self, dtype, op, args, span=None):
-        dtype = normalize_dtype(dtype)
+        dtype, annotation = _call_dtype(dtype)
         if isinstance(op, str):
             op = Op.get(op if "." in op else f"tirx.{op}")
-        self.__init_fields__(op, tuple(_call_arg(a) for a in args), span=span, dtype=dtype)
+        self.__init_fields__(op, tuple(_call_arg(a) for a in args), span=span, dtype=dtype,
+                             type_annotation=annotation)
+
+    @property
+    def ty(self):
+        """The result type: the pointer type of a typed call (``T.reinterpret`` to a
+        ``PointerType``) or of ``T.address_of(buf[i])`` (the buffer's element type and
+        scope), else ``PrimType(dtype)``."""
+        if self.type_annotation is not None:
+            return self.type_annotation
+        if getattr(self.op, "name", None) == "tirx.address_of" and self.args:
+            buf = getattr(self.args[0], "buffer", None)
+            if buf is not None:
+                return PointerType(PrimType(buf.dtype), buf.scope())
+        return super().ty
+
+
+def _call_dtype(dtype):
+    """A Call's result type: ``(dtype string, pointer type or None)``; a ``PrimType`` is its
+    dtype string (a Call keeps no annotation for a scalar type)."""
+    if isinstance(dtype, str):
+        return normalize_dtype(dtype), None
+    if getattr(dtype, "element_type", None) is not None:  # a PointerType
+        return "handle", dtype
+    inner = getattr(dtype, "dtype", None)
+    if isinstance(inner, str):  # a PrimType
+        return normalize_dtype(inner), None
+    return normalize_dtype(dtype), None
 
 
 def _call_arg(value):
@@ -753,3 +784,22 @@ def _call_arg(value):
 # Bottom imports: the operator rules and the text fallback use the classes above.
 from . import expr_text as _text
 from . import generic as _generic
+
+
+def __getattr__(name):
+    # ``from tvm.tirx.expr import BufferLoad`` (Apache TVM's module layout): expression nodes
+    # defined in other modules, imported on first use (``stmt`` and ``reduction`` import
+    # this module; ``ProducerLoad`` belongs to ``tvm.te``, a layer above, which registers it).
+    if name == "BufferLoad":
+        from .stmt import BufferLoad
+
+        return BufferLoad
+    if name == "Reduce":
+        from .reduction import Reduce
+
+        return Reduce
+    if name == "ProducerLoad":
+        from ..te.tensor import ProducerLoad  # upper layer: looked up only when asked for
+
+        return ProducerLoad
+    raise AttributeError(f"module 'tvm.tirx.expr' has no attribute {name!r}")

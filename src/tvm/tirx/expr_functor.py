@@ -1,8 +1,9 @@
 """Expression functors: :class:`ExprVisitor` and :class:`ExprMutator` over ``tvm.tirx`` PrimExprs.
 
-Dispatch is by node class: an ``Add`` goes to ``visit_add_``, a ``FloorDiv`` to
-``visit_floor_div_``, an ``IntImm`` to ``visit_int_imm_`` (the class name in snake case with a
-trailing underscore). When a class has no method of its own, its base classes are tried in
+Dispatch is by node class: an ``Add`` goes to ``visit_add_``, an ``IntImm`` to
+``visit_int_imm_`` (the class name in snake case with a trailing underscore;
+``FloorDiv``/``FloorMod`` use Apache TVM's ``visit_floordiv_`` /
+``visit_floormod_``). When a class has no method of its own, its base classes are tried in
 order, so ``SizeVar`` falls back to ``visit_var_`` unless ``visit_size_var_`` is defined.
 Override these methods in a subclass and call ``super()`` to keep the default traversal.
 
@@ -64,11 +65,14 @@ _SNAKE = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
 _MIN_RECURSION_LIMIT = 20000
 
 
-_METHOD_NAMES: dict = {}  # class name -> method name (dispatch tables miss once per class pair)
+# class name -> method name (dispatch tables miss once per class pair); seeded with the names
+# Apache TVM spells without the snake-case underscore.
+_METHOD_NAMES: dict = {"FloorDiv": "visit_floordiv_", "FloorMod": "visit_floormod_"}
 
 
 def expr_method_name(cls) -> str:
-    """The visit method for a node class: ``FloorDiv`` -> ``visit_floor_div_``."""
+    """The visit method for a node class: ``IntImm`` -> ``visit_int_imm_``, ``FloorDiv`` ->
+    ``visit_floordiv_`` (Apache TVM's spelling)."""
     name = _METHOD_NAMES.get(cls.__name__)
     if name is None:
         name = _METHOD_NAMES[cls.__name__] = (
@@ -295,7 +299,7 @@ class ExprMutator(ExprFunctor):
         )
         if all(a is b for a, b in zip(args, op.args)):
             return op
-        return Call(op.dtype, op.op, args, span=op.span)
+        return Call(_call_type(op), op.op, args, span=op.span)
 
     def visit_call_arg(self, arg):
         """A non-PrimExpr call argument; generic field rebuild."""
@@ -370,3 +374,10 @@ class _PostOrder(ExprVisitor):
 def post_order_visit(expr, fvisit):
     """Call ``fvisit(node)`` on every sub-expression of ``expr``, children first."""
     _PostOrder(fvisit).visit_expr(expr)
+
+
+def _call_type(call):
+    """What a rebuilt ``Call`` is constructed with: its pointer type when it has one (a
+    ``T.reinterpret`` to a ``PointerType``), else its dtype."""
+    annotation = call.type_annotation
+    return call.dtype if annotation is None else annotation

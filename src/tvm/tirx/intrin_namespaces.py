@@ -22,6 +22,7 @@ Examples
 
 from __future__ import annotations
 
+from ..ffi.node import Node
 from ..ir.op import register_op, register_op_attr
 from . import generic as _g
 from .expr import Call, StringImm
@@ -36,19 +37,26 @@ _REQUIRED = object()
 def _arg(value):
     if isinstance(value, str):
         return StringImm(value)
+    if isinstance(value, Node):  # a buffer region (``T.nki.identity(A[0:1], 1)``), a buffer
+        return value
     return _g.convert(value)
 
 
 def _intrinsic(namespace: str, name: str, dtype, params, printed: str | None = None,
-               effect=CallEffectKind.UpdateState):
+               effect=CallEffectKind.UpdateState, builtin: bool = False):
     """Register ``tirx.<namespace>.<name>`` and return a builder taking ``params`` (a list of
     ``(param name, default or _REQUIRED)``; a name starting with ``*`` takes the rest).
-    ``dtype`` is the result dtype, or a function of the converted arguments giving it."""
-    op_name = f"tirx.{namespace}.{name}"
-    register_op(op_name, family=namespace)
+    ``dtype`` is the result dtype, or a function of the converted arguments giving it.
+
+    ``builtin=True`` registers a flat TIR builtin ``tirx.<name>`` instead (category
+    ``builtin``, no device namespace) that still prints as ``T.<namespace>.<name>``, as 0.27
+    does for the Metal simdgroup builtins."""
+    op_name = f"tirx.{name}" if builtin else f"tirx.{namespace}.{name}"
+    register_op(op_name, family="builtin" if builtin else namespace)
     register_op_attr(op_name, "TCallEffectKind", effect)
-    register_op_attr(op_name, "TDeviceIntrinsicNamespace", namespace)
-    register_op_attr(op_name, "TIRxOpCategory", "device_intrin")
+    if not builtin:
+        register_op_attr(op_name, "TDeviceIntrinsicNamespace", namespace)
+    register_op_attr(op_name, "TIRxOpCategory", "builtin" if builtin else "device_intrin")
     register_op_attr(op_name, "TScriptPrinterName", printed or f"{namespace}.{name}")
     shown = f"T.{printed or f'{namespace}.{name}'}"
 
@@ -180,10 +188,31 @@ class STIRNamespace:
                                     effect=CallEffectKind.Pure))
 
 
+_SIMDGROUP_SHAPE = [("col", 8), ("row", 8)]
+
+
 class MetalNamespace:
     """``T.metal``: Metal SIMD-group intrinsics (``simd_shuffle``, ``simd_shuffle_up``,
-    ``simd_shuffle_down``: the value of another lane; the result has the value's dtype). IR
-    and printing only: there is no Metal code generator."""
+    ``simd_shuffle_down``: the value of another lane; the result has the value's dtype) and
+    the simdgroup-matrix builtins (``make_filled_simdgroup_matrix``, ``simdgroup_load``,
+    ``simdgroup_store``, ``simdgroup_multiply_accumulate``: flat ``tirx.*`` builtins on
+    8x8 matrices held in a ``handle`` ``d`` at ``index``). IR and printing only: there is no
+    Metal code generator."""
+
+    make_filled_simdgroup_matrix = staticmethod(_intrinsic(
+        "metal", "make_filled_simdgroup_matrix", "handle",
+        [*_r("d", "index", "value"), *_SIMDGROUP_SHAPE], builtin=True))
+    simdgroup_load = staticmethod(_intrinsic(
+        "metal", "simdgroup_load", "handle",
+        [*_r("d", "index", "ptr", "stride"), *_SIMDGROUP_SHAPE, ("transpose_matrix", False)],
+        builtin=True))
+    simdgroup_store = staticmethod(_intrinsic(
+        "metal", "simdgroup_store", "handle",
+        [*_r("d", "index", "ptr", "stride"), *_SIMDGROUP_SHAPE, ("transpose_matrix", False)],
+        builtin=True))
+    simdgroup_multiply_accumulate = staticmethod(_intrinsic(
+        "metal", "simdgroup_multiply_accumulate", "handle",
+        _r("d", "index_d", "a", "index_a", "b", "index_b", "c", "index_c"), builtin=True))
 
     simd_shuffle = staticmethod(_intrinsic("metal", "simd_shuffle", _first_dtype,
                                            _r("var", "lane")))

@@ -483,9 +483,24 @@ def assume(cond=None):
 
 
 def reinterpret(dtype, value, span=None):
-    """Reinterpret the bits of ``value`` as ``dtype`` (sizes must match)."""
-    dtype = normalize_dtype(dtype)
+    """Reinterpret the bits of ``value`` as ``dtype`` (sizes must match).
+
+    ``dtype`` is a dtype string, a ``PrimType`` or a ``PointerType``. To a pointer type the
+    value must be a 64-bit integer or a handle (an address, e.g. from ``T.ptx.mapa``); the
+    call's ``dtype`` is then ``"handle"`` and its ``ty`` the pointer type, so a variable bound
+    to it is a typed pointer a buffer can use as its ``data``.
+    """
     value = _g.convert(value)
+    if getattr(dtype, "element_type", None) is not None:  # a PointerType
+        if value.dtype not in ("uint64", "int64", "handle"):
+            raise TypeError(
+                f"reinterpret to the pointer type {dtype} needs a 64-bit integer or handle "
+                f"value, got {value.dtype}"
+            )
+        return Call(dtype, _op("reinterpret"), (value,), span=span)
+    if not isinstance(dtype, str) and isinstance(getattr(dtype, "dtype", None), str):
+        dtype = dtype.dtype  # a PrimType
+    dtype = normalize_dtype(dtype)
     if value.dtype == dtype:
         return value
     src, dst = dtype_info(value.dtype), dtype_info(dtype)

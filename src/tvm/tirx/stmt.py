@@ -447,6 +447,47 @@ class BufferRegion(Scriptable, Node, type_key="tirx.BufferRegion"):
             ranges.append(Range.from_min_extent(idx, IntImm(idx.dtype, 1)))
         return BufferRegion(buffer, ranges)
 
+    def __getitem__(self, indices):
+        """``region[i0:i1, j]``: a sub-region, indices relative to this region's mins, on the
+        same root buffer (``buf[32:64, 0:32][0:16, 0:16]`` is ``buf[32:48, 0:16]``). A slice
+        ``start:stop`` (defaults: the region's bounds; no step) or an index (extent 1) per
+        dimension; trailing dimensions not given stay whole."""
+        indices = indices if isinstance(indices, tuple) else (indices,)
+        if len(indices) > len(self.region):
+            raise ValueError(f"BufferRegion of {self.buffer.name}: {len(indices)} indices for "
+                             f"{len(self.region)} dimensions")
+        ranges = []
+        for dim, (rng, index) in enumerate(zip(self.region, indices)):
+            if isinstance(index, slice):
+                if index.step not in (None, 1):
+                    raise ValueError(f"BufferRegion of {self.buffer.name}: dim {dim} slice "
+                                     f"step {index.step} is not supported (regions are dense)")
+                start = _index(0 if index.start is None else index.start)
+                extent = rng.extent if index.stop is None else _index(index.stop) - start
+                if index.stop is None and index.start is not None:
+                    extent = rng.extent - start
+            else:
+                start = _index(index)
+                extent = IntImm(start.dtype, 1)
+            if isinstance(start, IntImm) and isinstance(extent, IntImm) and isinstance(
+                    rng.extent, IntImm) and (start.value < 0 or extent.value < 0
+                                             or start.value + extent.value > rng.extent.value):
+                raise ValueError(f"BufferRegion of {self.buffer.name}: dim {dim} takes "
+                                 f"[{start.value}, {start.value + extent.value}) of a region of "
+                                 f"extent {rng.extent.value}")
+            ranges.append(Range.from_min_extent(_offset(rng.min, start), extent))
+        ranges += self.region[len(ranges):]
+        return BufferRegion(self.buffer, ranges)
+
+
+def _offset(base, delta):
+    """``base + delta`` folded when both are constants (region mins stay literal)."""
+    if isinstance(base, IntImm) and isinstance(delta, IntImm):
+        return IntImm(base.dtype, base.value + delta.value)
+    if isinstance(delta, IntImm) and delta.value == 0:
+        return base
+    return base + delta
+
 
 class MatchBufferRegion(Scriptable, Node, type_key="s_tir.MatchBufferRegion"):
     """Bind ``buffer`` (defined here) to the region ``source`` of another buffer."""

@@ -197,3 +197,17 @@ def test_guarded_adds_a_guard_once():
     assert render_ptx(call).asm.endswith("@p mbarrier.arrive.shared::cta.b64 _, [%0]; }")
     with pytest.raises(ValueError, match="already guarded"):
         guarded(call, U[1])
+
+
+def test_bulk_copy_to_cluster_order_and_scope():
+    push = T.ptx["cp.async.bulk.shared::cluster.shared::cta.mbarrier::complete_tx::bytes"]
+    plain = push(U[0], S, U[1], U[2])
+    assert required_ptx_version(plain) == "8.0"
+    assert render_ptx(plain).asm == ("cp.async.bulk.shared::cluster.shared::cta."
+                                     "mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];")
+    ordered = T.ptx.cp.async_.bulk.relaxed.cluster.shared__cluster.shared__cta \
+        .mbarrier__complete_tx__bytes(U[0], S, U[1], U[2])
+    assert required_ptx_version(ordered) == "9.1"  # newer than ptxas 13.0 knows
+    with pytest.raises(ValueError, match="relaxed needs a scope"):
+        T.ptx.cp.async_.bulk.relaxed.shared__cluster.shared__cta \
+            .mbarrier__complete_tx__bytes(U[0], S, U[1], U[2])

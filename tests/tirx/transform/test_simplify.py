@@ -39,3 +39,22 @@ def test_simplify_alias_and_unchanged_identity():
     func = PrimFunc([A], For(i, 0, 4, ForKind.SERIAL, BufferStore(A, 1.0, [i])))
     assert Simplify is StmtSimplify
     assert _run(func) is func
+
+
+def test_one_thread_binding_stays_and_its_variable_folds():
+    from tvm.script import tirx as T
+
+    @T.prim_func
+    def before(A: T.Buffer((4,), "float32")):
+        for tx in T.thread_binding(1, thread="threadIdx.x"):
+            for i in range(1):
+                A[tx + i] = T.float32(1)
+
+    @T.prim_func
+    def expected(A: T.Buffer((4,), "float32")):
+        for tx in T.thread_binding(1, thread="threadIdx.x"):
+            A[0] = T.float32(1)
+
+    # The launch of one thread is kept (the host/device split needs it); a serial loop of
+    # one iteration vanishes.
+    assert_structural_equal(_run(before), expected.with_attr("global_symbol", "before"))

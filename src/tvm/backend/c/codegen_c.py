@@ -242,6 +242,10 @@ class CodeGenC:
         value = self.print_expr(op.value)
         ty = self.declared_type(op.var)
         name = self.bind_var(op.var)
+        if self.pointer_element(op.var) is not None:
+            # A typed pointer takes its value through a cast, as TVM prints it
+            # (``float* p = (float*)(&(A[i]));``): the value may be an untyped address.
+            value = f"({ty}){value}"
         self.emit(f"{ty} {name} = {value};")
 
     def declared_type(self, var) -> str:
@@ -517,6 +521,12 @@ class CodeGenC:
         return self.print_expr(op.args[0])
 
     def call_reinterpret(self, op) -> str:
+        ptr_type = getattr(op, "type_annotation", None)
+        if ptr_type is not None:
+            # To a pointer type: a C cast of the address (``((uint64_t*)addr)``).
+            element = getattr(ptr_type.element_type, "dtype", None)
+            ctype = "void" if element is None else self.type_name(element)
+            return f"(({ctype}*){self.print_expr(op.args[0])})"
         value = self.ssa(op.args[0])
         return f"(*({self.type_name(op.dtype)}*)(&({value})))"
 

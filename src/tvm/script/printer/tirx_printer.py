@@ -186,7 +186,7 @@ def _let(node, path, d):
 
 _DTYPE_FIRST = {"call_extern", "call_pure_extern", "call_llvm_intrin", "call_llvm_pure_intrin",
                 "call_packed", "call_cpacked", "call_intrin", "reinterpret",
-                "type_annotation"}
+                "type_annotation", "mma_store", "mma_fill"}
 
 
 @register_printer(getattr(tirx, "Call", None))
@@ -217,8 +217,13 @@ def _call(node, path, d):
         for part in printed.split("."):
             callee = callee.attr(part)
         if base in _DTYPE_FIRST:
-            # ``T.call_extern("int32", "foo", ...)``: these intrinsics take the dtype first.
-            args.insert(0, LiteralDoc(node.dtype))
+            # ``T.call_extern("int32", "foo", ...)``: these intrinsics take the dtype first;
+            # a pointer result type prints as 0.27 does, ``T.handle("uint64", "shared").ty``.
+            ptr_type = getattr(node, "type_annotation", None)
+            if ptr_type is not None:
+                args.insert(0, d.as_doc(ptr_type, attr_path(path, "type_annotation")).attr("ty"))
+            else:
+                args.insert(0, LiteralDoc(node.dtype))
         return callee.call(*args)
     # A GlobalVar callee (a call to another PrimFunc).
     return d.as_doc(op, attr_path(path, "op")).call(*args)

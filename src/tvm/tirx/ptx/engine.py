@@ -543,7 +543,8 @@ def guarded(call, pred):
     flags = [*marker_flags(marker), "pred"]
     new_args = [*args[:-n_tail], _coerce_guard(_label(entry), pred), *args[-n_tail:-1],
                 StringImm(",".join(flags))]
-    return Call(call.dtype, call.op, new_args)
+    return Call(call.dtype if call.type_annotation is None else call.type_annotation,
+                call.op, new_args)
 
 
 def resolve(call):

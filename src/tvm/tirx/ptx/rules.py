@@ -203,7 +203,7 @@ RULES = {
         "mbarrier_expect_tx", "mbarrier_test_wait", "mbarrier_test_wait_parity",
         "mbarrier_try_wait", "mbarrier_try_wait_parity", "mbarrier_try_wait_parity_hint")},
     "cp_async_bulk_g2s_cta": _order_scope, "cp_async_bulk_g2s_cluster": _order_scope,
-    "cp_async_bulk_s2g": _order_scope,
+    "cp_async_bulk_s2g": _order_scope, "cp_async_bulk_s2c": _order_scope,
     "cp_async_bulk_tensor_g2s_cta": _tma, "cp_async_bulk_tensor_g2s_cluster": _tma,
     "cp_async_bulk_tensor_s2g": _tma, "cp_async_bulk_tensor_prefetch": _tma,
     "fence_proxy": _fence_proxy, "prefetch": _prefetch, "mma": _mma,
@@ -223,4 +223,5 @@ NEWER_PTX = {
     "cp_async_bulk_g2s_cta": _BULK_NEW,
     "cp_async_bulk_g2s_cluster": {k: v for k, v in _BULK_NEW.items() if k != "cluster"},
     "cp_async_bulk_s2g": _BULK_NEW,
+    "cp_async_bulk_s2c": _BULK_NEW,
 }

@@ -237,8 +237,8 @@ ENTRIES = [
           arch="sm_90", ptx="8.0", memory=True, token_arch={"cp_mask": "sm_100"},
           token_ptx={"cp_mask": "8.6"}),
     instr("cp_async_bulk_s2c", "cp",
-          "api=async kind=bulk dst=shared::cluster src=shared::cta "
-          "completion=mbarrier::complete_tx::bytes",
+          "api=async kind=bulk " + _BULK_SEM + " dst=shared::cluster src=shared::cta "
+          "completion=mbarrier::complete_tx::bytes type?=b128",
           "dst_mem:@dst src_mem:@src size:u32 mbar:@dst", arch="sm_90", ptx="8.0",
           memory=True),
     instr("cp_async_bulk_prefetch", "cp",
@@ -441,6 +441,8 @@ ENTRIES = [
           arch="sm_90", ptx="8.0"),
     instr("mapa_u32", "mapa", "space=shared::cluster type=u32", "d:u32/w a:u32 b:u32",
           arch="sm_90", ptx="7.8"),
+    # 0.27 has a second u64 shape for a pointer ``a`` (an optional .shared::cluster slot: it
+    # prints ``"", "u64", ""``); this table dispatches on modifiers only, so both take this one.
     instr("mapa_u64", "mapa", "type=u64", "d:u64/w a:u64 b:u32", arch="sm_90", ptx="7.8"),
     instr("bar_sync", "bar", "cta?=cta action=sync", "a:u32", arch="sm_50", ptx="2.0",
           memory=True, token_ptx={"cta": "7.8"}),

@@ -3,7 +3,8 @@
 Loop variables are bound to their ranges, so index arithmetic such as
 ``(i * 8 + j) // 8`` with ``0 <= j < 8`` folds to ``i``. Branches whose condition simplifies
 to a constant are replaced by the taken side; loops of extent 0 vanish, loops of extent 1
-become a binding of the loop variable.
+become a binding of the loop variable (a thread-bound loop of extent 1 stays, its variable's
+uses fold to the min).
 
 Before::
 
@@ -28,7 +29,7 @@ from ...ir.transform import PassInfo
 from ..expr import EQ, GE, LT, And, Call, FloorDiv, IntImm, Var
 from ..function import PrimFunc
 from ..op import CallEffectKind
-from ..stmt import Bind, BufferLoad, Evaluate, For, IfThenElse
+from ..stmt import Bind, BufferLoad, Evaluate, For, ForKind, IfThenElse
 from ..stmt_functor import StmtExprMutator, post_order_visit, substitute
 from .common import PrimFuncPass
 
@@ -75,7 +76,12 @@ class _Simplifier(StmtExprMutator):
             return Evaluate(0)
         if isinstance(extent, IntImm) and extent.value == 1 and not op.annotations:
             # A one-iteration loop: the loop variable is its min.
-            return self.visit_stmt(substitute(op.body, {op.loop_var: lo}))
+            body = self.visit_stmt(substitute(op.body, {op.loop_var: lo}))
+            if op.kind == ForKind.THREAD_BINDING:
+                # A one-thread launch stays a launch (the host/device split needs it, as in
+                # TVM); only the uses of its variable fold.
+                return op.replace(min=lo, extent=extent, body=body)
+            return body
         self.analyzer.bind(op.loop_var, Range.from_min_extent(lo, extent), allow_override=True)
         self._canonical = None  # results may differ with the loop variable's new range
         body = self.visit_stmt(op.body)
