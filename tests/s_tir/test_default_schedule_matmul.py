@@ -472,3 +472,73 @@ def test_group_budget_follows_the_l2_size(monkeypatch, l2, expected):
     monkeypatch.setattr(dsm, "l2_cache_bytes", lambda: l2)
     assert dsm.strip_group(16, 1024, MATMUL_TILE[1], True, threads=2) == expected
     assert dsm.row_block(1024, 1024, 4) * 1024 * 4 <= l2 // 4
+
+
+@pytest.fixture
+def k_blocked(monkeypatch):
+    """Split the reduction into blocks already at the small sizes of a test (K >= 64)."""
+    from tvm.backend.llvm import jit
+    from tvm.driver import clear_cache
+    from tvm.s_tir import default_schedule_matmul as dsm
+
+    monkeypatch.setattr(dsm, "MATMUL_K_BLOCK_MIN", 64)
+    monkeypatch.setattr(dsm, "MATMUL_K_BLOCK", 16)
+    clear_cache()
+    jit.clear_cache()
+    yield dsm
+    clear_cache()
+    jit.clear_cache()
+
+
+@pytest.mark.parametrize(
+    "m,n,k,trans_a,trans_b",
+    [
+        (128, 128, 64, True, False),   # dW = X^T dY: A read transposed
+        (136, 256, 96, False, False),
+        (40, 64, 80, False, True),     # one strip: the row tiles run in parallel
+        (64, 10, 128, True, False),    # a classifier's 10 columns
+    ],
+)
+def test_k_blocked_matmul_matches_numpy(k_blocked, m, n, k, trans_a, trans_b):
+    func = _matmul_func(m, n, k, trans_a, trans_b)
+    out = schedule_prim_func(func)
+    assert "C_kblocks" in _block_names(out)
+    blocks = [lp for lp in _nodes(out, For) if lp.loop_var.name == "k_b"]
+    assert len(blocks) == 1 and int(blocks[0].extent) == k // 16
+    rng = np.random.default_rng(m + n + k)
+    a = rng.standard_normal((k, m) if trans_a else (m, k)).astype("float32")
+    b = rng.standard_normal((n, k) if trans_b else (k, n)).astype("float32")
+    c = np.zeros((m, n), "float32")
+    _compile(func)(a, b, c)
+    want = (a.T if trans_a else a) @ (b.T if trans_b else b)
+    np.testing.assert_allclose(c, want, rtol=1e-4, atol=1e-4)
+
+
+def test_k_blocked_matmul_keeps_the_fused_epilogue(k_blocked):
+    # A weight gradient and its SGD update (W - lr * X^T dY): the update runs on the last
+    # block's tiles; the gradient itself is never written to a full-size buffer.
+    m, n, k = 64, 128, 96
+    x = te.placeholder((k, m), "float32", name="X")
+    dy = te.placeholder((k, n), "float32", name="dY")
+    w = te.placeholder((m, n), "float32", name="W")
+    r = te.reduce_axis((0, k), name="k")
+    grad = te.compute((m, n), lambda i, j: te.sum(x[r, i] * dy[r, j], axis=r), name="C")
+    new = te.compute((m, n), lambda i, j: w[i, j] - 0.01 * grad[i, j], name="D")
+    func = te.create_prim_func([x, dy, w, new])
+    out = schedule_prim_func(func)
+    assert "C_kblocks" in _block_names(out)
+    assert not [s for s in _nodes(out, BufferStore) if s.buffer.name == "C"]
+    rng = np.random.default_rng(5)
+    xv, dyv = rng.standard_normal((k, m), "float32"), rng.standard_normal((k, n), "float32")
+    wv, got = rng.standard_normal((m, n), "float32"), np.zeros((m, n), "float32")
+    _compile(func)(xv, dyv, wv, got)
+    np.testing.assert_allclose(got, wv - 0.01 * (xv.T @ dyv), rtol=1e-4, atol=1e-4)
+
+
+def test_short_reductions_are_not_k_blocked():
+    from tvm.s_tir.default_schedule_matmul import MATMUL_K_BLOCK_MIN, k_block
+
+    assert k_block(MATMUL_K_BLOCK_MIN - 64) is None
+    assert k_block(MATMUL_K_BLOCK_MIN) is not None
+    assert k_block(MATMUL_K_BLOCK_MIN + 1) is None  # not a multiple of the block
+    assert "C_kblocks" not in _block_names(schedule_prim_func(_matmul_func(128, 128, 256)))

@@ -35,6 +35,7 @@ from ..tirx.stmt import (
     BufferStore,
     For,
     ForKind,
+    IfThenElse,
     SBlock,
     SBlockRealize,
     SeqStmt,
@@ -60,6 +61,10 @@ MATMUL_GROUP_MAX = 4
 MATMUL_GROUP_BYTES = None
 MATMUL_TASKS_PER_THREAD = 4
 MATMUL_A_BLOCK_BYTES = None
+#: Reduction length from which the reduction is split into blocks of ``MATMUL_K_BLOCK`` (see
+#: ``_k_blocked``): a weight gradient ``X^T dY`` sums over all ``batch * seq`` rows.
+MATMUL_K_BLOCK_MIN = 2048
+MATMUL_K_BLOCK = 64
 
 
 def _l2_share(value):
@@ -236,6 +241,10 @@ def tile_matmul(headers, spatial, realize, epilogue=(), local=frozenset()):
     rows = For(i0, IntImm(dt_i, 0), IntImm(dt_i, m // tile_m),
                ForKind.PARALLEL if one_strip and m > tile_m else ForKind.SERIAL,
                SBlockRealize((), IntImm("bool", 1), scope))
+    kc = k_block(k)
+    if kc is not None:
+        return _k_blocked(block, headers, (m, n, k), (tile_m, tile_n), kc, pack, packed,
+                          stmts, acc_buf, allocs, (i0, j0, kp, j1, ii, jj), use_pack)
     group = strip_group(n // tile_n, k, tile_n, use_pack)
     if group > 1:
         return _grouped_strips(block, headers, (m, n, k), (tile_m, tile_n), group, pack, packed,
@@ -246,6 +255,108 @@ def tile_matmul(headers, spatial, realize, epilogue=(), local=frozenset()):
     return For(j0, IntImm(dt_j, 0), IntImm(dt_j, n // tile_n),
                ForKind.SERIAL if one_strip else ForKind.PARALLEL,
                SBlockRealize((), IntImm("bool", 1), strip))
+
+
+def k_block(k):
+    """Rows of the reduction per block of the K-blocked schedule (``_k_blocked``), or None:
+    ``MATMUL_K_BLOCK`` when ``k`` is at least ``MATMUL_K_BLOCK_MIN`` and a multiple of it."""
+    if MATMUL_K_BLOCK_MIN is None or k < MATMUL_K_BLOCK_MIN or k % MATMUL_K_BLOCK:
+        return None
+    return MATMUL_K_BLOCK
+
+
+def _k_blocked(block, headers, shape, tile, kc, pack, packed, stmts, acc_buf, allocs,
+               loop_vars, use_pack):
+    """The matmul nest with its reduction split into blocks of ``kc`` (a long reduction)::
+
+        Cs = alloc(M, N)                          # partial sums between the blocks
+        for kb in range(K // KC):
+            for j0 in T.parallel(N // NR):
+                Bp = alloc(KC, NR)                # the strip's rows of this block: in L1
+                pack Bp[kc, j1] = B(kb * KC + kc, j0 * NR + j1)
+                for i0 in range(M // MR):
+                    acc = 0 if kb == 0 else Cs[tile]
+                    for kc in range(KC): acc += A(i, kb * KC + kc) * Bp[kc, j1]
+                    if kb < K // KC - 1: Cs[tile] = acc
+                    else: <store C, epilogue>
+
+    With one block of ``K`` rows per strip (the packed strip is ``K * NR`` floats, 1 MiB
+    for ``K = 4096``), every row tile streams the whole strip from L2 and reads ``A`` at
+    ``K`` rows, each in its own page when ``A`` is read transposed (``X^T dY``): no
+    prefetching, a TLB miss per row. Here a block of ``A`` (``KC`` rows) and of ``B`` stay in
+    the caches across all row tiles and strips; the partial sums (``M x N``) go through L2.
+    """
+    i, j, kk = headers
+    m, n, k = shape
+    tile_m, tile_n = tile
+    i0, j0, kp, jv, ii, jj = loop_vars
+    dt_i, dt_j, dt_k = i.var.dtype, j.var.dtype, kk.var.dtype
+    kb = Var(f"{kk.var.name}_b", dt_k)
+    blocks = k // kc
+    i1 = stmts[0].loop_var
+    partial = decl_buffer((m, n), acc_buf.dtype, name=f"{acc_buf.name}_partial")
+    k_abs = kb * IntImm(dt_k, kc) + kk.var
+
+    def tile(stmt):
+        stmt = For(jv, IntImm(dt_j, 0), IntImm(dt_j, tile_n), ForKind.VECTORIZED, stmt)
+        return For(i1, IntImm(dt_i, 0), IntImm(dt_i, tile_m), ForKind.UNROLLED, stmt)
+
+    # The update reads A at the block's rows (k -> kb * KC + k), B from the packed block.
+    update = For(kk.var, IntImm(dt_k, 0), IntImm(dt_k, kc), ForKind.SERIAL,
+                 substitute(stmts[1].body, {kk.var: k_abs}))
+    first = IfThenElse(kb == IntImm(dt_k, 0), stmts[0],
+                       tile(BufferStore(acc_buf, BufferLoad(partial, [ii, jj]), [i1, jv])))
+    finish = IfThenElse(kb < IntImm(dt_k, blocks - 1),
+                        tile(BufferStore(partial, BufferLoad(acc_buf, [i1, jv]), [ii, jj])),
+                        SeqStmt(stmts[2:]) if len(stmts) > 3 else stmts[2])
+    scope = SBlock((), [], [], f"{block.name_hint}_tile", SeqStmt([first, update, finish]),
+                   alloc_buffers=allocs)
+    one_strip = n == tile_n
+    rows = For(i0, IntImm(dt_i, 0), IntImm(dt_i, m // tile_m),
+               ForKind.PARALLEL if one_strip and m > tile_m else ForKind.SERIAL,
+               SBlockRealize((), IntImm("bool", 1), scope))
+    if use_pack:
+        packed_kc = decl_buffer((kc, tile_n), packed.dtype, name=packed.name)
+
+        def to_block(node):
+            if isinstance(node, BufferLoad) and node.buffer is packed:
+                # The update's k was moved to kb * KC + k: the block is read at row k.
+                return BufferLoad(packed_kc, [kk.var, node.indices[1]])
+            if isinstance(node, BufferStore) and node.buffer is packed:
+                return BufferStore(packed_kc, node.value, list(node.indices))
+            return None
+
+        pack_kc = ir_transform(pack, None, to_block, ["tirx.BufferLoad", "tirx.BufferStore"])
+        pack_kc = _retarget_pack(pack_kc, kp, kc, kb * IntImm(dt_k, kc) + kp, dt_k)
+        rows = ir_transform(rows, None, to_block, ["tirx.BufferLoad", "tirx.BufferStore"])
+        strip_body = SeqStmt([pack_kc, rows])
+        strip_allocs = [packed_kc]
+    else:
+        strip_body, strip_allocs = rows, []
+    strip = SBlock((), [], [], f"{block.name_hint}_strip", strip_body,
+                   alloc_buffers=strip_allocs)
+    strips = For(j0, IntImm(dt_j, 0), IntImm(dt_j, n // tile_n),
+                 ForKind.SERIAL if one_strip else ForKind.PARALLEL,
+                 SBlockRealize((), IntImm("bool", 1), strip))
+    outer = For(kb, IntImm(dt_k, 0), IntImm(dt_k, blocks), ForKind.SERIAL, strips)
+    scope = SBlock((), [], [], f"{block.name_hint}_kblocks", outer, alloc_buffers=[partial])
+    return SBlockRealize((), IntImm("bool", 1), scope)
+
+
+def _retarget_pack(pack, kp, kc, k_abs, dt_k):
+    """The pack loop nest over ``kc`` rows, reading B at row ``k_abs`` (its ``kp`` -> ``k_abs``
+    in the loads only; the packed buffer's own row stays ``kp``)."""
+
+    def fix(node):
+        if isinstance(node, For) and node.loop_var is kp:
+            return For(kp, IntImm(dt_k, 0), IntImm(dt_k, kc), node.kind, node.body,
+                       node.thread_binding, node.annotations)
+        if isinstance(node, BufferStore):
+            return BufferStore(node.buffer, substitute(node.value, {kp: k_abs}),
+                               list(node.indices))
+        return None
+
+    return ir_transform(pack, None, fix, ["tirx.For", "tirx.BufferStore"])
 
 
 def strip_group(strips, k, tile_n, use_pack, threads=None):
