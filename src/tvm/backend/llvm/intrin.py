@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from ...ir.op import register_op_attr
 from ...tirx import op as tir_op
-from ...tirx.expr import Call, Cast, FloatImm
+from ...tirx.expr import Call, Cast, FloatImm, Let, Select, Var
 from ...tirx.generic import cast
 
 ATTR_KEY = "llvm.FLowerIntrinsic"
@@ -90,6 +90,44 @@ def _lower_rsqrt(call: Call):
     return _widened(call, build)
 
 
+#: float32 erf (``_lower_erf``): ``erf(x) = x * P(x * x)`` for ``|x| < ERF_SMALL`` (its Taylor
+#: series, 7 terms), else ``1 - t * exp(-x * x + Q(t))`` with ``t = 1 / (1 + |x| / 2)`` and
+#: ``Q`` (lowest degree first) a degree-7 least-squares fit of ``log(erfc(a) / t) + a * a``
+#: on ``[0.5, 4]`` (relative error of erfc 3e-8). Within 3 ulp of erf in float32 (checked on
+#: [-6, 6] in tests/backend/llvm/test_intrin_erf.py), and it vectorizes: libm's erff is a
+#: scalar call per element (7.6 ns each, GELU's cost).
+ERF_SMALL = 0.5
+ERF_TAYLOR = (1.1283791670955126, -0.37612638903183754, 0.11283791670955126,
+              -0.026866170645131252, 0.005223977625442188, -0.0008548327023450852,
+              0.00012055332981789664)
+ERF_TAIL = (-1.2652192140762615, 0.9938762624073487, 0.42838115477569527,
+            -0.17113940913287246, 0.6350762163557487, -1.3547384599629593,
+            0.9850623964619654, -0.25141087685742974)
+
+
+def _horner(coefs, x, dtype):
+    acc = FloatImm(dtype, coefs[-1])
+    for c in coefs[-2::-1]:
+        acc = acc * x + FloatImm(dtype, c)
+    return acc
+
+
+def _lower_erf(call: Call):
+    def build(dtype, args):
+        if dtype != "float32":  # float64 (and vectors): libm's erf
+            return _libm_rule("erf")(Call(dtype, call.op, args))
+        x = Var("erf_x", dtype)
+        a = tir_op.call_llvm_pure_intrin(dtype, "llvm.fabs", x)
+        t = FloatImm(dtype, 1.0) / (FloatImm(dtype, 1.0) + FloatImm(dtype, 0.5) * a)
+        tail = FloatImm(dtype, 1.0) - t * tir_op.call_llvm_pure_intrin(
+            dtype, "llvm.exp", _horner(ERF_TAIL, t, dtype) - a * a)
+        small = x * _horner(ERF_TAYLOR, x * x, dtype)
+        big = tir_op.call_llvm_pure_intrin(dtype, "llvm.copysign", tail, x)
+        return Let(x, args[0], Select(a < FloatImm(dtype, ERF_SMALL), small, big))
+
+    return _widened(call, build)
+
+
 def _lower_ldexp(call: Call):
     def build(dtype, args):
         element = dtype.split("x")[0]
@@ -108,6 +146,7 @@ def _rules() -> dict:
     rules["tirx.sigmoid"] = _lower_sigmoid
     rules["tirx.rsqrt"] = _lower_rsqrt
     rules["tirx.ldexp"] = _lower_ldexp
+    rules["tirx.erf"] = _lower_erf
     return rules
 
 
