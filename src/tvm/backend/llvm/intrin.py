@@ -94,7 +94,7 @@ def _lower_rsqrt(call: Call):
 #: series, 7 terms), else ``1 - t * exp(-x * x + Q(t))`` with ``t = 1 / (1 + |x| / 2)`` and
 #: ``Q`` (lowest degree first) a degree-7 least-squares fit of ``log(erfc(a) / t) + a * a``
 #: on ``[0.5, 4]`` (relative error of erfc 3e-8). Within 3 ulp of erf in float32 (checked on
-#: [-6, 6] in tests/backend/llvm/test_intrin_erf.py), and it vectorizes: libm's erff is a
+#: [-6, 6] in tests/backend/llvm/test_fast_math.py), and it vectorizes: libm's erff is a
 #: scalar call per element (7.6 ns each, GELU's cost).
 ERF_SMALL = 0.5
 ERF_TAYLOR = (1.1283791670955126, -0.37612638903183754, 0.11283791670955126,

@@ -1,5 +1,6 @@
-"""float32 ``erf`` on the LLVM target: the vectorizable expansion of ``intrin._lower_erf``
-(Taylor series near 0, ``1 - t * exp(...)`` beyond) against the double-precision erf."""
+"""float32 math on the LLVM target that vectorizes: ``erf`` (``intrin._lower_erf``: Taylor
+series near 0, ``1 - t * exp(...)`` beyond) against the double-precision erf, and the inline
+``exp`` (``codegen_expr.fast_exp_f32``) at the ends of its range."""
 
 import math
 
@@ -54,3 +55,31 @@ def test_float64_erf_still_calls_libm():
     got = np.zeros_like(xs)
     _erf_kernel(xs.size, "float64")(xs, got)
     np.testing.assert_allclose(got, [math.erf(v) for v in xs], rtol=1e-15, atol=1e-16)
+
+
+def _exp_kernel(n):
+    @T.prim_func(s_tir=True)
+    def kernel(a: T.Buffer((n,), "float32"), b: T.Buffer((n,), "float32")):
+        T.func_attr({"global_symbol": "main"})
+        for i in range(n):
+            with T.sblock("b"):
+                vi = T.axis.remap("S", [i])
+                b[vi] = T.exp(a[vi])
+
+    return tvm.compile(tvm.IRModule({"main": kernel}), target="llvm")["main"]
+
+
+def test_float32_exp_range_ends():
+    # -inf (a causally masked attention score) gives 0 without computing a denormal;
+    # results between the smallest normal and 2^-149 stay denormal; NaN stays NaN.
+    xs = np.array([-np.inf, -1e30, -104.0, -100.0, -90.0, -87.0, 0.0, 1.0, 88.0, 89.0,
+                   np.inf, np.nan] + [0.5] * 20, "float32")
+    got = np.zeros_like(xs)
+    _exp_kernel(xs.size)(xs, got)
+    want = np.exp(xs.astype("float64"))
+    finite = np.isfinite(want) & (want > 0)
+    np.testing.assert_allclose(got[finite], want[finite].astype("float32"), rtol=5e-7,
+                               atol=2e-45)
+    assert list(got[:3]) == [0.0, 0.0, 0.0]
+    assert got[3] > 0  # exp(-100) is a denormal float32, not flushed
+    assert got[9] == np.inf and got[10] == np.inf and np.isnan(got[11])
