@@ -409,3 +409,22 @@ class Norms(torch.nn.Module):
 
 def test_normalization(torch_check):
     torch_check.check(Norms(), (_rand(3, 4, 5, 7),), names=Norms.NAMES, atol=1e-5, rtol=1e-4)
+
+
+def test_linear_on_a_non_contiguous_input_is_one_2d_matmul(torch_check):
+    # torch decomposes linear on a transposed 3-D input into expand(W) + bmm; the import
+    # makes it one (batch * rows) x K by K x N product instead (no copies of W).
+    class Proj(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.proj = torch.nn.Linear(12, 5)
+
+        def forward(self, y):
+            b, h, t, d = y.shape
+            return self.proj(y.transpose(1, 2).reshape(b, t, h * d))
+
+    y = torch.randn(3, 2, 7, 6)
+    mod = torch_check.check(Proj(), [y])
+    text = mod.script()
+    assert "R.broadcast_to" not in text
+    assert "R.matmul" in text and "R.Tensor((21, 5)" in text
