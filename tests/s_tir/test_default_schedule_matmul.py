@@ -542,3 +542,74 @@ def test_short_reductions_are_not_k_blocked():
     assert k_block(MATMUL_K_BLOCK_MIN) is not None
     assert k_block(MATMUL_K_BLOCK_MIN + 1) is None  # not a multiple of the block
     assert "C_kblocks" not in _block_names(schedule_prim_func(_matmul_func(128, 128, 256)))
+
+
+def _batch_matmul_func(batch, m, n, k, trans_a=False, trans_b=False, shared_b=False):
+    a = te.placeholder((batch, k, m) if trans_a else (batch, m, k), "float32", name="A")
+    b_shape = (n, k) if trans_b else (k, n)
+    b = te.placeholder(b_shape if shared_b else (batch, *b_shape), "float32", name="B")
+    r = te.reduce_axis((0, k), name="k")
+
+    def at(z, i, kk):
+        return a[z, kk, i] if trans_a else a[z, i, kk]
+
+    def bt(z, kk, j):
+        index = (j, kk) if trans_b else (kk, j)
+        return b[index] if shared_b else b[(z, *index)]
+
+    c = te.compute((batch, m, n), lambda z, i, j: te.sum(at(z, i, r) * bt(z, r, j), axis=r),
+                   name="C")
+    return te.create_prim_func([a, b, c])
+
+
+@pytest.mark.parametrize(
+    "batch,m,n,k,trans_a,trans_b,shared_b",
+    [
+        (6, 32, 64, 16, False, False, False),   # attention's P V
+        (5, 32, 32, 16, False, True, False),    # Q K^T: B read transposed
+        (4, 16, 64, 40, True, False, False),    # a gradient: A read transposed
+        (3, 24, 48, 20, True, True, False),
+        (3, 40, 64, 12, False, False, True),    # B shared by the batch (broadcast)
+        (2, 136, 128, 24, False, False, False),  # enough rows to pack B's strips
+    ],
+)
+def test_batched_matmul_is_tiled_and_matches_numpy(batch, m, n, k, trans_a, trans_b, shared_b):
+    func = _batch_matmul_func(batch, m, n, k, trans_a, trans_b, shared_b)
+    out = schedule_prim_func(func)
+    assert "C_tile" in _block_names(out)
+    outer = out.body.block.body
+    assert isinstance(outer, For) and outer.kind == ForKind.PARALLEL
+    assert int(outer.extent) == batch
+    inner = [lp for lp in _nodes(out, For) if lp is not outer]
+    assert all(lp.kind != ForKind.PARALLEL for lp in inner)  # no nested parallel loops
+    rng = np.random.default_rng(batch + m + n + k)
+    a = rng.standard_normal((batch, k, m) if trans_a else (batch, m, k)).astype("float32")
+    b_shape = (n, k) if trans_b else (k, n)
+    b = rng.standard_normal(b_shape if shared_b else (batch, *b_shape)).astype("float32")
+    c = np.zeros((batch, m, n), "float32")
+    _compile(func)(a, b, c)
+    at = a.transpose(0, 2, 1) if trans_a else a
+    bt = np.swapaxes(b, -1, -2) if trans_b else b
+    np.testing.assert_allclose(c, at @ bt, rtol=1e-4, atol=1e-4)
+
+
+def test_batched_matmul_reads_an_inlined_transpose_in_place():
+    # FuseOps puts the permute_dims of a gradient (Q^T for dK) before the batched matmul:
+    # the transpose is inlined (no copy), the product is tiled per batch element.
+    batch, m, n, k = 4, 16, 32, 24
+    q = te.placeholder((batch, k, m), "float32", name="Q")
+    g = te.placeholder((batch, k, n), "float32", name="G")
+    qt = te.compute((batch, m, k), lambda z, i, kk: q[z, kk, i], name="T_transpose")
+    r = te.reduce_axis((0, k), name="k")
+    c = te.compute((batch, m, n), lambda z, i, j: te.sum(qt[z, i, r] * g[z, r, j], axis=r),
+                   name="C")
+    func = te.create_prim_func([q, g, c])
+    out = schedule_prim_func(func)
+    assert "C_tile" in _block_names(out)
+    assert not [s for s in _nodes(out, BufferStore) if s.buffer.name == "T_transpose"]
+    rng = np.random.default_rng(3)
+    qv, gv = rng.standard_normal((batch, k, m), "float32"), rng.standard_normal((batch, k, n),
+                                                                                 "float32")
+    got = np.zeros((batch, m, n), "float32")
+    _compile(func)(qv, gv, got)
+    np.testing.assert_allclose(got, qv.transpose(0, 2, 1) @ gv, rtol=1e-4, atol=1e-4)

@@ -42,7 +42,8 @@ from ..tirx.stmt import (
 )
 from ..tirx.stmt_functor import ir_transform, post_order_visit, substitute
 
-__all__ = ["MATMUL_MIN_WORK", "MATMUL_TILE", "match_matmul", "tile_matmul", "tile_shape"]
+__all__ = ["MATMUL_MIN_WORK", "MATMUL_TILE", "match_matmul", "tile_batched_matmul",
+           "tile_matmul", "tile_shape"]
 
 #: Rows and columns of the matmul register tile (``NR``: 4 AVX-512 / 8 AVX2 vectors).
 MATMUL_TILE = (4, 64)
@@ -128,7 +129,11 @@ def match_matmul(headers, spatial, realize):
     store = block.body
     if not isinstance(store, BufferStore) or not isinstance(store.value, Add):
         return None
-    if not (len(store.indices) == 2 and store.indices[0] is vi and store.indices[1] is vj):
+    # A batched matmul (``tile_batched_matmul``) has its batch loops' variables in front.
+    prefix = list(store.indices[:-2])
+    if not (len(store.indices) >= 2 and store.indices[-2] is vi and store.indices[-1] is vj):
+        return None
+    if any(_vars_in(ix) & {id(vi), id(vj), id(vk)} for ix in prefix):
         return None
     acc, prod = store.value.a, store.value.b
     if not (isinstance(acc, BufferLoad) and acc.buffer is store.buffer
@@ -141,10 +146,12 @@ def match_matmul(headers, spatial, realize):
     if not isinstance(prod, Mul):
         return None
     for a_expr, b_load in ((prod.a, prod.b), (prod.b, prod.a)):
-        if not isinstance(b_load, BufferLoad) or len(b_load.indices) != 2:
+        if not isinstance(b_load, BufferLoad) or len(b_load.indices) < 2:
             continue
-        b_idx = [ix if isinstance(ix, Var) else None for ix in b_load.indices]
+        b_idx = [ix if isinstance(ix, Var) else None for ix in b_load.indices[-2:]]
         if not (b_idx == [vk, vj] or b_idx == [vj, vk]):
+            continue
+        if any(_vars_in(ix) & {id(vi), id(vj), id(vk)} for ix in b_load.indices[:-2]):
             continue
         a_vars = _vars_in(a_expr)
         if id(vj) in a_vars or id(store.buffer) in _buffers_in(a_expr):
@@ -168,13 +175,15 @@ def _buffers_in(expr):
     return found
 
 
-def tile_matmul(headers, spatial, realize, epilogue=(), local=frozenset()):
+def tile_matmul(headers, spatial, realize, epilogue=(), local=frozenset(), batched=False):
     """The tiled schedule of a matmul-like nest, or None when the pattern does not match.
 
     ``epilogue`` holds ``(block, vi, vj)`` of elementwise nests (see
     ``default_schedule._matmul_chain``) run on each finished tile, in order. Buffers whose id
     is in ``local`` (the matmul's output or an epilogue's, when nothing else reads them) are
-    not written to memory: they live in per-tile buffers (registers) instead.
+    not written to memory: they live in per-tile buffers (registers) instead. ``batched``:
+    the nest runs inside a parallel batch loop (``tile_batched_matmul``), so its own loops
+    stay serial, with one strip per task and the whole reduction.
     """
     matched = match_matmul(headers, spatial, realize)
     if matched is None:
@@ -196,7 +205,9 @@ def tile_matmul(headers, spatial, realize, epilogue=(), local=frozenset()):
     # B's column strip, packed: Bp[k, j1] = B(k, j0 * NR + j1).
     packed = decl_buffer((k, tile_n), b_load.buffer.dtype, name=f"{b_load.buffer.name}_packed")
     pack_store = BufferStore(packed, substitute(b_load, {vk: kp, vj: jj}), [kp, j1])
-    if b_load.indices[0] is vj:
+    prefix = list(store.indices[:-2])
+    b_transposed = b_load.indices[-2] is vj
+    if b_transposed:
         # B read transposed (B[j, k]): a row of the strip is a column of B. Copied element by
         # element along B's rows (contiguous reads); vectorized along j1 it was a stride-K
         # gather of NR scalar loads and inserts (~5x the LLVM IR of the whole pack, no faster).
@@ -217,7 +228,7 @@ def tile_matmul(headers, spatial, realize, epilogue=(), local=frozenset()):
     zero = block.init.value
     # Few row tiles (a batch of 64) do not repay the copy: B's strip is read in place then,
     # unless B is read transposed (B[j, k]: the copy makes the vector loads contiguous).
-    use_pack = m >= MATMUL_PACK_MIN_ROWS or b_load.indices[0] is vj
+    use_pack = m >= MATMUL_PACK_MIN_ROWS or b_transposed
     b_value = packed[kk.var, j1] if use_pack else substitute(b_load, {vk: kk.var, vj: jj})
     update = acc_buf[i1, j1] + substitute(a_expr, {vi: ii, vk: kk.var}) * b_value
 
@@ -231,7 +242,7 @@ def tile_matmul(headers, spatial, realize, epilogue=(), local=frozenset()):
             tile(BufferStore(acc_buf, update, [i1, j1]))),
     ]
     if id(store.buffer) not in local:
-        stmts.append(tile(BufferStore(store.buffer, acc_buf[i1, j1], [ii, jj])))
+        stmts.append(tile(BufferStore(store.buffer, acc_buf[i1, j1], [*prefix, ii, jj])))
     for blk, evi, evj in epilogue:
         stmts.append(tile(_epilogue_stage(blk.body, evi, evj, tiles, i1, j1, ii, jj)))
     allocs = [acc_buf] + [b for key, b in tiles.items() if key != id(store.buffer)]
@@ -239,13 +250,13 @@ def tile_matmul(headers, spatial, realize, epilogue=(), local=frozenset()):
     # One strip (a narrow output): the row tiles run in parallel after the packing instead.
     one_strip = n == tile_n
     rows = For(i0, IntImm(dt_i, 0), IntImm(dt_i, m // tile_m),
-               ForKind.PARALLEL if one_strip and m > tile_m else ForKind.SERIAL,
+               ForKind.PARALLEL if one_strip and m > tile_m and not batched else ForKind.SERIAL,
                SBlockRealize((), IntImm("bool", 1), scope))
-    kc = k_block(k)
+    kc = None if batched else k_block(k)
     if kc is not None:
         return _k_blocked(block, headers, (m, n, k), (tile_m, tile_n), kc, pack, packed,
                           stmts, acc_buf, allocs, (i0, j0, kp, j1, ii, jj), use_pack)
-    group = strip_group(n // tile_n, k, tile_n, use_pack)
+    group = 1 if batched else strip_group(n // tile_n, k, tile_n, use_pack)
     if group > 1:
         return _grouped_strips(block, headers, (m, n, k), (tile_m, tile_n), group, pack, packed,
                                scope, (i0, j0, kp, j1))
@@ -253,8 +264,56 @@ def tile_matmul(headers, spatial, realize, epilogue=(), local=frozenset()):
                    SeqStmt([pack, rows]) if use_pack else rows,
                    alloc_buffers=[packed] if use_pack else [])
     return For(j0, IntImm(dt_j, 0), IntImm(dt_j, n // tile_n),
-               ForKind.SERIAL if one_strip else ForKind.PARALLEL,
+               ForKind.SERIAL if one_strip or batched else ForKind.PARALLEL,
                SBlockRealize((), IntImm("bool", 1), strip))
+
+
+def tile_batched_matmul(headers, spatial, realize):
+    """The tiled schedule of a batched matmul, or None when the pattern does not match.
+
+    ``C[b..., i, j] += A(b..., i, k) * B(b..., k, j)`` (``R.matmul`` with batch dimensions:
+    attention's ``Q K^T`` and ``P V`` and their gradients, transposed operands included; a
+    batch index of A or B may be missing, broadcast): the batch loops go outside, the
+    outermost one parallel, and each batch element runs the tiled 2-D schedule of
+    ``tile_matmul`` with serial loops inside (a B strip packed per batch element when it
+    pays, as in 2-D)::
+
+        for b in T.parallel(B):
+            for j0 in range(N // NR): <pack B[b] strip; row tiles, as tile_matmul>
+    """
+    batch = len(headers) - 3
+    if batch < 1 or spatial != [True] * (batch + 2) + [False]:
+        return None
+    if not all(isinstance(h.extent, IntImm) and isinstance(h.min, IntImm) and h.min.value == 0
+               for h in headers[:batch]):
+        return None
+    block = realize.block
+    bound = {id(v): iv for iv, v in zip(block.iter_vars, realize.iter_values)}
+    batch_ivs = [bound.get(id(h.var)) for h in headers[:batch]]
+    if any(iv is None for iv in batch_ivs):
+        return None
+    # The block's batch iterators become the batch loops' variables: the inner nest is a
+    # 2-D matmul (its store's leading indices are those variables).
+    vmap = {iv.var: h.var for iv, h in zip(batch_ivs, headers[:batch])}
+    keep = [(iv, v) for iv, v in zip(block.iter_vars, realize.iter_values)
+            if all(iv is not b for b in batch_ivs)]
+    inner_block = block.replace(
+        iter_vars=tuple(iv for iv, _ in keep), reads=(), writes=(),
+        body=substitute(block.body, vmap),
+        init=None if block.init is None else substitute(block.init, vmap))
+    inner = SBlockRealize(tuple(v for _, v in keep), realize.predicate, inner_block)
+    store = inner_block.body
+    if not (isinstance(store, BufferStore) and len(store.indices) == batch + 2
+            and all(ix is h.var for ix, h in zip(store.indices, headers[:batch]))):
+        return None
+    tiled = tile_matmul(headers[batch:], spatial[batch:], inner, batched=True)
+    if tiled is None:
+        return None
+    for pos in reversed(range(batch)):
+        h = headers[pos]
+        kind = ForKind.PARALLEL if pos == 0 and h.extent.value > 1 else ForKind.SERIAL
+        tiled = For(h.var, h.min, h.extent, kind, tiled)
+    return tiled
 
 
 def k_block(k):
