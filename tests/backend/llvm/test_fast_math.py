@@ -1,6 +1,6 @@
-"""float32 math on the LLVM target that vectorizes: ``erf`` (``intrin._lower_erf``: Taylor
-series near 0, ``1 - t * exp(...)`` beyond) against the double-precision erf, and the inline
-``exp`` (``codegen_expr.fast_exp_f32``) at the ends of its range."""
+"""float32 math on the LLVM target that vectorizes: ``erf`` (``intrin._lower_erf``: a rational
+approximation) against the double-precision erf, and the inline ``exp``
+(``codegen_expr.fast_exp_f32``) at the ends of its range."""
 
 import math
 
@@ -33,7 +33,10 @@ def test_float32_erf_is_within_a_few_ulp():
     _erf_kernel(xs.size, "float32")(xs, got)  # the default schedule vectorizes the loop
     want = np.array([math.erf(float(v)) for v in xs])
     ulp = np.spacing(np.abs(want).astype("float32")).astype("float64")
-    assert np.max(np.abs(got - want) / ulp) <= 4
+    assert np.max(np.abs(got - want) / ulp) <= 6
+    assert np.max(np.abs(got - want)) < 4e-7
+    tiny = np.abs(xs) < 1e-3  # relative accuracy near 0 (erf(x) ~ 1.128 x)
+    np.testing.assert_allclose(got[tiny], want[tiny], rtol=3e-7, atol=0)
     assert got[-2] == 1.0 and got[-1] == -1.0
     assert np.all(np.abs(got) <= 1.0)
 
