@@ -499,7 +499,10 @@ def k_blocked(monkeypatch):
         (64, 10, 128, True, False),    # a classifier's 10 columns
     ],
 )
-def test_k_blocked_matmul_matches_numpy(k_blocked, m, n, k, trans_a, trans_b):
+@pytest.mark.parametrize("strips_outside", [True, False])
+def test_k_blocked_matmul_matches_numpy(k_blocked, monkeypatch, strips_outside, m, n, k,
+                                        trans_a, trans_b):
+    monkeypatch.setattr(k_blocked, "MATMUL_K_BLOCK_STRIPS_OUTSIDE", strips_outside)
     func = _matmul_func(m, n, k, trans_a, trans_b)
     out = schedule_prim_func(func)
     assert "C_kblocks" in _block_names(out)

@@ -66,6 +66,11 @@ MATMUL_A_BLOCK_BYTES = None
 #: ``_k_blocked``): a weight gradient ``X^T dY`` sums over all ``batch * seq`` rows.
 MATMUL_K_BLOCK_MIN = 2048
 MATMUL_K_BLOCK = 64
+#: Loop order of the K-blocked matmul: strips outside the blocks (one parallel launch; the
+#: default) or the blocks outside (a launch per block, a task's strips share the block of A
+#: in L2). Same CPU time on one thread; one launch does not wait 64 times for the slowest
+#: thread.
+MATMUL_K_BLOCK_STRIPS_OUTSIDE = True
 
 
 def _l2_share(value):
@@ -329,8 +334,8 @@ def _k_blocked(block, headers, shape, tile, kc, pack, packed, stmts, acc_buf, al
     """The matmul nest with its reduction split into blocks of ``kc`` (a long reduction)::
 
         Cs = alloc(M, N)                          # partial sums between the blocks
-        for kb in range(K // KC):
-            for j0 in T.parallel(N // NR):
+        for j0 in T.parallel(N // NR):            # (MATMUL_K_BLOCK_STRIPS_OUTSIDE)
+            for kb in range(K // KC):
                 Bp = alloc(KC, NR)                # the strip's rows of this block: in L1
                 pack Bp[kc, j1] = B(kb * KC + kc, j0 * NR + j1)
                 for i0 in range(M // MR):
@@ -343,7 +348,7 @@ def _k_blocked(block, headers, shape, tile, kc, pack, packed, stmts, acc_buf, al
     for ``K = 4096``), every row tile streams the whole strip from L2 and reads ``A`` at
     ``K`` rows, each in its own page when ``A`` is read transposed (``X^T dY``): no
     prefetching, a TLB miss per row. Here a block of ``A`` (``KC`` rows) and of ``B`` stay in
-    the caches across all row tiles and strips; the partial sums (``M x N``) go through L2.
+    the caches across all row tiles; the partial sums (``M x NR`` per strip) go through L2.
     """
     i, j, kk = headers
     m, n, k = shape
@@ -394,10 +399,16 @@ def _k_blocked(block, headers, shape, tile, kc, pack, packed, stmts, acc_buf, al
         strip_body, strip_allocs = rows, []
     strip = SBlock((), [], [], f"{block.name_hint}_strip", strip_body,
                    alloc_buffers=strip_allocs)
-    strips = For(j0, IntImm(dt_j, 0), IntImm(dt_j, n // tile_n),
-                 ForKind.SERIAL if one_strip else ForKind.PARALLEL,
-                 SBlockRealize((), IntImm("bool", 1), strip))
-    outer = For(kb, IntImm(dt_k, 0), IntImm(dt_k, blocks), ForKind.SERIAL, strips)
+    strip_kind = ForKind.SERIAL if one_strip else ForKind.PARALLEL
+    if MATMUL_K_BLOCK_STRIPS_OUTSIDE:
+        # One parallel launch: each task runs all blocks of its strips.
+        blocks_loop = For(kb, IntImm(dt_k, 0), IntImm(dt_k, blocks), ForKind.SERIAL,
+                          SBlockRealize((), IntImm("bool", 1), strip))
+        outer = For(j0, IntImm(dt_j, 0), IntImm(dt_j, n // tile_n), strip_kind, blocks_loop)
+    else:
+        strips = For(j0, IntImm(dt_j, 0), IntImm(dt_j, n // tile_n), strip_kind,
+                     SBlockRealize((), IntImm("bool", 1), strip))
+        outer = For(kb, IntImm(dt_k, 0), IntImm(dt_k, blocks), ForKind.SERIAL, strips)
     scope = SBlock((), [], [], f"{block.name_hint}_kblocks", outer, alloc_buffers=[partial])
     return SBlockRealize((), IntImm("bool", 1), scope)
 
