@@ -80,7 +80,7 @@ def test_float32_exp_range_ends():
     got = np.zeros_like(xs)
     _exp_kernel(xs.size)(xs, got)
     want = np.exp(xs.astype("float64"))
-    finite = np.isfinite(want) & (want > 0)
+    finite = (want > 0) & (want < np.finfo("float32").max)  # float32 results, not inf or 0
     np.testing.assert_allclose(got[finite], want[finite].astype("float32"), rtol=5e-7,
                                atol=2e-45)
     assert list(got[:3]) == [0.0, 0.0, 0.0]
