@@ -428,3 +428,23 @@ def test_linear_on_a_non_contiguous_input_is_one_2d_matmul(torch_check):
     text = mod.script()
     assert "R.broadcast_to" not in text
     assert "R.matmul" in text and "R.Tensor((21, 5)" in text
+
+
+@pytest.mark.parametrize("decompose", [True, False])
+def test_conv_padding_same_and_valid(torch_check, decompose):
+    # Without decomposition the graph has aten.conv{1,2}d.padding with the string; an even
+    # kernel pads one more on the right (torch's rule), dilation included.
+    class Convs(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.a = torch.nn.Conv2d(3, 4, 3, padding="same")
+            self.b = torch.nn.Conv2d(4, 2, (2, 5), padding="same", dilation=(2, 1))
+            self.c = torch.nn.Conv1d(3, 2, 4, padding="same")
+            self.d = torch.nn.Conv2d(2, 2, 3, padding="valid")
+
+        def forward(self, x, s):
+            return self.d(self.b(self.a(x))), self.c(s)
+
+    args = [torch.randn(2, 3, 9, 10), torch.randn(2, 3, 11)]
+    torch_check.check(Convs(), args, run_ep_decomposition=decompose)
+

@@ -55,7 +55,7 @@ def _convolution(imp, node):
     return _conv(imp, x, w, b, stride, padding, dilation, bool(transposed), output_padding, groups)
 
 
-@register("conv1d.default", "conv2d.default")
+@register("conv1d.default", "conv2d.default", "conv1d.padding", "conv2d.padding")
 def _conv_nd(imp, node):
     args = imp.retrieve_args(node)
     x, w = args[:2]
@@ -64,9 +64,33 @@ def _conv_nd(imp, node):
     padding = _arg(node, args, 4, "padding", 0)
     dilation = _arg(node, args, 5, "dilation", 1)
     groups = _arg(node, args, 6, "groups", 1)
-    if padding in ("same", "valid"):
-        raise ValueError(f"torch frontend: conv padding={padding!r} is not supported yet")
+    if padding == "valid":
+        padding = 0
+    elif padding == "same":
+        x, padding = _same_padding(imp, x, w, stride, dilation)
+    elif isinstance(padding, str):
+        raise ValueError(f"torch frontend: conv padding={padding!r} is not supported "
+                         "(expected 'same', 'valid' or sizes)")
     return _conv(imp, x, w, b, stride, padding, dilation, False, 0, groups)
+
+
+def _same_padding(imp, x, w, stride, dilation):
+    """``(input, symmetric padding)`` of a ``padding="same"`` convolution (stride 1, as torch
+    requires): ``dilation * (kernel - 1)`` in all per dim, the odd one on the right (as
+    torch), which is padded onto the input here."""
+    spatial = w.struct_info.ndim - 2
+    if any(s != 1 for s in _ints(stride, spatial)):
+        raise ValueError("torch frontend: conv padding='same' needs stride 1 (as in torch)")
+    kernel = [int(d) for d in w.struct_info.shape.values[2:]]
+    totals = [d * (k - 1) for d, k in zip(_ints(dilation, spatial), kernel)]
+    left = [t // 2 for t in totals]
+    extra = [t - lf for t, lf in zip(totals, left)]
+    if extra != left:
+        widths = [0, 0, 0, 0]  # batch and channels
+        for lf, ex in zip(left, extra):
+            widths += [0, ex - lf]
+        x = imp.emit(R.nn.pad(x, widths, "constant", 0.0))
+    return x, left
 
 
 @register("conv_transpose1d.default", "conv_transpose2d.input")
