@@ -448,3 +448,19 @@ def test_conv_padding_same_and_valid(torch_check, decompose):
     args = [torch.randn(2, 3, 9, 10), torch.randn(2, 3, 11)]
     torch_check.check(Convs(), args, run_ep_decomposition=decompose)
 
+
+
+@pytest.mark.parametrize("decompose", [True, False])
+def test_pooling_3d(torch_check, decompose):
+    F = torch.nn.functional
+
+    class Pools(torch.nn.Module):
+        def forward(self, x):
+            return (
+                F.max_pool3d(x, 2),
+                F.max_pool3d(x, (3, 2, 2), stride=(1, 2, 1), padding=(1, 0, 1)),
+                F.avg_pool3d(x, 2, stride=1, padding=1, count_include_pad=False),
+                F.adaptive_avg_pool3d(x, (2, 3, 1)),
+            )
+
+    torch_check.check(Pools(), [torch.randn(2, 3, 4, 6, 7)], run_ep_decomposition=decompose)
