@@ -4,7 +4,7 @@ Usage::
 
     python benchmarks/torch_import_train.py [--threads 1,2] [--batch 32] [--seq 128]
                                             [--width 256] [--heads 4] [--steps 10]
-                                            [--no-inductor]
+                                            [--no-inductor] [--profile]
 
 The model is a GPT-style pre-norm decoder block written with plain ``torch.nn`` (causal
 ``scaled_dot_product_attention``, GELU MLP of width 4x), trained with MSE loss against a
@@ -17,7 +17,13 @@ Each thread count runs in its own process (``TVM_NUM_THREADS`` and ``torch.set_n
 get the same count; OpenMP/BLAS variables too) so settings cannot leak. Reported: median
 ms/step over ``--steps`` steps after 2 warm-up steps, the ratio to eager, and the
 compile/setup time of each. The losses of the first step are printed side by side as a
-check that the three run the same computation.
+check that the three run the same computation. Besides the wall-clock median, the CPU time
+per step (``time.process_time``) is reported: on a machine shared with other work it moves far
+less than the wall clock.
+
+``--profile`` prints pytvm's per-kernel times of one step (``VirtualMachine.profile``),
+summed by kernel family (dense matmuls, weight gradients, attention, GELU, ...), then the
+slowest kernels.
 """
 
 from __future__ import annotations
@@ -57,15 +63,59 @@ def _block(torch, width, heads):
 
 
 def _time_steps(step, steps):
+    """``(median wall ms, median CPU ms)`` per step after 2 warm-up steps."""
     for _ in range(2):
         step()
-    times = []
+    times, cpu = [], []
     for _ in range(steps):
-        t0 = time.perf_counter()
+        t0, c0 = time.perf_counter(), time.process_time()
         step()
         times.append(time.perf_counter() - t0)
+        cpu.append(time.process_time() - c0)
     times.sort()
-    return 1e3 * times[len(times) // 2]
+    cpu.sort()
+    return 1e3 * times[len(times) // 2], 1e3 * cpu[len(cpu) // 2]
+
+
+def kernel_family(name):
+    """A coarse family of a fused kernel of the block's training step, by its name."""
+    if "matmul" in name:
+        if "subtract" in name or "collapse_sum" in name:
+            return "matmul: weight gradient + SGD update"
+        if name.endswith(("matmul1", "matmul2", "matmul9")):
+            return "matmul: attention (batched)"
+        return "matmul: forward and input gradient"
+    if "gelu" in name or "erf" in name or "tir_exp" in name or "multiply9" in name:
+        return "GELU forward + backward"
+    if "layer_norm" in name or "mean1" in name:
+        return "layer norm forward + backward"
+    if any(w in name for w in ("softmax", "sum_subtract", "where", "logical_not")):
+        return "softmax + mask, forward + backward"
+    if "collapse_sum" in name:
+        return "bias / norm weight gradients + SGD"
+    parts = {"".join(c for c in p if not c.isdigit())
+             for p in name.replace("fused_", "").split("_")}
+    if parts <= {"reshape", "split", "concatenate", "transpose", "broadcast", "to", "zeros",
+                 "add", "multiply", ""}:
+        return "copies and small elementwise"
+    return "other"
+
+
+def _print_profile(report, top=15):
+    total = report.total
+    fams = {}
+    per_kernel = {}
+    for name, seconds in report.calls:
+        per_kernel[name] = per_kernel.get(name, 0.0) + seconds
+        fam = kernel_family(name)
+        fams[fam] = fams.get(fam, 0.0) + seconds
+    print(f"  pytvm step profile: {1e3 * total:.1f} ms, "
+          f"{1e3 * sum(per_kernel.values()):.1f} ms in {len(report.calls)} kernel calls")
+    for fam, seconds in sorted(fams.items(), key=lambda kv: -kv[1]):
+        print(f"    {fam:42s} {1e3 * seconds:8.2f} ms  {100 * seconds / total:5.1f}%")
+    print(f"  slowest {top} kernels:")
+    for name, seconds in sorted(per_kernel.items(), key=lambda kv: -kv[1])[:top]:
+        print(f"    {name[:64]:64s} {1e3 * seconds:8.2f} ms")
 
 
 def worker(args):
@@ -120,13 +170,16 @@ def worker(args):
         if not first:
             first.append(float(loss.numpy()))
 
-    result["pytvm_ms"] = _time_steps(pytvm_step, args.steps)
+    result["pytvm_ms"], result["pytvm_cpu_ms"] = _time_steps(pytvm_step, args.steps)
     result["pytvm_first_loss"] = first[0]
+    if args.profile:
+        step_args = (*xs, *trainer._params, *trainer._states, *ts, tuple(trainer._optim_state))
+        _print_profile(vm.profile("train_step", *step_args))
 
     eager_model = _block(torch, args.width, args.heads)
     eager_model.load_state_dict(model.state_dict())
     step, losses = torch_step(eager_model, eager_model)
-    result["eager_ms"] = _time_steps(step, args.steps)
+    result["eager_ms"], result["eager_cpu_ms"] = _time_steps(step, args.steps)
     result["eager_first_loss"] = losses[0]
 
     if not args.no_inductor:
@@ -138,7 +191,7 @@ def worker(args):
             t0 = time.perf_counter()
             step()  # compiles
             result["inductor_compile_s"] = time.perf_counter() - t0
-            result["inductor_ms"] = _time_steps(step, args.steps)
+            result["inductor_ms"], result["inductor_cpu_ms"] = _time_steps(step, args.steps)
             result["inductor_first_loss"] = losses[0]
         except Exception as err:  # noqa: BLE001 - reported, the other columns still stand
             result["inductor_error"] = f"{type(err).__name__}: {str(err)[:200]}"
@@ -154,6 +207,8 @@ def main():
     parser.add_argument("--heads", type=int, default=4)
     parser.add_argument("--steps", type=int, default=10)
     parser.add_argument("--no-inductor", action="store_true")
+    parser.add_argument("--profile", action="store_true",
+                        help="print pytvm's per-kernel profile of one step")
     parser.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.worker:
@@ -191,28 +246,35 @@ def main():
         ]
         if args.no_inductor:
             cmd.append("--no-inductor")
+        if args.profile:
+            cmd.append("--profile")
         proc = subprocess.run(cmd, capture_output=True, text=True, env=env, check=False)
         lines = [ln for ln in proc.stdout.splitlines() if ln.startswith("RESULT ")]
         if proc.returncode or not lines:
             print(f"threads {threads}: worker failed\n{proc.stderr[-2000:]}")
             continue
         r = json.loads(lines[-1][len("RESULT ") :])
-        eager = r["eager_ms"]
+        eager, eager_cpu = r["eager_ms"], r["eager_cpu_ms"]
         print(f"threads {threads}:")
+        for line in proc.stdout.splitlines():
+            if line.startswith("  "):  # --profile's table
+                print(line)
         print(
             f"  pytvm          {r['pytvm_ms']:9.2f} ms/step  ({eager / r['pytvm_ms']:.2f}x eager)"
+            f"  CPU {r['pytvm_cpu_ms']:.1f} ms ({eager_cpu / r['pytvm_cpu_ms']:.2f}x)"
             f"  setup {r['pytvm_setup_s']:.1f} s, setup+compile {r['pytvm_compile_s']:.1f} s,"
             f" first loss {r['pytvm_first_loss']:.6f}"
         )
         print(
-            f"  torch eager    {eager:9.2f} ms/step  (1.00x)"
+            f"  torch eager    {eager:9.2f} ms/step  (1.00x)  CPU {eager_cpu:.1f} ms"
             f"  first loss {r['eager_first_loss']:.6f}"
         )
         if "inductor_ms" in r:
             print(
                 f"  torch.compile  {r['inductor_ms']:9.2f} ms/step  "
-                f"({eager / r['inductor_ms']:.2f}x eager)  compile "
-                f"{r['inductor_compile_s']:.1f} s, first loss {r['inductor_first_loss']:.6f}"
+                f"({eager / r['inductor_ms']:.2f}x eager)  CPU {r['inductor_cpu_ms']:.1f} ms"
+                f"  compile {r['inductor_compile_s']:.1f} s,"
+                f" first loss {r['inductor_first_loss']:.6f}"
             )
         elif "inductor_error" in r:
             print(f"  torch.compile  unavailable: {r['inductor_error']}")

@@ -472,3 +472,147 @@ def test_group_budget_follows_the_l2_size(monkeypatch, l2, expected):
     monkeypatch.setattr(dsm, "l2_cache_bytes", lambda: l2)
     assert dsm.strip_group(16, 1024, MATMUL_TILE[1], True, threads=2) == expected
     assert dsm.row_block(1024, 1024, 4) * 1024 * 4 <= l2 // 4
+
+
+@pytest.fixture
+def k_blocked(monkeypatch):
+    """Split the reduction into blocks already at the small sizes of a test (K >= 64)."""
+    from tvm.backend.llvm import jit
+    from tvm.driver import clear_cache
+    from tvm.s_tir import default_schedule_matmul as dsm
+
+    monkeypatch.setattr(dsm, "MATMUL_K_BLOCK_MIN", 64)
+    monkeypatch.setattr(dsm, "MATMUL_K_BLOCK", 16)
+    clear_cache()
+    jit.clear_cache()
+    yield dsm
+    clear_cache()
+    jit.clear_cache()
+
+
+@pytest.mark.parametrize(
+    "m,n,k,trans_a,trans_b",
+    [
+        (128, 128, 64, True, False),   # dW = X^T dY: A read transposed
+        (136, 256, 96, False, False),
+        (40, 64, 80, False, True),     # one strip: the row tiles run in parallel
+        (64, 10, 128, True, False),    # a classifier's 10 columns
+    ],
+)
+@pytest.mark.parametrize("strips_outside", [True, False])
+def test_k_blocked_matmul_matches_numpy(k_blocked, monkeypatch, strips_outside, m, n, k,
+                                        trans_a, trans_b):
+    monkeypatch.setattr(k_blocked, "MATMUL_K_BLOCK_STRIPS_OUTSIDE", strips_outside)
+    func = _matmul_func(m, n, k, trans_a, trans_b)
+    out = schedule_prim_func(func)
+    assert "C_kblocks" in _block_names(out)
+    blocks = [lp for lp in _nodes(out, For) if lp.loop_var.name == "k_b"]
+    assert len(blocks) == 1 and int(blocks[0].extent) == k // 16
+    rng = np.random.default_rng(m + n + k)
+    a = rng.standard_normal((k, m) if trans_a else (m, k)).astype("float32")
+    b = rng.standard_normal((n, k) if trans_b else (k, n)).astype("float32")
+    c = np.zeros((m, n), "float32")
+    _compile(func)(a, b, c)
+    want = (a.T if trans_a else a) @ (b.T if trans_b else b)
+    np.testing.assert_allclose(c, want, rtol=1e-4, atol=1e-4)
+
+
+def test_k_blocked_matmul_keeps_the_fused_epilogue(k_blocked):
+    # A weight gradient and its SGD update (W - lr * X^T dY): the update runs on the last
+    # block's tiles; the gradient itself is never written to a full-size buffer.
+    m, n, k = 64, 128, 96
+    x = te.placeholder((k, m), "float32", name="X")
+    dy = te.placeholder((k, n), "float32", name="dY")
+    w = te.placeholder((m, n), "float32", name="W")
+    r = te.reduce_axis((0, k), name="k")
+    grad = te.compute((m, n), lambda i, j: te.sum(x[r, i] * dy[r, j], axis=r), name="C")
+    new = te.compute((m, n), lambda i, j: w[i, j] - 0.01 * grad[i, j], name="D")
+    func = te.create_prim_func([x, dy, w, new])
+    out = schedule_prim_func(func)
+    assert "C_kblocks" in _block_names(out)
+    assert not [s for s in _nodes(out, BufferStore) if s.buffer.name == "C"]
+    rng = np.random.default_rng(5)
+    xv, dyv = rng.standard_normal((k, m), "float32"), rng.standard_normal((k, n), "float32")
+    wv, got = rng.standard_normal((m, n), "float32"), np.zeros((m, n), "float32")
+    _compile(func)(xv, dyv, wv, got)
+    np.testing.assert_allclose(got, wv - 0.01 * (xv.T @ dyv), rtol=1e-4, atol=1e-4)
+
+
+def test_short_reductions_are_not_k_blocked():
+    from tvm.s_tir.default_schedule_matmul import MATMUL_K_BLOCK_MIN, k_block
+
+    assert k_block(MATMUL_K_BLOCK_MIN - 64) is None
+    assert k_block(MATMUL_K_BLOCK_MIN) is not None
+    assert k_block(MATMUL_K_BLOCK_MIN + 1) is None  # not a multiple of the block
+    assert "C_kblocks" not in _block_names(schedule_prim_func(_matmul_func(128, 128, 256)))
+
+
+def _batch_matmul_func(batch, m, n, k, trans_a=False, trans_b=False, shared_b=False):
+    a = te.placeholder((batch, k, m) if trans_a else (batch, m, k), "float32", name="A")
+    b_shape = (n, k) if trans_b else (k, n)
+    b = te.placeholder(b_shape if shared_b else (batch, *b_shape), "float32", name="B")
+    r = te.reduce_axis((0, k), name="k")
+
+    def at(z, i, kk):
+        return a[z, kk, i] if trans_a else a[z, i, kk]
+
+    def bt(z, kk, j):
+        index = (j, kk) if trans_b else (kk, j)
+        return b[index] if shared_b else b[(z, *index)]
+
+    c = te.compute((batch, m, n), lambda z, i, j: te.sum(at(z, i, r) * bt(z, r, j), axis=r),
+                   name="C")
+    return te.create_prim_func([a, b, c])
+
+
+@pytest.mark.parametrize(
+    "batch,m,n,k,trans_a,trans_b,shared_b",
+    [
+        (6, 32, 64, 16, False, False, False),   # attention's P V
+        (5, 32, 32, 16, False, True, False),    # Q K^T: B read transposed
+        (4, 16, 64, 40, True, False, False),    # a gradient: A read transposed
+        (3, 24, 48, 20, True, True, False),
+        (3, 40, 64, 12, False, False, True),    # B shared by the batch (broadcast)
+        (2, 136, 128, 24, False, False, False),  # enough rows to pack B's strips
+    ],
+)
+def test_batched_matmul_is_tiled_and_matches_numpy(batch, m, n, k, trans_a, trans_b, shared_b):
+    func = _batch_matmul_func(batch, m, n, k, trans_a, trans_b, shared_b)
+    out = schedule_prim_func(func)
+    assert "C_tile" in _block_names(out)
+    outer = out.body.block.body
+    assert isinstance(outer, For) and outer.kind == ForKind.PARALLEL
+    assert int(outer.extent) == batch
+    inner = [lp for lp in _nodes(out, For) if lp is not outer]
+    assert all(lp.kind != ForKind.PARALLEL for lp in inner)  # no nested parallel loops
+    rng = np.random.default_rng(batch + m + n + k)
+    a = rng.standard_normal((batch, k, m) if trans_a else (batch, m, k)).astype("float32")
+    b_shape = (n, k) if trans_b else (k, n)
+    b = rng.standard_normal(b_shape if shared_b else (batch, *b_shape)).astype("float32")
+    c = np.zeros((batch, m, n), "float32")
+    _compile(func)(a, b, c)
+    at = a.transpose(0, 2, 1) if trans_a else a
+    bt = np.swapaxes(b, -1, -2) if trans_b else b
+    np.testing.assert_allclose(c, at @ bt, rtol=1e-4, atol=1e-4)
+
+
+def test_batched_matmul_reads_an_inlined_transpose_in_place():
+    # FuseOps puts the permute_dims of a gradient (Q^T for dK) before the batched matmul:
+    # the transpose is inlined (no copy), the product is tiled per batch element.
+    batch, m, n, k = 4, 16, 32, 24
+    q = te.placeholder((batch, k, m), "float32", name="Q")
+    g = te.placeholder((batch, k, n), "float32", name="G")
+    qt = te.compute((batch, m, k), lambda z, i, kk: q[z, kk, i], name="T_transpose")
+    r = te.reduce_axis((0, k), name="k")
+    c = te.compute((batch, m, n), lambda z, i, j: te.sum(qt[z, i, r] * g[z, r, j], axis=r),
+                   name="C")
+    func = te.create_prim_func([q, g, c])
+    out = schedule_prim_func(func)
+    assert "C_tile" in _block_names(out)
+    assert not [s for s in _nodes(out, BufferStore) if s.buffer.name == "T_transpose"]
+    rng = np.random.default_rng(3)
+    qv, gv = rng.standard_normal((batch, k, m), "float32"), rng.standard_normal((batch, k, n),
+                                                                                 "float32")
+    got = np.zeros((batch, m, n), "float32")
+    _compile(func)(qv, gv, got)
+    np.testing.assert_allclose(got, qv.transpose(0, 2, 1) @ gv, rtol=1e-4, atol=1e-4)

@@ -35,13 +35,15 @@ from ..tirx.stmt import (
     BufferStore,
     For,
     ForKind,
+    IfThenElse,
     SBlock,
     SBlockRealize,
     SeqStmt,
 )
 from ..tirx.stmt_functor import ir_transform, post_order_visit, substitute
 
-__all__ = ["MATMUL_MIN_WORK", "MATMUL_TILE", "match_matmul", "tile_matmul", "tile_shape"]
+__all__ = ["MATMUL_MIN_WORK", "MATMUL_TILE", "match_matmul", "tile_batched_matmul",
+           "tile_matmul", "tile_shape"]
 
 #: Rows and columns of the matmul register tile (``NR``: 4 AVX-512 / 8 AVX2 vectors).
 MATMUL_TILE = (4, 64)
@@ -60,6 +62,15 @@ MATMUL_GROUP_MAX = 4
 MATMUL_GROUP_BYTES = None
 MATMUL_TASKS_PER_THREAD = 4
 MATMUL_A_BLOCK_BYTES = None
+#: Reduction length from which the reduction is split into blocks of ``MATMUL_K_BLOCK`` (see
+#: ``_k_blocked``): a weight gradient ``X^T dY`` sums over all ``batch * seq`` rows.
+MATMUL_K_BLOCK_MIN = 2048
+MATMUL_K_BLOCK = 64
+#: Loop order of the K-blocked matmul: strips outside the blocks (one parallel launch; the
+#: default) or the blocks outside (a launch per block, a task's strips share the block of A
+#: in L2). Same CPU time on one thread; one launch does not wait 64 times for the slowest
+#: thread.
+MATMUL_K_BLOCK_STRIPS_OUTSIDE = True
 
 
 def _l2_share(value):
@@ -123,7 +134,11 @@ def match_matmul(headers, spatial, realize):
     store = block.body
     if not isinstance(store, BufferStore) or not isinstance(store.value, Add):
         return None
-    if not (len(store.indices) == 2 and store.indices[0] is vi and store.indices[1] is vj):
+    # A batched matmul (``tile_batched_matmul``) has its batch loops' variables in front.
+    prefix = list(store.indices[:-2])
+    if not (len(store.indices) >= 2 and store.indices[-2] is vi and store.indices[-1] is vj):
+        return None
+    if any(_vars_in(ix) & {id(vi), id(vj), id(vk)} for ix in prefix):
         return None
     acc, prod = store.value.a, store.value.b
     if not (isinstance(acc, BufferLoad) and acc.buffer is store.buffer
@@ -136,10 +151,12 @@ def match_matmul(headers, spatial, realize):
     if not isinstance(prod, Mul):
         return None
     for a_expr, b_load in ((prod.a, prod.b), (prod.b, prod.a)):
-        if not isinstance(b_load, BufferLoad) or len(b_load.indices) != 2:
+        if not isinstance(b_load, BufferLoad) or len(b_load.indices) < 2:
             continue
-        b_idx = [ix if isinstance(ix, Var) else None for ix in b_load.indices]
+        b_idx = [ix if isinstance(ix, Var) else None for ix in b_load.indices[-2:]]
         if not (b_idx == [vk, vj] or b_idx == [vj, vk]):
+            continue
+        if any(_vars_in(ix) & {id(vi), id(vj), id(vk)} for ix in b_load.indices[:-2]):
             continue
         a_vars = _vars_in(a_expr)
         if id(vj) in a_vars or id(store.buffer) in _buffers_in(a_expr):
@@ -163,13 +180,15 @@ def _buffers_in(expr):
     return found
 
 
-def tile_matmul(headers, spatial, realize, epilogue=(), local=frozenset()):
+def tile_matmul(headers, spatial, realize, epilogue=(), local=frozenset(), batched=False):
     """The tiled schedule of a matmul-like nest, or None when the pattern does not match.
 
     ``epilogue`` holds ``(block, vi, vj)`` of elementwise nests (see
     ``default_schedule._matmul_chain``) run on each finished tile, in order. Buffers whose id
     is in ``local`` (the matmul's output or an epilogue's, when nothing else reads them) are
-    not written to memory: they live in per-tile buffers (registers) instead.
+    not written to memory: they live in per-tile buffers (registers) instead. ``batched``:
+    the nest runs inside a parallel batch loop (``tile_batched_matmul``), so its own loops
+    stay serial, with one strip per task and the whole reduction.
     """
     matched = match_matmul(headers, spatial, realize)
     if matched is None:
@@ -191,7 +210,9 @@ def tile_matmul(headers, spatial, realize, epilogue=(), local=frozenset()):
     # B's column strip, packed: Bp[k, j1] = B(k, j0 * NR + j1).
     packed = decl_buffer((k, tile_n), b_load.buffer.dtype, name=f"{b_load.buffer.name}_packed")
     pack_store = BufferStore(packed, substitute(b_load, {vk: kp, vj: jj}), [kp, j1])
-    if b_load.indices[0] is vj:
+    prefix = list(store.indices[:-2])
+    b_transposed = b_load.indices[-2] is vj
+    if b_transposed:
         # B read transposed (B[j, k]): a row of the strip is a column of B. Copied element by
         # element along B's rows (contiguous reads); vectorized along j1 it was a stride-K
         # gather of NR scalar loads and inserts (~5x the LLVM IR of the whole pack, no faster).
@@ -212,7 +233,7 @@ def tile_matmul(headers, spatial, realize, epilogue=(), local=frozenset()):
     zero = block.init.value
     # Few row tiles (a batch of 64) do not repay the copy: B's strip is read in place then,
     # unless B is read transposed (B[j, k]: the copy makes the vector loads contiguous).
-    use_pack = m >= MATMUL_PACK_MIN_ROWS or b_load.indices[0] is vj
+    use_pack = m >= MATMUL_PACK_MIN_ROWS or b_transposed
     b_value = packed[kk.var, j1] if use_pack else substitute(b_load, {vk: kk.var, vj: jj})
     update = acc_buf[i1, j1] + substitute(a_expr, {vi: ii, vk: kk.var}) * b_value
 
@@ -226,7 +247,7 @@ def tile_matmul(headers, spatial, realize, epilogue=(), local=frozenset()):
             tile(BufferStore(acc_buf, update, [i1, j1]))),
     ]
     if id(store.buffer) not in local:
-        stmts.append(tile(BufferStore(store.buffer, acc_buf[i1, j1], [ii, jj])))
+        stmts.append(tile(BufferStore(store.buffer, acc_buf[i1, j1], [*prefix, ii, jj])))
     for blk, evi, evj in epilogue:
         stmts.append(tile(_epilogue_stage(blk.body, evi, evj, tiles, i1, j1, ii, jj)))
     allocs = [acc_buf] + [b for key, b in tiles.items() if key != id(store.buffer)]
@@ -234,9 +255,13 @@ def tile_matmul(headers, spatial, realize, epilogue=(), local=frozenset()):
     # One strip (a narrow output): the row tiles run in parallel after the packing instead.
     one_strip = n == tile_n
     rows = For(i0, IntImm(dt_i, 0), IntImm(dt_i, m // tile_m),
-               ForKind.PARALLEL if one_strip and m > tile_m else ForKind.SERIAL,
+               ForKind.PARALLEL if one_strip and m > tile_m and not batched else ForKind.SERIAL,
                SBlockRealize((), IntImm("bool", 1), scope))
-    group = strip_group(n // tile_n, k, tile_n, use_pack)
+    kc = None if batched else k_block(k)
+    if kc is not None:
+        return _k_blocked(block, headers, (m, n, k), (tile_m, tile_n), kc, pack, packed,
+                          stmts, acc_buf, allocs, (i0, j0, kp, j1, ii, jj), use_pack)
+    group = 1 if batched else strip_group(n // tile_n, k, tile_n, use_pack)
     if group > 1:
         return _grouped_strips(block, headers, (m, n, k), (tile_m, tile_n), group, pack, packed,
                                scope, (i0, j0, kp, j1))
@@ -244,8 +269,164 @@ def tile_matmul(headers, spatial, realize, epilogue=(), local=frozenset()):
                    SeqStmt([pack, rows]) if use_pack else rows,
                    alloc_buffers=[packed] if use_pack else [])
     return For(j0, IntImm(dt_j, 0), IntImm(dt_j, n // tile_n),
-               ForKind.SERIAL if one_strip else ForKind.PARALLEL,
+               ForKind.SERIAL if one_strip or batched else ForKind.PARALLEL,
                SBlockRealize((), IntImm("bool", 1), strip))
+
+
+def tile_batched_matmul(headers, spatial, realize):
+    """The tiled schedule of a batched matmul, or None when the pattern does not match.
+
+    ``C[b..., i, j] += A(b..., i, k) * B(b..., k, j)`` (``R.matmul`` with batch dimensions:
+    attention's ``Q K^T`` and ``P V`` and their gradients, transposed operands included; a
+    batch index of A or B may be missing, broadcast): the batch loops go outside, the
+    outermost one parallel, and each batch element runs the tiled 2-D schedule of
+    ``tile_matmul`` with serial loops inside (a B strip packed per batch element when it
+    pays, as in 2-D)::
+
+        for b in T.parallel(B):
+            for j0 in range(N // NR): <pack B[b] strip; row tiles, as tile_matmul>
+    """
+    batch = len(headers) - 3
+    if batch < 1 or spatial != [True] * (batch + 2) + [False]:
+        return None
+    if not all(isinstance(h.extent, IntImm) and isinstance(h.min, IntImm) and h.min.value == 0
+               for h in headers[:batch]):
+        return None
+    block = realize.block
+    bound = {id(v): iv for iv, v in zip(block.iter_vars, realize.iter_values)}
+    batch_ivs = [bound.get(id(h.var)) for h in headers[:batch]]
+    if any(iv is None for iv in batch_ivs):
+        return None
+    # The block's batch iterators become the batch loops' variables: the inner nest is a
+    # 2-D matmul (its store's leading indices are those variables).
+    vmap = {iv.var: h.var for iv, h in zip(batch_ivs, headers[:batch])}
+    keep = [(iv, v) for iv, v in zip(block.iter_vars, realize.iter_values)
+            if all(iv is not b for b in batch_ivs)]
+    inner_block = block.replace(
+        iter_vars=tuple(iv for iv, _ in keep), reads=(), writes=(),
+        body=substitute(block.body, vmap),
+        init=None if block.init is None else substitute(block.init, vmap))
+    inner = SBlockRealize(tuple(v for _, v in keep), realize.predicate, inner_block)
+    store = inner_block.body
+    if not (isinstance(store, BufferStore) and len(store.indices) == batch + 2
+            and all(ix is h.var for ix, h in zip(store.indices, headers[:batch]))):
+        return None
+    tiled = tile_matmul(headers[batch:], spatial[batch:], inner, batched=True)
+    if tiled is None:
+        return None
+    for pos in reversed(range(batch)):
+        h = headers[pos]
+        kind = ForKind.PARALLEL if pos == 0 and h.extent.value > 1 else ForKind.SERIAL
+        tiled = For(h.var, h.min, h.extent, kind, tiled)
+    return tiled
+
+
+def k_block(k):
+    """Rows of the reduction per block of the K-blocked schedule (``_k_blocked``), or None:
+    ``MATMUL_K_BLOCK`` when ``k`` is at least ``MATMUL_K_BLOCK_MIN`` and a multiple of it."""
+    if MATMUL_K_BLOCK_MIN is None or k < MATMUL_K_BLOCK_MIN or k % MATMUL_K_BLOCK:
+        return None
+    return MATMUL_K_BLOCK
+
+
+def _k_blocked(block, headers, shape, tile, kc, pack, packed, stmts, acc_buf, allocs,
+               loop_vars, use_pack):
+    """The matmul nest with its reduction split into blocks of ``kc`` (a long reduction)::
+
+        Cs = alloc(M, N)                          # partial sums between the blocks
+        for j0 in T.parallel(N // NR):            # (MATMUL_K_BLOCK_STRIPS_OUTSIDE)
+            for kb in range(K // KC):
+                Bp = alloc(KC, NR)                # the strip's rows of this block: in L1
+                pack Bp[kc, j1] = B(kb * KC + kc, j0 * NR + j1)
+                for i0 in range(M // MR):
+                    acc = 0 if kb == 0 else Cs[tile]
+                    for kc in range(KC): acc += A(i, kb * KC + kc) * Bp[kc, j1]
+                    if kb < K // KC - 1: Cs[tile] = acc
+                    else: <store C, epilogue>
+
+    With one block of ``K`` rows per strip (the packed strip is ``K * NR`` floats, 1 MiB
+    for ``K = 4096``), every row tile streams the whole strip from L2 and reads ``A`` at
+    ``K`` rows, each in its own page when ``A`` is read transposed (``X^T dY``): no
+    prefetching, a TLB miss per row. Here a block of ``A`` (``KC`` rows) and of ``B`` stay in
+    the caches across all row tiles; the partial sums (``M x NR`` per strip) go through L2.
+    """
+    i, j, kk = headers
+    m, n, k = shape
+    tile_m, tile_n = tile
+    i0, j0, kp, jv, ii, jj = loop_vars
+    dt_i, dt_j, dt_k = i.var.dtype, j.var.dtype, kk.var.dtype
+    kb = Var(f"{kk.var.name}_b", dt_k)
+    blocks = k // kc
+    i1 = stmts[0].loop_var
+    partial = decl_buffer((m, n), acc_buf.dtype, name=f"{acc_buf.name}_partial")
+    k_abs = kb * IntImm(dt_k, kc) + kk.var
+
+    def tile(stmt):
+        stmt = For(jv, IntImm(dt_j, 0), IntImm(dt_j, tile_n), ForKind.VECTORIZED, stmt)
+        return For(i1, IntImm(dt_i, 0), IntImm(dt_i, tile_m), ForKind.UNROLLED, stmt)
+
+    # The update reads A at the block's rows (k -> kb * KC + k), B from the packed block.
+    update = For(kk.var, IntImm(dt_k, 0), IntImm(dt_k, kc), ForKind.SERIAL,
+                 substitute(stmts[1].body, {kk.var: k_abs}))
+    first = IfThenElse(kb == IntImm(dt_k, 0), stmts[0],
+                       tile(BufferStore(acc_buf, BufferLoad(partial, [ii, jj]), [i1, jv])))
+    finish = IfThenElse(kb < IntImm(dt_k, blocks - 1),
+                        tile(BufferStore(partial, BufferLoad(acc_buf, [i1, jv]), [ii, jj])),
+                        SeqStmt(stmts[2:]) if len(stmts) > 3 else stmts[2])
+    scope = SBlock((), [], [], f"{block.name_hint}_tile", SeqStmt([first, update, finish]),
+                   alloc_buffers=allocs)
+    one_strip = n == tile_n
+    rows = For(i0, IntImm(dt_i, 0), IntImm(dt_i, m // tile_m),
+               ForKind.PARALLEL if one_strip and m > tile_m else ForKind.SERIAL,
+               SBlockRealize((), IntImm("bool", 1), scope))
+    if use_pack:
+        packed_kc = decl_buffer((kc, tile_n), packed.dtype, name=packed.name)
+
+        def to_block(node):
+            if isinstance(node, BufferLoad) and node.buffer is packed:
+                # The update's k was moved to kb * KC + k: the block is read at row k.
+                return BufferLoad(packed_kc, [kk.var, node.indices[1]])
+            if isinstance(node, BufferStore) and node.buffer is packed:
+                return BufferStore(packed_kc, node.value, list(node.indices))
+            return None
+
+        pack_kc = ir_transform(pack, None, to_block, ["tirx.BufferLoad", "tirx.BufferStore"])
+        pack_kc = _retarget_pack(pack_kc, kp, kc, kb * IntImm(dt_k, kc) + kp, dt_k)
+        rows = ir_transform(rows, None, to_block, ["tirx.BufferLoad", "tirx.BufferStore"])
+        strip_body = SeqStmt([pack_kc, rows])
+        strip_allocs = [packed_kc]
+    else:
+        strip_body, strip_allocs = rows, []
+    strip = SBlock((), [], [], f"{block.name_hint}_strip", strip_body,
+                   alloc_buffers=strip_allocs)
+    strip_kind = ForKind.SERIAL if one_strip else ForKind.PARALLEL
+    if MATMUL_K_BLOCK_STRIPS_OUTSIDE:
+        # One parallel launch: each task runs all blocks of its strips.
+        blocks_loop = For(kb, IntImm(dt_k, 0), IntImm(dt_k, blocks), ForKind.SERIAL,
+                          SBlockRealize((), IntImm("bool", 1), strip))
+        outer = For(j0, IntImm(dt_j, 0), IntImm(dt_j, n // tile_n), strip_kind, blocks_loop)
+    else:
+        strips = For(j0, IntImm(dt_j, 0), IntImm(dt_j, n // tile_n), strip_kind,
+                     SBlockRealize((), IntImm("bool", 1), strip))
+        outer = For(kb, IntImm(dt_k, 0), IntImm(dt_k, blocks), ForKind.SERIAL, strips)
+    scope = SBlock((), [], [], f"{block.name_hint}_kblocks", outer, alloc_buffers=[partial])
+    return SBlockRealize((), IntImm("bool", 1), scope)
+
+
+def _retarget_pack(pack, kp, kc, k_abs, dt_k):
+    """The pack loop nest over ``kc`` rows, reading B at row ``k_abs`` (its ``kp`` -> ``k_abs``
+    in the loads only; the packed buffer's own row stays ``kp``)."""
+
+    def fix(node):
+        if isinstance(node, For) and node.loop_var is kp:
+            return For(kp, IntImm(dt_k, 0), IntImm(dt_k, kc), node.kind, node.body,
+                       node.thread_binding, node.annotations)
+        if isinstance(node, BufferStore):
+            return BufferStore(node.buffer, substitute(node.value, {kp: k_abs}),
+                               list(node.indices))
+        return None
+
+    return ir_transform(pack, None, fix, ["tirx.For", "tirx.BufferStore"])
 
 
 def strip_group(strips, k, tile_n, use_pack, threads=None):

@@ -409,3 +409,58 @@ class Norms(torch.nn.Module):
 
 def test_normalization(torch_check):
     torch_check.check(Norms(), (_rand(3, 4, 5, 7),), names=Norms.NAMES, atol=1e-5, rtol=1e-4)
+
+
+def test_linear_on_a_non_contiguous_input_is_one_2d_matmul(torch_check):
+    # torch decomposes linear on a transposed 3-D input into expand(W) + bmm; the import
+    # makes it one (batch * rows) x K by K x N product instead (no copies of W).
+    class Proj(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.proj = torch.nn.Linear(12, 5)
+
+        def forward(self, y):
+            b, h, t, d = y.shape
+            return self.proj(y.transpose(1, 2).reshape(b, t, h * d))
+
+    y = torch.randn(3, 2, 7, 6)
+    mod = torch_check.check(Proj(), [y])
+    text = mod.script()
+    assert "R.broadcast_to" not in text
+    assert "R.matmul" in text and "R.Tensor((21, 5)" in text
+
+
+@pytest.mark.parametrize("decompose", [True, False])
+def test_conv_padding_same_and_valid(torch_check, decompose):
+    # Without decomposition the graph has aten.conv{1,2}d.padding with the string; an even
+    # kernel pads one more on the right (torch's rule), dilation included.
+    class Convs(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.a = torch.nn.Conv2d(3, 4, 3, padding="same")
+            self.b = torch.nn.Conv2d(4, 2, (2, 5), padding="same", dilation=(2, 1))
+            self.c = torch.nn.Conv1d(3, 2, 4, padding="same")
+            self.d = torch.nn.Conv2d(2, 2, 3, padding="valid")
+
+        def forward(self, x, s):
+            return self.d(self.b(self.a(x))), self.c(s)
+
+    args = [torch.randn(2, 3, 9, 10), torch.randn(2, 3, 11)]
+    torch_check.check(Convs(), args, run_ep_decomposition=decompose)
+
+
+
+@pytest.mark.parametrize("decompose", [True, False])
+def test_pooling_3d(torch_check, decompose):
+    F = torch.nn.functional
+
+    class Pools(torch.nn.Module):
+        def forward(self, x):
+            return (
+                F.max_pool3d(x, 2),
+                F.max_pool3d(x, (3, 2, 2), stride=(1, 2, 1), padding=(1, 0, 1)),
+                F.avg_pool3d(x, 2, stride=1, padding=1, count_include_pad=False),
+                F.adaptive_avg_pool3d(x, (2, 3, 1)),
+            )
+
+    torch_check.check(Pools(), [torch.randn(2, 3, 4, 6, 7)], run_ep_decomposition=decompose)

@@ -12,7 +12,7 @@ import operator
 from ....tirx import expr as tir_expr
 from ... import op as R
 from ...expr import Expr
-from .importer import register
+from .importer import op_key, register
 
 
 def dtype_of(x) -> str:
@@ -385,7 +385,43 @@ def _cumsum(imp, node):
 @register("mm", "bmm", "matmul")
 def _matmul(imp, node):
     a, b = imp.retrieve_args(node)[:2]
+    shared = _batch_broadcast_matrix(imp, node.args[1]) if len(node.args) > 1 else None
+    if shared is not None and op_key(node.target).startswith("bmm"):
+        # ``x @ W`` with a 3-D x: torch's decomposition of ``linear`` on a non-contiguous
+        # input broadcasts W over the batch (``expand`` + ``bmm``). As one 2-D product the
+        # batch and row dims are one (the tiled matmul schedule; its gradient is one matmul
+        # instead of a batch of them plus a sum over the copies of W).
+        batch, rows, inner = a.struct_info.shape.values
+        if all(isinstance(d, tir_expr.IntImm) for d in (batch, rows, inner)):
+            flat = imp.emit(R.reshape(a, [int(batch) * int(rows), int(inner)]))
+            prod = imp.emit(R.matmul(flat, shared))
+            return R.reshape(prod, imp.out_shape(node))
     return R.matmul(a, b)
+
+
+_VIEW_OPS = ("view", "_unsafe_view", "reshape", "view_copy")
+_EXPAND_OPS = ("expand", "expand_copy", "broadcast_to")
+
+
+def _batch_broadcast_matrix(imp, arg):
+    """The 2-D tensor ``W`` when a bmm operand is ``W`` broadcast over the batch
+    (``view(expand(W))``, ``W`` of shape ``(K, N)`` or ``(1, K, N)``), else None."""
+    fx_node = getattr(arg, "op", None) == "call_function"
+    if fx_node and op_key(arg.target).split(".")[0] in _VIEW_OPS:
+        arg = arg.args[0]
+        fx_node = getattr(arg, "op", None) == "call_function"
+    if not fx_node or op_key(arg.target).split(".")[0] not in _EXPAND_OPS:
+        return None
+    source = arg.args[0]
+    if not hasattr(source, "meta") or source not in imp.env:
+        return None
+    shape = list(imp.val(source).shape)
+    if len(shape) == 3 and shape[0] == 1:
+        shape = shape[1:]
+    if len(shape) != 2 or not all(isinstance(d, int) for d in shape):
+        return None
+    value = imp.env[source]
+    return value if value.struct_info.ndim == 2 else imp.emit(R.reshape(value, shape))
 
 
 @register("addmm", "baddbmm", "addbmm")

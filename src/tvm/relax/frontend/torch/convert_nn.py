@@ -55,7 +55,7 @@ def _convolution(imp, node):
     return _conv(imp, x, w, b, stride, padding, dilation, bool(transposed), output_padding, groups)
 
 
-@register("conv1d.default", "conv2d.default")
+@register("conv1d.default", "conv2d.default", "conv1d.padding", "conv2d.padding")
 def _conv_nd(imp, node):
     args = imp.retrieve_args(node)
     x, w = args[:2]
@@ -64,9 +64,33 @@ def _conv_nd(imp, node):
     padding = _arg(node, args, 4, "padding", 0)
     dilation = _arg(node, args, 5, "dilation", 1)
     groups = _arg(node, args, 6, "groups", 1)
-    if padding in ("same", "valid"):
-        raise ValueError(f"torch frontend: conv padding={padding!r} is not supported yet")
+    if padding == "valid":
+        padding = 0
+    elif padding == "same":
+        x, padding = _same_padding(imp, x, w, stride, dilation)
+    elif isinstance(padding, str):
+        raise ValueError(f"torch frontend: conv padding={padding!r} is not supported "
+                         "(expected 'same', 'valid' or sizes)")
     return _conv(imp, x, w, b, stride, padding, dilation, False, 0, groups)
+
+
+def _same_padding(imp, x, w, stride, dilation):
+    """``(input, symmetric padding)`` of a ``padding="same"`` convolution (stride 1, as torch
+    requires): ``dilation * (kernel - 1)`` in all per dim, the odd one on the right (as
+    torch), which is padded onto the input here."""
+    spatial = w.struct_info.ndim - 2
+    if any(s != 1 for s in _ints(stride, spatial)):
+        raise ValueError("torch frontend: conv padding='same' needs stride 1 (as in torch)")
+    kernel = [int(d) for d in w.struct_info.shape.values[2:]]
+    totals = [d * (k - 1) for d, k in zip(_ints(dilation, spatial), kernel)]
+    left = [t // 2 for t in totals]
+    extra = [t - lf for t, lf in zip(totals, left)]
+    if extra != left:
+        widths = [0, 0, 0, 0]  # batch and channels
+        for lf, ex in zip(left, extra):
+            widths += [0, ex - lf]
+        x = imp.emit(R.nn.pad(x, widths, "constant", 0.0))
+    return x, left
 
 
 @register("conv_transpose1d.default", "conv_transpose2d.input")
@@ -126,37 +150,49 @@ def _pool_args(node, args, spatial, with_dilation=True):
     return kernel, stride, padding
 
 
+def _spatial(node):
+    """1, 2 or 3: the spatial dims of a pooling op, from its name (``max_pool3d``)."""
+    name = node.target.__name__
+    return 1 if "1d" in name else 3 if "3d" in name else 2
+
+
+_MAX_POOL = {1: R.nn.max_pool1d, 2: R.nn.max_pool2d, 3: R.nn.max_pool3d}
+_AVG_POOL = {1: R.nn.avg_pool1d, 2: R.nn.avg_pool2d, 3: R.nn.avg_pool3d}
+
+
 @register(
     "max_pool2d_with_indices.default",
     "max_pool2d.default",
     "max_pool1d.default",
     "max_pool1d_with_indices.default",
+    "max_pool3d.default",
+    "max_pool3d_with_indices.default",
 )
 def _max_pool(imp, node):
     args = imp.retrieve_args(node)
     x = args[0]
-    spatial = 1 if "1d" in node.target.__name__ else 2
+    spatial = _spatial(node)
     kernel, stride, padding = _pool_args(node, args, spatial)
     dilation = _ints(_arg(node, args, 4, "dilation", 1), spatial)
     ceil = bool(_arg(node, args, 5, "ceil_mode", False))
-    pool = R.nn.max_pool1d if spatial == 1 else R.nn.max_pool2d
+    pool = _MAX_POOL[spatial]
     y = imp.emit(pool(x, kernel, stride, padding + padding, dilation, ceil), node)
     if "with_indices" in node.target.__name__:
         return [y, NOT_COMPUTED("max pooling indices")]
     return y
 
 
-@register("avg_pool2d.default", "avg_pool1d.default")
+@register("avg_pool2d.default", "avg_pool1d.default", "avg_pool3d.default")
 def _avg_pool(imp, node):
     args = imp.retrieve_args(node)
     x = args[0]
-    spatial = 1 if "1d" in node.target.__name__ else 2
+    spatial = _spatial(node)
     kernel, stride, padding = _pool_args(node, args, spatial)
     ceil = bool(_arg(node, args, 4, "ceil_mode", False))
     include_pad = bool(_arg(node, args, 5, "count_include_pad", True))
     if _arg(node, args, 6, "divisor_override", None) is not None:
         raise ValueError("torch frontend: avg_pool divisor_override is not supported yet")
-    pool = R.nn.avg_pool1d if spatial == 1 else R.nn.avg_pool2d
+    pool = _AVG_POOL[spatial]
     dilation = [1] * spatial
     return pool(x, kernel, stride, padding + padding, dilation, ceil, include_pad)
 
@@ -166,18 +202,21 @@ def _avg_pool(imp, node):
     "adaptive_avg_pool2d.default",
     "adaptive_avg_pool1d.default",
     "_adaptive_avg_pool1d.default",
+    "adaptive_avg_pool3d.default",
+    "_adaptive_avg_pool3d.default",
 )
 def _adaptive_avg_pool(imp, node):
     x, size = imp.retrieve_args(node)[:2]
-    if "1d" in node.target.__name__:
-        return R.nn.adaptive_avg_pool1d(x, _ints(size, 1))
-    return R.nn.adaptive_avg_pool2d(x, _ints(size, 2))
+    spatial = _spatial(node)
+    pool = {1: R.nn.adaptive_avg_pool1d, 2: R.nn.adaptive_avg_pool2d,
+            3: R.nn.adaptive_avg_pool3d}[spatial]
+    return pool(x, _ints(size, spatial))
 
 
 @register("adaptive_max_pool2d.default", "adaptive_max_pool1d.default")
 def _adaptive_max_pool(imp, node):
     x, size = imp.retrieve_args(node)[:2]
-    spatial = 1 if "1d" in node.target.__name__ else 2
+    spatial = _spatial(node)
     size = _ints(size, spatial)
     in_sizes = [int(s) for s in imp.val(node.args[0]).shape[-spatial:]]
     if any(i % o for i, o in zip(in_sizes, size)):
@@ -186,8 +225,7 @@ def _adaptive_max_pool(imp, node):
             f"{size} is not supported yet"
         )
     kernel = [i // o for i, o in zip(in_sizes, size)]
-    pool = R.nn.max_pool1d if spatial == 1 else R.nn.max_pool2d
-    y = imp.emit(pool(x, kernel, kernel), node)
+    y = imp.emit(_MAX_POOL[spatial](x, kernel, kernel), node)
     return [y, NOT_COMPUTED("adaptive max pooling indices")]
 
 
