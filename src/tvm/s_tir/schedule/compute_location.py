@@ -284,17 +284,19 @@ class ComputeLocationPrimitives:
         if not loads:
             raise self._error(prim, f"The block {blk.name_hint!r} does not load {buf.name}",
                               [blk])
-        load_vars = _index_vars(loads[0].indices, blk)
         same = all(len(ld.indices) == len(loads[0].indices)
-                   and all(a is b for a, b in zip(ld.indices, loads[0].indices)) for ld in loads)
-        if load_vars is None or not same or len(load_vars) != len(blk.iter_vars):
+                   and all(structural_equal(a, b) for a, b in zip(ld.indices, loads[0].indices))
+                   for ld in loads)
+        vmap = self._reverse_inline_map(blk, loads[0].indices, pstore.indices) if same else None
+        if vmap is None:
             raise self._error(
-                prim, f"The block {blk.name_hint!r} must load {buf.name} at exactly its "
-                "iteration variables (a bijective index map) to be reverse-inlined", [blk])
+                prim, f"The block {blk.name_hint!r} must load {buf.name} at one affine index "
+                "map of its iteration variables that is invertible (each index a fused "
+                "iterator, or its // or % split) to be reverse-inlined", [blk])
         if _is_param(self, func_name, buf):
             raise self._error(prim, f"The buffer {buf.name} is an output of the function; its "
                               "producer's result cannot be dropped", [blk])
-        vmap = dict(zip(load_vars, pstore.indices))
+        vmap, guards = vmap
         new_value = substitute(_InlineLoads(buf, lambda _idx: pstore.value)
                                .visit_expr(store.value), vmap)
         new_store = BufferStore(store.buffer, new_value,
@@ -303,8 +305,44 @@ class ComputeLocationPrimitives:
         reads, writes = infer_sblock_regions(pblk)
         pblk = pblk.replace(reads=tuple(reads), writes=tuple(writes))
         table = {id(realize): None, id(prod.block): pblk}
+        pred = _overhang_predicate(prod, guards)
+        if pred is not None:
+            table[id(prod)] = SBlockRealize(prod.iter_values, pred, pblk)
         self._commit(func_name, _drop_alloc(replace_stmts(body, table), buf))
         self._record(prim, kwargs={"block": block})
+
+    @staticmethod
+    def _reverse_inline_map(blk, load_indices, store_indices):
+        """``({consumer iter var: expr of the producer's store indices}, guards)`` or None;
+        ``guards`` are ``(expr, extent)`` pairs the producer must keep below ``extent``."""
+        from .affine_inverse import invert_split_indices  # Lazy: only this path inverts.
+
+        direct = _index_vars(load_indices, blk)
+        if direct is not None and len(direct) == len(blk.iter_vars):
+            ext = {id(iv.var): iv.dom.extent for iv in blk.iter_vars}
+            return (dict(zip(direct, store_indices)),
+                    [(idx, ext[id(v)]) for v, idx in zip(direct, store_indices)])
+        unit = {}
+        iters = []
+        for iv in blk.iter_vars:
+            ext = getattr(iv.dom.extent, "value", None)
+            if getattr(iv.dom.min, "value", None) != 0 or ext is None:
+                return None
+            if ext == 1:
+                unit[iv.var] = iv.dom.min
+            else:
+                iters.append((iv.var, ext))
+        ana = Analyzer()
+        indices = [ana.simplify(substitute(i, unit)) if unit else i for i in load_indices]
+        inv = invert_split_indices(indices, iters, list(store_indices))
+        if inv is None:
+            return None
+        vmap = dict(unit)
+        guards = []
+        for var, ext in iters:
+            vmap[var] = inv[id(var)]
+            guards.append((inv[id(var)], ext))
+        return vmap, guards
 
     # --- compute_at -----------------------------------------------------------------------------
     def _at_common(self, block, loop, primitive):
@@ -524,6 +562,41 @@ class ComputeLocationPrimitives:
                 got = _relaxed_region(reg, realize, shared + inner, ana)
                 required.setdefault(id(reg.buffer), []).append(got)
         return provided, required
+
+
+def _overhang_predicate(prod, guards):
+    """The producer's predicate with ``expr < extent`` added for each guard that can exceed
+    its extent (an over-computing producer), in the producer's loop variables; None when
+    nothing is added."""
+    ana = Analyzer()
+    blk = prod.block
+    binding = {iv.var: v for iv, v in zip(blk.iter_vars, prod.iter_values)}
+    dom = {iv.var: iv.dom for iv in blk.iter_vars}
+    conds = []
+    for expr, ext in guards:
+        hi = ana.int_set(expr, dom).max_value
+        if hi is not None and ana.can_prove(hi < ext):
+            continue
+        value = ana.simplify(substitute(expr, binding))
+        bound = const(ext, value.dtype) if isinstance(ext, int) else ext
+        conds.append(LT(value, bound))
+    if not conds:
+        return None
+    pred = prod.predicate
+    if getattr(pred, "value", None) == 1:
+        pred = None
+    have = _conjuncts(pred) if pred is not None else []
+    for cond in conds:
+        if any(structural_equal(cond, c) for c in have):
+            continue  # the producer already guards it
+        pred = cond if pred is None else And(pred, cond)
+    return pred
+
+
+def _conjuncts(expr):
+    if isinstance(expr, And):
+        return _conjuncts(expr.a) + _conjuncts(expr.b)
+    return [expr]
 
 
 def _program_order(root):
