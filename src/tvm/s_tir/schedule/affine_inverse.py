@@ -21,7 +21,7 @@ import itertools
 
 from ...tirx.expr import Add, FloorDiv, FloorMod, IntImm, Mul, Var
 
-__all__ = ["invert_split_indices"]
+__all__ = ["invert_split_indices", "is_affine_binding"]
 
 
 def _linear(expr, extents):
@@ -40,29 +40,39 @@ def _linear(expr, extents):
     return None
 
 
-def _fused(expr, extents):
-    """``(key, terms, extent)`` of a mixed-radix sum (``terms`` outer first), or None."""
+def _fused(expr, extents, overlap=False):
+    """``(key, terms, extent)`` of a mixed-radix sum (``terms`` outer first), or None.
+
+    With ``overlap``, a sum whose terms overlap without holes (``v0 * 2 + v1``, ``v1`` of
+    extent 4) is accepted too, as TVM's surjective iterator maps do; its extent is then one
+    past its largest value."""
     terms = _linear(expr, extents)
     if not terms or len({id(v) for v, _ in terms}) != len(terms):
         return None
     terms.sort(key=lambda t: -t[1])
     if terms[-1][1] != 1:
         return None
+    exact = True
     for (_, c_out), (v_in, c_in) in itertools.pairwise(terms):
         if c_out != c_in * extents[id(v_in)]:
-            return None
+            exact = False
+            if not overlap or c_out > c_in * extents[id(v_in)]:
+                return None
+    if not exact:
+        total = 1 + sum(c * (extents[id(v)] - 1) for v, c in terms)
+        return tuple(id(v) for v, _ in terms), terms, total
     total = terms[0][1] * extents[id(terms[0][0])]
     return tuple(id(v) for v, _ in terms), terms, total
 
 
-def _split(expr, extents):
+def _split(expr, extents, overlap=False):
     """``(fused, lower, extent)`` of one index, or None."""
     div = mod = None
     if isinstance(expr, FloorMod) and isinstance(expr.b, IntImm):
         mod, expr = expr.b.value, expr.a
     if isinstance(expr, FloorDiv) and isinstance(expr.b, IntImm):
         div, expr = expr.b.value, expr.a
-    fused = _fused(expr, extents)
+    fused = _fused(expr, extents, overlap and div is None and mod is None)
     if fused is None or (div is not None and div <= 0) or (mod is not None and mod <= 0):
         return None
     total = fused[2]
@@ -117,3 +127,82 @@ def invert_split_indices(indices, iter_vars, axes):
                 value = FloorMod(value, IntImm(fused.dtype, extents[id(var)]))
             out[id(var)] = value
     return out
+
+
+def _sum_terms(expr):
+    """The addends of ``expr`` (``a - c`` gives ``a`` and ``-c``)."""
+    from ...tirx.expr import Sub  # Lazy: only the binding check splits subtractions.
+
+    if isinstance(expr, Add):
+        return _sum_terms(expr.a) + _sum_terms(expr.b)
+    if isinstance(expr, Sub):
+        return _sum_terms(expr.a) + [Mul(expr.b, IntImm(expr.b.dtype, -1))]
+    return [expr]
+
+
+def is_affine_binding(iter_values, loop_extents, predicate=None):
+    """Whether block bindings are *affine* over loops, as TVM's ``IsAffineBinding`` (a
+    surjective iterator map): each value is one split (scale 1) of a fused sum of the loops
+    ``loop_extents`` (``{id(loop_var): (var, constant extent)}``), plus terms free of those
+    loops; splits of one fused sum do not overlap, and a loop is in at most one fused sum.
+
+    Loops not in ``loop_extents`` (outer loops) count as constants. A symbolic extent makes
+    the check answer False (not proven affine). A ``predicate`` may only bound fused sums the
+    bindings use (``i0 * 16 + i1 < 127`` of a split that does not divide), as TVM accepts.
+    """
+    from ...tirx.stmt_functor import post_order_visit  # Lazy: only this check walks exprs.
+
+    extents = {k: e for k, (_v, e) in loop_extents.items()}
+
+    def uses_loop(expr):
+        found = []
+        post_order_visit(expr, lambda n: found.append(n) if isinstance(n, Var)
+                         and id(n) in extents else None)
+        return bool(found)
+
+    groups = {}
+    for value in iter_values:
+        moving = [t for t in _sum_terms(value) if uses_loop(t)]
+        if not moving:
+            continue
+        if len(moving) > 1:
+            moving = [_rebuild_sum(moving)]
+        got = _split(moving[0], extents, overlap=True)
+        if got is None:
+            return False
+        (key, _terms, _total), lower, extent = got
+        groups.setdefault(key, []).append((lower, extent))
+    if predicate is not None and not _predicate_bounds_groups(predicate, groups, extents):
+        return False
+    seen = set()
+    for key, parts in groups.items():
+        if seen & set(key):
+            return False
+        seen |= set(key)
+        parts.sort()
+        for (lo_a, ext_a), (lo_b, _ext_b) in itertools.pairwise(parts):
+            if lo_a * ext_a > lo_b:
+                return False  # two splits overlap: not a bijection of the fused loops
+    return True
+
+
+def _rebuild_sum(terms):
+    total = terms[0]
+    for t in terms[1:]:
+        total = Add(total, t)
+    return total
+
+
+def _predicate_bounds_groups(predicate, groups, extents):
+    """Whether each conjunct of ``predicate`` is ``fused < c`` of a fused sum in ``groups``."""
+    from ...tirx.expr import LT, And  # Lazy: only predicates are split here.
+
+    if isinstance(predicate, IntImm):
+        return bool(predicate.value)
+    if isinstance(predicate, And):
+        return (_predicate_bounds_groups(predicate.a, groups, extents)
+                and _predicate_bounds_groups(predicate.b, groups, extents))
+    if isinstance(predicate, LT):
+        fused = _fused(predicate.a, extents)
+        return fused is not None and fused[0] in groups
+    return False
