@@ -19,7 +19,7 @@ from __future__ import annotations
 from ...arith import Analyzer
 from ...ffi.structural import structural_equal
 from ...ir.expr import Range
-from ...tirx.expr import GE, LT, Add, And, IntImm, Sub, Var
+from ...tirx.expr import GE, LE, LT, Add, And, IntImm, Sub, Var
 from ...tirx.generic import const
 from ...tirx.stmt import BufferRegion, BufferStore, For, ForKind, IterVar, SBlockRealize
 from ...tirx.stmt_functor import StmtExprMutator, pre_order_visit, substitute
@@ -189,6 +189,9 @@ def _compare(cls, value, bound, ana):
         diff, const_part = diff.a, diff.b.value
     elif isinstance(diff, Sub) and isinstance(diff.b, IntImm):
         diff, const_part = diff.a, -diff.b.value
+    if cls is GE and isinstance(diff, Var):
+        # TVM's simplifier writes a lower bound of a lone variable as ``4 <= i``.
+        return LE(const(-const_part, diff.dtype), diff)
     return cls(diff, const(-const_part, diff.dtype))
 
 

@@ -17,6 +17,7 @@ from .blockize import BlockizePrimitives
 from .cache import CachePrimitives
 from .compute_location import ComputeLocationPrimitives
 from .error import ScheduleError
+from .fuse_epilogue import FuseEpiloguePrimitives
 from .layout import LayoutPrimitives
 from .lookup import LookupPrimitives
 from .loops import LoopPrimitives
@@ -24,6 +25,7 @@ from .padding import PaddingPrimitives
 from .reduction import ReductionPrimitives
 from .reindex import ReindexPrimitives
 from .reindex_cache import ReindexCachePrimitives
+from .rolling import RollingBufferPrimitives
 from .sampling import SamplingPrimitives
 from .storage import StoragePrimitives
 
@@ -33,8 +35,8 @@ __all__ = ["ExprRV", "LoopRV", "SBlockRV", "Schedule", "ScheduleError"]
 _NOT_IMPLEMENTED = frozenset({
     "sample_partitioned_tile", "sample_compute_location", "loop_partition",
     "cache_inplace", "cache_index",
-    "read_at", "write_at", "fuse_reduction_epilogue", "tensorize",
-    "pad_einsum", "rolling_buffer",
+    "read_at", "write_at", "tensorize",
+    "pad_einsum",
     "annotate_buffer_access",
 })
 
@@ -53,6 +55,8 @@ class Schedule(
     ReindexPrimitives,
     ReindexCachePrimitives,
     LayoutPrimitives,
+    RollingBufferPrimitives,
+    FuseEpiloguePrimitives,
     ScheduleBase,
 ):
     """A schedule of an IRModule (or a PrimFunc, scheduled as ``main``).
