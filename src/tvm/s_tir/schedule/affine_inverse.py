@@ -166,8 +166,18 @@ def is_affine_binding(iter_values, loop_extents, predicate=None):
         if not moving:
             continue
         if len(moving) > 1:
-            moving = [_rebuild_sum(moving)]
-        got = _split(moving[0], extents, overlap=True)
+            got = _split(_rebuild_sum(moving), extents, overlap=True)
+            if got is None:
+                # A sum of scaled splits (``f % 4 * 4 + ki`` after fusing and splitting):
+                # each addend a split of its own fused loops, the smallest scale 1.
+                parts = [_scaled_split(t, extents) for t in moving]
+                if any(p is None for p in parts) or min(c for c, _ in parts) != 1:
+                    return False
+                for _c, ((key, _terms, _total), lower, extent) in parts:
+                    groups.setdefault(key, []).append((lower, extent))
+                continue
+        else:
+            got = _split(moving[0], extents, overlap=True)
         if got is None:
             return False
         (key, _terms, _total), lower, extent = got
@@ -184,6 +194,19 @@ def is_affine_binding(iter_values, loop_extents, predicate=None):
             if lo_a * ext_a > lo_b:
                 return False  # two splits overlap: not a bijection of the fused loops
     return True
+
+
+def _scaled_split(term, extents):
+    """``(scale, split)`` of ``split * c`` or ``split``; None otherwise."""
+    if isinstance(term, Mul):
+        for x, c in ((term.a, term.b), (term.b, term.a)):
+            if isinstance(c, IntImm) and c.value > 0:
+                got = _split(x, extents)
+                if got is not None:
+                    return int(c.value), got
+        return None
+    got = _split(term, extents)
+    return None if got is None else (1, got)
 
 
 def _rebuild_sum(terms):

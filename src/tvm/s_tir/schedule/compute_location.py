@@ -497,6 +497,8 @@ class ComputeLocationPrimitives:
         need."""
         block = self._as_block(block)
         prim = "compute_at"
+        if self._at_mark(block, loop, prim, preserve_unit_loops, index):
+            return
         func_name, bpath, lpath, realize, target = self._at_common(block, loop, prim)
         blk = realize.block
         body = self.mod[func_name].body
@@ -526,6 +528,8 @@ class ComputeLocationPrimitives:
         """Move a consumer block under ``loop``, consuming what each iteration produces."""
         block = self._as_block(block)
         prim = "reverse_compute_at"
+        if self._at_mark(block, loop, prim, preserve_unit_loops, index):
+            return
         func_name, bpath, lpath, realize, target = self._at_common(block, loop, prim)
         blk = realize.block
         body = self.mod[func_name].body
@@ -540,6 +544,24 @@ class ComputeLocationPrimitives:
                     ([r for r, _ in under], cons), index, prim, preserve_unit_loops)
         self._record(prim, kwargs={"block": block, "loop": loop,
                                    "preserve_unit_loops": preserve_unit_loops, "index": index})
+
+    def _at_mark(self, block, loop, prim, preserve_unit_loops, index):
+        """Handle a location mark of ``sample_compute_location`` as TVM: "root" leaves the
+        block in place, "inline" inlines it. Returns whether ``loop`` was a mark."""
+        mark = self._location_mark(loop)
+        if mark is None:
+            return False
+        if mark == "compute-inline":
+            before = len(self._trace)
+            if prim == "compute_at":
+                self.compute_inline(block)
+            else:
+                self.reverse_compute_inline(block)
+            while len(self._trace) > before:  # recorded as this primitive, below
+                self._trace.pop()
+        self._record(prim, kwargs={"block": block, "loop": loop,
+                                   "preserve_unit_loops": preserve_unit_loops, "index": index})
+        return True
 
     def _regions(self, accesses, under, field_name, lpath, relax_storage):
         """``(provided, required)`` for :func:`solve_block_var_domains`: the moved block's

@@ -14,6 +14,7 @@ from ...tirx.stmt import (
     BufferLoad,
     BufferRegion,
     BufferStore,
+    For,
     ForKind,
     IterVar,
     SBlock,
@@ -100,6 +101,77 @@ def _check_rfactor_block(sch, prim, blk, store, target):
             raise sch._error(prim, f"The block {blk.name_hint!r} writes "
                              f"{store.buffer.name} at an index that uses a reduction iteration "
                              "variable; it is not a reduction block", [blk])
+
+
+def _check_rfactor_loops(sch, prim, blk, realize, loops):
+    """TVM: the block's bindings are affine over its loops, and no loop drives both a
+    data-parallel and a reduction iterator."""
+    from .loops import _affine  # Lazy: the binding check lives with reorder's.
+
+    if not _affine(realize, loops):
+        raise sch._error(prim, f"The block {blk.name_hint!r} is required to have an affine "
+                         "binding (its bindings are not splits of fused loops)", [blk])
+    kinds = {}
+    for iv, value in zip(blk.iter_vars, realize.iter_values):
+        for lp in loops:
+            if uses_var(value, lp.loop_var):
+                kinds.setdefault(id(lp), set()).add(iv.iter_type)
+    for lp in loops:
+        if {IterVar.DataPar, IterVar.CommReduce} <= kinds.get(id(lp), set()):
+            raise sch._error(
+                prim, f"The loop {lp.loop_var.name} is touched by both data parallel and "
+                f"reduction iterators of block {blk.name_hint!r}; rfactor needs each loop to "
+                "drive one kind", [lp, blk])
+
+
+def _check_stage_pipeline(sch, prim, body, bpath):
+    """TVM's *stage pipeline* property of the block's scope: every region a block reads of a
+    buffer other blocks of the scope write is covered by what they write."""
+    from ...arith import Analyzer  # Lazy: only this check relaxes regions.
+    from .lookup import scope_blocks
+    from .state import iter_blocks, relax_region
+
+    ana = Analyzer()
+    scope = scope_blocks(body, bpath)
+    paths = {id(r): p for r, p in iter_blocks(body) if any(r is x for x in scope)}
+
+    def bounds(realize, region):
+        loops = [n for n in paths[id(realize)] if isinstance(n, For)]
+        vmap = {iv.var: v for iv, v in zip(realize.block.iter_vars, realize.iter_values)}
+        dom = {lp.loop_var: Range.from_min_extent(lp.min, lp.extent) for lp in loops}
+        return relax_region(region, vmap, dom, ana)
+
+    written = {}
+    for r in scope:
+        for w in r.block.writes:
+            got = bounds(r, w)
+            old = written.get(id(w.buffer))
+            written[id(w.buffer)] = got if old is None else [
+                (ana.simplify(_min(a, c)), ana.simplify(_max(b, d)))
+                for (a, b), (c, d) in zip(old, got)]
+    for r in scope:
+        for rd in r.block.reads:
+            cover = written.get(id(rd.buffer))
+            if cover is None or any(w.buffer is rd.buffer for w in r.block.writes):
+                continue
+            for (lo, hi), (clo, chi) in zip(bounds(r, rd), cover):
+                if not (ana.can_prove(clo <= lo) and ana.can_prove(hi <= chi)):
+                    raise sch._error(
+                        prim, "The scope is required to be a stage pipeline: block "
+                        f"{r.block.name_hint!r} reads {rd.buffer.name} outside the region the "
+                        "other blocks write", [r.block])
+
+
+def _min(a, b):
+    from ...tirx.generic import min as gmin  # Lazy: only region unions need it.
+
+    return gmin(a, b)
+
+
+def _max(a, b):
+    from ...tirx.generic import max as gmax  # Lazy: only region unions need it.
+
+    return gmax(a, b)
 
 
 class ReductionPrimitives:
@@ -211,6 +283,8 @@ class ReductionPrimitives:
                               f"variables of block {blk.name_hint!r}", [target, blk])
         _, bpath = self._block_path_of(func_name, realize)
         loops = block_loops(bpath)
+        _check_rfactor_loops(self, prim, blk, realize, loops)
+        _check_stage_pipeline(self, prim, self.mod[func_name].body, bpath)
         buf = store.buffer
         ndim = len(buf.shape)
         if not isinstance(factor_axis, int) or not -ndim - 1 <= factor_axis <= ndim:
