@@ -32,7 +32,7 @@ def matmul_bias(A: T.Buffer((8, 4), "float32"), B: T.Buffer((6, 4), "float32"),
 @T.prim_func(s_tir=True)
 def matmul_bias_fused(A: T.Buffer((8, 4), "float32"), B: T.Buffer((6, 4), "float32"),
                       bias: T.Buffer((6,), "float32"), D: T.Buffer((8, 6), "float32")):
-    acc = T.sblock_alloc_buffer((8, 6))
+    acc = T.sblock_alloc_buffer((8, 6))  # noqa: F841 - kept, as TVM keeps it
     for i, j, k in T.grid(8, 6, 4):
         with T.sblock("mm"):
             vi, vj, vk = T.axis.remap("SSR", [i, j, k])
@@ -75,7 +75,7 @@ def matmul_relu(A: T.Buffer((8, 4), "float32"), B: T.Buffer((6, 4), "float32"),
 @T.prim_func(s_tir=True)
 def matmul_relu_fused(A: T.Buffer((8, 4), "float32"), B: T.Buffer((6, 4), "float32"),
                       D: T.Buffer((8, 6), "float32")):
-    acc = T.sblock_alloc_buffer((8, 6))
+    acc = T.sblock_alloc_buffer((8, 6))  # noqa: F841 - kept, as TVM keeps it
     for i, j, k in T.grid(8, 6, 4):
         with T.sblock("mm"):
             vi, vj, vk = T.axis.remap("SSR", [i, j, k])

@@ -16,7 +16,7 @@ def two_stage(A: T.Buffer((16, 16), "float32"), C: T.Buffer((16,), "float32")):
             B[vi, vj] = A[vi, vj] * T.float32(2)
     for i, u, k in T.grid(16, 1, 16):
         with T.sblock("C"):
-            vi, vu, vk = T.axis.remap("SSR", [i, u, k])
+            vi, _vu, vk = T.axis.remap("SSR", [i, u, k])
             with T.init():
                 C[vi] = T.float32(0)
             C[vi] = C[vi] + B[vi, vk]
@@ -41,7 +41,7 @@ def test_decision_replays_and_marks_drive_compute_at():
     loc = sch.sample_compute_location("B", decision=0)
     assert sch.get(loc).loop_var.name == "i"
     sch.compute_at("B", loc)
-    assert [sch.get(lp).loop_var.name for lp in sch.get_loops("B")][0] == "i"
+    assert sch.get(sch.get_loops("B")[0]).loop_var.name == "i"
     verify_trace_roundtrip(sch, mod=two_stage)
 
     sch = s_tir.Schedule(two_stage, debug_mask="all")

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 import tvm
-import tvm.s_tir.tensor_intrin  # noqa: F401  (registers the intrinsics)
+import tvm.s_tir.tensor_intrin  # registers the intrinsics
 from tvm import s_tir
 from tvm.s_tir.schedule.testing import verify_trace_roundtrip
 from tvm.script import tirx as T
