@@ -193,3 +193,41 @@ def test_unsupported_index_form_is_a_schedule_error():
     sch = s_tir.Schedule(squared_read, debug_mask="all")
     with pytest.raises(s_tir.ScheduleError, match="Cannot solve the iteration domain"):
         sch.reverse_compute_at(sch.get_sblock("C"), sch.get_loops("B")[0])
+
+
+@T.prim_func(s_tir=True)
+def regroup(X: T.Buffer((3, 16), "float32"), Y: T.Buffer((6, 8), "float32")):
+    B = T.sblock_alloc_buffer((3, 16))
+    for i, j in T.grid(3, 16):
+        with T.sblock("B"):
+            vi, vj = T.axis.remap("SS", [i, j])
+            B[vi, vj] = X[vi, vj] + T.float32(1)
+    for i, j in T.grid(6, 8):
+        with T.sblock("C"):
+            vi, vj = T.axis.remap("SS", [i, j])
+            Y[vi, vj] = B[(vi * 8 + vj) // 16, (vi * 8 + vj) % 16]
+
+
+@T.prim_func(s_tir=True)
+def regroup_after(X: T.Buffer((3, 16), "float32"), Y: T.Buffer((6, 8), "float32")):
+    B = T.sblock_alloc_buffer((3, 16))
+    for i in range(3):
+        for j in range(16):
+            with T.sblock("B"):
+                vi, vj = T.axis.remap("SS", [i, j])
+                B[vi, vj] = X[vi, vj] + T.float32(1)
+        for ax0, ax1 in T.grid(2, 8):
+            with T.sblock("C"):
+                vi = T.axis.spatial(6, i * 2 + ax0)
+                vj = T.axis.spatial(8, ax1)
+                Y[vi, vj] = B[(vi * 8 + vj) // 16, (vi * 8 + vj) % 16]
+
+
+def test_reverse_compute_at_inverts_a_fused_split_index():
+    sch = s_tir.Schedule(regroup, debug_mask="all")
+    sch.reverse_compute_at(sch.get_sblock("C"), sch.get_loops("B")[0])
+    assert_structural_equal_ignore_global_symbol(sch.mod["main"], regroup_after)
+    x = np.random.rand(3, 16).astype("float32")
+    y = tvm.runtime.tensor(np.zeros((6, 8), "float32"))
+    tvm.compile(sch.mod, target="llvm")(tvm.runtime.tensor(x), y)
+    np.testing.assert_allclose(y.numpy(), (x + 1).reshape(6, 8), rtol=1e-6)

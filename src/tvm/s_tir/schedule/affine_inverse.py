@@ -81,13 +81,14 @@ def _split(expr, extents, overlap=False):
     return fused, lower, extent
 
 
-def invert_split_indices(indices, iter_vars, axes):
+def invert_split_indices(indices, iter_vars, axes, exact=False):
     """``{id(var): expr}``: each of ``iter_vars`` (those with extent > 1) as an expression of
     ``axes`` (one per index), or None when the indices are not splits of fused iterators that
     tile them. Where the splits cover more than an iterator's extent, the returned expression
     can exceed it: the caller guards those positions.
 
-    ``iter_vars`` are ``(var, extent)`` with constant extents and minimum 0.
+    ``iter_vars`` are ``(var, extent)`` with constant extents and minimum 0. With ``exact``
+    the splits must tile each fused iterator exactly (a bijection).
     """
     extents = {id(v): e for v, e in iter_vars}
     groups = {}
@@ -113,8 +114,8 @@ def invert_split_indices(indices, iter_vars, axes):
             if lower != expected:
                 return None  # overlapping splits or a gap
             expected = lower * extent
-        if expected < total:
-            return None
+        if expected < total or (exact and expected != total):
+            return None  # a hole (or, with ``exact``, positions past the iterators)
         fused = None
         for lower, _extent, axis in parts:  # innermost first, as TVM writes the sum
             term = axis if lower == 1 else axis * IntImm(axis.dtype, lower)

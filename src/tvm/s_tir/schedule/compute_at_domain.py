@@ -19,6 +19,7 @@ from __future__ import annotations
 from ...tirx.expr import Add, FloorDiv, FloorMod, IntImm, Mul, Sub, Var
 from ...tirx.generic import max as gmax
 from ...tirx.generic import min as gmin
+from .affine_inverse import invert_split_indices
 
 __all__ = ["DomainSolveError", "solve_block_var_domains"]
 
@@ -126,18 +127,31 @@ def _solve_affine(indices, block, required, shape, ana):
         return None
     if all(_is_iter(idx, {id(iv.var) for iv in ivs}) for idx in indices):
         return None  # plain iterators: the per-dimension rule gives the same answer
+    from ...tirx.stmt_functor import substitute  # Lazy: as above.
+
     try:
         inv, padded = IndexMap([iv.var for iv in ivs], list(indices))._inverse(
             [iv.dom.extent for iv in ivs])
     except ValueError:
-        return None
+        inv, padded = None, True
     if padded:
-        return None
-    from ...tirx.stmt_functor import substitute  # Lazy: as above.
+        # Fused sums split by // and % (``(v1 * 8 + v4) // 16``): invert the splits.
+        extents = [getattr(iv.dom.extent, "value", None) for iv in ivs]
+        if None in extents:
+            return None
+        axes = [Var(f"axis{k}", getattr(idx, "dtype", "int32")) for k, idx in
+                enumerate(indices)]
+        got = invert_split_indices(list(indices), [(iv.var, int(e)) for iv, e in
+                                                   zip(ivs, extents)], axes, exact=True)
+        if got is None:
+            return None
+        finals = [got[id(iv.var)] for iv in ivs]
+    else:
+        axes, finals = inv.initial_indices, inv.final_indices
 
     def corner(points):
-        vmap = dict(zip(inv.initial_indices, points))
-        return [ana.simplify(substitute(f, vmap)) for f in inv.final_indices]
+        vmap = dict(zip(axes, points))
+        return [ana.simplify(substitute(f, vmap)) for f in finals]
 
     lo_pt = corner([lo for lo, _ in required])
     hi_pt = corner([hi for _, hi in required])
