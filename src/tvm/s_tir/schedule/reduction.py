@@ -222,7 +222,11 @@ class ReductionPrimitives:
             if in_s:
                 new_var = Var(f"{lp.loop_var.name}_init", lp.loop_var.dtype)
                 vmap[lp.loop_var] = new_var
-                kept.append(lp.replace(loop_var=new_var))
+                binding = lp.thread_binding
+                if binding is not None:
+                    # Each loop has its own thread IterVar (as parsed loops do).
+                    binding = binding.replace(var=Var(binding.var.name, binding.var.dtype))
+                kept.append(lp.replace(loop_var=new_var, thread_binding=binding))
         # The init keeps the predicate's conjuncts that do not involve the dropped loops.
         kept_ids = {id(v) for v in vmap}
         dropped = [lp.loop_var for lp in nest if id(lp.loop_var) not in kept_ids]
@@ -236,7 +240,7 @@ class ReductionPrimitives:
         init_body = substitute(blk.init, ivmap)
         init_name = self._unique_block_name(func_name, f"{blk.name_hint}_init")
         init_blk = SBlock(new_ivs, [], [_subst_region(w, ivmap) for w in blk.writes], init_name,
-                          init_body)
+                          init_body, annotations=blk.annotations)
         init_stmt = SBlockRealize([substitute(v, vmap) for _, v in spatial],
                                   substitute(init_pred, vmap), init_blk)
         for lp in reversed(kept):
@@ -322,7 +326,7 @@ class ReductionPrimitives:
         rf_init = BufferStore(rf_buf, substitute(blk.init.value, vmap), rf_idx)
         rf_name = self._unique_block_name(func_name, f"{blk.name_hint}_rf")
         rf_blk = SBlock(ivs, [], [BufferRegion.from_point(rf_buf, rf_idx)], rf_name, rf_body,
-                        init=rf_init)
+                        init=rf_init, annotations=blk.annotations)
         reads, _ = infer_sblock_regions(rf_blk, exclude_written_from_reads=True)
         rf_blk = rf_blk.replace(reads=tuple(reads))
         rf_realize = SBlockRealize(values, realize.predicate, rf_blk)
