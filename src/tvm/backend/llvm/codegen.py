@@ -649,6 +649,12 @@ class CodeGenLLVM(ExprEmitter):
         args = [self.emit_expr(a) for a in op.args[1:]]
         if name == "llvm.exp" and op.dtype.split("x")[0] == "float32" and FAST_EXP:
             return self.fast_exp_f32(args[0])
+        if name.startswith(("llvm.x86.", "llvm.aarch64.", "llvm.arm.")):
+            # Target intrinsics are named in full (overloads spelled out, as LLVM declares
+            # them); the generic path would append a type suffix.
+            fn = self.module.globals.get(name) or ir.Function(
+                self.module, ir.FunctionType(value_type(op.dtype), [a.type for a in args]), name)
+            return self.builder.call(fn, args)
         if name in ("llvm.fma", "llvm.fmuladd") or all(a.type == args[0].type for a in args):
             return self.call_intrinsic(name, args, op.dtype)
         ty = value_type(op.dtype)

@@ -266,6 +266,10 @@ class ScheduleBase:
         if isinstance(rv, SBlockRV):
             return self._block(rv, "get")[1][-1].block
         if isinstance(rv, LoopRV):
+            mark = self._table.get(rv, (None, None))[1]
+            if isinstance(mark, str):  # a location mark of sample_compute_location
+                return StmtSRef.inline_mark() if mark == "compute-inline" else \
+                    StmtSRef.root_mark()
             return self._loop(rv, "get")[1][-1]
         if isinstance(rv, ExprRV):
             return self._lookup_rv(rv, ExprRV, "get")[1]

@@ -5,11 +5,13 @@ Supported block shapes (each checked, with a ``ScheduleError`` naming the condit
 
 * inlining needs a *complete* block (spatial iters only, no ``init``) whose body is one
   ``BufferStore`` indexed by distinct iteration variables;
-* ``compute_at``/``reverse_compute_at`` need the moved block to write (resp. read the
-  produced buffer at) the point of distinct iteration variables, as ``te`` computes do. The
-  region each iteration of the target loop needs is found with interval arithmetic (a
-  dimension it cannot bound is taken whole); iterations that can overhang the block's domain
-  are guarded with ``T.where``.
+* ``compute_at``/``reverse_compute_at``: the region each iteration of the target loop needs
+  is found with interval arithmetic (a dimension it cannot bound is taken whole) and solved
+  for the moved block's iterators by :mod:`.compute_at_domain` (bijective affine indices such
+  as ``[v // 16, v % 16]``, or per dimension ``v``, ``v * c``, ``x // c``, ``x % c``);
+  iterations that can overhang the block's domain or the buffer are guarded with
+  ``T.where``. ``compute_at`` refuses output blocks (writing a buffer the scope does not
+  allocate), as TVM.
 """
 
 from __future__ import annotations
@@ -17,12 +19,13 @@ from __future__ import annotations
 from ...arith import Analyzer
 from ...ffi.structural import structural_equal
 from ...ir.expr import Range
-from ...tirx.expr import GE, LT, Add, And, IntImm, Sub, Var
+from ...tirx.expr import GE, LE, LT, Add, And, IntImm, Sub, Var
 from ...tirx.generic import const
 from ...tirx.stmt import BufferRegion, BufferStore, For, ForKind, IterVar, SBlockRealize
 from ...tirx.stmt_functor import StmtExprMutator, pre_order_visit, substitute
 from ..access_region import infer_sblock_regions
 from .base import SBlockRV
+from .compute_at_domain import DomainSolveError, solve_block_var_domains
 from .lookup import consumers, enclosing_block, producers, scope_blocks
 from .state import children, iter_blocks, make_seq, relax_region, replace_stmts, seq_of
 
@@ -175,31 +178,6 @@ def _relax_for_storage(loop, scope):
     return rank <= thread_rank
 
 
-def _intersect_domain(bound, dom, ana):
-    """``(lo, hi, guard)``: the loop range a moved block iterator gets for the needed
-    ``bound = (lo, hi)``, and ``(min, max)`` of its domain when iterations must be guarded.
-
-    As TVM's ``BlockVarDomainInfo::Simplify``: the needed range stays when it lies inside the
-    domain; it becomes the domain when it covers it; it becomes the intersection when that is
-    constant; otherwise it stays and the iterations outside the domain are predicated away.
-    """
-    from ...tirx.generic import max as gmax  # Lazy: only this intersection needs them.
-    from ...tirx.generic import min as gmin
-
-    lo, hi = bound
-    dmin = dom.min
-    dmax = ana.simplify(dom.min + dom.extent - 1)
-    imin = ana.simplify(gmax(lo, dmin))
-    imax = ana.simplify(gmin(hi, dmax))
-    if ana.can_prove_equal(lo, imin) and ana.can_prove_equal(hi, imax):
-        return lo, hi, None
-    if ana.can_prove_equal(dmin, imin) and ana.can_prove_equal(dmax, imax):
-        return dmin, dmax, None
-    if getattr(imin, "value", None) is not None and getattr(imax, "value", None) is not None:
-        return imin, imax, None
-    return lo, hi, (dmin, dmax)
-
-
 def _compare(cls, value, bound, ana):
     """``cls(a, c)`` from ``value`` against ``bound``, constants moved to the right side
     (``i - 16 >= 0`` is ``i >= 16``), as TVM's simplified predicates read."""
@@ -211,15 +189,10 @@ def _compare(cls, value, bound, ana):
         diff, const_part = diff.a, diff.b.value
     elif isinstance(diff, Sub) and isinstance(diff.b, IntImm):
         diff, const_part = diff.a, -diff.b.value
+    if cls is GE and isinstance(diff, Var):
+        # TVM's simplifier writes a lower bound of a lone variable as ``4 <= i``.
+        return LE(const(-const_part, diff.dtype), diff)
     return cls(diff, const(-const_part, diff.dtype))
-
-
-def _union(a, b, ana):
-    from ...tirx.generic import max as gmax  # Lazy: only multi-consumer unions need these.
-    from ...tirx.generic import min as gmin
-
-    return [(ana.simplify(gmin(la, lb)), ana.simplify(gmax(ha, hb)))
-            for (la, ha), (lb, hb) in zip(a, b)]
 
 
 class ComputeLocationPrimitives:
@@ -314,17 +287,19 @@ class ComputeLocationPrimitives:
         if not loads:
             raise self._error(prim, f"The block {blk.name_hint!r} does not load {buf.name}",
                               [blk])
-        load_vars = _index_vars(loads[0].indices, blk)
         same = all(len(ld.indices) == len(loads[0].indices)
-                   and all(a is b for a, b in zip(ld.indices, loads[0].indices)) for ld in loads)
-        if load_vars is None or not same or len(load_vars) != len(blk.iter_vars):
+                   and all(structural_equal(a, b) for a, b in zip(ld.indices, loads[0].indices))
+                   for ld in loads)
+        vmap = self._reverse_inline_map(blk, loads[0].indices, pstore.indices) if same else None
+        if vmap is None:
             raise self._error(
-                prim, f"The block {blk.name_hint!r} must load {buf.name} at exactly its "
-                "iteration variables (a bijective index map) to be reverse-inlined", [blk])
+                prim, f"The block {blk.name_hint!r} must load {buf.name} at one affine index "
+                "map of its iteration variables that is invertible (each index a fused "
+                "iterator, or its // or % split) to be reverse-inlined", [blk])
         if _is_param(self, func_name, buf):
             raise self._error(prim, f"The buffer {buf.name} is an output of the function; its "
                               "producer's result cannot be dropped", [blk])
-        vmap = dict(zip(load_vars, pstore.indices))
+        vmap, guards = vmap
         new_value = substitute(_InlineLoads(buf, lambda _idx: pstore.value)
                                .visit_expr(store.value), vmap)
         new_store = BufferStore(store.buffer, new_value,
@@ -333,8 +308,44 @@ class ComputeLocationPrimitives:
         reads, writes = infer_sblock_regions(pblk)
         pblk = pblk.replace(reads=tuple(reads), writes=tuple(writes))
         table = {id(realize): None, id(prod.block): pblk}
+        pred = _overhang_predicate(prod, guards)
+        if pred is not None:
+            table[id(prod)] = SBlockRealize(prod.iter_values, pred, pblk)
         self._commit(func_name, _drop_alloc(replace_stmts(body, table), buf))
         self._record(prim, kwargs={"block": block})
+
+    @staticmethod
+    def _reverse_inline_map(blk, load_indices, store_indices):
+        """``({consumer iter var: expr of the producer's store indices}, guards)`` or None;
+        ``guards`` are ``(expr, extent)`` pairs the producer must keep below ``extent``."""
+        from .affine_inverse import invert_split_indices  # Lazy: only this path inverts.
+
+        direct = _index_vars(load_indices, blk)
+        if direct is not None and len(direct) == len(blk.iter_vars):
+            ext = {id(iv.var): iv.dom.extent for iv in blk.iter_vars}
+            return (dict(zip(direct, store_indices)),
+                    [(idx, ext[id(v)]) for v, idx in zip(direct, store_indices)])
+        unit = {}
+        iters = []
+        for iv in blk.iter_vars:
+            ext = getattr(iv.dom.extent, "value", None)
+            if getattr(iv.dom.min, "value", None) != 0 or ext is None:
+                return None
+            if ext == 1:
+                unit[iv.var] = iv.dom.min
+            else:
+                iters.append((iv.var, ext))
+        ana = Analyzer()
+        indices = [ana.simplify(substitute(i, unit)) if unit else i for i in load_indices]
+        inv = invert_split_indices(indices, iters, list(store_indices))
+        if inv is None:
+            return None
+        vmap = dict(unit)
+        guards = []
+        for var, ext in iters:
+            vmap[var] = inv[id(var)]
+            guards.append((inv[id(var)], ext))
+        return vmap, guards
 
     # --- compute_at -----------------------------------------------------------------------------
     def _at_common(self, block, loop, primitive):
@@ -367,10 +378,11 @@ class ComputeLocationPrimitives:
                 [target, realize.block])
         return func_name, bpath, lpath, realize, target
 
-    def _place(self, func_name, bpath, lpath, realize, region_of, related, index, primitive,
+    def _place(self, func_name, bpath, lpath, realize, regions, related, index, primitive,
                preserve_unit_loops):
-        """Move ``realize`` under the loop ``lpath[-1]``; ``region_of`` maps each iter var of
-        the block to the ``(lo, hi)`` it must cover (or None for its whole domain)."""
+        """Move ``realize`` under the loop ``lpath[-1]``; ``regions`` is ``(provided,
+        required)`` (see :func:`solve_block_var_domains`), or None to compute the block's
+        whole domain."""
         target = lpath[-1]
         blk = realize.block
         body = self.mod[func_name].body
@@ -394,15 +406,23 @@ class ComputeLocationPrimitives:
             ana.bind(var, rng)
         # Loop variables with one iteration are their minimum (TVM's simplifier folds them).
         unit = {v: r.min for v, r in outer.items() if getattr(r.extent, "value", None) == 1}
+        if regions is None:
+            doms = [(None, None)] * len(blk.iter_vars)
+        else:
+            provided, required = regions
+            required = {k: [[tuple(ana.simplify(substitute(b, unit)) for b in dim)
+                             for dim in reg] for reg in regs] for k, regs in required.items()}
+            try:
+                doms = solve_block_var_domains(blk, provided, required, ana)
+            except DomainSolveError as err:
+                raise self._error(primitive, f"Cannot solve the iteration domain of block "
+                                  f"{blk.name_hint!r}: {err}", [blk]) from None
         loops, values, conds = [], [], []
-        for iv in blk.iter_vars:
-            bound = region_of.get(id(iv.var))
-            guard = None
-            if bound is None:
+        for iv, (dom, guard) in zip(blk.iter_vars, doms):
+            if dom is None:
                 lo, ext = iv.dom.min, iv.dom.extent
             else:
-                bound = tuple(ana.simplify(substitute(b, unit)) for b in bound)
-                lo, hi, guard = _intersect_domain(bound, iv.dom, ana)
+                lo, hi = dom
                 ext = ana.simplify(hi - lo + 1)
             ext = ana.simplify(ext)
             if not preserve_unit_loops and getattr(ext, "value", None) == 1:
@@ -477,22 +497,28 @@ class ComputeLocationPrimitives:
         need."""
         block = self._as_block(block)
         prim = "compute_at"
+        if self._at_mark(block, loop, prim, preserve_unit_loops, index):
+            return
         func_name, bpath, lpath, realize, target = self._at_common(block, loop, prim)
         blk = realize.block
         body = self.mod[func_name].body
         if len(blk.writes) != 1:
             raise self._error(prim, f"The block {blk.name_hint!r} must write exactly one buffer",
                               [blk])
-        write = blk.writes[0]
+        scope = enclosing_block(bpath)
+        allocated = {id(b) for b in scope.alloc_buffers} if scope is not None else set()
+        if any(id(w.buffer) not in allocated for w in blk.writes):
+            raise self._error(prim, f"Cannot operate on an output block: the block "
+                              f"{blk.name_hint!r} is an output block (it writes a buffer its "
+                              "scope block does not allocate)", [blk])
         cons = consumers(body, bpath)
         under = self._deps_under(target, cons, blk, "consumer", prim)
-        region_of = {}
+        regions = None
         if under:  # without consumers the whole domain is computed, as in TVM
-            region = self._needed(under, write.buffer, "reads", lpath)
-            region_of = self._iter_bounds(blk, write, region, prim)
+            regions = self._regions(blk.writes, under, "reads", lpath, True)
         prods = [r for r, _ in iter_blocks(target)
                  if any(r is c for c in producers(body, bpath))]
-        self._place(func_name, bpath, lpath, realize, region_of,
+        self._place(func_name, bpath, lpath, realize, regions,
                     (prods, [r for r, _ in under]), index, prim, preserve_unit_loops)
         self._record(prim, kwargs={"block": block, "loop": loop,
                                    "preserve_unit_loops": preserve_unit_loops, "index": index})
@@ -502,62 +528,100 @@ class ComputeLocationPrimitives:
         """Move a consumer block under ``loop``, consuming what each iteration produces."""
         block = self._as_block(block)
         prim = "reverse_compute_at"
+        if self._at_mark(block, loop, prim, preserve_unit_loops, index):
+            return
         func_name, bpath, lpath, realize, target = self._at_common(block, loop, prim)
         blk = realize.block
         body = self.mod[func_name].body
         prods = producers(body, bpath)
         under = self._deps_under(target, prods, blk, "producer", prim)
-        region_of = {}
+        regions = None
         if under:  # without producers the whole domain is computed, as in TVM
-            produced = {id(w.buffer) for r, _ in under for w in r.block.writes}
-            read = next(r for r in blk.reads if id(r.buffer) in produced)
-            region = self._needed(under, read.buffer, "writes", lpath)
-            region_of = self._iter_bounds(blk, read, region, prim)
+            regions = self._regions(blk.reads, under, "writes", lpath, False)
         cons = [r for r, _ in iter_blocks(target)
                 if any(r is c for c in consumers(body, bpath))]
-        self._place(func_name, bpath, lpath, realize, region_of,
+        self._place(func_name, bpath, lpath, realize, regions,
                     ([r for r, _ in under], cons), index, prim, preserve_unit_loops)
         self._record(prim, kwargs={"block": block, "loop": loop,
                                    "preserve_unit_loops": preserve_unit_loops, "index": index})
 
-    def _needed(self, under, buffer, field_name, lpath):
-        """Union of the ``reads``/``writes`` regions on ``buffer`` of the blocks ``under`` a
-        loop, per iteration of that loop.
+    def _at_mark(self, block, loop, prim, preserve_unit_loops, index):
+        """Handle a location mark of ``sample_compute_location`` as TVM: "root" leaves the
+        block in place, "inline" inlines it. Returns whether ``loop`` was a mark."""
+        mark = self._location_mark(loop)
+        if mark is None:
+            return False
+        if mark == "compute-inline":
+            before = len(self._trace)
+            if prim == "compute_at":
+                self.compute_inline(block)
+            else:
+                self.reverse_compute_inline(block)
+            while len(self._trace) > before:  # recorded as this primitive, below
+                self._trace.pop()
+        self._record(prim, kwargs={"block": block, "loop": loop,
+                                   "preserve_unit_loops": preserve_unit_loops, "index": index})
+        return True
 
-        As in TVM, loops bound to threads that share ``buffer``'s storage (``threadIdx`` for
-        ``shared``; none for ``global``) are relaxed too, even above the loop.
+    def _regions(self, accesses, under, field_name, lpath, relax_storage):
+        """``(provided, required)`` for :func:`solve_block_var_domains`: the moved block's
+        ``accesses`` per buffer, and the ``reads``/``writes`` regions of the blocks ``under``
+        the loop on those buffers, relaxed over the loops between the loop and each block.
+
+        As in TVM, ``compute_at`` (``relax_storage``) also relaxes the loops bound to threads
+        that share a buffer's storage (``threadIdx`` for ``shared``; none for ``global``),
+        even above the loop.
         """
         ana = Analyzer()
-        region = None
-        shared = [lp for lp in lpath if isinstance(lp, For) and _relax_for_storage(
-            lp, buffer.scope())]
+        provided, required = {}, {}
+        for acc in accesses:
+            dims = [(r.min, ana.simplify(r.min + r.extent - 1)) for r in acc.region]
+            provided.setdefault(id(acc.buffer), (acc.buffer, []))[1].append(dims)
         for realize, path in under:
-            inner = shared + [n for n in path if isinstance(n, For)][1:]
+            inner = [n for n in path if isinstance(n, For)][1:]
             for reg in getattr(realize.block, field_name):
-                if reg.buffer is not buffer:
+                if id(reg.buffer) not in provided:
                     continue
-                got = _relaxed_region(reg, realize, inner, ana)
-                region = got if region is None else _union(region, got, ana)
-        return region
+                shared = [lp for lp in lpath if isinstance(lp, For) and relax_storage
+                          and _relax_for_storage(lp, reg.buffer.scope())]
+                got = _relaxed_region(reg, realize, shared + inner, ana)
+                required.setdefault(id(reg.buffer), []).append(got)
+        return provided, required
 
-    def _iter_bounds(self, blk, access, region, primitive):
-        """Map the block's iter vars indexing ``access`` to the bounds in ``region``."""
-        out = {}
-        for r, bound in zip(access.region, region):
-            var = r.min
-            if (not isinstance(var, Var) or getattr(r.extent, "value", None) != 1
-                    or not any(iv.var is var and iv.iter_type in (IterVar.DataPar,
-                                                                  IterVar.CommReduce)
-                               for iv in blk.iter_vars)
-                    or id(var) in out):
-                raise self._error(
-                    primitive, f"The block {blk.name_hint!r} must access {access.buffer.name} "
-                    "at the point of distinct iteration variables (e.g. B[v_i, v_j]); other "
-                    "access patterns are not supported by this implementation", [blk])
-            # A reduction iterator may cover part of its domain per iteration: the block's
-            # init runs where every reduction iterator is at its minimum, i.e. once.
-            out[id(var)] = bound
-        return out
+
+def _overhang_predicate(prod, guards):
+    """The producer's predicate with ``expr < extent`` added for each guard that can exceed
+    its extent (an over-computing producer), in the producer's loop variables; None when
+    nothing is added."""
+    ana = Analyzer()
+    blk = prod.block
+    binding = {iv.var: v for iv, v in zip(blk.iter_vars, prod.iter_values)}
+    dom = {iv.var: iv.dom for iv in blk.iter_vars}
+    conds = []
+    for expr, ext in guards:
+        hi = ana.int_set(expr, dom).max_value
+        if hi is not None and ana.can_prove(hi < ext):
+            continue
+        value = ana.simplify(substitute(expr, binding))
+        bound = const(ext, value.dtype) if isinstance(ext, int) else ext
+        conds.append(LT(value, bound))
+    if not conds:
+        return None
+    pred = prod.predicate
+    if getattr(pred, "value", None) == 1:
+        pred = None
+    have = _conjuncts(pred) if pred is not None else []
+    for cond in conds:
+        if any(structural_equal(cond, c) for c in have):
+            continue  # the producer already guards it
+        pred = cond if pred is None else And(pred, cond)
+    return pred
+
+
+def _conjuncts(expr):
+    if isinstance(expr, And):
+        return _conjuncts(expr.a) + _conjuncts(expr.b)
+    return [expr]
 
 
 def _program_order(root):

@@ -45,12 +45,18 @@ _KINDS = {
                      ("buffer_index", "axis", "factor", "offset")),
     "SetScope": ("set_scope", False, ("block",), ("buffer_index", "storage_scope")),
     "Blockize": ("blockize", False, ("target",), ("preserve_unit_iters",)),
+    "Tensorize": ("tensorize", False, ("block_or_loop",),
+                  ("tensor_intrin", "preserve_unit_iters")),
     "DecomposePadding": ("decompose_padding", False, ("block", "loop"), ()),
+    "RollingBuffer": ("rolling_buffer", False, ("block",), ("write_buffer_index",)),
+    "FuseReductionEpilogue": ("fuse_reduction_epilogue", False,
+                              ("reduction_block", "epilogue_block"), ()),
     "Annotate": ("annotate", False, ("block_or_loop", "ann_val"), ("ann_key",)),
     "Unannotate": ("unannotate", False, ("block_or_loop",), ("ann_key",)),
     "SampleCategorical": ("sample_categorical", True, (), ("candidates", "probs")),
     "SamplePerfectTile": ("sample_perfect_tile", True, ("loop",),
                           ("n", "max_innermost_factor")),
+    "SampleComputeLocation": ("sample_compute_location", True, ("block",), ()),
     "EnterPostproc": ("enter_postproc", False, (), ()),
 }
 _BY_METHOD = {method: name for name, (method, *_rest) in _KINDS.items()}

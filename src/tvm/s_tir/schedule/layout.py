@@ -32,6 +32,7 @@ from ...tirx.buffer import Buffer
 from ...tirx.expr import (
     EQ,
     GE,
+    LE,
     Add,
     And,
     Cast,
@@ -151,19 +152,24 @@ def _padding_predicate(imap, inverse, shape, ana):
         if split is not None and ext is not None:
             q, r = divmod(ext, split)
             if r == 0:
-                conds.append(GE(ana.simplify(f), extent))
+                conds.append(_at_least(ana.simplify(f), extent))
                 continue
             outer = ana.simplify(FloorDiv(f, IntImm(f.dtype, split)))
             inner = ana.simplify(_floormod(f, split))
-            conds.append(And(EQ(outer, IntImm(f.dtype, q)), GE(inner, IntImm(f.dtype, r))))
+            conds.append(And(EQ(outer, IntImm(f.dtype, q)), _at_least(inner, IntImm(f.dtype, r))))
         else:
-            conds.append(GE(ana.simplify(f), extent))
+            conds.append(_at_least(ana.simplify(f), extent))
     if not conds:
         return IntImm("bool", 0)
     out = conds[0]
     for c in conds[1:]:
         out = Or(out, c)
     return out
+
+
+def _at_least(value, bound):
+    """``value >= bound`` as TVM's simplifier writes it: ``bound <= v`` for a lone variable."""
+    return LE(bound, value) if isinstance(value, Var) else GE(value, bound)
 
 
 def _floormod(f, c):

@@ -16,7 +16,7 @@ from ...ir.expr import Range
 from ...tirx.expr import And, IntImm, Var
 from ...tirx.expr_functor import post_order_visit
 from ...tirx.generic import const, floordiv
-from ...tirx.stmt import For, ForKind, IterVar, SeqStmt
+from ...tirx.stmt import For, ForKind, IterVar, SBlockRealize, SeqStmt
 from ...tirx.stmt_functor import substitute
 from .base import ExprRV, LoopRV, SBlockRV
 from .state import common_prefix_len, const_int, iter_blocks, make_seq, replace_stmts
@@ -71,6 +71,20 @@ def check_iter_kinds(sch, loop, path, primitive, allow_reduce=False):
                 "loops bound to spatial (data-parallel) block iters qualify",
                 [loop, realize.block],
             )
+
+
+def _affine(realize, loops):
+    """Whether ``realize``'s bindings are affine over ``loops`` (constant extents), its
+    predicate bounding only fused loops the bindings use."""
+    from .affine_inverse import is_affine_binding  # Lazy: only reorder checks bindings.
+
+    extents = {}
+    for lp in loops:
+        ext = const_int(lp.extent)
+        if ext is None or const_int(lp.min) != 0:
+            return True  # symbolic loops: not analysed here, so not refused
+        extents[id(lp.loop_var)] = (lp.loop_var, ext)
+    return is_affine_binding(realize.iter_values, extents, realize.predicate)
 
 
 class LoopPrimitives:
@@ -245,16 +259,20 @@ class LoopPrimitives:
         new_chain = list(chain)
         for pos, node in zip(positions, given):
             new_chain[pos] = node
-        self._reorder_checks(new_chain, chain[-1])
+        top_path = next(p for p in (self._loop(rv, "reorder")[1] for rv in ordered_loops)
+                        if p[-1] is chain[0])
+        self._reorder_checks(new_chain, chain[-1], chain, top_path[:-1])
         body = chain[-1].body
         for node in reversed(new_chain):
             body = node.replace(body=body)
         self._commit(func_name, replace_stmts(self.mod[func_name].body, {id(chain[0]): body}))
         self._record("reorder", args=list(ordered_loops))
 
-    def _reorder_checks(self, new_chain, innermost):
+    def _reorder_checks(self, new_chain, innermost, chain, above):
         """TVM's reorder preconditions: no loop bound uses a loop moved inside it, and the
-        blocks under the loops have only data-parallel and reduction iterators."""
+        blocks under the loops have only data-parallel and reduction iterators and affine
+        bindings (over all their loops in the scope, or at least over the loops from the
+        outermost reordered one down)."""
         for k, loop in enumerate(new_chain):
             inner = new_chain[k + 1:]
             for other in inner:
@@ -263,7 +281,7 @@ class LoopPrimitives:
                         "reorder", f"The loop {loop.loop_var.name} depends on loop "
                         f"{other.loop_var.name} (its range uses it), which the new order "
                         "puts inside it", [loop])
-        for realize, _ in iter_blocks(innermost.body):
+        for realize, path in iter_blocks(innermost.body):
             bad = [iv.var.name for iv in realize.block.iter_vars
                    if iv.iter_type not in (IterVar.DataPar, IterVar.CommReduce)]
             if bad:
@@ -271,6 +289,19 @@ class LoopPrimitives:
                     "reorder", f"The block {realize.block.name_hint!r} has iteration "
                     f"variables {bad} that are neither data parallel nor reduction; reorder "
                     "needs one of the two", [realize.block])
+            if any(isinstance(n, SBlockRealize) for n in path[:-1]):
+                continue  # TVM checks the bindings of the outermost blocks only
+            inner = list(chain) + [n for n in path if isinstance(n, For)]
+            outer = []
+            for node in reversed(above):
+                if not isinstance(node, For):
+                    break
+                outer.append(node)
+            if not (_affine(realize, outer + inner) or _affine(realize, inner)):
+                raise self._error(
+                    "reorder", f"The block {realize.block.name_hint!r} is required to have "
+                    f"an partial affine binding under {chain[0].loop_var.name} (its bindings "
+                    "must be splits of fused loops with a trivial predicate)", [realize.block])
 
     # --- merge ----------------------------------------------------------------------------------
     def merge(self, *loops: LoopRV) -> LoopRV:

@@ -14,6 +14,7 @@ from ...tirx.stmt import (
     BufferLoad,
     BufferRegion,
     BufferStore,
+    For,
     ForKind,
     IterVar,
     SBlock,
@@ -102,6 +103,77 @@ def _check_rfactor_block(sch, prim, blk, store, target):
                              "variable; it is not a reduction block", [blk])
 
 
+def _check_rfactor_loops(sch, prim, blk, realize, loops):
+    """TVM: the block's bindings are affine over its loops, and no loop drives both a
+    data-parallel and a reduction iterator."""
+    from .loops import _affine  # Lazy: the binding check lives with reorder's.
+
+    if not _affine(realize, loops):
+        raise sch._error(prim, f"The block {blk.name_hint!r} is required to have an affine "
+                         "binding (its bindings are not splits of fused loops)", [blk])
+    kinds = {}
+    for iv, value in zip(blk.iter_vars, realize.iter_values):
+        for lp in loops:
+            if uses_var(value, lp.loop_var):
+                kinds.setdefault(id(lp), set()).add(iv.iter_type)
+    for lp in loops:
+        if {IterVar.DataPar, IterVar.CommReduce} <= kinds.get(id(lp), set()):
+            raise sch._error(
+                prim, f"The loop {lp.loop_var.name} is touched by both data parallel and "
+                f"reduction iterators of block {blk.name_hint!r}; rfactor needs each loop to "
+                "drive one kind", [lp, blk])
+
+
+def _check_stage_pipeline(sch, prim, body, bpath):
+    """TVM's *stage pipeline* property of the block's scope: every region a block reads of a
+    buffer other blocks of the scope write is covered by what they write."""
+    from ...arith import Analyzer  # Lazy: only this check relaxes regions.
+    from .lookup import scope_blocks
+    from .state import iter_blocks, relax_region
+
+    ana = Analyzer()
+    scope = scope_blocks(body, bpath)
+    paths = {id(r): p for r, p in iter_blocks(body) if any(r is x for x in scope)}
+
+    def bounds(realize, region):
+        loops = [n for n in paths[id(realize)] if isinstance(n, For)]
+        vmap = {iv.var: v for iv, v in zip(realize.block.iter_vars, realize.iter_values)}
+        dom = {lp.loop_var: Range.from_min_extent(lp.min, lp.extent) for lp in loops}
+        return relax_region(region, vmap, dom, ana)
+
+    written = {}
+    for r in scope:
+        for w in r.block.writes:
+            got = bounds(r, w)
+            old = written.get(id(w.buffer))
+            written[id(w.buffer)] = got if old is None else [
+                (ana.simplify(_min(a, c)), ana.simplify(_max(b, d)))
+                for (a, b), (c, d) in zip(old, got)]
+    for r in scope:
+        for rd in r.block.reads:
+            cover = written.get(id(rd.buffer))
+            if cover is None or any(w.buffer is rd.buffer for w in r.block.writes):
+                continue
+            for (lo, hi), (clo, chi) in zip(bounds(r, rd), cover):
+                if not (ana.can_prove(clo <= lo) and ana.can_prove(hi <= chi)):
+                    raise sch._error(
+                        prim, "The scope is required to be a stage pipeline: block "
+                        f"{r.block.name_hint!r} reads {rd.buffer.name} outside the region the "
+                        "other blocks write", [r.block])
+
+
+def _min(a, b):
+    from ...tirx.generic import min as gmin  # Lazy: only region unions need it.
+
+    return gmin(a, b)
+
+
+def _max(a, b):
+    from ...tirx.generic import max as gmax  # Lazy: only region unions need it.
+
+    return gmax(a, b)
+
+
 class ReductionPrimitives:
     """Mixin: split the init out of a reduction, factor a reduction loop out."""
 
@@ -150,7 +222,11 @@ class ReductionPrimitives:
             if in_s:
                 new_var = Var(f"{lp.loop_var.name}_init", lp.loop_var.dtype)
                 vmap[lp.loop_var] = new_var
-                kept.append(lp.replace(loop_var=new_var))
+                binding = lp.thread_binding
+                if binding is not None:
+                    # Each loop has its own thread IterVar (as parsed loops do).
+                    binding = binding.replace(var=Var(binding.var.name, binding.var.dtype))
+                kept.append(lp.replace(loop_var=new_var, thread_binding=binding))
         # The init keeps the predicate's conjuncts that do not involve the dropped loops.
         kept_ids = {id(v) for v in vmap}
         dropped = [lp.loop_var for lp in nest if id(lp.loop_var) not in kept_ids]
@@ -164,7 +240,7 @@ class ReductionPrimitives:
         init_body = substitute(blk.init, ivmap)
         init_name = self._unique_block_name(func_name, f"{blk.name_hint}_init")
         init_blk = SBlock(new_ivs, [], [_subst_region(w, ivmap) for w in blk.writes], init_name,
-                          init_body)
+                          init_body, annotations=blk.annotations)
         init_stmt = SBlockRealize([substitute(v, vmap) for _, v in spatial],
                                   substitute(init_pred, vmap), init_blk)
         for lp in reversed(kept):
@@ -211,6 +287,8 @@ class ReductionPrimitives:
                               f"variables of block {blk.name_hint!r}", [target, blk])
         _, bpath = self._block_path_of(func_name, realize)
         loops = block_loops(bpath)
+        _check_rfactor_loops(self, prim, blk, realize, loops)
+        _check_stage_pipeline(self, prim, self.mod[func_name].body, bpath)
         buf = store.buffer
         ndim = len(buf.shape)
         if not isinstance(factor_axis, int) or not -ndim - 1 <= factor_axis <= ndim:
@@ -248,7 +326,7 @@ class ReductionPrimitives:
         rf_init = BufferStore(rf_buf, substitute(blk.init.value, vmap), rf_idx)
         rf_name = self._unique_block_name(func_name, f"{blk.name_hint}_rf")
         rf_blk = SBlock(ivs, [], [BufferRegion.from_point(rf_buf, rf_idx)], rf_name, rf_body,
-                        init=rf_init)
+                        init=rf_init, annotations=blk.annotations)
         reads, _ = infer_sblock_regions(rf_blk, exclude_written_from_reads=True)
         rf_blk = rf_blk.replace(reads=tuple(reads))
         rf_realize = SBlockRealize(values, realize.predicate, rf_blk)

@@ -56,15 +56,23 @@ class SamplingPrimitives:
     def sample_perfect_tile(self, loop, n: int, max_innermost_factor: int = 16,
                             decision=None) -> list:
         """``n`` factors whose product is the loop's (constant) extent, the innermost at most
-        ``max_innermost_factor`` (or the factors given as ``decision``)."""
+        ``max_innermost_factor`` (or the factors given as ``decision``). A loop of symbolic
+        extent gets ``[None, 1, ..., 1]`` (the first factor is the whole extent), as in TVM."""
         func_name, path = self._loop(loop, "sample_perfect_tile")
         extent = const_int(path[-1].extent)
-        if extent is None:
-            raise self._error("sample_perfect_tile", "The extent of loop "
-                              f"{path[-1].loop_var.name} is not a constant ({path[-1].extent})",
-                              [path[-1]])
         if not isinstance(n, int) or n < 1:
             raise ValueError(f"sample_perfect_tile: n must be a positive int, got {n!r}")
+        if extent is None:
+            # As TVM: a loop of symbolic extent is tiled trivially, [None, 1, ..., 1] (the
+            # decision -1 stands for "the rest of the extent").
+            decision = [-1] + [1] * (n - 1)
+            rvs = [self._new_rv(ExprRV, func_name, None)]
+            rvs += [self._new_rv(ExprRV, func_name, 1) for _ in range(n - 1)]
+            self._record("sample_perfect_tile",
+                         kwargs={"loop": loop, "n": n,
+                                 "max_innermost_factor": max_innermost_factor,
+                                 "decision": decision}, outputs=rvs)
+            return [None, *rvs[1:]]
         if decision is None:
             rng = self._random()
             inner_choices = [d for d in _divisors(extent) if d <= max(1, max_innermost_factor)]

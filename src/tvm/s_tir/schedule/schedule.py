@@ -1,12 +1,14 @@
 """``tvm.s_tir.Schedule``: schedule primitives over s_tir PrimFuncs, and ``ScheduleError``.
 
 The class assembles the primitive families (one module each: lookup, loops, compute location,
-caching, reduction, annotation, sampling, storage, blockize, padding, reindex) on top of
+caching, reduction, annotation, sampling, storage, blockize, padding, reindex, layout, rolling
+buffer, epilogue fusion, tensorize) on top of
 :class:`~.base.ScheduleBase`, which keeps the module, the trace and the handles.
 
 Not implemented yet (accessing one raises an ``AttributeError`` saying so): the names in
-``_NOT_IMPLEMENTED`` (``loop_partition``, the reindex/inplace cache variants,
-tensorization, layout and padding primitives, two samplers).
+``_NOT_IMPLEMENTED`` (``loop_partition``, ``cache_inplace``/``cache_index``,
+``read_at``/``write_at``, ``annotate_buffer_access``, ``pad_einsum``,
+``sample_partitioned_tile``).
 """
 
 from __future__ import annotations
@@ -16,7 +18,9 @@ from .base import ExprRV, LoopRV, SBlockRV, ScheduleBase
 from .blockize import BlockizePrimitives
 from .cache import CachePrimitives
 from .compute_location import ComputeLocationPrimitives
+from .compute_location_sampling import ComputeLocationSampling
 from .error import ScheduleError
+from .fuse_epilogue import FuseEpiloguePrimitives
 from .layout import LayoutPrimitives
 from .lookup import LookupPrimitives
 from .loops import LoopPrimitives
@@ -24,17 +28,19 @@ from .padding import PaddingPrimitives
 from .reduction import ReductionPrimitives
 from .reindex import ReindexPrimitives
 from .reindex_cache import ReindexCachePrimitives
+from .rolling import RollingBufferPrimitives
 from .sampling import SamplingPrimitives
 from .storage import StoragePrimitives
+from .tensorize import TensorizePrimitives
 
 __all__ = ["ExprRV", "LoopRV", "SBlockRV", "Schedule", "ScheduleError"]
 
 # TVM 0.27 Schedule methods that have no implementation here yet.
 _NOT_IMPLEMENTED = frozenset({
-    "sample_partitioned_tile", "sample_compute_location", "loop_partition",
+    "sample_partitioned_tile", "loop_partition",
     "cache_inplace", "cache_index",
-    "read_at", "write_at", "fuse_reduction_epilogue", "tensorize",
-    "pad_einsum", "rolling_buffer",
+    "read_at", "write_at",
+    "pad_einsum",
     "annotate_buffer_access",
 })
 
@@ -43,6 +49,7 @@ class Schedule(
     LookupPrimitives,
     LoopPrimitives,
     ComputeLocationPrimitives,
+    ComputeLocationSampling,
     CachePrimitives,
     ReductionPrimitives,
     AnnotatePrimitives,
@@ -53,6 +60,9 @@ class Schedule(
     ReindexPrimitives,
     ReindexCachePrimitives,
     LayoutPrimitives,
+    RollingBufferPrimitives,
+    FuseEpiloguePrimitives,
+    TensorizePrimitives,
     ScheduleBase,
 ):
     """A schedule of an IRModule (or a PrimFunc, scheduled as ``main``).

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+from ...tirx.buffer import decl_buffer
 from ...tirx.expr import Cast
 from ...tirx.stmt import BufferLoad
 from .base import SBlockRV
@@ -13,19 +14,43 @@ __all__ = ["StoragePrimitives"]
 
 
 class _SetDtype(SwapBuffer):
-    """Swap a buffer for one of another dtype, casting what is stored and loaded."""
+    """Swap a buffer for one of another dtype, casting what is stored and loaded. A
+    ``match_buffer`` view of the buffer changes dtype with it (as TVM)."""
+
+    def __init__(self, old, new):
+        super().__init__(old, new)
+        self.pairs = {id(old): (old, new)}
+
+    def visit_buffer_use(self, buffer):
+        pair = self.pairs.get(id(buffer))
+        return pair[1] if pair is not None else buffer
+
+    visit_buffer_def = visit_buffer_use
+
+    def visit_sblock_(self, op):
+        for mb in op.match_buffers:
+            if id(mb.source.buffer) in self.pairs and id(mb.buffer) not in self.pairs:
+                view = mb.buffer
+                fresh = decl_buffer(view.shape, self.new.dtype, view.name,
+                                    strides=list(view.strides) or None,
+                                    scope="" if view.scope() == "global" else view.scope(),
+                                    offset_factor=view.offset_factor)
+                self.pairs[id(view)] = (view, fresh)
+        return super().visit_sblock_(op)
 
     def visit_buffer_load_(self, op):
         new = super().visit_buffer_load_(op)
-        if op.buffer is self.old:
+        pair = self.pairs.get(id(op.buffer))
+        if pair is not None:
             # A fresh load: its dtype is the new buffer's.
-            return Cast(self.old.dtype, BufferLoad(self.new, new.indices, new.predicate))
+            return Cast(pair[0].dtype, BufferLoad(pair[1], new.indices, new.predicate))
         return new
 
     def visit_buffer_store_(self, op):
         new = super().visit_buffer_store_(op)
-        if op.buffer is self.old:
-            return new.replace(value=Cast(self.new.dtype, new.value))
+        pair = self.pairs.get(id(op.buffer))
+        if pair is not None:
+            return new.replace(value=Cast(pair[1].dtype, new.value))
         return new
 
 

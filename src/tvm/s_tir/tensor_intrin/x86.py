@@ -43,13 +43,11 @@ def _register() -> None:
         with T.sblock("root"):
             T.reads(C[0:16], A[0:4], B[0:16, 0:4])
             T.writes(C[0:16])
-            a_word = T.reinterpret("int32", A[T.Ramp(0, 1, 4)])
             C[T.Ramp(0, 1, 16)] = T.call_llvm_pure_intrin(
                 "int32x16",
                 "llvm.x86.avx512.vpdpbusd.512",
-                T.uint32(3),
                 C[T.Ramp(0, 1, 16)],
-                T.Broadcast(a_word, 16),
+                T.Broadcast(T.reinterpret("int32", A[T.Ramp(0, 1, 4)]), 16),
                 T.reinterpret("int32x16", B[0, T.Ramp(0, 1, 64)]),
             )
 

@@ -8,8 +8,9 @@ Run in this order (``tvm.tirx.compilation_pipeline`` does):
    (``v_i`` -> ``i``), so the block no longer needs them (it becomes *opaque*).
 3. :func:`LowerOpaqueBlock`: the blocks themselves go: ``alloc_buffers`` become
    ``AllocBuffer`` statements, a realize predicate becomes an ``IfThenElse``, loops whose
-   ``thread_binding`` is set are kept as they are. ``match_buffers`` are not supported yet
-   (a ``ValueError`` names the block).
+   ``thread_binding`` is set are kept as they are. Loads and stores of ``match_buffers``
+   become accesses of their source regions (other uses of such a buffer, e.g. its data
+   pointer, raise a ``ValueError`` naming the block).
 
 Before::
 
@@ -44,7 +45,7 @@ from ...tirx.stmt import (
     SBlockRealize,
     SeqStmt,
 )
-from ...tirx.stmt_functor import StmtMutator, substitute
+from ...tirx.stmt_functor import StmtExprMutator, StmtMutator, substitute
 from ...tirx.transform.common import PrimFuncPass
 
 __all__ = ["ConvertBlocksToOpaque", "LowerInitBlock", "LowerOpaqueBlock", "lower_sblocks"]
@@ -121,10 +122,8 @@ class _OpaqueLowerer(StmtMutator):
                 "run ConvertBlocksToOpaque first"
             )
         if block.match_buffers:
-            raise ValueError(
-                f"LowerOpaqueBlock: block '{block.name_hint}' has match_buffers, which the "
-                "lowering does not support yet"
-            )
+            block = block.replace(match_buffers=(),
+                                  body=_MatchBufferInliner(block).visit_stmt(block.body))
         if block.init is not None:
             raise ValueError(
                 f"LowerOpaqueBlock: block '{block.name_hint}' still has an init statement; "
@@ -135,6 +134,81 @@ class _OpaqueLowerer(StmtMutator):
             body = IfThenElse(op.predicate, body)
         allocs = [AllocBuffer(buf) for buf in block.alloc_buffers]
         return SeqStmt.flatten(allocs, body)
+
+
+class _MatchBufferInliner(StmtExprMutator):
+    """Accesses of a block's ``match_buffers`` become accesses of their source regions:
+    ``M[i]`` of ``M = match_buffer(X[a, b:b + 4])`` is ``X[a, b + i]`` (the buffer's dims
+    match the region's trailing dims; leading region dims sit at their minimum)."""
+
+    def __init__(self, block):
+        self.block = block
+        self.table = {id(mb.buffer): mb for mb in block.match_buffers}
+        for mb in block.match_buffers:
+            if not mb.buffer.strides and not _is_compact(mb.source):
+                raise ValueError(
+                    f"LowerOpaqueBlock: match_buffer {mb.buffer.name} of block "
+                    f"'{block.name_hint}' has no strides, so its source region "
+                    f"{mb.source.buffer.name}{[str(r.min) for r in mb.source.region]} must be "
+                    "contiguous in memory (full extent in every dimension inside the first "
+                    "one that spans several elements)")
+
+    def _indices(self, mb, indices):
+        region = mb.source.region
+        lead = len(region) - len(indices)
+        if lead < 0:
+            raise ValueError(
+                f"LowerOpaqueBlock: match_buffer {mb.buffer.name} of block "
+                f"'{self.block.name_hint}' has more dimensions than its source region")
+        out = [r.min for r in region[:lead]]
+        for r, i in zip(region[lead:], indices):
+            out.append(i if _is_zero(r.min) else r.min + i)
+        return out
+
+    def visit_buffer_load_(self, op):
+        op = super().visit_buffer_load_(op)
+        mb = self.table.get(id(op.buffer))
+        if mb is None:
+            return op
+        return op.replace(buffer=mb.source.buffer, indices=tuple(self._indices(mb, op.indices)))
+
+    def visit_buffer_store_(self, op):
+        op = super().visit_buffer_store_(op)
+        mb = self.table.get(id(op.buffer))
+        if mb is None:
+            return op
+        return op.replace(buffer=mb.source.buffer, indices=tuple(self._indices(mb, op.indices)))
+
+    def visit_var_(self, op):
+        for mb in self.block.match_buffers:
+            if op is mb.buffer.data:
+                raise ValueError(
+                    f"LowerOpaqueBlock: block '{self.block.name_hint}' uses the data pointer "
+                    f"of match_buffer {mb.buffer.name}; only loads and stores of match "
+                    "buffers are lowered so far")
+        return op
+
+
+def _is_compact(region) -> bool:
+    """Whether a buffer region is one contiguous run of elements."""
+    shape = region.buffer.shape
+    spans = False
+    for r, extent in zip(region.region, shape):
+        if spans and not (_is_zero(r.min) and _same_int(r.extent, extent)):
+            return False
+        if not _same_int(r.extent, 1):
+            spans = True
+    return True
+
+
+def _same_int(a, b) -> bool:
+    a = a.value if isinstance(a, IntImm) else a
+    b = b.value if isinstance(b, IntImm) else b
+    return a is b or (isinstance(a, int) and isinstance(b, int) and a == b)
+
+
+def _is_zero(expr) -> bool:
+    return isinstance(expr, IntImm) and expr.value == 0
 
 
 def _apply(mutator_cls, drop_s_tir=False):

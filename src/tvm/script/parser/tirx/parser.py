@@ -23,6 +23,7 @@ import ast
 import builtins
 import contextlib
 import inspect
+import operator
 import typing
 from typing import Any
 
@@ -791,6 +792,23 @@ def _logical(make, python_op):
 
 dispatch.register_op("tirx", "And", 2)(_logical(tirx.And, lambda a, b: a and b))
 dispatch.register_op("tirx", "Or", 2)(_logical(tirx.Or, lambda a, b: a or b))
+
+
+def _const_left(make, python_op):
+    """``2 <= x``: a Python integer on the left of a PrimExpr stays on the left (as TVM's
+    parser builds it; Python's reflection would give ``x >= 2``)."""
+    def apply(a, b):
+        if (isinstance(a, int) and not isinstance(a, bool) and isinstance(b, PrimExpr)
+                and "int" in str(b.dtype)):
+            return make(tirx.IntImm(b.dtype, a), b)
+        return python_op(a, b)
+
+    return apply
+
+
+for _name, _make, _py in (("Lt", tirx.LT, operator.lt), ("LtE", tirx.LE, operator.le),
+                          ("Gt", tirx.GT, operator.gt), ("GtE", tirx.GE, operator.ge)):
+    dispatch.register_op("tirx", _name, 2)(_const_left(_make, _py))
 
 
 @dispatch.register_op("tirx", "Not", 1)
