@@ -221,6 +221,9 @@ def schedule_prim_func(func: PrimFunc) -> PrimFunc:
     def visit(node):
         if isinstance(node, (BufferLoad, BufferStore)):
             used.add(id(node.buffer))
+        elif isinstance(node, SBlock):
+            # A buffer read or written only through match_buffer views is still used.
+            used.update(id(m.source.buffer) for m in node.match_buffers)
 
     post_order_visit(SeqStmt.flatten(new_stmts), visit)
     new_body = SeqStmt.flatten([s for s in new_stmts if not isinstance(s, AllocBuffer)
