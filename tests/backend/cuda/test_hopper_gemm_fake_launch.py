@@ -125,3 +125,24 @@ def test_descriptors_follow_each_call(fake_cuda, fake_driver_module):
 def test_bad_sizes_are_rejected(args, match):
     with pytest.raises(ValueError, match=match):
         hg.hopper_gemm(*args)
+
+
+def test_time_evaluator_times_launches_with_fresh_descriptors(fake_cuda, fake_driver_module):
+    # benchmarks/gpu_kernels.py times the GEMM this way: each timed call runs the host
+    # function, which encodes both descriptors and launches once
+    gemm = hg.HopperGemm(128, 256, 64, stages=2)
+    (cuda_mod,) = gemm.executable.mod.imports
+    cuda_mod.impl.set_binary(fake_driver_module.make_image({"hopper_gemm_kernel":
+                                                            [8, 128, 128]}))
+    fake_cuda.kernels["hopper_gemm_kernel"] = lambda fake, launch: None
+    dev = tvm.cuda(0)
+    a = tvm.runtime.empty((128, 64), "float16", dev)
+    b = tvm.runtime.empty((256, 64), "float16", dev)
+    c = tvm.runtime.empty((128, 256), "float16", dev)
+    result = gemm.executable.time_evaluator("hopper_gemm", dev, number=3, repeat=2)(a, b, c)
+    # the fake's event clock advances 0.5 ms per launch: the CUDA events timed the launches
+    assert result.results == pytest.approx([0.5e-3, 0.5e-3])
+    launches = len(fake_cuda.launches)
+    assert launches == 1 + 3 * 2  # one warm-up call
+    encodes = [name for name, _ in fake_cuda.calls if name == "cuTensorMapEncodeTiled"]
+    assert len(encodes) == 2 * launches
