@@ -201,7 +201,14 @@ class CodeGenCUDA(CodeGenC):
         self.emit(self.print_expr(op.value) + ";")
 
     def _bind(self, op):
-        super()._bind(op)
+        if str(op.var.dtype) == "handle" and self.pointer_element(op.var) is None:
+            # An untyped pointer takes its value through a cast, as Apache TVM 0.27 prints it
+            # (``void* s_ptr = (void*)tvm_builtin_pointer_offset(...);``).
+            value = self.print_expr(op.value)
+            ty = self.declared_type(op.var)
+            self.emit(f"{ty} {self.bind_var(op.var)} = ({ty}){value};")
+        else:
+            super()._bind(op)
         codegen_tirx.note_bind(self, op)
 
     def print_allocation(self, buf) -> None:
