@@ -122,3 +122,73 @@ def test_other_sizes_stages_and_grids_compile():
 def test_bad_sizes(shape, kwargs, match):
     with pytest.raises(ValueError, match=match):
         hg.hopper_gemm(*shape, **kwargs)
+
+
+_BINARY = {"Add": lambda a, b: a + b, "Sub": lambda a, b: a - b,
+           "Mul": lambda a, b: a * b, "FloorDiv": lambda a, b: a // b,
+           "FloorMod": lambda a, b: a % b, "BitwiseAnd": lambda a, b: a & b,
+           "BitwiseOr": lambda a, b: a | b, "RShift": lambda a, b: a >> b,
+           "ShiftRight": lambda a, b: a >> b, "Or": lambda a, b: a | b,
+           "And": lambda a, b: a & b}
+
+
+class _Eval:
+    """The value of a lowered index / address expression, given the pipeline stage (every
+    ``st_stage`` local) and the warp index; a shared address is the byte offset in the
+    dynamic shared memory (``address_of(buf[i])`` = (elem_offset + i) * element size)."""
+
+    def __init__(self, stage, warp):
+        self.stage, self.warp = stage, warp
+
+    def __call__(self, e):
+        kind = type(e).__name__
+        if kind == "IntImm":
+            return e.value
+        if kind == "Cast":
+            return self(e.value)
+        if kind == "Var" and e.name == "warp_id_in_cta":
+            return self.warp
+        if kind == "BufferLoad" and e.buffer.name.startswith("st_stage"):
+            return self.stage
+        if kind in _BINARY:
+            return _BINARY[kind](self(e.a), self(e.b))
+        if kind == "Call" and e.op.name == "tirx.cuda.cvta_generic_to_shared":
+            return self(e.args[0])
+        if kind == "Call" and e.op.name == "tirx.address_of":
+            load = e.args[0]
+            (index,) = load.indices
+            elem = tvm.runtime.DataType(str(load.buffer.dtype)).bits // 8
+            return (self(load.buffer.elem_offset) + self(index)) * elem
+        raise AssertionError(f"unexpected {kind} in an address: {e}")
+
+
+def test_wgmma_reads_where_tma_wrote():
+    """Per stage and consumer, each k16 step's wgmma descriptors start where the TMA copy of
+    that stage put the consumer's rows (+32 bytes per step), on a 1024-byte swizzle atom."""
+    stages = 3
+    lowered = _lowered(hg.hopper_gemm(256, 512, 128, stages=stages, num_ctas=2))
+    (kernel,) = [f for f in lowered.functions.values() if f.get_attr("calling_conv") == 2]
+    tma, mma = [], []
+
+    def visit(node):
+        if isinstance(node, tvm.tirx.Call) and node.op.name.startswith("tirx.ptx."):
+            text = tvm.tirx.ptx._ptx_text(node)
+            if text.startswith("cp.async.bulk.tensor"):
+                tma.append(node)
+            elif text.startswith("wgmma.mma_async"):
+                mma.append(node)
+
+    post_order_visit(kernel.body, visit)
+    assert len(tma) == 2 and len(mma) == 4
+    for stage in range(stages):
+        for wg in (1, 2):
+            ev = _Eval(stage, warp=4 * wg)
+            a_tile, b_tile = (ev(call.args[0]) for call in tma)
+            assert a_tile % 1024 == 0 and b_tile % 1024 == 0
+            assert a_tile == stage * 128 * 64 * 2 and b_tile == (stages * 128 + stage * 256) * 128
+            for step, call in enumerate(mma):
+                for desc, want in ((ev(call.args[128]), a_tile + (wg - 1) * 64 * 128),
+                                   (ev(call.args[129]), b_tile)):
+                    assert (desc & 0x3FFF) << 4 == want + 32 * step
+                    # leading byte offset 16, stride 1024 (8 rows of 128 B), 128-byte swizzle
+                    assert ((desc >> 16) & 0x3FFF, (desc >> 32) & 0x3FFF, desc >> 62) == (1, 64, 1)
