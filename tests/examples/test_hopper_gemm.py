@@ -76,7 +76,8 @@ def test_generated_source(gemm4096):
     assert head.group(1) == "__launch_bounds__(384, 1)"
     assert head.group(2) == ("half* __restrict__ C_ptr, const __grid_constant__ CUtensorMap "
                              "A_tensormap, const __grid_constant__ CUtensorMap B_tensormap_1")
-    assert "extern __shared__" in src
+    # the swizzled tiles need 1024-byte alignment: the dynamic shared memory array asks for it
+    assert "extern __shared__ __align__(1024) unsigned char" in src
     for asm in ("setmaxnreg.dec.sync.aligned.u32 40;", "setmaxnreg.inc.sync.aligned.u32 232;",
                 "mbarrier.try_wait.parity", "mbarrier.arrive.expect_tx.shared.b64",
                 ("cp.async.bulk.tensor.2d.shared::cluster.global.tile"

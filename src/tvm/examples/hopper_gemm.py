@@ -30,9 +30,10 @@ The kernel is :func:`hopper_gemm`; it is written with the TIRx tile primitives a
   stores them straight to global memory, 4 bytes per store (no TMA store yet).
 
 Shared memory: the tiles come from ``T.SMEMPool`` (dynamic shared memory, the kernel has no
-static shared buffer) at 1024-byte aligned offsets; the 128-byte swizzle and the wgmma
-descriptors assume the dynamic shared memory itself starts 1024-byte aligned, which holds
-when the kernel declares no static shared memory (as here).
+static shared buffer) at 1024-byte aligned offsets (the 128-byte swizzle repeats every 1024
+bytes of address, and TMA and the wgmma descriptors both read it from the address bits); the
+generated ``extern __shared__ __align__(1024)`` array makes the dynamic shared memory itself
+start 1024-byte aligned.
 
 Status: the kernel compiles end to end (``tvm.compile(..., tir_pipeline="tirx")`` then nvcc
 for sm_90a with no spills; ``tests/examples/test_hopper_gemm.py``), and its host function
