@@ -10,6 +10,7 @@ import pytest
 
 import tvm
 from tvm.backend.cuda.nvcc import compile_cuda, compile_many, find_nvcc
+from tvm.backend.cuda.tile_primitive.gemm_async import wgmma_accumulator_layout
 from tvm.examples import hopper_gemm as hg
 from tvm.tirx.compilation_pipeline import get_tir_pipeline
 from tvm.tirx.stmt_functor import post_order_visit
@@ -193,3 +194,68 @@ def test_wgmma_reads_where_tma_wrote():
                     assert (desc & 0x3FFF) << 4 == want + 32 * step
                     # leading byte offset 16, stride 1024 (8 rows of 128 B), 128-byte swizzle
                     assert ((desc >> 16) & 0x3FFF, (desc >> 32) & 0x3FFF, desc >> 62) == (1, 64, 1)
+
+
+def _value(e, env):
+    """An int expression's value; ``env`` maps variable names and buffer names (loads of
+    element 0) to values."""
+    kind = type(e).__name__
+    if kind == "IntImm":
+        return e.value
+    if kind == "Cast":
+        return _value(e.value, env)
+    if kind == "Var":
+        return env[e.name]
+    if kind == "BufferLoad":
+        return env[e.buffer.name]
+    return _BINARY[kind](_value(e.a, env), _value(e.b, env))
+
+
+def test_epilogue_stores_each_accumulator_where_the_wgmma_layout_puts_it():
+    """Walk the lowered epilogue (``cvt.rn.f16x2.f32`` of two registers into a word, then a
+    4-byte store of the word): for every consumer thread, the low half of each stored word is
+    the register that ``wgmma_accumulator_layout`` gives for the word's (row, even column),
+    the high half that of the odd column (threads of each warp and both consumers), and no
+    element is stored twice."""
+    M, N = 256, 512
+    lowered = _lowered(hg.hopper_gemm(M, N, 128, stages=3, num_ctas=2))
+    (kernel,) = [f for f in lowered.functions.values() if f.get_attr("calling_conv") == 2]
+    binds, events = {}, []
+
+    def visit(node):
+        kind = type(node).__name__
+        if kind == "Bind" and node.var.name in ("row", "word"):
+            binds[node.var.name] = node.value
+        elif kind == "BufferStore" and node.buffer.name == "C_words":
+            events.append(("store", node.indices[0], int(node.value.indices[0].value)))
+        elif isinstance(node, tvm.tirx.Call) and node.op.name.startswith("tirx.ptx.") and \
+                tvm.tirx.ptx._ptx_text(node) == "cvt.rn.f16x2.f32":
+            dst, hi, lo = node.args[:3]
+            events.append(("cvt", int(dst.indices[0].value), (int(hi.indices[0].value),
+                                                              int(lo.indices[0].value))))
+
+    post_order_visit(kernel.body, visit)
+    assert sum(e[0] == "store" for e in events) == 64
+    layout = wgmma_accumulator_layout(hg.BLOCK_N)
+    threads = (0, 1, 2, 3, 4, 7, 31, 32, 45, 66, 97, 127)
+    for wg in (1, 2):
+        covered = set()
+        for tid in threads:
+            env = {"threadIdx_x": 128 * wg + tid, "warp_id_in_cta": 4 * wg + tid // 32,
+                   "sched_m_idx": 1, "sched_n_idx": 1}  # the tile at (128, 256)
+            env["row"] = _value(binds["row"], env)
+            env["word"] = _value(binds["word"], env)
+            packed = {}
+            for kind, where, what in events:
+                if kind == "cvt":
+                    packed[where] = what
+                    continue
+                hi, lo = packed[what]
+                word = _value(where, env)
+                row = word // (N // 2) - 128 - (wg - 1) * 64
+                col = 2 * (word % (N // 2)) - 256
+                for c, reg in ((col, lo), (col + 1, hi)):
+                    got = layout.apply(row, c, shape=[64, hg.BLOCK_N])
+                    assert (int(got["tid_in_wg"]), int(got["m"])) == (tid, reg), (wg, tid, row, c)
+                    covered.add((row, c))
+        assert len(covered) == len(threads) * 128  # 64 words of 2 halves per thread
