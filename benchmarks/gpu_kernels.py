@@ -146,7 +146,7 @@ def bench_hopper_gemm(n: int, number: int, repeat: int) -> dict:
     a, b = tvm.runtime.tensor(a_np, dev), tvm.runtime.tensor(b_np, dev)
     c = tvm.runtime.empty((n, n), "float16", dev)
     gemm(a, b, c)
-    seconds = _tvm_time(gemm.executable, "hopper_gemm", dev, (gemm.tensor_maps(a, b), c),
+    seconds = _tvm_time(gemm.executable, "hopper_gemm", dev, (a, b, c),
                         number, repeat)
     row = {"kernel": f"hopper gemm {n}^3 fp16 (TIRx)", "unit": "TFLOP/s",
            "compile_s": compile_s, "pytvm": 2 * n**3 / seconds / 1e12}

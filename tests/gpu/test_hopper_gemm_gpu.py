@@ -31,15 +31,16 @@ def _reference(a_np, b_np):
     return a_np.astype("float32") @ b_np.astype("float32").T
 
 
-@pytest.mark.parametrize(("M", "N", "K", "stages"), [
-    (128, 256, 64, 4),  # one tile, one K step: the pipeline's first pass only
-    (256, 512, 320, 2),  # K steps wrap around the 2 slots, grouped order with 2 row-tiles
-    (1024, 768, 1024, 4),  # 8-row-tile groups, 16 K steps over 4 slots
-    (4096, 4096, 4096, 4),
+@pytest.mark.parametrize(("M", "N", "K", "stages", "num_ctas"), [
+    (128, 256, 64, 4, None),  # one tile, one K step: the pipeline's first pass only
+    (256, 512, 320, 2, None),  # K steps wrap around the 2 slots, grouped order with 2 row-tiles
+    (1024, 768, 1024, 4, None),  # 8-row-tile groups, 16 K steps over 4 slots
+    (1152, 768, 256, 3, 5),  # 27 tiles on 5 persistent CTAs, a partial group of 1 row-tile
+    (4096, 4096, 4096, 4, None),  # one CTA per SM
 ])
-def test_hopper_gemm_matches_torch(M, N, K, stages):
+def test_hopper_gemm_matches_torch(M, N, K, stages, num_ctas):
     dev = tvm.cuda(0)
-    gemm = hg.HopperGemm(M, N, K, stages)
+    gemm = hg.HopperGemm(M, N, K, stages, num_ctas)
     rng = np.random.default_rng(0)
     a_np = rng.uniform(-1, 1, (M, K)).astype("float16")
     b_np = rng.uniform(-1, 1, (N, K)).astype("float16")

@@ -2,37 +2,45 @@
 
 ``C[M, N] = A[M, K] @ B[N, K]^T`` with fp16 inputs, fp32 accumulation and fp16 output (both
 inputs K-major, as an ``nn.Linear`` weight; ``torch.matmul(a, b.T)`` is the same product).
-The kernel is :func:`hopper_gemm`; it is the structure every fast Hopper GEMM shares:
+The kernel is :func:`hopper_gemm`; it is written with the TIRx tile primitives and the
+``tvm.tirx.lang`` helpers, in the structure every fast Hopper GEMM shares:
 
-* **TMA into swizzled shared memory.** One thread of a *producer* warpgroup copies each
-  ``128 x 64`` tile of A and ``256 x 64`` tile of B with ``cp.async.bulk.tensor.2d``; the
-  tensor maps use the 128-byte swizzle, so 16-byte chunk ``c`` of row ``r`` lands at chunk
-  ``c ^ (r % 8)`` and the tensor cores read shared memory without bank conflicts.
-* **An mbarrier pipeline** of ``stages`` slots (default 4, 48 KB each): ``full[s]`` completes
-  when the TMA bytes of slot ``s`` have landed (``mbarrier.arrive.expect_tx`` +
-  ``complete_tx``), ``empty[s]`` when both consumers are done reading it. Waits use the
-  phase parity, so the producer's first pass over the slots does not block.
-* **wgmma.** Two *consumer* warpgroups each own 64 rows of the ``128 x 256`` output tile and
-  issue ``wgmma.mma_async.m64n256k16.f32.f16.f16`` from shared-memory descriptors (128-byte
-  swizzle, 1024-byte stride between 8-row groups; the descriptor's start address moves 32
-  bytes per k16 step); accumulators stay in 128 registers per thread. Each consumer keeps
-  one wgmma group in flight (``wgmma.wait_group 1``) and frees the previous slot.
-* **Warp specialisation.** 384 threads: warpgroup 0 produces and gives registers back
-  (``setmaxnreg.dec 40``), warpgroups 1 and 2 consume (``setmaxnreg.inc 232``).
+* **TMA into swizzled shared memory** (``Tx.copy_async(..., dispatch="tma_auto")``): one
+  thread of a *producer* warpgroup copies each ``128 x 64`` tile of A and ``256 x 64`` tile
+  of B into tiles laid out by ``mma_shared_layout`` (128-byte swizzle). The host function
+  that ``tvm.compile`` builds encodes the two ``CUtensorMap`` descriptors with
+  ``cuTensorMapEncodeTiled`` on every call and passes them by value
+  (``const __grid_constant__ CUtensorMap`` kernel parameters).
+* **An mbarrier pipeline** (``tvm.tirx.lang.pipeline.Pipeline``) of ``stages`` slots (default
+  4, 48 KB each): ``full`` is a TMA barrier (``mbarrier.arrive.expect_tx`` + the copies'
+  ``complete_tx``), ``empty`` completes when both consumer warpgroups are done reading a slot;
+  ``PipelineState`` tracks slot and phase parity.
+* **wgmma** (``Tx.wg.gemm_async``): two *consumer* warpgroups each own 64 rows of the
+  ``128 x 256`` output tile; the variant emits ``wgmma.fence``, four
+  ``wgmma.mma_async.m64n256k16.f32.f16.f16`` from shared-memory descriptors and
+  ``wgmma.commit_group``. Accumulators stay in 128 registers per thread (a ``(64, 256)``
+  local buffer with ``wgmma_accumulator_layout``). Each consumer keeps one wgmma group in
+  flight (``wgmma.wait_group 1``) and frees the previous slot.
+* **Warp specialisation** (``WarpgroupRole``): 384 threads; warpgroup 0 produces and gives
+  registers back (``setmaxnreg.dec 40``), warpgroups 1 and 2 consume (``setmaxnreg.inc 232``).
+* **A persistent tile scheduler** (``ClusterPersistentScheduler2D``): ``num_ctas`` CTAs (by
+  default one per SM) walk the output tiles in L2-friendly groups of 8 row-tiles; the
+  producer runs ahead into the next tile while the consumers store the previous one.
 * The epilogue packs pairs of accumulators into ``f16x2`` words (``cvt.rn.f16x2.f32``) and
-  stores them straight to global memory, 4 bytes per store.
+  stores them straight to global memory, 4 bytes per store (no TMA store yet).
 
-Tensor maps: ``tvm.compile`` cannot yet encode TMA descriptors in the host function
-(``T.call_packed("runtime.cuTensorMapEncodeTiled", ...)`` into a ``T.tvm_stack_alloca``
-buffer is not supported by our MakePackedAPI / LLVM host yet), so the kernel reads the two
-128-byte descriptors from a small device buffer (``tensor_maps``, A's at byte 0, B's at 128),
-which :func:`encode_tensor_maps` fills on the host. ``cp.async.bulk.tensor`` accepts a tensor
-map in global memory as well as in a kernel parameter.
+Shared memory: the tiles come from ``T.SMEMPool`` (dynamic shared memory, the kernel has no
+static shared buffer) at 1024-byte aligned offsets (the 128-byte swizzle repeats every 1024
+bytes of address, and TMA and the wgmma descriptors both read it from the address bits); the
+generated ``extern __shared__ __align__(1024)`` array makes the dynamic shared memory itself
+start 1024-byte aligned.
 
 Status: the kernel compiles end to end (``tvm.compile(..., tir_pipeline="tirx")`` then nvcc
-for sm_90a; ``tests/examples/test_hopper_gemm.py``). **No GPU run has happened yet**: its
-results and speed are unmeasured. ``tests/gpu/test_hopper_gemm_gpu.py`` checks it against
-``torch.matmul`` and ``benchmarks/gpu_kernels.py`` times it when a Hopper GPU is present.
+for sm_90a with no spills; ``tests/examples/test_hopper_gemm.py``), and its host function
+encodes the descriptors and launches on the fake driver
+(``tests/backend/cuda/test_hopper_gemm_fake_launch.py``). **No GPU run has happened yet**:
+its results and speed are unmeasured. ``benchmarks/gpu_check.py`` (one script) checks it
+against ``torch.matmul`` and times it when a Hopper GPU is present.
 """
 
 from __future__ import annotations
@@ -44,176 +52,171 @@ __all__ = [
     "BLOCK_K",
     "BLOCK_M",
     "BLOCK_N",
+    "DEFAULT_NUM_CTAS",
     "HopperGemm",
-    "encode_tensor_maps",
     "hopper_gemm",
-    "smem_descriptor",
 ]
 
 BLOCK_M, BLOCK_N, BLOCK_K = 128, 256, 64
+#: Persistent CTAs when no GPU is there to ask (H100 SXM and H200 have 132 SMs).
+DEFAULT_NUM_CTAS = 132
 _CONSUMERS = 2  # consumer warpgroups, 64 output rows each
-_ROW_BYTES = BLOCK_K * 2  # one K-row of a tile: 64 fp16 = 128 bytes = the swizzle span
-_SWIZZLE_ATOM = 8 * _ROW_BYTES  # 8 rows x 128 B: the repeat of the 128-byte swizzle
-_GROUP_M = 8  # CTAs walk the output in groups of 8 row-tiles (L2 reuse of B)
-
-# wgmma shared-memory matrix descriptor (PTX ISA 9.7.15.5.1): start address >> 4 in bits
-# 0-13, leading-dimension byte offset >> 4 in 16-29, stride byte offset >> 4 in 32-45,
-# layout type in 62-63 (1 = 128-byte swizzle on sm_90).
-_LAYOUT_SW128 = 1
-_DESC_HIGH = (_LAYOUT_SW128 << 62) | ((_SWIZZLE_ATOM >> 4) << 32) | (1 << 16)
+_GROUP_M = 8  # the scheduler walks the output in groups of 8 row-tiles (L2 reuse of B)
+_PRODUCER_REGS, _CONSUMER_REGS = 40, 232  # setmaxnreg: 40 * 128 + 232 * 256 <= 64K
 
 
-def smem_descriptor(address, leading_bytes: int = 16, stride_bytes: int = _SWIZZLE_ATOM,
-                    swizzle: str = "128B"):
-    """The 64-bit wgmma descriptor of a K-major operand at shared-window ``address``.
-
-    ``address`` is a ``uint32`` PrimExpr (or an int); the result is a ``uint64`` PrimExpr
-    (an int for an int). ``swizzle`` is ``"128B"``, ``"64B"``, ``"32B"`` or ``"none"``
-    (interleaved 8x16-byte core matrices); ``leading_bytes`` / ``stride_bytes`` are the
-    descriptor's leading- and stride-dimension byte offsets (multiples of 16).
-    """
-    layout = {"none": 0, "128B": 1, "64B": 2, "32B": 3}.get(swizzle)
-    if layout is None:
-        raise ValueError(f"smem_descriptor: swizzle must be none, 32B, 64B or 128B, got "
-                         f"{swizzle!r}")
-    for what, value in (("leading_bytes", leading_bytes), ("stride_bytes", stride_bytes)):
-        if value % 16 or not 0 <= value >> 4 < 1 << 14:
-            raise ValueError(f"smem_descriptor: {what} must be a multiple of 16 below 256 KB, "
-                             f"got {value}")
-    high = (layout << 62) | ((stride_bytes >> 4) << 32) | ((leading_bytes >> 4) << 16)
-    if isinstance(address, int):
-        return high | ((address & 0x3FFFF) >> 4)
-    from ..tirx import expr as E  # lazy: tvm.examples sits above every layer
-
-    low = E.Cast("uint64", (address & E.IntImm("uint32", 0x3FFFF)) >> E.IntImm("uint32", 4))
-    return E.IntImm("uint64", high) | low
-
-
-def hopper_gemm(M: int, N: int, K: int, stages: int = 4):
+def hopper_gemm(M: int, N: int, K: int, stages: int = 4, num_ctas: int | None = None):
     """The TIRx PrimFunc of ``C = A @ B^T`` (module docstring) for fixed sizes.
 
-    ``M`` must be a multiple of 128, ``N`` of 256 and ``K`` of 64 (no edge handling yet).
-    Parameters of the PrimFunc: ``tensor_maps`` (256 ``uint8``: the TMA descriptors of A and
-    B from :func:`encode_tensor_maps`) and ``C`` (``M x N`` float16).
+    Parameters
+    ----------
+    M, N, K : int
+        Sizes; ``M`` must be a multiple of 128, ``N`` of 256 and ``K`` of 64 (no edge
+        tiles yet).
+    stages : int
+        Pipeline slots, 2..4 (48 KB of shared memory each).
+    num_ctas : int, optional
+        Persistent CTAs (the grid); default :data:`DEFAULT_NUM_CTAS`, never more than the
+        number of output tiles.
+
+    Returns
+    -------
+    PrimFunc
+        ``hopper_gemm(A, B, C)`` over ``float16`` buffers ``M x K``, ``N x K`` and ``M x N``.
     """
-    from ..script import tirx as T  # lazy: tvm.examples sits above every layer
+    # lazy imports: tvm.examples sits above every layer and `import tvm` must stay fast
+    from ..backend.cuda.tile_primitive.gemm_async import wgmma_accumulator_layout
+    from ..script import tirx as T
+    from ..script.tirx import tile as Tx
+    from ..tirx.lang.pipeline import Pipeline, PipelineState
+    from ..tirx.lang.tile_scheduler import ClusterPersistentScheduler2D
+    from ..tirx.lang.warp_role import WarpgroupRole
+    from ..tirx.layout import SwizzleMode, mma_shared_layout
 
     for name, value, block in (("M", M, BLOCK_M), ("N", N, BLOCK_N), ("K", K, BLOCK_K)):
-        if value <= 0 or value % block:
-            raise ValueError(f"hopper_gemm: {name}={value} must be a positive multiple of "
+        if isinstance(value, bool) or not isinstance(value, int) or value <= 0 or value % block:
+            raise ValueError(f"hopper_gemm: {name}={value!r} must be a positive multiple of "
                              f"{block} (edge tiles are not supported yet)")
-    if not 2 <= stages <= 4:
+    if isinstance(stages, bool) or not isinstance(stages, int) or not 2 <= stages <= 4:
         raise ValueError(f"hopper_gemm: stages must be 2..4 (48 KB of shared memory each), "
-                         f"got {stages}")
+                         f"got {stages!r}")
     tiles_m, tiles_n, k_tiles = M // BLOCK_M, N // BLOCK_N, K // BLOCK_K
-    group_m = _GROUP_M if tiles_m % _GROUP_M == 0 else 1
-    a_bytes, b_bytes = BLOCK_M * _ROW_BYTES, BLOCK_N * _ROW_BYTES
-    stage_bytes = a_bytes + b_bytes
-    smem_bytes = stages * stage_bytes + 1024  # + room to align the tiles to 1024 bytes
+    num_ctas = DEFAULT_NUM_CTAS if num_ctas is None else num_ctas
+    if isinstance(num_ctas, bool) or not isinstance(num_ctas, int) or num_ctas < 1:
+        raise ValueError(f"hopper_gemm: num_ctas must be a positive int, got {num_ctas!r}")
+    num_ctas = min(num_ctas, tiles_m * tiles_n)
+    stage_bytes = (BLOCK_M + BLOCK_N) * BLOCK_K * 2
     acc_regs = BLOCK_N // 2  # m64n256 f32: 128 accumulators per thread
-    k_steps = BLOCK_K // 16
-    wgmma = T.ptx["wgmma.mma_async.sync.aligned.m64n256k16.f32.f16.f16"]
-    tma = T.ptx["cp.async.bulk.tensor.2d.shared::cluster.global.tile"
-                ".mbarrier::complete_tx::bytes"]
-
-    def desc(address):
-        return smem_descriptor(address)
-
-    def accumulators(acc):
-        return [acc[i] for i in range(acc_regs)]
+    acc_layout = wgmma_accumulator_layout(BLOCK_N)
+    half_m = BLOCK_M // _CONSUMERS
+    # K-major tiles in 128-byte swizzle atoms (8 rows x 64 fp16), what TMA writes with
+    # CU_TENSOR_MAP_SWIZZLE_128B and what the wgmma descriptors read
+    a_layout = mma_shared_layout("float16", SwizzleMode.SWIZZLE_128B_ATOM,
+                                 (stages, BLOCK_M, BLOCK_K))
+    b_layout = mma_shared_layout("float16", SwizzleMode.SWIZZLE_128B_ATOM,
+                                 (stages, BLOCK_N, BLOCK_K))
 
     @T.prim_func
-    def gemm(tensor_maps: T.Buffer((256,), "uint8"), C: T.Buffer((M, N), "float16")):
-        T.func_attr({"global_symbol": "hopper_gemm"})
+    def gemm(A_ptr: T.handle, B_ptr: T.handle, C_ptr: T.handle):
+        T.func_attr({"global_symbol": "hopper_gemm", "hopper_gemm.num_ctas": num_ctas})
+        A = T.match_buffer(A_ptr, (M, K), "float16")
+        B = T.match_buffer(B_ptr, (N, K), "float16")
+        C = T.match_buffer(C_ptr, (M, N), "float16")
         T.device_entry()
         T.attr({"tirx.launch_bounds_min_blocks_per_sm": 1})
-        bx = T.cta_id([tiles_m * tiles_n])
-        wg = T.warpgroup_id([3])
-        tid = T.thread_id([384])
-        smem = T.alloc_buffer((smem_bytes,), "uint8", scope="shared.dyn")
-        full = T.alloc_shared((stages,), "uint64")
-        empty = T.alloc_shared((stages,), "uint64")
-        # grouped tile order: 8 row-tiles share each column-tile of B while it is in L2
-        group = bx // (group_m * tiles_n)
-        tile_m = group * group_m + bx % group_m
-        tile_n = (bx % (group_m * tiles_n)) // group_m
-        base = ((T.cuda.cvta_generic_to_shared(T.address_of(smem[0])) + T.uint32(1023))
-                & T.uint32(0xFFFFFC00))
-        if tid == 0:
-            for s in range(stages):
-                T.ptx.mbarrier.init.shared__cta.b64(T.address_of(full[s]), 1)
-                T.ptx.mbarrier.init.shared__cta.b64(T.address_of(empty[s]), _CONSUMERS)
-            T.ptx.fence.mbarrier_init.release.cluster()
+        bx = T.cta_id([num_ctas])
+        wg = T.warpgroup_id([1 + _CONSUMERS])
+        tid = T.thread_id_in_wg([128])
+        pool = T.SMEMPool()
+        As = pool.alloc((stages, BLOCK_M, BLOCK_K), "float16", align=1024, layout=a_layout)
+        Bs = pool.alloc((stages, BLOCK_N, BLOCK_K), "float16", align=1024, layout=b_layout)
+        # full: one expect_tx arrive + the TMA bytes; empty: one arrive per consumer, and it
+        # starts "free" (phase offset 1: the producer's first pass does not wait)
+        pipe = Pipeline(pool, stages, full="tma", empty="mbar", init_full=1,
+                        init_empty=_CONSUMERS, empty_phase_offset=1)
+        pool.commit()
+        T.ptx.fence.mbarrier_init.release.cluster()
         T.cuda.cta_sync()
-        if wg == 0:
-            # producer: one thread issues every TMA copy
-            T.ptx.setmaxnreg.dec.sync.aligned.u32(40)
-            if tid == 0:
+        with WarpgroupRole(wg, 0, regs=_PRODUCER_REGS):
+            if tid == 0:  # one thread issues every TMA copy
+                st = PipelineState(stages, 0)
+                sched = ClusterPersistentScheduler2D(
+                    "sched", num_m_tiles=tiles_m, num_n_tiles=tiles_n, num_clusters=num_ctas,
+                    l2_group_size=_GROUP_M)
+                sched.init(bx)
+                while sched.valid():
+                    m0: T.let = sched.m_idx * BLOCK_M
+                    n0: T.let = sched.n_idx * BLOCK_N
+                    for k in T.serial(k_tiles):
+                        pipe.empty.wait(st.stage, st.phase)
+                        pipe.full.arrive(st.stage, tx_count=stage_bytes)
+                        Tx.copy_async(As[st.stage, :, :],
+                                      A[m0:m0 + BLOCK_M, k * BLOCK_K:k * BLOCK_K + BLOCK_K],
+                                      dispatch="tma_auto", mbar=pipe.full.ptr_to([st.stage]))
+                        Tx.copy_async(Bs[st.stage, :, :],
+                                      B[n0:n0 + BLOCK_N, k * BLOCK_K:k * BLOCK_K + BLOCK_K],
+                                      dispatch="tma_auto", mbar=pipe.full.ptr_to([st.stage]))
+                        st.advance()
+                    sched.next_tile()
+        with WarpgroupRole(wg, (1, 1 + _CONSUMERS), regs=_CONSUMER_REGS, increase=True):
+            acc = T.alloc_buffer((64, BLOCK_N), "float32", scope="local", layout=acc_layout)
+            st = PipelineState(stages, 0)  # the slot to read next
+            rel = PipelineState(stages, 0)  # the slot to release next
+            sched = ClusterPersistentScheduler2D(
+                "sched", num_m_tiles=tiles_m, num_n_tiles=tiles_n, num_clusters=num_ctas,
+                l2_group_size=_GROUP_M)
+            sched.init(bx)
+            while sched.valid():
+                # this consumer's rows of the tile (a meta_var: the wgmma variant proves it a multiple of 8)
+                row0 = T.meta_var((wg - 1) * half_m)
                 for k in T.serial(k_tiles):
-                    s = k % stages
-                    T.cuda.mbarrier_wait(T.address_of(empty[s]), ((k // stages) % 2) ^ 1)
-                    T.ptx.mbarrier.arrive.expect_tx.shared__cta.b64(T.address_of(full[s]),
-                                                                    stage_bytes)
-                    a_tile = base + T.Cast("uint32", s * stage_bytes)
-                    bar = T.cuda.cvta_generic_to_shared(T.address_of(full[s]))
-                    tma(a_tile, T.address_of(tensor_maps[0]), k * BLOCK_K, tile_m * BLOCK_M, bar)
-                    tma(a_tile + T.uint32(a_bytes), T.address_of(tensor_maps[128]), k * BLOCK_K,
-                        tile_n * BLOCK_N, bar)
-        else:
-            # consumers: warpgroup 1 takes output rows 0-63 of the tile, warpgroup 2 rows 64-127
-            T.ptx.setmaxnreg.inc.sync.aligned.u32(232)
-            acc = T.alloc_local((acc_regs,), "float32")
-            for i in T.unroll(acc_regs):
-                acc[i] = T.float32(0)
-            for i in T.unroll(acc_regs):
-                T.cuda.wgmma.noop_barrier(acc[i])
-            for k in T.serial(k_tiles):
-                s = k % stages
-                T.cuda.mbarrier_wait(T.address_of(full[s]), (k // stages) % 2)
-                a_tile = base + T.Cast("uint32", s * stage_bytes + (wg - 1) * 64 * _ROW_BYTES)
-                b_tile = base + T.Cast("uint32", s * stage_bytes + a_bytes)
-                T.ptx.wgmma.fence.sync.aligned()
-                for kk in T.unroll(k_steps):
-                    # scale-d 1 (accumulate), scale-a/b 1, A and B not transposed (K-major)
-                    wgmma(*accumulators(acc), desc(a_tile + T.uint32(kk * 32)),
-                          desc(b_tile + T.uint32(kk * 32)), T.int32(1), 1, 1, 0, 0)
-                T.ptx.wgmma.commit_group.sync.aligned()
-                # the group of k - 1 is done: its slot can be refilled
-                T.ptx.wgmma.wait_group.sync.aligned(1)
-                if k > 0 and tid % 128 == 0:
-                    T.ptx.mbarrier.arrive.shared__cta.b64(
-                        T.address_of(empty[(k + stages - 1) % stages]))
-            T.ptx.wgmma.wait_group.sync.aligned(0)
-            for i in T.unroll(acc_regs):
-                T.cuda.wgmma.noop_barrier(acc[i])
-            # m64nNk16 accumulator fragment: register 4j+r of thread t holds row
-            # 16*(t//32) + (t%32)//4 + 8*(r//2), column 8j + 2*(t%4) + r%2
-            # each pair (c = 0, 1) is packed into one f16x2 word (cvt puts its first source in
-            # the upper half) and stored with one 4-byte store through a uint32 view of C
-            row = tile_m * BLOCK_M + (wg - 1) * 64 + (tid % 128) // 32 * 16 + (tid % 32) // 4
-            word = row * (N // 2) + tile_n * (BLOCK_N // 2) + tid % 4  # columns 2 * (tid % 4)
-            C_words = T.decl_buffer((M * N // 2,), "uint32", data=C.data)
-            packed = T.alloc_local((2,), "uint32")
-            for j in T.unroll(acc_regs // 4):
-                T.ptx["cvt.rn.f16x2.f32"](packed[0], acc[j * 4 + 1], acc[j * 4])
-                T.ptx["cvt.rn.f16x2.f32"](packed[1], acc[j * 4 + 3], acc[j * 4 + 2])
-                C_words[word + j * 4] = packed[0]
-                C_words[word + 4 * N + j * 4] = packed[1]  # row + 8
+                    pipe.full.wait(st.stage, st.phase)
+                    # k > 0 accumulates; the first K tile of an output tile overwrites
+                    Tx.wg.gemm_async(acc, As[st.stage, row0:row0 + half_m, :],
+                                     Bs[st.stage, :, :], False, False, k > 0, dispatch="wgmma")
+                    # the group of k - 1 is done: its slot can be refilled
+                    T.ptx.wgmma.wait_group.sync.aligned(1)
+                    if k > 0:
+                        if tid == 0:
+                            pipe.empty.arrive(rel.stage)
+                        rel.advance()
+                    st.advance()
+                T.ptx.wgmma.wait_group.sync.aligned(0)
+                if tid == 0:
+                    pipe.empty.arrive(rel.stage)
+                rel.advance()
+                regs = acc.local(acc_regs)
+                for i in T.unroll(acc_regs):
+                    T.cuda.wgmma.noop_barrier(regs[i])
+                # m64nNk16 accumulator fragment: register 4j+r of thread t holds row
+                # 16*(t//32) + (t%32)//4 + 8*(r//2), column 8j + 2*(t%4) + r%2; each pair
+                # (r = 0, 1) is packed into one f16x2 word (cvt puts its first source in the
+                # upper half) and stored with one 4-byte store through a uint32 view of C
+                row: T.let = (sched.m_idx * BLOCK_M + row0 + tid // 32 * 16 + tid % 32 // 4)
+                word: T.let = row * (N // 2) + sched.n_idx * (BLOCK_N // 2) + tid % 4
+                C_words = T.decl_buffer((M * N // 2,), "uint32", data=C.data)
+                packed = T.alloc_local((2,), "uint32")
+                for j in T.unroll(acc_regs // 4):
+                    T.ptx["cvt.rn.f16x2.f32"](packed[0], regs[j * 4 + 1], regs[j * 4])
+                    T.ptx["cvt.rn.f16x2.f32"](packed[1], regs[j * 4 + 3], regs[j * 4 + 2])
+                    C_words[word + j * 4] = packed[0]
+                    C_words[word + 4 * N + j * 4] = packed[1]  # row + 8
+                sched.next_tile()
 
     return gemm
 
 
-def encode_tensor_maps(a_address: int, b_address: int, M: int, N: int, K: int) -> bytes:
-    """The 256 bytes of :func:`hopper_gemm`'s ``tensor_maps``: TMA descriptors of A
-    (``M x K`` fp16 at device address ``a_address``, box 64 x 128) and B (``N x K``, box
-    64 x 256), both with the 128-byte swizzle. Needs the CUDA driver."""
-    from ..backend.cuda import tensormap  # lazy: only with a GPU
+def _device_num_ctas(default: int = DEFAULT_NUM_CTAS) -> int:
+    """The SM count of ``tvm.cuda(0)`` when a GPU answers, else ``default``."""
+    import tvm  # lazy: tvm.examples sits above every layer
 
-    a_map = tensormap.encode_tiled("float16", a_address, [K, M], [K * 2], [BLOCK_K, BLOCK_M],
-                                   swizzle="128B", l2_promotion="256B")
-    b_map = tensormap.encode_tiled("float16", b_address, [K, N], [K * 2], [BLOCK_K, BLOCK_N],
-                                   swizzle="128B", l2_promotion="256B")
-    return a_map + b_map
+    try:
+        dev = tvm.cuda(0)
+        if dev.exist:
+            return int(dev.multi_processor_count)
+    except (RuntimeError, OSError, ValueError):
+        pass
+    return default
 
 
 class HopperGemm:
@@ -221,38 +224,27 @@ class HopperGemm:
 
     ``a``, ``b``, ``c`` are ``tvm.runtime.Tensor`` on ``tvm.cuda()`` (fp16, ``M x K``,
     ``N x K``, ``M x N``). Building it compiles the kernel (``tvm.compile`` with the tirx
-    pipeline, for sm_90a); calling it needs a Hopper GPU.
+    pipeline, for sm_90a); calling it needs a Hopper GPU. ``num_ctas`` defaults to the SM
+    count of ``tvm.cuda(0)`` (:data:`DEFAULT_NUM_CTAS` without a GPU).
     """
 
-    def __init__(self, M: int, N: int, K: int, stages: int = 4):
+    def __init__(self, M: int, N: int, K: int, stages: int = 4, num_ctas: int | None = None):
         import tvm  # lazy: tvm.examples sits above every layer
 
         self.shape = (M, N, K)
-        self.func = hopper_gemm(M, N, K, stages)
+        self.func = hopper_gemm(M, N, K, stages,
+                                _device_num_ctas() if num_ctas is None else num_ctas)
+        # the grid: one persistent CTA per SM, never more than the output tiles
+        self.num_ctas = int(self.func.attrs["hopper_gemm.num_ctas"])
         self.executable = tvm.compile(self.func, target={"kind": "cuda", "arch": "sm_90a"},
                                       tir_pipeline="tirx")
-        self._maps = {}
 
     def source(self) -> str:
         """The generated CUDA source."""
         return self.executable.mod.imports[0].inspect_source()
 
-    def tensor_maps(self, a, b):
-        """The device buffer of the descriptors of ``a`` and ``b`` (cached per address)."""
-        import numpy as np
-
-        import tvm
-
-        key = (int(a.data_ptr()), int(b.data_ptr()))
-        maps = self._maps.get(key)
-        if maps is None:
-            raw = encode_tensor_maps(key[0], key[1], *self.shape)
-            maps = tvm.runtime.tensor(np.frombuffer(raw, dtype="uint8").copy(), a.device)
-            self._maps[key] = maps
-        return maps
-
     def __call__(self, a, b, c):
-        self.executable["hopper_gemm"](self.tensor_maps(a, b), c)
+        self.executable["hopper_gemm"](a, b, c)
 
 
 def main(argv=None) -> int:

@@ -25,7 +25,7 @@ from ...runtime.data_type import dtype_info
 from ...tirx import expr as E
 from ...tirx.expr import Var
 from ...tirx.function import PrimFunc
-from ...tirx.stmt import AllocBuffer, AttrStmt
+from ...tirx.stmt import AllocBuffer, AttrStmt, DeclBuffer
 from ...tirx.stmt_functor import post_order_visit
 from ...tirx.transform.split_host_device import dyn_shared_memory_layout
 from ..c.codegen_c import CodeGenC, hex_float
@@ -176,7 +176,8 @@ class CodeGenCUDA(CodeGenC):
         dyn = _dyn_shared_buffers(func.body)
         if dyn:
             self._dyn_offsets, _ = dyn_shared_memory_layout(dyn)
-            self.emit(f"extern __shared__ __align__(16) unsigned char {_DYN_SHARED}[];")
+            align = _dyn_shared_align(func.body)
+            self.emit(f"extern __shared__ __align__({align}) unsigned char {_DYN_SHARED}[];")
 
     # --- statements ----------------------------------------------------------------------------
     def _for(self, op):
@@ -201,7 +202,14 @@ class CodeGenCUDA(CodeGenC):
         self.emit(self.print_expr(op.value) + ";")
 
     def _bind(self, op):
-        super()._bind(op)
+        if str(op.var.dtype) == "handle" and self.pointer_element(op.var) is None:
+            # An untyped pointer takes its value through a cast, as Apache TVM 0.27 prints it
+            # (``void* s_ptr = (void*)tvm_builtin_pointer_offset(...);``).
+            value = self.print_expr(op.value)
+            ty = self.declared_type(op.var)
+            self.emit(f"{ty} {self.bind_var(op.var)} = ({ty}){value};")
+        else:
+            super()._bind(op)
         codegen_tirx.note_bind(self, op)
 
     def print_allocation(self, buf) -> None:
@@ -314,6 +322,24 @@ def _block_threads(func: PrimFunc):
             return None
         total *= int(value.value)
     return total if extents else None
+
+
+def _dyn_shared_align(body) -> int:
+    """The alignment of the dynamic shared memory array: 16 bytes, or a buffer's explicit
+    alignment above the default 64 (``align=1024`` swizzled TMA/wgmma tiles of a
+    ``T.SMEMPool``): the extern array's alignment is where the driver places the dynamic
+    shared memory."""
+    align = 16
+
+    def visit(node):
+        nonlocal align
+        if isinstance(node, (AllocBuffer, DeclBuffer)) and node.buffer.scope() == "shared.dyn":
+            asked = int(getattr(node.buffer, "data_alignment", 0) or 0)
+            if asked > 64:
+                align = max(align, asked)
+
+    post_order_visit(body, visit)
+    return align
 
 
 def _dyn_shared_buffers(body) -> list:

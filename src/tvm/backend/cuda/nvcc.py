@@ -168,7 +168,7 @@ def join_sources(sources) -> str:
             for chunk in pre[first:].split(HELPER_BEGIN)[1:]:
                 name, _, source = chunk.partition("\n")
                 helpers.setdefault(name, source)
-        found = set(re.findall(r"__global__ void (?:__launch_bounds__\(\d+\) )?(\w+)\(", body))
+        found = set(re.findall(r"__global__ void (?:__launch_bounds__\([^)]*\) )?(\w+)\(", body))
         clash = found & names
         if clash:
             raise ValueError(f"join_sources: kernel {min(clash)} appears in two sources")

@@ -192,6 +192,7 @@ class _RegionUses(StmtExprVisitor):
         self.scalars: dict = {}  # id(var) -> Var
         self.launch: dict = {}  # tag -> extent
         self.dyn_shared: list = []
+        self.dyn_smem_bytes = None  # a T.attr({"tirx.dyn_smem_bytes": n}) (SMEMPool.commit)
 
     def _use_buffer(self, buf):
         key = id(buf.data)
@@ -231,6 +232,8 @@ class _RegionUses(StmtExprVisitor):
             self.launch.setdefault(tag, op.value)
             self.visit_stmt(op.body)
             return
+        if op.attr_key == "tirx.dyn_smem_bytes":
+            self.dyn_smem_bytes = op.value
         super().visit_attr_stmt_(op)
 
     def visit_alloc_buffer_(self, op: AllocBuffer):
@@ -380,6 +383,8 @@ class _Splitter(StmtMutator):
         launch_params = list(tags) + self.flags
         if uses.dyn_shared:
             _, total = dyn_shared_memory_layout(uses.dyn_shared)
+            if uses.dyn_smem_bytes is not None:  # a pool's declared size wins (as 0.27)
+                total = uses.dyn_smem_bytes
             launch_params.append(DYN_SHARED_MEMORY_TAG)
             extents.append(total)
         kernel_name = self._kernel_name()

@@ -95,7 +95,7 @@ def test_round_trip_instructions_and_addresses(n, col0, chunks):
 
 
 def test_rejects_hopper_target():
-    with pytest.raises(TileDispatchError, match="tcgen05 needs sm_100a or newer"):
+    with pytest.raises(TileDispatchError, match="tcgen05.ld/st needs sm_100a, the target is sm_90a"):
         K.split(M.tmem_round_trip(8), arch="sm_90a")
 
 

@@ -50,6 +50,7 @@ from ....tirx.layout.recognize import equivalent
 from ....tirx.operator.tile_primitive import fail, predicate, register_dispatch
 from ....tirx.ptx import ptx
 from ....tirx.stmt import BufferRegion, Evaluate, SeqStmt
+from ._arch import arch_mismatch
 from ._common import all_threads_active, const_int, memory_kind, provably_multiple
 
 __all__ = ["smem_matrix_descriptor", "tcgen05_instr_descriptor", "wgmma_accumulator_layout"]
@@ -229,6 +230,9 @@ def _accumulate_flag(accum):
 # ---- wgmma ---------------------------------------------------------------------------------
 class _WgmmaPlan:
     def __init__(self, call, ctx):
+        why = arch_mismatch(ctx, "wgmma.mma_async", "sm_90a")
+        if why:
+            fail(why)
         if ctx.scope_kind != "warpgroup":
             fail(f"wgmma is a warpgroup instruction: call it at warpgroup scope "
                  f"(Tx.wg.gemm_async), got {ctx.scope_kind} scope")
@@ -317,6 +321,9 @@ def gemm_async_wgmma(call, ctx):
 # ---- tcgen05 -------------------------------------------------------------------------------
 class _Tcgen05Plan:
     def __init__(self, call, ctx):
+        why = arch_mismatch(ctx, "tcgen05.mma", "sm_100a")
+        if why:
+            fail(why)
         if ctx.scope_kind != "thread":
             fail(f"tcgen05.mma is issued by one thread: call it at thread scope "
                  f"(Tx.gemm_async under a one-thread branch), got {ctx.scope_kind} scope")

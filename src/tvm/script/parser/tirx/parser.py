@@ -612,6 +612,8 @@ def _visit_expr(parser: Parser, node: ast.Expr) -> None:
         return
     if isinstance(node.value, ast.Call) and _defined_here(value):
         return  # ``T.cta_id([4])`` without a name: its ScopeIdDefStmt is already emitted
+    if type(value).__name__ == "TilePrimitiveCall" and value.span is None:  # cited by dispatch
+        object.__setattr__(value, "span", parser.source.to_span(node.value))
     if isinstance(value, IRBuilderFrame):
         parser.report_error(node, f"{ast.unparse(node.value)} must be used in a `with` statement")
     if isinstance(value, (PrimExpr, int)) and not isinstance(value, bool):

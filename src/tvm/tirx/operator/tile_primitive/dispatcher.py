@@ -187,11 +187,23 @@ def _table(rows) -> list:
     return out
 
 
+def _where(call) -> str:
+    """`` at <file>:<line>: <TVMScript text>`` of a call parsed from TVMScript, else ``""``."""
+    span = getattr(call, "span", None)
+    source = getattr(getattr(span, "source_name", None), "name", None)
+    if not source or not getattr(span, "line", None):
+        return ""
+    import linecache  # stdlib, only when a dispatch fails
+
+    text = linecache.getline(source, span.line).strip()
+    return f" at {source}:{span.line}" + (f": {text}" if text else "")
+
+
 def _error(call, target, rows, note=None, cause=None):
     op_name = getattr(getattr(call, "op", None), "name", "?")
     scope = getattr(getattr(call, "scope", None), "name", None)
     lines = [f"TIRx schedule dispatch failed: op={op_name} target={target}"
-             + (f" scope={scope}" if scope else "")]
+             + (f" scope={scope}" if scope else "") + _where(call)]
     lines += _operand_lines(call)
     if rows:
         lines += _table(rows)

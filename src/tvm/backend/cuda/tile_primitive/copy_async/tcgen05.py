@@ -37,7 +37,7 @@ from .....tirx.stmt import (
     Evaluate,
     SeqStmt,
 )
-from .._arch import target_sm
+from .._arch import arch_mismatch
 from .._common import WARP_SIZE, all_threads_active, const_int, scope_thread_index
 from ..copy.ld_stmatrix import _Fragment
 
@@ -133,9 +133,9 @@ def _applicable(call, ctx):
     ok, why = all_threads_active(ctx)
     if not ok:
         return ok, why
-    sm = target_sm(ctx)
-    if sm is not None and sm < 100:
-        return False, f"tcgen05 needs sm_100a or newer, the target is sm_{sm}"
+    why = arch_mismatch(ctx, "tcgen05.ld/st", "sm_100a")
+    if why:
+        return False, why
     plan_tmem_copy(call, ctx)
     return True, None
 
