@@ -18,6 +18,7 @@ from . import (
     memory,
     nn,
     op_attrs,
+    qdq,
     search,
     ternary,
     unary,
@@ -61,6 +62,7 @@ from .manipulate import *
 from .manipulate import broadcast_to, permute_dims, reshape
 from .manipulate import grad as _manipulate_grad
 from .nn import grad as _nn_grad
+from .qdq import *
 from .search import *
 from .search import grad as _search_grad
 from .statistical import *

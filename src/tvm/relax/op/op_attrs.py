@@ -192,3 +192,10 @@ class CallTIRWithGradAttrs(Attrs, type_key="relax.attrs.CallTIRWithGradAttrs"):
 
     te_grad_name: str = ""
     te_grad_kwargs: object = None
+
+
+class QuantizeAttrs(Attrs, type_key="relax.attrs.QuantizeAttrs"):
+    """``quantize``/``dequantize``: the parameters' ``axis`` and the ``out_dtype``."""
+
+    axis: int = -1
+    out_dtype: object = None

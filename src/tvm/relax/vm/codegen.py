@@ -479,6 +479,10 @@ class _Gen:
             return f"_funcs[{op.name_hint!r}]({', '.join(args)})"
         callee = self.expr(op, indent)
         args = [self.expr(a, indent) for a in call.args]
+        if isinstance(op, Var):
+            # A function value (a callback passed in, or a closure): it receives runtime
+            # tensors, as from any VM call (NumPy arrays are wrapped without a copy).
+            args = [f"_ret({a})" for a in args]
         return f"{callee}({', '.join(args)})"
 
     def _kernel(self, name):

@@ -29,6 +29,7 @@ RULE_FAMILIES = (
     "linear_algebra",
     "statistical",
     "search",
+    "qdq",
     "nn",
     "grad",
 )
