@@ -30,6 +30,7 @@ from .base import (
     call_packed,
     call_pure_packed,
     call_tir,
+    call_tir_inplace,
     call_tir_with_grad,
     invoke_closure,
     invoke_pure_closure,

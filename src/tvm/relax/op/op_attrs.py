@@ -199,3 +199,9 @@ class QuantizeAttrs(Attrs, type_key="relax.attrs.QuantizeAttrs"):
 
     axis: int = -1
     out_dtype: object = None
+
+
+class CallTIRInplaceAttrs(Attrs, type_key="relax.attrs.CallTIRInplaceAttrs"):
+    """``call_tir_inplace``: per output, the input it overwrites (-1: a new tensor)."""
+
+    inplace_indices: object = None

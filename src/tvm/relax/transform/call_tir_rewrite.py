@@ -12,7 +12,8 @@ argument)::
     lv = alloc
 
 Tuple outputs get one allocation each and ``lv = (alloc, alloc1)``; ``tir_vars`` are passed
-after the outputs. Runs after ``ToNonDataflow`` (the direct call is impure).
+after the outputs. ``R.call_tir_inplace`` allocates only its new (index -1) outputs; an in-place
+output is the input it overwrites (``cls.zeros(x); lv = x``). Runs after ``ToNonDataflow`` (the direct call is impure).
 """
 
 from __future__ import annotations
@@ -41,15 +42,24 @@ class _Rewriter(ExprMutator):
 
     def visit_var_binding_(self, binding):
         value = self.visit_expr(binding.value)
-        if not (is_op(value, "relax.call_tir") or is_op(value, "relax.call_dps_packed")):
+        inplace = is_op(value, "relax.call_tir_inplace")
+        if not (inplace or is_op(value, "relax.call_tir")
+                or is_op(value, "relax.call_dps_packed")):
             self._reemit(binding, value)
             return
         self.changed = True
         callee, args = value.args[0], value.args[1]
         out_ty = value.ty
         out_types = list(out_ty.fields) if isinstance(out_ty, TupleType) else [out_ty]
-        allocs = []
-        for ty in out_types:
+        indices = (
+            [int(i) for i in value.attrs.inplace_indices] if inplace else [-1] * len(out_types)
+        )
+        allocs, results = [], []
+        for ty, index in zip(out_types, indices):
+            if index != -1:
+                # An in-place output is the input it overwrites: no allocation.
+                results.append(_fields(args)[index])
+                continue
             shape = _alloc_shape(ty)
             if shape is None:
                 raise ValueError(
@@ -58,6 +68,7 @@ class _Rewriter(ExprMutator):
                 )
             alloc = alloc_tensor(shape, ty.dtype, 0, "global")
             allocs.append(self.builder_.emit(alloc, name_hint="alloc"))
+            results.append(allocs[-1])
         call_args = _fields(args) + allocs
         if len(value.args) > 2:
             extra = value.args[2]
@@ -66,8 +77,8 @@ class _Rewriter(ExprMutator):
             call_args += list(values)
             call_args = [_as_value(a) for a in call_args]
         self.builder_.emit(Call(callee, call_args), name_hint="_")
-        single = len(allocs) == 1 and not isinstance(out_ty, TupleType)
-        result = allocs[0] if single else Tuple(allocs)
+        single = len(results) == 1 and not isinstance(out_ty, TupleType)
+        result = results[0] if single else Tuple(results)
         bound = self.builder_.emit(result, name_hint=binding.var.name_hint)
         self.set_var_remap(binding.var, bound)
 

@@ -29,6 +29,7 @@ KEPT_OPS = frozenset(
     {
         "relax.call_tir",
         "relax.call_tir_with_grad",  # kept as in TVM 0.27; the VM runs it as call_tir
+        "relax.call_tir_inplace",
         "relax.call_dps_packed",
         "relax.call_packed",
         "relax.call_pure_packed",
