@@ -16,8 +16,11 @@ lowering + finalization (memory planning and VM lowering), as in Apache TVM 0.27
 ``zero_pipeline()`` only legalizes and fuses. Apache TVM maps ``"default"`` to
 ``default_build_pipeline``; here the VM runs both, and the fused form is the faster one.
 TVM passes not implemented here (DispatchSampling, DispatchSortScan,
-RewriteDataflowReshape, RemovePurityChecking, RewriteCUDAGraph, ComputePrimValue) are
-omitted: none changes the result on the CPU.
+RewriteDataflowReshape, RewriteCUDAGraph, ComputePrimValue) are omitted: none changes the
+result on the CPU. ``RemovePurityChecking`` exists (``relax.transform``) but is not in the
+pipelines: the VM runs pure and plain packed calls alike. The build pipelines keep unused calls
+of external code (see ``_sequential``), and refuse target kinds other than ``llvm`` and the GPUs
+(TVM's "... is not yet supported ..." ValueError).
 """
 
 from __future__ import annotations

@@ -1,5 +1,6 @@
 """CallTIRRewrite: explicit output allocation for call_tir / call_dps_packed."""
 
+import tvm
 from tvm import relax
 from tvm.relax.expr import Call
 from tvm.script import ir as I
@@ -57,3 +58,23 @@ def test_call_tir_becomes_direct_call_with_tir_vars_last():
 
 
 from tvm.script import tirx as T
+
+
+def test_call_dps_packed_with_nested_tuple_output_is_flattened_then_rebuilt():
+    x = relax.Var("x", relax.TensorType((2, 3), "float32"))
+    leaves = [relax.TensorType((2, 3), "float32"), relax.TensorType((4,), "int32"),
+              relax.TensorType((5,), "float16")]
+    out_ty = tvm.ir.TupleType([leaves[0], tvm.ir.TupleType(leaves[1:])])
+    call = relax.Call(tvm.ir.Op.get("relax.call_dps_packed"),
+                      [relax.ExternFunc("my.nested"), relax.Tuple([x])], ty_args=[out_ty])
+    bb = relax.BlockBuilder()
+    with bb.function("main", [x], attrs={"relax.force_pure": True}):
+        bb.emit_func_output(bb.emit(call))
+    func = relax.transform.CallTIRRewrite()(bb.get())["main"]
+    bindings = func.body.blocks[0].bindings
+    allocs = [b.var for b in bindings[:3]]
+    assert [b.value.op.name for b in bindings[:3]] == ["relax.builtin.alloc_tensor"] * 3
+    assert [a.same_as(b) for a, b in zip(bindings[3].value.args[1:], allocs)] == [True] * 3
+    rebuilt = bindings[4].value
+    assert rebuilt.fields[0].same_as(allocs[0])
+    assert rebuilt.fields[1].fields[1].same_as(allocs[2])

@@ -50,7 +50,8 @@ class _Rewriter(ExprMutator):
         self.changed = True
         callee, args = value.args[0], value.args[1]
         out_ty = value.ty
-        out_types = list(out_ty.fields) if isinstance(out_ty, TupleType) else [out_ty]
+        # Nested tuple outputs are flattened for the call and rebuilt for the result.
+        out_types = _flatten(out_ty) if isinstance(out_ty, TupleType) else [out_ty]
         indices = (
             [int(i) for i in value.attrs.inplace_indices] if inplace else [-1] * len(out_types)
         )
@@ -78,9 +79,23 @@ class _Rewriter(ExprMutator):
             call_args = [_as_value(a) for a in call_args]
         self.builder_.emit(Call(callee, call_args), name_hint="_")
         single = len(results) == 1 and not isinstance(out_ty, TupleType)
-        result = results[0] if single else Tuple(results)
+        result = results[0] if single else _rebuild(out_ty, iter(results))
         bound = self.builder_.emit(result, name_hint=binding.var.name_hint)
         self.set_var_remap(binding.var, bound)
+
+
+def _flatten(ty):
+    """The leaf types of a (nested) tuple type, in order."""
+    if isinstance(ty, TupleType):
+        return [leaf for field in ty.fields for leaf in _flatten(field)]
+    return [ty]
+
+
+def _rebuild(ty, leaves):
+    """A (nested) Tuple of the next leaves with the structure of ``ty``."""
+    if isinstance(ty, TupleType):
+        return Tuple([_rebuild(field, leaves) for field in ty.fields])
+    return next(leaves)
 
 
 def _alloc_shape(ty):
