@@ -130,3 +130,12 @@ def test_tensor_cache_update_if_exists_keeps_old_entries():
     got = tvmjs.load_tensor_cache(temp.path)
     np.testing.assert_array_equal(got["a"], [1, 1])
     np.testing.assert_array_equal(got["b"], [5, 5])
+
+
+def test_alloc_storage_counts_elements_of_its_dtype():
+    from tvm.relax.vm.builtins import alloc_storage, alloc_tensor
+
+    storage = alloc_storage((4,), 0, "float32")
+    assert storage.nbytes == 16  # 4 float32 elements, as TVM's allocator counts
+    view = alloc_tensor(storage, 0, (2, 2), "float32")
+    assert view.shape == (2, 2) and view.dtype == np.float32
