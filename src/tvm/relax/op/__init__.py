@@ -20,6 +20,7 @@ from . import (
     op_attrs,
     qdq,
     search,
+    set,
     ternary,
     unary,
     vm,
@@ -66,6 +67,7 @@ from .nn import grad as _nn_grad
 from .qdq import *
 from .search import *
 from .search import grad as _search_grad
+from .set import *
 from .statistical import *
 from .statistical import grad as _statistical_grad
 from .statistical import sum

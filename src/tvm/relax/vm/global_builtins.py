@@ -348,3 +348,14 @@ def param_array_from_cache(prefix, num):
         out.append(value)
         i += 1
     return out
+
+
+@register_func("relax.run.unique", override=True)
+def run_unique(x, sorted_, return_index, return_inverse, return_counts, axis=None):
+    """``R.unique`` at run time (its outputs' extents depend on the data)."""
+    from ..op.set.reference import unique_outputs  # lazy: the op family's NumPy rule
+
+    out = unique_outputs(_array(x), bool(sorted_), bool(return_index), bool(return_inverse),
+                         bool(return_counts), None if axis is None else int(axis))
+    tensors = [_tensor(a) for a in out]
+    return tensors[0] if len(tensors) == 1 else tuple(tensors)

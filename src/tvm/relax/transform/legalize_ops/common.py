@@ -30,6 +30,7 @@ RULE_FAMILIES = (
     "statistical",
     "search",
     "qdq",
+    "set",
     "nn",
     "grad",
 )
