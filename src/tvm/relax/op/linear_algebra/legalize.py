@@ -58,6 +58,14 @@ def _is_one(dim):
 def _matmul(bb, call):
     out_dtype = call.attrs.out_dtype or call.ty.dtype
     a, b = call.args
+    unknown = [f"{arg.name_hint if hasattr(arg, 'name_hint') else arg} ({arg.ty})"
+               for arg in (a, b) if str(arg.ty.dtype) in ("void", "")]
+    if unknown or str(out_dtype) in ("void", ""):
+        # TVM's kind (an AssertionError) and wording: the kernel needs concrete dtypes.
+        raise AssertionError(
+            "To legalize R.matmul into R.call_tir, the dtype of the arguments and of the result "
+            f"must be known; unknown: {', '.join(unknown) or 'the result'}"
+        )
     return bb.call_te(_matmul_te(out_dtype), a, b, primfunc_name_hint="matmul")
 
 
