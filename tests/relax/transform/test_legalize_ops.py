@@ -456,3 +456,9 @@ def test_matmul_of_unknown_dtype_is_refused_with_tvms_assertion():
         bb.emit_func_output(bb.emit(relax.op.matmul(a, w)))
     with pytest.raises(AssertionError, match="To legalize R.matmul"):
         relax.transform.LegalizeOps()(bb.get())
+
+
+def test_data_dependent_ops_are_marked_as_tvm():
+    assert Op.get("relax.dynamic_strided_slice").get_attr("FDataDependent")
+    assert Op.get("relax.full").get_attr("FDataDependent")
+    assert Op.get("relax.strided_slice").get_attr("FDataDependent") is None

@@ -65,8 +65,10 @@ class _Legalizer(ExprMutator):
             self._missing(call.op)
             return call
         # As in TVM, a call whose tensors have unknown shapes is left for a later stage.
-        output_known = has_known_shape(call.ty) or getattr(
-            rule, "legalizes_unknown_output_shape", False
+        output_known = (
+            has_known_shape(call.ty)
+            or getattr(rule, "legalizes_unknown_output_shape", False)
+            or bool(call.op.get_attr("FDataDependent"))
         )
         if not output_known or not all(has_known_shape(a.ty) for a in call.args):
             if self.enable_warning:
