@@ -462,3 +462,19 @@ def test_data_dependent_ops_are_marked_as_tvm():
     assert Op.get("relax.dynamic_strided_slice").get_attr("FDataDependent")
     assert Op.get("relax.full").get_attr("FDataDependent")
     assert Op.get("relax.strided_slice").get_attr("FDataDependent") is None
+
+
+def test_matmul_batch_dims_of_one_on_both_sides_keep_the_loop_index():
+    x = relax.Var("x", relax.TensorType((1, 1, 4, 5), "float32"))
+    y = relax.Var("y", relax.TensorType((1, 1, 5, 7), "float32"))
+    bb = relax.BlockBuilder()
+    with bb.function("main", [x, y]):
+        bb.emit_func_output(bb.emit(relax.op.matmul(x, y)))
+    mod = bb.get()
+    kernel = relax.transform.LegalizeOps()(mod)["matmul"].script()
+    assert "T.reads(x[v_i0, v_i1, v_i2, v_k], y[v_i0, v_i1, v_k, v_i3])" in kernel
+    a = np.random.default_rng(0).standard_normal((1, 1, 4, 5)).astype("float32")
+    b = np.random.default_rng(1).standard_normal((1, 1, 5, 7)).astype("float32")
+    got = relax.VirtualMachine(relax.build(mod, "llvm"), tvm.cpu())["main"](
+        tvm.runtime.tensor(a), tvm.runtime.tensor(b))
+    np.testing.assert_allclose(got.numpy(), a @ b, rtol=1e-5)

@@ -30,10 +30,15 @@ def _matmul_te(out_dtype):
         dtype = out_dtype or a.dtype
 
         def index(tensor_batch, ndim_batch_own, idx_batch):
-            # Broadcast batch dims of size 1 read index 0; missing leading dims are dropped.
+            # A broadcast batch dim (size 1 against a larger one) reads index 0; a dim of 1 on
+            # both sides keeps the loop index (TVM's kernel); missing leading dims are dropped.
             own = tensor_batch[nbatch - ndim_batch_own :]
+            out = batch[nbatch - ndim_batch_own :]
             picked = idx_batch[nbatch - ndim_batch_own :]
-            return [tirx.const(0, "int64") if _is_one(d) else i for d, i in zip(own, picked)]
+            return [
+                tirx.const(0, "int64") if _is_one(d) and not _is_one(o) else i
+                for d, o, i in zip(own, out, picked)
+            ]
 
         def body(*idx):
             idx = list(idx)
