@@ -5,6 +5,7 @@ from tvm import relax
 from tvm.relax.expr import Call
 from tvm.script import ir as I
 from tvm.script import relax as R
+from tvm.script import tirx as T
 
 
 def test_call_dps_packed_single_and_tuple_outputs():
@@ -57,9 +58,6 @@ def test_call_tir_becomes_direct_call_with_tir_vars_last():
     assert "cumsum(" in text and "reshape(" in text
 
 
-from tvm.script import tirx as T
-
-
 def test_call_dps_packed_with_nested_tuple_output_is_flattened_then_rebuilt():
     x = relax.Var("x", relax.TensorType((2, 3), "float32"))
     leaves = [relax.TensorType((2, 3), "float32"), relax.TensorType((4,), "int32"),
@@ -78,3 +76,23 @@ def test_call_dps_packed_with_nested_tuple_output_is_flattened_then_rebuilt():
     rebuilt = bindings[4].value
     assert rebuilt.fields[0].same_as(allocs[0])
     assert rebuilt.fields[1].fields[1].same_as(allocs[2])
+
+
+def test_impure_function_gets_no_force_pure():
+    @I.ir_module
+    class Impure:
+        @T.prim_func(private=True)
+        def copy(a: T.Buffer((2,), "float32"), b: T.Buffer((2,), "float32")):
+            for i in range(2):
+                b[i] = a[i]
+
+        @R.function(pure=False)
+        def main(x: R.Tensor((2,), "float32")):
+            R.print(format="side effect")
+            y = R.call_tir(Impure.copy, (x,), out_ty=R.Tensor((2,), "float32"))
+            return y
+
+    after = relax.transform.CallTIRRewrite()(Impure)
+    attrs = after["main"].attrs
+    assert attrs is None or "relax.force_pure" not in attrs
+    assert relax.analysis.check_well_formed(after)

@@ -131,7 +131,9 @@ class CallTIRRewrite:
         for gvar, func in relax_functions(mod):
             rewriter.changed = False
             new_func = rewriter.visit_expr(func)
-            if rewriter.changed:
+            if rewriter.changed and new_func.is_pure:
+                # An impure function needs no override (TVM's well-formedness forbids
+                # relax.force_pure on it).
                 new_func = new_func.with_attr("relax.force_pure", True)
             if new_func is not func:
                 rewriter.builder_.update_func(gvar, new_func)
