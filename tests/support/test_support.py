@@ -15,7 +15,8 @@ def test_tempdir_relpath_listdir_and_cleanup():
         with open(path, "w") as f:
             f.write("x")
         assert temp.listdir() == ["a.txt"]
-        root = temp.path()
+        root = temp.path
+        assert root / "a.txt" == temp / "a.txt" and (temp / "a.txt").exists()
     assert not os.path.exists(root)
 
 

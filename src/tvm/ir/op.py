@@ -26,6 +26,7 @@ __all__ = [
     "Op",
     "get_op_attr_table",
     "list_op_names",
+    "register_attr_loader",
     "register_op",
     "register_op_attr",
 ]
@@ -43,6 +44,22 @@ CONCERN_FILES = {
     "FPrimalGradient": "grad.py",
     "FReference": "reference.py",
 }
+# attribute key -> a loader run once before that key's rules are first read: upper layers that
+# import their rule modules lazily (relax's FLegalize rules) register it here.
+_ATTR_LOADERS: dict[str, Any] = {}
+
+
+def register_attr_loader(attr_key: str, loader) -> None:
+    """Run ``loader()`` once, the first time any op's ``attr_key`` rules are read or reset."""
+    _ATTR_LOADERS[attr_key] = loader
+
+
+def _load_rules(key: str) -> None:
+    loader = _ATTR_LOADERS.pop(key, None)
+    if loader is not None:
+        loader()
+
+
 # TVM's seed-era concern names are aliases of the 0.27 ones.
 ATTR_ALIASES = {"FInferStructInfo": "FInferType"}
 
@@ -80,12 +97,14 @@ class Op(RelaxExpr, type_key="ir.Op"):
     def get_attr(self, attr_name: str):
         """The value of this op's ``attr_name`` rule, or ``None`` when it has none."""
         key = ATTR_ALIASES.get(attr_name, attr_name)
+        _load_rules(key)
         entry = _ATTR_TABLES.get(key, {}).get(self.name)
         return None if entry is None else entry[0]
 
     def has_attr(self, attr_name: str) -> bool:
         """Whether this operator has a value for attribute ``attr_name`` (e.g. ``FInferType``)."""
         key = ATTR_ALIASES.get(attr_name, attr_name)
+        _load_rules(key)
         return self.name in _ATTR_TABLES.get(key, {})
 
     def set_attr(self, attr_name: str, value, plevel: int = 10) -> None:
@@ -95,6 +114,7 @@ class Op(RelaxExpr, type_key="ir.Op"):
     def reset_attr(self, attr_name: str) -> None:
         """Remove this operator's value for ``attr_name``."""
         key = ATTR_ALIASES.get(attr_name, attr_name)
+        _load_rules(key)  # else a later load would bring the reset rule back
         _ATTR_TABLES.get(key, {}).pop(self.name, None)
 
     def require_attr(self, attr_name: str, purpose: str = ""):
@@ -168,9 +188,11 @@ def register_op_attr(op_name: str, attr_key: str, value=None, level: int = 10):
     Used directly (``register_op_attr(name, key, fn)``) or as a decorator
     (``@register_op_attr(name, key)``). A registration with a lower ``level`` than the existing
     one is ignored; an equal or higher level overrides it (so a backend can override a default).
+    An op not declared yet is declared by its first attribute, as in TVM (a user-defined op:
+    ``register_op_attr("custom.op", "FInferType", rule)``).
     """
     if op_name not in _OPS:
-        raise ValueError(f"Cannot register attribute {attr_key} for unknown operator {op_name}")
+        register_op(op_name)
     key = ATTR_ALIASES.get(attr_key, attr_key)
 
     def _register(fn):
@@ -188,6 +210,7 @@ def register_op_attr(op_name: str, attr_key: str, value=None, level: int = 10):
 def get_op_attr_table(attr_key: str) -> dict[str, Callable]:
     """A snapshot ``{op name: rule}`` of one concern's table."""
     key = ATTR_ALIASES.get(attr_key, attr_key)
+    _load_rules(key)
     return {name: entry[0] for name, entry in _ATTR_TABLES.get(key, {}).items()}
 
 

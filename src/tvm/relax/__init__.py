@@ -47,6 +47,7 @@ from .op.base import (  # relax.call_tir(...), as in TVM 0.27
     call_dps_packed,
     call_pure_packed,
     call_tir,
+    call_tir_inplace,
     call_tir_with_grad,
 )
 from .pipeline import get_default_pipeline, get_pipeline, register_pipeline

@@ -125,6 +125,13 @@ def _as_tensor(data):
     return _runtime_tensor(np.asarray(data))
 
 
+def _all_exprs(items) -> bool:
+    """Whether ``items`` (nested tuples/lists) holds only Relax expressions."""
+    return all(
+        _all_exprs(i) if isinstance(i, (tuple, list)) else isinstance(i, RelaxExpr) for i in items
+    )
+
+
 class Tuple(ExprWithOp, RelaxExpr, type_key="relax.expr.Tuple"):
     """A tuple of expressions; its type is known once every field has one."""
 
@@ -133,7 +140,11 @@ class Tuple(ExprWithOp, RelaxExpr, type_key="relax.expr.Tuple"):
     def __init__(self, fields, span=None):
         if isinstance(fields, Node):
             raise TypeError("relax.Tuple expects a list of expressions, got a single expression")
-        fields = tuple(fields)
+        # Nested Python tuples/lists of expressions are tuples too (TVM converts them).
+        fields = tuple(
+            Tuple(item) if isinstance(item, (tuple, list)) and _all_exprs(item) else item
+            for item in fields
+        )
         for i, item in enumerate(fields):
             if not isinstance(item, RelaxExpr):
                 raise TypeError(f"relax.Tuple field {i} must be a Relax Expr, got {item!r}")
@@ -157,7 +168,11 @@ class TupleGetItem(ExprWithOp, RelaxExpr, type_key="relax.expr.TupleGetItem"):
     def __init__(self, tuple_value, index, span=None):
         if not isinstance(index, int):
             raise TypeError(f"TupleGetItem index must be an int, got {index!r}")
-        self.__init_fields__(tuple_value, index, span=span)
+        # Typed at construction when the tuple's type is known (as TVM).
+        tuple_ty = getattr(tuple_value, "ty", None)
+        fields = getattr(tuple_ty, "fields", None) if isinstance(tuple_ty, TupleType) else None
+        ty = fields[index] if fields is not None and 0 <= index < len(fields) else None
+        self.__init_fields__(tuple_value, index, span=span, ty=ty)
 
 
 class Call(ExprWithOp, RelaxExpr, type_key="relax.expr.Call"):

@@ -100,6 +100,9 @@ class Normalizer:
             else:
                 if isinstance(expr, LEAF_TYPES):
                     return self._norm_leaf(expr)
+                if isinstance(expr, (tuple, list)):
+                    # A Python tuple of expressions is a Relax Tuple (TVM converts it).
+                    return self.normalize(Tuple(expr))
                 if hasattr(expr, "body") and hasattr(expr, "params"):
                     return expr  # a TIR PrimFunc or other function kind: kept as is
                 raise TypeError(

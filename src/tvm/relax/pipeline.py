@@ -16,14 +16,18 @@ lowering + finalization (memory planning and VM lowering), as in Apache TVM 0.27
 ``zero_pipeline()`` only legalizes and fuses. Apache TVM maps ``"default"`` to
 ``default_build_pipeline``; here the VM runs both, and the fused form is the faster one.
 TVM passes not implemented here (DispatchSampling, DispatchSortScan,
-RewriteDataflowReshape, RemovePurityChecking, RewriteCUDAGraph, ComputePrimValue) are
-omitted: none changes the result on the CPU.
+RewriteDataflowReshape, RewriteCUDAGraph, ComputePrimValue) are omitted: none changes the
+result on the CPU. ``RemovePurityChecking`` exists (``relax.transform``) but is not in the
+pipelines: the VM runs pure and plain packed calls alike. The build pipelines keep unused calls
+of external code (see ``_sequential``), and refuse target kinds other than ``llvm`` and the GPUs
+(TVM's "... is not yet supported ..." ValueError).
 """
 
 from __future__ import annotations
 
 from ..ir import transform as _ir_transform
 from . import transform
+from .analysis.remove_unused import keep_external_calls
 
 __all__ = [
     "FUSION_PASSES",
@@ -41,14 +45,44 @@ __all__ = [
 ]
 
 
+def _check_target(target, stage: str) -> None:
+    """Raise TVM's ValueError when ``target`` has no pipeline here.
+
+    ``llvm`` (CPU) and the GPU targets (kind ``cuda``, ``rocm``, ``metal`` ... or a target whose
+    keys include ``gpu``) have one; ``None`` means the CPU. Other kinds (``c``, ``hexagon``)
+    need the module lowered and built by hand, as in Apache TVM.
+    """
+    if target is None:
+        return
+    from ..target import Target  # lazy: only when a target is given
+
+    target = target if isinstance(target, Target) else Target(target)
+    if target.kind.name == "llvm" or "gpu" in tuple(target.keys):
+        return
+    if stage == "default pipeline":
+        raise ValueError(
+            f"Target {target} is not yet supported by default pipeline. "
+            "Please lower and build the IRModule manually."
+        )
+    raise ValueError(f"Target {target} is not yet supported by {stage} passes.")
+
+
 def library_dispatch_passes(target=None) -> list:
-    """Passes dispatching ops to vendor libraries: none for the CPU targets here."""
+    """Passes dispatching ops to vendor libraries: none for the CPU targets here.
+
+    Raises
+    ------
+    ValueError
+        For a target kind other than ``llvm`` or a GPU ("... is not yet supported ...").
+    """
+    _check_target(target, "library dispatch")
     return []
 
 
 def legalize_passes(target=None, *, enable_warning: bool = True) -> list:
     """High-level ops to ``call_tir``, then fusion of the kernels; for a GPU target, the
     default GPU schedules of the kernels (``tvm.s_tir.dlight``), as in Apache TVM."""
+    _check_target(target, "legalize")
     passes = [
         transform.LegalizeOps(enable_warning=enable_warning),
         transform.AnnotateTIROpPattern(),
@@ -91,6 +125,7 @@ def _gpu_default_schedule(target):
 
 def dataflow_lower_passes(target=None) -> list:
     """Leave dataflow form: explicit output allocation of every kernel call."""
+    _check_target(target, "dataflow lowering")
     return [
         transform.ToNonDataflow(),
         transform.CallTIRRewrite(),
@@ -99,6 +134,7 @@ def dataflow_lower_passes(target=None) -> list:
 
 def finalize_passes(target=None) -> list:
     """Memory planning, then the VM-level lowering of memory and shapes."""
+    _check_target(target, "finalization")
     return [
         transform.StaticPlanBlockMemory(),
         transform.LowerAllocTensor(),
@@ -110,7 +146,20 @@ def finalize_passes(target=None) -> list:
 
 
 def _sequential(passes, name):
-    return _ir_transform.Sequential(passes, opt_level=0, name=name)
+    """``passes`` in order, as one module pass that keeps unused calls of external code.
+
+    pytvm's cleanup passes (``CanonicalizeBindings``, ``FoldConstant``,
+    ``DeadCodeElimination``) drop unused bindings; Apache TVM's build pipelines run none of
+    them, so a packed function or callback called for its effect still runs there. The
+    pipelines here run under :func:`tvm.relax.analysis.keep_external_calls` to keep those.
+    """
+    seq = _ir_transform.Sequential(passes, opt_level=0, name=name)
+
+    def run(mod, _ctx):
+        with keep_external_calls():
+            return seq(mod)
+
+    return _ir_transform.module_pass(run, opt_level=0, name=name)
 
 
 def zero_pipeline(*, enable_warning: bool = False):
@@ -130,7 +179,15 @@ def default_build_pipeline():
 
 
 def get_default_pipeline(target=None):
-    """The whole pipeline for ``target``: dispatch, legalize and fuse, lower, finalize."""
+    """The whole pipeline for ``target``: dispatch, legalize and fuse, lower, finalize.
+
+    Raises
+    ------
+    ValueError
+        For a target kind other than ``llvm`` or a GPU ("... is not yet supported by default
+        pipeline ...").
+    """
+    _check_target(target, "default pipeline")
     passes = (
         library_dispatch_passes(target)
         + legalize_passes(target)
@@ -168,7 +225,7 @@ def default_relax_pipeline(fuse: bool = True):
     if fuse:
         names[2:2] = FUSION_PASSES
     passes = [getattr(transform, name)() for name in names if hasattr(transform, name)]
-    return _ir_transform.Sequential(passes, name="relax.build.default")
+    return _sequential(passes, "relax.build.default")
 
 
 PIPELINE_MAP = {

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import importlib
 
+from tvm_ffi import convert  # noqa: F401 - TVM's tvm.runtime.convert (Python -> FFI objects)
+
 from .device import (  # noqa: F401
     Device,
     cpu,

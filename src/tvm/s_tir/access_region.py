@@ -125,8 +125,9 @@ class _Collector(StmtExprVisitor):
         table.append((buffer, [_bound(i, self.relaxed) for i in indices]))
 
     def visit_buffer_load_(self, op: BufferLoad):
-        super().visit_buffer_load_(op)
+        # The loaded buffer first, then the loads inside its indices (TVM's read order).
         self._record(self.reads, op.buffer, op.indices)
+        super().visit_buffer_load_(op)
 
     def visit_buffer_store_(self, op: BufferStore):
         self.visit_expr(op.value)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import pathlib
 import shutil
 import tempfile
 
@@ -47,9 +48,14 @@ class TempDirectory:
         """The names in the directory."""
         return os.listdir(self.temp_dir)
 
+    @property
     def path(self):
-        """The directory's absolute path."""
-        return self.temp_dir
+        """The directory's absolute path, a ``pathlib.Path`` (TVM's property)."""
+        return pathlib.Path(self.temp_dir)
+
+    def __truediv__(self, other):
+        """``temp / "name"``: the path of ``name`` inside the directory."""
+        return self.path / other
 
     def __enter__(self):
         return self

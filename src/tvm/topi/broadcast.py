@@ -18,7 +18,7 @@ from ..tirx import generic as _g
 from .utils import compute, const_like, get_const_int, is_const_int
 
 __all__ = [
-    "add", "bitwise_and", "bitwise_or", "bitwise_xor", "broadcast_shape", "divide", "equal",
+    "add", "atan2", "bitwise_and", "bitwise_or", "bitwise_xor", "broadcast_shape", "divide", "equal",
     "floor_divide", "floor_mod", "greater", "greater_equal", "left_shift", "less", "less_equal",
     "log_add_exp", "logical_and", "logical_or", "logical_xor", "maximum", "minimum", "mod",
     "multiply", "not_equal", "power", "right_shift", "subtract", "trunc_divide", "trunc_mod",
@@ -136,6 +136,10 @@ def _power(a, b):
     return tirx.power(a, b)
 
 
+def _atan2(a, b):
+    return tirx.atan2(a, b)
+
+
 def _logaddexp(a, b):
     return tirx.logaddexp(a, b)
 
@@ -172,6 +176,7 @@ mod = _binary(_mod, "T_mod", "lhs % rhs (sign of lhs, as C fmod)")
 power = _binary(_power, "T_power", "lhs ** rhs")
 maximum = _binary(_g.max, "T_maximum", "max(lhs, rhs)")
 minimum = _binary(_g.min, "T_minimum", "min(lhs, rhs)")
+atan2 = _binary(_atan2, "T_atan2", "atan2(lhs, rhs)")
 log_add_exp = _binary(_logaddexp, "T_log_add_exp", "log(exp(lhs) + exp(rhs))")
 equal = _binary(_g.equal, "T_equal", "lhs == rhs")
 not_equal = _binary(_g.not_equal, "T_not_equal", "lhs != rhs")

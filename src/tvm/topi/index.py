@@ -17,6 +17,7 @@ from .utils import (
     is_const_int,
     normalize_axis,
     reduce_axis,
+    shape_dtype,
 )
 
 __all__ = ["dynamic_strided_slice", "gather", "gather_elements", "scatter_elements",
@@ -199,9 +200,14 @@ def where(condition, x, y):
             return t
         return const_like(t, dtype or ("float32" if isinstance(t, float) else "int32"))
 
+    index_dtype = shape_dtype(shape)
+
     def body(*i):
         cond = read(condition, i)
-        if cond.dtype != "bool":
+        if cond.dtype == "bool":
+            # TVM's ``cond != 0`` on a bool casts it to the index dtype (``0 < int(cond)``).
+            cond = _g.less(const_like(0, index_dtype), tirx.Cast(index_dtype, cond))
+        else:
             cond = _g.not_equal(cond, const_like(0, cond.dtype))
         return tirx.Select(cond, read(x, i), read(y, i))
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from .. import te, tirx
 from ..tirx import generic as _g
+from .broadcast import multiply, subtract
 from .utils import (
     compute,
     const_like,
@@ -123,15 +124,11 @@ def mean(data, axis=None, keepdims=False):
 
 def variance(data, axis=None, keepdims=False):
     """Biased variance (``np.var``) over ``axis``: the mean of squared deviations."""
+    # Staged as TVM: the broadcast ``x - mean`` (T_subtract), its square (T_multiply), then
+    # their mean.
     axes = normalize_axes(axis, data.ndim, "variance")
-    center = mean(data, axes, True)
-
-    def sq_dev(*i):
-        c = [const_like(0, v.dtype) if d in axes else v for d, v in enumerate(i)]
-        diff = data(*i) - center(*c)
-        return diff * diff
-
-    return mean(te.compute(data.shape, sq_dev, name="T_squared_deviation"), axes, keepdims)
+    deviation = subtract(data, mean(data, axes, True))
+    return mean(multiply(deviation, deviation), axes, keepdims)
 
 
 def std(data, axis=None, keepdims=False):

@@ -106,3 +106,25 @@ def test_branches_are_lowered_too():
     # Each branch allocates its own outputs, with shapes made from the heap.
     assert text.count("R.vm.alloc_storage") == 4
     assert text.count("vm.builtin.make_shape") == 8
+
+
+@pytest.mark.parametrize("kind", ["c", "hexagon"])
+@pytest.mark.parametrize(
+    "stage",
+    [
+        pipeline.library_dispatch_passes,
+        pipeline.legalize_passes,
+        pipeline.dataflow_lower_passes,
+        pipeline.finalize_passes,
+        pipeline.get_default_pipeline,
+    ],
+)
+def test_targets_without_a_pipeline_are_refused(kind, stage):
+    with pytest.raises(ValueError, match=f"Target .*{kind}.* is not yet supported by"):
+        stage(tvm.target.Target(kind))
+
+
+@pytest.mark.parametrize("kind", ["llvm", "cuda", "vulkan", "webgpu"])
+def test_cpu_and_gpu_targets_have_pipelines(kind):
+    assert pipeline.get_default_pipeline(tvm.target.Target(kind)) is not None
+    assert pipeline.legalize_passes(tvm.target.Target(kind))

@@ -18,7 +18,9 @@ from . import (
     memory,
     nn,
     op_attrs,
+    qdq,
     search,
+    set,
     ternary,
     unary,
     vm,
@@ -29,6 +31,7 @@ from .base import (
     call_packed,
     call_pure_packed,
     call_tir,
+    call_tir_inplace,
     call_tir_with_grad,
     invoke_closure,
     invoke_pure_closure,
@@ -61,8 +64,10 @@ from .manipulate import *
 from .manipulate import broadcast_to, permute_dims, reshape
 from .manipulate import grad as _manipulate_grad
 from .nn import grad as _nn_grad
+from .qdq import *
 from .search import *
 from .search import grad as _search_grad
+from .set import *
 from .statistical import *
 from .statistical import grad as _statistical_grad
 from .statistical import sum

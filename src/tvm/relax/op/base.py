@@ -9,13 +9,13 @@ of an ``ExternFunc``) is impure through the ExternFunc's opaque, impure function
 from __future__ import annotations
 
 from ...ir.expr import GlobalVar, PrimExpr, RelaxExpr
-from ...ir.op import Op
+from ...ir.op import Op, register_op_attr
 from ...ir.type import PrimType, TupleType, Type
 from ..expr import Call, ExternFunc, PrimValue, ShapeExpr, StringImm, Tuple
 from ..ty import ObjectType, ShapeType, TensorType
-from .call_tir_check import infer_call_tir
+from .call_tir_check import infer_call_tir, infer_call_tir_inplace, validate_call_tir_inplace
 from .infer_utils import op_name, text
-from .op_attrs import CallTIRWithGradAttrs
+from .op_attrs import CallTIRInplaceAttrs, CallTIRWithGradAttrs
 from .registry import register_relax_op
 
 __all__ = [
@@ -24,6 +24,7 @@ __all__ = [
     "call_packed",
     "call_pure_packed",
     "call_tir",
+    "call_tir_inplace",
     "call_tir_with_grad",
     "invoke_closure",
     "invoke_pure_closure",
@@ -120,6 +121,12 @@ register_relax_op(
     "call_tir_with_grad", 3, "base", infer_call_tir,
     attrs_type_key="relax.attrs.CallTIRWithGradAttrs",
 )
+# Pure by contract: the caller guarantees the overwritten inputs are not used afterwards.
+register_relax_op(
+    "call_tir_inplace", 2, "base", infer_call_tir_inplace,
+    attrs_type_key="relax.attrs.CallTIRInplaceAttrs",
+)
+register_op_attr("relax.call_tir_inplace", "FValidate", validate_call_tir_inplace)
 register_relax_op("call_dps_packed", 2, "base", _out_type)
 register_relax_op("call_pure_packed", -1, "base", _out_type)
 register_relax_op("print", -1, "base", _infer_print, purity=False)
@@ -176,6 +183,50 @@ def call_tir(gvar, args, out_ty=None, tir_vars=None, *, out_sinfo=None):
     if tir_vars is not None:
         call_args.append(tir_vars if isinstance(tir_vars, ShapeExpr) else ShapeExpr(tir_vars))
     return Call(Op.get("relax.call_tir"), call_args, None, [_as_out_types(out_ty, "call_tir")])
+
+
+def call_tir_inplace(gvar, args, inplace_indices, out_ty=None, tir_vars=None):
+    """``R.call_tir_inplace(gvar, args, inplace_indices, out_ty, tir_vars=None)``.
+
+    Like :func:`call_tir`, but output ``i`` is written into input ``inplace_indices[i]``
+    (the PrimFunc's parameters are the inputs, then only the outputs whose index is ``-1``,
+    which are allocated as by ``call_tir``). The result aliases those inputs: the caller must
+    not use an overwritten input afterwards (the op is pure by that contract, as in TVM).
+
+    Parameters
+    ----------
+    gvar : GlobalVar
+        The PrimFunc to call.
+    args : Expr or list of Expr
+        Input tensors (made into a Tuple).
+    inplace_indices : int or list of int
+        One entry per output: the input it overwrites, or -1 for a new tensor. At least one
+        entry is not -1, and no input is named twice (ValueError when the call is normalized).
+    out_ty : Type or list of Type
+        The output tensor type(s); an overwritten input has exactly its output's type.
+    tir_vars : ShapeExpr or list of PrimExpr, optional
+        Extra symbolic integer arguments.
+    """
+    if out_ty is None:
+        raise TypeError("call_tir_inplace requires out_ty, the type of its output")
+    if not isinstance(gvar, (GlobalVar, RelaxExpr)):
+        raise TypeError(f"call_tir_inplace expects a GlobalVar, got {gvar!r}")
+    if isinstance(inplace_indices, int):
+        inplace_indices = [inplace_indices]
+    args_tuple = _as_args_tuple(args)
+    if isinstance(args_tuple, Tuple) and any(
+        isinstance(f, (list, tuple, Tuple)) for f in args_tuple.fields
+    ):
+        raise ValueError(
+            "call_tir_inplace: each argument must be a tensor or a TIR value (PrimFuncs take "
+            "no tuple arguments)"
+        )
+    call_args = [gvar, args_tuple]
+    if tir_vars is not None:
+        call_args.append(tir_vars if isinstance(tir_vars, ShapeExpr) else ShapeExpr(tir_vars))
+    attrs = CallTIRInplaceAttrs([int(i) for i in inplace_indices])
+    out = _as_out_types(out_ty, "call_tir_inplace")
+    return Call(Op.get("relax.call_tir_inplace"), call_args, attrs, [out])
 
 
 def call_tir_with_grad(

@@ -16,7 +16,7 @@ from ..expr import Tuple
 from ..ty import TensorType
 from .infer_utils import op_name
 
-__all__ = ["infer_call_tir"]
+__all__ = ["infer_call_tir", "infer_call_tir_inplace", "validate_call_tir_inplace"]
 
 
 def _callee(call, bb):
@@ -96,3 +96,92 @@ def infer_call_tir(call, bb=None):
         if buf is not None:
             _check_tensor(call, ty, buf, role, binding)
     return out
+
+
+def _prove_same_shape(a, b) -> bool:
+    from .infer_utils import prove_equal
+
+    da, db = getattr(a.shape, "values", None), getattr(b.shape, "values", None)
+    if da is None or db is None:
+        return a.shape is not None and a.shape is b.shape
+    return len(da) == len(db) and all(prove_equal(x, y) is True for x, y in zip(da, db))
+
+
+def infer_call_tir_inplace(call, bb=None):
+    """``call_tir_inplace``: TVM's checks of ``inplace_indices`` (ValueError), then the callee's
+    signature, whose parameters are the inputs followed by the new (index -1) outputs."""
+    if not call.ty_args:
+        raise TypeError(f"{op_name(call)} requires its output type (ty_args / out_ty)")
+    out = call.ty_args[0] if len(call.ty_args) == 1 else TupleType(list(call.ty_args))
+    outs = list(out.fields) if isinstance(out, TupleType) else [out]
+    indices = [int(i) for i in call.attrs.inplace_indices]
+    if len(indices) != len(outs):
+        raise ValueError("There must be an in-place index specified for each output")
+    args = call.args[1]
+    if not isinstance(args, Tuple):
+        raise TypeError(
+            f"call_tir_inplace expects its arguments as an in-line tuple, got {type(args).__name__}"
+        )
+    seen = set()
+    for i, index in enumerate(indices):
+        if index < -1 or index >= len(args.fields):
+            raise ValueError(
+                f"In-place index {i} is out of range (must be between -1 and "
+                f"{len(args.fields) - 1}, inclusive, but is {index})"
+            )
+        if index != -1:
+            if index in seen:
+                raise ValueError(
+                    f"All in-place indices must be unique, but index {index} appears more "
+                    "than once."
+                )
+            seen.add(index)
+    if not seen:
+        raise ValueError(
+            "At least one index must have a value other than -1 (or else simply use call_tir)"
+        )
+    func = _callee(call, bb)
+    if func is None:
+        return out
+    fresh = [t for t, index in zip(outs, indices) if index == -1]
+    in_types = [a.ty for a in args.fields]
+    n_extra = len(call.args[2].values) if len(call.args) > 2 and hasattr(call.args[2], "values") else 0
+    if not all(isinstance(t, TensorType) for t in in_types + fresh):
+        return out
+    if len(func.params) != len(in_types) + len(fresh) + n_extra:
+        return out
+    binding = {}
+    roles = [f"input {i}" for i in range(len(in_types))] + [
+        f"output {i}" for i, index in enumerate(indices) if index == -1
+    ]
+    for param, ty, role in zip(func.params, in_types + fresh, roles):
+        buf = func.buffer_map.get(param)
+        if buf is not None:
+            _check_tensor(call, ty, buf, role, binding)
+    return out
+
+
+def validate_call_tir_inplace(call):
+    """``FValidate`` of ``call_tir_inplace``: each in-place output has exactly the type of the
+    input it overwrites (checked by ``well_formed``, so a module parsed with
+    ``check_well_formed=False`` may hold such a call, as in TVM)."""
+    out = call.ty_args[0] if len(call.ty_args) == 1 else TupleType(list(call.ty_args))
+    outs = list(out.fields) if isinstance(out, TupleType) else [out]
+    args = call.args[1]
+    for i, index in enumerate(int(k) for k in call.attrs.inplace_indices):
+        if index == -1:
+            continue
+        ty = outs[i]
+        if not isinstance(ty, TensorType) or ty.shape is None or ty.dtype in ("void", ""):
+            raise ValueError(
+                "The output type for an in-place mutation must be a tensor with a defined shape "
+                f"and dtype, but output {i} has type {ty}"
+            )
+        in_ty = args.fields[index].ty
+        if not (isinstance(in_ty, TensorType) and in_ty.dtype == ty.dtype
+                and _prove_same_shape(in_ty, ty)):
+            raise ValueError(
+                "The input used for an in-place mutation must be a tensor with identical shape "
+                f"and dtype as the output.  However, output {i} with type {ty} is specified as "
+                f"an in-place mutation of input {index} with type {in_ty}"
+            )

@@ -192,3 +192,16 @@ class CallTIRWithGradAttrs(Attrs, type_key="relax.attrs.CallTIRWithGradAttrs"):
 
     te_grad_name: str = ""
     te_grad_kwargs: object = None
+
+
+class QuantizeAttrs(Attrs, type_key="relax.attrs.QuantizeAttrs"):
+    """``quantize``/``dequantize``: the parameters' ``axis`` and the ``out_dtype``."""
+
+    axis: int = -1
+    out_dtype: object = None
+
+
+class CallTIRInplaceAttrs(Attrs, type_key="relax.attrs.CallTIRInplaceAttrs"):
+    """``call_tir_inplace``: per output, the input it overwrites (-1: a new tensor)."""
+
+    inplace_indices: object = None

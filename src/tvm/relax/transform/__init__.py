@@ -26,6 +26,7 @@ from .pass_executors import (
     dataflowblock_pass,
     function_pass,
 )
+from .remove_purity_checking import RemovePurityChecking
 from .static_plan_block_memory import StaticPlanBlockMemory
 from .to_non_dataflow import ToNonDataflow
 from .vm_builtin_lower import LowerRuntimeBuiltin, VMBuiltinLower

@@ -12,7 +12,8 @@ argument)::
     lv = alloc
 
 Tuple outputs get one allocation each and ``lv = (alloc, alloc1)``; ``tir_vars`` are passed
-after the outputs. Runs after ``ToNonDataflow`` (the direct call is impure).
+after the outputs. ``R.call_tir_inplace`` allocates only its new (index -1) outputs; an in-place
+output is the input it overwrites (``cls.zeros(x); lv = x``). Runs after ``ToNonDataflow`` (the direct call is impure).
 """
 
 from __future__ import annotations
@@ -41,15 +42,25 @@ class _Rewriter(ExprMutator):
 
     def visit_var_binding_(self, binding):
         value = self.visit_expr(binding.value)
-        if not (is_op(value, "relax.call_tir") or is_op(value, "relax.call_dps_packed")):
+        inplace = is_op(value, "relax.call_tir_inplace")
+        if not (inplace or is_op(value, "relax.call_tir")
+                or is_op(value, "relax.call_dps_packed")):
             self._reemit(binding, value)
             return
         self.changed = True
         callee, args = value.args[0], value.args[1]
         out_ty = value.ty
-        out_types = list(out_ty.fields) if isinstance(out_ty, TupleType) else [out_ty]
-        allocs = []
-        for ty in out_types:
+        # Nested tuple outputs are flattened for the call and rebuilt for the result.
+        out_types = _flatten(out_ty) if isinstance(out_ty, TupleType) else [out_ty]
+        indices = (
+            [int(i) for i in value.attrs.inplace_indices] if inplace else [-1] * len(out_types)
+        )
+        allocs, results = [], []
+        for ty, index in zip(out_types, indices):
+            if index != -1:
+                # An in-place output is the input it overwrites: no allocation.
+                results.append(_fields(args)[index])
+                continue
             shape = _alloc_shape(ty)
             if shape is None:
                 raise ValueError(
@@ -58,6 +69,7 @@ class _Rewriter(ExprMutator):
                 )
             alloc = alloc_tensor(shape, ty.dtype, 0, "global")
             allocs.append(self.builder_.emit(alloc, name_hint="alloc"))
+            results.append(allocs[-1])
         call_args = _fields(args) + allocs
         if len(value.args) > 2:
             extra = value.args[2]
@@ -66,10 +78,24 @@ class _Rewriter(ExprMutator):
             call_args += list(values)
             call_args = [_as_value(a) for a in call_args]
         self.builder_.emit(Call(callee, call_args), name_hint="_")
-        single = len(allocs) == 1 and not isinstance(out_ty, TupleType)
-        result = allocs[0] if single else Tuple(allocs)
+        single = len(results) == 1 and not isinstance(out_ty, TupleType)
+        result = results[0] if single else _rebuild(out_ty, iter(results))
         bound = self.builder_.emit(result, name_hint=binding.var.name_hint)
         self.set_var_remap(binding.var, bound)
+
+
+def _flatten(ty):
+    """The leaf types of a (nested) tuple type, in order."""
+    if isinstance(ty, TupleType):
+        return [leaf for field in ty.fields for leaf in _flatten(field)]
+    return [ty]
+
+
+def _rebuild(ty, leaves):
+    """A (nested) Tuple of the next leaves with the structure of ``ty``."""
+    if isinstance(ty, TupleType):
+        return Tuple([_rebuild(field, leaves) for field in ty.fields])
+    return next(leaves)
 
 
 def _alloc_shape(ty):
@@ -105,7 +131,9 @@ class CallTIRRewrite:
         for gvar, func in relax_functions(mod):
             rewriter.changed = False
             new_func = rewriter.visit_expr(func)
-            if rewriter.changed:
+            if rewriter.changed and new_func.is_pure:
+                # An impure function needs no override (TVM's well-formedness forbids
+                # relax.force_pure on it).
                 new_func = new_func.with_attr("relax.force_pure", True)
             if new_func is not func:
                 rewriter.builder_.update_func(gvar, new_func)

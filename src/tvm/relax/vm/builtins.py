@@ -148,10 +148,26 @@ def make_prim_value(heap, code, value):
     return int(value) if code == 0 else int(heap[value])
 
 
+def storage_bytes(size, dtype="uint8") -> int:
+    """Bytes of a storage of ``size`` (a shape) elements of ``dtype``, as TVM's allocator
+    counts them (``R.vm.alloc_storage(R.shape([4]), dtype="float32")`` is 16 bytes)."""
+    from ..op.registry import reference_dtype  # lazy: the dtype table
+
+    dims = tuple(size) if isinstance(size, (tuple, list)) else (size,)
+    count = 1
+    for d in dims:
+        count *= int(d)
+    name = str(getattr(dtype, "dtype", dtype) or "uint8")
+    try:
+        itemsize = np.dtype(reference_dtype(name)).itemsize
+    except TypeError:
+        itemsize = 1
+    return count * itemsize
+
+
 def alloc_storage(size, device_index=0, dtype="uint8", scope="global"):
-    """``R.vm.alloc_storage``: ``size`` (a shape of one value) bytes."""
-    nbytes = int(size[0]) if isinstance(size, tuple) else int(size)
-    return np.empty(nbytes, dtype=np.uint8)
+    """``R.vm.alloc_storage``: ``prod(size)`` elements of ``dtype`` (bytes by default)."""
+    return np.empty(storage_bytes(size, dtype), dtype=np.uint8)
 
 
 def memory_alloc_storage(size, device_index=0, scope="global", dtype="uint8"):

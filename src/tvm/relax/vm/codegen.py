@@ -66,6 +66,8 @@ class FunctionCode:
         self.storage_of = {}
         #: byte size of each shared storage.
         self.storage_sizes = []
+        #: the Relax parameter names, in order (``set_input``/``save_function`` keywords).
+        self.param_names = []
 
 
 def compile_function(name, func, mod, profile=False, check_params=True) -> FunctionCode:
@@ -170,6 +172,7 @@ class _Gen:
         )
         if self.storage is not None:
             code.storage_of, code.storage_sizes = self.storage_of, self.storage.sizes
+        code.param_names = [p.name_hint for p in func.params]
         return code
 
     def _find_escaping(self, func):
@@ -458,6 +461,8 @@ class _Gen:
             name = op.name
             if name in _CALL_TIR:
                 return self._call_tir(call, indent, var)
+            if name == "relax.call_tir_inplace":
+                return self._call_tir_inplace(call, indent)
             special = _SPECIAL.get(name)
             if special is not None:
                 return special(self, call, indent)
@@ -479,6 +484,10 @@ class _Gen:
             return f"_funcs[{op.name_hint!r}]({', '.join(args)})"
         callee = self.expr(op, indent)
         args = [self.expr(a, indent) for a in call.args]
+        if isinstance(op, Var):
+            # A function value (a callback passed in, or a closure): it receives runtime
+            # tensors, as from any VM call (NumPy arrays are wrapped without a copy).
+            args = [f"_ret({a})" for a in args]
         return f"{callee}({', '.join(args)})"
 
     def _kernel(self, name):
@@ -554,6 +563,38 @@ class _Gen:
         if is_tuple:
             return "(" + "".join(f"{o}, " for o in outs) + ")"
         return outs[0]
+
+    def _call_tir_inplace(self, call, indent):
+        """The kernel writes the in-place outputs into their inputs; new outputs are
+        allocated (never from the planned buffers: they may escape with the inputs)."""
+        gvar = call.args[0]
+        kernel = self._kernel(gvar.name_hint)
+        inputs = call.args[1]
+        args = [self.expr(f, indent) for f in inputs.fields]
+        tys, is_tuple = self._out_types(call)
+        results, fresh = [], []
+        for ty, index in zip(tys, call.attrs.inplace_indices):
+            if int(index) != -1:
+                results.append(args[int(index)])
+                continue
+            out, _ = self._alloc(ty, indent, False, f"R.call_tir_inplace({gvar.name_hint})")
+            fresh.append(out)
+            results.append(out)
+        extra = []
+        if len(call.args) > 2:
+            tir_vars = call.args[2]
+            if isinstance(tir_vars, ShapeExpr):
+                extra = [self.prim(v) for v in tir_vars.values]
+            else:
+                extra = [f"*{self.expr(tir_vars, indent)}"]
+        all_args = ", ".join(args + fresh + extra)
+        if self.profile:
+            self.emit(indent, f"_prof({gvar.name_hint!r}, {kernel}, {all_args})")
+        else:
+            self.emit(indent, f"{kernel}({all_args})")
+        if is_tuple:
+            return "(" + "".join(f"{r}, " for r in results) + ")"
+        return results[0]
 
     def _fallback(self, call, indent):
         op = call.op
@@ -729,6 +770,7 @@ class _ParamError:
         # ~10 ms of a training-step build.
         self._ty, self._annotation = ty, None
         self.ndim = ty.ndim if isinstance(ty, TensorType) else -1
+        self.kind = _kind_of(ty)
 
     @property
     def annotation(self) -> str:
@@ -754,9 +796,29 @@ class _ParamError:
         ndim = getattr(self, "ndim", -1)
         if shape is not None and ndim not in (-1, len(shape)):
             got += f" (ndim {len(shape)}, expected ndim {ndim})"
-        raise ValueError(
-            f"VirtualMachine: function {self.fname}: {where} expects {annotation}, got {got}"
-        )
+        message = f"VirtualMachine: function {self.fname}: {where} expects {annotation}, got {got}"
+        if _wrong_kind(getattr(self, "kind", None), value):
+            # A value of another kind (a list for a tensor): TVM's TypeError.
+            raise TypeError(message)
+        raise ValueError(message)
+
+
+def _kind_of(ty):
+    """The kind of value a type describes: "tensor", "shape", "tuple" or None (any other)."""
+    if isinstance(ty, TensorType):
+        return "tensor"
+    return {"ShapeType": "shape", "TupleType": "tuple"}.get(type(ty).__name__)
+
+
+def _wrong_kind(kind, value) -> bool:
+    """Whether ``value`` is not even of ``kind`` (a list given for a tensor)."""
+    if kind == "tensor":
+        return isinstance(value, tuple) or not hasattr(value, "shape")
+    if kind == "shape":
+        return not isinstance(value, tuple)
+    if kind == "tuple":
+        return not isinstance(value, (tuple, list)) or hasattr(value, "shape")
+    return False
 
 
 def _ignore_mismatch(_value):

@@ -23,6 +23,7 @@ import numpy as np
 import tvm_ffi
 
 from ...runtime import _dlpack, device_api, empty, tensor
+from .builtins import storage_bytes
 
 __all__ = ["DeviceMemory"]
 
@@ -63,9 +64,9 @@ class DeviceMemory:
         return tvm_ffi.from_dlpack(producer)
 
     def alloc_storage(self, size, device_index=0, dtype="uint8", scope="global"):
-        """``vm.builtin.alloc_storage`` on the device: a byte tensor."""
-        nbytes = int(size[0]) if isinstance(size, tuple) else int(size)
-        return self.empty((max(nbytes, 1),), "uint8")
+        """``vm.builtin.alloc_storage`` on the device: a byte tensor of ``prod(size)``
+        elements of ``dtype``."""
+        return self.empty((max(storage_bytes(size, dtype), 1),), "uint8")
 
     def memory_alloc_storage(self, size, device_index=0, scope="global", dtype="uint8"):
         """``memory.alloc_storage`` (argument order of ``R.memory``)."""

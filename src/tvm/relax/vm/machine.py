@@ -282,6 +282,8 @@ class VirtualMachine:
         """Return ``f(*args) -> BenchmarkResult`` timing ``func_name``.
 
         With no arguments, ``f()`` uses the inputs stored by :meth:`set_input`.
+        ``func_name="invoke_stateful"`` times :meth:`invoke_stateful`: ``f("main")`` runs
+        ``main`` on its stored inputs (as TVM's VM module function of that name).
         """
         from ...runtime.module import BenchmarkResult
 
@@ -291,10 +293,10 @@ class VirtualMachine:
             )
         if f_preproc:
             raise ValueError(f"time_evaluator: f_preproc={f_preproc!r} is not supported")
-        func = self[func_name]
+        func = self.invoke_stateful if func_name == "invoke_stateful" else self[func_name]
 
         def evaluator(*args: Any) -> BenchmarkResult:
-            if not args:
+            if not args and func_name != "invoke_stateful":
                 args = self._inputs.get(func_name, ())
             func(*args)  # warm up
             results: list[float] = []
@@ -382,9 +384,16 @@ def _find_function(ns: dict[str, Any], code: Any) -> Callable[..., Any]:
 
 def _param_names(exe: Executable, func_name: str) -> list[str]:
     mod = exe.mod
-    if mod is None:
-        raise ValueError("set_input with keyword arguments needs the executable's IRModule")
-    return [p.name_hint for p in mod[func_name].params]
+    if mod is not None and func_name in [g.name_hint for g in mod.get_global_vars()]:
+        return [p.name_hint for p in mod[func_name].params]
+    codes = exe._codes.get(func_name)
+    names = getattr(codes[0], "param_names", None) if codes else None
+    if not names and codes:
+        raise ValueError(
+            f"VirtualMachine: keyword arguments of {func_name} need its parameter names, which "
+            "this executable (written by an older pytvm) does not record"
+        )
+    return list(names or [])
 
 
 class ProfileReport:

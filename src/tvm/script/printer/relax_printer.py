@@ -430,6 +430,13 @@ def _call_tir_like(name):
                 keys.append("te_grad_kwargs")
                 kw_path = attr_path(attrs_path, "te_grad_kwargs")
                 values.append(attr_value_doc(dict(call.attrs.te_grad_kwargs), kw_path, d))
+        if name == "call_tir_inplace":
+            indices_path = attr_path(attr_path(path, "attrs"), "inplace_indices")
+            keys.append("inplace_indices")
+            values.append(ListDoc(
+                [LiteralDoc(int(i), item_path(indices_path, k))
+                 for k, i in enumerate(call.attrs.inplace_indices)]
+            ).add_path(indices_path))
         if len(args) > 2:
             keys.append("tir_vars")
             values.append(d.as_doc(args[2], item_path(attr_path(path, "args"), 2)))
@@ -444,6 +451,29 @@ register_call_printer("relax.call_dps_packed", annotate_binding=False)(
 )
 # Unlike call_tir, TVM 0.27 annotates a call_tir_with_grad binding with its type.
 register_call_printer("relax.call_tir_with_grad")(_call_tir_like("call_tir_with_grad"))
+
+
+@register_call_printer("relax.unique")
+def _print_unique(call, path, d):
+    """``R.unique(x, sorted=True, ..., axis=1)``: the flag arguments as keywords (TVM's form)."""
+    args_path = attr_path(path, "args")
+    names = ["sorted", "return_index", "return_inverse", "return_counts", "axis"]
+    keys, values = [], []
+    for i, (name, arg) in enumerate(zip(names, call.args[1:]), start=1):
+        value = getattr(arg, "value", None)
+        literal = getattr(value, "value", None)
+        keys.append(name)
+        if literal is None:
+            values.append(d.as_doc(arg, item_path(args_path, i)))
+        else:
+            literal = bool(literal) if name != "axis" else int(literal)
+            values.append(LiteralDoc(literal, item_path(args_path, i)))
+    x_doc = d.as_doc(call.args[0], item_path(args_path, 0))
+    return CallDoc(_r(d, "unique"), [x_doc], keys, values)
+
+
+# TVM 0.27 annotates a call_tir_inplace binding with its type too.
+register_call_printer("relax.call_tir_inplace")(_call_tir_like("call_tir_inplace"))
 
 
 def _ty_args_tuple_doc(call, path, d):

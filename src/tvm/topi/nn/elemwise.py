@@ -8,7 +8,7 @@ import math
 from ... import te, tirx
 from ...tirx import generic as _g
 from ..math import elemwise
-from ..utils import const_like, normalize_axis
+from ..utils import const_like, get_const_int, is_const_int, normalize_axis
 
 __all__ = ["dropout", "gelu", "gelu_tanh", "leaky_relu", "prelu", "relu", "silu", "softplus"]
 
@@ -29,14 +29,24 @@ def leaky_relu(x, alpha):
 
 
 def prelu(x, slope, axis=1):
-    """``x`` where positive, else ``slope[c] * x`` with ``c`` the index along ``axis``."""
+    """``x`` where positive, else ``slope[c] * x`` with ``c`` the index along ``axis``.
+
+    ``slope`` is 1-D: one value per channel, or a single value that a ``slope_broadcasted``
+    stage repeats for every channel (TVM's staging).
+    """
     axis = normalize_axis(axis, x.ndim, "prelu")
+    if len(slope.shape) != 1:
+        raise ValueError(f"prelu: slope must be 1-D, got shape {tuple(slope.shape)}")
+    if is_const_int(slope.shape[0]) and get_const_int(slope.shape[0]) == 1:
+        single = slope
+        zero = const_like(0, getattr(single.shape[0], "dtype", "int32"))
+        slope = te.compute((x.shape[axis],), lambda c: single[zero], name="slope_broadcasted")
 
     def body(*i):
         v = x(*i)
         return tirx.Select(_g.greater(v, const_like(0, v.dtype)), v, v * slope(i[axis]))
 
-    return te.compute(x.shape, body, name="T_prelu", tag="broadcast")
+    return te.compute(x.shape, body, name="compute", tag="broadcast")
 
 
 def gelu(x):

@@ -16,6 +16,8 @@ ARITH = {
     "divide": np.divide,
     "floor_divide": lambda a, b: np.floor(a / b),
     "power": np.power,
+    "atan2": np.arctan2,
+    "log_add_exp": np.logaddexp,
     "maximum": np.maximum,
     "minimum": np.minimum,
 }
@@ -192,3 +194,19 @@ ERRORS = [
     ),
     Err(op.equal, [t((2, 3)), t((4,))], ValueError, ("equal", "not broadcastable")),
 ]
+
+# atan2 keeps the quadrant of (x2, x1): every sign combination, and x2 == 0.
+CASES.append(
+    Case(
+        op.atan2,
+        [t((6,)), t((6,))],
+        'R.Tensor((6,), dtype="float32")',
+        lambda a, b: np.arctan2(a, b).astype("float32"),
+        inputs=[
+            np.array([1, 1, -1, -1, 2, -2], "float32"),
+            np.array([1, -1, 1, -1, 0, 0], "float32"),
+        ],
+        grad=False,
+        id="atan2-quadrants",
+    )
+)

@@ -157,6 +157,13 @@ CASES = [
     Case(nn.batch_flatten, [t(("n", 3, 2))], 'R.Tensor((n, 6), dtype="float32")', None,
          id="batch_flatten-sym"),
     Case(nn.leakyrelu, [t((2, 3)), 0.1], F23, lambda x: np.where(x > 0, x, 0.1 * x)),
+    # prelu: one slope per channel (axis 1), or one slope for every channel
+    Case(nn.prelu, [t((2, 3)), t((3,))], F23, lambda x, a: np.where(x > 0, x, a * x),
+         id="prelu-per-channel"),
+    Case(nn.prelu, [t((2, 3)), t((1,))], F23, lambda x, a: np.where(x > 0, x, a[0] * x),
+         id="prelu-single-slope"),
+    Case(nn.prelu, [t((3, 2)), t((3,))], 'R.Tensor((3, 2), dtype="float32")',
+         lambda x, a: np.where(x > 0, x, a[:, None] * x), kwargs={"axis": 0}, id="prelu-axis0"),
     Case(nn.gelu, [t((2, 3))], F23, lambda x: 0.5 * x * (1 + _erf(x / math.sqrt(2)))),
     Case(
         nn.gelu_tanh,
@@ -609,6 +616,9 @@ ERRORS = [
         ("nn.softmax", "the input axis 5 is out of range", "[-2, 2)"),
     ),
     Err(nn.gelu, [t((2,), "int32")], TypeError, ("nn.gelu", "float dtype")),
+    Err(nn.prelu, [t((2, 3), "int32"), t((3,), "int32")], TypeError, ("Prelu", "float dtype")),
+    Err(nn.prelu, [t((2, 3)), t((3,))], ValueError, ("axis 2", "out of range"),
+        kwargs={"axis": 2}),
     Err(
         nn.conv2d,
         [t((1, 3, 8, 8)), t((4, 2, 3, 3))],

@@ -46,6 +46,8 @@ MORE_BINARY_ARITH_OPS = (
     ("floor_mod", "Elementwise remainder of floor division (sign of the divisor)."),
     ("mod", "Elementwise remainder of truncated division (sign of the dividend)."),
     ("power", "Elementwise power."),
+    ("atan2", "Elementwise arc tangent of ``x1 / x2`` in the quadrant of ``(x2, x1)``."),
+    ("log_add_exp", "Elementwise ``log(exp(x1) + exp(x2))``, computed without overflow."),
     ("maximum", "Elementwise maximum."),
     ("minimum", "Elementwise minimum."),
     ("logical_and", "Elementwise logical AND."),

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from ..binary import (
+    add,
     divide,
     greater_equal,
     less,
@@ -12,7 +13,7 @@ from ..binary import (
 )
 from ..grad.grad import fit_shape, no_grad_all, register_gradient, scalar
 from ..ternary import where
-from ..unary import floor, log, negative, trunc
+from ..unary import exp, floor, log, negative, trunc
 
 
 @register_gradient("relax.add")
@@ -107,3 +108,24 @@ register_gradient("relax.mod", _remainder_grad(trunc))
 # floor_divide and the logical ops are piecewise constant: no gradient flows through them.
 for _name in ("floor_divide", "logical_and", "logical_or", "logical_xor"):
     register_gradient(f"relax.{_name}", _no_grad_rule)
+
+
+@register_gradient("relax.atan2")
+def _atan2_grad(orig_var, orig_call, output_grad, ctx):
+    # z = atan2(y, x): dz/dy = x / (x^2 + y^2), dz/dx = -y / (x^2 + y^2).
+    y, x = orig_call.args
+    norm = add(multiply(x, x), multiply(y, y))
+    return [
+        fit_shape(ctx, divide(multiply(output_grad, x), norm), y),
+        fit_shape(ctx, divide(negative(multiply(output_grad, y)), norm), x),
+    ]
+
+
+@register_gradient("relax.log_add_exp")
+def _log_add_exp_grad(orig_var, orig_call, output_grad, ctx):
+    # z = log(exp(a) + exp(b)): dz/da = exp(a - z), dz/db = exp(b - z).
+    a, b = orig_call.args
+    return [
+        fit_shape(ctx, multiply(output_grad, exp(subtract(a, orig_var))), a),
+        fit_shape(ctx, multiply(output_grad, exp(subtract(b, orig_var))), b),
+    ]

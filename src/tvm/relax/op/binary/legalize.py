@@ -14,6 +14,8 @@ _NAMES = [
     "floor_mod",
     "mod",
     "power",
+    "atan2",
+    "log_add_exp",
     "maximum",
     "minimum",
     "logical_and",

@@ -58,6 +58,8 @@ _ARITH = {
     "floor_mod": _floor_mod,
     "mod": _mod,
     "power": np.power,
+    "atan2": np.arctan2,
+    "log_add_exp": np.logaddexp,
     "maximum": np.maximum,
     "minimum": np.minimum,
     "logical_and": np.logical_and,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from ....ir.op import register_op_attr
 from ...expr import Call, ShapeExpr
 from ..op_attrs import InitAttrs
 from ..registry import register_relax_op
@@ -63,6 +64,8 @@ _FULL = register_relax_op(
     attrs_type_key=_INIT_KEY,
     description="A tensor filled with a scalar value.",
 )
+# Its output shape is an argument's value (TVM's FDataDependent: legalized even when unknown).
+register_op_attr("relax.full", "FDataDependent", True)
 _FULL_LIKE = register_relax_op(
     "full_like",
     2,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from ....ir.op import register_op_attr
 from ...expr import Call, Tuple
 from ..infer_utils import prim_value_arg
 from ..op_attrs import StridedSliceAttrs, TakeAttrs
@@ -33,6 +34,9 @@ _DYN_SLICE = register_relax_op(
     infer_dynamic_strided_slice,
     description="Slice with begin/end/strides given as tensors.",
 )
+
+# The output shape depends on the bound tensors' values (TVM's FDataDependent).
+register_op_attr("relax.dynamic_strided_slice", "FDataDependent", True)
 
 
 def take(x, indices, axis=None, mode="fast"):

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+from ...expr import ShapeExpr
 from ...ir_types import IntImm64
+from ...ty import PrimType, TensorType
 from ..infer_utils import (
+    is_int_dtype,
     known_shape,
     make_tensor_type,
     normalize_axis,
@@ -17,8 +20,22 @@ from ..infer_utils import (
 
 
 def infer_take(call, _bb=None):
-    """``x.shape[:axis] + indices.shape + x.shape[axis + 1:]`` (indices are integers)."""
-    data, indices = tensor_args(call, 2)
+    """``x.shape[:axis] + indices.shape + x.shape[axis + 1:]`` (indices are integers).
+
+    ``indices`` may be a scalar ``R.Prim`` integer (TVM's ``R.take(x, R.prim_value(i))``):
+    it counts as a 0-d index, so the axis is dropped.
+    """
+    if len(call.args) == 2 and isinstance(call.args[1].ty, PrimType):
+        data = tensor_arg(call, 0)
+        index_ty = call.args[1].ty
+        if not is_int_dtype(index_ty.dtype):
+            raise TypeError(
+                "Take op requires the input indices to have integer dtype. However, the given "
+                f"indices dtype is T.{index_ty.dtype}"
+            )
+        indices = TensorType(ShapeExpr([]), index_ty.dtype)
+    else:
+        data, indices = tensor_args(call, 2)
     require_int(call, indices, "input indices", "Take op")
     axis = call.attrs.axis
     if axis is None:

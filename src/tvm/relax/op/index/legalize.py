@@ -11,6 +11,7 @@ bounds are clamped).
 from __future__ import annotations
 
 from .... import te, tirx, topi
+from ...expr import PrimValue
 from ...transform.legalize_ops.common import prim_value, register_legalize, tuple_fields
 
 
@@ -19,6 +20,9 @@ def _take(bb, call):
     x, indices = call.args
     axis = call.attrs.axis
     mode = call.attrs.mode or "fast"
+    if isinstance(indices, PrimValue) and isinstance(indices.value, tirx.IntImm):
+        # A constant scalar index is folded into the kernel (no scalar parameter).
+        indices = indices.value
     return bb.call_te(
         topi.take,
         x,

@@ -11,7 +11,7 @@ from ..registry import register_reference
 def _take(attrs, x, indices):
     # "fast" assumes in-range indices; clipping gives the same result for those.
     mode = {"wrap": "wrap"}.get(attrs.mode, "clip")
-    return np.take(x, indices.astype(np.int64), axis=attrs.axis, mode=mode)
+    return np.take(x, np.asarray(indices).astype(np.int64), axis=attrs.axis, mode=mode)
 
 
 @register_reference("strided_slice")

@@ -30,10 +30,15 @@ def _matmul_te(out_dtype):
         dtype = out_dtype or a.dtype
 
         def index(tensor_batch, ndim_batch_own, idx_batch):
-            # Broadcast batch dims of size 1 read index 0; missing leading dims are dropped.
+            # A broadcast batch dim (size 1 against a larger one) reads index 0; a dim of 1 on
+            # both sides keeps the loop index (TVM's kernel); missing leading dims are dropped.
             own = tensor_batch[nbatch - ndim_batch_own :]
+            out = batch[nbatch - ndim_batch_own :]
             picked = idx_batch[nbatch - ndim_batch_own :]
-            return [tirx.const(0, "int64") if _is_one(d) else i for d, i in zip(own, picked)]
+            return [
+                tirx.const(0, "int64") if _is_one(d) and not _is_one(o) else i
+                for d, o, i in zip(own, out, picked)
+            ]
 
         def body(*idx):
             idx = list(idx)
@@ -58,6 +63,14 @@ def _is_one(dim):
 def _matmul(bb, call):
     out_dtype = call.attrs.out_dtype or call.ty.dtype
     a, b = call.args
+    unknown = [f"{arg.name_hint if hasattr(arg, 'name_hint') else arg} ({arg.ty})"
+               for arg in (a, b) if str(arg.ty.dtype) in ("void", "")]
+    if unknown or str(out_dtype) in ("void", ""):
+        # TVM's kind (an AssertionError) and wording: the kernel needs concrete dtypes.
+        raise AssertionError(
+            "To legalize R.matmul into R.call_tir, the dtype of the arguments and of the result "
+            f"must be known; unknown: {', '.join(unknown) or 'the result'}"
+        )
     return bb.call_te(_matmul_te(out_dtype), a, b, primfunc_name_hint="matmul")
 
 

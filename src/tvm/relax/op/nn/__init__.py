@@ -26,6 +26,7 @@ from .attrs import (
     NLLLossAttrs,
     PadAttrs,
     Pool2DAttrs,
+    PReluAttrs,
     RMSNormAttrs,
     SoftmaxAttrs,
     SoftplusAttrs,
@@ -58,6 +59,7 @@ __all__ = [
     "max_pool3d",
     "nll_loss",
     "pad",
+    "prelu",
     "relu",
     "relu6",
     "rms_norm",
@@ -70,6 +72,7 @@ __all__ = [
 NN_OPS = (
     ("relu", 1, _infer.infer_activation_any, "", "Rectified linear unit max(x, 0)."),
     ("leakyrelu", 1, _infer.infer_activation_float, "LeakyReluAttrs", "Leaky ReLU."),
+    ("prelu", 2, _infer.infer_prelu, "PReluAttrs", "Parametric ReLU (a slope per channel)."),
     ("gelu", 1, _infer.infer_activation_float, "", "GELU (erf form)."),
     ("gelu_tanh", 1, _infer.infer_activation_float, "", "GELU (tanh approximation)."),
     ("silu", 1, _infer.infer_activation_float, "", "SiLU x * sigmoid(x)."),
@@ -134,6 +137,12 @@ def relu(data):
 def leakyrelu(data, alpha=0.01):
     """``R.nn.leakyrelu(data, alpha=0.01)``: ``x`` if ``x > 0`` else ``alpha * x``."""
     return Call(_OPS["leakyrelu"], [data], LeakyReluAttrs(float(alpha)))
+
+
+def prelu(data, alpha, axis=1):
+    """``R.nn.prelu(data, alpha, axis=1)``: ``x`` if ``x > 0`` else ``alpha[c] * x``, with ``c``
+    the index along ``axis`` (``alpha`` is 1-D: one slope per channel, or one for all)."""
+    return Call(_OPS["prelu"], [data, alpha], PReluAttrs(int(axis)))
 
 
 def gelu(data):

@@ -22,6 +22,7 @@ __all__ = [
     "LayerNormAttrs",
     "LeakyReluAttrs",
     "NLLLossAttrs",
+    "PReluAttrs",
     "PadAttrs",
     "Pool1DAttrs",
     "Pool2DAttrs",
@@ -219,3 +220,9 @@ class PadAttrs(Attrs, type_key="relax.attrs.PadAttrs"):
     pad_width: object = ()
     pad_value: float = 0.0
     pad_mode: str = "constant"
+
+
+class PReluAttrs(Attrs, type_key="relax.attrs.PReluAttrs"):
+    """``prelu``: the channel ``axis`` that ``alpha`` runs along."""
+
+    axis: int = 1

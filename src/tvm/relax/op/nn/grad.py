@@ -750,3 +750,26 @@ def _relu6_grad(orig_var, orig_call, output_grad, ctx):
 @register_gradient("relax.nn.batch_flatten")
 def _batch_flatten_grad(orig_var, orig_call, output_grad, ctx):
     return [reshape(output_grad, shape_of(orig_call.args[0]))]
+
+
+@register_gradient("relax.nn.prelu")
+def _prelu_grad(orig_var, orig_call, output_grad, ctx):
+    # y = x if x > 0 else a[c] * x: dy/dx = 1 or a[c]; dy/da[c] = sum of x where x <= 0.
+    x, alpha = orig_call.args
+    ndim = x.ty.ndim
+    if ndim < 0:
+        raise ValueError("the gradient of R.nn.prelu is not supported yet for an input of unknown "
+                         "rank: the slope is reshaped along its axis")
+    axis = int(orig_call.attrs.axis) % ndim
+    slope_shape = [1] * ndim
+    slope_shape[axis] = -1
+    slope = reshape(alpha, slope_shape)
+    positive = greater(x, scalar(0.0, x))
+    dx = where(positive, output_grad, multiply(output_grad, slope))
+    per_element = where(positive, scalar(0.0, x), multiply(output_grad, x))
+    alpha_dims = static_dims(alpha)
+    if alpha_dims is not None and alpha_dims == [1]:
+        dalpha = reshape(sum(per_element), [1])
+    else:
+        dalpha = sum(per_element, axis=[i for i in range(ndim) if i != axis])
+    return [dx, dalpha]

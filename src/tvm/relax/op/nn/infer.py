@@ -386,3 +386,13 @@ def infer_pad(call, _bb=None):
         return make_tensor_type(None, data.dtype, data.ndim)
     out = [simplify_dim(v + widths[2 * i] + widths[2 * i + 1]) for i, v in enumerate(values)]
     return make_tensor_type(out, data.dtype, data.ndim)
+
+
+def infer_prelu(call, _bb=None):
+    """``prelu``: float data, ``attrs.axis`` range-checked; the data's type out."""
+    data = tensor_arg(call, 0)
+    if data.ndim == -1:
+        return data
+    require_float(call, data, "Prelu")
+    normalize_axis(call, data.ndim, call.attrs.axis)
+    return data

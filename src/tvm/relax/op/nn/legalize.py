@@ -70,6 +70,12 @@ def _leakyrelu(bb, call):
     )
 
 
+@register_legalize("relax.nn.prelu")
+def _prelu(bb, call):
+    return bb.call_te(tnn.prelu, call.args[0], call.args[1], int(call.attrs.axis),
+                      primfunc_name_hint="prelu")
+
+
 @register_legalize("relax.nn.softplus")
 def _softplus(bb, call):
     attrs = call.attrs

@@ -27,6 +27,15 @@ def _relu(_attrs, x):
     return np.maximum(x, np.zeros((), x.dtype))
 
 
+@register_reference("nn.prelu")
+def _prelu(attrs, x, alpha):
+    shape = [1] * x.ndim
+    shape[attrs.axis % x.ndim] = -1
+    slope = np.asarray(alpha).reshape(-1)
+    slope = np.broadcast_to(slope, (x.shape[attrs.axis % x.ndim],)).reshape(shape)
+    return _like(np.where(x > 0, x, slope * _f64(x)), x)
+
+
 @register_reference("nn.leakyrelu")
 def _leakyrelu(attrs, x):
     return _like(np.where(x > 0, x, attrs.alpha * _f64(x)), x)

@@ -29,6 +29,7 @@ KEPT_OPS = frozenset(
     {
         "relax.call_tir",
         "relax.call_tir_with_grad",  # kept as in TVM 0.27; the VM runs it as call_tir
+        "relax.call_tir_inplace",
         "relax.call_dps_packed",
         "relax.call_packed",
         "relax.call_pure_packed",
@@ -64,8 +65,10 @@ class _Legalizer(ExprMutator):
             self._missing(call.op)
             return call
         # As in TVM, a call whose tensors have unknown shapes is left for a later stage.
-        output_known = has_known_shape(call.ty) or getattr(
-            rule, "legalizes_unknown_output_shape", False
+        output_known = (
+            has_known_shape(call.ty)
+            or getattr(rule, "legalizes_unknown_output_shape", False)
+            or bool(call.op.get_attr("FDataDependent"))
         )
         if not output_known or not all(has_known_shape(a.ty) for a in call.args):
             if self.enable_warning:
@@ -82,7 +85,13 @@ class _Legalizer(ExprMutator):
         # A rule that emitted bindings (its result refers to them) is not remembered; the
         # builder's binding table tells (read directly: BlockBuilder has no public count).
         bindings_before = len(self.builder_._bindings)
-        result = self.builder_.normalize(rule(self.builder_, call))
+        raw = rule(self.builder_, call)
+        if (isinstance(raw, Call) and isinstance(raw.op, Op) and raw.op.name != name
+                and any(isinstance(a, Call) for a in raw.args)):
+            # A composite of other high-level ops (``matmul(a, w) + b``): legalized inside out,
+            # as TVM visits a rule's result again.
+            return self.visit_call_(raw)
+        result = self.builder_.normalize(raw)
         if len(self.builder_._bindings) == bindings_before:
             self._remember(call, rule, result, key)
         # A rule may return other high-level ops (a composite): legalize them in turn.
@@ -153,12 +162,15 @@ class _Legalizer(ExprMutator):
         name = op.name
         if name in KEPT_OPS or name.startswith(_KEPT_PREFIXES) or name in self.keep_ops:
             return
-        if not name.startswith("relax."):
+        if not name.startswith("relax.") or not self.enable_warning:
             return
-        raise TypeError(
-            f"LegalizeOps: no legalization rule (FLegalize) for {name}. "
-            + op.missing_rule_message("FLegalize", "needed by LegalizeOps")
-            + " To leave the op as is, pass keep_ops=[...] to LegalizeOps."
+        # As TVM: the call is left as it is (a later stage, or the VM's reference rule, runs
+        # it); with enable_warning the message says where the rule belongs.
+        warnings.warn(
+            f"LegalizeOps: no legalization rule (FLegalize) for {name}; the call is left as "
+            "it is. " + op.missing_rule_message("FLegalize", "needed by LegalizeOps")
+            + " To silence this warning, pass keep_ops=[...] to LegalizeOps.",
+            stacklevel=3,
         )
 
 
@@ -209,10 +221,11 @@ class LegalizeOps:
     customize_legalize_map : dict[str, callable], optional
         Rules ``rule(bb, call)`` that take precedence over the registered ones.
     enable_warning : bool
-        Warn about calls left as they are because a shape is unknown.
+        Warn about calls left as they are: a shape is unknown, or the op has no rule (the
+        warning names the file the rule belongs in).
     keep_ops : iterable of str, optional
-        Extra op names to leave as they are (pytvm extension). Any other op of the library
-        without a rule raises a ``TypeError`` naming the op and the file to add the rule to.
+        Extra op names to leave as they are without a warning (pytvm extension). As in TVM,
+        a call of an op without a rule is left as it is.
     """
 
     def __init__(self, customize_legalize_map=None, enable_warning=True, keep_ops=None):

@@ -11,7 +11,7 @@ from __future__ import annotations
 import importlib
 import threading
 
-from ....ir.op import register_op_attr
+from ....ir.op import register_attr_loader, register_op_attr
 from ...expr import Constant, PrimValue, ShapeExpr, Tuple
 from ...ty import ShapeType, TensorType
 
@@ -29,6 +29,8 @@ RULE_FAMILIES = (
     "linear_algebra",
     "statistical",
     "search",
+    "qdq",
+    "set",
     "nn",
     "grad",
 )
@@ -63,6 +65,11 @@ def load_default_rules() -> None:
             _LOAD_STATE["loaded"] = True
         finally:
             _LOAD_STATE["loading"] = False
+
+
+# ``Op.get(name).get_attr("FLegalize")`` sees the default rules too (TVM registers them at
+# import); they are imported on that first read rather than with tvm.relax.
+register_attr_loader("FLegalize", load_default_rules)
 
 
 def register_legalize(op_name: str, legal_func=None, level: int = 10):

@@ -49,6 +49,8 @@ __all__ = [
     "emit_match_cast",
     "emit_te",
     "emit_var_binding",
+    "emit_with_ty",
+    "emit_with_type",
     "func_attr",
     "func_is_pure",
     "func_name",
@@ -210,6 +212,28 @@ def emit_te(func, *args, **kwargs) -> relax.Call:
     from ..ir.frame import _module_frame
 
     return call_te(_ModuleFunctionAdder(_module_frame("R.emit_te")), func, *args, **kwargs)
+
+
+def emit_with_type(op: str, args, ty_args=None) -> relax.Call:
+    """``R.emit_with_type("relax.builtin.alloc_tensor", (args...), (ty,...))``: a call of the
+    registered op named ``op`` with the given arguments and type arguments (no attributes).
+    The call is returned; assigning it in TVMScript emits its binding."""
+    from tvm.ir.op import Op  # lazy: only TVMScript that spells raw op calls needs it
+
+    if isinstance(args, relax.Tuple):
+        args = list(args.fields)
+    elif isinstance(args, relax.Expr):
+        args = [args]
+    if ty_args is None:
+        ty_args = []
+    elif not isinstance(ty_args, (list, tuple)):
+        ty_args = [ty_args]
+    return relax.Call(Op.get(op), list(args), None, list(ty_args))
+
+
+def emit_with_ty(op: str, args, ty_args=None) -> relax.Call:
+    """TVM's older name of :func:`emit_with_type`."""
+    return emit_with_type(op, args, ty_args)
 
 
 def emit_var_binding(binding) -> relax.Var:

@@ -25,6 +25,8 @@ from ...ir_builder.relax import (  # noqa: F401
     emit_match_cast,
     emit_te,
     emit_var_binding,
+    emit_with_ty,
+    emit_with_type,
     func_attr,
     func_is_pure,
     func_name,
