@@ -52,3 +52,68 @@ def test_index_bool_mask_rejected(torch_check):
     ep = torch_check.export(Masked(), [x, x > 0])
     with pytest.raises(tvm.error.OpNotImplemented, match="boolean mask.*data-dependent"):
         from_exported_program(ep)
+
+
+# ----- padding="same", 3-D convolution and pooling ---------------------------------------------
+class SameConv(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.c1 = torch.nn.Conv1d(3, 4, 4, padding="same")  # even kernel: extra pad at the end
+        self.c1d = torch.nn.Conv1d(3, 2, 3, padding="same", dilation=3)
+        self.c2 = torch.nn.Conv2d(3, 5, (4, 3), padding="same", dilation=(1, 2))
+        self.c2v = torch.nn.Conv2d(3, 2, 2, padding="valid", bias=False)
+
+    def forward(self, x1, x2):
+        return self.c1(x1), self.c1d(x1), self.c2(x2), self.c2v(x2)
+
+
+@pytest.mark.parametrize("decompose", [True, False])
+def test_conv_padding_same(torch_check, decompose):
+    torch.manual_seed(0)
+    args = [_rand(2, 3, 11), _rand(1, 3, 9, 8)]
+    torch_check.check(SameConv(), args, run_ep_decomposition=decompose, rtol=1e-4, atol=1e-5)
+
+
+class Conv3d(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.a = torch.nn.Conv3d(4, 6, 3, padding=1)
+        self.b = torch.nn.Conv3d(4, 2, (2, 3, 1), stride=(2, 1, 2), dilation=(2, 1, 1), groups=2)
+        self.c = torch.nn.Conv3d(4, 3, (4, 2, 3), padding="same", bias=False)
+
+    def forward(self, x):
+        return self.a(x), self.b(x), self.c(x)
+
+
+@pytest.mark.parametrize("decompose", [True, False])
+def test_conv3d(torch_check, decompose):
+    torch.manual_seed(1)
+    torch_check.check(Conv3d(), [_rand(2, 4, 7, 5, 6)], run_ep_decomposition=decompose, rtol=1e-4)
+
+
+class Pool3d(torch.nn.Module):
+    def forward(self, x):
+        return (
+            F.max_pool3d(x, 3, stride=2, padding=1),
+            F.max_pool3d(x, (2, 3, 2), ceil_mode=True),
+            F.avg_pool3d(x, 3, stride=(1, 2, 2), padding=1),
+            F.avg_pool3d(x, 2, count_include_pad=False, padding=1),
+            F.adaptive_avg_pool3d(x, (3, 2, 4)),
+            F.adaptive_max_pool3d(x[:, :, :6, :4, :6], (3, 2, 3)),
+        )
+
+
+def test_pool3d(torch_check):
+    torch_check.check(Pool3d(), [_rand(2, 3, 7, 5, 9)])
+
+
+def test_pool_indices_rejected(torch_check):
+    from tvm.relax.frontend.torch import from_exported_program
+
+    class WithIndices(torch.nn.Module):
+        def forward(self, x):
+            return F.max_pool2d(x, 2, return_indices=True)
+
+    ep = torch_check.export(WithIndices(), [_rand(1, 2, 5, 5)])
+    with pytest.raises(ValueError, match="max pooling indices.*not supported"):
+        from_exported_program(ep)

@@ -55,7 +55,14 @@ def _convolution(imp, node):
     return _conv(imp, x, w, b, stride, padding, dilation, bool(transposed), output_padding, groups)
 
 
-@register("conv1d.default", "conv2d.default")
+@register(
+    "conv1d.default",
+    "conv2d.default",
+    "conv3d.default",
+    "conv1d.padding",
+    "conv2d.padding",
+    "conv3d.padding",
+)
 def _conv_nd(imp, node):
     args = imp.retrieve_args(node)
     x, w = args[:2]
@@ -64,9 +71,21 @@ def _conv_nd(imp, node):
     padding = _arg(node, args, 4, "padding", 0)
     dilation = _arg(node, args, 5, "dilation", 1)
     groups = _arg(node, args, 6, "groups", 1)
-    if padding in ("same", "valid"):
-        raise ValueError(f"torch frontend: conv padding={padding!r} is not supported yet")
+    spatial = w.struct_info.ndim - 2
+    if padding == "valid":
+        padding = 0
+    elif padding == "same":
+        padding = _same_padding(imp, node.args[1], _ints(dilation, spatial), spatial)
     return _conv(imp, x, w, b, stride, padding, dilation, False, 0, groups)
+
+
+def _same_padding(imp, weight_node, dilation, spatial):
+    """torch's ``padding="same"`` (stride 1): ``dilation * (k - 1)`` per dim, split with the
+    odd element after (torch pads the end when the total is odd: even kernels)."""
+    kernel = [int(k) for k in imp.val(weight_node).shape[2:]]
+    total = [d * (k - 1) for k, d in zip(kernel, dilation)]
+    before = [t // 2 for t in total]
+    return before + [t - b for t, b in zip(total, before)]
 
 
 @register("conv_transpose1d.default", "conv_transpose2d.input")
@@ -84,11 +103,17 @@ def _conv_transpose_nd(imp, node):
 
 def _conv(imp, x, w, b, stride, padding, dilation, transposed, output_padding, groups):
     spatial = w.struct_info.ndim - 2
-    if spatial not in (1, 2):
-        raise ValueError(f"torch frontend: conv{spatial}d is not supported yet (1d and 2d are)")
+    if spatial not in (1, 2, 3) or (spatial == 3 and transposed):
+        kind = "conv_transpose3d" if transposed else f"conv{spatial}d"
+        raise ValueError(
+            f"torch frontend: {kind} is not supported yet (conv1d/2d/3d and "
+            "conv_transpose1d/2d are)"
+        )
     stride, padding = _ints(stride, spatial), _ints(padding, spatial)
     dilation, output_padding = _ints(dilation, spatial), _ints(output_padding, spatial)
-    if not transposed:
+    if spatial == 3:
+        y = _conv3d(imp, x, w, stride, padding, dilation, groups)
+    elif not transposed:
         if spatial == 1:
             y = R.nn.conv1d(x, w, stride, padding, dilation, groups)
         else:
@@ -117,6 +142,60 @@ def _conv(imp, x, w, b, stride, padding, dilation, transposed, output_padding, g
     return R.add(y, imp.emit(R.reshape(b, _bias_shape(spatial + 2))))
 
 
+def _conv3d(imp, x, w, stride, padding, dilation, groups):
+    """A 3-D convolution as a sum of 2-D ones, one per kernel depth offset ``z``.
+
+    pytvm's Relax has no ``R.nn.conv3d``; output depth ``o`` reads input depth
+    ``o * stride + z * dilation``, so for each ``z`` the strided depth slice is folded into
+    the batch (``(N * D_out, C, H, W)``), convolved with ``w[:, :, z]``, and the results are
+    summed. The depth extent must be static.
+    """
+    if len(padding) == 3:
+        padding = padding + padding
+    pd0, pd1 = padding[0], padding[3]
+    hw_pad = [padding[1], padding[2], padding[4], padding[5]]
+    shape = list(x.struct_info.shape)
+    try:
+        depth = int(shape[2]) + pd0 + pd1
+    except TypeError:
+        raise ValueError("torch frontend: conv3d needs a static input depth") from None
+    kd = int(w.struct_info.shape[2])
+    out_depth = (depth - dilation[0] * (kd - 1) - 1) // stride[0] + 1
+    if pd0 or pd1:
+        x = imp.emit(R.nn.pad(x, [0, 0, 0, 0, pd0, pd1, 0, 0, 0, 0]))
+    batch, channels = shape[0], shape[1]
+    acc = None
+    for z in range(kd):
+        begin = z * dilation[0]
+        part = imp.emit(
+            R.strided_slice(
+                x, [2], [begin], [begin + (out_depth - 1) * stride[0] + 1], [stride[0]]
+            )
+        )
+        part = imp.emit(R.permute_dims(part, [0, 2, 1, 3, 4]))
+        part = imp.emit(R.reshape(part, [batch * out_depth, channels, shape[3], shape[4]]))
+        wz = imp.emit(R.squeeze(R.strided_slice(w, [2], [z], [z + 1]), [2]))
+        y = imp.emit(R.nn.conv2d(part, wz, stride[1:], hw_pad, dilation[1:], groups))
+        acc = y if acc is None else imp.emit(R.add(acc, y))
+    out = list(acc.struct_info.shape)
+    acc = imp.emit(R.reshape(acc, [batch, out_depth, out[1], out[2], out[3]]))
+    return R.permute_dims(acc, [0, 2, 1, 3, 4])
+
+
+def _spatial_of(node):
+    name = node.target.__name__
+    return 1 if "1d" in name else 3 if "3d" in name else 2
+
+
+_MAX_POOL = {1: R.nn.max_pool1d, 2: R.nn.max_pool2d, 3: R.nn.max_pool3d}
+_AVG_POOL = {1: R.nn.avg_pool1d, 2: R.nn.avg_pool2d, 3: R.nn.avg_pool3d}
+_ADAPTIVE_AVG = {
+    1: R.nn.adaptive_avg_pool1d,
+    2: R.nn.adaptive_avg_pool2d,
+    3: R.nn.adaptive_avg_pool3d,
+}
+
+
 # ----- pooling ---------------------------------------------------------------------------
 def _pool_args(node, args, spatial, with_dilation=True):
     kernel = _ints(args[1], spatial)
@@ -131,32 +210,34 @@ def _pool_args(node, args, spatial, with_dilation=True):
     "max_pool2d.default",
     "max_pool1d.default",
     "max_pool1d_with_indices.default",
+    "max_pool3d.default",
+    "max_pool3d_with_indices.default",
 )
 def _max_pool(imp, node):
     args = imp.retrieve_args(node)
     x = args[0]
-    spatial = 1 if "1d" in node.target.__name__ else 2
+    spatial = _spatial_of(node)
     kernel, stride, padding = _pool_args(node, args, spatial)
     dilation = _ints(_arg(node, args, 4, "dilation", 1), spatial)
     ceil = bool(_arg(node, args, 5, "ceil_mode", False))
-    pool = R.nn.max_pool1d if spatial == 1 else R.nn.max_pool2d
+    pool = _MAX_POOL[spatial]
     y = imp.emit(pool(x, kernel, stride, padding + padding, dilation, ceil), node)
     if "with_indices" in node.target.__name__:
         return [y, NOT_COMPUTED("max pooling indices")]
     return y
 
 
-@register("avg_pool2d.default", "avg_pool1d.default")
+@register("avg_pool2d.default", "avg_pool1d.default", "avg_pool3d.default")
 def _avg_pool(imp, node):
     args = imp.retrieve_args(node)
     x = args[0]
-    spatial = 1 if "1d" in node.target.__name__ else 2
+    spatial = _spatial_of(node)
     kernel, stride, padding = _pool_args(node, args, spatial)
     ceil = bool(_arg(node, args, 4, "ceil_mode", False))
     include_pad = bool(_arg(node, args, 5, "count_include_pad", True))
     if _arg(node, args, 6, "divisor_override", None) is not None:
         raise ValueError("torch frontend: avg_pool divisor_override is not supported yet")
-    pool = R.nn.avg_pool1d if spatial == 1 else R.nn.avg_pool2d
+    pool = _AVG_POOL[spatial]
     dilation = [1] * spatial
     return pool(x, kernel, stride, padding + padding, dilation, ceil, include_pad)
 
@@ -166,18 +247,21 @@ def _avg_pool(imp, node):
     "adaptive_avg_pool2d.default",
     "adaptive_avg_pool1d.default",
     "_adaptive_avg_pool1d.default",
+    "adaptive_avg_pool3d.default",
+    "_adaptive_avg_pool3d.default",
 )
 def _adaptive_avg_pool(imp, node):
     x, size = imp.retrieve_args(node)[:2]
-    if "1d" in node.target.__name__:
-        return R.nn.adaptive_avg_pool1d(x, _ints(size, 1))
-    return R.nn.adaptive_avg_pool2d(x, _ints(size, 2))
+    spatial = _spatial_of(node)
+    return _ADAPTIVE_AVG[spatial](x, _ints(size, spatial))
 
 
-@register("adaptive_max_pool2d.default", "adaptive_max_pool1d.default")
+@register(
+    "adaptive_max_pool2d.default", "adaptive_max_pool1d.default", "adaptive_max_pool3d.default"
+)
 def _adaptive_max_pool(imp, node):
     x, size = imp.retrieve_args(node)[:2]
-    spatial = 1 if "1d" in node.target.__name__ else 2
+    spatial = _spatial_of(node)
     size = _ints(size, spatial)
     in_sizes = [int(s) for s in imp.val(node.args[0]).shape[-spatial:]]
     if any(i % o for i, o in zip(in_sizes, size)):
@@ -186,8 +270,7 @@ def _adaptive_max_pool(imp, node):
             f"{size} is not supported yet"
         )
     kernel = [i // o for i, o in zip(in_sizes, size)]
-    pool = R.nn.max_pool1d if spatial == 1 else R.nn.max_pool2d
-    y = imp.emit(pool(x, kernel, kernel), node)
+    y = imp.emit(_MAX_POOL[spatial](x, kernel, kernel), node)
     return [y, NOT_COMPUTED("adaptive max pooling indices")]
 
 
