@@ -7,6 +7,7 @@ evaluator and compiled, with odd sizes.
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 import tvm
@@ -117,3 +118,38 @@ def test_pool_indices_rejected(torch_check):
     ep = torch_check.export(WithIndices(), [_rand(1, 2, 5, 5)])
     with pytest.raises(ValueError, match="max pooling indices.*not supported"):
         from_exported_program(ep)
+
+
+# ----- dropout -------------------------------------------------------------------------------
+class DropMLP(torch.nn.Module):
+    def __init__(self, p):
+        super().__init__()
+        self.fc = torch.nn.Linear(5, 3)
+        self.drop = torch.nn.Dropout(p)
+
+    def forward(self, x):
+        return self.drop(self.fc(x))
+
+
+@pytest.mark.parametrize("decompose", [True, False])
+def test_train_mode_dropout_rejected(decompose):
+    from tvm.relax.frontend.torch import from_exported_program
+
+    model = DropMLP(0.3).train()
+    ep = torch.export.export(model, (_rand(2, 5),))
+    with pytest.raises(tvm.error.OpNotImplemented, match="training mode.*no random-number op"):
+        from_exported_program(ep, run_ep_decomposition=decompose)
+
+
+def test_train_mode_dropout_p0_is_identity():
+    from tvm.relax.frontend.torch import from_exported_program
+    from tvm.relax.testing import evaluate
+
+    model = DropMLP(0.0).train()
+    x = _rand(3, 5)
+    mod = from_exported_program(torch.export.export(model, (x,)))
+    got = evaluate(mod, x.numpy())
+    got = got[0] if isinstance(got, (list, tuple)) else got
+    with torch.no_grad():
+        expected = model(x).numpy()
+    np.testing.assert_allclose(np.asarray(got), expected, rtol=1e-5, atol=1e-6)

@@ -10,10 +10,11 @@ from __future__ import annotations
 
 import math
 
+from ....error import OpNotImplemented
 from ... import op as R
 from ...expr import Expr, TupleGetItem
 from .convert_math import as_dtype, dtype_of
-from .importer import register
+from .importer import REJECTORS, register
 
 
 class _NotComputed:
@@ -168,9 +169,7 @@ def _conv3d(imp, x, w, stride, padding, dilation, groups):
     for z in range(kd):
         begin = z * dilation[0]
         part = imp.emit(
-            R.strided_slice(
-                x, [2], [begin], [begin + (out_depth - 1) * stride[0] + 1], [stride[0]]
-            )
+            R.strided_slice(x, [2], [begin], [begin + (out_depth - 1) * stride[0] + 1], [stride[0]])
         )
         part = imp.emit(R.permute_dims(part, [0, 2, 1, 3, 4]))
         part = imp.emit(R.reshape(part, [batch * out_depth, channels, shape[3], shape[4]]))
@@ -450,15 +449,41 @@ register("_log_softmax", "log_softmax")(_softmax_like(R.nn.log_softmax))
 
 
 # ----- dropout, embedding ---------------------------------------------------------------------
-@register("dropout.default", "native_dropout.default", "feature_dropout.default")
+_TRAIN_DROPOUT_REASON = (
+    "in training mode (p > 0): not supported, it needs a fresh random mask per call and "
+    "pytvm's Relax has no random-number op (R.nn.dropout keeps every element, its legalized "
+    "kernel included); export after model.eval(), or set the dropout probability to 0 for "
+    "training through pytvm"
+)
+
+
+def _train_dropout(node) -> bool:
+    args = node.args
+    p = node.kwargs.get("p", args[1] if len(args) > 1 else 0.5)
+    train = node.kwargs.get("train", args[2] if len(args) > 2 else False)
+    return bool(train) and float(p) > 0
+
+
+def _reject_train_dropout(imp, node):
+    return _TRAIN_DROPOUT_REASON if _train_dropout(node) else None
+
+
+_DROPOUTS = ("dropout.default", "native_dropout.default", "feature_dropout.default")
+for _name in _DROPOUTS:
+    REJECTORS[_name] = _reject_train_dropout
+
+
+@register(*_DROPOUTS)
 def _dropout(imp, node):
-    args = imp.retrieve_args(node)
-    x = args[0]
-    train = _arg(node, args, 2, "train", False)
-    if train:
-        raise ValueError(
-            "torch frontend: dropout in training mode is not supported (random masks); "
-            "export the model after model.eval()"
+    """Dropout in inference mode (or train mode with ``p == 0``): the identity.
+
+    Train-mode dropout with ``p > 0`` is rejected by ``check_supported`` before any binding:
+    it needs random numbers, and there is no RNG op in pytvm's Relax.
+    """
+    x = imp.retrieve_args(node)[0]
+    if _train_dropout(node):
+        raise OpNotImplemented(
+            f"torch frontend: {node.name} ({node.target.__name__}) " + _TRAIN_DROPOUT_REASON
         )
     if node.target.__name__.startswith("native"):
         return [x, imp.emit(R.ones_like(x, "bool"))]
