@@ -153,3 +153,26 @@ def test_train_mode_dropout_p0_is_identity():
     with torch.no_grad():
         expected = model(x).numpy()
     np.testing.assert_allclose(np.asarray(got), expected, rtol=1e-5, atol=1e-6)
+
+
+# ----- printing a module with params ------------------------------------------------------------
+def test_print_params_compact():
+    """``params`` (runtime arrays) print as ``metadata["ffi.Tensor"][i]`` (as TVM 0.27)."""
+    from tvm.relax.frontend.torch import from_exported_program
+
+    model = torch.nn.Sequential(torch.nn.Linear(7, 300), torch.nn.ReLU(), torch.nn.Linear(300, 2))
+    x = _rand(3, 7)
+    mod = from_exported_program(torch.export.export(model.eval(), (x,)), keep_params_as_input=True)
+    text = str(mod)
+    attr_line = next(line for line in text.splitlines() if "R.func_attr" in line)
+    refs = ", ".join(f'metadata["ffi.Tensor"][{i}]' for i in range(4))
+    assert f'"params": [{refs}]' in attr_line
+    assert text.rstrip().endswith(
+        "# Metadata omitted. Use show_meta=True in script() method to show it."
+    )
+    assert len(text) < 2000, "the weights were printed"
+    # show_meta=True writes the arrays themselves (here the first bias, 300 values)
+    full = mod.script(show_meta=True)
+    bias = mod["main"].attrs["params"][1].numpy()
+    assert full.startswith("metadata = {") and '"ffi.Tensor": [' in full
+    assert f"{bias[0]:.6g}"[:6] in full
