@@ -108,15 +108,15 @@ def test_pool3d(torch_check):
     torch_check.check(Pool3d(), [_rand(2, 3, 7, 5, 9)])
 
 
-def test_pool_indices_rejected(torch_check):
+def test_adaptive_pool_indices_rejected(torch_check):
     from tvm.relax.frontend.torch import from_exported_program
 
     class WithIndices(torch.nn.Module):
         def forward(self, x):
-            return F.max_pool2d(x, 2, return_indices=True)
+            return F.adaptive_max_pool2d(x, 2, return_indices=True)
 
-    ep = torch_check.export(WithIndices(), [_rand(1, 2, 5, 5)])
-    with pytest.raises(ValueError, match="max pooling indices.*not supported"):
+    ep = torch_check.export(WithIndices(), [_rand(1, 2, 6, 4)])
+    with pytest.raises(ValueError, match="adaptive max pooling indices.*not supported"):
         from_exported_program(ep)
 
 
@@ -176,3 +176,19 @@ def test_print_params_compact():
     bias = mod["main"].attrs["params"][1].numpy()
     assert full.startswith("metadata = {") and '"ffi.Tensor": [' in full
     assert f"{bias[0]:.6g}"[:6] in full
+
+
+class PoolIndices(torch.nn.Module):
+    def forward(self, x2, x1, x3):
+        a, ia = F.max_pool2d(x2, 3, stride=2, padding=1, return_indices=True)
+        b, ib = F.max_pool2d(x2, (2, 3), dilation=(2, 1), ceil_mode=True, return_indices=True)
+        c, ic = F.max_pool1d(x1, 4, stride=3, padding=2, return_indices=True)
+        d, id_ = F.max_pool3d(x3, 2, return_indices=True)
+        return a, ia, b, ib, c, ic, d, id_
+
+
+def test_max_pool_return_indices(torch_check):
+    args = [_rand(2, 3, 9, 8), _rand(2, 3, 13), _rand(1, 2, 5, 4, 7)]
+    # ties (torch keeps the first maximum): a plane of repeated values
+    args[0][1, 2] = torch.tensor([0.0, 1.0, 1.0]).repeat(24)[:72].reshape(9, 8)
+    torch_check.check(PoolIndices(), args)

@@ -8,7 +8,10 @@ graph that reads one fails with a message naming it.
 
 from __future__ import annotations
 
+import itertools
 import math
+
+import numpy as np
 
 from ....error import OpNotImplemented
 from ... import op as R
@@ -220,10 +223,73 @@ def _max_pool(imp, node):
     dilation = _ints(_arg(node, args, 4, "dilation", 1), spatial)
     ceil = bool(_arg(node, args, 5, "ceil_mode", False))
     pool = _MAX_POOL[spatial]
+    if "with_indices" in node.target.__name__ and _reads_result(node, 1):
+        return _max_pool_with_indices(imp, node, x, kernel, stride, padding, dilation)
     y = imp.emit(pool(x, kernel, stride, padding + padding, dilation, ceil), node)
     if "with_indices" in node.target.__name__:
         return [y, NOT_COMPUTED("max pooling indices")]
     return y
+
+
+def _reads_result(node, index) -> bool:
+    """Whether some user of ``node`` reads its result ``index`` (``getitem(node, index)``)."""
+    return any(
+        user.op == "call_function" and len(user.args) > 1 and user.args[1] == index
+        for user in node.users
+    )
+
+
+def _max_pool_with_indices(imp, node, x, kernel, stride, padding, dilation):
+    """Max pooling and torch's indices (the flat position of each maximum in its input plane).
+
+    Written as a scan over the kernel offsets: the input, padded with -inf, is sliced once per
+    offset; a strictly greater candidate replaces the running maximum and its index, so ties
+    keep the first position in scan order, as torch does. The index of each offset is a
+    constant computed here from the static shapes (``ceil_mode`` is read from torch's output
+    shape). Used only when the graph reads the indices (plain ``max_pool`` otherwise).
+    """
+    spatial = len(kernel)
+    try:
+        in_shape = [int(v) for v in imp.val(node.args[0]).shape]
+        out_shape = [int(v) for v in imp.val(node)[0].shape]
+    except TypeError:
+        raise ValueError(
+            "torch frontend: max pooling indices with symbolic sizes are not supported yet"
+        ) from None
+    dtype = dtype_of(x)
+    if not dtype.startswith(("float", "bfloat")):
+        raise ValueError(f"torch frontend: max pooling indices on {dtype} are not supported yet")
+    lead = len(in_shape) - spatial
+    in_sp, out_sp = in_shape[lead:], out_shape[lead:]
+    after = [
+        max(0, (o - 1) * s + (k - 1) * d + 1 - p - i)
+        for o, s, k, d, p, i in zip(out_sp, stride, kernel, dilation, padding, in_sp)
+    ]
+    widths = [0, 0] * lead
+    for p, a in zip(padding, after):
+        widths += [p, a]
+    xp = imp.emit(R.nn.pad(x, widths, "constant", -math.inf)) if any(widths) else x
+    plane_strides = [int(np.prod(in_sp[j + 1 :])) for j in range(spatial)]
+    axes = list(range(lead, lead + spatial))
+    best = best_index = None
+    for offset in itertools.product(*(range(k) for k in kernel)):
+        begin = [o * d for o, d in zip(offset, dilation)]
+        end = [b + (o - 1) * s + 1 for b, o, s in zip(begin, out_sp, stride)]
+        cand = imp.emit(R.strided_slice(xp, axes, begin, end, list(stride)))
+        grids = np.meshgrid(*(np.arange(o) for o in out_sp), indexing="ij")
+        flat = sum(
+            (g * s - p + b) * ps
+            for g, s, p, b, ps in zip(grids, stride, padding, begin, plane_strides)
+        )
+        index = imp.const(np.asarray(flat, dtype="int64"), "int64")
+        if best is None:
+            best = cand
+            best_index = imp.emit(R.broadcast_to(index, out_shape))
+            continue
+        greater = imp.emit(R.greater(cand, best))
+        best = imp.emit(R.where(greater, cand, best))
+        best_index = imp.emit(R.where(greater, index, best_index))
+    return [imp.emit(best, node), best_index]
 
 
 @register("avg_pool2d.default", "avg_pool1d.default", "avg_pool3d.default")
