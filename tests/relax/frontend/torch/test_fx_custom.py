@@ -89,3 +89,14 @@ def test_unkeyed_model_unchanged():
     x = torch.randn(2, 5)
     mod = from_fx(torch.fx.symbolic_trace(model), [((2, 5), "float32")], custom_convert_map={})
     np.testing.assert_allclose(_run(mod, x), _expected(model, x), rtol=1e-5, atol=1e-6)
+
+
+def test_default_image_layout():
+    from tvm.relax.frontend.torch import from_fx
+
+    model = Net().eval()
+    gm = torch.fx.symbolic_trace(model)
+    mod = from_fx(gm, [((2, 5), "float32")], default_image_layout="NCHW")
+    assert "main" in [gv.name_hint for gv in mod.get_global_vars()]
+    with pytest.raises(ValueError, match="default_image_layout='NHWC' is not supported"):
+        from_fx(gm, [((2, 5), "float32")], default_image_layout="NHWC")

@@ -36,6 +36,7 @@ def from_fx(
     unwrap_unit_return_tuple: bool = False,
     no_bind_return_tuple: bool = False,
     custom_convert_map: dict | None = None,
+    default_image_layout: str = "NCHW",
 ):
     """Convert a ``torch.fx.GraphModule`` (or any ``torch.nn.Module``) to Relax.
 
@@ -49,6 +50,9 @@ def from_fx(
     keep_params_as_input, unwrap_unit_return_tuple, no_bind_return_tuple, custom_convert_map
         As in :func:`from_exported_program`.
 
+    default_image_layout : str
+        TVM 0.27's layout of image ops; only ``"NCHW"`` (torch's) is supported here.
+
     Returns
     -------
     tvm.IRModule
@@ -56,6 +60,11 @@ def from_fx(
         ``from_fx``), and a tuple otherwise.
     """
     torch = require_torch("tvm.relax.frontend.torch.from_fx")
+    if default_image_layout != "NCHW":
+        raise ValueError(
+            f"from_fx: default_image_layout={default_image_layout!r} is not supported yet "
+            "(only torch's NCHW)"
+        )
     if not isinstance(model, torch.nn.Module):
         raise TypeError(f"from_fx expects a torch.fx.GraphModule, got {type(model).__name__}")
     args, dims = [], []
