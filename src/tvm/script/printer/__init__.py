@@ -230,7 +230,7 @@ def _quote(text: str) -> str:
 
 def _metadata_value_text(obj, d) -> str:
     """One metadata value (a Relax constant) as ``R.const(<nested list>, "<dtype>")``."""
-    array = np.asarray(obj.data.numpy())
+    array = np.asarray(getattr(obj, "data", obj).numpy())  # a Constant, or a runtime Tensor
     dtype = str(array.dtype)
     text = _nested_list_text(array)
     if np.array(array.tolist()).shape != array.shape:

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ... import relax, tirx
+from ... import relax, runtime, tirx
 from ...ffi.node import Node, walk
 from ...ffi.structural import structural_equal as tvm_structural_equal
 from ...ir.attrs import Attrs, DictAttrs
@@ -51,6 +51,8 @@ __all__ = ["CONSTANT_METADATA_KEY", "attr_value_doc", "register_call_printer", "
 
 #: ``metadata[...]`` key of non-scalar constants (what Apache TVM 0.27 prints).
 CONSTANT_METADATA_KEY = "ir.GenericConst"
+#: ``metadata[...]`` key of runtime arrays in attributes (``params``), as TVM 0.27 prints.
+TENSOR_METADATA_KEY = "ffi.Tensor"
 
 # op name -> (fn(call, path, d) -> ExprDoc, annotate the bound var?)
 _CALL_PRINTERS: dict[str, tuple] = {}
@@ -106,6 +108,10 @@ def attr_value_doc(value, path, d):
         return LiteralDoc(int(value.value), path)
     if isinstance(value, Node) or has_printer(type(value)):  # a Target: T.target({...})
         return d.as_doc(value, path)
+    if isinstance(value, runtime.Tensor):
+        # An array (the torch frontend's ``params``) is a metadata reference, as in TVM 0.27.
+        index = d.add_metadata(TENSOR_METADATA_KEY, value)
+        return IdDoc("metadata")[LiteralDoc(TENSOR_METADATA_KEY)][LiteralDoc(index)]
     # Anything else (a DataType, a runtime string) prints as its string form.
     return LiteralDoc(str(value), path)
 

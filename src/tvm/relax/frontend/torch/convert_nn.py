@@ -8,12 +8,16 @@ graph that reads one fails with a message naming it.
 
 from __future__ import annotations
 
+import itertools
 import math
 
+import numpy as np
+
+from ....error import OpNotImplemented
 from ... import op as R
 from ...expr import Expr, TupleGetItem
 from .convert_math import as_dtype, dtype_of
-from .importer import register
+from .importer import REJECTORS, register
 
 
 class _NotComputed:
@@ -55,7 +59,14 @@ def _convolution(imp, node):
     return _conv(imp, x, w, b, stride, padding, dilation, bool(transposed), output_padding, groups)
 
 
-@register("conv1d.default", "conv2d.default", "conv1d.padding", "conv2d.padding")
+@register(
+    "conv1d.default",
+    "conv2d.default",
+    "conv3d.default",
+    "conv1d.padding",
+    "conv2d.padding",
+    "conv3d.padding",
+)
 def _conv_nd(imp, node):
     args = imp.retrieve_args(node)
     x, w = args[:2]
@@ -64,33 +75,21 @@ def _conv_nd(imp, node):
     padding = _arg(node, args, 4, "padding", 0)
     dilation = _arg(node, args, 5, "dilation", 1)
     groups = _arg(node, args, 6, "groups", 1)
+    spatial = w.struct_info.ndim - 2
     if padding == "valid":
         padding = 0
     elif padding == "same":
-        x, padding = _same_padding(imp, x, w, stride, dilation)
-    elif isinstance(padding, str):
-        raise ValueError(f"torch frontend: conv padding={padding!r} is not supported "
-                         "(expected 'same', 'valid' or sizes)")
+        padding = _same_padding(imp, node.args[1], _ints(dilation, spatial), spatial)
     return _conv(imp, x, w, b, stride, padding, dilation, False, 0, groups)
 
 
-def _same_padding(imp, x, w, stride, dilation):
-    """``(input, symmetric padding)`` of a ``padding="same"`` convolution (stride 1, as torch
-    requires): ``dilation * (kernel - 1)`` in all per dim, the odd one on the right (as
-    torch), which is padded onto the input here."""
-    spatial = w.struct_info.ndim - 2
-    if any(s != 1 for s in _ints(stride, spatial)):
-        raise ValueError("torch frontend: conv padding='same' needs stride 1 (as in torch)")
-    kernel = [int(d) for d in w.struct_info.shape.values[2:]]
-    totals = [d * (k - 1) for d, k in zip(_ints(dilation, spatial), kernel)]
-    left = [t // 2 for t in totals]
-    extra = [t - lf for t, lf in zip(totals, left)]
-    if extra != left:
-        widths = [0, 0, 0, 0]  # batch and channels
-        for lf, ex in zip(left, extra):
-            widths += [0, ex - lf]
-        x = imp.emit(R.nn.pad(x, widths, "constant", 0.0))
-    return x, left
+def _same_padding(imp, weight_node, dilation, spatial):
+    """torch's ``padding="same"`` (stride 1): ``dilation * (k - 1)`` per dim, split with the
+    odd element after (torch pads the end when the total is odd: even kernels)."""
+    kernel = [int(k) for k in imp.val(weight_node).shape[2:]]
+    total = [d * (k - 1) for k, d in zip(kernel, dilation)]
+    before = [t // 2 for t in total]
+    return before + [t - b for t, b in zip(total, before)]
 
 
 @register("conv_transpose1d.default", "conv_transpose2d.input")
@@ -108,11 +107,17 @@ def _conv_transpose_nd(imp, node):
 
 def _conv(imp, x, w, b, stride, padding, dilation, transposed, output_padding, groups):
     spatial = w.struct_info.ndim - 2
-    if spatial not in (1, 2):
-        raise ValueError(f"torch frontend: conv{spatial}d is not supported yet (1d and 2d are)")
+    if spatial not in (1, 2, 3) or (spatial == 3 and transposed):
+        kind = "conv_transpose3d" if transposed else f"conv{spatial}d"
+        raise ValueError(
+            f"torch frontend: {kind} is not supported yet (conv1d/2d/3d and "
+            "conv_transpose1d/2d are)"
+        )
     stride, padding = _ints(stride, spatial), _ints(padding, spatial)
     dilation, output_padding = _ints(dilation, spatial), _ints(output_padding, spatial)
-    if not transposed:
+    if spatial == 3:
+        y = _conv3d(imp, x, w, stride, padding, dilation, groups)
+    elif not transposed:
         if spatial == 1:
             y = R.nn.conv1d(x, w, stride, padding, dilation, groups)
         else:
@@ -141,6 +146,58 @@ def _conv(imp, x, w, b, stride, padding, dilation, transposed, output_padding, g
     return R.add(y, imp.emit(R.reshape(b, _bias_shape(spatial + 2))))
 
 
+def _conv3d(imp, x, w, stride, padding, dilation, groups):
+    """A 3-D convolution as a sum of 2-D ones, one per kernel depth offset ``z``.
+
+    pytvm's Relax has no ``R.nn.conv3d``; output depth ``o`` reads input depth
+    ``o * stride + z * dilation``, so for each ``z`` the strided depth slice is folded into
+    the batch (``(N * D_out, C, H, W)``), convolved with ``w[:, :, z]``, and the results are
+    summed. The depth extent must be static.
+    """
+    if len(padding) == 3:
+        padding = padding + padding
+    pd0, pd1 = padding[0], padding[3]
+    hw_pad = [padding[1], padding[2], padding[4], padding[5]]
+    shape = list(x.struct_info.shape)
+    try:
+        depth = int(shape[2]) + pd0 + pd1
+    except TypeError:
+        raise ValueError("torch frontend: conv3d needs a static input depth") from None
+    kd = int(w.struct_info.shape[2])
+    out_depth = (depth - dilation[0] * (kd - 1) - 1) // stride[0] + 1
+    if pd0 or pd1:
+        x = imp.emit(R.nn.pad(x, [0, 0, 0, 0, pd0, pd1, 0, 0, 0, 0]))
+    batch, channels = shape[0], shape[1]
+    acc = None
+    for z in range(kd):
+        begin = z * dilation[0]
+        part = imp.emit(
+            R.strided_slice(x, [2], [begin], [begin + (out_depth - 1) * stride[0] + 1], [stride[0]])
+        )
+        part = imp.emit(R.permute_dims(part, [0, 2, 1, 3, 4]))
+        part = imp.emit(R.reshape(part, [batch * out_depth, channels, shape[3], shape[4]]))
+        wz = imp.emit(R.squeeze(R.strided_slice(w, [2], [z], [z + 1]), [2]))
+        y = imp.emit(R.nn.conv2d(part, wz, stride[1:], hw_pad, dilation[1:], groups))
+        acc = y if acc is None else imp.emit(R.add(acc, y))
+    out = list(acc.struct_info.shape)
+    acc = imp.emit(R.reshape(acc, [batch, out_depth, out[1], out[2], out[3]]))
+    return R.permute_dims(acc, [0, 2, 1, 3, 4])
+
+
+def _spatial_of(node):
+    name = node.target.__name__
+    return 1 if "1d" in name else 3 if "3d" in name else 2
+
+
+_MAX_POOL = {1: R.nn.max_pool1d, 2: R.nn.max_pool2d, 3: R.nn.max_pool3d}
+_AVG_POOL = {1: R.nn.avg_pool1d, 2: R.nn.avg_pool2d, 3: R.nn.avg_pool3d}
+_ADAPTIVE_AVG = {
+    1: R.nn.adaptive_avg_pool1d,
+    2: R.nn.adaptive_avg_pool2d,
+    3: R.nn.adaptive_avg_pool3d,
+}
+
+
 # ----- pooling ---------------------------------------------------------------------------
 def _pool_args(node, args, spatial, with_dilation=True):
     kernel = _ints(args[1], spatial)
@@ -148,16 +205,6 @@ def _pool_args(node, args, spatial, with_dilation=True):
     stride = kernel if not stride else _ints(stride, spatial)
     padding = _ints(_arg(node, args, 3, "padding", 0), spatial)
     return kernel, stride, padding
-
-
-def _spatial(node):
-    """1, 2 or 3: the spatial dims of a pooling op, from its name (``max_pool3d``)."""
-    name = node.target.__name__
-    return 1 if "1d" in name else 3 if "3d" in name else 2
-
-
-_MAX_POOL = {1: R.nn.max_pool1d, 2: R.nn.max_pool2d, 3: R.nn.max_pool3d}
-_AVG_POOL = {1: R.nn.avg_pool1d, 2: R.nn.avg_pool2d, 3: R.nn.avg_pool3d}
 
 
 @register(
@@ -171,22 +218,85 @@ _AVG_POOL = {1: R.nn.avg_pool1d, 2: R.nn.avg_pool2d, 3: R.nn.avg_pool3d}
 def _max_pool(imp, node):
     args = imp.retrieve_args(node)
     x = args[0]
-    spatial = _spatial(node)
+    spatial = _spatial_of(node)
     kernel, stride, padding = _pool_args(node, args, spatial)
     dilation = _ints(_arg(node, args, 4, "dilation", 1), spatial)
     ceil = bool(_arg(node, args, 5, "ceil_mode", False))
     pool = _MAX_POOL[spatial]
+    if "with_indices" in node.target.__name__ and _reads_result(node, 1):
+        return _max_pool_with_indices(imp, node, x, kernel, stride, padding, dilation)
     y = imp.emit(pool(x, kernel, stride, padding + padding, dilation, ceil), node)
     if "with_indices" in node.target.__name__:
         return [y, NOT_COMPUTED("max pooling indices")]
     return y
 
 
+def _reads_result(node, index) -> bool:
+    """Whether some user of ``node`` reads its result ``index`` (``getitem(node, index)``)."""
+    return any(
+        user.op == "call_function" and len(user.args) > 1 and user.args[1] == index
+        for user in node.users
+    )
+
+
+def _max_pool_with_indices(imp, node, x, kernel, stride, padding, dilation):
+    """Max pooling and torch's indices (the flat position of each maximum in its input plane).
+
+    Written as a scan over the kernel offsets: the input, padded with -inf, is sliced once per
+    offset; a strictly greater candidate replaces the running maximum and its index, so ties
+    keep the first position in scan order, as torch does. The index of each offset is a
+    constant computed here from the static shapes (``ceil_mode`` is read from torch's output
+    shape). Used only when the graph reads the indices (plain ``max_pool`` otherwise).
+    """
+    spatial = len(kernel)
+    try:
+        in_shape = [int(v) for v in imp.val(node.args[0]).shape]
+        out_shape = [int(v) for v in imp.val(node)[0].shape]
+    except TypeError:
+        raise ValueError(
+            "torch frontend: max pooling indices with symbolic sizes are not supported yet"
+        ) from None
+    dtype = dtype_of(x)
+    if not dtype.startswith(("float", "bfloat")):
+        raise ValueError(f"torch frontend: max pooling indices on {dtype} are not supported yet")
+    lead = len(in_shape) - spatial
+    in_sp, out_sp = in_shape[lead:], out_shape[lead:]
+    after = [
+        max(0, (o - 1) * s + (k - 1) * d + 1 - p - i)
+        for o, s, k, d, p, i in zip(out_sp, stride, kernel, dilation, padding, in_sp)
+    ]
+    widths = [0, 0] * lead
+    for p, a in zip(padding, after):
+        widths += [p, a]
+    xp = imp.emit(R.nn.pad(x, widths, "constant", -math.inf)) if any(widths) else x
+    plane_strides = [int(np.prod(in_sp[j + 1 :])) for j in range(spatial)]
+    axes = list(range(lead, lead + spatial))
+    best = best_index = None
+    for offset in itertools.product(*(range(k) for k in kernel)):
+        begin = [o * d for o, d in zip(offset, dilation)]
+        end = [b + (o - 1) * s + 1 for b, o, s in zip(begin, out_sp, stride)]
+        cand = imp.emit(R.strided_slice(xp, axes, begin, end, list(stride)))
+        grids = np.meshgrid(*(np.arange(o) for o in out_sp), indexing="ij")
+        flat = sum(
+            (g * s - p + b) * ps
+            for g, s, p, b, ps in zip(grids, stride, padding, begin, plane_strides)
+        )
+        index = imp.const(np.asarray(flat, dtype="int64"), "int64")
+        if best is None:
+            best = cand
+            best_index = imp.emit(R.broadcast_to(index, out_shape))
+            continue
+        greater = imp.emit(R.greater(cand, best))
+        best = imp.emit(R.where(greater, cand, best))
+        best_index = imp.emit(R.where(greater, index, best_index))
+    return [imp.emit(best, node), best_index]
+
+
 @register("avg_pool2d.default", "avg_pool1d.default", "avg_pool3d.default")
 def _avg_pool(imp, node):
     args = imp.retrieve_args(node)
     x = args[0]
-    spatial = _spatial(node)
+    spatial = _spatial_of(node)
     kernel, stride, padding = _pool_args(node, args, spatial)
     ceil = bool(_arg(node, args, 4, "ceil_mode", False))
     include_pad = bool(_arg(node, args, 5, "count_include_pad", True))
@@ -207,16 +317,16 @@ def _avg_pool(imp, node):
 )
 def _adaptive_avg_pool(imp, node):
     x, size = imp.retrieve_args(node)[:2]
-    spatial = _spatial(node)
-    pool = {1: R.nn.adaptive_avg_pool1d, 2: R.nn.adaptive_avg_pool2d,
-            3: R.nn.adaptive_avg_pool3d}[spatial]
-    return pool(x, _ints(size, spatial))
+    spatial = _spatial_of(node)
+    return _ADAPTIVE_AVG[spatial](x, _ints(size, spatial))
 
 
-@register("adaptive_max_pool2d.default", "adaptive_max_pool1d.default")
+@register(
+    "adaptive_max_pool2d.default", "adaptive_max_pool1d.default", "adaptive_max_pool3d.default"
+)
 def _adaptive_max_pool(imp, node):
     x, size = imp.retrieve_args(node)[:2]
-    spatial = _spatial(node)
+    spatial = _spatial_of(node)
     size = _ints(size, spatial)
     in_sizes = [int(s) for s in imp.val(node.args[0]).shape[-spatial:]]
     if any(i % o for i, o in zip(in_sizes, size)):
@@ -405,15 +515,41 @@ register("_log_softmax", "log_softmax")(_softmax_like(R.nn.log_softmax))
 
 
 # ----- dropout, embedding ---------------------------------------------------------------------
-@register("dropout.default", "native_dropout.default", "feature_dropout.default")
+_TRAIN_DROPOUT_REASON = (
+    "in training mode (p > 0): not supported, it needs a fresh random mask per call and "
+    "pytvm's Relax has no random-number op (R.nn.dropout keeps every element, its legalized "
+    "kernel included); export after model.eval(), or set the dropout probability to 0 for "
+    "training through pytvm"
+)
+
+
+def _train_dropout(node) -> bool:
+    args = node.args
+    p = node.kwargs.get("p", args[1] if len(args) > 1 else 0.5)
+    train = node.kwargs.get("train", args[2] if len(args) > 2 else False)
+    return bool(train) and float(p) > 0
+
+
+def _reject_train_dropout(imp, node):
+    return _TRAIN_DROPOUT_REASON if _train_dropout(node) else None
+
+
+_DROPOUTS = ("dropout.default", "native_dropout.default", "feature_dropout.default")
+for _name in _DROPOUTS:
+    REJECTORS[_name] = _reject_train_dropout
+
+
+@register(*_DROPOUTS)
 def _dropout(imp, node):
-    args = imp.retrieve_args(node)
-    x = args[0]
-    train = _arg(node, args, 2, "train", False)
-    if train:
-        raise ValueError(
-            "torch frontend: dropout in training mode is not supported (random masks); "
-            "export the model after model.eval()"
+    """Dropout in inference mode (or train mode with ``p == 0``): the identity.
+
+    Train-mode dropout with ``p > 0`` is rejected by ``check_supported`` before any binding:
+    it needs random numbers, and there is no RNG op in pytvm's Relax.
+    """
+    x = imp.retrieve_args(node)[0]
+    if _train_dropout(node):
+        raise OpNotImplemented(
+            f"torch frontend: {node.name} ({node.target.__name__}) " + _TRAIN_DROPOUT_REASON
         )
     if node.target.__name__.startswith("native"):
         return [x, imp.emit(R.ones_like(x, "bool"))]

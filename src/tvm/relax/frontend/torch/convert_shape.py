@@ -8,10 +8,13 @@ out as the function's TIR variables without re-deriving torch's shape logic.
 
 from __future__ import annotations
 
+import operator
+
+from ....error import OpNotImplemented
 from ... import op as R
 from ...expr import Expr, TupleGetItem
 from .convert_math import as_dtype, dtype_of
-from .importer import register
+from .importer import REJECTORS, register, source_location
 
 _BIG = 2**62
 
@@ -194,41 +197,84 @@ def _select(imp, node):
 
 @register("index.Tensor", "_unsafe_index.Tensor")
 def _index(imp, node):
-    """``x[..., idx, ...]``: integer index tensors on adjacent dims (advanced indexing).
+    """``x[..., idx, ...]``: integer index tensors (advanced indexing), as torch does.
 
-    Several index tensors on consecutive dims are combined into one index over those dims
-    flattened together; boolean masks and non-adjacent index tensors are not supported yet.
+    Index tensors on consecutive dims are combined into one index over those dims flattened
+    together; the broadcast index shape replaces them in place. Index tensors on
+    non-adjacent dims (``x[:, i, :, j]``) put the broadcast index shape first, followed by
+    the other dims in order (torch's and NumPy's rule): the indexed dims are permuted to
+    the front and indexed the same way. Negative indices count from the end.
+
+    Boolean masks (``x[mask]``) are rejected with ``OpNotImplemented``: the result's length
+    is the number of True elements, known only at run time, and pytvm's Relax has no op with
+    a data-dependent output shape (no ``R.nonzero``). ``x[mask] = v`` / ``masked_fill`` and
+    ``torch.where(mask, x, y)`` keep the shape and are supported.
     """
     x, indices = imp.retrieve_args(node)[:2]
+    indices = list(indices)
     dims = [d for d, ix in enumerate(indices) if ix is not None]
     if not dims:
         return x
-    if dims != list(range(dims[0], dims[-1] + 1)):
-        raise ValueError(
-            "torch frontend: index with non-adjacent index tensors is not supported yet"
+    if any(dtype_of(indices[d]) in ("bool", "uint8") for d in dims):
+        raise OpNotImplemented(
+            f"torch frontend: {node.name} (aten.{node.target.__name__}, at "
+            f"{source_location(node)}) {_BOOL_MASK_REASON}"
         )
-    idx = [indices[d] for d in dims]
-    if any(dtype_of(i) == "bool" for i in idx):
-        raise ValueError("torch frontend: boolean mask indexing is not supported yet")
     shape = _shape(imp, node.args[0])
+    ndim = len(shape)
+    if dims != list(range(dims[0], dims[-1] + 1)):
+        # Non-adjacent index tensors: move the indexed dims to the front (their broadcast
+        # shape leads the result), keep the others in order after them.
+        rest = [d for d in range(ndim) if d not in dims]
+        x = imp.emit(R.permute_dims(x, dims + rest))
+        shape = [shape[d] for d in dims + rest]
+        dims = list(range(len(dims)))
+    tensors = [ix for ix in indices if ix is not None]
+    idx = [
+        _wrap_negative(imp, as_dtype(imp, ix, "int64"), shape[d]) for d, ix in zip(dims, tensors)
+    ]
     first = dims[0]
     if len(dims) == 1:
         return R.take(x, idx[0], axis=first)
     flat_index = None
     for d, ix in zip(dims, idx):
-        ix = as_dtype(imp, ix, "int64")
-        term = (
+        flat_index = (
             ix
             if flat_index is None
             else imp.emit(R.add(R.multiply(flat_index, imp.const(int(shape[d]), "int64")), ix))
         )
-        flat_index = term
     merged = 1
     for d in dims:
         merged *= int(shape[d])
     new_shape = list(shape[:first]) + [merged] + list(shape[dims[-1] + 1 :])
     flat = imp.emit(R.reshape(x, new_shape))
     return R.take(flat, flat_index, axis=first)
+
+
+def _reject_bool_index(imp, node) -> str | None:
+    for ix in node.args[1]:
+        val = ix.meta.get("val") if ix is not None and hasattr(ix, "meta") else None
+        if val is not None and str(val.dtype) in ("torch.bool", "torch.uint8"):
+            return _BOOL_MASK_REASON
+    return None
+
+
+_BOOL_MASK_REASON = (
+    "with a boolean mask (x[mask]): not supported, the result's length is the number of True "
+    "elements, known only at run time, and Relax here has no op with a data-dependent output "
+    "shape (no R.nonzero); torch.where(mask, x, other) and masked_fill keep the shape"
+)
+REJECTORS["index.Tensor"] = _reject_bool_index
+
+
+def _wrap_negative(imp, ix, size):
+    """``ix + size`` where ``ix < 0`` (torch's negative indices), for a static ``size``."""
+    try:
+        size = int(size)
+    except TypeError:
+        return ix
+    zero, n = imp.const(0, "int64"), imp.const(size, "int64")
+    return imp.emit(R.where(R.less(ix, zero), R.add(ix, n), ix))
 
 
 @register("index_select")
@@ -333,6 +379,15 @@ def _arange(imp, node):
 @register("sym_size.int", "sym_numel.default")
 def _sym_size(imp, node):
     return imp.sym_expr(imp.val(node))
+
+
+@register("operator.ge", "operator.le", "operator.gt", "operator.lt", "operator.eq")
+def _sym_compare(imp, node):
+    """Comparisons of symbolic sizes (they feed torch's shape assertions)."""
+    a, b = imp.retrieve_args(node)[:2]
+    if isinstance(a, Expr) or isinstance(b, Expr):
+        raise TypeError(f"torch frontend: {node.name} compares tensors with a Python operator")
+    return getattr(operator, node.target.__name__)(a, b)
 
 
 @register("operator.getitem")

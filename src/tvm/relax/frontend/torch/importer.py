@@ -48,6 +48,12 @@ IGNORED = {
 }
 
 
+#: op name -> ``fn(importer, node) -> str | None``: a reason why this node (an op that has a
+#: converter) cannot be translated, reported by :meth:`GraphImporter.check_supported` with
+#: the missing ops (e.g. boolean-mask indexing, whose result shape is data dependent).
+REJECTORS: dict[str, Callable[..., Any]] = {}
+
+
 def register(*names: str):
     """Decorator: register a converter under one or more op names."""
 
@@ -133,8 +139,15 @@ class GraphImporter:
         for node in nodes:
             if node.op in ("call_module", "call_method"):
                 missing.setdefault(f"{node.op} {node.target}", []).append(node)
-            elif node.op == "call_function" and self.converter_of(node) is None:
-                missing.setdefault(op_key(node.target), []).append(node)
+            elif node.op == "call_function":
+                conv = self.converter_of(node)
+                if conv is None:
+                    missing.setdefault(op_key(node.target), []).append(node)
+                    continue
+                rejector = REJECTORS.get(op_key(node.target))
+                reason = rejector(self, node) if rejector is not None else None
+                if reason:
+                    missing.setdefault(f"{op_key(node.target)} {reason}", []).append(node)
         if not missing:
             return
         lines = []
