@@ -384,7 +384,9 @@ class IntImm(ConstExpr, type_key="ir.IntImm"):
 _INF = float("inf")
 # Largest finite values: a literal beyond them would silently become infinity.
 _FLOAT_MAX = {"float16": 65504.0, "float32": 3.4028234663852886e38,
-              "bfloat16": 3.3895313892515355e38}
+              # bfloat16's largest finite value, 3.3895313892515355e38, as the 9-digit literal
+              # TVM prints it (3.38953139e38, which rounds to it)
+              "bfloat16": 3.38953139e38}
 
 
 class FloatImm(ConstExpr, type_key="ir.FloatImm"):

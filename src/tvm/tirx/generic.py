@@ -153,6 +153,9 @@ def convert(value, dtype=None, span=None):
     raise TypeError(f"cannot convert {type(value).__name__} {value!r} to a PrimExpr")
 
 
+_FLOAT32_MAX = 3.4028234663852886e38
+
+
 def convert_pair(a, b):
     """Convert two operands, giving a Python number the dtype of the other side."""
     if isinstance(a, PrimExpr):
@@ -175,7 +178,10 @@ def const(value, dtype=None, span=None):
         elif isinstance(value, numbers.Integral):
             return _default_int(int(value), span)
         elif isinstance(value, numbers.Real):
-            dtype = "float32"
+            # float32 unless the (finite) value is out of its range, as in TVM.
+            magnitude = abs(float(value))
+            too_big = magnitude > _FLOAT32_MAX and magnitude != float("inf")
+            dtype = "float64" if too_big else "float32"
         else:
             raise TypeError(
                 f"Cannot automatically inference the type. value={value!r}; pass a dtype"
@@ -225,6 +231,14 @@ def _make_const(dtype: str, value, span=None):
     if info.kind == "float":
         return FloatImm(dtype, _round_float(float(value), dtype), span=span)
     return IntImm(dtype, _wrap_int(int(value), dtype), span=span)
+
+
+def _num(e):
+    """The value of a constant operand at its dtype's precision (a float32 literal such as
+    0.1 is folded as the float32 nearest to it, as compiled code computes)."""
+    if isinstance(e, FloatImm):
+        return _round_float(e.value, e.dtype)
+    return e.value
 
 
 def _is_const(e, value=None) -> bool:
@@ -335,9 +349,23 @@ def _division_operands(a, b, symbol, name):
     return a, b
 
 
+class ConstFoldError(ValueError, RuntimeError):
+    """Folding constants found an undefined result: division or modulo by the constant zero,
+    or an unsigned subtraction below zero.
+
+    A ``ValueError`` (an invalid argument) that is also a ``RuntimeError``, the base of the
+    ``TVMError`` Apache TVM raises here, so code written for either catches it.
+    """
+
+
 def _check_nonzero_divisor(b, name):
     if _is_const(b, 0):
-        raise ValueError(f"{name}: divide by zero")
+        raise ConstFoldError(f"{name}: divide by zero")
+
+
+def _index_dtypes(a, b) -> bool:
+    """Both operands int32 or int64 scalars: the types TVM folds ``%`` for."""
+    return a.dtype in ("int32", "int64") and b.dtype in ("int32", "int64")
 
 
 # --- arithmetic ------------------------------------------------------------------------------
@@ -347,7 +375,7 @@ def add(a, b, span=None):
     """``a + b`` with promotion and folding."""
     a, b = _operands(a, b, "+")
     if _is_const(a) and _is_const(b):
-        return _make_const(a.dtype, a.value + b.value, span)
+        return _make_const(a.dtype, _num(a) + _num(b), span)
     if _is_const(a, 0):
         return b
     if _is_const(b, 0):
@@ -359,7 +387,13 @@ def subtract(a, b, span=None):
     """``a - b`` with promotion and folding."""
     a, b = _operands(a, b, "-")
     if _is_const(a) and _is_const(b):
-        return _make_const(a.dtype, a.value - b.value, span)
+        if dtype_info(a.dtype).kind == "uint" and a.value == 0 and b.value > 0:
+            # TVM's check (other negative unsigned results wrap around, as in C)
+            raise ConstFoldError(
+                f"subtract: the unsigned {a.dtype} minuend is 0 and the subtrahend {b.value}: "
+                "the result would be a negative unsigned value"
+            )
+        return _make_const(a.dtype, _num(a) - _num(b), span)
     if _is_const(b, 0):
         return a
     return Sub(a, b, span=span)
@@ -369,7 +403,7 @@ def multiply(a, b, span=None):
     """``a * b`` with promotion and folding (``x * 0`` is ``0``)."""
     a, b = _operands(a, b, "*")
     if _is_const(a) and _is_const(b):
-        return _make_const(a.dtype, a.value * b.value, span)
+        return _make_const(a.dtype, _num(a) * _num(b), span)
     if _is_const(a, 1):
         return b
     if _is_const(b, 1):
@@ -398,8 +432,10 @@ def div(a, b, span=None):
     a, b = _operands(a, b, "/")
     if dtype_info(a.dtype).kind != "float":
         return truncdiv(a, b, span)
-    if _is_const(a) and _is_const(b) and b.value != 0:
-        return _make_const(a.dtype, a.value / b.value, span)
+    if _is_const(b, 0):
+        raise ConstFoldError("div: divide by zero")
+    if _is_const(a) and _is_const(b):
+        return _make_const(a.dtype, _num(a) / _num(b), span)
     if _is_const(b, 1):
         return a
     return Div(a, b, span=span)
@@ -423,7 +459,7 @@ def truncdiv(a, b, span=None):
 def truncmod(a, b, span=None):
     """Remainder of :func:`truncdiv` (sign of ``a``); builds ``Mod``."""
     a, b = _division_operands(a, b, "truncmod", "truncmod")
-    if _is_const(a) and _is_const(b):
+    if _is_const(a) and _is_const(b) and _index_dtypes(a, b):
         return _make_const(a.dtype, a.value - _trunc_div(a.value, b.value) * b.value, span)
     if _is_const(b, 1):
         return _make_const(a.dtype, 0, span)
@@ -445,7 +481,8 @@ def floordiv(a, b, span=None):
 def floormod(a, b, span=None):
     """Remainder of :func:`floordiv`, with the sign of ``b`` (``a % b``)."""
     a, b = _division_operands(a, b, "%", "floormod")
-    if _is_const(a) and _is_const(b):
+    unsigned = dtype_info(a.dtype).kind == "uint"  # no overflow: folded as TVM does
+    if _is_const(a) and _is_const(b) and (unsigned or _index_dtypes(a, b)):
         return _make_const(a.dtype, a.value % b.value, span)
     if _is_const(b, 1):
         return _make_const(a.dtype, 0, span)

@@ -517,7 +517,9 @@ class _Emitter:
         self._fail_if(
             b.not_(accepted),
             "TypeError",
-            self._where(index, "Mismatched type") + f"expected {param.dtype} ({expected}), got %s",
+            self._where(index, "Mismatched type")
+            # TVM's word for a bool parameter is "boolean"; the others name their dtype
+            + f"expected {'boolean' if code == 6 else param.dtype} ({expected}), got %s",
             lambda: type_name(self.module, b, type_index),
         )
         target = llvm_type(param.dtype)

@@ -5,6 +5,7 @@ The order they run in is the pipeline of ``tvm.tirx.compilation_pipeline``.
 """
 
 from .common import PrimFuncPass, prim_func_pass  # noqa: F401
+from .common_subexpr_elim import CommonSubexprElim  # noqa: F401
 from .flatten_buffer import FlattenBuffer  # noqa: F401
 from .function_attrs import (  # noqa: F401
     AnnotateEntryFunc,

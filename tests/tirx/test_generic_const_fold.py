@@ -1,0 +1,62 @@
+"""Constant folding in the operator layer: the cases where Apache TVM folds, refuses or raises."""
+
+import numpy as np
+import pytest
+
+from tvm import tirx
+
+
+@pytest.mark.parametrize("build", [tirx.floordiv, tirx.floormod, tirx.truncdiv, tirx.truncmod,
+                                   tirx.div])
+def test_division_by_constant_zero_is_a_runtime_and_value_error(build):
+    with pytest.raises(RuntimeError, match="divide by zero"):
+        build(tirx.const(5, "int32"), tirx.const(0, "int32"))
+    with pytest.raises(ValueError, match="divide by zero"):
+        build(tirx.Var("x", "int32"), tirx.const(0, "int32"))
+
+
+def test_float_division_by_zero_raises():
+    with pytest.raises(RuntimeError, match="divide by zero"):
+        tirx.const(1.0, "float32") / tirx.const(0.0, "float32")
+
+
+def test_modulo_folds_for_index_types_and_unsigned_floormod_only():
+    assert tirx.floormod(tirx.const(-7, "int64"), tirx.const(3, "int64")).value == 2
+    assert tirx.truncmod(tirx.const(-7, "int32"), tirx.const(3, "int32")).value == -1
+    assert tirx.floormod(tirx.const(7, "uint8"), tirx.const(3, "uint8")).value == 1
+    for dtype in ("int8", "int16", "uint8", "uint32"):
+        folded = tirx.truncmod(tirx.const(7, dtype), tirx.const(3, dtype))
+        assert not isinstance(folded, tirx.IntImm)
+        assert str(folded) == f"T.truncmod(T.{dtype}(7), T.{dtype}(3))"
+    assert not isinstance(tirx.floormod(tirx.const(7, "int8"), tirx.const(3, "int8")),
+                          tirx.IntImm)
+
+
+def test_unsigned_zero_minus_positive_raises_other_differences_wrap():
+    with pytest.raises(RuntimeError, match="minuend is 0"):
+        tirx.const(0, "uint8") - tirx.const(10, "uint8")
+    assert (tirx.const(3, "uint8") - tirx.const(10, "uint8")).value == 249
+    assert (tirx.const(0, "uint8") - tirx.const(0, "uint8")).value == 0
+
+
+def test_float32_folds_round_operands_to_float32():
+    rng = np.random.default_rng(1)
+    for _ in range(50):
+        x, y = rng.uniform(-3e38, 3e38, size=2)
+        for op in (np.add, np.subtract, np.multiply):
+            with np.errstate(over="ignore"):
+                expected = op(np.float32(x), np.float32(y))
+            folded = {np.add: lambda a, b: a + b, np.subtract: lambda a, b: a - b,
+                      np.multiply: lambda a, b: a * b}[op](tirx.const(x, "float32"),
+                                                          tirx.const(y, "float32"))
+            assert folded.value == float(expected)
+
+
+def test_const_without_dtype_widens_out_of_range_floats():
+    assert tirx.const(3.5).dtype == "float32"
+    assert tirx.const(3.402e39).dtype == "float64"
+    assert tirx.const(-3.402e39).value == -3.402e39
+    assert tirx.const(float("inf")).dtype == "float32"
+    assert tirx.const(-3.38953139e38, "bfloat16").value == -3.38953139e38
+    with pytest.raises(ValueError, match="exceeds maximum of bfloat16"):
+        tirx.const(3.4e38, "bfloat16")
