@@ -60,3 +60,28 @@ def test_const_without_dtype_widens_out_of_range_floats():
     assert tirx.const(-3.38953139e38, "bfloat16").value == -3.38953139e38
     with pytest.raises(ValueError, match="exceeds maximum of bfloat16"):
         tirx.const(3.4e38, "bfloat16")
+
+
+def test_min_max_reduce_any_number_of_arguments():
+    x = tirx.Var("x", "int32")
+    assert tirx.max(*range(7)).value == 6
+    assert tirx.min(5, 3, 9, 4).value == 3
+    assert str(tirx.max(x, 2, x + 1)) == "T.max(T.max(x, 2), x + 1)"
+
+
+def test_operand_type_errors_are_type_and_runtime_errors():
+    i = tirx.Var("i", "int32")
+    for build in (lambda: tirx.all(i, tirx.const(1, "bool")),
+                  lambda: tirx.if_then_else(i, 1, 2),
+                  lambda: tirx.power(i, i)):
+        with pytest.raises(TypeError):
+            build()
+        with pytest.raises(RuntimeError):
+            build()
+
+
+def test_power_promotes_to_the_float_operand():
+    i, d = tirx.Var("i", "int32"), tirx.Var("d", "float64")
+    call = tirx.power(i, d)
+    assert call.dtype == "float64"
+    assert [a.dtype for a in call.args] == ["float64", "float64"]

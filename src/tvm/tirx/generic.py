@@ -349,6 +349,14 @@ def _division_operands(a, b, symbol, name):
     return a, b
 
 
+class OperandTypeError(TypeError, RuntimeError):
+    """An operand of a type the operator does not take (an int where a bool is needed...).
+
+    A ``TypeError`` that is also a ``RuntimeError``, the base of the ``TVMError`` Apache TVM
+    raises for these checks, so code written for either catches it.
+    """
+
+
 class ConstFoldError(ValueError, RuntimeError):
     """Folding constants found an undefined result: division or modulo by the constant zero,
     or an unsigned subtraction below zero.
@@ -491,8 +499,14 @@ def floormod(a, b, span=None):
     return FloorMod(a, b, span=span)
 
 
-def min(a, b, span=None):
-    """``min(a, b)`` with promotion and folding."""
+def min(a, b, *more, span=None):
+    """``min(a, b, ...)`` with promotion and folding; more than two arguments are reduced left
+    to right (``tvm.tirx.min(*values)``, as TVM's reducer does for a list of expressions)."""
+    if more:
+        result = min(a, b, span=span)
+        for value in more:
+            result = min(result, value, span=span)
+        return result
     a, b = _operands(a, b, "min")
     if _is_const(a) and _is_const(b):
         return a if a.value <= b.value else b
@@ -501,8 +515,14 @@ def min(a, b, span=None):
     return Min(a, b, span=span)
 
 
-def max(a, b, span=None):
-    """``max(a, b)`` with promotion and folding."""
+def max(a, b, *more, span=None):
+    """``max(a, b, ...)`` with promotion and folding; more than two arguments are reduced left
+    to right (``tvm.tirx.max(*values)``, as TVM's reducer does for a list of expressions)."""
+    if more:
+        result = max(a, b, span=span)
+        for value in more:
+            result = max(result, value, span=span)
+        return result
     a, b = _operands(a, b, "max")
     if _is_const(a) and _is_const(b):
         return a if a.value >= b.value else b
@@ -570,7 +590,7 @@ def not_equal_op(a, b):
 def _as_bool(value, name):
     value = convert(value)
     if dtype_info(value.dtype).kind != "bool":
-        raise TypeError(f"{name} requires bool operands, got {value.dtype}")
+        raise OperandTypeError(f"{name} requires bool operands, got {value.dtype}")
     return value
 
 

@@ -340,11 +340,13 @@ def isfinite(x, span=None):
 
 
 def pow(x, y, span=None):
-    """``x ** y`` on floats; ``y`` is cast to ``x``'s dtype."""
-    x = _g.convert(x)
-    if dtype_info(x.dtype).kind != "float":
-        raise TypeError(f"power only applies to float, but got {x.dtype}")
-    y = _g.cast(_g.convert(y, x.dtype), x.dtype)
+    """``x ** y`` on floats: the operands are promoted to a common float dtype, as TVM's
+    binary operators do (``int32 ** float64`` is float64); two non-float operands are an
+    error."""
+    x, y = _g.convert_pair(x, y)
+    if dtype_info(x.dtype).kind != "float" and dtype_info(y.dtype).kind != "float":
+        raise _g.OperandTypeError(f"power only applies to float, but got {x.dtype}")
+    x, y = _g.match_types(x, y, "power")
     return _call(x.dtype, "pow", x, y, span=span)
 
 
@@ -445,7 +447,7 @@ def if_then_else(cond, t, f, span=None):
     """``t`` if ``cond`` else ``f``, evaluating only the taken branch (unlike ``Select``)."""
     cond = _g.convert(cond)
     if dtype_info(cond.dtype).kind != "bool":
-        raise TypeError(
+        raise _g.OperandTypeError(
             f"if_then_else only accept the condition to be boolean type, got {cond.dtype}"
         )
     t, f = _g.match_types(t, f, "if_then_else")
