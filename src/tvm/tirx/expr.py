@@ -707,24 +707,65 @@ class Shuffle(PrimExprWithOp, type_key="prim.Shuffle"):
         )
 
 
+class ScalableLanesError(ValueError, RuntimeError):
+    """Vector lanes that are neither a positive constant nor ``k * T.vscale()``.
+
+    A ``ValueError`` that is also a ``RuntimeError``, as Apache TVM raises its ``TVMError``.
+    """
+
+
 def _lanes_value(lanes):
-    """Lanes as a Python int when constant, else an int32 PrimExpr (scalable vectors)."""
+    """Lanes as an int32 ``IntImm`` when constant, else ``T.vscale() * k`` (scalable).
+
+    A negative int -k means k * vscale lanes (what ``DataType.lanes`` reports for a scalable
+    dtype such as ``float32xvscalex4``).
+    """
     if isinstance(lanes, IntImm):
-        return lanes
+        if lanes.dtype == "int32" and lanes.value > 0:
+            return lanes
+        lanes = lanes.value
     if isinstance(lanes, int):
-        if lanes < 1:
-            raise ValueError(f"lanes must be positive, got {lanes}")
-        return IntImm("int32", lanes)
-    return _generic.convert(lanes)
+        if lanes > 0:
+            return IntImm("int32", lanes)
+        if lanes < 0:
+            return _scalable_lanes(-lanes)
+        raise ValueError(f"lanes must be positive, got {lanes}")
+    lanes = _generic.convert(lanes)
+    factor = _vscale_factor(lanes)
+    if factor is None:
+        raise ScalableLanesError(
+            "vector lanes must be a positive constant or a constant multiple of T.vscale() "
+            f"(4 * T.vscale()); got lanes expression {lanes!r}"
+        )
+    return _scalable_lanes(factor)
+
+
+def _is_vscale(e) -> bool:
+    return isinstance(e, Call) and getattr(e.op, "name", None) == "tirx.vscale"
+
+
+def _vscale_factor(e):
+    """k for ``k * T.vscale()`` or ``T.vscale() * k`` (k a positive constant), else None."""
+    if isinstance(e, Mul):
+        for a, b in ((e.a, e.b), (e.b, e.a)):
+            if _is_vscale(a) and isinstance(b, IntImm) and b.value > 0:
+                return int(b.value)
+    return None
+
+
+def _scalable_lanes(factor: int):
+    """``T.vscale() * factor`` in the int32 form TVM keeps as the lanes of scalable vectors."""
+    return Mul(Call("int32", "tirx.vscale", []), IntImm("int32", factor))
 
 
 def _const_lanes(lanes) -> int:
+    """The dtype lanes count: the constant, or -k for ``T.vscale() * k``."""
     if isinstance(lanes, IntImm):
         return lanes.value
-    raise ValueError(
-        "scalable (non-constant) vector lanes are not supported yet; got lanes expression "
-        f"{lanes!r}"
-    )
+    factor = _vscale_factor(lanes)
+    if factor is not None:
+        return -factor
+    raise ScalableLanesError(f"unsupported vector lanes expression {lanes!r}")
 
 
 class Call(PrimExprWithOp, type_key="tirx.Call"):

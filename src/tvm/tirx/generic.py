@@ -45,6 +45,7 @@ from .expr import (
     BitwiseOr,
     BitwiseXor,
     Broadcast,
+    Call,
     Cast,
     Div,
     EqualOp,
@@ -566,7 +567,20 @@ less = _compare(LT, "<", lambda x, y: x < y)
 less_equal = _compare(LE, "<=", lambda x, y: x <= y)
 greater = _compare(GT, ">", lambda x, y: x > y)
 greater_equal = _compare(GE, ">=", lambda x, y: x >= y)
-equal = _compare(EQ, "==", lambda x, y: x == y)
+_equal = _compare(EQ, "==", lambda x, y: x == y)
+
+
+def equal(a, b, span=None):
+    """``a == b`` as an ``EQ`` (constants fold to a bool; so do two ``T.vscale()`` calls, the
+    same unknown value, as in TVM)."""
+    result = _equal(a, b, span)
+    if isinstance(result, EQ) and _is_vscale_call(result.a) and _is_vscale_call(result.b):
+        return IntImm("bool", 1, span=span)
+    return result
+
+
+def _is_vscale_call(e) -> bool:
+    return isinstance(e, Call) and getattr(e.op, "name", None) == "tirx.vscale"
 not_equal = _compare(NE, "!=", lambda x, y: x != y)
 
 

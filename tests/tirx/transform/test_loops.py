@@ -1,8 +1,11 @@
 """UnrollLoop and VectorizeLoop."""
 
+import pytest
+
 import tvm
 from tvm import tirx
 from tvm.ir import assert_structural_equal
+from tvm.script import tirx as T
 from tvm.tirx import (
     Broadcast,
     BufferStore,
@@ -123,3 +126,38 @@ def test_vectorize_floordiv_index_uses_the_per_lane_fallback():
     # (j // 2): steps 0, 1, 0, 1, ...: not one stride, so the loop stays for LLVM.
     _, loop = _vectorized_load_index(lambda i, j: i * 4 + j // 2)
     assert isinstance(loop, For) and int(loop.annotations["pragma_vectorize"]) == 1
+
+
+_SVE = {"kind": "llvm", "mtriple": "aarch64-linux-gnu", "mattr": ["+sve"]}
+
+
+def test_vectorize_scalable_extent_on_an_sve_target():
+    @T.prim_func(private=True, s_tir=True)
+    def before(A: T.Buffer((64,), "float32"), B: T.Buffer((64,), "int32")):
+        for j in T.vectorized(T.vscale() * 4):
+            A[j + 2] = T.Cast("float32", B[j]) * T.float32(2)
+
+    @T.prim_func(private=True, s_tir=True)
+    def expected(A: T.Buffer((64,), "float32"), B: T.Buffer((64,), "int32")):
+        A[T.Ramp(2, 1, T.vscale() * 4)] = T.Cast(
+            "float32xvscalex4", B[T.Ramp(0, 1, T.vscale() * 4)]
+        ) * T.Broadcast(T.float32(2), T.vscale() * 4)
+
+    with tvm.target.Target(_SVE):
+        after = tvm.tirx.transform.VectorizeLoop()(tvm.IRModule.from_expr(before))["main"]
+    tvm.ir.assert_structural_equal(after, expected)
+    # the function's own target attribute counts too
+    with_target = before.with_attr("target", tvm.target.Target(_SVE))
+    after = tvm.tirx.transform.VectorizeLoop()(tvm.IRModule.from_expr(with_target))["main"]
+    assert isinstance(after.body, tvm.tirx.BufferStore)
+
+
+def test_vectorize_scalable_extent_needs_scalable_vectors():
+    @T.prim_func(private=True, s_tir=True)
+    def before(A: T.Buffer((64,), "float32")):
+        for j in T.vectorized(4 * T.vscale()):
+            A[j] = T.float32(1)
+
+    x86 = tvm.target.Target({"kind": "llvm", "mtriple": "x86_64-linux-gnu"})
+    with x86, pytest.raises(ValueError, match="Failed to vectorize loop with extent"):
+        tvm.tirx.transform.VectorizeLoop()(tvm.IRModule.from_expr(before))

@@ -35,11 +35,13 @@ import itertools
 from ...arith.analyzer import Analyzer
 from ...ir.expr import Range
 from ...ir.transform import PassContext, PassInfo, register_pass_config
-from ...runtime.data_type import dtype_info
+from ...runtime.data_type import dtype_info, with_lanes
+from ...target import Target
 from ..expr import (
     Add,
     BinaryOpExpr,
     Broadcast,
+    Call,
     Cast,
     IntImm,
     Mul,
@@ -313,7 +315,7 @@ class _Lanes:
         return entry[1]
 
     def widen(self, expr):
-        return expr if dtype_info(expr.dtype).lanes > 1 else Broadcast(expr, self.lanes)
+        return expr if dtype_info(expr.dtype).lanes != 1 else Broadcast(expr, self.lanes)
 
     def index(self, expr):
         """A vectorized index: a ``Ramp`` (or a scalar when it does not use the variable)."""
@@ -322,6 +324,8 @@ class _Lanes:
         simplify = self.analyzer.simplify
         lo = self.ramp.base
         step = self._affine_step(expr)
+        if step is None and self.lanes < 0:
+            raise _NotVectorizable  # scalable: only affine indices (lanes are not known)
         stride = IntImm(expr.dtype, step) if step is not None else self._constant_step(expr)
         if stride is not None:
             return Ramp(simplify(substitute(expr, {self.var: lo})), stride, self.lanes)
@@ -385,7 +389,7 @@ class _Lanes:
             return type(e)(self.widen(a), self.widen(b))
         if isinstance(e, Cast):
             value = self.widen(self.expr(e.value))
-            return Cast(f"{dtype_info(e.dtype).element}x{self.lanes}", value)
+            return Cast(with_lanes(e.dtype, self.lanes), value)
         if isinstance(e, Select):
             parts = [self.widen(self.expr(x)) for x in (e.condition, e.true_value,
                                                         e.false_value)]
@@ -398,10 +402,17 @@ class _Lanes:
 def _vectorize_store(op: For, max_lanes: int):
     """The vector statement for ``op``, or None when the loop is not handled."""
     store = op.body
-    if not (isinstance(op.extent, IntImm) and isinstance(op.min, IntImm)):
+    if not isinstance(op.min, IntImm):
         return None
-    lanes = op.extent.value
-    if not (2 <= lanes <= max_lanes) or not isinstance(store, BufferStore):
+    if isinstance(op.extent, IntImm):
+        lanes = op.extent.value
+        if not 2 <= lanes <= max_lanes:
+            return None
+    elif _vscale_factor(op.extent) is not None:
+        lanes = -_scalable_factor(op)  # k * vscale lanes, given as -k
+    else:
+        return None  # a symbolic extent: a serial loop LLVM's vectorizer may handle
+    if not isinstance(store, BufferStore):
         return None
     if len(store.indices) != 1 or store.predicate is not None:
         return None
@@ -417,6 +428,47 @@ def _vectorize_store(op: For, max_lanes: int):
         return BufferStore(store.buffer, value, [index])
     except (_NotVectorizable, TypeError, ValueError):
         return None
+
+
+def _vscale_factor(extent):
+    """k when ``extent`` is ``k * T.vscale()`` (either order), else None."""
+    if isinstance(extent, Mul):
+        for a, b in ((extent.a, extent.b), (extent.b, extent.a)):
+            vscale = isinstance(a, Call) and getattr(a.op, "name", None) == "tirx.vscale"
+            if vscale and isinstance(b, IntImm) and b.value > 0:
+                return int(b.value)
+    return None
+
+
+def _has_scalable_vectors(target) -> bool:
+    """Whether ``target`` has scalable vector registers: AArch64 SVE, RISC-V V."""
+    if target is None or getattr(getattr(target, "kind", None), "name", None) != "llvm":
+        return False
+    features = [str(f) for f in (target.attrs.get("mattr") or ())]
+    triple = str(target.attrs.get("mtriple") or "")
+    if any(f in ("+sve", "+sve2") or f.startswith("+sve") for f in features):
+        return True
+    return triple.startswith("riscv") and any(f == "+v" or f.startswith("+zve")
+                                              for f in features)
+
+
+def _scalable_factor(op: For) -> int:
+    """The vscale factor of a vectorized loop of extent ``k * T.vscale()``; ``ValueError``
+    when the target has no scalable vectors."""
+    factor = _vscale_factor(op.extent)
+    target = _CURRENT_TARGET[0]
+    if factor is None or not _has_scalable_vectors(target):
+        raise ValueError(
+            f"Failed to vectorize loop with extent {op.extent} for target {target}: a "
+            "loop of extent k * T.vscale() needs a target with scalable vectors (llvm with "
+            "+sve, or riscv with +v)"
+        )
+    return factor
+
+
+#: The target of the function being vectorized (its "target" attribute, else the current
+#: ``tvm.target.Target`` scope), set by :func:`vectorize_loops`.
+_CURRENT_TARGET: list = [None]
 
 
 class _Vectorizer(StmtMutator):
@@ -438,7 +490,12 @@ class _Vectorizer(StmtMutator):
 
 def vectorize_loops(func: PrimFunc) -> PrimFunc:
     """Lower the ``T.vectorized`` loops of one function."""
-    body = _Vectorizer()(func.body)
+    target = func.get_attr("target") or Target.current(allow_none=True)
+    saved, _CURRENT_TARGET[0] = _CURRENT_TARGET[0], target
+    try:
+        body = _Vectorizer()(func.body)
+    finally:
+        _CURRENT_TARGET[0] = saved
     return func if body is func.body else func.with_body(body)
 
 
