@@ -161,3 +161,72 @@ def test_vectorize_scalable_extent_needs_scalable_vectors():
     x86 = tvm.target.Target({"kind": "llvm", "mtriple": "x86_64-linux-gnu"})
     with x86, pytest.raises(ValueError, match="Failed to vectorize loop with extent"):
         tvm.tirx.transform.VectorizeLoop()(tvm.IRModule.from_expr(before))
+
+
+def test_vectorize_lanewise_calls_and_run():
+    @T.prim_func(s_tir=True)
+    def func(A: T.Buffer((16,), "float32"), B: T.Buffer((16,), "int32"),
+             C: T.Buffer((16,), "float32")):
+        for i in T.vectorized(16):
+            C[i] = T.call_llvm_pure_intrin("float32", "llvm.sqrt", A[i]) + T.reinterpret(
+                "float32", B[i])
+
+    after = tvm.tirx.transform.VectorizeLoop()(tvm.IRModule.from_expr(func))["func"]
+    store = after.body
+    assert isinstance(store, BufferStore) and store.value.dtype == "float32x16"
+    assert store.value.a.dtype == "float32x16" and store.value.b.dtype == "float32x16"
+    import numpy as np
+
+    a = np.linspace(0, 9, 16).astype("float32")
+    b = np.arange(16, dtype="float32").view("int32")
+    c = tvm.runtime.tensor(np.zeros(16, "float32"))
+    tvm.compile(func, target="llvm")(tvm.runtime.tensor(a), tvm.runtime.tensor(b), c)
+    np.testing.assert_allclose(c.numpy(), np.sqrt(a) + np.arange(16), rtol=1e-6)
+
+
+def test_vectorize_bind_sequences_and_invariant_if_then_else():
+    @T.prim_func(private=True, s_tir=True)
+    def before(A: T.Buffer((32,), "float32"), B: T.Buffer((32,), "float32"), n: T.int32):
+        for i in range(4):
+            for j in T.vectorized(8):
+                s = T.bind(A[i * 8 + j] * T.float32(2))
+                B[i * 8 + j] = T.if_then_else(n > 2, s + T.float32(1), s)
+
+    @T.prim_func(private=True, s_tir=True)
+    def expected(A: T.Buffer((32,), "float32"), B: T.Buffer((32,), "float32"), n: T.int32):
+        for i in range(4):
+            s = T.bind(A[T.Ramp(i * 8, 1, 8)] * T.Broadcast(T.float32(2), 8))
+            B[T.Ramp(i * 8, 1, 8)] = T.if_then_else(
+                n > 2, s + T.Broadcast(T.float32(1), 8), s
+            )
+
+    after = tvm.tirx.transform.VectorizeLoop()(tvm.IRModule.from_expr(before))["main"]
+    tvm.ir.assert_structural_equal(after, expected)
+
+
+def test_vectorize_if_then_else_on_the_lane_stays_a_loop():
+    @T.prim_func(private=True, s_tir=True)
+    def before(A: T.Buffer((8,), "float32")):
+        for j in T.vectorized(8):
+            A[j] = T.if_then_else(j > 2, A[j] + T.float32(1), A[j])
+
+    after = tvm.tirx.transform.VectorizeLoop()(tvm.IRModule.from_expr(before))["main"]
+    assert isinstance(after.body, For) and after.body.kind == ForKind.SERIAL
+
+
+def test_vectorized_bind_and_if_then_else_run():
+    import numpy as np
+
+    @T.prim_func(s_tir=True)
+    def func(A: T.Buffer((32,), "float32"), B: T.Buffer((32,), "float32"), n: T.int32):
+        for i in range(4):
+            for j in T.vectorized(8):
+                s = T.bind(A[i * 8 + j] * T.float32(2))
+                B[i * 8 + j] = T.if_then_else(n > 2, s + T.float32(1), s)
+
+    lib = tvm.compile(func, target="llvm")
+    a = np.arange(32, dtype="float32")
+    for n, extra in ((5, 1.0), (1, 0.0)):
+        b = tvm.runtime.tensor(np.zeros(32, "float32"))
+        lib(tvm.runtime.tensor(a), b, n)
+        np.testing.assert_allclose(b.numpy(), a * 2 + extra)
