@@ -20,6 +20,7 @@ from .lower_tirx import LowerTIRx, LowerTIRxCleanup  # noqa: F401
 from .lower_tirx_dedup_tensormap import LowerTIRxDedupCuTensorMaps  # noqa: F401
 from .lower_tirx_opaque import LowerTIRxOpaque  # noqa: F401
 from .lower_warp_memory import LowerWarpMemory  # noqa: F401
+from .narrow_datatype import NarrowDataType  # noqa: F401
 from .simplify import Simplify, StmtSimplify  # noqa: F401
 from .storage_rewrite import StorageRewrite  # noqa: F401
 from .thread_binding import LowerThreadBindingLoops, UnifyThreadBinding  # noqa: F401
