@@ -85,3 +85,29 @@ def test_power_promotes_to_the_float_operand():
     call = tirx.power(i, d)
     assert call.dtype == "float64"
     assert [a.dtype for a in call.args] == ["float64", "float64"]
+
+
+def test_shift_amounts_outside_the_type_width_are_rejected():
+    x = tirx.Var("x", "int32")
+    for amount in (-1, 32):
+        with pytest.raises(RuntimeError, match="outside"):
+            x << amount
+        with pytest.raises(ValueError, match="outside"):
+            x >> amount
+    assert str(x << 31) == "x << 31"
+
+
+def test_bitwise_operators_on_floats_are_type_and_runtime_errors():
+    f = tirx.const(1.5, "float32")
+    for build in (lambda: f << 2.0, lambda: f | 1.0, lambda: ~f):
+        with pytest.raises(TypeError, match="integer operand"):
+            build()
+        with pytest.raises(RuntimeError):
+            build()
+
+
+def test_isnan_of_16_bit_floats_tests_float32():
+    h = tirx.Var("h", "float16")
+    assert str(tirx.isnan(h)) == 'T.isnan(T.Cast("float32", h))'
+    assert tirx.isnan(tirx.Var("v", "float16x4")).dtype == "boolx4"
+    assert str(tirx.isnan(tirx.Var("f", "float32"))) == "T.isnan(f)"

@@ -8,6 +8,10 @@ from __future__ import annotations
 
 import importlib
 
+#: ``tvm.runtime.convert``: Python values to FFI values (lists to ``Array``, dicts to ``Map``,
+#: numbers stay numbers), ``tvm_ffi.convert`` itself as in TVM 0.27.
+from tvm_ffi import convert  # noqa: F401
+
 from .device import (  # noqa: F401
     Device,
     cpu,

@@ -359,8 +359,9 @@ class OperandTypeError(TypeError, RuntimeError):
 
 
 class ConstFoldError(ValueError, RuntimeError):
-    """Folding constants found an undefined result: division or modulo by the constant zero,
-    or an unsigned subtraction below zero.
+    """An undefined result found while building or folding: division or modulo by the
+    constant zero, an unsigned subtraction below zero, a shift by a constant amount outside
+    ``[0, bits)``.
 
     A ``ValueError`` (an invalid argument) that is also a ``RuntimeError``, the base of the
     ``TVMError`` Apache TVM raises here, so code written for either catches it.
@@ -645,7 +646,14 @@ def _bitwise(cls, symbol, fold):
             a = _int_like(a, b.dtype)
         a, b = _operands(a, b, symbol)
         if dtype_info(a.dtype).kind not in ("int", "uint", "bool"):
-            raise TypeError(f"operator {symbol} requires integer operands, got {a.dtype}")
+            raise OperandTypeError(f"operator {symbol} requires integer operands, got {a.dtype}")
+        if cls in (LShift, RShift) and isinstance(b, IntImm):
+            bits = dtype_info(a.dtype).bits
+            if not 0 <= b.value < bits:
+                raise ConstFoldError(
+                    f"operator {symbol}: shift amount {b.value} is outside [0, {bits}) for "
+                    f"{a.dtype} (the result is undefined)"
+                )
         if _is_const(a) and _is_const(b):
             return _make_const(a.dtype, fold(a.value, b.value), span)
         return cls(a, b, span=span)
@@ -680,7 +688,7 @@ def bitwise_not(a, span=None):
     """``~a`` on an integer (constants fold)."""
     a = convert(a)
     if dtype_info(a.dtype).kind not in ("int", "uint", "bool"):
-        raise TypeError(f"operator ~ requires an integer operand, got {a.dtype}")
+        raise OperandTypeError(f"operator ~ requires an integer operand, got {a.dtype}")
     if isinstance(a, IntImm) and dtype_info(a.dtype).kind != "bool":
         return _make_const(a.dtype, ~a.value, span)
     return BitwiseNot(a, span=span)

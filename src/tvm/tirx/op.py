@@ -31,7 +31,7 @@ import builtins
 import math
 
 from ..ir.op import Op, register_op, register_op_attr
-from ..runtime.data_type import dtype_info, normalize_dtype
+from ..runtime.data_type import dtype_info, normalize_dtype, with_lanes
 from . import generic as _g
 from .expr import GE, Call, FloatImm, IntImm, Select, StringImm, Sub, Var, int_range
 
@@ -311,6 +311,9 @@ def isnan(x, span=None):
         return _g.convert(False) if result == "bool" else _g.cast(False, result)
     if isinstance(x, FloatImm):
         return IntImm("bool", int(math.isnan(x.value)), span=span)
+    if dtype_info(x.dtype).bits == 16:
+        # 16-bit floats are tested as float32, as TVM does (no half-precision isnan)
+        x = _g.cast(x, with_lanes("float32", dtype_info(x.dtype).lanes))
     return _call(result, "isnan", x, span=span)
 
 
