@@ -53,3 +53,23 @@ def test_script_round_trip():
     text = func.script()
     assert "T.Ramp(0, 1, T.vscale() * 4)" in text
     tvm.ir.assert_structural_equal(tvm.script.from_source(text), func)
+
+
+def test_predicate_masks_are_checked():
+    buf = tirx.decl_buffer((64,), "float32", name="A")
+    index = tirx.Ramp(0, 1, 4 * tirx.vscale())
+    mask = tirx.Broadcast(tirx.const(True, "bool"), 4 * tirx.vscale())
+    load = tirx.BufferLoad(buf, [index], mask)
+    assert load.predicate is mask and load.dtype == "float32xvscalex4"
+    store = tirx.BufferStore(buf, load, [index], mask)
+    assert store.predicate is mask
+    with pytest.raises(RuntimeError, match="must both be scalable"):
+        tirx.BufferLoad(buf, [index], tirx.Broadcast(tirx.const(True, "bool"), 4))
+    with pytest.raises(ValueError, match="mask with 8 lanes, but trying to store a value with 4"):
+        tirx.BufferStore(buf, load, [index],
+                         tirx.Broadcast(tirx.const(True, "bool"), 8 * tirx.vscale()))
+    with pytest.raises(ValueError, match="must be boolean values, but got int32"):
+        tirx.BufferLoad(buf, [index], tirx.Broadcast(1, 4 * tirx.vscale()))
+    fixed = tirx.BufferLoad(buf, [tirx.Ramp(0, 1, 4)], tirx.Broadcast(tirx.IntImm("uint1", 1), 4))
+    assert fixed.dtype == "float32x4"
+    assert tirx.IntImm("int1", 1).value == 1  # int1 holds 0 or 1

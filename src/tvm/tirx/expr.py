@@ -340,6 +340,8 @@ def int_range(dtype: str):
             rng = (0, 1)
         elif info.kind == "uint":
             rng = (0, (1 << info.bits) - 1)
+        elif info.kind == "int" and info.bits == 1:
+            rng = (0, 1)  # int1 holds a truth value, as in TVM (0 or 1)
         elif info.kind == "int":
             rng = (-(1 << (info.bits - 1)), (1 << (info.bits - 1)) - 1)
         else:
