@@ -65,7 +65,7 @@ from .codegen_expr import (
     storage_type,
     value_type,
 )
-from .packed_api import ScalarParam, TensorParam, emit_packed_function
+from .packed_api import ScalarParam, TensorParam, emit_packed_function, signature_text
 from .parallel import emit_parallel_chunks
 
 __all__ = ["CodeGenLLVM", "codegen_module"]
@@ -186,9 +186,14 @@ class CodeGenLLVM(ExprEmitter):
                                       self.string_constant(message)])
                     builder.ret(ir.Constant(I32, -1))
             if dim_checks:
+                sources = {id(e[1]): (f"{e[2][0]}.shape[{e[2][1]}]" if e[0] == "shape"
+                                      else f"{e[2][0]}.strides[{e[2][1]}]" if e[0] == "stride"
+                                      else e[2]) for e in inner_args if e[0] != "data"}
+                where = (signature_text(name, params),
+                         {p.name: i for i, p in enumerate(params)}, sources)
                 self._emit_dim_checks(builder, args, name, dim_checks,
                                       {id(e[1]): value_of(builder, args, e) for e in inner_args
-                                       if e[0] != "data"})
+                                       if e[0] != "data"}, where)
             call_args = [value_of(builder, args, e) for e in inner_args]
             if returns:
                 call_args.append(builder.function.args[3])  # the wrapper's TVMFFIAny* result
@@ -215,7 +220,7 @@ class CodeGenLLVM(ExprEmitter):
         wrapper.attributes.add("noinline")
         wrapper.attributes.add("optnone")
 
-    def _emit_dim_checks(self, builder, args, name, checks, values):
+    def _emit_dim_checks(self, builder, args, name, checks, values, where):
         """``shape[d] == expr`` for parameter dims given by expressions (``n * 2``)."""
         saved = (self.builder, self.vars)
         self.builder, self.vars = builder, dict(values)
@@ -227,9 +232,13 @@ class CodeGenLLVM(ExprEmitter):
                     snprintf = self._declare(
                         "snprintf", ir.FunctionType(I32, [PTR, I64, PTR], var_arg=True))
                     buf = builder.alloca(ir.ArrayType(I8, 512))
-                    text = str(extent).replace("%", "%%")
-                    fmt = (f"Invalid {tname}.shape[{dim}] when calling {name}: expected "
-                           f"{text} = %lld, got %lld")
+                    signature, index, sources = where
+                    # As TVM: the expected extent in terms of the arguments it comes from
+                    # ("B.shape[0] + 1"), then its value and the actual one.
+                    text = _render(extent, sources).replace("%", "%%")
+                    fmt = (f"Invalid {tname}.shape[{dim}] on argument #{index[tname]} when "
+                           f"calling:\n  `{signature.replace('%', '%%')}`,\n  expected {text}"
+                           " = %lld, got %lld")
                     builder.call(snprintf, [buf, ir.Constant(I64, 512),
                                             self.string_constant(fmt), expected, actual])
                     fn = self._declare(_ERROR_SET, ir.FunctionType(ir.VoidType(), [PTR, PTR]))
@@ -271,8 +280,9 @@ class CodeGenLLVM(ExprEmitter):
                 inner_args.append(("scalar", p, sname))
                 continue
             tname = unique(p.name)
-            shape = []
+            shape, texts = [], []
             for dim, extent in enumerate(buf.shape):
+                texts.append(None if isinstance(extent, (E.IntImm, E.Var)) else str(extent))
                 if isinstance(extent, E.IntImm):
                     shape.append(int(extent.value))
                 elif isinstance(extent, E.Var):
@@ -304,7 +314,8 @@ class CodeGenLLVM(ExprEmitter):
                     "offset buffer parameters are not supported yet"
                 )
             params.append(TensorParam(tname, buf.dtype, tuple(shape), compact=compact,
-                                      device_type=device_type))
+                                      device_type=device_type,
+                                      dim_texts=tuple(texts) if any(texts) else None))
             inner_args.append(("data", buf.data, tname))
             seen.add(id(buf.data))
         bound = {id(v) for kind, v, _ in inner_args if kind != "data"}
@@ -903,6 +914,25 @@ def _return_dtype(func, name: str):
 
 def _fit_unsigned(builder, value):
     return value if value.type == I64 else builder.zext(value, I64)
+
+
+_RENDER_OPS = {E.Add: "+", E.Sub: "-", E.Mul: "*", E.FloorDiv: "//", E.FloorMod: "%"}
+
+
+def _render(expr, sources) -> str:
+    """``expr`` with each variable written as the argument it comes from (``B.shape[0]``)
+    and plain integer constants, for messages: ``B.shape[0] + 1``."""
+    if isinstance(expr, E.Var):
+        return sources.get(id(expr), expr.name)
+    if isinstance(expr, E.IntImm):
+        return str(expr.value)
+    symbol = _RENDER_OPS.get(type(expr))
+    if symbol is not None:
+        a, b = _render(expr.a, sources), _render(expr.b, sources)
+        if isinstance(expr.b, tuple(_RENDER_OPS)):
+            b = f"({b})"
+        return f"{a} {symbol} {b}"
+    return str(expr)
 
 
 def _is_zero(value) -> bool:

@@ -122,10 +122,14 @@ class TensorParam:
     device_type: int | None = 1
     compact: bool = True
     alignment: int = 1
+    #: Optional texts shown for the ``None`` (unchecked here) dims in messages, e.g. the
+    #: expression ``n + T.int64(1)`` a code generator checks itself.
+    dim_texts: Sequence[str | None] | None = None
 
     def type_text(self) -> str:
         """The parameter's type as shown in error messages: ``Tensor([n, 8], float32)``."""
-        dims = ", ".join("?" if d is None else str(d) for d in self.shape)
+        texts = self.dim_texts or [None] * len(self.shape)
+        dims = ", ".join((t or "?") if d is None else str(d) for d, t in zip(self.shape, texts))
         return f"Tensor([{dims}], {self.dtype or 'any'})"
 
 
