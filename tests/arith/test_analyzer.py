@@ -95,7 +95,7 @@ def test_const_int_bound_arithmetic():
     assert bound(y // 2) == (-1, 1)
     assert bound(y % 3) == (0, 2)
     assert bound(x % 8) == (0, 3)
-    assert bound(tirx.truncdiv(y, 2)) == (-1, 2)
+    assert bound(tirx.truncdiv(y, 2)) == (-1, 1)  # exact: the corners of a sign-known divisor
     assert bound(tirx.truncmod(y, 3)) == (-2, 2)
     assert bound(tirx.Select(x < 1, x, y)) == (-2, 3)
     assert bound(tirx.Cast("int64", x)) == (0, 3)

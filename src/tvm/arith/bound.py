@@ -93,6 +93,16 @@ def _mul(x, y):
     return x * y
 
 
+def _trunc_div(x, y):
+    """``x / y`` rounded toward zero for endpoints (possibly infinite), ``y`` nonzero."""
+    if math.isinf(x):
+        return _INF if (x > 0) == (y > 0) else -_INF
+    if math.isinf(y):
+        return 0  # finite / infinite: the limit is 0 from either side
+    q = abs(x) // abs(y)
+    return q if (x >= 0) == (y >= 0) else -q
+
+
 def _floor_div(x, c):
     """``floor(x / c)`` for an endpoint ``x`` (possibly infinite) and a nonzero ``c``."""
     if math.isinf(x) or math.isinf(c):
@@ -200,9 +210,10 @@ class BoundAnalyzer:
         if a[0] >= 0 and b[0] > 0:
             return self._div_bound(a, b, e.dtype)
         if b[0] > 0 or b[1] < 0:
-            # Truncation rounds toward zero: bound by the floor results widened by one.
-            lo, hi = self._div_bound(a, b, e.dtype)
-            return (lo, hi + 1)
+            # With the divisor's sign known, truncated division is monotone in each operand
+            # (for a fixed sign of the other), so its extremes are at the corners too.
+            values = [_trunc_div(x, y) for x in a for y in b]
+            return (min(values), max(values))
         return dtype_interval(e.dtype)
 
     def _b_Mod(self, e, memo):

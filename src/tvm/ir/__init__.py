@@ -3,7 +3,7 @@
 from ..ffi.structural import get_first_structural_mismatch, structural_equal, structural_hash
 from . import transform
 from .attrs import Attrs, DictAttrs, make_node
-from .base import Node, Scriptable, SequentialSpan, SourceName, Span
+from .base import Node, Scriptable, SequentialSpan, SourceName, Span, load_json, save_json
 from .container import Map
 from .expr import BaseExpr, GlobalVar, PrimExpr, Range, RelaxExpr
 from .function import BaseFunc
@@ -52,9 +52,11 @@ __all__ = [
     "get_first_structural_mismatch",
     "is_prim_expr",
     "is_prim_var",
+    "load_json",
     "make_node",
     "register_op",
     "register_op_attr",
+    "save_json",
     "structural_equal",
     "structural_hash",
     "transform",

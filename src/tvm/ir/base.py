@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from ..ffi.node import Node
+from .json_graph import load_json, save_json
 from .structural import assert_structural_equal
 
 __all__ = [
@@ -12,6 +13,8 @@ __all__ = [
     "SourceName",
     "Span",
     "assert_structural_equal",
+    "load_json",
+    "save_json",
 ]
 
 

@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import importlib
 
-from tvm_ffi import convert  # noqa: F401 - TVM's tvm.runtime.convert (Python -> FFI objects)
+#: ``tvm.runtime.convert``: Python values to FFI values (lists to ``Array``, dicts to ``Map``,
+#: numbers stay numbers), ``tvm_ffi.convert`` itself as in TVM 0.27.
+from tvm_ffi import convert  # noqa: F401
 
 from .device import (  # noqa: F401
     Device,

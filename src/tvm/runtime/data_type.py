@@ -147,8 +147,14 @@ def element_dtype(dtype: str) -> str:
 
 @cache
 def with_lanes(dtype: str, lanes: int) -> str:
-    """``dtype`` with ``lanes`` vector lanes (``"int32"``, 4 -> ``"int32x4"``)."""
+    """``dtype`` with ``lanes`` vector lanes (``"int32"``, 4 -> ``"int32x4"``).
+
+    A negative ``lanes`` -k is a scalable vector of k * vscale lanes (``"int32xvscalex4"``),
+    the value ``DataType(...).lanes`` reports for such dtypes.
+    """
     element = dtype_info(dtype).element
+    if lanes < 0:
+        return f"{element}xvscalex{-lanes}"
     return element if lanes == 1 else f"{element}x{lanes}"
 
 

@@ -341,6 +341,8 @@ def int_range(dtype: str):
             rng = (0, 1)
         elif info.kind == "uint":
             rng = (0, (1 << info.bits) - 1)
+        elif info.kind == "int" and info.bits == 1:
+            rng = (0, 1)  # int1 holds a truth value, as in TVM (0 or 1)
         elif info.kind == "int":
             rng = (-(1 << (info.bits - 1)), (1 << (info.bits - 1)) - 1)
         else:
@@ -385,7 +387,9 @@ class IntImm(ConstExpr, type_key="ir.IntImm"):
 _INF = float("inf")
 # Largest finite values: a literal beyond them would silently become infinity.
 _FLOAT_MAX = {"float16": 65504.0, "float32": 3.4028234663852886e38,
-              "bfloat16": 3.3895313892515355e38}
+              # bfloat16's largest finite value, 3.3895313892515355e38, as the 9-digit literal
+              # TVM prints it (3.38953139e38, which rounds to it)
+              "bfloat16": 3.38953139e38}
 
 
 class FloatImm(ConstExpr, type_key="ir.FloatImm"):
@@ -706,24 +710,65 @@ class Shuffle(PrimExprWithOp, type_key="prim.Shuffle"):
         )
 
 
+class ScalableLanesError(ValueError, RuntimeError):
+    """Vector lanes that are neither a positive constant nor ``k * T.vscale()``.
+
+    A ``ValueError`` that is also a ``RuntimeError``, as Apache TVM raises its ``TVMError``.
+    """
+
+
 def _lanes_value(lanes):
-    """Lanes as a Python int when constant, else an int32 PrimExpr (scalable vectors)."""
+    """Lanes as an int32 ``IntImm`` when constant, else ``T.vscale() * k`` (scalable).
+
+    A negative int -k means k * vscale lanes (what ``DataType.lanes`` reports for a scalable
+    dtype such as ``float32xvscalex4``).
+    """
     if isinstance(lanes, IntImm):
-        return lanes
+        if lanes.dtype == "int32" and lanes.value > 0:
+            return lanes
+        lanes = lanes.value
     if isinstance(lanes, int):
-        if lanes < 1:
-            raise ValueError(f"lanes must be positive, got {lanes}")
-        return IntImm("int32", lanes)
-    return _generic.convert(lanes)
+        if lanes > 0:
+            return IntImm("int32", lanes)
+        if lanes < 0:
+            return _scalable_lanes(-lanes)
+        raise ValueError(f"lanes must be positive, got {lanes}")
+    lanes = _generic.convert(lanes)
+    factor = _vscale_factor(lanes)
+    if factor is None:
+        raise ScalableLanesError(
+            "vector lanes must be a positive constant or a constant multiple of T.vscale() "
+            f"(4 * T.vscale()); got lanes expression {lanes!r}"
+        )
+    return _scalable_lanes(factor)
+
+
+def _is_vscale(e) -> bool:
+    return isinstance(e, Call) and getattr(e.op, "name", None) == "tirx.vscale"
+
+
+def _vscale_factor(e):
+    """k for ``k * T.vscale()`` or ``T.vscale() * k`` (k a positive constant), else None."""
+    if isinstance(e, Mul):
+        for a, b in ((e.a, e.b), (e.b, e.a)):
+            if _is_vscale(a) and isinstance(b, IntImm) and b.value > 0:
+                return int(b.value)
+    return None
+
+
+def _scalable_lanes(factor: int):
+    """``T.vscale() * factor`` in the int32 form TVM keeps as the lanes of scalable vectors."""
+    return Mul(Call("int32", "tirx.vscale", []), IntImm("int32", factor))
 
 
 def _const_lanes(lanes) -> int:
+    """The dtype lanes count: the constant, or -k for ``T.vscale() * k``."""
     if isinstance(lanes, IntImm):
         return lanes.value
-    raise ValueError(
-        "scalable (non-constant) vector lanes are not supported yet; got lanes expression "
-        f"{lanes!r}"
-    )
+    factor = _vscale_factor(lanes)
+    if factor is not None:
+        return -factor
+    raise ScalableLanesError(f"unsupported vector lanes expression {lanes!r}")
 
 
 class Call(PrimExprWithOp, type_key="tirx.Call"):

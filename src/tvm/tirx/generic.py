@@ -45,6 +45,7 @@ from .expr import (
     BitwiseOr,
     BitwiseXor,
     Broadcast,
+    Call,
     Cast,
     Div,
     EqualOp,
@@ -153,6 +154,9 @@ def convert(value, dtype=None, span=None):
     raise TypeError(f"cannot convert {type(value).__name__} {value!r} to a PrimExpr")
 
 
+_FLOAT32_MAX = 3.4028234663852886e38
+
+
 def convert_pair(a, b):
     """Convert two operands, giving a Python number the dtype of the other side."""
     if isinstance(a, PrimExpr):
@@ -175,7 +179,10 @@ def const(value, dtype=None, span=None):
         elif isinstance(value, numbers.Integral):
             return _default_int(int(value), span)
         elif isinstance(value, numbers.Real):
-            dtype = "float32"
+            # float32 unless the (finite) value is out of its range, as in TVM.
+            magnitude = abs(float(value))
+            too_big = magnitude > _FLOAT32_MAX and magnitude != float("inf")
+            dtype = "float64" if too_big else "float32"
         else:
             raise TypeError(
                 f"Cannot automatically inference the type. value={value!r}; pass a dtype"
@@ -225,6 +232,14 @@ def _make_const(dtype: str, value, span=None):
     if info.kind == "float":
         return FloatImm(dtype, _round_float(float(value), dtype), span=span)
     return IntImm(dtype, _wrap_int(int(value), dtype), span=span)
+
+
+def _num(e):
+    """The value of a constant operand at its dtype's precision (a float32 literal such as
+    0.1 is folded as the float32 nearest to it, as compiled code computes)."""
+    if isinstance(e, FloatImm):
+        return _round_float(e.value, e.dtype)
+    return e.value
 
 
 def _is_const(e, value=None) -> bool:
@@ -335,9 +350,32 @@ def _division_operands(a, b, symbol, name):
     return a, b
 
 
+class OperandTypeError(TypeError, RuntimeError):
+    """An operand of a type the operator does not take (an int where a bool is needed...).
+
+    A ``TypeError`` that is also a ``RuntimeError``, the base of the ``TVMError`` Apache TVM
+    raises for these checks, so code written for either catches it.
+    """
+
+
+class ConstFoldError(ValueError, RuntimeError):
+    """An undefined result found while building or folding: division or modulo by the
+    constant zero, an unsigned subtraction below zero, a shift by a constant amount outside
+    ``[0, bits)``.
+
+    A ``ValueError`` (an invalid argument) that is also a ``RuntimeError``, the base of the
+    ``TVMError`` Apache TVM raises here, so code written for either catches it.
+    """
+
+
 def _check_nonzero_divisor(b, name):
     if _is_const(b, 0):
-        raise ValueError(f"{name}: divide by zero")
+        raise ConstFoldError(f"{name}: divide by zero")
+
+
+def _index_dtypes(a, b) -> bool:
+    """Both operands int32 or int64 scalars: the types TVM folds ``%`` for."""
+    return a.dtype in ("int32", "int64") and b.dtype in ("int32", "int64")
 
 
 # --- arithmetic ------------------------------------------------------------------------------
@@ -347,7 +385,7 @@ def add(a, b, span=None):
     """``a + b`` with promotion and folding."""
     a, b = _operands(a, b, "+")
     if _is_const(a) and _is_const(b):
-        return _make_const(a.dtype, a.value + b.value, span)
+        return _make_const(a.dtype, _num(a) + _num(b), span)
     if _is_const(a, 0):
         return b
     if _is_const(b, 0):
@@ -359,7 +397,13 @@ def subtract(a, b, span=None):
     """``a - b`` with promotion and folding."""
     a, b = _operands(a, b, "-")
     if _is_const(a) and _is_const(b):
-        return _make_const(a.dtype, a.value - b.value, span)
+        if dtype_info(a.dtype).kind == "uint" and a.value == 0 and b.value > 0:
+            # TVM's check (other negative unsigned results wrap around, as in C)
+            raise ConstFoldError(
+                f"subtract: the unsigned {a.dtype} minuend is 0 and the subtrahend {b.value}: "
+                "the result would be a negative unsigned value"
+            )
+        return _make_const(a.dtype, _num(a) - _num(b), span)
     if _is_const(b, 0):
         return a
     return Sub(a, b, span=span)
@@ -369,7 +413,7 @@ def multiply(a, b, span=None):
     """``a * b`` with promotion and folding (``x * 0`` is ``0``)."""
     a, b = _operands(a, b, "*")
     if _is_const(a) and _is_const(b):
-        return _make_const(a.dtype, a.value * b.value, span)
+        return _make_const(a.dtype, _num(a) * _num(b), span)
     if _is_const(a, 1):
         return b
     if _is_const(b, 1):
@@ -398,8 +442,10 @@ def div(a, b, span=None):
     a, b = _operands(a, b, "/")
     if dtype_info(a.dtype).kind != "float":
         return truncdiv(a, b, span)
-    if _is_const(a) and _is_const(b) and b.value != 0:
-        return _make_const(a.dtype, a.value / b.value, span)
+    if _is_const(b, 0):
+        raise ConstFoldError("div: divide by zero")
+    if _is_const(a) and _is_const(b):
+        return _make_const(a.dtype, _num(a) / _num(b), span)
     if _is_const(b, 1):
         return a
     return Div(a, b, span=span)
@@ -423,7 +469,7 @@ def truncdiv(a, b, span=None):
 def truncmod(a, b, span=None):
     """Remainder of :func:`truncdiv` (sign of ``a``); builds ``Mod``."""
     a, b = _division_operands(a, b, "truncmod", "truncmod")
-    if _is_const(a) and _is_const(b):
+    if _is_const(a) and _is_const(b) and _index_dtypes(a, b):
         return _make_const(a.dtype, a.value - _trunc_div(a.value, b.value) * b.value, span)
     if _is_const(b, 1):
         return _make_const(a.dtype, 0, span)
@@ -445,7 +491,8 @@ def floordiv(a, b, span=None):
 def floormod(a, b, span=None):
     """Remainder of :func:`floordiv`, with the sign of ``b`` (``a % b``)."""
     a, b = _division_operands(a, b, "%", "floormod")
-    if _is_const(a) and _is_const(b):
+    unsigned = dtype_info(a.dtype).kind == "uint"  # no overflow: folded as TVM does
+    if _is_const(a) and _is_const(b) and (unsigned or _index_dtypes(a, b)):
         return _make_const(a.dtype, a.value % b.value, span)
     if _is_const(b, 1):
         return _make_const(a.dtype, 0, span)
@@ -454,8 +501,14 @@ def floormod(a, b, span=None):
     return FloorMod(a, b, span=span)
 
 
-def min(a, b, span=None):
-    """``min(a, b)`` with promotion and folding."""
+def min(a, b, *more, span=None):
+    """``min(a, b, ...)`` with promotion and folding; more than two arguments are reduced left
+    to right (``tvm.tirx.min(*values)``, as TVM's reducer does for a list of expressions)."""
+    if more:
+        result = min(a, b, span=span)
+        for value in more:
+            result = min(result, value, span=span)
+        return result
     a, b = _operands(a, b, "min")
     if _is_const(a) and _is_const(b):
         return a if a.value <= b.value else b
@@ -464,8 +517,14 @@ def min(a, b, span=None):
     return Min(a, b, span=span)
 
 
-def max(a, b, span=None):
-    """``max(a, b)`` with promotion and folding."""
+def max(a, b, *more, span=None):
+    """``max(a, b, ...)`` with promotion and folding; more than two arguments are reduced left
+    to right (``tvm.tirx.max(*values)``, as TVM's reducer does for a list of expressions)."""
+    if more:
+        result = max(a, b, span=span)
+        for value in more:
+            result = max(result, value, span=span)
+        return result
     a, b = _operands(a, b, "max")
     if _is_const(a) and _is_const(b):
         return a if a.value >= b.value else b
@@ -509,7 +568,20 @@ less = _compare(LT, "<", lambda x, y: x < y)
 less_equal = _compare(LE, "<=", lambda x, y: x <= y)
 greater = _compare(GT, ">", lambda x, y: x > y)
 greater_equal = _compare(GE, ">=", lambda x, y: x >= y)
-equal = _compare(EQ, "==", lambda x, y: x == y)
+_equal = _compare(EQ, "==", lambda x, y: x == y)
+
+
+def equal(a, b, span=None):
+    """``a == b`` as an ``EQ`` (constants fold to a bool; so do two ``T.vscale()`` calls, the
+    same unknown value, as in TVM)."""
+    result = _equal(a, b, span)
+    if isinstance(result, EQ) and _is_vscale_call(result.a) and _is_vscale_call(result.b):
+        return IntImm("bool", 1, span=span)
+    return result
+
+
+def _is_vscale_call(e) -> bool:
+    return isinstance(e, Call) and getattr(e.op, "name", None) == "tirx.vscale"
 not_equal = _compare(NE, "!=", lambda x, y: x != y)
 
 
@@ -533,7 +605,7 @@ def not_equal_op(a, b):
 def _as_bool(value, name):
     value = convert(value)
     if dtype_info(value.dtype).kind != "bool":
-        raise TypeError(f"{name} requires bool operands, got {value.dtype}")
+        raise OperandTypeError(f"{name} requires bool operands, got {value.dtype}")
     return value
 
 
@@ -574,7 +646,14 @@ def _bitwise(cls, symbol, fold):
             a = _int_like(a, b.dtype)
         a, b = _operands(a, b, symbol)
         if dtype_info(a.dtype).kind not in ("int", "uint", "bool"):
-            raise TypeError(f"operator {symbol} requires integer operands, got {a.dtype}")
+            raise OperandTypeError(f"operator {symbol} requires integer operands, got {a.dtype}")
+        if cls in (LShift, RShift) and isinstance(b, IntImm):
+            bits = dtype_info(a.dtype).bits
+            if not 0 <= b.value < bits:
+                raise ConstFoldError(
+                    f"operator {symbol}: shift amount {b.value} is outside [0, {bits}) for "
+                    f"{a.dtype} (the result is undefined)"
+                )
         if _is_const(a) and _is_const(b):
             return _make_const(a.dtype, fold(a.value, b.value), span)
         return cls(a, b, span=span)
@@ -609,7 +688,7 @@ def bitwise_not(a, span=None):
     """``~a`` on an integer (constants fold)."""
     a = convert(a)
     if dtype_info(a.dtype).kind not in ("int", "uint", "bool"):
-        raise TypeError(f"operator ~ requires an integer operand, got {a.dtype}")
+        raise OperandTypeError(f"operator ~ requires an integer operand, got {a.dtype}")
     if isinstance(a, IntImm) and dtype_info(a.dtype).kind != "bool":
         return _make_const(a.dtype, ~a.value, span)
     return BitwiseNot(a, span=span)

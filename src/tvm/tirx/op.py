@@ -31,7 +31,7 @@ import builtins
 import math
 
 from ..ir.op import Op, register_op, register_op_attr
-from ..runtime.data_type import dtype_info, normalize_dtype
+from ..runtime.data_type import dtype_info, normalize_dtype, with_lanes
 from . import generic as _g
 from .expr import GE, Call, FloatImm, IntImm, Select, StringImm, Sub, Var, int_range
 
@@ -311,6 +311,9 @@ def isnan(x, span=None):
         return _g.convert(False) if result == "bool" else _g.cast(False, result)
     if isinstance(x, FloatImm):
         return IntImm("bool", int(math.isnan(x.value)), span=span)
+    if dtype_info(x.dtype).bits == 16:
+        # 16-bit floats are tested as float32, as TVM does (no half-precision isnan)
+        x = _g.cast(x, with_lanes("float32", dtype_info(x.dtype).lanes))
     return _call(result, "isnan", x, span=span)
 
 
@@ -340,11 +343,13 @@ def isfinite(x, span=None):
 
 
 def pow(x, y, span=None):
-    """``x ** y`` on floats; ``y`` is cast to ``x``'s dtype."""
-    x = _g.convert(x)
-    if dtype_info(x.dtype).kind != "float":
-        raise TypeError(f"power only applies to float, but got {x.dtype}")
-    y = _g.cast(_g.convert(y, x.dtype), x.dtype)
+    """``x ** y`` on floats: the operands are promoted to a common float dtype, as TVM's
+    binary operators do (``int32 ** float64`` is float64); two non-float operands are an
+    error."""
+    x, y = _g.convert_pair(x, y)
+    if dtype_info(x.dtype).kind != "float" and dtype_info(y.dtype).kind != "float":
+        raise _g.OperandTypeError(f"power only applies to float, but got {x.dtype}")
+    x, y = _g.match_types(x, y, "power")
     return _call(x.dtype, "pow", x, y, span=span)
 
 
@@ -445,7 +450,7 @@ def if_then_else(cond, t, f, span=None):
     """``t`` if ``cond`` else ``f``, evaluating only the taken branch (unlike ``Select``)."""
     cond = _g.convert(cond)
     if dtype_info(cond.dtype).kind != "bool":
-        raise TypeError(
+        raise _g.OperandTypeError(
             f"if_then_else only accept the condition to be boolean type, got {cond.dtype}"
         )
     t, f = _g.match_types(t, f, "if_then_else")

@@ -160,7 +160,36 @@ class BufferStore(Stmt, type_key="tirx.BufferStore"):
                 f"`{buffer.dtype}`, the lanes of indexing are: `{dtype_lanes(expected)}`, "
                 f"but RHS's dtype is `{value.dtype}`"
             )
+        if predicate is not None:
+            predicate = _expr(predicate)
+            _check_predicate(predicate, value.dtype, indices, "store a value", "value dtype")
         self.__init_fields__(buffer, value, indices, predicate, span=span)
+
+
+class PredicateError(ValueError, RuntimeError):
+    """A vector access mask that does not match the access (lanes, scalability, type).
+
+    A ``ValueError`` (invalid IR) that is also a ``RuntimeError``, as TVM raises ``TVMError``.
+    """
+
+
+def _check_predicate(predicate, access_dtype, indices, what, other):
+    """The checks of a ``predicate`` mask of a vector load or store, as in TVM."""
+    p = dtype_info(predicate.dtype)
+    lanes = dtype_info(access_dtype).lanes
+    index_scalable = bool(indices) and dtype_info(indices[-1].dtype).lanes < 0
+    scalable = lanes < 0 if other == "value dtype" else index_scalable
+    if (p.lanes < 0) != scalable:
+        raise PredicateError(f"Predicate mask dtype and {other} must both be scalable.")
+    if abs(p.lanes) != abs(lanes):
+        raise PredicateError(
+            f"Got a predicate mask with {abs(p.lanes)} lanes, but trying to {what} with "
+            f"{abs(lanes)} lanes. The number of lanes must match."
+        )
+    if not (p.kind == "bool" or (p.kind == "uint" and p.bits == 1)):
+        raise PredicateError(
+            f"Predicate mask elements must be boolean values, but got {p.element}."
+        )
 
 
 class BufferLoad(PrimExprWithOp, type_key="tirx.BufferLoad"):
@@ -172,8 +201,11 @@ class BufferLoad(PrimExprWithOp, type_key="tirx.BufferLoad"):
 
     def __init__(self, buffer, indices, predicate=None, span=None):
         indices = _buffer_indices(buffer, indices, "BufferLoad", "from")
-        self.__init_fields__(buffer, indices, predicate, span=span,
-                             dtype=_access_dtype(buffer.dtype, indices))
+        dtype = _access_dtype(buffer.dtype, indices)
+        if predicate is not None:
+            predicate = _expr(predicate)
+            _check_predicate(predicate, dtype, indices, "load a vector", "load indices")
+        self.__init_fields__(buffer, indices, predicate, span=span, dtype=dtype)
 
 
 class For(Stmt, type_key="tirx.For"):

@@ -89,8 +89,11 @@ def test_compound_dimension_is_checked(repeat2):
     b = _zeros(6)
     repeat2(a, b)
     np.testing.assert_array_equal(b, np.repeat(a, 2))
-    with pytest.raises(ValueError, match=r"(?s)Invalid B.shape\[0\] when calling rep: "
-                                         r"expected n \* 2 = 6, got 5"):
+    # As TVM: the expected extent in terms of the argument that binds n (A.shape[0])
+    with pytest.raises(ValueError, match=r"(?s)Invalid B.shape\[0\] on argument #1 when "
+                                         r"calling:\n  `rep\(A: Tensor\(\[n\], float32\), "
+                                         r"B: Tensor\(\[n \* 2\], float32\)\)`,\n  "
+                                         r"expected A.shape\[0\] \* 2 = 6, got 5"):
         repeat2(a, _zeros(5))
 
 
@@ -100,3 +103,25 @@ def test_compound_dimension_needs_its_variables_bound():
     B = te.compute((n * 2,), lambda i: A[i] + 1.0, name="B")
     with pytest.raises(ValueError, match="uses n, which no plain dimension or scalar parameter"):
         tvm.compile(te.create_prim_func([A, B]))
+
+
+def test_shape_variable_defined_by_a_later_parameter():
+    from tvm.script import tirx as T
+
+    # n appears first inside A's compound dim; B's plain dim binds it (any order is fine)
+    @T.prim_func(s_tir=True)
+    def pairs(a: T.handle, b: T.handle):
+        n = T.int64()
+        A = T.match_buffer(a, (n + 1,), "int32")
+        B = T.match_buffer(b, (n,), "int32")
+        for i in range(n):
+            B[i] = A[i] + A[i + 1]
+
+    assert tvm.tirx.analysis.verify_well_formed(pairs)
+    lib = tvm.compile(pairs, target="llvm")
+    out = np.zeros(4, dtype="int32")
+    lib(np.array([1, 2, 3, 4, 5], dtype="int32"), out)
+    np.testing.assert_array_equal(out, [3, 5, 7, 9])
+    with pytest.raises(ValueError, match=r"(?s)Invalid A.shape\[0\] on argument #0.*"
+                                         r"expected B.shape\[0\] \+ 1 = 5, got 10"):
+        lib(np.zeros(10, dtype="int32"), out)

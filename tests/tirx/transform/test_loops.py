@@ -1,8 +1,11 @@
 """UnrollLoop and VectorizeLoop."""
 
+import pytest
+
 import tvm
 from tvm import tirx
 from tvm.ir import assert_structural_equal
+from tvm.script import tirx as T
 from tvm.tirx import (
     Broadcast,
     BufferStore,
@@ -123,3 +126,107 @@ def test_vectorize_floordiv_index_uses_the_per_lane_fallback():
     # (j // 2): steps 0, 1, 0, 1, ...: not one stride, so the loop stays for LLVM.
     _, loop = _vectorized_load_index(lambda i, j: i * 4 + j // 2)
     assert isinstance(loop, For) and int(loop.annotations["pragma_vectorize"]) == 1
+
+
+_SVE = {"kind": "llvm", "mtriple": "aarch64-linux-gnu", "mattr": ["+sve"]}
+
+
+def test_vectorize_scalable_extent_on_an_sve_target():
+    @T.prim_func(private=True, s_tir=True)
+    def before(A: T.Buffer((64,), "float32"), B: T.Buffer((64,), "int32")):
+        for j in T.vectorized(T.vscale() * 4):
+            A[j + 2] = T.Cast("float32", B[j]) * T.float32(2)
+
+    @T.prim_func(private=True, s_tir=True)
+    def expected(A: T.Buffer((64,), "float32"), B: T.Buffer((64,), "int32")):
+        A[T.Ramp(2, 1, T.vscale() * 4)] = T.Cast(
+            "float32xvscalex4", B[T.Ramp(0, 1, T.vscale() * 4)]
+        ) * T.Broadcast(T.float32(2), T.vscale() * 4)
+
+    with tvm.target.Target(_SVE):
+        after = tvm.tirx.transform.VectorizeLoop()(tvm.IRModule.from_expr(before))["main"]
+    tvm.ir.assert_structural_equal(after, expected)
+    # the function's own target attribute counts too
+    with_target = before.with_attr("target", tvm.target.Target(_SVE))
+    after = tvm.tirx.transform.VectorizeLoop()(tvm.IRModule.from_expr(with_target))["main"]
+    assert isinstance(after.body, tvm.tirx.BufferStore)
+
+
+def test_vectorize_scalable_extent_needs_scalable_vectors():
+    @T.prim_func(private=True, s_tir=True)
+    def before(A: T.Buffer((64,), "float32")):
+        for j in T.vectorized(4 * T.vscale()):
+            A[j] = T.float32(1)
+
+    x86 = tvm.target.Target({"kind": "llvm", "mtriple": "x86_64-linux-gnu"})
+    with x86, pytest.raises(ValueError, match="Failed to vectorize loop with extent"):
+        tvm.tirx.transform.VectorizeLoop()(tvm.IRModule.from_expr(before))
+
+
+def test_vectorize_lanewise_calls_and_run():
+    @T.prim_func(s_tir=True)
+    def func(A: T.Buffer((16,), "float32"), B: T.Buffer((16,), "int32"),
+             C: T.Buffer((16,), "float32")):
+        for i in T.vectorized(16):
+            C[i] = T.call_llvm_pure_intrin("float32", "llvm.sqrt", A[i]) + T.reinterpret(
+                "float32", B[i])
+
+    after = tvm.tirx.transform.VectorizeLoop()(tvm.IRModule.from_expr(func))["func"]
+    store = after.body
+    assert isinstance(store, BufferStore) and store.value.dtype == "float32x16"
+    assert store.value.a.dtype == "float32x16" and store.value.b.dtype == "float32x16"
+    import numpy as np
+
+    a = np.linspace(0, 9, 16).astype("float32")
+    b = np.arange(16, dtype="float32").view("int32")
+    c = tvm.runtime.tensor(np.zeros(16, "float32"))
+    tvm.compile(func, target="llvm")(tvm.runtime.tensor(a), tvm.runtime.tensor(b), c)
+    np.testing.assert_allclose(c.numpy(), np.sqrt(a) + np.arange(16), rtol=1e-6)
+
+
+def test_vectorize_bind_sequences_and_invariant_if_then_else():
+    @T.prim_func(private=True, s_tir=True)
+    def before(A: T.Buffer((32,), "float32"), B: T.Buffer((32,), "float32"), n: T.int32):
+        for i in range(4):
+            for j in T.vectorized(8):
+                s = T.bind(A[i * 8 + j] * T.float32(2))
+                B[i * 8 + j] = T.if_then_else(n > 2, s + T.float32(1), s)
+
+    @T.prim_func(private=True, s_tir=True)
+    def expected(A: T.Buffer((32,), "float32"), B: T.Buffer((32,), "float32"), n: T.int32):
+        for i in range(4):
+            s = T.bind(A[T.Ramp(i * 8, 1, 8)] * T.Broadcast(T.float32(2), 8))
+            B[T.Ramp(i * 8, 1, 8)] = T.if_then_else(
+                n > 2, s + T.Broadcast(T.float32(1), 8), s
+            )
+
+    after = tvm.tirx.transform.VectorizeLoop()(tvm.IRModule.from_expr(before))["main"]
+    tvm.ir.assert_structural_equal(after, expected)
+
+
+def test_vectorize_if_then_else_on_the_lane_stays_a_loop():
+    @T.prim_func(private=True, s_tir=True)
+    def before(A: T.Buffer((8,), "float32")):
+        for j in T.vectorized(8):
+            A[j] = T.if_then_else(j > 2, A[j] + T.float32(1), A[j])
+
+    after = tvm.tirx.transform.VectorizeLoop()(tvm.IRModule.from_expr(before))["main"]
+    assert isinstance(after.body, For) and after.body.kind == ForKind.SERIAL
+
+
+def test_vectorized_bind_and_if_then_else_run():
+    import numpy as np
+
+    @T.prim_func(s_tir=True)
+    def func(A: T.Buffer((32,), "float32"), B: T.Buffer((32,), "float32"), n: T.int32):
+        for i in range(4):
+            for j in T.vectorized(8):
+                s = T.bind(A[i * 8 + j] * T.float32(2))
+                B[i * 8 + j] = T.if_then_else(n > 2, s + T.float32(1), s)
+
+    lib = tvm.compile(func, target="llvm")
+    a = np.arange(32, dtype="float32")
+    for n, extra in ((5, 1.0), (1, 0.0)):
+        b = tvm.runtime.tensor(np.zeros(32, "float32"))
+        lib(tvm.runtime.tensor(a), b, n)
+        np.testing.assert_allclose(b.numpy(), a * 2 + extra)

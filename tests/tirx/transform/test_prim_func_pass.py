@@ -85,3 +85,25 @@ def test_with_body_reuses_the_function_type_only_when_the_signature_is_the_same(
     changed = PrimFunc([*func.params, Var("n", "int32")], func.body, buffer_map=func.buffer_map)
     assert len(changed.with_body(Evaluate(0)).ty.arg_types) == len(func.ty.arg_types) + 1
     assert tvm.ir.structural_equal(changed.with_body(Evaluate(0)).ty, changed.ty)
+
+
+def test_prim_func_pass_on_a_class():
+    from tvm.script import tirx as T
+
+    @tvm.tirx.transform.prim_func_pass(opt_level=1)
+    class ReplaceBody:
+        def __init__(self, value):
+            self.value = value
+
+        def transform_function(self, func, mod, ctx):
+            return func.with_body(tvm.tirx.Evaluate(self.value))
+
+    @T.prim_func(private=True, s_tir=True)
+    def func(x: T.int32):
+        T.evaluate(x + 1)
+
+    pass_ = ReplaceBody(7)
+    assert isinstance(pass_, tvm.tirx.transform.PrimFuncPass)
+    assert pass_.info.name == "ReplaceBody" and pass_.info.opt_level == 1
+    out = pass_(tvm.IRModule.from_expr(func))["main"]
+    assert out.body.value.value == 7

@@ -26,6 +26,7 @@ from __future__ import annotations
 import hashlib
 
 from ...ir.op import Op
+from ...runtime.data_type import dtype_kind as _kind
 from ...tirx import expr as E
 from ...tirx.analysis.symbols import exported_symbols
 from ...tirx.function import PrimFunc
@@ -43,6 +44,7 @@ from ...tirx.stmt import (
     For,
     ForKind,
     IfThenElse,
+    Return,
     SeqStmt,
     While,
 )
@@ -63,7 +65,7 @@ from .codegen_expr import (
     storage_type,
     value_type,
 )
-from .packed_api import ScalarParam, TensorParam, emit_packed_function
+from .packed_api import ScalarParam, TensorParam, emit_packed_function, signature_text
 from .parallel import emit_parallel_chunks
 
 __all__ = ["CodeGenLLVM", "codegen_module"]
@@ -112,6 +114,10 @@ class CodeGenLLVM(ExprEmitter):
         self._noalias_ids = set()  # ids of buffer data vars that may be marked noalias
         self._par_count = 0
         self._small = False  # the function being emitted is a small kernel
+        # The TVMFFIAny* a ``return v`` statement writes to (the wrapper's ``result``): an
+        # extra last argument of the kernel function when its body returns a value.
+        self._ret_slot = None
+        self._ret_dtype = None
 
     # --- functions ----------------------------------------------------------------------------
     def add_function(self, func: PrimFunc, name: str) -> None:
@@ -131,6 +137,9 @@ class CodeGenLLVM(ExprEmitter):
         noalias = bool(func.get_attr("tirx.noalias", False))
         arg_types = [value_type(v.dtype) if kind != "data" else PTR
                      for kind, v, _ in inner_args]
+        returns = _has_return(func.body)
+        if returns:
+            arg_types.append(PTR)
         inner = ir.Function(self.module, ir.FunctionType(I32, arg_types), f"{name}_compute")
         # llvmlite prints the linkage string verbatim: "hidden" is the visibility (external
         # linkage, not exported from a shared library).
@@ -145,7 +154,12 @@ class CodeGenLLVM(ExprEmitter):
         if self._small:
             inner.attributes.add("noinline")  # required with optnone
             inner.attributes.add("optnone")
+        self._ret_slot = inner.args[-1] if returns else None
+        self._ret_dtype = _return_dtype(func, name) if returns else None
+        if returns:
+            inner.args[-1].name = "ret_value"
         self._emit_body(func, inner, inner_args)
+        self._ret_slot = None
 
         def value_of(builder, args, entry):
             kind, var, source = entry
@@ -172,10 +186,18 @@ class CodeGenLLVM(ExprEmitter):
                                       self.string_constant(message)])
                     builder.ret(ir.Constant(I32, -1))
             if dim_checks:
+                sources = {id(e[1]): (f"{e[2][0]}.shape[{e[2][1]}]" if e[0] == "shape"
+                                      else f"{e[2][0]}.strides[{e[2][1]}]" if e[0] == "stride"
+                                      else e[2]) for e in inner_args if e[0] != "data"}
+                where = (signature_text(name, params),
+                         {p.name: i for i, p in enumerate(params)}, sources)
                 self._emit_dim_checks(builder, args, name, dim_checks,
                                       {id(e[1]): value_of(builder, args, e) for e in inner_args
-                                       if e[0] != "data"})
-            return builder.call(callee, [value_of(builder, args, e) for e in inner_args])
+                                       if e[0] != "data"}, where)
+            call_args = [value_of(builder, args, e) for e in inner_args]
+            if returns:
+                call_args.append(builder.function.args[3])  # the wrapper's TVMFFIAny* result
+            return builder.call(callee, call_args)
 
         dim_checks = list(self._dim_checks)
         if self.wrappers is None:
@@ -198,7 +220,7 @@ class CodeGenLLVM(ExprEmitter):
         wrapper.attributes.add("noinline")
         wrapper.attributes.add("optnone")
 
-    def _emit_dim_checks(self, builder, args, name, checks, values):
+    def _emit_dim_checks(self, builder, args, name, checks, values, where):
         """``shape[d] == expr`` for parameter dims given by expressions (``n * 2``)."""
         saved = (self.builder, self.vars)
         self.builder, self.vars = builder, dict(values)
@@ -210,9 +232,13 @@ class CodeGenLLVM(ExprEmitter):
                     snprintf = self._declare(
                         "snprintf", ir.FunctionType(I32, [PTR, I64, PTR], var_arg=True))
                     buf = builder.alloca(ir.ArrayType(I8, 512))
-                    text = str(extent).replace("%", "%%")
-                    fmt = (f"Invalid {tname}.shape[{dim}] when calling {name}: expected "
-                           f"{text} = %lld, got %lld")
+                    signature, index, sources = where
+                    # As TVM: the expected extent in terms of the arguments it comes from
+                    # ("B.shape[0] + 1"), then its value and the actual one.
+                    text = _render(extent, sources).replace("%", "%%")
+                    fmt = (f"Invalid {tname}.shape[{dim}] on argument #{index[tname]} when "
+                           f"calling:\n  `{signature.replace('%', '%%')}`,\n  expected {text}"
+                           " = %lld, got %lld")
                     builder.call(snprintf, [buf, ir.Constant(I64, 512),
                                             self.string_constant(fmt), expected, actual])
                     fn = self._declare(_ERROR_SET, ir.FunctionType(ir.VoidType(), [PTR, PTR]))
@@ -254,8 +280,9 @@ class CodeGenLLVM(ExprEmitter):
                 inner_args.append(("scalar", p, sname))
                 continue
             tname = unique(p.name)
-            shape = []
+            shape, texts = [], []
             for dim, extent in enumerate(buf.shape):
+                texts.append(None if isinstance(extent, (E.IntImm, E.Var)) else str(extent))
                 if isinstance(extent, E.IntImm):
                     shape.append(int(extent.value))
                 elif isinstance(extent, E.Var):
@@ -287,7 +314,8 @@ class CodeGenLLVM(ExprEmitter):
                     "offset buffer parameters are not supported yet"
                 )
             params.append(TensorParam(tname, buf.dtype, tuple(shape), compact=compact,
-                                      device_type=device_type))
+                                      device_type=device_type,
+                                      dim_texts=tuple(texts) if any(texts) else None))
             inner_args.append(("data", buf.data, tname))
             seen.add(id(buf.data))
         bound = {id(v) for kind, v, _ in inner_args if kind != "data"}
@@ -427,7 +455,9 @@ class CodeGenLLVM(ExprEmitter):
         used = _used_var_ids(op)
         keys = [k for k in self.vars if k in used]
         captured = [self.vars[k] for k in keys]
-        outer = (self.builder, self.vars, self._loops, self._scopes, self._entry, self._small)
+        outer = (self.builder, self.vars, self._loops, self._scopes, self._entry, self._small,
+                 self._ret_slot)
+        self._ret_slot = None  # a task cannot return from the function that launched it
         self._par_count += 1
         name = f"{self.func_name}_parallel_{self._par_count}"
         fn = ir.Function(self.module, ir.FunctionType(I32, [v.type for v in captured] + [I64, I64]),
@@ -469,7 +499,8 @@ class CodeGenLLVM(ExprEmitter):
         b.cbranch(b.icmp_signed("<", nxt, end), body_bb, done)
         b.position_at_end(done)
         b.ret(ir.Constant(I32, 0))
-        self.builder, self.vars, self._loops, self._scopes, self._entry, self._small = outer
+        (self.builder, self.vars, self._loops, self._scopes, self._entry, self._small,
+         self._ret_slot) = outer
 
         def chunk(tb, chunk_begin, chunk_end, values):
             status = tb.call(fn, [*values, chunk_begin, chunk_end])
@@ -612,6 +643,46 @@ class CodeGenLLVM(ExprEmitter):
             message = "".join(p.value if isinstance(p, E.StringImm) else str(p)
                               for p in op.message_parts)
             self._raise(op.error_kind.value, message)
+
+    def _return(self, op: Return):
+        """``return v``: store ``v`` into the caller's ``TVMFFIAny`` result, free the heap
+        workspaces of every enclosing scope, and leave with status 0."""
+        if self._ret_slot is None:
+            raise ValueError(
+                f"function {self.func_name}: a return statement inside a parallel loop cannot "
+                "leave the enclosing function"
+            )
+        b = self.builder
+        dtype = self._ret_dtype
+        if dtype is not None:
+            value = self.cast_value(self.emit_expr(op.value), op.value.dtype, dtype)
+            kind = _kind(dtype)
+            slot = self._ret_slot
+            if kind == "float":
+                payload = b.fpext(value, ir.DoubleType()) if value.type != ir.DoubleType() \
+                    else value
+                type_index = _FFI_FLOAT
+            elif kind == "handle":
+                payload = value
+                type_index = _FFI_OPAQUE_PTR
+            elif kind == "bool":
+                payload = b.zext(value, I64)
+                type_index = _FFI_BOOL
+            elif kind == "uint":
+                payload = _fit_unsigned(b, value)
+                type_index = _FFI_INT
+            else:
+                payload = value if value.type == I64 else b.sext(value, I64)
+                type_index = _FFI_INT
+            b.store(ir.Constant(I32, type_index), slot)
+            b.store(ir.Constant(I32, 0), b.gep(slot, [ir.Constant(I64, 4)], source_etype=I8))
+            b.store(payload, b.gep(slot, [ir.Constant(I64, 8)], source_etype=I8))
+        if any(self._scopes):
+            free = self._declare(_FREE_WS, ir.FunctionType(I32, [I32, I32, PTR]))
+            for scope in reversed(self._scopes):
+                for ptr in reversed(scope):
+                    b.call(free, [ir.Constant(I32, 1), ir.Constant(I32, 0), ptr])
+        b.ret(ir.Constant(I32, 0))
 
     def _raise(self, kind: str, message: str):
         fn = self._declare(_ERROR_SET, ir.FunctionType(ir.VoidType(), [PTR, PTR]))
@@ -780,6 +851,7 @@ _STMT_METHODS = {
     BufferStore: CodeGenLLVM._store,
     Evaluate: CodeGenLLVM._evaluate,
     AssertStmt: CodeGenLLVM._assert,
+    Return: CodeGenLLVM._return,
 }
 
 _CALL_HANDLERS = {
@@ -820,6 +892,53 @@ class _StoreCounter(StmtVisitor):
 
     def visit_buffer_store_(self, op):
         self.count += self.scale * max(1, _lanes(op.value.dtype))
+
+
+#: ``TVMFFIAny.type_index`` values of the scalars a function returns (tvm/ffi/c_api.h).
+_FFI_INT, _FFI_BOOL, _FFI_FLOAT, _FFI_OPAQUE_PTR = 1, 2, 3, 4
+
+
+def _has_return(body) -> bool:
+    found = []
+    post_order_visit(body, lambda n: found.append(n) if isinstance(n, Return) else None)
+    return bool(found)
+
+
+def _return_dtype(func, name: str):
+    """The scalar dtype ``func`` returns, or None for a function without a result."""
+    ret = func.ret_type
+    dtype = getattr(ret, "dtype", None)
+    if ret is None or dtype is None or dtype == "void":
+        return None
+    if _lanes(dtype) != 1:
+        raise ValueError(
+            f"function {name} returns the vector type {dtype}; only scalar results can be "
+            "returned through the packed API"
+        )
+    return str(dtype)
+
+
+def _fit_unsigned(builder, value):
+    return value if value.type == I64 else builder.zext(value, I64)
+
+
+_RENDER_OPS = {E.Add: "+", E.Sub: "-", E.Mul: "*", E.FloorDiv: "//", E.FloorMod: "%"}
+
+
+def _render(expr, sources) -> str:
+    """``expr`` with each variable written as the argument it comes from (``B.shape[0]``)
+    and plain integer constants, for messages: ``B.shape[0] + 1``."""
+    if isinstance(expr, E.Var):
+        return sources.get(id(expr), expr.name)
+    if isinstance(expr, E.IntImm):
+        return str(expr.value)
+    symbol = _RENDER_OPS.get(type(expr))
+    if symbol is not None:
+        a, b = _render(expr.a, sources), _render(expr.b, sources)
+        if isinstance(expr.b, tuple(_RENDER_OPS)):
+            b = f"({b})"
+        return f"{a} {symbol} {b}"
+    return str(expr)
 
 
 def _is_zero(value) -> bool:

@@ -122,10 +122,14 @@ class TensorParam:
     device_type: int | None = 1
     compact: bool = True
     alignment: int = 1
+    #: Optional texts shown for the ``None`` (unchecked here) dims in messages, e.g. the
+    #: expression ``n + T.int64(1)`` a code generator checks itself.
+    dim_texts: Sequence[str | None] | None = None
 
     def type_text(self) -> str:
         """The parameter's type as shown in error messages: ``Tensor([n, 8], float32)``."""
-        dims = ", ".join("?" if d is None else str(d) for d in self.shape)
+        texts = self.dim_texts or [None] * len(self.shape)
+        dims = ", ".join((t or "?") if d is None else str(d) for d, t in zip(self.shape, texts))
         return f"Tensor([{dims}], {self.dtype or 'any'})"
 
 
@@ -517,7 +521,9 @@ class _Emitter:
         self._fail_if(
             b.not_(accepted),
             "TypeError",
-            self._where(index, "Mismatched type") + f"expected {param.dtype} ({expected}), got %s",
+            self._where(index, "Mismatched type")
+            # TVM's word for a bool parameter is "boolean"; the others name their dtype
+            + f"expected {'boolean' if code == 6 else param.dtype} ({expected}), got %s",
             lambda: type_name(self.module, b, type_index),
         )
         target = llvm_type(param.dtype)

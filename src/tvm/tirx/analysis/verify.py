@@ -355,6 +355,12 @@ class _Verifier:
         self.push()
         for i, p in enumerate(func.params):
             self.define(p, f"{root}.params[{i}]")
+        # A shape variable is defined by any parameter buffer that has it as a plain dim, in
+        # whichever order (``A: (n + 1,)`` before ``B: (n,)``), as the packed API binds them.
+        for p, buf in func.buffer_map.items():
+            for d, dim in enumerate(buf.shape):
+                if isinstance(dim, Var) and id(dim) not in self.defined:
+                    self.define(dim, f"{root}.buffer_map[{p.name}].shape[{d}]")
         for p, buf in func.buffer_map.items():
             self.declare_buffer(buf, f"{root}.buffer_map[{p.name}]")
         self.stmt(func.body, root + ".body")

@@ -5,6 +5,7 @@ The order they run in is the pipeline of ``tvm.tirx.compilation_pipeline``.
 """
 
 from .common import PrimFuncPass, prim_func_pass  # noqa: F401
+from .common_subexpr_elim import CommonSubexprElim  # noqa: F401
 from .flatten_buffer import FlattenBuffer  # noqa: F401
 from .function_attrs import (  # noqa: F401
     AnnotateEntryFunc,
@@ -19,6 +20,7 @@ from .lower_tirx import LowerTIRx, LowerTIRxCleanup  # noqa: F401
 from .lower_tirx_dedup_tensormap import LowerTIRxDedupCuTensorMaps  # noqa: F401
 from .lower_tirx_opaque import LowerTIRxOpaque  # noqa: F401
 from .lower_warp_memory import LowerWarpMemory  # noqa: F401
+from .narrow_datatype import NarrowDataType  # noqa: F401
 from .simplify import Simplify, StmtSimplify  # noqa: F401
 from .storage_rewrite import StorageRewrite  # noqa: F401
 from .thread_binding import LowerThreadBindingLoops, UnifyThreadBinding  # noqa: F401

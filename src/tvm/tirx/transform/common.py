@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ...ir.module import IRModule
-from ...ir.transform import ModulePass, PassInfo
+from ...ir.transform import ModulePass, PassInfo, make_pass_decorator
 from ..function import PrimFunc
 
 __all__ = ["PrimFuncPass", "prim_func_pass"]
@@ -34,16 +34,14 @@ class PrimFuncPass(ModulePass):
 
 
 def prim_func_pass(pass_func=None, opt_level=0, name=None, required=None, traceable=False):
-    """Make a PrimFunc pass from ``pass_func(func, mod, ctx) -> PrimFunc`` (TVM's decorator).
+    """Make a PrimFunc pass from ``pass_func(func, mod, ctx) -> PrimFunc`` (TVM's decorator),
+    or from a class whose ``transform_function(func, mod, ctx)`` does the work (calling the
+    decorated class with its constructor's arguments gives the pass).
 
     Usable as ``@prim_func_pass(opt_level=0)`` or ``prim_func_pass(fn, opt_level=0)``.
     """
-
-    def create(func):
-        info = PassInfo(opt_level, name or func.__name__, required, traceable)
-        return PrimFuncPass(func, info)
-
-    return create(pass_func) if pass_func is not None else create
+    return make_pass_decorator("prim_func", "transform_function", PrimFuncPass, pass_func,
+                               opt_level, name, required, traceable)
 
 
 def func_pass(fn, name):

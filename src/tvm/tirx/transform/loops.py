@@ -14,9 +14,12 @@ After::
     C[1] = A[1]
 
 ``VectorizeLoop`` lowers ``T.vectorized`` loops. A loop of constant extent (2 to
-``max_lanes``, 64 by default) whose body is one store of arithmetic, casts, selects and loads
-(no calls, no nested statements), whose store index and every load index that uses the loop
-variable simplify to a ``Ramp`` (stride 1 for the store), becomes one vector statement, as in
+``max_lanes``, 64 by default), or of extent ``k * T.vscale()`` on a target with scalable
+vectors (SVE, RVV), whose body is a sequence of stores and ``T.bind`` of arithmetic, casts,
+selects, loads, lane-wise calls (``T.reinterpret``, ``T.call_llvm_pure_intrin``) and
+``T.if_then_else`` with a loop-invariant condition (no other calls or nested statements),
+whose store indices and every load index that uses the loop variable simplify to a ``Ramp``
+(stride 1 for stores), becomes vector statements (bound variables become vectors), as in
 TVM::
 
     for j in T.vectorized(4):
@@ -35,22 +38,36 @@ import itertools
 from ...arith.analyzer import Analyzer
 from ...ir.expr import Range
 from ...ir.transform import PassContext, PassInfo, register_pass_config
-from ...runtime.data_type import dtype_info
+from ...runtime.data_type import dtype_info, with_lanes
+from ...target import Target
 from ..expr import (
     Add,
     BinaryOpExpr,
     Broadcast,
+    Call,
     Cast,
     IntImm,
     Mul,
     Not,
+    PrimExpr,
     Ramp,
     Select,
+    StringImm,
     Sub,
     Var,
 )
 from ..function import PrimFunc
-from ..stmt import AllocBuffer, BufferLoad, BufferStore, DeclBuffer, Evaluate, For, ForKind, SeqStmt
+from ..stmt import (
+    AllocBuffer,
+    Bind,
+    BufferLoad,
+    BufferStore,
+    DeclBuffer,
+    Evaluate,
+    For,
+    ForKind,
+    SeqStmt,
+)
 from ..stmt_functor import (
     StmtExprVisitor,
     StmtMutator,
@@ -260,6 +277,15 @@ class _NotVectorizable(Exception):
     """The loop body is outside what the vector rewrite handles (fall back to LLVM)."""
 
 
+#: Calls computed lane by lane, so a vector call of the widened arguments (as in TVM):
+#: ``T.reinterpret`` and LLVM's pure intrinsics (``llvm.sqrt`` on ``float32x4``). Other calls
+#: leave the loop to LLVM's loop vectorizer.
+_LANEWISE_CALLS = frozenset({"tirx.reinterpret", "tirx.call_llvm_pure_intrin"})
+#: Calls the rewrite handles: the lane-wise ones, and ``T.if_then_else`` with a condition
+#: that does not depend on the loop (its branches become vectors).
+_VECTOR_CALLS = _LANEWISE_CALLS | {"tirx.if_then_else"}
+
+
 class _Found(Exception):
     """Stops a :class:`_Finder` walk at the first match."""
 
@@ -271,15 +297,16 @@ class _Finder(StmtExprVisitor):
     tree with a callback and a seen-set per node; these checks run several times per store).
     """
 
-    def __init__(self, var=None, calls=False):
+    def __init__(self, var=None, calls=False, also=None):
         self.var, self.calls = var, calls
+        self.also = also if also is not None else {}  # more variables to look for, by id
 
     def visit_var_(self, op):
-        if op is self.var:
+        if op is self.var or id(op) in self.also:
             raise _Found
 
     def visit_call_(self, op):
-        if self.calls:
+        if self.calls and getattr(op.op, "name", None) not in _VECTOR_CALLS:
             raise _Found
         super().visit_call_(op)
 
@@ -303,7 +330,9 @@ class _Lanes:
         self.var, self.lanes = var, lanes
         self.ramp = Ramp(lo, IntImm(var.dtype, 1), lanes)
         self.analyzer = Analyzer()
-        self._finder = _Finder(var)
+        #: Variables bound (``T.bind``) in the loop body to vector values: id -> new variable
+        self.bound: dict = {}
+        self._finder = _Finder(var, also=self.bound)
         self._uses: dict = {}  # id(expr) -> (expr, uses the variable); nodes kept alive
 
     def uses_var(self, expr) -> bool:
@@ -313,7 +342,7 @@ class _Lanes:
         return entry[1]
 
     def widen(self, expr):
-        return expr if dtype_info(expr.dtype).lanes > 1 else Broadcast(expr, self.lanes)
+        return expr if dtype_info(expr.dtype).lanes != 1 else Broadcast(expr, self.lanes)
 
     def index(self, expr):
         """A vectorized index: a ``Ramp`` (or a scalar when it does not use the variable)."""
@@ -322,6 +351,8 @@ class _Lanes:
         simplify = self.analyzer.simplify
         lo = self.ramp.base
         step = self._affine_step(expr)
+        if step is None and self.lanes < 0:
+            raise _NotVectorizable  # scalable: only affine indices (lanes are not known)
         stride = IntImm(expr.dtype, step) if step is not None else self._constant_step(expr)
         if stride is not None:
             return Ramp(simplify(substitute(expr, {self.var: lo})), stride, self.lanes)
@@ -376,6 +407,8 @@ class _Lanes:
             return e
         if e is self.var:
             return self.ramp
+        if isinstance(e, Var) and id(e) in self.bound:
+            return self.bound[id(e)]
         if isinstance(e, BufferLoad):
             if len(e.indices) != 1 or e.predicate is not None:
                 raise _NotVectorizable
@@ -385,38 +418,110 @@ class _Lanes:
             return type(e)(self.widen(a), self.widen(b))
         if isinstance(e, Cast):
             value = self.widen(self.expr(e.value))
-            return Cast(f"{dtype_info(e.dtype).element}x{self.lanes}", value)
+            return Cast(with_lanes(e.dtype, self.lanes), value)
         if isinstance(e, Select):
             parts = [self.widen(self.expr(x)) for x in (e.condition, e.true_value,
                                                         e.false_value)]
             return Select(*parts)
         if isinstance(e, Not):
             return Not(self.widen(self.expr(e.a)))
+        if isinstance(e, Call) and getattr(e.op, "name", None) == "tirx.if_then_else":
+            cond, then_value, else_value = e.args
+            if self.uses_var(cond):
+                raise _NotVectorizable  # lanes would take different branches
+            then_value = self.widen(self.expr(then_value))
+            else_value = self.widen(self.expr(else_value))
+            return Call(then_value.dtype, e.op, [cond, then_value, else_value])
+        if isinstance(e, Call) and getattr(e.op, "name", None) in _LANEWISE_CALLS:
+            args = [a if isinstance(a, StringImm) or not isinstance(a, PrimExpr)
+                    else self.widen(self.expr(a)) for a in e.args]
+            return Call(with_lanes(e.dtype, self.lanes), e.op, args)
         raise _NotVectorizable
 
 
 def _vectorize_store(op: For, max_lanes: int):
     """The vector statement for ``op``, or None when the loop is not handled."""
     store = op.body
-    if not (isinstance(op.extent, IntImm) and isinstance(op.min, IntImm)):
+    if not isinstance(op.min, IntImm):
         return None
-    lanes = op.extent.value
-    if not (2 <= lanes <= max_lanes) or not isinstance(store, BufferStore):
-        return None
-    if len(store.indices) != 1 or store.predicate is not None:
-        return None
-    if _Finder(calls=True).found(store.value):
+    if isinstance(op.extent, IntImm):
+        lanes = op.extent.value
+        if not 2 <= lanes <= max_lanes:
+            return None
+    elif _vscale_factor(op.extent) is not None:
+        lanes = -_scalable_factor(op)  # k * vscale lanes, given as -k
+    else:
+        return None  # a symbolic extent: a serial loop LLVM's vectorizer may handle
+    body = list(store.seq) if isinstance(store, SeqStmt) else [store]
+    if not all(isinstance(s, (BufferStore, Bind)) for s in body):
         return None
     rw = _Lanes(op.loop_var, op.min, lanes)
+    out = []
     try:
-        index = rw.index(store.indices[0])
-        if not (isinstance(index, Ramp) and isinstance(index.stride, IntImm)
-                and index.stride.value == 1):
-            return None
-        value = rw.widen(rw.expr(store.value))
-        return BufferStore(store.buffer, value, [index])
+        for stmt in body:
+            if _Finder(calls=True).found(stmt.value):
+                return None
+            if isinstance(stmt, Bind):
+                if not rw.uses_var(stmt.value):
+                    out.append(stmt)
+                    continue
+                value = rw.expr(stmt.value)
+                var = Var(stmt.var.name, value.dtype)
+                rw.bound[id(stmt.var)] = var
+                out.append(Bind(var, value))
+                continue
+            if len(stmt.indices) != 1 or stmt.predicate is not None:
+                return None
+            index = rw.index(stmt.indices[0])
+            if not (isinstance(index, Ramp) and isinstance(index.stride, IntImm)
+                    and index.stride.value == 1):
+                return None
+            value = rw.widen(rw.expr(stmt.value))
+            out.append(BufferStore(stmt.buffer, value, [index]))
     except (_NotVectorizable, TypeError, ValueError):
         return None
+    return SeqStmt.flatten(out)
+
+
+def _vscale_factor(extent):
+    """k when ``extent`` is ``k * T.vscale()`` (either order), else None."""
+    if isinstance(extent, Mul):
+        for a, b in ((extent.a, extent.b), (extent.b, extent.a)):
+            vscale = isinstance(a, Call) and getattr(a.op, "name", None) == "tirx.vscale"
+            if vscale and isinstance(b, IntImm) and b.value > 0:
+                return int(b.value)
+    return None
+
+
+def _has_scalable_vectors(target) -> bool:
+    """Whether ``target`` has scalable vector registers: AArch64 SVE, RISC-V V."""
+    if target is None or getattr(getattr(target, "kind", None), "name", None) != "llvm":
+        return False
+    features = [str(f) for f in (target.attrs.get("mattr") or ())]
+    triple = str(target.attrs.get("mtriple") or "")
+    if any(f in ("+sve", "+sve2") or f.startswith("+sve") for f in features):
+        return True
+    return triple.startswith("riscv") and any(f == "+v" or f.startswith("+zve")
+                                              for f in features)
+
+
+def _scalable_factor(op: For) -> int:
+    """The vscale factor of a vectorized loop of extent ``k * T.vscale()``; ``ValueError``
+    when the target has no scalable vectors."""
+    factor = _vscale_factor(op.extent)
+    target = _CURRENT_TARGET[0]
+    if factor is None or not _has_scalable_vectors(target):
+        raise ValueError(
+            f"Failed to vectorize loop with extent {op.extent} for target {target}: a "
+            "loop of extent k * T.vscale() needs a target with scalable vectors (llvm with "
+            "+sve, or riscv with +v)"
+        )
+    return factor
+
+
+#: The target of the function being vectorized (its "target" attribute, else the current
+#: ``tvm.target.Target`` scope), set by :func:`vectorize_loops`.
+_CURRENT_TARGET: list = [None]
 
 
 class _Vectorizer(StmtMutator):
@@ -438,7 +543,12 @@ class _Vectorizer(StmtMutator):
 
 def vectorize_loops(func: PrimFunc) -> PrimFunc:
     """Lower the ``T.vectorized`` loops of one function."""
-    body = _Vectorizer()(func.body)
+    target = func.get_attr("target") or Target.current(allow_none=True)
+    saved, _CURRENT_TARGET[0] = _CURRENT_TARGET[0], target
+    try:
+        body = _Vectorizer()(func.body)
+    finally:
+        _CURRENT_TARGET[0] = saved
     return func if body is func.body else func.with_body(body)
 
 

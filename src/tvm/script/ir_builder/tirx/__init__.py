@@ -307,7 +307,24 @@ def buffer_store(buffer, value, indices) -> None:
         value = _convert(value, buffer.dtype)
     if not isinstance(indices, (list, tuple)):  # T.buffer_store(buf, v, 0): one index
         indices = [indices]
+    if isinstance(value, PrimExpr) and "x" in value.dtype:
+        # A vector of another element type is cast to the access dtype (lanes included),
+        # as TVM's parser does: ``A[0:4] = T.Broadcast(1, 4)`` on float32 stores float32x4.
+        value = _cast_vector(buffer, value, indices)
     add_to_parent(_stmt.BufferStore(buffer, value, list(indices)))
+
+
+def _cast_vector(buffer, value, indices):
+    from tvm.runtime.data_type import dtype_info, with_lanes
+    from tvm.tirx.generic import cast
+
+    lanes = dtype_info(value.dtype).lanes
+    index_lanes = [dtype_info(i.dtype).lanes for i in indices if isinstance(i, PrimExpr)]
+    buffer_dtype = getattr(buffer, "dtype", None)
+    if not isinstance(buffer_dtype, str) or "x" in buffer_dtype or lanes not in index_lanes:
+        return value
+    expected = with_lanes(buffer_dtype, lanes)
+    return value if expected == value.dtype else cast(value, expected)
 
 
 def _convert(value, dtype):
