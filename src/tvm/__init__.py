@@ -177,10 +177,11 @@ def __getattr__(name):
 
 # --- sys.excepthook: a short note for uncaught TVMScript errors -----------------------------
 def _tvm_wrap_excepthook(original_hook):
-    """Wrap ``sys.excepthook``: an uncaught ``DiagnosticError`` prints only a backtrace note.
+    """Wrap ``sys.excepthook``: an uncaught ``DiagnosticError`` prints its message, no traceback.
 
-    The parser's message already shows the underlined source, so the Python traceback is noise
-    unless ``TVM_BACKTRACE=1`` (or under pytest). Child processes are always terminated.
+    The parser's message shows the underlined source, so the Python traceback is noise unless
+    ``TVM_BACKTRACE=1`` (or under pytest): the message (with the error kind) and a note on
+    ``TVM_BACKTRACE`` go to stderr instead. Child processes are always terminated.
     """
 
     def wrapper(exctype, value, trbk):
@@ -192,8 +193,12 @@ def _tvm_wrap_excepthook(original_hook):
                 f"invalid value for TVM_BACKTRACE {text}, please set to 0 or 1."
             ) from None
         in_pytest = "PYTEST_CURRENT_TEST" in _os.environ
-        if exctype is error.DiagnosticError and not show_backtrace and not in_pytest:
-            print("note: run with `TVM_BACKTRACE=1` environment variable to display a backtrace.")
+        if (isinstance(exctype, type) and issubclass(exctype, error.DiagnosticError)
+                and not show_backtrace and not in_pytest):
+            # Issue 22: only the note was printed before; the message is what the user needs.
+            print(f"{exctype.__module__}.{exctype.__qualname__}: {value}", file=_sys.stderr)
+            print("note: run with `TVM_BACKTRACE=1` environment variable to display a backtrace.",
+                  file=_sys.stderr)
         else:
             original_hook(exctype, value, trbk)
         multiprocessing = _sys.modules.get("multiprocessing")
