@@ -38,7 +38,7 @@ def test_uncaught_diagnostic_prints_message_and_location(tmp_path):
     assert "DiagnosticError: error: Undefined variable: undefined_name" in done.stderr
     assert "user_script.py:7" in done.stderr  # the location, with the source line underlined
     assert "a[i] = undefined_name + 1" in done.stderr
-    assert "TVM_BACKTRACE=1" in done.stderr
+    assert "TVM_BACKTRACE=1" in done.stdout
     assert "Traceback" not in done.stderr
 
 
@@ -48,7 +48,7 @@ def test_uncaught_diagnostic_syntax_error_prints_message(tmp_path):
     assert done.returncode == 1
     assert "DiagnosticSyntaxError" in done.stderr
     assert "Traceback" not in done.stderr
-    assert "TVM_BACKTRACE=1" in done.stderr
+    assert "TVM_BACKTRACE=1" in done.stdout
 
 
 def test_backtrace_on_request(tmp_path):

@@ -148,3 +148,17 @@ def test_a_killed_worker_is_replaced(tmp_path, monkeypatch):
     b = np.zeros_like(a)
     lib(a, b)
     np.testing.assert_allclose(b, a * 2)
+
+
+def test_no_worker_can_start_compiles_in_process(monkeypatch):
+    from tvm.backend.llvm.jit import build_module
+
+    compile_worker.shutdown()
+    monkeypatch.setattr(compile_worker, "_IDLE", [])  # no idle worker to reuse
+    monkeypatch.setattr(compile_worker, "_UNAVAILABLE", [])
+    monkeypatch.setattr(sys, "executable", "/nonexistent/python")
+    with pytest.warns(RuntimeWarning, match="cannot start an LLVM compile worker"):
+        module = build_module(_ir_function("__tvm_ffi_fallback"), name="fallback",
+                              use_cache=False)
+    assert "define i32 @__tvm_ffi_fallback" in module.inspect_source()
+    assert not compile_worker.enabled()  # for the rest of this process (restored here)

@@ -39,6 +39,7 @@ import subprocess
 import sys
 import tempfile
 import threading
+import warnings
 
 _HEADER = struct.Struct("<Q")
 DEFAULT_MAX_COMPILES = 500
@@ -176,9 +177,17 @@ _BOOT = (
 
 
 # -- the calling side ----------------------------------------------------------------------
+class WorkerUnavailable(RuntimeError):
+    """No worker process could be started (the caller compiles in its own process)."""
+
+
+_UNAVAILABLE: list = []  # why workers cannot start in this process (then: never again)
+
+
 def enabled() -> bool:
     """Whether compiles go to worker processes (``PYTVM_LLVM_COMPILE_WORKER``, POSIX only)."""
-    return os.name == "posix" and os.environ.get("PYTVM_LLVM_COMPILE_WORKER", "1") != "0"
+    return (os.name == "posix" and not _UNAVAILABLE
+            and os.environ.get("PYTVM_LLVM_COMPILE_WORKER", "1") != "0")
 
 
 def _env_int(name: str, default: int) -> int:
@@ -220,11 +229,18 @@ class _Worker:
         # Closed in close(); unlinked, so nothing is left behind.
         self.stderr = tempfile.TemporaryFile(prefix="pytvm-llvm-worker-")  # noqa: SIM115
         self.owner = os.getpid()
-        self.proc = subprocess.Popen(
-            [sys.executable, "-c", _BOOT, os.path.abspath(__file__)],
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.stderr,
-            close_fds=True,
-        )
+        try:
+            self.proc = subprocess.Popen(
+                [sys.executable, "-c", _BOOT, os.path.abspath(__file__)],
+                stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.stderr,
+                close_fds=True,
+            )
+        except OSError as err:
+            self.stderr.close()
+            _UNAVAILABLE.append(str(err))
+            warnings.warn(f"pytvm: cannot start an LLVM compile worker ({err}); compiling in "
+                          "this process from now on", RuntimeWarning, stacklevel=3)
+            raise WorkerUnavailable(str(err)) from err
         self.compiles = 0
         self.rss_kb = 0
         self.closed = False
@@ -281,6 +297,8 @@ class _Worker:
             f"LLVM ended its compile worker process ({how}) while compiling module "
             f"'{name}'{_functions(ir_text)}; this Python process is unaffected. "
             + (f"LLVM's last output:\n{tail}" if tail else "LLVM printed nothing.")
+            + ("\n(PYTVM_LLVM_COMPILE_WORKER=0 compiles in this process instead.)"
+               if self.compiles == 0 else "")
         )
 
     def worn_out(self) -> bool:
@@ -381,7 +399,10 @@ def prestart() -> None:
     with _POOL_LOCK:
         if _LIVE[0] > 0:
             return
-    worker = _Worker(for_request=False)
+    try:
+        worker = _Worker(for_request=False)
+    except WorkerUnavailable:
+        return
     with _POOL_LOCK:
         _IDLE.append(worker)
 

@@ -308,9 +308,13 @@ def compile_ir(ir_text: str, name: str, options: TargetOptions, optimized: bool 
         # Checked here, where a misspelled name is a ValueError (the worker trusts it).
         check_llvm_cpu(options.resolved_triple(), options.cpu, options.features)
     if compile_worker.enabled():
-        return compile_worker.compile_in_worker(
-            ir_text, name, compile_worker.spec_of(options), optimized, light,
-            keep=_compile_threads())
+        with private_llvm():  # host queries only: no need to wait for llvmlite's lock
+            spec = compile_worker.spec_of(options)
+        try:
+            return compile_worker.compile_in_worker(ir_text, name, spec, optimized, light,
+                                                    keep=_compile_threads())
+        except compile_worker.WorkerUnavailable:
+            pass  # warned once; compiled here, as with PYTVM_LLVM_COMPILE_WORKER=0
     with private_llvm():
         context = llvm.create_context()
         mod = parse_ir(ir_text, name, context=context)
