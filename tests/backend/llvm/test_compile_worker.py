@@ -95,6 +95,11 @@ def test_worn_out_workers_are_replaced(tmp_path):
     assert workers >= 3  # new processes took over, and the compiles all gave right numbers
 
 
+def test_a_process_that_compiles_little_starts_no_worker(tmp_path):
+    _, workers, retired = _run_server(12, 5, tmp_path)
+    assert (workers, retired) == (0, 0)
+
+
 def _ir_function(name: str) -> str:
     return textwrap.dedent(f"""
         define i32 @{name}(i32 %x) {{
@@ -156,6 +161,7 @@ def test_no_worker_can_start_compiles_in_process(monkeypatch):
     compile_worker.shutdown()
     monkeypatch.setattr(compile_worker, "_IDLE", [])  # no idle worker to reuse
     monkeypatch.setattr(compile_worker, "_UNAVAILABLE", [])
+    monkeypatch.setenv("PYTVM_LLVM_WORKER_START_AFTER", "0")  # start one at the first compile
     monkeypatch.setattr(sys, "executable", "/nonexistent/python")
     with pytest.warns(RuntimeWarning, match="cannot start an LLVM compile worker"):
         module = build_module(_ir_function("__tvm_ffi_fallback"), name="fallback",

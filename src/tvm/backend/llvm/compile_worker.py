@@ -23,9 +23,17 @@ prints cannot corrupt the replies); its stderr goes to an unlinked temporary fil
 read when it dies. Workers are used one request at a time; threads that compile in parallel
 each get their own (idle workers wait in a pool, at most one per compile thread).
 
+A compile never waits for a worker to start: ``target_machine.compile_ir`` compiles in its
+own process when no started worker is idle, and a process starts its first worker only
+after :func:`start_after` such compiles (a script that compiles a few kernels never pays
+for one); after that a worker starting in the background (first, or replacing a worn-out
+one) is used once it is ready. So the first compiles of a process, and the few compiled
+while a replacement starts, are not protected against an LLVM abort, and leak as before.
+
 Environment: ``PYTVM_LLVM_COMPILE_WORKER=0`` compiles in the calling process instead (no
-memory bound, no abort protection); ``PYTVM_LLVM_WORKER_MAX_COMPILES`` (default 500) and
-``PYTVM_LLVM_WORKER_MAX_MB`` (resident MB, default 384) bound a worker's life.
+memory bound, no abort protection); ``PYTVM_LLVM_WORKER_START_AFTER`` (default 16),
+``PYTVM_LLVM_WORKER_MAX_COMPILES`` (default 500) and ``PYTVM_LLVM_WORKER_MAX_MB``
+(resident MB, default 384) set when workers start and how long one lives.
 """
 
 from __future__ import annotations
@@ -33,6 +41,7 @@ from __future__ import annotations
 import atexit
 import os
 import pickle
+import select
 import signal
 import struct
 import subprocess
@@ -44,6 +53,7 @@ import warnings
 _HEADER = struct.Struct("<Q")
 DEFAULT_MAX_COMPILES = 500
 DEFAULT_MAX_MB = 384
+DEFAULT_START_AFTER = 16
 
 
 # -- LLVM helpers (used by the workers and by target_machine in-process) -------------------
@@ -142,6 +152,8 @@ def serve() -> None:
     llvm.initialize_native_target()
     llvm.initialize_native_asmprinter()
     llvm.initialize_native_asmparser()
+    replies.write(_HEADER.pack(0))  # ready: an empty message
+    replies.flush()
     machines: dict = {}  # spec -> target machine (this process is single-threaded)
     while True:
         header = _read_exact(requests, _HEADER.size)
@@ -202,6 +214,20 @@ def max_compiles() -> int:
     return _env_int("PYTVM_LLVM_WORKER_MAX_COMPILES", DEFAULT_MAX_COMPILES)
 
 
+def start_after() -> int:
+    """Compiles a process does itself before its first worker starts
+    (``PYTVM_LLVM_WORKER_START_AFTER``, default 16: ~0.8 MB of leak).
+
+    A worker's start-up takes ~0.2 s of CPU, which a script that compiles a few kernels
+    would pay for nothing (on a busy 2-core machine it slowed the first ``tvm.compile`` by
+    ~0.3 s); a long-running process gets its workers after its first compiles.
+    """
+    try:
+        return max(0, int(os.environ.get("PYTVM_LLVM_WORKER_START_AFTER", DEFAULT_START_AFTER)))
+    except ValueError:
+        return DEFAULT_START_AFTER
+
+
 def max_rss_mb() -> int:
     """Resident MB past which a worker is replaced (``PYTVM_LLVM_WORKER_MAX_MB``)."""
     return _env_int("PYTVM_LLVM_WORKER_MAX_MB", DEFAULT_MAX_MB)
@@ -215,7 +241,7 @@ class _WorkerDied(Exception):
         self.fresh = fresh
 
 
-_STATS = {"started": 0, "compiles": 0, "retired": 0, "died": 0}
+_STATS = {"started": 0, "compiles": 0, "retired": 0, "died": 0, "in_process": 0}
 _IDLE: list = []  # idle workers, most recently used last
 _LIVE = [0]  # workers of this process not closed (idle or busy)
 _POOL_LOCK = threading.Lock()
@@ -244,6 +270,7 @@ class _Worker:
         self.compiles = 0
         self.rss_kb = 0
         self.closed = False
+        self.ready = False  # its start-up message was read
         with _POOL_LOCK:
             _STATS["started"] += 1
             _LIVE[0] += 1
@@ -252,10 +279,23 @@ class _Worker:
     def pid(self) -> int:
         return self.proc.pid
 
+    def poll_ready(self) -> bool:
+        """Whether the worker finished starting (without waiting)."""
+        if not self.ready and select.select([self.proc.stdout], [], [], 0)[0]:
+            self._read_ready()
+        return self.ready
+
+    def _read_ready(self) -> None:
+        header = _read_exact(self.proc.stdout, _HEADER.size)
+        if header is not None and _HEADER.unpack(header)[0] == 0:
+            self.ready = True
+
     def request(self, ir_text: str, name: str, spec: tuple, optimized: bool, light: bool):
         data = pickle.dumps((ir_text, name, spec, optimized, light),
                             protocol=pickle.HIGHEST_PROTOCOL)
         try:
+            if not self.ready:
+                self._read_ready()  # waits for the start-up (or its end: then no payload)
             self.proc.stdin.write(_HEADER.pack(len(data)) + data)
             self.proc.stdin.flush()
             header = _read_exact(self.proc.stdout, _HEADER.size)
@@ -336,18 +376,37 @@ def _functions(ir_text: str) -> str:
 
 
 
-def _acquire() -> _Worker:
-    dead, found = [], None
+def _acquire(wait: bool, keep: int) -> _Worker | None:
+    """An idle worker that has started (removed from the pool).
+
+    None started: with ``wait``, one still starting, else a new one; without, None (after
+    starting one in the background when fewer than ``keep`` live).
+    """
+    dead, found, starting = [], None, None
     with _POOL_LOCK:
-        while _IDLE and found is None:
-            worker = _IDLE.pop()
-            if worker.proc.poll() is None:
-                found = worker
-            else:
+        for worker in reversed(_IDLE):
+            if worker.proc.poll() is not None:
                 dead.append(worker)  # killed while idle
+            elif worker.poll_ready():
+                found = worker
+                break
+            elif starting is None:
+                starting = worker
+        for worker in dead:
+            _IDLE.remove(worker)
+        if found is None and wait and starting is not None:
+            found = starting
+        if found is not None:
+            _IDLE.remove(found)
+        spawn = (found is None and not wait and starting is None and _LIVE[0] < keep
+                 and _STATS["in_process"] >= start_after())
     for worker in dead:
         worker.close()
-    return found if found is not None else _Worker()
+    if found is not None or not wait:
+        if spawn:
+            prestart(force=True)
+        return found
+    return _Worker()
 
 
 def _release(worker: _Worker, keep: int) -> None:
@@ -363,14 +422,19 @@ def _release(worker: _Worker, keep: int) -> None:
 
 
 def compile_in_worker(ir_text: str, name: str, spec: tuple, optimized: bool = False,
-                      light: bool = False, keep: int = 2):
+                      light: bool = False, keep: int = 2, wait: bool = True):
     """``(optimized IR text, object file)`` compiled in a worker process.
 
     ``spec``: :func:`spec_of` of the target options; ``keep``: how many idle workers to keep
-    (the number of compile threads). Raises ``ValueError`` for invalid IR and
-    ``RuntimeError`` when LLVM fails or ends the worker (an assertion, a fatal error).
+    (the number of compile threads). ``wait=False``: when no worker has finished starting,
+    start one (in the background) and return None at once; the caller compiles itself, so
+    a worker's start-up (~0.2 s) never delays a compile. Raises ``ValueError`` for invalid IR
+    and ``RuntimeError`` when LLVM fails or ends the worker (an assertion, a fatal error).
     """
-    worker = _acquire()
+    worker = _acquire(wait, keep)
+    if worker is None:
+        _STATS["in_process"] += 1
+        return None
     for attempt in (1, 2):
         try:
             result = worker.request(ir_text, name, spec, optimized, light)
@@ -392,12 +456,13 @@ def compile_in_worker(ir_text: str, name: str, spec: tuple, optimized: bool = Fa
     raise AssertionError("unreachable")
 
 
-def prestart() -> None:
-    """Start a worker now if this process has none, so its start-up overlaps other work."""
+def prestart(force: bool = False) -> None:
+    """Start a worker now if this process has none (``force``: in any case), so that its
+    start-up overlaps other work."""
     if not enabled():
         return
     with _POOL_LOCK:
-        if _LIVE[0] > 0:
+        if _LIVE[0] > 0 and not force:
             return
     try:
         worker = _Worker(for_request=False)
@@ -408,8 +473,9 @@ def prestart() -> None:
 
 
 def stats() -> dict:
-    """Counters: workers ``started``, ``compiles``, workers ``retired`` (worn out), ``died``;
-    plus ``idle`` (workers waiting) and ``idle_pids``."""
+    """Counters: workers ``started``, ``compiles``, workers ``retired`` (worn out), ``died``,
+    ``in_process`` (compiles done by the caller while no worker had started); plus ``idle``
+    (workers waiting) and ``idle_pids``."""
     with _POOL_LOCK:
         return dict(_STATS, idle=len(_IDLE), idle_pids=[worker.pid for worker in _IDLE])
 

@@ -26,7 +26,7 @@ import tvm_ffi
 
 from tvm.runtime.module import Module
 
-from . import compile_worker, disk_cache, threadpool, workspace
+from . import disk_cache, threadpool, workspace
 from .target_machine import (
     _LOCK,
     TargetOptions,
@@ -320,7 +320,6 @@ def prepare_runtime(names=("checks", "workspace")) -> None:
     compiles them one after the other (two at once took the main thread's CPU). Does nothing
     on a single CPU, or for modules already started.
     """
-    compile_worker.prestart()  # its start-up (~0.1 s) overlaps the lowering
     threads = compile_threads()
     if threads < 2:
         return

@@ -307,14 +307,20 @@ def compile_ir(ir_text: str, name: str, options: TargetOptions, optimized: bool 
     if options.cpu or options.features:
         # Checked here, where a misspelled name is a ValueError (the worker trusts it).
         check_llvm_cpu(options.resolved_triple(), options.cpu, options.features)
-    if compile_worker.enabled():
+    # The light runtime modules (a few per process, ~2 ms each) compile here: a worker's
+    # start-up would cost more than their one-off leak.
+    if compile_worker.enabled() and not light:
         with private_llvm():  # host queries only: no need to wait for llvmlite's lock
             spec = compile_worker.spec_of(options)
         try:
-            return compile_worker.compile_in_worker(ir_text, name, spec, optimized, light,
-                                                    keep=_compile_threads())
+            result = compile_worker.compile_in_worker(ir_text, name, spec, optimized, light,
+                                                      keep=_compile_threads(), wait=False)
         except compile_worker.WorkerUnavailable:
-            pass  # warned once; compiled here, as with PYTVM_LLVM_COMPILE_WORKER=0
+            result = None  # warned once; compiled here, as with PYTVM_LLVM_COMPILE_WORKER=0
+        if result is not None:
+            return result
+        # No worker has started yet (the first compiles of a process, or just after one
+        # was replaced): compiled here rather than waiting for one.
     with private_llvm():
         context = llvm.create_context()
         mod = parse_ir(ir_text, name, context=context)
