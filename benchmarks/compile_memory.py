@@ -61,10 +61,14 @@ def main() -> None:
     a = np.arange(64, dtype="float32")
     b = np.zeros_like(a)
     samples = []
+    latencies = []
     start = time.perf_counter()
     try:
         for index in range(args.compiles + 1):
-            lib = tvm.compile(kernel(index), target="llvm")
+            func = kernel(index)
+            tick = time.perf_counter()
+            lib = tvm.compile(func, target="llvm")
+            latencies.append(time.perf_counter() - tick)
             lib(a, b)
             assert b[1] == 2 + index, (b[1], index)
             del lib
@@ -77,6 +81,10 @@ def main() -> None:
                       + f"  ({time.perf_counter() - start:6.1f} s)", flush=True)
     finally:
         shutil.rmtree(cache, ignore_errors=True)
+    steady = sorted(latencies[min(100, len(latencies) // 2):])
+    print(f"tvm.compile latency after the first compiles: median "
+          f"{steady[len(steady) // 2] * 1e3:.2f} ms, "
+          f"p90 {steady[int(len(steady) * 0.9)] * 1e3:.2f} ms")
     half = [s for s in samples if s[0] >= args.compiles // 2]
     if len(half) >= 2:
         (i0, r0, h0), (i1, r1, h1) = half[0], half[-1]

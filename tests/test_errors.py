@@ -143,13 +143,15 @@ def _run(code, **env):
 RAISE_DIAG = "import tvm\nraise tvm.error.DiagnosticError('error: bad script text')\n"
 
 
-def test_excepthook_prints_only_note_for_diagnostic_error():
+def test_excepthook_prints_message_and_note_for_diagnostic_error():
     proc = _run(RAISE_DIAG)
     assert proc.returncode == 1
     assert proc.stdout.strip() == (
         "note: run with `TVM_BACKTRACE=1` environment variable to display a backtrace."
     )
-    assert "bad script text" not in proc.stderr
+    # Issue 22: the message itself is shown (only the note was, before), not the traceback.
+    assert "DiagnosticError: error: bad script text" in proc.stderr
+    assert "Traceback" not in proc.stderr
 
 
 def test_excepthook_backtrace_env_shows_traceback():

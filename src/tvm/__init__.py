@@ -1,19 +1,23 @@
 """pytvm: the TVM deep-learning compiler stack in Python, importable as ``tvm``.
 
 The import order follows Apache TVM: ``tvm_ffi`` re-exports, version and base, runtime,
-error kinds, then the compiler layers bottom to top, the ``sys.excepthook`` wrapper, and as the
-very last statement the backend autoload (so an autoload hook sees the whole namespace).
+error kinds, the backends, the ``sys.excepthook`` wrapper, and as the very last statement the
+backend autoload. The compiler layers (``ir`` ... ``script``, ``driver``) are imported on
+first use, all of them at once and bottom to top (``_load_compiler_layers``): ``import tvm``
+itself then costs about what ``tvm_ffi`` does (issue 23, ``benchmarks/import_time.py``).
+An autoload hook that touches a layer (``tvm.relax``...) imports them then.
 
-Every layered package is already listed in the block below with ``_import_layer("<name>")``
-(a missing package is skipped; a broken one raises), so a new layer package needs no edit
-here; a new top-level package adds one such line. ``tvm.testing`` and other optional
-packages are imported on first attribute access.
+Every layered package is listed once in ``_COMPILER_LAYERS`` (a missing package is skipped;
+a broken one raises), so a new layer package needs no edit here; a new top-level package
+adds its name there. ``tvm.testing`` and other optional packages are imported on first
+attribute access too.
 """
 
 # ruff: noqa: F401, I001
 import os as _os
 import sys as _sys
 import importlib as _importlib
+import threading as _threading
 
 # --- Apache TVM in the same environment: both are the `tvm` package ------------------------
 def _check_no_apache_tvm():
@@ -108,38 +112,49 @@ def _import_layer(name):
         return None
 
 
-# --- compiler layers, bottom to top (one line per package) ----------------------------------
-if not _RUNTIME_ONLY:
-    _import_layer("ir")
-    _import_layer("target")
-    _import_layer("arith")
-    _import_layer("sym")  # TVM 0.27's name for tvm.arith (a re-export)
-    _import_layer("tirx")
-    _import_layer("s_tir")
-    _import_layer("te")
-    _import_layer("topi")
-    _import_layer("relax")
-    _import_layer("script")
+# --- compiler layers: imported on first use (issue 23: `import tvm` stays fast) -------------
+# The packages below used to be imported here, bottom to top; together they were ~85% of
+# `import tvm`. Now the first access to any of them (`tvm.relax`, `from tvm import tirx`,
+# `tvm.compile`, `tvm.IRModule`...) imports all of them, in this order, under a lock, so
+# every registration a layer makes into a lower one's tables is in place exactly as it was.
+# `import tvm.relax` (an import statement naming the package) imports that package and what
+# it depends on, as for any Python package.
+_COMPILER_LAYERS = ("ir", "target", "arith", "sym", "tirx", "s_tir", "te", "topi", "relax",
+                    "script")
+_LAYER_NAMES = frozenset(_COMPILER_LAYERS + ("driver",))
+# Names re-exported from the layers: name -> (package, attribute).
+_LAYER_EXPORTS = {
+    "IRModule": ("ir", "IRModule"),
+    "transform": ("ir", "transform"),
+    "instrument": ("ir", "instrument"),
+    "build": ("driver", "build"),
+    "compile": ("driver", "compile"),
+}
+_LAYERS_LOCK = _threading.RLock()
+_LAYERS_LOADED = False
+
+
+def _load_compiler_layers():
+    """Import every compiler layer, bottom to top, once (thread-safe; re-entrant)."""
+    global _LAYERS_LOADED
+    if _LAYERS_LOADED:
+        return
+    with _LAYERS_LOCK:
+        if _LAYERS_LOADED:
+            return
+        if not _RUNTIME_ONLY:
+            for name in _COMPILER_LAYERS:
+                _import_layer(name)
+            _import_layer("driver")
+        _LAYERS_LOADED = True  # published only after every layer finished importing
+
+
 _import_layer("backend")
-if not _RUNTIME_ONLY:
-    _import_layer("driver")
 
 try:
     from .runtime.data_type import DataType, DataTypeCode
 except ImportError:  # pragma: no cover - before tvm/runtime/data_type.py is complete
     pass
-if "tvm.ir" in _sys.modules:
-    from .ir import IRModule, transform
-
-    try:
-        from .ir import instrument
-    except ImportError:  # pragma: no cover - optional part of tvm.ir
-        pass
-if "tvm.driver" in _sys.modules:
-    try:
-        from .driver import build, compile
-    except ImportError:  # pragma: no cover - before the driver defines them
-        pass
 
 
 def device_from_target(target, index=None):
@@ -168,19 +183,37 @@ _LAZY_SUBMODULES = ("testing", "examples", "contrib", "support", "exec", "meta_s
 
 
 def __getattr__(name):
-    if name in _LAZY_SUBMODULES:
+    if name in _LAYER_NAMES:
+        _load_compiler_layers()
+        module = _sys.modules.get(f"{__name__}.{name}")
+        if module is not None:
+            return module
+    elif name in _LAYER_EXPORTS:
+        _load_compiler_layers()
+        package, attribute = _LAYER_EXPORTS[name]
+        module = _sys.modules.get(f"{__name__}.{package}")
+        if module is not None and hasattr(module, attribute):
+            value = getattr(module, attribute)
+            globals()[name] = value
+            return value
+    elif name in _LAZY_SUBMODULES:
         module = _import_layer(name)
         if module is not None:
             return module
     raise AttributeError(f"module 'tvm' has no attribute {name!r}")
 
 
+def __dir__():
+    return sorted(set(globals()) | _LAYER_NAMES | set(_LAYER_EXPORTS) | set(_LAZY_SUBMODULES))
+
+
 # --- sys.excepthook: a short note for uncaught TVMScript errors -----------------------------
 def _tvm_wrap_excepthook(original_hook):
-    """Wrap ``sys.excepthook``: an uncaught ``DiagnosticError`` prints only a backtrace note.
+    """Wrap ``sys.excepthook``: an uncaught ``DiagnosticError`` prints its message, no traceback.
 
-    The parser's message already shows the underlined source, so the Python traceback is noise
-    unless ``TVM_BACKTRACE=1`` (or under pytest). Child processes are always terminated.
+    The parser's message shows the underlined source, so the Python traceback is noise unless
+    ``TVM_BACKTRACE=1`` (or under pytest): the message (with the error kind) goes to stderr
+    instead, and a note on ``TVM_BACKTRACE`` to stdout (as Apache TVM prints it). Child processes are always terminated.
     """
 
     def wrapper(exctype, value, trbk):
@@ -192,7 +225,11 @@ def _tvm_wrap_excepthook(original_hook):
                 f"invalid value for TVM_BACKTRACE {text}, please set to 0 or 1."
             ) from None
         in_pytest = "PYTEST_CURRENT_TEST" in _os.environ
-        if exctype is error.DiagnosticError and not show_backtrace and not in_pytest:
+        if (isinstance(exctype, type) and issubclass(exctype, error.DiagnosticError)
+                and not show_backtrace and not in_pytest):
+            # Issue 22: only the note was printed before; the message is what the user needs.
+            # The note goes to stdout, as Apache TVM prints it.
+            print(f"{exctype.__module__}.{exctype.__qualname__}: {value}", file=_sys.stderr)
             print("note: run with `TVM_BACKTRACE=1` environment variable to display a backtrace.")
         else:
             original_hook(exctype, value, trbk)

@@ -3,13 +3,16 @@
 Loading a backend imports ``tvm.backend.<name>``, binds it as ``tvm.tirx.<name>`` (TVM user
 code imports backend helpers under that name), records it and calls its
 ``register_backend()``. A ``sys.meta_path`` finder then resolves
-``import tvm.tirx.<name>.<sub>`` to ``tvm.backend.<name>.<sub>`` for loaded backends.
+``import tvm.tirx.<name>.<sub>`` to ``tvm.backend.<name>.<sub>`` for loaded backends, and
+binds the backends loaded before ``tvm.tirx`` was imported when it is (``import tvm``
+imports the compiler layers on first use).
 """
 
 from __future__ import annotations
 
 import importlib
 import importlib.abc
+import importlib.machinery
 import importlib.util
 import sys
 import threading
@@ -101,20 +104,73 @@ def _load_locked(name: str) -> ModuleType:
 
 
 def _tirx_package():
-    """``tvm.tirx`` if it exists (backends bind under it), else None.
+    """``tvm.tirx`` if it is imported (backends bind under it), else None.
 
+    Never imports it (``import tvm`` loads the compiler layers lazily, issue 23): when
+    ``tvm.tirx`` is imported later, :class:`_TirxLoader` binds the loaded backends under it.
     None in a runtime-only process (``TVM_USE_RUNTIME_LIB=1``), which has no compiler layers.
     """
     from .. import base
 
     if base._RUNTIME_ONLY:
         return None
-    try:
-        return importlib.import_module("tvm.tirx")
-    except ModuleNotFoundError as err:
-        if err.name not in ("tvm.tirx", "tvm"):
-            raise
-        return None
+    return sys.modules.get("tvm.tirx")
+
+
+_TIRX_CALLBACKS: list = []  # run once tvm.tirx is imported (when_tirx_imported)
+
+
+def when_tirx_imported(callback) -> None:
+    """Call ``callback()`` once ``tvm.tirx`` is imported: now if it is, else right after.
+
+    For backends whose ``register_backend()`` registers into tables of the compiler layers
+    (the TIR pipelines, tile-primitive variants): ``import tvm`` loads the backends but
+    imports those layers only on first use (issue 23). Never called in a runtime-only
+    process.
+    """
+    from .. import base
+
+    if base._RUNTIME_ONLY:
+        return
+    with _LOAD_LOCK:
+        if "tvm.tirx" not in sys.modules:
+            _TIRX_CALLBACKS.append(callback)
+            return
+    callback()
+
+
+def _bind_under_tirx(tirx) -> None:
+    """Bind every loaded backend as ``tvm.tirx.<name>`` (once ``tvm.tirx`` is imported)."""
+    for name, module in list(_LOADED_BACKENDS.items()):
+        if name not in vars(tirx):
+            setattr(tirx, name, module)
+        sys.modules.setdefault(_ALIAS_PREFIX + name, module)
+        _alias_loaded_submodules(name)
+
+
+class _TirxLoader(importlib.abc.Loader):
+    """``tvm.tirx``'s own loader, then the binding of the backends loaded before it."""
+
+    def __init__(self, inner):
+        self.inner = inner
+
+    def create_module(self, spec):
+        return self.inner.create_module(spec)
+
+    def exec_module(self, module):
+        self.inner.exec_module(module)
+        from .. import base
+
+        if not base._RUNTIME_ONLY:
+            with _LOAD_LOCK:
+                _bind_under_tirx(module)
+                callbacks = list(_TIRX_CALLBACKS)
+                _TIRX_CALLBACKS.clear()
+            for callback in callbacks:
+                callback()
+
+    def __getattr__(self, name):  # get_source, get_resource_reader, ... of the real loader
+        return getattr(self.inner, name)
 
 
 def _restore(tirx, name, previous_attr, alias, previous_module):
@@ -156,6 +212,11 @@ class _BackendAliasFinder(importlib.abc.MetaPathFinder):
     """Resolves ``tvm.tirx.<backend>.<sub>`` to ``tvm.backend.<backend>.<sub>``."""
 
     def find_spec(self, fullname, path=None, target=None):
+        if fullname == "tvm.tirx":
+            spec = importlib.machinery.PathFinder.find_spec(fullname, path)
+            if spec is not None and spec.loader is not None:
+                spec.loader = _TirxLoader(spec.loader)
+            return spec
         if not fullname.startswith(_ALIAS_PREFIX):
             return None
         rest = fullname[len(_ALIAS_PREFIX) :]

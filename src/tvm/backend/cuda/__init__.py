@@ -42,9 +42,9 @@ def register_backend() -> None:
     Cheap: the code generator, nvcc and ``cuda.bindings`` load on first use.
     """
     global _REGISTERED
-    from ...tirx.tile_primitive import register_variant_loader
     from .. import Backend, LazyRules
     from .. import register_backend as add_backend
+    from ..loader import when_tirx_imported
     from .runtime_register import _API, register_runtime
 
     register_runtime()
@@ -62,9 +62,17 @@ def register_backend() -> None:
         ),
         override=True,
     )
+    # The TIR pipeline and tile-primitive tables live in tirx, which `import tvm` imports
+    # on first use: registered then (or now, when it is imported already).
+    when_tirx_imported(_register_tirx_tables)
+    _REGISTERED = True
+
+
+def _register_tirx_tables() -> None:
+    from ...tirx.tile_primitive import register_variant_loader  # lazy: see register_backend
+
     _register_pipeline()
     register_variant_loader("cuda", _load_tile_primitives)
-    _REGISTERED = True
 
 
 def _load_tile_primitives() -> None:

@@ -13,6 +13,7 @@ import threading
 
 from ...target import Target
 from ...target.llvm_cpus import check_llvm_cpu
+from . import compile_worker
 
 # LLVM's global state (targets, the pass pipeline) is not safe to initialize twice concurrently.
 _LOCK = threading.RLock()
@@ -226,15 +227,9 @@ def new_target_machine(options: TargetOptions):
     llvm = llvm_binding()
     if options.cpu or options.features:
         check_llvm_cpu(options.resolved_triple(), options.cpu, options.features)
-    target = llvm.Target.from_triple(options.resolved_triple())
-    # PIC so the same machine code serves both the JIT and shared libraries.
-    return target.create_target_machine(
-        cpu=options.resolved_cpu(),
-        features=options.resolved_features(),
-        opt=min(max(options.opt_level, 0), 3),
-        reloc="pic",
-        codemodel="default",
-    )
+    return compile_worker.make_target_machine(
+        llvm, options.resolved_triple(), options.resolved_cpu(), options.resolved_features(),
+        options.opt_level)
 
 
 def parse_ir(ir_text: str, name: str = "module", context=None):
@@ -267,12 +262,9 @@ def optimize(mod, options: TargetOptions, tm=None) -> None:
     mod.data_layout = str(tm.target_data)
     if options.opt_level <= 0:
         return
-    pto = llvm.create_pipeline_tuning_options(speed_level=options.opt_level)
-    pto.loop_vectorization = True
-    pto.slp_vectorization = bool(SLP_VECTORIZATION)
-    pto.loop_unrolling = bool(LOOP_UNROLLING)
     with _LOCK:
-        pb = llvm.create_pass_builder(tm, pto)
+        pb = compile_worker.pass_builder(llvm, tm, options.opt_level, LOOP_UNROLLING,
+                                         SLP_VECTORIZATION)
         if not private:  # the shared target machine: one user at a time
             pb.getModulePassManager().run(mod, pb)
             return
@@ -294,24 +286,41 @@ def optimize_light(mod, tm) -> None:
     mod.data_layout = str(tm.target_data)
     with _LOCK:
         pb = llvm.create_pass_builder(tm, llvm.create_pipeline_tuning_options(speed_level=2))
-    mpm = llvm.create_new_module_pass_manager()
-    mpm.add_sroa_pass()
-    mpm.add_instruction_combine_pass()
-    mpm.add_simplify_cfg_pass()
-    mpm.run(mod, pb)
+    compile_worker.run_light_pipeline(llvm, mod, pb)
 
 
 def compile_ir(ir_text: str, name: str, options: TargetOptions, optimized: bool = False,
                light: bool = False):
     """``(optimized IR text, object file)`` of LLVM IR text; safe to run in several threads.
 
-    The module is parsed into its own LLVM context and optimized and emitted by its own
-    target machine, outside llvmlite's process-wide lock (:func:`private_llvm`), so calls in
-    different threads run in parallel. ``optimized``: the text is already optimized (only
-    code generation runs); ``light``: :func:`optimize_light` instead of the O-level
-    pipeline. Raises ``ValueError`` naming ``name`` for IR that does not parse.
+    By default the work runs in a worker process (:mod:`.compile_worker`: llvmlite leaks
+    ~48 KB of native memory per optimized module, and an LLVM abort would end this process),
+    one per compiling thread, so calls in different threads run in parallel. With
+    ``PYTVM_LLVM_COMPILE_WORKER=0`` the module is parsed into its own LLVM context and
+    optimized and emitted by its own target machine here, outside llvmlite's process-wide
+    lock (:func:`private_llvm`). ``optimized``: the text is already optimized (only code
+    generation runs); ``light``: :func:`optimize_light` instead of the O-level pipeline.
+    Raises ``ValueError`` naming ``name`` for IR that does not parse, ``RuntimeError``
+    naming the module and its functions when LLVM fails or aborts in the worker.
     """
     llvm = llvm_binding()
+    if options.cpu or options.features:
+        # Checked here, where a misspelled name is a ValueError (the worker trusts it).
+        check_llvm_cpu(options.resolved_triple(), options.cpu, options.features)
+    # The light runtime modules (a few per process, ~2 ms each) compile here: a worker's
+    # start-up would cost more than their one-off leak.
+    if compile_worker.enabled() and not light:
+        with private_llvm():  # host queries only: no need to wait for llvmlite's lock
+            spec = compile_worker.spec_of(options)
+        try:
+            result = compile_worker.compile_in_worker(ir_text, name, spec, optimized, light,
+                                                      keep=_compile_threads(), wait=False)
+        except compile_worker.WorkerUnavailable:
+            result = None  # warned once; compiled here, as with PYTVM_LLVM_COMPILE_WORKER=0
+        if result is not None:
+            return result
+        # No worker has started yet (the first compiles of a process, or just after one
+        # was replaced): compiled here rather than waiting for one.
     with private_llvm():
         context = llvm.create_context()
         mod = parse_ir(ir_text, name, context=context)
@@ -325,6 +334,12 @@ def compile_ir(ir_text: str, name: str, options: TargetOptions, optimized: bool 
         obj = tm.emit_object(mod)
         del mod, tm, context  # disposed here, inside the private section
     return ir_text, obj
+
+
+def _compile_threads() -> int:
+    from .jit import compile_threads  # lazy: jit imports this module
+
+    return compile_threads()
 
 
 def emit_assembly(mod, options: TargetOptions) -> str:
