@@ -224,3 +224,25 @@ def test_mutator_rewrites_vector_lanes_expression():
     assert ramp.lanes.value == 8 and ramp.stride.value == 2
     bcast = Double().visit_expr(tirx.Broadcast(n, 2))
     assert bcast.lanes.value == 4 and bcast.dtype == "int32x4"
+
+
+def test_mutator_visits_let_var_first_and_keeps_it_when_substituted_by_expr():
+    n, m = tirx.Var("n", "int32"), tirx.Var("m", "int32")
+    order = []
+
+    class Rename(ExprMutator):
+        def visit_var_(self, op):
+            order.append(op.name)
+            return m if op.same_as(n) else op
+
+    let = tirx.Let(n, tirx.IntImm("int32", 10), n + 1)
+    out = Rename().visit_expr(let)
+    assert order == ["n", "n"]
+    assert out.var.same_as(m) and out.body.a.same_as(m)
+
+    class ToConst(ExprMutator):
+        def visit_var_(self, op):
+            return tirx.IntImm("int32", 3)
+
+    out = ToConst().visit_expr(let)
+    assert out.var.same_as(n) and out.body.a.value == 3

@@ -271,11 +271,16 @@ class ExprMutator(ExprFunctor):
         return Select(c, t, f, span=op.span)
 
     def visit_let_(self, op):
+        # The bound variable is visited first, as 0.27's mutator does; a result that is not
+        # a Var (a substitution by an expression) leaves the binding's variable as it is.
+        var = self.visit_expr(op.var)
+        if not isinstance(var, Var):
+            var = op.var
         value = self.visit_expr(op.value)
         body = self.visit_expr(op.body)
-        if value is op.value and body is op.body:
+        if var is op.var and value is op.value and body is op.body:
             return op
-        return Let(op.var, value, body, span=op.span)
+        return Let(var, value, body, span=op.span)
 
     def visit_ramp_(self, op):
         base = self.visit_expr(op.base)
