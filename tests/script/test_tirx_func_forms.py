@@ -174,6 +174,7 @@ def test_pointer_types_print_as_handles():
     assert str(PointerType(PrimType("float32"))) == 'T.handle("float32", "global")'
     assert str(PointerType(PrimType("uint32"), "shared")) == 'T.handle("uint32", "shared")'
     assert str(PointerType(PrimType("void"))) == "T.handle"
+    assert str(PrimType("uint32")) == "uint32"  # 0.27: a scalar type prints as its dtype
     assert str(tensormap_pointer_type()) == "T.TensorMap()"
 
 

@@ -192,3 +192,57 @@ def test_floordiv_methods_use_apache_spelling():
     Log().visit_expr(tirx.FloorMod(tirx.FloorDiv(x, y), y))
     assert seen == ["FloorMod", "FloorDiv", "x", "y", "y"]
     assert isinstance(x, tirx.Expr)
+
+
+def _post_order_names(expr):
+    seen = []
+
+    class Log(ExprVisitor):
+        def visit_expr(self, e):
+            super().visit_expr(e)
+            seen.append(type(e).__name__)
+
+    Log().visit_expr(expr)
+    return seen
+
+
+def test_visitor_visits_let_var_and_vector_lanes():
+    n = tirx.Var("n", "int32")
+    let = tirx.Let(n, tirx.IntImm("int32", 10), n + 1)
+    assert _post_order_names(let) == ["Var", "IntImm", "Var", "IntImm", "Add", "Let"]
+    assert _post_order_names(tirx.Ramp(n, 1, 4)) == ["Var", "IntImm", "IntImm", "Ramp"]
+    assert _post_order_names(tirx.Broadcast(n, 4)) == ["Var", "IntImm", "Broadcast"]
+
+
+def test_mutator_rewrites_vector_lanes_expression():
+    class Double(ExprMutator):
+        def visit_int_imm_(self, op):
+            return tirx.IntImm(op.dtype, op.value * 2)
+
+    n = tirx.Var("n", "int32")
+    ramp = Double().visit_expr(tirx.Ramp(n, 1, 4))
+    assert ramp.lanes.value == 8 and ramp.stride.value == 2
+    bcast = Double().visit_expr(tirx.Broadcast(n, 2))
+    assert bcast.lanes.value == 4 and bcast.dtype == "int32x4"
+
+
+def test_mutator_visits_let_var_first_and_keeps_it_when_substituted_by_expr():
+    n, m = tirx.Var("n", "int32"), tirx.Var("m", "int32")
+    order = []
+
+    class Rename(ExprMutator):
+        def visit_var_(self, op):
+            order.append(op.name)
+            return m if op.same_as(n) else op
+
+    let = tirx.Let(n, tirx.IntImm("int32", 10), n + 1)
+    out = Rename().visit_expr(let)
+    assert order == ["n", "n"]
+    assert out.var.same_as(m) and out.body.a.same_as(m)
+
+    class ToConst(ExprMutator):
+        def visit_var_(self, op):
+            return tirx.IntImm("int32", 3)
+
+    out = ToConst().visit_expr(let)
+    assert out.var.same_as(n) and out.body.a.value == 3

@@ -54,6 +54,10 @@ class PrimType(Type, type_key="ir.PrimType"):
             dtype = value.dtype
         self.__init_fields__(str(dtype), value, span=span)
 
+    def __str__(self):
+        # 0.27 prints a plain scalar type as its dtype (``str(PrimType("int32")) == "int32"``).
+        return self.dtype if self.value is None else super().__str__()
+
     def __repr__(self):
         return (
             f"PrimType({self.dtype!r})"

@@ -181,15 +181,18 @@ class ExprVisitor(ExprFunctor):
         self.visit_expr(op.false_value)
 
     def visit_let_(self, op):
+        self.visit_expr(op.var)  # the bound variable first, as 0.27's visitor does
         self.visit_expr(op.value)
         self.visit_expr(op.body)
 
     def visit_ramp_(self, op):
         self.visit_expr(op.base)
         self.visit_expr(op.stride)
+        self.visit_expr(op.lanes)  # an expression (IntImm when constant)
 
     def visit_broadcast_(self, op):
         self.visit_expr(op.value)
+        self.visit_expr(op.lanes)
 
     def visit_shuffle_(self, op):
         for v in op.vectors:
@@ -268,22 +271,31 @@ class ExprMutator(ExprFunctor):
         return Select(c, t, f, span=op.span)
 
     def visit_let_(self, op):
+        # The bound variable is visited first, as 0.27's mutator does; a result that is not
+        # a Var (a substitution by an expression) leaves the binding's variable as it is.
+        var = self.visit_expr(op.var)
+        if not isinstance(var, Var):
+            var = op.var
         value = self.visit_expr(op.value)
         body = self.visit_expr(op.body)
-        if value is op.value and body is op.body:
+        if var is op.var and value is op.value and body is op.body:
             return op
-        return Let(op.var, value, body, span=op.span)
+        return Let(var, value, body, span=op.span)
 
     def visit_ramp_(self, op):
         base = self.visit_expr(op.base)
         stride = self.visit_expr(op.stride)
-        if base is op.base and stride is op.stride:
+        lanes = self.visit_expr(op.lanes)
+        if base is op.base and stride is op.stride and lanes is op.lanes:
             return op
-        return Ramp(base, stride, op.lanes, span=op.span)
+        return Ramp(base, stride, lanes, span=op.span)
 
     def visit_broadcast_(self, op):
         value = self.visit_expr(op.value)
-        return op if value is op.value else Broadcast(value, op.lanes, span=op.span)
+        lanes = self.visit_expr(op.lanes)
+        if value is op.value and lanes is op.lanes:
+            return op
+        return Broadcast(value, lanes, span=op.span)
 
     def visit_shuffle_(self, op):
         vectors = tuple(self.visit_expr(v) for v in op.vectors)

@@ -11,7 +11,7 @@ import sys
 
 import pytest
 
-import tvm  # noqa: F401
+import tvm
 from tvm.backend.cuda import nvcc
 from tvm.backend.cuda.codegen_cuda import codegen
 from tvm.backend.cuda.module import build_cuda, lower_for_cuda
@@ -318,3 +318,39 @@ def test_nvrtc_without_cuda_bindings_says_what_to_install(monkeypatch):
     monkeypatch.setattr(builtins, "__import__", no_cuda)
     with pytest.raises(RuntimeError, match="NVRTC needs the cuda-bindings package"):
         nvcc.compile_cuda(_source("scale"), "sm_80", compiler="nvrtc")
+
+
+def _consume_access_ptr_func(dtype):
+    """A function without a thread launch that passes ``A.access_ptr(offset=2)`` on."""
+    buffer = tvm.tirx.decl_buffer((8,), dtype, name="A")
+    data = tvm.tirx.Var("A_data", tvm.tirx.buffer_data_pointer_type(buffer))
+    access_ptr = buffer.access_ptr(access_mask=3, offset=2, extent=4)
+    body = tvm.tirx.SeqStmt([
+        tvm.tirx.DeclBuffer(buffer, data=data),
+        tvm.tirx.Evaluate(tvm.tirx.call_extern("void", "consume", access_ptr)),
+    ])
+    return tvm.tirx.PrimFunc([data], body).with_attr("global_symbol", "main")
+
+
+@pytest.mark.parametrize(("dtype", "ctype", "call"), [
+    ("int4x4", "int16_t", "consume((&(*(((int16_t*)A_data) + 8 / 4))));"),
+    ("uint4x8", "uint", "consume((&(*(((uint*)A_data) + 16 / 8))));"),
+    ("float32", "float", "consume((&(A_data[2])));"),
+    ("float32x4", "float4", "consume((&(*(float4*)(((float*)A_data) + 8))));"),
+])
+def test_target_build_cuda_prints_device_function_and_access_ptr(dtype, ctype, call):
+    target = tvm.target.Target({"kind": "cuda", "arch": "sm_80"})
+    mod = tvm.IRModule.from_expr(_consume_access_ptr_func(dtype))
+    source = tvm.get_global_func("target.build.cuda")(mod, target).inspect_source()
+    # No thread launch: a __device__ function (0.27's form), with its forward declaration.
+    assert f'extern "C" __device__ void main({ctype}* A_data);' in source
+    assert f'extern "C" __device__ void main({ctype}* A_data) {{' in source
+    assert "__global__" not in source
+    assert call in source
+
+
+def test_packed_int4_vector_rejects_unsupported_lanes():
+    target = tvm.target.Target({"kind": "cuda", "arch": "sm_80"})
+    mod = tvm.IRModule.from_expr(_consume_access_ptr_func("int4x2"))
+    with pytest.raises(ValueError, match="int4x2 has no CUDA type"):
+        tvm.get_global_func("target.build.cuda")(mod, target)

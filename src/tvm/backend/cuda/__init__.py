@@ -23,6 +23,7 @@ Submodules: ``codegen_cuda`` (CUDA C), ``intrin`` (math rules), ``nvcc`` (compil
 ``runtime_module`` / ``tensormap`` (the runtime, ``docs/arch/runtime_cuda.md``).
 """
 
+import tvm_ffi
 
 __all__ = ["CODEGEN_AVAILABLE", "DEVICE_TYPE", "is_registered", "register_backend"]
 
@@ -65,6 +66,7 @@ def register_backend() -> None:
     # The TIR pipeline and tile-primitive tables live in tirx, which `import tvm` imports
     # on first use: registered then (or now, when it is imported already).
     when_tirx_imported(_register_tirx_tables)
+    tvm_ffi.register_global_func("target.build.cuda", _build_global, override=True)
     _REGISTERED = True
 
 
@@ -103,6 +105,13 @@ def _codegen(mod, target):
     from .module import build_cuda  # lazy: the code generator loads on first build
 
     return build_cuda(mod, target)
+
+
+def _build_global(mod, target):
+    """``target.build.cuda(mod, target)``: the CUDA source module of ``mod``'s kernels."""
+    # The module is callable, which tvm_ffi would turn into a Function: pass it through
+    # as an opaque Python object so that the caller receives the Module itself.
+    return tvm_ffi.core._convert_to_opaque_object(_codegen(mod, target))
 
 
 def _finalize_passes(target):

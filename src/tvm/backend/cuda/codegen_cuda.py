@@ -67,6 +67,7 @@ class CodeGenCUDA(CodeGenC):
         "tirx.tvm_warp_shuffle_up": "call_tvm_warp_shuffle_up",
         "tirx.tvm_warp_shuffle_down": "call_tvm_warp_shuffle_down",
         "tirx.tvm_warp_activemask": "call_tvm_warp_activemask",
+        "tirx.tvm_access_ptr": "call_tvm_access_ptr",
     }
 
     def __init__(self):
@@ -102,6 +103,8 @@ class CodeGenCUDA(CodeGenC):
         element = info.element
         if element == "float16" or element == "bfloat16" or element.startswith("float8"):
             self.uses.add({"float16": "fp16", "bfloat16": "bf16"}.get(element, "fp8"))
+        if element in ("int4", "uint4"):
+            return _packed_int4_type(element, info.lanes)
         if info.lanes == 1:
             return _SCALAR.get(element) or super().type_name(dtype)
         name = _VECTOR.get((element, info.lanes))
@@ -155,6 +158,10 @@ class CodeGenCUDA(CodeGenC):
     def reserved_names(self) -> tuple:
         return (_DYN_SHARED, "threadIdx", "blockIdx", "blockDim", "gridDim")
 
+    def add_function(self, name: str, func) -> None:
+        self._is_kernel = _is_kernel(func)
+        super().add_function(name, func)
+
     def print_param(self, var) -> str:
         name = self.bind_var(var)
         ann = getattr(var, "type_annotation", None)
@@ -162,12 +169,17 @@ class CodeGenCUDA(CodeGenC):
             return f"const __grid_constant__ CUtensorMap {name}"
         element = self.pointer_element(var)
         if element is not None:
-            return f"{self.type_name(element)}* __restrict__ {name}"
+            restrict = " __restrict__" if self._is_kernel else ""
+            return f"{self.type_name(element)}*{restrict} {name}"
         return f"{self.type_name(var.dtype)} {name}"
 
     def function_head(self, name: str, func, params: list) -> str:
+        if not self._is_kernel:
+            # No launch: 0.27 prints a plain device function.
+            return f'extern "C" __device__ void {name}({", ".join(params)})'
         threads = _block_threads(func)
-        bounds = f"__launch_bounds__({threads}) " if threads is not None else ""
+        # 0.27 leaves one-thread kernels without launch bounds.
+        bounds = f"__launch_bounds__({threads}) " if threads not in (None, 1) else ""
         bounds = codegen_tirx.kernel_qualifiers(func, threads, self.func_name or name) or bounds
         return f'extern "C" __global__ void {bounds}{name}({", ".join(params)})'
 
@@ -185,6 +197,16 @@ class CodeGenCUDA(CodeGenC):
         if pragma is not None:
             self.emit(pragma)
         super()._for(op)
+
+    def _decl(self, op):
+        data, buf = op.data, op.buffer
+        if (isinstance(data, Var) and id(data) in self._var_names
+                and id(buf.data) not in self._var_names
+                and self.pointer_element(data) == buf.dtype):
+            # A view of a pointer of the same element type: its name, as 0.27 prints it.
+            self.bind_var(buf.data, self._var_names[id(data)])
+            return
+        super()._decl(op)
 
     def bind_thread_index(self, iter_var) -> None:
         tag = iter_var.thread_tag
@@ -265,6 +287,27 @@ class CodeGenCUDA(CodeGenC):
     def call_tvm_warp_activemask(self, op) -> str:
         return "__activemask()"
 
+    def call_tvm_access_ptr(self, op) -> str:
+        """``T.tvm_access_ptr(T.type_annotation(dt), data, offset, extent, mask)``: the address
+        of element ``offset`` (in ``dt`` units) of ``data``.
+
+        A vector ``dt`` of ``lanes`` lanes is addressed as 0.27 prints it after lowering the
+        access to a scalar buffer: ``(vec*)(((scalar*)data) + offset*lanes)``, or for packed
+        4-bit lanes ``((vec*)data) + offset*lanes / lanes``.
+        """
+        dtype = op.args[0].dtype
+        data = self.print_expr(op.args[1])
+        lanes = dtype_info(dtype).lanes
+        if lanes == 1:
+            offset = self.print_expr(op.args[2])
+            return f"(&({data}[{offset}]))"
+        scaled = self.print_expr(self.analyzer.simplify(op.args[2] * lanes))
+        info = dtype_info(dtype)
+        if info.bits < 8:  # packed sub-byte lanes: offset in whole vectors
+            return f"(&(*((({self.type_name(dtype)}*){data}) + {scaled} / {lanes})))"
+        scalar = self.type_name(info.element)
+        return f"(&(*({self.type_name(dtype)}*)((({scalar}*){data}) + {scaled})))"
+
     def call_fallback(self, op, name: str) -> str:
         handler = _handler(op.op.name)
         if handler is not None:
@@ -304,6 +347,32 @@ def _is_tensor_map(ann) -> bool:
     if type(getattr(ann, "element_type", None)).__name__ == "TensorMapType":
         return True  # T.TensorMap(): PointerType(TensorMapType())
     return isinstance(ann, PointerType) and ann.storage_scope == "tensormap"
+
+
+def _packed_int4_type(element: str, lanes: int) -> str:
+    """The integer type that holds ``lanes`` packed 4-bit lanes (0.27's names)."""
+    unsigned = element == "uint4"
+    names = {1: "int", 4: "int16_t", 8: "int", 16: "int2", 32: "int4", 64: "int8"}
+    if lanes not in names:
+        raise ValueError(f"vector type {element}x{lanes} has no CUDA type in the code "
+                         "generator (4-bit lanes: 1, 4, 8, 16, 32 or 64)")
+    return ("u" if unsigned else "") + names[lanes]
+
+
+def _is_kernel(func: PrimFunc) -> bool:
+    """Whether ``func`` is launched (``__global__``): ``calling_conv`` 2 or a thread binding.
+
+    A function with neither is printed as a ``__device__`` function, as 0.27 does."""
+    if func.get_attr("calling_conv") == 2:
+        return True
+    found = []
+
+    def visit(node):
+        if isinstance(node, AttrStmt) and node.attr_key == "thread_extent":
+            found.append(node)
+
+    post_order_visit(func.body, visit)
+    return bool(found)
 
 
 def _block_threads(func: PrimFunc):

@@ -142,8 +142,8 @@ def _digits(token: str) -> int:
 
 @_lanes("ldmatrix")
 def _ldmatrix_regs(mods):
-    # One 32-bit register per 8x8 b16 matrix.
-    return _digits(mods["num"])
+    # One 32-bit register per 8x8 b16 matrix; a 16x16 b8 matrix (.m16n16) takes two.
+    return _digits(mods["num"]) * (2 if mods.get("shape") == "m16n16" else 1)
 
 
 @_lanes("tma_coords")

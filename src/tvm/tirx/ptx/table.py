@@ -38,6 +38,12 @@ def _check_256(m):
     return None
 
 
+def _check_st_async_release(m):
+    if m.get("mmio") and m["scope"] != "sys":
+        return ".mmio requires .sys scope"
+    return None
+
+
 def _check_vec(m):
     if m["vec"] == "v4" and m["type"][1:] == "64":
         return ".v4 of a 64-bit type is a 256-bit access (the ld_vec256/st_vec256 line)"
@@ -339,6 +345,13 @@ ENTRIES = [
           "weak?=weak space?=shared::cluster completion=mbarrier::complete_tx::bytes "
           "vec=v2|v4 type=b32|b64|u32|u64|s32|s64|f32|f64",
           "addr:@space value:$type*vec mbar:@space", arch="sm_90", ptx="8.1", memory=True),
+    # The release line (no mbarrier). Its 8-bit types need a .b8 source register, which
+    # inline asm cannot bind: they are not supported yet.
+    instr("st_async_release", "st_async",
+          "mmio?=mmio sem=release scope=gpu|sys space?=global "
+          "type=b16|b32|b64|u16|u32|u64|s16|s32|s64|f32|f64",
+          "addr:@space value:$type", arch="sm_100", ptx="8.7", memory=True,
+          check=_check_st_async_release),
     instr("red_async", "red_async",
           "sem=relaxed scope=cluster space?=shared::cluster "
           "completion=mbarrier::complete_tx::bytes op=inc|dec|min|max|and|or|xor|add "

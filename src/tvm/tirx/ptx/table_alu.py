@@ -39,6 +39,18 @@ def _setp_check(m):
     return None
 
 
+_SETP_ARCH_X2 = {"bf16x2": "sm_90"}
+_SETP_PTX_X2 = {"bf16x2": "7.8"}
+
+
+def _setp_x2_check(m):
+    if m["cmp"] in ("lo", "ls", "hi", "hs"):
+        return f".{m['cmp']} is an unsigned comparison"
+    if m.get("ftz") and m["type"] != "f16x2":
+        return ".ftz applies to .f16x2, not .bf16x2"
+    return None
+
+
 def _float_rnd(m):
     if m.get("ftz") and m["type"] not in ("f32", "f32x2"):
         return ".ftz applies to .f32 only"
@@ -131,6 +143,13 @@ ALU_ENTRIES = [
     instr("setp_bool", "setp", f"cmp={_CMP} boolop=and|or|xor ftz?=ftz type={_SETP_TYPES}",
           "p:pred/w a:$type b:$type c:pred", arch="sm_50", ptx="1.0", check=_setp_check,
           token_arch=_SETP_ARCH, token_ptx=_SETP_PTX),
+    # packed half precision: `p|q` hold the lower and the upper half's comparison
+    instr("setp_x2", "setp", f"cmp={_CMP} ftz?=ftz type=f16x2|bf16x2",
+          "p:pred/w| q:pred/w a:$type b:$type", arch="sm_53", ptx="4.2",
+          check=_setp_x2_check, token_arch=_SETP_ARCH_X2, token_ptx=_SETP_PTX_X2),
+    instr("setp_x2_bool", "setp", f"cmp={_CMP} boolop=and|or|xor ftz?=ftz type=f16x2|bf16x2",
+          "p:pred/w| q:pred/w a:$type b:$type c:pred", arch="sm_53", ptx="4.2",
+          check=_setp_x2_check, token_arch=_SETP_ARCH_X2, token_ptx=_SETP_PTX_X2),
     # ---- logic and shift ------------------------------------------------------------------
     *(instr(op, op, f"type=pred|{_BITS}", "d:$type/w a:$type b:$type", arch="sm_50",
             ptx="1.0") for op in ("and", "or", "xor")),
@@ -138,6 +157,11 @@ ALU_ENTRIES = [
     instr("cnot", "cnot", f"type={_BITS}", "d:$type/w a:$type", arch="sm_50", ptx="1.0"),
     instr("lop3", "lop3", "type=b32", "d:b32/w a:b32 b:b32 c:b32 immlut:imm", arch="sm_50",
           ptx="4.3"),
+    # lop3.BoolOp: also writes p = (d != 0) BoolOp q; `_|p` discards the bit result.
+    instr("lop3_bool", "lop3", "boolop=or|and type=b32",
+          "d:b32/w| p:pred/w a:b32 b:b32 c:b32 immlut:imm q:pred", arch="sm_70", ptx="8.2"),
+    instr("lop3_bool_sink", "lop3", "boolop=or|and type=b32",
+          "d:_| p:pred/w a:b32 b:b32 c:b32 immlut:imm q:pred", arch="sm_70", ptx="8.2"),
     instr("shl", "shl", f"type={_BITS}", "d:$type/w a:$type b:u32", arch="sm_50", ptx="1.0"),
     instr("shr", "shr", f"type={_BITS}|{_INT}", "d:$type/w a:$type b:u32", arch="sm_50",
           ptx="1.0"),

@@ -102,6 +102,11 @@ MORE_ENTRIES = [
           arch="sm_100", ptx="8.8"),
     instr("max3", "max", "ftz?=ftz NaN?=NaN abs?=abs type=f32", "d:f32/w a:f32 b:f32 c:f32",
           arch="sm_100", ptx="8.8"),
+    # ---- ldmatrix.m16n16: 16x16 8-bit matrices, loaded transposed (two registers each) ------
+    instr("ldmatrix_m16n16", "ldmatrix",
+          "sync=sync aligned=aligned shape=m16n16 num=x1|x2 trans=trans "
+          "space?=shared|shared::cta type=b8", "r:b32*ldmatrix/w p:@space",
+          arch="sm_100a", ptx="8.6"),
     # ---- stmatrix.m16n8: 8-bit matrices, stored transposed ----------------------------------
     instr("stmatrix_m16n8", "stmatrix",
           "sync=sync aligned=aligned shape=m16n8 num=x1|x2|x4 trans=trans "
