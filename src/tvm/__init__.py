@@ -182,6 +182,15 @@ def device_from_target(target, index=None):
 _LAZY_SUBMODULES = ("testing", "examples", "contrib", "support", "exec", "meta_schedule")
 
 
+# Type checkers and editors do not run __getattr__: they see the lazy names here.
+from typing import TYPE_CHECKING as _TYPE_CHECKING  # typing is loaded by tvm_ffi already
+
+if _TYPE_CHECKING:
+    from . import ir, target, arith, tirx, s_tir, te, topi, relax, script, driver
+    from .ir import IRModule, transform, instrument
+    from .driver import build, compile
+
+
 def __getattr__(name):
     if name in _LAYER_NAMES:
         _load_compiler_layers()

@@ -59,11 +59,8 @@ class PrimType(Type, type_key="ir.PrimType"):
         return self.dtype if self.value is None else super().__str__()
 
     def __repr__(self):
-        return (
-            f"PrimType({self.dtype!r})"
-            if self.value is None
-            else (f"PrimType({self.dtype!r}, value={self.value!r})")
-        )
+        # 0.27's repr is the TVMScript form (``T.int64``), which messages show.
+        return super().__str__()
 
     def __eq__(self, other):
         # As Apache TVM 0.27: types compare structurally (``var.ty == PrimType("int32")``),

@@ -46,7 +46,8 @@ def op_name(call) -> str:
 def text(obj) -> str:
     """TVMScript text of an IR object for messages (repr when the printer is unavailable)."""
     try:
-        return str(obj)
+        # A PrimType's str is its bare dtype (as 0.27); messages show its script form.
+        return repr(obj) if type(obj).__name__ == "PrimType" else str(obj)
     except Exception:  # noqa: BLE001 - a message must never fail to render
         return repr(obj)
 
