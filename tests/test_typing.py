@@ -52,7 +52,7 @@ def test_config_checks_the_public_api_strictly():
 
 
 #: Code as a user writes it; mypy must accept it and infer these types. Calls into modules
-#: that are not annotated yet (te) are allowed by the inline setting.
+#: that are not annotated yet (te) are allowed by the inline setting, the one concession.
 USER_CODE = """\
 # mypy: disable-error-code="no-untyped-call"
 import numpy as np
@@ -90,26 +90,103 @@ REVEALED = [
 ]
 
 
+def _run_mypy(args, cwd, env):
+    env = dict(env, MYPY_FORCE_COLOR="0")
+    env.pop("MYPYPATH", None)
+    proc = subprocess.run(
+        [sys.executable, "-m", "mypy", *args], cwd=cwd, capture_output=True, text=True,
+        encoding="utf-8", env=env, timeout=600, check=False,
+    )
+    return proc.returncode, proc.stdout + proc.stderr
+
+
 def test_mypy_strict_passes_on_the_public_api(tmp_path):
+    pytest.importorskip("mypy")
+    # --strict again on the command line: the config cannot switch it off by accident.
+    rc, report = _run_mypy(
+        ["--strict", "--cache-dir", str(tmp_path / "cache"), "--no-error-summary",
+         *PUBLIC_API.values()], ROOT, os.environ)
+    assert rc == 0, f"mypy --strict found problems:\n{report}"
+    assert not report.strip(), report
+
+
+def test_mypy_strict_passes_on_user_code(tmp_path):
+    """A user's file, checked as in the user's own project: plain ``mypy --strict``, none of
+    our settings (an empty config file, run outside the repository), ``tvm`` found on the
+    import path as an installed package is (``py.typed``), not as source under check."""
     pytest.importorskip("mypy")
     user_code = tmp_path / "user_code.py"
     user_code.write_text(USER_CODE, encoding="utf-8")
-    env = dict(os.environ, MYPY_FORCE_COLOR="0")
-    # --strict again on the command line: the config cannot switch it off by accident. The
-    # configured files and a user's file are checked in one run (one cache, one start-up).
-    proc = subprocess.run(
-        [sys.executable, "-m", "mypy", "--strict", "--cache-dir", str(tmp_path / "cache"),
-         "--no-error-summary", *PUBLIC_API.values(), str(user_code)],
-        cwd=ROOT, capture_output=True, text=True, encoding="utf-8", env=env, timeout=600,
-        check=False,
-    )
-    report = proc.stdout + proc.stderr
-    assert proc.returncode == 0, f"mypy --strict found problems:\n{report}"
+    config = tmp_path / "mypy.ini"
+    config.write_text("[mypy]\n", encoding="utf-8")
+    path = os.pathsep.join(filter(None, [str(ROOT / "src"), os.environ.get("PYTHONPATH")]))
+    rc, report = _run_mypy(
+        ["--strict", "--config-file", str(config), "--cache-dir", str(tmp_path / "cache"),
+         "--no-error-summary", str(user_code)],
+        tmp_path, dict(os.environ, PYTHONPATH=path))
+    # `does not explicitly export` here means a package __init__ lacks the name in __all__.
+    assert rc == 0, f"mypy --strict found problems in user code:\n{report}"
     lines = report.strip().splitlines()
     problems = [line for line in lines if "Revealed type is" not in line]
     assert not problems, report
     revealed = [line.split('Revealed type is "', 1)[1].rstrip('"') for line in lines]
     assert revealed == REVEALED
+
+
+def test_config_has_no_reexport_override():
+    """Users need no override: the packages list their exports (``__all__``/``X as X``)."""
+    for override in _mypy_config().get("overrides", []):
+        assert "implicit_reexport" not in override, override
+
+
+#: Packages whose public names are listed in ``__all__`` (``tvm`` itself uses ``X as X``).
+EXPORTING_PACKAGES = ["tvm.relax", "tvm.runtime", "tvm.te", "tvm.ir", "tvm.target", "tvm.tirx",
+                      "tvm.script", "tvm.driver"]
+
+
+@pytest.mark.parametrize("name", EXPORTING_PACKAGES)
+def test_all_lists_every_public_name(name):
+    """Every name in ``__all__`` resolves, and every public non-module name a package holds
+    after ``import tvm`` and first use is in its ``__all__`` (nothing reachable is unlisted)."""
+    import importlib
+    import types
+
+    tvm.IRModule  # noqa: B018 - first use: loads the compiler layers
+    module = importlib.import_module(name)
+    exported = module.__all__
+    assert len(exported) == len(set(exported)), name
+    missing = [n for n in exported if not hasattr(module, n)]
+    assert not missing, f"{name}.__all__ names what it does not provide: {missing}"
+    ignored = {"annotations", "TYPE_CHECKING"}  # `from __future__`/`typing` helpers
+    unlisted = sorted(
+        n for n, value in vars(module).items()
+        if not n.startswith("_") and n not in ignored and n not in exported
+        and not isinstance(value, types.ModuleType)
+    )
+    assert not unlisted, f"{name} provides names not in __all__: {unlisted}"
+
+
+def test_tvm_reexports_are_explicit():
+    """``tvm/__init__.py`` re-exports each public name as ``X as X`` (no ``__all__``, so that
+    ``from tvm import *`` keeps not loading the compiler layers)."""
+    import ast
+
+    def module_level(body):  # statements that bind module names (not function bodies)
+        for node in body:
+            yield node
+            if isinstance(node, (ast.If, ast.Try)):
+                yield from module_level(node.body + node.orelse)
+
+    tree = ast.parse((ROOT / "src/tvm/__init__.py").read_text(encoding="utf-8"))
+    implicit = [
+        alias.name for node in module_level(tree.body) if isinstance(node, ast.ImportFrom)
+        for alias in node.names
+        if not (alias.asname or alias.name).startswith("_") and alias.asname != alias.name
+    ]
+    assert not implicit, f"tvm/__init__.py re-exports without `as`: {implicit}"
+    for name in ("compile", "build", "IRModule", "transform", "cpu", "cuda", "device",
+                 "Device", "runtime", "relax", "te", "tirx", "DataType", "__version__"):
+        assert hasattr(tvm, name), name
 
 
 def test_annotations_are_visible_to_users():

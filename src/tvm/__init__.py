@@ -13,7 +13,7 @@ adds its name there. ``tvm.testing`` and other optional packages are imported on
 attribute access too.
 """
 
-# ruff: noqa: F401, I001
+# ruff: noqa: I001
 import os as _os
 import sys as _sys
 import importlib as _importlib
@@ -74,31 +74,37 @@ def _import_tvm_ffi_without_torch():
 _import_tvm_ffi_without_torch()
 
 # --- tvm_ffi re-exports --------------------------------------------------------------------
-from tvm_ffi import Object, get_global_func, register_global_func, register_object
+# `X as X`: an explicit re-export (`mypy --strict` in user code accepts `tvm.X` only then).
+from tvm_ffi import (
+    Object as Object,
+    get_global_func as get_global_func,
+    register_global_func as register_global_func,
+    register_object as register_object,
+)
 
 # --- version and base ----------------------------------------------------------------------
-from .libinfo import __version__
+from .libinfo import __version__ as __version__
 from .base import _RUNTIME_ONLY
-from . import base, libinfo, ffi
+from . import base as base, libinfo as libinfo, ffi as ffi
 
 # --- runtime --------------------------------------------------------------------------------
-from . import runtime
+from . import runtime as runtime
 from .runtime import (
-    Device,
-    cpu,
-    cuda,
-    device,
-    ext_dev,
-    hexagon,
-    metal,
-    opencl,
-    rocm,
-    vpi,
-    vulkan,
+    Device as Device,
+    cpu as cpu,
+    cuda as cuda,
+    device as device,
+    ext_dev as ext_dev,
+    hexagon as hexagon,
+    metal as metal,
+    opencl as opencl,
+    rocm as rocm,
+    vpi as vpi,
+    vulkan as vulkan,
 )
 
 # --- error kinds ----------------------------------------------------------------------------
-from . import error
+from . import error as error
 
 
 def _import_layer(name):
@@ -152,7 +158,7 @@ def _load_compiler_layers():
 _import_layer("backend")
 
 try:
-    from .runtime.data_type import DataType, DataTypeCode
+    from .runtime.data_type import DataType as DataType, DataTypeCode as DataTypeCode
 except ImportError:  # pragma: no cover - before tvm/runtime/data_type.py is complete
     pass
 
@@ -185,10 +191,14 @@ _LAZY_SUBMODULES = ("testing", "examples", "contrib", "support", "exec", "meta_s
 # Type checkers and editors do not run __getattr__: they see the lazy names here.
 from typing import TYPE_CHECKING as _TYPE_CHECKING  # typing is loaded by tvm_ffi already
 
+# `X as X` makes each an explicit re-export (`mypy --strict` in user code: `tvm.compile`).
 if _TYPE_CHECKING:
-    from . import ir, target, arith, tirx, s_tir, te, topi, relax, script, driver
-    from .ir import IRModule, transform, instrument
-    from .driver import build, compile
+    from . import (
+        ir as ir, target as target, arith as arith, sym as sym, tirx as tirx, s_tir as s_tir,
+        te as te, topi as topi, relax as relax, script as script, driver as driver,
+    )
+    from .ir import IRModule as IRModule, transform as transform, instrument as instrument
+    from .driver import build as build, compile as compile
 
 
 def __getattr__(name):

@@ -1,6 +1,5 @@
 """``tvm.relax``: the graph-level IR (expressions, types, BlockBuilder, functors, passes)."""
 
-# ruff: noqa: F401
 from ..ir.expr import GlobalVar
 from ..ir.type import PrimType, TupleType
 from . import (
@@ -69,3 +68,19 @@ from .ty import (
 )
 from .vm import ExecBuilder, Executable, VirtualMachine, VMExecutable
 from .vm_build import build
+
+# The public names (explicit exports for type checkers: `mypy --strict` in user code).
+__all__ = [
+    "AnyType", "BaseFunc", "Binding", "BindingBlock", "BlockBuilder", "Call", "Constant",
+    "DataTypeImm", "DataflowBlock", "DataflowVar", "DummyGlobalInfo", "ExecBuilder",
+    "Executable", "Expr", "ExprFunctor", "ExprMutator", "ExprVisitor", "ExternFunc",
+    "FuncStructInfo", "FuncType", "Function", "GlobalVar", "If", "MatchCast",
+    "ObjectStructInfo", "ObjectType", "PackedFuncType", "PrimStructInfo", "PrimType",
+    "PrimValue", "PyExprMutator", "PyExprVisitor", "SeqExpr", "ShapeExpr", "ShapeStructInfo",
+    "ShapeType", "StringImm", "StructInfo", "TensorStructInfo", "TensorType", "Tuple",
+    "TupleGetItem", "TupleStructInfo", "TupleType", "Type", "VDevice", "VMExecutable", "Var",
+    "VarBinding", "VirtualMachine", "analysis", "build", "call_dps_packed", "call_pure_packed",
+    "call_tir", "call_tir_inplace", "call_tir_with_grad", "const", "expr_functor", "extern",
+    "get_default_pipeline", "get_pipeline", "get_shape_of", "make_shape", "op", "pipeline",
+    "prim_value", "register_pipeline", "transform", "ty", "utils",
+]

@@ -7,12 +7,13 @@ and ``DataType`` live in submodules owned by their components and are loaded on 
 from __future__ import annotations
 
 import importlib
+from typing import TYPE_CHECKING
 
 #: ``tvm.runtime.convert``: Python values to FFI values (lists to ``Array``, dicts to ``Map``,
 #: numbers stay numbers), ``tvm_ffi.convert`` itself as in TVM 0.27.
-from tvm_ffi import convert  # noqa: F401
+from tvm_ffi import convert
 
-from .device import (  # noqa: F401
+from .device import (
     Device,
     cpu,
     cuda,
@@ -25,7 +26,21 @@ from .device import (  # noqa: F401
     vpi,
     vulkan,
 )
-from .tensor import Tensor, empty, from_dlpack, tensor  # noqa: F401
+from .tensor import Tensor, empty, from_dlpack, tensor
+
+if TYPE_CHECKING:  # type checkers do not run __getattr__: they see the lazy names here
+    from .data_type import DataType, DataTypeCode
+    from .executable import Executable
+    from .module import BenchmarkResult, Module, load_module, num_threads, system_lib
+
+# The public names (explicit exports for type checkers: `mypy --strict` in user code). The
+# lazy ones are served by __getattr__ (a star import loads them).
+__all__ = [
+    "BenchmarkResult", "DataType", "DataTypeCode", "Device", "Executable", "Module", "Tensor",
+    "convert", "cpu", "cuda", "device", "empty", "ext_dev", "from_dlpack", "hexagon",
+    "load_module", "metal", "num_threads", "opencl", "rocm", "system_lib", "tensor", "vpi",
+    "vulkan",
+]
 
 # Names served lazily from submodules (they may not exist yet, or are heavier to import).
 _LAZY_ATTRS = {

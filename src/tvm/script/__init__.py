@@ -37,8 +37,10 @@ import sys
 __all__ = [
     "dialect_module",
     "from_source",
+    "ir_builder",
     "ir_module",
     "parse",
+    "parser",
     "register_dialect",
     "registered_dialects",
 ]
@@ -171,5 +173,5 @@ register_dialect(
     parser_module="tvm.script.parser.tirx", builder_module="tvm.script.ir_builder.tirx",
 )
 
-from . import ir_builder, parser  # noqa: F401
+from . import ir_builder, parser
 from .parser import from_source, ir_module, parse

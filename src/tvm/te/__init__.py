@@ -1,9 +1,9 @@
 """``tvm.te``: tensor expressions (``placeholder``, ``compute``, reductions) and
 ``create_prim_func``, which lowers them to an s_tir ``PrimFunc``."""
 
-from ..tirx.expr import Var  # noqa: F401
-from ..tirx.generic import const, floordiv, floormod, truncdiv, truncmod  # noqa: F401
-from ..tirx.op import (  # noqa: F401
+from ..tirx.expr import Var
+from ..tirx.generic import const, floordiv, floormod, truncdiv, truncmod
+from ..tirx.op import (
     abs,
     acos,
     acosh,
@@ -46,9 +46,9 @@ from ..tirx.op import (  # noqa: F401
     tanh,
     trunc,
 )
-from .create_prim_func import create_prim_func  # noqa: F401
-from .extern import extern  # noqa: F401
-from .reduction import (  # noqa: F401
+from .create_prim_func import create_prim_func
+from .extern import extern
+from .reduction import (
     CommReducer,
     Reduce,
     comm_reducer,
@@ -58,7 +58,7 @@ from .reduction import (  # noqa: F401
     sum,
     thread_axis,
 )
-from .tensor import (  # noqa: F401
+from .tensor import (
     ComputeOp,
     ExternOp,
     Operation,
@@ -71,3 +71,75 @@ from .tensor import (  # noqa: F401
     size_var,
     var,
 )
+
+# The public names (explicit exports for type checkers: `mypy --strict` in user code).
+__all__ = [
+    "CommReducer",
+    "ComputeOp",
+    "ExternOp",
+    "Operation",
+    "PlaceholderOp",
+    "ProducerLoad",
+    "Reduce",
+    "Tensor",
+    "TensorSlice",
+    "Var",
+    "abs",
+    "acos",
+    "acosh",
+    "all",
+    "any",
+    "asin",
+    "asinh",
+    "atan",
+    "atanh",
+    "ceil",
+    "comm_reducer",
+    "compute",
+    "const",
+    "cos",
+    "cosh",
+    "create_prim_func",
+    "div",
+    "erf",
+    "exp",
+    "extern",
+    "floor",
+    "floordiv",
+    "floormod",
+    "fmod",
+    "if_then_else",
+    "indexdiv",
+    "indexmod",
+    "isfinite",
+    "isinf",
+    "isnan",
+    "log",
+    "log2",
+    "log10",
+    "logaddexp",
+    "max",
+    "max_value",
+    "min",
+    "min_value",
+    "nearbyint",
+    "placeholder",
+    "popcount",
+    "power",
+    "reduce_axis",
+    "round",
+    "rsqrt",
+    "sigmoid",
+    "sin",
+    "sinh",
+    "size_var",
+    "sqrt",
+    "sum",
+    "tan",
+    "tanh",
+    "thread_axis",
+    "trunc",
+    "truncdiv",
+    "truncmod",
+    "var",
+]

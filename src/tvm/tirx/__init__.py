@@ -3,17 +3,17 @@
 # Expressions.
 # ``tirx.Expr``: the base of every expression (TIR and Relax), Apache TVM's annotation type
 # for expression mutators (``def visit_add_(self, op) -> tirx.Expr``).
-from ..ir.expr import BaseExpr as Expr  # noqa: F401
-from . import (  # noqa: F401  (lowering passes, pipelines)
+from ..ir.expr import BaseExpr as Expr
+from . import (
     analysis,
     compilation_pipeline,
     expr_functor,
     stmt_functor,
     transform,
 )
-from .buffer import Buffer, buffer_data_pointer_type, decl_buffer, is_buffer_var  # noqa: F401
-from .exec_scope import ExecScope, ScopeIdDef  # noqa: F401
-from .expr import (  # noqa: F401
+from .buffer import Buffer, buffer_data_pointer_type, decl_buffer, is_buffer_var
+from .exec_scope import ExecScope, ScopeIdDef
+from .expr import (
     EQ,
     GE,
     GT,
@@ -58,8 +58,8 @@ from .expr import (  # noqa: F401
     Sub,
     Var,
 )
-from .function import PrimFunc  # noqa: F401
-from .generic import (  # noqa: F401
+from .function import PrimFunc
+from .generic import (
     const,
     floordiv,
     floormod,
@@ -68,8 +68,8 @@ from .generic import (  # noqa: F401
     truncdiv,
     truncmod,
 )
-from .index_map import IndexMap  # noqa: F401
-from .op import (  # noqa: F401
+from .index_map import IndexMap
+from .op import (
     CallEffectKind,
     abs,
     acos,
@@ -152,8 +152,8 @@ from .op import (  # noqa: F401
     tvm_warp_shuffle_up,
     vscale,
 )
-from .op_gpu import tvm_thread_allreduce  # noqa: F401  (the default GPU schedules' passes)
-from .op_wmma import (  # noqa: F401  (tensor-core fragment builtins)
+from .op_gpu import tvm_thread_allreduce
+from .op_wmma import (
     tvm_access_ptr,
     tvm_bmma_sync,
     tvm_fill_fragment,
@@ -162,10 +162,10 @@ from .op_wmma import (  # noqa: F401  (tensor-core fragment builtins)
     tvm_store_matrix_sync,
     type_annotation,
 )
-from .reduction import CommReducer, Reduce  # noqa: F401
+from .reduction import CommReducer, Reduce
 
 # Statements, buffers, functions (the statement helper's modules).
-from .stmt import (  # noqa: F401
+from .stmt import (
     AllocBuffer,
     AssertStmt,
     AttrStmt,
@@ -193,8 +193,8 @@ from .stmt import (  # noqa: F401
     stmt_list,
     stmt_seq,
 )
-from .tensor_intrin import TensorIntrin  # noqa: F401
-from .tile_primitive import DispatchContext, LambdaExpr, TilePrimitiveCall  # noqa: F401
+from .tensor_intrin import TensorIntrin
+from .tile_primitive import DispatchContext, LambdaExpr, TilePrimitiveCall
 
 
 def build(mod, target=None, pipeline="default"):
@@ -213,3 +213,194 @@ def __getattr__(name):
 
         return importlib.import_module("tvm.tirx.script")
     raise AttributeError(f"module 'tvm.tirx' has no attribute {name!r}")
+
+# The public names (explicit exports for type checkers: `mypy --strict` in user code).
+# ``tirx.script`` is not listed: ``__getattr__`` above serves it from the script layer.
+__all__ = [
+    "EQ",
+    "GE",
+    "GT",
+    "LE",
+    "LT",
+    "NE",
+    "Add",
+    "AllocBuffer",
+    "And",
+    "AssertStmt",
+    "AttrStmt",
+    "BinaryOpExpr",
+    "Bind",
+    "BitwiseAnd",
+    "BitwiseNot",
+    "BitwiseOr",
+    "BitwiseXor",
+    "Break",
+    "Broadcast",
+    "Buffer",
+    "BufferLoad",
+    "BufferRegion",
+    "BufferStore",
+    "Call",
+    "CallEffectKind",
+    "Cast",
+    "CmpExpr",
+    "CommReducer",
+    "ConstExpr",
+    "Continue",
+    "DeclBuffer",
+    "DispatchContext",
+    "Div",
+    "EqualOp",
+    "Evaluate",
+    "ExecScope",
+    "Expr",
+    "ExprOp",
+    "FloatImm",
+    "FloorDiv",
+    "FloorMod",
+    "For",
+    "ForKind",
+    "IfThenElse",
+    "IndexMap",
+    "IntImm",
+    "IterVar",
+    "LShift",
+    "LambdaExpr",
+    "Let",
+    "LetStmt",
+    "MatchBufferRegion",
+    "Max",
+    "Min",
+    "Mod",
+    "Mul",
+    "Not",
+    "NotEqualOp",
+    "Or",
+    "PrimExprWithOp",
+    "PrimFunc",
+    "RShift",
+    "Ramp",
+    "Reduce",
+    "Return",
+    "SBlock",
+    "SBlockRealize",
+    "ScopeIdDef",
+    "ScopeIdDefStmt",
+    "Select",
+    "SeqStmt",
+    "Shuffle",
+    "SizeVar",
+    "Stmt",
+    "StringImm",
+    "Sub",
+    "TensorIntrin",
+    "TilePrimitiveCall",
+    "Var",
+    "While",
+    "abs",
+    "acos",
+    "acosh",
+    "address_of",
+    "all",
+    "analysis",
+    "any",
+    "asin",
+    "asinh",
+    "assume",
+    "atan",
+    "atan2",
+    "atanh",
+    "bitwise_and",
+    "bitwise_not",
+    "bitwise_or",
+    "bitwise_xor",
+    "buffer_data_pointer_type",
+    "build",
+    "call_extern",
+    "call_intrin",
+    "call_llvm_intrin",
+    "call_llvm_pure_intrin",
+    "call_packed",
+    "call_pure_extern",
+    "ceil",
+    "ceildiv",
+    "clz",
+    "compilation_pipeline",
+    "const",
+    "copysign",
+    "cos",
+    "cosh",
+    "decl_buffer",
+    "div",
+    "erf",
+    "exp",
+    "exp2",
+    "exp10",
+    "expr_functor",
+    "floor",
+    "floordiv",
+    "floormod",
+    "fmod",
+    "hypot",
+    "if_then_else",
+    "indexdiv",
+    "indexmod",
+    "infinity",
+    "is_buffer_var",
+    "isfinite",
+    "isinf",
+    "isnan",
+    "ldexp",
+    "likely",
+    "log",
+    "log1p",
+    "log2",
+    "log10",
+    "logaddexp",
+    "max",
+    "max_value",
+    "min",
+    "min_value",
+    "nearbyint",
+    "nextafter",
+    "popcount",
+    "pow",
+    "power",
+    "print_buffer",
+    "q_multiply_shift",
+    "q_multiply_shift_per_axis",
+    "reinterpret",
+    "ret",
+    "round",
+    "rsqrt",
+    "shift_left",
+    "shift_right",
+    "sigmoid",
+    "sin",
+    "sinh",
+    "sqrt",
+    "stmt_functor",
+    "stmt_list",
+    "stmt_seq",
+    "tan",
+    "tanh",
+    "transform",
+    "trunc",
+    "truncdiv",
+    "truncmod",
+    "tvm_access_ptr",
+    "tvm_bmma_sync",
+    "tvm_fill_fragment",
+    "tvm_load_matrix_sync",
+    "tvm_mma_sync",
+    "tvm_stack_alloca",
+    "tvm_storage_sync",
+    "tvm_store_matrix_sync",
+    "tvm_thread_allreduce",
+    "tvm_warp_activemask",
+    "tvm_warp_shuffle",
+    "tvm_warp_shuffle_down",
+    "tvm_warp_shuffle_up",
+    "type_annotation",
+    "vscale",
+]
