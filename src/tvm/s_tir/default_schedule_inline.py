@@ -42,6 +42,8 @@ matmul's output at ``[i, j]``, so the epilogue rule takes it into the tile as be
 
 from __future__ import annotations
 
+from bisect import bisect_left
+
 from ..ffi.structural import structural_equal
 from ..tirx.expr import Call, Cast, IntImm, PrimExpr, Var
 from ..tirx.expr_functor import ExprFunctor, _ensure_recursion_limit
@@ -156,17 +158,18 @@ class _Entry:
     into it grew with the chain: inlining was quadratic in its length).
 
     ``loads``/``stores``: ids of the buffers loaded/stored anywhere in the statement;
-    ``names``: ids of the variables it mentions (a superset once producers are inlined:
-    what the rules ask is whether a buffer's data pointer is one, and inlining neither
-    adds nor removes a handle variable); ``matched``: match_buffer sources. For a perfect
-    nest ending in a block (``work`` its iterations, None when symbolic or not a nest):
+    ``names``: ids of the handle variables it mentions (the rules ask whether a buffer's
+    data pointer is one; a superset once producers are inlined, their handles added: an
+    index, the only thing a substitution drops, holds none); ``matched``: match_buffer
+    sources. For a perfect nest ending in a block (``work`` its iterations, None when
+    symbolic or not a nest):
     ``counts``, how many times the block body loads each buffer (None otherwise), and
     whether the body calls something impure or reduces (``bad``) or calls a costly math
     function (``costly``). ``inlined``: ids of the buffers inlined into it.
     """
 
-    __slots__ = ("bad", "costly", "counts", "inlined", "loads", "matched", "names", "shape",
-                 "spatial", "stmt", "stores", "work")
+    __slots__ = ("bad", "costly", "counts", "inlined", "loads", "matched", "names", "seq",
+                 "shape", "spatial", "stmt", "stores", "work")
 
     def __init__(self, stmt):
         self.stmt = stmt
@@ -180,7 +183,7 @@ class _Entry:
                 loads.add(id(node.buffer))
             elif isinstance(node, BufferStore):
                 stores.add(id(node.buffer))
-            elif isinstance(node, Var):
+            elif isinstance(node, Var) and node.dtype == "handle":
                 names.add(id(node))
             elif isinstance(node, SBlock):
                 matched.update(id(m.source.buffer) for m in node.match_buffers)
@@ -260,24 +263,23 @@ def inline_producers(stmts, alloc_buffers):
     buffers (the root block's allocations and ``AllocBuffer`` statements).
 
     The decisions read summaries of the statements (:class:`_Entry`) that each inlining
-    updates from the producer's summary; the readers are rewritten once at the end, each
-    load of an inlined buffer expanded from the producers' values as written. Every step
-    then costs the size of the producer as written, not of everything inlined into it, so
-    a chain inlines in time linear in its length.
+    updates from the producer's summary, and an index of which statements touch each
+    buffer (:class:`_Index`); the readers are rewritten once at the end, each load of an
+    inlined buffer expanded from the producers' values as written. A step then costs the
+    size of the producer as written and of its readers' summaries, not of everything
+    inlined into them, so a chain inlines in time linear in its length.
     """
     intermediates = {id(b) for b in alloc_buffers}
-    entries = [_Entry(s) for s in stmts]
+    index = _Index([_Entry(s) for s in stmts])
+    entries = index.entries
     expander = _Expand()
-    pos = 0
-    while pos < len(entries):
-        found = _producer(entries[pos], intermediates, expander)
-        if found is None or not _inlinable(entries, pos, found):
-            pos += 1
+    while index.pos < len(entries):
+        entry = entries[index.pos]
+        found = _producer(entry, intermediates, expander)
+        if found is None or not _inlinable(index, found):
+            index.advance()
             continue
-        source = entries.pop(pos)
-        for entry in entries[pos:]:
-            if entry.touches(found.buffer):
-                entry.inline(found, source)
+        index.inline(found)
         expander.producers[id(found.buffer)] = found
     if not expander.producers:
         return list(stmts), False
@@ -291,30 +293,93 @@ def inline_producers(stmts, alloc_buffers):
     return out, True
 
 
-def _inlinable(entries, pos, producer) -> bool:
+class _Index:
+    """The statements still there (``entries``, in order, each numbered by its first
+    position), the one considered (``pos``), and what the rules ask of many statements at
+    once, kept up to date instead of scanned for: the buffers touched before ``pos``,
+    how many statements from ``pos`` on store each buffer, how many statements mention
+    each handle, the match_buffer sources, and the statements touching each buffer."""
+
+    def __init__(self, entries):
+        self.entries, self.pos = entries, 0
+        self.before = set()
+        self.stores_after, self.handles, self.matched, self.touching = {}, {}, set(), {}
+        for seq, entry in enumerate(entries):
+            entry.seq = seq
+            for key in entry.stores:
+                self.stores_after[key] = self.stores_after.get(key, 0) + 1
+            for key in entry.names:
+                self.handles[key] = self.handles.get(key, 0) + 1
+            self.matched |= entry.matched
+            for key in entry.loads | entry.stores:
+                self.touching.setdefault(key, {})[seq] = entry
+
+    def advance(self):
+        entry = self.entries[self.pos]
+        self.before |= entry.loads
+        self.before |= entry.stores
+        for key in entry.stores:
+            self.stores_after[key] -= 1
+        self.pos += 1
+
+    def readers(self, buffer, source):
+        """The statements after ``source`` that touch ``buffer``, in order."""
+        hits = self.touching.get(id(buffer), {})
+        return [hits[seq] for seq in sorted(hits) if seq > source.seq]
+
+    def position(self, entry) -> int:
+        return bisect_left(self.entries, entry.seq, lo=self.pos, key=_seq)
+
+    def inline(self, producer):
+        """Drop the producer's statement at ``pos``; its readers load its value instead."""
+        source = self.entries.pop(self.pos)
+        out = id(producer.buffer)
+        readers = self.readers(producer.buffer, source)
+        for key in source.stores:
+            self.stores_after[key] -= 1
+        for key in source.names:
+            self.handles[key] -= 1
+        for key in source.loads | source.stores:
+            self.touching[key].pop(source.seq, None)
+        for entry in readers:
+            new_names = source.names - entry.names
+            for key in new_names:
+                self.handles[key] = self.handles.get(key, 0) + 1
+            entry.inline(producer, source)
+            if out not in entry.stores:
+                self.touching[out].pop(entry.seq, None)
+            for key in source.counts:
+                self.touching.setdefault(key, {})[entry.seq] = entry
+
+
+def _seq(entry):
+    return entry.seq
+
+
+def _inlinable(index, producer) -> bool:
     out = producer.buffer
+    entries, pos = index.entries, index.pos
     source = entries[pos]
-    if (any(e.touches(out) for e in entries[:pos])
-            or any(id(out) in e.stores for e in entries[pos + 1:])
-            or any(e.opaque(out) for e in entries)):
+    if (id(out) in index.before or index.stores_after.get(id(out), 0) > 1
+            or index.handles.get(id(out.data), 0) or id(out) in index.matched):
         return False
     # No readers: the nest is dead and is dropped.
-    readers = [p for p in range(pos + 1, len(entries)) if entries[p].touches(out)]
+    readers = index.readers(out, source)
     inputs = source.counts.keys()
     if readers and any(not e.stores.isdisjoint(inputs)
-                       for e in entries[pos + 1:readers[-1] + 1]):
+                       for e in entries[pos + 1:index.position(readers[-1]) + 1]):
         return False
     if producer.permutation:
         return True
-    if not all(entries[p].spatial for p in readers):
+    if not all(e.spatial for e in readers):
         return False
     if not source.costly:
         return True
     # A costly value is computed once per load after inlining: at most once per element
     # in all (two readers of exp(x) would compute each exp twice).
     loads = 0
-    for p in readers:
-        count = entries[p].loads_per_run(out)
+    for entry in readers:
+        count = entry.loads_per_run(out)
         if count is None:
             return False
         loads += count
