@@ -201,15 +201,6 @@ class _Entry:
         if isinstance(inner, SBlockRealize):
             self.counts, self.bad, self.costly = _body_summary(inner.block.body)
 
-    def touches(self, buffer) -> bool:
-        return id(buffer) in self.loads or id(buffer) in self.stores
-
-    def opaque(self, buffer) -> bool:
-        """Whether the statement uses ``buffer`` other than by loads and stores, which the
-        rewrite cannot see: a match_buffer of it, or its data pointer (an extern call's
-        argument)."""
-        return id(buffer.data) in self.names or id(buffer) in self.matched
-
     def loads_per_run(self, buffer):
         """How many loads of ``buffer`` the perfect nest runs (None: not a perfect nest of
         constant extents)."""
@@ -360,6 +351,9 @@ def _inlinable(index, producer) -> bool:
     out = producer.buffer
     entries, pos = index.entries, index.pos
     source = entries[pos]
+    # Touched before the producer, stored again after it, or used other than by loads and
+    # stores, which the rewrite cannot see (its data pointer given to an extern call, a
+    # match_buffer of it).
     if (id(out) in index.before or index.stores_after.get(id(out), 0) > 1
             or index.handles.get(id(out.data), 0) or id(out) in index.matched):
         return False
