@@ -42,12 +42,15 @@ matmul's output at ``[i, j]``, so the epilogue rule takes it into the tile as be
 
 from __future__ import annotations
 
+from bisect import bisect_left
+
 from ..ffi.structural import structural_equal
-from ..tirx.expr import Call, Cast, IntImm, Var
+from ..tirx.expr import Call, Cast, IntImm, PrimExpr, Var
+from ..tirx.expr_functor import ExprFunctor, _ensure_recursion_limit
 from ..tirx.op import CallEffectKind
 from ..tirx.reduction import Reduce
 from ..tirx.stmt import BufferLoad, BufferStore, For, IterVar, SBlock, SBlockRealize
-from ..tirx.stmt_functor import ir_transform, post_order_visit, substitute
+from ..tirx.stmt_functor import StmtExprMutator, post_order_visit
 from .access_region import infer_sblock_regions
 
 __all__ = ["INLINE_ELEMENTWISE", "inline_producers"]
@@ -63,8 +66,9 @@ _PURE_EFFECTS = (CallEffectKind.Pure, CallEffectKind.ExprAnnotation)
 
 
 class _Producer:
-    """An inlinable producer nest: its output buffer, iterator vars and stored value, and the
-    buffer's number of elements (None when its shape is symbolic)."""
+    """An inlinable producer nest: its output buffer, iterator vars and stored value (as
+    written, before the substitutions into it), and the buffer's number of elements (None
+    when its shape is symbolic)."""
 
     __slots__ = ("buffer", "elements", "ivs", "permutation", "value")
 
@@ -73,8 +77,10 @@ class _Producer:
         self.elements, self.permutation = elements, permutation
 
 
-def _producer(stmt, intermediates):
-    """The :class:`_Producer` of an elementwise nest storing an intermediate, else None."""
+def _producer_shape(stmt, intermediates):
+    """``(out, iv_vars, value, elements)`` of a perfect elementwise nest storing an
+    intermediate, else None. Only the nest's shape is checked here, which substituting
+    loads into its value does not change; the value's checks are :func:`_producer`'s."""
     loops = []
     while isinstance(stmt, For):
         loops.append(stmt)
@@ -104,11 +110,29 @@ def _producer(stmt, intermediates):
         if not (isinstance(lp.min, IntImm) and lp.min.value == 0 and _same(lp.extent, dim)):
             return None
         elements = elements * dim.value if isinstance(dim, IntImm) and elements else None
-    value = store.value
-    if value.dtype != out.dtype or not _pure(value, out):
+    if store.value.dtype != out.dtype:
         return None
-    iv_vars = [iv.var for iv in ivs]
-    permutation = _is_permutation(value, iv_vars)
+    return out, [iv.var for iv in ivs], store.value, elements
+
+
+def _producer(entry, intermediates, expander):
+    """The :class:`_Producer` of an entry's nest with the substitutions made so far, else
+    None; its value's purity and form come from the entry's summary, not a walk."""
+    if entry.shape is False:
+        entry.shape = _producer_shape(entry.stmt, intermediates)
+    if entry.shape is None:
+        return None
+    out, iv_vars, value, elements = entry.shape
+    if entry.bad or id(out) in entry.counts:  # an impure call, a Reduce, a read of ``out``
+        return None
+    permutation = False
+    if isinstance(value, BufferLoad):
+        inner = expander.producers.get(id(value.buffer))
+        if inner is None:
+            permutation = _is_permutation(value, iv_vars)
+        elif inner.permutation:
+            # A permutation of a permutation may be one (a tiny value: rebuilt to see).
+            permutation = _is_permutation(expander.expand(value), iv_vars)
     if not (permutation or INLINE_ELEMENTWISE):
         return None
     return _Producer(out, iv_vars, value, elements, permutation)
@@ -128,35 +152,99 @@ def _is_permutation(value, iv_vars) -> bool:
             and sorted(id(ix) for ix in value.indices) == ids)
 
 
-def _pure(value, out) -> bool:
-    """Whether ``value`` can be recomputed anywhere: no reduction, no read of ``out``, and
-    only calls of pure intrinsics (an opaque ``call_extern`` may have side effects)."""
-    bad = []
+class _Entry:
+    """One root statement and what the rules ask of it, kept up to date as producers are
+    inlined into it without walking it again (the walk of a reader that had a chain inlined
+    into it grew with the chain: inlining was quadratic in its length).
+
+    ``loads``/``stores``: ids of the buffers loaded/stored anywhere in the statement;
+    ``names``: ids of the handle variables it mentions (the rules ask whether a buffer's
+    data pointer is one; a superset once producers are inlined, their handles added: an
+    index, the only thing a substitution drops, holds none); ``matched``: match_buffer
+    sources. For a perfect nest ending in a block (``work`` its iterations, None when
+    symbolic or not a nest):
+    ``counts``, how many times the block body loads each buffer (None otherwise), and
+    whether the body calls something impure or reduces (``bad``) or calls a costly math
+    function (``costly``). ``inlined``: ids of the buffers inlined into it.
+    """
+
+    __slots__ = ("bad", "costly", "counts", "inlined", "loads", "matched", "names", "seq",
+                 "shape", "spatial", "stmt", "stores", "work")
+
+    def __init__(self, stmt):
+        self.stmt = stmt
+        self.shape = False  # _producer_shape, computed when first asked
+        self.inlined = set()
+        loads, stores, names, matched = set(), set(), set(), set()
+        bad_spatial = []
+
+        def visit(node):
+            if isinstance(node, BufferLoad):
+                loads.add(id(node.buffer))
+            elif isinstance(node, BufferStore):
+                stores.add(id(node.buffer))
+            elif isinstance(node, Var) and node.dtype == "handle":
+                names.add(id(node))
+            elif isinstance(node, SBlock):
+                matched.update(id(m.source.buffer) for m in node.match_buffers)
+                if node.init is not None or any(iv.iter_type != IterVar.DataPar
+                                                for iv in node.iter_vars):
+                    bad_spatial.append(node)
+
+        post_order_visit(stmt, visit)
+        self.loads, self.stores, self.names, self.matched = loads, stores, names, matched
+        self.spatial = not bad_spatial
+        self.work, inner = nest_work(stmt)
+        while isinstance(inner, For):  # past a symbolic extent
+            inner = inner.body
+        self.counts, self.bad, self.costly = None, False, False
+        if isinstance(inner, SBlockRealize):
+            self.counts, self.bad, self.costly = _body_summary(inner.block.body)
+
+    def loads_per_run(self, buffer):
+        """How many loads of ``buffer`` the perfect nest runs (None: not a perfect nest of
+        constant extents)."""
+        if self.work is None or self.counts is None:
+            return None
+        return self.work * self.counts.get(id(buffer), 0)
+
+    def inline(self, producer, source):
+        """Account for the loads of ``producer.buffer`` becoming its value (``source`` is the
+        producer's entry, whose summary is its value's)."""
+        key = id(producer.buffer)
+        self.loads.discard(key)
+        self.loads |= source.counts.keys()
+        self.names |= source.names
+        self.inlined.add(key)
+        if self.counts is not None:
+            times = self.counts.pop(key, 0)
+            if times:
+                for buf, n in source.counts.items():
+                    self.counts[buf] = self.counts.get(buf, 0) + times * n
+                self.bad = self.bad or source.bad
+                self.costly = self.costly or source.costly
+
+
+def _body_summary(body):
+    """``(loads per buffer id, impure call or Reduce, costly math call)`` of a block body."""
+    counts = {}
+    flags = [False, False]
 
     def visit(node):
-        if isinstance(node, Reduce) or (isinstance(node, BufferLoad) and node.buffer is out):
-            bad.append(node)
+        if isinstance(node, BufferLoad):
+            counts[id(node.buffer)] = counts.get(id(node.buffer), 0) + 1
+        elif isinstance(node, Reduce):
+            flags[0] = True
         elif isinstance(node, Call):
             op = node.op
             effect = op.get_attr("TCallEffectKind") if hasattr(op, "get_attr") else None
             if effect not in _PURE_EFFECTS:
-                bad.append(node)
+                flags[0] = True
+            if getattr(op, "family", "") == "math" and op.name not in _CHEAP_MATH:
+                flags[1] = True
 
-    post_order_visit(value, visit)
-    return not bad
-
-
-def _cheap(value) -> bool:
-    """Whether ``value`` calls no math function (other than rounding and ``fabs``)."""
-    costly = []
-
-    def visit(node):
-        if (isinstance(node, Call) and getattr(node.op, "family", "") == "math"
-                and node.op.name not in _CHEAP_MATH):
-            costly.append(node)
-
-    post_order_visit(value, visit)
-    return not costly
+    post_order_visit(body, visit)
+    return counts, flags[0], flags[1]
 
 
 def inline_producers(stmts, alloc_buffers):
@@ -164,107 +252,132 @@ def inline_producers(stmts, alloc_buffers):
 
     ``stmts`` are the root block's statements in order, ``alloc_buffers`` the intermediate
     buffers (the root block's allocations and ``AllocBuffer`` statements).
+
+    The decisions read summaries of the statements (:class:`_Entry`) that each inlining
+    updates from the producer's summary, and an index of which statements touch each
+    buffer (:class:`_Index`); the readers are rewritten once at the end, each load of an
+    inlined buffer expanded from the producers' values as written. A step then costs the
+    size of the producer as written and of its readers' summaries, not of everything
+    inlined into them, so a chain inlines in time linear in its length.
     """
     intermediates = {id(b) for b in alloc_buffers}
-    stmts = list(stmts)
-    uses = _Uses()
-    inlined = False
-    pos = 0
-    while pos < len(stmts):
-        found = _producer(stmts[pos], intermediates)
-        if found is None or not _inlinable(stmts, pos, found, uses):
-            pos += 1
+    index = _Index([_Entry(s) for s in stmts])
+    entries = index.entries
+    expander = _Expand()
+    while index.pos < len(entries):
+        entry = entries[index.pos]
+        found = _producer(entry, intermediates, expander)
+        if found is None or not _inlinable(index, found):
+            index.advance()
             continue
-        # Only the readers change: rewriting every later nest made a chain quadratic.
-        stmts = stmts[:pos] + [_substitute_reads(s, found) if uses.touches(s, found.buffer)
-                               else s for s in stmts[pos + 1:]]
-        inlined = True
-    return stmts, inlined
+        index.inline(found)
+        expander.producers[id(found.buffer)] = found
+    if not expander.producers:
+        return list(stmts), False
+    out = []
+    for entry in entries:
+        if entry.inlined:
+            expander.reinfer = entry.inlined
+            out.append(expander.expand(entry.stmt))
+        else:
+            out.append(entry.stmt)
+    return out, True
 
 
-def _inlinable(stmts, pos, producer, uses) -> bool:
+class _Index:
+    """The statements still there (``entries``, in order, each numbered by its first
+    position), the one considered (``pos``), and what the rules ask of many statements at
+    once, kept up to date instead of scanned for: the buffers touched before ``pos``,
+    how many statements from ``pos`` on store each buffer, how many statements mention
+    each handle, the match_buffer sources, and the statements touching each buffer."""
+
+    def __init__(self, entries):
+        self.entries, self.pos = entries, 0
+        self.before = set()
+        self.stores_after, self.handles, self.matched, self.touching = {}, {}, set(), {}
+        for seq, entry in enumerate(entries):
+            entry.seq = seq
+            for key in entry.stores:
+                self.stores_after[key] = self.stores_after.get(key, 0) + 1
+            for key in entry.names:
+                self.handles[key] = self.handles.get(key, 0) + 1
+            self.matched |= entry.matched
+            for key in entry.loads | entry.stores:
+                self.touching.setdefault(key, {})[seq] = entry
+
+    def advance(self):
+        entry = self.entries[self.pos]
+        self.before |= entry.loads
+        self.before |= entry.stores
+        for key in entry.stores:
+            self.stores_after[key] -= 1
+        self.pos += 1
+
+    def readers(self, buffer, source):
+        """The statements after ``source`` that touch ``buffer``, in order."""
+        hits = self.touching.get(id(buffer), {})
+        return [hits[seq] for seq in sorted(hits) if seq > source.seq]
+
+    def position(self, entry) -> int:
+        return bisect_left(self.entries, entry.seq, lo=self.pos, key=_seq)
+
+    def inline(self, producer):
+        """Drop the producer's statement at ``pos``; its readers load its value instead."""
+        source = self.entries.pop(self.pos)
+        out = id(producer.buffer)
+        readers = self.readers(producer.buffer, source)
+        for key in source.stores:
+            self.stores_after[key] -= 1
+        for key in source.names:
+            self.handles[key] -= 1
+        for key in source.loads | source.stores:
+            self.touching[key].pop(source.seq, None)
+        for entry in readers:
+            new_names = source.names - entry.names
+            for key in new_names:
+                self.handles[key] = self.handles.get(key, 0) + 1
+            entry.inline(producer, source)
+            if out not in entry.stores:
+                self.touching[out].pop(entry.seq, None)
+            for key in source.counts:
+                self.touching.setdefault(key, {})[entry.seq] = entry
+
+
+def _seq(entry):
+    return entry.seq
+
+
+def _inlinable(index, producer) -> bool:
     out = producer.buffer
-    if (any(uses.touches(s, out) for s in stmts[:pos])
-            or any(uses.stores_into(s, {id(out)}) for s in stmts[pos + 1:])
-            or any(uses.opaque(s, out) for s in stmts)):
+    entries, pos = index.entries, index.pos
+    source = entries[pos]
+    # Touched before the producer, stored again after it, or used other than by loads and
+    # stores, which the rewrite cannot see (its data pointer given to an extern call, a
+    # match_buffer of it).
+    if (id(out) in index.before or index.stores_after.get(id(out), 0) > 1
+            or index.handles.get(id(out.data), 0) or id(out) in index.matched):
         return False
     # No readers: the nest is dead and is dropped.
-    readers = [p for p in range(pos + 1, len(stmts)) if uses.touches(stmts[p], out)]
-    inputs = set()
-    post_order_visit(producer.value, lambda n: inputs.add(id(n.buffer))
-                     if isinstance(n, BufferLoad) else None)
-    if readers and any(uses.stores_into(s, inputs) for s in stmts[pos + 1:readers[-1] + 1]):
+    readers = index.readers(out, source)
+    inputs = source.counts.keys()
+    if readers and any(not e.stores.isdisjoint(inputs)
+                       for e in entries[pos + 1:index.position(readers[-1]) + 1]):
         return False
     if producer.permutation:
         return True
-    if not all(_spatial_only(stmts[p]) for p in readers):
+    if not all(e.spatial for e in readers):
         return False
-    if _cheap(producer.value):
+    if not source.costly:
         return True
     # A costly value is computed once per load after inlining: at most once per element
     # in all (two readers of exp(x) would compute each exp twice).
     loads = 0
-    for p in readers:
-        count = _loads_per_run(stmts[p], out)
+    for entry in readers:
+        count = entry.loads_per_run(out)
         if count is None:
             return False
         loads += count
     return producer.elements is not None and loads <= producer.elements
-
-
-class _Uses:
-    """Which buffers each statement loads and stores, and which variables and match_buffer
-    sources it mentions: one walk per statement, however many producers ask."""
-
-    def __init__(self):
-        self._seen = {}  # id(stmt) -> (stmt, (loads, stores, vars, matched)); stmt kept alive
-
-    def _of(self, stmt):
-        hit = self._seen.get(id(stmt))
-        if hit is not None and hit[0] is stmt:
-            return hit[1]
-        loads, stores, names, matched = set(), set(), set(), set()
-
-        def visit(node):
-            if isinstance(node, BufferLoad):
-                loads.add(id(node.buffer))
-            elif isinstance(node, BufferStore):
-                stores.add(id(node.buffer))
-            elif isinstance(node, Var):
-                names.add(id(node))
-            elif isinstance(node, SBlock):
-                matched.update(id(m.source.buffer) for m in node.match_buffers)
-
-        post_order_visit(stmt, visit)
-        summary = (loads, stores, names, matched)
-        self._seen[id(stmt)] = (stmt, summary)
-        return summary
-
-    def touches(self, stmt, buffer) -> bool:
-        loads, stores, _, _ = self._of(stmt)
-        return id(buffer) in loads or id(buffer) in stores
-
-    def stores_into(self, stmt, buffer_ids) -> bool:
-        return not self._of(stmt)[1].isdisjoint(buffer_ids)
-
-    def opaque(self, stmt, buffer) -> bool:
-        """Whether ``stmt`` uses ``buffer`` other than by loads and stores, which the rewrite
-        cannot see: a match_buffer of it, or its data pointer (an extern call's argument)."""
-        _, _, names, matched = self._of(stmt)
-        return id(buffer.data) in names or id(buffer) in matched
-
-
-def _spatial_only(stmt) -> bool:
-    """Whether every block of ``stmt`` is spatial (no reduction iterator, no init)."""
-    bad = []
-
-    def visit(node):
-        if isinstance(node, SBlock) and (node.init is not None or any(
-                iv.iter_type != IterVar.DataPar for iv in node.iter_vars)):
-            bad.append(node)
-
-    post_order_visit(stmt, visit)
-    return not bad
 
 
 def nest_work(stmt):
@@ -279,38 +392,47 @@ def nest_work(stmt):
     return work, stmt
 
 
-def _loads_per_run(stmt, buffer):
-    """How many loads of ``buffer`` the perfect nest ``stmt`` runs (None: not a perfect nest
-    of constant extents)."""
-    work, stmt = nest_work(stmt)
-    if work is None or not isinstance(stmt, SBlockRealize):
-        return None
-    loads = []
-    post_order_visit(stmt.block.body, lambda n: loads.append(n)
-                     if isinstance(n, BufferLoad) and n.buffer is buffer else None)
-    return work * len(loads)
+class _Expand(StmtExprMutator):
+    """Rewrite a reader: each load ``Out[e0, ..., en]`` of an inlined buffer becomes the
+    producer's value (as written) with its iterators bound to the rewritten indices, loads
+    inside it expanded in turn; a block whose read regions name a buffer inlined into the
+    statement (``reinfer``) has them inferred again."""
 
+    visit_expr = ExprFunctor.visit_expr
 
-def _substitute_reads(stmt, producer):
-    """``stmt`` with each load of the producer's buffer replaced by the producer's value."""
-    out, ivs, value = producer.buffer, producer.ivs, producer.value
+    def __init__(self):
+        self.producers = {}  # id(buffer) -> _Producer
+        self.reinfer = set()
+        self._env = {}  # id(iterator var) -> its index in the reader being rewritten
 
-    def rewrite_load(node):
-        if node.buffer is out:
-            # An index of another integer type (int32 against FuseTIR's int64 iterators)
-            # is cast, so that the substituted arithmetic stays of one type.
-            return substitute(value, {iv: ix if ix.dtype == iv.dtype else Cast(iv.dtype, ix)
-                                      for iv, ix in zip(ivs, node.indices)})
-        return None
+    def expand(self, node):
+        _ensure_recursion_limit()
+        if isinstance(node, PrimExpr):
+            return self.visit_expr(node)
+        return self.visit_stmt(node)
 
-    def rewrite(node):
-        if isinstance(node, BufferLoad):
-            return rewrite_load(node)
-        # A block that read the buffer now reads the producer's inputs.
-        if any(r.buffer is out for r in node.reads):
+    def visit_var_(self, op):
+        return self._env.get(id(op), op)
+
+    def visit_buffer_load_(self, op):
+        producer = self.producers.get(id(op.buffer))
+        if producer is None:
+            return super().visit_buffer_load_(op)
+        indices = [self.visit_expr(ix) for ix in op.indices]
+        # An index of another integer type (int32 against FuseTIR's int64 iterators) is
+        # cast, so that the substituted arithmetic stays of one type.
+        env = {id(iv): ix if ix.dtype == iv.dtype else Cast(iv.dtype, ix)
+               for iv, ix in zip(producer.ivs, indices)}
+        saved, self._env = self._env, env
+        try:
+            return self.visit_expr(producer.value)
+        finally:
+            self._env = saved
+
+    def visit_sblock_(self, op):
+        node = super().visit_sblock_(op)
+        if any(id(r.buffer) in self.reinfer for r in op.reads):
             reads, _ = infer_sblock_regions(node, exclude_written_from_reads=node.init
                                             is not None)
-            return node.replace(reads=tuple(reads))
-        return None
-
-    return ir_transform(stmt, None, rewrite, ["BufferLoad", "SBlock"])
+            node = node.replace(reads=tuple(reads))
+        return node
