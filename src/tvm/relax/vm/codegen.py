@@ -548,6 +548,14 @@ class _Gen:
         for ty in tys:
             out, _ = self._alloc(ty, indent, planned_ok, f"R.call_tir({gvar.name_hint})", var)
             outs.append(out)
+        self._emit_kernel_call(call, indent, gvar, kernel, args + outs)
+        if is_tuple:
+            return "(" + "".join(f"{o}, " for o in outs) + ")"
+        return outs[0]
+
+    def _emit_kernel_call(self, call, indent, gvar, kernel, args):
+        """The kernel call of a ``call_tir``-like call: ``args`` then the symbolic TIR
+        variables (``call.args[2]``), through the profiler when profiling."""
         extra = []
         if len(call.args) > 2:
             tir_vars = call.args[2]
@@ -555,14 +563,11 @@ class _Gen:
                 extra = [self.prim(v) for v in tir_vars.values]
             else:
                 extra = [f"*{self.expr(tir_vars, indent)}"]
-        all_args = ", ".join(args + outs + extra)
+        all_args = ", ".join(args + extra)
         if self.profile:
             self.emit(indent, f"_prof({gvar.name_hint!r}, {kernel}, {all_args})")
         else:
             self.emit(indent, f"{kernel}({all_args})")
-        if is_tuple:
-            return "(" + "".join(f"{o}, " for o in outs) + ")"
-        return outs[0]
 
     def _call_tir_inplace(self, call, indent):
         """The kernel writes the in-place outputs into their inputs; new outputs are
@@ -580,18 +585,7 @@ class _Gen:
             out, _ = self._alloc(ty, indent, False, f"R.call_tir_inplace({gvar.name_hint})")
             fresh.append(out)
             results.append(out)
-        extra = []
-        if len(call.args) > 2:
-            tir_vars = call.args[2]
-            if isinstance(tir_vars, ShapeExpr):
-                extra = [self.prim(v) for v in tir_vars.values]
-            else:
-                extra = [f"*{self.expr(tir_vars, indent)}"]
-        all_args = ", ".join(args + fresh + extra)
-        if self.profile:
-            self.emit(indent, f"_prof({gvar.name_hint!r}, {kernel}, {all_args})")
-        else:
-            self.emit(indent, f"{kernel}({all_args})")
+        self._emit_kernel_call(call, indent, gvar, kernel, args + fresh)
         if is_tuple:
             return "(" + "".join(f"{r}, " for r in results) + ")"
         return results[0]
