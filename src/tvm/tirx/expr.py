@@ -713,7 +713,7 @@ class Shuffle(PrimExprWithOp, type_key="prim.Shuffle"):
 class ScalableLanesError(ValueError, RuntimeError):
     """Vector lanes that are neither a positive constant nor ``k * T.vscale()``.
 
-    A ``ValueError`` that is also a ``RuntimeError``, as Apache TVM raises its ``TVMError``.
+    A ``ValueError`` that is also a ``RuntimeError``, as Apache TVM raises a RuntimeError there.
     """
 
 

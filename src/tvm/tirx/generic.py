@@ -353,8 +353,8 @@ def _division_operands(a, b, symbol, name):
 class OperandTypeError(TypeError, RuntimeError):
     """An operand of a type the operator does not take (an int where a bool is needed...).
 
-    A ``TypeError`` that is also a ``RuntimeError``, the base of the ``TVMError`` Apache TVM
-    raises for these checks, so code written for either catches it.
+    A ``TypeError`` that is also a ``RuntimeError``, the kind Apache TVM's error for these
+    checks derives from, so code written for either catches it.
     """
 
 
@@ -363,8 +363,8 @@ class ConstFoldError(ValueError, RuntimeError):
     constant zero, an unsigned subtraction below zero, a shift by a constant amount outside
     ``[0, bits)``.
 
-    A ``ValueError`` (an invalid argument) that is also a ``RuntimeError``, the base of the
-    ``TVMError`` Apache TVM raises here, so code written for either catches it.
+    A ``ValueError`` (an invalid argument) that is also a ``RuntimeError``, the kind Apache
+    TVM's error here derives from, so code written for either catches it.
     """
 
 

@@ -169,7 +169,7 @@ class BufferStore(Stmt, type_key="tirx.BufferStore"):
 class PredicateError(ValueError, RuntimeError):
     """A vector access mask that does not match the access (lanes, scalability, type).
 
-    A ``ValueError`` (invalid IR) that is also a ``RuntimeError``, as TVM raises ``TVMError``.
+    A ``ValueError`` (invalid IR) that is also a ``RuntimeError``, the kind Apache TVM raises.
     """
 
 
