@@ -227,7 +227,9 @@ class Pass:
         return result
 
     def _execute(self, mod: IRModule, ctx: PassContext) -> IRModule:  # pragma: no cover
-        raise NotImplementedError(f"{type(self).__name__} does not define _execute")
+        raise NotImplementedError(
+            f"{type(self).__name__} is abstract: a Pass subclass must define _execute"
+        )
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self.info!r})"

@@ -28,7 +28,9 @@ class ScheduleRule:
 
     def apply(self, func: PrimFunc, target: Target, tunable: bool):
         """Schedule ``func`` for ``target``; ``None`` when the rule does not apply."""
-        raise NotImplementedError(f"{type(self).__name__}.apply is not written")
+        raise NotImplementedError(
+            f"{type(self).__name__} is an abstract ScheduleRule: a subclass must override apply"
+        )
 
     def is_target_available(self, target: Target) -> bool:
         """Whether the rule schedules for ``target`` (every target, unless overridden)."""
