@@ -57,21 +57,34 @@ USER_CODE = """\
 # mypy: disable-error-code="no-untyped-call"
 import numpy as np
 import tvm
-from tvm import relax, te
+from tvm import arith, relax, s_tir, te, topi
+from tvm.arith import Analyzer
+from tvm.relax.op import matmul
+from tvm.relax.op import nn as relax_nn
+from tvm.relax.transform import FuseOps, LegalizeOps
+from tvm.s_tir import Schedule
 from tvm.target import Target
+from tvm.topi import exp
 
 A = te.placeholder((4,), name="A")
 B = te.compute((4,), lambda i: A[i] + 1.0, name="B")
 ex = tvm.compile(te.create_prim_func([A, B]), target=Target("llvm"))
 reveal_type(ex)
+sch = Schedule(te.create_prim_func([A, topi.sum(exp(A), axis=0)]))
+reveal_type(sch)
+reveal_type(arith.ConstIntBound(0, 1))
+reveal_type(s_tir.SBlockRV)
+Analyzer().simplify(A[0] + 0)
 bb = relax.BlockBuilder()
 x = relax.Var("x", relax.TensorType([3], "float32"))
 with bb.function("main", [x]):
     y = bb.emit(relax.op.add(x, x))
     reveal_type(y)
-    bb.emit_func_output(y)
+    z = bb.emit(relax_nn.softmax(matmul(y, y)))
+    bb.emit_func_output(z)
 mod = bb.get()
 reveal_type(mod)
+passes = [LegalizeOps(), FuseOps(fuse_opt_level=2)]
 vm = relax.VirtualMachine(relax.build(mod, target="llvm"), tvm.cpu())
 reveal_type(vm["main"])
 t = tvm.runtime.tensor(np.zeros(3, "float32"))
@@ -82,6 +95,9 @@ with tvm.transform.PassContext(opt_level=3) as ctx:
 
 REVEALED = [
     "tvm.runtime.executable.Executable",
+    "tvm.s_tir.schedule.schedule.Schedule",
+    "tvm.arith.bound.ConstIntBound",
+    "def () -> tvm.s_tir.schedule.base.SBlockRV",
     "tvm.relax.expr.Var",
     "tvm.ir.module.IRModule",
     "def (*Any, **Any) -> Any",
@@ -141,7 +157,8 @@ def test_config_has_no_reexport_override():
 
 #: Packages whose public names are listed in ``__all__`` (``tvm`` itself uses ``X as X``).
 EXPORTING_PACKAGES = ["tvm.relax", "tvm.runtime", "tvm.te", "tvm.ir", "tvm.target", "tvm.tirx",
-                      "tvm.script", "tvm.driver"]
+                      "tvm.script", "tvm.driver", "tvm.topi", "tvm.arith", "tvm.s_tir",
+                      "tvm.relax.op", "tvm.relax.transform"]
 
 
 @pytest.mark.parametrize("name", EXPORTING_PACKAGES)

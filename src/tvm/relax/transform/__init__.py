@@ -1,6 +1,5 @@
 """``tvm.relax.transform``: Relax passes and the function / dataflow-block pass decorators."""
 
-# ruff: noqa: F401
 from . import legalize_ops
 from .annotate_tir_op_pattern import AnnotateTIROpPattern
 from .attach_global_symbol import AttachGlobalSymbol
@@ -31,3 +30,14 @@ from .static_plan_block_memory import StaticPlanBlockMemory
 from .to_non_dataflow import ToNonDataflow
 from .vm_builtin_lower import LowerRuntimeBuiltin, VMBuiltinLower
 from .vm_shape_lower import VMShapeLower
+
+# The public names (explicit exports for type checkers: `mypy --strict` in user code).
+__all__ = [
+    "AnnotateTIROpPattern", "AttachGlobalSymbol", "BindParams", "CallTIRRewrite",
+    "CanonicalizeBindings", "CheckpointToBudget", "ConvertToDataflow", "DataflowBlockPass",
+    "DeadCodeElimination", "FoldConstant", "ForwardGradient", "FunctionPass", "FuseOps", "FuseTIR",
+    "Gradient", "GradientSimplifier", "KillAfterLastUse", "LambdaLift", "LegalizeOps",
+    "LowerAllocTensor", "LowerRuntimeBuiltin", "Normalize", "NormalizeGlobalVar",
+    "RemovePurityChecking", "StaticPlanBlockMemory", "ToNonDataflow", "VMBuiltinLower",
+    "VMShapeLower", "dataflowblock_pass", "function_pass", "legalize_ops",
+]
