@@ -154,16 +154,16 @@ class ExprVisitor(ExprFunctor):
                 self._visit_value(item)
 
     def visit_var_(self, op):
-        pass
+        """Visit a ``Var`` (a leaf: nothing to do)."""
 
     def visit_int_imm_(self, op):
-        pass
+        """Visit an ``IntImm`` (a leaf: nothing to do)."""
 
     def visit_float_imm_(self, op):
-        pass
+        """Visit a ``FloatImm`` (a leaf: nothing to do)."""
 
     def visit_string_imm_(self, op):
-        pass
+        """Visit a ``StringImm`` (a leaf: nothing to do)."""
 
     def _visit_binary(self, op):
         self.visit_expr(op.a)
@@ -173,34 +173,43 @@ class ExprVisitor(ExprFunctor):
         self.visit_expr(op.a)
 
     def visit_cast_(self, op):
+        """Visit a ``Cast``: the value being cast."""
         self.visit_expr(op.value)
 
     def visit_select_(self, op):
+        """Visit a ``Select``: its condition, true value and false value."""
         self.visit_expr(op.condition)
         self.visit_expr(op.true_value)
         self.visit_expr(op.false_value)
 
     def visit_let_(self, op):
+        """Visit a ``Let``: the bound variable, its value, then the body."""
         self.visit_expr(op.var)  # the bound variable first, as 0.27's visitor does
         self.visit_expr(op.value)
         self.visit_expr(op.body)
 
     def visit_ramp_(self, op):
+        """Visit a ``Ramp``: its base, stride and lane count."""
         self.visit_expr(op.base)
         self.visit_expr(op.stride)
         self.visit_expr(op.lanes)  # an expression (IntImm when constant)
 
     def visit_broadcast_(self, op):
+        """Visit a ``Broadcast``: the broadcast value and the lane count."""
         self.visit_expr(op.value)
         self.visit_expr(op.lanes)
 
     def visit_shuffle_(self, op):
+        """Visit a ``Shuffle``: each input vector, then each index."""
         for v in op.vectors:
             self.visit_expr(v)
         for i in op.indices:
             self.visit_expr(i)
 
     def visit_call_(self, op):
+        """Visit a ``Call``: each PrimExpr argument, and each other argument (a buffer region,
+        say) through :meth:`visit_call_arg`.
+        """
         for arg in op.args:
             if isinstance(arg, PrimExpr):
                 self.visit_expr(arg)
@@ -236,15 +245,19 @@ class ExprMutator(ExprFunctor):
         return value
 
     def visit_var_(self, op):
+        """Return a ``Var`` unchanged (override to substitute variables)."""
         return op
 
     def visit_int_imm_(self, op):
+        """Return an ``IntImm`` unchanged."""
         return op
 
     def visit_float_imm_(self, op):
+        """Return a ``FloatImm`` unchanged."""
         return op
 
     def visit_string_imm_(self, op):
+        """Return a ``StringImm`` unchanged."""
         return op
 
     def _visit_binary(self, op):
@@ -259,10 +272,12 @@ class ExprMutator(ExprFunctor):
         return op if a is op.a else type(op)(a, span=op.span)
 
     def visit_cast_(self, op):
+        """Rebuild a ``Cast`` around its mutated value; ``op`` if the value is unchanged."""
         value = self.visit_expr(op.value)
         return op if value is op.value else Cast(op.dtype, value, span=op.span)
 
     def visit_select_(self, op):
+        """Rebuild a ``Select`` from its mutated condition and values; ``op`` if unchanged."""
         c = self.visit_expr(op.condition)
         t = self.visit_expr(op.true_value)
         f = self.visit_expr(op.false_value)
@@ -271,6 +286,10 @@ class ExprMutator(ExprFunctor):
         return Select(c, t, f, span=op.span)
 
     def visit_let_(self, op):
+        """Rebuild a ``Let`` from its mutated variable, value and body; ``op`` if unchanged.
+
+        A variable mutated into a non-``Var`` expression (a substitution) keeps the old variable.
+        """
         # The bound variable is visited first, as 0.27's mutator does; a result that is not
         # a Var (a substitution by an expression) leaves the binding's variable as it is.
         var = self.visit_expr(op.var)
@@ -283,6 +302,7 @@ class ExprMutator(ExprFunctor):
         return Let(var, value, body, span=op.span)
 
     def visit_ramp_(self, op):
+        """Rebuild a ``Ramp`` from its mutated base, stride and lanes; ``op`` if unchanged."""
         base = self.visit_expr(op.base)
         stride = self.visit_expr(op.stride)
         lanes = self.visit_expr(op.lanes)
@@ -291,6 +311,7 @@ class ExprMutator(ExprFunctor):
         return Ramp(base, stride, lanes, span=op.span)
 
     def visit_broadcast_(self, op):
+        """Rebuild a ``Broadcast`` from its mutated value and lanes; ``op`` if unchanged."""
         value = self.visit_expr(op.value)
         lanes = self.visit_expr(op.lanes)
         if value is op.value and lanes is op.lanes:
@@ -298,6 +319,7 @@ class ExprMutator(ExprFunctor):
         return Broadcast(value, lanes, span=op.span)
 
     def visit_shuffle_(self, op):
+        """Rebuild a ``Shuffle`` from its mutated vectors and indices; ``op`` if unchanged."""
         vectors = tuple(self.visit_expr(v) for v in op.vectors)
         indices = tuple(self.visit_expr(i) for i in op.indices)
         if all(a is b for a, b in zip(vectors + indices, op.vectors + op.indices)):
@@ -305,6 +327,9 @@ class ExprMutator(ExprFunctor):
         return Shuffle(vectors, indices, span=op.span)
 
     def visit_call_(self, op):
+        """Rebuild a ``Call`` from its mutated arguments (non-PrimExpr ones through
+        :meth:`visit_call_arg`); ``op`` if no argument changed.
+        """
         args = tuple(
             self.visit_expr(a) if isinstance(a, PrimExpr) else self.visit_call_arg(a)
             for a in op.args

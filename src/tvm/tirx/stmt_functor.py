@@ -105,7 +105,12 @@ def _dispatch(functor, stmt):
 
 
 class StmtVisitor:
-    """Visit every statement of a tree; expressions go to :meth:`visit_expr`."""
+    """Visit every statement of a tree; expressions go to :meth:`visit_expr`.
+
+    Each ``visit_<node>_(self, op)`` method receives a statement ``op`` of that class and
+    visits its children; override one to act on that kind of statement (call the base method
+    to keep walking below it).
+    """
 
     #: statement class -> method; each functor class gets its own (``__init_subclass__``).
     _stmt_table: ClassVar[dict] = {}
@@ -115,6 +120,23 @@ class StmtVisitor:
         cls._stmt_table = {}  # why: see ``ExprFunctor.__init_subclass__``
 
     def visit_stmt(self, stmt):
+        """Dispatch ``stmt`` to the ``visit_<node>_`` method of its class.
+
+        Parameters
+        ----------
+        stmt : Stmt
+            The statement to visit.
+
+        Returns
+        -------
+        object
+            Whatever the per-node method returns (``None`` in the plain visitor).
+
+        Raises
+        ------
+        TypeError
+            When ``stmt`` is not a TIR statement this functor knows.
+        """
         try:
             method = self._stmt_table[type(stmt)]
         except KeyError:
@@ -133,12 +155,20 @@ class StmtVisitor:
             self.visit_expr(e)
 
     def visit_buffer_region(self, region: BufferRegion):
+        """Visit the ``min`` and ``extent`` of every range of a buffer region.
+
+        Parameters
+        ----------
+        region : BufferRegion
+            A block's read or write region, or a match buffer's source.
+        """
         for r in region.region:
             self.visit_expr(r.min)
             self.visit_expr(r.extent)
 
     # --- per statement ------------------------------------------------------------------------
     def visit_buffer_store_(self, op: BufferStore):
+        """Visit a ``BufferStore``: its value, its indices and its predicate (when set)."""
         self.visit_expr(op.value)
         for i in op.indices:
             self.visit_expr(i)
@@ -146,6 +176,7 @@ class StmtVisitor:
             self.visit_expr(op.predicate)
 
     def visit_for_(self, op: For):
+        """Visit a ``For``: its ``min``, ``extent`` and ``step`` (when set), then its body."""
         self.visit_expr(op.min)
         self.visit_expr(op.extent)
         if op.step is not None:
@@ -153,57 +184,72 @@ class StmtVisitor:
         self.visit_stmt(op.body)
 
     def visit_while_(self, op: While):
+        """Visit a ``While``: its condition, then its body."""
         self.visit_expr(op.condition)
         self.visit_stmt(op.body)
 
     def visit_if_then_else_(self, op: IfThenElse):
+        """Visit an ``IfThenElse``: its condition, then branch and else branch (when set)."""
         self.visit_expr(op.condition)
         self.visit_stmt(op.then_case)
         if op.else_case is not None:
             self.visit_stmt(op.else_case)
 
     def visit_bind_(self, op: Bind):
+        """Visit a ``Bind``: the bound value (the variable is a definition, not visited)."""
         self.visit_expr(op.value)
 
     def visit_scope_id_def_stmt_(self, op):
+        """Visit a scope-id definition: the extents it declares (when given)."""
         for e in op.def_.extents or ():
             self.visit_expr(e)
 
     def visit_attr_stmt_(self, op: AttrStmt):
+        """Visit an ``AttrStmt``: its value, then its body."""
         self.visit_expr(op.value)
         self.visit_stmt(op.body)
 
     def visit_alloc_buffer_(self, op: AllocBuffer):
+        """Visit an ``AllocBuffer``: the allocated buffer, through :meth:`visit_buffer_def`."""
         self.visit_buffer_def(op.buffer)
 
     def visit_decl_buffer_(self, op: DeclBuffer):
+        """Visit a ``DeclBuffer``: the declared buffer, then its data pointer (an expression)."""
         self.visit_buffer_def(op.buffer)
         if isinstance(op.data, PrimExpr):
             self.visit_expr(op.data)
 
     def visit_evaluate_(self, op: Evaluate):
+        """Visit an ``Evaluate``: its value."""
         self.visit_expr(op.value)
 
     def visit_seq_stmt_(self, op: SeqStmt):
+        """Visit each statement of a ``SeqStmt`` in order."""
         for s in op.seq:
             self.visit_stmt(s)
 
     def visit_assert_stmt_(self, op: AssertStmt):
+        """Visit an ``AssertStmt``: its condition (the message is a string, not visited)."""
         self.visit_expr(op.condition)
 
     def visit_tile_primitive_call_(self, op):
+        """Visit a tile-primitive call: the expressions and regions of its arguments."""
         _tile_call.functor_visit(self, op)
 
     def visit_break_(self, op: Break):
-        pass
+        """Visit a ``Break`` (no children: nothing to do)."""
 
     def visit_return_(self, op: Return):
+        """Visit a ``Return``: its value."""
         self.visit_expr(op.value)
 
     def visit_continue_(self, op: Continue):
-        pass
+        """Visit a ``Continue`` (no children: nothing to do)."""
 
     def visit_sblock_(self, op: SBlock):
+        """Visit an ``SBlock``: iteration domains, allocated and matched buffers, read and
+        write regions, the init statement (when set), then the body.
+        """
         for iv in op.iter_vars:
             self.visit_expr(iv.dom.min)
             self.visit_expr(iv.dom.extent)
@@ -221,6 +267,7 @@ class StmtVisitor:
         self.visit_stmt(op.body)
 
     def visit_sblock_realize_(self, op: SBlockRealize):
+        """Visit an ``SBlockRealize``: the iteration values, the predicate, then the block."""
         for v in op.iter_values:
             self.visit_expr(v)
         self.visit_expr(op.predicate)
@@ -234,7 +281,11 @@ def _same(new, old) -> bool:
 
 
 class StmtMutator:
-    """Rebuild statements bottom-up; unchanged subtrees are returned as the same objects."""
+    """Rebuild statements bottom-up; unchanged subtrees are returned as the same objects.
+
+    Each ``visit_<node>_(self, op)`` method receives a statement ``op`` of that class and
+    returns the statement that replaces it (``op`` itself when nothing changed).
+    """
 
     _stmt_table: ClassVar[dict] = {}
 
@@ -243,6 +294,23 @@ class StmtMutator:
         cls._stmt_table = {}  # why: see ``ExprFunctor.__init_subclass__``
 
     def visit_stmt(self, stmt):
+        """Dispatch ``stmt`` to the ``visit_<node>_`` method of its class.
+
+        Parameters
+        ----------
+        stmt : Stmt
+            The statement to rebuild.
+
+        Returns
+        -------
+        Stmt
+            The rebuilt statement; ``stmt`` itself when nothing in it changed.
+
+        Raises
+        ------
+        TypeError
+            When ``stmt`` is not a TIR statement this functor knows.
+        """
         try:
             method = self._stmt_table[type(stmt)]
         except KeyError:
@@ -276,6 +344,18 @@ class StmtMutator:
         return None if value is None else self.visit_expr(value)
 
     def visit_buffer_region(self, region: BufferRegion):
+        """Rebuild a buffer region from its mutated buffer and ranges.
+
+        Parameters
+        ----------
+        region : BufferRegion
+            A block's read or write region, or a match buffer's source.
+
+        Returns
+        -------
+        BufferRegion
+            ``region`` itself when the buffer and every ``min``/``extent`` came back unchanged.
+        """
         buf = self.visit_buffer_use(region.buffer)
         ranges = []
         for r in region.region:
@@ -290,6 +370,7 @@ class StmtMutator:
     # The most frequent statements compare their children here, so an unchanged one is
     # returned without building ``replace``'s keyword arguments.
     def visit_buffer_store_(self, op: BufferStore):
+        """Rebuild a ``BufferStore`` from its buffer, value, indices, predicate; ``op`` if unchanged."""
         buffer = self.visit_buffer_use(op.buffer)
         value = self.visit_expr(op.value)
         indices = self._exprs(op.indices)
@@ -300,6 +381,7 @@ class StmtMutator:
         return op.replace(buffer=buffer, value=value, indices=indices, predicate=predicate)
 
     def visit_for_(self, op: For):
+        """Rebuild a ``For`` from its ``min``, ``extent``, ``step`` and body; ``op`` if unchanged."""
         lo = self.visit_expr(op.min)
         extent = self.visit_expr(op.extent)
         step = self._opt_expr(op.step)
@@ -309,9 +391,11 @@ class StmtMutator:
         return op.replace(min=lo, extent=extent, step=step, body=body)
 
     def visit_while_(self, op: While):
+        """Rebuild a ``While`` from its mutated condition and body."""
         return op.replace(condition=self.visit_expr(op.condition), body=self.visit_stmt(op.body))
 
     def visit_if_then_else_(self, op: IfThenElse):
+        """Rebuild an ``IfThenElse`` from its mutated condition and branches."""
         else_case = None if op.else_case is None else self.visit_stmt(op.else_case)
         return op.replace(
             condition=self.visit_expr(op.condition),
@@ -320,9 +404,11 @@ class StmtMutator:
         )
 
     def visit_bind_(self, op: Bind):
+        """Rebuild a ``Bind`` with its mutated value (the variable is kept)."""
         return op.replace(value=self.visit_expr(op.value))
 
     def visit_scope_id_def_stmt_(self, op):
+        """Rebuild a scope-id definition with mutated extents; ``op`` if none changed."""
         scope_def = op.def_
         if scope_def.extents is None:
             return op
@@ -332,19 +418,24 @@ class StmtMutator:
         return op.replace(def_=scope_def.replace(extents=extents))
 
     def visit_attr_stmt_(self, op: AttrStmt):
+        """Rebuild an ``AttrStmt`` from its mutated value and body."""
         return op.replace(value=self.visit_expr(op.value), body=self.visit_stmt(op.body))
 
     def visit_alloc_buffer_(self, op: AllocBuffer):
+        """Rebuild an ``AllocBuffer`` with the buffer :meth:`visit_buffer_def` returns."""
         return op.replace(buffer=self.visit_buffer_def(op.buffer))
 
     def visit_decl_buffer_(self, op: DeclBuffer):
+        """Rebuild a ``DeclBuffer`` from its (re)defined buffer and its mutated data pointer."""
         data = self.visit_expr(op.data) if isinstance(op.data, PrimExpr) else op.data
         return op.replace(buffer=self.visit_buffer_def(op.buffer), data=data)
 
     def visit_evaluate_(self, op: Evaluate):
+        """Rebuild an ``Evaluate`` with its mutated value."""
         return op.replace(value=self.visit_expr(op.value))
 
     def visit_seq_stmt_(self, op: SeqStmt):
+        """Rebuild a ``SeqStmt`` from its mutated statements (flattened); ``op`` if none changed."""
         visit = self.visit_stmt
         new = [visit(s) for s in op.seq]
         if _same(new, op.seq):
@@ -352,22 +443,30 @@ class StmtMutator:
         return SeqStmt.flatten(new)
 
     def visit_assert_stmt_(self, op: AssertStmt):
+        """Rebuild an ``AssertStmt`` with its mutated condition."""
         return op.replace(condition=self.visit_expr(op.condition))
 
     def visit_tile_primitive_call_(self, op):
+        """Rebuild a tile-primitive call from its mutated argument expressions and regions."""
         return _tile_call.functor_mutate(self, op)
 
     def visit_break_(self, op: Break):
+        """Return a ``Break`` unchanged (it has no children)."""
         return op
 
     def visit_return_(self, op: Return):
+        """Rebuild a ``Return`` with its mutated value; ``op`` if it did not change."""
         value = self.visit_expr(op.value)
         return op if value is op.value else op.replace(value=value)
 
     def visit_continue_(self, op: Continue):
+        """Return a ``Continue`` unchanged (it has no children)."""
         return op
 
     def visit_sblock_(self, op: SBlock):
+        """Rebuild an ``SBlock`` from its mutated iteration domains, buffers, regions, init and
+        body; each field whose items all came back unchanged keeps its old value.
+        """
         iter_vars = []
         for iv in op.iter_vars:
             lo, ext = self.visit_expr(iv.dom.min), self.visit_expr(iv.dom.extent)
@@ -398,6 +497,7 @@ class StmtMutator:
         )
 
     def visit_sblock_realize_(self, op: SBlockRealize):
+        """Rebuild an ``SBlockRealize`` from its mutated iteration values, predicate and block."""
         return op.replace(
             iter_values=self._exprs(op.iter_values),
             predicate=self.visit_expr(op.predicate),
@@ -413,6 +513,7 @@ class StmtExprVisitor(StmtVisitor, expr_functor.ExprVisitor):
     visit_expr = expr_functor.ExprFunctor.visit_expr
 
     def visit_buffer_load_(self, op: BufferLoad):
+        """Visit a ``BufferLoad``: its indices and its predicate (when set)."""
         for i in op.indices:
             self.visit_expr(i)
         if op.predicate is not None:
@@ -425,6 +526,7 @@ class StmtExprMutator(StmtMutator, expr_functor.ExprMutator):
     visit_expr = expr_functor.ExprFunctor.visit_expr  # why: see StmtExprVisitor
 
     def visit_buffer_load_(self, op: BufferLoad):
+        """Rebuild a ``BufferLoad`` from its buffer, indices and predicate; ``op`` if unchanged."""
         buffer = self.visit_buffer_use(op.buffer)
         indices = self._exprs(op.indices)
         predicate = self._opt_expr(op.predicate)
