@@ -370,7 +370,7 @@ class StmtMutator:
     # The most frequent statements compare their children here, so an unchanged one is
     # returned without building ``replace``'s keyword arguments.
     def visit_buffer_store_(self, op: BufferStore):
-        """Rebuild a ``BufferStore`` from its buffer, value, indices, predicate; ``op`` if unchanged."""
+        """Rebuild a ``BufferStore`` from its buffer, value, indices, predicate (or keep ``op``)."""
         buffer = self.visit_buffer_use(op.buffer)
         value = self.visit_expr(op.value)
         indices = self._exprs(op.indices)
@@ -381,7 +381,7 @@ class StmtMutator:
         return op.replace(buffer=buffer, value=value, indices=indices, predicate=predicate)
 
     def visit_for_(self, op: For):
-        """Rebuild a ``For`` from its ``min``, ``extent``, ``step`` and body; ``op`` if unchanged."""
+        """Rebuild a ``For`` from its ``min``, ``extent``, ``step``, body (or keep ``op``)."""
         lo = self.visit_expr(op.min)
         extent = self.visit_expr(op.extent)
         step = self._opt_expr(op.step)

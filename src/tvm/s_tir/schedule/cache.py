@@ -52,7 +52,7 @@ class SwapBuffer(StmtExprMutator):
         return self.new if buffer is self.old else buffer
 
     def visit_buffer_def(self, buffer):
-        """Return ``new`` where ``old`` is defined (allocations, match buffers); others unchanged."""
+        """Return ``new`` where ``old`` is defined (allocations, match buffers), else the buffer."""
         return self.new if buffer is self.old else buffer
 
     def visit_buffer_store_(self, op):

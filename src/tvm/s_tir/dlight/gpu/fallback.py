@@ -42,7 +42,8 @@ class Fallback(GPUScheduleRule):
         Returns
         -------
         Schedule or None
-            The schedule of a copy of ``func``; ``None`` when the function cannot be normalized into blocks.
+            The schedule of a copy of ``func``; ``None`` when the function cannot be normalized
+            into blocks.
         """
         sch = Schedule(func)
         infos = normalize_prim_func(sch)
