@@ -582,11 +582,40 @@ def resolve(call):
 
 
 def required_arch_of(entry, mods) -> str:
+    """The lowest ``sm_XX`` arch that supports an instruction with the chosen modifiers.
+
+    Parameters
+    ----------
+    entry : Instr
+        The PTX table row the call matched.
+    mods : dict
+        Slot name -> the token the call chose.
+
+    Returns
+    -------
+    str
+        The strictest of the row's ``arch``, its tokens' ``token_arch`` and its ``combo_arch``
+        rules that ``mods`` trigger (see :func:`max_arch`).
+    """
     archs = [entry.arch] + [entry.token_arch[t] for t in mods.values() if t in entry.token_arch]
     return max_arch(archs + entry.combo_archs(mods))
 
 
 def required_ptx_of(entry, mods) -> str:
+    """The lowest PTX ISA version that supports an instruction with the chosen modifiers.
+
+    Parameters
+    ----------
+    entry : Instr
+        The PTX table row the call matched.
+    mods : dict
+        Slot name -> the token the call chose.
+
+    Returns
+    -------
+    str
+        The highest of the row's ``ptx`` and its tokens' ``token_ptx`` (``"8.6"``).
+    """
     versions = [entry.ptx] + [entry.token_ptx[t] for t in mods.values() if t in entry.token_ptx]
     return max(versions, key=lambda v: tuple(int(x) for x in v.split(".")))
 

@@ -93,6 +93,7 @@ class Instr:
 
     @property
     def op_name(self) -> str:
+        """The name of the family's Op (``tirx.ptx.<family>``)."""
         return f"tirx.ptx.{self.family}"
 
     @property
