@@ -39,7 +39,7 @@ class ConstIntBound(Node, type_key="arith.ConstIntBound"):
     POS_INF = POS_INF
     NEG_INF = NEG_INF
 
-    def __init__(self, min_value, max_value):
+    def __init__(self, min_value: int, max_value: int) -> None:
         self.__init_fields__(int(min_value), int(max_value))
 
     def __repr__(self):
