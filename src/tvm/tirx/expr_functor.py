@@ -412,7 +412,7 @@ class _PostOrder(ExprVisitor):
         self.fvisit(expr)
 
 
-def post_order_visit(expr: PrimExpr, fvisit: Callable[[Any], object]) -> None:
+def post_order_visit(expr: PrimExpr, fvisit: Callable[..., object]) -> None:
     """Call ``fvisit(node)`` on every sub-expression of ``expr``, children first."""
     _PostOrder(fvisit).visit_expr(expr)
 

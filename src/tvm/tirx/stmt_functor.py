@@ -617,7 +617,7 @@ class _OrderVisitor(StmtExprVisitor):
             self.fvisit(expr)
 
 
-def post_order_visit(stmt: Any, fvisit: Callable[[Any], object]) -> None:
+def post_order_visit(stmt: Any, fvisit: Callable[..., object]) -> None:
     """Call ``fvisit(node)`` on every statement and expression under ``stmt``, children first.
 
     Each node object is visited once, even when it is shared.
@@ -626,7 +626,7 @@ def post_order_visit(stmt: Any, fvisit: Callable[[Any], object]) -> None:
     _visit_any(_OrderVisitor(fvisit, pre=False), stmt)
 
 
-def pre_order_visit(stmt: Any, fvisit: Callable[[Any], object]) -> None:
+def pre_order_visit(stmt: Any, fvisit: Callable[..., object]) -> None:
     """Call ``fvisit(node)`` parents first; when it returns ``False`` the children are skipped."""
     expr_functor._ensure_recursion_limit()
     _visit_any(_OrderVisitor(fvisit, pre=True), stmt)
