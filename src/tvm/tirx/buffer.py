@@ -43,6 +43,9 @@ class BufferType:
     AUTO_BROADCAST = 2
 
 
+#: ``Buffer.rearrange``'s "no pattern given positionally" marker.
+_PATTERN_UNSET = object()
+
 #: Alignment (bytes) of buffers whose alignment is not given, as TVM's ``kAllocAlignment``.
 DEFAULT_ALIGNMENT = 64
 
@@ -357,6 +360,24 @@ class Buffer(Scriptable, Node, type_key="tirx.Buffer"):
         from . import _buffer_view  # lazy: it imports the layout package
 
         return _buffer_view.permute(self, *dims)
+
+    def rearrange(self, pattern=_PATTERN_UNSET, /, **sizes) -> Buffer:
+        """An einops-style view of the same memory: ``A.rearrange("(o i) t -> o t i", o=2)``.
+
+        It is ``view`` (split the left-hand groups), ``permute`` (into the right-hand order)
+        and ``view`` (merge the right-hand groups), each a declared view and skipped when it
+        changes nothing. Axis names are any identifiers (a size keyword may be named
+        ``pattern`` when the pattern is passed positionally); integers are anonymous axes.
+        Each left-hand group may leave one size unknown. A replica, a padded view or a
+        reshape across a swizzle atom cannot be written this way: use ``view(layout=...)``.
+        """
+        from ._buffer_rearrange import rearrange  # lazy: the views import the layout package
+
+        if pattern is _PATTERN_UNSET:
+            if "pattern" not in sizes:
+                raise TypeError("Buffer.rearrange() missing required argument: 'pattern'")
+            pattern = sizes.pop("pattern")
+        return rearrange(self, pattern, sizes)
 
     @property
     def sub(self):
