@@ -457,7 +457,7 @@ ENTRIES = [
     # A pointer ``a`` (T.address_of(...)) takes the pointer shape, with an optional
     # .shared::cluster slot (printed ``"", "u64", ""`` as in 0.27); a uint64 ``a`` the
     # integer shapes. The pointer shape comes first: the u64 shapes take a handle too.
-    instr("mapa_ptr", "mapa", "space?=shared::cluster type=u64", "d:u64/w a:ptr b:u32",
+    instr("mapa", "mapa", "space?=shared::cluster type=u64", "d:u64/w a:ptr b:u32",
           arch="sm_90", ptx="7.8"),
     instr("mapa_u64_shared", "mapa", "space=shared::cluster type=u64", "d:u64/w a:u64 b:u32",
           arch="sm_90", ptx="7.8"),
