@@ -147,6 +147,19 @@ def _ldmatrix_regs(mods):
     return _digits(mods["num"]) * (2 if mods.get("shape") == "m16n16" else 1)
 
 
+@_lanes("spcompress_data")
+def _spcompress_data(mods):
+    # Two 32-bit registers of source data per .num step.
+    return 2 * _digits(mods["num"])
+
+
+@_lanes("spcompress_meta")
+def _spcompress_meta(mods):
+    # The metadata: .num indices of .idxsize bits, packed into .elemsize-bit units (rounded up).
+    num, idx, elem = _digits(mods["num"]), _digits(mods["idxsize"]), _digits(mods["elemsize"])
+    return (num * idx + elem - 1) // elem
+
+
 @_lanes("tma_coords")
 def _tma_coords(mods):
     # .tile::gather4 / .tile::scatter4 (always .2d) take five: a column and four rows.

@@ -374,7 +374,7 @@ def gemm_async_tcgen05(call, ctx):
     a_desc = plan.A.descriptors(plan.A.address(), "tcgen05")
     b_desc = plan.B.descriptors(plan.B.address(), "tcgen05")
     idesc = IntImm("uint32", tcgen05_instr_descriptor(128, plan.N, plan.A.dtype))
-    addr = plan.C.allocated_addr
+    addr = plan.C.allocated_addr[0]
     col0 = plan.col0
     if isinstance(col0, IntImm):
         taddr = addr if col0.value == 0 else addr + IntImm("uint32", col0.value)
