@@ -15,6 +15,7 @@ from tvm.script.tirx import tile as Tx
 import tvm
 from tvm.backend.cuda.nvcc import compile_many, find_nvcc
 from tvm.backend.cuda.tile_primitive.gemm_async import (
+    sf_tmem_layout,
     smem_matrix_descriptor,
     tcgen05_instr_descriptor,
     wgmma_accumulator_layout,
@@ -284,3 +285,42 @@ def test_tcgen05_kernel_compiles_with_nvcc_sm100a():
     src = tvm.compile(func, target=SM100, tir_pipeline="tirx").mod.imports[0].inspect_source()
     assert "tcgen05.mma.cta_group::1.kind::f16" in src
     assert len(compile_many([src], "sm_100a")) > 0
+
+
+@pytest.mark.parametrize(("rows", "sf_k", "per_mma", "pack"), [
+    (128, 4, 4, 1),  # nvfp4: one MMA's 4 factors fill a column
+    (128, 8, 2, 2),  # mxfp4: two K groups share a column
+    (256, 12, 1, 4),  # fp8: four groups per column, three columns of chunk rows
+    (64, 6, 2, 1),  # 3 groups do not pack in pairs: one group per column
+])
+def test_sf_tmem_layout_places_each_factor(rows, sf_k, per_mma, pack):
+    """Row ``32c + r`` on lane ``r`` (replicated on the 4 lane quarters), byte ``4c`` of the
+    chunk's column; K group ``g`` at byte ``(g % pack) * per_mma`` of that column, columns of
+    ``g // pack`` a whole chunk row (``rows / 32 * 4`` bytes) apart."""
+    layout = sf_tmem_layout(rows, SF_K=sf_k, sf_per_mma=per_mma)
+    chunks = rows // 32
+    seen = set()
+    for row in range(rows):
+        for k in range(sf_k):
+            got = layout.apply(row, k, shape=[rows, sf_k])
+            g, i = divmod(k, per_mma)
+            want = (row // 32) * 4 + (g // pack) * chunks * 4 + (g % pack) * per_mma + i
+            assert (int(got["TLane"]), int(got["TCol"])) == (row % 32, want)
+            seen.add((row % 32, want))
+    assert len(seen) == rows * sf_k  # no two factors share a byte
+    assert [int(it.extent) for it in layout.replica] == [4]
+    assert [int(it.stride) for it in layout.replica] == [32]
+
+
+def test_sf_tmem_layout_reuse_and_stages():
+    layout = sf_tmem_layout(128, SF_K=8, sf_per_mma=2, sf_reuse=4, pipe_depth=2)
+    shape = [2, 128, 32]
+    # four consecutive K indices reuse one factor; stage 1 starts after stage 0's 32 bytes
+    assert {int(layout.apply(0, 5, k, shape=shape)["TCol"]) for k in range(4)} == {0}
+    assert int(layout.apply(1, 33, 5, shape=shape)["TCol"]) == 32 + 4 + 1
+    with pytest.raises(ValueError, match="rows=48 must be a multiple of 32"):
+        sf_tmem_layout(48, SF_K=4, sf_per_mma=4)
+    with pytest.raises(ValueError, match="SF_K=3 must be a multiple of sf_per_mma=2"):
+        sf_tmem_layout(128, SF_K=3, sf_per_mma=2)
+    with pytest.raises(ValueError, match="sf_per_mma=3 must divide 4"):
+        sf_tmem_layout(128, SF_K=3, sf_per_mma=3)

@@ -44,7 +44,7 @@ from __future__ import annotations
 from ....arith import Analyzer
 from ....tirx.expr import Cast, IntImm
 from ....tirx.function import PrimFunc
-from ....tirx.layout import S, TCol, TileLayout, TLane, tid_in_wg
+from ....tirx.layout import R, S, TCol, TileLayout, TLane, tid_in_wg
 from ....tirx.layout.factories import SwizzleMode, mma_shared_layout
 from ....tirx.layout.recognize import equivalent
 from ....tirx.operator.tile_primitive import fail, predicate, register_dispatch
@@ -53,7 +53,8 @@ from ....tirx.stmt import BufferRegion, Evaluate, SeqStmt
 from ._arch import arch_mismatch
 from ._common import all_threads_active, const_int, memory_kind, provably_multiple
 
-__all__ = ["smem_matrix_descriptor", "tcgen05_instr_descriptor", "wgmma_accumulator_layout"]
+__all__ = ["sf_tmem_layout", "smem_matrix_descriptor", "tcgen05_instr_descriptor",
+           "wgmma_accumulator_layout"]
 
 _IN_DTYPES = {"float16": "f16", "bfloat16": "bf16"}
 _SWIZZLE_WIDTH = {SwizzleMode.SWIZZLE_NONE: 16, SwizzleMode.SWIZZLE_32B_ATOM: 32,
@@ -110,6 +111,60 @@ def wgmma_accumulator_layout(N: int) -> TileLayout:
         raise ValueError(f"wgmma_accumulator_layout: N={N} must be a multiple of 8 in 8..256")
     return TileLayout(S[(4, 2, 8, N // 8, 4, 2):(32 @ tid_in_wg, 2, 4 @ tid_in_wg, 4,
                                                    1 @ tid_in_wg, 1)])
+
+
+#: 8-bit scale factors per 32-bit TMEM column.
+_SF_PER_COLUMN = 4
+
+
+def sf_tmem_layout(rows: int, SF_K: int, sf_per_mma: int, sf_reuse: int = 1,
+                   pipe_depth: int | None = None) -> TileLayout:
+    """The TMEM layout of the 8-bit scale factors (SFA / SFB) of a block-scaled
+    ``tcgen05.mma`` over ``rows`` rows and ``SF_K`` distinct scale factors per row.
+
+    Rows go in chunks of 32: row ``32 c + r`` sits on lane ``r`` (and, as a replica, on lanes
+    ``r + 32``, ``+ 64``, ``+ 96``: every lane quarter holds a copy), chunk ``c`` at column
+    byte ``4 c``. Along K, the ``sf_per_mma`` factors one MMA reads are consecutive bytes of a
+    column; the K groups of one chunk share the column's 4 bytes while they fit (``4 //
+    sf_per_mma`` groups, halved until it divides the group count) and the rest move on by a
+    whole chunk row of columns (``4 * rows / 32`` bytes). ``sf_reuse > 1`` appends an
+    innermost stride-0 dimension (the buffer's last extent is ``SF_K * sf_reuse``: MMAs that
+    reuse one group read the same bytes); ``pipe_depth`` prepends a stage dimension whose
+    stride is one stage's span (the buffer is then ``(pipe_depth, rows, SF_K * sf_reuse)``).
+    Offsets are in scale-factor bytes on the ``TCol`` axis. The block-scaled gemm that reads
+    this layout is not supported yet (compile-side only: the layout, for allocation).
+    """
+    for name, value in (("rows", rows), ("SF_K", SF_K), ("sf_per_mma", sf_per_mma),
+                        ("sf_reuse", sf_reuse)):
+        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+            raise ValueError(f"sf_tmem_layout: {name} must be a positive int, got {value!r}")
+    if rows % 32:
+        raise ValueError(f"sf_tmem_layout: rows={rows} must be a multiple of 32 (a lane chunk)")
+    if sf_per_mma > _SF_PER_COLUMN or _SF_PER_COLUMN % sf_per_mma:
+        raise ValueError(f"sf_tmem_layout: sf_per_mma={sf_per_mma} must divide "
+                         f"{_SF_PER_COLUMN} (the bytes of a TMEM column)")
+    if SF_K % sf_per_mma:
+        raise ValueError(f"sf_tmem_layout: SF_K={SF_K} must be a multiple of "
+                         f"sf_per_mma={sf_per_mma}")
+    chunks, groups = rows // 32, SF_K // sf_per_mma
+    pack = _SF_PER_COLUMN // sf_per_mma
+    while pack > 1 and groups % pack:
+        pack //= 2
+    chunk_span = chunks * _SF_PER_COLUMN  # bytes of one chunk row of columns
+    dims = [  # (extent, stride, axis), outer -> inner, per buffer dim
+        (chunks, _SF_PER_COLUMN, TCol), (32, 1, TLane),
+        (groups // pack, chunk_span, TCol), (pack, sf_per_mma, TCol), (sf_per_mma, 1, TCol)]
+    if sf_reuse > 1:
+        dims.append((sf_reuse, 0, TCol))
+    if pipe_depth is not None:
+        if isinstance(pipe_depth, bool) or not isinstance(pipe_depth, int) or pipe_depth < 1:
+            raise ValueError(f"sf_tmem_layout: pipe_depth must be a positive int, got "
+                             f"{pipe_depth!r}")
+        dims.insert(0, (pipe_depth, chunk_span * (groups // pack), TCol))
+    dims = [d for d in dims if d[0] != 1]
+    extents = tuple(e for e, _, _ in dims)
+    strides = tuple(st @ axis for _, st, axis in dims)
+    return TileLayout(S[extents:strides] + R[4:32 @ TLane])
 
 
 class _SmemOperand:
