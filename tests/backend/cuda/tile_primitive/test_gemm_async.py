@@ -164,13 +164,138 @@ def test_wgmma_register_order():
 @pytest.mark.parametrize(("kwargs", "match"), [
     ({"scope": "thread"}, "wgmma is a warpgroup instruction"),
     ({"a_layout": None}, "must be laid out by mma_shared_layout"),
-    ({"trans_a": True}, "transA=True: MN-major"),
-    ({"dtype": "float32"}, "only float16 and bfloat16"),
+    ({"trans_a": True, "mode": 0}, "an MN-major operand without swizzle is not supported"),
+    ({"trans_a": True, "dtype": "float32"}, "MN-major \\(transposed\\) operands need float16"),
+    ({"dtype": "int8", "K": 128}, "has dtype int8; supported: float16, bfloat16, float32"),
     ({"row0": 4}, "the first row 4 must be a multiple of 8"),
 ])
 def test_wgmma_rejections_name_the_reason(kwargs, match):
     with pytest.raises(RuntimeError, match=match):
         lower(wgmma_kernel(**kwargs))
+
+
+def variant_kernel(dtype="float16", mode=3, N=64, K=64, trans_b=False, stage=1):
+    """One warpgroup: ``C = A[stage] @ B[stage]^T`` with A ``(64, K)`` K-major and B ``(N, K)``
+    K-major or, with ``trans_b``, ``(K, N)`` N-major, both laid out by mma_shared_layout."""
+    a_shape = (2, 64, K)
+    b_shape = (2, K, N) if trans_b else (2, N, K)
+    Al = mma_shared_layout(dtype, mode, a_shape)
+    Bl = mma_shared_layout(dtype, mode, b_shape)
+    Cl = wgmma_accumulator_layout(N)
+
+    @T.prim_func
+    def k(out: T.Buffer((64, N), "float32")):
+        T.device_entry()
+        bx = T.cta_id([1])
+        wg = T.warpgroup_id([1])
+        tid = T.thread_id_in_wg([128])
+        A = T.alloc_buffer(a_shape, dtype, scope="shared", layout=Al, align=1024)
+        B = T.alloc_buffer(b_shape, dtype, scope="shared", layout=Bl, align=1024)
+        C = T.alloc_buffer((64, N), "float32", scope="local", layout=Cl)
+        if trans_b:
+            Tx.wg.gemm_async(C, A[stage, 0:64, 0:K], B[stage, 0:K, 0:N], False, True, False,
+                             dispatch="wgmma")
+        else:
+            Tx.wg.gemm_async(C, A[stage, 0:64, 0:K], B[stage, 0:N, 0:K], False, False, False,
+                             dispatch="wgmma")
+        T.ptx.wgmma.wait_group.sync.aligned(0)
+        regs = C.local(N // 2)
+        out[tid // 2, tid % 2] = regs[0]
+
+    return k
+
+
+def swizzled(plain, mode):
+    return plain ^ (((plain >> 7) & ((1 << SWIZZLE_BITS[mode]) - 1)) << 4)
+
+
+@pytest.mark.parametrize(("dtype", "k_step", "ptx_type"), [
+    ("float32", 8, "tf32"), ("float8_e4m3fn", 32, "e4m3"), ("bfloat16", 16, "bf16")])
+@pytest.mark.parametrize("mode", [0, 3])
+def test_wgmma_kinds_read_32_bytes_of_K_per_instruction(dtype, k_step, ptx_type, mode):
+    """tf32 (k8), fp8 (k32) and bf16 (k16): every instruction reads 32 bytes of each row; the
+    descriptors address the stored layout element by element (K-major model: 8-row groups
+    ``stride`` bytes apart, rows one line apart, K halves ``leading`` bytes apart without
+    swizzle)."""
+    eb = {"float32": 4, "float8_e4m3fn": 1, "bfloat16": 2}[dtype]
+    N, K, base = 32, 128 // eb * 2, 0x8000  # K: two 128-byte lines
+    func = lower(variant_kernel(dtype, mode, N=N, K=K))
+    buffers = {}
+    post_order_visit(func.body, lambda n: buffers.setdefault(n.buffer.name, n.buffer)
+                     if type(n).__name__ == "AllocBuffer" else None)
+    mmas = [c for c in ptx_calls(func, "wgmma")
+            if any(getattr(a, "value", None) == "mma_async" for a in c.args)]
+    assert len(mmas) == K // k_step
+    text = tvm.tirx.ptx._ptx_text(mmas[0])
+    assert text == f"wgmma.mma_async.sync.aligned.m64n{N}k{k_step}.f32.{ptx_type}.{ptx_type}"
+    n_tail = 4 if k_step == 16 else 2  # scale-a, scale-b (+ the transposes for 16-bit)
+    # d, a-desc, b-desc, scale-d, then the immediates, then the modifier strings
+    assert [getattr(a, "value", None) for a in mmas[0].args[N // 2 + 3:N // 2 + 4 + n_tail]] \
+        == [1] * 2 + [0] * (n_tail - 2) + ["mma_async"]
+    width = WIDTH[mode]
+    for step, call in enumerate(mmas):
+        for desc, buf, rows in ((evaluate(call.args[N // 2], base), buffers["A"], 64),
+                                (evaluate(call.args[N // 2 + 1], base), buffers["B"], N)):
+            start, lbo, sbo = ((desc & 0x3FFF) << 4, ((desc >> 16) & 0x3FFF) << 4,
+                               ((desc >> 32) & 0x3FFF) << 4)
+            for row in range(0, rows, 3):
+                for kk in range(k_step):
+                    byte = kk * eb
+                    if mode == 0:
+                        got = (start + (row // 8) * sbo + (row % 8) * 16 + (byte // 16) * lbo
+                               + byte % 16)
+                    else:
+                        got = swizzled(start + (row // 8) * sbo + (row % 8) * width + byte, mode)
+                    col = k_step * step + kk
+                    shape = [int(x) for x in buf.shape]
+                    want = base + eb * int(buf.layout.apply(1, row, col, shape=shape)["m"])
+                    assert got == want, (buf.name, step, row, kk)
+
+
+@pytest.mark.parametrize("mode", [1, 2, 3])
+def test_wgmma_mn_major_B(mode):
+    """``transB=True``: B is ``(K, N)`` with N contiguous; imm-trans-b is 1 and the descriptor
+    follows the MN-major canonical layout: N in swizzle atoms of one line (``leading`` bytes
+    apart: a whole column block), K rows one line apart, 8-row K groups ``stride`` bytes
+    apart; each k16 step starts 16 lines further."""
+    N, K, base = 128, 64, 0x8000
+    func = lower(variant_kernel("float16", mode, N=N, K=K, trans_b=True))
+    buffers = {}
+    post_order_visit(func.body, lambda n: buffers.setdefault(n.buffer.name, n.buffer)
+                     if type(n).__name__ == "AllocBuffer" else None)
+    mmas = [c for c in ptx_calls(func, "wgmma")
+            if any(getattr(a, "value", None) == "mma_async" for a in c.args)]
+    assert len(mmas) == K // 16
+    width, line = WIDTH[mode], WIDTH[mode] // 2
+    B = buffers["B"]
+    for step, call in enumerate(mmas):
+        assert [int(a.value) for a in call.args[N // 2 + 3:N // 2 + 7]] == [1, 1, 0, 1]
+        desc = evaluate(call.args[N // 2 + 1], base)
+        start, lbo, sbo = ((desc & 0x3FFF) << 4, ((desc >> 16) & 0x3FFF) << 4,
+                           ((desc >> 32) & 0x3FFF) << 4)
+        assert (lbo, sbo) == (K * width, 8 * width)
+        for kk in range(16):
+            for n in range(0, N, 5):
+                got = swizzled(start + (n // line) * lbo + (kk // 8) * sbo + (kk % 8) * width
+                               + (n % line) * 2, mode)
+                want = layout_address(B, (1, 16 * step + kk, n), base)
+                assert got == want, (step, kk, n)
+
+
+@requires_nvcc
+def test_wgmma_kinds_and_mn_major_compile_with_nvcc():
+    """ptxas accepts the tf32, fp8 (e4m3, e5m2) and MN-major forms."""
+    funcs = {"tf32": variant_kernel("float32", 3, N=64, K=32),
+             "e4m3": variant_kernel("float8_e4m3fn", 3, N=128, K=128),
+             "e5m2": variant_kernel("float8_e5m2", 2, N=64, K=64),
+             "mn_major_b": variant_kernel("float16", 3, N=128, K=64, trans_b=True),
+             "mn_major_b_bf16": variant_kernel("bfloat16", 1, N=64, K=64, trans_b=True)}
+    mod = tvm.IRModule({n: f.with_attr("global_symbol", n) for n, f in funcs.items()})
+    src = tvm.compile(mod, target=SM90, tir_pipeline="tirx").mod.imports[0].inspect_source()
+    for form in ("m64n64k8.f32.tf32.tf32", "m64n128k32.f32.e4m3.e4m3", "m64n64k32.f32.e5m2.e5m2",
+                 "m64n128k16.f32.f16.f16", "m64n64k16.f32.bf16.bf16"):
+        assert f"wgmma.mma_async.sync.aligned.{form}" in src, form
+    assert len(compile_many([src], "sm_90a")) > 0
 
 
 def test_smem_matrix_descriptor_fields():

@@ -42,6 +42,7 @@ M = 64 tcgen05 tiles, block scaling, sparsity.
 from __future__ import annotations
 
 from ....arith import Analyzer
+from ....runtime.data_type import DataType
 from ....tirx.expr import Cast, IntImm
 from ....tirx.function import PrimFunc
 from ....tirx.layout import R, S, TCol, TileLayout, TLane, tid_in_wg
@@ -56,7 +57,13 @@ from ._common import all_threads_active, const_int, memory_kind, provably_multip
 __all__ = ["sf_tmem_layout", "smem_matrix_descriptor", "tcgen05_instr_descriptor",
            "wgmma_accumulator_layout"]
 
-_IN_DTYPES = {"float16": "f16", "bfloat16": "bf16"}
+#: wgmma input dtypes and their PTX names (tf32 reads float32 tiles)
+_IN_DTYPES = {"float16": "f16", "bfloat16": "bf16", "float32": "tf32",
+              "float8_e4m3fn": "e4m3", "float8_e5m2": "e5m2"}
+#: dtypes that may be MN-major (PTX: the transpose is for 16-bit inputs only)
+_TRANSPOSABLE = ("float16", "bfloat16")
+#: tcgen05 here: the kind::f16 dtypes
+_TC05_DTYPES = {"float16": "f16", "bfloat16": "bf16"}
 _SWIZZLE_WIDTH = {SwizzleMode.SWIZZLE_NONE: 16, SwizzleMode.SWIZZLE_32B_ATOM: 32,
                   SwizzleMode.SWIZZLE_64B_ATOM: 64, SwizzleMode.SWIZZLE_128B_ATOM: 128}
 # descriptor layout-type field per swizzle mode
@@ -168,24 +175,32 @@ def sf_tmem_layout(rows: int, SF_K: int, sf_per_mma: int, sf_reuse: int = 1,
 
 
 class _SmemOperand:
-    """A K-major MMA operand tile in shared memory (module docstring)."""
+    """An MMA operand tile in shared memory (module docstring).
 
-    def __init__(self, region, what: str):
+    ``major`` ``"K"``: the region is ``(MN rows, K columns)``, K contiguous; ``"MN"`` (a
+    transposed operand): the region is ``(K rows, MN columns)``, MN contiguous. Either way the
+    buffer is laid out by ``mma_shared_layout(dtype, swizzle, shape)`` over its own shape.
+    ``mn`` / ``k`` are the region's extents along M (or N) and K.
+    """
+
+    def __init__(self, region, what: str, dtypes=None, major: str = "K"):
+        dtypes = _IN_DTYPES if dtypes is None else dtypes
         if not isinstance(region, BufferRegion):
             fail(f"operand {what} must be a buffer region")
         buf = self.buffer = region.buffer
-        self.what = what
+        self.what, self.major = what, major
         if memory_kind(buf) != "shared":
             fail(f"operand {what} ({buf.name}) must be in shared memory, not "
                  f"{buf.scope() or 'global'}")
-        if str(buf.dtype) not in _IN_DTYPES:
-            fail(f"operand {what} ({buf.name}) has dtype {buf.dtype}; only float16 and "
-                 "bfloat16 are supported yet")
+        if str(buf.dtype) not in dtypes:
+            fail(f"operand {what} ({buf.name}) has dtype {buf.dtype}; supported: "
+                 f"{', '.join(dtypes)}")
         self.dtype = str(buf.dtype)
-        self.elem_bytes = 2
+        self.elem_bytes = DataType(self.dtype).bits // 8
+        self.k_step = 32 // self.elem_bytes  # one instruction reads 32 bytes of K
         shape = [const_int(s, f"{what} extent") for s in buf.shape]
         if len(shape) < 2:
-            fail(f"operand {what} ({buf.name}) must have rows and columns (K)")
+            fail(f"operand {what} ({buf.name}) must have rows and columns")
         self.mode = None
         if buf.layout is not None:
             for mode in SwizzleMode:
@@ -198,7 +213,10 @@ class _SmemOperand:
                     break
         if self.mode is None:
             fail(f"operand {what} ({buf.name}) must be laid out by mma_shared_layout(dtype, "
-                 "swizzle, shape) (K-major; MN-major operands are not supported yet)")
+                 "swizzle, shape)")
+        if major == "MN" and self.mode == SwizzleMode.SWIZZLE_NONE:
+            fail(f"operand {what} ({buf.name}): an MN-major operand without swizzle is not "
+                 "supported yet (use a 32/64/128-byte swizzle)")
         *lead, rows, cols = shape
         self.rows_total = rows
         self.line = _SWIZZLE_WIDTH[self.mode] // self.elem_bytes  # elements per line
@@ -213,30 +231,46 @@ class _SmemOperand:
             stride *= lead[k]
         self.lead_offset = offset  # elements
         self.row0 = ranges[-2].min
-        self.rows = const_int(ranges[-2].extent, f"{what} row extent")
         self.col0 = ranges[-1].min
-        self.cols = const_int(ranges[-1].extent, f"{what} K extent")
-        if not provably_multiple(self.row0, 8):
-            fail(f"operand {what} ({buf.name}): the first row {self.row0} must be a multiple "
-                 "of 8 (a core matrix)")
-        if not provably_multiple(self.col0, 16) or self.cols % 16:
-            fail(f"operand {what} ({buf.name}): the K range must start at a multiple of 16 and "
-                 f"span a multiple of 16, got start {self.col0} extent {self.cols}")
+        n_rows = const_int(ranges[-2].extent, f"{what} row extent")
+        n_cols = const_int(ranges[-1].extent, f"{what} column extent")
         self.width = _SWIZZLE_WIDTH[self.mode]
+        if major == "K":
+            self.mn, self.k, k0 = n_rows, n_cols, self.col0
+            if not provably_multiple(self.row0, 8):
+                fail(f"operand {what} ({buf.name}): the first row {self.row0} must be a "
+                     "multiple of 8 (a core matrix)")
+        else:
+            self.mn, self.k, k0 = n_cols, n_rows, self.row0
+            if not provably_multiple(self.col0, self.line):
+                fail(f"operand {what} ({buf.name}): an MN-major region must start at a "
+                     f"multiple of the {self.width}-byte line ({self.line} elements), got "
+                     f"column {self.col0}")
+        if not provably_multiple(k0, self.k_step) or self.k % self.k_step:
+            fail(f"operand {what} ({buf.name}): the K range must start at a multiple of "
+                 f"{self.k_step} and span a multiple of {self.k_step} ({self.dtype}: 32 bytes "
+                 f"per instruction), got start {k0} extent {self.k}")
 
     def descriptor_args(self):
         """(leading byte offset, stride byte offset) of the descriptor."""
+        if self.major == "MN":
+            # leading: from one swizzle atom to the next along MN (a whole column block of
+            # the layout); stride: from one group of 8 K rows to the next
+            return self.rows_total * self.width, 8 * self.width
         if self.mode == SwizzleMode.SWIZZLE_NONE:
             return self.rows_total * 16, 128
         return 16, 8 * self.width
 
     def byte_offset(self, k: int, analyzer: Analyzer):
-        """Unswizzled byte offset, from the buffer start, of element (row0, col0 + k)."""
-        col = self.col0 + k
-        block = col // self.line
-        within = col % self.line
-        elems = (self.lead_offset + block * (self.rows_total * self.line)
-                 + self.row0 * self.line + within)
+        """Unswizzled byte offset, from the buffer start, of the first element the K step at
+        ``k`` (elements from the region's K start) reads."""
+        if self.major == "MN":
+            elems = (self.lead_offset + (self.col0 // self.line) * (self.rows_total * self.line)
+                     + (self.row0 + k) * self.line)
+        else:
+            col = self.col0 + k
+            elems = (self.lead_offset + (col // self.line) * (self.rows_total * self.line)
+                     + self.row0 * self.line + col % self.line)
         return analyzer.simplify(elems * self.elem_bytes)
 
     def address(self):
@@ -248,11 +282,12 @@ class _SmemOperand:
         return cuda.cvta_generic_to_shared(address_of(self.buffer[tuple(zeros)]))
 
     def descriptors(self, base, arch: str):
-        """One descriptor per K step of 16, for the tile at shared address ``base``."""
+        """One descriptor per K step (32 bytes of K), for the tile at shared address
+        ``base``."""
         analyzer = Analyzer()
         lbo, sbo = self.descriptor_args()
         out = []
-        for k in range(0, self.cols, 16):
+        for k in range(0, self.k, self.k_step):
             off = self.byte_offset(k, analyzer)
             start = base + (Cast("uint32", off) if not isinstance(off, IntImm)
                             else IntImm("uint32", off.value))
@@ -260,17 +295,25 @@ class _SmemOperand:
         return out
 
 
+def _flag(name, flag):
+    if isinstance(flag, bool):
+        return flag
+    if isinstance(flag, IntImm):
+        return bool(flag.value)
+    fail(f"{name}={flag} must be a constant bool")
+    return False
+
+
 def _unpack(call):
-    """``(C, A, B, accum)`` of ``gemm_async(C, A, B, transA, transB, accum)``."""
+    """``(C, A, B, transA, transB, accum)`` of ``gemm_async(C, A, B, transA, transB,
+    accum)``."""
     args = list(call.args)
     if len(args) == 8:
         fail("block-scaled gemm_async (SFA/SFB) is not supported yet")
     if len(args) != 6:
         fail(f"gemm_async takes C, A, B, transA, transB, accum; got {len(args)} arguments")
-    for name, flag in (("transA", args[3]), ("transB", args[4])):
-        if not (isinstance(flag, (bool, IntImm)) and not bool(getattr(flag, "value", flag))):
-            fail(f"{name}={flag}: MN-major (transposed) operands are not supported yet")
-    return args[0], args[1], args[2], args[5]
+    return (args[0], args[1], args[2], _flag("transA", args[3]), _flag("transB", args[4]),
+            args[5])
 
 
 def _accumulate_flag(accum):
@@ -294,18 +337,21 @@ class _WgmmaPlan:
         ok, why = all_threads_active(ctx)
         if not ok:
             fail(why)
-        c_region, a_region, b_region, self.accum = _unpack(call)
-        self.A = _SmemOperand(a_region, "A")
-        self.B = _SmemOperand(b_region, "B")
+        c_region, a_region, b_region, self.trans_a, self.trans_b, self.accum = _unpack(call)
+        self.A = _SmemOperand(a_region, "A", major="MN" if self.trans_a else "K")
+        self.B = _SmemOperand(b_region, "B", major="MN" if self.trans_b else "K")
         if self.A.dtype != self.B.dtype:
             fail(f"A and B must have one dtype, got {self.A.dtype} and {self.B.dtype}")
-        if self.A.rows != 64:
-            fail(f"wgmma tiles have M = 64: A must have 64 rows, got {self.A.rows}")
-        self.N = self.B.rows
+        if (self.trans_a or self.trans_b) and self.A.dtype not in _TRANSPOSABLE:
+            fail(f"MN-major (transposed) operands need float16 or bfloat16 (PTX transposes "
+                 f"16-bit inputs only), got {self.A.dtype}")
+        if self.A.mn != 64:
+            fail(f"wgmma tiles have M = 64: A must have 64 rows, got {self.A.mn}")
+        self.N = self.B.mn
         if self.N % 8 or not 8 <= self.N <= 256:
             fail(f"N = {self.N} (B's rows) must be a multiple of 8 in 8..256")
-        if self.A.cols != self.B.cols:
-            fail(f"A and B must span the same K, got {self.A.cols} and {self.B.cols}")
+        if self.A.k != self.B.k:
+            fail(f"A and B must span the same K, got {self.A.k} and {self.B.k}")
         if not isinstance(c_region, BufferRegion) or memory_kind(c_region.buffer) != "local":
             fail("C must be a register (local) accumulator buffer")
         C = self.C = c_region.buffer
@@ -360,7 +406,10 @@ def gemm_async_wgmma(call, ctx):
     a_desc = plan.A.descriptors(a_base, "wgmma")
     b_desc = plan.B.descriptors(b_base, "wgmma")
     ptx_in = _IN_DTYPES[plan.A.dtype]
-    instr = ptx[f"wgmma.mma_async.sync.aligned.m64n{plan.N}k16.f32.{ptx_in}.{ptx_in}"]
+    k_step = plan.A.k_step
+    instr = ptx[f"wgmma.mma_async.sync.aligned.m64n{plan.N}k{k_step}.f32.{ptx_in}.{ptx_in}"]
+    # scale-a, scale-b (1: no negation); the 16-bit forms also take the two transposes
+    tail = [1, 1] + ([int(plan.trans_a), int(plan.trans_b)] if k_step == 16 else [])
     accum = _accumulate_flag(plan.accum)
     body = []
     if storage is not plan.C:
@@ -368,7 +417,7 @@ def gemm_async_wgmma(call, ctx):
     body.append(Evaluate(ptx.wgmma.fence.sync.aligned()))
     for step, (da, db) in enumerate(zip(a_desc, b_desc)):
         scale_d = accum if step == 0 else IntImm("int32", 1)
-        body.append(Evaluate(instr(*acc, da, db, scale_d, 1, 1, 0, 0)))
+        body.append(Evaluate(instr(*acc, da, db, scale_d, *tail)))
     body.append(Evaluate(ptx.wgmma.commit_group.sync.aligned()))
     return PrimFunc([], SeqStmt(body))
 
@@ -382,19 +431,23 @@ class _Tcgen05Plan:
         if ctx.scope_kind != "thread":
             fail(f"tcgen05.mma is issued by one thread: call it at thread scope "
                  f"(Tx.gemm_async under a one-thread branch), got {ctx.scope_kind} scope")
-        c_region, a_region, b_region, self.accum = _unpack(call)
-        self.A = _SmemOperand(a_region, "A")
-        self.B = _SmemOperand(b_region, "B")
+        c_region, a_region, b_region, trans_a, trans_b, self.accum = _unpack(call)
+        for name, flag in (("transA", trans_a), ("transB", trans_b)):
+            if flag:
+                fail(f"{name}=True: MN-major (transposed) tcgen05 operands are not supported "
+                     "yet")
+        self.A = _SmemOperand(a_region, "A", _TC05_DTYPES)
+        self.B = _SmemOperand(b_region, "B", _TC05_DTYPES)
         if self.A.dtype != self.B.dtype:
             fail(f"A and B must have one dtype, got {self.A.dtype} and {self.B.dtype}")
-        if self.A.rows != 128:
+        if self.A.mn != 128:
             fail(f"tcgen05 tiles with cta_group::1 have M = 128 here: A must have 128 rows, got "
-                 f"{self.A.rows} (M = 64 is not supported yet)")
-        self.N = self.B.rows
+                 f"{self.A.mn} (M = 64 is not supported yet)")
+        self.N = self.B.mn
         if self.N % 16 or not 16 <= self.N <= 256:
             fail(f"N = {self.N} (B's rows) must be a multiple of 16 in 16..256")
-        if self.A.cols != self.B.cols:
-            fail(f"A and B must span the same K, got {self.A.cols} and {self.B.cols}")
+        if self.A.k != self.B.k:
+            fail(f"A and B must span the same K, got {self.A.k} and {self.B.k}")
         if not isinstance(c_region, BufferRegion) or c_region.buffer.scope() != "tmem":
             fail("C must be a tensor-memory (tmem) buffer")
         C = self.C = c_region.buffer
