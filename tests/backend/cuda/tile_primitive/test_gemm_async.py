@@ -449,3 +449,84 @@ def test_sf_tmem_layout_reuse_and_stages():
         sf_tmem_layout(128, SF_K=3, sf_per_mma=2)
     with pytest.raises(ValueError, match="sf_per_mma=3 must divide 4"):
         sf_tmem_layout(128, SF_K=3, sf_per_mma=3)
+
+
+def tcgen05_pair_kernel(N=256, K=64, **config):
+    """A 2-CTA cluster: each CTA holds 128 rows of A and N / 2 rows of B; CTA 0's thread 0
+    issues the pair's M = 256 MMA (``cta_group=2``) and commits to both CTAs' barriers."""
+    Al = mma_shared_layout("float16", 3, (128, K))
+    Bl = mma_shared_layout("float16", 3, (N // 2, K))
+
+    @T.prim_func
+    def k(out: T.Buffer((128,), "float32")):
+        T.device_entry()
+        cbx = T.cta_id_in_cluster([2])
+        cta = T.cta_id([2])
+        warp_id = T.warp_id([4])
+        lane = T.lane_id([32])
+        tid = T.thread_id([128])
+        A = T.alloc_buffer((128, K), "float16", scope="shared", layout=Al, align=1024)
+        B = T.alloc_buffer((N // 2, K), "float16", scope="shared", layout=Bl, align=1024)
+        tmem_addr = T.alloc_shared([1], "uint32")
+        mbar = T.alloc_shared([1], "uint64")
+        if tid == 0:
+            T.ptx.mbarrier.init.shared.b64(T.address_of(mbar[0]), T.uint32(1))
+        if warp_id == 0:
+            T.ptx.tcgen05.alloc.cta_group__2.sync.aligned.shared__cta.b32(
+                T.address_of(tmem_addr[0]), T.uint32(256))
+        T.ptx.fence.mbarrier_init.release.cluster()
+        T.cuda.cluster_sync()
+        tmem = T.decl_buffer((128, 256), "float32", scope="tmem", allocated_addr=tmem_addr[0],
+                             layout=TileLayout(S[(128, 256):(1 @ TLane, 1 @ TCol)]))
+        if cbx == 0:  # noqa: SIM102 - the inner `tid == 0` narrows the scope to one thread
+            if tid == 0:
+                Tx.gemm_async(tmem[0:128, 0:N], A[0:128, 0:K], B[0:N // 2, 0:K],
+                              dispatch="tcgen05", **config)
+                T.ptx["tcgen05.commit.cta_group::2.mbarrier::arrive::one.shared::cluster"
+                      ".multicast::cluster.b64"](T.address_of(mbar[0]), T.uint16(3))
+        T.cuda.mbarrier_wait(T.address_of(mbar[0]), 0)
+        T.ptx.tcgen05.fence__after_thread_sync()
+        T.cuda.cluster_sync()
+        if warp_id == 0:
+            T.ptx.tcgen05.relinquish_alloc_permit.cta_group__2.sync.aligned()
+            T.ptx.tcgen05.dealloc.cta_group__2.sync.aligned.b32(tmem_addr[0], T.uint32(256))
+
+    return k
+
+
+def test_tcgen05_cta_group_2_lowering():
+    func = lower(tcgen05_pair_kernel(N=256, K=64, cta_group=2, mma_m=256, mma_n=256), SM100)
+    mmas = [c for c in ptx_calls(func, "tcgen05")
+            if any(getattr(a, "value", None) == "mma" for a in c.args)]
+    assert len(mmas) == 4
+    assert all(tvm.tirx.ptx._ptx_text(c) == "tcgen05.mma.cta_group::2.kind::f16" for c in mmas)
+    idesc = tcgen05_instr_descriptor(256, 256, "float16")
+    assert (idesc >> 24) & 0x1F == 256 >> 4 and (idesc >> 17) & 0x3F == 256 >> 3
+    assert [c.args[3].value for c in mmas] == [idesc] * 4
+    # B's descriptors address this CTA's 128-row half (the peer's is at the same offset)
+    for step, call in enumerate(mmas):
+        desc_b = evaluate(call.args[2], 0x8000)
+        assert hardware_address(desc_b & ((1 << 46) - 1), 100, 5, 3) == (
+            0x8000 + 2 * int(mma_shared_layout("float16", 3, (128, 64)).apply(
+                100, 16 * step + 5, shape=[128, 64])["m"]))
+
+
+@pytest.mark.parametrize(("config", "match"), [
+    ({"cta_group": 3}, "cta_group must be 1 or 2"),
+    ({"cta_group": 2, "mma_n": 128}, "mma_n=128 does not match the operands"),
+    ({"cta_group": 2, "mma_m": 128}, "mma_m=128 does not match"),
+    ({"cta_group": 2, "swizzle": 1}, r"config \['swizzle'\] is not supported yet"),
+])
+def test_tcgen05_cta_group_rejections(config, match):
+    with pytest.raises(RuntimeError, match=match):
+        lower(tcgen05_pair_kernel(N=256, K=64, **config), SM100)
+
+
+@requires_nvcc
+def test_tcgen05_cta_group_2_compiles_with_nvcc_sm100a():
+    funcs = {"pair256": tcgen05_pair_kernel(N=256, K=64, cta_group=2),
+             "pair128": tcgen05_pair_kernel(N=128, K=128, cta_group=2, mma_m=256)}
+    mod = tvm.IRModule({n: f.with_attr("global_symbol", n) for n, f in funcs.items()})
+    src = tvm.compile(mod, target=SM100, tir_pipeline="tirx").mod.imports[0].inspect_source()
+    assert "tcgen05.mma.cta_group::2.kind::f16" in src  # one shared helper
+    assert len(compile_many([src], "sm_100a")) > 0

@@ -30,13 +30,26 @@ at a multiple of the swizzle atom (``8 * width``: 1024 bytes for 128B); allocate
   (M = 128, ``cta_group::1``); float32 accumulation, N from B's rows (16..256, a multiple of
   16). Emits the ``tcgen05.mma.cta_group::1.kind::f16`` instructions with the instruction
   descriptor (PTX ISA 9.7.16.4.2); the caller commits (``tcgen05.commit...mbarrier``) and
-  waits. Compile-only here: it needs sm_100a, which no machine of this project has.
+  waits. ``cta_group=2`` (config, with optional ``mma_m=256``, ``mma_n=N`` checks): a CTA
+  pair computes M = 256, N = 2 x B's rows: each CTA holds 128 rows of A, half of B's rows
+  and 128 TMEM lanes of C at the same shared / TMEM offsets, and the even CTA's one thread
+  issues ``tcgen05.mma.cta_group::2`` (the caller allocates TMEM with ``cta_group::2`` and
+  commits with the multicast form to both CTAs). Compile-only here: it needs sm_100a, which
+  no machine of this project has.
 
 ``accum`` (the call's flag after ``transA``/``transB``, default False) is True to add to C,
 False to overwrite it (``scale-d`` / ``enable-input-d`` 0 on the first K step), or a boolean
-PrimExpr (``k > 0`` in a K loop). ``transA``/``transB`` must be False (K-major). Not supported yet:
-MN-major (transposed) operands, tf32/fp8/int8 inputs, f16 accumulation, ``cta_group::2``,
-M = 64 tcgen05 tiles, block scaling, sparsity.
+PrimExpr (``k > 0`` in a K loop).
+
+wgmma input kinds: f16 and bf16 (``k16``), tf32 (``float32`` tiles, ``k8``), fp8 e4m3 / e5m2
+(``k32``); each instruction reads 32 bytes of K. ``transA`` / ``transB`` True make the
+operand MN-major (16-bit inputs only, as PTX allows): the region is then ``(K, M)`` /
+``(K, N)`` with M / N contiguous, in a swizzled ``mma_shared_layout`` of that shape; the
+descriptor's leading offset is the stride between swizzle atoms along MN (a whole column
+block, ``K rows x swizzle width`` bytes), its stride offset that between groups of 8 K rows,
+and ``imm-trans-a`` / ``imm-trans-b`` are 1. Not supported yet: MN-major operands without
+swizzle, MN-major or non-16-bit tcgen05 operands, int8, f16 accumulation, M = 64 tcgen05
+tiles, block scaling, sparsity.
 """
 
 from __future__ import annotations
@@ -438,14 +451,30 @@ class _Tcgen05Plan:
                      "yet")
         self.A = _SmemOperand(a_region, "A", _TC05_DTYPES)
         self.B = _SmemOperand(b_region, "B", _TC05_DTYPES)
+        config = {k: getattr(v, "value", v) for k, v in dict(call.config or {}).items()}
+        unknown = sorted(set(config) - {"cta_group", "mma_m", "mma_n"})
+        if unknown:
+            fail(f"tcgen05 gemm_async: config {unknown} is not supported yet (known: "
+                 "cta_group, mma_m, mma_n)")
+        self.cta_group = config.get("cta_group", 1)
+        if self.cta_group not in (1, 2):
+            fail(f"cta_group must be 1 or 2, got {self.cta_group!r}")
         if self.A.dtype != self.B.dtype:
             fail(f"A and B must have one dtype, got {self.A.dtype} and {self.B.dtype}")
         if self.A.mn != 128:
-            fail(f"tcgen05 tiles with cta_group::1 have M = 128 here: A must have 128 rows, got "
+            fail(f"tcgen05 tiles have 128 rows of A per CTA here: A must have 128 rows, got "
                  f"{self.A.mn} (M = 64 is not supported yet)")
-        self.N = self.B.mn
+        # cta_group::2: the pair computes M = 256 (128 rows in each CTA's A and TMEM) and
+        # N = 2 x the B rows each CTA holds
+        self.M = 128 * self.cta_group
+        self.N = self.B.mn * self.cta_group
+        for key, have in (("mma_m", self.M), ("mma_n", self.N)):
+            if config.get(key, have) != have:
+                fail(f"{key}={config[key]} does not match the operands: cta_group="
+                     f"{self.cta_group} with A ({self.A.mn} rows) and B ({self.B.mn} rows per "
+                     f"CTA) gives {have}")
         if self.N % 16 or not 16 <= self.N <= 256:
-            fail(f"N = {self.N} (B's rows) must be a multiple of 16 in 16..256")
+            fail(f"N = {self.N} must be a multiple of 16 in 16..256")
         if self.A.k != self.B.k:
             fail(f"A and B must span the same K, got {self.A.k} and {self.B.k}")
         if not isinstance(c_region, BufferRegion) or c_region.buffer.scope() != "tmem":
@@ -481,14 +510,14 @@ def gemm_async_tcgen05(call, ctx):
     plan = _Tcgen05Plan(call, ctx)
     a_desc = plan.A.descriptors(plan.A.address(), "tcgen05")
     b_desc = plan.B.descriptors(plan.B.address(), "tcgen05")
-    idesc = IntImm("uint32", tcgen05_instr_descriptor(128, plan.N, plan.A.dtype))
+    idesc = IntImm("uint32", tcgen05_instr_descriptor(plan.M, plan.N, plan.A.dtype))
     addr = plan.C.allocated_addr
     col0 = plan.col0
     if isinstance(col0, IntImm):
         taddr = addr if col0.value == 0 else addr + IntImm("uint32", col0.value)
     else:
         taddr = addr + Cast("uint32", col0)  # f32: one TMEM column per element
-    instr = ptx["tcgen05.mma.cta_group::1.kind::f16"]
+    instr = ptx[f"tcgen05.mma.cta_group::{plan.cta_group}.kind::f16"]
     accum = _accumulate_flag(plan.accum)
     body = []
     for step, (da, db) in enumerate(zip(a_desc, b_desc)):
