@@ -17,7 +17,11 @@ the script with a traceback and exit code 1 after ``--step-timeout`` seconds):
    pair whose second tile is wholly below M) and 4096^3 with one CTA per SM. C starts as NaN,
    so an element no store reached shows as ``unwritten``. Expected: every line ``ok`` with max
    abs error around 1e-2 (at most 2e-2 + 2e-3 * |C|).
-3. ``speed``: 4096^3 timed with ``time_evaluator`` (CUDA events; each call re-encodes the
+3. ``variants``: one-warpgroup wgmma tiles (``tvm.examples.hopper_gemm_variants``) of the
+   tf32 and fp8 (e4m3, e5m2) kinds and an MN-major B (f16, bf16) against a float64
+   reference on inputs exact in every format. Expected: every line ``ok`` (error ~0). A
+   wrong MN-major result points at the descriptor's leading / stride offsets (gemm_async.py).
+4. ``speed``: 4096^3 timed with ``time_evaluator`` (CUDA events; each call re-encodes the
    TMA descriptors on the host, a few microseconds) for each of ``SPEED_VARIANTS`` (default,
    TMA epilogue, 2-CTA cluster, both) against ``torch.matmul(a, b.T)`` (cuBLAS). Expected:
    TFLOP/s and the ratio per variant; the goal of issue 19 is >= 0.70 of cuBLAS. The script
@@ -25,7 +29,7 @@ the script with a traceback and exit code 1 after ``--step-timeout`` seconds):
    the README's GPU section).
 
 Exit code 0 when every numeric check passed (or the GPU is not a Hopper), 1 otherwise. Takes
-about two minutes (tvm.compile + nvcc 2-6 s per kernel, 17 kernels; the timing is seconds).
+about two minutes (tvm.compile + nvcc 2-6 s per kernel, 22 kernels; the timing is seconds).
 A variant that hangs (a cluster or TMA-store synchronisation bug) is stopped by the watchdog
 after ``--step-timeout`` seconds and fails the script: rerun with ``--quick`` to see the
 small cases first.
@@ -109,6 +113,47 @@ def check_correct(torch, dev, cases, watchdog) -> bool:
     return ok_all
 
 
+def check_variants(dev, watchdog) -> bool:
+    """The wgmma kinds (tf32, fp8 e4m3 / e5m2) and an MN-major B, one warpgroup tile each
+    (``tvm.examples.hopper_gemm_variants``). Inputs are multiples of 1/8 in [-1, 1], exact in
+    every input format, so the float32 result must equal the float64 reference up to the
+    accumulation order (1e-4)."""
+    import tvm
+    from tvm.examples.hopper_gemm_variants import VARIANTS, WgmmaTile
+
+    try:
+        import ml_dtypes  # NumPy arrays of bfloat16 / float8
+    except ImportError:
+        ml_dtypes = None
+    ok_all = True
+    rng = np.random.default_rng(2)
+    for name, dtype, N, K, trans_b in VARIANTS:
+        if ml_dtypes is None and dtype not in ("float32", "float16"):
+            print(f"variant {name}: SKIP (ml_dtypes is not installed)", flush=True)
+            continue
+        faulthandler.dump_traceback_later(watchdog, exit=True)
+        tile = WgmmaTile(dtype, N, K, trans_b)
+        np_dtype = {"float32": np.float32, "float16": np.float16}.get(dtype) or getattr(
+            ml_dtypes, dtype)  # bfloat16, float8_e4m3fn, float8_e5m2
+        a64 = rng.integers(-8, 9, (64, K)) / 8
+        b64 = rng.integers(-8, 9, (K, N) if trans_b else (N, K)) / 8
+        a = tvm.runtime.tensor(a64.astype(np_dtype), dev)
+        b = tvm.runtime.tensor(b64.astype(np_dtype), dev)
+        c = tvm.runtime.tensor(np.full((64, N), np.nan, "float32"), dev)
+        tile(a, b, c)
+        dev.sync()
+        ref = a64 @ (b64 if trans_b else b64.T)
+        got = c.numpy()
+        err = float(np.nanmax(np.abs(got - ref))) if not np.isnan(got).all() else float("nan")
+        ok = bool(np.allclose(got, ref, rtol=0, atol=1e-4))
+        ok_all &= ok
+        print(f"variant {name} ({dtype}, N={N}, K={K}, trans_b={trans_b}): max abs err "
+              f"{err:.3g}, unwritten {int(np.isnan(got).sum())}: {'ok' if ok else 'WRONG'}",
+              flush=True)
+    faulthandler.cancel_dump_traceback_later()
+    return ok_all
+
+
 def _cublas_seconds(torch, a_np, b_np):
     ta, tb = torch.from_numpy(a_np).cuda(), torch.from_numpy(b_np).cuda()
     torch.matmul(ta, tb.T)
@@ -177,6 +222,7 @@ def main(argv=None) -> int:
     print(f"reference: {'torch (cuBLAS)' if torch is not None else 'NumPy (no CUDA torch)'}")
     cases = [c for c in CASES if not (args.quick and c[0] >= 4096)]
     ok = check_correct(torch, dev, cases, args.step_timeout)
+    ok &= check_variants(dev, args.step_timeout)
     if not args.quick:
         check_speed(torch, dev, 4096, args.step_timeout)
     print("gpu_check: all numeric checks passed" if ok else "gpu_check: WRONG results")
