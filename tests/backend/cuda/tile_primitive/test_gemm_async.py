@@ -530,3 +530,70 @@ def test_tcgen05_cta_group_2_compiles_with_nvcc_sm100a():
     src = tvm.compile(mod, target=SM100, tir_pipeline="tirx").mod.imports[0].inspect_source()
     assert "tcgen05.mma.cta_group::2.kind::f16" in src  # one shared helper
     assert len(compile_many([src], "sm_100a")) > 0
+
+
+def tcgen05_mn_kernel(N=128, K=64, mode=3, dtype="bfloat16"):
+    """One thread's tcgen05 MMA with an MN-major B ``(K, N)``."""
+    Al = mma_shared_layout(dtype, mode, (128, K))
+    Bl = mma_shared_layout(dtype, mode, (K, N))
+
+    @T.prim_func
+    def k(out: T.Buffer((128,), "float32")):
+        T.device_entry()
+        bx = T.cta_id([1])
+        warp_id = T.warp_id([4])
+        lane = T.lane_id([32])
+        tid = T.thread_id([128])
+        A = T.alloc_buffer((128, K), dtype, scope="shared", layout=Al, align=1024)
+        B = T.alloc_buffer((K, N), dtype, scope="shared", layout=Bl, align=1024)
+        tmem_addr = T.alloc_shared([1], "uint32")
+        if warp_id == 0:
+            T.ptx.tcgen05.alloc.cta_group__1.sync.aligned.shared__cta.b32(
+                T.address_of(tmem_addr[0]), T.uint32(256))
+        T.cuda.cta_sync()
+        tmem = T.decl_buffer((128, 256), "float32", scope="tmem", allocated_addr=tmem_addr[0],
+                             layout=TileLayout(S[(128, 256):(1 @ TLane, 1 @ TCol)]))
+        if tid == 0:
+            Tx.gemm_async(tmem[0:128, 0:N], A[0:128, 0:K], B[0:K, 0:N], False, True, False,
+                          dispatch="tcgen05")
+        T.cuda.cta_sync()
+        if warp_id == 0:
+            T.ptx.tcgen05.relinquish_alloc_permit.cta_group__1.sync.aligned()
+            T.ptx.tcgen05.dealloc.cta_group__1.sync.aligned.b32(tmem_addr[0], T.uint32(256))
+
+    return k
+
+
+def test_tcgen05_mn_major_B():
+    """An MN-major B: bit 16 of the instruction descriptor; the B descriptors address the
+    stored (K, N) layout with the MN-major model (atoms along N ``leading`` bytes apart, 8-row
+    K groups ``stride`` bytes apart)."""
+    N, K, base = 128, 64, 0x8000
+    func = lower(tcgen05_mn_kernel(N, K), SM100)
+    mmas = [c for c in ptx_calls(func, "tcgen05")
+            if any(getattr(a, "value", None) == "mma" for a in c.args)]
+    assert len(mmas) == K // 16
+    idesc = tcgen05_instr_descriptor(128, N, "bfloat16", trans_b=True)
+    assert (idesc >> 16) & 1 == 1 and (idesc >> 15) & 1 == 0
+    assert [c.args[3].value for c in mmas] == [idesc] * len(mmas)
+    layout = mma_shared_layout("bfloat16", 3, (K, N))
+    for step, call in enumerate(mmas):
+        desc = evaluate(call.args[2], base)
+        assert desc >> 61 == 2 and (desc >> 46) & 1 == 1  # 128B swizzle, version 1
+        start, lbo, sbo = ((desc & 0x3FFF) << 4, ((desc >> 16) & 0x3FFF) << 4,
+                           ((desc >> 32) & 0x3FFF) << 4)
+        assert (lbo, sbo) == (K * 128, 1024)
+        for kk in range(0, 16, 3):
+            for n in range(0, N, 7):
+                got = swizzled(start + (n // 64) * lbo + (kk // 8) * sbo + (kk % 8) * 128
+                               + (n % 64) * 2, 3)
+                want = base + 2 * int(layout.apply(16 * step + kk, n, shape=[K, N])["m"])
+                assert got == want, (step, kk, n)
+
+
+@requires_nvcc
+def test_tcgen05_mn_major_compiles_with_nvcc_sm100a():
+    func = tcgen05_mn_kernel(128, 64).with_attr("global_symbol", "tc_mn")
+    src = tvm.compile(func, target=SM100, tir_pipeline="tirx").mod.imports[0].inspect_source()
+    assert "tcgen05.mma.cta_group::1.kind::f16" in src
+    assert len(compile_many([src], "sm_100a")) > 0

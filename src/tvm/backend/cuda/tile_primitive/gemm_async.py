@@ -47,9 +47,10 @@ operand MN-major (16-bit inputs only, as PTX allows): the region is then ``(K, M
 ``(K, N)`` with M / N contiguous, in a swizzled ``mma_shared_layout`` of that shape; the
 descriptor's leading offset is the stride between swizzle atoms along MN (a whole column
 block, ``K rows x swizzle width`` bytes), its stride offset that between groups of 8 K rows,
-and ``imm-trans-a`` / ``imm-trans-b`` are 1. Not supported yet: MN-major operands without
-swizzle, MN-major or non-16-bit tcgen05 operands, int8, f16 accumulation, M = 64 tcgen05
-tiles, block scaling, sparsity.
+and ``imm-trans-a`` / ``imm-trans-b`` are 1. ``tcgen05`` takes MN-major f16 / bf16
+operands the same way (instruction-descriptor bits 15 / 16). Not supported yet: MN-major
+operands without swizzle, non-16-bit tcgen05 operands (kind::tf32, kind::f8f6f4), int8, f16
+accumulation, M = 64 tcgen05 tiles, block scaling, sparsity.
 """
 
 from __future__ import annotations
@@ -112,15 +113,18 @@ def smem_matrix_descriptor(start_bytes, leading_bytes: int, stride_bytes: int, s
     return IntImm("uint64", high) | low
 
 
-def tcgen05_instr_descriptor(M: int, N: int, in_dtype: str, acc_dtype: str = "float32") -> int:
+def tcgen05_instr_descriptor(M: int, N: int, in_dtype: str, acc_dtype: str = "float32",
+                             trans_a: bool = False, trans_b: bool = False) -> int:
     """The 32-bit ``kind::f16`` instruction descriptor (PTX ISA 9.7.16.4.2): D format in bits
-    4-5 (1 = f32), A/B formats in 7-9 / 10-12 (0 = f16, 1 = bf16), K-major A and B (bits 15,
-    16 clear), ``N >> 3`` in 17-22, ``M >> 4`` in 24-28."""
+    4-5 (1 = f32), A/B formats in 7-9 / 10-12 (0 = f16, 1 = bf16), A / B major-ness in bits
+    15 / 16 (0 K-major, 1 MN-major: ``trans_a`` / ``trans_b``), ``N >> 3`` in 17-22,
+    ``M >> 4`` in 24-28."""
     fmt = {"float16": 0, "bfloat16": 1}.get(in_dtype)
     if fmt is None or acc_dtype != "float32":
         raise ValueError(f"tcgen05_instr_descriptor: f16/bf16 inputs with float32 accumulation "
                          f"only, got {in_dtype} -> {acc_dtype}")
-    return (1 << 4) | (fmt << 7) | (fmt << 10) | ((N >> 3) << 17) | ((M >> 4) << 24)
+    return ((1 << 4) | (fmt << 7) | (fmt << 10) | (int(bool(trans_a)) << 15)
+            | (int(bool(trans_b)) << 16) | ((N >> 3) << 17) | ((M >> 4) << 24))
 
 
 def wgmma_accumulator_layout(N: int) -> TileLayout:
@@ -444,13 +448,11 @@ class _Tcgen05Plan:
         if ctx.scope_kind != "thread":
             fail(f"tcgen05.mma is issued by one thread: call it at thread scope "
                  f"(Tx.gemm_async under a one-thread branch), got {ctx.scope_kind} scope")
-        c_region, a_region, b_region, trans_a, trans_b, self.accum = _unpack(call)
-        for name, flag in (("transA", trans_a), ("transB", trans_b)):
-            if flag:
-                fail(f"{name}=True: MN-major (transposed) tcgen05 operands are not supported "
-                     "yet")
-        self.A = _SmemOperand(a_region, "A", _TC05_DTYPES)
-        self.B = _SmemOperand(b_region, "B", _TC05_DTYPES)
+        c_region, a_region, b_region, self.trans_a, self.trans_b, self.accum = _unpack(call)
+        # MN-major operands: the same descriptor offsets as wgmma's, bits 15 / 16 of the
+        # instruction descriptor
+        self.A = _SmemOperand(a_region, "A", _TC05_DTYPES, "MN" if self.trans_a else "K")
+        self.B = _SmemOperand(b_region, "B", _TC05_DTYPES, "MN" if self.trans_b else "K")
         config = {k: getattr(v, "value", v) for k, v in dict(call.config or {}).items()}
         unknown = sorted(set(config) - {"cta_group", "mma_m", "mma_n"})
         if unknown:
@@ -510,7 +512,9 @@ def gemm_async_tcgen05(call, ctx):
     plan = _Tcgen05Plan(call, ctx)
     a_desc = plan.A.descriptors(plan.A.address(), "tcgen05")
     b_desc = plan.B.descriptors(plan.B.address(), "tcgen05")
-    idesc = IntImm("uint32", tcgen05_instr_descriptor(plan.M, plan.N, plan.A.dtype))
+    idesc = IntImm("uint32", tcgen05_instr_descriptor(plan.M, plan.N, plan.A.dtype,
+                                                      trans_a=plan.trans_a,
+                                                      trans_b=plan.trans_b))
     addr = plan.C.allocated_addr
     col0 = plan.col0
     if isinstance(col0, IntImm):
