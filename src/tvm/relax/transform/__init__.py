@@ -27,6 +27,7 @@ from .pass_executors import (
     function_pass,
 )
 from .remove_purity_checking import RemovePurityChecking
+from .rewrite_dataflow_reshape import RewriteDataflowReshape
 from .static_plan_block_memory import StaticPlanBlockMemory
 from .to_non_dataflow import ToNonDataflow
 from .vm_builtin_lower import LowerRuntimeBuiltin, VMBuiltinLower
