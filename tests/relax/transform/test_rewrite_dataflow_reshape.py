@@ -257,3 +257,36 @@ def test_default_pipeline_removes_standalone_reshape_kernels():
     xs, ws, vs = (rng.standard_normal(s).astype("float32") for s in ((4, 6, 8), (8, 5), (5, 3)))
     np.testing.assert_allclose(vm["main"](xs, ws, vs).numpy(),
                                (xs @ ws).reshape(24, 5) @ vs, rtol=1e-5, atol=1e-5)
+
+
+def test_tuple_results_read_by_field_are_planned():
+    """A split's outputs (a kernel's tuple result read only through its fields) are planned
+    buffers; each field lives as long as the tuple's last field use."""
+    x = relax.Var("x", R.Tensor((4, 6), "float32"))
+    bb = relax.BlockBuilder()
+    with bb.function("main", [x]):
+        with bb.dataflow():
+            parts = bb.emit(relax.op.split(x, 3, axis=1))
+            a = bb.emit(relax.TupleGetItem(parts, 0))
+            b = bb.emit(relax.TupleGetItem(parts, 1))
+            g = bb.emit(relax.TupleGetItem(parts, 2))
+            c = bb.emit(relax.op.exp(a))
+            d = bb.emit(relax.op.exp(c))
+            e = bb.emit(relax.op.add(d, b))
+            out = bb.emit_output(relax.op.multiply(e, g))
+        bb.emit_func_output(out)
+    mod = relax.transform.LegalizeOps()(bb.get())
+    ex = relax.build(mod, target="llvm", relax_pipeline=None)
+    code = ex._codes["main"][0]
+    slots = {slot: code.storage_of[slot] for slot, _, _ in code.planned}
+    # The three fields, the two exps and the add are planned: six slots.
+    assert len(slots) == 6
+    fields = list(slots.values())[:3]
+    # The exps and the add must not reuse a field's storage (fields are read after them).
+    assert len(set(fields)) == 3 and not set(fields) & set(list(slots.values())[3:])
+    vm = relax.VirtualMachine(ex, tvm.cpu())
+    for k in (1.0, -0.5):
+        xs = (k * np.arange(24, dtype="float32").reshape(4, 6) / 24).astype("float32")
+        p0, p1, p2 = np.split(xs, 3, axis=1)
+        np.testing.assert_allclose(vm["main"](xs).numpy(), (np.exp(np.exp(p0)) + p1) * p2,
+                                   rtol=1e-5)

@@ -104,6 +104,7 @@ class _Gen:
         self.escaping = set()
         self.aliases = []  # (view var, viewed var) of R.reshape bindings, in binding order
         self.slot_of = {}  # relax Var -> its planned slot
+        self.tuple_slots = {}  # relax Var of a kernel's tuple result -> the fields' slots
         self.storage = None  # StoragePlanner, made when the first slot is planned
         self.storage_of = {}
         self.check_params = True
@@ -229,6 +230,11 @@ class _Gen:
                     views.add(value)
                     aliases.append((binding.var, value.args[0]))
                 super().visit_var_binding_(binding)
+                if isinstance(value, TupleGetItem) and isinstance(value.tuple_value, Var):
+                    # A field of a tuple (a split's outputs): the tuple escapes when the
+                    # field does (below), and lives as long as the field is used.
+                    aliases.append((binding.var, value.tuple_value))
+                    return
                 if isinstance(binding.value, (Var, TupleGetItem, If)):
                     _mark(binding.value)
                     escaping.add(binding.var)  # aliases: be conservative
@@ -444,6 +450,11 @@ class _Gen:
     def binding(self, binding, indent):
         var = binding.var
         name = self.fresh("v")
+        value = binding.value
+        if isinstance(value, TupleGetItem) and value.tuple_value in self.tuple_slots:
+            slot = self.tuple_slots[value.tuple_value][value.index]
+            if slot is not None:
+                self.slot_of[var] = slot
         if isinstance(binding.value, Call):
             value = self.call(binding.value, indent, var)
         else:
@@ -561,13 +572,17 @@ class _Gen:
         if isinstance(inputs, Var):
             args = [f"*{args[0]}"] if isinstance(inputs.ty, TupleType) else args
         tys, is_tuple = self._out_types(call)
-        planned_ok = (
-            var is not None and var not in self.escaping and not is_tuple and not self.calls_relax
-        )
+        # A tuple result is planned when only its fields are read (each kept alive as long as
+        # the tuple: ``memory_plan`` extends its lifetime to the fields' last uses).
+        planned_ok = var is not None and var not in self.escaping and not self.calls_relax
         outs = []
         for ty in tys:
             out, _ = self._alloc(ty, indent, planned_ok, f"R.call_tir({gvar.name_hint})", var)
             outs.append(out)
+        if is_tuple and var in self.slot_of:
+            del self.slot_of[var]
+            self.tuple_slots[var] = [o[len("_mem['"):-len("']")] if o.startswith("_mem[")
+                                     else None for o in outs]
         self._emit_kernel_call(call, indent, gvar, kernel, args + outs)
         if is_tuple:
             return "(" + "".join(f"{o}, " for o in outs) + ")"
