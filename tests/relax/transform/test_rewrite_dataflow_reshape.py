@@ -1,6 +1,7 @@
 """RewriteDataflowReshape: reshape kernels become R.reshape, which the VM runs as a view."""
 
 import numpy as np
+import pytest
 
 import tvm
 from tvm import relax
@@ -290,3 +291,19 @@ def test_tuple_results_read_by_field_are_planned():
         p0, p1, p2 = np.split(xs, 3, axis=1)
         np.testing.assert_allclose(vm["main"](xs).numpy(), (np.exp(np.exp(p0)) + p1) * p2,
                                    rtol=1e-5)
+
+
+def test_device_memory_reshape_view_shares_memory():
+    """The device VM's run-time view (checked here on the CPU device API)."""
+    from tvm.relax.vm.device_memory import DeviceMemory
+
+    memory = DeviceMemory(tvm.cpu())
+    t = memory.empty((2, 3, 4), "float32")
+    data = np.from_dlpack(t)
+    data[...] = np.arange(24, dtype="float32").reshape(2, 3, 4)
+    view = memory.reshape_view(t, (6, 4))
+    assert tuple(view.shape) == (6, 4)
+    data[1, 2, 3] = -1.0  # written through the original: seen through the view
+    np.testing.assert_array_equal(np.from_dlpack(view)[5], [20, 21, 22, -1])
+    with pytest.raises(ValueError, match=r"cannot view a tensor of shape \(2, 3, 4\) as"):
+        memory.reshape_view(t, (5, 4))
