@@ -149,6 +149,12 @@ def lower(mod: PrimFunc | IRModule, target: TargetLike | None = None,
     mod = _with_symbols(_as_module(mod))
     if not backend.host:
         mod = _bind_device_target(mod, target, backend)
+    elif target.kind.name != HOST_KIND:
+        # Host code of another kind (``c``): functions carry the target, so that LowerIntrin
+        # applies that kind's rules rather than llvm's.
+        mod = IRModule({g: f if f.get_attr("target") is not None else f.with_attr("target", target)
+                        for g, f in mod.functions.items()}, attrs=mod.attrs,
+                       global_infos=mod.global_infos)
     if default_schedule:
         if backend.default_schedule is not None:
             mod = backend.default_schedule(mod, target)
