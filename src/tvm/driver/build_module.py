@@ -35,6 +35,7 @@ from typing import TYPE_CHECKING, Any, Union, overload
 
 from ..backend import HOST_KIND, Backend, get_backend
 from ..ffi.structural import structural_equal, structural_hash
+from ..ir.expr import GlobalVar
 from ..ir.module import IRModule
 from ..ir.transform import PassContext
 from ..runtime.executable import Executable
@@ -43,7 +44,9 @@ from ..support.progress import delayed_spinner
 from ..support.recursion import deep_recursion
 from ..target import Target
 from ..tirx.analysis.symbols import exported_symbols
+from ..tirx.expr import Call
 from ..tirx.function import PrimFunc
+from ..tirx.stmt_functor import post_order_visit
 
 if TYPE_CHECKING:
     from ..relax.vm.executable import Executable as RelaxExecutable
@@ -113,8 +116,27 @@ def host_target(target: Target) -> Target:
     return as_target(HOST_KIND)
 
 
+def _called_functions(mod: IRModule) -> set[str]:
+    """Names of the functions of ``mod`` that another function calls (``Module.sub(...)``).
+
+    Such a function without a ``global_symbol`` is a private subroutine: it gets no packed
+    entry point of its own, as in TVM.
+    """
+    called: set[str] = set()
+
+    def visit(node: Any) -> None:
+        if isinstance(node, Call) and isinstance(node.op, GlobalVar):
+            called.add(node.op.name_hint)
+
+    for func in mod.functions.values():
+        if isinstance(func, PrimFunc):
+            post_order_visit(func.body, visit)
+    return called
+
+
 def _with_symbols(mod: IRModule) -> IRModule:
     funcs, changed = {}, False
+    called = _called_functions(mod)
     for gvar, func in mod.functions.items():
         if not isinstance(func, PrimFunc):
             raise ValueError(  # noqa: TRY004 - invalid IR, not a wrong argument type
@@ -122,7 +144,7 @@ def _with_symbols(mod: IRModule) -> IRModule:
                 "lowering Relax functions is not supported here: use tvm.compile or "
                 "relax.build for modules with Relax functions"
             )
-        if func.get_attr("global_symbol") is None:
+        if func.get_attr("global_symbol") is None and gvar.name_hint not in called:
             func = func.with_attr("global_symbol", gvar.name_hint)
             changed = True
         funcs[gvar] = func

@@ -7,6 +7,7 @@ import pytest
 import tvm_ffi
 
 import tvm
+from tvm.script import ir as I
 from tvm.script import tirx as T
 
 pytestmark = pytest.mark.skipif(
@@ -237,3 +238,25 @@ def test_write_to_file_and_formats(tmp_path):
     assert (tmp_path / "sign.o").stat().st_size > 0
     with pytest.raises(ValueError, match="supports 'c'"):
         lib.inspect_source("ll")
+
+
+def test_private_subroutine_is_a_plain_c_function():
+    @I.ir_module(s_tir=True)
+    class Module:
+        @T.prim_func(s_tir=True)
+        def main(A: T.Buffer(8, "float32")):
+            Module.fill(A.data, T.float32(3))
+
+        @T.prim_func(private=True, s_tir=True)
+        def fill(A_data: T.handle("float32"), value: T.float32):
+            A = T.decl_buffer(8, "float32", data=A_data)
+            for i in range(8):
+                A[i] = value * T.Cast("float32", i)
+
+    lib = tvm.compile(Module, target="c")
+    source = lib.inspect_source()
+    assert source.count("static int32_t fill(float* A_data, float value)") == 2
+    assert "__tvm_ffi_fill" not in source  # private: no packed entry point
+    a = _tensor(np.zeros(8, "float32"))
+    lib["main"](a)
+    np.testing.assert_array_equal(a.numpy(), 3 * np.arange(8, dtype="float32"))

@@ -28,7 +28,7 @@ import typing
 from typing import Any
 
 from tvm import tirx
-from tvm.ir import PrimType
+from tvm.ir import GlobalVar, PrimType
 from tvm.ir.expr import PrimExpr
 from tvm.tirx import stmt as _stmt
 from tvm.tirx.buffer import VIEW_PARENTS, Buffer
@@ -811,6 +811,20 @@ def _const_left(make, python_op):
 for _name, _make, _py in (("Lt", tirx.LT, operator.lt), ("LtE", tirx.LE, operator.le),
                           ("Gt", tirx.GT, operator.gt), ("GtE", tirx.GE, operator.ge)):
     dispatch.register_op("tirx", _name, 2)(_const_left(_make, _py))
+
+
+@dispatch.register_op("tirx", "Call", 1)
+def _call_prim_func(func, args, kwargs):
+    """``Module.sub(A.data)``: a call of another PrimFunc of the module (a ``tirx.Call`` whose
+    op is the GlobalVar; dtype the callee's PrimType result, else ``void``)."""
+    if not isinstance(func, GlobalVar):
+        return NotImplemented
+    if kwargs:
+        raise TypeError(f"calling {func.name_hint} takes positional arguments only")
+    ret = getattr(getattr(func, "ty", None), "ret", None)
+    dtype = str(ret.dtype) if isinstance(ret, PrimType) else "void"
+    return tirx.Call(dtype, func, [tirx.const(a) if isinstance(a, (bool, int, float)) else a
+                                   for a in args])
 
 
 @dispatch.register_op("tirx", "Not", 1)
