@@ -566,6 +566,9 @@ def build(mod: PrimFunc | IRModule, target: TargetLike | None = None,
           pipeline: TIRPipeline = "default") -> Module | RelaxExecutable:
     """``tvm.tirx.build``: compile TIR into a ``runtime.Module`` (:func:`compile_module` with
     ``tir_pipeline``; ``tvm.compile`` wraps the same module in an ``Executable``)."""
+    if target is None:
+        # As TVM: without a target, the innermost ``with tvm.target.Target(...)`` one.
+        target = Target.current(allow_none=True)
     with deep_recursion("tvm.tirx.build"):
         return compile_module(mod, target, tir_pipeline=pipeline)
 

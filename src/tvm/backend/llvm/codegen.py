@@ -26,6 +26,7 @@ from __future__ import annotations
 import hashlib
 
 from ...ir.op import Op
+from ...runtime.data_type import dtype_info
 from ...runtime.data_type import dtype_kind as _kind
 from ...tirx import expr as E
 from ...tirx.analysis.symbols import exported_symbols
@@ -781,6 +782,12 @@ class CodeGenLLVM(ExprEmitter):
         value = self.emit_expr(op.args[0])
         return self.builder.fcmp_unordered("uno", value, value)
 
+    def _vscale(self, op):
+        """``T.vscale()``: LLVM's ``llvm.vscale`` (the CPU's scalable vector length factor)."""
+        ty = value_type(op.dtype)
+        name = f"llvm.vscale.i{ty.width}"
+        return self.builder.call(self._declare(name, ir.FunctionType(ty, [])), [])
+
     def _ret(self, op):
         raise ValueError(f"T.ret in function {self.func_name}: return values are not "
                          "supported by the llvm code generator yet")
@@ -864,6 +871,7 @@ _CALL_HANDLERS = {
     "tirx.reinterpret": CodeGenLLVM._reinterpret,
     "tirx.isnan": CodeGenLLVM._isnan,
     "tirx.ret": CodeGenLLVM._ret,
+    "tirx.vscale": CodeGenLLVM._vscale,
     "tirx.tvm_call_packed": emit_call_packed,
     "tirx.tvm_stack_alloca": emit_stack_alloca,  # TMA descriptors (T.TensorMap) on the host
 }
@@ -891,7 +899,9 @@ class _StoreCounter(StmtVisitor):
         self.count = float("inf")
 
     def visit_buffer_store_(self, op):
-        self.count += self.scale * max(1, _lanes(op.value.dtype))
+        lanes = _lanes(op.value.dtype)
+        # A scalable vector (negative lanes: k * vscale) stores a run-time number of elements.
+        self.count += self.scale * (max(1, lanes) if lanes > 0 else float("inf"))
 
 
 #: ``TVMFFIAny.type_index`` values of the scalars a function returns (tvm/ffi/c_api.h).
@@ -946,8 +956,10 @@ def _is_zero(value) -> bool:
 
 
 def _lanes(dtype: str) -> int:
-    head, _, lanes = dtype.partition("x")
-    return int(lanes) if lanes.isdigit() and head else 1
+    """Lanes of ``dtype``: 1 for scalars, ``-k`` for ``k * vscale`` (``float32xvscalex4``)."""
+    if "x" not in dtype or dtype == "handle":
+        return 1
+    return dtype_info(dtype).lanes
 
 
 def _vector_map(body) -> bool:

@@ -51,7 +51,13 @@ def value_type(dtype: str) -> ir.Type:
         return PTR
     element, lanes = _split(dtype)
     elem = scalar_type(element)
-    return elem if lanes == 1 else ir.VectorType(elem, lanes)
+    return elem if lanes == 1 else vector_type(elem, lanes)
+
+
+def vector_type(elem: ir.Type, lanes: int) -> ir.VectorType:
+    """``<lanes x elem>``; negative ``lanes`` (``-k``: ``k * vscale``, the lanes of a dtype
+    such as ``float32xvscalex4``) give the scalable ``<vscale x k x elem>``."""
+    return ir.ScalableVectorType(elem, -lanes) if lanes < 0 else ir.VectorType(elem, lanes)
 
 
 def storage_type(element: str) -> ir.Type:
@@ -304,25 +310,33 @@ class ExprEmitter:
     # --- vectors ------------------------------------------------------------------------------
     def _broadcast(self, op):
         value = self.emit_expr(op.value)
-        return self.splat(value, int(op.lanes))
+        return self.splat(value, dtype_info(op.dtype).lanes)
 
     def splat(self, value, lanes):
         return self.reuse(("splat", _operand_key(value), lanes), value,
                           lambda: self._new_splat(value, lanes))
 
     def _new_splat(self, value, lanes):
-        undef = undef_vector(ir.VectorType(value.type, lanes))
+        undef = undef_vector(vector_type(value.type, lanes))
         one = self.builder.insert_element(undef, value, ir.Constant(I32, 0))
-        mask = ir.Constant(ir.VectorType(I32, lanes), 0)  # one element object, not `lanes`
+        mask = ir.Constant(vector_type(I32, lanes), 0)  # one element object, not `lanes`
         splat = self.builder.shuffle_vector(one, undef, mask)  # checks the mask's elements
         mask.constant = None  # then printed as one `zeroinitializer`
         return splat
 
     def _ramp(self, op):
-        lanes = int(op.lanes)
+        lanes = dtype_info(op.dtype).lanes
         base = self.splat(self.emit_expr(op.base), lanes)
         stride = self.splat(self.emit_expr(op.stride), lanes)
         elem = value_type(op.base.dtype)
+        if lanes < 0:
+            # Scalable: the lane indices 0, 1, ... come from llvm.stepvector.
+            vec_t = vector_type(elem, lanes)
+            name = f"llvm.stepvector.nxv{-lanes}i{elem.width}"
+            fn = self.module.globals.get(name) or ir.Function(
+                self.module, ir.FunctionType(vec_t, []), name)
+            iota = self.builder.call(fn, [])
+            return self.builder.add(base, self.builder.mul(stride, iota))
         iota = ir.Constant(ir.VectorType(elem, lanes), list(range(lanes)))
         return self.builder.add(base, self.builder.mul(stride, iota))
 
@@ -355,7 +369,7 @@ class ExprEmitter:
             if not (isinstance(index.stride, E.IntImm) and index.stride.value == 1):
                 return self._gather(op, index, element)
             ptr = self.element_pointer(op.buffer, index.base)
-            vec_t = ir.VectorType(storage_type(element), lanes)
+            vec_t = vector_type(storage_type(element), lanes)
             raw = self.builder.load(ptr, typ=vec_t, align=elem_bytes(element))
             return self.from_storage(raw, element)
         ptr = self.element_pointer(op.buffer, index)
@@ -364,7 +378,12 @@ class ExprEmitter:
 
     def _gather(self, op, index, element):
         # A strided vector load: scalar loads assembled into a vector.
-        lanes = int(index.lanes)
+        lanes = dtype_info(index.dtype).lanes
+        if lanes < 0:
+            raise ValueError(
+                f"strided load of {op.buffer.name} with a scalable number of lanes in function "
+                f"{self.func_name}: only contiguous scalable vector accesses are supported"
+            )
         result = undef_vector(ir.VectorType(scalar_type(element), lanes))
         for lane in range(lanes):
             idx = index.base + index.stride * lane
