@@ -36,6 +36,7 @@ from __future__ import annotations
 import itertools
 
 from ...arith.analyzer import Analyzer
+from ...error import InternalError
 from ...ir.expr import Range
 from ...ir.transform import PassContext, PassInfo, register_pass_config
 from ...runtime.data_type import dtype_info, with_lanes
@@ -66,7 +67,9 @@ from ..stmt import (
     Evaluate,
     For,
     ForKind,
+    IfThenElse,
     SeqStmt,
+    While,
 )
 from ..stmt_functor import (
     StmtExprVisitor,
@@ -77,7 +80,7 @@ from ..stmt_functor import (
 )
 from .common import PrimFuncPass
 
-__all__ = ["UnrollLoop", "VectorizeLoop", "unroll_loops", "vectorize_loops"]
+__all__ = ["UnrollLoop", "VectorizeError", "VectorizeLoop", "unroll_loops", "vectorize_loops"]
 
 
 #: ``PassContext`` option of ``UnrollLoop`` (as in TVM 0.27): a dict of
@@ -282,8 +285,9 @@ class _NotVectorizable(Exception):
 #: leave the loop to LLVM's loop vectorizer.
 _LANEWISE_CALLS = frozenset({"tirx.reinterpret", "tirx.call_llvm_pure_intrin"})
 #: Calls the rewrite handles: the lane-wise ones, and ``T.if_then_else`` with a condition
-#: that does not depend on the loop (its branches become vectors).
-_VECTOR_CALLS = _LANEWISE_CALLS | {"tirx.if_then_else"}
+#: that does not depend on the loop (its branches become vectors); ``T.vscale()`` (a constant
+#: of the CPU) in indices and extents.
+_VECTOR_CALLS = _LANEWISE_CALLS | {"tirx.if_then_else", "tirx.vscale"}
 
 
 class _Found(Exception):
@@ -439,48 +443,162 @@ class _Lanes:
         raise _NotVectorizable
 
 
-def _vectorize_store(op: For, max_lanes: int):
-    """The vector statement for ``op``, or None when the loop is not handled."""
-    store = op.body
+class VectorizeError(ValueError, InternalError):
+    """A vectorized loop that cannot be vectorized and must not run otherwise (a ``while``
+    loop in it, scalable vectors of vectors, ``T.vscale()`` lanes on a target without
+    scalable vectors): a ``ValueError`` that is also a ``tvm.error.InternalError``, the kind
+    Apache TVM 0.27 reports it as."""
+
+
+class _Scalarize(Exception):
+    """The statement being vectorized must run lane by lane (see :class:`_BodyVectorizer`)."""
+
+
+class _BodyVectorizer:
+    """Vectorize the body of one ``T.vectorized`` loop, statement by statement.
+
+    Each statement becomes its vector form when :class:`_Lanes` handles it; otherwise it
+    runs in a serial loop of its own over the lanes (``for j_s in range(extent)``, the loop
+    variable renamed with ``_s``), as TVM's vectorizer does. An ``if`` whose condition does
+    not depend on the loop variable keeps its place and has its branches vectorized; one
+    whose condition does runs lane by lane. Statements that define something later
+    statements use (``T.bind``, buffer allocations) cannot be split that way: a body with
+    one that does not vectorize runs lane by lane as a whole.
+    """
+
+    def __init__(self, op: For, lanes: int):
+        self.op = op
+        self.lanes = lanes
+        self.rw = _Lanes(op.loop_var, op.min, lanes)
+
+    def run(self):
+        if _has_local_buffers(self.op.body):
+            # A buffer allocated in the body is per lane; keep the loop's scalar semantics.
+            return self.scalarize(self.op.body)
+        try:
+            return self.stmt(self.op.body)
+        except _Scalarize:
+            return self.scalarize(self.op.body)
+
+    def scalarize(self, stmt):
+        var = self.op.loop_var
+        lane = Var(var.name + "_s", var.dtype)
+        return For(lane, self.op.min, self.op.extent, ForKind.SERIAL,
+                   substitute(stmt, {var: lane}))
+
+    def attempt(self, stmt):
+        """``stmt`` vectorized, or in a lane loop of its own."""
+        try:
+            return self.stmt(stmt)
+        except _Scalarize:
+            return self.scalarize(stmt)
+
+    def stmt(self, stmt):
+        if isinstance(stmt, SeqStmt):
+            out = []
+            for child in stmt.seq:
+                # A definition that does not vectorize cannot be split from its uses.
+                out.append(self.stmt(child) if isinstance(child, Bind) else self.attempt(child))
+            return SeqStmt.flatten(out)
+        if isinstance(stmt, BufferStore):
+            return self.store(stmt)
+        if isinstance(stmt, Bind):
+            return self.bind(stmt)
+        if isinstance(stmt, IfThenElse):
+            if self.rw.uses_var(stmt.condition):
+                raise _Scalarize  # lanes would take different branches
+            then_case = self.attempt(stmt.then_case)
+            else_case = None if stmt.else_case is None else self.attempt(stmt.else_case)
+            return IfThenElse(stmt.condition, then_case, else_case)
+        if isinstance(stmt, For):
+            if self.rw.uses_var(stmt.min) or self.rw.uses_var(stmt.extent):
+                raise _Scalarize
+            return stmt.replace(body=self.attempt(stmt.body))
+        if isinstance(stmt, While):
+            raise VectorizeError("A while loop inside a vectorized loop not supported")
+        if isinstance(stmt, Evaluate):
+            if isinstance(stmt.value, (IntImm,)) or not self.rw.uses_var(stmt.value):
+                return stmt
+            raise _Scalarize
+        raise _Scalarize
+
+    def bind(self, stmt: Bind):
+        rw = self.rw
+        if not rw.uses_var(stmt.value):
+            return stmt
+        try:
+            if _Finder(calls=True).found(stmt.value):
+                raise _NotVectorizable
+            value = rw.expr(stmt.value)
+        except (_NotVectorizable, TypeError, ValueError) as err:
+            if isinstance(err, VectorizeError):
+                raise
+            raise _Scalarize from None
+        var = Var(stmt.var.name, value.dtype)
+        rw.bound[id(stmt.var)] = var
+        return Bind(var, value)
+
+    def store(self, stmt: BufferStore):
+        rw = self.rw
+        scalable_loop = self.lanes < 0
+        if dtype_info(stmt.buffer.dtype).lanes < 0:
+            raise VectorizeError(
+                "Vectorizing over scalable buffer elements is not supported in vectorizer.")
+        if any(dtype_info(x.dtype).lanes != 1 for x in (*stmt.indices, stmt.value)):
+            vector_lanes = [dtype_info(x.dtype).lanes for x in (*stmt.indices, stmt.value)]
+            if scalable_loop:
+                raise VectorizeError(
+                    "Creating scalable vectors from existing vectors is not supported.")
+            if any(n < 0 for n in vector_lanes):
+                raise VectorizeError("Vectorizing over existing scalable vectors is not "
+                                     "supported.")
+        if not rw.uses_var(stmt.value) and not any(rw.uses_var(i) for i in stmt.indices):
+            return stmt  # the same in every lane: stored once
+        if len(stmt.indices) != 1 or stmt.predicate is not None:
+            raise _Scalarize
+        try:
+            if _Finder(calls=True).found(stmt.value):
+                raise _NotVectorizable
+            index = rw.index(stmt.indices[0])
+            if not (isinstance(index, Ramp) and isinstance(index.stride, IntImm)
+                    and index.stride.value == 1):
+                raise _NotVectorizable
+            value = rw.expr(stmt.value)
+        except (_NotVectorizable, TypeError, ValueError) as err:
+            if isinstance(err, VectorizeError):
+                raise
+            raise _Scalarize from None
+        element_lanes = dtype_info(stmt.buffer.dtype).lanes
+        want = self.lanes * element_lanes if self.lanes > 0 else self.lanes
+        value_lanes = dtype_info(value.dtype).lanes
+        if value_lanes == 1:
+            value = Broadcast(value, want if want > 0 else self.lanes)
+        elif value_lanes != want:
+            if isinstance(value, Broadcast) and dtype_info(value.value.dtype).lanes == 1:
+                value = Broadcast(value.value, want)  # a vector of vectors: one wider vector
+            else:
+                raise _Scalarize
+        return BufferStore(stmt.buffer, value, [index])
+
+
+def _has_local_buffers(stmt) -> bool:
+    found = []
+    post_order_visit(stmt, lambda n: found.append(n)
+                     if isinstance(n, (AllocBuffer, DeclBuffer)) else None)
+    return bool(found)
+
+
+def _vector_lanes(op: For, max_lanes: int):
+    """The lanes of a vectorized loop (``-k`` for ``k * vscale``), or None when it stays a
+    serial loop (symbolic or out-of-range extents; LLVM's loop vectorizer may take it)."""
     if not isinstance(op.min, IntImm):
         return None
     if isinstance(op.extent, IntImm):
         lanes = op.extent.value
-        if not 2 <= lanes <= max_lanes:
-            return None
-    elif _vscale_factor(op.extent) is not None:
-        lanes = -_scalable_factor(op)  # k * vscale lanes, given as -k
-    else:
-        return None  # a symbolic extent: a serial loop LLVM's vectorizer may handle
-    body = list(store.seq) if isinstance(store, SeqStmt) else [store]
-    if not all(isinstance(s, (BufferStore, Bind)) for s in body):
-        return None
-    rw = _Lanes(op.loop_var, op.min, lanes)
-    out = []
-    try:
-        for stmt in body:
-            if _Finder(calls=True).found(stmt.value):
-                return None
-            if isinstance(stmt, Bind):
-                if not rw.uses_var(stmt.value):
-                    out.append(stmt)
-                    continue
-                value = rw.expr(stmt.value)
-                var = Var(stmt.var.name, value.dtype)
-                rw.bound[id(stmt.var)] = var
-                out.append(Bind(var, value))
-                continue
-            if len(stmt.indices) != 1 or stmt.predicate is not None:
-                return None
-            index = rw.index(stmt.indices[0])
-            if not (isinstance(index, Ramp) and isinstance(index.stride, IntImm)
-                    and index.stride.value == 1):
-                return None
-            value = rw.widen(rw.expr(stmt.value))
-            out.append(BufferStore(stmt.buffer, value, [index]))
-    except (_NotVectorizable, TypeError, ValueError):
-        return None
-    return SeqStmt.flatten(out)
+        return lanes if 2 <= lanes <= max_lanes else None
+    if _vscale_factor(op.extent) is not None:
+        return -_scalable_factor(op)
+    return None
 
 
 def _vscale_factor(extent):
@@ -511,8 +629,9 @@ def _scalable_factor(op: For) -> int:
     factor = _vscale_factor(op.extent)
     target = _CURRENT_TARGET[0]
     if factor is None or not _has_scalable_vectors(target):
-        raise ValueError(
-            f"Failed to vectorize loop with extent {op.extent} for target {target}: a "
+        raise VectorizeError(
+            f"Failed to vectorize loop with extent {Analyzer().simplify(op.extent)} for "
+            f"target {target}: a "
             "loop of extent k * T.vscale() needs a target with scalable vectors (llvm with "
             "+sve, or riscv with +v)"
         )
@@ -533,9 +652,9 @@ class _Vectorizer(StmtMutator):
         op = super().visit_for_(op)
         if op.kind != ForKind.VECTORIZED:
             return op
-        vector = _vectorize_store(op, self.max_lanes)
-        if vector is not None:
-            return vector
+        lanes = _vector_lanes(op, self.max_lanes)
+        if lanes is not None:
+            return _BodyVectorizer(op, lanes).run()
         annotations = dict(op.annotations or {})
         annotations["pragma_vectorize"] = IntImm("int32", 1)
         return op.replace(kind=ForKind.SERIAL, annotations=annotations)
@@ -553,6 +672,7 @@ def vectorize_loops(func: PrimFunc) -> PrimFunc:
 
 
 register_pass_config("tirx.disable_vectorize", bool)
+register_pass_config("tirx.enable_buffer_level_predication", bool)
 
 
 def VectorizeLoop(enable_vectorize: bool = True):

@@ -616,6 +616,9 @@ def _visit_expr(parser: Parser, node: ast.Expr) -> None:
         object.__setattr__(value, "span", parser.source.to_span(node.value))
     if isinstance(value, IRBuilderFrame):
         parser.report_error(node, f"{ast.unparse(node.value)} must be used in a `with` statement")
+    if isinstance(value, _stmt.BufferStore):
+        B.add_to_parent(value)  # ``A.vstore([T.Ramp(0, 1, 4)], v, predicate=mask)``
+        return
     if isinstance(value, (PrimExpr, int)) and not isinstance(value, bool):
         if getattr(value, "span", False) is None:  # lets later checks (ptx.check_arch) cite it
             object.__setattr__(value, "span", parser.source.to_span(node.value))
