@@ -142,3 +142,81 @@ def test_get_active_lane_mask_checks_its_dtype_and_prints_it_first():
     assert str(mask) == 'T.get_active_lane_mask("uint1x4", 8, 14)'
     with pytest.raises(ValueError, match="uint1 vector dtype"):
         tvm.tirx.get_active_lane_mask("int32x4", 0, 14)
+
+
+PREDICATE = {"tirx.enable_buffer_level_predication": True}
+
+
+def test_predication_masks_the_tail_stores_and_loads():
+    @T.prim_func(private=True, s_tir=True)
+    def before(A: T.Buffer((16,), "float32"), B: T.Buffer((16,), "float32")):
+        for i in range(4):
+            for j in T.vectorized(4):
+                if i * 4 + j < 14:
+                    B[i * 4 + j] = A[i * 4 + j] * T.float32(2)
+
+    @T.prim_func(private=True, s_tir=True)
+    def expected(A: T.Buffer((16,), "float32"), B: T.Buffer((16,), "float32")):
+        for i in range(4):
+            B.vstore([T.Ramp(i * 4, 1, 4)],
+                     A.vload([T.Ramp(i * 4, 1, 4)],
+                             predicate=T.get_active_lane_mask("uint1x4", i * 4, 14))
+                     * T.Broadcast(T.float32(2), 4),
+                     predicate=T.get_active_lane_mask("uint1x4", i * 4, 14))
+
+    with tvm.transform.PassContext(config=PREDICATE):
+        got = _vectorize(before.with_attr("global_symbol", "main"))
+    assert_structural_equal(got, expected.with_attr("global_symbol", "main"))
+    # Off (the default on targets without scalable vectors): the if runs lane by lane.
+    got = _vectorize(before.with_attr("global_symbol", "main"))
+    assert got.body.body.loop_var.name == "j_s"
+
+
+def test_predication_needs_a_less_than_bound_and_vector_accesses_only():
+    @T.prim_func(private=True, s_tir=True)
+    def before(A: T.Buffer((16,), "float32"), B: T.Buffer((16,), "float32")):
+        for i in range(4):
+            for j in T.vectorized(4):
+                if i * 4 + j > 14:
+                    B[i * 4 + j] = T.float32(1)
+                if i * 4 + j < 14:
+                    B[i * 4 + j] = A[i]  # a scalar load cannot take the mask
+
+    with tvm.transform.PassContext(config=PREDICATE):
+        got = _vectorize(before.with_attr("global_symbol", "main"))
+    loops = got.body.body.seq
+    assert [loop.loop_var.name for loop in loops] == ["j_s", "j_s"]
+
+
+def test_sve_targets_predicate_by_default():
+    @T.prim_func(private=True, s_tir=True)
+    def before(A: T.Buffer((64,), "float32"), n: T.int32):
+        for j in T.vectorized(T.vscale() * 4):
+            if j < n:
+                A[j] = T.float32(2)
+
+    got = _vectorize(before.with_attr("global_symbol", "main"), SVE)
+    assert isinstance(got.body, tvm.tirx.BufferStore)
+    assert got.body.predicate.dtype == "uint1xvscalex4"
+    with tvm.transform.PassContext(config={"tirx.enable_buffer_level_predication": False}):
+        got = _vectorize(before.with_attr("global_symbol", "main"), SVE)
+    assert isinstance(got.body, tvm.tirx.For)
+
+
+def test_predicated_tail_runs_with_masked_loads_and_stores():
+    @T.prim_func(s_tir=True)
+    def tail(A: T.Buffer((16,), "float32"), B: T.Buffer((16,), "float32")):
+        for i in range(4):
+            for j in T.vectorized(4):
+                if i * 4 + j < 14:
+                    B[i * 4 + j] = A[i * 4 + j] + T.float32(1)
+
+    with tvm.transform.PassContext(config=PREDICATE):
+        lib = tvm.compile(tail)
+    ll = lib.inspect_source("ll")
+    assert "@llvm.masked.load.v4f32.p0" in ll and "@llvm.masked.store.v4f32.p0" in ll
+    assert "@llvm.get.active.lane.mask.v4i1.i32" in ll
+    a = np.arange(16, dtype="float32")
+    b = tvm.runtime.tensor(np.full(16, -1, "float32"))
+    lib(tvm.runtime.tensor(a), b)
+    np.testing.assert_array_equal(b.numpy(), np.where(np.arange(16) < 14, a + 1, -1))

@@ -60,6 +60,7 @@ from .codegen_expr import (
     I64,
     PTR,
     ExprEmitter,
+    _type_suffix,
     declare_intrinsic,
     elem_bytes,
     register_expr_method,
@@ -615,11 +616,13 @@ class CodeGenLLVM(ExprEmitter):
                 f"buffer {op.buffer.name} is stored with {len(op.indices)} indices in function "
                 f"{self.func_name}; run FlattenBuffer before code generation"
             )
-        if op.predicate is not None:
-            raise ValueError(f"predicated stores to {op.buffer.name} are not supported yet")
         value = self.emit_expr(op.value)
         index = op.indices[0]
         element = op.buffer.dtype
+        if op.predicate is not None:
+            elem, lanes = dtype_info(op.value.dtype).element, dtype_info(op.value.dtype).lanes
+            self.masked_access(op.buffer, index, elem, lanes, op.predicate, value=value)
+            return
         if isinstance(index, E.Ramp):
             if not (isinstance(index.stride, E.IntImm) and index.stride.value == 1):
                 raise ValueError(f"strided vector stores to {op.buffer.name} are not supported")
@@ -782,6 +785,17 @@ class CodeGenLLVM(ExprEmitter):
         value = self.emit_expr(op.args[0])
         return self.builder.fcmp_unordered("uno", value, value)
 
+    def _active_lane_mask(self, op):
+        """``T.get_active_lane_mask(dtype, base, limit)``: ``llvm.get.active.lane.mask``."""
+        base, limit = (self.emit_expr(a) for a in op.args)
+        wide = "int64" if "int64" in (op.args[0].dtype, op.args[1].dtype) else "int32"
+        base = self.cast_value(base, op.args[0].dtype, wide)
+        limit = self.cast_value(limit, op.args[1].dtype, wide)
+        ty = value_type(op.dtype)
+        name = f"llvm.get.active.lane.mask.{_type_suffix(ty)}.{_type_suffix(base.type)}"
+        fn = self._declare(name, ir.FunctionType(ty, [base.type, base.type]))
+        return self.builder.call(fn, [base, limit])
+
     def _vscale(self, op):
         """``T.vscale()``: LLVM's ``llvm.vscale`` (the CPU's scalable vector length factor)."""
         ty = value_type(op.dtype)
@@ -872,6 +886,7 @@ _CALL_HANDLERS = {
     "tirx.isnan": CodeGenLLVM._isnan,
     "tirx.ret": CodeGenLLVM._ret,
     "tirx.vscale": CodeGenLLVM._vscale,
+    "tirx.get_active_lane_mask": CodeGenLLVM._active_lane_mask,
     "tirx.tvm_call_packed": emit_call_packed,
     "tirx.tvm_stack_alloca": emit_stack_alloca,  # TMA descriptors (T.TensorMap) on the host
 }
@@ -901,11 +916,22 @@ class _StoreCounter(StmtVisitor):
     def visit_buffer_store_(self, op):
         lanes = _lanes(op.value.dtype)
         # A scalable vector (negative lanes: k * vscale) stores a run-time number of elements.
-        self.count += self.scale * (max(1, lanes) if lanes > 0 else float("inf"))
+        # A predicated store is never left unoptimized: LLVM 22's fast instruction selection
+        # aborts on the AVX-512 mask registers of llvm.masked.store ("Cannot emit physreg
+        # copy instruction").
+        unknown = lanes < 0 or op.predicate is not None or _has_predicated_load(op.value)
+        self.count += self.scale * (float("inf") if unknown else max(1, lanes))
 
 
 #: ``TVMFFIAny.type_index`` values of the scalars a function returns (tvm/ffi/c_api.h).
 _FFI_INT, _FFI_BOOL, _FFI_FLOAT, _FFI_OPAQUE_PTR = 1, 2, 3, 4
+
+
+def _has_predicated_load(expr) -> bool:
+    found = []
+    post_order_visit(expr, lambda n: found.append(n)
+                     if isinstance(n, BufferLoad) and n.predicate is not None else None)
+    return bool(found)
 
 
 def _has_return(body) -> bool:

@@ -361,10 +361,10 @@ class ExprEmitter:
                 f"buffer {op.buffer.name} is accessed with {len(op.indices)} indices in function "
                 f"{self.func_name}; run FlattenBuffer before code generation"
             )
-        if op.predicate is not None:
-            raise ValueError(f"predicated loads of {op.buffer.name} are not supported yet")
         index = op.indices[0]
         element, lanes = _split(op.dtype)
+        if op.predicate is not None:
+            return self.masked_access(op.buffer, index, element, lanes, op.predicate)
         if isinstance(index, E.Ramp):
             if not (isinstance(index.stride, E.IntImm) and index.stride.value == 1):
                 return self._gather(op, index, element)
@@ -375,6 +375,33 @@ class ExprEmitter:
         ptr = self.element_pointer(op.buffer, index)
         raw = self.builder.load(ptr, typ=storage_type(element), align=elem_bytes(element))
         return self.from_storage(raw, element)
+
+    def masked_access(self, buffer, index, element, lanes, predicate, value=None):
+        """``llvm.masked.load`` (``value`` None) or ``llvm.masked.store`` of a contiguous
+        vector access whose lanes ``predicate`` (an ``i1`` vector) enables."""
+        if not (isinstance(index, E.Ramp) and isinstance(index.stride, E.IntImm)
+                and index.stride.value == 1):
+            raise ValueError(
+                f"predicated access of {buffer.name} in function {self.func_name} with index "
+                f"{index}: only contiguous (stride-1 Ramp) predicated accesses are supported"
+            )
+        if element in ("bool", "bfloat16") or element.startswith("float8"):
+            raise ValueError(f"predicated access of {buffer.name}: dtype {element} is not "
+                             "supported")
+        ptr = self.element_pointer(buffer, index.base)
+        mask = self.emit_expr(predicate)
+        vec_t = vector_type(scalar_type(element), lanes)
+        align = ir.Constant(I32, elem_bytes(element))
+        suffix = f"{_type_suffix(vec_t)}.p0"
+        if value is None:
+            name = f"llvm.masked.load.{suffix}"
+            fn = self.module.globals.get(name) or ir.Function(
+                self.module, ir.FunctionType(vec_t, [PTR, I32, mask.type, vec_t]), name)
+            return self.builder.call(fn, [ptr, align, mask, undef_vector(vec_t)])
+        name = f"llvm.masked.store.{suffix}"
+        fn = self.module.globals.get(name) or ir.Function(
+            self.module, ir.FunctionType(ir.VoidType(), [vec_t, PTR, I32, mask.type]), name)
+        return self.builder.call(fn, [value, ptr, align, mask])
 
     def _gather(self, op, index, element):
         # A strided vector load: scalar loads assembled into a vector.
@@ -505,6 +532,8 @@ def _fast(instr):
 
 def _type_suffix(ty) -> str:
     """The overload suffix of an LLVM intrinsic for ``ty``: ``f32``, ``v8f32``, ``i64``..."""
+    if isinstance(ty, ir.ScalableVectorType):
+        return f"nxv{ty.count}{_type_suffix(ty.element)}"
     if isinstance(ty, ir.VectorType):
         return f"v{ty.count}{_type_suffix(ty.element)}"
     if isinstance(ty, ir.IntType):

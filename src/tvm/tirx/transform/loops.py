@@ -38,10 +38,12 @@ import itertools
 from ...arith.analyzer import Analyzer
 from ...error import InternalError
 from ...ir.expr import Range
+from ...ir.op import Op
 from ...ir.transform import PassContext, PassInfo, register_pass_config
 from ...runtime.data_type import dtype_info, with_lanes
 from ...target import Target
 from ..expr import (
+    LT,
     Add,
     BinaryOpExpr,
     Broadcast,
@@ -338,6 +340,9 @@ class _Lanes:
         self.bound: dict = {}
         self._finder = _Finder(var, also=self.bound)
         self._uses: dict = {}  # id(expr) -> (expr, uses the variable); nodes kept alive
+        #: The lane mask of a predicated body (:meth:`_BodyVectorizer.predicated`): every
+        #: load takes it, and a load that is not a vector one cannot be predicated.
+        self.predicate = None
 
     def uses_var(self, expr) -> bool:
         entry = self._uses.get(id(expr))
@@ -407,6 +412,8 @@ class _Lanes:
         return None if found else step
 
     def expr(self, e):
+        if self.predicate is not None and not self.uses_var(e) and _has_load(e):
+            raise _NotVectorizable  # a scalar load in a predicated body: lane by lane
         if not self.uses_var(e):
             return e
         if e is self.var:
@@ -416,7 +423,12 @@ class _Lanes:
         if isinstance(e, BufferLoad):
             if len(e.indices) != 1 or e.predicate is not None:
                 raise _NotVectorizable
-            return BufferLoad(e.buffer, [self.index(e.indices[0])])
+            index = self.index(e.indices[0])
+            if self.predicate is not None:
+                if not isinstance(index, Ramp):
+                    raise _NotVectorizable
+                return BufferLoad(e.buffer, [index], self.predicate)
+            return BufferLoad(e.buffer, [index])
         if isinstance(e, BinaryOpExpr):
             a, b = self.expr(e.a), self.expr(e.b)
             return type(e)(self.widen(a), self.widen(b))
@@ -466,9 +478,10 @@ class _BodyVectorizer:
     one that does not vectorize runs lane by lane as a whole.
     """
 
-    def __init__(self, op: For, lanes: int):
+    def __init__(self, op: For, lanes: int, predication: bool = False):
         self.op = op
         self.lanes = lanes
+        self.predication = predication
         self.rw = _Lanes(op.loop_var, op.min, lanes)
 
     def run(self):
@@ -506,6 +519,8 @@ class _BodyVectorizer:
             return self.bind(stmt)
         if isinstance(stmt, IfThenElse):
             if self.rw.uses_var(stmt.condition):
+                if self.predication and stmt.else_case is None:
+                    return self.predicated(stmt)
                 raise _Scalarize  # lanes would take different branches
             then_case = self.attempt(stmt.then_case)
             else_case = None if stmt.else_case is None else self.attempt(stmt.else_case)
@@ -521,6 +536,39 @@ class _BodyVectorizer:
                 return stmt
             raise _Scalarize
         raise _Scalarize
+
+    def predicated(self, stmt: IfThenElse):
+        """``if base + j < limit: stores`` as stores (and loads) predicated by
+        ``T.get_active_lane_mask(base, limit)``: a loop tail without a lane loop.
+
+        Only for a ``<`` whose left side steps by one per lane and whose right side does not
+        depend on the loop, and a body of stores whose every access is a vector one (a
+        scalar access cannot take the mask); otherwise the ``if`` runs lane by lane.
+        """
+        cond, rw = stmt.condition, self.rw
+        if not isinstance(cond, LT) or rw.uses_var(cond.b) or not rw.uses_var(cond.a):
+            raise _Scalarize
+        try:
+            ramp = rw.index(cond.a)
+        except (_NotVectorizable, TypeError, ValueError):
+            raise _Scalarize from None
+        if not (isinstance(ramp, Ramp) and isinstance(ramp.stride, IntImm)
+                and ramp.stride.value == 1):
+            raise _Scalarize
+        lanes = self.lanes
+        mask_dtype = f"uint1x{lanes}" if lanes > 0 else f"uint1xvscalex{-lanes}"
+        mask = Call(mask_dtype, Op.get("tirx.get_active_lane_mask"), [ramp.base, cond.b])
+        body = stmt.then_case
+        stores = list(body.seq) if isinstance(body, SeqStmt) else [body]
+        if not all(isinstance(st, BufferStore) for st in stores):
+            raise _Scalarize
+        rw.predicate = mask
+        try:
+            out = [self.store(st) for st in stores]
+        finally:
+            rw.predicate = None
+        return SeqStmt.flatten([BufferStore(st.buffer, st.value, st.indices, mask)
+                                for st in out])
 
     def bind(self, stmt: Bind):
         rw = self.rw
@@ -553,6 +601,8 @@ class _BodyVectorizer:
                 raise VectorizeError("Vectorizing over existing scalable vectors is not "
                                      "supported.")
         if not rw.uses_var(stmt.value) and not any(rw.uses_var(i) for i in stmt.indices):
+            if rw.predicate is not None:
+                raise _Scalarize  # a scalar store cannot take the lane mask
             return stmt  # the same in every lane: stored once
         if len(stmt.indices) != 1 or stmt.predicate is not None:
             raise _Scalarize
@@ -579,6 +629,12 @@ class _BodyVectorizer:
             else:
                 raise _Scalarize
         return BufferStore(stmt.buffer, value, [index])
+
+
+def _has_load(expr) -> bool:
+    found = []
+    post_order_visit(expr, lambda n: found.append(n) if isinstance(n, BufferLoad) else None)
+    return bool(found)
 
 
 def _has_local_buffers(stmt) -> bool:
@@ -648,16 +704,35 @@ class _Vectorizer(StmtMutator):
         super().__init__()
         self.max_lanes = max_lanes
 
+    def visit_attr_stmt_(self, op):
+        if op.attr_key != "target":
+            return super().visit_attr_stmt_(op)
+        # ``with T.attr(target, "target", 0):`` sets the target of the statements inside.
+        saved, _CURRENT_TARGET[0] = _CURRENT_TARGET[0], op.node
+        try:
+            return super().visit_attr_stmt_(op)
+        finally:
+            _CURRENT_TARGET[0] = saved
+
     def visit_for_(self, op: For):
         op = super().visit_for_(op)
         if op.kind != ForKind.VECTORIZED:
             return op
         lanes = _vector_lanes(op, self.max_lanes)
         if lanes is not None:
-            return _BodyVectorizer(op, lanes).run()
+            return _BodyVectorizer(op, lanes, _predication_enabled()).run()
         annotations = dict(op.annotations or {})
         annotations["pragma_vectorize"] = IntImm("int32", 1)
         return op.replace(kind=ForKind.SERIAL, annotations=annotations)
+
+
+def _predication_enabled() -> bool:
+    """Buffer-level predication: the ``tirx.enable_buffer_level_predication`` option, by
+    default on for targets with scalable vectors (as in TVM)."""
+    option = PassContext.current().config.get("tirx.enable_buffer_level_predication")
+    if option is not None:
+        return bool(option)
+    return _has_scalable_vectors(_CURRENT_TARGET[0])
 
 
 def vectorize_loops(func: PrimFunc) -> PrimFunc:
