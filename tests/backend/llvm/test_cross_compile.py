@@ -44,3 +44,20 @@ def test_riscv_vector_extension_vectorizes_a_vectorized_loop():
 
     asm = tvm.compile(fill, target=RISCV64).inspect_source("asm")
     assert "vsetvli" in asm or "vsetivli" in asm
+
+
+def test_armv7_object_with_a_parallel_loop(tmp_path):
+    @T.prim_func(s_tir=True)
+    def add(A: T.Buffer((1024,), "float32"), B: T.Buffer((1024,), "float32"),
+            C: T.Buffer((1024,), "float32")):
+        T.func_attr({"tirx.noalias": True})
+        for i in T.parallel(256):
+            for j in T.vectorized(4):
+                C[i * 4 + j] = A[i * 4 + j] + B[i * 4 + j]
+
+    lib = tvm.tirx.build(add, target={"kind": "llvm", "mtriple": "armv7-none-linux-gnueabihf"})
+    path = tmp_path / "add.o"
+    lib.write_to_file(str(path))
+    data = path.read_bytes()
+    assert data[:4] == b"\x7fELF" and data[4] == 1  # ELFCLASS32
+    assert int.from_bytes(data[18:20], "little") == 0x28  # e_machine: EM_ARM
