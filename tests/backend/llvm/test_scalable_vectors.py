@@ -2,6 +2,7 @@
 
 import re
 
+import numpy as np
 import pytest
 
 import tvm
@@ -63,3 +64,34 @@ def test_strided_scalable_load_is_rejected():
 
     with pytest.raises(ValueError, match="only contiguous scalable vector accesses"):
         _ll(strided)
+
+
+def test_buffer_of_vector_elements_runs():
+    # A local buffer of float32x4 elements: each element is a whole vector in memory.
+    @T.prim_func(s_tir=True)
+    def twice(A: T.Buffer((8,), "float32"), B: T.Buffer((8,), "float32")):
+        T.func_attr({"tirx.noalias": True})
+        V = T.alloc_buffer((2,), "float32x4", scope="local")
+        for i in range(2):
+            V[i] = A[T.ramp(i * 4, 1, 4)] * T.broadcast(T.float32(2), 4)
+        for i in range(2):
+            B[T.ramp(i * 4, 1, 4)] = V[1 - i]
+
+    a = np.arange(8, dtype="float32")
+    b = tvm.runtime.tensor(np.zeros(8, "float32"))
+    tvm.compile(twice)(tvm.runtime.tensor(a), b)
+    np.testing.assert_array_equal(b.numpy(), np.concatenate([a[4:], a[:4]]) * 2)
+
+
+def test_riscv_target_intrinsics_take_their_overloads_from_the_arguments():
+    @T.prim_func(s_tir=True)
+    def load(A: T.Buffer((8,), "float32"), B: T.Buffer((8,), "float32")):
+        v = T.call_llvm_intrin(
+            "float32xvscalex4", "llvm.riscv.vle", T.Broadcast(T.float32(0), T.vscale() * 4),
+            T.tvm_access_ptr(T.type_annotation("float32"), A.data, 0, 8, 1), T.int64(8))
+        B[T.ramp(0, 1, 4 * T.vscale())] = v
+
+    rvv = {"kind": "llvm", "mtriple": "riscv64-linux-gnu", "mcpu": "generic-rv64",
+           "mattr": ["+64bit", "+m", "+a", "+f", "+d", "+c", "+v"]}
+    ll = tvm.tirx.build(load, target=rvv).inspect_source("ll")
+    assert "@llvm.riscv.vle.nxv4f32.p0.i64(" in ll

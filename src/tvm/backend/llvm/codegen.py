@@ -585,7 +585,28 @@ class CodeGenLLVM(ExprEmitter):
         element = buf.dtype
         elem_t = storage_type(element)
         size = buf.shape[0]
-        if isinstance(size, E.IntImm) and size.value * elem_bytes(element) <= STACK_LIMIT_BYTES:
+        if dtype_info(element).lanes < 0:
+            # Scalable vector elements (``float32xvscalex4`` locals): their size is known at
+            # run time only; an alloca of the vector type holds them.
+            if not isinstance(size, E.IntImm):
+                raise ValueError(f"buffer {buf.name} of {element}: a scalable vector buffer "
+                                 "needs a constant number of elements")
+            here = self.builder.block
+            entry_builder = ir.IRBuilder(self._entry)
+            first = self._entry.instructions[0] if self._entry.instructions else None
+            if first is not None:
+                entry_builder.position_before(first)
+            ptr = entry_builder.alloca(value_type(element),
+                                       size=ir.Constant(I64, max(1, size.value)), name=buf.name)
+            self.builder.position_at_end(here)
+            self.vars[id(buf.data)] = ptr
+            return
+        lanes = dtype_info(element).lanes
+        # Elements of a vector dtype (``float32x4``) take ``lanes`` scalars each.
+        item_bytes = elem_bytes(element) * max(1, lanes)
+        if lanes > 1:
+            elem_t = ir.VectorType(storage_type(dtype_info(element).element), lanes)
+        if isinstance(size, E.IntImm) and size.value * item_bytes <= STACK_LIMIT_BYTES:
             # Allocate in the entry block so a loop does not grow the stack.
             here = self.builder.block
             entry_builder = ir.IRBuilder(self._entry)
@@ -599,7 +620,7 @@ class CodeGenLLVM(ExprEmitter):
             self.vars[id(buf.data)] = ptr
             return
         nbytes = self.builder.mul(_fit(self.builder, self.emit_expr(size), I64),
-                                  ir.Constant(I64, elem_bytes(element)))
+                                  ir.Constant(I64, item_bytes))
         alloc = self._declare(_ALLOC_WS, ir.FunctionType(PTR, [I32, I32, I64, I32, I32]))
         ptr = self.builder.call(alloc, [ir.Constant(I32, 1), ir.Constant(I32, 0), nbytes,
                                         ir.Constant(I32, 2), ir.Constant(I32, 32)],
@@ -622,6 +643,13 @@ class CodeGenLLVM(ExprEmitter):
         if op.predicate is not None:
             elem, lanes = dtype_info(op.value.dtype).element, dtype_info(op.value.dtype).lanes
             self.masked_access(op.buffer, index, elem, lanes, op.predicate, value=value)
+            return
+        value_lanes = dtype_info(op.value.dtype).lanes
+        if not isinstance(index, E.Ramp) and value_lanes != 1 \
+                and dtype_info(element).lanes == value_lanes:
+            # One element of a buffer of vectors (``float32xvscalex4`` locals).
+            ptr = self.vector_element_pointer(op.buffer, index)
+            self.builder.store(value, ptr, align=elem_bytes(dtype_info(element).element))
             return
         if isinstance(index, E.Ramp):
             if not (isinstance(index.stride, E.IntImm) and index.stride.value == 1):
@@ -724,9 +752,11 @@ class CodeGenLLVM(ExprEmitter):
         args = [self.emit_expr(a) for a in op.args[1:]]
         if name == "llvm.exp" and op.dtype.split("x")[0] == "float32" and FAST_EXP:
             return self.fast_exp_f32(args[0])
-        if name.startswith(("llvm.x86.", "llvm.aarch64.", "llvm.arm.")):
-            # Target intrinsics are named in full (overloads spelled out, as LLVM declares
-            # them); the generic path would append a type suffix.
+        if name.startswith(("llvm.x86.", "llvm.aarch64.", "llvm.arm.", "llvm.riscv.")):
+            # Target intrinsics are declared by the name given: in full (overloads spelled
+            # out), or without the overload suffixes, which LLVM's parser adds from the
+            # argument types (``llvm.riscv.vle`` -> ``llvm.riscv.vle.nxv4f32.p0.i64``); the
+            # generic path would append only the result type's suffix.
             fn = self.module.globals.get(name) or ir.Function(
                 self.module, ir.FunctionType(value_type(op.dtype), [a.type for a in args]), name)
             return self.builder.call(fn, args)
@@ -795,6 +825,17 @@ class CodeGenLLVM(ExprEmitter):
         name = f"llvm.get.active.lane.mask.{_type_suffix(ty)}.{_type_suffix(base.type)}"
         fn = self._declare(name, ir.FunctionType(ty, [base.type, base.type]))
         return self.builder.call(fn, [base, limit])
+
+    def _access_ptr(self, op):
+        """``T.tvm_access_ptr(T.type_annotation(dtype), data, offset, extent, mask)``: the
+        address of element ``offset`` (in units of ``dtype``) of ``data``."""
+        dtype = op.args[0].dtype
+        base = self.emit_expr(op.args[1])
+        offset = self.cast_value(self.emit_expr(op.args[2]), op.args[2].dtype, "int64")
+        element, lanes = dtype_info(dtype).element, dtype_info(dtype).lanes
+        if lanes != 1:
+            offset = self.builder.mul(offset, ir.Constant(I64, lanes))
+        return self.builder.gep(base, [offset], source_etype=storage_type(element))
 
     def _vscale(self, op):
         """``T.vscale()``: LLVM's ``llvm.vscale`` (the CPU's scalable vector length factor)."""
@@ -886,6 +927,7 @@ _CALL_HANDLERS = {
     "tirx.isnan": CodeGenLLVM._isnan,
     "tirx.ret": CodeGenLLVM._ret,
     "tirx.vscale": CodeGenLLVM._vscale,
+    "tirx.tvm_access_ptr": CodeGenLLVM._access_ptr,
     "tirx.get_active_lane_mask": CodeGenLLVM._active_lane_mask,
     "tirx.tvm_call_packed": emit_call_packed,
     "tirx.tvm_stack_alloca": emit_stack_alloca,  # TMA descriptors (T.TensorMap) on the host

@@ -372,9 +372,22 @@ class ExprEmitter:
             vec_t = vector_type(storage_type(element), lanes)
             raw = self.builder.load(ptr, typ=vec_t, align=elem_bytes(element))
             return self.from_storage(raw, element)
+        if lanes != 1 and dtype_info(op.buffer.dtype).lanes == lanes:
+            # One element of a buffer of vectors (``float32xvscalex4`` locals).
+            ptr = self.vector_element_pointer(op.buffer, index)
+            return self.builder.load(ptr, typ=value_type(op.dtype), align=elem_bytes(element))
         ptr = self.element_pointer(op.buffer, index)
         raw = self.builder.load(ptr, typ=storage_type(element), align=elem_bytes(element))
         return self.from_storage(raw, element)
+
+    def vector_element_pointer(self, buffer, index):
+        """``&buffer[index]`` for a buffer whose elements are vectors (index in vectors)."""
+        if dtype_info(buffer.dtype).element in ("bool", "bfloat16"):
+            raise ValueError(f"buffer {buffer.name} of {buffer.dtype}: vector elements of this "
+                             "dtype are not supported")
+        offset = self.cast_value(self.emit_expr(index), index.dtype, "int64")
+        return self.builder.gep(self._var(buffer.data), [offset],
+                                source_etype=value_type(buffer.dtype))
 
     def masked_access(self, buffer, index, element, lanes, predicate, value=None):
         """``llvm.masked.load`` (``value`` None) or ``llvm.masked.store`` of a contiguous
