@@ -1,4 +1,4 @@
-"""TVMScript: ``Module.sub(args)`` inside a PrimFunc calls another PrimFunc of the module."""
+"""TVMScript: subroutine calls (`Module.sub(args)`) and predicated `vload`/`vstore` statements."""
 
 import pytest
 
@@ -40,3 +40,20 @@ def test_keyword_arguments_are_rejected():
             def fill(A_data: T.handle("float32")):
                 A = T.decl_buffer(4, "float32", data=A_data)
                 A[0] = T.float32(1)
+
+
+def test_predicated_vload_vstore_round_trip():
+    @T.prim_func(private=True, s_tir=True)
+    def func(A: T.Buffer((8,), "float32"), B: T.Buffer((8,), "float32")):
+        for i in range(2):
+            B.vstore([T.Ramp(i * 4, 1, 4)],
+                     A.vload([T.Ramp(i * 4, 1, 4)],
+                             predicate=T.get_active_lane_mask("uint1x4", i * 4, 7)),
+                     predicate=T.get_active_lane_mask("uint1x4", i * 4, 7))
+
+    store = func.body.body
+    assert isinstance(store, tvm.tirx.BufferStore) and store.predicate is not None
+    assert store.value.predicate is not None
+    text = func.script()
+    assert "B.vstore([T.Ramp(i * 4, 1, 4)], A.vload([T.Ramp(i * 4, 1, 4)], predicate=" in text
+    tvm.ir.assert_structural_equal(tvm.script.from_source(text), func)
