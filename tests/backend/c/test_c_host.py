@@ -216,7 +216,7 @@ def test_vector_access_ptr_prints_the_scalar_offset():
     func = tvm.tirx.PrimFunc([buf], body).with_attr("global_symbol", "main")
     source = tvm.compile(tvm.IRModule.from_expr(func), target="c").inspect_source()
     assert "consume(((float2*)(((float*)" in source and " + 4))" in source
-    assert "typedef float float2 __attribute__((vector_size(8)));" in source
+    assert "typedef float float2 __attribute__((vector_size(8), aligned(4)));" in source
 
 
 def test_unsupported_intrinsic_is_a_value_error():
@@ -260,3 +260,20 @@ def test_private_subroutine_is_a_plain_c_function():
     a = _tensor(np.zeros(8, "float32"))
     lib["main"](a)
     np.testing.assert_array_equal(a.numpy(), 3 * np.arange(8, dtype="float32"))
+
+
+def test_vectorized_and_parallel_loops_at_unaligned_offsets():
+    @T.prim_func(s_tir=True)
+    def shifted(A: T.Buffer((68,), "float32"), B: T.Buffer((64,), "float32")):
+        for i in T.parallel(16):
+            for j in T.vectorized(4):
+                B[i * 4 + j] = T.max(A[i * 4 + j + 1] * T.float32(2), T.float32(0)) + T.Cast(
+                    "float32", j)
+
+    lib = tvm.compile(shifted, target="c")
+    assert "__builtin_convertvector(" in lib.inspect_source()
+    a = np.random.default_rng(2).standard_normal(68).astype("float32")
+    b = _tensor(np.zeros(64, "float32"))
+    lib(_tensor(a), b)
+    want = np.maximum(a[1:65] * 2, 0) + np.tile(np.arange(4), 16)
+    np.testing.assert_allclose(b.numpy(), want, rtol=1e-6)

@@ -12,7 +12,8 @@ Each PrimFunc ``f`` with a ``global_symbol`` becomes
 A PrimFunc without a ``global_symbol`` (a private subroutine) becomes a plain ``static``
 function over its parameters. The file starts with the includes (``tvm/ffi/c_api.h`` of
 ``tvm_ffi``, ``<math.h>``), the vector typedefs it uses (GCC vector extensions: ``float2`` is
-``float __attribute__((vector_size(8)))``), the workspace functions and the wrappers' helpers.
+``float __attribute__((vector_size(8), aligned(4)))``; vector ``min``/``max``/``select`` go
+lane by lane, casts through ``__builtin_convertvector``), the workspace functions and the wrappers' helpers.
 
 Statements and expressions are printed by :class:`~.codegen_c.CodeGenC`; this class adds the
 host parts: ``AssertStmt`` (raise the error kind through ``TVMFFIErrorSetRaisedFromCStr``,
@@ -103,9 +104,12 @@ class CodeGenCHost(CodeGenC):
                 "int16_t": "short", "uint16_t": "ushort", "_Float16": "half"}[element]
         name = f"{base}{info.lanes}"
         if name not in self._vector_types:
-            nbytes = dtype_info(info.element).bits // 8 * info.lanes
+            elem_bytes = max(1, dtype_info(info.element).bits // 8)
+            # Aligned as its element (a typedef may lower the alignment): vector accesses at
+            # any element offset (``A + (i * 4 + 1)``) are then unaligned loads, not faults.
             self._vector_types[name] = (
-                f"typedef {element} {name} __attribute__((vector_size({nbytes})));")
+                f"typedef {element} {name} __attribute__((vector_size({elem_bytes * info.lanes}),"
+                f" aligned({elem_bytes})));")
         return name
 
     def lane(self, value: str, i: int, dtype: str) -> str:
@@ -382,9 +386,38 @@ class CodeGenCHost(CodeGenC):
     def _minmax(self, op) -> str:
         a, b = self.ssa(op.a), self.ssa(op.b)
         symbol = "<" if isinstance(op, E.Min) else ">"
-        if dtype_info(op.dtype).lanes != 1:
-            return f"({a} {symbol} {b} ? {a} : {b})"
+        lanes = dtype_info(op.dtype).lanes
+        if lanes != 1:
+            # C has no vector ``?:``: lane by lane through a temporary.
+            out = self.alloc_name("vec")
+            self.emit(f"{self.type_name(op.dtype)} {out};")
+            for i in range(lanes):
+                self.emit(f"{out}[{i}] = (({a}[{i}] {symbol} {b}[{i}]) ? {a}[{i}] : {b}[{i}]);")
+            return out
         return f"(({a} {symbol} {b}) ? {a} : {b})"
+
+    def _select(self, op) -> str:
+        lanes = dtype_info(op.dtype).lanes
+        if lanes == 1:
+            return super()._select(op)
+        cond, t, f = self.ssa(op.condition), self.ssa(op.true_value), self.ssa(op.false_value)
+        out = self.alloc_name("vec")
+        self.emit(f"{self.type_name(op.dtype)} {out};")
+        cond_lanes = dtype_info(op.condition.dtype).lanes
+        for i in range(lanes):
+            c = f"{cond}[{i}]" if cond_lanes != 1 else cond
+            self.emit(f"{out}[{i}] = ({c} ? {t}[{i}] : {f}[{i}]);")
+        return out
+
+    def vector_cast(self, op) -> str:
+        lanes = dtype_info(op.dtype).lanes
+        if lanes < 0 or dtype_info(op.value.dtype).lanes != lanes:
+            raise ValueError(f"vector cast to {op.dtype} in {self.func_name} is not supported")
+        if dtype_info(op.dtype).element == "bool" or dtype_info(op.value.dtype).element == "bool":
+            raise ValueError(f"vector cast between {op.value.dtype} and {op.dtype} in "
+                             f"{self.func_name} is not supported (boolean vectors)")
+        return (f"__builtin_convertvector({self.print_expr(op.value)}, "
+                f"{self.type_name(op.dtype)})")
 
     def vector_binary(self, op, symbol: str) -> str:
         # GCC vector extensions have the element-wise operators.
