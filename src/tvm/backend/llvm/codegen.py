@@ -60,13 +60,13 @@ from .codegen_expr import (
     I64,
     PTR,
     ExprEmitter,
-    _type_suffix,
     declare_intrinsic,
     elem_bytes,
     register_expr_method,
     storage_type,
     value_type,
 )
+from .codegen_vector import emit_access_ptr, emit_active_lane_mask, emit_vscale
 from .packed_api import ScalarParam, TensorParam, emit_packed_function, signature_text
 from .parallel import emit_parallel_chunks
 
@@ -815,34 +815,6 @@ class CodeGenLLVM(ExprEmitter):
         value = self.emit_expr(op.args[0])
         return self.builder.fcmp_unordered("uno", value, value)
 
-    def _active_lane_mask(self, op):
-        """``T.get_active_lane_mask(dtype, base, limit)``: ``llvm.get.active.lane.mask``."""
-        base, limit = (self.emit_expr(a) for a in op.args)
-        wide = "int64" if "int64" in (op.args[0].dtype, op.args[1].dtype) else "int32"
-        base = self.cast_value(base, op.args[0].dtype, wide)
-        limit = self.cast_value(limit, op.args[1].dtype, wide)
-        ty = value_type(op.dtype)
-        name = f"llvm.get.active.lane.mask.{_type_suffix(ty)}.{_type_suffix(base.type)}"
-        fn = self._declare(name, ir.FunctionType(ty, [base.type, base.type]))
-        return self.builder.call(fn, [base, limit])
-
-    def _access_ptr(self, op):
-        """``T.tvm_access_ptr(T.type_annotation(dtype), data, offset, extent, mask)``: the
-        address of element ``offset`` (in units of ``dtype``) of ``data``."""
-        dtype = op.args[0].dtype
-        base = self.emit_expr(op.args[1])
-        offset = self.cast_value(self.emit_expr(op.args[2]), op.args[2].dtype, "int64")
-        element, lanes = dtype_info(dtype).element, dtype_info(dtype).lanes
-        if lanes != 1:
-            offset = self.builder.mul(offset, ir.Constant(I64, lanes))
-        return self.builder.gep(base, [offset], source_etype=storage_type(element))
-
-    def _vscale(self, op):
-        """``T.vscale()``: LLVM's ``llvm.vscale`` (the CPU's scalable vector length factor)."""
-        ty = value_type(op.dtype)
-        name = f"llvm.vscale.i{ty.width}"
-        return self.builder.call(self._declare(name, ir.FunctionType(ty, [])), [])
-
     def _ret(self, op):
         raise ValueError(f"T.ret in function {self.func_name}: return values are not "
                          "supported by the llvm code generator yet")
@@ -926,9 +898,9 @@ _CALL_HANDLERS = {
     "tirx.reinterpret": CodeGenLLVM._reinterpret,
     "tirx.isnan": CodeGenLLVM._isnan,
     "tirx.ret": CodeGenLLVM._ret,
-    "tirx.vscale": CodeGenLLVM._vscale,
-    "tirx.tvm_access_ptr": CodeGenLLVM._access_ptr,
-    "tirx.get_active_lane_mask": CodeGenLLVM._active_lane_mask,
+    "tirx.vscale": emit_vscale,
+    "tirx.tvm_access_ptr": emit_access_ptr,
+    "tirx.get_active_lane_mask": emit_active_lane_mask,
     "tirx.tvm_call_packed": emit_call_packed,
     "tirx.tvm_stack_alloca": emit_stack_alloca,  # TMA descriptors (T.TensorMap) on the host
 }
