@@ -28,7 +28,7 @@ import typing
 from typing import Any
 
 from tvm import tirx
-from tvm.ir import PrimType
+from tvm.ir import GlobalVar, PrimType
 from tvm.ir.expr import PrimExpr
 from tvm.tirx import stmt as _stmt
 from tvm.tirx.buffer import VIEW_PARENTS, Buffer
@@ -616,6 +616,9 @@ def _visit_expr(parser: Parser, node: ast.Expr) -> None:
         object.__setattr__(value, "span", parser.source.to_span(node.value))
     if isinstance(value, IRBuilderFrame):
         parser.report_error(node, f"{ast.unparse(node.value)} must be used in a `with` statement")
+    if isinstance(value, _stmt.BufferStore):
+        B.add_to_parent(value)  # ``A.vstore([T.Ramp(0, 1, 4)], v, predicate=mask)``
+        return
     if isinstance(value, (PrimExpr, int)) and not isinstance(value, bool):
         if getattr(value, "span", False) is None:  # lets later checks (ptx.check_arch) cite it
             object.__setattr__(value, "span", parser.source.to_span(node.value))
@@ -811,6 +814,20 @@ def _const_left(make, python_op):
 for _name, _make, _py in (("Lt", tirx.LT, operator.lt), ("LtE", tirx.LE, operator.le),
                           ("Gt", tirx.GT, operator.gt), ("GtE", tirx.GE, operator.ge)):
     dispatch.register_op("tirx", _name, 2)(_const_left(_make, _py))
+
+
+@dispatch.register_op("tirx", "Call", 1)
+def _call_prim_func(func, args, kwargs):
+    """``Module.sub(A.data)``: a call of another PrimFunc of the module (a ``tirx.Call`` whose
+    op is the GlobalVar; dtype the callee's PrimType result, else ``void``)."""
+    if not isinstance(func, GlobalVar):
+        return NotImplemented
+    if kwargs:
+        raise TypeError(f"calling {func.name_hint} takes positional arguments only")
+    ret = getattr(getattr(func, "ty", None), "ret", None)
+    dtype = str(ret.dtype) if isinstance(ret, PrimType) else "void"
+    return tirx.Call(dtype, func, [tirx.const(a) if isinstance(a, (bool, int, float)) else a
+                                   for a in args])
 
 
 @dispatch.register_op("tirx", "Not", 1)
