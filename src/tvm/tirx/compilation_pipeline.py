@@ -72,12 +72,8 @@ def tirx_kernel_passes(target=None) -> list:
 
 
 def finalize_host_passes(target=None):
-    """Passes run on host functions after the pipeline: intrinsic lowering.
-
-    Functions without a ``target`` take the rules of ``target``'s kind (the host kind).
-    """
-    kind = getattr(getattr(target, "kind", None), "name", None)
-    return Sequential([_t.LowerIntrin(kind)], name="tirx.finalize_host")
+    """Passes run on host functions after the pipeline: intrinsic lowering."""
+    return Sequential([_t.LowerIntrin()], name="tirx.finalize_host")
 
 
 def _tirx_pipeline(target=None):

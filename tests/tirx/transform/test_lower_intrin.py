@@ -44,19 +44,3 @@ def test_float16_computes_in_float32():
 def test_ops_without_rule_are_kept():
     value, _ = _lower(lambda v: tirx.call_extern("float32", "my_fn", v))
     assert value.op.name == "tirx.call_extern"
-
-
-def test_default_kind_applies_to_functions_without_target():
-    """``LowerIntrin(default_kind)``: functions without a target take that kind's rules."""
-    import tvm
-    from tvm.script import tirx as T
-
-    @T.prim_func
-    def func(a: T.Buffer((4,), "float32")):
-        for i in range(4):
-            a[i] = T.exp(a[i])
-
-    mod = tvm.IRModule({"func": func})
-    c_text = tvm.tirx.transform.LowerIntrin("c")(mod).script()
-    assert '"expf"' in c_text and "llvm.exp" not in c_text
-    assert "llvm.exp" in tvm.tirx.transform.LowerIntrin()(mod).script()

@@ -70,15 +70,6 @@ def lower_intrin(func: PrimFunc, target_kind: str | None = None) -> PrimFunc:
     return func if body is func.body else func.with_body(body)
 
 
-def LowerIntrin(default_kind: str | None = None):
-    """The pass object: ``tvm.tirx.transform.LowerIntrin()(mod)``.
-
-    ``default_kind``: the kind whose rules apply to functions without a ``target`` attribute
-    (default ``"llvm"``); the host finalization passes the host target's kind (``"c"``).
-    """
-
-    def run(f, m, c):
-        kind = _target_kind(f, default=default_kind or DEFAULT_KIND)
-        return lower_intrin(f, kind)
-
-    return PrimFuncPass(run, PassInfo(0, "tirx.LowerIntrin"))
+def LowerIntrin():
+    """The pass object: ``tvm.tirx.transform.LowerIntrin()(mod)``."""
+    return PrimFuncPass(lambda f, m, c: lower_intrin(f), PassInfo(0, "tirx.LowerIntrin"))
