@@ -519,8 +519,8 @@ class BadCallTIR:
 @pytest.mark.parametrize(("name", "message"), [
     ("prim_dtype", "Argument 1 type mismatch: expected T.float32, given T.int64"),
     ("shape_as_scalar", "Argument 0 type mismatch: expected T.int64, given R.Shape([1, 2])"),
-    ("inferred_output", "implies that the output should be R.Tensor((32,), "
-                        'dtype="float16"), but the `out_ty` argument was R.Tensor((64,)'),
+    ("inferred_output", ("implies that the output should be R.Tensor((32,), "
+                         'dtype="float16"), but the `out_ty` argument was R.Tensor((64,)')),
 ])
 def test_rule20_call_tir_fits_its_prim_func(name, message):
     mod = tvm.IRModule({gv: f for gv, f in BadCallTIR.functions.items()

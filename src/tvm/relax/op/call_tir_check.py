@@ -227,9 +227,7 @@ def _bind_or_compare(expected, actual, binding) -> bool:
 def _matches(expected, actual, binding) -> bool:
     """Whether an argument of type ``actual`` may be passed where ``expected`` is declared."""
     if type(expected).__name__ == "PrimType":
-        if type(actual).__name__ != "PrimType" or str(actual.dtype) != str(expected.dtype):
-            return False
-        return True
+        return type(actual).__name__ == "PrimType" and str(actual.dtype) == str(expected.dtype)
     if not isinstance(actual, TensorType):
         return False
     if actual.dtype not in ("void", "") and actual.dtype != expected.dtype:
