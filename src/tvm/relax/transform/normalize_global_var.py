@@ -1,9 +1,13 @@
 """``NormalizeGlobalVar``: every public function is named by its ``global_symbol``.
 
 A public function (one with a ``global_symbol`` attribute) whose GlobalVar has another name
-gets a GlobalVar of that name. A private function whose name a public one now takes is renamed
-``<name>1`` (``<name>2``... when taken). Every reference to a renamed function (calls,
-``R.call_tir`` callees) follows. Mirrors Apache TVM 0.27's pass of the same name.
+gets a GlobalVar of that name. Then each private function (Relax or TIR), in module order,
+keeps its name if it is still free, else takes the next free ``<name><k>`` (as TVM's name
+supply: ``func`` -> ``func1``, and a later ``func1`` -> ``func11``). Every reference to a
+renamed function (calls, ``R.call_tir`` callees) follows, and the Relax functions are
+re-normalized (a binding whose value changed takes the value's type). Two public functions
+with one symbol raise ``ValueError``. Mirrors Apache TVM 0.27's pass of the same name, which
+``BlockBuilder.finalize`` runs.
 """
 
 from __future__ import annotations
@@ -23,27 +27,50 @@ def _symbol(func):
     return None if symbol is None else str(symbol)
 
 
+class _NameTable:
+    """Unique names as TVM's name supply hands them out: ``f`` when free, else ``f1``, ``f2``..."""
+
+    def __init__(self):
+        self.counters: dict = {}  # name -> the last suffix tried for it
+
+    def reserve(self, name: str) -> None:
+        self.counters[name] = 0
+
+    def fresh(self, name: str) -> str:
+        name = (name or "v").replace(".", "_")
+        if name not in self.counters:
+            self.counters[name] = 0
+            return name
+        suffix, candidate = self.counters[name], name
+        while candidate in self.counters:
+            suffix += 1
+            candidate = f"{name}{suffix}"
+        self.counters[name] = suffix
+        self.counters[candidate] = 0
+        return candidate
+
+
 def _new_names(mod) -> dict:
-    """``{old GlobalVar: new name}`` for the functions to rename."""
-    public = {}
+    """``{old GlobalVar: new name}`` for the functions to rename (empty when none needs it).
+
+    Public functions take their ``global_symbol``; then each private function, in module
+    order, takes its own name if still free, else the next free ``<name><k>``.
+    """
+    if all(_symbol(f) in (None, g.name_hint) for g, f in mod.functions.items()):
+        return {}
+    table, names = _NameTable(), {}
     for gvar, func in mod.functions.items():
         symbol = _symbol(func)
-        if symbol is not None:
-            public[gvar] = symbol
-    taken = set(public.values())
-    final = set(taken)
-    final.update(g.name_hint for g in mod.functions if g not in public)
-    renames = {g: s for g, s in public.items() if s != g.name_hint}
-    for gvar in mod.functions:
-        if gvar in public or gvar.name_hint not in taken:
+        if symbol is None:
             continue
-        k = 1
-        while f"{gvar.name_hint}{k}" in final:
-            k += 1
-        name = f"{gvar.name_hint}{k}"
-        final.add(name)
-        renames[gvar] = name
-    return renames
+        if symbol in table.counters:
+            raise ValueError(f"IRModule contains duplicate global symbol: {symbol}")
+        table.reserve(symbol)
+        names[gvar] = symbol
+    for gvar, func in mod.functions.items():
+        if _symbol(func) is None:
+            names[gvar] = table.fresh(gvar.name_hint)
+    return {g: n for g, n in names.items() if n != g.name_hint}
 
 
 class _Replace(ExprMutator):
