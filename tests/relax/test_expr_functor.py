@@ -274,26 +274,3 @@ def test_visit_expr_post_order_uses_the_default_rule():
     assert [b.value.op.name for b in new.body.blocks[0].bindings] == ["relax.multiply"] * 3
 
 
-
-def test_mutated_body_of_another_shape_replaces_the_return_type():
-    # As TVM's ExprMutator: a return type the new body contradicts is derived again from the
-    # body; a body that is only less specific keeps the declared return type.
-    x = relax.Var("x", relax.TensorType([2, 3], "float32"))
-    bb = relax.BlockBuilder()
-    with bb.function("f", [x]):
-        bb.emit_func_output(bb.emit(op.add(x, x)))
-    func = bb.get()["f"]
-
-    class Flatten(PyExprMutator):
-        def visit_call_(self, call):
-            return op.reshape(call.args[0], [6])
-
-    class Forget(PyExprMutator):
-        def visit_call_(self, call):
-            return relax.Call(relax.ExternFunc("g"), [call.args[0]],
-                              ty_args=[relax.TensorType(dtype="float32", ndim=2)])
-
-    flat = Flatten().visit_expr(func)
-    tvm.ir.assert_structural_equal(flat.ret_ty, relax.TensorType([6], "float32"))
-    kept = Forget().visit_expr(func)
-    tvm.ir.assert_structural_equal(kept.ret_ty, relax.TensorType([2, 3], "float32"))

@@ -426,12 +426,6 @@ class ExprMutator(ExprFunctor):
             and ret_ty is op.ret_ty
         ):
             return op
-        if ret_ty is not None and body is not None and body.ty is not None \
-                and _incompatible(body.ty, ret_ty):
-            # As TVM: a body rewritten to a result the old return type contradicts (another
-            # shape) gets its return type from the body, with the symbolic variables only
-            # the body defines erased.
-            ret_ty = _erase_body_vars(body.ty, params)
         return Function(params, body, ret_ty, op.is_pure, op.attrs, span=op.span)
 
     def visit_seq_expr_(self, op):
@@ -536,27 +530,6 @@ class ExprMutator(ExprFunctor):
     def visit_dataflow_var_def_(self, var):
         """Rewrite the definition of a ``relax.DataflowVar`` (kept as is by default)."""
         return var
-
-
-def _incompatible(body_ty, ret_ty) -> bool:
-    """Whether a function's body type provably contradicts its return type."""
-    # Lazy: the analyses import this module.
-    from .analysis.type_analysis import BaseCheckResult, struct_info_base_check
-
-    return struct_info_base_check(body_ty, ret_ty) in (
-        BaseCheckResult.FAIL_L0, BaseCheckResult.FAIL_L1)
-
-
-def _erase_body_vars(ty, params):
-    """``ty`` with the symbolic variables the parameters do not define erased."""
-    # Lazy: the analyses import this module.
-    from .analysis.type_analysis import definable_tir_vars_in_type, erase_to_well_defined
-
-    defined = {}
-    for param in params:
-        for var in definable_tir_vars_in_type(param.ty):
-            defined[var] = var
-    return erase_to_well_defined(ty, defined)
 
 
 class PyExprVisitor(ExprVisitor):

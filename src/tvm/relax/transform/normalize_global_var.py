@@ -15,6 +15,12 @@ from __future__ import annotations
 from ...ir.expr import GlobalVar
 from ...ir.module import IRModule
 from ...ir.transform import module_pass
+from ..analysis.type_analysis import (
+    BaseCheckResult,
+    definable_tir_vars_in_type,
+    erase_to_well_defined,
+    struct_info_base_check,
+)
 from ..expr import Function
 from ..expr_functor import ExprMutator
 
@@ -80,6 +86,26 @@ class _Replace(ExprMutator):
 
     def visit_global_var_(self, op):
         return self.table.get(op, op)
+
+    def visit_function_(self, op):
+        # As TVM's mutator: a re-normalized body whose type contradicts the declared return
+        # type (another shape, once a binding took its value's type) gives the function its
+        # return type, with the symbolic variables only the body defines erased.
+        func = super().visit_function_(op)
+        body_ty = getattr(func.body, "ty", None)
+        if func is op or func.ret_ty is None or body_ty is None:
+            return func
+        if struct_info_base_check(body_ty, func.ret_ty) not in _CONTRADICTS:
+            return func
+        defined = {}
+        for param in func.params:
+            for var in definable_tir_vars_in_type(param.ty):
+                defined[var] = var
+        return Function(func.params, func.body, erase_to_well_defined(body_ty, defined),
+                        func.is_pure, func.attrs, span=func.span)
+
+
+_CONTRADICTS = (BaseCheckResult.FAIL_L0, BaseCheckResult.FAIL_L1)
 
 
 @module_pass(opt_level=0, name="NormalizeGlobalVar")
