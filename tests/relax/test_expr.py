@@ -234,4 +234,3 @@ def test_operators_of_the_op_library():
         assert expr.op.name == name
         assert bb.normalize(expr).ty.ndim == 1
     assert bb.normalize(x.astype("float16")).ty.dtype == "float16"
-

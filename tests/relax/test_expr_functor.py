@@ -273,4 +273,3 @@ def test_visit_expr_post_order_uses_the_default_rule():
     new = Rewrite().visit_expr(func)
     assert [b.value.op.name for b in new.body.blocks[0].bindings] == ["relax.multiply"] * 3
 
-
