@@ -14,6 +14,7 @@ Examples
 ...         lv = bb.emit(relax.op.add(x, x))
 ...         gv = bb.emit_output(relax.op.multiply(lv, x))
 ...     bb.emit_func_output(gv)
+I.GlobalVar("main")
 >>> [b.var.name_hint for b in bb.get()["main"].body.blocks[0].bindings]
 ['lv', 'gv']
 """
