@@ -83,6 +83,11 @@ def _pick_ty(ty, struct_info, what):
     return _check_type(ty, f"{what} type")
 
 
+def _func_name_of(func) -> str:
+    symbol = func.get_attr("global_symbol")
+    return str(symbol) if symbol is not None else "function"
+
+
 class Var(ExprWithOp, RelaxExpr, type_key="relax.expr.Var"):
     """A Relax variable. ``ty`` is its annotation, compared at the definition site."""
 
@@ -479,6 +484,26 @@ class Function(ExprWithOp, BaseFunc, type_key="relax.expr.Function"):
     def get_attr(self, key, default=None):
         """The function attribute ``key``, or ``default`` when it is not set."""
         return default if self.attrs is None else self.attrs.get(key, default)
+
+    def bind_params(self, binding_map) -> Function:
+        """A copy with some parameters replaced by values, which leave the signature.
+
+        Parameters
+        ----------
+        binding_map : dict
+            Parameter (``relax.Var`` or its name) -> a Relax expression, or a NumPy array /
+            ``tvm.runtime.Tensor`` (bound as a constant). Symbolic dims of a bound parameter
+            take the value's extents everywhere in the function.
+
+        Returns
+        -------
+        Function
+            The function without the bound parameters (not re-normalized).
+        """
+        # Lazy: the transform package sits above relax.expr.
+        from .transform.bind_params import bind_params
+
+        return bind_params(self, dict(binding_map), _func_name_of(self))
 
     @property
     def ret_struct_info(self):

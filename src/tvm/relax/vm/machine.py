@@ -121,6 +121,7 @@ class VirtualMachine:
     >>> x = relax.Var("x", relax.TensorType([3], "float32"))
     >>> with bb.function("main", [x]):
     ...     bb.emit_func_output(bb.emit_te(topi.add, x, x))
+    I.GlobalVar("main")
     >>> vm = relax.VirtualMachine(relax.build(bb.get()), tvm.cpu())
     >>> vm["main"](np.arange(3, dtype="float32")).numpy().tolist()
     [0.0, 2.0, 4.0]
