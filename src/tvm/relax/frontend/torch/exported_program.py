@@ -22,12 +22,14 @@ attributes, as in TVM.
 
 from __future__ import annotations
 
+import contextlib
 import math
 
 from ....runtime import tensor as runtime_tensor
 from ... import expr as rx
 from ...ty import TensorType
 from ._torch import dtype_name, require_torch
+from .convert_control import has_cond
 from .importer import GraphImporter
 
 
@@ -104,8 +106,11 @@ def _import(torch, ep, keep_params, unwrap, no_bind, custom, keep_state):
     kinds = torch.export.graph_signature.InputKind
     out_kinds = torch.export.graph_signature.OutputKind
     imp = GraphImporter(custom)
+    imp.graph_module = ep.graph_module
     nodes = list(ep.graph.nodes)
     imp.check_supported(nodes)
+    # ``torch.cond`` becomes a Relax ``If``, which may not sit inside a dataflow block.
+    plain = has_cond(nodes)
 
     placeholders = {n.name: n for n in nodes if n.op == "placeholder"}
     state_dict = ep.state_dict
@@ -159,7 +164,7 @@ def _import(torch, ep, keep_params, unwrap, no_bind, custom, keep_state):
 
     bb = imp.block_builder
     with bb.function("main", user + params + buffers, attrs=attrs):
-        with bb.dataflow():
+        with contextlib.nullcontext() if plain else bb.dataflow():
             for node in nodes:
                 if node.op == "call_function":
                     imp.convert_node(node)
@@ -190,12 +195,13 @@ def _import(torch, ep, keep_params, unwrap, no_bind, custom, keep_state):
                         f"from_exported_program: output {i} of {output_node.name} is not a "
                         f"tensor ({type(r).__name__}); only tensor outputs are supported"
                     )
+            bind = bb.emit if plain else bb.emit_output
             if unwrap and len(results) == 1:
-                ret = bb.emit_output(results[0])
+                ret = bind(results[0])
             elif no_bind:
-                ret = rx.Tuple([bb.emit_output(r) for r in results])
+                ret = rx.Tuple([bind(r) for r in results])
             else:
-                ret = bb.emit_output(rx.Tuple(results))
+                ret = bind(rx.Tuple(results))
         bb.emit_func_output(ret)
     mod = bb.get()
     func = mod["main"]
