@@ -121,6 +121,29 @@ def test_cond_symbolic_batch(torch_check):
         np.testing.assert_allclose(got[0].numpy(), model(xn, yn).numpy(), rtol=1e-5, atol=1e-5)
 
 
+def test_cond_on_symbolic_size():
+    from tvm.relax.frontend.torch import from_exported_program
+
+    class BySize(torch.nn.Module):
+        def forward(self, x):
+            return torch.cond(x.shape[0] > 4, lambda x: x + 1.0, lambda x: x * 3.0, (x,))
+
+    model = BySize()
+    batch = torch.export.Dim("batch", min=2, max=10)
+    ep = torch.export.export(model, (_rand(5, 3),), dynamic_shapes=({0: batch},))
+    mod = from_exported_program(ep)
+    assert "T.bool = s" in mod["main"].script()
+    vm = relax.VirtualMachine(tvm.compile(mod, target="llvm"), tvm.cpu())
+    from tvm.relax.testing import evaluate
+
+    for n in (3, 4, 5, 9):  # both outcomes, and the boundary
+        x = _rand(n, 3, seed=n)
+        expected = model(x).numpy()
+        np.testing.assert_allclose(evaluate(mod, x.numpy())[0], expected, rtol=1e-6)
+        got = vm["main"](tvm.runtime.tensor(x.numpy()))[0].numpy()
+        np.testing.assert_allclose(got, expected, rtol=1e-6)
+
+
 def test_cond_missing_op_in_branch_is_listed(torch_check):
     from tvm.relax.frontend.torch import from_exported_program
 

@@ -15,15 +15,17 @@ becomes::
 
 ``If`` may not appear inside a dataflow block, so a function with a ``cond`` is built with
 plain binding blocks (see :func:`has_cond`). A branch returning one tensor returns it bare; a
-branch with several results returns a tuple that ``getitem`` reads. A predicate torch already
-folded to a Python ``bool`` calls the chosen branch directly. Nested ``cond`` inside a branch
-is imported the same way (its functions are added to the same module).
+branch with several results returns a tuple that ``getitem`` reads. A predicate on symbolic
+sizes (``x.shape[0] > 4``, a torch ``SymBool``) is an ``R.Prim("bool")`` value. Nested
+``cond`` inside a branch is imported the same way (its functions are added to the same
+module).
 """
 
 from __future__ import annotations
 
+from ....ir.expr import PrimExpr
 from ... import op as R
-from ...expr import Call, If, Tuple
+from ...expr import Call, If, Tuple, prim_value
 from .importer import register
 
 
@@ -66,21 +68,21 @@ def _cond(imp, node):
                 "not a tensor; only tensor operands are supported yet"
             )
     true_graph, false_graph = branch_graphs(imp, node)
-    if isinstance(pred, bool):
-        chosen = true_graph if pred else false_graph
-        gv, n_out = imp.import_branch(chosen, operands, "cond_static_branch")
-        return _results(imp, node, Call(gv, operands), n_out)
-    if not hasattr(pred, "struct_info"):
+    if isinstance(pred, (bool, PrimExpr)):
+        # a condition on symbolic sizes (SymBool, ``x.shape[0] > 4``): an ``R.Prim("bool")``
+        pred = imp.block_builder.emit(prim_value(pred), name_hint=str(node.args[0]))
+    elif not hasattr(pred, "struct_info"):
         raise ValueError(
             f"torch frontend: cond {node.name}: the predicate is a {type(pred).__name__}; "
-            "a symbolic (SymBool) predicate is not supported yet, use a tensor predicate"
+            "a tensor or a condition on sizes is supported"
         )
-    sinfo = pred.struct_info
-    if sinfo.ndim != 0:
-        # torch accepts any one-element boolean tensor; Relax ``If`` needs a scalar.
-        pred = imp.emit(R.reshape(pred, []))
-    if sinfo.dtype != "bool":
-        pred = imp.emit(R.astype(pred, "bool"))
+    else:
+        sinfo = pred.struct_info
+        if sinfo.ndim != 0:
+            # torch accepts any one-element boolean tensor; Relax ``If`` needs a scalar.
+            pred = imp.emit(R.reshape(pred, []))
+        if sinfo.dtype != "bool":
+            pred = imp.emit(R.astype(pred, "bool"))
     true_gv, n_true = imp.import_branch(true_graph, operands, "cond_true_branch")
     false_gv, n_false = imp.import_branch(false_graph, operands, "cond_false_branch")
     if n_true != n_false:
