@@ -452,7 +452,7 @@ class BlockBuilder(Normalizer):
         Call once, at the end: the old GlobalVars are no longer in the result.
         """
         # Lazy: the transform package sits above the builder.
-        from .transform.normalize_global_var import NormalizeGlobalVar
+        from .transform import NormalizeGlobalVar
 
         result = NormalizeGlobalVar()(self._mod)
         if result is not self._mod:

@@ -116,4 +116,5 @@ class RewriteDataflowReshape:
     """Replace ``R.call_tir`` of reshape kernels in dataflow blocks by ``R.reshape``."""
 
     def transform_module(self, mod, ctx):
+        """Turn each dataflow call of a row-major copy kernel back into ``R.reshape``."""
         return map_functions(mod, _Rewriter)
