@@ -1,7 +1,8 @@
 """Normalization: ``layer_norm``, ``group_norm``, ``rms_norm`` and ``batch_norm``.
 
 Statistics are computed in two passes (mean, then the mean of squared deviations: the biased
-variance, as NumPy's ``var``), in the input dtype.
+variance, as NumPy's ``var``). ``layer_norm`` and ``rms_norm`` are staged as TVM's and
+accumulate float16 inputs in float32; the others compute in the input dtype.
 """
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ from ... import te, tirx
 from ...tirx import generic as _g
 from ..utils import (
     as_index,
+    compute,
     const_like,
     get_const_int,
     is_const_int,
@@ -59,16 +61,54 @@ def _mean_var(data, axes, prefix):
     return mean, var
 
 
+def _kept(i, axes):
+    """The indices of ``i`` on the axes not in ``axes`` (a statistic's index)."""
+    return [v for d, v in enumerate(i) if d not in axes]
+
+
+
 def layer_norm(data, gamma, beta, axis, epsilon=1e-5):
     """``(x - mean) / sqrt(var + epsilon) * gamma + beta`` over ``axis``; ``gamma``/``beta``
-    have the normalized axes' shape (either may be ``None``)."""
+    have the normalized axes' shape (either may be ``None``).
+
+    Staged as TVM's: ``<x>_sum`` and ``<x>_mean`` (shape without the normalized axes), then
+    ``<x>_var_sum`` (sum of squared deviations), then ``T_layer_norm``, which divides the
+    variance sum by the count. float16 inputs accumulate and normalize in float32 and are
+    cast back before ``gamma``/``beta`` apply.
+    """
     axes = normalize_axes(axis, data.ndim, "layer_norm")
-    mean, var = _mean_var(data, axes, "T_layer_norm")
-    eps = const_like(epsilon, data.dtype)
+    fp16 = data.dtype == "float16"
+    acc = "float32" if fp16 else data.dtype
+    raxes = {a: reduce_axis(data.shape[a], f"k{a}") for a in axes}
+    stat_shape = tuple(s for d, s in enumerate(data.shape) if d not in axes)
+    count = _count(data.shape, axes, acc)
+
+    def read(idx):
+        value = data(*idx)
+        return _g.cast(value, acc) if fp16 else value
+
+    def full_index(i):
+        it = iter(i)
+        return [raxes[d].var if d in raxes else next(it) for d in range(data.ndim)]
+
+    total = compute(stat_shape, lambda *i: te.sum(read(full_index(i)),
+                                                   axis=list(raxes.values())),
+                    name=f"{data.name}_sum", tag="comm_reduce")
+    mean = compute(stat_shape, lambda *i: total(*i) / count, name=f"{data.name}_mean",
+                   tag="injective")
+
+    def sq_dev(*i):
+        diff = read(full_index(i)) - mean(*i)
+        return te.sum(diff * diff, axis=list(raxes.values()))
+
+    var_sum = compute(stat_shape, sq_dev, name=f"{data.name}_var_sum", tag="comm_reduce")
+    eps = const_like(epsilon, acc)
 
     def body(*i):
-        s = _stat_index(i, axes)
-        out = (data(*i) - mean(*s)) * tirx.rsqrt(var(*s) + eps)
+        s = _kept(i, axes)
+        out = (read(i) - mean(*s)) * tirx.rsqrt(var_sum(*s) / count + eps)
+        if fp16:
+            out = _g.cast(out, data.dtype)
         p = [i[a] for a in axes]
         if gamma is not None:
             out = out * gamma(*p)
@@ -76,20 +116,53 @@ def layer_norm(data, gamma, beta, axis, epsilon=1e-5):
             out = out + beta(*p)
         return out
 
-    return te.compute(data.shape, body, name="T_layer_norm", tag="injective")
+    return compute(data.shape, body, name="T_layer_norm", tag="injective")
 
 
 def rms_norm(data, weight, axis, epsilon=1e-5):
-    """``x / sqrt(mean(x^2) + epsilon) * weight`` over ``axis`` (``weight`` may be ``None``)."""
+    """``x / sqrt(mean(x^2) + epsilon) * weight`` over ``axis`` (``weight`` may be ``None``).
+
+    Staged as TVM's, in float32 whatever the input dtype: ``T_cast`` of ``x``, ``T_multiply``
+    (the squares), ``T_multiply_red`` (their sum), ``rsqrt``, ``T_cast`` of ``weight``,
+    ``T_rms_norm`` and a final ``T_cast`` back to the input dtype.
+    """
     axes = normalize_axes(axis, data.ndim, "rms_norm")
-    msq = _mean_over(data, axes, lambda idx: data(*idx) * data(*idx), "T_rms_norm_msq")
-    eps = const_like(epsilon, data.dtype)
+    acc = "float32"
+    x32 = compute(data.shape, lambda *i: _g.cast(data(*i), acc), name="T_cast",
+                  tag="elemwise")
+    square = compute(data.shape, lambda *i: x32(*i) * x32(*i), name="T_multiply",
+                     tag="broadcast")
+    raxes = {a: reduce_axis(data.shape[a], f"k{a}") for a in axes}
+    stat_shape = tuple(s for d, s in enumerate(data.shape) if d not in axes) or \
+        (const_like(1, data.shape[0].dtype),)
+
+    def total_body(*i):
+        it = iter(i if len(axes) < data.ndim else ())
+        idx = [raxes[d].var if d in raxes else next(it) for d in range(data.ndim)]
+        return te.sum(square(*idx), axis=list(raxes.values()))
+
+    total = compute(stat_shape, total_body, name="T_multiply_red", tag="comm_reduce")
+    count = _count(data.shape, axes, acc)
+    eps = const_like(epsilon, acc)
+
+    def stat_index(i):
+        kept = _kept(i, axes)
+        return kept if kept else [const_like(0, stat_shape[0].dtype)]
+
+    norm = compute(stat_shape, lambda *i: tirx.rsqrt(total(*i) / count + eps), name="rsqrt",
+                   tag="injective")
+    w32 = None
+    if weight is not None:
+        w32 = compute(weight.shape, lambda *i: _g.cast(weight(*i), acc), name="T_cast",
+                      tag="elemwise")
 
     def body(*i):
-        out = data(*i) * tirx.rsqrt(msq(*_stat_index(i, axes)) + eps)
-        return out if weight is None else out * weight(*[i[a] for a in axes])
+        out = norm(*stat_index(i)) * x32(*i)
+        return out if w32 is None else out * w32(*[i[a] for a in axes])
 
-    return te.compute(data.shape, body, name="T_rms_norm", tag="injective")
+    out = compute(data.shape, body, name="T_rms_norm", tag="injective")
+    return compute(data.shape, lambda *i: _g.cast(out(*i), data.dtype), name="T_cast",
+                   tag="elemwise")
 
 
 def group_norm(data, gamma, beta, num_groups, channel_axis, axes, epsilon=1e-5):
