@@ -31,7 +31,14 @@ from .elemwise import (  # noqa: F401
 from .loss import cross_entropy_with_logits, nll_loss, nll_loss_backward  # noqa: F401
 from .norm import batch_norm, group_norm, layer_norm, rms_norm  # noqa: F401
 from .pad import mirror_pad, pad, replicate_pad  # noqa: F401
-from .pooling import adaptive_pool, global_pool, pool2d, pool_grad  # noqa: F401
+from .pooling import (  # noqa: F401
+    adaptive_pool,
+    global_pool,
+    layout_spatial_axes,
+    pool2d,
+    pool_grad,
+    pool_nd,
+)
 from .softmax import log_softmax, softmax  # noqa: F401
 
 

@@ -122,12 +122,13 @@ def layer_norm(data, gamma, beta, axis, epsilon=1e-5):
 def rms_norm(data, weight, axis, epsilon=1e-5):
     """``x / sqrt(mean(x^2) + epsilon) * weight`` over ``axis`` (``weight`` may be ``None``).
 
-    Staged as TVM's, in float32 whatever the input dtype: ``T_cast`` of ``x``, ``T_multiply``
+    Staged as TVM's, in float32 (float64 for float64 inputs): ``T_cast`` of ``x``, ``T_multiply``
     (the squares), ``T_multiply_red`` (their sum), ``rsqrt``, ``T_cast`` of ``weight``,
     ``T_rms_norm`` and a final ``T_cast`` back to the input dtype.
     """
     axes = normalize_axes(axis, data.ndim, "rms_norm")
-    acc = "float32"
+    # TVM computes in float32; float64 inputs keep their precision here (a pytvm extension).
+    acc = "float64" if data.dtype == "float64" else "float32"
     x32 = compute(data.shape, lambda *i: _g.cast(data(*i), acc), name="T_cast",
                   tag="elemwise")
     square = compute(data.shape, lambda *i: x32(*i) * x32(*i), name="T_multiply",

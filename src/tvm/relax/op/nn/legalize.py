@@ -149,9 +149,11 @@ def _adaptive_avg_pool2d(bb, call):
     # The output size is the inferred one (output_size=None keeps the input's spatial dims).
     shape = list(call.ty.shape.values)
     layout = a.layout
-    size = [shape[layout.index("H")], shape[layout.index("W")]]
+    hax, wax = tnn.layout_spatial_axes(layout, "HW", "adaptive_avg_pool2d")
+    size = [shape[hax], shape[wax]]
     return bb.call_te(
-        tnn.adaptive_pool, call.args[0], size, "avg", layout, primfunc_name_hint="adaptive_pool_avg"
+        tnn.adaptive_pool, call.args[0], size, "avg", layout,
+        primfunc_name_hint="adaptive_avg_pool2d",
     )
 
 
