@@ -166,9 +166,23 @@ def rms_norm(data, weight, axis, epsilon=1e-5):
                    tag="elemwise")
 
 
+_tuple_sum = te.comm_reducer(lambda x, y: (x[0] + y[0], x[1] + y[1]),
+                             lambda t0, t1: (const_like(0, t0), const_like(0, t1)),
+                             name="tuple_sum")
+
+
 def group_norm(data, gamma, beta, num_groups, channel_axis, axes, epsilon=1e-5):
     """Group normalization: channels split into ``num_groups`` groups; each group is
-    normalized over its channels and ``axes``; ``gamma``/``beta`` are per channel."""
+    normalized over its channels and ``axes``; ``gamma``/``beta`` are per channel.
+
+    float32 and float16 inputs are staged as TVM's: ``data`` reshaped to split the channel
+    axis into ``(groups, channels per group)`` (then cast to float32 for float16), one
+    two-value reduction ``<x>_red_temp`` of ``x`` and ``x * x``, the variance as
+    ``E[x^2] - E[x]^2``, ``T_group_norm`` in the split shape and a reshape back. Other dtypes
+    (float64) use two passes (mean, then squared deviations) in the input dtype.
+    """
+    if data.dtype in ("float32", "float16"):
+        return _group_norm_split(data, gamma, beta, num_groups, channel_axis, axes, epsilon)
     groups = get_const_int(num_groups)
     ch = normalize_axis(channel_axis, data.ndim, "group_norm")
     axes = [a for a in normalize_axes(axes, data.ndim, "group_norm") if a != ch]
@@ -216,6 +230,65 @@ def group_norm(data, gamma, beta, num_groups, channel_axis, axes, epsilon=1e-5):
         return out
 
     return te.compute(data.shape, body, name="T_group_norm", tag="injective")
+
+
+def _group_norm_split(data, gamma, beta, num_groups, channel_axis, axes, epsilon):
+    """:func:`group_norm` for float32/float16, staged as TVM's (see there)."""
+    from ..transform import reshape  # lazy: transform sits beside nn in topi
+
+    groups = get_const_int(num_groups)
+    ch = normalize_axis(channel_axis, data.ndim, "group_norm")
+    channels = data.shape[ch]
+    if is_const_int(channels) and get_const_int(channels) % groups:
+        raise ValueError(f"group_norm: {get_const_int(channels)} channels are not divisible "
+                         f"into {groups} groups")
+    dt = channels.dtype
+    per_group = _g.floordiv(channels, const_like(groups, dt))
+    split_shape = [*data.shape[:ch], const_like(groups, dt), per_group, *data.shape[ch + 1:]]
+    fp16 = data.dtype == "float16"
+    x = reshape(data, split_shape)
+    if fp16:
+        x16 = x
+        x = compute(x16.shape, lambda *i: _g.cast(x16(*i), "float32"), name="T_cast",
+                    tag="elemwise")
+    gamma_r = None if gamma is None else reshape(gamma, [const_like(groups, dt), per_group])
+    beta_r = None if beta is None else reshape(beta, [const_like(groups, dt), per_group])
+    new_axes = [ch + 1]
+    for a in normalize_axes(axes, data.ndim, "group_norm"):
+        if a == ch:
+            raise ValueError("group_norm: axes must not contain the channel axis")
+        new_axes.append(a if a < ch else a + 1)
+    new_axes = sorted(new_axes)
+    raxes = {a: reduce_axis(x.shape[a], f"k{a}") for a in new_axes}
+    stat_shape = tuple(s for d, s in enumerate(x.shape) if d not in raxes)
+
+    def sums(*i):
+        it = iter(i)
+        idx = [raxes[d].var if d in raxes else next(it) for d in range(len(x.shape))]
+        value = x(*idx)
+        return _tuple_sum((value, value * value), axis=list(raxes.values()))
+
+    total, total_sq = compute(stat_shape, sums, name=f"{data.name}_red_temp",
+                              tag="comm_reduce")
+    count = _count(x.shape, new_axes, "float32")
+    eps = const_like(epsilon, "float32")
+
+    def body(*i):
+        s = _kept(i, new_axes)
+        mean = total(*s) / count
+        var = total_sq(*s) / count - mean * mean
+        out = (x(*i) - mean) * tirx.rsqrt(var + eps)
+        if fp16:
+            out = _g.cast(out, "float16")
+        p = (i[ch], i[ch + 1])
+        if gamma_r is not None:
+            out = out * gamma_r(*p)
+        if beta_r is not None:
+            out = out + beta_r(*p)
+        return out
+
+    out = compute(x.shape, body, name="T_group_norm", tag="injective")
+    return reshape(out, data.shape)
 
 
 def batch_norm(data, gamma, beta, moving_mean, moving_var, axis=None, epsilon=None,
