@@ -379,6 +379,23 @@ class SeqExpr(ExprWithOp, RelaxExpr, type_key="relax.expr.SeqExpr"):
         self.__init_fields__(blocks, body, span=span, ty=ty)
 
 
+def function_keeping_ret_ty(func, ret_ty):
+    """``func`` with ``ret_ty`` as its return type even where its body's type is more precise
+    (the form TVM's passes keep when they update a function in place rather than build a new
+    one, e.g. ``LambdaLift``)."""
+    new = Function.__new__(Function)
+    new.__init_fields__(
+        func.params,
+        func.body,
+        ret_ty,
+        func.is_pure,
+        func.attrs,
+        span=func.span,
+        ty=_function_type(func.params, ret_ty, func.is_pure),
+    )
+    return new
+
+
 def _refined_ret_ty(params, ret_ty, body_ty):
     """As TVM's ``Function``: a declared return type that is a base of the body's type is
     replaced by the body's (more precise) type, keeping only the symbolic variables the

@@ -64,7 +64,9 @@ def comm_reduce(data, axis, keepdims, reducer, name):
                    name=f"{data.name}_red" if name is None else name, tag="comm_reduce")
 
 
-_prod = te.comm_reducer(lambda x, y: x * y, lambda t: tirx.const(1, t), name="prod")
+# As TVM: a product of booleans combines with ``and``.
+_prod = te.comm_reducer(lambda x, y: _g.logical_and(x, y) if x.dtype == "bool" else x * y,
+                        lambda t: tirx.const(1, t), name="prod")
 _all = te.comm_reducer(_g.logical_and, lambda t: tirx.const(True, "bool"), name="all")
 _any = te.comm_reducer(_g.logical_or, lambda t: tirx.const(False, "bool"), name="any")
 

@@ -16,6 +16,12 @@ from .conv import (  # noqa: F401
     group_conv2d_nchw,
     group_conv2d_transpose_nchw,
 )
+from .conv_transpose import (  # noqa: F401
+    conv1d_transpose_ncw,
+    conv3d_transpose_ncdhw,
+    group_conv1d_transpose_ncw,
+    group_conv3d_transpose_ncdhw,
+)
 from .dense import batch_matmul, dense, matmul  # noqa: F401
 from .dilate import dilate  # noqa: F401
 from .elemwise import (  # noqa: F401
