@@ -218,3 +218,17 @@ def test_pool_grad_disjoint_form_is_elementwise():
     assert not out.op.reduce_axis
     out = topi.nn.pool_grad(G, X, (2, 2), (1, 1), (0, 0), "max")  # overlapping: loop form
     assert len(out.op.reduce_axis) == 2
+
+
+@pytest.mark.parametrize("pool_type", ["avg", "max"])
+def test_adaptive_pool_even_windows_blocked_layout(run, rng, pool_type):
+    # 6x4 -> 3x2: windows of 2x2 that tile the input (TVM's fixed-window staging, rv0/rv1).
+    x = rng.standard_normal((1, 8, 6, 4)).astype("float32")
+    blocked = x.reshape(1, 2, 4, 6, 4).transpose(0, 1, 3, 4, 2)  # NCHW4c
+    X = te.placeholder(blocked.shape, name="X")
+    out = topi.nn.adaptive_pool(X, (3, 2), pool_type, "NCHW4c")
+    assert out.op.attrs["schedule_rule"] == f"meta_schedule.adaptive_pool_{pool_type}"
+    got = run([X], out, [blocked])
+    ref = adaptive_ref(x, (3, 2), pool_type == "max")
+    np.testing.assert_allclose(got, ref.reshape(1, 2, 4, 3, 2).transpose(0, 1, 3, 4, 2),
+                               rtol=1e-5)

@@ -65,7 +65,7 @@ class Conv3DTransposeAttrs(Attrs, type_key="relax.attrs.Conv3DTransposeAttrs"):
 
 
 _SPATIAL = {1: "W", 3: "DHW"}
-_NAMES = {1: "Conv1DTranspose", 3: "Conv3DTranspose"}
+_NAMES = {1: "Conv1dTranspose", 3: "Conv3dTranspose"}  # TVM's spelling in messages
 
 
 def infer_conv_transpose(call, _bb=None):
@@ -92,8 +92,9 @@ def infer_conv_transpose(call, _bb=None):
     groups = int(attrs.groups)
     if prove_equal(c, i) is False:
         raise ValueError(
-            f"{name} expects the data channel size {dim_text(c)} to equal the weight input "
-            f"channel size {dim_text(i)}"
+            f"{name} expects the channel size of the data should equal to the input channel "
+            f"size of the weight. However, the data channel size is {dim_text(c)} while the "
+            f"weight input channel size is {dim_text(i)}"
         )
     out = {"N": n, "C": o * groups}
     for s, letter in enumerate(spatial):
