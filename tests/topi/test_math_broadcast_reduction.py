@@ -225,3 +225,14 @@ def test_reduction_axis_errors():
         topi.sum(A, 2)
     with pytest.raises(ValueError, match="repeated axis"):
         topi.sum(A, (0, 0))
+
+
+def test_broadcast_of_different_symbolic_extents_as_tvm():
+    c, h = tirx.Var("c", "int64"), tirx.Var("h", "int64")
+    A = te.placeholder((c,), name="A")
+    B = te.placeholder((h,), name="B")
+    C = te.placeholder((tirx.IntImm("int64", 4),), name="C")
+    # Assumed equal at run time: the output extent is their maximum (TVM's BroadcastShape).
+    assert str(topi.add(A, B).shape[0]) == "T.max(c, h)"
+    # A symbolic extent against a static one (not 1) takes the static one.
+    assert int(topi.add(A, C).shape[0]) == 4

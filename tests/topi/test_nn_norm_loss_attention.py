@@ -219,11 +219,12 @@ def test_batch_flatten(run, rng):
 
 def _stages(out):
     """The computes ``out`` reads, directly or not, by name (with their dtypes)."""
-    found, stack = {}, [out]
+    found, seen, stack = {}, set(), [out]
     while stack:
         t = stack.pop()
-        if t.op.name in found or not hasattr(t.op, "body"):
+        if id(t.op) in seen or not hasattr(t.op, "body"):
             continue
+        seen.add(id(t.op))
         found[t.op.name] = t.dtype
         stack.extend(t.op.input_tensors)
     return found
@@ -277,3 +278,20 @@ def test_group_norm_split_channel_stages_and_float16(run, rng):
     v = x.astype("float64").reshape(2, 2, 2, 3)
     ref = _norm(v, (2, 3), 1e-5).reshape(2, 4, 3) * g.reshape(4, 1) + b.reshape(4, 1)
     np.testing.assert_allclose(got.astype("float64"), ref, rtol=2e-2, atol=2e-2)
+
+
+def test_batch_norm_training_is_composed_of_topi_stages(run, rng):
+    x = rng.standard_normal((2, 3, 4)).astype("float32")
+    params = [rng.standard_normal(3).astype("float32") for _ in range(3)]
+    var = rng.uniform(0.5, 2.0, 3).astype("float32")
+    ts = [_ph(x, "x")] + [_ph(p, f"p{i}") for i, p in enumerate(params)] + [_ph(var, "v")]
+    out, new_mean, new_var = topi.nn.batch_norm(*ts, axis=1, training=True, momentum=0.25)
+    stages = _stage_names(out)
+    assert {"x_red", "T_divide", "T_reshape", "T_subtract", "compute"} <= stages
+    got = run(ts, [out, new_mean, new_var], [x, *params, var])
+    mean, bvar = x.mean(axis=(0, 2)), x.var(axis=(0, 2))
+    ref = (x - mean[:, None]) / np.sqrt(bvar[:, None] + 1e-5) * params[0][:, None] + \
+        params[1][:, None]
+    np.testing.assert_allclose(got[0], ref, rtol=1e-4, atol=1e-5)
+    np.testing.assert_allclose(got[1], 0.75 * params[2] + 0.25 * mean, rtol=1e-5)
+    np.testing.assert_allclose(got[2], 0.75 * var + 0.25 * bvar, rtol=1e-5)

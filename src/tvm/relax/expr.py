@@ -403,16 +403,21 @@ def _refined_ret_ty(params, ret_ty, body_ty):
     ``R.Tensor((2, 3, 16, 32))``)."""
     # Lazy: the type analysis imports this module.
     from ..ffi.structural import structural_equal
-    from .analysis.type_analysis import (
-        definable_tir_vars_in_type,
-        erase_to_well_defined,
-        is_base_of,
-    )
+    from .analysis.type_analysis import is_base_of
 
     if ret_ty is body_ty or not isinstance(ret_ty, Type) or not is_base_of(ret_ty, body_ty):
         return ret_ty
     if structural_equal(ret_ty, body_ty, map_free_vars=True):
         return ret_ty
+    return _body_ret_ty(params, body_ty)
+
+
+def _body_ret_ty(params, body_ty):
+    """The body's type as a return type: only the symbolic variables the parameters define
+    are kept (TVM's ``EraseToWellDefined`` of ``Function``)."""
+    # Lazy: the type analysis imports this module.
+    from .analysis.type_analysis import definable_tir_vars_in_type, erase_to_well_defined
+
     defined = []
     for param in params:
         if getattr(param, "ty", None) is not None:

@@ -18,6 +18,7 @@ from ..utils import (
     normalize_axes,
     normalize_axis,
     reduce_axis,
+    simplify,
 )
 
 __all__ = ["batch_norm", "group_norm", "layer_norm", "rms_norm"]
@@ -291,6 +292,47 @@ def _group_norm_split(data, gamma, beta, num_groups, channel_axis, axes, epsilon
     return reshape(out, data.shape)
 
 
+def _batch_norm_composed(data, gamma, beta, moving_mean, moving_var, axis, epsilon, center,
+                         scale, training, momentum):
+    """:func:`batch_norm` composed of topi's elementwise, reshape and sum computes, as TVM's
+    topi composes it (statistics reshaped to broadcast along ``axis``; the output divides by
+    ``sqrt(var + epsilon)``)."""
+    from ... import topi  # lazy: the broadcast/reduce computes sit above nn in topi
+
+    shape = [1] * data.ndim
+    shape[axis] = data.shape[axis]
+    mean = var = None
+    if training:
+        reduce_axes = [d for d in range(data.ndim) if d != axis]
+        count = const_like(1, data.shape[0].dtype)
+        for d in reduce_axes:
+            count = count * data.shape[d]
+        count = simplify(count)
+        mean = topi.divide(topi.sum(data, axis=reduce_axes), count)
+        mean_rs = topi.reshape(mean, shape)
+        diff = topi.multiply(topi.subtract(data, mean_rs), topi.subtract(data, mean_rs))
+        var = topi.divide(topi.sum(diff, axis=reduce_axes), count)
+        var_rs = topi.reshape(var, shape)
+        out = topi.divide(topi.subtract(data, mean_rs),
+                          topi.sqrt(topi.add(var_rs, const_like(epsilon, data.dtype))))
+    else:
+        mean_rs = topi.reshape(moving_mean, shape)
+        var_rs = topi.reshape(moving_var, shape)
+        out = topi.divide(topi.subtract(data, mean_rs),
+                          topi.sqrt(topi.add(var_rs, const_like(epsilon, data.dtype))))
+    if scale:
+        out = topi.multiply(out, topi.reshape(gamma, shape))
+    if center:
+        out = topi.add(out, topi.reshape(beta, shape))
+    if training:
+        keep, take = const_like(1 - momentum, data.dtype), const_like(momentum, data.dtype)
+        return [out,
+                topi.add(topi.multiply(keep, moving_mean), topi.multiply(take, mean)),
+                topi.add(topi.multiply(keep, moving_var), topi.multiply(take, var))]
+    one = const_like(1, data.dtype)
+    return [out, topi.multiply(moving_mean, one), topi.multiply(moving_var, one)]
+
+
 def batch_norm(data, gamma, beta, moving_mean, moving_var, axis=None, epsilon=None,
                center=None, scale=None, training=None, momentum=None):
     """Batch normalization over every axis but ``axis`` (default 1).
@@ -306,6 +348,9 @@ def batch_norm(data, gamma, beta, moving_mean, moving_var, axis=None, epsilon=No
     center = True if center is None else center
     scale = True if scale is None else scale
     momentum = 0.1 if momentum is None else momentum
+    if all(t.dtype == data.dtype for t in (gamma, beta, moving_mean, moving_var)):
+        return _batch_norm_composed(data, gamma, beta, moving_mean, moving_var, axis, epsilon,
+                                    center, scale, training, momentum)
     reduce = [d for d in range(data.ndim) if d != axis]
     if training:
         mean4, var4 = _mean_var(data, reduce, "T_batch_norm")
