@@ -399,6 +399,52 @@ class SeqExpr(ExprWithOp, RelaxExpr, type_key="relax.expr.SeqExpr"):
         self.__init_fields__(blocks, body, span=span, ty=ty)
 
 
+def function_keeping_ret_ty(func, ret_ty):
+    """``func`` with ``ret_ty`` as its return type even where its body's type is more precise
+    (the form TVM's passes keep when they update a function in place rather than build a new
+    one, e.g. ``LambdaLift``)."""
+    new = Function.__new__(Function)
+    new.__init_fields__(
+        func.params,
+        func.body,
+        ret_ty,
+        func.is_pure,
+        func.attrs,
+        span=func.span,
+        ty=_function_type(func.params, ret_ty, func.is_pure),
+    )
+    return new
+
+
+def _refined_ret_ty(params, ret_ty, body_ty):
+    """As TVM's ``Function``: a declared return type that is a base of the body's type is
+    replaced by the body's (more precise) type, keeping only the symbolic variables the
+    parameters define (``-> R.Tensor(ndim=4)`` over a ``(2, 3, 16, 32)`` body becomes
+    ``R.Tensor((2, 3, 16, 32))``)."""
+    # Lazy: the type analysis imports this module.
+    from ..ffi.structural import structural_equal
+    from .analysis.type_analysis import is_base_of
+
+    if ret_ty is body_ty or not isinstance(ret_ty, Type) or not is_base_of(ret_ty, body_ty):
+        return ret_ty
+    if structural_equal(ret_ty, body_ty, map_free_vars=True):
+        return ret_ty
+    return _body_ret_ty(params, body_ty)
+
+
+def _body_ret_ty(params, body_ty):
+    """The body's type as a return type: only the symbolic variables the parameters define
+    are kept (TVM's ``EraseToWellDefined`` of ``Function``)."""
+    # Lazy: the type analysis imports this module.
+    from .analysis.type_analysis import definable_tir_vars_in_type, erase_to_well_defined
+
+    defined = []
+    for param in params:
+        if getattr(param, "ty", None) is not None:
+            defined.extend(definable_tir_vars_in_type(param.ty))
+    return erase_to_well_defined(body_ty, {v: v for v in defined})
+
+
 class Function(ExprWithOp, BaseFunc, type_key="relax.expr.Function"):
     """A Relax function.
 
@@ -440,6 +486,8 @@ class Function(ExprWithOp, BaseFunc, type_key="relax.expr.Function"):
         ret_ty = _pick_ty(ret_ty, ret_struct_info, "Function ret")
         if ret_ty is None and body is not None:
             ret_ty = body.ty
+        elif body is not None and getattr(body, "ty", None) is not None:
+            ret_ty = _refined_ret_ty(params, ret_ty, body.ty)
         # As in TVM, a function always has a (possibly empty) DictAttrs.
         if not isinstance(attrs, DictAttrs):
             attrs = DictAttrs(dict(attrs or {}))

@@ -45,6 +45,7 @@ from .expr import (
     TupleGetItem,
     Var,
     VarBinding,
+    _refined_ret_ty,
 )
 from .op.infer_utils import text
 from .ty import FuncType, ObjectType, ShapeType
@@ -471,7 +472,11 @@ class Normalizer:
             self._tir_scopes.pop()
             self._frames = saved_frames
         if new_body is func.body and func.ty is not None:
-            return func
+            # Unchanged, unless the body's type (filled in place) refines the declared one.
+            declared = func.ret_ty
+            if declared is None or new_body.ty is None or \
+                    _refined_ret_ty(func.params, declared, new_body.ty) is declared:
+                return func
         ret_ty = func.ret_ty
         if ret_ty is None and new_body.ty is not None:
             # An unannotated return type may only mention the signature's symbolic vars.
