@@ -252,3 +252,20 @@ def test_buffer_map_strides_and_elem_offset_define_their_variables():
     bad = func.with_body(tirx.Evaluate(s))
     with pytest.raises(ValueError, match="undefined variable s"):
         analysis.verify_well_formed(bad)
+
+
+def test_undefined_vars_reports_decl_buffer_offset_and_strides():
+    from tvm.ir import PointerType, PrimType
+
+    n = tirx.Var("n", "int32")
+    data = tirx.Var("buf_data", PointerType(PrimType("float32")))
+    offset = tirx.Var("buf_offset", "int32")
+    stride = tirx.Var("buf_stride", "int32")
+    buf = tirx.decl_buffer((n,), "float32", "buf", data=data, elem_offset=offset,
+                           strides=[stride])
+    stmt = tirx.SeqStmt([tirx.DeclBuffer(buf, data=data),
+                         tirx.Evaluate(tirx.BufferLoad(buf, [0]))])
+    names = [v.name for v in analysis.undefined_vars(stmt, [])]
+    assert {"n", "buf_data", "buf_offset", "buf_stride"} == set(names)
+    # given as defined, nothing is left
+    assert analysis.undefined_vars(stmt, [n, data, offset, stride]) == []

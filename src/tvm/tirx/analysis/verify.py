@@ -290,6 +290,15 @@ class _Verifier:
             self.use(buf.data, path + ".buffer.data")
         for d, dim in enumerate(buf.shape):
             self.expr(dim, f"{path}.buffer.shape[{d}]")
+        if self.collect_undefined:
+            # undefined_vars: a declaration's element offset and strides come from the
+            # enclosing scope (a flattened match_buffer's ``elem_offset``), so a caller that
+            # outlines the statement must capture them (TVM's VarUseDefAnalyzer). The
+            # well-formed check stays lenient: TVMScript's decl_buffer makes fresh ones.
+            for d, stride in enumerate(buf.strides or ()):
+                self.expr(stride, f"{path}.buffer.strides[{d}]")
+            if buf.elem_offset is not None:
+                self.expr(buf.elem_offset, f"{path}.buffer.elem_offset")
         self.declare_buffer(buf, path + ".buffer")
 
     def s_TilePrimitiveCall(self, s, path):
