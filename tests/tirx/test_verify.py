@@ -230,3 +230,42 @@ def test_thread_variable_may_be_launched_twice_in_one_function_only():
     once = tirx.PrimFunc([A], launch(1.0))
     with pytest.raises(ValueError, match="multiple definitions of variable threadIdx_x"):
         analysis.verify_well_formed(IRModule({"k1": once, "k2": once.with_attr("x", 1)}))
+
+
+def test_buffer_map_strides_and_elem_offset_define_their_variables():
+    from tvm.script import tirx as T
+
+    @T.prim_func(check_well_formed=False)
+    def func(a: T.handle, b: T.handle):
+        n = T.int32()
+        stride = T.int32()
+        offset = T.int32()
+        A = T.match_buffer(a, [n], strides=[stride], elem_offset=offset)
+        B = T.match_buffer(b, [n])
+        for i in range(n):
+            B[i] = A[i * stride + offset]
+
+    assert analysis.verify_well_formed(func)
+    assert analysis.undefined_vars(func.body, func.params) != []  # the body alone uses them
+    # a stride variable that no buffer defines is still reported
+    s = tirx.Var("s", "int32")
+    bad = func.with_body(tirx.Evaluate(s))
+    with pytest.raises(ValueError, match="undefined variable s"):
+        analysis.verify_well_formed(bad)
+
+
+def test_undefined_vars_reports_decl_buffer_offset_and_strides():
+    from tvm.ir import PointerType, PrimType
+
+    n = tirx.Var("n", "int32")
+    data = tirx.Var("buf_data", PointerType(PrimType("float32")))
+    offset = tirx.Var("buf_offset", "int32")
+    stride = tirx.Var("buf_stride", "int32")
+    buf = tirx.decl_buffer((n,), "float32", "buf", data=data, elem_offset=offset,
+                           strides=[stride])
+    stmt = tirx.SeqStmt([tirx.DeclBuffer(buf, data=data),
+                         tirx.Evaluate(tirx.BufferLoad(buf, [0]))])
+    names = [v.name for v in analysis.undefined_vars(stmt, [])]
+    assert {"n", "buf_data", "buf_offset", "buf_stride"} == set(names)
+    # given as defined, nothing is left
+    assert analysis.undefined_vars(stmt, [n, data, offset, stride]) == []

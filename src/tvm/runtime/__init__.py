@@ -29,6 +29,7 @@ from .device import (
 from .tensor import Tensor, empty, from_dlpack, tensor
 
 if TYPE_CHECKING:  # type checkers do not run __getattr__: they see the lazy names here
+    from .constant import const
     from .data_type import DataType, DataTypeCode
     from .executable import Executable
     from .module import BenchmarkResult, Module, enabled, load_module, num_threads, system_lib
@@ -37,7 +38,7 @@ if TYPE_CHECKING:  # type checkers do not run __getattr__: they see the lazy nam
 # lazy ones are served by __getattr__ (a star import loads them).
 __all__ = [
     "BenchmarkResult", "DataType", "DataTypeCode", "Device", "Executable", "Module", "Tensor",
-    "convert", "cpu", "cuda", "device", "empty", "enabled", "ext_dev", "from_dlpack", "hexagon",
+    "const", "convert", "cpu", "cuda", "device", "empty", "enabled", "ext_dev", "from_dlpack", "hexagon",
     "load_module", "metal", "num_threads", "opencl", "rocm", "system_lib", "tensor", "vpi",
     "vulkan",
 ]
@@ -53,6 +54,7 @@ _LAZY_ATTRS = {
     "BenchmarkResult": "module",
     "DataType": "data_type",
     "DataTypeCode": "data_type",
+    "const": "constant",
 }
 
 

@@ -8,6 +8,7 @@ from . import (
     analysis,
     compilation_pipeline,
     expr_functor,
+    functor,
     stmt_functor,
     transform,
 )
@@ -59,6 +60,7 @@ from .expr import (
     Var,
 )
 from .function import PrimFunc
+from .functor import PyStmtExprMutator, PyStmtExprVisitor
 from .generic import (
     const,
     floordiv,
@@ -279,6 +281,8 @@ __all__ = [
     "Or",
     "PrimExprWithOp",
     "PrimFunc",
+    "PyStmtExprMutator",
+    "PyStmtExprVisitor",
     "RShift",
     "Ramp",
     "Reduce",
@@ -342,6 +346,7 @@ __all__ = [
     "floordiv",
     "floormod",
     "fmod",
+    "functor",
     "get_active_lane_mask",
     "hypot",
     "if_then_else",

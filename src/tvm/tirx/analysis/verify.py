@@ -4,9 +4,9 @@
 Rules checked by :func:`verify_well_formed` (each failure names the variable or buffer and the
 access path from the function, as in ``<root>.body.body.value``):
 
-1. every variable is defined before it is used (parameters, shape variables of ``buffer_map``
-   buffers, loop variables, ``Bind``/``Let`` variables, block iteration variables, data and
-   shape variables of allocated and matched buffers);
+1. every variable is defined before it is used (parameters, shape, stride and element-offset
+   variables of ``buffer_map`` buffers, loop variables, ``Bind``/``Let`` variables, block
+   iteration variables, data and shape variables of allocated and matched buffers);
 2. each variable is defined once (SSA), also across the functions of a module; a thread
    variable may be launched again in its own function;
 3. inside an SBlock, loop variables of enclosing loops are reached only through the block's
@@ -129,6 +129,12 @@ class _Verifier:
             self.define(buf.data, path + ".data")
         for d, dim in enumerate(buf.shape):
             self._define_new_vars(dim, f"{path}.shape[{d}]")
+        # Strides and the element offset define their new variables too (``T.match_buffer(A,
+        # [n], strides=[stride])`` binds ``stride``, as TVM's buffer_map does).
+        for d, stride in enumerate(buf.strides or ()):
+            self._define_new_vars(stride, f"{path}.strides[{d}]")
+        if buf.elem_offset is not None:
+            self._define_new_vars(buf.elem_offset, f"{path}.elem_offset")
         self.buffers.add(id(buf))
         if self.frames:
             self.frames[-1].append(("buf", id(buf)))
@@ -284,6 +290,15 @@ class _Verifier:
             self.use(buf.data, path + ".buffer.data")
         for d, dim in enumerate(buf.shape):
             self.expr(dim, f"{path}.buffer.shape[{d}]")
+        if self.collect_undefined:
+            # undefined_vars: a declaration's element offset and strides come from the
+            # enclosing scope (a flattened match_buffer's ``elem_offset``), so a caller that
+            # outlines the statement must capture them (TVM's VarUseDefAnalyzer). The
+            # well-formed check stays lenient: TVMScript's decl_buffer makes fresh ones.
+            for d, stride in enumerate(buf.strides or ()):
+                self.expr(stride, f"{path}.buffer.strides[{d}]")
+            if buf.elem_offset is not None:
+                self.expr(buf.elem_offset, f"{path}.buffer.elem_offset")
         self.declare_buffer(buf, path + ".buffer")
 
     def s_TilePrimitiveCall(self, s, path):

@@ -93,6 +93,9 @@ def MakePackedAPI():
         name = func.get_attr("global_symbol")
         if name is None:
             return func
+        conv = func.get_attr("calling_conv")
+        if conv is not None and int(conv) not in (0, CALLING_CONV_PACKED):
+            return func  # a device kernel (kDeviceKernelLaunch) keeps its convention (as TVM)
         check_packable(func, str(name))
         target = func.get_attr("target")
         if is_gpu_target(target):

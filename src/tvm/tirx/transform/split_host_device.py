@@ -12,9 +12,10 @@ key), every outermost ``thread_extent`` region becomes a device PrimFunc named
 ``<name>_kernel`` (then ``<name>_kernel_1``, ...) with
 
 * parameters: one pointer per buffer the region uses and does not allocate
-  (``A_ptr: T.handle("float32", "global")``, with a ``T.decl_buffer`` of the buffer at the top
+  (``A_ptr: T.handle("float32", "global")``, with a ``T.decl_buffer(..., data=A_ptr)`` at the top
   of the kernel), in order of first use, then the scalar variables it reads;
-* attributes ``target`` (the device target, without its host), ``calling_conv`` = 2
+* attributes ``global_symbol`` (its name), ``target`` (the device target, without its host),
+  ``calling_conv`` = 2
   (``kDeviceKernelLaunch``), ``tirx.is_global_func``, ``tirx.noalias`` and
   ``tirx.kernel_launch_params``: the launch tags in order of first appearance
   (``["blockIdx.x", "threadIdx.x"]``), followed by ``"tirx.use_dyn_shared_memory"`` when the
@@ -22,8 +23,15 @@ key), every outermost ``thread_extent`` region becomes a device PrimFunc named
 
 The region in the host function is replaced by the launch
 ``T.call_packed("f_kernel", <arguments>, <one extent per launch tag>[, <dynamic shared bytes>])``.
-Functions for CPU targets are only marked ``tirx.is_host_func``; their virtual-thread loops
-become serial loops, and a hardware thread-bound loop in a CPU function raises ``ValueError``.
+An explicit region ``T.attr(T.target("cuda"), "target", 0)`` becomes a kernel as above in
+any function. A region for a CPU target stays inline (TVM makes it a kernel returning an
+``int32`` error code, called through ``T.call_extern`` and checked by an assert; that is not
+supported yet because the LLVM backend compiles every function with the packed API). A device
+kernel may only ``T.ret(0)``; another
+return value raises ``tvm.error.InternalError`` (TVM's check). Kernels keep the ``s_tir`` mark
+of their function. Otherwise functions for CPU targets are left as they are (no
+``tirx.is_host_func`` mark, as TVM 0.27); their virtual-thread loops become serial loops, and
+a hardware thread-bound loop in a CPU function raises ``ValueError``.
 
 Difference from TVM 0.27: TVM's host side calls ``T.call_ffi_kernel(...)`` with the tags as a
 keyword; here the launch is a plain ``call_packed`` whose trailing arguments are the extents,
@@ -33,6 +41,7 @@ in the order of the kernel's ``tirx.kernel_launch_params``.
 from __future__ import annotations
 
 from ...arith.analyzer import Analyzer
+from ...error import InternalError
 from ...ir.expr import GlobalVar
 from ...ir.module import IRModule
 from ...ir.transform import ModulePass, PassInfo
@@ -42,7 +51,17 @@ from ..buffer import Buffer
 from ..expr import IntImm, Var
 from ..function import PrimFunc
 from ..op import call_packed
-from ..stmt import AllocBuffer, AttrStmt, Bind, DeclBuffer, Evaluate, For, ForKind, SeqStmt
+from ..stmt import (
+    AllocBuffer,
+    AttrStmt,
+    Bind,
+    DeclBuffer,
+    Evaluate,
+    For,
+    ForKind,
+    Return,
+    SeqStmt,
+)
 from ..stmt_functor import (
     StmtExprMutator,
     StmtExprVisitor,
@@ -153,10 +172,16 @@ def _virtual_threads_to_serial(stmt):
     return ir_transform(stmt, None, postorder, ["tirx.For"])
 
 
-def _mark_host(func):
-    if func.get_attr("tirx.is_host_func"):
-        return func
-    return func.with_attr("tirx.is_host_func", True)
+def _has_target_region(stmt) -> bool:
+    """Whether ``stmt`` holds a ``T.attr(gpu_target, "target", 0)`` region (an explicit kernel)."""
+    found = []
+
+    def visit(node):
+        if isinstance(node, AttrStmt) and node.attr_key == "target" and is_gpu_target(node.node):
+            found.append(node)
+
+    post_order_visit(stmt, visit)
+    return bool(found)
 
 
 def _cpu_host_function(func: PrimFunc) -> PrimFunc:
@@ -164,7 +189,7 @@ def _cpu_host_function(func: PrimFunc) -> PrimFunc:
     # One walk in the usual case: without thread-bound loops (virtual ones included) there
     # is nothing to convert.
     if not _has_thread_binding(func.body):
-        return _mark_host(func)
+        return func
     body = _virtual_threads_to_serial(func.body)
     if body is not func.body:
         func = func.replace(body=body)
@@ -176,7 +201,7 @@ def _cpu_host_function(func: PrimFunc) -> PrimFunc:
             f"generation is not available for its target ({kind}); compile it for a CUDA "
             "target (target=\"cuda\", see tvm.backend.cuda)"
         )
-    return _mark_host(func)
+    return func
 
 
 # --- analysis of one kernel region -------------------------------------------------------------
@@ -311,6 +336,7 @@ class _Splitter(StmtMutator):
         self.func = func
         self.name = name
         self.device_target = device_target
+        self.gpu_function = is_gpu_target(func.get_attr("target"))
         self.taken = set(taken)  # function names already in the module
         self.kernels: list = []  # (name, PrimFunc)
         self.host_buffers = _host_buffers(func)
@@ -336,14 +362,47 @@ class _Splitter(StmtMutator):
         return name
 
     def visit_attr_stmt_(self, op: AttrStmt):
-        if op.attr_key == "thread_extent":
+        if op.attr_key == "thread_extent" and self.gpu_function:
             return self._split(op, op)
         if op.attr_key == "target" and is_gpu_target(op.node):
-            # ``T.attr(T.target("cuda"), "target", 0)`` marks a device region explicitly.
-            return self._split(op.body, op)
+            # ``T.attr(T.target("cuda"), "target", 0)`` marks a device region explicitly. A
+            # CPU-target region stays inline: TVM makes it a kernel returning an error code,
+            # but the LLVM backend here compiles every function with the packed API and cannot
+            # emit the C-convention kernel the host would call.
+            return self._split(op.body, op, _device_target(op.node))
         return super().visit_attr_stmt_(op)
 
-    def _split(self, region, marker):
+    def _split(self, region, marker, device_target=None):
+        _check_kernel_returns(region, self.name)
+        params, body, args, uses = self._kernel_signature(region)
+        # cluster shapes are launch values too (CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION)
+        tags = [t for t in uses.launch if is_hardware_thread_tag(t)
+                or t.startswith(("clusterCtaIdx.", "preferredClusterCtaIdx."))]
+        extents = [uses.launch[t] for t in tags]
+        launch_params = list(tags) + self.flags
+        if uses.dyn_shared:
+            _, total = dyn_shared_memory_layout(uses.dyn_shared)
+            if uses.dyn_smem_bytes is not None:  # a pool's declared size wins (as 0.27)
+                total = uses.dyn_smem_bytes
+            launch_params.append(DYN_SHARED_MEMORY_TAG)
+            extents.append(total)
+        kernel_name = self._kernel_name()
+        attrs = {
+            "calling_conv": CALLING_CONV_DEVICE_KERNEL_LAUNCH,
+            "global_symbol": kernel_name,
+            "target": device_target if device_target is not None else self.device_target,
+            "tirx.is_global_func": True,
+            "tirx.kernel_launch_params": launch_params,
+            "tirx.noalias": True,
+        }
+        if self.func.get_attr("s_tir"):
+            attrs["s_tir"] = True  # a schedulable function's kernels stay marked (as TVM)
+        kernel = PrimFunc(params, body, attrs=attrs)
+        self.kernels.append((kernel_name, kernel))
+        return Evaluate(call_packed(kernel_name, *args, *extents), span=marker.span)
+
+    def _kernel_signature(self, region):
+        """``(params, body, host arguments, uses)`` of the kernel made from ``region``."""
         uses = _RegionUses()
         uses.visit_stmt(region)
         for key, var in list(uses.scalars.items()):
@@ -376,31 +435,29 @@ class _Splitter(StmtMutator):
         remap = _Remap(var_map)
         body = remap.visit_stmt(region)
         for buf in buffers:
-            decls.append(DeclBuffer(remap.visit_buffer_def(buf)))
+            kernel_buf = remap.visit_buffer_def(buf)
+            # ``T.decl_buffer(shape, data=A_data)``: the declaration names its pointer (TVM's form)
+            decls.append(DeclBuffer(kernel_buf, data=kernel_buf.data))
         body = SeqStmt.flatten([*decls, body]) if decls else body
-        # cluster shapes are launch values too (CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION)
-        tags = [t for t in uses.launch if is_hardware_thread_tag(t)
-                or t.startswith(("clusterCtaIdx.", "preferredClusterCtaIdx."))]
-        extents = [uses.launch[t] for t in tags]
-        launch_params = list(tags) + self.flags
-        if uses.dyn_shared:
-            _, total = dyn_shared_memory_layout(uses.dyn_shared)
-            if uses.dyn_smem_bytes is not None:  # a pool's declared size wins (as 0.27)
-                total = uses.dyn_smem_bytes
-            launch_params.append(DYN_SHARED_MEMORY_TAG)
-            extents.append(total)
-        kernel_name = self._kernel_name()
-        attrs = {
-            "calling_conv": CALLING_CONV_DEVICE_KERNEL_LAUNCH,
-            "target": self.device_target,
-            "tirx.is_global_func": True,
-            "tirx.kernel_launch_params": launch_params,
-            "tirx.noalias": True,
-        }
-        kernel = PrimFunc(params, body, attrs=attrs)
-        self.kernels.append((kernel_name, kernel))
-        args = [buf.data for buf in buffers] + scalars + extents
-        return Evaluate(call_packed(kernel_name, *args), span=marker.span)
+        args = [buf.data for buf in buffers] + scalars
+        return params, body, args, uses
+
+
+def _check_kernel_returns(region, name: str) -> None:
+    """A device kernel has no return channel: only ``T.ret(0)`` (success) may appear."""
+
+    def visit(node):
+        if isinstance(node, Return):
+            value = node.value
+            if not (isinstance(value, IntImm) and value.value == 0):
+                # TVM 0.27 reports this as an internal check (ICHECK): kernels made by the
+                # pipeline never return a value; the same error kind is kept here.
+                raise InternalError(
+                    f"SplitHostDevice: function {name}: a device kernel may only use the "
+                    f"successful return (T.ret(0)); it returns {value}"
+                )
+
+    post_order_visit(region, visit)
 
 
 def split_host_device(func: PrimFunc, name: str, taken=()) -> tuple[PrimFunc, list]:
@@ -410,8 +467,11 @@ def split_host_device(func: PrimFunc, name: str, taken=()) -> tuple[PrimFunc, li
     """
     target = func.get_attr("target")
     if not is_gpu_target(target):
-        return _cpu_host_function(func), []
-    func = lower_thread_binding_loops(func)
+        func = _cpu_host_function(func)
+        if not _has_target_region(func.body):
+            return func, []
+    else:
+        func = lower_thread_binding_loops(func)
     splitter = _Splitter(func, name, _device_target(target), taken)
     body = splitter.visit_stmt(func.body)
     host = func if body is func.body else func.with_body(body)
