@@ -181,7 +181,8 @@ def _let(node, path, d):
     var = IdDoc(node.var.name or "v")
     value = d.as_doc(node.value, attr_path(path, "value"))
     body = d.as_doc(node.body, attr_path(path, "body"))
-    return CallDoc(d.prefix("T").attr("Let"), [body], ["where"], [DictDoc([var], [value])])
+    where = DictDoc.from_lists([var], [value])
+    return CallDoc.from_lists(d.prefix("T").attr("Let"), [body], ["where"], [where])
 
 
 _DTYPE_FIRST = {"call_extern", "call_pure_extern", "call_llvm_intrin", "call_llvm_pure_intrin",
@@ -205,7 +206,8 @@ def _call(node, path, d):
             if node.dtype not in ("", "void"):
                 keys.append("return_type")
                 values.append(LiteralDoc(node.dtype))
-            return CallDoc(d.prefix("T").attr("cuda").attr("func_call"), args[:-1], keys, values)
+            callee = d.prefix("T").attr("cuda").attr("func_call")
+            return CallDoc.from_lists(callee, args[:-1], keys, values)
         # An op may name its printed form (``tvm_call_packed`` prints as ``T.call_packed``,
         # ``tirx.cuda.wgmma_noop_barrier`` as ``T.cuda.wgmma.noop_barrier``).
         printed = op.get_attr("TScriptPrinterName") or base

@@ -406,7 +406,7 @@ def _attr_stmt(node, path, d):
         # An attribute about no node prints as TVM 0.27 does: ``T.attr({"key": value})``.
         from .doc import DictDoc  # local: only this form prints a dict
 
-        rhs = _t(d, "attr").call(DictDoc([LiteralDoc(node.attr_key)], [value]))
+        rhs = _t(d, "attr").call(DictDoc.from_lists([LiteralDoc(node.attr_key)], [value]))
         return ScopeDoc(None, rhs, _stmts(node.body, body_path, d))
     if isinstance(target, tirx.IntImm) and not d.state.get("in_relax"):
         target_doc = LiteralDoc(int(target.value))
