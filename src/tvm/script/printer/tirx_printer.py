@@ -16,6 +16,8 @@ import math
 
 from ... import tirx
 from ...ir.op import Op
+from ...ir.type import PointerType
+from ...tirx.type import is_tensormap_pointer
 from .doc import AssignDoc, CallDoc, IdDoc, LiteralDoc, OperationDoc, OperationKind
 from .ir_docsifier import attr_path, item_path, register_printer
 
@@ -74,6 +76,16 @@ def _string_imm(imm, path, d):
     return LiteralDoc(imm.value)
 
 
+def _var_decl_doc(var, path, d):
+    """``T.int64()``; a pointer variable declares its type: ``T.handle("int32", "global")``,
+    ``T.handle(storage_scope="shared")``, and ``T.handle()`` for a global ``void`` pointer."""
+    ty = getattr(var, "type_annotation", None)
+    if isinstance(ty, PointerType) and not is_tensormap_pointer(ty):
+        doc = d.as_doc(ty, attr_path(path, "type_annotation"))
+        return doc if isinstance(doc, CallDoc) else doc.call()
+    return d.prefix("T").attr(var.dtype).call()
+
+
 @register_printer(getattr(tirx, "Var", None))
 def _var(var, path, d):
     doc = d.var_doc(var)
@@ -84,7 +96,7 @@ def _var(var, path, d):
         # A PrimFunc parameter first used in an earlier buffer's shape: ``T.Buffer(("n",))``.
         return LiteralDoc(d.define(var, var.name).name)
     # First use where declarations are collected (a function body): ``m = T.int64()``.
-    decl = d.prefix("T").attr(var.dtype).call()
+    decl = _var_decl_doc(var, path, d)
     doc = d.declare(var, var.name, lambda name: AssignDoc(IdDoc(name), decl))
     if doc is not None:
         return doc

@@ -478,7 +478,9 @@ def _decl_buffer(node, path, d):
     # As TVM 0.27: ``T.decl_buffer((8,), data=A.data, elem_offset=8)`` (no "float32"; data
     # first, named after the buffer it is a view of).
     rhs = _buffer_decl(buf, attr_path(path, "buffer"), d, _t(d, "decl_buffer"))
-    if node.data is not None and d.is_defined(data):
+    if node.data is not None and (d.is_defined(data) or d.state.get("func_decls") is not None):
+        # A data pointer defined nowhere else is declared first, as TVM 0.27 prints it:
+        # ``data_ptr = T.handle("float32", "global")`` then ``T.decl_buffer(..., data=data_ptr)``.
         rhs.kwargs_keys.insert(0, "data")
         rhs.kwargs_values.insert(0, d.as_doc(parent, None).attr("data") if parent is not None
                                  and parent.data is data else d.as_doc(data, None))

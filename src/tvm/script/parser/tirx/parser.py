@@ -277,6 +277,8 @@ def _visit_param(parser: Parser, param: ast.arg, frame: PrimFuncFrame) -> None:
         value = B.arg(param.arg, Var(param.arg, ann.type_annotation))
     else:
         dtype = getattr(ann, "prim_dtype", None)
+        if dtype is None and isinstance(ann, Var) and ann.dtype == "handle":
+            dtype = "handle"  # ``T.handle("void")``: the untyped pointer, same as ``T.handle``
         if dtype is None:
             parser.report_error(
                 param.annotation,
