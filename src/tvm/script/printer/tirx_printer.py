@@ -130,6 +130,11 @@ _BINARY = {
     "LShift": K.LShift,
     "RShift": K.RShift,
 }
+# With two constant operands these print as ``T.<node name>(a, b)`` (as TVM 0.27 does).
+_CONST_FOLDING = frozenset(
+    ("Add", "Sub", "Mul", "Div", "FloorDiv", "FloorMod", "EQ", "NE", "LT", "LE", "GT", "GE",
+     "And", "Or")
+)
 # Binary nodes without a Python operator print as calls.
 _BINARY_CALL = {"Div": "Div", "Mod": "truncmod", "Min": "min", "Max": "max"}
 
@@ -142,8 +147,16 @@ def _binary(node, path, d):
     if name == "Div" and node.dtype.startswith(("float", "bfloat")):
         kind = K.Div  # TVM 0.27 prints a float division as ``x / y``; ``T.Div`` for integers
     if kind is not None:
+        if name in _CONST_FOLDING and _is_const(node.a) and _is_const(node.b):
+            # Two constants print as the node (``T.Add(3, 4)``), as in TVM 0.27: ``3 + 4``
+            # would fold to ``7`` when parsed back.
+            return d.prefix("T").attr(name).call(a, b)
         return OperationDoc(kind, [a, b])
     return d.prefix("T").attr(_BINARY_CALL[name]).call(a, b)
+
+
+def _is_const(expr) -> bool:
+    return isinstance(expr, (tirx.IntImm, tirx.FloatImm))
 
 
 register_printer(*(getattr(tirx, n, None) for n in list(_BINARY) + list(_BINARY_CALL)))(_binary)

@@ -840,3 +840,26 @@ def _range(rng, path, d):
     return IdDoc("range").call(d.as_doc(rng.min, attr_path(path, "min")),
                                d.as_doc(_add(rng.min, rng.extent), None))
 
+
+
+_ITER_TYPE_NAMES = ("DataPar", "ThreadIndex", "CommReduce", "Ordered", "Opaque", "Unrolled",
+                    "Vectorized", "Parallelized", "Tensorized")
+
+
+@register_printer(_stmt.IterVar)
+def _iter_var(node, path, d):
+    """``T.iter_var(a, T.Range(0, 8), "DataPar", "")`` (TVM 0.27's form of a lone IterVar).
+
+    Only a lone IterVar prints this way (loops and blocks print their own forms); the parser
+    does not read ``T.iter_var`` back yet."""
+    var = d.as_doc(node.var, attr_path(path, "var"))
+    if node.dom is None:
+        dom = LiteralDoc(None)
+    else:
+        dom_path = attr_path(path, "dom")
+        dom = _t(d, "Range").call(d.as_doc(node.dom.min, attr_path(dom_path, "min")),
+                                  d.as_doc(_add(node.dom.min, node.dom.extent), None))
+    kind = int(node.iter_type)
+    kind_name = _ITER_TYPE_NAMES[kind] if 0 <= kind < len(_ITER_TYPE_NAMES) else str(kind)
+    return _t(d, "iter_var").call(var, dom, LiteralDoc(kind_name),
+                                  LiteralDoc(node.thread_tag or ""))
