@@ -58,3 +58,28 @@ def test_constant_binary_round_trips_unfolded(name):
 def test_iter_var_text(iter_type, tag, dom, text):
     node = tirx.IterVar(dom, "a", iter_type=iter_type, thread_tag=tag)
     assert node.script(verbose_expr=True) == f"a = T.int32()\n{text}"
+
+
+def test_lone_block_prints_no_realize():
+    from tvm.script.ir_builder import IRBuilder
+    from tvm.script.ir_builder import tirx as TB
+
+    i, k = tirx.Var("i", "int32"), tirx.Var("k", "int32")
+    with IRBuilder() as ib, TB.sblock(name="block"):
+        ib.name("vi", TB.axis.spatial(128, i))
+        ib.name("vk", TB.axis.reduce(32, k))
+        TB.reads()
+        TB.writes()
+        TB.evaluate(0)
+    realize = ib.get()
+    lines = [
+        'with T.sblock("block", no_realize=True):',
+        "    vi = T.axis.spatial(128)",
+        "    vk = T.axis.reduce(32)",
+        "    T.reads()",
+        "    T.writes()",
+        "    T.evaluate(0)",
+    ]
+    assert realize.block.script(verbose_expr=True).splitlines() == lines
+    # The realize around it still prints the bindings.
+    assert "    vi = T.axis.spatial(128, i)\n" in realize.script(verbose_expr=True)

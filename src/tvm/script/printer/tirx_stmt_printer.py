@@ -478,7 +478,8 @@ def _decl_buffer(node, path, d):
     # As TVM 0.27: ``T.decl_buffer((8,), data=A.data, elem_offset=8)`` (no "float32"; data
     # first, named after the buffer it is a view of).
     rhs = _buffer_decl(buf, attr_path(path, "buffer"), d, _t(d, "decl_buffer"))
-    if node.data is not None and (d.is_defined(data) or d.state.get("func_decls") is not None):
+    declarable = isinstance(data, tirx.Var) and d.state.get("func_decls") is not None
+    if node.data is not None and (d.is_defined(data) or declarable):
         # A data pointer defined nowhere else is declared first, as TVM 0.27 prints it:
         # ``data_ptr = T.handle("float32", "global")`` then ``T.decl_buffer(..., data=data_ptr)``.
         rhs.kwargs_keys.insert(0, "data")
@@ -605,10 +606,26 @@ def _uses_any(expr, loops) -> bool:
 _AXIS_KIND = {0: ("spatial", "S"), 2: ("reduce", "R"), 3: ("scan", None), 4: ("opaque", None)}
 
 
-def _block_body(block, path, d, realize=None, realize_path=None) -> list:
-    """The statements inside ``with T.sblock(...)`` (or after the root-block comment)."""
+def _block_body(block, path, d, realize=None, realize_path=None, lone=False) -> list:
+    """The statements inside ``with T.sblock(...)`` (or after the root-block comment).
+
+    ``lone``: a block printed without its realize (``no_realize=True``): its iteration
+    variables print without bound values (``vi = T.axis.spatial(128)``), then its regions.
+    """
     stmts = []
     iter_vars = block.iter_vars
+    if lone:
+        for i, iv in enumerate(iter_vars):
+            kind = _AXIS_KIND.get(iv.iter_type, ("opaque", None))[0]
+            dom = iv.dom
+            if _is_zero(dom.min):
+                dom_doc = d.as_doc(dom.extent, None)
+            else:
+                dom_doc = TupleDoc([d.as_doc(dom.min, None),
+                                    d.as_doc(_add(dom.min, dom.extent), None)])
+            kwargs = {} if iv.var.dtype == "int32" else {"dtype": LiteralDoc(iv.var.dtype)}
+            name = d.define(iv.var, iv.var.name)
+            stmts.append(AssignDoc(name, _t(d, "axis", kind).call(dom_doc, **kwargs)))
     if realize is not None and iter_vars:
         values = realize.iter_values
         kinds = [_AXIS_KIND.get(iv.iter_type, ("opaque", None)) for iv in iter_vars]
@@ -652,9 +669,9 @@ def _block_body(block, path, d, realize=None, realize_path=None) -> list:
                 kwargs = {} if iv.var.dtype == "int32" else {"dtype": LiteralDoc(iv.var.dtype)}
                 rhs = _t(d, "axis", kinds[i][0]).call(dom_doc, value_doc, **kwargs)
                 stmts.append(AssignDoc(name, rhs))
-    if realize is not None:
-        pred = realize.predicate
-        if not (isinstance(pred, tirx.IntImm) and pred.value == 1):
+    if realize is not None or lone:
+        pred = realize.predicate if realize is not None else None
+        if pred is not None and not (isinstance(pred, tirx.IntImm) and pred.value == 1):
             stmts.append(ExprStmtDoc(_t(d, "where").call(
                 d.as_doc(pred, attr_path(realize_path, "predicate")))))
         reads = [d.as_doc(r, item_path(attr_path(path, "reads"), i))
@@ -701,8 +718,14 @@ def _sblock_realize(node, path, d):
 
 @register_printer(_stmt.SBlock)
 def _sblock(block, path, d):
-    body = _block_body(block, path, d)
-    return ScopeDoc(None, _t(d, "sblock").call(LiteralDoc(block.name_hint)), body)
+    # A block printed alone (no realize around it), as TVM 0.27 prints it.
+    d.push_frame()
+    try:
+        body = _block_body(block, path, d, lone=True)
+    finally:
+        d.pop_frame()
+    head = _t(d, "sblock").call(LiteralDoc(block.name_hint), no_realize=LiteralDoc(True))
+    return ScopeDoc(None, head, body)
 
 
 # --- PrimFunc -------------------------------------------------------------------------------
