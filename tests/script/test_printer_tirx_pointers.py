@@ -91,3 +91,21 @@ def test_void_handle_parameter_is_a_plain_handle():
     tvm.ir.assert_structural_equal(void_ptr.body, handle.body, map_free_vars=True)
     text = _roundtrip(void_ptr)
     assert "out_ret_value: T.handle)" in text
+
+
+def test_pointer_parameters_print_their_type():
+    @T.prim_func(s_tir=True)
+    def f(
+        a: T.handle(storage_scope="shared"),
+        b: T.handle("float32"),
+        c: T.handle("int8", "shared"),
+        d: T.handle("void", "global"),
+        e: T.handle,
+    ):
+        T.evaluate(a)
+
+    text = _roundtrip(f)
+    assert (
+        'def f(a: T.handle(storage_scope="shared"), b: T.handle("float32", "global"), '
+        'c: T.handle("int8", "shared"), d: T.handle, e: T.handle):'
+    ) in text

@@ -36,6 +36,7 @@ from __future__ import annotations
 
 from ... import tirx
 from ...ir.expr import Range
+from ...ir.type import PointerType
 from ...tirx import stmt as _stmt
 from ...tirx.buffer import Buffer
 from ...tirx.function import PrimFunc
@@ -805,8 +806,11 @@ def _prim_func(func, path, d):
             else:
                 d.state["later_params"].pop(id(param), None)
                 var = d.var_doc(param) or d.define(param, param.name)
-                if is_tensormap_pointer(getattr(param, "type_annotation", None)):
-                    args.append(AssignDoc(var, None, _t(d, "TensorMap").call()))
+                ty = getattr(param, "type_annotation", None)
+                if isinstance(ty, PointerType):
+                    # ``T.TensorMap()``, ``T.handle``, ``T.handle("float32", "global")``,
+                    # ``T.handle(storage_scope="shared")``: as 0.27 prints parameter types.
+                    args.append(AssignDoc(var, None, d.as_doc(ty, None)))
                 else:
                     args.append(AssignDoc(var, None, _t(d, param.dtype)))
         ret = None

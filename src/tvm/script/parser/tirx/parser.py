@@ -261,6 +261,15 @@ def _predeclare_symbolic_vars(parser: Parser, node: ast.FunctionDef,
         parser.var_table.add(name, var, allow_shadowing=True)
 
 
+def _is_typed_pointer(ty) -> bool:
+    """Whether a ``T.handle(...)`` annotation carries more than a global ``void`` pointer
+    (``T.handle("void")`` and ``T.handle("void", "global")`` are plain ``T.handle``)."""
+    if ty is None:
+        return False
+    elem = getattr(getattr(ty, "element_type", None), "dtype", None)
+    return not (elem == "void" and (getattr(ty, "storage_scope", "") or "global") == "global")
+
+
 def _visit_param(parser: Parser, param: ast.arg, frame: PrimFuncFrame) -> None:
     if param.annotation is None:
         parser.report_error(param, "Type annotation required for function parameters.")
@@ -272,7 +281,7 @@ def _visit_param(parser: Parser, param: ast.arg, frame: PrimFuncFrame) -> None:
         ann = ann.annotation
     if isinstance(ann, Buffer):
         value = B.arg(param.arg, ann)
-    elif isinstance(ann, Var) and getattr(ann, "type_annotation", None) is not None:
+    elif isinstance(ann, Var) and _is_typed_pointer(getattr(ann, "type_annotation", None)):
         # ``A_map: T.TensorMap()``: a typed pointer parameter.
         value = B.arg(param.arg, Var(param.arg, ann.type_annotation))
     else:
