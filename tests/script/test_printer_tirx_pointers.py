@@ -109,3 +109,4 @@ def test_pointer_parameters_print_their_type():
         'def f(a: T.handle(storage_scope="shared"), b: T.handle("float32", "global"), '
         'c: T.handle("int8", "shared"), d: T.handle, e: T.handle):'
     ) in text
+

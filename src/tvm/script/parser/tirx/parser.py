@@ -731,10 +731,12 @@ def _visit_for(parser: Parser, node: ast.For) -> None:
             for k, var in enumerate(loop_vars):
                 IRBuilder.name(f"{node.target.id}_{k}", var)
             parser.var_table.add(node.target.id, list(loop_vars), allow_shadowing=True)
-            parser.visit_body(node.body)
+            _visit_scoped(parser, node.body)
             return
         _name_loop_vars(parser, node.target, loop_vars)
-        parser.visit_body(node.body)
+        # Frames opened without ``with`` in the loop body (``T.launch_thread(tx, 128)``) end
+        # with the body.
+        _visit_scoped(parser, node.body)
 
 
 def _name_loop_vars(parser: Parser, target: ast.AST, loop_vars) -> None:
