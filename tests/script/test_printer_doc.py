@@ -7,9 +7,11 @@ from hypothesis import strategies as st
 from tvm.script.printer.doc import (
     AssertDoc,
     AssignDoc,
+    CallDoc,
     ClassDoc,
     CommentDoc,
     DictDoc,
+    DocStringDoc,
     ExprStmtDoc,
     ForDoc,
     FunctionDoc,
@@ -70,7 +72,7 @@ def op(kind, *operands):
         (TupleDoc([a]), "(a,)"),
         (TupleDoc([a, b]), "(a, b)"),
         (ListDoc([a, LiteralDoc(2)]), "[a, 2]"),
-        (DictDoc([LiteralDoc("k")], [LiteralDoc(1.5)]), '{"k": 1.5}'),
+        (DictDoc.from_lists([LiteralDoc("k")], [LiteralDoc(1.5)]), '{"k": 1.5}'),
         (LiteralDoc('say "hi"\n'), '"say \\"hi\\"\\n"'),
         (LiteralDoc(True), "True"),
         (LiteralDoc(None), "None"),
@@ -86,9 +88,7 @@ def test_bad_docs_are_rejected():
     with pytest.raises(TypeError, match="LiteralDoc takes"):
         LiteralDoc([1])
     with pytest.raises(ValueError, match="keyword values"):
-        from tvm.script.printer.doc import CallDoc
-
-        CallDoc(a, [], ["k"], [])
+        CallDoc.from_lists(a, [], ["k"], [])
 
 
 def test_statements():
@@ -238,10 +238,18 @@ def _trees():
     def extend(children):
         binary = st.tuples(st.sampled_from(sorted(_BINARY)), children, children)
         unary = st.tuples(st.sampled_from(sorted(_UNARY)), children)
-        ternary = st.tuples(st.just(K.IfThenElse), children, children, children)
+        # TVM prints a ternary in the then position of another one without parentheses
+        # (``a if b else c if d else e``), which Python reads differently; leave it out.
+        ternary = st.tuples(st.just(K.IfThenElse), children, children, children).filter(
+            lambda parts: not _is_ternary(parts[2][0])
+        )
         return st.one_of(binary, unary, ternary).map(_build)
 
     return st.recursive(leaves, extend, max_leaves=12)
+
+
+def _is_ternary(doc):
+    return isinstance(doc, OperationDoc) and doc.kind == K.IfThenElse
 
 
 def _build(parts):
@@ -308,3 +316,62 @@ def test_context_trimming_accounts_for_every_line(n_lines, marked, context):
             assert out[k + 1] == "^^^^"
     if not spans or context < 0:
         assert skipped == 0
+
+
+def test_tvm_constructor_forms():
+    """``CallDoc(callee, *args, **kwargs)`` and ``DictDoc({k: v})`` as TVM spells them."""
+    f = IdDoc("f")
+    assert to_python_script(CallDoc(f, a, b, key0=c, key1=a)) == "f(a, b, key0=c, key1=a)"
+    assert to_python_script(CallDoc(f)) == "f()"
+    dict_doc = DictDoc({LiteralDoc("x"): a, LiteralDoc("y"): b})
+    assert to_python_script(dict_doc) == '{"x": a, "y": b}'
+    assert to_python_script(DictDoc()) == "{}"
+    with pytest.raises(TypeError, match="from_lists"):
+        CallDoc(f, [a], [], [])
+    with pytest.raises(TypeError, match="from_lists"):
+        DictDoc([a])
+
+
+def test_operation_kind_groups():
+    unary = [k for k in K if K._UnaryStart < k < K._UnaryEnd]
+    binary = [k for k in K if K._BinaryStart < k < K._BinaryEnd]
+    assert unary == [K.USub, K.Invert, K.Not]
+    assert K.MatMul in binary and K.Pow in binary and K.IfThenElse not in binary
+    with pytest.raises(ValueError, match="marker"):
+        OperationDoc(K._UnaryStart, [a])
+
+
+def test_power_and_ternary_parentheses():
+    # printed forms checked against Apache TVM 0.27
+    neg = lambda x: op(K.USub, x)
+    assert to_python_script(op(K.Pow, neg(a), neg(b))) == "(-a) ** -b"
+    assert to_python_script(op(K.IfThenElse, a, op(K.IfThenElse, b, b, b), c)) == (
+        "b if b else b if a else c"
+    )
+    assert to_python_script(op(K.IfThenElse, a, b, op(K.IfThenElse, c, c, c))) == (
+        "b if a else (c if c else c)"
+    )
+
+
+def test_comments_and_doc_strings():
+    assert to_python_script(CommentDoc("")) == ""
+    assert to_python_script(DocStringDoc("")) == ""
+    assert to_python_script(DocStringDoc("one\ntwo")) == '"""\none\ntwo\n"""'
+    func = FunctionDoc(IdDoc("f"), [], [IdDoc("wrap")], None, [ReturnDoc(a)], comment="x\n\ny")
+    assert to_python_script(func) == rows(
+        "@wrap", "def f():", '    """', "    x", "", "    y", '    """', "    return a"
+    )
+    cls = ClassDoc(IdDoc("C"), [], [], comment="doc")
+    assert to_python_script(cls) == rows("class C:", '    """', "    doc", '    """', "    pass")
+    for stmt in (ExprStmtDoc(a), AssertDoc(a), ReturnDoc(a), AssignDoc(a, b)):
+        stmt.comment = "1\n2"
+        with pytest.raises(ValueError, match="cannot have newline"):
+            to_python_script(stmt)
+
+
+def test_function_type_params():
+    func = FunctionDoc(
+        IdDoc("f"), [], [], None, [ReturnDoc(a)],
+        type_params=[IdDoc("T"), AssignDoc(IdDoc("U"), None, IdDoc("int"))],
+    )
+    assert to_python_script(func) == rows("def f[T, U: int]():", "    return a")

@@ -76,7 +76,7 @@ class ExprDoc(Doc):
 
     def call(self, *args, **kwargs) -> CallDoc:
         """``self(*args, **kwargs)``; keyword order is kept."""
-        return CallDoc(self, list(args), list(kwargs.keys()), list(kwargs.values()))
+        return CallDoc(self, *args, **kwargs)
 
     def __getitem__(self, indices) -> IndexDoc:
         if not isinstance(indices, tuple):
@@ -226,51 +226,92 @@ class IndexDoc(ExprDoc):
 
 
 class CallDoc(ExprDoc):
-    """``callee(args..., key=value...)``."""
+    """``callee(args..., key=value...)``: ``CallDoc(callee, *args, **kwargs)`` as in TVM.
+
+    Keyword order is kept. :meth:`from_lists` builds one from an argument list and parallel
+    keyword name / value lists.
+    """
 
     __slots__ = ("args", "callee", "kwargs_keys", "kwargs_values")
 
-    def __init__(self, callee: ExprDoc, args=(), kwargs_keys=(), kwargs_values=()):
+    def __init__(self, callee: ExprDoc, *args, **kwargs):
         super().__init__()
-        if len(kwargs_keys) != len(kwargs_values):
-            raise ValueError("CallDoc needs as many keyword values as keyword names")
+        for arg in args:
+            if not isinstance(arg, Doc):
+                raise TypeError(
+                    f"CallDoc takes argument docs, got {type(arg).__name__}; use "
+                    "CallDoc.from_lists(callee, args, kwargs_keys, kwargs_values) for lists"
+                )
         self.callee = callee
         self.args = list(args)
-        self.kwargs_keys = list(kwargs_keys)
-        self.kwargs_values = list(kwargs_values)
+        self.kwargs_keys = list(kwargs.keys())
+        self.kwargs_values = list(kwargs.values())
+
+    @classmethod
+    def from_lists(cls, callee: ExprDoc, args=(), kwargs_keys=(), kwargs_values=()) -> CallDoc:
+        """``callee(*args, k0=v0, ...)`` from a list of arguments and parallel keyword lists.
+
+        Parameters
+        ----------
+        callee : ExprDoc
+            What is called.
+        args : list of ExprDoc
+            Positional arguments.
+        kwargs_keys : list of str
+            Keyword names, in print order.
+        kwargs_values : list of ExprDoc
+            Keyword values, one per name.
+
+        Returns
+        -------
+        CallDoc
+        """
+        if len(kwargs_keys) != len(kwargs_values):
+            raise ValueError("CallDoc needs as many keyword values as keyword names")
+        doc = cls(callee, *args)
+        doc.kwargs_keys = list(kwargs_keys)
+        doc.kwargs_values = list(kwargs_values)
+        return doc
 
 
 class OperationKind(IntEnum):
-    """Operators of :class:`OperationDoc`."""
+    """Operators of :class:`OperationDoc`.
 
-    # unary
-    USub = 0
-    Invert = 1
-    Not = 2
-    # binary
-    Add = 10
-    Sub = 11
-    Mult = 12
-    Div = 13
-    FloorDiv = 14
-    Mod = 15
-    Pow = 16
-    LShift = 17
-    RShift = 18
-    BitAnd = 19
-    BitOr = 20
-    BitXor = 21
-    Lt = 22
-    LtE = 23
-    Eq = 24
-    NotEq = 25
-    Gt = 26
-    GtE = 27
-    And = 28
-    Or = 29
-    MatMul = 30
-    # special
-    IfThenElse = 40
+    The numbering follows TVM's: the underscore members bracket the unary, binary and special
+    groups, so ``OperationKind._UnaryStart < kind < OperationKind._UnaryEnd`` tests a group.
+    """
+
+    _UnaryStart = 0
+    USub = 1
+    Invert = 2
+    Not = 3
+    _UnaryEnd = 4
+    _BinaryStart = 5
+    Add = 6
+    Sub = 7
+    Mult = 8
+    Div = 9
+    FloorDiv = 10
+    Mod = 11
+    Pow = 12
+    LShift = 13
+    RShift = 14
+    BitAnd = 15
+    BitOr = 16
+    BitXor = 17
+    Lt = 18
+    LtE = 19
+    Eq = 20
+    NotEq = 21
+    Gt = 22
+    GtE = 23
+    And = 24
+    Or = 25
+    MatMul = 26
+    _BinaryEnd = 27
+    _SpecialStart = 28
+    IfThenElse = 29
+    _SpecialEnd = 30
 
 
 class OperationDoc(ExprDoc):
@@ -285,7 +326,12 @@ class OperationDoc(ExprDoc):
         super().__init__()
         self.kind = OperationKind(kind)
         self.operands = list(operands)
-        expected = 1 if self.kind < 10 else (3 if self.kind == OperationKind.IfThenElse else 2)
+        if self.kind.name.startswith("_"):
+            raise ValueError(f"OperationDoc needs an operator, got the marker {self.kind.name}")
+        if self.kind < OperationKind._UnaryEnd:
+            expected = 1
+        else:
+            expected = 3 if self.kind == OperationKind.IfThenElse else 2
         if len(self.operands) != expected:
             raise ValueError(
                 f"OperationDoc {self.kind.name} takes {expected} operand(s), "
@@ -325,16 +371,43 @@ class ListDoc(ExprDoc):
 
 
 class DictDoc(ExprDoc):
-    """``{k: v, ...}`` in the given key order."""
+    """``{k: v, ...}`` from a dict of key doc to value doc, in its order (as in TVM).
+
+    :meth:`from_lists` builds one from parallel key and value lists.
+    """
 
     __slots__ = ("keys", "values")
 
-    def __init__(self, keys=(), values=()):
+    def __init__(self, content=None):
         super().__init__()
+        content = {} if content is None else content
+        if not isinstance(content, dict):
+            raise TypeError(
+                f"DictDoc takes a dict of key doc to value doc, got {type(content).__name__}; "
+                "use DictDoc.from_lists(keys, values) for lists"
+            )
+        self.keys = list(content.keys())
+        self.values = list(content.values())
+
+    @classmethod
+    def from_lists(cls, keys=(), values=()) -> DictDoc:
+        """``{keys[0]: values[0], ...}`` from parallel lists (keys may repeat).
+
+        Parameters
+        ----------
+        keys : list of ExprDoc
+        values : list of ExprDoc
+
+        Returns
+        -------
+        DictDoc
+        """
         if len(keys) != len(values):
             raise ValueError("DictDoc needs as many values as keys")
-        self.keys = list(keys)
-        self.values = list(values)
+        doc = cls()
+        doc.keys = list(keys)
+        doc.values = list(values)
+        return doc
 
 
 class SliceDoc(Doc):
@@ -457,12 +530,14 @@ class ReturnDoc(StmtDoc):
 class FunctionDoc(StmtDoc):
     """``@decorators def name(args) -> return_type: body``; each arg is an :class:`AssignDoc`."""
 
-    __slots__ = ("args", "body", "decorators", "name", "return_type")
+    __slots__ = ("args", "body", "decorators", "name", "return_type", "type_params")
 
     def __init__(self, name: IdDoc, args=(), decorators=(), return_type=None, body=(),
-                 comment=None):
+                 comment=None, type_params=()):
         super().__init__(comment)
         self.name = name
+        # PEP 695 type parameters, ``def name[T, U: int](...)``: IdDocs or annotated AssignDocs
+        self.type_params = list(type_params or ())
         self.args = list(args)
         self.decorators = list(decorators)
         self.return_type = return_type

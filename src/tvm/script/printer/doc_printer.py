@@ -293,12 +293,14 @@ class DocPrinter:
     def _operation(self, doc: OperationDoc) -> None:
         kind = doc.kind
         if kind == K.IfThenElse:
+            # As TVM prints: a nested ``a if c else b`` gets parentheses as the condition or
+            # the else value, not as the then value.
             cond, then_value, else_value = doc.operands
-            self._child(then_value, _PREC_IF_THEN_ELSE, True)
+            self._child(then_value, _PREC_IF_THEN_ELSE, False)
             self._w(" if ")
             self._child(cond, _PREC_IF_THEN_ELSE, True)
             self._w(" else ")
-            self._child(else_value, _PREC_IF_THEN_ELSE, False)
+            self._child(else_value, _PREC_IF_THEN_ELSE, True)
             return
         symbol, prec = _OP_INFO[kind]
         if len(doc.operands) == 1:
@@ -306,10 +308,10 @@ class DocPrinter:
             self._child(doc.operands[0], prec, False)
             return
         lhs, rhs = doc.operands
-        if kind == K.Pow:  # right-associative
+        if kind == K.Pow:  # right-associative; ``x ** -y`` needs no parentheses
             self._child(lhs, prec, True)
             self._w(f" {symbol} ")
-            self._child(rhs, prec, False)
+            self._child(rhs, _PREC_UNARY, False)
             return
         # Comparisons chain in Python, so a nested comparison always gets parentheses.
         self._child(lhs, prec, prec == _COMPARISON_PREC)
@@ -393,8 +395,13 @@ class DocPrinter:
 
     def _trailing_comment(self, doc: StmtDoc) -> None:
         if doc.comment:
+            if "\n" in doc.comment:
+                raise ValueError(
+                    f"the comment of a {type(doc).__name__} is printed at the end of its line "
+                    f"and cannot have newline: {doc.comment!r}"
+                )
             self._w("  ")
-            self._write_comment("# " + doc.comment.replace("\n", " "))
+            self._write_comment("# " + doc.comment)
 
     def _leading_comment(self, doc: StmtDoc) -> None:
         if doc.comment:
@@ -492,10 +499,16 @@ class DocPrinter:
             self._newline()
 
     def _function(self, doc: FunctionDoc) -> None:
-        self._leading_comment(doc)
         self._decorators(doc.decorators)
         self._w("def ")
         self.expr(doc.name)
+        if doc.type_params:
+            self._w("[")
+            for i, param in enumerate(doc.type_params):
+                if i:
+                    self._w(", ")
+                self._arg(param)
+            self._w("]")
         self._w("(")
         for i, arg in enumerate(doc.args):
             if i:
@@ -506,7 +519,35 @@ class DocPrinter:
             self._w(" -> ")
             self.expr(doc.return_type)
         self._w(":")
-        self._block(doc.body)
+        self._body_with_docstring(doc.comment, doc.body)
+
+    def _body_with_docstring(self, comment, body) -> None:
+        """A function or class suite; its comment becomes the doc string on the first line."""
+        if not comment:
+            self._block(body)
+            return
+        self.indent += 1
+        self._newline()
+        self._docstring_text(comment)
+        self._newline()
+        if body:
+            self._stmts(body)
+        else:
+            self._w("pass")
+        self.indent -= 1
+
+    def _docstring_text(self, text: str) -> None:
+        start = self.size
+        self._w('"""')
+        for line in text.split("\n"):
+            if line:
+                self._newline()
+                self._w(line)
+            else:
+                self._w("\n")  # no indentation on a blank line
+        self._newline()
+        self._w('"""')
+        self.exempt.append((start, self.size))
 
     def _arg(self, arg) -> None:
         if not isinstance(arg, AssignDoc):
@@ -524,22 +565,23 @@ class DocPrinter:
             self.spans.setdefault(id(arg), []).append((start, self.size))
 
     def _class(self, doc: ClassDoc) -> None:
-        self._leading_comment(doc)
         self._decorators(doc.decorators)
         self._w("class ")
         self.expr(doc.name)
         self._w(":")
-        self._block(doc.body)
+        self._body_with_docstring(doc.comment, doc.body)
 
     def _comment(self, doc: CommentDoc) -> None:
-        lines = (doc.comment or "").split("\n")
-        for i, line in enumerate(lines):
+        if not doc.comment:
+            return
+        for i, line in enumerate(doc.comment.split("\n")):
             if i:
                 self._newline()
             self._write_comment("# " + line if line else "#")
 
     def _docstring(self, doc: DocStringDoc) -> None:
-        self._w('"""' + (doc.comment or "") + '"""')
+        if doc.comment:
+            self._docstring_text(doc.comment)
 
 
 def to_python_script(doc: Doc, indent_spaces: int = 4, print_line_numbers: bool = False,

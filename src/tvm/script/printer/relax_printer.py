@@ -97,7 +97,7 @@ def attr_value_doc(value, path, d):
         ).add_path(path)
     if isinstance(value, dict):
         keys = sorted(value, key=str)
-        return DictDoc(
+        return DictDoc.from_lists(
             [attr_value_doc(k, None, d) for k in keys],
             [attr_value_doc(value[k], (path, "map", k), d) for k in keys],
         ).add_path(path)
@@ -168,7 +168,7 @@ def _tensor_type(ty, path, d):
         values.append(LiteralDoc(_vdevice_text(ty.vdevice, d)))
     if not args and not keys:
         return _r(d, "Tensor")
-    return CallDoc(_r(d, "Tensor"), args, keys, values)
+    return CallDoc.from_lists(_r(d, "Tensor"), args, keys, values)
 
 
 def _vdevice_text(vdev, d) -> str:
@@ -394,14 +394,14 @@ def _call(call, path, d):
             # TVM 0.27 prints an op call's type arguments (``R.invoke_pure_closure``...).
             keys.append("ty_args")
             values.append(_ty_args_tuple_doc(call, path, d))
-        return CallDoc(callee, args, keys, values)
+        return CallDoc.from_lists(callee, args, keys, values)
     if isinstance(op, relax.ExternFunc):
         args = [LiteralDoc(op.global_symbol, op_path)] + _args_docs(call, path, d)
         keys, values = [], []
         if call.ty_args:
             keys.append("ty_args")
             values.append(_ty_args_tuple_doc(call, path, d))
-        return CallDoc(_r(d, "call_packed"), args, keys, values)
+        return CallDoc.from_lists(_r(d, "call_packed"), args, keys, values)
     callee = d.as_doc(op, op_path)
     return callee.call(*_args_docs(call, path, d))
 
@@ -446,7 +446,7 @@ def _call_tir_like(name):
         if len(args) > 2:
             keys.append("tir_vars")
             values.append(d.as_doc(args[2], item_path(attr_path(path, "args"), 2)))
-        return CallDoc(_r(d, name), [callee, in_doc], keys, values)
+        return CallDoc.from_lists(_r(d, name), [callee, in_doc], keys, values)
 
     return _print
 
@@ -475,7 +475,7 @@ def _print_unique(call, path, d):
             literal = bool(literal) if name != "axis" else int(literal)
             values.append(LiteralDoc(literal, item_path(args_path, i)))
     x_doc = d.as_doc(call.args[0], item_path(args_path, 0))
-    return CallDoc(_r(d, "unique"), [x_doc], keys, values)
+    return CallDoc.from_lists(_r(d, "unique"), [x_doc], keys, values)
 
 
 # TVM 0.27 annotates a call_tir_inplace binding with its type too.
@@ -492,7 +492,7 @@ def _ty_args_tuple_doc(call, path, d):
 def _print_call(call, path, d):
     # The format string is the op's first argument but prints last, as ``format=`` (TVM 0.27).
     fmt = d.as_doc(call.args[0], item_path(attr_path(path, "args"), 0))
-    return CallDoc(_r(d, "print"), _args_docs(call, path, d, start=1), ["format"], [fmt])
+    return CallDoc.from_lists(_r(d, "print"), _args_docs(call, path, d, start=1), ["format"], [fmt])
 
 
 @register_call_printer("relax.assert_op")
@@ -502,7 +502,7 @@ def _assert_call(call, path, d):
     cond = d.as_doc(call.args[0], item_path(args_path, 0))
     fmt = d.as_doc(call.args[1], item_path(args_path, 1))
     args = [cond] + _args_docs(call, path, d, start=2)
-    return CallDoc(_r(d, "assert_op"), args, ["format"], [fmt])
+    return CallDoc.from_lists(_r(d, "assert_op"), args, ["format"], [fmt])
 
 
 # --- bindings and blocks --------------------------------------------------------------------
@@ -747,7 +747,7 @@ def _function_doc(func, path, d, name, nested=False):
         keys.append("private")
         values.append(LiteralDoc(True))
     if keys:
-        decorator = CallDoc(decorator, [], keys, values)
+        decorator = CallDoc.from_lists(decorator, [], keys, values)
     if nested:
         # Read by the binding printer, which writes ``n = TypeVar("n")`` before the ``def``.
         d.state["nested_type_vars"] = nested_type_vars

@@ -31,7 +31,9 @@ def _config_doc(value):
     """A target option as a doc: dicts with sorted keys (the nested ``host`` too), lists."""
     if isinstance(value, dict):
         keys = sorted(value)
-        return DictDoc([LiteralDoc(k) for k in keys], [_config_doc(value[k]) for k in keys])
+        return DictDoc.from_lists(
+            [LiteralDoc(k) for k in keys], [_config_doc(value[k]) for k in keys]
+        )
     if isinstance(value, (list, tuple)):
         return ListDoc([_config_doc(v) for v in value])
     if isinstance(value, Target):

@@ -253,11 +253,14 @@ def _dtype_view_fits(child, parent, parent_layout) -> bool:
 @register_printer(PointerType)
 def _pointer_type(ty, path, d):
     """A pointer type as TVM 0.27 writes it: ``T.handle("uint32", "shared")``,
-    ``T.TensorMap()``, and ``T.handle`` for a global ``void`` pointer."""
+    ``T.TensorMap()``, ``T.handle`` for a global ``void`` pointer and
+    ``T.handle(storage_scope="shared")`` for a ``void`` pointer in another scope."""
     if is_tensormap_pointer(ty):
         return _t(d, "TensorMap").call()
     elem = getattr(ty.element_type, "dtype", "void")
     scope = ty.storage_scope or "global"
-    if elem == "void" and scope == "global":
-        return _t(d, "handle")
+    if elem == "void":
+        if scope == "global":
+            return _t(d, "handle")
+        return _t(d, "handle").call(storage_scope=LiteralDoc(scope))
     return _t(d, "handle").call(LiteralDoc(elem), LiteralDoc(scope))

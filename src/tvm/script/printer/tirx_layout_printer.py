@@ -85,7 +85,7 @@ def _tile_doc(layout, d) -> ExprDoc:
     arg = parts[0]
     for part in parts[1:]:
         arg = OperationDoc(OperationKind.Add, [arg, part])
-    return CallDoc(_t(d, "TileLayout"), [arg], [], [])
+    return CallDoc.from_lists(_t(d, "TileLayout"), [arg], [], [])
 
 
 def layout_to_doc(layout, d=None) -> ExprDoc:
@@ -99,7 +99,7 @@ def layout_to_doc(layout, d=None) -> ExprDoc:
             keys, values = ["swizzle_inner"], [LiteralDoc(False)]
         args = [LiteralDoc(layout.per_element), LiteralDoc(layout.swizzle_len),
                 LiteralDoc(layout.atom_len), _tile_doc(layout.tile_layout, d)]
-        return CallDoc(_t(d, "ComposeLayout"), args, keys, values)
+        return CallDoc.from_lists(_t(d, "ComposeLayout"), args, keys, values)
     raise TypeError(f"layout_to_doc expects a TileLayout or ComposeLayout, "
                     f"got {type(layout).__name__}")
 

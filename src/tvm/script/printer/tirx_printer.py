@@ -16,6 +16,8 @@ import math
 
 from ... import tirx
 from ...ir.op import Op
+from ...ir.type import PointerType
+from ...tirx.type import is_tensormap_pointer
 from .doc import AssignDoc, CallDoc, IdDoc, LiteralDoc, OperationDoc, OperationKind
 from .ir_docsifier import attr_path, item_path, register_printer
 
@@ -74,6 +76,16 @@ def _string_imm(imm, path, d):
     return LiteralDoc(imm.value)
 
 
+def _var_decl_doc(var, path, d):
+    """``T.int64()``; a pointer variable declares its type: ``T.handle("int32", "global")``,
+    ``T.handle(storage_scope="shared")``, and ``T.handle()`` for a global ``void`` pointer."""
+    ty = getattr(var, "type_annotation", None)
+    if isinstance(ty, PointerType) and not is_tensormap_pointer(ty):
+        doc = d.as_doc(ty, attr_path(path, "type_annotation"))
+        return doc if isinstance(doc, CallDoc) else doc.call()
+    return d.prefix("T").attr(var.dtype).call()
+
+
 @register_printer(getattr(tirx, "Var", None))
 def _var(var, path, d):
     doc = d.var_doc(var)
@@ -84,7 +96,7 @@ def _var(var, path, d):
         # A PrimFunc parameter first used in an earlier buffer's shape: ``T.Buffer(("n",))``.
         return LiteralDoc(d.define(var, var.name).name)
     # First use where declarations are collected (a function body): ``m = T.int64()``.
-    decl = d.prefix("T").attr(var.dtype).call()
+    decl = _var_decl_doc(var, path, d)
     doc = d.declare(var, var.name, lambda name: AssignDoc(IdDoc(name), decl))
     if doc is not None:
         return doc
@@ -118,6 +130,11 @@ _BINARY = {
     "LShift": K.LShift,
     "RShift": K.RShift,
 }
+# With two constant operands these print as ``T.<node name>(a, b)`` (as TVM 0.27 does).
+_CONST_FOLDING = frozenset(
+    ("Add", "Sub", "Mul", "Div", "FloorDiv", "FloorMod", "EQ", "NE", "LT", "LE", "GT", "GE",
+     "And", "Or")
+)
 # Binary nodes without a Python operator print as calls.
 _BINARY_CALL = {"Div": "Div", "Mod": "truncmod", "Min": "min", "Max": "max"}
 
@@ -130,8 +147,16 @@ def _binary(node, path, d):
     if name == "Div" and node.dtype.startswith(("float", "bfloat")):
         kind = K.Div  # TVM 0.27 prints a float division as ``x / y``; ``T.Div`` for integers
     if kind is not None:
+        if name in _CONST_FOLDING and _is_const(node.a) and _is_const(node.b):
+            # Two constants print as the node (``T.Add(3, 4)``), as in TVM 0.27: ``3 + 4``
+            # would fold to ``7`` when parsed back.
+            return d.prefix("T").attr(name).call(a, b)
         return OperationDoc(kind, [a, b])
     return d.prefix("T").attr(_BINARY_CALL[name]).call(a, b)
+
+
+def _is_const(expr) -> bool:
+    return isinstance(expr, (tirx.IntImm, tirx.FloatImm))
 
 
 register_printer(*(getattr(tirx, n, None) for n in list(_BINARY) + list(_BINARY_CALL)))(_binary)
@@ -181,7 +206,8 @@ def _let(node, path, d):
     var = IdDoc(node.var.name or "v")
     value = d.as_doc(node.value, attr_path(path, "value"))
     body = d.as_doc(node.body, attr_path(path, "body"))
-    return CallDoc(d.prefix("T").attr("Let"), [body], ["where"], [DictDoc([var], [value])])
+    where = DictDoc.from_lists([var], [value])
+    return CallDoc.from_lists(d.prefix("T").attr("Let"), [body], ["where"], [where])
 
 
 _DTYPE_FIRST = {"call_extern", "call_pure_extern", "call_llvm_intrin", "call_llvm_pure_intrin",
@@ -205,7 +231,8 @@ def _call(node, path, d):
             if node.dtype not in ("", "void"):
                 keys.append("return_type")
                 values.append(LiteralDoc(node.dtype))
-            return CallDoc(d.prefix("T").attr("cuda").attr("func_call"), args[:-1], keys, values)
+            callee = d.prefix("T").attr("cuda").attr("func_call")
+            return CallDoc.from_lists(callee, args[:-1], keys, values)
         # An op may name its printed form (``tvm_call_packed`` prints as ``T.call_packed``,
         # ``tirx.cuda.wgmma_noop_barrier`` as ``T.cuda.wgmma.noop_barrier``).
         printed = op.get_attr("TScriptPrinterName") or base

@@ -36,6 +36,7 @@ from __future__ import annotations
 
 from ... import tirx
 from ...ir.expr import Range
+from ...ir.type import PointerType
 from ...tirx import stmt as _stmt
 from ...tirx.buffer import Buffer
 from ...tirx.function import PrimFunc
@@ -406,7 +407,7 @@ def _attr_stmt(node, path, d):
         # An attribute about no node prints as TVM 0.27 does: ``T.attr({"key": value})``.
         from .doc import DictDoc  # local: only this form prints a dict
 
-        rhs = _t(d, "attr").call(DictDoc([LiteralDoc(node.attr_key)], [value]))
+        rhs = _t(d, "attr").call(DictDoc.from_lists([LiteralDoc(node.attr_key)], [value]))
         return ScopeDoc(None, rhs, _stmts(node.body, body_path, d))
     if isinstance(target, tirx.IntImm) and not d.state.get("in_relax"):
         target_doc = LiteralDoc(int(target.value))
@@ -478,7 +479,10 @@ def _decl_buffer(node, path, d):
     # As TVM 0.27: ``T.decl_buffer((8,), data=A.data, elem_offset=8)`` (no "float32"; data
     # first, named after the buffer it is a view of).
     rhs = _buffer_decl(buf, attr_path(path, "buffer"), d, _t(d, "decl_buffer"))
-    if node.data is not None and d.is_defined(data):
+    declarable = isinstance(data, tirx.Var) and d.state.get("func_decls") is not None
+    if node.data is not None and (d.is_defined(data) or declarable):
+        # A data pointer defined nowhere else is declared first, as TVM 0.27 prints it:
+        # ``data_ptr = T.handle("float32", "global")`` then ``T.decl_buffer(..., data=data_ptr)``.
         rhs.kwargs_keys.insert(0, "data")
         rhs.kwargs_values.insert(0, d.as_doc(parent, None).attr("data") if parent is not None
                                  and parent.data is data else d.as_doc(data, None))
@@ -603,10 +607,26 @@ def _uses_any(expr, loops) -> bool:
 _AXIS_KIND = {0: ("spatial", "S"), 2: ("reduce", "R"), 3: ("scan", None), 4: ("opaque", None)}
 
 
-def _block_body(block, path, d, realize=None, realize_path=None) -> list:
-    """The statements inside ``with T.sblock(...)`` (or after the root-block comment)."""
+def _block_body(block, path, d, realize=None, realize_path=None, lone=False) -> list:
+    """The statements inside ``with T.sblock(...)`` (or after the root-block comment).
+
+    ``lone``: a block printed without its realize (``no_realize=True``): its iteration
+    variables print without bound values (``vi = T.axis.spatial(128)``), then its regions.
+    """
     stmts = []
     iter_vars = block.iter_vars
+    if lone:
+        for i, iv in enumerate(iter_vars):
+            kind = _AXIS_KIND.get(iv.iter_type, ("opaque", None))[0]
+            dom = iv.dom
+            if _is_zero(dom.min):
+                dom_doc = d.as_doc(dom.extent, None)
+            else:
+                dom_doc = TupleDoc([d.as_doc(dom.min, None),
+                                    d.as_doc(_add(dom.min, dom.extent), None)])
+            kwargs = {} if iv.var.dtype == "int32" else {"dtype": LiteralDoc(iv.var.dtype)}
+            name = d.define(iv.var, iv.var.name)
+            stmts.append(AssignDoc(name, _t(d, "axis", kind).call(dom_doc, **kwargs)))
     if realize is not None and iter_vars:
         values = realize.iter_values
         kinds = [_AXIS_KIND.get(iv.iter_type, ("opaque", None)) for iv in iter_vars]
@@ -650,9 +670,9 @@ def _block_body(block, path, d, realize=None, realize_path=None) -> list:
                 kwargs = {} if iv.var.dtype == "int32" else {"dtype": LiteralDoc(iv.var.dtype)}
                 rhs = _t(d, "axis", kinds[i][0]).call(dom_doc, value_doc, **kwargs)
                 stmts.append(AssignDoc(name, rhs))
-    if realize is not None:
-        pred = realize.predicate
-        if not (isinstance(pred, tirx.IntImm) and pred.value == 1):
+    if realize is not None or lone:
+        pred = realize.predicate if realize is not None else None
+        if pred is not None and not (isinstance(pred, tirx.IntImm) and pred.value == 1):
             stmts.append(ExprStmtDoc(_t(d, "where").call(
                 d.as_doc(pred, attr_path(realize_path, "predicate")))))
         reads = [d.as_doc(r, item_path(attr_path(path, "reads"), i))
@@ -699,8 +719,14 @@ def _sblock_realize(node, path, d):
 
 @register_printer(_stmt.SBlock)
 def _sblock(block, path, d):
-    body = _block_body(block, path, d)
-    return ScopeDoc(None, _t(d, "sblock").call(LiteralDoc(block.name_hint)), body)
+    # A block printed alone (no realize around it), as TVM 0.27 prints it.
+    d.push_frame()
+    try:
+        body = _block_body(block, path, d, lone=True)
+    finally:
+        d.pop_frame()
+    head = _t(d, "sblock").call(LiteralDoc(block.name_hint), no_realize=LiteralDoc(True))
+    return ScopeDoc(None, head, body)
 
 
 # --- PrimFunc -------------------------------------------------------------------------------
@@ -780,8 +806,11 @@ def _prim_func(func, path, d):
             else:
                 d.state["later_params"].pop(id(param), None)
                 var = d.var_doc(param) or d.define(param, param.name)
-                if is_tensormap_pointer(getattr(param, "type_annotation", None)):
-                    args.append(AssignDoc(var, None, _t(d, "TensorMap").call()))
+                ty = getattr(param, "type_annotation", None)
+                if isinstance(ty, PointerType):
+                    # ``T.TensorMap()``, ``T.handle``, ``T.handle("float32", "global")``,
+                    # ``T.handle(storage_scope="shared")``: as 0.27 prints parameter types.
+                    args.append(AssignDoc(var, None, d.as_doc(ty, None)))
                 else:
                     args.append(AssignDoc(var, None, _t(d, param.dtype)))
         ret = None
@@ -838,3 +867,26 @@ def _range(rng, path, d):
     return IdDoc("range").call(d.as_doc(rng.min, attr_path(path, "min")),
                                d.as_doc(_add(rng.min, rng.extent), None))
 
+
+
+_ITER_TYPE_NAMES = ("DataPar", "ThreadIndex", "CommReduce", "Ordered", "Opaque", "Unrolled",
+                    "Vectorized", "Parallelized", "Tensorized")
+
+
+@register_printer(_stmt.IterVar)
+def _iter_var(node, path, d):
+    """``T.iter_var(a, T.Range(0, 8), "DataPar", "")`` (TVM 0.27's form of a lone IterVar).
+
+    Only a lone IterVar prints this way (loops and blocks print their own forms); the parser
+    does not read ``T.iter_var`` back yet."""
+    var = d.as_doc(node.var, attr_path(path, "var"))
+    if node.dom is None:
+        dom = LiteralDoc(None)
+    else:
+        dom_path = attr_path(path, "dom")
+        dom = _t(d, "Range").call(d.as_doc(node.dom.min, attr_path(dom_path, "min")),
+                                  d.as_doc(_add(node.dom.min, node.dom.extent), None))
+    kind = int(node.iter_type)
+    kind_name = _ITER_TYPE_NAMES[kind] if 0 <= kind < len(_ITER_TYPE_NAMES) else str(kind)
+    return _t(d, "iter_var").call(var, dom, LiteralDoc(kind_name),
+                                  LiteralDoc(node.thread_tag or ""))

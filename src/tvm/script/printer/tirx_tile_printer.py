@@ -41,7 +41,7 @@ def value_doc(value, path, d):
         return ListDoc([value_doc(v, item_path(path, i), d) for i, v in enumerate(value)])
     if isinstance(value, dict):
         keys = sorted(value)
-        return DictDoc([LiteralDoc(k) for k in keys],
+        return DictDoc.from_lists([LiteralDoc(k) for k in keys],
                        [value_doc(value[k], attr_path(path, k), d) for k in keys])
     if isinstance(value, LambdaExpr):
         d.push_frame()

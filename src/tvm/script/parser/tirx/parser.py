@@ -261,6 +261,15 @@ def _predeclare_symbolic_vars(parser: Parser, node: ast.FunctionDef,
         parser.var_table.add(name, var, allow_shadowing=True)
 
 
+def _is_typed_pointer(ty) -> bool:
+    """Whether a ``T.handle(...)`` annotation carries more than a global ``void`` pointer
+    (``T.handle("void")`` and ``T.handle("void", "global")`` are plain ``T.handle``)."""
+    if ty is None:
+        return False
+    elem = getattr(getattr(ty, "element_type", None), "dtype", None)
+    return not (elem == "void" and (getattr(ty, "storage_scope", "") or "global") == "global")
+
+
 def _visit_param(parser: Parser, param: ast.arg, frame: PrimFuncFrame) -> None:
     if param.annotation is None:
         parser.report_error(param, "Type annotation required for function parameters.")
@@ -272,11 +281,13 @@ def _visit_param(parser: Parser, param: ast.arg, frame: PrimFuncFrame) -> None:
         ann = ann.annotation
     if isinstance(ann, Buffer):
         value = B.arg(param.arg, ann)
-    elif isinstance(ann, Var) and getattr(ann, "type_annotation", None) is not None:
+    elif isinstance(ann, Var) and _is_typed_pointer(getattr(ann, "type_annotation", None)):
         # ``A_map: T.TensorMap()``: a typed pointer parameter.
         value = B.arg(param.arg, Var(param.arg, ann.type_annotation))
     else:
         dtype = getattr(ann, "prim_dtype", None)
+        if dtype is None and isinstance(ann, Var) and ann.dtype == "handle":
+            dtype = "handle"  # ``T.handle("void")``: the untyped pointer, same as ``T.handle``
         if dtype is None:
             parser.report_error(
                 param.annotation,
@@ -720,10 +731,12 @@ def _visit_for(parser: Parser, node: ast.For) -> None:
             for k, var in enumerate(loop_vars):
                 IRBuilder.name(f"{node.target.id}_{k}", var)
             parser.var_table.add(node.target.id, list(loop_vars), allow_shadowing=True)
-            parser.visit_body(node.body)
+            _visit_scoped(parser, node.body)
             return
         _name_loop_vars(parser, node.target, loop_vars)
-        parser.visit_body(node.body)
+        # Frames opened without ``with`` in the loop body (``T.launch_thread(tx, 128)``) end
+        # with the body.
+        _visit_scoped(parser, node.body)
 
 
 def _name_loop_vars(parser: Parser, target: ast.AST, loop_vars) -> None:
