@@ -2,9 +2,10 @@
 a public module (no ``_`` in its path) has a docstring. Overloads and property setters are
 skipped (they share the documented definition).
 
-Coverage was 80.7% when this test was added, 85.0% after issue 23's first additions and 96.1%
+Coverage was 80.7% when this test was added, 85.0% after issue 23's first additions, 96.1%
 after its second (every public function outside the backends and the files listed in
-``IN_FLIGHT``); the test keeps it from falling, asks for every entry point annotated for mypy
+``IN_FLIGHT``) and 100% after its third (the backends, the TIRx layout package and the
+legalizer); the test keeps it from falling, asks for every entry point annotated for mypy
 to be fully documented, and for the user-facing packages to stay fully documented.
 """
 
@@ -29,7 +30,7 @@ TYPED_MODULES = [
 ]
 
 #: The floor for the whole package (the measured value minus room for work in flight).
-MIN_COVERAGE = 0.95
+MIN_COVERAGE = 0.995
 
 #: The user-facing packages (and modules): every public function in them has a docstring.
 USER_FACING = ["arith", "driver", "ir", "relax", "runtime", "s_tir", "script", "target", "te",
@@ -37,8 +38,7 @@ USER_FACING = ["arith", "driver", "ir", "relax", "runtime", "s_tir", "script", "
 
 #: Files and folders of those packages that were being rewritten while the docstrings were
 #: written (issue 23); they count toward :data:`MIN_COVERAGE` only.
-IN_FLIGHT = ["tirx/buffer.py", "tirx/function.py", "tirx/layout/",
-             "relax/transform/legalize_ops/"]
+IN_FLIGHT = ["tirx/function.py"]
 
 
 def _skipped(node):
@@ -94,7 +94,7 @@ def test_package_docstring_coverage_does_not_fall():
     entries = [entry for path in _public_modules() for entry in public_functions(path)]
     coverage = sum(has_doc for _, has_doc in entries) / len(entries)
     assert len(entries) > 2000  # the walk found the package
-    assert coverage >= MIN_COVERAGE, f"docstring coverage {coverage:.1%} < {MIN_COVERAGE:.0%}"
+    assert coverage >= MIN_COVERAGE, f"docstring coverage {coverage:.1%} < {MIN_COVERAGE:.1%}"
 
 
 def test_user_facing_packages_are_fully_documented():

@@ -103,6 +103,7 @@ class BufferTypeView:
 
     @property
     def storage_scope(self) -> str:
+        """The storage scope of the viewed buffer (``"global"``, ``"shared"``, ...)."""
         return self._buffer.scope()
 
     def __repr__(self):
@@ -209,6 +210,7 @@ class Buffer(Scriptable, Node, type_key="tirx.Buffer"):
 
     @property
     def ndim(self) -> int:
+        """The number of dimensions (``len(self.shape)``)."""
         return len(self.shape)
 
     def __repr__(self):

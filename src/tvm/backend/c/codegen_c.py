@@ -107,6 +107,14 @@ class CodeGenC:
         return name
 
     def var_name(self, var) -> str:
+        """The C name bound to ``var`` in the current function.
+
+        Raises
+        ------
+        ValueError
+            When ``var`` was never bound here (a free variable the host/device split did not pass
+            in).
+        """
         name = self._var_names.get(id(var))
         if name is None:
             raise ValueError(
@@ -117,6 +125,7 @@ class CodeGenC:
 
     # --- output --------------------------------------------------------------------------------
     def emit(self, line: str) -> None:
+        """Append ``line`` to the current function body at the current indentation."""
         self._lines.append("  " * self._indent + line)
 
     def finish(self) -> str:
@@ -135,6 +144,7 @@ class CodeGenC:
         return name
 
     def pointer_element(self, var) -> str | None:
+        """The element dtype of a pointer-typed ``var``, or None when ``var`` is not a pointer."""
         ann = getattr(var, "type_annotation", None)
         element = getattr(ann, "element_type", None)
         return getattr(element, "dtype", None)
@@ -158,6 +168,7 @@ class CodeGenC:
         self._indent = 0
 
     def reserved_names(self) -> tuple:
+        """*hook*: names that variables of a function must not take (none in plain C)."""
         return ()
 
     def print_param(self, var) -> str:
@@ -177,6 +188,13 @@ class CodeGenC:
 
     # --- statements ----------------------------------------------------------------------------
     def print_stmt(self, stmt) -> None:
+        """Print ``stmt`` as C statements, dispatching on its class.
+
+        Raises
+        ------
+        ValueError
+            When this generator has no rule for the statement's class.
+        """
         method = _STMT_METHODS.get(type(stmt))  # a method name: subclasses may override it
         if method is None:
             raise ValueError(
@@ -249,6 +267,7 @@ class CodeGenC:
         self.emit(f"{ty} {name} = {value};")
 
     def declared_type(self, var) -> str:
+        """The C type of a declaration of ``var``: ``T*`` for a pointer, else its dtype's."""
         element = self.pointer_element(var)
         if element is not None:
             return f"{self.type_name(element)}*"
@@ -280,6 +299,13 @@ class CodeGenC:
         self.emit(f"{self.type_name(buf.dtype)} {name}[{self.constant_size(buf)}];")
 
     def constant_size(self, buf) -> int:
+        """The number of elements of ``buf``, whose shape must be constant.
+
+        Raises
+        ------
+        ValueError
+            When an extent of ``buf`` is symbolic (only constant-size allocations are supported).
+        """
         size = 1
         for extent in buf.shape:
             if not isinstance(extent, E.IntImm):
@@ -318,6 +344,13 @@ class CodeGenC:
 
     # --- expressions ---------------------------------------------------------------------------
     def print_expr(self, expr) -> str:
+        """The C text of ``expr``, dispatching on its class (or the nearest base class).
+
+        Raises
+        ------
+        ValueError
+            When this generator has no rule for the expression's class.
+        """
         method = _EXPR_METHODS.get(type(expr))
         if method is None:
             for cls in type(expr).__mro__:
@@ -366,6 +399,7 @@ class CodeGenC:
         return f"(({self.type_name(op.dtype)}){self.print_expr(op.value)})"
 
     def vector_cast(self, op: E.Cast) -> str:
+        """*hook*: a cast of a vector value; plain C has none, so this raises ``ValueError``."""
         raise ValueError(f"vector cast to {op.dtype} in {self.func_name} is not supported yet")
 
     def _binary(self, op) -> str:
@@ -510,17 +544,24 @@ class CodeGenC:
         return ", ".join(self.print_expr(a) for a in args)
 
     def call_call_extern(self, op) -> str:
+        """``call_extern``/``call_pure_extern``: ``name(args...)``, the first argument the name."""
         return f"{op.args[0].value}({self._args(op.args[1:])})"
 
 
     def call_if_then_else(self, op) -> str:
+        """``if_then_else(c, t, f)`` as the conditional expression ``(c ? t : f)``."""
         c, t, f = (self.print_expr(a) for a in op.args)
         return f"({c} ? {t} : {f})"
 
     def call_likely(self, op) -> str:
+        """``likely(x)``: prints ``x`` (the hint is dropped)."""
         return self.print_expr(op.args[0])
 
     def call_reinterpret(self, op) -> str:
+        """``reinterpret``: a pointer cast of the address when the call has a pointer type
+        annotation, else the bits of the value read as ``op.dtype``
+        (``*(T*)(&value)``).
+        """
         ptr_type = getattr(op, "type_annotation", None)
         if ptr_type is not None:
             # To a pointer type: a C cast of the address (``((uint64_t*)addr)``).
@@ -531,15 +572,24 @@ class CodeGenC:
         return f"(*({self.type_name(op.dtype)}*)(&({value})))"
 
     def call_address_of(self, op) -> str:
+        """``address_of(A[i])``: ``&(A[i])``; the argument must be a one-index buffer load.
+
+        Raises
+        ------
+        ValueError
+            When the argument is not a flat buffer element.
+        """
         load = op.args[0]
         if not isinstance(load, BufferLoad) or len(load.indices) != 1:
             raise ValueError(f"address_of in {self.func_name} needs a flat buffer element")
         return f"(&({self.buffer_ref(load.buffer, load.indices[0], load.dtype)}))"
 
     def call_isnan(self, op) -> str:
+        """``isnan(x)`` from math.h."""
         return f"isnan({self.print_expr(op.args[0])})"
 
     def call_fabs(self, op) -> str:
+        """``fabs(x)``, or ``fabsf(x)`` for float32."""
         return f"fabs{'f' if op.dtype == 'float32' else ''}({self.print_expr(op.args[0])})"
 
 

@@ -93,6 +93,16 @@ class CodeGenCHost(CodeGenC):
 
     # --- types ---------------------------------------------------------------------------
     def type_name(self, dtype: str) -> str:
+        """The C type of ``dtype``; a vector dtype becomes a GCC vector typedef (``float4``...).
+
+        The typedef is recorded once and printed by :meth:`finish`; it is aligned as its element,
+        so vector accesses at any element offset are unaligned loads, not faults.
+
+        Raises
+        ------
+        ValueError
+            For boolean vectors, which have no C type.
+        """
         info = dtype_info(dtype)
         if info.lanes == 1:
             return super().type_name(dtype)
@@ -113,6 +123,7 @@ class CodeGenCHost(CodeGenC):
         return name
 
     def lane(self, value: str, i: int, dtype: str) -> str:
+        """Lane ``i`` of a GCC vector value: ``value[i]``."""
         return f"{value}[{i}]"
 
     # --- functions -----------------------------------------------------------------------
@@ -191,6 +202,8 @@ class CodeGenCHost(CodeGenC):
         return lines
 
     def print_param(self, var) -> str:
+        """One parameter declaration; pointers get ``restrict`` when the kernel is
+        ``tirx.noalias``."""
         inner = getattr(self, "_inner", None)
         text = super().print_param(var)
         if inner is not None and inner[2] and self.pointer_element(var) is not None:
@@ -198,6 +211,12 @@ class CodeGenCHost(CodeGenC):
         return text
 
     def function_head(self, name: str, func, params: list) -> str:
+        """The signature of a function.
+
+        A kernel (a function with ``global_symbol``) takes the values its packed wrapper unpacked,
+        in argument order, plus ``TVMFFIAny* ret_value`` when it returns a value, and returns
+        ``int32_t``; a subroutine returns its own type. Both are ``static``.
+        """
         inner = getattr(self, "_inner", None)
         if func.get_attr("global_symbol") is not None and inner is not None:
             inner_args, returns, _, _ = inner
@@ -224,6 +243,11 @@ class CodeGenCHost(CodeGenC):
         return self.type_name(str(dtype))
 
     def add_function(self, name: str, func) -> None:
+        """Print ``func`` as the static C function ``name`` and record its declaration.
+
+        A kernel's parameters are bound by its packed wrapper's values (see
+        :meth:`function_head`); a subroutine prints its own parameters.
+        """
         self._kernel = func.get_attr("global_symbol") is not None
         ret = getattr(func.ret_type, "dtype", None)
         self._sub_returns = not self._kernel and ret is not None and str(ret) != "void"
@@ -255,9 +279,11 @@ class CodeGenCHost(CodeGenC):
         self._indent = 0
 
     def reserved_names(self) -> tuple:
+        """Names the packed-function wrapper uses, kept from variables."""
         return ("ret_value", "sig", "slots", "result", "args")
 
     def finish(self) -> str:
+        """The whole source: header, vector typedefs, preamble, declarations, then functions."""
         typedefs = "".join(line + "\n" for line in self._vector_types.values())
         return (_HEADER + typedefs + "\n" + preamble() + "\n"
                 + "".join(d + "\n" for d in self.decls) + "\n" + "".join(self.funcs))
@@ -410,6 +436,13 @@ class CodeGenCHost(CodeGenC):
         return out
 
     def vector_cast(self, op) -> str:
+        """A vector cast with ``__builtin_convertvector``; lane counts must match.
+
+        Raises
+        ------
+        ValueError
+            When the lane counts differ or either side is a boolean vector.
+        """
         lanes = dtype_info(op.dtype).lanes
         if lanes < 0 or dtype_info(op.value.dtype).lanes != lanes:
             raise ValueError(f"vector cast to {op.dtype} in {self.func_name} is not supported")
@@ -420,6 +453,7 @@ class CodeGenCHost(CodeGenC):
                 f"{self.type_name(op.dtype)})")
 
     def vector_binary(self, op, symbol: str) -> str:
+        """Element-wise vector arithmetic with the GCC vector operator ``symbol``."""
         # GCC vector extensions have the element-wise operators.
         return f"({self.print_expr(op.a)} {symbol} {self.print_expr(op.b)})"
 
@@ -453,6 +487,7 @@ class CodeGenCHost(CodeGenC):
         return f"((({self.type_name(dtype)}*){data}) + {self.print_expr(offset)})"
 
     def call_fallback(self, op, name: str) -> str:
+        """An intrinsic with no rule here: raises ``ValueError`` naming it and what is supported."""
         raise ValueError(
             f"intrinsic {op.op.name} in function {self.func_name} has no C code generation "
             "rule (the C host target supports math functions, call_extern and the builtins "

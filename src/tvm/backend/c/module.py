@@ -87,14 +87,22 @@ class CSourceModuleImpl:
     # -- runtime.Module implementation protocol ------------------------------------------
     @property
     def entry_name(self) -> str:
+        """The entry function: the single function when there is one not named ``main``, else
+        ``"main"``.
+        """
         if "main" in self._names or len(self._names) != 1:
             return "main"
         return self._names[0]
 
     def function_names(self) -> list:
+        """The names of the functions this module exports."""
         return list(self._names)
 
     def get_function(self, name: str):
+        """The compiled function ``name``, or None when the module has no such function.
+
+        The source is compiled (once) on the first lookup.
+        """
         if name not in self._names:
             return None
         return self._compiled().get_function(name)
@@ -115,6 +123,23 @@ class CSourceModuleImpl:
         return library
 
     def inspect_source(self, fmt: str = "") -> str:
+        """The C source of the module.
+
+        Parameters
+        ----------
+        fmt : str, optional
+            ``""``, ``"c"`` or ``"cc"``.
+
+        Returns
+        -------
+        str
+            The source.
+
+        Raises
+        ------
+        ValueError
+            For any other format.
+        """
         if fmt in ("", "c", "cc"):
             return self.source
         raise ValueError(
@@ -123,9 +148,25 @@ class CSourceModuleImpl:
         )
 
     def get_write_formats(self) -> list:
+        """The formats :meth:`write_to_file` writes: ``["c", "o"]``."""
         return ["c", "o"]
 
     def write_to_file(self, file_name: str, fmt: str = "") -> None:
+        """Write the module as C source or as an object file.
+
+        Parameters
+        ----------
+        file_name : str
+            The output path.
+        fmt : str, optional
+            ``"c"``/``"cc"`` (the source) or ``"o"`` (compiled with the system C compiler); taken
+            from the file extension when empty.
+
+        Raises
+        ------
+        ValueError
+            For any other format.
+        """
         fmt = fmt or os.path.splitext(file_name)[1].lstrip(".")
         if fmt in ("c", "cc"):
             with open(file_name, "w", encoding="utf-8") as out:

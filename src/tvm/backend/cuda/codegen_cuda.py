@@ -99,6 +99,15 @@ class CodeGenCUDA(CodeGenC):
 
     # --- types ---------------------------------------------------------------------------------
     def type_name(self, dtype: str) -> str:
+        """The CUDA type of ``dtype`` (``half``, ``float4``, ``__nv_bfloat162``...).
+
+        Using a float16, bfloat16 or float8 type records that the preamble needs its header.
+
+        Raises
+        ------
+        ValueError
+            For a vector type with no CUDA type; the message lists the supported ones.
+        """
         info = dtype_info(dtype)
         element = info.element
         if element == "float16" or element == "bfloat16" or element.startswith("float8"):
@@ -116,10 +125,17 @@ class CodeGenCUDA(CodeGenC):
         return name
 
     def make_vector(self, dtype: str, items: str) -> str:
+        """A vector value from comma-separated lanes: ``make_float4(...)`` and friends."""
         name = self.type_name(dtype)
         return f"{_MAKE.get(name, 'make_' + name)}({items})"
 
     def float_literal(self, value: float, dtype: str) -> str:
+        """A float constant as CUDA spells it.
+
+        NaN and infinities use the ``CUDART_*`` names; float16 and bfloat16 go through
+        ``__float2half_rn``/``__float2bfloat16_rn`` of a float32 literal, float8 through a cast;
+        float64 prints in fixed point when that is exact.
+        """
         if math.isnan(value) or math.isinf(value):
             # math_constants.h (included by the preamble) names them.
             name = "CUDART_NAN" if math.isnan(value) else "CUDART_INF"
@@ -156,13 +172,18 @@ class CodeGenCUDA(CodeGenC):
 
     # --- functions -----------------------------------------------------------------------------
     def reserved_names(self) -> tuple:
+        """CUDA built-in names (``threadIdx``, ``blockIdx``...) and the dynamic shared buffer."""
         return (_DYN_SHARED, "threadIdx", "blockIdx", "blockDim", "gridDim")
 
     def add_function(self, name: str, func) -> None:
+        """Print ``func`` as the CUDA function ``name`` (a kernel when it has a launch)."""
         self._is_kernel = _is_kernel(func)
         super().add_function(name, func)
 
     def print_param(self, var) -> str:
+        """One parameter: ``const __grid_constant__ CUtensorMap`` for a tensor map, a
+        ``__restrict__`` pointer for a kernel's buffer, else a scalar.
+        """
         name = self.bind_var(var)
         ann = getattr(var, "type_annotation", None)
         if _is_tensor_map(ann):
@@ -174,6 +195,10 @@ class CodeGenCUDA(CodeGenC):
         return f"{self.type_name(var.dtype)} {name}"
 
     def function_head(self, name: str, func, params: list) -> str:
+        """The signature: ``extern "C" __global__`` with ``__launch_bounds__`` for a kernel of more
+        than one thread (or the qualifiers TIRx asks for), ``extern "C" __device__ void`` for a
+        function without a launch.
+        """
         if not self._is_kernel:
             # No launch: 0.27 prints a plain device function.
             return f'extern "C" __device__ void {name}({", ".join(params)})'
@@ -184,6 +209,9 @@ class CodeGenCUDA(CodeGenC):
         return f'extern "C" __global__ void {bounds}{name}({", ".join(params)})'
 
     def begin_body(self, func) -> None:
+        """Declare the ``extern __shared__`` byte array when the function uses dynamic shared
+        memory, and lay out the buffers that live in it.
+        """
         self._dyn_offsets = {}
         dyn = _dyn_shared_buffers(func.body)
         if dyn:
@@ -209,6 +237,9 @@ class CodeGenCUDA(CodeGenC):
         super()._decl(op)
 
     def bind_thread_index(self, iter_var) -> None:
+        """Bind a launch variable to its CUDA built-in (``threadIdx.x``...) the first time it is
+        seen.
+        """
         tag = iter_var.thread_tag
         if id(iter_var.var) not in self._var_names:
             text = codegen_tirx.thread_index_text(self, tag) or f"((int){tag})"
@@ -235,6 +266,16 @@ class CodeGenCUDA(CodeGenC):
         codegen_tirx.note_bind(self, op)
 
     def print_allocation(self, buf) -> None:
+        """Declare an allocated buffer by its storage scope.
+
+        ``shared.dyn`` becomes a pointer into the dynamic shared array, ``shared`` an aligned
+        ``__shared__`` array, ``local``/``warp`` a local array.
+
+        Raises
+        ------
+        ValueError
+            For any other storage scope.
+        """
         scope = buf.scope()
         if scope == "shared.dyn":
             name = self.bind_var(buf.data, self.alloc_name(f"{buf.name}_ptr"))
@@ -261,6 +302,13 @@ class CodeGenCUDA(CodeGenC):
 
     # --- calls ---------------------------------------------------------------------------------
     def call_tvm_storage_sync(self, op) -> str:
+        """``tvm_storage_sync``: ``__syncthreads()`` for shared memory, ``__syncwarp()`` for a warp.
+
+        Raises
+        ------
+        ValueError
+            For a grid-wide barrier (not supported yet).
+        """
         scope = op.args[0].value
         if scope == "shared" or scope == "shared.dyn":
             return "__syncthreads()"
@@ -276,15 +324,19 @@ class CodeGenCUDA(CodeGenC):
         return f"{fn}({mask}, {value}, {lane}, {width})"
 
     def call_tvm_warp_shuffle(self, op) -> str:
+        """``tvm_warp_shuffle(mask, value, lane, width, _)`` as ``__shfl_sync``."""
         return self._shuffle("__shfl_sync", op)
 
     def call_tvm_warp_shuffle_up(self, op) -> str:
+        """``tvm_warp_shuffle_up`` as ``__shfl_up_sync``."""
         return self._shuffle("__shfl_up_sync", op)
 
     def call_tvm_warp_shuffle_down(self, op) -> str:
+        """``tvm_warp_shuffle_down`` as ``__shfl_down_sync``."""
         return self._shuffle("__shfl_down_sync", op)
 
     def call_tvm_warp_activemask(self, op) -> str:
+        """``tvm_warp_activemask`` as ``__activemask()``."""
         return "__activemask()"
 
     def call_tvm_access_ptr(self, op) -> str:
@@ -309,6 +361,9 @@ class CodeGenCUDA(CodeGenC):
         return f"(&(*({self.type_name(dtype)}*)((({scalar}*){data}) + {scaled})))"
 
     def call_fallback(self, op, name: str) -> str:
+        """An intrinsic without a method: a registered CUDA handler, then a lowering rule from
+        :mod:`.intrin`, then the C generator's fallback (which raises).
+        """
         handler = _handler(op.op.name)
         if handler is not None:
             return handler(self, op)
@@ -318,9 +373,13 @@ class CodeGenCUDA(CodeGenC):
         return super().call_fallback(op, name)
 
     def call_fabs(self, op) -> str:
+        """``fabs`` through the CUDA intrinsic rule (``fabsf``, ``__habs``... by dtype)."""
         return self.print_expr(intrin.INTRIN_RULES["fabs"](op))
 
     def call_address_of(self, op) -> str:
+        """``address_of``: ``&(param)`` for a by-value kernel parameter (as ``unsigned long long``
+        for a CUtensorMap), else the address of a buffer element.
+        """
         arg = op.args[0]
         if isinstance(arg, Var):  # T.address_of(A_map): a by-value kernel parameter
             text = f"(&({self.print_expr(arg)}))"

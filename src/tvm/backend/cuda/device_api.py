@@ -50,14 +50,17 @@ class CUDAEventTimer(DeviceTimer):
         self._end = driver.call("cuEventCreate", flags)
 
     def start(self) -> None:
+        """Record the start event on the device's current stream."""
         stream = self._api.get_current_stream(self._dev)
         driver.call("cuEventRecord", self._begin, stream)
 
     def stop(self) -> None:
+        """Record the end event on the device's current stream."""
         stream = self._api.get_current_stream(self._dev)
         driver.call("cuEventRecord", self._end, stream)
 
     def elapsed_seconds(self) -> float:
+        """Wait for the end event and return the time between the two events, in seconds."""
         driver.call("cuEventSynchronize", self._end)
         return float(driver.call("cuEventElapsedTime", self._begin, self._end)) / 1e3
 
@@ -85,6 +88,27 @@ class CUDADeviceAPI(DeviceAPI):
 
     # -- memory ------------------------------------------------------------------------------
     def alloc(self, dev, nbytes: int, alignment: int = 64) -> int:
+        """Allocate ``nbytes`` (at least one byte) on GPU ``dev`` with ``cuMemAlloc``.
+
+        Parameters
+        ----------
+        dev : Device
+            The GPU.
+        nbytes : int
+            Size in bytes.
+        alignment : int, optional
+            Requested alignment; must divide the alignment ``cuMemAlloc`` guarantees.
+
+        Returns
+        -------
+        int
+            The device pointer.
+
+        Raises
+        ------
+        ValueError
+            When ``alignment`` is not supported.
+        """
         if alignment > _ALLOC_ALIGNMENT or _ALLOC_ALIGNMENT % max(int(alignment), 1):
             raise ValueError(
                 f"alloc on {dev}: alignment {alignment} is not supported (cuMemAlloc gives "
@@ -94,10 +118,29 @@ class CUDADeviceAPI(DeviceAPI):
         return driver.handle_value(driver.call("cuMemAlloc", max(int(nbytes), 1)))
 
     def free(self, dev, ptr: int) -> None:
+        """Free the device pointer ``ptr`` on ``dev``."""
         driver.ensure_context(dev.index)
         driver.call("cuMemFree", int(ptr))
 
     def copy(self, src_ptr, src_dev, dst_ptr, dst_dev, nbytes, stream=None):
+        """Copy ``nbytes`` between host and GPU or between GPUs.
+
+        Parameters
+        ----------
+        src_ptr, dst_ptr : int
+            Source and destination addresses.
+        src_dev, dst_dev : Device
+            Their devices; at least one must be a GPU.
+        nbytes : int
+            Bytes to copy; nothing happens for 0.
+        stream : int, optional
+            A stream handle for an asynchronous copy; synchronous when None or 0.
+
+        Raises
+        ------
+        ValueError
+            When both ends are host memory.
+        """
         nbytes = int(nbytes)
         if nbytes == 0:
             return
@@ -120,6 +163,7 @@ class CUDADeviceAPI(DeviceAPI):
 
     # -- streams -----------------------------------------------------------------------------
     def synchronize(self, dev, stream=None) -> None:
+        """Wait for ``stream`` on ``dev`` to finish, or for the whole context when no stream."""
         driver.ensure_context(dev.index)
         if stream:
             driver.call("cuStreamSynchronize", int(stream))
@@ -127,17 +171,28 @@ class CUDADeviceAPI(DeviceAPI):
             driver.call("cuCtxSynchronize")
 
     def create_stream(self, dev) -> int:
+        """Create a stream on ``dev`` and return its handle."""
         driver.ensure_context(dev.index)
         module = driver.get_driver()
         flags = int(module.CUstream_flags.CU_STREAM_DEFAULT)
         return driver.handle_value(driver.call("cuStreamCreate", flags))
 
     def free_stream(self, dev, stream: int) -> None:
+        """Destroy ``stream`` on ``dev``."""
         driver.ensure_context(dev.index)
         driver.call("cuStreamDestroy", int(stream))
 
     # -- queries and timing ------------------------------------------------------------------
     def get_attr(self, dev, name: str):
+        """Device attribute ``name`` of ``dev`` (``"exist"``, ``"compute_version"``,
+        ``"device_name"``, ``"max_thread_dimensions"``, ``"total_global_memory"``, the integer
+        attributes...).
+
+        Returns
+        -------
+        object
+            The value, or None for a name this API does not know.
+        """
         super().get_attr(dev, name)
         if name == "exist":
             try:
@@ -182,4 +237,5 @@ class CUDADeviceAPI(DeviceAPI):
         return None
 
     def create_timer(self, dev) -> DeviceTimer:
+        """A :class:`CUDAEventTimer` measuring on ``dev``'s current stream."""
         return CUDAEventTimer(self, dev)

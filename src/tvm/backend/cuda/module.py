@@ -338,9 +338,28 @@ class CUDAModuleImpl:
         return function
 
     def function_names(self) -> list:
+        """The names of the kernels in the module."""
         return list(self.function_info)
 
     def inspect_source(self, fmt: str = "") -> str:
+        """The CUDA source of the module.
+
+        Parameters
+        ----------
+        fmt : str, optional
+            ``""``, ``"cu"`` or ``"cuda"``.
+
+        Returns
+        -------
+        str
+            The source.
+
+        Raises
+        ------
+        ValueError
+            For a binary format (``cubin``, ``fatbin``, ``ptx``: use ``binary()``) or an unknown
+            one.
+        """
         if fmt in ("", "cu", "cuda"):
             return self.source
         if fmt in ("cubin", "fatbin", "ptx"):
@@ -348,9 +367,25 @@ class CUDAModuleImpl:
         raise ValueError(f"unknown source format {fmt!r} (use 'cu')")
 
     def get_write_formats(self) -> list:
+        """The formats :meth:`write_to_file` writes: ``"cu"`` and the binary format."""
         return ["cu", self.fmt]
 
     def write_to_file(self, path: str, fmt: str = "") -> None:
+        """Write the module's CUDA source or its binary.
+
+        Parameters
+        ----------
+        path : str
+            The output path.
+        fmt : str, optional
+            ``"cu"`` or the module's binary format; ``"cu"`` for a ``.cu`` path and the binary
+            format otherwise when empty.
+
+        Raises
+        ------
+        ValueError
+            For any other format.
+        """
         fmt = fmt or ("cu" if path.endswith(".cu") else self.fmt)
         if fmt == "cu":
             with open(path, "w") as f:

@@ -444,6 +444,7 @@ class CUDARuntimeModule:
 
     # -- runtime Module protocol ----------------------------------------------------------
     def function_names(self) -> list:
+        """The names of the kernels in the module."""
         return list(self.function_info)
 
     def get_launcher(self, name: str) -> CUDAKernelLauncher:
@@ -470,11 +471,15 @@ class CUDARuntimeModule:
         return function
 
     def inspect_source(self, fmt: str = "") -> str:
+        """The PTX text when asked for ``"ptx"`` of a PTX module, else the CUDA source kept
+        with the module (empty when none was).
+        """
         if fmt in ("ptx",) and self.fmt == "ptx":
             return self.binary.decode(errors="replace")
         return self.source
 
     def get_write_formats(self) -> list:
+        """The formats :meth:`write_to_file` writes: the module's binary format."""
         return [self.fmt]
 
     def write_to_file(self, file_name: str, fmt: str = "") -> None:

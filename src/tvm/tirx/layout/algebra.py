@@ -20,6 +20,13 @@ _M = None
 
 
 def m_axis():
+    """The memory axis ``m``, looked up once and cached.
+
+    Returns
+    -------
+    Axis
+        The interned ``Axis`` named ``"m"``.
+    """
     global _M
     if _M is None:
         _M = Axis.get("m")
@@ -28,14 +35,54 @@ def m_axis():
 
 # --- conversions ----------------------------------------------------------------------------
 def triples(iters):
+    """The ``(extent, stride, axis)`` triples of ``iters``, numbers normalised.
+
+    Parameters
+    ----------
+    iters : sequence of Iter
+        Shard or replica iters of a TileLayout.
+
+    Returns
+    -------
+    list of tuple
+        One ``(extent, stride, axis)`` per iter; constant extents and strides become Python ints.
+    """
     return [(C.num(it.extent), C.num(it.stride), it.axis) for it in iters]
 
 
 def offsets(layout):
+    """The offset of ``layout`` as a dict with normalised values.
+
+    Parameters
+    ----------
+    layout : TileLayout
+        The layout whose ``offset`` map is read.
+
+    Returns
+    -------
+    dict
+        ``{Axis: value}``; constant values become Python ints.
+    """
     return {axis: C.num(v) for axis, v in layout.offset.items()}
 
 
 def make(shard, replica=(), offset=None) -> TileLayout:
+    """Build a TileLayout from triples.
+
+    Parameters
+    ----------
+    shard : sequence of tuple
+        ``(extent, stride, axis)`` per shard iter, outermost first.
+    replica : sequence of tuple, optional
+        ``(extent, stride, axis)`` per replica iter.
+    offset : dict, optional
+        ``{Axis: value}`` added to every coordinate.
+
+    Returns
+    -------
+    TileLayout
+        The layout, not canonicalized.
+    """
     shard_iters = [Iter(e, s, a) for e, s, a in shard]
     replica_iters = [Iter(e, s, a) for e, s, a in replica]
     return TileLayout.from_iters(shard_iters, replica_iters, dict(offset or {}))
@@ -48,6 +95,20 @@ def _require_tile(layout, what):
 
 # --- size, span, scope ----------------------------------------------------------------------
 def size_of(layout, axis=None):
+    """The number of logical elements of ``layout`` (product of shard extents).
+
+    Parameters
+    ----------
+    layout : TileLayout or ComposeLayout
+        The layout; a ComposeLayout is measured by its tile layout.
+    axis : Axis, optional
+        Count only the shard iters on this axis; all of them when None.
+
+    Returns
+    -------
+    int or PrimExpr
+        The product, a Python int when every extent is constant.
+    """
     if isinstance(layout, ComposeLayout):
         return size_of(layout.tile_layout, axis)
     return C.product(e for e, _s, a in triples(layout.shard) if axis is None or a is axis)
@@ -66,11 +127,40 @@ def span_of(layout, axis):
 
 
 def layout_size(layout, axis_name=None):
+    """``Layout.size``: the product of the shard extents, as a PrimExpr.
+
+    Parameters
+    ----------
+    layout : TileLayout or ComposeLayout
+        The layout to measure.
+    axis_name : str, optional
+        Count only the shard iters on the axis of this name; all of them when None.
+
+    Returns
+    -------
+    PrimExpr
+        The size.
+    """
     axis = None if axis_name is None else Axis.get(axis_name)
     return C.expr(size_of(layout, axis))
 
 
 def layout_span(layout, axis_name=None):
+    """``Layout.span``: the extent the layout covers on one axis, as a PrimExpr.
+
+    Parameters
+    ----------
+    layout : TileLayout or ComposeLayout
+        The layout to measure.
+    axis_name : str, optional
+        The axis; the memory axis ``m`` when None.
+
+    Returns
+    -------
+    PrimExpr
+        ``1 + sum((extent - 1) * stride) + offset`` over the iters on that axis (see
+        :func:`span_of`).
+    """
     axis = m_axis() if axis_name is None else Axis.get(axis_name)
     return C.expr(span_of(layout, axis))
 
@@ -97,6 +187,26 @@ def layout_scope(layout):
 
 
 def verify_well_formed(layout) -> bool:
+    """Check that ``layout`` is well formed, raising when it is not.
+
+    Every constant iter extent must be positive, and the scopes of the thread axes used
+    (in shard, replica and offset) must chain up without a gap between their scopes.
+
+    Parameters
+    ----------
+    layout : TileLayout or ComposeLayout
+        The layout to check; a ComposeLayout is checked through its tile layout.
+
+    Returns
+    -------
+    bool
+        Always True (failures raise).
+
+    Raises
+    ------
+    ValueError
+        When an extent is not positive or the thread-axis scopes do not chain up.
+    """
     if isinstance(layout, ComposeLayout):
         return verify_well_formed(layout.tile_layout)
     for it in (*layout.shard, *layout.replica):
@@ -178,6 +288,23 @@ def _replica_key(t):
 
 
 def canonicalize(layout):
+    """The canonical form of ``layout``.
+
+    Unit-extent iters and zero offsets are dropped (a layout with no shard iter left keeps
+    one ``1:1`` iter on its first axis), adjacent contiguous shard iters are fused and the
+    replica iters are sorted. Under a CUDA target hierarchical thread axes are fused too
+    (``warpid``/``laneid`` into ``tx`` and so on).
+
+    Parameters
+    ----------
+    layout : TileLayout or ComposeLayout
+        The layout; a ComposeLayout keeps its swizzle and canonicalizes its tile layout.
+
+    Returns
+    -------
+    TileLayout or ComposeLayout
+        A new layout with the same meaning.
+    """
     if isinstance(layout, ComposeLayout):
         return layout.with_tile(canonicalize(layout.tile_layout))
     shard, replica, offset = triples(layout.shard), triples(layout.replica), offsets(layout)
@@ -356,6 +483,27 @@ def group_many(layout, shapes):
 
 
 def grouped_iters(layout, shape):
+    """Split the shard iters of ``layout`` into one group per dimension of ``shape``.
+
+    Iters are split where needed so each group's extents multiply to that dimension.
+
+    Parameters
+    ----------
+    layout : TileLayout
+        The layout to group.
+    shape : sequence of int or PrimExpr
+        The logical shape; its product must equal the layout's size.
+
+    Returns
+    -------
+    list of list of tuple
+        The ``(extent, stride, axis)`` triples of dimension ``d`` at index ``d``.
+
+    Raises
+    ------
+    InternalError or ValueError
+        When the shard iters can not be split along ``shape``.
+    """
     grouped, seps = group_many(layout, [shape])
     its = triples(grouped.shard)
     return [its[seps[0][d]:seps[0][d + 1]] for d in range(len(shape))]
@@ -383,11 +531,35 @@ def tile_spans(layout, axes):
 
 
 def axes_of(layout):
+    """Every axis ``layout`` uses in its shard, replica or offset.
+
+    Parameters
+    ----------
+    layout : TileLayout
+        The layout to read.
+
+    Returns
+    -------
+    set of Axis
+        The axes.
+    """
     return ({a for _e, _s, a in triples(layout.shard) + triples(layout.replica)}
             | set(layout.offset))
 
 
 def add_offsets(*dicts):
+    """Sum offset dicts axis by axis.
+
+    Parameters
+    ----------
+    *dicts : dict
+        ``{Axis: value}`` maps.
+
+    Returns
+    -------
+    dict
+        ``{Axis: sum of the values on that axis}``; zero sums are kept.
+    """
     out = {}
     for d in dicts:
         for a, v in d.items():
@@ -396,6 +568,32 @@ def add_offsets(*dicts):
 
 
 def tile(inner, outer, outer_shape, inner_shape):
+    """Tile ``inner`` by ``outer`` (``Layout.tile``).
+
+    Dimension ``d`` of the result has extent ``outer_shape[d] * inner_shape[d]``: the outer
+    iters of that dimension, their strides scaled by the span of ``inner`` on each axis, come
+    before the inner iters. Replicas and offsets of both layouts are added unscaled.
+
+    Parameters
+    ----------
+    inner : TileLayout or ComposeLayout
+        The inner layout; a ComposeLayout keeps its swizzle, resized to the inner size.
+    outer : TileLayout
+        The outer layout.
+    outer_shape, inner_shape : sequence of int or PrimExpr
+        The logical shapes of ``outer`` and ``inner``, of the same rank.
+
+    Returns
+    -------
+    TileLayout or ComposeLayout
+        The canonicalized tiled layout.
+
+    Raises
+    ------
+    LayoutArgumentError
+        When the ranks differ, a layout's size does not match its shape, or ``outer`` is a
+        ComposeLayout (not supported yet).
+    """
     if len(outer_shape) != len(inner_shape):
         raise LayoutArgumentError(
             f"tile: outer_shape {outer_shape} and inner_shape {inner_shape} differ in rank"
@@ -425,6 +623,31 @@ def tile(inner, outer, outer_shape, inner_shape):
 
 
 def direct_sum(right, left, left_shape, right_shape):
+    """The direct sum ``left + right`` over the interleaved domain (``Layout.direct_sum``).
+
+    Dimension ``2d`` of the domain is ``left_shape[d]`` and ``2d + 1`` is ``right_shape[d]``;
+    the shard iters of both are concatenated per dimension without scaling, and replicas and
+    offsets are added.
+
+    Parameters
+    ----------
+    right : TileLayout
+        The right addend (the layout the method is called on).
+    left : TileLayout
+        The left addend.
+    left_shape, right_shape : sequence of int or PrimExpr
+        The logical shapes of ``left`` and ``right``, of the same rank.
+
+    Returns
+    -------
+    TileLayout
+        The sum, not canonicalized.
+
+    Raises
+    ------
+    LayoutArgumentError
+        When a layout is not a TileLayout or the ranks differ.
+    """
     _require_tile(right, "direct_sum")
     _require_tile(left, "direct_sum")
     if len(left_shape) != len(right_shape):
@@ -474,6 +697,18 @@ def inverse(layout):
 
 # --- transforms -----------------------------------------------------------------------------
 def storage(layout):
+    """The per-thread storage layout (``Layout.storage``).
+
+    Parameters
+    ----------
+    layout : TileLayout or ComposeLayout
+        The layout; a ComposeLayout keeps its swizzle.
+
+    Returns
+    -------
+    TileLayout or ComposeLayout
+        ``layout`` with every shard iter, replica iter and offset on a thread axis removed.
+    """
     if isinstance(layout, ComposeLayout):
         return layout.with_tile(storage(layout.tile_layout))
     shard = [it for it in layout.shard if not it.axis.is_thread()]
@@ -491,6 +726,23 @@ def _log2_exact(num, what):
 
 
 def unpack(layout, num):
+    """Each element becomes ``num`` contiguous elements (``Layout.unpack``).
+
+    Memory strides and offsets are multiplied by ``num`` and a ``num:1`` iter on ``m`` is
+    appended; a ComposeLayout's ``per_element`` grows by ``log2(num)``.
+
+    Parameters
+    ----------
+    layout : TileLayout or ComposeLayout
+        The layout to unpack.
+    num : int or PrimExpr
+        Elements per old element; a power of two for a ComposeLayout.
+
+    Returns
+    -------
+    TileLayout or ComposeLayout
+        The unpacked layout.
+    """
     if isinstance(layout, ComposeLayout):
         bits = _log2_exact(num, "unpack")
         return ComposeLayout(layout.per_element + bits, layout.swizzle_len, layout.atom_len,
@@ -508,6 +760,27 @@ def unpack(layout, num):
 
 
 def pack(layout, num):
+    """``num`` contiguous elements become one (``Layout.pack``), the inverse of :func:`unpack`.
+
+    Parameters
+    ----------
+    layout : TileLayout or ComposeLayout
+        The layout to pack; its innermost shard iter must be a stride-1 memory iter whose
+        extent is a multiple of ``num``, and every memory stride and offset a multiple of
+        ``num``.
+    num : int or PrimExpr
+        Elements per new element; a power of two for a ComposeLayout.
+
+    Returns
+    -------
+    TileLayout or ComposeLayout
+        The packed layout.
+
+    Raises
+    ------
+    LayoutArgumentError
+        When the layout can not be packed by ``num``.
+    """
     if isinstance(layout, ComposeLayout):
         bits = _log2_exact(num, "pack")
         if layout.per_element < bits:
@@ -546,6 +819,25 @@ def pack(layout, num):
 
 
 def broadcast(layout, num, position=-1, axis="m"):
+    """Insert a stride-0 shard iter (``Layout.broadcast``).
+
+    Parameters
+    ----------
+    layout : TileLayout or ComposeLayout
+        The layout; a ComposeLayout keeps its swizzle.
+    num : int or PrimExpr
+        Extent of the new iter.
+    position : int, optional
+        Where to insert it among the shard iters; negative values count from the end, -1
+        appends.
+    axis : str or Axis, optional
+        Axis of the new iter, ``"m"`` by default.
+
+    Returns
+    -------
+    TileLayout or ComposeLayout
+        The layout with the broadcast iter.
+    """
     if isinstance(layout, ComposeLayout):
         return layout.with_tile(broadcast(layout.tile_layout, num, position, axis))
     shard = list(layout.shard)

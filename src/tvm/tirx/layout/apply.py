@@ -35,6 +35,20 @@ def split_coord(coord, extents):
 
 
 def flatten_coord(coords, shape):
+    """Row-major flat index of ``coords`` in ``shape``.
+
+    Parameters
+    ----------
+    coords : sequence of int or PrimExpr
+        One coordinate per dimension.
+    shape : sequence of int or PrimExpr
+        The extents.
+
+    Returns
+    -------
+    int or PrimExpr
+        The flat index; a Python int when every number is constant.
+    """
     flat = 0
     for c, e in zip(coords, shape):
         c, e = C.num(c), C.num(e)
@@ -47,6 +61,27 @@ def flatten_coord(coords, shape):
 
 
 def apply_to_shape(layout, coords, shape):
+    """The digit each shard iter takes for ``coords`` in ``shape`` (``Layout.apply_to_shape``).
+
+    Parameters
+    ----------
+    layout : TileLayout or ComposeLayout
+        The layout.
+    coords : sequence of int or PrimExpr
+        A coordinate in ``shape``.
+    shape : sequence of int or PrimExpr
+        The logical shape; when the layout can not be grouped by it the flat index is split.
+
+    Returns
+    -------
+    list of PrimExpr
+        One digit per shard iter, simplified.
+
+    Raises
+    ------
+    LayoutArgumentError
+        When ``coords`` and ``shape`` differ in rank.
+    """
     if len(coords) != len(shape):
         raise LayoutArgumentError(
             f"apply_to_shape: coordinate {coords} and shape {shape} differ in rank")
@@ -182,6 +217,32 @@ def _swizzle_expr(layout, value, bind=False):
 
 
 def apply_layout(layout, coords, shape=None):
+    """Map a coordinate through ``layout`` (``Layout.apply``).
+
+    Computes ``D(x) + O`` per axis, then applies a ComposeLayout's swizzle to ``m``: with
+    numbers when every coordinate is constant, else as an expression (structured per row
+    when a shape or several coordinates are given). The replica set is not applied.
+
+    Parameters
+    ----------
+    layout : TileLayout or ComposeLayout
+        The layout.
+    coords : sequence of int or PrimExpr
+        One flat index, one coordinate per shard iter, or (with ``shape``) a coordinate in
+        ``shape``.
+    shape : sequence of int or PrimExpr, optional
+        The logical shape ``coords`` index into.
+
+    Returns
+    -------
+    dict
+        ``{axis name: PrimExpr}``.
+
+    Raises
+    ------
+    LayoutArgumentError
+        When ``coords`` is empty.
+    """
     if not coords:
         raise LayoutArgumentError("apply: needs at least one coordinate")
     coords = [C.num(c) for c in coords]

@@ -122,6 +122,7 @@ class Axis(Node, metaclass=_AxisMeta, type_key="tirx.Axis"):
 
     @property
     def name_hint(self) -> str:
+        """The axis name (structural equality orders map keys by ``name_hint``)."""
         # Structural equality orders map keys by ``name_hint``.
         return self.name
 

@@ -191,6 +191,10 @@ class Layout(Node, type_key="tirx.Layout"):
         return isinstance(self, ComposeLayout) and self.tile_layout.is_trivial()
 
     def is_trivial(self) -> bool:
+        """Whether the layout is the identity (one stride-1 ``m`` iter); False here.
+
+        ``TileLayout`` overrides this; other layouts are never trivial.
+        """
         return False
 
     def is_trainium(self) -> bool:

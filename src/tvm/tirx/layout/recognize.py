@@ -216,6 +216,24 @@ def _compose_parts(self_layout, other):
 
 
 def is_tile_inner(inner, tiled, tiled_shape, inner_shape):
+    """Recognize ``tiled`` as ``inner.tile(outer, ...)`` and return ``outer``.
+
+    Parameters
+    ----------
+    inner : TileLayout or ComposeLayout
+        The known inner layout.
+    tiled : TileLayout or ComposeLayout
+        The candidate composite.
+    tiled_shape, inner_shape : sequence of int or PrimExpr
+        Logical shapes of ``tiled`` and ``inner``; each tiled extent must be a multiple of
+        the inner one.
+
+    Returns
+    -------
+    TileLayout or None
+        The outer layout such that tiling rebuilds a layout equivalent to ``tiled``, or None
+        when there is none.
+    """
     if len(tiled_shape) != len(inner_shape) or _compose_parts(inner, tiled) is None:
         return None
     outer_shape = _split_shapes(tiled_shape, inner_shape)
@@ -254,6 +272,23 @@ def is_tile_inner(inner, tiled, tiled_shape, inner_shape):
 
 
 def is_tile_outer(outer, tiled, tiled_shape, outer_shape):
+    """Recognize ``tiled`` as ``inner.tile(outer, ...)`` and return ``inner``.
+
+    Parameters
+    ----------
+    outer : TileLayout
+        The known outer layout (a ComposeLayout is never an outer layout).
+    tiled : TileLayout or ComposeLayout
+        The candidate composite.
+    tiled_shape, outer_shape : sequence of int or PrimExpr
+        Logical shapes of ``tiled`` and ``outer``.
+
+    Returns
+    -------
+    TileLayout or ComposeLayout or None
+        The inner layout (with ``tiled``'s swizzle when it has one) such that tiling rebuilds
+        a layout equivalent to ``tiled``, or None when there is none.
+    """
     if len(tiled_shape) != len(outer_shape) or isinstance(outer, ComposeLayout):
         return None
     inner_shape = _split_shapes(tiled_shape, outer_shape)
@@ -285,6 +320,27 @@ def is_tile_outer(outer, tiled, tiled_shape, outer_shape):
 
 
 def is_direct_sum(self_layout, sum_layout, interleaved_shape, own_shape, self_is_right):
+    """Recognize ``sum_layout`` as a direct sum with ``self_layout`` and return the other addend.
+
+    Parameters
+    ----------
+    self_layout : TileLayout
+        The known addend.
+    sum_layout : TileLayout
+        The candidate sum.
+    interleaved_shape : sequence of int or PrimExpr
+        The sum's domain ``(l0, r0, l1, r1, ...)``.
+    own_shape : sequence of int or PrimExpr
+        The shape of ``self_layout``; must match its half of ``interleaved_shape``.
+    self_is_right : bool
+        Whether ``self_layout`` is the right addend.
+
+    Returns
+    -------
+    TileLayout or None
+        The other addend such that :func:`direct_sum` rebuilds a layout equivalent to
+        ``sum_layout``, or None when there is none.
+    """
     if not isinstance(self_layout, TileLayout) or not isinstance(sum_layout, TileLayout):
         return None
     if len(interleaved_shape) != 2 * len(own_shape):

@@ -154,6 +154,25 @@ def _numeric_slice(layout, shape, pairs):
 
 
 def slice_layout(layout, shape, region):
+    """The layout of a region of a ``shape``-shaped view of ``layout`` (``Layout.slice``).
+
+    Each dimension's iters are sliced structurally; when that fails the region is mapped
+    element by element (constant shapes only).
+
+    Parameters
+    ----------
+    layout : TileLayout or ComposeLayout
+        The layout; a ComposeLayout keeps its swizzle, resized to the size of ``shape``.
+    shape : sequence of int or PrimExpr
+        The logical shape.
+    region : sequence
+        ``(begin, end)`` pairs or Ranges, one per dimension.
+
+    Returns
+    -------
+    TileLayout or ComposeLayout or None
+        The sliced layout, or None when the region is not expressible as a layout.
+    """
     pairs = [_region_pair(r) for r in region]
     if isinstance(layout, ComposeLayout):
         tile_t = resize_swizzle(layout, C.product(C.num(e) for e in shape))

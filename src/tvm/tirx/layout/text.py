@@ -46,6 +46,20 @@ def _offset_text(offset) -> str:
 
 
 def tile_layout_text(layout, prefix="T.") -> str:
+    """TVMScript text of a TileLayout, as 0.27 prints it.
+
+    Parameters
+    ----------
+    layout : TileLayout
+        The layout.
+    prefix : str, optional
+        Prefix of the builders (``"T."`` prints ``T.TileLayout(T.S[...] + T.R[...] + off)``).
+
+    Returns
+    -------
+    str
+        The text.
+    """
     parts = []
     if layout.shard or not layout.replica:
         parts.append(_iters_text(f"{prefix}S", layout.shard) if layout.shard
@@ -71,4 +85,16 @@ def layout_text(layout, prefix="T.") -> str:
 
 
 def iter_text(it) -> str:
+    """TVMScript text of one Iter: ``T.Iter(extent, stride, "axis")``.
+
+    Parameters
+    ----------
+    it : Iter
+        The iter.
+
+    Returns
+    -------
+    str
+        The text.
+    """
     return f'T.Iter({expr_text(it.extent)}, {expr_text(it.stride)}, "{it.axis.name}")'

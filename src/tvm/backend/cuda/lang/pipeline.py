@@ -60,11 +60,15 @@ class PipelineState:
 
     @T.inline
     def init(self, phase):
+        """(Inline.) Start at slot 0 with parity ``phase``."""
         self.stage = 0
         self.phase = phase
 
     @T.inline
     def advance(self):
+        """(Inline.) Move to the next slot; the phase flips on wrapping around (every step when
+        ``depth`` is 1).
+        """
         if self.depth == 1:
             self.phase = self.phase ^ 1
         else:

@@ -86,15 +86,17 @@ class BaseTileScheduler:
 
     @T.inline
     def update_current_m_n_idx(self, linear_idx):
-        pass
+        """(Inline, overridden.) Set the tile indices for work item ``linear_idx``; nothing here."""
 
     @T.inline
     def init(self, linear_init):
+        """(Inline.) Start at work item ``linear_init`` and compute its tile indices."""
         self.linear_idx = linear_init
         self.update_current_m_n_idx(linear_init)
 
     @T.inline
     def next_tile(self, step):
+        """(Inline.) Advance ``linear_idx`` by ``step`` and compute the new tile indices."""
         self.linear_idx = self.linear_idx + step
         self.update_current_m_n_idx(self.linear_idx)
 
@@ -277,18 +279,23 @@ class ClusterPersistentScheduler2D(BaseTileScheduler):
 
     @T.inline
     def init(self, cluster_id):
+        """(Inline.) Start cluster ``cluster_id`` at its first work item; ``tile_count`` is reset
+        to 0.
+        """
         self.linear_idx = cluster_id
         self.tile_count = 0
         self.update_current_m_n_idx(cluster_id)
 
     @T.inline
     def next_tile(self):
+        """(Inline.) Advance by the number of clusters to this cluster's next work item."""
         self.linear_idx = self.linear_idx + self._num_clusters
         self.tile_count = self.tile_count + 1
         self.update_current_m_n_idx(self.linear_idx)
 
     @T.inline
     def next_tile_stride(self, stride):
+        """(Inline.) Advance by ``stride`` work items instead of the number of clusters."""
         self.linear_idx = self.linear_idx + stride
         self.tile_count = self.tile_count + 1
         self.update_current_m_n_idx(self.linear_idx)
@@ -331,6 +338,9 @@ class GroupMajor3D(BaseTileScheduler):
 
     @T.inline
     def update_current_m_n_idx(self, linear_idx):
+        """(Inline.) Set ``m_idx``, ``n_idx``, ``k_idx`` for work item ``linear_idx``: in the
+        whole groups first, then in the last partial group; all 0 when there is neither.
+        """
         full_m: T.let = T.floordiv(linear_idx, self._group_tiles) * self._g + T.floormod(
             linear_idx, self._g)
         full_n: T.let = T.floormod(T.floordiv(linear_idx, self._g), self._n)
@@ -354,18 +364,21 @@ class GroupMajor3D(BaseTileScheduler):
 
     @T.inline
     def init(self, linear_init):
+        """(Inline.) Start at work item ``linear_init``; ``tile_idx`` is reset to 0."""
         self.linear_idx = linear_init
         self.tile_idx = 0
         self.update_current_m_n_idx(linear_init)
 
     @T.inline
     def next_tile(self):
+        """(Inline.) Advance by ``step`` work items and count the tile in ``tile_idx``."""
         self.linear_idx = self.linear_idx + self._step
         self.tile_idx = self.tile_idx + 1
         self.update_current_m_n_idx(self.linear_idx)
 
     @T.inline
     def next_tile_stride(self, stride):
+        """(Inline.) Advance by ``stride`` work items instead of ``step``."""
         self.linear_idx = self.linear_idx + stride
         self.tile_idx = self.tile_idx + 1
         self.update_current_m_n_idx(self.linear_idx)
@@ -398,12 +411,16 @@ class IndexedTripleTileScheduler(BaseTileScheduler):
 
     @T.inline
     def init(self, sm):
+        """(Inline.) Take SM ``sm``'s range of items from ``tiles_indptr`` and load the first
+        item's ``(b_idx, h_idx, q_idx)``.
+        """
         self.linear_idx = self.tiles_indptr[sm]
         self.linear_lim = self.tiles_indptr[sm + 1]
         self._load()
 
     @T.inline
     def next_tile(self):
+        """(Inline.) Move to the next listed item and load its indices."""
         self.linear_idx = self.linear_idx + 1
         self._load()
 
@@ -430,6 +447,7 @@ class FlashAttentionLinearScheduler(BaseTileScheduler):
 
     @T.inline
     def update_current_m_n_idx(self, linear_idx):
+        """(Inline.) Split ``linear_idx`` into ``batch_idx``, ``head_idx`` and ``m_block_idx``."""
         per_batch = T.meta_var(self._heads * self._blocks)
         self.batch_idx = linear_idx // per_batch
         self.head_idx = linear_idx % per_batch // self._blocks
@@ -437,11 +455,13 @@ class FlashAttentionLinearScheduler(BaseTileScheduler):
 
     @T.inline
     def init(self, cta_id):
+        """(Inline.) Start CTA ``cta_id`` at work item ``cta_id``."""
         self.linear_idx = cta_id
         self.update_current_m_n_idx(cta_id)
 
     @T.inline
     def next_tile(self):
+        """(Inline.) Advance by the number of CTAs to this CTA's next item."""
         self.linear_idx = self.linear_idx + self._num_ctas
         self.update_current_m_n_idx(self.linear_idx)
 
@@ -475,6 +495,10 @@ class FlashAttentionLPTScheduler(BaseTileScheduler):
 
     @T.inline
     def update_current_m_n_idx(self, linear_idx):
+        """(Inline.) Map ``linear_idx`` to ``batch_idx``, ``head_idx`` and ``m_block_idx``: the
+        m-blocks run in reverse inside each swizzle group of batch*head (the last group may be
+        narrower).
+        """
         group: T.let = linear_idx // self._major
         offset: T.let = linear_idx % self._major
         whole = T.meta_var(group < self._whole_groups)
@@ -487,6 +511,7 @@ class FlashAttentionLPTScheduler(BaseTileScheduler):
 
     @T.inline
     def init(self, cta_id):
+        """(Inline.) Start CTA ``cta_id`` at work item ``cta_id``."""
         self.linear_idx = cta_id
         self.update_current_m_n_idx(cta_id)
 

@@ -234,6 +234,23 @@ class LegalizeOps:
         self.keep_ops = frozenset(keep_ops or ())
 
     def transform_module(self, mod, ctx):
+        """Legalize the op calls of every Relax function of ``mod``.
+
+        Functions bound to an external codegen (a ``Codegen`` attribute) and PrimFuncs are left as
+        they are.
+
+        Parameters
+        ----------
+        mod : IRModule
+            The module.
+        ctx : PassContext
+            The pass context (unused).
+
+        Returns
+        -------
+        IRModule
+            The module with the legalized functions and the PrimFuncs the rules added.
+        """
         load_default_rules()
         table = get_op_attr_table("FLegalize")
         table.update(self.customize_legalize_map)

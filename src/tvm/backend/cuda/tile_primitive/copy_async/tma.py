@@ -227,10 +227,12 @@ class TMAPlan:
 
     @property
     def rank(self) -> int:
+        """The tensor-map rank (number of descriptor dimensions)."""
         return len(self.dims)
 
     @property
     def num_issues(self) -> int:
+        """The number of TMA instructions issued: the product of the issue-loop extents."""
         return math.prod(e for e, *_ in self.issues)
 
 
