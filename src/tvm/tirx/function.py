@@ -125,6 +125,8 @@ class PrimFunc(BaseFunc, type_key="tirx.PrimFunc"):
         Function attributes (``global_symbol``, ``tirx.noalias``, ``s_tir``, ...).
     """
 
+    __slots__ = ("_params_view",)  # the cached ``params`` tuple
+
     param_vars: tuple = field(role=DEF)
     buffer_map: BufferMap = field(role=DEF)
     body: Stmt
@@ -147,9 +149,16 @@ class PrimFunc(BaseFunc, type_key="tirx.PrimFunc"):
     def params(self) -> tuple:
         """The parameters as Apache TVM 0.27 lists them: a buffer parameter is its ``Buffer``,
         any other parameter its ``Var`` (see ``param_vars`` for the handle-level list)."""
-        if not self.buffer_map:
-            return self.param_vars
-        return tuple(self.buffer_map.get(p, p) for p in self.param_vars)
+        try:
+            return self._params_view
+        except AttributeError:
+            pass
+        view = self.param_vars
+        if self.buffer_map:
+            view = tuple(self.buffer_map.get(p, p) for p in self.param_vars)
+        # Cached (both fields are immutable) so that ``f.params is f.params``, as for a field.
+        object.__setattr__(self, "_params_view", view)
+        return view
 
     def replace(self, **changes):
         """A copy with some fields changed; ``params`` (Vars or Buffers, as ``params`` lists
