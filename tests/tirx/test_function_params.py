@@ -108,3 +108,12 @@ def test_printed_signature_names_the_buffers():
     text = _add_one().script()
     assert 'def add_one(A: T.Buffer(("m",), "float32"), B: T.Buffer((m,), "float32"), ' \
         "m: T.int32):" in text
+
+
+def test_constructor_takes_attrs_in_the_fourth_position():
+    # TVM 0.27: ``PrimFunc(params, body, ret_type=None, attrs=None, span=None)``.
+    A = tirx.decl_buffer((2,), "float32", name="A")
+    func = tirx.PrimFunc([A], tirx.BufferStore(A, 1.0, [0]), None, {"global_symbol": "g"})
+    assert func.attrs["global_symbol"] == "g" and func.params == (A,)
+    same = tirx.PrimFunc([A], func.body, None, func.attrs)
+    assert same.attrs["global_symbol"] == "g"

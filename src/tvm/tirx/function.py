@@ -120,7 +120,9 @@ class PrimFunc(BaseFunc, type_key="tirx.PrimFunc"):
     ret_type : Type, optional
         The return type (``None``: returns nothing).
     buffer_map : dict, optional
-        ``{handle param: Buffer}``.
+        ``{handle param: Buffer}`` (pytvm's; 0.27 has no such argument). Attributes given in
+        this position (0.27's ``PrimFunc(params, body, ret_type, attrs)``) are taken as
+        ``attrs``.
     attrs : dict or DictAttrs, optional
         Function attributes (``global_symbol``, ``tirx.noalias``, ``s_tir``, ...).
     """
@@ -134,6 +136,9 @@ class PrimFunc(BaseFunc, type_key="tirx.PrimFunc"):
     attrs: object = None
 
     def __init__(self, params, body, ret_type=None, buffer_map=None, attrs=None, span=None):
+        if attrs is None and _looks_like_attrs(buffer_map):
+            # TVM 0.27's signature is ``PrimFunc(params, body, ret_type, attrs, span)``.
+            buffer_map, attrs = None, buffer_map
         new_params, bmap = _param_vars(params, buffer_map)
         if not isinstance(body, Stmt):
             raise TypeError(f"PrimFunc body must be a Stmt, got {type(body).__name__}")
@@ -225,6 +230,13 @@ class PrimFunc(BaseFunc, type_key="tirx.PrimFunc"):
     def __repr__(self):
         name = self.attrs.values.get("global_symbol", "")
         return f"PrimFunc({name or '<anonymous>'}, params={[p.name for p in self.params]})"
+
+
+def _looks_like_attrs(value) -> bool:
+    """Whether a 4th positional argument is attributes (0.27's order), not a buffer map."""
+    if isinstance(value, DictAttrs):
+        return True
+    return isinstance(value, dict) and bool(value) and all(isinstance(k, str) for k in value)
 
 
 def _param_vars(params, buffer_map):
