@@ -2,8 +2,10 @@
 a public module (no ``_`` in its path) has a docstring. Overloads and property setters are
 skipped (they share the documented definition).
 
-Coverage was 80.7% when this test was added (85.0% after issue 23's additions); the test keeps
-it from falling and asks for every entry point annotated for mypy to be fully documented.
+Coverage was 80.7% when this test was added, 85.0% after issue 23's first additions and 96.1%
+after its second (every public function outside the backends and the files listed in
+``IN_FLIGHT``); the test keeps it from falling, asks for every entry point annotated for mypy
+to be fully documented, and for the user-facing packages to stay fully documented.
 """
 
 import ast
@@ -27,7 +29,16 @@ TYPED_MODULES = [
 ]
 
 #: The floor for the whole package (the measured value minus room for work in flight).
-MIN_COVERAGE = 0.84
+MIN_COVERAGE = 0.95
+
+#: The user-facing packages (and modules): every public function in them has a docstring.
+USER_FACING = ["arith", "driver", "ir", "relax", "runtime", "s_tir", "script", "target", "te",
+               "tirx", "topi"]
+
+#: Files and folders of those packages that were being rewritten while the docstrings were
+#: written (issue 23); they count toward :data:`MIN_COVERAGE` only.
+IN_FLIGHT = ["tirx/buffer.py", "tirx/function.py", "tirx/layout/",
+             "relax/transform/legalize_ops/"]
 
 
 def _skipped(node):
@@ -84,3 +95,18 @@ def test_package_docstring_coverage_does_not_fall():
     coverage = sum(has_doc for _, has_doc in entries) / len(entries)
     assert len(entries) > 2000  # the walk found the package
     assert coverage >= MIN_COVERAGE, f"docstring coverage {coverage:.1%} < {MIN_COVERAGE:.0%}"
+
+
+def test_user_facing_packages_are_fully_documented():
+    missing, checked = [], 0
+    for path in _public_modules():
+        rel = path.relative_to(TVM_DIR).as_posix()
+        if rel.split("/")[0].removesuffix(".py") not in USER_FACING:
+            continue
+        if any(rel == skip or rel.startswith(skip) for skip in IN_FLIGHT):
+            continue
+        entries = public_functions(path)
+        checked += len(entries)
+        missing += [f"{rel}: {name}" for name, has_doc in entries if not has_doc]
+    assert checked > 1500  # the walk found the packages
+    assert not missing, "public functions without a docstring:\n" + "\n".join(missing)

@@ -9,10 +9,11 @@ import re
 import pytest
 
 import tvm
-from tvm.backend.cuda.nvcc import compile_cuda, compile_many, find_nvcc
+from tvm.backend.cuda.nvcc import compile_cuda, find_nvcc, join_sources
 from tvm.backend.cuda.tile_primitive.gemm_async import wgmma_accumulator_layout
 from tvm.examples import hopper_gemm as hg
 from tvm.tirx.compilation_pipeline import get_tir_pipeline
+from tvm.tirx.layout import SwizzleMode, mma_shared_layout
 from tvm.tirx.stmt_functor import post_order_visit
 
 requires_nvcc = pytest.mark.skipif(find_nvcc() is None, reason="nvcc is not installed")
@@ -104,26 +105,48 @@ def test_nvcc_compiles_without_spills(gemm4096):
 
 
 @requires_nvcc
-def test_other_sizes_stages_and_grids_compile():
+def test_other_sizes_stages_grids_epilogues_and_clusters_compile():
     gemms = [hg.HopperGemm(256, 512, 128, stages=2),
              hg.HopperGemm(1024, 256, 4096, stages=3, num_ctas=3),
-             hg.HopperGemm(1152, 768, 64, stages=4, num_ctas=7)]
-    # one nvcc call: each kernel renamed so that the names are unique in the unit
+             hg.HopperGemm(1152, 768, 64, stages=4, num_ctas=7),
+             hg.HopperGemm(200, 300, 72, stages=2),  # edge tiles in M, N and K
+             hg.HopperGemm(130, 301, 64),  # odd N: 2-byte stores
+             hg.HopperGemm(4096, 4096, 4096, epilogue="tma"),
+             hg.HopperGemm(4096, 4096, 4096, cluster=2),
+             hg.HopperGemm(300, 520, 200, epilogue="tma", cluster=2, num_ctas=6)]
+    # one nvcc call: each kernel renamed so that the names are unique in the unit; no
+    # register spills (the accumulators must stay in registers)
     srcs = [g.source().replace("hopper_gemm_kernel", f"hopper_gemm_kernel_{i}")
             for i, g in enumerate(gemms)]
-    assert compile_many(srcs, "sm_90a")
+    assert compile_cuda(join_sources(srcs), "sm_90a",
+                        options=["-Xptxas=--warn-on-spills,--warning-as-error"])
 
 
 @pytest.mark.parametrize(("shape", "kwargs", "match"), [
-    ((100, 256, 64), {}, "M=100 must be a positive multiple of 128"),
-    ((128, 128, 64), {}, "N=128 must be a positive multiple of 256"),
-    ((128, 256, 96), {}, "K=96 must be a positive multiple of 64"),
+    ((0, 256, 64), {}, "M must be an int >= 1"),
+    ((128, 2.5, 64), {}, "N must be an int >= 1"),
+    ((128, 256, 100), {}, "K=100 must be a multiple of 8"),
+    ((128, 260, 64), {"epilogue": "tma"}, "N=260 must be a multiple of 8 with the TMA"),
     ((128, 256, 64), {"stages": 5}, "stages must be 2..4"),
-    ((128, 256, 64), {"num_ctas": -1}, "num_ctas must be a positive int"),
+    ((128, 256, 64), {"stages": 4, "epilogue": "tma"}, "stages must be 2..3 with the tma"),
+    ((128, 256, 64), {"num_ctas": -1}, "num_ctas must be an int >= 1"),
+    ((128, 256, 64), {"num_ctas": 1, "cluster": 2}, "num_ctas must be an int >= 2"),
+    ((128, 256, 64), {"cluster": 4}, "cluster must be 1 or 2"),
+    ((128, 256, 64), {"epilogue": "smem"}, "epilogue must be one of"),
 ])
 def test_bad_sizes(shape, kwargs, match):
     with pytest.raises(ValueError, match=match):
         hg.hopper_gemm(*shape, **kwargs)
+
+
+def test_default_stages_fit_shared_memory():
+    assert hg.max_stages("direct") == 4 and hg.max_stages("tma") == 3
+    for epilogue in hg.EPILOGUES:
+        lowered = _lowered(hg.hopper_gemm(256, 256, 64, num_ctas=2, epilogue=epilogue))
+        host = lowered["main"].script()
+        smem = int(re.search(r"T\.int64\((\d+)\)\)", host).group(1))
+        assert smem <= hg.SMEM_LIMIT
+        assert smem > hg.SMEM_LIMIT - 48 * 1024  # the deepest pipeline that fits
 
 
 _BINARY = {"Add": lambda a, b: a + b, "Sub": lambda a, b: a - b,
@@ -131,7 +154,9 @@ _BINARY = {"Add": lambda a, b: a + b, "Sub": lambda a, b: a - b,
            "FloorMod": lambda a, b: a % b, "BitwiseAnd": lambda a, b: a & b,
            "BitwiseOr": lambda a, b: a | b, "RShift": lambda a, b: a >> b,
            "ShiftRight": lambda a, b: a >> b, "Or": lambda a, b: a | b,
-           "And": lambda a, b: a & b}
+           "And": lambda a, b: a & b, "BitwiseXor": lambda a, b: a ^ b,
+           "LT": lambda a, b: int(a < b), "LE": lambda a, b: int(a <= b),
+           "GT": lambda a, b: int(a > b), "GE": lambda a, b: int(a >= b)}
 
 
 class _Eval:
@@ -211,51 +236,188 @@ def _value(e, env):
     return _BINARY[kind](_value(e.a, env), _value(e.b, env))
 
 
-def test_epilogue_stores_each_accumulator_where_the_wgmma_layout_puts_it():
-    """Walk the lowered epilogue (``cvt.rn.f16x2.f32`` of two registers into a word, then a
-    4-byte store of the word): for every consumer thread, the low half of each stored word is
-    the register that ``wgmma_accumulator_layout`` gives for the word's (row, even column),
-    the high half that of the odd column (threads of each warp and both consumers), and no
-    element is stored twice."""
-    M, N = 256, 512
-    lowered = _lowered(hg.hopper_gemm(M, N, 128, stages=3, num_ctas=2))
-    (kernel,) = [f for f in lowered.functions.values() if f.get_attr("calling_conv") == 2]
-    binds, events = {}, []
+def _epilogue(kernel, first):
+    """The statements of the consumer's epilogue: from the ``Bind`` of ``first`` on."""
+    found = []
 
     def visit(node):
-        kind = type(node).__name__
-        if kind == "Bind" and node.var.name in ("row", "word"):
-            binds[node.var.name] = node.value
-        elif kind == "BufferStore" and node.buffer.name == "C_words":
-            events.append(("store", node.indices[0], int(node.value.indices[0].value)))
-        elif isinstance(node, tvm.tirx.Call) and node.op.name.startswith("tirx.ptx.") and \
-                tvm.tirx.ptx._ptx_text(node) == "cvt.rn.f16x2.f32":
-            dst, hi, lo = node.args[:3]
-            events.append(("cvt", int(dst.indices[0].value), (int(hi.indices[0].value),
-                                                              int(lo.indices[0].value))))
+        if isinstance(node, tvm.tirx.SeqStmt):
+            names = [getattr(getattr(x, "var", None), "name", None) for x in node.seq]
+            if first in names:
+                found.append(list(node.seq)[names.index(first):])
 
     post_order_visit(kernel.body, visit)
-    assert sum(e[0] == "store" for e in events) == 64
+    (stmts,) = found
+    return stmts
+
+
+def _run_epilogue(stmts, env, N):
+    """Interpret the epilogue for one thread: ``[(where, address, registers)]`` of each store,
+    ``where`` ``"global"`` (address: C's element index) or ``"shared"`` (the word index of the
+    dynamic shared memory); ``registers`` are (low half, high half) of a packed word, or one
+    register. ``if`` conditions are evaluated; statements of the scheduler (loads of locals
+    not in ``env``) are skipped."""
+    packed, out = {}, []
+
+    def run(stmt):
+        kind = type(stmt).__name__
+        if kind == "SeqStmt":
+            for x in stmt.seq:
+                run(x)
+        elif kind == "Bind":
+            try:
+                env[stmt.var.name] = _value(stmt.value, env)
+            except (KeyError, AttributeError):
+                pass
+        elif kind == "IfThenElse":
+            try:
+                cond = _value(stmt.condition, env)
+            except (KeyError, AttributeError):
+                return
+            if cond:
+                run(stmt.then_case)
+            elif stmt.else_case is not None:
+                run(stmt.else_case)
+        elif kind == "Evaluate" and isinstance(stmt.value, tvm.tirx.Call) and \
+                stmt.value.op.name.startswith("tirx.ptx.") and \
+                tvm.tirx.ptx._ptx_text(stmt.value) == "cvt.rn.f16x2.f32":
+            dst, hi, lo = stmt.value.args[:3]
+            packed[int(dst.indices[0].value)] = (int(lo.indices[0].value),
+                                                 int(hi.indices[0].value))
+        elif kind == "BufferStore":
+            name = stmt.buffer.name
+            if name in ("C_words", "Cw"):
+                where = "global" if name == "C_words" else "shared"
+                out.append((where, _value(stmt.indices[0], env),
+                            packed[int(stmt.value.indices[0].value)]))
+            elif name == "C":
+                idx = [_value(i, env) for i in stmt.indices]
+                flat = idx[0] if len(idx) == 1 else idx[0] * N + idx[1]
+                out.append(("global", flat, (int(stmt.value.value.indices[0].value),)))
+
+    for stmt in stmts:
+        run(stmt)
+    return out
+
+
+def _fragment(tid):
+    """(row, column, register) of a consumer thread's m64n256 accumulators."""
     layout = wgmma_accumulator_layout(hg.BLOCK_N)
-    threads = (0, 1, 2, 3, 4, 7, 31, 32, 45, 66, 97, 127)
+    out = []
+    for j in range(hg.BLOCK_N // 8):
+        for h in (0, 1):
+            for c in (0, 1):
+                row, col = 16 * (tid // 32) + (tid % 32) // 4 + 8 * h, 8 * j + 2 * (tid % 4) + c
+                got = layout.apply(row, col, shape=[64, hg.BLOCK_N])
+                assert int(got["tid_in_wg"]) == tid
+                out.append((row, col, int(got["m"])))
+    return out
+
+
+_THREADS = (0, 1, 2, 3, 4, 7, 31, 32, 45, 66, 97, 127)
+
+
+@pytest.mark.parametrize(("M", "N"), [
+    (256, 512),  # whole tiles: no predicates
+    (200, 300),  # an edge tile in M and N: 4-byte stores, predicated
+    (130, 301),  # odd N: 2-byte stores, predicated
+])
+def test_direct_epilogue_stores_each_accumulator_once_inside_C(M, N):
+    """Walk the lowered epilogue of the last tile (``cvt.rn.f16x2.f32`` of two registers into
+    a word, then a store of the word, or one fp16 store): for every sampled consumer thread,
+    the elements stored are exactly its accumulator fragment's elements inside ``M x N``, each
+    with the register ``wgmma_accumulator_layout`` gives it, none twice."""
+    lowered = _lowered(hg.hopper_gemm(M, N, 128, stages=3, num_ctas=2))
+    (kernel,) = [f for f in lowered.functions.values() if f.get_attr("calling_conv") == 2]
+    stmts = _epilogue(kernel, "row")
+    m_idx, n_idx = (M - 1) // 128, (N - 1) // 256
     for wg in (1, 2):
-        covered = set()
-        for tid in threads:
+        for tid in _THREADS:
             env = {"threadIdx_x": 128 * wg + tid, "warp_id_in_cta": 4 * wg + tid // 32,
-                   "sched_m_idx": 1, "sched_n_idx": 1}  # the tile at (128, 256)
-            env["row"] = _value(binds["row"], env)
-            env["word"] = _value(binds["word"], env)
-            packed = {}
-            for kind, where, what in events:
-                if kind == "cvt":
-                    packed[where] = what
-                    continue
-                hi, lo = packed[what]
-                word = _value(where, env)
-                row = word // (N // 2) - 128 - (wg - 1) * 64
-                col = 2 * (word % (N // 2)) - 256
-                for c, reg in ((col, lo), (col + 1, hi)):
-                    got = layout.apply(row, c, shape=[64, hg.BLOCK_N])
-                    assert (int(got["tid_in_wg"]), int(got["m"])) == (tid, reg), (wg, tid, row, c)
-                    covered.add((row, c))
-        assert len(covered) == len(threads) * 128  # 64 words of 2 halves per thread
+                   "sched_m_idx": m_idx, "sched_n_idx": n_idx}
+            stored = {}
+            for where, addr, regs in _run_epilogue(stmts, env, N):
+                assert where == "global"
+                elems = [addr] if len(regs) == 1 else [2 * addr, 2 * addr + 1]
+                for elem, reg in zip(elems, regs):
+                    assert elem not in stored, (wg, tid, elem)
+                    stored[elem] = reg
+            want = {}
+            for row, col, reg in _fragment(tid):
+                r, c = m_idx * 128 + (wg - 1) * 64 + row, n_idx * 256 + col
+                if r < M and c < N:
+                    want[r * N + c] = reg
+            assert stored == want, (wg, tid)
+
+
+def test_tma_epilogue_writes_the_swizzled_tile_the_store_reads():
+    """The TMA epilogue: each thread's packed words land in the consumer's half of the shared
+    C tile where ``mma_shared_layout(float16, 128B swizzle, (2, 64, 256))`` puts their
+    elements (each element once); then a fence, a named barrier, and one thread's four
+    ``cp.async.bulk.tensor`` stores of 64-column boxes starting at that half."""
+    stages = 2
+    lowered = _lowered(hg.hopper_gemm(200, 304, 72, stages=stages, num_ctas=2, epilogue="tma"))
+    (kernel,) = [f for f in lowered.functions.values() if f.get_attr("calling_conv") == 2]
+    c_layout = mma_shared_layout("float16", SwizzleMode.SWIZZLE_128B_ATOM, (2, 64, 256))
+    c_start = stages * (128 + 256) * 64  # fp16 elements before the C tile
+    stmts = _epilogue(kernel, "line")
+    for wg in (1, 2):
+        for tid in _THREADS:
+            env = {"threadIdx_x": 128 * wg + tid, "warp_id_in_cta": 4 * wg + tid // 32}
+            stored = {}
+            for where, word, (lo, hi) in _run_epilogue(stmts, env, 304):
+                assert where == "shared"
+                for elem, reg in ((2 * word, lo), (2 * word + 1, hi)):
+                    assert elem not in stored
+                    stored[elem] = reg
+            want = {c_start + int(c_layout.apply(wg - 1, row, col, shape=[2, 64, 256])["m"]): reg
+                    for row, col, reg in _fragment(tid)}
+            assert stored == want, (wg, tid)
+    ptx = _ptx_texts(kernel.body)
+    stores = [p for p in ptx if p.startswith("cp.async.bulk.tensor.2d.global.shared::cta")]
+    assert len(stores) == 4 and all(p.endswith(".tile.bulk_group") for p in stores)
+    assert ptx.count("fence.proxy.async.shared::cta") == 1
+    assert "cp.async.bulk.wait_group.read" in ptx and "cp.async.bulk.wait_group" in ptx
+    store_calls = []
+
+    def visit(node):
+        if isinstance(node, tvm.tirx.Call) and node.op.name.startswith("tirx.ptx.") and \
+                tvm.tirx.ptx._ptx_text(node).startswith("cp.async.bulk.tensor.2d.global"):
+            store_calls.append(node)
+
+    post_order_visit(kernel.body, visit)
+    for wg in (1, 2):
+        ev = _Eval(0, warp=4 * wg)
+        starts = [ev(call.args[3]) for call in store_calls]  # byte offsets in shared memory
+        half = 2 * (c_start + (wg - 1) * 64 * 256)
+        assert starts == [half + q * 64 * 64 * 2 for q in range(4)]
+        assert all(s % 1024 == 0 for s in starts)
+
+
+def test_cluster_multicasts_half_of_B_and_releases_both_slots():
+    """``cluster=2``: each CTA loads its A tile and half of the B tile, multicast to both CTAs
+    (mask 0b11) at that half's rows; a consumer releases a slot on both CTAs' empty barriers
+    (``mapa`` + ``mbarrier.arrive.shared::cluster``), which count the 4 consumers of the pair;
+    cluster barriers after the mbarrier init and before exit; clusters of 2 at launch."""
+    stages = 3
+    lowered = _lowered(hg.hopper_gemm(640, 520, 128, stages=stages, num_ctas=6, cluster=2))
+    (kernel,) = [f for f in lowered.functions.values() if f.get_attr("calling_conv") == 2]
+    tags = [str(t) for t in kernel.get_attr("tirx.kernel_launch_params")]
+    assert tags[:3] == ["clusterCtaIdx.x", "blockIdx.x", "threadIdx.x"]
+    assert ", 2, 6, 384, " in lowered["main"].script()  # cluster 2, grid 6
+    ptx = _ptx_texts(kernel.body)
+    head = "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"
+    assert ptx.count(head) == 1 and ptx.count(head + ".multicast::cluster") == 1
+    assert ptx.count("mapa.shared::cluster.u32") == 4  # 2 ranks x (in-loop, final) release
+    assert ptx.count("mbarrier.arrive.shared::cluster.b64") == 4
+    src = tvm.compile(hg.hopper_gemm(640, 520, 128, stages=stages, num_ctas=6, cluster=2),
+                      target=TARGET, tir_pipeline="tirx").mod.imports[0].inspect_source()
+    body = src[src.index("hopper_gemm_kernel("):]
+    assert body.count("tvm_builtin_cuda_cluster_sync();") == 2
+    multicast = re.search(r"multicast__cluster\((.*)\);", body).group(1)
+    assert multicast.endswith("(unsigned short)3")
+    # B half: rows rank * 128 of the slot (8192 elements), coordinate n0 + rank * 128
+    assert "(((int)tvm_builtin_cluster_ctaid_x()) * 8192)" in multicast
+    assert "((((int)tvm_builtin_cluster_ctaid_x()) * 128) + n0)" in multicast
+    inits = re.findall(r"mbarrier_init_init_shared_b64\([^;]*\(uint\)(\d+)\);", body)
+    assert inits == ["1"] * stages + ["4"] * stages

@@ -299,7 +299,7 @@ def test_memory_constructs():
     tmem = seq[6].buffer
     assert tmem.scope() == "tmem" and [int(e) for e in tmem.shape] == [128, 512]
     decl = seq[11].buffer
-    assert decl.allocated_addr.buffer is seq[1].buffer
+    assert decl.allocated_addr[0].buffer is seq[1].buffer
     view = seq[14].buffer
     assert view.dtype == "float32" and [int(e) for e in view.shape] == [32]
     assert view.data is seq[4].buffer.data

@@ -3,7 +3,12 @@
 Apache TVM 0.27 also exposes this package as ``tvm.sym``.
 """
 
-from .analyzer import Analyzer, ProofStrength  # noqa: F401
-from .bound import ConstIntBound  # noqa: F401
-from .int_set import IntervalSet  # noqa: F401
-from .modular_set import ModularSet  # noqa: F401
+from .analyzer import Analyzer, ProofStrength
+from .bound import ConstIntBound
+from .int_set import IntervalSet
+from .modular_set import ModularSet
+
+# The public names (explicit exports for type checkers: `mypy --strict` in user code).
+__all__ = [
+    "Analyzer", "ConstIntBound", "IntervalSet", "ModularSet", "ProofStrength",
+]

@@ -37,6 +37,7 @@ from __future__ import annotations
 
 import contextlib
 import math
+from typing import TYPE_CHECKING
 
 from ..ffi.structural import structural_equal
 from ..runtime.data_type import dtype_info
@@ -45,6 +46,9 @@ from .bound import BoundAnalyzer, ConstIntBound, from_sentinel, to_sentinel
 from .canonical import Simplifier
 from .int_set import IntervalSet, eval_interval
 from .modular_set import ModularSet, modular_set_of_sum
+
+if TYPE_CHECKING:
+    from ..ir.expr import PrimExpr
 
 __all__ = ["Analyzer", "IntervalSet", "ProofStrength"]
 
@@ -59,13 +63,13 @@ class ProofStrength:
 class Analyzer:
     """Integer arithmetic analysis; see the module docstring."""
 
-    def __init__(self):
+    def __init__(self) -> None:
         self._bounds = BoundAnalyzer()
         #: Var -> PrimExpr bindings, substituted when simplifying.
         self._var_map: dict = {}
 
     # --- simplification ---------------------------------------------------------------------
-    def simplify(self, expr, steps: int = 2):
+    def simplify(self, expr: PrimExpr, steps: int = 2) -> PrimExpr:
         """Simplify ``expr`` to the canonical form (repeated until stable, ``steps`` times)."""
         expr_mod, generic = tirx()
         result = generic.convert(expr)

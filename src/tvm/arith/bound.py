@@ -39,7 +39,7 @@ class ConstIntBound(Node, type_key="arith.ConstIntBound"):
     POS_INF = POS_INF
     NEG_INF = NEG_INF
 
-    def __init__(self, min_value, max_value):
+    def __init__(self, min_value: int, max_value: int) -> None:
         self.__init_fields__(int(min_value), int(max_value))
 
     def __repr__(self):
@@ -127,6 +127,18 @@ class BoundAnalyzer:
         return self._visit(expr, {})
 
     def const_int_bound(self, expr) -> ConstIntBound:
+        """The constant integer bounds of ``expr``.
+
+        Parameters
+        ----------
+        expr : PrimExpr
+            An integer expression.
+
+        Returns
+        -------
+        ConstIntBound
+            ``min_value``/``max_value``, with ``POS_INF``/``NEG_INF`` for unbounded ends.
+        """
         lo, hi = self.bound(expr)
         return ConstIntBound(to_sentinel(lo), to_sentinel(hi))
 

@@ -60,12 +60,25 @@ class Sum:
 
     @property
     def is_const(self) -> bool:
+        """Whether the sum has no terms (its value is ``const``)."""
         return not self.terms
 
     def copy(self) -> Sum:
+        """A new Sum with copies of the term entries (the factor tuples are shared)."""
         return Sum(self.dtype, {k: [c, f] for k, (c, f) in self.terms.items()}, self.const)
 
     def add_term(self, key, coeff, factors):
+        """Add ``coeff * product(factors)`` to this Sum in place.
+
+        Parameters
+        ----------
+        key : tuple
+            The monomial key of ``factors`` (terms with equal keys are merged).
+        coeff : int
+            The coefficient; a term whose coefficient becomes 0 is removed.
+        factors : tuple of PrimExpr
+            The atoms multiplied in the term.
+        """
         entry = self.terms.get(key)
         if entry is None:
             if coeff:
@@ -87,6 +100,17 @@ class Sum:
         return self
 
     def scaled(self, scale: int) -> Sum:
+        """``scale * self`` as a new Sum.
+
+        Parameters
+        ----------
+        scale : int
+            The factor; 0 gives the zero Sum.
+
+        Returns
+        -------
+        Sum
+        """
         if scale == 0:
             return Sum(self.dtype)
         return Sum(
@@ -181,14 +205,37 @@ class Simplifier(BoolRules):
 
     # --- building sums ----------------------------------------------------------------------
     def atom(self, e) -> Sum:
+        """The Sum of ``e`` taken as one opaque factor (an ``IntImm`` becomes a constant).
+
+        Parameters
+        ----------
+        e : PrimExpr
+            The expression.
+
+        Returns
+        -------
+        Sum
+        """
         if isinstance(e, self.E.IntImm):
             return self.const_sum(e.dtype, e.value)
         return Sum(e.dtype, {_mono_key((self.key(e),)): [1, (e,)]})
 
     def const_sum(self, dtype, value) -> Sum:
+        """The constant Sum ``value`` of type ``dtype`` (no terms)."""
         return Sum(dtype, None, value)
 
     def to_sum(self, e) -> Sum:
+        """The canonical sum-of-products form of ``e`` (memoized per expression object).
+
+        Parameters
+        ----------
+        e : PrimExpr
+            An integer expression; nodes without a rule are simplified and kept as atoms.
+
+        Returns
+        -------
+        Sum
+        """
         memo = self._sum_memo.get(id(e))
         if memo is not None:
             return memo[1]
@@ -240,6 +287,20 @@ class Simplifier(BoolRules):
         return self.multiply(self.to_sum(e.a), self.to_sum(e.b))
 
     def multiply(self, sa: Sum, sb: Sum) -> Sum:
+        """``sa * sb`` as a Sum.
+
+        A constant side scales the other. With ``expand`` set the product is distributed over the
+        terms; otherwise each side that has several terms becomes one atom factor.
+
+        Parameters
+        ----------
+        sa, sb : Sum
+            The factors.
+
+        Returns
+        -------
+        Sum
+        """
         if sa.is_const:
             return sb.scaled(sa.const)
         if sb.is_const:

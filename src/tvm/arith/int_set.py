@@ -37,9 +37,11 @@ class IntervalSet(Node, type_key="arith.IntervalSet"):
         return f"IntervalSet[{self.min_value!r}, {self.max_value!r}]"
 
     def is_single_point(self) -> bool:
+        """Whether the interval is one value (``min_value`` structurally equals ``max_value``)."""
         return self.min_value is not None and structural_equal(self.min_value, self.max_value)
 
     def is_everything(self) -> bool:
+        """Whether the interval is unbounded on both sides (both ends are ``None``)."""
         return self.min_value is None and self.max_value is None
 
 

@@ -41,6 +41,18 @@ class BoolRules:
     """Simplification of bool expressions (mixed into the Simplifier)."""
 
     def simplify_bool(self, e):
+        """Simplify a boolean expression: comparisons, ``And``/``Or``/``Not`` and bound variables.
+
+        Parameters
+        ----------
+        e : PrimExpr
+            An expression of dtype bool.
+
+        Returns
+        -------
+        PrimExpr
+            The simplified expression (``IntImm`` true/false when decided); ``e`` if unchanged.
+        """
         name = type(e).__name__
         if name in ("EQ", "NE", "LT", "LE", "GT", "GE"):
             return self.simplify_compare(e)
@@ -135,6 +147,21 @@ class BoolRules:
         return result if name == "EQ" else not result
 
     def simplify_compare(self, e):
+        """Simplify a comparison (``EQ``, ``NE``, ``LT``, ``LE``, ``GT``, ``GE``).
+
+        Integer comparisons are decided from the normal form and bounds of ``a - b`` when possible,
+        otherwise rewritten in TVM's spelling (``a > b`` as ``b < a``, constants on one side).
+        Float comparisons only get the generic simplification and that spelling.
+
+        Parameters
+        ----------
+        e : PrimExpr
+            The comparison.
+
+        Returns
+        -------
+        PrimExpr
+        """
         name = type(e).__name__
         if not int_kind(e.a.dtype):
             out = self.generic(e)

@@ -171,6 +171,7 @@ class LazyRules(Mapping):
         return (self._rules or self._load())[name]
 
     def get(self, name, default=None):
+        """The rule for ``name``, or ``default`` (imports the rule module on first use)."""
         return (self._rules or self._load()).get(name, default)
 
     def __iter__(self):

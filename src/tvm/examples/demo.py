@@ -135,6 +135,14 @@ def demo_targets_and_backends() -> None:
 
 
 def main() -> int:
+    """Run every part of the demo (object model, registry and errors, tensors, targets),
+    printing what each checks.
+
+    Returns
+    -------
+    int
+        0 when every check passed (a failed check exits with ``SystemExit``).
+    """
     import tvm
 
     print(f"pytvm {tvm.__version__} (TVM 0.27 Python API)")

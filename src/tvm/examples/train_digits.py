@@ -100,6 +100,19 @@ def build_backbone(model: str, batch: int, hidden: int, checkpointing: bool):
 
 
 def make_optimizer(name: str, lr: float):
+    """The ``tvm.relax.training`` optimizer called ``name`` with learning rate ``lr``.
+
+    Parameters
+    ----------
+    name : str
+        ``"sgd"``, ``"momentum"`` (SGD with momentum 0.9) or anything else for Adam.
+    lr : float
+        The learning rate.
+
+    Returns
+    -------
+    Optimizer
+    """
     from tvm.relax.training.optimizer import SGD, Adam, MomentumSGD
 
     if name == "sgd":
@@ -210,6 +223,18 @@ def _positive(kind):
 
 
 def main(argv=None) -> int:
+    """Run the example from the command line (``python -m tvm.examples.train_digits --help``).
+
+    Parameters
+    ----------
+    argv : list of str, optional
+        The arguments; ``sys.argv[1:]`` by default.
+
+    Returns
+    -------
+    int
+        The process exit status (0 on success).
+    """
     parser = argparse.ArgumentParser(
         prog="python -m tvm.examples.train_digits",
         description="Train a digit classifier (scikit-learn's 8x8 digits) with pytvm: Relax "

@@ -80,6 +80,7 @@ class Field:
 
     @property
     def has_default(self) -> bool:
+        """Whether the field declares a default value (it may be omitted in the constructor)."""
         return self.default is not _MISSING
 
     def __repr__(self):

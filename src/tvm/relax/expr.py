@@ -13,6 +13,9 @@ Constructors of leaves (``ShapeExpr``, ``Constant``, ``PrimValue``, ...) and of 
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
 import numpy as np
 
 from ..ffi.node import DEF, IGNORE, Node, field, set_field
@@ -25,6 +28,10 @@ from ..ir.type import PrimType, StringType, TupleType, Type
 from ..runtime.tensor import tensor as _runtime_tensor
 from .expr_ops import ExprWithOp
 from .ty import FuncType, ObjectType, ShapeType, TensorType, as_prim_expr
+
+if TYPE_CHECKING:
+    from ..ir.base import Span
+    from ..ir.expr import PrimExpr
 
 __all__ = [
     "BaseFunc",
@@ -84,7 +91,15 @@ class Var(ExprWithOp, RelaxExpr, type_key="relax.expr.Var"):
 
     _sequal_kind = "var"
 
-    def __init__(self, name_hint="", ty=None, span=None, *, name=None, struct_info=None):
+    def __init__(
+        self,
+        name_hint: str = "",
+        ty: Type | None = None,
+        span: Span | None = None,
+        *,
+        name: str | None = None,
+        struct_info: Type | None = None,
+    ) -> None:
         # TVM 0.27 calls the first parameter ``name``; ``name_hint`` is the older keyword.
         if name is not None:
             name_hint = name
@@ -137,7 +152,7 @@ class Tuple(ExprWithOp, RelaxExpr, type_key="relax.expr.Tuple"):
 
     fields: tuple
 
-    def __init__(self, fields, span=None):
+    def __init__(self, fields: Sequence[Any], span: Span | None = None) -> None:
         if isinstance(fields, Node):
             raise TypeError("relax.Tuple expects a list of expressions, got a single expression")
         # Nested Python tuples/lists of expressions are tuples too (TVM converts them).
@@ -225,7 +240,7 @@ class ShapeExpr(ExprWithOp, RelaxExpr, type_key="relax.expr.ShapeExpr"):
 
     values: tuple
 
-    def __init__(self, values, span=None):
+    def __init__(self, values: Sequence[PrimExpr | int], span: Span | None = None) -> None:
         values = tuple(as_prim_expr(v) for v in values)
         self.__init_fields__(values, span=span, ty=ShapeType(values))
 

@@ -17,8 +17,15 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
 from ..ffi.node import Node
 from ..ir.type import PrimType, TupleType, Type
+
+if TYPE_CHECKING:
+    from ..ir.base import Span
+    from ..ir.expr import PrimExpr, RelaxExpr
 
 __all__ = [
     "AnyType",
@@ -119,7 +126,14 @@ class TensorType(Type, type_key="relax.TensorType"):
     vdevice: object = None
     ndim: int = -1
 
-    def __init__(self, shape=None, dtype="float32", vdevice=None, ndim=-1, span=None):
+    def __init__(
+        self,
+        shape: Sequence[PrimExpr | int] | RelaxExpr | None = None,
+        dtype: str | PrimType | None = "float32",
+        vdevice: Any = None,
+        ndim: int = -1,
+        span: Span | None = None,
+    ) -> None:
         if dtype is None or dtype == "":
             dtype = "void"
         elif isinstance(dtype, PrimType):

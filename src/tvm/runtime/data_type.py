@@ -169,4 +169,5 @@ def is_float_dtype(dtype: str) -> bool:
 
 
 def is_bool_dtype(dtype: str) -> bool:
+    """True for the ``bool`` dtype (``dtype_info(dtype).kind == "bool"``)."""
     return dtype_info(dtype).kind == "bool"

@@ -186,6 +186,22 @@ class CPUDeviceAPI(DeviceAPI):
         self._buffers: dict = {}
 
     def alloc(self, dev, nbytes: int, alignment: int = 64) -> int:
+        """Allocate ``nbytes`` of host memory aligned to ``alignment``.
+
+        Parameters
+        ----------
+        dev : Device
+            The CPU device (not inspected).
+        nbytes : int
+            The size in bytes (a zero-byte request still gets a valid address).
+        alignment : int
+            The alignment of the returned address in bytes.
+
+        Returns
+        -------
+        int
+            The address; the buffer stays alive until :meth:`free`.
+        """
         alignment = max(int(alignment), 1)
         buffer = ctypes.create_string_buffer(max(int(nbytes), 1) + alignment)
         base = ctypes.addressof(buffer)
@@ -194,10 +210,42 @@ class CPUDeviceAPI(DeviceAPI):
         return ptr
 
     def free(self, dev, ptr: int) -> None:
+        """Release memory returned by :meth:`alloc`.
+
+        Parameters
+        ----------
+        dev : Device
+            The CPU device (not inspected).
+        ptr : int
+            The address :meth:`alloc` returned.
+
+        Raises
+        ------
+        ValueError
+            When ``ptr`` was not allocated by this API.
+        """
         if self._buffers.pop(ptr, None) is None:
             raise ValueError(f"free: {ptr:#x} was not allocated by the cpu device API")
 
     def copy(self, src_ptr, src_dev, dst_ptr, dst_dev, nbytes, stream=None):
+        """Copy ``nbytes`` from ``src_ptr`` to ``dst_ptr`` with ``memmove`` (host to host).
+
+        Parameters
+        ----------
+        src_ptr, dst_ptr : int
+            The source and destination addresses.
+        src_dev, dst_dev : Device
+            Both must be CPU devices.
+        nbytes : int
+            The number of bytes.
+        stream : int, optional
+            Ignored: the copy is done when this returns.
+
+        Raises
+        ------
+        ValueError
+            When either device is not a CPU device (that device type's API copies instead).
+        """
         for which, dev in (("source", src_dev), ("destination", dst_dev)):
             if dev.dlpack_device_type() != 1:
                 raise ValueError(
@@ -208,15 +256,24 @@ class CPUDeviceAPI(DeviceAPI):
             ctypes.memmove(dst_ptr, src_ptr, nbytes)
 
     def synchronize(self, dev, stream=None) -> None:
-        return None
+        """Nothing to wait for: host copies and calls finish before they return."""
 
     def create_stream(self, dev) -> int:
+        """The CPU's only stream, 0 (work runs in order on the calling thread)."""
         return 0  # the CPU runs everything in order: one (null) stream
 
     def free_stream(self, dev, stream: int) -> None:
-        return None
+        """Nothing to free: the CPU's stream 0 is not allocated."""
 
     def get_attr(self, dev, name: str):
+        """The CPU attribute ``name``: ``exist`` (device 0 only) and ``total_global_memory``
+        (physical memory in bytes); None for the other attributes.
+
+        Raises
+        ------
+        ValueError
+            When ``name`` is not a known device attribute.
+        """
         super().get_attr(dev, name)
         if name == "exist":
             return dev.index == 0

@@ -5,13 +5,13 @@ read/write region inference (:func:`infer_sblock_regions`) and ``Schedule`` with
 primitives listed in :mod:`tvm.s_tir.schedule.schedule`.
 """
 
-from . import transform  # noqa: F401  (block lowering; registers the "default" TIR pipeline)
-from .access_region import (  # noqa: F401
+from . import transform  # block lowering; registers the "default" TIR pipeline
+from .access_region import (
     get_sblock_access_region,
     get_sblock_read_write_region,
     infer_sblock_regions,
 )
-from .schedule import (  # noqa: F401
+from .schedule import (
     ExprRV,
     LoopRV,
     SBlockRV,
@@ -22,4 +22,11 @@ from .schedule import (  # noqa: F401
     StmtSRef,
     Trace,
 )
-from .stmt import MatchBufferRegion, SBlock, SBlockRealize  # noqa: F401
+from .stmt import MatchBufferRegion, SBlock, SBlockRealize
+
+# The public names (explicit exports for type checkers: `mypy --strict` in user code).
+__all__ = [
+    "ExprRV", "LoopRV", "MatchBufferRegion", "SBlock", "SBlockRV", "SBlockRealize", "SBlockScope",
+    "Schedule", "ScheduleError", "ScheduleState", "StmtSRef", "Trace", "get_sblock_access_region",
+    "get_sblock_read_write_region", "infer_sblock_regions", "transform",
+]

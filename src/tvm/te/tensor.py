@@ -11,6 +11,7 @@ from __future__ import annotations
 import inspect
 import numbers
 from types import FunctionType
+from typing import Any
 
 from ..ffi.node import DEF, Node, field, walk
 from ..ir.base import Scriptable
@@ -366,12 +367,12 @@ def compute(shape, fcompute, name="compute", tag="", attrs=None, varargs_names=N
     return Tensor(op, 0)
 
 
-def var(name="tindex", dtype="int32", span=None) -> Var:
+def var(name: str = "tindex", dtype: str = "int32", span: Any = None) -> Var:
     """A new symbolic variable."""
     return Var(name, dtype, span=span)
 
 
-def size_var(name="size", dtype="int32", span=None):
+def size_var(name: str = "size", dtype: str = "int32", span: Any = None) -> Var:
     """A new non-negative symbolic variable (a tensor extent)."""
     from ..tirx.expr import SizeVar
 

@@ -8,12 +8,18 @@ from __future__ import annotations
 
 
 def pytest_configure(config):
+    """Register the ``gpu``, ``cuda`` and ``llvm`` markers with pytest (hook)."""
     config.addinivalue_line("markers", "gpu: needs a GPU")
     config.addinivalue_line("markers", "cuda: needs CUDA")
     config.addinivalue_line("markers", "llvm: needs the LLVM backend")
 
 
 def pytest_generate_tests(metafunc):
+    """Parametrize the fixtures made together by :func:`tvm.testing.parameters` (hook).
+
+    Fixtures of one group get their values from the same rows, so they vary together rather
+    than as a cross product.
+    """
     groups: dict[int, list] = {}
     fixture_info = metafunc.definition._fixtureinfo
     for name in metafunc.fixturenames:

@@ -93,13 +93,15 @@ def _redecl(buf, shape, layout, *, dtype=None, elem_offset=None, addr_offset=Non
     from .buffer import decl_buffer
 
     dtype = buf.dtype if dtype is None else str(dtype)
+    if layout is None:
+        layout = "default"  # decl_buffer's None would mean "no layout"
     shape = [IntImm("int32", int(s)) if _const(s) is not None and not isinstance(s, PrimExpr)
              else s for s in shape]
     if buf.scope() == "tmem" and buf.allocated_addr is not None:
         # TMEM memory is named by its column address: the view moves the address.
         addr = buf.allocated_addr
         if addr_offset is not None and _const(addr_offset) != 0:
-            addr = _simplify(addr + addr_offset)
+            addr = (_simplify(addr[0] + addr_offset),) + tuple(addr[1:])
         new = decl_buffer(shape, dtype, scope="tmem", data_alignment=buf.data_alignment,
                           layout=layout, allocated_addr=addr)
         return _declare(new, buf)

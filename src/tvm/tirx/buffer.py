@@ -43,6 +43,9 @@ class BufferType:
     AUTO_BROADCAST = 2
 
 
+#: ``Buffer.rearrange``'s "no pattern given positionally" marker.
+_PATTERN_UNSET = object()
+
 #: Alignment (bytes) of buffers whose alignment is not given, as TVM's ``kAllocAlignment``.
 DEFAULT_ALIGNMENT = 64
 
@@ -89,8 +92,14 @@ class BufferTypeView:
     elem_offset = property(lambda self: self._buffer.elem_offset)
     data_alignment = property(lambda self: self._buffer.data_alignment)
     offset_factor = property(lambda self: self._buffer.offset_factor)
-    layout = property(lambda self: self._buffer.layout)
     allocated_addr = property(lambda self: self._buffer.allocated_addr)
+
+    @property
+    def layout(self):
+        """The layout as Apache TVM 0.27 reports it: the row-major ``TileLayout`` of the shape
+        for a buffer declared without one (stored as ``Buffer.layout = None``), None for a
+        buffer declared with ``layout=None`` or of rank 0, else the buffer's own layout."""
+        return effective_layout(self._buffer)
 
     @property
     def storage_scope(self) -> str:
@@ -98,6 +107,44 @@ class BufferTypeView:
 
     def __repr__(self):
         return f"BufferType({self._buffer.dtype}, shape={list(self._buffer.shape)})"
+
+
+def effective_layout(buffer):
+    """The layout ``buffer`` is laid out by, as Apache TVM 0.27's ``Buffer.layout`` reads:
+    its own layout; the row-major ``TileLayout(S[shape])`` when it was declared without one
+    (pytvm stores that default as ``Buffer.layout = None``); None when it was declared with
+    ``layout=None`` (:data:`NO_LAYOUT`) or has rank 0 (0.27 gives scalars no layout)."""
+    layout = buffer.layout
+    if isinstance(layout, NoLayout):
+        return None
+    if layout is None:
+        if not buffer.shape:
+            return None
+        from .layout.buffer_layout import default_layout  # lazy: layout imports arith/numpy
+
+        return default_layout(buffer.shape)
+    return layout
+
+
+def _as_allocated_addr(value):
+    """``allocated_addr=`` as stored: None, or a tuple of PrimExprs (Apache TVM 0.27 keeps an
+    array: TMEM has one address, Trainium may name one per partition group)."""
+    if value is None:
+        return None
+    if isinstance(value, (list, tuple)) or type(value).__name__ == "Array":
+        if not value:
+            return None
+        return tuple(_as_addr_expr(v) for v in value)
+    return (_as_addr_expr(value),)
+
+
+def _as_addr_expr(value):
+    if isinstance(value, PrimExpr):
+        return value
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        raise TypeError(f"allocated_addr must be an int, a PrimExpr or a list of them, "
+                        f"got {value!r}")
+    return IntImm("int32", int(value))
 
 
 def is_buffer_var(obj) -> bool:
@@ -134,7 +181,8 @@ class Buffer(Scriptable, Node, type_key="tirx.Buffer"):
     #: TIRx: the buffer's layout over hardware axes (a ``tvm.tirx.layout`` Layout); None is the
     #: default row-major layout, :data:`NO_LAYOUT` an explicit ``layout=None`` (no layout).
     layout: object = None
-    #: TIRx: the address the memory was allocated at (a TMEM address), or None.
+    #: TIRx: the address(es) the memory was allocated at, a tuple of PrimExprs (one TMEM
+    #: address), or None. Apache TVM 0.27 keeps an array too (empty when unset).
     allocated_addr: object = None
     span: object = field(None, role=IGNORE, kw_only=True)
 
@@ -144,7 +192,7 @@ class Buffer(Scriptable, Node, type_key="tirx.Buffer"):
                  allocated_addr=None, span=None):
         self.__init_fields__(data, dtype, shape, strides, elem_offset, name, data_alignment,
                              offset_factor, buffer_type, axis_separators, layout,
-                             allocated_addr, span=span)
+                             _as_allocated_addr(allocated_addr), span=span)
 
     # --- queries ------------------------------------------------------------------------------
     @property
@@ -313,6 +361,24 @@ class Buffer(Scriptable, Node, type_key="tirx.Buffer"):
 
         return _buffer_view.permute(self, *dims)
 
+    def rearrange(self, pattern=_PATTERN_UNSET, /, **sizes) -> Buffer:
+        """An einops-style view of the same memory: ``A.rearrange("(o i) t -> o t i", o=2)``.
+
+        It is ``view`` (split the left-hand groups), ``permute`` (into the right-hand order)
+        and ``view`` (merge the right-hand groups), each a declared view and skipped when it
+        changes nothing. Axis names are any identifiers (a size keyword may be named
+        ``pattern`` when the pattern is passed positionally); integers are anonymous axes.
+        Each left-hand group may leave one size unknown. A replica, a padded view or a
+        reshape across a swizzle atom cannot be written this way: use ``view(layout=...)``.
+        """
+        from ._buffer_rearrange import rearrange  # lazy: the views import the layout package
+
+        if pattern is _PATTERN_UNSET:
+            if "pattern" not in sizes:
+                raise TypeError("Buffer.rearrange() missing required argument: 'pattern'")
+            pattern = sizes.pop("pattern")
+        return rearrange(self, pattern, sizes)
+
     @property
     def sub(self):
         """``A.sub[i, 2:4, 1::2]``: a view dropping (index), narrowing (slice) or striding
@@ -397,7 +463,7 @@ def pointer_type_of(value):
 
 def decl_buffer(shape, dtype="float32", name="buffer", data=None, strides=None,
                 elem_offset=None, scope="", data_alignment=-1, offset_factor=0,
-                buffer_type="", axis_separators=None, span=None, layout=None,
+                buffer_type="", axis_separators=None, span=None, layout="default",
                 allocated_addr=None) -> Buffer:
     """Declare a new buffer.
 
@@ -426,10 +492,11 @@ def decl_buffer(shape, dtype="float32", name="buffer", data=None, strides=None,
         ``""`` or ``"default"``, or ``"auto_broadcast"``.
     axis_separators : list of int, optional
         Where the flattened physical axes split.
-    layout : tvm.tirx.layout.Layout, optional
-        The TIRx layout; None (or ``"default"``) is the row-major default.
-    allocated_addr : PrimExpr, optional
-        TIRx: the address the memory was allocated at (a TMEM address).
+    layout : tvm.tirx.layout.Layout, "default" or None
+        The TIRx layout. ``"default"`` (the default) is the row-major ``TileLayout(S[shape])``;
+        None means no layout at all, as in Apache TVM 0.27.
+    allocated_addr : PrimExpr, int or list of them, optional
+        TIRx: the address the memory was allocated at (a TMEM address); stored as a tuple.
 
     Examples
     --------
@@ -443,7 +510,9 @@ def decl_buffer(shape, dtype="float32", name="buffer", data=None, strides=None,
     if isinstance(shape, (int, PrimExpr)):
         shape = (shape,)
     shape = tuple(_as_index(s) for s in shape)
-    if layout is not None and not isinstance(layout, NoLayout):
+    if layout is None:
+        layout = NO_LAYOUT
+    elif not isinstance(layout, NoLayout):
         from .layout.buffer_layout import buffer_layout  # lazy: layout imports arith/numpy
 
         layout = buffer_layout(layout, shape)

@@ -374,14 +374,56 @@ class CUDANamespace:
 
     @staticmethod
     def warp_sum(value, width=32):
+        """``warp_reduce(value, "sum", width)``: the sum of ``value`` over ``width`` lanes.
+
+        Parameters
+        ----------
+        value : PrimExpr
+            Each lane's value.
+        width : int
+            The number of lanes reduced together (a power of two up to 32).
+
+        Returns
+        -------
+        PrimExpr
+            The reduced value (dtype of ``value``), in every lane of the group.
+        """
         return CUDANamespace.warp_reduce(value, "sum", width)
 
     @staticmethod
     def warp_max(value, width=32):
+        """``warp_reduce(value, "max", width)``: the max of ``value`` over ``width`` lanes.
+
+        Parameters
+        ----------
+        value : PrimExpr
+            Each lane's value.
+        width : int
+            The number of lanes reduced together (a power of two up to 32).
+
+        Returns
+        -------
+        PrimExpr
+            The reduced value (dtype of ``value``), in every lane of the group.
+        """
         return CUDANamespace.warp_reduce(value, "max", width)
 
     @staticmethod
     def warp_min(value, width=32):
+        """``warp_reduce(value, "min", width)``: the min of ``value`` over ``width`` lanes.
+
+        Parameters
+        ----------
+        value : PrimExpr
+            Each lane's value.
+        width : int
+            The number of lanes reduced together (a power of two up to 32).
+
+        Returns
+        -------
+        PrimExpr
+            The reduced value (dtype of ``value``), in every lane of the group.
+        """
         return CUDANamespace.warp_reduce(value, "min", width)
 
     @staticmethod
@@ -398,14 +440,62 @@ class CUDANamespace:
 
     @staticmethod
     def cta_sum(value, num_warps, scratch):
+        """``cta_reduce(value, "sum", num_warps, scratch)``: the sum of ``value`` over the CTA.
+
+        Parameters
+        ----------
+        value : PrimExpr
+            Each thread's value.
+        num_warps : int
+            The warps of the CTA (a power of two, 1 to 32).
+        scratch : Buffer
+            Shared memory with one element per warp.
+
+        Returns
+        -------
+        PrimExpr
+            The reduced value (dtype of ``value``), in every thread.
+        """
         return CUDANamespace.cta_reduce(value, "sum", num_warps, scratch)
 
     @staticmethod
     def cta_max(value, num_warps, scratch):
+        """``cta_reduce(value, "max", num_warps, scratch)``: the max of ``value`` over the CTA.
+
+        Parameters
+        ----------
+        value : PrimExpr
+            Each thread's value.
+        num_warps : int
+            The warps of the CTA (a power of two, 1 to 32).
+        scratch : Buffer
+            Shared memory with one element per warp.
+
+        Returns
+        -------
+        PrimExpr
+            The reduced value (dtype of ``value``), in every thread.
+        """
         return CUDANamespace.cta_reduce(value, "max", num_warps, scratch)
 
     @staticmethod
     def cta_min(value, num_warps, scratch):
+        """``cta_reduce(value, "min", num_warps, scratch)``: the min of ``value`` over the CTA.
+
+        Parameters
+        ----------
+        value : PrimExpr
+            Each thread's value.
+        num_warps : int
+            The warps of the CTA (a power of two, 1 to 32).
+        scratch : Buffer
+            Shared memory with one element per warp.
+
+        Returns
+        -------
+        PrimExpr
+            The reduced value (dtype of ``value``), in every thread.
+        """
         return CUDANamespace.cta_reduce(value, "min", num_warps, scratch)
 
     # -- memory, atomics, timing -------------------------------------------------------------

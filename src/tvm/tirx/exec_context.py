@@ -88,6 +88,7 @@ class AxisRange:
     stride: int = 1
 
     def values(self) -> list:
+        """The values of the range, ``[offset + k * stride for k in range(extent)]``."""
         return [self.offset + k * self.stride for k in range(self.extent)]
 
     @property
@@ -273,10 +274,12 @@ class ExecContext:
 
     @property
     def inter(self) -> dict:
+        """The axes that tell the instances of the current scope apart (``split.inter``)."""
         return self.split.inter
 
     @property
     def intra(self) -> dict:
+        """The axes that enumerate the threads of one scope instance (``split.intra``)."""
         return self.split.intra
 
     def with_scope_switch(self, kappa: str) -> ExecContext:

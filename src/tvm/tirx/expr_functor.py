@@ -34,7 +34,8 @@ from __future__ import annotations
 
 import re
 import sys
-from typing import ClassVar
+from collections.abc import Callable, Mapping
+from typing import Any, ClassVar
 
 from ..ffi.node import IGNORE, Node
 from ..ir.expr import PrimExpr
@@ -44,11 +45,14 @@ from .expr import (
     Broadcast,
     Call,
     Cast,
+    FloatImm,
+    IntImm,
     Let,
     Not,
     Ramp,
     Select,
     Shuffle,
+    StringImm,
     Var,
 )
 
@@ -109,13 +113,13 @@ class ExprFunctor:
     #: node class -> method; each functor class gets its own (``__init_subclass__``).
     _expr_table: ClassVar[dict] = {}
 
-    def __init_subclass__(cls, **kwargs):
+    def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
         # Why: one dict per class found by plain attribute lookup makes the common case of
         # ``visit_expr`` a single dict hit (dispatch runs once per node of every pass).
         cls._expr_table = {}
 
-    def visit_expr(self, expr):
+    def visit_expr(self, expr: PrimExpr) -> Any:
         """Visit one expression (dispatches on its class)."""
         try:
             method = self._expr_table[type(expr)]
@@ -123,10 +127,10 @@ class ExprFunctor:
             method = _lookup(type(self), type(expr), type(self).visit_other_)
         return method(self, expr)
 
-    def __call__(self, expr):
+    def __call__(self, expr: PrimExpr) -> Any:
         return self.visit_expr(expr)
 
-    def visit_other_(self, op):
+    def visit_other_(self, op: Any) -> Any:
         """Called for a node class with no ``visit_<name>_`` method of its own."""
         raise TypeError(f"{type(self).__name__} cannot visit {type(op).__name__}")
 
@@ -141,7 +145,7 @@ def _child_values(node):
 class ExprVisitor(ExprFunctor):
     """Visit every sub-expression; override ``visit_<name>_`` methods to act on nodes."""
 
-    def visit_other_(self, op):
+    def visit_other_(self, op: Any) -> None:
         """Generic rule: visit every PrimExpr found in the node's fields."""
         for _, value in _child_values(op):
             self._visit_value(value)
@@ -153,17 +157,17 @@ class ExprVisitor(ExprFunctor):
             for item in value:
                 self._visit_value(item)
 
-    def visit_var_(self, op):
-        pass
+    def visit_var_(self, op: Var) -> None:
+        """Visit a ``Var`` (a leaf: nothing to do)."""
 
-    def visit_int_imm_(self, op):
-        pass
+    def visit_int_imm_(self, op: IntImm) -> None:
+        """Visit an ``IntImm`` (a leaf: nothing to do)."""
 
-    def visit_float_imm_(self, op):
-        pass
+    def visit_float_imm_(self, op: FloatImm) -> None:
+        """Visit a ``FloatImm`` (a leaf: nothing to do)."""
 
-    def visit_string_imm_(self, op):
-        pass
+    def visit_string_imm_(self, op: StringImm) -> None:
+        """Visit a ``StringImm`` (a leaf: nothing to do)."""
 
     def _visit_binary(self, op):
         self.visit_expr(op.a)
@@ -172,42 +176,51 @@ class ExprVisitor(ExprFunctor):
     def _visit_unary(self, op):
         self.visit_expr(op.a)
 
-    def visit_cast_(self, op):
+    def visit_cast_(self, op: Cast) -> None:
+        """Visit a ``Cast``: the value being cast."""
         self.visit_expr(op.value)
 
-    def visit_select_(self, op):
+    def visit_select_(self, op: Select) -> None:
+        """Visit a ``Select``: its condition, true value and false value."""
         self.visit_expr(op.condition)
         self.visit_expr(op.true_value)
         self.visit_expr(op.false_value)
 
-    def visit_let_(self, op):
+    def visit_let_(self, op: Let) -> None:
+        """Visit a ``Let``: the bound variable, its value, then the body."""
         self.visit_expr(op.var)  # the bound variable first, as 0.27's visitor does
         self.visit_expr(op.value)
         self.visit_expr(op.body)
 
-    def visit_ramp_(self, op):
+    def visit_ramp_(self, op: Ramp) -> None:
+        """Visit a ``Ramp``: its base, stride and lane count."""
         self.visit_expr(op.base)
         self.visit_expr(op.stride)
         self.visit_expr(op.lanes)  # an expression (IntImm when constant)
 
-    def visit_broadcast_(self, op):
+    def visit_broadcast_(self, op: Broadcast) -> None:
+        """Visit a ``Broadcast``: the broadcast value and the lane count."""
         self.visit_expr(op.value)
         self.visit_expr(op.lanes)
 
-    def visit_shuffle_(self, op):
+    def visit_shuffle_(self, op: Shuffle) -> None:
+        """Visit a ``Shuffle``: each input vector, then each index."""
         for v in op.vectors:
             self.visit_expr(v)
         for i in op.indices:
             self.visit_expr(i)
 
-    def visit_call_(self, op):
+    def visit_call_(self, op: Call) -> None:
+        """Visit a ``Call``: each PrimExpr argument, and each other argument (a buffer region,
+        say) through :meth:`visit_call_arg`.
+        """
         for arg in op.args:
             if isinstance(arg, PrimExpr):
                 self.visit_expr(arg)
             else:
                 self.visit_call_arg(arg)
 
-    def visit_call_arg(self, arg):
+    def visit_call_arg(self, arg: Any) -> None:
         """A non-PrimExpr call argument (a buffer region, say); generic field visit."""
         if isinstance(arg, Node):
             self.visit_other_(arg)
@@ -216,7 +229,7 @@ class ExprVisitor(ExprFunctor):
 class ExprMutator(ExprFunctor):
     """Rebuild expressions; a node is rebuilt only if one of its children changed."""
 
-    def visit_other_(self, op):
+    def visit_other_(self, op: Any) -> Any:
         """Generic rule: mutate every PrimExpr in the node's fields, ``replace`` if changed."""
         changes = {}
         for name, value in _child_values(op):
@@ -235,16 +248,20 @@ class ExprMutator(ExprFunctor):
             return type(value)(items)
         return value
 
-    def visit_var_(self, op):
+    def visit_var_(self, op: Var) -> PrimExpr:
+        """Return a ``Var`` unchanged (override to substitute variables)."""
         return op
 
-    def visit_int_imm_(self, op):
+    def visit_int_imm_(self, op: IntImm) -> PrimExpr:
+        """Return an ``IntImm`` unchanged."""
         return op
 
-    def visit_float_imm_(self, op):
+    def visit_float_imm_(self, op: FloatImm) -> PrimExpr:
+        """Return a ``FloatImm`` unchanged."""
         return op
 
-    def visit_string_imm_(self, op):
+    def visit_string_imm_(self, op: StringImm) -> PrimExpr:
+        """Return a ``StringImm`` unchanged."""
         return op
 
     def _visit_binary(self, op):
@@ -258,11 +275,13 @@ class ExprMutator(ExprFunctor):
         a = self.visit_expr(op.a)
         return op if a is op.a else type(op)(a, span=op.span)
 
-    def visit_cast_(self, op):
+    def visit_cast_(self, op: Cast) -> PrimExpr:
+        """Rebuild a ``Cast`` around its mutated value; ``op`` if the value is unchanged."""
         value = self.visit_expr(op.value)
         return op if value is op.value else Cast(op.dtype, value, span=op.span)
 
-    def visit_select_(self, op):
+    def visit_select_(self, op: Select) -> PrimExpr:
+        """Rebuild a ``Select`` from its mutated condition and values; ``op`` if unchanged."""
         c = self.visit_expr(op.condition)
         t = self.visit_expr(op.true_value)
         f = self.visit_expr(op.false_value)
@@ -270,7 +289,11 @@ class ExprMutator(ExprFunctor):
             return op
         return Select(c, t, f, span=op.span)
 
-    def visit_let_(self, op):
+    def visit_let_(self, op: Let) -> PrimExpr:
+        """Rebuild a ``Let`` from its mutated variable, value and body; ``op`` if unchanged.
+
+        A variable mutated into a non-``Var`` expression (a substitution) keeps the old variable.
+        """
         # The bound variable is visited first, as 0.27's mutator does; a result that is not
         # a Var (a substitution by an expression) leaves the binding's variable as it is.
         var = self.visit_expr(op.var)
@@ -282,7 +305,8 @@ class ExprMutator(ExprFunctor):
             return op
         return Let(var, value, body, span=op.span)
 
-    def visit_ramp_(self, op):
+    def visit_ramp_(self, op: Ramp) -> PrimExpr:
+        """Rebuild a ``Ramp`` from its mutated base, stride and lanes; ``op`` if unchanged."""
         base = self.visit_expr(op.base)
         stride = self.visit_expr(op.stride)
         lanes = self.visit_expr(op.lanes)
@@ -290,21 +314,26 @@ class ExprMutator(ExprFunctor):
             return op
         return Ramp(base, stride, lanes, span=op.span)
 
-    def visit_broadcast_(self, op):
+    def visit_broadcast_(self, op: Broadcast) -> PrimExpr:
+        """Rebuild a ``Broadcast`` from its mutated value and lanes; ``op`` if unchanged."""
         value = self.visit_expr(op.value)
         lanes = self.visit_expr(op.lanes)
         if value is op.value and lanes is op.lanes:
             return op
         return Broadcast(value, lanes, span=op.span)
 
-    def visit_shuffle_(self, op):
+    def visit_shuffle_(self, op: Shuffle) -> PrimExpr:
+        """Rebuild a ``Shuffle`` from its mutated vectors and indices; ``op`` if unchanged."""
         vectors = tuple(self.visit_expr(v) for v in op.vectors)
         indices = tuple(self.visit_expr(i) for i in op.indices)
         if all(a is b for a, b in zip(vectors + indices, op.vectors + op.indices)):
             return op
         return Shuffle(vectors, indices, span=op.span)
 
-    def visit_call_(self, op):
+    def visit_call_(self, op: Call) -> PrimExpr:
+        """Rebuild a ``Call`` from its mutated arguments (non-PrimExpr ones through
+        :meth:`visit_call_arg`); ``op`` if no argument changed.
+        """
         args = tuple(
             self.visit_expr(a) if isinstance(a, PrimExpr) else self.visit_call_arg(a)
             for a in op.args
@@ -313,7 +342,7 @@ class ExprMutator(ExprFunctor):
             return op
         return Call(_call_type(op), op.op, args, span=op.span)
 
-    def visit_call_arg(self, arg):
+    def visit_call_arg(self, arg: Any) -> Any:
         """A non-PrimExpr call argument; generic field rebuild."""
         if isinstance(arg, Node):
             return self.visit_other_(arg)
@@ -350,7 +379,7 @@ class _Substituter(ExprMutator):
         return op if value is None else value
 
 
-def substitute(expr, vmap):
+def substitute(expr: PrimExpr, vmap: Mapping[Var, Any] | Callable[[Var], Any]) -> PrimExpr:
     """Replace variables in ``expr``: ``vmap`` is a dict ``{Var: PrimExpr}`` or a function.
 
     A function receives each Var and returns its replacement or ``None`` to keep it. Python
@@ -383,7 +412,7 @@ class _PostOrder(ExprVisitor):
         self.fvisit(expr)
 
 
-def post_order_visit(expr, fvisit):
+def post_order_visit(expr: PrimExpr, fvisit: Callable[..., object]) -> None:
     """Call ``fvisit(node)`` on every sub-expression of ``expr``, children first."""
     _PostOrder(fvisit).visit_expr(expr)
 

@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import math
 import numbers
+from typing import TYPE_CHECKING, Any
 
 from ..runtime.data_type import dtype_info, normalize_dtype, with_lanes
 from .expr import (
@@ -66,6 +67,9 @@ from .expr import (
     Sub,
     int_range,
 )
+
+if TYPE_CHECKING:
+    from ..ir.base import Span
 
 __all__ = [
     "add",
@@ -121,7 +125,7 @@ def _default_int(value: int, span=None) -> IntImm:
     raise ValueError(f"integer constant {value} does not fit in 64 bits")
 
 
-def convert(value, dtype=None, span=None):
+def convert(value: Any, dtype: str | None = None, span: Span | None = None) -> PrimExpr:
     """Convert ``value`` to a PrimExpr; Python numbers use ``dtype`` as a hint when it fits.
 
     Raises ``TypeError`` for values that have no PrimExpr form (``None``, lists, ...).
@@ -166,7 +170,7 @@ def convert_pair(a, b):
     return convert(a), convert(b)
 
 
-def const(value, dtype=None, span=None):
+def const(value: Any, dtype: str | None = None, span: Span | None = None) -> PrimExpr:
     """A constant PrimExpr: ``const(1)`` is int32, ``const(1.0)`` float32, ``const(True)`` bool.
 
     NumPy scalars keep their dtype (``const(np.int64(3))`` is ``T.int64(3)``).

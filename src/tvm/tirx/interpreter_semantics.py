@@ -22,6 +22,14 @@ GARBAGE_INT = 0x5A5A5A5A
 
 
 def np_dtype(dtype: str):
+    """The NumPy dtype that holds values of the TIR scalar ``dtype`` (bfloat16 and float8 from
+    ``ml_dtypes``).
+
+    Raises
+    ------
+    InterpreterError
+        When NumPy has no such dtype.
+    """
     if dtype == "bool":
         return np.dtype("bool")
     if dtype == "bfloat16" or dtype.startswith("float8"):
@@ -35,14 +43,17 @@ def np_dtype(dtype: str):
 
 
 def is_float(dtype: str) -> bool:
+    """Whether ``dtype`` is a floating-point dtype (``float*`` or ``bfloat*``)."""
     return dtype.startswith(("float", "bfloat"))
 
 
 def is_int(dtype: str) -> bool:
+    """Whether ``dtype`` is a signed or unsigned integer dtype (``int*`` or ``uint*``)."""
     return dtype.startswith(("int", "uint"))
 
 
 def bits_of(dtype: str) -> int:
+    """The bit width written in ``dtype`` (``"int16"`` -> 16); 32 when it has no digits."""
     digits = "".join(ch for ch in dtype if ch.isdigit())
     return int(digits) if digits else 32
 
@@ -58,6 +69,16 @@ def wrap_int(value: int, dtype: str) -> int:
 
 
 def cast_value(value, dtype: str):
+    """Convert a scalar to ``dtype`` as TIR's ``Cast`` does.
+
+    To bool by truth value; to an integer by truncating floats toward zero and wrapping (two's
+    complement); to a float through the NumPy scalar type.
+
+    Raises
+    ------
+    InterpreterError
+        When a NaN or infinity is cast to an integer, or ``dtype`` is not bool, int or float.
+    """
     if dtype == "bool":
         return bool(value)
     if is_int(dtype):
@@ -72,6 +93,13 @@ def cast_value(value, dtype: str):
 
 
 def truncdiv(a, b):
+    """Integer division rounded toward zero (C semantics, TIR's ``Div`` on ints).
+
+    Raises
+    ------
+    ZeroDivisionError
+        When ``b`` is 0.
+    """
     if b == 0:
         raise ZeroDivisionError("integer division by zero in the PrimFunc")
     q = abs(a) // abs(b)
@@ -79,16 +107,31 @@ def truncdiv(a, b):
 
 
 def truncmod(a, b):
+    """The remainder of :func:`truncdiv` (it has the sign of ``a``)."""
     return a - truncdiv(a, b) * b
 
 
 def floordiv(a, b):
+    """Integer division rounded toward minus infinity (TIR's ``FloorDiv``).
+
+    Raises
+    ------
+    ZeroDivisionError
+        When ``b`` is 0.
+    """
     if b == 0:
         raise ZeroDivisionError("integer division by zero in the PrimFunc")
     return a // b
 
 
 def floormod(a, b):
+    """The remainder of :func:`floordiv` (it has the sign of ``b``).
+
+    Raises
+    ------
+    ZeroDivisionError
+        When ``b`` is 0.
+    """
     if b == 0:
         raise ZeroDivisionError("integer modulo by zero in the PrimFunc")
     return a % b
@@ -127,6 +170,9 @@ MATH_INTRINSICS = {
 
 
 def int_intrinsic(name):
+    """The Python function of the integer intrinsic ``name`` (``shift_left``,
+    ``bitwise_and``, ``popcount``, ...), or None when it is not one.
+    """
     table = {
         "shift_left": lambda a, b: a << b,
         "shift_right": lambda a, b: a >> b,

@@ -564,6 +564,7 @@ class IterVar(Scriptable, Node, type_key="tirx.IterVar"):
 
     @property
     def dtype(self):
+        """The dtype of the iteration variable ``var``."""
         return self.var.dtype
 
     # Arithmetic forwards to the variable, so ``A[i, k + 1]`` works with IterVars.

@@ -17,14 +17,15 @@ Helpers: :func:`post_order_visit`, :func:`pre_order_visit`, :func:`ir_transform`
 from __future__ import annotations
 
 import re
-from typing import ClassVar
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, ClassVar
 
 from ..ir.expr import PrimExpr, Range
 from . import expr_functor
 from . import tile_primitive as _tile_call
 from .buffer import Buffer
-from .expr import IntImm
-from .function import BufferMap
+from .expr import IntImm, Var
+from .function import BufferMap, PrimFunc
 from .generic import convert
 from .stmt import (
     AllocBuffer,
@@ -105,105 +106,151 @@ def _dispatch(functor, stmt):
 
 
 class StmtVisitor:
-    """Visit every statement of a tree; expressions go to :meth:`visit_expr`."""
+    """Visit every statement of a tree; expressions go to :meth:`visit_expr`.
+
+    Each ``visit_<node>_(self, op)`` method receives a statement ``op`` of that class and
+    visits its children; override one to act on that kind of statement (call the base method
+    to keep walking below it).
+    """
 
     #: statement class -> method; each functor class gets its own (``__init_subclass__``).
     _stmt_table: ClassVar[dict] = {}
 
-    def __init_subclass__(cls, **kwargs):
+    def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
         cls._stmt_table = {}  # why: see ``ExprFunctor.__init_subclass__``
 
-    def visit_stmt(self, stmt):
+    def visit_stmt(self, stmt: Stmt) -> None:
+        """Dispatch ``stmt`` to the ``visit_<node>_`` method of its class.
+
+        Parameters
+        ----------
+        stmt : Stmt
+            The statement to visit.
+
+        Returns
+        -------
+        object
+            Whatever the per-node method returns (``None`` in the plain visitor).
+
+        Raises
+        ------
+        TypeError
+            When ``stmt`` is not a TIR statement this functor knows.
+        """
         try:
             method = self._stmt_table[type(stmt)]
         except KeyError:
             method = _dispatch(self, stmt)
         return method(self, stmt)
 
-    def __call__(self, node):
+    def __call__(self, node: Any) -> Any:
         return _visit_any(self, node)
 
-    def visit_expr(self, expr):
+    def visit_expr(self, expr: PrimExpr) -> None:
         """Called on every expression; does nothing here."""
 
-    def visit_buffer_def(self, buffer):
+    def visit_buffer_def(self, buffer: Buffer) -> None:
         """Called where a buffer is defined (allocations, declarations, match buffers)."""
         for e in buffer.shape:
             self.visit_expr(e)
 
-    def visit_buffer_region(self, region: BufferRegion):
+    def visit_buffer_region(self, region: BufferRegion) -> None:
+        """Visit the ``min`` and ``extent`` of every range of a buffer region.
+
+        Parameters
+        ----------
+        region : BufferRegion
+            A block's read or write region, or a match buffer's source.
+        """
         for r in region.region:
             self.visit_expr(r.min)
             self.visit_expr(r.extent)
 
     # --- per statement ------------------------------------------------------------------------
-    def visit_buffer_store_(self, op: BufferStore):
+    def visit_buffer_store_(self, op: BufferStore) -> None:
+        """Visit a ``BufferStore``: its value, its indices and its predicate (when set)."""
         self.visit_expr(op.value)
         for i in op.indices:
             self.visit_expr(i)
         if op.predicate is not None:
             self.visit_expr(op.predicate)
 
-    def visit_for_(self, op: For):
+    def visit_for_(self, op: For) -> None:
+        """Visit a ``For``: its ``min``, ``extent`` and ``step`` (when set), then its body."""
         self.visit_expr(op.min)
         self.visit_expr(op.extent)
         if op.step is not None:
             self.visit_expr(op.step)
         self.visit_stmt(op.body)
 
-    def visit_while_(self, op: While):
+    def visit_while_(self, op: While) -> None:
+        """Visit a ``While``: its condition, then its body."""
         self.visit_expr(op.condition)
         self.visit_stmt(op.body)
 
-    def visit_if_then_else_(self, op: IfThenElse):
+    def visit_if_then_else_(self, op: IfThenElse) -> None:
+        """Visit an ``IfThenElse``: its condition, then branch and else branch (when set)."""
         self.visit_expr(op.condition)
         self.visit_stmt(op.then_case)
         if op.else_case is not None:
             self.visit_stmt(op.else_case)
 
-    def visit_bind_(self, op: Bind):
+    def visit_bind_(self, op: Bind) -> None:
+        """Visit a ``Bind``: the bound value (the variable is a definition, not visited)."""
         self.visit_expr(op.value)
 
-    def visit_scope_id_def_stmt_(self, op):
+    def visit_scope_id_def_stmt_(self, op: Any) -> None:
+        """Visit a scope-id definition: the extents it declares (when given)."""
         for e in op.def_.extents or ():
             self.visit_expr(e)
 
-    def visit_attr_stmt_(self, op: AttrStmt):
+    def visit_attr_stmt_(self, op: AttrStmt) -> None:
+        """Visit an ``AttrStmt``: its value, then its body."""
         self.visit_expr(op.value)
         self.visit_stmt(op.body)
 
-    def visit_alloc_buffer_(self, op: AllocBuffer):
+    def visit_alloc_buffer_(self, op: AllocBuffer) -> None:
+        """Visit an ``AllocBuffer``: the allocated buffer, through :meth:`visit_buffer_def`."""
         self.visit_buffer_def(op.buffer)
 
-    def visit_decl_buffer_(self, op: DeclBuffer):
+    def visit_decl_buffer_(self, op: DeclBuffer) -> None:
+        """Visit a ``DeclBuffer``: the declared buffer, then its data pointer (an expression)."""
         self.visit_buffer_def(op.buffer)
         if isinstance(op.data, PrimExpr):
             self.visit_expr(op.data)
 
-    def visit_evaluate_(self, op: Evaluate):
+    def visit_evaluate_(self, op: Evaluate) -> None:
+        """Visit an ``Evaluate``: its value."""
         self.visit_expr(op.value)
 
-    def visit_seq_stmt_(self, op: SeqStmt):
+    def visit_seq_stmt_(self, op: SeqStmt) -> None:
+        """Visit each statement of a ``SeqStmt`` in order."""
         for s in op.seq:
             self.visit_stmt(s)
 
-    def visit_assert_stmt_(self, op: AssertStmt):
+    def visit_assert_stmt_(self, op: AssertStmt) -> None:
+        """Visit an ``AssertStmt``: its condition (the message is a string, not visited)."""
         self.visit_expr(op.condition)
 
-    def visit_tile_primitive_call_(self, op):
+    def visit_tile_primitive_call_(self, op: Any) -> None:
+        """Visit a tile-primitive call: the expressions and regions of its arguments."""
         _tile_call.functor_visit(self, op)
 
-    def visit_break_(self, op: Break):
-        pass
+    def visit_break_(self, op: Break) -> None:
+        """Visit a ``Break`` (no children: nothing to do)."""
 
-    def visit_return_(self, op: Return):
+    def visit_return_(self, op: Return) -> None:
+        """Visit a ``Return``: its value."""
         self.visit_expr(op.value)
 
-    def visit_continue_(self, op: Continue):
-        pass
+    def visit_continue_(self, op: Continue) -> None:
+        """Visit a ``Continue`` (no children: nothing to do)."""
 
-    def visit_sblock_(self, op: SBlock):
+    def visit_sblock_(self, op: SBlock) -> None:
+        """Visit an ``SBlock``: iteration domains, allocated and matched buffers, read and
+        write regions, the init statement (when set), then the body.
+        """
         for iv in op.iter_vars:
             self.visit_expr(iv.dom.min)
             self.visit_expr(iv.dom.extent)
@@ -220,7 +267,8 @@ class StmtVisitor:
             self.visit_stmt(op.init)
         self.visit_stmt(op.body)
 
-    def visit_sblock_realize_(self, op: SBlockRealize):
+    def visit_sblock_realize_(self, op: SBlockRealize) -> None:
+        """Visit an ``SBlockRealize``: the iteration values, the predicate, then the block."""
         for v in op.iter_values:
             self.visit_expr(v)
         self.visit_expr(op.predicate)
@@ -234,33 +282,54 @@ def _same(new, old) -> bool:
 
 
 class StmtMutator:
-    """Rebuild statements bottom-up; unchanged subtrees are returned as the same objects."""
+    """Rebuild statements bottom-up; unchanged subtrees are returned as the same objects.
+
+    Each ``visit_<node>_(self, op)`` method receives a statement ``op`` of that class and
+    returns the statement that replaces it (``op`` itself when nothing changed).
+    """
 
     _stmt_table: ClassVar[dict] = {}
 
-    def __init_subclass__(cls, **kwargs):
+    def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
         cls._stmt_table = {}  # why: see ``ExprFunctor.__init_subclass__``
 
-    def visit_stmt(self, stmt):
+    def visit_stmt(self, stmt: Stmt) -> Stmt:
+        """Dispatch ``stmt`` to the ``visit_<node>_`` method of its class.
+
+        Parameters
+        ----------
+        stmt : Stmt
+            The statement to rebuild.
+
+        Returns
+        -------
+        Stmt
+            The rebuilt statement; ``stmt`` itself when nothing in it changed.
+
+        Raises
+        ------
+        TypeError
+            When ``stmt`` is not a TIR statement this functor knows.
+        """
         try:
             method = self._stmt_table[type(stmt)]
         except KeyError:
             method = _dispatch(self, stmt)
         return method(self, stmt)
 
-    def __call__(self, node):
+    def __call__(self, node: Any) -> Any:
         return _visit_any(self, node)
 
-    def visit_expr(self, expr):
+    def visit_expr(self, expr: PrimExpr) -> PrimExpr:
         """Called on every expression; returns it unchanged here."""
         return expr
 
-    def visit_buffer_def(self, buffer):
+    def visit_buffer_def(self, buffer: Buffer) -> Buffer:
         """Called where a buffer is defined; may return a new buffer (unchanged here)."""
         return buffer
 
-    def visit_buffer_use(self, buffer):
+    def visit_buffer_use(self, buffer: Buffer) -> Buffer:
         """Called on a buffer referenced by a load, store or region (unchanged here)."""
         return buffer
 
@@ -275,7 +344,19 @@ class StmtMutator:
     def _opt_expr(self, value):
         return None if value is None else self.visit_expr(value)
 
-    def visit_buffer_region(self, region: BufferRegion):
+    def visit_buffer_region(self, region: BufferRegion) -> BufferRegion:
+        """Rebuild a buffer region from its mutated buffer and ranges.
+
+        Parameters
+        ----------
+        region : BufferRegion
+            A block's read or write region, or a match buffer's source.
+
+        Returns
+        -------
+        BufferRegion
+            ``region`` itself when the buffer and every ``min``/``extent`` came back unchanged.
+        """
         buf = self.visit_buffer_use(region.buffer)
         ranges = []
         for r in region.region:
@@ -289,7 +370,8 @@ class StmtMutator:
     # --- per statement ------------------------------------------------------------------------
     # The most frequent statements compare their children here, so an unchanged one is
     # returned without building ``replace``'s keyword arguments.
-    def visit_buffer_store_(self, op: BufferStore):
+    def visit_buffer_store_(self, op: BufferStore) -> Stmt:
+        """Rebuild a ``BufferStore`` from its buffer, value, indices, predicate (or keep ``op``)."""
         buffer = self.visit_buffer_use(op.buffer)
         value = self.visit_expr(op.value)
         indices = self._exprs(op.indices)
@@ -299,7 +381,8 @@ class StmtMutator:
             return op
         return op.replace(buffer=buffer, value=value, indices=indices, predicate=predicate)
 
-    def visit_for_(self, op: For):
+    def visit_for_(self, op: For) -> Stmt:
+        """Rebuild a ``For`` from its ``min``, ``extent``, ``step``, body (or keep ``op``)."""
         lo = self.visit_expr(op.min)
         extent = self.visit_expr(op.extent)
         step = self._opt_expr(op.step)
@@ -308,10 +391,12 @@ class StmtMutator:
             return op
         return op.replace(min=lo, extent=extent, step=step, body=body)
 
-    def visit_while_(self, op: While):
+    def visit_while_(self, op: While) -> Stmt:
+        """Rebuild a ``While`` from its mutated condition and body."""
         return op.replace(condition=self.visit_expr(op.condition), body=self.visit_stmt(op.body))
 
-    def visit_if_then_else_(self, op: IfThenElse):
+    def visit_if_then_else_(self, op: IfThenElse) -> Stmt:
+        """Rebuild an ``IfThenElse`` from its mutated condition and branches."""
         else_case = None if op.else_case is None else self.visit_stmt(op.else_case)
         return op.replace(
             condition=self.visit_expr(op.condition),
@@ -319,10 +404,12 @@ class StmtMutator:
             else_case=else_case,
         )
 
-    def visit_bind_(self, op: Bind):
+    def visit_bind_(self, op: Bind) -> Stmt:
+        """Rebuild a ``Bind`` with its mutated value (the variable is kept)."""
         return op.replace(value=self.visit_expr(op.value))
 
-    def visit_scope_id_def_stmt_(self, op):
+    def visit_scope_id_def_stmt_(self, op: Any) -> Stmt:
+        """Rebuild a scope-id definition with mutated extents; ``op`` if none changed."""
         scope_def = op.def_
         if scope_def.extents is None:
             return op
@@ -331,43 +418,56 @@ class StmtMutator:
             return op
         return op.replace(def_=scope_def.replace(extents=extents))
 
-    def visit_attr_stmt_(self, op: AttrStmt):
+    def visit_attr_stmt_(self, op: AttrStmt) -> Stmt:
+        """Rebuild an ``AttrStmt`` from its mutated value and body."""
         return op.replace(value=self.visit_expr(op.value), body=self.visit_stmt(op.body))
 
-    def visit_alloc_buffer_(self, op: AllocBuffer):
+    def visit_alloc_buffer_(self, op: AllocBuffer) -> Stmt:
+        """Rebuild an ``AllocBuffer`` with the buffer :meth:`visit_buffer_def` returns."""
         return op.replace(buffer=self.visit_buffer_def(op.buffer))
 
-    def visit_decl_buffer_(self, op: DeclBuffer):
+    def visit_decl_buffer_(self, op: DeclBuffer) -> Stmt:
+        """Rebuild a ``DeclBuffer`` from its (re)defined buffer and its mutated data pointer."""
         data = self.visit_expr(op.data) if isinstance(op.data, PrimExpr) else op.data
         return op.replace(buffer=self.visit_buffer_def(op.buffer), data=data)
 
-    def visit_evaluate_(self, op: Evaluate):
+    def visit_evaluate_(self, op: Evaluate) -> Stmt:
+        """Rebuild an ``Evaluate`` with its mutated value."""
         return op.replace(value=self.visit_expr(op.value))
 
-    def visit_seq_stmt_(self, op: SeqStmt):
+    def visit_seq_stmt_(self, op: SeqStmt) -> Stmt:
+        """Rebuild a ``SeqStmt`` from its mutated statements (flattened); ``op`` if none changed."""
         visit = self.visit_stmt
         new = [visit(s) for s in op.seq]
         if _same(new, op.seq):
             return op
         return SeqStmt.flatten(new)
 
-    def visit_assert_stmt_(self, op: AssertStmt):
+    def visit_assert_stmt_(self, op: AssertStmt) -> Stmt:
+        """Rebuild an ``AssertStmt`` with its mutated condition."""
         return op.replace(condition=self.visit_expr(op.condition))
 
-    def visit_tile_primitive_call_(self, op):
+    def visit_tile_primitive_call_(self, op: Any) -> Stmt:
+        """Rebuild a tile-primitive call from its mutated argument expressions and regions."""
         return _tile_call.functor_mutate(self, op)
 
-    def visit_break_(self, op: Break):
+    def visit_break_(self, op: Break) -> Stmt:
+        """Return a ``Break`` unchanged (it has no children)."""
         return op
 
-    def visit_return_(self, op: Return):
+    def visit_return_(self, op: Return) -> Stmt:
+        """Rebuild a ``Return`` with its mutated value; ``op`` if it did not change."""
         value = self.visit_expr(op.value)
         return op if value is op.value else op.replace(value=value)
 
-    def visit_continue_(self, op: Continue):
+    def visit_continue_(self, op: Continue) -> Stmt:
+        """Return a ``Continue`` unchanged (it has no children)."""
         return op
 
-    def visit_sblock_(self, op: SBlock):
+    def visit_sblock_(self, op: SBlock) -> Stmt:
+        """Rebuild an ``SBlock`` from its mutated iteration domains, buffers, regions, init and
+        body; each field whose items all came back unchanged keeps its old value.
+        """
         iter_vars = []
         for iv in op.iter_vars:
             lo, ext = self.visit_expr(iv.dom.min), self.visit_expr(iv.dom.extent)
@@ -397,7 +497,8 @@ class StmtMutator:
             body=self.visit_stmt(op.body),
         )
 
-    def visit_sblock_realize_(self, op: SBlockRealize):
+    def visit_sblock_realize_(self, op: SBlockRealize) -> Stmt:
+        """Rebuild an ``SBlockRealize`` from its mutated iteration values, predicate and block."""
         return op.replace(
             iter_values=self._exprs(op.iter_values),
             predicate=self.visit_expr(op.predicate),
@@ -412,7 +513,8 @@ class StmtExprVisitor(StmtVisitor, expr_functor.ExprVisitor):
     # expression node.
     visit_expr = expr_functor.ExprFunctor.visit_expr
 
-    def visit_buffer_load_(self, op: BufferLoad):
+    def visit_buffer_load_(self, op: BufferLoad) -> None:
+        """Visit a ``BufferLoad``: its indices and its predicate (when set)."""
         for i in op.indices:
             self.visit_expr(i)
         if op.predicate is not None:
@@ -424,7 +526,8 @@ class StmtExprMutator(StmtMutator, expr_functor.ExprMutator):
 
     visit_expr = expr_functor.ExprFunctor.visit_expr  # why: see StmtExprVisitor
 
-    def visit_buffer_load_(self, op: BufferLoad):
+    def visit_buffer_load_(self, op: BufferLoad) -> PrimExpr:
+        """Rebuild a ``BufferLoad`` from its buffer, indices and predicate; ``op`` if unchanged."""
         buffer = self.visit_buffer_use(op.buffer)
         indices = self._exprs(op.indices)
         predicate = self._opt_expr(op.predicate)
@@ -514,7 +617,7 @@ class _OrderVisitor(StmtExprVisitor):
             self.fvisit(expr)
 
 
-def post_order_visit(stmt, fvisit):
+def post_order_visit(stmt: Any, fvisit: Callable[..., object]) -> None:
     """Call ``fvisit(node)`` on every statement and expression under ``stmt``, children first.
 
     Each node object is visited once, even when it is shared.
@@ -523,7 +626,7 @@ def post_order_visit(stmt, fvisit):
     _visit_any(_OrderVisitor(fvisit, pre=False), stmt)
 
 
-def pre_order_visit(stmt, fvisit):
+def pre_order_visit(stmt: Any, fvisit: Callable[..., object]) -> None:
     """Call ``fvisit(node)`` parents first; when it returns ``False`` the children are skipped."""
     expr_functor._ensure_recursion_limit()
     _visit_any(_OrderVisitor(fvisit, pre=True), stmt)
@@ -566,7 +669,12 @@ class _Transform(StmtExprMutator):
         return self._apply(expr, super().visit_expr)
 
 
-def ir_transform(stmt, preorder, postorder, only_enable=None):
+def ir_transform(
+    stmt: Any,
+    preorder: Callable[[Any], Any] | None,
+    postorder: Callable[[Any], Any] | None,
+    only_enable: Sequence[str] | None = None,
+) -> Any:
     """Rewrite ``stmt``: ``preorder(node)`` may replace a node before its children are visited
     (its result is used as is), ``postorder(node)`` after (``None`` keeps the node).
 
@@ -629,7 +737,7 @@ def _var_map_fn(vmap):
     return table.get
 
 
-def substitute(node, vmap):
+def substitute(node: Any, vmap: Mapping[Var, Any] | Callable[[Var], Any]) -> Any:
     """Replace variables in a statement or expression.
 
     ``vmap`` is ``{Var: PrimExpr}`` (Python numbers become constants of the variable's dtype)
@@ -647,7 +755,7 @@ def substitute(node, vmap):
     return _visit_any(_Substitute(_var_map_fn(vmap)), node)
 
 
-def specialize_prim_func(func, param_map):
+def specialize_prim_func(func: PrimFunc, param_map: Mapping[Any, Any]) -> PrimFunc:
     """``PrimFunc.specialize``: bind scalar params to values and buffer params to buffers.
 
     As in Apache TVM 0.27, a buffer given for a buffer parameter binds the variables of the

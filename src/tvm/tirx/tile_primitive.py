@@ -367,29 +367,36 @@ class DispatchContext(Node, type_key="tirx.DispatchContext"):
         return _kind_name(self.target) == name
 
     def is_cuda(self) -> bool:
+        """Whether the target kind is ``cuda``."""
         return self.is_target("cuda")
 
     def is_trn(self) -> bool:
+        """Whether the target kind is ``trn`` (Trainium)."""
         return self.is_target("trn")
 
     @property
     def is_thread(self) -> bool:
+        """Whether the call runs at thread scope (each thread on its own data)."""
         return self.scope_kind == "thread"
 
     @property
     def is_warp(self) -> bool:
+        """Whether the call runs at warp scope (the 32 threads of a warp together)."""
         return self.scope_kind == "warp"
 
     @property
     def is_warpgroup(self) -> bool:
+        """Whether the call runs at warpgroup scope (4 consecutive warps together)."""
         return self.scope_kind == "warpgroup"
 
     @property
     def is_cta(self) -> bool:
+        """Whether the call runs at CTA scope (all threads of the thread block together)."""
         return self.scope_kind == "cta"
 
     @property
     def is_cluster(self) -> bool:
+        """Whether the call runs at cluster scope (the CTAs of a cluster together)."""
         return self.scope_kind == "cluster"
 
     def __repr__(self):

@@ -18,14 +18,33 @@ Examples
 [3.0, 3.0]
 """
 
-from . import nn, utils  # noqa: F401
+from . import nn, utils
 from .broadcast import *
 from .creation import *
-from .einsum import einsum  # noqa: F401
+from .einsum import einsum
 from .index import *
 from .math import *
 from .reduction import *
-from .scan import cumprod, cumsum, scanop  # noqa: F401
-from .sort import argsort, sort, topk  # noqa: F401
+from .scan import cumprod, cumsum, scanop
+from .sort import argsort, sort, topk
 from .transform import *
-from .utils import get_const_int, get_const_tuple  # noqa: F401
+from .utils import get_const_int, get_const_tuple
+
+# The public names (explicit exports for type checkers: `mypy --strict` in user code).
+__all__ = [
+    "abs", "acos", "acosh", "add", "all", "any", "arange", "argmax", "argmin", "argsort", "asin",
+    "asinh", "atan", "atan2", "atanh", "bitwise_and", "bitwise_not", "bitwise_or", "bitwise_xor",
+    "broadcast_shape", "broadcast_to", "cast", "ceil", "clip", "collapse_sum", "concatenate",
+    "cos", "cosh", "cumprod", "cumsum", "divide", "dynamic_strided_slice", "einsum", "equal",
+    "erf", "exp", "expand_dims", "eye", "fast_erf", "fast_exp", "fast_tanh", "flatten", "flip",
+    "floor", "floor_divide", "floor_mod", "full", "full_like", "gather", "gather_elements",
+    "get_const_int", "get_const_tuple", "greater", "greater_equal", "identity", "isfinite",
+    "isinf", "isnan", "layout_transform", "layout_transform_index_map", "left_shift", "less",
+    "less_equal", "log", "log2", "log10", "log_add_exp", "logical_and", "logical_not",
+    "logical_or", "logical_xor", "matmul", "max", "maximum", "mean", "min", "minimum", "mod",
+    "multiply", "negative", "nn", "not_equal", "one_hot", "ones", "power", "prod", "reinterpret",
+    "repeat", "reshape", "right_shift", "round", "rsqrt", "scanop", "scatter_elements", "sigmoid",
+    "sign", "sin", "sinh", "sort", "split", "sqrt", "square", "squeeze", "stack", "std",
+    "strided_slice", "subtract", "sum", "take", "tan", "tanh", "tile", "topk", "transpose", "tril",
+    "trilu", "triu", "trunc", "trunc_divide", "trunc_mod", "utils", "variance", "where", "zeros",
+]

@@ -8,6 +8,8 @@ the row-major flat position within the reduced axes, as NumPy's ``axis=None``.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from .. import te, tirx
 from ..tirx import generic as _g
 from .broadcast import multiply, subtract
@@ -70,7 +72,9 @@ _all = te.comm_reducer(_g.logical_and, lambda t: tirx.const(True, "bool"), name=
 _any = te.comm_reducer(_g.logical_or, lambda t: tirx.const(False, "bool"), name="any")
 
 
-def sum(data, axis=None, keepdims=False):
+def sum(
+    data: te.Tensor, axis: int | Sequence[int] | None = None, keepdims: bool = False
+) -> te.Tensor:
     """Sum of ``data`` over ``axis``."""
     return comm_reduce(data, axis, keepdims, te.sum, None)
 

@@ -362,6 +362,14 @@ class CodeGenLLVM(ExprEmitter):
 
     # --- statements ---------------------------------------------------------------------------
     def emit_stmt(self, stmt):
+        """Emit the LLVM instructions of the statement ``stmt`` at the builder's position (in a
+        fresh block when the current one already ended with a branch or return).
+
+        Raises
+        ------
+        ValueError
+            For a statement kind the LLVM code generator does not support (lower it first).
+        """
         if self.builder.block.is_terminated:
             # Code after a break/continue/return in the same block is unreachable.
             self.builder.position_at_end(self.builder.function.append_basic_block("dead"))

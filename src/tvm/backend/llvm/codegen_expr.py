@@ -88,6 +88,22 @@ class ExprEmitter:
     """
 
     def emit_expr(self, expr):
+        """Emit the LLVM instructions computing ``expr`` at the builder's position.
+
+        Parameters
+        ----------
+        expr : PrimExpr
+
+        Returns
+        -------
+        llvmlite.ir.Value
+            The value of the expression.
+
+        Raises
+        ------
+        ValueError
+            For an expression kind the LLVM code generator does not support.
+        """
         method = _EXPR_METHODS.get(type(expr))
         if method is None:
             for cls in type(expr).__mro__:
@@ -186,6 +202,19 @@ class ExprEmitter:
         return hit[0]
 
     def arith(self, cls, a, b, dtype):
+        """Emit the binary operation ``cls`` (``E.Add``, ``E.FloorDiv``, ``E.Min``...) on ``a`` and
+        ``b`` for ``dtype``: float operations (fast-math where exact), or signed/unsigned integer
+        ones by the dtype's signedness.
+
+        Returns
+        -------
+        llvmlite.ir.Value
+
+        Raises
+        ------
+        ValueError
+            When the operation is not defined on ``dtype`` (a bitwise operation on floats).
+        """
         bld = self.builder
         if _is_float(dtype):
             if cls is E.Add:
@@ -307,6 +336,7 @@ class ExprEmitter:
         return self.splat(value, int(op.lanes))
 
     def splat(self, value, lanes):
+        """A vector of ``lanes`` copies of scalar ``value`` (reused within the current block)."""
         return self.reuse(("splat", _operand_key(value), lanes), value,
                           lambda: self._new_splat(value, lanes))
 
@@ -521,6 +551,7 @@ def _const_like(ty, elem, value):
 
 
 def elem_bytes(element):
+    """The size in bytes of one element of the scalar dtype ``element`` (at least 1; bool is 1)."""
     if element == "bool":
         return 1
     return max(1, dtype_info(element).bits // 8)

@@ -146,14 +146,17 @@ class Function(_ir.Function):
 
     @property
     def function_type(self):
+        """The function's ``FunctionType`` (return and argument types)."""
         return self.ftype
 
     def append_basic_block(self, name=""):
+        """Add a new basic block named ``name`` at the end of the function and return it."""
         block = Block(self, name)
         self.blocks.append(block)
         return block
 
     def insert_basic_block(self, before, name=""):
+        """Add a new basic block named ``name`` at index ``before`` and return it."""
         block = Block(self, name)
         self.blocks.insert(before, block)
         return block
@@ -191,6 +194,7 @@ class Argument(_LazyAttributes, _ir.Argument):
     name = property(lambda self: self._name, _set_name)
 
     def get_reference(self):
+        """The argument as an operand: ``%name`` (quoted when needed)."""
         return self._ref
 
     def __str__(self):
@@ -222,9 +226,11 @@ class Block(_ir.Block):
         self.terminator = None
 
     def get_reference(self):
+        """The block as a branch target: ``%name`` (quoted when needed)."""
         return self._ref
 
     def descr(self, buf):
+        """Append the block's text (its label, then one line per instruction) to list ``buf``."""
         name = self._name
         if not _SIMPLE_NAME.match(name):
             name = '"{}"'.format(name.replace("\\", "\\5c").replace('"', "\\22"))
@@ -249,9 +255,11 @@ class Instruction(_ir.Value):
     module = property(lambda self: self.parent.parent.parent)
 
     def get_reference(self):
+        """The instruction's result as an operand: ``%name`` (quoted when needed)."""
         return self._ref
 
     def set_metadata(self, name, node):
+        """Attach the metadata ``node`` under ``name`` (printed as ``!name !N``)."""
         if self.metadata is None:
             self.metadata = {}
         self.metadata[name] = node
@@ -569,33 +577,41 @@ class IRBuilder:
 
     @property
     def block(self):
+        """The basic block instructions are inserted into."""
         return self._block
 
     basic_block = block
 
     @property
     def function(self):
+        """The function of the current block."""
         return self._block.parent
 
     @property
     def module(self):
+        """The module of the current block's function."""
         return self._block.parent.parent
 
     def position_before(self, instr):
+        """Insert the following instructions just before ``instr`` (in its block)."""
         self._block = instr.parent
         self._anchor = self._block.instructions.index(instr)
 
     def position_after(self, instr):
+        """Insert the following instructions just after ``instr`` (in its block)."""
         self._block = instr.parent
         self._anchor = self._block.instructions.index(instr) + 1
 
     def position_at_start(self, block):
+        """Insert the following instructions at the start of ``block``."""
         self._block, self._anchor = block, 0
 
     def position_at_end(self, block):
+        """Insert the following instructions at the end of ``block``."""
         self._block, self._anchor = block, len(block.instructions)
 
     def append_basic_block(self, name=""):
+        """Add a new basic block named ``name`` at the end of the current function."""
         return self._block.parent.append_basic_block(name)
 
     def _insert(self, instr):
@@ -651,14 +667,17 @@ class IRBuilder:
     and_, or_ = _binop("and"), _binop("or")
 
     def not_(self, value, name=""):
+        """Emit the bitwise complement of ``value`` (``xor`` with all ones; lane-wise too)."""
         ty = value.type
         ones = Constant(ty, (-1,) * ty.count) if isinstance(ty, VectorType) else Constant(ty, -1)
         return self.xor(value, ones, name=name)
 
     def neg(self, value, name=""):
+        """Emit the integer negation ``0 - value``."""
         return self.sub(Constant(value.type, 0), value, name=name)
 
     def fneg(self, arg, name="", flags=()):
+        """Emit the float negation ``fneg`` of ``arg`` (``flags``: fast-math flags)."""
         return self._insert(_Generic(self._block, arg.type, "fneg", (arg,), name, flags))
 
     def _icmp(self, prefix, cmpop, lhs, rhs, name):
@@ -670,9 +689,11 @@ class IRBuilder:
         return self._insert(_Compare(self._block, "icmp", op, lhs, rhs, name))
 
     def icmp_signed(self, cmpop, lhs, rhs, name=""):
+        """Emit a signed integer comparison; ``cmpop`` is one of ``< <= == != >= >``."""
         return self._icmp("s", cmpop, lhs, rhs, name)
 
     def icmp_unsigned(self, cmpop, lhs, rhs, name=""):
+        """Emit an unsigned integer comparison (``cmpop`` as in :meth:`icmp_signed`)."""
         return self._icmp("u", cmpop, lhs, rhs, name)
 
     def _fcmp(self, prefix, cmpop, lhs, rhs, name, flags):
@@ -685,12 +706,15 @@ class IRBuilder:
         return self._insert(_Compare(self._block, "fcmp", op, lhs, rhs, name, flags))
 
     def fcmp_ordered(self, cmpop, lhs, rhs, name="", flags=()):
+        """Emit an ordered float comparison (false when either side is NaN)."""
         return self._fcmp("o", cmpop, lhs, rhs, name, flags)
 
     def fcmp_unordered(self, cmpop, lhs, rhs, name="", flags=()):
+        """Emit an unordered float comparison (true when either side is NaN)."""
         return self._fcmp("u", cmpop, lhs, rhs, name, flags)
 
     def select(self, cond, lhs, rhs, name="", flags=()):
+        """Emit ``select cond, lhs, rhs``: ``lhs`` where ``cond`` is true, else ``rhs``."""
         return self._insert(_Select(self._block, cond, lhs, rhs, name, flags))
 
     # --- casts -----------------------------------------------------------------------------
@@ -703,21 +727,43 @@ class IRBuilder:
 
     # --- memory ----------------------------------------------------------------------------
     def alloca(self, typ, size=None, name=""):
+        """Emit a stack allocation of ``size`` (default 1) values of ``typ``; returns a pointer."""
         if size is not None and not isinstance(size, Value):
             size = Constant(_I32, size)
         return self._insert(_Alloca(self._block, typ, size, name))
 
     def load(self, ptr, name="", align=None, typ=None):
+        """Emit a load through ``ptr`` (of ``typ`` for an opaque pointer), aligned to ``align``.
+
+        Raises
+        ------
+        TypeError
+            When ``ptr`` is not a pointer.
+        """
         if not isinstance(ptr.type, PointerType):
             raise TypeError(f"cannot load from value of type {ptr.type} ({ptr!r}): not a pointer")
         return self._insert(_Load(self._block, ptr, name, typ, align))
 
     def load_atomic(self, ptr, ordering, align, name="", typ=None):
+        """Emit an atomic load through ``ptr`` with memory ``ordering``.
+
+        Raises
+        ------
+        TypeError
+            When ``ptr`` is not a pointer.
+        """
         if not isinstance(ptr.type, PointerType):
             raise TypeError(f"cannot load from value of type {ptr.type} ({ptr!r}): not a pointer")
         return self._insert(_Load(self._block, ptr, name, typ, align, ordering))
 
     def store(self, value, ptr, align=None):
+        """Emit a store of ``value`` through ``ptr``, aligned to ``align``.
+
+        Raises
+        ------
+        TypeError
+            When ``ptr`` is not a pointer, or a typed pointer's pointee is not ``value``'s type.
+        """
         pt = ptr.type
         if not isinstance(pt, PointerType):
             raise TypeError(f"cannot store to value of type {pt} ({ptr!r}): not a pointer")
@@ -726,6 +772,13 @@ class IRBuilder:
         return self._insert(_Store(self._block, value, ptr, align))
 
     def store_atomic(self, value, ptr, ordering, align):
+        """Emit an atomic store of ``value`` through ``ptr`` with memory ``ordering``.
+
+        Raises
+        ------
+        TypeError
+            When ``ptr`` is not a pointer, or a typed pointer's pointee is not ``value``'s type.
+        """
         pt = ptr.type
         if not isinstance(pt, PointerType):
             raise TypeError(f"cannot store to value of type {pt} ({ptr!r}): not a pointer")
@@ -734,19 +787,23 @@ class IRBuilder:
         return self._insert(_Store(self._block, value, ptr, align, ordering))
 
     def atomic_rmw(self, op, ptr, val, ordering, name=""):
+        """Emit ``atomicrmw op ptr, val`` with memory ``ordering``; returns the old value."""
         return self._insert(_AtomicRMW(self._block, op, ptr, val, ordering, name))
 
     def gep(self, ptr, indices, inbounds=False, name="", source_etype=None):
+        """Emit a ``getelementptr`` of ``ptr`` by ``indices`` (``inbounds`` when asked)."""
         return self._insert(_GEP(self._block, ptr, indices, inbounds, name, source_etype))
 
     # --- vectors ---------------------------------------------------------------------------
     def extract_element(self, vector, idx, name=""):
+        """Emit ``extractelement``: lane ``idx`` of ``vector``."""
         if not isinstance(vector.type, VectorType):
             raise TypeError("vector needs to be of VectorType.")
         return self._insert(_VectorOp(self._block, vector.type.element, "extractelement",
                                       (vector, idx), name))
 
     def insert_element(self, vector, value, idx, name=""):
+        """Emit ``insertelement``: ``vector`` with lane ``idx`` replaced by ``value``."""
         if not isinstance(vector.type, VectorType):
             raise TypeError("vector needs to be of VectorType.")
         if not _same_type(value.type, vector.type.element):
@@ -755,6 +812,7 @@ class IRBuilder:
                                       (vector, value, idx), name))
 
     def shuffle_vector(self, vector1, vector2, mask, name=""):
+        """Emit ``shufflevector``: lanes of ``vector1``, ``vector2`` picked by constant ``mask``."""
         if not isinstance(vector1.type, VectorType):
             raise TypeError("vector1 needs to be of VectorType.")
         typ = VectorType(vector1.type.element, mask.type.count)
@@ -763,24 +821,31 @@ class IRBuilder:
 
     # --- phi, calls, terminators -----------------------------------------------------------
     def phi(self, typ, name="", flags=()):
+        """Emit an empty ``phi`` of ``typ``; add the incoming values with ``add_incoming``."""
         return self._insert(_Phi(self._block, typ, name, flags))
 
     def call(self, fn, args, name="", cconv=None, tail=False, fastmath=(), attrs=()):
+        """Emit a call of ``fn`` with ``args`` (calling convention, tail, fast-math, attributes)."""
         return self._insert(_Call(self._block, fn, args, name, cconv, tail, fastmath, attrs))
 
     def branch(self, target):
+        """Terminate the block with an unconditional branch to ``target``."""
         return self._terminate(_Terminator(self._block, "br", (target,)))
 
     def cbranch(self, cond, truebr, falsebr):
+        """Terminate the block with a branch to ``truebr`` when ``cond`` holds, else ``falsebr``."""
         return self._terminate(_Terminator(self._block, "br", (cond, truebr, falsebr)))
 
     def ret(self, value):
+        """Terminate the block by returning ``value``."""
         return self._terminate(_Ret(self._block, "ret", (value,)))
 
     def ret_void(self):
+        """Terminate the block by returning from a void function."""
         return self._terminate(_Ret(self._block, "ret void", ()))
 
     def unreachable(self):
+        """Terminate the block with ``unreachable``."""
         return self._terminate(_Unreachable(self._block, "unreachable", ()))
 
 

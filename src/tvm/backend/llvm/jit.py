@@ -147,14 +147,17 @@ class LLVMModuleImpl:
     # -- runtime.Module implementation protocol ----------------------------------------
     @property
     def entry_name(self) -> str:
+        """The default function: ``main``, unless the module has exactly one other function."""
         if "main" in self._functions or len(self._functions) != 1:
             return "main"
         return next(iter(self._functions))
 
     def function_names(self) -> list:
+        """The names of the module's callable functions (without the ``__tvm_ffi_`` prefix)."""
         return list(self._functions)
 
     def get_function(self, name: str):
+        """The callable ``tvm_ffi.Function`` named ``name``, or None when there is none."""
         return self._functions.get(name)
 
     def function_address(self, name: str) -> int:
@@ -176,6 +179,22 @@ class LLVMModuleImpl:
         return self._object
 
     def inspect_source(self, fmt: str = "") -> str:
+        """The module's source text in format ``fmt``.
+
+        Parameters
+        ----------
+        fmt : str
+            ``""``, ``"ll"`` or ``"llvm"`` for the LLVM IR; ``"asm"`` or ``"s"`` for the assembly.
+
+        Returns
+        -------
+        str
+
+        Raises
+        ------
+        ValueError
+            For any other format.
+        """
         if fmt in ("", "ll", "llvm"):
             return self.ir_text
         if fmt in ("asm", "s"):
@@ -186,9 +205,23 @@ class LLVMModuleImpl:
         )
 
     def get_write_formats(self) -> list:
+        """The formats :meth:`write_to_file` writes: ``ll`` (IR), ``s`` (assembly), ``o``."""
         return ["ll", "s", "o"]
 
     def write_to_file(self, file_name: str, fmt: str = "") -> None:
+        """Write the LLVM IR, assembly or object code to ``file_name``.
+
+        Parameters
+        ----------
+        file_name : str
+        fmt : str, optional
+            ``"ll"``, ``"s"``/``"asm"`` or ``"o"``; by default the file's extension.
+
+        Raises
+        ------
+        ValueError
+            For any other format.
+        """
         fmt = fmt or os.path.splitext(file_name)[1].lstrip(".")
         if fmt in ("ll", "s", "asm"):
             with open(file_name, "w", encoding="utf-8") as out:

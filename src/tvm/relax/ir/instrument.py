@@ -35,10 +35,25 @@ class WellFormedInstrument:
         self.validate_before_transform = validate_before_transform
 
     def run_before_pass(self, mod, info):
+        """Check ``mod`` before a pass runs (when ``validate_before_transform``; the
+        normalization passes are skipped).
+
+        Raises
+        ------
+        AssertionError
+            When the module is not well-formed (it is printed first).
+        """
         if self.validate_before_transform and info.name not in self.skip_pass_name:
             self._check(mod, f"Before{info.name}", f"before pass {info.name}")
 
     def run_after_pass(self, mod, info):
+        """Check the module a pass returned (the normalization passes are skipped).
+
+        Raises
+        ------
+        AssertionError
+            When the module is not well-formed (it is printed first).
+        """
         if info.name not in self.skip_pass_name:
             self._check(mod, f"After{info.name}", f"after pass {info.name}")
 

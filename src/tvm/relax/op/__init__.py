@@ -76,3 +76,26 @@ from .ternary import grad as _ternary_grad
 from .unary import *
 from .unary import grad as _unary_grad
 from .vm import call_builtin_with_ctx
+
+# The public names (explicit exports for type checkers: `mypy --strict` in user code).
+__all__ = [
+    "abs", "acos", "acosh", "add", "arange", "argmax", "argmin", "argsort", "asin", "asinh",
+    "assert_op", "astype", "atan", "atan2", "atanh", "bitwise_and", "bitwise_not", "bitwise_or",
+    "bitwise_xor", "broadcast_to", "builtin", "call_builtin_with_ctx", "call_dps_packed",
+    "call_packed", "call_pure_packed", "call_tir", "call_tir_inplace", "call_tir_with_grad",
+    "ceil", "clip", "collapse_sum_like", "collapse_sum_to", "concat", "cos", "cosh", "cumprod",
+    "cumsum", "datatype", "dequantize", "divide", "dynamic_strided_slice", "einsum", "equal",
+    "erf", "ewise_fma", "exp", "expand_dims", "eye", "flatten", "flip", "floor", "floor_divide",
+    "floor_mod", "full", "full_like", "gather_elements", "grad", "greater", "greater_equal",
+    "index", "invoke_closure", "invoke_pure_closure", "isfinite", "isinf", "isnan",
+    "layout_transform", "left_shift", "less", "less_equal", "linear", "log", "log_add_exp",
+    "logical_and", "logical_not", "logical_or", "logical_xor", "make_closure", "matmul", "max",
+    "maximum", "mean", "median", "memory", "min", "minimum", "mod", "multiply", "negative", "nn",
+    "not_equal", "null_value", "one_hot", "ones", "ones_like", "op_attrs", "outer", "permute_dims",
+    "power", "print", "prod", "qdq", "quantize", "register_gradient", "repeat", "reshape",
+    "right_shift", "round", "rsqrt", "scatter_elements", "search", "set", "shape_of",
+    "shape_to_tensor", "sigmoid", "sign", "sin", "sinh", "sort", "split", "sqrt", "square",
+    "squeeze", "stack", "std", "strided_slice", "subtract", "sum", "take", "tan", "tanh",
+    "tensor_to_shape", "ternary", "tile", "topk", "tril", "triu", "trunc", "unary", "unique",
+    "variance", "vm", "where", "wrap_param", "zeros", "zeros_like",
+]

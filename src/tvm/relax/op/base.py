@@ -160,7 +160,7 @@ def _as_args_tuple(args):
     return args
 
 
-def call_tir(gvar, args, out_ty=None, tir_vars=None, *, out_sinfo=None):
+def call_tir(gvar, args, out_ty=None, tir_vars=None, *, out_sinfo=None) -> Call:
     """``R.call_tir(gvar, args, out_ty, tir_vars)``: call a PrimFunc in destination-passing style.
 
     Parameters
@@ -185,7 +185,7 @@ def call_tir(gvar, args, out_ty=None, tir_vars=None, *, out_sinfo=None):
     return Call(Op.get("relax.call_tir"), call_args, None, [_as_out_types(out_ty, "call_tir")])
 
 
-def call_tir_inplace(gvar, args, inplace_indices, out_ty=None, tir_vars=None):
+def call_tir_inplace(gvar, args, inplace_indices, out_ty=None, tir_vars=None) -> Call:
     """``R.call_tir_inplace(gvar, args, inplace_indices, out_ty, tir_vars=None)``.
 
     Like :func:`call_tir`, but output ``i`` is written into input ``inplace_indices[i]``
@@ -232,7 +232,7 @@ def call_tir_inplace(gvar, args, inplace_indices, out_ty=None, tir_vars=None):
 def call_tir_with_grad(
     gvar, args, out_ty=None, te_grad_name=None, te_grad_kwargs=None, tir_vars=None, *,
     out_sinfo=None,
-):
+) -> Call:
     """``R.call_tir_with_grad``: ``call_tir`` bound to a registered TE gradient function.
 
     ``relax.transform.Gradient`` differentiates the call with the TE function registered as
@@ -281,7 +281,7 @@ def call_tir_with_grad(
     return Call(Op.get("relax.call_tir_with_grad"), call_args, attrs, [out])
 
 
-def call_dps_packed(func, args, out_ty=None, *, out_sinfo=None):
+def call_dps_packed(func, args, out_ty=None, *, out_sinfo=None) -> Call:
     """``R.call_dps_packed(func, args, out_ty)``: call a packed function in DPS style."""
     out_ty = out_ty if out_ty is not None else out_sinfo
     if out_ty is None:
@@ -296,7 +296,7 @@ def call_dps_packed(func, args, out_ty=None, *, out_sinfo=None):
     )
 
 
-def call_packed(func, *args, ty_args=None, sinfo_args=None):
+def call_packed(func, *args, ty_args=None, sinfo_args=None) -> Call:
     """``R.call_packed(name, *args, ty_args=...)``: an (impure) call of a packed function."""
     ty_args = ty_args if ty_args is not None else sinfo_args
     if isinstance(func, str):
@@ -307,7 +307,7 @@ def call_packed(func, *args, ty_args=None, sinfo_args=None):
     return Call(func, list(args), None, list(ty_args or []))
 
 
-def call_pure_packed(func, *args, ty_args=None, sinfo_args=None):
+def call_pure_packed(func, *args, ty_args=None, sinfo_args=None) -> Call:
     """``R.call_pure_packed(name, *args, ty_args=...)``: a packed call declared pure."""
     ty_args = ty_args if ty_args is not None else sinfo_args
     if ty_args is None:
@@ -319,13 +319,13 @@ def call_pure_packed(func, *args, ty_args=None, sinfo_args=None):
     return Call(Op.get("relax.call_pure_packed"), [func, *args], None, list(ty_args))
 
 
-def print(*values, format=""):
+def print(*values, format="") -> Call:
     """``R.print(*values, format=...)``: print at run time (impure)."""
     fmt = format if isinstance(format, StringImm) else StringImm(format)
     return Call(Op.get("relax.print"), [fmt, *values])
 
 
-def assert_op(condition, format_args=None, format=""):
+def assert_op(condition, format_args=None, format="") -> Call:
     """``R.assert_op(cond, *format_args, format=...)``: fail at run time when ``cond`` is false.
 
     The call's arguments are ``[condition, format, *format_args]`` (as in TVM); impure.
@@ -338,32 +338,32 @@ def assert_op(condition, format_args=None, format=""):
     return Call(Op.get("relax.assert_op"), [condition, fmt, *format_args])
 
 
-def shape_of(expr):
+def shape_of(expr) -> Call:
     """``R.shape_of(x)``: the runtime shape of a tensor."""
     return Call(Op.get("relax.shape_of"), [expr])
 
 
-def tensor_to_shape(expr):
+def tensor_to_shape(expr) -> Call:
     """``R.tensor_to_shape(t)``: the shape whose dims are the values of 1-d tensor ``t``."""
     return Call(Op.get("relax.tensor_to_shape"), [expr])
 
 
-def shape_to_tensor(expr):
+def shape_to_tensor(expr) -> Call:
     """``R.shape_to_tensor(s)``: the dims of shape ``s`` as a 1-d ``int64`` tensor."""
     return Call(Op.get("relax.shape_to_tensor"), [expr])
 
 
-def null_value():
+def null_value() -> Call:
     """``R.null_value()``: a null object."""
     return Call(Op.get("relax.null_value"), [])
 
 
-def make_closure(func, args):
+def make_closure(func, args) -> Call:
     """Capture ``args`` with ``func`` into a closure object."""
     return Call(Op.get("relax.make_closure"), [func, _as_args_tuple(args)])
 
 
-def invoke_closure(closure, args, ty_args):
+def invoke_closure(closure, args, ty_args) -> Call:
     """Call a closure (impure); ``ty_args`` gives the result type."""
     if isinstance(ty_args, Type):
         ty_args = [ty_args]
@@ -372,7 +372,7 @@ def invoke_closure(closure, args, ty_args):
     )
 
 
-def invoke_pure_closure(closure, args, ty_args):
+def invoke_pure_closure(closure, args, ty_args) -> Call:
     """Call a closure known to be pure; ``ty_args`` gives the result type."""
     if isinstance(ty_args, Type):
         ty_args = [ty_args]

@@ -87,6 +87,24 @@ def tensor_arg(call, index: int, role: str = ""):
 
 
 def tensor_args(call, count: int):
+    """The TensorTypes of the call's arguments, checking there are exactly ``count``.
+
+    Parameters
+    ----------
+    call : relax.Call
+        The operator call being inferred.
+    count : int
+        The number of arguments the operator takes.
+
+    Returns
+    -------
+    list of TensorType
+
+    Raises
+    ------
+    TypeError
+        When the argument count differs, or an argument is not a tensor (naming the op).
+    """
     if len(call.args) != count:
         raise TypeError(
             f"Operator {op_name(call)} expects {count} arguments, but got {len(call.args)}"
@@ -141,6 +159,7 @@ def simplify(expr):
 
 
 def is_one(value) -> bool:
+    """Whether ``value`` is the constant dimension 1 (a symbolic dim is not)."""
     return static_dim(value) == 1
 
 
@@ -268,10 +287,12 @@ def same_type_as(data, dtype=None):
 
 
 def is_float_dtype(dtype: str) -> bool:
+    """Whether ``dtype`` is a floating-point dtype (``float*`` or ``bfloat*``)."""
     return dtype.startswith(("float", "bfloat"))
 
 
 def is_int_dtype(dtype: str) -> bool:
+    """Whether ``dtype`` is a signed or unsigned integer dtype (``int*`` or ``uint*``)."""
     return dtype.startswith(("int", "uint"))
 
 

@@ -150,6 +150,20 @@ class AnnotateTIROpPattern:
     """Set the ``op_pattern`` attribute of every PrimFunc that lacks one."""
 
     def transform_module(self, mod, ctx):
+        """Give each PrimFunc that has no ``op_pattern`` attribute the pattern its body shows.
+
+        Parameters
+        ----------
+        mod : IRModule
+            The module to transform; it is not modified.
+        ctx : PassContext
+            The pass context (unused).
+
+        Returns
+        -------
+        IRModule
+            A copy with the annotated PrimFuncs; ``mod`` itself when every PrimFunc had one.
+        """
         updates = {}
         for gvar, func in mod.functions.items():
             if not isinstance(func, PrimFunc):

@@ -17,6 +17,21 @@ class AttachGlobalSymbol:
     """Attach ``global_symbol`` to every function that lacks one."""
 
     def transform_module(self, mod, ctx):
+        """Set ``global_symbol`` on each function that lacks one (its name, after the module's
+        ``system_lib_prefix``).
+
+        Parameters
+        ----------
+        mod : IRModule
+            The module to transform; it is not modified.
+        ctx : PassContext
+            The pass context (unused).
+
+        Returns
+        -------
+        IRModule
+            A copy with the symbols attached; ``mod`` itself when none was missing.
+        """
         prefix = mod.get_attr("system_lib_prefix") or ""
         new_mod = None
         for gvar, func in list(mod.functions.items()):

@@ -176,6 +176,27 @@ class BindParams:
         self.params = params
 
     def transform_module(self, mod, ctx):
+        """Replace the named function's parameters listed in ``params`` by constants.
+
+        Parameters
+        ----------
+        mod : IRModule
+            The module to transform; it is not modified.
+        ctx : PassContext
+            The pass context (unused).
+
+        Returns
+        -------
+        IRModule
+            A copy in which the function is bound; ``mod`` itself when nothing was bound.
+
+        Raises
+        ------
+        ValueError
+            When the module has no function of that name.
+        TypeError
+            When that function is not a Relax function.
+        """
         if self.func_name not in mod:
             raise ValueError(
                 f"BindParams: the module has no function {self.func_name!r}; functions: "

@@ -127,6 +127,21 @@ class CallTIRRewrite:
     """Make the outputs of ``call_tir`` / ``call_dps_packed`` explicit allocations."""
 
     def transform_module(self, mod, ctx):
+        """Turn ``call_tir`` / ``call_dps_packed`` into explicit output allocation plus a call
+        of each Relax function (changed pure functions get ``relax.force_pure``).
+
+        Parameters
+        ----------
+        mod : IRModule
+            The module to transform; it is not modified.
+        ctx : PassContext
+            The pass context (unused).
+
+        Returns
+        -------
+        IRModule
+            The rewritten module (a new one; the input is not modified).
+        """
         rewriter = _Rewriter(mod)
         for gvar, func in relax_functions(mod):
             rewriter.changed = False

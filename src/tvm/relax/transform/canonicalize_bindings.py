@@ -117,6 +117,21 @@ class CanonicalizeBindings:
     """Remove trivial bindings (see the module docstring)."""
 
     def transform_module(self, mod, ctx):
+        """Replace trivial bindings (``y = x``, a tuple item of a known tuple) by their source,
+        in two rounds, and remove the bindings left unused.
+
+        Parameters
+        ----------
+        mod : IRModule
+            The module to transform; it is not modified.
+        ctx : PassContext
+            The pass context (unused).
+
+        Returns
+        -------
+        IRModule
+            The canonicalized module; the functions that did not change are the same objects.
+        """
         first = _round(mod, None)
         # A second round sees the chains the first one shortened (``gv = t[0]`` -> ``gv = lv``).
         # Why only over the functions the first round changed: a function it left as it was

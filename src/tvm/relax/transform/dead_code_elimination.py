@@ -61,6 +61,21 @@ class DeadCodeElimination:
         self.entry_functions = list(entry_functions or [])
 
     def transform_module(self, mod, ctx):
+        """Remove unused bindings in each Relax function, then drop the functions that no
+        public function or ``entry_functions`` entry reaches.
+
+        Parameters
+        ----------
+        mod : IRModule
+            The module to transform; it is not modified.
+        ctx : PassContext
+            The pass context (unused).
+
+        Returns
+        -------
+        IRModule
+            A new module without the dead code (every function is kept when no entry is known).
+        """
         new_mod = mod.clone()
         for gvar, func in list(new_mod.functions.items()):
             if isinstance(func, Function):

@@ -157,5 +157,20 @@ class FoldConstant:
         self.max_elements = max_elements
 
     def transform_module(self, mod, ctx):
+        """Evaluate the calls whose arguments are all constants (up to ``max_elements``
+        elements) and put the results in their place, then remove the bindings left unused.
+
+        Parameters
+        ----------
+        mod : IRModule
+            The module to transform; it is not modified.
+        ctx : PassContext
+            The pass context (unused).
+
+        Returns
+        -------
+        IRModule
+            The folded module.
+        """
         folded = map_functions(mod, lambda m: _Folder(m, self.max_elements))
         return remove_all_unused(folded)

@@ -319,6 +319,26 @@ class FuseOps:
         self.fuse_opt_level = fuse_opt_level
 
     def transform_module(self, mod, ctx):
+        """Group the fusable ``call_tir`` chains of each non-primitive Relax function.
+
+        Parameters
+        ----------
+        mod : IRModule
+            The module to transform; it is not modified.
+        ctx : PassContext
+            The pass context: its ``opt_level`` stands in for ``fuse_opt_level=-1``; its option
+            ``relax.FuseOps.max_depth`` bounds a group's size.
+
+        Returns
+        -------
+        IRModule
+            The module with the fused ``Primitive`` functions added; ``mod`` itself at level 0.
+
+        Raises
+        ------
+        ValueError
+            When ``relax.FuseOps.max_depth`` is below 1.
+        """
         level = self.fuse_opt_level if self.fuse_opt_level >= 0 else ctx.opt_level
         if level < 1:
             return mod

@@ -181,6 +181,21 @@ class FuseTIR:
     """Merge the PrimFuncs of each ``Primitive`` Relax function into one PrimFunc."""
 
     def transform_module(self, mod, ctx):
+        """Merge each ``Primitive`` Relax function made of ``call_tir`` bindings over tensors
+        into one PrimFunc under the same GlobalVar (other groups stay as they are).
+
+        Parameters
+        ----------
+        mod : IRModule
+            The module to transform; it is not modified.
+        ctx : PassContext
+            The pass context (unused).
+
+        Returns
+        -------
+        IRModule
+            The module with the fused PrimFuncs; ``mod`` itself when it has no primitive function.
+        """
         primitives = [
             (gv, f)
             for gv, f in relax_functions(mod)

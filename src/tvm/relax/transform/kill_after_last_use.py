@@ -96,4 +96,19 @@ class KillAfterLastUse:
     """Insert ``R.memory.kill_storage`` / ``kill_tensor`` after each object's last use."""
 
     def transform_module(self, mod, ctx):
+        """Insert ``R.memory.kill_tensor`` / ``kill_storage`` calls right after the last use of
+        each tensor and storage a Relax function allocated.
+
+        Parameters
+        ----------
+        mod : IRModule
+            The module to transform; it is not modified.
+        ctx : PassContext
+            The pass context (unused).
+
+        Returns
+        -------
+        IRModule
+            The rewritten module.
+        """
         return rewrite_relax_functions(mod, _kill)

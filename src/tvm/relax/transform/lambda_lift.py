@@ -249,6 +249,21 @@ class LambdaLift:
     """Lift local functions to private global functions; closures for those that capture."""
 
     def transform_module(self, mod, ctx):
+        """Lift each local function to a private module function (a closure where it captures
+        variables of the enclosing function).
+
+        Parameters
+        ----------
+        mod : IRModule
+            The module to transform; it is not modified.
+        ctx : PassContext
+            The pass context (unused).
+
+        Returns
+        -------
+        IRModule
+            The module with the lifted functions; ``mod`` itself when nothing is nested.
+        """
         if not has_nested_function(mod):
             return mod
         lifter = None

@@ -54,4 +54,19 @@ class LowerAllocTensor:
     """Give every remaining ``R.builtin.alloc_tensor`` its own ``R.memory`` storage."""
 
     def transform_module(self, mod, ctx):
+        """Give each ``R.builtin.alloc_tensor`` left by planning its own storage:
+        ``R.memory.alloc_storage`` plus ``R.memory.alloc_tensor``.
+
+        Parameters
+        ----------
+        mod : IRModule
+            The module to transform; it is not modified.
+        ctx : PassContext
+            The pass context (unused).
+
+        Returns
+        -------
+        IRModule
+            The rewritten module.
+        """
         return rewrite_relax_functions(mod, _lower)

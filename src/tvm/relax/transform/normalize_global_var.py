@@ -60,6 +60,21 @@ class NormalizeGlobalVar:
     """Rename GlobalVars so that each public function's name equals its ``global_symbol``."""
 
     def transform_module(self, mod, ctx):
+        """Name each public function's GlobalVar by its ``global_symbol`` (renaming a private
+        function that held the name) and update every reference.
+
+        Parameters
+        ----------
+        mod : IRModule
+            The module to transform; it is not modified.
+        ctx : PassContext
+            The pass context (unused).
+
+        Returns
+        -------
+        IRModule
+            A new module with the renamed GlobalVars; ``mod`` itself when no name changes.
+        """
         renames = _new_names(mod)
         if not renames:
             return mod

@@ -55,4 +55,19 @@ class RemovePurityChecking:
     """Mark pure functions ``relax.force_pure`` and make their pure calls plain calls."""
 
     def transform_module(self, mod, ctx):
+        """Mark each pure Relax function ``relax.force_pure`` and turn its pure packed calls
+        and closure invocations into ordinary ones.
+
+        Parameters
+        ----------
+        mod : IRModule
+            The module to transform; it is not modified.
+        ctx : PassContext
+            The pass context (unused).
+
+        Returns
+        -------
+        IRModule
+            The rewritten module.
+        """
         return map_functions(mod, _Remover)

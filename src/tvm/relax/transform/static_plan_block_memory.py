@@ -152,4 +152,19 @@ class StaticPlanBlockMemory:
     """Plan non-escaping ``R.builtin.alloc_tensor`` into reused ``R.memory`` storage."""
 
     def transform_module(self, mod, ctx):
+        """Plan the ``R.builtin.alloc_tensor`` calls whose tensors do not escape into shared
+        ``R.memory.alloc_storage`` blocks (same byte size and dtype, disjoint lifetimes).
+
+        Parameters
+        ----------
+        mod : IRModule
+            The module to transform; it is not modified.
+        ctx : PassContext
+            The pass context (unused).
+
+        Returns
+        -------
+        IRModule
+            The rewritten module.
+        """
         return rewrite_relax_functions(mod, _plan_function)

@@ -58,4 +58,18 @@ class ToNonDataflow:
     """Turn every dataflow block into a binding block (dataflow vars into vars)."""
 
     def transform_module(self, mod, ctx):
+        """Turn every dataflow block into an ordinary binding block (dataflow vars become vars).
+
+        Parameters
+        ----------
+        mod : IRModule
+            The module to transform; it is not modified.
+        ctx : PassContext
+            The pass context (unused).
+
+        Returns
+        -------
+        IRModule
+            The rewritten module.
+        """
         return map_functions(mod, _ToNonDataflow)

@@ -63,6 +63,21 @@ class VMBuiltinLower:
     """Lower the memory builtins to the ``R.vm`` ops the Relax VM executes."""
 
     def transform_module(self, mod, ctx):
+        """Lower the ``R.memory.*`` ops (and leftover ``R.builtin.alloc_tensor``) of each Relax
+        function to ``R.vm.*`` builtins.
+
+        Parameters
+        ----------
+        mod : IRModule
+            The module to transform; it is not modified.
+        ctx : PassContext
+            The pass context (unused).
+
+        Returns
+        -------
+        IRModule
+            The rewritten module.
+        """
         return rewrite_relax_functions(mod, _lower)
 
 

@@ -359,6 +359,22 @@ class VMShapeLower:
         self.emit_err_ctx = emit_err_ctx
 
     def transform_module(self, mod, ctx):
+        """Lower the symbolic shape computations and checks of each non-primitive Relax
+        function into VM builtins on a shape heap (arithmetic goes to added ``shape_func``
+        PrimFuncs).
+
+        Parameters
+        ----------
+        mod : IRModule
+            The module to transform; it is not modified.
+        ctx : PassContext
+            The pass context (unused).
+
+        Returns
+        -------
+        IRModule
+            The module with the lowered functions and their shape functions.
+        """
         bb = BlockBuilder(mod)
         for gvar, func in relax_functions(mod):
             if func.attrs and func.attrs.get("Primitive"):

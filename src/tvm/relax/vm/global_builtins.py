@@ -213,6 +213,22 @@ class AttentionKVCacheLegacy:
             self.window_attention_current_pos = rest + num_sinks
 
     def view(self, shape):
+        """The filled rows as a tensor of ``shape``.
+
+        Parameters
+        ----------
+        shape : sequence of int
+            ``(fill_count, *row_shape)``.
+
+        Returns
+        -------
+        Tensor
+
+        Raises
+        ------
+        ValueError
+            When ``shape[0]`` is not the filled count, or the row shape differs from the cache's.
+        """
         shape = tuple(int(d) for d in shape)
         if shape[0] != self.fill_count:
             raise ValueError(
@@ -240,30 +256,43 @@ def attention_kv_cache_create(init_data, reserve_shape, init_fill_count):
 
 @register_func("vm.builtin.attention_kv_cache_append", override=True)
 def attention_kv_cache_append(cache, value):
+    """``vm.builtin.attention_kv_cache_append``: add the rows of ``value`` after the filled
+    ones; returns ``cache``."""
     cache.append(_array(value))
     return cache
 
 
 @register_func("vm.builtin.attention_kv_cache_update", override=True)
 def attention_kv_cache_update(cache, value):
+    """``vm.builtin.attention_kv_cache_update``: replace the filled rows by ``value``; returns
+    ``cache``."""
     cache.update(_array(value))
     return cache
 
 
 @register_func("vm.builtin.attention_kv_cache_window_override", override=True)
 def attention_kv_cache_window_override(cache, value, max_cache_size):
+    """``vm.builtin.attention_kv_cache_window_override``: write ``value`` into the ring of
+    ``max_cache_size`` rows (sliding-window attention); returns ``cache``.
+    """
     cache.window_override(_array(value), int(max_cache_size))
     return cache
 
 
 @register_func("vm.builtin.attention_kv_cache_window_override_with_sinks", override=True)
 def attention_kv_cache_window_override_with_sinks(cache, value, max_cache_size, num_sinks):
+    """``vm.builtin.attention_kv_cache_window_override_with_sinks``: as
+    :func:`attention_kv_cache_window_override`, keeping the first ``num_sinks`` rows; returns
+    ``cache``.
+    """
     cache.window_override(_array(value), int(max_cache_size), int(num_sinks))
     return cache
 
 
 @register_func("vm.builtin.attention_kv_cache_view", override=True)
 def attention_kv_cache_view(cache, shape):
+    """``vm.builtin.attention_kv_cache_view``: the filled rows as a tensor of ``shape`` (see
+    :meth:`AttentionKVCacheLegacy.view`)."""
     return cache.view(shape)
 
 
@@ -278,6 +307,7 @@ def attention_kv_cache_array_popn(caches, n):
 
 @register_func("vm.builtin.attention_kv_cache_array_clear", override=True)
 def attention_kv_cache_array_clear(caches):
+    """``vm.builtin.attention_kv_cache_array_clear``: empty every cache of ``caches``."""
     for cache in caches:
         cache.fill_count = cache.window_attention_current_pos = 0
 
@@ -319,6 +349,13 @@ def tensor_cache_get(name):
 
 @register_func("vm.builtin.tensor_cache.update", override=True)
 def tensor_cache_update(name, value, override=False):
+    """``vm.builtin.tensor_cache.update``: cache ``value`` under ``name``.
+
+    Raises
+    ------
+    ValueError
+        When ``name`` is already cached and ``override`` is false.
+    """
     if str(name) in _TENSOR_CACHE and not override:
         raise ValueError(f"tensor_cache.update: {name!r} is already cached (override=False)")
     _TENSOR_CACHE[str(name)] = value
@@ -326,11 +363,13 @@ def tensor_cache_update(name, value, override=False):
 
 @register_func("vm.builtin.tensor_cache.remove", override=True)
 def tensor_cache_remove(name):
+    """``vm.builtin.tensor_cache.remove``: drop ``name`` from the tensor cache (if present)."""
     _TENSOR_CACHE.pop(str(name), None)
 
 
 @register_func("vm.builtin.tensor_cache.clear", override=True)
 def tensor_cache_clear():
+    """``vm.builtin.tensor_cache.clear``: empty the tensor cache."""
     _TENSOR_CACHE.clear()
 
 

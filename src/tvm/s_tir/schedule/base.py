@@ -73,8 +73,15 @@ _LIST_KINDS = frozenset({"get_loops", "get_child_blocks", "get_producers", "get_
 class ScheduleBase:
     """State and shared helpers of :class:`tvm.s_tir.Schedule`."""
 
-    def __init__(self, mod, *, seed=None, debug_mask="none", error_render_level="detail",
-                 enable_check=True):
+    def __init__(
+        self,
+        mod: IRModule | PrimFunc,
+        *,
+        seed: int | None = None,
+        debug_mask: str | int = "none",
+        error_render_level: str = "detail",
+        enable_check: bool = True,
+    ) -> None:
         if isinstance(mod, PrimFunc):
             mod = IRModule({"main": mod})
         if not isinstance(mod, IRModule):

@@ -48,18 +48,24 @@ class SwapBuffer(StmtExprMutator):
         self.old, self.new, self.stores = old, new, stores
 
     def visit_buffer_use(self, buffer):
+        """Return ``new`` for a use of ``old`` (loads, stores, regions); others unchanged."""
         return self.new if buffer is self.old else buffer
 
     def visit_buffer_def(self, buffer):
+        """Return ``new`` where ``old`` is defined (allocations, match buffers), else the buffer."""
         return self.new if buffer is self.old else buffer
 
     def visit_buffer_store_(self, op):
+        """Rewrite a store: the whole store when ``stores`` is set, else only its value and
+        indices (the stored buffer is kept).
+        """
         if self.stores:
             return super().visit_buffer_store_(op)
         # Keep the stored buffer; rewrite only what the value reads.
         return op.replace(value=self.visit_expr(op.value), indices=self._exprs(op.indices))
 
     def visit_sblock_(self, op):
+        """Rewrite a block; without ``stores`` its write regions keep the old buffer."""
         new = super().visit_sblock_(op)
         if not self.stores:
             new = new.replace(writes=op.writes)

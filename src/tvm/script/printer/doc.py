@@ -111,22 +111,85 @@ class LiteralDoc(ExprDoc):
 
     @staticmethod
     def none(path=None):
+        """A ``LiteralDoc`` printing ``None``.
+
+        Parameters
+        ----------
+        path : optional
+            The access path of the IR node the literal prints (for underlining).
+
+        Returns
+        -------
+        LiteralDoc
+        """
         return LiteralDoc(None, path)
 
     @staticmethod
     def int(value, path=None):
+        """A ``LiteralDoc`` of an integer.
+
+        Parameters
+        ----------
+        value : object
+            Converted with ``int()``.
+        path : optional
+            The access path of the IR node the literal prints (for underlining).
+
+        Returns
+        -------
+        LiteralDoc
+        """
         return LiteralDoc(int(value), path)
 
     @staticmethod
     def boolean(value, path=None):
+        """A ``LiteralDoc`` of a bool.
+
+        Parameters
+        ----------
+        value : object
+            Converted with ``bool()``.
+        path : optional
+            The access path of the IR node the literal prints (for underlining).
+
+        Returns
+        -------
+        LiteralDoc
+        """
         return LiteralDoc(bool(value), path)
 
     @staticmethod
     def float(value, path=None):
+        """A ``LiteralDoc`` of a float.
+
+        Parameters
+        ----------
+        value : object
+            Converted with ``float()``.
+        path : optional
+            The access path of the IR node the literal prints (for underlining).
+
+        Returns
+        -------
+        LiteralDoc
+        """
         return LiteralDoc(float(value), path)
 
     @staticmethod
     def str(value, path=None):
+        """A ``LiteralDoc`` of a string (printed quoted).
+
+        Parameters
+        ----------
+        value : object
+            Converted with ``str()``.
+        path : optional
+            The access path of the IR node the literal prints (for underlining).
+
+        Returns
+        -------
+        LiteralDoc
+        """
         return LiteralDoc(str(value), path)
 
 

@@ -269,6 +269,7 @@ class IRDocsifier:
         return name
 
     def is_defined(self, var) -> bool:
+        """Whether ``var`` has been given a name in the printed text so far."""
         return id(var) in self.var_names
 
     def var_doc(self, var):

@@ -125,8 +125,12 @@ def _buffer_kwargs(buf, d, with_dtype_default=True):
         keys.append("layout")
         values.append(_kernel.layout_doc(buf.layout, d))
     if buf.allocated_addr is not None:
+        # One address prints bare (``allocated_addr=256``), as 0.27 prints it; several as a
+        # list.
         keys.append("allocated_addr")
-        values.append(d.as_doc(buf.allocated_addr, None))
+        addrs = buf.allocated_addr
+        values.append(d.as_doc(addrs[0], None) if len(addrs) == 1
+                      else ListDoc([d.as_doc(a, None) for a in addrs]))
     return keys, values
 
 

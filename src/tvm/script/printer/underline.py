@@ -38,9 +38,19 @@ def to_steps(path) -> tuple:
 
 
 def format_path_text(path) -> str:
+    """``<root>.body.blocks[0]...`` as TVM prints access paths.
+
+    Parameters
+    ----------
+    path : AccessPath, internal linked path or printer path
+        An ``AccessPath`` (anything with ``to_steps``) prints as ``str(path)``.
+
+    Returns
+    -------
+    str
+    """
     if hasattr(path, "to_steps"):
         return str(path)
-    """``<root>.body.blocks[0]...`` as TVM prints access paths."""
     # One formatter for paths: the structural-equality one (its root is None, ours is ()).
     from ...ffi.structural import format_path
 

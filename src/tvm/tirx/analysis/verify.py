@@ -246,7 +246,9 @@ class _Verifier:
 
     def s_DeclBuffer(self, s, path):
         buf = s.buffer
-        if s.data is not None and isinstance(s.data, PrimExpr):
+        tmem_addr = buf.scope() == "tmem" and buf.allocated_addr is not None
+        if s.data is not None and isinstance(s.data, PrimExpr) and not tmem_addr:
+            # (A TMEM buffer's data is ``reinterpret(allocated_addr)``, checked as its address.)
             self.expr(s.data, path + ".data")
         elif id(buf.data) in self.defined:
             self.use(buf.data, path + ".buffer.data")

@@ -36,6 +36,7 @@ PTX_DTYPE = {
     "b64": "uint64", "u64": "uint64", "s64": "int64", "f64": "float64",
     "pred": "bool", "b128": "uint128",
     "f16x2": "uint32", "bf16x2": "uint32", "u16x2": "uint32", "s16x2": "uint32",
+    "ptr": "handle",
 }
 
 
@@ -230,6 +231,11 @@ def _coerce(entry, operand, value, mods, index, flags):
                          f"uint64, got {dtype or type(value).__name__}")
     # A register operand.
     ptx_type = operand_type(operand, mods)
+    if ptx_type == "ptr":  # a pointer passed as a 64-bit register (mapa's pointer shape)
+        if _dtype_of(value) != "handle":
+            raise ValueError(f"{where} is a pointer: pass T.address_of(...) or a handle, got "
+                             f"{_dtype_of(value) or type(value).__name__}")
+        return value
     dtype = PTX_DTYPE.get(ptx_type, "uint32")
     if not isinstance(value, (bool, int, float)):
         _check_width(where, ptx_type, value)
@@ -582,11 +588,40 @@ def resolve(call):
 
 
 def required_arch_of(entry, mods) -> str:
+    """The lowest ``sm_XX`` arch that supports an instruction with the chosen modifiers.
+
+    Parameters
+    ----------
+    entry : Instr
+        The PTX table row the call matched.
+    mods : dict
+        Slot name -> the token the call chose.
+
+    Returns
+    -------
+    str
+        The strictest of the row's ``arch``, its tokens' ``token_arch`` and its ``combo_arch``
+        rules that ``mods`` trigger (see :func:`max_arch`).
+    """
     archs = [entry.arch] + [entry.token_arch[t] for t in mods.values() if t in entry.token_arch]
     return max_arch(archs + entry.combo_archs(mods))
 
 
 def required_ptx_of(entry, mods) -> str:
+    """The lowest PTX ISA version that supports an instruction with the chosen modifiers.
+
+    Parameters
+    ----------
+    entry : Instr
+        The PTX table row the call matched.
+    mods : dict
+        Slot name -> the token the call chose.
+
+    Returns
+    -------
+    str
+        The highest of the row's ``ptx`` and its tokens' ``token_ptx`` (``"8.6"``).
+    """
     versions = [entry.ptx] + [entry.token_ptx[t] for t in mods.values() if t in entry.token_ptx]
     return max(versions, key=lambda v: tuple(int(x) for x in v.split(".")))
 

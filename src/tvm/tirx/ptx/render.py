@@ -179,6 +179,8 @@ def _build(entry, mods, values=None, addr_offsets=None, guard=None):
                 ptx_type = "b32"
             else:
                 ptx_type = operand_type(operand, mods)
+                if ptx_type == "ptr":  # a pointer in a 64-bit register
+                    ptx_type = "u64"
             param_c = _lane_ctype(operand, ptx_type, value)
             if operand.kind == "addr":
                 cons = "r" if ptx_type == "u32" else "l"

@@ -93,6 +93,7 @@ class Instr:
 
     @property
     def op_name(self) -> str:
+        """The name of the family's Op (``tirx.ptx.<family>``)."""
         return f"tirx.ptx.{self.family}"
 
     @property
@@ -144,6 +145,19 @@ def _digits(token: str) -> int:
 def _ldmatrix_regs(mods):
     # One 32-bit register per 8x8 b16 matrix; a 16x16 b8 matrix (.m16n16) takes two.
     return _digits(mods["num"]) * (2 if mods.get("shape") == "m16n16" else 1)
+
+
+@_lanes("spcompress_data")
+def _spcompress_data(mods):
+    # Two 32-bit registers of source data per .num step.
+    return 2 * _digits(mods["num"])
+
+
+@_lanes("spcompress_meta")
+def _spcompress_meta(mods):
+    # The metadata: .num indices of .idxsize bits, packed into .elemsize-bit units (rounded up).
+    num, idx, elem = _digits(mods["num"]), _digits(mods["idxsize"]), _digits(mods["elemsize"])
+    return (num * idx + elem - 1) // elem
 
 
 @_lanes("tma_coords")

@@ -345,8 +345,8 @@ ENTRIES = [
           "weak?=weak space?=shared::cluster completion=mbarrier::complete_tx::bytes "
           "vec=v2|v4 type=b32|b64|u32|u64|s32|s64|f32|f64",
           "addr:@space value:$type*vec mbar:@space", arch="sm_90", ptx="8.1", memory=True),
-    # The release line (no mbarrier). Its 8-bit types need a .b8 source register, which
-    # inline asm cannot bind: they are not supported yet.
+    # The release line (no mbarrier). Its 8-bit types (b8/u8/s8) take a real .b8 source
+    # register: that shape, st_async_release_b8, is in table_more.
     instr("st_async_release", "st_async",
           "mmio?=mmio sem=release scope=gpu|sys space?=global "
           "type=b16|b32|b64|u16|u32|u64|s16|s32|s64|f32|f64",
@@ -454,8 +454,13 @@ ENTRIES = [
           arch="sm_90", ptx="8.0"),
     instr("mapa_u32", "mapa", "space=shared::cluster type=u32", "d:u32/w a:u32 b:u32",
           arch="sm_90", ptx="7.8"),
-    # 0.27 has a second u64 shape for a pointer ``a`` (an optional .shared::cluster slot: it
-    # prints ``"", "u64", ""``); this table dispatches on modifiers only, so both take this one.
+    # A pointer ``a`` (T.address_of(...)) takes the pointer shape, with an optional
+    # .shared::cluster slot (printed ``"", "u64", ""`` as in 0.27); a uint64 ``a`` the
+    # integer shapes. The pointer shape comes first: the u64 shapes take a handle too.
+    instr("mapa", "mapa", "space?=shared::cluster type=u64", "d:u64/w a:ptr b:u32",
+          arch="sm_90", ptx="7.8"),
+    instr("mapa_u64_shared", "mapa", "space=shared::cluster type=u64", "d:u64/w a:u64 b:u32",
+          arch="sm_90", ptx="7.8"),
     instr("mapa_u64", "mapa", "type=u64", "d:u64/w a:u64 b:u32", arch="sm_90", ptx="7.8"),
     instr("bar_sync", "bar", "cta?=cta action=sync", "a:u32", arch="sm_50", ptx="2.0",
           memory=True, token_ptx={"cta": "7.8"}),

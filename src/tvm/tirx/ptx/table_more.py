@@ -23,6 +23,12 @@ _SET_STYPE = "b16|b32|b64|u16|u32|u64|s16|s32|s64|f32|f64"
 _EVICT_PRIMARY = "L2::evict_last|L2::evict_normal|L2::evict_first|L2::evict_unchanged"
 _EVICT_SECONDARY = "L2::evict_first|L2::evict_unchanged"
 _REDOP = "add|min|max|and|or|xor|inc|dec"
+#: The half-precision comparisons (ISA 9.7.7.1): the float list, no unsigned lo/ls/hi/hs.
+_HALF_CMP = "eq|ne|lt|le|gt|ge|equ|neu|ltu|leu|gtu|geu|num|nan"
+_HALF_DTYPE = "f16|bf16|u16|s16|u32|s32|f16x2|bf16x2"
+_HALF_STYPE = "b16|b32|b64|u16|u32|u64|s16|s32|s64|f16|f32|f64|bf16|f16x2|bf16x2"
+_HALF_ARCH = {"bf16": "sm_90", "bf16x2": "sm_90"}
+_HALF_PTX = {"bf16": "7.8", "bf16x2": "7.8"}
 
 
 def _set_check(m):
@@ -38,6 +44,30 @@ def _set_check(m):
     return None
 
 
+def _set_half_check(m):
+    """The six syntax groups of the half-precision ``set`` (ISA 9.7.7.1): a ``.f16``/``.bf16``
+    result of any plain source; an integer result of one ``.f16``/``.bf16``; a packed result
+    of a packed pair. ``.ftz`` never goes with ``.bf16``."""
+    d, s = m["dtype"], m["stype"]
+    if d in ("f16", "bf16"):
+        if s in ("bf16", "f16x2", "bf16x2"):
+            return f".{d} results take a .b/.u/.s/.f16/.f32/.f64 source, not .{s}"
+    elif d in ("u16", "s16", "u32", "s32"):
+        allowed = ("f16", "bf16") + (("f16x2", "bf16x2") if d in ("u32", "s32") else ())
+        if s not in allowed:
+            return (f"a .{d} result of the half-precision set takes a "
+                    f"{'/'.join('.' + a for a in allowed)} source")
+    elif s != d:
+        return f"a .{d} result takes a .{d} source"
+    if m["ftz"] and ("bf16" in (d + s) or s not in ("f16", "f32", "f16x2")):
+        return ".ftz applies to a .f16/.f32/.f16x2 source, never with .bf16"
+    if s[0] == "b" and s[1].isdigit() and m["cmp"] not in ("eq", "ne"):
+        return f".{s} compares only with .eq/.ne"
+    if s[0] in "us" and m["cmp"] in ("equ", "neu", "ltu", "leu", "gtu", "geu", "num", "nan"):
+        return f".{m['cmp']} is a floating-point comparison"
+    return None
+
+
 MORE_ENTRIES = [
     # ---- set: compare, write all ones (integer) or 1.0f (float) when true -------------------
     instr("set", "set", f"cmp={_CMP} ftz?=ftz dtype=u32|s32|f32 stype={_SET_STYPE}",
@@ -45,6 +75,16 @@ MORE_ENTRIES = [
     instr("set_bool", "set",
           f"cmp={_CMP} boolop=and|or|xor ftz?=ftz dtype=u32|s32|f32 stype={_SET_STYPE}",
           "d:$dtype/w a:$stype b:$stype c:pred", arch="sm_50", ptx="1.0", check=_set_check),
+    # half precision (ISA 9.7.7.1): .f16/.bf16 results, or an integer/packed result of a half
+    # source. PTX 4.2 is the lower bound of the .f16 lines (the integer-result ones came in
+    # 6.5; the table records one version per shape).
+    instr("set_half", "set", f"cmp={_HALF_CMP} ftz?=ftz dtype={_HALF_DTYPE} stype={_HALF_STYPE}",
+          "d:$dtype/w a:$stype b:$stype", arch="sm_53", ptx="4.2", check=_set_half_check,
+          token_arch=_HALF_ARCH, token_ptx=_HALF_PTX),
+    instr("set_half_bool", "set",
+          f"cmp={_HALF_CMP} boolop=and|or|xor ftz?=ftz dtype={_HALF_DTYPE} stype={_HALF_STYPE}",
+          "d:$dtype/w a:$stype b:$stype c:pred", arch="sm_53", ptx="4.2",
+          check=_set_half_check, token_arch=_HALF_ARCH, token_ptx=_HALF_PTX),
     # ---- bar.red: a barrier that also reduces a predicate over the CTA ----------------------
     instr("bar_red_popc", "bar", "cta?=cta action=red op=popc type=u32",
           "d:u32/w a:u32 c:pred", arch="sm_50", ptx="2.0", memory=True,
@@ -107,6 +147,33 @@ MORE_ENTRIES = [
           "sync=sync aligned=aligned shape=m16n16 num=x1|x2 trans=trans "
           "space?=shared|shared::cta type=b8", "r:b32*ldmatrix/w p:@space",
           arch="sm_100a", ptx="8.6"),
+    # ---- ldmatrix decompression loads: 6/4-bit elements widened to 8 bits (.b8x16) ----------
+    # The .m8n16 line spells no .trans; the slot is there (always empty) so that both lines
+    # print with the same slots, as in 0.27.
+    instr("ldmatrix_m8n16", "ldmatrix",
+          "sync=sync aligned=aligned shape=m8n16 num=x1|x2|x4 trans?=trans "
+          "space?=shared|shared::cta dst_fmt=b8x16 src_fmt=b6x16_p32|b4x16_p64",
+          "r:b32*ldmatrix/w p:@space", arch="sm_100a", ptx="8.6",
+          check=lambda m: "the .m8n16 line takes no .trans" if m["trans"] else None),
+    instr("ldmatrix_m16n16_fmt", "ldmatrix",
+          "sync=sync aligned=aligned shape=m16n16 num=x1|x2 trans=trans "
+          "space?=shared|shared::cta dst_fmt=b8x16 src_fmt=b6x16_p32|b4x16_p64",
+          "r:b32*ldmatrix/w p:@space", arch="sm_100a", ptx="8.6"),
+    # ---- st.async release line, 8-bit: the value goes through a block-local .b8 register ----
+    instr("st_async_release_b8", "st_async",
+          "mmio?=mmio sem=release scope=gpu|sys space?=global type=b8|u8|s8",
+          "addr:@space value:b8", arch="sm_100", ptx="8.7", memory=True,
+          check=lambda m: ".mmio requires .sys scope" if m["mmio"] and m["scope"] != "sys"
+          else None),
+    # ---- spcompress: 2:4 sparse compression of a register vector (PTX 9.4) ------------------
+    # IR, printing and PTX text only: ptxas 13.0 (PTX 9.0) does not know it. The register
+    # counts (data 2 per .num, compressed data 1 per .num, metadata .num indices of .idxsize
+    # bits in .elemsize units) follow Apache TVM 0.27's table; the PTX 9.4 ISA text was not
+    # at hand to check them.
+    instr("spcompress", "spcompress",
+          "elemsize=b8|b16 idxsize=b2|b4 spfactor=sp::2:4 num=x1|x2|x4|x8|x16|x32|x64",
+          "mdata:b32*spcompress_meta/w cdata:b32*num/w data:b32*spcompress_data spdesc:u32",
+          arch="sm_107a", ptx="9.4"),
     # ---- stmatrix.m16n8: 8-bit matrices, stored transposed ----------------------------------
     instr("stmatrix_m16n8", "stmatrix",
           "sync=sync aligned=aligned shape=m16n8 num=x1|x2|x4 trans=trans "

@@ -243,11 +243,13 @@ class _RegionUses(StmtExprVisitor):
             self.dyn_shared.append(op.buffer)
 
     def visit_decl_buffer_(self, op: DeclBuffer):
-        if op.data is None and op.buffer.scope() == "tmem":
+        if op.buffer.scope() == "tmem" and (op.data is None
+                                            or op.buffer.allocated_addr is not None):
             # tensor memory is the kernel's own (addressed through allocated_addr)
             self.defined.add(id(op.buffer.data))
             if op.buffer.allocated_addr is not None:
-                self.visit_expr(op.buffer.allocated_addr)
+                for addr in op.buffer.allocated_addr:
+                    self.visit_expr(addr)
         elif op.data is None:
             self._use_buffer(op.buffer)
         else:

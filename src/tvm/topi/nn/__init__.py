@@ -1,8 +1,8 @@
 """``tvm.topi.nn``: neural-network computes (dense/matmul, activations, softmax, convolutions,
 pooling, normalization, losses, attention, padding)."""
 
-from .attention import attention  # noqa: F401
-from .conv import (  # noqa: F401
+from .attention import attention
+from .conv import (
     conv,
     conv1d,
     conv1d_ncw,
@@ -16,9 +16,9 @@ from .conv import (  # noqa: F401
     group_conv2d_nchw,
     group_conv2d_transpose_nchw,
 )
-from .dense import batch_matmul, dense, matmul  # noqa: F401
-from .dilate import dilate  # noqa: F401
-from .elemwise import (  # noqa: F401
+from .dense import batch_matmul, dense, matmul
+from .dilate import dilate
+from .elemwise import (
     dropout,
     gelu,
     gelu_tanh,
@@ -28,11 +28,11 @@ from .elemwise import (  # noqa: F401
     silu,
     softplus,
 )
-from .loss import cross_entropy_with_logits, nll_loss, nll_loss_backward  # noqa: F401
-from .norm import batch_norm, group_norm, layer_norm, rms_norm  # noqa: F401
-from .pad import mirror_pad, pad, replicate_pad  # noqa: F401
-from .pooling import adaptive_pool, global_pool, pool2d, pool_grad  # noqa: F401
-from .softmax import log_softmax, softmax  # noqa: F401
+from .loss import cross_entropy_with_logits, nll_loss, nll_loss_backward
+from .norm import batch_norm, group_norm, layer_norm, rms_norm
+from .pad import mirror_pad, pad, replicate_pad
+from .pooling import adaptive_pool, global_pool, pool2d, pool_grad
+from .softmax import log_softmax, softmax
 
 
 def flatten(data):
@@ -44,3 +44,15 @@ def flatten(data):
     for dim in data.shape[2:]:
         rest = rest * dim
     return reshape(data, (data.shape[0], rest))
+
+
+# The public names (explicit exports for type checkers: `mypy --strict` in user code).
+__all__ = [
+    "adaptive_pool", "attention", "batch_matmul", "batch_norm", "conv", "conv1d", "conv1d_ncw",
+    "conv1d_nwc", "conv2d", "conv2d_nchw", "conv2d_nhwc", "conv2d_transpose",
+    "conv2d_transpose_nchw", "cross_entropy_with_logits", "dense", "dilate", "dropout", "flatten",
+    "gelu", "gelu_tanh", "get_pad_tuple", "global_pool", "group_conv2d_nchw",
+    "group_conv2d_transpose_nchw", "group_norm", "layer_norm", "leaky_relu", "log_softmax",
+    "matmul", "mirror_pad", "nll_loss", "nll_loss_backward", "pad", "pool2d", "pool_grad", "prelu",
+    "relu", "replicate_pad", "rms_norm", "silu", "softmax", "softplus",
+]

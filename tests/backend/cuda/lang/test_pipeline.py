@@ -120,7 +120,7 @@ def test_remote_view_maps_once():
 
     text = k.script()
     assert text.count("T.ptx.mapa(") == 1
-    assert 'T.ptx.mapa(buffer, T.address_of(bar_buf[0]), T.uint32(0), "u64", "")' in text
+    assert 'T.ptx.mapa(buffer, T.address_of(bar_buf[0]), T.uint32(0), "", "u64", "")' in text
     assert 'remote_mbar_ptr: T.let[T.handle("uint64", "shared")] = T.reinterpret("handle"' \
         in text
     assert text.count('"arrive", "", "", "shared::cluster", "b64", "")') == 2

@@ -19,7 +19,7 @@ def _addresses(func):
     def visit(node):
         if isinstance(node, AllocBuffer):
             addr = node.buffer.allocated_addr
-            found[node.buffer.name] = None if addr is None else int(addr.value)
+            found[node.buffer.name] = None if addr is None else int(addr[0].value)
 
     post_order_visit(mod["main"].body, visit)
     return found

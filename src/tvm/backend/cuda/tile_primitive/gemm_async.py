@@ -30,21 +30,36 @@ at a multiple of the swizzle atom (``8 * width``: 1024 bytes for 128B); allocate
   (M = 128, ``cta_group::1``); float32 accumulation, N from B's rows (16..256, a multiple of
   16). Emits the ``tcgen05.mma.cta_group::1.kind::f16`` instructions with the instruction
   descriptor (PTX ISA 9.7.16.4.2); the caller commits (``tcgen05.commit...mbarrier``) and
-  waits. Compile-only here: it needs sm_100a, which no machine of this project has.
+  waits. ``cta_group=2`` (config, with optional ``mma_m=256``, ``mma_n=N`` checks): a CTA
+  pair computes M = 256, N = 2 x B's rows: each CTA holds 128 rows of A, half of B's rows
+  and 128 TMEM lanes of C at the same shared / TMEM offsets, and the even CTA's one thread
+  issues ``tcgen05.mma.cta_group::2`` (the caller allocates TMEM with ``cta_group::2`` and
+  commits with the multicast form to both CTAs). Compile-only here: it needs sm_100a, which
+  no machine of this project has.
 
 ``accum`` (the call's flag after ``transA``/``transB``, default False) is True to add to C,
 False to overwrite it (``scale-d`` / ``enable-input-d`` 0 on the first K step), or a boolean
-PrimExpr (``k > 0`` in a K loop). ``transA``/``transB`` must be False (K-major). Not supported yet:
-MN-major (transposed) operands, tf32/fp8/int8 inputs, f16 accumulation, ``cta_group::2``,
-M = 64 tcgen05 tiles, block scaling, sparsity.
+PrimExpr (``k > 0`` in a K loop).
+
+wgmma input kinds: f16 and bf16 (``k16``), tf32 (``float32`` tiles, ``k8``), fp8 e4m3 / e5m2
+(``k32``); each instruction reads 32 bytes of K. ``transA`` / ``transB`` True make the
+operand MN-major (16-bit inputs only, as PTX allows): the region is then ``(K, M)`` /
+``(K, N)`` with M / N contiguous, in a swizzled ``mma_shared_layout`` of that shape; the
+descriptor's leading offset is the stride between swizzle atoms along MN (a whole column
+block, ``K rows x swizzle width`` bytes), its stride offset that between groups of 8 K rows,
+and ``imm-trans-a`` / ``imm-trans-b`` are 1. ``tcgen05`` takes MN-major f16 / bf16
+operands the same way (instruction-descriptor bits 15 / 16). Not supported yet: MN-major
+operands without swizzle, non-16-bit tcgen05 operands (kind::tf32, kind::f8f6f4), int8, f16
+accumulation, M = 64 tcgen05 tiles, block scaling, sparsity.
 """
 
 from __future__ import annotations
 
 from ....arith import Analyzer
+from ....runtime.data_type import DataType
 from ....tirx.expr import Cast, IntImm
 from ....tirx.function import PrimFunc
-from ....tirx.layout import S, TCol, TileLayout, TLane, tid_in_wg
+from ....tirx.layout import R, S, TCol, TileLayout, TLane, tid_in_wg
 from ....tirx.layout.factories import SwizzleMode, mma_shared_layout
 from ....tirx.layout.recognize import equivalent
 from ....tirx.operator.tile_primitive import fail, predicate, register_dispatch
@@ -53,9 +68,16 @@ from ....tirx.stmt import BufferRegion, Evaluate, SeqStmt
 from ._arch import arch_mismatch
 from ._common import all_threads_active, const_int, memory_kind, provably_multiple
 
-__all__ = ["smem_matrix_descriptor", "tcgen05_instr_descriptor", "wgmma_accumulator_layout"]
+__all__ = ["sf_tmem_layout", "smem_matrix_descriptor", "tcgen05_instr_descriptor",
+           "wgmma_accumulator_layout"]
 
-_IN_DTYPES = {"float16": "f16", "bfloat16": "bf16"}
+#: wgmma input dtypes and their PTX names (tf32 reads float32 tiles)
+_IN_DTYPES = {"float16": "f16", "bfloat16": "bf16", "float32": "tf32",
+              "float8_e4m3fn": "e4m3", "float8_e5m2": "e5m2"}
+#: dtypes that may be MN-major (PTX: the transpose is for 16-bit inputs only)
+_TRANSPOSABLE = ("float16", "bfloat16")
+#: tcgen05 here: the kind::f16 dtypes
+_TC05_DTYPES = {"float16": "f16", "bfloat16": "bf16"}
 _SWIZZLE_WIDTH = {SwizzleMode.SWIZZLE_NONE: 16, SwizzleMode.SWIZZLE_32B_ATOM: 32,
                   SwizzleMode.SWIZZLE_64B_ATOM: 64, SwizzleMode.SWIZZLE_128B_ATOM: 128}
 # descriptor layout-type field per swizzle mode
@@ -91,15 +113,18 @@ def smem_matrix_descriptor(start_bytes, leading_bytes: int, stride_bytes: int, s
     return IntImm("uint64", high) | low
 
 
-def tcgen05_instr_descriptor(M: int, N: int, in_dtype: str, acc_dtype: str = "float32") -> int:
+def tcgen05_instr_descriptor(M: int, N: int, in_dtype: str, acc_dtype: str = "float32",
+                             trans_a: bool = False, trans_b: bool = False) -> int:
     """The 32-bit ``kind::f16`` instruction descriptor (PTX ISA 9.7.16.4.2): D format in bits
-    4-5 (1 = f32), A/B formats in 7-9 / 10-12 (0 = f16, 1 = bf16), K-major A and B (bits 15,
-    16 clear), ``N >> 3`` in 17-22, ``M >> 4`` in 24-28."""
+    4-5 (1 = f32), A/B formats in 7-9 / 10-12 (0 = f16, 1 = bf16), A / B major-ness in bits
+    15 / 16 (0 K-major, 1 MN-major: ``trans_a`` / ``trans_b``), ``N >> 3`` in 17-22,
+    ``M >> 4`` in 24-28."""
     fmt = {"float16": 0, "bfloat16": 1}.get(in_dtype)
     if fmt is None or acc_dtype != "float32":
         raise ValueError(f"tcgen05_instr_descriptor: f16/bf16 inputs with float32 accumulation "
                          f"only, got {in_dtype} -> {acc_dtype}")
-    return (1 << 4) | (fmt << 7) | (fmt << 10) | ((N >> 3) << 17) | ((M >> 4) << 24)
+    return ((1 << 4) | (fmt << 7) | (fmt << 10) | (int(bool(trans_a)) << 15)
+            | (int(bool(trans_b)) << 16) | ((N >> 3) << 17) | ((M >> 4) << 24))
 
 
 def wgmma_accumulator_layout(N: int) -> TileLayout:
@@ -112,25 +137,87 @@ def wgmma_accumulator_layout(N: int) -> TileLayout:
                                                    1 @ tid_in_wg, 1)])
 
 
-class _SmemOperand:
-    """A K-major MMA operand tile in shared memory (module docstring)."""
+#: 8-bit scale factors per 32-bit TMEM column.
+_SF_PER_COLUMN = 4
 
-    def __init__(self, region, what: str):
+
+def sf_tmem_layout(rows: int, SF_K: int, sf_per_mma: int, sf_reuse: int = 1,
+                   pipe_depth: int | None = None) -> TileLayout:
+    """The TMEM layout of the 8-bit scale factors (SFA / SFB) of a block-scaled
+    ``tcgen05.mma`` over ``rows`` rows and ``SF_K`` distinct scale factors per row.
+
+    Rows go in chunks of 32: row ``32 c + r`` sits on lane ``r`` (and, as a replica, on lanes
+    ``r + 32``, ``+ 64``, ``+ 96``: every lane quarter holds a copy), chunk ``c`` at column
+    byte ``4 c``. Along K, the ``sf_per_mma`` factors one MMA reads are consecutive bytes of a
+    column; the K groups of one chunk share the column's 4 bytes while they fit (``4 //
+    sf_per_mma`` groups, halved until it divides the group count) and the rest move on by a
+    whole chunk row of columns (``4 * rows / 32`` bytes). ``sf_reuse > 1`` appends an
+    innermost stride-0 dimension (the buffer's last extent is ``SF_K * sf_reuse``: MMAs that
+    reuse one group read the same bytes); ``pipe_depth`` prepends a stage dimension whose
+    stride is one stage's span (the buffer is then ``(pipe_depth, rows, SF_K * sf_reuse)``).
+    Offsets are in scale-factor bytes on the ``TCol`` axis. The block-scaled gemm that reads
+    this layout is not supported yet (compile-side only: the layout, for allocation).
+    """
+    for name, value in (("rows", rows), ("SF_K", SF_K), ("sf_per_mma", sf_per_mma),
+                        ("sf_reuse", sf_reuse)):
+        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+            raise ValueError(f"sf_tmem_layout: {name} must be a positive int, got {value!r}")
+    if rows % 32:
+        raise ValueError(f"sf_tmem_layout: rows={rows} must be a multiple of 32 (a lane chunk)")
+    if sf_per_mma > _SF_PER_COLUMN or _SF_PER_COLUMN % sf_per_mma:
+        raise ValueError(f"sf_tmem_layout: sf_per_mma={sf_per_mma} must divide "
+                         f"{_SF_PER_COLUMN} (the bytes of a TMEM column)")
+    if SF_K % sf_per_mma:
+        raise ValueError(f"sf_tmem_layout: SF_K={SF_K} must be a multiple of "
+                         f"sf_per_mma={sf_per_mma}")
+    chunks, groups = rows // 32, SF_K // sf_per_mma
+    pack = _SF_PER_COLUMN // sf_per_mma
+    while pack > 1 and groups % pack:
+        pack //= 2
+    chunk_span = chunks * _SF_PER_COLUMN  # bytes of one chunk row of columns
+    dims = [  # (extent, stride, axis), outer -> inner, per buffer dim
+        (chunks, _SF_PER_COLUMN, TCol), (32, 1, TLane),
+        (groups // pack, chunk_span, TCol), (pack, sf_per_mma, TCol), (sf_per_mma, 1, TCol)]
+    if sf_reuse > 1:
+        dims.append((sf_reuse, 0, TCol))
+    if pipe_depth is not None:
+        if isinstance(pipe_depth, bool) or not isinstance(pipe_depth, int) or pipe_depth < 1:
+            raise ValueError(f"sf_tmem_layout: pipe_depth must be a positive int, got "
+                             f"{pipe_depth!r}")
+        dims.insert(0, (pipe_depth, chunk_span * (groups // pack), TCol))
+    dims = [d for d in dims if d[0] != 1]
+    extents = tuple(e for e, _, _ in dims)
+    strides = tuple(st @ axis for _, st, axis in dims)
+    return TileLayout(S[extents:strides] + R[4:32 @ TLane])
+
+
+class _SmemOperand:
+    """An MMA operand tile in shared memory (module docstring).
+
+    ``major`` ``"K"``: the region is ``(MN rows, K columns)``, K contiguous; ``"MN"`` (a
+    transposed operand): the region is ``(K rows, MN columns)``, MN contiguous. Either way the
+    buffer is laid out by ``mma_shared_layout(dtype, swizzle, shape)`` over its own shape.
+    ``mn`` / ``k`` are the region's extents along M (or N) and K.
+    """
+
+    def __init__(self, region, what: str, dtypes=None, major: str = "K"):
+        dtypes = _IN_DTYPES if dtypes is None else dtypes
         if not isinstance(region, BufferRegion):
             fail(f"operand {what} must be a buffer region")
         buf = self.buffer = region.buffer
-        self.what = what
+        self.what, self.major = what, major
         if memory_kind(buf) != "shared":
             fail(f"operand {what} ({buf.name}) must be in shared memory, not "
                  f"{buf.scope() or 'global'}")
-        if str(buf.dtype) not in _IN_DTYPES:
-            fail(f"operand {what} ({buf.name}) has dtype {buf.dtype}; only float16 and "
-                 "bfloat16 are supported yet")
+        if str(buf.dtype) not in dtypes:
+            fail(f"operand {what} ({buf.name}) has dtype {buf.dtype}; supported: "
+                 f"{', '.join(dtypes)}")
         self.dtype = str(buf.dtype)
-        self.elem_bytes = 2
+        self.elem_bytes = DataType(self.dtype).bits // 8
+        self.k_step = 32 // self.elem_bytes  # one instruction reads 32 bytes of K
         shape = [const_int(s, f"{what} extent") for s in buf.shape]
         if len(shape) < 2:
-            fail(f"operand {what} ({buf.name}) must have rows and columns (K)")
+            fail(f"operand {what} ({buf.name}) must have rows and columns")
         self.mode = None
         if buf.layout is not None:
             for mode in SwizzleMode:
@@ -143,7 +230,10 @@ class _SmemOperand:
                     break
         if self.mode is None:
             fail(f"operand {what} ({buf.name}) must be laid out by mma_shared_layout(dtype, "
-                 "swizzle, shape) (K-major; MN-major operands are not supported yet)")
+                 "swizzle, shape)")
+        if major == "MN" and self.mode == SwizzleMode.SWIZZLE_NONE:
+            fail(f"operand {what} ({buf.name}): an MN-major operand without swizzle is not "
+                 "supported yet (use a 32/64/128-byte swizzle)")
         *lead, rows, cols = shape
         self.rows_total = rows
         self.line = _SWIZZLE_WIDTH[self.mode] // self.elem_bytes  # elements per line
@@ -158,30 +248,46 @@ class _SmemOperand:
             stride *= lead[k]
         self.lead_offset = offset  # elements
         self.row0 = ranges[-2].min
-        self.rows = const_int(ranges[-2].extent, f"{what} row extent")
         self.col0 = ranges[-1].min
-        self.cols = const_int(ranges[-1].extent, f"{what} K extent")
-        if not provably_multiple(self.row0, 8):
-            fail(f"operand {what} ({buf.name}): the first row {self.row0} must be a multiple "
-                 "of 8 (a core matrix)")
-        if not provably_multiple(self.col0, 16) or self.cols % 16:
-            fail(f"operand {what} ({buf.name}): the K range must start at a multiple of 16 and "
-                 f"span a multiple of 16, got start {self.col0} extent {self.cols}")
+        n_rows = const_int(ranges[-2].extent, f"{what} row extent")
+        n_cols = const_int(ranges[-1].extent, f"{what} column extent")
         self.width = _SWIZZLE_WIDTH[self.mode]
+        if major == "K":
+            self.mn, self.k, k0 = n_rows, n_cols, self.col0
+            if not provably_multiple(self.row0, 8):
+                fail(f"operand {what} ({buf.name}): the first row {self.row0} must be a "
+                     "multiple of 8 (a core matrix)")
+        else:
+            self.mn, self.k, k0 = n_cols, n_rows, self.row0
+            if not provably_multiple(self.col0, self.line):
+                fail(f"operand {what} ({buf.name}): an MN-major region must start at a "
+                     f"multiple of the {self.width}-byte line ({self.line} elements), got "
+                     f"column {self.col0}")
+        if not provably_multiple(k0, self.k_step) or self.k % self.k_step:
+            fail(f"operand {what} ({buf.name}): the K range must start at a multiple of "
+                 f"{self.k_step} and span a multiple of {self.k_step} ({self.dtype}: 32 bytes "
+                 f"per instruction), got start {k0} extent {self.k}")
 
     def descriptor_args(self):
         """(leading byte offset, stride byte offset) of the descriptor."""
+        if self.major == "MN":
+            # leading: from one swizzle atom to the next along MN (a whole column block of
+            # the layout); stride: from one group of 8 K rows to the next
+            return self.rows_total * self.width, 8 * self.width
         if self.mode == SwizzleMode.SWIZZLE_NONE:
             return self.rows_total * 16, 128
         return 16, 8 * self.width
 
     def byte_offset(self, k: int, analyzer: Analyzer):
-        """Unswizzled byte offset, from the buffer start, of element (row0, col0 + k)."""
-        col = self.col0 + k
-        block = col // self.line
-        within = col % self.line
-        elems = (self.lead_offset + block * (self.rows_total * self.line)
-                 + self.row0 * self.line + within)
+        """Unswizzled byte offset, from the buffer start, of the first element the K step at
+        ``k`` (elements from the region's K start) reads."""
+        if self.major == "MN":
+            elems = (self.lead_offset + (self.col0 // self.line) * (self.rows_total * self.line)
+                     + (self.row0 + k) * self.line)
+        else:
+            col = self.col0 + k
+            elems = (self.lead_offset + (col // self.line) * (self.rows_total * self.line)
+                     + self.row0 * self.line + col % self.line)
         return analyzer.simplify(elems * self.elem_bytes)
 
     def address(self):
@@ -193,11 +299,12 @@ class _SmemOperand:
         return cuda.cvta_generic_to_shared(address_of(self.buffer[tuple(zeros)]))
 
     def descriptors(self, base, arch: str):
-        """One descriptor per K step of 16, for the tile at shared address ``base``."""
+        """One descriptor per K step (32 bytes of K), for the tile at shared address
+        ``base``."""
         analyzer = Analyzer()
         lbo, sbo = self.descriptor_args()
         out = []
-        for k in range(0, self.cols, 16):
+        for k in range(0, self.k, self.k_step):
             off = self.byte_offset(k, analyzer)
             start = base + (Cast("uint32", off) if not isinstance(off, IntImm)
                             else IntImm("uint32", off.value))
@@ -205,17 +312,25 @@ class _SmemOperand:
         return out
 
 
+def _flag(name, flag):
+    if isinstance(flag, bool):
+        return flag
+    if isinstance(flag, IntImm):
+        return bool(flag.value)
+    fail(f"{name}={flag} must be a constant bool")
+    return False
+
+
 def _unpack(call):
-    """``(C, A, B, accum)`` of ``gemm_async(C, A, B, transA, transB, accum)``."""
+    """``(C, A, B, transA, transB, accum)`` of ``gemm_async(C, A, B, transA, transB,
+    accum)``."""
     args = list(call.args)
     if len(args) == 8:
         fail("block-scaled gemm_async (SFA/SFB) is not supported yet")
     if len(args) != 6:
         fail(f"gemm_async takes C, A, B, transA, transB, accum; got {len(args)} arguments")
-    for name, flag in (("transA", args[3]), ("transB", args[4])):
-        if not (isinstance(flag, (bool, IntImm)) and not bool(getattr(flag, "value", flag))):
-            fail(f"{name}={flag}: MN-major (transposed) operands are not supported yet")
-    return args[0], args[1], args[2], args[5]
+    return (args[0], args[1], args[2], _flag("transA", args[3]), _flag("transB", args[4]),
+            args[5])
 
 
 def _accumulate_flag(accum):
@@ -239,18 +354,21 @@ class _WgmmaPlan:
         ok, why = all_threads_active(ctx)
         if not ok:
             fail(why)
-        c_region, a_region, b_region, self.accum = _unpack(call)
-        self.A = _SmemOperand(a_region, "A")
-        self.B = _SmemOperand(b_region, "B")
+        c_region, a_region, b_region, self.trans_a, self.trans_b, self.accum = _unpack(call)
+        self.A = _SmemOperand(a_region, "A", major="MN" if self.trans_a else "K")
+        self.B = _SmemOperand(b_region, "B", major="MN" if self.trans_b else "K")
         if self.A.dtype != self.B.dtype:
             fail(f"A and B must have one dtype, got {self.A.dtype} and {self.B.dtype}")
-        if self.A.rows != 64:
-            fail(f"wgmma tiles have M = 64: A must have 64 rows, got {self.A.rows}")
-        self.N = self.B.rows
+        if (self.trans_a or self.trans_b) and self.A.dtype not in _TRANSPOSABLE:
+            fail(f"MN-major (transposed) operands need float16 or bfloat16 (PTX transposes "
+                 f"16-bit inputs only), got {self.A.dtype}")
+        if self.A.mn != 64:
+            fail(f"wgmma tiles have M = 64: A must have 64 rows, got {self.A.mn}")
+        self.N = self.B.mn
         if self.N % 8 or not 8 <= self.N <= 256:
             fail(f"N = {self.N} (B's rows) must be a multiple of 8 in 8..256")
-        if self.A.cols != self.B.cols:
-            fail(f"A and B must span the same K, got {self.A.cols} and {self.B.cols}")
+        if self.A.k != self.B.k:
+            fail(f"A and B must span the same K, got {self.A.k} and {self.B.k}")
         if not isinstance(c_region, BufferRegion) or memory_kind(c_region.buffer) != "local":
             fail("C must be a register (local) accumulator buffer")
         C = self.C = c_region.buffer
@@ -305,7 +423,10 @@ def gemm_async_wgmma(call, ctx):
     a_desc = plan.A.descriptors(a_base, "wgmma")
     b_desc = plan.B.descriptors(b_base, "wgmma")
     ptx_in = _IN_DTYPES[plan.A.dtype]
-    instr = ptx[f"wgmma.mma_async.sync.aligned.m64n{plan.N}k16.f32.{ptx_in}.{ptx_in}"]
+    k_step = plan.A.k_step
+    instr = ptx[f"wgmma.mma_async.sync.aligned.m64n{plan.N}k{k_step}.f32.{ptx_in}.{ptx_in}"]
+    # scale-a, scale-b (1: no negation); the 16-bit forms also take the two transposes
+    tail = [1, 1] + ([int(plan.trans_a), int(plan.trans_b)] if k_step == 16 else [])
     accum = _accumulate_flag(plan.accum)
     body = []
     if storage is not plan.C:
@@ -313,7 +434,7 @@ def gemm_async_wgmma(call, ctx):
     body.append(Evaluate(ptx.wgmma.fence.sync.aligned()))
     for step, (da, db) in enumerate(zip(a_desc, b_desc)):
         scale_d = accum if step == 0 else IntImm("int32", 1)
-        body.append(Evaluate(instr(*acc, da, db, scale_d, 1, 1, 0, 0)))
+        body.append(Evaluate(instr(*acc, da, db, scale_d, *tail)))
     body.append(Evaluate(ptx.wgmma.commit_group.sync.aligned()))
     return PrimFunc([], SeqStmt(body))
 
@@ -327,19 +448,37 @@ class _Tcgen05Plan:
         if ctx.scope_kind != "thread":
             fail(f"tcgen05.mma is issued by one thread: call it at thread scope "
                  f"(Tx.gemm_async under a one-thread branch), got {ctx.scope_kind} scope")
-        c_region, a_region, b_region, self.accum = _unpack(call)
-        self.A = _SmemOperand(a_region, "A")
-        self.B = _SmemOperand(b_region, "B")
+        c_region, a_region, b_region, self.trans_a, self.trans_b, self.accum = _unpack(call)
+        # MN-major operands: the same descriptor offsets as wgmma's, bits 15 / 16 of the
+        # instruction descriptor
+        self.A = _SmemOperand(a_region, "A", _TC05_DTYPES, "MN" if self.trans_a else "K")
+        self.B = _SmemOperand(b_region, "B", _TC05_DTYPES, "MN" if self.trans_b else "K")
+        config = {k: getattr(v, "value", v) for k, v in dict(call.config or {}).items()}
+        unknown = sorted(set(config) - {"cta_group", "mma_m", "mma_n"})
+        if unknown:
+            fail(f"tcgen05 gemm_async: config {unknown} is not supported yet (known: "
+                 "cta_group, mma_m, mma_n)")
+        self.cta_group = config.get("cta_group", 1)
+        if self.cta_group not in (1, 2):
+            fail(f"cta_group must be 1 or 2, got {self.cta_group!r}")
         if self.A.dtype != self.B.dtype:
             fail(f"A and B must have one dtype, got {self.A.dtype} and {self.B.dtype}")
-        if self.A.rows != 128:
-            fail(f"tcgen05 tiles with cta_group::1 have M = 128 here: A must have 128 rows, got "
-                 f"{self.A.rows} (M = 64 is not supported yet)")
-        self.N = self.B.rows
+        if self.A.mn != 128:
+            fail(f"tcgen05 tiles have 128 rows of A per CTA here: A must have 128 rows, got "
+                 f"{self.A.mn} (M = 64 is not supported yet)")
+        # cta_group::2: the pair computes M = 256 (128 rows in each CTA's A and TMEM) and
+        # N = 2 x the B rows each CTA holds
+        self.M = 128 * self.cta_group
+        self.N = self.B.mn * self.cta_group
+        for key, have in (("mma_m", self.M), ("mma_n", self.N)):
+            if config.get(key, have) != have:
+                fail(f"{key}={config[key]} does not match the operands: cta_group="
+                     f"{self.cta_group} with A ({self.A.mn} rows) and B ({self.B.mn} rows per "
+                     f"CTA) gives {have}")
         if self.N % 16 or not 16 <= self.N <= 256:
-            fail(f"N = {self.N} (B's rows) must be a multiple of 16 in 16..256")
-        if self.A.cols != self.B.cols:
-            fail(f"A and B must span the same K, got {self.A.cols} and {self.B.cols}")
+            fail(f"N = {self.N} must be a multiple of 16 in 16..256")
+        if self.A.k != self.B.k:
+            fail(f"A and B must span the same K, got {self.A.k} and {self.B.k}")
         if not isinstance(c_region, BufferRegion) or c_region.buffer.scope() != "tmem":
             fail("C must be a tensor-memory (tmem) buffer")
         C = self.C = c_region.buffer
@@ -373,14 +512,16 @@ def gemm_async_tcgen05(call, ctx):
     plan = _Tcgen05Plan(call, ctx)
     a_desc = plan.A.descriptors(plan.A.address(), "tcgen05")
     b_desc = plan.B.descriptors(plan.B.address(), "tcgen05")
-    idesc = IntImm("uint32", tcgen05_instr_descriptor(128, plan.N, plan.A.dtype))
-    addr = plan.C.allocated_addr
+    idesc = IntImm("uint32", tcgen05_instr_descriptor(plan.M, plan.N, plan.A.dtype,
+                                                      trans_a=plan.trans_a,
+                                                      trans_b=plan.trans_b))
+    addr = plan.C.allocated_addr[0]
     col0 = plan.col0
     if isinstance(col0, IntImm):
         taddr = addr if col0.value == 0 else addr + IntImm("uint32", col0.value)
     else:
         taddr = addr + Cast("uint32", col0)  # f32: one TMEM column per element
-    instr = ptx["tcgen05.mma.cta_group::1.kind::f16"]
+    instr = ptx[f"tcgen05.mma.cta_group::{plan.cta_group}.kind::f16"]
     accum = _accumulate_flag(plan.accum)
     body = []
     for step, (da, db) in enumerate(zip(a_desc, b_desc)):

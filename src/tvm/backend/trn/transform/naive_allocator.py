@@ -72,7 +72,7 @@ def _allocate(func):
         size = sbuf_bytes_per_partition(buf)
         if size is None or _address(buf) is not None:
             continue
-        replace[buf] = buf.replace(allocated_addr=IntImm("int32", start))
+        replace[buf] = buf.replace(allocated_addr=(IntImm("int32", start),))
         start += size
     if not replace:
         return func

@@ -16,6 +16,7 @@ from .importer import op_key, register
 
 
 def dtype_of(x) -> str:
+    """The dtype of the Relax tensor expression ``x`` (from its struct info)."""
     return x.struct_info.dtype
 
 

@@ -31,6 +31,9 @@ class _NotComputed:
 
 
 def NOT_COMPUTED(what):
+    """A marker for an ATen result the frontend does not compute (``what`` names it); a
+    graph that reads it (through ``getitem``) fails with a ``ValueError`` naming it.
+    """
     return _NotComputed(what)
 
 

@@ -192,12 +192,37 @@ class GraphImporter:
         return value
 
     def out_dtype(self, node, index=None) -> str:
+        """The Relax dtype of the value torch recorded for ``node``.
+
+        Parameters
+        ----------
+        node : torch.fx.Node
+        index : int, optional
+            For a node with several results, which one.
+
+        Returns
+        -------
+        str
+        """
         value = self.val(node)
         if index is not None:
             value = value[index]
         return dtype_name(value.dtype)
 
     def out_shape(self, node, index=None) -> list:
+        """The Relax shape (ints and TIR ``int64`` expressions) of the value torch recorded for
+        ``node``.
+
+        Parameters
+        ----------
+        node : torch.fx.Node
+        index : int, optional
+            For a node with several results, which one.
+
+        Returns
+        -------
+        list
+        """
         value = self.val(node)
         if index is not None:
             value = value[index]
@@ -219,6 +244,7 @@ class GraphImporter:
         return int(size)
 
     def symbol(self, name: str) -> tir_expr.Var:
+        """The TIR ``int64`` variable of the symbolic size ``name`` (made once, on first use)."""
         if name not in self.sym_vars:
             self.sym_vars[name] = tir_expr.Var(name, "int64")
         return self.sym_vars[name]
@@ -243,10 +269,24 @@ class GraphImporter:
         raise ValueError(f"torch frontend: symbolic size {expr} ({name}) is not supported yet")
 
     def const(self, value, dtype: str):
+        """A Relax constant of ``value`` with ``dtype``."""
         return const(value, dtype)
 
     # ----- the walk -----------------------------------------------------------------------
     def convert_node(self, node):
+        """Convert one ``call_function`` node with its converter and record its value.
+
+        An expression result is emitted as a binding named after the node.
+
+        Parameters
+        ----------
+        node : torch.fx.Node
+
+        Returns
+        -------
+        object
+            The node's Relax value (a Var, a Python value, or a list of them).
+        """
         conv = self.converter_of(node)
         value = conv(self, node)
         if isinstance(value, Expr):
@@ -288,4 +328,5 @@ def _fold(fn, args):
 
 
 def make_tuple(values) -> Tuple:
+    """A Relax ``Tuple`` of ``values``."""
     return Tuple(list(values))

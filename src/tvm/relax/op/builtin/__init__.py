@@ -23,7 +23,7 @@ _ALLOC_TENSOR = register_relax_op(
 )
 
 
-def alloc_tensor(shape, dtype, runtime_device_index, storage_scope="global"):
+def alloc_tensor(shape, dtype, runtime_device_index, storage_scope="global") -> Call:
     """``R.builtin.alloc_tensor(shape, dtype, runtime_device_index, storage_scope="global")``."""
     args = [as_shape(shape), as_dtype(dtype), as_int(runtime_device_index), as_str(storage_scope)]
     call = Call(_ALLOC_TENSOR, args)

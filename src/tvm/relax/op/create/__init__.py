@@ -32,12 +32,12 @@ def _shape(shape):
     return ShapeExpr(shape) if isinstance(shape, (list, tuple)) else shape
 
 
-def ones(shape, dtype="float32"):
+def ones(shape, dtype="float32") -> Call:
     """``R.ones(shape, dtype)``."""
     return Call(_ONES, [_shape(shape)], InitAttrs(str(dtype)))
 
 
-def zeros(shape, dtype="float32"):
+def zeros(shape, dtype="float32") -> Call:
     """``R.zeros(shape, dtype)``."""
     return Call(_ZEROS, [_shape(shape)], InitAttrs(str(dtype)))
 
@@ -127,27 +127,27 @@ def _scalar_tensor(value):
     return const(value) if isinstance(value, (bool, int, float)) else value
 
 
-def full(shape, fill_value, dtype=None):
+def full(shape, fill_value, dtype=None) -> Call:
     """``R.full(shape, fill_value, dtype=None)``: ``fill_value`` is a 0-d tensor."""
     return Call(_FULL, [_shape(shape), _scalar_tensor(fill_value)], InitAttrs(_dtype(dtype)))
 
 
-def full_like(x, fill_value, dtype=None):
+def full_like(x, fill_value, dtype=None) -> Call:
     """``R.full_like(x, fill_value, dtype=None)``."""
     return Call(_FULL_LIKE, [x, _scalar_tensor(fill_value)], InitAttrs(_dtype(dtype)))
 
 
-def ones_like(x, dtype=None):
+def ones_like(x, dtype=None) -> Call:
     """``R.ones_like(x, dtype=None)``."""
     return Call(_ONES_LIKE, [x], InitAttrs(_dtype(dtype)))
 
 
-def zeros_like(x, dtype=None):
+def zeros_like(x, dtype=None) -> Call:
     """``R.zeros_like(x, dtype=None)``."""
     return Call(_ZEROS_LIKE, [x], InitAttrs(_dtype(dtype)))
 
 
-def arange(start, end=None, step=1, dtype=None):
+def arange(start, end=None, step=1, dtype=None) -> Call:
     """``R.arange(start, end=None, step=1, dtype=None)``; one argument means ``[0, start)``.
 
     ``dtype=None`` gives int64 for integer bounds and float32 when a bound is a float.
@@ -163,17 +163,17 @@ def arange(start, end=None, step=1, dtype=None):
     return Call(_ARANGE, args, InitAttrs(_dtype(dtype)))
 
 
-def tril(x, k=0):
+def tril(x, k=0) -> Call:
     """``R.tril(x, k=0)``: zero the elements above the ``k``-th diagonal."""
     return Call(_TRIL, [x, _prim(k, "tril", "k")])
 
 
-def triu(x, k=0):
+def triu(x, k=0) -> Call:
     """``R.triu(x, k=0)``: zero the elements below the ``k``-th diagonal."""
     return Call(_TRIU, [x, _prim(k, "triu", "k")])
 
 
-def eye(n, m=None, k=0, dtype="float32"):
+def eye(n, m=None, k=0, dtype="float32") -> Call:
     """``R.eye(n, m=None, k=0, dtype="float32")``: ones on the ``k``-th diagonal."""
     m = n if m is None else m
     args = [_prim(v, "eye", role) for v, role in ((n, "n"), (m, "m"), (k, "k"))]

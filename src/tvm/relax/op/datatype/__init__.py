@@ -34,12 +34,12 @@ def _dtype(dtype, name):
     return str(dtype)
 
 
-def astype(x, dtype):
+def astype(x, dtype) -> Call:
     """``R.astype(x, dtype)``: elementwise cast."""
     return Call(_ASTYPE, [x], AstypeAttrs(_dtype(dtype, "astype")))
 
 
-def wrap_param(data, dtype="float32"):
+def wrap_param(data, dtype="float32") -> Call:
     """``R.wrap_param(data, dtype="float32")``: cast a (constant) parameter to ``dtype``."""
     return Call(_WRAP_PARAM, [data], WrapParamAttrs(_dtype(dtype, "wrap_param")))
 

@@ -63,7 +63,7 @@ _OPS = register_op_table(
 )
 
 
-def no_grad(input):
+def no_grad(input) -> Call:
     """``R.grad.no_grad(input)``: the input, with no gradient flowing back through it."""
     return Call(_OPS["no_grad"], [input])
 
@@ -74,7 +74,7 @@ def _checkpoint(name, value):
     return Call(_OPS[name], [value])
 
 
-def start_checkpoint(input):
+def start_checkpoint(input) -> Call:
     """``R.grad.start_checkpoint(input)``: mark the start of a checkpointed segment.
 
     ``input`` must be a Var once normalized (TypeError from type inference otherwise).
@@ -82,14 +82,14 @@ def start_checkpoint(input):
     return _checkpoint("start_checkpoint", input)
 
 
-def end_checkpoint(input):
+def end_checkpoint(input) -> Call:
     """``R.grad.end_checkpoint(input)``: mark the end of a checkpointed segment (a Var)."""
     return _checkpoint("end_checkpoint", input)
 
 
 def nll_loss_backward(
     output_grad, predictions, targets, weights=None, reduction="mean", ignore_index=-100
-):
+) -> Call:
     """``R.grad.nll_loss_backward(output_grad, predictions, targets, weights=None, ...)``."""
     args = [output_grad, predictions, targets] + ([weights] if weights is not None else [])
     return Call(_OPS["nll_loss_backward"], args, NLLLossAttrs(str(reduction), int(ignore_index)))
@@ -106,7 +106,7 @@ def max_pool2d_backward(
     count_include_pad=False,
     layout="NCHW",
     out_layout=None,
-):
+) -> Call:
     """``R.grad.max_pool2d_backward(output_grad, data, ...)``: route each gradient to the max."""
     attrs = pool2d_attrs(
         "max_pool2d_backward",
@@ -133,7 +133,7 @@ def avg_pool2d_backward(
     count_include_pad=False,
     layout="NCHW",
     out_layout=None,
-):
+) -> Call:
     """``R.grad.avg_pool2d_backward(output_grad, data, ...)``: spread each gradient evenly."""
     attrs = pool2d_attrs(
         "avg_pool2d_backward",
@@ -149,7 +149,7 @@ def avg_pool2d_backward(
     return Call(_OPS["avg_pool2d_backward"], [output_grad, data], attrs)
 
 
-def take_backward(output_grad, x, indices, axis=None, *, mode=""):
+def take_backward(output_grad, x, indices, axis=None, *, mode="") -> Call:
     """``R.grad.take_backward(output_grad, x, indices, axis=None)``: scatter-add the gradient.
 
     ``mode`` is accepted only because TVM prints the (unused) ``mode=""`` of its attributes.

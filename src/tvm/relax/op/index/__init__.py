@@ -39,7 +39,7 @@ _DYN_SLICE = register_relax_op(
 register_op_attr("relax.dynamic_strided_slice", "FDataDependent", True)
 
 
-def take(x, indices, axis=None, mode="fast"):
+def take(x, indices, axis=None, mode="fast") -> Call:
     """``R.take(x, indices, axis=None, mode="fast")``: ``numpy.take``.
 
     ``mode`` handles out-of-range indices: ``"fast"`` (assumed in range), ``"clip"`` or
@@ -56,7 +56,7 @@ def _prim_tuple(values, role):
     return Tuple([prim_value_arg(v, "strided_slice", role) for v in values])
 
 
-def strided_slice(x, axes, begin, end, strides=None, assume_inbound=False):
+def strided_slice(x, axes, begin, end, strides=None, assume_inbound=False) -> Call:
     """``R.strided_slice(x, axes, begin, end, strides=None, assume_inbound=False)``.
 
     ``axes``, ``begin``, ``end`` and ``strides`` are lists (one entry per sliced axis) of ints
@@ -69,7 +69,7 @@ def strided_slice(x, axes, begin, end, strides=None, assume_inbound=False):
     return Call(_STRIDED_SLICE, args, StridedSliceAttrs(bool(assume_inbound)))
 
 
-def dynamic_strided_slice(x, begin, end, strides):
+def dynamic_strided_slice(x, begin, end, strides) -> Call:
     """``R.dynamic_strided_slice(x, begin, end, strides)``: bounds are 1-D int64 tensors."""
     return Call(_DYN_SLICE, [x, begin, end, strides])
 

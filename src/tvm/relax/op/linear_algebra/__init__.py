@@ -19,7 +19,7 @@ _MATMUL = register_relax_op(
 )
 
 
-def matmul(x1, x2, out_dtype=None):
+def matmul(x1, x2, out_dtype=None) -> Call:
     """``R.matmul(x1, x2, out_dtype=None)``: matrix product (batched, NumPy semantics)."""
     if out_dtype is not None:
         out_dtype = str(out_dtype)
@@ -45,14 +45,14 @@ _OUTER = register_relax_op(
 )
 
 
-def einsum(operands, subscripts):
+def einsum(operands, subscripts) -> Call:
     """``R.einsum(operands, subscripts)``: Einstein summation (no ellipsis yet)."""
     if isinstance(operands, (list, tuple)):
         operands = Tuple(list(operands))
     return Call(_EINSUM, [operands], EinsumAttrs(str(subscripts)))
 
 
-def outer(x1, x2):
+def outer(x1, x2) -> Call:
     """``R.outer(x1, x2)``: the outer product of two 1-D tensors."""
     return Call(_OUTER, [x1, x2])
 
@@ -62,7 +62,7 @@ __all__ += ["einsum", "outer"]
 from . import reference  # noqa: F401 - registers FReference after the ops exist
 
 
-def linear(data, weight, bias=None, out_dtype=None):
+def linear(data, weight, bias=None, out_dtype=None) -> Call:
     """``R.linear(data, weight, bias=None, out_dtype=None)``: ``data @ weight^T (+ bias)``.
 
     A composite, not an op of its own (as in TVM): it builds

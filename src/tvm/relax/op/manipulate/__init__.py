@@ -38,19 +38,19 @@ def _shape(shape):
     return ShapeExpr(shape) if isinstance(shape, (list, tuple)) else shape
 
 
-def broadcast_to(x, shape):
+def broadcast_to(x, shape) -> Call:
     """``R.broadcast_to(x, shape)``."""
     return Call(_BROADCAST_TO, [x, _shape(shape)])
 
 
-def permute_dims(x, axes=None):
+def permute_dims(x, axes=None) -> Call:
     """``R.permute_dims(x, axes=None)``: reverse the dims when ``axes`` is None."""
     if axes is not None:
         axes = tuple(int(a) for a in axes)
     return Call(_PERMUTE_DIMS, [x], PermuteDimsAttrs(axes))
 
 
-def reshape(x, shape):
+def reshape(x, shape) -> Call:
     """``R.reshape(x, shape)``; one dim may be -1 (solved from the element count)."""
     return Call(_RESHAPE, [x, _shape(shape)])
 
@@ -110,32 +110,32 @@ def _tensors(tensors):
     return Tuple(list(tensors)) if isinstance(tensors, (list, tuple)) else tensors
 
 
-def expand_dims(x, axis):
+def expand_dims(x, axis) -> Call:
     """``R.expand_dims(x, axis)``: insert size-1 dims at ``axis`` (positions in the output)."""
     return Call(_M["expand_dims"], [x], ExpandDimsAttrs(_int_list(axis)))
 
 
-def squeeze(x, axis=None):
+def squeeze(x, axis=None) -> Call:
     """``R.squeeze(x, axis=None)``: remove size-1 dims (all of them when ``axis`` is None)."""
     return Call(_M["squeeze"], [x], SqueezeAttrs(None if axis is None else _int_list(axis)))
 
 
-def flatten(x):
+def flatten(x) -> Call:
     """``R.flatten(x)``: a 1-D tensor of all elements."""
     return Call(_M["flatten"], [x])
 
 
-def concat(tensors, axis=0):
+def concat(tensors, axis=0) -> Call:
     """``R.concat(tensors, axis=0)``: join along ``axis`` (None: flatten each first)."""
     return Call(_M["concat"], [_tensors(tensors)], ConcatAttrs(None if axis is None else int(axis)))
 
 
-def stack(tensors, axis=0):
+def stack(tensors, axis=0) -> Call:
     """``R.stack(tensors, axis=0)``: stack equal-shaped tensors along a new ``axis``."""
     return Call(_M["stack"], [_tensors(tensors)], StackAttrs(int(axis)))
 
 
-def split(x, indices_or_sections, axis=0):
+def split(x, indices_or_sections, axis=0) -> Call:
     """``R.split(x, indices_or_sections, axis=0)``: a tuple of pieces.
 
     An int ``k`` gives ``k`` pieces of ``ceil(n / k)`` elements (the last one shorter, as in
@@ -146,39 +146,39 @@ def split(x, indices_or_sections, axis=0):
     return Call(_M["split"], [x], SplitAttrs(indices_or_sections, int(axis)))
 
 
-def collapse_sum_like(data, collapse_target):
+def collapse_sum_like(data, collapse_target) -> Call:
     """``R.collapse_sum_like(data, collapse_target)``: sum down to the target's shape."""
     return Call(_M["collapse_sum_like"], [data, collapse_target])
 
 
-def collapse_sum_to(data, shape):
+def collapse_sum_to(data, shape) -> Call:
     """``R.collapse_sum_to(data, shape)``: sum down to ``shape`` (the reverse of broadcasting)."""
     return Call(_M["collapse_sum_to"], [data, _shape(shape)])
 
 
-def repeat(data, repeats, axis=None):
+def repeat(data, repeats, axis=None) -> Call:
     """``R.repeat(data, repeats, axis=None)``: repeat each element (``axis=None``: flattened)."""
     return Call(
         _M["repeat"], [data], RepeatAttrs(int(repeats), None if axis is None else int(axis))
     )
 
 
-def tile(data, repeats):
+def tile(data, repeats) -> Call:
     """``R.tile(data, repeats)``: tile ``data`` (``numpy.tile`` semantics)."""
     return Call(_M["tile"], [data], TileAttrs(_int_list(repeats)))
 
 
-def flip(data, axis):
+def flip(data, axis) -> Call:
     """``R.flip(data, axis)``: reverse the order of elements along ``axis``."""
     return Call(_M["flip"], [data], FlipAttrs(int(axis)))
 
 
-def gather_elements(data, indices, axis=0):
+def gather_elements(data, indices, axis=0) -> Call:
     """``R.gather_elements(data, indices, axis=0)``: ``out[i][j] = data[indices[i][j]][j]``."""
     return Call(_M["gather_elements"], [data, indices], GatherElementsAttrs(int(axis)))
 
 
-def scatter_elements(data, indices, updates, axis=0, reduction="update"):
+def scatter_elements(data, indices, updates, axis=0, reduction="update") -> Call:
     """``R.scatter_elements(data, indices, updates, axis=0, reduction="update")``.
 
     ``reduction`` is update, add, mul, max, min or mean; as in TVM 0.27, ``mean`` replaces the
@@ -191,14 +191,14 @@ def scatter_elements(data, indices, updates, axis=0, reduction="update"):
     )
 
 
-def one_hot(indices, on_value, off_value, depth, axis=-1):
+def one_hot(indices, on_value, off_value, depth, axis=-1) -> Call:
     """``R.one_hot(indices, on_value, off_value, depth, axis=-1)``; values are PrimValues."""
     on_value = prim_value_arg(on_value, "one_hot", "on_value")
     off_value = prim_value_arg(off_value, "one_hot", "off_value")
     return Call(_M["one_hot"], [indices, on_value, off_value], OneHotAttrs(int(depth), int(axis)))
 
 
-def layout_transform(x, index_map, pad_value=None):
+def layout_transform(x, index_map, pad_value=None) -> Call:
     """``R.layout_transform(x, index_map, pad_value=None)``: ``out[index_map(i)] = x[i]``.
 
     ``index_map`` is a ``tirx.IndexMap`` or a callable (converted with

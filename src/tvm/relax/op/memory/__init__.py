@@ -59,23 +59,23 @@ _KILL_TENSOR = register_relax_op(
 )
 
 
-def alloc_storage(size, virtual_device_index, storage_scope, dtype):
+def alloc_storage(size, virtual_device_index, storage_scope, dtype) -> Call:
     """``R.memory.alloc_storage(size, virtual_device_index, storage_scope, dtype)``."""
     args = [as_shape(size), as_int(virtual_device_index), as_str(storage_scope), as_dtype(dtype)]
     return Call(_ALLOC_STORAGE, args)
 
 
-def alloc_tensor(storage, offset, shape, dtype, runtime_device_index=0):
+def alloc_tensor(storage, offset, shape, dtype, runtime_device_index=0) -> Call:
     """``R.memory.alloc_tensor(storage, offset, shape, dtype, runtime_device_index=0)``."""
     args = [storage, as_int(offset), as_shape(shape), as_dtype(dtype), as_int(runtime_device_index)]
     return Call(_ALLOC_TENSOR, args)
 
 
-def kill_storage(storage):
+def kill_storage(storage) -> Call:
     """``R.memory.kill_storage(storage)``."""
     return Call(_KILL_STORAGE, [storage])
 
 
-def kill_tensor(tensor):
+def kill_tensor(tensor) -> Call:
     """``R.memory.kill_tensor(tensor)``."""
     return Call(_KILL_TENSOR, [tensor])

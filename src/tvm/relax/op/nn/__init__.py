@@ -129,53 +129,53 @@ _padding = padding_values
 _dtype = dtype_arg
 
 
-def relu(data):
+def relu(data) -> Call:
     """``R.nn.relu(data)``: ``max(data, 0)``."""
     return Call(_OPS["relu"], [data])
 
 
-def leakyrelu(data, alpha=0.01):
+def leakyrelu(data, alpha=0.01) -> Call:
     """``R.nn.leakyrelu(data, alpha=0.01)``: ``x`` if ``x > 0`` else ``alpha * x``."""
     return Call(_OPS["leakyrelu"], [data], LeakyReluAttrs(float(alpha)))
 
 
-def prelu(data, alpha, axis=1):
+def prelu(data, alpha, axis=1) -> Call:
     """``R.nn.prelu(data, alpha, axis=1)``: ``x`` if ``x > 0`` else ``alpha[c] * x``, with ``c``
     the index along ``axis`` (``alpha`` is 1-D: one slope per channel, or one for all)."""
     return Call(_OPS["prelu"], [data, alpha], PReluAttrs(int(axis)))
 
 
-def gelu(data):
+def gelu(data) -> Call:
     """``R.nn.gelu(data)``: ``x * Phi(x)`` with the Gauss error function."""
     return Call(_OPS["gelu"], [data])
 
 
-def gelu_tanh(data):
+def gelu_tanh(data) -> Call:
     """``R.nn.gelu_tanh(data)``: GELU with the tanh approximation."""
     return Call(_OPS["gelu_tanh"], [data])
 
 
-def silu(data):
+def silu(data) -> Call:
     """``R.nn.silu(data)``: ``x * sigmoid(x)``."""
     return Call(_OPS["silu"], [data])
 
 
-def softplus(data, beta=1.0, threshold=20.0):
+def softplus(data, beta=1.0, threshold=20.0) -> Call:
     """``R.nn.softplus(data, beta=1.0, threshold=20.0)``: linear where ``beta * x > threshold``."""
     return Call(_OPS["softplus"], [data], SoftplusAttrs(float(beta), float(threshold)))
 
 
-def softmax(data, axis=-1):
+def softmax(data, axis=-1) -> Call:
     """``R.nn.softmax(data, axis=-1)``."""
     return Call(_OPS["softmax"], [data], SoftmaxAttrs(int(axis)))
 
 
-def log_softmax(data, axis=-1):
+def log_softmax(data, axis=-1) -> Call:
     """``R.nn.log_softmax(data, axis=-1)``."""
     return Call(_OPS["log_softmax"], [data], SoftmaxAttrs(int(axis)))
 
 
-def cross_entropy_with_logits(predictions, labels):
+def cross_entropy_with_logits(predictions, labels) -> Call:
     """``R.nn.cross_entropy_with_logits(predictions, labels)``: ``-sum(p * l) / batch``.
 
     The sum is divided by the batch size (dim 0) when the inputs are 2-D.
@@ -183,7 +183,7 @@ def cross_entropy_with_logits(predictions, labels):
     return Call(_OPS["cross_entropy_with_logits"], [predictions, labels])
 
 
-def nll_loss(predictions, targets, weights=None, reduction="mean", ignore_index=-100):
+def nll_loss(predictions, targets, weights=None, reduction="mean", ignore_index=-100) -> Call:
     """``R.nn.nll_loss(predictions, targets, weights=None, reduction="mean", ignore_index=-100)``.
 
     ``predictions`` are log-probabilities ``(N, C, d1, ...)`` or ``(C,)``; ``targets`` are
@@ -204,7 +204,7 @@ def conv1d(
     kernel_layout="OIW",
     out_layout=None,
     out_dtype=None,
-):
+) -> Call:
     """``R.nn.conv1d(data, weight, strides=1, padding=0, dilation=1, groups=1, ...)``."""
     name = "conv1d"
     attrs = Conv1DAttrs(
@@ -231,7 +231,7 @@ def conv2d(
     kernel_layout="OIHW",
     out_layout=None,
     out_dtype=None,
-):
+) -> Call:
     """``R.nn.conv2d(data, weight, strides=(1, 1), padding=(0, 0), dilation=(1, 1), ...)``.
 
     Parameters
@@ -288,7 +288,7 @@ def conv2d_transpose(
     kernel_layout="IOHW",
     out_layout=None,
     out_dtype=None,
-):
+) -> Call:
     """``R.nn.conv2d_transpose(data, weight, ...)``: the gradient of conv2d w.r.t. its data."""
     name = "conv2d_transpose"
     attrs = Conv2DTransposeAttrs(
@@ -331,7 +331,7 @@ def max_pool2d(
     count_include_pad=False,
     layout="NCHW",
     out_layout=None,
-):
+) -> Call:
     """``R.nn.max_pool2d(data, pool_size=(1, 1), strides=(1, 1), padding=(0, 0), ...)``.
 
     Parameters
@@ -371,7 +371,7 @@ def avg_pool2d(
     count_include_pad=False,
     layout="NCHW",
     out_layout=None,
-):
+) -> Call:
     """``R.nn.avg_pool2d(...)``; padding is excluded from the average unless
     ``count_include_pad``."""
     attrs = pool2d_attrs(
@@ -388,7 +388,7 @@ def avg_pool2d(
     return Call(_OPS["avg_pool2d"], [data], attrs)
 
 
-def adaptive_avg_pool2d(data, output_size=None, layout="NCHW", out_layout=None):
+def adaptive_avg_pool2d(data, output_size=None, layout="NCHW", out_layout=None) -> Call:
     """``R.nn.adaptive_avg_pool2d(data, output_size=None, layout="NCHW", out_layout=None)``."""
     if output_size is not None:
         output_size = _ints(output_size, 2, "output_size", "adaptive_avg_pool2d")
@@ -400,7 +400,7 @@ def _axes(axes):
     return [int(axes)] if isinstance(axes, int) else [int(a) for a in axes]
 
 
-def layer_norm(data, gamma, beta, axes, epsilon=1e-5, center=True, scale=True):
+def layer_norm(data, gamma, beta, axes, epsilon=1e-5, center=True, scale=True) -> Call:
     """``R.nn.layer_norm(data, gamma, beta, axes, epsilon=1e-5, center=True, scale=True)``.
 
     ``(data - mean) / sqrt(var + epsilon) * gamma + beta`` with the mean and (population)
@@ -413,7 +413,7 @@ def layer_norm(data, gamma, beta, axes, epsilon=1e-5, center=True, scale=True):
 
 def group_norm(
     data, gamma, beta, num_groups, channel_axis, axes, epsilon=1e-5, center=True, scale=True
-):
+) -> Call:
     """``R.nn.group_norm(data, gamma, beta, num_groups, channel_axis, axes, epsilon=1e-5, ...)``."""
     attrs = GroupNormAttrs(
         int(num_groups), int(channel_axis), _axes(axes), float(epsilon), bool(center), bool(scale)
@@ -421,7 +421,7 @@ def group_norm(
     return Call(_OPS["group_norm"], [data, gamma, beta], attrs)
 
 
-def rms_norm(data, weight, axes=-1, epsilon=1e-5):
+def rms_norm(data, weight, axes=-1, epsilon=1e-5) -> Call:
     """``R.nn.rms_norm(data, weight, axes=-1, epsilon=1e-5)``."""
     return Call(_OPS["rms_norm"], [data, weight], RMSNormAttrs(_axes(axes), float(epsilon)))
 
@@ -438,7 +438,7 @@ def batch_norm(
     scale=True,
     momentum=0.1,
     training=True,
-):
+) -> Call:
     """``R.nn.batch_norm(...)``: a tuple ``(output, new moving mean, new moving var)``.
 
     With ``training`` the batch statistics normalize the data and update the moving ones
@@ -451,7 +451,7 @@ def batch_norm(
     return Call(_OPS["batch_norm"], [data, gamma, beta, moving_mean, moving_var], attrs)
 
 
-def dropout(data, rate=0.5):
+def dropout(data, rate=0.5) -> Call:
     """``R.nn.dropout(data, rate=0.5)``: a tuple ``(output, mask)``.
 
     The reference evaluator runs dropout in inference mode (output = data, mask of ones):
@@ -460,7 +460,7 @@ def dropout(data, rate=0.5):
     return Call(_OPS["dropout"], [data], DropoutAttrs(float(rate)))
 
 
-def attention(query, key, value, bias=None, scale=None, causal_mask=None, window_size=None):
+def attention(query, key, value, bias=None, scale=None, causal_mask=None, window_size=None) -> Call:
     """``R.nn.attention(query, key, value, bias=None, scale=None, causal_mask=None, ...)``.
 
     Tensors are ``(batch, seq, heads, head_dim)``; ``causal_mask`` is None, ``"TopLeft"`` or
@@ -473,7 +473,7 @@ def attention(query, key, value, bias=None, scale=None, causal_mask=None, window
     return Call(_OPS["attention"], args, attrs)
 
 
-def pad(data, pad_width, pad_mode="constant", pad_value=0.0):
+def pad(data, pad_width, pad_mode="constant", pad_value=0.0) -> Call:
     """``R.nn.pad(data, pad_width, pad_mode="constant", pad_value=0.0)``.
 
     ``pad_width`` lists (before, after) for every dim, flattened; modes: constant, edge,

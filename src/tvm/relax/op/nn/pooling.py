@@ -189,7 +189,7 @@ def _pool(name, attrs_cls, spatial, data, pool_size, strides, padding, dilation,
 
 
 def max_pool1d(data, pool_size=(1,), strides=(1,), padding=(0, 0), dilation=(1,),
-               ceil_mode=False, count_include_pad=False, layout="NCW", out_layout=None):
+               ceil_mode=False, count_include_pad=False, layout="NCW", out_layout=None) -> Call:
     """``R.nn.max_pool1d(data, pool_size=(1,), strides=(1,), padding=(0, 0), ...)``.
 
     Parameters
@@ -217,7 +217,7 @@ def max_pool1d(data, pool_size=(1,), strides=(1,), padding=(0, 0), dilation=(1,)
 
 
 def avg_pool1d(data, pool_size=(1,), strides=(1,), padding=(0, 0), dilation=(1,),
-               ceil_mode=False, count_include_pad=True, layout="NCW", out_layout=None):
+               ceil_mode=False, count_include_pad=True, layout="NCW", out_layout=None) -> Call:
     """``R.nn.avg_pool1d(...)``: as :func:`max_pool1d`; ``count_include_pad`` (default True,
     as in TVM) counts padded positions in the average."""
     return _pool("avg_pool1d", Pool1DAttrs, 1, data, pool_size, strides, padding, dilation,
@@ -226,7 +226,7 @@ def avg_pool1d(data, pool_size=(1,), strides=(1,), padding=(0, 0), dilation=(1,)
 
 def max_pool3d(data, pool_size=(1, 1, 1), strides=(1, 1, 1), padding=(0, 0, 0),
                dilation=(1, 1, 1), ceil_mode=False, count_include_pad=False, layout="NCDHW",
-               out_layout=None):
+               out_layout=None) -> Call:
     """``R.nn.max_pool3d(...)``: a 5-D tensor in ``layout`` (default NCDHW); ``padding`` is 1,
     3 or 6 (front, top, left, back, bottom, right) ints; otherwise as :func:`max_pool1d`."""
     return _pool("max_pool3d", Pool3DAttrs, 3, data, pool_size, strides, padding, dilation,
@@ -235,7 +235,7 @@ def max_pool3d(data, pool_size=(1, 1, 1), strides=(1, 1, 1), padding=(0, 0, 0),
 
 def avg_pool3d(data, pool_size=(1, 1, 1), strides=(1, 1, 1), padding=(0, 0, 0),
                dilation=(1, 1, 1), ceil_mode=False, count_include_pad=True, layout="NCDHW",
-               out_layout=None):
+               out_layout=None) -> Call:
     """``R.nn.avg_pool3d(...)``: as :func:`max_pool3d`, averaging (``count_include_pad``
     defaults to True, as in TVM)."""
     return _pool("avg_pool3d", Pool3DAttrs, 3, data, pool_size, strides, padding, dilation,
@@ -248,14 +248,14 @@ def _adaptive(name, attrs_cls, spatial, data, output_size, layout, out_layout):
     return Call(_OPS[name], [data], attrs_cls(output_size, layout, out_layout or layout))
 
 
-def adaptive_avg_pool1d(data, output_size=None, layout="NCW", out_layout=None):
+def adaptive_avg_pool1d(data, output_size=None, layout="NCW", out_layout=None) -> Call:
     """``R.nn.adaptive_avg_pool1d(data, output_size=None, layout="NCW", out_layout=None)``:
     average pooling to ``output_size`` (an int or 1-tuple; None keeps the input width)."""
     return _adaptive("adaptive_avg_pool1d", AdaptivePool1DAttrs, 1, data, output_size, layout,
                      out_layout)
 
 
-def adaptive_avg_pool3d(data, output_size=None, layout="NCDHW", out_layout=None):
+def adaptive_avg_pool3d(data, output_size=None, layout="NCDHW", out_layout=None) -> Call:
     """``R.nn.adaptive_avg_pool3d(data, output_size=None, layout="NCDHW", out_layout=None)``:
     average pooling to ``output_size`` (an int or 3-tuple; None keeps the input extents)."""
     return _adaptive("adaptive_avg_pool3d", AdaptivePool3DAttrs, 3, data, output_size, layout,

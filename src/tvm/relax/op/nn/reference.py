@@ -70,6 +70,18 @@ def _softplus(attrs, x):
 
 
 def softmax_f64(x, axis):
+    """Softmax of ``x`` along ``axis`` in float64 (the maximum is subtracted first).
+
+    Parameters
+    ----------
+    x : numpy.ndarray
+    axis : int
+
+    Returns
+    -------
+    numpy.ndarray
+        A float64 array of ``x``'s shape.
+    """
     v = _f64(x)
     e = np.exp(v - np.max(v, axis=axis, keepdims=True))
     return e / np.sum(e, axis=axis, keepdims=True)
@@ -123,10 +135,27 @@ def _nll_loss(attrs, pred, targets, weights=None):
 
 
 def to_canonical(x, layout, canonical):
+    """Transpose ``x`` from ``layout`` to the ``canonical`` axis order.
+
+    Parameters
+    ----------
+    x : numpy.ndarray
+    layout : str
+        ``x``'s layout (``"NHWC"``).
+    canonical : str
+        The same letters in the wanted order (``"NCHW"``).
+
+    Returns
+    -------
+    numpy.ndarray
+    """
     return np.transpose(x, [layout.index(c) for c in canonical])
 
 
 def from_canonical(x, layout, canonical):
+    """Transpose ``x`` from the ``canonical`` axis order back to ``layout`` (inverse of
+    :func:`to_canonical`).
+    """
     return np.transpose(x, [canonical.index(c) for c in layout])
 
 
@@ -229,6 +258,15 @@ def pool_out_size(attrs, h, w):
 
 
 def pool_positions(attrs, i, j):
+    """The input ``(row, col)`` positions the pooling window of output ``(i, j)`` covers.
+
+    Positions come from ``attrs``'s pool size, strides, dilation and top/left padding; they may
+    lie in the padding (negative or past the end).
+
+    Returns
+    -------
+    list of tuple of int
+    """
     (kh, kw), (sh, sw), (dh, dw) = attrs.pool_size, attrs.strides, attrs.dilation
     pt, pl = attrs.padding[0], attrs.padding[1]
     return [(i * sh - pt + a * dh, j * sw - pl + b * dw) for a in range(kh) for b in range(kw)]

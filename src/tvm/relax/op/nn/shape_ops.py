@@ -49,12 +49,12 @@ _OPS = register_op_table(
 )
 
 
-def relu6(data):
+def relu6(data) -> Call:
     """``R.nn.relu6(data)``: ``min(max(data, 0), 6)``, elementwise."""
     return Call(_OPS["relu6"], [data])
 
 
-def batch_flatten(data):
+def batch_flatten(data) -> Call:
     """``R.nn.batch_flatten(data)``: reshape ``(n, d1, d2, ...)`` to ``(n, d1 * d2 * ...)``."""
     return Call(_OPS["batch_flatten"], [data])
 

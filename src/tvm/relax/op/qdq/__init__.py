@@ -37,7 +37,7 @@ def _attrs(axis, out_dtype):
     return QuantizeAttrs(int(axis), str(getattr(out_dtype, "dtype", out_dtype)))
 
 
-def quantize(data, scale, zero_point, axis: int = -1, out_dtype: str = "int8"):
+def quantize(data, scale, zero_point, axis: int = -1, out_dtype: str = "int8") -> Call:
     """``R.quantize(data, scale, zero_point, axis=-1, out_dtype="int8")``.
 
     Parameters
@@ -55,7 +55,7 @@ def quantize(data, scale, zero_point, axis: int = -1, out_dtype: str = "int8"):
     return Call(_QUANTIZE, [data, scale, zero_point], _attrs(axis, out_dtype))
 
 
-def dequantize(data, scale, zero_point, axis: int = -1, out_dtype: str = "float32"):
+def dequantize(data, scale, zero_point, axis: int = -1, out_dtype: str = "float32") -> Call:
     """``R.dequantize(data, scale, zero_point, axis=-1, out_dtype="float32")``.
 
     ``(data - zero_point) * scale`` computed in float32 (integer inputs subtract in int32),

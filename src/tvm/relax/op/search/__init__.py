@@ -55,27 +55,27 @@ def _axis(axis):
     return None if axis is None else int(axis)
 
 
-def argmax(x, axis=None, keepdims=False):
+def argmax(x, axis=None, keepdims=False) -> Call:
     """``R.argmax(x, axis=None, keepdims=False)``: int64 indices (flattened when no axis)."""
     return Call(_ARGMAX, [x], ArgmaxArgminAttrs(_axis(axis), bool(keepdims)))
 
 
-def argmin(x, axis=None, keepdims=False):
+def argmin(x, axis=None, keepdims=False) -> Call:
     """``R.argmin(x, axis=None, keepdims=False)``: int64 indices (flattened when no axis)."""
     return Call(_ARGMIN, [x], ArgmaxArgminAttrs(_axis(axis), bool(keepdims)))
 
 
-def sort(x, axis=-1, descending=False):
+def sort(x, axis=-1, descending=False) -> Call:
     """``R.sort(x, axis=-1, descending=False)``: a stable sort along ``axis``."""
     return Call(_SORT, [x], SortAttrs(int(axis), bool(descending)))
 
 
-def argsort(data, axis=-1, descending=False, dtype="int32"):
+def argsort(data, axis=-1, descending=False, dtype="int32") -> Call:
     """``R.argsort(data, axis=-1, descending=False, dtype="int32")``: stable sort indices."""
     return Call(_ARGSORT, [data], ArgsortAttrs(int(axis), bool(descending), str(dtype)))
 
 
-def topk(data, k=1, axis=-1, ret_type="both", largest=True, dtype="int32"):
+def topk(data, k=1, axis=-1, ret_type="both", largest=True, dtype="int32") -> Call:
     """``R.topk(data, k=1, axis=-1, ret_type="both", largest=True, dtype="int32")``.
 
     Parameters

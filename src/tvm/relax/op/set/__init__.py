@@ -33,7 +33,7 @@ def _flag(value, name):
 
 
 def unique(x, sorted=True, return_index=False, return_inverse=False, return_counts=False,
-           axis=None):
+           axis=None) -> Call:
     """``R.unique(x, sorted=True, return_index=False, return_inverse=False,
     return_counts=False, axis=None)``.
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from ...expr import Call
 from ..op_attrs import StatisticalAttrs
 from ..registry import register_relax_op
@@ -27,7 +29,7 @@ def _axes(axis):
     return tuple(int(a) for a in axis)
 
 
-def sum(x, axis=None, keepdims=False):
+def sum(x, axis=None, keepdims=False) -> Call:
     """``R.sum(x, axis=None, keepdims=False)``: sum over ``axis`` (all axes when None)."""
     return Call(_SUM, [x], StatisticalAttrs(_axes(axis), bool(keepdims)))
 
@@ -82,6 +84,23 @@ for _name, _doc in MORE_REDUCTIONS:
     globals()[_name] = _make_reduction(_name, _doc)
     __all__.append(_name)
 
+if TYPE_CHECKING:
+    # The constructors the loop above makes, as a type checker sees them (it cannot follow
+    # ``globals()``); tests/test_typing.py checks these against the table.
+    from collections.abc import Sequence
+
+    from ...expr import Expr
+
+    _Axes = int | Sequence[int] | None
+    __all__ += ["max", "mean", "min", "prod", "std", "variance"]
+
+    def max(x: Expr, axis: _Axes = None, keepdims: bool = False) -> Call: ...
+    def mean(x: Expr, axis: _Axes = None, keepdims: bool = False) -> Call: ...
+    def min(x: Expr, axis: _Axes = None, keepdims: bool = False) -> Call: ...
+    def prod(x: Expr, axis: _Axes = None, keepdims: bool = False) -> Call: ...
+    def std(x: Expr, axis: _Axes = None, keepdims: bool = False) -> Call: ...
+    def variance(x: Expr, axis: _Axes = None, keepdims: bool = False) -> Call: ...
+
 
 def _scan(name, data, axis, dtype, exclusive):
     dtype = None if dtype is None else str(getattr(dtype, "dtype", dtype))
@@ -92,12 +111,12 @@ def _scan(name, data, axis, dtype, exclusive):
     )
 
 
-def cumsum(data, axis=None, dtype=None, exclusive=False):
+def cumsum(data, axis=None, dtype=None, exclusive=False) -> Call:
     """``R.cumsum(data, axis=None, dtype=None, exclusive=False)`` (flattened when no axis)."""
     return _scan("cumsum", data, axis, dtype, exclusive)
 
 
-def cumprod(data, axis=None, dtype=None, exclusive=False):
+def cumprod(data, axis=None, dtype=None, exclusive=False) -> Call:
     """``R.cumprod(data, axis=None, dtype=None, exclusive=False)`` (flattened when no axis)."""
     return _scan("cumprod", data, axis, dtype, exclusive)
 
@@ -116,7 +135,7 @@ _MEDIAN = register_relax_op(
 )
 
 
-def median(x, axis=None, keepdims=False):
+def median(x, axis=None, keepdims=False) -> Call:
     """``R.median(x, axis=None, keepdims=False)``: the lower median.
 
     Over all elements when ``axis`` is None (one tensor); over one axis otherwise, giving

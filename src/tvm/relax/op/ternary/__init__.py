@@ -20,12 +20,12 @@ _WHERE = register_relax_op(
 )
 
 
-def ewise_fma(x1, x2, x3):
+def ewise_fma(x1, x2, x3) -> Call:
     """``R.ewise_fma(x1, x2, x3)``: ``x1 * x2 + x3``; all three have the same shape and dtype."""
     return Call(_EWISE_FMA, [x1, x2, x3])
 
 
-def where(condition, x1, x2):
+def where(condition, x1, x2) -> Call:
     """``R.where(condition, x1, x2)``: elementwise selection with broadcasting of all three."""
     return Call(_WHERE, [condition, x1, x2])
 

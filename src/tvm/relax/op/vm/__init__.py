@@ -49,19 +49,19 @@ _KILL_OBJECT = register_relax_op(
 )
 
 
-def alloc_storage(size, runtime_device_index, dtype, storage_scope="global"):
+def alloc_storage(size, runtime_device_index, dtype, storage_scope="global") -> Call:
     """``R.vm.alloc_storage(size, runtime_device_index, dtype, storage_scope)``."""
     args = [as_shape(size), as_int(runtime_device_index), as_dtype(dtype), as_str(storage_scope)]
     return Call(_ALLOC_STORAGE, args)
 
 
-def alloc_tensor(storage, offset, shape, dtype, runtime_device_index=0):
+def alloc_tensor(storage, offset, shape, dtype, runtime_device_index=0) -> Call:
     """``R.vm.alloc_tensor(storage, offset, shape, dtype, runtime_device_index=0)``."""
     args = [storage, as_int(offset), as_shape(shape), as_dtype(dtype), as_int(runtime_device_index)]
     return Call(_ALLOC_TENSOR, args)
 
 
-def kill_object(obj):
+def kill_object(obj) -> Call:
     """``R.vm.kill_object(obj)``."""
     return Call(_KILL_OBJECT, [obj])
 
@@ -82,7 +82,7 @@ _CALL_BUILTIN_WITH_CTX = register_relax_op(
 )
 
 
-def call_builtin_with_ctx(func, args, ty_args=None, *, sinfo_args=None):
+def call_builtin_with_ctx(func, args, ty_args=None, *, sinfo_args=None) -> Call:
     """``R.call_builtin_with_ctx(func, args, ty_args=...)``: a VM builtin given the VM context."""
     from ...expr import ExternFunc, Tuple
 

@@ -27,6 +27,24 @@ class Fallback(GPUScheduleRule):
     """
 
     def apply(self, func, target, tunable):
+        """Inline, then fuse each block's spatial loops and bind them to ``blockIdx.x`` and
+        ``threadIdx.x``.
+
+        Parameters
+        ----------
+        func : PrimFunc
+            The function to schedule (not modified).
+        target : Target
+            The GPU target to schedule for.
+        tunable : bool
+            Unused: the rule has no tunable choices.
+
+        Returns
+        -------
+        Schedule or None
+            The schedule of a copy of ``func``; ``None`` when the function cannot be normalized
+            into blocks.
+        """
         sch = Schedule(func)
         infos = normalize_prim_func(sch)
         if infos is None:

@@ -74,6 +74,23 @@ class Matmul(GPUScheduleRule):
         self.k_tile = k_tile
 
     def apply(self, func, target, tunable):
+        """Tile the function's one multiply-accumulate reduction over a 2-D thread grid.
+
+        Parameters
+        ----------
+        func : PrimFunc
+            The function to schedule (not modified).
+        target : Target
+            The GPU target to schedule for.
+        tunable : bool
+            Unused: the rule has no tunable choices.
+
+        Returns
+        -------
+        Schedule or None
+            The schedule of a copy of ``func``; ``None`` when the function is not a (batched) matmul
+        with optional spatial epilogues.
+        """
         sch = Schedule(func)
         infos = normalize_prim_func(sch)
         if not infos:

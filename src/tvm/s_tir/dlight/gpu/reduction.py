@@ -88,6 +88,23 @@ class GeneralReduction(GPUScheduleRule):
     max_reductions = None
 
     def apply(self, func, target, tunable):
+        """Put each row of the reduction on one CTA and spread every stage over ``threadIdx.x``.
+
+        Parameters
+        ----------
+        func : PrimFunc
+            The function to schedule (not modified).
+        target : Target
+            The GPU target to schedule for.
+        tunable : bool
+            Unused: the rule has no tunable choices.
+
+        Returns
+        -------
+        Schedule or None
+            The schedule of a copy of ``func``; ``None`` when the blocks do not have the row
+        structure described in the class docstring.
+        """
         sch = Schedule(func)
         infos = normalize_prim_func(sch)
         if not infos:

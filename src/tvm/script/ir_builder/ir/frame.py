@@ -30,6 +30,14 @@ class IRModuleFrame(IRBuilderFrame):
         self.global_infos: dict[str, list] | None = None
 
     def exit_with_scope(self) -> None:
+        """Build the ``IRModule`` (functions in declaration order) and make it the builder's
+        result.
+
+        Raises
+        ------
+        ValueError
+            When a declared function was never defined.
+        """
         self._run_callbacks()
         missing = [name for name, gv in self.global_vars.items() if gv not in self.functions]
         if missing:

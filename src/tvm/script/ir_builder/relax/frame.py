@@ -270,6 +270,15 @@ class FunctionFrame(SeqFrame):
         self.result = None
 
     def exit_with_scope(self) -> None:
+        """Build the ``relax.Function`` (normalized, so its types are filled in) and add it to
+        the enclosing ``IRModuleFrame``, or make it the builder's result at top level (a local
+        function is bound by its caller).
+
+        Raises
+        ------
+        ValueError
+            When a module function has no name (``R.func_name``).
+        """
         self._run_callbacks()
         body = self.seq_expr()
         attrs = dict(self.attrs)
@@ -300,6 +309,13 @@ class BlockFrame(IRBuilderFrame):
         self.closed = False
 
     def enter_with_scope(self) -> None:
+        """Start a dataflow block: the function's pending bindings are closed into a block first.
+
+        Raises
+        ------
+        ValueError
+            Outside ``R.function()`` or inside another ``R.dataflow()``.
+        """
         seq = IRBuilder.current().find_frame(SeqFrame)
         if seq is None:
             raise ValueError("R.dataflow() must be used inside R.function()")
@@ -308,6 +324,9 @@ class BlockFrame(IRBuilderFrame):
         seq.flush()
 
     def exit_with_scope(self) -> None:
+        """Close the block: the variables named by ``R.output`` become ordinary ``Var`` s and the
+        bindings become a ``DataflowBlock`` of the function.
+        """
         self._run_callbacks()
         seq = IRBuilder.current().find_frame(SeqFrame)
         bindings = _convert_outputs(self.bindings, self.outputs, seq.var_remap)
@@ -377,11 +396,25 @@ class IfFrame(IRBuilderFrame):
         self.var = None
 
     def enter_with_scope(self) -> None:
+        """Check where the ``R.If`` is.
+
+        Raises
+        ------
+        ValueError
+            Inside a dataflow block (an ``If`` cannot be a dataflow binding).
+        """
         builder = IRBuilder.current()
         if any(isinstance(f, BlockFrame) for f in builder.frames):
             raise ValueError("Cannot create an IfFrame inside a dataflow block.")
 
     def exit_with_scope(self) -> None:
+        """Emit ``relax.If`` of the condition and both branches, bound to the frame's variable.
+
+        Raises
+        ------
+        ValueError
+            When the then branch or the else branch is missing.
+        """
         self._run_callbacks()
         if self.then_branch is None or self.else_branch is None:
             raise ValueError("An R.If needs both a then branch and an else branch")

@@ -23,12 +23,14 @@ from tvm.error import InternalError
 from tvm.ffi.node import set_field
 from tvm.ir import Range
 from tvm.ir.expr import PrimExpr
+from tvm.ir.op import Op as _Op
 from tvm.tirx import stmt as _stmt
 from tvm.tirx.buffer import NO_LAYOUT as _NO_LAYOUT
 from tvm.tirx.buffer import VIEW_DECLARERS as _VIEW_DECLARERS
 from tvm.tirx.buffer import Buffer as _Buffer
 from tvm.tirx.buffer import decl_buffer as _decl_buffer
 from tvm.tirx.buffer import pointer_type_of
+from tvm.tirx.expr import Call as _Call
 from tvm.tirx.expr import IntImm, StringImm, Var
 
 from ..base import IRBuilder
@@ -174,10 +176,6 @@ def _make_buffer(shape, dtype, data, strides, elem_offset, scope, align, offset_
     shape = tuple(_sym_dim(s) for s in shape)
     if buffer_type == "auto":
         buffer_type = "auto_broadcast"
-    if isinstance(allocated_addr, (list, tuple)) and len(allocated_addr) == 1:
-        allocated_addr = allocated_addr[0]  # Trainium's [addr]: the one address, as 0.27 prints
-    if isinstance(allocated_addr, int) and not isinstance(allocated_addr, bool):
-        allocated_addr = IntImm("int32", allocated_addr)
     return _decl_buffer(
         shape, dtype or "float32", "buffer", data=data,
         strides=[_sym_dim(s) for s in strides] if strides else None,
@@ -258,9 +256,18 @@ def _declare_view(buf):
     frames = IRBuilder.current().frames
     if not frames or not isinstance(frames[-1], TIRFrame):
         return None
-    tmem = buf.scope() == "tmem" and buf.allocated_addr is not None
-    add_to_parent(_stmt.DeclBuffer(buf, None if tmem else buf.data))
+    add_to_parent(_stmt.DeclBuffer(buf, _decl_data(buf, buf.data)))
     return buf
+
+
+def _decl_data(buf, data):
+    """The ``data`` of a ``DeclBuffer`` of ``buf``: as in Apache TVM 0.27, a TMEM buffer with an
+    ``allocated_addr`` is addressed by it, ``T.reinterpret(T.handle(dtype, "tmem"), addr)``
+    (printed without ``data=``); any other buffer by ``data`` as given."""
+    if buf.scope() == "tmem" and buf.allocated_addr is not None:
+        return _Call(buf.data.type_annotation, _Op.get("tirx.reinterpret"),
+                     (buf.allocated_addr[0],))
+    return data
 
 
 _VIEW_DECLARERS.append(_declare_view)
@@ -275,7 +282,7 @@ def decl_buffer(shape, dtype="float32", data=None, strides=None, elem_offset=Non
     buf = _make_buffer(shape, dtype, data, strides, elem_offset, scope, align, offset_factor,
                        buffer_type, axis_separators, layout=layout,
                        allocated_addr=allocated_addr)
-    add_to_parent(_stmt.DeclBuffer(buf, data))
+    add_to_parent(_stmt.DeclBuffer(buf, _decl_data(buf, data)))
     return buf
 
 

@@ -112,6 +112,17 @@ class PrimFuncFrame(TIRFrame):
         self.result: PrimFunc | None = None
 
     def exit_with_scope(self) -> None:
+        """Build the ``PrimFunc`` from the collected parameters, buffer map, attributes and body.
+
+        A schedulable function's blocks are wrapped in a ``"root"`` block; a public function gets
+        ``global_symbol``. The function is added to the enclosing ``IRModuleFrame``, or becomes the
+        builder's result at top level.
+
+        Raises
+        ------
+        ValueError
+            When the frame is nested in a frame other than an ``IRModuleFrame``.
+        """
         self._run_callbacks()
         body = self.body()
         if self.root_alloc_buffers or (self.s_tir and _contains_sblock(body)
@@ -189,6 +200,7 @@ class ForFrame(TIRFrame):
         return None
 
     def exit_with_scope(self) -> None:
+        """Wrap the body in one ``For`` per loop var (the first outermost); add it to the parent."""
         body = self.body()
         for i in reversed(range(len(self.vars))):
             thread = None
@@ -220,6 +232,9 @@ class SBlockFrame(TIRFrame):
         self.init = None
 
     def exit_with_scope(self) -> None:
+        """Build the ``SBlock`` (read/write regions inferred when not given), wrap it in an
+        ``SBlockRealize`` unless ``no_realize``, and add it to the parent.
+        """
         block = _stmt.SBlock(self.iter_vars, [], [], self.name, self.body(), init=self.init,
                              alloc_buffers=self.alloc_buffers,
                              match_buffers=self.match_buffers, annotations=self.annotations)
@@ -248,6 +263,13 @@ class InitFrame(TIRFrame):
     """``with T.init():`` inside a block: the reduction's initialisation."""
 
     def exit_with_scope(self) -> None:
+        """Store the body as the ``init`` of the enclosing block.
+
+        Raises
+        ------
+        ValueError
+            When the parent frame is not a ``T.sblock()`` or the block already has an init.
+        """
         frames = IRBuilder.current().frames
         parent = frames[-1] if frames else None
         if not isinstance(parent, SBlockFrame):
@@ -265,6 +287,7 @@ class WhileFrame(TIRFrame):
         self.condition = condition
 
     def exit_with_scope(self) -> None:
+        """Add a ``While`` of the condition and the body to the parent."""
         add_to_parent(_stmt.While(self.condition, self.body()))
 
 
@@ -276,6 +299,7 @@ class AttrFrame(TIRFrame):
         self.entries = list(entries)
 
     def exit_with_scope(self) -> None:
+        """Wrap the body in one ``AttrStmt`` per entry (first outermost); add it to the parent."""
         body = self.body()
         for node, attr_key, value in reversed(self.entries):
             body = _stmt.AttrStmt(node, attr_key, value, body)
@@ -305,6 +329,13 @@ class IfFrame(IRBuilderFrame):
         self.else_case = None
 
     def exit_with_scope(self) -> None:
+        """Add an ``IfThenElse`` of the condition and the collected branches to the parent.
+
+        Raises
+        ------
+        ValueError
+            When no ``T.Then()`` branch was given.
+        """
         if self.then_case is None:
             raise ValueError("T.If() needs a T.Then() branch")
         add_to_parent(_stmt.IfThenElse(self.condition, self.then_case, self.else_case))
@@ -314,6 +345,13 @@ class ThenFrame(TIRFrame):
     """The then-branch of the enclosing :class:`IfFrame`."""
 
     def exit_with_scope(self) -> None:
+        """Store the body as the then-branch of the enclosing ``T.If()``.
+
+        Raises
+        ------
+        ValueError
+            When the parent frame is not a ``T.If()``.
+        """
         frames = IRBuilder.current().frames
         if not frames or not isinstance(frames[-1], IfFrame):
             raise ValueError("T.Then() must be used directly inside T.If()")
@@ -324,6 +362,13 @@ class ElseFrame(TIRFrame):
     """The else-branch of the enclosing :class:`IfFrame`."""
 
     def exit_with_scope(self) -> None:
+        """Store the body as the else-branch of the enclosing ``T.If()``.
+
+        Raises
+        ------
+        ValueError
+            When the parent frame is not a ``T.If()`` or no ``T.Then()`` came before.
+        """
         frames = IRBuilder.current().frames
         if not frames or not isinstance(frames[-1], IfFrame):
             raise ValueError("T.Else() must be used directly inside T.If()")

@@ -293,6 +293,13 @@ class ComposeOpFrame(TIRFrame):
         self.config = config
 
     def exit_with_scope(self) -> None:
+        """Group the tile calls of the body into one ``compose_op`` call and add it to the parent.
+
+        Raises
+        ------
+        TypeError
+            When the body holds a statement other than a tile-primitive call.
+        """
         for stmt in self.stmts:
             if not isinstance(stmt, TilePrimitiveCall):
                 raise TypeError(

@@ -163,7 +163,7 @@ def copy_async_tmem_local(call, ctx):
     stmts = [DeclBuffer(regs), AllocBuffer(words)]
     warp = scope_thread_index(ctx) // WARP_SIZE
     lane = (plan.lane0 + warp * WARP_SIZE) * 65536  # the lane goes to bits 16..31
-    base = Analyzer().simplify(_u32(tbuf.allocated_addr) + _u32(lane) + _u32(plan.col0))
+    base = Analyzer().simplify(_u32(tbuf.allocated_addr[0]) + _u32(lane) + _u32(plan.col0))
 
     def reg(k):
         return BufferLoad(regs, [IntImm("int32", k)])
