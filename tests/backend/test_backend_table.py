@@ -43,10 +43,9 @@ def test_kind_without_backend():
                                          r"tvm.backend.metal registers none\)"):
         get_backend(Target("metal"))
     assert find_backend("metal") is None
-    # c: the package holds the C-source generator that device backends build on, no Backend.
-    with pytest.raises(ValueError, match=r"target kind 'c' has no backend \(its package "
-                                         r"tvm.backend.c registers none\)"):
-        get_backend("c")
+    # c: the host C target (tests/backend/c/test_c_host.py).
+    c = get_backend("c")
+    assert c.host is True and c.device_type == 1 and "c" in registered_kinds()
     with pytest.raises(TypeError, match="expected a target kind name or a tvm.target.Target"):
         get_backend(3)
 
@@ -93,8 +92,13 @@ def test_lower_intrin_takes_the_rules_of_the_functions_kind(clean_table):
 
 
 def test_lower_intrin_for_a_kind_without_backend_keeps_the_call():
-    text = lower_intrin(_exp_func(Target("c"))).script()
+    text = lower_intrin(_exp_func(Target("metal"))).script()
     assert "T.exp(" in text and "llvm.exp" not in text
+
+
+def test_lower_intrin_of_the_c_kind_calls_libm():
+    text = lower_intrin(_exp_func(Target("c"))).script()
+    assert 'T.call_pure_extern("float32", "expf"' in text
 
 
 def test_a_backend_package_that_fails_to_import_reports_its_error(tmp_path, monkeypatch):

@@ -361,7 +361,13 @@ def test_rule15_force_pure_requires_is_pure():
 
 def test_rule16_shape_values_are_integers():
     x, s = rx.Var("x", TT(3)), rx.Var("s", rx.ShapeType(ndim=1))
-    shape = rx.ShapeExpr([tirx.FloatImm("float32", 1.0)])
+    # The constructor rejects a float value (as TVM's does): only a rewritten field gets here.
+    with pytest.raises(TypeError, match="the value in ShapeType can only have dtype of int64"):
+        rx.ShapeExpr([tirx.FloatImm("float32", 1.0)])
+    with pytest.raises(RuntimeError, match="can only have dtype of int64"):
+        rx.TensorType([tirx.Var("dim", "float32")], "float32")
+    shape = rx.ShapeExpr([1])
+    set_field(shape, "values", (tirx.FloatImm("float32", 1.0),))
     set_field(shape, "ty", rx.ShapeType(ndim=1))
     mod = module(main=func([x], [rx.VarBinding(s, shape)], x))
     check_fails(mod, TypeError, "Shape expressions must be of integer type, but got float32")
@@ -443,6 +449,90 @@ def test_rule21_inference_fails():
         "Each Relax expression must be able to have its Type inferred.  However, inferring the "
         "type of expression R.matmul(x, y, out_dtype=None) resulted in the error: \nMatmul",
     )
+
+
+def test_rule5_symbolic_vars_in_ty_args_and_return_type():
+    # call_packed's ty_args and the return type use m, which nothing defines.
+    m = tirx.Var("m", "int64")
+    x, y = rx.Var("x", TT(3)), rx.Var("y", TT(3))
+    call = rx.Call(rx.ExternFunc("f"), [x], ty_args=[TT(m)])
+    set_field(call, "ty", TT(3))
+    check_fails(module(main=func([x], [rx.VarBinding(y, call)], y)), ValueError,
+                "Var m is not defined.", check_ty=False, node=call)
+    bad_ret = func([x], [], x, ret_ty=TT(m))
+    check_fails(module(main=bad_ret), ValueError, "Var m is not defined.")
+
+
+def test_rule5_return_type_may_use_match_cast_vars():
+    @R.function
+    def f(x: R.Tensor(ndim=1, dtype="float32")) -> R.Tensor(("n",), dtype="float32"):
+        n = T.int64()
+        y = R.match_cast(x, R.Tensor((n,), "float32"))
+        return y
+
+    rx.analysis.well_formed(module(f=f))
+
+
+@I.ir_module(check_well_formed=False)
+class BadCallTIR:
+    @R.function
+    def prim_dtype(A: R.Tensor([16], "float16"), s: R.Prim("int64")):
+        B = R.call_tir(BadCallTIR.scale, (A, s), out_ty=R.Tensor([16], "float16"))
+        return B
+
+    @R.function
+    def shape_as_scalar():
+        B = R.call_tir(BadCallTIR.fill, (R.shape([1, 2]),), out_ty=R.Tensor([1], "float32"))
+        return B
+
+    @R.function
+    def inferred_output(A: R.Tensor([8, 4], "float16")):
+        B = R.call_tir(BadCallTIR.flatten, A, out_ty=R.Tensor([64], "float16"))
+        return B
+
+    @R.function
+    def good(A: R.Tensor([8, 4], "float16"), s: R.Prim("float32")):
+        B = R.call_tir(BadCallTIR.flatten, A, out_ty=R.Tensor([32], "float16"))
+        Z = R.zeros([16], "float16")
+        C = R.call_tir(BadCallTIR.scale, (Z, s), out_ty=R.Tensor([16], "float16"))
+        return (B, C)
+
+    @T.prim_func
+    def scale(A: T.Buffer([T.int64(16)], "float16"), s: T.float32,
+              B: T.Buffer([T.int64(16)], "float16")):
+        for i in range(T.int64(16)):
+            B[i] = A[i] * T.Cast("float16", s)
+
+    @T.prim_func
+    def fill(m: T.int64, n: T.int64, B: T.Buffer([T.int64(1)], "float32")):
+        B[0] = T.Cast("float32", m + n)
+
+    @T.prim_func
+    def flatten(a: T.handle, b: T.handle):
+        M, N = T.int64(), T.int64()
+        A = T.match_buffer(a, [M, N], "float16")
+        B = T.match_buffer(b, [M * N], "float16")
+        for i in range(M * N):
+            B[i] = A[i // N, i % N]
+
+
+@pytest.mark.parametrize(("name", "message"), [
+    ("prim_dtype", "Argument 1 type mismatch: expected T.float32, given T.int64"),
+    ("shape_as_scalar", "Argument 0 type mismatch: expected T.int64, given R.Shape([1, 2])"),
+    ("inferred_output", ("implies that the output should be R.Tensor((32,), "
+                         'dtype="float16"), but the `out_ty` argument was R.Tensor((64,)')),
+])
+def test_rule20_call_tir_fits_its_prim_func(name, message):
+    mod = tvm.IRModule({gv: f for gv, f in BadCallTIR.functions.items()
+                        if gv.name_hint in (name, "scale", "fill", "flatten")})
+    err = check_fails(mod, ValueError, message)
+    assert "FValidate" in str(err) and "relax.call_tir" in str(err)
+
+
+def test_rule20_call_tir_matching_prim_func_is_well_formed():
+    mod = tvm.IRModule({gv: f for gv, f in BadCallTIR.functions.items()
+                        if gv.name_hint in ("good", "scale", "flatten")})
+    rx.analysis.well_formed(mod)
 
 
 def test_tir_functions_are_ignored():

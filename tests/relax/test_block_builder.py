@@ -506,3 +506,56 @@ def test_scope_misuse_is_value_error_and_tvm_internal_error():
         bb.emit_func_output(x)
     with bb.function("g", []):  # an explicit empty list: no parameters
         bb.emit_func_output(relax.const(1.0))
+
+
+def test_emit_func_output_returns_the_global_var():
+    bb = relax.BlockBuilder()
+    with bb.function("helper", [], private=True):
+        gvar = bb.emit_func_output(relax.const(0, "int64"))
+    assert isinstance(gvar, tvm.ir.GlobalVar) and gvar.name_hint == "helper"
+    assert bb.get()[gvar] is not None
+
+
+def _three_bindings():
+    bb = relax.BlockBuilder()
+    with bb.function("func", []):
+        a = bb.emit(relax.const(1, "int64"), "a")
+        b = bb.emit(relax.const(2, "int64"), "b")
+        bb.emit_func_output(bb.emit(op.add(a, b), "c"))
+    return bb.finalize()["func"].body
+
+
+def test_nested_seq_in_dataflow_block_splits_the_block():
+    # The SeqExpr's plain binding block goes between two dataflow blocks (as TVM's
+    # normalizer does); "e" is bound to the SeqExpr's result.
+    seq = _three_bindings()
+    bb = relax.BlockBuilder()
+    with bb.function("func", [], private=True):
+        with bb.dataflow():
+            bb.emit(relax.const(3, "int64"), "d")
+            e = bb.emit(seq, "e")
+            out = bb.emit_output(e, "f")
+        bb.emit_func_output(out)
+    func = bb.finalize()["func"]
+    kinds = [type(block).__name__ for block in func.body.blocks]
+    assert kinds == ["DataflowBlock", "BindingBlock", "DataflowBlock"]
+    assert [b.var.name_hint for b in func.body.blocks[1].bindings] == ["a", "b", "c"]
+    assert func.body.blocks[2].bindings[0].value.name_hint == "c"
+    relax.analysis.well_formed(tvm.IRModule.from_expr(func))
+
+
+def test_nested_seq_using_outer_dataflow_vars_is_malformed():
+    lhs = relax.Var("a", _t([]))
+    bb = relax.BlockBuilder()
+    with bb.function("func", [lhs]):
+        bb.emit_func_output(bb.emit(op.add(lhs, lhs)))
+    func = bb.finalize()["func"]
+    bb = relax.BlockBuilder()
+    with bb.function("func", [], private=True):
+        with bb.dataflow():
+            local = bb.emit(relax.const(3, "float32"), "local_a")
+            out = bb.emit_output(bb.emit(func.bind_params({lhs: local}).body, "f"), "f")
+        with pytest.raises(RuntimeError, match="Malformed AST.*DataflowVars \\(local_a,\\)") \
+                as info:
+            bb.emit_func_output(out)
+    assert isinstance(info.value, ValueError)

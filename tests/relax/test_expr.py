@@ -234,3 +234,30 @@ def test_operators_of_the_op_library():
         assert expr.op.name == name
         assert bb.normalize(expr).ty.ndim == 1
     assert bb.normalize(x.astype("float16")).ty.dtype == "float16"
+
+
+def test_function_refines_a_declared_return_type_to_the_body_type():
+    # As TVM's Function: a declared return type that is a base of the body's type is
+    # replaced by the body's; symbolic dims survive only when the parameters define them.
+    n = tvm.tirx.Var("n", "int64")
+    x = relax.Var("x", relax.TensorType([2, 3], "float32"))
+    f = relax.Function([x], relax.SeqExpr([], x), relax.TensorType(None, "float32", ndim=2))
+    assert str(f.ret_ty) == 'R.Tensor((2, 3), dtype="float32")'
+    y = relax.Var("y", relax.TensorType([n], "float32"))
+    g = relax.Function([y], relax.SeqExpr([], y), relax.ObjectType())
+    assert str(g.ret_ty) == 'R.Tensor((n,), dtype="float32")'
+    # A declared type that is not a base of the body's (or equal to it) is kept.
+    h = relax.Function([x], relax.SeqExpr([], x), relax.TensorType([2, 3], "float32"))
+    assert h.ret_ty is not None and str(h.ret_ty) == 'R.Tensor((2, 3), dtype="float32")'
+
+
+def test_parsed_function_return_type_is_refined():
+    mod = tvm.script.from_source('''
+@I.ir_module
+class Module:
+    @R.function
+    def main(x: R.Tensor((2, 4), "float32")) -> R.Tensor(None, "float32", ndim=2):
+        gv = R.exp(x)
+        return gv
+''')
+    assert str(mod["main"].ret_ty) == 'R.Tensor((2, 4), dtype="float32")'

@@ -273,3 +273,23 @@ def test_visit_expr_post_order_uses_the_default_rule():
     new = Rewrite().visit_expr(func)
     assert [b.value.op.name for b in new.body.blocks[0].bindings] == ["relax.multiply"] * 3
 
+
+
+def test_mutator_replaces_a_return_type_the_new_body_does_not_fit():
+    # As TVM's ExprMutator: the declared return type stays while the body's type is a base of
+    # it; a body of another shape replaces it.
+    x = relax.Var("x", relax.TensorType([2, 3], "float32"))
+    y = relax.Var("y", relax.TensorType([4], "float32"))
+    func = relax.Function([x], relax.SeqExpr([], x), relax.TensorType([2, 3], "float32"))
+
+    class ToY(relax.ExprMutator):
+        def visit_seq_expr_(self, op):
+            return relax.SeqExpr([], y)
+
+    class ToRank(relax.ExprMutator):
+        def visit_seq_expr_(self, op):
+            z = relax.Var("z", relax.TensorType(None, "float32", ndim=2))
+            return relax.SeqExpr([], z)
+
+    assert str(ToY().visit_expr(func).ret_ty) == 'R.Tensor((4,), dtype="float32")'
+    assert str(ToRank().visit_expr(func).ret_ty) == 'R.Tensor((2, 3), dtype="float32")'

@@ -339,19 +339,21 @@ def test_check_numerical_grads_reports_the_worst_element():
     with pytest.raises(AssertionError) as info:
         tvm.testing.check_numerical_grads(lambda a: (a**2).sum(), [x], [np.array([2.0, 4.0, 0.0])])
     message = str(info.value)
-    assert "input 0" in message and "index (2,)" in message and "given 0.0" in message
+    assert "grads wrt '0' differ too much" in message
+    assert "first 10 of wrong positions: [(2,)]" in message
 
 
 def test_check_numerical_grads_bad_arguments():
     x = np.ones(2)
     with pytest.raises(ValueError, match="1 input values but 2 gradient values"):
         tvm.testing.check_numerical_grads(np.sum, [x], [x, x])
-    with pytest.raises(ValueError, match="has shape"):
+    with pytest.raises(ValueError, match="has unexpected shape"):
         tvm.testing.check_numerical_grads(np.sum, [x], [np.ones(3)])
     with pytest.raises(ValueError, match="same keys"):
         tvm.testing.check_numerical_grads(np.sum, {"a": x}, {"b": x})
-    with pytest.raises(AssertionError, match="function_value"):
-        tvm.testing.check_numerical_grads(np.sum, [x], [np.ones(2)], function_value=5.0)
+    # As TVM: function_value is the base of the forward differences, not checked; a wrong
+    # one only sends the estimate to central differences, where it cancels out.
+    tvm.testing.check_numerical_grads(np.sum, [x], [np.ones(2)], function_value=5.0)
 
 
 @pytest.mark.parametrize("reduce", ["mean", "variance", "std", "sum"])

@@ -340,3 +340,11 @@ def test_source_of_code_without_a_file():
     with pytest.raises(OSError, match="Cannot read the source of made_by_exec") as info:
         Source(namespace["made_by_exec"])
     assert "tvm.script.from_source" in str(info.value)
+
+
+def test_format_source_snippet_takes_tvms_keyword_names():
+    lines = ["ignored\n", "    abc + def\n", "ignored\n"]
+    by_keyword = _format_source_snippet(lines, lineno=2, col_offset=5, end_lineno=2,
+                                        end_col_offset=8)
+    assert by_keyword == _format_source_snippet(lines, 2, 5, 2, 8)
+    assert by_keyword.splitlines()[-1].count("^") == 3

@@ -770,3 +770,105 @@ def test_sblock_exec_scope_is_not_supported_yet():
         '    with T.sblock("b", exec_scope="cta"):\n        A[0] = T.float32(0.0)\n'
     )
     assert "TIRx execution scopes are not supported" in _error(program)
+
+
+_BLOCK_ERRORS = {
+    "duplicate axis": ("""
+@T.prim_func
+def f():
+    for i, j in T.grid(16, 16):
+        with T.sblock():
+            vi = T.axis.S(16, i)
+            vi = T.axis.S(16, j)
+            T.evaluate(1.0)
+""", 7, "Variable vi already defined in current scope"),
+    "duplicate remap names": ("""
+@T.prim_func
+def f():
+    for i, j in T.grid(16, 16):
+        with T.sblock():
+            vi, vi = T.axis.remap("SS", [i, j])
+            T.evaluate(1.0)
+""", 6, "Duplicate vars assigned."),
+    "duplicate buffer": ("""
+@T.prim_func
+def f():
+    A = T.sblock_alloc_buffer((128, 128), "float32")
+    A = T.sblock_alloc_buffer((128, 128), "float32")
+""", 5, "Variable A already defined in current scope"),
+    "predicate twice": ("""
+@T.prim_func
+def f():
+    for i in range(16):
+        with T.sblock():
+            vi = T.axis.S(16, i)
+            T.where(1)
+            T.where(0)
+""", 8, "Duplicate block predicate declaration, previous one is"),
+    "conflicting annotation": ("""
+@T.prim_func
+def f():
+    for i in range(16):
+        with T.sblock():
+            vi = T.axis.S(16, i)
+            T.sblock_attr({"key1": "block1"})
+            T.sblock_attr({"key1": "block2"})
+""", 8, 'different values for key `key1`, previous one is "block1", new one is "block2"'),
+    "float axis domain": ("""
+@T.prim_func
+def f():
+    with T.sblock():
+        i = T.axis.S(0.1, 0.1)
+""", 5, "The dtype of the domain of an IterVar must be an integer type"),
+    "string loop bounds": ("""
+@T.prim_func
+def f():
+    for i in T.serial("1", "1"):
+        T.evaluate(1)
+""", 4, "Mismatched type on argument #0 when calling T.serial"),
+    "string shape": ("""
+@T.prim_func
+def f():
+    A = T.sblock_alloc_buffer("(128, 128)", "float32")
+""", 4, "expected a list of dims, got the string '(128, 128)'"),
+    "with-as a block": ("""
+@T.prim_func
+def f():
+    with T.sblock("root") as x:
+        T.evaluate(0.0)
+""", 4, "Do not know how to bind type: SBlockFrame in with statement"),
+    "region shape mismatch": ("""
+@T.prim_func
+def f(a: T.handle):
+    A = T.match_buffer(a, (8, 8))
+    for i, j in T.grid(8, 2):
+        with T.sblock():
+            T.reads([])
+            T.writes([A[i, j * 4 : j * 4 + 4]])
+            sub_A = T.match_buffer(A[i, j * 4 : j * 4 + 4], (5,))
+            T.evaluate(0)
+""", 9, "The dimension mismatched between source region and target buffer shape, got 4 vs. 5."),
+}
+
+
+@pytest.mark.parametrize("case", list(_BLOCK_ERRORS))
+def test_builder_rejects_what_tvm_rejects(case):
+    program, line, message = _BLOCK_ERRORS[case]
+    text = _error(program)
+    assert f"<str>:{line}:" in text
+    assert message in text
+
+
+def test_names_may_repeat_in_sibling_blocks():
+    @T.prim_func(s_tir=True)
+    def f(A: T.Buffer((16,), "float32")):
+        for i in range(16):
+            with T.sblock("a"):
+                vi = T.axis.S(16, i)
+                A[vi] = T.float32(0)
+        for i in range(16):
+            with T.sblock("b"):
+                vi = T.axis.S(16, i)
+                A[vi] = A[vi] + T.float32(1)
+
+    verify_well_formed(f)

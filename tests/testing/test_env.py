@@ -26,11 +26,15 @@ def _fake_driver_module():
 def fresh_probe():
     from tvm.backend.cuda import driver
 
-    env._cuda_compute_versions.cache_clear()
-    driver.reset()
+    def clear():
+        env._cuda_compute_versions.cache_clear()
+        env._device_exists.cache_clear()
+        env._target_enabled.cache_clear()
+        driver.reset()
+
+    clear()
     yield
-    env._cuda_compute_versions.cache_clear()
-    driver.reset()
+    clear()
 
 
 def test_probes_with_a_fake_h200(monkeypatch, fresh_probe):
@@ -52,6 +56,21 @@ def test_probes_without_driver(monkeypatch, fresh_probe):
     assert not env.has_cuda()
     assert not env.has_cuda_compute(7)
     assert not env.has_gpu() and not env.has_multi_gpu(1)
+
+
+def test_test_targets_gate_has_cuda_but_not_has_gpu(monkeypatch, fresh_probe):
+    # As Apache TVM: TVM_TEST_TARGETS can exclude a backend whose device is present.
+    module = _fake_driver_module()
+    module.install(monkeypatch, module.FakeCUDA(device_count=1))
+    monkeypatch.setenv("TVM_TEST_TARGETS", "llvm")
+    assert env._device_exists("cuda") and not env._device_exists("cuda", 1)
+    assert not env._target_enabled("cuda") and env._target_enabled("llvm")
+    assert not env.has_cuda() and env.has_gpu()
+    env._target_enabled.cache_clear()
+    monkeypatch.setenv("TVM_TEST_TARGETS", "cuda;llvm")
+    assert env.has_cuda()
+    assert env._device_exists.cache_info().hits >= 1  # probes are memoized
+    assert not env._device_exists("metal") and not env._target_enabled("metal")
 
 
 def test_requires_cuda_driver_is_a_feature():

@@ -49,6 +49,10 @@ def test_enabled_targets_and_device_enabled(monkeypatch):
     assert tvm.testing.device_enabled("llvm")
     assert tvm.testing.device_enabled("llvm -mcpu=skylake")
     assert not tvm.testing.device_enabled("metal")
+    # A config dict or a Target counts by its kind (a cross triple is still llvm).
+    assert tvm.testing.device_enabled({"kind": "llvm", "mtriple": "aarch64-linux-gnu"})
+    assert tvm.testing.device_enabled(tvm.target.Target("llvm"))
+    assert not tvm.testing.device_enabled({"kind": "metal"})
     monkeypatch.setenv("TVM_TEST_TARGETS", "c;metal")
     kinds = [t for t, _ in tvm.testing.enabled_targets()]
     assert "llvm" not in kinds and "metal" not in kinds

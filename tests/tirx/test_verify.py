@@ -75,7 +75,8 @@ def test_undeclared_buffer():
     A = tirx.decl_buffer((4,), F32, name="A")
     T = tirx.decl_buffer((4,), F32, name="T")
     func = tirx.PrimFunc([A], tirx.BufferStore(A, T[0], [0]))
-    with pytest.raises(ValueError, match=r"undeclared buffer T at <root>\.body\.value\.buffer"):
+    with pytest.raises(ValueError, match=r"undeclared buffer T at <root>\.body\.value\.buffer: "
+                                         r"buffer T is used without a prior DeclBuffer"):
         analysis.verify_well_formed(func)
     declared = tirx.PrimFunc([A], tirx.SeqStmt([tirx.AllocBuffer(T),
                                                 tirx.BufferStore(A, T[0], [0])]))
@@ -182,3 +183,50 @@ def test_block_iter_domain_may_use_enclosing_loops():
     blk = triangular.body.block.body.body.body.block
     assert blk.iter_vars[1].dom.extent.name == "i"
     analysis.verify_well_formed(triangular)
+
+
+def test_nested_redefinition_and_out_of_scope_use_name_the_first_definition():
+    A = tirx.decl_buffer((4,), F32, name="A")
+    i = tirx.Var("i", "int32")
+    # Two Binds of i in one sequence: the first is still in scope ("nested").
+    body = tirx.SeqStmt([tirx.Bind(i, 1), tirx.Bind(i, 2), tirx.BufferStore(A, 1.0, [i])])
+    with pytest.raises(ValueError, match=(
+            r"multiple nested definitions of variable i\. It was first defined at "
+            r"<root>\.body\.seq\[0\]\.var, and was re-defined at <root>\.body\.seq\[1\]\.var")):
+        analysis.verify_well_formed(tirx.PrimFunc([A], body))
+    assert analysis.verify_ssa(tirx.PrimFunc([A], body)) is False
+    # A use after the loop that defined i: the message says where i was defined.
+    loop = tirx.For(i, 0, 4, tirx.ForKind.SERIAL, tirx.Evaluate(0))
+    func = tirx.PrimFunc([A], tirx.SeqStmt([loop, tirx.BufferStore(A, 1.0, [i])]))
+    with pytest.raises(ValueError, match=(
+            r"While this variable was previously defined at <root>\.body\.seq\[0\]\.loop_var, "
+            r"this definition is no longer in-scope\.")):
+        analysis.verify_well_formed(func)
+
+
+def test_body_variables_are_not_shared_between_functions():
+    i = tirx.Var("i", "int32")
+
+    def func():
+        return tirx.PrimFunc([], tirx.SeqStmt([tirx.Bind(i, 42), tirx.Evaluate(i)]))
+
+    assert analysis.verify_well_formed(func())
+    with pytest.raises(ValueError, match=(
+            r"multiple definitions of variable i\. It was first defined at "
+            r"<root>\.body\.seq\[0\]\.var in function f1")):
+        analysis.verify_well_formed(IRModule({"f1": func(), "f2": func()}))
+
+
+def test_thread_variable_may_be_launched_twice_in_one_function_only():
+    A = tirx.decl_buffer((256,), F32, name="A")
+    tx = tirx.Var("threadIdx_x", "int32")
+
+    def launch(value):
+        iv = tirx.IterVar(_range(256), tx, tirx.IterVar.ThreadIndex, "threadIdx.x")
+        return tirx.AttrStmt(iv, "thread_extent", 256, tirx.BufferStore(A, value, [tx]))
+
+    twice = tirx.PrimFunc([A], tirx.SeqStmt([launch(1.0), launch(2.0)]))
+    assert analysis.verify_well_formed(twice)
+    once = tirx.PrimFunc([A], launch(1.0))
+    with pytest.raises(ValueError, match="multiple definitions of variable threadIdx_x"):
+        analysis.verify_well_formed(IRModule({"k1": once, "k2": once.with_attr("x", 1)}))

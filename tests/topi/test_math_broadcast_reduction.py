@@ -201,9 +201,38 @@ def test_arg_reduction_last_index_and_int64(run):
     assert out.dtype == np.int64 and out.tolist() == [1]
 
 
+def test_arg_reduction_is_one_two_value_reduction(run):
+    A = te.placeholder((2, 4), name="A")
+    out = topi.argmin(A, 1, select_last_index=True)
+    temp = out.op.input_tensors[0]
+    # TVM's staging: <x>_red_temp computes (index, value) together; <x>_red copies the index.
+    assert (out.op.name, temp.op.name, temp.op.num_outputs) == ("A_red", "A_red_temp", 2)
+    a = np.array([[2.0, 1.0, 1.0, 3.0], [0.0, 5.0, 0.0, 0.0]], "float32")
+    assert run([A], out, [a]).tolist() == [2, 3]
+
+
+def test_prod_of_booleans_is_a_logical_and(run):
+    a = np.array([[True, True, False], [True, True, True]])
+    A = te.placeholder((2, 3), "bool", name="A")
+    out = topi.prod(A, 1)
+    assert type(out.op.body[0].combiner.result[0]).__name__ == "And"
+    np.testing.assert_array_equal(run([A], out, [a]), a.all(1))
+
+
 def test_reduction_axis_errors():
     A = te.placeholder((3, 5), name="A")
     with pytest.raises(ValueError, match="out of range"):
         topi.sum(A, 2)
     with pytest.raises(ValueError, match="repeated axis"):
         topi.sum(A, (0, 0))
+
+
+def test_broadcast_of_different_symbolic_extents_as_tvm():
+    c, h = tirx.Var("c", "int64"), tirx.Var("h", "int64")
+    A = te.placeholder((c,), name="A")
+    B = te.placeholder((h,), name="B")
+    C = te.placeholder((tirx.IntImm("int64", 4),), name="C")
+    # Assumed equal at run time: the output extent is their maximum (TVM's BroadcastShape).
+    assert str(topi.add(A, B).shape[0]) == "T.max(c, h)"
+    # A symbolic extent against a static one (not 1) takes the static one.
+    assert int(topi.add(A, C).shape[0]) == 4

@@ -215,3 +215,83 @@ def test_batch_flatten(run, rng):
     x = rng.standard_normal((2, 3, 1, 5)).astype("float32")
     X = _ph(x, "X")
     np.testing.assert_array_equal(run([X], topi.nn.flatten(X), [x]), x.reshape(2, -1))
+
+
+def _stages(out):
+    """The computes ``out`` reads, directly or not, by name (with their dtypes)."""
+    found, seen, stack = {}, set(), [out]
+    while stack:
+        t = stack.pop()
+        if id(t.op) in seen or not hasattr(t.op, "body"):
+            continue
+        seen.add(id(t.op))
+        found[t.op.name] = t.dtype
+        stack.extend(t.op.input_tensors)
+    return found
+
+
+def _stage_names(out):
+    return set(_stages(out))
+
+
+def test_layer_norm_float16_accumulates_in_float32(run, rng):
+    x = (rng.standard_normal((3, 8)) * 4 + 50).astype("float16")
+    g = rng.standard_normal(8).astype("float16")
+    b = rng.standard_normal(8).astype("float16")
+    X, G, B = _ph(x, "x"), _ph(g, "g"), _ph(b, "b")
+    out = topi.nn.layer_norm(X, G, B, [-1], 1e-5)
+    assert _stage_names(out) == {"T_layer_norm", "x_sum", "x_mean", "x_var_sum"}
+    stages = _stages(out)
+    assert (stages["x_sum"], stages["x_var_sum"], stages["T_layer_norm"]) == (
+        "float32", "float32", "float16")
+    got = run([X, G, B], out, [x, g, b])
+    v = x.astype("float64")
+    ref = (_norm(v, (1,), 1e-5)).astype("float16").astype("float64") * g + b
+    np.testing.assert_allclose(got.astype("float64"), ref, rtol=2e-2, atol=2e-2)
+
+
+@pytest.mark.parametrize("dtype", ["float16", "float32"])
+def test_rms_norm_stages_and_float16(run, rng, dtype):
+    x = rng.standard_normal((2, 3, 4)).astype(dtype)
+    w = rng.standard_normal((3, 4)).astype(dtype)
+    X, W = _ph(x, "x"), _ph(w, "w")
+    out = topi.nn.rms_norm(X, W, [1, 2], 1e-5)
+    assert out.dtype == dtype
+    assert _stage_names(out) == {"T_cast", "T_rms_norm", "rsqrt", "T_multiply_red",
+                                 "T_multiply"}
+    got = run([X, W], out, [x, w])
+    v = x.astype("float64")
+    ref = v / np.sqrt((v * v).mean(axis=(1, 2), keepdims=True) + 1e-5) * w
+    tol = 1e-2 if dtype == "float16" else 1e-5
+    np.testing.assert_allclose(got, ref, rtol=tol, atol=tol)
+
+
+def test_group_norm_split_channel_stages_and_float16(run, rng):
+    x = rng.standard_normal((2, 4, 3)).astype("float16")
+    g = rng.standard_normal(4).astype("float16")
+    b = rng.standard_normal(4).astype("float16")
+    X, G, B = _ph(x, "x"), _ph(g, "g"), _ph(b, "b")
+    out = topi.nn.group_norm(X, G, B, 2, 1, [2], 1e-5)
+    # One two-value reduction (sum and sum of squares) over the split channel axis.
+    assert "x_red_temp" in _stage_names(out) and "T_group_norm" in _stage_names(out)
+    got = run([X, G, B], out, [x, g, b])
+    v = x.astype("float64").reshape(2, 2, 2, 3)
+    ref = _norm(v, (2, 3), 1e-5).reshape(2, 4, 3) * g.reshape(4, 1) + b.reshape(4, 1)
+    np.testing.assert_allclose(got.astype("float64"), ref, rtol=2e-2, atol=2e-2)
+
+
+def test_batch_norm_training_is_composed_of_topi_stages(run, rng):
+    x = rng.standard_normal((2, 3, 4)).astype("float32")
+    params = [rng.standard_normal(3).astype("float32") for _ in range(3)]
+    var = rng.uniform(0.5, 2.0, 3).astype("float32")
+    ts = [_ph(x, "x")] + [_ph(p, f"p{i}") for i, p in enumerate(params)] + [_ph(var, "v")]
+    out, new_mean, new_var = topi.nn.batch_norm(*ts, axis=1, training=True, momentum=0.25)
+    stages = _stage_names(out)
+    assert {"x_red", "T_divide", "T_reshape", "T_subtract", "compute"} <= stages
+    got = run(ts, [out, new_mean, new_var], [x, *params, var])
+    mean, bvar = x.mean(axis=(0, 2)), x.var(axis=(0, 2))
+    ref = (x - mean[:, None]) / np.sqrt(bvar[:, None] + 1e-5) * params[0][:, None] + \
+        params[1][:, None]
+    np.testing.assert_allclose(got[0], ref, rtol=1e-4, atol=1e-5)
+    np.testing.assert_allclose(got[1], 0.75 * params[2] + 0.25 * mean, rtol=1e-5)
+    np.testing.assert_allclose(got[2], 0.75 * var + 0.25 * bvar, rtol=1e-5)

@@ -98,8 +98,34 @@ def test_pool2d_nhwc_and_errors(run, rng):
     np.testing.assert_allclose(out, expected.transpose(0, 2, 3, 1), rtol=1e-5)
     with pytest.raises(ValueError, match="pool_type"):
         topi.nn.pool2d(X, 2, 1, 1, 0, "sum", layout="NHWC")
-    with pytest.raises(ValueError, match="layout"):
-        topi.nn.pool2d(X, 2, 1, 1, 0, "max", layout="NCHW4c")
+    with pytest.raises(ValueError, match="splits the spatial axis 'H'"):
+        topi.nn.pool2d(X, 2, 1, 1, 0, "max", layout="NCHW4h")
+    with pytest.raises(ValueError, match="must contain the axes 'HW'"):
+        topi.nn.pool2d(X, 2, 1, 1, 0, "max", layout="NCDW")
+
+
+@pytest.mark.parametrize("pool_type", ["max", "avg"])
+def test_pool2d_blocked_layout(run, rng, pool_type):
+    # NCHW4c: channel blocks of 4 as the last axis; H and W are axes 2 and 3.
+    x = rng.standard_normal((1, 8, 6, 5)).astype("float32")
+    blocked = x.reshape(1, 2, 4, 6, 5).transpose(0, 1, 3, 4, 2)
+    X = te.placeholder(blocked.shape, name="X")
+    out = run([X], topi.nn.pool2d(X, (3, 2), (2, 1), (1, 1), (1, 0, 1, 1), pool_type, True,
+                                  "NCHW4c", False), [blocked])
+    ref = pool_ref(x, (3, 2), (2, 1), (1, 1), (1, 0, 1, 1), pool_type == "max", True, False)
+    ref = ref.reshape(1, 2, 4, *ref.shape[2:]).transpose(0, 1, 3, 4, 2)
+    np.testing.assert_allclose(out, ref, rtol=1e-5)
+
+
+def test_pool2d_stages_as_tvm():
+    # Padding is a stage of its own (pad_temp); the reduction reads it without bounds checks.
+    X = te.placeholder((1, 1, 4, 4), name="X")
+    out = topi.nn.pool2d(X, (2, 2), (2, 2), (1, 1), (1, 1, 1, 1), "max")
+    assert [t.name for t in out.op.input_tensors] == ["pad_temp"]
+    assert out.op.attrs["schedule_rule"] == "meta_schedule.pool_max"
+    assert [a.var.name for a in out.op.reduce_axis] == ["rv0", "rv1"]
+    avg = topi.nn.pool2d(X, (2, 2), (2, 2), (1, 1), (0, 0, 0, 0), "avg")
+    assert [t.name for t in avg.op.input_tensors] == ["pool_sum"]
 
 
 def adaptive_ref(x, out_size, is_max):
@@ -192,3 +218,17 @@ def test_pool_grad_disjoint_form_is_elementwise():
     assert not out.op.reduce_axis
     out = topi.nn.pool_grad(G, X, (2, 2), (1, 1), (0, 0), "max")  # overlapping: loop form
     assert len(out.op.reduce_axis) == 2
+
+
+@pytest.mark.parametrize("pool_type", ["avg", "max"])
+def test_adaptive_pool_even_windows_blocked_layout(run, rng, pool_type):
+    # 6x4 -> 3x2: windows of 2x2 that tile the input (TVM's fixed-window staging, rv0/rv1).
+    x = rng.standard_normal((1, 8, 6, 4)).astype("float32")
+    blocked = x.reshape(1, 2, 4, 6, 4).transpose(0, 1, 3, 4, 2)  # NCHW4c
+    X = te.placeholder(blocked.shape, name="X")
+    out = topi.nn.adaptive_pool(X, (3, 2), pool_type, "NCHW4c")
+    assert out.op.attrs["schedule_rule"] == f"meta_schedule.adaptive_pool_{pool_type}"
+    got = run([X], out, [blocked])
+    ref = adaptive_ref(x, (3, 2), pool_type == "max")
+    np.testing.assert_allclose(got, ref.reshape(1, 2, 4, 3, 2).transpose(0, 1, 3, 4, 2),
+                               rtol=1e-5)

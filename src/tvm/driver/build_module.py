@@ -35,6 +35,7 @@ from typing import TYPE_CHECKING, Any, Union, overload
 
 from ..backend import HOST_KIND, Backend, get_backend
 from ..ffi.structural import structural_equal, structural_hash
+from ..ir.expr import GlobalVar
 from ..ir.module import IRModule
 from ..ir.transform import PassContext
 from ..runtime.executable import Executable
@@ -43,7 +44,9 @@ from ..support.progress import delayed_spinner
 from ..support.recursion import deep_recursion
 from ..target import Target
 from ..tirx.analysis.symbols import exported_symbols
+from ..tirx.expr import Call
 from ..tirx.function import PrimFunc
+from ..tirx.stmt_functor import post_order_visit
 
 if TYPE_CHECKING:
     from ..relax.vm.executable import Executable as RelaxExecutable
@@ -113,8 +116,27 @@ def host_target(target: Target) -> Target:
     return as_target(HOST_KIND)
 
 
+def _called_functions(mod: IRModule) -> set[str]:
+    """Names of the functions of ``mod`` that another function calls (``Module.sub(...)``).
+
+    Such a function without a ``global_symbol`` is a private subroutine: it gets no packed
+    entry point of its own, as in TVM.
+    """
+    called: set[str] = set()
+
+    def visit(node: Any) -> None:
+        if isinstance(node, Call) and isinstance(node.op, GlobalVar):
+            called.add(node.op.name_hint)
+
+    for func in mod.functions.values():
+        if isinstance(func, PrimFunc):
+            post_order_visit(func.body, visit)
+    return called
+
+
 def _with_symbols(mod: IRModule) -> IRModule:
     funcs, changed = {}, False
+    called = _called_functions(mod)
     for gvar, func in mod.functions.items():
         if not isinstance(func, PrimFunc):
             raise ValueError(  # noqa: TRY004 - invalid IR, not a wrong argument type
@@ -122,7 +144,7 @@ def _with_symbols(mod: IRModule) -> IRModule:
                 "lowering Relax functions is not supported here: use tvm.compile or "
                 "relax.build for modules with Relax functions"
             )
-        if func.get_attr("global_symbol") is None:
+        if func.get_attr("global_symbol") is None and gvar.name_hint not in called:
             func = func.with_attr("global_symbol", gvar.name_hint)
             changed = True
         funcs[gvar] = func
@@ -149,6 +171,12 @@ def lower(mod: PrimFunc | IRModule, target: TargetLike | None = None,
     mod = _with_symbols(_as_module(mod))
     if not backend.host:
         mod = _bind_device_target(mod, target, backend)
+    elif target.kind.name != HOST_KIND:
+        # Host code of another kind (``c``): functions carry the target, so that LowerIntrin
+        # applies that kind's rules rather than llvm's.
+        mod = IRModule({g: f if f.get_attr("target") is not None else f.with_attr("target", target)
+                        for g, f in mod.functions.items()}, attrs=mod.attrs,
+                       global_infos=mod.global_infos)
     if default_schedule:
         if backend.default_schedule is not None:
             mod = backend.default_schedule(mod, target)
@@ -538,6 +566,9 @@ def build(mod: PrimFunc | IRModule, target: TargetLike | None = None,
           pipeline: TIRPipeline = "default") -> Module | RelaxExecutable:
     """``tvm.tirx.build``: compile TIR into a ``runtime.Module`` (:func:`compile_module` with
     ``tir_pipeline``; ``tvm.compile`` wraps the same module in an ``Executable``)."""
+    if target is None:
+        # As TVM: without a target, the innermost ``with tvm.target.Target(...)`` one.
+        target = Target.current(allow_none=True)
     with deep_recursion("tvm.tirx.build"):
         return compile_module(mod, target, tir_pipeline=pipeline)
 

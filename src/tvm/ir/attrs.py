@@ -100,7 +100,15 @@ class DictAttrs(Attrs, type_key="ir.DictAttrs"):
         return DictAttrs(values)
 
     def __repr__(self):
-        return f"DictAttrs({self.values!r})"
+        # TVM 0.27 prints function attributes as TVMScript: a dict with sorted keys, arrays
+        # (the torch frontend's ``params``) as ``metadata["ffi.Tensor"][i]`` references with
+        # the "Metadata omitted" note, never their contents.
+        # Lazy: the printer is in the ``script`` layer above ``ir`` (as for Scriptable).
+        from tvm.script.printer import script as _script
+
+        return _script(self)
+
+    __str__ = __repr__
 
 
 def make_node(type_key: str, **kwargs):

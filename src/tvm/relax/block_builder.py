@@ -14,6 +14,7 @@ Examples
 ...         lv = bb.emit(relax.op.add(x, x))
 ...         gv = bb.emit_output(relax.op.multiply(lv, x))
 ...     bb.emit_func_output(gv)
+I.GlobalVar("main")
 >>> [b.var.name_hint for b in bb.get()["main"].body.blocks[0].bindings]
 ['lv', 'gv']
 """
@@ -337,8 +338,12 @@ class BlockBuilder(Normalizer):
             self._define_tir_vars(binding.ty)
 
     def emit_func_output(self, output: Expr | list[Expr] | tuple[Expr, ...],
-                         params: Var | Iterable[Var] | None = None) -> None:
-        """Finish the current function with result ``output`` and add it to the module."""
+                         params: Var | Iterable[Var] | None = None) -> GlobalVar:
+        """Finish the current function with result ``output`` and add it to the module.
+
+        Returns the function's GlobalVar (as TVM's ``emit_func_output``), so that later
+        functions can call it.
+        """
         if self._func is None:
             raise BlockBuilderScopeError(
                 "emit_func_output must be called in a relax function scope"
@@ -374,7 +379,7 @@ class BlockBuilder(Normalizer):
         name = info["name"]
         self._abandon_function()
         func = self.normalize(func)
-        self.add_func(func, name)
+        return self.add_func(func, name)
 
     # --- module -----------------------------------------------------------------------------
     def get(self) -> IRModule:
@@ -441,39 +446,18 @@ class BlockBuilder(Normalizer):
     def finalize(self) -> IRModule:
         """The module, with every public function named as its ``global_symbol``.
 
-        A GlobalVar whose name differs from its function's ``global_symbol`` is replaced by
-        one named after the symbol (calls to it are rewritten). Call once, at the end: the old
-        GlobalVars are no longer in the result.
+        Runs ``relax.transform.NormalizeGlobalVar``: a GlobalVar whose name differs from its
+        function's ``global_symbol`` is replaced by one named after the symbol, private
+        functions whose names clash are renamed (``func`` -> ``func1``), and calls follow.
+        Call once, at the end: the old GlobalVars are no longer in the result.
         """
-        renames: dict[GlobalVar, GlobalVar] = {}
-        taken = {g.name_hint for g in self._mod.functions}
-        for gvar, func in self._mod.functions.items():
-            symbol = func.attrs.get("global_symbol") if getattr(func, "attrs", None) else None
-            if isinstance(symbol, str) and symbol != gvar.name_hint:
-                if symbol in taken:
-                    raise ValueError(
-                        f"finalize: function {gvar.name_hint} has global_symbol {symbol!r}, "
-                        "which is already the name of another function"
-                    )
-                taken.add(symbol)
-                renames[gvar] = GlobalVar(symbol, ty=gvar.ty if gvar.ty is not None else func.ty)
-        if not renames:
-            return self._mod
-        # Lazy: the mutator module imports this one.
-        from .expr_functor import ExprMutator
+        # Lazy: the transform package sits above the builder.
+        from .transform import NormalizeGlobalVar
 
-        class _Rename(ExprMutator):
-            def visit_global_var_(self, op: GlobalVar) -> GlobalVar:
-                return renames.get(op, op)
-
-        rename: Any = _Rename  # ExprMutator (its constructor) is not annotated yet
-        funcs: dict[GlobalVar, Any] = {}
-        for gvar, func in self._mod.functions.items():
-            if isinstance(func, Function):
-                func = rename(self._mod).visit_expr(func)
-            funcs[renames.get(gvar, gvar)] = func
-        self._mod = IRModule(funcs, self._mod.attrs, self._mod.global_infos)
-        self._func_hashes = None
+        result = NormalizeGlobalVar()(self._mod)
+        if result is not self._mod:
+            self._mod = result
+            self._func_hashes = None
         return self._mod
 
     def call_te(self, func: Callable[..., Any], *args: Any, **kwargs: Any) -> Call:

@@ -83,6 +83,11 @@ def _pick_ty(ty, struct_info, what):
     return _check_type(ty, f"{what} type")
 
 
+def _func_name_of(func) -> str:
+    symbol = func.get_attr("global_symbol")
+    return str(symbol) if symbol is not None else "function"
+
+
 class Var(ExprWithOp, RelaxExpr, type_key="relax.expr.Var"):
     """A Relax variable. ``ty`` is its annotation, compared at the definition site."""
 
@@ -394,6 +399,52 @@ class SeqExpr(ExprWithOp, RelaxExpr, type_key="relax.expr.SeqExpr"):
         self.__init_fields__(blocks, body, span=span, ty=ty)
 
 
+def function_keeping_ret_ty(func, ret_ty):
+    """``func`` with ``ret_ty`` as its return type even where its body's type is more precise
+    (the form TVM's passes keep when they update a function in place rather than build a new
+    one, e.g. ``LambdaLift``)."""
+    new = Function.__new__(Function)
+    new.__init_fields__(
+        func.params,
+        func.body,
+        ret_ty,
+        func.is_pure,
+        func.attrs,
+        span=func.span,
+        ty=_function_type(func.params, ret_ty, func.is_pure),
+    )
+    return new
+
+
+def _refined_ret_ty(params, ret_ty, body_ty):
+    """As TVM's ``Function``: a declared return type that is a base of the body's type is
+    replaced by the body's (more precise) type, keeping only the symbolic variables the
+    parameters define (``-> R.Tensor(ndim=4)`` over a ``(2, 3, 16, 32)`` body becomes
+    ``R.Tensor((2, 3, 16, 32))``)."""
+    # Lazy: the type analysis imports this module.
+    from ..ffi.structural import structural_equal
+    from .analysis.type_analysis import is_base_of
+
+    if ret_ty is body_ty or not isinstance(ret_ty, Type) or not is_base_of(ret_ty, body_ty):
+        return ret_ty
+    if structural_equal(ret_ty, body_ty, map_free_vars=True):
+        return ret_ty
+    return _body_ret_ty(params, body_ty)
+
+
+def _body_ret_ty(params, body_ty):
+    """The body's type as a return type: only the symbolic variables the parameters define
+    are kept (TVM's ``EraseToWellDefined`` of ``Function``)."""
+    # Lazy: the type analysis imports this module.
+    from .analysis.type_analysis import definable_tir_vars_in_type, erase_to_well_defined
+
+    defined = []
+    for param in params:
+        if getattr(param, "ty", None) is not None:
+            defined.extend(definable_tir_vars_in_type(param.ty))
+    return erase_to_well_defined(body_ty, {v: v for v in defined})
+
+
 class Function(ExprWithOp, BaseFunc, type_key="relax.expr.Function"):
     """A Relax function.
 
@@ -435,6 +486,8 @@ class Function(ExprWithOp, BaseFunc, type_key="relax.expr.Function"):
         ret_ty = _pick_ty(ret_ty, ret_struct_info, "Function ret")
         if ret_ty is None and body is not None:
             ret_ty = body.ty
+        elif body is not None and getattr(body, "ty", None) is not None:
+            ret_ty = _refined_ret_ty(params, ret_ty, body.ty)
         # As in TVM, a function always has a (possibly empty) DictAttrs.
         if not isinstance(attrs, DictAttrs):
             attrs = DictAttrs(dict(attrs or {}))
@@ -479,6 +532,26 @@ class Function(ExprWithOp, BaseFunc, type_key="relax.expr.Function"):
     def get_attr(self, key, default=None):
         """The function attribute ``key``, or ``default`` when it is not set."""
         return default if self.attrs is None else self.attrs.get(key, default)
+
+    def bind_params(self, binding_map) -> Function:
+        """A copy with some parameters replaced by values, which leave the signature.
+
+        Parameters
+        ----------
+        binding_map : dict
+            Parameter (``relax.Var`` or its name) -> a Relax expression, or a NumPy array /
+            ``tvm.runtime.Tensor`` (bound as a constant). Symbolic dims of a bound parameter
+            take the value's extents everywhere in the function.
+
+        Returns
+        -------
+        Function
+            The function without the bound parameters (not re-normalized).
+        """
+        # Lazy: the transform package sits above relax.expr.
+        from .transform.bind_params import bind_params
+
+        return bind_params(self, dict(binding_map), _func_name_of(self))
 
     @property
     def ret_struct_info(self):

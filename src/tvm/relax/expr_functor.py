@@ -45,6 +45,7 @@ from .expr import (
     TupleGetItem,
     Var,
     VarBinding,
+    _body_ret_ty,
 )
 
 __all__ = [
@@ -426,6 +427,13 @@ class ExprMutator(ExprFunctor):
             and ret_ty is op.ret_ty
         ):
             return op
+        if ret_ty is not None and body is not None and getattr(body, "ty", None) is not None:
+            # As TVM's ExprMutator: the declared return type is kept only while the body's
+            # type is (provably) a base of it; otherwise the body's type replaces it.
+            from .analysis.type_analysis import is_base_of  # lazy: analysis imports this
+
+            if not is_base_of(body.ty, ret_ty):
+                ret_ty = _body_ret_ty(params, body.ty)
         return Function(params, body, ret_ty, op.is_pure, op.attrs, span=op.span)
 
     def visit_seq_expr_(self, op):

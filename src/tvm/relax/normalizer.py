@@ -45,6 +45,7 @@ from .expr import (
     TupleGetItem,
     Var,
     VarBinding,
+    _refined_ret_ty,
 )
 from .op.infer_utils import text
 from .ty import FuncType, ObjectType, ShapeType
@@ -370,7 +371,10 @@ class Normalizer:
             new_blocks = []
             changed = force_new
             bound = set()
-            for block in seq.blocks:
+            blocks = _split_nested_seqs(seq.blocks)
+            if blocks is not seq.blocks:
+                changed = True
+            for block in blocks:
                 new_block = self._norm_block(block)
                 changed |= new_block is not block
                 if new_block.bindings:
@@ -379,6 +383,8 @@ class Normalizer:
                     changed = True
                 for binding in new_block.bindings:
                     bound.add(id(binding.var))
+            if blocks is not seq.blocks:
+                new_blocks = _merge_adjacent(new_blocks)
             self._frames.append(_Frame(False))
             try:
                 body = self.normalize_argument(seq.body)
@@ -466,7 +472,11 @@ class Normalizer:
             self._tir_scopes.pop()
             self._frames = saved_frames
         if new_body is func.body and func.ty is not None:
-            return func
+            # Unchanged, unless the body's type (filled in place) refines the declared one.
+            declared = func.ret_ty
+            if declared is None or new_body.ty is None or \
+                    _refined_ret_ty(func.params, declared, new_body.ty) is declared:
+                return func
         ret_ty = func.ret_ty
         if ret_ty is None and new_body.ty is not None:
             # An unannotated return type may only mention the signature's symbolic vars.
@@ -539,3 +549,73 @@ _SHALLOW = {
     Tuple: Normalizer._norm_tuple,
     TupleGetItem: Normalizer._norm_tuple_get_item,
 }
+
+
+class MalformedBlockError(ValueError, RuntimeError):
+    """A nested SeqExpr whose plain binding block uses the DataflowVars of the dataflow block
+    it is emitted into. A ``ValueError`` that is also a ``RuntimeError``, the kind Apache TVM's
+    error for this check derives from, so code written for either catches it."""
+
+
+def _split_nested_seqs(blocks):
+    """Blocks with each binding of a ``SeqExpr`` value spliced in, as TVM's normalizer does.
+
+    The enclosing block is split at the binding; the nested SeqExpr's blocks follow as they
+    are (a plain binding block stays one, even inside a dataflow block), and the variable is
+    bound to the nested body in the block that resumes. Returns ``blocks`` itself when no
+    binding holds a SeqExpr. A plain block spliced into a dataflow block must not use the
+    DataflowVars around it: that raises :class:`MalformedBlockError` ("Malformed AST").
+    """
+    if not any(type(b.value) is SeqExpr for block in blocks for b in block.bindings):
+        return blocks
+    from .analysis.var_analysis import free_vars  # lazy: the analyses import this module
+    from .expr import BindingBlock, Tuple
+
+    result = []
+    for block in blocks:
+        block_cls = type(block)
+        is_dataflow = isinstance(block, DataflowBlock)
+        current = []
+        for binding in block.bindings:
+            nested = binding.value
+            if type(nested) is not SeqExpr:
+                current.append(binding)
+                continue
+            result.append(block_cls(current))
+            current = []
+            for inner in nested.blocks:
+                if is_dataflow and not isinstance(inner, DataflowBlock):
+                    used = [v for v in free_vars(SeqExpr([inner], Tuple([])))
+                            if isinstance(v, DataflowVar)]
+                    if used:
+                        raise MalformedBlockError(
+                            "Malformed AST: A DataflowVar may only be used within a "
+                            f"DataflowBlock.  The variable {binding.var.name_hint} is defined "
+                            "within a DataflowBlock, but is bound to a SeqExpr that contains "
+                            "non-dataflow BindingBlocks.  These non-dataflow BindingBlocks use "
+                            f"the DataflowVars ({', '.join(v.name_hint for v in used)},), "
+                            "which is invalid."
+                        )
+                result.append(inner if type(inner) in (BindingBlock, DataflowBlock)
+                              else BindingBlock(inner.bindings))
+            if isinstance(binding, MatchCast):
+                current.append(MatchCast(binding.var, nested.body, binding.ty,
+                                         span=binding.span))
+            else:
+                current.append(VarBinding(binding.var, nested.body, span=binding.span))
+        result.append(block_cls(current))
+    return result
+
+
+def _merge_adjacent(blocks):
+    """Drop empty blocks and merge neighbours of the same kind (after splicing)."""
+    merged = []
+    for block in blocks:
+        if not block.bindings:
+            continue
+        if merged and type(merged[-1]) is type(block):
+            merged[-1] = type(block)(list(merged[-1].bindings) + list(block.bindings),
+                                     span=merged[-1].span)
+        else:
+            merged.append(block)
+    return merged

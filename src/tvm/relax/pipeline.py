@@ -15,9 +15,11 @@ lowering + finalization (memory planning and VM lowering), as in Apache TVM 0.27
 ``default_build_pipeline()`` (``"default_build"``) is the same without fusion, and
 ``zero_pipeline()`` only legalizes and fuses. Apache TVM maps ``"default"`` to
 ``default_build_pipeline``; here the VM runs both, and the fused form is the faster one.
-TVM passes not implemented here (DispatchSampling, DispatchSortScan,
-RewriteDataflowReshape, RewriteCUDAGraph, ComputePrimValue) are omitted: none changes the
-result on the CPU. ``RemovePurityChecking`` exists (``relax.transform``) but is not in the
+``"default"`` also runs ``RewriteDataflowReshape`` after fusion (the VM's view of
+``R.reshape`` replaces the reshape kernels' copies); the build pipelines do not yet (their
+memory planning does not know views). TVM passes not implemented here (DispatchSampling,
+DispatchSortScan, RewriteCUDAGraph, ComputePrimValue) are omitted: none changes the result on
+the CPU. ``RemovePurityChecking`` exists (``relax.transform``) but is not in the
 pipelines: the VM runs pure and plain packed calls alike. The build pipelines keep unused calls
 of external code (see ``_sequential``), and refuse target kinds other than ``llvm`` and the GPUs
 (TVM's "... is not yet supported ..." ValueError).
@@ -207,6 +209,8 @@ _DEFAULT_PASSES = (
     # Resolves aliases and tuple round trips (the trainer's ``(grads...)[i]``), so that FuseOps
     # sees a gradient matmul feeding its optimizer update directly and fuses them.
     "CanonicalizeBindings",
+    # Reshape kernels become R.reshape, which the VM runs as a view of its input (no copy).
+    "RewriteDataflowReshape",
     "FoldConstant",
     "DeadCodeElimination",
 )
@@ -218,7 +222,8 @@ def default_relax_pipeline(fuse: bool = True):
     """The ``"default"`` pipeline (``relax.build``'s), as a ``tvm.transform.Sequential``.
 
     ``LegalizeOps``, ``CanonicalizeBindings``, then (with ``fuse``, the default) the fusion
-    passes ``FUSION_PASSES``, then ``FoldConstant`` and ``DeadCodeElimination``;
+    passes ``FUSION_PASSES``, then ``RewriteDataflowReshape`` (reshape kernels become views),
+    ``FoldConstant`` and ``DeadCodeElimination``;
     ``fuse=False`` gives the legalize-only pipeline.
     """
     names = list(_DEFAULT_PASSES)

@@ -97,6 +97,15 @@ class ShapeType(Type, type_key="relax.ShapeType"):
     def __init__(self, values=None, ndim=-1, span=None):
         if values is not None:
             values = tuple(as_prim_expr(v) for v in values)
+            for value in values:
+                if not str(value.dtype).startswith(("int", "uint")):
+                    # Lazy, like _tir(): tirx is a lower layer resolved on first use.
+                    from ..tirx.generic import OperandTypeError
+
+                    raise OperandTypeError(
+                        f"the value in ShapeType can only have dtype of int64, but {value} has "
+                        f"dtype {value.dtype}"
+                    )
             if ndim not in (-1, len(values)):
                 raise ValueError(
                     f"ShapeType: ndim={ndim} does not match the {len(values)} values given"

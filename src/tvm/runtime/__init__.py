@@ -31,13 +31,13 @@ from .tensor import Tensor, empty, from_dlpack, tensor
 if TYPE_CHECKING:  # type checkers do not run __getattr__: they see the lazy names here
     from .data_type import DataType, DataTypeCode
     from .executable import Executable
-    from .module import BenchmarkResult, Module, load_module, num_threads, system_lib
+    from .module import BenchmarkResult, Module, enabled, load_module, num_threads, system_lib
 
 # The public names (explicit exports for type checkers: `mypy --strict` in user code). The
 # lazy ones are served by __getattr__ (a star import loads them).
 __all__ = [
     "BenchmarkResult", "DataType", "DataTypeCode", "Device", "Executable", "Module", "Tensor",
-    "convert", "cpu", "cuda", "device", "empty", "ext_dev", "from_dlpack", "hexagon",
+    "convert", "cpu", "cuda", "device", "empty", "enabled", "ext_dev", "from_dlpack", "hexagon",
     "load_module", "metal", "num_threads", "opencl", "rocm", "system_lib", "tensor", "vpi",
     "vulkan",
 ]
@@ -47,6 +47,7 @@ _LAZY_ATTRS = {
     "Module": "module",
     "Executable": "executable",
     "load_module": "module",
+    "enabled": "module",
     "system_lib": "module",
     "num_threads": "module",
     "BenchmarkResult": "module",

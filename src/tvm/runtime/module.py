@@ -473,6 +473,28 @@ def link_shared(
         )
 
 
+def enabled(target) -> bool:
+    """Whether code for ``target`` can be generated and run here (``tvm.runtime.enabled``).
+
+    ``target`` is a kind or target string (only its kind counts): ``"cpu"`` is always
+    enabled; ``"llvm"`` needs llvmlite; ``"c"`` a C compiler (``cc``/``gcc``/``clang``,
+    ``$CC``); a device kind (``"cuda"``, ``"gpu"`` for cuda) needs its device API, which its
+    backend registers (having a device is another question: ``tvm.cuda().exist``).
+    """
+    import importlib.util  # lazy: only this check needs it
+
+    kind = str(target).split()[0] if str(target).strip() else ""
+    if kind == "cpu":
+        return True
+    if kind == "llvm":
+        return importlib.util.find_spec("llvmlite") is not None
+    if kind == "c":
+        return find_linker() is not None
+    names = {name: code for code, name in _device_api._DEVICE_TYPE_NAMES.items()}
+    code = names.get("cuda" if kind == "gpu" else kind)
+    return code is not None and _device_api.has_device_api(code)
+
+
 def load_module(path, fmt: str = "") -> Module:
     """Load a shared library written by :meth:`Module.export_library` (or any TVM-FFI library).
 

@@ -29,6 +29,7 @@ from ..tirx.expr_functor import ExprMutator
 from ..tirx.function import PrimFunc
 from ..tirx.generic import cast
 from ..tirx.stmt import (
+    Bind,
     BufferLoad,
     BufferStore,
     For,
@@ -163,11 +164,6 @@ class _Lowering:
     def compute_block(self, op: ComputeOp):
         """The loop nest of a compute: one SBlock per output, sharing the loops."""
         is_reduce = isinstance(op.body[0], Reduce)
-        if is_reduce and op.num_outputs != 1:
-            raise ValueError(
-                f"create_prim_func: compute {op.name} is a reduction with {op.num_outputs} "
-                "outputs; multi-output reductions are not supported yet"
-            )
         axes = list(op.axis) + (list(op.body[0].axis) if is_reduce else [])
         loops = []
         for iv in axes:
@@ -175,22 +171,60 @@ class _Lowering:
             dom = iv.dom
             if self.index_dtype is not None:
                 dom = Range.from_min_extent(cast(dom.min, dtype), cast(dom.extent, dtype))
+            # As TVM: loop and block ranges are simplified (``4 * c // 4`` loops to ``c``);
+            # buffer shapes keep their expressions.
+            dom = Range.from_min_extent(_simplify(dom.min), _simplify(dom.extent))
             loops.append((Var(iv.var.name, dtype), dom))
-        realizes = [self._block(op, index, axes, loops) for index in range(op.num_outputs)]
+        if is_reduce and op.num_outputs > 1:
+            # A reduction with several values (argmax's index and value) is one block.
+            realizes = [self._multi_reduce_block(op, axes, loops)]
+        else:
+            realizes = [self._block(op, index, axes, loops) for index in range(op.num_outputs)]
         nest = realizes[0] if len(realizes) == 1 else SeqStmt(realizes)
         for loop_var, dom in reversed(loops):
             nest = For(loop_var, dom.min, dom.extent, ForKind.SERIAL, nest)
         return nest
 
-    def _block(self, op, index, axes, loops):
-        out_buf = self.buffer_of(op.output(index))
-        body = op.body[index]
+    @staticmethod
+    def _block_vars(axes, loops):
         block_ivs, vmap = [], {}
         for iv, (loop_var, dom) in zip(axes, loops):
             block_var = Var("v_" + iv.var.name, loop_var.dtype)
             kind = IterVar.CommReduce if iv.iter_type == IterVar.CommReduce else IterVar.DataPar
             block_ivs.append(IterVar(dom, block_var, kind))
             vmap[iv.var] = block_var
+        return block_ivs, vmap
+
+    def _multi_reduce_block(self, op, axes, loops):
+        """One block for a reduction with several values, as TVM lowers it: each output is
+        initialized with its identity; the combined values are bound first
+        (``v_<buffer>: T.let = ...``, all reading the old accumulators), then stored."""
+        bufs = [self.buffer_of(op.output(i)) for i in range(op.num_outputs)]
+        body = op.body[0]
+        comb = body.combiner
+        block_ivs, vmap = self._block_vars(axes, loops)
+        out_idx = [vmap[iv.var] for iv in op.axis]
+        smap = {lhs: BufferLoad(buf, out_idx) for lhs, buf in zip(comb.lhs, bufs)}
+        for rhs, src in zip(comb.rhs, body.source):
+            smap[rhs] = self.lower_simplified(src, vmap)
+        temps = [Var("v_" + buf.name, buf.dtype) for buf in bufs]
+        binds = [Bind(t, substitute(res, smap)) for t, res in zip(temps, comb.result)]
+        stmt = SeqStmt(binds + [BufferStore(b, t, out_idx) for b, t in zip(bufs, temps)])
+        cond = body.condition
+        if not (isinstance(cond, IntImm) and cond.value):
+            stmt = IfThenElse(self.lower_loads(cond, vmap), stmt)
+        identities = body.init if body.init else comb.identity_element
+        init = SeqStmt([BufferStore(b, self.lower_loads(v, vmap), out_idx)
+                        for b, v in zip(bufs, identities)])
+        reads, writes = infer_sblock_regions(stmt, exclude_written_from_reads=True)
+        block = SBlock(block_ivs, reads, writes, self.block_name(op.name), stmt, init=init,
+                       annotations=dict(op.attrs) if op.attrs else None)
+        return SBlockRealize([lv for lv, _ in loops], True, block)
+
+    def _block(self, op, index, axes, loops):
+        out_buf = self.buffer_of(op.output(index))
+        body = op.body[index]
+        block_ivs, vmap = self._block_vars(axes, loops)
         out_idx = [vmap[iv.var] for iv in op.axis]
         init = None
         if isinstance(body, Reduce):
@@ -213,6 +247,14 @@ class _Lowering:
         block = SBlock(block_ivs, reads, writes, name, stmt, init=init,
                        annotations=dict(op.attrs) if op.attrs else None)
         return SBlockRealize([lv for lv, _ in loops], True, block)
+
+
+def _simplify(expr):
+    if isinstance(expr, IntImm):
+        return expr
+    from ..arith import Analyzer  # local: arith is only needed while lowering a compute
+
+    return Analyzer().simplify(expr)
 
 
 def create_prim_func(ops, index_dtype_override=None) -> PrimFunc:

@@ -70,6 +70,11 @@ def _dom(dom):
 def comm_reducer(fcombine, fidentity, name="reduce"):
     """Make a reducer from ``fcombine(x, y)`` and ``fidentity(dtype)``.
 
+    A reducer of several values (argmax's index and value) takes tuples:
+    ``fcombine((x0, x1), (y0, y1))`` returns a tuple and ``fidentity(dtype0, dtype1)`` the
+    tuple of identities; called with a tuple of expressions it returns one ``Reduce`` per
+    value (give them to ``te.compute`` together: one output each).
+
     The returned function is called as ``reducer(expr, axis, where=None, init=None)``, like
     ``te.sum``. Called with two expressions instead (``te.max(a, b)``), it combines them
     elementwise: ``fcombine(a, b)``, as in TVM.
@@ -97,19 +102,40 @@ def comm_reducer(fcombine, fidentity, name="reduce"):
         for a in axis:
             if not isinstance(a, IterVar):
                 raise TypeError(f"{name}: axis must be IterVars from te.reduce_axis, got {a!r}")
+        cond = convert(True) if where is None else convert(where)
+        if isinstance(expr, (tuple, list)):
+            return _multi_reduce(fcombine, fidentity, name, expr, axis, cond, init)
         expr = convert(expr)
         dtype = expr.dtype
         lhs, rhs = Var("x", dtype), Var("y", dtype)
         result = convert(fcombine(lhs, rhs), dtype)
         identity = convert(fidentity(dtype), dtype)
         combiner = CommReducer([lhs], [rhs], [result], [identity])
-        cond = convert(True) if where is None else convert(where)
         inits = [] if init is None else [convert(init, dtype)]
         return Reduce(combiner, [expr], axis, cond, 0, inits)
 
     reducer.__name__ = name
     reducer.__doc__ = f"The {name} reduction: ``{name}(expr, axis, where=None, init=None)``."
     return reducer
+
+
+def _multi_reduce(fcombine, fidentity, name, exprs, axis, cond, init):
+    """The ``Reduce`` of each value of a tuple reducer (they share one combiner)."""
+    exprs = [convert(e) for e in exprs]
+    dtypes = [e.dtype for e in exprs]
+    lhs = [Var(f"x{i}", dt) for i, dt in enumerate(dtypes)]
+    rhs = [Var(f"y{i}", dt) for i, dt in enumerate(dtypes)]
+    results = list(fcombine(tuple(lhs), tuple(rhs)))
+    identities = list(fidentity(*dtypes))
+    if len(results) != len(exprs) or len(identities) != len(exprs):
+        raise ValueError(f"{name}: a reducer of {len(exprs)} values must combine into and "
+                         f"start from {len(exprs)} values, got {len(results)} and "
+                         f"{len(identities)}")
+    results = [convert(r, dt) for r, dt in zip(results, dtypes)]
+    identities = [convert(v, dt) for v, dt in zip(identities, dtypes)]
+    combiner = CommReducer(lhs, rhs, results, identities)
+    inits = [] if init is None else [convert(v, dt) for v, dt in zip(init, dtypes)]
+    return tuple(Reduce(combiner, exprs, axis, cond, i, inits) for i in range(len(exprs)))
 
 
 sum = comm_reducer(lambda x, y: x + y, lambda t: const(0, t), name="sum")

@@ -75,9 +75,51 @@ def _cuda_compute_versions() -> tuple:
         return ()
 
 
+@functools.cache
+def _device_exists(kind: str, index: int = 0) -> bool:
+    """Whether device ``index`` of runtime ``kind`` is present and usable by this pytvm.
+
+    CUDA devices are counted by the driver (:func:`_cuda_compute_versions`); the CPU always
+    exists; runtimes pytvm has no backend for (``rocm``, ``opencl``, ``metal``, ``vulkan``...)
+    have no usable device. Cached per process; never raises.
+    """
+    if kind in ("cpu", "llvm", "c"):
+        return index == 0
+    if kind == "cuda":
+        return 0 <= index < len(_cuda_compute_versions())
+    return False
+
+
+@functools.cache
+def _target_enabled(kind: str) -> bool:
+    """Whether target kind ``kind`` is selected by ``TVM_TEST_TARGETS`` (``;``-separated
+    target strings or JSON configs), or by ``DEFAULT_TEST_TARGETS`` when it is unset.
+
+    Cached per process (``_target_enabled.cache_clear()`` after changing the variable), as in
+    Apache TVM: CI can exclude a backend and have its tests skip even on a machine with the
+    device.
+    """
+    from .utils import _target_kind, _test_targets  # same package; utils imports this lazily
+
+    for target in _test_targets():
+        try:
+            found = _target_kind(target)
+        except Exception:  # noqa: BLE001 - an unknown kind is matched by its text
+            found = (target.get("kind") if isinstance(target, dict)
+                     else str(target).split()[0] if str(target).split() else "")
+        if found == kind:
+            return True
+    return False
+
+
+def _device_usable(kind: str) -> bool:
+    return _device_exists(kind) and _target_enabled(kind)
+
+
 def has_cuda() -> bool:
-    """Whether a CUDA device can run kernels here (cuda-bindings, the driver and a GPU)."""
-    return bool(_cuda_compute_versions())
+    """Whether a CUDA device can run kernels here (cuda-bindings, the driver and a GPU) and
+    ``cuda`` is among the test targets (``TVM_TEST_TARGETS``)."""
+    return _device_usable("cuda")
 
 
 def has_cuda_compute(major: int, minor: int = 0, exact: bool = False) -> bool:
@@ -92,8 +134,10 @@ def has_cuda_compute(major: int, minor: int = 0, exact: bool = False) -> bool:
 
 
 def has_gpu() -> bool:
-    """Whether any GPU this pytvm can run kernels on is usable (CUDA is its only GPU backend)."""
-    return has_cuda()
+    """Whether any GPU device is present, whatever ``TVM_TEST_TARGETS`` selects (as in TVM:
+    the raw device checks of cuda, rocm, opencl, metal and vulkan; CUDA is pytvm's only GPU
+    backend, so the others answer False)."""
+    return any(_device_exists(kind) for kind in ("cuda", "rocm", "opencl", "metal", "vulkan"))
 
 
 def has_multi_gpu(count: int = 2) -> bool:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["check_numerical_grads"]
+__all__ = ["GradientShapeError", "check_numerical_grads"]
 
 
 def _call(function, values, names):
@@ -20,38 +20,57 @@ def _as_scalar(value) -> float:
     return float(np.sum(np.asarray(value, dtype="float64")))
 
 
+class GradientShapeError(ValueError, AssertionError):
+    """A gradient whose shape differs from its input's: a ``ValueError`` that is also the
+    ``AssertionError`` Apache TVM raises for it."""
+
+
 def check_numerical_grads(
     function, input_values, grad_values, function_value=None, delta=1e-3, atol=1e-2, rtol=0.1
 ):
-    """Check ``grad_values`` against central finite differences of ``function``.
+    """Check ``grad_values`` against finite-difference gradients of ``function``.
 
-    Each input element ``x_i`` is moved by ``+delta`` and ``-delta`` and the gradient is
-    estimated as ``(f(x + delta e_i) - f(x - delta e_i)) / (2 delta)``, where ``f`` is
-    ``function`` summed to a scalar. The check passes when, for every input,
-    ``|numeric - given| <= atol + rtol * |numeric|`` holds elementwise.
+    Behaves as Apache TVM 0.27's helper. Each partial derivative is first estimated by a
+    forward difference ``(f(x + delta e_j) - f(x)) / delta``; when that estimate does not
+    match the given element (``|numeric - given| < atol + rtol * |numeric|``), a central
+    difference is used, and if that still does not match, a five-point estimate (central
+    differences with steps ``delta`` and ``delta / 2`` combined). ``f`` is ``function``
+    summed to a scalar (a pytvm extra: TVM expects a scalar result).
+
+    The check is on the whole gradient of each input, not per element: it fails when
+    ``||numeric - given||_2 > atol * sqrt(n) + rtol * ||numeric||_2`` (``n`` elements).
+    The elements that still differ are only listed in the message. For given inputs the
+    result is deterministic; the norm criterion keeps single rounding-sensitive elements of
+    random inputs (float32 cancellation near a kink) from failing a check whose gradient is
+    right overall.
 
     Parameters
     ----------
     function : callable
         Takes the inputs positionally (``input_values`` a list) or by keyword (a dict) and
-        returns an array-like value.
+        returns a scalar (or an array-like value, which is summed).
     input_values : list or dict of numpy.ndarray
-        The point where the gradient is checked (float arrays).
+        The point where the gradient is checked. Float inputs keep their dtype (a float32
+        function gets float32 inputs); others become float64.
     grad_values : list or dict of numpy.ndarray
         The gradients to check, one per input, in the same order or with the same keys.
     function_value : array-like, optional
-        ``function(*input_values)``, if already known; checked against a fresh call.
+        ``function(*input_values)``, if already known: the base of the forward differences.
     delta : float
         The finite-difference step.
-    atol, rtol : float
-        The tolerances.
+    atol : float
+        Absolute tolerance, multiplied by ``sqrt(n)`` for an input of ``n`` elements.
+    rtol : float
+        Relative tolerance (of the numerical gradient's norm).
 
     Raises
     ------
     AssertionError
-        Naming the input, the worst element, and both gradient values.
+        When a gradient differs too much: the input, the distance and the bound, and the
+        first elements that differ.
     ValueError
-        When the inputs and gradients do not match in number, keys or shapes.
+        When a numerical gradient is not finite, or the inputs and gradients do not match in
+        number or keys; a shape mismatch raises :class:`GradientShapeError` (both kinds).
 
     Examples
     --------
@@ -72,41 +91,64 @@ def check_numerical_grads(
             raise ValueError(
                 f"{len(inputs)} input values but {len(grads)} gradient values were given"
             )
-    # Copies in the inputs' own float dtypes (as TVM does: a float32 function gets float32
-    # inputs); other inputs become float64 so that +-delta is representable.
     inputs = [np.array(v.numpy() if hasattr(v, "numpy") else v) for v in inputs]
     inputs = [x if x.dtype.kind == "f" else x.astype("float64") for x in inputs]
     grads = [np.asarray(g.numpy() if hasattr(g, "numpy") else g, dtype="float64") for g in grads]
-    for i, (x, g) in enumerate(zip(inputs, grads)):
+    labels = names or [str(i) for i in range(len(inputs))]
+    for label, x, g in zip(labels, inputs, grads):
         if x.shape != g.shape:
-            raise ValueError(f"input {i} has shape {x.shape} but its gradient has shape {g.shape}")
-
-    if function_value is not None:
-        fresh = _as_scalar(_call(function, inputs, names))
-        expected = _as_scalar(function_value)
-        if not np.isclose(fresh, expected, atol=atol, rtol=rtol):
-            raise AssertionError(
-                f"function_value {expected} differs from the function's value {fresh}"
+            raise GradientShapeError(
+                f"Gradient wrt '{label}' has unexpected shape {g.shape}, expected {x.shape}"
             )
 
-    for i, (x, given) in enumerate(zip(inputs, grads)):
-        numeric = np.zeros(x.shape, dtype="float64")
+    base = _as_scalar(function_value if function_value is not None
+                      else _call(function, inputs, names))
+
+    def forward(i, j, step):
+        x = inputs[i]
         flat = x.reshape(-1)
-        for j in range(flat.size):
-            saved = flat[j]
-            flat[j] = saved + delta
-            up = _as_scalar(_call(function, inputs, names))
-            flat[j] = saved - delta
-            down = _as_scalar(_call(function, inputs, names))
+        saved = flat[j]
+        flat[j] = saved + step
+        try:
+            value = _as_scalar(_call(function, inputs, names))
+        finally:
             flat[j] = saved
-            numeric.reshape(-1)[j] = (up - down) / (2 * delta)
-        error = np.abs(numeric - given) - (atol + rtol * np.abs(numeric))
-        if np.any(error > 0):
-            worst = tuple(int(k) for k in np.unravel_index(int(np.argmax(error)), x.shape))
-            label = names[i] if names else f"input {i}"
+        return (value - base) / step
+
+    for i, (label, given) in enumerate(zip(labels, grads)):
+        size = int(np.prod(given.shape))
+        flat_given = given.reshape(-1)
+        numeric = np.zeros(size, dtype="float64")
+        wrong = []
+
+        def close(value, j, flat_given=flat_given):
+            return abs(value - flat_given[j]) < atol + rtol * abs(value)
+
+        for j in range(size):
+            estimate = forward(i, j, delta)
+            if not close(estimate, j):
+                estimate = (forward(i, j, -delta) + estimate) / 2  # central difference
+                if not close(estimate, j):
+                    half = (forward(i, j, delta / 2) + forward(i, j, -delta / 2)) / 2
+                    estimate = (4 * half - estimate) / 3  # five-point estimate
+            if not close(estimate, j):
+                wrong.append(tuple(int(k) for k in np.unravel_index(j, given.shape)))
+            numeric[j] = estimate
+        numeric = numeric.reshape(given.shape)
+        dist = float(np.sqrt(np.sum((numeric - given) ** 2)))
+        norm = float(np.sqrt(np.sum(numeric ** 2)))
+        if not (np.isfinite(dist) and np.isfinite(norm)):
+            raise ValueError(
+                f"NaN or infinity detected during numerical gradient checking wrt '{label}'\n"
+                f"analytical grad = {given}\n numerical grad = {numeric}"
+            )
+        bound = atol * np.sqrt(float(size)) + rtol * norm
+        if dist > bound:
+            percent = int(100 * len(wrong) / max(size, 1))
             raise AssertionError(
-                f"Gradient check failed for {label} (shape {x.shape}) at index {worst}: "
-                f"numerical {float(numeric[worst])} vs given {float(given[worst])} "
-                f"(atol={atol}, rtol={rtol}, delta={delta}); "
-                f"max abs difference {float(np.max(np.abs(numeric - given)))}"
+                f"Analytical and numerical grads wrt '{label}' differ too much\n"
+                f"analytical grad = {given}\n numerical grad = {numeric}\n"
+                f"{percent}% of elements differ, first 10 of wrong positions: {wrong[:10]}\n"
+                f"distance {dist} > {atol}*sqrt({size}) + {rtol}*{norm} = {bound} "
+                f"(delta={delta})"
             )

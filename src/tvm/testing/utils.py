@@ -238,10 +238,15 @@ def enabled_targets() -> list:
 
 
 def device_enabled(target) -> bool:
-    """Whether tests for ``target`` (a target string; only its kind counts) run here."""
-    if not isinstance(target, str):
-        raise TypeError(f"device_enabled expects a target string, got {type(target).__name__}")
-    kind = _target_kind(target)
+    """Whether tests for ``target`` run here: a target string, a config dict or a ``Target``;
+    only its kind counts (``{"kind": "llvm", "mtriple": "aarch64-linux-gnu"}`` is llvm)."""
+    if isinstance(target, dict):
+        kind = str(target.get("kind", ""))
+    elif isinstance(target, str) or hasattr(target, "kind"):
+        kind = _target_kind(target)
+    else:
+        raise TypeError(
+            f"device_enabled expects a target string, dict or Target, got {type(target).__name__}")
     return any(_target_kind(t) == kind for t, _ in enabled_targets())
 
 

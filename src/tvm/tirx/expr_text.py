@@ -160,6 +160,7 @@ _DTYPE_FIRST = {
     "tirx.call_llvm_intrin",
     "tirx.call_llvm_pure_intrin",
     "tirx.reinterpret",
+    "tirx.get_active_lane_mask",
 }
 
 

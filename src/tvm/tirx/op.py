@@ -73,6 +73,7 @@ __all__ = [
     "exp10",
     "floor",
     "fmod",
+    "get_active_lane_mask",
     "hypot",
     "if_then_else",
     "indexdiv",
@@ -146,6 +147,7 @@ _INTRINSICS = {
     "likely": (1, CallEffectKind.ExprAnnotation),
     "assume": (1, CallEffectKind.SpecialCallArg),
     "vscale": (0, CallEffectKind.Pure),
+    "get_active_lane_mask": (2, CallEffectKind.Pure),
     "reinterpret": (1, CallEffectKind.Pure),
     "call_extern": (-1, CallEffectKind.Opaque),
     "call_pure_extern": (-1, CallEffectKind.Pure),
@@ -471,6 +473,21 @@ def vscale():
     """``T.vscale()``: the target's vector-length multiplier (LLVM's ``llvm.vscale``), an
     ``int32`` used in the lane count of scalable vectors (``4 * T.vscale()``)."""
     return _call("int32", "vscale")
+
+
+def get_active_lane_mask(dtype, base, limit):
+    """``T.get_active_lane_mask("uint1x4", base, limit)``: the boolean vector whose lane ``i``
+    is ``base + i < limit`` (LLVM's ``llvm.get.active.lane.mask``); the predicate of the
+    buffer accesses of a vectorized loop's tail (``VectorizeLoop`` with buffer-level
+    predication). ``dtype`` is a ``uint1`` vector dtype, scalable ones included
+    (``"uint1xvscalex4"``)."""
+    info = dtype_info(str(dtype))
+    if info.element != "uint1" or info.lanes == 1:
+        raise ValueError(
+            f"get_active_lane_mask: dtype must be a uint1 vector dtype such as 'uint1x4', got "
+            f"{dtype!r}"
+        )
+    return _call(str(dtype), "get_active_lane_mask", _g.convert(base), _g.convert(limit))
 
 
 def assume(cond=None):

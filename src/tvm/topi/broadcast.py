@@ -32,7 +32,11 @@ def _dims_equal(a, b) -> bool:
 
 
 def broadcast_shape(shape_a, shape_b, op_name="broadcast") -> tuple:
-    """The NumPy broadcast of two shapes; ``ValueError`` when they are incompatible."""
+    """The NumPy broadcast of two shapes; ``ValueError`` when static extents are incompatible.
+
+    As TVM's: symbolic extents that may differ are assumed to agree (``max(c, h)`` for two
+    variables, the static extent when one side is static).
+    """
     a, b = list(shape_a), list(shape_b)
     ndim = max(len(a), len(b))
     a = [1] * (ndim - len(a)) + a
@@ -43,6 +47,12 @@ def broadcast_shape(shape_a, shape_b, op_name="broadcast") -> tuple:
             out.append(y)
         elif is_const_int(y) and get_const_int(y) == 1 or _dims_equal(x, y):
             out.append(x)
+        elif not is_const_int(x) and not is_const_int(y):
+            # As TVM: two different symbolic extents are assumed to agree at run time; the
+            # output extent is their maximum.
+            out.append(_g.max(x, y))
+        elif not is_const_int(x) or not is_const_int(y):
+            out.append(y if is_const_int(y) else x)  # a symbolic extent meets a static one
         else:
             raise ValueError(
                 f"{op_name}: shapes {list(shape_a)} and {list(shape_b)} do not broadcast "

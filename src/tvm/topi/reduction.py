@@ -20,7 +20,6 @@ from .utils import (
     is_const_int,
     normalize_axes,
     reduce_axis,
-    shape_dtype,
 )
 
 __all__ = ["all", "any", "argmax", "argmin", "max", "mean", "min", "prod", "std", "sum",
@@ -67,7 +66,9 @@ def comm_reduce(data, axis, keepdims, reducer, name):
                    name=f"{data.name}_red" if name is None else name, tag="comm_reduce")
 
 
-_prod = te.comm_reducer(lambda x, y: x * y, lambda t: tirx.const(1, t), name="prod")
+# As TVM: a product of booleans combines with ``and``.
+_prod = te.comm_reducer(lambda x, y: _g.logical_and(x, y) if x.dtype == "bool" else x * y,
+                        lambda t: tirx.const(1, t), name="prod")
 _all = te.comm_reducer(_g.logical_and, lambda t: tirx.const(True, "bool"), name="all")
 _any = te.comm_reducer(_g.logical_or, lambda t: tirx.const(False, "bool"), name="any")
 
@@ -141,29 +142,42 @@ def std(data, axis=None, keepdims=False):
     return te.compute(var.shape, lambda *i: tirx.sqrt(var(*i)), name="T_sqrt", tag="elemwise")
 
 
+def _arg_reducer(is_max, select_last_index):
+    """TVM's two-value (index, value) reducer: the better value wins; on a tie the smaller
+    index (the larger one with ``select_last_index``)."""
+
+    def fcombine(lhs, rhs):
+        better = _g.greater(lhs[1], rhs[1]) if is_max else _g.less(lhs[1], rhs[1])
+        tie_wins = _g.greater(lhs[0], rhs[0]) if select_last_index else _g.less(lhs[0], rhs[0])
+        keep = _g.logical_or(better, _g.logical_and(_g.equal(lhs[1], rhs[1]), tie_wins))
+        return tirx.Select(keep, lhs[0], rhs[0]), tirx.Select(better, lhs[1], rhs[1])
+
+    def fidentity(idx_dtype, val_dtype):
+        worst = tirx.min_value(val_dtype) if is_max else tirx.max_value(val_dtype)
+        return const_like(-1, idx_dtype), worst
+
+    return te.comm_reducer(fcombine, fidentity, name="argmax" if is_max else "argmin")
+
+
 def _arg_reduce(data, axis, keepdims, select_last_index, is_max, name):
+    """``argmax``/``argmin`` as TVM stages them: one two-value reduction
+    ``<x>_red_temp`` (index and value, ``_v0``/``_v1``) over the row-major index of the reduced
+    axes, then ``<x>_red`` copies the index."""
     axes = normalize_axes(axis, data.ndim, name)
-    idx_dtype = shape_dtype(data.shape)
-    # A separate first pass (the extreme value), named apart from the index block.
-    extreme = comm_reduce(data, axes, True, te.max if is_max else te.min,
-                          f"{data.name}_red_temp")
     raxes = [reduce_axis(data.shape[d], f"k{d}") for d in axes]
     out_shape = reduced_shape(data.shape, axes, keepdims)
+    reducer = _arg_reducer(is_max, select_last_index)
 
     def body(*i):
         src = reduce_indices(data, axes, keepdims, i, raxes)
-        # The extreme value sits at the same index with the reduced axes at 0.
-        ext_idx = tuple(const_like(0, s.dtype) if d in axes else s for d, s in enumerate(src))
-        flat = const_like(0, idx_dtype)
+        flat = None
         for d, r in zip(axes, raxes):
-            flat = flat * const_like(data.shape[d], idx_dtype) + const_like(r.var, idx_dtype)
-        hit = _g.equal(data(*src), extreme(*ext_idx))
-        if select_last_index:
-            return te.max(tirx.Select(hit, flat, const_like(-1, idx_dtype)), axis=raxes)
-        big = tirx.max_value(idx_dtype)
-        return te.min(tirx.Select(hit, flat, big), axis=raxes)
+            flat = r.var if flat is None else flat * data.shape[d] + r.var
+        return reducer((flat, data(*src)), axis=raxes)
 
-    return compute(out_shape, body, name=f"{data.name}_red", tag="comm_reduce_idx")
+    index, _ = compute(out_shape, body, name=f"{data.name}_red_temp", tag="comm_reduce_idx")
+    return compute(out_shape, lambda *i: index(*i), name=f"{data.name}_red",
+                   tag="comm_reduce_idx")
 
 
 def argmax(data, axis=None, keepdims=False, select_last_index=False):

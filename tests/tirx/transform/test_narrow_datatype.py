@@ -82,3 +82,38 @@ def test_narrowed_function_computes_the_same():
 def test_bad_target_bits():
     with pytest.raises(ValueError, match="target_bits must be 8, 16, 32 or 64"):
         tvm.tirx.transform.NarrowDataType(12)
+
+
+def test_block_iteration_variables_are_narrowed_with_their_bindings():
+    @T.prim_func(private=True, s_tir=True)
+    def before(A: T.Buffer((128,), "float32"), B: T.Buffer((128,), "float32")):
+        for i, j in T.grid(T.int64(16), T.int64(8)):
+            with T.sblock("B"):
+                vi = T.axis.spatial(T.int64(128), i * T.int64(8) + j)
+                B[vi] = A[vi] + T.float32(1)
+
+    @T.prim_func(private=True, s_tir=True)
+    def expected(A: T.Buffer((128,), "float32"), B: T.Buffer((128,), "float32")):
+        for i, j in T.grid(16, 8):
+            with T.sblock("B"):
+                vi = T.axis.spatial(128, i * 8 + j)
+                B[vi] = A[vi] + T.float32(1)
+
+    tvm.ir.assert_structural_equal(_narrow(before), expected)
+
+
+def test_a_block_variable_whose_domain_does_not_fit_keeps_int64():
+    @T.prim_func(private=True, s_tir=True)
+    def before(A: T.Buffer((T.int64(4294967296),), "float32")):
+        for i in range(T.int64(4)):
+            with T.sblock("A"):
+                vi = T.axis.spatial(T.int64(4294967296), i * T.int64(1073741824))
+                A[vi] = T.float32(1)
+
+    realizes = []
+    tvm.tirx.stmt_functor.post_order_visit(
+        _narrow(before).body, lambda n: realizes.append(n)
+        if isinstance(n, tvm.tirx.SBlockRealize) and n.block.name_hint == "A" else None)
+    (realize,) = realizes
+    assert realize.block.iter_vars[0].var.dtype == "int64"
+    assert realize.iter_values[0].dtype == "int64"

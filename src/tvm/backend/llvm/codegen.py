@@ -26,6 +26,7 @@ from __future__ import annotations
 import hashlib
 
 from ...ir.op import Op
+from ...runtime.data_type import dtype_info
 from ...runtime.data_type import dtype_kind as _kind
 from ...tirx import expr as E
 from ...tirx.analysis.symbols import exported_symbols
@@ -65,6 +66,7 @@ from .codegen_expr import (
     storage_type,
     value_type,
 )
+from .codegen_vector import emit_access_ptr, emit_active_lane_mask, emit_vscale
 from .packed_api import ScalarParam, TensorParam, emit_packed_function, signature_text
 from .parallel import emit_parallel_chunks
 
@@ -591,7 +593,28 @@ class CodeGenLLVM(ExprEmitter):
         element = buf.dtype
         elem_t = storage_type(element)
         size = buf.shape[0]
-        if isinstance(size, E.IntImm) and size.value * elem_bytes(element) <= STACK_LIMIT_BYTES:
+        if dtype_info(element).lanes < 0:
+            # Scalable vector elements (``float32xvscalex4`` locals): their size is known at
+            # run time only; an alloca of the vector type holds them.
+            if not isinstance(size, E.IntImm):
+                raise ValueError(f"buffer {buf.name} of {element}: a scalable vector buffer "
+                                 "needs a constant number of elements")
+            here = self.builder.block
+            entry_builder = ir.IRBuilder(self._entry)
+            first = self._entry.instructions[0] if self._entry.instructions else None
+            if first is not None:
+                entry_builder.position_before(first)
+            ptr = entry_builder.alloca(value_type(element),
+                                       size=ir.Constant(I64, max(1, size.value)), name=buf.name)
+            self.builder.position_at_end(here)
+            self.vars[id(buf.data)] = ptr
+            return
+        lanes = dtype_info(element).lanes
+        # Elements of a vector dtype (``float32x4``) take ``lanes`` scalars each.
+        item_bytes = elem_bytes(element) * max(1, lanes)
+        if lanes > 1:
+            elem_t = ir.VectorType(storage_type(dtype_info(element).element), lanes)
+        if isinstance(size, E.IntImm) and size.value * item_bytes <= STACK_LIMIT_BYTES:
             # Allocate in the entry block so a loop does not grow the stack.
             here = self.builder.block
             entry_builder = ir.IRBuilder(self._entry)
@@ -605,7 +628,7 @@ class CodeGenLLVM(ExprEmitter):
             self.vars[id(buf.data)] = ptr
             return
         nbytes = self.builder.mul(_fit(self.builder, self.emit_expr(size), I64),
-                                  ir.Constant(I64, elem_bytes(element)))
+                                  ir.Constant(I64, item_bytes))
         alloc = self._declare(_ALLOC_WS, ir.FunctionType(PTR, [I32, I32, I64, I32, I32]))
         ptr = self.builder.call(alloc, [ir.Constant(I32, 1), ir.Constant(I32, 0), nbytes,
                                         ir.Constant(I32, 2), ir.Constant(I32, 32)],
@@ -622,11 +645,20 @@ class CodeGenLLVM(ExprEmitter):
                 f"buffer {op.buffer.name} is stored with {len(op.indices)} indices in function "
                 f"{self.func_name}; run FlattenBuffer before code generation"
             )
-        if op.predicate is not None:
-            raise ValueError(f"predicated stores to {op.buffer.name} are not supported yet")
         value = self.emit_expr(op.value)
         index = op.indices[0]
         element = op.buffer.dtype
+        if op.predicate is not None:
+            elem, lanes = dtype_info(op.value.dtype).element, dtype_info(op.value.dtype).lanes
+            self.masked_access(op.buffer, index, elem, lanes, op.predicate, value=value)
+            return
+        value_lanes = dtype_info(op.value.dtype).lanes
+        if not isinstance(index, E.Ramp) and value_lanes != 1 \
+                and dtype_info(element).lanes == value_lanes:
+            # One element of a buffer of vectors (``float32xvscalex4`` locals).
+            ptr = self.vector_element_pointer(op.buffer, index)
+            self.builder.store(value, ptr, align=elem_bytes(dtype_info(element).element))
+            return
         if isinstance(index, E.Ramp):
             if not (isinstance(index.stride, E.IntImm) and index.stride.value == 1):
                 raise ValueError(f"strided vector stores to {op.buffer.name} are not supported")
@@ -728,9 +760,11 @@ class CodeGenLLVM(ExprEmitter):
         args = [self.emit_expr(a) for a in op.args[1:]]
         if name == "llvm.exp" and op.dtype.split("x")[0] == "float32" and FAST_EXP:
             return self.fast_exp_f32(args[0])
-        if name.startswith(("llvm.x86.", "llvm.aarch64.", "llvm.arm.")):
-            # Target intrinsics are named in full (overloads spelled out, as LLVM declares
-            # them); the generic path would append a type suffix.
+        if name.startswith(("llvm.x86.", "llvm.aarch64.", "llvm.arm.", "llvm.riscv.")):
+            # Target intrinsics are declared by the name given: in full (overloads spelled
+            # out), or without the overload suffixes, which LLVM's parser adds from the
+            # argument types (``llvm.riscv.vle`` -> ``llvm.riscv.vle.nxv4f32.p0.i64``); the
+            # generic path would append only the result type's suffix.
             fn = self.module.globals.get(name) or ir.Function(
                 self.module, ir.FunctionType(value_type(op.dtype), [a.type for a in args]), name)
             return self.builder.call(fn, args)
@@ -872,6 +906,9 @@ _CALL_HANDLERS = {
     "tirx.reinterpret": CodeGenLLVM._reinterpret,
     "tirx.isnan": CodeGenLLVM._isnan,
     "tirx.ret": CodeGenLLVM._ret,
+    "tirx.vscale": emit_vscale,
+    "tirx.tvm_access_ptr": emit_access_ptr,
+    "tirx.get_active_lane_mask": emit_active_lane_mask,
     "tirx.tvm_call_packed": emit_call_packed,
     "tirx.tvm_stack_alloca": emit_stack_alloca,  # TMA descriptors (T.TensorMap) on the host
 }
@@ -899,11 +936,24 @@ class _StoreCounter(StmtVisitor):
         self.count = float("inf")
 
     def visit_buffer_store_(self, op):
-        self.count += self.scale * max(1, _lanes(op.value.dtype))
+        lanes = _lanes(op.value.dtype)
+        # A scalable vector (negative lanes: k * vscale) stores a run-time number of elements.
+        # A predicated store is never left unoptimized: LLVM 22's fast instruction selection
+        # aborts on the AVX-512 mask registers of llvm.masked.store ("Cannot emit physreg
+        # copy instruction").
+        unknown = lanes < 0 or op.predicate is not None or _has_predicated_load(op.value)
+        self.count += self.scale * (float("inf") if unknown else max(1, lanes))
 
 
 #: ``TVMFFIAny.type_index`` values of the scalars a function returns (tvm/ffi/c_api.h).
 _FFI_INT, _FFI_BOOL, _FFI_FLOAT, _FFI_OPAQUE_PTR = 1, 2, 3, 4
+
+
+def _has_predicated_load(expr) -> bool:
+    found = []
+    post_order_visit(expr, lambda n: found.append(n)
+                     if isinstance(n, BufferLoad) and n.predicate is not None else None)
+    return bool(found)
 
 
 def _has_return(body) -> bool:
@@ -954,8 +1004,10 @@ def _is_zero(value) -> bool:
 
 
 def _lanes(dtype: str) -> int:
-    head, _, lanes = dtype.partition("x")
-    return int(lanes) if lanes.isdigit() and head else 1
+    """Lanes of ``dtype``: 1 for scalars, ``-k`` for ``k * vscale`` (``float32xvscalex4``)."""
+    if "x" not in dtype or dtype == "handle":
+        return 1
+    return dtype_info(dtype).lanes
 
 
 def _vector_map(body) -> bool:

@@ -51,7 +51,13 @@ def value_type(dtype: str) -> ir.Type:
         return PTR
     element, lanes = _split(dtype)
     elem = scalar_type(element)
-    return elem if lanes == 1 else ir.VectorType(elem, lanes)
+    return elem if lanes == 1 else vector_type(elem, lanes)
+
+
+def vector_type(elem: ir.Type, lanes: int) -> ir.VectorType:
+    """``<lanes x elem>``; negative ``lanes`` (``-k``: ``k * vscale``, the lanes of a dtype
+    such as ``float32xvscalex4``) give the scalable ``<vscale x k x elem>``."""
+    return ir.ScalableVectorType(elem, -lanes) if lanes < 0 else ir.VectorType(elem, lanes)
 
 
 def storage_type(element: str) -> ir.Type:
@@ -333,7 +339,7 @@ class ExprEmitter:
     # --- vectors ------------------------------------------------------------------------------
     def _broadcast(self, op):
         value = self.emit_expr(op.value)
-        return self.splat(value, int(op.lanes))
+        return self.splat(value, dtype_info(op.dtype).lanes)
 
     def splat(self, value, lanes):
         """A vector of ``lanes`` copies of scalar ``value`` (reused within the current block)."""
@@ -341,18 +347,26 @@ class ExprEmitter:
                           lambda: self._new_splat(value, lanes))
 
     def _new_splat(self, value, lanes):
-        undef = undef_vector(ir.VectorType(value.type, lanes))
+        undef = undef_vector(vector_type(value.type, lanes))
         one = self.builder.insert_element(undef, value, ir.Constant(I32, 0))
-        mask = ir.Constant(ir.VectorType(I32, lanes), 0)  # one element object, not `lanes`
+        mask = ir.Constant(vector_type(I32, lanes), 0)  # one element object, not `lanes`
         splat = self.builder.shuffle_vector(one, undef, mask)  # checks the mask's elements
         mask.constant = None  # then printed as one `zeroinitializer`
         return splat
 
     def _ramp(self, op):
-        lanes = int(op.lanes)
+        lanes = dtype_info(op.dtype).lanes
         base = self.splat(self.emit_expr(op.base), lanes)
         stride = self.splat(self.emit_expr(op.stride), lanes)
         elem = value_type(op.base.dtype)
+        if lanes < 0:
+            # Scalable: the lane indices 0, 1, ... come from llvm.stepvector.
+            vec_t = vector_type(elem, lanes)
+            name = f"llvm.stepvector.nxv{-lanes}i{elem.width}"
+            fn = self.module.globals.get(name) or ir.Function(
+                self.module, ir.FunctionType(vec_t, []), name)
+            iota = self.builder.call(fn, [])
+            return self.builder.add(base, self.builder.mul(stride, iota))
         iota = ir.Constant(ir.VectorType(elem, lanes), list(range(lanes)))
         return self.builder.add(base, self.builder.mul(stride, iota))
 
@@ -377,24 +391,69 @@ class ExprEmitter:
                 f"buffer {op.buffer.name} is accessed with {len(op.indices)} indices in function "
                 f"{self.func_name}; run FlattenBuffer before code generation"
             )
-        if op.predicate is not None:
-            raise ValueError(f"predicated loads of {op.buffer.name} are not supported yet")
         index = op.indices[0]
         element, lanes = _split(op.dtype)
+        if op.predicate is not None:
+            return self.masked_access(op.buffer, index, element, lanes, op.predicate)
         if isinstance(index, E.Ramp):
             if not (isinstance(index.stride, E.IntImm) and index.stride.value == 1):
                 return self._gather(op, index, element)
             ptr = self.element_pointer(op.buffer, index.base)
-            vec_t = ir.VectorType(storage_type(element), lanes)
+            vec_t = vector_type(storage_type(element), lanes)
             raw = self.builder.load(ptr, typ=vec_t, align=elem_bytes(element))
             return self.from_storage(raw, element)
+        if lanes != 1 and dtype_info(op.buffer.dtype).lanes == lanes:
+            # One element of a buffer of vectors (``float32xvscalex4`` locals).
+            ptr = self.vector_element_pointer(op.buffer, index)
+            return self.builder.load(ptr, typ=value_type(op.dtype), align=elem_bytes(element))
         ptr = self.element_pointer(op.buffer, index)
         raw = self.builder.load(ptr, typ=storage_type(element), align=elem_bytes(element))
         return self.from_storage(raw, element)
 
+    def vector_element_pointer(self, buffer, index):
+        """``&buffer[index]`` for a buffer whose elements are vectors (index in vectors)."""
+        if dtype_info(buffer.dtype).element in ("bool", "bfloat16"):
+            raise ValueError(f"buffer {buffer.name} of {buffer.dtype}: vector elements of this "
+                             "dtype are not supported")
+        offset = self.cast_value(self.emit_expr(index), index.dtype, "int64")
+        return self.builder.gep(self._var(buffer.data), [offset],
+                                source_etype=value_type(buffer.dtype))
+
+    def masked_access(self, buffer, index, element, lanes, predicate, value=None):
+        """``llvm.masked.load`` (``value`` None) or ``llvm.masked.store`` of a contiguous
+        vector access whose lanes ``predicate`` (an ``i1`` vector) enables."""
+        if not (isinstance(index, E.Ramp) and isinstance(index.stride, E.IntImm)
+                and index.stride.value == 1):
+            raise ValueError(
+                f"predicated access of {buffer.name} in function {self.func_name} with index "
+                f"{index}: only contiguous (stride-1 Ramp) predicated accesses are supported"
+            )
+        if element in ("bool", "bfloat16") or element.startswith("float8"):
+            raise ValueError(f"predicated access of {buffer.name}: dtype {element} is not "
+                             "supported")
+        ptr = self.element_pointer(buffer, index.base)
+        mask = self.emit_expr(predicate)
+        vec_t = vector_type(scalar_type(element), lanes)
+        align = ir.Constant(I32, elem_bytes(element))
+        suffix = f"{_type_suffix(vec_t)}.p0"
+        if value is None:
+            name = f"llvm.masked.load.{suffix}"
+            fn = self.module.globals.get(name) or ir.Function(
+                self.module, ir.FunctionType(vec_t, [PTR, I32, mask.type, vec_t]), name)
+            return self.builder.call(fn, [ptr, align, mask, undef_vector(vec_t)])
+        name = f"llvm.masked.store.{suffix}"
+        fn = self.module.globals.get(name) or ir.Function(
+            self.module, ir.FunctionType(ir.VoidType(), [vec_t, PTR, I32, mask.type]), name)
+        return self.builder.call(fn, [value, ptr, align, mask])
+
     def _gather(self, op, index, element):
         # A strided vector load: scalar loads assembled into a vector.
-        lanes = int(index.lanes)
+        lanes = dtype_info(index.dtype).lanes
+        if lanes < 0:
+            raise ValueError(
+                f"strided load of {op.buffer.name} with a scalable number of lanes in function "
+                f"{self.func_name}: only contiguous scalable vector accesses are supported"
+            )
         result = undef_vector(ir.VectorType(scalar_type(element), lanes))
         for lane in range(lanes):
             idx = index.base + index.stride * lane
@@ -516,6 +575,8 @@ def _fast(instr):
 
 def _type_suffix(ty) -> str:
     """The overload suffix of an LLVM intrinsic for ``ty``: ``f32``, ``v8f32``, ``i64``..."""
+    if isinstance(ty, ir.ScalableVectorType):
+        return f"nxv{ty.count}{_type_suffix(ty.element)}"
     if isinstance(ty, ir.VectorType):
         return f"v{ty.count}{_type_suffix(ty.element)}"
     if isinstance(ty, ir.IntType):

@@ -59,7 +59,14 @@ DEFAULT_START_AFTER = 16
 # -- LLVM helpers (used by the workers and by target_machine in-process) -------------------
 def make_target_machine(llvm, triple: str, cpu: str, features: str, opt_level: int):
     """A new llvmlite ``TargetMachine`` (PIC: the code serves the JIT and shared libraries)."""
-    target = llvm.Target.from_triple(triple)
+    try:
+        target = llvm.Target.from_triple(triple)
+    except RuntimeError:
+        # Another architecture (cross compilation): its targets are registered on demand,
+        # the native one is at start-up.
+        llvm.initialize_all_targets()
+        llvm.initialize_all_asmprinters()
+        target = llvm.Target.from_triple(triple)
     return target.create_target_machine(
         cpu=cpu, features=features, opt=min(max(opt_level, 0), 3), reloc="pic",
         codemodel="default",

@@ -92,6 +92,21 @@ def _same_type(a, b) -> bool:
     return a is b or a == b
 
 
+class ScalableVectorType(VectorType):
+    """``<vscale x N x T>``: ``N * vscale`` elements, ``vscale`` a run-time constant of the
+    CPU (AArch64 SVE, RISC-V V); ``count`` is ``N``."""
+
+    def _to_string(self):
+        return f"<vscale x {self.count} x {self.element}>"
+
+    def __eq__(self, other):
+        return isinstance(other, ScalableVectorType) and self.element == other.element \
+            and self.count == other.count
+
+    def __hash__(self):
+        return hash((ScalableVectorType, self.count))
+
+
 def _local_ref(name: str) -> str:
     """``%"name"``, escaped as LLVM's quoted identifiers require."""
     if "\\" in name or '"' in name:
@@ -815,7 +830,7 @@ class IRBuilder:
         """Emit ``shufflevector``: lanes of ``vector1``, ``vector2`` picked by constant ``mask``."""
         if not isinstance(vector1.type, VectorType):
             raise TypeError("vector1 needs to be of VectorType.")
-        typ = VectorType(vector1.type.element, mask.type.count)
+        typ = type(mask.type)(vector1.type.element, mask.type.count)  # scalable stays so
         return self._insert(_VectorOp(self._block, typ, "shufflevector",
                                       (vector1, vector2, mask), name))
 
@@ -853,5 +868,5 @@ __all__ = [
     "Argument", "ArrayType", "Block", "Constant", "DoubleType", "FloatType", "Function", "FunctionAttributes",
     "FunctionType", "GlobalVariable", "HalfType", "IRBuilder", "Instruction", "IntType",
     "LabelType", "LiteralStructType", "MDValue", "MetaDataString", "Module", "PointerType",
-    "Type", "Undefined", "Value", "VectorType", "VoidType",
+    "ScalableVectorType", "Type", "Undefined", "Value", "VectorType", "VoidType",
 ]

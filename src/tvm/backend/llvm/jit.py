@@ -71,6 +71,9 @@ class LLVMModuleImpl:
         self._engine = None
         self._functions: dict = {}
         self._callees: list = []  # functions the callee slots point at (kept alive)
+        #: The triple of a module compiled for another architecture (not loaded), else None.
+        self.cross_triple: str | None = None
+        self._cross_names: list = []
         # Runtime functions the code calls; a shared library gets them linked in.
         self.runtime_symbols = set(_DECLARATION.findall(self.ir_text)) & set(_RUNTIME_OBJECTS)
 
@@ -98,6 +101,18 @@ class LLVMModuleImpl:
         if len(objects) == 1 and not self._declares_checks():
             self._object = objects[0]  # self-contained: export can reuse it
         self._wrap_functions(engine, _PACKED_DEFINITION.findall(self.ir_text))
+
+    def keep_cross_objects(self, objects) -> None:
+        """Keep the object files of a module for another architecture (not loaded here).
+
+        Its packed functions are listed by :meth:`function_names`; :meth:`get_function`
+        raises for them (see :attr:`cross_triple`).
+        """
+        self.cross_triple = self.options.resolved_triple()
+        if len(objects) == 1 and not self._declares_checks():
+            self._object = objects[0]
+        self._cross_names = [s[len(PACKED_PREFIX):]
+                             for s in _PACKED_DEFINITION.findall(self.ir_text)]
 
     def _declares_checks(self) -> bool:
         return any(symbol.startswith("__pytvm_") for symbol in _DECLARATION.findall(self.ir_text))
@@ -136,8 +151,8 @@ class LLVMModuleImpl:
         See :mod:`tvm.backend.llvm.call_packed`; the driver calls it after importing the
         device modules. Returns the callee names no import (nor a global function) has.
         """
-        if "__pytvm_callee." not in self.ir_text:
-            return []
+        if "__pytvm_callee." not in self.ir_text or self.cross_triple is not None:
+            return []  # nothing to link (a cross module is never loaded here)
         from .call_packed import link_callees, slot_symbols  # lazy: imports llvmlite.ir
 
         symbols = slot_symbols(self.ir_text)
@@ -154,10 +169,20 @@ class LLVMModuleImpl:
 
     def function_names(self) -> list:
         """The names of the module's callable functions (without the ``__tvm_ffi_`` prefix)."""
-        return list(self._functions)
+        return list(self._functions) if self.cross_triple is None else list(self._cross_names)
 
     def get_function(self, name: str):
-        """The callable ``tvm_ffi.Function`` named ``name``, or None when there is none."""
+        """The callable ``tvm_ffi.Function`` named ``name``, or None when there is none.
+
+        A function compiled for another target triple cannot run here: asking for it raises
+        ``RuntimeError`` that says how to export it instead.
+        """
+        if self.cross_triple is not None and name in self._cross_names:
+            raise RuntimeError(
+                f"function '{name}' of module '{self.name}' was compiled for target triple "
+                f"'{self.cross_triple}' and cannot run on this host; export it with "
+                "export_library (a cross linker: fcompile or cc=...) and run it there"
+            )
         return self._functions.get(name)
 
     def function_address(self, name: str) -> int:
@@ -400,12 +425,9 @@ class PartCompiler:
         self.name = name
         self.use_cache = use_cache
         host = llvm_binding().get_process_triple()
-        if self.options.resolved_triple().split("-")[0] != host.split("-")[0]:
-            raise ValueError(
-                f"cannot JIT-compile module '{name or 'module'}' for triple "
-                f"'{self.options.triple}' on this '{host}' host: cross compilation is not "
-                "supported by the llvm backend yet"
-            )
+        # Another architecture: compiled (IR, assembly, object files for export_library)
+        # but not loaded; its functions cannot run here.
+        self.cross = self.options.resolved_triple().split("-")[0] != host.split("-")[0]
         self.keys: list = []
         self._entries: list = []  # (ir text, object); None while a part is being compiled
         self._missing: list = []  # indices of the parts compiled here (to store on disk)
@@ -511,7 +533,10 @@ class PartCompiler:
                 for i in self._missing:
                     disk_cache.store(self.keys[i], *entries[i])
         impl = LLVMModuleImpl(self.name, [entry[0] for entry in entries], self.options)
-        impl.jit_objects([entry[1] for entry in entries])
+        if self.cross:
+            impl.keep_cross_objects([entry[1] for entry in entries])
+        else:
+            impl.jit_objects([entry[1] for entry in entries])
         _STATS["compiled" if self._missing else "disk_hits"] += 1
         result = Module(impl)
         if key is not None:

@@ -187,8 +187,14 @@ class TargetOptions:
         return self.triple or llvm_binding().get_process_triple()
 
     def resolved_cpu(self) -> str:
-        """The CPU name with the host default filled in."""
-        return self.cpu or llvm_binding().get_host_cpu_name()
+        """The CPU name with the host default filled in (``generic`` for another
+        architecture: the host CPU means nothing there)."""
+        if self.cpu:
+            return self.cpu
+        if self.triple and self.triple.split("-")[0] != \
+                llvm_binding().get_process_triple().split("-")[0]:
+            return "generic"
+        return llvm_binding().get_host_cpu_name()
 
     def resolved_features(self) -> str:
         """The feature string; the host's features when compiling for the host CPU.

@@ -11,6 +11,7 @@ from .binding_analysis import (
 )
 from .kept_bytes import estimate_kept_bytes
 from .remove_unused import remove_all_unused
+from .reshape_pattern import has_reshape_pattern
 from .type_analysis import (
     BaseCheckResult,
     definable_tir_vars_in_type,

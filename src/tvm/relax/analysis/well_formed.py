@@ -12,7 +12,8 @@ stem of each message:
 3. a ``global_symbol`` attribute equals the GlobalVar's name;
 4. a Var is a parameter of one function only, and a symbolic var is defined by one function's
    signature only;
-5. variables (Relax and symbolic) are defined before use;
+5. variables (Relax and symbolic) are defined before use, also in a call's ``ty_args`` and a
+   function's return type;
 6. each variable is defined once;
 7. DataflowVars are defined and used only inside DataflowBlocks, never as parameters, never in
    a dependent type;
@@ -223,6 +224,9 @@ class _Checker:
                 self.visit_seq(func.body)
             elif func.body is not None:
                 self.visit(func.body)
+            # Rule 5 for the return type: its symbolic variables come from the parameters or
+            # from a match_cast of the body.
+            self._check_symbolic_uses(func.ret_ty, func)
         finally:
             self.funcs.pop()
             self.visible, self.in_dataflow = saved_visible, saved_dataflow
@@ -475,6 +479,8 @@ class _Checker:
         self.visit(op)
         for arg in call.args:
             self.visit(arg)
+        for ty in call.ty_args:  # rule 5: out_ty / ty_args use defined symbolic variables
+            self._check_symbolic_uses(ty, call)
         if isinstance(op, Op):
             self._check_op_rules(call, op)
         if not self.check_ty:
@@ -515,7 +521,10 @@ class _Checker:
         validate = op.get_attr("FValidate")
         if validate is not None:
             try:
-                validate(call)
+                if getattr(validate, "takes_module", False):
+                    validate(call, self.mod)  # call_tir: checked against its PrimFunc
+                else:
+                    validate(call)
             except Exception as err:  # noqa: BLE001 - any rejection is reported with the op
                 _fail(
                     ValueError,

@@ -13,7 +13,12 @@ from ...ir.op import Op, register_op_attr
 from ...ir.type import PrimType, TupleType, Type
 from ..expr import Call, ExternFunc, PrimValue, ShapeExpr, StringImm, Tuple
 from ..ty import ObjectType, ShapeType, TensorType
-from .call_tir_check import infer_call_tir, infer_call_tir_inplace, validate_call_tir_inplace
+from .call_tir_check import (
+    infer_call_tir,
+    infer_call_tir_inplace,
+    validate_call_tir,
+    validate_call_tir_inplace,
+)
 from .infer_utils import op_name, text
 from .op_attrs import CallTIRInplaceAttrs, CallTIRWithGradAttrs
 from .registry import register_relax_op
@@ -127,6 +132,7 @@ register_relax_op(
     attrs_type_key="relax.attrs.CallTIRInplaceAttrs",
 )
 register_op_attr("relax.call_tir_inplace", "FValidate", validate_call_tir_inplace)
+register_op_attr("relax.call_tir", "FValidate", validate_call_tir)
 register_relax_op("call_dps_packed", 2, "base", _out_type)
 register_relax_op("call_pure_packed", -1, "base", _out_type)
 register_relax_op("print", -1, "base", _infer_print, purity=False)

@@ -14,9 +14,11 @@ from __future__ import annotations
 from ...ir.type import TupleType
 from ..expr import Tuple
 from ..ty import TensorType
-from .infer_utils import op_name
+from .infer_utils import op_name, text
 
-__all__ = ["infer_call_tir", "infer_call_tir_inplace", "validate_call_tir_inplace"]
+__all__ = [
+    "infer_call_tir", "infer_call_tir_inplace", "validate_call_tir", "validate_call_tir_inplace",
+]
 
 
 def _callee(call, bb):
@@ -185,3 +187,156 @@ def validate_call_tir_inplace(call):
                 f"and dtype as the output.  However, output {i} with type {ty} is specified as "
                 f"an in-place mutation of input {index} with type {in_ty}"
             )
+
+
+def _param_type(func, param):
+    """The Relax type a PrimFunc parameter expects: its buffer's tensor type, or a scalar."""
+    from ...ir.type import PrimType  # the ir layer, below relax
+
+    buf = func.buffer_map.get(param)
+    if buf is not None:
+        return TensorType(list(buf.shape), buf.dtype)
+    return PrimType(param.dtype)
+
+
+def _type_text(ty) -> str:
+    """``T.float32`` for a scalar without a known value (as TVM prints it), else the script."""
+    if type(ty).__name__ == "PrimType" and getattr(ty, "value", None) is None:
+        return f"T.{ty.dtype}"
+    return text(ty)
+
+
+def _bind_or_compare(expected, actual, binding) -> bool:
+    """Match one extent of a parameter against an argument's; bind a parameter variable on
+    its first use. False only when they provably differ."""
+    from ...tirx.expr_functor import substitute  # the tirx layer, below relax
+    from .infer_utils import prove_equal
+
+    if type(expected).__name__ in ("Var", "SizeVar") and id(expected) not in binding:
+        binding[id(expected)] = (expected, actual)
+        return True
+    if binding:
+        vmap = {var: value for var, value in binding.values()}
+        try:
+            expected = substitute(expected, vmap)
+        except TypeError:
+            return True  # dtype mismatch between extents: left to the type inference
+    return prove_equal(expected, actual) is not False
+
+
+def _matches(expected, actual, binding) -> bool:
+    """Whether an argument of type ``actual`` may be passed where ``expected`` is declared."""
+    if type(expected).__name__ == "PrimType":
+        return type(actual).__name__ == "PrimType" and str(actual.dtype) == str(expected.dtype)
+    if not isinstance(actual, TensorType):
+        return False
+    if actual.dtype not in ("void", "") and actual.dtype != expected.dtype:
+        return False
+    if actual.ndim != -1 and actual.ndim != expected.ndim:
+        return False
+    have = getattr(actual.shape, "values", None)
+    if have is None:
+        return True
+    return all(_bind_or_compare(e, a, binding)
+               for e, a in zip(expected.shape.values, have))
+
+
+def _output_type(func, params, binding):
+    """The output type the PrimFunc's remaining parameters imply, with bound variables."""
+    from ...ir.type import PrimType  # the ir layer, below relax
+    from ...tirx.expr_functor import substitute  # the tirx layer, below relax
+    from .infer_utils import simplify
+
+    vmap = {var: value for var, value in binding.values()}
+    types = []
+    for param in params:
+        ty = _param_type(func, param)
+        if isinstance(ty, TensorType) and vmap:
+            dims = []
+            for dim in ty.shape.values:
+                try:
+                    dims.append(simplify(substitute(dim, vmap)))
+                except TypeError:
+                    dims.append(dim)
+            ty = TensorType(dims, ty.dtype)
+        elif not isinstance(ty, (TensorType, PrimType)):
+            return None
+        types.append(ty)
+    return types[0] if len(types) == 1 else TupleType(types)
+
+
+def _compatible(inferred, explicit) -> bool:
+    """False when the declared output provably differs from the one the PrimFunc implies."""
+    from .infer_utils import prove_equal
+
+    if isinstance(inferred, TupleType) or isinstance(explicit, TupleType):
+        if not (isinstance(inferred, TupleType) and isinstance(explicit, TupleType)):
+            return False
+        return len(inferred.fields) == len(explicit.fields) and all(
+            _compatible(i, e) for i, e in zip(inferred.fields, explicit.fields))
+    if type(inferred).__name__ == "PrimType" or type(explicit).__name__ == "PrimType":
+        return type(inferred) is type(explicit) and str(inferred.dtype) == str(explicit.dtype)
+    if not isinstance(explicit, TensorType):
+        return True
+    if explicit.dtype not in ("void", "") and explicit.dtype != inferred.dtype:
+        return False
+    if explicit.ndim != -1 and explicit.ndim != inferred.ndim:
+        return False
+    have = getattr(explicit.shape, "values", None)
+    if have is None:
+        return True
+    return all(prove_equal(i, e) is not False for i, e in zip(inferred.shape.values, have))
+
+
+def validate_call_tir(call, mod=None):
+    """``FValidate`` of ``call_tir``: the arguments and ``out_ty`` fit the called PrimFunc.
+
+    Run by ``relax.analysis.well_formed`` with the module holding the PrimFunc (a call of a
+    function outside ``mod`` is not checked). The PrimFunc's parameters are the inputs, then
+    the outputs, then the ``tir_vars``: each input must have the type of its parameter
+    (``Argument 1 type mismatch: expected T.float32, given T.int64``; a ``ShapeExpr`` is not a
+    scalar), the parameter's symbolic extents taking their values from the arguments, and the
+    remaining parameters imply the output type, which ``out_ty`` must not contradict. Raises
+    ``ValueError``.
+    """
+    if mod is None or len(call.args) < 2 or not call.ty_args:
+        return
+    func = mod.functions.get(call.args[0])
+    if func is None or type(func).__name__ != "PrimFunc":
+        return
+    args = call.args[1]
+    if isinstance(args, Tuple):
+        in_types = [a.ty for a in args.fields]
+    elif isinstance(args.ty, TupleType):
+        in_types = list(args.ty.fields)
+    else:
+        in_types = [args.ty]
+    n_extra = len(call.args[2].values) if len(call.args) > 2 and hasattr(call.args[2], "values") \
+        else 0
+    params = list(func.params)
+    n_out = len(params) - len(in_types) - n_extra
+    if n_out < 0:
+        raise ValueError(
+            f"R.call_tir passes {len(in_types)} arguments and {n_extra} tir_vars to a PrimFunc "
+            f"with {len(params)} parameters"
+        )
+    binding = {}
+    for index, (param, ty) in enumerate(zip(params, in_types)):
+        expected = _param_type(func, param)
+        if not _matches(expected, ty, binding):
+            raise ValueError(
+                f"Argument {index} type mismatch: expected {_type_text(expected)}, given "
+                f"{_type_text(ty)}"
+            )
+    explicit = call.ty_args[0] if len(call.ty_args) == 1 else TupleType(list(call.ty_args))
+    inferred = _output_type(func, params[len(in_types):len(in_types) + n_out], binding)
+    if inferred is not None and n_out > 0 and not _compatible(inferred, explicit):
+        raise ValueError(
+            "The `out_ty` argument for R.call_tir must be compatible with the PrimFunc.  "
+            "However, the PrimFunc's signature implies that the output should be "
+            f"{_type_text(inferred)}, but the `out_ty` argument was {_type_text(explicit)}"
+        )
+
+
+#: ``relax.analysis.well_formed`` passes the module to validators that need it.
+validate_call_tir.takes_module = True

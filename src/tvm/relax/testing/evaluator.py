@@ -25,6 +25,7 @@ Examples
 >>> with bb.function("main", [x]):
 ...     y = bb.emit(relax.op.nn.relu(x))
 ...     bb.emit_func_output(bb.emit(relax.op.sum(y, axis=[0])))
+I.GlobalVar("main")
 >>> evaluate(bb.get(), np.array([[1.0, -2.0], [3.0, 4.0]], "float32")).tolist()
 [4.0, 4.0]
 """

@@ -45,6 +45,7 @@ if TYPE_CHECKING:
     def LowerRuntimeBuiltin() -> ModulePass: ...
     def NormalizeGlobalVar() -> ModulePass: ...
     def RemovePurityChecking() -> ModulePass: ...
+    def RewriteDataflowReshape() -> ModulePass: ...
     def StaticPlanBlockMemory() -> ModulePass: ...
     def ToNonDataflow() -> ModulePass: ...
     def VMBuiltinLower() -> ModulePass: ...
@@ -66,6 +67,7 @@ else:
     from .lower_alloc_tensor import LowerAllocTensor
     from .normalize_global_var import NormalizeGlobalVar
     from .remove_purity_checking import RemovePurityChecking
+    from .rewrite_dataflow_reshape import RewriteDataflowReshape
     from .static_plan_block_memory import StaticPlanBlockMemory
     from .to_non_dataflow import ToNonDataflow
     from .vm_builtin_lower import LowerRuntimeBuiltin, VMBuiltinLower
@@ -78,6 +80,6 @@ __all__ = [
     "DeadCodeElimination", "FoldConstant", "ForwardGradient", "FunctionPass", "FuseOps", "FuseTIR",
     "Gradient", "GradientSimplifier", "KillAfterLastUse", "LambdaLift", "LegalizeOps",
     "LowerAllocTensor", "LowerRuntimeBuiltin", "Normalize", "NormalizeGlobalVar",
-    "RemovePurityChecking", "StaticPlanBlockMemory", "ToNonDataflow", "VMBuiltinLower",
-    "VMShapeLower", "dataflowblock_pass", "function_pass", "legalize_ops",
+    "RemovePurityChecking", "RewriteDataflowReshape", "StaticPlanBlockMemory", "ToNonDataflow",
+    "VMBuiltinLower", "VMShapeLower", "dataflowblock_pass", "function_pass", "legalize_ops",
 ]

@@ -32,7 +32,7 @@ from ...ir.transform import module_pass
 from ...tirx import expr as tir_expr
 from ..analysis.type_analysis import substitute_type, tir_vars_in
 from ..block_builder import BlockBuilder
-from ..expr import Constant, DataflowVar, Function, PrimValue, ShapeExpr, Var
+from ..expr import Constant, DataflowVar, Function, PrimValue, RelaxExpr, ShapeExpr, Var
 from ..expr_functor import ExprMutator
 from ..ty import TensorType
 
@@ -80,6 +80,18 @@ def _match_param(param, array, tir_map, fname):
             raise ValueError(f"{where} cannot take an array of shape {array.shape}")
 
 
+def _match_expr(param, value, tir_map):
+    """Symbolic dims of the parameter's type taken from the value's known extents."""
+    ty, vty = param.ty, value.ty
+    dims = getattr(getattr(ty, "shape", None), "values", None)
+    vdims = getattr(getattr(vty, "shape", None), "values", None)
+    if not isinstance(ty, TensorType) or dims is None or vdims is None or len(dims) != len(vdims):
+        return
+    for dim, vdim in zip(dims, vdims):
+        if isinstance(dim, tir_expr.Var) and dim not in tir_map and vdim.dtype == dim.dtype:
+            tir_map[dim] = vdim
+
+
 class _Binder(ExprMutator):
     def __init__(self, bound, tir_map):
         super().__init__()
@@ -122,7 +134,8 @@ class _Binder(ExprMutator):
 
 
 def bind_params(func: Function, params: dict, fname: str = "function") -> Function:
-    """``func`` with the parameters named in ``params`` replaced by constants."""
+    """``func`` with the parameters named in ``params`` replaced by constants (arrays) or by
+    the Relax expressions given (``Function.bind_params``)."""
     by_name = {}
     for p in func.params:
         by_name.setdefault(p.name_hint, []).append(p)
@@ -146,6 +159,12 @@ def bind_params(func: Function, params: dict, fname: str = "function") -> Functi
                     "by Var instead"
                 )
             param = found[0]
+        if isinstance(value, RelaxExpr):
+            # A Relax expression (``Function.bind_params({x: other_var})``) replaces the
+            # parameter as it is; its static extents define the parameter's symbolic dims.
+            _match_expr(param, value, tir_map)
+            bound[param] = value
+            continue
         array = np.require(_as_array(value, f"the value of {key!r}"), requirements="C")
         _match_param(param, array, tir_map, fname)
         bound[param] = Constant(array)

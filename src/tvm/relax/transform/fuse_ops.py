@@ -16,7 +16,9 @@ no other use and the patterns allow it:
 Each group of two or more calls becomes a private Relax function with ``"Primitive": True``
 whose parameters are the group's inputs, and the calls are replaced by one call of it.
 Opaque calls and calls with tuple outputs are never fused. This is a greedy version of TVM's
-dominator-based partitioning: a producer used more than once is not fused into its consumers.
+dominator-based partitioning: a producer used more than once is not fused into its consumers,
+but chains of injective calls that start from the same input and meet in one injective call
+(a diamond: ``gelu``'s gradient) are merged into that call's group.
 
 Before::
 
@@ -161,6 +163,28 @@ def _use_counts(block, body_vars):
     return counts
 
 
+def _merge_diamond(group, feeding, kind, group_of, max_depth):
+    """Merge into ``group`` the other injective groups that feed its new call (a diamond).
+
+    ``gelu``'s gradient computes ``erf(x)`` and ``exp(-x * x / 2)`` in two chains that meet
+    in one add: each chain's last value is used only by that add, and no other member's
+    value leaves its chain, so the chains and the add are one kernel (TVM's dominator-based
+    FuseOps fuses them too). Only chains of injective calls are merged (never a second
+    reduction or matmul into one group); members stay in binding order, which is a
+    topological order. ``group`` itself is injective too: a matmul's group keeps its
+    elementwise epilogue right after the matmul (the default schedule runs it on the tiles).
+    """
+    for other in feeding:
+        if other is group or other.kind > K.kInjective or not _can_join(other.kind, kind):
+            continue
+        if len(group.members) + len(other.members) > max_depth:
+            continue
+        last = group.members.pop()
+        group.members = sorted(group.members + other.members) + [last]
+        for index in other.members:
+            group_of[index] = group
+
+
 def _partition(mod, block, uses, max_depth=DEFAULT_MAX_DEPTH):
     bindings = list(block.bindings)
     group_of = {}  # binding index -> _Group
@@ -174,6 +198,7 @@ def _partition(mod, block, uses, max_depth=DEFAULT_MAX_DEPTH):
         chosen = None
         args = binding.value.args[1]
         inputs = list(args.fields) if isinstance(args, Tuple) else []
+        feeding = []  # the groups whose current output only this call uses, in arg order
         for arg in inputs:
             j = producer.get(arg)
             if j is None or j not in group_of or uses.get(arg, 0) != 1:
@@ -183,11 +208,14 @@ def _partition(mod, block, uses, max_depth=DEFAULT_MAX_DEPTH):
             group = group_of[j]
             if group.members[-1] != j:
                 continue  # only the group's current output may feed the next call
+            if all(g is not group for g in feeding):
+                feeding.append(group)
+        for group in feeding:
             if len(group.members) >= max_depth:
                 continue  # full: this call starts a new group
             if _can_join(group.kind, kind) or (
                 kind == K.kOutEWiseFusable and len(group.members) == 1
-                and _is_permutation(mod, bindings[j].value)
+                and _is_permutation(mod, bindings[group.members[0]].value)
             ):
                 chosen = group
                 break
@@ -196,6 +224,8 @@ def _partition(mod, block, uses, max_depth=DEFAULT_MAX_DEPTH):
         else:
             chosen.add(i, kind)
             group_of[i] = chosen
+            if kind <= K.kInjective and chosen.kind <= K.kInjective:
+                _merge_diamond(chosen, feeding, kind, group_of, max_depth)
     seen, groups = set(), []
     for group in group_of.values():
         if id(group) not in seen and len(group.members) > 1:

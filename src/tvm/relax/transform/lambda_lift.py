@@ -61,7 +61,15 @@ from ...ir.transform import module_pass
 from ...ir.type import PrimType, TupleType
 from ..analysis.type_analysis import tir_vars_in
 from ..analysis.var_analysis import free_symbolic_vars
-from ..expr import Call, DataflowVar, Function, PrimValue, Var, VarBinding
+from ..expr import (
+    Call,
+    DataflowVar,
+    Function,
+    PrimValue,
+    Var,
+    VarBinding,
+    function_keeping_ret_ty,
+)
 from ..expr_functor import ExprMutator, ExprVisitor
 from ..op.base import invoke_closure, invoke_pure_closure, make_closure
 from ..ty import FuncType, ObjectType
@@ -205,6 +213,10 @@ class _Lifter(ExprMutator):
                           span=func.span)
         # Its own copies of every variable: a symbolic variable belongs to one function.
         lifted = copy_with_new_vars(self.builder_.normalize(lifted))
+        if ret_ty is func.ret_ty and ret_ty is not None and not tir_vars_in(ret_ty) and \
+                lifted.ret_ty is not ret_ty:
+            # As TVM's LambdaLift: the lifted function keeps its declared return type.
+            lifted = function_keeping_ret_ty(lifted, ret_ty)
         self.builder_.update_func(gvar, lifted)
         return gvar
 

@@ -1,9 +1,13 @@
 """``NormalizeGlobalVar``: every public function is named by its ``global_symbol``.
 
 A public function (one with a ``global_symbol`` attribute) whose GlobalVar has another name
-gets a GlobalVar of that name. A private function whose name a public one now takes is renamed
-``<name>1`` (``<name>2``... when taken). Every reference to a renamed function (calls,
-``R.call_tir`` callees) follows. Mirrors Apache TVM 0.27's pass of the same name.
+gets a GlobalVar of that name. Then each private function (Relax or TIR), in module order,
+keeps its name if it is still free, else takes the next free ``<name><k>`` (as TVM's name
+supply: ``func`` -> ``func1``, and a later ``func1`` -> ``func11``). Every reference to a
+renamed function (calls, ``R.call_tir`` callees) follows, and the Relax functions are
+re-normalized (a binding whose value changed takes the value's type). Two public functions
+with one symbol raise ``ValueError``. Mirrors Apache TVM 0.27's pass of the same name, which
+``BlockBuilder.finalize`` runs.
 """
 
 from __future__ import annotations
@@ -11,6 +15,12 @@ from __future__ import annotations
 from ...ir.expr import GlobalVar
 from ...ir.module import IRModule
 from ...ir.transform import module_pass
+from ..analysis.type_analysis import (
+    BaseCheckResult,
+    definable_tir_vars_in_type,
+    erase_to_well_defined,
+    struct_info_base_check,
+)
 from ..expr import Function
 from ..expr_functor import ExprMutator
 
@@ -23,27 +33,50 @@ def _symbol(func):
     return None if symbol is None else str(symbol)
 
 
+class _NameTable:
+    """Unique names as TVM's name supply hands them out: ``f`` when free, else ``f1``, ``f2``..."""
+
+    def __init__(self):
+        self.counters: dict = {}  # name -> the last suffix tried for it
+
+    def reserve(self, name: str) -> None:
+        self.counters[name] = 0
+
+    def fresh(self, name: str) -> str:
+        name = (name or "v").replace(".", "_")
+        if name not in self.counters:
+            self.counters[name] = 0
+            return name
+        suffix, candidate = self.counters[name], name
+        while candidate in self.counters:
+            suffix += 1
+            candidate = f"{name}{suffix}"
+        self.counters[name] = suffix
+        self.counters[candidate] = 0
+        return candidate
+
+
 def _new_names(mod) -> dict:
-    """``{old GlobalVar: new name}`` for the functions to rename."""
-    public = {}
+    """``{old GlobalVar: new name}`` for the functions to rename (empty when none needs it).
+
+    Public functions take their ``global_symbol``; then each private function, in module
+    order, takes its own name if still free, else the next free ``<name><k>``.
+    """
+    if all(_symbol(f) in (None, g.name_hint) for g, f in mod.functions.items()):
+        return {}
+    table, names = _NameTable(), {}
     for gvar, func in mod.functions.items():
         symbol = _symbol(func)
-        if symbol is not None:
-            public[gvar] = symbol
-    taken = set(public.values())
-    final = set(taken)
-    final.update(g.name_hint for g in mod.functions if g not in public)
-    renames = {g: s for g, s in public.items() if s != g.name_hint}
-    for gvar in mod.functions:
-        if gvar in public or gvar.name_hint not in taken:
+        if symbol is None:
             continue
-        k = 1
-        while f"{gvar.name_hint}{k}" in final:
-            k += 1
-        name = f"{gvar.name_hint}{k}"
-        final.add(name)
-        renames[gvar] = name
-    return renames
+        if symbol in table.counters:
+            raise ValueError(f"IRModule contains duplicate global symbol: {symbol}")
+        table.reserve(symbol)
+        names[gvar] = symbol
+    for gvar, func in mod.functions.items():
+        if _symbol(func) is None:
+            names[gvar] = table.fresh(gvar.name_hint)
+    return {g: n for g, n in names.items() if n != g.name_hint}
 
 
 class _Replace(ExprMutator):
@@ -53,6 +86,26 @@ class _Replace(ExprMutator):
 
     def visit_global_var_(self, op):
         return self.table.get(op, op)
+
+    def visit_function_(self, op):
+        # As TVM's mutator: a re-normalized body whose type contradicts the declared return
+        # type (another shape, once a binding took its value's type) gives the function its
+        # return type, with the symbolic variables only the body defines erased.
+        func = super().visit_function_(op)
+        body_ty = getattr(func.body, "ty", None)
+        if func is op or func.ret_ty is None or body_ty is None:
+            return func
+        if struct_info_base_check(body_ty, func.ret_ty) not in _CONTRADICTS:
+            return func
+        defined = {}
+        for param in func.params:
+            for var in definable_tir_vars_in_type(param.ty):
+                defined[var] = var
+        return Function(func.params, func.body, erase_to_well_defined(body_ty, defined),
+                        func.is_pure, func.attrs, span=func.span)
+
+
+_CONTRADICTS = (BaseCheckResult.FAIL_L0, BaseCheckResult.FAIL_L1)
 
 
 @module_pass(opt_level=0, name="NormalizeGlobalVar")

@@ -102,6 +102,9 @@ class _Gen:
         self.kernels = []
         self.fallbacks = []
         self.escaping = set()
+        self.aliases = []  # (view var, viewed var) of R.reshape bindings, in binding order
+        self.slot_of = {}  # relax Var -> its planned slot
+        self.tuple_slots = {}  # relax Var of a kernel's tuple result -> the fields' slots
         self.storage = None  # StoragePlanner, made when the first slot is planned
         self.storage_of = {}
         self.check_params = True
@@ -181,10 +184,17 @@ class _Gen:
         from ..expr_functor import ExprVisitor
 
         escaping = self.escaping
+        aliases = self.aliases
+        views = set()
 
         class _Visitor(ExprVisitor):
             def visit_call_(self, call):
                 op = call.op
+                if call in views:
+                    # R.reshape is a view: its input escapes when the view does (below).
+                    for a in call.args[1:]:
+                        self.visit_expr(a)
+                    return
                 if isinstance(op, Op) and op.name in _CALL_TIR:
                     # Kernel inputs do not escape; visit them without marking.
                     inputs = call.args[1]
@@ -215,7 +225,16 @@ class _Gen:
                 _mark(node.false_branch)
 
             def visit_var_binding_(self, binding):
+                value = binding.value
+                if _is_view(value):
+                    views.add(value)
+                    aliases.append((binding.var, value.args[0]))
                 super().visit_var_binding_(binding)
+                if isinstance(value, TupleGetItem) and isinstance(value.tuple_value, Var):
+                    # A field of a tuple (a split's outputs): the tuple escapes when the
+                    # field does (below), and lives as long as the field is used.
+                    aliases.append((binding.var, value.tuple_value))
+                    return
                 if isinstance(binding.value, (Var, TupleGetItem, If)):
                     _mark(binding.value)
                     escaping.add(binding.var)  # aliases: be conservative
@@ -233,6 +252,9 @@ class _Gen:
 
         _Visitor().visit_expr(func)
         _mark(func.body)
+        for view, viewed in reversed(aliases):
+            if view in escaping:
+                escaping.add(viewed)
 
     # --- run-time parameter checks ----------------------------------------------------------
     def _lazy_dtype_params(self, func):
@@ -428,6 +450,11 @@ class _Gen:
     def binding(self, binding, indent):
         var = binding.var
         name = self.fresh("v")
+        value = binding.value
+        if isinstance(value, TupleGetItem) and value.tuple_value in self.tuple_slots:
+            slot = self.tuple_slots[value.tuple_value][value.index]
+            if slot is not None:
+                self.slot_of[var] = slot
         if isinstance(binding.value, Call):
             value = self.call(binding.value, indent, var)
         else:
@@ -461,6 +488,8 @@ class _Gen:
             name = op.name
             if name in _CALL_TIR:
                 return self._call_tir(call, indent, var)
+            if _is_view(call):
+                return self._reshape_view(call, indent, var)
             if name == "relax.call_tir_inplace":
                 return self._call_tir_inplace(call, indent)
             special = _SPECIAL.get(name)
@@ -518,11 +547,13 @@ class _Gen:
             shape_ints = tuple(int(d) for d in dims)
             self.planned.append((slot, shape_ints, _np_dtype(ty.dtype)))
             if self.storage is None:
-                self.storage = StoragePlanner(self.func)
+                self.storage = StoragePlanner(self.func, self.aliases)
             nbytes = _np_dtype(ty.dtype).itemsize
             for d in shape_ints:
                 nbytes *= d
             self.storage_of[slot] = self.storage.assign(var, nbytes)
+            if var is not None:
+                self.slot_of[var] = slot
             return f"_mem[{slot!r}]", None
         out = self.fresh("o")
         if _np_dtype(ty.dtype).kind in "biuf":
@@ -541,13 +572,17 @@ class _Gen:
         if isinstance(inputs, Var):
             args = [f"*{args[0]}"] if isinstance(inputs.ty, TupleType) else args
         tys, is_tuple = self._out_types(call)
-        planned_ok = (
-            var is not None and var not in self.escaping and not is_tuple and not self.calls_relax
-        )
+        # A tuple result is planned when only its fields are read (each kept alive as long as
+        # the tuple: ``memory_plan`` extends its lifetime to the fields' last uses).
+        planned_ok = var is not None and var not in self.escaping and not self.calls_relax
         outs = []
         for ty in tys:
             out, _ = self._alloc(ty, indent, planned_ok, f"R.call_tir({gvar.name_hint})", var)
             outs.append(out)
+        if is_tuple and var in self.slot_of:
+            del self.slot_of[var]
+            self.tuple_slots[var] = [o[len("_mem['"):-len("']")] if o.startswith("_mem[")
+                                     else None for o in outs]
         self._emit_kernel_call(call, indent, gvar, kernel, args + outs)
         if is_tuple:
             return "(" + "".join(f"{o}, " for o in outs) + ")"
@@ -568,6 +603,27 @@ class _Gen:
             self.emit(indent, f"_prof({gvar.name_hint!r}, {kernel}, {all_args})")
         else:
             self.emit(indent, f"{kernel}({all_args})")
+
+    def _reshape_view(self, call, indent, var):
+        """``R.reshape`` as a view of its input's memory (no kernel, no copy).
+
+        The view of a planned buffer is itself a planned slot on the same storage, made once
+        when the VM links (``memory_plan`` keeps the storage alive while the view is used);
+        any other input (a parameter, a fresh result) is viewed at run time (``_view``).
+        """
+        data = call.args[0]
+        ty = call.ty
+        src_slot = self.slot_of.get(data)
+        dims = [self.prim(v) for v in ty.shape.values]
+        static = all(d.lstrip("-").isdigit() for d in dims)
+        if src_slot is not None and var is not None and var not in self.escaping and static:
+            slot = self.fresh("_p")
+            self.planned.append((slot, tuple(int(d) for d in dims), _np_dtype(ty.dtype)))
+            self.storage_of[slot] = self.storage_of[src_slot]
+            self.slot_of[var] = slot
+            return f"_mem[{slot!r}]"
+        shape = "(" + "".join(f"{d}, " for d in dims) + ")"
+        return f"_view({self.expr(data, indent)}, {shape})"
 
     def _call_tir_inplace(self, call, indent):
         """The kernel writes the in-place outputs into their inputs; new outputs are
@@ -663,6 +719,15 @@ class _LazyLine:
     def __str__(self):
         expect = self.gen.prim(self.dim)
         return f"if {self.shape}[{self.k}] != {expect}: {self.fail}({self.value})"
+
+
+def _is_view(call):
+    """Whether ``call`` is an ``R.reshape`` of a variable with a known result shape (a view)."""
+    if not (isinstance(call, Call) and isinstance(call.op, Op) and call.op.name == "relax.reshape"):
+        return False
+    ty = call.ty
+    return isinstance(call.args[0], Var) and isinstance(ty, TensorType) \
+        and getattr(ty.shape, "values", None) is not None
 
 
 def _calls_relax_function(func, mod):

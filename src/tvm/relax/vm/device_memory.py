@@ -63,6 +63,22 @@ class DeviceMemory:
         )
         return tvm_ffi.from_dlpack(producer)
 
+    def reshape_view(self, x, shape):
+        """``R.reshape`` at run time on the device: a tensor of ``shape`` sharing ``x``'s
+        memory (``x`` is compact: kernels and allocations only make compact tensors)."""
+        if isinstance(x, np.ndarray):
+            return self.to_device(x.reshape(shape))
+        shape = tuple(int(d) for d in shape)
+        if int(np.prod(shape, dtype=np.int64)) != int(np.prod(x.shape, dtype=np.int64)):
+            raise ValueError(f"VirtualMachine: cannot view a tensor of shape {tuple(x.shape)} "
+                             f"as {shape}")
+        info = tvm_ffi.dtype(str(x.dtype))
+        producer = _dlpack.export_memory(
+            x.data_ptr(), shape, info.type_code, info.bits,
+            (self.device_type, self.device.index), owner=x,
+        )
+        return tvm_ffi.from_dlpack(producer)
+
     def alloc_storage(self, size, device_index=0, dtype="uint8", scope="global"):
         """``vm.builtin.alloc_storage`` on the device: a byte tensor of ``prod(size)``
         elements of ``dtype``."""

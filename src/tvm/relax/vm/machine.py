@@ -51,6 +51,14 @@ def _empty_tensor(shape: Sequence[int], dtype: Any) -> Tensor:
     return empty(shape, dtype)
 
 
+def _view(x: Any, shape: tuple[int, ...]) -> np.ndarray:
+    """``R.reshape`` at run time: a NumPy view of ``x``'s memory with ``shape`` (no copy for
+    the compact tensors kernels produce; kernels take NumPy arrays as they are)."""
+    if type(x) is np.ndarray:
+        return x.reshape(shape)
+    return np.from_dlpack(x).reshape(shape)
+
+
 def _as_tensor(value: Any) -> Any:
     if type(value) is np.ndarray:
         from ...runtime.tensor import tensor
@@ -113,6 +121,7 @@ class VirtualMachine:
     >>> x = relax.Var("x", relax.TensorType([3], "float32"))
     >>> with bb.function("main", [x]):
     ...     bb.emit_func_output(bb.emit_te(topi.add, x, x))
+    I.GlobalVar("main")
     >>> vm = relax.VirtualMachine(relax.build(bb.get()), tvm.cpu())
     >>> vm["main"](np.arange(3, dtype="float32")).numpy().tolist()
     [0.0, 2.0, 4.0]
@@ -167,10 +176,12 @@ class VirtualMachine:
                 _funcs=table, _mem=mem, _empty=np.empty, _ret=_ret, _truth=_truth,
                 _shape_of=shape_of, _packed=_packed, _print=_print, _prof=self._prof_call,
                 _empty_tensor=_empty_tensor, _as_tensor=_as_tensor, _ndarray=np.ndarray,
+                _view=_view,
             )
             if memory is not None:
                 ns.update(memory.constants(ns))
-                ns.update(_empty=memory.empty, _empty_tensor=memory.empty_named)
+                ns.update(_empty=memory.empty, _empty_tensor=memory.empty_named,
+                          _view=memory.reshape_view)
                 ns[builtin_ident("vm.builtin.alloc_storage")] = memory.alloc_storage
                 ns[builtin_ident("vm.builtin.alloc_tensor")] = memory.alloc_tensor
                 ns[builtin_ident("memory.alloc_storage")] = memory.memory_alloc_storage

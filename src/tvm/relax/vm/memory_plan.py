@@ -10,7 +10,8 @@ Lifetimes: bindings are numbered in post-order (bindings inside ``If`` branches 
 binding holding the ``If``), which is the order the generated code runs them; a variable is
 live from its binding to its last use. An output allocated by binding ``q`` may take the
 storage of a slot whose variable was last used before ``q``: never one of the binding's own
-inputs. Sharing is byte-based and dtype-agnostic; a storage grows to its largest slot (best
+inputs. A view (``R.reshape``, run without a copy) extends the lifetime of the variable it
+views to its own last use. Sharing is byte-based and dtype-agnostic; a storage grows to its largest slot (best
 fit first: the smallest free storage that is large enough, else the largest free one).
 """
 
@@ -65,8 +66,13 @@ class _Storage:
 class StoragePlanner:
     """Assigns planned slots of one function to shared storages (see the module doc)."""
 
-    def __init__(self, func):
+    def __init__(self, func, aliases=()):
         self.position, self.last_use = binding_lifetimes(func)
+        # A view (R.reshape) keeps the storage of the variable it views alive while it is used.
+        for view, viewed in reversed(list(aliases)):
+            end = self.last_use.get(view, self.position.get(view))
+            if end is not None and viewed in self.position:
+                self.last_use[viewed] = max(self.last_use.get(viewed, end), end)
         self.storages = []
         self.live = []
         self.free = []

@@ -186,7 +186,7 @@ def _let(node, path, d):
 
 _DTYPE_FIRST = {"call_extern", "call_pure_extern", "call_llvm_intrin", "call_llvm_pure_intrin",
                 "call_packed", "call_cpacked", "call_intrin", "reinterpret",
-                "type_annotation", "mma_store", "mma_fill"}
+                "type_annotation", "mma_store", "mma_fill", "get_active_lane_mask"}
 
 
 @register_printer(getattr(tirx, "Call", None))

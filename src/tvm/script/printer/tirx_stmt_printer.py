@@ -227,6 +227,10 @@ def _buffer_load(node, path, d):
         return buf
     indices = [d.as_doc(i, item_path(attr_path(path, "indices"), k))
                for k, i in enumerate(node.indices)]
+    if node.predicate is not None:
+        # A predicated (masked) vector load: ``A.vload([T.Ramp(0, 1, 4)], predicate=mask)``.
+        pred = d.as_doc(node.predicate, attr_path(path, "predicate"))
+        return buf.attr("vload").call(ListDoc(indices), predicate=pred)
     return IndexDoc(buf, indices)
 
 
@@ -333,6 +337,12 @@ def _buffer_store(node, path, d):
     indices = [_store_index_doc(i, item_path(attr_path(path, "indices"), k), d)
                for k, i in enumerate(node.indices)]
     value = d.as_doc(node.value, attr_path(path, "value"))
+    if node.predicate is not None:
+        # A predicated (masked) vector store: ``B.vstore([T.Ramp(0, 1, 4)], v, predicate=m)``.
+        indices = [d.as_doc(i, item_path(attr_path(path, "indices"), k))
+                   for k, i in enumerate(node.indices)]
+        pred = d.as_doc(node.predicate, attr_path(path, "predicate"))
+        return ExprStmtDoc(buf.attr("vstore").call(ListDoc(indices), value, predicate=pred))
     if _scalar_access(node, d):
         return AssignDoc(buf, value)
     return AssignDoc(IndexDoc(buf, indices), value)

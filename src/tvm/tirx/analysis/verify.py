@@ -7,7 +7,8 @@ access path from the function, as in ``<root>.body.body.value``):
 1. every variable is defined before it is used (parameters, shape variables of ``buffer_map``
    buffers, loop variables, ``Bind``/``Let`` variables, block iteration variables, data and
    shape variables of allocated and matched buffers);
-2. each variable is defined once (SSA);
+2. each variable is defined once (SSA), also across the functions of a module; a thread
+   variable may be launched again in its own function;
 3. inside an SBlock, loop variables of enclosing loops are reached only through the block's
    iteration variables (its ``iter_values``);
 4. every buffer that is read or written is declared (``buffer_map``, ``AllocBuffer``,
@@ -37,7 +38,7 @@ class _Verifier:
     """One walk over a function; ``errors`` collects messages (or the first one raises)."""
 
     def __init__(self, *, allow_sblock=True, collect_undefined=False, ssa_only=False,
-                 stop_at_first=True):
+                 stop_at_first=True, other_functions=None):
         self.allow_sblock = allow_sblock
         self.collect_undefined = collect_undefined
         self.ssa_only = ssa_only
@@ -51,10 +52,16 @@ class _Verifier:
         self.undefined: list = []
         self.errors: list = []
         self.keep: list = []
+        # Variables the bodies of the module's other functions define: id -> where (rule 2
+        # holds across the functions of a module).
+        self.other_functions: dict = other_functions if other_functions is not None else {}
+        self.body_defs: dict = {}  # id -> path of the variables this function's body defines
+        self.in_body = False
+        self.env_threads: set = set()  # ids of thread variables this function launches
 
     # --- errors and scopes --------------------------------------------------------------------
     def fail(self, message):
-        if self.ssa_only and "multiple definitions" not in message:
+        if self.ssa_only and "definitions of variable" not in message:
             return
         self.errors.append(message)
         if self.stop_at_first:
@@ -74,13 +81,22 @@ class _Verifier:
     def define(self, var, path, loop=False):
         key = id(var)
         self.keep.append(var)
-        if key in self.first_def:
+        if key in self.defined:
+            # The first definition is still in scope (as TVM words it: "nested").
+            self.fail(
+                f"TIR is ill-formed, due to multiple nested definitions of variable "
+                f"{var.name}. It was first defined at {self.first_def[key]}, and was re-defined "
+                f"at {path}"
+            )
+        elif key in self.first_def or key in self.other_functions:
+            first = self.first_def.get(key) or self.other_functions[key]
             self.fail(
                 f"TIR is ill-formed, due to multiple definitions of variable {var.name}. "
-                f"It was first defined at {self.first_def[key]}, and was later re-defined at "
-                f"{path}"
+                f"It was first defined at {first}, and was later re-defined at {path}"
             )
         self.first_def.setdefault(key, path)
+        if self.in_body:
+            self.body_defs.setdefault(key, path)
         self.defined[key] = path
         if loop:
             self.loop_vars.add(key)
@@ -94,7 +110,11 @@ class _Verifier:
                 if all(v is not var for v in self.undefined):
                     self.undefined.append(var)
                 return
-            self.fail(f"Invalid use of undefined variable {var.name} at {path}.")
+            message = f"Invalid use of undefined variable {var.name} at {path}."
+            if key in self.first_def:
+                message += (f"  While this variable was previously defined at "
+                            f"{self.first_def[key]}, this definition is no longer in-scope.")
+            self.fail(message)
             return
         if self.block_stack and key in self.block_stack[-1][1]:
             self.fail(
@@ -127,7 +147,10 @@ class _Verifier:
         if self.collect_undefined:
             self.use(buf.data, path + ".data")
             return
-        self.fail(f"Invalid use of undeclared buffer {buf.name} at {path}.")
+        self.fail(
+            f"Invalid use of undeclared buffer {buf.name} at {path}: buffer {buf.name} is used "
+            "without a prior DeclBuffer, AllocBuffer or buffer_map entry."
+        )
 
     # --- expressions --------------------------------------------------------------------------
     def expr(self, e, path):
@@ -232,8 +255,15 @@ class _Verifier:
         node = s.node
         self.push()
         if isinstance(node, IterVar) and id(node.var) not in self.defined:
-            # ``thread_extent``-style attributes define their IterVar's variable.
-            self.define(node.var, path + ".node.var")
+            # ``thread_extent``-style attributes define their IterVar's variable; one thread
+            # variable may be launched again later in the same function (TVM requires it).
+            key = id(node.var)
+            if key in self.env_threads:
+                self.defined[key] = path + ".node.var"
+                self.frames[-1].append(("var", key))
+            else:
+                self.define(node.var, path + ".node.var")
+                self.env_threads.add(key)
         self.expr(s.value, path + ".value")
         self.stmt(s.body, path + ".body")
         self.pop()
@@ -365,7 +395,11 @@ class _Verifier:
                     self.define(dim, f"{root}.buffer_map[{p.name}].shape[{d}]")
         for p, buf in func.buffer_map.items():
             self.declare_buffer(buf, f"{root}.buffer_map[{p.name}]")
-        self.stmt(func.body, root + ".body")
+        self.in_body = True
+        try:
+            self.stmt(func.body, root + ".body")
+        finally:
+            self.in_body = False
         self.pop()
 
 
@@ -385,14 +419,17 @@ def _functions(func_or_mod):
 def _check(func_or_mod, assert_mode, allow_sblock, ssa_only=False):
     _ensure_recursion_limit()  # the walk recurses along expression depth
     ok = True
-    for _, func in _functions(func_or_mod):
+    other_functions: dict = {}  # variables defined in the bodies of functions checked so far
+    for name, func in _functions(func_or_mod):
         verifier = _Verifier(allow_sblock=allow_sblock, ssa_only=ssa_only,
-                             stop_at_first=assert_mode)
+                             stop_at_first=assert_mode, other_functions=other_functions)
         try:
             verifier.func(func)
         except _Failed as e:
             raise ValueError(str(e)) from None
         ok = ok and not verifier.errors
+        for key, path in verifier.body_defs.items():
+            other_functions.setdefault(key, f"{path} in function {name}")
     return ok
 
 

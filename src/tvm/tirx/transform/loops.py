@@ -36,11 +36,14 @@ from __future__ import annotations
 import itertools
 
 from ...arith.analyzer import Analyzer
+from ...error import InternalError
 from ...ir.expr import Range
+from ...ir.op import Op
 from ...ir.transform import PassContext, PassInfo, register_pass_config
 from ...runtime.data_type import dtype_info, with_lanes
 from ...target import Target
 from ..expr import (
+    LT,
     Add,
     BinaryOpExpr,
     Broadcast,
@@ -66,7 +69,9 @@ from ..stmt import (
     Evaluate,
     For,
     ForKind,
+    IfThenElse,
     SeqStmt,
+    While,
 )
 from ..stmt_functor import (
     StmtExprVisitor,
@@ -77,7 +82,7 @@ from ..stmt_functor import (
 )
 from .common import PrimFuncPass
 
-__all__ = ["UnrollLoop", "VectorizeLoop", "unroll_loops", "vectorize_loops"]
+__all__ = ["UnrollLoop", "VectorizeError", "VectorizeLoop", "unroll_loops", "vectorize_loops"]
 
 
 #: ``PassContext`` option of ``UnrollLoop`` (as in TVM 0.27): a dict of
@@ -282,8 +287,9 @@ class _NotVectorizable(Exception):
 #: leave the loop to LLVM's loop vectorizer.
 _LANEWISE_CALLS = frozenset({"tirx.reinterpret", "tirx.call_llvm_pure_intrin"})
 #: Calls the rewrite handles: the lane-wise ones, and ``T.if_then_else`` with a condition
-#: that does not depend on the loop (its branches become vectors).
-_VECTOR_CALLS = _LANEWISE_CALLS | {"tirx.if_then_else"}
+#: that does not depend on the loop (its branches become vectors); ``T.vscale()`` (a constant
+#: of the CPU) in indices and extents.
+_VECTOR_CALLS = _LANEWISE_CALLS | {"tirx.if_then_else", "tirx.vscale"}
 
 
 class _Found(Exception):
@@ -334,6 +340,9 @@ class _Lanes:
         self.bound: dict = {}
         self._finder = _Finder(var, also=self.bound)
         self._uses: dict = {}  # id(expr) -> (expr, uses the variable); nodes kept alive
+        #: The lane mask of a predicated body (:meth:`_BodyVectorizer.predicated`): every
+        #: load takes it, and a load that is not a vector one cannot be predicated.
+        self.predicate = None
 
     def uses_var(self, expr) -> bool:
         entry = self._uses.get(id(expr))
@@ -403,6 +412,8 @@ class _Lanes:
         return None if found else step
 
     def expr(self, e):
+        if self.predicate is not None and not self.uses_var(e) and _has_load(e):
+            raise _NotVectorizable  # a scalar load in a predicated body: lane by lane
         if not self.uses_var(e):
             return e
         if e is self.var:
@@ -412,7 +423,12 @@ class _Lanes:
         if isinstance(e, BufferLoad):
             if len(e.indices) != 1 or e.predicate is not None:
                 raise _NotVectorizable
-            return BufferLoad(e.buffer, [self.index(e.indices[0])])
+            index = self.index(e.indices[0])
+            if self.predicate is not None:
+                if not isinstance(index, Ramp):
+                    raise _NotVectorizable
+                return BufferLoad(e.buffer, [index], self.predicate)
+            return BufferLoad(e.buffer, [index])
         if isinstance(e, BinaryOpExpr):
             a, b = self.expr(e.a), self.expr(e.b)
             return type(e)(self.widen(a), self.widen(b))
@@ -439,48 +455,206 @@ class _Lanes:
         raise _NotVectorizable
 
 
-def _vectorize_store(op: For, max_lanes: int):
-    """The vector statement for ``op``, or None when the loop is not handled."""
-    store = op.body
+class VectorizeError(ValueError, InternalError):
+    """A vectorized loop that cannot be vectorized and must not run otherwise (a ``while``
+    loop in it, scalable vectors of vectors, ``T.vscale()`` lanes on a target without
+    scalable vectors): a ``ValueError`` that is also a ``tvm.error.InternalError``, the kind
+    Apache TVM 0.27 reports it as."""
+
+
+class _Scalarize(Exception):
+    """The statement being vectorized must run lane by lane (see :class:`_BodyVectorizer`)."""
+
+
+class _BodyVectorizer:
+    """Vectorize the body of one ``T.vectorized`` loop, statement by statement.
+
+    Each statement becomes its vector form when :class:`_Lanes` handles it; otherwise it
+    runs in a serial loop of its own over the lanes (``for j_s in range(extent)``, the loop
+    variable renamed with ``_s``), as TVM's vectorizer does. An ``if`` whose condition does
+    not depend on the loop variable keeps its place and has its branches vectorized; one
+    whose condition does runs lane by lane. Statements that define something later
+    statements use (``T.bind``, buffer allocations) cannot be split that way: a body with
+    one that does not vectorize runs lane by lane as a whole.
+    """
+
+    def __init__(self, op: For, lanes: int, predication: bool = False):
+        self.op = op
+        self.lanes = lanes
+        self.predication = predication
+        self.rw = _Lanes(op.loop_var, op.min, lanes)
+
+    def run(self):
+        if _has_local_buffers(self.op.body):
+            # A buffer allocated in the body is per lane; keep the loop's scalar semantics.
+            return self.scalarize(self.op.body)
+        try:
+            return self.stmt(self.op.body)
+        except _Scalarize:
+            return self.scalarize(self.op.body)
+
+    def scalarize(self, stmt):
+        var = self.op.loop_var
+        lane = Var(var.name + "_s", var.dtype)
+        return For(lane, self.op.min, self.op.extent, ForKind.SERIAL,
+                   substitute(stmt, {var: lane}))
+
+    def attempt(self, stmt):
+        """``stmt`` vectorized, or in a lane loop of its own."""
+        try:
+            return self.stmt(stmt)
+        except _Scalarize:
+            return self.scalarize(stmt)
+
+    def stmt(self, stmt):
+        if isinstance(stmt, SeqStmt):
+            out = []
+            for child in stmt.seq:
+                # A definition that does not vectorize cannot be split from its uses.
+                out.append(self.stmt(child) if isinstance(child, Bind) else self.attempt(child))
+            return SeqStmt.flatten(out)
+        if isinstance(stmt, BufferStore):
+            return self.store(stmt)
+        if isinstance(stmt, Bind):
+            return self.bind(stmt)
+        if isinstance(stmt, IfThenElse):
+            if self.rw.uses_var(stmt.condition):
+                if self.predication and stmt.else_case is None:
+                    return self.predicated(stmt)
+                raise _Scalarize  # lanes would take different branches
+            then_case = self.attempt(stmt.then_case)
+            else_case = None if stmt.else_case is None else self.attempt(stmt.else_case)
+            return IfThenElse(stmt.condition, then_case, else_case)
+        if isinstance(stmt, For):
+            if self.rw.uses_var(stmt.min) or self.rw.uses_var(stmt.extent):
+                raise _Scalarize
+            return stmt.replace(body=self.attempt(stmt.body))
+        if isinstance(stmt, While):
+            raise VectorizeError("A while loop inside a vectorized loop not supported")
+        if isinstance(stmt, Evaluate):
+            if isinstance(stmt.value, (IntImm,)) or not self.rw.uses_var(stmt.value):
+                return stmt
+            raise _Scalarize
+        raise _Scalarize
+
+    def predicated(self, stmt: IfThenElse):
+        """``if base + j < limit: stores`` as stores (and loads) predicated by
+        ``T.get_active_lane_mask(base, limit)``: a loop tail without a lane loop.
+
+        Only for a ``<`` whose left side steps by one per lane and whose right side does not
+        depend on the loop, and a body of stores whose every access is a vector one (a
+        scalar access cannot take the mask); otherwise the ``if`` runs lane by lane.
+        """
+        cond, rw = stmt.condition, self.rw
+        if not isinstance(cond, LT) or rw.uses_var(cond.b) or not rw.uses_var(cond.a):
+            raise _Scalarize
+        try:
+            ramp = rw.index(cond.a)
+        except (_NotVectorizable, TypeError, ValueError):
+            raise _Scalarize from None
+        if not (isinstance(ramp, Ramp) and isinstance(ramp.stride, IntImm)
+                and ramp.stride.value == 1):
+            raise _Scalarize
+        lanes = self.lanes
+        mask_dtype = f"uint1x{lanes}" if lanes > 0 else f"uint1xvscalex{-lanes}"
+        mask = Call(mask_dtype, Op.get("tirx.get_active_lane_mask"), [ramp.base, cond.b])
+        body = stmt.then_case
+        stores = list(body.seq) if isinstance(body, SeqStmt) else [body]
+        if not all(isinstance(st, BufferStore) for st in stores):
+            raise _Scalarize
+        rw.predicate = mask
+        try:
+            out = [self.store(st) for st in stores]
+        finally:
+            rw.predicate = None
+        return SeqStmt.flatten([BufferStore(st.buffer, st.value, st.indices, mask)
+                                for st in out])
+
+    def bind(self, stmt: Bind):
+        rw = self.rw
+        if not rw.uses_var(stmt.value):
+            return stmt
+        try:
+            if _Finder(calls=True).found(stmt.value):
+                raise _NotVectorizable
+            value = rw.expr(stmt.value)
+        except (_NotVectorizable, TypeError, ValueError) as err:
+            if isinstance(err, VectorizeError):
+                raise
+            raise _Scalarize from None
+        var = Var(stmt.var.name, value.dtype)
+        rw.bound[id(stmt.var)] = var
+        return Bind(var, value)
+
+    def store(self, stmt: BufferStore):
+        rw = self.rw
+        scalable_loop = self.lanes < 0
+        if dtype_info(stmt.buffer.dtype).lanes < 0:
+            raise VectorizeError(
+                "Vectorizing over scalable buffer elements is not supported in vectorizer.")
+        if any(dtype_info(x.dtype).lanes != 1 for x in (*stmt.indices, stmt.value)):
+            vector_lanes = [dtype_info(x.dtype).lanes for x in (*stmt.indices, stmt.value)]
+            if scalable_loop:
+                raise VectorizeError(
+                    "Creating scalable vectors from existing vectors is not supported.")
+            if any(n < 0 for n in vector_lanes):
+                raise VectorizeError("Vectorizing over existing scalable vectors is not "
+                                     "supported.")
+        if not rw.uses_var(stmt.value) and not any(rw.uses_var(i) for i in stmt.indices):
+            if rw.predicate is not None:
+                raise _Scalarize  # a scalar store cannot take the lane mask
+            return stmt  # the same in every lane: stored once
+        if len(stmt.indices) != 1 or stmt.predicate is not None:
+            raise _Scalarize
+        try:
+            if _Finder(calls=True).found(stmt.value):
+                raise _NotVectorizable
+            index = rw.index(stmt.indices[0])
+            if not (isinstance(index, Ramp) and isinstance(index.stride, IntImm)
+                    and index.stride.value == 1):
+                raise _NotVectorizable
+            value = rw.expr(stmt.value)
+        except (_NotVectorizable, TypeError, ValueError) as err:
+            if isinstance(err, VectorizeError):
+                raise
+            raise _Scalarize from None
+        element_lanes = dtype_info(stmt.buffer.dtype).lanes
+        want = self.lanes * element_lanes if self.lanes > 0 else self.lanes
+        value_lanes = dtype_info(value.dtype).lanes
+        if value_lanes == 1:
+            value = Broadcast(value, want if want > 0 else self.lanes)
+        elif value_lanes != want:
+            if isinstance(value, Broadcast) and dtype_info(value.value.dtype).lanes == 1:
+                value = Broadcast(value.value, want)  # a vector of vectors: one wider vector
+            else:
+                raise _Scalarize
+        return BufferStore(stmt.buffer, value, [index])
+
+
+def _has_load(expr) -> bool:
+    found = []
+    post_order_visit(expr, lambda n: found.append(n) if isinstance(n, BufferLoad) else None)
+    return bool(found)
+
+
+def _has_local_buffers(stmt) -> bool:
+    found = []
+    post_order_visit(stmt, lambda n: found.append(n)
+                     if isinstance(n, (AllocBuffer, DeclBuffer)) else None)
+    return bool(found)
+
+
+def _vector_lanes(op: For, max_lanes: int):
+    """The lanes of a vectorized loop (``-k`` for ``k * vscale``), or None when it stays a
+    serial loop (symbolic or out-of-range extents; LLVM's loop vectorizer may take it)."""
     if not isinstance(op.min, IntImm):
         return None
     if isinstance(op.extent, IntImm):
         lanes = op.extent.value
-        if not 2 <= lanes <= max_lanes:
-            return None
-    elif _vscale_factor(op.extent) is not None:
-        lanes = -_scalable_factor(op)  # k * vscale lanes, given as -k
-    else:
-        return None  # a symbolic extent: a serial loop LLVM's vectorizer may handle
-    body = list(store.seq) if isinstance(store, SeqStmt) else [store]
-    if not all(isinstance(s, (BufferStore, Bind)) for s in body):
-        return None
-    rw = _Lanes(op.loop_var, op.min, lanes)
-    out = []
-    try:
-        for stmt in body:
-            if _Finder(calls=True).found(stmt.value):
-                return None
-            if isinstance(stmt, Bind):
-                if not rw.uses_var(stmt.value):
-                    out.append(stmt)
-                    continue
-                value = rw.expr(stmt.value)
-                var = Var(stmt.var.name, value.dtype)
-                rw.bound[id(stmt.var)] = var
-                out.append(Bind(var, value))
-                continue
-            if len(stmt.indices) != 1 or stmt.predicate is not None:
-                return None
-            index = rw.index(stmt.indices[0])
-            if not (isinstance(index, Ramp) and isinstance(index.stride, IntImm)
-                    and index.stride.value == 1):
-                return None
-            value = rw.widen(rw.expr(stmt.value))
-            out.append(BufferStore(stmt.buffer, value, [index]))
-    except (_NotVectorizable, TypeError, ValueError):
-        return None
-    return SeqStmt.flatten(out)
+        return lanes if 2 <= lanes <= max_lanes else None
+    if _vscale_factor(op.extent) is not None:
+        return -_scalable_factor(op)
+    return None
 
 
 def _vscale_factor(extent):
@@ -511,8 +685,9 @@ def _scalable_factor(op: For) -> int:
     factor = _vscale_factor(op.extent)
     target = _CURRENT_TARGET[0]
     if factor is None or not _has_scalable_vectors(target):
-        raise ValueError(
-            f"Failed to vectorize loop with extent {op.extent} for target {target}: a "
+        raise VectorizeError(
+            f"Failed to vectorize loop with extent {Analyzer().simplify(op.extent)} for "
+            f"target {target}: a "
             "loop of extent k * T.vscale() needs a target with scalable vectors (llvm with "
             "+sve, or riscv with +v)"
         )
@@ -529,16 +704,35 @@ class _Vectorizer(StmtMutator):
         super().__init__()
         self.max_lanes = max_lanes
 
+    def visit_attr_stmt_(self, op):
+        if op.attr_key != "target":
+            return super().visit_attr_stmt_(op)
+        # ``with T.attr(target, "target", 0):`` sets the target of the statements inside.
+        saved, _CURRENT_TARGET[0] = _CURRENT_TARGET[0], op.node
+        try:
+            return super().visit_attr_stmt_(op)
+        finally:
+            _CURRENT_TARGET[0] = saved
+
     def visit_for_(self, op: For):
         op = super().visit_for_(op)
         if op.kind != ForKind.VECTORIZED:
             return op
-        vector = _vectorize_store(op, self.max_lanes)
-        if vector is not None:
-            return vector
+        lanes = _vector_lanes(op, self.max_lanes)
+        if lanes is not None:
+            return _BodyVectorizer(op, lanes, _predication_enabled()).run()
         annotations = dict(op.annotations or {})
         annotations["pragma_vectorize"] = IntImm("int32", 1)
         return op.replace(kind=ForKind.SERIAL, annotations=annotations)
+
+
+def _predication_enabled() -> bool:
+    """Buffer-level predication: the ``tirx.enable_buffer_level_predication`` option, by
+    default on for targets with scalable vectors (as in TVM)."""
+    option = PassContext.current().config.get("tirx.enable_buffer_level_predication")
+    if option is not None:
+        return bool(option)
+    return _has_scalable_vectors(_CURRENT_TARGET[0])
 
 
 def vectorize_loops(func: PrimFunc) -> PrimFunc:
@@ -553,6 +747,7 @@ def vectorize_loops(func: PrimFunc) -> PrimFunc:
 
 
 register_pass_config("tirx.disable_vectorize", bool)
+register_pass_config("tirx.enable_buffer_level_predication", bool)
 
 
 def VectorizeLoop(enable_vectorize: bool = True):

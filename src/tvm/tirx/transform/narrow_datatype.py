@@ -18,8 +18,8 @@ Example (``target_bits=32``)::
     for i in range(T.int64(15)):                 for i in range(15):
         A[i + T.int64(1)] = A[i] + T.int64(1)        A[i + 1] = A[i] + T.int64(1)
 
-Not handled yet: ``SBlock`` iteration variables (functions with blocks are left unchanged),
-and ``Bind`` variables (they keep their type).
+``SBlock`` iteration variables are narrowed like loop variables (their domain bounds them;
+the realize's bindings follow). Not handled yet: ``Bind`` variables (they keep their type).
 """
 
 from __future__ import annotations
@@ -48,7 +48,7 @@ from ..expr import (
     Sub,
     Var,
 )
-from ..stmt import AttrStmt, BufferLoad, For, IterVar, SBlock
+from ..stmt import AttrStmt, BufferLoad, For, IterVar, SBlock, SBlockRealize
 from ..stmt_functor import StmtExprMutator, StmtExprVisitor, post_order_visit
 from .common import PrimFuncPass
 
@@ -94,7 +94,6 @@ class _Collect(StmtExprVisitor):
         self.analyzer, self.fits, self.bits = analyzer, fits, bits
         self.candidates: dict = {}  # id(var) -> var
         self.keep: set = set()
-        self.has_blocks = False
 
     def _candidate(self, var, rng):
         if not _is_int(var.dtype) or dtype_info(var.dtype).bits <= self.bits:
@@ -120,7 +119,10 @@ class _Collect(StmtExprVisitor):
         super().visit_attr_stmt_(op)
 
     def visit_sblock_(self, op: SBlock):
-        self.has_blocks = True
+        for iv in op.iter_vars:
+            dom = iv.dom
+            constant = isinstance(dom.min, IntImm) and isinstance(dom.extent, IntImm)
+            self._candidate(iv.var, (dom.min, dom.extent) if constant else None)
         super().visit_sblock_(op)
 
     def _vars_in(self, node) -> list:
@@ -255,6 +257,25 @@ class _Rewrite(StmtExprMutator):
                                extent=self._up(new.extent, op.loop_var.dtype))
         return new.replace(loop_var=var, min=self._down(new.min), extent=self._down(new.extent))
 
+    def visit_sblock_(self, op: SBlock):
+        new = super().visit_sblock_(op)
+        iter_vars = []
+        for old_iv, iv in zip(op.iter_vars, new.iter_vars):
+            var = self.vmap.get(id(old_iv.var))
+            fit = self._down if var is not None else (lambda e, t=old_iv.var.dtype: self._up(e, t))
+            iter_vars.append(iv.replace(var=var if var is not None else iv.var,
+                                        dom=Range.from_min_extent(fit(iv.dom.min),
+                                                                  fit(iv.dom.extent))))
+        return new.replace(iter_vars=tuple(iter_vars))
+
+    def visit_sblock_realize_(self, op: SBlockRealize):
+        new = super().visit_sblock_realize_(op)
+        values = []
+        for value, iv in zip(new.iter_values, op.block.iter_vars):
+            narrowed = id(iv.var) in self.vmap
+            values.append(self._down(value) if narrowed else self._up(value, iv.var.dtype))
+        return new.replace(iter_values=tuple(values))
+
     def visit_attr_stmt_(self, op: AttrStmt):
         new = super().visit_attr_stmt_(op)
         if op.attr_key == "thread_extent" and isinstance(op.node, IterVar):
@@ -274,8 +295,6 @@ def narrow_datatype(func, target_bits: int):
     fits = _Fits(analyzer, target_bits)
     collect = _Collect(analyzer, fits, target_bits)
     collect.visit_stmt(func.body)
-    if collect.has_blocks:
-        return func  # not supported yet: SBlock iteration variables (module doc)
     dtype = f"int{target_bits}"
     vmap = {key: Var(var.name, dtype) for key, var in collect.candidates.items()
             if key not in collect.keep}

@@ -28,7 +28,7 @@ from ..utils import (
     simplify,
 )
 
-__all__ = ["adaptive_pool", "global_pool", "pool2d", "pool_grad"]
+__all__ = ["adaptive_pool", "global_pool", "layout_spatial_axes", "pool2d", "pool_grad", "pool_nd"]
 
 
 def _hw(layout):
@@ -112,37 +112,123 @@ class _Window:
 
 def pool2d(data, kernel, stride, dilation, padding, pool_type, ceil_mode=False,
            layout="NCHW", count_include_pad=True):
-    """2-D max or average pooling (see the module docstring)."""
+    """2-D max or average pooling over the ``H`` and ``W`` axes of ``layout`` (``NCHW``,
+    ``NHWC``, ``NCHW16c``...): :func:`pool_nd` (see there for the stages)."""
     if pool_type not in ("max", "avg"):
         raise ValueError(f"pool2d: pool_type must be 'max' or 'avg', got {pool_type!r}")
-    win = _Window(data, kernel, stride, dilation, padding, ceil_mode, layout)
-    ra, rb = reduce_axis(win.kernel[0], "ra"), reduce_axis(win.kernel[1], "rb")
-    shape = list(data.shape)
-    shape[win.hax], shape[win.wax] = win.out
-    count = None if pool_type == "max" else win.count(count_include_pad)
+    axes = layout_spatial_axes(layout, "HW", "pool2d")
+    pads = list(padding) if not is_const_int(padding) else [get_const_int(padding)] * 4
+    if len(pads) == 2:
+        pads = pads * 2
+    if len(pads) != 4:
+        raise ValueError(f"pool2d: padding needs 2 or 4 values, got {pads}")
+    return pool_nd(data, expand_tuple(kernel, 2, "pool2d: pool_size"),
+                   expand_tuple(stride, 2, "pool2d: strides"),
+                   expand_tuple(dilation, 2, "pool2d: dilation"), pads, pool_type, ceil_mode,
+                   axes, count_include_pad)
 
-    def window_value(i, fill):
-        idx = list(i)
-        p, q = win.pos(0, i[win.hax], ra.var), win.pos(1, i[win.wax], rb.var)
-        idx[win.hax], idx[win.wax] = p, q
-        if win.fits():
-            return data(*idx)
-        ok = _g.logical_and(win.inside(0, p), win.inside(1, q))
-        # if_then_else: the load would be out of bounds in the padding.
-        return tirx.if_then_else(ok, data(*idx), fill)
+
+def layout_spatial_axes(layout, letters, op_name):
+    """The positions of the primal axes ``letters`` (``"HW"``) in ``layout``, whose sub-axes
+    (``16c`` of ``NCHW16c``) count as axes too; a split spatial axis is not supported."""
+    axes, pos, i = {}, 0, 0
+    while i < len(layout):
+        ch = layout[i]
+        if ch.isdigit():
+            while i < len(layout) and layout[i].isdigit():
+                i += 1
+            continue
+        if ch.isupper() and ch in letters:
+            axes[ch] = pos
+        elif ch.islower() and ch.upper() in letters:
+            raise ValueError(f"{op_name}: layout {layout!r} splits the spatial axis "
+                             f"{ch.upper()!r}, which is not supported")
+        pos += 1
+        i += 1
+    if any(c not in axes for c in letters):
+        raise ValueError(f"{op_name}: layout {layout!r} must contain the axes {letters!r}")
+    return [axes[c] for c in letters]
+
+
+def pool_nd(data, kernel, stride, dilation, padding, pool_type, ceil_mode, axes,
+            count_include_pad=True):
+    """Max or average pooling over the spatial ``axes`` of ``data``, staged as TVM's.
+
+    ``padding`` holds the ``len(axes)`` leading then the ``len(axes)`` trailing widths. Padded
+    inputs are materialized first (``pad_temp``, filled with the dtype's lowest value for max,
+    zero for average; ``ceil_mode`` pads ``stride - 1`` more at the end); ``pool_max`` or
+    ``pool_sum`` reduces over ``rv0, rv1...``; ``pool_avg`` divides by the number of window
+    positions inside the padded input (``count_include_pad``) or inside the input, at least 1.
+    """
+    if pool_type not in ("max", "avg"):
+        raise ValueError(f"pool2d: pool_type must be 'max' or 'avg', got {pool_type!r}")
+    k = len(axes)
+    padding = list(padding)
+    if len(padding) != 2 * k:
+        raise ValueError(f"pool2d: padding needs {2 * k} values, got {padding}")
+    shape = list(data.shape)
+    dt = shape[axes[0]].dtype
+
+    def c(v):
+        return const_like(v, dt)
+
+    kern = [get_const_int(v) for v in kernel]
+    strd = [get_const_int(v) for v in stride]
+    dil = [get_const_int(v) for v in dilation]
+    head = [get_const_int(v) for v in padding[:k]]
+    tail = [get_const_int(v) for v in padding[k:]]
+    offset = [s - 1 if ceil_mode else 0 for s in strd]
+    tail = [t + o for t, o in zip(tail, offset)]
+    rv = [reduce_axis(c(kern[i]), f"rv{i}") for i in range(k)]
+    before = [c(0)] * len(shape)
+    after = [c(0)] * len(shape)
+    out_shape = list(shape)
+    for i, ax in enumerate(axes):
+        before[ax], after[ax] = c(head[i]), c(tail[i])
+        numerator = shape[ax] - c((kern[i] - 1) * dil[i] + 1 - head[i] - tail[i])
+        out_shape[ax] = simplify(_g.floordiv(numerator, c(strd[i])) + c(1))
+    do_pad = any(head) or any(tail)
+
+    def window_index(out):
+        idx = list(out)
+        for i, ax in enumerate(axes):
+            idx[ax] = out[ax] * c(strd[i]) + rv[i].var * c(dil[i])
+        return idx
 
     if pool_type == "max":
-        return _max_pool(data, win)
-    total = te.compute(tuple(shape), lambda *i: te.sum(
-        window_value(i, const_like(0, data.dtype)), axis=[ra, rb]), name="pool_sum",
-        tag="pool_sum")
+        from .pad import pad  # lazy: pad sits beside pooling; one import direction
 
-    def average(*i):
-        n = count(i[win.hax], i[win.wax])
-        n = _g.max(n, const_like(1, n.dtype))
-        return total(*i) / _g.cast(n, data.dtype)
+        temp = pad(data, before, after, tirx.min_value(data.dtype), name="pad_temp") \
+            if do_pad else data
+        return te.compute(tuple(out_shape), lambda *o: te.max(temp(*window_index(o)), axis=rv),
+                          name="pool_max", tag="pool_max",
+                          attrs={"schedule_rule": "meta_schedule.pool_max"})
+    from .pad import pad  # lazy: as above
 
-    return te.compute(tuple(shape), average, name="pool_avg", tag="elemwise")
+    temp = pad(data, before, after, 0.0, name="pad_temp") if do_pad else data
+    total = te.compute(tuple(out_shape), lambda *o: te.sum(temp(*window_index(o)), axis=rv),
+                       name="pool_sum", tag="pool_sum")
+
+    def average(*o):
+        count = None
+        for i, ax in enumerate(axes):
+            start = o[ax] * c(strd[i]) - c(head[i])
+            end = start + c((kern[i] - 1) * dil[i])
+            if count_include_pad:
+                end = _g.min(end, shape[ax] + c(tail[i] - 1 - offset[i]))
+                n = _g.truncdiv(end - start, c(dil[i])) + c(1)
+            else:
+                jumps = _g.truncdiv(c(dil[i] - 1) - start, c(dil[i]))
+                jumps = _g.max(jumps, c(0))
+                end = _g.min(end, shape[ax] - c(1))
+                n = _g.truncdiv(end - (start + c(dil[i]) * jumps), c(dil[i])) + c(1)
+            count = n if count is None else count * n
+        if not count_include_pad:
+            count = _g.max(count, c(1))
+        return total(*o) / _g.cast(count, data.dtype)
+
+    return te.compute(tuple(out_shape), average, name="pool_avg", tag="elemwise",
+                      attrs={"schedule_rule": "meta_schedule.pool_avg"})
 
 
 def _adaptive_bounds(o, out_extent, extent):
@@ -154,12 +240,45 @@ def _adaptive_bounds(o, out_extent, extent):
     return start, end
 
 
+def _even_adaptive_pool(data, out, pool_type, axes):
+    """Adaptive pooling whose windows tile the input (static extents, each a multiple of its
+    output size), staged as TVM's: window ``o`` of an axis reads ``o * n // m + rv`` for
+    ``rv < n // m``; the average divides the ``adaptive_pool_sum`` by the window size."""
+    dt = data.shape[axes[0]].dtype
+    windows = [get_const_int(data.shape[ax]) // get_const_int(m) for ax, m in zip(axes, out)]
+    rv = [reduce_axis(const_like(k, dt), f"rv{i}") for i, k in enumerate(windows)]
+    shape = list(data.shape)
+    for ax, m in zip(axes, out):
+        shape[ax] = m
+
+    def window_index(o):
+        idx = list(o)
+        for i, ax in enumerate(axes):
+            start = _g.floordiv(o[ax] * data.shape[ax], as_index(out[i], dt))
+            idx[ax] = start + rv[i].var
+        return idx
+
+    if pool_type == "max":
+        return te.compute(tuple(shape), lambda *o: te.max(data(*window_index(o)), axis=rv),
+                          name="adaptive_pool_max", tag="adaptive_pool_max",
+                          attrs={"schedule_rule": "meta_schedule.adaptive_pool_max"})
+    total = te.compute(tuple(shape), lambda *o: te.sum(data(*window_index(o)), axis=rv),
+                       name="adaptive_pool_sum", tag="adaptive_pool_sum")
+    size = windows[0] * windows[1]
+
+    def average(*o):
+        return total(*o) if size == 1 else total(*o) / const_like(float(size), data.dtype)
+
+    return te.compute(tuple(shape), average, name="adaptive_pool_avg", tag="elemwise",
+                      attrs={"schedule_rule": "meta_schedule.adaptive_pool_avg"})
+
+
 def adaptive_pool(data, output_size, pool_type, layout="NCHW"):
     """Adaptive 2-D pooling: output cell ``(i, j)`` pools rows ``floor(i*h/oh)`` to
     ``ceil((i+1)*h/oh)`` (same for columns); ``output_size`` ``None`` keeps the input size."""
     if pool_type not in ("max", "avg"):
         raise ValueError(f"adaptive_pool: pool_type must be 'max' or 'avg', got {pool_type!r}")
-    hax, wax = _hw(layout)
+    hax, wax = layout_spatial_axes(layout, "HW", "adaptive_pool")
     h, w = data.shape[hax], data.shape[wax]
     if output_size is None:
         out = [h, w]
@@ -167,6 +286,9 @@ def adaptive_pool(data, output_size, pool_type, layout="NCHW"):
         sizes = [output_size] if is_const_int(output_size) else list(output_size)
         sizes = sizes * 2 if len(sizes) == 1 else sizes
         out = [h if s is None else as_index(s, h.dtype) for s in sizes]
+    if all(is_const_int(n) and is_const_int(m) and get_const_int(n) % get_const_int(m) == 0
+           for n, m in ((h, out[0]), (w, out[1]))):
+        return _even_adaptive_pool(data, out, pool_type, (hax, wax))
     # A window spans at most ceil(n / m) + 1 positions; symbolic extents scan the whole axis.
     bounds = []
     for extent, m in ((h, out[0]), (w, out[1])):

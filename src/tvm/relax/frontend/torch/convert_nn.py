@@ -13,7 +13,9 @@ import math
 
 import numpy as np
 
+from ....arith import Analyzer
 from ....error import OpNotImplemented
+from ....tirx.expr import IntImm
 from ... import op as R
 from ...expr import Expr, TupleGetItem
 from .convert_math import as_dtype, dtype_of
@@ -95,7 +97,7 @@ def _same_padding(imp, weight_node, dilation, spatial):
     return before + [t - b for t, b in zip(total, before)]
 
 
-@register("conv_transpose1d.default", "conv_transpose2d.input")
+@register("conv_transpose1d.default", "conv_transpose2d.input", "conv_transpose3d.input")
 def _conv_transpose_nd(imp, node):
     args = imp.retrieve_args(node)
     x, w = args[:2]
@@ -110,15 +112,17 @@ def _conv_transpose_nd(imp, node):
 
 def _conv(imp, x, w, b, stride, padding, dilation, transposed, output_padding, groups):
     spatial = w.struct_info.ndim - 2
-    if spatial not in (1, 2, 3) or (spatial == 3 and transposed):
-        kind = "conv_transpose3d" if transposed else f"conv{spatial}d"
+    if spatial not in (1, 2, 3):
+        kind = "conv_transpose" if transposed else "conv"
         raise ValueError(
-            f"torch frontend: {kind} is not supported yet (conv1d/2d/3d and "
-            "conv_transpose1d/2d are)"
+            f"torch frontend: {kind}{spatial}d is not supported yet (1-D, 2-D and 3-D "
+            "convolutions are)"
         )
     stride, padding = _ints(stride, spatial), _ints(padding, spatial)
     dilation, output_padding = _ints(dilation, spatial), _ints(output_padding, spatial)
-    if spatial == 3:
+    if spatial == 3 and transposed:
+        y = _conv_transpose3d(imp, x, w, stride, padding, output_padding, dilation, groups)
+    elif spatial == 3:
         y = _conv3d(imp, x, w, stride, padding, dilation, groups)
     elif not transposed:
         if spatial == 1:
@@ -155,28 +159,35 @@ def _conv3d(imp, x, w, stride, padding, dilation, groups):
     pytvm's Relax has no ``R.nn.conv3d``; output depth ``o`` reads input depth
     ``o * stride + z * dilation``, so for each ``z`` the strided depth slice is folded into
     the batch (``(N * D_out, C, H, W)``), convolved with ``w[:, :, z]``, and the results are
-    summed. The depth extent must be static.
+    summed. A symbolic depth (``torch.export.Dim``) gives a TIR expression for the output
+    depth (the kernel depth must be static).
     """
     if len(padding) == 3:
         padding = padding + padding
     pd0, pd1 = padding[0], padding[3]
     hw_pad = [padding[1], padding[2], padding[4], padding[5]]
-    shape = list(x.struct_info.shape)
-    try:
-        depth = int(shape[2]) + pd0 + pd1
-    except TypeError:
-        raise ValueError("torch frontend: conv3d needs a static input depth") from None
+    shape = [_static_or_expr(s) for s in x.struct_info.shape]
+    depth = shape[2] + pd0 + pd1
     kd = int(w.struct_info.shape[2])
     out_depth = (depth - dilation[0] * (kd - 1) - 1) // stride[0] + 1
+    symbolic = not isinstance(out_depth, int)
+    if symbolic:
+        # a TIR int64 expression (torch.export.Dim); floordiv as in torch
+        out_depth = Analyzer().simplify(out_depth)
     if pd0 or pd1:
         x = imp.emit(R.nn.pad(x, [0, 0, 0, 0, pd0, pd1, 0, 0, 0, 0]))
     batch, channels = shape[0], shape[1]
     acc = None
     for z in range(kd):
         begin = z * dilation[0]
-        part = imp.emit(
-            R.strided_slice(x, [2], [begin], [begin + (out_depth - 1) * stride[0] + 1], [stride[0]])
-        )
+        end = begin + (out_depth - 1) * stride[0] + 1
+        if symbolic:
+            # strided_slice cannot infer a shape from a symbolic end here: gather the depth
+            # slices with an arange index instead (its length is out_depth)
+            index = imp.emit(R.arange(IntImm("int64", begin), end, stride[0], "int64"))
+            part = imp.emit(R.take(x, index, axis=2))
+        else:
+            part = imp.emit(R.strided_slice(x, [2], [begin], [end], [stride[0]]))
         part = imp.emit(R.permute_dims(part, [0, 2, 1, 3, 4]))
         part = imp.emit(R.reshape(part, [batch * out_depth, channels, shape[3], shape[4]]))
         wz = imp.emit(R.squeeze(R.strided_slice(w, [2], [z], [z + 1]), [2]))
@@ -184,6 +195,62 @@ def _conv3d(imp, x, w, stride, padding, dilation, groups):
         acc = y if acc is None else imp.emit(R.add(acc, y))
     out = list(acc.struct_info.shape)
     acc = imp.emit(R.reshape(acc, [batch, out_depth, out[1], out[2], out[3]]))
+    return R.permute_dims(acc, [0, 2, 1, 3, 4])
+
+
+def _static_or_expr(size):
+    """A shape entry as a Python int when static, else the TIR expression itself."""
+    if isinstance(size, IntImm):
+        return int(size.value)
+    return size
+
+
+def _conv_transpose3d(imp, x, w, stride, padding, output_padding, dilation, groups):
+    """A transposed 3-D convolution as a sum of transposed 2-D ones, one per kernel depth
+    offset ``z``.
+
+    Input depth ``d`` contributes to output depth ``d * stride + z * dilation - padding``. For
+    each ``z`` the input, depth folded into the batch (``(N * D, C, H, W)``), goes through
+    ``nn.conv2d_transpose`` with ``w[:, :, z]``; the ``D`` results are spread ``stride`` apart
+    along a new depth axis (zero padded between them) and shifted by ``z * dilation``. The sum
+    over ``z`` is cropped by ``padding`` at the front, and ``output_padding`` extends the
+    end. The input depth must be static.
+    """
+    shape = list(x.struct_info.shape)
+    try:
+        depth = int(shape[2])
+    except TypeError:
+        raise ValueError(
+            "torch frontend: conv_transpose3d with a symbolic input depth is not supported yet"
+        ) from None
+    kd = int(w.struct_info.shape[2])
+    sd, dd, pd, od = stride[0], dilation[0], padding[0], output_padding[0]
+    spread = (depth - 1) * sd + 1  # depth extent of one offset's results, stride apart
+    full = spread + dd * (kd - 1) + od  # before the padding crop
+    out_depth = full - 2 * pd
+    batch, channels = shape[0], shape[1]
+    folded = imp.emit(R.permute_dims(x, [0, 2, 1, 3, 4]))
+    folded = imp.emit(R.reshape(folded, [batch * depth, channels, shape[3], shape[4]]))
+    acc = None
+    for z in range(kd):
+        wz = imp.emit(R.squeeze(R.strided_slice(w, [2], [z], [z + 1]), [2]))
+        y = imp.emit(
+            R.nn.conv2d_transpose(
+                folded, wz, stride[1:], padding[1:], output_padding[1:], dilation[1:], groups
+            )
+        )
+        ys = list(y.struct_info.shape)  # (N * D, C_out, H_out, W_out)
+        y = imp.emit(R.reshape(y, [batch, depth, 1, ys[1], ys[2], ys[3]]))
+        if sd > 1:  # results stride apart: zeros between consecutive input depths
+            y = imp.emit(R.nn.pad(y, [0, 0, 0, 0, 0, sd - 1, 0, 0, 0, 0, 0, 0]))
+        y = imp.emit(R.reshape(y, [batch, depth * sd, ys[1], ys[2], ys[3]]))
+        if sd > 1:
+            y = imp.emit(R.strided_slice(y, [1], [0], [spread]))
+        before = z * dd
+        y = imp.emit(R.nn.pad(y, [0, 0, before, full - spread - before, 0, 0, 0, 0, 0, 0]))
+        acc = y if acc is None else imp.emit(R.add(acc, y))
+    if pd or od:
+        acc = imp.emit(R.strided_slice(acc, [1], [pd], [pd + out_depth]))
     return R.permute_dims(acc, [0, 2, 1, 3, 4])
 
 

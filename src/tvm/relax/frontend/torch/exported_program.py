@@ -22,12 +22,16 @@ attributes, as in TVM.
 
 from __future__ import annotations
 
+import contextlib
 import math
 
+from ....ir.expr import PrimExpr
 from ....runtime import tensor as runtime_tensor
 from ... import expr as rx
-from ...ty import TensorType
+from ... import op as R
+from ...ty import PrimType, TensorType
 from ._torch import dtype_name, require_torch
+from .convert_control import has_cond
 from .importer import GraphImporter
 
 
@@ -104,8 +108,11 @@ def _import(torch, ep, keep_params, unwrap, no_bind, custom, keep_state):
     kinds = torch.export.graph_signature.InputKind
     out_kinds = torch.export.graph_signature.OutputKind
     imp = GraphImporter(custom)
+    imp.graph_module = ep.graph_module
     nodes = list(ep.graph.nodes)
     imp.check_supported(nodes)
+    # ``torch.cond`` becomes a Relax ``If``, which may not sit inside a dataflow block.
+    plain = has_cond(nodes)
 
     placeholders = {n.name: n for n in nodes if n.op == "placeholder"}
     state_dict = ep.state_dict
@@ -116,16 +123,9 @@ def _import(torch, ep, keep_params, unwrap, no_bind, custom, keep_state):
         node = placeholders[spec.arg.name]
         if spec.kind == kinds.USER_INPUT:
             val = node.meta.get("val")
-            if not isinstance(val, torch.Tensor):
-                raise ValueError(
-                    f"from_exported_program: user input {spec.arg.name} is not a tensor "
-                    f"({type(val).__name__}); only tensor inputs are supported"
-                )
-            var = rx.Var(
-                spec.arg.name, TensorType(imp.relax_shape(val.shape), dtype_name(val.dtype))
-            )
+            var, value = _user_input(torch, imp, spec.arg.name, val)
             user.append(var)
-            imp.env[node] = var
+            imp.env[node] = value
             continue
         if spec.kind == kinds.PARAMETER:
             value = state_dict[spec.target]
@@ -159,7 +159,7 @@ def _import(torch, ep, keep_params, unwrap, no_bind, custom, keep_state):
 
     bb = imp.block_builder
     with bb.function("main", user + params + buffers, attrs=attrs):
-        with bb.dataflow():
+        with contextlib.nullcontext() if plain else bb.dataflow():
             for node in nodes:
                 if node.op == "call_function":
                     imp.convert_node(node)
@@ -184,18 +184,14 @@ def _import(torch, ep, keep_params, unwrap, no_bind, custom, keep_state):
                 }
                 for var, target in zip(buffers, buffer_targets):
                     results.append(updated.get(target, var))
-            for i, r in enumerate(results):
-                if not isinstance(r, rx.Expr):
-                    raise TypeError(
-                        f"from_exported_program: output {i} of {output_node.name} is not a "
-                        f"tensor ({type(r).__name__}); only tensor outputs are supported"
-                    )
+            results = [_output_expr(r, i, output_node) for i, r in enumerate(results)]
+            bind = bb.emit if plain else bb.emit_output
             if unwrap and len(results) == 1:
-                ret = bb.emit_output(results[0])
+                ret = bind(results[0])
             elif no_bind:
-                ret = rx.Tuple([bb.emit_output(r) for r in results])
+                ret = rx.Tuple([bind(r) for r in results])
             else:
-                ret = bb.emit_output(rx.Tuple(results))
+                ret = bind(rx.Tuple(results))
         bb.emit_func_output(ret)
     mod = bb.get()
     func = mod["main"]
@@ -207,6 +203,54 @@ def _import(torch, ep, keep_params, unwrap, no_bind, custom, keep_state):
     if func is not mod["main"]:
         mod["main"] = func
     return mod
+
+
+#: Python scalar type of a non-tensor user input -> the dtype of its ``R.Prim`` parameter.
+_SCALAR_DTYPES = ((bool, "bool"), (int, "int64"), (float, "float64"))
+
+
+def _user_input(torch, imp, name, val):
+    """The parameter of one user input and the value the graph's nodes see for it.
+
+    A tensor is an ``R.Tensor`` parameter. A symbolic int (``torch.export.Dim.DYNAMIC`` on an
+    int argument) is an ``R.Prim(value=s)`` parameter defining the TIR variable ``s`` that
+    the graph's sizes use. A static int, float or bool is an ``R.Prim("int64" / "float64" /
+    "bool")`` parameter; torch.export specialized the graph to the example value, so the
+    nodes read that constant (as in torch's exported program, the argument is then unused).
+    """
+    if isinstance(val, torch.Tensor):
+        var = rx.Var(name, TensorType(imp.relax_shape(val.shape), dtype_name(val.dtype)))
+        return var, var
+    if isinstance(val, torch.SymInt):
+        expr = imp.sym_expr(val)
+        if isinstance(expr, int):
+            return rx.Var(name, PrimType("int64")), expr
+        return rx.Var(name, PrimType("int64", value=expr)), expr
+    for py_type, dtype in _SCALAR_DTYPES:
+        if isinstance(val, py_type):
+            return rx.Var(name, PrimType(dtype)), val
+    raise TypeError(
+        f"from_exported_program: user input {name} is a {type(val).__name__}; tensors, "
+        "ints (static or symbolic), floats and bools are supported"
+    )
+
+
+def _output_expr(value, index, output_node):
+    """One flattened output as a Relax expression: tensors as they are, Python scalars and
+    symbolic sizes as ``R.prim_value`` (int64, float64, bool), ``None`` as ``R.null_value()``."""
+    if isinstance(value, rx.Expr):
+        return value
+    if value is None:
+        return R.null_value()
+    for py_type, dtype in _SCALAR_DTYPES:
+        if isinstance(value, py_type):
+            return rx.prim_value(value, dtype) if py_type is not bool else rx.prim_value(value)
+    if isinstance(value, PrimExpr):
+        return rx.prim_value(value)
+    raise TypeError(
+        f"from_exported_program: output {index} of {output_node.name} is a "
+        f"{type(value).__name__}; tensors, scalars, symbolic sizes and None are supported"
+    )
 
 
 def _range_attrs(ep, imp) -> dict:

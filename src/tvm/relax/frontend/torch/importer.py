@@ -24,6 +24,7 @@ variables named after torch's symbols (``s0``, ...), shared across the whole fun
 
 from __future__ import annotations
 
+import contextlib
 import operator
 import re
 from collections.abc import Callable
@@ -32,7 +33,8 @@ from typing import Any
 from ....error import OpNotImplemented
 from ....tirx import expr as tir_expr
 from ...block_builder import BlockBuilder
-from ...expr import Expr, Tuple, const
+from ...expr import Expr, Tuple, Var, const
+from ...ty import TensorType
 from ._torch import dtype_name, require_torch
 
 #: op name -> converter ``fn(importer, node)``; filled by the ``convert_*`` modules.
@@ -114,12 +116,18 @@ class GraphImporter:
     def __init__(self, custom_convert_map: dict | None = None):
         self.torch = require_torch()
         # Importing the converter modules registers them into CONVERTERS.
-        from . import convert_math, convert_nn, convert_shape  # noqa: F401
+        from . import convert_control, convert_math, convert_nn, convert_shape  # noqa: F401
 
         self.block_builder = BlockBuilder()
         self.env: dict = {}
         self.sym_vars: dict[str, tir_expr.Var] = {}
         self.custom_convert_map = dict(custom_convert_map or {})
+        #: the ``torch.fx.GraphModule`` whose graph is imported (``get_attr`` targets, such as
+        #: ``torch.cond``'s branch subgraphs, are its attributes); set by the caller.
+        self.graph_module = None
+        #: the importer of the outermost graph: branch functions are added to its module.
+        self.root = self
+        self._branch_count = 0
 
     # ----- lookup -------------------------------------------------------------------------
     def converter_of(self, node):
@@ -134,20 +142,10 @@ class GraphImporter:
         return CONVERTERS.get(key) or CONVERTERS.get(packet_key(key))
 
     def check_supported(self, nodes) -> None:
-        """Raise one ``OpNotImplemented`` listing every op of ``nodes`` without a converter."""
+        """Raise one ``OpNotImplemented`` listing every op of ``nodes`` without a converter
+        (the ops of ``torch.cond`` branch subgraphs included)."""
         missing: dict[str, list] = {}
-        for node in nodes:
-            if node.op in ("call_module", "call_method"):
-                missing.setdefault(f"{node.op} {node.target}", []).append(node)
-            elif node.op == "call_function":
-                conv = self.converter_of(node)
-                if conv is None:
-                    missing.setdefault(op_key(node.target), []).append(node)
-                    continue
-                rejector = REJECTORS.get(op_key(node.target))
-                reason = rejector(self, node) if rejector is not None else None
-                if reason:
-                    missing.setdefault(f"{op_key(node.target)} {reason}", []).append(node)
+        self._collect_missing(nodes, self.graph_module, missing)
         if not missing:
             return
         lines = []
@@ -159,6 +157,27 @@ class GraphImporter:
             "converter in tvm.relax.frontend.torch (add one to convert_*.py or pass "
             "custom_convert_map):\n" + "\n".join(lines)
         )
+
+    def _collect_missing(self, nodes, graph_module, missing: dict) -> None:
+        from .convert_control import is_cond  # the sibling converter module (imported above)
+
+        for node in nodes:
+            if is_cond(node) and graph_module is not None:
+                for arg in node.args[1:3]:
+                    sub = getattr(graph_module, str(getattr(arg, "target", "")), None)
+                    if sub is not None and hasattr(sub, "graph"):
+                        self._collect_missing(list(sub.graph.nodes), sub, missing)
+            if node.op in ("call_module", "call_method"):
+                missing.setdefault(f"{node.op} {node.target}", []).append(node)
+            elif node.op == "call_function":
+                conv = self.converter_of(node)
+                if conv is None:
+                    missing.setdefault(op_key(node.target), []).append(node)
+                    continue
+                rejector = REJECTORS.get(op_key(node.target))
+                reason = rejector(self, node) if rejector is not None else None
+                if reason:
+                    missing.setdefault(f"{op_key(node.target)} {reason}", []).append(node)
 
     # ----- values -------------------------------------------------------------------------
     def retrieve_args(self, node):
@@ -293,6 +312,72 @@ class GraphImporter:
             value = self.emit(value, node)
         self.env[node] = value
         return value
+
+    def import_branch(self, graph_module, operands, name_hint: str):
+        """Import a ``torch.cond`` branch subgraph as a Relax function of the root module.
+
+        Parameters
+        ----------
+        graph_module : torch.fx.GraphModule
+            The branch (``true_graph_0``...); its placeholders take ``operands``.
+        operands : list of relax.Expr
+            The cond's operands (their types when a placeholder has no recorded value).
+        name_hint : str
+            ``"cond_true_branch"`` ...; a counter shared by the module is appended.
+
+        Returns
+        -------
+        tuple
+            ``(GlobalVar, number of results)``.
+        """
+        from .convert_control import branch_output, has_cond  # sibling module (see above)
+
+        root = self.root
+        name = f"{name_hint}_{root._branch_count}"
+        root._branch_count += 1
+        sub = GraphImporter(self.custom_convert_map)
+        sub.root = root
+        sub.graph_module = graph_module
+        nodes = list(graph_module.graph.nodes)
+        placeholders = [n for n in nodes if n.op == "placeholder"]
+        if len(placeholders) != len(operands):
+            raise ValueError(
+                f"torch frontend: branch {name} takes {len(placeholders)} inputs, the cond "
+                f"passes {len(operands)}"
+            )
+        params = []
+        for ph, operand in zip(placeholders, operands):
+            val = ph.meta.get("val")
+            if isinstance(val, self.torch.Tensor):
+                ty = TensorType(sub.relax_shape(val.shape), dtype_name(val.dtype))
+            else:
+                ty = operand.struct_info
+            params.append(Var(ph.name, ty))
+            sub.env[ph] = params[-1]
+        bb = sub.block_builder
+        # An If may not sit inside a dataflow block: branches with a nested cond use plain
+        # binding blocks, the others a dataflow block.
+        plain = has_cond(nodes)
+        with bb.function(name, params):
+            with contextlib.nullcontext() if plain else bb.dataflow():
+                outputs = []
+                for node in nodes:
+                    if node.op == "call_function":
+                        sub.convert_node(node)
+                    elif node.op == "output":
+                        outputs = sub.output_values(node)
+                for i, value in enumerate(outputs):
+                    if not isinstance(value, Expr):
+                        raise TypeError(
+                            f"torch frontend: branch {name} result {i} is a "
+                            f"{type(value).__name__}, not a tensor; not supported yet"
+                        )
+                ret = branch_output(bb, outputs)
+                if not plain:
+                    ret = bb.emit_output(ret)
+            bb.emit_func_output(ret)
+        gv = root.block_builder.add_func(bb.get()[name], name)
+        return gv, len(outputs)
 
     def output_values(self, node) -> list:
         """The flattened list of values of the graph's ``output`` node."""

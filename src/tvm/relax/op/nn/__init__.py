@@ -44,8 +44,10 @@ __all__ = [
     "batch_flatten",
     "batch_norm",
     "conv1d",
+    "conv1d_transpose",
     "conv2d",
     "conv2d_transpose",
+    "conv3d_transpose",
     "cross_entropy_with_logits",
     "dropout",
     "gelu",
@@ -488,6 +490,7 @@ from . import (
     pooling_reference,  # noqa: F401 - registers FReference
     reference,  # noqa: F401 - registers FReference after the ops exist
 )
+from .conv_transpose import conv1d_transpose, conv3d_transpose
 from .pooling import (
     adaptive_avg_pool1d,
     adaptive_avg_pool3d,

@@ -149,9 +149,11 @@ def _adaptive_avg_pool2d(bb, call):
     # The output size is the inferred one (output_size=None keeps the input's spatial dims).
     shape = list(call.ty.shape.values)
     layout = a.layout
-    size = [shape[layout.index("H")], shape[layout.index("W")]]
+    hax, wax = tnn.layout_spatial_axes(layout, "HW", "adaptive_avg_pool2d")
+    size = [shape[hax], shape[wax]]
     return bb.call_te(
-        tnn.adaptive_pool, call.args[0], size, "avg", layout, primfunc_name_hint="adaptive_pool_avg"
+        tnn.adaptive_pool, call.args[0], size, "avg", layout,
+        primfunc_name_hint="adaptive_avg_pool2d",
     )
 
 
@@ -241,3 +243,37 @@ def _pad(bb, call):
             tnn.mirror_pad, x, before, after, "REFLECT", primfunc_name_hint="mirror_pad"
         )
     raise ValueError(f"LegalizeOps: relax.nn.pad mode {a.pad_mode!r} has no rule")
+
+
+def _conv_transpose_rule(name, layouts, group_fn):
+    """As TVM: other layouts are left unlowered (the call stays); a dilation dilates the
+    kernel first (``kernel_dilate``)."""
+
+    def rule(bb, call):
+        a = call.attrs
+        if (a.data_layout, a.kernel_layout, a.out_layout) != layouts:
+            return call
+        dilation = _ints(a.dilation)
+        args = [_ints(a.strides), _ints(a.padding), call.ty.dtype, _ints(a.output_padding),
+                int(a.groups)]
+
+        def conv_transpose(data, kernel):
+            if any(d != 1 for d in dilation):
+                kernel = tnn.dilate(kernel, [1, 1, *dilation], name="kernel_dilate")
+            return group_fn(data, kernel, *args)
+
+        return bb.call_te(conv_transpose, *call.args, primfunc_name_hint=name)
+
+    return rule
+
+
+register_legalize(
+    "relax.nn.conv1d_transpose",
+    _conv_transpose_rule("conv1d_transpose", ("NCW", "IOW", "NCW"),
+                         tnn.group_conv1d_transpose_ncw),
+)
+register_legalize(
+    "relax.nn.conv3d_transpose",
+    _conv_transpose_rule("conv3d_transpose", ("NCDHW", "IODHW", "NCDHW"),
+                         tnn.group_conv3d_transpose_ncdhw),
+)

@@ -250,6 +250,7 @@ def Gradient(func_name: str, require_grads=None, target_index: int = 0):
     ...     with bb.dataflow():
     ...         gv = bb.emit_output(relax.op.sum(relax.op.multiply(x, x)))
     ...     bb.emit_func_output(gv)
+    I.GlobalVar("main")
     >>> mod = relax.transform.Gradient("main")(bb.get())
     >>> [b.var.name_hint for b in mod["main_adjoint"].body.blocks[0].bindings][-2:]
     ['x_adjoint', 'x_adjoint_out']

@@ -171,6 +171,12 @@ def _make_buffer(shape, dtype, data, strides, elem_offset, scope, align, offset_
     # As Apache TVM 0.27: an omitted ``layout=`` is the row-major default (stored as None);
     # an explicit ``layout=None`` means "no layout" (NO_LAYOUT, printed ``layout=None``).
     layout = _NO_LAYOUT if layout is None else layout
+    if isinstance(shape, str) and not shape.isidentifier():
+        # A string is a symbolic dim's name (``"n"``), never a shape's text (``"(128, 128)"``).
+        raise TypeError(
+            f"Mismatched type on argument #0 (shape): expected a list of dims, got the string "
+            f"{shape!r}"
+        )
     if isinstance(shape, (int, str, PrimExpr)):
         shape = (shape,)
     shape = tuple(_sym_dim(s) for s in shape)
@@ -211,6 +217,7 @@ def match_buffer(param, shape=None, dtype="float32", data=None, strides=None, el
                        buffer_type, axis_separators, layout=layout)
     if isinstance(param, _stmt.BufferRegion):
         block = current_frame(SBlockFrame, "T.match_buffer of a buffer region")
+        _check_region_fits(param, buf)
         block.match_buffers.append(_stmt.MatchBufferRegion(buf, param))
         return buf
     frame = _func_frame("T.match_buffer")
@@ -223,6 +230,26 @@ def match_buffer(param, shape=None, dtype="float32", data=None, strides=None, el
         raise ValueError(f"Parameter {param.name} is matched to a buffer twice")
     frame.buffer_map[param] = buf
     return buf
+
+
+def _check_region_fits(region, buf) -> None:
+    """The matched buffer's dims are the region's trailing extents (as TVM checks)."""
+    from tvm.arith import Analyzer  # local: only region matches need it
+
+    extents = [r.extent for r in region.region]
+    if len(buf.shape) > len(extents):
+        raise ValueError(
+            f"T.match_buffer: buffer {buf.name or '<unnamed>'} has {len(buf.shape)} dims but the "
+            f"region of {region.buffer.name} has {len(extents)}"
+        )
+    analyzer = Analyzer()
+    for extent, dim in zip(extents[len(extents) - len(buf.shape):], buf.shape):
+        diff = analyzer.simplify(extent - dim)
+        if isinstance(diff, IntImm) and diff.value != 0:
+            raise ValueError(
+                "The dimension mismatched between source region and target buffer shape, got "
+                f"{analyzer.simplify(extent)} vs. {dim}."
+            )
 
 
 def alloc_buffer(shape, dtype="float32", data=None, strides=None, elem_offset=None,
@@ -527,6 +554,12 @@ def _unroll_annotations(annotations, unroll):
 def _loop(kind, start, stop, annotations=None, step=None, thread=None, unroll=None,
           dtype=None, what="T.serial") -> ForFrame:
     _check_loop_dtype(dtype, what)
+    for index, bound in enumerate((start, stop)):
+        if bound is not None and not isinstance(bound, (int, PrimExpr)):
+            raise TypeError(
+                f"Mismatched type on argument #{index} when calling {what}: expected an int or "
+                f"PrimExpr, got {type(bound).__name__} {bound!r}"
+            )
     lo, extent, dtype = _bounds(start, stop, dtype)
     if step is not None and not isinstance(step, PrimExpr):
         step = IntImm(dtype, int(step))
@@ -670,14 +703,39 @@ def writes(*regions) -> None:
 
 
 def where(predicate) -> None:
-    """``T.where(cond)``: the block predicate."""
-    _block("T.where").predicate = predicate
+    """``T.where(cond)``: the block predicate (once per block)."""
+    block = _block("T.where")
+    if block.predicate is not None:
+        raise ValueError(
+            f"Duplicate block predicate declaration, previous one is {block.predicate}"
+        )
+    block.predicate = predicate
 
 
 def sblock_attr(attrs: dict) -> None:
     """``T.sblock_attr({...})``: block annotations."""
     block = _block("T.sblock_attr")
-    block.annotations = {**(block.annotations or {}), **dict(attrs)}
+    previous = dict(block.annotations or {})
+    for key, value in dict(attrs).items():
+        if key in previous and not _same_annotation(previous[key], value):
+            raise ValueError(
+                "Try to merge two annotations with different values for key "
+                f"`{key}`, previous one is {_annotation_text(previous[key])}, new one is "
+                f"{_annotation_text(value)}"
+            )
+    block.annotations = {**previous, **dict(attrs)}
+
+
+def _same_annotation(a, b) -> bool:
+    from tvm.ffi.structural import structural_equal  # local: only repeated keys need it
+
+    if isinstance(a, (str, int, float, bool)) or isinstance(b, (str, int, float, bool)):
+        return type(a) is type(b) and a == b
+    return bool(structural_equal(a, b))
+
+
+def _annotation_text(value) -> str:
+    return f'"{value}"' if isinstance(value, str) else str(value)
 
 
 def _dom(dom, dtype):
@@ -705,6 +763,15 @@ def _dom_dtype(dom, dtype):
 
 def _axis(iter_type, dom, binding, dtype):
     block = _block("T.axis")
+    parts = list(dom) if isinstance(dom, (tuple, list)) else [dom]
+    for part in parts:
+        part_dtype = part.dtype if isinstance(part, PrimExpr) else (
+            "float32" if isinstance(part, float) else None)
+        if part_dtype is not None and not part_dtype.startswith(("int", "uint")):
+            raise TypeError(
+                "The dtype of the domain of an IterVar must be an integer type. However, the "
+                f"domain's dtype is {part_dtype}"
+            )
     dtype = _dom_dtype(dom, dtype)
     rng = _dom(dom, dtype)
     var = Var("", dtype)

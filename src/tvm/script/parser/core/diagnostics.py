@@ -179,13 +179,16 @@ class Source:
         return Span(name, line, end_line, col, end_col)
 
 
-def _format_source_snippet(source_lines, lineno, col, end_lineno, end_col) -> str:
+def _format_source_snippet(source_lines, lineno, col_offset, end_lineno, end_col_offset) -> str:
     """Render source lines ``lineno..end_lineno`` with a gutter and a ``^`` underline.
 
-    Every line of the span is shown; the underline starts at ``col`` on the first line and at
-    column 1 (indentation included) on later ones, and stops before ``end_col`` on the last
-    line. A zero-width span gives a marker row of spaces.
+    Every line of the span is shown; the underline starts at column ``col_offset`` (1-based)
+    on the first line and at column 1 (indentation included) on later ones, and stops before
+    ``end_col_offset`` on the last line. A zero-width span gives a marker row of spaces. The
+    parameter names are TVM's (``_format_source_snippet(lines, lineno=2, col_offset=5,
+    end_lineno=4, end_col_offset=13)``).
     """
+    col, end_col = col_offset, end_col_offset
     end_lineno = max(end_lineno, lineno)
     width = len(f" {end_lineno} ")
     blank = " " * width

@@ -28,7 +28,7 @@ import typing
 from typing import Any
 
 from tvm import tirx
-from tvm.ir import PrimType
+from tvm.ir import GlobalVar, PrimType
 from tvm.ir.expr import PrimExpr
 from tvm.tirx import stmt as _stmt
 from tvm.tirx.buffer import VIEW_PARENTS, Buffer
@@ -332,6 +332,9 @@ def _bind_name(parser: Parser, target: ast.AST, value: Any) -> None:
     if isinstance(target, (ast.Tuple, ast.List)):
         if not isinstance(value, (list, tuple)):
             parser.report_error(target, f"Cannot unpack {value!r} into several names")
+        names = [e.id for e in target.elts if isinstance(e, ast.Name)]
+        if len(names) != len(set(names)):
+            parser.report_error(target, "Duplicate vars assigned.")
         if len(value) != len(target.elts):
             parser.report_error(
                 target, f"Cannot unpack {len(value)} values into {len(target.elts)} names"
@@ -382,11 +385,13 @@ def _bind_name(parser: Parser, target: ast.AST, value: Any) -> None:
         # ``tx = T.env_thread("threadIdx.x")``: the name stands for the thread variable.
         value = IRBuilder.name(name, value.var)
     elif isinstance(value, Buffer):
+        _check_new_in_scope(parser, name)
         B.name_buffer(value, name)
     elif isinstance(value, Var) and frame is not None and id(value) in frame.bound_vars:
         IRBuilder.name(name, value)  # ``x = T.Bind(v)``: its Bind is already emitted
     elif isinstance(value, Var) and value.name == "":
         if _is_block_var(value):
+            _check_new_in_scope(parser, name)
             IRBuilder.name(name, value)
         else:
             # ``n = T.int32()``: a symbolic variable, the same as one named in a signature.
@@ -456,6 +461,13 @@ def _set_attribute(parser: Parser, target: ast.Attribute, value: Any) -> None:
         setattr(obj, target.attr, value)
     except (AttributeError, TypeError) as err:
         parser.report_error(target, f"Cannot set {ast.unparse(target)}: {err}")
+
+
+def _check_new_in_scope(parser: Parser, name: str) -> None:
+    """A buffer or block axis may not take a name already defined in the same scope (as in
+    Apache TVM: ``A = T.sblock_alloc_buffer(...)`` twice, or ``vi`` bound twice in a block)."""
+    if name in parser.var_table.frames[-1]:
+        raise ValueError(f"Variable {name} already defined in current scope")
 
 
 def _check_not_rebinding(parser: Parser, name: str, frame) -> None:
@@ -616,6 +628,9 @@ def _visit_expr(parser: Parser, node: ast.Expr) -> None:
         object.__setattr__(value, "span", parser.source.to_span(node.value))
     if isinstance(value, IRBuilderFrame):
         parser.report_error(node, f"{ast.unparse(node.value)} must be used in a `with` statement")
+    if isinstance(value, _stmt.BufferStore):
+        B.add_to_parent(value)  # ``A.vstore([T.Ramp(0, 1, 4)], v, predicate=mask)``
+        return
     if isinstance(value, (PrimExpr, int)) and not isinstance(value, bool):
         if getattr(value, "span", False) is None:  # lets later checks (ptx.check_arch) cite it
             object.__setattr__(value, "span", parser.source.to_span(node.value))
@@ -743,6 +758,12 @@ def _visit_with_items(parser: Parser, node: ast.With, items) -> None:
         )
     with parser.var_table.with_frame(), frame as value:
         if item.optional_vars is not None:
+            if isinstance(value, IRBuilderFrame):
+                # ``with T.sblock("b") as x``: the frame itself is no value of the program.
+                parser.report_error(
+                    item.optional_vars,
+                    f"Do not know how to bind type: {type(value).__name__} in with statement",
+                )
             bind_python_target(parser, item.optional_vars, value)
         _visit_with_items(parser, node, items[1:])
 
@@ -811,6 +832,20 @@ def _const_left(make, python_op):
 for _name, _make, _py in (("Lt", tirx.LT, operator.lt), ("LtE", tirx.LE, operator.le),
                           ("Gt", tirx.GT, operator.gt), ("GtE", tirx.GE, operator.ge)):
     dispatch.register_op("tirx", _name, 2)(_const_left(_make, _py))
+
+
+@dispatch.register_op("tirx", "Call", 1)
+def _call_prim_func(func, args, kwargs):
+    """``Module.sub(A.data)``: a call of another PrimFunc of the module (a ``tirx.Call`` whose
+    op is the GlobalVar; dtype the callee's PrimType result, else ``void``)."""
+    if not isinstance(func, GlobalVar):
+        return NotImplemented
+    if kwargs:
+        raise TypeError(f"calling {func.name_hint} takes positional arguments only")
+    ret = getattr(getattr(func, "ty", None), "ret", None)
+    dtype = str(ret.dtype) if isinstance(ret, PrimType) else "void"
+    return tirx.Call(dtype, func, [tirx.const(a) if isinstance(a, (bool, int, float)) else a
+                                   for a in args])
 
 
 @dispatch.register_op("tirx", "Not", 1)
