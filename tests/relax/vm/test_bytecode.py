@@ -6,7 +6,7 @@ import pytest
 import tvm_ffi
 
 import tvm
-import tvm.relax.testing.vm  # noqa: F401  (registers test.vm.*)
+import tvm.relax.testing.vm  # registers test.vm.*
 from tvm import relax
 
 
