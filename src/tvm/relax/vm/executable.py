@@ -77,6 +77,11 @@ class Executable:
 
     # --- introspection ----------------------------------------------------------------------
     @property
+    def imports(self) -> list:
+        """The compiled kernels module as TVM's ``vm.module.imports`` (empty without one)."""
+        return [] if self.lib is None else [self.lib]
+
+    @property
     def function_names(self) -> list:
         """Names of the Relax functions the executable can run."""
         return list(self._codes)
