@@ -39,6 +39,7 @@ _KINDS = {
                   ("read_buffer_index", "storage_scope")),
     "CacheWrite": ("cache_write", False, ("block", "*consumer_blocks"),
                    ("write_buffer_index", "storage_scope")),
+    "CacheInplace": ("cache_inplace", False, ("block",), ("read_buffer_index", "storage_scope")),
     "DecomposeReduction": ("decompose_reduction", False, ("block", "loop"), ()),
     "RFactor": ("rfactor", False, ("loop",), ("factor_axis",)),
     "StorageAlign": ("storage_align", False, ("block",),
