@@ -40,6 +40,7 @@ _KINDS = {
     "CacheWrite": ("cache_write", False, ("block", "*consumer_blocks"),
                    ("write_buffer_index", "storage_scope")),
     "CacheInplace": ("cache_inplace", False, ("block",), ("read_buffer_index", "storage_scope")),
+    "CacheIndex": ("cache_index", False, ("block",), ("storage_scope", "cse_thresh")),
     "DecomposeReduction": ("decompose_reduction", False, ("block", "loop"), ()),
     "RFactor": ("rfactor", False, ("loop",), ("factor_axis",)),
     "StorageAlign": ("storage_align", False, ("block",),

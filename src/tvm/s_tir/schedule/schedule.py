@@ -6,7 +6,7 @@ buffer, epilogue fusion, tensorize) on top of
 :class:`~.base.ScheduleBase`, which keeps the module, the trace and the handles.
 
 Not implemented yet (accessing one raises an ``AttributeError`` saying so): the names in
-``_NOT_IMPLEMENTED`` (``loop_partition``, ``cache_index``,
+``_NOT_IMPLEMENTED`` (``loop_partition``,
 ``read_at``/``write_at``, ``annotate_buffer_access``, ``pad_einsum``,
 ``sample_partitioned_tile``).
 """
@@ -17,6 +17,7 @@ from .annotate import AnnotatePrimitives
 from .base import ExprRV, LoopRV, SBlockRV, ScheduleBase
 from .blockize import BlockizePrimitives
 from .cache import CachePrimitives
+from .cache_index import CacheIndexPrimitives
 from .cache_inplace import CacheInplacePrimitives
 from .compute_location import ComputeLocationPrimitives
 from .compute_location_sampling import ComputeLocationSampling
@@ -39,7 +40,6 @@ __all__ = ["ExprRV", "LoopRV", "SBlockRV", "Schedule", "ScheduleError"]
 # TVM 0.27 Schedule methods that have no implementation here yet.
 _NOT_IMPLEMENTED = frozenset({
     "sample_partitioned_tile", "loop_partition",
-    "cache_index",
     "read_at", "write_at",
     "pad_einsum",
     "annotate_buffer_access",
@@ -53,6 +53,7 @@ class Schedule(
     ComputeLocationSampling,
     CachePrimitives,
     CacheInplacePrimitives,
+    CacheIndexPrimitives,
     ReductionPrimitives,
     AnnotatePrimitives,
     SamplingPrimitives,
