@@ -68,6 +68,18 @@ def _eligible(expr):
     return (not isinstance(expr, (E.Ramp, E.Broadcast)) and _size(expr) > 1 and _pure(expr))
 
 
+def _vars_in(expr, pool):
+    """The distinct variables of ``expr`` that are keys of ``pool``, in post order."""
+    found = []
+
+    def visit(node):
+        if isinstance(node, E.Var) and node in pool and not any(node is f for f in found):
+            found.append(node)
+
+    post_order_visit(expr, visit)
+    return found
+
+
 class _Computations(StmtExprVisitor):
     """TVM's ``ComputationsDoneBy``: the outermost eligible sub-expressions, with counts."""
 
@@ -107,7 +119,7 @@ def _candidates(store, thresh, ana):
     """The expressions to precompute, in TVM's order."""
     finder = _Computations()
     finder.visit_stmt(store)
-    norm = lambda e: ana.simplify(e)  # noqa: E731 - TVM's NormalizeTerm
+    norm = ana.simplify  # TVM's NormalizeTerm
     merged = []  # [[expr, count, normal form]]
     for expr, n in finder.table:
         key = norm(expr)
@@ -255,15 +267,13 @@ class CacheIndexPrimitives:
         stages, buffers, loads, names = [], [], [], []
         taken = set(self._block_names(func_name))
         for k, expr in enumerate(exprs):
-            bvars = []
-            post_order_visit(expr, lambda n: bvars.append(n) if isinstance(n, E.Var)
-                             and n in binding and not any(n is b for b in bvars) else None)
+            bvars = _vars_in(expr, binding)
             lvars = []
             for bv in bvars:
-                post_order_visit(binding[bv], lambda n: lvars.append(n)
-                                 if isinstance(n, E.Var) and n in ranges
-                                 and not any(n is x for x in lvars) else None)
-            shape = [ana.simplify(ana.int_set(binding[bv], ranges).max_value + 1) for bv in bvars]
+                lvars += [v for v in _vars_in(binding[bv], ranges)
+                          if not any(v is x for x in lvars)]
+            shape = [ana.simplify(ana.int_set(binding[bv], ranges).max_value + 1)
+                     for bv in bvars]
             from ...tirx.buffer import decl_buffer  # Lazy: as state.new_buffer does.
 
             buf = decl_buffer(shape, expr.dtype, name=f"index_var_{k}", strides=[1],
