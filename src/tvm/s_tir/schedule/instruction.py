@@ -41,6 +41,8 @@ _KINDS = {
                    ("write_buffer_index", "storage_scope")),
     "CacheInplace": ("cache_inplace", False, ("block",), ("read_buffer_index", "storage_scope")),
     "CacheIndex": ("cache_index", False, ("block",), ("storage_scope", "cse_thresh")),
+    "ReadAt": ("read_at", False, ("loop", "block"), ("read_buffer_index", "storage_scope")),
+    "WriteAt": ("write_at", False, ("loop", "block"), ("write_buffer_index", "storage_scope")),
     "DecomposeReduction": ("decompose_reduction", False, ("block", "loop"), ()),
     "RFactor": ("rfactor", False, ("loop",), ("factor_axis",)),
     "StorageAlign": ("storage_align", False, ("block",),

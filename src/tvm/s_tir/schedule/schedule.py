@@ -7,7 +7,7 @@ buffer, epilogue fusion, tensorize) on top of
 
 Not implemented yet (accessing one raises an ``AttributeError`` saying so): the names in
 ``_NOT_IMPLEMENTED`` (``loop_partition``,
-``read_at``/``write_at``, ``annotate_buffer_access``, ``pad_einsum``,
+``annotate_buffer_access``, ``pad_einsum``,
 ``sample_partitioned_tile``).
 """
 
@@ -27,6 +27,7 @@ from .layout import LayoutPrimitives
 from .lookup import LookupPrimitives
 from .loops import LoopPrimitives
 from .padding import PaddingPrimitives
+from .read_write_at import ReadWriteAtPrimitives
 from .reduction import ReductionPrimitives
 from .reindex import ReindexPrimitives
 from .reindex_cache import ReindexCachePrimitives
@@ -40,7 +41,6 @@ __all__ = ["ExprRV", "LoopRV", "SBlockRV", "Schedule", "ScheduleError"]
 # TVM 0.27 Schedule methods that have no implementation here yet.
 _NOT_IMPLEMENTED = frozenset({
     "sample_partitioned_tile", "loop_partition",
-    "read_at", "write_at",
     "pad_einsum",
     "annotate_buffer_access",
 })
@@ -54,6 +54,7 @@ class Schedule(
     CachePrimitives,
     CacheInplacePrimitives,
     CacheIndexPrimitives,
+    ReadWriteAtPrimitives,
     ReductionPrimitives,
     AnnotatePrimitives,
     SamplingPrimitives,
