@@ -60,6 +60,8 @@ _KINDS = {
     "SampleCategorical": ("sample_categorical", True, (), ("candidates", "probs")),
     "SamplePerfectTile": ("sample_perfect_tile", True, ("loop",),
                           ("n", "max_innermost_factor")),
+    "SamplePartitionedTile": ("sample_partitioned_tile", True, ("loop",),
+                              ("n", "partition_pos", "innerpart_factor")),
     "SampleComputeLocation": ("sample_compute_location", True, ("block",), ()),
     "EnterPostproc": ("enter_postproc", False, (), ()),
 }

@@ -7,8 +7,7 @@ buffer, epilogue fusion, tensorize) on top of
 
 Not implemented yet (accessing one raises an ``AttributeError`` saying so): the names in
 ``_NOT_IMPLEMENTED`` (``loop_partition``,
-``annotate_buffer_access``, ``pad_einsum``,
-``sample_partitioned_tile``).
+``annotate_buffer_access``, ``pad_einsum``).
 """
 
 from __future__ import annotations
@@ -33,6 +32,7 @@ from .reindex import ReindexPrimitives
 from .reindex_cache import ReindexCachePrimitives
 from .rolling import RollingBufferPrimitives
 from .sampling import SamplingPrimitives
+from .sampling_partitioned import PartitionedTileSampling
 from .storage import StoragePrimitives
 from .tensorize import TensorizePrimitives
 
@@ -40,7 +40,7 @@ __all__ = ["ExprRV", "LoopRV", "SBlockRV", "Schedule", "ScheduleError"]
 
 # TVM 0.27 Schedule methods that have no implementation here yet.
 _NOT_IMPLEMENTED = frozenset({
-    "sample_partitioned_tile", "loop_partition",
+    "loop_partition",
     "pad_einsum",
     "annotate_buffer_access",
 })
@@ -58,6 +58,7 @@ class Schedule(
     ReductionPrimitives,
     AnnotatePrimitives,
     SamplingPrimitives,
+    PartitionedTileSampling,
     StoragePrimitives,
     BlockizePrimitives,
     PaddingPrimitives,
