@@ -43,6 +43,7 @@ _KINDS = {
     "CacheIndex": ("cache_index", False, ("block",), ("storage_scope", "cse_thresh")),
     "ReadAt": ("read_at", False, ("loop", "block"), ("read_buffer_index", "storage_scope")),
     "WriteAt": ("write_at", False, ("loop", "block"), ("write_buffer_index", "storage_scope")),
+    "PadEinsum": ("pad_einsum", False, ("block",), ("padding",)),
     "DecomposeReduction": ("decompose_reduction", False, ("block", "loop"), ()),
     "RFactor": ("rfactor", False, ("loop",), ("factor_axis",)),
     "StorageAlign": ("storage_align", False, ("block",),

@@ -7,7 +7,7 @@ buffer, epilogue fusion, tensorize) on top of
 
 Not implemented yet (accessing one raises an ``AttributeError`` saying so): the names in
 ``_NOT_IMPLEMENTED`` (``loop_partition``,
-``annotate_buffer_access``, ``pad_einsum``).
+``annotate_buffer_access``).
 """
 
 from __future__ import annotations
@@ -25,6 +25,7 @@ from .fuse_epilogue import FuseEpiloguePrimitives
 from .layout import LayoutPrimitives
 from .lookup import LookupPrimitives
 from .loops import LoopPrimitives
+from .pad_einsum import PadEinsumPrimitives
 from .padding import PaddingPrimitives
 from .read_write_at import ReadWriteAtPrimitives
 from .reduction import ReductionPrimitives
@@ -41,7 +42,6 @@ __all__ = ["ExprRV", "LoopRV", "SBlockRV", "Schedule", "ScheduleError"]
 # TVM 0.27 Schedule methods that have no implementation here yet.
 _NOT_IMPLEMENTED = frozenset({
     "loop_partition",
-    "pad_einsum",
     "annotate_buffer_access",
 })
 
@@ -62,6 +62,7 @@ class Schedule(
     StoragePrimitives,
     BlockizePrimitives,
     PaddingPrimitives,
+    PadEinsumPrimitives,
     ReindexPrimitives,
     ReindexCachePrimitives,
     LayoutPrimitives,
