@@ -22,6 +22,7 @@ _KINDS = {
     "GetOutputBlocks": ("get_output_blocks", True, ("block",), ()),
     "Split": ("split", False, ("loop", "*factors"),
               ("preserve_unit_iters", "disable_predication")),
+    "LoopPartition": ("loop_partition", False, ("loop", "*factors"), ("preserve_unit_iters",)),
     "Fuse": ("fuse", False, ("*loops",), ("preserve_unit_iters",)),
     "Merge": ("merge", False, ("*loops",), ()),
     "Reorder": ("reorder", False, ("*ordered_loops",), ()),

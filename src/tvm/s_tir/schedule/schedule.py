@@ -6,8 +6,7 @@ buffer, epilogue fusion, tensorize) on top of
 :class:`~.base.ScheduleBase`, which keeps the module, the trace and the handles.
 
 Not implemented yet (accessing one raises an ``AttributeError`` saying so): the names in
-``_NOT_IMPLEMENTED`` (``loop_partition``,
-``annotate_buffer_access``).
+``_NOT_IMPLEMENTED`` (``annotate_buffer_access``).
 """
 
 from __future__ import annotations
@@ -24,6 +23,7 @@ from .error import ScheduleError
 from .fuse_epilogue import FuseEpiloguePrimitives
 from .layout import LayoutPrimitives
 from .lookup import LookupPrimitives
+from .loop_partition import LoopPartitionPrimitives
 from .loops import LoopPrimitives
 from .pad_einsum import PadEinsumPrimitives
 from .padding import PaddingPrimitives
@@ -41,7 +41,6 @@ __all__ = ["ExprRV", "LoopRV", "SBlockRV", "Schedule", "ScheduleError"]
 
 # TVM 0.27 Schedule methods that have no implementation here yet.
 _NOT_IMPLEMENTED = frozenset({
-    "loop_partition",
     "annotate_buffer_access",
 })
 
@@ -49,6 +48,7 @@ _NOT_IMPLEMENTED = frozenset({
 class Schedule(
     LookupPrimitives,
     LoopPrimitives,
+    LoopPartitionPrimitives,
     ComputeLocationPrimitives,
     ComputeLocationSampling,
     CachePrimitives,
