@@ -58,6 +58,8 @@ _KINDS = {
     "FuseReductionEpilogue": ("fuse_reduction_epilogue", False,
                               ("reduction_block", "epilogue_block"), ()),
     "Annotate": ("annotate", False, ("block_or_loop", "ann_val"), ("ann_key",)),
+    "AnnotateBufferAccess": ("annotate_buffer_access", False,
+                             ("block", "buffer_index", "buf_type", "gen_new_ranges"), ()),
     "Unannotate": ("unannotate", False, ("block_or_loop",), ("ann_key",)),
     "SampleCategorical": ("sample_categorical", True, (), ("candidates", "probs")),
     "SamplePerfectTile": ("sample_perfect_tile", True, ("loop",),

@@ -5,13 +5,14 @@ caching, reduction, annotation, sampling, storage, blockize, padding, reindex, l
 buffer, epilogue fusion, tensorize) on top of
 :class:`~.base.ScheduleBase`, which keeps the module, the trace and the handles.
 
-Not implemented yet (accessing one raises an ``AttributeError`` saying so): the names in
-``_NOT_IMPLEMENTED`` (``annotate_buffer_access``).
+Every TVM 0.27 schedule primitive has a method; ``_NOT_IMPLEMENTED`` (names that would raise
+an ``AttributeError`` saying they are missing) is empty.
 """
 
 from __future__ import annotations
 
 from .annotate import AnnotatePrimitives
+from .annotate_access import AnnotateAccessPrimitives
 from .base import ExprRV, LoopRV, SBlockRV, ScheduleBase
 from .blockize import BlockizePrimitives
 from .cache import CachePrimitives
@@ -40,9 +41,7 @@ from .tensorize import TensorizePrimitives
 __all__ = ["ExprRV", "LoopRV", "SBlockRV", "Schedule", "ScheduleError"]
 
 # TVM 0.27 Schedule methods that have no implementation here yet.
-_NOT_IMPLEMENTED = frozenset({
-    "annotate_buffer_access",
-})
+_NOT_IMPLEMENTED = frozenset()
 
 
 class Schedule(
@@ -57,6 +56,7 @@ class Schedule(
     ReadWriteAtPrimitives,
     ReductionPrimitives,
     AnnotatePrimitives,
+    AnnotateAccessPrimitives,
     SamplingPrimitives,
     PartitionedTileSampling,
     StoragePrimitives,
