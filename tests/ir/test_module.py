@@ -158,7 +158,7 @@ def test_prim_func_with_a_new_body_keeps_the_global_var_type():
     IRModule({gv: f4})
     ty = gv.ty
     rebodied = f4.replace(body=tirx.SeqStmt([f4.body, tirx.Evaluate(0)]))
-    assert rebodied.params is f4.params and rebodied.buffer_map is f4.buffer_map
+    assert rebodied.param_vars is f4.param_vars and rebodied.buffer_map is f4.buffer_map
     IRModule({gv: rebodied})
     assert gv.ty is ty
     IRModule({gv: _prim_func(4)})  # equal but distinct parameters: derived again

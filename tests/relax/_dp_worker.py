@@ -50,6 +50,18 @@ def data(step):
     return x, y
 
 
+
+def _fail(rank, err):
+    """Report ``err`` and end the rank with exit code 1.
+
+    ``os._exit`` rather than ``sys.exit``: with the peer rank already gone, torch's gloo
+    threads can hit ``std::terminate`` while the interpreter tears the process group down
+    (exit code -6 under load), which would hide the exit code the tests check.
+    """
+    print(f"rank {rank}: {err}", file=sys.stderr, flush=True)
+    sys.stdout.flush()
+    os._exit(1)
+
 def main():
     mode, out_dir = sys.argv[1], sys.argv[2]
     steps = int(sys.argv[3]) if len(sys.argv) > 3 else 4
@@ -66,8 +78,7 @@ def main():
     try:
         trainer = DistributedTrainer(train_mod, vm, tvm.cpu(), bucket_bytes=256)
     except ValueError as err:
-        print(f"rank {rank}: {err}", file=sys.stderr)
-        sys.exit(1)
+        _fail(rank, err)
     trainer.xaiver_uniform_init_params(seed=rank)  # different per rank: rank 0's is broadcast
     if mode == "resume":
         trainer.load_checkpoint(os.path.join(out_dir, "ckpt.npz"))
@@ -80,8 +91,7 @@ def main():
             loss = trainer.update(x[rank * shard:(rank + 1) * shard],
                                   y[rank * shard:(rank + 1) * shard])
         except RuntimeError as err:
-            print(f"rank {rank}: {err}", file=sys.stderr)
-            sys.exit(1)
+            _fail(rank, err)
         losses.append(float(loss.numpy()))
         if world > 1:
             import torch

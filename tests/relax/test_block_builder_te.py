@@ -77,7 +77,7 @@ def test_symbolic_dims_bound_by_buffers_or_passed_as_scalars():
     assert len(scaled_call.args) == 2
     prim_arg = scaled_call.args[1].fields[1]
     assert isinstance(prim_arg, relax.PrimValue) and prim_arg.value is m
-    assert [p.dtype for p in mod["scaled"].params] == ["handle", "int64", "handle"]
+    assert [p.dtype for p in mod["scaled"].param_vars] == ["handle", "int64", "handle"]
 
 
 def test_multiple_outputs_and_errors():
@@ -171,7 +171,7 @@ def test_prim_valued_argument_becomes_a_scalar_parameter():
 
     after = relax.transform.LegalizeOps()(Before)
     prim = after["add"]
-    assert [p.dtype for p in prim.params] == ["handle", "float32", "handle"]
+    assert [p.dtype for p in prim.param_vars] == ["handle", "float32", "handle"]
     call = after["main"].body.body if not after["main"].body.blocks else (
         after["main"].body.blocks[0].bindings[0].value)
     assert [a.name_hint for a in call.args[1].fields] == ["x", "y"]

@@ -80,3 +80,57 @@ def test_extern_errors():
         te.extern((2,), [3], _cumsum_ir)
     with pytest.raises(ValueError, match="2 outputs but 3 dtypes"):
         te.extern([(2,), (2,)], [A], _cumsum_ir, dtype=["float32"] * 3)
+
+
+def test_extern_one_shape_in_a_list_gives_a_tensor():
+    A = te.placeholder((4,), name="A")
+    B = te.extern([(4,)], [A], lambda ins, outs: tirx.Evaluate(0), name="B")
+    assert isinstance(B, te.Tensor) and B.op.output_placeholders[0].name == "B"
+
+
+def _accumulate_func():
+    """``C[0] += 2 * A[i]`` and ``A[i] += D[1]``: C and A are updated in place, D only read."""
+    from tvm.script import tirx as T
+
+    @T.prim_func(s_tir=True)
+    def acc(C: T.Buffer((1,), "float32"), A: T.Buffer((6,), "float32"),
+            D: T.Buffer((2,), "float32")):
+        for i in range(6):
+            with T.sblock():
+                C[0] = C[0] + A[i] * T.float32(2)
+                A[i] = A[i] + D[1]
+
+    return acc
+
+
+def test_extern_primfunc_inputs_outputs_and_run():
+    func = _accumulate_func()
+    by_name = {p.name: p for p in func.params}
+    # Read: C, A, D; written: C, A. All written buffers are in place, so the last one (A)
+    # is the output and C, D are the inputs.
+    ins = [te.placeholder(by_name[n].shape, name=f"in_{n}") for n in ("C", "D")]
+    out = te.extern_primfunc(ins, func)
+    assert isinstance(out, te.Tensor)
+    assert [b.name for b in out.op.input_placeholders] == ["C", "D"]
+    assert [b.name for b in out.op.output_placeholders] == ["A"]
+    prim = te.create_prim_func([*ins, out])
+    # The extern's input buffers are the function's parameters (names kept, as in TVM).
+    assert [p.name for p in prim.params] == ["C", "D", "A"]
+    c, d = np.zeros(1, "float32"), np.array([0.0, 1.5], "float32")
+    a0 = np.arange(6, dtype="float32")
+    a = a0.copy()
+    run_prim_func(prim, [c, d, a])
+    np.testing.assert_allclose(c, [2 * a0.sum()])
+    np.testing.assert_allclose(a, a0 + 1.5)
+
+
+def test_extern_primfunc_errors():
+    func = _accumulate_func()
+    one = te.placeholder((1,), name="x")
+    with pytest.raises(ValueError, match="1 input tensors given, but the PrimFunc has 2 input"):
+        te.extern_primfunc([one], func)
+    wrong = te.placeholder((3,), name="y")
+    with pytest.raises(ValueError, match="input tensor y has shape"):
+        te.extern_primfunc([one, wrong], func)
+    with pytest.raises(TypeError, match="expects a tirx.PrimFunc"):
+        te.extern_primfunc([one], "f")

@@ -23,7 +23,9 @@ def _scale_func(n=None):
 
 def test_params_buffer_map_and_type():
     func, _n, _s = _scale_func()
-    assert [p.name for p in func.params] == ["a", "b", "s"]
+    # As in TVM 0.27, a buffer parameter is listed as its Buffer; the handles stay internal.
+    assert [p.name for p in func.params] == ["A", "B", "s"]
+    assert [p.name for p in func.param_vars] == ["a", "b", "s"]
     assert [b.name for b in func.buffer_map.values()] == ["A", "B"]
     assert func.ret_type is None
     assert isinstance(func.ty, FuncType) and len(func.ty.arg_types) == 3
@@ -33,8 +35,9 @@ def test_params_buffer_map_and_type():
 def test_buffer_params_become_mapped_handles():
     A = tirx.decl_buffer((3,), "float32", name="A")
     func = tirx.PrimFunc([A], tirx.BufferStore(A, 0.0, [0]))
-    (param,) = func.params
+    (param,) = func.param_vars
     assert param.name == "A" and param.dtype == "handle" and func.buffer_map[param] is A
+    assert func.params == (A,) and func.buffer_map[A] is A
 
 
 def test_with_attr_without_attr():
@@ -64,7 +67,7 @@ def test_constructor_errors():
 def test_specialize_scalar_and_buffer():
     func, _n, s = _scale_func()
     fixed = func.specialize({s: 2.0})
-    assert [p.name for p in fixed.params] == ["a", "b"]
+    assert [p.name for p in fixed.params] == ["A", "B"]
     a = np.arange(4, dtype="float32")
     b = np.zeros(4, dtype="float32")
     run_prim_func(fixed, [a, b])
@@ -95,9 +98,9 @@ def test_buffer_map_compares_in_parameter_order():
     # Alpha-equivalent although the names sort differently.
     assert structural_equal(make(["x", "y"]), make(["y", "x"]))
     func = make(["a", "b"])
-    assert dict(func.buffer_map)[func.params[1]].name == "b"
-    assert func.buffer_map.keys() == list(func.params)
-    assert func.params[0] in func.buffer_map
+    assert dict(func.buffer_map)[func.param_vars[1]].name == "b"
+    assert func.buffer_map.keys() == list(func.param_vars)
+    assert func.params[0] in func.buffer_map and func.param_vars[0] in func.buffer_map
     with pytest.raises(KeyError, match="not a buffer parameter"):
         func.buffer_map[tirx.Var("z", "handle")]
 

@@ -66,7 +66,7 @@ from .ty import (
     TupleStructInfo,
     Type,
 )
-from .vm import ExecBuilder, Executable, VirtualMachine, VMExecutable
+from .vm import ExecBuilder, Executable, VirtualMachine, VMExecutable, VMInstrumentReturnKind
 from .vm_build import build
 
 # The public names (explicit exports for type checkers: `mypy --strict` in user code).
@@ -78,7 +78,8 @@ __all__ = [
     "ObjectStructInfo", "ObjectType", "PackedFuncType", "PrimStructInfo", "PrimType",
     "PrimValue", "PyExprMutator", "PyExprVisitor", "SeqExpr", "ShapeExpr", "ShapeStructInfo",
     "ShapeType", "StringImm", "StructInfo", "TensorStructInfo", "TensorType", "Tuple",
-    "TupleGetItem", "TupleStructInfo", "TupleType", "Type", "VDevice", "VMExecutable", "Var",
+    "TupleGetItem", "TupleStructInfo", "TupleType", "Type", "VDevice", "VMExecutable",
+    "VMInstrumentReturnKind", "Var",
     "VarBinding", "VirtualMachine", "analysis", "build", "call_dps_packed", "call_pure_packed",
     "call_tir", "call_tir_inplace", "call_tir_with_grad", "const", "expr_functor", "extern",
     "get_default_pipeline", "get_pipeline", "get_shape_of", "make_shape", "op", "pipeline",

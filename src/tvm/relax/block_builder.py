@@ -512,7 +512,7 @@ def _dedup_key(func: Any) -> tuple[Any, ...]:
             (buf.dtype, tuple(dim.value if isinstance(dim, IntImm) else -1 for dim in buf.shape))
             for buf in buffers.values()
         )
-        return (type(func).__name__, tuple(p.dtype for p in func.params), layout)
+        return (type(func).__name__, tuple(p.dtype for p in func.param_vars), layout)
     # Another function (Relax): its parameters' kinds, dtypes and static dims, which
     # structurally equal functions share (symbolic dims count as -1); cheaper than hashing
     # the whole signature type.

@@ -110,7 +110,7 @@ def _own_symbolic_vars(prim):
     bound = []
     seen = set()
     buffers = [buf for _, buf in prim.buffer_map.items()]
-    for value in [*prim.params, *buffers]:
+    for value in [*prim.param_vars, *buffers]:
         for var in tir_vars_in(value.shape if hasattr(value, "shape") else value):
             if isinstance(var, TirVar) and var.dtype != "handle" and id(var) not in seen:
                 seen.add(id(var))
@@ -122,7 +122,7 @@ def _own_symbolic_vars(prim):
     # the same object wherever it appears.
     new_body, *new_buffers = substitute([prim.body, *buffers], vmap)
     handles = [param for param, _ in prim.buffer_map.items()]
-    new_params = [vmap.get(p, p) for p in prim.params]
+    new_params = [vmap.get(p, p) for p in prim.param_vars]
     return PrimFunc(
         new_params,
         new_body,

@@ -273,7 +273,7 @@ def _register_prim_func_type():
 
 def _prim_func_signature(prim_func) -> tuple:
     # What prim_func_type reads: the parameters and the buffer map (both immutable).
-    return (prim_func.params, prim_func.buffer_map)
+    return (prim_func.param_vars, prim_func.buffer_map)
 
 
 _register_prim_func_type()

@@ -47,7 +47,7 @@ from ..tirx.op import (
     trunc,
 )
 from .create_prim_func import create_prim_func
-from .extern import extern
+from .extern import extern, extern_primfunc
 from .reduction import (
     CommReducer,
     Reduce,
@@ -104,6 +104,7 @@ __all__ = [
     "erf",
     "exp",
     "extern",
+    "extern_primfunc",
     "floor",
     "floordiv",
     "floormod",

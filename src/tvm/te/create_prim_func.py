@@ -279,6 +279,12 @@ def create_prim_func(ops, index_dtype_override=None) -> PrimFunc:
     ops = list(ops)
     tensors = [t for t in ops if isinstance(t, Tensor)]
     low = _Lowering(index_dtype_override)
+    # As in TVM, a tensor that an extern reads is stored in that extern's input buffer (the
+    # parameter of an ``extern_primfunc`` keeps its name).
+    for op in _post_order_ops(tensors):
+        if isinstance(op, ExternOp):
+            for tensor, placeholder in zip(op.inputs, op.input_placeholders):
+                low.buffers[(id(tensor.op), tensor.value_index)] = placeholder
     params = []
     for arg in ops:
         if isinstance(arg, Tensor):

@@ -506,7 +506,7 @@ def simulate_prim_func(func, args, *, warp_size=WARP_SIZE):
     [3.0, 2.0, 1.0, 0.0]
     """
     _ensure_recursion_limit()
-    params = func.params
+    params = func.param_vars
     if len(args) != len(params):
         raise InterpreterError(f"PrimFunc expects {len(params)} arguments, got {len(args)}")
     comp = _SimCompiler(warp_size)

@@ -622,7 +622,7 @@ def run_prim_func(func, args, *, check_shapes=True):
     """
     # Compilation and evaluation recurse along expression depth (long sums).
     _ensure_recursion_limit()
-    params = func.params
+    params = func.param_vars
     if len(args) != len(params):
         raise InterpreterError(
             f"PrimFunc expects {len(params)} arguments, got {len(args)}"

@@ -755,12 +755,25 @@ def substitute(node: Any, vmap: Mapping[Var, Any] | Callable[[Var], Any]) -> Any
     return _visit_any(_Substitute(_var_map_fn(vmap)), node)
 
 
-def specialize_prim_func(func: PrimFunc, param_map: Mapping[Var, Any]) -> PrimFunc:
-    """``PrimFunc.specialize``: bind scalar params to values and handle params to buffers."""
+def specialize_prim_func(func: PrimFunc, param_map: Mapping[Any, Any]) -> PrimFunc:
+    """``PrimFunc.specialize``: bind scalar params to values and buffer params to buffers.
+
+    As in Apache TVM 0.27, a buffer given for a buffer parameter binds the variables of the
+    parameter's shape to that buffer's extents: the parameter keeps its own buffer (its name
+    too), rebuilt with the bound extents, and scalar parameters so bound are removed.
+    """
     vmap = {}
     removed = set()
     for param, value in param_map.items():
-        if not any(param is p for p in func.params):
+        if isinstance(param, Buffer):
+            # A buffer parameter as ``func.params`` lists it: bind its handle.
+            handle = func.buffer_map.handle_of(param)
+            if handle is None:
+                raise ValueError(
+                    f"specialize: buffer {param.name} is not a parameter of the function"
+                )
+            param = handle
+        if not any(param is p for p in func.param_vars):
             raise ValueError(f"specialize: {param} is not a parameter of the function")
         if isinstance(value, Buffer):
             target = func.buffer_map.get(param)
@@ -777,14 +790,11 @@ def specialize_prim_func(func: PrimFunc, param_map: Mapping[Var, Any]) -> PrimFu
             continue
         vmap[param] = value
         removed.add(id(param))
+    bound_ids = {id(k) for k in vmap}
+    removed.update(id(p) for p in func.param_vars if id(p) in bound_ids)
     fn = _var_map_fn(vmap)
     sub = _Substitute(fn)
     body = sub.visit_stmt(func.body)
-    new_map = {}
-    for param, buf in func.buffer_map.items():
-        if param in param_map and isinstance(param_map[param], Buffer):
-            new_map[param] = param_map[param]
-        else:
-            new_map[param] = sub._buffer(buf)
-    params = [p for p in func.params if id(p) not in removed]
-    return func.replace(params=tuple(params), buffer_map=BufferMap(new_map, params), body=body)
+    new_map = {param: sub._buffer(buf) for param, buf in func.buffer_map.items()}
+    params = tuple(p for p in func.param_vars if id(p) not in removed)
+    return func.replace(param_vars=params, buffer_map=BufferMap(new_map, params), body=body)

@@ -31,7 +31,7 @@ def _take_const(x: R.Tensor((2, 3, 4), "float32")):
 
 def test_legalized_kernels():
     var_kernel = relax.transform.LegalizeOps()(tvm.IRModule.from_expr(_take_var))["take"]
-    assert [str(p.dtype) for p in var_kernel.params] == ["handle", "int64", "handle"]
+    assert [str(p.dtype) for p in var_kernel.param_vars] == ["handle", "int64", "handle"]
     const_kernel = relax.transform.LegalizeOps()(tvm.IRModule.from_expr(_take_const))["take"]
     assert len(const_kernel.params) == 2  # the constant index is part of the kernel
 

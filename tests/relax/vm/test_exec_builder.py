@@ -73,5 +73,24 @@ def test_to_device_and_errors():
     assert out.device == tvm.cpu(0)
     with pytest.raises(ValueError, match="Unknown exec_mode"):
         relax.vm_build._vmcodegen(relax.ExecBuilder(), Mod, exec_mode="jit")
-    with pytest.raises(ValueError, match="not supported yet"):
+    with pytest.raises(ValueError, match="function scope"):
         relax.ExecBuilder().emit_call("f")
+
+
+def test_kill_object_clears_the_variable_not_its_alias():
+    import tvm.relax.testing.vm  # noqa: F401  (registers test.vm.check_if_defined)
+
+    @I.ir_module
+    class Mod:
+        @R.function(pure=False)
+        def main():
+            check = R.ExternFunc("test.vm.check_if_defined")
+            storage = R.vm.alloc_storage(R.shape([16]), R.prim_value(0), R.dtype("uint8"))
+            alias = storage
+            before = check(storage)
+            _ = R.vm.kill_object(storage)
+            after = check(storage)
+            alias_after = check(alias)
+            return (before, after, alias_after)
+
+    assert tuple(_link(Mod)["main"]()) == (True, False, True)

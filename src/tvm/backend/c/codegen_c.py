@@ -157,7 +157,7 @@ class CodeGenC:
         self._names = set(self.reserved_names())
         self._lines = []
         self.analyzer = Analyzer()
-        params = [self.print_param(p) for p in func.params]
+        params = [self.print_param(p) for p in func.param_vars]
         head = self.function_head(name, func, params)
         self.decls.append(head + ";")
         self._indent = 1

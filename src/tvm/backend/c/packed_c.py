@@ -113,7 +113,7 @@ def packed_signature(func, name: str):
         used.add(candidate)
         return candidate
 
-    for p in func.params:
+    for p in func.param_vars:
         buf = func.buffer_map.get(p)
         if buf is None:
             if p.dtype == "handle" and not is_tensormap_pointer(p.type_annotation):

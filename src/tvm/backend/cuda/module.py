@@ -421,13 +421,13 @@ def _function_info(mod: IRModule) -> dict:
     info = {}
     for name, func in kernel_functions(mod):
         info[name] = {
-            "arg_types": [str(p.dtype) for p in func.params],
+            "arg_types": [str(p.dtype) for p in func.param_vars],
             "launch_param_tags": [str(t) for t in
                                   (func.get_attr("tirx.kernel_launch_params") or [])],
         }
         # 1: a __grid_constant__ CUtensorMap passed by value (the host passes its address)
         tags = [int(is_tensormap_pointer(getattr(p, "type_annotation", None)))
-                for p in func.params]
+                for p in func.param_vars]
         if any(tags):
             info[name]["arg_extra_tags"] = tags
     return info

@@ -269,7 +269,7 @@ class CodeGenLLVM(ExprEmitter):
             used_names.add(name_)
             return name_
 
-        for p in func.params:
+        for p in func.param_vars:
             buf = func.buffer_map.get(p)
             if buf is None:
                 if p.dtype == "handle" and not is_tensormap_pointer(p.type_annotation):
@@ -348,7 +348,7 @@ class CodeGenLLVM(ExprEmitter):
         self.builder = ir.IRBuilder(entry)
         self.vars = {id(var): arg for (_, var, _), arg in zip(inner_args, inner.args)}
         # Static shapes and stride constants of parameters are known values too.
-        for p in func.params:
+        for p in func.param_vars:
             buf = func.buffer_map.get(p)
             if buf is None:
                 continue

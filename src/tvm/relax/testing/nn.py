@@ -51,18 +51,25 @@ def _builder(what: str) -> BlockBuilder:
     return bb
 
 
+def _unique_name(name):
+    """``name`` made unique by the active BlockBuilder (``w``, ``w1``...), as in TVM; the name
+    itself outside a builder."""
+    builder = BlockBuilder.current()
+    return name if builder is None else builder.get_unique_name(name)
+
+
 class Placeholder(Var):
     """A function input of the given shape and dtype (a Relax Var named ``name``)."""
 
     def __init__(self, shape, dtype="float32", name="data"):
-        super().__init__(name, TensorType(list(shape), dtype))
+        super().__init__(_unique_name(name), TensorType(list(shape), dtype))
 
 
 class Parameter(Var):
     """A trainable parameter of the given shape and dtype (a Relax Var named ``name``)."""
 
     def __init__(self, shape, dtype="float32", name="param"):
-        super().__init__(name, TensorType(list(shape), dtype))
+        super().__init__(_unique_name(name), TensorType(list(shape), dtype))
 
 
 def _unpack_params(value) -> list:

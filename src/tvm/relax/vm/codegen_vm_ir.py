@@ -8,7 +8,7 @@ at run time live in :mod:`.builtins` (bound into the generated code's namespace 
 from __future__ import annotations
 
 from ...ir.expr import GlobalVar
-from ..expr import ShapeExpr, Tuple
+from ..expr import ShapeExpr, Tuple, Var
 from .builtins import builtin_ident
 
 __all__ = ["VM_IR_EMITTERS"]
@@ -54,6 +54,16 @@ def _invoke_closure(gen, call, indent):
     return f"{builtin_ident('vm.builtin.invoke_closure')}({', '.join(args)})"
 
 
+def _kill_object(gen, call, indent):
+    """``R.vm.kill_object(x)``: ``x`` reads as null afterwards (TVM clears its register);
+    a trivial alias bound before keeps the object."""
+    arg = call.args[0] if call.args else None
+    name = gen.names.get(arg) if isinstance(arg, Var) else None
+    if name is not None and name.isidentifier() and name != "None":
+        gen.emit(indent, f"{name} = None")
+    return "None"
+
+
 def _call_tir_dyn(gen, call, indent):
     # R.vm.call_tir_dyn(f, (args..., shape)): the last field holds the symbolic scalars.
     gvar, packed = call.args
@@ -74,7 +84,7 @@ def _call_tir_dyn(gen, call, indent):
 
 #: op name -> emitter, merged into the code generator's table of special ops.
 VM_IR_EMITTERS = {
-    "relax.vm.kill_object": lambda gen, call, indent: "None",
+    "relax.vm.kill_object": _kill_object,
     "relax.vm.alloc_storage": _vm_builtin("vm.builtin.alloc_storage"),
     "relax.vm.alloc_tensor": _vm_builtin("vm.builtin.alloc_tensor"),
     "relax.memory.alloc_storage": _vm_builtin("memory.alloc_storage"),

@@ -77,6 +77,11 @@ class Executable:
 
     # --- introspection ----------------------------------------------------------------------
     @property
+    def imports(self) -> list:
+        """The compiled kernels module as TVM's ``vm.module.imports`` (empty without one)."""
+        return [] if self.lib is None else [self.lib]
+
+    @property
     def function_names(self) -> list:
         """Names of the Relax functions the executable can run."""
         return list(self._codes)
@@ -148,6 +153,10 @@ class Executable:
         # The host backend (llvm) provides the carrier through a runtime hook.
         make_text_module = get_runtime_hook("text_module")
         carrier = make_text_module(PROGRAM_SYMBOL, self._program_text())
+        # As TVM's VM executable module, the library answers ``lib["as_text"]()`` and
+        # ``lib["as_python"]()`` with what this executable prints.
+        texts = [make_text_module("as_text", self.as_text()),
+                 make_text_module("as_python", self.as_python())]
         if self.lib is not None:
             # A fresh wrapper so the cached kernels module does not collect imports.
             from ...runtime.module import Module
@@ -156,6 +165,8 @@ class Executable:
             root.import_module(carrier)
         else:
             root = carrier
+        for text in texts:
+            root.import_module(text)
         return root.export_library(
             file_name, fcompile=fcompile, workspace_dir=workspace_dir, **kwargs
         )

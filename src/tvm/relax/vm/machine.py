@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Sequence
+from enum import IntEnum
 from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
@@ -23,7 +24,14 @@ if TYPE_CHECKING:
     from ...runtime.module import BenchmarkResult
     from ...runtime.tensor import Tensor
 
-__all__ = ["ProfileReport", "VirtualMachine"]
+__all__ = ["ProfileReport", "VMInstrumentReturnKind", "VirtualMachine"]
+
+
+class VMInstrumentReturnKind(IntEnum):
+    """What an instrument (``VirtualMachine.set_instrument``) returns before a kernel call."""
+
+    NO_OP = 0
+    SKIP_RUN = 1
 
 
 def _ret(value: Any) -> Any:
@@ -159,6 +167,7 @@ class VirtualMachine:
         self._inputs: dict[str, tuple[Any, ...]] = {}
         self._outputs: dict[str, Any] = {}
         self._records: list[tuple[str, float]] | None = None
+        self._instrument: Callable[..., Any] | None = None
         self._link(self._funcs, profile=False)
 
     # --- linking: generated source -> Python functions ---------------------------------------
@@ -168,7 +177,7 @@ class VirtualMachine:
             code = exe._profile_code(name) if profile else codes[0]
             ns = dict(code.namespace)
             for key, kernel in ns.pop("__kernels__", {}).items():
-                ns[key] = self._kernel(kernel)
+                ns[key] = self._instrumented(kernel, self._kernel(kernel))
             memory = self._memory
             mem = _planned_buffers(code) if memory is None else memory.planned_buffers(code)
             ns.update(_BUILTIN_NS)
@@ -198,6 +207,36 @@ class VirtualMachine:
             return kernel
         except Exception as err:
             raise ValueError(f"VirtualMachine: the library has no kernel {name!r}") from err
+
+    def _instrumented(self, name: str, kernel: Callable[..., Any]) -> Callable[..., Any]:
+        """``kernel`` wrapped with the instrument of :meth:`set_instrument` (if any)."""
+        instrument = self._instrument
+        if instrument is None:
+            return kernel
+
+        def call(*args: Any) -> Any:
+            if instrument(kernel, name, True, None, *args) == VMInstrumentReturnKind.SKIP_RUN:
+                return None
+            ret = kernel(*args)
+            instrument(kernel, name, False, ret, *args)
+            return ret
+
+        return call
+
+    def set_instrument(self, instrument: Callable[..., Any] | None) -> None:
+        """Call ``instrument(func, name, before_run, ret_val, *args)`` around every kernel call.
+
+        Before the call ``before_run`` is True and ``ret_val`` None; returning
+        ``VMInstrumentReturnKind.SKIP_RUN`` then skips the kernel (and the call after it).
+        Packed functions and VM builtins are not instrumented. ``None`` removes the instrument.
+        """
+        if instrument is not None and not callable(instrument):
+            raise TypeError(
+                f"VirtualMachine.set_instrument: expected a callable, got "
+                f"{type(instrument).__name__}"
+            )
+        self._instrument = instrument
+        self._link(self._funcs, profile=False)
 
     # --- calling -----------------------------------------------------------------------------
     def __getitem__(self, name: str) -> Callable[..., Any]:

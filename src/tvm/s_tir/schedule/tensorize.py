@@ -238,8 +238,8 @@ class TensorizePrimitives:
         except _Mismatch as err:
             raise self._error(prim, f"The tile of block {outer.name_hint!r} does not match the "
                               f"description of the tensor intrinsic: {err}", [outer]) from None
-        d_params = [intrin.desc.buffer_map[p] for p in intrin.desc.params]
-        i_params = [intrin.impl.buffer_map[p] for p in intrin.impl.params]
+        d_params = [intrin.desc.buffer_map[p] for p in intrin.desc.param_vars]
+        i_params = [intrin.impl.buffer_map[p] for p in intrin.impl.param_vars]
         table, match = {}, []
         for d_buf, i_buf in zip(d_params, i_params):
             t_buf = matcher.buffers.get(id(d_buf))

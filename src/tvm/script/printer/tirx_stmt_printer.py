@@ -739,7 +739,7 @@ def _is_root_realize(stmt) -> bool:
 
 def _handles_used_in_body(func) -> set[int]:
     """The ids of the handle parameters in ``func.buffer_map`` that its body uses itself."""
-    handles = {id(p) for p in func.params if func.buffer_map.get(p) is not None}
+    handles = {id(p) for p in func.param_vars if func.buffer_map.get(p) is not None}
     if not handles:
         return set()
     used: set[int] = set()
@@ -778,16 +778,16 @@ def _prim_func(func, path, d):
     # A scalar parameter used in an earlier parameter's buffer shape prints there as a string
     # (``A: T.Buffer(("n",), ...), n: T.int64``), as in TVM 0.27; see ``tirx_printer._var``.
     d.state["later_params"] = {
-        id(p): p for p in func.params if func.buffer_map.get(p) is None
+        id(p): p for p in func.param_vars if func.buffer_map.get(p) is None
     }
     d.push_frame()
     decls = d.open_declarations()
     try:
         args = []
         matches = []  # ``B = T.match_buffer(B_handle, ...)`` of handles the body also uses
-        param_ids = {id(p) for p in func.params}
+        param_ids = {id(p) for p in func.param_vars}
         used_handles = _handles_used_in_body(func)
-        for i, param in enumerate(func.params):
+        for i, param in enumerate(func.param_vars):
             buf = func.buffer_map.get(param)
             if buf is None:
                 for key, value in func.buffer_map.items():

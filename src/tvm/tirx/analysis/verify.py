@@ -400,7 +400,7 @@ class _Verifier:
     # --- functions ----------------------------------------------------------------------------
     def func(self, func, root="<root>"):
         self.push()
-        for i, p in enumerate(func.params):
+        for i, p in enumerate(func.param_vars):
             self.define(p, f"{root}.params[{i}]")
         # A shape variable is defined by any parameter buffer that has it as a plain dim, in
         # whichever order (``A: (n + 1,)`` before ``B: (n,)``), as the packed API binds them.

@@ -55,7 +55,7 @@ def AnnotateEntryFunc():
 def check_packable(func: PrimFunc, name: str) -> None:
     """Raise ``ValueError`` when a parameter cannot be unpacked by the packed API."""
     bound, compound = set(), []
-    for p in func.params:
+    for p in func.param_vars:
         buf = func.buffer_map.get(p)
         if buf is None:
             if p.dtype == "handle" and not is_tensormap_pointer(p.type_annotation):
@@ -73,7 +73,7 @@ def check_packable(func: PrimFunc, name: str) -> None:
             compound.append((p.name, dim, extent))
     # A compound dim (``n * 2``) is checked at call time against the variables that plain
     # dims or scalar parameters bind; each of its variables must be bound that way.
-    bound.update(id(p) for p in func.params if p not in func.buffer_map)
+    bound.update(id(p) for p in func.param_vars if p not in func.buffer_map)
     for pname, dim, extent in compound:
         free = []
         post_order_visit(extent, lambda n, free=free: free.append(n) if isinstance(n, Var) else 0)

@@ -543,7 +543,7 @@ def lower_tirx_cleanup(func: PrimFunc) -> PrimFunc:
     # As in 0.27 every buffer of the result has no layout (printed ``layout=None``), the
     # parameter buffers included.
     bmap = {p: b.replace(layout=NO_LAYOUT) for p, b in func.buffer_map.items()}
-    return func._with(body=new_body, buffer_map=BufferMap(bmap, func.params))
+    return func._with(body=new_body, buffer_map=BufferMap(bmap, func.param_vars))
 
 
 def LowerTIRxCleanup():

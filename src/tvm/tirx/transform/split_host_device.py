@@ -347,7 +347,7 @@ class _Splitter(StmtMutator):
 
     def _param_rank(self) -> dict:
         rank = {}
-        for i, p in enumerate(self.func.params):
+        for i, p in enumerate(self.func.param_vars):
             buf = self.func.buffer_map.get(p)
             rank[id(buf.data if buf is not None else p)] = i
         return rank

@@ -297,11 +297,11 @@ class _ParamBinder(StmtExprMutator):
 
 def _bind_params(func: PrimFunc, call: TilePrimitiveCall):
     """The body of ``func`` with its buffer parameters bound to the call's regions."""
-    if not func.params:
+    if not func.param_vars:
         return func.body
     regions = call.regions()
     bindings = {}
-    for k, param in enumerate(func.params):
+    for k, param in enumerate(func.param_vars):
         buf = func.buffer_map.get(param) if func.buffer_map else None
         if buf is None:
             raise TypeError(
@@ -310,7 +310,7 @@ def _bind_params(func: PrimFunc, call: TilePrimitiveCall):
             )
         if k >= len(regions):
             raise ValueError(
-                f"The variant of {call.op.name} has {len(func.params)} buffer parameters but the "
+                f"The variant of {call.op.name} has {len(func.param_vars)} buffer parameters but the "
                 f"call has {len(regions)} buffer-region operands"
             )
         region = regions[k]

@@ -71,7 +71,7 @@ def _row_reads(block) -> bool:
 
 
 def _param_buffers(func):
-    return [func.buffer_map[p] for p in func.params if p in func.buffer_map]
+    return [func.buffer_map[p] for p in func.param_vars if p in func.buffer_map]
 
 
 class GeneralReduction(GPUScheduleRule):
