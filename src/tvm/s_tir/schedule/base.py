@@ -67,7 +67,9 @@ _RENDER_LEVELS = ("detail", "fast", "none")
 
 # Primitives that return a list of handles (their trace lines unpack even a single item).
 _LIST_KINDS = frozenset({"get_loops", "get_child_blocks", "get_producers", "get_consumers",
-                         "get_output_blocks", "split", "sample_perfect_tile"})
+                         "get_output_blocks", "split", "sample_perfect_tile",
+                         "cache_inplace", "cache_index", "sample_partitioned_tile",
+                         "loop_partition"})
 
 
 class ScheduleBase:

@@ -517,8 +517,10 @@ class CachePrimitives:
             cblk = self._block(b, prim)[1][-1].block
             consumers.add(id(cblk))
             consumers.update(id(r.block) for r, _ in iter_blocks(cblk.body))
-        related = [r.block for r in scope_blocks(body, path) if r is not realize
-                   and id(r.block) not in consumers
+        # As TVM, only the writer's RAW consumers: readers after it in the scope.
+        siblings = scope_blocks(body, path)
+        after = siblings[next(i for i, r in enumerate(siblings) if r is realize) + 1:]
+        related = [r.block for r in after if id(r.block) not in consumers
                    and any(rg.buffer is buf for rg in r.block.reads)]
         if related:
             loc, pos = _detect_cache_loc(scope, realize.block, related)

@@ -5,58 +5,64 @@ caching, reduction, annotation, sampling, storage, blockize, padding, reindex, l
 buffer, epilogue fusion, tensorize) on top of
 :class:`~.base.ScheduleBase`, which keeps the module, the trace and the handles.
 
-Not implemented yet (accessing one raises an ``AttributeError`` saying so): the names in
-``_NOT_IMPLEMENTED`` (``loop_partition``, ``cache_inplace``/``cache_index``,
-``read_at``/``write_at``, ``annotate_buffer_access``, ``pad_einsum``,
-``sample_partitioned_tile``).
+Every TVM 0.27 schedule primitive has a method; ``_NOT_IMPLEMENTED`` (names that would raise
+an ``AttributeError`` saying they are missing) is empty.
 """
 
 from __future__ import annotations
 
 from .annotate import AnnotatePrimitives
+from .annotate_access import AnnotateAccessPrimitives
 from .base import ExprRV, LoopRV, SBlockRV, ScheduleBase
 from .blockize import BlockizePrimitives
 from .cache import CachePrimitives
+from .cache_index import CacheIndexPrimitives
+from .cache_inplace import CacheInplacePrimitives
 from .compute_location import ComputeLocationPrimitives
 from .compute_location_sampling import ComputeLocationSampling
 from .error import ScheduleError
 from .fuse_epilogue import FuseEpiloguePrimitives
 from .layout import LayoutPrimitives
 from .lookup import LookupPrimitives
+from .loop_partition import LoopPartitionPrimitives
 from .loops import LoopPrimitives
+from .pad_einsum import PadEinsumPrimitives
 from .padding import PaddingPrimitives
+from .read_write_at import ReadWriteAtPrimitives
 from .reduction import ReductionPrimitives
 from .reindex import ReindexPrimitives
 from .reindex_cache import ReindexCachePrimitives
 from .rolling import RollingBufferPrimitives
 from .sampling import SamplingPrimitives
+from .sampling_partitioned import PartitionedTileSampling
 from .storage import StoragePrimitives
 from .tensorize import TensorizePrimitives
 
 __all__ = ["ExprRV", "LoopRV", "SBlockRV", "Schedule", "ScheduleError"]
 
 # TVM 0.27 Schedule methods that have no implementation here yet.
-_NOT_IMPLEMENTED = frozenset({
-    "sample_partitioned_tile", "loop_partition",
-    "cache_inplace", "cache_index",
-    "read_at", "write_at",
-    "pad_einsum",
-    "annotate_buffer_access",
-})
+_NOT_IMPLEMENTED = frozenset()
 
 
 class Schedule(
     LookupPrimitives,
     LoopPrimitives,
+    LoopPartitionPrimitives,
     ComputeLocationPrimitives,
     ComputeLocationSampling,
     CachePrimitives,
+    CacheInplacePrimitives,
+    CacheIndexPrimitives,
+    ReadWriteAtPrimitives,
     ReductionPrimitives,
     AnnotatePrimitives,
+    AnnotateAccessPrimitives,
     SamplingPrimitives,
+    PartitionedTileSampling,
     StoragePrimitives,
     BlockizePrimitives,
     PaddingPrimitives,
+    PadEinsumPrimitives,
     ReindexPrimitives,
     ReindexCachePrimitives,
     LayoutPrimitives,
