@@ -214,13 +214,22 @@ def _host_features() -> str:
     return llvm_binding().get_host_cpu_features().flatten()
 
 
-@functools.lru_cache(maxsize=32)
 def target_machine(options: TargetOptions):
-    """The shared llvmlite ``TargetMachine`` for ``options`` (for optimizing and emitting).
+    """The calling thread's cached llvmlite ``TargetMachine`` for ``options`` (for optimizing
+    and emitting).
 
-    Never hand it to an execution engine: engines take ownership of their target machine and
-    free it with themselves. Use :func:`new_target_machine` for those.
+    One per thread: code generation through one ``TargetMachine`` from two threads at once is
+    not safe in LLVM (compiling threads emit objects in parallel once the private lock is
+    installed). Never hand it to an execution engine: engines take ownership of their target
+    machine and free it with themselves. Use :func:`new_target_machine` for those.
     """
+    return _thread_target_machine(options, threading.get_ident())
+
+
+@functools.lru_cache(maxsize=64)
+def _thread_target_machine(options: TargetOptions, thread_ident: int):
+    # Keyed by the thread's ident: a dead thread's ident may be reused, and its machine with
+    # it, by a later thread (never by two live threads at once).
     return new_target_machine(options)
 
 
