@@ -219,8 +219,16 @@ class IRModule(Scriptable, Node, type_key="ir.IRModule"):
         return IRModule(funcs)
 
     def __repr__(self) -> str:
-        names = ", ".join(g.name_hint for g in self.get_global_vars())
-        return f"IRModule([{names}])"
+        """The module's TVMScript, as ``str`` and Apache TVM's ``repr`` give it.
+
+        A module the printer cannot print falls back to ``IRModule([names])``, so ``repr``
+        never raises.
+        """
+        try:
+            return self.script()
+        except Exception:  # noqa: BLE001 - repr must not raise; the short form still names it
+            names = ", ".join(g.name_hint for g in self.get_global_vars())
+            return f"IRModule([{names}])"
 
 
 def _is_function(value: object) -> bool:

@@ -11,8 +11,8 @@ Usage mirrors Apache TVM:
 ...             R.func_name("main")
 ...             x = R.arg("x", relax.TensorType((3,), "float32"))
 ...             R.func_ret_value(x)
->>> ib.get()
-IRModule([main])
+>>> ib.get().get_global_vars()[0].name_hint
+'main'
 
 Each frame is a context manager. Entering pushes it on the current builder's stack; leaving
 pops it and calls :meth:`IRBuilderFrame.exit_with_scope`, which hands what the frame built to
