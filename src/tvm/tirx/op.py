@@ -154,6 +154,8 @@ _INTRINSICS = {
     "call_llvm_intrin": (-1, CallEffectKind.Opaque),
     "call_llvm_pure_intrin": (-1, CallEffectKind.Pure),
     "ret": (1, CallEffectKind.ControlJump),
+    "break_loop": (0, CallEffectKind.ControlJump),
+    "continue_loop": (0, CallEffectKind.ControlJump),
     "q_multiply_shift": (4, CallEffectKind.Pure),
     "q_multiply_shift_per_axis": (7, CallEffectKind.Pure),
     # GPU and packed-call builtins (the host/device split and the CUDA code generator).
@@ -535,6 +537,32 @@ def ret(val, span=None):
     """Return ``val`` from the enclosing PrimFunc (a control-flow intrinsic)."""
     val = _g.convert(val)
     return _call(val.dtype, "ret", val, span=span)
+
+
+def break_loop(span=None):
+    """Leave the innermost enclosing loop (``T.break_loop()``, TVMScript's ``break``).
+
+    Returns
+    -------
+    Call
+        A ``tirx.break_loop`` control-jump call. TVMScript's ``T.evaluate`` turns it into a
+        :class:`tvm.tirx.Break` statement, the form the passes and code generators handle;
+        an ``Evaluate`` of it built by hand is not lowered.
+    """
+    return _call("void", "break_loop", span=span)
+
+
+def continue_loop(span=None):
+    """Skip to the next iteration of the innermost loop (``T.continue_loop()``, ``continue``).
+
+    Returns
+    -------
+    Call
+        A ``tirx.continue_loop`` control-jump call. TVMScript's ``T.evaluate`` turns it into a
+        :class:`tvm.tirx.Continue` statement, the form the passes and code generators handle;
+        an ``Evaluate`` of it built by hand is not lowered.
+    """
+    return _call("void", "continue_loop", span=span)
 
 
 def call_intrin(dtype, func_name, *args, span=None):

@@ -496,12 +496,12 @@ def _return(node, path, d):
 
 @register_printer(getattr(_stmt, "Break", None))
 def _break(node, path, d):
-    return ExprStmtDoc(IdDoc("break"))
+    return ExprStmtDoc(_t(d, "break_loop").call())  # TVM 0.27's form of ``break``
 
 
 @register_printer(getattr(_stmt, "Continue", None))
 def _continue(node, path, d):
-    return ExprStmtDoc(IdDoc("continue"))
+    return ExprStmtDoc(_t(d, "continue_loop").call())
 
 
 # --- loops ----------------------------------------------------------------------------------

@@ -373,8 +373,19 @@ def _convert(value, dtype):
 
 
 def evaluate(value) -> None:
-    """``T.evaluate(value)``: evaluate an expression for its side effects."""
+    """``T.evaluate(value)``: evaluate an expression for its side effects.
+
+    ``T.evaluate(T.break_loop())`` and ``T.evaluate(T.continue_loop())`` (what ``break`` and
+    ``continue`` mean in TVMScript) add a ``Break`` / ``Continue`` statement.
+    """
+    op_name = getattr(getattr(value, "op", None), "name", None)
+    if isinstance(value, _Call) and op_name in _LOOP_JUMPS and not value.args:
+        add_to_parent(_LOOP_JUMPS[op_name]())
+        return
     add_to_parent(_stmt.Evaluate(value))
+
+
+_LOOP_JUMPS = {"tirx.break_loop": _stmt.Break, "tirx.continue_loop": _stmt.Continue}
 
 
 def Bind(value, dtype=None, var=None):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import inspect
 
+from ....ir.module import IRModule
 from ..core.entry import parse
 from ..core.utils import capture_caller_vars
 
@@ -30,8 +31,12 @@ def ir_module(mod=None, check_well_formed: bool = True, s_tir: bool = False):
     def _decorate(cls, captured):
         if not inspect.isclass(cls):
             raise TypeError(f"@I.ir_module expects a class, got {type(cls).__name__}")
-        return parse(cls, captured, check_well_formed=check_well_formed, s_tir=s_tir,
-                     default_token="ir")
+        mod = parse(cls, captured, check_well_formed=check_well_formed, s_tir=s_tir,
+                    default_token="ir")
+        if isinstance(mod, IRModule):
+            # TVM 0.27: the module keeps the class's name (a plain attribute, not an IR field).
+            object.__setattr__(mod, "__name__", cls.__name__)
+        return mod
 
     if mod is not None:
         return _decorate(mod, capture_caller_vars(1))
