@@ -42,6 +42,18 @@ _FRAGMENT_ROOTS = {"VarBinding", "MatchCast", "BindingBlock", "DataflowBlock", "
 _METADATA_OMITTED = "# Metadata omitted. Use show_meta=True in script() method to show it."
 
 
+class PrinterConfigError(ValueError, RuntimeError):
+    """An invalid ``script()`` option: a ``ValueError``, and a ``RuntimeError`` as Apache TVM
+    raises it (its printer reports the failed check as an ``InternalError``)."""
+
+
+def _check_identifier(option: str, value) -> None:
+    if not isinstance(value, str) or not value.isidentifier():
+        raise PrinterConfigError(
+            f"Invalid `{option}`: {value} (the printed script uses it as a Python name, so it "
+            "must be an identifier)")
+
+
 def script(obj, name=None, show_meta=False, ir_prefix="I", module_alias="cls",
            int_dtype="int32", float_dtype="void", verbose_expr=False, indent_spaces=4,
            print_line_numbers=False, num_context_lines=-1, syntax_sugar=True,
@@ -69,6 +81,9 @@ def script(obj, name=None, show_meta=False, ir_prefix="I", module_alias="cls",
     >>> script(n * 2)
     'n * T.int64(2)'
     """
+    _check_identifier("ir_prefix", ir_prefix)
+    if module_alias:
+        _check_identifier("module_alias", module_alias)
     extra = dict(extra_config or {})
     tirx_prefix = extra.pop("tirx.prefix", "T")  # TIRx prints under T (0.27's default)
     if tirx_prefix != "T":
