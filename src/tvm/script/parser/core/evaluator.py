@@ -10,6 +10,7 @@ location, so a bad argument list underlines exactly that call.
 from __future__ import annotations
 
 import ast
+import builtins
 import operator
 from typing import Any
 
@@ -107,6 +108,65 @@ def _too_costly(name, lhs, rhs):
     return None
 
 
+class _EvalMethod:
+    """``ExprEvaluator.eval`` in both of its forms.
+
+    On an evaluator, ``evaluator.eval(node)`` (the parser's own use). On the class, Apache TVM's
+    static form ``ExprEvaluator.eval(parser, value_table, node)``: ``node`` evaluated with the
+    names of ``value_table`` (then Python's builtins); ``parser`` may be None, else its
+    operator overrides apply and errors are reported at its source.
+    """
+
+    def __get__(self, obj, owner):
+        if obj is None:
+            return _eval_with_table
+        return obj._eval
+
+
+class _ValueTableParser:
+    """The parser stand-in of the static form: names from a dict, errors raised plainly (or
+    through the real parser when there is one)."""
+
+    def __init__(self, parser, value_table):
+        self._parser = parser
+        self._table = dict(value_table or {})
+        self.extra_vars = self._table
+        self.var_table = _NoScriptNames()
+        self.current_token = getattr(parser, "current_token", "default")
+        self.source = getattr(parser, "source", None) or _NamedSource("<expr>")
+
+    def lookup(self, name):
+        if name in self._table:
+            return self._table[name]
+        if hasattr(builtins, name):
+            return getattr(builtins, name)
+        if self._parser is not None:
+            return self._parser.lookup(name)
+        raise UndefinedVariableError(name)
+
+    def report_error(self, node, err):
+        if self._parser is not None:
+            self._parser.report_error(node, err)
+        if isinstance(err, BaseException):
+            raise err
+        raise ValueError(f"{err} (line {getattr(node, 'lineno', '?')})")
+
+
+class _NoScriptNames:
+    def get(self):
+        return {}
+
+
+class _NamedSource:
+    def __init__(self, name):
+        self.source_name = name
+
+
+def _eval_with_table(parser, value_table, node):
+    """``ExprEvaluator.eval(parser, value_table, node)``: see :class:`_EvalMethod`."""
+    return ExprEvaluator(_ValueTableParser(parser, value_table))._eval(node)
+
+
 class ExprEvaluator:
     """Evaluates expression AST nodes for a parser (names come from ``parser.lookup``)."""
 
@@ -134,12 +194,14 @@ class ExprEvaluator:
             "Starred": self._starred,
         }
 
-    def eval(self, node: ast.AST) -> Any:
+    def _eval(self, node: ast.AST) -> Any:
         """The value of ``node``."""
         method = self._methods.get(type(node).__name__)
         if method is None:
             return self._python_eval(node)
         return method(node)
+
+    eval = _EvalMethod()
 
     def _python_eval(self, node):
         """Other expressions (comprehensions, ...) run as plain Python over the visible names."""
