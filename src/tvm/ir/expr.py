@@ -69,7 +69,7 @@ class GlobalVar(RelaxExpr, type_key="ir.GlobalVar"):
         return f'I.GlobalVar("{self.name_hint}")'
 
 
-class Range(Node, type_key="ir.Range"):
+class Range(Scriptable, Node, type_key="ir.Range"):
     """A half-open integer range ``[begin, end)`` of PrimExprs, stored as ``min``/``extent``.
 
     Parameters

@@ -31,7 +31,15 @@ from . import tirx_stmt_printer as _tirx_stmt_printer  # noqa: F401 - registers 
 from . import tirx_tile_printer as _tirx_tile_printer  # noqa: F401 - registers docsifiers
 from .doc import ClassDoc, ExprDoc, ExprStmtDoc, FunctionDoc, StmtBlockDoc
 from .doc_printer import DocPrinter, decorate_lines
-from .ir_docsifier import ROOT, IRDocsifier, PrinterConfig, path_steps, register_printer
+from .ir_docsifier import (
+    ROOT,
+    IRDocsifier,
+    PrinterConfig,
+    attr_path,
+    item_path,
+    path_steps,
+    register_printer,
+)
 from .relax_printer import register_call_printer
 from .underline import annotate_paths, format_path_text, match_paths, to_steps
 
@@ -132,7 +140,9 @@ def _script(obj, cfg: PrinterConfig) -> str:
         # first (``a = T.int64()``, ``x: R.Tensor((a,), dtype="float32")``), as in TVM.
         free_vars = d.open_declarations()
         d.state["free_var_decls"] = free_vars
-    doc = d.as_doc(obj, ROOT)
+    doc = _lone_root_doc(obj, d)
+    if doc is None:
+        doc = d.as_doc(obj, ROOT)
     if free_vars:
         if isinstance(doc, ExprDoc):
             doc = ExprStmtDoc(doc)
@@ -186,6 +196,43 @@ def _script(obj, cfg: PrinterConfig) -> str:
                 lines.append(note)
         return "\n".join(lines) + "\n\n" + body
     return body
+
+
+def _lone_root_doc(obj, d):
+    """The doc of an object that prints differently alone than inside a function, or None.
+
+    As TVM 0.27 outside any function: a tuple of scalar types is TIR's ``ir.TupleType``
+    (``T.Tuple(T.float32, T.int32)``); pytvm's Relax tuples share the class, so a tuple with a
+    tensor, shape or other non-scalar field (or none) keeps ``R.Tuple``, as Relax's
+    ``TupleStructInfo`` prints. A ``Range`` is ``I.Range(begin, end)`` (``range(begin, end)``
+    inside TIR).
+    """
+    kind = type(obj).__name__
+    if kind == "TupleType" and _scalar_tuple(obj):
+        fields = [d.as_doc(f, item_path(attr_path(ROOT, "fields"), i))
+                  for i, f in enumerate(obj.fields)]
+        return d.prefix("T").attr("Tuple").call(*fields)
+    if kind == "Range":
+        end = _range_end(obj)
+        return d.prefix("I").attr("Range").call(d.as_doc(obj.min, attr_path(ROOT, "min")),
+                                                d.as_doc(end, None))
+    return None
+
+
+def _scalar_tuple(ty) -> bool:
+    from ...ir.type import PrimType, TupleType  # local: keeps the printer's import list short
+
+    return bool(ty.fields) and all(
+        isinstance(f, PrimType) or (isinstance(f, TupleType) and _scalar_tuple(f))
+        for f in ty.fields)
+
+
+def _range_end(rng):
+    from ...tirx import IntImm  # local: keeps the printer's import list short
+
+    if isinstance(rng.min, IntImm) and isinstance(rng.extent, IntImm):
+        return IntImm(rng.min.dtype, rng.min.value + rng.extent.value)
+    return rng.min + rng.extent
 
 
 def _declares_own_vars(obj) -> bool:

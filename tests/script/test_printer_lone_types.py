@@ -1,0 +1,22 @@
+"""Objects that print differently alone than inside a function: ``Range`` and tuple types."""
+
+from tvm import ir, relax, tirx
+
+
+def test_range_alone_is_an_ir_range_with_its_end():
+    assert ir.Range(0, 10).script() == "I.Range(0, 10)"
+    assert ir.Range.from_min_extent(1, 5).script() == "I.Range(1, 6)"
+    start, stop = tirx.IntImm("int64", 2), tirx.IntImm("int64", 7)
+    assert ir.Range(start, stop).script() == "I.Range(T.int64(2), T.int64(7))"
+
+
+def test_scalar_tuple_type_alone_prints_under_the_tir_prefix():
+    ty = ir.TupleType([ir.PrimType("float32"), ir.PrimType("int32")])
+    assert ty.script() == "T.Tuple(T.float32, T.int32)"
+    assert str(ty) == ty.script()
+
+
+def test_relax_tuple_types_keep_the_relax_prefix():
+    ty = relax.TupleType([relax.TensorType((2,), "float32"), ir.PrimType("int32")])
+    assert ty.script() == 'R.Tuple(R.Tensor((2,), dtype="float32"), T.int32)'
+    assert relax.TupleType([]).script() == "R.Tuple"
