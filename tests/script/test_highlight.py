@@ -56,3 +56,34 @@ def test_styles_differ_and_bad_style_is_an_error(monkeypatch):
     monkeypatch.setattr(highlight.sys, "stdout", _Tty())
     with pytest.raises(ValueError, match="unknown style 'no-such-style'; choose one of: .*dark"):
         Mod.show(style="no-such-style")
+
+
+def test_format_runs_ruff_from_path(tmp_path, monkeypatch):
+    import stat
+    import sys
+
+    from tvm.script.highlight import _format
+
+    fake = tmp_path / "ruff"  # stands in for `ruff format -`: upper-cases stdin
+    fake.write_text(f"#!{sys.executable}\nimport sys\nsys.stdout.write(sys.stdin.read().upper())\n")
+    fake.chmod(fake.stat().st_mode | stat.S_IEXEC)
+    monkeypatch.setenv("PATH", str(tmp_path))
+    assert _format("x = 1\n") == "X = 1\n"
+    assert _format("x = 1\n", "ruff") == "X = 1\n"
+
+
+def test_format_without_a_formatter_warns_and_keeps_the_text(tmp_path, monkeypatch):
+    import sys
+
+    import pytest
+
+    from tvm.script.highlight import _format
+
+    monkeypatch.setenv("PATH", str(tmp_path))  # no ruff
+    monkeypatch.setitem(sys.modules, "black", None)  # no black
+    with pytest.warns(UserWarning, match="black"):
+        assert _format("x=1\n") == "x=1\n"
+    with pytest.warns(UserWarning, match="ruff"):
+        assert _format("x=1\n", "ruff") == "x=1\n"
+    with pytest.raises(ValueError, match="formatter"):
+        _format("x=1\n", "yapf")

@@ -15,6 +15,8 @@ codes. ``style`` picks the colours:
 
 from __future__ import annotations
 
+import shutil
+import subprocess
 import sys
 import warnings
 
@@ -23,14 +25,55 @@ __all__ = ["cprint"]
 _NAMED = {"light": "default", "dark": "monokai"}
 
 
-def _format_with_black(text: str) -> str:
+def _format(code_str: str, formatter: str | None = None) -> str:
+    """Format Python/TVMScript text with ``ruff format`` or ``black``, as Apache TVM's
+    ``tvm.script.highlight._format``.
+
+    Parameters
+    ----------
+    code_str : str
+        The text to format.
+    formatter : {"ruff", "black"} or None
+        The formatter; None takes ruff when its executable is on ``PATH``, else black.
+
+    Returns
+    -------
+    str
+        The formatted text; the text unchanged (with a warning) when the formatter is not
+        installed.
+
+    Raises
+    ------
+    ValueError
+        For a formatter other than ``"ruff"``, ``"black"`` or None.
+    """
+    if formatter not in (None, "ruff", "black"):
+        raise ValueError(f"formatter must be 'ruff', 'black' or None, got {formatter!r}")
+    if formatter in (None, "ruff"):
+        ruff = shutil.which("ruff")
+        if ruff is not None:
+            done = subprocess.run([ruff, "format", "-"], input=code_str, capture_output=True,
+                                  text=True, check=False)
+            if done.returncode == 0:
+                return done.stdout
+            warnings.warn(f"ruff format failed, printing unformatted: {done.stderr.strip()}",
+                          stacklevel=2)
+            return code_str
+        if formatter == "ruff":
+            warnings.warn("formatter='ruff' needs the ruff executable; printing unformatted",
+                          stacklevel=2)
+            return code_str
     try:
-        import black
+        import black  # lazy: an optional formatter, never needed to import tvm
     except ImportError:
-        warnings.warn("black_format=True needs the black package; printing unformatted",
-                      stacklevel=3)
-        return text
-    return black.format_str(text, mode=black.FileMode())
+        warnings.warn("formatting TVMScript needs the black package (or ruff); printing "
+                      "unformatted", stacklevel=2)
+        return code_str
+    return black.format_str(code_str, mode=black.FileMode())
+
+
+def _format_with_black(text: str) -> str:
+    return _format(text, "black")
 
 
 def _highlight(text: str, style) -> str:
