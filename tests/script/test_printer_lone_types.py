@@ -20,3 +20,25 @@ def test_relax_tuple_types_keep_the_relax_prefix():
     ty = relax.TupleType([relax.TensorType((2,), "float32"), ir.PrimType("int32")])
     assert ty.script() == 'R.Tuple(R.Tensor((2,), dtype="float32"), T.int32)'
     assert relax.TupleType([]).script() == "R.Tuple"
+
+
+def test_runtime_shape_alone_prints_and_has_no_visible_path():
+    from tvm_ffi.access_path import AccessPath
+
+    from tvm.runtime import ShapeTuple
+    from tvm.runtime.script_printer import PrinterConfig, _script
+
+    assert _script(ShapeTuple([1, 2]), PrinterConfig()) == "Shape(1, 2)"
+    text = _script(ShapeTuple([3]),
+                   PrinterConfig(path_to_underline=[AccessPath.root().attr("missing")]))
+    note = "Note: No visible object for this path is rendered in TVMScript."
+    assert text.splitlines()[:2] == ["Access path: <root>.missing", note]
+    assert text.endswith("Shape(3)")
+
+
+def test_printer_config_reads_render_invisible_path_info_from_extra_config():
+    from tvm.runtime.script_printer import PrinterConfig
+
+    assert PrinterConfig().render_invisible_path_info is True
+    off = PrinterConfig(extra_config={"render_invisible_path_info": False})
+    assert off.render_invisible_path_info is False

@@ -84,9 +84,14 @@ class Scriptable:
         )
 
     def _relax_script(self, **kwargs) -> str:
-        """Print with Relax as the preferred dialect (as ``script``: pytvm's printer already
-        prints IR-wide types nested in Relax ones as Relax)."""
-        return self.script(**kwargs)
+        """Print with Relax as the preferred dialect: as ``script``, except that an object
+        both dialects print (a tuple of scalar types alone) prints as Relax's ``R.Tuple``."""
+        # Lazy: the printer is in the ``script`` layer above every IR layer.
+        from tvm.script.printer import PREFER_RELAX
+
+        extra = dict(kwargs.pop("extra_config", None) or {})
+        extra[PREFER_RELAX] = True
+        return self.script(extra_config=extra, **kwargs)
 
     def show(self, style=None, black_format=False, **kwargs) -> None:
         """Print the TVMScript text to stdout, coloured on a terminal (``style``: ``"light"``,

@@ -9,6 +9,10 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING
 
+#: ``tvm.runtime.ShapeTuple``: a shape as an FFI value (a tuple of ints), ``tvm_ffi.Shape`` as
+#: in TVM 0.27.
+from tvm_ffi import Shape as ShapeTuple
+
 #: ``tvm.runtime.convert``: Python values to FFI values (lists to ``Array``, dicts to ``Map``,
 #: numbers stay numbers), ``tvm_ffi.convert`` itself as in TVM 0.27.
 from tvm_ffi import convert
@@ -37,7 +41,8 @@ if TYPE_CHECKING:  # type checkers do not run __getattr__: they see the lazy nam
 # The public names (explicit exports for type checkers: `mypy --strict` in user code). The
 # lazy ones are served by __getattr__ (a star import loads them).
 __all__ = [
-    "BenchmarkResult", "DataType", "DataTypeCode", "Device", "Executable", "Module", "Tensor",
+    "BenchmarkResult", "DataType", "DataTypeCode", "Device", "Executable", "Module", "ShapeTuple",
+    "Tensor",
     "const", "convert", "cpu", "cuda", "device", "empty", "enabled", "ext_dev", "from_dlpack", "hexagon",
     "load_module", "metal", "num_threads", "opencl", "rocm", "system_lib", "tensor", "vpi",
     "vulkan",

@@ -102,6 +102,12 @@ class PrinterConfig:
     def __repr__(self):
         return f"PrinterConfig(name={self.name!r}, ir_prefix={self.ir_prefix!r}, ...)"
 
+    @property
+    def render_invisible_path_info(self) -> bool:
+        """Whether an underline request prints its ``Access path:`` header (``extra_config``
+        key of the same name; default True, as in TVM 0.27)."""
+        return bool(self.extra_config.get("render_invisible_path_info", True))
+
     def script_options(self) -> dict:
         """The keyword arguments of :func:`tvm.script.printer.script` this config stands for."""
         extra = {k: v for k, v in self.extra_config.items() if k not in _EXTRA_KEYS_IGNORED}
@@ -121,9 +127,15 @@ def _script(obj, config: PrinterConfig) -> str:
 
 
 def _relax_script(obj, config: PrinterConfig) -> str:
-    """Print ``obj`` with Relax as the preferred dialect.
-
-    pytvm's printer already prints IR-wide types inside Relax types in the Relax dialect
-    (``R.Tuple(T.float32)``), so this prints like :func:`_script`.
+    """Print ``obj`` with Relax as the preferred dialect: a tuple of scalar types printed
+    alone is ``R.Tuple(T.float32)`` here and ``T.Tuple(T.float32)`` through :func:`_script`.
     """
-    return _script(obj, config)
+    if not isinstance(config, PrinterConfig):
+        raise TypeError(
+            f"_relax_script: config must be a PrinterConfig, got {type(config).__name__}")
+    # Lazy: the printer is in the ``script`` layer, far above ``runtime``.
+    from tvm.script.printer import PREFER_RELAX, script
+
+    options = config.script_options()
+    options["extra_config"] = {**options["extra_config"], PREFER_RELAX: True}
+    return script(obj, **options)

@@ -21,6 +21,7 @@ from __future__ import annotations
 import gc
 
 import numpy as np
+from tvm_ffi import Shape
 
 from ...support.recursion import deep_recursion
 from . import ir_printer as _ir_printer  # noqa: F401 - registers docsifiers
@@ -48,6 +49,11 @@ __all__ = ["PrinterConfig", "register_call_printer", "register_printer", "script
 # Relax IR fragments that print as statements after declarations of their free variables.
 _FRAGMENT_ROOTS = {"VarBinding", "MatchCast", "BindingBlock", "DataflowBlock", "SeqExpr"}
 _METADATA_OMITTED = "# Metadata omitted. Use show_meta=True in script() method to show it."
+
+
+#: ``extra_config`` key of :func:`tvm.runtime.script_printer._relax_script`: an object both
+#: dialects print (a tuple of scalar types) prints as Relax's ``R.Tuple(...)``.
+PREFER_RELAX = "pytvm.prefer_relax"
 
 
 class PrinterConfigError(ValueError, RuntimeError):
@@ -94,6 +100,8 @@ def script(obj, name=None, show_meta=False, ir_prefix="I", module_alias="cls",
         _check_identifier("module_alias", module_alias)
     extra = dict(extra_config or {})
     tirx_prefix = extra.pop("tirx.prefix", "T")  # TIRx prints under T (0.27's default)
+    # ``_relax_script``'s preference: objects shared by the dialects print as Relax's.
+    prefer_relax = bool(extra.pop(PREFER_RELAX, False))
     if tirx_prefix != "T":
         raise ValueError(f"extra_config tirx.prefix={tirx_prefix!r} is not supported yet: "
                          "TIRx prints with the prefix 'T'")
@@ -118,13 +126,13 @@ def script(obj, name=None, show_meta=False, ir_prefix="I", module_alias="cls",
     gc.disable()
     try:
         with deep_recursion("printing TVMScript"):
-            return _script(obj, cfg)
+            return _script(obj, cfg, prefer_relax)
     finally:
         if gc_was_enabled:
             gc.enable()
 
 
-def _script(obj, cfg: PrinterConfig) -> str:
+def _script(obj, cfg: PrinterConfig, prefer_relax: bool = False) -> str:
     d = IRDocsifier(cfg)
     free_vars = None
     if type(obj).__name__ in _FRAGMENT_ROOTS:
@@ -140,7 +148,7 @@ def _script(obj, cfg: PrinterConfig) -> str:
         # first (``a = T.int64()``, ``x: R.Tensor((a,), dtype="float32")``), as in TVM.
         free_vars = d.open_declarations()
         d.state["free_var_decls"] = free_vars
-    doc = _lone_root_doc(obj, d)
+    doc = None if prefer_relax else _lone_root_doc(obj, d)
     if doc is None:
         doc = d.as_doc(obj, ROOT)
     if free_vars:
@@ -208,15 +216,22 @@ def _lone_root_doc(obj, d):
     inside TIR).
     """
     kind = type(obj).__name__
+    if isinstance(obj, Shape):
+        # A runtime value, not IR: no access path reaches into it (an underline request
+        # gets TVM's "No visible object" note).
+        return d.as_doc(obj, None)
     if kind == "TupleType" and _scalar_tuple(obj):
         fields = [d.as_doc(f, item_path(attr_path(ROOT, "fields"), i))
                   for i, f in enumerate(obj.fields)]
-        return d.prefix("T").attr("Tuple").call(*fields)
-    if kind == "Range":
+        doc = d.prefix("T").attr("Tuple").call(*fields)
+    elif kind == "Range":
         end = _range_end(obj)
-        return d.prefix("I").attr("Range").call(d.as_doc(obj.min, attr_path(ROOT, "min")),
-                                                d.as_doc(end, None))
-    return None
+        doc = d.prefix("I").attr("Range").call(d.as_doc(obj.min, attr_path(ROOT, "min")),
+                                               d.as_doc(end, None))
+    else:
+        return None
+    doc.source_paths.append(ROOT)
+    return doc
 
 
 def _scalar_tuple(ty) -> bool:

@@ -8,6 +8,8 @@ global infos as ``I.module_global_infos({...})``.
 
 from __future__ import annotations
 
+from tvm_ffi import Shape
+
 from ...ir.attrs import DictAttrs
 from ...ir.global_info import VDevice
 from ...ir.module import IRModule
@@ -82,3 +84,9 @@ def _op(op, path, d):
 @register_printer(DictAttrs)
 def _dict_attrs(attrs, path, d):
     return attr_value_doc(dict(attrs.values), path, d)
+
+
+@register_printer(Shape)
+def _ffi_shape(shape, path, d):
+    """A runtime shape (``tvm.runtime.ShapeTuple``) alone: ``Shape(1, 2)``, as TVM 0.27."""
+    return IdDoc("Shape").call(*[LiteralDoc(int(v)) for v in shape])
