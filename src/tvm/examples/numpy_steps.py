@@ -54,7 +54,9 @@ class NumpyStep:
 
     def loss_and_grads(self, x, y):
         """``(loss, gradients)`` at the current parameters (one per parameter, in order)."""
-        raise NotImplementedError(f"{type(self).__name__} must define loss_and_grads")
+        raise NotImplementedError(
+            f"{type(self).__name__} is abstract: a NumPy training model subclass must define "
+            "loss_and_grads")
 
     def step(self, x, y):
         """One training step on the batch ``(x, y)``; returns the loss (before the update)."""

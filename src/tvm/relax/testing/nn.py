@@ -93,7 +93,9 @@ class Module:
 
     def forward(self, *inputs):
         """Emit this module's computation on ``inputs``; subclasses define it."""
-        raise NotImplementedError(f"{type(self).__name__} must define forward(*inputs)")
+        raise NotImplementedError(
+            f"{type(self).__name__} is abstract: a relax.testing.nn.Module subclass must define "
+            "forward(*inputs)")
 
     def __call__(self, *inputs):
         return self.forward(*inputs)

@@ -510,7 +510,8 @@ class _BranchFrame(SeqFrame):
 
     def _store(self, if_frame, seq):
         # Each branch frame (Then/Else) defines where its body goes.
-        raise NotImplementedError(f"{type(self).__name__} must define _store")  # pragma: no cover
+        raise NotImplementedError(  # pragma: no cover
+            f"{type(self).__name__} is abstract: a branch frame (ThenFrame/ElseFrame) defines _store")
 
 
 class ThenFrame(_BranchFrame):
