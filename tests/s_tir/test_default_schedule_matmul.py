@@ -7,10 +7,28 @@ import pytest
 import tvm
 from tvm import relax, te
 from tvm.s_tir.default_schedule import schedule_prim_func
-from tvm.s_tir.default_schedule_matmul import MATMUL_PACK_MIN_ROWS, MATMUL_TILE, tile_shape
+from tvm.s_tir.default_schedule_matmul import (
+    MATMUL_PACK_MIN_ROWS,
+    MATMUL_TILES,
+    planning_for,
+    tile_shape,
+)
 from tvm.script import tirx as T
 from tvm.tirx.stmt import AllocBuffer, BufferStore, For, ForKind, SBlock
 from tvm.tirx.stmt_functor import post_order_visit
+
+#: The AVX-512 plan's tile. The structural tests below plan for AVX-512 on every host (the
+#: schedule is loop structure only: the scheduled function compiles for the host's vectors);
+#: the AVX2 plan has its own tests at the end.
+MATMUL_TILE = MATMUL_TILES[16]
+AVX512 = "llvm -mattr=+avx512f"
+AVX2 = "llvm -mattr=+avx2,+fma"
+
+
+@pytest.fixture(autouse=True)
+def _plan_for_avx512():
+    with planning_for(AVX512):
+        yield
 
 
 def _matmul_func(m, n, k, trans_a=False, trans_b=False):
@@ -29,6 +47,8 @@ def _matmul_func(m, n, k, trans_a=False, trans_b=False):
 
 
 def _compile(func):
+    """``func`` scheduled for the vectors planned for (the fixture's), compiled for the host."""
+    func = schedule_prim_func(func)
     mod = tvm.IRModule({"main": func.with_attr("global_symbol", "main")})
     return tvm.compile(mod, target="llvm")["main"]
 
@@ -51,7 +71,8 @@ def _block_names(func):
         ((64, 48), None, (8, 16)),
         ((256, 10), False, (8, 10)),   # narrow output: all columns, more rows
         ((1024, 10), True, (16, 10)),  # rows of A adjacent (A[k, i]): twice the rows
-        ((6, 64), None, (2, 64)),      # the rows divide m
+        ((6, 64), None, (4, 64)),      # 4-row tiles leave a 2-row tail
+        ((3, 64), None, (3, 64)),      # at most m rows
         ((7, 1000), None, None),       # 1000 columns: no tile (generic rule)
     ],
 )
@@ -69,7 +90,8 @@ def test_tile_shape(m, n, expected):
         (40, 96, 33, True, True),     # 96 columns: 32-wide strips
         (72, 10, 128, False, False),  # a classifier's 10 columns
         (48, 10, 64, True, False),
-        (6, 64, 70, False, False),    # 6 rows: 2-row tiles
+        (6, 64, 70, False, False),    # 6 rows: a 4-row tile and a 2-row tail
+        (67, 64, 9, True, False),     # 16 tiles of 4 rows and a 3-row tail
         (136, 128, 40, False, False),  # enough rows to pack B's strips
         (128, 64, 24, True, True),
     ],
@@ -380,6 +402,7 @@ def grouped(monkeypatch):
 
     monkeypatch.setattr(dsm, "MATMUL_TASKS_PER_THREAD", 0)
     monkeypatch.setattr(dsm, "MATMUL_GROUP_MAX", 2)
+    monkeypatch.setattr(dsm, "MATMUL_GROUP_BYTES", 1 << 20)  # whatever the host's L2
     clear_cache()
     jit.clear_cache()
     yield dsm
@@ -616,3 +639,94 @@ def test_batched_matmul_reads_an_inlined_transpose_in_place():
     got = np.zeros((batch, m, n), "float32")
     _compile(func)(qv, gv, got)
     np.testing.assert_allclose(got, qv.transpose(0, 2, 1) @ gv, rtol=1e-4, atol=1e-4)
+
+
+# The AVX2 plan (16 vector registers of 8 lanes): 6 x 16 tiles, whose rows rarely divide M.
+
+
+@pytest.mark.parametrize(
+    "m,n,contiguous,expected",
+    [
+        (4096, 1024, False, (6, 16)),  # 682 tiles of 6 rows and a 4-row tail
+        (4096, 24, False, (8, 8)),     # 24 columns: 8-wide, more rows
+        (256, 10, False, (6, 10)),     # narrow output: all columns
+        (5, 64, False, (5, 16)),       # at most m rows
+    ],
+)
+def test_avx2_tile_shape(m, n, contiguous, expected):
+    with planning_for(AVX2):
+        assert tile_shape(m, n, contiguous) == expected
+
+
+def _avx2_matches_numpy(func, shapes, reference, seed):
+    with planning_for(AVX2):
+        out = schedule_prim_func(func)
+        tiles = [b for b in _nodes(out, SBlock) if b.name_hint == "C_tile"]
+        run = _compile(func)
+    rng = np.random.default_rng(seed)
+    args = [rng.standard_normal(s).astype("float32") for s in shapes[:-1]]
+    got = np.zeros(shapes[-1], "float32")
+    run(*args, got)
+    np.testing.assert_allclose(got, reference(*args), rtol=1e-4, atol=1e-4)
+    return out, tiles
+
+
+@pytest.mark.parametrize(
+    "m,n,k,trans_a,trans_b",
+    [
+        (136, 64, 40, False, False),   # packed strips; 22 tiles of 6 rows, a 4-row tail
+        (64, 48, 33, True, False),     # B read in place; a 4-row tail
+        (30, 32, 17, False, True),     # rows divide: no tail
+        (131, 10, 20, True, True),     # one narrow strip, row tiles in parallel, 5-row tail
+    ],
+)
+def test_avx2_plan_row_tail_matches_numpy(m, n, k, trans_a, trans_b):
+    func = _matmul_func(m, n, k, trans_a, trans_b)
+    shapes = [(k, m) if trans_a else (m, k), (n, k) if trans_b else (k, n), (m, n)]
+    _out, tiles = _avx2_matches_numpy(
+        func, shapes, lambda a, b: (a.T if trans_a else a) @ (b.T if trans_b else b), m + n + k)
+    tile_rows = sorted({int(t.alloc_buffers[0].shape[0]) for t in tiles})
+    with planning_for(AVX2):
+        main, _ = tile_shape(m, n, trans_a)
+    assert tile_rows == sorted({main, m % main} - {0})
+
+
+def test_avx2_plan_grouped_strips_with_a_row_tail(grouped, monkeypatch):
+    m, n, k = 136, 64, 24
+    monkeypatch.setattr(grouped, "MATMUL_A_BLOCK_BYTES", 4 * k * 48)  # row blocks of 12
+    func = _matmul_func(m, n, k)
+    out, tiles = _avx2_matches_numpy(func, [(m, k), (k, n), (m, n)], lambda a, b: a @ b, 3)
+    packs = [s for s in _nodes(out, BufferStore) if s.buffer.name == "B_packed"]
+    assert [int(d) for d in packs[0].buffer.shape] == [2, k, 16]  # two 16-wide strips a task
+    assert sorted(int(t.alloc_buffers[0].shape[0]) for t in tiles) == [4, 6]
+
+
+@pytest.mark.parametrize("strips_outside", [True, False])
+def test_avx2_plan_k_blocked_with_a_row_tail(k_blocked, monkeypatch, strips_outside):
+    monkeypatch.setattr(k_blocked, "MATMUL_K_BLOCK_STRIPS_OUTSIDE", strips_outside)
+    m, n, k = 50, 32, 96
+    func = _matmul_func(m, n, k, trans_a=True)
+    out, tiles = _avx2_matches_numpy(func, [(k, m), (k, n), (m, n)], lambda a, b: a.T @ b, 4)
+    assert "C_kblocks" in _block_names(out)
+    assert sorted(int(t.alloc_buffers[0].shape[0]) for t in tiles) == [2, 6]
+
+
+def test_avx2_plan_batched_with_a_row_tail():
+    batch, m, n, k = 3, 20, 32, 12
+    func = _batch_matmul_func(batch, m, n, k, trans_b=True)
+    _out, tiles = _avx2_matches_numpy(
+        func, [(batch, m, k), (batch, n, k), (batch, m, n)],
+        lambda a, b: a @ b.transpose(0, 2, 1), 9)
+    assert sorted(int(t.alloc_buffers[0].shape[0]) for t in tiles) == [2, 6]
+
+
+@pytest.mark.parametrize("target,width", [(AVX512, 64), (AVX2, 16),
+                                          ("llvm -mcpu=skylake-avx512", 64),
+                                          ("llvm -mcpu=znver2", 16)])
+def test_default_schedule_plans_for_the_target_vectors(target, width):
+    from tvm.s_tir.default_schedule import apply_default_schedule
+
+    mod = tvm.IRModule({"main": _matmul_func(MATMUL_PACK_MIN_ROWS, 256, 32)})
+    out = apply_default_schedule(mod, tvm.target.Target(target))["main"]
+    packs = [s for s in _nodes(out, BufferStore) if s.buffer.name == "B_packed"]
+    assert [int(d) for d in packs[0].buffer.shape][-1] == width

@@ -30,10 +30,11 @@ FuseTIR's functions have no ``"s_tir"`` attribute, a root block realize marks th
                            acc[i1, j1] += A(i0 * MR + i1, k) * Bp[k, j1]
                C[i0 * MR + i1, j0 * NR + j1] = acc[i1, j1]
 
-   ``MR x NR`` is ``MATMUL_TILE`` (4 x 64: 16 AVX-512 accumulators) when 64 divides N; a
-   32- or 16-wide tile with more rows when those divide N; all of N (< 64, a classifier's
-   10 columns) with 8 rows (16 when A is read as ``A[k, i]``) otherwise; MR halves until
-   it divides M. Other N use rule 2. The packed strip stays in L2 for all row tiles (B's own
+   ``MR x NR`` is ``matmul_tile()``, by the target's vectors (``MATMUL_TILES``): 4 x 64 with
+   AVX-512 (16 accumulators of 32 registers), 6 x 16 with AVX2 (12 of 16), when NR divides
+   N; a half- or quarter-wide tile with more rows when that divides N; all of N (< NR, a
+   classifier's 10 columns) with up to 8 rows (16 when A is read as ``A[k, i]``) otherwise.
+   The rows that MR leaves over (``M % MR``) run as one shorter tile. Other N use rule 2. The packed strip stays in L2 for all row tiles (B's own
    rows, 4 KiB apart, alias in the caches); with fewer than ``MATMUL_PACK_MIN_ROWS`` (128)
    rows B is read in place unless it is transposed; measured ~95-105 GFLOP/s on one core for the MLP
    gradient matmuls (NumPy/OpenBLAS: ~85-95).
@@ -117,15 +118,16 @@ from ..tirx.stmt import (
 from ..tirx.stmt_functor import post_order_visit, substitute
 from .default_schedule_inline import inline_producers, nest_work
 from .default_schedule_matmul import (
-    MATMUL_TILE,
     match_matmul,
+    matmul_tile,
+    planning_for,
     tile_batched_matmul,
     tile_matmul,
 )
 from .default_schedule_reduce import vector_reduce
 from .default_schedule_reshape import split_reshape
 
-__all__ = ["MATMUL_TILE", "apply_default_schedule", "schedule_prim_func"]
+__all__ = ["apply_default_schedule", "matmul_tile", "schedule_prim_func"]
 
 PARALLEL_MIN_WORK = 4096
 #: Levels of row fusion (rule 3): the shared row loop, and the rows of a row inside it.
@@ -157,10 +159,12 @@ def apply_default_schedule(mod: IRModule, target=None) -> IRModule:
 
         return apply_gpu_default_schedule(mod, target, _unscheduled)
     funcs, changed = {}, False
-    for gvar, func in mod.functions.items():
-        new = schedule_prim_func(func) if isinstance(func, PrimFunc) else func
-        changed |= new is not func
-        funcs[gvar] = new
+    # The matmul register tile follows the target's vector registers (AVX-512 or AVX2).
+    with planning_for(target):
+        for gvar, func in mod.functions.items():
+            new = schedule_prim_func(func) if isinstance(func, PrimFunc) else func
+            changed |= new is not func
+            funcs[gvar] = new
     return IRModule(funcs, attrs=mod.attrs, global_infos=mod.global_infos) if changed else mod
 
 

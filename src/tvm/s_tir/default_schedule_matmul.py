@@ -26,6 +26,10 @@ rows the copy does not pay off and B is read in place (unless it is read transpo
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
+import functools
+
 from ..ffi.structural import structural_equal
 from ..runtime.cpu_topology import default_num_threads, l2_cache_bytes
 from ..tirx.buffer import decl_buffer
@@ -42,11 +46,16 @@ from ..tirx.stmt import (
 )
 from ..tirx.stmt_functor import ir_transform, post_order_visit, substitute
 
-__all__ = ["MATMUL_MIN_WORK", "MATMUL_TILE", "match_matmul", "tile_batched_matmul",
-           "tile_matmul", "tile_shape"]
+__all__ = ["MATMUL_MIN_WORK", "MATMUL_TILES", "match_matmul", "matmul_tile", "tile_batched_matmul",
+           "tile_matmul", "tile_shape", "vector_lanes", "vector_lanes_of"]
 
-#: Rows and columns of the matmul register tile (``NR``: 4 AVX-512 / 8 AVX2 vectors).
-MATMUL_TILE = (4, 64)
+#: Rows and columns of the matmul register tile by the float32 lanes of the target's vectors
+#: (:func:`vector_lanes_of`). AVX-512 (32 registers of 16 lanes): 4 x 64 is 16 accumulators.
+#: AVX2 (16 registers of 8 lanes): 6 x 16 is 12 accumulators, a vector of B and a broadcast
+#: of A; 4 x 64 there is 32 accumulators in 16 registers, spilled at every ``k`` (27 GFLOP/s
+#: for 4096 x 1024 x 256 on one Zen 2 core, 75 with 6 x 16; OpenBLAS: 92). Rows that the
+#: tile's rows leave over run as one shorter tile (the row tail).
+MATMUL_TILES = {16: (4, 64), 8: (6, 16), 4: (4, 16)}
 #: Smallest m * n * k given the tiled matmul schedule (smaller ones use the generic rule).
 MATMUL_MIN_WORK = 4096
 #: Fewest output rows for which B's strip is packed (see ``tile_matmul``).
@@ -73,6 +82,73 @@ MATMUL_K_BLOCK = 64
 MATMUL_K_BLOCK_STRIPS_OUTSIDE = True
 
 
+_LANES = contextvars.ContextVar("tvm_matmul_vector_lanes", default=None)
+
+
+#: x86 CPUs (LLVM's names) with AVX-512F, for targets that name a CPU without ``-mattr``.
+_AVX512_CPUS = ("skylake-avx512", "cascadelake", "cooperlake", "cannonlake", "icelake-client",
+                "icelake-server", "tigerlake", "rocketlake", "sapphirerapids", "emeraldrapids",
+                "graniterapids", "graniterapids-d", "diamondrapids", "knl", "knm", "znver4",
+                "znver5")
+
+
+@functools.cache
+def _lanes_of_key(key):
+    # Lazy: llvmlite (through tvm.target.codegen) loads only when a matmul is scheduled.
+    from ..target.codegen import llvm_cpu_has_features
+    from ..target.target import Target
+
+    target = Target(key) if key is not None else None
+    if target is not None and str(target.kind.name) != "llvm":
+        target = None  # the C backend compiles for the host
+    attrs = dict(target.attrs) if target is not None else {}
+    triple = str(attrs.get("mtriple") or "")
+    if triple and not triple.startswith(("x86_64", "i386", "i686")):
+        return 4  # NEON, RVV at 128 bits, ...
+    cpu = str(attrs.get("mcpu") or "")
+    if cpu and not attrs.get("mattr"):
+        # Only the host's features and explicit -mattr are known: judge a named CPU by name.
+        return 16 if cpu in _AVX512_CPUS else 8
+    try:
+        if llvm_cpu_has_features("avx512f", target):
+            return 16
+        if llvm_cpu_has_features("avx", target) or llvm_cpu_has_features("avx2", target):
+            return 8
+    except ImportError:
+        return 8
+    return 4
+
+
+def vector_lanes_of(target=None):
+    """float32 lanes of ``target``'s vector registers as the matmul schedule plans for them:
+    16 with AVX-512F, 8 with AVX/AVX2, 4 otherwise (SSE, NEON); the host's CPU when
+    ``target`` is None or an ``llvm`` target that names no CPU or attributes."""
+    return _lanes_of_key(None if target is None else str(target))
+
+
+def vector_lanes():
+    """The lanes the schedule being built plans for: those of the target given to
+    :func:`planning_for` around it, else the host's."""
+    lanes = _LANES.get()
+    return lanes if lanes is not None else vector_lanes_of(None)
+
+
+@contextlib.contextmanager
+def planning_for(target):
+    """Schedule matmuls for ``target``'s vectors inside the ``with`` block (the default
+    schedule sets it for the target it is given)."""
+    token = _LANES.set(vector_lanes_of(target))
+    try:
+        yield
+    finally:
+        _LANES.reset(token)
+
+
+def matmul_tile():
+    """``(rows, columns)`` of the register tile for the current vectors (``MATMUL_TILES``)."""
+    return MATMUL_TILES.get(vector_lanes(), MATMUL_TILES[8])
+
+
 def _l2_share(value):
     return value if value is not None else l2_cache_bytes() // 4
 
@@ -80,18 +156,19 @@ def _l2_share(value):
 def tile_shape(m, n, rows_contiguous=False):
     """``(rows, columns)`` of the register tile of an ``m x n`` output, or None.
 
-    ``MATMUL_TILE`` when it divides the output; otherwise a half or quarter as wide tile that
-    divides ``n``, or, for ``n`` under the tile's width (a classifier's 10 columns), all the
-    columns in one tile; a narrower tile has more rows,
-    so that the tile still has about as many independent vector accumulators (a single row
-    would wait on the FMA latency at every ``k``): ``MATMUL_NARROW_ROWS``, twice that when
-    ``rows_contiguous`` (A read as ``A[k, i]``: a tile's rows are adjacent floats, while rows
-    of a row-major A are 4 KiB apart for 1024 columns and more than 8 of them alias in the
-    L1 cache). The rows are the largest power of two up to that which divides ``m``.
+    :func:`matmul_tile` when its columns divide ``n``; otherwise a half or quarter as wide
+    tile (at least one vector) that divides ``n``, or, for ``n`` under the tile's width (a
+    classifier's 10 columns), all the columns in one tile; a narrower tile has more rows, so
+    that the tile still has about as many independent vector accumulators (a single row
+    would wait on the FMA latency at every ``k``): at most ``MATMUL_NARROW_ROWS``, twice
+    that when ``rows_contiguous`` (A read as ``A[k, i]``: a tile's rows are adjacent floats,
+    while rows of a row-major A are 4 KiB apart for 1024 columns and more than 8 of them
+    alias in the L1 cache). The rows are at most ``m``; when they do not divide ``m``, the
+    ``m % rows`` rows left over run as one shorter tile (:func:`tile_matmul`).
     """
-    tile_m, tile_n = MATMUL_TILE
+    tile_m, tile_n = matmul_tile()
+    lanes = vector_lanes()
     if n % tile_n:
-        lanes = 16  # float32 lanes of a 512-bit vector
         width = next((w for w in (tile_n // 2, tile_n // 4) if w >= lanes and n % w == 0),
                      n if n < tile_n else None)
         if width is None:
@@ -99,9 +176,7 @@ def tile_shape(m, n, rows_contiguous=False):
         rows = MATMUL_NARROW_ROWS * (2 if rows_contiguous else 1)
         tile_m = max(1, min(rows, tile_m * (tile_n // lanes) // -(-width // lanes)))
         tile_n = width
-    while m % tile_m:
-        tile_m //= 2
-    return tile_m, tile_n
+    return min(tile_m, m), tile_n
 
 
 def _vars_in(expr):
@@ -203,7 +278,6 @@ def tile_matmul(headers, spatial, realize, epilogue=(), local=frozenset(), batch
     i0, i1 = Var(f"{i.var.name}_0", dt_i), Var(f"{i.var.name}_1", dt_i)
     j0, j1 = Var(f"{j.var.name}_0", dt_j), Var(f"{j.var.name}_1", dt_j)
     kp = Var(f"{kk.var.name}_p", dt_k)
-    ii = i0 * IntImm(dt_i, tile_m) + i1
     jj = j0 * IntImm(dt_j, tile_n) + j1
     dtype = store.buffer.dtype
 
@@ -224,53 +298,82 @@ def tile_matmul(headers, spatial, realize, epilogue=(), local=frozenset(), batch
 
     # A per-tile accumulator (stack memory of the task): LLVM keeps it in vector registers
     # once the tile loops are unrolled and vectorized.
-    acc_buf = decl_buffer((tile_m, tile_n), dtype, name=f"{store.buffer.name}_local")
-    tiles = {id(store.buffer): acc_buf}
-    for blk, _, _ in epilogue:
-        out = blk.body.buffer
-        if id(out) in local and id(out) not in tiles:
-            tiles[id(out)] = decl_buffer((tile_m, tile_n), out.dtype, name=f"{out.name}_local")
     zero = block.init.value
     # Few row tiles (a batch of 64) do not repay the copy: B's strip is read in place then,
     # unless B is read transposed (B[j, k]: the copy makes the vector loads contiguous).
     use_pack = m >= MATMUL_PACK_MIN_ROWS or b_transposed
     b_value = packed[kk.var, j1] if use_pack else substitute(b_load, {vk: kk.var, vj: jj})
-    update = acc_buf[i1, j1] + substitute(a_expr, {vi: ii, vk: kk.var}) * b_value
 
-    def tile(stmt):
-        stmt = For(j1, IntImm(dt_j, 0), IntImm(dt_j, tile_n), ForKind.VECTORIZED, stmt)
-        return For(i1, IntImm(dt_i, 0), IntImm(dt_i, tile_m), ForKind.UNROLLED, stmt)
+    def tile_part(rows, ii):
+        """One register tile of ``rows`` rows whose row ``i1`` is the output's row ``ii``."""
+        acc_buf = decl_buffer((rows, tile_n), dtype, name=f"{store.buffer.name}_local")
+        tiles = {id(store.buffer): acc_buf}
+        for blk, _, _ in epilogue:
+            out = blk.body.buffer
+            if id(out) in local and id(out) not in tiles:
+                tiles[id(out)] = decl_buffer((rows, tile_n), out.dtype, name=f"{out.name}_local")
+        update = acc_buf[i1, j1] + substitute(a_expr, {vi: ii, vk: kk.var}) * b_value
 
-    stmts = [
-        tile(BufferStore(acc_buf, zero, [i1, j1])),
-        For(kk.var, kk.min, kk.extent, ForKind.SERIAL,
-            tile(BufferStore(acc_buf, update, [i1, j1]))),
-    ]
-    if id(store.buffer) not in local:
-        stmts.append(tile(BufferStore(store.buffer, acc_buf[i1, j1], [*prefix, ii, jj])))
-    for blk, evi, evj in epilogue:
-        stmts.append(tile(_epilogue_stage(blk.body, evi, evj, tiles, i1, j1, ii, jj)))
-    allocs = [acc_buf] + [b for key, b in tiles.items() if key != id(store.buffer)]
-    scope = SBlock((), [], [], f"{block.name_hint}_tile", SeqStmt(stmts), alloc_buffers=allocs)
+        def tile(stmt):
+            stmt = For(j1, IntImm(dt_j, 0), IntImm(dt_j, tile_n), ForKind.VECTORIZED, stmt)
+            return For(i1, IntImm(dt_i, 0), IntImm(dt_i, rows), ForKind.UNROLLED, stmt)
+
+        stmts = [
+            tile(BufferStore(acc_buf, zero, [i1, j1])),
+            For(kk.var, kk.min, kk.extent, ForKind.SERIAL,
+                tile(BufferStore(acc_buf, update, [i1, j1]))),
+        ]
+        if id(store.buffer) not in local:
+            stmts.append(tile(BufferStore(store.buffer, acc_buf[i1, j1], [*prefix, ii, jj])))
+        for blk, evi, evj in epilogue:
+            stmts.append(tile(_epilogue_stage(blk.body, evi, evj, tiles, i1, j1, ii, jj)))
+        allocs = [acc_buf] + [b for key, b in tiles.items() if key != id(store.buffer)]
+        scope = SBlock((), [], [], f"{block.name_hint}_tile", SeqStmt(stmts),
+                       alloc_buffers=allocs)
+        return _TilePart(rows, ii, stmts, acc_buf, allocs, scope)
+
+    # The row tiles, then the rows they leave over (fewer than tile_m) as one shorter tile.
+    parts = [tile_part(tile_m, i0 * IntImm(dt_i, tile_m) + i1)]
+    if m % tile_m:
+        parts.append(tile_part(m % tile_m, IntImm(dt_i, m - m % tile_m) + i1))
     # One strip (a narrow output): the row tiles run in parallel after the packing instead.
     one_strip = n == tile_n
-    rows = For(i0, IntImm(dt_i, 0), IntImm(dt_i, m // tile_m),
-               ForKind.PARALLEL if one_strip and m > tile_m and not batched else ForKind.SERIAL,
-               SBlockRealize((), IntImm("bool", 1), scope))
+    rows_kind = ForKind.PARALLEL if one_strip and m >= 2 * tile_m and not batched else ForKind.SERIAL
     kc = None if batched else k_block(k)
     if kc is not None:
         return _k_blocked(block, headers, (m, n, k), (tile_m, tile_n), kc, pack, packed,
-                          stmts, acc_buf, allocs, (i0, j0, kp, j1, ii, jj), use_pack)
+                          parts, (i0, j0, kp, j1, jj), use_pack, rows_kind)
     group = 1 if batched else strip_group(n // tile_n, k, tile_n, use_pack)
     if group > 1:
         return _grouped_strips(block, headers, (m, n, k), (tile_m, tile_n), group, pack, packed,
-                               scope, (i0, j0, kp, j1))
+                               parts, (i0, j0, kp, j1))
+    rows = _row_tiles(i0, m // tile_m, rows_kind, parts, lambda part: part.scope)
     strip = SBlock((), [], [], f"{block.name_hint}_strip",
                    SeqStmt([pack, rows]) if use_pack else rows,
                    alloc_buffers=[packed] if use_pack else [])
     return For(j0, IntImm(dt_j, 0), IntImm(dt_j, n // tile_n),
                ForKind.SERIAL if one_strip or batched else ForKind.PARALLEL,
                SBlockRealize((), IntImm("bool", 1), strip))
+
+
+class _TilePart:
+    """The statements of one register tile (``tile_matmul``): ``rows`` rows, row ``i1`` at
+    the output's row ``ii``; ``stmts`` zero the accumulator ``acc_buf``, run the reduction,
+    store and run the epilogue; ``scope`` is the block holding them and ``allocs``."""
+
+    def __init__(self, rows, ii, stmts, acc_buf, allocs, scope):
+        self.rows, self.ii, self.stmts = rows, ii, stmts
+        self.acc_buf, self.allocs, self.scope = acc_buf, allocs, scope
+
+
+def _row_tiles(i0, count, kind, parts, scope_of):
+    """``for i0 in range(count): <the first part's tile>``, then the row tail's tile (the second
+    part, if any) once; ``scope_of(part)`` is the block each runs."""
+    rows = For(i0, IntImm(i0.dtype, 0), IntImm(i0.dtype, count), kind,
+               SBlockRealize((), IntImm("bool", 1), scope_of(parts[0])))
+    if len(parts) == 1:
+        return rows
+    return SeqStmt([rows, SBlockRealize((), IntImm("bool", 1), scope_of(parts[1]))])
 
 
 def tile_batched_matmul(headers, spatial, realize):
@@ -329,8 +432,8 @@ def k_block(k):
     return MATMUL_K_BLOCK
 
 
-def _k_blocked(block, headers, shape, tile, kc, pack, packed, stmts, acc_buf, allocs,
-               loop_vars, use_pack):
+def _k_blocked(block, headers, shape, tile, kc, pack, packed, parts, loop_vars, use_pack,
+               rows_kind):
     """The matmul nest with its reduction split into blocks of ``kc`` (a long reduction)::
 
         Cs = alloc(M, N)                          # partial sums between the blocks
@@ -353,32 +456,34 @@ def _k_blocked(block, headers, shape, tile, kc, pack, packed, stmts, acc_buf, al
     i, j, kk = headers
     m, n, k = shape
     tile_m, tile_n = tile
-    i0, j0, kp, jv, ii, jj = loop_vars
+    i0, j0, kp, jv, jj = loop_vars
     dt_i, dt_j, dt_k = i.var.dtype, j.var.dtype, kk.var.dtype
     kb = Var(f"{kk.var.name}_b", dt_k)
     blocks = k // kc
-    i1 = stmts[0].loop_var
-    partial = decl_buffer((m, n), acc_buf.dtype, name=f"{acc_buf.name}_partial")
+    partial = decl_buffer((m, n), parts[0].acc_buf.dtype, name=f"{parts[0].acc_buf.name}_partial")
     k_abs = kb * IntImm(dt_k, kc) + kk.var
 
-    def tile(stmt):
-        stmt = For(jv, IntImm(dt_j, 0), IntImm(dt_j, tile_n), ForKind.VECTORIZED, stmt)
-        return For(i1, IntImm(dt_i, 0), IntImm(dt_i, tile_m), ForKind.UNROLLED, stmt)
+    def blocked_scope(part):
+        stmts, acc_buf, ii = part.stmts, part.acc_buf, part.ii
+        i1 = stmts[0].loop_var
 
-    # The update reads A at the block's rows (k -> kb * KC + k), B from the packed block.
-    update = For(kk.var, IntImm(dt_k, 0), IntImm(dt_k, kc), ForKind.SERIAL,
-                 substitute(stmts[1].body, {kk.var: k_abs}))
-    first = IfThenElse(kb == IntImm(dt_k, 0), stmts[0],
-                       tile(BufferStore(acc_buf, BufferLoad(partial, [ii, jj]), [i1, jv])))
-    finish = IfThenElse(kb < IntImm(dt_k, blocks - 1),
-                        tile(BufferStore(partial, BufferLoad(acc_buf, [i1, jv]), [ii, jj])),
-                        SeqStmt(stmts[2:]) if len(stmts) > 3 else stmts[2])
-    scope = SBlock((), [], [], f"{block.name_hint}_tile", SeqStmt([first, update, finish]),
-                   alloc_buffers=allocs)
+        def tile(stmt):
+            stmt = For(jv, IntImm(dt_j, 0), IntImm(dt_j, tile_n), ForKind.VECTORIZED, stmt)
+            return For(i1, IntImm(dt_i, 0), IntImm(dt_i, part.rows), ForKind.UNROLLED, stmt)
+
+        # The update reads A at the block's rows (k -> kb * KC + k), B from the packed block.
+        update = For(kk.var, IntImm(dt_k, 0), IntImm(dt_k, kc), ForKind.SERIAL,
+                     substitute(stmts[1].body, {kk.var: k_abs}))
+        first = IfThenElse(kb == IntImm(dt_k, 0), stmts[0],
+                           tile(BufferStore(acc_buf, BufferLoad(partial, [ii, jj]), [i1, jv])))
+        finish = IfThenElse(kb < IntImm(dt_k, blocks - 1),
+                            tile(BufferStore(partial, BufferLoad(acc_buf, [i1, jv]), [ii, jj])),
+                            SeqStmt(stmts[2:]) if len(stmts) > 3 else stmts[2])
+        return SBlock((), [], [], f"{block.name_hint}_tile", SeqStmt([first, update, finish]),
+                      alloc_buffers=part.allocs)
+
     one_strip = n == tile_n
-    rows = For(i0, IntImm(dt_i, 0), IntImm(dt_i, m // tile_m),
-               ForKind.PARALLEL if one_strip and m > tile_m else ForKind.SERIAL,
-               SBlockRealize((), IntImm("bool", 1), scope))
+    rows = _row_tiles(i0, m // tile_m, rows_kind, parts, blocked_scope)
     if use_pack:
         packed_kc = decl_buffer((kc, tile_n), packed.dtype, name=packed.name)
 
@@ -469,7 +574,7 @@ def row_block(m, k, tile_m):
     return best
 
 
-def _grouped_strips(block, headers, shape, tile, group, pack, packed, scope, loop_vars):
+def _grouped_strips(block, headers, shape, tile, group, pack, packed, parts, loop_vars):
     """The matmul nest with ``group`` strips per parallel task (see :func:`strip_group`)::
 
         for g in T.parallel(N // NR // G):
@@ -478,6 +583,7 @@ def _grouped_strips(block, headers, shape, tile, group, pack, packed, scope, loo
             for r in range(M // MB):                 # MB rows of A, kept in the L2 cache
                 for s in range(G):
                     for i0 in range(MB // MR): <the register tile of strip g * G + s>
+            for s in range(G): <the row tail's tile of strip g * G + s>   # (M % MR rows)
     """
     i, j, _ = headers
     m, n, k = shape
@@ -487,7 +593,8 @@ def _grouped_strips(block, headers, shape, tile, group, pack, packed, scope, loo
     g = Var(f"{j.var.name}_g", dt_j)
     sv = Var(f"{j.var.name}_s", dt_j)
     rb = Var(f"{i.var.name}_b", dt_i)
-    rows_per_block = row_block(m, k, tile_m)
+    main_rows = m - m % tile_m
+    rows_per_block = row_block(main_rows, k, tile_m)
     grouped = decl_buffer((group, k, tile_n), packed.dtype, name=packed.name)
 
     def to_group(node):
@@ -497,18 +604,26 @@ def _grouped_strips(block, headers, shape, tile, group, pack, packed, scope, loo
             return BufferStore(grouped, node.value, [sv, *node.indices])
         return None
 
-    strip_index = g * IntImm(dt_j, group) + sv
-    body = ir_transform(scope, None, to_group, ["tirx.BufferLoad", "tirx.BufferStore"])
-    body = substitute(body, {j0: strip_index,
-                             i0: rb * IntImm(dt_i, rows_per_block // tile_m) + i0})
+    def on_strip(stmt, rows=None):
+        """``stmt`` on strip ``g * G + s`` of the grouped packed buffer; its row tile ``i0``
+        of the row block ``rb`` when ``rows`` is given."""
+        stmt = ir_transform(stmt, None, to_group, ["tirx.BufferLoad", "tirx.BufferStore"])
+        vmap = {j0: g * IntImm(dt_j, group) + sv}
+        if rows is not None:
+            vmap[i0] = rb * IntImm(dt_i, rows // tile_m) + i0
+        return substitute(stmt, vmap)
+
     tiles = For(i0, IntImm(dt_i, 0), IntImm(dt_i, rows_per_block // tile_m), ForKind.SERIAL,
-                SBlockRealize((), IntImm("bool", 1), body))
-    per_block = For(rb, IntImm(dt_i, 0), IntImm(dt_i, m // rows_per_block), ForKind.SERIAL,
+                SBlockRealize((), IntImm("bool", 1), on_strip(parts[0].scope, rows_per_block)))
+    per_block = For(rb, IntImm(dt_i, 0), IntImm(dt_i, main_rows // rows_per_block),
+                    ForKind.SERIAL,
                     For(sv, IntImm(dt_j, 0), IntImm(dt_j, group), ForKind.SERIAL, tiles))
-    pack_body = ir_transform(pack, None, to_group, ["tirx.BufferLoad", "tirx.BufferStore"])
-    packs = For(sv, IntImm(dt_j, 0), IntImm(dt_j, group), ForKind.SERIAL,
-                substitute(pack_body, {j0: strip_index}))
-    strip = SBlock((), [], [], f"{block.name_hint}_strip", SeqStmt([packs, per_block]),
+    packs = For(sv, IntImm(dt_j, 0), IntImm(dt_j, group), ForKind.SERIAL, on_strip(pack))
+    body = [packs, per_block]
+    if len(parts) > 1:
+        body.append(For(sv, IntImm(dt_j, 0), IntImm(dt_j, group), ForKind.SERIAL,
+                        SBlockRealize((), IntImm("bool", 1), on_strip(parts[1].scope))))
+    strip = SBlock((), [], [], f"{block.name_hint}_strip", SeqStmt(body),
                    alloc_buffers=[grouped])
     return For(g, IntImm(dt_j, 0), IntImm(dt_j, n // tile_n // group), ForKind.PARALLEL,
                SBlockRealize((), IntImm("bool", 1), strip))

@@ -3,7 +3,7 @@
 import numpy as np
 
 from tvm import te
-from tvm.s_tir.default_schedule import MATMUL_TILE, schedule_prim_func
+from tvm.s_tir.default_schedule import matmul_tile, schedule_prim_func
 from tvm.tirx import For, ForKind
 from tvm.tirx.interpreter import run_prim_func
 from tvm.tirx.stmt_functor import post_order_visit
@@ -95,7 +95,7 @@ def test_matmul_gets_the_tiled_schedule(monkeypatch):
     out = schedule_prim_func(func)
     loops = _loops(out)
     # Column strips in parallel (B's strip packed once per strip), row tiles inside.
-    assert loops[0].kind == ForKind.PARALLEL and int(loops[0].extent) == n // MATMUL_TILE[1]
+    assert loops[0].kind == ForKind.PARALLEL and int(loops[0].extent) == n // matmul_tile()[1]
     assert ForKind.UNROLLED in [lp.kind for lp in loops]
     assert ForKind.VECTORIZED in [lp.kind for lp in loops]
     rng = np.random.default_rng(2)
