@@ -730,3 +730,34 @@ def test_default_schedule_plans_for_the_target_vectors(target, width):
     out = apply_default_schedule(mod, tvm.target.Target(target))["main"]
     packs = [s for s in _nodes(out, BufferStore) if s.buffer.name == "B_packed"]
     assert [int(d) for d in packs[0].buffer.shape][-1] == width
+
+
+@pytest.mark.parametrize("plan", [AVX512, AVX2])
+@pytest.mark.parametrize("strips_outside", [True, False])
+def test_k_blocked_groups_strips_and_copies_a_tile(k_blocked, grouped, monkeypatch, plan,
+                                                   strips_outside):
+    # A weight gradient with its SGD update: two strips per task share each block's copy of
+    # the tile's rows of A (``C_local_a``: KC x MR, contiguous).
+    monkeypatch.setattr(k_blocked, "MATMUL_K_BLOCK_STRIPS_OUTSIDE", strips_outside)
+    m, n, k = 134, 256, 96
+    x = te.placeholder((k, m), "float32", name="X")
+    dy = te.placeholder((k, n), "float32", name="dY")
+    w = te.placeholder((m, n), "float32", name="W")
+    r = te.reduce_axis((0, k), name="k")
+    grad = te.compute((m, n), lambda i, j: te.sum(x[r, i] * dy[r, j], axis=r), name="C")
+    new = te.compute((m, n), lambda i, j: w[i, j] - 0.01 * grad[i, j], name="D")
+    func = te.create_prim_func([x, dy, w, new])
+    with planning_for(plan):
+        out = schedule_prim_func(func)
+        run = _compile(func)
+        rows, width = tile_shape(m, n, True)
+    packs = [s for s in _nodes(out, BufferStore) if s.buffer.name == "dY_packed"]
+    assert [int(d) for d in packs[0].buffer.shape] == [2, 16, width]
+    copies = sorted(int(s.buffer.shape[1]) for s in _nodes(out, BufferStore)
+                    if s.buffer.name == "C_local_a")
+    assert copies == sorted({rows, m % rows} - {0})
+    rng = np.random.default_rng(11)
+    xv, dyv = rng.standard_normal((k, m), "float32"), rng.standard_normal((k, n), "float32")
+    wv, got = rng.standard_normal((m, n), "float32"), np.zeros((m, n), "float32")
+    run(xv, dyv, wv, got)
+    np.testing.assert_allclose(got, wv - 0.01 * (xv.T @ dyv), rtol=1e-4, atol=1e-4)

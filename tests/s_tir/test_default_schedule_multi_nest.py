@@ -10,8 +10,17 @@ import pytest
 
 import tvm
 from tvm.s_tir.default_schedule import schedule_prim_func
+from tvm.s_tir.default_schedule_matmul import planning_for
 from tvm.script import tirx as T
 from tvm.tirx.stmt import For, ForKind, SBlockRealize, SeqStmt
+
+
+@pytest.fixture(autouse=True)
+def _plan_for_avx512():
+    # The structure below is the AVX-512 plan's (4 x 64 tiles, no row tail); the scheduled
+    # functions compile for the host's vectors whichever plan made them.
+    with planning_for("llvm -mattr=+avx512f"):
+        yield
 
 
 @T.prim_func(s_tir=True)

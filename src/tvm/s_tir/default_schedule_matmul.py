@@ -312,7 +312,8 @@ def tile_matmul(headers, spatial, realize, epilogue=(), local=frozenset(), batch
             out = blk.body.buffer
             if id(out) in local and id(out) not in tiles:
                 tiles[id(out)] = decl_buffer((rows, tile_n), out.dtype, name=f"{out.name}_local")
-        update = acc_buf[i1, j1] + substitute(a_expr, {vi: ii, vk: kk.var}) * b_value
+        a_value = substitute(a_expr, {vi: ii, vk: kk.var})
+        update = acc_buf[i1, j1] + a_value * b_value
 
         def tile(stmt):
             stmt = For(j1, IntImm(dt_j, 0), IntImm(dt_j, tile_n), ForKind.VECTORIZED, stmt)
@@ -330,7 +331,7 @@ def tile_matmul(headers, spatial, realize, epilogue=(), local=frozenset(), batch
         allocs = [acc_buf] + [b for key, b in tiles.items() if key != id(store.buffer)]
         scope = SBlock((), [], [], f"{block.name_hint}_tile", SeqStmt(stmts),
                        alloc_buffers=allocs)
-        return _TilePart(rows, ii, stmts, acc_buf, allocs, scope)
+        return _TilePart(rows, ii, stmts, acc_buf, allocs, scope, a_value)
 
     # The row tiles, then the rows they leave over (fewer than tile_m) as one shorter tile.
     parts = [tile_part(tile_m, i0 * IntImm(dt_i, tile_m) + i1)]
@@ -342,7 +343,8 @@ def tile_matmul(headers, spatial, realize, epilogue=(), local=frozenset(), batch
     kc = None if batched else k_block(k)
     if kc is not None:
         return _k_blocked(block, headers, (m, n, k), (tile_m, tile_n), kc, pack, packed,
-                          parts, (i0, j0, kp, j1, jj), use_pack, rows_kind)
+                          parts, (i0, j0, kp, j1), b_value, use_pack, rows_kind,
+                          _rows_contiguous(a_expr, vi))
     group = 1 if batched else strip_group(n // tile_n, k, tile_n, use_pack)
     if group > 1:
         return _grouped_strips(block, headers, (m, n, k), (tile_m, tile_n), group, pack, packed,
@@ -359,11 +361,13 @@ def tile_matmul(headers, spatial, realize, epilogue=(), local=frozenset(), batch
 class _TilePart:
     """The statements of one register tile (``tile_matmul``): ``rows`` rows, row ``i1`` at
     the output's row ``ii``; ``stmts`` zero the accumulator ``acc_buf``, run the reduction,
-    store and run the epilogue; ``scope`` is the block holding them and ``allocs``."""
+    store and run the epilogue; ``scope`` is the block holding them and ``allocs``;
+    ``a_value`` is A's element of tile row ``i1`` at the reduction loop's ``k``."""
 
-    def __init__(self, rows, ii, stmts, acc_buf, allocs, scope):
+    def __init__(self, rows, ii, stmts, acc_buf, allocs, scope, a_value):
         self.rows, self.ii, self.stmts = rows, ii, stmts
         self.acc_buf, self.allocs, self.scope = acc_buf, allocs, scope
+        self.a_value = a_value
 
 
 def _row_tiles(i0, count, kind, parts, scope_of):
@@ -432,36 +436,54 @@ def k_block(k):
     return MATMUL_K_BLOCK
 
 
-def _k_blocked(block, headers, shape, tile, kc, pack, packed, parts, loop_vars, use_pack,
-               rows_kind):
+def _k_blocked(block, headers, shape, tile, kc, pack, packed, parts, loop_vars, b_value,
+               use_pack, rows_kind, rows_contiguous):
     """The matmul nest with its reduction split into blocks of ``kc`` (a long reduction)::
 
         Cs = alloc(M, N)                          # partial sums between the blocks
-        for j0 in T.parallel(N // NR):            # (MATMUL_K_BLOCK_STRIPS_OUTSIDE)
+        for g in T.parallel(N // NR // G):        # (MATMUL_K_BLOCK_STRIPS_OUTSIDE)
             for kb in range(K // KC):
-                Bp = alloc(KC, NR)                # the strip's rows of this block: in L1
-                pack Bp[kc, j1] = B(kb * KC + kc, j0 * NR + j1)
-                for i0 in range(M // MR):
-                    acc = 0 if kb == 0 else Cs[tile]
-                    for kc in range(KC): acc += A(i, kb * KC + kc) * Bp[kc, j1]
-                    if kb < K // KC - 1: Cs[tile] = acc
-                    else: <store C, epilogue>
+                Bp = alloc(G, KC, NR)             # G strips' rows of this block: in L1/L2
+                for s in range(G): pack Bp[s, kc, j1] = B(kb * KC + kc, (g * G + s) * NR + j1)
+                for i0 in range(M // MR):         # (and the row tail's tile)
+                    Ap[kc, i1] = A(i0 * MR + i1, kb * KC + kc)    # the tile's rows of A
+                    for s in range(G):
+                        acc = 0 if kb == 0 else Cs[tile]
+                        for kc in range(KC): acc += Ap[kc, i1] * Bp[s, kc, j1]
+                        if kb < K // KC - 1: Cs[tile] = acc
+                        else: <store C, epilogue>
 
     With one block of ``K`` rows per strip (the packed strip is ``K * NR`` floats, 1 MiB
     for ``K = 4096``), every row tile streams the whole strip from L2 and reads ``A`` at
     ``K`` rows, each in its own page when ``A`` is read transposed (``X^T dY``): no
     prefetching, a TLB miss per row. Here a block of ``A`` (``KC`` rows) and of ``B`` stay in
     the caches across all row tiles; the partial sums (``M x NR`` per strip) go through L2.
+    A tile's rows of A are copied once per block into ``Ap`` (``KC x MR``, contiguous): read
+    in place, ``A[k, i]`` is ``KC`` rows ``M`` floats apart, which for ``M = 1024`` all fall
+    in one set of the L1 cache; the ``G`` strips of a task (:func:`k_strip_group`) then read
+    the copy from L1, and A comes from memory once per task instead of once per strip.
+    The copy is vectorized along the tile's rows when they are adjacent in A
+    (``rows_contiguous``: ``A[k, i]``), unrolled otherwise.
     """
     i, j, kk = headers
     m, n, k = shape
     tile_m, tile_n = tile
-    i0, j0, kp, jv, jj = loop_vars
+    i0, j0, kp, jv = loop_vars
     dt_i, dt_j, dt_k = i.var.dtype, j.var.dtype, kk.var.dtype
     kb = Var(f"{kk.var.name}_b", dt_k)
+    g = Var(f"{j.var.name}_g", dt_j)
+    sv = Var(f"{j.var.name}_s", dt_j)
     blocks = k // kc
-    partial = decl_buffer((m, n), parts[0].acc_buf.dtype, name=f"{parts[0].acc_buf.name}_partial")
+    strips = n // tile_n
+    group = k_strip_group(strips, use_pack)
+    acc0 = parts[0].acc_buf
+    partial = decl_buffer((m, n), acc0.dtype, name=f"{acc0.name}_partial")
     k_abs = kb * IntImm(dt_k, kc) + kk.var
+    packed_kc = decl_buffer((group, kc, tile_n), packed.dtype, name=packed.name)
+    strip_of = {j0: g * IntImm(dt_j, group) + sv}
+    # B's value at the block's row kk (from the group's packed block, or in place).
+    b_kc = (BufferLoad(packed_kc, [sv, kk.var, jv]) if use_pack
+            else substitute(substitute(b_value, {kk.var: k_abs}), strip_of))
 
     def blocked_scope(part):
         stmts, acc_buf, ii = part.stmts, part.acc_buf, part.ii
@@ -471,33 +493,41 @@ def _k_blocked(block, headers, shape, tile, kc, pack, packed, parts, loop_vars, 
             stmt = For(jv, IntImm(dt_j, 0), IntImm(dt_j, tile_n), ForKind.VECTORIZED, stmt)
             return For(i1, IntImm(dt_i, 0), IntImm(dt_i, part.rows), ForKind.UNROLLED, stmt)
 
-        # The update reads A at the block's rows (k -> kb * KC + k), B from the packed block.
+        a_tile = decl_buffer((kc, part.rows), part.a_value.dtype, name=f"{acc_buf.name}_a")
+        pack_a = For(kk.var, IntImm(dt_k, 0), IntImm(dt_k, kc), ForKind.SERIAL,
+                     For(i1, IntImm(dt_i, 0), IntImm(dt_i, part.rows),
+                         ForKind.VECTORIZED if rows_contiguous else ForKind.UNROLLED,
+                         BufferStore(a_tile, substitute(part.a_value, {kk.var: k_abs}),
+                                     [kk.var, i1])))
+        value = acc_buf[i1, jv] + BufferLoad(a_tile, [kk.var, i1]) * b_kc
         update = For(kk.var, IntImm(dt_k, 0), IntImm(dt_k, kc), ForKind.SERIAL,
-                     substitute(stmts[1].body, {kk.var: k_abs}))
+                     tile(BufferStore(acc_buf, value, [i1, jv])))
+        jj = j0 * IntImm(dt_j, tile_n) + jv
         first = IfThenElse(kb == IntImm(dt_k, 0), stmts[0],
                            tile(BufferStore(acc_buf, BufferLoad(partial, [ii, jj]), [i1, jv])))
         finish = IfThenElse(kb < IntImm(dt_k, blocks - 1),
                             tile(BufferStore(partial, BufferLoad(acc_buf, [i1, jv]), [ii, jj])),
                             SeqStmt(stmts[2:]) if len(stmts) > 3 else stmts[2])
-        return SBlock((), [], [], f"{block.name_hint}_tile", SeqStmt([first, update, finish]),
-                      alloc_buffers=part.allocs)
+        strip = substitute(SeqStmt([first, update, finish]), strip_of)
+        per_strip = For(sv, IntImm(dt_j, 0), IntImm(dt_j, group), ForKind.SERIAL,
+                        SBlockRealize((), IntImm("bool", 1),
+                                      SBlock((), [], [], f"{block.name_hint}_tile", strip,
+                                             alloc_buffers=part.allocs)))
+        return SBlock((), [], [], f"{block.name_hint}_rows", SeqStmt([pack_a, per_strip]),
+                      alloc_buffers=[a_tile])
 
-    one_strip = n == tile_n
+    one_strip = strips == 1
     rows = _row_tiles(i0, m // tile_m, rows_kind, parts, blocked_scope)
     if use_pack:
-        packed_kc = decl_buffer((kc, tile_n), packed.dtype, name=packed.name)
-
         def to_block(node):
-            if isinstance(node, BufferLoad) and node.buffer is packed:
-                # The update's k was moved to kb * KC + k: the block is read at row k.
-                return BufferLoad(packed_kc, [kk.var, node.indices[1]])
             if isinstance(node, BufferStore) and node.buffer is packed:
-                return BufferStore(packed_kc, node.value, list(node.indices))
+                return BufferStore(packed_kc, node.value, [sv, *node.indices])
             return None
 
-        pack_kc = ir_transform(pack, None, to_block, ["tirx.BufferLoad", "tirx.BufferStore"])
+        pack_kc = ir_transform(pack, None, to_block, ["tirx.BufferStore"])
         pack_kc = _retarget_pack(pack_kc, kp, kc, kb * IntImm(dt_k, kc) + kp, dt_k)
-        rows = ir_transform(rows, None, to_block, ["tirx.BufferLoad", "tirx.BufferStore"])
+        pack_kc = For(sv, IntImm(dt_j, 0), IntImm(dt_j, group), ForKind.SERIAL,
+                      substitute(pack_kc, strip_of))
         strip_body = SeqStmt([pack_kc, rows])
         strip_allocs = [packed_kc]
     else:
@@ -505,17 +535,33 @@ def _k_blocked(block, headers, shape, tile, kc, pack, packed, parts, loop_vars, 
     strip = SBlock((), [], [], f"{block.name_hint}_strip", strip_body,
                    alloc_buffers=strip_allocs)
     strip_kind = ForKind.SERIAL if one_strip else ForKind.PARALLEL
+    tasks = strips // group
     if MATMUL_K_BLOCK_STRIPS_OUTSIDE:
         # One parallel launch: each task runs all blocks of its strips.
         blocks_loop = For(kb, IntImm(dt_k, 0), IntImm(dt_k, blocks), ForKind.SERIAL,
                           SBlockRealize((), IntImm("bool", 1), strip))
-        outer = For(j0, IntImm(dt_j, 0), IntImm(dt_j, n // tile_n), strip_kind, blocks_loop)
+        outer = For(g, IntImm(dt_j, 0), IntImm(dt_j, tasks), strip_kind, blocks_loop)
     else:
-        strips = For(j0, IntImm(dt_j, 0), IntImm(dt_j, n // tile_n), strip_kind,
+        groups = For(g, IntImm(dt_j, 0), IntImm(dt_j, tasks), strip_kind,
                      SBlockRealize((), IntImm("bool", 1), strip))
-        outer = For(kb, IntImm(dt_k, 0), IntImm(dt_k, blocks), ForKind.SERIAL, strips)
+        outer = For(kb, IntImm(dt_k, 0), IntImm(dt_k, blocks), ForKind.SERIAL, groups)
     scope = SBlock((), [], [], f"{block.name_hint}_kblocks", outer, alloc_buffers=[partial])
     return SBlockRealize((), IntImm("bool", 1), scope)
+
+
+def k_strip_group(strips, use_pack, threads=None):
+    """Strips per parallel task of the K-blocked matmul: doubles up to ``MATMUL_GROUP_MAX``
+    while at least ``MATMUL_TASKS_PER_THREAD`` tasks per thread remain (a block's packed
+    strips take ``G * KC * NR`` floats, a few KiB); 1 when B is read in place."""
+    if not use_pack:
+        return 1
+    if threads is None:
+        threads = default_num_threads()
+    group = 1
+    while (group * 2 <= MATMUL_GROUP_MAX and strips % (group * 2) == 0
+           and strips // (group * 2) >= MATMUL_TASKS_PER_THREAD * threads):
+        group *= 2
+    return group
 
 
 def _retarget_pack(pack, kp, kc, k_abs, dt_k):
