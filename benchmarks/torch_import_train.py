@@ -15,8 +15,9 @@ fixed random target and SGD (lr 0.01). pytvm's step is the model exported with
 
 Each thread count runs in its own process (``TVM_NUM_THREADS`` and ``torch.set_num_threads``
 get the same count; OpenMP/BLAS variables too) so settings cannot leak. Reported: median
-ms/step over ``--steps`` steps after 2 warm-up steps, the ratio to eager, and the
-compile/setup time of each. The losses of the first step are printed side by side as a
+ms/step over ``--steps`` rounds after 2 warm-up rounds, the ratio to eager, and the
+compile/setup time of each. A round runs one step of each of the three in turn, so that a
+change in the machine's load during the run falls on all three alike. The losses of the first step are printed side by side as a
 check that the three run the same computation. Besides the wall-clock median, the CPU time
 per step (``time.process_time``) is reported: on a machine shared with other work it moves far
 less than the wall clock.
@@ -62,19 +63,27 @@ def _block(torch, width, heads):
     return Block()
 
 
-def _time_steps(step, steps):
-    """``(median wall ms, median CPU ms)`` per step after 2 warm-up steps."""
+def _time_interleaved(steps, rounds):
+    """``{name: (median wall ms, median CPU ms)}`` per step of each ``steps[name]``, timed in
+    ``rounds`` rounds that run every step once, in turn, after 2 warm-up rounds: a change in
+    the machine's load (other tenants of the VM) falls on every column alike."""
     for _ in range(2):
-        step()
-    times, cpu = [], []
-    for _ in range(steps):
-        t0, c0 = time.perf_counter(), time.process_time()
-        step()
-        times.append(time.perf_counter() - t0)
-        cpu.append(time.process_time() - c0)
-    times.sort()
-    cpu.sort()
-    return 1e3 * times[len(times) // 2], 1e3 * cpu[len(cpu) // 2]
+        for step in steps.values():
+            step()
+    wall = {name: [] for name in steps}
+    cpu = {name: [] for name in steps}
+    for _ in range(rounds):
+        for name, step in steps.items():
+            t0, c0 = time.perf_counter(), time.process_time()
+            step()
+            wall[name].append(time.perf_counter() - t0)
+            cpu[name].append(time.process_time() - c0)
+
+    def median_ms(values):
+        values = sorted(values)
+        return 1e3 * values[len(values) // 2]
+
+    return {name: (median_ms(wall[name]), median_ms(cpu[name])) for name in steps}
 
 
 def kernel_family(name):
@@ -170,31 +179,33 @@ def worker(args):
         if not first:
             first.append(float(loss.numpy()))
 
-    result["pytvm_ms"], result["pytvm_cpu_ms"] = _time_steps(pytvm_step, args.steps)
-    result["pytvm_first_loss"] = first[0]
-    if args.profile:
-        step_args = (*xs, *trainer._params, *trainer._states, *ts, tuple(trainer._optim_state))
-        _print_profile(vm.profile("train_step", *step_args))
-
     eager_model = _block(torch, args.width, args.heads)
     eager_model.load_state_dict(model.state_dict())
-    step, losses = torch_step(eager_model, eager_model)
-    result["eager_ms"], result["eager_cpu_ms"] = _time_steps(step, args.steps)
-    result["eager_first_loss"] = losses[0]
+    eager_step, eager_losses = torch_step(eager_model, eager_model)
+    steps = {"pytvm": pytvm_step, "eager": eager_step}
 
     if not args.no_inductor:
         compiled_model = _block(torch, args.width, args.heads)
         compiled_model.load_state_dict(model.state_dict())
         try:
             fwd = torch.compile(compiled_model)
-            step, losses = torch_step(compiled_model, fwd)
+            inductor_step, inductor_losses = torch_step(compiled_model, fwd)
             t0 = time.perf_counter()
-            step()  # compiles
+            inductor_step()  # compiles
             result["inductor_compile_s"] = time.perf_counter() - t0
-            result["inductor_ms"], result["inductor_cpu_ms"] = _time_steps(step, args.steps)
-            result["inductor_first_loss"] = losses[0]
+            steps["inductor"] = inductor_step
         except Exception as err:  # noqa: BLE001 - reported, the other columns still stand
             result["inductor_error"] = f"{type(err).__name__}: {str(err)[:200]}"
+
+    for name, (wall_ms, cpu_ms) in _time_interleaved(steps, args.steps).items():
+        result[f"{name}_ms"], result[f"{name}_cpu_ms"] = wall_ms, cpu_ms
+    result["pytvm_first_loss"] = first[0]
+    result["eager_first_loss"] = eager_losses[0]
+    if "inductor" in steps:
+        result["inductor_first_loss"] = inductor_losses[0]
+    if args.profile:
+        step_args = (*xs, *trainer._params, *trainer._states, *ts, tuple(trainer._optim_state))
+        _print_profile(vm.profile("train_step", *step_args))
     print("RESULT " + json.dumps(result))
 
 
@@ -217,7 +228,7 @@ def main():
         return
     print(
         f"transformer block training step: batch {args.batch}, seq {args.seq}, width "
-        f"{args.width}, {args.heads} heads, MSE + SGD, median of {args.steps} steps"
+        f"{args.width}, {args.heads} heads, MSE + SGD, median of {args.steps} rounds"
     )
     for threads in [int(t) for t in args.threads.split(",")]:
         env = dict(

@@ -734,11 +734,12 @@ def test_default_schedule_plans_for_the_target_vectors(target, width):
 
 @pytest.mark.parametrize("plan", [AVX512, AVX2])
 @pytest.mark.parametrize("strips_outside", [True, False])
-def test_k_blocked_groups_strips_and_copies_a_tile(k_blocked, grouped, monkeypatch, plan,
+def test_k_blocked_groups_strips_and_copies_a_tile(k_blocked, monkeypatch, plan,
                                                    strips_outside):
     # A weight gradient with its SGD update: two strips per task share each block's copy of
     # the tile's rows of A (``C_local_a``: KC x MR, contiguous).
     monkeypatch.setattr(k_blocked, "MATMUL_K_BLOCK_STRIPS_OUTSIDE", strips_outside)
+    monkeypatch.setattr(k_blocked, "MATMUL_K_GROUP_MAX", 2)
     m, n, k = 134, 256, 96
     x = te.placeholder((k, m), "float32", name="X")
     dy = te.placeholder((k, n), "float32", name="dY")
@@ -761,3 +762,14 @@ def test_k_blocked_groups_strips_and_copies_a_tile(k_blocked, grouped, monkeypat
     wv, got = rng.standard_normal((m, n), "float32"), np.zeros((m, n), "float32")
     run(xv, dyv, wv, got)
     np.testing.assert_allclose(got, wv - 0.01 * (xv.T @ dyv), rtol=1e-4, atol=1e-4)
+
+
+@pytest.mark.parametrize(
+    "strips,threads,expected",
+    [(16, 1, 16), (16, 2, 8), (64, 2, 16), (12, 2, 4), (16, 16, 1), (3, 1, 1)],
+)
+def test_k_strip_group_gives_each_thread_one_task(strips, threads, expected):
+    from tvm.s_tir.default_schedule_matmul import k_strip_group
+
+    assert k_strip_group(strips, True, threads) == expected
+    assert k_strip_group(strips, False, threads) == 1  # B read in place
