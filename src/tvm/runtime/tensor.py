@@ -177,6 +177,26 @@ def _unsupported_dtype_message(name: str) -> str:
     )
 
 
+#: Byte alignment of host memory that pytvm allocates (``empty``, ``tensor``, the VM's
+#: buffers), as TVM's ``kAllocAlignment``: NumPy's large arrays start 16 bytes into a cache
+#: line, so a kernel's 64-byte vector row segments would straddle two lines.
+HOST_ALIGNMENT = 64
+
+
+def aligned_host_empty(shape: Sequence[int], dtype: Any) -> np.ndarray:
+    """An uninitialized C-contiguous NumPy array whose data starts on a ``HOST_ALIGNMENT``
+    boundary (a view into a slightly larger byte array, which it keeps alive)."""
+    dtype = np.dtype(dtype)
+    shape = tuple(int(d) for d in shape)
+    count = 1
+    for dim in shape:
+        count *= dim
+    nbytes = count * dtype.itemsize
+    raw = np.empty(nbytes + HOST_ALIGNMENT, np.uint8)
+    start = -raw.ctypes.data % HOST_ALIGNMENT
+    return raw[start:start + nbytes].view(dtype).reshape(shape)
+
+
 def _wrap_host_array(array: np.ndarray) -> Tensor:
     """A Tensor sharing the memory of a C-contiguous CPU NumPy array (kept alive by it)."""
     dtype = array.dtype
@@ -232,9 +252,13 @@ def tensor(arr: Any, device: _ffi_core.Device | str | None = None, mem_scope: st
         if device.dlpack_device_type() != _KDLCPU:
             return empty(arr.shape, str(arr.dtype), device).copyfrom(arr)
         arr = arr.numpy() if isinstance(arr, Tensor) else np.from_dlpack(arr)
-    array = np.array(arr, order="C", copy=True)
+    array = np.asarray(arr)
     if array.dtype.byteorder == ">":
         array = array.astype(array.dtype.newbyteorder("="))
+    if array.dtype.kind in _NUMPY_DLPACK_KINDS or array.dtype.name in _ML_DTYPE_NAMES:
+        array = _aligned_copy(array)
+    else:
+        array = np.array(array, order="C", copy=True)  # rejected with its dtype's message
     if device.dlpack_device_type() != _KDLCPU:
         result = _device_empty(array.shape, array.dtype, device)
         _host_to_device(array, result)
@@ -255,7 +279,13 @@ def empty(shape: int | Sequence[Any], dtype: Any = "float32",
         raise ValueError(f"empty: negative dimension in shape {shape}")
     if device.dlpack_device_type() != _KDLCPU:
         return _device_empty(shape, _numpy_dtype(dtype), device)
-    return _wrap_host_array(np.empty(shape, dtype=_numpy_dtype(dtype)))
+    return _wrap_host_array(aligned_host_empty(shape, _numpy_dtype(dtype)))
+
+
+def _aligned_copy(array: np.ndarray) -> np.ndarray:
+    out = aligned_host_empty(array.shape, array.dtype)
+    np.copyto(out, array)
+    return out
 
 
 # --- device tensors (memory from the device-API table) ---------------------------------------

@@ -172,6 +172,8 @@ class VirtualMachine:
 
     # --- linking: generated source -> Python functions ---------------------------------------
     def _link(self, table: dict[str, Callable[..., Any]], profile: bool) -> None:
+        from ...runtime.tensor import aligned_host_empty  # 64-byte aligned, as TVM's allocator
+
         exe = self.module
         for name, codes in list(exe._codes.items()):
             code = exe._profile_code(name) if profile else codes[0]
@@ -182,7 +184,7 @@ class VirtualMachine:
             mem = _planned_buffers(code) if memory is None else memory.planned_buffers(code)
             ns.update(_BUILTIN_NS)
             ns.update(
-                _funcs=table, _mem=mem, _empty=np.empty, _ret=_ret, _truth=_truth,
+                _funcs=table, _mem=mem, _empty=aligned_host_empty, _ret=_ret, _truth=_truth,
                 _shape_of=shape_of, _packed=_packed, _print=_print, _prof=self._prof_call,
                 _empty_tensor=_empty_tensor, _as_tensor=_as_tensor, _ndarray=np.ndarray,
                 _view=_view,
@@ -404,13 +406,16 @@ class VirtualMachine:
 
 def _planned_buffers(code: Any) -> dict[Any, Tensor]:
     """The planned slots of a function: views into its shared storages (made once per VM)."""
+    from ...runtime.tensor import aligned_host_empty  # 64-byte aligned, as TVM's allocator
+
     storage_of = getattr(code, "storage_of", None) or {}
-    storages = [np.empty(max(n, 1), np.uint8) for n in getattr(code, "storage_sizes", ())]
+    storages = [aligned_host_empty((max(n, 1),), np.uint8)
+                for n in getattr(code, "storage_sizes", ())]
     mem: dict[Any, Tensor] = {}
     for slot, shape, dtype in code.planned:
         index = storage_of.get(slot)
         if index is None:
-            mem[slot] = _wrap(np.empty(shape, dtype))
+            mem[slot] = _wrap(aligned_host_empty(shape, dtype))
             continue
         count = 1
         for d in shape:
