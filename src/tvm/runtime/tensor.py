@@ -193,8 +193,9 @@ def aligned_host_empty(shape: Sequence[int], dtype: Any) -> np.ndarray:
         count *= dim
     nbytes = count * dtype.itemsize
     raw = np.empty(nbytes + HOST_ALIGNMENT, np.uint8)
-    start = -raw.ctypes.data % HOST_ALIGNMENT
-    return raw[start:start + nbytes].view(dtype).reshape(shape)
+    start = -int(raw.ctypes.data) % HOST_ALIGNMENT
+    array: np.ndarray = raw[start:start + nbytes].view(dtype).reshape(shape)
+    return array
 
 
 def _wrap_host_array(array: np.ndarray) -> Tensor:
