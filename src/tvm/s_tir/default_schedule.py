@@ -70,6 +70,10 @@ FuseTIR's functions have no ``"s_tir"`` attribute, a root block realize marks th
    the innermost loop (``X[n, j // 196, j % 196 // 14, j % 14]``, a flatten) has that loop
    split along the source's trailing dimensions when the divisions then simplify away, so
    both sides are plain strided copies.
+   **Concatenations** (2c, ``default_schedule_concat``): a nest whose value selects
+   (``if_then_else``/``Select``) by comparing its innermost loop with constants (a concat
+   along the last axis, a split's gradient) has that loop cut at those constants; each
+   piece, simplified with its bounds, reads one input with plain indices.
    **Long sums** (2b, ``default_schedule_reduce``): a sum whose innermost loop is still a
    reduction, with at least ``REDUCE_VECTOR_MIN_WORK`` terms per output (a convolution's
    weight gradient), accumulates into a vector of partial sums along that loop (TVM's
@@ -116,6 +120,7 @@ from ..tirx.stmt import (
     SeqStmt,
 )
 from ..tirx.stmt_functor import post_order_visit, substitute
+from .default_schedule_concat import split_concat
 from .default_schedule_inline import inline_producers, nest_work
 from .default_schedule_matmul import (
     match_matmul,
@@ -494,7 +499,8 @@ def _schedule_nest(stmt, outer_vars=frozenset(), allow_parallel=True):
         return tiled
     del values
     kind_of = {id(h.var): s for h, s in zip(headers, spatial)}
-    split = split_reshape(loops, realize) if not outer_vars else None
+    split = (split_reshape(loops, realize) or split_concat(loops, realize)
+             if not outer_vars else None)
     if split is not None:
         return split
     headers = _generic(headers, spatial, block, realize, allow_parallel)
