@@ -63,7 +63,8 @@ FuseTIR's functions have no ``"s_tir"`` attribute, a root block realize marks th
    reduction at least 8;
    then the outermost loop becomes ``T.parallel`` when it is spatial, the nest does enough
    work (at least 4096 iterations, or a symbolic extent) and is not memory-bound (it has a
-   reduction or calls a function such as ``exp``; see ``PARALLEL_MEMORY_BOUND``); the
+   reduction or calls a function such as ``exp``, or has at least
+   ``PARALLEL_MEMORY_BOUND_MIN_WORK`` (256K) iterations; see ``PARALLEL_MEMORY_BOUND``); the
    innermost loop, when spatial, becomes ``T.vectorized``. A reduction's init is moved into
    its own loop nest before the reduction loops (decompose_reduction).
    **Reshape copies** (2a, ``default_schedule_reshape``): a copy whose source index divides
@@ -137,10 +138,26 @@ __all__ = ["apply_default_schedule", "matmul_tile", "schedule_prim_func"]
 PARALLEL_MIN_WORK = 4096
 #: Levels of row fusion (rule 3): the shared row loop, and the rows of a row inside it.
 ROW_FUSION_DEPTH = 3
-#: Parallelize memory-bound nests too (plain loads and arithmetic, no reduction, no calls).
-#: Off: measured on the 2-core VM, a second thread adds no memory bandwidth there and the
-#: launch costs (16M-element add: 22-26 GB/s serial vs 13 GB/s parallel).
+#: Parallelize every memory-bound nest (plain loads and arithmetic, no reduction, no calls)
+#: with enough work. Off: a memory-bound nest is parallel from
+#: ``PARALLEL_MEMORY_BOUND_MIN_WORK`` iterations on. Measured on a 2-core Intel VM, a second
+#: thread added no memory bandwidth (16M-element add: 22-26 GB/s serial vs 13 GB/s
+#: parallel); on a 2-core Zen 2 VM it adds a third (4M-element add: 20 -> 27 GB/s; the
+#: transformer block's step 3 % faster on two threads, the same on one).
 PARALLEL_MEMORY_BOUND = False
+#: Iterations from which a memory-bound nest is parallel anyway (None: never): a tensor of
+#: 256K floats (1 MiB) is past the L2 cache, where a second core's own stream helps; smaller
+#: nests (the small models' relus and bias adds) would mostly pay the launch.
+PARALLEL_MEMORY_BOUND_MIN_WORK = 1 << 18
+
+
+def _memory_parallel(work):
+    """Whether a memory-bound nest of ``work`` iterations runs in parallel (None: a symbolic
+    extent, whose size is not known: serial unless ``PARALLEL_MEMORY_BOUND``)."""
+    if PARALLEL_MEMORY_BOUND:
+        return True
+    return (PARALLEL_MEMORY_BOUND_MIN_WORK is not None and work is not None
+            and work >= PARALLEL_MEMORY_BOUND_MIN_WORK)
 
 
 class _Loop:
@@ -466,7 +483,7 @@ def _fuse_rows(group, outer_vars=frozenset(), depth=0):
     if depth > 0:
         return For(row_var, first.min, extent, kind, SeqStmt.flatten(inner))
     enough = work is None or work >= PARALLEL_MIN_WORK
-    if (busy or PARALLEL_MEMORY_BOUND) and enough and not (isinstance(extent, IntImm)
+    if (busy or _memory_parallel(work)) and enough and not (isinstance(extent, IntImm)
                                                            and extent.value < 2):
         kind = ForKind.PARALLEL
     return For(row_var, first.min, extent, kind, SeqStmt.flatten(inner))
@@ -502,6 +519,12 @@ def _schedule_nest(stmt, outer_vars=frozenset(), allow_parallel=True):
     split = (split_reshape(loops, realize) or split_concat(loops, realize)
              if not outer_vars else None)
     if split is not None:
+        # Plain copies: parallel from PARALLEL_MEMORY_BOUND_MIN_WORK iterations on.
+        work = nest_work(stmt)[0]
+        if (allow_parallel and isinstance(split, For) and _memory_parallel(work)
+                and not (isinstance(split.extent, IntImm) and split.extent.value < 2)):
+            split = For(split.loop_var, split.min, split.extent, ForKind.PARALLEL, split.body,
+                        split.thread_binding, split.annotations)
         return split
     headers = _generic(headers, spatial, block, realize, allow_parallel)
     summed = vector_reduce(headers, kind_of, realize)
@@ -596,7 +619,8 @@ def _generic(headers, spatial, block, realize, allow_parallel=True):
         else:
             symbolic = True
     outer = headers[0]
-    busy = PARALLEL_MEMORY_BOUND or not all(kind_of.values()) or _calls_functions(block)
+    busy = (not all(kind_of.values()) or _calls_functions(block)
+            or _memory_parallel(None if symbolic else work))
     if allow_parallel and busy and kind_of[id(outer.var)] and (symbolic or work >= PARALLEL_MIN_WORK) and not (
         isinstance(outer.extent, IntImm) and outer.extent.value == 1
     ):

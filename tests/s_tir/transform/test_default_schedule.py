@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from tvm import te
+from tvm import te, topi
 from tvm.s_tir.default_schedule import matmul_tile, schedule_prim_func
 from tvm.tirx import For, ForKind
 from tvm.tirx.interpreter import run_prim_func
@@ -59,6 +59,27 @@ def test_memory_bound_nests_stay_serial(monkeypatch):
     monkeypatch.setattr(default_schedule, "PARALLEL_MEMORY_BOUND", True)
     out = schedule_prim_func(te.create_prim_func([A, B]))
     assert [lp.kind for lp in _loops(out)] == [ForKind.PARALLEL, ForKind.VECTORIZED]
+
+
+def test_large_memory_bound_nests_run_in_parallel(monkeypatch):
+    # From PARALLEL_MEMORY_BOUND_MIN_WORK iterations (1 MiB of float32) on: past the L2
+    # cache, a second core's own memory stream helps; copies cut by rule 2a/2c too.
+    from tvm.s_tir import default_schedule
+
+    A = te.placeholder((512, 512), "float32", name="A")
+    B = te.compute((512, 512), lambda i, j: A[i, j] * 2.0, name="B")
+    out = schedule_prim_func(te.create_prim_func([A, B]))
+    assert [lp.kind for lp in _loops(out)] == [ForKind.PARALLEL, ForKind.VECTORIZED]
+    X = te.placeholder((512, 256), "float32", name="X")
+    Y = te.placeholder((512, 256), "float32", name="Y")
+    cat = topi.concatenate([X, Y], axis=1)
+    out = schedule_prim_func(te.create_prim_func([X, Y, cat]))
+    assert _loops(out)[0].kind == ForKind.PARALLEL
+    monkeypatch.setattr(default_schedule, "PARALLEL_MEMORY_BOUND_MIN_WORK", None)
+    out = schedule_prim_func(te.create_prim_func([A, B]))
+    assert [lp.kind for lp in _loops(out)] == [ForKind.SERIAL, ForKind.VECTORIZED]
+    out = schedule_prim_func(te.create_prim_func([X, Y, cat]))
+    assert all(lp.kind != ForKind.PARALLEL for lp in _loops(out))
 
 
 def test_small_nests_stay_serial():
