@@ -675,9 +675,9 @@ def _avx2_matches_numpy(func, shapes, reference, seed):
     "m,n,k,trans_a,trans_b",
     [
         (136, 64, 40, False, False),   # packed strips; 22 tiles of 6 rows, a 4-row tail
-        (64, 48, 33, True, False),     # B read in place; a 4-row tail
+        (64, 48, 33, True, False),     # a 4-row tail
         (30, 32, 17, False, True),     # rows divide: no tail
-        (131, 10, 20, True, True),     # one narrow strip, row tiles in parallel, 5-row tail
+        (131, 16, 20, True, True),     # one strip, row tiles in parallel, 5-row tail
     ],
 )
 def test_avx2_plan_row_tail_matches_numpy(m, n, k, trans_a, trans_b):
@@ -773,3 +773,34 @@ def test_k_strip_group_gives_each_thread_one_task(strips, threads, expected):
 
     assert k_strip_group(strips, True, threads) == expected
     assert k_strip_group(strips, False, threads) == 1  # B read in place
+
+
+@pytest.mark.parametrize(
+    "m,n,k,trans_a,trans_b",
+    [(64, 10, 256, False, False), (131, 10, 20, True, True), (48, 12, 64, False, True)],
+)
+def test_avx2_plan_narrow_output_runs_whole_vectors_then_the_rest(m, n, k, trans_a, trans_b):
+    # 10 columns with 8-lane vectors: one nest of 8 columns, one of 2 (a <10 x float>
+    # vector was split with shuffles and spills at every k).
+    func = _matmul_func(m, n, k, trans_a, trans_b)
+    shapes = [(k, m) if trans_a else (m, k), (n, k) if trans_b else (k, n), (m, n)]
+    out, _ = _avx2_matches_numpy(
+        func, shapes, lambda a, b: (a.T if trans_a else a) @ (b.T if trans_b else b), m + n)
+    widths = sorted({int(lp.extent) for lp in _nodes(out, For) if lp.kind == ForKind.VECTORIZED
+                     and lp.loop_var.name == "j_1"})
+    assert widths == [n % 8, 8]
+
+
+def test_avx2_plan_narrow_output_keeps_its_epilogue(k_blocked):
+    # A classifier's bias + relu on the K-blocked product, split into 8 + 2 columns.
+    m, n, k = 40, 10, 96
+    a = te.placeholder((k, m), "float32", name="A")
+    b = te.placeholder((k, n), "float32", name="B")
+    bias = te.placeholder((n,), "float32", name="bias")
+    r = te.reduce_axis((0, k), name="k")
+    c = te.compute((m, n), lambda i, j: te.sum(a[r, i] * b[r, j], axis=r), name="C")
+    d = te.compute((m, n), lambda i, j: te.max(c[i, j] + bias[j], 0.0), name="D")
+    func = te.create_prim_func([a, b, bias, d])
+    out, _ = _avx2_matches_numpy(func, [(k, m), (k, n), (n,), (m, n)],
+                                 lambda av, bv, biasv: np.maximum(av.T @ bv + biasv, 0), 8)
+    assert "C_kblocks" in _block_names(out)

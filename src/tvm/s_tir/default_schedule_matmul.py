@@ -21,6 +21,7 @@ The packed strip (``K * NR`` floats) stays in the L2 cache for all row tiles and
 with unit stride (B's own rows are 4 KiB apart for 1024 columns, which alias in the caches),
 and the accumulator tile stays in vector registers. The packing is done at run time, each
 call: the parameters change every training step. With fewer than ``MATMUL_PACK_MIN_ROWS``
+(``MATMUL_PACK_MIN_ROWS_NARROW`` for AVX2's 16-column strips)
 rows the copy does not pay off and B is read in place (unless it is read transposed).
 """
 
@@ -60,6 +61,10 @@ MATMUL_TILES = {16: (4, 64), 8: (6, 16), 4: (4, 16)}
 MATMUL_MIN_WORK = 4096
 #: Fewest output rows for which B's strip is packed (see ``tile_matmul``).
 MATMUL_PACK_MIN_ROWS = 128
+#: The same for plans with 16-column strips (AVX2): a row of the strip is one cache line, and
+#: B's rows read in place (1-4 KiB apart) alias in the L1 cache; packing from 16 rows on took
+#: 64 x 1024 x 784 from 44 to 56-60 GFLOP/s on a Zen 2 core (NumPy: ~60).
+MATMUL_PACK_MIN_ROWS_NARROW = 16
 #: Most rows of the tile of a narrow output (see ``tile_shape``).
 MATMUL_NARROW_ROWS = 8
 #: Most packed strips per parallel task, the most bytes they may take, the fewest tasks per
@@ -261,7 +266,8 @@ def _buffers_in(expr):
     return found
 
 
-def tile_matmul(headers, spatial, realize, epilogue=(), local=frozenset(), batched=False):
+def tile_matmul(headers, spatial, realize, epilogue=(), local=frozenset(), batched=False,
+                cols=None):
     """The tiled schedule of a matmul-like nest, or None when the pattern does not match.
 
     ``epilogue`` holds ``(block, vi, vj)`` of elementwise nests (see
@@ -269,7 +275,13 @@ def tile_matmul(headers, spatial, realize, epilogue=(), local=frozenset(), batch
     is in ``local`` (the matmul's output or an epilogue's, when nothing else reads them) are
     not written to memory: they live in per-tile buffers (registers) instead. ``batched``:
     the nest runs inside a parallel batch loop (``tile_batched_matmul``), so its own loops
-    stay serial, with one strip per task and the whole reduction.
+    stay serial, with one strip per task and the whole reduction. ``cols``: ``(first,
+    count)`` of the output's columns to compute (all by default).
+
+    An output narrower than the tile whose width is not a multiple of the vector lanes (a
+    classifier's 10 columns with AVX2's 8 lanes) runs as two nests: the columns that fill
+    whole vectors, then the rest (``<10 x float>`` vectors were split into 8 + 2 lanes with
+    shuffles and spills at every ``k``: 64 x 10 x 256 took 90 us, NumPy 12).
     """
     matched = match_matmul(headers, spatial, realize)
     if matched is None:
@@ -279,12 +291,23 @@ def tile_matmul(headers, spatial, realize, epilogue=(), local=frozenset(), batch
     store = block.body
     i, j, kk = headers
     m, n, k = (h.extent.value for h in headers)
+    first = 0
+    if cols is not None:
+        first, n = cols
     tile_m, tile_n = tile_shape(m, n, _rows_contiguous(a_expr, vi))
+    lanes = vector_lanes()
+    if cols is None and tile_n == n and n > lanes and n % lanes:
+        whole = n - n % lanes
+        parts = [tile_matmul(headers, spatial, realize, epilogue, local, batched, c)
+                 for c in ((0, whole), (whole, n - whole))]
+        return SeqStmt(parts)
     dt_i, dt_j, dt_k = i.var.dtype, j.var.dtype, kk.var.dtype
     i0, i1 = Var(f"{i.var.name}_0", dt_i), Var(f"{i.var.name}_1", dt_i)
     j0, j1 = Var(f"{j.var.name}_0", dt_j), Var(f"{j.var.name}_1", dt_j)
     kp = Var(f"{kk.var.name}_p", dt_k)
     jj = j0 * IntImm(dt_j, tile_n) + j1
+    if first:
+        jj = IntImm(dt_j, first) + jj
     dtype = store.buffer.dtype
 
     # B's column strip, packed: Bp[k, j1] = B(k, j0 * NR + j1).
@@ -307,7 +330,8 @@ def tile_matmul(headers, spatial, realize, epilogue=(), local=frozenset(), batch
     zero = block.init.value
     # Few row tiles (a batch of 64) do not repay the copy: B's strip is read in place then,
     # unless B is read transposed (B[j, k]: the copy makes the vector loads contiguous).
-    use_pack = m >= MATMUL_PACK_MIN_ROWS or b_transposed
+    pack_rows = MATMUL_PACK_MIN_ROWS if vector_lanes() >= 16 else MATMUL_PACK_MIN_ROWS_NARROW
+    use_pack = m >= pack_rows or b_transposed
     b_value = packed[kk.var, j1] if use_pack else substitute(b_load, {vk: kk.var, vj: jj})
 
     def tile_part(rows, ii):
@@ -350,7 +374,7 @@ def tile_matmul(headers, spatial, realize, epilogue=(), local=frozenset(), batch
     if kc is not None:
         return _k_blocked(block, headers, (m, n, k), (tile_m, tile_n), kc, pack, packed,
                           parts, (i0, j0, kp, j1), b_value, use_pack, rows_kind,
-                          _rows_contiguous(a_expr, vi))
+                          _rows_contiguous(a_expr, vi), col0=first)
     group = 1 if batched else strip_group(n // tile_n, k, tile_n, use_pack)
     if group > 1:
         return _grouped_strips(block, headers, (m, n, k), (tile_m, tile_n), group, pack, packed,
@@ -443,7 +467,7 @@ def k_block(k):
 
 
 def _k_blocked(block, headers, shape, tile, kc, pack, packed, parts, loop_vars, b_value,
-               use_pack, rows_kind, rows_contiguous):
+               use_pack, rows_kind, rows_contiguous, col0=0):
     """The matmul nest with its reduction split into blocks of ``kc`` (a long reduction)::
 
         Cs = alloc(M, N)                          # partial sums between the blocks
@@ -483,7 +507,8 @@ def _k_blocked(block, headers, shape, tile, kc, pack, packed, parts, loop_vars, 
     strips = n // tile_n
     group = k_strip_group(strips, use_pack)
     acc0 = parts[0].acc_buf
-    partial = decl_buffer((m, n), acc0.dtype, name=f"{acc0.name}_partial")
+    # (Columns from ``col0`` on: a narrow output's last columns, see ``tile_matmul``.)
+    partial = decl_buffer((m, col0 + n), acc0.dtype, name=f"{acc0.name}_partial")
     k_abs = kb * IntImm(dt_k, kc) + kk.var
     packed_kc = decl_buffer((group, kc, tile_n), packed.dtype, name=packed.name)
     strip_of = {j0: g * IntImm(dt_j, group) + sv}
@@ -509,6 +534,8 @@ def _k_blocked(block, headers, shape, tile, kc, pack, packed, parts, loop_vars, 
         update = For(kk.var, IntImm(dt_k, 0), IntImm(dt_k, kc), ForKind.SERIAL,
                      tile(BufferStore(acc_buf, value, [i1, jv])))
         jj = j0 * IntImm(dt_j, tile_n) + jv
+        if col0:
+            jj = IntImm(dt_j, col0) + jj
         first = IfThenElse(kb == IntImm(dt_k, 0), stmts[0],
                            tile(BufferStore(acc_buf, BufferLoad(partial, [ii, jj]), [i1, jv])))
         finish = IfThenElse(kb < IntImm(dt_k, blocks - 1),
