@@ -30,8 +30,9 @@ import itertools
 from ..arith import Analyzer
 from ..ir.expr import Range
 from ..tirx.expr import GE, GT, LE, LT, Call, FloorDiv, FloorMod, IntImm, Select, Var
-from ..tirx.stmt import BufferStore, For, ForKind, IterVar, SBlock, SBlockRealize, SeqStmt
+from ..tirx.stmt import BufferStore, For, ForKind, SBlock, SBlockRealize, SeqStmt
 from ..tirx.stmt_functor import post_order_visit, substitute
+from .default_schedule_reshape import plain_store
 
 __all__ = ["CONCAT_MAX_PIECES", "split_concat"]
 
@@ -151,18 +152,9 @@ def split_concat(loops, realize):
     """The nest with its innermost loop cut into pieces (see the module docstring), or None
     when the rule does not apply."""
     block = realize.block
-    store = block.body
-    if block.init is not None or not isinstance(store, BufferStore):
-        return None
-    if not (isinstance(realize.predicate, IntImm) and realize.predicate.value == 1):
-        return None
-    if any(iv.iter_type != IterVar.DataPar for iv in block.iter_vars):
-        return None
-    if not all(isinstance(lp.min, IntImm) and lp.min.value == 0
-               and isinstance(lp.extent, IntImm) for lp in loops):
-        return None
-    if len(realize.iter_values) != len(loops) or any(
-            v is not lp.loop_var for v, lp in zip(realize.iter_values, loops)):
+    store = plain_store(loops, realize)
+    # The block's iterators in the loops' order (the pieces cut the innermost one).
+    if store is None or any(v is not lp.loop_var for v, lp in zip(realize.iter_values, loops)):
         return None
     if not _conditions(store.value):
         return None

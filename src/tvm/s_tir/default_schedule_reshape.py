@@ -20,7 +20,29 @@ from ..tirx.expr import FloorDiv, FloorMod, IntImm, Var
 from ..tirx.stmt import BufferLoad, BufferStore, For, ForKind, IterVar, SBlock, SBlockRealize
 from ..tirx.stmt_functor import post_order_visit, substitute
 
-__all__ = ["split_reshape"]
+__all__ = ["plain_store", "split_reshape"]
+
+
+def plain_store(loops, realize):
+    """The block's store when the nest is a plain elementwise one (rules 2a and 2c): one
+    ``BufferStore``, no init, an always-true predicate, spatial iterators only, loops from 0
+    with constant extents, each loop bound to one iterator; else None."""
+    block = realize.block
+    store = block.body
+    if block.init is not None or not isinstance(store, BufferStore):
+        return None
+    if not (isinstance(realize.predicate, IntImm) and realize.predicate.value == 1):
+        return None
+    if any(iv.iter_type != IterVar.DataPar for iv in block.iter_vars):
+        return None
+    if not all(isinstance(lp.min, IntImm) and lp.min.value == 0
+               and isinstance(lp.extent, IntImm) for lp in loops):
+        return None
+    loop_of = {id(lp.loop_var): lp for lp in loops}
+    if len(realize.iter_values) != len(loops) or any(
+            id(v) not in loop_of for v in realize.iter_values):
+        return None
+    return store
 
 
 def _has_divmod(exprs, var=None):
@@ -41,22 +63,10 @@ def _has_divmod(exprs, var=None):
 def split_reshape(loops, realize):
     """The split copy nest (see the module docstring), or None when the rule does not apply."""
     block = realize.block
-    store = block.body
-    if block.init is not None or not isinstance(store, BufferStore):
+    store = plain_store(loops, realize)
+    if store is None or not isinstance(store.value, BufferLoad):
         return None
     load = store.value
-    if not isinstance(load, BufferLoad) or not (isinstance(realize.predicate, IntImm)
-                                                and realize.predicate.value == 1):
-        return None
-    if any(iv.iter_type != IterVar.DataPar for iv in block.iter_vars):
-        return None
-    if not all(isinstance(lp.min, IntImm) and lp.min.value == 0
-               and isinstance(lp.extent, IntImm) for lp in loops):
-        return None
-    loop_of = {id(lp.loop_var): lp for lp in loops}
-    if len(realize.iter_values) != len(loops) or any(
-            id(v) not in loop_of for v in realize.iter_values):
-        return None
     inner = loops[-1]
     inner_iv = next(iv.var for iv, v in zip(block.iter_vars, realize.iter_values)
                     if v is inner.loop_var)
