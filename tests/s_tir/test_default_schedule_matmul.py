@@ -804,3 +804,10 @@ def test_avx2_plan_narrow_output_keeps_its_epilogue(k_blocked):
     out, _ = _avx2_matches_numpy(func, [(k, m), (k, n), (n,), (m, n)],
                                  lambda av, bv, biasv: np.maximum(av.T @ bv + biasv, 0), 8)
     assert "C_kblocks" in _block_names(out)
+
+
+def test_other_targets_plan_for_their_vectors():
+    from tvm.s_tir.default_schedule_matmul import vector_lanes_of
+
+    assert vector_lanes_of("llvm -mtriple=aarch64-linux-gnu") == 4
+    assert vector_lanes_of("c") == vector_lanes_of(None)  # the C backend compiles for the host
