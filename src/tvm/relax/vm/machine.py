@@ -172,8 +172,6 @@ class VirtualMachine:
 
     # --- linking: generated source -> Python functions ---------------------------------------
     def _link(self, table: dict[str, Callable[..., Any]], profile: bool) -> None:
-        from ...runtime.tensor import aligned_host_empty  # 64-byte aligned, as TVM's allocator
-
         exe = self.module
         for name, codes in list(exe._codes.items()):
             code = exe._profile_code(name) if profile else codes[0]
@@ -184,7 +182,9 @@ class VirtualMachine:
             mem = _planned_buffers(code) if memory is None else memory.planned_buffers(code)
             ns.update(_BUILTIN_NS)
             ns.update(
-                _funcs=table, _mem=mem, _empty=aligned_host_empty, _ret=_ret, _truth=_truth,
+                # Per-call outputs (not planned) stay NumPy's: an aligned allocation is a
+                # Python call per output (the digits MLP's step: 0.22 ms instead of 0.13).
+                _funcs=table, _mem=mem, _empty=np.empty, _ret=_ret, _truth=_truth,
                 _shape_of=shape_of, _packed=_packed, _print=_print, _prof=self._prof_call,
                 _empty_tensor=_empty_tensor, _as_tensor=_as_tensor, _ndarray=np.ndarray,
                 _view=_view,
