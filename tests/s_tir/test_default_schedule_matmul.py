@@ -436,15 +436,21 @@ def test_grouped_strips_match_numpy(grouped, monkeypatch, m, n, k, trans_a, tran
     np.testing.assert_allclose(c, want, rtol=1e-4, atol=1e-4)
 
 
-def test_grouped_strips_keep_the_fused_epilogue(grouped):
-    m, n, k = 128, 256, 48
-    a = te.placeholder((m, k), "float32", name="A")
+def _matmul_bias_relu_func(m, n, k, trans_a=False):
+    """``D = max(A @ B + bias, 0)`` (``A`` stored as ``A[k, i]`` when ``trans_a``)."""
+    a = te.placeholder((k, m) if trans_a else (m, k), "float32", name="A")
     b = te.placeholder((k, n), "float32", name="B")
     bias = te.placeholder((n,), "float32", name="bias")
     r = te.reduce_axis((0, k), name="k")
-    c = te.compute((m, n), lambda i, j: te.sum(a[i, r] * b[r, j], axis=r), name="C")
+    c = te.compute((m, n), lambda i, j: te.sum((a[r, i] if trans_a else a[i, r]) * b[r, j],
+                                               axis=r), name="C")
     d = te.compute((m, n), lambda i, j: te.max(c[i, j] + bias[j], 0.0), name="D")
-    func = te.create_prim_func([a, b, bias, d])
+    return te.create_prim_func([a, b, bias, d])
+
+
+def test_grouped_strips_keep_the_fused_epilogue(grouped):
+    m, n, k = 128, 256, 48
+    func = _matmul_bias_relu_func(m, n, k)
     out = schedule_prim_func(func)
     assert int(out.body.block.body.extent) == n // MATMUL_TILE[1] // 2
     # The matmul's result stays in the register tile: no store to a full-size C buffer.
@@ -794,13 +800,7 @@ def test_avx2_plan_narrow_output_runs_whole_vectors_then_the_rest(m, n, k, trans
 def test_avx2_plan_narrow_output_keeps_its_epilogue(k_blocked):
     # A classifier's bias + relu on the K-blocked product, split into 8 + 2 columns.
     m, n, k = 40, 10, 96
-    a = te.placeholder((k, m), "float32", name="A")
-    b = te.placeholder((k, n), "float32", name="B")
-    bias = te.placeholder((n,), "float32", name="bias")
-    r = te.reduce_axis((0, k), name="k")
-    c = te.compute((m, n), lambda i, j: te.sum(a[r, i] * b[r, j], axis=r), name="C")
-    d = te.compute((m, n), lambda i, j: te.max(c[i, j] + bias[j], 0.0), name="D")
-    func = te.create_prim_func([a, b, bias, d])
+    func = _matmul_bias_relu_func(m, n, k, trans_a=True)
     out, _ = _avx2_matches_numpy(func, [(k, m), (k, n), (n,), (m, n)],
                                  lambda av, bv, biasv: np.maximum(av.T @ bv + biasv, 0), 8)
     assert "C_kblocks" in _block_names(out)
