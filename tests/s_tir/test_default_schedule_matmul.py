@@ -546,17 +546,22 @@ def test_k_blocked_matmul_matches_numpy(k_blocked, monkeypatch, strips_outside, 
     np.testing.assert_allclose(c, want, rtol=1e-4, atol=1e-4)
 
 
-def test_k_blocked_matmul_keeps_the_fused_epilogue(k_blocked):
-    # A weight gradient and its SGD update (W - lr * X^T dY): the update runs on the last
-    # block's tiles; the gradient itself is never written to a full-size buffer.
-    m, n, k = 64, 128, 96
+def _weight_gradient_sgd_func(m, n, k):
+    """``D = W - 0.01 * X^T dY`` (``X``: ``k x m``, ``dY``: ``k x n``), a dW matmul + SGD."""
     x = te.placeholder((k, m), "float32", name="X")
     dy = te.placeholder((k, n), "float32", name="dY")
     w = te.placeholder((m, n), "float32", name="W")
     r = te.reduce_axis((0, k), name="k")
     grad = te.compute((m, n), lambda i, j: te.sum(x[r, i] * dy[r, j], axis=r), name="C")
     new = te.compute((m, n), lambda i, j: w[i, j] - 0.01 * grad[i, j], name="D")
-    func = te.create_prim_func([x, dy, w, new])
+    return te.create_prim_func([x, dy, w, new])
+
+
+def test_k_blocked_matmul_keeps_the_fused_epilogue(k_blocked):
+    # A weight gradient and its SGD update (W - lr * X^T dY): the update runs on the last
+    # block's tiles; the gradient itself is never written to a full-size buffer.
+    m, n, k = 64, 128, 96
+    func = _weight_gradient_sgd_func(m, n, k)
     out = schedule_prim_func(func)
     assert "C_kblocks" in _block_names(out)
     assert not [s for s in _nodes(out, BufferStore) if s.buffer.name == "C"]
@@ -747,13 +752,7 @@ def test_k_blocked_groups_strips_and_copies_a_tile(k_blocked, monkeypatch, plan,
     monkeypatch.setattr(k_blocked, "MATMUL_K_BLOCK_STRIPS_OUTSIDE", strips_outside)
     monkeypatch.setattr(k_blocked, "MATMUL_K_GROUP_MAX", 2)
     m, n, k = 134, 256, 96
-    x = te.placeholder((k, m), "float32", name="X")
-    dy = te.placeholder((k, n), "float32", name="dY")
-    w = te.placeholder((m, n), "float32", name="W")
-    r = te.reduce_axis((0, k), name="k")
-    grad = te.compute((m, n), lambda i, j: te.sum(x[r, i] * dy[r, j], axis=r), name="C")
-    new = te.compute((m, n), lambda i, j: w[i, j] - 0.01 * grad[i, j], name="D")
-    func = te.create_prim_func([x, dy, w, new])
+    func = _weight_gradient_sgd_func(m, n, k)
     with planning_for(plan):
         out = schedule_prim_func(func)
         run = _compile(func)
