@@ -589,13 +589,7 @@ def k_strip_group(strips, use_pack, threads=None):
     B is read in place."""
     if not use_pack:
         return 1
-    if threads is None:
-        threads = default_num_threads()
-    group = 1
-    while (group * 2 <= MATMUL_K_GROUP_MAX and strips % (group * 2) == 0
-           and strips // (group * 2) >= MATMUL_K_TASKS_PER_THREAD * threads):
-        group *= 2
-    return group
+    return _group(strips, MATMUL_K_GROUP_MAX, MATMUL_K_TASKS_PER_THREAD, threads)
 
 
 def _retarget_pack(pack, kp, kc, k_abs, dt_k):
@@ -627,14 +621,23 @@ def strip_group(strips, k, tile_n, use_pack, threads=None):
     count at compile time, :func:`tvm.runtime.cpu_topology.default_num_threads`), up to
     ``MATMUL_GROUP_MAX``.
     """
-    if not use_pack or MATMUL_GROUP_MAX < 2:
+    if not use_pack:
         return 1
+    budget = _l2_share(MATMUL_GROUP_BYTES)
+    return _group(strips, MATMUL_GROUP_MAX, MATMUL_TASKS_PER_THREAD, threads,
+                  lambda group: group * k * tile_n * 4 <= budget)
+
+
+def _group(strips, most, per_thread, threads, fits=None):
+    """Strips per task: doubles while it stays at most ``most``, divides ``strips``, leaves
+    at least ``per_thread`` tasks per thread (``threads``: the compile-time default when
+    None) and, when given, ``fits(group)``."""
     if threads is None:
         threads = default_num_threads()
     group = 1
-    while (group * 2 <= MATMUL_GROUP_MAX and strips % (group * 2) == 0
-           and strips // (group * 2) >= MATMUL_TASKS_PER_THREAD * threads
-           and group * 2 * k * tile_n * 4 <= _l2_share(MATMUL_GROUP_BYTES)):
+    while (group * 2 <= most and strips % (group * 2) == 0
+           and strips // (group * 2) >= per_thread * threads
+           and (fits is None or fits(group * 2))):
         group *= 2
     return group
 
