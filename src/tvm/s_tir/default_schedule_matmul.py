@@ -330,7 +330,7 @@ def tile_matmul(headers, spatial, realize, epilogue=(), local=frozenset(), batch
     zero = block.init.value
     # Few row tiles (a batch of 64) do not repay the copy: B's strip is read in place then,
     # unless B is read transposed (B[j, k]: the copy makes the vector loads contiguous).
-    pack_rows = MATMUL_PACK_MIN_ROWS if vector_lanes() >= 16 else MATMUL_PACK_MIN_ROWS_NARROW
+    pack_rows = MATMUL_PACK_MIN_ROWS if lanes >= 16 else MATMUL_PACK_MIN_ROWS_NARROW
     use_pack = m >= pack_rows or b_transposed
     b_value = packed[kk.var, j1] if use_pack else substitute(b_load, {vk: kk.var, vj: jj})
 
