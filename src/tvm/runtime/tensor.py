@@ -178,8 +178,8 @@ def _unsupported_dtype_message(name: str) -> str:
 
 
 #: Byte alignment of host memory that pytvm allocates (``empty``, ``tensor``, the VM's
-#: planned buffers), as TVM's ``kAllocAlignment``: NumPy's large arrays start 16 bytes into a cache
-#: line, so a kernel's 64-byte vector row segments would straddle two lines.
+#: planned buffers), as TVM's ``kAllocAlignment``: NumPy's large arrays start 16 bytes into
+#: a cache line, so a kernel's 64-byte vector row segments would straddle two lines.
 HOST_ALIGNMENT = 64
 
 

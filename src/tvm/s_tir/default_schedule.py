@@ -34,8 +34,9 @@ FuseTIR's functions have no ``"s_tir"`` attribute, a root block realize marks th
    AVX-512 (16 accumulators of 32 registers), 6 x 16 with AVX2 (12 of 16), when NR divides
    N; a half- or quarter-wide tile with more rows when that divides N; all of N (< NR, a
    classifier's 10 columns) with up to 8 rows (16 when A is read as ``A[k, i]``) otherwise.
-   The rows that MR leaves over (``M % MR``) run as one shorter tile. Other N use rule 2. The packed strip stays in L2 for all row tiles (B's own
-   rows, 4 KiB apart, alias in the caches); with fewer than ``MATMUL_PACK_MIN_ROWS`` (128)
+   The rows that MR leaves over (``M % MR``) run as one shorter tile. Other N use rule 2.
+   The packed strip stays in L2 for all row tiles (B's own rows, 4 KiB apart, alias in the
+   caches); with fewer than ``MATMUL_PACK_MIN_ROWS`` (128; 16 for AVX2's 16-column strips)
    rows B is read in place unless it is transposed; measured ~95-105 GFLOP/s on one core for the MLP
    gradient matmuls (NumPy/OpenBLAS: ~85-95).
    **Batched** (``C[b, i, j] += A(b, i, k) * B(b, k, j)``, attention's products and their

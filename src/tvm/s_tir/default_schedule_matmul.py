@@ -369,7 +369,8 @@ def tile_matmul(headers, spatial, realize, epilogue=(), local=frozenset(), batch
         parts.append(tile_part(m % tile_m, IntImm(dt_i, m - m % tile_m) + i1))
     # One strip (a narrow output): the row tiles run in parallel after the packing instead.
     one_strip = n == tile_n
-    rows_kind = ForKind.PARALLEL if one_strip and m >= 2 * tile_m and not batched else ForKind.SERIAL
+    parallel_rows = one_strip and m >= 2 * tile_m and not batched
+    rows_kind = ForKind.PARALLEL if parallel_rows else ForKind.SERIAL
     kc = None if batched else k_block(k)
     if kc is not None:
         return _k_blocked(block, headers, (m, n, k), (tile_m, tile_n), kc, pack, packed,
